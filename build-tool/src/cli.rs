@@ -1,0 +1,4 @@
+//! One module per subcommand; each owns its clap `Args` and a `run` function.
+
+pub mod cfg;
+pub mod ptx;

@@ -1,0 +1,13 @@
+//! `kerncast ptx`.
+
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// PTX (or source) file to read.
+    pub file: PathBuf,
+}
+
+pub fn run(_args: Args) -> miette::Result<()> {
+    Err(miette::miette!("`kerncast ptx` is not implemented yet"))
+}

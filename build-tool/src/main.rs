@@ -1,0 +1,26 @@
+use clap::{Parser, Subcommand};
+use kerncast::cli;
+
+/// Predict how long a GPU kernel runs, how much power it draws and how much energy it uses,
+/// from its source or PTX, without a GPU.
+#[derive(Parser, Debug)]
+#[command(name = "kerncast", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Per-kernel instruction summary of a PTX module.
+    Ptx(cli::ptx::Args),
+    /// Control-flow graph of a kernel (text or Graphviz).
+    Cfg(cli::cfg::Args),
+}
+
+fn main() -> miette::Result<()> {
+    match Cli::parse().command {
+        Command::Ptx(a) => cli::ptx::run(a),
+        Command::Cfg(a) => cli::cfg::run(a),
+    }
+}

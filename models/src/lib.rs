@@ -1,0 +1,1 @@
+//! Device profiles and performance / power models behind one `Model` trait.

@@ -1,0 +1,1 @@
+//! Control-flow graphs over parsed PTX kernels.

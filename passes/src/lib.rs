@@ -1,0 +1,5 @@
+//! kerncast analysis passes. Each module is one pass with typed input and output:
+//! `ptx` (text -> Module), `cfg` (Module -> control-flow graphs), then the counting passes.
+
+pub mod cfg;
+pub mod ptx;

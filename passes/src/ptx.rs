@@ -1,0 +1,1 @@
+//! PTX front end: lexer, parser, IR, printer.

@@ -1,0 +1,223 @@
+//! `cargo xtask bootstrap`: installs what kerncast needs, and only what is missing.
+//!
+//! Two sources, both from package registries:
+//! - Debian packages (clang-19 and LLVM 19 for the NVPTX back end, libisl for counting, libclc for
+//!   OpenCL builtins, PoCL for a real OpenCL device, cmake for the CMake example, chromium for the
+//!   report test), checked with one `dpkg-query` call and installed with `apt-get` when absent.
+//! - The real CUDA compiler (nvcc 13, ptxas, nvdisasm) from PyPI into `.toolchain/venv`, git-ignored,
+//!   with small wrapper scripts in `.toolchain/bin` that the lowering drivers find.
+//!
+//! With everything present it runs two quick probes and installs nothing.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Debian packages kerncast uses, with the reason each is needed.
+const DEBIAN_PACKAGES: &[(&str, &str)] = &[
+    ("clang-19", "CUDA and OpenCL front ends"),
+    ("llvm-19-dev", "LLVM NVPTX back end (inkwell)"),
+    ("libclang-19-dev", "bindgen for isl-sys"),
+    (
+        "libpolly-19-dev",
+        "required by llvm-config-19 --link-static",
+    ),
+    ("libzstd-dev", "LLVM link dependency"),
+    ("libisl-dev", "integer set library for exact counting"),
+    ("libclc-19", "OpenCL builtins for NVPTX"),
+    ("pkg-config", "finds libisl"),
+    ("pocl-opencl-icd", "a real OpenCL device on the CPU"),
+    ("ocl-icd-opencl-dev", "OpenCL ICD loader"),
+    ("cmake", "the CMake example project"),
+    ("chromium", "headless check of the HTML report"),
+    (
+        "python3-venv",
+        "project-local virtualenv for the CUDA compiler",
+    ),
+];
+
+/// PyPI packages that together give a working nvcc 13 with ptxas and nvdisasm.
+const CUDA_WHEELS: &[&str] = &[
+    "nvidia-cuda-nvcc",
+    "nvidia-nvvm",
+    "nvidia-cuda-crt",
+    "nvidia-cuda-runtime",
+    "nvidia-cuda-cccl",
+    "nvidia-cuda-nvdisasm",
+];
+
+/// Tools exposed in `.toolchain/bin`, relative to the wheel's `nvidia/cu13` folder.
+const CUDA_TOOLS: &[&str] = &["nvcc", "ptxas", "nvdisasm", "cuobjdump"];
+
+pub fn run(root: &Path) -> Result<()> {
+    let started = std::time::Instant::now();
+    let installed_debs = ensure_debian_packages()?;
+    let installed_cuda = ensure_cuda(root)?;
+    if !installed_debs && !installed_cuda {
+        eprintln!(
+            "bootstrap: everything present, nothing installed ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+fn ensure_debian_packages() -> Result<bool> {
+    if !Path::new("/usr/bin/dpkg-query").exists() {
+        eprintln!("bootstrap: not a Debian system (no dpkg-query); install the equivalents of:");
+        for (p, why) in DEBIAN_PACKAGES {
+            eprintln!("  {p:<20} {why}");
+        }
+        return Ok(false);
+    }
+    let missing = missing_debian_packages()?;
+    if missing.is_empty() {
+        return Ok(false);
+    }
+    eprintln!(
+        "bootstrap: installing Debian packages: {}",
+        missing.join(" ")
+    );
+    for p in &missing {
+        let why = DEBIAN_PACKAGES
+            .iter()
+            .find(|(n, _)| n == p)
+            .map(|(_, w)| *w)
+            .unwrap_or("");
+        eprintln!("  {p:<20} {why}");
+    }
+    let sudo = needs_sudo();
+    let apt = |args: &[&str]| -> Result<()> {
+        let mut c = if sudo {
+            Command::new("sudo")
+        } else {
+            Command::new("apt-get")
+        };
+        if sudo {
+            c.arg("apt-get");
+        }
+        c.args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdin(Stdio::null());
+        let status = c.status().context("could not run apt-get")?;
+        if !status.success() {
+            bail!("apt-get {} failed ({status})", args.join(" "));
+        }
+        Ok(())
+    };
+    // A fresh machine has no package lists; an install without them finds nothing.
+    apt(&["update", "-qq"])?;
+    let mut args = vec!["install", "-y", "-qq", "--no-install-recommends"];
+    args.extend(missing.iter().map(|s| s.as_str()));
+    apt(&args)?;
+    let still = missing_debian_packages()?;
+    if !still.is_empty() {
+        bail!(
+            "after apt-get install these packages are still missing: {}",
+            still.join(" ")
+        );
+    }
+    Ok(true)
+}
+
+fn missing_debian_packages() -> Result<Vec<String>> {
+    let names: Vec<&str> = DEBIAN_PACKAGES.iter().map(|(n, _)| *n).collect();
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Package} ${db:Status-Abbrev}\n"])
+        .args(&names)
+        .stderr(Stdio::null())
+        .output()
+        .context("could not run dpkg-query")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let installed: Vec<&str> = text
+        .lines()
+        .filter_map(|l| {
+            let (name, status) = l.split_once(' ')?;
+            status
+                .starts_with("ii")
+                .then_some(name.split(':').next().unwrap_or(name))
+        })
+        .collect();
+    Ok(names
+        .into_iter()
+        .filter(|n| !installed.contains(n))
+        .map(String::from)
+        .collect())
+}
+
+fn needs_sudo() -> bool {
+    let uid = Command::new("id").arg("-u").output().ok();
+    let is_root = uid.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    !is_root
+}
+
+/// The folder with nvcc & co. inside the virtualenv, whatever its Python version.
+fn cuda_home(venv: &Path) -> Option<PathBuf> {
+    let lib = venv.join("lib");
+    for e in std::fs::read_dir(lib).ok()?.flatten() {
+        let cand = e.path().join("site-packages/nvidia/cu13");
+        if cand.join("bin/nvcc").exists() {
+            return Some(cand);
+        }
+    }
+    None
+}
+
+fn ensure_cuda(root: &Path) -> Result<bool> {
+    let toolchain = root.join(".toolchain");
+    let venv = toolchain.join("venv");
+    let bin = toolchain.join("bin");
+    let mut installed = false;
+    let home = match cuda_home(&venv) {
+        Some(h) => h,
+        None => {
+            eprintln!("bootstrap: installing the CUDA compiler from PyPI into .toolchain/venv (~380 MB): {}", CUDA_WHEELS.join(" "));
+            if !venv.join("bin/python").exists() {
+                let python =
+                    which("python3").context("python3 is needed to create .toolchain/venv")?;
+                let st = Command::new(python)
+                    .args(["-m", "venv"])
+                    .arg(&venv)
+                    .status()?;
+                if !st.success() {
+                    bail!("python3 -m venv {} failed", venv.display());
+                }
+            }
+            let st = Command::new(venv.join("bin/pip"))
+                .args(["install", "--quiet", "--disable-pip-version-check"])
+                .args(CUDA_WHEELS)
+                .stdin(Stdio::null())
+                .status()
+                .context("could not run pip")?;
+            if !st.success() {
+                bail!("pip install {} failed", CUDA_WHEELS.join(" "));
+            }
+            installed = true;
+            cuda_home(&venv).context("pip finished but nvcc is not in .toolchain/venv")?
+        }
+    };
+    std::fs::create_dir_all(&bin)?;
+    for tool in CUDA_TOOLS {
+        let target = home.join("bin").join(tool);
+        let wrapper = bin.join(tool);
+        if !target.exists() {
+            continue;
+        }
+        // A wrapper, not a symlink: nvcc finds its nvcc.profile and cicc relative to its real path.
+        let script = format!("#!/bin/sh\nexec '{}' \"$@\"\n", target.display());
+        if std::fs::read_to_string(&wrapper).ok().as_deref() != Some(script.as_str()) {
+            std::fs::write(&wrapper, script)?;
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    Ok(installed)
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}

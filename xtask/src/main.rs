@@ -1,0 +1,116 @@
+//! kerncast's build system, written in Rust (`cargo xtask <command>`).
+
+mod bootstrap;
+mod regen;
+mod validate;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "kerncast's build system")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Install what kerncast needs (Debian packages, CUDA compiler from PyPI), only what is missing.
+    Bootstrap,
+    /// Bootstrap, build, analyse the bundled example kernels for a bundled device, print a summary.
+    Demo,
+    /// Bootstrap, then run every test of the workspace.
+    Test {
+        /// Extra arguments passed to `cargo test`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Lower the kernel corpus (tests/kernels) with every available front end into tests/ptx.
+    Regen,
+    /// Validate the models against the real GTX Titan X measurements (shared/data/gpuptxmodel).
+    Validate {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Run the criterion benchmarks.
+    Bench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+fn main() -> Result<()> {
+    let root = workspace_root();
+    std::env::set_current_dir(&root)?;
+    match Cli::parse().command {
+        Cmd::Bootstrap => bootstrap::run(&root),
+        Cmd::Demo => demo(&root),
+        Cmd::Test { args } => test(&root, &args),
+        Cmd::Regen => {
+            bootstrap::run(&root)?;
+            regen::run(&root)
+        }
+        Cmd::Validate { args } => validate::run(&root, &args),
+        Cmd::Bench { args } => {
+            bootstrap::run(&root)?;
+            let mut c = cargo(&root);
+            c.args(["bench", "--workspace"]).args(&args);
+            run_checked(c)
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// A `cargo` command that sees the project-local toolchain (nvcc, ptxas) through `KERNCAST_TOOLCHAIN`.
+pub fn cargo(root: &Path) -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root)
+        .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"));
+    c
+}
+
+pub fn run_checked(mut c: Command) -> Result<()> {
+    let status = c
+        .status()
+        .with_context(|| format!("could not start {c:?}"))?;
+    if !status.success() {
+        bail!("{c:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn test(root: &Path, extra: &[String]) -> Result<()> {
+    bootstrap::run(root)?;
+    let mut c = cargo(root);
+    c.args(["test", "--workspace"]).args(extra);
+    run_checked(c)
+}
+
+fn demo(root: &Path) -> Result<()> {
+    bootstrap::run(root)?;
+    let mut build = cargo(root);
+    build.args([
+        "build",
+        "--release",
+        "--package",
+        "kerncast",
+        "--bin",
+        "kerncast",
+    ]);
+    run_checked(build)?;
+    let kerncast = root.join("target/release/kerncast");
+    let mut c = Command::new(&kerncast);
+    c.current_dir(root)
+        .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"))
+        .args(["ptx", "examples/kernels/saxpy.ptx"]);
+    run_checked(c)
+}
