@@ -3,3 +3,4 @@
 
 pub mod cfg;
 pub mod ptx;
+pub mod stats;

@@ -1,0 +1,355 @@
+//! The feature vocabulary shared by every producer of counts (the symbolic counter, the emulator)
+//! and every consumer (the models, reports). A `Feature` is a typed key; `BoundStats` holds the
+//! counts of one kernel bound to one workload, as numbers.
+//!
+//! Counting convention: every count is a total over the whole launch. `Granularity::Thread` counts
+//! one per executing thread, `Granularity::Warp` one per executing warp (a warp executes an
+//! instruction when at least one of its lanes does).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What kind of operation an instruction performs (Stevens & Klöckner op classes, extended to PTX).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpKind {
+    AddSub,
+    Mul,
+    /// fma and mad (floating point and integer `mad`).
+    Fma,
+    Div,
+    Rem,
+    Rcp,
+    Sqrt,
+    Rsqrt,
+    /// ex2, lg2, sin, cos, tanh.
+    Special,
+    MinMax,
+    Abs,
+    Neg,
+    /// setp, set, selp, slct.
+    CmpSel,
+    /// and, or, xor, not, shl, shr, bfe, bfi, popc, clz, brev, prmt, lop3.
+    LogicShift,
+    /// cvt, cvta.
+    Convert,
+    /// mov of registers, immediates and special registers.
+    Move,
+    Atomic,
+    /// shfl, vote, match, redux.
+    ShuffleVote,
+    /// mma, wmma, wgmma.
+    Mma,
+    /// bra, call, ret, exit.
+    Control,
+    Barrier,
+    /// Anything not classified above; the opcode is kept in `Feature::Unknown` too.
+    Other,
+}
+
+/// Operand type of an instruction or access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DType {
+    F16,
+    Bf16,
+    F32,
+    F64,
+    S8,
+    U8,
+    S16,
+    U16,
+    S32,
+    U32,
+    S64,
+    U64,
+    /// Untyped bits (.b8 … .b128).
+    Bits,
+    Pred,
+    /// No type suffix (bar.sync, bra, ret …).
+    None,
+}
+
+/// PTX state space of a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Const,
+    Param,
+    /// A generic address the analysis could not resolve to one space.
+    Generic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dir {
+    Load,
+    Store,
+    /// Read-modify-write (atom, red).
+    Atomic,
+}
+
+/// Per-warp access pattern: how the address moves from one lane to the next
+/// (Stevens & Klöckner's "amortized stride fraction").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "class")]
+pub enum StrideClass {
+    /// The same address in every lane (stride 0).
+    Uniform,
+    /// Consecutive elements (stride 1).
+    Unit,
+    /// Stride 2, 3 or 4 elements, with `used` of every `stride` elements of the footprint touched.
+    Strided { stride: u8, used: u8 },
+    /// Stride above 4 elements; `quarters` of the footprint touched (1–4).
+    Uncoalesced { quarters: u8 },
+    /// Not affine in the lane index (data-dependent or unresolved).
+    Unknown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Granularity {
+    Thread,
+    Warp,
+}
+
+/// A typed count key.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "feature")]
+pub enum Feature {
+    /// Executed operations.
+    Op {
+        kind: OpKind,
+        ty: DType,
+        gran: Granularity,
+    },
+    /// Executed memory instructions. `bits` is the width of one lane's access (vectors included),
+    /// `nc` marks the non-coherent / read-only path (ld.global.nc, ld.const).
+    Mem {
+        space: Space,
+        dir: Dir,
+        bits: u16,
+        stride: StrideClass,
+        nc: bool,
+        gran: Granularity,
+    },
+    /// 32-byte sectors touched, summed over warp-level accesses of a space.
+    Sectors {
+        space: Space,
+        dir: Dir,
+    },
+    /// 128-byte lines touched, summed over warp-level accesses of a space.
+    Lines {
+        space: Space,
+        dir: Dir,
+    },
+    /// Shared-memory wavefronts: one per conflict-free warp access, `ways` for a `ways`-way conflict.
+    SharedWavefronts {
+        dir: Dir,
+    },
+    /// Barriers executed, per thread or per warp.
+    Barrier {
+        gran: Granularity,
+    },
+    Blocks,
+    Warps,
+    Threads,
+    /// Instructions the analysis could not classify, by opcode; never dropped.
+    Unknown {
+        opcode: String,
+    },
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = |g: &Granularity| match g {
+            Granularity::Thread => "thread",
+            Granularity::Warp => "warp",
+        };
+        match self {
+            Feature::Op { kind, ty, gran } => {
+                write!(f, "op.{}.{}.{}", snake(kind), snake(ty), g(gran))
+            }
+            Feature::Mem {
+                space,
+                dir,
+                bits,
+                stride,
+                nc,
+                gran,
+            } => {
+                write!(
+                    f,
+                    "mem.{}.{}.b{}.{}",
+                    snake(space),
+                    snake(dir),
+                    bits,
+                    stride
+                )?;
+                if *nc {
+                    write!(f, ".nc")?;
+                }
+                write!(f, ".{}", g(gran))
+            }
+            Feature::Sectors { space, dir } => write!(f, "sectors.{}.{}", snake(space), snake(dir)),
+            Feature::Lines { space, dir } => write!(f, "lines.{}.{}", snake(space), snake(dir)),
+            Feature::SharedWavefronts { dir } => write!(f, "wavefronts.shared.{}", snake(dir)),
+            Feature::Barrier { gran } => write!(f, "barrier.{}", g(gran)),
+            Feature::Blocks => write!(f, "blocks"),
+            Feature::Warps => write!(f, "warps"),
+            Feature::Threads => write!(f, "threads"),
+            Feature::Unknown { opcode } => write!(f, "unknown.{opcode}"),
+        }
+    }
+}
+
+impl fmt::Display for StrideClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StrideClass::Uniform => write!(f, "uniform"),
+            StrideClass::Unit => write!(f, "stride1"),
+            StrideClass::Strided { stride, used } => write!(f, "stride{stride}_{used}of{stride}"),
+            StrideClass::Uncoalesced { quarters } => write!(f, "uncoalesced_{quarters}of4"),
+            StrideClass::Unknown => write!(f, "unknown_stride"),
+        }
+    }
+}
+
+/// snake_case name of a unit enum variant, through its serde name.
+fn snake<T: Serialize + fmt::Debug>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{v:?}").to_lowercase(),
+    }
+}
+
+/// Something the analysis could not derive and had to assume: a data-dependent trip count, an
+/// unresolved generic address, an unknown instruction. Listed in every output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assumption {
+    /// The key a user sets to replace the default (kerncast.toml `hints`, `// kerncast: trip(...)`,
+    /// or `--hint key=value`).
+    pub hint_key: String,
+    /// What was assumed, in words.
+    pub what: String,
+    /// The value used when the user gave none.
+    pub default: f64,
+    /// Whether the user supplied the value (true) or the default was used (false).
+    pub from_user: bool,
+    /// Source location (file:line) when known.
+    pub at: Option<String>,
+}
+
+/// Launch geometry of a workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+}
+
+impl Launch {
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().product()
+    }
+    pub fn threads_per_block(&self) -> u64 {
+        self.block.iter().product()
+    }
+    pub fn warps_per_block(&self) -> u64 {
+        self.threads_per_block().div_ceil(32)
+    }
+}
+
+/// Counts of one kernel bound to one workload.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BoundStats {
+    pub kernel: String,
+    pub launch: Option<Launch>,
+    /// Registers per thread and static shared memory per block, when known (ptxas -v or the PTX).
+    pub regs_per_thread: Option<u32>,
+    pub shared_bytes_per_block: Option<u64>,
+    pub features: BTreeMap<Feature, f64>,
+    pub assumptions: Vec<Assumption>,
+}
+
+impl BoundStats {
+    /// The count of one feature, 0 when absent.
+    pub fn get(&self, f: &Feature) -> f64 {
+        self.features.get(f).copied().unwrap_or(0.0)
+    }
+
+    /// Sum of counts over every feature that matches a predicate.
+    pub fn sum_where(&self, pred: impl Fn(&Feature) -> bool) -> f64 {
+        self.features
+            .iter()
+            .filter(|(k, _)| pred(k))
+            .map(|(_, v)| v)
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_keys_print_stably() {
+        let f = Feature::Op {
+            kind: OpKind::Fma,
+            ty: DType::F32,
+            gran: Granularity::Thread,
+        };
+        assert_eq!(f.to_string(), "op.fma.f32.thread");
+        let m = Feature::Mem {
+            space: Space::Global,
+            dir: Dir::Load,
+            bits: 32,
+            stride: StrideClass::Strided { stride: 3, used: 1 },
+            nc: true,
+            gran: Granularity::Warp,
+        };
+        assert_eq!(m.to_string(), "mem.global.load.b32.stride3_1of3.nc.warp");
+        assert_eq!(
+            Feature::SharedWavefronts { dir: Dir::Store }.to_string(),
+            "wavefronts.shared.store"
+        );
+    }
+
+    #[test]
+    fn bound_stats_sum_and_get() {
+        let mut s = BoundStats::default();
+        s.features.insert(Feature::Threads, 256.0);
+        s.features.insert(
+            Feature::Op {
+                kind: OpKind::Fma,
+                ty: DType::F32,
+                gran: Granularity::Thread,
+            },
+            10.0,
+        );
+        s.features.insert(
+            Feature::Op {
+                kind: OpKind::Mul,
+                ty: DType::F32,
+                gran: Granularity::Thread,
+            },
+            5.0,
+        );
+        assert_eq!(s.get(&Feature::Threads), 256.0);
+        assert_eq!(s.get(&Feature::Blocks), 0.0);
+        assert_eq!(s.sum_where(|f| matches!(f, Feature::Op { .. })), 15.0);
+    }
+
+    #[test]
+    fn launch_geometry() {
+        let l = Launch {
+            grid: [4, 2, 1],
+            block: [48, 1, 1],
+        };
+        assert_eq!(l.blocks(), 8);
+        assert_eq!(l.warps_per_block(), 2);
+    }
+}
