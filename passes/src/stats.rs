@@ -272,7 +272,19 @@ pub struct BoundStats {
     pub regs_per_thread: Option<u32>,
     pub shared_bytes_per_block: Option<u64>,
     pub features: BTreeMap<Feature, f64>,
+    /// Executions of each basic block of the kernel's CFG (by block index in `cfg`), so models that
+    /// work per block (the schedule model's DAGs) can weight each block by how often it runs.
+    pub block_execs: BTreeMap<usize, BlockExecs>,
     pub assumptions: Vec<Assumption>,
+}
+
+/// How often one basic block executes over the whole launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BlockExecs {
+    /// Thread-level executions (one per thread that runs the block, per time it runs it).
+    pub threads: f64,
+    /// Warp-level executions (one per warp with at least one active lane).
+    pub warps: f64,
 }
 
 impl BoundStats {
