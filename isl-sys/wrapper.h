@@ -1,0 +1,11 @@
+#include <isl/ctx.h>
+#include <isl/options.h>
+#include <isl/val.h>
+#include <isl/space.h>
+#include <isl/local_space.h>
+#include <isl/set.h>
+#include <isl/map.h>
+#include <isl/aff.h>
+#include <isl/constraint.h>
+#include <isl/polynomial.h>
+#include <isl/version.h>
