@@ -2,5 +2,8 @@
 //! `ptx` (text -> Module), `cfg` (Module -> control-flow graphs), then the counting passes.
 
 pub mod cfg;
+pub mod classify;
+pub mod emu;
+pub mod poly;
 pub mod ptx;
 pub mod stats;

@@ -1,0 +1,618 @@
+//! Decoding a kernel once into a compact program: opcode families as an enum, registers as indices
+//! into a per-lane file, labels and symbols resolved to numbers, feature keys precomputed. Why:
+//! the interpreter then does no string work per executed instruction, and every instruction the
+//! emulator cannot run is rejected here, before anything runs, with its opcode and line.
+
+use super::alu::{Rnd, Ty};
+use super::EmuError;
+use crate::classify;
+use crate::ptx::{AddrBase, Dim, Function, Inst, Operand, PtxType, SReg, Statement};
+use crate::stats::{DType, Dir, OpKind, Space};
+use std::collections::HashMap;
+
+/// Opcode families the interpreter implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Mad,
+    Fma,
+    Mul24,
+    Mad24,
+    Div,
+    Rem,
+    Min,
+    Max,
+    Abs,
+    Neg,
+    And,
+    Or,
+    Xor,
+    Not,
+    Cnot,
+    Shl,
+    Shr,
+    Shf,
+    Bfe,
+    Bfi,
+    Popc,
+    Clz,
+    Bfind,
+    Brev,
+    Prmt,
+    Lop3,
+    Copysign,
+    Selp,
+    Setp,
+    Set,
+    Cvt,
+    Cvta,
+    Mov,
+    Rcp,
+    Sqrt,
+    Rsqrt,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+    Testp,
+    Ld,
+    St,
+    Atom,
+    Red,
+    Bra,
+    Exit,
+    Bar,
+    BarArrive,
+    Nop,
+    Shfl,
+    Vote,
+    Activemask,
+    Redux,
+}
+
+/// A source operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Src {
+    Reg(u32),
+    /// A negated predicate register (`!%p`).
+    NotReg(u32),
+    Imm(u64),
+    Sreg(Sr),
+    /// An address `[base + off]`; the base register, or a symbol's (space, address).
+    Addr {
+        base: Option<u32>,
+        sym: Option<(Space, u64)>,
+        off: i64,
+    },
+    /// A symbol used as a value: its address in its own space.
+    Sym(Space, u64),
+    Vec(Vec<Src>),
+}
+
+/// A destination operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dst {
+    Reg(u32),
+    Sink,
+    Vec(Vec<Dst>),
+}
+
+/// Special registers, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sr {
+    Tid(usize),
+    Ntid(usize),
+    Ctaid(usize),
+    Nctaid(usize),
+    Laneid,
+    Warpid,
+    Nwarpid,
+    Zero,
+    Clock,
+    LanemaskEq,
+    LanemaskLe,
+    LanemaskLt,
+    LanemaskGe,
+    LanemaskGt,
+}
+
+/// Comparison of setp/set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug)]
+pub struct DInst {
+    pub op: Op,
+    /// Operand type (destination type for cvt).
+    pub ty: Ty,
+    /// Second type: cvt source, set destination.
+    pub ty2: Ty,
+    pub mods: Vec<String>,
+    pub rnd: Rnd,
+    /// Integer rounding of float→integral conversions (`.rni` …).
+    pub irnd: Option<Rnd>,
+    pub cmp: Cmp,
+    pub space: Space,
+    pub dst: Vec<Dst>,
+    pub src: Vec<Src>,
+    pub guard: Option<(u32, bool)>,
+    pub target: u32,
+    /// Line of the instruction in the PTX text.
+    pub line: u32,
+    pub text: String,
+    pub op_feat: Option<(OpKind, DType)>,
+    pub mem: Option<(Space, Dir, u16, bool)>,
+    pub cta_barrier: bool,
+    pub always: bool,
+}
+
+impl DInst {
+    pub fn has(&self, m: &str) -> bool {
+        self.mods.iter().any(|x| x == m)
+    }
+}
+
+/// A decoded kernel.
+#[derive(Debug)]
+pub struct Program {
+    pub insts: Vec<DInst>,
+    pub nregs: u32,
+    /// Parameter name → (offset, size) in the param buffer, in declaration order.
+    pub params: Vec<(String, u64, u64)>,
+    pub param_bytes: u64,
+    pub shared_bytes: u64,
+    pub local_bytes: u64,
+}
+
+/// Module-level symbols (global/const variables) already laid out by the caller.
+pub type Symbols = HashMap<String, (Space, u64)>;
+
+fn ptx_ty(t: PtxType, line: u32, text: &str) -> Result<Ty, EmuError> {
+    Ty::parse(t.as_str()).ok_or_else(|| EmuError::Unsupported {
+        line,
+        inst: text.to_string(),
+        why: format!("type .{}", t.as_str()),
+    })
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// Decode a kernel. `globals` holds the module-level variables' addresses, `shared_base` the
+/// bytes of module-level shared variables, `extern_shared` the module's unsized (dynamic) shared
+/// arrays, which are placed after all static shared memory.
+pub fn decode(
+    f: &Function,
+    globals: &Symbols,
+    shared_base: u64,
+    extern_shared: &[String],
+) -> Result<Program, EmuError> {
+    let mut syms: Symbols = globals.clone();
+    // Parameters.
+    let mut params = Vec::new();
+    let mut off = 0u64;
+    for p in &f.params {
+        let size = p.size_bytes().unwrap_or(8).max(1);
+        let elem = (p.ty.bits() as u64).div_ceil(8).max(1);
+        off = align_up(off, p.align.map_or(elem, |a| a as u64));
+        params.push((p.name.clone(), off, size));
+        syms.insert(p.name.clone(), (Space::Param, off));
+        off += size;
+    }
+    let param_bytes = off;
+    // Body variables: shared and local.
+    let (mut shared, mut local) = (shared_base, 0u64);
+    let mut dynamic: Vec<String> = extern_shared.to_vec();
+    for d in f.var_decls() {
+        if d.space == crate::ptx::StateSpace::Shared && d.size_bytes().is_none_or(|s| s == 0) {
+            dynamic.push(d.name.clone());
+            continue;
+        }
+        let size = d.size_bytes().unwrap_or(0);
+        let a = d
+            .align
+            .map_or((d.ty.bits() as u64).div_ceil(8), |a| a as u64);
+        let (cur, space) = match d.space {
+            crate::ptx::StateSpace::Shared => (&mut shared, Space::Shared),
+            crate::ptx::StateSpace::Local => (&mut local, Space::Local),
+            _ => continue,
+        };
+        *cur = align_up(*cur, a);
+        syms.insert(d.name.clone(), (space, *cur));
+        *cur += size;
+    }
+    shared = align_up(shared, 16);
+    for name in dynamic {
+        syms.insert(name, (Space::Shared, shared));
+    }
+    // Labels → instruction index.
+    let stmts = f.statements();
+    let mut labels = HashMap::new();
+    let mut n = 0u32;
+    for s in &stmts {
+        match s {
+            Statement::Label(l) => {
+                labels.insert(l.name.clone(), n);
+            }
+            Statement::Inst(_) => n += 1,
+            _ => {}
+        }
+    }
+    let mut d = Decoder {
+        regs: HashMap::new(),
+        syms,
+        labels,
+    };
+    let mut insts = Vec::new();
+    for s in &stmts {
+        if let Statement::Inst(i) = s {
+            insts.push(d.inst(i)?);
+        }
+    }
+    Ok(Program {
+        insts,
+        nregs: d.regs.len() as u32,
+        params,
+        param_bytes,
+        shared_bytes: shared,
+        local_bytes: local,
+    })
+}
+
+struct Decoder {
+    regs: HashMap<String, u32>,
+    syms: Symbols,
+    labels: HashMap<String, u32>,
+}
+
+fn inst_text(i: &Inst) -> String {
+    let mut s = i.opcode.clone();
+    for (k, m) in i.modifiers.iter().enumerate() {
+        if k == i.type_pos {
+            for t in &i.types {
+                s.push('.');
+                s.push_str(t.as_str());
+            }
+        }
+        s.push('.');
+        s.push_str(m);
+    }
+    if i.type_pos >= i.modifiers.len() {
+        for t in &i.types {
+            s.push('.');
+            s.push_str(t.as_str());
+        }
+    }
+    s
+}
+
+impl Decoder {
+    fn reg(&mut self, name: &str) -> u32 {
+        let n = self.regs.len() as u32;
+        *self.regs.entry(name.to_string()).or_insert(n)
+    }
+
+    fn inst(&mut self, i: &Inst) -> Result<DInst, EmuError> {
+        let line = i.span.line;
+        let text = inst_text(i);
+        let unsupported = |why: &str| EmuError::Unsupported {
+            line,
+            inst: text.clone(),
+            why: why.to_string(),
+        };
+        let has = |m: &str| i.modifiers.iter().any(|x| x == m);
+        let op = match i.opcode.as_str() {
+            "add" => Op::Add,
+            "sub" => Op::Sub,
+            "mul" => Op::Mul,
+            "mad" => Op::Mad,
+            "fma" => Op::Fma,
+            "mul24" => Op::Mul24,
+            "mad24" => Op::Mad24,
+            "div" => Op::Div,
+            "rem" => Op::Rem,
+            "min" => Op::Min,
+            "max" => Op::Max,
+            "abs" => Op::Abs,
+            "neg" => Op::Neg,
+            "and" => Op::And,
+            "or" => Op::Or,
+            "xor" => Op::Xor,
+            "not" => Op::Not,
+            "cnot" => Op::Cnot,
+            "shl" => Op::Shl,
+            "shr" => Op::Shr,
+            "shf" => Op::Shf,
+            "bfe" => Op::Bfe,
+            "bfi" => Op::Bfi,
+            "popc" => Op::Popc,
+            "clz" => Op::Clz,
+            "bfind" => Op::Bfind,
+            "brev" => Op::Brev,
+            "prmt" => Op::Prmt,
+            "lop3" => Op::Lop3,
+            "copysign" => Op::Copysign,
+            "selp" => Op::Selp,
+            "setp" => Op::Setp,
+            "set" => Op::Set,
+            "cvt" => Op::Cvt,
+            "cvta" => Op::Cvta,
+            "mov" => Op::Mov,
+            "rcp" => Op::Rcp,
+            "sqrt" => Op::Sqrt,
+            "rsqrt" => Op::Rsqrt,
+            "ex2" => Op::Ex2,
+            "lg2" => Op::Lg2,
+            "sin" => Op::Sin,
+            "cos" => Op::Cos,
+            "tanh" => Op::Tanh,
+            "testp" => Op::Testp,
+            "ld" | "ldu" => Op::Ld,
+            "st" => Op::St,
+            "atom" => Op::Atom,
+            "red" => Op::Red,
+            "bra" => Op::Bra,
+            "ret" | "exit" => Op::Exit,
+            "bar" | "barrier" if has("warp") => Op::Nop,
+            "bar" | "barrier" if has("sync") || has("red") => {
+                if has("red") {
+                    return Err(unsupported("barrier reductions (bar.red)"));
+                }
+                Op::Bar
+            }
+            "bar" | "barrier" if has("arrive") => Op::BarArrive,
+            "membar" | "fence" => Op::Nop,
+            "shfl" => Op::Shfl,
+            "vote" => Op::Vote,
+            "activemask" => Op::Activemask,
+            "redux" => Op::Redux,
+            _ => return Err(unsupported("opcode not implemented by the emulator")),
+        };
+        let ty = match i.types.first() {
+            Some(t) => ptx_ty(*t, line, &text)?,
+            None => Ty::B32,
+        };
+        let ty2 = match i.types.get(1) {
+            Some(t) => ptx_ty(*t, line, &text)?,
+            None => ty,
+        };
+        let mut rnd = Rnd::Rn;
+        let mut irnd = None;
+        let mut cmp = Cmp::Eq;
+        for m in &i.modifiers {
+            match m.as_str() {
+                "rn" => rnd = Rnd::Rn,
+                "rz" => rnd = Rnd::Rz,
+                "rm" => rnd = Rnd::Rm,
+                "rp" => rnd = Rnd::Rp,
+                "rni" => irnd = Some(Rnd::Rn),
+                "rzi" => irnd = Some(Rnd::Rz),
+                "rmi" => irnd = Some(Rnd::Rm),
+                "rpi" => irnd = Some(Rnd::Rp),
+                "eq" => cmp = Cmp::Eq,
+                "ne" => cmp = Cmp::Ne,
+                "lt" | "lo" => cmp = Cmp::Lt,
+                "le" | "ls" => cmp = Cmp::Le,
+                "gt" | "hi" => cmp = Cmp::Gt,
+                "ge" | "hs" => cmp = Cmp::Ge,
+                "equ" => cmp = Cmp::Equ,
+                "neu" => cmp = Cmp::Neu,
+                "ltu" => cmp = Cmp::Ltu,
+                "leu" => cmp = Cmp::Leu,
+                "gtu" => cmp = Cmp::Gtu,
+                "geu" => cmp = Cmp::Geu,
+                "num" => cmp = Cmp::Num,
+                "nan" => cmp = Cmp::Nan,
+                _ => {}
+            }
+        }
+        let space = i
+            .state_space()
+            .and_then(|s| s.to_stats())
+            .unwrap_or(Space::Generic);
+        // Operands: which are destinations depends on the opcode.
+        let ndst = match op {
+            Op::St | Op::Red | Op::Bra | Op::Exit | Op::Bar | Op::BarArrive | Op::Nop => 0,
+            _ => 1,
+        };
+        let mut dst = Vec::new();
+        let mut src = Vec::new();
+        // Types of the source operands, for immediates.
+        for (k, o) in i.operands.iter().enumerate() {
+            if op == Op::Bra {
+                break;
+            }
+            if k < ndst {
+                dst.push(self.dst(o, line, &text)?);
+            } else {
+                let sty = src_ty(op, ty, ty2, k - ndst);
+                src.push(self.src(o, sty, line, &text)?);
+            }
+        }
+        let target = if op == Op::Bra {
+            match i.operands.last() {
+                Some(Operand::Label(l)) | Some(Operand::Symbol(l)) => *self
+                    .labels
+                    .get(l)
+                    .ok_or_else(|| unsupported("unknown label"))?,
+                _ => return Err(unsupported("indirect branch")),
+            }
+        } else {
+            0
+        };
+        let guard = match &i.pred {
+            Some(g) => Some((self.reg(&g.reg), g.negated)),
+            None => None,
+        };
+        Ok(DInst {
+            op,
+            ty,
+            ty2,
+            mods: i.modifiers.clone(),
+            rnd,
+            irnd,
+            cmp,
+            space,
+            dst,
+            src,
+            guard,
+            target,
+            line,
+            op_feat: classify::op_feature(i),
+            mem: classify::mem_access(i),
+            cta_barrier: classify::is_cta_barrier(i),
+            always: classify::counts_when_guard_false(i),
+            text,
+        })
+    }
+
+    fn dst(&mut self, o: &Operand, line: u32, text: &str) -> Result<Dst, EmuError> {
+        Ok(match o {
+            Operand::Reg(r) => Dst::Reg(self.reg(r)),
+            Operand::Sink => Dst::Sink,
+            Operand::Vector(v) => Dst::Vec(
+                v.iter()
+                    .map(|x| self.dst(x, line, text))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Operand::Pair(a, b) => {
+                Dst::Vec(vec![self.dst(a, line, text)?, self.dst(b, line, text)?])
+            }
+            _ => {
+                return Err(EmuError::Unsupported {
+                    line,
+                    inst: text.to_string(),
+                    why: format!("destination operand {o:?}"),
+                })
+            }
+        })
+    }
+
+    fn src(&mut self, o: &Operand, ty: Ty, line: u32, text: &str) -> Result<Src, EmuError> {
+        let bad = |why: String| EmuError::Unsupported {
+            line,
+            inst: text.to_string(),
+            why,
+        };
+        Ok(match o {
+            Operand::Reg(r) => Src::Reg(self.reg(r)),
+            Operand::Not(x) => match &**x {
+                Operand::Reg(r) => Src::NotReg(self.reg(r)),
+                _ => return Err(bad(format!("negated operand {x:?}"))),
+            },
+            Operand::Imm(v) => Src::Imm(if ty.is_float() {
+                ty.from_float(*v as f64)
+            } else {
+                *v as u64
+            }),
+            Operand::ImmF32(b) => Src::Imm(float_imm(f32::from_bits(*b) as f64, *b as u64, 32, ty)),
+            Operand::ImmF64(b) | Operand::ImmFloat(b) => {
+                Src::Imm(float_imm(f64::from_bits(*b), *b, 64, ty))
+            }
+            Operand::SpecialReg(s) => Src::Sreg(sreg(s).ok_or_else(|| bad(format!("{s:?}")))?),
+            Operand::Addr { base, offset } => {
+                let (b, sym) = match base {
+                    AddrBase::Reg(r) => match self.syms.get(r) {
+                        Some(s) => (None, Some(*s)),
+                        None => (Some(self.reg(r)), None),
+                    },
+                    AddrBase::Symbol(s) => (
+                        None,
+                        Some(
+                            *self
+                                .syms
+                                .get(s)
+                                .ok_or_else(|| bad(format!("unknown symbol {s}")))?,
+                        ),
+                    ),
+                    AddrBase::None => (None, None),
+                };
+                Src::Addr {
+                    base: b,
+                    sym,
+                    off: *offset,
+                }
+            }
+            Operand::Symbol(s) | Operand::Label(s) => match self.syms.get(s) {
+                Some((sp, a)) => Src::Sym(*sp, *a),
+                None => return Err(bad(format!("unknown symbol {s}"))),
+            },
+            Operand::SymOffset { name, offset } => match self.syms.get(name) {
+                Some((sp, a)) => Src::Sym(*sp, a.wrapping_add(*offset as u64)),
+                None => return Err(bad(format!("unknown symbol {name}"))),
+            },
+            Operand::Vector(v) => Src::Vec(
+                v.iter()
+                    .map(|x| self.src(x, ty, line, text))
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => return Err(bad(format!("operand {o:?}"))),
+        })
+    }
+}
+
+/// A float literal converted to the operand type (a `0f` literal is bits when the type is 32-bit).
+fn float_imm(x: f64, bits: u64, width: u32, ty: Ty) -> u64 {
+    if ty.is_float() {
+        if ty.bits() == width {
+            bits
+        } else {
+            ty.from_float(x)
+        }
+    } else {
+        bits
+    }
+}
+
+/// Type of source operand `k` (for typing immediates).
+fn src_ty(op: Op, ty: Ty, ty2: Ty, k: usize) -> Ty {
+    match op {
+        Op::Cvt => ty2,
+        Op::Shl | Op::Shr | Op::Bfe if k >= 1 => Ty::U32,
+        Op::Bfi if k >= 2 => Ty::U32,
+        Op::Shfl | Op::Vote | Op::Redux if k >= 1 => Ty::U32,
+        Op::Set => ty2,
+        _ => ty,
+    }
+}
+
+fn sreg(s: &SReg) -> Option<Sr> {
+    let d = |d: &Dim| d.index();
+    Some(match s {
+        SReg::Tid(x) => Sr::Tid(d(x)),
+        SReg::Ntid(x) => Sr::Ntid(d(x)),
+        SReg::Ctaid(x) => Sr::Ctaid(d(x)),
+        SReg::Nctaid(x) => Sr::Nctaid(d(x)),
+        SReg::Laneid => Sr::Laneid,
+        SReg::Warpid => Sr::Warpid,
+        SReg::Nwarpid => Sr::Nwarpid,
+        SReg::Smid | SReg::Gridid => Sr::Zero,
+        SReg::Clock | SReg::Clock64 | SReg::Globaltimer => Sr::Clock,
+        SReg::LanemaskEq => Sr::LanemaskEq,
+        SReg::LanemaskLe => Sr::LanemaskLe,
+        SReg::LanemaskLt => Sr::LanemaskLt,
+        SReg::LanemaskGe => Sr::LanemaskGe,
+        SReg::LanemaskGt => Sr::LanemaskGt,
+        _ => return None,
+    })
+}

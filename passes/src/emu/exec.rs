@@ -1,0 +1,778 @@
+//! The interpreter: launch setup (parameters, module variables, buffers), cooperative block
+//! scheduling with barriers, min-PC warp stepping, and the counting of what each step executed.
+
+use super::alu::Ty;
+use super::decode::{self, DInst, Dst, Op, Program, Sr, Src, Symbols};
+use super::mem::{self, Global};
+use super::{ops, EmuError, EmuResult, KernelArg, Options};
+use crate::classify::{self, warp::LaneAccess};
+use crate::ptx::{Function, Initializer, Module, Operand, StateSpace, VarDecl};
+use crate::stats::{BlockExecs, Dir, Feature, Granularity, Launch, Space};
+use std::collections::BTreeMap;
+
+const NONE: usize = usize::MAX;
+
+/// Per-lane state of one warp.
+struct Warp {
+    regs: Vec<u64>,
+    pc: [u32; 32],
+    live: u32,
+    tid: [[u64; 3]; 32],
+    waiting: Option<usize>,
+    local: Vec<Vec<u8>>,
+    prev_block: [usize; 32],
+    id: u64,
+}
+
+/// Counters accumulated over the launch.
+#[derive(Default)]
+struct Counts {
+    /// Per instruction: (thread executions, warp executions).
+    per_inst: Vec<(u64, u64)>,
+    features: BTreeMap<Feature, u64>,
+    block_execs: Vec<(u64, u64)>,
+    edges: BTreeMap<(usize, usize), u64>,
+    entries: u64,
+}
+
+impl Counts {
+    fn add(&mut self, f: Feature, n: u64) {
+        *self.features.entry(f).or_insert(0) += n;
+    }
+}
+
+/// Everything one block's warps share.
+struct Ctx<'a> {
+    prog: &'a Program,
+    block_of: &'a [usize],
+    launch: &'a Launch,
+    ctaid: [u64; 3],
+    global: &'a mut Global,
+    konst: &'a mut Vec<u8>,
+    param: &'a mut Vec<u8>,
+    shared: Vec<u8>,
+    arrived: [u64; 16],
+    expected: [Option<u64>; 16],
+    counts: &'a mut Counts,
+    steps: u64,
+    max_steps: u64,
+}
+
+/// Run a kernel with options (see [`super::run`]).
+pub fn run_with(
+    module: &Module,
+    kernel: &str,
+    launch: &Launch,
+    args: &[KernelArg],
+    opts: &Options,
+) -> Result<EmuResult, EmuError> {
+    let f = module
+        .kernels()
+        .find(|k| k.name == kernel)
+        .ok_or_else(|| EmuError::NoKernel(kernel.to_string()))?;
+    if args.len() != f.params.len() {
+        return Err(EmuError::Args(format!(
+            "kernel `{kernel}` takes {} parameters, {} arguments given",
+            f.params.len(),
+            args.len()
+        )));
+    }
+    if launch.threads_per_block() == 0 || launch.blocks() == 0 {
+        return Err(EmuError::Args("empty launch".into()));
+    }
+    let mut global = Global::new();
+    let mut konst = Vec::new();
+    let mut syms = Symbols::new();
+    let mut shared_top = 0u64;
+    let mut extern_shared = Vec::new();
+    for g in &module.globals {
+        match g.space {
+            StateSpace::Global => {
+                let a = global.alloc(init_bytes(g));
+                syms.insert(g.name.clone(), (Space::Global, a));
+            }
+            StateSpace::Const => {
+                let a = align(konst.len() as u64, g.align.unwrap_or(8) as u64);
+                konst.resize(a as usize, 0);
+                konst.extend(init_bytes(g));
+                syms.insert(g.name.clone(), (Space::Const, a));
+            }
+            StateSpace::Shared if g.size_bytes().is_some_and(|s| s > 0) => {
+                let a = align(shared_top, g.align.unwrap_or(16) as u64);
+                syms.insert(g.name.clone(), (Space::Shared, a));
+                shared_top = a + g.size_bytes().unwrap_or(0);
+            }
+            StateSpace::Shared => extern_shared.push(g.name.clone()),
+            _ => {}
+        }
+    }
+    let prog = decode::decode(f, &syms, shared_top, &extern_shared)?;
+    // Parameters.
+    let mut param = vec![0u8; prog.param_bytes as usize];
+    let mut buffers = Vec::new();
+    for (k, (a, (_, off, size))) in args.iter().zip(&prog.params).enumerate() {
+        let bytes = match a {
+            KernelArg::Buffer(b) => {
+                let addr = global.alloc(b.clone());
+                buffers.push((k, addr, b.len()));
+                addr.to_le_bytes().to_vec()
+            }
+            other => other.scalar_bytes().unwrap_or_default(),
+        };
+        let n = (*size as usize).min(bytes.len());
+        param[*off as usize..*off as usize + n].copy_from_slice(&bytes[..n]);
+    }
+    let block_of = block_starts(f, &prog);
+    let mut counts = Counts {
+        per_inst: vec![(0, 0); prog.insts.len()],
+        block_execs: vec![(0, 0); block_of.iter().filter(|b| **b != NONE).count()],
+        ..Counts::default()
+    };
+    let mut steps = 0;
+    for z in 0..launch.grid[2] {
+        for y in 0..launch.grid[1] {
+            for x in 0..launch.grid[0] {
+                let mut ctx = Ctx {
+                    prog: &prog,
+                    block_of: &block_of,
+                    launch,
+                    ctaid: [x, y, z],
+                    global: &mut global,
+                    konst: &mut konst,
+                    param: &mut param,
+                    shared: vec![0; (prog.shared_bytes + opts.dynamic_shared) as usize],
+                    arrived: [0; 16],
+                    expected: [None; 16],
+                    counts: &mut counts,
+                    steps,
+                    max_steps: opts.max_steps,
+                };
+                ctx.run_block()?;
+                steps = ctx.steps;
+            }
+        }
+    }
+    finish(f, &prog, launch, counts, &mut global, &buffers)
+}
+
+fn finish(
+    f: &Function,
+    prog: &Program,
+    launch: &Launch,
+    c: Counts,
+    global: &mut Global,
+    buffers: &[(usize, u64, usize)],
+) -> Result<EmuResult, EmuError> {
+    let mut feats = c.features;
+    for (i, (t, w)) in prog.insts.iter().zip(&c.per_inst) {
+        if let (Some((kind, ty)), true) = (i.op_feat, *w > 0) {
+            for (gran, n) in [(Granularity::Thread, *t), (Granularity::Warp, *w)] {
+                *feats.entry(Feature::Op { kind, ty, gran }).or_insert(0) += n;
+            }
+        }
+    }
+    feats.insert(Feature::Blocks, launch.blocks());
+    feats.insert(Feature::Warps, launch.blocks() * launch.warps_per_block());
+    feats.insert(
+        Feature::Threads,
+        launch.blocks() * launch.threads_per_block(),
+    );
+    let mut stats = crate::stats::BoundStats {
+        kernel: f.name.clone(),
+        launch: Some(*launch),
+        shared_bytes_per_block: Some(prog.shared_bytes),
+        features: feats.into_iter().map(|(k, v)| (k, v as f64)).collect(),
+        ..Default::default()
+    };
+    for (b, (t, w)) in c.block_execs.iter().enumerate() {
+        stats.block_execs.insert(
+            b,
+            BlockExecs {
+                threads: *t as f64,
+                warps: *w as f64,
+            },
+        );
+    }
+    let mut out = BTreeMap::new();
+    for (k, addr, len) in buffers {
+        out.insert(*k, global.slice(*addr, *len)?.to_vec());
+    }
+    Ok(EmuResult {
+        stats,
+        buffers: out,
+        edges: c.edges,
+        entries: c.entries,
+    })
+}
+
+fn align(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// Initial bytes of a module variable (zero where there is no initializer).
+fn init_bytes(g: &VarDecl) -> Vec<u8> {
+    let size = g.size_bytes().unwrap_or(0) as usize;
+    let mut out = Vec::with_capacity(size);
+    let elem = (g.ty.bits() as usize).div_ceil(8).max(1);
+    fn walk(i: &Initializer, elem: usize, float: bool, out: &mut Vec<u8>) {
+        match i {
+            Initializer::List(v) => v.iter().for_each(|x| walk(x, elem, float, out)),
+            Initializer::Value(o) => {
+                let bits = match o {
+                    Operand::Imm(v) if float && elem == 4 => (*v as f32).to_bits() as u64,
+                    Operand::Imm(v) if float => (*v as f64).to_bits(),
+                    Operand::Imm(v) => *v as u64,
+                    Operand::ImmF32(b) if elem == 8 => (f32::from_bits(*b) as f64).to_bits(),
+                    Operand::ImmF32(b) => *b as u64,
+                    Operand::ImmF64(b) | Operand::ImmFloat(b) if elem == 4 => {
+                        (f64::from_bits(*b) as f32).to_bits() as u64
+                    }
+                    Operand::ImmF64(b) | Operand::ImmFloat(b) => *b,
+                    _ => 0,
+                };
+                out.extend(&bits.to_le_bytes()[..elem.min(8)]);
+            }
+            Initializer::Generic(_) => out.extend(std::iter::repeat_n(0, elem)),
+        }
+    }
+    if let Some(i) = &g.init {
+        walk(i, elem, g.ty.is_float(), &mut out);
+    }
+    out.resize(size.max(out.len()), 0);
+    out
+}
+
+/// Basic-block index of each instruction that starts a block, `NONE` elsewhere.
+fn block_starts(f: &Function, prog: &Program) -> Vec<usize> {
+    super::blocks::block_starts(f, prog.insts.len())
+}
+
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |l| mask >> l & 1 == 1)
+}
+
+impl Ctx<'_> {
+    fn run_block(&mut self) -> Result<(), EmuError> {
+        let l = self.launch;
+        let nt = l.threads_per_block();
+        let nw = l.warps_per_block();
+        let nregs = self.prog.nregs as usize;
+        let mut warps: Vec<Warp> = (0..nw)
+            .map(|w| {
+                let mut tid = [[0u64; 3]; 32];
+                let mut live = 0u32;
+                for (lane, t) in tid.iter_mut().enumerate() {
+                    let lin = w * 32 + lane as u64;
+                    if lin < nt {
+                        live |= 1 << lane;
+                        *t = [
+                            lin % l.block[0],
+                            lin / l.block[0] % l.block[1],
+                            lin / (l.block[0] * l.block[1]),
+                        ];
+                    }
+                }
+                Warp {
+                    regs: vec![0; nregs * 32],
+                    pc: [0; 32],
+                    live,
+                    tid,
+                    waiting: None,
+                    local: vec![vec![0; self.prog.local_bytes as usize]; 32],
+                    prev_block: [NONE; 32],
+                    id: w,
+                }
+            })
+            .collect();
+        self.counts.entries += nt;
+        loop {
+            for w in warps.iter_mut() {
+                while w.waiting.is_none() && w.live != 0 {
+                    self.step(w)?;
+                }
+            }
+            if warps.iter().all(|w| w.live == 0) {
+                return Ok(());
+            }
+            let live: u64 = warps.iter().map(|w| w.live.count_ones() as u64).sum();
+            let mut released = false;
+            for b in 0..16 {
+                let expected = self.expected[b].unwrap_or(live).min(live);
+                if warps.iter().any(|w| w.waiting == Some(b)) && self.arrived[b] >= expected {
+                    for w in warps.iter_mut().filter(|w| w.waiting == Some(b)) {
+                        w.waiting = None;
+                    }
+                    self.arrived[b] = 0;
+                    self.expected[b] = None;
+                    released = true;
+                }
+            }
+            if !released {
+                let b = warps.iter().find_map(|w| w.waiting).unwrap_or(0);
+                return Err(EmuError::Deadlock {
+                    block: self.ctaid,
+                    arrived: self.arrived[b],
+                    expected: self.expected[b].unwrap_or(live),
+                });
+            }
+        }
+    }
+
+    fn step(&mut self, w: &mut Warp) -> Result<(), EmuError> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(EmuError::StepLimit(self.max_steps));
+        }
+        let pc = lanes(w.live).map(|l| w.pc[l]).min().unwrap_or(0);
+        let group = lanes(w.live)
+            .filter(|l| w.pc[*l] == pc)
+            .fold(0u32, |m, l| m | 1 << l);
+        let prog = self.prog;
+        let Some(inst) = prog.insts.get(pc as usize) else {
+            w.live &= !group; // falling off the end is an exit
+            return Ok(());
+        };
+        let b = self.block_of[pc as usize];
+        if b != NONE {
+            let e = &mut self.counts.block_execs[b];
+            e.0 += group.count_ones() as u64;
+            e.1 += 1;
+            for l in lanes(group) {
+                *self.counts.edges.entry((w.prev_block[l], b)).or_insert(0) += 1;
+                w.prev_block[l] = b;
+            }
+        }
+        let exec = match inst.guard {
+            None => group,
+            Some((r, neg)) => lanes(group)
+                .filter(|l| (w.regs[r as usize * 32 + l] & 1 == 1) != neg)
+                .fold(0u32, |m, l| m | 1 << l),
+        };
+        let counted = if inst.always { group } else { exec };
+        if counted != 0 {
+            let c = &mut self.counts.per_inst[pc as usize];
+            c.0 += counted.count_ones() as u64;
+            c.1 += 1;
+        }
+        let next = |w: &mut Warp| lanes(group).for_each(|l| w.pc[l] = pc + 1);
+        let fault = |why: String| EmuError::Fault {
+            line: inst.line,
+            inst: inst.text.clone(),
+            why,
+        };
+        match inst.op {
+            Op::Bra => {
+                for l in lanes(group) {
+                    w.pc[l] = if exec >> l & 1 == 1 {
+                        inst.target
+                    } else {
+                        pc + 1
+                    };
+                }
+                return Ok(());
+            }
+            Op::Exit => {
+                next(w);
+                w.live &= !exec;
+                return Ok(());
+            }
+            Op::Bar | Op::BarArrive => {
+                next(w);
+                if exec != 0 {
+                    let id = self.val(
+                        w,
+                        lanes(exec).next().unwrap_or(0),
+                        inst.src.first(),
+                        Ty::U32,
+                    ) as usize;
+                    if id >= 16 {
+                        return Err(fault(format!("barrier id {id} out of range")));
+                    }
+                    if let Some(s) = inst.src.get(1) {
+                        self.expected[id] = Some(self.val(w, 0, Some(s), Ty::U32));
+                    }
+                    self.arrived[id] += exec.count_ones() as u64;
+                    if inst.cta_barrier {
+                        self.counts.add(
+                            Feature::Barrier {
+                                gran: Granularity::Thread,
+                            },
+                            exec.count_ones() as u64,
+                        );
+                        self.counts.add(
+                            Feature::Barrier {
+                                gran: Granularity::Warp,
+                            },
+                            1,
+                        );
+                    }
+                    if inst.op == Op::Bar {
+                        w.waiting = Some(id);
+                    }
+                }
+                return Ok(());
+            }
+            Op::Nop => {}
+            Op::Ld | Op::St | Op::Atom | Op::Red => {
+                self.memory(w, inst, exec).map_err(|e| match e {
+                    EmuError::OutOfBounds { .. } => fault(e.to_string()),
+                    e => e,
+                })?
+            }
+            Op::Shfl | Op::Vote | Op::Activemask | Op::Redux => self.collective(w, inst, exec),
+            Op::Mov | Op::Cvta => {
+                for l in lanes(exec) {
+                    let v = match &inst.src.first() {
+                        Some(Src::Vec(v)) => {
+                            let ew = inst.ty.bits() / v.len() as u32;
+                            v.iter().enumerate().fold(0u64, |acc, (k, s)| {
+                                let x = self.val(w, l, Some(s), inst.ty) & ((1u64 << ew) - 1);
+                                acc | x << (ew * k as u32)
+                            })
+                        }
+                        s => self.val(w, l, *s, inst.ty),
+                    };
+                    let v = if inst.op == Op::Cvta {
+                        cvta(inst, v)
+                    } else {
+                        v
+                    };
+                    write(w, l, inst.dst.first(), v, inst.ty);
+                }
+            }
+            _ => {
+                let mut s = [0u64; 4];
+                for l in lanes(exec) {
+                    for (k, src) in inst.src.iter().take(4).enumerate() {
+                        s[k] = self.val(w, l, Some(src), inst.ty);
+                    }
+                    let (v, q) = ops::eval(inst, &s[..inst.src.len().min(4)]).map_err(fault)?;
+                    match (inst.dst.first(), q) {
+                        (Some(Dst::Vec(d)), Some(q)) => {
+                            write(w, l, d.first(), v, inst.ty);
+                            write(w, l, d.get(1), q, inst.ty);
+                        }
+                        (d, _) => write(w, l, d, v, inst.ty),
+                    }
+                }
+            }
+        }
+        next(w);
+        Ok(())
+    }
+
+    /// Value of a source operand in one lane.
+    fn val(&self, w: &Warp, l: usize, s: Option<&Src>, ty: Ty) -> u64 {
+        let l64 = l as u64;
+        match s {
+            None => 0,
+            Some(Src::Reg(r)) => w.regs[*r as usize * 32 + l],
+            Some(Src::NotReg(r)) => !w.regs[*r as usize * 32 + l] & 1,
+            Some(Src::Imm(v)) => *v & ty.mask(),
+            Some(Src::Sym(_, a)) => *a,
+            Some(Src::Addr { .. }) | Some(Src::Vec(_)) => 0,
+            Some(Src::Sreg(r)) => match *r {
+                Sr::Tid(d) => w.tid[l][d],
+                Sr::Ntid(d) => self.launch.block[d],
+                Sr::Ctaid(d) => self.ctaid[d],
+                Sr::Nctaid(d) => self.launch.grid[d],
+                Sr::Laneid => l64,
+                Sr::Warpid => w.id,
+                Sr::Nwarpid => self.launch.warps_per_block(),
+                Sr::Zero => 0,
+                Sr::Clock => self.steps,
+                Sr::LanemaskEq => 1 << l,
+                Sr::LanemaskLe => (2u64 << l) - 1,
+                Sr::LanemaskLt => (1u64 << l) - 1,
+                Sr::LanemaskGe => 0xffff_ffff & !((1u64 << l) - 1),
+                Sr::LanemaskGt => 0xffff_ffff & !((2u64 << l) - 1),
+            },
+        }
+    }
+
+    /// (space, address in that space) of a memory operand in one lane.
+    fn address(&self, w: &Warp, l: usize, inst: &DInst) -> Result<(Space, u64), EmuError> {
+        let Some(Src::Addr { base, sym, off }) = inst.src.first() else {
+            return Err(EmuError::Fault {
+                line: inst.line,
+                inst: inst.text.clone(),
+                why: "expected an address operand first".into(),
+            });
+        };
+        let mut a = base.map_or(0, |r| w.regs[r as usize * 32 + l]);
+        let mut sym_space = None;
+        if let Some((sp, s)) = sym {
+            a = a.wrapping_add(*s);
+            sym_space = Some(*sp);
+        }
+        a = a.wrapping_add(*off as u64);
+        Ok(match (inst.space, sym_space) {
+            (Space::Generic, Some(sp)) => (sp, a),
+            (Space::Generic, None) => mem::resolve_generic(a),
+            (sp, _) => (sp, a),
+        })
+    }
+
+    fn memory(&mut self, w: &mut Warp, inst: &DInst, exec: u32) -> Result<(), EmuError> {
+        let (_, dir, bits, nc) = inst.mem.unwrap_or((Space::Generic, Dir::Load, 32, false));
+        let elem = (inst.ty.bits() as usize).div_ceil(8);
+        let width = (bits as usize).div_ceil(8);
+        let mut by_space: BTreeMap<Space, Vec<LaneAccess>> = BTreeMap::new();
+        for l in lanes(exec) {
+            let (space, addr) = self.address(w, l, inst)?;
+            by_space.entry(space).or_default().push(LaneAccess {
+                lane: l as u32,
+                tid: w.tid[l],
+                addr,
+            });
+            match inst.op {
+                Op::Ld => {
+                    let buf = self.bytes(w, l, space, addr, width)?.to_vec();
+                    let dsts: Vec<Option<&Dst>> = match inst.dst.first() {
+                        Some(Dst::Vec(v)) => v.iter().map(Some).collect(),
+                        d => vec![d],
+                    };
+                    for (k, d) in dsts.into_iter().enumerate() {
+                        let raw = mem::read_le(&buf[k * elem..(k + 1) * elem]);
+                        let v = if inst.ty.signed() {
+                            inst.ty.int(raw) as u64
+                        } else {
+                            raw
+                        };
+                        write(w, l, d, v, inst.ty);
+                    }
+                }
+                Op::St => {
+                    let vals: Vec<u64> = match inst.src.get(1) {
+                        Some(Src::Vec(v)) => {
+                            v.iter().map(|s| self.val(w, l, Some(s), inst.ty)).collect()
+                        }
+                        s => vec![self.val(w, l, s, inst.ty)],
+                    };
+                    let buf = self.bytes(w, l, space, addr, width)?;
+                    for (k, v) in vals.iter().enumerate() {
+                        mem::write_le(&mut buf[k * elem..(k + 1) * elem], *v);
+                    }
+                }
+                _ => {
+                    let b = self.val(w, l, inst.src.get(1), inst.ty);
+                    let c = self.val(w, l, inst.src.get(2), inst.ty);
+                    let buf = self.bytes(w, l, space, addr, elem)?;
+                    let old = mem::read_le(buf);
+                    let new = atomic(inst, old, b, c).map_err(|why| EmuError::Fault {
+                        line: inst.line,
+                        inst: inst.text.clone(),
+                        why,
+                    })?;
+                    mem::write_le(buf, new);
+                    if inst.op == Op::Atom {
+                        write(w, l, inst.dst.first(), old, inst.ty);
+                    }
+                }
+            }
+        }
+        for (space, acc) in by_space {
+            let width = width as u64;
+            let stride = classify::warp::stride_class(&acc, width);
+            for (gran, n) in [
+                (Granularity::Thread, acc.len() as u64),
+                (Granularity::Warp, 1),
+            ] {
+                self.counts.add(
+                    Feature::Mem {
+                        space,
+                        dir,
+                        bits,
+                        stride,
+                        nc,
+                        gran,
+                    },
+                    n,
+                );
+            }
+            if classify::counts_sectors(space) {
+                let s = classify::warp::sectors(&acc, width);
+                let li = classify::warp::lines(&acc, width);
+                self.counts.add(Feature::Sectors { space, dir }, s);
+                self.counts.add(Feature::Lines { space, dir }, li);
+            }
+            if space == Space::Shared {
+                let wf = classify::warp::shared_wavefronts(&acc, width);
+                self.counts.add(Feature::SharedWavefronts { dir }, wf);
+            }
+        }
+        Ok(())
+    }
+
+    fn bytes<'b>(
+        &'b mut self,
+        w: &'b mut Warp,
+        l: usize,
+        space: Space,
+        addr: u64,
+        len: usize,
+    ) -> Result<&'b mut [u8], EmuError> {
+        match space {
+            Space::Global | Space::Generic => self.global.slice(addr, len),
+            Space::Shared => mem::flat(&mut self.shared, "shared", addr, len),
+            Space::Local => mem::flat(&mut w.local[l], "local", addr, len),
+            Space::Const => mem::flat(self.konst, "const", addr, len),
+            Space::Param => mem::flat(self.param, "param", addr, len),
+        }
+    }
+
+    /// shfl, vote, activemask, redux: every executing lane reads the others' values first.
+    fn collective(&mut self, w: &mut Warp, inst: &DInst, exec: u32) {
+        let a: Vec<u64> = (0..32)
+            .map(|l| self.val(w, l, inst.src.first(), inst.ty))
+            .collect();
+        match inst.op {
+            Op::Shfl => {
+                for l in lanes(exec) {
+                    let b = self.val(w, l, inst.src.get(1), Ty::U32) as i64 & 31;
+                    let c = self.val(w, l, inst.src.get(2), Ty::U32) as i64;
+                    let (cval, seg) = (c & 31, (c >> 8) & 31);
+                    let lane = l as i64;
+                    let max = (lane & seg) | (cval & !seg);
+                    let min = lane & seg;
+                    let (j, ok) = if inst.has("up") {
+                        (lane - b, lane - b >= max)
+                    } else if inst.has("down") {
+                        (lane + b, lane + b <= max)
+                    } else if inst.has("bfly") {
+                        (lane ^ b, (lane ^ b) <= max)
+                    } else {
+                        let j = min | (b & !seg);
+                        (j, j <= max)
+                    };
+                    let j = if ok { j as usize } else { l };
+                    match inst.dst.first() {
+                        Some(Dst::Vec(d)) => {
+                            write(w, l, d.first(), a[j], inst.ty);
+                            write(w, l, d.get(1), ok as u64, Ty::Pred);
+                        }
+                        d => write(w, l, d, a[j], inst.ty),
+                    }
+                }
+            }
+            Op::Vote => {
+                let set = lanes(exec)
+                    .filter(|l| a[*l] & 1 == 1)
+                    .fold(0u32, |m, l| m | 1 << l);
+                let v = if inst.has("ballot") {
+                    set as u64
+                } else if inst.has("all") {
+                    (set == exec) as u64
+                } else if inst.has("any") {
+                    (set != 0) as u64
+                } else {
+                    (set == 0 || set == exec) as u64
+                };
+                lanes(exec).for_each(|l| write(w, l, inst.dst.first(), v, inst.ty));
+            }
+            Op::Activemask => {
+                lanes(exec).for_each(|l| write(w, l, inst.dst.first(), exec as u64, Ty::B32))
+            }
+            _ => {
+                let ty = inst.ty;
+                let vals: Vec<u64> = lanes(exec).map(|l| a[l]).collect();
+                let fold = |f: &dyn Fn(i128, i128) -> i128| {
+                    vals.iter().map(|v| ty.int(*v)).reduce(f).unwrap_or(0)
+                };
+                let v = if inst.has("add") {
+                    ty.wrap(fold(&|x, y| x + y))
+                } else if inst.has("min") {
+                    ty.wrap(fold(&|x, y| x.min(y)))
+                } else if inst.has("max") {
+                    ty.wrap(fold(&|x, y| x.max(y)))
+                } else if inst.has("and") {
+                    vals.iter().fold(ty.mask(), |x, y| x & y)
+                } else if inst.has("or") {
+                    vals.iter().fold(0, |x, y| x | y)
+                } else {
+                    vals.iter().fold(0, |x, y| x ^ y)
+                };
+                lanes(exec).for_each(|l| write(w, l, inst.dst.first(), v, ty));
+            }
+        }
+    }
+}
+
+/// Write a destination in one lane (vector destinations unpack the value by element width).
+fn write(w: &mut Warp, l: usize, d: Option<&Dst>, v: u64, ty: Ty) {
+    match d {
+        Some(Dst::Reg(r)) => w.regs[*r as usize * 32 + l] = v,
+        Some(Dst::Vec(ds)) => {
+            let ew = (ty.bits() / ds.len() as u32).max(1);
+            let m = if ew >= 64 { u64::MAX } else { (1u64 << ew) - 1 };
+            for (k, d) in ds.iter().enumerate() {
+                let sh = ew * k as u32;
+                let x = if sh >= 64 { 0 } else { (v >> sh) & m };
+                write(w, l, Some(d), x, ty);
+            }
+        }
+        Some(Dst::Sink) | None => {}
+    }
+}
+
+/// `cvta`: generic ↔ state-space addresses.
+fn cvta(inst: &DInst, v: u64) -> u64 {
+    let to = inst.has("to");
+    let r = match (to, inst.space) {
+        (_, Space::Global) | (_, Space::Generic) => v,
+        (true, _) => mem::resolve_generic(v).1,
+        (false, sp) => mem::to_generic(sp, v),
+    };
+    r & inst.ty.mask()
+}
+
+/// New memory value of an atomic read-modify-write.
+fn atomic(inst: &DInst, old: u64, b: u64, c: u64) -> Result<u64, String> {
+    let ty = inst.ty;
+    let m = ty.mask();
+    let f = ty.is_float();
+    Ok(if inst.has("add") {
+        if f {
+            ty.from_float(ty.float(old) + ty.float(b))
+        } else {
+            ty.wrap(ty.int(old) + ty.int(b))
+        }
+    } else if inst.has("min") || inst.has("max") {
+        let mx = inst.has("max");
+        if f {
+            let (x, y) = (ty.float(old), ty.float(b));
+            ty.from_float(if mx { x.max(y) } else { x.min(y) })
+        } else {
+            let (x, y) = (ty.int(old), ty.int(b));
+            ty.wrap(if mx { x.max(y) } else { x.min(y) })
+        }
+    } else if inst.has("exch") {
+        b & m
+    } else if inst.has("cas") {
+        if old & m == b & m {
+            c & m
+        } else {
+            old & m
+        }
+    } else if inst.has("and") {
+        old & b & m
+    } else if inst.has("or") {
+        (old | b) & m
+    } else if inst.has("xor") {
+        (old ^ b) & m
+    } else if inst.has("inc") {
+        if old & m >= b & m {
+            0
+        } else {
+            (old + 1) & m
+        }
+    } else if inst.has("dec") {
+        if old & m == 0 || old & m > b & m {
+            b & m
+        } else {
+            (old - 1) & m
+        }
+    } else {
+        return Err("unknown atomic operation".into());
+    })
+}

@@ -1,0 +1,142 @@
+//! The emulator's memories. Why a tagged address map: PTX code mixes state-space addresses
+//! (`ld.shared [%r]`, offsets inside one space) with generic addresses (`ld [%rd]`, after
+//! `cvta`), so every space gets a window in one 64-bit generic address space and a generic access
+//! is resolved by its window. Global allocations (kernel buffers and module `.global` variables)
+//! live at their generic address, as in CUDA, so `cvta.to.global` is the identity.
+
+use super::EmuError;
+use crate::stats::Space;
+
+/// Start of the global window; buffers are laid out from here, 256-byte aligned.
+pub const GLOBAL_BASE: u64 = 0x0000_0010_0000_0000;
+/// Generic windows of the other spaces (offset = generic − base).
+pub const SHARED_WINDOW: u64 = 0x7f00_0000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x7e00_0000_0000_0000;
+pub const CONST_WINDOW: u64 = 0x7d00_0000_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x7c00_0000_0000_0000;
+const WINDOW_MASK: u64 = 0xff00_0000_0000_0000;
+
+/// Generic address of `offset` in a state space.
+pub fn to_generic(space: Space, offset: u64) -> u64 {
+    match space {
+        Space::Shared => SHARED_WINDOW | offset,
+        Space::Local => LOCAL_WINDOW | offset,
+        Space::Const => CONST_WINDOW | offset,
+        Space::Param => PARAM_WINDOW | offset,
+        Space::Global | Space::Generic => offset,
+    }
+}
+
+/// Resolve a generic address to (space, offset in that space).
+pub fn resolve_generic(addr: u64) -> (Space, u64) {
+    match addr & WINDOW_MASK {
+        SHARED_WINDOW => (Space::Shared, addr & !WINDOW_MASK),
+        LOCAL_WINDOW => (Space::Local, addr & !WINDOW_MASK),
+        CONST_WINDOW => (Space::Const, addr & !WINDOW_MASK),
+        PARAM_WINDOW => (Space::Param, addr & !WINDOW_MASK),
+        _ => (Space::Global, addr),
+    }
+}
+
+/// One global allocation.
+#[derive(Debug)]
+pub struct Alloc {
+    pub base: u64,
+    pub data: Vec<u8>,
+}
+
+/// Global memory: allocations sorted by base address.
+#[derive(Debug, Default)]
+pub struct Global {
+    pub allocs: Vec<Alloc>,
+    next: u64,
+}
+
+impl Global {
+    pub fn new() -> Self {
+        Global {
+            allocs: Vec::new(),
+            next: GLOBAL_BASE,
+        }
+    }
+
+    /// Place a buffer; returns its generic (= global) address.
+    pub fn alloc(&mut self, data: Vec<u8>) -> u64 {
+        let base = self.next;
+        let len = data.len().max(1) as u64;
+        self.next = (base + len).div_ceil(256) * 256 + 256;
+        self.allocs.push(Alloc { base, data });
+        base
+    }
+
+    fn find(&mut self, addr: u64, len: usize) -> Option<&mut [u8]> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        let a = self.allocs.get_mut(i.checked_sub(1)?)?;
+        let off = (addr - a.base) as usize;
+        a.data.get_mut(off..off.checked_add(len)?)
+    }
+
+    pub fn slice(&mut self, addr: u64, len: usize) -> Result<&mut [u8], EmuError> {
+        self.find(addr, len).ok_or(EmuError::OutOfBounds {
+            space: "global",
+            addr,
+            len,
+        })
+    }
+}
+
+/// Bounds-checked byte slice of a flat memory (shared, local, const, param).
+pub fn flat<'a>(
+    mem: &'a mut [u8],
+    space: &'static str,
+    addr: u64,
+    len: usize,
+) -> Result<&'a mut [u8], EmuError> {
+    let a = usize::try_from(addr).ok();
+    a.and_then(|a| mem.get_mut(a..a.checked_add(len)?))
+        .ok_or(EmuError::OutOfBounds { space, addr, len })
+}
+
+/// Little-endian read of `len` ≤ 8 bytes.
+pub fn read_le(b: &[u8]) -> u64 {
+    let mut v = 0u64;
+    for (i, x) in b.iter().enumerate().take(8) {
+        v |= (*x as u64) << (8 * i);
+    }
+    v
+}
+
+/// Little-endian write of the low `b.len()` ≤ 8 bytes of `v`.
+pub fn write_le(b: &mut [u8], v: u64) {
+    for (i, x) in b.iter_mut().enumerate().take(8) {
+        *x = (v >> (8 * i)) as u8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generic_windows_round_trip() {
+        for s in [Space::Shared, Space::Local, Space::Const, Space::Param] {
+            assert_eq!(resolve_generic(to_generic(s, 1234)), (s, 1234));
+        }
+        let mut g = Global::new();
+        let a = g.alloc(vec![1, 2, 3, 4]);
+        let b = g.alloc(vec![5; 10]);
+        assert_eq!(resolve_generic(a), (Space::Global, a));
+        assert_eq!(g.slice(a + 1, 2).unwrap(), &[2, 3]);
+        assert_eq!(g.slice(b + 9, 1).unwrap(), &[5]);
+        assert!(g.slice(a + 3, 2).is_err());
+        assert!(g.slice(GLOBAL_BASE - 1, 1).is_err());
+    }
+
+    #[test]
+    fn little_endian() {
+        let mut b = [0u8; 4];
+        write_le(&mut b, 0x1122_3344);
+        assert_eq!(b, [0x44, 0x33, 0x22, 0x11]);
+        assert_eq!(read_le(&b), 0x1122_3344);
+    }
+}

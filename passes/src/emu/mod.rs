@@ -1,0 +1,173 @@
+//! Functional PTX emulator: runs a kernel on the CPU for a small launch with real buffers and
+//! counts what really executed, under the same `stats::Feature` keys as the static counter. It is
+//! the counter's oracle and the source of trip-count hints for data-dependent loops.
+//!
+//! Model: each block runs its threads cooperatively in warps of 32 lanes. Every lane has its own
+//! PC; a warp steps the lanes at the lowest PC together (min-PC scheduling), which reconverges
+//! divergent paths at the first common instruction without an explicit stack. `bar.sync` parks a
+//! warp until every live thread of the block has arrived. Blocks run one after another, so
+//! atomics are trivially atomic and a block sees the global writes of earlier blocks.
+//! Registers are raw `u64` bits per lane; memories are described in [`mem`].
+//!
+//! Counting follows the convention documented in [`crate::classify`]; block executions are
+//! indexed by the basic blocks of [`crate::cfg`]. Instructions the emulator cannot run are
+//! rejected at decode time, naming opcode and line: nothing is skipped.
+
+pub mod alu;
+mod blocks;
+mod decode;
+mod exec;
+pub mod mem;
+mod ops;
+
+use crate::ptx::Module;
+use crate::stats::{BoundStats, Launch};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+pub use exec::run_with;
+
+/// A kernel argument, in parameter order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// A global buffer: the parameter receives its address; its final contents come back.
+    Buffer(Vec<u8>),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    S32(i32),
+    U64(u64),
+    S64(i64),
+    F32(f32),
+    F64(f64),
+    /// Raw parameter bytes (structs, `.b8` arrays).
+    Bytes(Vec<u8>),
+}
+
+impl KernelArg {
+    pub fn f32s(v: &[f32]) -> KernelArg {
+        KernelArg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+    pub fn f64s(v: &[f64]) -> KernelArg {
+        KernelArg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+    pub fn i32s(v: &[i32]) -> KernelArg {
+        KernelArg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+    pub fn u32s(v: &[u32]) -> KernelArg {
+        KernelArg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+    /// The parameter bytes of a scalar argument; `None` for buffers.
+    pub(crate) fn scalar_bytes(&self) -> Option<Vec<u8>> {
+        Some(match self {
+            KernelArg::Buffer(_) => return None,
+            KernelArg::U8(v) => vec![*v],
+            KernelArg::U16(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::S32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U64(v) => v.to_le_bytes().to_vec(),
+            KernelArg::S64(v) => v.to_le_bytes().to_vec(),
+            KernelArg::F32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::F64(v) => v.to_le_bytes().to_vec(),
+            KernelArg::Bytes(b) => b.clone(),
+        })
+    }
+}
+
+/// Run-time options.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Bytes of dynamic (`extern .shared`) shared memory per block.
+    pub dynamic_shared: u64,
+    /// Warp-level instruction steps after which the run is abandoned (an infinite loop guard).
+    pub max_steps: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            dynamic_shared: 0,
+            max_steps: 200_000_000,
+        }
+    }
+}
+
+/// The outcome of one emulated launch.
+#[derive(Clone, Debug, Default)]
+pub struct EmuResult {
+    pub stats: BoundStats,
+    /// Final contents of every `KernelArg::Buffer`, keyed by argument index.
+    pub buffers: BTreeMap<usize, Vec<u8>>,
+    /// Thread-level traversals of CFG edges (from block, to block), for loop trip counts.
+    pub edges: BTreeMap<(usize, usize), u64>,
+    /// Thread-level entries into the kernel's first block (one per thread).
+    pub entries: u64,
+}
+
+impl EmuResult {
+    pub fn f32s(&self, arg: usize) -> Vec<f32> {
+        self.chunks(arg, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    pub fn f64s(&self, arg: usize) -> Vec<f64> {
+        self.chunks(arg, |b| {
+            f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+        })
+    }
+    pub fn i32s(&self, arg: usize) -> Vec<i32> {
+        self.chunks(arg, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    pub fn u32s(&self, arg: usize) -> Vec<u32> {
+        self.chunks(arg, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn chunks<T>(&self, arg: usize, f: impl Fn(&[u8]) -> T) -> Vec<T> {
+        let w = std::mem::size_of::<T>();
+        self.buffers
+            .get(&arg)
+            .map(|b| b.chunks_exact(w).map(&f).collect())
+            .unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum EmuError {
+    #[error("kernel `{0}` not found in the module")]
+    NoKernel(String),
+    #[error("line {line}: `{inst}` cannot be emulated: {why}")]
+    Unsupported {
+        line: u32,
+        inst: String,
+        why: String,
+    },
+    #[error("{0}")]
+    Args(String),
+    #[error("{space} access of {len} bytes at {addr:#x} is out of bounds")]
+    OutOfBounds {
+        space: &'static str,
+        addr: u64,
+        len: usize,
+    },
+    #[error("line {line}: `{inst}`: {why}")]
+    Fault {
+        line: u32,
+        inst: String,
+        why: String,
+    },
+    #[error("block {block:?}: barrier deadlock ({arrived} of {expected} threads arrived)")]
+    Deadlock {
+        block: [u64; 3],
+        arrived: u64,
+        expected: u64,
+    },
+    #[error("gave up after {0} warp steps (an infinite loop?)")]
+    StepLimit(u64),
+}
+
+/// Run `kernel` of `module` on `launch` with `args` (one per kernel parameter).
+pub fn run(
+    module: &Module,
+    kernel: &str,
+    launch: &Launch,
+    args: &[KernelArg],
+) -> Result<EmuResult, EmuError> {
+    run_with(module, kernel, launch, args, &Options::default())
+}

@@ -1,0 +1,473 @@
+//! Per-lane semantics of the value-computing instructions (everything except memory, control,
+//! and the warp-collective shuffles and votes, which live in `exec`). Float arithmetic is done in
+//! f64 and rounded once to the instruction's type (exact for f32 add/sub/mul/div/sqrt, whose f64
+//! results round correctly); f32/f64 fused multiply-add uses the correctly rounded `mul_add`.
+
+use super::alu::{self, Rnd, Ty};
+use super::decode::{Cmp, DInst, Op};
+
+/// Result of one lane: the destination value and, for `setp p|q`, the second predicate.
+pub type Out = (u64, Option<u64>);
+
+fn packed(ty: Ty) -> bool {
+    matches!(ty, Ty::F16x2 | Ty::Bf16x2)
+}
+
+/// Apply a float function to (each half of) the operands and round into `ty`.
+fn fmap(ty: Ty, a: u64, b: u64, c: u64, f: impl Fn(f64, f64, f64) -> f64) -> u64 {
+    if packed(ty) {
+        let mut r = 0u64;
+        for h in 0..2 {
+            let sh = 16 * h;
+            let g = |x: u64| ty.float((x >> sh) & 0xffff);
+            r |= (ty.from_float(f(g(a), g(b), g(c))) & 0xffff) << sh;
+        }
+        r
+    } else {
+        ty.from_float(f(ty.float(a), ty.float(b), ty.float(c)))
+    }
+}
+
+fn sat01(x: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+fn fmin(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else {
+        a.min(b)
+    }
+}
+
+fn fmax(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else {
+        a.max(b)
+    }
+}
+
+fn compare(ty: Ty, cmp: Cmp, a: u64, b: u64) -> bool {
+    if ty.is_float() {
+        let (x, y) = (ty.float(a), ty.float(b));
+        let nan = x.is_nan() || y.is_nan();
+        return match cmp {
+            Cmp::Eq => !nan && x == y,
+            Cmp::Ne => !nan && x != y,
+            Cmp::Lt => !nan && x < y,
+            Cmp::Le => !nan && x <= y,
+            Cmp::Gt => !nan && x > y,
+            Cmp::Ge => !nan && x >= y,
+            Cmp::Equ => nan || x == y,
+            Cmp::Neu => nan || x != y,
+            Cmp::Ltu => nan || x < y,
+            Cmp::Leu => nan || x <= y,
+            Cmp::Gtu => nan || x > y,
+            Cmp::Geu => nan || x >= y,
+            Cmp::Num => !nan,
+            Cmp::Nan => nan,
+        };
+    }
+    let (x, y) = (ty.int(a), ty.int(b));
+    match cmp {
+        Cmp::Eq | Cmp::Equ => x == y,
+        Cmp::Ne | Cmp::Neu => x != y,
+        Cmp::Lt | Cmp::Ltu => x < y,
+        Cmp::Le | Cmp::Leu => x <= y,
+        Cmp::Gt | Cmp::Gtu => x > y,
+        Cmp::Ge | Cmp::Geu => x >= y,
+        Cmp::Num => true,
+        Cmp::Nan => false,
+    }
+}
+
+/// Combine a comparison with the optional predicate operand (`.and`/`.or`/`.xor`).
+fn combine(i: &DInst, v: bool, c: Option<u64>) -> bool {
+    let Some(c) = c else { return v };
+    let c = c & 1 == 1;
+    if i.has("and") {
+        v && c
+    } else if i.has("or") {
+        v || c
+    } else if i.has("xor") {
+        v ^ c
+    } else {
+        v
+    }
+}
+
+/// Double-width type of `mul.wide` / `mad.wide`.
+fn wide(ty: Ty) -> Ty {
+    match ty {
+        Ty::S16 => Ty::S32,
+        Ty::U16 => Ty::U32,
+        Ty::S32 => Ty::S64,
+        _ => Ty::U64,
+    }
+}
+
+fn int_mul(i: &DInst, ty: Ty, a: u64, b: u64) -> u64 {
+    let p = ty.int(a) * ty.int(b);
+    if i.has("hi") {
+        ty.wrap(p >> ty.bits())
+    } else if i.has("wide") {
+        wide(ty).wrap(p)
+    } else {
+        ty.wrap(p)
+    }
+}
+
+/// Evaluate one lane. `s` holds the source values in operand order (predicates as 0/1).
+pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
+    let ty = i.ty;
+    let a = s.first().copied().unwrap_or(0);
+    let b = s.get(1).copied().unwrap_or(0);
+    let c = s.get(2).copied().unwrap_or(0);
+    let f = ty.is_float();
+    let sat = i.has("sat");
+    let fsat = |x: f64| if sat { sat01(x) } else { x };
+    let bits = ty.bits();
+    let v = match i.op {
+        Op::Add | Op::Sub if f => {
+            let neg = i.op == Op::Sub;
+            fmap(ty, a, b, 0, |x, y, _| fsat(if neg { x - y } else { x + y }))
+        }
+        Op::Add | Op::Sub => {
+            let (x, y) = (ty.int(a), ty.int(b));
+            let r = if i.op == Op::Sub { x - y } else { x + y };
+            if sat {
+                ty.saturate(r)
+            } else {
+                ty.wrap(r)
+            }
+        }
+        Op::Mul if f => fmap(ty, a, b, 0, |x, y, _| fsat(x * y)),
+        Op::Mul => int_mul(i, ty, a, b),
+        Op::Mad | Op::Fma if f => match ty {
+            Ty::F32 => {
+                let r = f32::from_bits(a as u32)
+                    .mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32));
+                (if sat { sat01(r as f64) as f32 } else { r }).to_bits() as u64
+            }
+            Ty::F64 => {
+                let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
+                (if sat { sat01(r) } else { r }).to_bits()
+            }
+            _ => fmap(ty, a, b, c, |x, y, z| fsat(x.mul_add(y, z))),
+        },
+        Op::Mad => {
+            let dt = if i.has("wide") { wide(ty) } else { ty };
+            let p = int_mul(i, ty, a, b);
+            let r = dt.int(p) + dt.int(c);
+            if sat {
+                dt.saturate(r)
+            } else {
+                dt.wrap(r)
+            }
+        }
+        Op::Mul24 | Op::Mad24 => {
+            let m = |x: u64| {
+                let t = if ty.signed() { Ty::S32 } else { Ty::U32 };
+                let x24 = x & 0xff_ffff;
+                if t.signed() && x24 & 0x80_0000 != 0 {
+                    x24 as i128 - (1 << 24)
+                } else {
+                    x24 as i128
+                }
+            };
+            let p = m(a) * m(b);
+            let p = if i.has("hi") { p >> 16 } else { p };
+            let add = if i.op == Op::Mad24 { ty.int(c) } else { 0 };
+            ty.wrap(p + add)
+        }
+        Op::Div if f => fmap(ty, a, b, 0, |x, y, _| x / y),
+        Op::Div | Op::Rem => {
+            let (x, y) = (ty.int(a), ty.int(b));
+            if y == 0 {
+                ty.mask()
+            } else if i.op == Op::Div {
+                ty.wrap(x / y)
+            } else {
+                ty.wrap(x % y)
+            }
+        }
+        Op::Min | Op::Max if f => {
+            let mx = i.op == Op::Max;
+            fmap(
+                ty,
+                a,
+                b,
+                0,
+                |x, y, _| if mx { fmax(x, y) } else { fmin(x, y) },
+            )
+        }
+        Op::Min => ty.wrap(ty.int(a).min(ty.int(b))),
+        Op::Max => ty.wrap(ty.int(a).max(ty.int(b))),
+        Op::Abs if f => fmap(ty, a, 0, 0, |x, _, _| x.abs()),
+        Op::Abs => ty.wrap(ty.int(a).abs()),
+        Op::Neg if f => fmap(ty, a, 0, 0, |x, _, _| -x),
+        Op::Neg => ty.wrap(-ty.int(a)),
+        Op::And => a & b & ty.mask(),
+        Op::Or => (a | b) & ty.mask(),
+        Op::Xor => (a ^ b) & ty.mask(),
+        Op::Not => !a & ty.mask(),
+        Op::Cnot => (a & ty.mask() == 0) as u64,
+        Op::Shl => {
+            let n = b as u32;
+            if n >= bits {
+                0
+            } else {
+                (a << n) & ty.mask()
+            }
+        }
+        Op::Shr => {
+            let n = (b as u32).min(bits);
+            if ty.signed() {
+                ty.wrap(ty.int(a) >> n.min(bits - 1))
+            } else if n >= bits {
+                0
+            } else {
+                (a & ty.mask()) >> n
+            }
+        }
+        Op::Shf => {
+            // shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of b:a by c.
+            let n = if i.has("wrap") {
+                (c as u32) & 31
+            } else {
+                (c as u32).min(32)
+            };
+            let v = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
+            if i.has("l") {
+                ((v << n) >> 32) & 0xffff_ffff
+            } else {
+                (v >> n) & 0xffff_ffff
+            }
+        }
+        Op::Bfe => alu::bfe(ty, a, b as u32, c as u32),
+        Op::Bfi => alu::bfi(ty, a, b, c as u32, s.get(3).copied().unwrap_or(0) as u32),
+        Op::Popc => (a & ty.mask()).count_ones() as u64,
+        Op::Clz => ((a & ty.mask()).leading_zeros() - (64 - bits)) as u64,
+        Op::Bfind => {
+            let x = a & ty.mask();
+            let x = if ty.signed() && (x >> (bits - 1)) & 1 == 1 {
+                !x & ty.mask()
+            } else {
+                x
+            };
+            if x == 0 {
+                0xffff_ffff
+            } else {
+                let p = 63 - x.leading_zeros() as u64;
+                if i.has("shiftamt") {
+                    bits as u64 - 1 - p
+                } else {
+                    p
+                }
+            }
+        }
+        Op::Brev => (a & ty.mask()).reverse_bits() >> (64 - bits),
+        Op::Prmt => alu::prmt(a as u32, b as u32, c as u32) as u64,
+        Op::Lop3 => alu::lop3(a, b, c, s.get(3).copied().unwrap_or(0) as u8) & ty.mask(),
+        Op::Copysign => fmap(ty, a, b, 0, |x, y, _| y.copysign(x)),
+        Op::Selp => {
+            if c & 1 == 1 {
+                a
+            } else {
+                b
+            }
+        }
+        Op::Setp => {
+            let r = compare(ty, i.cmp, a, b);
+            let p = combine(i, r, s.get(2).copied());
+            let q = combine(i, !r, s.get(2).copied());
+            return Ok((p as u64, Some(q as u64)));
+        }
+        Op::Set => {
+            let r = combine(i, compare(i.ty2, i.cmp, a, b), s.get(2).copied());
+            if ty.is_float() {
+                ty.from_float(if r { 1.0 } else { 0.0 })
+            } else if r {
+                ty.mask()
+            } else {
+                0
+            }
+        }
+        Op::Rcp => fmap(ty, a, 0, 0, |x, _, _| 1.0 / x),
+        Op::Sqrt => fmap(ty, a, 0, 0, |x, _, _| x.sqrt()),
+        Op::Rsqrt => fmap(ty, a, 0, 0, |x, _, _| 1.0 / x.sqrt()),
+        Op::Ex2 => fmap(ty, a, 0, 0, |x, _, _| x.exp2()),
+        Op::Lg2 => fmap(ty, a, 0, 0, |x, _, _| x.log2()),
+        Op::Sin => fmap(ty, a, 0, 0, |x, _, _| x.sin()),
+        Op::Cos => fmap(ty, a, 0, 0, |x, _, _| x.cos()),
+        Op::Tanh => fmap(ty, a, 0, 0, |x, _, _| x.tanh()),
+        Op::Testp => {
+            let x = ty.float(a);
+            let r = if i.has("finite") {
+                x.is_finite()
+            } else if i.has("infinite") {
+                x.is_infinite()
+            } else if i.has("number") {
+                !x.is_nan()
+            } else if i.has("notanumber") {
+                x.is_nan()
+            } else if i.has("normal") {
+                x.is_normal()
+            } else {
+                x.is_subnormal()
+            };
+            r as u64
+        }
+        Op::Cvt => cvt(i, a)?,
+        _ => return Err(format!("{:?} is not a per-lane value operation", i.op)),
+    };
+    Ok((v, None))
+}
+
+/// `cvt.{rnd}.{sat}.dst.src`.
+fn cvt(i: &DInst, a: u64) -> Result<u64, String> {
+    let (dt, st) = (i.ty, i.ty2);
+    let sat = i.has("sat");
+    Ok(match (dt.is_float(), st.is_float()) {
+        (false, false) => {
+            let v = st.int(a);
+            if sat {
+                dt.saturate(v)
+            } else {
+                dt.wrap(v)
+            }
+        }
+        (true, false) => int_to(st.int(a), i.rnd, dt),
+        (false, true) => alu::float_to_int(st.float(a), i.irnd.unwrap_or(Rnd::Rz), dt),
+        (true, true) => {
+            let x = st.float(a);
+            let x = match i.irnd {
+                Some(r) => alu::round_int(x, r),
+                None => x,
+            };
+            let x = if sat { sat01(x) } else { x };
+            match dt {
+                Ty::F32 if st == Ty::F64 && i.irnd.is_none() => {
+                    alu::f64_to_f32(x, i.rnd).to_bits() as u64
+                }
+                _ => dt.from_float(x),
+            }
+        }
+    })
+}
+
+fn int_to(v: i128, r: Rnd, dt: Ty) -> u64 {
+    alu::int_to_float(v, r, dt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::decode::{Cmp, DInst, Op};
+    use crate::stats::Space;
+
+    fn di(op: Op, ty: Ty, mods: &[&str]) -> DInst {
+        DInst {
+            op,
+            ty,
+            ty2: ty,
+            mods: mods.iter().map(|s| s.to_string()).collect(),
+            rnd: Rnd::Rn,
+            irnd: None,
+            cmp: Cmp::Lt,
+            space: Space::Generic,
+            dst: vec![],
+            src: vec![],
+            guard: None,
+            target: 0,
+            line: 1,
+            text: String::new(),
+            op_feat: None,
+            mem: None,
+            cta_barrier: false,
+            always: false,
+        }
+    }
+
+    #[test]
+    fn integer_ops() {
+        let neg1 = Ty::S32.wrap(-1);
+        assert_eq!(eval(&di(Op::Add, Ty::S32, &[]), &[neg1, 3]).unwrap().0, 2);
+        assert_eq!(
+            eval(&di(Op::Mul, Ty::S32, &["wide"]), &[neg1, 5])
+                .unwrap()
+                .0,
+            Ty::S64.wrap(-5)
+        );
+        assert_eq!(
+            eval(&di(Op::Mul, Ty::U32, &["hi"]), &[0x8000_0000, 4])
+                .unwrap()
+                .0,
+            2
+        );
+        assert_eq!(
+            eval(&di(Op::Shr, Ty::S32, &[]), &[neg1, 40]).unwrap().0,
+            neg1
+        );
+        assert_eq!(eval(&di(Op::Shl, Ty::B32, &[]), &[1, 33]).unwrap().0, 0);
+        assert_eq!(eval(&di(Op::Clz, Ty::B32, &[]), &[1]).unwrap().0, 31);
+        assert_eq!(
+            eval(&di(Op::Brev, Ty::B32, &[]), &[1]).unwrap().0,
+            0x8000_0000
+        );
+        assert_eq!(
+            eval(&di(Op::Shf, Ty::B32, &["l", "wrap"]), &[0x8000_0000, 1, 1])
+                .unwrap()
+                .0,
+            3
+        );
+        assert_eq!(
+            eval(&di(Op::Rem, Ty::S32, &[]), &[Ty::S32.wrap(-7), 3])
+                .unwrap()
+                .0,
+            neg1
+        );
+        let (p, q) = eval(&di(Op::Setp, Ty::S32, &[]), &[neg1, 0]).unwrap();
+        assert_eq!((p, q), (1, Some(0)));
+        let mut u = di(Op::Setp, Ty::U32, &[]);
+        u.cmp = Cmp::Lt;
+        assert_eq!(eval(&u, &[neg1, 0]).unwrap().0, 0);
+    }
+
+    #[test]
+    fn float_ops_and_cvt() {
+        let f = |x: f32| x.to_bits() as u64;
+        assert_eq!(
+            eval(&di(Op::Fma, Ty::F32, &["rn"]), &[f(2.0), f(3.0), f(1.0)])
+                .unwrap()
+                .0,
+            f(7.0)
+        );
+        assert_eq!(
+            eval(&di(Op::Min, Ty::F32, &[]), &[f(f32::NAN), f(1.0)])
+                .unwrap()
+                .0,
+            f(1.0)
+        );
+        let mut c = di(Op::Cvt, Ty::S32, &["rzi"]);
+        c.ty2 = Ty::F32;
+        c.irnd = Some(Rnd::Rz);
+        assert_eq!(eval(&c, &[f(-3.7)]).unwrap().0, Ty::S32.wrap(-3));
+        let mut h = di(Op::Cvt, Ty::F16, &["rn"]);
+        h.ty2 = Ty::F32;
+        assert_eq!(eval(&h, &[f(1.5)]).unwrap().0, 0x3e00);
+        let h2 = eval(&di(Op::Add, Ty::F16x2, &[]), &[0x3c00_3c00, 0x3e00_4000])
+            .unwrap()
+            .0;
+        assert_eq!(h2, 0x4100_4200);
+    }
+}
