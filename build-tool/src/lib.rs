@@ -2,3 +2,9 @@
 //! this crate lowers sources to PTX, wires the passes together and renders their results.
 
 pub mod cli;
+// issue 5: configuration, workloads, reports, gates, rank, cache
+pub mod annotations;
+pub mod check;
+pub mod config;
+pub mod report;
+pub mod workload;

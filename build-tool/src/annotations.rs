@@ -1,0 +1,408 @@
+//! In-source workload annotations, the alternative to `kerncast.toml` for a kernel file that
+//! should carry its own launch description:
+//!
+//! ```text
+//! // kerncast: workload n=4096 grid=(n/256) block=256
+//! // kerncast: workload name=big n=1<<20 grid=(n/16, n/16) block=(16,16) hint.trip=64
+//! // kerncast: hint trip.k=128
+//! __global__ void saxpy(int n, float a, const float *x, float *y) { ... }
+//! ```
+//!
+//! An annotation applies to the next kernel defined after it (`__global__`, `__kernel`/`kernel`,
+//! a PTX `.entry` or an LLVM `define`), or to the kernel named by `kernel=NAME`. Every other
+//! `key=value` is a parameter, evaluated in order (later ones may use earlier ones); `grid` and
+//! `block` take one expression or a parenthesised list of up to three; `/` rounds up in `grid`
+//! (see [`crate::workload`]). `hint.KEY=NUMBER` and `hint KEY=NUMBER` lines set the values the
+//! counter would otherwise assume (data-dependent trip counts). `#` and `;` comments work too,
+//! for PTX and LLVM files.
+
+use crate::workload::{Dims, Expr, WorkloadSpec};
+use std::collections::BTreeMap;
+
+/// A kernel defined in a source file, with the workloads its annotations give it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceKernel {
+    pub name: String,
+    /// 1-based line of the definition.
+    pub line: usize,
+    /// Parameter names in declaration order (empty when they could not be read).
+    pub params: Vec<String>,
+    pub workloads: Vec<WorkloadSpec>,
+}
+
+/// An annotation that could not be read.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{line}: {message}")]
+pub struct AnnotationError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Scans a source file for kernel definitions and `kerncast:` annotations.
+pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
+    let mut kernels: Vec<SourceKernel> = Vec::new();
+    let mut pending: Vec<WorkloadSpec> = Vec::new();
+    let mut pending_hints: BTreeMap<String, f64> = BTreeMap::new();
+    let mut named: Vec<(String, WorkloadSpec, usize)> = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, raw) in lines.iter().enumerate() {
+        let line = i + 1;
+        if let Some(body) = annotation_body(raw) {
+            let err = |message: String| AnnotationError { line, message };
+            let body = body.trim();
+            if let Some(rest) = body.strip_prefix("workload") {
+                let (spec, kernel) = parse_workload(rest).map_err(err)?;
+                match kernel {
+                    Some(k) => named.push((k, spec, line)),
+                    None => pending.push(spec),
+                }
+            } else if let Some(rest) = body.strip_prefix("hint") {
+                for (k, v) in split_pairs(rest).map_err(err)? {
+                    let x: f64 = v
+                        .parse()
+                        .map_err(|_| err(format!("hint `{k}` needs a number, got `{v}`")))?;
+                    pending_hints.insert(k, x);
+                }
+            } else {
+                return Err(err(format!(
+                    "unknown kerncast annotation `{body}` (expected `workload` or `hint`)"
+                )));
+            }
+            continue;
+        }
+        if let Some(name) = kernel_name(raw) {
+            let sig = signature(&lines[i..]);
+            let mut workloads = std::mem::take(&mut pending);
+            for w in &mut workloads {
+                for (k, v) in &pending_hints {
+                    w.hints.entry(k.clone()).or_insert(*v);
+                }
+            }
+            pending_hints.clear();
+            kernels.push(SourceKernel {
+                name,
+                line,
+                params: params_of(&sig),
+                workloads,
+            });
+        }
+    }
+    if !pending.is_empty() {
+        return Err(AnnotationError {
+            line: lines.len(),
+            message: "a `kerncast: workload` annotation is not followed by a kernel".into(),
+        });
+    }
+    for (k, spec, line) in named {
+        match kernels.iter_mut().find(|s| s.name == k) {
+            Some(s) => s.workloads.push(spec),
+            None => {
+                return Err(AnnotationError {
+                    line,
+                    message: format!(
+                        "annotation names kernel `{k}`, which this file does not define"
+                    ),
+                })
+            }
+        }
+    }
+    Ok(kernels)
+}
+
+fn annotation_body(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let t = t
+        .strip_prefix("//")
+        .or_else(|| t.strip_prefix('#'))
+        .or_else(|| t.strip_prefix(';'))?;
+    t.trim_start().strip_prefix("kerncast:")
+}
+
+/// The kernel a line defines, if any.
+fn kernel_name(line: &str) -> Option<String> {
+    let t = line.trim();
+    if t.starts_with("//") || t.starts_with('#') {
+        return None;
+    }
+    let ident_before_paren = |s: &str| -> Option<String> {
+        let head = &s[..s.find('(')?];
+        let name: String = head
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$' || *c == '.')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        (!name.is_empty()).then_some(name)
+    };
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if words.contains(&"__global__")
+        || words.contains(&"__kernel")
+        || words.first() == Some(&"kernel")
+    {
+        return ident_before_paren(t);
+    }
+    if let Some(p) = t.find(".entry") {
+        return ident_before_paren(&t[p + 6..])
+            .or_else(|| Some(t[p + 6..].split_whitespace().next()?.to_string()));
+    }
+    if t.starts_with("define ") && (t.contains("ptx_kernel") || t.contains('@')) {
+        let at = t.find('@')?;
+        return ident_before_paren(&t[at + 1..]).map(|n| n.trim_matches('"').to_string());
+    }
+    None
+}
+
+/// The text of a definition's parameter list (which may span lines).
+fn signature(lines: &[&str]) -> String {
+    let mut s = String::new();
+    let mut depth = 0i32;
+    let mut started = false;
+    for l in lines.iter().take(40) {
+        for c in l.chars() {
+            if c == '(' {
+                depth += 1;
+                if !started {
+                    started = true;
+                    continue;
+                }
+            }
+            if c == ')' {
+                depth -= 1;
+                if started && depth == 0 {
+                    return s;
+                }
+            }
+            if started {
+                s.push(c);
+            }
+        }
+        s.push(' ');
+    }
+    s
+}
+
+fn params_of(sig: &str) -> Vec<String> {
+    sig.split(',')
+        .filter_map(|p| {
+            let p = p.split('=').next()?.trim();
+            let name: String = p
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            (!name.is_empty() && !name.chars().next()?.is_ascii_digit()).then_some(name)
+        })
+        .collect()
+}
+
+/// `key=value` pairs; a value runs to the next space outside parentheses.
+fn split_pairs(s: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    let mut items = Vec::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if c.is_whitespace() && depth == 0 {
+            if !cur.is_empty() {
+                items.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if depth != 0 {
+        return Err("unbalanced parentheses".into());
+    }
+    if !cur.is_empty() {
+        items.push(cur);
+    }
+    // `a = b` written with spaces around `=`: glue the pieces back together.
+    let mut glued: Vec<String> = Vec::new();
+    for it in items {
+        match glued.last_mut() {
+            Some(last) if last.ends_with('=') || it.starts_with('=') => last.push_str(&it),
+            _ => glued.push(it),
+        }
+    }
+    for it in glued {
+        let (k, v) = it
+            .split_once('=')
+            .ok_or_else(|| format!("expected key=value, got `{it}`"))?;
+        if k.is_empty() || v.is_empty() {
+            return Err(format!("expected key=value, got `{it}`"));
+        }
+        out.push((k.to_string(), v.to_string()));
+    }
+    Ok(out)
+}
+
+fn parse_dims(v: &str) -> Result<Dims, String> {
+    let t = v.trim();
+    let inner = if t.starts_with('(') && t.ends_with(')') && balanced(&t[1..t.len() - 1]) {
+        &t[1..t.len() - 1]
+    } else {
+        t
+    };
+    let parts = split_top_commas(inner);
+    if parts.len() > 3 {
+        return Err(format!("`{v}` has more than three dimensions"));
+    }
+    Ok(Dims(
+        parts
+            .iter()
+            .map(|p| Expr::parse(p))
+            .collect::<Result<_, _>>()?,
+    ))
+}
+
+fn balanced(s: &str) -> bool {
+    let mut d = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => d += 1,
+            ')' => {
+                d -= 1;
+                if d < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    d == 0
+}
+
+fn split_top_commas(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut d = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => d += 1,
+            ')' => d -= 1,
+            ',' if d == 0 => {
+                out.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+    }
+    out
+}
+
+/// Shift `1<<20` is handy in sizes; rewrite it to a product before parsing.
+fn expand_shifts(v: &str) -> String {
+    match v.split_once("<<") {
+        Some((a, b)) => match (a.trim().parse::<i64>(), b.trim().parse::<u32>()) {
+            (Ok(a), Ok(b)) if b < 62 => (a << b).to_string(),
+            _ => v.to_string(),
+        },
+        None => v.to_string(),
+    }
+}
+
+fn parse_workload(rest: &str) -> Result<(WorkloadSpec, Option<String>), String> {
+    let mut spec = WorkloadSpec {
+        name: None,
+        params: Vec::new(),
+        grid: Dims(vec![]),
+        block: Dims(vec![]),
+        hints: BTreeMap::new(),
+    };
+    let mut kernel = None;
+    for (k, v) in split_pairs(rest)? {
+        match k.as_str() {
+            "name" => spec.name = Some(v),
+            "kernel" => kernel = Some(v),
+            "grid" => spec.grid = parse_dims(&v).map_err(|e| format!("grid: {e}"))?,
+            "block" => spec.block = parse_dims(&v).map_err(|e| format!("block: {e}"))?,
+            _ if k.starts_with("hint.") => {
+                let x: f64 = v
+                    .parse()
+                    .map_err(|_| format!("hint `{k}` needs a number, got `{v}`"))?;
+                spec.hints.insert(k["hint.".len()..].to_string(), x);
+            }
+            _ => {
+                let e = Expr::parse(&expand_shifts(&v)).map_err(|e| format!("`{k}`: {e}"))?;
+                spec.params.push((k, e));
+            }
+        }
+    }
+    if spec.grid.0.is_empty() || spec.block.0.is_empty() {
+        return Err("a workload needs both grid= and block=".into());
+    }
+    spec.resolve()?;
+    Ok((spec, kernel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = r#"
+// kerncast: workload n=1000 grid=(n/256) block=256
+// kerncast: hint trip.loop=7
+extern "C" __global__ void saxpy(int n, float a,
+                                 const float *x, float *y) {
+}
+// kerncast: workload name=sq n = 64 grid=(n/16, n/16) block=(16,16)
+__global__ void matmul(int n, const float* __restrict__ a, const float *b, float *c) {}
+// kerncast: workload kernel=saxpy n=1<<20 grid=n/256 block=256 hint.trip.loop=9
+"#;
+
+    #[test]
+    fn binds_annotations_to_kernels() {
+        let ks = scan(SRC).unwrap();
+        assert_eq!(ks.len(), 2);
+        assert_eq!(ks[0].name, "saxpy");
+        assert_eq!(ks[0].line, 4);
+        assert_eq!(ks[0].params, vec!["n", "a", "x", "y"]);
+        let w0 = ks[0].workloads[0].resolve().unwrap();
+        assert_eq!(w0.grid, [4, 1, 1], "ceil division in grid");
+        assert_eq!(w0.hints["trip.loop"], 7.0);
+        let w1 = ks[0].workloads[1].resolve().unwrap();
+        assert_eq!(w1.params["n"], 1 << 20);
+        assert_eq!(w1.hints["trip.loop"], 9.0);
+        let m = ks[1].workloads[0].resolve().unwrap();
+        assert_eq!(m.name, "sq");
+        assert_eq!(m.grid, [4, 4, 1]);
+        assert_eq!(m.block, [16, 16, 1]);
+        assert_eq!(ks[1].params, vec!["n", "a", "b", "c"]);
+    }
+
+    #[test]
+    fn finds_opencl_ptx_and_llvm_kernels() {
+        let ks = scan("__kernel void k1(__global float *x, int n) {}\n.visible .entry k2(\n define dso_local ptx_kernel void @k3(ptr %a) {").unwrap();
+        let names: Vec<_> = ks.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, vec!["k1", "k2", "k3"]);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e =
+            scan("\n// kerncast: workload n=4 grid=(n/2\n__global__ void k(int n) {}").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = scan("// kerncast: workload n=4 block=2\n__global__ void k(int n) {}").unwrap_err();
+        assert!(e.message.contains("grid="), "{}", e.message);
+        let e = scan("// kerncast: workload kernel=nope grid=1 block=1\n__global__ void k() {}")
+            .unwrap_err();
+        assert!(e.message.contains("`nope`"));
+        let e = scan("// kerncast: wrokload grid=1 block=1\n").unwrap_err();
+        assert!(e.message.contains("unknown kerncast annotation"));
+        let e = scan("// kerncast: workload grid=m block=1\n__global__ void k() {}").unwrap_err();
+        assert!(e.message.contains("`m`"));
+    }
+}

@@ -1,0 +1,430 @@
+//! The CI gate: compare a report with a committed baseline.
+//!
+//! Exit codes are the contract with CI: 0 = within thresholds, 1 = a regression, 2 = an error.
+//! An analysis error is never a pass (a kernel that stops compiling must not slip through as
+//! "no regression"), and a corrupt baseline is an error naming file:line. Baselines are written
+//! atomically (temp file in the same folder + rename), so an interrupted `--update-baseline` never
+//! leaves half a file behind.
+
+use crate::config::Thresholds;
+use crate::report::{fmt_energy, fmt_time, Failure, Report, SourceLoc};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+pub const BASELINE_SCHEMA_VERSION: u32 = 1;
+
+/// The committed predictions a gate compares against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub schema_version: u32,
+    /// Keyed by [`crate::report::KernelReport::key`].
+    pub entries: BTreeMap<String, BaselineEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BaselineEntry {
+    pub kernel: String,
+    pub source: Option<SourceLoc>,
+    pub time_s: f64,
+    pub energy_j: f64,
+    pub power_w: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("{file}: cannot read baseline: {source}")]
+    Read {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: corrupt baseline: {message}")]
+    Corrupt {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: baseline schema version {found}, this kerncast reads {expected}")]
+    Version {
+        file: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+    #[error("{file}: cannot write baseline: {source}")]
+    Write {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Baseline {
+    pub fn from_report(r: &Report) -> Baseline {
+        Baseline {
+            schema_version: BASELINE_SCHEMA_VERSION,
+            entries: r
+                .kernels
+                .iter()
+                .map(|k| {
+                    (
+                        k.key(),
+                        BaselineEntry {
+                            kernel: k.display_name.clone(),
+                            source: k.source.clone(),
+                            time_s: k.prediction.time_s,
+                            energy_j: k.prediction.energy_j,
+                            power_w: k.prediction.power_w,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    pub fn parse(file: &Path, text: &str) -> Result<Baseline, BaselineError> {
+        let b: Baseline = serde_json::from_str(text).map_err(|e| BaselineError::Corrupt {
+            file: file.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        if b.schema_version != BASELINE_SCHEMA_VERSION {
+            return Err(BaselineError::Version {
+                file: file.to_path_buf(),
+                found: b.schema_version,
+                expected: BASELINE_SCHEMA_VERSION,
+            });
+        }
+        Ok(b)
+    }
+
+    pub fn load(file: &Path) -> Result<Baseline, BaselineError> {
+        let text = std::fs::read_to_string(file).map_err(|source| BaselineError::Read {
+            file: file.to_path_buf(),
+            source,
+        })?;
+        Baseline::parse(file, &text)
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// Writes the baseline atomically: a temp file in the target's folder, then a rename.
+    pub fn save(&self, file: &Path) -> Result<(), BaselineError> {
+        write_atomic(file, self.to_json().as_bytes()).map_err(|source| BaselineError::Write {
+            file: file.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// Writes `bytes` to `file` through a temp file and rename, so readers see old or new, never half.
+pub fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(file).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Ok,
+    Improved,
+    Regressed,
+    /// Not in the baseline (reported, not failing).
+    New,
+}
+
+/// One metric of one entry compared with the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricDelta {
+    pub metric: &'static str,
+    pub baseline: f64,
+    pub current: f64,
+    /// (current - baseline) / baseline.
+    pub change: f64,
+    pub threshold: f64,
+    pub regressed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    pub key: String,
+    pub kernel: String,
+    pub source: Option<SourceLoc>,
+    pub status: Status,
+    pub deltas: Vec<MetricDelta>,
+}
+
+/// What the gate decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    Regression,
+    Error,
+}
+
+impl Verdict {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Regression => 1,
+            Verdict::Error => 2,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    pub rows: Vec<Row>,
+    /// Baseline entries with no current prediction (a kernel or workload was removed or renamed).
+    pub missing: Vec<String>,
+    pub errors: Vec<Failure>,
+}
+
+/// Thresholds for one entry: the per-kernel ones when set, else the defaults.
+#[derive(Clone, Debug, Default)]
+pub struct GateThresholds {
+    pub default: Thresholds,
+    /// By kernel display name or PTX entry name.
+    pub per_kernel: BTreeMap<String, Thresholds>,
+}
+
+impl GateThresholds {
+    fn for_kernel(&self, display: &str, entry: &str) -> &Thresholds {
+        self.per_kernel
+            .get(display)
+            .or_else(|| self.per_kernel.get(entry))
+            .unwrap_or(&self.default)
+    }
+}
+
+/// Compares `report` with `baseline`.
+pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Outcome {
+    let mut rows = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for k in &report.kernels {
+        let key = k.key();
+        seen.insert(key.clone());
+        let t = th.for_kernel(&k.display_name, &k.kernel);
+        let Some(b) = baseline.entries.get(&key) else {
+            rows.push(Row {
+                key,
+                kernel: k.display_name.clone(),
+                source: k.source.clone(),
+                status: Status::New,
+                deltas: vec![],
+            });
+            continue;
+        };
+        let p = &k.prediction;
+        let mut deltas = vec![
+            delta("time", b.time_s, p.time_s, t.time),
+            delta("energy", b.energy_j, p.energy_j, t.energy),
+        ];
+        if let Some(pw) = t.power {
+            deltas.push(delta("power", b.power_w, p.power_w, pw));
+        }
+        let status = if deltas.iter().any(|d| d.regressed) {
+            Status::Regressed
+        } else if deltas.iter().any(|d| d.change < -d.threshold) {
+            Status::Improved
+        } else {
+            Status::Ok
+        };
+        rows.push(Row {
+            key,
+            kernel: k.display_name.clone(),
+            source: k.source.clone(),
+            status,
+            deltas,
+        });
+    }
+    let missing: Vec<String> = baseline
+        .entries
+        .keys()
+        .filter(|k| !seen.contains(*k))
+        .cloned()
+        .collect();
+    let verdict = if !report.errors.is_empty() {
+        Verdict::Error
+    } else if rows.iter().any(|r| r.status == Status::Regressed) {
+        Verdict::Regression
+    } else {
+        Verdict::Pass
+    };
+    Outcome {
+        verdict,
+        rows,
+        missing,
+        errors: report.errors.clone(),
+    }
+}
+
+fn delta(metric: &'static str, baseline: f64, current: f64, threshold: f64) -> MetricDelta {
+    let change = if baseline > 0.0 {
+        (current - baseline) / baseline
+    } else if current > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    };
+    // A NaN prediction is never within a threshold.
+    let regressed = change > threshold || change.is_nan();
+    MetricDelta {
+        metric,
+        baseline,
+        current,
+        change,
+        threshold,
+        regressed,
+    }
+}
+
+/// A human-readable summary of the outcome.
+pub fn render(o: &Outcome) -> String {
+    let mut s = String::new();
+    for r in &o.rows {
+        let mark = match r.status {
+            Status::Ok => "ok      ",
+            Status::Improved => "improved",
+            Status::Regressed => "REGRESS ",
+            Status::New => "new     ",
+        };
+        let at = r
+            .source
+            .as_ref()
+            .map(|l| format!(" ({}:{})", l.file, l.line))
+            .unwrap_or_default();
+        let _ = write!(s, "{mark} {}{at}", r.key);
+        for d in &r.deltas {
+            let (b, c) = match d.metric {
+                "time" => (fmt_time(d.baseline), fmt_time(d.current)),
+                "energy" => (fmt_energy(d.baseline), fmt_energy(d.current)),
+                _ => (
+                    format!("{:.1} W", d.baseline),
+                    format!("{:.1} W", d.current),
+                ),
+            };
+            let _ = write!(
+                s,
+                "  {} {b} -> {c} ({:+.1}%, limit +{:.1}%)",
+                d.metric,
+                d.change * 100.0,
+                d.threshold * 100.0
+            );
+        }
+        s.push('\n');
+    }
+    for m in &o.missing {
+        let _ = writeln!(s, "missing  {m} (in the baseline, not analysed now)");
+    }
+    for e in &o.errors {
+        let at = e
+            .line
+            .map(|l| format!("{}:{l}", e.file))
+            .unwrap_or_else(|| e.file.clone());
+        let _ = writeln!(
+            s,
+            "error    {at}: {}: {}",
+            e.stage,
+            e.message.lines().next().unwrap_or("")
+        );
+    }
+    let _ = writeln!(
+        s,
+        "verdict: {} (exit {})",
+        match o.verdict {
+            Verdict::Pass => "pass",
+            Verdict::Regression => "regression",
+            Verdict::Error => "error (analysis failed; never a pass)",
+        },
+        o.verdict.exit_code()
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gate_detects_regressions_improvements_and_errors() {
+        let r = crate::report::sample::report();
+        let base = Baseline::from_report(&r);
+        let th = GateThresholds::default();
+        assert_eq!(compare(&r, &base, &th).verdict, Verdict::Pass);
+
+        let mut slower = r.clone();
+        slower.kernels[0].prediction.energy_j *= 1.06;
+        let o = compare(&slower, &base, &th);
+        assert_eq!(o.verdict, Verdict::Regression);
+        assert_eq!(o.rows[0].status, Status::Regressed);
+        assert!(render(&o).contains("energy 300.000 µJ -> 318.000 µJ (+6.0%, limit +5.0%)"));
+
+        // A per-kernel threshold lets the same growth through.
+        let mut loose = th.clone();
+        loose.per_kernel.insert(
+            "saxpy".into(),
+            Thresholds {
+                energy: 0.10,
+                ..Thresholds::default()
+            },
+        );
+        assert_eq!(compare(&slower, &base, &loose).verdict, Verdict::Pass);
+
+        let mut faster = r.clone();
+        faster.kernels[0].prediction.time_s *= 0.5;
+        assert_eq!(
+            compare(&faster, &base, &th).rows[0].status,
+            Status::Improved
+        );
+
+        let mut broken = r.clone();
+        broken.errors.push(Failure {
+            file: "k.cu".into(),
+            line: Some(3),
+            kernel: None,
+            stage: "lower".into(),
+            message: "syntax error".into(),
+        });
+        assert_eq!(compare(&broken, &base, &th).verdict, Verdict::Error);
+
+        let mut nan = r.clone();
+        nan.kernels[0].prediction.time_s = f64::NAN;
+        assert_eq!(compare(&nan, &base, &th).verdict, Verdict::Regression);
+    }
+
+    #[test]
+    fn baseline_roundtrip_atomic_write_and_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("sub/base.json");
+        let b = Baseline::from_report(&crate::report::sample::report());
+        b.save(&f).unwrap();
+        assert_eq!(Baseline::load(&f).unwrap(), b);
+        // Only the baseline is left in the folder: the temp file was renamed.
+        assert_eq!(std::fs::read_dir(f.parent().unwrap()).unwrap().count(), 1);
+
+        let text = b.to_json().replacen("\"time_s\"", "\"time_s\" 1.0,", 1);
+        let e = Baseline::parse(&f, &text).unwrap_err();
+        match &e {
+            BaselineError::Corrupt { line, .. } => assert!(*line > 1),
+            other => panic!("{other}"),
+        }
+        assert!(e.to_string().starts_with(&format!("{}:", f.display())));
+    }
+}

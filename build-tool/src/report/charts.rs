@@ -1,0 +1,271 @@
+//! Inline SVG charts for the HTML report, drawn with plotters' SVG backend. Why SVG strings: the
+//! HTML report must be one self-contained file (no scripts, no fetched assets), and SVG text
+//! stays sharp and diffable. Each function returns an `<svg>` element, or `None` when the report
+//! has no data for that chart.
+
+use super::KernelReport;
+use plotters::prelude::*;
+
+const W: u32 = 460;
+const H: u32 = 300;
+const BLUE: RGBColor = RGBColor(31, 119, 180);
+const ORANGE: RGBColor = RGBColor(255, 127, 14);
+const GREY: RGBColor = RGBColor(150, 150, 150);
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+fn svg(
+    draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> DrawResult,
+) -> Option<String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (W, H)).into_drawing_area();
+        if root.fill(&WHITE).is_err() {
+            return None;
+        }
+        draw(root.clone()).ok()?;
+        root.present().ok()?;
+    }
+    Some(out)
+}
+
+fn bounds(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let v: Vec<f64> = vals.filter(|x| x.is_finite() && *x > 0.0).collect();
+    if v.is_empty() {
+        return None;
+    }
+    let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().cloned().fold(0.0, f64::max);
+    Some((lo, hi))
+}
+
+/// Time and energy shares per component, as side-by-side bars (percent of the kernel's total).
+pub fn breakdown(k: &KernelReport) -> Option<String> {
+    if k.breakdown.is_empty() {
+        return None;
+    }
+    let tt: f64 = k.breakdown.iter().map(|c| c.time_s).sum();
+    let te: f64 = k.breakdown.iter().map(|c| c.energy_j).sum();
+    let n = k.breakdown.len();
+    let names: Vec<String> = k.breakdown.iter().map(|c| c.name.clone()).collect();
+    svg(|root| {
+        let mut ch = ChartBuilder::on(&root)
+            .caption("time and energy by component", ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(45)
+            .build_cartesian_2d(0f64..n as f64, 0f64..100f64)?;
+        ch.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.floor() as usize;
+                names.get(i).cloned().unwrap_or_default()
+            })
+            .y_desc("% of total")
+            .draw()?;
+        let pct = |v: f64, t: f64| if t > 0.0 { 100.0 * v / t } else { 0.0 };
+        ch.draw_series(k.breakdown.iter().enumerate().map(|(i, c)| {
+            let x = i as f64;
+            Rectangle::new(
+                [(x + 0.1, 0.0), (x + 0.48, pct(c.time_s, tt))],
+                BLUE.filled(),
+            )
+        }))?
+        .label("time")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], BLUE.filled()));
+        ch.draw_series(k.breakdown.iter().enumerate().map(|(i, c)| {
+            let x = i as f64;
+            Rectangle::new(
+                [(x + 0.52, 0.0), (x + 0.9, pct(c.energy_j, te))],
+                ORANGE.filled(),
+            )
+        }))?
+        .label("energy")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], ORANGE.filled()));
+        ch.configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// The kernel's point under the device's roofline (log-log).
+pub fn roofline(k: &KernelReport) -> Option<String> {
+    let r = k.roofline.as_ref()?;
+    if !(r.peak_flops_per_s > 0.0
+        && r.peak_bytes_per_s > 0.0
+        && r.intensity > 0.0
+        && r.flops_per_s > 0.0)
+    {
+        return None;
+    }
+    let ridge = r.peak_flops_per_s / r.peak_bytes_per_s;
+    let xlo = (r.intensity.min(ridge) / 10.0).max(1e-4);
+    let xhi = r.intensity.max(ridge) * 10.0;
+    let ylo = (r.flops_per_s.min(xlo * r.peak_bytes_per_s) / 2.0).max(1.0);
+    let yhi = r.peak_flops_per_s * 2.0;
+    svg(|root| {
+        let mut ch = ChartBuilder::on(&root)
+            .caption("roofline", ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+        ch.configure_mesh()
+            .x_desc("flop / DRAM byte")
+            .y_desc("flop/s")
+            .y_label_formatter(&|v| format!("{v:.0e}"))
+            .x_label_formatter(&|v| format!("{v:.2}"))
+            .draw()?;
+        let roof: Vec<(f64, f64)> = (0..=60)
+            .map(|i| {
+                let x = xlo * (xhi / xlo).powf(i as f64 / 60.0);
+                (x, (x * r.peak_bytes_per_s).min(r.peak_flops_per_s))
+            })
+            .collect();
+        ch.draw_series(LineSeries::new(roof, GREY.stroke_width(2)))?
+            .label("device roof")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], GREY));
+        ch.draw_series(std::iter::once(Circle::new(
+            (r.intensity, r.flops_per_s),
+            6,
+            BLUE.filled(),
+        )))?
+        .label(k.display_name.clone())
+        .legend(|(x, y)| Circle::new((x + 5, y), 4, BLUE.filled()));
+        ch.configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// Every DVFS clock pair as (time, energy); the Pareto front joined by a line.
+pub fn pareto(k: &KernelReport) -> Option<String> {
+    let (tlo, thi) = bounds(k.dvfs.iter().map(|p| p.time_s))?;
+    let (elo, ehi) = bounds(k.dvfs.iter().map(|p| p.energy_j))?;
+    let pad = |lo: f64, hi: f64| {
+        let d = (hi - lo).max(hi * 0.05);
+        ((lo - d * 0.1).max(0.0), hi + d * 0.1)
+    };
+    let (tlo, thi) = pad(tlo, thi);
+    let (elo, ehi) = pad(elo, ehi);
+    let mut front: Vec<(f64, f64)> = k
+        .dvfs
+        .iter()
+        .filter(|p| p.pareto)
+        .map(|p| (p.time_s * 1e6, p.energy_j * 1e6))
+        .collect();
+    front.sort_by(|a, b| a.0.total_cmp(&b.0));
+    svg(|root| {
+        let mut ch = ChartBuilder::on(&root)
+            .caption("DVFS: energy vs time", ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(tlo * 1e6..thi * 1e6, elo * 1e6..ehi * 1e6)?;
+        ch.configure_mesh()
+            .x_desc("time (µs)")
+            .y_desc("energy (µJ)")
+            .draw()?;
+        ch.draw_series(
+            k.dvfs
+                .iter()
+                .filter(|p| !p.pareto)
+                .map(|p| Circle::new((p.time_s * 1e6, p.energy_j * 1e6), 3, GREY.filled())),
+        )?
+        .label("clock pair")
+        .legend(|(x, y)| Circle::new((x + 5, y), 3, GREY.filled()));
+        ch.draw_series(LineSeries::new(front.clone(), ORANGE.stroke_width(2)))?;
+        ch.draw_series(front.iter().map(|p| Circle::new(*p, 4, ORANGE.filled())))?
+            .label("Pareto front")
+            .legend(|(x, y)| Circle::new((x + 5, y), 4, ORANGE.filled()));
+        let d = (k.prediction.time_s * 1e6, k.prediction.energy_j * 1e6);
+        ch.draw_series(std::iter::once(Cross::new(d, 7, BLUE.stroke_width(2))))?
+            .label("default clocks")
+            .legend(|(x, y)| Cross::new((x + 5, y), 4, BLUE.stroke_width(2)));
+        ch.configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// Predicted time against the size parameter (log-log), from the symbolic counts.
+pub fn scaling(k: &KernelReport) -> Option<String> {
+    let s = k.scaling.as_ref()?;
+    if s.points.len() < 2 {
+        return None;
+    }
+    let (xlo, xhi) = bounds(s.points.iter().map(|p| p.value as f64))?;
+    let (ylo, yhi) = bounds(s.points.iter().map(|p| p.time_s * 1e6))?;
+    svg(|root| {
+        let mut ch = ChartBuilder::on(&root)
+            .caption(format!("predicted time vs {}", s.param), ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                (xlo / 1.5..xhi * 1.5).log_scale(),
+                (ylo / 1.5..yhi * 1.5).log_scale(),
+            )?;
+        ch.configure_mesh()
+            .x_desc(s.param.clone())
+            .y_desc("time (µs)")
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| format!("{v:.3}"))
+            .draw()?;
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|p| (p.value as f64, p.time_s * 1e6))
+            .collect();
+        ch.draw_series(LineSeries::new(pts.clone(), BLUE.stroke_width(2)))?;
+        ch.draw_series(pts.iter().map(|p| Circle::new(*p, 3, BLUE.filled())))?;
+        let cur = k.workload.params.get(&s.param).map(|v| *v as f64);
+        if let Some(x) = cur {
+            ch.draw_series(std::iter::once(Cross::new(
+                (x, k.prediction.time_s * 1e6),
+                7,
+                ORANGE.stroke_width(2),
+            )))?
+            .label("this workload")
+            .legend(|(x, y)| Cross::new((x + 5, y), 4, ORANGE.stroke_width(2)));
+            ch.configure_series_labels()
+                .border_style(BLACK)
+                .background_style(WHITE)
+                .draw()?;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_chart_renders_svg_for_the_sample() {
+        let r = crate::report::sample::report();
+        let k = &r.kernels[0];
+        for (name, c) in [
+            ("breakdown", breakdown(k)),
+            ("roofline", roofline(k)),
+            ("pareto", pareto(k)),
+            ("scaling", scaling(k)),
+        ] {
+            let c = c.unwrap_or_else(|| panic!("{name} missing"));
+            assert!(c.starts_with("<svg"), "{name}: {}", &c[..40.min(c.len())]);
+            assert!(c.contains("</svg>"));
+        }
+        let mut empty = k.clone();
+        empty.dvfs.clear();
+        empty.roofline = None;
+        assert!(pareto(&empty).is_none());
+        assert!(roofline(&empty).is_none());
+    }
+}

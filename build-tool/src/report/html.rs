@@ -1,0 +1,195 @@
+//! The HTML report: one self-contained file (inline CSS and SVG, no scripts, no external assets)
+//! so it can be attached to a CI run or opened from disk anywhere.
+
+use super::{charts, fmt_energy, fmt_power, fmt_time, KernelReport, Report};
+use std::fmt::Write;
+
+/// Escapes text for HTML element content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}\
+h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}\
+table{border-collapse:collapse;margin:.6em 0}td,th{padding:.25em .7em;border-bottom:1px solid #eee;text-align:left}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:.92em}\
+.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;border:1px solid #eee}\
+.bar{background:#1f77b4;height:.8em;display:inline-block}.note{color:#555;font-style:italic}\
+.err{color:#b00}details{margin:.5em 0}";
+
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kerncast report</title>\
+         <style>{CSS}</style></head><body>\n<h1>kerncast report</h1>\n<p class=\"note\">Predicted without \
+         running on a GPU by kerncast {} (report schema {}).</p>\n",
+        esc(&r.tool_version),
+        r.schema_version
+    );
+    s.push_str("<table><tr><th>kernel</th><th>workload</th><th>device</th><th>time</th><th>power</th><th>energy</th><th>bottleneck</th></tr>\n");
+    for (i, k) in r.kernels.iter().enumerate() {
+        let p = &k.prediction;
+        let _ = writeln!(
+            s,
+            "<tr><td><a href=\"#k{i}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            esc(&k.display_name),
+            esc(&k.workload.name),
+            esc(&k.device),
+            fmt_time(p.time_s),
+            fmt_power(p.power_w),
+            fmt_energy(p.energy_j),
+            esc(&p.bottleneck)
+        );
+    }
+    s.push_str("</table>\n");
+    if !r.errors.is_empty() {
+        let _ = writeln!(s, "<h2 class=\"err\">Errors ({})</h2><ul>", r.errors.len());
+        for e in &r.errors {
+            let at = e
+                .line
+                .map(|l| format!("{}:{l}", e.file))
+                .unwrap_or_else(|| e.file.clone());
+            let _ = writeln!(
+                s,
+                "<li class=\"err\"><code>{}</code> ({}): <pre>{}</pre></li>",
+                esc(&at),
+                esc(&e.stage),
+                esc(&e.message)
+            );
+        }
+        s.push_str("</ul>\n");
+    }
+    for (i, k) in r.kernels.iter().enumerate() {
+        kernel(&mut s, i, k);
+    }
+    s.push_str("</body></html>\n");
+    s
+}
+
+fn kernel(s: &mut String, i: usize, k: &KernelReport) {
+    let p = &k.prediction;
+    let _ = writeln!(
+        s,
+        "<section id=\"k{i}\"><h2><code>{}</code> — {} on {}</h2>",
+        esc(&k.display_name),
+        esc(&k.workload.name),
+        esc(&k.device)
+    );
+    let src = k
+        .source
+        .as_ref()
+        .map(|l| format!("<code>{}:{}</code>", esc(&l.file), l.line))
+        .unwrap_or_else(|| "unknown source".into());
+    let band = p
+        .error_band
+        .map(|[lo, hi]| format!(" (band {:+.0}% / {:+.0}%)", lo * 100.0, hi * 100.0))
+        .unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "<p>{src}, PTX entry <code>{}</code>, front end {}, model <code>{}</code>. Grid {:?}, block {:?}.<br>\
+         <b>{}</b>{band}, <b>{}</b>, <b>{}</b>; limited by <b>{}</b>.</p>",
+        esc(&k.kernel),
+        esc(&k.frontend),
+        esc(&k.model),
+        k.workload.grid,
+        k.workload.block,
+        fmt_time(p.time_s),
+        fmt_power(p.power_w),
+        fmt_energy(p.energy_j),
+        esc(&p.bottleneck)
+    );
+    for n in &k.notes {
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(n));
+    }
+    s.push_str("<div class=\"charts\">\n");
+    for (title, chart) in [
+        ("time and energy breakdown", charts::breakdown(k)),
+        ("roofline", charts::roofline(k)),
+        ("DVFS Pareto", charts::pareto(k)),
+        ("time vs problem size", charts::scaling(k)),
+    ] {
+        if let Some(svg) = chart {
+            let _ = writeln!(s, "<figure title=\"{}\">{svg}</figure>", esc(title));
+        }
+    }
+    s.push_str("</div>\n");
+    if !k.hot_lines.is_empty() {
+        s.push_str("<h3>Source lines carrying the most predicted time</h3><table><tr><th>line</th><th>time</th><th>energy</th><th>share</th><th>source</th></tr>\n");
+        for h in &k.hot_lines {
+            let _ = writeln!(
+                s,
+                "<tr><td><code>{}:{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><span class=\"bar\" style=\"width:{:.0}px\"></span> {:.1}%</td><td><code>{}</code></td></tr>",
+                esc(&h.loc.file),
+                h.loc.line,
+                fmt_time(h.time_s),
+                fmt_energy(h.energy_j),
+                (h.share * 120.0).clamp(0.0, 120.0),
+                h.share * 100.0,
+                esc(h.text.as_deref().unwrap_or("").trim())
+            );
+        }
+        s.push_str("</table>\n");
+    }
+    if !k.assumptions.is_empty() || !k.unknowns.is_empty() {
+        s.push_str("<h3>Assumptions and unclassified instructions</h3><ul>\n");
+        for a in &k.assumptions {
+            let _ = writeln!(
+                s,
+                "<li><code>{}</code> = {} ({}){}: {}</li>",
+                esc(&a.hint_key),
+                a.default,
+                if a.from_user { "given" } else { "default" },
+                a.at.as_deref()
+                    .map(|l| format!(" at <code>{}</code>", esc(l)))
+                    .unwrap_or_default(),
+                esc(&a.what)
+            );
+        }
+        for (op, n) in &k.unknowns {
+            let _ = writeln!(s, "<li>unclassified <code>{}</code> ×{n}</li>", esc(op));
+        }
+        s.push_str("</ul>\n");
+    }
+    if !k.counts.is_empty() {
+        s.push_str("<details><summary>feature counts</summary><table>\n");
+        for (f, v) in &k.counts {
+            let _ = writeln!(
+                s,
+                "<tr><td><code>{}</code></td><td class=\"n\">{v}</td></tr>",
+                esc(f)
+            );
+        }
+        s.push_str("</table></details>\n");
+    }
+    s.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn self_contained_with_charts() {
+        let h = super::render(&crate::report::sample::report());
+        assert!(h.starts_with("<!DOCTYPE html>"));
+        assert_eq!(h.matches("<svg").count(), 4);
+        assert!(!h.contains("<script"));
+        assert!(!h.contains("src=\"http"));
+        assert!(h.contains("y[i] = a * x[i] + y[i];"));
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(super::esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+}

@@ -1,0 +1,125 @@
+//! Markdown rendering, sized for `$GITHUB_STEP_SUMMARY` (a summary table, then a short section
+//! per kernel; no HTML, no images).
+
+use super::{fmt_energy, fmt_power, fmt_time, Report};
+use std::fmt::Write;
+
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "## kerncast: predicted time, power and energy\n");
+    if r.kernels.is_empty() && r.errors.is_empty() {
+        let _ = writeln!(s, "No kernels analysed.");
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "| kernel | workload | device | time | power | energy | bottleneck | band |"
+    );
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---|---|");
+    for k in &r.kernels {
+        let p = &k.prediction;
+        let band = p
+            .error_band
+            .map(|[lo, hi]| format!("{:+.0}% / {:+.0}%", lo * 100.0, hi * 100.0))
+            .unwrap_or_else(|| "–".into());
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            k.display_name,
+            k.workload.name,
+            k.device,
+            fmt_time(p.time_s),
+            fmt_power(p.power_w),
+            fmt_energy(p.energy_j),
+            p.bottleneck,
+            band
+        );
+    }
+    if !r.errors.is_empty() {
+        let _ = writeln!(s, "\n### Errors ({})\n", r.errors.len());
+        for e in &r.errors {
+            let at = match e.line {
+                Some(l) => format!("{}:{l}", e.file),
+                None => e.file.clone(),
+            };
+            let first = e.message.lines().next().unwrap_or("");
+            let _ = writeln!(s, "- `{at}` ({}): {first}", e.stage);
+        }
+    }
+    for k in &r.kernels {
+        let _ = writeln!(
+            s,
+            "\n### `{}` — {} on {}\n",
+            k.display_name, k.workload.name, k.device
+        );
+        if let Some(src) = &k.source {
+            let _ = writeln!(
+                s,
+                "Source `{}:{}`, model `{}`, front end {}.\n",
+                src.file, src.line, k.model, k.frontend
+            );
+        }
+        if !k.breakdown.is_empty() {
+            let _ = writeln!(s, "| component | time | energy |\n|---|---:|---:|");
+            for c in &k.breakdown {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} |",
+                    c.name,
+                    fmt_time(c.time_s),
+                    fmt_energy(c.energy_j)
+                );
+            }
+            s.push('\n');
+        }
+        if !k.hot_lines.is_empty() {
+            let _ = writeln!(s, "Hottest source lines:\n");
+            for h in k.hot_lines.iter().take(5) {
+                let text = h
+                    .text
+                    .as_deref()
+                    .map(|t| format!(" `{}`", t.trim()))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "- `{}:{}` {:.1}% of time{}",
+                    h.loc.file,
+                    h.loc.line,
+                    h.share * 100.0,
+                    text
+                );
+            }
+            s.push('\n');
+        }
+        if !k.assumptions.is_empty() {
+            let _ = writeln!(s, "Assumptions (set a hint to replace a default):\n");
+            for a in &k.assumptions {
+                let src = if a.from_user { "given" } else { "default" };
+                let _ = writeln!(s, "- `{}` = {} ({src}): {}", a.hint_key, a.default, a.what);
+            }
+            s.push('\n');
+        }
+        if !k.unknowns.is_empty() {
+            let list: Vec<String> = k
+                .unknowns
+                .iter()
+                .map(|(o, n)| format!("`{o}` ×{n}"))
+                .collect();
+            let _ = writeln!(s, "Unclassified instructions: {}\n", list.join(", "));
+        }
+        for n in &k.notes {
+            let _ = writeln!(s, "> {n}");
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn summary_table_lists_each_kernel() {
+        let md = super::render(&crate::report::sample::report());
+        assert!(md.contains("| `saxpy` | n=4096 | gtx-titan-x | 2.500 µs | 120.0 W | 300.000 µJ | dram | -20% / +25% |"), "{md}");
+        assert!(md.contains("`k/saxpy.cu:5` 80.0% of time"));
+    }
+}

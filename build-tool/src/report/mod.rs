@@ -1,0 +1,331 @@
+//! The report: everything `kerncast analyze` learned about a set of kernels, as one serde value.
+//! Every output (JSON, Markdown, HTML, SARIF, the stdout table, the baseline) renders from it, so
+//! they cannot disagree. The JSON form is documented in `docs/report-schema.md`; bump
+//! [`SCHEMA_VERSION`] on any change that is not a pure addition.
+
+pub mod charts;
+pub mod html;
+pub mod markdown;
+pub mod table;
+
+use crate::workload::Workload;
+use kerncast_passes::stats::Assumption;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the JSON report format.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: String,
+    pub tool_version: String,
+    /// One entry per (kernel, workload, device).
+    pub kernels: Vec<KernelReport>,
+    /// Kernels that could not be analysed. A report with errors never passes the gate.
+    pub errors: Vec<Failure>,
+}
+
+impl Report {
+    pub fn new(kernels: Vec<KernelReport>, errors: Vec<Failure>) -> Report {
+        let mut r = Report {
+            schema_version: SCHEMA_VERSION,
+            tool: "kerncast".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            kernels,
+            errors,
+        };
+        r.kernels.sort_by(|a, b| a.key().cmp(&b.key()));
+        r.errors
+            .sort_by(|a, b| (&a.file, a.line, &a.kernel).cmp(&(&b.file, b.line, &b.kernel)));
+        r
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut s =
+            serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+        s.push('\n');
+        s
+    }
+}
+
+/// Where a kernel (or a line of it) is in its source.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SourceLoc {
+    /// As given (relative to the working directory or the config's folder).
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelReport {
+    /// The PTX entry name.
+    pub kernel: String,
+    /// The name in the source (demangled when the entry is C++-mangled).
+    pub display_name: String,
+    pub source: Option<SourceLoc>,
+    pub frontend: String,
+    /// sha256 of the PTX the prediction was made from.
+    pub ptx_sha256: String,
+    pub device: String,
+    pub model: String,
+    pub workload: Workload,
+    pub prediction: Prediction,
+    pub breakdown: Vec<Component>,
+    pub roofline: Option<Roofline>,
+    pub dvfs: Vec<DvfsPoint>,
+    pub scaling: Option<Scaling>,
+    /// Source lines carrying the most predicted time, most first.
+    pub hot_lines: Vec<HotLine>,
+    /// Bound feature counts, by their stable key (`op.fma.f32.thread` …).
+    pub counts: BTreeMap<String, f64>,
+    /// Instructions the counter could not classify, by opcode. Never dropped.
+    pub unknowns: BTreeMap<String, f64>,
+    pub assumptions: Vec<Assumption>,
+    pub resources: Resources,
+    /// Caveats, e.g. which parts of the pipeline are approximations.
+    pub notes: Vec<String>,
+}
+
+impl KernelReport {
+    /// Identity of an entry in baselines and gates: `file::kernel::workload@device`.
+    pub fn key(&self) -> String {
+        let file = self.source.as_ref().map(|s| s.file.as_str()).unwrap_or("");
+        format!(
+            "{file}::{}::{}@{}",
+            self.kernel, self.workload.name, self.device
+        )
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Resources {
+    pub regs_per_thread: Option<u32>,
+    pub shared_bytes_per_block: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub time_s: f64,
+    pub power_w: f64,
+    pub energy_j: f64,
+    /// What limits the kernel (`dram`, `compute`, `latency`, `launch` …).
+    pub bottleneck: String,
+    /// Relative uncertainty (low, high), e.g. (-0.2, 0.3), when the model gives one.
+    pub error_band: Option<[f64; 2]>,
+}
+
+/// One part of the predicted time and energy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Component {
+    pub name: String,
+    pub time_s: f64,
+    pub energy_j: f64,
+}
+
+/// Position on the roofline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Roofline {
+    pub flops: f64,
+    pub dram_bytes: f64,
+    /// flops per DRAM byte.
+    pub intensity: f64,
+    /// Achieved flop/s at the predicted time.
+    pub flops_per_s: f64,
+    pub peak_flops_per_s: f64,
+    pub peak_bytes_per_s: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DvfsPoint {
+    pub core_mhz: f64,
+    pub mem_mhz: f64,
+    pub time_s: f64,
+    pub power_w: f64,
+    pub energy_j: f64,
+    /// On the time/energy Pareto front.
+    pub pareto: bool,
+}
+
+/// Predicted time and energy as the size parameter varies, from the symbolic counts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scaling {
+    pub param: String,
+    pub points: Vec<ScalingPoint>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScalingPoint {
+    pub value: i64,
+    pub time_s: f64,
+    pub energy_j: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HotLine {
+    pub loc: SourceLoc,
+    /// The source text of the line, when the file could be read.
+    pub text: Option<String>,
+    pub time_s: f64,
+    pub energy_j: f64,
+    /// Share of the kernel's predicted time, 0–1.
+    pub share: f64,
+}
+
+/// A kernel (or file) that could not be analysed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub file: String,
+    pub line: Option<u32>,
+    pub kernel: Option<String>,
+    pub stage: String,
+    pub message: String,
+}
+
+/// Fixed formatting of quantities, so text outputs are deterministic and readable.
+pub fn fmt_time(s: f64) -> String {
+    let a = s.abs();
+    if a == 0.0 {
+        "0 s".into()
+    } else if a < 1e-6 {
+        format!("{:.3} ns", s * 1e9)
+    } else if a < 1e-3 {
+        format!("{:.3} µs", s * 1e6)
+    } else if a < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
+pub fn fmt_energy(j: f64) -> String {
+    let a = j.abs();
+    if a == 0.0 {
+        "0 J".into()
+    } else if a < 1e-6 {
+        format!("{:.3} nJ", j * 1e9)
+    } else if a < 1e-3 {
+        format!("{:.3} µJ", j * 1e6)
+    } else if a < 1.0 {
+        format!("{:.3} mJ", j * 1e3)
+    } else {
+        format!("{j:.3} J")
+    }
+}
+
+pub fn fmt_power(w: f64) -> String {
+    format!("{w:.1} W")
+}
+
+#[cfg(test)]
+pub(crate) mod sample {
+    //! A small report for renderer tests.
+    use super::*;
+
+    pub fn report() -> Report {
+        let k = KernelReport {
+            kernel: "_Z5saxpyifPKfPf".into(),
+            display_name: "saxpy".into(),
+            source: Some(SourceLoc {
+                file: "k/saxpy.cu".into(),
+                line: 3,
+            }),
+            frontend: "nvcc".into(),
+            ptx_sha256: "ab".repeat(32),
+            device: "gtx-titan-x".into(),
+            model: "test".into(),
+            workload: Workload {
+                name: "n=4096".into(),
+                grid: [16, 1, 1],
+                block: [256, 1, 1],
+                params: [("n".to_string(), 4096)].into_iter().collect(),
+                hints: BTreeMap::new(),
+            },
+            prediction: Prediction {
+                time_s: 2.5e-6,
+                power_w: 120.0,
+                energy_j: 3.0e-4,
+                bottleneck: "dram".into(),
+                error_band: Some([-0.2, 0.25]),
+            },
+            breakdown: vec![
+                Component {
+                    name: "dram".into(),
+                    time_s: 2.0e-6,
+                    energy_j: 2.4e-4,
+                },
+                Component {
+                    name: "compute".into(),
+                    time_s: 0.5e-6,
+                    energy_j: 0.6e-4,
+                },
+            ],
+            roofline: Some(Roofline {
+                flops: 8192.0,
+                dram_bytes: 49152.0,
+                intensity: 8192.0 / 49152.0,
+                flops_per_s: 8192.0 / 2.5e-6,
+                peak_flops_per_s: 6.1e12,
+                peak_bytes_per_s: 336e9,
+            }),
+            dvfs: vec![
+                DvfsPoint {
+                    core_mhz: 1000.0,
+                    mem_mhz: 3505.0,
+                    time_s: 2.5e-6,
+                    power_w: 120.0,
+                    energy_j: 3.0e-4,
+                    pareto: true,
+                },
+                DvfsPoint {
+                    core_mhz: 600.0,
+                    mem_mhz: 3505.0,
+                    time_s: 3.0e-6,
+                    power_w: 80.0,
+                    energy_j: 2.4e-4,
+                    pareto: true,
+                },
+                DvfsPoint {
+                    core_mhz: 600.0,
+                    mem_mhz: 810.0,
+                    time_s: 9.0e-6,
+                    power_w: 60.0,
+                    energy_j: 5.4e-4,
+                    pareto: false,
+                },
+            ],
+            scaling: Some(Scaling {
+                param: "n".into(),
+                points: vec![
+                    ScalingPoint {
+                        value: 1024,
+                        time_s: 1.0e-6,
+                        energy_j: 1.0e-4,
+                    },
+                    ScalingPoint {
+                        value: 4096,
+                        time_s: 2.5e-6,
+                        energy_j: 3.0e-4,
+                    },
+                ],
+            }),
+            hot_lines: vec![HotLine {
+                loc: SourceLoc {
+                    file: "k/saxpy.cu".into(),
+                    line: 5,
+                },
+                text: Some("y[i] = a * x[i] + y[i];".into()),
+                time_s: 2.0e-6,
+                energy_j: 2.4e-4,
+                share: 0.8,
+            }],
+            counts: [("threads".to_string(), 4096.0)].into_iter().collect(),
+            unknowns: BTreeMap::new(),
+            assumptions: vec![],
+            resources: Resources::default(),
+            notes: vec![],
+        };
+        Report::new(vec![k], vec![])
+    }
+}

@@ -1,0 +1,96 @@
+//! The plain-text summary `kerncast analyze` prints to stdout.
+
+use super::{fmt_energy, fmt_power, fmt_time, Report};
+use std::fmt::Write;
+
+pub fn render(r: &Report) -> String {
+    let head = [
+        "kernel",
+        "workload",
+        "device",
+        "time",
+        "power",
+        "energy",
+        "bottleneck",
+    ];
+    let rows: Vec<[String; 7]> = r
+        .kernels
+        .iter()
+        .map(|k| {
+            [
+                k.display_name.clone(),
+                k.workload.name.clone(),
+                k.device.clone(),
+                fmt_time(k.prediction.time_s),
+                fmt_power(k.prediction.power_w),
+                fmt_energy(k.prediction.energy_j),
+                k.prediction.bottleneck.clone(),
+            ]
+        })
+        .collect();
+    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut s = String::new();
+    let line = |s: &mut String, cells: Vec<&str>| {
+        let mut out = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            // Numbers right-aligned, names left-aligned.
+            if (3..6).contains(&i) {
+                let _ = write!(out, "{}{}  ", " ".repeat(pad), c);
+            } else {
+                let _ = write!(out, "{}{}  ", c, " ".repeat(pad));
+            }
+        }
+        let _ = writeln!(s, "{}", out.trim_end());
+    };
+    line(&mut s, head.to_vec());
+    line(
+        &mut s,
+        w.iter()
+            .map(|n| "-".repeat(*n))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str)
+            .collect(),
+    );
+    for row in &rows {
+        line(&mut s, row.iter().map(String::as_str).collect());
+    }
+    let _ = writeln!(
+        s,
+        "{} kernel workload(s), {} error(s)",
+        r.kernels.len(),
+        r.errors.len()
+    );
+    for e in &r.errors {
+        let at = e
+            .line
+            .map(|l| format!("{}:{l}", e.file))
+            .unwrap_or_else(|| e.file.clone());
+        let _ = writeln!(
+            s,
+            "error: {at}: {}: {}",
+            e.stage,
+            e.message.lines().next().unwrap_or("")
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn aligned_columns() {
+        let t = super::render(&crate::report::sample::report());
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].starts_with("kernel"));
+        assert!(lines[2].starts_with("saxpy"));
+        assert!(lines[2].contains("2.500 µs"));
+        assert_eq!(lines[3], "1 kernel workload(s), 0 error(s)");
+    }
+}

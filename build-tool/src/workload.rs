@@ -1,0 +1,331 @@
+//! Workloads: the launch (grid, block) and parameter values a kernel is predicted for.
+//!
+//! Grid, block and parameter values are small integer expressions over the workload's
+//! parameters: integers, names, `+ - * /`, `%` and parentheses. Why a tiny language: launches are
+//! written in terms of the problem size (`grid = n/256`), and the same spec is re-evaluated for
+//! every size of the time-vs-size chart and for rank's workload sweeps.
+//!
+//! Division rounds **up** in grid expressions (`n/256` with n = 1000 gives 4 blocks, so the grid
+//! covers the problem, like `(n + 255) / 256` in host code) and **down** everywhere else
+//! (block sizes and parameter values), as in C.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A parsed integer expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Int(i64),
+    Var(String),
+    Bin(Box<Expr>, char, Box<Expr>),
+    Neg(Box<Expr>),
+}
+
+/// How `/` rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Div {
+    Floor,
+    Ceil,
+}
+
+impl Expr {
+    pub fn parse(s: &str) -> Result<Expr, String> {
+        let toks = lex(s)?;
+        let mut p = Parser { toks, pos: 0 };
+        let e = p.sum()?;
+        if p.pos != p.toks.len() {
+            return Err(format!("unexpected `{}` in `{s}`", p.toks[p.pos]));
+        }
+        Ok(e)
+    }
+
+    pub fn eval(&self, env: &BTreeMap<String, i64>, div: Div) -> Result<i64, String> {
+        Ok(match self {
+            Expr::Int(i) => *i,
+            Expr::Var(v) => *env
+                .get(v)
+                .ok_or_else(|| format!("undefined name `{v}` in a workload expression"))?,
+            Expr::Neg(e) => -e.eval(env, div)?,
+            Expr::Bin(a, op, b) => {
+                let (a, b) = (a.eval(env, div)?, b.eval(env, div)?);
+                let ovf = || "integer overflow in a workload expression".to_string();
+                match op {
+                    '+' => a.checked_add(b).ok_or_else(ovf)?,
+                    '-' => a.checked_sub(b).ok_or_else(ovf)?,
+                    '*' => a.checked_mul(b).ok_or_else(ovf)?,
+                    '/' | '%' if b == 0 => return Err("division by zero".into()),
+                    '%' => a.rem_euclid(b),
+                    _ => match div {
+                        Div::Floor => a.div_euclid(b),
+                        Div::Ceil => -((-a).div_euclid(b)),
+                    },
+                }
+            }
+        })
+    }
+
+    /// Names the expression refers to.
+    pub fn vars(&self, out: &mut Vec<String>) {
+        match self {
+            Expr::Int(_) => {}
+            Expr::Var(v) => out.push(v.clone()),
+            Expr::Neg(e) => e.vars(out),
+            Expr::Bin(a, _, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Expr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expr::Int(i) => write!(f, "{i}"),
+            Expr::Var(v) => write!(f, "{v}"),
+            Expr::Neg(e) => write!(f, "-{e}"),
+            Expr::Bin(a, op, b) => write!(f, "({a}{op}{b})"),
+        }
+    }
+}
+
+fn lex(s: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let cs: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if "+-*/%()".contains(c) {
+            out.push(c.to_string());
+            i += 1;
+        } else if c.is_ascii_alphanumeric() || c == '_' {
+            let st = i;
+            while i < cs.len() && (cs[i].is_ascii_alphanumeric() || cs[i] == '_' || cs[i] == '.') {
+                i += 1;
+            }
+            out.push(cs[st..i].iter().collect());
+        } else {
+            return Err(format!("unexpected character `{c}` in `{s}`"));
+        }
+    }
+    if out.is_empty() {
+        return Err("empty expression".into());
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<String>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&str> {
+        self.toks.get(self.pos).map(String::as_str)
+    }
+    fn sum(&mut self) -> Result<Expr, String> {
+        let mut e = self.product()?;
+        while let Some(op @ ("+" | "-")) = self.peek() {
+            let op = op.chars().next().unwrap_or('+');
+            self.pos += 1;
+            e = Expr::Bin(Box::new(e), op, Box::new(self.product()?));
+        }
+        Ok(e)
+    }
+    fn product(&mut self) -> Result<Expr, String> {
+        let mut e = self.atom()?;
+        while let Some(op @ ("*" | "/" | "%")) = self.peek() {
+            let op = op.chars().next().unwrap_or('*');
+            self.pos += 1;
+            e = Expr::Bin(Box::new(e), op, Box::new(self.atom()?));
+        }
+        Ok(e)
+    }
+    fn atom(&mut self) -> Result<Expr, String> {
+        let t = self.peek().ok_or("expression ends early")?.to_string();
+        self.pos += 1;
+        match t.as_str() {
+            "(" => {
+                let e = self.sum()?;
+                if self.peek() != Some(")") {
+                    return Err("missing `)`".into());
+                }
+                self.pos += 1;
+                Ok(e)
+            }
+            "-" => Ok(Expr::Neg(Box::new(self.atom()?))),
+            _ if t.chars().next().is_some_and(|c| c.is_ascii_digit()) => t
+                .parse()
+                .map(Expr::Int)
+                .map_err(|_| format!("bad integer `{t}`")),
+            _ if t
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_') =>
+            {
+                Ok(Expr::Var(t))
+            }
+            _ => Err(format!("unexpected `{t}`")),
+        }
+    }
+}
+
+/// 1 to 3 launch dimensions; missing ones are 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dims(pub Vec<Expr>);
+
+impl Dims {
+    fn eval(&self, env: &BTreeMap<String, i64>, div: Div) -> Result<[u64; 3], String> {
+        let mut out = [1u64; 3];
+        for (i, e) in self.0.iter().enumerate().take(3) {
+            let v = e.eval(env, div)?;
+            if v <= 0 {
+                return Err(format!(
+                    "launch dimension `{e}` evaluates to {v}, must be >= 1"
+                ));
+            }
+            out[i] = v as u64;
+        }
+        Ok(out)
+    }
+}
+
+/// A workload as written (in kerncast.toml or a `// kerncast:` annotation): expressions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadSpec {
+    pub name: Option<String>,
+    /// In order: later values may refer to earlier ones.
+    pub params: Vec<(String, Expr)>,
+    pub grid: Dims,
+    pub block: Dims,
+    pub hints: BTreeMap<String, f64>,
+}
+
+/// A workload with numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct Workload {
+    pub name: String,
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+    pub params: BTreeMap<String, i64>,
+    pub hints: BTreeMap<String, f64>,
+}
+
+impl WorkloadSpec {
+    pub fn resolve(&self) -> Result<Workload, String> {
+        self.resolve_with(&BTreeMap::new())
+    }
+
+    /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
+    pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
+        let mut env = BTreeMap::new();
+        for (k, e) in &self.params {
+            let v = match overrides.get(k) {
+                Some(v) => *v,
+                None => e.eval(&env, Div::Floor)?,
+            };
+            env.insert(k.clone(), v);
+        }
+        let grid = self.grid.eval(&env, Div::Ceil)?;
+        let block = self.block.eval(&env, Div::Floor)?;
+        let name = self.name.clone().unwrap_or_else(|| {
+            if env.is_empty() {
+                format!("grid{}x{}x{}", grid[0], grid[1], grid[2])
+            } else {
+                env.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            }
+        });
+        Ok(Workload {
+            name,
+            grid,
+            block,
+            params: env,
+            hints: self.hints.clone(),
+        })
+    }
+
+    /// The parameter that sizes the problem, for the time-vs-size chart: the first declared
+    /// parameter the grid depends on, directly or through other parameters.
+    pub fn size_param(&self) -> Option<String> {
+        let mut need = Vec::new();
+        for e in &self.grid.0 {
+            e.vars(&mut need);
+        }
+        // Walk back through the definitions: a parameter defined from others pulls them in.
+        for (k, e) in self.params.iter().rev() {
+            if need.contains(k) {
+                e.vars(&mut need);
+            }
+        }
+        self.params
+            .iter()
+            .map(|(k, _)| k)
+            .find(|k| need.contains(k))
+            .cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn precedence_and_rounding() {
+        let e = Expr::parse("(n + 15)/16 * 2 - 1").unwrap();
+        assert_eq!(e.eval(&env(&[("n", 33)]), Div::Floor).unwrap(), 5);
+        let g = Expr::parse("n/256").unwrap();
+        assert_eq!(g.eval(&env(&[("n", 1000)]), Div::Ceil).unwrap(), 4);
+        assert_eq!(g.eval(&env(&[("n", 1000)]), Div::Floor).unwrap(), 3);
+        assert_eq!(g.eval(&env(&[("n", 1024)]), Div::Ceil).unwrap(), 4);
+        assert_eq!(
+            Expr::parse("-3 % 5").unwrap().eval(&env(&[]), Div::Floor),
+            Ok(2)
+        );
+    }
+
+    #[test]
+    fn errors_are_reported() {
+        assert!(Expr::parse("n +").is_err());
+        assert!(Expr::parse("(n").is_err());
+        assert!(Expr::parse("n $ 2").is_err());
+        let e = Expr::parse("n/0").unwrap();
+        assert_eq!(
+            e.eval(&env(&[("n", 1)]), Div::Ceil),
+            Err("division by zero".into())
+        );
+        assert!(Expr::parse("m")
+            .unwrap()
+            .eval(&env(&[]), Div::Floor)
+            .is_err());
+    }
+
+    #[test]
+    fn resolves_params_in_order_and_overrides() {
+        let spec = WorkloadSpec {
+            name: None,
+            params: vec![
+                ("n".into(), Expr::parse("1000").unwrap()),
+                ("m".into(), Expr::parse("n*2").unwrap()),
+            ],
+            grid: Dims(vec![Expr::parse("m/256").unwrap()]),
+            block: Dims(vec![Expr::parse("256").unwrap()]),
+            hints: BTreeMap::new(),
+        };
+        let w = spec.resolve().unwrap();
+        assert_eq!(w.grid, [8, 1, 1]);
+        assert_eq!(w.name, "m=2000,n=1000");
+        let w = spec.resolve_with(&env(&[("n", 4096)])).unwrap();
+        assert_eq!(w.params["m"], 8192);
+        assert_eq!(w.grid, [32, 1, 1]);
+        assert_eq!(spec.size_param().as_deref(), Some("n"));
+    }
+}
