@@ -1,1 +1,0 @@
-//! PTX front end: lexer, parser, IR, printer.

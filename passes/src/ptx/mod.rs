@@ -1,0 +1,247 @@
+//! PTX front end: lexer (logos), recursive-descent parser into a generic IR, and a printer such
+//! that parse → print → parse is the identity (modulo spans).
+//!
+//! Why our own parser: the PTX parser crates on crates.io were checked against what kerncast needs
+//! (every directive nvcc 12/13 and clang 19/22 emit, one generic instruction form with spans and
+//! `.loc` mapping, a round-tripping printer, ≥ 100 MB/s). `ptx-90-parser` / `ptx-syntax` (0.5.0)
+//! model each instruction as its own typed struct, which pins them to one ISA snapshot and gives
+//! no generic form to match opcode families on; `singe-ptx` is an alpha (0.1.0-alpha.7);
+//! `ptx-parser` (0.1.6) parses only module structure, not instruction operands. None offers spans
+//! on every node plus a printer, so the front end is written here; it is small.
+//!
+//! Entry points: [`parse`] / [`Module::parse`], [`Module`]'s `Display` (the printer), and the
+//! helper accessors below that the counting passes and the emulator use.
+
+mod error;
+mod ir;
+mod lexer;
+mod parser;
+mod printer;
+
+pub use error::ParseError;
+pub use ir::*;
+pub use parser::parse;
+
+impl Module {
+    /// Parses PTX text.
+    pub fn parse(src: &str) -> Result<Module, ParseError> {
+        parse(src)
+    }
+
+    /// A copy with every span zeroed, for comparing modules parsed from different texts.
+    pub fn without_spans(&self) -> Module {
+        let mut m = self.clone();
+        let z = Span::default();
+        for g in &mut m.globals {
+            g.span = z;
+        }
+        for f in &mut m.files {
+            f.span = z;
+        }
+        for d in &mut m.directives {
+            d.span = z;
+        }
+        for f in &mut m.functions {
+            f.span = z;
+            for p in f.params.iter_mut().chain(f.ret_params.iter_mut()) {
+                p.span = z;
+            }
+            for p in &mut f.perf {
+                p.span = z;
+            }
+            zero_body(&mut f.body);
+        }
+        m
+    }
+
+    /// The function (kernel or device function) with this name, preferring a definition.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions
+            .iter()
+            .filter(|f| f.name == name)
+            .min_by_key(|f| f.is_declaration)
+    }
+
+    /// Kernels (`.entry`) with a body, in text order.
+    pub fn kernels(&self) -> impl Iterator<Item = &Function> {
+        self.functions
+            .iter()
+            .filter(|f| f.is_entry && !f.is_declaration)
+    }
+
+    /// The name of `.file` entry `index`.
+    pub fn file_name(&self, index: u32) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|f| f.index == index)
+            .map(|f| f.name.as_str())
+    }
+}
+
+fn zero_body(body: &mut [Statement]) {
+    let z = Span::default();
+    for s in body {
+        match s {
+            Statement::Inst(i) => i.span = z,
+            Statement::Label(l) => l.span = z,
+            Statement::Decl(d) => d.span = z,
+            Statement::Loc(l) => l.span = z,
+            Statement::Pragma(p) => p.span = z,
+            Statement::Directive(d) => d.span = z,
+            Statement::Block(b) => {
+                b.span = z;
+                zero_body(&mut b.body);
+            }
+        }
+    }
+}
+
+/// One register declaration as the emulator needs it: `.reg .f32 %f<5>` is prefix `%f`, count 5.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegDecl {
+    /// The name prefix (or the full name when `count` is `None`).
+    pub prefix: String,
+    /// `Some(n)` for `%f<n>` (registers `%f0` … `%f{n-1}`), `None` for a single named register.
+    pub count: Option<u32>,
+    pub ty: PtxType,
+    pub vector: Option<u32>,
+}
+
+impl Function {
+    /// Index of the parameter with this name.
+    pub fn param_index(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p.name == name)
+    }
+
+    /// Every statement of the body, nested blocks flattened depth-first in text order.
+    pub fn statements(&self) -> Vec<&Statement> {
+        fn walk<'a>(b: &'a [Statement], out: &mut Vec<&'a Statement>) {
+            for s in b {
+                out.push(s);
+                if let Statement::Block(bl) = s {
+                    walk(&bl.body, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
+    }
+
+    /// Every instruction in text order, nested blocks included.
+    pub fn instructions(&self) -> impl Iterator<Item = &Inst> {
+        self.statements().into_iter().filter_map(|s| match s {
+            Statement::Inst(i) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// Every declaration in the body (nested blocks included).
+    pub fn var_decls(&self) -> impl Iterator<Item = &VarDecl> {
+        self.statements().into_iter().filter_map(|s| match s {
+            Statement::Decl(d) => Some(d),
+            _ => None,
+        })
+    }
+
+    /// The `.reg` declarations of the body.
+    pub fn reg_decls(&self) -> Vec<RegDecl> {
+        self.var_decls()
+            .filter(|d| d.space == StateSpace::Reg)
+            .map(|d| RegDecl {
+                prefix: d.name.clone(),
+                count: d.range,
+                ty: d.ty,
+                vector: d.vector,
+            })
+            .collect()
+    }
+
+    /// Static shared memory declared in the body (bytes; unsized `extern` arrays count 0).
+    pub fn shared_bytes(&self) -> u64 {
+        self.var_decls()
+            .filter(|d| d.space == StateSpace::Shared)
+            .map(|d| d.size_bytes().unwrap_or(0))
+            .sum()
+    }
+
+    /// Values of a performance directive such as `maxntid`, `reqntid`, `minnctapersm`.
+    pub fn perf_values(&self, name: &str) -> Option<&[u64]> {
+        self.perf
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.values.as_slice())
+    }
+}
+
+impl Inst {
+    /// The state space named by a suffix (`ld.global`, `st.shared::cta`, `cvta.to.global`).
+    pub fn state_space(&self) -> Option<StateSpace> {
+        self.modifiers.iter().find_map(|m| StateSpace::from_name(m))
+    }
+    pub fn is_load(&self) -> bool {
+        matches!(self.opcode.as_str(), "ld" | "ldu" | "ld_global_nc")
+    }
+    pub fn is_store(&self) -> bool {
+        self.opcode == "st"
+    }
+    pub fn is_atomic(&self) -> bool {
+        matches!(self.opcode.as_str(), "atom" | "red")
+    }
+    /// The instruction's (first) type suffix: the destination type of `cvt`, the operand type elsewhere.
+    pub fn dtype(&self) -> Option<PtxType> {
+        self.types.first().copied()
+    }
+    pub fn has_modifier(&self, m: &str) -> bool {
+        self.modifiers.iter().any(|x| x == m)
+    }
+    /// `.v2` / `.v4` / `.v8` vector width, else 1.
+    pub fn vector_width(&self) -> u32 {
+        self.modifiers
+            .iter()
+            .find_map(|m| m.strip_prefix('v').and_then(|v| v.parse().ok()))
+            .unwrap_or(1)
+    }
+    /// A branch (`bra`, `brx.idx`).
+    pub fn is_branch(&self) -> bool {
+        matches!(self.opcode.as_str(), "bra" | "brx")
+    }
+    /// Ends the thread's execution of the function (`ret`, `exit`, `trap`).
+    pub fn is_exit(&self) -> bool {
+        matches!(self.opcode.as_str(), "ret" | "exit" | "trap")
+    }
+    /// The target label of a `bra`.
+    pub fn branch_target(&self) -> Option<&str> {
+        if self.opcode != "bra" {
+            return None;
+        }
+        self.operands.iter().find_map(|o| match o {
+            Operand::Label(l) => Some(l.as_str()),
+            _ => None,
+        })
+    }
+    /// The full dotted opcode as written, e.g. `ld.global.nc.f32`.
+    pub fn full_opcode(&self) -> String {
+        let mut s = self.opcode.clone();
+        for (i, m) in self.modifiers.iter().enumerate() {
+            if i == self.type_pos {
+                for t in &self.types {
+                    s.push('.');
+                    s.push_str(t.as_str());
+                }
+            }
+            s.push('.');
+            s.push_str(m);
+        }
+        if self.type_pos >= self.modifiers.len() {
+            for t in &self.types {
+                s.push('.');
+                s.push_str(t.as_str());
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests;
