@@ -1,1 +1,20 @@
 //! Device profiles and performance / power models behind one `Model` trait.
+//!
+//! Layers: `device` (hardware data files with provenance) → the models (`linear`, `schedule`,
+//! `dvfs`, `power`; `auto` picks one) → `sweep` (DVFS grid, minimum energy / EDP, Pareto) →
+//! `render` (text for the CLI and snapshots).
+
+pub mod auto;
+pub mod device;
+pub mod dvfs;
+pub mod linear;
+pub mod model;
+pub mod nnls;
+pub mod power;
+pub mod render;
+pub mod schedule;
+pub mod sweep;
+
+pub use device::{Clocks, Device, DeviceError, Sourced};
+pub use model::{ErrorBand, Model, ModelError, ModelInput, Prediction};
+pub use sweep::{sweep, Sweep};

@@ -1,0 +1,446 @@
+//! Wang & Chu (2017): kernel time at any (core, memory) clock pair. DRAM is a FCFS queue whose
+//! latency and service delay are set by the core/memory clock ratio (Eq. 2–4); L2 and shared
+//! memory run in the core domain; the kernel falls into one of the compute/memory cases
+//! (Eq. 6–21). Everything is in core cycles, converted to seconds with the core clock.
+//!
+//! The paper profiles Nsight counters once; kerncast replaces each with a static quantity:
+//!
+//! | paper input | kerncast source |
+//! |---|---|
+//! | `gld_trans` (transactions per warp) | `Lines{global}` / warps; else `Sectors{global}`/4; else warp-level global accesses × lane bytes/128 |
+//! | `comp_inst` (per warp) | warp-granular `Op` counts (thread-granular / 32 when only those exist) / warps |
+//! | shared transactions, `i_itrs` | `SharedWavefronts` (else warp-level shared accesses) / warps / `o_itrs` |
+//! | `#Aw` (achieved active warps) | theoretical occupancy from registers / shared memory / limits, capped by the warps an SM receives |
+//! | `#Asm` | `hw.sm_count` |
+//! | `o_itrs` | `gld_trans` (one compute period per transaction, Eq. 7a) |
+//! | `l2_hr` | hint `l2_hit_rate` (default 0: every transaction goes to DRAM, listed in the notes) |
+//! | `inst_cycle` | warp size / SP cores per SM (issue cycles of one warp instruction), fittable |
+//!
+//! Choices ([NOTE]s of the seed): Eq. 4 is used as the DRAM latency *at the given pair* (reading
+//! B, no second core/mem factor in Eq. 5a); the delay is the baseline delay × r (Eq. 5b). The
+//! ratio r is taken relative to a device baseline pair (700/700 for the GTX 980 of the paper).
+//! Ties in the case conditions go to the compute-side case. The shared-memory cases are chosen
+//! automatically: S2 (Eq. 18–21) when a warp issues at least as many shared transactions as
+//! global ones, else S1 (Eq. 17) when its conditions (16a/b) hold, else the plain cases.
+
+use crate::device::{Clocks, Device};
+use crate::model::{ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
+use crate::schedule::thesis::{waves, SmLimits};
+use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+const NAME: &str = "dvfs";
+
+/// The model's hardware constants; serializable so calibration (issue 6) can fit and store them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DvfsParams {
+    /// Pair at which r = 1.
+    pub baseline: Clocks,
+    /// Eq. 4: dm_lat = a·r + b.
+    pub dm_lat_a: f64,
+    pub dm_lat_b: f64,
+    /// DRAM delay per transaction at r = 1.
+    pub dm_del_base: f64,
+    pub l2_lat: f64,
+    pub l2_del: f64,
+    pub sh_lat: f64,
+    pub inst_cycle: f64,
+    /// Multiplier on the final time (1 unless calibrated).
+    pub time_scale: f64,
+}
+
+impl DvfsParams {
+    pub fn from_device(d: &Device) -> Result<DvfsParams> {
+        let v = &d.dvfs;
+        let base = d.need(&v.baseline_mhz, "dvfs.baseline_mhz", NAME)?;
+        let fit = d.need(&v.dm_lat_fit, "dvfs.dm_lat_fit", NAME)?;
+        let cores = *d.need(&d.hw.cores_per_sm, "hw.cores_per_sm", NAME)? as f64;
+        let warp = d.hw.warp_size.as_ref().map_or(32.0, |w| w.value as f64);
+        Ok(DvfsParams {
+            baseline: Clocks::new(base[0], base[1]),
+            dm_lat_a: fit[0],
+            dm_lat_b: fit[1],
+            dm_del_base: *d.need(&v.dm_del_base, "dvfs.dm_del_base", NAME)?,
+            l2_lat: *d.need(&v.l2_lat, "dvfs.l2_lat", NAME)?,
+            l2_del: *d.need(&v.l2_del, "dvfs.l2_del", NAME)?,
+            sh_lat: d.latency("shared", NAME)?,
+            inst_cycle: warp / cores,
+            time_scale: 1.0,
+        })
+    }
+
+    /// Core/memory ratio relative to the baseline.
+    pub fn ratio(&self, c: Clocks) -> f64 {
+        (c.core_mhz / self.baseline.core_mhz) / (c.mem_mhz / self.baseline.mem_mhz)
+    }
+
+    /// Eq. 4 (reading B): minimum DRAM latency in core cycles.
+    pub fn dm_lat(&self, c: Clocks) -> f64 {
+        self.dm_lat_a * self.ratio(c) + self.dm_lat_b
+    }
+
+    /// Eq. 5a / 5b: average global latency and delay at L2 hit rate `hr`.
+    pub fn agl(&self, c: Clocks, hr: f64) -> (f64, f64) {
+        let lat = self.l2_lat * hr + self.dm_lat(c) * (1.0 - hr);
+        let del = self.l2_del * hr + self.dm_del_base * self.ratio(c) * (1.0 - hr);
+        (lat, del)
+    }
+}
+
+/// The per-kernel inputs of Table IV, derived statically.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DvfsKernel {
+    pub blocks: f64,
+    pub warps_per_block: f64,
+    pub active_warps: f64,
+    pub sm_count: f64,
+    pub gld_trans: f64,
+    pub comp_inst: f64,
+    pub shared_trans: f64,
+    pub l2_hr: f64,
+}
+
+/// Which equation set produced T_active.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Case {
+    /// Eq. 9: compute dominated.
+    Compute,
+    /// Eq. 11: memory dominated.
+    Memory,
+    /// Eq. 13: few warps, short compute.
+    FewWarpsShort,
+    /// Eq. 15: few warps, long compute.
+    FewWarpsLong,
+    /// Eq. 17: infrequent shared accesses.
+    SharedInfrequent,
+    /// Eq. 18–21: intensive shared accesses.
+    SharedIntensive,
+    /// No global transactions: pure compute, T_active = avr_comp·#Aw.
+    NoMemory,
+}
+
+/// T_active (core cycles) and its compute part, Eq. 7–21.
+pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
+    let (lat, del) = p.agl(c, k.l2_hr);
+    let aw = k.active_warps.max(1.0);
+    let wpb = k.warps_per_block.max(1.0);
+    if k.gld_trans <= 0.0 {
+        let t = p.inst_cycle * k.comp_inst * aw + p.sh_lat * (k.shared_trans > 0.0) as u8 as f64;
+        return (t, t, Case::NoMemory);
+    }
+    let o = k.gld_trans;
+    let avr = p.inst_cycle * k.comp_inst / k.gld_trans; // Eq. 7a/7b
+    if k.shared_trans > 0.0 {
+        if k.shared_trans >= k.gld_trans {
+            let i_itrs = k.shared_trans / o;
+            let ph1 = avr * 2.0 + del * k.gld_trans * aw + lat + p.sh_lat; // Eq. 18
+            let ph2 = avr * (wpb - 1.0) + (avr + p.sh_lat) * i_itrs; // Eq. 19
+            let ph3 = avr * 2.0 + del * k.gld_trans * wpb + lat + p.sh_lat; // Eq. 20
+            let t = ph1 + (ph2 + ph3) * o; // Eq. 21
+            return (t, ph2 * o, Case::SharedIntensive);
+        }
+        if avr <= del && avr + p.sh_lat <= del * (aw - wpb) {
+            let t = avr + lat + del * aw * k.gld_trans; // Eq. 17
+            return (t, avr, Case::SharedInfrequent);
+        }
+    }
+    if avr >= del {
+        if avr * (aw - 1.0) >= lat {
+            (avr * aw * o + lat, avr * aw * o, Case::Compute) // Eq. 9
+        } else {
+            let t = avr * (aw - 1.0) + (avr + lat) * o; // Eq. 15
+            (t, avr * (aw - 1.0) + avr * o, Case::FewWarpsLong)
+        }
+    } else if avr + lat >= del * (aw - 1.0) {
+        (lat + avr + del * wpb * o, avr, Case::Memory) // Eq. 11
+    } else {
+        let t = del * aw + lat + avr + (avr + lat) * (o - 1.0); // Eq. 13
+        (t, avr * o, Case::FewWarpsShort)
+    }
+}
+
+/// Eq. 6 in core cycles.
+pub fn t_exec(t_active: f64, k: &DvfsKernel) -> f64 {
+    t_active * (k.warps_per_block * k.blocks / (k.active_warps.max(1.0) * k.sm_count.max(1.0)))
+}
+
+/// Derive Table IV's kernel inputs from counts (see the module table).
+pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<String>)> {
+    let s = &input.stats;
+    let launch = s.launch.ok_or_else(|| ModelError::Input {
+        model: NAME.into(),
+        what: "a launch geometry (grid, block) in the stats".into(),
+    })?;
+    let mut notes = Vec::new();
+    let nsm = *d.need(&d.hw.sm_count, "hw.sm_count", NAME)? as u64;
+    let lim = SmLimits {
+        sm_count: nsm,
+        max_threads: *d.need(&d.hw.max_threads_per_sm, "hw.max_threads_per_sm", NAME)? as u64,
+        max_blocks: d.hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
+        regs: d.hw.regs_per_sm.as_ref().map(|v| v.value as u64),
+        shared_bytes: d.hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
+    };
+    let nb = launch.blocks();
+    let wpb = launch.warps_per_block();
+    let w = waves(
+        &lim,
+        nb,
+        launch.threads_per_block(),
+        s.regs_per_thread.map(u64::from),
+        s.shared_bytes_per_block,
+    );
+    let warps = (nb * wpb).max(1) as f64;
+    let aw = (w.nth_sm.div_ceil(32)).min(nb.div_ceil(nsm) * wpb).max(1) as f64;
+
+    let global = |f: &Feature| {
+        matches!(
+            f,
+            Feature::Lines {
+                space: Space::Global,
+                dir: Dir::Load | Dir::Store
+            }
+        )
+    };
+    let sectors = |f: &Feature| {
+        matches!(
+            f,
+            Feature::Sectors {
+                space: Space::Global,
+                dir: Dir::Load | Dir::Store
+            }
+        )
+    };
+    let mut gld = s.sum_where(global);
+    if gld == 0.0 {
+        gld = s.sum_where(sectors) / 4.0;
+    }
+    if gld == 0.0 {
+        gld = s
+            .features
+            .iter()
+            .map(|(f, v)| match f {
+                Feature::Mem {
+                    space: Space::Global,
+                    bits,
+                    gran,
+                    ..
+                } => {
+                    let per_warp = if *gran == Granularity::Warp {
+                        *v
+                    } else {
+                        v / 32.0
+                    };
+                    per_warp * (32.0 * *bits as f64 / 8.0 / 128.0).max(1.0)
+                }
+                _ => 0.0,
+            })
+            .sum();
+        if gld > 0.0 {
+            notes
+                .push("no line/sector counts: global transactions estimated as unit-stride".into());
+        }
+    }
+    let op = |g: Granularity| {
+        s.sum_where(|f| {
+            matches!(f, Feature::Op { kind, gran, .. }
+                if *gran == g && !matches!(kind, OpKind::Control | OpKind::Barrier))
+        })
+    };
+    let mut comp = op(Granularity::Warp);
+    if comp == 0.0 {
+        comp = op(Granularity::Thread) / 32.0;
+    }
+    let mut sh = s.sum_where(|f| matches!(f, Feature::SharedWavefronts { .. }));
+    if sh == 0.0 {
+        sh = s.sum_where(|f| {
+            matches!(
+                f,
+                Feature::Mem {
+                    space: Space::Shared,
+                    gran: Granularity::Warp,
+                    ..
+                }
+            )
+        });
+    }
+    let l2_hr = match input.hint("l2_hit_rate") {
+        Some(h) => h.clamp(0.0, 1.0),
+        None => {
+            notes.push("l2_hit_rate not given: 0 assumed (every transaction from DRAM)".into());
+            0.0
+        }
+    };
+    Ok((
+        DvfsKernel {
+            blocks: nb as f64,
+            warps_per_block: wpb as f64,
+            active_warps: aw,
+            sm_count: nsm as f64,
+            gld_trans: gld / warps,
+            comp_inst: comp / warps,
+            shared_trans: sh / warps,
+            l2_hr,
+        },
+        notes,
+    ))
+}
+
+/// The Wang & Chu model; `params` overrides the device's constants (a calibration).
+#[derive(Clone, Debug, Default)]
+pub struct DvfsModel {
+    pub params: Option<DvfsParams>,
+}
+
+impl Model for DvfsModel {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
+        let p = match &self.params {
+            Some(p) => p.clone(),
+            None => DvfsParams::from_device(d)?,
+        };
+        let (k, mut notes) = kernel_inputs(input, d)?;
+        let (ta, comp, case) = t_active(&p, &k, clocks);
+        let scale = t_exec(1.0, &k) * p.time_scale / (clocks.core_mhz * 1e6);
+        let time_s = ta * scale;
+        let mut breakdown = BTreeMap::new();
+        breakdown.insert("compute".to_string(), comp.min(ta) * scale);
+        let mem_key = if k.l2_hr > 0.5 { "l2" } else { "dram" };
+        breakdown.insert(mem_key.to_string(), (ta - comp).max(0.0) * scale);
+        let bottleneck = match case {
+            Case::Compute | Case::FewWarpsLong | Case::NoMemory => "compute",
+            Case::SharedIntensive => "shared",
+            _ => mem_key,
+        };
+        let mut activity = BTreeMap::new();
+        let issue = k.comp_inst * k.warps_per_block * k.blocks * p.inst_cycle / k.sm_count;
+        activity.insert(
+            "sp".into(),
+            (issue / (time_s * clocks.core_mhz * 1e6)).min(1.0),
+        );
+        let bytes = k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr);
+        if let Ok(bw) = d.dram_bandwidth(clocks.mem_mhz, NAME) {
+            activity.insert("dram".into(), (bytes / (time_s * bw)).min(1.0));
+        }
+        notes.push(format!("case {case:?}, #Aw {}", k.active_warps));
+        let calibrated = d
+            .dvfs
+            .dm_lat_fit
+            .as_ref()
+            .is_some_and(|s| s.source.contains("Wang & Chu"))
+            && d.name == "gtx-980";
+        let error_band = if calibrated {
+            ErrorBand {
+                rel: 0.16,
+                source: "Wang & Chu 2017 §VI-B: every prediction within 16 % (MAPE 3.5 %) on the GTX 980, with profiled counters".into(),
+            }
+        } else {
+            ErrorBand {
+                rel: 0.5,
+                source: "constants not measured on this device (see dvfs.* sources): uncalibrated, ±50 % until `kerncast calibrate`".into(),
+            }
+        };
+        Ok(Prediction {
+            model: NAME.into(),
+            clocks,
+            time_s,
+            power_w: None,
+            energy_j: None,
+            breakdown,
+            bottleneck: bottleneck.to_string(),
+            error_band,
+            activity,
+            notes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gtx980() -> DvfsParams {
+        DvfsParams {
+            baseline: Clocks::new(700.0, 700.0),
+            dm_lat_a: 222.78,
+            dm_lat_b: 277.32,
+            dm_del_base: 9.31,
+            l2_lat: 222.0,
+            l2_del: 1.0,
+            sh_lat: 28.0,
+            inst_cycle: 4.0,
+            time_scale: 1.0,
+        }
+    }
+
+    /// Table II (Wang & Chu): minimum DRAM latency, core fixed at 400 MHz (the seed's reading of
+    /// the table's Core column), memory 400 … 1000 MHz.
+    #[test]
+    fn wang_chu_table_ii_from_eq4() {
+        let p = gtx980();
+        let table = [
+            (400.0, 500.0),
+            (500.0, 455.5),
+            (600.0, 425.8),
+            (700.0, 404.6),
+            (800.0, 388.7),
+            (900.0, 376.3),
+            (1000.0, 366.4),
+        ];
+        for (mem, cycles) in table {
+            let l = p.dm_lat(Clocks::new(400.0, mem));
+            assert!((l - cycles).abs() <= 0.15, "mem {mem}: {l} vs {cycles}");
+        }
+        assert!((p.dm_lat(Clocks::new(700.0, 700.0)) - 500.10).abs() < 1e-9);
+        assert!((p.dm_lat(Clocks::new(1000.0, 400.0)) - 834.27).abs() < 1e-9);
+    }
+
+    fn toy(comp: f64) -> DvfsKernel {
+        DvfsKernel {
+            blocks: 4096.0,
+            warps_per_block: 8.0,
+            active_warps: 64.0,
+            sm_count: 16.0,
+            gld_trans: 12.0,
+            comp_inst: comp,
+            shared_trans: 0.0,
+            l2_hr: 0.0,
+        }
+    }
+
+    /// The seed's §7.3 toy memory-bound kernel (reading B): Eq. 13 at 700/700, T_active 6661.04.
+    #[test]
+    fn toy_memory_bound_kernel() {
+        let p = gtx980();
+        let k = toy(16.0);
+        let (t, _, case) = t_active(&p, &k, Clocks::new(700.0, 700.0));
+        assert_eq!(case, Case::FewWarpsShort);
+        assert!((t - 6661.04).abs() < 0.01, "{t}");
+        assert_eq!(t_exec(1.0, &k), 32.0);
+        let (t, _, case) = t_active(&p, &k, Clocks::new(1000.0, 400.0));
+        assert_eq!(case, Case::FewWarpsShort);
+        assert!((t - 11564.84).abs() < 0.01, "{t}");
+        let (t, _, case) = t_active(&p, &k, Clocks::new(400.0, 1000.0));
+        assert_eq!(case, Case::FewWarpsLong);
+        assert!((t - 4797.18).abs() < 0.01, "{t}");
+    }
+
+    /// §7.4 toy compute-bound kernel: Eq. 9 everywhere, time ∝ 1/core_f.
+    #[test]
+    fn toy_compute_bound_kernel() {
+        let p = gtx980();
+        let k = toy(960.0);
+        for (c, m, want) in [
+            (700.0, 700.0, 246260.10),
+            (1000.0, 400.0, 246594.27),
+            (400.0, 1000.0, 246126.43),
+        ] {
+            let (t, _, case) = t_active(&p, &k, Clocks::new(c, m));
+            assert_eq!(case, Case::Compute);
+            assert!((t - want).abs() < 0.01, "{c},{m}: {t}");
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! Stevens & Klöckner's unified linear model: time = Σ w_i · p_i(kernel, workload), with a
+//! feature set shared by every GPU and per-device weights fitted by least squares on *relative*
+//! error (each measurement row divided by its measured time, fitted against a vector of ones).
+//!
+//! Features (names are stable keys of the device's `[linear]` table):
+//! - `flop.{add,mul,div,exp,special}.{f32,f64}`: thread-level float ops (fma counts as one add
+//!   and one mul; `special` = sqrt, rsqrt, rcp; `exp` = ex2/lg2/sin/cos/tanh);
+//! - `gmem.{load,store}.b{bits}.{stride class}`: thread-level global accesses by width, direction
+//!   and amortized stride class, and `min(gmem.load.X,gmem.store.X)` where both exist;
+//! - `lmem.load.b{bits}`: shared ("local" in OpenCL) loads, stride not tracked (as in the paper);
+//! - `barriers` (thread level), `groups` (work-groups), `const` (1: launch overhead).
+//! Integer arithmetic is not a feature, as in the paper.
+
+use crate::device::{Clocks, Device};
+use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
+use crate::nnls::{lstsq, nnls};
+use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, OpKind, Space};
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+const NAME: &str = "linear";
+
+/// The feature vector of one kernel bound to one workload.
+pub fn features(s: &BoundStats) -> BTreeMap<String, f64> {
+    let mut p: BTreeMap<String, f64> = BTreeMap::new();
+    let mut add = |k: String, v: f64| *p.entry(k).or_default() += v;
+    for (f, &v) in &s.features {
+        match f {
+            Feature::Op {
+                kind,
+                ty: ty @ (DType::F32 | DType::F64),
+                gran: Granularity::Thread,
+            } => {
+                let t = if *ty == DType::F32 { "f32" } else { "f64" };
+                let names: &[&str] = match kind {
+                    OpKind::AddSub => &["add"],
+                    OpKind::Mul => &["mul"],
+                    OpKind::Fma => &["add", "mul"],
+                    OpKind::Div => &["div"],
+                    OpKind::Special => &["exp"],
+                    OpKind::Sqrt | OpKind::Rsqrt | OpKind::Rcp => &["special"],
+                    _ => &[],
+                };
+                for n in names {
+                    add(format!("flop.{n}.{t}"), v);
+                }
+            }
+            Feature::Mem {
+                space: Space::Global,
+                dir,
+                bits,
+                stride,
+                gran: Granularity::Thread,
+                ..
+            } => {
+                let d = match dir {
+                    Dir::Load => "load",
+                    Dir::Store => "store",
+                    Dir::Atomic => "atomic",
+                };
+                add(format!("gmem.{d}.b{bits}.{stride}"), v);
+            }
+            Feature::Mem {
+                space: Space::Shared,
+                dir: Dir::Load,
+                bits,
+                gran: Granularity::Thread,
+                ..
+            } => add(format!("lmem.load.b{bits}"), v),
+            Feature::Barrier {
+                gran: Granularity::Thread,
+            } => add("barriers".into(), v),
+            Feature::Blocks => add("groups".into(), v),
+            _ => {}
+        }
+    }
+    let loads: Vec<(String, f64)> = p
+        .iter()
+        .filter_map(|(k, &v)| k.strip_prefix("gmem.load.").map(|r| (r.to_string(), v)))
+        .collect();
+    for (rest, lv) in loads {
+        if let Some(&sv) = p.get(&format!("gmem.store.{rest}")) {
+            p.insert(
+                format!("min(gmem.load.{rest},gmem.store.{rest})"),
+                lv.min(sv),
+            );
+        }
+    }
+    if let Some(l) = s.launch {
+        p.entry("groups".into()).or_insert(l.blocks() as f64);
+    }
+    p.insert("const".into(), 1.0);
+    p
+}
+
+/// One measurement: a kernel's features and its measured time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub kernel: String,
+    pub workload: String,
+    pub features: BTreeMap<String, f64>,
+    pub seconds: f64,
+}
+
+/// Fitted weights and the fit's residuals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    pub weights: BTreeMap<String, f64>,
+    /// (kernel, workload, relative error (pred − meas)/meas) per row.
+    pub residuals: Vec<(String, String, f64)>,
+    /// Geometric mean of |relative error| over the rows (0 when a row is exact).
+    pub geomean_rel_error: f64,
+    pub non_negative: bool,
+}
+
+/// Least squares on relative error; `non_negative` uses Lawson–Hanson NNLS.
+pub fn fit(rows: &[Measurement], non_negative: bool) -> Result<Fit> {
+    let names: Vec<String> = rows
+        .iter()
+        .flat_map(|r| r.features.keys().cloned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if rows.is_empty() || names.is_empty() {
+        return Err(ModelError::Fit("no measurements or no features".into()));
+    }
+    if let Some(r) = rows.iter().find(|r| !(r.seconds > 0.0)) {
+        return Err(ModelError::Fit(format!(
+            "{} / {}: measured time {} is not positive",
+            r.kernel, r.workload, r.seconds
+        )));
+    }
+    let a = DMatrix::from_fn(rows.len(), names.len(), |i, j| {
+        rows[i].features.get(&names[j]).copied().unwrap_or(0.0) / rows[i].seconds
+    });
+    // Column scaling keeps the SVD well conditioned when counts span many magnitudes.
+    let scale: Vec<f64> = (0..names.len())
+        .map(|j| {
+            let n = a.column(j).norm();
+            if n > 0.0 {
+                n
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let a_s = DMatrix::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)] / scale[j]);
+    let ones = DVector::from_element(rows.len(), 1.0);
+    let x = if non_negative {
+        nnls(&a_s, &ones)
+    } else {
+        lstsq(&a_s, &ones)
+    };
+    let weights: BTreeMap<String, f64> = names
+        .iter()
+        .enumerate()
+        .map(|(j, n)| (n.clone(), x[j] / scale[j]))
+        .collect();
+    let residuals: Vec<(String, String, f64)> = rows
+        .iter()
+        .map(|r| {
+            let pred = predict_time(&weights, &r.features).0;
+            (
+                r.kernel.clone(),
+                r.workload.clone(),
+                (pred - r.seconds) / r.seconds,
+            )
+        })
+        .collect();
+    let geomean_rel_error = geomean(residuals.iter().map(|r| r.2.abs()));
+    Ok(Fit {
+        weights,
+        residuals,
+        geomean_rel_error,
+        non_negative,
+    })
+}
+
+/// Geometric mean (0 if any value is 0, NaN for an empty input).
+pub fn geomean(v: impl Iterator<Item = f64>) -> f64 {
+    let (n, s) = v.fold((0usize, 0.0), |(n, s), x| (n + 1, s + x.ln()));
+    (s / n as f64).exp()
+}
+
+/// Σ w_i p_i, with the time per feature and the features that have no weight.
+pub fn predict_time(
+    w: &BTreeMap<String, f64>,
+    p: &BTreeMap<String, f64>,
+) -> (f64, BTreeMap<String, f64>, Vec<String>) {
+    let mut parts = BTreeMap::new();
+    let mut unweighted = Vec::new();
+    for (k, &v) in p {
+        match w.get(k) {
+            Some(&wk) => {
+                parts.insert(k.clone(), wk * v);
+            }
+            None if v != 0.0 => unweighted.push(k.clone()),
+            None => {}
+        }
+    }
+    (parts.values().sum(), parts, unweighted)
+}
+
+/// The linear model with weights from the device (`[linear]`) or given explicitly.
+#[derive(Clone, Debug, Default)]
+pub struct LinearModel {
+    pub weights: Option<BTreeMap<String, f64>>,
+    /// Geometric-mean relative error of the fit the weights came from, for the error band.
+    pub fit_error: Option<f64>,
+}
+
+impl Model for LinearModel {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
+        let w = match &self.weights {
+            Some(w) => w.clone(),
+            None if !d.linear.is_empty() => {
+                d.linear.iter().map(|(k, v)| (k.clone(), v.value)).collect()
+            }
+            None => return Err(d.missing("linear.*", NAME).into()),
+        };
+        let p = features(&input.stats);
+        let (time_s, parts, unweighted) = predict_time(&w, &p);
+        let mut breakdown: BTreeMap<String, f64> = BTreeMap::new();
+        for (k, v) in parts {
+            let cat = if k.starts_with("flop") {
+                "compute"
+            } else if k.contains("gmem") {
+                "global memory"
+            } else if k.starts_with("lmem") {
+                "shared memory"
+            } else if k == "barriers" {
+                "sync"
+            } else {
+                "launch"
+            };
+            *breakdown.entry(cat.to_string()).or_default() += v;
+        }
+        let mut notes: Vec<String> = unweighted
+            .iter()
+            .map(|k| format!("feature `{k}` has no weight on {}: not counted", d.name))
+            .collect();
+        notes.push("weights are for the device's default clocks; no clock scaling".into());
+        let error_band = ErrorBand {
+            rel: self.fit_error.unwrap_or(0.4),
+            source: match self.fit_error {
+                Some(_) => "geometric-mean relative error of the weights' fit".into(),
+                None => "Stevens & Klöckner 2016 §7: per-kernel geometric-mean errors up to ~40 % across GPUs".into(),
+            },
+        };
+        Ok(Prediction {
+            model: NAME.into(),
+            clocks,
+            time_s,
+            power_w: None,
+            energy_j: None,
+            bottleneck: largest(&breakdown),
+            breakdown,
+            error_band,
+            activity: BTreeMap::new(),
+            notes,
+        })
+    }
+}

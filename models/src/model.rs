@@ -1,0 +1,101 @@
+//! The one interface every model implements (Kerncraft-style plugins): counts of a kernel bound
+//! to a workload, a device and a clock pair in; time, power, energy, a breakdown, the bottleneck
+//! and an error band out. Reports, gates and sweeps only ever see this trait.
+
+use crate::device::{Clocks, Device, DeviceError};
+use crate::schedule::dag::SchedInst;
+use kerncast_passes::stats::BoundStats;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Everything a model may look at for one kernel and one workload.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ModelInput {
+    pub stats: BoundStats,
+    /// Per CFG basic block (index as in `stats.block_execs`), its instructions in program order
+    /// as the scheduler sees them. Empty when the caller has no IR; the schedule model then
+    /// falls back to the class totals in `stats`.
+    #[serde(default)]
+    pub blocks: BTreeMap<usize, Vec<SchedInst>>,
+    /// Values the static analysis cannot derive (`l2_hit_rate`, …), set by the user.
+    #[serde(default)]
+    pub hints: BTreeMap<String, f64>,
+}
+
+impl ModelInput {
+    pub fn new(stats: BoundStats) -> Self {
+        ModelInput {
+            stats,
+            ..Default::default()
+        }
+    }
+    pub fn hint(&self, key: &str) -> Option<f64> {
+        self.hints.get(key).copied()
+    }
+}
+
+/// Relative error band of a prediction and where the number comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorBand {
+    /// Expected relative error, e.g. 0.283 = ±28.3 %.
+    pub rel: f64,
+    pub source: String,
+}
+
+/// One prediction. Power and energy are `None` when the device lacks the power data the model
+/// needs; `notes` then says which key is missing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub model: String,
+    pub clocks: Clocks,
+    pub time_s: f64,
+    pub power_w: Option<f64>,
+    pub energy_j: Option<f64>,
+    /// Time (s) by category: compute, memory, launch, penalties … (model-specific keys).
+    pub breakdown: BTreeMap<String, f64>,
+    /// The category that limits the kernel (`compute`, `dram`, `latency`, `launch` …).
+    pub bottleneck: String,
+    pub error_band: ErrorBand,
+    /// Utilisation in [0, 1] of each activity class (`sp`, `dram` …), input to the power model.
+    pub activity: BTreeMap<String, f64>,
+    /// Assumptions and missing data, in words.
+    pub notes: Vec<String>,
+}
+
+impl Prediction {
+    /// Energy-delay product (J·s), when energy is known.
+    pub fn edp(&self) -> Option<f64> {
+        self.energy_j.map(|e| e * self.time_s)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error("the {model} model needs {what}")]
+    Input { model: String, what: String },
+    #[error("fit failed: {0}")]
+    Fit(String),
+}
+
+pub type Result<T> = std::result::Result<T, ModelError>;
+
+/// A performance (and power) model.
+pub trait Model {
+    /// Short name (`linear`, `schedule`, `dvfs`).
+    fn name(&self) -> &'static str;
+    fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction>;
+}
+
+/// The category with the largest share of the breakdown (ties broken by name), `none` if empty.
+pub fn largest(breakdown: &BTreeMap<String, f64>) -> String {
+    breakdown
+        .iter()
+        .fold(None::<(&String, f64)>, |best, (k, &v)| match best {
+            Some((_, bv)) if bv >= v => best,
+            _ => Some((k, v)),
+        })
+        .map(|(k, _)| k.clone())
+        .unwrap_or_else(|| "none".to_string())
+}

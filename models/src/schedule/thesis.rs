@@ -1,0 +1,242 @@
+//! The thesis' (Alavani 2023) closed forms: global-latency regression (Table 3.3), launch
+//! overhead (§3.3), throughput curves TP = a(b − e^(−c·n)) (Table 4.5), the penalties of
+//! Eqs. 4.10–4.12, the ILP/TLP delay of Eq. 4.3, and the wave/occupancy arithmetic of
+//! Algorithms 8 and 10.
+//!
+//! Choices where the thesis contradicts itself (each tested below):
+//! - Table 3.3 is discontinuous and leaves breakpoints open: piece i covers lo ≤ n < hi, the
+//!   last piece is extrapolated above its range.
+//! - Eq. 4.3 uses `ILP·TLP ≤ peakWarps` for the first branch (the printed equation; the Java
+//!   uses `<`), and keeps the extra `/peakWarps` of the second branch, as printed and in the Java.
+//! - Waves (Alg. 8 [NOTE] d): `⌈nTh_sched / nTh_sm⌉` with the occupancy-limited nTh_sm, so
+//!   6144 threads over 2048 per SM is 3 waves, as the PFEA example states.
+//! - nTh_sched = ⌈nB/nSM⌉·nT_b: blocks go round-robin, the busiest SM sets the time (equal to
+//!   the printed ⌈nB/nSM·nT_b⌉ whenever nSM divides nB).
+//! - Alg. 8 line 7 ([NOTE] c) compares blocks per SM (nTh_sm / nT_b) with nB^M.
+
+/// Table 3.3: L(gm) at `threads` = nT_b·nB from `[lo, hi, a, b]` pieces.
+pub fn global_latency(pieces: &[[f64; 4]], threads: f64) -> Option<f64> {
+    let piece = pieces
+        .iter()
+        .find(|p| threads >= p[0] && threads < p[1])
+        .or_else(|| pieces.iter().filter(|p| threads >= p[1]).last())
+        .or_else(|| pieces.first())?;
+    Some(piece[2] * threads + piece[3])
+}
+
+/// §3.3: l_overhead = a·threads + b.
+pub fn launch_overhead(ab: [f64; 2], threads: f64) -> f64 {
+    ab[0] * threads + ab[1]
+}
+
+/// Table 4.5: TP(n) = a·(b − e^(−c·n)).
+pub fn throughput(abc: [f64; 3], n: f64) -> f64 {
+    abc[0] * (abc[1] - (-abc[2] * n).exp())
+}
+
+/// Eq. 4.3: delay of one compute instruction.
+pub fn delay_eq43(lat: f64, ilp: f64, tlp: f64, peak_warps: f64, warp: f64, tp: f64) -> f64 {
+    let par = ilp * tlp;
+    if par <= peak_warps {
+        lat / par
+    } else {
+        lat / (par * peak_warps) + warp / tp
+    }
+}
+
+/// Eq. 4.4: delay of one memory instruction with penalty `pm`.
+pub fn delay_eq44(lat: f64, ilp: f64, tlp: f64, peak_warps: f64, pm: f64) -> f64 {
+    let par = ilp * tlp;
+    if par <= peak_warps {
+        lat / par
+    } else {
+        lat / par + pm
+    }
+}
+
+/// §4.3: ILP of a block = instructions / independent dispatch cycles, allotting instructions to
+/// `dispatch` slots per cycle in order and opening a new cycle on a dependence.
+pub fn ilp(deps: &[Vec<usize>], dispatch: usize) -> f64 {
+    if deps.is_empty() {
+        return 1.0;
+    }
+    let mut cycles = 1usize;
+    let mut cycle_of = vec![0usize; deps.len()];
+    let mut in_cycle = 0usize;
+    for (i, d) in deps.iter().enumerate() {
+        let dependent = d.iter().any(|&u| cycle_of[u] == cycles);
+        if dependent || in_cycle == dispatch.max(1) {
+            cycles += 1;
+            in_cycle = 0;
+        }
+        cycle_of[i] = cycles;
+        in_cycle += 1;
+    }
+    deps.len() as f64 / cycles as f64
+}
+
+/// Launch limits of one SM.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SmLimits {
+    pub sm_count: u64,
+    pub max_threads: u64,
+    pub max_blocks: Option<u64>,
+    pub regs: Option<u64>,
+    pub shared_bytes: Option<u64>,
+}
+
+/// Algorithm 8's geometry: threads per SM over the run, threads per wave, waves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Waves {
+    pub nth_sched: u64,
+    pub nth_sm: u64,
+    pub waves: u64,
+    /// nth_sm / max threads per SM: the theoretical occupancy.
+    pub occupancy: f64,
+}
+
+pub fn waves(
+    lim: &SmLimits,
+    blocks: u64,
+    threads_per_block: u64,
+    regs_per_thread: Option<u64>,
+    shared_per_block: Option<u64>,
+) -> Waves {
+    let ntb = threads_per_block.max(1);
+    let nth_sched = blocks.div_ceil(lim.sm_count.max(1)) * ntb;
+    // Whole blocks that fit under each limit.
+    let mut blocks_sm = (lim.max_threads / ntb).max(1);
+    if let Some(mb) = lim.max_blocks {
+        blocks_sm = blocks_sm.min(mb);
+    }
+    if let (Some(r), Some(rt)) = (lim.regs, regs_per_thread) {
+        if rt > 0 {
+            blocks_sm = blocks_sm.min((r / (rt * ntb)).max(1));
+        }
+    }
+    if let (Some(s), Some(sb)) = (lim.shared_bytes, shared_per_block) {
+        if sb > 0 {
+            blocks_sm = blocks_sm.min((s / sb).max(1));
+        }
+    }
+    let nth_sm = (blocks_sm * ntb).min(nth_sched.max(1)).max(1);
+    let waves = nth_sched.div_ceil(nth_sm).max(1);
+    Waves {
+        nth_sched,
+        nth_sm,
+        waves,
+        occupancy: (blocks_sm * ntb) as f64 / lim.max_threads.max(1) as f64,
+    }
+}
+
+/// Eq. 4.10: gm_penalty = (threads / R[LSU]) · (access_sz / TP(gm)) · nGM.
+pub fn gm_penalty(threads: f64, lsu: f64, access_sz: f64, tp: f64, ngm: f64) -> f64 {
+    if tp <= 0.0 {
+        return 0.0;
+    }
+    threads / lsu * (access_sz / tp) * ngm
+}
+
+/// Eq. 4.11: sm_penalty = (threads / (R[LSU]·nSM)) · (access_sz / TP(sm)) · nShM.
+pub fn sm_penalty(threads: f64, lsu: f64, nsm: f64, access_sz: f64, tp: f64, nshm: f64) -> f64 {
+    if tp <= 0.0 {
+        return 0.0;
+    }
+    threads / (lsu * nsm) * (access_sz / tp) * nshm
+}
+
+/// Eq. 4.12: cm_penalty = (threads · nGM) / ((waves · L2_sz) / access_sz) · L(gm).
+pub fn cm_penalty(threads: f64, ngm: f64, waves: f64, l2: f64, access_sz: f64, lgm: f64) -> f64 {
+    threads * ngm / (waves * l2 / access_sz) * lgm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K20_PIECES: [[f64; 4]; 4] = [
+        [0.0, 4096.0, 0.02828, 220.0],
+        [4096.0, 24576.0, 0.004780, 251.7],
+        [24576.0, 991232.0, 0.0001679, 307.8],
+        [991232.0, 2203648.0, -0.00002529, 501.8],
+    ];
+
+    #[test]
+    fn global_latency_regression_k20() {
+        let l = global_latency(&K20_PIECES, 3328.0).unwrap();
+        assert!((l - 314.11584).abs() < 1e-9, "{l}");
+        assert_eq!(format!("{l:.3}"), "314.116");
+        assert!((global_latency(&K20_PIECES, 16384.0).unwrap() - 330.01552).abs() < 1e-6);
+        assert!((global_latency(&K20_PIECES, 100000.0).unwrap() - 324.59).abs() < 1e-6);
+        assert!((global_latency(&K20_PIECES, 1048576.0).unwrap() - 475.28175).abs() < 1e-3);
+        // Breakpoint 4096 belongs to the second piece (documented choice).
+        assert!((global_latency(&K20_PIECES, 4096.0).unwrap() - 271.27888).abs() < 1e-9);
+    }
+
+    #[test]
+    fn launch_overhead_k20() {
+        let l = launch_overhead([0.00002, 1.4489], 13.0 * 256.0);
+        assert!((l - 1.51546).abs() < 1e-12, "{l}");
+        assert!((launch_overhead([0.00002, 1.4489], 1024.0 * 1024.0) - 22.42042).abs() < 1e-9);
+    }
+
+    #[test]
+    fn throughput_k20_global() {
+        let tp = throughput([76363.8, 1.04, 0.00021342], 1000.0);
+        assert!((tp - 76363.8 * (1.04 - (-0.21342f64).exp())).abs() < 1e-9);
+        assert!((tp - 17730.39).abs() < 0.01, "{tp}");
+    }
+
+    #[test]
+    fn eq43_k20_addf() {
+        // L = 9, ILP = 1, TLP = 64 > PW = 36: 9/(64·36) + 32/122.
+        let d = delay_eq43(9.0, 1.0, 64.0, 36.0, 32.0, 122.0);
+        assert!((d - 0.266201).abs() < 1e-6, "{d}");
+        // At or below peak warps the plain L/(ILP·TLP) applies.
+        assert_eq!(delay_eq43(9.0, 1.0, 36.0, 36.0, 32.0, 122.0), 0.25);
+    }
+
+    #[test]
+    fn ilp_packs_independent_instructions() {
+        // 4 independent instructions, 2 dispatch units: 2 cycles, ILP 2.
+        assert_eq!(ilp(&[vec![], vec![], vec![], vec![]], 2), 2.0);
+        // A chain: every instruction opens a new cycle.
+        assert_eq!(ilp(&[vec![], vec![0], vec![1]], 2), 1.0);
+    }
+
+    #[test]
+    fn pfea_example_three_waves() {
+        // nn kernel on K20: 78 blocks × 1024 threads, 13 SMs, 2048 threads/SM.
+        let lim = SmLimits {
+            sm_count: 13,
+            max_threads: 2048,
+            max_blocks: Some(16),
+            regs: None,
+            shared_bytes: None,
+        };
+        let w = waves(&lim, 78, 1024, None, None);
+        assert_eq!(w.nth_sched, 6144);
+        assert_eq!(w.nth_sm, 2048);
+        assert_eq!(w.waves, 3);
+        // comp_inst_sm = waves × comp_inst_kernel = 3 × 19.
+        assert_eq!(w.waves * 19, 57);
+    }
+
+    #[test]
+    fn registers_limit_occupancy() {
+        let lim = SmLimits {
+            sm_count: 13,
+            max_threads: 2048,
+            max_blocks: Some(16),
+            regs: Some(65536),
+            shared_bytes: Some(49152),
+        };
+        // 64 regs × 256 threads = 16384 per block: 4 blocks fit, 1024 threads per SM.
+        let w = waves(&lim, 78, 256, Some(64), None);
+        assert_eq!(w.nth_sm, 1024);
+        assert_eq!(w.occupancy, 0.5);
+        // 20 KiB shared per block: 2 blocks.
+        let w = waves(&lim, 78, 256, None, Some(20480));
+        assert_eq!(w.nth_sm, 512);
+    }
+}
