@@ -1,0 +1,690 @@
+//! A small safe, owning wrapper over the parts of isl the counter needs: sets, basic sets,
+//! piecewise affine bounds (`dim_min`/`dim_max`), their affine pieces and local divisions,
+//! constraints, and exact counting at fixed parameters (`isl_set_count_val`, the oracle).
+//!
+//! Why a wrapper of our own: isl's ownership conventions (`__isl_take` / `__isl_keep` /
+//! `__isl_give`) are easy to get wrong from raw FFI. Every handle here owns exactly one
+//! reference and frees it on drop; methods that take `self` consume the handle (isl_take),
+//! methods on `&self` copy first. isl is put in "continue on error" mode so that a failing call
+//! returns NULL, which becomes an [`IslError`] carrying isl's last message instead of an abort.
+
+use isl_sys as ffi;
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_void};
+use std::rc::Rc;
+
+/// An isl failure (NULL return), with isl's own message when it gave one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("isl: {0}")]
+pub struct IslError(pub String);
+
+pub type Result<T> = std::result::Result<T, IslError>;
+
+struct CtxInner(*mut ffi::isl_ctx);
+
+impl Drop for CtxInner {
+    fn drop(&mut self) {
+        // SAFETY: the context outlives every object (each holds an Rc to it).
+        unsafe { ffi::isl_ctx_free(self.0) }
+    }
+}
+
+/// An isl context. Cheap to clone (reference counted); objects keep their context alive.
+#[derive(Clone)]
+pub struct Ctx(Rc<CtxInner>);
+
+impl Default for Ctx {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Ctx {
+    pub fn new() -> Ctx {
+        // SAFETY: plain allocation; the pointer is owned by CtxInner.
+        unsafe {
+            let p = ffi::isl_ctx_alloc();
+            assert!(!p.is_null(), "isl_ctx_alloc returned NULL (out of memory)");
+            // ISL_ON_ERROR_CONTINUE (options.h) is a macro bindgen does not see through the allowlist.
+            ffi::isl_options_set_on_error(p, 1);
+            Ctx(Rc::new(CtxInner(p)))
+        }
+    }
+
+    fn raw(&self) -> *mut ffi::isl_ctx {
+        self.0 .0
+    }
+
+    fn error(&self, what: &str) -> IslError {
+        // SAFETY: the context is alive; the message is a static or ctx-owned C string.
+        let msg = unsafe {
+            let m = ffi::isl_ctx_last_error_msg(self.raw());
+            if m.is_null() {
+                String::from("unknown error")
+            } else {
+                CStr::from_ptr(m).to_string_lossy().into_owned()
+            }
+        };
+        unsafe { ffi::isl_ctx_reset_error(self.raw()) };
+        IslError(format!("{what}: {msg}"))
+    }
+
+    fn check<T>(&self, p: *mut T, what: &str) -> Result<*mut T> {
+        if p.is_null() {
+            Err(self.error(what))
+        } else {
+            Ok(p)
+        }
+    }
+
+    /// isl's version string, e.g. "isl-0.25-GMP".
+    pub fn version() -> String {
+        // SAFETY: static string.
+        unsafe {
+            CStr::from_ptr(ffi::isl_version())
+                .to_string_lossy()
+                .into_owned()
+        }
+    }
+}
+
+fn take_str(p: *mut c_char) -> String {
+    if p.is_null() {
+        return String::from("<null>");
+    }
+    // SAFETY: isl gives a malloc'ed string which we free.
+    unsafe {
+        let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+        libc_free(p as *mut c_void);
+        s
+    }
+}
+
+extern "C" {
+    #[link_name = "free"]
+    fn libc_free(p: *mut c_void);
+}
+
+macro_rules! handle {
+    ($name:ident, $raw:ty, $free:path, $copy:path) => {
+        pub struct $name {
+            ptr: *mut $raw,
+            ctx: Ctx,
+        }
+        impl Drop for $name {
+            fn drop(&mut self) {
+                // SAFETY: we own one reference.
+                unsafe {
+                    $free(self.ptr);
+                }
+            }
+        }
+        impl Clone for $name {
+            fn clone(&self) -> Self {
+                // SAFETY: copy bumps isl's reference count.
+                let p = unsafe { $copy(self.ptr) };
+                assert!(!p.is_null(), "isl copy failed (out of memory)");
+                $name {
+                    ptr: p,
+                    ctx: self.ctx.clone(),
+                }
+            }
+        }
+        #[allow(dead_code)]
+        impl $name {
+            /// Give up ownership (isl_take).
+            fn into_raw(self) -> *mut $raw {
+                let p = self.ptr;
+                std::mem::forget(self);
+                p
+            }
+            fn from_raw(ctx: &Ctx, p: *mut $raw, what: &str) -> Result<Self> {
+                Ok($name {
+                    ptr: ctx.check(p, what)?,
+                    ctx: ctx.clone(),
+                })
+            }
+            pub fn ctx(&self) -> &Ctx {
+                &self.ctx
+            }
+        }
+    };
+}
+
+handle!(Set, ffi::isl_set, ffi::isl_set_free, ffi::isl_set_copy);
+handle!(
+    BasicSet,
+    ffi::isl_basic_set,
+    ffi::isl_basic_set_free,
+    ffi::isl_basic_set_copy
+);
+handle!(
+    PwAff,
+    ffi::isl_pw_aff,
+    ffi::isl_pw_aff_free,
+    ffi::isl_pw_aff_copy
+);
+handle!(Aff, ffi::isl_aff, ffi::isl_aff_free, ffi::isl_aff_copy);
+handle!(Val, ffi::isl_val, ffi::isl_val_free, ffi::isl_val_copy);
+handle!(
+    Constraint,
+    ffi::isl_constraint,
+    ffi::isl_constraint_free,
+    ffi::isl_constraint_copy
+);
+handle!(
+    LocalSpace,
+    ffi::isl_local_space,
+    ffi::isl_local_space_free,
+    ffi::isl_local_space_copy
+);
+handle!(
+    MultiAff,
+    ffi::isl_multi_aff,
+    ffi::isl_multi_aff_free,
+    ffi::isl_multi_aff_copy
+);
+
+pub use ffi::isl_dim_type as DimType;
+
+fn cstring(s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| IslError(format!("string with NUL byte: {s:?}")))
+}
+
+fn size(n: ffi::isl_size, what: &str) -> Result<usize> {
+    usize::try_from(n).map_err(|_| IslError(format!("{what}: isl_size error")))
+}
+
+fn boolean(ctx: &Ctx, b: ffi::isl_bool, what: &str) -> Result<bool> {
+    match b {
+        ffi::isl_bool_isl_bool_true => Ok(true),
+        ffi::isl_bool_isl_bool_false => Ok(false),
+        _ => Err(ctx.error(what)),
+    }
+}
+
+impl Val {
+    /// The value as an exact rational (numerator, denominator), when both fit in i64.
+    pub fn to_rational(&self) -> Result<(i64, i64)> {
+        // SAFETY: keep semantics; the handle stays ours.
+        unsafe {
+            if ffi::isl_val_is_rat(self.ptr) != ffi::isl_bool_isl_bool_true {
+                return Err(IslError("value is not rational (NaN or infinity)".into()));
+            }
+            let n = ffi::isl_val_get_num_si(self.ptr);
+            let d = ffi::isl_val_get_den_si(self.ptr);
+            // get_num_si silently truncates; check the value round-trips.
+            let back = ffi::isl_val_int_from_si(self.ctx.raw(), n);
+            let ok = ffi::isl_val_is_int(self.ptr) != ffi::isl_bool_isl_bool_true
+                || ffi::isl_val_eq(back, self.ptr) == ffi::isl_bool_isl_bool_true;
+            ffi::isl_val_free(back);
+            if !ok {
+                return Err(IslError("value does not fit in i64".into()));
+            }
+            Ok((n, d))
+        }
+    }
+
+    pub fn is_nan_or_inf(&self) -> bool {
+        // SAFETY: keep.
+        unsafe {
+            ffi::isl_val_is_nan(self.ptr) == ffi::isl_bool_isl_bool_true
+                || ffi::isl_val_is_infty(self.ptr) == ffi::isl_bool_isl_bool_true
+                || ffi::isl_val_is_neginfty(self.ptr) == ffi::isl_bool_isl_bool_true
+        }
+    }
+}
+
+impl Set {
+    /// Parse isl's set syntax, e.g. `[n] -> { [i, j] : 0 <= j < i < n }`.
+    pub fn parse(ctx: &Ctx, s: &str) -> Result<Set> {
+        let c = cstring(s)?;
+        // SAFETY: ctx alive, string valid for the call.
+        let p = unsafe { ffi::isl_set_read_from_str(ctx.raw(), c.as_ptr()) };
+        Set::from_raw(ctx, p, &format!("parse set {s:?}"))
+    }
+
+    pub fn dim(&self, t: DimType) -> Result<usize> {
+        // SAFETY: keep.
+        size(unsafe { ffi::isl_set_dim(self.ptr, t) }, "isl_set_dim")
+    }
+
+    pub fn dim_name(&self, t: DimType, pos: usize) -> Option<String> {
+        // SAFETY: keep; the returned name is owned by the set.
+        unsafe {
+            let p = ffi::isl_set_get_dim_name(self.ptr, t, pos as u32);
+            (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+        }
+    }
+
+    pub fn param_names(&self) -> Result<Vec<String>> {
+        let n = self.dim(DimType::isl_dim_param)?;
+        (0..n)
+            .map(|i| {
+                self.dim_name(DimType::isl_dim_param, i)
+                    .ok_or_else(|| IslError(format!("parameter {i} has no name")))
+            })
+            .collect()
+    }
+
+    pub fn is_empty(&self) -> Result<bool> {
+        // SAFETY: keep.
+        boolean(
+            &self.ctx,
+            unsafe { ffi::isl_set_is_empty(self.ptr) },
+            "isl_set_is_empty",
+        )
+    }
+
+    pub fn is_equal(&self, other: &Set) -> Result<bool> {
+        // SAFETY: keep both.
+        boolean(
+            &self.ctx,
+            unsafe { ffi::isl_set_is_equal(self.ptr, other.ptr) },
+            "isl_set_is_equal",
+        )
+    }
+
+    pub fn intersect(self, other: Set) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: both taken.
+        let p = unsafe { ffi::isl_set_intersect(self.into_raw(), other.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_intersect")
+    }
+
+    pub fn union(self, other: Set) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: both taken.
+        let p = unsafe { ffi::isl_set_union(self.into_raw(), other.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_union")
+    }
+
+    pub fn subtract(self, other: Set) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: both taken.
+        let p = unsafe { ffi::isl_set_subtract(self.into_raw(), other.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_subtract")
+    }
+
+    pub fn coalesce(self) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe { ffi::isl_set_coalesce(self.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_coalesce")
+    }
+
+    pub fn make_disjoint(self) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe { ffi::isl_set_make_disjoint(self.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_make_disjoint")
+    }
+
+    /// Make every existentially quantified variable an explicit integer division.
+    pub fn compute_divs(self) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe { ffi::isl_set_compute_divs(self.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_compute_divs")
+    }
+
+    /// Fix a dimension to a value.
+    pub fn fix_si(self, t: DimType, pos: usize, v: i64) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe { ffi::isl_set_fix_si(self.into_raw(), t, pos as u32, v as _) };
+        Set::from_raw(&ctx, p, "isl_set_fix_si")
+    }
+
+    /// Project out `n` set dimensions starting at `first` (existential quantification).
+    pub fn project_out(self, t: DimType, first: usize, n: usize) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe { ffi::isl_set_project_out(self.into_raw(), t, first as u32, n as u32) };
+        Set::from_raw(&ctx, p, "isl_set_project_out")
+    }
+
+    /// Exact number of points; every parameter must be fixed (the counting oracle).
+    pub fn count_val(&self) -> Result<Val> {
+        // SAFETY: copy then take.
+        let p = unsafe { ffi::isl_set_count_val(ffi::isl_set_copy(self.ptr)) };
+        let v = Val::from_raw(&self.ctx, p, "isl_set_count_val")?;
+        if v.is_nan_or_inf() {
+            return Err(IslError("count of an unbounded set".into()));
+        }
+        Ok(v)
+    }
+
+    /// Largest value of set dimension `pos` as a piecewise affine function of the parameters and
+    /// the other set dimensions... of the dimensions before it (isl projects out the rest).
+    pub fn dim_max(&self, pos: usize) -> Result<PwAff> {
+        // SAFETY: copy then take.
+        let p = unsafe { ffi::isl_set_dim_max(ffi::isl_set_copy(self.ptr), pos as i32) };
+        PwAff::from_raw(&self.ctx, p, "isl_set_dim_max")
+    }
+
+    pub fn dim_min(&self, pos: usize) -> Result<PwAff> {
+        // SAFETY: copy then take.
+        let p = unsafe { ffi::isl_set_dim_min(ffi::isl_set_copy(self.ptr), pos as i32) };
+        PwAff::from_raw(&self.ctx, p, "isl_set_dim_min")
+    }
+
+    pub fn basic_sets(&self) -> Result<Vec<BasicSet>> {
+        unsafe extern "C" fn cb(bs: *mut ffi::isl_basic_set, user: *mut c_void) -> ffi::isl_stat {
+            // SAFETY: user is the Vec below; bs is given to us.
+            let v = &mut *(user as *mut Vec<*mut ffi::isl_basic_set>);
+            v.push(bs);
+            ffi::isl_stat_isl_stat_ok
+        }
+        let mut raw: Vec<*mut ffi::isl_basic_set> = Vec::new();
+        // SAFETY: keep; the callback takes ownership of each basic set.
+        let r = unsafe {
+            ffi::isl_set_foreach_basic_set(self.ptr, Some(cb), &mut raw as *mut _ as *mut c_void)
+        };
+        let out: Vec<BasicSet> = raw
+            .into_iter()
+            .map(|p| BasicSet {
+                ptr: p,
+                ctx: self.ctx.clone(),
+            })
+            .collect();
+        if r != ffi::isl_stat_isl_stat_ok {
+            return Err(self.ctx.error("isl_set_foreach_basic_set"));
+        }
+        Ok(out)
+    }
+
+    /// Pull the set back through `ma`: `{ x : ma(x) ∈ self }`.
+    pub fn preimage(self, ma: MultiAff) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: both taken.
+        let p = unsafe { ffi::isl_set_preimage_multi_aff(self.into_raw(), ma.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_preimage_multi_aff")
+    }
+
+    /// The parameter domain: project out every set dimension.
+    pub fn params(self) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe { ffi::isl_set_params(self.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_params")
+    }
+
+    pub fn set_dim_name(self, t: DimType, pos: usize, name: &str) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        let c = cstring(name)?;
+        // SAFETY: taken; the name is copied by isl.
+        let p = unsafe { ffi::isl_set_set_dim_name(self.into_raw(), t, pos as u32, c.as_ptr()) };
+        Set::from_raw(&ctx, p, "isl_set_set_dim_name")
+    }
+
+    /// Position of a named dimension.
+    pub fn find_dim_by_name(&self, t: DimType, name: &str) -> Option<usize> {
+        let c = CString::new(name).ok()?;
+        // SAFETY: keep.
+        let r = unsafe { ffi::isl_set_find_dim_by_name(self.ptr, t, c.as_ptr()) };
+        usize::try_from(r).ok()
+    }
+
+    pub fn move_dims(
+        self,
+        dst: DimType,
+        dst_pos: usize,
+        src: DimType,
+        src_pos: usize,
+        n: usize,
+    ) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe {
+            ffi::isl_set_move_dims(
+                self.into_raw(),
+                dst,
+                dst_pos as u32,
+                src,
+                src_pos as u32,
+                n as u32,
+            )
+        };
+        Set::from_raw(&ctx, p, "isl_set_move_dims")
+    }
+
+    /// A parameter-domain set as a set with zero set dimensions.
+    pub fn from_params(self) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: taken.
+        let p = unsafe { ffi::isl_set_from_params(self.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_from_params")
+    }
+
+    pub fn to_str(&self) -> String {
+        // SAFETY: keep; the string is ours to free.
+        take_str(unsafe { ffi::isl_set_to_str(self.ptr) })
+    }
+}
+
+impl std::fmt::Debug for Set {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_str())
+    }
+}
+
+impl MultiAff {
+    pub fn parse(ctx: &Ctx, s: &str) -> Result<MultiAff> {
+        let c = cstring(s)?;
+        // SAFETY: ctx alive.
+        let p = unsafe { ffi::isl_multi_aff_read_from_str(ctx.raw(), c.as_ptr()) };
+        MultiAff::from_raw(ctx, p, &format!("parse multi_aff {s:?}"))
+    }
+}
+
+impl BasicSet {
+    pub fn to_set(&self) -> Result<Set> {
+        // SAFETY: copy then take.
+        let p = unsafe { ffi::isl_set_from_basic_set(ffi::isl_basic_set_copy(self.ptr)) };
+        Set::from_raw(&self.ctx, p, "isl_set_from_basic_set")
+    }
+
+    pub fn constraints(&self) -> Result<Vec<Constraint>> {
+        unsafe extern "C" fn cb(c: *mut ffi::isl_constraint, user: *mut c_void) -> ffi::isl_stat {
+            // SAFETY: user is the Vec below.
+            let v = &mut *(user as *mut Vec<*mut ffi::isl_constraint>);
+            v.push(c);
+            ffi::isl_stat_isl_stat_ok
+        }
+        let mut raw: Vec<*mut ffi::isl_constraint> = Vec::new();
+        // SAFETY: keep; each constraint handed to the callback is ours.
+        let r = unsafe {
+            ffi::isl_basic_set_foreach_constraint(
+                self.ptr,
+                Some(cb),
+                &mut raw as *mut _ as *mut c_void,
+            )
+        };
+        let out = raw
+            .into_iter()
+            .map(|p| Constraint {
+                ptr: p,
+                ctx: self.ctx.clone(),
+            })
+            .collect();
+        if r != ffi::isl_stat_isl_stat_ok {
+            return Err(self.ctx.error("isl_basic_set_foreach_constraint"));
+        }
+        Ok(out)
+    }
+
+    pub fn local_space(&self) -> Result<LocalSpace> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_basic_set_get_local_space(self.ptr) };
+        LocalSpace::from_raw(&self.ctx, p, "isl_basic_set_get_local_space")
+    }
+}
+
+impl LocalSpace {
+    pub fn dim(&self, t: DimType) -> Result<usize> {
+        // SAFETY: keep.
+        size(
+            unsafe { ffi::isl_local_space_dim(self.ptr, t) },
+            "isl_local_space_dim",
+        )
+    }
+
+    /// The affine expression whose floor is local division `pos`.
+    pub fn div(&self, pos: usize) -> Result<Aff> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_local_space_get_div(self.ptr, pos as i32) };
+        Aff::from_raw(&self.ctx, p, "isl_local_space_get_div")
+    }
+}
+
+impl PwAff {
+    /// The pieces (domain, affine expression); the domains are disjoint.
+    pub fn pieces(&self) -> Result<Vec<(Set, Aff)>> {
+        unsafe extern "C" fn cb(
+            s: *mut ffi::isl_set,
+            a: *mut ffi::isl_aff,
+            user: *mut c_void,
+        ) -> ffi::isl_stat {
+            // SAFETY: user is the Vec below.
+            let v = &mut *(user as *mut Vec<(*mut ffi::isl_set, *mut ffi::isl_aff)>);
+            v.push((s, a));
+            ffi::isl_stat_isl_stat_ok
+        }
+        let mut raw: Vec<(*mut ffi::isl_set, *mut ffi::isl_aff)> = Vec::new();
+        // SAFETY: keep; each piece handed to the callback is ours.
+        let r = unsafe {
+            ffi::isl_pw_aff_foreach_piece(self.ptr, Some(cb), &mut raw as *mut _ as *mut c_void)
+        };
+        let out = raw
+            .into_iter()
+            .map(|(s, a)| {
+                (
+                    Set {
+                        ptr: s,
+                        ctx: self.ctx.clone(),
+                    },
+                    Aff {
+                        ptr: a,
+                        ctx: self.ctx.clone(),
+                    },
+                )
+            })
+            .collect();
+        if r != ffi::isl_stat_isl_stat_ok {
+            return Err(self.ctx.error("isl_pw_aff_foreach_piece"));
+        }
+        Ok(out)
+    }
+}
+
+impl Aff {
+    pub fn dim(&self, t: DimType) -> Result<usize> {
+        // SAFETY: keep.
+        size(unsafe { ffi::isl_aff_dim(self.ptr, t) }, "isl_aff_dim")
+    }
+
+    /// Coefficient of a dimension as a rational (numerator, denominator).
+    pub fn coefficient(&self, t: DimType, pos: usize) -> Result<(i64, i64)> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_aff_get_coefficient_val(self.ptr, t, pos as i32) };
+        Val::from_raw(&self.ctx, p, "isl_aff_get_coefficient_val")?.to_rational()
+    }
+
+    pub fn constant(&self) -> Result<(i64, i64)> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_aff_get_constant_val(self.ptr) };
+        Val::from_raw(&self.ctx, p, "isl_aff_get_constant_val")?.to_rational()
+    }
+
+    /// The affine expression whose floor is local division `pos` of this expression.
+    pub fn div(&self, pos: usize) -> Result<Aff> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_aff_get_div(self.ptr, pos as i32) };
+        Aff::from_raw(&self.ctx, p, "isl_aff_get_div")
+    }
+
+    pub fn is_nan(&self) -> Result<bool> {
+        // SAFETY: keep.
+        boolean(
+            &self.ctx,
+            unsafe { ffi::isl_aff_is_nan(self.ptr) },
+            "isl_aff_is_nan",
+        )
+    }
+}
+
+impl Constraint {
+    pub fn is_equality(&self) -> Result<bool> {
+        // SAFETY: keep.
+        boolean(
+            &self.ctx,
+            unsafe { ffi::isl_constraint_is_equality(self.ptr) },
+            "isl_constraint_is_equality",
+        )
+    }
+
+    pub fn dim(&self, t: DimType) -> Result<usize> {
+        // SAFETY: keep.
+        size(
+            unsafe { ffi::isl_constraint_dim(self.ptr, t) },
+            "isl_constraint_dim",
+        )
+    }
+
+    pub fn coefficient(&self, t: DimType, pos: usize) -> Result<(i64, i64)> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_constraint_get_coefficient_val(self.ptr, t, pos as i32) };
+        Val::from_raw(&self.ctx, p, "isl_constraint_get_coefficient_val")?.to_rational()
+    }
+
+    pub fn constant(&self) -> Result<(i64, i64)> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_constraint_get_constant_val(self.ptr) };
+        Val::from_raw(&self.ctx, p, "isl_constraint_get_constant_val")?.to_rational()
+    }
+
+    /// The affine expression whose floor is local division `pos`.
+    pub fn div(&self, pos: usize) -> Result<Aff> {
+        // SAFETY: keep.
+        let p = unsafe { ffi::isl_constraint_get_div(self.ptr, pos as i32) };
+        Aff::from_raw(&self.ctx, p, "isl_constraint_get_div")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_and_bounds() {
+        let ctx = Ctx::new();
+        let s = Set::parse(&ctx, "{ [i, j] : 0 <= j < i < 13 }").unwrap();
+        let (n, d) = s.count_val().unwrap().to_rational().unwrap();
+        assert_eq!((n, d), (78, 1));
+        // dim_max is a function of the parameters only: outer variables go in as parameters
+        let p = Set::parse(&ctx, "[n, i] -> { [k] : 0 <= i < n and 0 <= 16 k < i }").unwrap();
+        let max = p.dim_max(0).unwrap();
+        let pieces = max.pieces().unwrap();
+        assert!(!pieces.is_empty());
+        for (dom, aff) in &pieces {
+            assert!(!dom.is_empty().unwrap());
+            // the bound floor((i - 1)/16) needs one local division
+            assert_eq!(aff.dim(DimType::isl_dim_div).unwrap(), 1);
+            let inner = aff.div(0).unwrap();
+            assert_eq!(
+                inner.coefficient(DimType::isl_dim_param, 1).unwrap(),
+                (1, 16)
+            );
+        }
+    }
+
+    #[test]
+    fn errors_are_results_not_aborts() {
+        let ctx = Ctx::new();
+        let e = Set::parse(&ctx, "{ [i] : i <= }").unwrap_err();
+        assert!(e.0.contains("parse set"), "{e}");
+        // the context still works after an error
+        assert!(Set::parse(&ctx, "{ [i] : 0 <= i < 3 }").is_ok());
+    }
+}

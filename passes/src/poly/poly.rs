@@ -1,0 +1,408 @@
+//! Polynomials with exact rational coefficients over quasi-affine atoms (variables and floors),
+//! and the one summation rule the counter needs: Σ_{x=l}^{u} P(x) by Faulhaber's formula.
+
+use super::linexpr::{Atom, LinExpr};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+pub type Rat = BigRational;
+
+/// A monomial: atoms with positive exponents, sorted by atom.
+pub type Mono = Vec<(Atom, u32)>;
+
+/// `Σ coeff · monomial`, no zero coefficients stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Poly {
+    pub terms: BTreeMap<Mono, Rat>,
+}
+
+pub fn rat(n: i128) -> Rat {
+    Rat::from_integer(BigInt::from(n))
+}
+
+fn mono_mul(a: &Mono, b: &Mono) -> Mono {
+    let mut m: BTreeMap<Atom, u32> = a.iter().cloned().collect();
+    for (x, k) in b {
+        *m.entry(x.clone()).or_insert(0) += k;
+    }
+    m.into_iter().collect()
+}
+
+impl Poly {
+    pub fn zero() -> Poly {
+        Poly::default()
+    }
+
+    pub fn constant(c: Rat) -> Poly {
+        let mut p = Poly::zero();
+        p.add_term(Vec::new(), c);
+        p
+    }
+
+    pub fn one() -> Poly {
+        Poly::constant(Rat::one())
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The constant value, when the polynomial has no variable part.
+    pub fn as_constant(&self) -> Option<Rat> {
+        match self.terms.len() {
+            0 => Some(Rat::zero()),
+            1 => self.terms.get(&Vec::new()).cloned(),
+            _ => None,
+        }
+    }
+
+    pub fn var(name: &str) -> Poly {
+        Poly::from_lin(&LinExpr::var(name))
+    }
+
+    pub fn from_lin(e: &LinExpr) -> Poly {
+        let mut p = Poly::constant(rat(e.constant));
+        for (a, c) in &e.terms {
+            p.add_term(vec![(a.clone(), 1)], rat(*c));
+        }
+        p
+    }
+
+    pub fn add_term(&mut self, m: Mono, c: Rat) {
+        if c.is_zero() {
+            return;
+        }
+        let e = self.terms.entry(m.clone()).or_insert_with(Rat::zero);
+        *e += c;
+        if e.is_zero() {
+            self.terms.remove(&m);
+        }
+    }
+
+    pub fn add(&self, o: &Poly) -> Poly {
+        let mut r = self.clone();
+        for (m, c) in &o.terms {
+            r.add_term(m.clone(), c.clone());
+        }
+        r
+    }
+
+    pub fn sub(&self, o: &Poly) -> Poly {
+        self.add(&o.scale(&-Rat::one()))
+    }
+
+    pub fn scale(&self, k: &Rat) -> Poly {
+        if k.is_zero() {
+            return Poly::zero();
+        }
+        Poly {
+            terms: self.terms.iter().map(|(m, c)| (m.clone(), c * k)).collect(),
+        }
+    }
+
+    pub fn mul(&self, o: &Poly) -> Poly {
+        let mut r = Poly::zero();
+        for (ma, ca) in &self.terms {
+            for (mb, cb) in &o.terms {
+                r.add_term(mono_mul(ma, mb), ca * cb);
+            }
+        }
+        r
+    }
+
+    pub fn pow(&self, k: u32) -> Poly {
+        let mut r = Poly::one();
+        for _ in 0..k {
+            r = r.mul(self);
+        }
+        r
+    }
+
+    pub fn involves(&self, name: &str) -> bool {
+        self.terms
+            .keys()
+            .any(|m| m.iter().any(|(a, _)| a.involves(name)))
+    }
+
+    /// Substitute `name := e` in every atom (floors re-normalised).
+    pub fn subst(&self, name: &str, e: &LinExpr) -> Poly {
+        if !self.involves(name) {
+            return self.clone();
+        }
+        let mut r = Poly::zero();
+        for (m, c) in &self.terms {
+            let mut t = Poly::constant(c.clone());
+            for (a, k) in m {
+                let pa = if a.involves(name) {
+                    Poly::from_lin(&a.subst(name, e))
+                } else {
+                    Poly {
+                        terms: [(vec![(a.clone(), 1)], Rat::one())].into_iter().collect(),
+                    }
+                };
+                t = t.mul(&pa.pow(*k));
+            }
+            r = r.add(&t);
+        }
+        r
+    }
+
+    /// Compose with polynomial values for a variable that occurs only as a plain variable (not
+    /// inside floors): `name := q`.
+    pub fn compose_var(&self, name: &str, q: &Poly) -> Poly {
+        let mut r = Poly::zero();
+        for (m, c) in &self.terms {
+            let mut t = Poly::constant(c.clone());
+            for (a, k) in m {
+                match a {
+                    Atom::Var(v) if v == name => t = t.mul(&q.pow(*k)),
+                    _ => {
+                        t = t.mul(&Poly {
+                            terms: [(vec![(a.clone(), *k)], Rat::one())].into_iter().collect(),
+                        })
+                    }
+                }
+            }
+            r = r.add(&t);
+        }
+        r
+    }
+
+    /// The largest floor-modulus needed to make `name` appear only outside floors.
+    pub fn split_modulus(&self, name: &str) -> i128 {
+        use num_integer::Integer;
+        let mut m = 1i128;
+        for mono in self.terms.keys() {
+            for (a, _) in mono {
+                m = m.lcm(&a.split_modulus(name));
+            }
+        }
+        m
+    }
+
+    /// Whether `name` occurs inside a floor.
+    pub fn has_floor_in(&self, name: &str) -> bool {
+        self.terms.keys().any(|m| {
+            m.iter()
+                .any(|(a, _)| matches!(a, Atom::Floor(..)) && a.involves(name))
+        })
+    }
+
+    /// `Σ_{name=l}^{u} self` for `l <= u + 1`; `name` must not occur inside a floor.
+    pub fn sum_range(&self, name: &str, l: &LinExpr, u: &LinExpr) -> Poly {
+        // self = Σ_k c_k · name^k
+        let mut by_deg: BTreeMap<u32, Poly> = BTreeMap::new();
+        for (m, c) in &self.terms {
+            let mut k = 0;
+            let mut rest: Mono = Vec::new();
+            for (a, e) in m {
+                match a {
+                    Atom::Var(v) if v == name => k = *e,
+                    _ => rest.push((a.clone(), *e)),
+                }
+            }
+            by_deg.entry(k).or_default().add_term(rest, c.clone());
+        }
+        let pu = Poly::from_lin(u);
+        let pl1 = Poly::from_lin(&l.add_const(-1));
+        let mut r = Poly::zero();
+        for (k, c) in by_deg {
+            let s = faulhaber(k);
+            let diff = s.compose_var("n", &pu).sub(&s.compose_var("n", &pl1));
+            r = r.add(&c.mul(&diff));
+        }
+        r
+    }
+
+    /// Exact value; `None` when a variable has no value.
+    pub fn eval(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<Rat> {
+        let mut acc = Rat::zero();
+        for (m, c) in &self.terms {
+            let mut t = c.clone();
+            for (a, k) in m {
+                let v = rat(a.eval(env)?);
+                for _ in 0..*k {
+                    t *= &v;
+                }
+            }
+            acc += t;
+        }
+        Some(acc)
+    }
+
+    pub fn degree(&self) -> u32 {
+        self.terms
+            .keys()
+            .map(|m| m.iter().map(|(_, k)| k).sum())
+            .max()
+            .unwrap_or(0)
+    }
+
+    pub fn vars(&self, out: &mut BTreeSet<String>) {
+        for m in self.terms.keys() {
+            for (a, _) in m {
+                a.vars(out);
+            }
+        }
+    }
+}
+
+/// Bernoulli numbers B_0..B_k with B_1 = +1/2.
+fn bernoulli(k: usize) -> Vec<Rat> {
+    let mut b: Vec<Rat> = Vec::with_capacity(k + 1);
+    for m in 0..=k {
+        // Σ_{j=0}^{m} C(m+1, j) B_j = m + 1 (the B_1 = +1/2 convention)
+        let mut s = Rat::zero();
+        for (j, bj) in b.iter().enumerate() {
+            s += rat(binom(m as u32 + 1, j as u32)) * bj;
+        }
+        let bm = (rat(m as i128 + 1) - s) / rat(m as i128 + 1);
+        b.push(bm);
+    }
+    b
+}
+
+fn binom(n: u32, k: u32) -> i128 {
+    let mut r: i128 = 1;
+    for i in 0..k {
+        r = r * (n - i) as i128 / (i + 1) as i128;
+    }
+    r
+}
+
+/// `S_k(n) = Σ_{x=1}^{n} x^k` as a polynomial in the variable `n`. As a polynomial,
+/// `S_k(n) − S_k(n − 1) = n^k` for every integer n, so `S_k(u) − S_k(l − 1)` sums any range.
+pub fn faulhaber(k: u32) -> Poly {
+    thread_local! {
+        static CACHE: std::cell::RefCell<BTreeMap<u32, Poly>> = Default::default();
+    }
+    if let Some(p) = CACHE.with(|c| c.borrow().get(&k).cloned()) {
+        return p;
+    }
+    let b = bernoulli(k as usize);
+    let mut p = Poly::zero();
+    let kk = k + 1;
+    for (j, bj) in b.iter().enumerate() {
+        let c = rat(binom(kk, j as u32)) * bj / rat(kk as i128);
+        let e = kk - j as u32;
+        let m = if e == 0 {
+            Vec::new()
+        } else {
+            vec![(Atom::Var("n".into()), e)]
+        };
+        p.add_term(m, c);
+    }
+    CACHE.with(|c| c.borrow_mut().insert(k, p.clone()));
+    p
+}
+
+/// Least common multiple of the coefficient denominators.
+pub fn common_denominator(p: &Poly) -> BigInt {
+    use num_integer::Integer;
+    let mut d = BigInt::one();
+    for c in p.terms.values() {
+        d = d.lcm(c.denom());
+    }
+    d
+}
+
+fn fmt_mono(f: &mut fmt::Formatter<'_>, m: &Mono) -> fmt::Result {
+    for (i, (a, k)) in m.iter().enumerate() {
+        if i > 0 {
+            f.write_str("*")?;
+        }
+        write!(f, "{a}")?;
+        if *k > 1 {
+            write!(f, "^{k}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Prints as `(n^2 - n)/2`: integer coefficients over one common denominator, higher degree
+/// first.
+impl fmt::Display for Poly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        let d = common_denominator(self);
+        let mut order: Vec<(&Mono, &Rat)> = self.terms.iter().collect();
+        order.sort_by(|a, b| {
+            let da: u32 = a.0.iter().map(|(_, k)| k).sum();
+            let db: u32 = b.0.iter().map(|(_, k)| k).sum();
+            db.cmp(&da).then(a.0.cmp(b.0))
+        });
+        let many = order.len() > 1;
+        let wrap = !d.is_one() && many;
+        if wrap {
+            f.write_str("(")?;
+        }
+        for (i, (m, c)) in order.iter().enumerate() {
+            let n = (*c * Rat::from_integer(d.clone())).to_integer();
+            let neg = n.is_negative();
+            let mag = n.abs();
+            match (i == 0, neg) {
+                (true, true) => f.write_str("-")?,
+                (true, false) => {}
+                (false, true) => f.write_str(" - ")?,
+                (false, false) => f.write_str(" + ")?,
+            }
+            if m.is_empty() {
+                write!(f, "{mag}")?;
+            } else {
+                if !mag.is_one() {
+                    write!(f, "{mag}*")?;
+                }
+                fmt_mono(f, m)?;
+            }
+        }
+        if wrap {
+            f.write_str(")")?;
+        }
+        if !d.is_one() {
+            write!(f, "/{d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A rational as f64 (for bound numbers).
+pub fn rat_to_f64(r: &Rat) -> f64 {
+    r.to_f64().unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faulhaber_matches_direct_sums() {
+        for k in 0..7u32 {
+            let s = faulhaber(k);
+            for n in -6i128..12 {
+                let direct: i128 = if n >= 0 {
+                    (1..=n).map(|x| x.pow(k)).sum()
+                } else {
+                    // S_k(n) for negative n: -(Σ_{x=n+1}^{0} x^k)
+                    -((n + 1)..=0).map(|x| x.pow(k)).sum::<i128>()
+                };
+                let v = s.eval(&|v| (v == "n").then_some(n)).unwrap();
+                assert_eq!(v, rat(direct), "k={k} n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn triangle_sum_prints() {
+        // Σ_{i=0}^{n-1} Σ_{j=0}^{i-1} 1 = n(n-1)/2
+        let inner =
+            Poly::one().sum_range("j", &LinExpr::constant(0), &LinExpr::var("i").add_const(-1));
+        let outer = inner.sum_range("i", &LinExpr::constant(0), &LinExpr::var("n").add_const(-1));
+        assert_eq!(outer.to_string(), "(n^2 - n)/2");
+        assert_eq!(outer.eval(&|_| Some(13)).unwrap(), rat(78));
+    }
+}
