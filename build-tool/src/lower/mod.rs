@@ -1,0 +1,435 @@
+//! Lowering drivers: turn a kernel source (`.cu`, `.cl`, `.ll`/`.bc`, `.ptx`) into PTX text.
+//!
+//! Everything downstream (parser, counting, models) reads PTX, so this module is the single door
+//! through which sources enter kerncast. It picks a front end (nvcc, clang-19, in-process LLVM or
+//! none), runs it with line info on so PTX carries `.loc`, and normalises host paths in `.file`
+//! directives so that the same source gives byte-identical PTX wherever it is lowered. A missing
+//! compiler is an error naming the tool and `cargo xtask bootstrap`; a compile failure carries the
+//! compiler's own `file:line` diagnostics.
+
+mod args;
+mod clang;
+#[cfg(feature = "llvm")]
+mod llvm;
+mod nvcc;
+mod ptxas;
+mod tools;
+
+pub use args::LowerArgs;
+pub use clang::emit_llvm_ir;
+pub use ptxas::{parse_ptxas_report, ptxas_resources, ResourceProbe, Resources};
+pub use tools::find_tool;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Which compiler turns the source into PTX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum Frontend {
+    /// NVIDIA nvcc (`-ptx -lineinfo`), CUDA only.
+    Nvcc,
+    /// clang-19: CUDA with the kerncast prelude, OpenCL C with libclc.
+    Clang,
+    /// LLVM IR (`.ll`/`.bc`) through LLVM's NVPTX back end, in process.
+    Llvm,
+    /// The file already is PTX.
+    Ptx,
+}
+
+impl Frontend {
+    /// Lower-case name, as used on the command line and in `tests/ptx/<name>/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Frontend::Nvcc => "nvcc",
+            Frontend::Clang => "clang",
+            Frontend::Llvm => "llvm",
+            Frontend::Ptx => "ptx",
+        }
+    }
+}
+
+impl fmt::Display for Frontend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What language a source file is in, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    Cuda,
+    OpenCl,
+    LlvmIr,
+    Ptx,
+}
+
+impl SourceKind {
+    pub fn of(path: &Path) -> Option<SourceKind> {
+        match path.extension()?.to_str()? {
+            "cu" => Some(SourceKind::Cuda),
+            "cl" => Some(SourceKind::OpenCl),
+            "ll" | "bc" => Some(SourceKind::LlvmIr),
+            "ptx" => Some(SourceKind::Ptx),
+            _ => None,
+        }
+    }
+}
+
+/// How to lower a source. `Default` gives sm_80, -O3, the default front end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// `None`: nvcc when present else clang for `.cu`; clang for `.cl`; llvm for `.ll`/`.bc`;
+    /// as-is for `.ptx`.
+    pub frontend: Option<Frontend>,
+    /// Target architecture, e.g. `sm_80`.
+    pub arch: String,
+    /// Preprocessor macros: `-D NAME` or `-D NAME=VALUE`.
+    pub defines: Vec<(String, Option<String>)>,
+    pub include_dirs: Vec<PathBuf>,
+    /// 0–3.
+    pub opt_level: u8,
+    /// Passed to the compiler verbatim, after kerncast's own flags.
+    pub extra_args: Vec<String>,
+}
+
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions {
+            frontend: None,
+            arch: "sm_80".into(),
+            defines: Vec::new(),
+            include_dirs: Vec::new(),
+            opt_level: 3,
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+/// The result of lowering one source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    pub ptx: String,
+    pub frontend: Frontend,
+    /// The command that ran, for reports and error messages (`in-process LLVM …` for llvm).
+    pub command: String,
+}
+
+/// Why lowering failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LowerError {
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: unknown source kind (expected .cu, .cl, .ll, .bc or .ptx)")]
+    UnknownKind { path: PathBuf },
+    #[error("{path}: front end `{frontend}` cannot lower {kind} sources")]
+    Unsupported {
+        path: PathBuf,
+        frontend: Frontend,
+        kind: &'static str,
+    },
+    #[error("{tool} not found (needed to lower {path}); install it with `{install}`")]
+    ToolMissing {
+        tool: String,
+        path: PathBuf,
+        install: &'static str,
+    },
+    #[error("{path}: {frontend} failed ({status})\n  command: {command}\n{diagnostics}")]
+    Compile {
+        path: PathBuf,
+        frontend: Frontend,
+        status: String,
+        command: String,
+        /// The compiler's stderr, with its `file:line` locations.
+        diagnostics: String,
+    },
+    #[error("{path}: LLVM: {message}")]
+    Llvm { path: PathBuf, message: String },
+    #[error("{path}: kerncast was built without the `llvm` feature, so .ll/.bc cannot be lowered")]
+    NoLlvmFeature { path: PathBuf },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+}
+
+impl LowerError {
+    /// The first `file:line` the compiler's diagnostics name, if any.
+    pub fn location(&self) -> Option<(String, u32)> {
+        match self {
+            LowerError::Compile { diagnostics, .. } => first_location(diagnostics),
+            _ => None,
+        }
+    }
+}
+
+/// Install hint shown with every missing-tool error.
+pub const INSTALL_HINT: &str = "cargo xtask bootstrap";
+
+/// Lower one source file to PTX.
+pub fn lower_file(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
+    let kind = SourceKind::of(path).ok_or_else(|| LowerError::UnknownKind {
+        path: path.to_path_buf(),
+    })?;
+    if !path.is_file() {
+        return Err(LowerError::Read {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        });
+    }
+    let frontend = match opts.frontend {
+        Some(f) => f,
+        None => default_frontend(kind),
+    };
+    let unsupported = |k: &'static str| LowerError::Unsupported {
+        path: path.to_path_buf(),
+        frontend,
+        kind: k,
+    };
+    match (frontend, kind) {
+        (Frontend::Ptx, SourceKind::Ptx) => {
+            let ptx = std::fs::read_to_string(path).map_err(|source| LowerError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            Ok(Lowered {
+                ptx,
+                frontend,
+                command: format!("read {}", path.display()),
+            })
+        }
+        (Frontend::Nvcc, SourceKind::Cuda) => nvcc::lower(path, opts),
+        (Frontend::Clang, SourceKind::Cuda) => clang::lower_cuda(path, opts),
+        (Frontend::Clang, SourceKind::OpenCl) => clang::lower_opencl(path, opts),
+        (Frontend::Llvm, SourceKind::LlvmIr) => lower_llvm(path, opts),
+        (_, SourceKind::Cuda) => Err(unsupported("CUDA")),
+        (_, SourceKind::OpenCl) => Err(unsupported("OpenCL")),
+        (_, SourceKind::LlvmIr) => Err(unsupported("LLVM IR")),
+        (_, SourceKind::Ptx) => Err(unsupported("PTX")),
+    }
+}
+
+#[cfg(feature = "llvm")]
+fn lower_llvm(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
+    llvm::lower(path, opts)
+}
+
+#[cfg(not(feature = "llvm"))]
+fn lower_llvm(path: &Path, _opts: &LowerOptions) -> Result<Lowered, LowerError> {
+    Err(LowerError::NoLlvmFeature {
+        path: path.to_path_buf(),
+    })
+}
+
+/// The front end used when none is asked for.
+pub fn default_frontend(kind: SourceKind) -> Frontend {
+    match kind {
+        SourceKind::Cuda => {
+            if find_tool("nvcc").is_some() {
+                Frontend::Nvcc
+            } else {
+                Frontend::Clang
+            }
+        }
+        SourceKind::OpenCl => Frontend::Clang,
+        SourceKind::LlvmIr => Frontend::Llvm,
+        SourceKind::Ptx => Frontend::Ptx,
+    }
+}
+
+/// The front ends that can lower `kind` on this machine (tools present, features built).
+pub fn available_frontends(kind: SourceKind) -> Vec<Frontend> {
+    let mut out = Vec::new();
+    match kind {
+        SourceKind::Cuda => {
+            if find_tool("nvcc").is_some() {
+                out.push(Frontend::Nvcc);
+            }
+            if tools::clang().is_some() {
+                out.push(Frontend::Clang);
+            }
+        }
+        SourceKind::OpenCl => {
+            if tools::clang().is_some() {
+                out.push(Frontend::Clang);
+            }
+        }
+        SourceKind::LlvmIr => {
+            if cfg!(feature = "llvm") {
+                out.push(Frontend::Llvm);
+            }
+        }
+        SourceKind::Ptx => out.push(Frontend::Ptx),
+    }
+    out
+}
+
+/// The lowest PTX ISA version that supports `arch` (LLVM refuses to emit an older one).
+pub fn ptx_feature(arch: &str) -> &'static str {
+    let n: u32 = arch
+        .trim_start_matches("sm_")
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .unwrap_or(80);
+    match n {
+        90.. => "+ptx78",
+        89 => "+ptx78",
+        87 => "+ptx74",
+        86 => "+ptx71",
+        80..=85 => "+ptx70",
+        75.. => "+ptx63",
+        72.. => "+ptx61",
+        70.. => "+ptx60",
+        _ => "+ptx60",
+    }
+}
+
+/// `-DNAME` / `-DNAME=VAL` and `-IDIR` flags, shared by nvcc and clang.
+fn preprocessor_flags(opts: &LowerOptions) -> Vec<String> {
+    let mut v = Vec::new();
+    for (name, val) in &opts.defines {
+        match val {
+            Some(val) => v.push(format!("-D{name}={val}")),
+            None => v.push(format!("-D{name}")),
+        }
+    }
+    for dir in &opts.include_dirs {
+        v.push(format!("-I{}", dir.display()));
+    }
+    v
+}
+
+/// Run a compiler that writes PTX to `out`; map failures to [`LowerError::Compile`].
+fn run_compiler(
+    mut cmd: Command,
+    path: &Path,
+    frontend: Frontend,
+    out: &Path,
+) -> Result<(String, String), LowerError> {
+    let command = render_command(&cmd);
+    let output = cmd.output().map_err(|source| LowerError::Io {
+        context: format!("starting `{command}`"),
+        source,
+    })?;
+    if !output.status.success() {
+        return Err(LowerError::Compile {
+            path: path.to_path_buf(),
+            frontend,
+            status: output.status.to_string(),
+            command,
+            diagnostics: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    let ptx = std::fs::read_to_string(out).map_err(|source| LowerError::Io {
+        context: format!("reading the PTX written by `{command}`"),
+        source,
+    })?;
+    Ok((ptx, command))
+}
+
+fn render_command(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        let a = a.to_string_lossy();
+        if a.contains(' ') || a.is_empty() {
+            s.push_str(&format!("'{a}'"));
+        } else {
+            s.push_str(&a);
+        }
+    }
+    s
+}
+
+/// Rewrite host-specific paths in `.file` directives: the temp dir holding the prelude becomes
+/// `kerncast-prelude`, and paths under the current directory become relative.
+pub fn normalize_file_paths(ptx: &str, temp_dir: Option<&Path>) -> String {
+    let cwd = std::env::current_dir().ok();
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.split_inclusive('\n') {
+        if line.trim_start().starts_with(".file") {
+            let mut l = line.to_string();
+            if let Some(t) = temp_dir {
+                let t = t.to_string_lossy();
+                l = l.replace(&*t, "kerncast-prelude");
+                if let Ok(canon) = Path::new(&*t).canonicalize() {
+                    l = l.replace(&*canon.to_string_lossy(), "kerncast-prelude");
+                }
+            }
+            if let Some(c) = &cwd {
+                let prefix = format!("\"{}/", c.display());
+                l = l.replace(&prefix, "\"");
+            }
+            out.push_str(&l);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// The first `path:line` (`path:line:col: error` from clang, `path(line): error` from nvcc).
+fn first_location(diag: &str) -> Option<(String, u32)> {
+    for line in diag.lines() {
+        // nvcc/cudafe: `file.cu(12): error: ...`
+        if let Some(open) = line.find('(') {
+            if let Some(close) = line[open..].find("):") {
+                if let Ok(n) = line[open + 1..open + close].parse::<u32>() {
+                    return Some((line[..open].to_string(), n));
+                }
+            }
+        }
+        // clang: `file.cu:12:5: error: ...`
+        let parts: Vec<&str> = line.splitn(4, ':').collect();
+        if parts.len() == 4 && parts[3].contains("error") {
+            if let Ok(n) = parts[1].parse::<u32>() {
+                return Some((parts[0].to_string(), n));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_from_both_compilers() {
+        assert_eq!(
+            first_location("k.cu(7): error: identifier \"x\" is undefined"),
+            Some(("k.cu".into(), 7))
+        );
+        assert_eq!(
+            first_location("warning: x\nk.cl:3:9: error: use of undeclared identifier 'q'"),
+            Some(("k.cl".into(), 3))
+        );
+        assert_eq!(first_location("nothing here"), None);
+    }
+
+    #[test]
+    fn ptx_versions_follow_the_arch() {
+        assert_eq!(ptx_feature("sm_80"), "+ptx70");
+        assert_eq!(ptx_feature("sm_90a"), "+ptx78");
+        assert_eq!(ptx_feature("sm_70"), "+ptx60");
+    }
+
+    #[test]
+    fn source_kinds() {
+        assert_eq!(SourceKind::of(Path::new("a/b.cu")), Some(SourceKind::Cuda));
+        assert_eq!(SourceKind::of(Path::new("b.bc")), Some(SourceKind::LlvmIr));
+        assert_eq!(SourceKind::of(Path::new("b.c")), None);
+    }
+
+    #[test]
+    fn temp_paths_are_rewritten() {
+        let ptx = "\tld.global.f32 %f1, [%rd1];\n\t.file\t2 \"/tmp/xyz/cuda_prelude.h\"\n";
+        let out = normalize_file_paths(ptx, Some(Path::new("/tmp/xyz")));
+        assert!(out.contains("\"kerncast-prelude/cuda_prelude.h\""), "{out}");
+        assert!(out.starts_with("\tld.global.f32"));
+    }
+}

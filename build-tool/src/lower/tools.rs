@@ -1,0 +1,69 @@
+//! Where the external compilers are. The project-local toolchain (`.toolchain/bin`, filled by
+//! `cargo xtask bootstrap` with nvcc, ptxas, nvdisasm) wins over PATH, so a build uses the
+//! compiler the project pinned rather than whatever the host has.
+
+use std::path::{Path, PathBuf};
+
+/// Look for an executable `name` in `$KERNCAST_TOOLCHAIN/bin`, then `.toolchain/bin` of the
+/// current directory and each ancestor, then `.toolchain/bin` of the kerncast workspace, then PATH.
+pub fn find_tool(name: &str) -> Option<PathBuf> {
+    search_dirs()
+        .into_iter()
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn search_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(tc) = std::env::var_os("KERNCAST_TOOLCHAIN") {
+        dirs.push(PathBuf::from(tc).join("bin"));
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        for a in cwd.ancestors() {
+            dirs.push(a.join(".toolchain/bin"));
+        }
+    }
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.toolchain/bin"));
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    dirs
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// The clang that lowers CUDA and OpenCL: clang-19 (the version the probes validated),
+/// else `/usr/lib/llvm-19/bin/clang`.
+pub fn clang() -> Option<PathBuf> {
+    find_tool("clang-19").or_else(|| {
+        let p = PathBuf::from("/usr/lib/llvm-19/bin/clang");
+        is_executable(&p).then_some(p)
+    })
+}
+
+/// libclc's NVPTX bitcode (Debian package libclc-19), which resolves the OpenCL built-ins.
+pub fn libclc() -> Option<PathBuf> {
+    [
+        "/usr/lib/clc/nvptx64--nvidiacl.bc",
+        "/usr/lib/llvm-19/lib/clc/nvptx64--nvidiacl.bc",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_sh_on_path_and_not_a_made_up_tool() {
+        assert!(find_tool("sh").is_some());
+        assert!(find_tool("kerncast-no-such-tool-xyz").is_none());
+    }
+}

@@ -1,0 +1,14 @@
+// cl_stencil5 (OpenCL): one Jacobi step of the 2-D 5-point stencil on an n x n grid; boundary
+// points are copied.
+// kerncast: workload n=2048 grid=(n/16,n/16) block=(16,16)
+__kernel void cl_stencil5(int n, __global const float *in, __global float *out)
+{
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= n || j >= n)
+        return;
+    if (i > 0 && i < n - 1 && j > 0 && j < n - 1)
+        out[i * n + j] = 0.25f * (in[(i - 1) * n + j] + in[(i + 1) * n + j] + in[i * n + j - 1] + in[i * n + j + 1]);
+    else
+        out[i * n + j] = in[i * n + j];
+}

@@ -1,0 +1,8 @@
+// saxpy: y[i] = a * x[i] + y[i] for i < n, one thread per element (single precision).
+// kerncast: workload n=1048576 grid=(n/256) block=256
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
