@@ -44,7 +44,8 @@ pub struct DvfsParams {
     pub dm_del_base: f64,
     pub l2_lat: f64,
     pub l2_del: f64,
-    pub sh_lat: f64,
+    /// Shared-memory latency; needed only by kernels with shared transactions.
+    pub sh_lat: Option<f64>,
     pub inst_cycle: f64,
     /// Multiplier on the final time (1 unless calibrated).
     pub time_scale: f64,
@@ -64,7 +65,7 @@ impl DvfsParams {
             dm_del_base: *d.need(&v.dm_del_base, "dvfs.dm_del_base", NAME)?,
             l2_lat: *d.need(&v.l2_lat, "dvfs.l2_lat", NAME)?,
             l2_del: *d.need(&v.l2_del, "dvfs.l2_del", NAME)?,
-            sh_lat: d.latency("shared", NAME)?,
+            sh_lat: d.latency.get("shared").map(|v| v.value),
             inst_cycle: warp / cores,
             time_scale: 1.0,
         })
@@ -125,8 +126,9 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
     let (lat, del) = p.agl(c, k.l2_hr);
     let aw = k.active_warps.max(1.0);
     let wpb = k.warps_per_block.max(1.0);
+    let sh_lat = p.sh_lat.unwrap_or(0.0);
     if k.gld_trans <= 0.0 {
-        let t = p.inst_cycle * k.comp_inst * aw + p.sh_lat * (k.shared_trans > 0.0) as u8 as f64;
+        let t = p.inst_cycle * k.comp_inst * aw + sh_lat * (k.shared_trans > 0.0) as u8 as f64;
         return (t, t, Case::NoMemory);
     }
     let o = k.gld_trans;
@@ -134,13 +136,13 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
     if k.shared_trans > 0.0 {
         if k.shared_trans >= k.gld_trans {
             let i_itrs = k.shared_trans / o;
-            let ph1 = avr * 2.0 + del * k.gld_trans * aw + lat + p.sh_lat; // Eq. 18
-            let ph2 = avr * (wpb - 1.0) + (avr + p.sh_lat) * i_itrs; // Eq. 19
-            let ph3 = avr * 2.0 + del * k.gld_trans * wpb + lat + p.sh_lat; // Eq. 20
+            let ph1 = avr * 2.0 + del * k.gld_trans * aw + lat + sh_lat; // Eq. 18
+            let ph2 = avr * (wpb - 1.0) + (avr + sh_lat) * i_itrs; // Eq. 19
+            let ph3 = avr * 2.0 + del * k.gld_trans * wpb + lat + sh_lat; // Eq. 20
             let t = ph1 + (ph2 + ph3) * o; // Eq. 21
             return (t, ph2 * o, Case::SharedIntensive);
         }
-        if avr <= del && avr + p.sh_lat <= del * (aw - wpb) {
+        if avr <= del && avr + sh_lat <= del * (aw - wpb) {
             let t = avr + lat + del * aw * k.gld_trans; // Eq. 17
             return (t, avr, Case::SharedInfrequent);
         }
@@ -303,6 +305,9 @@ impl Model for DvfsModel {
             None => DvfsParams::from_device(d)?,
         };
         let (k, mut notes) = kernel_inputs(input, d)?;
+        if k.shared_trans > 0.0 && p.sh_lat.is_none() {
+            return Err(d.missing("latency.shared", NAME).into());
+        }
         let (ta, comp, case) = t_active(&p, &k, clocks);
         let scale = t_exec(1.0, &k) * p.time_scale / (clocks.core_mhz * 1e6);
         let time_s = ta * scale;
@@ -370,7 +375,7 @@ mod tests {
             dm_del_base: 9.31,
             l2_lat: 222.0,
             l2_del: 1.0,
-            sh_lat: 28.0,
+            sh_lat: Some(28.0),
             inst_cycle: 4.0,
             time_scale: 1.0,
         }

@@ -1,0 +1,62 @@
+//! The schedule model end to end on the thesis' vectorAdd (K20, 13 × 256 threads) with the K20
+//! profile from devices/: L(gm) from the Table 3.3 regression (⌈314.116⌉ = 315), one wave,
+//! launch overhead 1.51546 µs, and the block delay of the strict Algorithm 6 reading.
+
+use kerncast_models::schedule::dag::{SchedInst, UnitClass};
+use kerncast_models::schedule::ScheduleModel;
+use kerncast_models::{Device, Model, ModelInput};
+use kerncast_passes::stats::{BlockExecs, BoundStats, Launch};
+
+#[test]
+fn vector_add_on_k20() {
+    use UnitClass::*;
+    let mut m1 = SchedInst::new(Lsu, &["m1"], &["c8"], 0);
+    m1.mem = "global".into();
+    let mut m2 = SchedInst::new(Lsu, &["m2"], &["c10"], 0);
+    m2.mem = "global".into();
+    let block = vec![
+        SchedInst::new(Sp, &["c8"], &[], 9),
+        SchedInst::new(Sp, &["c9"], &[], 33),
+        SchedInst::new(Sp, &["c10"], &["c9"], 9),
+        m1,
+        m2,
+        SchedInst::new(Sp, &["c11"], &["m1", "m2"], 9),
+    ];
+    let stats = BoundStats {
+        kernel: "vectorAdd".into(),
+        launch: Some(Launch {
+            grid: [13, 1, 1],
+            block: [256, 1, 1],
+        }),
+        block_execs: [(
+            0,
+            BlockExecs {
+                threads: 3328.0,
+                warps: 104.0,
+            },
+        )]
+        .into(),
+        ..Default::default()
+    };
+    let mut input = ModelInput::new(stats);
+    input.blocks.insert(0, block);
+    let d = Device::load("k20").unwrap();
+    let clocks = d.default_clocks().unwrap();
+    let p = ScheduleModel::default()
+        .predict(&input, &d, clocks)
+        .unwrap();
+    // 654 + 10 cycles at 784 MHz, plus launch overhead 1.51546 µs.
+    assert!((p.breakdown["schedule"] - 664.0 / 784e6).abs() < 1e-15);
+    assert!((p.breakdown["launch"] - 1.51546e-6).abs() < 1e-15);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("waves 1 ") && n.contains("L(gm) 315")),
+        "{:?}",
+        p.notes
+    );
+    assert_eq!(p.bottleneck, "memory latency");
+    assert!((p.error_band.rel - 0.283).abs() < 1e-12);
+    let sum: f64 = p.breakdown.values().sum();
+    assert!((p.time_s - sum).abs() < 1e-18);
+}
