@@ -1,1 +1,0 @@
-//! Control-flow graphs over parsed PTX kernels.

@@ -1,0 +1,274 @@
+//! Control-flow graphs over parsed PTX functions: basic blocks, edges, dominators, natural loops.
+//!
+//! Blocks are maximal runs of the function's instructions in text order (nested `{ }` scopes
+//! flattened): a label starts a block, a branch or `ret`/`exit`/`trap` ends one. A predicated
+//! branch gives a taken and a not-taken edge; a predicated `ret` also falls through. Dominators
+//! come from petgraph (Cooper–Harvey–Kennedy); natural loops from back edges (an edge whose head
+//! dominates its tail), merged per header and nested by containment. Anything the builder cannot
+//! resolve (a branch to an unknown label, an indirect `brx.idx`, an irreducible cycle) is listed in
+//! [`Cfg::warnings`], never dropped.
+
+mod loops;
+mod render;
+
+use crate::ptx::{Function, Inst, Statement};
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub use loops::Loop;
+
+/// How control reaches the target of an edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    /// Unguarded branch.
+    Jump,
+    /// Predicated branch, predicate true.
+    Taken,
+    /// Predicated branch (or predicated `ret`/`exit`), predicate false: the next block.
+    NotTaken,
+    /// No branch: the next block in text order.
+    Fallthrough,
+}
+
+impl EdgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Jump => "jump",
+            EdgeKind::Taken => "taken",
+            EdgeKind::NotTaken => "not-taken",
+            EdgeKind::Fallthrough => "fallthrough",
+        }
+    }
+}
+
+/// One basic block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BasicBlock {
+    pub id: usize,
+    /// Labels at the start of the block (usually zero or one).
+    pub labels: Vec<String>,
+    /// Index of the first instruction in [`Function::instructions`] order.
+    pub first_inst: usize,
+    pub insts: Vec<Inst>,
+    /// Ends in `ret`/`exit`/`trap` (possibly predicated).
+    pub exits: bool,
+}
+
+impl BasicBlock {
+    pub fn terminator(&self) -> Option<&Inst> {
+        self.insts.last()
+    }
+    /// Display name: the first label, else `bbN`.
+    pub fn name(&self) -> String {
+        self.labels
+            .first()
+            .cloned()
+            .unwrap_or_else(|| format!("bb{}", self.id))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    pub kind: EdgeKind,
+}
+
+/// The control-flow graph of one function. Block `i` is node `i` of `graph`; block 0 is the entry.
+#[derive(Clone, Debug)]
+pub struct Cfg {
+    pub function: String,
+    pub blocks: Vec<BasicBlock>,
+    pub edges: Vec<Edge>,
+    pub graph: DiGraph<usize, EdgeKind>,
+    /// Immediate dominator of each block (`None` for the entry and unreachable blocks).
+    pub idom: Vec<Option<usize>>,
+    /// Natural loops, every loop before the loops nested in it (larger bodies first, then by header).
+    pub loops: Vec<Loop>,
+    /// Innermost loop of each block, as an index into `loops`.
+    pub block_loop: Vec<Option<usize>>,
+    pub warnings: Vec<String>,
+}
+
+impl Cfg {
+    /// Builds the CFG of a function with a body.
+    pub fn build(f: &Function) -> Cfg {
+        let mut warnings = Vec::new();
+        let blocks = split(f);
+        let by_label: BTreeMap<&str, usize> = blocks
+            .iter()
+            .flat_map(|b| b.labels.iter().map(move |l| (l.as_str(), b.id)))
+            .collect();
+        let mut edges = Vec::new();
+        for b in &blocks {
+            let next = (b.id + 1 < blocks.len()).then_some(b.id + 1);
+            let term = b.insts.last();
+            let guarded = term.is_some_and(|t| t.pred.is_some());
+            match term {
+                Some(t) if t.is_branch() => {
+                    match t.branch_target().and_then(|l| by_label.get(l)) {
+                        Some(&to) => edges.push(Edge {
+                            from: b.id,
+                            to,
+                            kind: if guarded {
+                                EdgeKind::Taken
+                            } else {
+                                EdgeKind::Jump
+                            },
+                        }),
+                        None => warnings.push(format!(
+                            "{}: line {}: branch target not resolved: `{}`",
+                            f.name, t.span.line, t
+                        )),
+                    }
+                    if guarded {
+                        if let Some(n) = next {
+                            edges.push(Edge {
+                                from: b.id,
+                                to: n,
+                                kind: EdgeKind::NotTaken,
+                            });
+                        }
+                    }
+                }
+                Some(t) if t.is_exit() => {
+                    if guarded {
+                        if let Some(n) = next {
+                            edges.push(Edge {
+                                from: b.id,
+                                to: n,
+                                kind: EdgeKind::NotTaken,
+                            });
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(n) = next {
+                        edges.push(Edge {
+                            from: b.id,
+                            to: n,
+                            kind: EdgeKind::Fallthrough,
+                        });
+                    }
+                }
+            }
+        }
+        let mut graph = DiGraph::with_capacity(blocks.len(), edges.len());
+        for b in &blocks {
+            graph.add_node(b.id);
+        }
+        for e in &edges {
+            graph.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), e.kind);
+        }
+        let dom = petgraph::algo::dominators::simple_fast(&graph, NodeIndex::new(0));
+        let idom: Vec<Option<usize>> = (0..blocks.len())
+            .map(|i| {
+                dom.immediate_dominator(NodeIndex::new(i))
+                    .map(|n| n.index())
+            })
+            .collect();
+        let (loops, block_loop) = loops::natural_loops(&blocks, &edges, &idom, &mut warnings);
+        Cfg {
+            function: f.name.clone(),
+            blocks,
+            edges,
+            graph,
+            idom,
+            loops,
+            block_loop,
+            warnings,
+        }
+    }
+
+    /// Does block `a` dominate block `b`?
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        let mut cur = Some(b);
+        while let Some(c) = cur {
+            if c == a {
+                return true;
+            }
+            cur = self.idom[c];
+        }
+        false
+    }
+
+    pub fn successors(&self, b: usize) -> impl Iterator<Item = &Edge> {
+        self.edges.iter().filter(move |e| e.from == b)
+    }
+
+    pub fn predecessors(&self, b: usize) -> impl Iterator<Item = &Edge> {
+        self.edges.iter().filter(move |e| e.to == b)
+    }
+
+    /// Loop nesting depth of a block (0 outside loops).
+    pub fn loop_depth(&self, b: usize) -> u32 {
+        self.block_loop[b].map_or(0, |l| self.loops[l].depth)
+    }
+
+    /// Is the block reachable from the entry?
+    pub fn reachable(&self, b: usize) -> bool {
+        b == 0 || self.idom[b].is_some()
+    }
+}
+
+/// Splits the body into basic blocks.
+fn split(f: &Function) -> Vec<BasicBlock> {
+    let mut blocks: Vec<BasicBlock> = Vec::new();
+    let mut cur = BasicBlock {
+        id: 0,
+        labels: Vec::new(),
+        first_inst: 0,
+        insts: Vec::new(),
+        exits: false,
+    };
+    let mut n_inst = 0usize;
+    let mut ended = false;
+    let flush = |blocks: &mut Vec<BasicBlock>, cur: &mut BasicBlock, n_inst: usize| {
+        let id = blocks.len();
+        let mut b = std::mem::replace(
+            cur,
+            BasicBlock {
+                id: id + 1,
+                labels: Vec::new(),
+                first_inst: n_inst,
+                insts: Vec::new(),
+                exits: false,
+            },
+        );
+        b.id = id;
+        blocks.push(b);
+    };
+    for s in f.statements() {
+        match s {
+            Statement::Label(l) => {
+                if !cur.insts.is_empty() || ended {
+                    flush(&mut blocks, &mut cur, n_inst);
+                    ended = false;
+                }
+                cur.labels.push(l.name.clone());
+            }
+            Statement::Inst(i) => {
+                if ended {
+                    flush(&mut blocks, &mut cur, n_inst);
+                    ended = false;
+                }
+                cur.insts.push(i.clone());
+                n_inst += 1;
+                if i.is_branch() || i.is_exit() {
+                    cur.exits = i.is_exit();
+                    ended = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !cur.insts.is_empty() || !cur.labels.is_empty() || blocks.is_empty() {
+        flush(&mut blocks, &mut cur, n_inst);
+    }
+    blocks
+}
+
+#[cfg(test)]
+mod tests;
