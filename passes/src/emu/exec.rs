@@ -193,6 +193,29 @@ fn finish(
             },
         );
     }
+    let block_of = block_starts(f, prog);
+    let insts: Vec<&crate::ptx::Inst> = f.instructions().collect();
+    let mut lines = vec![(0, None); c.block_execs.len()];
+    for (pc, b) in block_of.iter().enumerate() {
+        if let (Some(slot), Some(i)) = (lines.get_mut(*b), insts.get(pc)) {
+            *slot = (i.span.line, i.loc.as_ref().map(|l| l.line));
+        }
+    }
+    let threads: Vec<u64> = c.block_execs.iter().map(|e| e.0).collect();
+    let mut back = Vec::new();
+    let mut cur = 0;
+    for (pc, i) in prog.insts.iter().enumerate() {
+        if block_of[pc] != NONE {
+            cur = block_of[pc];
+        }
+        if i.op == Op::Bra {
+            let t = block_of.get(i.target as usize).copied().unwrap_or(NONE);
+            if t != NONE && t <= cur {
+                back.push((cur, t));
+            }
+        }
+    }
+    let loops = super::loops::from_edges(&back, &c.edges, &threads, &lines);
     let mut out = BTreeMap::new();
     for (k, addr, len) in buffers {
         out.insert(*k, global.slice(*addr, *len)?.to_vec());
@@ -202,6 +225,7 @@ fn finish(
         buffers: out,
         edges: c.edges,
         entries: c.entries,
+        loops,
     })
 }
 

@@ -17,6 +17,7 @@ pub mod alu;
 mod blocks;
 mod decode;
 mod exec;
+pub mod loops;
 pub mod mem;
 mod ops;
 
@@ -102,6 +103,8 @@ pub struct EmuResult {
     pub edges: BTreeMap<(usize, usize), u64>,
     /// Thread-level entries into the kernel's first block (one per thread).
     pub entries: u64,
+    /// Every loop that ran, with its mean trips per entry.
+    pub loops: Vec<loops::LoopTrips>,
 }
 
 impl EmuResult {

@@ -1,0 +1,94 @@
+//! Loop trip counts observed in a run, the raw material of trip-count hints for data-dependent
+//! loops. Why from edges: a loop's header executes once per iteration, and every execution that
+//! does not arrive over a back edge (an edge to a block at or before its source in text order,
+//! which is how PTX lays out loops) is an entry; so trips per entry = header executions / entries,
+//! whatever the loop's shape.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One loop observed in a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoopTrips {
+    /// Basic block (CFG index) of the loop header.
+    pub header: usize,
+    /// PTX line of the header's first instruction.
+    pub ptx_line: u32,
+    /// Source line of the header (from `.loc`), when the PTX has line info.
+    pub src_line: Option<u32>,
+    /// Thread-level entries into the loop (header executions not over a back edge).
+    pub entries: u64,
+    /// Thread-level executions of the header.
+    pub header_execs: u64,
+    /// Mean iterations per entry: `header_execs / entries`.
+    pub mean_trips: f64,
+}
+
+impl LoopTrips {
+    /// The hint key a user sets for this loop's trip count: `trip.L<source line>`, or
+    /// `trip.ptx<line>` when the PTX carries no line info.
+    pub fn hint_key(&self) -> String {
+        match self.src_line {
+            Some(l) => format!("trip.L{l}"),
+            None => format!("trip.ptx{}", self.ptx_line),
+        }
+    }
+}
+
+/// Loops from the program's back edges (`(from, to)` blocks with `to <= from`), thread-level
+/// edge traversals and block executions. `lines[b]` gives the PTX and source line of block `b`'s
+/// first instruction. Loops whose header never ran are left out.
+pub fn from_edges(
+    back_edges: &[(usize, usize)],
+    edges: &BTreeMap<(usize, usize), u64>,
+    block_threads: &[u64],
+    lines: &[(u32, Option<u32>)],
+) -> Vec<LoopTrips> {
+    let mut back: BTreeMap<usize, u64> = BTreeMap::new();
+    for e in back_edges {
+        *back.entry(e.1).or_insert(0) += edges.get(e).copied().unwrap_or(0);
+    }
+    back.retain(|h, _| block_threads.get(*h).is_some_and(|n| *n > 0));
+    back.into_iter()
+        .map(|(h, b)| {
+            let execs = block_threads.get(h).copied().unwrap_or(0);
+            let entries = execs.saturating_sub(b);
+            let (ptx_line, src_line) = lines.get(h).copied().unwrap_or((0, None));
+            LoopTrips {
+                header: h,
+                ptx_line,
+                src_line,
+                entries,
+                header_execs: execs,
+                mean_trips: if entries == 0 {
+                    0.0
+                } else {
+                    execs as f64 / entries as f64
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trips_from_back_edges() {
+        // Block 1 is a loop header entered 10 times from block 0, 30 back edges from block 2.
+        let mut e = BTreeMap::new();
+        e.insert((0, 1), 10);
+        e.insert((2, 1), 30);
+        e.insert((1, 2), 40);
+        e.insert((2, 3), 10);
+        let l = from_edges(
+            &e,
+            &[10, 40, 40, 10],
+            &[(1, None), (5, Some(12)), (9, None), (12, None)],
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!((l[0].header, l[0].entries, l[0].mean_trips), (1, 10, 4.0));
+        assert_eq!(l[0].hint_key(), "trip.L12");
+    }
+}
