@@ -1,40 +1,34 @@
-//! Which instruction starts which basic block, with the block indices of `crate::cfg`, so the
-//! emulator's `block_execs` and the static counter's agree.
+//! Which instruction starts which basic block, and the loops' back edges, both taken from
+//! `crate::cfg` so the emulator's `block_execs` use the same block indices as every other pass.
 
-use crate::ptx::{Function, Statement};
+use crate::cfg::Cfg;
+use crate::ptx::Function;
 
-/// For each instruction index: the basic block it starts, or `usize::MAX`.
-pub fn block_starts(f: &Function, ninsts: usize) -> Vec<usize> {
-    let mut leader = vec![false; ninsts];
-    let mut i = 0usize;
-    let mut after_label = false;
-    for s in f.statements() {
-        match s {
-            Statement::Label(_) => after_label = true,
-            Statement::Inst(inst) => {
-                if i == 0 || after_label {
-                    leader[i] = true;
-                }
-                after_label = false;
-                if matches!(inst.opcode.as_str(), "bra" | "ret" | "exit" | "brx") && i + 1 < ninsts
-                {
-                    leader[i + 1] = true;
-                }
-                i += 1;
-            }
-            _ => {}
+/// Block structure the interpreter needs.
+pub struct Blocks {
+    /// For each instruction index: the block it starts, or `usize::MAX`.
+    pub start: Vec<usize>,
+    pub nblocks: usize,
+    /// (latch, header) of every natural loop.
+    pub back_edges: Vec<(usize, usize)>,
+}
+
+pub fn of(f: &Function, ninsts: usize) -> Blocks {
+    let cfg = Cfg::build(f);
+    let mut start = vec![usize::MAX; ninsts];
+    for b in &cfg.blocks {
+        if !b.insts.is_empty() && b.first_inst < ninsts {
+            start[b.first_inst] = b.id;
         }
     }
-    let mut next = 0;
-    leader
+    let back_edges = cfg
+        .loops
         .iter()
-        .map(|l| {
-            if *l {
-                next += 1;
-                next - 1
-            } else {
-                usize::MAX
-            }
-        })
-        .collect()
+        .flat_map(|l| l.latches.iter().map(move |t| (*t, l.header)))
+        .collect();
+    Blocks {
+        start,
+        nblocks: cfg.blocks.len(),
+        back_edges,
+    }
 }

@@ -122,10 +122,11 @@ pub fn run_with(
         let n = (*size as usize).min(bytes.len());
         param[*off as usize..*off as usize + n].copy_from_slice(&bytes[..n]);
     }
-    let block_of = block_starts(f, &prog);
+    let blocks = super::blocks::of(f, prog.insts.len());
+    let block_of = &blocks.start;
     let mut counts = Counts {
         per_inst: vec![(0, 0); prog.insts.len()],
-        block_execs: vec![(0, 0); block_of.iter().filter(|b| **b != NONE).count()],
+        block_execs: vec![(0, 0); blocks.nblocks],
         ..Counts::default()
     };
     let mut steps = 0;
@@ -134,7 +135,7 @@ pub fn run_with(
             for x in 0..launch.grid[0] {
                 let mut ctx = Ctx {
                     prog: &prog,
-                    block_of: &block_of,
+                    block_of,
                     launch,
                     ctaid: [x, y, z],
                     global: &mut global,
@@ -152,12 +153,13 @@ pub fn run_with(
             }
         }
     }
-    finish(f, &prog, launch, counts, &mut global, &buffers)
+    finish(f, &prog, &blocks, launch, counts, &mut global, &buffers)
 }
 
 fn finish(
     f: &Function,
     prog: &Program,
+    blocks: &super::blocks::Blocks,
     launch: &Launch,
     c: Counts,
     global: &mut Global,
@@ -193,29 +195,15 @@ fn finish(
             },
         );
     }
-    let block_of = block_starts(f, prog);
     let insts: Vec<&crate::ptx::Inst> = f.instructions().collect();
     let mut lines = vec![(0, None); c.block_execs.len()];
-    for (pc, b) in block_of.iter().enumerate() {
+    for (pc, b) in blocks.start.iter().enumerate() {
         if let (Some(slot), Some(i)) = (lines.get_mut(*b), insts.get(pc)) {
             *slot = (i.span.line, i.loc.as_ref().map(|l| l.line));
         }
     }
     let threads: Vec<u64> = c.block_execs.iter().map(|e| e.0).collect();
-    let mut back = Vec::new();
-    let mut cur = 0;
-    for (pc, i) in prog.insts.iter().enumerate() {
-        if block_of[pc] != NONE {
-            cur = block_of[pc];
-        }
-        if i.op == Op::Bra {
-            let t = block_of.get(i.target as usize).copied().unwrap_or(NONE);
-            if t != NONE && t <= cur {
-                back.push((cur, t));
-            }
-        }
-    }
-    let loops = super::loops::from_edges(&back, &c.edges, &threads, &lines);
+    let loops = super::loops::from_edges(&blocks.back_edges, &c.edges, &threads, &lines);
     let mut out = BTreeMap::new();
     for (k, addr, len) in buffers {
         out.insert(*k, global.slice(*addr, *len)?.to_vec());
@@ -264,11 +252,6 @@ fn init_bytes(g: &VarDecl) -> Vec<u8> {
     }
     out.resize(size.max(out.len()), 0);
     out
-}
-
-/// Basic-block index of each instruction that starts a block, `NONE` elsewhere.
-fn block_starts(f: &Function, prog: &Program) -> Vec<usize> {
-    super::blocks::block_starts(f, prog.insts.len())
 }
 
 fn lanes(mask: u32) -> impl Iterator<Item = usize> {
