@@ -68,3 +68,17 @@ __KC_DEV float __half2float(__half h) { return (float)h; }
 __KC_DEV __half __hadd(__half a, __half b) { return a + b; }
 __KC_DEV __half __hmul(__half a, __half b) { return a * b; }
 __KC_DEV __half __hfma(__half a, __half b, __half c) { return a * b + c; }
+
+/* Vector types, with the alignment CUDA's vector_types.h gives them (so loads vectorise alike). */
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct float3 { float x, y, z; };
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+struct __attribute__((aligned(8))) int2 { int x, y; };
+struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
+struct __attribute__((aligned(16))) double2 { double x, y; };
+__KC_DEV float2 make_float2(float x, float y) { return float2{x, y}; }
+__KC_DEV float3 make_float3(float x, float y, float z) { return float3{x, y, z}; }
+__KC_DEV float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+__KC_DEV int2 make_int2(int x, int y) { return int2{x, y}; }
+__KC_DEV int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+__KC_DEV double2 make_double2(double x, double y) { return double2{x, y}; }

@@ -1,4 +1,5 @@
 //! One module per subcommand; each owns its clap `Args` and a `run` function.
 
 pub mod cfg;
+pub mod lower;
 pub mod ptx;

@@ -12,6 +12,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Lower a source (.cu, .cl, .ll/.bc) to PTX with nvcc, clang or in-process LLVM.
+    Lower(cli::lower::Args),
     /// Per-kernel instruction summary of a PTX module.
     Ptx(cli::ptx::Args),
     /// Control-flow graph of a kernel (text or Graphviz).
@@ -20,6 +22,7 @@ enum Command {
 
 fn main() -> miette::Result<()> {
     match Cli::parse().command {
+        Command::Lower(a) => cli::lower::run(a),
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Cfg(a) => cli::cfg::run(a),
     }

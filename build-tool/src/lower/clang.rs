@@ -130,5 +130,13 @@ pub fn emit_llvm_ir(path: &Path, opts: &LowerOptions) -> Result<String, LowerErr
         Some(super::SourceKind::OpenCl) => lower_opencl(path, &o)?,
         _ => lower_cuda(path, &o)?,
     };
-    Ok(lowered.ptx)
+    // Keep the IR free of this host's working directory, so checked-in .ll files are stable.
+    let mut ir = lowered.ptx;
+    if let Ok(cwd) = std::env::current_dir() {
+        ir = ir.replace(
+            &format!("directory: \"{}\"", cwd.display()),
+            "directory: \".\"",
+        );
+    }
+    Ok(ir)
 }

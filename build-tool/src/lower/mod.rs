@@ -364,6 +364,7 @@ pub fn normalize_file_paths(ptx: &str, temp_dir: Option<&Path>) -> String {
                 let prefix = format!("\"{}/", c.display());
                 l = l.replace(&prefix, "\"");
             }
+            l = l.replace("\"./", "\"");
             out.push_str(&l);
         } else {
             out.push_str(line);
