@@ -82,11 +82,8 @@ mod tests {
         e.insert((2, 1), 30);
         e.insert((1, 2), 40);
         e.insert((2, 3), 10);
-        let l = from_edges(
-            &e,
-            &[10, 40, 40, 10],
-            &[(1, None), (5, Some(12)), (9, None), (12, None)],
-        );
+        let lines = [(1, None), (5, Some(12)), (9, None), (12, None)];
+        let l = from_edges(&[(2, 1)], &e, &[10, 40, 40, 10], &lines);
         assert_eq!(l.len(), 1);
         assert_eq!((l[0].header, l[0].entries, l[0].mean_trips), (1, 10, 4.0));
         assert_eq!(l[0].hint_key(), "trip.L12");
