@@ -10,6 +10,7 @@
 //! we convert it to cycles with the core clock before summing. The penalties of Eqs. 4.10–4.12
 //! are summed as printed (cycles).
 
+pub mod adapter;
 pub mod dag;
 pub mod thesis;
 

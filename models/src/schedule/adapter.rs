@@ -1,0 +1,175 @@
+//! PTX → scheduler input: the instructions of every basic block of a kernel's CFG as
+//! [`SchedInst`]s (unit class, registers written and read, latency from the device).
+//!
+//! Classification goes through `kerncast_passes::classify`, the same table the counters use, so
+//! the scheduler and the counts agree on what each instruction is. Memory accesses go to the LSU
+//! with a `global` / `shared` tag; their latency is set by the schedule model per launch (the
+//! global-latency regression) — here it is left 0. Operand roles: the first operand is the
+//! destination except for instructions that write no register (stores, reductions, branches,
+//! barriers, fences, calls, exits), whose operands are all sources; the guard predicate is a
+//! source. A latency key missing from the device is an error naming `latency.<key>`.
+
+use super::dag::{SchedInst, UnitClass};
+use super::{classify_op, mem_key};
+use crate::device::{Device, DeviceError};
+use kerncast_passes::cfg::Cfg;
+use kerncast_passes::classify::{mem_access, op_feature};
+use kerncast_passes::ptx::{AddrBase, Inst, Operand};
+use std::collections::BTreeMap;
+
+const NO_DST: &[&str] = &[
+    "st",
+    "red",
+    "bra",
+    "brx",
+    "bar",
+    "barrier",
+    "ret",
+    "exit",
+    "membar",
+    "fence",
+    "prefetch",
+    "prefetchu",
+    "trap",
+    "brkpt",
+    "call",
+    "nanosleep",
+    "pmevent",
+    "cp",
+    "stmatrix",
+];
+
+fn regs(op: &Operand, out: &mut Vec<String>) {
+    match op {
+        Operand::Reg(r) => out.push(r.clone()),
+        Operand::Addr {
+            base: AddrBase::Reg(r),
+            ..
+        } => out.push(r.clone()),
+        Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+            v.iter().for_each(|o| regs(o, out))
+        }
+        Operand::Pair(a, b) => {
+            regs(a, out);
+            regs(b, out);
+        }
+        Operand::Not(a) => regs(a, out),
+        _ => {}
+    }
+}
+
+/// One instruction for the scheduler.
+pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
+    let (mut dst, mut src) = (Vec::new(), Vec::new());
+    let writes = !NO_DST.contains(&inst.opcode.as_str());
+    for (i, op) in inst.operands.iter().enumerate() {
+        if i == 0 && writes {
+            regs(op, &mut dst);
+        } else {
+            regs(op, &mut src);
+        }
+    }
+    if let Some(g) = &inst.pred {
+        src.push(g.reg.clone());
+    }
+    let (class, latency, mem) = if let Some((space, _dir, _bits, _nc)) = mem_access(inst) {
+        (UnitClass::Lsu, 0, mem_key(space).to_string())
+    } else {
+        let (kind, ty) = op_feature(inst).unwrap_or((
+            kerncast_passes::stats::OpKind::Other,
+            kerncast_passes::stats::DType::None,
+        ));
+        let (class, key) = classify_op(kind, ty);
+        let l = d.latency(key, "schedule")?;
+        (class, l.ceil() as u32, String::new())
+    };
+    Ok(SchedInst {
+        class,
+        dst,
+        src,
+        latency,
+        mem,
+    })
+}
+
+/// Every block of the CFG, by block index (the index `BoundStats::block_execs` uses).
+pub fn blocks_from_cfg(
+    cfg: &Cfg,
+    d: &Device,
+) -> Result<BTreeMap<usize, Vec<SchedInst>>, DeviceError> {
+    cfg.blocks
+        .iter()
+        .map(|b| {
+            let v = b
+                .insts
+                .iter()
+                .map(|i| sched_inst(i, d))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((b.id, v))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerncast_passes::ptx::Module;
+
+    const PTX: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry add1(.param .u64 a, .param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .f32 %f<3>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra $L_end;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r2, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    ld.global.f32 %f1, [%rd2];
+    add.f32 %f2, %f1, 0f3F800000;
+    st.global.f32 [%rd2], %f2;
+$L_end:
+    ret;
+}
+"#;
+
+    #[test]
+    fn blocks_of_a_small_kernel() {
+        let m = Module::parse(PTX).unwrap();
+        let f = m.kernels().next().unwrap();
+        let cfg = Cfg::build(f);
+        let d = Device::load("k20").unwrap();
+        let blocks = blocks_from_cfg(&cfg, &d).unwrap();
+        let all: Vec<&SchedInst> = blocks.values().flatten().collect();
+        assert_eq!(all.len(), 12);
+        let ld = all
+            .iter()
+            .find(|i| i.mem == "global" && !i.dst.is_empty())
+            .unwrap();
+        assert_eq!(ld.class, UnitClass::Lsu);
+        assert_eq!(ld.dst, vec!["%f1".to_string()]);
+        assert_eq!(ld.src, vec!["%rd2".to_string()]);
+        let st = all
+            .iter()
+            .find(|i| i.mem == "global" && i.dst.is_empty())
+            .unwrap();
+        assert_eq!(st.src, vec!["%rd2".to_string(), "%f2".to_string()]);
+        let add = all
+            .iter()
+            .find(|i| i.dst == vec!["%f2".to_string()])
+            .unwrap();
+        assert_eq!((add.class, add.latency), (UnitClass::Sp, 9));
+        let bra = all
+            .iter()
+            .find(|i| i.src == vec!["%p1".to_string()] && i.dst.is_empty());
+        assert!(bra.is_some(), "guarded branch reads its predicate");
+    }
+}
