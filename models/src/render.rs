@@ -116,3 +116,69 @@ pub fn render_sweep(sw: &Sweep) -> String {
     }
     s
 }
+
+/// One line per device: name, full name, architecture, SMs, default clocks, DVFS grid size.
+pub fn render_device_list(devices: &[crate::Device]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}",
+        "name", "full name", "arch", "SMs", "clocks", "pairs"
+    );
+    for d in devices {
+        let arch =
+            d.hw.arch
+                .as_ref()
+                .map_or("?".to_string(), |v| v.value.clone());
+        let sms =
+            d.hw.sm_count
+                .as_ref()
+                .map_or("?".to_string(), |v| v.value.to_string());
+        let clocks = d.default_clocks().map_or("?".to_string(), |c| {
+            format!("{:.0}/{:.0}", c.core_mhz, c.mem_mhz)
+        });
+        let pairs = d.clock_grid().map_or(0, |g| g.len());
+        let _ = writeln!(
+            s,
+            "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}",
+            d.name, d.full_name, arch, sms, clocks, pairs
+        );
+    }
+    s
+}
+
+/// Every value of a device with its source, `section.key = value  (source)`, in file order of
+/// sections and sorted keys.
+pub fn render_device(d: &crate::Device) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{} ({})", d.name, d.full_name);
+    let _ = writeln!(s, "file: {}", d.path.display());
+    let v = toml::Value::try_from(d).unwrap_or(toml::Value::Table(Default::default()));
+    if let toml::Value::Table(t) = v {
+        for section in [
+            "hw", "clocks", "latency", "schedule", "dvfs", "power", "linear",
+        ] {
+            if let Some(toml::Value::Table(sec)) = t.get(section) {
+                if sec.is_empty() {
+                    continue;
+                }
+                let _ = writeln!(s, "[{section}]");
+                for (k, e) in sec {
+                    let (val, src) = match e {
+                        toml::Value::Table(e) => (
+                            e.get("value").map_or(String::new(), |x| x.to_string()),
+                            e.get("source")
+                                .and_then(|x| x.as_str())
+                                .unwrap_or("")
+                                .to_string(),
+                        ),
+                        other => (other.to_string(), String::new()),
+                    };
+                    let _ = writeln!(s, "  {k} = {val}");
+                    let _ = writeln!(s, "      source: {src}");
+                }
+            }
+        }
+    }
+    s
+}

@@ -216,3 +216,87 @@ impl ThesisPowerModel {
         Ok(self.predict_features(&thesis_features(input, d)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerncast_passes::stats::{BoundStats, DType, Launch, StrideClass};
+
+    /// The thesis' PFEA example geometry (nn kernel, K20: 78 × 1024 → 3 waves) with 19 compute
+    /// instructions per thread gives comp_inst_kernel 19 and comp_inst_sm 57 (= 3 × 19, here
+    /// visible through glob_load_sm = waves × loads).
+    #[test]
+    fn features_of_the_pfea_example() {
+        let threads = 78.0 * 1024.0;
+        let mut s = BoundStats {
+            launch: Some(Launch {
+                grid: [78, 1, 1],
+                block: [1024, 1, 1],
+            }),
+            regs_per_thread: Some(16),
+            ..Default::default()
+        };
+        let op = |kind| Feature::Op {
+            kind,
+            ty: DType::F32,
+            gran: Granularity::Thread,
+        };
+        s.features.insert(op(OpKind::AddSub), 10.0 * threads);
+        s.features.insert(op(OpKind::Mul), 9.0 * threads);
+        s.features.insert(op(OpKind::Control), 2.0 * threads);
+        s.features.insert(
+            Feature::Mem {
+                space: Space::Global,
+                dir: Dir::Load,
+                bits: 32,
+                stride: StrideClass::Unit,
+                nc: false,
+                gran: Granularity::Thread,
+            },
+            2.0 * threads,
+        );
+        let d = Device::load("k20").unwrap();
+        let f = thesis_features(&ModelInput::new(s), &d).unwrap();
+        assert_eq!(f.len(), 15);
+        assert_eq!(f["comp_inst_kernel"], 19.0);
+        assert_eq!(f["glob_load_sm"], 3.0 * 2.0);
+        assert_eq!(f["branch"], 2.0);
+        assert_eq!(f["misc_inst_kernel"], 2.0);
+        assert_eq!(f["block_size"], 1024.0);
+        assert_eq!(f["occupancy"], 1.0);
+        // K20 Table 3.2: 10 adds at 9 cycles, 9 muls at 9 cycles.
+        assert_eq!(f["avg_comp_lat"], 9.0);
+        // Eq. 5.1: (threads / (4·32)) · (total_inst / 8) with 23 instructions per thread.
+        assert!((f["inst_issue_cycles"] - threads / 128.0 * 23.0 / 8.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn trains_from_a_csv_and_predicts() {
+        let dir = std::env::temp_dir().join(format!("kerncast-power-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("power.csv");
+        let mut text = FEATURES.join(",") + ",Power\n";
+        for i in 0..40 {
+            let x = i as f64;
+            let row: Vec<String> = (0..15)
+                .map(|j| format!("{}", if j == 9 { x } else { 1.0 }))
+                .collect();
+            // Power rises with inst_issue_cycles in two steps.
+            let p = 50.0 + if i >= 20 { 30.0 } else { 0.0 };
+            text += &format!("{},{p}\n", row.join(","));
+        }
+        std::fs::write(&path, text).unwrap();
+        let m = ThesisPowerModel::train_csv(&path, &GbrtParams::default()).unwrap();
+        assert_eq!(m.trained_rows, 40);
+        let mut f: BTreeMap<&'static str, f64> = FEATURES.iter().map(|k| (*k, 1.0)).collect();
+        f.insert("inst_issue_cycles", 5.0);
+        assert!((m.predict_features(&f) - 50.0).abs() < 0.5);
+        f.insert("inst_issue_cycles", 35.0);
+        assert!((m.predict_features(&f) - 80.0).abs() < 0.5);
+        let bad = dir.join("bad.csv");
+        std::fs::write(&bad, "a,b\n1,2\n").unwrap();
+        let e = ThesisPowerModel::train_csv(&bad, &GbrtParams::default()).unwrap_err();
+        assert!(e.to_string().contains("avg_comp_lat"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

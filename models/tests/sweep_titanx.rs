@@ -1,0 +1,103 @@
+//! DVFS sweep on the GTX Titan X profile (32 clock pairs from gpu_info) with the Wang & Chu time
+//! model and the calibrated physical power model: every pair predicted, the minimum-energy pair
+//! on the Pareto front, and the physics a sweep must show — a DRAM-bound kernel gains nothing from
+//! core clock, so its minimum-energy pair runs the core below default and the memory fast; a compute-bound
+//! kernel's time scales with 1/core clock.
+
+use kerncast_models::dvfs::DvfsModel;
+use kerncast_models::power::PhysicalPowerParams;
+use kerncast_models::{sweep, Device, ModelInput};
+use kerncast_passes::stats::{
+    BoundStats, DType, Dir, Feature, Granularity, Launch, OpKind, Space, StrideClass,
+};
+
+fn stats(flops_per_thread: f64) -> BoundStats {
+    let n = 1u64 << 20;
+    let warps = (n / 32) as f64;
+    let mut s = BoundStats {
+        kernel: "synthetic".into(),
+        launch: Some(Launch {
+            grid: [n / 256, 1, 1],
+            block: [256, 1, 1],
+        }),
+        ..Default::default()
+    };
+    let mem = |dir| Feature::Mem {
+        space: Space::Global,
+        dir,
+        bits: 32,
+        stride: StrideClass::Unit,
+        nc: false,
+        gran: Granularity::Warp,
+    };
+    s.features.insert(mem(Dir::Load), 2.0 * warps);
+    s.features.insert(mem(Dir::Store), warps);
+    s.features.insert(
+        Feature::Lines {
+            space: Space::Global,
+            dir: Dir::Load,
+        },
+        2.0 * warps,
+    );
+    s.features.insert(
+        Feature::Lines {
+            space: Space::Global,
+            dir: Dir::Store,
+        },
+        warps,
+    );
+    s.features.insert(
+        Feature::Op {
+            kind: OpKind::Fma,
+            ty: DType::F32,
+            gran: Granularity::Warp,
+        },
+        flops_per_thread * warps,
+    );
+    s
+}
+
+#[test]
+fn titan_x_sweep_memory_and_compute_bound() {
+    let d = Device::load("gtx-titan-x").unwrap();
+    let power = PhysicalPowerParams::from_device(&d).unwrap();
+    let model = DvfsModel::default();
+
+    let mem_bound = sweep(&model, &ModelInput::new(stats(1.0)), &d, Some(&power)).unwrap();
+    assert_eq!(mem_bound.points.len(), 32);
+    assert!(mem_bound
+        .points
+        .iter()
+        .all(|p| p.power_w.is_some() && p.energy_j.is_some()));
+    let e = mem_bound.min_energy.unwrap();
+    assert!(
+        mem_bound.pareto.contains(&e),
+        "the minimum-energy pair is Pareto-optimal"
+    );
+    let best = &mem_bound.points[e];
+    assert_eq!(
+        best.clocks.mem_mhz, 3505.0,
+        "DRAM-bound: fast memory saves energy"
+    );
+    assert_eq!(
+        best.clocks.core_mhz, 595.0,
+        "DRAM-bound: slow core costs no time"
+    );
+    assert_eq!(best.bottleneck, "dram");
+
+    let comp_bound = sweep(&model, &ModelInput::new(stats(4000.0)), &d, Some(&power)).unwrap();
+    let at = |c: f64| {
+        comp_bound
+            .points
+            .iter()
+            .find(|p| p.clocks.core_mhz == c && p.clocks.mem_mhz == 3505.0)
+            .unwrap()
+            .time_s
+    };
+    let ratio = at(595.0) / at(1164.0);
+    assert!(
+        (ratio - 1164.0 / 595.0).abs() < 0.01,
+        "compute-bound time ∝ 1/core: {ratio}"
+    );
+    assert_eq!(comp_bound.points[0].bottleneck, "compute");
+}
