@@ -79,9 +79,12 @@ fn titan_x_sweep_memory_and_compute_bound() {
         best.clocks.mem_mhz, 3505.0,
         "DRAM-bound: fast memory saves energy"
     );
-    assert_eq!(
-        best.clocks.core_mhz, 595.0,
-        "DRAM-bound: slow core costs no time"
+    // The core-domain part of the latency (Eq. 4's constant, L2) still shrinks with core clock,
+    // so the optimum is a low core level but not necessarily the lowest.
+    assert!(
+        best.clocks.core_mhz < 975.0,
+        "DRAM-bound: a slow core saves energy: {:?}",
+        best.clocks
     );
     assert_eq!(best.bottleneck, "dram");
 
