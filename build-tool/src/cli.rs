@@ -1,5 +1,6 @@
 //! One module per subcommand; each owns its clap `Args` and a `run` function.
 
 pub mod cfg;
+pub mod devices;
 pub mod lower;
 pub mod ptx;

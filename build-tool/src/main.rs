@@ -18,6 +18,8 @@ enum Command {
     Ptx(cli::ptx::Args),
     /// Control-flow graph of a kernel (text or Graphviz).
     Cfg(cli::cfg::Args),
+    /// List device profiles, or show one with the source of every value.
+    Devices(cli::devices::Args),
 }
 
 fn main() -> miette::Result<()> {
@@ -25,5 +27,6 @@ fn main() -> miette::Result<()> {
         Command::Lower(a) => cli::lower::run(a),
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Cfg(a) => cli::cfg::run(a),
+        Command::Devices(a) => cli::devices::run(a),
     }
 }

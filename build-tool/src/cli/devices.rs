@@ -1,0 +1,41 @@
+//! `kerncast devices [NAME]`: list the device profiles, or show one with the source of every
+//! value. Thin: loading is `kerncast_models::Device`, rendering `kerncast_models::render`.
+
+use kerncast_models::{render, Device};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Device name (`gtx-titan-x`) or profile path; without it, every profile is listed.
+    pub name: Option<String>,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> miette::Result<()> {
+    print!("{}", output(&args)?);
+    Ok(())
+}
+
+/// What `kerncast devices` prints.
+pub fn output(args: &Args) -> miette::Result<String> {
+    match &args.name {
+        Some(n) => {
+            let d = Device::load(n).map_err(|e| miette::miette!("{e}"))?;
+            if args.json {
+                serde_json::to_string_pretty(&d).map_err(|e| miette::miette!("{e}"))
+            } else {
+                Ok(render::render_device(&d))
+            }
+        }
+        None => {
+            let all = Device::list().map_err(|e| miette::miette!("{e}"))?;
+            if args.json {
+                let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
+                serde_json::to_string_pretty(&names).map_err(|e| miette::miette!("{e}"))
+            } else {
+                Ok(render::render_device_list(&all))
+            }
+        }
+    }
+}
