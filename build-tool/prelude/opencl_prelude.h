@@ -15,5 +15,5 @@
 #define fabs(x) __builtin_fabsf(x)
 #define mad(a, b, c) __nvvm_fma_rn_f((a), (b), (c))
 #define fma(a, b, c) __nvvm_fma_rn_f((a), (b), (c))
-#define atomic_add(p, v) __nvvm_atom_add_gen_i((int *)(p), (v))
-#define atomic_inc(p) __nvvm_atom_add_gen_i((int *)(p), 1)
+#define atomic_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define atomic_inc(p) __atomic_fetch_add((p), 1, __ATOMIC_RELAXED)

@@ -1,5 +1,5 @@
 // hdot_partial: per-block partial dot products of two fp16 vectors, products in half precision,
-// accumulated in float; a grid-stride loop, then a shared-memory tree per block.
+// accumulated in float; a grid-stride loop, then a shared-memory tree per block (256 threads).
 // kerncast: workload n=1048576 grid=(256) block=256
 #ifndef __KERNCAST_PRELUDE__
 #include <cuda_fp16.h>

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 /// Look for an executable `name` in `$KERNCAST_TOOLCHAIN/bin`, then `.toolchain/bin` of the
 /// current directory and each ancestor, then `.toolchain/bin` of the kerncast workspace, then PATH.
+/// When `KERNCAST_TOOLCHAIN` is set it is authoritative: the `.toolchain` discovery is skipped, so
+/// a user (or a test) can point kerncast at exactly one toolchain.
 pub fn find_tool(name: &str) -> Option<PathBuf> {
     search_dirs()
         .into_iter()
@@ -17,13 +19,14 @@ fn search_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(tc) = std::env::var_os("KERNCAST_TOOLCHAIN") {
         dirs.push(PathBuf::from(tc).join("bin"));
-    }
-    if let Ok(cwd) = std::env::current_dir() {
-        for a in cwd.ancestors() {
-            dirs.push(a.join(".toolchain/bin"));
+    } else {
+        if let Ok(cwd) = std::env::current_dir() {
+            for a in cwd.ancestors() {
+                dirs.push(a.join(".toolchain/bin"));
+            }
         }
+        dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.toolchain/bin"));
     }
-    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.toolchain/bin"));
     if let Some(path) = std::env::var_os("PATH") {
         dirs.extend(std::env::split_paths(&path));
     }
@@ -47,7 +50,14 @@ pub fn clang() -> Option<PathBuf> {
 }
 
 /// libclc's NVPTX bitcode (Debian package libclc-19), which resolves the OpenCL built-ins.
+/// `KERNCAST_LIBCLC=<file>` picks another bitcode file; `KERNCAST_LIBCLC=none` forces the
+/// macro prelude instead.
 pub fn libclc() -> Option<PathBuf> {
+    if let Some(v) = std::env::var_os("KERNCAST_LIBCLC") {
+        return (v != "none")
+            .then(|| PathBuf::from(v))
+            .filter(|p| p.is_file());
+    }
     [
         "/usr/lib/clc/nvptx64--nvidiacl.bc",
         "/usr/lib/llvm-19/lib/clc/nvptx64--nvidiacl.bc",

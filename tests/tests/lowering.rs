@@ -1,0 +1,387 @@
+//! Lowering drivers against the real compilers: every front end on corpus kernels, `-D` macros,
+//! error messages (missing tool, broken kernel), `.ll` through in-process LLVM, and the checked-in
+//! corpus (`tests/kernels` -> `tests/ptx`) being complete and fresh. A test that needs a compiler
+//! prints why it skips when that compiler is absent; nothing is skipped silently.
+
+use kerncast::lower::{
+    find_tool, lower_file, ptxas_resources, Frontend, LowerError, LowerOptions, ResourceProbe,
+};
+use kerncast_tests::{kernels_dir, ptx_dir, workspace_root};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn with(frontend: Frontend) -> LowerOptions {
+    LowerOptions {
+        frontend: Some(frontend),
+        ..LowerOptions::default()
+    }
+}
+
+fn have(tool: &str, test: &str) -> bool {
+    let found = match tool {
+        "clang-19" => {
+            find_tool("clang-19").is_some() || Path::new("/usr/lib/llvm-19/bin/clang").is_file()
+        }
+        t => find_tool(t).is_some(),
+    };
+    if !found {
+        println!("SKIP {test}: {tool} not installed (run `cargo xtask bootstrap`)");
+    }
+    found
+}
+
+/// A scratch directory unique to this process and test.
+fn scratch(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kerncast-lowering-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// ptxas accepts `ptx`, when ptxas is installed; returns its resources.
+fn assemble(ptx: &str) -> Option<ResourceProbe> {
+    match ptxas_resources(ptx, "sm_80") {
+        Ok(ResourceProbe::Unavailable { reason }) => {
+            println!("ptxas check skipped: {reason}");
+            None
+        }
+        Ok(probe) => Some(probe),
+        Err(e) => panic!("ptxas rejected the PTX: {e}"),
+    }
+}
+
+#[test]
+fn nvcc_lowers_cuda_with_line_info() {
+    if !have("nvcc", "nvcc_lowers_cuda_with_line_info") {
+        return;
+    }
+    let l = lower_file(
+        &kernels_dir().join("matmul_tiled.cu"),
+        &with(Frontend::Nvcc),
+    )
+    .unwrap();
+    assert_eq!(l.frontend, Frontend::Nvcc);
+    assert!(l.command.contains("-lineinfo") && l.command.contains("-arch=sm_80"));
+    assert!(l.ptx.contains(".visible .entry matmul_tiled("));
+    assert!(l.ptx.contains("bar.sync"));
+    assert!(l.ptx.contains(".loc"));
+    assert!(l.ptx.contains(".file\t1 \"") && !l.ptx.contains("/tmp/"));
+    if let Some(p) = assemble(&l.ptx) {
+        let r = p.kernel("matmul_tiled").expect("ptxas reports the kernel");
+        assert_eq!(r.shared_bytes, 2 * 16 * 16 * 4);
+        assert_eq!(r.barriers, 1);
+        assert!(r.regs_per_thread > 0);
+    }
+}
+
+#[test]
+fn clang_lowers_cuda_with_the_prelude() {
+    if !have("clang-19", "clang_lowers_cuda_with_the_prelude") {
+        return;
+    }
+    for (file, needle) in [
+        ("reduce_warp.cu", "shfl.sync.down.b32"),
+        ("nbody.cu", "rsqrt.approx.f32"),
+        ("haxpy.cu", ".f16"),
+        ("histogram.cu", "atom.shared.add.u32"),
+    ] {
+        let l = lower_file(&kernels_dir().join(file), &with(Frontend::Clang)).unwrap();
+        assert_eq!(l.frontend, Frontend::Clang);
+        assert!(l.ptx.contains(needle), "{file}: no {needle}");
+        assert!(l.ptx.contains(".loc"), "{file}: no line info");
+        assert!(!l.ptx.contains("/tmp/"), "{file}: temp path leaked");
+        assemble(&l.ptx);
+    }
+}
+
+#[test]
+fn clang_lowers_opencl_without_unresolved_builtins() {
+    if !have(
+        "clang-19",
+        "clang_lowers_opencl_without_unresolved_builtins",
+    ) {
+        return;
+    }
+    let path = kernels_dir().join("cl_matmul_tiled.cl");
+    // The default front end for .cl is clang.
+    let l = lower_file(&path, &LowerOptions::default()).unwrap();
+    assert_eq!(l.frontend, Frontend::Clang);
+    assert!(l.ptx.contains(".entry cl_matmul_tiled("));
+    assert!(l.ptx.contains("%tid.x") && l.ptx.contains("bar.sync"));
+    assert!(
+        !l.ptx.contains("get_local_id"),
+        "work-item built-in left unresolved"
+    );
+    if let Some(p) = assemble(&l.ptx) {
+        assert_eq!(p.kernel("cl_matmul_tiled").unwrap().shared_bytes, 2048);
+    }
+}
+
+fn macro_kernel(dir: &Path) -> PathBuf {
+    let src = dir.join("scale.cu");
+    std::fs::write(
+        &src,
+        "// scale: y = x * SCALE\n#ifndef SCALE\n#define SCALE 2.0f\n#endif\n\
+         extern \"C\" __global__ void scale(int n, const float *x, float *y)\n{\n\
+         int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] * SCALE;\n}\n",
+    )
+    .unwrap();
+    src
+}
+
+#[test]
+fn defines_change_the_output() {
+    let dir = scratch("defines");
+    let src = macro_kernel(&dir);
+    let mut fronts = vec![];
+    if have("nvcc", "defines_change_the_output[nvcc]") {
+        fronts.push(Frontend::Nvcc);
+    }
+    if have("clang-19", "defines_change_the_output[clang]") {
+        fronts.push(Frontend::Clang);
+    }
+    for fe in fronts {
+        let plain = lower_file(&src, &with(fe)).unwrap().ptx;
+        let mut o = with(fe);
+        o.defines.push(("SCALE".into(), Some("3.0f".into())));
+        let three = lower_file(&src, &o).unwrap().ptx;
+        // 2.0f = 0f40000000, 3.0f = 0f40400000 in PTX hex floats.
+        assert!(plain.contains("0f40000000"), "{fe}: default SCALE missing");
+        assert!(three.contains("0f40400000"), "{fe}: -DSCALE=3.0f missing");
+        assert!(
+            !three.contains("0f40000000"),
+            "{fe}: define did not replace the default"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn broken_kernels_report_file_and_line() {
+    let dir = scratch("broken");
+    let src = dir.join("broken.cu");
+    std::fs::write(
+        &src,
+        "// broken on purpose\nextern \"C\" __global__ void k(float *y)\n{\n    y[0] = undefined_name;\n}\n",
+    )
+    .unwrap();
+    let mut fronts = vec![];
+    if have("nvcc", "broken_kernels_report_file_and_line[nvcc]") {
+        fronts.push(Frontend::Nvcc);
+    }
+    if have("clang-19", "broken_kernels_report_file_and_line[clang]") {
+        fronts.push(Frontend::Clang);
+    }
+    for fe in fronts {
+        let err = lower_file(&src, &with(fe)).unwrap_err();
+        assert!(matches!(err, LowerError::Compile { .. }), "{fe}: {err}");
+        let (file, line) = err.location().expect("a file:line in the diagnostics");
+        assert!(file.ends_with("broken.cu"), "{fe}: {file}");
+        assert_eq!(line, 4, "{fe}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("broken.cu") && msg.contains("undefined_name"),
+            "{msg}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn llvm_ir_lowers_in_process() {
+    let ll = ptx_dir().join("llvm/saxpy.ll");
+    let l = lower_file(&ll, &LowerOptions::default()).unwrap();
+    assert_eq!(l.frontend, Frontend::Llvm);
+    assert!(l.command.starts_with("in-process LLVM"));
+    assert!(l.ptx.contains(".visible .entry saxpy("));
+    assert!(l.ptx.contains(".target sm_80"));
+    assert!(l.ptx.contains("fma.rn.f32") && l.ptx.contains(".loc"));
+    assemble(&l.ptx);
+    let mut o = with(Frontend::Llvm);
+    o.arch = "sm_90".into();
+    let l90 = lower_file(&ll, &o).unwrap();
+    assert!(l90.ptx.contains(".target sm_90") && l90.ptx.contains(".version 7.8"));
+}
+
+#[test]
+fn malformed_llvm_ir_names_the_file() {
+    let dir = scratch("badll");
+    let ll = dir.join("bad.ll");
+    std::fs::write(&ll, "define void @f( {\n").unwrap();
+    let err = lower_file(&ll, &LowerOptions::default()).unwrap_err();
+    assert!(matches!(err, LowerError::Llvm { .. }), "{err}");
+    assert!(err.to_string().contains("bad.ll"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn ptx_passes_through_and_mismatches_are_refused() {
+    let p = ptx_dir().join("clang/saxpy.ptx");
+    let l = lower_file(&p, &LowerOptions::default()).unwrap();
+    assert_eq!(l.frontend, Frontend::Ptx);
+    assert_eq!(l.ptx, std::fs::read_to_string(&p).unwrap());
+    let err = lower_file(&kernels_dir().join("cl_vecadd.cl"), &with(Frontend::Nvcc)).unwrap_err();
+    assert!(matches!(err, LowerError::Unsupported { .. }), "{err}");
+    let err = lower_file(Path::new("kernel.f90"), &LowerOptions::default()).unwrap_err();
+    assert!(matches!(err, LowerError::UnknownKind { .. }), "{err}");
+}
+
+/// Runs itself in a child process whose environment has no toolchain and no libclc, so the
+/// parent's environment (shared by the tests running in parallel) is never touched.
+#[test]
+fn missing_tool_names_the_tool_and_the_install_command() {
+    const CHILD: &str = "KERNCAST_LOWERING_TEST_CHILD";
+    let saxpy = kernels_dir().join("saxpy.cu");
+    if std::env::var_os(CHILD).is_some() {
+        assert!(find_tool("nvcc").is_none());
+        let err = lower_file(&saxpy, &with(Frontend::Nvcc)).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, LowerError::ToolMissing { .. }), "{msg}");
+        assert!(
+            msg.contains("nvcc") && msg.contains("cargo xtask bootstrap"),
+            "{msg}"
+        );
+        assert!(msg.contains("saxpy.cu"), "{msg}");
+        match ptxas_resources(".version 7.0\n", "sm_80").unwrap() {
+            ResourceProbe::Unavailable { reason } => assert!(reason.contains("ptxas")),
+            other => panic!("ptxas found in an empty toolchain: {other:?}"),
+        }
+        // KERNCAST_LIBCLC=none: OpenCL goes through the macro prelude instead of libclc.
+        let clang = Path::new("/usr/lib/llvm-19/bin/clang");
+        if clang.is_file() {
+            let l = lower_file(
+                &kernels_dir().join("cl_histogram.cl"),
+                &with(Frontend::Clang),
+            )
+            .unwrap();
+            assert!(l.ptx.contains("atom.global.add") && l.ptx.contains("%ctaid.x"));
+            assert!(!l.command.contains("nvidiacl.bc"), "{}", l.command);
+        } else {
+            println!("SKIP OpenCL prelude check: {} absent", clang.display());
+        }
+        println!("CHILD-CHECKED");
+        return;
+    }
+    let empty = scratch("empty-toolchain");
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "missing_tool_names_the_tool_and_the_install_command",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .env("KERNCAST_TOOLCHAIN", &empty)
+        .env("PATH", &empty)
+        .env("KERNCAST_LIBCLC", "none")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("CHILD-CHECKED"),
+        "child failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&empty).ok();
+}
+
+fn corpus_sources() -> Vec<PathBuf> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "cu" || x == "cl") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(&kernels_dir(), &mut v);
+    v.sort();
+    v
+}
+
+/// The acceptance point "40+ corpus kernels lowered with both nvcc and clang, checked in",
+/// plus the corpus conventions: a first-line comment and a workload annotation per file.
+#[test]
+fn corpus_is_lowered_and_checked_in() {
+    let sources = corpus_sources();
+    let cuda: Vec<&PathBuf> = sources
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    let opencl = sources.len() - cuda.len();
+    assert!(sources.len() >= 40, "only {} corpus kernels", sources.len());
+    assert!(opencl >= 10, "only {opencl} OpenCL kernels");
+    let mut missing = Vec::new();
+    for s in &sources {
+        let rel = s.strip_prefix(kernels_dir()).unwrap().with_extension("ptx");
+        let text = std::fs::read_to_string(s).unwrap();
+        assert!(
+            text.starts_with("//"),
+            "{}: no leading comment",
+            s.display()
+        );
+        assert!(
+            text.contains("kerncast: workload"),
+            "{}: no workload annotation",
+            s.display()
+        );
+        let fronts: &[&str] = if cuda.contains(&s) {
+            &["nvcc", "clang"]
+        } else {
+            &["clang"]
+        };
+        for fe in fronts {
+            let p = ptx_dir().join(fe).join(&rel);
+            match std::fs::read_to_string(&p) {
+                Ok(ptx) => assert!(ptx.contains(".loc"), "{}: no line info", p.display()),
+                Err(_) => missing.push(p.display().to_string()),
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not lowered (run `cargo xtask regen`): {missing:?}"
+    );
+    println!(
+        "corpus: {} files ({} CUDA, {opencl} OpenCL), each lowered and checked in",
+        sources.len(),
+        cuda.len()
+    );
+}
+
+/// Lowering today gives the checked-in PTX, apart from `.file` paths (which are relative to the
+/// directory lowering ran in): the corpus is fresh and the drivers are deterministic.
+#[test]
+fn checked_in_ptx_is_fresh() {
+    let strip = |s: &str| -> String {
+        s.lines()
+            .filter(|l| !l.trim_start().starts_with(".file"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut cases = vec![];
+    if have("nvcc", "checked_in_ptx_is_fresh[nvcc]") {
+        cases.push((Frontend::Nvcc, "triangular.cu"));
+        cases.push((Frontend::Nvcc, "pb_gemm.cu"));
+    }
+    if have("clang-19", "checked_in_ptx_is_fresh[clang]") {
+        cases.push((Frontend::Clang, "triangular.cu"));
+        cases.push((Frontend::Clang, "cl_stencil5.cl"));
+    }
+    for (fe, file) in cases {
+        let now = lower_file(&kernels_dir().join(file), &with(fe))
+            .unwrap()
+            .ptx;
+        let stored = ptx_dir()
+            .join(fe.name())
+            .join(Path::new(file).with_extension("ptx"));
+        let stored = std::fs::read_to_string(&stored).unwrap();
+        assert_eq!(
+            strip(&now),
+            strip(&stored),
+            "{fe} {file} differs from tests/ptx: run `cargo xtask regen`"
+        );
+    }
+    assert!(workspace_root().join("tests/ptx/llvm/saxpy.ptx").is_file());
+}
