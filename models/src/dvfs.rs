@@ -19,7 +19,10 @@
 //! Choices ([NOTE]s of the seed): Eq. 4 is used as the DRAM latency *at the given pair* (reading
 //! B, no second core/mem factor in Eq. 5a); the delay is the baseline delay × r (Eq. 5b). The
 //! ratio r is taken relative to a device baseline pair (700/700 for the GTX 980 of the paper).
-//! Ties in the case conditions go to the compute-side case. The shared-memory cases are chosen
+//! Ties in the case conditions go to the compute-side case. Eq. 11 is evaluated with #Aw where
+//! the paper prints #Wpb ([NOTE] 6): in the bandwidth-saturated case every active warp's requests
+//! queue at the DRAM (Fig. 7's text), and with #Wpb the predicted time drops 8× when a kernel
+//! crosses from case 3 into case 2 — with #Aw the cases meet (tested). The shared-memory cases are chosen
 //! automatically: S2 (Eq. 18–21) when a warp issues at least as many shared transactions as
 //! global ones, else S1 (Eq. 17) when its conditions (16a/b) hold, else the plain cases.
 
@@ -155,7 +158,7 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
             (t, avr * (aw - 1.0) + avr * o, Case::FewWarpsLong)
         }
     } else if avr + lat >= del * (aw - 1.0) {
-        (lat + avr + del * wpb * o, avr, Case::Memory) // Eq. 11
+        (lat + avr + del * aw * o, avr, Case::Memory) // Eq. 11, #Aw (see module doc)
     } else {
         let t = del * aw + lat + avr + (avr + lat) * (o - 1.0); // Eq. 13
         (t, avr * o, Case::FewWarpsShort)
@@ -344,8 +347,8 @@ impl Model for DvfsModel {
             }
         } else {
             ErrorBand {
-                rel: 0.5,
-                source: "constants not measured on this device (see dvfs.* sources): uncalibrated, ±50 % until `kerncast calibrate`".into(),
+                rel: 0.478,
+                source: "not validated with these constants on this device (see the dvfs.* sources): the worst per-GPU MAPE of a static model in the references (Alavani 2023 Table 4.8, M60)".into(),
             }
         };
         Ok(Prediction {
@@ -431,6 +434,34 @@ mod tests {
         let (t, _, case) = t_active(&p, &k, Clocks::new(400.0, 1000.0));
         assert_eq!(case, Case::FewWarpsLong);
         assert!((t - 4797.18).abs() < 0.01, "{t}");
+    }
+
+    /// Crossing from Eq. 13 into Eq. 11 (by raising the latency the compute period adds to)
+    /// moves T_active continuously, which needs #Aw in Eq. 11.
+    #[test]
+    fn memory_cases_meet_at_their_boundary() {
+        let p = gtx980();
+        // 55 active warps put the boundary inside avr ≤ agl_del (cases 2 and 3 only).
+        let with = |comp: f64| DvfsKernel {
+            active_warps: 55.0,
+            ..toy(comp)
+        };
+        let k = with(0.0);
+        let c = Clocks::new(700.0, 700.0);
+        let (lat, del) = p.agl(c, 0.0);
+        // Boundary of (10b)/(12b): avr + lat = del·(#Aw − 1); choose comp_inst to sit on it.
+        let avr_star = del * (k.active_warps - 1.0) - lat;
+        let comp_star = avr_star * k.gld_trans / p.inst_cycle;
+        assert!(avr_star > 0.0 && avr_star < del);
+        let below = t_active(&p, &with(comp_star * 0.999), c);
+        let above = t_active(&p, &with(comp_star * 1.001), c);
+        assert_eq!(below.2, Case::FewWarpsShort);
+        assert_eq!(above.2, Case::Memory);
+        let jump = (above.0 - below.0).abs() / below.0;
+        assert!(jump < 0.02, "jump {jump}: {} vs {}", below.0, above.0);
+        // As printed (#Wpb), Eq. 11 would drop to less than a quarter at the same point.
+        let printed = lat + avr_star + del * k.warps_per_block * k.gld_trans;
+        assert!(printed / below.0 < 0.25, "{printed}");
     }
 
     /// §7.4 toy compute-bound kernel: Eq. 9 everywhere, time ∝ 1/core_f.

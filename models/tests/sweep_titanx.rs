@@ -1,7 +1,7 @@
 //! DVFS sweep on the GTX Titan X profile (32 clock pairs from gpu_info) with the Wang & Chu time
 //! model and the calibrated physical power model: every pair predicted, the minimum-energy pair
-//! on the Pareto front, and the physics a sweep must show — a DRAM-bound kernel gains nothing from
-//! core clock, so its minimum-energy pair runs the core below default and the memory fast; a compute-bound
+//! on the Pareto front, and the physics a sweep must show — a DRAM-bound kernel's minimum-energy pair runs the memory
+//! fast and the core where the measured DRAM micro-benchmark has its optimum; a compute-bound
 //! kernel's time scales with 1/core clock.
 
 use kerncast_models::dvfs::DvfsModel;
@@ -79,11 +79,13 @@ fn titan_x_sweep_memory_and_compute_bound() {
         best.clocks.mem_mhz, 3505.0,
         "DRAM-bound: fast memory saves energy"
     );
-    // The core-domain part of the latency (Eq. 4's constant, L2) still shrinks with core clock,
-    // so the optimum is a low core level but not necessarily the lowest.
+    // The released Titan X DRAM micro-benchmark (data/gpuptxmodel, aggregated_dataset) has its
+    // measured minimum energy at 3505/1013 MHz: idle power is flat up to ~1 GHz core and rises
+    // after, while time still shrinks a little with the core clock. The model must land within
+    // one core level of it.
     assert!(
-        best.clocks.core_mhz < 975.0,
-        "DRAM-bound: a slow core saves energy: {:?}",
+        (937.0..=1050.0).contains(&best.clocks.core_mhz),
+        "DRAM-bound optimum {:?}, measured 1013 MHz core",
         best.clocks
     );
     assert_eq!(best.bottleneck, "dram");
