@@ -361,7 +361,8 @@ pub fn device_dirs() -> Vec<PathBuf> {
     if let Ok(d) = std::env::var("KERNCAST_DEVICES") {
         v.push(PathBuf::from(d));
     }
-    v.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../devices"));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    v.push(manifest.parent().unwrap_or(manifest).join("devices"));
     v.push(PathBuf::from("devices"));
     v
 }

@@ -111,7 +111,11 @@ pub fn render_sweep(sw: &Sweep) -> String {
             p.error_band.source
         );
         for n in &p.notes {
-            let _ = writeln!(s, "note: {n}");
+            let _ = writeln!(
+                s,
+                "note (at {:.0} MHz core, {:.0} MHz memory): {n}",
+                p.clocks.core_mhz, p.clocks.mem_mhz
+            );
         }
     }
     s
