@@ -4,3 +4,4 @@ pub mod cfg;
 pub mod devices;
 pub mod lower;
 pub mod ptx;
+pub mod validate;

@@ -20,6 +20,8 @@ enum Command {
     Cfg(cli::cfg::Args),
     /// List device profiles, or show one with the source of every value.
     Devices(cli::devices::Args),
+    /// Accuracy against real GPU measurements (needs the `validation` feature).
+    Validate(cli::validate::Args),
 }
 
 fn main() -> miette::Result<()> {
@@ -28,5 +30,6 @@ fn main() -> miette::Result<()> {
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Cfg(a) => cli::cfg::run(a),
         Command::Devices(a) => cli::devices::run(a),
+        Command::Validate(a) => cli::validate::run(a),
     }
 }

@@ -1,8 +1,25 @@
 //! `cargo xtask validate`: the models against real GTX Titan X measurements.
+//!
+//! Runs the `kerncast-validate` binary of the `kerncast-validation` crate in release mode (model
+//! fitting, cross-validation and the LSTM are far too slow unoptimised) and passes the arguments
+//! through: `--out DIR`, `--data DIR`, `--weights FILE`, `--train-lstm`, `--epochs N`, `--no-lstm`.
+//! Without arguments it loads the saved LSTM weights and only predicts.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use std::path::Path;
 
-pub fn run(_root: &Path, _args: &[String]) -> Result<()> {
-    bail!("validate is not implemented yet")
+pub fn run(root: &Path, args: &[String]) -> Result<()> {
+    let mut c = crate::cargo(root);
+    c.args([
+        "run",
+        "--release",
+        "--quiet",
+        "-p",
+        "kerncast-validation",
+        "--bin",
+        "kerncast-validate",
+        "--",
+    ])
+    .args(args);
+    crate::run_checked(c)
 }

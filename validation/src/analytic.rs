@@ -1,0 +1,239 @@
+//! Model B: kerncast's analytical DVFS and power model, calibrated on the micro-benchmarks only.
+//!
+//! Time: a roofline of the core domain and the DRAM domain joined by a smooth maximum,
+//! T(f) ∝ ‖(f_c0/f_c, m·f_m0/f_m)‖_p, where m, the DRAM-to-core time ratio at the reference
+//! clocks, comes from the static counts: m = κ · h · (global bytes / core issue cost) · (128·SMs·f_c0 /
+//! BW_0), with h = c_0/(c_0 + n) the share of a kernel's n global accesses per thread that miss the
+//! caches (the first accesses of a thread stream from DRAM; the many accesses of an unrolled loop
+//! mostly reuse lines already on chip). κ, c_0 and p are the calibrated constants.
+//! Power: the physical form P = P_idle(f) + u_c(f)·g(f_c)·Σ_k w_k·share_k + u_m(f)·a_m·f_m/f_m0,
+//! with u_c, u_m the domain utilisations of the time model, share_k the class shares of the core
+//! issue cost, P_idle the measured idle power per clock pair, and g(f_c) = (f_c/f_c0)(V/V_0)² fitted
+//! per core level (the V–f curve of the GTX Titan X is not published). Fitting alternates linear
+//! least squares for (w, a_m) and for g, on relative errors.
+//!
+//! This lives here rather than in kerncast-models because that crate had no DVFS/power model yet
+//! when this was written; it is self-contained so it can move there (see docs/validation.md).
+
+use crate::data::{Benchmark, Clock};
+use crate::features::Features;
+use crate::isa::Class;
+use crate::linalg::weighted_ridge;
+use crate::metrics::Curve;
+use crate::model::{Predictor, TrainSet};
+
+/// GTX Titan X (GM200): 24 SMs, 128 FP32 lanes each, 336.5 GB/s at 3505 MHz memory (public specs).
+const SMS: f64 = 24.0;
+const LANES: f64 = 128.0;
+const BW0_BYTES_PER_S: f64 = 336.5e9;
+
+/// Groups of the core issue cost with their own energy weight.
+const GROUPS: [&[Class]; 7] = [
+    &[Class::Sp],
+    &[Class::Dp],
+    &[Class::Int],
+    &[Class::Sfu],
+    &[Class::Shared],
+    &[
+        Class::GlobalLd,
+        Class::GlobalSt,
+        Class::Local,
+        Class::Atomic,
+    ],
+    &[Class::Param, Class::Control, Class::Move],
+];
+
+#[derive(Debug, Clone)]
+pub struct Analytic {
+    pub kappa: f64,
+    pub c0: f64,
+    pub p: f64,
+    /// Energy weight (W at full core utilisation, reference clocks) per cost group.
+    pub w: [f64; 7],
+    /// DRAM power at full utilisation, reference memory clock (W).
+    pub a_mem: f64,
+    /// g(f_c) per grid point (1 at the reference core clock).
+    pub g: Vec<f64>,
+    grid: Vec<Clock>,
+    reference: usize,
+    idle: Vec<f64>,
+}
+
+fn ratio_m(f: &Features, kappa: f64, c0: f64, fc0_mhz: f64) -> f64 {
+    let n = f.global_accesses / f.kernels.max(1.0);
+    let miss = if c0.is_finite() { c0 / (c0 + n) } else { 1.0 };
+    kappa * miss * f.bytes_per_cost() * LANES * SMS * fc0_mhz * 1e6 / BW0_BYTES_PER_S
+}
+
+fn shares(f: &Features) -> [f64; 7] {
+    GROUPS.map(|g| g.iter().map(|c| f.cost_share(*c)).sum())
+}
+
+/// (time scaling, u_core, u_mem) at every grid point, for a DRAM/core ratio m.
+fn time_curve(grid: &[Clock], reference: usize, m: f64, p: f64) -> Vec<(f64, f64, f64)> {
+    let (fm0, fc0) = (
+        grid[reference].mem_mhz as f64,
+        grid[reference].core_mhz as f64,
+    );
+    let norm = |r: f64, s: f64| (r.powf(p) + s.powf(p)).powf(1.0 / p);
+    let t0 = norm(1.0, m);
+    grid.iter()
+        .map(|c| {
+            let r = fc0 / c.core_mhz as f64;
+            let s = m * fm0 / c.mem_mhz as f64;
+            let t = norm(r, s);
+            (t / t0, r / t, s / t)
+        })
+        .collect()
+}
+
+impl Analytic {
+    pub fn fit(t: &TrainSet) -> Analytic {
+        let feats: Vec<Features> = t.benches.iter().map(Features::of).collect();
+        let fc0 = t.grid[t.reference].core_mhz as f64;
+        // 1. time: grid search over (κ, c_0, p) on the mean relative time error.
+        let mut best = (f64::INFINITY, 1.0, f64::INFINITY, 2.0);
+        for c0 in [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, f64::INFINITY] {
+            for ki in 0..=50 {
+                let kappa = 10f64.powf(-4.0 + ki as f64 * 0.1);
+                for p in [1.0, 2.0, 3.0, 4.0, 6.0, 8.0] {
+                    let mut err = 0.0;
+                    for (f, y) in feats.iter().zip(&t.targets) {
+                        let c = time_curve(t.grid, t.reference, ratio_m(f, kappa, c0, fc0), p);
+                        err += c
+                            .iter()
+                            .zip(y)
+                            .map(|(c, y)| (c.0 - y[0]).abs() / y[0])
+                            .sum::<f64>();
+                    }
+                    if err < best.0 {
+                        best = (err, kappa, c0, p);
+                    }
+                }
+            }
+        }
+        let (_, kappa, c0, p) = best;
+        let mut model = Analytic {
+            kappa,
+            c0,
+            p,
+            w: [0.0; 7],
+            a_mem: 0.0,
+            g: vec![1.0; t.grid.len()],
+            grid: t.grid.to_vec(),
+            reference: t.reference,
+            idle: t.idle_power_w.to_vec(),
+        };
+        model.fit_power(t, &feats);
+        model
+    }
+
+    fn fit_power(&mut self, t: &TrainSet, feats: &[Features]) {
+        let fc0 = t.grid[t.reference].core_mhz as f64;
+        let fm0 = t.grid[t.reference].mem_mhz as f64;
+        // Rows: (bench, grid point) with u_c, u_m, shares, measured absolute power.
+        struct Row {
+            gi: usize,
+            uc: f64,
+            um: f64,
+            sh: [f64; 7],
+            dyn_w: f64,
+            p_w: f64,
+        }
+        let mut rows = Vec::new();
+        for ((f, b), _) in feats.iter().zip(t.benches).zip(&t.targets) {
+            let curve = time_curve(
+                t.grid,
+                t.reference,
+                ratio_m(f, self.kappa, self.c0, fc0),
+                self.p,
+            );
+            let sh = shares(f);
+            for (gi, (c, m)) in curve.iter().zip(&b.meas).enumerate() {
+                rows.push(Row {
+                    gi,
+                    uc: c.1,
+                    um: c.2 * t.grid[gi].mem_mhz as f64 / fm0,
+                    sh,
+                    dyn_w: m.power_w - t.idle_power_w[gi],
+                    p_w: m.power_w,
+                });
+            }
+        }
+        let wts: Vec<f64> = rows.iter().map(|r| 1.0 / (r.p_w * r.p_w)).collect();
+        for _ in 0..30 {
+            // (w, a_mem) given g.
+            let x: Vec<Vec<f64>> = rows
+                .iter()
+                .map(|r| {
+                    let mut v: Vec<f64> = r.sh.iter().map(|s| s * r.uc * self.g[r.gi]).collect();
+                    v.push(r.um);
+                    v
+                })
+                .collect();
+            let y: Vec<f64> = rows.iter().map(|r| r.dyn_w).collect();
+            if let Some(beta) = weighted_ridge(&x, &y, &wts, 1e-9) {
+                self.w.copy_from_slice(&beta[..7]);
+                self.a_mem = beta[7];
+            }
+            // g per core level given (w, a_mem); tie levels with equal core clock.
+            let mut g = vec![1.0; t.grid.len()];
+            for gi in 0..t.grid.len() {
+                let core = t.grid[gi].core_mhz;
+                let (mut num, mut den) = (0.0, 0.0);
+                for (r, wt) in rows.iter().zip(&wts) {
+                    if t.grid[r.gi].core_mhz != core {
+                        continue;
+                    }
+                    let a = r.uc * r.sh.iter().zip(&self.w).map(|(s, w)| s * w).sum::<f64>();
+                    num += wt * a * (r.dyn_w - self.a_mem * r.um);
+                    den += wt * a * a;
+                }
+                if den > 0.0 {
+                    g[gi] = num / den;
+                }
+            }
+            let g0 = g[t.reference];
+            if g0 > 0.0 {
+                self.g = g.iter().map(|v| v / g0).collect();
+                self.w.iter_mut().for_each(|w| *w *= g0);
+            }
+        }
+    }
+
+    /// Absolute power (W) and time scaling at every grid point.
+    fn absolute(&self, f: &Features) -> Vec<(f64, f64)> {
+        let fc0 = self.grid[self.reference].core_mhz as f64;
+        let fm0 = self.grid[self.reference].mem_mhz as f64;
+        let m = ratio_m(f, self.kappa, self.c0, fc0);
+        let sh = shares(f);
+        let a: f64 = sh.iter().zip(&self.w).map(|(s, w)| s * w).sum();
+        time_curve(&self.grid, self.reference, m, self.p)
+            .iter()
+            .enumerate()
+            .map(|(gi, c)| {
+                let um = c.2 * self.grid[gi].mem_mhz as f64 / fm0;
+                // Never below the measured idle power of the clock pair.
+                let p = self.idle[gi] + (c.1 * self.g[gi] * a + self.a_mem * um).max(0.0);
+                (c.0, p)
+            })
+            .collect()
+    }
+
+    /// Predicted DRAM/core time ratio at the reference clocks (for reports).
+    pub fn memory_ratio(&self, b: &Benchmark) -> f64 {
+        let fc0 = self.grid[self.reference].core_mhz as f64;
+        ratio_m(&Features::of(b), self.kappa, self.c0, fc0)
+    }
+}
+
+impl Predictor for Analytic {
+    fn name(&self) -> &str {
+        "B analytical roofline DVFS + physical power"
+    }
+    fn predict(&self, b: &Benchmark) -> Curve {
+        let abs = self.absolute(&Features::of(b));
+        let p0 = abs[self.reference].1;
+        abs.iter().map(|(t, p)| [*t, p / p0, t * p / p0]).collect()
+    }
+}

@@ -1,0 +1,68 @@
+//! `kerncast-validate`: the validation runner behind `cargo xtask validate`, built in release
+//! mode so that model fitting and the LSTM run at full speed.
+
+use kerncast_validation::run::{run, Options, EPOCHS};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "kerncast-validate [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--no-lstm]";
+
+fn main() -> ExitCode {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let mut o = Options::new(&workspace);
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut val = |name: &str| {
+            args.next()
+                .ok_or_else(|| format!("{name} needs a value\nusage: {USAGE}"))
+        };
+        let r: Result<(), String> = match a.as_str() {
+            "--out" => val("--out").map(|v| o.out = Some(v.into())),
+            "--data" => val("--data").map(|v| o.data = Some(v.into())),
+            "--weights" => val("--weights").map(|v| o.weights = Some(v.into())),
+            "--train-lstm" => {
+                o.train_lstm = true;
+                Ok(())
+            }
+            "--no-lstm" => {
+                o.no_lstm = true;
+                Ok(())
+            }
+            "--epochs" => val("--epochs").and_then(|v| {
+                v.parse()
+                    .map(|n| o.epochs = n)
+                    .map_err(|e| format!("--epochs {v}: {e}"))
+            }),
+            "-h" | "--help" => {
+                println!("usage: {USAGE}\n(default epochs {EPOCHS})");
+                return ExitCode::SUCCESS;
+            }
+            other => Err(format!("unknown argument {other}\nusage: {USAGE}")),
+        };
+        if let Err(e) = r {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    // The LSTM's backward pass walks a deep graph recursively: give it a large stack.
+    let h = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || run(&o, |l| eprintln!("{l}")));
+    match h.map(|h| h.join()) {
+        Ok(Ok(Ok(text))) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Ok(Ok(Err(e))) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+        _ => {
+            eprintln!("error: the validation thread failed");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! Loader for the gpuPTXModel GTX Titan X data set (Guerreiro et al., 2019): per-benchmark
+//! measurements at every (memory, core) clock pair from the aggregated CSVs, the per-kernel
+//! instruction sequences (coded and readable) and the per-kernel opcode occurrences. Everything is
+//! checked on the way in (every benchmark on the same 32-point grid, coded and readable sequences
+//! of equal length and agreeing opcodes) and anything unusual is counted in [`LoadStats`].
+
+use crate::error::{io, Error, Result};
+use crate::isa::{Inst, OPCODES};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A (memory, core) clock pair in MHz.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Clock {
+    pub mem_mhz: u32,
+    pub core_mhz: u32,
+}
+
+/// One measurement row: time (s), average power (W), energy (J).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measurement {
+    pub time_s: f64,
+    pub power_w: f64,
+    pub energy_j: f64,
+}
+
+/// The instructions of one kernel (`outputSequence_kernel_depend_<index>.csv`).
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    pub index: usize,
+    pub insts: Vec<Inst>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Benchmark {
+    pub name: String,
+    /// One per grid point, in the order of [`Dataset::grid`].
+    pub meas: Vec<Measurement>,
+    /// Kernels in numeric file order.
+    pub kernels: Vec<Kernel>,
+    /// Kernel name -> occurrences of each of the 101 opcodes (`outputOccurrences_per_kernel.csv`).
+    pub occurrences: BTreeMap<String, Vec<u64>>,
+}
+
+impl Benchmark {
+    /// All instructions of all kernels, in kernel order.
+    pub fn all_insts(&self) -> impl Iterator<Item = &Inst> {
+        self.kernels.iter().flat_map(|k| k.insts.iter())
+    }
+
+    /// The kernel the released gpuPTXModel code trains on: the last file in lexicographic order
+    /// (its loader resets the sequence for every file, notes/seed-003 §3.2).
+    pub fn faithful_kernel(&self) -> &Kernel {
+        self.kernels
+            .iter()
+            .max_by(|a, b| a.index.to_string().cmp(&b.index.to_string()))
+            .expect("a benchmark has at least one kernel")
+    }
+}
+
+/// Things the loader met and did not silently drop.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadStats {
+    pub benchmarks: usize,
+    pub kernels: usize,
+    pub instructions: usize,
+    /// Readable opcode (text before the first '.') differing from the coded opcode.
+    pub readable_mismatches: usize,
+    /// Benchmark directories present but without measurements (not used).
+    pub unmeasured_dirs: Vec<String>,
+    /// Names measured twice in one aggregated CSV: the later block replaces the earlier one, as a
+    /// name-keyed reader (the released Python code) does; `stencil2d` is repeated in the
+    /// released real-benchmark CSV.
+    pub duplicate_names: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub root: PathBuf,
+    pub grid: Vec<Clock>,
+    /// Index of the default clocks (the last line of the `clks_*` files): the reference point.
+    pub reference: usize,
+    /// Index of the highest clocks (F_max).
+    pub fmax: usize,
+    /// Idle power per grid point (W), `idle_pows_gtxtitanx.txt` in grid order.
+    pub idle_power_w: Vec<f64>,
+    pub micro: Vec<Benchmark>,
+    pub real: Vec<Benchmark>,
+    pub stats: LoadStats,
+}
+
+/// Where the data set lives: `$KERNCAST_GPUPTXMODEL_DATA`, else `<workspace>/../shared/data/gpuptxmodel`.
+pub fn default_root(workspace: &Path) -> Result<PathBuf> {
+    let p = match std::env::var_os("KERNCAST_GPUPTXMODEL_DATA") {
+        Some(v) => PathBuf::from(v),
+        None => workspace.join("../shared/data/gpuptxmodel"),
+    };
+    if p.join("datasets/gtxtitanx").is_dir() {
+        Ok(p)
+    } else {
+        Err(Error::DataMissing(p))
+    }
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(io(path))
+}
+
+fn parse_err(path: &Path, line: usize, msg: impl Into<String>) -> Error {
+    Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        msg: msg.into(),
+    }
+}
+
+/// Parses an aggregated CSV: a name line, then `mem,core,time,power,energy` rows.
+pub fn parse_aggregated(
+    path: &Path,
+    text: &str,
+) -> Result<Vec<(String, Vec<(Clock, Measurement)>)>> {
+    let mut out: Vec<(String, Vec<(Clock, Measurement)>)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !line.contains(',') {
+            out.push((line.to_string(), Vec::new()));
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != 5 {
+            return Err(parse_err(
+                path,
+                i + 1,
+                format!("expected 5 fields, got {}", f.len()),
+            ));
+        }
+        let num = |s: &str| -> Result<f64> {
+            s.trim()
+                .parse::<f64>()
+                .map_err(|e| parse_err(path, i + 1, format!("{s:?}: {e}")))
+        };
+        let clock = Clock {
+            mem_mhz: num(f[0])? as u32,
+            core_mhz: num(f[1])? as u32,
+        };
+        let m = Measurement {
+            time_s: num(f[2])?,
+            power_w: num(f[3])?,
+            energy_j: num(f[4])?,
+        };
+        match out.last_mut() {
+            Some((_, rows)) => rows.push((clock, m)),
+            None => return Err(parse_err(path, i + 1, "measurement row before any name")),
+        }
+    }
+    Ok(out)
+}
+
+fn read_numbers(path: &Path) -> Result<Vec<f64>> {
+    read(path)?
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            l.trim()
+                .parse::<f64>()
+                .map_err(|e| parse_err(path, i + 1, e.to_string()))
+        })
+        .collect()
+}
+
+fn load_kernels(dir: &Path, stats: &mut LoadStats) -> Result<Vec<Kernel>> {
+    let mut idx = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(io(dir))? {
+        let name = e
+            .map_err(io(dir))?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if let Some(n) = name
+            .strip_prefix("outputSequence_kernel_depend_")
+            .and_then(|s| s.strip_suffix(".csv"))
+        {
+            let n: usize = n
+                .parse()
+                .map_err(|_| parse_err(&dir.join(&name), 0, "kernel index is not a number"))?;
+            idx.push(n);
+        }
+    }
+    idx.sort_unstable();
+    if idx.is_empty() {
+        return Err(parse_err(dir, 0, "no outputSequence_kernel_depend_*.csv"));
+    }
+    let mut kernels = Vec::new();
+    for n in idx {
+        let path = dir.join(format!("outputSequence_kernel_depend_{n}.csv"));
+        let mut insts = Vec::new();
+        for (i, l) in read(&path)?.lines().enumerate() {
+            let l = l.trim();
+            if l.is_empty() {
+                continue;
+            }
+            insts.push(
+                Inst::decode(l).ok_or_else(|| {
+                    parse_err(&path, i + 1, format!("bad instruction code {l:?}"))
+                })?,
+            );
+        }
+        let rpath = dir.join(format!("outputSequenceReadable_kernel_{n}.csv"));
+        if rpath.exists() {
+            let readable: Vec<String> = read(&rpath)?
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect();
+            if readable.len() != insts.len() {
+                return Err(parse_err(
+                    &rpath,
+                    readable.len(),
+                    format!("{} readable lines vs {} coded", readable.len(), insts.len()),
+                ));
+            }
+            for (r, c) in readable.iter().zip(&insts) {
+                let base = r.split('.').next().unwrap_or("");
+                if base != c.opcode_name() {
+                    stats.readable_mismatches += 1;
+                }
+            }
+        }
+        kernels.push(Kernel { index: n, insts });
+    }
+    Ok(kernels)
+}
+
+fn load_occurrences(dir: &Path) -> Result<BTreeMap<String, Vec<u64>>> {
+    let path = dir.join("outputOccurrences_per_kernel.csv");
+    let mut out = BTreeMap::new();
+    if !path.exists() {
+        return Ok(out);
+    }
+    for (i, l) in read(&path)?.lines().enumerate() {
+        let f: Vec<&str> = l.trim().split(',').collect();
+        if f.len() < 2 {
+            continue;
+        }
+        if f.len() != OPCODES.len() + 1 {
+            return Err(parse_err(
+                &path,
+                i + 1,
+                format!("{} fields, expected 102", f.len()),
+            ));
+        }
+        let counts = f[1..]
+            .iter()
+            .map(|s| {
+                s.parse::<u64>()
+                    .map_err(|e| parse_err(&path, i + 1, e.to_string()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        out.insert(f[0].to_string(), counts);
+    }
+    Ok(out)
+}
+
+fn load_suite(dir: &Path, grid: &mut Vec<Clock>, stats: &mut LoadStats) -> Result<Vec<Benchmark>> {
+    let csv = dir.join("aggregated_dataset_gtxtitanx.csv");
+    let rows = parse_aggregated(&csv, &read(&csv)?)?;
+    let mut out = Vec::new();
+    for (name, rows) in rows {
+        let clocks: Vec<Clock> = rows.iter().map(|r| r.0).collect();
+        if grid.is_empty() {
+            *grid = clocks.clone();
+        } else if *grid != clocks {
+            return Err(Error::Inconsistent(format!(
+                "{}: benchmark {name} is not on the common clock grid",
+                csv.display()
+            )));
+        }
+        let bdir = dir.join(&name);
+        let kernels = load_kernels(&bdir, stats)?;
+        let occurrences = load_occurrences(&bdir)?;
+        let b = Benchmark {
+            name,
+            meas: rows.into_iter().map(|r| r.1).collect(),
+            kernels,
+            occurrences,
+        };
+        match out.iter().position(|o: &Benchmark| o.name == b.name) {
+            Some(i) => {
+                stats.duplicate_names.push(b.name.clone());
+                out[i] = b;
+            }
+            None => {
+                stats.benchmarks += 1;
+                out.push(b);
+            }
+        }
+    }
+    for e in std::fs::read_dir(dir).map_err(io(dir))? {
+        let e = e.map_err(io(dir))?;
+        let n = e.file_name().to_string_lossy().into_owned();
+        if e.path().is_dir() && !out.iter().any(|b| b.name == n) {
+            stats.unmeasured_dirs.push(n);
+        }
+    }
+    stats.unmeasured_dirs.sort();
+    Ok(out)
+}
+
+impl Dataset {
+    /// Loads `<root>/datasets/gtxtitanx/{micro,real}benchmarks` and `<root>/gpu_info/gtxtitanx`.
+    pub fn load(root: &Path) -> Result<Dataset> {
+        let ds = root.join("datasets/gtxtitanx");
+        if !ds.is_dir() {
+            return Err(Error::DataMissing(ds));
+        }
+        let mut grid = Vec::new();
+        let mut stats = LoadStats::default();
+        let micro = load_suite(&ds.join("microbenchmarks"), &mut grid, &mut stats)?;
+        let real = load_suite(&ds.join("realbenchmarks"), &mut grid, &mut stats)?;
+        for b in micro.iter().chain(&real) {
+            stats.kernels += b.kernels.len();
+            stats.instructions += b.kernels.iter().map(|k| k.insts.len()).sum::<usize>();
+        }
+        let info = root.join("gpu_info/gtxtitanx");
+        let mems = read_numbers(&info.join("clks_mem_gtxtitanx.txt"))?;
+        let def_mem = *mems
+            .last()
+            .ok_or_else(|| Error::Inconsistent("empty clks_mem".into()))?;
+        let cores =
+            read_numbers(&info.join(format!("clks_core_gtxtitanx_{}.txt", def_mem as u32)))?;
+        let def_core = *cores
+            .last()
+            .ok_or_else(|| Error::Inconsistent("empty clks_core".into()))?;
+        let find = |m: u32, c: u32| grid.iter().position(|k| k.mem_mhz == m && k.core_mhz == c);
+        let reference = find(def_mem as u32, def_core as u32).ok_or_else(|| {
+            Error::Inconsistent(format!(
+                "default clocks {def_mem}/{def_core} not in the grid"
+            ))
+        })?;
+        let fmax = (0..grid.len())
+            .max_by_key(|&i| (grid[i].mem_mhz, grid[i].core_mhz))
+            .ok_or_else(|| Error::Inconsistent("empty grid".into()))?;
+        let idle_path = info.join("idle_pows_gtxtitanx.txt");
+        let idle_power_w = read_numbers(&idle_path)?;
+        if idle_power_w.len() != grid.len() {
+            return Err(parse_err(
+                &idle_path,
+                idle_power_w.len(),
+                "one idle power per clock pair expected",
+            ));
+        }
+        Ok(Dataset {
+            root: root.to_path_buf(),
+            grid,
+            reference,
+            fmax,
+            idle_power_w,
+            micro,
+            real,
+            stats,
+        })
+    }
+
+    /// Scaling factors (time, power, energy) of a benchmark relative to the reference clocks.
+    pub fn scaling(&self, b: &Benchmark) -> Vec<[f64; 3]> {
+        let r = b.meas[self.reference];
+        b.meas
+            .iter()
+            .map(|m| {
+                [
+                    m.time_s / r.time_s,
+                    m.power_w / r.power_w,
+                    m.energy_j / r.energy_j,
+                ]
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregated_csv_parses_and_errors_name_the_line() {
+        let p = Path::new("x.csv");
+        let t = "a\n810,595,1.0,2.0,2.0\n3505,975,0.5,4.0,2.0\nb\n810,595,1,1,1\n";
+        let r = parse_aggregated(p, t).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r[0].1[1].0,
+            Clock {
+                mem_mhz: 3505,
+                core_mhz: 975
+            }
+        );
+        assert_eq!(r[0].1[1].1.power_w, 4.0);
+        let e = parse_aggregated(p, "a\n810,595,1.0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.csv:2:"), "{e}");
+        let e = parse_aggregated(p, "810,595,1,1,1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("before any name"), "{e}");
+    }
+}

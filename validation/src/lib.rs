@@ -1,0 +1,22 @@
+//! kerncast validation against real GPU measurements: the GTX Titan X DVFS data set of Guerreiro
+//! et al. (2019). Trains only on the micro-benchmarks, predicts the 24 applications at every clock
+//! pair, and compares models (baseline, the paper's LSTM, kerncast's analytical and combined models)
+//! with the paper's published figures.
+
+pub mod data;
+pub mod error;
+pub mod isa;
+
+pub use data::{Benchmark, Clock, Dataset, Measurement};
+pub use error::{Error, Result};
+pub mod analytic;
+pub mod baseline;
+pub mod combined;
+pub mod features;
+pub mod linalg;
+pub mod lstm;
+pub mod metrics;
+pub mod model;
+pub mod plot;
+pub mod report;
+pub mod run;

@@ -1,0 +1,163 @@
+//! The whole validation as one call: load, fit on the micro-benchmarks, predict the applications,
+//! print the table, write plots. Shared by `cargo xtask validate` (through the
+//! `kerncast-validate` binary) and `kerncast validate --suite gpuptxmodel`.
+
+use crate::analytic::Analytic;
+use crate::baseline::Baseline;
+use crate::combined::Selected;
+use crate::data::{default_root, Dataset};
+use crate::error::{Error, Result};
+use crate::lstm::Lstm;
+use crate::metrics::Summary;
+use crate::model::{Predictor, TrainSet};
+use crate::report::{evaluate, overall, per_app};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// Seed of the LSTM training (initialisation and batch order).
+pub const SEED: u64 = 42;
+/// Epochs of the shipped LSTM training.
+pub const EPOCHS: usize = 20;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Workspace root (for the default data and weights locations).
+    pub workspace: PathBuf,
+    /// Data set root; default `$KERNCAST_GPUPTXMODEL_DATA` or `<workspace>/../shared/data/gpuptxmodel`.
+    pub data: Option<PathBuf>,
+    /// Output folder for plots and index.md; default `<workspace>/target/validation`.
+    pub out: Option<PathBuf>,
+    /// LSTM weights; default `<workspace>/validation/weights/lstm_gtxtitanx.safetensors`.
+    pub weights: Option<PathBuf>,
+    /// Train the LSTM (and save the weights) instead of loading them.
+    pub train_lstm: bool,
+    pub epochs: usize,
+    /// Skip model A entirely.
+    pub no_lstm: bool,
+}
+
+impl Options {
+    pub fn new(workspace: &Path) -> Options {
+        Options {
+            workspace: workspace.to_path_buf(),
+            data: None,
+            out: None,
+            weights: None,
+            train_lstm: false,
+            epochs: EPOCHS,
+            no_lstm: false,
+        }
+    }
+    pub fn weights_path(&self) -> PathBuf {
+        self.weights.clone().unwrap_or_else(|| {
+            self.workspace
+                .join("validation/weights/lstm_gtxtitanx.safetensors")
+        })
+    }
+    pub fn out_dir(&self) -> PathBuf {
+        self.out
+            .clone()
+            .unwrap_or_else(|| self.workspace.join("target/validation"))
+    }
+}
+
+/// Runs the validation; `say` receives progress lines; returns the report text.
+pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
+    let root = match &opts.data {
+        Some(d) => d.clone(),
+        None => default_root(&opts.workspace)?,
+    };
+    let ds = Dataset::load(&root)?;
+    let st = &ds.stats;
+    say(&format!(
+        "loaded {} benchmarks ({} micro, {} applications), {} kernels, {} instructions from {}; \
+         readable/coded opcode mismatches: {}; duplicate names (later block kept): {:?}; \
+         directories without measurements (unused): {:?}",
+        st.benchmarks,
+        ds.micro.len(),
+        ds.real.len(),
+        st.kernels,
+        st.instructions,
+        root.display(),
+        st.readable_mismatches,
+        st.duplicate_names,
+        st.unmeasured_dirs
+    ));
+    let t = TrainSet::micro(&ds);
+    let mut models: Vec<Box<dyn Predictor>> = vec![Box::new(Baseline::fit(&t))];
+    if !opts.no_lstm {
+        let wp = opts.weights_path();
+        if opts.train_lstm {
+            say(&format!(
+                "training the LSTM: {} epochs, seed {SEED}",
+                opts.epochs
+            ));
+            let start = std::time::Instant::now();
+            let m = Lstm::train(&t, SEED, opts.epochs, |l| {
+                say(&format!("  {l} ({:.0} s)", start.elapsed().as_secs_f64()))
+            })?;
+            if let Some(dir) = wp.parent() {
+                std::fs::create_dir_all(dir).map_err(crate::error::io(dir))?;
+            }
+            m.save(&wp)?;
+            say(&format!("saved {}", wp.display()));
+            models.push(Box::new(m));
+        } else if wp.exists() {
+            models.push(Box::new(Lstm::load(&wp, &ds.grid)?));
+        } else {
+            say(&format!(
+                "no LSTM weights at {}: model A skipped (train them with --train-lstm)",
+                wp.display()
+            ));
+        }
+    }
+    say("fitting model B (analytical) and selecting model C by leave-one-family-out CV on the micro-benchmarks");
+    let b = Analytic::fit(&t);
+    let c = Selected::select(&ds);
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "model B constants: kappa {:.4}, c0 {}, p {:.1}, DRAM power {:.1} W, core weights {:?}",
+        b.kappa,
+        b.c0,
+        b.p,
+        b.a_mem,
+        b.w.map(|w| (w * 10.0).round() / 10.0)
+    );
+    let _ = writeln!(
+        text,
+        "model C candidates (micro CV: time%, power%, energy%):"
+    );
+    for (r, s) in &c.cv {
+        let mark = if *r == c.recipe { " <- selected" } else { "" };
+        let _ = writeln!(
+            text,
+            "  {:<28} {:>6.2} {:>6.2} {:>6.2}{mark}",
+            format!("{r:?}"),
+            s[0],
+            s[1],
+            s[2]
+        );
+    }
+    models.push(Box::new(b));
+    models.push(Box::new(c));
+    let summaries: Vec<Summary> = models.iter().map(|m| evaluate(&ds, m.as_ref())).collect();
+    let table = overall(&ds, &summaries);
+    let _ = writeln!(text, "\n{table}");
+    for s in &summaries {
+        let _ = writeln!(text, "{}", per_app(&ds, s));
+    }
+    // Plots of model C (the default predictor).
+    let best = models
+        .last()
+        .ok_or_else(|| Error::Model("no model".into()))?;
+    let preds: Vec<(String, crate::metrics::Curve)> = ds
+        .real
+        .iter()
+        .map(|b| (b.name.clone(), best.predict(b)))
+        .collect();
+    let out = opts.out_dir();
+    let index = crate::plot::plot_all(&ds, best.name(), &preds, &table, &out)?;
+    let _ = writeln!(text, "plots: {}", index.display());
+    Ok(text)
+}

@@ -1,0 +1,157 @@
+//! Tests against the released data set (found as for the CLI: $KERNCAST_GPUPTXMODEL_DATA or
+//! ../shared/data/gpuptxmodel from the workspace root). The expected figures are the paper's
+//! Fig. 1 and the notes' own checks (notes/seed-003 §10.4, §12), computed independently of this
+//! code.
+
+use kerncast_validation::baseline::Baseline;
+use kerncast_validation::data::{default_root, Dataset};
+use kerncast_validation::lstm::Lstm;
+use kerncast_validation::model::{Predictor, TrainSet};
+use kerncast_validation::report::evaluate;
+use std::path::Path;
+use std::sync::OnceLock;
+
+fn ds() -> &'static Dataset {
+    static DS: OnceLock<Dataset> = OnceLock::new();
+    DS.get_or_init(|| {
+        let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = default_root(&ws).unwrap_or_else(|e| panic!("{e}"));
+        Dataset::load(&root).unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+fn idx(d: &Dataset, mem: u32, core: u32) -> usize {
+    d.grid
+        .iter()
+        .position(|c| c.mem_mhz == mem && c.core_mhz == core)
+        .unwrap()
+}
+
+#[test]
+fn loader_parses_every_benchmark() {
+    let d = ds();
+    assert_eq!(d.micro.len(), 140);
+    assert_eq!(d.real.len(), 24);
+    assert_eq!(d.grid.len(), 32);
+    assert_eq!(d.idle_power_w.len(), 32);
+    assert_eq!(d.reference, idx(d, 3505, 975));
+    assert_eq!(d.fmax, idx(d, 3505, 1164));
+    assert_eq!(d.stats.readable_mismatches, 0);
+    assert_eq!(d.stats.duplicate_names, vec!["stencil2d".to_string()]);
+    for b in d.micro.iter().chain(&d.real) {
+        assert_eq!(b.meas.len(), 32, "{}", b.name);
+        assert!(
+            !b.kernels.is_empty() && b.kernels.iter().all(|k| !k.insts.is_empty()),
+            "{}",
+            b.name
+        );
+        // Occurrences are per kernel and count the same opcodes as the coded sequences.
+        let occ: u64 = b.occurrences.values().flatten().sum();
+        let seq = b.all_insts().count() as u64;
+        assert_eq!(occ, seq, "{}", b.name);
+        // E = P * T in the released data.
+        for m in &b.meas {
+            assert!(
+                (m.energy_j - m.power_w * m.time_s).abs() <= 1e-5 * m.energy_j,
+                "{}",
+                b.name
+            );
+        }
+    }
+    let s3d = d.real.iter().find(|b| b.name == "s3d").unwrap();
+    assert_eq!(s3d.kernels.len(), 27);
+    // The released code keeps the last file in lexicographic order: kernel 9 of 0..=26.
+    assert_eq!(s3d.faithful_kernel().index, 9);
+}
+
+#[test]
+fn oracle_savings_match_the_papers_figure_1() {
+    let d = ds();
+    let bs = d.real.iter().find(|b| b.name == "blackscholes").unwrap();
+    let e = |b: &kerncast_validation::Benchmark, i: usize| b.meas[i].energy_j;
+    let best = (0..32)
+        .min_by(|&a, &b| e(bs, a).total_cmp(&e(bs, b)))
+        .unwrap();
+    assert_eq!(best, idx(d, 3505, 975));
+    assert_eq!(
+        format!("{:.1}", (1.0 - e(bs, best) / e(bs, d.fmax)) * 100.0),
+        "13.5"
+    );
+    let md5 = d.real.iter().find(|b| b.name == "md5hash").unwrap();
+    let best = (0..32)
+        .min_by(|&a, &b| e(md5, a).total_cmp(&e(md5, b)))
+        .unwrap();
+    assert_eq!(best, idx(d, 810, 709));
+    assert_eq!(
+        format!("{:.1}", (1.0 - e(md5, best) / e(md5, d.fmax)) * 100.0),
+        "34.2"
+    );
+}
+
+#[test]
+fn baseline_uses_training_data_only_and_matches_the_notes() {
+    let d = ds();
+    let t = TrainSet::micro(d);
+    let base = Baseline::fit(&t);
+    let any = &d.real[0];
+    let curve = base.predict(any);
+    // The per-clock arithmetic mean of the micro-benchmarks' scaling factors, computed here directly.
+    let g = idx(d, 810, 975);
+    let want: f64 = d
+        .micro
+        .iter()
+        .map(|b| b.meas[g].time_s / b.meas[d.reference].time_s)
+        .sum::<f64>()
+        / d.micro.len() as f64;
+    assert!((curve[g][0] - want).abs() < 1e-12);
+    // Scrambling the test measurements cannot change it.
+    let mut d2 = d.clone();
+    for b in &mut d2.real {
+        for m in &mut b.meas {
+            m.time_s *= 7.0;
+        }
+    }
+    assert_eq!(Baseline::fit(&TrainSet::micro(&d2)).predict(any), curve);
+    // notes/seed-003 §12: 13.0 / 6.5 / 11.2 % and 2.9 % saved; oracle 17.98 %.
+    let s = evaluate(d, &base);
+    let got = [
+        s.mean_err(0),
+        s.mean_err(1),
+        s.mean_err(2),
+        s.saved_vs_fmax(),
+        s.oracle_vs_fmax(),
+    ];
+    let got: Vec<String> = got.iter().map(|v| format!("{v:.1}")).collect();
+    assert_eq!(got, ["13.0", "6.5", "11.2", "2.9", "18.0"]);
+}
+
+#[test]
+fn lstm_weights_round_trip_through_safetensors() {
+    let d = ds();
+    let m = Lstm::init(&d.grid, 7).unwrap();
+    let path =
+        std::env::temp_dir().join(format!("kerncast-lstm-{}.safetensors", std::process::id()));
+    m.save(&path).unwrap();
+    let back = Lstm::load(&path, &d.grid).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(m.flat_params().unwrap(), back.flat_params().unwrap());
+    // Same weights, same predictions (a short kernel keeps this quick in debug builds).
+    let short = d
+        .micro
+        .iter()
+        .min_by_key(|b| b.faithful_kernel().insts.len())
+        .unwrap();
+    assert_eq!(
+        m.try_predict(short).unwrap(),
+        back.try_predict(short).unwrap()
+    );
+    // A different seed gives different weights; the same seed the same ones.
+    assert_ne!(
+        Lstm::init(&d.grid, 8).unwrap().flat_params().unwrap(),
+        m.flat_params().unwrap()
+    );
+    assert_eq!(
+        Lstm::init(&d.grid, 7).unwrap().flat_params().unwrap(),
+        m.flat_params().unwrap()
+    );
+}
