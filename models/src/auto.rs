@@ -12,11 +12,16 @@ use crate::schedule::ScheduleModel;
 #[derive(Clone, Debug, Default)]
 pub struct AutoModel;
 
-/// Pick a model by name: `linear`, `schedule`, `dvfs` or `auto`.
+/// Pick a model by name: `linear`, `schedule` (approach 2), `schedule-ilp` (approach 1), `dvfs`
+/// or `auto`.
 pub fn by_name(name: &str) -> Option<Box<dyn Model>> {
     match name {
         "linear" => Some(Box::new(LinearModel::default())),
         "schedule" => Some(Box::new(ScheduleModel::default())),
+        "schedule-ilp" => Some(Box::new(ScheduleModel {
+            approach: crate::schedule::Approach::IlpTlp,
+            ..Default::default()
+        })),
         "dvfs" => Some(Box::new(DvfsModel::default())),
         "auto" => Some(Box::new(AutoModel)),
         _ => None,

@@ -65,3 +65,48 @@ fn vector_add_on_k20() {
     let sum: f64 = p.breakdown.values().sum();
     assert!((p.time_s - sum).abs() < 1e-18);
 }
+
+/// Approach 1 on the same block: ILP 6/4 (2 dispatch slots per scheduler; C10 waits for C9, M2
+/// for C10, C11 for M2), TLP 64 > peak warps, so every compute instruction costs
+/// L/(ILP·TLP·PW) + 32/TP (Eq. 4.3, Table 3.1) and each load 315/(ILP·TLP) (Eq. 4.4); n_ic =
+/// ⌈8 warps / 6⌉ = 2; one round of 13 blocks on 13 SMs.
+#[test]
+fn vector_add_on_k20_approach1() {
+    use kerncast_models::schedule::Approach;
+    use UnitClass::*;
+    let inst = |class, dst: &[&str], src: &[&str], lat, key: &str, mem: &str| {
+        let mut i = SchedInst::new(class, dst, src, lat);
+        i.key = key.into();
+        i.mem = mem.into();
+        i
+    };
+    let block = vec![
+        inst(Sp, &["c8"], &[], 9, "adds", ""),
+        inst(Sp, &["c9"], &[], 33, "cvt", ""),
+        inst(Sp, &["c10"], &["c9"], 9, "adds", ""),
+        inst(Lsu, &["m1"], &["c8"], 0, "global", "global"),
+        inst(Lsu, &["m2"], &["c10"], 0, "global", "global"),
+        inst(Sp, &["c11"], &["m1", "m2"], 9, "addf", ""),
+    ];
+    let stats = BoundStats {
+        kernel: "vectorAdd".into(),
+        launch: Some(Launch {
+            grid: [13, 1, 1],
+            block: [256, 1, 1],
+        }),
+        ..Default::default()
+    };
+    let mut input = ModelInput::new(stats);
+    input.blocks.insert(0, block);
+    let d = Device::load("k20").unwrap();
+    let model = ScheduleModel {
+        approach: Approach::IlpTlp,
+        ..Default::default()
+    };
+    let p = model
+        .predict(&input, &d, d.default_clocks().unwrap())
+        .unwrap();
+    let cycles = p.breakdown["schedule"] * 784e6;
+    assert!((cycles - 16.853689).abs() < 1e-5, "{cycles}");
+    assert!((p.error_band.rel - 0.2686).abs() < 1e-12);
+}

@@ -72,8 +72,9 @@ pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
     if let Some(g) = &inst.pred {
         src.push(g.reg.clone());
     }
-    let (class, latency, mem) = if let Some((space, _dir, _bits, _nc)) = mem_access(inst) {
-        (UnitClass::Lsu, 0, mem_key(space).to_string())
+    let (class, latency, mem, key) = if let Some((space, _dir, _bits, _nc)) = mem_access(inst) {
+        let k = mem_key(space).to_string();
+        (UnitClass::Lsu, 0, k.clone(), k)
     } else {
         let (kind, ty) = op_feature(inst).unwrap_or((
             kerncast_passes::stats::OpKind::Other,
@@ -81,7 +82,7 @@ pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
         ));
         let (class, key) = classify_op(kind, ty);
         let l = d.latency(key, "schedule")?;
-        (class, l.ceil() as u32, String::new())
+        (class, l.ceil() as u32, String::new(), key.to_string())
     };
     Ok(SchedInst {
         class,
@@ -89,6 +90,7 @@ pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
         src,
         latency,
         mem,
+        key,
     })
 }
 

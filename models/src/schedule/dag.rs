@@ -59,6 +59,9 @@ pub struct SchedInst {
     /// `global`, `shared` or empty; counted as nGM / nShM (Algorithm 8).
     #[serde(default)]
     pub mem: String,
+    /// Thesis latency key (`addf`, `mads` …), for approach 1's throughput / peak-warps lookup.
+    #[serde(default)]
+    pub key: String,
 }
 
 impl SchedInst {
@@ -69,6 +72,7 @@ impl SchedInst {
             src: src.iter().map(|s| s.to_string()).collect(),
             latency,
             mem: String::new(),
+            key: String::new(),
         }
     }
 }

@@ -75,6 +75,8 @@ pub fn mem_key(space: Space) -> &'static str {
 /// Approach of the thesis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Approach {
+    /// Approach 1: ILP/TLP delay equations (§4.3, Eq. 4.3/4.4, Algorithms 4 and 5).
+    IlpTlp,
     /// Approach 2: reservation-table list scheduling (§4.4).
     ListScheduling,
 }
@@ -95,8 +97,15 @@ impl Default for ScheduleModel {
     }
 }
 
-/// The thesis' measured MAPE of approach 2 per GPU (Table 4.8).
-fn error_band(device: &str) -> ErrorBand {
+/// The thesis' measured MAPE of approach 2 per GPU (Table 4.8), or approach 1's MAE on the K20
+/// (Table 4.2).
+fn error_band(device: &str, approach: Approach) -> ErrorBand {
+    if approach == Approach::IlpTlp {
+        return ErrorBand {
+            rel: 0.2686,
+            source: "Alavani 2023 §4.3.4: approach 1 mean absolute error on Tesla K20 (45 kernels); not validated elsewhere".into(),
+        };
+    }
     let (rel, src) = match device {
         "k20" => (
             0.283,
@@ -198,23 +207,30 @@ impl Model for ScheduleModel {
             })
             .collect();
 
-        // Algorithm 8: every wave schedules the CFG for the threads it holds.
         let mut d_kernel = 0.0;
         let mut busy: BTreeMap<UnitClass, f64> = BTreeMap::new();
-        let mut left = w.nth_sched;
-        for _ in 0..w.waves {
-            let ntw = left.min(w.nth_sm);
-            left -= ntw;
-            for (&b, insts) in &blocks {
-                let wb = weight(b);
-                if wb == 0.0 {
-                    continue;
+        match self.approach {
+            Approach::ListScheduling => {
+                // Algorithm 8: every wave schedules the CFG for the threads it holds.
+                let mut left = w.nth_sched;
+                for _ in 0..w.waves {
+                    let ntw = left.min(w.nth_sm);
+                    left -= ntw;
+                    for (&b, insts) in &blocks {
+                        let wb = weight(b);
+                        if wb == 0.0 {
+                            continue;
+                        }
+                        let sch = schedule_block(insts, &units, ntw, self.l_pipeline);
+                        d_kernel += sch.delay as f64 * wb;
+                        for (c, cy) in sch.busy {
+                            *busy.entry(c).or_default() += cy as f64 * wb;
+                        }
+                    }
                 }
-                let sch = schedule_block(insts, &units, ntw, self.l_pipeline);
-                d_kernel += sch.delay as f64 * wb;
-                for (c, cy) in sch.busy {
-                    *busy.entry(c).or_default() += cy as f64 * wb;
-                }
+            }
+            Approach::IlpTlp => {
+                d_kernel = approach1_cycles(&blocks, &weight, d, &launch, &mut notes)?;
             }
         }
         let per_warp = |tag: &str| -> f64 {
@@ -331,9 +347,80 @@ impl Model for ScheduleModel {
             energy_j: None,
             breakdown,
             bottleneck,
-            error_band: error_band(&d.name),
+            error_band: error_band(&d.name, self.approach),
             activity,
             notes,
         })
     }
+}
+
+/// Approach 1 (Algorithms 4 and 5, as the thesis' Java reads them): per block, the ILP of its
+/// instructions in dispatch slots (dispatch units per scheduler); per instruction, the Eq. 4.3
+/// delay with TLP = max warps per SM and the device's measured throughput / peak warps
+/// (Table 3.1), or Eq. 4.4 for memory instructions; d_k = Σ blocks (Σ d_i) × warp executions;
+/// t_thread = d_k · n_ic with n_ic = ⌈warps per block / (cores per SM / 32)⌉; blocks go
+/// round-robin, so the busiest SM runs ⌈nB/nSM⌉ of them. Returns cycles.
+/// Eq. 4.4's p^m (the MPD penalty) has no printed formula: memory instructions take its first
+/// branch, and the global/shared penalties of Eqs. 4.10/4.11 are added afterwards as in Eq. 4.2.
+fn approach1_cycles(
+    blocks: &BTreeMap<usize, Vec<SchedInst>>,
+    weight: &dyn Fn(usize) -> f64,
+    d: &Device,
+    launch: &kerncast_passes::stats::Launch,
+    notes: &mut Vec<String>,
+) -> Result<f64> {
+    let hw = &d.hw;
+    let tp = d.need(
+        &d.schedule.throughput_peakwarps,
+        "schedule.throughput_peakwarps",
+        NAME,
+    )?;
+    let tlp = *d.need(&hw.max_warps_per_sm, "hw.max_warps_per_sm", NAME)? as f64;
+    let nws = *d.need(
+        &hw.warp_schedulers_per_sm,
+        "hw.warp_schedulers_per_sm",
+        NAME,
+    )?;
+    let ndu = *d.need(&hw.dispatch_units_per_sm, "hw.dispatch_units_per_sm", NAME)?;
+    let cores = *d.need(&hw.cores_per_sm, "hw.cores_per_sm", NAME)? as u64;
+    let nsm = *d.need(&hw.sm_count, "hw.sm_count", NAME)? as u64;
+    let warp = hw.warp_size.as_ref().map_or(32.0, |v| v.value as f64);
+    let slots = (ndu / nws.max(1)).max(1) as usize;
+    let mut d_k = 0.0;
+    let mut unmeasured = std::collections::BTreeSet::new();
+    for (&b, insts) in blocks {
+        let wb = weight(b);
+        if wb == 0.0 {
+            continue;
+        }
+        let ilp = thesis::ilp(&dag::raw_deps(insts), slots);
+        let mut d_b = 0.0;
+        for i in insts {
+            let lat = i.latency as f64;
+            d_b += if !i.mem.is_empty() {
+                lat / (ilp * tlp)
+            } else {
+                match tp.get(&i.key) {
+                    Some([t, pw]) => thesis::delay_eq43(lat, ilp, tlp, *pw, warp, *t),
+                    None => {
+                        unmeasured.insert(i.key.clone());
+                        lat / (ilp * tlp)
+                    }
+                }
+            };
+        }
+        d_k += d_b * wb;
+    }
+    if !unmeasured.is_empty() {
+        notes.push(format!(
+            "no throughput/peak-warps for {:?}: L/(ILP·TLP) used",
+            unmeasured
+        ));
+    }
+    let n_ic = launch
+        .warps_per_block()
+        .div_ceil((cores / 32).max(1))
+        .max(1) as f64;
+    let rounds = launch.blocks().div_ceil(nsm.max(1)) as f64;
+    Ok(d_k * n_ic * rounds)
 }
