@@ -1,8 +1,13 @@
-//! Which instruction starts which basic block, and the loops' back edges, both taken from
-//! `crate::cfg` so the emulator's `block_execs` use the same block indices as every other pass.
+//! Which instruction starts which basic block, the loops' back edges, and where divergent lanes
+//! reconverge, all from `crate::cfg`, so the emulator's `block_execs` use the same block indices
+//! as every other pass. Reconvergence is at the immediate post-dominator of the branching block
+//! (the classic SIMT stack), which is where compilers place convergence points; it keeps
+//! barriers inside loops whose latch is laid out before the header (clang does this) working.
 
 use crate::cfg::Cfg;
 use crate::ptx::Function;
+use petgraph::algo::dominators::simple_fast;
+use petgraph::graph::{DiGraph, NodeIndex};
 
 /// Block structure the interpreter needs.
 pub struct Blocks {
@@ -11,6 +16,9 @@ pub struct Blocks {
     pub nblocks: usize,
     /// (latch, header) of every natural loop.
     pub back_edges: Vec<(usize, usize)>,
+    /// For each instruction: the instruction where lanes diverging at its block reconverge
+    /// (first instruction of the block's immediate post-dominator), `u32::MAX` for none.
+    pub reconv: Vec<u32>,
 }
 
 pub fn of(f: &Function, ninsts: usize) -> Blocks {
@@ -26,9 +34,43 @@ pub fn of(f: &Function, ninsts: usize) -> Blocks {
         .iter()
         .flat_map(|l| l.latches.iter().map(move |t| (*t, l.header)))
         .collect();
+    // Post-dominators: dominators of the reversed graph rooted at a virtual exit node.
+    let n = cfg.blocks.len();
+    let mut rev: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, cfg.edges.len() + n);
+    for _ in 0..=n {
+        rev.add_node(());
+    }
+    for e in &cfg.edges {
+        rev.add_edge(NodeIndex::new(e.to), NodeIndex::new(e.from), ());
+    }
+    for b in 0..n {
+        if !cfg.edges.iter().any(|e| e.from == b) {
+            rev.add_edge(NodeIndex::new(n), NodeIndex::new(b), ());
+        }
+    }
+    let pdom = simple_fast(&rev, NodeIndex::new(n));
+    let first = |b: usize| -> u32 {
+        // An empty block reconverges at the next instruction in text order.
+        cfg.blocks
+            .get(b)
+            .map_or(u32::MAX, |bb| bb.first_inst.min(ninsts) as u32)
+    };
+    let mut reconv = vec![u32::MAX; ninsts];
+    for b in &cfg.blocks {
+        let r = match pdom.immediate_dominator(NodeIndex::new(b.id)) {
+            Some(p) if p.index() < n => first(p.index()),
+            _ => u32::MAX,
+        };
+        for k in 0..b.insts.len() {
+            if let Some(slot) = reconv.get_mut(b.first_inst + k) {
+                *slot = r;
+            }
+        }
+    }
     Blocks {
         start,
         nblocks: cfg.blocks.len(),
         back_edges,
+        reconv,
     }
 }

@@ -12,10 +12,17 @@ use std::collections::BTreeMap;
 
 const NONE: usize = usize::MAX;
 
+/// One entry of a warp's reconvergence stack: lanes `mask` run from `pc` until `rpc`.
+struct Entry {
+    pc: u32,
+    mask: u32,
+    rpc: u32,
+}
+
 /// Per-lane state of one warp.
 struct Warp {
     regs: Vec<u64>,
-    pc: [u32; 32],
+    stack: Vec<Entry>,
     live: u32,
     tid: [[u64; 3]; 32],
     waiting: Option<usize>,
@@ -45,6 +52,7 @@ impl Counts {
 struct Ctx<'a> {
     prog: &'a Program,
     block_of: &'a [usize],
+    reconv: &'a [u32],
     launch: &'a Launch,
     ctaid: [u64; 3],
     global: &'a mut Global,
@@ -136,6 +144,7 @@ pub fn run_with(
                 let mut ctx = Ctx {
                     prog: &prog,
                     block_of,
+                    reconv: &blocks.reconv,
                     launch,
                     ctaid: [x, y, z],
                     global: &mut global,
@@ -281,7 +290,11 @@ impl Ctx<'_> {
                 }
                 Warp {
                     regs: vec![0; nregs * 32],
-                    pc: [0; 32],
+                    stack: vec![Entry {
+                        pc: 0,
+                        mask: live,
+                        rpc: u32::MAX,
+                    }],
                     live,
                     tid,
                     waiting: None,
@@ -330,10 +343,19 @@ impl Ctx<'_> {
         if self.steps > self.max_steps {
             return Err(EmuError::StepLimit(self.max_steps));
         }
-        let pc = lanes(w.live).map(|l| w.pc[l]).min().unwrap_or(0);
-        let group = lanes(w.live)
-            .filter(|l| w.pc[*l] == pc)
-            .fold(0u32, |m, l| m | 1 << l);
+        // Pop finished entries: reconverged, or every lane exited.
+        while let Some(top) = w.stack.last() {
+            if top.mask & w.live == 0 || top.pc == top.rpc {
+                w.stack.pop();
+            } else {
+                break;
+            }
+        }
+        let Some(top) = w.stack.last() else {
+            w.live = 0;
+            return Ok(());
+        };
+        let (pc, group) = (top.pc, top.mask & w.live);
         let prog = self.prog;
         let Some(inst) = prog.insts.get(pc as usize) else {
             w.live &= !group; // falling off the end is an exit
@@ -361,7 +383,11 @@ impl Ctx<'_> {
             c.0 += counted.count_ones() as u64;
             c.1 += 1;
         }
-        let next = |w: &mut Warp| lanes(group).for_each(|l| w.pc[l] = pc + 1);
+        let next = |w: &mut Warp| {
+            if let Some(t) = w.stack.last_mut() {
+                t.pc = pc + 1;
+            }
+        };
         let fault = |why: String| EmuError::Fault {
             line: inst.line,
             inst: inst.text.clone(),
@@ -369,12 +395,27 @@ impl Ctx<'_> {
         };
         match inst.op {
             Op::Bra => {
-                for l in lanes(group) {
-                    w.pc[l] = if exec >> l & 1 == 1 {
-                        inst.target
+                let taken = exec;
+                let not = group & !taken;
+                let r = self.reconv.get(pc as usize).copied().unwrap_or(u32::MAX);
+                if let Some(t) = w.stack.last_mut() {
+                    if not == 0 {
+                        t.pc = inst.target;
+                    } else if taken == 0 {
+                        t.pc = pc + 1;
                     } else {
-                        pc + 1
-                    };
+                        t.pc = r;
+                        w.stack.push(Entry {
+                            pc: inst.target,
+                            mask: taken,
+                            rpc: r,
+                        });
+                        w.stack.push(Entry {
+                            pc: pc + 1,
+                            mask: not,
+                            rpc: r,
+                        });
+                    }
                 }
                 return Ok(());
             }
