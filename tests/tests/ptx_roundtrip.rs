@@ -1,6 +1,7 @@
 //! The PTX front end over every checked-in PTX file (tests/ptx) plus the front end's own
 //! fixtures: each parses, parse → print → parse is the identity, and ptxas accepts the printed
-//! text (skipped, with the reason printed, only when ptxas is absent).
+//! text (skipped, with the reason printed, only when ptxas is absent). `KERNCAST_EXTRA_PTX=<dir>`
+//! adds the `.ptx` files of another directory.
 
 use kerncast_passes::ptx;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,23 @@ fn files() -> Vec<PathBuf> {
         fx.display()
     );
     v.extend(extra);
+    // Optional: more PTX to check, e.g. freshly lowered with other flags.
+    if let Some(dir) = std::env::var_os("KERNCAST_EXTRA_PTX") {
+        let mut more: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .expect("KERNCAST_EXTRA_PTX is a directory")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+            .collect();
+        more.sort();
+        v.extend(more);
+    }
+    // Once the corpus is checked in, it must be there in full (40+ kernels, two front ends).
+    let corpus = kerncast_tests::ptx_files().len();
+    assert!(
+        corpus == 0 || corpus >= 80,
+        "tests/ptx holds only {corpus} files"
+    );
     v
 }
 

@@ -323,3 +323,14 @@ pub fn render(name: &str, m: &Module, kernel: Option<&str>) -> Result<String, St
     }
     Ok(o)
 }
+
+/// Renders a diagnostic the way the CLI prints it, without colours (for tests and logs).
+pub fn render_report(r: &miette::Report) -> String {
+    let mut s = String::new();
+    let h = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .with_width(100);
+    match h.render_report(&mut s, r.as_ref()) {
+        Ok(()) => s,
+        Err(_) => format!("{r:?}"),
+    }
+}
