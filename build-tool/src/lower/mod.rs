@@ -345,13 +345,15 @@ fn render_command(cmd: &Command) -> String {
     s
 }
 
-/// Rewrite host-specific paths in `.file` directives: the temp dir holding the prelude becomes
-/// `kerncast-prelude`, and paths under the current directory become relative.
+/// Rewrite host-specific paths in `.file` directives (and in the `// file:line` comments clang
+/// puts after `.loc`): the temp dir holding the prelude becomes `kerncast-prelude`, and paths
+/// under the current directory become relative.
 pub fn normalize_file_paths(ptx: &str, temp_dir: Option<&Path>) -> String {
     let cwd = std::env::current_dir().ok();
     let mut out = String::with_capacity(ptx.len());
     for line in ptx.split_inclusive('\n') {
-        if line.trim_start().starts_with(".file") {
+        let t = line.trim_start();
+        if t.starts_with(".file") || t.starts_with(".loc") {
             let mut l = line.to_string();
             if let Some(t) = temp_dir {
                 let t = t.to_string_lossy();
@@ -363,6 +365,7 @@ pub fn normalize_file_paths(ptx: &str, temp_dir: Option<&Path>) -> String {
             if let Some(c) = &cwd {
                 let prefix = format!("\"{}/", c.display());
                 l = l.replace(&prefix, "\"");
+                l = l.replace(&format!("// {}/", c.display()), "// ");
             }
             l = l.replace("\"./", "\"");
             out.push_str(&l);
