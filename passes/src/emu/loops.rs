@@ -35,6 +35,22 @@ impl LoopTrips {
     }
 }
 
+/// Hint keys of a set of loops: [`LoopTrips::hint_key`], qualified by the header block
+/// (`trip.L12.bb7`) where several loops share a source line (an unrolled loop and its remainder).
+pub fn hint_keys(loops: &[LoopTrips]) -> Vec<String> {
+    let base: Vec<String> = loops.iter().map(LoopTrips::hint_key).collect();
+    base.iter()
+        .zip(loops)
+        .map(|(k, l)| {
+            if base.iter().filter(|b| *b == k).count() > 1 {
+                format!("{k}.bb{}", l.header)
+            } else {
+                k.clone()
+            }
+        })
+        .collect()
+}
+
 /// Loops from the program's back edges (`(from, to)` blocks with `to <= from`), thread-level
 /// edge traversals and block executions. `lines[b]` gives the PTX and source line of block `b`'s
 /// first instruction. Loops whose header never ran are left out.
@@ -87,5 +103,13 @@ mod tests {
         assert_eq!(l.len(), 1);
         assert_eq!((l[0].header, l[0].entries, l[0].mean_trips), (1, 10, 4.0));
         assert_eq!(l[0].hint_key(), "trip.L12");
+        let twice = [
+            l[0].clone(),
+            LoopTrips {
+                header: 3,
+                ..l[0].clone()
+            },
+        ];
+        assert_eq!(hint_keys(&twice), ["trip.L12.bb1", "trip.L12.bb3"]);
     }
 }

@@ -1,0 +1,461 @@
+//! `kerncast emulate`: run one kernel in the functional PTX emulator on a small, generated input
+//! and print what executed (every feature count, block executions) and the mean trips of every
+//! loop, as hint lines to paste into kerncast.toml or a `// kerncast: hint` annotation. Why: a
+//! data-dependent loop (SpMV's row loop, a while loop) has no static trip count; running the
+//! kernel on a representative small input is the honest way to get one.
+
+use crate::annotations::{self, SourceKernel};
+use crate::lower::LowerArgs;
+use crate::pipeline::demangle;
+use crate::workload::{Dims, Div, Expr, Workload, WorkloadSpec};
+use kerncast_passes::emu::{self, KernelArg};
+use kerncast_passes::ptx::{Function, Module, PtxType};
+use kerncast_passes::stats::Launch;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// PTX file, or a source file (.cu, .cl, .ll, .bc) lowered first.
+    pub file: PathBuf,
+    /// Kernel (PTX or source name); default: the module's only kernel.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Workload from the source's `// kerncast: workload` annotations (default: the first).
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// Grid, e.g. `4`, `(n/16,n/16)`: replaces the annotation's (`/` rounds up).
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// Block, e.g. `256` or `(16,16)`.
+    #[arg(long)]
+    pub block: Option<String>,
+    /// Scalar parameter NAME=INTEGER (source or PTX name; repeatable).
+    #[arg(long = "param", value_name = "NAME=INT")]
+    pub params: Vec<String>,
+    /// Buffer contents NAME=TYPE:GEN (repeatable). TYPE: i32 u32 i64 u64 f32 f64 u8.
+    /// GEN: zeros(N), fill(N,V), ramp(N,START,STEP), rand(N,LO,HI), cumsum(N,LO,HI) (prefix sums
+    /// of random steps in LO..=HI starting at 0, e.g. CSR row pointers), list(A,B,…). Arguments
+    /// are integer expressions over the parameters. Other buffers are zero-filled.
+    #[arg(long = "buffer", value_name = "NAME=TYPE:GEN")]
+    pub buffers: Vec<String>,
+    /// Bytes of a zero-filled buffer that has no --buffer (default: 16 per thread + 64 KiB).
+    #[arg(long)]
+    pub default_buffer_bytes: Option<u64>,
+    /// Dynamic shared memory per block, bytes.
+    #[arg(long, default_value_t = 0)]
+    pub dynamic_shared: u64,
+    /// Seed of the `rand`/`cumsum` generators.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub lower: LowerArgs,
+}
+
+/// What `--json` prints.
+#[derive(Debug, Serialize)]
+pub struct EmulateReport {
+    pub kernel: String,
+    pub launch: Launch,
+    pub params: BTreeMap<String, i64>,
+    /// Feature key (as printed by `Feature`'s Display) → count.
+    pub features: BTreeMap<String, f64>,
+    /// Block index → (thread executions, warp executions).
+    pub block_execs: BTreeMap<usize, (f64, f64)>,
+    pub loops: Vec<LoopOut>,
+    /// Hint key → mean trips per entry.
+    pub hints: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LoopOut {
+    pub header_block: usize,
+    pub ptx_line: u32,
+    pub src_line: Option<u32>,
+    pub entries: u64,
+    pub iterations: u64,
+    pub mean_trips: f64,
+    pub hint_key: String,
+}
+
+pub fn run(args: Args) -> miette::Result<()> {
+    let (name, text) = super::ptx::load(&args.file, &args.lower)?;
+    let m = super::ptx::parse_named(&name, &text)?;
+    let source = std::fs::read_to_string(&args.file).unwrap_or_default();
+    let kernels = annotations::scan(&source).unwrap_or_default();
+    let report = emulate(&m, &kernels, &args).map_err(|e| miette::miette!("{name}: {e}"))?;
+    let out = if args.json {
+        serde_json::to_string_pretty(&report).map_err(|e| miette::miette!("{e}"))? + "\n"
+    } else {
+        render(&report)
+    };
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes());
+    Ok(())
+}
+
+fn pick_kernel<'m>(m: &'m Module, want: Option<&str>) -> Result<&'m Function, String> {
+    let all: Vec<&Function> = m.kernels().collect();
+    match want {
+        Some(k) => all
+            .iter()
+            .find(|f| f.name == k || demangle(&f.name) == k)
+            .copied()
+            .ok_or_else(|| {
+                let names: Vec<&str> = all.iter().map(|f| f.name.as_str()).collect();
+                format!("no kernel `{k}`; the module defines: {}", names.join(", "))
+            }),
+        None if all.len() == 1 => Ok(all[0]),
+        None => Err(format!(
+            "the module defines {} kernels; pick one with --kernel",
+            all.len()
+        )),
+    }
+}
+
+/// Run the emulator as the flags say and collect the report.
+pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateReport, String> {
+    let f = pick_kernel(m, args.kernel.as_deref())?;
+    let sk = src
+        .iter()
+        .find(|s| s.name == f.name || s.name == demangle(&f.name));
+    let names: Vec<String> = (0..f.params.len())
+        .map(|i| {
+            sk.and_then(|s| s.params.get(i).cloned())
+                .unwrap_or_else(|| f.params[i].name.clone())
+        })
+        .collect();
+    let mut overrides = BTreeMap::new();
+    for p in &args.params {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("--param `{p}`: expected NAME=INTEGER"))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("--param `{p}`: `{v}` is not an integer"))?;
+        overrides.insert(canonical(k.trim(), f, &names), v);
+    }
+    let w = workload(sk, args, &overrides)?;
+    let launch = Launch {
+        grid: w.grid,
+        block: w.block,
+    };
+    let mut gen: BTreeMap<String, &str> = BTreeMap::new();
+    for b in &args.buffers {
+        let (k, v) = b
+            .split_once('=')
+            .ok_or_else(|| format!("--buffer `{b}`: expected NAME=TYPE:GEN"))?;
+        gen.insert(canonical(k.trim(), f, &names), v.trim());
+    }
+    let threads = launch.blocks() * launch.threads_per_block();
+    let default_bytes = args.default_buffer_bytes.unwrap_or(16 * threads + 65536);
+    let mut kargs = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let n = &names[i];
+        if let Some(spec) = gen.get(n) {
+            kargs.push(KernelArg::Buffer(generate(spec, &w.params, args.seed)?));
+        } else if let Some(v) = w.params.get(n) {
+            kargs.push(scalar(p.ty, *v));
+        } else if p.ty.bits() == 64 {
+            kargs.push(KernelArg::Buffer(vec![0; default_bytes as usize]));
+        } else {
+            return Err(format!(
+                "parameter `{n}` has no value: give --param {n}=… (or a workload annotation)"
+            ));
+        }
+    }
+    let opts = emu::Options {
+        dynamic_shared: args.dynamic_shared,
+        ..emu::Options::default()
+    };
+    let r = emu::run_with(m, &f.name, &launch, &kargs, &opts).map_err(|e| e.to_string())?;
+    let keys = emu::loops::hint_keys(&r.loops);
+    let loops: Vec<LoopOut> = r
+        .loops
+        .iter()
+        .zip(keys)
+        .map(|(l, hint_key)| LoopOut {
+            header_block: l.header,
+            ptx_line: l.ptx_line,
+            src_line: l.src_line,
+            entries: l.entries,
+            iterations: l.header_execs,
+            mean_trips: l.mean_trips,
+            hint_key,
+        })
+        .collect();
+    Ok(EmulateReport {
+        kernel: f.name.clone(),
+        launch,
+        params: w.params.clone(),
+        features: r
+            .stats
+            .features
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        block_execs: r
+            .stats
+            .block_execs
+            .iter()
+            .map(|(b, e)| (*b, (e.threads, e.warps)))
+            .collect(),
+        hints: loops
+            .iter()
+            .map(|l| (l.hint_key.clone(), round3(l.mean_trips)))
+            .collect(),
+        loops,
+    })
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// A PTX parameter name (`k_param_2`) or index-free source name → the source name used in
+/// workloads.
+fn canonical(k: &str, f: &Function, names: &[String]) -> String {
+    match f.params.iter().position(|p| p.name == k) {
+        Some(i) => names[i].clone(),
+        None => k.to_string(),
+    }
+}
+
+fn workload(
+    sk: Option<&SourceKernel>,
+    args: &Args,
+    overrides: &BTreeMap<String, i64>,
+) -> Result<Workload, String> {
+    let base = match (&args.workload, sk) {
+        (Some(wn), Some(s)) => Some(
+            s.workloads
+                .iter()
+                .find(|w| w.name.as_deref() == Some(wn))
+                .ok_or_else(|| format!("no workload `{wn}` in the annotations"))?
+                .clone(),
+        ),
+        (Some(wn), None) => return Err(format!("no annotations, so no workload `{wn}`")),
+        (None, s) => s.and_then(|s| s.workloads.first().cloned()),
+    };
+    let mut spec = match base {
+        Some(s) => s,
+        None => WorkloadSpec {
+            name: None,
+            params: Vec::new(),
+            grid: Dims(vec![]),
+            block: Dims(vec![]),
+            hints: BTreeMap::new(),
+        },
+    };
+    for (k, v) in overrides {
+        if !spec.params.iter().any(|(n, _)| n == k) {
+            spec.params.push((k.clone(), Expr::Int(*v)));
+        }
+    }
+    if let Some(g) = &args.grid {
+        spec.grid = dims(g)?;
+    }
+    if let Some(b) = &args.block {
+        spec.block = dims(b)?;
+    }
+    if spec.grid.0.is_empty() || spec.block.0.is_empty() {
+        return Err("no launch: give --grid and --block (or a workload annotation)".into());
+    }
+    spec.resolve_with(overrides)
+}
+
+fn dims(s: &str) -> Result<Dims, String> {
+    let t = s.trim();
+    let t = t
+        .strip_prefix('(')
+        .and_then(|x| x.strip_suffix(')'))
+        .unwrap_or(t);
+    split_top(t)
+        .iter()
+        .map(|p| Expr::parse(p.trim()))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Dims)
+}
+
+/// Split at commas outside parentheses.
+fn split_top(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+    }
+    out
+}
+
+fn scalar(ty: PtxType, v: i64) -> KernelArg {
+    match ty {
+        PtxType::F32 => KernelArg::F32(v as f32),
+        PtxType::F64 => KernelArg::F64(v as f64),
+        PtxType::U8 | PtxType::S8 | PtxType::B8 => KernelArg::U8(v as u8),
+        PtxType::U16 | PtxType::S16 | PtxType::B16 => KernelArg::U16(v as u16),
+        PtxType::S64 | PtxType::U64 | PtxType::B64 => KernelArg::S64(v),
+        _ => KernelArg::S32(v as i32),
+    }
+}
+
+/// `TYPE:GEN(args)` → bytes.
+fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Vec<u8>, String> {
+    let bad = |why: &str| format!("--buffer `{spec}`: {why}");
+    let (ty, g) = spec
+        .split_once(':')
+        .ok_or_else(|| bad("expected TYPE:GEN"))?;
+    let (fname, rest) = g.split_once('(').ok_or_else(|| bad("expected GEN(args)"))?;
+    let inner = rest.strip_suffix(')').ok_or_else(|| bad("missing `)`"))?;
+    let a: Vec<i64> = split_top(inner)
+        .iter()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| Expr::parse(s.trim()).and_then(|e| e.eval(env, Div::Floor)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad(&e))?;
+    let arg = |i: usize| a.get(i).copied().ok_or_else(|| bad("too few arguments"));
+    let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = |lo: i64, hi: i64| {
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let span = (hi - lo + 1).max(1) as u64;
+        lo + ((rng >> 33) % span) as i64
+    };
+    let vals: Vec<i64> = match fname.trim() {
+        "zeros" => vec![0; arg(0)?.max(0) as usize],
+        "fill" => vec![arg(1)?; arg(0)?.max(0) as usize],
+        "ramp" => (0..arg(0)?.max(0))
+            .map(|i| arg(1).unwrap_or(0) + i * arg(2).unwrap_or(1))
+            .collect(),
+        "rand" => {
+            let (lo, hi) = (arg(1)?, arg(2)?);
+            (0..arg(0)?.max(0)).map(|_| next(lo, hi)).collect()
+        }
+        "cumsum" => {
+            let (lo, hi) = (arg(1)?, arg(2)?);
+            let mut acc = 0;
+            (0..arg(0)?.max(0))
+                .map(|i| {
+                    if i > 0 {
+                        acc += next(lo, hi);
+                    }
+                    acc
+                })
+                .collect()
+        }
+        "list" => a.clone(),
+        other => return Err(bad(&format!("unknown generator `{other}`"))),
+    };
+    let mut out = Vec::new();
+    for v in vals {
+        match ty.trim() {
+            "i32" | "u32" => out.extend((v as i32).to_le_bytes()),
+            "i64" | "u64" => out.extend(v.to_le_bytes()),
+            "f32" => out.extend((v as f32).to_le_bytes()),
+            "f64" => out.extend((v as f64).to_le_bytes()),
+            "u8" | "i8" => out.push(v as u8),
+            t => return Err(bad(&format!("unknown element type `{t}`"))),
+        }
+    }
+    Ok(out)
+}
+
+/// The text rendering.
+pub fn render(r: &EmulateReport) -> String {
+    let mut s = String::new();
+    let l = &r.launch;
+    let _ = writeln!(
+        s,
+        "kernel {}  grid {}x{}x{}  block {}x{}x{}",
+        r.kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]
+    );
+    if !r.params.is_empty() {
+        let p: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(s, "params {}", p.join(" "));
+    }
+    let _ = writeln!(s, "\ncounts");
+    let w = r.features.keys().map(|k| k.len()).max().unwrap_or(0);
+    for (k, v) in &r.features {
+        let _ = writeln!(s, "  {k:<w$}  {v:.0}");
+    }
+    let _ = writeln!(s, "\nblock executions (threads, warps)");
+    for (b, (t, wp)) in &r.block_execs {
+        let _ = writeln!(s, "  bb{b:<4} {t:>10.0} {wp:>8.0}");
+    }
+    if r.loops.is_empty() {
+        let _ = writeln!(s, "\nno loops ran");
+        return s;
+    }
+    let _ = writeln!(s, "\nloops (trips per entry)");
+    for lp in &r.loops {
+        let at = lp
+            .src_line
+            .map(|x| format!("source line {x}"))
+            .unwrap_or_else(|| format!("PTX line {}", lp.ptx_line));
+        let _ = writeln!(
+            s,
+            "  bb{} ({at}): {} entries, {} iterations, mean {:.3}",
+            lp.header_block, lp.entries, lp.iterations, lp.mean_trips
+        );
+    }
+    let _ = writeln!(s, "\nhints (kerncast.toml, in a [[kernel.workload]]):");
+    let h: Vec<String> = r
+        .hints
+        .iter()
+        .map(|(k, v)| format!("\"{k}\" = {v}"))
+        .collect();
+    let _ = writeln!(s, "  hints = {{ {} }}", h.join(", "));
+    let _ = writeln!(s, "hints (in-source annotation):");
+    for (k, v) in &r.hints {
+        let _ = writeln!(s, "  // kerncast: hint {k}={v}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generators() {
+        let env = BTreeMap::from([("n".to_string(), 4i64)]);
+        let ramp = generate("i32:ramp(n, 10, 2)", &env, 1).unwrap();
+        assert_eq!(ramp.len(), 16);
+        assert_eq!(
+            i32::from_le_bytes([ramp[12], ramp[13], ramp[14], ramp[15]]),
+            16
+        );
+        let cs = generate("i32:cumsum(n+1, 1, 3)", &env, 7).unwrap();
+        let v: Vec<i32> = cs
+            .chunks(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(v[0], 0);
+        assert!(v.windows(2).all(|w| (1..=3).contains(&(w[1] - w[0]))));
+        assert!(generate("q32:zeros(2)", &env, 1).is_err());
+        assert!(generate("i32:bogus(2)", &env, 1).is_err());
+    }
+
+    #[test]
+    fn dims_parse() {
+        assert_eq!(dims("(n/16, n/16)").unwrap().0.len(), 2);
+        assert_eq!(dims("256").unwrap().0.len(), 1);
+    }
+}
