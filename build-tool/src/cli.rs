@@ -2,6 +2,7 @@
 
 pub mod cfg;
 pub mod devices;
+pub mod emulate;
 pub mod lower;
 pub mod ptx;
 pub mod validate;
