@@ -18,6 +18,8 @@ enum Command {
     Ptx(cli::ptx::Args),
     /// Control-flow graph of a kernel (text or Graphviz).
     Cfg(cli::cfg::Args),
+    /// Run a kernel in the functional emulator: counts, loop trips, trip-count hints.
+    Emulate(cli::emulate::Args),
     /// List device profiles, or show one with the source of every value.
     Devices(cli::devices::Args),
     /// Accuracy against real GPU measurements (needs the `validation` feature).
@@ -29,6 +31,7 @@ fn main() -> miette::Result<()> {
         Command::Lower(a) => cli::lower::run(a),
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Cfg(a) => cli::cfg::run(a),
+        Command::Emulate(a) => cli::emulate::run(a),
         Command::Devices(a) => cli::devices::run(a),
         Command::Validate(a) => cli::validate::run(a),
     }
