@@ -64,11 +64,15 @@ pub fn classify_op(kind: OpKind, ty: DType) -> (UnitClass, &'static str) {
 }
 
 /// Latency key of a memory access: global (and local, generic, atomics) use the global-latency
-/// regression; shared, const and param use the shared-memory latency.
+/// regression; shared uses the shared-memory latency; const and param (the constant cache) use
+/// `latency.const` when the device has it, else the shared-memory latency (the thesis measured
+/// no constant-cache latency and counts param loads as plain memory instructions). Only
+/// `global` and `shared` count towards nGM / nShM.
 pub fn mem_key(space: Space) -> &'static str {
     match space {
         Space::Global | Space::Local | Space::Generic => "global",
-        Space::Shared | Space::Const | Space::Param => "shared",
+        Space::Shared => "shared",
+        Space::Const | Space::Param => "const",
     }
 }
 
@@ -127,7 +131,10 @@ fn error_band(device: &str, approach: Approach) -> ErrorBand {
 
 impl Model for ScheduleModel {
     fn name(&self) -> &'static str {
-        NAME
+        match self.approach {
+            Approach::IlpTlp => "schedule-ilp",
+            Approach::ListScheduling => NAME,
+        }
     }
 
     fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
@@ -178,6 +185,7 @@ impl Model for ScheduleModel {
             None => d.latency("global", NAME)?,
         };
         let lsh = d.latency("shared", NAME)?;
+        let lconst = d.latency("const", NAME).unwrap_or(lsh);
 
         let warps_total = (nb * launch.warps_per_block()).max(1) as f64;
         let weight = |b: usize| -> f64 {
@@ -198,6 +206,7 @@ impl Model for ScheduleModel {
                         match i.mem.as_str() {
                             "global" => i.latency = lgm as u32,
                             "shared" => i.latency = lsh as u32,
+                            "const" => i.latency = lconst as u32,
                             _ => {}
                         }
                         i
@@ -308,9 +317,12 @@ impl Model for ScheduleModel {
         let time_s: f64 = breakdown.values().sum();
 
         let mut activity = BTreeMap::new();
-        for c in UnitClass::ALL {
-            let b = busy.get(&c).copied().unwrap_or(0.0);
-            activity.insert(c.key().to_string(), (b / d_kernel.max(1.0)).min(1.0));
+        // Unit utilisation exists only where units were scheduled (approach 2).
+        if self.approach == Approach::ListScheduling {
+            for c in UnitClass::ALL {
+                let b = busy.get(&c).copied().unwrap_or(0.0);
+                activity.insert(c.key().to_string(), (b / d_kernel.max(1.0)).min(1.0));
+            }
         }
         let bytes = s.sum_where(|f| {
             matches!(
@@ -340,7 +352,7 @@ impl Model for ScheduleModel {
             w.waves, w.nth_sm, w.occupancy
         ));
         Ok(Prediction {
-            model: NAME.into(),
+            model: self.name().into(),
             clocks,
             time_s,
             power_w: None,
