@@ -391,3 +391,21 @@ fn checked_in_ptx_is_fresh() {
     }
     assert!(workspace_root().join("tests/ptx/llvm/saxpy.ptx").is_file());
 }
+
+#[test]
+fn sass_shows_the_machine_code() {
+    let ptx = std::fs::read_to_string(ptx_dir().join("clang/saxpy.ptx")).unwrap();
+    match kerncast::lower::sass(&ptx, "sm_80").unwrap() {
+        Ok(text) => {
+            assert!(text.contains("saxpy:"), "{text}");
+            assert!(text.contains("FFMA") && text.contains("LDG.E"), "{text}");
+        }
+        Err(reason) => println!("SKIP sass_shows_the_machine_code: {reason}"),
+    }
+    let broken = kerncast::lower::sass(".version 7.0\n.target sm_80\nbogus;\n", "sm_80");
+    if let Ok(Err(_)) = broken {
+        return; // tools absent, reported above
+    }
+    let err = broken.expect_err("ptxas rejects malformed PTX");
+    assert!(err.to_string().contains("line 3"), "{err}");
+}

@@ -21,6 +21,9 @@ pub struct Args {
     /// Also run `ptxas -v` and print registers, shared memory and barriers per kernel (stderr).
     #[arg(long)]
     pub resources: bool,
+    /// Print SASS (ptxas + nvdisasm) instead of PTX.
+    #[arg(long, conflicts_with = "emit_llvm")]
+    pub sass: bool,
     /// Print the compiler command that ran (stderr).
     #[arg(long, short = 'v')]
     pub verbose: bool,
@@ -55,6 +58,13 @@ pub fn run(args: Args) -> miette::Result<()> {
             ResourceProbe::Unavailable { reason } => eprintln!("resources unavailable: {reason}"),
         }
     }
+    let text = if args.sass {
+        lower::sass(&text, &opts.arch)
+            .map_err(|e| miette!("{e}"))?
+            .map_err(|reason| miette!("no SASS: {reason}"))?
+    } else {
+        text
+    };
     match &args.output {
         Some(path) => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

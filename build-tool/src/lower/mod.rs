@@ -13,11 +13,13 @@ mod clang;
 mod llvm;
 mod nvcc;
 mod ptxas;
+mod sass;
 mod tools;
 
 pub use args::LowerArgs;
 pub use clang::emit_llvm_ir;
 pub use ptxas::{parse_ptxas_report, ptxas_resources, ResourceProbe, Resources};
+pub use sass::sass;
 pub use tools::find_tool;
 
 use std::fmt;

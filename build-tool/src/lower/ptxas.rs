@@ -91,7 +91,7 @@ pub fn parse_ptxas_report(text: &str) -> BTreeMap<String, Resources> {
         if let Some(rest) = l
             .split("Compiling entry function '")
             .nth(1)
-            .or_else(|| l.split("Function properties for ").nth(1).map(|s| s))
+            .or_else(|| l.split("Function properties for ").nth(1))
         {
             let name = rest.split('\'').next().unwrap_or(rest).trim().to_string();
             out.entry(name.clone()).or_default();
