@@ -7,6 +7,7 @@
 pub mod auto;
 pub mod device;
 pub mod dvfs;
+pub mod dvfs_fit;
 pub mod linear;
 pub mod model;
 pub mod nnls;

@@ -103,6 +103,18 @@ pub struct Measurement {
     pub seconds: f64,
 }
 
+impl Measurement {
+    /// A measurement row from counts (the features are computed here).
+    pub fn from_stats(kernel: &str, workload: &str, stats: &BoundStats, seconds: f64) -> Self {
+        Measurement {
+            kernel: kernel.to_string(),
+            workload: workload.to_string(),
+            features: features(stats),
+            seconds,
+        }
+    }
+}
+
 /// Fitted weights and the fit's residuals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fit {
