@@ -29,8 +29,9 @@ pub struct BaselineEntry {
     pub kernel: String,
     pub source: Option<SourceLoc>,
     pub time_s: f64,
-    pub energy_j: f64,
-    pub power_w: f64,
+    /// `None` when the device had no power data; such a metric is not gated.
+    pub energy_j: Option<f64>,
+    pub power_w: Option<f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -232,12 +233,12 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
             continue;
         };
         let p = &k.prediction;
-        let mut deltas = vec![
-            delta("time", b.time_s, p.time_s, t.time),
-            delta("energy", b.energy_j, p.energy_j, t.energy),
-        ];
-        if let Some(pw) = t.power {
-            deltas.push(delta("power", b.power_w, p.power_w, pw));
+        let mut deltas = vec![delta("time", b.time_s, p.time_s, t.time)];
+        if let (Some(be), Some(ce)) = (b.energy_j, p.energy_j) {
+            deltas.push(delta("energy", be, ce, t.energy));
+        }
+        if let (Some(th), Some(bp), Some(cp)) = (t.power, b.power_w, p.power_w) {
+            deltas.push(delta("power", bp, cp, th));
         }
         let status = if deltas.iter().any(|d| d.regressed) {
             Status::Regressed
@@ -370,7 +371,7 @@ mod tests {
         assert_eq!(compare(&r, &base, &th).verdict, Verdict::Pass);
 
         let mut slower = r.clone();
-        slower.kernels[0].prediction.energy_j *= 1.06;
+        slower.kernels[0].prediction.energy_j = Some(3.0e-4 * 1.06);
         let o = compare(&slower, &base, &th);
         assert_eq!(o.verdict, Verdict::Regression);
         assert_eq!(o.rows[0].status, Status::Regressed);

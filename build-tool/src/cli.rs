@@ -1,6 +1,8 @@
 //! One module per subcommand; each owns its clap `Args` and a `run` function.
 
+pub mod analyze;
 pub mod cfg;
+pub mod check;
 pub mod devices;
 pub mod emulate;
 pub mod lower;

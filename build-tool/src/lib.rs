@@ -5,7 +5,12 @@ pub mod cli;
 pub mod lower;
 // issue 5: configuration, workloads, reports, gates, rank, cache
 pub mod annotations;
+pub mod cache;
 pub mod check;
 pub mod config;
+pub mod engine;
+pub mod hotlines;
+pub mod pipeline;
 pub mod report;
+pub mod sarif;
 pub mod workload;

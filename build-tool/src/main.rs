@@ -20,6 +20,10 @@ enum Command {
     Cfg(cli::cfg::Args),
     /// Run a kernel in the functional emulator: counts, loop trips, trip-count hints.
     Emulate(cli::emulate::Args),
+    /// Predict every kernel and write JSON, Markdown and HTML reports.
+    Analyze(cli::analyze::Args),
+    /// CI gate: compare predictions with a baseline (exit 0 ok, 1 regression, 2 error).
+    Check(cli::check::Args),
     /// List device profiles, or show one with the source of every value.
     Devices(cli::devices::Args),
     /// Accuracy against real GPU measurements (needs the `validation` feature).
@@ -32,6 +36,8 @@ fn main() -> miette::Result<()> {
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Cfg(a) => cli::cfg::run(a),
         Command::Emulate(a) => cli::emulate::run(a),
+        Command::Analyze(a) => cli::analyze::run(a),
+        Command::Check(a) => cli::check::run(a),
         Command::Devices(a) => cli::devices::run(a),
         Command::Validate(a) => cli::validate::run(a),
     }

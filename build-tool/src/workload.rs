@@ -249,6 +249,29 @@ impl WorkloadSpec {
         })
     }
 
+    /// The independent size parameters: those the grid depends on (directly or through other
+    /// parameters) whose own value is a constant. Scaling them scales the problem.
+    pub fn size_roots(&self) -> Vec<String> {
+        let mut need = Vec::new();
+        for e in &self.grid.0 {
+            e.vars(&mut need);
+        }
+        for (k, e) in self.params.iter().rev() {
+            if need.contains(k) {
+                e.vars(&mut need);
+            }
+        }
+        self.params
+            .iter()
+            .filter(|(k, e)| {
+                let mut v = Vec::new();
+                e.vars(&mut v);
+                v.is_empty() && need.contains(k)
+            })
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
     /// The parameter that sizes the problem, for the time-vs-size chart: the first declared
     /// parameter the grid depends on, directly or through other parameters.
     pub fn size_param(&self) -> Option<String> {

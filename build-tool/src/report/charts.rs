@@ -183,10 +183,12 @@ pub fn pareto(k: &KernelReport) -> Option<String> {
         ch.draw_series(front.iter().map(|p| Circle::new(*p, 4, ORANGE.filled())))?
             .label("Pareto front")
             .legend(|(x, y)| Circle::new((x + 5, y), 4, ORANGE.filled()));
-        let d = (k.prediction.time_s * 1e6, k.prediction.energy_j * 1e6);
-        ch.draw_series(std::iter::once(Cross::new(d, 7, BLUE.stroke_width(2))))?
-            .label("default clocks")
-            .legend(|(x, y)| Cross::new((x + 5, y), 4, BLUE.stroke_width(2)));
+        if let Some(e) = k.prediction.energy_j {
+            let d = (k.prediction.time_s * 1e6, e * 1e6);
+            ch.draw_series(std::iter::once(Cross::new(d, 7, BLUE.stroke_width(2))))?
+                .label("default clocks")
+                .legend(|(x, y)| Cross::new((x + 5, y), 4, BLUE.stroke_width(2)));
+        }
         ch.configure_series_labels()
             .border_style(BLACK)
             .background_style(WHITE)

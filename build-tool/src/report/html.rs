@@ -1,7 +1,7 @@
 //! The HTML report: one self-contained file (inline CSS and SVG, no scripts, no external assets)
 //! so it can be attached to a CI run or opened from disk anywhere.
 
-use super::{charts, fmt_energy, fmt_power, fmt_time, KernelReport, Report};
+use super::{charts, fmt_energy, fmt_energy_opt, fmt_power, fmt_time, KernelReport, Report};
 use std::fmt::Write;
 
 /// Escapes text for HTML element content and attribute values.
@@ -49,7 +49,7 @@ pub fn render(r: &Report) -> String {
             esc(&k.device),
             fmt_time(p.time_s),
             fmt_power(p.power_w),
-            fmt_energy(p.energy_j),
+            fmt_energy_opt(p.energy_j),
             esc(&p.bottleneck)
         );
     }
@@ -107,7 +107,7 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
         k.workload.block,
         fmt_time(p.time_s),
         fmt_power(p.power_w),
-        fmt_energy(p.energy_j),
+        fmt_energy_opt(p.energy_j),
         esc(&p.bottleneck)
     );
     for n in &k.notes {

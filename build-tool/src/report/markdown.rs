@@ -1,7 +1,7 @@
 //! Markdown rendering, sized for `$GITHUB_STEP_SUMMARY` (a summary table, then a short section
 //! per kernel; no HTML, no images).
 
-use super::{fmt_energy, fmt_power, fmt_time, Report};
+use super::{fmt_energy, fmt_energy_opt, fmt_power, fmt_time, Report};
 use std::fmt::Write;
 
 pub fn render(r: &Report) -> String {
@@ -30,7 +30,7 @@ pub fn render(r: &Report) -> String {
             k.device,
             fmt_time(p.time_s),
             fmt_power(p.power_w),
-            fmt_energy(p.energy_j),
+            fmt_energy_opt(p.energy_j),
             p.bottleneck,
             band
         );

@@ -50,6 +50,45 @@ impl Report {
     }
 }
 
+/// Files written by [`write_all`].
+pub const JSON_FILE: &str = "kerncast-report.json";
+pub const MARKDOWN_FILE: &str = "kerncast-report.md";
+pub const HTML_FILE: &str = "kerncast-report.html";
+
+/// Writes the JSON, Markdown and HTML reports into `dir`, plus one JSON file per kernel entry
+/// under `dir/kernels/`; returns the paths written, in a fixed order.
+pub fn write_all(r: &Report, dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir.join("kernels"))?;
+    let mut out = Vec::new();
+    for (name, text) in [
+        (JSON_FILE, r.to_json()),
+        (MARKDOWN_FILE, markdown::render(r)),
+        (HTML_FILE, html::render(r)),
+    ] {
+        let p = dir.join(name);
+        crate::check::write_atomic(&p, text.as_bytes())?;
+        out.push(p);
+    }
+    for k in &r.kernels {
+        let name: String = format!("{}-{}-{}", k.display_name, k.workload.name, k.device)
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let p = dir.join("kernels").join(format!("{name}.json"));
+        let mut text = serde_json::to_string_pretty(k).unwrap_or_default();
+        text.push('\n');
+        crate::check::write_atomic(&p, text.as_bytes())?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
 /// Where a kernel (or a line of it) is in its source.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct SourceLoc {
@@ -108,8 +147,9 @@ pub struct Resources {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
     pub time_s: f64,
-    pub power_w: f64,
-    pub energy_j: f64,
+    /// `None` when the device profile lacks the power data the model needs (see `notes`).
+    pub power_w: Option<f64>,
+    pub energy_j: Option<f64>,
     /// What limits the kernel (`dram`, `compute`, `latency`, `launch` …).
     pub bottleneck: String,
     /// Relative uncertainty (low, high), e.g. (-0.2, 0.3), when the model gives one.
@@ -214,8 +254,13 @@ pub fn fmt_energy(j: f64) -> String {
     }
 }
 
-pub fn fmt_power(w: f64) -> String {
-    format!("{w:.1} W")
+pub fn fmt_power(w: Option<f64>) -> String {
+    w.map(|w| format!("{w:.1} W")).unwrap_or_else(|| "–".into())
+}
+
+/// Energy that may be unknown (no power data for the device).
+pub fn fmt_energy_opt(j: Option<f64>) -> String {
+    j.map(fmt_energy).unwrap_or_else(|| "–".into())
 }
 
 #[cfg(test)]
@@ -244,8 +289,8 @@ pub(crate) mod sample {
             },
             prediction: Prediction {
                 time_s: 2.5e-6,
-                power_w: 120.0,
-                energy_j: 3.0e-4,
+                power_w: Some(120.0),
+                energy_j: Some(3.0e-4),
                 bottleneck: "dram".into(),
                 error_band: Some([-0.2, 0.25]),
             },

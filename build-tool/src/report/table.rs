@@ -1,6 +1,6 @@
 //! The plain-text summary `kerncast analyze` prints to stdout.
 
-use super::{fmt_energy, fmt_power, fmt_time, Report};
+use super::{fmt_energy_opt, fmt_power, fmt_time, Report};
 use std::fmt::Write;
 
 pub fn render(r: &Report) -> String {
@@ -23,7 +23,7 @@ pub fn render(r: &Report) -> String {
                 k.device.clone(),
                 fmt_time(k.prediction.time_s),
                 fmt_power(k.prediction.power_w),
-                fmt_energy(k.prediction.energy_j),
+                fmt_energy_opt(k.prediction.energy_j),
                 k.prediction.bottleneck.clone(),
             ]
         })

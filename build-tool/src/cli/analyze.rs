@@ -1,0 +1,161 @@
+//! `kerncast analyze`: predict every kernel of a kerncast.toml or of the given files and folders,
+//! write JSON, Markdown and HTML reports, print a summary table. Thin: the work is in
+//! [`crate::pipeline`] and [`crate::report`].
+
+use crate::check::GateThresholds;
+use crate::config::Config;
+use crate::lower::LowerArgs;
+use crate::pipeline::{self, Job, Options};
+use crate::report::{self, Report};
+use miette::{miette, IntoDiagnostic};
+use std::path::{Path, PathBuf};
+
+/// Which kernels, devices and model: shared by `analyze` and `check`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Inputs {
+    /// Kernel sources or folders (.cu, .cl, .ll, .bc, .ptx). Without any, `--config` (or
+    /// ./kerncast.toml) is read.
+    pub files: Vec<PathBuf>,
+    /// kerncast.toml with kernels, workloads, devices and thresholds.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Device profile name or file (repeatable); overrides the config's `devices`.
+    #[arg(long = "device")]
+    pub devices: Vec<String>,
+    /// Model: auto, linear, schedule or dvfs; overrides the config's first `models` entry.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    pub jobs: usize,
+    /// Do not read or write the result cache ($KERNCAST_CACHE or target/kerncast-cache).
+    #[arg(long)]
+    pub no_cache: bool,
+    #[command(flatten)]
+    pub lower: LowerArgs,
+}
+
+/// Jobs, options and gate thresholds resolved from the inputs.
+pub struct Resolved {
+    pub jobs: Vec<Job>,
+    pub options: Options,
+    pub thresholds: GateThresholds,
+}
+
+impl Inputs {
+    pub fn resolve(&self) -> miette::Result<Resolved> {
+        let base = self.lower.options();
+        let config_path = match (&self.config, self.files.is_empty()) {
+            (Some(c), _) => Some(c.clone()),
+            (None, true) if Path::new("kerncast.toml").is_file() => {
+                Some(PathBuf::from("kerncast.toml"))
+            }
+            (None, true) => {
+                return Err(miette!(
+                    "nothing to analyse: give kernel files or folders, or --config kerncast.toml"
+                ))
+            }
+            (None, false) => None,
+        };
+        let config = match &config_path {
+            Some(p) => Some(Config::load(p).map_err(|e| miette::Report::new(*e))?),
+            None => None,
+        };
+        let mut jobs = match (&config, self.files.is_empty()) {
+            (Some(c), true) => pipeline::jobs_from_config(c, &base),
+            _ => pipeline::jobs_from_paths(&self.files, &base).map_err(|m| miette!("{m}"))?,
+        };
+        if jobs.is_empty() {
+            return Err(miette!("no kernel sources found"));
+        }
+        jobs.sort_by(|a, b| a.display_path.cmp(&b.display_path));
+        let devices = if !self.devices.is_empty() {
+            self.devices.clone()
+        } else {
+            config
+                .as_ref()
+                .map(|c| c.devices.clone())
+                .unwrap_or_default()
+        };
+        if devices.is_empty() {
+            return Err(miette!(
+                "no device: pass --device NAME (e.g. gtx-titan-x) or set `devices` in kerncast.toml"
+            ));
+        }
+        let model = self
+            .model
+            .clone()
+            .or_else(|| config.as_ref().and_then(|c| c.models.first().cloned()))
+            .unwrap_or_else(|| "auto".into());
+        let mut thresholds = GateThresholds::default();
+        if let Some(c) = &config {
+            thresholds.default = c.thresholds.clone();
+            for k in &c.kernels {
+                if let Some(n) = &k.name {
+                    thresholds
+                        .per_kernel
+                        .insert(n.clone(), k.thresholds.clone());
+                }
+            }
+        }
+        Ok(Resolved {
+            jobs,
+            options: Options {
+                devices,
+                model,
+                jobs: self.jobs,
+                progress: true,
+                cache: (!self.no_cache).then(crate::cache::Cache::default_dir),
+                hot_lines: 8,
+            },
+            thresholds,
+        })
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Folder for kerncast-report.{json,md,html} and kernels/*.json.
+    #[arg(long, default_value = "target/kerncast")]
+    pub out: PathBuf,
+}
+
+/// Analyses and writes the reports; returns the report (for tests and the other subcommands).
+pub fn analyze(inputs: &Inputs, out: Option<&Path>) -> miette::Result<Report> {
+    analyze_resolved(&inputs.resolve()?, out)
+}
+
+/// [`analyze`] for inputs already resolved.
+pub fn analyze_resolved(r: &Resolved, out: Option<&Path>) -> miette::Result<Report> {
+    let counter = crate::engine::default_counter();
+    let report = pipeline::analyze(&r.jobs, &r.options, counter.as_ref());
+    if let Some(dir) = out {
+        report::write_all(&report, dir)
+            .into_diagnostic()
+            .map_err(|e| e.wrap_err(format!("writing reports to {}", dir.display())))?;
+    }
+    Ok(report)
+}
+
+pub fn run(args: Args) -> miette::Result<()> {
+    let report = analyze(&args.inputs, Some(&args.out))?;
+    print!("{}", report::table::render(&report));
+    println!("reports: {}", args.out.join(report::HTML_FILE).display());
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(summary)
+        {
+            let _ = f.write_all(report::markdown::render(&report).as_bytes());
+        }
+    }
+    if !report.errors.is_empty() {
+        // The reports are written; the exit code still tells CI that something failed.
+        std::process::exit(2);
+    }
+    Ok(())
+}

@@ -1,0 +1,654 @@
+//! The one place where the build tool meets the engine (`kerncast-passes` counting and
+//! `kerncast-models` prediction). Why a seam: reports, gates and rank only need "counts of a
+//! kernel for a workload" and "a prediction for counts on a device"; keeping that behind two small
+//! traits lets the counting back end change (functional emulator today, the symbolic counter when
+//! it lands) without touching any renderer, and lets rank reuse a prepared kernel across
+//! thousands of workloads.
+
+use crate::report::{Component, DvfsPoint, Roofline};
+use crate::workload::{Workload, WorkloadSpec};
+use kerncast_models::model::Model;
+use kerncast_models::power::PhysicalPowerParams;
+use kerncast_models::{sweep, Device, ModelInput};
+use kerncast_passes::emu::{self, KernelArg};
+use kerncast_passes::ptx::{Module, PtxType};
+use kerncast_passes::stats::{Assumption, BoundStats, DType, Dir, Feature, Launch, OpKind, Space};
+use std::collections::BTreeMap;
+
+/// Counts one kernel of a module for workloads.
+pub trait Counter: Send + Sync {
+    /// Short name, recorded in every report (`emulator`, `symbolic`).
+    fn name(&self) -> &'static str;
+    /// Prepares a kernel once; the result binds workloads.
+    fn prepare(&self, m: &Module, kernel: &str) -> Result<Box<dyn Prepared>, String>;
+}
+
+/// Counts bound to one workload, with caveats about how they were obtained.
+pub struct Bound {
+    pub stats: BoundStats,
+    pub notes: Vec<String>,
+}
+
+/// A kernel ready to be bound to workloads.
+pub trait Prepared: Send + Sync {
+    /// Counts for one resolved workload; `params` names the kernel's parameters in declaration
+    /// order (from the source), so workload values reach the right PTX parameter.
+    fn bind(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String>;
+
+    /// Counts for a workload spec with some parameters overridden. A back end that can trade
+    /// exactness for speed on large launches (the emulator) uses the spec to scale sizes.
+    fn bind_spec(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        params: &[String],
+    ) -> Result<Bound, String> {
+        let w = spec.resolve_with(overrides)?;
+        Ok(Bound {
+            stats: self.bind(&w, params)?,
+            notes: Vec::new(),
+        })
+    }
+    /// Counts with the size parameters (see [`WorkloadSpec::size_roots`]) scaled by each factor,
+    /// for the time-vs-size chart. Back ends that sample (the emulator) share the samples.
+    fn bind_sizes(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        params: &[String],
+        scales: &[f64],
+    ) -> Result<Vec<Bound>, String> {
+        let base = spec.resolve_with(overrides)?;
+        scales
+            .iter()
+            .map(|f| {
+                let o = scaled_overrides(spec, &base, overrides, *f);
+                self.bind_spec(spec, &o, params)
+            })
+            .collect()
+    }
+
+    /// Whether binding is cheap (symbolic) or runs the kernel (emulation): decides how many
+    /// extra workloads the time-vs-size chart and rank sweeps evaluate.
+    fn cheap(&self) -> bool;
+}
+
+/// Counting by running the kernel in the functional PTX emulator on zero-filled buffers: the
+/// stand-in until the symbolic counter is wired in.
+///
+/// Exact for kernels whose control flow does not depend on buffer contents. A launch of at most
+/// `direct_threads` threads is emulated whole. A larger one is emulated at five smaller sizes
+/// (the size parameters the grid depends on, halved repeatedly), each count is interpolated as a
+/// cubic along that ray through the four largest samples, checked against the fifth, and
+/// evaluated at the real size. Counts of affine kernels are (quasi-)polynomials of degree ≤ 3 in
+/// the sizes, so the check passes exactly when the sizes keep their residues; when it fails the
+/// report's notes name the features that did not fit. Every report made with it says so.
+pub struct EmulatorCounter {
+    /// Warp-instruction steps per run before giving up.
+    pub max_steps: u64,
+    /// Largest launch (threads) emulated directly, and the budget of the largest sample.
+    pub direct_threads: u64,
+}
+
+impl Default for EmulatorCounter {
+    fn default() -> Self {
+        EmulatorCounter {
+            max_steps: 200_000_000,
+            // Unoptimised builds (tests) emulate about a hundred times slower.
+            direct_threads: if cfg!(debug_assertions) {
+                1 << 13
+            } else {
+                1 << 16
+            },
+        }
+    }
+}
+
+struct EmuPrepared {
+    module: Module,
+    kernel: String,
+    max_steps: u64,
+    direct_threads: u64,
+}
+
+impl Counter for EmulatorCounter {
+    fn name(&self) -> &'static str {
+        "emulator"
+    }
+    fn prepare(&self, m: &Module, kernel: &str) -> Result<Box<dyn Prepared>, String> {
+        if m.kernels().all(|k| k.name != kernel) {
+            return Err(format!("kernel `{kernel}` not found in the PTX"));
+        }
+        Ok(Box::new(EmuPrepared {
+            module: m.clone(),
+            kernel: kernel.to_string(),
+            max_steps: self.max_steps,
+            direct_threads: self.direct_threads,
+        }))
+    }
+}
+
+/// `overrides` plus every size root of `spec` at `factor` × its value in `base` (at least 1).
+pub fn scaled_overrides(
+    spec: &WorkloadSpec,
+    base: &Workload,
+    overrides: &BTreeMap<String, i64>,
+    factor: f64,
+) -> BTreeMap<String, i64> {
+    let mut o = overrides.clone();
+    for r in spec.size_roots() {
+        if let Some(v) = base.params.get(&r) {
+            o.insert(r, ((*v as f64 * factor).round() as i64).max(1));
+        }
+    }
+    o
+}
+
+fn threads(w: &Workload) -> u64 {
+    let l = Launch {
+        grid: w.grid,
+        block: w.block,
+    };
+    l.blocks().saturating_mul(l.threads_per_block())
+}
+
+impl Prepared for EmuPrepared {
+    fn cheap(&self) -> bool {
+        false
+    }
+
+    fn bind(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
+        self.run(w, params)
+    }
+
+    fn bind_spec(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        params: &[String],
+    ) -> Result<Bound, String> {
+        let mut v = self.bind_sizes(spec, overrides, params, &[1.0])?;
+        v.pop().ok_or_else(|| "no result".to_string())
+    }
+
+    fn bind_sizes(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        params: &[String],
+        scales: &[f64],
+    ) -> Result<Vec<Bound>, String> {
+        let w = spec.resolve_with(overrides)?;
+        let mut samples: Option<(Vec<(f64, BoundStats)>, Vec<String>)> = None;
+        let mut out = Vec::new();
+        for &f in scales {
+            let ws = spec.resolve_with(&scaled_overrides(spec, &w, overrides, f))?;
+            if threads(&ws) <= self.direct_threads {
+                out.push(Bound {
+                    stats: self.run(&ws, params)?,
+                    notes: vec!["counts from emulating the whole launch".into()],
+                });
+                continue;
+            }
+            if samples.is_none() {
+                samples = Some(self.samples(spec, overrides, &w, params)?);
+            }
+            let Some((smp, roots)) = samples.as_ref() else {
+                continue;
+            };
+            if smp.len() == 1 {
+                out.push(Bound {
+                    stats: smp[0].1.clone(),
+                    notes: vec!["counts from emulating the whole launch".into()],
+                });
+                continue;
+            }
+            let (mut stats, bad) = interpolate(smp, f, ws.grid, ws.block);
+            let sizes: Vec<String> = smp
+                .iter()
+                .map(|(t, _)| format!("{}", (1.0 / t).round()))
+                .collect();
+            let mut notes = vec![format!(
+                "counts interpolated (cubic in the size) from exact emulation at {} scaled down by 1/{{{}}}",
+                roots.join(", "),
+                sizes.join(", ")
+            )];
+            if !bad.is_empty() {
+                notes.push(format!(
+                    "the interpolation check failed for {} feature(s) ({}): their counts are not polynomial in the size over the samples and are approximate",
+                    bad.len(),
+                    bad.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            stats.kernel = self.kernel.clone();
+            stats.assumptions = smp[0].1.assumptions.clone();
+            out.push(Bound { stats, notes });
+        }
+        Ok(out)
+    }
+}
+
+impl EmuPrepared {
+    /// Five exact emulations at the size roots halved until the launch fits the budget.
+    #[allow(clippy::type_complexity)]
+    fn samples(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        w: &Workload,
+        params: &[String],
+    ) -> Result<(Vec<(f64, BoundStats)>, Vec<String>), String> {
+        let roots = spec.size_roots();
+        if roots.is_empty() {
+            // A fixed grid (grid-stride loops): nothing to scale, so emulate the real launch;
+            // the step limit still bounds the run.
+            return Ok((vec![(1.0, self.run(w, params)?)], Vec::new()));
+        }
+        let scaled = |j: u32| -> Option<(f64, Workload)> {
+            let mut o = overrides.clone();
+            for r in &roots {
+                let sv = *w.params.get(r)? >> j;
+                if sv < 1 {
+                    return None;
+                }
+                o.insert(r.clone(), sv);
+            }
+            let ws = spec.resolve_with(&o).ok()?;
+            Some((1.0 / (1u64 << j) as f64, ws))
+        };
+        let mut j0 = 1;
+        while j0 < 40 && scaled(j0).is_some_and(|(_, ws)| threads(&ws) > self.direct_threads) {
+            j0 += 1;
+        }
+        let mut samples = Vec::new();
+        for j in j0..j0 + 5 {
+            let (t, ws) = scaled(j).ok_or_else(|| {
+                format!(
+                    "cannot scale {} down far enough to emulate",
+                    roots.join(", ")
+                )
+            })?;
+            samples.push((t, self.run(&ws, params)?));
+        }
+        Ok((samples, roots))
+    }
+}
+
+/// Lagrange interpolation through the first four samples (t, value), evaluated at t.
+fn lagrange(pts: &[(f64, f64)], t: f64) -> f64 {
+    let mut sum = 0.0;
+    for (i, (ti, vi)) in pts.iter().enumerate() {
+        let mut l = 1.0;
+        for (k, (tk, _)) in pts.iter().enumerate() {
+            if k != i {
+                l *= (t - tk) / (ti - tk);
+            }
+        }
+        sum += vi * l;
+    }
+    sum
+}
+
+/// Per-feature cubic through the four largest samples, evaluated at `at` (1 = the real size);
+/// returns the features whose fifth sample disagrees with the fit.
+fn interpolate(
+    samples: &[(f64, BoundStats)],
+    at: f64,
+    grid: [u64; 3],
+    block: [u64; 3],
+) -> (BoundStats, Vec<String>) {
+    let fit = &samples[..4];
+    let check = &samples[4];
+    let mut out = BoundStats {
+        launch: Some(Launch { grid, block }),
+        regs_per_thread: samples[0].1.regs_per_thread,
+        shared_bytes_per_block: samples[0].1.shared_bytes_per_block,
+        ..Default::default()
+    };
+    let mut bad = Vec::new();
+    let mut keys: Vec<&Feature> = samples
+        .iter()
+        .flat_map(|(_, s)| s.features.keys())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let ok = |fitv: f64, real: f64| (fitv - real).abs() <= 0.5 + 1e-6 * real.abs();
+    for f in keys {
+        let pts: Vec<(f64, f64)> = fit.iter().map(|(t, s)| (*t, s.get(f))).collect();
+        if !ok(lagrange(&pts, check.0), check.1.get(f)) {
+            bad.push(f.to_string());
+        }
+        let v = lagrange(&pts, at).max(0.0).round();
+        if v > 0.0 {
+            out.features.insert(f.clone(), v);
+        }
+    }
+    let mut blocks: Vec<usize> = samples
+        .iter()
+        .flat_map(|(_, s)| s.block_execs.keys().copied())
+        .collect();
+    blocks.sort();
+    blocks.dedup();
+    for b in blocks {
+        let get = |s: &BoundStats, w: bool| {
+            s.block_execs
+                .get(&b)
+                .map(|e| if w { e.warps } else { e.threads })
+                .unwrap_or(0.0)
+        };
+        let th: Vec<(f64, f64)> = fit.iter().map(|(t, s)| (*t, get(s, false))).collect();
+        let wa: Vec<(f64, f64)> = fit.iter().map(|(t, s)| (*t, get(s, true))).collect();
+        out.block_execs.insert(
+            b,
+            kerncast_passes::stats::BlockExecs {
+                threads: lagrange(&th, at).max(0.0).round(),
+                warps: lagrange(&wa, at).max(0.0).round(),
+            },
+        );
+    }
+    (out, bad)
+}
+
+impl EmuPrepared {
+    fn run(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
+        let f = self
+            .module
+            .kernels()
+            .find(|k| k.name == self.kernel)
+            .ok_or_else(|| format!("kernel `{}` not found", self.kernel))?;
+        let launch = Launch {
+            grid: w.grid,
+            block: w.block,
+        };
+        let threads = launch.blocks().saturating_mul(launch.threads_per_block());
+        let mut assumptions = Vec::new();
+        let mut args = Vec::new();
+        for (i, p) in f.params.iter().enumerate() {
+            let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
+            let given = w.params.get(&name).copied();
+            let is_ptr = p.ptr.is_some() || (given.is_none() && p.ty.bits() == 64);
+            if is_ptr {
+                let key = format!("buffer_bytes.{name}");
+                // Room for every element the sizes can address: 16 bytes per thread and per
+                // point of the product of the size parameters (a matrix of n×m float4s).
+                let volume: u64 = w
+                    .params
+                    .values()
+                    .filter(|v| **v > 0)
+                    .map(|v| *v as u64)
+                    .fold(1u64, |a, b| a.saturating_mul(b));
+                let default =
+                    (16u64.saturating_mul(threads.max(volume)) + 65536).min(1 << 28) as f64;
+                let bytes = w.hints.get(&key).copied();
+                assumptions.push(Assumption {
+                    hint_key: key,
+                    what: format!(
+                        "size of the buffer passed as `{name}` to the emulator (zero-filled)"
+                    ),
+                    default,
+                    from_user: bytes.is_some(),
+                    at: None,
+                });
+                args.push(KernelArg::Buffer(vec![
+                    0u8;
+                    bytes.unwrap_or(default) as usize
+                ]));
+                continue;
+            }
+            let v = match given {
+                Some(v) => v,
+                None => {
+                    assumptions.push(Assumption {
+                        hint_key: format!("param.{name}"),
+                        what: format!("value of scalar parameter `{name}` (not in the workload)"),
+                        default: 0.0,
+                        from_user: false,
+                        at: None,
+                    });
+                    0
+                }
+            };
+            args.push(scalar_arg(p.ty, v));
+        }
+        let opts = emu::Options {
+            dynamic_shared: w.hints.get("dynamic_shared_bytes").copied().unwrap_or(0.0) as u64,
+            max_steps: self.max_steps,
+        };
+        let r = emu::run_with(&self.module, &self.kernel, &launch, &args, &opts)
+            .map_err(|e| format!("emulator: {e}"))?;
+        let mut stats = r.stats;
+        stats.kernel = self.kernel.clone();
+        stats.launch = Some(launch);
+        stats.assumptions.extend(assumptions);
+        Ok(stats)
+    }
+}
+
+fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
+    let name = ty.as_str();
+    match name {
+        "f32" => KernelArg::F32(v as f32),
+        "f64" => KernelArg::F64(v as f64),
+        "u8" | "s8" | "b8" => KernelArg::U8(v as u8),
+        "u16" | "s16" | "b16" => KernelArg::U16(v as u16),
+        "s64" => KernelArg::S64(v),
+        "u64" | "b64" => KernelArg::U64(v as u64),
+        "s32" => KernelArg::S32(v as i32),
+        _ => KernelArg::U32(v as u32),
+    }
+}
+
+/// The counter this build uses.
+pub fn default_counter() -> Box<dyn Counter> {
+    Box::new(EmulatorCounter::default())
+}
+
+/// A prediction at the default clocks, plus the DVFS sweep when the device has clock levels.
+pub struct Predicted {
+    pub model: String,
+    pub time_s: f64,
+    pub power_w: Option<f64>,
+    pub energy_j: Option<f64>,
+    pub bottleneck: String,
+    pub error_band: Option<[f64; 2]>,
+    pub breakdown: Vec<Component>,
+    pub dvfs: Vec<DvfsPoint>,
+    pub notes: Vec<String>,
+}
+
+/// A device with its model and power data, loaded once per run.
+pub struct Target {
+    pub device: Device,
+    pub model: Box<dyn Model + Send + Sync>,
+    pub power: Option<PhysicalPowerParams>,
+    pub model_name: String,
+}
+
+impl Target {
+    pub fn load(device: &str, model: &str) -> Result<Target, String> {
+        let d = Device::load(device).map_err(|e| e.to_string())?;
+        let m = model_by_name(model).ok_or_else(|| {
+            format!("unknown model `{model}` (expected auto, linear, schedule or dvfs)")
+        })?;
+        let power = PhysicalPowerParams::from_device(&d).ok();
+        Ok(Target {
+            device: d,
+            model: m,
+            power,
+            model_name: model.to_string(),
+        })
+    }
+
+    /// Time, power and energy at the default clocks only (rank and the size sweep).
+    pub fn quick(
+        &self,
+        stats: &BoundStats,
+        hints: &BTreeMap<String, f64>,
+    ) -> Result<(f64, Option<f64>), String> {
+        let input = ModelInput {
+            stats: stats.clone(),
+            blocks: BTreeMap::new(),
+            hints: hints.clone(),
+        };
+        let clocks = self.device.default_clocks().map_err(|e| e.to_string())?;
+        let p = sweep::predict_full(
+            self.model.as_ref(),
+            &input,
+            &self.device,
+            clocks,
+            self.power.as_ref(),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok((p.time_s, p.energy_j))
+    }
+
+    pub fn predict(
+        &self,
+        stats: &BoundStats,
+        hints: &BTreeMap<String, f64>,
+    ) -> Result<Predicted, String> {
+        let input = ModelInput {
+            stats: stats.clone(),
+            blocks: BTreeMap::new(),
+            hints: hints.clone(),
+        };
+        let clocks = self.device.default_clocks().map_err(|e| e.to_string())?;
+        let p = sweep::predict_full(
+            self.model.as_ref(),
+            &input,
+            &self.device,
+            clocks,
+            self.power.as_ref(),
+        )
+        .map_err(|e| e.to_string())?;
+        let mut notes = p.notes.clone();
+        let breakdown = p
+            .breakdown
+            .iter()
+            .map(|(k, v)| Component {
+                name: k.clone(),
+                time_s: *v,
+                energy_j: match (p.energy_j, p.time_s > 0.0) {
+                    (Some(e), true) => e * v / p.time_s,
+                    _ => 0.0,
+                },
+            })
+            .collect();
+        let dvfs = match sweep::sweep(
+            self.model.as_ref(),
+            &input,
+            &self.device,
+            self.power.as_ref(),
+        ) {
+            Ok(sw) => sw
+                .points
+                .iter()
+                .enumerate()
+                .filter_map(|(i, q)| {
+                    Some(DvfsPoint {
+                        core_mhz: q.clocks.core_mhz,
+                        mem_mhz: q.clocks.mem_mhz,
+                        time_s: q.time_s,
+                        power_w: q.power_w?,
+                        energy_j: q.energy_j?,
+                        pareto: sw.pareto.contains(&i),
+                    })
+                })
+                .collect(),
+            Err(e) => {
+                notes.push(format!("no DVFS sweep: {e}"));
+                Vec::new()
+            }
+        };
+        Ok(Predicted {
+            model: p.model.clone(),
+            time_s: p.time_s,
+            power_w: p.power_w,
+            energy_j: p.energy_j,
+            bottleneck: p.bottleneck.clone(),
+            error_band: Some([-p.error_band.rel, p.error_band.rel]),
+            breakdown,
+            dvfs,
+            notes,
+        })
+    }
+
+    /// Roofline position: flops from the floating-point op counts (fma = 2), DRAM bytes from the
+    /// global-memory sectors (32 B each).
+    pub fn roofline(&self, stats: &BoundStats, time_s: f64) -> Option<Roofline> {
+        let flops: f64 = stats
+            .features
+            .iter()
+            .filter_map(|(f, v)| match f {
+                Feature::Op { kind, ty, gran }
+                    if is_float(*ty) && *gran == kerncast_passes::stats::Granularity::Thread =>
+                {
+                    let per = match kind {
+                        OpKind::Fma => 2.0,
+                        OpKind::AddSub
+                        | OpKind::Mul
+                        | OpKind::Div
+                        | OpKind::Rcp
+                        | OpKind::Sqrt
+                        | OpKind::Rsqrt
+                        | OpKind::Special
+                        | OpKind::MinMax => 1.0,
+                        _ => 0.0,
+                    };
+                    Some(per * v)
+                }
+                _ => None,
+            })
+            .sum();
+        let bytes = 32.0
+            * (stats.get(&Feature::Sectors {
+                space: Space::Global,
+                dir: Dir::Load,
+            }) + stats.get(&Feature::Sectors {
+                space: Space::Global,
+                dir: Dir::Store,
+            }) + stats.get(&Feature::Sectors {
+                space: Space::Global,
+                dir: Dir::Atomic,
+            }));
+        let hw = &self.device.hw;
+        let clocks = self.device.default_clocks().ok()?;
+        let peak_flops = hw.sm_count.as_ref()?.value as f64
+            * hw.cores_per_sm.as_ref()?.value as f64
+            * 2.0
+            * clocks.core_mhz
+            * 1e6;
+        let peak_bw = self
+            .device
+            .dram_bandwidth(clocks.mem_mhz, "roofline")
+            .ok()?;
+        if flops <= 0.0 || bytes <= 0.0 || time_s <= 0.0 {
+            return None;
+        }
+        Some(Roofline {
+            flops,
+            dram_bytes: bytes,
+            intensity: flops / bytes,
+            flops_per_s: flops / time_s,
+            peak_flops_per_s: peak_flops,
+            peak_bytes_per_s: peak_bw,
+        })
+    }
+}
+
+fn is_float(t: DType) -> bool {
+    matches!(t, DType::F16 | DType::Bf16 | DType::F32 | DType::F64)
+}
+
+fn model_by_name(name: &str) -> Option<Box<dyn Model + Send + Sync>> {
+    use kerncast_models::{
+        auto::AutoModel, dvfs::DvfsModel, linear::LinearModel, schedule::ScheduleModel,
+    };
+    Some(match name {
+        "auto" => Box::new(AutoModel),
+        "linear" => Box::new(LinearModel::default()),
+        "schedule" => Box::new(ScheduleModel::default()),
+        "dvfs" => Box::new(DvfsModel::default()),
+        _ => return None,
+    })
+}

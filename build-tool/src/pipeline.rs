@@ -1,0 +1,582 @@
+//! `analyze` end to end: sources → PTX → counts → predictions → one [`Report`].
+//!
+//! Work is split in two parallel stages on a rayon pool of `--jobs` threads: lowering and parsing
+//! per source file, then one item per (kernel, workload, device). Every failure becomes a
+//! [`Failure`] in the report with its file and line, never a skipped kernel, so the gate can refuse
+//! to pass. Results are sorted before rendering, so the output does not depend on scheduling.
+
+use crate::annotations::{self, SourceKernel};
+use crate::cache::Cache;
+use crate::config::{Config, Frontend};
+use crate::engine::{Counter, Prepared, Target};
+use crate::hotlines;
+use crate::lower::{self, LowerOptions};
+use crate::report::{
+    Failure, KernelReport, Prediction, Report, Resources, Scaling, ScalingPoint, SourceLoc,
+};
+use crate::workload::WorkloadSpec;
+use kerncast_passes::ptx::Module;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One source file to analyse and how.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub path: PathBuf,
+    /// The path as shown in reports and SARIF (relative where the user gave it so).
+    pub display_path: String,
+    pub lower: LowerOptions,
+    /// Only this kernel (source or PTX name); all kernels when `None`.
+    pub kernel: Option<String>,
+    /// Workloads from kerncast.toml; when empty, the source's annotations are used.
+    pub workloads: Vec<WorkloadSpec>,
+}
+
+/// How to analyse.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub devices: Vec<String>,
+    pub model: String,
+    /// Worker threads (0 = rayon's default, one per core).
+    pub jobs: usize,
+    pub progress: bool,
+    pub cache: Option<PathBuf>,
+    /// Lines listed in the hot-line table.
+    pub hot_lines: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            devices: vec!["gtx-titan-x".into()],
+            model: "auto".into(),
+            jobs: 0,
+            progress: false,
+            cache: None,
+            hot_lines: 8,
+        }
+    }
+}
+
+fn to_lower_frontend(f: Frontend) -> lower::Frontend {
+    match f {
+        Frontend::Nvcc => lower::Frontend::Nvcc,
+        Frontend::Clang => lower::Frontend::Clang,
+        Frontend::Llvm => lower::Frontend::Llvm,
+        Frontend::Ptx => lower::Frontend::Ptx,
+    }
+}
+
+/// Jobs for files and folders given on the command line (folders: every kernel source inside,
+/// sorted).
+pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            collect(p, &mut files).map_err(|e| format!("{}: {e}", p.display()))?;
+        } else if p.is_file() {
+            files.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or folder", p.display()));
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok(files
+        .into_iter()
+        .map(|f| Job {
+            display_path: f.display().to_string(),
+            path: f,
+            lower: base.clone(),
+            kernel: None,
+            workloads: Vec::new(),
+        })
+        .collect())
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            collect(&p, out)?;
+        } else if Frontend::for_path(&p).is_some() {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Jobs for the kernels of a kerncast.toml.
+pub fn jobs_from_config(cfg: &Config, base: &LowerOptions) -> Vec<Job> {
+    let root = cfg
+        .file
+        .as_ref()
+        .and_then(|f| f.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    cfg.kernels
+        .iter()
+        .map(|k| {
+            let mut lo = base.clone();
+            lo.frontend = Some(to_lower_frontend(k.frontend));
+            if let Some(a) = &cfg.arch {
+                lo.arch = a.clone();
+            }
+            lo.defines
+                .extend(k.defines.iter().map(|(n, v)| (n.clone(), Some(v.clone()))));
+            lo.include_dirs.extend(k.include_dirs.iter().cloned());
+            lo.extra_args.extend(k.flags.iter().cloned());
+            Job {
+                display_path: k
+                    .path
+                    .strip_prefix(&root)
+                    .unwrap_or(&k.path)
+                    .display()
+                    .to_string(),
+                path: k.path.clone(),
+                lower: lo,
+                kernel: k.name.clone(),
+                workloads: k.workloads.clone(),
+            }
+        })
+        .collect()
+}
+
+/// A lowered, parsed source with its kernels matched to their annotations.
+pub struct Unit {
+    pub job: Job,
+    pub ptx: String,
+    pub ptx_sha256: String,
+    pub frontend: String,
+    pub module: Module,
+    pub source_text: Option<String>,
+    /// (PTX entry, source kernel when found).
+    pub kernels: Vec<(String, Option<SourceKernel>)>,
+}
+
+/// `_Z6matmuliPKfS0_Pf` → `matmul`; other names unchanged.
+pub fn demangle(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("_Z") {
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if let Ok(n) = digits.parse::<usize>() {
+            let body = &rest[digits.len()..];
+            if body.len() >= n && body.is_char_boundary(n) {
+                return body[..n].to_string();
+            }
+        }
+    }
+    name.to_string()
+}
+
+fn sha256(s: &str) -> String {
+    let d = Sha256::digest(s.as_bytes());
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn fail(
+    job: &Job,
+    line: Option<u32>,
+    kernel: Option<&str>,
+    stage: &str,
+    message: String,
+) -> Failure {
+    Failure {
+        file: job.display_path.clone(),
+        line,
+        kernel: kernel.map(str::to_string),
+        stage: stage.into(),
+        message,
+    }
+}
+
+/// Lowers and parses one source; matches PTX entries to source kernels.
+pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
+    let lowered = lower::lower_file(&job.path, &job.lower).map_err(|e| {
+        let line = e.location().map(|(_, l)| l);
+        fail(job, line, None, "lower", e.to_string())
+    })?;
+    let module = Module::parse(&lowered.ptx).map_err(|e| {
+        fail(
+            job,
+            None,
+            None,
+            "parse",
+            format!("PTX from {}: {e}", lowered.command),
+        )
+    })?;
+    let source_text = std::fs::read_to_string(&job.path).ok();
+    let src_kernels = match &source_text {
+        Some(t) if !job.path.extension().is_some_and(|e| e == "bc") => annotations::scan(t)
+            .map_err(|e| fail(job, Some(e.line as u32), None, "annotation", e.message))?,
+        _ => Vec::new(),
+    };
+    let mut kernels = Vec::new();
+    for k in module.kernels() {
+        let plain = demangle(&k.name);
+        if let Some(want) = &job.kernel {
+            if *want != k.name && *want != plain {
+                continue;
+            }
+        }
+        let sk = src_kernels
+            .iter()
+            .find(|s| s.name == k.name || s.name == plain)
+            .cloned();
+        kernels.push((k.name.clone(), sk));
+    }
+    if kernels.is_empty() {
+        let what = job
+            .kernel
+            .as_deref()
+            .map(|k| format!("kernel `{k}` not found in the PTX"))
+            .unwrap_or_else(|| "no kernel entry in the PTX".into());
+        return Err(fail(job, None, job.kernel.as_deref(), "lower", what));
+    }
+    Ok(Unit {
+        ptx_sha256: sha256(&lowered.ptx),
+        frontend: lowered.frontend.name().to_string(),
+        ptx: lowered.ptx,
+        module,
+        source_text,
+        kernels,
+        job: job.clone(),
+    })
+}
+
+/// Analyses every job for every device.
+pub fn analyze(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        .build();
+    match pool {
+        Ok(pool) => pool.install(|| analyze_in_pool(jobs, opts, counter)),
+        Err(e) => Report::new(
+            vec![],
+            vec![Failure {
+                file: String::new(),
+                line: None,
+                kernel: None,
+                stage: "setup".into(),
+                message: format!("cannot start {} worker threads: {e}", opts.jobs),
+            }],
+        ),
+    }
+}
+
+fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
+    let mut errors = Vec::new();
+    let mut targets = Vec::new();
+    for d in &opts.devices {
+        match Target::load(d, &opts.model) {
+            Ok(t) => targets.push(t),
+            Err(message) => errors.push(Failure {
+                file: format!("devices/{d}.toml"),
+                line: None,
+                kernel: None,
+                stage: "device".into(),
+                message,
+            }),
+        }
+    }
+    let units: Vec<Result<Unit, Failure>> = jobs.par_iter().map(prepare_unit).collect();
+    let cache = opts.cache.as_ref().map(|d| Cache::new(d.clone()));
+    let mut items = Vec::new();
+    let mut ok_units = Vec::new();
+    for u in units {
+        match u {
+            Ok(u) => ok_units.push(u),
+            Err(f) => errors.push(f),
+        }
+    }
+    for (ui, u) in ok_units.iter().enumerate() {
+        for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
+            let specs = if u.job.workloads.is_empty() {
+                sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default()
+            } else {
+                u.job.workloads.clone()
+            };
+            if specs.is_empty() {
+                errors.push(fail(
+                    &u.job,
+                    sk.as_ref().map(|s| s.line as u32),
+                    Some(entry),
+                    "workload",
+                    format!(
+                        "no workload for kernel `{}`: add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
+                        demangle(entry)
+                    ),
+                ));
+                continue;
+            }
+            for (wi, _) in specs.iter().enumerate() {
+                for ti in 0..targets.len() {
+                    items.push((ui, ki, wi, ti, specs.clone()));
+                }
+            }
+        }
+    }
+    let bar = progress_bar(items.len() as u64, opts.progress);
+    // Prepare each kernel once (symbolic analysis is reused across workloads and devices).
+    let prepared: BTreeMap<(usize, usize), Result<Box<dyn Prepared>, String>> = ok_units
+        .iter()
+        .enumerate()
+        .flat_map(|(ui, u)| (0..u.kernels.len()).map(move |ki| (ui, ki)))
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|(ui, ki)| {
+            let u = &ok_units[ui];
+            ((ui, ki), counter.prepare(&u.module, &u.kernels[ki].0))
+        })
+        .collect();
+    let results: Vec<Result<KernelReport, Failure>> = items
+        .par_iter()
+        .map(|(ui, ki, wi, ti, specs)| {
+            let u = &ok_units[*ui];
+            let r = match &prepared[&(*ui, *ki)] {
+                Ok(p) => one(
+                    u,
+                    *ki,
+                    &specs[*wi],
+                    &targets[*ti],
+                    p.as_ref(),
+                    counter,
+                    opts,
+                    cache.as_ref(),
+                ),
+                Err(m) => Err(fail(
+                    &u.job,
+                    None,
+                    Some(&u.kernels[*ki].0),
+                    "count",
+                    m.clone(),
+                )),
+            };
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut kernels = Vec::new();
+    for r in results {
+        match r {
+            Ok(k) => kernels.push(k),
+            Err(f) => errors.push(f),
+        }
+    }
+    Report::new(kernels, errors)
+}
+
+fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if !want || ci || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(n);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} analysing kernels [{bar:30}] {pos}/{len} {elapsed}",
+    ) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb
+}
+
+#[allow(clippy::too_many_arguments)]
+fn one(
+    u: &Unit,
+    ki: usize,
+    spec: &WorkloadSpec,
+    t: &Target,
+    prepared: &dyn Prepared,
+    counter: &dyn Counter,
+    opts: &Options,
+    cache: Option<&Cache>,
+) -> Result<KernelReport, Failure> {
+    let (entry, sk) = &u.kernels[ki];
+    let src_line = sk.as_ref().map(|s| s.line as u32);
+    let err = |stage: &str, m: String| fail(&u.job, src_line, Some(entry), stage, m);
+    let w = spec.resolve().map_err(|m| err("workload", m))?;
+    let params: Vec<String> = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+    let key = Cache::key(&[
+        &u.ptx_sha256,
+        entry,
+        &serde_json::to_string(&w).unwrap_or_default(),
+        &params.join(","),
+        &t.device.name,
+        &serde_json::to_string(&t.device).unwrap_or_default(),
+        &t.model_name,
+        counter.name(),
+        env!("CARGO_PKG_VERSION"),
+        &u.job.display_path,
+    ]);
+    if let Some(hit) = cache.and_then(|c| c.get(&key)) {
+        return Ok(hit);
+    }
+    let bound = prepared
+        .bind_spec(spec, &BTreeMap::new(), &params)
+        .map_err(|m| err("count", m))?;
+    let stats = bound.stats;
+    let p = t.predict(&stats, &w.hints).map_err(|m| err("model", m))?;
+    let f = u
+        .module
+        .kernels()
+        .find(|k| k.name == *entry)
+        .ok_or_else(|| err("count", format!("kernel `{entry}` vanished from the PTX")))?;
+    let src_name = Path::new(&u.job.display_path)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let file_of = |ptx_file: &str| -> String {
+        let base = Path::new(ptx_file)
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        if base == src_name || ptx_file.is_empty() {
+            u.job.display_path.clone()
+        } else {
+            ptx_file.to_string()
+        }
+    };
+    let breakdown: BTreeMap<String, f64> = p
+        .breakdown
+        .iter()
+        .map(|c| (c.name.clone(), c.time_s))
+        .collect();
+    let mut hot = hotlines::attribute(
+        f,
+        &stats,
+        &breakdown,
+        p.energy_j,
+        p.time_s,
+        &file_of,
+        opts.hot_lines,
+    );
+    if let Some(text) = &u.source_text {
+        let lines: Vec<&str> = text.lines().collect();
+        for h in &mut hot {
+            if h.loc.file == u.job.display_path {
+                h.text = lines
+                    .get(h.loc.line as usize - 1)
+                    .map(|l| l.trim().to_string());
+            }
+        }
+    }
+    let scaling = scaling(spec, prepared, &params, t, &w);
+    let mut counts = BTreeMap::new();
+    let mut unknowns = BTreeMap::new();
+    for (f, v) in &stats.features {
+        if let kerncast_passes::stats::Feature::Unknown { opcode } = f {
+            unknowns.insert(opcode.clone(), *v);
+        }
+        counts.insert(f.to_string(), *v);
+    }
+    let mut notes = p.notes.clone();
+    if !prepared.cheap() {
+        notes.push(format!(
+            "counts come from the `{}` back end (the kernel was executed functionally on zero-filled buffers), not from symbolic counting",
+            counter.name()
+        ));
+    }
+    notes.extend(bound.notes);
+    if !hot.is_empty() {
+        notes.push("energy per source line assumes constant power over the kernel".into());
+    }
+    let roofline = t.roofline(&stats, p.time_s);
+    let report = KernelReport {
+        kernel: entry.clone(),
+        display_name: sk
+            .as_ref()
+            .map(|s| s.name.clone())
+            .unwrap_or_else(|| demangle(entry)),
+        source: Some(SourceLoc {
+            file: u.job.display_path.clone(),
+            line: src_line.unwrap_or(1),
+        }),
+        frontend: u.frontend.clone(),
+        ptx_sha256: u.ptx_sha256.clone(),
+        device: t.device.name.clone(),
+        model: p.model.clone(),
+        workload: w,
+        prediction: Prediction {
+            time_s: p.time_s,
+            power_w: p.power_w,
+            energy_j: p.energy_j,
+            bottleneck: p.bottleneck.clone(),
+            error_band: p.error_band,
+        },
+        breakdown: p.breakdown,
+        roofline,
+        dvfs: p.dvfs,
+        scaling,
+        hot_lines: hot,
+        counts,
+        unknowns,
+        assumptions: stats.assumptions.clone(),
+        resources: Resources {
+            regs_per_thread: stats.regs_per_thread,
+            shared_bytes_per_block: stats.shared_bytes_per_block,
+        },
+        notes,
+    };
+    if let Some(c) = cache {
+        c.put(&key, &report);
+    }
+    Ok(report)
+}
+
+/// Predicted time for the size parameter at 1/16 … 4× its value (symbolic counts) or 1/16 … 1×
+/// (emulated counts, which run the kernel). Sizes that fail to count or predict end the series.
+fn scaling(
+    spec: &WorkloadSpec,
+    prepared: &dyn Prepared,
+    params: &[String],
+    t: &Target,
+    w: &crate::workload::Workload,
+) -> Option<Scaling> {
+    let param = spec.size_param()?;
+    let base = *w.params.get(&param)?;
+    if base <= 0 {
+        return None;
+    }
+    let factors: &[f64] = if prepared.cheap() {
+        &[1.0 / 16.0, 1.0 / 8.0, 0.25, 0.5, 1.0, 2.0, 4.0]
+    } else {
+        &[1.0 / 16.0, 1.0 / 8.0, 0.25, 0.5, 1.0]
+    };
+    let scales: Vec<f64> = factors
+        .iter()
+        .copied()
+        .filter(|f| ((base as f64) * f).round() >= 1.0)
+        .collect();
+    let mut points = Vec::new();
+    if let Ok(bounds) = prepared.bind_sizes(spec, &BTreeMap::new(), params, &scales) {
+        for (f, b) in scales.iter().zip(bounds) {
+            let v = ((base as f64) * f).round() as i64;
+            let Ok((time_s, energy_j)) = t.quick(&b.stats, &w.hints) else {
+                break;
+            };
+            if points.iter().all(|p: &ScalingPoint| p.value != v) {
+                points.push(ScalingPoint {
+                    value: v,
+                    time_s,
+                    energy_j: energy_j.unwrap_or(0.0),
+                });
+            }
+        }
+    }
+    (points.len() >= 2).then_some(Scaling { param, points })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::demangle;
+
+    #[test]
+    fn demangles_simple_itanium_names() {
+        assert_eq!(demangle("_Z6matmuliPKfS0_Pf"), "matmul");
+        assert_eq!(demangle("saxpy"), "saxpy");
+        assert_eq!(demangle("_Z99x"), "_Z99x");
+    }
+}
