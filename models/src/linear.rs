@@ -9,6 +9,7 @@
 //!   and amortized stride class, and `min(gmem.load.X,gmem.store.X)` where both exist;
 //! - `lmem.load.b{bits}`: shared ("local" in OpenCL) loads, stride not tracked (as in the paper);
 //! - `barriers` (thread level), `groups` (work-groups), `const` (1: launch overhead).
+//!
 //! Integer arithmetic is not a feature, as in the paper.
 
 use crate::device::{Clocks, Device};
@@ -137,7 +138,7 @@ pub fn fit(rows: &[Measurement], non_negative: bool) -> Result<Fit> {
     if rows.is_empty() || names.is_empty() {
         return Err(ModelError::Fit("no measurements or no features".into()));
     }
-    if let Some(r) = rows.iter().find(|r| !(r.seconds > 0.0)) {
+    if let Some(r) = rows.iter().find(|r| r.seconds.is_nan() || r.seconds <= 0.0) {
         return Err(ModelError::Fit(format!(
             "{} / {}: measured time {} is not positive",
             r.kernel, r.workload, r.seconds

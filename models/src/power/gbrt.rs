@@ -146,6 +146,7 @@ fn best_split(x: &[Vec<f64>], r: &[f64], idx: &[usize], min_leaf: usize) -> Opti
     let width = x.get(idx[0]).map_or(0, |row| row.len());
     let mut best: Option<(f64, usize, f64)> = None;
     let mut order = idx.to_vec();
+    #[allow(clippy::needless_range_loop)] // f indexes a column across rows
     for f in 0..width {
         order.sort_by(|&a, &b| x[a][f].total_cmp(&x[b][f]));
         let mut left = 0.0;

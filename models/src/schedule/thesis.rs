@@ -19,7 +19,7 @@ pub fn global_latency(pieces: &[[f64; 4]], threads: f64) -> Option<f64> {
     let piece = pieces
         .iter()
         .find(|p| threads >= p[0] && threads < p[1])
-        .or_else(|| pieces.iter().filter(|p| threads >= p[1]).last())
+        .or_else(|| pieces.iter().rfind(|p| threads >= p[1]))
         .or_else(|| pieces.first())?;
     Some(piece[2] * threads + piece[3])
 }
@@ -115,8 +115,8 @@ pub fn waves(
         }
     }
     if let (Some(s), Some(sb)) = (lim.shared_bytes, shared_per_block) {
-        if sb > 0 {
-            blocks_sm = blocks_sm.min((s / sb).max(1));
+        if let Some(q) = s.checked_div(sb) {
+            blocks_sm = blocks_sm.min(q.max(1));
         }
     }
     let nth_sm = (blocks_sm * ntb).min(nth_sched.max(1)).max(1);
