@@ -371,3 +371,25 @@ fn which(name: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_mirror_the_source_tree() {
+        let p = out_path(Path::new("/r"), Fe::Nvcc, Path::new("loopy/tri.cu"), "ptx");
+        assert_eq!(p, Path::new("/r/tests/ptx/nvcc/loopy/tri.ptx"));
+        let p = out_path(Path::new("/r"), Fe::Llvm, Path::new("saxpy.cu"), "ll");
+        assert_eq!(p, Path::new("/r/tests/ptx/llvm/saxpy.ll"));
+    }
+
+    #[test]
+    fn same_stem_in_cuda_and_opencl_is_refused() {
+        let ok = [PathBuf::from("a.cu"), PathBuf::from("loopy/a.cl")];
+        assert!(check_collisions(&ok).is_ok());
+        let clash = [PathBuf::from("a.cl"), PathBuf::from("a.cu")];
+        let err = check_collisions(&clash).unwrap_err().to_string();
+        assert!(err.contains("a.cl") && err.contains("a.cu"), "{err}");
+    }
+}
