@@ -108,9 +108,19 @@ fn demo(root: &Path) -> Result<()> {
     ]);
     run_checked(build)?;
     let kerncast = root.join("target/release/kerncast");
+    let out = root.join("target/kerncast-demo");
     let mut c = Command::new(&kerncast);
     c.current_dir(root)
         .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"))
-        .args(["ptx", "examples/kernels/saxpy.ptx"]);
-    run_checked(c)
+        .args([
+            "analyze",
+            "examples/kernels",
+            "--device",
+            "gtx-titan-x",
+            "--out",
+        ])
+        .arg(&out);
+    run_checked(c)?;
+    eprintln!("demo: reports in {}", out.display());
+    Ok(())
 }
