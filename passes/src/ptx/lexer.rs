@@ -99,8 +99,10 @@ pub enum Tok {
     Pipe,
     #[token("=")]
     Eq,
-    /// End of input (appended by [`lex`]).
+    /// End of input.
     Eof,
+    /// Text no token matches (the error is in [`Stream::error`]).
+    LexError,
 }
 
 /// One token: kind and position (byte range, 1-based line and column).
@@ -124,51 +126,109 @@ impl Token {
     }
 }
 
-/// Lexes the whole text; the last token is `Eof`.
-pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
-    if src.len() >= u32::MAX as usize {
-        return Err(ParseError::new(
-            "PTX text larger than 4 GiB",
-            Span::default(),
-        ));
+/// A token stream with two tokens of lookahead, lexed on demand (no token vector, so memory stays
+/// flat however large the module). The first lexical error is kept in `error`; the stream
+/// yields a `LexError` token there so the parser stops.
+pub struct Stream<'s> {
+    lx: logos::Lexer<'s, Tok>,
+    buf: [Token; 2],
+    /// The last token consumed by [`Stream::bump`].
+    pub last: Token,
+    pub error: Option<ParseError>,
+}
+
+impl<'s> Stream<'s> {
+    pub fn new(src: &'s str) -> Result<Stream<'s>, ParseError> {
+        if src.len() >= u32::MAX as usize {
+            return Err(ParseError::new(
+                "PTX text larger than 4 GiB",
+                Span::default(),
+            ));
+        }
+        let none = Token {
+            kind: Tok::Eof,
+            start: 0,
+            end: 0,
+            line: 1,
+            col: 1,
+        };
+        let mut s = Stream {
+            lx: Tok::lexer(src),
+            buf: [none; 2],
+            last: none,
+            error: None,
+        };
+        s.buf[0] = s.pull();
+        s.buf[1] = s.pull();
+        Ok(s)
     }
-    let mut out = Vec::with_capacity(src.len() / 4 + 1);
-    let mut lx = Tok::lexer(src);
-    while let Some(t) = lx.next() {
-        let sp = lx.span();
-        let line = lx.extras.line + 1;
-        let col = (sp.start - lx.extras.line_start.min(sp.start)) as u32 + 1;
-        match t {
-            Ok(kind) => out.push(Token {
-                kind,
-                start: sp.start as u32,
-                end: sp.end as u32,
-                line,
-                col,
-            }),
-            Err(()) => {
-                let span = Span {
-                    start: sp.start,
-                    end: sp.end.max(sp.start + 1).min(src.len()),
+
+    #[inline]
+    pub fn peek(&self) -> Token {
+        self.buf[0]
+    }
+
+    #[inline]
+    pub fn peek2(&self) -> Token {
+        self.buf[1]
+    }
+
+    /// Consumes the current token (never moves past `Eof` or a `LexError`).
+    #[inline]
+    pub fn bump(&mut self) -> Token {
+        let t = self.buf[0];
+        if !matches!(t.kind, Tok::Eof | Tok::LexError) {
+            self.last = t;
+            self.buf[0] = self.buf[1];
+            self.buf[1] = if matches!(self.buf[1].kind, Tok::Eof | Tok::LexError) {
+                self.buf[1]
+            } else {
+                self.pull()
+            };
+        }
+        t
+    }
+
+    fn pull(&mut self) -> Token {
+        let src = self.lx.source();
+        match self.lx.next() {
+            None => Token {
+                kind: Tok::Eof,
+                start: src.len() as u32,
+                end: src.len() as u32,
+                line: self.lx.extras.line + 1,
+                col: (src.len() - self.lx.extras.line_start.min(src.len())) as u32 + 1,
+            },
+            Some(r) => {
+                let sp = self.lx.span();
+                let line = self.lx.extras.line + 1;
+                let col = (sp.start - self.lx.extras.line_start.min(sp.start)) as u32 + 1;
+                let mut t = Token {
+                    kind: Tok::LexError,
+                    start: sp.start as u32,
+                    end: sp.end as u32,
                     line,
                     col,
                 };
-                let what = if src[sp.start..].starts_with("/*") {
-                    "unterminated block comment".to_string()
-                } else {
-                    format!("unexpected character {:?}", &src[sp.clone()])
-                };
-                return Err(ParseError::new(what, span));
+                match r {
+                    Ok(kind) => t.kind = kind,
+                    Err(()) => {
+                        let span = Span {
+                            start: sp.start,
+                            end: sp.end.max(sp.start + 1).min(src.len()),
+                            line,
+                            col,
+                        };
+                        let what = if src[sp.start..].starts_with("/*") {
+                            "unterminated block comment".to_string()
+                        } else {
+                            format!("unexpected character {:?}", &src[sp.clone()])
+                        };
+                        self.error.get_or_insert(ParseError::new(what, span));
+                    }
+                }
+                t
             }
         }
     }
-    let end = src.len() as u32;
-    out.push(Token {
-        kind: Tok::Eof,
-        start: end,
-        end,
-        line: lx.extras.line + 1,
-        col: (src.len() - lx.extras.line_start.min(src.len())) as u32 + 1,
-    });
-    Ok(out)
 }

@@ -5,27 +5,31 @@
 
 use super::error::ParseError;
 use super::ir::*;
-use super::lexer::{lex, Tok, Token};
+use super::lexer::{Stream, Tok, Token};
 use std::sync::Arc;
 
 /// Parses a PTX module.
 pub fn parse(src: &str) -> Result<Module, ParseError> {
-    let toks = lex(src)?;
     let mut p = Parser {
         src,
-        toks: &toks,
-        pos: 0,
+        ts: Stream::new(src)?,
         cur_loc: None,
     };
-    let mut m = p.module()?;
+    let r = p.module();
+    // Parsing that stopped at an invalid token failed because of it: report the lexical error.
+    if let Some(le) = p.ts.error.take() {
+        if r.is_ok() || p.kind() == Tok::LexError {
+            return Err(le);
+        }
+    }
+    let mut m = r?;
     resolve_locs(&mut m);
     Ok(m)
 }
 
 struct Parser<'a> {
     src: &'a str,
-    toks: &'a [Token],
-    pos: usize,
+    ts: Stream<'a>,
     /// (file, line, col) of the last `.loc` in the current function.
     cur_loc: Option<(u32, u32, u32)>,
 }
@@ -35,23 +39,20 @@ type R<T> = Result<T, ParseError>;
 impl<'a> Parser<'a> {
     #[inline]
     fn peek(&self) -> Token {
-        self.toks[self.pos]
+        self.ts.peek()
     }
+    /// The token after the current one.
     #[inline]
-    fn peek_at(&self, k: usize) -> Token {
-        self.toks[(self.pos + k).min(self.toks.len() - 1)]
+    fn peek2(&self) -> Token {
+        self.ts.peek2()
     }
     #[inline]
     fn kind(&self) -> Tok {
-        self.toks[self.pos].kind
+        self.ts.peek().kind
     }
     #[inline]
     fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos];
-        if t.kind != Tok::Eof {
-            self.pos += 1;
-        }
-        t
+        self.ts.bump()
     }
     #[inline]
     fn text(&self, t: Token) -> &'a str {
@@ -70,6 +71,8 @@ impl<'a> Parser<'a> {
     fn describe(&self, t: Token) -> String {
         if t.kind == Tok::Eof {
             "end of input".to_string()
+        } else if t.kind == Tok::LexError {
+            "an invalid token".to_string()
         } else {
             format!("`{}`", self.text(t))
         }
@@ -84,7 +87,7 @@ impl<'a> Parser<'a> {
     }
     fn eat(&mut self, k: Tok) -> bool {
         if self.kind() == k {
-            self.pos += 1;
+            self.bump();
             true
         } else {
             false
@@ -120,18 +123,16 @@ impl<'a> Parser<'a> {
         let v = self.uint(what)? as i64;
         Ok(if neg { v.wrapping_neg() } else { v })
     }
-    /// Text from token `from` up to (not including) the current token, trimmed.
-    fn raw_from(&self, from: usize) -> String {
-        if from >= self.pos {
+    /// Text from byte `from` (the start of a token) to the end of the last consumed token, trimmed.
+    fn raw_from(&self, from: u32) -> String {
+        let e = self.ts.last.end;
+        if e <= from {
             return String::new();
         }
-        let s = self.toks[from].start as usize;
-        let e = self.toks[self.pos - 1].end as usize;
-        self.src[s..e].trim().to_string()
+        self.src[from as usize..e as usize].trim().to_string()
     }
     fn span_from(&self, first: Token) -> Span {
-        let last = self.toks[self.pos.saturating_sub(1)];
-        first.span().to(last.span())
+        first.span().to(self.ts.last.span())
     }
 
     // ---------------------------------------------------------------- module
@@ -217,8 +218,9 @@ impl<'a> Parser<'a> {
         let name = unquote(self.text(s));
         let extra = if self.kind() == Tok::Comma && self.peek().line == first.line {
             self.bump();
-            let from = self.pos;
-            while self.kind() != Tok::Eof && self.peek().line == first.line {
+            let from = self.peek().start;
+            while !matches!(self.kind(), Tok::Eof | Tok::LexError) && self.peek().line == first.line
+            {
                 self.bump();
             }
             Some(self.raw_from(from))
@@ -256,7 +258,7 @@ impl<'a> Parser<'a> {
                         });
                     }
                 }
-                Tok::Eof => return self.err(open, "unclosed `{` of .section"),
+                Tok::Eof | Tok::LexError => return self.err(open, "unclosed `{` of .section"),
                 _ => {}
             }
         }
@@ -266,11 +268,13 @@ impl<'a> Parser<'a> {
     fn raw_directive(&mut self) -> R<Directive> {
         let first = self.bump();
         let name = self.dot_name(first).to_string();
-        let from = self.pos;
+        let from = self.peek().start;
         loop {
             match self.kind() {
                 Tok::Semi => break,
-                Tok::Eof => return self.err(first, format!("`.{name}` without a closing `;`")),
+                Tok::Eof | Tok::LexError => {
+                    return self.err(first, format!("`.{name}` without a closing `;`"))
+                }
                 _ => {
                     self.bump();
                 }
@@ -407,7 +411,7 @@ impl<'a> Parser<'a> {
                 init,
                 span: self.span_from(first),
             });
-            if multi && self.kind() == Tok::Comma && self.peek_at(1).kind == Tok::Ident {
+            if multi && self.kind() == Tok::Comma && self.peek2().kind == Tok::Ident {
                 self.bump();
                 continue;
             }
@@ -431,8 +435,7 @@ impl<'a> Parser<'a> {
             return Ok(Initializer::List(items));
         }
         let t = self.peek();
-        if t.kind == Tok::Ident && self.text(t) == "generic" && self.peek_at(1).kind == Tok::LParen
-        {
+        if t.kind == Tok::Ident && self.text(t) == "generic" && self.peek2().kind == Tok::LParen {
             self.bump();
             self.bump();
             let n = self.ident("a symbol")?;
@@ -555,7 +558,7 @@ impl<'a> Parser<'a> {
                         span: self.span_from(t),
                     }));
                 }
-                Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
+                Tok::Ident if self.peek2().kind == Tok::Colon => {
                     self.bump();
                     self.bump();
                     body.push(Statement::Label(Label {
@@ -610,8 +613,9 @@ impl<'a> Parser<'a> {
         let col = self.u32("a column")?;
         let extra = if self.kind() == Tok::Comma && self.peek().line == first.line {
             self.bump();
-            let from = self.pos;
-            while self.kind() != Tok::Eof && self.peek().line == first.line {
+            let from = self.peek().start;
+            while !matches!(self.kind(), Tok::Eof | Tok::LexError) && self.peek().line == first.line
+            {
                 self.bump();
             }
             Some(self.raw_from(from))
@@ -766,7 +770,7 @@ impl<'a> Parser<'a> {
                 } else if label {
                     Operand::Label(s.to_string())
                 } else if self.kind() == Tok::Plus
-                    && matches!(self.peek_at(1).kind, Tok::DecInt | Tok::HexInt | Tok::Minus)
+                    && matches!(self.peek2().kind, Tok::DecInt | Tok::HexInt | Tok::Minus)
                 {
                     self.bump();
                     let offset = self.signed("an offset")?;
@@ -854,7 +858,7 @@ impl<'a> Parser<'a> {
         let base = match t.kind {
             Tok::Ident => {
                 let s = self.text(t);
-                let nk = self.peek_at(1).kind;
+                let nk = self.peek2().kind;
                 if !matches!(nk, Tok::Plus | Tok::Minus | Tok::RBracket) {
                     None
                 } else if s.starts_with('%') {
@@ -863,9 +867,7 @@ impl<'a> Parser<'a> {
                     Some(AddrBase::Symbol(s.to_string()))
                 }
             }
-            Tok::DecInt | Tok::HexInt if self.peek_at(1).kind == Tok::RBracket => {
-                Some(AddrBase::None)
-            }
+            Tok::DecInt | Tok::HexInt if self.peek2().kind == Tok::RBracket => Some(AddrBase::None),
             _ => None,
         };
         let Some(base) = base else {

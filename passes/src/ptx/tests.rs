@@ -161,4 +161,20 @@ fn errors_carry_line_and_column() {
     assert!(e.message.contains("unclosed"), "{}", e.message);
     let e = parse(".version 8.0\n# nope\n").unwrap_err();
     assert_eq!((e.span.line, e.span.col), (2, 1));
+    assert!(e.message.contains("unexpected character"), "{}", e.message);
+    // An invalid character inside constructs that scan to a terminator.
+    for src in [
+        ".version 8.0\n.alias a, # b;\n",
+        ".version 8.0\n.section .debug_str { # }\n",
+        ".version 8.0\n.file 1 \"a.cu\", #\n",
+        ".version 8.0\n.entry k()\n{\n\t.loc 1 2 3, #\n}\n",
+        ".version 8.0\n.entry k()\n{\n\t/* open\n}\n",
+    ] {
+        let e = parse(src).unwrap_err();
+        assert!(
+            e.message.contains("unexpected character") || e.message.contains("unterminated"),
+            "{src:?}: {}",
+            e.message
+        );
+    }
 }
