@@ -203,6 +203,40 @@ fn llvm_ir_lowers_in_process() {
 }
 
 #[test]
+fn llvm_bitcode_lowers_in_process() {
+    let llvm_as = Path::new("/usr/lib/llvm-19/bin/llvm-as");
+    if !llvm_as.is_file() {
+        println!(
+            "SKIP llvm_bitcode_lowers_in_process: {} absent",
+            llvm_as.display()
+        );
+        return;
+    }
+    let dir = scratch("bitcode");
+    let bc = dir.join("matmul_tiled.bc");
+    let st = Command::new(llvm_as)
+        .arg(ptx_dir().join("llvm/matmul_tiled.ll"))
+        .arg("-o")
+        .arg(&bc)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let from_bc = lower_file(&bc, &LowerOptions::default()).unwrap();
+    let from_ll = lower_file(
+        &ptx_dir().join("llvm/matmul_tiled.ll"),
+        &LowerOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(from_bc.frontend, Frontend::Llvm);
+    assert_eq!(
+        from_bc.ptx, from_ll.ptx,
+        "bitcode and text IR give the same PTX"
+    );
+    assert!(from_bc.ptx.contains("bar.sync"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn malformed_llvm_ir_names_the_file() {
     let dir = scratch("badll");
     let ll = dir.join("bad.ll");
