@@ -26,6 +26,7 @@ pub enum CountError {
 pub type Result<T> = std::result::Result<T, CountError>;
 
 const MAX_SPLIT_ROUNDS: usize = 6;
+const MAX_REFINE: usize = 24;
 
 /// `#set` as a piecewise quasi-polynomial in its parameters, exact at every parameter value.
 pub fn count(set: &Set) -> Result<QPoly> {
@@ -96,6 +97,9 @@ impl Counter {
         rounds: usize,
     ) -> Result<()> {
         let pieces = s1.compute_divs()?.make_disjoint()?;
+        // cells that give the same next summand are summed together (their union is disjoint),
+        // which keeps the recursion from branching on cells that do not change the formula
+        let mut next_cells: BTreeMap<Poly, Set> = BTreeMap::new();
         for bs in pieces.basic_sets()? {
             let m = div_modulus(&bs, x)?.lcm(&summand.split_modulus(x));
             if m > 1 {
@@ -125,9 +129,16 @@ impl Counter {
                     let lnames = b.param_names()?;
                     let ll = aff_to_lin(l, &lnames, &[], Round::Ceil)?;
                     let next = summand.sum_range(x, &ll, &ul);
-                    self.level(cell.from_params()?, outer, next)?;
+                    let u = match next_cells.remove(&next) {
+                        Some(s) => s.union(cell)?,
+                        None => cell,
+                    };
+                    next_cells.insert(next, u);
                 }
             }
+        }
+        for (next, cell) in next_cells {
+            self.level(cell.coalesce()?.from_params()?, outer, next)?;
         }
         Ok(())
     }
@@ -178,6 +189,23 @@ impl Counter {
             }
             merged.push((s, p));
         }
+        // Refining into disjoint cells costs O(contributions × cells) isl operations; beyond a
+        // few dozen contributions the (equally exact) sum of guarded pieces is kept instead.
+        if merged.len() > MAX_REFINE {
+            let mut q = QPoly::zero();
+            for (s, p) in merged {
+                for bs in s
+                    .coalesce()?
+                    .compute_divs()?
+                    .make_disjoint()?
+                    .basic_sets()?
+                {
+                    q.push(guard_of(&bs)?, p.clone());
+                }
+            }
+            q.pieces.sort();
+            return Ok(q);
+        }
         let mut cells: Vec<(Set, Poly)> = Vec::new();
         for (s, p) in merged {
             let mut next = Vec::with_capacity(cells.len() + 1);
@@ -211,7 +239,12 @@ impl Counter {
         }
         let mut q = QPoly::zero();
         for (p, s) in by_poly {
-            for bs in s.coalesce()?.make_disjoint()?.basic_sets()? {
+            for bs in s
+                .coalesce()?
+                .compute_divs()?
+                .make_disjoint()?
+                .basic_sets()?
+            {
                 q.push(guard_of(&bs)?, p.clone());
             }
         }

@@ -1,0 +1,563 @@
+//! Affine recovery over PTX: the value of every integer register as a polynomial (usually a
+//! quasi-affine expression) in the launch symbols, kernel parameters and loop counters, and of
+//! every predicate as a boolean formula over affine comparisons.
+//!
+//! Why polynomials rather than affine forms only: addresses such as `row * n + col` multiply a
+//! thread index by a parameter; they are not affine, but their lane stride (the coefficient of
+//! `tid_x`) is still exact. Guards and loop bounds must be affine to become isl constraints; a
+//! non-affine one is reported by the domain pass.
+//!
+//! The block size is fixed (`ntid` are constants), which makes `ctaid.x * ntid.x + tid.x`
+//! affine. Symbols: `tid_x…`, `ctaid_x…`, `nctaid_x…`, kernel parameters `p0, p1, …` (by
+//! position), loop counters `k0, k1, …` (by loop index in the CFG).
+//!
+//! Method: forward abstract interpretation over the CFG in reverse postorder, ignoring back edges;
+//! a join keeps a register's value only where all predecessors agree. Loops take two passes: the
+//! first gives every register written in the loop a symbolic header value `h`; a register whose
+//! latch value is `h + s` with `s` loop-invariant is an induction variable, `init + s·k`; the
+//! second pass uses those forms (other loop-written registers are unknown).
+//!
+//! Simplification rule: `shr.s` by width−1 (the sign of a value, in signed-division idioms) is
+//! taken as 0, i.e. the dividend is assumed non-negative; nvcc guards its loop-trip computations
+//! so that this holds.
+
+use crate::cfg::{Cfg, EdgeKind};
+use crate::poly::{Atom, LinExpr, Poly};
+use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A boolean over affine comparisons `e >= 0` / `e == 0`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Cond {
+    Ge(LinExpr),
+    Eq(LinExpr),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    True,
+}
+
+impl Cond {
+    pub fn not(self) -> Cond {
+        match self {
+            Cond::Not(c) => *c,
+            c => Cond::Not(Box::new(c)),
+        }
+    }
+
+    pub fn and(self, o: Cond) -> Cond {
+        match (self, o) {
+            (Cond::True, c) | (c, Cond::True) => c,
+            (a, b) => Cond::And(Box::new(a), Box::new(b)),
+        }
+    }
+
+    /// isl syntax, negations pushed to the comparisons.
+    pub fn to_isl(&self) -> String {
+        self.isl(false)
+    }
+
+    fn isl(&self, neg: bool) -> String {
+        match (self, neg) {
+            (Cond::True, false) => "true".into(),
+            (Cond::True, true) => "false".into(),
+            (Cond::Ge(e), false) => format!("{} >= 0", isl_lin(e)),
+            (Cond::Ge(e), true) => format!("{} < 0", isl_lin(e)),
+            (Cond::Eq(e), false) => format!("{} = 0", isl_lin(e)),
+            (Cond::Eq(e), true) => format!("({0} < 0 or {0} > 0)", isl_lin(e)),
+            (Cond::Not(c), n) => c.isl(!n),
+            (Cond::And(a, b), false) | (Cond::Or(a, b), true) => {
+                format!("({} and {})", a.isl(neg), b.isl(neg))
+            }
+            (Cond::Or(a, b), false) | (Cond::And(a, b), true) => {
+                format!("({} or {})", a.isl(neg), b.isl(neg))
+            }
+        }
+    }
+
+    /// Substitute a symbol (a loop counter shifted to the previous iteration).
+    pub fn subst(&self, name: &str, e: &LinExpr) -> Cond {
+        match self {
+            Cond::Ge(x) => Cond::Ge(x.subst(name, e)),
+            Cond::Eq(x) => Cond::Eq(x.subst(name, e)),
+            Cond::Not(c) => Cond::Not(Box::new(c.subst(name, e))),
+            Cond::And(a, b) => Cond::And(Box::new(a.subst(name, e)), Box::new(b.subst(name, e))),
+            Cond::Or(a, b) => Cond::Or(Box::new(a.subst(name, e)), Box::new(b.subst(name, e))),
+            Cond::True => Cond::True,
+        }
+    }
+
+    pub fn vars(&self, out: &mut BTreeSet<String>) {
+        match self {
+            Cond::Ge(x) | Cond::Eq(x) => x.vars(out),
+            Cond::Not(c) => c.vars(out),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+            Cond::True => {}
+        }
+    }
+}
+
+/// isl spelling of a quasi-affine expression (`floor(e/m)` is isl syntax too).
+pub fn isl_lin(e: &LinExpr) -> String {
+    format!("({e})")
+}
+
+/// An abstract register value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    Num(Poly),
+    Pred(Cond),
+    Unknown,
+}
+
+pub type Env = BTreeMap<String, Val>;
+
+/// Result of the analysis of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Values {
+    /// Register values at the entry of each block.
+    pub entry: Vec<Env>,
+    /// Register values at the end of each block (before its terminator's effect on control).
+    pub exit: Vec<Env>,
+    /// Induction variables per loop: register → step.
+    pub ivs: BTreeMap<usize, BTreeMap<String, Poly>>,
+}
+
+/// Symbol of a kernel parameter: `p<index>`.
+pub fn param_symbol(f: &Function, name: &str) -> String {
+    match f.param_index(name) {
+        Some(i) => format!("p{i}"),
+        None => name.replace(['.', '$'], "_"),
+    }
+}
+
+pub fn counter(loop_index: usize) -> String {
+    format!("k{loop_index}")
+}
+
+/// Recover register values; `ntid` is the fixed block size.
+pub fn analyze(f: &Function, cfg: &Cfg, ntid: [u64; 3]) -> Values {
+    let phis = run(f, cfg, ntid, None);
+    // induction variables from pass 1
+    let mut ivs: BTreeMap<usize, BTreeMap<String, Poly>> = BTreeMap::new();
+    for (li, l) in cfg.loops.iter().enumerate() {
+        let written = written_in(cfg, &l.blocks);
+        let mut m = BTreeMap::new();
+        'reg: for r in &written {
+            let h = Poly::var(&phi_name(li, r));
+            let mut step: Option<Poly> = None;
+            for &lat in &l.latches {
+                let Some(Val::Num(v)) = phis.exit[lat].get(r) else {
+                    continue 'reg;
+                };
+                let s = v.sub(&h);
+                let mut vars = BTreeSet::new();
+                s.vars(&mut vars);
+                if vars
+                    .iter()
+                    .any(|v| v.starts_with("h") || v.starts_with('k'))
+                {
+                    continue 'reg;
+                }
+                if step.as_ref().is_some_and(|p| *p != s) {
+                    continue 'reg;
+                }
+                step = Some(s);
+            }
+            if let Some(s) = step {
+                m.insert(r.clone(), s);
+            }
+        }
+        ivs.insert(li, m);
+    }
+    let mut v = run(f, cfg, ntid, Some(&ivs));
+    v.ivs = ivs;
+    v
+}
+
+fn phi_name(li: usize, reg: &str) -> String {
+    format!("h{li}_{}", reg.trim_start_matches('%'))
+}
+
+fn written_in(cfg: &Cfg, blocks: &[usize]) -> BTreeSet<String> {
+    let mut w = BTreeSet::new();
+    for &b in blocks {
+        for i in &cfg.blocks[b].insts {
+            for d in dests(i) {
+                w.insert(d);
+            }
+        }
+    }
+    w
+}
+
+/// Registers an instruction writes.
+pub fn dests(i: &Inst) -> Vec<String> {
+    if matches!(
+        i.opcode.as_str(),
+        "st" | "bra" | "ret" | "exit" | "bar" | "barrier" | "membar" | "fence" | "red" | "prefetch"
+    ) {
+        return vec![];
+    }
+    match i.operands.first() {
+        Some(Operand::Reg(r)) => vec![r.clone()],
+        Some(Operand::Vector(v)) | Some(Operand::List(v)) => {
+            v.iter().filter_map(|o| o.reg().map(String::from)).collect()
+        }
+        Some(Operand::Pair(a, b)) => [a, b]
+            .iter()
+            .filter_map(|o| o.reg().map(String::from))
+            .collect(),
+        _ => vec![],
+    }
+}
+
+fn rpo(cfg: &Cfg) -> Vec<usize> {
+    let n = cfg.blocks.len();
+    let mut seen = vec![false; n];
+    let mut order = Vec::new();
+    fn dfs(cfg: &Cfg, b: usize, seen: &mut Vec<bool>, order: &mut Vec<usize>) {
+        seen[b] = true;
+        for e in cfg.successors(b) {
+            if !seen[e.to] {
+                dfs(cfg, e.to, seen, order);
+            }
+        }
+        order.push(b);
+    }
+    if n > 0 {
+        dfs(cfg, 0, &mut seen, &mut order);
+    }
+    order.reverse();
+    order
+}
+
+fn is_back_edge(cfg: &Cfg, from: usize, to: usize) -> bool {
+    cfg.dominates(to, from)
+}
+
+fn run(
+    f: &Function,
+    cfg: &Cfg,
+    ntid: [u64; 3],
+    ivs: Option<&BTreeMap<usize, BTreeMap<String, Poly>>>,
+) -> Values {
+    let n = cfg.blocks.len();
+    let mut entry: Vec<Env> = vec![Env::new(); n];
+    let mut exit: Vec<Env> = vec![Env::new(); n];
+    for b in rpo(cfg) {
+        let preds: Vec<usize> = cfg
+            .predecessors(b)
+            .filter(|e| !is_back_edge(cfg, e.from, b))
+            .map(|e| e.from)
+            .collect();
+        let mut env = merge(preds.iter().map(|p| &exit[*p]));
+        if let Some((li, _)) = cfg.loops.iter().enumerate().find(|(_, l)| l.header == b) {
+            for r in written_in(cfg, &cfg.loops[li].blocks) {
+                let v = match ivs {
+                    None => Val::Num(Poly::var(&phi_name(li, &r))),
+                    Some(ivs) => match (ivs.get(&li).and_then(|m| m.get(&r)), env.get(&r)) {
+                        (Some(step), Some(Val::Num(init))) => {
+                            Val::Num(init.add(&step.mul(&Poly::var(&counter(li)))))
+                        }
+                        _ => Val::Unknown,
+                    },
+                };
+                env.insert(r, v);
+            }
+        }
+        entry[b] = env.clone();
+        for i in &cfg.blocks[b].insts {
+            transfer(f, i, &mut env, ntid);
+        }
+        exit[b] = env;
+    }
+    Values {
+        entry,
+        exit,
+        ivs: BTreeMap::new(),
+    }
+}
+
+fn merge<'a>(mut envs: impl Iterator<Item = &'a Env>) -> Env {
+    let Some(first) = envs.next() else {
+        return Env::new();
+    };
+    let mut out = first.clone();
+    for e in envs {
+        let keys: Vec<String> = out.keys().cloned().collect();
+        for k in keys {
+            if e.get(&k) != out.get(&k) {
+                out.insert(k, Val::Unknown);
+            }
+        }
+        for k in e.keys() {
+            if !out.contains_key(k) {
+                out.insert(k.clone(), Val::Unknown);
+            }
+        }
+    }
+    out
+}
+
+fn sreg(s: &SReg, ntid: [u64; 3]) -> Val {
+    let d = |n: &str, dim: &crate::ptx::Dim| format!("{n}_{}", dim.as_str());
+    match s {
+        SReg::Tid(dim) => Val::Num(Poly::var(&d("tid", dim))),
+        SReg::Ctaid(dim) => Val::Num(Poly::var(&d("ctaid", dim))),
+        SReg::Nctaid(dim) => Val::Num(Poly::var(&d("nctaid", dim))),
+        SReg::Ntid(dim) => Val::Num(Poly::constant(crate::poly::poly::rat(
+            ntid[dim.index()] as i128,
+        ))),
+        _ => Val::Unknown,
+    }
+}
+
+/// Value of an operand.
+pub fn operand(f: &Function, o: &Operand, env: &Env, ntid: [u64; 3]) -> Val {
+    match o {
+        Operand::Reg(r) => env.get(r).cloned().unwrap_or(Val::Unknown),
+        Operand::Imm(v) => Val::Num(Poly::constant(crate::poly::poly::rat(*v as i128))),
+        Operand::SpecialReg(s) => sreg(s, ntid),
+        Operand::Symbol(s) => Val::Num(Poly::var(&format!("sym_{}", sanitize(s)))),
+        Operand::Not(inner) => match operand(f, inner, env, ntid) {
+            Val::Pred(c) => Val::Pred(c.not()),
+            _ => Val::Unknown,
+        },
+        _ => Val::Unknown,
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Address of a memory operand as a polynomial (base register or symbol plus offset).
+pub fn address(f: &Function, inst: &Inst, env: &Env, ntid: [u64; 3]) -> Option<Poly> {
+    let op = inst
+        .operands
+        .iter()
+        .find(|o| matches!(o, Operand::Addr { .. }))?;
+    let Operand::Addr { base, offset } = op else {
+        return None;
+    };
+    let b = match base {
+        AddrBase::Reg(r) => match env.get(r) {
+            Some(Val::Num(p)) => p.clone(),
+            _ => return None,
+        },
+        // a kernel parameter's slot: the same address in every lane
+        AddrBase::Symbol(s) if f.param_index(s).is_some() => Poly::var(&param_symbol(f, s)),
+        AddrBase::Symbol(s) => Poly::var(&format!("sym_{}", sanitize(s))),
+        AddrBase::None => Poly::zero(),
+    };
+    let _ = ntid;
+    Some(b.add(&Poly::constant(crate::poly::poly::rat(*offset as i128))))
+}
+
+fn lin(p: &Poly) -> Option<LinExpr> {
+    let mut e = LinExpr::default();
+    for (m, c) in &p.terms {
+        if !c.is_integer() {
+            return None;
+        }
+        let c: i128 = num_traits::ToPrimitive::to_i128(&c.to_integer())?;
+        match m.as_slice() {
+            [] => e.constant += c,
+            [(a, 1)] => e.add_term(a.clone(), c),
+            _ => return None,
+        }
+    }
+    Some(e)
+}
+
+/// A polynomial as a quasi-affine expression, when it is one.
+pub fn as_lin(p: &Poly) -> Option<LinExpr> {
+    lin(p)
+}
+
+fn num(v: &Val) -> Option<&Poly> {
+    match v {
+        Val::Num(p) => Some(p),
+        _ => None,
+    }
+}
+
+fn konst(p: &Poly) -> Option<i128> {
+    let c = p.as_constant()?;
+    if !c.is_integer() {
+        return None;
+    }
+    num_traits::ToPrimitive::to_i128(&c.to_integer())
+}
+
+/// The transfer function of one instruction on the register environment.
+pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
+    let ds = dests(i);
+    if ds.is_empty() {
+        return;
+    }
+    let ops: Vec<Val> = i
+        .operands
+        .iter()
+        .skip(1)
+        .map(|o| operand(f, o, env, ntid))
+        .collect();
+    let is_float = i.types.iter().any(|t| t.is_float());
+    let bits = i.types.last().map_or(32, |t| t.bits());
+    let a = ops.first().and_then(num);
+    let b = ops.get(1).and_then(num);
+    let c = ops.get(2).and_then(num);
+    let mulc = |x: &Poly, y: &Poly| -> Option<Poly> { Some(x.mul(y)) };
+    let v: Val = if is_float && !matches!(i.opcode.as_str(), "mov" | "setp" | "selp" | "cvt") {
+        Val::Unknown
+    } else {
+        match i.opcode.as_str() {
+            "mov" | "cvta" => ops.first().cloned().unwrap_or(Val::Unknown),
+            "cvt" if !is_float => ops.first().cloned().unwrap_or(Val::Unknown),
+            "ld" if i.modifiers.iter().any(|m| m == "param") => match i.operands.get(1) {
+                Some(Operand::Addr {
+                    base: AddrBase::Symbol(s),
+                    offset: 0,
+                }) if f.param_index(s).is_some() => Val::Num(Poly::var(&param_symbol(f, s))),
+                _ => Val::Unknown,
+            },
+            "add" => opt(a.zip(b).map(|(x, y)| x.add(y))),
+            "sub" => opt(a.zip(b).map(|(x, y)| x.sub(y))),
+            "neg" => opt(a.map(|x| x.scale(&crate::poly::poly::rat(-1)))),
+            "mul" if i.modifiers.iter().any(|m| m == "hi") => Val::Unknown,
+            "mul" => opt(a.zip(b).and_then(|(x, y)| mulc(x, y))),
+            "mad" if i.modifiers.iter().any(|m| m == "hi") => Val::Unknown,
+            "mad" => opt(a
+                .zip(b)
+                .and_then(|(x, y)| mulc(x, y))
+                .zip(c)
+                .map(|(p, z)| p.add(z))),
+            "shl" => opt(a.zip(b.and_then(konst)).and_then(|(x, k)| {
+                (0..63)
+                    .contains(&k)
+                    .then(|| x.scale(&crate::poly::poly::rat(1i128 << k)))
+            })),
+            "shr" => match (a, b.and_then(konst)) {
+                (Some(_), Some(k))
+                    if k == bits as i128 - 1
+                        && i.types.iter().any(|t| t.as_str().starts_with('s')) =>
+                {
+                    Val::Num(Poly::zero())
+                }
+                (Some(x), Some(k)) if (0..62).contains(&k) => {
+                    opt(lin(x).map(|e| Poly::from_lin(&e.floor_div(1i128 << k))))
+                }
+                _ => Val::Unknown,
+            },
+            "div" => match (a.and_then(lin), b.and_then(konst)) {
+                (Some(e), Some(m)) if m > 0 => Val::Num(Poly::from_lin(&e.floor_div(m))),
+                _ => Val::Unknown,
+            },
+            "rem" => match (a.and_then(lin), b.and_then(konst)) {
+                (Some(e), Some(m)) if m > 0 => {
+                    Val::Num(Poly::from_lin(&e.sub(&e.floor_div(m).scale(m))))
+                }
+                _ => Val::Unknown,
+            },
+            "and" if !matches!(ops.first(), Some(Val::Pred(_))) => {
+                match (a.and_then(lin), b.and_then(konst)) {
+                    (Some(e), Some(m)) if m > 0 && (m + 1) & m == 0 => {
+                        let md = m + 1;
+                        Val::Num(Poly::from_lin(&e.sub(&e.floor_div(md).scale(md))))
+                    }
+                    _ => Val::Unknown,
+                }
+            }
+            "and" | "or" => match (ops.first(), ops.get(1)) {
+                (Some(Val::Pred(x)), Some(Val::Pred(y))) => Val::Pred(if i.opcode == "and" {
+                    Cond::And(Box::new(x.clone()), Box::new(y.clone()))
+                } else {
+                    Cond::Or(Box::new(x.clone()), Box::new(y.clone()))
+                }),
+                _ => Val::Unknown,
+            },
+            "not" => match ops.first() {
+                Some(Val::Pred(x)) => Val::Pred(x.clone().not()),
+                _ => Val::Unknown,
+            },
+            "selp" => match (ops.first(), ops.get(1)) {
+                (Some(x), Some(y)) if x == y => x.clone(),
+                _ => Val::Unknown,
+            },
+            "setp" if !is_float && i.modifiers.len() == 1 => {
+                let cmp = i.modifiers[0].as_str();
+                match (a.and_then(lin), b.and_then(lin)) {
+                    (Some(x), Some(y)) => compare(cmp, &x, &y).map_or(Val::Unknown, Val::Pred),
+                    _ => Val::Unknown,
+                }
+            }
+            _ => Val::Unknown,
+        }
+    };
+    // setp p|q: q is the negation
+    if i.opcode == "setp" {
+        if let Some(Operand::Pair(p, q)) = i.operands.first() {
+            if let (Some(p), Some(q)) = (p.reg(), q.reg()) {
+                let nq = match &v {
+                    Val::Pred(c) => Val::Pred(c.clone().not()),
+                    _ => Val::Unknown,
+                };
+                env.insert(p.to_string(), v);
+                env.insert(q.to_string(), nq);
+                return;
+            }
+        }
+    }
+    if ds.len() == 1 {
+        env.insert(ds[0].clone(), v);
+    } else {
+        for d in ds {
+            env.insert(d, Val::Unknown);
+        }
+    }
+}
+
+fn opt(p: Option<Poly>) -> Val {
+    p.map_or(Val::Unknown, Val::Num)
+}
+
+/// `x cmp y` as a condition (unsigned comparisons are taken on the mathematical integers).
+fn compare(cmp: &str, x: &LinExpr, y: &LinExpr) -> Option<Cond> {
+    let d = x.sub(y); // x - y
+    Some(match cmp {
+        "lt" | "lo" => Cond::Ge(d.scale(-1).add_const(-1)),
+        "le" | "ls" => Cond::Ge(d.scale(-1)),
+        "gt" | "hi" => Cond::Ge(d.add_const(-1)),
+        "ge" | "hs" => Cond::Ge(d),
+        "eq" => Cond::Eq(d),
+        "ne" => Cond::Eq(d).not(),
+        _ => return None,
+    })
+}
+
+/// The condition under which control follows `edge` out of block `from` (None: unconditional;
+/// Some(None): data dependent).
+pub fn edge_cond(cfg: &Cfg, vals: &Values, from: usize, kind: EdgeKind) -> Option<Option<Cond>> {
+    let t = cfg.blocks[from].terminator()?;
+    let g = t.pred.as_ref()?;
+    if !matches!(kind, EdgeKind::Taken | EdgeKind::NotTaken) {
+        return None;
+    }
+    let c = match vals.exit[from].get(&g.reg) {
+        Some(Val::Pred(c)) => c.clone(),
+        _ => return Some(None),
+    };
+    let c = if g.negated { c.not() } else { c };
+    Some(Some(if kind == EdgeKind::Taken { c } else { c.not() }))
+}
+
+#[allow(dead_code)]
+fn atom_is(a: &Atom, name: &str) -> bool {
+    matches!(a, Atom::Var(v) if v == name)
+}

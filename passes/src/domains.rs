@@ -1,0 +1,166 @@
+//! Iteration domains: for each basic block, the isl set of (ctaid, tid, loop counters) points
+//! that execute it, parametric in the grid size (`nctaid_*`), the kernel parameters (`p*`) and
+//! any hint parameters (`trip*`, `br*`) for what is data dependent.
+//!
+//! A block's domain is the launch box, intersected for every enclosing loop L with `k_L >= 0`
+//! and "every earlier iteration stayed in the loop" — for an exit test with stay-condition c(k)
+//! (affine in k, so its solution set in k is an interval) that is `k = 0 or (c(0) and c(k−1))` —
+//! and with the conditions of the conditional edges that every path to the block takes: walking
+//! up the dominator tree, a block with a single, conditional incoming edge contributes that
+//! edge's condition. Loop exit edges contribute nothing (loops are assumed to terminate).
+
+use crate::affine::{counter, edge_cond, Cond, Values};
+use crate::cfg::{Cfg, EdgeKind};
+use crate::poly::LinExpr;
+use std::collections::BTreeSet;
+
+/// Something the domains had to assume: a hint parameter and what it stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HintParam {
+    pub param: String,
+    pub hint_key: String,
+    pub what: String,
+    pub default: i64,
+    pub at: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct BlockDomain {
+    /// Loop counters of the enclosing loops, outermost first.
+    pub counters: Vec<String>,
+    pub cond: Cond,
+}
+
+#[derive(Clone, Debug)]
+pub struct Domains {
+    pub blocks: Vec<BlockDomain>,
+    pub hints: Vec<HintParam>,
+}
+
+/// Enclosing loops of a block, outermost first.
+pub fn loop_chain(cfg: &Cfg, b: usize) -> Vec<usize> {
+    let mut chain = Vec::new();
+    let mut l = cfg.block_loop.get(b).copied().flatten();
+    while let Some(li) = l {
+        chain.push(li);
+        l = cfg.loops[li].parent;
+    }
+    chain.reverse();
+    chain
+}
+
+pub fn build(
+    cfg: &Cfg,
+    vals: &Values,
+    kernel_file_line: &dyn Fn(usize) -> Option<String>,
+) -> Domains {
+    let mut hints: Vec<HintParam> = Vec::new();
+    // per loop: the iteration condition
+    let mut loop_conds: Vec<Cond> = Vec::new();
+    for (li, l) in cfg.loops.iter().enumerate() {
+        let k = counter(li);
+        let body: BTreeSet<usize> = l.blocks.iter().copied().collect();
+        let mut cond = Cond::Ge(LinExpr::var(&k));
+        let mut exact = true;
+        let mut tests = 0;
+        for &x in &l.blocks {
+            let stay: Vec<_> = cfg.successors(x).filter(|e| body.contains(&e.to)).collect();
+            let leave = cfg.successors(x).any(|e| !body.contains(&e.to));
+            if !leave {
+                continue;
+            }
+            tests += 1;
+            let dominates_latches = l.latches.iter().all(|&lat| cfg.dominates(x, lat));
+            let c = match stay.as_slice() {
+                [e] => match edge_cond(cfg, vals, x, e.kind) {
+                    Some(Some(c)) if dominates_latches => Some(c),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match c {
+                Some(c) => {
+                    let c0 = c.subst(&k, &LinExpr::constant(0));
+                    let c1 = c.subst(&k, &LinExpr::var(&k).add_const(-1));
+                    let prev = Cond::Or(Box::new(Cond::Eq(LinExpr::var(&k))), Box::new(c0.and(c1)));
+                    cond = cond.and(prev);
+                }
+                None => exact = false,
+            }
+        }
+        if !exact || tests == 0 {
+            let p = format!("trip{li}");
+            let at = kernel_file_line(l.header);
+            hints.push(HintParam {
+                param: p.clone(),
+                hint_key: format!("trip.{}", at.clone().unwrap_or_else(|| format!("loop{li}"))),
+                what: format!(
+                    "trip count of loop {li} (header block {}), not an affine function of the launch and parameters",
+                    cfg.blocks[l.header].name()
+                ),
+                default: 16,
+                at,
+            });
+            cond = Cond::Ge(LinExpr::var(&k)).and(Cond::Ge(
+                LinExpr::var(&p).sub(&LinExpr::var(&k)).add_const(-1),
+            ));
+        }
+        loop_conds.push(cond);
+    }
+    let mut blocks = Vec::new();
+    for b in 0..cfg.blocks.len() {
+        let chain = loop_chain(cfg, b);
+        let mut cond = Cond::True;
+        for &li in &chain {
+            cond = cond.and(loop_conds[li].clone());
+        }
+        let mut s = b;
+        loop {
+            let preds: Vec<_> = cfg.predecessors(s).collect();
+            if let [e] = preds.as_slice() {
+                let from_chain = loop_chain(cfg, e.from);
+                let in_scope = from_chain.iter().all(|l| chain.contains(l));
+                if in_scope && matches!(e.kind, EdgeKind::Taken | EdgeKind::NotTaken) {
+                    match edge_cond(cfg, vals, e.from, e.kind) {
+                        Some(Some(c)) => cond = cond.and(c),
+                        Some(None) => {
+                            let p = format!("br{}", e.from);
+                            if !hints.iter().any(|h| h.param == p) {
+                                let at = kernel_file_line(e.from);
+                                hints.push(HintParam {
+                                    param: p.clone(),
+                                    hint_key: format!(
+                                        "branch.{}",
+                                        at.clone().unwrap_or_else(|| format!("bb{}", e.from))
+                                    ),
+                                    what: format!(
+                                        "data-dependent branch at the end of block {}: 1 = every thread takes it, 0 = none",
+                                        cfg.blocks[e.from].name()
+                                    ),
+                                    default: 1,
+                                    at,
+                                });
+                            }
+                            let taken = Cond::Ge(LinExpr::var(&p).add_const(-1));
+                            cond = cond.and(if e.kind == EdgeKind::Taken {
+                                taken
+                            } else {
+                                taken.not()
+                            });
+                        }
+                        None => {}
+                    }
+                }
+            }
+            match cfg.idom.get(s).copied().flatten() {
+                Some(d) if d != s => s = d,
+                _ => break,
+            }
+        }
+        blocks.push(BlockDomain {
+            counters: chain.iter().map(|&l| counter(l)).collect(),
+            cond,
+        });
+    }
+    Domains { blocks, hints }
+}
