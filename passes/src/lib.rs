@@ -1,8 +1,11 @@
 //! kerncast analysis passes. Each module is one pass with typed input and output:
 //! `ptx` (text -> Module), `cfg` (Module -> control-flow graphs), then the counting passes.
 
+pub mod affine;
 pub mod cfg;
 pub mod classify;
+pub mod count;
+pub mod domains;
 pub mod emu;
 pub mod poly;
 pub mod ptx;
