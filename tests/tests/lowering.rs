@@ -384,6 +384,41 @@ fn corpus_is_lowered_and_checked_in() {
     );
 }
 
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// Every source is in `tests/ptx/sources.txt` with the hash it had when `cargo xtask regen` last
+/// lowered it: a source edited without regenerating its PTX fails here.
+#[test]
+fn no_source_changed_since_regen() {
+    let manifest = std::fs::read_to_string(ptx_dir().join("sources.txt"))
+        .expect("tests/ptx/sources.txt (run `cargo xtask regen`)");
+    let recorded: std::collections::BTreeMap<&str, &str> = manifest
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    let mut stale = Vec::new();
+    for s in corpus_sources() {
+        let rel = s
+            .strip_prefix(kernels_dir())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let now = format!("{:016x}", fnv1a64(&std::fs::read(&s).unwrap()));
+        if recorded.get(rel.as_str()) != Some(&now.as_str()) {
+            stale.push(rel);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "changed or new since the last `cargo xtask regen`: {stale:?}"
+    );
+}
+
 /// Lowering today gives the checked-in PTX, apart from source paths (relative to the directory
 /// lowering ran in): the corpus is fresh and the drivers are deterministic.
 #[test]

@@ -130,6 +130,7 @@ pub fn run(root: &Path) -> Result<()> {
     let results = results.into_inner().expect("workers finished");
 
     let removed = remove_stale(root, &sources, &available)?;
+    write_manifest(root, &sources)?;
     print_table(&sources, &results, &available);
     if removed > 0 {
         println!("removed {removed} stale file(s) from tests/ptx");
@@ -156,6 +157,27 @@ pub fn run(root: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `tests/ptx/sources.txt`: one line per source, `<path> <fnv1a-64 of its bytes>`, so a test can
+/// tell cheaply that a source changed after its PTX was generated.
+fn write_manifest(root: &Path, sources: &[PathBuf]) -> Result<()> {
+    let mut text = String::from(
+        "# written by `cargo xtask regen`: source (under tests/kernels) and FNV-1a 64 of its bytes\n",
+    );
+    for rel in sources {
+        let bytes = std::fs::read(root.join("tests/kernels").join(rel))?;
+        text.push_str(&format!("{} {:016x}\n", rel.display(), fnv1a64(&bytes)));
+    }
+    let path = root.join("tests/ptx/sources.txt");
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// FNV-1a, 64-bit: tiny, dependency-free and stable across platforms.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
 }
 
 fn out_path(root: &Path, fe: Fe, rel: &Path, ext: &str) -> PathBuf {
@@ -375,6 +397,12 @@ fn which(name: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fnv1a64_matches_the_reference_values() {
+        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+    }
 
     #[test]
     fn outputs_mirror_the_source_tree() {
