@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod cfg;
 pub mod check;
+pub mod count;
 pub mod devices;
 pub mod emulate;
 pub mod lower;

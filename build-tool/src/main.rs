@@ -18,6 +18,8 @@ enum Command {
     Ptx(cli::ptx::Args),
     /// Control-flow graph of a kernel (text or Graphviz).
     Cfg(cli::cfg::Args),
+    /// Exact static counts of a kernel: closed forms (--symbolic) or numbers for a workload.
+    Count(cli::count::Args),
     /// Run a kernel in the functional emulator: counts, loop trips, trip-count hints.
     Emulate(cli::emulate::Args),
     /// Predict every kernel and write JSON, Markdown and HTML reports.
@@ -35,6 +37,7 @@ fn main() -> miette::Result<()> {
         Command::Lower(a) => cli::lower::run(a),
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Cfg(a) => cli::cfg::run(a),
+        Command::Count(a) => cli::count::run(a),
         Command::Emulate(a) => cli::emulate::run(a),
         Command::Analyze(a) => cli::analyze::run(a),
         Command::Check(a) => cli::check::run(a),

@@ -1,0 +1,122 @@
+//! `kerncast count`: the exact static counts of one kernel — symbolic closed forms in the grid
+//! size and kernel parameters (`--symbolic`), or numbers for a workload (`--grid`, `--block`,
+//! `--param`). The engine is `kerncast_passes::count`; this is the thin front.
+
+use crate::lower::LowerArgs;
+use kerncast_passes::count::{analyze_kernel_with, Options, Workload};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// PTX file, or a source file (.cu, .cl, .ll, .bc) lowered first.
+    pub file: PathBuf,
+    /// Kernel name.
+    #[arg(long)]
+    pub kernel: String,
+    /// Grid size X[,Y[,Z]] (blocks).
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// Block size X[,Y[,Z]] (threads); the symbolic counts are exact for this block size.
+    #[arg(long)]
+    pub block: Option<String>,
+    /// Scalar parameter NAME=INTEGER (PTX name, `p<i>` or position; repeatable).
+    #[arg(long = "param", value_name = "NAME=INT")]
+    pub params: Vec<String>,
+    /// Hint KEY=VALUE for a data-dependent quantity (repeatable).
+    #[arg(long = "hint", value_name = "KEY=VALUE")]
+    pub hints: Vec<String>,
+    /// Print the closed forms (quasi-polynomials) instead of numbers.
+    #[arg(long)]
+    pub symbolic: bool,
+    /// JSON output.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub lower: LowerArgs,
+}
+
+fn dims(s: &str, what: &str) -> miette::Result<[u64; 3]> {
+    let mut out = [1u64; 3];
+    let parts: Vec<&str> = s.split([',', 'x']).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(miette::miette!("--{what} `{s}`: expected X[,Y[,Z]]"));
+    }
+    for (i, p) in parts.iter().enumerate() {
+        out[i] = p
+            .trim()
+            .parse()
+            .map_err(|_| miette::miette!("--{what} `{s}`: `{p}` is not a positive integer"))?;
+    }
+    Ok(out)
+}
+
+fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> miette::Result<BTreeMap<String, T>> {
+    let mut m = BTreeMap::new();
+    for p in v {
+        let (k, val) = p
+            .split_once('=')
+            .ok_or_else(|| miette::miette!("--{flag} `{p}`: expected NAME=VALUE"))?;
+        let val = val
+            .trim()
+            .parse()
+            .map_err(|_| miette::miette!("--{flag} `{p}`: `{val}` is not a number"))?;
+        m.insert(k.trim().to_string(), val);
+    }
+    Ok(m)
+}
+
+pub fn run(args: Args) -> miette::Result<()> {
+    let (name, text) = super::ptx::load(&args.file, &args.lower)?;
+    let m = super::ptx::parse_named(&name, &text)?;
+    let block = args
+        .block
+        .as_deref()
+        .map(|b| dims(b, "block"))
+        .transpose()?;
+    let stats = analyze_kernel_with(&m, &args.kernel, &Options { block })
+        .map_err(|e| miette::miette!("{name}: {e}"))?;
+    if args.symbolic || args.grid.is_none() {
+        if args.json {
+            let s = serde_json::to_string_pretty(&stats).map_err(|e| miette::miette!("{e}"))?;
+            println!("{s}");
+        } else {
+            print!("{}", stats.symbolic_text());
+        }
+        return Ok(());
+    }
+    let grid = dims(args.grid.as_deref().unwrap_or("1"), "grid")?;
+    let w = Workload {
+        grid,
+        block: block.unwrap_or(stats.block),
+        params: pairs(&args.params, "param")?,
+        hints: pairs(&args.hints, "hint")?,
+    };
+    let bound = stats.bind(&w).map_err(|e| miette::miette!("{name}: {e}"))?;
+    if args.json {
+        let s = serde_json::to_string_pretty(&bound).map_err(|e| miette::miette!("{e}"))?;
+        println!("{s}");
+    } else {
+        println!(
+            "kernel {}  grid {:?} block {:?}",
+            bound.kernel, w.grid, w.block
+        );
+        for (k, v) in &bound.features {
+            println!("{k} = {v:.0}");
+        }
+        for a in &bound.assumptions {
+            println!(
+                "assumption {}: {} (value {}{})",
+                a.hint_key,
+                a.what,
+                a.default,
+                if a.from_user {
+                    ", from user"
+                } else {
+                    ", default"
+                }
+            );
+        }
+    }
+    Ok(())
+}
