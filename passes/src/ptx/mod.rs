@@ -1,13 +1,17 @@
 //! PTX front end: lexer (logos), recursive-descent parser into a generic IR, and a printer such
 //! that parse → print → parse is the identity (modulo spans).
 //!
-//! Why our own parser: the PTX parser crates on crates.io were checked against what kerncast needs
-//! (every directive nvcc 12/13 and clang 19/22 emit, one generic instruction form with spans and
-//! `.loc` mapping, a round-tripping printer, ≥ 100 MB/s). `ptx-90-parser` / `ptx-syntax` (0.5.0)
-//! model each instruction as its own typed struct, which pins them to one ISA snapshot and gives
-//! no generic form to match opcode families on; `singe-ptx` is an alpha (0.1.0-alpha.7);
-//! `ptx-parser` (0.1.6) parses only module structure, not instruction operands. None offers spans
-//! on every node plus a printer, so the front end is written here; it is small.
+//! Why our own parser (crates.io checked 2026-11-21 against this bar: every directive nvcc 12/13
+//! and clang 19/22 emit, one generic instruction form to match opcode families on, spans on every
+//! node, `.loc` mapped to files, a round-tripping printer, >= 100 MB/s):
+//! - `ptx-90-parser` 0.5.0 (deprecated for `ptx-syntax` 0.5.0, same author): lexer, spans and an
+//!   unparser, but a "heavy AST" with one generated type per instruction of the PTX 9.0 spec, so
+//!   analyses would match hundreds of types, and any spelling outside its generated grammar fails
+//!   the whole module; five breaking 0.x releases so far.
+//! - `singe-ptx` 0.1.0-alpha.7 (nom): an alpha, PTX 9.1 opcode metadata, no printer documented.
+//! - `ptx-parser` 0.1.6 (nom, 2023): "syntax is subject to change", no release since.
+//!
+//! None meets the bar, so the front end is written here (logos lexer, hand-written parser).
 //!
 //! Entry points: [`parse`] / [`Module::parse`], [`Module`]'s `Display` (the printer), and the
 //! helper accessors below that the counting passes and the emulator use.
