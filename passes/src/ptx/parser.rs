@@ -14,6 +14,7 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
         src,
         ts: Stream::new(src)?,
         cur_loc: None,
+        depth: 0,
     };
     let r = p.module();
     // Parsing that stopped at an invalid token failed because of it: report the lexical error.
@@ -32,7 +33,13 @@ struct Parser<'a> {
     ts: Stream<'a>,
     /// (file, line, col) of the last `.loc` in the current function.
     cur_loc: Option<(u32, u32, u32)>,
+    /// Nesting of blocks, operands and initializers, bounded so hostile input cannot overflow
+    /// the stack.
+    depth: u32,
 }
+
+/// Deeper nesting than any compiler emits (call sequences nest one level).
+const MAX_DEPTH: u32 = 64;
 
 type R<T> = Result<T, ParseError>;
 
@@ -421,6 +428,17 @@ impl<'a> Parser<'a> {
     }
 
     fn initializer(&mut self) -> R<Initializer> {
+        if self.depth >= MAX_DEPTH {
+            let t = self.peek();
+            return self.err(t, "nesting too deep");
+        }
+        self.depth += 1;
+        let r = self.initializer_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn initializer_inner(&mut self) -> R<Initializer> {
         if self.eat(Tok::LBrace) {
             let mut items = Vec::new();
             if !self.eat(Tok::RBrace) {
@@ -541,6 +559,17 @@ impl<'a> Parser<'a> {
 
     /// Statements up to the `}` matching `open` (consumed).
     fn statements(&mut self, open: Token) -> R<Vec<Statement>> {
+        if self.depth >= MAX_DEPTH {
+            let t = self.peek();
+            return self.err(t, "nesting too deep");
+        }
+        self.depth += 1;
+        let r = self.statements_inner(open);
+        self.depth -= 1;
+        r
+    }
+
+    fn statements_inner(&mut self, open: Token) -> R<Vec<Statement>> {
         let mut body = Vec::new();
         loop {
             let t = self.peek();
@@ -716,6 +745,17 @@ impl<'a> Parser<'a> {
     }
 
     fn operand(&mut self, label: bool) -> R<Operand> {
+        if self.depth >= MAX_DEPTH {
+            let t = self.peek();
+            return self.err(t, "nesting too deep");
+        }
+        self.depth += 1;
+        let r = self.operand_inner(label);
+        self.depth -= 1;
+        r
+    }
+
+    fn operand_inner(&mut self, label: bool) -> R<Operand> {
         let t = self.peek();
         let op = match t.kind {
             Tok::LBrace => {

@@ -178,3 +178,64 @@ fn errors_carry_line_and_column() {
         );
     }
 }
+
+/// Deterministic mutations of a real kernel (bytes deleted, duplicated, replaced by PTX
+/// punctuation): the parser never panics, and whatever still parses round-trips.
+#[test]
+fn mutated_input_never_panics() {
+    let base = &NVCC[..NVCC.find("// .globl\tmatmul").unwrap()];
+    let alphabet = b"{}()[];,.%@!|<>=+-_ 0f9\n\"/*x";
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut ok, mut err) = (0, 0);
+    for _ in 0..1500 {
+        let mut b = base.as_bytes().to_vec();
+        for _ in 0..1 + next() % 3 {
+            let i = (next() as usize) % b.len();
+            match next() % 3 {
+                0 => {
+                    b.remove(i);
+                }
+                1 => b.insert(i, b[i]),
+                _ => b[i] = alphabet[(next() as usize) % alphabet.len()],
+            }
+        }
+        let src = String::from_utf8_lossy(&b);
+        match parse(&src) {
+            Ok(m) => {
+                ok += 1;
+                let again = parse(&m.to_string()).unwrap_or_else(|e| panic!("{e}\n{src}"));
+                assert_eq!(m.without_spans(), again.without_spans(), "{src}");
+            }
+            Err(e) => {
+                err += 1;
+                assert!(e.span.start <= src.len() && e.span.line >= 1, "{e:?}");
+            }
+        }
+    }
+    assert!(ok > 0 && err > 0, "ok {ok}, err {err}");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let src = format!(
+        ".version 8.0\n.entry k()\n{{\n{}\n{}}}\n",
+        "{".repeat(10_000),
+        "}".repeat(10_000)
+    );
+    let e = parse(&src).unwrap_err();
+    assert!(e.message.contains("nesting too deep"), "{}", e.message);
+    let src = format!(
+        ".version 8.0\n.entry k()\n{{\n\tmov.u32 %r1, {}%r2;\n}}\n",
+        "!".repeat(10_000)
+    );
+    assert!(parse(&src)
+        .unwrap_err()
+        .message
+        .contains("nesting too deep"));
+}
