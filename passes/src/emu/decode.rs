@@ -146,7 +146,8 @@ pub struct DInst {
     pub ty: Ty,
     /// Second type: cvt source, set destination.
     pub ty2: Ty,
-    pub mods: Vec<String>,
+    /// [`FLAG_NAMES`] among the modifiers.
+    pub flags: u32,
     pub rnd: Rnd,
     /// Integer rounding of float→integral conversions (`.rni` …).
     pub irnd: Option<Rnd>,
@@ -165,9 +166,79 @@ pub struct DInst {
     pub always: bool,
 }
 
+/// Modifiers the interpreter tests per executed instruction, as bits of [`DInst::flags`] (bit
+/// `i` is `FLAG_NAMES[i]`), so no string is compared while running.
+pub const FLAG_NAMES: [&str; 28] = [
+    "add",
+    "all",
+    "and",
+    "any",
+    "ballot",
+    "bfly",
+    "cas",
+    "dec",
+    "down",
+    "exch",
+    "finite",
+    "hi",
+    "inc",
+    "infinite",
+    "l",
+    "max",
+    "min",
+    "normal",
+    "notanumber",
+    "number",
+    "or",
+    "sat",
+    "shiftamt",
+    "to",
+    "up",
+    "wide",
+    "wrap",
+    "xor",
+];
+
+pub fn flags_of(mods: &[String]) -> u32 {
+    FLAG_NAMES
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| mods.iter().any(|m| m == *n))
+        .fold(0, |f, (i, _)| f | 1 << i)
+}
+
+/// The bit of one flag name (decode time only).
+pub const fn flag(name: &str) -> u32 {
+    let mut i = 0;
+    while i < FLAG_NAMES.len() {
+        if const_eq(FLAG_NAMES[i], name) {
+            return 1 << i;
+        }
+        i += 1;
+    }
+    panic!("unknown flag name")
+}
+
+const fn const_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 impl DInst {
-    pub fn has(&self, m: &str) -> bool {
-        self.mods.iter().any(|x| x == m)
+    /// Whether the instruction carries a modifier; `bit` from [`flag`] in a `const`.
+    #[inline]
+    pub fn has(&self, bit: u32) -> bool {
+        self.flags & bit != 0
     }
 }
 
@@ -468,7 +539,7 @@ impl Decoder {
             op,
             ty,
             ty2,
-            mods: i.modifiers.clone(),
+            flags: flags_of(&i.modifiers),
             rnd,
             irnd,
             cmp,

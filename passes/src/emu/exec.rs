@@ -8,7 +8,25 @@ use super::{ops, EmuError, EmuResult, KernelArg, Options};
 use crate::classify::{self, warp::LaneAccess};
 use crate::ptx::{Function, Initializer, Module, Operand, StateSpace, VarDecl};
 use crate::stats::{BlockExecs, Dir, Feature, Granularity, Launch, Space};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+const F_ADD: u32 = decode::flag("add");
+const F_ALL: u32 = decode::flag("all");
+const F_AND: u32 = decode::flag("and");
+const F_ANY: u32 = decode::flag("any");
+const F_BALLOT: u32 = decode::flag("ballot");
+const F_BFLY: u32 = decode::flag("bfly");
+const F_CAS: u32 = decode::flag("cas");
+const F_DEC: u32 = decode::flag("dec");
+const F_DOWN: u32 = decode::flag("down");
+const F_EXCH: u32 = decode::flag("exch");
+const F_INC: u32 = decode::flag("inc");
+const F_MAX: u32 = decode::flag("max");
+const F_MIN: u32 = decode::flag("min");
+const F_OR: u32 = decode::flag("or");
+const F_TO: u32 = decode::flag("to");
+const F_UP: u32 = decode::flag("up");
+const F_XOR: u32 = decode::flag("xor");
 
 const NONE: usize = usize::MAX;
 
@@ -36,7 +54,7 @@ struct Warp {
 struct Counts {
     /// Per instruction: (thread executions, warp executions).
     per_inst: Vec<(u64, u64)>,
-    features: BTreeMap<Feature, u64>,
+    features: HashMap<Feature, u64>,
     block_execs: Vec<(u64, u64)>,
     edges: BTreeMap<(usize, usize), u64>,
     entries: u64,
@@ -174,7 +192,7 @@ fn finish(
     global: &mut Global,
     buffers: &[(usize, u64, usize)],
 ) -> Result<EmuResult, EmuError> {
-    let mut feats = c.features;
+    let mut feats: BTreeMap<Feature, u64> = c.features.into_iter().collect();
     for (i, (t, w)) in prog.insts.iter().zip(&c.per_inst) {
         if let (Some((kind, ty)), true) = (i.op_feat, *w > 0) {
             for (gran, n) in [(Granularity::Thread, *t), (Granularity::Warp, *w)] {
@@ -565,29 +583,37 @@ impl Ctx<'_> {
         let (_, dir, bits, nc) = inst.mem.unwrap_or((Space::Generic, Dir::Load, 32, false));
         let elem = (inst.ty.bits() as usize).div_ceil(8);
         let width = (bits as usize).div_ceil(8);
-        let mut by_space: BTreeMap<Space, Vec<LaneAccess>> = BTreeMap::new();
+        let mut by_space: Vec<(Space, Vec<LaneAccess>)> = Vec::with_capacity(1);
         for l in lanes(exec) {
             let (space, addr) = self.address(w, l, inst)?;
-            by_space.entry(space).or_default().push(LaneAccess {
+            let acc = LaneAccess {
                 lane: l as u32,
                 tid: w.tid[l],
                 addr,
-            });
+            };
+            match by_space.iter_mut().find(|(s, _)| *s == space) {
+                Some((_, v)) => v.push(acc),
+                None => by_space.push((space, vec![acc])),
+            }
             match inst.op {
                 Op::Ld => {
-                    let buf = self.bytes(w, l, space, addr, width)?.to_vec();
-                    let dsts: Vec<Option<&Dst>> = match inst.dst.first() {
-                        Some(Dst::Vec(v)) => v.iter().map(Some).collect(),
-                        d => vec![d],
+                    let mut buf = [0u8; 64];
+                    let src = self.bytes(w, l, space, addr, width)?;
+                    let n = src.len().min(64);
+                    buf[..n].copy_from_slice(&src[..n]);
+                    let dsts: &[Dst] = match inst.dst.first() {
+                        Some(Dst::Vec(v)) => v,
+                        Some(d) => std::slice::from_ref(d),
+                        None => &[],
                     };
-                    for (k, d) in dsts.into_iter().enumerate() {
+                    for (k, d) in dsts.iter().enumerate() {
                         let raw = mem::read_le(&buf[k * elem..(k + 1) * elem]);
                         let v = if inst.ty.signed() {
                             inst.ty.int(raw) as u64
                         } else {
                             raw
                         };
-                        write(w, l, d, v, inst.ty);
+                        write(w, l, Some(d), v, inst.ty);
                     }
                 }
                 Op::St => {
@@ -683,11 +709,11 @@ impl Ctx<'_> {
                     let lane = l as i64;
                     let max = (lane & seg) | (cval & !seg);
                     let min = lane & seg;
-                    let (j, ok) = if inst.has("up") {
+                    let (j, ok) = if inst.has(F_UP) {
                         (lane - b, lane - b >= max)
-                    } else if inst.has("down") {
+                    } else if inst.has(F_DOWN) {
                         (lane + b, lane + b <= max)
-                    } else if inst.has("bfly") {
+                    } else if inst.has(F_BFLY) {
                         (lane ^ b, (lane ^ b) <= max)
                     } else {
                         let j = min | (b & !seg);
@@ -707,11 +733,11 @@ impl Ctx<'_> {
                 let set = lanes(exec)
                     .filter(|l| a[*l] & 1 == 1)
                     .fold(0u32, |m, l| m | 1 << l);
-                let v = if inst.has("ballot") {
+                let v = if inst.has(F_BALLOT) {
                     set as u64
-                } else if inst.has("all") {
+                } else if inst.has(F_ALL) {
                     (set == exec) as u64
-                } else if inst.has("any") {
+                } else if inst.has(F_ANY) {
                     (set != 0) as u64
                 } else {
                     (set == 0 || set == exec) as u64
@@ -727,15 +753,15 @@ impl Ctx<'_> {
                 let fold = |f: &dyn Fn(i128, i128) -> i128| {
                     vals.iter().map(|v| ty.int(*v)).reduce(f).unwrap_or(0)
                 };
-                let v = if inst.has("add") {
+                let v = if inst.has(F_ADD) {
                     ty.wrap(fold(&|x, y| x + y))
-                } else if inst.has("min") {
+                } else if inst.has(F_MIN) {
                     ty.wrap(fold(&|x, y| x.min(y)))
-                } else if inst.has("max") {
+                } else if inst.has(F_MAX) {
                     ty.wrap(fold(&|x, y| x.max(y)))
-                } else if inst.has("and") {
+                } else if inst.has(F_AND) {
                     vals.iter().fold(ty.mask(), |x, y| x & y)
-                } else if inst.has("or") {
+                } else if inst.has(F_OR) {
                     vals.iter().fold(0, |x, y| x | y)
                 } else {
                     vals.iter().fold(0, |x, y| x ^ y)
@@ -765,7 +791,7 @@ fn write(w: &mut Warp, l: usize, d: Option<&Dst>, v: u64, ty: Ty) {
 
 /// `cvta`: generic ↔ state-space addresses.
 fn cvta(inst: &DInst, v: u64) -> u64 {
-    let to = inst.has("to");
+    let to = inst.has(F_TO);
     let r = match (to, inst.space) {
         (_, Space::Global) | (_, Space::Generic) => v,
         (true, _) => mem::resolve_generic(v).1,
@@ -779,14 +805,14 @@ fn atomic(inst: &DInst, old: u64, b: u64, c: u64) -> Result<u64, String> {
     let ty = inst.ty;
     let m = ty.mask();
     let f = ty.is_float();
-    Ok(if inst.has("add") {
+    Ok(if inst.has(F_ADD) {
         if f {
             ty.from_float(ty.float(old) + ty.float(b))
         } else {
             ty.wrap(ty.int(old) + ty.int(b))
         }
-    } else if inst.has("min") || inst.has("max") {
-        let mx = inst.has("max");
+    } else if inst.has(F_MIN) || inst.has(F_MAX) {
+        let mx = inst.has(F_MAX);
         if f {
             let (x, y) = (ty.float(old), ty.float(b));
             ty.from_float(if mx { x.max(y) } else { x.min(y) })
@@ -794,27 +820,27 @@ fn atomic(inst: &DInst, old: u64, b: u64, c: u64) -> Result<u64, String> {
             let (x, y) = (ty.int(old), ty.int(b));
             ty.wrap(if mx { x.max(y) } else { x.min(y) })
         }
-    } else if inst.has("exch") {
+    } else if inst.has(F_EXCH) {
         b & m
-    } else if inst.has("cas") {
+    } else if inst.has(F_CAS) {
         if old & m == b & m {
             c & m
         } else {
             old & m
         }
-    } else if inst.has("and") {
+    } else if inst.has(F_AND) {
         old & b & m
-    } else if inst.has("or") {
+    } else if inst.has(F_OR) {
         (old | b) & m
-    } else if inst.has("xor") {
+    } else if inst.has(F_XOR) {
         (old ^ b) & m
-    } else if inst.has("inc") {
+    } else if inst.has(F_INC) {
         if old & m >= b & m {
             0
         } else {
             (old + 1) & m
         }
-    } else if inst.has("dec") {
+    } else if inst.has(F_DEC) {
         if old & m == 0 || old & m > b & m {
             b & m
         } else {

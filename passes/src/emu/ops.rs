@@ -4,7 +4,22 @@
 //! results round correctly); f32/f64 fused multiply-add uses the correctly rounded `mul_add`.
 
 use super::alu::{self, Rnd, Ty};
-use super::decode::{Cmp, DInst, Op};
+use super::decode::{self, Cmp, DInst, Op};
+
+const F_AND: u32 = decode::flag("and");
+const F_FINITE: u32 = decode::flag("finite");
+const F_HI: u32 = decode::flag("hi");
+const F_INFINITE: u32 = decode::flag("infinite");
+const F_L: u32 = decode::flag("l");
+const F_NORMAL: u32 = decode::flag("normal");
+const F_NOTANUMBER: u32 = decode::flag("notanumber");
+const F_NUMBER: u32 = decode::flag("number");
+const F_OR: u32 = decode::flag("or");
+const F_SAT: u32 = decode::flag("sat");
+const F_SHIFTAMT: u32 = decode::flag("shiftamt");
+const F_WIDE: u32 = decode::flag("wide");
+const F_WRAP: u32 = decode::flag("wrap");
+const F_XOR: u32 = decode::flag("xor");
 
 /// Result of one lane: the destination value and, for `setp p|q`, the second predicate.
 pub type Out = (u64, Option<u64>);
@@ -94,11 +109,11 @@ fn compare(ty: Ty, cmp: Cmp, a: u64, b: u64) -> bool {
 fn combine(i: &DInst, v: bool, c: Option<u64>) -> bool {
     let Some(c) = c else { return v };
     let c = c & 1 == 1;
-    if i.has("and") {
+    if i.has(F_AND) {
         v && c
-    } else if i.has("or") {
+    } else if i.has(F_OR) {
         v || c
-    } else if i.has("xor") {
+    } else if i.has(F_XOR) {
         v ^ c
     } else {
         v
@@ -117,9 +132,9 @@ fn wide(ty: Ty) -> Ty {
 
 fn int_mul(i: &DInst, ty: Ty, a: u64, b: u64) -> u64 {
     let p = ty.int(a) * ty.int(b);
-    if i.has("hi") {
+    if i.has(F_HI) {
         ty.wrap(p >> ty.bits())
-    } else if i.has("wide") {
+    } else if i.has(F_WIDE) {
         wide(ty).wrap(p)
     } else {
         ty.wrap(p)
@@ -133,7 +148,7 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
     let b = s.get(1).copied().unwrap_or(0);
     let c = s.get(2).copied().unwrap_or(0);
     let f = ty.is_float();
-    let sat = i.has("sat");
+    let sat = i.has(F_SAT);
     let fsat = |x: f64| if sat { sat01(x) } else { x };
     let bits = ty.bits();
     let v = match i.op {
@@ -165,7 +180,7 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
             _ => fmap(ty, a, b, c, |x, y, z| fsat(x.mul_add(y, z))),
         },
         Op::Mad => {
-            let dt = if i.has("wide") { wide(ty) } else { ty };
+            let dt = if i.has(F_WIDE) { wide(ty) } else { ty };
             let p = int_mul(i, ty, a, b);
             let r = dt.int(p) + dt.int(c);
             if sat {
@@ -185,7 +200,7 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
                 }
             };
             let p = m(a) * m(b);
-            let p = if i.has("hi") { p >> 16 } else { p };
+            let p = if i.has(F_HI) { p >> 16 } else { p };
             let add = if i.op == Op::Mad24 { ty.int(c) } else { 0 };
             ty.wrap(p + add)
         }
@@ -241,13 +256,13 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
         }
         Op::Shf => {
             // shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of b:a by c.
-            let n = if i.has("wrap") {
+            let n = if i.has(F_WRAP) {
                 (c as u32) & 31
             } else {
                 (c as u32).min(32)
             };
             let v = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
-            if i.has("l") {
+            if i.has(F_L) {
                 ((v << n) >> 32) & 0xffff_ffff
             } else {
                 (v >> n) & 0xffff_ffff
@@ -268,7 +283,7 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
                 0xffff_ffff
             } else {
                 let p = 63 - x.leading_zeros() as u64;
-                if i.has("shiftamt") {
+                if i.has(F_SHIFTAMT) {
                     bits as u64 - 1 - p
                 } else {
                     p
@@ -312,15 +327,15 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
         Op::Tanh => fmap(ty, a, 0, 0, |x, _, _| x.tanh()),
         Op::Testp => {
             let x = ty.float(a);
-            let r = if i.has("finite") {
+            let r = if i.has(F_FINITE) {
                 x.is_finite()
-            } else if i.has("infinite") {
+            } else if i.has(F_INFINITE) {
                 x.is_infinite()
-            } else if i.has("number") {
+            } else if i.has(F_NUMBER) {
                 !x.is_nan()
-            } else if i.has("notanumber") {
+            } else if i.has(F_NOTANUMBER) {
                 x.is_nan()
-            } else if i.has("normal") {
+            } else if i.has(F_NORMAL) {
                 x.is_normal()
             } else {
                 x.is_subnormal()
@@ -336,7 +351,7 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
 /// `cvt.{rnd}.{sat}.dst.src`.
 fn cvt(i: &DInst, a: u64) -> Result<u64, String> {
     let (dt, st) = (i.ty, i.ty2);
-    let sat = i.has("sat");
+    let sat = i.has(F_SAT);
     Ok(match (dt.is_float(), st.is_float()) {
         (false, false) => {
             let v = st.int(a);
@@ -372,7 +387,7 @@ fn int_to(v: i128, r: Rnd, dt: Ty) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emu::decode::{Cmp, DInst, Op};
+    use crate::emu::decode::{self, Cmp, DInst, Op};
     use crate::stats::Space;
 
     fn di(op: Op, ty: Ty, mods: &[&str]) -> DInst {
@@ -380,7 +395,7 @@ mod tests {
             op,
             ty,
             ty2: ty,
-            mods: mods.iter().map(|s| s.to_string()).collect(),
+            flags: decode::flags_of(&mods.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
             rnd: Rnd::Rn,
             irnd: None,
             cmp: Cmp::Lt,
