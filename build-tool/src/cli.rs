@@ -8,4 +8,5 @@ pub mod devices;
 pub mod emulate;
 pub mod lower;
 pub mod ptx;
+pub mod rank;
 pub mod validate;

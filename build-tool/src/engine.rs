@@ -88,6 +88,8 @@ pub struct EmulatorCounter {
     pub max_steps: u64,
     /// Largest launch (threads) emulated directly, and the budget of the largest sample.
     pub direct_threads: u64,
+    /// Warp steps one sample (or a small launch) may take before a smaller size is used.
+    pub sample_steps: u64,
 }
 
 impl Default for EmulatorCounter {
@@ -100,6 +102,11 @@ impl Default for EmulatorCounter {
             } else {
                 1 << 16
             },
+            sample_steps: if cfg!(debug_assertions) {
+                2_000_000
+            } else {
+                20_000_000
+            },
         }
     }
 }
@@ -109,6 +116,16 @@ struct EmuPrepared {
     kernel: String,
     max_steps: u64,
     direct_threads: u64,
+    sample_steps: u64,
+    /// Samples by ray (spec, non-size overrides, ratios of the sizes), shared by every workload
+    /// point on that ray: rank and the size sweep emulate five times, not once per point.
+    memo: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Samples>>>,
+}
+
+/// Exact counts at a few sizes along one ray: (value of the first size root, counts).
+struct Samples {
+    pts: Vec<(f64, BoundStats)>,
+    roots: Vec<String>,
 }
 
 impl Counter for EmulatorCounter {
@@ -124,6 +141,8 @@ impl Counter for EmulatorCounter {
             kernel: kernel.to_string(),
             max_steps: self.max_steps,
             direct_threads: self.direct_threads,
+            sample_steps: self.sample_steps,
+            memo: Default::default(),
         }))
     }
 }
@@ -179,38 +198,54 @@ impl Prepared for EmuPrepared {
         scales: &[f64],
     ) -> Result<Vec<Bound>, String> {
         let w = spec.resolve_with(overrides)?;
-        let mut samples: Option<(Vec<(f64, BoundStats)>, Vec<String>)> = None;
+        let mut samples: Option<std::sync::Arc<Samples>> = None;
         let mut out = Vec::new();
         for &f in scales {
             let ws = spec.resolve_with(&scaled_overrides(spec, &w, overrides, f))?;
             if threads(&ws) <= self.direct_threads {
-                out.push(Bound {
-                    stats: self.run(&ws, params)?,
-                    notes: vec!["counts from emulating the whole launch".into()],
-                });
-                continue;
+                // Small launches run whole, unless they do so much work per thread that the
+                // sample budget runs out; then they are interpolated like large ones.
+                let budget = if spec.size_roots().is_empty() {
+                    self.max_steps
+                } else {
+                    self.sample_steps
+                };
+                match self.run_steps(&ws, params, budget) {
+                    Ok(stats) => {
+                        out.push(Bound {
+                            stats,
+                            notes: vec!["counts from emulating the whole launch".into()],
+                        });
+                        continue;
+                    }
+                    Err((false, m)) => return Err(m),
+                    Err((true, _)) => {}
+                }
             }
             if samples.is_none() {
-                samples = Some(self.samples(spec, overrides, &w, params)?);
+                samples = Some(self.samples_for(spec, overrides, &w, params)?);
             }
-            let Some((smp, roots)) = samples.as_ref() else {
+            let Some(smp) = samples.as_ref() else {
                 continue;
             };
-            if smp.len() == 1 {
+            if smp.pts.len() == 1 {
                 out.push(Bound {
-                    stats: smp[0].1.clone(),
+                    stats: smp.pts[0].1.clone(),
                     notes: vec!["counts from emulating the whole launch".into()],
                 });
                 continue;
             }
-            let (mut stats, bad) = interpolate(smp, f, ws.grid, ws.block);
-            let sizes: Vec<String> = smp
-                .iter()
-                .map(|(t, _)| format!("{}", (1.0 / t).round()))
-                .collect();
+            let x = smp
+                .roots
+                .first()
+                .and_then(|r| ws.params.get(r))
+                .copied()
+                .unwrap_or(1) as f64;
+            let (mut stats, bad) = interpolate(&smp.pts, x, ws.grid, ws.block);
+            let sizes: Vec<String> = smp.pts.iter().map(|(x, _)| format!("{x}")).collect();
             let mut notes = vec![format!(
-                "counts interpolated (cubic in the size) from exact emulation at {} scaled down by 1/{{{}}}",
-                roots.join(", "),
+                "counts interpolated (cubic in the size) from exact emulation at {} = {}",
+                smp.roots.first().map(String::as_str).unwrap_or(""),
                 sizes.join(", ")
             )];
             if !bad.is_empty() {
@@ -221,7 +256,7 @@ impl Prepared for EmuPrepared {
                 ));
             }
             stats.kernel = self.kernel.clone();
-            stats.assumptions = smp[0].1.assumptions.clone();
+            stats.assumptions = smp.pts[0].1.assumptions.clone();
             out.push(Bound { stats, notes });
         }
         Ok(out)
@@ -229,48 +264,96 @@ impl Prepared for EmuPrepared {
 }
 
 impl EmuPrepared {
+    fn samples_for(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        w: &Workload,
+        params: &[String],
+    ) -> Result<std::sync::Arc<Samples>, String> {
+        let roots = spec.size_roots();
+        let mut rest = overrides.clone();
+        for r in &roots {
+            rest.remove(r);
+        }
+        let first = roots
+            .first()
+            .and_then(|r| w.params.get(r))
+            .copied()
+            .unwrap_or(1) as f64;
+        let ratios: Vec<String> = roots
+            .iter()
+            .map(|r| format!("{:.9}", *w.params.get(r).unwrap_or(&0) as f64 / first))
+            .collect();
+        let key = format!("{spec:?}|{rest:?}|{ratios:?}|{params:?}");
+        if let Some(s) = self.memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(s);
+        }
+        let s = std::sync::Arc::new(self.samples(spec, overrides, w, params)?);
+        if let Ok(mut m) = self.memo.lock() {
+            m.insert(key, s.clone());
+        }
+        Ok(s)
+    }
+
     /// Five exact emulations at the size roots halved until the launch fits the budget.
-    #[allow(clippy::type_complexity)]
     fn samples(
         &self,
         spec: &WorkloadSpec,
         overrides: &BTreeMap<String, i64>,
         w: &Workload,
         params: &[String],
-    ) -> Result<(Vec<(f64, BoundStats)>, Vec<String>), String> {
+    ) -> Result<Samples, String> {
         let roots = spec.size_roots();
         if roots.is_empty() {
             // A fixed grid (grid-stride loops): nothing to scale, so emulate the real launch;
             // the step limit still bounds the run.
-            return Ok((vec![(1.0, self.run(w, params)?)], Vec::new()));
+            return Ok(Samples {
+                pts: vec![(1.0, self.run(w, params)?)],
+                roots,
+            });
         }
         let scaled = |j: u32| -> Option<(f64, Workload)> {
             let mut o = overrides.clone();
-            for r in &roots {
+            let mut x = 0.0;
+            for (i, r) in roots.iter().enumerate() {
                 let sv = *w.params.get(r)? >> j;
                 if sv < 1 {
                     return None;
                 }
+                if i == 0 {
+                    x = sv as f64;
+                }
                 o.insert(r.clone(), sv);
             }
             let ws = spec.resolve_with(&o).ok()?;
-            Some((1.0 / (1u64 << j) as f64, ws))
+            Some((x, ws))
         };
         let mut j0 = 1;
         while j0 < 40 && scaled(j0).is_some_and(|(_, ws)| threads(&ws) > self.direct_threads) {
             j0 += 1;
         }
-        let mut samples = Vec::new();
-        for j in j0..j0 + 5 {
-            let (t, ws) = scaled(j).ok_or_else(|| {
-                format!(
-                    "cannot scale {} down far enough to emulate",
-                    roots.join(", ")
-                )
-            })?;
-            samples.push((t, self.run(&ws, params)?));
+        let too_small = || {
+            format!(
+                "cannot scale {} down far enough to emulate",
+                roots.join(", ")
+            )
+        };
+        // The largest sample must also fit the step budget (work per thread grows with the size).
+        let first = loop {
+            let (x, ws) = scaled(j0).ok_or_else(too_small)?;
+            match self.run_steps(&ws, params, self.sample_steps) {
+                Ok(s) => break (x, s),
+                Err((true, _)) if j0 < 40 => j0 += 1,
+                Err((_, m)) => return Err(m),
+            }
+        };
+        let mut pts = vec![first];
+        for j in j0 + 1..j0 + 5 {
+            let (x, ws) = scaled(j).ok_or_else(too_small)?;
+            pts.push((x, self.run(&ws, params)?));
         }
-        Ok((samples, roots))
+        Ok(Samples { pts, roots })
     }
 }
 
@@ -351,11 +434,31 @@ fn interpolate(
 
 impl EmuPrepared {
     fn run(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
+        self.run_steps(w, params, self.max_steps)
+            .map_err(|(_, m)| m)
+    }
+
+    /// One emulation with a step budget; the flag says whether the budget ran out.
+    fn run_steps(
+        &self,
+        w: &Workload,
+        params: &[String],
+        max_steps: u64,
+    ) -> Result<BoundStats, (bool, String)> {
+        self.run_inner(w, params, max_steps)
+    }
+
+    fn run_inner(
+        &self,
+        w: &Workload,
+        params: &[String],
+        max_steps: u64,
+    ) -> Result<BoundStats, (bool, String)> {
         let f = self
             .module
             .kernels()
             .find(|k| k.name == self.kernel)
-            .ok_or_else(|| format!("kernel `{}` not found", self.kernel))?;
+            .ok_or_else(|| (false, format!("kernel `{}` not found", self.kernel)))?;
         let launch = Launch {
             grid: w.grid,
             block: w.block,
@@ -412,10 +515,14 @@ impl EmuPrepared {
         }
         let opts = emu::Options {
             dynamic_shared: w.hints.get("dynamic_shared_bytes").copied().unwrap_or(0.0) as u64,
-            max_steps: self.max_steps,
+            max_steps,
         };
-        let r = emu::run_with(&self.module, &self.kernel, &launch, &args, &opts)
-            .map_err(|e| format!("emulator: {e}"))?;
+        let r = emu::run_with(&self.module, &self.kernel, &launch, &args, &opts).map_err(|e| {
+            (
+                matches!(e, emu::EmuError::StepLimit(_)),
+                format!("emulator: {e}"),
+            )
+        })?;
         let mut stats = r.stats;
         stats.kernel = self.kernel.clone();
         stats.launch = Some(launch);

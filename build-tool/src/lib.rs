@@ -6,11 +6,13 @@ pub mod lower;
 // issue 5: configuration, workloads, reports, gates, rank, cache
 pub mod annotations;
 pub mod cache;
+pub mod cargo_kerncast;
 pub mod check;
 pub mod config;
 pub mod engine;
 pub mod hotlines;
 pub mod pipeline;
+pub mod rank;
 pub mod report;
 pub mod sarif;
 pub mod workload;

@@ -26,6 +26,8 @@ enum Command {
     Analyze(cli::analyze::Args),
     /// CI gate: compare predictions with a baseline (exit 0 ok, 1 regression, 2 error).
     Check(cli::check::Args),
+    /// Rank -D macro and workload variants of a kernel by predicted time, energy or EDP.
+    Rank(cli::rank::Args),
     /// List device profiles, or show one with the source of every value.
     Devices(cli::devices::Args),
     /// Accuracy against real GPU measurements (needs the `validation` feature).
@@ -41,6 +43,7 @@ fn main() -> miette::Result<()> {
         Command::Emulate(a) => cli::emulate::run(a),
         Command::Analyze(a) => cli::analyze::run(a),
         Command::Check(a) => cli::check::run(a),
+        Command::Rank(a) => cli::rank::run(a),
         Command::Devices(a) => cli::devices::run(a),
         Command::Validate(a) => cli::validate::run(a),
     }

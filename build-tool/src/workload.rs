@@ -220,7 +220,14 @@ impl WorkloadSpec {
 
     /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
     pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
-        let mut env = BTreeMap::new();
+        // Overrides that are not parameters of the spec (rank's -D values such as TILE) are
+        // visible to the expressions too.
+        let mut env: BTreeMap<String, i64> = overrides
+            .iter()
+            .filter(|(k, _)| self.params.iter().all(|(p, _)| p != *k))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        let extra: Vec<String> = env.keys().cloned().collect();
         for (k, e) in &self.params {
             let v = match overrides.get(k) {
                 Some(v) => *v,
@@ -230,6 +237,9 @@ impl WorkloadSpec {
         }
         let grid = self.grid.eval(&env, Div::Ceil)?;
         let block = self.block.eval(&env, Div::Floor)?;
+        for k in &extra {
+            env.remove(k);
+        }
         let name = self.name.clone().unwrap_or_else(|| {
             if env.is_empty() {
                 format!("grid{}x{}x{}", grid[0], grid[1], grid[2])

@@ -57,11 +57,7 @@ pub fn breakdown(k: &KernelReport) -> Option<String> {
             .build_cartesian_2d(0f64..n as f64, 0f64..100f64)?;
         ch.configure_mesh()
             .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.floor() as usize;
-                names.get(i).cloned().unwrap_or_default()
-            })
+            .x_labels(0)
             .y_desc("% of total")
             .draw()?;
         let pct = |v: f64, t: f64| if t > 0.0 { 100.0 * v / t } else { 0.0 };
@@ -83,6 +79,15 @@ pub fn breakdown(k: &KernelReport) -> Option<String> {
         }))?
         .label("energy")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], ORANGE.filled()));
+        // Component names above their bars (tick labels would not line up with bar pairs).
+        ch.draw_series(k.breakdown.iter().enumerate().map(|(i, c)| {
+            let top = pct(c.time_s, tt).max(pct(c.energy_j, te));
+            Text::new(
+                names[i].clone(),
+                (i as f64 + 0.1, (top + 3.0).min(96.0)),
+                ("sans-serif", 13),
+            )
+        }))?;
         ch.configure_series_labels()
             .border_style(BLACK)
             .background_style(WHITE)
@@ -218,6 +223,7 @@ pub fn scaling(k: &KernelReport) -> Option<String> {
         ch.configure_mesh()
             .x_desc(s.param.clone())
             .y_desc("time (µs)")
+            .x_labels(4)
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{v:.3}"))
             .draw()?;

@@ -23,7 +23,7 @@ pub fn esc(s: &str) -> String {
 const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}\
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}\
 table{border-collapse:collapse;margin:.6em 0}td,th{padding:.25em .7em;border-bottom:1px solid #eee;text-align:left}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:.92em}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}code{font-size:.92em}\
 .charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;border:1px solid #eee}\
 .bar{background:#1f77b4;height:.8em;display:inline-block}.note{color:#555;font-style:italic}\
 .err{color:#b00}details{margin:.5em 0}";

@@ -1,0 +1,342 @@
+//! `kerncast rank`: predict every combination of compile-time choices (`-D TILE=…`) and workload
+//! values, and order them by time, energy or energy-delay product, for autotuners.
+//!
+//! Why this shape: an autotuner's search space is a product of macro values (each a separate
+//! compile) and workload values (the same binary). So each macro combination is lowered and
+//! prepared once, and every workload point reuses the prepared kernel; a `--vary` name that is a
+//! workload parameter varies the workload, any other name is a `-D` macro. Macro values that are
+//! integers are also visible to the workload's expressions (`block=(TILE,TILE)`).
+
+use crate::annotations;
+use crate::engine::{Counter, Prepared, Target};
+use crate::lower::{self, LowerOptions};
+use crate::pipeline::demangle;
+use crate::workload::WorkloadSpec;
+use kerncast_passes::ptx::Module;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Objective {
+    Time,
+    Energy,
+    /// Energy-delay product.
+    Edp,
+}
+
+#[derive(Clone, Debug)]
+pub struct RankOptions {
+    pub file: PathBuf,
+    pub kernel: Option<String>,
+    /// Name and values, in the order given; the first value of each is the reference.
+    pub vary: Vec<(String, Vec<String>)>,
+    pub objective: Objective,
+    pub device: String,
+    pub model: String,
+    pub lower: LowerOptions,
+    /// Which annotated workload (name or index); the first by default.
+    pub workload: Option<String>,
+}
+
+/// One ranked point.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ranked {
+    pub rank: usize,
+    /// The macro and workload values of this point.
+    pub values: BTreeMap<String, String>,
+    pub time_s: f64,
+    pub energy_j: Option<f64>,
+    pub edp: Option<f64>,
+    /// Reference objective / this objective (> 1 is better than the reference).
+    pub speedup: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Failed {
+    pub values: BTreeMap<String, String>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ranking {
+    pub kernel: String,
+    pub device: String,
+    pub objective: Objective,
+    /// The values of the reference point (the first value of every `--vary`).
+    pub reference: BTreeMap<String, String>,
+    pub ranked: Vec<Ranked>,
+    pub failed: Vec<Failed>,
+}
+
+fn product(vary: &[(String, Vec<String>)]) -> Vec<BTreeMap<String, String>> {
+    let mut out = vec![BTreeMap::new()];
+    for (k, vals) in vary {
+        let mut next = Vec::new();
+        for o in &out {
+            for v in vals {
+                let mut m = o.clone();
+                m.insert(k.clone(), v.clone());
+                next.push(m);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+fn objective_of(o: Objective, time: f64, energy: Option<f64>) -> Option<f64> {
+    match o {
+        Objective::Time => Some(time),
+        Objective::Energy => energy,
+        Objective::Edp => energy.map(|e| e * time),
+    }
+}
+
+/// Evaluates every workload point of one prepared variant at the target's default clocks:
+/// the reusable inner loop of rank (and its benchmark). Returns (time, energy) per point.
+pub fn predict_points(
+    prepared: &dyn Prepared,
+    spec: &WorkloadSpec,
+    params: &[String],
+    points: &[BTreeMap<String, i64>],
+    target: &Target,
+) -> Vec<Result<(f64, Option<f64>), String>> {
+    points
+        .iter()
+        .map(|o| {
+            let b = prepared.bind_spec(spec, o, params)?;
+            let w = spec.resolve_with(o)?;
+            target.quick(&b.stats, &w.hints)
+        })
+        .collect()
+}
+
+/// Ranks every combination.
+pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String> {
+    let text =
+        std::fs::read_to_string(&opts.file).map_err(|e| format!("{}: {e}", opts.file.display()))?;
+    let src = annotations::scan(&text).map_err(|e| format!("{}:{e}", opts.file.display()))?;
+    let target = Target::load(&opts.device, &opts.model)?;
+    let pick = |cands: &[annotations::SourceKernel]| -> Result<annotations::SourceKernel, String> {
+        let k = match &opts.kernel {
+            Some(n) => cands.iter().find(|k| &k.name == n),
+            None if cands.len() == 1 => cands.first(),
+            None => None,
+        };
+        k.cloned().ok_or_else(|| {
+            format!(
+                "{}: choose a kernel with --kernel ({})",
+                opts.file.display(),
+                cands
+                    .iter()
+                    .map(|k| k.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    };
+    let sk = pick(&src)?;
+    let spec = match &opts.workload {
+        None => sk.workloads.first(),
+        Some(w) => match w.parse::<usize>() {
+            Ok(i) => sk.workloads.get(i),
+            Err(_) => sk.workloads.iter().find(|s| s.name.as_deref() == Some(w)),
+        },
+    }
+    .cloned()
+    .ok_or_else(|| {
+        format!(
+            "{}:{}: kernel `{}` has no such `// kerncast: workload` annotation",
+            opts.file.display(),
+            sk.line,
+            sk.name
+        )
+    })?;
+    // Split the varied names into workload parameters and macros.
+    let (wvary, mvary): (Vec<_>, Vec<_>) = opts
+        .vary
+        .iter()
+        .cloned()
+        .partition(|(k, _)| spec.params.iter().any(|(p, _)| p == k));
+    let variants = product(&mvary);
+    let points = product(&wvary);
+    let reference: BTreeMap<String, String> = opts
+        .vary
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.first()?.clone())))
+        .collect();
+    let results: Vec<(BTreeMap<String, String>, Result<(f64, Option<f64>), String>)> = variants
+        .par_iter()
+        .flat_map(|defs| {
+            let prepared = prepare_variant(opts, defs, &sk.name, counter);
+            points
+                .iter()
+                .map(|pt| {
+                    let mut values = defs.clone();
+                    values.extend(pt.clone());
+                    let r = match &prepared {
+                        Ok(p) => {
+                            let mut o: BTreeMap<String, i64> = BTreeMap::new();
+                            for (k, v) in defs.iter().chain(pt.iter()) {
+                                if let Ok(i) = v.parse::<i64>() {
+                                    o.insert(k.clone(), i);
+                                }
+                            }
+                            predict_points(p.as_ref(), &spec, &sk.params, &[o], &target)
+                                .pop()
+                                .unwrap_or_else(|| Err("no result".into()))
+                        }
+                        Err(e) => Err(e.clone()),
+                    };
+                    (values, r)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let ref_obj = results
+        .iter()
+        .find(|(v, _)| *v == reference)
+        .and_then(|(_, r)| r.as_ref().ok())
+        .and_then(|(t, e)| objective_of(opts.objective, *t, *e));
+    let mut ranked = Vec::new();
+    let mut failed = Vec::new();
+    for (values, r) in results {
+        match r {
+            Ok((t, e)) => match objective_of(opts.objective, t, e) {
+                Some(obj) => ranked.push((
+                    obj,
+                    Ranked {
+                        rank: 0,
+                        values,
+                        time_s: t,
+                        energy_j: e,
+                        edp: e.map(|e| e * t),
+                        speedup: ref_obj.map(|r| r / obj).unwrap_or(f64::NAN),
+                    },
+                )),
+                None => failed.push(Failed {
+                    values,
+                    message: "the device has no power data, so energy cannot be ranked".into(),
+                }),
+            },
+            Err(message) => failed.push(Failed { values, message }),
+        }
+    }
+    ranked.sort_by(|a, b| {
+        a.0.total_cmp(&b.0)
+            .then_with(|| a.1.values.cmp(&b.1.values))
+    });
+    let ranked = ranked
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, mut r))| {
+            r.rank = i + 1;
+            r
+        })
+        .collect();
+    failed.sort_by(|a, b| a.values.cmp(&b.values));
+    Ok(Ranking {
+        kernel: sk.name.clone(),
+        device: target.device.name.clone(),
+        objective: opts.objective,
+        reference,
+        ranked,
+        failed,
+    })
+}
+
+fn prepare_variant(
+    opts: &RankOptions,
+    defs: &BTreeMap<String, String>,
+    name: &str,
+    counter: &dyn Counter,
+) -> Result<Box<dyn Prepared>, String> {
+    let mut lo = opts.lower.clone();
+    lo.defines
+        .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
+    let lowered = lower::lower_file(&opts.file, &lo).map_err(|e| e.to_string())?;
+    let module = Module::parse(&lowered.ptx).map_err(|e| format!("PTX: {e}"))?;
+    let entry = module
+        .kernels()
+        .find(|k| k.name == name || demangle(&k.name) == name)
+        .map(|k| k.name.clone())
+        .ok_or_else(|| format!("kernel `{name}` not in the PTX"))?;
+    counter.prepare(&module, &entry)
+}
+
+/// The ranking as a table, best first.
+pub fn render(r: &Ranking, top: usize) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "kernel {} on {}, objective {:?}; speed-up relative to {}",
+        r.kernel,
+        r.device,
+        r.objective,
+        r.reference
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<28} {:>12} {:>12} {:>8}",
+        "rank", "values", "time", "energy", "speedup"
+    );
+    for x in r.ranked.iter().take(top) {
+        let vals = x
+            .values
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<28} {:>12} {:>12} {:>7.2}x",
+            x.rank,
+            vals,
+            crate::report::fmt_time(x.time_s),
+            crate::report::fmt_energy_opt(x.energy_j),
+            x.speedup
+        );
+    }
+    for f in &r.failed {
+        let vals = f
+            .values
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let _ = writeln!(
+            s,
+            "failed  {vals}: {}",
+            f.message.lines().next().unwrap_or("")
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_in_given_order() {
+        let p = product(&[
+            ("A".into(), vec!["1".into(), "2".into()]),
+            ("B".into(), vec!["x".into(), "y".into()]),
+        ]);
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[0]["A"], "1");
+        assert_eq!(p[0]["B"], "x");
+        assert_eq!(p[3]["A"], "2");
+        assert_eq!(p[3]["B"], "y");
+        assert_eq!(objective_of(Objective::Edp, 2.0, Some(3.0)), Some(6.0));
+        assert_eq!(objective_of(Objective::Energy, 2.0, None), None);
+    }
+}

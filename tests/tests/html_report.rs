@@ -1,0 +1,116 @@
+//! The HTML report opened in a real browser: `kerncast analyze` on the bundled example kernels
+//! writes one self-contained HTML file; headless Chromium (Debian's package) loads it with
+//! console logging on, must report no console error, must see the SVG charts in the DOM, and
+//! saves a screenshot under target/ for a person to look at.
+//!
+//! In unoptimised test builds the counting back end is slow on the O(n³) examples, so the test
+//! analyses the examples that finish in seconds; `cargo xtask demo` (release) analyses them all.
+
+use kerncast::cli::analyze::{analyze, Inputs};
+use kerncast::lower::LowerArgs;
+use kerncast::report::HTML_FILE;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|n| {
+            std::env::var_os("PATH")
+                .map(|p| {
+                    std::env::split_paths(&p)
+                        .map(|d| d.join(n))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let root = kerncast_tests::workspace_root();
+    let ex = root.join("examples/kernels");
+    let files: Vec<PathBuf> = ["saxpy.cu", "transpose.cu", "stencil.cl"]
+        .iter()
+        .map(|f| ex.join(f))
+        .filter(|p| p.is_file())
+        .collect();
+    assert!(!files.is_empty(), "examples/kernels is missing");
+    let out = root.join("target/kerncast-html-test");
+    let inputs = Inputs {
+        files,
+        config: None,
+        devices: vec!["gtx-titan-x".into()],
+        model: None,
+        jobs: 0,
+        no_cache: true,
+        lower: LowerArgs::default(),
+    };
+    let report = analyze(&inputs, Some(&out)).expect("analyze runs");
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    assert!(!report.kernels.is_empty());
+    let html_path = out.join(HTML_FILE);
+    let html = std::fs::read_to_string(&html_path).expect("HTML written");
+    assert!(html.contains("<svg"), "charts are inline SVG");
+    assert!(
+        !html.contains("<script"),
+        "no scripts: nothing to fail at load"
+    );
+
+    let Some(chrome) = chromium() else {
+        panic!("chromium is not installed (cargo xtask bootstrap installs Debian's package)");
+    };
+    let url = format!("file://{}", html_path.display());
+    let profile = tempfile::tempdir().expect("profile dir");
+    let common = [
+        "--headless".to_string(),
+        "--disable-gpu".into(),
+        "--no-sandbox".into(),
+        "--enable-logging=stderr".into(),
+        "--v=0".into(),
+        format!("--user-data-dir={}", profile.path().display()),
+    ];
+    let dom = Command::new(&chrome)
+        .args(&common)
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .expect("chromium runs");
+    let dom_text = String::from_utf8_lossy(&dom.stdout);
+    let log = String::from_utf8_lossy(&dom.stderr).to_string();
+    let svgs = dom_text.matches("<svg").count();
+    assert!(
+        svgs >= 2 * report.kernels.len(),
+        "{svgs} svg elements in the rendered DOM for {} kernels",
+        report.kernels.len()
+    );
+    for name in [
+        "time and energy by component",
+        "DVFS: energy vs time",
+        "roofline",
+    ] {
+        assert!(
+            dom_text.contains(name),
+            "chart `{name}` missing from the DOM"
+        );
+    }
+
+    let shot = root.join("target/kerncast-html-test/screenshot.png");
+    let _ = std::fs::remove_file(&shot);
+    let s = Command::new(&chrome)
+        .args(&common)
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg("--window-size=1100,1600")
+        .arg(&url)
+        .output()
+        .expect("chromium runs");
+    let log = log + &String::from_utf8_lossy(&s.stderr);
+    let console_errors: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(
+        console_errors.is_empty(),
+        "console errors: {console_errors:#?}"
+    );
+    let png = std::fs::metadata(&shot).expect("screenshot saved");
+    assert!(png.len() > 10_000, "screenshot is {} bytes", png.len());
+}

@@ -1,0 +1,78 @@
+//! `kerncast rank` on a tiled matmul: every (TILE, n) combination is lowered with `-D TILE=…`,
+//! predicted, and ranked; the workload's launch follows the macro (`block=(TILE,TILE)`).
+
+use kerncast::engine::default_counter;
+use kerncast::lower::LowerOptions;
+use kerncast::rank::{rank, render, Objective, RankOptions};
+
+const MATMUL: &str = r#"// Tiled matmul with a compile-time tile size.
+// kerncast: workload n=128 grid=(n/TILE,n/TILE) block=(TILE,TILE)
+#ifndef TILE
+#define TILE 16
+#endif
+extern "C" __global__ void matmul_tiled(int n, const float *A, const float *B, float *C)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y;
+    int col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+        int ac = t * TILE + threadIdx.x;
+        int br = t * TILE + threadIdx.y;
+        As[threadIdx.y][threadIdx.x] = (row < n && ac < n) ? A[row * n + ac] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (br < n && col < n) ? B[br * n + col] : 0.0f;
+        __syncthreads();
+        for (int p = 0; p < TILE; ++p)
+            acc += As[threadIdx.y][p] * Bs[p][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < n && col < n)
+        C[row * n + col] = acc;
+}
+"#;
+
+#[test]
+fn ranks_tile_sizes_and_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("matmul_tiled.cu");
+    std::fs::write(&file, MATMUL).unwrap();
+    let opts = RankOptions {
+        file,
+        kernel: Some("matmul_tiled".into()),
+        vary: vec![
+            ("TILE".into(), vec!["16".into(), "8".into()]),
+            ("n".into(), vec!["128".into(), "64".into()]),
+        ],
+        objective: Objective::Time,
+        device: "gtx-titan-x".into(),
+        model: "auto".into(),
+        lower: LowerOptions::default(),
+        workload: None,
+    };
+    let counter = default_counter();
+    let r = rank(&opts, counter.as_ref()).expect("rank runs");
+    assert!(r.failed.is_empty(), "{:#?}", r.failed);
+    assert_eq!(r.ranked.len(), 4);
+    for w in r.ranked.windows(2) {
+        assert!(w[0].time_s <= w[1].time_s, "sorted by time");
+    }
+    // The reference point (TILE=16, n=128) has speed-up 1.
+    let refp = r
+        .ranked
+        .iter()
+        .find(|x| x.values["TILE"] == "16" && x.values["n"] == "128")
+        .expect("reference ranked");
+    assert!((refp.speedup - 1.0).abs() < 1e-12);
+    // Half the problem size is faster than the full one at the same tile.
+    let small = r
+        .ranked
+        .iter()
+        .find(|x| x.values["TILE"] == "16" && x.values["n"] == "64")
+        .unwrap();
+    assert!(small.speedup > 1.0, "{small:?}");
+    let text = render(&r, 3);
+    assert_eq!(text.lines().count(), 2 + 3, "{text}");
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["ranked"][0]["rank"], 1);
+}

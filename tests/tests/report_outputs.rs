@@ -1,0 +1,131 @@
+//! `kerncast analyze` through a kerncast.toml: the config's workloads replace the source's
+//! annotations, the JSON report is schema-versioned and complete, the Markdown fits a step
+//! summary, the outputs are byte-identical from run to run, and the content-addressed cache
+//! returns the same report without recomputing.
+
+use kerncast::cli::analyze::{analyze, Inputs};
+use kerncast::lower::LowerArgs;
+use kerncast::report::{JSON_FILE, MARKDOWN_FILE, SCHEMA_VERSION};
+use std::path::Path;
+
+const SAXPY: &str = r#"// kerncast: workload n=999 grid=(n/256) block=256
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+"#;
+
+const CONFIG: &str = r#"
+devices = ["gtx-titan-x"]
+models = ["auto"]
+[thresholds]
+energy = 0.08
+
+[[kernel]]
+name = "saxpy"
+path = "k/saxpy.cu"
+[[kernel.workload]]
+name = "small"
+params = { n = 5000 }
+grid = "n/256"
+block = 256
+"#;
+
+fn inputs(dir: &Path, cache: bool) -> Inputs {
+    Inputs {
+        files: vec![],
+        config: Some(dir.join("kerncast.toml")),
+        devices: vec![],
+        model: None,
+        jobs: 2,
+        no_cache: !cache,
+        lower: LowerArgs::default(),
+    }
+}
+
+#[test]
+fn config_driven_reports_are_complete_and_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("k")).unwrap();
+    std::fs::write(d.join("k/saxpy.cu"), SAXPY).unwrap();
+    std::fs::write(d.join("kerncast.toml"), CONFIG).unwrap();
+
+    let out1 = d.join("out1");
+    let r = analyze(&inputs(d, false), Some(&out1)).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 1);
+    let k = &r.kernels[0];
+    assert_eq!(
+        k.workload.name, "small",
+        "the config's workload wins over the annotation"
+    );
+    assert_eq!(k.workload.grid, [20, 1, 1], "5000/256 rounds up");
+    assert_eq!(k.source.as_ref().unwrap().file, "k/saxpy.cu");
+    assert_eq!(k.source.as_ref().unwrap().line, 2);
+    assert!(k.prediction.time_s > 0.0);
+    assert_eq!(k.counts["threads"], 5120.0, "20 blocks of 256 threads ran");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out1.join(JSON_FILE)).unwrap()).unwrap();
+    assert_eq!(json["schema_version"], SCHEMA_VERSION);
+    for key in [
+        "kernel",
+        "display_name",
+        "source",
+        "ptx_sha256",
+        "device",
+        "model",
+        "workload",
+        "prediction",
+        "breakdown",
+        "dvfs",
+        "hot_lines",
+        "counts",
+        "assumptions",
+        "notes",
+    ] {
+        assert!(json["kernels"][0].get(key).is_some(), "JSON lacks `{key}`");
+    }
+    let md = std::fs::read_to_string(out1.join(MARKDOWN_FILE)).unwrap();
+    assert!(md.starts_with("## kerncast"));
+    assert!(md.contains("| `saxpy` | small | gtx-titan-x |"), "{md}");
+    assert!(md.len() < 1 << 20, "fits GITHUB_STEP_SUMMARY's 1 MiB");
+    // The hottest line is the saxpy statement itself.
+    assert_eq!(k.hot_lines[0].loc.line, 6, "{:#?}", k.hot_lines);
+
+    // Deterministic: a second run writes the same bytes.
+    let out2 = d.join("out2");
+    analyze(&inputs(d, false), Some(&out2)).unwrap();
+    for f in [JSON_FILE, MARKDOWN_FILE, kerncast::report::HTML_FILE] {
+        assert_eq!(
+            std::fs::read(out1.join(f)).unwrap(),
+            std::fs::read(out2.join(f)).unwrap(),
+            "{f} differs between runs"
+        );
+    }
+
+    // The cache: first run fills it, second run is served from it, both equal the uncached run.
+    let cache_dir = d.join("cache");
+    std::env::set_var("KERNCAST_CACHE", &cache_dir);
+    let c1 = analyze(&inputs(d, true), None).unwrap();
+    let entries = walk_count(&cache_dir);
+    assert_eq!(entries, 1, "one cache entry per (kernel, workload, device)");
+    let c2 = analyze(&inputs(d, true), None).unwrap();
+    assert_eq!(c1, r);
+    assert_eq!(c2, r);
+    std::env::remove_var("KERNCAST_CACHE");
+}
+
+fn walk_count(dir: &Path) -> usize {
+    let mut n = 0;
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            n += if p.is_dir() { walk_count(&p) } else { 1 };
+        }
+    }
+    n
+}
