@@ -3,9 +3,10 @@
 //! Time: a roofline of the core domain and the DRAM domain joined by a smooth maximum,
 //! T(f) ∝ ‖(f_c0/f_c, m·f_m0/f_m)‖_p, where m, the DRAM-to-core time ratio at the reference
 //! clocks, comes from the static counts: m = κ · h · (global bytes / core issue cost) · (128·SMs·f_c0 /
-//! BW_0), with h = c_0/(c_0 + n) the share of a kernel's n global accesses per thread that miss the
-//! caches (the first accesses of a thread stream from DRAM; the many accesses of an unrolled loop
-//! mostly reuse lines already on chip). κ, c_0 and p are the calibrated constants.
+//! BW_0), with h the share of a kernel's n global accesses per thread that miss the caches: the
+//! first accesses of a thread stream from DRAM, the many accesses of an unrolled loop mostly reuse
+//! lines already on chip. Two forms are tried, h = c_0/(c_0 + n) and h = min(1, c_0/n) (c_0
+//! compulsory misses per thread); κ, c_0, the form and p are calibrated.
 //! Power: the physical form P = P_idle(f) + u_c(f)·g(f_c)·Σ_k w_k·share_k + u_m(f)·a_m·f_m/f_m0,
 //! with u_c, u_m the domain utilisations of the time model, share_k the class shares of the core
 //! issue cost, P_idle the measured idle power per clock pair, and g(f_c) = (f_c/f_c0)(V/V_0)² fitted
@@ -47,6 +48,8 @@ const GROUPS: [&[Class]; 7] = [
 pub struct Analytic {
     pub kappa: f64,
     pub c0: f64,
+    /// `true`: h = min(1, c_0/n); `false`: h = c_0/(c_0 + n).
+    pub knee: bool,
     pub p: f64,
     /// Energy weight (W at full core utilisation, reference clocks) per cost group.
     pub w: [f64; 7],
@@ -59,9 +62,13 @@ pub struct Analytic {
     idle: Vec<f64>,
 }
 
-fn ratio_m(f: &Features, kappa: f64, c0: f64, fc0_mhz: f64) -> f64 {
+fn ratio_m(f: &Features, kappa: f64, c0: f64, knee: bool, fc0_mhz: f64) -> f64 {
     let n = f.global_accesses / f.kernels.max(1.0);
-    let miss = if c0.is_finite() { c0 / (c0 + n) } else { 1.0 };
+    let miss = match (c0.is_finite(), knee) {
+        (false, _) => 1.0,
+        (true, true) => (c0 / n.max(1e-9)).min(1.0),
+        (true, false) => c0 / (c0 + n),
+    };
     kappa * miss * f.bytes_per_cost() * LANES * SMS * fc0_mhz * 1e6 / BW0_BYTES_PER_S
 }
 
@@ -92,14 +99,16 @@ impl Analytic {
         let feats: Vec<Features> = t.benches.iter().map(Features::of).collect();
         let fc0 = t.grid[t.reference].core_mhz as f64;
         // 1. time: grid search over (κ, c_0, p) on the mean relative time error.
-        let mut best = (f64::INFINITY, 1.0, f64::INFINITY, 2.0);
-        for c0 in [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, f64::INFINITY] {
+        let mut best = (f64::INFINITY, 1.0, f64::INFINITY, false, 2.0);
+        let c0s = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, f64::INFINITY];
+        for (c0, knee) in c0s.iter().flat_map(|c| [(*c, false), (*c, true)]) {
             for ki in 0..=50 {
                 let kappa = 10f64.powf(-4.0 + ki as f64 * 0.1);
                 for p in [1.0, 2.0, 3.0, 4.0, 6.0, 8.0] {
                     let mut err = 0.0;
                     for (f, y) in feats.iter().zip(&t.targets) {
-                        let c = time_curve(t.grid, t.reference, ratio_m(f, kappa, c0, fc0), p);
+                        let m = ratio_m(f, kappa, c0, knee, fc0);
+                        let c = time_curve(t.grid, t.reference, m, p);
                         err += c
                             .iter()
                             .zip(y)
@@ -107,15 +116,16 @@ impl Analytic {
                             .sum::<f64>();
                     }
                     if err < best.0 {
-                        best = (err, kappa, c0, p);
+                        best = (err, kappa, c0, knee, p);
                     }
                 }
             }
         }
-        let (_, kappa, c0, p) = best;
+        let (_, kappa, c0, knee, p) = best;
         let mut model = Analytic {
             kappa,
             c0,
+            knee,
             p,
             w: [0.0; 7],
             a_mem: 0.0,
@@ -145,7 +155,7 @@ impl Analytic {
             let curve = time_curve(
                 t.grid,
                 t.reference,
-                ratio_m(f, self.kappa, self.c0, fc0),
+                ratio_m(f, self.kappa, self.c0, self.knee, fc0),
                 self.p,
             );
             let sh = shares(f);
@@ -205,7 +215,7 @@ impl Analytic {
     fn absolute(&self, f: &Features) -> Vec<(f64, f64)> {
         let fc0 = self.grid[self.reference].core_mhz as f64;
         let fm0 = self.grid[self.reference].mem_mhz as f64;
-        let m = ratio_m(f, self.kappa, self.c0, fc0);
+        let m = ratio_m(f, self.kappa, self.c0, self.knee, fc0);
         let sh = shares(f);
         let a: f64 = sh.iter().zip(&self.w).map(|(s, w)| s * w).sum();
         time_curve(&self.grid, self.reference, m, self.p)
@@ -223,7 +233,7 @@ impl Analytic {
     /// Predicted DRAM/core time ratio at the reference clocks (for reports).
     pub fn memory_ratio(&self, b: &Benchmark) -> f64 {
         let fc0 = self.grid[self.reference].core_mhz as f64;
-        ratio_m(&Features::of(b), self.kappa, self.c0, fc0)
+        ratio_m(&Features::of(b), self.kappa, self.c0, self.knee, fc0)
     }
 }
 

@@ -259,6 +259,7 @@ impl Lstm {
         t: &TrainSet,
         seed: u64,
         epochs: usize,
+        lr_scale: f64,
         mut log: impl FnMut(&str),
     ) -> Result<Lstm> {
         let model = Lstm::init(t.grid, seed)?;
@@ -288,11 +289,11 @@ impl Lstm {
             };
             Ok(AdamW::new(vars, p)?)
         };
-        let mut enc_opt = adam("embed", 0.005)?;
-        let mut lstm_opt = adam("lstm", 0.005)?;
+        let mut enc_opt = adam("embed", 0.005 * lr_scale)?;
+        let mut lstm_opt = adam("lstm", 0.005 * lr_scale)?;
         let mut head_opts = HEADS
             .iter()
-            .map(|h| adam(&format!("head.{h}."), 0.01))
+            .map(|h| adam(&format!("head.{h}."), 0.01 * lr_scale))
             .collect::<Result<Vec<_>>>()?;
         let mut best: Option<(f64, Vec<Tensor>)> = None;
         for epoch in 0..epochs {

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 /// Seed of the LSTM training (initialisation and batch order).
 pub const SEED: u64 = 42;
 /// Epochs of the shipped LSTM training.
-pub const EPOCHS: usize = 20;
+pub const EPOCHS: usize = 40;
+/// Learning-rate multiplier of the shipped LSTM training.
+pub const LR_SCALE: f64 = 1.0;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -32,6 +34,8 @@ pub struct Options {
     /// Train the LSTM (and save the weights) instead of loading them.
     pub train_lstm: bool,
     pub epochs: usize,
+    /// Multiplies the paper's learning rates (encoder 0.005, heads 0.01).
+    pub lr_scale: f64,
     /// Skip model A entirely.
     pub no_lstm: bool,
 }
@@ -45,6 +49,7 @@ impl Options {
             weights: None,
             train_lstm: false,
             epochs: EPOCHS,
+            lr_scale: LR_SCALE,
             no_lstm: false,
         }
     }
@@ -89,11 +94,11 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         let wp = opts.weights_path();
         if opts.train_lstm {
             say(&format!(
-                "training the LSTM: {} epochs, seed {SEED}",
-                opts.epochs
+                "training the LSTM: {} epochs, seed {SEED}, learning rates x{}",
+                opts.epochs, opts.lr_scale
             ));
             let start = std::time::Instant::now();
-            let m = Lstm::train(&t, SEED, opts.epochs, |l| {
+            let m = Lstm::train(&t, SEED, opts.epochs, opts.lr_scale, |l| {
                 say(&format!("  {l} ({:.0} s)", start.elapsed().as_secs_f64()))
             })?;
             if let Some(dir) = wp.parent() {

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long)]
     pub train_lstm: bool,
     /// LSTM training epochs.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 40)]
     pub epochs: usize,
     /// Skip the LSTM (model A).
     #[arg(long)]
@@ -45,6 +45,9 @@ pub struct Args {
 pub fn run(a: Args) -> miette::Result<()> {
     use kerncast_validation::run::{run, Options};
     let Suite::Gpuptxmodel = a.suite;
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
     let mut o = Options::new(&a.workspace);
     o.data = a.data;
     o.out = a.out;

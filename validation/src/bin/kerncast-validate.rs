@@ -5,13 +5,18 @@ use kerncast_validation::run::{run, Options, EPOCHS};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "kerncast-validate [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--no-lstm]";
+const USAGE: &str = "kerncast-validate [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--lr-scale X] [--no-lstm]";
 
 fn main() -> ExitCode {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(PathBuf::from)
         .unwrap_or_default();
+    // One rayon thread: the matrices are tiny, and a fixed summation order makes the seeded LSTM
+    // training reproducible bit for bit.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
     let mut o = Options::new(&workspace);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -31,6 +36,11 @@ fn main() -> ExitCode {
                 o.no_lstm = true;
                 Ok(())
             }
+            "--lr-scale" => val("--lr-scale").and_then(|v| {
+                v.parse()
+                    .map(|n| o.lr_scale = n)
+                    .map_err(|e| format!("--lr-scale {v}: {e}"))
+            }),
             "--epochs" => val("--epochs").and_then(|v| {
                 v.parse()
                     .map(|n| o.epochs = n)
