@@ -7,6 +7,7 @@ pub mod count;
 pub mod devices;
 pub mod emulate;
 pub mod lower;
+pub mod predict;
 pub mod ptx;
 pub mod rank;
 pub mod validate;

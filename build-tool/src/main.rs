@@ -30,6 +30,8 @@ enum Command {
     Rank(cli::rank::Args),
     /// List device profiles, or show one with the source of every value.
     Devices(cli::devices::Args),
+    /// Time, power, energy, breakdown and bottleneck of one kernel; --sweep for the DVFS grid.
+    Predict(cli::predict::Args),
     /// Accuracy against real GPU measurements (needs the `validation` feature).
     Validate(cli::validate::Args),
 }
@@ -45,6 +47,7 @@ fn main() -> miette::Result<()> {
         Command::Check(a) => cli::check::run(a),
         Command::Rank(a) => cli::rank::run(a),
         Command::Devices(a) => cli::devices::run(a),
+        Command::Predict(a) => cli::predict::run(a),
         Command::Validate(a) => cli::validate::run(a),
     }
 }

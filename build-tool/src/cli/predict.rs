@@ -1,0 +1,234 @@
+//! `kerncast predict FILE --device D [--model M] [--clocks CORE,MEM | --sweep] [--json]`: time,
+//! power, energy, breakdown, bottleneck and error band of one kernel for one workload, or the
+//! whole DVFS grid with the minimum-energy / minimum-EDP pairs and the Pareto set.
+//!
+//! Thin: lowering and annotations come from `crate::pipeline`, counts from `crate::engine`'s
+//! counter (the functional emulator until the symbolic counter lands), per-block instructions
+//! from `kerncast_models::schedule::adapter`, predictions and text from `kerncast_models`.
+
+use crate::engine;
+use crate::lower::LowerArgs;
+use crate::pipeline::{self, Job};
+use crate::workload::{Dims, Expr, WorkloadSpec};
+use kerncast_models::power::PhysicalPowerParams;
+use kerncast_models::schedule::adapter::blocks_from_cfg;
+use kerncast_models::{auto, render, sweep, Clocks, Device, ModelInput};
+use kerncast_passes::cfg::Cfg;
+use kerncast_passes::stats::Launch;
+use miette::miette;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(clap::Parser, Debug)]
+pub struct Args {
+    /// Kernel source (.cu, .cl, .ll, .bc) or PTX.
+    pub file: PathBuf,
+    /// Kernel (source or PTX name); default: the first kernel.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    #[arg(long, default_value = "gtx-titan-x")]
+    pub device: String,
+    /// auto, linear, schedule or dvfs.
+    #[arg(long, default_value = "auto")]
+    pub model: String,
+    /// Core and memory clock in MHz (default: the device's default pair).
+    #[arg(long, value_name = "CORE,MEM", conflicts_with = "sweep")]
+    pub clocks: Option<String>,
+    /// Every clock pair of the device's DVFS grid.
+    #[arg(long)]
+    pub sweep: bool,
+    #[arg(long)]
+    pub json: bool,
+    /// Which annotated workload of the source (index or name; default 0).
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// Grid (X[,Y[,Z]]) instead of an annotated workload; needs --block.
+    #[arg(long, requires = "block")]
+    pub grid: Option<String>,
+    #[arg(long, requires = "grid")]
+    pub block: Option<String>,
+    /// Scalar kernel parameter NAME=VALUE (repeatable), with --grid/--block.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Model hint KEY=VALUE (repeatable), e.g. l2_hit_rate=0.5.
+    #[arg(long = "hint", value_name = "KEY=VALUE")]
+    pub hints: Vec<String>,
+    #[command(flatten)]
+    pub lower: LowerArgs,
+}
+
+pub fn run(args: Args) -> miette::Result<()> {
+    print!("{}", output(&args)?);
+    Ok(())
+}
+
+fn dims(s: &str) -> miette::Result<Dims> {
+    let v: Vec<Expr> = s
+        .split(',')
+        .map(|x| Expr::parse(x.trim()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| miette!("bad dimensions `{s}`: {e}"))?;
+    if v.is_empty() || v.len() > 3 {
+        return Err(miette!("bad dimensions `{s}`: expected X[,Y[,Z]]"));
+    }
+    Ok(Dims(v))
+}
+
+fn pairs<T: std::str::FromStr>(v: &[String], what: &str) -> miette::Result<BTreeMap<String, T>>
+where
+    T::Err: std::fmt::Display,
+{
+    v.iter()
+        .map(|p| {
+            let (k, x) = p
+                .split_once('=')
+                .ok_or_else(|| miette!("{what} `{p}`: expected KEY=VALUE"))?;
+            let x = x
+                .trim()
+                .parse::<T>()
+                .map_err(|e| miette!("{what} `{p}`: {e}"))?;
+            Ok((k.trim().to_string(), x))
+        })
+        .collect()
+}
+
+/// What `kerncast predict` prints (text or JSON).
+pub fn output(args: &Args) -> miette::Result<String> {
+    let path = args.file.display().to_string();
+    let job = Job {
+        path: args.file.clone(),
+        display_path: path.clone(),
+        lower: args.lower.options(),
+        kernel: args.kernel.clone(),
+        workloads: Vec::new(),
+    };
+    let unit = pipeline::prepare_unit(&job).map_err(|f| {
+        let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+        miette!("{}{at}: {} failed: {}", f.file, f.stage, f.message)
+    })?;
+    let (kname, sk) = unit
+        .kernels
+        .first()
+        .cloned()
+        .ok_or_else(|| miette!("{path}: no kernel"))?;
+    let f = unit
+        .module
+        .kernels()
+        .find(|k| k.name == kname)
+        .ok_or_else(|| miette!("{path}: kernel `{kname}` not in the PTX"))?;
+    let mut spec: WorkloadSpec = match (&args.grid, &args.block) {
+        (Some(g), Some(b)) => WorkloadSpec {
+            name: Some("command line".into()),
+            params: pairs::<String>(&args.params, "--param")?
+                .into_iter()
+                .map(|(k, v)| Ok((k, Expr::parse(&v).map_err(|e| miette!("--param {v}: {e}"))?)))
+                .collect::<miette::Result<_>>()?,
+            grid: dims(g)?,
+            block: dims(b)?,
+            hints: BTreeMap::new(),
+        },
+        _ => {
+            let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
+            match &args.workload {
+                None => specs.first(),
+                Some(sel) => match sel.parse::<usize>() {
+                    Ok(i) => specs.get(i),
+                    Err(_) => specs.iter().find(|s| s.name.as_deref() == Some(sel.as_str())),
+                },
+            }
+            .cloned()
+            .ok_or_else(|| {
+                miette!("{path}: kernel `{kname}` has no such workload annotation; give --grid and --block")
+            })?
+        }
+    };
+    spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
+    let w = spec
+        .resolve()
+        .map_err(|e| miette!("{path}: workload: {e}"))?;
+    let param_names = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+    let counter = engine::default_counter();
+    let bound = counter
+        .prepare(&unit.module, &kname)
+        .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &param_names))
+        .map_err(|e| {
+            miette!(
+                "{path}: kernel `{kname}`: counting ({}) failed: {e}",
+                counter.name()
+            )
+        })?;
+    let stats = bound.stats;
+
+    let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
+    let model = auto::by_name(&args.model).ok_or_else(|| {
+        miette!(
+            "unknown model `{}` (auto, linear, schedule, dvfs)",
+            args.model
+        )
+    })?;
+    let mut input = ModelInput {
+        stats,
+        blocks: BTreeMap::new(),
+        hints: w.hints.clone(),
+    };
+    input.stats.launch.get_or_insert(Launch {
+        grid: w.grid,
+        block: w.block,
+    });
+    let mut notes = bound.notes;
+    match blocks_from_cfg(&Cfg::build(f), &d) {
+        Ok(b) => input.blocks = b,
+        Err(e) => notes.push(format!("no per-block schedule input: {e}")),
+    }
+    let power = PhysicalPowerParams::from_device(&d).ok();
+    let header = format!(
+        "{path} kernel {kname}, workload {} (grid {:?}, block {:?}), device {}, counts: {}\n",
+        w.name,
+        w.grid,
+        w.block,
+        d.name,
+        counter.name()
+    );
+    let fail =
+        |e: kerncast_models::ModelError| miette!("{path}: kernel `{kname}` on {}: {e}", d.name);
+    let mut out = String::new();
+    if args.sweep {
+        let mut sw = sweep::sweep(model.as_ref(), &input, &d, power.as_ref()).map_err(fail)?;
+        if let Some(p) = sw.points.first_mut() {
+            p.notes.extend(notes);
+        }
+        if args.json {
+            out = serde_json::to_string_pretty(&sw).map_err(|e| miette!("{e}"))?;
+            out.push('\n');
+        } else {
+            out.push_str(&header);
+            out.push_str(&render::render_sweep(&sw));
+        }
+    } else {
+        let clocks = match &args.clocks {
+            Some(c) => {
+                let v: Vec<f64> = c
+                    .split(',')
+                    .map(|x| x.trim().parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| miette!("--clocks `{c}`: {e}"))?;
+                match v.as_slice() {
+                    [core, mem] => Clocks::new(*core, *mem),
+                    _ => return Err(miette!("--clocks `{c}`: expected CORE,MEM")),
+                }
+            }
+            None => d.default_clocks().map_err(|e| miette!("{e}"))?,
+        };
+        let mut p = sweep::predict_full(model.as_ref(), &input, &d, clocks, power.as_ref())
+            .map_err(fail)?;
+        p.notes.extend(notes);
+        if args.json {
+            out = serde_json::to_string_pretty(&p).map_err(|e| miette!("{e}"))?;
+            out.push('\n');
+        } else {
+            out.push_str(&header);
+            out.push_str(&render::render_prediction(&p));
+        }
+    }
+    Ok(out)
+}

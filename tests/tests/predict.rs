@@ -1,0 +1,81 @@
+//! `kerncast predict --sweep` on a corpus kernel (vecadd, PTX checked in under tests/ptx/nvcc) on
+//! the GTX Titan X: every pair of the 32-pair DVFS grid with time, power and energy, the
+//! minimum-energy and minimum-EDP pairs and the Pareto set (insta snapshot of the text output),
+//! plus the single-pair view and `kerncast devices`.
+
+use clap::Parser;
+use kerncast::cli::{devices, predict};
+use kerncast_tests::{snapshot_settings, workspace_root};
+
+fn args(extra: &[&str]) -> predict::Args {
+    let ptx = workspace_root().join("tests/ptx/nvcc/vecadd.ptx");
+    let mut v = vec![
+        "predict".to_string(),
+        ptx.display().to_string(),
+        "--device".into(),
+        "gtx-titan-x".into(),
+        "--grid".into(),
+        "vecadd_param_0/256".into(),
+        "--block".into(),
+        "256".into(),
+        "--param".into(),
+        "vecadd_param_0=1048576".into(),
+    ];
+    v.extend(extra.iter().map(|s| s.to_string()));
+    predict::Args::try_parse_from(v).unwrap()
+}
+
+/// The output names the workspace path of the PTX; keep snapshots independent of the checkout.
+fn relative(s: String) -> String {
+    s.replace(&format!("{}/", workspace_root().display()), "")
+}
+
+#[test]
+fn sweep_gtx_titan_x_vecadd() {
+    let out = relative(predict::output(&args(&["--sweep"])).unwrap());
+    let rows = out
+        .lines()
+        .filter(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t.len() >= 6 && t[0].parse::<f64>().is_ok() && t[1].parse::<f64>().is_ok()
+        })
+        .count();
+    assert_eq!(rows, 32, "{out}");
+    assert_eq!(out.matches("min-energy").count(), 1);
+    assert!(out.contains("pareto"));
+    snapshot_settings("predict").bind(|| insta::assert_snapshot!("sweep_gtx_titan_x_vecadd", out));
+}
+
+#[test]
+fn single_pair_and_json() {
+    let out = relative(predict::output(&args(&["--clocks", "1164,3505"])).unwrap());
+    assert!(
+        out.contains("clocks     core 1164 MHz, memory 3505 MHz"),
+        "{out}"
+    );
+    assert!(out.contains("bottleneck dram"), "{out}");
+    let json = predict::output(&args(&["--json"])).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(v["time_s"].as_f64().unwrap() > 0.0);
+    assert!(v["energy_j"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn devices_list_and_show() {
+    let list = devices::output(&devices::Args {
+        name: None,
+        json: false,
+    })
+    .unwrap();
+    assert!(list.lines().count() >= 15, "{list}");
+    let show = devices::output(&devices::Args {
+        name: Some("k20".into()),
+        json: false,
+    })
+    .unwrap();
+    assert!(show.contains("sm_count = 13"), "{show}");
+    assert!(
+        show.contains("source: Alavani 2023 thesis Table 4.6"),
+        "{show}"
+    );
+}
