@@ -76,7 +76,8 @@ pub struct EmulateReport {
 pub struct LoopOut {
     pub header_block: usize,
     pub ptx_line: u32,
-    pub src_line: Option<u32>,
+    /// `file:line` of the loop header.
+    pub at: Option<String>,
     pub entries: u64,
     pub iterations: u64,
     pub mean_trips: f64,
@@ -183,7 +184,7 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         .map(|(l, hint_key)| LoopOut {
             header_block: l.header,
             ptx_line: l.ptx_line,
-            src_line: l.src_line,
+            at: l.at.clone(),
             entries: l.entries,
             iterations: l.header_execs,
             mean_trips: l.mean_trips,
@@ -406,8 +407,8 @@ pub fn render(r: &EmulateReport) -> String {
     let _ = writeln!(s, "\nloops (trips per entry)");
     for lp in &r.loops {
         let at = lp
-            .src_line
-            .map(|x| format!("source line {x}"))
+            .at
+            .clone()
             .unwrap_or_else(|| format!("PTX line {}", lp.ptx_line));
         let _ = writeln!(
             s,

@@ -16,6 +16,11 @@ pub struct Blocks {
     pub nblocks: usize,
     /// (latch, header) of every natural loop.
     pub back_edges: Vec<(usize, usize)>,
+    /// Header block of each natural loop, in `Cfg::loops` order.
+    pub loop_headers: Vec<usize>,
+    /// `file:line` of each block (its first instruction with a `.loc`, short file name), as the
+    /// static counter names its hint keys.
+    pub at: Vec<Option<String>>,
     /// For each instruction: the instruction where lanes diverging at its block reconverge
     /// (first instruction of the block's immediate post-dominator), `u32::MAX` for none.
     pub reconv: Vec<u32>,
@@ -67,10 +72,26 @@ pub fn of(f: &Function, ninsts: usize) -> Blocks {
             }
         }
     }
+    let at = cfg
+        .blocks
+        .iter()
+        .map(|b| {
+            let l = b.insts.iter().find_map(|i| i.loc.as_ref())?;
+            let name = l
+                .file_name
+                .as_deref()
+                .map(String::from)
+                .unwrap_or_else(|| format!("file{}", l.file_index));
+            let short = name.rsplit('/').next().unwrap_or(&name).to_string();
+            Some(format!("{short}:{}", l.line))
+        })
+        .collect();
     Blocks {
         start,
         nblocks: cfg.blocks.len(),
         back_edges,
+        loop_headers: cfg.loops.iter().map(|l| l.header).collect(),
+        at,
         reconv,
     }
 }

@@ -223,14 +223,20 @@ fn finish(
         );
     }
     let insts: Vec<&crate::ptx::Inst> = f.instructions().collect();
-    let mut lines = vec![(0, None); c.block_execs.len()];
+    let mut lines: Vec<(u32, Option<String>)> = blocks.at.iter().map(|a| (0, a.clone())).collect();
     for (pc, b) in blocks.start.iter().enumerate() {
         if let (Some(slot), Some(i)) = (lines.get_mut(*b), insts.get(pc)) {
-            *slot = (i.span.line, i.loc.as_ref().map(|l| l.line));
+            slot.0 = i.span.line;
         }
     }
     let threads: Vec<u64> = c.block_execs.iter().map(|e| e.0).collect();
-    let loops = super::loops::from_edges(&blocks.back_edges, &c.edges, &threads, &lines);
+    let loops = super::loops::from_edges(
+        &blocks.loop_headers,
+        &blocks.back_edges,
+        &c.edges,
+        &threads,
+        &lines,
+    );
     let mut out = BTreeMap::new();
     for (k, addr, len) in buffers {
         out.insert(*k, global.slice(*addr, *len)?.to_vec());

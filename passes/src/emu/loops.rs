@@ -12,10 +12,12 @@ use std::collections::BTreeMap;
 pub struct LoopTrips {
     /// Basic block (CFG index) of the loop header.
     pub header: usize,
+    /// Index of the loop in `Cfg::loops`.
+    pub index: usize,
     /// PTX line of the header's first instruction.
     pub ptx_line: u32,
-    /// Source line of the header (from `.loc`), when the PTX has line info.
-    pub src_line: Option<u32>,
+    /// `file:line` of the header (from `.loc`), when the PTX has line info.
+    pub at: Option<String>,
     /// Thread-level entries into the loop (header executions not over a back edge).
     pub entries: u64,
     /// Thread-level executions of the header.
@@ -25,18 +27,19 @@ pub struct LoopTrips {
 }
 
 impl LoopTrips {
-    /// The hint key a user sets for this loop's trip count: `trip.L<source line>`, or
-    /// `trip.ptx<line>` when the PTX carries no line info.
+    /// The hint key a user sets for this loop's trip count, the same key the static counter
+    /// (`crate::domains`) gives a data-dependent loop: `trip.<file>:<line>` of the header, or
+    /// `trip.loop<index>` when the PTX carries no line info.
     pub fn hint_key(&self) -> String {
-        match self.src_line {
-            Some(l) => format!("trip.L{l}"),
-            None => format!("trip.ptx{}", self.ptx_line),
+        match &self.at {
+            Some(a) => format!("trip.{a}"),
+            None => format!("trip.loop{}", self.index),
         }
     }
 }
 
 /// Hint keys of a set of loops: [`LoopTrips::hint_key`], qualified by the header block
-/// (`trip.L12.bb7`) where several loops share a source line (an unrolled loop and its remainder).
+/// (`trip.k.cu:12.bb7`) where several loops share a source line (an unrolled loop and its remainder).
 pub fn hint_keys(loops: &[LoopTrips]) -> Vec<String> {
     let base: Vec<String> = loops.iter().map(LoopTrips::hint_key).collect();
     base.iter()
@@ -51,29 +54,34 @@ pub fn hint_keys(loops: &[LoopTrips]) -> Vec<String> {
         .collect()
 }
 
-/// Loops from the program's back edges (`(from, to)` blocks with `to <= from`), thread-level
-/// edge traversals and block executions. `lines[b]` gives the PTX and source line of block `b`'s
-/// first instruction. Loops whose header never ran are left out.
+/// Loops from the loop headers (in `Cfg::loops` order), the back edges (`(latch, header)`),
+/// thread-level edge traversals and block executions. `lines[b]` gives the PTX line and
+/// `file:line` of block `b`. Loops whose header never ran are left out.
 pub fn from_edges(
+    headers: &[usize],
     back_edges: &[(usize, usize)],
     edges: &BTreeMap<(usize, usize), u64>,
     block_threads: &[u64],
-    lines: &[(u32, Option<u32>)],
+    lines: &[(u32, Option<String>)],
 ) -> Vec<LoopTrips> {
-    let mut back: BTreeMap<usize, u64> = BTreeMap::new();
-    for e in back_edges {
-        *back.entry(e.1).or_insert(0) += edges.get(e).copied().unwrap_or(0);
-    }
-    back.retain(|h, _| block_threads.get(*h).is_some_and(|n| *n > 0));
-    back.into_iter()
-        .map(|(h, b)| {
+    headers
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| block_threads.get(**h).is_some_and(|n| *n > 0))
+        .map(|(index, &h)| {
+            let b: u64 = back_edges
+                .iter()
+                .filter(|e| e.1 == h)
+                .map(|e| edges.get(e).copied().unwrap_or(0))
+                .sum();
             let execs = block_threads.get(h).copied().unwrap_or(0);
             let entries = execs.saturating_sub(b);
-            let (ptx_line, src_line) = lines.get(h).copied().unwrap_or((0, None));
+            let (ptx_line, at) = lines.get(h).cloned().unwrap_or((0, None));
             LoopTrips {
                 header: h,
+                index,
                 ptx_line,
-                src_line,
+                at,
                 entries,
                 header_execs: execs,
                 mean_trips: if entries == 0 {
@@ -98,11 +106,16 @@ mod tests {
         e.insert((2, 1), 30);
         e.insert((1, 2), 40);
         e.insert((2, 3), 10);
-        let lines = [(1, None), (5, Some(12)), (9, None), (12, None)];
-        let l = from_edges(&[(2, 1)], &e, &[10, 40, 40, 10], &lines);
+        let lines = [
+            (1, None),
+            (5, Some("k.cu:12".to_string())),
+            (9, None),
+            (12, None),
+        ];
+        let l = from_edges(&[1], &[(2, 1)], &e, &[10, 40, 40, 10], &lines);
         assert_eq!(l.len(), 1);
         assert_eq!((l[0].header, l[0].entries, l[0].mean_trips), (1, 10, 4.0));
-        assert_eq!(l[0].hint_key(), "trip.L12");
+        assert_eq!(l[0].hint_key(), "trip.k.cu:12");
         let twice = [
             l[0].clone(),
             LoopTrips {
@@ -110,6 +123,6 @@ mod tests {
                 ..l[0].clone()
             },
         ];
-        assert_eq!(hint_keys(&twice), ["trip.L12.bb1", "trip.L12.bb3"]);
+        assert_eq!(hint_keys(&twice), ["trip.k.cu:12.bb1", "trip.k.cu:12.bb3"]);
     }
 }
