@@ -78,7 +78,7 @@ pub fn build(
                 },
                 _ => None,
             };
-            match c {
+            match c.map(|c| monotone(c, &k)) {
                 Some(c) => {
                     let c0 = c.subst(&k, &LinExpr::constant(0));
                     let c1 = c.subst(&k, &LinExpr::var(&k).add_const(-1));
@@ -163,4 +163,30 @@ pub fn build(
         });
     }
     Domains { blocks, hints }
+}
+
+/// A loop test `e != 0` on an expression that moves monotonically with the counter `k` (nvcc's
+/// down-counting `setp.ne` latches) stays in the loop exactly while `e` has not yet reached 0:
+/// `e > 0` when `e` decreases with `k`, `e < 0` when it increases. This turns the non-convex
+/// disequality into the interval the loop really runs over (loops are assumed to terminate).
+fn monotone(c: Cond, k: &str) -> Cond {
+    if let Cond::Not(inner) = &c {
+        if let Cond::Eq(e) = inner.as_ref() {
+            let a = e
+                .terms
+                .iter()
+                .find(|(at, _)| matches!(at, crate::poly::Atom::Var(v) if v == k))
+                .map(|(_, c)| *c);
+            let floors_in_k = e
+                .terms
+                .keys()
+                .any(|at| matches!(at, crate::poly::Atom::Floor(..)) && at.involves(k));
+            match a {
+                Some(a) if a < 0 && !floors_in_k => return Cond::Ge(e.add_const(-1)),
+                Some(a) if a > 0 && !floors_in_k => return Cond::Ge(e.scale(-1).add_const(-1)),
+                _ => {}
+            }
+        }
+    }
+    c
 }
