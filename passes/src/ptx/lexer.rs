@@ -45,8 +45,8 @@ pub enum Tok {
     #[token("\n", newline)]
     #[token("/*", block_comment)]
     Ignored,
-    /// `.name` / `.name::qual`.
-    #[regex(r"\.[A-Za-z_][A-Za-z0-9_$]*(::[A-Za-z0-9_]+)*")]
+    /// `.name` / `.name::qual` (also `.2d`, `.128`).
+    #[regex(r"\.[A-Za-z0-9_][A-Za-z0-9_$]*(::[A-Za-z0-9_]+)*")]
     Dot,
     #[regex(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]*")]
     Ident,

@@ -239,3 +239,79 @@ fn deep_nesting_is_an_error_not_a_crash() {
         .message
         .contains("nesting too deep"));
 }
+
+#[test]
+fn syntax_zoo() {
+    let src = include_str!("../../tests/fixtures/syntax_zoo.ptx");
+    roundtrip(src);
+    let m = parse(src).unwrap();
+    assert_eq!(m.target, ["sm_90a"]);
+    let names: Vec<&str> = m.globals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "table",
+            "coeff",
+            "half_val",
+            "ptrs",
+            "weak_counter",
+            "common_counter",
+            "tex0",
+            "dyn_smem"
+        ]
+    );
+    assert_eq!(
+        m.globals[0].init,
+        Some(Initializer::List(vec![
+            Initializer::Value(Operand::Imm(1)),
+            Initializer::Value(Operand::Imm(16)),
+            Initializer::Value(Operand::Imm(3)),
+            Initializer::Value(Operand::Imm(0o77)),
+        ]))
+    );
+    assert!(
+        matches!(&m.globals[3].init, Some(Initializer::List(v)) if v[0] == Initializer::Generic("table".into()))
+    );
+    assert_eq!(m.globals[4].linkage, Some(Linkage::Weak));
+    assert_eq!(m.globals[6].ty, PtxType::Texref);
+    let kinds: Vec<&str> = m.directives.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(kinds, ["pragma", "alias"]);
+    assert_eq!(m.directives[1].text, "square_alias, square");
+    assert!(m.function("square_alias").unwrap().is_declaration);
+    assert_eq!(
+        m.function("never_returns").unwrap().perf[0].name,
+        "noreturn"
+    );
+    assert_eq!(m.files[0].extra.as_deref(), Some("1700000000, 1234"));
+    let k = m.function("zoo").unwrap();
+    assert_eq!(k.perf_values("maxnreg"), Some(&[64][..]));
+    assert_eq!(k.shared_bytes(), 512);
+    let insts: Vec<&Inst> = k.instructions().collect();
+    let find = |op: &str| insts.iter().find(|i| i.full_opcode() == op).unwrap();
+    assert_eq!(find("mov.u64").operands[1], Operand::Symbol("table".into()));
+    assert!(insts.iter().any(|i| i.operands.get(1)
+        == Some(&Operand::SymOffset {
+            name: "table".into(),
+            offset: 8
+        })));
+    let tex = find("tex.2d.v4.f32.s32");
+    assert!(matches!(&tex.operands[1], Operand::AddrList(v) if v.len() == 2));
+    assert_eq!(tex.types, [PtxType::F32, PtxType::S32]);
+    let call = find("call.uni");
+    assert_eq!(call.operands[1], Operand::Symbol("square".into()));
+    assert!(k
+        .body
+        .iter()
+        .any(|s| matches!(s, Statement::Block(b) if b.body.len() == 6)));
+    assert!(k
+        .body
+        .iter()
+        .any(|s| matches!(s, Statement::Pragma(p) if p.strings == ["nounroll"])));
+    let st = find("st.global.u32");
+    assert_eq!(
+        st.loc.as_ref().unwrap().file_name.as_deref(),
+        Some("zoo.cu")
+    );
+    assert_eq!(st.loc.as_ref().unwrap().line, 20);
+    assert!(find("exit").is_exit());
+}
