@@ -86,11 +86,11 @@ pub struct Blend {
 impl Blend {
     pub fn new(a: Box<dyn Predictor>, b: Box<dyn Predictor>, alpha: f64) -> Blend {
         let name = format!(
-            "{:.2}*[{}] + {:.2}*[{}]",
+            "{:.2}*{} + {:.2}*{}",
             alpha,
-            a.name(),
+            short(a.name()),
             1.0 - alpha,
-            b.name()
+            short(b.name())
         );
         Blend { a, b, alpha, name }
     }
@@ -102,6 +102,15 @@ impl Predictor for Blend {
     }
     fn predict(&self, x: &Benchmark) -> Curve {
         blend(&self.a.predict(x), &self.b.predict(x), self.alpha)
+    }
+}
+
+/// A model's short name for composite names: its first word, plus `(k=..)` for kNN.
+fn short(name: &str) -> String {
+    let first = name.split_whitespace().next().unwrap_or(name);
+    match name.find("(k=") {
+        Some(i) if first == "kNN" => format!("kNN{}", &name[i..]),
+        _ => first.to_string(),
     }
 }
 
@@ -234,7 +243,7 @@ impl Selected {
             .map(|c| c.0)
             .unwrap_or(Recipe::Baseline);
         let model = best.fit(&TrainSet::micro(ds));
-        let name = format!("C selected by micro CV: {}", model.name());
+        let name = format!("C (micro-CV pick): {}", model.name());
         Selected {
             recipe: best,
             cv,

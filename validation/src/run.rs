@@ -122,9 +122,10 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "model B constants: kappa {:.4}, c0 {}, p {:.1}, DRAM power {:.1} W, core weights {:?}",
+        "model B constants: kappa {:.4}, c0 {} ({}), p {:.1}, DRAM power {:.1} W, core weights {:?}",
         b.kappa,
         b.c0,
+        if b.knee { "h = min(1, c0/n)" } else { "h = c0/(c0+n)" },
         b.p,
         b.a_mem,
         b.w.map(|w| (w * 10.0).round() / 10.0)
