@@ -400,6 +400,7 @@ mod tests {
         ];
         for (mem, cycles) in table {
             let l = p.dm_lat(Clocks::new(400.0, mem));
+            println!("Table II mem {mem}: Eq. 4 {l:.2} vs printed {cycles}");
             assert!((l - cycles).abs() <= 0.15, "mem {mem}: {l} vs {cycles}");
         }
         assert!((p.dm_lat(Clocks::new(700.0, 700.0)) - 500.10).abs() < 1e-9);
