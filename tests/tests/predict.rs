@@ -73,6 +73,7 @@ fn devices_list_and_show() {
     })
     .unwrap();
     assert!(list.lines().count() >= 15, "{list}");
+    snapshot_settings("devices").bind(|| insta::assert_snapshot!("devices_list", list));
     let show = devices::output(&devices::Args {
         name: Some("k20".into()),
         json: false,
