@@ -170,8 +170,10 @@ impl Compiled {
 
     /// Evaluate at `vals` (in `params()` order); `regs` is scratch space reused across calls.
     pub fn eval(&self, vals: &[i64], regs: &mut Vec<i64>) -> f64 {
-        regs.clear();
-        regs.resize(self.ops.len(), 0);
+        if regs.len() != self.ops.len() {
+            regs.clear();
+            regs.resize(self.ops.len(), 0);
+        }
         for (i, op) in self.ops.iter().enumerate() {
             let v = match *op {
                 Op::Param(k) => vals.get(k).copied().unwrap_or(0),

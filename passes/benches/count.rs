@@ -1,0 +1,44 @@
+//! Symbolic counting of the corpus: `analyze_kernel` per kernel (affine recovery, domains,
+//! exact counts of every feature), the cost a build pays per kernel.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use kerncast_passes::count::{analyze_kernel_with, Options};
+use kerncast_passes::ptx::Module;
+
+const KERNELS: &[(&str, &str, [u64; 3])] = &[
+    ("saxpy", "saxpy", [256, 1, 1]),
+    ("vecadd", "vecadd", [256, 1, 1]),
+    ("matmul_tiled", "matmul_tiled", [16, 16, 1]),
+    ("matmul_naive", "matmul_naive", [16, 16, 1]),
+    ("transpose_tiled", "transpose_tiled", [32, 32, 1]),
+    ("stencil5", "stencil5", [16, 16, 1]),
+    ("triangular", "triangular", [128, 1, 1]),
+    ("strided_loop", "strided_loop", [128, 1, 1]),
+    ("reduce_shared", "reduce_shared", [256, 1, 1]),
+    ("dot_unroll4", "dot_unroll4", [256, 1, 1]),
+    ("pb_gemm", "pb_gemm", [32, 8, 1]),
+    ("conv2d", "conv2d", [16, 16, 1]),
+];
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("count");
+    g.sample_size(10);
+    for (file, kernel, block) in KERNELS {
+        let path = format!(
+            "{}/../tests/ptx/nvcc/{file}.ptx",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).expect("corpus PTX");
+        let m = Module::parse(&text).expect("parses");
+        let opts = Options {
+            block: Some(*block),
+        };
+        g.bench_function(*kernel, |b| {
+            b.iter(|| analyze_kernel_with(&m, kernel, &opts).expect("analyses"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
