@@ -188,8 +188,8 @@ impl Analytic {
             }
             // g per core level given (w, a_mem); tie levels with equal core clock.
             let mut g = vec![1.0; t.grid.len()];
-            for gi in 0..t.grid.len() {
-                let core = t.grid[gi].core_mhz;
+            for (gv, clock) in g.iter_mut().zip(t.grid) {
+                let core = clock.core_mhz;
                 let (mut num, mut den) = (0.0, 0.0);
                 for (r, wt) in rows.iter().zip(&wts) {
                     if t.grid[r.gi].core_mhz != core {
@@ -200,7 +200,7 @@ impl Analytic {
                     den += wt * a * a;
                 }
                 if den > 0.0 {
-                    g[gi] = num / den;
+                    *gv = num / den;
                 }
             }
             let g0 = g[t.reference];

@@ -114,12 +114,12 @@ fn parse_err(path: &Path, line: usize, msg: impl Into<String>) -> Error {
     }
 }
 
+/// One benchmark's block of an aggregated CSV: its name and its rows.
+pub type Block = (String, Vec<(Clock, Measurement)>);
+
 /// Parses an aggregated CSV: a name line, then `mem,core,time,power,energy` rows.
-pub fn parse_aggregated(
-    path: &Path,
-    text: &str,
-) -> Result<Vec<(String, Vec<(Clock, Measurement)>)>> {
-    let mut out: Vec<(String, Vec<(Clock, Measurement)>)> = Vec::new();
+pub fn parse_aggregated(path: &Path, text: &str) -> Result<Vec<Block>> {
+    let mut out: Vec<Block> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {

@@ -28,11 +28,12 @@ fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
             return None;
         }
         a.swap(col, piv);
-        for r in 0..d {
+        let pivot = a[col].clone();
+        for (r, row) in a.iter_mut().enumerate() {
             if r != col {
-                let f = a[r][col] / a[col][col];
-                for c in col..=d {
-                    a[r][c] -= f * a[col][c];
+                let f = row[col] / pivot[col];
+                for (x, p) in row.iter_mut().zip(&pivot).skip(col) {
+                    *x -= f * p;
                 }
             }
         }
