@@ -80,6 +80,9 @@ pub struct KernelStats {
     #[serde(skip)]
     pub feature_keys: BTreeMap<Feature, QPoly>,
     pub pending_mem: Vec<PendingMem>,
+    /// Global and local accesses, for the sectors and lines of each warp access (`bind`).
+    #[serde(skip)]
+    pub accesses: Vec<AccessRecord>,
     /// Per CFG block: (thread executions, warp executions).
     pub block_execs: BTreeMap<usize, (QPoly, QPoly)>,
     #[serde(skip)]
@@ -181,6 +184,7 @@ pub fn analyze_function(
         &QPoly::from_poly(nblocks.scale(&rat(tpb.div_ceil(32) as i128))),
     );
     let mut pending_mem = Vec::new();
+    let mut accesses: Vec<AccessRecord> = Vec::new();
     let mut block_execs = BTreeMap::new();
     for (b, bb) in cfg.blocks.iter().enumerate() {
         if !cfg.reachable(b) {
@@ -197,6 +201,7 @@ pub fn analyze_function(
         let mut env = vals.entry[b].clone();
         for inst in &bb.insts {
             let guarded = inst.pred.is_some() && !classify::counts_when_guard_false(inst);
+            let mut icond = d.cond.clone();
             let (tq, wq) = if guarded {
                 let g = inst.pred.as_ref().expect("checked");
                 let c = match env.get(&g.reg) {
@@ -210,6 +215,7 @@ pub fn analyze_function(
                 match c {
                     Some(c) => {
                         let cc = d.cond.clone().and(c);
+                        icond = cc.clone();
                         (
                             counter
                                 .count(&d.counters, &cc, false)
@@ -270,6 +276,16 @@ pub fn analyze_function(
             }
             if let Some((space, dir, bits, nc)) = classify::mem_access(inst) {
                 let addr = affine::address(f, inst, &env, block);
+                if classify::counts_sectors(space) {
+                    accesses.push(AccessRecord {
+                        counters: d.counters.clone(),
+                        cond: icond.clone(),
+                        addr: addr.clone(),
+                        width: (bits as u64).div_ceil(8),
+                        space,
+                        dir,
+                    });
+                }
                 match stride(addr.as_ref(), bits, block) {
                     Ok(stride) => {
                         for (g, q) in [(Granularity::Thread, &tq), (Granularity::Warp, &wq)] {
@@ -350,6 +366,7 @@ pub fn analyze_function(
             .collect(),
         feature_keys: features,
         pending_mem,
+        accesses,
         block_execs,
         hints: doms.hints,
         assumptions,
@@ -424,6 +441,84 @@ fn stride(addr: Option<&Poly>, bits: u16, block: [u64; 3]) -> Result<StrideClass
         }
         _ => Err(coef),
     }
+}
+
+/// One global/local memory instruction: its domain and address, for sector and line counts.
+#[derive(Clone, Debug)]
+pub struct AccessRecord {
+    pub counters: Vec<String>,
+    pub cond: Cond,
+    pub addr: Option<Poly>,
+    pub width: u64,
+    pub space: Space,
+    pub dir: Dir,
+}
+
+/// Distinct `seg`-byte segments touched per warp access, summed over the launch: the points
+/// (ctaid, warp, counters, segment) for which some thread of the warp in the domain touches the
+/// segment. Bases of buffers are taken as 256-byte aligned (as `cudaMalloc` and the emulator
+/// allocate), so pointer parameters count as 0. `None` when the address is not affine once the
+/// parameters are fixed.
+fn segments(
+    r: &AccessRecord,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    seg: u64,
+) -> Result<Option<f64>, CountError> {
+    let Some(addr) = &r.addr else {
+        return Ok(None);
+    };
+    let is_dim = |v: &str| {
+        v.starts_with("tid_") || v.starts_with("ctaid_") || r.counters.iter().any(|k| k == v)
+    };
+    let mut vars = BTreeSet::new();
+    addr.vars(&mut vars);
+    let mut a = addr.clone();
+    for v in vars.iter().filter(|v| !is_dim(v)) {
+        let val = env.get(v.as_str()).copied().unwrap_or(0);
+        a = a.subst(v, &crate::poly::LinExpr::constant(val));
+    }
+    let Some(off) = affine::as_lin(&a) else {
+        return Ok(None);
+    };
+    let mut cvars = BTreeSet::new();
+    r.cond.vars(&mut cvars);
+    let mut fixed = Vec::new();
+    for v in cvars.iter().filter(|v| !is_dim(v)) {
+        fixed.push(format!(
+            "{v} = {}",
+            env.get(v.as_str()).copied().unwrap_or(0)
+        ));
+    }
+    for d in ["x", "y", "z"] {
+        fixed.push(format!(
+            "nctaid_{d} = {}",
+            env.get(&format!("nctaid_{d}")).copied().unwrap_or(1)
+        ));
+    }
+    let mut params: BTreeSet<String> = cvars.iter().filter(|v| !is_dim(v)).cloned().collect();
+    params.extend(
+        ["nctaid_x", "nctaid_y", "nctaid_z"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let [nx, ny, nz] = block;
+    let ks = r.counters.join(", ");
+    let sep = if r.counters.is_empty() { "" } else { ", " };
+    let off = affine::isl_lin(&off);
+    let text = format!(
+        "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, warp{sep}{ks}, seg] : {} and 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and exists (tid_x, tid_y, tid_z : 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31 and {seg} seg <= {off} + {} and {off} <= {seg} seg + {}) }}",
+        params.into_iter().collect::<Vec<_>>().join(", "),
+        fixed.join(" and "),
+        r.cond.to_isl(),
+        nx * ny,
+        r.width - 1,
+        seg - 1,
+    );
+    let ctx = Ctx::new();
+    let set = Set::parse(&ctx, &text)?;
+    let q = poly_mod::count(&set)?;
+    Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
 }
 
 struct DomainCounter {
@@ -572,6 +667,38 @@ impl KernelStats {
                 }
             }
         }
+        let mut assumptions = self.assumptions.clone();
+        for r in &self.accesses {
+            let cerr = |e: CountError| AnalyzeError::Count {
+                kernel: self.kernel.clone(),
+                block: "sectors".into(),
+                source: e,
+            };
+            let sec = segments(r, self.block, &env, 32).map_err(cerr)?;
+            let lin = segments(r, self.block, &env, 128).map_err(cerr)?;
+            match (sec, lin) {
+                (Some(s), Some(l)) => {
+                    for (k, v) in [
+                        (Feature::Sectors { space: r.space, dir: r.dir }, s),
+                        (Feature::Lines { space: r.space, dir: r.dir }, l),
+                    ] {
+                        if v != 0.0 {
+                            *features.entry(k).or_insert(0.0) += v;
+                        }
+                    }
+                }
+                _ => assumptions.push(Assumption {
+                    hint_key: "sectors".into(),
+                    what: format!(
+                        "sectors and lines of a {:?} {:?} access whose address is not affine: not counted",
+                        r.space, r.dir
+                    ),
+                    default: 0.0,
+                    from_user: false,
+                    at: None,
+                }),
+            }
+        }
         let mut block_execs = BTreeMap::new();
         for (b, (t, wq)) in &self.block_execs {
             block_execs.insert(
@@ -582,7 +709,6 @@ impl KernelStats {
                 },
             );
         }
-        let mut assumptions = self.assumptions.clone();
         for a in &mut assumptions {
             if let Some(v) = w.hints.get(&a.hint_key) {
                 a.default = *v;

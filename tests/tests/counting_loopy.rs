@@ -30,7 +30,7 @@ fn op(kind: OpKind, ty: DType, gran: Granularity) -> Feature {
     Feature::Op { kind, ty, gran }
 }
 
-/// Every op, memory and barrier key the counter produces equals the emulator's.
+/// Every op, memory, barrier, sector and line key equals the emulator's.
 fn agrees_with_emulator(
     s: &BoundStats,
     m: &Module,
