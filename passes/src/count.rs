@@ -17,7 +17,7 @@ use crate::poly::poly::{rat, rat_to_f64};
 use crate::poly::{self as poly_mod, Atom, CountError, Poly, QPoly};
 use crate::ptx::{Function, Module};
 use crate::stats::{
-    Assumption, BlockExecs, BoundStats, DType, Dir, Feature, Granularity, Launch, OpKind, Space,
+    Assumption, BlockExecs, BoundStats, Dir, Feature, Granularity, Launch, OpKind, Space,
     StrideClass,
 };
 use serde::Serialize;
@@ -328,7 +328,8 @@ pub fn analyze_function(
                     &wq,
                 );
             }
-            step_env(f, inst, &mut env, block);
+            // replay the instruction so later predicates in the block see their values
+            affine::transfer(f, inst, &mut env, block);
         }
     }
     for h in &doms.hints {
@@ -373,18 +374,6 @@ pub fn analyze_function(
         shared_bytes: f.shared_bytes(),
         function: Some(f.clone()),
     })
-}
-
-/// Replays one instruction on the register environment (for predicates within a block).
-fn step_env(f: &Function, inst: &crate::ptx::Inst, env: &mut affine::Env, block: [u64; 3]) {
-    // the affine pass's transfer function, reused through a one-instruction block
-    let mut tmp = env.clone();
-    affine_step(f, inst, &mut tmp, block);
-    *env = tmp;
-}
-
-fn affine_step(f: &Function, inst: &crate::ptx::Inst, env: &mut affine::Env, block: [u64; 3]) {
-    affine::transfer(f, inst, env, block);
 }
 
 /// Stride class of an access from its address polynomial; `Err(coef)` when the lane stride
@@ -764,7 +753,3 @@ impl KernelStats {
         s
     }
 }
-
-/// Unused-type guard: keeps `DType` in the public vocabulary used by this module's docs.
-#[allow(dead_code)]
-fn _vocab(_: DType) {}
