@@ -184,7 +184,7 @@ impl Inst {
         self.modifiers.iter().find_map(|m| StateSpace::from_name(m))
     }
     pub fn is_load(&self) -> bool {
-        matches!(self.opcode.as_str(), "ld" | "ldu" | "ld_global_nc")
+        matches!(self.opcode.as_str(), "ld" | "ldu")
     }
     pub fn is_store(&self) -> bool {
         self.opcode == "st"
