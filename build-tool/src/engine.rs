@@ -78,9 +78,9 @@ pub trait Prepared: Send + Sync {
 ///
 /// Exact for kernels whose control flow does not depend on buffer contents. A launch of at most
 /// `direct_threads` threads is emulated whole. A larger one is emulated at five smaller sizes
-/// (the size parameters the grid depends on, halved repeatedly), each count is interpolated as a
-/// cubic along that ray through the four largest samples, checked against the fifth, and
-/// evaluated at the real size. Counts of affine kernels are (quasi-)polynomials of degree ≤ 3 in
+/// (the size parameters the grid depends on, at consecutive multiples of lcm(32, block sizes)
+/// that fit the budget), each count is interpolated as a cubic along that ray through the four
+/// largest samples, checked against the fifth, and evaluated at the real size. Counts of affine kernels are (quasi-)polynomials of degree ≤ 3 in
 /// the sizes, so the check passes exactly when the sizes keep their residues; when it fails the
 /// report's notes name the features that did not fit. Every report made with it says so.
 pub struct EmulatorCounter {
@@ -313,25 +313,26 @@ impl EmuPrepared {
                 roots,
             });
         }
-        let scaled = |j: u32| -> Option<(f64, Workload)> {
+        // Samples are multiples of g = lcm(32, block sizes) of the first size root (the others
+        // keep their ratio to it), so every sample has whole blocks and whole 128-byte lines, the
+        // condition under which counts of affine kernels are one polynomial in the size.
+        let v0 = *w.params.get(&roots[0]).ok_or("size root without a value")? as f64;
+        let g = w.block.iter().fold(32u64, |a, b| lcm(a, (*b).max(1))) as i64;
+        let at = |s: i64| -> Option<(f64, Workload)> {
+            let x = s.checked_mul(g)?;
             let mut o = overrides.clone();
-            let mut x = 0.0;
-            for (i, r) in roots.iter().enumerate() {
-                let sv = *w.params.get(r)? >> j;
-                if sv < 1 {
-                    return None;
-                }
-                if i == 0 {
-                    x = sv as f64;
-                }
-                o.insert(r.clone(), sv);
+            for r in &roots {
+                let v = *w.params.get(r)? as f64;
+                let sv = ((v / v0 * x as f64) / g as f64).round() as i64 * g;
+                o.insert(r.clone(), sv.max(1));
             }
             let ws = spec.resolve_with(&o).ok()?;
-            Some((x, ws))
+            Some((x as f64, ws))
         };
-        let mut j0 = 1;
-        while j0 < 40 && scaled(j0).is_some_and(|(_, ws)| threads(&ws) > self.direct_threads) {
-            j0 += 1;
+        // Largest multiple whose launch fits the thread budget (at least 5, for five samples).
+        let mut top = ((v0 as i64) / g).max(5);
+        while top > 5 && at(top).is_none_or(|(_, ws)| threads(&ws) > self.direct_threads) {
+            top = (top / 2).max(5);
         }
         let too_small = || {
             format!(
@@ -341,20 +342,31 @@ impl EmuPrepared {
         };
         // The largest sample must also fit the step budget (work per thread grows with the size).
         let first = loop {
-            let (x, ws) = scaled(j0).ok_or_else(too_small)?;
+            let (x, ws) = at(top).ok_or_else(too_small)?;
             match self.run_steps(&ws, params, self.sample_steps) {
                 Ok(s) => break (x, s),
-                Err((true, _)) if j0 < 40 => j0 += 1,
+                Err((true, _)) if top > 5 => top = (top / 2).max(5),
                 Err((_, m)) => return Err(m),
             }
         };
         let mut pts = vec![first];
-        for j in j0 + 1..j0 + 5 {
-            let (x, ws) = scaled(j).ok_or_else(too_small)?;
+        for s in (top - 4..top).rev() {
+            let (x, ws) = at(s).ok_or_else(too_small)?;
             pts.push((x, self.run(&ws, params)?));
         }
         Ok(Samples { pts, roots })
     }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b) * b
 }
 
 /// Lagrange interpolation through the first four samples (t, value), evaluated at t.

@@ -6,7 +6,7 @@ use kerncast::lower::LowerOptions;
 use kerncast::rank::{rank, render, Objective, RankOptions};
 
 const MATMUL: &str = r#"// Tiled matmul with a compile-time tile size.
-// kerncast: workload n=128 grid=(n/TILE,n/TILE) block=(TILE,TILE)
+// kerncast: workload n=64 grid=(n/TILE,n/TILE) block=(TILE,TILE)
 #ifndef TILE
 #define TILE 16
 #endif
@@ -42,7 +42,7 @@ fn ranks_tile_sizes_and_workloads() {
         kernel: Some("matmul_tiled".into()),
         vary: vec![
             ("TILE".into(), vec!["16".into(), "8".into()]),
-            ("n".into(), vec!["128".into(), "64".into()]),
+            ("n".into(), vec!["64".into(), "32".into()]),
         ],
         objective: Objective::Time,
         device: "gtx-titan-x".into(),
@@ -57,18 +57,18 @@ fn ranks_tile_sizes_and_workloads() {
     for w in r.ranked.windows(2) {
         assert!(w[0].time_s <= w[1].time_s, "sorted by time");
     }
-    // The reference point (TILE=16, n=128) has speed-up 1.
+    // The reference point (TILE=16, n=64) has speed-up 1.
     let refp = r
         .ranked
         .iter()
-        .find(|x| x.values["TILE"] == "16" && x.values["n"] == "128")
+        .find(|x| x.values["TILE"] == "16" && x.values["n"] == "64")
         .expect("reference ranked");
     assert!((refp.speedup - 1.0).abs() < 1e-12);
     // Half the problem size is faster than the full one at the same tile.
     let small = r
         .ranked
         .iter()
-        .find(|x| x.values["TILE"] == "16" && x.values["n"] == "64")
+        .find(|x| x.values["TILE"] == "16" && x.values["n"] == "32")
         .unwrap();
     assert!(small.speedup > 1.0, "{small:?}");
     let text = render(&r, 3);
