@@ -116,6 +116,7 @@ pub fn plot_app(
         .legend(|(x, y)| TriangleMarker::new((x + 10, y), 5, RGBColor(44, 160, 44).filled()));
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .label_font(("sans-serif", 11))
