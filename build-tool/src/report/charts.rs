@@ -224,6 +224,7 @@ pub fn scaling(k: &KernelReport) -> Option<String> {
             .x_desc(s.param.clone())
             .y_desc("time (µs)")
             .x_labels(4)
+            .y_labels(5)
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{v:.3}"))
             .draw()?;
