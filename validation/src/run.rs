@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// Seed of the LSTM training (initialisation and batch order).
 pub const SEED: u64 = 42;
 /// Epochs of the shipped LSTM training.
-pub const EPOCHS: usize = 40;
+pub const EPOCHS: usize = 60;
 /// Learning-rate multiplier of the shipped LSTM training.
 pub const LR_SCALE: f64 = 1.0;
 

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long)]
     pub train_lstm: bool,
     /// LSTM training epochs.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 60)]
     pub epochs: usize,
     /// Skip the LSTM (model A).
     #[arg(long)]
