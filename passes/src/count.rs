@@ -11,6 +11,7 @@
 use crate::affine::{self, Cond, Val};
 use crate::cfg::Cfg;
 use crate::classify::{self, warp::from_coefficient};
+use crate::domain_count::DomainCounter;
 use crate::domains::{self, HintParam};
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::poly::{rat, rat_to_f64};
@@ -21,7 +22,7 @@ use crate::stats::{
     StrideClass,
 };
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -154,12 +155,7 @@ pub fn analyze_function(
     let cfg = Cfg::build(f);
     let vals = affine::analyze(f, &cfg, block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
-    let ctx = Ctx::new();
-    let mut counter = DomainCounter {
-        ctx,
-        block,
-        cache: HashMap::new(),
-    };
+    let mut counter = DomainCounter::new(block);
     let err = |b: usize, e: CountError| AnalyzeError::Count {
         kernel: f.name.clone(),
         block: cfg.blocks[b].name(),
@@ -508,59 +504,6 @@ fn segments(
     let set = Set::parse(&ctx, &text)?;
     let q = poly_mod::count(&set)?;
     Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
-}
-
-struct DomainCounter {
-    ctx: Ctx,
-    block: [u64; 3],
-    cache: HashMap<String, QPoly>,
-}
-
-impl DomainCounter {
-    /// Count a domain at thread or warp granularity.
-    fn count(&mut self, counters: &[String], cond: &Cond, warp: bool) -> Result<QPoly, CountError> {
-        let [nx, ny, nz] = self.block;
-        let mut vars = BTreeSet::new();
-        cond.vars(&mut vars);
-        let mut params: BTreeSet<String> = ["nctaid_x", "nctaid_y", "nctaid_z"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        for v in vars {
-            let dim = v.starts_with("tid_") || v.starts_with("ctaid_") || counters.contains(&v);
-            if !dim {
-                params.insert(v);
-            }
-        }
-        let params: Vec<String> = params.into_iter().collect();
-        let tids = format!(
-            "0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {}",
-            cond.to_isl()
-        );
-        let grid =
-            "0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z";
-        let ks = counters.join(", ");
-        let sep = if counters.is_empty() { "" } else { ", " };
-        let text = if warp {
-            format!(
-                "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, warp{sep}{ks}] : {grid} and exists (tid_x, tid_y, tid_z : {tids} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31) }}",
-                params.join(", "),
-                nx * ny
-            )
-        } else {
-            format!(
-                "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z{sep}{ks}] : {grid} and {tids} }}",
-                params.join(", ")
-            )
-        };
-        if let Some(q) = self.cache.get(&text) {
-            return Ok(q.clone());
-        }
-        let set = Set::parse(&self.ctx, &text)?;
-        let q = poly_mod::count(&set)?;
-        self.cache.insert(text, q.clone());
-        Ok(q)
-    }
 }
 
 impl KernelStats {

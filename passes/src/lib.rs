@@ -5,6 +5,7 @@ pub mod affine;
 pub mod cfg;
 pub mod classify;
 pub mod count;
+pub mod domain_count;
 pub mod domains;
 pub mod emu;
 pub mod poly;
