@@ -7,73 +7,9 @@
 use crate::analytic::Analytic;
 use crate::baseline::Baseline;
 use crate::data::{Benchmark, Dataset};
-use crate::features::Features;
-use crate::metrics::{mean, rel_err_pct, Curve};
+use crate::knn::{Avg, Knn, Space};
+use crate::metrics::{mean, score_app, Curve};
 use crate::model::{Predictor, TrainSet};
-
-/// k nearest micro-benchmarks in standardised feature space; geometric mean of their curves.
-pub struct Knn {
-    k: usize,
-    mu: Vec<f64>,
-    sd: Vec<f64>,
-    points: Vec<(Vec<f64>, Curve)>,
-    name: String,
-}
-
-impl Knn {
-    pub fn fit(t: &TrainSet, k: usize) -> Knn {
-        let xs: Vec<Vec<f64>> = t.benches.iter().map(|b| Features::of(b).vector()).collect();
-        let d = xs[0].len();
-        let n = xs.len() as f64;
-        let mu: Vec<f64> = (0..d)
-            .map(|j| xs.iter().map(|x| x[j]).sum::<f64>() / n)
-            .collect();
-        let sd: Vec<f64> = (0..d)
-            .map(|j| (xs.iter().map(|x| (x[j] - mu[j]).powi(2)).sum::<f64>() / n).sqrt() + 1e-9)
-            .collect();
-        let z = |x: &Vec<f64>| -> Vec<f64> { (0..d).map(|j| (x[j] - mu[j]) / sd[j]).collect() };
-        let points = xs.iter().map(&z).zip(t.targets.iter().cloned()).collect();
-        Knn {
-            k,
-            mu,
-            sd,
-            points,
-            name: format!("kNN over instruction mix (k={k})"),
-        }
-    }
-}
-
-impl Predictor for Knn {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn predict(&self, b: &Benchmark) -> Curve {
-        let x = Features::of(b).vector();
-        let z: Vec<f64> = x
-            .iter()
-            .enumerate()
-            .map(|(j, v)| (v - self.mu[j]) / self.sd[j])
-            .collect();
-        let mut d: Vec<(f64, usize)> = self
-            .points
-            .iter()
-            .enumerate()
-            .map(|(i, (p, _))| (p.iter().zip(&z).map(|(a, b)| (a - b).powi(2)).sum(), i))
-            .collect();
-        d.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let k = self.k.min(d.len());
-        let n = self.points[0].1.len();
-        let mut out = vec![[0.0; 3]; n];
-        for &(_, i) in &d[..k] {
-            for (o, v) in out.iter_mut().zip(&self.points[i].1) {
-                for c in 0..3 {
-                    o[c] += v[c].ln() / k as f64;
-                }
-            }
-        }
-        out.iter().map(|o| o.map(f64::exp)).collect()
-    }
-}
 
 /// Log-space blend: exp(α·ln a + (1−α)·ln b), per factor.
 pub struct Blend {
@@ -105,11 +41,16 @@ impl Predictor for Blend {
     }
 }
 
-/// A model's short name for composite names: its first word, plus `(k=..)` for kNN.
+/// A model's short name for composite names: its first word, plus the space and `(k=..)` for kNN.
 fn short(name: &str) -> String {
     let first = name.split_whitespace().next().unwrap_or(name);
+    let space = if name.contains("memory") {
+        "mem"
+    } else {
+        "mix"
+    };
     match name.find("(k=") {
-        Some(i) if first == "kNN" => format!("kNN{}", &name[i..]),
+        Some(i) if first == "kNN" => format!("kNN-{space}{}", &name[i..]),
         _ => first.to_string(),
     }
 }
@@ -119,21 +60,34 @@ fn short(name: &str) -> String {
 pub enum Recipe {
     Baseline,
     Analytic,
-    Knn(usize),
+    Knn(usize, Space, Avg),
     AnalyticBaseline(f64),
-    AnalyticKnn(f64, usize),
+    AnalyticKnn(f64, usize, Space, Avg),
 }
+
+/// Neighbour counts tried.
+const KS: [usize; 4] = [3, 5, 10, 20];
+const SPACES: [Space; 2] = [Space::Mix, Space::Mem];
+const AVGS: [Avg; 3] = [Avg::Geo, Avg::Arith, Avg::RelMedian];
 
 impl Recipe {
     pub fn candidates() -> Vec<Recipe> {
         let mut v = vec![Recipe::Baseline, Recipe::Analytic];
-        for k in [3, 5, 10, 20] {
-            v.push(Recipe::Knn(k));
+        for s in SPACES {
+            for a in AVGS {
+                for k in KS {
+                    v.push(Recipe::Knn(k, s, a));
+                }
+            }
         }
-        for a in [0.25, 0.5, 0.75] {
-            v.push(Recipe::AnalyticBaseline(a));
-            for k in [5, 10] {
-                v.push(Recipe::AnalyticKnn(a, k));
+        for al in [0.25, 0.5, 0.75] {
+            v.push(Recipe::AnalyticBaseline(al));
+            for s in SPACES {
+                for a in AVGS {
+                    for k in [5, 10] {
+                        v.push(Recipe::AnalyticKnn(al, k, s, a));
+                    }
+                }
             }
         }
         v
@@ -143,16 +97,16 @@ impl Recipe {
         match self {
             Recipe::Baseline => Box::new(Baseline::fit(t)),
             Recipe::Analytic => Box::new(Analytic::fit(t)),
-            Recipe::Knn(k) => Box::new(Knn::fit(t, k)),
-            Recipe::AnalyticBaseline(a) => Box::new(Blend::new(
+            Recipe::Knn(k, s, a) => Box::new(Knn::fit(t, k, s, a)),
+            Recipe::AnalyticBaseline(al) => Box::new(Blend::new(
                 Box::new(Analytic::fit(t)),
                 Box::new(Baseline::fit(t)),
-                a,
+                al,
             )),
-            Recipe::AnalyticKnn(a, k) => Box::new(Blend::new(
+            Recipe::AnalyticKnn(al, k, s, a) => Box::new(Blend::new(
                 Box::new(Analytic::fit(t)),
-                Box::new(Knn::fit(t, k)),
-                a,
+                Box::new(Knn::fit(t, k, s, a)),
+                al,
             )),
         }
     }
@@ -170,14 +124,16 @@ pub fn family(name: &str) -> String {
     }
 }
 
-/// Leave-one-family-out CV scores of every recipe: mean relative errors (%) of time, power and
-/// energy on the held-out micro-benchmarks. The base models are fitted once per fold and the blends
+/// Leave-one-family-out CV scores of every recipe on the held-out micro-benchmarks: mean relative
+/// errors (%) of time, power and energy, and the regret (percentage points of energy vs F_max
+/// between the measured minimum and the predicted minimum-energy clocks), the quantity a DVFS
+/// governor acting on the prediction pays. The base models are fitted once per fold and the blends
 /// composed from their held-out predictions.
-pub fn cv_scores(ds: &Dataset, recipes: &[Recipe]) -> Vec<[f64; 3]> {
+pub fn cv_scores(ds: &Dataset, recipes: &[Recipe]) -> Vec<[f64; 4]> {
     let mut fams: Vec<String> = ds.micro.iter().map(|b| family(&b.name)).collect();
     fams.sort();
     fams.dedup();
-    let mut errs: Vec<[Vec<f64>; 3]> = vec![Default::default(); recipes.len()];
+    let mut errs: Vec<[Vec<f64>; 4]> = vec![Default::default(); recipes.len()];
     for f in &fams {
         let train: Vec<Benchmark> = ds
             .micro
@@ -188,32 +144,43 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe]) -> Vec<[f64; 3]> {
         let t = TrainSet::of(ds, &train);
         let base = Baseline::fit(&t);
         let ana = Analytic::fit(&t);
-        let knns: Vec<(usize, Knn)> = [3, 5, 10, 20].map(|k| (k, Knn::fit(&t, k))).into();
+        let mut knns = Vec::new();
+        for s in SPACES {
+            for a in AVGS {
+                for k in KS {
+                    knns.push(((k, s, a), Knn::fit(&t, k, s, a)));
+                }
+            }
+        }
         for b in ds.micro.iter().filter(|b| family(&b.name) == *f) {
-            let y = ds.scaling(b);
             let pb = base.predict(b);
             let pa = ana.predict(b);
-            let pk: Vec<(usize, Curve)> = knns.iter().map(|(k, m)| (*k, m.predict(b))).collect();
-            let knn = |k: usize| pk.iter().find(|p| p.0 == k).map(|p| p.1.clone());
+            let pk: Vec<_> = knns.iter().map(|(key, m)| (*key, m.predict(b))).collect();
+            let knn =
+                |key: (usize, Space, Avg)| pk.iter().find(|p| p.0 == key).map(|p| p.1.clone());
             for (ri, r) in recipes.iter().enumerate() {
                 let p = match *r {
                     Recipe::Baseline => Some(pb.clone()),
                     Recipe::Analytic => Some(pa.clone()),
-                    Recipe::Knn(k) => knn(k),
-                    Recipe::AnalyticBaseline(a) => Some(blend(&pa, &pb, a)),
-                    Recipe::AnalyticKnn(a, k) => knn(k).map(|pk| blend(&pa, &pk, a)),
+                    Recipe::Knn(k, s, a) => knn((k, s, a)),
+                    Recipe::AnalyticBaseline(al) => Some(blend(&pa, &pb, al)),
+                    Recipe::AnalyticKnn(al, k, s, a) => {
+                        knn((k, s, a)).map(|pk| blend(&pa, &pk, al))
+                    }
                 };
                 let Some(p) = p else { continue };
-                for (pp, yy) in p.iter().zip(&y) {
+                let sc = score_app(ds, b, &p);
+                for e in &sc.errors {
                     for k in 0..3 {
-                        errs[ri][k].push(rel_err_pct(pp[k], yy[k]));
+                        errs[ri][k].push(e[k]);
                     }
                 }
+                errs[ri][3].push(sc.oracle_vs_fmax - sc.saved_vs_fmax);
             }
         }
     }
     errs.iter()
-        .map(|e| [mean(&e[0]), mean(&e[1]), mean(&e[2])])
+        .map(|e| [mean(&e[0]), mean(&e[1]), mean(&e[2]), mean(&e[3])])
         .collect()
 }
 
@@ -227,7 +194,7 @@ fn blend(a: &Curve, b: &Curve, alpha: f64) -> Curve {
 /// Model C: the recipe with the best CV score, re-fitted on all micro-benchmarks.
 pub struct Selected {
     pub recipe: Recipe,
-    pub cv: Vec<(Recipe, [f64; 3])>,
+    pub cv: Vec<(Recipe, [f64; 4])>,
     pub model: Box<dyn Predictor>,
     name: String,
 }
@@ -236,7 +203,7 @@ impl Selected {
     pub fn select(ds: &Dataset) -> Selected {
         let recipes = Recipe::candidates();
         let scores = cv_scores(ds, &recipes);
-        let cv: Vec<(Recipe, [f64; 3])> = recipes.into_iter().zip(scores).collect();
+        let cv: Vec<(Recipe, [f64; 4])> = recipes.into_iter().zip(scores).collect();
         let best = cv
             .iter()
             .min_by(|a, b| mean(&a.1).total_cmp(&mean(&b.1)))

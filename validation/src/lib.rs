@@ -13,6 +13,7 @@ pub mod analytic;
 pub mod baseline;
 pub mod combined;
 pub mod features;
+pub mod knn;
 pub mod linalg;
 pub mod lstm;
 pub mod metrics;

@@ -132,17 +132,19 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     );
     let _ = writeln!(
         text,
-        "model C candidates (micro CV: time%, power%, energy%):"
+        "model C candidates (leave-one-family-out CV on the micro-benchmarks: time%, power%, energy%, \
+         regret% = oracle saving - saving at the predicted clocks; the pick minimises their mean):"
     );
     for (r, s) in &c.cv {
         let mark = if *r == c.recipe { " <- selected" } else { "" };
         let _ = writeln!(
             text,
-            "  {:<28} {:>6.2} {:>6.2} {:>6.2}{mark}",
+            "  {:<36} {:>6.2} {:>6.2} {:>6.2} {:>6.2}{mark}",
             format!("{r:?}"),
             s[0],
             s[1],
-            s[2]
+            s[2],
+            s[3]
         );
     }
     models.push(Box::new(b));
