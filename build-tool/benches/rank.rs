@@ -22,6 +22,7 @@ fn bench(c: &mut Criterion) {
     let counter = default_counter();
     let prepared = counter.prepare(&module, &entry).expect("prepare");
     let target = Target::load("gtx-titan-x", "auto").expect("device");
+    let blocks = target.blocks(&module, &entry).expect("scheduler blocks");
     let points: Vec<BTreeMap<String, i64>> = (0..10_000)
         .map(|k| {
             [("n".to_string(), (1i64 << 20) + 256 * k)]
@@ -30,13 +31,27 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     // Warm the prepared kernel's samples once, as the first point of a sweep does.
-    let first = predict_points(prepared.as_ref(), &spec, &sk.params, &points[..1], &target);
+    let first = predict_points(
+        prepared.as_ref(),
+        &spec,
+        &sk.params,
+        &points[..1],
+        &target,
+        &blocks,
+    );
     assert!(first[0].is_ok(), "{:?}", first[0]);
     let mut g = c.benchmark_group("rank");
     g.sample_size(10);
     g.bench_function("10k_workload_points_saxpy", |b| {
         b.iter(|| {
-            let r = predict_points(prepared.as_ref(), &spec, &sk.params, &points, &target);
+            let r = predict_points(
+                prepared.as_ref(),
+                &spec,
+                &sk.params,
+                &points,
+                &target,
+                &blocks,
+            );
             assert_eq!(r.len(), points.len());
             r
         })

@@ -24,6 +24,23 @@ impl Cache {
             .unwrap_or_else(|| PathBuf::from("target/kerncast-cache"))
     }
 
+    /// Identity of the running binary (its size and modification time): the crate version alone
+    /// does not change when the tool is rebuilt with different models or counters, and a
+    /// rebuilt tool must not reuse results of the old one.
+    pub fn tool_fingerprint() -> String {
+        std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .map(|m| {
+                let t = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{}:{t}", m.len())
+            })
+            .unwrap_or_default()
+    }
+
     /// A key from the parts a result depends on (length-prefixed, so parts cannot run together).
     pub fn key(parts: &[&str]) -> String {
         let mut h = Sha256::new();

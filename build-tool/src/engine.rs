@@ -5,11 +5,14 @@
 //! it lands) without touching any renderer, and lets rank reuse a prepared kernel across
 //! thousands of workloads.
 
-use crate::report::{Component, DvfsPoint, Roofline};
+use crate::report::{Component, DvfsPoint, ModelResult, Roofline};
 use crate::workload::{Workload, WorkloadSpec};
 use kerncast_models::model::Model;
 use kerncast_models::power::PhysicalPowerParams;
+use kerncast_models::schedule::adapter::blocks_from_cfg;
+use kerncast_models::schedule::dag::SchedInst;
 use kerncast_models::{sweep, Device, ModelInput};
+use kerncast_passes::cfg::Cfg;
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Module, PtxType};
 use kerncast_passes::stats::{Assumption, BoundStats, DType, Dir, Feature, Launch, OpKind, Space};
@@ -27,6 +30,8 @@ pub trait Counter: Send + Sync {
 pub struct Bound {
     pub stats: BoundStats,
     pub notes: Vec<String>,
+    /// The back end that produced these counts (a counter may fall back to another).
+    pub counter: String,
 }
 
 /// A kernel ready to be bound to workloads.
@@ -47,6 +52,7 @@ pub trait Prepared: Send + Sync {
         Ok(Bound {
             stats: self.bind(&w, params)?,
             notes: Vec::new(),
+            counter: self.counter().to_string(),
         })
     }
     /// Counts with the size parameters (see [`WorkloadSpec::size_roots`]) scaled by each factor,
@@ -71,6 +77,9 @@ pub trait Prepared: Send + Sync {
     /// Whether binding is cheap (symbolic) or runs the kernel (emulation): decides how many
     /// extra workloads the time-vs-size chart and rank sweeps evaluate.
     fn cheap(&self) -> bool;
+
+    /// Name of the back end that binds (`symbolic`, `emulator`).
+    fn counter(&self) -> &'static str;
 }
 
 /// Counting by running the kernel in the functional PTX emulator on zero-filled buffers: the
@@ -110,6 +119,9 @@ impl Default for EmulatorCounter {
         }
     }
 }
+
+const EMULATED: &str =
+    "counts from emulating the whole launch (functionally, on zero-filled buffers)";
 
 struct EmuPrepared {
     module: Module,
@@ -176,6 +188,10 @@ impl Prepared for EmuPrepared {
         false
     }
 
+    fn counter(&self) -> &'static str {
+        "emulator"
+    }
+
     fn bind(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
         self.run(w, params)
     }
@@ -214,7 +230,8 @@ impl Prepared for EmuPrepared {
                     Ok(stats) => {
                         out.push(Bound {
                             stats,
-                            notes: vec!["counts from emulating the whole launch".into()],
+                            notes: vec![EMULATED.into()],
+                            counter: "emulator".into(),
                         });
                         continue;
                     }
@@ -231,7 +248,8 @@ impl Prepared for EmuPrepared {
             if smp.pts.len() == 1 {
                 out.push(Bound {
                     stats: smp.pts[0].1.clone(),
-                    notes: vec!["counts from emulating the whole launch".into()],
+                    notes: vec![EMULATED.into()],
+                    counter: "emulator".into(),
                 });
                 continue;
             }
@@ -257,7 +275,11 @@ impl Prepared for EmuPrepared {
             }
             stats.kernel = self.kernel.clone();
             stats.assumptions = smp.pts[0].1.assumptions.clone();
-            out.push(Bound { stats, notes });
+            out.push(Bound {
+                stats,
+                notes,
+                counter: "emulator".into(),
+            });
         }
         Ok(out)
     }
@@ -573,7 +595,13 @@ pub struct Predicted {
     pub breakdown: Vec<Component>,
     pub dvfs: Vec<DvfsPoint>,
     pub notes: Vec<String>,
+    /// Every model at the default clocks (see [`ModelResult`]).
+    pub models: Vec<ModelResult>,
 }
+
+/// The scheduler's view of a kernel: instructions per CFG block (keys as in
+/// `BoundStats::block_execs`), with latencies of one device.
+pub type Blocks = BTreeMap<usize, Vec<SchedInst>>;
 
 /// A device with its model and power data, loaded once per run.
 pub struct Target {
@@ -602,11 +630,12 @@ impl Target {
     pub fn quick(
         &self,
         stats: &BoundStats,
+        blocks: &Blocks,
         hints: &BTreeMap<String, f64>,
     ) -> Result<(f64, Option<f64>), String> {
         let input = ModelInput {
             stats: stats.clone(),
-            blocks: BTreeMap::new(),
+            blocks: blocks.clone(),
             hints: hints.clone(),
         };
         let clocks = self.device.default_clocks().map_err(|e| e.to_string())?;
@@ -621,14 +650,25 @@ impl Target {
         Ok((p.time_s, p.energy_j))
     }
 
+    /// The scheduler's blocks of `kernel` for this device; the error (a latency the device
+    /// lacks) is reported by the schedule model when it is asked to predict.
+    pub fn blocks(&self, m: &Module, kernel: &str) -> Result<Blocks, String> {
+        let f = m
+            .kernels()
+            .find(|k| k.name == kernel)
+            .ok_or_else(|| format!("kernel `{kernel}` not found in the PTX"))?;
+        blocks_from_cfg(&Cfg::build(f), &self.device).map_err(|e| e.to_string())
+    }
+
     pub fn predict(
         &self,
         stats: &BoundStats,
+        blocks: &Blocks,
         hints: &BTreeMap<String, f64>,
     ) -> Result<Predicted, String> {
         let input = ModelInput {
             stats: stats.clone(),
-            blocks: BTreeMap::new(),
+            blocks: blocks.clone(),
             hints: hints.clone(),
         };
         let clocks = self.device.default_clocks().map_err(|e| e.to_string())?;
@@ -679,7 +719,25 @@ impl Target {
                 Vec::new()
             }
         };
+        let models = every_model()
+            .into_iter()
+            .map(|m| match m.predict(&input, &self.device, clocks) {
+                Ok(q) => ModelResult {
+                    model: q.model,
+                    time_s: Some(q.time_s),
+                    bottleneck: Some(q.bottleneck),
+                    error: None,
+                },
+                Err(e) => ModelResult {
+                    model: m.name().to_string(),
+                    time_s: None,
+                    bottleneck: None,
+                    error: Some(e.to_string()),
+                },
+            })
+            .collect();
         Ok(Predicted {
+            models,
             model: p.model.clone(),
             time_s: p.time_s,
             power_w: p.power_w,
@@ -757,6 +815,14 @@ impl Target {
 
 fn is_float(t: DType) -> bool {
     matches!(t, DType::F16 | DType::Bf16 | DType::F32 | DType::F64)
+}
+
+/// The concrete models, in the order `auto` tries them.
+fn every_model() -> Vec<Box<dyn Model + Send + Sync>> {
+    ["dvfs", "schedule", "linear"]
+        .into_iter()
+        .filter_map(model_by_name)
+        .collect()
 }
 
 fn model_by_name(name: &str) -> Option<Box<dyn Model + Send + Sync>> {

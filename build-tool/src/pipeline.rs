@@ -409,6 +409,7 @@ fn one(
         &t.model_name,
         counter.name(),
         env!("CARGO_PKG_VERSION"),
+        &Cache::tool_fingerprint(),
         &u.job.display_path,
     ]);
     if let Some(hit) = cache.and_then(|c| c.get(&key)) {
@@ -418,7 +419,14 @@ fn one(
         .bind_spec(spec, &BTreeMap::new(), &params)
         .map_err(|m| err("count", m))?;
     let stats = bound.stats;
-    let p = t.predict(&stats, &w.hints).map_err(|m| err("model", m))?;
+    let mut notes = Vec::new();
+    let blocks = t.blocks(&u.module, entry).unwrap_or_else(|e| {
+        notes.push(format!("no per-block schedule input: {e}"));
+        Default::default()
+    });
+    let p = t
+        .predict(&stats, &blocks, &w.hints)
+        .map_err(|m| err("model", m))?;
     let f = u
         .module
         .kernels()
@@ -463,7 +471,7 @@ fn one(
             }
         }
     }
-    let scaling = scaling(spec, prepared, &params, t, &w);
+    let scaling = scaling(spec, prepared, &params, t, &blocks, &w);
     let mut counts = BTreeMap::new();
     let mut unknowns = BTreeMap::new();
     for (f, v) in &stats.features {
@@ -472,13 +480,7 @@ fn one(
         }
         counts.insert(f.to_string(), *v);
     }
-    let mut notes = p.notes.clone();
-    if !prepared.cheap() {
-        notes.push(format!(
-            "counts come from the `{}` back end (the kernel was executed functionally on zero-filled buffers), not from symbolic counting",
-            counter.name()
-        ));
-    }
+    notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
@@ -519,6 +521,8 @@ fn one(
             shared_bytes_per_block: stats.shared_bytes_per_block,
         },
         notes,
+        counter: bound.counter,
+        models: p.models,
     };
     if let Some(c) = cache {
         c.put(&key, &report);
@@ -533,6 +537,7 @@ fn scaling(
     prepared: &dyn Prepared,
     params: &[String],
     t: &Target,
+    blocks: &crate::engine::Blocks,
     w: &crate::workload::Workload,
 ) -> Option<Scaling> {
     let param = spec.size_param()?;
@@ -554,7 +559,7 @@ fn scaling(
     if let Ok(bounds) = prepared.bind_sizes(spec, &BTreeMap::new(), params, &scales) {
         for (f, b) in scales.iter().zip(bounds) {
             let v = ((base as f64) * f).round() as i64;
-            let Ok((time_s, energy_j)) = t.quick(&b.stats, &w.hints) else {
+            let Ok((time_s, energy_j)) = t.quick(&b.stats, blocks, &w.hints) else {
                 break;
             };
             if points.iter().all(|p: &ScalingPoint| p.value != v) {

@@ -8,7 +8,7 @@
 //! integers are also visible to the workload's expressions (`block=(TILE,TILE)`).
 
 use crate::annotations;
-use crate::engine::{Counter, Prepared, Target};
+use crate::engine::{Blocks, Counter, Prepared, Target};
 use crate::lower::{self, LowerOptions};
 use crate::pipeline::demangle;
 use crate::workload::WorkloadSpec;
@@ -103,13 +103,14 @@ pub fn predict_points(
     params: &[String],
     points: &[BTreeMap<String, i64>],
     target: &Target,
+    blocks: &Blocks,
 ) -> Vec<Result<(f64, Option<f64>), String>> {
     points
         .iter()
         .map(|o| {
             let b = prepared.bind_spec(spec, o, params)?;
             let w = spec.resolve_with(o)?;
-            target.quick(&b.stats, &w.hints)
+            target.quick(&b.stats, blocks, &w.hints)
         })
         .collect()
 }
@@ -171,21 +172,21 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
     let results: Vec<(BTreeMap<String, String>, Result<(f64, Option<f64>), String>)> = variants
         .par_iter()
         .flat_map(|defs| {
-            let prepared = prepare_variant(opts, defs, &sk.name, counter);
+            let prepared = prepare_variant(opts, defs, &sk.name, counter, &target);
             points
                 .iter()
                 .map(|pt| {
                     let mut values = defs.clone();
                     values.extend(pt.clone());
                     let r = match &prepared {
-                        Ok(p) => {
+                        Ok((p, blocks)) => {
                             let mut o: BTreeMap<String, i64> = BTreeMap::new();
                             for (k, v) in defs.iter().chain(pt.iter()) {
                                 if let Ok(i) = v.parse::<i64>() {
                                     o.insert(k.clone(), i);
                                 }
                             }
-                            predict_points(p.as_ref(), &spec, &sk.params, &[o], &target)
+                            predict_points(p.as_ref(), &spec, &sk.params, &[o], &target, blocks)
                                 .pop()
                                 .unwrap_or_else(|| Err("no result".into()))
                         }
@@ -253,7 +254,8 @@ fn prepare_variant(
     defs: &BTreeMap<String, String>,
     name: &str,
     counter: &dyn Counter,
-) -> Result<Box<dyn Prepared>, String> {
+    target: &Target,
+) -> Result<(Box<dyn Prepared>, Blocks), String> {
     let mut lo = opts.lower.clone();
     lo.defines
         .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
@@ -264,7 +266,9 @@ fn prepare_variant(
         .find(|k| k.name == name || demangle(&k.name) == name)
         .map(|k| k.name.clone())
         .ok_or_else(|| format!("kernel `{name}` not in the PTX"))?;
-    counter.prepare(&module, &entry)
+    // A device without the scheduler's latencies still ranks with the other models.
+    let blocks = target.blocks(&module, &entry).unwrap_or_default();
+    Ok((counter.prepare(&module, &entry)?, blocks))
 }
 
 /// The ranking as a table, best first.

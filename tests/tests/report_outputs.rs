@@ -86,6 +86,8 @@ fn config_driven_reports_are_complete_and_deterministic() {
         "counts",
         "assumptions",
         "notes",
+        "counter",
+        "models",
     ] {
         assert!(json["kernels"][0].get(key).is_some(), "JSON lacks `{key}`");
     }
@@ -128,4 +130,49 @@ fn walk_count(dir: &Path) -> usize {
         }
     }
     n
+}
+
+/// The schedule model needs the kernel's per-block instructions; `analyze` must hand them over,
+/// so on a device with the scheduler's data (the thesis' K20) it predicts, as the main model and
+/// among the per-model results of every report.
+#[test]
+fn schedule_model_predicts_in_analyze() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("saxpy.cu");
+    std::fs::write(&src, SAXPY).unwrap();
+    let run = |model: Option<&str>| {
+        let i = Inputs {
+            files: vec![src.clone()],
+            config: None,
+            devices: vec!["k20".into()],
+            model: model.map(str::to_string),
+            jobs: 1,
+            no_cache: true,
+            lower: LowerArgs::default(),
+        };
+        analyze(&i, None).expect("analyze")
+    };
+    let r = run(Some("schedule"));
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let k = &r.kernels[0];
+    assert_eq!(k.model, "schedule");
+    assert!(k.prediction.time_s > 0.0);
+    let r = run(None);
+    let k = &r.kernels[0];
+    let s = k
+        .models
+        .iter()
+        .find(|m| m.model == "schedule")
+        .expect("a schedule entry among the models");
+    assert!(
+        s.time_s.is_some_and(|t| t > 0.0) && s.error.is_none(),
+        "{:#?}",
+        k.models
+    );
+    // Every model appears, with a time or the reason it has none.
+    assert_eq!(k.models.len(), 3, "{:#?}", k.models);
+    assert!(k
+        .models
+        .iter()
+        .all(|m| m.time_s.is_some() != m.error.is_some()));
 }

@@ -158,6 +158,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             )
         })?;
     let stats = bound.stats;
+    let counted_by = bound.counter;
 
     let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
     let model = auto::by_name(&args.model).ok_or_else(|| {
@@ -183,11 +184,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let power = PhysicalPowerParams::from_device(&d).ok();
     let header = format!(
         "{path} kernel {kname}, workload {} (grid {:?}, block {:?}), device {}, counts: {}\n",
-        w.name,
-        w.grid,
-        w.block,
-        d.name,
-        counter.name()
+        w.name, w.grid, w.block, d.name, counted_by
     );
     let fail =
         |e: kerncast_models::ModelError| miette!("{path}: kernel `{kname}` on {}: {e}", d.name);

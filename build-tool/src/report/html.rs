@@ -110,6 +110,12 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
         fmt_energy_opt(p.energy_j),
         esc(&p.bottleneck)
     );
+    let _ = writeln!(
+        s,
+        "<p>Counts from the <code>{}</code> counter. All models at the default clocks: {}.</p>",
+        esc(&k.counter),
+        esc(&super::models_line(k))
+    );
     for n in &k.notes {
         let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(n));
     }

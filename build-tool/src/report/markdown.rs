@@ -55,8 +55,15 @@ pub fn render(r: &Report) -> String {
         if let Some(src) = &k.source {
             let _ = writeln!(
                 s,
-                "Source `{}:{}`, model `{}`, front end {}.\n",
-                src.file, src.line, k.model, k.frontend
+                "Source `{}:{}`, model `{}`, front end {}, counts from the `{}` counter.\n",
+                src.file, src.line, k.model, k.frontend, k.counter
+            );
+        }
+        if !k.models.is_empty() {
+            let _ = writeln!(
+                s,
+                "All models at the default clocks: {}.\n",
+                super::models_line(k)
             );
         }
         if !k.breakdown.is_empty() {
@@ -121,5 +128,10 @@ mod tests {
         let md = super::render(&crate::report::sample::report());
         assert!(md.contains("| `saxpy` | n=4096 | gtx-titan-x | 2.500 µs | 120.0 W | 300.000 µJ | dram | -20% / +25% |"), "{md}");
         assert!(md.contains("`k/saxpy.cu:5` 80.0% of time"));
+        assert!(md.contains("counts from the `symbolic` counter"), "{md}");
+        assert!(
+            md.contains("All models at the default clocks: schedule 3.000 µs (latency)."),
+            "{md}"
+        );
     }
 }

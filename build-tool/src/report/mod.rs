@@ -125,6 +125,40 @@ pub struct KernelReport {
     pub resources: Resources,
     /// Caveats, e.g. which parts of the pipeline are approximations.
     pub notes: Vec<String>,
+    /// Counting back end that produced `counts` (`symbolic`, `emulator`); `notes` say why a
+    /// kernel fell back to the emulator.
+    #[serde(default)]
+    pub counter: String,
+    /// Every model at the default clocks, beside the one `model` chose, so a reader sees how far
+    /// they agree (or why one could not run).
+    #[serde(default)]
+    pub models: Vec<ModelResult>,
+}
+
+/// `dvfs 1.2 ms (dram); schedule 3.4 ms (latency); linear: needs …` for the text renderers.
+pub fn models_line(k: &KernelReport) -> String {
+    k.models
+        .iter()
+        .map(|m| match (m.time_s, &m.error) {
+            (Some(t), _) => format!(
+                "{} {} ({})",
+                m.model,
+                fmt_time(t),
+                m.bottleneck.as_deref().unwrap_or("–")
+            ),
+            (None, e) => format!("{}: {}", m.model, e.as_deref().unwrap_or("no result")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// One model's time at the default clocks, or why it could not predict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelResult {
+    pub model: String,
+    pub time_s: Option<f64>,
+    pub bottleneck: Option<String>,
+    pub error: Option<String>,
 }
 
 impl KernelReport {
@@ -270,6 +304,13 @@ pub(crate) mod sample {
 
     pub fn report() -> Report {
         let k = KernelReport {
+            counter: "symbolic".into(),
+            models: vec![ModelResult {
+                model: "schedule".into(),
+                time_s: Some(3.0e-6),
+                bottleneck: Some("latency".into()),
+                error: None,
+            }],
             kernel: "_Z5saxpyifPKfPf".into(),
             display_name: "saxpy".into(),
             source: Some(SourceLoc {
