@@ -67,7 +67,7 @@ pub enum Recipe {
 
 /// Neighbour counts tried.
 const KS: [usize; 4] = [3, 5, 10, 20];
-const SPACES: [Space; 2] = [Space::Mix, Space::Mem];
+const SPACES: [Space; 3] = [Space::Mix, Space::Mem, Space::Both];
 const AVGS: [Avg; 3] = [Avg::Geo, Avg::Arith, Avg::RelMedian];
 
 impl Recipe {
@@ -184,6 +184,15 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe]) -> Vec<[f64; 4]> {
         .collect()
 }
 
+/// A blend's name is already short; a single kNN gets its short form, so the table stays aligned.
+fn short_name(name: &str) -> String {
+    if name.starts_with("kNN") {
+        short(name)
+    } else {
+        name.to_string()
+    }
+}
+
 fn blend(a: &Curve, b: &Curve, alpha: f64) -> Curve {
     a.iter()
         .zip(b)
@@ -210,7 +219,7 @@ impl Selected {
             .map(|c| c.0)
             .unwrap_or(Recipe::Baseline);
         let model = best.fit(&TrainSet::micro(ds));
-        let name = format!("C (micro-CV pick): {}", model.name());
+        let name = format!("C (micro-CV pick): {}", short_name(model.name()));
         Selected {
             recipe: best,
             cv,

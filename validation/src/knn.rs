@@ -2,12 +2,12 @@
 //! measured scaling curves averaged, so the curve's shape (how far time rises at 810 MHz memory,
 //! how power falls with it) comes whole from measured kernels rather than from a per-point fit.
 //!
-//! Two feature spaces. `Mix`: the instruction-mix vector of [`Features::vector`]. `Mem`: only what
+//! Three feature spaces. `Mix`: the instruction-mix vector of [`Features::vector`]. `Mem`: only what
 //! bears on DRAM-boundness: global bytes per unit of core work, global accesses per thread (how
 //! much an unrolled loop can reuse lines on chip) and instructions per kernel (a short streaming
 //! kernel has no work to hide memory latency behind). A mix-space neighbour of a streaming kernel
 //! is often a compute kernel with the same share of loads; the memory space groups by the quantities
-//! that set the DRAM/core time ratio.
+//! that set the DRAM/core time ratio. `Both`: the two side by side.
 //!
 //! Two averages. `Geo`: geometric mean per point (E = P·T holds exactly for the average).
 //! `Arith`: arithmetic mean, i.e. the expected curve over the neighbours; its energy minimum is the
@@ -23,6 +23,9 @@ use crate::model::{Predictor, TrainSet};
 pub enum Space {
     Mix,
     Mem,
+    /// Both vectors side by side: the memory features for the time curve, the mix for the power
+    /// level of each unit (DP, INT and SP kernels without global traffic coincide in `Mem`).
+    Both,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +67,11 @@ fn vector(space: Space, b: &Benchmark) -> Vec<f64> {
     match space {
         Space::Mix => f.vector(),
         Space::Mem => mem_vector(&f),
+        Space::Both => {
+            let mut v = mem_vector(&f);
+            v.extend(f.vector());
+            v
+        }
     }
 }
 
@@ -96,6 +104,7 @@ impl Knn {
         let what = match space {
             Space::Mix => "instruction mix",
             Space::Mem => "memory features",
+            Space::Both => "memory features + mix",
         };
         let how = match avg {
             Avg::Geo => "geo",
@@ -160,6 +169,23 @@ impl Predictor for Knn {
         match self.avg {
             Avg::Geo => out.iter().map(|o| o.map(f64::exp)).collect(),
             _ => out,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rel_median;
+
+    #[test]
+    fn rel_median_minimises_the_mean_relative_error() {
+        let ys = [1.0, 1.1, 3.8, 4.0, 1.05];
+        let cost = |p: f64| ys.iter().map(|y| (p - y).abs() / y).sum::<f64>();
+        let m = rel_median(&mut ys.to_vec());
+        assert_eq!(m, 1.05);
+        for i in 0..=500 {
+            let p = 0.5 + i as f64 * 0.01;
+            assert!(cost(m) <= cost(p) + 1e-12, "p = {p}");
         }
     }
 }

@@ -12,8 +12,12 @@
 //! always the encoder, SmoothL1 summed over the clock grid, Adam (encoder lr 0.005, heads 0.01);
 //! a seeded 10 % of the micro-benchmarks is held out and the epoch with the lowest validation
 //! error is kept (the paper's 90/10 split; its early-stopping rule is replaced by keeping the best).
-//! As the released code, a benchmark's sequence is its last kernel file in lexicographic order.
-//! Sequences are truncated to `MAX_LEN` instructions (train and test alike) to bound CPU time.
+//! As the released code, a benchmark's sequence is its last kernel file in lexicographic order,
+//! framed by BEGIN and END tokens (two extra opcode rows), so z is read after END as there.
+//! Sequences longer than `MAX_LEN` keep their **last** instructions (train and test alike) to bound
+//! CPU time: the released model's z is the LSTM state at the end of the whole kernel, and an LSTM's
+//! state there depends mostly on the instructions just before it (the stores and the loop tail),
+//! which a head-only truncation would cut off.
 //! Initialisation and batch order come from a seeded SplitMix64, so training is reproducible.
 
 use crate::data::{Benchmark, Clock};
@@ -34,7 +38,7 @@ pub const MAX_LEN: usize = 2048;
 pub const BATCH: usize = 8;
 /// Table sizes of the six instruction fields.
 const FIELDS: [(&str, usize); 6] = [
-    ("opcode", 101),
+    ("opcode", 101 + 2),
     ("space", 9),
     ("type", 18),
     ("n_ops", 10),
@@ -75,10 +79,21 @@ fn fields(i: &Inst) -> [u32; 6] {
     ]
 }
 
-/// The instruction sequence the model reads for a benchmark.
+/// Opcode rows of the BEGIN and END tokens (after the 101 opcodes); their other fields are 0.
+const BEGIN: [u32; 6] = [101, 0, 0, 0, 0, 0];
+const END: [u32; 6] = [102, 0, 0, 0, 0, 0];
+
+/// The instruction sequence the model reads for a benchmark: BEGIN, the last `MAX_LEN − 2`
+/// instructions of its faithful kernel, END.
 pub fn sequence(b: &Benchmark) -> Vec<[u32; 6]> {
-    let k = b.faithful_kernel();
-    k.insts.iter().take(MAX_LEN).map(fields).collect()
+    let k = &b.faithful_kernel().insts;
+    let keep = MAX_LEN - 2;
+    let tail = &k[k.len().saturating_sub(keep)..];
+    let mut s = Vec::with_capacity(tail.len() + 2);
+    s.push(BEGIN);
+    s.extend(tail.iter().map(fields));
+    s.push(END);
+    s
 }
 
 pub struct Lstm {

@@ -34,6 +34,8 @@ pub struct Options {
     /// Train the LSTM (and save the weights) instead of loading them.
     pub train_lstm: bool,
     pub epochs: usize,
+    /// Seed of the LSTM training.
+    pub seed: u64,
     /// Multiplies the paper's learning rates (encoder 0.005, heads 0.01).
     pub lr_scale: f64,
     /// Skip model A entirely.
@@ -49,6 +51,7 @@ impl Options {
             weights: None,
             train_lstm: false,
             epochs: EPOCHS,
+            seed: SEED,
             lr_scale: LR_SCALE,
             no_lstm: false,
         }
@@ -94,11 +97,11 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         let wp = opts.weights_path();
         if opts.train_lstm {
             say(&format!(
-                "training the LSTM: {} epochs, seed {SEED}, learning rates x{}",
-                opts.epochs, opts.lr_scale
+                "training the LSTM: {} epochs, seed {}, learning rates x{}",
+                opts.epochs, opts.seed, opts.lr_scale
             ));
             let start = std::time::Instant::now();
-            let m = Lstm::train(&t, SEED, opts.epochs, opts.lr_scale, |l| {
+            let m = Lstm::train(&t, opts.seed, opts.epochs, opts.lr_scale, |l| {
                 say(&format!("  {l} ({:.0} s)", start.elapsed().as_secs_f64()))
             })?;
             if let Some(dir) = wp.parent() {

@@ -5,7 +5,7 @@
 
 use kerncast_validation::baseline::Baseline;
 use kerncast_validation::data::{default_root, Dataset};
-use kerncast_validation::lstm::Lstm;
+use kerncast_validation::lstm::{sequence, Lstm, MAX_LEN};
 use kerncast_validation::model::{Predictor, TrainSet};
 use kerncast_validation::report::evaluate;
 use std::path::Path;
@@ -154,4 +154,41 @@ fn lstm_weights_round_trip_through_safetensors() {
         Lstm::init(&d.grid, 7).unwrap().flat_params().unwrap(),
         m.flat_params().unwrap()
     );
+}
+
+#[test]
+fn lstm_reads_begin_the_kernel_tail_and_end() {
+    let d = ds();
+    let long = d
+        .micro
+        .iter()
+        .max_by_key(|b| b.faithful_kernel().insts.len())
+        .unwrap();
+    let insts = &long.faithful_kernel().insts;
+    assert!(insts.len() > MAX_LEN);
+    let s = sequence(long);
+    assert_eq!(s.len(), MAX_LEN);
+    // BEGIN and END are the two opcode rows after the 101 opcodes.
+    assert_eq!((s[0][0], s[MAX_LEN - 1][0]), (101, 102));
+    // The kept instructions are the kernel's last ones, in order.
+    let last = insts.last().unwrap();
+    assert_eq!(s[MAX_LEN - 2][0], last.opcode as u32);
+    assert_eq!(s[MAX_LEN - 2][4], (last.dep_dist as u32).min(9));
+    let short = d
+        .micro
+        .iter()
+        .min_by_key(|b| b.faithful_kernel().insts.len())
+        .unwrap();
+    assert_eq!(
+        sequence(short).len(),
+        short.faithful_kernel().insts.len() + 2
+    );
+}
+
+#[test]
+fn shipped_lstm_weights_load_with_the_current_shapes() {
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let w = ws.join("validation/weights/lstm_gtxtitanx.safetensors");
+    let m = Lstm::load(&w, &ds().grid).unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.flat_params().unwrap().iter().all(|v| v.is_finite()));
 }

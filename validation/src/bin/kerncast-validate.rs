@@ -5,7 +5,7 @@ use kerncast_validation::run::{run, Options, EPOCHS};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "kerncast-validate [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--lr-scale X] [--no-lstm]";
+const USAGE: &str = "kerncast-validate [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--seed N] [--lr-scale X] [--no-lstm]";
 
 fn main() -> ExitCode {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,6 +45,11 @@ fn main() -> ExitCode {
                 v.parse()
                     .map(|n| o.epochs = n)
                     .map_err(|e| format!("--epochs {v}: {e}"))
+            }),
+            "--seed" => val("--seed").and_then(|v| {
+                v.parse()
+                    .map(|n| o.seed = n)
+                    .map_err(|e| format!("--seed {v}: {e}"))
             }),
             "-h" | "--help" => {
                 println!("usage: {USAGE}\n(default epochs {EPOCHS})");
