@@ -93,6 +93,7 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             message: "a `kerncast: workload` annotation is not followed by a kernel".into(),
         });
     }
+    let macros = int_macros(&lines);
     for (k, spec, line) in named {
         match kernels.iter_mut().find(|s| s.name == k) {
             Some(s) => s.workloads.push(spec),
@@ -106,7 +107,44 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             }
         }
     }
+    for w in kernels.iter_mut().flat_map(|k| k.workloads.iter_mut()) {
+        w.macros = macros.clone();
+    }
     Ok(kernels)
+}
+
+/// Object-like macros with an integer value (`#define TILE 16`), for workload expressions. A
+/// name defined with two different values (in `#if` branches) is left out: which one applies
+/// depends on the build, so the expression reports it undefined rather than guess.
+fn int_macros(lines: &[&str]) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    let mut ambiguous = Vec::new();
+    for l in lines {
+        let Some(rest) = l.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let mut it = rest.split_whitespace();
+        let (Some(name), Some(val), None) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let ident = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let Ok(v) = val.trim_matches(|c| c == '(' || c == ')').parse::<i64>() else {
+            continue;
+        };
+        if !ident {
+            continue;
+        }
+        if out.insert(name.to_string(), v).is_some_and(|old| old != v) {
+            ambiguous.push(name.to_string());
+        }
+    }
+    for a in ambiguous {
+        out.remove(&a);
+    }
+    out
 }
 
 fn annotation_body(line: &str) -> Option<&str> {
@@ -321,6 +359,7 @@ fn parse_workload(rest: &str) -> Result<(WorkloadSpec, Option<String>), String> 
         grid: Dims(vec![]),
         block: Dims(vec![]),
         hints: BTreeMap::new(),
+        macros: BTreeMap::new(),
     };
     let mut kernel = None;
     for (k, v) in split_pairs(rest)? {
@@ -412,6 +451,17 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         let e =
             scan("// kerncast: workload n=0 grid=n block=1\n__global__ void k() {}").unwrap_err();
         assert!(e.message.contains("must be >= 1"), "{}", e.message);
+        // A launch may follow an integer macro of the source; `--vary` (an override) wins.
+        let src = "// kerncast: workload n=64 grid=(n/TILE) block=TILE\n#ifndef TILE\n#define TILE 16\n#endif\n__global__ void k(int n) {}";
+        let w = &scan(src).unwrap()[0].workloads[0];
+        let r = w.resolve().unwrap();
+        assert_eq!((r.grid[0], r.block[0]), (4, 16));
+        assert!(
+            !r.params.contains_key("TILE"),
+            "a macro is not a kernel parameter"
+        );
+        let o = [("TILE".to_string(), 32)].into_iter().collect();
+        assert_eq!(w.resolve_with(&o).unwrap().block[0], 32);
         // An undefined name may be a rank macro: accepted here, reported when resolved.
         let ks = scan("// kerncast: workload grid=m block=1\n__global__ void k() {}").unwrap();
         let err = ks[0].workloads[0].resolve().unwrap_err();

@@ -303,6 +303,7 @@ impl Config {
                     grid,
                     block,
                     hints: w.hints.clone(),
+                    macros: BTreeMap::new(),
                 };
                 // Evaluate once now so that an undefined name is reported against the TOML.
                 spec.resolve()

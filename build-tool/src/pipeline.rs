@@ -293,7 +293,17 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
             let specs = if u.job.workloads.is_empty() {
-                sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default()
+                let mut v = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
+                // The build's -D values replace the source's defaults, as in the compiler.
+                for w in &mut v {
+                    for (name, val) in &u.job.lower.defines {
+                        let val = val.as_deref().unwrap_or("1").trim();
+                        if let Ok(x) = val.parse::<i64>() {
+                            w.macros.insert(name.clone(), x);
+                        }
+                    }
+                }
+                v
             } else {
                 u.job.workloads.clone()
             };

@@ -201,6 +201,10 @@ pub struct WorkloadSpec {
     pub grid: Dims,
     pub block: Dims,
     pub hints: BTreeMap<String, f64>,
+    /// Integer macros of the source (`#define TILE 16`, or a `-D` of the build), visible to the
+    /// expressions but not kernel parameters: a launch written `block=(TILE,TILE)` follows the
+    /// tile size the kernel is compiled with. Overrides (rank's `--vary TILE=…`) win.
+    pub macros: BTreeMap<String, i64>,
 }
 
 /// A workload with numbers.
@@ -222,8 +226,10 @@ impl WorkloadSpec {
     pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
         // Overrides that are not parameters of the spec (rank's -D values such as TILE) are
         // visible to the expressions too.
-        let mut env: BTreeMap<String, i64> = overrides
+        let mut env: BTreeMap<String, i64> = self
+            .macros
             .iter()
+            .chain(overrides)
             .filter(|(k, _)| self.params.iter().all(|(p, _)| p != *k))
             .map(|(k, v)| (k.clone(), *v))
             .collect();
@@ -352,6 +358,7 @@ mod tests {
             grid: Dims(vec![Expr::parse("m/256").unwrap()]),
             block: Dims(vec![Expr::parse("256").unwrap()]),
             hints: BTreeMap::new(),
+            macros: BTreeMap::new(),
         };
         let w = spec.resolve().unwrap();
         assert_eq!(w.grid, [8, 1, 1]);

@@ -1,6 +1,9 @@
 // matmul_tiled: C = A*B for n x n floats with 16x16 shared-memory tiles; the compute-bound example.
-// kerncast: workload n=2048 grid=(n/16,n/16) block=(16,16)
+// The launch follows TILE, so `kerncast rank --vary TILE=8,16,32` compares tile sizes.
+// kerncast: workload n=2048 grid=(n/TILE,n/TILE) block=(TILE,TILE)
+#ifndef TILE
 #define TILE 16
+#endif
 extern "C" __global__ void matmul_tiled(int n, const float *A, const float *B, float *C)
 {
     __shared__ float As[TILE][TILE];

@@ -76,3 +76,33 @@ fn ranks_tile_sizes_and_workloads() {
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(json["ranked"][0]["rank"], 1);
 }
+
+/// The bundled example's tile size is a real knob: its `#ifndef TILE` default gives way to
+/// `--vary TILE=…`, and its launch (`block=(TILE,TILE)`) follows, so each tile is a different
+/// kernel with a different prediction.
+#[test]
+fn example_matmul_tile_is_variable() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/kernels/matmul_tiled.cu");
+    let opts = RankOptions {
+        file,
+        kernel: Some("matmul_tiled".into()),
+        vary: vec![
+            ("TILE".into(), vec!["8".into(), "16".into()]),
+            ("n".into(), vec!["64".into()]),
+        ],
+        objective: Objective::Time,
+        device: "gtx-titan-x".into(),
+        model: "auto".into(),
+        lower: LowerOptions::default(),
+        workload: None,
+    };
+    let r = rank(&opts, default_counter().as_ref()).expect("rank runs");
+    assert!(r.failed.is_empty(), "{:#?}", r.failed);
+    assert_eq!(r.ranked.len(), 2);
+    let (a, b) = (r.ranked[0].time_s, r.ranked[1].time_s);
+    assert!(
+        (a - b).abs() > 1e-3 * a.max(b),
+        "TILE=8 and TILE=16 predicted alike ({a} s, {b} s): the macro had no effect"
+    );
+}

@@ -252,6 +252,7 @@ fn workload(
             grid: Dims(vec![]),
             block: Dims(vec![]),
             hints: BTreeMap::new(),
+            macros: BTreeMap::new(),
         },
     };
     for (k, v) in overrides {

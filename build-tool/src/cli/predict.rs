@@ -126,6 +126,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             grid: dims(g)?,
             block: dims(b)?,
             hints: BTreeMap::new(),
+            macros: BTreeMap::new(),
         },
         _ => {
             let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
