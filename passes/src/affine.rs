@@ -87,6 +87,18 @@ impl Cond {
         }
     }
 
+    /// Truth at a point; `None` when a symbol has no value.
+    pub fn eval(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<bool> {
+        Some(match self {
+            Cond::Ge(x) => x.eval(env)? >= 0,
+            Cond::Eq(x) => x.eval(env)? == 0,
+            Cond::Not(c) => !c.eval(env)?,
+            Cond::And(a, b) => a.eval(env)? && b.eval(env)?,
+            Cond::Or(a, b) => a.eval(env)? || b.eval(env)?,
+            Cond::True => true,
+        })
+    }
+
     pub fn vars(&self, out: &mut BTreeSet<String>) {
         match self {
             Cond::Ge(x) | Cond::Eq(x) => x.vars(out),

@@ -10,12 +10,12 @@
 
 use crate::affine::{self, Cond, Val};
 use crate::cfg::Cfg;
-use crate::classify::{self, warp::from_coefficient};
+use crate::classify::{self, stride as lanes, warp::class_of};
 use crate::domain_count::DomainCounter;
 use crate::domains::{self, HintParam};
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::poly::{rat, rat_to_f64};
-use crate::poly::{self as poly_mod, Atom, CountError, Poly, QPoly};
+use crate::poly::{self as poly_mod, CountError, Poly, QPoly};
 use crate::ptx::{Function, Module};
 use crate::stats::{
     Assumption, BlockExecs, BoundStats, Dir, Feature, Granularity, Launch, OpKind, Space,
@@ -61,10 +61,10 @@ pub struct PendingMem {
     pub dir: Dir,
     pub bits: u16,
     pub nc: bool,
-    /// Byte coefficient of `tid_x` in the address.
-    pub coef: String,
+    /// Byte coefficients of `tid_x`, `tid_y`, `tid_z` in the address.
+    pub coef: [String; 3],
     #[serde(skip)]
-    pub coef_poly: Poly,
+    pub coef_poly: [Poly; 3],
     pub thread: QPoly,
     pub warp: QPoly,
 }
@@ -81,6 +81,11 @@ pub struct KernelStats {
     #[serde(skip)]
     pub feature_keys: BTreeMap<Feature, QPoly>,
     pub pending_mem: Vec<PendingMem>,
+    /// Every memory instruction: `bind` classes each at the workload's parameters, where a
+    /// guard may leave one lane per warp (the symbolic `features` assume every coefficient
+    /// observable).
+    #[serde(skip)]
+    pub mem_sites: Vec<MemSite>,
     /// Global and local accesses, for the sectors and lines of each warp access (`bind`).
     #[serde(skip)]
     pub accesses: Vec<AccessRecord>,
@@ -180,6 +185,7 @@ pub fn analyze_function(
         &QPoly::from_poly(nblocks.scale(&rat(tpb.div_ceil(32) as i128))),
     );
     let mut pending_mem = Vec::new();
+    let mut mem_sites = Vec::new();
     let mut accesses: Vec<AccessRecord> = Vec::new();
     let mut block_execs = BTreeMap::new();
     for (b, bb) in cfg.blocks.iter().enumerate() {
@@ -272,7 +278,7 @@ pub fn analyze_function(
             }
             if let Some((space, dir, bits, nc)) = classify::mem_access(inst) {
                 let addr = affine::address(f, inst, &env, block);
-                if classify::counts_sectors(space) {
+                if classify::counts_sectors(space) || space == Space::Shared {
                     accesses.push(AccessRecord {
                         counters: d.counters.clone(),
                         cond: icond.clone(),
@@ -282,7 +288,19 @@ pub fn analyze_function(
                         dir,
                     });
                 }
-                match stride(addr.as_ref(), bits, block) {
+                let coefs = lanes::lane_coefs(addr.as_ref(), block);
+                mem_sites.push(MemSite {
+                    space,
+                    dir,
+                    bits,
+                    nc,
+                    coefs: coefs.clone(),
+                    counters: d.counters.clone(),
+                    cond: icond.clone(),
+                    thread: tq.clone(),
+                    warp: wq.clone(),
+                });
+                match stride(coefs.as_ref(), bits) {
                     Ok(stride) => {
                         for (g, q) in [(Granularity::Thread, &tq), (Granularity::Warp, &wq)] {
                             add(
@@ -303,7 +321,7 @@ pub fn analyze_function(
                         dir,
                         bits,
                         nc,
-                        coef: coef.to_string(),
+                        coef: coef.clone().map(|c| c.to_string()),
                         coef_poly: coef,
                         thread: tq.clone(),
                         warp: wq.clone(),
@@ -363,6 +381,7 @@ pub fn analyze_function(
             .collect(),
         feature_keys: features,
         pending_mem,
+        mem_sites,
         accesses,
         block_execs,
         hints: doms.hints,
@@ -372,60 +391,31 @@ pub fn analyze_function(
     })
 }
 
-/// Stride class of an access from its address polynomial; `Err(coef)` when the lane stride
-/// depends on parameters.
-fn stride(addr: Option<&Poly>, bits: u16, block: [u64; 3]) -> Result<StrideClass, Poly> {
-    let Some(a) = addr else {
+/// Stride class of an access from its address polynomial (the rule on `stats::StrideClass`,
+/// every coefficient taken as observable); `Err(coefs)` when they depend on parameters.
+fn stride(coefs: Option<&[Poly; 3]>, bits: u16) -> Result<StrideClass, [Poly; 3]> {
+    let Some(coefs) = coefs else {
         return Ok(StrideClass::Unknown);
     };
-    let width = (bits as u64).div_ceil(8);
-    let varies = [
-        block[0] > 1,
-        block[1] > 1 && block[0] < 32,
-        block[2] > 1 && block[0] * block[1] < 32,
-    ];
-    let dims = ["tid_x", "tid_y", "tid_z"];
-    let mut any = false;
-    for (d, v) in dims.iter().zip(varies) {
-        if v && a.involves(d) {
-            any = true;
-        }
+    match lanes::integer_coefs(coefs, &|_| None) {
+        Some(c) => Ok(class_of(c, (bits as u64).div_ceil(8))),
+        None => Err(coefs.clone()),
     }
-    if !any {
-        return Ok(StrideClass::Uniform);
-    }
-    if a.has_floor_in("tid_x") || a.has_floor_in("tid_y") || a.has_floor_in("tid_z") {
-        return Ok(StrideClass::Unknown);
-    }
-    if !varies[0] {
-        return Ok(from_coefficient(0, width));
-    }
-    let mut coef = Poly::zero();
-    for (m, c) in &a.terms {
-        let k = m
-            .iter()
-            .find(|(at, _)| matches!(at, Atom::Var(v) if v == "tid_x"))
-            .map_or(0, |(_, k)| *k);
-        match k {
-            0 => {}
-            1 => {
-                let rest: Vec<_> = m
-                    .iter()
-                    .filter(|(at, _)| !matches!(at, Atom::Var(v) if v == "tid_x"))
-                    .cloned()
-                    .collect();
-                coef.add_term(rest, c.clone());
-            }
-            _ => return Ok(StrideClass::Unknown),
-        }
-    }
-    match coef.as_constant() {
-        Some(c) if c.is_integer() => {
-            let v = num_traits::ToPrimitive::to_i128(&c.to_integer()).unwrap_or(i128::MAX);
-            Ok(from_coefficient(v, width))
-        }
-        _ => Err(coef),
-    }
+}
+
+/// One memory instruction, for its stride class bound to a workload (`bind`).
+#[derive(Clone, Debug)]
+pub struct MemSite {
+    pub space: Space,
+    pub dir: Dir,
+    pub bits: u16,
+    pub nc: bool,
+    /// Byte coefficients along the thread index; `None` when not affine in it.
+    pub coefs: Option<[Poly; 3]>,
+    pub counters: Vec<String>,
+    pub cond: Cond,
+    pub thread: QPoly,
+    pub warp: QPoly,
 }
 
 /// One global/local memory instruction: its domain and address, for sector and line counts.
@@ -506,6 +496,73 @@ fn segments(
     Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
 }
 
+/// Most (ctaid, counters, tid) points `wavefronts` visits for one access.
+const WAVEFRONT_BUDGET: u64 = 1 << 24;
+
+/// Shared-memory wavefronts of one access over the launch (`classify::warp::shared_wavefronts`
+/// per warp access), with the parameters fixed, by visiting the warp executions of its domain.
+/// Shared arrays are taken at 4-byte aligned bases (`sym_*` = 0): a whole-word shift of every
+/// lane's address permutes the banks and leaves the count unchanged.
+fn wavefronts(
+    r: &AccessRecord,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+) -> Result<u64, String> {
+    let addr = r
+        .addr
+        .as_ref()
+        .ok_or("the address is not a polynomial in the thread index")?;
+    let mut total = 0u64;
+    let mut bad: Option<String> = None;
+    let mut acc = Vec::with_capacity(32);
+    domains::for_each_warp(
+        &r.counters,
+        &r.cond,
+        block,
+        env,
+        WAVEFRONT_BUDGET,
+        &mut |point, lanes| {
+            acc.clear();
+            for (lane, tid) in lanes {
+                let at = |v: &str| match v {
+                    "tid_x" => Some(tid[0] as i128),
+                    "tid_y" => Some(tid[1] as i128),
+                    "tid_z" => Some(tid[2] as i128),
+                    v if v.starts_with("sym_") => Some(0),
+                    v => point.get(v).or_else(|| env.get(v)).copied(),
+                };
+                let a = addr
+                    .eval(&at)
+                    .filter(|a| a.is_integer())
+                    .and_then(|a| num_traits::ToPrimitive::to_u64(&a.to_integer()));
+                match a {
+                    Some(a) => acc.push(classify::warp::LaneAccess {
+                        lane: *lane,
+                        tid: *tid,
+                        addr: a,
+                    }),
+                    None => {
+                        bad.get_or_insert_with(|| format!("address {addr} has no value"));
+                    }
+                }
+            }
+            total += classify::warp::shared_wavefronts(&acc, r.width);
+        },
+    )
+    .map_err(|e| match e {
+        domains::EnumerateError::Unbound(Some(v)) => format!("`{v}` has no value"),
+        domains::EnumerateError::Unbound(None) => "a loop counter is unbounded".into(),
+        domains::EnumerateError::TooLarge(n) => {
+            format!("{n} points to visit, over the budget of {WAVEFRONT_BUDGET}")
+        }
+        domains::EnumerateError::Isl(e) => e.to_string(),
+    })?;
+    match bad {
+        Some(b) => Err(b),
+        None => Ok(total),
+    }
+}
+
 impl KernelStats {
     /// Parameter values by symbol (`p0` …) from a workload.
     fn env(&self, w: &Workload) -> Result<BTreeMap<String, i128>, AnalyzeError> {
@@ -565,42 +622,83 @@ impl KernelStats {
         };
         let mut features = BTreeMap::new();
         for (k, q) in &self.feature_keys {
+            if matches!(k, Feature::Mem { .. }) {
+                continue;
+            }
             let v = missing(q)?;
             if v != 0.0 {
                 features.insert(k.clone(), v);
             }
         }
-        for p in &self.pending_mem {
-            let c = p.coef_poly.eval(&|v| env.get(v).copied());
-            let width = (p.bits as u64).div_ceil(8);
-            let stride = match c {
-                Some(c) if c.is_integer() => from_coefficient(
-                    num_traits::ToPrimitive::to_i128(&c.to_integer()).unwrap_or(i128::MAX),
-                    width,
-                ),
-                _ => StrideClass::Unknown,
-            };
-            for (g, q) in [
-                (Granularity::Thread, &p.thread),
-                (Granularity::Warp, &p.warp),
-            ] {
-                let v = missing(q)?;
+        let mut assumptions = self.assumptions.clone();
+        for m in &self.mem_sites {
+            let (t, wv) = (missing(&m.thread)?, missing(&m.warp)?);
+            if t == 0.0 && wv == 0.0 {
+                continue;
+            }
+            let width = (m.bits as u64).div_ceil(8);
+            let stride = lanes::bound_class(
+                m.coefs.as_ref(),
+                &m.counters,
+                &m.cond,
+                self.block,
+                &env,
+                width,
+            )
+            .unwrap_or_else(|why| {
+                assumptions.push(Assumption {
+                    hint_key: "stride".into(),
+                    what: format!(
+                        "lane stride of a {:?} {:?} access unresolved: {why}",
+                        m.space, m.dir
+                    ),
+                    default: 0.0,
+                    from_user: false,
+                    at: None,
+                });
+                StrideClass::Unknown
+            });
+            for (g, v) in [(Granularity::Thread, t), (Granularity::Warp, wv)] {
                 if v != 0.0 {
                     *features
                         .entry(Feature::Mem {
-                            space: p.space,
-                            dir: p.dir,
-                            bits: p.bits,
+                            space: m.space,
+                            dir: m.dir,
+                            bits: m.bits,
                             stride,
-                            nc: p.nc,
+                            nc: m.nc,
                             gran: g,
                         })
                         .or_insert(0.0) += v;
                 }
             }
         }
-        let mut assumptions = self.assumptions.clone();
-        for r in &self.accesses {
+        for r in self.accesses.iter().filter(|r| r.space == Space::Shared) {
+            match wavefronts(r, self.block, &env) {
+                Ok(v) => {
+                    if v != 0 {
+                        *features
+                            .entry(Feature::SharedWavefronts { dir: r.dir })
+                            .or_insert(0.0) += v as f64;
+                    }
+                }
+                Err(why) => assumptions.push(Assumption {
+                    hint_key: "wavefronts".into(),
+                    what: format!(
+                        "shared-memory wavefronts of a {:?} access not counted: {why}",
+                        r.dir
+                    ),
+                    default: 0.0,
+                    from_user: false,
+                    at: None,
+                }),
+            }
+        }
+        for r in self
+            .accesses
+            .iter()
+            .filter(|r| classify::counts_sectors(r.space))
+        {
             let cerr = |e: CountError| AnalyzeError::Count {
                 kernel: self.kernel.clone(),
                 block: "sectors".into(),
@@ -684,7 +782,7 @@ impl KernelStats {
         for p in &self.pending_mem {
             s += &format!(
                 "mem.{:?}.{:?}.b{} (lane stride {} bytes) thread = {}\n",
-                p.space, p.dir, p.bits, p.coef, p.thread
+                p.space, p.dir, p.bits, p.coef[0], p.thread
             );
         }
         for a in &self.assumptions {

@@ -11,8 +11,9 @@
 
 use crate::affine::{counter, edge_cond, Cond, Values};
 use crate::cfg::{Cfg, EdgeKind};
-use crate::poly::LinExpr;
-use std::collections::BTreeSet;
+use crate::poly::isl::{Ctx, Set};
+use crate::poly::{CountError, LinExpr};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Something the domains had to assume: a hint parameter and what it stands for.
 #[derive(Clone, Debug, PartialEq)]
@@ -189,4 +190,156 @@ fn monotone(c: Cond, k: &str) -> Cond {
         }
     }
     c
+}
+
+/// Why a domain could not be enumerated point by point.
+#[derive(Debug)]
+pub enum EnumerateError {
+    /// A symbol of the condition has no value (`None` for an unbounded loop counter).
+    Unbound(Option<String>),
+    /// More than the budget of (ctaid, counters, tid) points to visit.
+    TooLarge(u64),
+    Isl(CountError),
+}
+
+/// Walk the domain `counters`/`cond` of a launch with every parameter fixed (`env`: grid size,
+/// kernel parameters, hint parameters), one warp execution at a time: `visit(point, lanes)` gets
+/// the values of ctaid and the counters and the thread indices (in lane order) of one warp
+/// whose threads are in the domain at that point. The counters' ranges come from isl; the box
+/// they span is filtered by `cond` point by point, so at most `budget` points are visited.
+pub fn for_each_warp(
+    counters: &[String],
+    cond: &Cond,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    budget: u64,
+    visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])]),
+) -> Result<(), EnumerateError> {
+    let grid = ["x", "y", "z"].map(|d| env.get(&format!("nctaid_{d}")).copied().unwrap_or(1));
+    let is_dim = |v: &str| {
+        v.starts_with("tid_") || v.starts_with("ctaid_") || counters.iter().any(|k| k == v)
+    };
+    let mut vars = BTreeSet::new();
+    cond.vars(&mut vars);
+    let mut fixed = cond.clone();
+    for v in vars.iter().filter(|v| !is_dim(v)) {
+        let val = env
+            .get(v.as_str())
+            .ok_or_else(|| EnumerateError::Unbound(Some(v.clone())))?;
+        fixed = fixed.subst(v, &LinExpr::constant(*val));
+    }
+    // Counter ranges over the whole launch.
+    let mut ranges = Vec::new();
+    if !counters.is_empty() {
+        let [nx, ny, nz] = block;
+        let [gx, gy, gz] = grid;
+        let text = format!(
+            "{{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z, {}] : 0 <= ctaid_x < {gx} and 0 <= ctaid_y < {gy} and 0 <= ctaid_z < {gz} and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
+            counters.join(", "),
+            fixed.to_isl()
+        );
+        let ctx = Ctx::new();
+        let set = Set::parse(&ctx, &text).map_err(|e| EnumerateError::Isl(e.into()))?;
+        if set.is_empty().map_err(|e| EnumerateError::Isl(e.into()))? {
+            return Ok(());
+        }
+        for k in 0..counters.len() {
+            let lo = bound(&set, 6 + k, false)?;
+            let hi = bound(&set, 6 + k, true)?;
+            ranges.push((lo, hi));
+        }
+    }
+    let tpb: u64 = block.iter().product();
+    let boxed = ranges
+        .iter()
+        .map(|(l, h)| (h - l + 1).max(0) as u64)
+        .try_fold(grid.iter().product::<i128>() as u64 * tpb, |a, n| {
+            a.checked_mul(n)
+        })
+        .unwrap_or(u64::MAX);
+    if boxed > budget {
+        return Err(EnumerateError::TooLarge(boxed));
+    }
+    let mut point: BTreeMap<String, i128> = BTreeMap::new();
+    let mut ks: Vec<i128> = ranges.iter().map(|r| r.0).collect();
+    let mut lanes: Vec<(u32, [u64; 3])> = Vec::with_capacity(32);
+    for cz in 0..grid[2] {
+        for cy in 0..grid[1] {
+            for cx in 0..grid[0] {
+                for (d, v) in ["ctaid_x", "ctaid_y", "ctaid_z"].iter().zip([cx, cy, cz]) {
+                    point.insert(d.to_string(), v);
+                }
+                ks.iter_mut().zip(&ranges).for_each(|(k, r)| *k = r.0);
+                loop {
+                    for (k, v) in counters.iter().zip(&ks) {
+                        point.insert(k.clone(), *v);
+                    }
+                    for w in 0..tpb.div_ceil(32) {
+                        lanes.clear();
+                        for t in 32 * w..(32 * w + 32).min(tpb) {
+                            let tid = [
+                                t % block[0],
+                                t / block[0] % block[1],
+                                t / (block[0] * block[1]),
+                            ];
+                            let at = |v: &str| match v {
+                                "tid_x" => Some(tid[0] as i128),
+                                "tid_y" => Some(tid[1] as i128),
+                                "tid_z" => Some(tid[2] as i128),
+                                _ => point.get(v).copied(),
+                            };
+                            if fixed.eval(&at).ok_or(EnumerateError::Unbound(None))? {
+                                lanes.push(((t - 32 * w) as u32, tid));
+                            }
+                        }
+                        if !lanes.is_empty() {
+                            visit(&point, &lanes);
+                        }
+                    }
+                    // Next counter tuple, odometer style (innermost counter fastest).
+                    let mut carry = true;
+                    for i in (0..ks.len()).rev() {
+                        if ks[i] < ranges[i].1 {
+                            ks[i] += 1;
+                            carry = false;
+                            break;
+                        }
+                        ks[i] = ranges[i].0;
+                    }
+                    if carry {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Smallest or largest value of set dimension `pos` over a parameter-free set.
+fn bound(set: &Set, pos: usize, max: bool) -> Result<i128, EnumerateError> {
+    let isl = |e: crate::poly::isl::IslError| EnumerateError::Isl(e.into());
+    let pw = if max {
+        set.dim_max(pos)
+    } else {
+        set.dim_min(pos)
+    }
+    .map_err(isl)?;
+    let mut out: Option<i128> = None;
+    for (_, aff) in pw.pieces().map_err(isl)? {
+        if aff.is_nan().map_err(isl)? {
+            return Err(EnumerateError::Unbound(None));
+        }
+        let (n, d) = aff.constant().map_err(isl)?;
+        if d != 1 {
+            return Err(EnumerateError::Unbound(None));
+        }
+        let n = n as i128;
+        out = Some(match out {
+            None => n,
+            Some(o) if max => o.max(n),
+            Some(o) => o.min(n),
+        });
+    }
+    out.ok_or(EnumerateError::Unbound(None))
 }

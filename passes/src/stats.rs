@@ -93,8 +93,27 @@ pub enum Dir {
     Atomic,
 }
 
-/// Per-warp access pattern: how the address moves from one lane to the next
-/// (Stevens & Klöckner's "amortized stride fraction").
+/// Access pattern of a memory instruction: how the address moves from one lane to the next
+/// (Stevens & Klöckner's lane stride, as Loopy computes it from the index expression).
+///
+/// **The rule.** The class is a property of the instruction, not of one warp's active lanes.
+/// Write the address, with block index, loop counters and parameters fixed, as
+/// `a0 + cx·tid.x + cy·tid.y + cz·tid.z` (bytes). Only dimensions that vary inside some warp of
+/// the block count (`classify::warp::varying_dims`: x when `ntid.x > 1`; y when `ntid.y > 1` and
+/// `ntid.x` is not a multiple of 32; z likewise with `ntid.x·ntid.y`); the others' coefficients
+/// are taken as 0. Then: all counted coefficients 0 → `Uniform`; else with
+/// `s = ceil(|cx| / width)`: `cx = 0` → `Uncoalesced { quarters: 1 }`, `s = 1` → `Unit`,
+/// `s ∈ 2..=4` → `Strided { stride: s, used: 1 }`, `s > 4` → `Uncoalesced { quarters: 1 }`.
+/// Not affine in the thread index, or coefficients that change between executions (they depend
+/// on a loop counter, the block index or data) → `Unknown`.
+///
+/// Every warp execution carries its instruction's class: a partial warp, a warp with one active
+/// lane, the tail warp of a block whose size is not a multiple of 32. The static counter reads
+/// the coefficients off the address polynomial; the emulator recovers them from the lanes of all
+/// the instruction's warp accesses together (`classify::warp::StrideEvidence`), a coefficient no
+/// warp access can observe being 0 there. `used` / `quarters` are per-access utilisation (one
+/// access with lane stride `s` touches one of every `s` cells); merging several instructions'
+/// footprints per array (S&K's "2/2") is done by neither producer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "class")]
 pub enum StrideClass {

@@ -23,6 +23,7 @@
 //! - Sectors and lines are counted for `Space::Global` and `Space::Local` accesses, wavefronts for
 //!   `Space::Shared` ([`counts_sectors`]).
 
+pub mod stride;
 pub mod warp;
 
 use crate::ptx::{Inst, PtxType};

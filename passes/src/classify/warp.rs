@@ -3,21 +3,8 @@
 //! class, 32-byte sectors, 128-byte lines and shared-memory wavefronts. Both producers must use
 //! these definitions so their counts agree key for key.
 //!
-//! **Stride class** (Stevens & Klöckner, as Loopy implements it: the stride is the coefficient of
-//! the innermost local index, `%tid.x`, in units of the access width):
-//! - every accessing lane uses the same address → `Uniform` (this includes a warp in which a
-//!   single lane, or lanes sharing one `%tid.x`, accesses one address);
-//! - the address is affine in (`%tid.x`, `%tid.y`, `%tid.z`) over the accessing lanes with
-//!   coefficient `cx` on `%tid.x` (a dimension along which the accessing lanes do not vary has
-//!   coefficient 0); with `s = ceil(|cx| / width)`:
-//!   `cx = 0` (the address moves only with `%tid.y`/`%tid.z`) → `Uncoalesced { quarters: 1 }`;
-//!   `s = 1` → `Unit`; `s ∈ 2..=4` → `Strided { stride: s, used: 1 }`; `s > 4` →
-//!   `Uncoalesced { quarters: 1 }`;
-//! - not affine over the accessing lanes → `Unknown`.
-//!
-//! `used` / `quarters` are the per-access utilization: one warp access with lane stride `s`
-//! touches one of every `s` cells, so both are 1. Merging several instructions' footprints per
-//! array (S&K's "2/2") is done by neither producer.
+//! **Stride class**: defined on `stats::StrideClass` (a property of the instruction, the same for
+//! every warp execution of it); [`StrideEvidence`] is how the emulator recovers it from lanes.
 //!
 //! **Sectors / lines**: distinct 32-byte / 128-byte aligned segments touched by the accessing
 //! lanes of one warp access (each lane's access spans `width` bytes), counted for the global and
@@ -39,45 +26,126 @@ pub struct LaneAccess {
     pub addr: u64,
 }
 
-/// Stride class of one warp access of `width` bytes per lane (see the module doc).
-pub fn stride_class(lanes: &[LaneAccess], width: u64) -> StrideClass {
-    let Some(first) = lanes.first() else {
-        return StrideClass::Uniform;
-    };
-    if lanes.iter().all(|l| l.addr == first.addr) {
-        return StrideClass::Uniform;
-    }
-    // Coefficient along each dimension from two lanes that differ only in that dimension.
-    let mut coef = [0i128; 3];
-    for (d, c) in coef.iter_mut().enumerate() {
-        let pair = lanes.iter().find_map(|l| {
-            let same_rest = (0..3).all(|e| e == d || l.tid[e] == first.tid[e]);
-            (same_rest && l.tid[d] != first.tid[d]).then_some(l)
-        });
-        if let Some(l) = pair {
-            let da = l.addr as i128 - first.addr as i128;
-            let dt = l.tid[d] as i128 - first.tid[d] as i128;
-            if da % dt != 0 {
-                return StrideClass::Unknown;
+/// What the executions of one memory instruction reveal about its address as a function of the
+/// thread index: the byte coefficient along each dimension (where two lanes of one warp access
+/// pinned it down), and whether the executions contradict an affine function with fixed
+/// coefficients. The class follows from all executions together, so a warp with a single active
+/// lane gets the class of its instruction (see `stats::StrideClass`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StrideEvidence {
+    pub coef: [Option<i128>; 3],
+    /// Not affine over one warp's lanes, or different coefficients in different executions.
+    pub conflict: bool,
+}
+
+impl StrideEvidence {
+    /// Take in one warp access.
+    pub fn observe(&mut self, lanes: &[LaneAccess]) {
+        if self.conflict {
+            return;
+        }
+        match warp_coefficients(lanes) {
+            None => self.conflict = true,
+            Some(c) => {
+                for (known, seen) in self.coef.iter_mut().zip(c) {
+                    match (*known, seen) {
+                        (Some(a), Some(b)) if a != b => self.conflict = true,
+                        (None, Some(b)) => *known = Some(b),
+                        _ => {}
+                    }
+                }
             }
-            *c = da / dt;
+        }
+    }
+
+    /// The instruction's class; a dimension no warp access pinned down has coefficient 0.
+    pub fn class(&self, width: u64) -> StrideClass {
+        if self.conflict {
+            return StrideClass::Unknown;
+        }
+        class_of(self.coef.map(|c| c.unwrap_or(0)), width)
+    }
+}
+
+/// Byte coefficients along (x, y, z) that one warp access determines (`None` for a dimension its
+/// lanes do not vary along, or cannot separate from another); `None` overall when the lanes'
+/// addresses are not one affine function of the thread index.
+fn warp_coefficients(lanes: &[LaneAccess]) -> Option<[Option<i128>; 3]> {
+    let first = lanes.first()?;
+    let delta = |l: &LaneAccess| {
+        let d = |k: usize| l.tid[k] as i128 - first.tid[k] as i128;
+        ([d(0), d(1), d(2)], l.addr as i128 - first.addr as i128)
+    };
+    let mut coef: [Option<i128>; 3] = [None; 3];
+    // Dimension by dimension: a lane that moves along `d` and along no later dimension, with the
+    // earlier dimensions' coefficients known (or not moved along), pins down `d`'s coefficient.
+    for d in 0..3 {
+        let solved = lanes.iter().find_map(|l| {
+            let (dt, da) = delta(l);
+            if dt[d] == 0 || (d + 1..3).any(|e| dt[e] != 0) {
+                return None;
+            }
+            let mut rest = da;
+            for e in 0..d {
+                match (dt[e], coef[e]) {
+                    (0, _) => {}
+                    (x, Some(c)) => rest -= c * x,
+                    (_, None) => return None,
+                }
+            }
+            Some((rest, dt[d]))
+        });
+        if let Some((rest, dt)) = solved {
+            if rest % dt != 0 {
+                return None;
+            }
+            coef[d] = Some(rest / dt);
         }
     }
     let affine = lanes.iter().all(|l| {
-        let pred = first.addr as i128
-            + (0..3)
-                .map(|d| coef[d] * (l.tid[d] as i128 - first.tid[d] as i128))
-                .sum::<i128>();
-        pred == l.addr as i128
+        let (dt, da) = delta(l);
+        let mut pred = 0i128;
+        for e in 0..3 {
+            match (dt[e], coef[e]) {
+                (0, _) => {}
+                (x, Some(c)) => pred += c * x,
+                (_, None) => return false,
+            }
+        }
+        pred == da
     });
-    if !affine {
-        return StrideClass::Unknown;
+    affine.then_some(coef)
+}
+
+/// Stride class of one warp access taken alone (tests and single-access callers).
+pub fn stride_class(lanes: &[LaneAccess], width: u64) -> StrideClass {
+    let mut e = StrideEvidence::default();
+    e.observe(lanes);
+    e.class(width)
+}
+
+/// Which thread-index dimensions vary inside some warp of a block of this shape: x when the block
+/// is wider than one thread; y when rows do not fill whole warps (`ntid.x` not a multiple of 32),
+/// so some warp holds two rows; z likewise for planes.
+pub fn varying_dims(block: [u64; 3]) -> [bool; 3] {
+    [
+        block[0] > 1,
+        block[1] > 1 && block[0] % 32 != 0,
+        block[2] > 1 && (block[0] * block[1]) % 32 != 0,
+    ]
+}
+
+/// Class from the byte coefficients of the address along (x, y, z) over the dimensions that vary
+/// inside a warp (0 for the others): all zero → `Uniform`, else by the x coefficient.
+pub fn class_of(coef: [i128; 3], width: u64) -> StrideClass {
+    if coef.iter().all(|c| *c == 0) {
+        return StrideClass::Uniform;
     }
     from_coefficient(coef[0], width)
 }
 
 /// Stride class from the byte coefficient of `%tid.x` in an address that is affine in the thread
-/// index and not uniform (the static counter's entry point).
+/// index and not uniform.
 pub fn from_coefficient(cx: i128, width: u64) -> StrideClass {
     if cx == 0 {
         return StrideClass::Uncoalesced { quarters: 1 };
@@ -200,6 +268,92 @@ mod tests {
         assert_eq!(
             stride_class(&col, 4),
             StrideClass::Uncoalesced { quarters: 1 }
+        );
+    }
+
+    /// Lanes of warp `w` of a block of shape `block` whose linear index passes `active`.
+    fn warp_of(
+        block: [u64; 3],
+        w: u64,
+        active: impl Fn(u64) -> bool,
+        addr: impl Fn([u64; 3]) -> u64,
+    ) -> Vec<LaneAccess> {
+        let n = block.iter().product::<u64>();
+        (32 * w..(32 * w + 32).min(n))
+            .filter(|t| active(*t))
+            .map(|t| {
+                let tid = [
+                    t % block[0],
+                    t / block[0] % block[1],
+                    t / (block[0] * block[1]),
+                ];
+                LaneAccess {
+                    lane: (t - 32 * w) as u32,
+                    tid,
+                    addr: addr(tid),
+                }
+            })
+            .collect()
+    }
+
+    /// Class over every warp of one block, as the emulator gathers it.
+    fn over_block(
+        block: [u64; 3],
+        active: impl Fn(u64) -> bool + Copy,
+        addr: impl Fn([u64; 3]) -> u64 + Copy,
+    ) -> StrideClass {
+        let n = block.iter().product::<u64>();
+        let mut e = StrideEvidence::default();
+        for w in 0..n.div_ceil(32) {
+            let l = warp_of(block, w, active, addr);
+            if !l.is_empty() {
+                e.observe(&l);
+            }
+        }
+        e.class(4)
+    }
+
+    #[test]
+    fn partial_warps_keep_the_instruction_class() {
+        // 33 threads: the second warp has one lane; the instruction is still unit stride.
+        assert_eq!(
+            over_block([33, 1, 1], |_| true, |t| 4 * t[0]),
+            StrideClass::Unit
+        );
+        // A guard leaving one lane per warp in some warps only.
+        assert_eq!(
+            over_block([64, 1, 1], |t| t < 32 || t == 40, |t| 8 * t[0]),
+            StrideClass::Strided { stride: 2, used: 1 }
+        );
+        // 48x2: rows straddle warp 1, so a[y] varies inside a warp although warp 0 sees one row.
+        assert_eq!(
+            over_block([48, 2, 1], |_| true, |t| 400 * t[1]),
+            StrideClass::Uncoalesced { quarters: 1 }
+        );
+        assert!(varying_dims([48, 2, 1])[1]);
+        // 32x4: no warp holds two rows, so a[y] is uniform in every warp.
+        assert_eq!(
+            over_block([32, 4, 1], |_| true, |t| 400 * t[1]),
+            StrideClass::Uniform
+        );
+        assert!(!varying_dims([32, 4, 1])[1]);
+        // 8x4 (blockDim.x < 32): a[y*n + x] is unit stride, a[x*n + y] moves by n along x.
+        assert_eq!(
+            over_block([8, 4, 1], |_| true, |t| 4 * (100 * t[1] + t[0])),
+            StrideClass::Unit
+        );
+        assert_eq!(
+            over_block([8, 4, 1], |_| true, |t| 4 * (100 * t[0] + t[1])),
+            StrideClass::Uncoalesced { quarters: 1 }
+        );
+        // Coefficients that differ between warps: not one affine function, so unknown.
+        assert_eq!(
+            over_block(
+                [64, 1, 1],
+                |_| true,
+                |t| if t[0] < 32 { 4 * t[0] } else { 8 * t[0] }
+            ),
+            StrideClass::Unknown
         );
     }
 

@@ -5,7 +5,10 @@ use super::alu::Ty;
 use super::decode::{self, DInst, Dst, Op, Program, Sr, Src, Symbols};
 use super::mem::{self, Global};
 use super::{ops, EmuError, EmuResult, KernelArg, Options};
-use crate::classify::{self, warp::LaneAccess};
+use crate::classify::{
+    self,
+    warp::{LaneAccess, StrideEvidence},
+};
 use crate::ptx::{Function, Initializer, Module, Operand, StateSpace, VarDecl};
 use crate::stats::{BlockExecs, Dir, Feature, Granularity, Launch, Space};
 use std::collections::{BTreeMap, HashMap};
@@ -58,6 +61,16 @@ struct Counts {
     block_execs: Vec<(u64, u64)>,
     edges: BTreeMap<(usize, usize), u64>,
     entries: u64,
+    /// Per memory instruction and resolved space: its executions and what they show of its
+    /// lane stride; the class is decided once the launch is done (`stats::StrideClass`).
+    mem_sites: BTreeMap<(u32, Space), MemSite>,
+}
+
+#[derive(Default)]
+struct MemSite {
+    threads: u64,
+    warps: u64,
+    evidence: StrideEvidence,
 }
 
 impl Counts {
@@ -193,6 +206,30 @@ fn finish(
     buffers: &[(usize, u64, usize)],
 ) -> Result<EmuResult, EmuError> {
     let mut feats: BTreeMap<Feature, u64> = c.features.into_iter().collect();
+    for ((pc, space), site) in &c.mem_sites {
+        // The same fallback as `memory`, so no execution is dropped.
+        let (_, dir, bits, nc) = prog.insts.get(*pc as usize).and_then(|i| i.mem).unwrap_or((
+            Space::Generic,
+            Dir::Load,
+            32,
+            false,
+        ));
+        let stride = site.evidence.class((bits as u64).div_ceil(8));
+        for (gran, n) in [
+            (Granularity::Thread, site.threads),
+            (Granularity::Warp, site.warps),
+        ] {
+            let k = Feature::Mem {
+                space: *space,
+                dir,
+                bits,
+                stride,
+                nc,
+                gran,
+            };
+            *feats.entry(k).or_insert(0) += n;
+        }
+    }
     for (i, (t, w)) in prog.insts.iter().zip(&c.per_inst) {
         if let (Some((kind, ty)), true) = (i.op_feat, *w > 0) {
             for (gran, n) in [(Granularity::Thread, *t), (Granularity::Warp, *w)] {
@@ -486,7 +523,7 @@ impl Ctx<'_> {
             }
             Op::Nop => {}
             Op::Ld | Op::St | Op::Atom | Op::Red => {
-                self.memory(w, inst, exec).map_err(|e| match e {
+                self.memory(w, pc, inst, exec).map_err(|e| match e {
                     EmuError::OutOfBounds { .. } => fault(e.to_string()),
                     e => e,
                 })?
@@ -585,8 +622,8 @@ impl Ctx<'_> {
         })
     }
 
-    fn memory(&mut self, w: &mut Warp, inst: &DInst, exec: u32) -> Result<(), EmuError> {
-        let (_, dir, bits, nc) = inst.mem.unwrap_or((Space::Generic, Dir::Load, 32, false));
+    fn memory(&mut self, w: &mut Warp, pc: u32, inst: &DInst, exec: u32) -> Result<(), EmuError> {
+        let (_, dir, bits, _) = inst.mem.unwrap_or((Space::Generic, Dir::Load, 32, false));
         let elem = (inst.ty.bits() as usize).div_ceil(8);
         let width = (bits as usize).div_ceil(8);
         let mut by_space: Vec<(Space, Vec<LaneAccess>)> = Vec::with_capacity(1);
@@ -653,23 +690,10 @@ impl Ctx<'_> {
         }
         for (space, acc) in by_space {
             let width = width as u64;
-            let stride = classify::warp::stride_class(&acc, width);
-            for (gran, n) in [
-                (Granularity::Thread, acc.len() as u64),
-                (Granularity::Warp, 1),
-            ] {
-                self.counts.add(
-                    Feature::Mem {
-                        space,
-                        dir,
-                        bits,
-                        stride,
-                        nc,
-                        gran,
-                    },
-                    n,
-                );
-            }
+            let site = self.counts.mem_sites.entry((pc, space)).or_default();
+            site.threads += acc.len() as u64;
+            site.warps += 1;
+            site.evidence.observe(&acc);
             if classify::counts_sectors(space) {
                 let s = classify::warp::sectors(&acc, width);
                 let li = classify::warp::lines(&acc, width);

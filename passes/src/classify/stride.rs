@@ -1,0 +1,145 @@
+//! The static side of the stride rule on `stats::StrideClass`: a memory instruction's byte
+//! coefficients along the thread index from its address polynomial, and whether a warp
+//! execution of it can hold two lanes apart along a dimension (where none can, the coefficient
+//! is unobservable and counts as 0, as in the emulator's `StrideEvidence`).
+
+use super::warp::{class_of, varying_dims};
+use crate::affine::Cond;
+use crate::poly::isl::{Ctx, Set};
+use crate::poly::{Atom, LinExpr, Poly};
+use crate::stats::StrideClass;
+use std::collections::{BTreeMap, BTreeSet};
+
+const TIDS: [&str; 3] = ["tid_x", "tid_y", "tid_z"];
+
+/// Byte coefficients of the address along the dimensions that vary inside a warp (zero for the
+/// others); `None` when the address is unknown or not affine in the thread index.
+pub fn lane_coefs(addr: Option<&Poly>, block: [u64; 3]) -> Option<[Poly; 3]> {
+    let a = addr?;
+    let varies = varying_dims(block);
+    let mut coefs = [Poly::zero(), Poly::zero(), Poly::zero()];
+    for ((d, v), coef) in TIDS.iter().zip(varies).zip(coefs.iter_mut()) {
+        if !v || !a.involves(d) {
+            continue;
+        }
+        if a.has_floor_in(d) {
+            return None;
+        }
+        for (m, c) in &a.terms {
+            let k = m
+                .iter()
+                .find(|(at, _)| matches!(at, Atom::Var(x) if x == d))
+                .map_or(0, |(_, k)| *k);
+            match k {
+                0 => {}
+                1 => {
+                    let rest: Vec<_> = m
+                        .iter()
+                        .filter(|(at, _)| !matches!(at, Atom::Var(x) if x == d))
+                        .cloned()
+                        .collect();
+                    coef.add_term(rest, c.clone());
+                }
+                _ => return None,
+            }
+        }
+    }
+    Some(coefs)
+}
+
+/// The coefficients as integers under an environment, when they all evaluate to integers.
+pub fn integer_coefs(coefs: &[Poly; 3], env: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]> {
+    let mut out = [0i128; 3];
+    for (o, c) in out.iter_mut().zip(coefs) {
+        let v = c.eval(env)?;
+        if !v.is_integer() {
+            return None;
+        }
+        *o = num_traits::ToPrimitive::to_i128(&v.to_integer())?;
+    }
+    Some(out)
+}
+
+/// Whether the guard of an access restricts which lanes of a warp take part (it names a thread
+/// index); without one every warp execution holds all the warp's lanes.
+pub fn lane_dependent(cond: &Cond) -> bool {
+    let mut vars = BTreeSet::new();
+    cond.vars(&mut vars);
+    TIDS.iter().any(|t| vars.contains(*t))
+}
+
+/// Whether some warp execution of the domain (`counters`, `cond`; parameters fixed by `env`)
+/// holds two threads with different thread index along dimension `d`.
+pub fn observable(
+    counters: &[String],
+    cond: &Cond,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    d: usize,
+) -> Result<bool, String> {
+    let is_dim = |v: &str| {
+        v.starts_with("tid_") || v.starts_with("ctaid_") || counters.iter().any(|k| k == v)
+    };
+    let mut vars = BTreeSet::new();
+    cond.vars(&mut vars);
+    let mut fixed = cond.clone();
+    for v in vars.iter().filter(|v| !is_dim(v)) {
+        let val = env.get(v.as_str()).ok_or(format!("`{v}` has no value"))?;
+        fixed = fixed.subst(v, &LinExpr::constant(*val));
+    }
+    let copy = |s: &str| {
+        let mut c = fixed.clone();
+        for t in TIDS {
+            c = c.subst(t, &LinExpr::var(&format!("{t}_{s}")));
+        }
+        c.to_isl()
+    };
+    let [nx, ny, nz] = block;
+    let g = |k: &str| env.get(&format!("nctaid_{k}")).copied().unwrap_or(1);
+    let ks = counters.join(", ");
+    let sep = if counters.is_empty() { "" } else { ", " };
+    let lin = |s: &str| format!("tid_x_{s} + {nx} tid_y_{s} + {} tid_z_{s}", nx * ny);
+    let boxed = |s: &str| {
+        format!("0 <= tid_x_{s} < {nx} and 0 <= tid_y_{s} < {ny} and 0 <= tid_z_{s} < {nz}")
+    };
+    let t = TIDS[d];
+    let text = format!(
+        "{{ [ctaid_x, ctaid_y, ctaid_z{sep}{ks}, tid_x_a, tid_y_a, tid_z_a, tid_x_b, tid_y_b, tid_z_b] : 0 <= ctaid_x < {} and 0 <= ctaid_y < {} and 0 <= ctaid_z < {} and {} and {} and {} and {} and {t}_a < {t}_b and exists (w : 32 w <= {} <= 32 w + 31 and 32 w <= {} <= 32 w + 31) }}",
+        g("x"),
+        g("y"),
+        g("z"),
+        boxed("a"),
+        boxed("b"),
+        copy("a"),
+        copy("b"),
+        lin("a"),
+        lin("b"),
+    );
+    let ctx = Ctx::new();
+    let set = Set::parse(&ctx, &text).map_err(|e| e.to_string())?;
+    Ok(!set.is_empty().map_err(|e| e.to_string())?)
+}
+
+/// The class of one access bound to parameter values: coefficients evaluated, the unobservable
+/// ones zeroed, then the rule. `Err` says why the observability could not be decided.
+pub fn bound_class(
+    coefs: Option<&[Poly; 3]>,
+    counters: &[String],
+    cond: &Cond,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    width: u64,
+) -> Result<StrideClass, String> {
+    let Some(c) = coefs.and_then(|c| integer_coefs(c, &|v| env.get(v).copied())) else {
+        return Ok(StrideClass::Unknown);
+    };
+    let mut c = c;
+    if lane_dependent(cond) {
+        for (d, x) in c.iter_mut().enumerate() {
+            if *x != 0 && !observable(counters, cond, block, env, d)? {
+                *x = 0;
+            }
+        }
+    }
+    Ok(class_of(c, width))
+}
