@@ -579,9 +579,10 @@ fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
     }
 }
 
-/// The counter this build uses.
+/// The counter this build uses: symbolic, falling back to the emulator per kernel (see
+/// [`crate::symbolic`]).
 pub fn default_counter() -> Box<dyn Counter> {
-    Box::new(EmulatorCounter::default())
+    Box::new(crate::symbolic::SymbolicCounter::default())
 }
 
 /// A prediction at the default clocks, plus the DVFS sweep when the device has clock levels.

@@ -15,4 +15,5 @@ pub mod pipeline;
 pub mod rank;
 pub mod report;
 pub mod sarif;
+pub mod symbolic;
 pub mod workload;

@@ -176,3 +176,81 @@ fn schedule_model_predicts_in_analyze() {
         .iter()
         .all(|m| m.time_s.is_some() != m.error.is_some()));
 }
+
+const DATA_LOOP: &str = r#"// kerncast: workload n=4096 grid=(n/256) block=256
+extern "C" __global__ void rowsum(int n, const int *len, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float s = 0.0f;
+        for (int k = 0; k < len[i]; ++k)
+            s += x[k];
+        y[i] = s;
+    }
+}
+"#;
+
+/// Each report names the counter behind its counts: the symbolic one for an affine kernel; the
+/// emulator, with the reason, for a loop bound read from memory.
+#[test]
+fn reports_name_the_counter_and_why_it_fell_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("saxpy.cu"), dir.path().join("rowsum.cu"));
+    std::fs::write(&a, SAXPY).unwrap();
+    std::fs::write(&b, DATA_LOOP).unwrap();
+    let i = Inputs {
+        files: vec![a, b],
+        config: None,
+        devices: vec!["gtx-titan-x".into()],
+        model: None,
+        jobs: 1,
+        no_cache: true,
+        lower: LowerArgs::default(),
+    };
+    let r = analyze(&i, None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let by = |n: &str| r.kernels.iter().find(|k| k.display_name == n).unwrap();
+    let s = by("saxpy");
+    assert_eq!(s.counter, "symbolic", "{:#?}", s.notes);
+    assert_eq!(s.counts["threads"], 1024.0, "n=999 → 4 blocks of 256");
+    let d = by("rowsum");
+    assert_eq!(d.counter, "emulator");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("symbolic counter not used") && n.contains("depend on data")),
+        "{:#?}",
+        d.notes
+    );
+}
+
+/// An analysis that overruns its time limit falls back to the emulator instead of hanging, and
+/// says so.
+#[test]
+fn symbolic_analysis_over_its_time_limit_falls_back() {
+    use kerncast::engine::Counter;
+    use kerncast::symbolic::SymbolicCounter;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let ptx = std::fs::read_to_string(root.join("tests/ptx/nvcc/saxpy.ptx")).unwrap();
+    let src = std::fs::read_to_string(root.join("tests/kernels/saxpy.cu")).unwrap();
+    let m = kerncast_passes::ptx::Module::parse(&ptx).unwrap();
+    let sk = kerncast::annotations::scan(&src).unwrap()[0].clone();
+    let entry = m.kernels().next().unwrap().name.clone();
+    let c = SymbolicCounter {
+        time_limit: std::time::Duration::ZERO,
+        ..Default::default()
+    };
+    let p = c.prepare(&m, &entry).unwrap();
+    let o = [("n".to_string(), 4096)].into_iter().collect();
+    let b = p.bind_spec(&sk.workloads[0], &o, &sk.params).unwrap();
+    assert_eq!(b.counter, "emulator");
+    assert!(
+        b.notes[0].contains("did not finish within 0 s"),
+        "{:?}",
+        b.notes
+    );
+    assert!(
+        !p.cheap(),
+        "size sweeps then use the emulator's shared samples"
+    );
+}

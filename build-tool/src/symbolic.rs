@@ -1,0 +1,237 @@
+//! The symbolic counter behind [`Counter`]: `kerncast_passes::count` turns a kernel into exact
+//! closed forms once per block size, and every workload is an evaluation of them, exact at any
+//! launch size (no emulation, no extrapolation).
+//!
+//! It is the default wherever its counts are complete, and hands a kernel to the emulator-backed
+//! counter otherwise, saying why in the report:
+//! - the analysis failed, or did not finish within the time limit (it runs on its own thread
+//!   with a deadline, so a slow analysis never hangs a build; the abandoned thread ends with
+//!   the process);
+//! - the counts depend on data (`trip.`, `branch.`, `pred.` assumptions) that the workload does
+//!   not set as hints: the emulator follows the real control flow on its buffers instead of a
+//!   documented default;
+//! - a bound count is incomplete (`sectors`, `wavefronts`: an access the analysis could not
+//!   resolve is not counted, where the emulator counts it).
+
+use crate::engine::{Bound, Counter, EmulatorCounter, Prepared};
+use crate::workload::{Workload, WorkloadSpec};
+use kerncast_passes::count::{self, KernelStats};
+use kerncast_passes::ptx::Module;
+use kerncast_passes::stats::BoundStats;
+use std::collections::BTreeMap;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+/// Assumption keys of data-dependent control flow: the counts hold only for their values.
+const DATA_DEPENDENT: [&str; 3] = ["trip.", "branch.", "pred."];
+/// Assumption keys (added at bind time) of accesses whose sectors or wavefronts were not counted.
+const INCOMPLETE: [&str; 2] = ["sectors", "wavefronts"];
+
+/// Symbolic counting with an emulator fallback.
+pub struct SymbolicCounter {
+    /// Longest a kernel's analysis (per block size) may take before the fallback is used.
+    pub time_limit: Duration,
+    pub fallback: EmulatorCounter,
+}
+
+impl Default for SymbolicCounter {
+    /// 30 s per kernel and block size; `KERNCAST_SYMBOLIC_TIMEOUT_S` overrides it.
+    fn default() -> Self {
+        let secs = std::env::var("KERNCAST_SYMBOLIC_TIMEOUT_S")
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .unwrap_or(30.0);
+        SymbolicCounter {
+            time_limit: Duration::from_secs_f64(secs),
+            fallback: EmulatorCounter::default(),
+        }
+    }
+}
+
+impl Counter for SymbolicCounter {
+    fn name(&self) -> &'static str {
+        "symbolic"
+    }
+
+    fn prepare(&self, m: &Module, kernel: &str) -> Result<Box<dyn Prepared>, String> {
+        Ok(Box::new(SymPrepared {
+            emu: self.fallback.prepare(m, kernel)?,
+            module: Arc::new(m.clone()),
+            kernel: kernel.to_string(),
+            limit: self.time_limit,
+            analyses: Mutex::new(BTreeMap::new()),
+            fell_back: Mutex::new(false),
+        }))
+    }
+}
+
+/// One analysis per block size: the stats, or why they cannot be used.
+type Analysis = Result<Arc<KernelStats>, String>;
+
+struct SymPrepared {
+    emu: Box<dyn Prepared>,
+    module: Arc<Module>,
+    kernel: String,
+    limit: Duration,
+    analyses: Mutex<BTreeMap<[u64; 3], Analysis>>,
+    /// Whether any workload fell back (then size sweeps are as costly as the emulator's).
+    fell_back: Mutex<bool>,
+}
+
+impl SymPrepared {
+    /// The analysis for `block`, run at most once (other workloads of the kernel wait for it).
+    fn analysis(&self, block: [u64; 3]) -> Analysis {
+        let mut memo = self.analyses.lock().map_err(|e| e.to_string())?;
+        if let Some(a) = memo.get(&block) {
+            return a.clone();
+        }
+        let (tx, rx) = mpsc::channel();
+        let (m, k) = (self.module.clone(), self.kernel.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("kerncast-count-{k}"))
+            .spawn(move || {
+                let r = count::analyze_kernel_with(&m, &k, &count::Options { block: Some(block) });
+                let _ = tx.send(r.map_err(|e| e.to_string()));
+            });
+        let a = match spawned {
+            Err(e) => Err(format!("cannot start the analysis thread: {e}")),
+            Ok(_) => match rx.recv_timeout(self.limit) {
+                Ok(r) => r.map(Arc::new).map_err(|e| format!("analysis failed: {e}")),
+                Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+                    "analysis did not finish within {:.0} s (KERNCAST_SYMBOLIC_TIMEOUT_S)",
+                    self.limit.as_secs_f64()
+                )),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    Err("analysis thread ended without a result (it panicked)".into())
+                }
+            },
+        };
+        memo.insert(block, a.clone());
+        a
+    }
+
+    /// Symbolic counts for `w`, or the reason the emulator must count it instead.
+    fn symbolic(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
+        let ks = self.analysis(w.block)?;
+        let unset: Vec<&str> = ks
+            .assumptions
+            .iter()
+            .map(|a| a.hint_key.as_str())
+            .filter(|k| DATA_DEPENDENT.iter().any(|p| k.starts_with(p)))
+            .filter(|k| !w.hints.contains_key(*k))
+            .collect();
+        if !unset.is_empty() {
+            return Err(format!(
+                "counts depend on data ({}; set them as hints to count symbolically)",
+                unset.join(", ")
+            ));
+        }
+        // Source parameter names in declaration order also name the PTX parameters by position.
+        let mut cw = count::Workload {
+            grid: w.grid,
+            block: w.block,
+            params: w.params.clone(),
+            hints: w.hints.clone(),
+        };
+        for (i, name) in params.iter().enumerate() {
+            if let Some(v) = w.params.get(name) {
+                cw.params.insert(i.to_string(), *v);
+            }
+        }
+        let mut stats = ks.bind(&cw).map_err(|e| format!("binding failed: {e}"))?;
+        let mut missing: Vec<&str> = Vec::new();
+        let mut n = 0;
+        for a in &stats.assumptions {
+            if INCOMPLETE.contains(&a.hint_key.as_str()) {
+                n += 1;
+                if !missing.contains(&a.what.as_str()) {
+                    missing.push(&a.what);
+                }
+            }
+        }
+        if n > 0 {
+            return Err(format!(
+                "incomplete counts ({n} access(es)): {}",
+                missing.join("; ")
+            ));
+        }
+        stats.kernel = self.kernel.clone();
+        Ok(stats)
+    }
+
+    fn note_fallback(&self) {
+        if let Ok(mut f) = self.fell_back.lock() {
+            *f = true;
+        }
+    }
+}
+
+impl Prepared for SymPrepared {
+    fn bind(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
+        self.symbolic(w, params).or_else(|_| {
+            self.note_fallback();
+            self.emu.bind(w, params)
+        })
+    }
+
+    fn bind_spec(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        params: &[String],
+    ) -> Result<Bound, String> {
+        let w = spec.resolve_with(overrides)?;
+        match self.symbolic(&w, params) {
+            Ok(stats) => Ok(Bound {
+                stats,
+                notes: vec![
+                    "counts from the symbolic counter: closed forms exact at this launch size"
+                        .into(),
+                ],
+                counter: "symbolic".into(),
+            }),
+            Err(why) => {
+                self.note_fallback();
+                let mut b = self.emu.bind_spec(spec, overrides, params)?;
+                b.notes.insert(
+                    0,
+                    format!("symbolic counter not used: {why}; the emulator counted"),
+                );
+                Ok(b)
+            }
+        }
+    }
+
+    fn bind_sizes(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        params: &[String],
+        scales: &[f64],
+    ) -> Result<Vec<Bound>, String> {
+        if self.cheap() {
+            let base = spec.resolve_with(overrides)?;
+            let all: Result<Vec<Bound>, String> = scales
+                .iter()
+                .map(|f| {
+                    let o = crate::engine::scaled_overrides(spec, &base, overrides, *f);
+                    self.bind_spec(spec, &o, params)
+                })
+                .collect();
+            if self.cheap() {
+                return all;
+            }
+        }
+        // The emulator shares its samples across sizes.
+        self.emu.bind_sizes(spec, overrides, params, scales)
+    }
+
+    fn cheap(&self) -> bool {
+        !self.fell_back.lock().map(|f| *f).unwrap_or(true)
+    }
+
+    fn counter(&self) -> &'static str {
+        "symbolic"
+    }
+}
