@@ -138,6 +138,20 @@ pub struct Values {
     pub ivs: BTreeMap<usize, BTreeMap<String, Poly>>,
 }
 
+thread_local! {
+    /// Kernel parameters read as numbers rather than symbols (see [`with_param_values`]).
+    static PARAM_VALUES: std::cell::RefCell<BTreeMap<String, i128>> = Default::default();
+}
+
+/// Run `f` with the named parameters (`p<index>` → value) read as constants: an address such as
+/// `(tid * stride) % 8192` is a polynomial only once `stride` is a number.
+pub fn with_param_values<T>(vals: BTreeMap<String, i128>, f: impl FnOnce() -> T) -> T {
+    let old = PARAM_VALUES.with(|p| std::mem::replace(&mut *p.borrow_mut(), vals));
+    let out = f();
+    PARAM_VALUES.with(|p| *p.borrow_mut() = old);
+    out
+}
+
 /// Symbol of a kernel parameter: `p<index>`.
 pub fn param_symbol(f: &Function, name: &str) -> String {
     match f.param_index(name) {
@@ -436,7 +450,13 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                 Some(Operand::Addr {
                     base: AddrBase::Symbol(s),
                     offset: 0,
-                }) if f.param_index(s).is_some() => Val::Num(Poly::var(&param_symbol(f, s))),
+                }) if f.param_index(s).is_some() => {
+                    let sym = param_symbol(f, s);
+                    match PARAM_VALUES.with(|p| p.borrow().get(&sym).copied()) {
+                        Some(v) => Val::Num(Poly::constant(crate::poly::poly::rat(v))),
+                        None => Val::Num(Poly::var(&sym)),
+                    }
+                }
                 _ => Val::Unknown,
             },
             "add" => opt(a.zip(b).map(|(x, y)| x.add(y))),
@@ -482,6 +502,10 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                     (Some(e), Some(m)) if m > 0 && (m + 1) & m == 0 => {
                         let md = m + 1;
                         Val::Num(Poly::from_lin(&e.sub(&e.floor_div(md).scale(md))))
+                    }
+                    // `x & -2^k` clears the low k bits: 2^k·floor(x / 2^k) in two's complement.
+                    (Some(e), Some(m)) if m < 0 && (-m) & (-m - 1) == 0 => {
+                        Val::Num(Poly::from_lin(&e.floor_div(-m).scale(-m)))
                     }
                     _ => Val::Unknown,
                 }

@@ -193,12 +193,15 @@ fn monotone(c: Cond, k: &str) -> Cond {
 }
 
 /// Why a domain could not be enumerated point by point.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum EnumerateError {
     /// A symbol of the condition has no value (`None` for an unbounded loop counter).
+    #[error("a symbol has no value or a loop counter is unbounded ({0:?})")]
     Unbound(Option<String>),
     /// More than the budget of (ctaid, counters, tid) points to visit.
+    #[error("{0} points to visit, over the budget")]
     TooLarge(u64),
+    #[error(transparent)]
     Isl(CountError),
 }
 

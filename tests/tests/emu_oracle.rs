@@ -71,88 +71,208 @@ fn analyze(c: &Case) -> Result<count::KernelStats, String> {
     }
 }
 
-#[test]
-fn static_counts_equal_emulated_counts() {
-    let t_start = std::time::Instant::now();
-    let mut compared = Vec::new();
-    let mut excluded = Vec::new();
-    let mut mismatches = Vec::new();
-    // Kernels compared at fewer than three workloads (a fixed grid over the launch-size cap).
-    let mut few = Vec::new();
-    for c in corpus_cases() {
-        let id = format!("{} {}", c.file, c.kernel);
-        let Some(small) = c.workloads.last() else {
-            excluded.push(format!("{id}: no workload"));
-            continue;
-        };
-        // Static control flow, decided by the emulator alone: the same counts on zero-filled
-        // and on pseudo-random buffers.
-        let z = run_case(&c, small, Fill::Zero);
-        let r = run_case(&c, small, Fill::Random);
-        match (&z, &r) {
-            (Ok(a), Ok(b)) if a.features == b.features && a.block_execs == b.block_execs => {}
-            (Ok(_), Ok(_)) => {
-                excluded.push(format!("{id}: emulated counts depend on the data"));
-                continue;
-            }
-            (Err(e), _) | (_, Err(e)) => {
-                excluded.push(format!("{id}: emulator error: {e}"));
-                continue;
-            }
+/// What the comparison of one kernel found, one line each.
+#[derive(Default)]
+struct Outcome {
+    compared: Vec<String>,
+    mismatches: Vec<String>,
+    excluded: Vec<String>,
+    few: Vec<String>,
+}
+
+/// Environment variable that makes the test binary check one kernel (`file<TAB>kernel`) and
+/// print its outcome: the parent runs each kernel in such a child process, so a counter that
+/// hangs is killed with its process instead of holding a core and memory for the rest of the run.
+const CHILD: &str = "KC_ORACLE_KERNEL";
+/// Seconds a child may take for everything (emulation of three workloads included).
+const CHILD_DEADLINE_S: u64 = 120;
+
+fn check_kernel(c: &Case, o: &mut Outcome) {
+    let id = format!("{} {}", c.file, c.kernel);
+    let Some(small) = c.workloads.last() else {
+        o.excluded.push(format!("{id}: no workload"));
+        return;
+    };
+    // Static control flow, decided by the emulator alone: the same counts on zero-filled
+    // and on pseudo-random buffers.
+    let z = run_case(c, small, Fill::Zero);
+    let r = run_case(c, small, Fill::Random);
+    match (&z, &r) {
+        (Ok(a), Ok(b)) if a.features == b.features && a.block_execs == b.block_execs => {}
+        (Ok(_), Ok(_)) => {
+            o.excluded
+                .push(format!("{id}: emulated counts depend on the data"));
+            return;
         }
-        let t0 = std::time::Instant::now();
-        // A data-independent kernel the counter cannot count is a failure, not an exclusion.
-        let ks = match analyze(&c) {
-            Ok(k) => k,
-            Err(e) => {
-                eprintln!("FAIL {id}: {e}");
-                mismatches.push(format!("{id}: {e}"));
-                continue;
-            }
-        };
-        eprintln!("analyzed {id} in {:.2?}", t0.elapsed());
-        if let Some(a) = ks.assumptions.iter().find(|a| data_dependent(a)) {
-            excluded.push(format!("{id}: counter assumes {} ({})", a.hint_key, a.what));
-            continue;
-        }
-        if c.workloads.len() < 3 {
-            few.push(format!("{id}: {} workloads", c.workloads.len()));
-        }
-        for w in &c.workloads {
-            let emu = match run_case(&c, w, Fill::Zero) {
-                Ok(e) => e,
-                Err(e) => {
-                    mismatches.push(format!("{id} at {}: emulator error: {e}", w.name));
-                    continue;
-                }
-            };
-            let params: BTreeMap<String, i64> = c
-                .params
-                .iter()
-                .enumerate()
-                .filter_map(|(i, n)| w.params.get(n).map(|v| (i.to_string(), *v)))
-                .collect();
-            let cw = count::Workload {
-                grid: w.launch.grid,
-                block: w.launch.block,
-                params,
-                hints: BTreeMap::new(),
-            };
-            match ks.bind(&cw) {
-                Ok(st) => {
-                    let d = diff(&st, &emu);
-                    if !d.is_empty() {
-                        eprintln!("MISMATCH {id} at {}: {d:?}", w.name);
-                        mismatches.push(format!("{id} at {}: {d:?}", w.name));
-                    } else {
-                        eprintln!("MATCH {id} at {}", w.name);
-                    }
-                    compared.push(format!("{id} at {}", w.name));
-                }
-                Err(e) => mismatches.push(format!("{id} at {}: bind failed: {e}", w.name)),
-            }
+        (Err(e), _) | (_, Err(e)) => {
+            o.excluded.push(format!("{id}: emulator error: {e}"));
+            return;
         }
     }
+    let t0 = std::time::Instant::now();
+    // A data-independent kernel the counter cannot count is a failure, not an exclusion.
+    let ks = match analyze(c) {
+        Ok(k) => k,
+        Err(e) => {
+            o.mismatches.push(format!("{id}: {e}"));
+            return;
+        }
+    };
+    eprintln!("analyzed {id} in {:.2?}", t0.elapsed());
+    if let Some(a) = ks.assumptions.iter().find(|a| data_dependent(a)) {
+        o.excluded
+            .push(format!("{id}: counter assumes {} ({})", a.hint_key, a.what));
+        return;
+    }
+    if c.workloads.len() < 3 {
+        o.few.push(format!("{id}: {} workloads", c.workloads.len()));
+    }
+    for w in &c.workloads {
+        let emu = match run_case(c, w, Fill::Zero) {
+            Ok(e) => e,
+            Err(e) => {
+                o.mismatches
+                    .push(format!("{id} at {}: emulator error: {e}", w.name));
+                continue;
+            }
+        };
+        let params: BTreeMap<String, i64> = c
+            .params
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| w.params.get(n).map(|v| (i.to_string(), *v)))
+            .collect();
+        let cw = count::Workload {
+            grid: w.launch.grid,
+            block: w.launch.block,
+            params,
+            hints: BTreeMap::new(),
+        };
+        match ks.bind(&cw) {
+            Ok(st) => {
+                let d = diff(&st, &emu);
+                if !d.is_empty() {
+                    o.mismatches.push(format!("{id} at {}: {d:?}", w.name));
+                }
+                o.compared.push(format!("{id} at {}", w.name));
+            }
+            Err(e) => o
+                .mismatches
+                .push(format!("{id} at {}: bind failed: {e}", w.name)),
+        }
+    }
+}
+
+/// Run one kernel's check in a child process; its outcome, or a failure when it dies or runs
+/// past the deadline.
+fn check_in_child(c: &Case) -> Outcome {
+    use std::io::Read;
+    let id = format!("{} {}", c.file, c.kernel);
+    let mut o = Outcome::default();
+    let exe = std::env::current_exe().expect("test binary");
+    let mut child = std::process::Command::new(exe)
+        .args([
+            "static_counts_equal_emulated_counts",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(CHILD, format!("{}\t{}", c.file, c.kernel))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the test binary");
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break Some(st);
+        }
+        if t0.elapsed().as_secs() >= CHILD_DEADLINE_S {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let text = reader.join().unwrap_or_default();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("ORACLE ") else {
+            continue;
+        };
+        let (kind, what) = rest.split_once(' ').unwrap_or((rest, ""));
+        let v = match kind {
+            "compared" => &mut o.compared,
+            "mismatch" => &mut o.mismatches,
+            "excluded" => &mut o.excluded,
+            "few" => &mut o.few,
+            _ => continue,
+        };
+        v.push(what.to_string());
+    }
+    match status {
+        None => o
+            .mismatches
+            .push(format!("{id}: did not finish in {CHILD_DEADLINE_S} s")),
+        Some(st) if !text.contains("ORACLE done") => {
+            o.mismatches.push(format!("{id}: check died ({st})"))
+        }
+        Some(_) => {}
+    }
+    o
+}
+
+#[test]
+fn static_counts_equal_emulated_counts() {
+    if let Ok(which) = std::env::var(CHILD) {
+        let (file, kernel) = which.split_once('\t').expect("file<TAB>kernel");
+        let cases = corpus_cases_in(|f| f == file);
+        let c = cases
+            .iter()
+            .find(|c| c.kernel == kernel)
+            .expect("the kernel is in the corpus");
+        let mut o = Outcome::default();
+        check_kernel(c, &mut o);
+        for (kind, v) in [
+            ("compared", &o.compared),
+            ("mismatch", &o.mismatches),
+            ("excluded", &o.excluded),
+            ("few", &o.few),
+        ] {
+            for line in v {
+                println!("ORACLE {kind} {line}");
+            }
+        }
+        // A counter thread past its deadline must not keep the process alive.
+        println!("ORACLE done");
+        std::process::exit(0);
+    }
+    let t_start = std::time::Instant::now();
+    let mut all = Outcome::default();
+    for c in corpus_cases() {
+        let o = check_in_child(&c);
+        for m in &o.mismatches {
+            eprintln!("MISMATCH {m}");
+        }
+        eprintln!(
+            "{} {}: {} compared, {} mismatching, {}",
+            c.file,
+            c.kernel,
+            o.compared.len(),
+            o.mismatches.len(),
+            o.excluded.join("; ")
+        );
+        all.compared.extend(o.compared);
+        all.mismatches.extend(o.mismatches);
+        all.excluded.extend(o.excluded);
+        all.few.extend(o.few);
+    }
+    let (compared, mismatches, excluded, few) =
+        (all.compared, all.mismatches, all.excluded, all.few);
     eprintln!(
         "oracle: {} workload comparisons, {} mismatching or failing, {} kernels excluded, in {:.1?}; excluded kernels:\n{}",
         compared.len(),

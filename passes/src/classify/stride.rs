@@ -3,7 +3,7 @@
 //! execution of it can hold two lanes apart along a dimension (where none can, the coefficient
 //! is unobservable and counts as 0, as in the emulator's `StrideEvidence`).
 
-use super::warp::{class_of, varying_dims};
+use super::warp::{class_of, varying_dims, LaneAccess, StrideEvidence};
 use crate::affine::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{Atom, LinExpr, Poly};
@@ -121,25 +121,91 @@ pub fn observable(
 }
 
 /// The class of one access bound to parameter values: coefficients evaluated, the unobservable
-/// ones zeroed, then the rule. `Err` says why the observability could not be decided.
+/// ones zeroed, then the rule. An address that is a polynomial but not affine in the thread index
+/// (floors, from `%` and `/`) is classed by walking its warp executions, as the emulator does.
+/// `Err` says why the class could not be decided.
 pub fn bound_class(
-    coefs: Option<&[Poly; 3]>,
-    counters: &[String],
-    cond: &Cond,
+    m: &crate::count::MemSite,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
-    width: u64,
 ) -> Result<StrideClass, String> {
-    let Some(c) = coefs.and_then(|c| integer_coefs(c, &|v| env.get(v).copied())) else {
+    let Some(coefs) = &m.coefs else {
+        return match &m.addr {
+            Some(a) => walked_class(m, a, block, env),
+            None => Ok(StrideClass::Unknown),
+        };
+    };
+    let Some(mut c) = integer_coefs(coefs, &|v| env.get(v).copied()) else {
         return Ok(StrideClass::Unknown);
     };
-    let mut c = c;
-    if lane_dependent(cond) {
+    if lane_dependent(&m.cond) {
         for (d, x) in c.iter_mut().enumerate() {
-            if *x != 0 && !observable(counters, cond, block, env, d)? {
+            if *x != 0 && !observable(&m.counters, &m.cond, block, env, d)? {
                 *x = 0;
             }
         }
     }
-    Ok(class_of(c, width))
+    Ok(class_of(c, m.width))
+}
+
+/// Most (ctaid, counters, tid) points `walked_class` visits.
+const WALK_BUDGET: u64 = 1 << 24;
+
+fn walked_class(
+    m: &crate::count::MemSite,
+    addr: &Poly,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+) -> Result<StrideClass, String> {
+    let mut ev = StrideEvidence::default();
+    let mut unvalued = false;
+    let mut acc = Vec::with_capacity(32);
+    crate::domains::for_each_warp(
+        &m.counters,
+        &m.cond,
+        block,
+        env,
+        WALK_BUDGET,
+        &mut |point, lanes| {
+            acc.clear();
+            for (lane, tid) in lanes {
+                match eval_addr(addr, *tid, point, env) {
+                    Some(a) => acc.push(LaneAccess {
+                        lane: *lane,
+                        tid: *tid,
+                        addr: a,
+                    }),
+                    None => unvalued = true,
+                }
+            }
+            ev.observe(&acc);
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    if unvalued {
+        return Err(format!("address {addr} has no value at some point"));
+    }
+    Ok(ev.class(m.width))
+}
+
+/// A lane's address: thread index, ctaid and counters from the point, parameters from `env`,
+/// shared-array symbols at 0 (whole-word shifts of every lane change neither class nor banks).
+pub fn eval_addr(
+    addr: &Poly,
+    tid: [u64; 3],
+    point: &BTreeMap<String, i128>,
+    env: &BTreeMap<String, i128>,
+) -> Option<u64> {
+    let at = |v: &str| match v {
+        "tid_x" => Some(tid[0] as i128),
+        "tid_y" => Some(tid[1] as i128),
+        "tid_z" => Some(tid[2] as i128),
+        v if v.starts_with("sym_") => Some(0),
+        v => point.get(v).or_else(|| env.get(v)).copied(),
+    };
+    let a = addr.eval(&at)?;
+    if !a.is_integer() {
+        return None;
+    }
+    num_traits::ToPrimitive::to_u64(&a.to_integer())
 }

@@ -44,9 +44,22 @@ pub const MAX_THREADS: u64 = 20_000;
 
 /// Every kernel of every PTX file under tests/ptx with a workload annotation in its source.
 pub fn corpus_cases() -> Vec<Case> {
+    corpus_cases_in(|_| true)
+}
+
+/// The corpus cases of the PTX files whose path under tests/ptx (`clang/saxpy.ptx`) passes `keep`.
+pub fn corpus_cases_in(keep: impl Fn(&str) -> bool) -> Vec<Case> {
     let root = kerncast_tests::workspace_root();
     let mut out = Vec::new();
     for p in kerncast_tests::ptx_files() {
+        let rel = p
+            .strip_prefix(root.join("tests/ptx"))
+            .unwrap_or(Path::new(""))
+            .display()
+            .to_string();
+        if !keep(&rel) {
+            continue;
+        }
         let text = std::fs::read_to_string(&p).expect("read PTX");
         let module = Module::parse(&text).expect("corpus PTX parses");
         let stem = p
@@ -63,11 +76,6 @@ pub fn corpus_cases() -> Vec<Case> {
         let Ok(sks) = kerncast::annotations::scan(&src_text) else {
             continue;
         };
-        let rel = p
-            .strip_prefix(root.join("tests/ptx"))
-            .unwrap_or(Path::new(""))
-            .display()
-            .to_string();
         for f in module.kernels() {
             let plain = kerncast::pipeline::demangle(&f.name);
             let Some(sk) = sks.iter().find(|s| s.name == f.name || s.name == plain) else {
