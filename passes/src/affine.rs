@@ -507,6 +507,20 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                     (Some(e), Some(m)) if m < 0 && (-m) & (-m - 1) == 0 => {
                         Val::Num(Poly::from_lin(&e.floor_div(-m).scale(-m)))
                     }
+                    // A run of ones, bits lo..hi-1 (`x & 0x3fffe000` in a signed `%`):
+                    // 2^lo·floor(x / 2^lo) − 2^hi·floor(x / 2^hi).
+                    (Some(e), Some(m))
+                        if m > 0 && {
+                            let low = m & -m;
+                            (m + low) & (m + low - 1) == 0
+                        } =>
+                    {
+                        let lo = m & -m;
+                        let hi = m + lo;
+                        Val::Num(Poly::from_lin(
+                            &e.floor_div(lo).scale(lo).sub(&e.floor_div(hi).scale(hi)),
+                        ))
+                    }
                     _ => Val::Unknown,
                 }
             }
