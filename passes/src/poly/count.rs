@@ -21,16 +21,111 @@ pub enum CountError {
     SplitLimit(String, usize),
     #[error("isl returned a non-integral bound `{0}`")]
     NonIntegral(String),
+    #[error("the direct summation split into more than {0} cells")]
+    TooComplex(usize),
 }
 
 pub type Result<T> = std::result::Result<T, CountError>;
 
 const MAX_SPLIT_ROUNDS: usize = 6;
 const MAX_REFINE: usize = 24;
+/// Contributions above which `finish` probes before testing equality (the corpus has fewer).
+const PROBE_ABOVE: usize = 128;
+/// Levels one direct summation may enter before [`count`] factors the set instead; the corpus
+/// needs at most about a thousand, a boundary-checked 2-D convolution hundreds of thousands.
+const MAX_VISITS: usize = 1_500;
 
 /// `#set` as a piecewise quasi-polynomial in its parameters, exact at every parameter value.
+///
+/// When the nested summation splits into too many cells (boundary-checked stencils, whose
+/// guards on independent dimensions multiply each other's cells), the set is counted as a sum
+/// over its disjoint basic sets, each the product of the counts of its independent groups of
+/// dimensions (no constraint or division couples two groups, so the basic set is their
+/// Cartesian product for every parameter value and the product of counts is exact).
 pub fn count(set: &Set) -> Result<QPoly> {
-    sum(set, &Poly::one())
+    match sum(set, &Poly::one()) {
+        Err(CountError::TooComplex(_)) => count_factored(set),
+        r => r,
+    }
+}
+
+fn count_factored(set: &Set) -> Result<QPoly> {
+    let nd = set.dim(DimType::isl_dim_set)?;
+    let mut total = QPoly::zero();
+    for bs in set.clone().compute_divs()?.make_disjoint()?.basic_sets()? {
+        let groups = independent_groups(&bs, nd)?;
+        if groups.len() <= 1 {
+            total = total.add(&sum(&bs.to_set()?, &Poly::one())?);
+            continue;
+        }
+        let whole = bs.to_set()?;
+        let mut q = QPoly::constant(1);
+        for g in groups {
+            let mut part = whole.clone();
+            for k in (0..nd).rev().filter(|k| !g.contains(k)) {
+                part = part.project_out(DimType::isl_dim_set, k, 1)?;
+            }
+            q = q.mul(&sum(&part, &Poly::one())?);
+        }
+        total = total.add(&q);
+    }
+    total.pieces.sort();
+    Ok(total)
+}
+
+/// The set dimensions of `bs` grouped so that no constraint (directly or through a local
+/// division) involves dimensions of two groups.
+fn independent_groups(bs: &BasicSet, nd: usize) -> Result<Vec<Vec<usize>>> {
+    let mut root: Vec<usize> = (0..nd).collect();
+    fn find(root: &mut [usize], k: usize) -> usize {
+        let mut r = k;
+        while root[r] != r {
+            r = root[r];
+        }
+        root[k] = r;
+        r
+    }
+    for c in bs.constraints()? {
+        let mut used = Vec::new();
+        for k in 0..nd {
+            if c.coefficient(DimType::isl_dim_set, k)?.0 != 0 {
+                used.push(k);
+            }
+        }
+        for k in 0..c.dim(DimType::isl_dim_div)? {
+            if c.coefficient(DimType::isl_dim_div, k)?.0 != 0 {
+                aff_dims(&c.div(k)?, nd, &mut used)?;
+            }
+        }
+        if let Some((&first, rest)) = used.split_first() {
+            for &k in rest {
+                let (a, b) = (find(&mut root, first), find(&mut root, k));
+                root[b] = a;
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for k in 0..nd {
+        let r = find(&mut root, k);
+        groups.entry(r).or_default().push(k);
+    }
+    Ok(groups.into_values().collect())
+}
+
+/// The set dimensions (isl's input dimensions of a division) an affine expression involves,
+/// through its own divisions too.
+fn aff_dims(aff: &Aff, nd: usize, out: &mut Vec<usize>) -> Result<()> {
+    for k in 0..aff.dim(DimType::isl_dim_in)?.min(nd) {
+        if aff.coefficient(DimType::isl_dim_in, k)?.0 != 0 {
+            out.push(k);
+        }
+    }
+    for k in 0..aff.dim(DimType::isl_dim_div)? {
+        if aff.coefficient(DimType::isl_dim_div, k)?.0 != 0 {
+            aff_dims(&aff.div(k)?, nd, out)?;
+        }
+    }
+    Ok(())
 }
 
 /// `Σ_{x ∈ set} summand(x)`; the summand names set dimensions by their isl names.
@@ -57,6 +152,7 @@ pub fn sum(set: &Set, summand: &Poly) -> Result<QPoly> {
         ctx: set.ctx().clone(),
         fresh: 0,
         out: Vec::new(),
+        visits: 0,
     };
     c.level(s, &vars, summand.clone())?;
     c.finish()
@@ -67,12 +163,18 @@ struct Counter {
     fresh: usize,
     /// (parameter domain, contribution): the count is the sum over all of them.
     out: Vec<(Set, Poly)>,
+    /// levels entered so far, against [`MAX_VISITS`]
+    visits: usize,
 }
 
 impl Counter {
     /// `s` has zero set dimensions; `vars` are parameters of `s` still to be summed, innermost
     /// last.
     fn level(&mut self, s: Set, vars: &[String], summand: Poly) -> Result<()> {
+        self.visits += 1;
+        if self.visits > MAX_VISITS {
+            return Err(CountError::TooComplex(MAX_VISITS));
+        }
         if summand.is_zero() || s.is_empty()? {
             return Ok(());
         }
@@ -179,16 +281,25 @@ impl Counter {
     /// isl domains into guards.
     fn finish(self) -> Result<QPoly> {
         // merge identical domains first (cheap, and common)
-        let mut merged: Vec<(Set, Poly)> = Vec::new();
+        // (pairwise, so for many contributions probes rule out unequal pairs before isl's
+        // equality test; not for few, because that test also rewrites the sets' constraints in
+        // place, and the printed form of every count in the corpus follows from those rewrites)
+        let mut merged: Vec<(Set, Poly, Option<Probe>)> = Vec::new();
+        let probing = self.out.len() > PROBE_ABOVE;
         'next: for (s, p) in self.out {
-            for (t, q) in merged.iter_mut() {
+            let fp = if probing { Probe::of(&s) } else { None };
+            for (t, q, tf) in merged.iter_mut() {
+                if !Probe::may_equal(&fp, tf) {
+                    continue;
+                }
                 if t.is_equal(&s)? {
                     *q = q.add(&p);
                     continue 'next;
                 }
             }
-            merged.push((s, p));
+            merged.push((s, p, fp));
         }
+        let merged: Vec<(Set, Poly)> = merged.into_iter().map(|(s, p, _)| (s, p)).collect();
         // Refining into disjoint cells costs O(contributions × cells) isl operations; beyond a
         // few dozen contributions the (equally exact) sum of guarded pieces is kept instead.
         if merged.len() > MAX_REFINE {
@@ -250,6 +361,71 @@ impl Counter {
         }
         q.pieces.sort();
         Ok(q)
+    }
+}
+
+/// What `finish` knows of a contribution's parameter domain to rule out equality cheaply: its
+/// constraints (to test points in Rust) and one point of it (from isl). Equal sets contain each
+/// other's points, so a pair where either misses the other's point is unequal without isl's
+/// (quadratic, and dear) equality test; the grouping is the same as with that test alone.
+struct Probe {
+    params: Vec<String>,
+    guards: Vec<Guard>,
+    point: Vec<i128>,
+}
+
+impl Probe {
+    /// `None` when the set cannot be read back this way; the caller then asks isl.
+    fn of(s: &Set) -> Option<Probe> {
+        // isl may rewrite a shared set's representation in place (same set, other
+        // constraints), which would change how later steps print; probe a private copy
+        let s = &Set::parse(s.ctx(), &s.to_str()).ok()?;
+        let params = s.param_names().ok()?;
+        let guards = s
+            .clone()
+            .compute_divs()
+            .ok()?
+            .basic_sets()
+            .ok()?
+            .iter()
+            .map(guard_of)
+            .collect::<Result<Vec<Guard>>>()
+            .ok()?;
+        let as_set = s
+            .clone()
+            .move_dims(
+                DimType::isl_dim_set,
+                0,
+                DimType::isl_dim_param,
+                0,
+                params.len(),
+            )
+            .ok()?;
+        let point = as_set.sample_point().ok()??;
+        Some(Probe {
+            params,
+            guards,
+            point: point.into_iter().map(i128::from).collect(),
+        })
+    }
+
+    fn contains(&self, other: &Probe) -> bool {
+        let env = |name: &str| {
+            other
+                .params
+                .iter()
+                .position(|p| p == name)
+                .map(|i| other.point[i])
+        };
+        self.guards.iter().any(|g| g.holds(&env) == Some(true))
+    }
+
+    /// Whether the two sets may be equal (false only when they certainly differ).
+    fn may_equal(a: &Option<Probe>, b: &Option<Probe>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) if a.params == b.params => a.contains(b) && b.contains(a),
+            _ => true,
+        }
     }
 }
 
@@ -420,6 +596,36 @@ mod tests {
             &[-3, 0, 1, 2, 13, 100],
         );
         assert_eq!(q.to_string(), "(n^2 - n)/2 if n >= 2");
+    }
+
+    #[test]
+    fn factored_count_is_exact() {
+        // two independent groups ({i, j} and {k}) in one basic set, and a union of two
+        for set in [
+            "[n, m] -> { [i, j, k] : 0 <= j < i < n and 0 <= 2 k < m }",
+            "[n, m] -> { [i, k] : (0 <= i < n and 0 <= k < m) or (0 <= i < m and n <= k < 2 n) }",
+        ] {
+            let ctx = Ctx::new();
+            let s = Set::parse(&ctx, set).unwrap();
+            let q = count_factored(&s).unwrap();
+            for (n, m) in [(-1i64, 3i64), (0, 0), (1, 5), (4, 2), (7, 9), (12, 3)] {
+                let fixed = s
+                    .clone()
+                    .fix_si(DimType::isl_dim_param, 0, n)
+                    .unwrap()
+                    .fix_si(DimType::isl_dim_param, 1, m)
+                    .unwrap();
+                let (want, _) = fixed.count_val().unwrap().to_rational().unwrap();
+                let got = q
+                    .eval(&|v| match v {
+                        "n" => Some(n as i128),
+                        "m" => Some(m as i128),
+                        _ => None,
+                    })
+                    .unwrap();
+                assert_eq!(got, rat(want as i128), "{set} at n={n} m={m}: {q}");
+            }
+        }
     }
 
     #[test]

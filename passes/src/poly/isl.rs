@@ -165,6 +165,12 @@ handle!(
     ffi::isl_pw_aff_copy
 );
 handle!(Aff, ffi::isl_aff, ffi::isl_aff_free, ffi::isl_aff_copy);
+handle!(
+    Point,
+    ffi::isl_point,
+    ffi::isl_point_free,
+    ffi::isl_point_copy
+);
 handle!(Val, ffi::isl_val, ffi::isl_val_free, ffi::isl_val_copy);
 handle!(
     Constraint,
@@ -400,6 +406,32 @@ impl Set {
         // SAFETY: both taken.
         let p = unsafe { ffi::isl_set_preimage_multi_aff(self.into_raw(), ma.into_raw()) };
         Set::from_raw(&ctx, p, "isl_set_preimage_multi_aff")
+    }
+
+    /// Some integer point of the set (its set dimensions), `None` when it is empty.
+    pub fn sample_point(&self) -> Result<Option<Vec<i64>>> {
+        let n = self.dim(DimType::isl_dim_set)?;
+        // SAFETY: copy then take; the point is ours.
+        let p = unsafe { ffi::isl_set_sample_point(ffi::isl_set_copy(self.ptr)) };
+        let pt = Point::from_raw(&self.ctx, p, "isl_set_sample_point")?;
+        // SAFETY: keep.
+        if unsafe { ffi::isl_point_is_void(pt.ptr) } != ffi::isl_bool_isl_bool_false {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            // SAFETY: keep the point; the value is ours.
+            let v = unsafe {
+                ffi::isl_point_get_coordinate_val(pt.ptr, DimType::isl_dim_set, k as i32)
+            };
+            let (num, den) =
+                Val::from_raw(&self.ctx, v, "isl_point_get_coordinate_val")?.to_rational()?;
+            if den != 1 {
+                return Err(IslError("non-integral sample point".into()));
+            }
+            out.push(num);
+        }
+        Ok(Some(out))
     }
 
     /// The parameter domain: project out every set dimension.
