@@ -260,4 +260,53 @@ mod tests {
             }
         }
     }
+
+    /// Counts the counter produces (pieces, floors of parameters, rational coefficients),
+    /// compiled, against exact rational evaluation at random parameter points.
+    mod random_points {
+        use super::*;
+        use crate::poly::isl::{Ctx, Set};
+        use proptest::prelude::*;
+
+        const SETS: &[&str] = &[
+            "[n, m] -> { [i, j] : 0 <= j < i < n and j < m }",
+            "[n, m] -> { [t, i] : 0 <= 16 t < n and 16 t <= i < 16 t + 16 and i < n and i < 3 m }",
+            "[n, m] -> { [i, j] : 0 <= i < n and 0 <= 2 j <= i + m and exists e : i = 3 e + 1 }",
+        ];
+
+        fn compiled() -> Vec<(QPoly, Compiled)> {
+            let ctx = Ctx::new();
+            SETS.iter()
+                .map(|s| {
+                    let q = crate::poly::count(&Set::parse(&ctx, s).unwrap()).unwrap();
+                    let c = Compiled::new(&q, &["n", "m"]).unwrap();
+                    (q, c)
+                })
+                .collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(400))]
+            #[test]
+            fn compiled_equals_exact(n in -50i64..5000, m in -50i64..5000) {
+                thread_local! {
+                    static PROGS: Vec<(QPoly, Compiled)> = compiled();
+                }
+                PROGS.with(|progs| {
+                    let mut regs = Vec::new();
+                    for (q, c) in progs {
+                        let exact = q
+                            .eval(&|v| match v {
+                                "n" => Some(n as i128),
+                                "m" => Some(m as i128),
+                                _ => None,
+                            })
+                            .unwrap();
+                        prop_assert_eq!(c.eval(&[n, m], &mut regs), rat_to_f64(&exact), "{}", q);
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+    }
 }
