@@ -103,6 +103,10 @@ pub struct DvfsKernel {
     pub comp_inst: f64,
     pub shared_trans: f64,
     pub l2_hr: f64,
+    /// `o_itrs` of the shared-memory cases: how often a warp repeats the load–sync–compute–sync
+    /// period of Fig. 11, taken as its barriers / 2 (at least 1).
+    #[serde(default)]
+    pub phases: f64,
 }
 
 /// Which equation set produced T_active.
@@ -138,10 +142,16 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
     let avr = p.inst_cycle * k.comp_inst / k.gld_trans; // Eq. 7a/7b
     if k.shared_trans > 0.0 {
         if k.shared_trans >= k.gld_trans {
+            // Eqs. 18–21 describe one period; gld_trans and i_itrs there are per period, and the
+            // period repeats o_itrs times (the paper's matrixMul: one tile per period, "nearly 3
+            // dozens" shared requests in phase 2). Whole-kernel totals in Eqs. 18/20 would make
+            // the time grow with the square of the transactions.
+            let o = k.phases.max(1.0);
+            let g = k.gld_trans / o;
             let i_itrs = k.shared_trans / o;
-            let ph1 = avr * 2.0 + del * k.gld_trans * aw + lat + sh_lat; // Eq. 18
+            let ph1 = avr * 2.0 + del * g * aw + lat + sh_lat; // Eq. 18
             let ph2 = avr * (wpb - 1.0) + (avr + sh_lat) * i_itrs; // Eq. 19
-            let ph3 = avr * 2.0 + del * k.gld_trans * wpb + lat + sh_lat; // Eq. 20
+            let ph3 = avr * 2.0 + del * g * wpb + lat + sh_lat; // Eq. 20
             let t = ph1 + (ph2 + ph3) * o; // Eq. 21
             return (t, ph2 * o, Case::SharedIntensive);
         }
@@ -269,6 +279,24 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             )
         });
     }
+    let mut bar = s.sum_where(|f| {
+        matches!(
+            f,
+            Feature::Barrier {
+                gran: Granularity::Warp
+            }
+        )
+    });
+    if bar == 0.0 {
+        bar = s.sum_where(|f| {
+            matches!(
+                f,
+                Feature::Barrier {
+                    gran: Granularity::Thread
+                }
+            )
+        }) / 32.0;
+    }
     let l2_hr = match input.hint("l2_hit_rate") {
         Some(h) => h.clamp(0.0, 1.0),
         None => {
@@ -286,6 +314,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             comp_inst: comp / warps,
             shared_trans: sh / warps,
             l2_hr,
+            phases: (bar / warps / 2.0).max(1.0),
         },
         notes,
     ))
@@ -417,7 +446,28 @@ mod tests {
             comp_inst: comp,
             shared_trans: 0.0,
             l2_hr: 0.0,
+            phases: 1.0,
         }
+    }
+
+    /// Eq. 21 repeats one period: a kernel with twice the periods (each with the same
+    /// transactions, shared requests and compute) takes about twice as long, not four times.
+    #[test]
+    fn shared_intensive_time_is_linear_in_the_periods() {
+        let p = gtx980();
+        let k = |periods: f64| DvfsKernel {
+            gld_trans: 4.0 * periods,
+            comp_inst: 60.0 * periods,
+            shared_trans: 34.0 * periods,
+            phases: periods,
+            ..toy(0.0)
+        };
+        let c = Clocks::new(700.0, 700.0);
+        let (t1, _, case) = t_active(&p, &k(64.0), c);
+        assert_eq!(case, Case::SharedIntensive);
+        let (t2, _, _) = t_active(&p, &k(128.0), c);
+        let ratio = t2 / t1;
+        assert!((1.9..2.01).contains(&ratio), "T(128)/T(64) = {ratio}");
     }
 
     /// The seed's §7.3 toy memory-bound kernel (reading B): Eq. 13 at 700/700, T_active 6661.04.

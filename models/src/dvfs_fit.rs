@@ -157,6 +157,7 @@ mod tests {
             comp_inst: comp,
             shared_trans: 0.0,
             l2_hr: 0.0,
+            phases: 1.0,
         };
         let mut rows = Vec::new();
         for comp in [16.0, 400.0, 960.0] {
