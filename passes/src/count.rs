@@ -448,8 +448,9 @@ pub struct AccessRecord {
     pub warp: QPoly,
 }
 
-/// Most points `segments` counts one by one.
-const POINT_COUNT_BUDGET: f64 = (1u64 << 22) as f64;
+/// Most points `segments` counts one by one (about a second of isl scanning), so `bind` stays
+/// quick at real problem sizes.
+const POINT_COUNT_BUDGET: f64 = (1u64 << 20) as f64;
 
 /// Distinct `seg`-byte segments touched per warp access, summed over the launch: the points
 /// (ctaid, warp, counters, segment) for which some thread of the warp in the domain touches the
@@ -533,8 +534,9 @@ fn segments(
     Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
 }
 
-/// Most (ctaid, counters, tid) points `wavefronts` visits for one access.
-const WAVEFRONT_BUDGET: u64 = 1 << 24;
+/// Most (ctaid, counters, tid) points `wavefronts` visits for one access: beyond it the count is
+/// left out and listed as an assumption rather than slowing `bind` down.
+const WAVEFRONT_BUDGET: u64 = 1 << 20;
 
 /// Shared-memory wavefronts of one access over the launch (`classify::warp::shared_wavefronts`
 /// per warp access), with the parameters fixed, by visiting the warp executions of its domain.

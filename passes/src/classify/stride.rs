@@ -149,7 +149,7 @@ pub fn bound_class(
 }
 
 /// Most (ctaid, counters, tid) points `walked_class` visits.
-const WALK_BUDGET: u64 = 1 << 24;
+const WALK_BUDGET: u64 = 1 << 20;
 
 fn walked_class(
     m: &crate::count::MemSite,
