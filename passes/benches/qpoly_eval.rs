@@ -43,6 +43,27 @@ fn bench(c: &mut Criterion) {
             std::hint::black_box(acc)
         })
     });
+    // the kernel's count with the most pieces (guards with floors of the parameters): the
+    // dearest per evaluation
+    let (big_key, big) = ks
+        .feature_keys
+        .iter()
+        .max_by_key(|(_, q)| q.pieces.len())
+        .expect("features");
+    let big_prog =
+        Compiled::new(big, &["nctaid_x", "nctaid_y", "nctaid_z", "p0"]).expect("compiles");
+    eprintln!("largest count: {big_key} ({} pieces)", big.pieces.len());
+    let mut regs = Vec::with_capacity(big_prog.registers());
+    g.bench_function("matmul_tiled_largest_count_1024_points", |b| {
+        b.iter(|| {
+            let mut acc = 0.0;
+            for n in 0..N as i64 {
+                let t = (n + 15) / 16;
+                acc += big_prog.eval(&[t, t, 1, n], &mut regs);
+            }
+            std::hint::black_box(acc)
+        })
+    });
     g.finish();
 }
 
