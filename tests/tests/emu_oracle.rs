@@ -6,6 +6,8 @@
 //! counts on zero-filled and on pseudo-random buffers, and the counter lists no data-dependent
 //! assumption (`trip.*`, `branch.*`, `pred.*`). A kernel with static control flow that the counter
 //! fails on or does not finish in time fails the test; data-dependent kernels are listed.
+//! Each kernel is checked in a child process of this test binary (see `CHILD`), so a counter that
+//! never returns is killed at its deadline instead of eating a core and memory for the rest.
 
 mod emu_common;
 
