@@ -43,7 +43,7 @@ const MAX_VISITS: usize = 1_500;
 /// dimensions (no constraint or division couples two groups, so the basic set is their
 /// Cartesian product for every parameter value and the product of counts is exact).
 pub fn count(set: &Set) -> Result<QPoly> {
-    match sum(set, &Poly::one()) {
+    match sum_within(set, &Poly::one(), MAX_VISITS) {
         Err(CountError::TooComplex(_)) => count_factored(set),
         r => r,
     }
@@ -130,6 +130,11 @@ fn aff_dims(aff: &Aff, nd: usize, out: &mut Vec<usize>) -> Result<()> {
 
 /// `Σ_{x ∈ set} summand(x)`; the summand names set dimensions by their isl names.
 pub fn sum(set: &Set, summand: &Poly) -> Result<QPoly> {
+    sum_within(set, summand, usize::MAX)
+}
+
+/// [`sum`], giving up with `TooComplex` after `budget` levels.
+fn sum_within(set: &Set, summand: &Poly, budget: usize) -> Result<QPoly> {
     let nd = set.dim(DimType::isl_dim_set)?;
     let np = set.dim(DimType::isl_dim_param)?;
     let mut vars = Vec::with_capacity(nd);
@@ -153,6 +158,7 @@ pub fn sum(set: &Set, summand: &Poly) -> Result<QPoly> {
         fresh: 0,
         out: Vec::new(),
         visits: 0,
+        budget,
     };
     c.level(s, &vars, summand.clone())?;
     c.finish()
@@ -163,8 +169,9 @@ struct Counter {
     fresh: usize,
     /// (parameter domain, contribution): the count is the sum over all of them.
     out: Vec<(Set, Poly)>,
-    /// levels entered so far, against [`MAX_VISITS`]
+    /// levels entered so far, against `budget`
     visits: usize,
+    budget: usize,
 }
 
 impl Counter {
@@ -172,8 +179,8 @@ impl Counter {
     /// last.
     fn level(&mut self, s: Set, vars: &[String], summand: Poly) -> Result<()> {
         self.visits += 1;
-        if self.visits > MAX_VISITS {
-            return Err(CountError::TooComplex(MAX_VISITS));
+        if self.visits > self.budget {
+            return Err(CountError::TooComplex(self.budget));
         }
         if summand.is_zero() || s.is_empty()? {
             return Ok(());
