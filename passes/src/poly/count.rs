@@ -34,13 +34,10 @@ const PROBE_ABOVE: usize = 128;
 /// Levels one direct summation may enter before [`count`] factors the set instead; the corpus
 /// needs at most about a thousand, a boundary-checked 2-D convolution hundreds of thousands.
 const MAX_VISITS: usize = 1_500;
-/// Levels any summation may enter before it gives up with `TooComplex`:
-/// far above what the corpus and the property test need, but finite, so a bound workload whose
-/// fixed parameters turn an address into a huge modulus (`(32 i) % n` at n = 2^20 splits into
-/// 65536 residue classes) fails fast and its caller falls back instead of running for hours.
-const MAX_VISITS_ANY: usize = 100_000;
 /// Residue classes one split may enumerate: the corpus splits by unroll factors, warp and
-/// segment sizes (at most a few hundred); more means a fixed parameter became the modulus.
+/// segment sizes (at most a few hundred); more means a fixed parameter became the modulus
+/// (`(32 i) % n` bound at n = 2^20 splits into 65536 classes, hours of isl work), so the count
+/// fails fast with `TooComplex` and its caller falls back.
 const MAX_RESIDUES: i128 = 4096;
 
 /// `#set` as a piecewise quasi-polynomial in its parameters, exact at every parameter value.
@@ -138,7 +135,7 @@ fn aff_dims(aff: &Aff, nd: usize, out: &mut Vec<usize>) -> Result<()> {
 
 /// `Σ_{x ∈ set} summand(x)`; the summand names set dimensions by their isl names.
 pub fn sum(set: &Set, summand: &Poly) -> Result<QPoly> {
-    sum_within(set, summand, MAX_VISITS_ANY)
+    sum_within(set, summand, usize::MAX)
 }
 
 /// [`sum`], giving up with `TooComplex` after `budget` levels.
