@@ -23,7 +23,12 @@ impl DomainCounter {
     }
 
     /// Count a domain at thread or warp granularity.
-    pub(crate) fn count(&mut self, counters: &[String], cond: &Cond, warp: bool) -> Result<QPoly, CountError> {
+    pub(crate) fn count(
+        &mut self,
+        counters: &[String],
+        cond: &Cond,
+        warp: bool,
+    ) -> Result<QPoly, CountError> {
         let [nx, ny, nz] = self.block;
         let mut vars = BTreeSet::new();
         cond.vars(&mut vars);
