@@ -155,6 +155,18 @@ impl Cfg {
                 }
             }
         }
+        Cfg::from_parts(f.name.clone(), blocks, edges, warnings)
+    }
+
+    /// A CFG from blocks (block `i` has id `i`; block 0 is the entry) and explicit edges, with
+    /// dominators and loops computed as for [`Cfg::build`]: passes that rewrite the graph (loop
+    /// unrolling) build their result through it.
+    pub fn from_parts(
+        function: String,
+        blocks: Vec<BasicBlock>,
+        edges: Vec<Edge>,
+        mut warnings: Vec<String>,
+    ) -> Cfg {
         let mut graph = DiGraph::with_capacity(blocks.len(), edges.len());
         for b in &blocks {
             graph.add_node(b.id);
@@ -171,7 +183,7 @@ impl Cfg {
             .collect();
         let (loops, block_loop) = loops::natural_loops(&blocks, &edges, &idom, &mut warnings);
         Cfg {
-            function: f.name.clone(),
+            function,
             blocks,
             edges,
             graph,
