@@ -22,6 +22,7 @@
 //! so that this holds.
 
 use crate::cfg::{Cfg, EdgeKind};
+use crate::piecewise::Piecewise;
 use crate::poly::{Atom, LinExpr, Poly};
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
 use std::collections::{BTreeMap, BTreeSet};
@@ -49,6 +50,29 @@ impl Cond {
         match (self, o) {
             (Cond::True, c) | (c, Cond::True) => c,
             (a, b) => Cond::And(Box::new(a), Box::new(b)),
+        }
+    }
+
+    pub fn or(self, o: Cond) -> Cond {
+        match (self, o) {
+            (Cond::True, _) | (_, Cond::True) => Cond::True,
+            (a, b) if a.is_false() => b,
+            (a, b) if b.is_false() => a,
+            (a, b) => Cond::Or(Box::new(a), Box::new(b)),
+        }
+    }
+
+    pub fn is_false(&self) -> bool {
+        matches!(self, Cond::Not(c) if **c == Cond::True)
+    }
+
+    /// Exclusive or (`xor.pred`), folded when one side is a constant.
+    pub fn xor(self, o: Cond) -> Cond {
+        match (self, o) {
+            (Cond::True, c) | (c, Cond::True) => c.not(),
+            (a, b) if a.is_false() => b,
+            (a, b) if b.is_false() => a,
+            (a, b) => a.clone().and(b.clone().not()).or(a.not().and(b)),
         }
     }
 
@@ -121,6 +145,8 @@ pub fn isl_lin(e: &LinExpr) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
     Num(Poly),
+    /// A min, max or select of quasi-affine values (see [`crate::piecewise`]).
+    MinMax(Piecewise),
     Pred(Cond),
     Unknown,
 }
@@ -440,10 +466,21 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
     let b = ops.get(1).and_then(num);
     let c = ops.get(2).and_then(num);
     let mulc = |x: &Poly, y: &Poly| -> Option<Poly> { Some(x.mul(y)) };
+    let piecewise = !is_float
+        && (ops.iter().any(|v| matches!(v, Val::MinMax(_)))
+            || matches!(i.opcode.as_str(), "min" | "max"));
     let v: Val = if is_float && !matches!(i.opcode.as_str(), "mov" | "setp" | "selp" | "cvt") {
         Val::Unknown
+    } else if piecewise && !matches!(i.opcode.as_str(), "setp" | "selp") {
+        piecewise_op(i, &ops, bits)
     } else {
         match i.opcode.as_str() {
+            // `mov.pred p, 0|1`
+            "mov" if i.types.iter().any(|t| t.as_str() == "pred") => match a.and_then(konst) {
+                Some(c) if c != 0 => Val::Pred(Cond::True),
+                Some(_) => Val::Pred(Cond::True.not()),
+                None => ops.first().cloned().unwrap_or(Val::Unknown),
+            },
             "mov" | "cvta" => ops.first().cloned().unwrap_or(Val::Unknown),
             "cvt" if !is_float => ops.first().cloned().unwrap_or(Val::Unknown),
             "ld" if i.modifiers.iter().any(|m| m == "param") => match i.operands.get(1) {
@@ -524,26 +561,43 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                     _ => Val::Unknown,
                 }
             }
-            "and" | "or" => match (ops.first(), ops.get(1)) {
-                (Some(Val::Pred(x)), Some(Val::Pred(y))) => Val::Pred(if i.opcode == "and" {
-                    Cond::And(Box::new(x.clone()), Box::new(y.clone()))
-                } else {
-                    Cond::Or(Box::new(x.clone()), Box::new(y.clone()))
+            "and" | "or" | "xor" => match (ops.first(), ops.get(1)) {
+                (Some(Val::Pred(x)), Some(Val::Pred(y))) => Val::Pred(match i.opcode.as_str() {
+                    "and" => Cond::And(Box::new(x.clone()), Box::new(y.clone())),
+                    "or" => Cond::Or(Box::new(x.clone()), Box::new(y.clone())),
+                    _ => x.clone().xor(y.clone()),
                 }),
                 _ => Val::Unknown,
             },
             "not" => match ops.first() {
                 Some(Val::Pred(x)) => Val::Pred(x.clone().not()),
+                // two's complement: !x = -x - 1
+                Some(v) => from_pw(pw(v).map(|x| x.neg()).and_then(|x| x.add(&leafc(-1)))),
+                None => Val::Unknown,
+            },
+            "selp" => match (ops.first(), ops.get(1), ops.get(2)) {
+                (Some(x), Some(y), _) if x == y => x.clone(),
+                (Some(x), Some(y), Some(Val::Pred(c))) if !is_float => {
+                    from_pw(pw(x).zip(pw(y)).and_then(|(x, y)| {
+                        (x.leaves() + y.leaves() <= crate::piecewise::MAX_LEAVES).then(|| {
+                            Piecewise::Select(Box::new(c.clone()), Box::new(x), Box::new(y))
+                        })
+                    }))
+                }
                 _ => Val::Unknown,
             },
-            "selp" => match (ops.first(), ops.get(1)) {
-                (Some(x), Some(y)) if x == y => x.clone(),
-                _ => Val::Unknown,
-            },
-            "setp" if !is_float && i.modifiers.len() == 1 => {
+            // `setp.cmp.s32 p, a, b` and `setp.cmp.bop.s32 p, a, b, q` (p = (a cmp b) bop q)
+            "setp" if !is_float && matches!(i.modifiers.len(), 1 | 2) => {
                 let cmp = i.modifiers[0].as_str();
-                match (a.and_then(lin), b.and_then(lin)) {
-                    (Some(x), Some(y)) => compare(cmp, &x, &y).map_or(Val::Unknown, Val::Pred),
+                let c = match (ops.first().and_then(pw), ops.get(1).and_then(pw)) {
+                    (Some(x), Some(y)) => compare_pw(cmp, &x, &y),
+                    _ => None,
+                };
+                match (c, i.modifiers.get(1).map(String::as_str), ops.get(2)) {
+                    (Some(c), None, _) => Val::Pred(c),
+                    (Some(c), Some("and"), Some(Val::Pred(q))) => Val::Pred(c.and(q.clone())),
+                    (Some(c), Some("or"), Some(Val::Pred(q))) => Val::Pred(c.or(q.clone())),
+                    (Some(c), Some("xor"), Some(Val::Pred(q))) => Val::Pred(c.xor(q.clone())),
                     _ => Val::Unknown,
                 }
             }
@@ -575,6 +629,104 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
 
 fn opt(p: Option<Poly>) -> Val {
     p.map_or(Val::Unknown, Val::Num)
+}
+
+/// A value as a min/max/select tree, when it is quasi-affine or already one.
+fn pw(v: &Val) -> Option<Piecewise> {
+    match v {
+        Val::Num(p) => lin(p).map(Piecewise::Leaf),
+        Val::MinMax(t) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+fn from_pw(t: Option<Piecewise>) -> Val {
+    match t {
+        Some(Piecewise::Leaf(e)) => Val::Num(Poly::from_lin(&e)),
+        Some(t) => Val::MinMax(t),
+        None => Val::Unknown,
+    }
+}
+
+fn leafc(c: i128) -> Piecewise {
+    Piecewise::Leaf(LinExpr::constant(c))
+}
+
+/// `x - m·floor(x/m)`.
+fn pw_mod(x: &Piecewise, m: i128) -> Option<Piecewise> {
+    x.add(&x.floor_div(m).scale(-m))
+}
+
+/// Integer arithmetic on operands of which one is a min/max/select tree, or a `min`/`max`
+/// (the same rules as the affine cases of [`transfer`], pushed to the leaves).
+fn piecewise_op(i: &Inst, ops: &[Val], bits: u32) -> Val {
+    let t = |k: usize| ops.get(k).and_then(pw);
+    let k = |idx: usize| ops.get(idx).and_then(num).and_then(konst);
+    let hi = i.modifiers.iter().any(|m| m == "hi");
+    // a product is a tree only when one side is a constant
+    let prod = || match (k(0), k(1)) {
+        (Some(c), _) => t(1).map(|x| x.scale(c)),
+        (_, Some(c)) => t(0).map(|x| x.scale(c)),
+        _ => None,
+    };
+    let r = match i.opcode.as_str() {
+        "mov" | "cvt" | "cvta" => return ops.first().cloned().unwrap_or(Val::Unknown),
+        "add" => t(0).zip(t(1)).and_then(|(x, y)| x.add(&y)),
+        "sub" => t(0).zip(t(1)).and_then(|(x, y)| x.sub(&y)),
+        "neg" => t(0).map(|x| x.neg()),
+        "min" | "max" => t(0)
+            .zip(t(1))
+            .and_then(|(x, y)| Piecewise::extremum(i.opcode == "max", x, y)),
+        "mul" if !hi => prod(),
+        "mad" if !hi => prod().zip(t(2)).and_then(|(p, z)| p.add(&z)),
+        "shl" => match k(1) {
+            Some(s) if (0..63).contains(&s) => t(0).map(|x| x.scale(1i128 << s)),
+            _ => None,
+        },
+        "shr" => match k(1) {
+            // the sign of a value assumed non-negative, as in `transfer`
+            Some(s)
+                if s == bits as i128 - 1 && i.types.iter().any(|t| t.as_str().starts_with('s')) =>
+            {
+                Some(leafc(0))
+            }
+            Some(s) if (0..62).contains(&s) => t(0).map(|x| x.floor_div(1i128 << s)),
+            _ => None,
+        },
+        "div" => match k(1) {
+            Some(m) if m > 0 => t(0).map(|x| x.floor_div(m)),
+            _ => None,
+        },
+        "rem" => match k(1) {
+            Some(m) if m > 0 => t(0).and_then(|x| pw_mod(&x, m)),
+            _ => None,
+        },
+        "and" => match (t(0), k(1)) {
+            (Some(x), Some(m)) if m > 0 && (m + 1) & m == 0 => pw_mod(&x, m + 1),
+            (Some(x), Some(m)) if m < 0 && (-m) & (-m - 1) == 0 => Some(x.floor_div(-m).scale(-m)),
+            _ => None,
+        },
+        _ => None,
+    };
+    from_pw(r)
+}
+
+/// `x cmp y` over trees: `x - y` compared with 0 (the affine [`compare`] when both are leaves).
+fn compare_pw(cmp: &str, x: &Piecewise, y: &Piecewise) -> Option<Cond> {
+    if let (Some(x), Some(y)) = (x.as_leaf(), y.as_leaf()) {
+        return compare(cmp, x, y);
+    }
+    let d = x.sub(y)?;
+    let shift = |t: &Piecewise, c: i128| t.add(&leafc(c));
+    Some(match cmp {
+        "lt" | "lo" => shift(&d.neg(), -1)?.ge0(),
+        "le" | "ls" => d.neg().ge0(),
+        "gt" | "hi" => shift(&d, -1)?.ge0(),
+        "ge" | "hs" => d.ge0(),
+        "eq" => d.eq0(),
+        "ne" => d.eq0().not(),
+        _ => return None,
+    })
 }
 
 /// `x cmp y` as a condition (unsigned comparisons are taken on the mathematical integers).

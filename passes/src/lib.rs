@@ -8,6 +8,8 @@ pub mod count;
 pub mod domain_count;
 pub mod domains;
 pub mod emu;
+pub mod piecewise;
 pub mod poly;
 pub mod ptx;
 pub mod stats;
+pub mod unroll;
