@@ -12,4 +12,3 @@ pub mod piecewise;
 pub mod poly;
 pub mod ptx;
 pub mod stats;
-pub mod unroll;
