@@ -163,7 +163,9 @@ pub fn analyze_function(
             [256, 1, 1]
         }
     };
-    let cfg = Cfg::build(f);
+    // Loops with a constant trip count that no induction variable describes are unrolled;
+    // `origin` folds the copies' per-block counts back onto the blocks of `Cfg::build`.
+    let (cfg, origin) = crate::unroll::constant_trip_loops(f, Cfg::build(f), block);
     let vals = affine::analyze(f, &cfg, block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
     let mut counter = DomainCounter::new(block);
@@ -207,7 +209,7 @@ pub fn analyze_function(
             .map_err(|e| err(b, e))?;
         block_execs.insert(b, (bt.clone(), bw.clone()));
         let mut env = vals.entry[b].clone();
-        for inst in &bb.insts {
+        for (k, inst) in bb.insts.iter().enumerate() {
             let guarded = inst.pred.is_some() && !classify::counts_when_guard_false(inst);
             let mut icond = d.cond.clone();
             let (tq, wq) = if guarded {
@@ -297,6 +299,7 @@ pub fn analyze_function(
                 }
                 let coefs = lanes::lane_coefs(addr.as_ref(), block);
                 mem_sites.push(MemSite {
+                    inst: bb.first_inst + k,
                     space,
                     dir,
                     bits,
@@ -374,6 +377,7 @@ pub fn analyze_function(
         });
     }
     features.retain(|_, q| !q.is_zero());
+    let block_execs = crate::unroll::fold(&origin, block_execs);
     let params = f
         .params
         .iter()
@@ -421,6 +425,8 @@ fn stride(coefs: Option<&[Poly; 3]>, bits: u16) -> Result<StrideClass, [Poly; 3]
 /// One memory instruction, for its stride class bound to a workload (`bind`).
 #[derive(Clone, Debug)]
 pub struct MemSite {
+    /// Index of the instruction in the function, shared by the copies unrolling makes of it.
+    pub inst: usize,
     pub space: Space,
     pub dir: Dir,
     pub bits: u16,
@@ -688,12 +694,13 @@ impl KernelStats {
             }
         }
         let mut assumptions = self.assumptions.clone();
-        for m in &self.mem_sites {
+        let classes = crate::unroll::site_classes(&self.mem_sites, self.block, &env);
+        for (m, class) in self.mem_sites.iter().zip(classes) {
             let (t, wv) = (missing(&m.thread)?, missing(&m.warp)?);
             if t == 0.0 && wv == 0.0 {
                 continue;
             }
-            let stride = lanes::bound_class(m, self.block, &env).unwrap_or_else(|why| {
+            let stride = class.unwrap_or_else(|why| {
                 assumptions.push(Assumption {
                     hint_key: "stride".into(),
                     what: format!(

@@ -12,3 +12,4 @@ pub mod piecewise;
 pub mod poly;
 pub mod ptx;
 pub mod stats;
+pub mod unroll;
