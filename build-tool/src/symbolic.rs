@@ -1,5 +1,6 @@
 //! The symbolic counter behind [`Counter`]: `kerncast_passes::count` turns a kernel into exact
-//! closed forms once per block size, and every workload is an evaluation of them, exact at any
+//! closed forms once per block size (and per grid where grid-stride loops need a fixed one), and
+//! every workload is an evaluation of them, exact at any
 //! launch size (no emulation, no extrapolation).
 //!
 //! It is the default wherever its counts are complete, and hands a kernel to the emulator-backed
@@ -66,24 +67,27 @@ impl Counter for SymbolicCounter {
     }
 }
 
-/// One analysis per block size: the stats, or why they cannot be used.
+/// One analysis per block size (and grid, for a grid-specialised one): the stats, or why
+/// they cannot be used.
 type Analysis = Result<Arc<KernelStats>, String>;
+type LaunchKey = ([u64; 3], Option<[u64; 3]>);
 
 struct SymPrepared {
     emu: Box<dyn Prepared>,
     module: Arc<Module>,
     kernel: String,
     limit: Duration,
-    analyses: Mutex<BTreeMap<[u64; 3], Analysis>>,
+    analyses: Mutex<BTreeMap<LaunchKey, Analysis>>,
     /// Whether any workload fell back (then size sweeps are as costly as the emulator's).
     fell_back: Mutex<bool>,
 }
 
 impl SymPrepared {
-    /// The analysis for `block`, run at most once (other workloads of the kernel wait for it).
-    fn analysis(&self, block: [u64; 3]) -> Analysis {
+    /// The analysis for `block` (and `grid`, when given), run at most once (other workloads of
+    /// the kernel wait for it).
+    fn analysis(&self, block: [u64; 3], grid: Option<[u64; 3]>) -> Analysis {
         let mut memo = self.analyses.lock().map_err(|e| e.to_string())?;
-        if let Some(a) = memo.get(&block) {
+        if let Some(a) = memo.get(&(block, grid)) {
             return a.clone();
         }
         let (tx, rx) = mpsc::channel();
@@ -91,7 +95,14 @@ impl SymPrepared {
         let spawned = std::thread::Builder::new()
             .name(format!("kerncast-count-{k}"))
             .spawn(move || {
-                let r = count::analyze_kernel_with(&m, &k, &count::Options { block: Some(block) });
+                let r = count::analyze_kernel_with(
+                    &m,
+                    &k,
+                    &count::Options {
+                        block: Some(block),
+                        grid,
+                    },
+                );
                 let _ = tx.send(r.map_err(|e| e.to_string()));
             });
         let a = match spawned {
@@ -107,20 +118,32 @@ impl SymPrepared {
                 }
             },
         };
-        memo.insert(block, a.clone());
+        memo.insert((block, grid), a.clone());
         a
     }
 
     /// Symbolic counts for `w`, or the reason the emulator must count it instead.
     fn symbolic(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
-        let ks = self.analysis(w.block)?;
-        let unset: Vec<&str> = ks
-            .assumptions
-            .iter()
-            .map(|a| a.hint_key.as_str())
-            .filter(|k| DATA_DEPENDENT.iter().any(|p| k.starts_with(p)))
-            .filter(|k| !w.hints.contains_key(*k))
-            .collect();
+        let unset_in = |ks: &KernelStats| -> Vec<String> {
+            ks.assumptions
+                .iter()
+                .map(|a| a.hint_key.clone())
+                .filter(|k| DATA_DEPENDENT.iter().any(|p| k.starts_with(p)))
+                .filter(|k| !w.hints.contains_key(k))
+                .collect()
+        };
+        let mut ks = self.analysis(w.block, None)?;
+        let mut unset = unset_in(&ks);
+        // A grid-stride loop's step is ntid·nctaid: affine, and its trip count exact, only
+        // for a fixed grid, so such a kernel is analysed again for this workload's grid.
+        if !unset.is_empty() && ks.reads_grid_size() {
+            if let Ok(at_grid) = self.analysis(w.block, Some(w.grid)) {
+                if unset_in(&at_grid).is_empty() {
+                    ks = at_grid;
+                    unset.clear();
+                }
+            }
+        }
         if !unset.is_empty() {
             return Err(format!(
                 "counts depend on data ({}; set them as hints to count symbolically)",

@@ -32,6 +32,7 @@ fn bench(c: &mut Criterion) {
         let m = Module::parse(&text).expect("parses");
         let opts = Options {
             block: Some(*block),
+            ..Default::default()
         };
         g.bench_function(*kernel, |b| {
             b.iter(|| analyze_kernel_with(&m, kernel, &opts).expect("analyses"))

@@ -19,6 +19,7 @@ fn bench(c: &mut Criterion) {
         "matmul_tiled",
         &Options {
             block: Some([16, 16, 1]),
+            ..Default::default()
         },
     )
     .expect("analyses");

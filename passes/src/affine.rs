@@ -178,6 +178,20 @@ pub fn with_param_values<T>(vals: BTreeMap<String, i128>, f: impl FnOnce() -> T)
     out
 }
 
+thread_local! {
+    /// The grid size read as numbers rather than symbols (see [`with_grid`]).
+    static GRID: std::cell::Cell<Option<[u64; 3]>> = const { std::cell::Cell::new(None) };
+}
+
+/// Run `f` with `%nctaid` read as the constants `grid` (symbols `nctaid_*` when `None`): a
+/// grid-stride loop steps by `ntid·nctaid`, a constant only once the grid is fixed.
+pub fn with_grid<T>(grid: Option<[u64; 3]>, f: impl FnOnce() -> T) -> T {
+    let old = GRID.with(|g| g.replace(grid));
+    let out = f();
+    GRID.with(|g| g.set(old));
+    out
+}
+
 /// Symbol of a kernel parameter: `p<index>`.
 pub fn param_symbol(f: &Function, name: &str) -> String {
     match f.param_index(name) {
@@ -373,6 +387,10 @@ pub fn operand(f: &Function, o: &Operand, env: &Env, ntid: [u64; 3]) -> Val {
     match o {
         Operand::Reg(r) => env.get(r).cloned().unwrap_or(Val::Unknown),
         Operand::Imm(v) => Val::Num(Poly::constant(crate::poly::poly::rat(*v as i128))),
+        Operand::SpecialReg(SReg::Nctaid(d)) if GRID.with(|g| g.get()).is_some() => {
+            let g = GRID.with(|g| g.get()).unwrap_or([1; 3]);
+            Val::Num(Poly::constant(crate::poly::poly::rat(g[d.index()] as i128)))
+        }
         Operand::SpecialReg(s) => sreg(s, ntid),
         Operand::Symbol(s) => Val::Num(Poly::var(&format!("sym_{}", sanitize(s)))),
         Operand::Not(inner) => match operand(f, inner, env, ntid) {

@@ -41,10 +41,14 @@ pub enum AnalyzeError {
     MissingParam { kernel: String, name: String },
 }
 
-/// Analysis options: the block size the counts are exact for.
+/// Analysis options: the launch the counts are exact for.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub block: Option<[u64; 3]>,
+    /// The grid size, when the counts need only hold for it: `%nctaid` become constants, so a
+    /// grid-stride loop (`i += blockDim.x * gridDim.x`) gets a constant step and an exact trip
+    /// count. `None` keeps the grid symbolic (`nctaid_*`), valid for every grid.
+    pub grid: Option<[u64; 3]>,
 }
 
 /// A launch with numbers, for `KernelStats::bind`. Parameters are keyed by PTX parameter name,
@@ -103,6 +107,10 @@ pub struct KernelStats {
     /// Analysed with the kernel parameters as numbers (by `bind`).
     #[serde(skip)]
     specialized: bool,
+    /// The grid the counts were specialised to ([`Options::grid`]); `bind` re-analyses for
+    /// another one.
+    #[serde(skip)]
+    pub grid: Option<[u64; 3]>,
 }
 
 /// Counts of `kernel` in `module` for its declared block size (`.reqntid`), or 256×1×1 (listed
@@ -140,6 +148,27 @@ fn file_line(module: &Module, cfg: &Cfg, b: usize) -> Option<String> {
 }
 
 pub fn analyze_function(
+    module: &Module,
+    f: &Function,
+    opts: &Options,
+) -> Result<KernelStats, AnalyzeError> {
+    affine::with_grid(opts.grid, || analyze_launch(module, f, opts))
+}
+
+/// Whether `f` reads the grid size: its counts may then need a fixed grid to be exact
+/// ([`Options::grid`]).
+pub fn reads_grid_size(f: &Function) -> bool {
+    f.instructions().any(|i| {
+        i.operands.iter().any(|o| {
+            matches!(
+                o,
+                crate::ptx::Operand::SpecialReg(crate::ptx::SReg::Nctaid(_))
+            )
+        })
+    })
+}
+
+fn analyze_launch(
     module: &Module,
     f: &Function,
     opts: &Options,
@@ -402,6 +431,7 @@ pub fn analyze_function(
         shared_bytes: f.shared_bytes(),
         function: Some(f.clone()),
         specialized: false,
+        grid: opts.grid,
     })
 }
 
@@ -625,18 +655,24 @@ impl KernelStats {
         Ok(env)
     }
 
-    /// Evaluate for one workload (re-analysing when its block size differs).
+    /// Whether the kernel reads the grid size and these counts keep it symbolic: analysing
+    /// with [`Options::grid`] may then resolve what is assumed here (grid-stride loops).
+    pub fn reads_grid_size(&self) -> bool {
+        self.grid.is_none() && self.function.as_ref().is_some_and(reads_grid_size)
+    }
+
+    /// Evaluate for one workload (re-analysing when its block size, or the grid the counts
+    /// were specialised to, differs).
     pub fn bind(&self, w: &Workload) -> Result<BoundStats, AnalyzeError> {
-        if w.block != self.block {
+        // a grid-specialised analysis stays specialised, to the workload's grid
+        let launch = Options {
+            block: Some(w.block),
+            grid: self.grid.map(|_| w.grid),
+        };
+        if w.block != self.block || self.grid.is_some_and(|g| g != w.grid) {
             if let Some(f) = &self.function {
                 let m = Module::default();
-                let again = analyze_function(
-                    &m,
-                    f,
-                    &Options {
-                        block: Some(w.block),
-                    },
-                )?;
+                let again = analyze_function(&m, f, &launch)?;
                 return again.bind(w);
             }
         }
@@ -651,13 +687,7 @@ impl KernelStats {
                     .filter_map(|p| env.get(p).map(|v| (p.clone(), *v)))
                     .collect();
                 let again = affine::with_param_values(vals, || {
-                    analyze_function(
-                        &Module::default(),
-                        f,
-                        &Options {
-                            block: Some(w.block),
-                        },
-                    )
+                    analyze_function(&Module::default(), f, &launch)
                 })?;
                 if again.mem_sites.iter().filter(|m| m.addr.is_none()).count()
                     < self.mem_sites.iter().filter(|m| m.addr.is_none()).count()

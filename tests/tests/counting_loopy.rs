@@ -16,7 +16,15 @@ fn load(name: &str) -> Module {
 }
 
 fn bound(m: &Module, kernel: &str, grid: [u64; 3], block: [u64; 3], n: i64) -> BoundStats {
-    let ks = analyze_kernel_with(m, kernel, &Options { block: Some(block) }).expect("analyses");
+    let ks = analyze_kernel_with(
+        m,
+        kernel,
+        &Options {
+            block: Some(block),
+            ..Default::default()
+        },
+    )
+    .expect("analyses");
     let w = Workload {
         grid,
         block,

@@ -39,6 +39,7 @@ fn symbolic_counts_of_corpus_kernels() {
             kernel,
             &Options {
                 block: Some(*block),
+                ..Default::default()
             },
         )
         .unwrap_or_else(|e| panic!("{file}: {e}"));

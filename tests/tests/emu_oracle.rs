@@ -55,16 +55,35 @@ fn diff(s: &BoundStats, e: &BoundStats) -> Vec<(String, f64, f64)> {
 }
 
 /// The counter on one kernel, in a thread with a deadline, so a kernel it cannot finish is
-/// reported instead of stalling the suite (the thread dies with the test process).
+/// reported instead of stalling the suite (the thread dies with the test process). A kernel
+/// whose counts depend on the grid size (grid-stride loops) and stay data dependent with a
+/// symbolic grid is analysed again for the first workload's grid; `bind` then re-analyses for
+/// each workload's grid.
 fn analyze(c: &Case) -> Result<count::KernelStats, String> {
+    let launch = c.workloads.first().map(|w| w.launch);
+    let ks = analyze_with(c, launch.as_ref().map(|l| l.block), None)?;
+    match launch {
+        Some(l) if ks.reads_grid_size() && ks.assumptions.iter().any(data_dependent) => {
+            let at_grid = analyze_with(c, Some(l.block), Some(l.grid))?;
+            Ok(if at_grid.assumptions.iter().any(data_dependent) {
+                ks
+            } else {
+                at_grid
+            })
+        }
+        _ => Ok(ks),
+    }
+}
+
+fn analyze_with(
+    c: &Case,
+    block: Option<[u64; 3]>,
+    grid: Option<[u64; 3]>,
+) -> Result<count::KernelStats, String> {
     let (tx, rx) = std::sync::mpsc::channel();
-    let (m, k, block) = (
-        c.module.clone(),
-        c.kernel.clone(),
-        c.workloads.first().map(|w| w.launch.block),
-    );
+    let (m, k) = (c.module.clone(), c.kernel.clone());
     std::thread::spawn(move || {
-        let r = count::analyze_kernel_with(&m, &k, &count::Options { block });
+        let r = count::analyze_kernel_with(&m, &k, &count::Options { block, grid });
         let _ = tx.send(r.map_err(|e| e.to_string()));
     });
     match rx.recv_timeout(std::time::Duration::from_secs(ANALYZE_DEADLINE_S)) {

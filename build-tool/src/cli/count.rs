@@ -74,8 +74,15 @@ pub fn run(args: Args) -> miette::Result<()> {
         .as_deref()
         .map(|b| dims(b, "block"))
         .transpose()?;
-    let stats = analyze_kernel_with(&m, &args.kernel, &Options { block })
-        .map_err(|e| miette::miette!("{name}: {e}"))?;
+    let stats = analyze_kernel_with(
+        &m,
+        &args.kernel,
+        &Options {
+            block,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| miette::miette!("{name}: {e}"))?;
     if args.symbolic || args.grid.is_none() {
         if args.json {
             let s = serde_json::to_string_pretty(&stats).map_err(|e| miette::miette!("{e}"))?;
