@@ -38,6 +38,7 @@ pub(super) fn natural_loops(
         false
     };
     let reachable = |b: usize| b == 0 || idom[b].is_some();
+    let retreating = retreating_edges(blocks.len(), edges);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
     for e in edges {
         preds[e.to].push(e.from);
@@ -59,7 +60,7 @@ pub(super) fn natural_loops(
                     stack.extend(preds[n].iter().copied().filter(|&p| reachable(p)));
                 }
             }
-        } else if e.to <= e.from && is_retreating(e, blocks.len(), &preds) {
+        } else if retreating.contains(&(e.from, e.to)) {
             warnings.push(format!(
                 "irreducible control flow: edge {} -> {} re-enters a cycle whose entry does not dominate it",
                 blocks[e.from].name(),
@@ -110,20 +111,42 @@ pub(super) fn natural_loops(
     (loops, block_loop)
 }
 
-/// Is `e` part of a cycle (its head reaches its tail)? Only then is a non-back edge from a later
-/// to an earlier block a sign of irreducibility rather than plain forward flow.
-fn is_retreating(e: &Edge, n: usize, preds: &[Vec<usize>]) -> bool {
-    // Walk backwards from the tail; if we find the head, the head reaches the tail.
-    let mut seen = vec![false; n];
-    let mut stack = vec![e.from];
-    while let Some(x) = stack.pop() {
-        if x == e.to {
-            return true;
-        }
-        if std::mem::replace(&mut seen[x], true) {
-            continue;
-        }
-        stack.extend(preds[x].iter().copied());
+/// Edges that close a cycle in a depth-first walk from the entry (their head is on the walk's
+/// stack). A graph is reducible exactly when each of them is a back edge; text order would not
+/// do, as clang lays a loop's latch out before its header, which makes a forward edge of the
+/// loop run from a later to an earlier block.
+fn retreating_edges(n: usize, edges: &[Edge]) -> BTreeSet<(usize, usize)> {
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for e in edges {
+        succs[e.from].push(e.to);
     }
-    false
+    let mut out = BTreeSet::new();
+    if n == 0 {
+        return out;
+    }
+    let (mut seen, mut on_stack) = (vec![false; n], vec![false; n]);
+    // (block, index of its next successor to visit)
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    on_stack[0] = true;
+    while let Some((b, i)) = stack.last_mut() {
+        let (b, next) = (*b, succs[*b].get(*i).copied());
+        *i += 1;
+        match next {
+            Some(t) if on_stack[t] => {
+                out.insert((b, t));
+            }
+            Some(t) if !seen[t] => {
+                seen[t] = true;
+                on_stack[t] = true;
+                stack.push((t, 0));
+            }
+            Some(_) => {}
+            None => {
+                on_stack[b] = false;
+                stack.pop();
+            }
+        }
+    }
+    out
 }

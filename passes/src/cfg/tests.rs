@@ -105,3 +105,14 @@ fn nvcc_matmul_has_one_loop() {
     let total: usize = c.blocks.iter().map(|b| b.insts.len()).sum();
     assert_eq!(total, m.function("matmul").unwrap().instructions().count());
 }
+
+#[test]
+fn latch_laid_out_before_header_is_reducible() {
+    // clang's layout: a jump into the header, which follows the latch in the text.
+    let c = cfg_of(
+        "\t.reg .pred %p<3>;\n\tbra.uni $L__h;\n$L__latch:\n\t@%p1 bra $L__done;\n$L__h:\n\t@%p2 bra $L__latch;\n\tbra.uni $L__latch;\n$L__done:\n\tret;",
+    );
+    assert_eq!(c.loops.len(), 1);
+    assert_eq!(c.blocks[c.loops[0].header].labels, ["$L__h"]);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+}
