@@ -22,6 +22,7 @@
 //! so that this holds.
 
 use crate::cfg::{Cfg, EdgeKind};
+use crate::loop_exit;
 use crate::piecewise::Piecewise;
 use crate::poly::{Atom, LinExpr, Poly};
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
@@ -206,7 +207,7 @@ pub fn counter(loop_index: usize) -> String {
 
 /// Recover register values; `ntid` is the fixed block size.
 pub fn analyze(f: &Function, cfg: &Cfg, ntid: [u64; 3]) -> Values {
-    let phis = run(f, cfg, ntid, None);
+    let phis = run(f, cfg, ntid, None, None);
     // induction variables from pass 1
     let mut ivs: BTreeMap<usize, BTreeMap<String, Poly>> = BTreeMap::new();
     for (li, l) in cfg.loops.iter().enumerate() {
@@ -239,8 +240,22 @@ pub fn analyze(f: &Function, cfg: &Cfg, ntid: [u64; 3]) -> Values {
         }
         ivs.insert(li, m);
     }
-    let mut v = run(f, cfg, ntid, Some(&ivs));
-    v.ivs = ivs;
+    let mut v = run(f, cfg, ntid, Some(&ivs), None);
+    v.ivs = ivs.clone();
+    // Exit iterations and path-aware joins need the domains, which need the values: iterate
+    // from what the previous round knew, until nothing more is learnt (each loop's exit can
+    // only feed what comes after it, so the loop count bounds the rounds).
+    let prover = loop_exit::Prover::new(ntid);
+    for _ in 0..=cfg.loops.len() {
+        let paths = loop_exit::Paths::new(cfg, &v, &prover);
+        let mut next = run(f, cfg, ntid, Some(&ivs), Some(&paths));
+        next.ivs = ivs.clone();
+        let stable = next.entry == v.entry && next.exit == v.exit;
+        v = next;
+        if stable {
+            break;
+        }
+    }
     v
 }
 
@@ -310,6 +325,7 @@ fn run(
     cfg: &Cfg,
     ntid: [u64; 3],
     ivs: Option<&BTreeMap<usize, BTreeMap<String, Poly>>>,
+    paths: Option<&loop_exit::Paths>,
 ) -> Values {
     let n = cfg.blocks.len();
     let mut entry: Vec<Env> = vec![Env::new(); n];
@@ -320,7 +336,7 @@ fn run(
             .filter(|e| !is_back_edge(cfg, e.from, b))
             .map(|e| e.from)
             .collect();
-        let mut env = merge(preds.iter().map(|p| &exit[*p]));
+        let mut env = merge(cfg, b, &preds, &exit, ivs.is_some(), paths);
         if let Some((li, _)) = cfg.loops.iter().enumerate().find(|(_, l)| l.header == b) {
             for r in written_in(cfg, &cfg.loops[li].blocks) {
                 let v = match ivs {
@@ -348,25 +364,35 @@ fn run(
     }
 }
 
-fn merge<'a>(mut envs: impl Iterator<Item = &'a Env>) -> Env {
-    let Some(first) = envs.next() else {
-        return Env::new();
-    };
-    let mut out = first.clone();
-    for e in envs {
-        let keys: Vec<String> = out.keys().cloned().collect();
-        for k in keys {
-            if e.get(&k) != out.get(&k) {
-                out.insert(k, Val::Unknown);
-            }
-        }
-        for k in e.keys() {
-            if !out.contains_key(k) {
-                out.insert(k.clone(), Val::Unknown);
-            }
-        }
+/// Join the values at the end of `b`'s forward predecessors. Pass 1 (`leave` false: symbolic
+/// header values, no counters yet) keeps a register only where all agree. Later passes also
+/// replace, on an edge that leaves a loop, the loop's counter by its exit iteration (or forget
+/// what depends on it), and with `paths` keep differing values that are provably equal.
+fn merge(
+    cfg: &Cfg,
+    b: usize,
+    preds: &[usize],
+    exit: &[Env],
+    leave: bool,
+    paths: Option<&loop_exit::Paths>,
+) -> Env {
+    if !leave {
+        return loop_exit::plain_join(preds.iter().map(|p| &exit[*p]));
     }
-    out
+    let incoming: Vec<(usize, &Env, Env)> = preds
+        .iter()
+        .map(|&p| {
+            let e = match paths {
+                Some(x) => x.along(p, b, &exit[p]),
+                None => loop_exit::along(cfg, p, b, &exit[p], None),
+            };
+            (p, &exit[p], e)
+        })
+        .collect();
+    match paths {
+        Some(x) => x.join(b, &incoming),
+        None => loop_exit::plain_join(incoming.iter().map(|(_, _, e)| e)),
+    }
 }
 
 fn sreg(s: &SReg, ntid: [u64; 3]) -> Val {

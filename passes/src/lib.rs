@@ -8,6 +8,7 @@ pub mod count;
 pub mod domain_count;
 pub mod domains;
 pub mod emu;
+pub mod loop_exit;
 pub mod piecewise;
 pub mod poly;
 pub mod ptx;

@@ -1,0 +1,525 @@
+//! Values that leave loops and meet at joins, for the affine recovery (`affine::analyze`).
+//!
+//! Why: inside loop L a register is `init + step·k_L`; after L the counter `k_L` no longer
+//! exists, and the value is the one of the iteration at which control left. A compiler-unrolled
+//! loop (main loop by 4 plus a remainder loop) starts its remainder from a join of the bypass
+//! path (0 when n < 4) and the main loop's exit value (4·floor(n/4)); a join that keeps only
+//! values all predecessors spell alike loses it, and every address of the remainder becomes
+//! unknown.
+//!
+//! Two mechanisms, both proved with isl and otherwise left unknown:
+//! - Exit values: on an exit edge x → t of loop L, the iteration at which control leaves is the
+//!   first `k_L` at which x executes and the edge is taken; isl gives it as a piecewise
+//!   quasi-affine function of the launch, the parameters and the outer counters. It is used only
+//!   when one quasi-affine expression is that first iteration everywhere (checked: no earlier
+//!   iteration takes the edge, and the edge is taken at it wherever it is taken at all).
+//! - Path-aware joins: where predecessors give different values, one of them is kept if every
+//!   other predecessor's value equals it at every point where that predecessor's edge to the
+//!   join is taken (the set of points where the edge is taken and the values differ is empty).
+//!
+//! The block domains and edge conditions come from the previous round of the analysis; a
+//! condition that was unknown there is a free hint parameter, which only makes the sets larger,
+//! so every proof here still holds for the real execution.
+
+use crate::affine::{counter, Cond, Env, Val, Values};
+use crate::cfg::{Cfg, EdgeKind};
+use crate::domains::{self, loop_chain, Domains};
+use crate::piecewise::Piecewise;
+use crate::poly::count::{aff_to_lin, Round};
+use crate::poly::isl::{Ctx, Set};
+use crate::poly::{LinExpr, Poly};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// isl context and emptiness cache shared by the rounds of one analysis.
+pub(crate) struct Prover {
+    ctx: Ctx,
+    ntid: [u64; 3],
+    empty: RefCell<HashMap<String, bool>>,
+}
+
+impl Prover {
+    pub(crate) fn new(ntid: [u64; 3]) -> Prover {
+        Prover {
+            ctx: Ctx::new(),
+            ntid,
+            empty: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The isl set of points (ctaid, tid, `dims`) of the launch where `cond` holds; every other
+    /// symbol is a parameter.
+    fn set_text(&self, dims: &[String], cond: &Cond) -> String {
+        let mut vars = BTreeSet::new();
+        cond.vars(&mut vars);
+        let mut params: BTreeSet<String> = ["nctaid_x", "nctaid_y", "nctaid_z"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        params.extend(
+            vars.into_iter()
+                .filter(|v| !is_launch_dim(v) && !dims.contains(v)),
+        );
+        let [nx, ny, nz] = self.ntid;
+        let params: Vec<String> = params.into_iter().collect();
+        let sep = if dims.is_empty() { "" } else { ", " };
+        format!(
+            "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z{sep}{}] : 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
+            params.join(", "),
+            dims.join(", "),
+            cond.to_isl()
+        )
+    }
+
+    /// Whether no point satisfies `cond`; an isl failure proves nothing.
+    fn is_empty(&self, dims: &[String], cond: &Cond) -> bool {
+        let text = self.set_text(dims, cond);
+        if let Some(&e) = self.empty.borrow().get(&text) {
+            return e;
+        }
+        let e = Set::parse(&self.ctx, &text)
+            .and_then(|s| s.is_empty())
+            .unwrap_or(false);
+        self.empty.borrow_mut().insert(text, e);
+        e
+    }
+
+    /// The first value of `k` satisfying `cond`, as one quasi-affine expression valid wherever
+    /// some `k` satisfies it; `None` when isl's answer needs several expressions.
+    fn first(&self, dims: &[String], k: &str, cond: &Cond) -> Option<LinExpr> {
+        let mut vars = BTreeSet::new();
+        cond.vars(&mut vars);
+        // Only `k` is a set dimension, so that its minimum is a function of everything else.
+        let mut params: BTreeSet<String> = ["nctaid_x", "nctaid_y", "nctaid_z"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        params.extend(vars.into_iter().filter(|v| v != k));
+        params.extend(dims.iter().filter(|d| *d != k).cloned());
+        params.extend(
+            ["ctaid_x", "ctaid_y", "ctaid_z", "tid_x", "tid_y", "tid_z"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        let [nx, ny, nz] = self.ntid;
+        let text = format!(
+            "[{}] -> {{ [{k}] : 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
+            params.into_iter().collect::<Vec<_>>().join(", "),
+            cond.to_isl()
+        );
+        let set = Set::parse(&self.ctx, &text).ok()?;
+        let names = set.param_names().ok()?;
+        let mut candidates: Vec<LinExpr> = Vec::new();
+        for (_, aff) in set.dim_min(0).ok()?.pieces().ok()? {
+            if aff.is_nan().ok()? {
+                return None;
+            }
+            let e = aff_to_lin(&aff, &names, &[], Round::Floor).ok()?;
+            if !candidates.contains(&e) {
+                candidates.push(e);
+            }
+        }
+        candidates.into_iter().find(|e| {
+            let kv = LinExpr::var(k);
+            // no earlier iteration satisfies the condition …
+            let earlier = cond.clone().and(Cond::Ge(e.sub(&kv).add_const(-1)));
+            // … and wherever some iteration does, `e` does
+            let missed = cond.clone().and(cond.subst(k, e).not());
+            self.is_empty(dims, &earlier) && self.is_empty(dims, &missed)
+        })
+    }
+}
+
+fn is_launch_dim(v: &str) -> bool {
+    v.starts_with("tid_") || v.starts_with("ctaid_")
+}
+
+/// The condition under which control goes from `from` to `to`, read from the register values at
+/// the end of `from`: `Some(True)` when unconditional, `None` when data dependent.
+fn edge_to(cfg: &Cfg, env: &Env, from: usize, to: usize) -> Option<Cond> {
+    let mut out: Option<Cond> = None;
+    for e in cfg.successors(from).filter(|e| e.to == to) {
+        let guard = cfg.blocks[from].terminator().and_then(|t| t.pred.as_ref());
+        let c = match (guard, e.kind) {
+            (Some(g), EdgeKind::Taken | EdgeKind::NotTaken) => {
+                let c = match env.get(&g.reg) {
+                    Some(Val::Pred(c)) => c.clone(),
+                    _ => return None,
+                };
+                let c = if g.negated { c.not() } else { c };
+                if e.kind == EdgeKind::Taken {
+                    c
+                } else {
+                    c.not()
+                }
+            }
+            _ => Cond::True,
+        };
+        out = Some(match out {
+            None => c,
+            Some(o) => Cond::Or(Box::new(o), Box::new(c)),
+        });
+    }
+    out
+}
+
+/// Loops that contain `from` but not `to`, innermost first.
+fn left_loops(cfg: &Cfg, from: usize, to: usize) -> Vec<usize> {
+    let inner = loop_chain(cfg, to);
+    let mut left: Vec<usize> = loop_chain(cfg, from)
+        .into_iter()
+        .filter(|l| !inner.contains(l))
+        .collect();
+    left.reverse();
+    left
+}
+
+/// What one round of the analysis learnt about exits and joins, for the next round.
+pub(crate) struct Paths<'a> {
+    cfg: &'a Cfg,
+    prover: &'a Prover,
+    doms: Domains,
+    /// Per exit edge (from, to) of a single loop: the counter and its value when control leaves.
+    exits: BTreeMap<(usize, usize), (String, LinExpr)>,
+}
+
+impl<'a> Paths<'a> {
+    /// Domains and exit iterations from the values of the previous round.
+    pub(crate) fn new(cfg: &'a Cfg, vals: &Values, prover: &'a Prover) -> Paths<'a> {
+        let doms = domains::build(cfg, vals, &|_| None);
+        let mut exits = BTreeMap::new();
+        for l in &cfg.loops {
+            for &x in &l.blocks {
+                for e in cfg.successors(x) {
+                    let left = left_loops(cfg, x, e.to);
+                    let [li] = left.as_slice() else { continue };
+                    if exits.contains_key(&(x, e.to)) || !cfg.reachable(x) {
+                        continue;
+                    }
+                    let Some(taken) = edge_to(cfg, &vals.exit[x], x, e.to) else {
+                        continue;
+                    };
+                    let d = &doms.blocks[x];
+                    let k = counter(*li);
+                    let cond = d.cond.clone().and(taken);
+                    if let Some(first) = prover.first(&d.counters, &k, &cond) {
+                        if !mentions_hint(&first) {
+                            exits.insert((x, e.to), (k, first));
+                        }
+                    }
+                }
+            }
+        }
+        Paths {
+            cfg,
+            prover,
+            doms,
+            exits,
+        }
+    }
+
+    /// The register values that arrive at `to` along the edge from `from`: counters of the loops
+    /// the edge leaves are replaced by their exit iteration, or the value is unknown.
+    pub(crate) fn along(&self, from: usize, to: usize, env: &Env) -> Env {
+        along(self.cfg, from, to, env, self.exits.get(&(from, to)))
+    }
+
+    /// Whether `v` (arriving from `from`) equals `cand` wherever control goes from `from` to `to`.
+    fn equal_on_edge(
+        &self,
+        from: usize,
+        to: usize,
+        env: &Env,
+        v: &LinExpr,
+        cand: &LinExpr,
+    ) -> bool {
+        let d = &self.doms.blocks[from];
+        // A data-dependent edge is taken somewhere we cannot say: require equality everywhere.
+        let taken = edge_to(self.cfg, env, from, to).unwrap_or(Cond::True);
+        let differ = Cond::Eq(v.sub(cand)).not();
+        self.prover
+            .is_empty(&d.counters, &d.cond.clone().and(taken).and(differ))
+    }
+
+    /// Join of the values arriving at `to` (`incoming`: predecessor, its end-of-block values,
+    /// the values along the edge). A register whose values differ keeps one of them when the
+    /// others provably equal it on their edges; otherwise it is unknown.
+    pub(crate) fn join(&self, to: usize, incoming: &[(usize, &Env, Env)]) -> Env {
+        let mut out = plain_join(incoming.iter().map(|(_, _, e)| e));
+        let chain: Vec<String> = loop_chain(self.cfg, to).into_iter().map(counter).collect();
+        let keys: Vec<String> = out
+            .iter()
+            .filter(|(_, v)| **v == Val::Unknown)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for r in keys {
+            let vals: Option<Vec<LinExpr>> = incoming
+                .iter()
+                .map(|(_, _, e)| match e.get(&r) {
+                    Some(Val::Num(p)) => crate::affine::as_lin(p),
+                    _ => None,
+                })
+                .collect();
+            let Some(vals) = vals else { continue };
+            let mut cands: Vec<&LinExpr> = Vec::new();
+            for v in &vals {
+                if !cands.contains(&v) && in_frame(v, &chain) {
+                    cands.push(v);
+                }
+            }
+            let proved = cands.into_iter().find(|cand| {
+                incoming.iter().zip(&vals).all(|((from, env, _), v)| {
+                    v == *cand || self.equal_on_edge(*from, to, env, v, cand)
+                })
+            });
+            if let Some(c) = proved {
+                out.insert(r, Val::Num(Poly::from_lin(c)));
+            }
+        }
+        out
+    }
+}
+
+/// Values along an edge given the exit iteration of the loop it leaves (if it leaves one and the
+/// iteration is known); values that depend on a counter of a left loop are otherwise unknown.
+pub(crate) fn along(
+    cfg: &Cfg,
+    from: usize,
+    to: usize,
+    env: &Env,
+    exit: Option<&(String, LinExpr)>,
+) -> Env {
+    let left: Vec<String> = left_loops(cfg, from, to).into_iter().map(counter).collect();
+    if left.is_empty() {
+        return env.clone();
+    }
+    env.iter()
+        .map(|(r, v)| {
+            let v = match (v, exit) {
+                (Val::Num(p), Some((k, e))) => Val::Num(p.subst(k, e)),
+                (Val::Pred(c), Some((k, e))) => Val::Pred(c.subst(k, e)),
+                _ => v.clone(),
+            };
+            let stale = match &v {
+                Val::Num(p) => left.iter().any(|k| p.involves(k)),
+                Val::Pred(c) => {
+                    let mut vs = BTreeSet::new();
+                    c.vars(&mut vs);
+                    left.iter().any(|k| vs.contains(k))
+                }
+                Val::MinMax(t) => {
+                    let mut vs = BTreeSet::new();
+                    tree_vars(t, &mut vs);
+                    left.iter().any(|k| vs.contains(k))
+                }
+                Val::Unknown => false,
+            };
+            (r.clone(), if stale { Val::Unknown } else { v })
+        })
+        .collect()
+}
+
+fn tree_vars(t: &Piecewise, out: &mut BTreeSet<String>) {
+    match t {
+        Piecewise::Leaf(e) => e.vars(out),
+        Piecewise::Max(v) | Piecewise::Min(v) => v.iter().for_each(|t| tree_vars(t, out)),
+        Piecewise::Select(c, a, b) => {
+            c.vars(out);
+            tree_vars(a, out);
+            tree_vars(b, out);
+        }
+    }
+}
+
+/// The join that keeps a register only where every predecessor gives it the same value.
+pub(crate) fn plain_join<'e>(mut envs: impl Iterator<Item = &'e Env>) -> Env {
+    let Some(first) = envs.next() else {
+        return Env::new();
+    };
+    let mut out = first.clone();
+    for e in envs {
+        for (k, v) in out.iter_mut() {
+            if e.get(k) != Some(v) {
+                *v = Val::Unknown;
+            }
+        }
+        for k in e.keys() {
+            if !out.contains_key(k) {
+                out.insert(k.clone(), Val::Unknown);
+            }
+        }
+    }
+    out
+}
+
+/// Usable at a block inside the loops whose counters are `chain`: no other loop's counter and no
+/// loop-header placeholder.
+fn in_frame(e: &LinExpr, chain: &[String]) -> bool {
+    let mut vs = BTreeSet::new();
+    e.vars(&mut vs);
+    vs.iter().all(|v| {
+        let is_counter = v.starts_with('k') && v[1..].chars().all(|c| c.is_ascii_digit());
+        let is_phi = v.starts_with('h') && v[1..].contains('_');
+        !is_phi && (!is_counter || chain.contains(v))
+    })
+}
+
+/// A value in terms of a hint parameter would turn an assumption into a silent number.
+fn mentions_hint(e: &LinExpr) -> bool {
+    let mut vs = BTreeSet::new();
+    e.vars(&mut vs);
+    vs.iter()
+        .any(|v| v.starts_with("trip") || v.starts_with("br"))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::affine::{analyze, Val};
+    use crate::cfg::Cfg;
+    use crate::ptx::parse;
+
+    /// Register values at the entry of the block labelled `label` of a one-parameter kernel.
+    fn entry_at(body: &str, label: &str) -> crate::affine::Env {
+        let src = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 k_param_0)\n{{\n.reg .pred %p<8>;\n.reg .b32 %r<16>;\nld.param.u32 %r1, [k_param_0];\n{body}\n}}\n"
+        );
+        let m = parse(&src).unwrap();
+        let f = &m.functions[0];
+        let cfg = Cfg::build(f);
+        let vals = analyze(f, &cfg, [32, 1, 1]);
+        let b = (0..cfg.blocks.len())
+            .find(|&b| cfg.blocks[b].labels.iter().any(|l| l == label))
+            .unwrap();
+        vals.entry[b].clone()
+    }
+
+    /// The value of `reg` at `n = p0` for each `n` in `ns`; panics if it is not a number.
+    fn at(env: &crate::affine::Env, reg: &str, ns: std::ops::Range<i128>) -> Vec<i128> {
+        let Some(Val::Num(p)) = env.get(reg) else {
+            panic!("{reg} is {:?}", env.get(reg));
+        };
+        ns.map(|n| {
+            let v = p.eval(&|s| (s == "p0").then_some(n)).unwrap();
+            assert!(v.is_integer());
+            num_traits::ToPrimitive::to_i128(&v.to_integer()).unwrap()
+        })
+        .collect()
+    }
+
+    // nvcc's shape of `for (i = 0; i < n; i++)` unrolled by 4: the main loop counts down
+    // n - n%4 by 4 and is bypassed when n < 4; the remainder starts from the join of both.
+    const UNROLLED: &str = "
+        setp.lt.s32 %p1, %r1, 1;
+        @%p1 bra $L__done;
+        and.b32 %r2, %r1, 3;
+        add.s32 %r6, %r1, -1;
+        setp.lt.u32 %p2, %r6, 3;
+        mov.u32 %r3, 0;
+        @%p2 bra $L__rem;
+        sub.s32 %r4, %r1, %r2;
+        mov.u32 %r3, 0;
+    $L__main:
+        add.s32 %r3, %r3, 4;
+        add.s32 %r4, %r4, -4;
+        setp.ne.s32 %p3, %r4, 0;
+        @%p3 bra $L__main;
+    $L__rem:
+        setp.eq.s32 %p4, %r2, 0;
+        @%p4 bra $L__done;
+        mov.u32 %r5, %r3;
+    $L__tail:
+        add.s32 %r5, %r5, 1;
+        add.s32 %r2, %r2, -1;
+        setp.ne.s32 %p5, %r2, 0;
+        @%p5 bra $L__tail;
+    $L__done:
+        ret;";
+
+    #[test]
+    fn remainder_starts_from_the_main_loops_exit_value() {
+        let env = entry_at(UNROLLED, "$L__rem");
+        // 0 on the bypass (1 <= n < 4), 4·floor(n/4) after the main loop: one expression
+        let want: Vec<i128> = (1..40).map(|n| 4 * (n / 4)).collect();
+        assert_eq!(at(&env, "%r3", 1..40), want);
+    }
+
+    #[test]
+    fn remainder_induction_variable_is_affine_in_its_counter() {
+        let env = entry_at(UNROLLED, "$L__tail");
+        let Some(Val::Num(p)) = env.get("%r5") else {
+            panic!("%r5 is {:?}", env.get("%r5"));
+        };
+        // the remainder's index is 4·floor(n/4) + k at its iteration k
+        for n in 1..20i128 {
+            for k in 0..(n % 4) {
+                let v = p
+                    .eval(&|s| match s {
+                        "p0" => Some(n),
+                        s if s.starts_with('k') => Some(k),
+                        _ => None,
+                    })
+                    .unwrap();
+                assert_eq!(v, crate::poly::poly::rat(4 * (n / 4) + k), "n={n} k={k}");
+            }
+        }
+    }
+
+    #[test]
+    fn counted_loop_leaves_with_its_trip_count() {
+        // do { i++ } while (i < n), entered only when n >= 1: i == n afterwards
+        let env = entry_at(
+            "
+            setp.lt.s32 %p1, %r1, 1;
+            @%p1 bra $L__done;
+            mov.u32 %r2, 0;
+        $L__loop:
+            add.s32 %r2, %r2, 1;
+            setp.lt.s32 %p2, %r2, %r1;
+            @%p2 bra $L__loop;
+        $L__after:
+            mov.u32 %r3, %r2;
+        $L__done:
+            ret;",
+            "$L__after",
+        );
+        assert_eq!(at(&env, "%r2", 1..30), (1..30).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn unprovable_join_and_data_dependent_exit_stay_unknown() {
+        // The bypass depends on loaded data, so 0 and n may meet: unknown, not a guess.
+        let env = entry_at(
+            "
+            .reg .b64 %rd<2>;
+            mov.u64 %rd1, 0;
+            ld.global.u32 %r4, [%rd1];
+            setp.eq.s32 %p1, %r4, 0;
+            mov.u32 %r2, 0;
+            @%p1 bra $L__join;
+            mov.u32 %r2, %r1;
+        $L__join:
+            mov.u32 %r3, %r2;
+            ret;",
+            "$L__join",
+        );
+        assert_eq!(env.get("%r2"), Some(&Val::Unknown));
+        // A loop left on a loaded value: its counter must not leak past the loop.
+        let env = entry_at(
+            "
+            .reg .b64 %rd<2>;
+            mov.u64 %rd1, 0;
+            mov.u32 %r2, 0;
+        $L__loop:
+            add.s32 %r2, %r2, 1;
+            ld.global.u32 %r4, [%rd1];
+            setp.ne.s32 %p2, %r4, 0;
+            @%p2 bra $L__loop;
+        $L__after:
+            mov.u32 %r3, %r2;
+            ret;",
+            "$L__after",
+        );
+        assert_eq!(env.get("%r2"), Some(&Val::Unknown));
+        assert!(matches!(env.get("%r1"), Some(Val::Num(_))));
+    }
+}
