@@ -230,17 +230,14 @@ fn analyze_launch(
             continue;
         }
         let d = &doms.blocks[b];
-        let bt = counter
-            .count(&d.counters, &d.cond, false)
-            .map_err(|e| err(b, e))?;
-        let bw = counter
-            .count(&d.counters, &d.cond, true)
-            .map_err(|e| err(b, e))?;
+        let block_parts =
+            count_groups(&mut counter, &d.counters, &d.groups).map_err(|e| err(b, e))?;
+        let (bt, bw) = totals(&block_parts);
         block_execs.insert(b, (bt.clone(), bw.clone()));
         let mut env = vals.entry[b].clone();
         for (k, inst) in bb.insts.iter().enumerate() {
             let guarded = inst.pred.is_some() && !classify::counts_when_guard_false(inst);
-            let mut icond = d.cond.clone();
+            let mut parts = block_parts.clone();
             let (tq, wq) = if guarded {
                 let g = inst.pred.as_ref().expect("checked");
                 let c = match env.get(&g.reg) {
@@ -253,16 +250,11 @@ fn analyze_launch(
                 };
                 match c {
                     Some(c) => {
-                        let cc = d.cond.clone().and(c);
-                        icond = cc.clone();
-                        (
-                            counter
-                                .count(&d.counters, &cc, false)
-                                .map_err(|e| err(b, e))?,
-                            counter
-                                .count(&d.counters, &cc, true)
-                                .map_err(|e| err(b, e))?,
-                        )
+                        let gs: Vec<Cond> =
+                            d.groups.iter().map(|g| g.clone().and(c.clone())).collect();
+                        parts =
+                            count_groups(&mut counter, &d.counters, &gs).map_err(|e| err(b, e))?;
+                        totals(&parts)
                     }
                     None => {
                         assumptions.push(Assumption {
@@ -315,32 +307,35 @@ fn analyze_launch(
             }
             if let Some((space, dir, bits, nc)) = classify::mem_access(inst) {
                 let addr = affine::address(f, inst, &env, block);
-                if classify::counts_sectors(space) || space == Space::Shared {
-                    accesses.push(AccessRecord {
+                let coefs = lanes::lane_coefs(addr.as_ref(), block);
+                // one record per lane group: a warp accesses once per group it has lanes in
+                for (icond, gt, gw) in &parts {
+                    if classify::counts_sectors(space) || space == Space::Shared {
+                        accesses.push(AccessRecord {
+                            counters: d.counters.clone(),
+                            cond: icond.clone(),
+                            addr: addr.clone(),
+                            width: (bits as u64).div_ceil(8),
+                            space,
+                            dir,
+                            warp: gw.clone(),
+                        });
+                    }
+                    mem_sites.push(MemSite {
+                        inst: bb.first_inst + k,
+                        space,
+                        dir,
+                        bits,
+                        nc,
+                        coefs: coefs.clone(),
                         counters: d.counters.clone(),
                         cond: icond.clone(),
                         addr: addr.clone(),
                         width: (bits as u64).div_ceil(8),
-                        space,
-                        dir,
-                        warp: wq.clone(),
+                        thread: gt.clone(),
+                        warp: gw.clone(),
                     });
                 }
-                let coefs = lanes::lane_coefs(addr.as_ref(), block);
-                mem_sites.push(MemSite {
-                    inst: bb.first_inst + k,
-                    space,
-                    dir,
-                    bits,
-                    nc,
-                    coefs: coefs.clone(),
-                    counters: d.counters.clone(),
-                    cond: icond.clone(),
-                    addr: addr.clone(),
-                    width: (bits as u64).div_ceil(8),
-                    thread: tq.clone(),
-                    warp: wq.clone(),
-                });
                 match stride(coefs.as_ref(), bits) {
                     Ok(stride) => {
                         for (g, q) in [(Granularity::Thread, &tq), (Granularity::Warp, &wq)] {
@@ -433,6 +428,32 @@ fn analyze_launch(
         specialized: false,
         grid: opts.grid,
     })
+}
+
+/// Thread and warp counts of each lane group of a domain (`BlockDomain::groups`).
+fn count_groups(
+    counter: &mut DomainCounter,
+    counters: &[String],
+    groups: &[Cond],
+) -> Result<Vec<(Cond, QPoly, QPoly)>, CountError> {
+    groups
+        .iter()
+        .map(|g| {
+            Ok((
+                g.clone(),
+                counter.count(counters, g, false)?,
+                counter.count(counters, g, true)?,
+            ))
+        })
+        .collect()
+}
+
+/// Thread and warp counts summed over lane groups.
+fn totals(parts: &[(Cond, QPoly, QPoly)]) -> (QPoly, QPoly) {
+    parts.iter().fold(
+        (QPoly::default(), QPoly::default()),
+        |(t, w), (_, gt, gw)| (t.add(gt), w.add(gw)),
+    )
 }
 
 /// Stride class of an access from its address polynomial (the rule on `stats::StrideClass`,

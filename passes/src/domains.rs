@@ -30,6 +30,11 @@ pub struct BlockDomain {
     /// Loop counters of the enclosing loops, outermost first.
     pub counters: Vec<String>,
     pub cond: Cond,
+    /// `cond` split into the disjoint groups of threads that reach the block along paths a
+    /// warp runs one after another (they diverged at a branch that reconverges only after the
+    /// block): a warp executes the block once per group it has threads in. One group, `cond`,
+    /// for most blocks.
+    pub groups: Vec<Cond>,
 }
 
 #[derive(Clone, Debug)]
@@ -108,62 +113,191 @@ pub fn build(
         }
         loop_conds.push(cond);
     }
+    let mut walk = Walk {
+        cfg,
+        vals,
+        kernel_file_line,
+        hints,
+    };
     let mut blocks = Vec::new();
     for b in 0..cfg.blocks.len() {
         let chain = loop_chain(cfg, b);
-        let mut cond = Cond::True;
+        let mut loops = Cond::True;
         for &li in &chain {
-            cond = cond.and(loop_conds[li].clone());
+            loops = loops.and(loop_conds[li].clone());
         }
-        let mut s = b;
-        loop {
-            let preds: Vec<_> = cfg.predecessors(s).collect();
-            if let [e] = preds.as_slice() {
-                let from_chain = loop_chain(cfg, e.from);
-                let in_scope = from_chain.iter().all(|l| chain.contains(l));
-                if in_scope && matches!(e.kind, EdgeKind::Taken | EdgeKind::NotTaken) {
-                    match edge_cond(cfg, vals, e.from, e.kind) {
-                        Some(Some(c)) => cond = cond.and(c),
-                        Some(None) => {
-                            let p = format!("br{}", e.from);
-                            if !hints.iter().any(|h| h.param == p) {
-                                let at = kernel_file_line(e.from);
-                                hints.push(HintParam {
-                                    param: p.clone(),
-                                    hint_key: format!(
-                                        "branch.{}",
-                                        at.clone().unwrap_or_else(|| format!("bb{}", e.from))
-                                    ),
-                                    what: format!(
-                                        "data-dependent branch at the end of block {}: 1 = every thread takes it, 0 = none",
-                                        cfg.blocks[e.from].name()
-                                    ),
-                                    default: 1,
-                                    at,
-                                });
-                            }
-                            let taken = Cond::Ge(LinExpr::var(&p).add_const(-1));
-                            cond = cond.and(if e.kind == EdgeKind::Taken {
-                                taken
-                            } else {
-                                taken.not()
-                            });
-                        }
-                        None => {}
-                    }
-                }
-            }
-            match cfg.idom.get(s).copied().flatten() {
-                Some(d) if d != s => s = d,
-                _ => break,
-            }
-        }
+        let groups: Vec<Cond> = walk
+            .reach(b, None, &chain)
+            .into_iter()
+            .map(|g| loops.clone().and(g))
+            .collect();
+        let cond = groups.iter().cloned().reduce(Cond::or).unwrap_or(loops);
         blocks.push(BlockDomain {
             counters: chain.iter().map(|&l| counter(l)).collect(),
             cond,
+            groups,
         });
     }
+    let hints = walk.hints;
     Domains { blocks, hints }
+}
+
+/// The walk that gathers the branch conditions leading to a block.
+struct Walk<'a> {
+    cfg: &'a Cfg,
+    vals: &'a Values,
+    kernel_file_line: &'a dyn Fn(usize) -> Option<String>,
+    hints: Vec<HintParam>,
+}
+
+impl Walk<'_> {
+    /// The condition under which control, once at `stop` (a dominator of `x`; the entry when
+    /// `None`), reaches `x` in the same iteration of the loops `chain`, as disjoint lane groups
+    /// (see [`BlockDomain::groups`]). Up the dominator tree, a block with one incoming edge adds
+    /// that edge's condition; a join adds nothing when every path from its immediate dominator
+    /// leads to it, and otherwise splits into the ways in (a join of the fall-through of one
+    /// test and the target of another, as `if (a || b) … else …` compiles to). Ways in whose
+    /// paths pass a common block from which every path leads to the join reconverge before it
+    /// and form one group.
+    fn reach(&mut self, x: usize, stop: Option<usize>, chain: &[usize]) -> Vec<Cond> {
+        let cfg = self.cfg;
+        let mut cond = vec![Cond::True];
+        let mut s = x;
+        while Some(s) != stop {
+            let preds: Vec<_> = cfg
+                .predecessors(s)
+                .filter(|e| cfg.reachable(e.from))
+                .collect();
+            let idom = cfg.idom.get(s).copied().flatten().filter(|&d| d != s);
+            let header = cfg.loops.iter().any(|l| l.header == s);
+            if let [e] = preds.as_slice() {
+                let c = self.edge(e.from, e.kind, chain);
+                cond = cond.into_iter().map(|g| g.and(c.clone())).collect();
+            } else if let (false, Some(d)) = (header, idom) {
+                if !self.always_reaches(d, s) {
+                    let mut anchors = BTreeSet::new();
+                    let mut ways = Vec::new();
+                    for e in &preds {
+                        match self.anchor(e.from, d, s) {
+                            Some(a) if anchors.insert(a) => {
+                                ways.extend(self.reach(a, Some(d), chain))
+                            }
+                            Some(_) => {}
+                            None => {
+                                let c = self.edge(e.from, e.kind, chain);
+                                let r = self.reach(e.from, Some(d), chain);
+                                ways.extend(r.into_iter().map(|g| g.and(c.clone())));
+                            }
+                        }
+                    }
+                    cond = cond
+                        .iter()
+                        .flat_map(|g| ways.iter().map(move |w| g.clone().and(w.clone())))
+                        .collect();
+                }
+            }
+            match idom {
+                Some(d) => s = d,
+                None => break,
+            }
+        }
+        cond
+    }
+
+    /// The highest block on the dominator path from `p` up to (not including) `d` from which
+    /// every path leads to `s`.
+    fn anchor(&self, p: usize, d: usize, s: usize) -> Option<usize> {
+        let mut best = None;
+        let mut a = p;
+        while a != d {
+            if self.always_reaches(a, s) {
+                best = Some(a);
+            }
+            match self.cfg.idom.get(a).copied().flatten() {
+                Some(up) if up != a => a = up,
+                _ => break,
+            }
+        }
+        best
+    }
+
+    /// Whether every path from `d` reaches `x` (forward edges; a path that leaves a loop
+    /// enclosing `d`, ends its iteration or returns does not).
+    fn always_reaches(&self, d: usize, x: usize) -> bool {
+        let cfg = self.cfg;
+        let mut seen = BTreeSet::from([d]);
+        let mut todo = vec![d];
+        while let Some(b) = todo.pop() {
+            let mut next = cfg
+                .successors(b)
+                .filter(|e| !cfg.dominates(e.to, e.from))
+                .peekable();
+            if next.peek().is_none() {
+                // a return, or the latch of a loop: that loop must not enclose `d`
+                let ends_iteration_of_d = cfg
+                    .loops
+                    .iter()
+                    .any(|l| l.latches.contains(&b) && l.blocks.contains(&d));
+                let returns = cfg.successors(b).next().is_none();
+                if returns || ends_iteration_of_d {
+                    return false;
+                }
+            }
+            for e in next {
+                let leaves = cfg
+                    .loops
+                    .iter()
+                    .any(|l| l.blocks.contains(&d) && !l.blocks.contains(&e.to));
+                if leaves {
+                    return false;
+                }
+                if e.to != x && seen.insert(e.to) {
+                    todo.push(e.to);
+                }
+            }
+        }
+        true
+    }
+
+    /// The condition of the edge `from → (kind)` for a block in the loops `chain`: true for
+    /// an unconditional edge or one from inside a loop the block is not in (a loop exit);
+    /// a hint parameter for a data-dependent branch.
+    fn edge(&mut self, from: usize, kind: EdgeKind, chain: &[usize]) -> Cond {
+        let cfg = self.cfg;
+        let in_scope = loop_chain(cfg, from).iter().all(|l| chain.contains(l));
+        if !in_scope || !matches!(kind, EdgeKind::Taken | EdgeKind::NotTaken) {
+            return Cond::True;
+        }
+        match edge_cond(cfg, self.vals, from, kind) {
+            Some(Some(c)) => c,
+            Some(None) => {
+                let p = format!("br{from}");
+                if !self.hints.iter().any(|h| h.param == p) {
+                    let at = (self.kernel_file_line)(from);
+                    self.hints.push(HintParam {
+                        param: p.clone(),
+                        hint_key: format!(
+                            "branch.{}",
+                            at.clone().unwrap_or_else(|| format!("bb{from}"))
+                        ),
+                        what: format!(
+                            "data-dependent branch at the end of block {}: 1 = every thread takes it, 0 = none",
+                            cfg.blocks[from].name()
+                        ),
+                        default: 1,
+                        at,
+                    });
+                }
+                let taken = Cond::Ge(LinExpr::var(&p).add_const(-1));
+                if kind == EdgeKind::Taken {
+                    taken
+                } else {
+                    taken.not()
+                }
+            }
+            None => Cond::True,
+        }
+    }
 }
 
 /// A loop test `e != 0` on an expression that moves monotonically with the counter `k` (nvcc's
