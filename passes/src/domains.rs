@@ -164,9 +164,10 @@ impl Walk<'_> {
         let mut cond = vec![Cond::True];
         let mut s = x;
         while Some(s) != stop {
+            // a loop header's back edges continue an iteration already counted by its counter
             let preds: Vec<_> = cfg
                 .predecessors(s)
-                .filter(|e| cfg.reachable(e.from))
+                .filter(|e| cfg.reachable(e.from) && !cfg.dominates(e.to, e.from))
                 .collect();
             let idom = cfg.idom.get(s).copied().flatten().filter(|&d| d != s);
             let header = cfg.loops.iter().any(|l| l.header == s);

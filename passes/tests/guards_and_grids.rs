@@ -1,0 +1,204 @@
+//! Guards through min/max, predicate logic and joins, and grid-stride loops: the symbolic
+//! counts, bound to small launches, equal the emulator's for every feature and block, with no
+//! data-dependent assumption left.
+
+use kerncast_passes::count::{self, Options, Workload};
+use kerncast_passes::emu::{self, KernelArg};
+use kerncast_passes::ptx::Module;
+use kerncast_passes::stats::{BoundStats, Launch};
+use std::collections::BTreeMap;
+
+fn kernel(body: &str) -> Module {
+    let text = format!(
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 k_n, .param .u64 k_out)\n{{\n.reg .pred %p<8>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<8>;\n.reg .f32 %f<4>;\nld.param.u32 %r20, [k_n];\nld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\n{body}\n}}\n"
+    );
+    Module::parse(&text).expect("test PTX parses")
+}
+
+fn emulate(m: &Module, grid: [u64; 3], block: [u64; 3], n: i64) -> BoundStats {
+    let args = [
+        KernelArg::S32(n as i32),
+        KernelArg::Buffer(vec![0; 1 << 16]),
+    ];
+    emu::run_with(
+        m,
+        "k",
+        &Launch { grid, block },
+        &args,
+        &emu::Options::default(),
+    )
+    .expect("emulates")
+    .stats
+}
+
+fn data_dependent(ks: &count::KernelStats) -> Vec<String> {
+    ks.assumptions
+        .iter()
+        .map(|a| a.hint_key.clone())
+        .filter(|k| {
+            ["trip.", "branch.", "pred."]
+                .iter()
+                .any(|p| k.starts_with(p))
+        })
+        .collect()
+}
+
+/// Counter and emulator agree at every launch (`grid`, `block`, `n`).
+fn exact(m: &Module, grid_specialised: bool, launches: &[([u64; 3], [u64; 3], i64)]) {
+    for &(grid, block, n) in launches {
+        let opts = Options {
+            block: Some(block),
+            grid: grid_specialised.then_some(grid),
+        };
+        let ks = count::analyze_kernel_with(m, "k", &opts).expect("analyses");
+        assert_eq!(data_dependent(&ks), Vec::<String>::new());
+        let w = Workload {
+            grid,
+            block,
+            params: BTreeMap::from([("0".to_string(), n)]),
+            hints: BTreeMap::new(),
+        };
+        let s = ks.bind(&w).expect("binds");
+        let e = emulate(m, grid, block, n);
+        assert_eq!(
+            s.features, e.features,
+            "features at {grid:?} {block:?} n={n}"
+        );
+        assert_eq!(
+            s.block_execs, e.block_execs,
+            "block executions at {grid:?} {block:?} n={n}"
+        );
+    }
+}
+
+const TWO_D: [([u64; 3], [u64; 3], i64); 3] = [
+    ([2, 2, 1], [8, 8, 1], 5),
+    ([2, 2, 1], [8, 8, 1], 12),
+    ([3, 2, 1], [8, 8, 1], 20),
+];
+
+/// `if (row < n && col < n)` as clang writes it: `max(row, col) >= n` skips.
+#[test]
+fn max_guard_is_exact() {
+    let m = kernel(
+        "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
+         mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
+         max.s32 %r9, %r8, %r4;\nsetp.ge.s32 %p1, %r9, %r20;\n@%p1 bra DONE;\n\
+         mad.lo.s32 %r10, %r8, %r20, %r4;\nmul.wide.s32 %rd3, %r10, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r10;\n\
+         DONE:\nret;",
+    );
+    exact(&m, false, &TWO_D);
+}
+
+/// Nested: `min(max(row, col), n - 3) + not(col) ... `: a band `n - 3 >= max(row, col)` written
+/// through `min`, `not` and a `selp` of two affine values.
+#[test]
+fn nested_min_max_select_guards_are_exact() {
+    let m = kernel(
+        "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
+         mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
+         max.s32 %r9, %r8, %r4;\nadd.s32 %r11, %r20, -3;\nmin.s32 %r12, %r9, %r11;\n\
+         setp.lt.s32 %p1, %r12, %r9;\n@%p1 bra DONE;\n\
+         not.b32 %r13, %r4;\nsetp.gt.s32 %p2, %r8, 2;\nselp.b32 %r14, %r8, %r13, %p2;\n\
+         setp.lt.s32 %p3, %r14, 4;\n@%p3 st.global.u32 [%rd2], %r14;\n\
+         DONE:\nret;",
+    );
+    exact(&m, false, &TWO_D);
+}
+
+/// `if (tid % 2 == 0)` as nvcc and clang write it (`xor.pred` with a constant `mov.pred`):
+/// every warp runs both sides.
+#[test]
+fn parity_branch_through_xor_pred_is_exact() {
+    let m = kernel(
+        "mov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 1;\nsetp.eq.b32 %p1, %r2, 1;\nmov.pred %p2, 0;\n\
+         xor.pred %p3, %p1, %p2;\nnot.pred %p4, %p3;\n@%p4 bra EVEN;\n\
+         st.global.u32 [%rd2], %r1;\nbra.uni DONE;\n\
+         EVEN:\nst.global.u32 [%rd2+4], %r1;\n\
+         DONE:\nret;",
+    );
+    exact(
+        &m,
+        false,
+        &[([3, 1, 1], [64, 1, 1], 1), ([1, 1, 1], [40, 1, 1], 1)],
+    );
+}
+
+/// `if (i == 0 || j < 1 || j >= n - 1) A else B` as clang lays it out: A is reached from two
+/// tests, and a warp runs it once per way in.
+#[test]
+fn join_of_two_tests_counts_each_lane_group() {
+    let m = kernel(
+        "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
+         mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
+         max.s32 %r9, %r8, %r4;\nsetp.ge.s32 %p1, %r9, %r20;\n@%p1 bra DONE;\n\
+         setp.eq.s32 %p2, %r8, 0;\n@%p2 bra EDGE;\n\
+         add.s32 %r10, %r20, -1;\nsetp.lt.s32 %p3, %r4, 1;\nsetp.le.s32 %p4, %r10, %r4;\nor.pred %p5, %p3, %p4;\n@%p5 bra EDGE;\n\
+         st.global.u32 [%rd2], %r4;\nbra.uni JOIN;\n\
+         EDGE:\nmul.wide.s32 %rd3, %r4, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r8;\n\
+         JOIN:\nadd.s32 %r11, %r8, %r4;\n\
+         DONE:\nret;",
+    );
+    exact(&m, false, &TWO_D);
+}
+
+/// `for (i = gid; i < n; i += blockDim.x * gridDim.x)`.
+const GRID_STRIDE: &str = "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
+     mov.u32 %r5, %nctaid.x;\nmul.lo.s32 %r6, %r5, %r2;\n\
+     setp.ge.s32 %p1, %r4, %r20;\n@%p1 bra DONE;\n\
+     LOOP:\nmul.wide.s32 %rd3, %r4, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r4;\n\
+     add.s32 %r4, %r4, %r6;\nsetp.lt.s32 %p2, %r4, %r20;\n@%p2 bra LOOP;\n\
+     DONE:\nret;";
+
+#[test]
+fn grid_stride_loop_is_exact_for_a_fixed_grid() {
+    let m = kernel(GRID_STRIDE);
+    let symbolic = count::analyze_kernel_with(
+        &m,
+        "k",
+        &Options {
+            block: Some([32, 1, 1]),
+            grid: None,
+        },
+    )
+    .expect("analyses");
+    // with a symbolic grid the step ntid·nctaid is not affine: an explicit assumption
+    assert!(data_dependent(&symbolic)
+        .iter()
+        .any(|k| k.starts_with("trip.")));
+    assert!(symbolic.reads_grid_size());
+    exact(
+        &m,
+        true,
+        &[
+            ([2, 1, 1], [32, 1, 1], 5),
+            ([2, 1, 1], [32, 1, 1], 100),
+            ([3, 1, 1], [32, 1, 1], 200),
+        ],
+    );
+}
+
+/// A grid-specialised analysis bound to another grid re-analyses for it.
+#[test]
+fn grid_specialised_counts_follow_the_workload_grid() {
+    let m = kernel(GRID_STRIDE);
+    let ks = count::analyze_kernel_with(
+        &m,
+        "k",
+        &Options {
+            block: Some([32, 1, 1]),
+            grid: Some([2, 1, 1]),
+        },
+    )
+    .expect("analyses");
+    assert!(!ks.reads_grid_size());
+    let w = Workload {
+        grid: [3, 1, 1],
+        block: [32, 1, 1],
+        params: BTreeMap::from([("0".to_string(), 150)]),
+        hints: BTreeMap::new(),
+    };
+    let s = ks.bind(&w).expect("binds");
+    let e = emulate(&m, [3, 1, 1], [32, 1, 1], 150);
+    assert_eq!(s.features, e.features);
+}
