@@ -1,12 +1,20 @@
-//! `--model auto`: the first model whose data the device and input provide, in the order
-//! dvfs (clock-aware, fittable), schedule (needs per-block instructions), linear (needs fitted
-//! weights). Until validation (issue 6) measures which is best per device, this order prefers the
-//! model that responds to both clock domains, which a sweep needs.
+//! `--model auto`, kerncast's default. The level (time, power at the default clocks) comes from
+//! the first model whose data the device and input provide, in the order dvfs (clock-aware,
+//! fittable), schedule (needs per-block instructions), linear (needs fitted weights).
+//!
+//! How that level scales with the clocks comes from model C of the validation
+//! ([`crate::dvfs_knn`], docs/validation.md) wherever it applies: on the device it was measured
+//! on (the GTX Titan X) and at the clock pairs of its measured grid. It is the model the
+//! validation's cross-validation on micro-benchmarks picked, and it errs less than the analytic
+//! DVFS model on that GPU's held-out applications. Anywhere else (other devices, clocks off the
+//! grid) the level model predicts alone, and the prediction's notes say why.
 
 use crate::device::{Clocks, Device};
 use crate::dvfs::DvfsModel;
+use crate::dvfs_knn;
 use crate::linear::LinearModel;
 use crate::model::{Model, ModelError, ModelInput, Prediction, Result};
+use crate::power::apply_physical;
 use crate::schedule::ScheduleModel;
 
 #[derive(Clone, Debug, Default)]
@@ -28,30 +36,198 @@ pub fn by_name(name: &str) -> Option<Box<dyn Model>> {
     }
 }
 
+/// The first usable level model at `clocks`, its prediction carrying the reasons the earlier
+/// ones were skipped.
+fn level(input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
+    let mut why = Vec::new();
+    let candidates: [Box<dyn Model>; 3] = [
+        Box::new(DvfsModel::default()),
+        Box::new(ScheduleModel::default()),
+        Box::new(LinearModel::default()),
+    ];
+    for m in candidates {
+        match m.predict(input, d, clocks) {
+            Ok(mut p) => {
+                p.notes.extend(why);
+                return Ok(p);
+            }
+            Err(e) => why.push(format!("auto: {} not usable: {e}", m.name())),
+        }
+    }
+    Err(ModelError::Input {
+        model: "auto".into(),
+        what: format!("data for at least one model ({})", why.join("; ")),
+    })
+}
+
+/// Model C's clock scaling applied to the level model's prediction at the reference clocks, or
+/// why it does not apply.
+fn scaled(
+    input: &ModelInput,
+    d: &Device,
+    clocks: Clocks,
+) -> std::result::Result<Result<Prediction>, String> {
+    let Some(t) = dvfs_knn::table_for(d) else {
+        return Err(format!(
+            "auto: no measured clock-scaling table for {} (only gtx-titan-x has one)",
+            d.name
+        ));
+    };
+    let f = t.features(&input.stats);
+    let Some(s) = t.scaling(&f, clocks) else {
+        return Err(format!(
+            "auto: {clocks} is off the measured {} grid, so the clock scaling is the level model's own",
+            t.device
+        ));
+    };
+    let r = t.reference();
+    Ok(level(input, d, r).map(|mut p| {
+        if p.power_w.is_none() {
+            apply_physical(&mut p, d, None);
+        }
+        let base = p.model.clone();
+        p.model = format!("dvfs-knn+{base}");
+        p.clocks = clocks;
+        p.time_s *= s.time;
+        for v in p.breakdown.values_mut() {
+            *v *= s.time;
+        }
+        p.power_w = p.power_w.map(|w| w * s.power);
+        p.energy_j = p.energy_j.map(|e| e * s.energy);
+        p.notes.push(format!(
+            "auto: level from {base} at the default clocks {r}; clock scaling x{:.3} time, x{:.3} power, x{:.3} energy from the measured curves of the {} nearest GTX Titan X micro-benchmarks ({}; docs/validation.md, model C)",
+            s.time,
+            s.power,
+            s.energy,
+            t.k,
+            t.neighbours(&f).join(", ")
+        ));
+        p
+    }))
+}
+
 impl Model for AutoModel {
     fn name(&self) -> &'static str {
         "auto"
     }
 
     fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
-        let mut why = Vec::new();
-        let candidates: [Box<dyn Model>; 3] = [
-            Box::new(DvfsModel::default()),
-            Box::new(ScheduleModel::default()),
-            Box::new(LinearModel::default()),
-        ];
-        for m in candidates {
-            match m.predict(input, d, clocks) {
-                Ok(mut p) => {
-                    p.notes.extend(why);
-                    return Ok(p);
-                }
-                Err(e) => why.push(format!("auto: {} not usable: {e}", m.name())),
-            }
+        match scaled(input, d, clocks) {
+            Ok(p) => p,
+            Err(why) => level(input, d, clocks).map(|mut p| {
+                p.notes.push(why);
+                p
+            }),
         }
-        Err(ModelError::Input {
-            model: "auto".into(),
-            what: format!("data for at least one model ({})", why.join("; ")),
-        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::sweep;
+    use kerncast_passes::stats::{
+        BoundStats, DType, Dir, Feature, Granularity, Launch, OpKind, Space, StrideClass,
+    };
+
+    /// A streaming kernel over 2^20 threads: two loads, one store and `flops` FMAs per thread,
+    /// at both granularities as the counters report them.
+    fn stats(flops: f64) -> BoundStats {
+        let n = 1u64 << 20;
+        let mut s = BoundStats {
+            kernel: "synthetic".into(),
+            launch: Some(Launch {
+                grid: [n / 256, 1, 1],
+                block: [256, 1, 1],
+            }),
+            ..Default::default()
+        };
+        for (gran, count) in [
+            (Granularity::Thread, n as f64),
+            (Granularity::Warp, n as f64 / 32.0),
+        ] {
+            let mem = |dir| Feature::Mem {
+                space: Space::Global,
+                dir,
+                bits: 32,
+                stride: StrideClass::Unit,
+                nc: false,
+                gran,
+            };
+            s.features.insert(mem(Dir::Load), 2.0 * count);
+            s.features.insert(mem(Dir::Store), count);
+            let op = Feature::Op {
+                kind: OpKind::Fma,
+                ty: DType::F32,
+                gran,
+            };
+            s.features.insert(op, flops * count);
+        }
+        for dir in [Dir::Load, Dir::Store] {
+            let lines = if dir == Dir::Load { 2.0 } else { 1.0 } * n as f64 / 32.0;
+            s.features.insert(
+                Feature::Lines {
+                    space: Space::Global,
+                    dir,
+                },
+                lines,
+            );
+        }
+        s.features.insert(Feature::Threads, n as f64);
+        s.features.insert(Feature::Warps, n as f64 / 32.0);
+        s
+    }
+
+    #[test]
+    fn titan_x_default_scales_the_level_with_model_c_on_its_grid() {
+        let d = Device::load("gtx-titan-x").unwrap();
+        let table = dvfs_knn::table_for(&d).expect("the Titan X has a table");
+        for flops in [1.0, 512.0] {
+            let input = ModelInput::new(stats(flops));
+            let f = table.features(&input.stats);
+            let mut base = level(&input, &d, table.reference()).unwrap();
+            if base.power_w.is_none() {
+                apply_physical(&mut base, &d, None);
+            }
+            let grid = d.clock_grid().unwrap();
+            assert_eq!(grid.len(), 32);
+            let mut factors = Vec::new();
+            for &c in &grid {
+                let p = AutoModel.predict(&input, &d, c).unwrap();
+                let s = table
+                    .scaling(&f, c)
+                    .expect("every device grid pair is measured");
+                assert!(p.model.starts_with("dvfs-knn+"), "{}", p.model);
+                assert!((p.time_s / (base.time_s * s.time) - 1.0).abs() < 1e-12);
+                let e = p.energy_j.expect("the Titan X profile has power data");
+                assert!((e / (base.energy_j.unwrap() * s.energy) - 1.0).abs() < 1e-12);
+                factors.push(s.energy);
+            }
+            // A sweep's minimum-energy pair is model C's, since the level is one number.
+            let sw = sweep(&AutoModel, &input, &d, None).unwrap();
+            let want = (0..factors.len())
+                .min_by(|&a, &b| factors[a].total_cmp(&factors[b]))
+                .unwrap();
+            assert_eq!(sw.points[sw.min_energy.unwrap()].clocks, grid[want]);
+        }
+    }
+
+    #[test]
+    fn auto_falls_back_off_the_grid_and_on_other_devices() {
+        let input = ModelInput::new(stats(4.0));
+        let d = Device::load("gtx-titan-x").unwrap();
+        let p = AutoModel
+            .predict(&input, &d, Clocks::new(1000.0, 3505.0))
+            .unwrap();
+        assert!(!p.model.starts_with("dvfs-knn"));
+        assert!(p.notes.iter().any(|n| n.contains("off the measured")));
+        let other = Device::load("gtx-980").unwrap();
+        let c = other.clock_grid().unwrap()[0];
+        let p = AutoModel.predict(&input, &other, c).unwrap();
+        assert!(!p.model.starts_with("dvfs-knn"));
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.contains("no measured clock-scaling table")));
     }
 }

@@ -8,6 +8,7 @@ pub mod auto;
 pub mod device;
 pub mod dvfs;
 pub mod dvfs_fit;
+pub mod dvfs_knn;
 pub mod linear;
 pub mod model;
 pub mod nnls;

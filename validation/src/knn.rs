@@ -82,6 +82,8 @@ pub struct Knn {
     mu: Vec<f64>,
     sd: Vec<f64>,
     points: Vec<(Vec<f64>, Curve)>,
+    /// Raw (unstandardised) features and names of the training points, for export.
+    raw: Vec<(String, Vec<f64>)>,
     name: String,
 }
 
@@ -95,6 +97,12 @@ impl Knn {
             .collect();
         let sd: Vec<f64> = (0..d)
             .map(|j| (xs.iter().map(|x| (x[j] - mu[j]).powi(2)).sum::<f64>() / n).sqrt() + 1e-9)
+            .collect();
+        let raw = t
+            .benches
+            .iter()
+            .map(|b| b.name.clone())
+            .zip(xs.iter().cloned())
             .collect();
         let points = xs
             .iter()
@@ -118,8 +126,32 @@ impl Knn {
             mu,
             sd,
             points,
+            raw,
             name: format!("kNN over {what} (k={k}, {how})"),
         }
+    }
+}
+
+impl Knn {
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    pub fn space(&self) -> Space {
+        self.space
+    }
+    pub fn avg(&self) -> Avg {
+        self.avg
+    }
+    /// Mean and standard deviation of each feature over the training points.
+    pub fn scaling(&self) -> (&[f64], &[f64]) {
+        (&self.mu, &self.sd)
+    }
+    /// Per training point: name, raw features, measured scaling curve.
+    pub fn training_points(&self) -> impl Iterator<Item = (&str, &[f64], &Curve)> {
+        self.raw
+            .iter()
+            .zip(&self.points)
+            .map(|((n, x), (_, c))| (n.as_str(), x.as_slice(), c))
     }
 }
 

@@ -12,6 +12,7 @@ pub use error::{Error, Result};
 pub mod analytic;
 pub mod baseline;
 pub mod combined;
+pub mod export;
 pub mod features;
 pub mod knn;
 pub mod linalg;

@@ -192,3 +192,56 @@ fn shipped_lstm_weights_load_with_the_current_shapes() {
     let m = Lstm::load(&w, &ds().grid).unwrap_or_else(|e| panic!("{e}"));
     assert!(m.flat_params().unwrap().iter().all(|v| v.is_finite()));
 }
+
+/// Model C as `kerncast --model auto` uses it on the GTX Titan X: the committed table is this
+/// crate's fit on the micro-benchmarks, and kerncast-models' port of the kNN predicts what this
+/// crate predicts (here on the applications, which the table never saw).
+#[test]
+fn kerncast_default_table_is_model_c_and_predicts_as_it() {
+    use kerncast_models::dvfs_knn::{gtx_titan_x, MemFeatures};
+    use kerncast_validation::export::{knn_table, TABLE_PATH};
+    use kerncast_validation::features::Features;
+    use kerncast_validation::knn::{Avg, Knn, Space};
+    let d = ds();
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let committed = std::fs::read_to_string(ws.join(TABLE_PATH)).unwrap();
+    let field = |key: &str| {
+        committed
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("\"{key}\": ")))
+            .map(|v| v.trim_end_matches(',').trim_matches('"').to_string())
+            .unwrap()
+    };
+    let k: usize = field("k").parse().unwrap();
+    let avg = match field("average").as_str() {
+        "geo" => Avg::Geo,
+        "mean" => Avg::Arith,
+        _ => Avg::RelMedian,
+    };
+    let m = Knn::fit(&TrainSet::micro(d), k, Space::Mem, avg);
+    assert_eq!(
+        knn_table(d, &m).unwrap(),
+        committed,
+        "re-export with `cargo run --release -p kerncast-validation --example export_default_model`"
+    );
+    let t = gtx_titan_x().unwrap();
+    for b in &d.real {
+        let f = Features::of(b);
+        let n = f.kernels.max(1.0);
+        let mf = MemFeatures {
+            instructions: f.instructions / n,
+            global_accesses: f.global_accesses / n,
+            global_bytes: f.global_bytes,
+            core_cost: f.core_cost,
+        };
+        let want = m.predict(b);
+        for (g, c) in d.grid.iter().enumerate() {
+            let clocks = kerncast_models::Clocks::new(c.core_mhz as f64, c.mem_mhz as f64);
+            let s = t.scaling(&mf, clocks).unwrap();
+            // serde_json's default float parsing may miss the last bit of a value.
+            for (got, want) in [s.time, s.power, s.energy].iter().zip(want[g]) {
+                assert!((got / want - 1.0).abs() < 1e-12, "{} at {c:?}", b.name);
+            }
+        }
+    }
+}

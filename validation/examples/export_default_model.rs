@@ -1,0 +1,40 @@
+//! Writes model C, as cross-validation on the micro-benchmarks picks it, into the table that
+//! kerncast's `auto` model uses on the GTX Titan X (`models/src/dvfs_knn_gtx_titan_x.json`).
+//! Refuses when the pick is not a kNN over the memory features: kerncast has no port of the
+//! other candidates, and exporting a second-best would not be model C.
+//! `cargo run --release -p kerncast-validation --example export_default_model`
+
+use kerncast_validation::combined::{Recipe, Selected};
+use kerncast_validation::data::default_root;
+use kerncast_validation::export::{knn_table, TABLE_PATH};
+use kerncast_validation::knn::{Knn, Space};
+use kerncast_validation::model::TrainSet;
+use kerncast_validation::Dataset;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let ds = Dataset::load(&default_root(&ws).expect("data set")).expect("loads");
+    let sel = Selected::select(&ds);
+    let Recipe::Knn(k, Space::Mem, avg) = sel.recipe else {
+        eprintln!(
+            "the CV pick is {:?}, not a kNN over the memory features: nothing exported",
+            sel.recipe
+        );
+        return ExitCode::FAILURE;
+    };
+    let m = Knn::fit(&TrainSet::micro(&ds), k, Space::Mem, avg);
+    let path = ws.join(TABLE_PATH);
+    match knn_table(&ds, &m).and_then(|t| {
+        std::fs::write(&path, t).map_err(|e| kerncast_validation::Error::Model(e.to_string()))
+    }) {
+        Ok(()) => {
+            println!("CV pick {:?} written to {}", sel.recipe, path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
