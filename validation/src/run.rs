@@ -150,6 +150,7 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
             s[3]
         );
     }
+    let _ = writeln!(text, "{}", default_table_status(opts, &ds, &c));
     models.push(Box::new(b));
     models.push(Box::new(c));
     let summaries: Vec<Summary> = models.iter().map(|m| evaluate(&ds, m.as_ref())).collect();
@@ -171,4 +172,31 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     let index = crate::plot::plot_all(&ds, best.name(), &preds, &table, &out)?;
     let _ = writeln!(text, "plots: {}", index.display());
     Ok(text)
+}
+
+/// Whether the table behind `kerncast --model auto` on the GTX Titan X is this run's model C.
+fn default_table_status(opts: &Options, ds: &Dataset, c: &Selected) -> String {
+    use crate::export::{knn_table, TABLE_PATH};
+    use crate::knn::{Knn, Space};
+    let path = opts.workspace.join(TABLE_PATH);
+    let crate::combined::Recipe::Knn(k, Space::Mem, avg) = c.recipe else {
+        return format!(
+            "kerncast's default (auto) on gtx-titan-x: STALE, the CV pick {:?} is not a kNN over memory features and cannot be exported to {}",
+            c.recipe,
+            path.display()
+        );
+    };
+    let fresh = knn_table(ds, &Knn::fit(&TrainSet::micro(ds), k, Space::Mem, avg));
+    let committed = std::fs::read_to_string(&path).ok();
+    match (fresh, committed) {
+        (Ok(f), Some(cm)) if f == cm => format!(
+            "kerncast's default (auto) on gtx-titan-x: model C as picked here ({})",
+            path.display()
+        ),
+        _ => format!(
+            "kerncast's default (auto) on gtx-titan-x: STALE, {} differs from this run's model C; \
+             re-export with `cargo run --release -p kerncast-validation --example export_default_model`",
+            path.display()
+        ),
+    }
 }
