@@ -498,7 +498,7 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
     if ds.is_empty() {
         return;
     }
-    let ops: Vec<Val> = i
+    let mut ops: Vec<Val> = i
         .operands
         .iter()
         .skip(1)
@@ -506,6 +506,20 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
         .collect();
     let is_float = i.types.iter().any(|t| t.is_float());
     let bits = i.types.last().map_or(32, |t| t.bits());
+    // A negative immediate of an unsigned widening or high multiply (`mul.wide.u32 %rd, %r,
+    // -1431655765`) is its unsigned value: the product is taken on the integers.
+    let unsigned = i.types.iter().any(|t| t.as_str().starts_with('u'));
+    let widening = i.modifiers.iter().any(|m| m == "wide" || m == "hi");
+    if matches!(i.opcode.as_str(), "mul" | "mad") && unsigned && widening && bits < 64 {
+        for (o, v) in i.operands.iter().skip(1).zip(ops.iter_mut()) {
+            if let Operand::Imm(x) = o {
+                if *x < 0 {
+                    let u = *x as i128 + (1i128 << bits);
+                    *v = Val::Num(Poly::constant(crate::poly::poly::rat(u)));
+                }
+            }
+        }
+    }
     let a = ops.first().and_then(num);
     let b = ops.get(1).and_then(num);
     let c = ops.get(2).and_then(num);
@@ -543,7 +557,17 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
             "add" => opt(a.zip(b).map(|(x, y)| x.add(y))),
             "sub" => opt(a.zip(b).map(|(x, y)| x.sub(y))),
             "neg" => opt(a.map(|x| x.scale(&crate::poly::poly::rat(-1)))),
-            "mul" if i.modifiers.iter().any(|m| m == "hi") => Val::Unknown,
+            // an unsigned high product by a constant: floor(M·x / 2^bits)
+            "mul" if i.modifiers.iter().any(|m| m == "hi") => {
+                let x = a.and_then(lin).zip(b.and_then(konst));
+                let x = x.or_else(|| b.and_then(lin).zip(a.and_then(konst)));
+                match x {
+                    Some((e, m)) if unsigned && m > 0 => {
+                        Val::Num(Poly::from_lin(&floor_div_magic(&e.scale(m), 1i128 << bits)))
+                    }
+                    _ => Val::Unknown,
+                }
+            }
             "mul" => opt(a.zip(b).and_then(|(x, y)| mulc(x, y))),
             "mad" if i.modifiers.iter().any(|m| m == "hi") => Val::Unknown,
             "mad" => opt(a
@@ -564,7 +588,7 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                     Val::Num(Poly::zero())
                 }
                 (Some(x), Some(k)) if (0..62).contains(&k) => {
-                    opt(lin(x).map(|e| Poly::from_lin(&e.floor_div(1i128 << k))))
+                    opt(lin(x).map(|e| Poly::from_lin(&floor_div_magic(&e, 1i128 << k))))
                 }
                 _ => Val::Unknown,
             },
@@ -673,6 +697,34 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
 
 fn opt(p: Option<Poly>) -> Val {
     p.map_or(Val::Unknown, Val::Num)
+}
+
+/// `floor(e / m)`, read as a compiler's division by a constant where it is one: a shift of a
+/// floor composes (`floor((floor(a/m) + c)/n) = floor((a + c·m)/(m·n))`), and
+/// `floor(M·y / 2^k)` with `d = ceil(2^k / M)` and `M·d − 2^k ≤ 2^(k−32)` equals `floor(y / d)`
+/// for every 32-bit `y` (Granlund and Montgomery's multiply-high division).
+fn floor_div_magic(e: &LinExpr, m: i128) -> LinExpr {
+    let (raw, m) = match (e.terms.len(), e.terms.iter().next()) {
+        (1, Some((Atom::Floor(inner, m0), 1))) => (inner.add_const(e.constant * m0), m0 * m),
+        _ => (e.clone(), m),
+    };
+    let k = m.trailing_zeros() as i128;
+    let g = raw
+        .terms
+        .values()
+        .fold(raw.constant, |g, c| num_integer::Integer::gcd(&g, c));
+    if m.count_ones() == 1 && (32..=96).contains(&k) && g >= 2 {
+        let d = (m + g - 1) / g;
+        let err = g * d - m;
+        if d >= 2 && err <= 1i128 << (k - 32) {
+            let y = LinExpr {
+                terms: raw.terms.iter().map(|(a, c)| (a.clone(), c / g)).collect(),
+                constant: raw.constant / g,
+            };
+            return y.floor_div(d);
+        }
+    }
+    raw.floor_div(m)
 }
 
 /// A value as a min/max/select tree, when it is quasi-affine or already one.

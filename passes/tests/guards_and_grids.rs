@@ -202,3 +202,28 @@ fn grid_specialised_counts_follow_the_workload_grid() {
     let e = emulate(&m, [3, 1, 1], [32, 1, 1], 150);
     assert_eq!(s.features, e.features);
 }
+
+/// `tid < (n - 1) / 3` as nvcc (`mul.wide.u32` by 0xAAAAAAAB, `shr.u64` 33) and clang
+/// (`mul.hi.u32`, `shr.u32` 1) divide by 3: read as floor((n - 1)/3).
+#[test]
+fn multiply_high_division_by_a_constant_is_exact() {
+    for div in [
+        "mul.wide.u32 %rd5, %r2, -1431655765;\nshr.u64 %rd6, %rd5, 33;\ncvt.u32.u64 %r3, %rd6;",
+        "mul.hi.u32 %r4, %r2, -1431655765;\nshr.u32 %r3, %r4, 1;",
+    ] {
+        let m = kernel(&format!(
+            "mov.u32 %r1, %tid.x;\nadd.s32 %r2, %r20, -1;\n{div}\n\
+             setp.ge.u32 %p1, %r1, %r3;\n@%p1 bra DONE;\nst.global.u32 [%rd2], %r1;\n\
+             DONE:\nret;"
+        ));
+        exact(
+            &m,
+            false,
+            &[
+                ([1, 1, 1], [64, 1, 1], 1),
+                ([1, 1, 1], [64, 1, 1], 20),
+                ([2, 1, 1], [64, 1, 1], 98),
+            ],
+        );
+    }
+}
