@@ -27,7 +27,7 @@ use crate::domains::{self, loop_chain, Domains};
 use crate::piecewise::Piecewise;
 use crate::poly::count::{aff_to_lin, Round};
 use crate::poly::isl::{Ctx, Set};
-use crate::poly::{LinExpr, Poly};
+use crate::poly::{Atom, LinExpr, Poly};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -86,7 +86,15 @@ impl Prover {
 
     /// The first value of `k` satisfying `cond`, as one quasi-affine expression valid wherever
     /// some `k` satisfies it; `None` when isl's answer needs several expressions.
-    fn first(&self, dims: &[String], k: &str, cond: &Cond) -> Option<LinExpr> {
+    /// `guesses` are tried first: isl may answer in pieces (one per residue of a modulus) that
+    /// one expression covers.
+    fn first(
+        &self,
+        dims: &[String],
+        k: &str,
+        cond: &Cond,
+        guesses: Vec<LinExpr>,
+    ) -> Option<LinExpr> {
         let mut vars = BTreeSet::new();
         cond.vars(&mut vars);
         // Only `k` is a set dimension, so that its minimum is a function of everything else.
@@ -107,14 +115,8 @@ impl Prover {
             params.into_iter().collect::<Vec<_>>().join(", "),
             cond.to_isl()
         );
-        let set = Set::parse(&self.ctx, &text).ok()?;
-        let names = set.param_names().ok()?;
-        let mut candidates: Vec<LinExpr> = Vec::new();
-        for (_, aff) in set.dim_min(0).ok()?.pieces().ok()? {
-            if aff.is_nan().ok()? {
-                return None;
-            }
-            let e = aff_to_lin(&aff, &names, &[], Round::Floor).ok()?;
+        let mut candidates = guesses;
+        for e in self.minima(&text).unwrap_or_default() {
             if !candidates.contains(&e) {
                 candidates.push(e);
             }
@@ -127,6 +129,49 @@ impl Prover {
             let missed = cond.clone().and(cond.subst(k, e).not());
             self.is_empty(dims, &earlier) && self.is_empty(dims, &missed)
         })
+    }
+}
+
+impl Prover {
+    /// The expressions of the pieces of the minimum of the set's one dimension.
+    fn minima(&self, text: &str) -> Option<Vec<LinExpr>> {
+        let set = Set::parse(&self.ctx, text).ok()?;
+        let names = set.param_names().ok()?;
+        let mut out = Vec::new();
+        for (_, aff) in set.dim_min(0).ok()?.pieces().ok()? {
+            if aff.is_nan().ok()? {
+                return None;
+            }
+            out.push(aff_to_lin(&aff, &names, &[], Round::Floor).ok()?);
+        }
+        Some(out)
+    }
+}
+
+/// Values of `k` that an equality conjunct of `c` pins (`k` with coefficient ±1, outside floors).
+fn pinned(c: &Cond, k: &str) -> Vec<LinExpr> {
+    match c {
+        Cond::And(a, b) => {
+            let mut v = pinned(a, k);
+            v.extend(pinned(b, k));
+            v
+        }
+        Cond::Eq(e) => {
+            let a = e.terms.get(&Atom::Var(k.to_string())).copied();
+            let in_floor = e
+                .terms
+                .keys()
+                .any(|at| matches!(at, Atom::Floor(..)) && at.involves(k));
+            match a {
+                // a·k + rest = 0  ⇔  k = −a·rest for a = ±1
+                Some(a) if (a == 1 || a == -1) && !in_floor => {
+                    let rest = e.sub(&LinExpr::var(k).scale(a));
+                    vec![rest.scale(-a)]
+                }
+                _ => vec![],
+            }
+        }
+        _ => vec![],
     }
 }
 
@@ -201,8 +246,9 @@ impl<'a> Paths<'a> {
                     };
                     let d = &doms.blocks[x];
                     let k = counter(*li);
+                    let guesses = pinned(&taken, &k);
                     let cond = d.cond.clone().and(taken);
-                    if let Some(first) = prover.first(&d.counters, &k, &cond) {
+                    if let Some(first) = prover.first(&d.counters, &k, &cond, guesses) {
                         if !mentions_hint(&first) {
                             exits.insert((x, e.to), (k, first));
                         }
@@ -521,5 +567,46 @@ mod tests {
         );
         assert_eq!(env.get("%r2"), Some(&Val::Unknown));
         assert!(matches!(env.get("%r1"), Some(Val::Num(_))));
+    }
+
+    #[test]
+    fn remainder_first_loop_leaves_at_the_residue() {
+        // clang/nvcc peel (n - tid) % 4 iterations first; the main loop starts where they end
+        let env = entry_at(
+            "
+            mov.u32 %r2, %tid.x;
+            setp.ge.s32 %p1, %r2, %r1;
+            @%p1 bra $L__done;
+            sub.s32 %r3, %r1, %r2;
+            and.b32 %r4, %r3, 3;
+            setp.eq.s32 %p2, %r4, 0;
+            mov.u32 %r5, %r2;
+            @%p2 bra $L__main;
+        $L__rem:
+            add.s32 %r5, %r5, 1;
+            add.s32 %r4, %r4, -1;
+            setp.ne.s32 %p3, %r4, 0;
+            @%p3 bra $L__rem;
+        $L__main:
+            mov.u32 %r6, %r5;
+        $L__done:
+            ret;",
+            "$L__main",
+        );
+        let Some(Val::Num(p)) = env.get("%r5") else {
+            panic!("%r5 is {:?}", env.get("%r5"));
+        };
+        for n in 1..40i128 {
+            for t in 0..n.min(32) {
+                let v = p
+                    .eval(&|s| match s {
+                        "p0" => Some(n),
+                        "tid_x" => Some(t),
+                        _ => None,
+                    })
+                    .unwrap();
+                assert_eq!(v, crate::poly::poly::rat(t + (n - t) % 4), "n={n} tid={t}");
+            }
+        }
     }
 }
