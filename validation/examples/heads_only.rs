@@ -38,8 +38,8 @@ fn main() {
                 .map(|j| [0, 1, 2].map(|h| heads[h][i][j] as f64))
                 .collect();
             let s = score_app(&ds, b, &p);
-            for k in 0..3 {
-                e[k].push(s.mean_err(k));
+            for (k, ek) in e.iter_mut().enumerate() {
+                ek.push(s.mean_err(k));
             }
             saved.push(s.saved_vs_fmax);
             let c = ds.grid[s.chosen];

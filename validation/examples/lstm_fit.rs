@@ -27,8 +27,8 @@ fn main() {
         let p = m.try_predict(b).expect("predicts");
         let y = ds.scaling(b);
         let s = score_app(&ds, b, &p);
-        for k in 0..3 {
-            errs[k].push(s.mean_err(k));
+        for (k, e) in errs.iter_mut().enumerate() {
+            e.push(s.mean_err(k));
         }
         saved.push(s.saved_vs_fmax);
         oracle.push(s.oracle_vs_fmax);
