@@ -592,6 +592,24 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                 }
                 _ => Val::Unknown,
             },
+            // bit field extract: floor(a/2^pos) mod 2^len; the whole rest of the value when
+            // the field reaches the top bit (then also for a signed, sign-extended field)
+            "bfe" => match (a.and_then(lin), b.and_then(konst), c.and_then(konst)) {
+                (Some(e), Some(pos), Some(len))
+                    if (0..bits as i128).contains(&pos) && len > 0 && pos + len >= bits as i128 =>
+                {
+                    Val::Num(Poly::from_lin(&e.floor_div(1i128 << pos)))
+                }
+                (Some(e), Some(pos), Some(len))
+                    if unsigned && pos >= 0 && len > 0 && pos + len < 64 =>
+                {
+                    Val::Num(Poly::from_lin(
+                        &e.floor_div(1i128 << pos)
+                            .sub(&e.floor_div(1i128 << (pos + len)).scale(1i128 << len)),
+                    ))
+                }
+                _ => Val::Unknown,
+            },
             "div" => match (a.and_then(lin), b.and_then(konst)) {
                 (Some(e), Some(m)) if m > 0 => Val::Num(Poly::from_lin(&e.floor_div(m))),
                 _ => Val::Unknown,

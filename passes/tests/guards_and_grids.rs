@@ -227,3 +227,25 @@ fn multiply_high_division_by_a_constant_is_exact() {
         );
     }
 }
+
+/// `bfe.u32 r, n, 1, 30` (clang's trip count of a loop unrolled by 2) is floor(n / 2) for
+/// non-negative n; a field below the top bit is floor(n / 2) mod 4.
+#[test]
+fn bit_field_extracts_are_exact() {
+    for field in ["bfe.u32 %r3, %r20, 1, 30;", "bfe.u32 %r3, %r20, 1, 2;"] {
+        let m = kernel(&format!(
+            "mov.u32 %r1, %tid.x;\n{field}\nshl.b32 %r4, %r3, 1;\n\
+             setp.ge.u32 %p1, %r1, %r4;\n@%p1 bra DONE;\nst.global.u32 [%rd2], %r1;\n\
+             DONE:\nret;"
+        ));
+        exact(
+            &m,
+            false,
+            &[
+                ([1, 1, 1], [64, 1, 1], 1),
+                ([1, 1, 1], [64, 1, 1], 13),
+                ([1, 1, 1], [64, 1, 1], 40),
+            ],
+        );
+    }
+}
