@@ -33,9 +33,15 @@ pub struct Args {
     /// Train the LSTM and save its weights instead of loading them.
     #[arg(long)]
     pub train_lstm: bool,
-    /// LSTM training epochs.
+    /// LSTM training epochs (the shipped weights: 60).
     #[arg(long, default_value_t = 60)]
     pub epochs: usize,
+    /// Seed of the LSTM training (the shipped weights: 42).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Multiplies the paper's learning rates (encoder 0.005, heads 0.01).
+    #[arg(long, default_value_t = 1.0)]
+    pub lr_scale: f64,
     /// Skip the LSTM (model A).
     #[arg(long)]
     pub no_lstm: bool,
@@ -54,6 +60,8 @@ pub fn run(a: Args) -> miette::Result<()> {
     o.weights = a.weights;
     o.train_lstm = a.train_lstm;
     o.epochs = a.epochs;
+    o.seed = a.seed;
+    o.lr_scale = a.lr_scale;
     o.no_lstm = a.no_lstm;
     // The LSTM's backward pass walks a deep graph recursively: run on a large stack.
     let h = std::thread::Builder::new()
