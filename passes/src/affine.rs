@@ -245,7 +245,7 @@ pub fn analyze(f: &Function, cfg: &Cfg, ntid: [u64; 3]) -> Values {
     // Exit iterations and path-aware joins need the domains, which need the values: iterate
     // from what the previous round knew, until nothing more is learnt (each loop's exit can
     // only feed what comes after it, so the loop count bounds the rounds).
-    let prover = loop_exit::Prover::new(ntid);
+    let prover = loop_exit::Prover::new(cfg, ntid);
     for _ in 0..=cfg.loops.len() {
         let paths = loop_exit::Paths::new(cfg, &v, &prover);
         let mut next = run(f, cfg, ntid, Some(&ivs), Some(&paths));

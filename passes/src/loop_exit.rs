@@ -21,13 +21,14 @@
 //! condition that was unknown there is a free hint parameter, which only makes the sets larger,
 //! so every proof here still holds for the real execution.
 
-use crate::affine::{counter, Cond, Env, Val, Values};
+use crate::affine::{counter, dests, Cond, Env, Val, Values};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::domains::{self, loop_chain, Domains};
 use crate::piecewise::Piecewise;
 use crate::poly::count::{aff_to_lin, Round};
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{Atom, LinExpr, Poly};
+use crate::ptx::{AddrBase, Operand};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -36,14 +37,20 @@ pub(crate) struct Prover {
     ctx: Ctx,
     ntid: [u64; 3],
     empty: RefCell<HashMap<String, bool>>,
+    minima: RefCell<HashMap<String, Option<Vec<LinExpr>>>>,
+    /// Per block, the registers that may be read from its entry on: only those are worth a
+    /// proof at a join.
+    live: Vec<BTreeSet<String>>,
 }
 
 impl Prover {
-    pub(crate) fn new(ntid: [u64; 3]) -> Prover {
+    pub(crate) fn new(cfg: &Cfg, ntid: [u64; 3]) -> Prover {
         Prover {
+            live: live_in(cfg),
             ctx: Ctx::new(),
             ntid,
             empty: RefCell::new(HashMap::new()),
+            minima: RefCell::new(HashMap::new()),
         }
     }
 
@@ -115,26 +122,36 @@ impl Prover {
             params.into_iter().collect::<Vec<_>>().join(", "),
             cond.to_isl()
         );
-        let mut candidates = guesses;
-        for e in self.minima(&text).unwrap_or_default() {
-            if !candidates.contains(&e) {
-                candidates.push(e);
-            }
-        }
-        candidates.into_iter().find(|e| {
+        let verified = |e: &LinExpr| {
             let kv = LinExpr::var(k);
             // no earlier iteration satisfies the condition …
             let earlier = cond.clone().and(Cond::Ge(e.sub(&kv).add_const(-1)));
             // … and wherever some iteration does, `e` does
             let missed = cond.clone().and(cond.subst(k, e).not());
             self.is_empty(dims, &earlier) && self.is_empty(dims, &missed)
-        })
+        };
+        if let Some(e) = guesses.iter().find(|e| verified(e)) {
+            return Some(e.clone());
+        }
+        self.minima(&text)?
+            .into_iter()
+            .filter(|e| !guesses.contains(e))
+            .find(|e| verified(e))
     }
 }
 
 impl Prover {
     /// The expressions of the pieces of the minimum of the set's one dimension.
     fn minima(&self, text: &str) -> Option<Vec<LinExpr>> {
+        if let Some(m) = self.minima.borrow().get(text) {
+            return m.clone();
+        }
+        let m = self.minima_uncached(text);
+        self.minima.borrow_mut().insert(text.to_string(), m.clone());
+        m
+    }
+
+    fn minima_uncached(&self, text: &str) -> Option<Vec<LinExpr>> {
         let set = Set::parse(&self.ctx, text).ok()?;
         let names = set.param_names().ok()?;
         let mut out = Vec::new();
@@ -172,6 +189,70 @@ fn pinned(c: &Cond, k: &str) -> Vec<LinExpr> {
             }
         }
         _ => vec![],
+    }
+}
+
+/// Registers live at each block's entry (read before being written on some path from there).
+fn live_in(cfg: &Cfg) -> Vec<BTreeSet<String>> {
+    let n = cfg.blocks.len();
+    // per block: registers read before written in it, and registers written
+    let (mut used, mut defs) = (vec![BTreeSet::new(); n], vec![BTreeSet::new(); n]);
+    for b in 0..n {
+        for i in &cfg.blocks[b].insts {
+            let ds = dests(i);
+            let mut rs = BTreeSet::new();
+            if let Some(g) = &i.pred {
+                rs.insert(g.reg.clone());
+            }
+            let skip = usize::from(!ds.is_empty());
+            i.operands.iter().skip(skip).for_each(|o| reads(o, &mut rs));
+            for r in rs {
+                if !defs[b].contains(&r) {
+                    used[b].insert(r);
+                }
+            }
+            defs[b].extend(ds);
+        }
+    }
+    let mut live = used.clone();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            let mut out = BTreeSet::new();
+            for e in cfg.successors(b) {
+                out.extend(live[e.to].iter().cloned());
+            }
+            for r in out {
+                if !defs[b].contains(&r) && live[b].insert(r) {
+                    changed = true;
+                }
+            }
+        }
+    }
+    live
+}
+
+fn reads(o: &Operand, out: &mut BTreeSet<String>) {
+    match o {
+        Operand::Reg(r) => {
+            out.insert(r.clone());
+        }
+        Operand::Addr {
+            base: AddrBase::Reg(r),
+            ..
+        } => {
+            out.insert(r.clone());
+        }
+        Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+            v.iter().for_each(|o| reads(o, out))
+        }
+        Operand::Pair(a, b) => {
+            reads(a, out);
+            reads(b, out);
+        }
+        Operand::Not(a) => reads(a, out),
+        _ => {}
     }
 }
 
@@ -224,50 +305,52 @@ pub(crate) struct Paths<'a> {
     cfg: &'a Cfg,
     prover: &'a Prover,
     doms: Domains,
-    /// Per exit edge (from, to) of a single loop: the counter and its value when control leaves.
-    exits: BTreeMap<(usize, usize), (String, LinExpr)>,
+    /// Per exit edge (from, to) of a single loop, computed when a value needs it: the counter
+    /// and its value when control leaves.
+    exits: RefCell<BTreeMap<(usize, usize), Option<(String, LinExpr)>>>,
 }
 
 impl<'a> Paths<'a> {
-    /// Domains and exit iterations from the values of the previous round.
+    /// The domains from the values of the previous round.
     pub(crate) fn new(cfg: &'a Cfg, vals: &Values, prover: &'a Prover) -> Paths<'a> {
-        let doms = domains::build(cfg, vals, &|_| None);
-        let mut exits = BTreeMap::new();
-        for l in &cfg.loops {
-            for &x in &l.blocks {
-                for e in cfg.successors(x) {
-                    let left = left_loops(cfg, x, e.to);
-                    let [li] = left.as_slice() else { continue };
-                    if exits.contains_key(&(x, e.to)) || !cfg.reachable(x) {
-                        continue;
-                    }
-                    let Some(taken) = edge_to(cfg, &vals.exit[x], x, e.to) else {
-                        continue;
-                    };
-                    let d = &doms.blocks[x];
-                    let k = counter(*li);
-                    let guesses = pinned(&taken, &k);
-                    let cond = d.cond.clone().and(taken);
-                    if let Some(first) = prover.first(&d.counters, &k, &cond, guesses) {
-                        if !mentions_hint(&first) {
-                            exits.insert((x, e.to), (k, first));
-                        }
-                    }
-                }
-            }
-        }
         Paths {
             cfg,
             prover,
-            doms,
-            exits,
+            doms: domains::build(cfg, vals, &|_| None),
+            exits: RefCell::new(BTreeMap::new()),
         }
+    }
+
+    /// The exit iteration on the edge `from` → `to` leaving loop `li` (`env`: the values at the
+    /// end of `from`, for the edge's condition).
+    fn exit(&self, li: usize, from: usize, to: usize, env: &Env) -> Option<(String, LinExpr)> {
+        if let Some(e) = self.exits.borrow().get(&(from, to)) {
+            return e.clone();
+        }
+        let k = counter(li);
+        let found = edge_to(self.cfg, env, from, to).and_then(|taken| {
+            let d = &self.doms.blocks[from];
+            let guesses = pinned(&taken, &k);
+            let cond = d.cond.clone().and(taken);
+            self.prover
+                .first(&d.counters, &k, &cond, guesses)
+                .filter(|e| !mentions_hint(e))
+        });
+        let out = found.map(|e| (k, e));
+        self.exits.borrow_mut().insert((from, to), out.clone());
+        out
     }
 
     /// The register values that arrive at `to` along the edge from `from`: counters of the loops
     /// the edge leaves are replaced by their exit iteration, or the value is unknown.
     pub(crate) fn along(&self, from: usize, to: usize, env: &Env) -> Env {
-        along(self.cfg, from, to, env, self.exits.get(&(from, to)))
+        let exit = match left_loops(self.cfg, from, to).as_slice() {
+            [li] if env.values().any(|v| involves(v, &counter(*li))) => {
+                self.exit(*li, from, to, env)
+            }
+            _ => None,
+        };
+        along(self.cfg, from, to, env, exit.as_ref())
     }
 
     /// Whether `v` (arriving from `from`) equals `cand` wherever control goes from `from` to `to`.
@@ -293,9 +376,10 @@ impl<'a> Paths<'a> {
     pub(crate) fn join(&self, to: usize, incoming: &[(usize, &Env, Env)]) -> Env {
         let mut out = plain_join(incoming.iter().map(|(_, _, e)| e));
         let chain: Vec<String> = loop_chain(self.cfg, to).into_iter().map(counter).collect();
+        let live = &self.prover.live[to];
         let keys: Vec<String> = out
             .iter()
-            .filter(|(_, v)| **v == Val::Unknown)
+            .filter(|(r, v)| **v == Val::Unknown && live.contains(*r))
             .map(|(k, _)| k.clone())
             .collect();
         for r in keys {
@@ -346,23 +430,22 @@ pub(crate) fn along(
                 (Val::Pred(c), Some((k, e))) => Val::Pred(c.subst(k, e)),
                 _ => v.clone(),
             };
-            let stale = match &v {
-                Val::Num(p) => left.iter().any(|k| p.involves(k)),
-                Val::Pred(c) => {
-                    let mut vs = BTreeSet::new();
-                    c.vars(&mut vs);
-                    left.iter().any(|k| vs.contains(k))
-                }
-                Val::MinMax(t) => {
-                    let mut vs = BTreeSet::new();
-                    tree_vars(t, &mut vs);
-                    left.iter().any(|k| vs.contains(k))
-                }
-                Val::Unknown => false,
-            };
+            let stale = left.iter().any(|k| involves(&v, k));
             (r.clone(), if stale { Val::Unknown } else { v })
         })
         .collect()
+}
+
+/// Whether a value depends on the symbol `k`.
+fn involves(v: &Val, k: &str) -> bool {
+    let mut vs = BTreeSet::new();
+    match v {
+        Val::Num(p) => return p.involves(k),
+        Val::Pred(c) => c.vars(&mut vs),
+        Val::MinMax(t) => tree_vars(t, &mut vs),
+        Val::Unknown => {}
+    }
+    vs.contains(k)
 }
 
 fn tree_vars(t: &Piecewise, out: &mut BTreeSet<String>) {
