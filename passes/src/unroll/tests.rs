@@ -8,7 +8,8 @@ use crate::ptx::Module;
 use crate::stats::{BoundStats, Launch};
 
 /// `for (s = ntid/2; s > 0; s >>= 1) { if (tid < s) buf[tid] += buf[tid + s]; __syncthreads(); }`
-/// as nvcc lays it out (test at the bottom); then a loop whose bound is loaded from memory.
+/// as nvcc lays it out (test at the bottom); a doubling loop with `pout = 1 - pout`; the halving
+/// loop inside a loop over a parameter; a loop whose bound is loaded from memory.
 const PTX: &str = r#"
 .version 8.0
 .target sm_80
@@ -88,6 +89,47 @@ $L__BB1_4:
 	ret;
 }
 
+.visible .entry nest(
+	.param .u32 nest_param_0
+)
+{
+	.reg .pred 	%p<5>;
+	.reg .b32 	%r<10>;
+	.reg .f32 	%f<4>;
+	.shared .align 4 .b8 buf2[1024];
+
+	ld.param.u32 	%r8, [nest_param_0];
+	mov.u32 	%r1, %tid.x;
+	mov.u32 	%r2, %ntid.x;
+	shl.b32 	%r3, %r1, 2;
+	mov.u32 	%r4, buf2;
+	add.s32 	%r5, %r4, %r3;
+	mov.u32 	%r9, 0;
+	setp.lt.s32 	%p4, %r8, 1;
+	@%p4 bra 	$L__BB3_5;
+$L__BB3_0:
+	shr.u32 	%r6, %r2, 1;
+$L__BB3_1:
+	setp.ge.u32 	%p2, %r1, %r6;
+	@%p2 bra 	$L__BB3_3;
+	shl.b32 	%r7, %r6, 2;
+	add.s32 	%r7, %r5, %r7;
+	ld.shared.f32 	%f1, [%r7];
+	ld.shared.f32 	%f2, [%r5];
+	add.f32 	%f3, %f1, %f2;
+	st.shared.f32 	[%r5], %f3;
+$L__BB3_3:
+	bar.sync 	0;
+	shr.u32 	%r6, %r6, 1;
+	setp.ne.s32 	%p3, %r6, 0;
+	@%p3 bra 	$L__BB3_1;
+	add.s32 	%r9, %r9, 1;
+	setp.lt.s32 	%p1, %r9, %r8;
+	@%p1 bra 	$L__BB3_0;
+$L__BB3_5:
+	ret;
+}
+
 .visible .entry loaded(
 	.param .u64 loaded_param_0
 )
@@ -112,6 +154,16 @@ fn module() -> Module {
 }
 
 fn counted(m: &Module, kernel: &str, grid: [u64; 3], block: [u64; 3]) -> BoundStats {
+    counted_with(m, kernel, grid, block, &[])
+}
+
+fn counted_with(
+    m: &Module,
+    kernel: &str,
+    grid: [u64; 3],
+    block: [u64; 3],
+    params: &[i32],
+) -> BoundStats {
     let opts = count::Options {
         block: Some(block),
         ..Default::default()
@@ -120,27 +172,39 @@ fn counted(m: &Module, kernel: &str, grid: [u64; 3], block: [u64; 3]) -> BoundSt
     let w = Workload {
         grid,
         block,
+        params: params
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), *v as i64))
+            .collect(),
         ..Default::default()
     };
     ks.bind(&w).expect("binds")
 }
 
-fn emulated(m: &Module, kernel: &str, grid: [u64; 3], block: [u64; 3]) -> BoundStats {
+fn emulated(
+    m: &Module,
+    kernel: &str,
+    grid: [u64; 3],
+    block: [u64; 3],
+    params: &[i32],
+) -> BoundStats {
     let opts = emu::Options {
         dynamic_shared: 0,
         max_steps: 10_000_000,
     };
-    emu::run_with(m, kernel, &Launch { grid, block }, &[], &opts)
+    let args: Vec<emu::KernelArg> = params.iter().map(|v| emu::KernelArg::S32(*v)).collect();
+    emu::run_with(m, kernel, &Launch { grid, block }, &args, &opts)
         .expect("emulates")
         .stats
 }
 
 /// Every feature and every block's (threads, warps) equal, and nothing assumed.
-fn assert_exact(kernel: &str, block: [u64; 3]) {
+fn assert_exact(kernel: &str, block: [u64; 3], params: &[i32]) {
     let m = module();
     let grid = [2, 1, 1];
-    let s = counted(&m, kernel, grid, block);
-    let e = emulated(&m, kernel, grid, block);
+    let s = counted_with(&m, kernel, grid, block, params);
+    let e = emulated(&m, kernel, grid, block, params);
     assert!(
         s.assumptions.is_empty(),
         "{kernel} at {block:?}: {:?}",
@@ -160,14 +224,21 @@ fn assert_exact(kernel: &str, block: [u64; 3]) {
 #[test]
 fn halving_loop_with_guard_is_exact() {
     for n in [256, 64, 48, 33] {
-        assert_exact("halve", [n, 1, 1]);
+        assert_exact("halve", [n, 1, 1], &[]);
     }
 }
 
 #[test]
 fn doubling_loop_with_toggle_is_exact() {
     for n in [256, 64, 48, 5] {
-        assert_exact("twice", [n, 1, 1]);
+        assert_exact("twice", [n, 1, 1], &[]);
+    }
+}
+
+#[test]
+fn halving_loop_inside_a_parametric_loop_is_exact() {
+    for (n, outer) in [(64, 3), (48, 1), (256, 0)] {
+        assert_exact("nest", [n, 1, 1], &[outer]);
     }
 }
 
