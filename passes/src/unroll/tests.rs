@@ -243,6 +243,29 @@ fn halving_loop_inside_a_parametric_loop_is_exact() {
 }
 
 #[test]
+fn concrete_steps_wrap_as_the_hardware_does() {
+    use super::eval::{step, State, C};
+    let m = Module::parse(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<2>;\n\tmov.u32 %r1, -8;\n\tshr.s32 %r2, %r1, 1;\n\tshr.u32 %r3, %r1, 28;\n\tmul.wide.u32 %rd1, %r1, 2;\n\tsetp.lo.u32 %p1|%p2, %r3, %r1;\n\tshl.b32 %r4, %r3, 31;\n\tadd.s32 %r5, %r4, %r4;\n\tret;\n}\n",
+    )
+    .expect("parses");
+    let f = m.function("k").expect("kernel");
+    let mut s = State::new();
+    for i in f.instructions() {
+        step(i, &mut s, &|_| None);
+    }
+    let int = |r: &str| s.get(r).copied();
+    assert_eq!(int("%r2"), Some(C::Int((-4i32) as u32 as u64)));
+    assert_eq!(int("%r3"), Some(C::Int(15)));
+    assert_eq!(int("%rd1"), Some(C::Int(2 * 0xffff_fff8u64)));
+    assert_eq!(int("%p1"), Some(C::Pred(true)));
+    assert_eq!(int("%p2"), Some(C::Pred(false)));
+    assert_eq!(int("%r4"), Some(C::Int(0x8000_0000)));
+    // 2^31 + 2^31 wraps to 0 in 32 bits
+    assert_eq!(int("%r5"), Some(C::Int(0)));
+}
+
+#[test]
 fn unrolled_blocks_fold_onto_the_original_ones() {
     let m = module();
     let f = m.function("halve").expect("kernel");
