@@ -1,16 +1,24 @@
 //! Exact counts of one basic block's (or guarded instruction's) domain, at thread or warp
 //! granularity, as quasi-polynomials in the launch and kernel parameters. `count::analyze_function`
 //! asks for every block and every guarded instruction, so this is where analysis time goes.
+//!
+//! Counts are exact for kernel parameters in the signed range of their PTX width (a 32-bit
+//! parameter in [-2^31, 2^31)): the affine pass models registers as exact integers compared
+//! with their signed comparisons, so a value outside that range is not modelled anyway, and
+//! within it the sign-bit floors of unroll masks (`floor((i + 1)/2^31)`) are constants.
 
 use crate::affine::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{self as poly_mod, CountError, QPoly};
+use crate::ptx::VarDecl;
 use std::collections::{BTreeSet, HashMap};
 
 pub(crate) struct DomainCounter {
     ctx: Ctx,
     block: [u64; 3],
     cache: HashMap<String, QPoly>,
+    /// Bit width of each kernel parameter symbol (`p0` …) with an integer type.
+    param_bits: HashMap<String, u32>,
 }
 
 impl DomainCounter {
@@ -19,7 +27,41 @@ impl DomainCounter {
             ctx: Ctx::new(),
             block,
             cache: HashMap::new(),
+            param_bits: HashMap::new(),
         }
+    }
+
+    /// Count within the value ranges of the kernel parameters `params` (in PTX order).
+    pub(crate) fn with_params(mut self, params: &[VarDecl]) -> DomainCounter {
+        self.param_bits = params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.ty.is_float() && (8..=64).contains(&p.ty.bits()))
+            .map(|(i, p)| (format!("p{i}"), p.ty.bits()))
+            .collect();
+        self
+    }
+
+    /// The value ranges of those of `params` that are kernel parameters.
+    fn context(&self, params: &[String]) -> Result<Set, CountError> {
+        let bounds: Vec<String> = params
+            .iter()
+            .filter_map(|p| {
+                let b = self.param_bits.get(p)?;
+                let h = 1i128 << (b - 1);
+                Some(format!("{} <= {p} < {h}", -h))
+            })
+            .collect();
+        let text = format!(
+            "[{}] -> {{ : {} }}",
+            params.join(", "),
+            if bounds.is_empty() {
+                "true".to_string()
+            } else {
+                bounds.join(" and ")
+            }
+        );
+        Ok(Set::parse(&self.ctx, &text)?)
     }
 
     /// Count a domain at thread or warp granularity.
@@ -67,7 +109,7 @@ impl DomainCounter {
             return Ok(q.clone());
         }
         let set = Set::parse(&self.ctx, &text)?;
-        let q = poly_mod::count(&set)?;
+        let q = poly_mod::count::count_in(&set, &self.context(&params)?)?;
         self.cache.insert(text, q.clone());
         Ok(q)
     }

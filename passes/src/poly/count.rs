@@ -2,6 +2,8 @@
 //! the algorithm. Entry points: [`count`] (#S as a piecewise quasi-polynomial in the
 //! parameters) and [`sum`] (Σ over S of a polynomial in the set variables).
 
+mod floors;
+
 use super::isl::{Aff, BasicSet, Ctx, DimType, IslError, Set};
 use super::linexpr::LinExpr;
 use super::poly::Poly;
@@ -48,13 +50,26 @@ const MAX_RESIDUES: i128 = 4096;
 /// dimensions (no constraint or division couples two groups, so the basic set is their
 /// Cartesian product for every parameter value and the product of counts is exact).
 pub fn count(set: &Set) -> Result<QPoly> {
-    match sum_within(set, &Poly::one(), MAX_VISITS) {
-        Err(CountError::TooComplex(_)) => count_factored(set),
+    count_context(set, None)
+}
+
+/// [`count`] for parameters known to lie in `context` (a set of parameters only, such as the
+/// value ranges of 32-bit kernel parameters), exact there and only there: a floor that takes
+/// one value wherever the context holds is replaced by that value instead of split into its
+/// residue classes.
+pub fn count_in(set: &Set, context: &Set) -> Result<QPoly> {
+    count_context(set, Some(context))
+}
+
+fn count_context(set: &Set, context: Option<&Set>) -> Result<QPoly> {
+    match sum_within(set, &Poly::one(), MAX_VISITS, context) {
+        Err(CountError::TooComplex(_)) => count_factored(set, context),
         r => r,
     }
 }
 
-fn count_factored(set: &Set) -> Result<QPoly> {
+fn count_factored(set: &Set, context: Option<&Set>) -> Result<QPoly> {
+    let sum = |s: &Set, p: &Poly| sum_within(s, p, usize::MAX, context);
     let nd = set.dim(DimType::isl_dim_set)?;
     let mut total = QPoly::zero();
     for bs in set.clone().compute_divs()?.make_disjoint()?.basic_sets()? {
@@ -135,11 +150,12 @@ fn aff_dims(aff: &Aff, nd: usize, out: &mut Vec<usize>) -> Result<()> {
 
 /// `Σ_{x ∈ set} summand(x)`; the summand names set dimensions by their isl names.
 pub fn sum(set: &Set, summand: &Poly) -> Result<QPoly> {
-    sum_within(set, summand, usize::MAX)
+    sum_within(set, summand, usize::MAX, None)
 }
 
-/// [`sum`], giving up with `TooComplex` after `budget` levels.
-fn sum_within(set: &Set, summand: &Poly, budget: usize) -> Result<QPoly> {
+/// [`sum`] within `context` (see [`count_in`]), giving up with `TooComplex` after `budget`
+/// levels.
+fn sum_within(set: &Set, summand: &Poly, budget: usize, context: Option<&Set>) -> Result<QPoly> {
     let nd = set.dim(DimType::isl_dim_set)?;
     let np = set.dim(DimType::isl_dim_param)?;
     let mut vars = Vec::with_capacity(nd);
@@ -164,6 +180,7 @@ fn sum_within(set: &Set, summand: &Poly, budget: usize) -> Result<QPoly> {
         out: Vec::new(),
         visits: 0,
         budget,
+        context: context.cloned(),
     };
     c.level(s, &vars, summand.clone())?;
     c.finish()
@@ -177,6 +194,8 @@ struct Counter {
     /// levels entered so far, against `budget`
     visits: usize,
     budget: usize,
+    /// What is known of the parameters (their value ranges): the count is exact inside it.
+    context: Option<Set>,
 }
 
 impl Counter {
@@ -211,16 +230,30 @@ impl Counter {
         rounds: usize,
     ) -> Result<()> {
         let pieces = s1.compute_divs()?.make_disjoint()?;
-        // cells that give the same next summand are summed together (their union is disjoint),
-        // which keeps the recursion from branching on cells that do not change the formula
-        let mut next_cells: BTreeMap<Poly, Set> = BTreeMap::new();
+        // Cells that give the same next summand are summed together, which keeps the recursion
+        // from branching on cells that do not change the formula. Only disjoint cells may be
+        // united: cells of two basic sets overlap wherever both have points over the same
+        // context ({x : 0 <= x < 5 or 10 <= x < 15} gives the cell {} twice, summand 5 each),
+        // and their union would count the overlap once.
+        let mut next_cells: BTreeMap<Poly, Vec<Set>> = BTreeMap::new();
         for bs in pieces.basic_sets()? {
             let m = div_modulus(&bs, x)?.lcm(&summand.split_modulus(x));
             if m > 1 {
                 if rounds >= MAX_SPLIT_ROUNDS {
                     return Err(CountError::SplitLimit(x.to_string(), rounds));
                 }
-                self.split(bs.to_set()?, x, m, outer, &summand, rounds)?;
+                match floors::fix_constant_floors(&bs, x, &summand, self.context.as_ref())? {
+                    floors::Fixed::Empty => continue,
+                    floors::Fixed::Some(cell, next) => {
+                        self.sum_dim(cell, x, outer, next, rounds + 1)?;
+                        continue;
+                    }
+                    floors::Fixed::Unchanged => {}
+                }
+                let bset = bs.to_set()?;
+                if !self.restride(&bset, x, outer, &summand, rounds)? {
+                    self.split(bset, x, m, outer, &summand, rounds)?;
+                }
                 continue;
             }
             let bset = bs.to_set()?;
@@ -243,18 +276,59 @@ impl Counter {
                     let lnames = b.param_names()?;
                     let ll = aff_to_lin(l, &lnames, &[], Round::Ceil)?;
                     let next = summand.sum_range(x, &ll, &ul);
-                    let u = match next_cells.remove(&next) {
-                        Some(s) => s.union(cell)?,
-                        None => cell,
-                    };
-                    next_cells.insert(next, u);
+                    add_disjoint(next_cells.entry(next).or_default(), cell)?;
                 }
             }
         }
-        for (next, cell) in next_cells {
-            self.level(cell.coalesce()?.from_params()?, outer, next)?;
+        for (next, cells) in next_cells {
+            for cell in cells {
+                self.level(cell.coalesce()?.from_params()?, outer, next.clone())?;
+            }
         }
         Ok(())
+    }
+
+    /// When `x` lies on a lattice `x = s·q + o` (s > 1, o a function of the context), sum over
+    /// q instead: one change of variables where residue splitting would walk s classes of which
+    /// all but one are empty (a stride that isl derives from other bounds can be 2^23).
+    /// Whether it applied.
+    fn restride(
+        &mut self,
+        s1: &Set,
+        x: &str,
+        outer: &[String],
+        summand: &Poly,
+        rounds: usize,
+    ) -> Result<bool> {
+        let (stride, off) = s1.stride_info(0)?;
+        if stride <= 1 {
+            return Ok(false);
+        }
+        let params = s1.param_names()?;
+        let off = aff_to_lin(&off, &params, &[x.to_string()], Round::Floor)?;
+        let mut names = std::collections::BTreeSet::new();
+        off.vars(&mut names);
+        // isl text has no spelling for the primed names of residue variables in expressions
+        let plain = |n: &String| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if off.involves(x) || !names.iter().all(plain) {
+            return Ok(false);
+        }
+        self.fresh += 1;
+        let q = format!("{x}'{}", self.fresh);
+        let ma = super::isl::MultiAff::parse(
+            &self.ctx,
+            &format!(
+                "[{}] -> {{ [q] -> [({stride} * q + {off})] }}",
+                params.join(", ")
+            ),
+        )?;
+        let sq = s1
+            .clone()
+            .preimage(ma)?
+            .set_dim_name(DimType::isl_dim_set, 0, &q)?;
+        let e = LinExpr::var(&q).scale(stride as i128).add(&off);
+        self.sum_dim(sq, &q, outer, summand.subst(x, &e), rounds + 1)?;
+        Ok(true)
     }
 
     /// `x := m·q + r` for r = 0..m-1: the floors of `x` become affine in `q`.
@@ -292,16 +366,28 @@ impl Counter {
         Ok(())
     }
 
+    /// Whether some parameter value of the context lies in `bs`: pieces that only values
+    /// outside it reach (p0 >= 2^31) count nothing real. (Tested on a private copy, since isl
+    /// may rewrite a shared set's constraints in place, and printed forms follow those.)
+    fn meets_context(&self, bs: &BasicSet) -> Result<bool> {
+        let Some(c) = &self.context else {
+            return Ok(true);
+        };
+        let copy = Set::parse(&self.ctx, &bs.to_set()?.to_str())?;
+        Ok(!copy.intersect_params(c.clone())?.is_empty()?)
+    }
+
     /// Refine the contributions into disjoint cells, merge equal polynomials, and convert the
     /// isl domains into guards.
-    fn finish(self) -> Result<QPoly> {
+    fn finish(mut self) -> Result<QPoly> {
         // merge identical domains first (cheap, and common)
         // (pairwise, so for many contributions probes rule out unequal pairs before isl's
         // equality test; not for few, because that test also rewrites the sets' constraints in
         // place, and the printed form of every count in the corpus follows from those rewrites)
         let mut merged: Vec<(Set, Poly, Option<Probe>)> = Vec::new();
         let probing = self.out.len() > PROBE_ABOVE;
-        'next: for (s, p) in self.out {
+        let out = std::mem::take(&mut self.out);
+        'next: for (s, p) in out {
             let fp = if probing { Probe::of(&s) } else { None };
             for (t, q, tf) in merged.iter_mut() {
                 if !Probe::may_equal(&fp, tf) {
@@ -326,7 +412,9 @@ impl Counter {
                     .make_disjoint()?
                     .basic_sets()?
                 {
-                    q.push(guard_of(&bs)?, p.clone());
+                    if self.meets_context(&bs)? {
+                        q.push(guard_of(&bs)?, p.clone());
+                    }
                 }
             }
             q.pieces.sort();
@@ -371,7 +459,9 @@ impl Counter {
                 .make_disjoint()?
                 .basic_sets()?
             {
-                q.push(guard_of(&bs)?, p.clone());
+                if self.meets_context(&bs)? {
+                    q.push(guard_of(&bs)?, p.clone());
+                }
             }
         }
         q.pieces.sort();
@@ -442,6 +532,19 @@ impl Probe {
             _ => true,
         }
     }
+}
+
+/// Unite `cell` with the first of `cells` it does not meet, or keep it apart: the sum over
+/// `cells` must count every point as often as the cells that contain it.
+fn add_disjoint(cells: &mut Vec<Set>, cell: Set) -> Result<()> {
+    for c in cells.iter_mut() {
+        if c.clone().intersect(cell.clone())?.is_empty()? {
+            *c = c.clone().union(cell)?;
+            return Ok(());
+        }
+    }
+    cells.push(cell);
+    Ok(())
 }
 
 #[derive(Clone, Copy)]
@@ -533,6 +636,15 @@ fn aff_parts(aff: &Aff, params: &[String], ins: &[String]) -> Result<(LinExpr, i
 /// The constraints of a parameter-domain basic set as a guard.
 fn guard_of(bs: &BasicSet) -> Result<Guard> {
     let params = bs.to_set()?.param_names()?;
+    let mut cons = lin_constraints(bs, &params, &[])?;
+    cons.sort();
+    cons.dedup();
+    Ok(Guard { constraints: cons })
+}
+
+/// The constraints of `bs` as quasi-affine expressions over its parameters and set dimensions
+/// (named `ins`), local divisions written out as floors.
+fn lin_constraints(bs: &BasicSet, params: &[String], ins: &[String]) -> Result<Vec<Constraint>> {
     let mut cons = Vec::new();
     for c in bs.constraints()? {
         let mut e = LinExpr::constant(0);
@@ -544,13 +656,16 @@ fn guard_of(bs: &BasicSet) -> Result<Guard> {
                 c.coefficient(DimType::isl_dim_param, k)?,
             ));
         }
+        for (k, name) in ins.iter().enumerate() {
+            parts.push((LinExpr::var(name), c.coefficient(DimType::isl_dim_set, k)?));
+        }
         let nd = c.dim(DimType::isl_dim_div)?;
         for k in 0..nd {
             let co = c.coefficient(DimType::isl_dim_div, k)?;
             if co.0 == 0 {
                 continue;
             }
-            let (dn, dd) = aff_parts(&c.div(k)?, &params, &[])?;
+            let (dn, dd) = aff_parts(&c.div(k)?, params, ins)?;
             parts.push((dn.floor_div(dd), co));
         }
         let k0 = c.constant()?;
@@ -568,9 +683,7 @@ fn guard_of(bs: &BasicSet) -> Result<Guard> {
             eq: c.is_equality()?,
         });
     }
-    cons.sort();
-    cons.dedup();
-    Ok(Guard { constraints: cons })
+    Ok(cons)
 }
 
 #[cfg(test)]
@@ -622,7 +735,7 @@ mod tests {
         ] {
             let ctx = Ctx::new();
             let s = Set::parse(&ctx, set).unwrap();
-            let q = count_factored(&s).unwrap();
+            let q = count_factored(&s, None).unwrap();
             for (n, m) in [(-1i64, 3i64), (0, 0), (1, 5), (4, 2), (7, 9), (12, 3)] {
                 let fixed = s
                     .clone()
@@ -641,6 +754,29 @@ mod tests {
                 assert_eq!(got, rat(want as i128), "{set} at n={n} m={m}: {q}");
             }
         }
+    }
+
+    #[test]
+    fn overlapping_cells_of_a_union_are_both_counted() {
+        // both basic sets have points over every context, each with the same count
+        check(
+            "[n] -> { [x] : 0 <= x < n or n + 10 <= x < 2n + 10 }",
+            &[-2, 0, 1, 7, 40],
+        );
+        // the 32-byte sectors of the 33x33 `transpose_naive` store (16x16 blocks, as
+        // `count::segments` writes the set), whose warps touch two rows of sectors: 605 before
+        // the cells were kept apart, 625 true
+        let sectors = "[n, nx, ny] -> { [cx, cy, warp, seg] : n = 33 and nx = 3 and ny = 3 and \
+            0 <= cx < nx and 0 <= cy < ny and exists (tx, ty : 0 <= tx < 16 and 0 <= ty < 16 and \
+            16 cy + ty < n and 16 cx + tx < n and 32 warp <= tx + 16 ty <= 32 warp + 31 and \
+            32 seg <= 2112 cx + 64 cy + 132 tx + 4 ty + 3 and 2112 cx + 64 cy + 132 tx + 4 ty <= 32 seg + 31) }";
+        let ctx = Ctx::new();
+        let q = count(&Set::parse(&ctx, sectors).unwrap()).unwrap();
+        let at = |v: &str| match v {
+            "n" => Some(33),
+            _ => Some(3),
+        };
+        assert_eq!(q.eval(&at), Some(rat(625)), "{q}");
     }
 
     #[test]

@@ -298,6 +298,23 @@ impl Set {
         Set::from_raw(&ctx, p, "isl_set_intersect")
     }
 
+    /// Restrict the parameters to `params` (a set of parameters only; aligned by name).
+    pub fn intersect_params(self, params: Set) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: both taken.
+        let p = unsafe { ffi::isl_set_intersect_params(self.into_raw(), params.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_intersect_params")
+    }
+
+    /// Simplify assuming the parameters lie in `context`: the result intersected with the
+    /// context equals the set intersected with it.
+    pub fn gist_params(self, context: Set) -> Result<Set> {
+        let ctx = self.ctx.clone();
+        // SAFETY: both taken.
+        let p = unsafe { ffi::isl_set_gist_params(self.into_raw(), context.into_raw()) };
+        Set::from_raw(&ctx, p, "isl_set_gist_params")
+    }
+
     pub fn union(self, other: Set) -> Result<Set> {
         let ctx = self.ctx.clone();
         // SAFETY: both taken.
@@ -432,6 +449,29 @@ impl Set {
             out.push(num);
         }
         Ok(Some(out))
+    }
+
+    /// The lattice of set dimension `pos`: (stride, offset) such that every value of the
+    /// dimension in the set is `offset + stride·k` for an integer k, the offset an affine
+    /// expression of the parameters and the other dimensions (stride 1 when there is none).
+    pub fn stride_info(&self, pos: usize) -> Result<(i64, Aff)> {
+        // SAFETY: keep the set; the stride info and what we take from it are ours.
+        unsafe {
+            let si = ffi::isl_set_get_stride_info(self.ptr, pos as i32);
+            if si.is_null() {
+                return Err(self.ctx.error("isl_set_get_stride_info"));
+            }
+            let stride = ffi::isl_stride_info_get_stride(si);
+            let offset = ffi::isl_stride_info_get_offset(si);
+            ffi::isl_stride_info_free(si);
+            let (n, d) =
+                Val::from_raw(&self.ctx, stride, "isl_stride_info_get_stride")?.to_rational()?;
+            let offset = Aff::from_raw(&self.ctx, offset, "isl_stride_info_get_offset")?;
+            if d != 1 {
+                return Err(IslError(format!("non-integral stride {n}/{d}")));
+            }
+            Ok((n, offset))
+        }
     }
 
     /// The parameter domain: project out every set dimension.
@@ -634,6 +674,11 @@ impl Aff {
         // SAFETY: keep.
         let p = unsafe { ffi::isl_aff_get_div(self.ptr, pos as i32) };
         Aff::from_raw(&self.ctx, p, "isl_aff_get_div")
+    }
+
+    pub fn to_str(&self) -> String {
+        // SAFETY: keep; the string is ours to free.
+        take_str(unsafe { ffi::isl_aff_to_str(self.ptr) })
     }
 
     pub fn is_nan(&self) -> Result<bool> {
