@@ -197,7 +197,7 @@ fn analyze_launch(
     let (cfg, origin) = crate::unroll::constant_trip_loops(f, Cfg::build(f), block);
     let vals = affine::analyze(f, &cfg, block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
-    let mut counter = DomainCounter::new(block);
+    let mut counter = DomainCounter::new(block).with_params(&f.params);
     let err = |b: usize, e: CountError| AnalyzeError::Count {
         kernel: f.name.clone(),
         block: cfg.blocks[b].name(),
