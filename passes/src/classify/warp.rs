@@ -68,53 +68,70 @@ impl StrideEvidence {
 }
 
 /// Byte coefficients along (x, y, z) that one warp access determines (`None` for a dimension its
-/// lanes do not vary along, or cannot separate from another); `None` overall when the lanes'
-/// addresses are not one affine function of the thread index.
+/// lanes do not pin down), or `None` overall when the lanes' addresses are not one affine
+/// function of the thread index.
+///
+/// Every lane gives one equation `Σ_d c_d·(tid_d − tid0_d) = addr − addr0` against the first
+/// lane. The equations are row-reduced together: `c_d` is pinned when the unit vector of `d`
+/// lies in the span of the lanes' index differences, which two lanes other than the first can
+/// establish (a warp holding one lane of row 18 and the 16 lanes of row 19 pins x from two
+/// lanes of row 19).
 fn warp_coefficients(lanes: &[LaneAccess]) -> Option<[Option<i128>; 3]> {
+    type Q = num_rational::Ratio<i128>;
     let first = lanes.first()?;
-    let delta = |l: &LaneAccess| {
-        let d = |k: usize| l.tid[k] as i128 - first.tid[k] as i128;
-        ([d(0), d(1), d(2)], l.addr as i128 - first.addr as i128)
-    };
-    let mut coef: [Option<i128>; 3] = [None; 3];
-    // Dimension by dimension: a lane that moves along `d` and along no later dimension, with the
-    // earlier dimensions' coefficients known (or not moved along), pins down `d`'s coefficient.
-    for d in 0..3 {
-        let solved = lanes.iter().find_map(|l| {
-            let (dt, da) = delta(l);
-            if dt[d] == 0 || (d + 1..3).any(|e| dt[e] != 0) {
-                return None;
-            }
-            let mut rest = da;
-            for e in 0..d {
-                match (dt[e], coef[e]) {
-                    (0, _) => {}
-                    (x, Some(c)) => rest -= c * x,
-                    (_, None) => return None,
+    let mut rows: Vec<[Q; 4]> = lanes
+        .iter()
+        .map(|l| {
+            let d = |k: usize| Q::from_integer(l.tid[k] as i128 - first.tid[k] as i128);
+            [
+                d(0),
+                d(1),
+                d(2),
+                Q::from_integer(l.addr as i128 - first.addr as i128),
+            ]
+        })
+        .collect();
+    // reduced row echelon form over the three coefficient columns
+    let mut pivots: Vec<(usize, usize)> = Vec::new(); // (column, row)
+    let mut next = 0;
+    for col in 0..3 {
+        let Some(p) = (next..rows.len()).find(|&r| rows[r][col] != Q::from_integer(0)) else {
+            continue;
+        };
+        rows.swap(next, p);
+        let lead = rows[next][col];
+        for v in rows[next].iter_mut() {
+            *v /= lead;
+        }
+        let pivot_row = rows[next];
+        for (r, row) in rows.iter_mut().enumerate() {
+            if r != next && row[col] != Q::from_integer(0) {
+                let f = row[col];
+                for (v, p) in row.iter_mut().zip(pivot_row) {
+                    *v -= f * p;
                 }
             }
-            Some((rest, dt[d]))
-        });
-        if let Some((rest, dt)) = solved {
-            if rest % dt != 0 {
-                return None;
-            }
-            coef[d] = Some(rest / dt);
         }
+        pivots.push((col, next));
+        next += 1;
     }
-    let affine = lanes.iter().all(|l| {
-        let (dt, da) = delta(l);
-        let mut pred = 0i128;
-        for e in 0..3 {
-            match (dt[e], coef[e]) {
-                (0, _) => {}
-                (x, Some(c)) => pred += c * x,
-                (_, None) => return false,
-            }
+    // a zero row with a non-zero address difference: no affine function fits
+    if rows[next..].iter().any(|r| r[3] != Q::from_integer(0)) {
+        return None;
+    }
+    let mut coef: [Option<i128>; 3] = [None; 3];
+    for (col, r) in pivots {
+        let row = &rows[r];
+        // pinned only if no free column enters this row
+        if (0..3).any(|c| c != col && row[c] != Q::from_integer(0)) {
+            continue;
         }
-        pred == da
-    });
-    affine.then_some(coef)
+        if !row[3].is_integer() {
+            return None;
+        }
+        coef[col] = Some(row[3].to_integer());
+    }
+    Some(coef)
 }
 
 /// Stride class of one warp access taken alone (tests and single-access callers).
@@ -345,6 +362,16 @@ mod tests {
         assert_eq!(
             over_block([8, 4, 1], |_| true, |t| 4 * (100 * t[0] + t[1])),
             StrideClass::Uncoalesced { quarters: 1 }
+        );
+        // 16x16 block, stencil boundary at n = 20: a warp with lane (0, 2) and the sixteen lanes
+        // of row 3. Only lanes of row 3 pin x against each other; the first lane is off that row.
+        assert_eq!(
+            over_block(
+                [16, 16, 1],
+                |t| t == 32 || (48..64).contains(&t),
+                |t| 4 * (20 * t[1] + t[0])
+            ),
+            StrideClass::Unit
         );
         // Coefficients that differ between warps: not one affine function, so unknown.
         assert_eq!(
