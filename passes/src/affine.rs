@@ -484,6 +484,23 @@ fn num(v: &Val) -> Option<&Poly> {
     }
 }
 
+/// The largest power of two (up to 2^62) that divides every value of `p` because it divides
+/// every coefficient (all integers); `None` when a coefficient is not an integer. The zero
+/// polynomial gives 2^62.
+fn power_of_two_dividing(p: &Poly) -> Option<i128> {
+    let mut k = 62u32;
+    for c in p.terms.values() {
+        if !c.is_integer() {
+            return None;
+        }
+        let c = num_traits::ToPrimitive::to_i128(&c.to_integer())?;
+        if c != 0 {
+            k = k.min(c.trailing_zeros());
+        }
+    }
+    Some(1i128 << k)
+}
+
 fn konst(p: &Poly) -> Option<i128> {
     let c = p.as_constant()?;
     if !c.is_integer() {
@@ -644,6 +661,18 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                             &e.floor_div(lo).scale(lo).sub(&e.floor_div(hi).scale(hi)),
                         ))
                     }
+                    _ => Val::Unknown,
+                }
+            }
+            // `x | c` and `x ^ c` with x a multiple of 2^k and 0 <= c < 2^k set bits that x has
+            // clear: x + c (`(m << 1) | 1` is how compilers write 2m + 1).
+            "or" | "xor" if matches!((a, b), (Some(_), Some(_))) => {
+                let (x, y) = (a.expect("matched"), b.expect("matched"));
+                let disjoint =
+                    |x: &Poly, c: i128| c >= 0 && power_of_two_dividing(x).is_some_and(|d| c < d);
+                match (konst(x), konst(y)) {
+                    (_, Some(c)) if disjoint(x, c) => Val::Num(x.add(y)),
+                    (Some(c), _) if disjoint(y, c) => Val::Num(x.add(y)),
                     _ => Val::Unknown,
                 }
             }
