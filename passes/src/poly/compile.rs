@@ -19,15 +19,125 @@ enum Op {
     Lin { start: u32, end: u32, c: i64 },
     /// reg = floor(reg[src] / m)
     FloorDiv { src: u32, m: i64 },
+    /// reg = floor(reg[src] / 2^k): an arithmetic shift, since tile sizes are mostly powers
+    /// of two and a 64-bit division costs tens of cycles
+    FloorShift { src: u32, k: u32 },
 }
 
 #[derive(Clone, Debug)]
 struct CPiece {
     /// (register, is_equality): reg >= 0 or reg == 0
     guards: Vec<(u32, bool)>,
+    /// the guards as bits of `Compiled::conds` (when there are at most 64 distinct ones)
+    mask: u64,
     /// (numerator coefficient, range into `mono_regs`)
     terms: Vec<(i128, u32, u32)>,
     den: i128,
+    /// the numerator in Horner form, a range into `horner` (None: a coefficient needs 128 bits)
+    horner: Option<(u32, u32)>,
+}
+
+/// One step of a piece's numerator in multivariate Horner form, on a small stack: counts
+/// such as Σ_r 16·x·y·z·floor((n + r)/16) share most factors, and factoring them out once
+/// saves most of the multiplications.
+#[derive(Clone, Copy, Debug)]
+enum HOp {
+    /// push a coefficient
+    Const(i64),
+    /// top *= reg
+    Mul(u32),
+    /// pop b; top += b
+    Add,
+}
+
+/// Horner code for Σ c·Π regs (each monomial's registers, with repetition for powers).
+fn horner(terms: &[(i64, Vec<u32>)], out: &mut Vec<HOp>) {
+    let mut freq: BTreeMap<u32, usize> = BTreeMap::new();
+    for (_, m) in terms {
+        let mut seen: Vec<u32> = m.clone();
+        seen.dedup();
+        for r in seen {
+            *freq.entry(r).or_default() += 1;
+        }
+    }
+    // the register shared by the most monomials (ties: the lowest, for a stable program)
+    let best = freq
+        .iter()
+        .max_by_key(|(r, n)| (**n, std::cmp::Reverse(**r)))
+        .filter(|(_, n)| **n >= 2)
+        .map(|(r, _)| *r);
+    let Some(r) = best else {
+        for (i, (c, m)) in terms.iter().enumerate() {
+            out.push(HOp::Const(*c));
+            out.extend(m.iter().map(|&x| HOp::Mul(x)));
+            if i > 0 {
+                out.push(HOp::Add);
+            }
+        }
+        if terms.is_empty() {
+            out.push(HOp::Const(0));
+        }
+        return;
+    };
+    let (mut with, mut rest) = (Vec::new(), Vec::new());
+    for (c, m) in terms {
+        match m.iter().position(|&x| x == r) {
+            Some(i) => {
+                let mut q = m.clone();
+                q.remove(i);
+                with.push((*c, q));
+            }
+            None => rest.push((*c, m.clone())),
+        }
+    }
+    horner(&with, out);
+    out.push(HOp::Mul(r));
+    if !rest.is_empty() {
+        horner(&rest, out);
+        out.push(HOp::Add);
+    }
+}
+
+fn holds(v: i64, eq: bool) -> bool {
+    if eq {
+        v == 0
+    } else {
+        v >= 0
+    }
+}
+
+/// The stack depth Horner code needs.
+fn depth(code: &[HOp]) -> usize {
+    let (mut d, mut max) = (0usize, 0usize);
+    for op in code {
+        match op {
+            HOp::Const(_) => d += 1,
+            HOp::Mul(_) => {}
+            HOp::Add => d -= 1,
+        }
+        max = max.max(d);
+    }
+    max
+}
+
+/// Evaluate Horner code in checked 64-bit arithmetic; None on overflow. `stack` holds at
+/// least `depth(code)` slots.
+fn run_horner(code: &[HOp], regs: &[i64], stack: &mut [i64]) -> Option<i64> {
+    let mut top = 0usize;
+    for op in code {
+        match *op {
+            HOp::Const(c) => {
+                stack[top] = c;
+                top += 1;
+            }
+            HOp::Mul(r) => stack[top - 1] = stack[top - 1].checked_mul(regs[r as usize])?,
+            HOp::Add => {
+                top -= 1;
+                stack[top - 1] = stack[top - 1].checked_add(stack[top])?;
+            }
+        }
+    }
+    Some(stack[0])
 }
 
 /// The compiled form of a [`QPoly`]; evaluate with [`Compiled::eval`].
@@ -38,6 +148,12 @@ pub struct Compiled {
     lin_terms: Vec<(u32, i64)>,
     mono_regs: Vec<u32>,
     pieces: Vec<CPiece>,
+    horner: Vec<HOp>,
+    /// the deepest Horner stack of any piece; `eval` keeps it after the registers
+    stack_depth: usize,
+    /// every distinct guard once, so that a test shared by many pieces runs once per point
+    /// (empty when there are more than 64: then each piece tests its own)
+    conds: Vec<(u32, bool)>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -81,7 +197,15 @@ impl Builder {
             }
             Atom::Floor(e, m) => {
                 let src = self.lin(e)?;
-                Op::FloorDiv { src, m: small(*m)? }
+                let m = small(*m)?;
+                if m > 0 && m & (m - 1) == 0 {
+                    Op::FloorShift {
+                        src,
+                        k: m.trailing_zeros(),
+                    }
+                } else {
+                    Op::FloorDiv { src, m }
+                }
             }
         };
         self.ops.push(op);
@@ -125,14 +249,32 @@ impl Compiled {
         };
         let mut mono_regs = Vec::new();
         let mut pieces = Vec::new();
+        let mut horner_code = Vec::new();
+        // Pieces under the same guard (sums of counts often repeat one) are evaluated once.
+        let mut by_guard: Vec<(Vec<(LinExpr, bool)>, super::poly::Poly)> = Vec::new();
         for p in &q.pieces {
-            let mut guards = Vec::new();
-            for c in &p.guard.constraints {
-                guards.push((b.lin(&c.expr)?, c.eq));
+            let mut key: Vec<(LinExpr, bool)> = p
+                .guard
+                .constraints
+                .iter()
+                .map(|c| (c.expr.clone(), c.eq))
+                .collect();
+            key.sort();
+            key.dedup();
+            match by_guard.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, poly)) => *poly = poly.add(&p.poly),
+                None => by_guard.push((key, p.poly.clone())),
             }
-            let d = common_denominator(&p.poly);
+        }
+        for (key, poly) in &by_guard {
+            let mut guards = Vec::new();
+            for (e, eq) in key {
+                guards.push((b.lin(e)?, *eq));
+            }
+            let poly = super::poly::hermite_simplify(poly);
+            let d = common_denominator(&poly);
             let mut terms = Vec::new();
-            for (m, c) in &p.poly.terms {
+            for (m, c) in &poly.terms {
                 let n = (c * BigRational::from_integer(d.clone())).to_integer();
                 let start = mono_regs.len() as u32;
                 for (a, k) in m {
@@ -143,18 +285,57 @@ impl Compiled {
                 }
                 terms.push((big(&n)?, start, mono_regs.len() as u32));
             }
+            let small_terms: Option<Vec<(i64, Vec<u32>)>> = terms
+                .iter()
+                .map(|&(c, s, e)| {
+                    let c = i64::try_from(c).ok()?;
+                    let mut m = mono_regs[s as usize..e as usize].to_vec();
+                    m.sort_unstable();
+                    Some((c, m))
+                })
+                .collect();
+            let horner_range = small_terms.map(|t| {
+                let start = horner_code.len() as u32;
+                horner(&t, &mut horner_code);
+                (start, horner_code.len() as u32)
+            });
             pieces.push(CPiece {
                 guards,
+                mask: 0,
                 terms,
                 den: big(&d)?,
+                horner: horner_range,
             });
         }
+        let mut conds: Vec<(u32, bool)> = pieces
+            .iter()
+            .flat_map(|p: &CPiece| p.guards.iter().copied())
+            .collect();
+        conds.sort_unstable();
+        conds.dedup();
+        if conds.len() <= 64 {
+            for p in &mut pieces {
+                p.mask = p.guards.iter().fold(0u64, |m, g| {
+                    m | 1 << conds.binary_search(g).expect("collected above")
+                });
+            }
+        } else {
+            conds.clear();
+        }
         Ok(Compiled {
+            conds,
             params: b.params,
             ops: b.ops,
             lin_terms: b.lin_terms,
             mono_regs,
+            stack_depth: pieces
+                .iter()
+                .filter_map(|p: &CPiece| p.horner)
+                .map(|(s, e)| depth(&horner_code[s as usize..e as usize]))
+                .max()
+                .unwrap_or(0),
             pieces,
+            horner: horner_code,
         })
     }
 
@@ -163,17 +344,18 @@ impl Compiled {
         &self.params
     }
 
-    /// Number of registers `eval` needs in `regs`.
+    /// Number of registers `eval` needs in `regs` (the program's, then the Horner stack).
     pub fn registers(&self) -> usize {
-        self.ops.len()
+        self.ops.len() + self.stack_depth
     }
 
     /// Evaluate at `vals` (in `params()` order); `regs` is scratch space reused across calls.
     pub fn eval(&self, vals: &[i64], regs: &mut Vec<i64>) -> f64 {
-        if regs.len() != self.ops.len() {
+        if regs.len() != self.registers() {
             regs.clear();
-            regs.resize(self.ops.len(), 0);
+            regs.resize(self.registers(), 0);
         }
+        let (regs, stack) = regs.split_at_mut(self.ops.len());
         for (i, op) in self.ops.iter().enumerate() {
             let v = match *op {
                 Op::Param(k) => vals.get(k).copied().unwrap_or(0),
@@ -185,37 +367,72 @@ impl Compiled {
                     acc
                 }
                 Op::FloorDiv { src, m } => regs[src as usize].div_euclid(m),
+                Op::FloorShift { src, k } => regs[src as usize] >> k,
             };
             regs[i] = v;
         }
+        let held = self
+            .conds
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (i, &(r, eq))| {
+                m | (holds(regs[r as usize], eq) as u64) << i
+            });
         let mut total = 0.0;
         for p in &self.pieces {
-            let on = p.guards.iter().all(|&(r, eq)| {
-                let v = regs[r as usize];
-                if eq {
-                    v == 0
-                } else {
-                    v >= 0
-                }
-            });
+            let on = if self.conds.is_empty() {
+                p.guards.iter().all(|&(r, eq)| holds(regs[r as usize], eq))
+            } else {
+                held & p.mask == p.mask
+            };
             if !on {
                 continue;
             }
-            let mut num: i128 = 0;
-            for &(c, s, e) in &p.terms {
-                let mut t = c;
-                for &r in &self.mono_regs[s as usize..e as usize] {
-                    t = t.wrapping_mul(regs[r as usize] as i128);
-                }
-                num = num.wrapping_add(t);
-            }
-            total += if p.den == 1 {
-                num as f64
-            } else {
-                (num / p.den) as f64 + ((num % p.den) as f64 / p.den as f64)
+            // 128-bit multiply and divide are software routines on x86-64; typical counts fit
+            // in 64 bits, where the Horner code runs several times faster.
+            let small = p
+                .horner
+                .and_then(|(s, e)| run_horner(&self.horner[s as usize..e as usize], regs, stack));
+            total += match small {
+                Some(num) => ratio_i64(num, p.den),
+                None => ratio_i128(self.piece_i128(p, regs), p.den),
             };
         }
         total
+    }
+
+    fn piece_i128(&self, p: &CPiece, regs: &[i64]) -> i128 {
+        let mut num: i128 = 0;
+        for &(c, s, e) in &p.terms {
+            let mut t = c;
+            for &r in &self.mono_regs[s as usize..e as usize] {
+                t = t.wrapping_mul(regs[r as usize] as i128);
+            }
+            num = num.wrapping_add(t);
+        }
+        num
+    }
+}
+
+/// `num / den` as the nearest f64 when the quotient is exact or both fit in f64's 53-bit
+/// mantissa (one correctly rounded division); otherwise as the 128-bit path does.
+fn ratio_i64(num: i64, den: i128) -> f64 {
+    const EXACT: i64 = 1 << 53;
+    match i64::try_from(den) {
+        Ok(1) => num as f64,
+        Ok(d) if num % d == 0 => (num / d) as f64,
+        Ok(d) if num.unsigned_abs() < EXACT as u64 && d.unsigned_abs() < EXACT as u64 => {
+            num as f64 / d as f64
+        }
+        _ => ratio_i128(num as i128, den),
+    }
+}
+
+fn ratio_i128(num: i128, den: i128) -> f64 {
+    if den == 1 {
+        num as f64
+    } else {
+        (num / den) as f64 + ((num % den) as f64 / den as f64)
     }
 }
 
@@ -258,6 +475,31 @@ mod tests {
                     "n={nv} m={mv}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn horner_falls_back_to_128_bits_on_overflow() {
+        // 3*x^5 + 7*x^2*y overflows 64 bits at x = 10^5 but fits 128
+        let x = Poly::var("x");
+        let x2 = x.mul(&x);
+        let p = x2
+            .mul(&x2)
+            .mul(&x)
+            .scale(&crate::poly::poly::rat(3))
+            .add(&x2.mul(&Poly::var("y")).scale(&crate::poly::poly::rat(7)));
+        let q = QPoly::from_poly(p);
+        let c = Compiled::new(&q, &["x", "y"]).unwrap();
+        let mut regs = Vec::new();
+        for (xv, yv) in [(2i64, 3i64), (100_000, 5), (-100_000, -9), (3_000_000, 1)] {
+            let exact = q
+                .eval(&|v| match v {
+                    "x" => Some(xv as i128),
+                    "y" => Some(yv as i128),
+                    _ => None,
+                })
+                .unwrap();
+            assert_eq!(c.eval(&[xv, yv], &mut regs), rat_to_f64(&exact), "x={xv}");
         }
     }
 

@@ -371,6 +371,55 @@ impl fmt::Display for Poly {
 }
 
 /// A rational as f64 (for bound numbers).
+/// Apply Hermite's identity Σ_{r=0}^{m-1} floor((x + r)/m) = x (integer x) wherever a
+/// polynomial holds all m residues of one floor with the same coefficient and cofactor.
+/// Summing a tiled loop that the compiler unrolled m times produces exactly such runs
+/// (`16·floor(n/16) + 16·floor((n + 1)/16) + …`); collapsing them makes the count shorter to
+/// print and cheaper to evaluate, and the result is equal at every integer point.
+pub fn hermite_simplify(p: &Poly) -> Poly {
+    let mut p = p.clone();
+    while let Some((members, replacement)) = hermite_run(&p) {
+        for m in members {
+            p.terms.remove(&m);
+        }
+        p = p.add(&replacement);
+    }
+    p
+}
+
+/// One complete run of residues in `p`: the monomials to remove and what replaces them.
+fn hermite_run(p: &Poly) -> Option<(Vec<Mono>, Poly)> {
+    // key: (coefficient, cofactor monomial, floor numerator without its constant, modulus)
+    type Key = (Rat, Mono, LinExpr, i128);
+    let mut runs: BTreeMap<Key, BTreeMap<i128, Mono>> = BTreeMap::new();
+    for (m, c) in &p.terms {
+        for (i, (a, k)) in m.iter().enumerate() {
+            let Atom::Floor(e, md) = a else { continue };
+            let mut cof = m.clone();
+            if *k == 1 {
+                cof.remove(i);
+            } else {
+                cof[i].1 -= 1;
+            }
+            let mut base = (**e).clone();
+            let r = base.constant;
+            base.constant = 0;
+            let key = (c.clone(), cof, base, *md);
+            let run = runs.entry(key.clone()).or_default();
+            run.insert(r, m.clone());
+            // canonical floors keep their constant in 0..m, so m entries are all residues
+            if run.len() as i128 == *md {
+                let members = runs.remove(&key)?.into_values().collect();
+                let (c, cof, base, _) = key;
+                let mut replacement = Poly::zero();
+                replacement.add_term(cof, c);
+                return Some((members, replacement.mul(&Poly::from_lin(&base))));
+            }
+        }
+    }
+    None
+}
+
 pub fn rat_to_f64(r: &Rat) -> f64 {
     r.to_f64().unwrap_or(f64::NAN)
 }
@@ -378,6 +427,42 @@ pub fn rat_to_f64(r: &Rat) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hermite_collapses_full_residue_runs_only() {
+        let n = LinExpr::var("n");
+        let x = Poly::var("x");
+        // 16·x·Σ_{r<16} floor((n + r)/16) + floor(n/16)·Σ_{r<16} floor((n + r)/16)
+        // + 5·Σ_{r<3} floor((2n + r)/4) (incomplete: stays)
+        let mut p = Poly::zero();
+        for r in 0..16 {
+            let f = Poly::from_lin(&n.add_const(r).floor_div(16));
+            p = p.add(&f.mul(&x).scale(&rat(16)));
+            p = p.add(&f.mul(&Poly::from_lin(&n.floor_div(16))));
+        }
+        for r in 0..3 {
+            p = p.add(&Poly::from_lin(&n.scale(2).add_const(r).floor_div(4)).scale(&rat(5)));
+        }
+        let s = hermite_simplify(&p);
+        let want = x
+            .mul(&Poly::var("n"))
+            .scale(&rat(16))
+            .add(&Poly::from_lin(&n.floor_div(16)).mul(&Poly::var("n")));
+        let rest: Poly = (0..3).fold(Poly::zero(), |acc, r| {
+            acc.add(&Poly::from_lin(&n.scale(2).add_const(r).floor_div(4)).scale(&rat(5)))
+        });
+        assert_eq!(s, want.add(&rest));
+        for nv in -40..40i128 {
+            for xv in [-3i128, 0, 7] {
+                let env = |v: &str| match v {
+                    "n" => Some(nv),
+                    "x" => Some(xv),
+                    _ => None,
+                };
+                assert_eq!(p.eval(&env), s.eval(&env), "n={nv} x={xv}");
+            }
+        }
+    }
 
     #[test]
     fn faulhaber_matches_direct_sums() {
