@@ -2,23 +2,52 @@
 //! granularity, as quasi-polynomials in the launch and kernel parameters. `count::analyze_function`
 //! asks for every block and every guarded instruction, so this is where analysis time goes.
 //!
+//! A domain is the box of the launch (`0 <= ctaid_d < nctaid_d`, `0 <= tid_d < ntid_d`) and the
+//! loop counters, cut by a condition. isl's cost grows steeply with the number of dimensions,
+//! and most dimensions of a GPU domain are independent of each other: `ctaid_y` of a 1-D guard,
+//! the loop counter of one tile loop and the thread row of another. So the condition's top-level
+//! conjunction is split into groups of dimensions that share no conjunct; the domain is the
+//! Cartesian product of its groups for every parameter value, and its count the product of
+//! theirs. A dimension in no conjunct counts its box (`nctaid_d`, `ntid_d`) without isl; every
+//! other group is counted by `poly::count` and cached by its text, since one guard recurs in
+//! every block under it. At warp granularity the thread dimensions and the warp are one group
+//! (`32 warp <= linear tid < 32 warp + 32` ties them), counted with the threads projected out.
+//!
 //! Counts are exact for kernel parameters in the signed range of their PTX width (a 32-bit
 //! parameter in [-2^31, 2^31)): the affine pass models registers as exact integers compared
 //! with their signed comparisons, so a value outside that range is not modelled anyway, and
-//! within it the sign-bit floors of unroll masks (`floor((i + 1)/2^31)`) are constants.
+//! within it the sign-bit floors of unroll masks (`floor((i + 1)/2^31)`) are constants. Grid
+//! sizes are at least 1, as every launch has them.
 
 use crate::affine::Cond;
 use crate::poly::isl::{Ctx, Set};
-use crate::poly::{self as poly_mod, CountError, QPoly};
+use crate::poly::poly::rat;
+use crate::poly::{self as poly_mod, CountError, LinExpr, Poly, QPoly};
 use crate::ptx::VarDecl;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+const TIDS: [&str; 3] = ["tid_x", "tid_y", "tid_z"];
+const CTAIDS: [&str; 3] = ["ctaid_x", "ctaid_y", "ctaid_z"];
+const NCTAIDS: [&str; 3] = ["nctaid_x", "nctaid_y", "nctaid_z"];
+/// The pseudo-dimension of warp-granular counts: the warp's index inside its block.
+const WARP: &str = "warp";
 
 pub(crate) struct DomainCounter {
     ctx: Ctx,
     block: [u64; 3],
+    /// group text -> its count
     cache: HashMap<String, QPoly>,
+    /// parameter list -> the context set over it
+    contexts: HashMap<Vec<String>, Set>,
     /// Bit width of each kernel parameter symbol (`p0` …) with an integer type.
     param_bits: HashMap<String, u32>,
+}
+
+/// Dimensions that share conjuncts, and those conjuncts.
+#[derive(Default)]
+struct Group {
+    dims: BTreeSet<String>,
+    conjuncts: Vec<Cond>,
 }
 
 impl DomainCounter {
@@ -27,6 +56,7 @@ impl DomainCounter {
             ctx: Ctx::new(),
             block,
             cache: HashMap::new(),
+            contexts: HashMap::new(),
             param_bits: HashMap::new(),
         }
     }
@@ -42,11 +72,18 @@ impl DomainCounter {
         self
     }
 
-    /// The value ranges of those of `params` that are kernel parameters.
-    fn context(&self, params: &[String]) -> Result<Set, CountError> {
+    /// What is known of `params`: kernel parameters lie in their value ranges, grid sizes are
+    /// at least 1.
+    fn context(&mut self, params: &[String]) -> Result<Set, CountError> {
+        if let Some(s) = self.contexts.get(params) {
+            return Ok(s.clone());
+        }
         let bounds: Vec<String> = params
             .iter()
             .filter_map(|p| {
+                if NCTAIDS.contains(&p.as_str()) {
+                    return Some(format!("{p} >= 1"));
+                }
                 let b = self.param_bits.get(p)?;
                 let h = 1i128 << (b - 1);
                 Some(format!("{} <= {p} < {h}", -h))
@@ -61,7 +98,9 @@ impl DomainCounter {
                 bounds.join(" and ")
             }
         );
-        Ok(Set::parse(&self.ctx, &text)?)
+        let s = Set::parse(&self.ctx, &text)?;
+        self.contexts.insert(params.to_vec(), s.clone());
+        Ok(s)
     }
 
     /// Count a domain at thread or warp granularity.
@@ -71,46 +110,255 @@ impl DomainCounter {
         cond: &Cond,
         warp: bool,
     ) -> Result<QPoly, CountError> {
-        let [nx, ny, nz] = self.block;
-        let mut vars = BTreeSet::new();
-        cond.vars(&mut vars);
-        let mut params: BTreeSet<String> = ["nctaid_x", "nctaid_y", "nctaid_z"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        for v in vars {
-            let dim = v.starts_with("tid_") || v.starts_with("ctaid_") || counters.contains(&v);
-            if !dim {
-                params.insert(v);
+        // a block dimension of extent 1 has tid 0
+        let mut cond = cond.clone();
+        for (t, n) in TIDS.iter().zip(self.block) {
+            if n == 1 {
+                cond = cond.subst(t, &LinExpr::constant(0));
             }
         }
+        let varying: Vec<&str> = TIDS
+            .iter()
+            .zip(self.block)
+            .filter(|(_, n)| *n > 1)
+            .map(|(t, _)| *t)
+            .collect();
+        let mut dims: Vec<String> = CTAIDS.iter().map(|s| s.to_string()).collect();
+        if warp {
+            dims.push(WARP.into());
+        }
+        dims.extend(varying.iter().map(|s| s.to_string()));
+        dims.extend(counters.iter().cloned());
+        let groups = self.groups(&dims, &cond, warp, &varying);
+        let mut total = QPoly::constant(1);
+        for g in groups {
+            let q = self.count_group(&g, counters, warp, &varying)?;
+            if q.is_zero() {
+                return Ok(QPoly::zero());
+            }
+            total = total.mul(&q);
+        }
+        Ok(total)
+    }
+
+    /// The condition's conjuncts grouped by the dimensions they share (`warp` joins the varying
+    /// thread dimensions); every dimension lands in exactly one group.
+    fn groups(&self, dims: &[String], cond: &Cond, warp: bool, varying: &[&str]) -> Vec<Group> {
+        let index: BTreeMap<&str, usize> = dims
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.as_str(), i))
+            .collect();
+        let mut root: Vec<usize> = (0..dims.len()).collect();
+        fn find(root: &mut [usize], k: usize) -> usize {
+            let mut r = k;
+            while root[r] != r {
+                r = root[r];
+            }
+            root[k] = r;
+            r
+        }
+        fn join(root: &mut [usize], a: usize, b: usize) {
+            let (a, b) = (find(root, a), find(root, b));
+            root[b] = a;
+        }
+        if warp {
+            for t in varying {
+                join(&mut root, index[WARP], index[t]);
+            }
+        }
+        let mut conjuncts = Vec::new();
+        flatten_and(cond, &mut conjuncts);
+        let mut owner: Vec<Option<usize>> = Vec::new();
+        for c in &conjuncts {
+            let mut vars = BTreeSet::new();
+            c.vars(&mut vars);
+            let used: Vec<usize> = vars
+                .iter()
+                .filter_map(|v| index.get(v.as_str()))
+                .copied()
+                .collect();
+            for w in used.windows(2) {
+                join(&mut root, w[0], w[1]);
+            }
+            owner.push(used.first().copied());
+        }
+        let mut by_root: BTreeMap<usize, Group> = BTreeMap::new();
+        for (k, d) in dims.iter().enumerate() {
+            let r = find(&mut root, k);
+            by_root.entry(r).or_default().dims.insert(d.clone());
+        }
+        // parameter-only conjuncts (`n > 0`) form a group without dimensions: 1 where they hold
+        let mut params_only = Group::default();
+        for (c, o) in conjuncts.into_iter().zip(owner) {
+            match o {
+                Some(k) => {
+                    let r = find(&mut root, k);
+                    by_root
+                        .get_mut(&r)
+                        .expect("every root has a group")
+                        .conjuncts
+                        .push(c);
+                }
+                None => params_only.conjuncts.push(c),
+            }
+        }
+        let mut out: Vec<Group> = Vec::new();
+        if !params_only.conjuncts.is_empty() {
+            out.push(params_only);
+        }
+        out.extend(by_root.into_values());
+        out
+    }
+
+    fn count_group(
+        &mut self,
+        g: &Group,
+        counters: &[String],
+        warp: bool,
+        varying: &[&str],
+    ) -> Result<QPoly, CountError> {
+        if g.conjuncts.is_empty() {
+            if let Some(q) = self.box_count(g) {
+                return Ok(q);
+            }
+        }
+        let dim_order: Vec<&str> = CTAIDS
+            .iter()
+            .copied()
+            .chain(warp.then_some(WARP))
+            .chain(if warp { &[][..] } else { varying }.iter().copied())
+            .chain(counters.iter().map(String::as_str))
+            .filter(|d| g.dims.contains(*d))
+            .collect();
+        let mut params: BTreeSet<String> = BTreeSet::new();
+        for c in &g.conjuncts {
+            let mut vars = BTreeSet::new();
+            c.vars(&mut vars);
+            params.extend(
+                vars.into_iter()
+                    .filter(|v| !g.dims.contains(v) && !TIDS.contains(&v.as_str())),
+            );
+        }
+        let mut bounds: Vec<String> = Vec::new();
+        for (c, n) in CTAIDS.iter().zip(NCTAIDS) {
+            if g.dims.contains(*c) {
+                params.insert(n.to_string());
+                bounds.push(format!("0 <= {c} < {n}"));
+            }
+        }
+        let mut inner: Vec<String> = Vec::new();
+        for (t, n) in TIDS.iter().zip(self.block) {
+            if g.dims.contains(*t) || (warp && g.dims.contains(WARP) && varying.contains(t)) {
+                inner.push(format!("0 <= {t} < {n}"));
+            }
+        }
+        let conj: Vec<String> = g.conjuncts.iter().map(Cond::to_isl).collect();
         let params: Vec<String> = params.into_iter().collect();
-        let tids = format!(
-            "0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {}",
-            cond.to_isl()
-        );
-        let grid =
-            "0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z";
-        let ks = counters.join(", ");
-        let sep = if counters.is_empty() { "" } else { ", " };
-        let text = if warp {
+        let text = if warp && g.dims.contains(WARP) {
+            let [nx, ny, _] = self.block;
+            let linear: Vec<String> = [("tid_x", 1), ("tid_y", nx), ("tid_z", nx * ny)]
+                .iter()
+                .filter(|(t, _)| varying.contains(t))
+                .map(|(t, k)| format!("{k} {t}"))
+                .collect();
+            let tids: Vec<String> = inner.iter().chain(conj.iter()).cloned().collect();
+            bounds.push(format!(
+                "0 <= {WARP} < {}",
+                self.block.iter().product::<u64>().div_ceil(32)
+            ));
+            // one thread per block: no thread to project out
+            let exists = if varying.is_empty() {
+                conj_or_true(&conj)
+            } else {
+                format!(
+                    "exists ({} : {} and 32 {WARP} <= {} <= 32 {WARP} + 31)",
+                    varying.join(", "),
+                    tids.join(" and "),
+                    linear.join(" + ")
+                )
+            };
+            bounds.push(exists);
             format!(
-                "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, warp{sep}{ks}] : {grid} and exists (tid_x, tid_y, tid_z : {tids} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31) }}",
+                "[{}] -> {{ [{}] : {} }}",
                 params.join(", "),
-                nx * ny
+                dim_order.join(", "),
+                bounds.join(" and ")
             )
         } else {
+            bounds.extend(inner);
+            bounds.extend(conj);
             format!(
-                "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z{sep}{ks}] : {grid} and {tids} }}",
-                params.join(", ")
+                "[{}] -> {{ [{}] : {} }}",
+                params.join(", "),
+                dim_order.join(", "),
+                if bounds.is_empty() {
+                    "true".to_string()
+                } else {
+                    bounds.join(" and ")
+                }
             )
         };
         if let Some(q) = self.cache.get(&text) {
             return Ok(q.clone());
         }
         let set = Set::parse(&self.ctx, &text)?;
-        let q = poly_mod::count::count_in(&set, &self.context(&params)?)?;
+        let context = self.context(&params)?;
+        let q = poly_mod::count::count_in(&set, &context)?;
         self.cache.insert(text, q.clone());
         Ok(q)
+    }
+
+    /// The count of a group without conditions, when it is the box of the launch: a grid
+    /// dimension (`nctaid_d`, at least 1), a thread dimension (`ntid_d`), or the warps of a block.
+    fn box_count(&self, g: &Group) -> Option<QPoly> {
+        let mut p = Poly::one();
+        let warp_group = g.dims.contains(WARP);
+        for d in &g.dims {
+            if let Some(k) = CTAIDS.iter().position(|c| c == d) {
+                p = p.mul(&Poly::var(NCTAIDS[k]));
+            } else if let Some(k) = TIDS.iter().position(|t| t == d) {
+                // in the warp's group the threads are projected out, not counted
+                if !warp_group {
+                    p = p.scale(&rat(self.block[k] as i128));
+                }
+            } else if d == WARP {
+                let warps = self.block.iter().product::<u64>().div_ceil(32);
+                p = p.scale(&rat(warps as i128));
+            } else {
+                // a loop counter without bounds: isl reports it as unbounded
+                return None;
+            }
+        }
+        Some(QPoly::from_poly(p))
+    }
+}
+
+fn conj_or_true(conj: &[String]) -> String {
+    if conj.is_empty() {
+        "true".into()
+    } else {
+        conj.join(" and ")
+    }
+}
+
+/// The top-level conjuncts of `c` (`True` contributes none).
+fn flatten_and(c: &Cond, out: &mut Vec<Cond>) {
+    match c {
+        Cond::And(a, b) => {
+            flatten_and(a, out);
+            flatten_and(b, out);
+        }
+        Cond::True => {}
+        Cond::Not(inner) => match &**inner {
+            // not (a or b) = not a and not b
+            Cond::Or(a, b) => {
+                flatten_and(&Cond::Not(a.clone()), out);
+                flatten_and(&Cond::Not(b.clone()), out);
+            }
+            Cond::Not(x) => flatten_and(x, out),
+            _ => out.push(c.clone()),
+        },
+        _ => out.push(c.clone()),
     }
 }
