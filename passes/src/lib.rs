@@ -4,6 +4,7 @@
 pub mod affine;
 pub mod cfg;
 pub mod classify;
+mod cond_set;
 pub mod count;
 pub mod domain_count;
 pub mod domains;

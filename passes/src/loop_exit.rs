@@ -23,10 +23,11 @@
 
 use crate::affine::{counter, dests, Cond, Env, Val, Values};
 use crate::cfg::{Cfg, EdgeKind};
+use crate::cond_set::{launch_box, CondSets};
 use crate::domains::{self, loop_chain, Domains};
 use crate::piecewise::Piecewise;
 use crate::poly::count::{aff_to_lin, Round};
-use crate::poly::isl::{Ctx, Set};
+use crate::poly::isl::Ctx;
 use crate::poly::{Atom, LinExpr, Poly};
 use crate::ptx::{AddrBase, Operand};
 use std::cell::RefCell;
@@ -54,9 +55,9 @@ impl Prover {
         }
     }
 
-    /// The isl set of points (ctaid, tid, `dims`) of the launch where `cond` holds; every other
-    /// symbol is a parameter.
-    fn set_text(&self, dims: &[String], cond: &Cond) -> String {
+    /// The space of the points (ctaid, tid, `dims`) of the launch where `cond` holds: its
+    /// parameters (every other symbol) and set dimensions, and the launch box.
+    fn space(&self, dims: &[String], cond: &Cond) -> (Vec<String>, Vec<String>, Cond) {
         let mut vars = BTreeSet::new();
         cond.vars(&mut vars);
         let mut params: BTreeSet<String> = ["nctaid_x", "nctaid_y", "nctaid_z"]
@@ -67,27 +68,28 @@ impl Prover {
             vars.into_iter()
                 .filter(|v| !is_launch_dim(v) && !dims.contains(v)),
         );
-        let [nx, ny, nz] = self.ntid;
-        let params: Vec<String> = params.into_iter().collect();
-        let sep = if dims.is_empty() { "" } else { ", " };
-        format!(
-            "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z{sep}{}] : 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
-            params.join(", "),
-            dims.join(", "),
-            cond.to_isl()
+        let all_dims = ["ctaid_x", "ctaid_y", "ctaid_z", "tid_x", "tid_y", "tid_z"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(dims.iter().cloned())
+            .collect();
+        (
+            params.into_iter().collect(),
+            all_dims,
+            launch_box(self.ntid),
         )
     }
 
     /// Whether no point satisfies `cond`; an isl failure proves nothing.
     fn is_empty(&self, dims: &[String], cond: &Cond) -> bool {
-        let text = self.set_text(dims, cond);
-        if let Some(&e) = self.empty.borrow().get(&text) {
+        let (params, all_dims, launch) = self.space(dims, cond);
+        let key = format!("{params:?} {all_dims:?} {:?} {}", self.ntid, cond.to_isl());
+        if let Some(&e) = self.empty.borrow().get(&key) {
             return e;
         }
-        let e = Set::parse(&self.ctx, &text)
-            .and_then(|s| s.is_empty())
+        let e = crate::cond_set::is_empty(&self.ctx, &params, &all_dims, &launch, cond)
             .unwrap_or(false);
-        self.empty.borrow_mut().insert(text, e);
+        self.empty.borrow_mut().insert(key, e);
         e
     }
 
@@ -116,12 +118,8 @@ impl Prover {
                 .iter()
                 .map(|s| s.to_string()),
         );
-        let [nx, ny, nz] = self.ntid;
-        let text = format!(
-            "[{}] -> {{ [{k}] : 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
-            params.into_iter().collect::<Vec<_>>().join(", "),
-            cond.to_isl()
-        );
+        let launch = launch_box(self.ntid);
+        let params: Vec<String> = params.into_iter().collect();
         let verified = |e: &LinExpr| {
             let kv = LinExpr::var(k);
             // no earlier iteration satisfies the condition …
@@ -133,7 +131,7 @@ impl Prover {
         if let Some(e) = guesses.iter().find(|e| verified(e)) {
             return Some(e.clone());
         }
-        self.minima(&text)?
+        self.minima(&params, k, &launch, cond)?
             .into_iter()
             .filter(|e| !guesses.contains(e))
             .find(|e| verified(e))
@@ -141,18 +139,34 @@ impl Prover {
 }
 
 impl Prover {
-    /// The expressions of the pieces of the minimum of the set's one dimension.
-    fn minima(&self, text: &str) -> Option<Vec<LinExpr>> {
-        if let Some(m) = self.minima.borrow().get(text) {
+    /// The expressions of the pieces of the minimum of `k` over the launch points where
+    /// `cond` holds, as functions of `params`.
+    fn minima(
+        &self,
+        params: &[String],
+        k: &str,
+        launch: &Cond,
+        cond: &Cond,
+    ) -> Option<Vec<LinExpr>> {
+        let key = format!("{params:?} {k} {} {}", launch.to_isl(), cond.to_isl());
+        if let Some(m) = self.minima.borrow().get(&key) {
             return m.clone();
         }
-        let m = self.minima_uncached(text);
-        self.minima.borrow_mut().insert(text.to_string(), m.clone());
+        let m = self.minima_uncached(params, k, launch, cond);
+        self.minima.borrow_mut().insert(key, m.clone());
         m
     }
 
-    fn minima_uncached(&self, text: &str) -> Option<Vec<LinExpr>> {
-        let set = Set::parse(&self.ctx, text).ok()?;
+    fn minima_uncached(
+        &self,
+        params: &[String],
+        k: &str,
+        launch: &Cond,
+        cond: &Cond,
+    ) -> Option<Vec<LinExpr>> {
+        let mut sets = CondSets::new(&self.ctx, params, &[k.to_string()]).ok()?;
+        let base = sets.restrict(sets.universe(), launch).ok()?;
+        let set = sets.restrict(base, cond).ok()?;
         let names = set.param_names().ok()?;
         let mut out = Vec::new();
         for (_, aff) in set.dim_min(0).ok()?.pieces().ok()? {

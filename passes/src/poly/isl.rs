@@ -242,6 +242,75 @@ impl Val {
 }
 
 impl Set {
+    /// All points of the space with these named parameters and set dimensions.
+    pub fn universe(ctx: &Ctx, params: &[String], dims: &[String]) -> Result<Set> {
+        // SAFETY: the space is taken by each call that returns the next one; names are copied.
+        unsafe {
+            let mut sp = ctx.check(
+                ffi::isl_space_set_alloc(ctx.raw(), params.len() as u32, dims.len() as u32),
+                "isl_space_set_alloc",
+            )?;
+            for (t, names) in [
+                (DimType::isl_dim_param, params),
+                (DimType::isl_dim_set, dims),
+            ] {
+                for (i, n) in names.iter().enumerate() {
+                    let c = cstring(n)?;
+                    sp = ctx.check(
+                        ffi::isl_space_set_dim_name(sp, t, i as u32, c.as_ptr()),
+                        "isl_space_set_dim_name",
+                    )?;
+                }
+            }
+            Set::from_raw(ctx, ffi::isl_set_universe(sp), "isl_set_universe")
+        }
+    }
+
+    /// The points of this set's space where `Σ param_coefs·params + Σ dim_coefs·dims +
+    /// constant` is `>= 0` (or `= 0` when `eq`), built without isl's parser.
+    pub fn linear_constraint(
+        &self,
+        param_coefs: &[i64],
+        dim_coefs: &[i64],
+        constant: i64,
+        eq: bool,
+    ) -> Result<Set> {
+        let ctx = &self.ctx;
+        let val = |v: i64| ctx.check(unsafe { ffi::isl_val_int_from_si(ctx.raw(), v) }, "isl_val");
+        // SAFETY: each call takes the constraint and returns the next handle; vals are taken.
+        unsafe {
+            let ls = ctx.check(
+                ffi::isl_local_space_from_space(ffi::isl_set_get_space(self.ptr)),
+                "isl_local_space_from_space",
+            )?;
+            let mut c = if eq {
+                ffi::isl_constraint_alloc_equality(ls)
+            } else {
+                ffi::isl_constraint_alloc_inequality(ls)
+            };
+            for (t, coefs) in [
+                (DimType::isl_dim_param, param_coefs),
+                (DimType::isl_dim_set, dim_coefs),
+            ] {
+                for (i, &k) in coefs.iter().enumerate() {
+                    if k != 0 {
+                        c = ffi::isl_constraint_set_coefficient_val(c, t, i as i32, val(k)?);
+                    }
+                }
+            }
+            c = ffi::isl_constraint_set_constant_val(c, val(constant)?);
+            let bs = ctx.check(
+                ffi::isl_basic_set_from_constraint(c),
+                "isl_basic_set_from_constraint",
+            )?;
+            Set::from_raw(
+                ctx,
+                ffi::isl_set_from_basic_set(bs),
+                "isl_set_from_basic_set",
+            )
+        }
+    }
+
     /// Parse isl's set syntax, e.g. `[n] -> { [i, j] : 0 <= j < i < n }`.
     pub fn parse(ctx: &Ctx, s: &str) -> Result<Set> {
         let c = cstring(s)?;

@@ -1,0 +1,281 @@
+//! isl sets of conditions, built bottom-up through isl's API instead of parsed as one text.
+//!
+//! The conditions of loop exits and joins nest disjunctions (every `x != y` is `x < y or x > y`),
+//! and isl's reader expands a whole formula into disjunctive normal form before it simplifies
+//! anything: a 800-character emptiness query took 3.7 ms to parse and 90 ns to decide. Here a
+//! condition restricts a base set one conjunct at a time (`base ∩ a ∩ b`), so a contradiction
+//! empties the set as soon as it appears and the rest is never built; a disjunction is the union
+//! of the base restricted by each side, coalesced. Each atom (`e >= 0`, `e = 0`) is parsed once
+//! per space, as a short text.
+
+use crate::affine::{isl_lin, Cond};
+use crate::poly::isl::{Ctx, IslError, Set};
+use crate::poly::{Atom, LinExpr};
+use std::collections::{BTreeMap, HashMap};
+
+/// Whether no point of the space (`params`, `dims`) within `launch` satisfies `cond`.
+///
+/// Every floor is first lifted to a fresh set dimension `f` with `m·f <= e <= m·f + m − 1`:
+/// the lifted set is empty exactly when the original is (`f` has one value per point), and
+/// without divisions isl neither aligns them between atoms nor carries them through its
+/// normal form, which made these queries cost milliseconds.
+pub(crate) fn is_empty(
+    ctx: &Ctx,
+    params: &[String],
+    dims: &[String],
+    launch: &Cond,
+    cond: &Cond,
+) -> Result<bool, IslError> {
+    let mut floors = Floors::default();
+    let lifted = floors.cond(cond);
+    let mut all_dims = dims.to_vec();
+    all_dims.extend(floors.names.iter().cloned());
+    let mut sets = CondSets::new(ctx, params, &all_dims)?;
+    let mut base = sets.restrict(sets.universe(), launch)?;
+    for (name, (e, m)) in floors.names.iter().zip(&floors.defs) {
+        let f = LinExpr::var(name);
+        let lo = Cond::Ge(e.sub(&f.scale(*m)));
+        let hi = Cond::Ge(f.scale(*m).add_const(m - 1).sub(e));
+        base = sets.restrict(base, &lo.and(hi))?;
+    }
+    sets.restrict(base, &lifted)?.is_empty()
+}
+
+/// `0 <= ctaid_d < nctaid_d` and `0 <= tid_d < ntid_d` for the three dimensions.
+pub(crate) fn launch_box(ntid: [u64; 3]) -> Cond {
+    let mut c = Cond::True;
+    for (d, n) in ["x", "y", "z"].iter().zip(ntid) {
+        let (b, t) = (
+            LinExpr::var(&format!("ctaid_{d}")),
+            LinExpr::var(&format!("tid_{d}")),
+        );
+        let nb = LinExpr::var(&format!("nctaid_{d}"));
+        c = c
+            .and(Cond::Ge(b.clone()))
+            .and(Cond::Ge(nb.sub(&b).add_const(-1)))
+            .and(Cond::Ge(t.clone()))
+            .and(Cond::Ge(t.scale(-1).add_const(n as i128 - 1)));
+    }
+    c
+}
+
+/// Floors replaced by fresh variables `_floor0`, `_floor1`, … (innermost first).
+#[derive(Default)]
+struct Floors {
+    index: BTreeMap<(LinExpr, i128), usize>,
+    names: Vec<String>,
+    /// (floor-free numerator, modulus) per variable
+    defs: Vec<(LinExpr, i128)>,
+}
+
+impl Floors {
+    fn lin(&mut self, e: &LinExpr) -> LinExpr {
+        let mut out = LinExpr::constant(e.constant);
+        for (a, c) in &e.terms {
+            let v = match a {
+                Atom::Var(_) => LinExpr::atom(a.clone()),
+                Atom::Floor(inner, m) => {
+                    let inner = self.lin(inner);
+                    let k = match self.index.get(&(inner.clone(), *m)) {
+                        Some(&k) => k,
+                        None => {
+                            let k = self.names.len();
+                            self.names.push(format!("_floor{k}"));
+                            self.defs.push((inner.clone(), *m));
+                            self.index.insert((inner, *m), k);
+                            k
+                        }
+                    };
+                    LinExpr::var(&self.names[k])
+                }
+            };
+            out = out.add(&v.scale(*c));
+        }
+        out
+    }
+
+    fn cond(&mut self, c: &Cond) -> Cond {
+        match c {
+            Cond::Ge(e) => Cond::Ge(self.lin(e)),
+            Cond::Eq(e) => Cond::Eq(self.lin(e)),
+            Cond::Not(x) => Cond::Not(Box::new(self.cond(x))),
+            Cond::And(a, b) => Cond::And(Box::new(self.cond(a)), Box::new(self.cond(b))),
+            Cond::Or(a, b) => Cond::Or(Box::new(self.cond(a)), Box::new(self.cond(b))),
+            Cond::True => Cond::True,
+        }
+    }
+}
+
+/// Sets over one space (named parameters and set dimensions).
+pub(crate) struct CondSets<'c> {
+    ctx: &'c Ctx,
+    head: String,
+    universe: Set,
+    /// name -> (is a parameter, position)
+    names: HashMap<String, (bool, usize)>,
+    nparams: usize,
+    ndims: usize,
+    /// (e, is_equality) -> the set where `e >= 0` (or `e = 0`)
+    atoms: HashMap<(LinExpr, bool), Set>,
+}
+
+impl<'c> CondSets<'c> {
+    pub(crate) fn new(
+        ctx: &'c Ctx,
+        params: &[String],
+        dims: &[String],
+    ) -> Result<CondSets<'c>, IslError> {
+        let names = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), (true, i)))
+            .chain(
+                dims.iter()
+                    .enumerate()
+                    .map(|(i, d)| (d.clone(), (false, i))),
+            )
+            .collect();
+        Ok(CondSets {
+            ctx,
+            head: format!("[{}] -> {{ [{}] : ", params.join(", "), dims.join(", ")),
+            universe: Set::universe(ctx, params, dims)?,
+            names,
+            nparams: params.len(),
+            ndims: dims.len(),
+            atoms: HashMap::new(),
+        })
+    }
+
+    /// Every point of the space.
+    pub(crate) fn universe(&self) -> Set {
+        self.universe.clone()
+    }
+
+    /// The set of points satisfying the isl constraint text `constraints` (`true` for all).
+    pub(crate) fn parse(&self, constraints: &str) -> Result<Set, IslError> {
+        Set::parse(self.ctx, &format!("{}{constraints} }}", self.head))
+    }
+
+    /// `base` restricted to where `cond` holds.
+    pub(crate) fn restrict(&mut self, base: Set, cond: &Cond) -> Result<Set, IslError> {
+        self.restrict_signed(base, cond, false)
+    }
+
+    /// `base ∩ {e >= 0}` (or `{e = 0}`).
+    fn atom(&mut self, base: Set, e: LinExpr, eq: bool) -> Result<Set, IslError> {
+        let key = (e, eq);
+        let a = match self.atoms.get(&key) {
+            Some(a) => a.clone(),
+            None => {
+                let a = match self.linear(&key.0, eq)? {
+                    Some(a) => a,
+                    None => self.parse(&format!(
+                        "{} {} 0",
+                        isl_lin(&key.0),
+                        if eq { "=" } else { ">=" }
+                    ))?,
+                };
+                self.atoms.insert(key, a.clone());
+                a
+            }
+        };
+        base.intersect(a)
+    }
+
+    /// The constraint built directly, when `e` has no floor, names only this space's symbols and
+    /// fits isl's machine integers.
+    fn linear(&self, e: &LinExpr, eq: bool) -> Result<Option<Set>, IslError> {
+        let mut pc = vec![0i64; self.nparams];
+        let mut dc = vec![0i64; self.ndims];
+        for (a, c) in &e.terms {
+            let (Atom::Var(v), Ok(c)) = (a, i64::try_from(*c)) else {
+                return Ok(None);
+            };
+            match self.names.get(v) {
+                Some(&(true, i)) => pc[i] = c,
+                Some(&(false, i)) => dc[i] = c,
+                None => return Ok(None),
+            }
+        }
+        let Ok(k) = i64::try_from(e.constant) else {
+            return Ok(None);
+        };
+        self.universe.linear_constraint(&pc, &dc, k, eq).map(Some)
+    }
+
+    /// `base ∩ cond` (`base ∩ ¬cond` when `neg`), negations pushed down to the atoms:
+    /// `¬(e >= 0)` is `-e - 1 >= 0`, `¬(e = 0)` is `e - 1 >= 0 or -e - 1 >= 0`.
+    fn restrict_signed(&mut self, base: Set, cond: &Cond, neg: bool) -> Result<Set, IslError> {
+        if base.is_empty()? {
+            return Ok(base);
+        }
+        let below = |e: &LinExpr| e.scale(-1).add_const(-1);
+        match (cond, neg) {
+            (Cond::True, false) => Ok(base),
+            (Cond::True, true) => base.clone().subtract(base),
+            (Cond::Ge(e), false) => self.atom(base, e.clone(), false),
+            (Cond::Ge(e), true) => self.atom(base, below(e), false),
+            (Cond::Eq(e), false) => self.atom(base, e.clone(), true),
+            (Cond::Eq(e), true) => {
+                let lt = self.atom(base.clone(), below(e), false)?;
+                let gt = self.atom(base, e.add_const(-1), false)?;
+                lt.union(gt)?.coalesce()
+            }
+            (Cond::Not(c), n) => self.restrict_signed(base, c, !n),
+            (Cond::And(a, b), false) | (Cond::Or(a, b), true) => {
+                let first = self.restrict_signed(base, a, neg)?;
+                self.restrict_signed(first, b, neg)
+            }
+            (Cond::Or(a, b), false) | (Cond::And(a, b), true) => {
+                let left = self.restrict_signed(base.clone(), a, neg)?;
+                let right = self.restrict_signed(base, b, neg)?;
+                left.union(right)?.coalesce()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::LinExpr;
+
+    fn ge(e: LinExpr) -> Cond {
+        Cond::Ge(e)
+    }
+
+    /// Built bottom-up or parsed whole, a condition gives the same set.
+    #[test]
+    fn restrict_equals_parsing_the_whole_formula() {
+        let ctx = Ctx::new();
+        let (i, n) = (LinExpr::var("i"), LinExpr::var("n"));
+        // 0 <= i < n, i != 3, and (i even or i > n - 4), and not (i = 1 and n = 5)
+        let conds = [
+            ge(i.clone())
+                .and(ge(n.sub(&i).add_const(-1)))
+                .and(Cond::Eq(i.add_const(-3)).not())
+                .and(Cond::Eq(i.sub(&i.floor_div(2).scale(2))).or(ge(i.sub(&n).add_const(3))))
+                .and(
+                    Cond::Eq(i.add_const(-1))
+                        .and(Cond::Eq(n.add_const(-5)))
+                        .not(),
+                ),
+            ge(i.clone()).and(ge(i.clone()).not()),
+            Cond::True.not().or(ge(n.sub(&i))),
+        ];
+        let params = vec!["n".to_string()];
+        let dims = vec!["i".to_string()];
+        for c in conds {
+            let mut sets = CondSets::new(&ctx, &params, &dims).unwrap();
+            let built = sets
+                .restrict(sets.parse("-10 <= i <= 10").unwrap(), &c)
+                .unwrap();
+            let parsed = Set::parse(
+                &ctx,
+                &format!("[n] -> {{ [i] : -10 <= i <= 10 and {} }}", c.to_isl()),
+            )
+            .unwrap();
+            assert!(built.is_equal(&parsed).unwrap(), "{}", c.to_isl());
+        }
+    }
+}
