@@ -194,8 +194,8 @@ fn analyze_launch(
     };
     // Loops with a constant trip count that no induction variable describes are unrolled;
     // `origin` folds the copies' per-block counts back onto the blocks of `Cfg::build`.
-    let (cfg, origin) = crate::unroll::constant_trip_loops(f, Cfg::build(f), block);
-    let vals = affine::analyze(f, &cfg, block);
+    let (cfg, origin, vals) =
+        crate::unroll::constant_trip_loops_with_values(f, Cfg::build(f), block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
     let mut counter = DomainCounter::new(block).with_params(&f.params);
     let err = |b: usize, e: CountError| AnalyzeError::Count {

@@ -47,12 +47,23 @@ enum Open {
 /// Unroll every loop of `cfg` whose constant trip count resolves an assumption. Returns the
 /// graph to analyse and, for each of its blocks, the block of `cfg` it copies.
 pub fn constant_trip_loops(f: &Function, cfg: Cfg, ntid: [u64; 3]) -> (Cfg, Vec<usize>) {
+    let (cfg, origin, _) = constant_trip_loops_with_values(f, cfg, ntid);
+    (cfg, origin)
+}
+
+/// [`constant_trip_loops`], with the affine values of the returned graph (the analysis that
+/// decided the unrolling has them; analysing the graph again would repeat its proofs).
+pub fn constant_trip_loops_with_values(
+    f: &Function,
+    cfg: Cfg,
+    ntid: [u64; 3],
+) -> (Cfg, Vec<usize>, affine::Values) {
     let mut origin: Vec<usize> = (0..cfg.blocks.len()).collect();
     let mut cur = cfg;
-    if !cur.warnings.is_empty() {
-        return (cur, origin);
-    }
     let mut vals = affine::analyze(f, &cur, ntid);
+    if !cur.warnings.is_empty() {
+        return (cur, origin, vals);
+    }
     let mut open = unresolved(&cur, &vals, &origin);
     'round: while !open.is_empty() {
         for li in 0..cur.loops.len() {
@@ -83,7 +94,7 @@ pub fn constant_trip_loops(f: &Function, cfg: Cfg, ntid: [u64; 3]) -> (Cfg, Vec<
         }
         break;
     }
-    (cur, origin)
+    (cur, origin, vals)
 }
 
 /// Per-block counts of an unrolled graph summed onto the original blocks.
