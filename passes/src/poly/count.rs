@@ -41,6 +41,10 @@ const MAX_VISITS: usize = 1_500;
 /// (`(32 i) % n` bound at n = 2^20 splits into 65536 classes, hours of isl work), so the count
 /// fails fast with `TooComplex` and its caller falls back.
 const MAX_RESIDUES: i128 = 4096;
+/// Residue classes above which floors of the summation variable are lifted to variables of
+/// their own ([`Counter::lift`]) instead of split: splitting gives floor-free polynomials, one
+/// per class, and costs a recursion per class.
+const LIFT_ABOVE: i128 = 64;
 
 /// `#set` as a piecewise quasi-polynomial in its parameters, exact at every parameter value.
 ///
@@ -237,8 +241,12 @@ impl Counter {
         // and their union would count the overlap once.
         let mut next_cells: BTreeMap<Poly, Vec<Set>> = BTreeMap::new();
         for bs in pieces.basic_sets()? {
-            let m = div_modulus(&bs, x)?.lcm(&summand.split_modulus(x));
-            if m > 1 {
+            let dm = div_modulus(&bs, x)?;
+            // floors of ±x in the summand sum in closed form over an interval of x, where the
+            // cell itself has no division in x; otherwise x is split into residue classes
+            let direct = dm == 1 && summand.floors_summable(x);
+            let m = dm.lcm(&summand.split_modulus(x));
+            if m > 1 && !direct {
                 if rounds >= MAX_SPLIT_ROUNDS {
                     return Err(CountError::SplitLimit(x.to_string(), rounds));
                 }
@@ -251,9 +259,16 @@ impl Counter {
                     floors::Fixed::Unchanged => {}
                 }
                 let bset = bs.to_set()?;
-                if !self.restride(&bset, x, outer, &summand, rounds)? {
-                    self.split(bset, x, m, outer, &summand, rounds)?;
+                if self.restride(&bset, x, outer, &summand, rounds)? {
+                    continue;
                 }
+                if m > LIFT_ABOVE && dm > 1 && self.lift_divs(&bs, x, outer, &summand, rounds)? {
+                    continue;
+                }
+                if m > LIFT_ABOVE && dm == 1 && self.lift(&bset, x, outer, &summand, rounds)? {
+                    continue;
+                }
+                self.split(bset, x, m, outer, &summand, rounds)?;
                 continue;
             }
             let bset = bs.to_set()?;
@@ -275,7 +290,11 @@ impl Counter {
                     }
                     let lnames = b.param_names()?;
                     let ll = aff_to_lin(l, &lnames, &[], Round::Ceil)?;
-                    let next = summand.sum_range(x, &ll, &ul);
+                    let next = if direct {
+                        summand.sum_range_floors(x, &ll, &ul)
+                    } else {
+                        summand.sum_range(x, &ll, &ul)
+                    };
                     add_disjoint(next_cells.entry(next).or_default(), cell)?;
                 }
             }
@@ -328,6 +347,172 @@ impl Counter {
             .set_dim_name(DimType::isl_dim_set, 0, &q)?;
         let e = LinExpr::var(&q).scale(stride as i128).add(&off);
         self.sum_dim(sq, &q, outer, summand.subst(x, &e), rounds + 1)?;
+        Ok(true)
+    }
+
+    /// The cell's divisions of `x` become variables of their own, as [`Counter::lift`] does for
+    /// the summand: `floor(num/d)` becomes `F` with `d·F <= num <= d·F + d − 1`, summed right
+    /// after `x`, and the cell is linear in `x` (a residue condition on 256 thread indices modulo
+    /// 1024 would otherwise split 1024 ways). Whether it applied (a division nested in one of `x`
+    /// is left to splitting).
+    fn lift_divs(
+        &mut self,
+        bs: &BasicSet,
+        x: &str,
+        outer: &[String],
+        summand: &Poly,
+        rounds: usize,
+    ) -> Result<bool> {
+        let ls = bs.local_space()?;
+        let nd = ls.dim(DimType::isl_dim_div)?;
+        let params = bs.to_set()?.param_names()?;
+        let xs = [x.to_string()];
+        // per division: the name in the rewritten cell (a new variable, or its floor expression)
+        let mut spelled: Vec<String> = Vec::with_capacity(nd);
+        let mut lifted: Vec<String> = Vec::new();
+        let mut defs: Vec<String> = Vec::new();
+        for k in 0..nd {
+            let (num, den) = aff_parts(&ls.div(k)?, &params, &xs)?;
+            if !num.involves(x) {
+                spelled.push(format!("({})", num.floor_div(den)));
+                continue;
+            }
+            if num
+                .terms
+                .keys()
+                .any(|a| matches!(a, super::linexpr::Atom::Floor(..)) && a.involves(x))
+            {
+                return Ok(false);
+            }
+            self.fresh += 1;
+            let f = format!("{x}_d{}", self.fresh);
+            defs.push(format!("{den}*{f} <= ({num}) <= {den}*{f} + {}", den - 1));
+            spelled.push(f.clone());
+            lifted.push(f);
+        }
+        let mut constraints = defs;
+        for c in bs.constraints()? {
+            let mut terms: Vec<String> = Vec::new();
+            for (j, p) in params.iter().enumerate() {
+                let (a, _) = c.coefficient(DimType::isl_dim_param, j)?;
+                if a != 0 {
+                    terms.push(format!("{a}*{p}"));
+                }
+            }
+            let (a, _) = c.coefficient(DimType::isl_dim_set, 0)?;
+            if a != 0 {
+                terms.push(format!("{a}*{x}"));
+            }
+            for (k, name) in spelled.iter().enumerate() {
+                let (a, _) = c.coefficient(DimType::isl_dim_div, k)?;
+                if a != 0 {
+                    terms.push(format!("{a}*{name}"));
+                }
+            }
+            terms.push(c.constant()?.0.to_string());
+            let rel = if c.is_equality()? { "=" } else { ">=" };
+            constraints.push(format!("{} {rel} 0", terms.join(" + ")));
+        }
+        let all_params: Vec<String> = params
+            .iter()
+            .cloned()
+            .chain(lifted.iter().cloned())
+            .collect();
+        let s2 = Set::parse(
+            &self.ctx,
+            &format!(
+                "[{}] -> {{ [{x}] : {} }}",
+                all_params.join(", "),
+                constraints.join(" and ")
+            ),
+        )?;
+        let mut outer2 = outer.to_vec();
+        outer2.extend(lifted);
+        self.sum_dim(s2, x, &outer2, summand.clone(), rounds + 1)?;
+        Ok(true)
+    }
+
+    /// Each floor of `x` in the summand becomes a variable `F` of its own, constrained by
+    /// `m'·F <= k'·x + floor(rest/g) <= m'·F + m' − 1` (the floor reduced by g = gcd(k, m), with
+    /// k' the signed representative of k/g modulo m' = m/g) and summed right after `x`. `F` is a
+    /// function of `x`, so the sum is unchanged, and `x` is then summed without floors; with
+    /// k' = ±1 neither bound of `x` brings a new floor. Whether it applied (floors nested inside
+    /// floors of `x` are left to splitting).
+    fn lift(
+        &mut self,
+        s1: &Set,
+        x: &str,
+        outer: &[String],
+        summand: &Poly,
+        rounds: usize,
+    ) -> Result<bool> {
+        let xv = super::linexpr::Atom::Var(x.to_string());
+        let mut floors: Vec<(super::linexpr::Atom, LinExpr, i128)> = Vec::new();
+        for m in summand.terms.keys() {
+            for (a, _) in m {
+                let super::linexpr::Atom::Floor(e, md) = a else {
+                    continue;
+                };
+                if !e.involves(x) || floors.iter().any(|(b, _, _)| b == a) {
+                    continue;
+                }
+                let nested = e
+                    .terms
+                    .keys()
+                    .any(|b| matches!(b, super::linexpr::Atom::Floor(..)) && b.involves(x));
+                if nested {
+                    return Ok(false);
+                }
+                floors.push((a.clone(), (**e).clone(), *md));
+            }
+        }
+        let params = s1.param_names()?;
+        let mut next = summand.clone();
+        let mut names = Vec::new();
+        let mut constraints = Vec::new();
+        for (atom, e, md) in floors {
+            let k = e.terms.get(&xv).copied().unwrap_or(0);
+            let rest = e.sub(&LinExpr::var(x).scale(k));
+            let g = k.gcd(&md);
+            let m2 = md / g;
+            // k/g modulo m2, as the representative nearest zero
+            let mut k2 = (k / g).rem_euclid(m2);
+            if 2 * k2 > m2 {
+                k2 -= m2;
+            }
+            // k·x + rest = g·(k/g·x) + rest, and k/g·x ≡ k2·x modulo m2 up to a multiple of x
+            // that `floor` carries outside: floor((k x + rest)/m) = ((k/g − k2)/m2)·x
+            // + floor((k2·x + floor(rest/g))/m2)
+            let outside = (k / g - k2) / m2;
+            let inner = LinExpr::var(x).scale(k2).add(&rest.floor_div(g));
+            self.fresh += 1;
+            let f = format!("{x}_f{}", self.fresh);
+            let fl = LinExpr::var(&f);
+            constraints.push(format!(
+                "{m2}*{f} <= ({inner}) <= {m2}*{f} + {}",
+                m2 - 1
+            ));
+            let replacement = fl.add(&LinExpr::var(x).scale(outside));
+            next = next.subst_atom(&atom, &replacement);
+            names.push(f);
+        }
+        let all_params: Vec<String> = params
+            .iter()
+            .cloned()
+            .chain(names.iter().cloned())
+            .collect();
+        let c = Set::parse(
+            &self.ctx,
+            &format!(
+                "[{}] -> {{ [{x}] : {} }}",
+                all_params.join(", "),
+                constraints.join(" and ")
+            ),
+        )?;
+        let s2 = s1.clone().intersect(c)?;
+        let mut outer2 = outer.to_vec();
+        outer2.extend(names);
+        self.sum_dim(s2, x, &outer2, next, rounds + 1)?;
         Ok(true)
     }
 
@@ -777,6 +962,21 @@ mod tests {
             _ => Some(3),
         };
         assert_eq!(q.eval(&at), Some(rat(625)), "{q}");
+    }
+
+    /// A grid-stride loop on a fixed grid of 256 blocks of 256 threads: the thread's trip
+    /// count floor((n − 1 − 256c − t)/65536) + 1 sums over t in closed form (a floor of −t) and
+    /// over c by lifting its floor (modulus 256 after reduction, above the splitting limit).
+    /// Every index below n is visited once.
+    #[test]
+    fn grid_stride_sums_without_splitting() {
+        let q = check(
+            "[n] -> { [c, t, k] : 0 <= c < 256 and 0 <= t < 256 and k >= 0 and 256 c + t + 65536 k < n }",
+            &[0, 1, 255, 65536, 65537, 70000, 200_000],
+        );
+        let at = |n: i128| q.eval(&|v| (v == "n").then_some(n)).unwrap();
+        assert_eq!(at(1 << 20), rat(1 << 20));
+        assert_eq!(at(-5), rat(0));
     }
 
     #[test]

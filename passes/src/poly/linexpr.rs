@@ -217,12 +217,22 @@ impl Atom {
         }
     }
 
+    /// See [`LinExpr::split_modulus`]. For `floor((k·name + rest)/m)` with `name` in no inner
+    /// floor, `M = m / gcd(k, m)` suffices: `k·M` is a multiple of `m`, so `name := M·q + r`
+    /// leaves `(k·M/m)·q + floor((k·r + rest)/m)` (a grid-stride step of 256 threads inside a
+    /// floor by 65536 splits 256 ways, not 65536).
     pub fn split_modulus(&self, name: &str) -> i128 {
         match self {
             Atom::Var(_) => 1,
             Atom::Floor(e, m) => {
-                if e.involves(name) {
+                let nested = e
+                    .terms
+                    .keys()
+                    .any(|a| matches!(a, Atom::Floor(..)) && a.involves(name));
+                if nested {
                     m * e.split_modulus(name)
+                } else if let Some(k) = e.terms.get(&Atom::Var(name.to_string())) {
+                    m / k.gcd(m)
                 } else {
                     1
                 }

@@ -217,6 +217,99 @@ impl Poly {
         r
     }
 
+    /// Replace the atom `atom` (a floor, say) by `e` everywhere.
+    pub fn subst_atom(&self, atom: &Atom, e: &LinExpr) -> Poly {
+        let pe = Poly::from_lin(e);
+        let mut r = Poly::zero();
+        for (m, c) in &self.terms {
+            let mut t = Poly::constant(c.clone());
+            for (a, k) in m {
+                let f = if a == atom {
+                    pe.clone()
+                } else {
+                    Poly::from_lin(&LinExpr::atom(a.clone()))
+                };
+                for _ in 0..*k {
+                    t = t.mul(&f);
+                }
+            }
+            r = r.add(&t);
+        }
+        r
+    }
+
+    /// Whether [`Poly::sum_range_floors`] can sum over `name`: inside floors `name` occurs only
+    /// as `floor((±name + e)/m)` (canonically, coefficient 1 or m − 1), at most one such floor
+    /// per monomial, to the first power, with no other factor involving `name`.
+    pub fn floors_summable(&self, name: &str) -> bool {
+        self.terms.keys().all(|m| {
+            let inside: Vec<&(Atom, u32)> = m
+                .iter()
+                .filter(|(a, _)| matches!(a, Atom::Floor(..)) && a.involves(name))
+                .collect();
+            match inside.as_slice() {
+                [] => true,
+                [(Atom::Floor(e, md), 1)] => {
+                    let bare = m
+                        .iter()
+                        .any(|(a, _)| matches!(a, Atom::Var(v) if v == name));
+                    let c = e
+                        .terms
+                        .get(&Atom::Var(name.to_string()))
+                        .copied()
+                        .unwrap_or(0);
+                    let nested = e
+                        .terms
+                        .keys()
+                        .any(|a| matches!(a, Atom::Floor(..)) && a.involves(name));
+                    !bare && !nested && (c == 1 || c == md - 1)
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// `Σ_{name=l}^{u} self` for `l <= u + 1`, where [`Poly::floors_summable`] holds. A floor of
+    /// `name` is summed without splitting `name` into residue classes, through
+    /// G(N) = Σ_{y=0}^{N-1} floor(y/m) = m·q(q − 1)/2 + q·(N − m·q) with q = floor(N/m) (G(N+1) −
+    /// G(N) = floor(N/m) for every integer N, so Σ_{x=l}^{u} floor((x + e)/m) = G(u + e + 1) −
+    /// G(l + e)); a grid-stride loop over 65536 threads would otherwise split 65536 ways.
+    pub fn sum_range_floors(&self, name: &str, l: &LinExpr, u: &LinExpr) -> Poly {
+        let x = Atom::Var(name.to_string());
+        let mut plain = Poly::zero();
+        let mut r = Poly::zero();
+        for (m, c) in &self.terms {
+            let Some(i) = m
+                .iter()
+                .position(|(a, _)| matches!(a, Atom::Floor(..)) && a.involves(name))
+            else {
+                plain.add_term(m.clone(), c.clone());
+                continue;
+            };
+            let Atom::Floor(e, md) = &m[i].0 else {
+                unreachable!("position found a floor")
+            };
+            let mut cof_mono = m.clone();
+            cof_mono.remove(i);
+            let mut cof = Poly::zero();
+            cof.add_term(cof_mono, c.clone());
+            let k = e.terms.get(&x).copied().unwrap_or(0);
+            let rest = e.sub(&LinExpr::var(name).scale(k));
+            let s = if k == 1 {
+                floor_prefix_sum(&u.add(&rest).add_const(1), *md)
+                    .sub(&floor_prefix_sum(&l.add(&rest), *md))
+            } else {
+                // floor(((m − 1)x + e)/m) = x + floor((e − x)/m); y = e − x runs from e − u to e − l
+                Poly::var(name)
+                    .sum_range(name, l, u)
+                    .add(&floor_prefix_sum(&rest.sub(l).add_const(1), *md))
+                    .sub(&floor_prefix_sum(&rest.sub(u), *md))
+            };
+            r = r.add(&cof.mul(&s));
+        }
+        r.add(&plain.sum_range(name, l, u))
+    }
+
     /// Exact value; `None` when a variable has no value.
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<Rat> {
         let mut acc = Rat::zero();
@@ -370,7 +463,6 @@ impl fmt::Display for Poly {
     }
 }
 
-/// A rational as f64 (for bound numbers).
 /// Apply Hermite's identity Σ_{r=0}^{m-1} floor((x + r)/m) = x (integer x) wherever a
 /// polynomial holds all m residues of one floor with the same coefficient and cofactor.
 /// Summing a tiled loop that the compiler unrolled m times produces exactly such runs
@@ -420,6 +512,16 @@ fn hermite_run(p: &Poly) -> Option<(Vec<Mono>, Poly)> {
     None
 }
 
+/// G(N) = Σ_{y=0}^{N-1} floor(y/m), for every integer N: m·q(q − 1)/2 + q·(N − m·q), q = floor(N/m).
+fn floor_prefix_sum(n: &LinExpr, m: i128) -> Poly {
+    let q = Poly::from_lin(&n.floor_div(m));
+    let half_m = Rat::new(BigInt::from(m), BigInt::from(2));
+    q.mul(&q.sub(&Poly::one()))
+        .scale(&half_m)
+        .add(&q.mul(&Poly::from_lin(n).sub(&q.scale(&rat(m)))))
+}
+
+/// A rational as f64 (for bound numbers).
 pub fn rat_to_f64(r: &Rat) -> f64 {
     r.to_f64().unwrap_or(f64::NAN)
 }
@@ -427,6 +529,47 @@ pub fn rat_to_f64(r: &Rat) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Σ_{x=l}^{u} of floors of ±x (times a cofactor and beside plain terms) equals the sum
+    /// term by term, for bounds of either sign, empty ranges and several moduli.
+    #[test]
+    fn floor_sums_match_brute_force() {
+        let x = LinExpr::var("x");
+        let y = Poly::var("y");
+        for m in [2i128, 3, 4, 7, 16] {
+            for e in [-9i128, -1, 0, 5] {
+                // 3·y·floor((x + e)/m) + 2·floor((e − x)/m) + x² − 4
+                let p = Poly::from_lin(&x.add_const(e).floor_div(m))
+                    .mul(&y)
+                    .scale(&rat(3))
+                    .add(&Poly::from_lin(&x.scale(-1).add_const(e).floor_div(m)).scale(&rat(2)))
+                    .add(&Poly::var("x").mul(&Poly::var("x")))
+                    .sub(&Poly::constant(rat(4)));
+                assert!(p.floors_summable("x"));
+                let s = p.sum_range_floors("x", &LinExpr::var("l"), &LinExpr::var("u"));
+                for (l, u) in [(-7i128, 5i128), (0, 0), (3, 2), (-20, -11), (1, 40)] {
+                    let env = |v: &str| match v {
+                        "l" => Some(l),
+                        "u" => Some(u),
+                        "y" => Some(5),
+                        _ => None,
+                    };
+                    let want: Rat = (l..=u)
+                        .map(|xv| {
+                            p.eval(&|v: &str| if v == "x" { Some(xv) } else { env(v) })
+                                .unwrap()
+                        })
+                        .sum();
+                    assert_eq!(s.eval(&env).unwrap(), want, "m={m} e={e} l={l} u={u}");
+                }
+            }
+        }
+        // x inside a floor with another coefficient, or times x, is not summable this way
+        assert!(!Poly::from_lin(&x.scale(2).floor_div(5)).floors_summable("x"));
+        assert!(!Poly::from_lin(&x.floor_div(4))
+            .mul(&Poly::var("x"))
+            .floors_summable("x"));
+    }
 
     #[test]
     fn hermite_collapses_full_residue_runs_only() {
