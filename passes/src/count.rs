@@ -18,7 +18,7 @@ use crate::domain_count::DomainCounter;
 use crate::domains::{self, HintParam};
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::poly::{rat, rat_to_f64};
-use crate::poly::{self as poly_mod, CountError, Poly, QPoly};
+use crate::poly::{self as poly_mod, CountError, Poly, QPoly, QPolySum};
 use crate::ptx::{Function, Module};
 use crate::stats::{
     Assumption, BlockExecs, BoundStats, Dir, Feature, Granularity, Launch, OpKind, Space,
@@ -26,6 +26,7 @@ use crate::stats::{
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -203,23 +204,24 @@ fn analyze_launch(
         block: cfg.blocks[b].name(),
         source: e,
     };
-    let mut features: BTreeMap<Feature, QPoly> = BTreeMap::new();
-    let mut add = |k: Feature, q: &QPoly| {
-        let e = features.entry(k).or_default();
-        *e = e.add(q);
+    let mut sums: BTreeMap<Feature, QPolySum> = BTreeMap::new();
+    let mut add_times = |k: Feature, q: &QPoly, times: i128| {
+        sums.entry(k).or_default().add_scaled(q, &rat(times));
     };
     let nblocks = Poly::var("nctaid_x")
         .mul(&Poly::var("nctaid_y"))
         .mul(&Poly::var("nctaid_z"));
     let tpb = block.iter().product::<u64>();
-    add(Feature::Blocks, &QPoly::from_poly(nblocks.clone()));
-    add(
+    add_times(Feature::Blocks, &QPoly::from_poly(nblocks.clone()), 1);
+    add_times(
         Feature::Threads,
         &QPoly::from_poly(nblocks.scale(&rat(tpb as i128))),
+        1,
     );
-    add(
+    add_times(
         Feature::Warps,
         &QPoly::from_poly(nblocks.scale(&rat(tpb.div_ceil(32) as i128))),
+        1,
     );
     let mut pending_mem = Vec::new();
     let mut mem_sites = Vec::new();
@@ -234,11 +236,17 @@ fn analyze_launch(
             count_groups(&mut counter, &d.counters, &d.groups).map_err(|e| err(b, e))?;
         let (bt, bw) = totals(&block_parts);
         block_execs.insert(b, (bt.clone(), bw.clone()));
+        // Instructions that run wherever the block runs share its counts: they only add to a
+        // multiplicity per feature, and the block's counts are added once per feature below
+        // (counts of independent guards multiply into thousands of pieces, too many to copy and
+        // add per instruction).
+        let mut per_block: BTreeMap<Feature, i128> = BTreeMap::new();
         let mut env = vals.entry[b].clone();
         for (k, inst) in bb.insts.iter().enumerate() {
             let guarded = inst.pred.is_some() && !classify::counts_when_guard_false(inst);
-            let mut parts = block_parts.clone();
-            let (tq, wq) = if guarded {
+            // the instruction's own lane groups and counts, where a known guard restricts it
+            let mut own: Option<(Parts, QPoly, QPoly)> = None;
+            if guarded {
                 let g = inst.pred.as_ref().expect("checked");
                 let c = match env.get(&g.reg) {
                     Some(Val::Pred(c)) => Some(if g.negated {
@@ -252,9 +260,10 @@ fn analyze_launch(
                     Some(c) => {
                         let gs: Vec<Cond> =
                             d.groups.iter().map(|g| g.clone().and(c.clone())).collect();
-                        parts =
+                        let parts =
                             count_groups(&mut counter, &d.counters, &gs).map_err(|e| err(b, e))?;
-                        totals(&parts)
+                        let (t, w) = totals(&parts);
+                        own = Some((parts, t, w));
                     }
                     None => {
                         assumptions.push(Assumption {
@@ -273,43 +282,29 @@ fn analyze_launch(
                             from_user: false,
                             at: inst.loc.as_ref().map(|l| format!("line {}", l.line)),
                         });
-                        (bt.clone(), bw.clone())
                     }
                 }
-            } else {
-                (bt.clone(), bw.clone())
+            }
+            let (parts, tq, wq) = match &own {
+                Some((p, t, w)) => (p, t, w),
+                None => (&block_parts, &bt, &bw),
             };
+            let mut features_of_inst: Vec<Feature> = Vec::new();
             if let Some((kind, ty)) = classify::op_feature(inst) {
-                add(
-                    Feature::Op {
-                        kind,
-                        ty,
-                        gran: Granularity::Thread,
-                    },
-                    &tq,
-                );
-                add(
-                    Feature::Op {
-                        kind,
-                        ty,
-                        gran: Granularity::Warp,
-                    },
-                    &wq,
-                );
+                for gran in [Granularity::Thread, Granularity::Warp] {
+                    features_of_inst.push(Feature::Op { kind, ty, gran });
+                }
                 if kind == OpKind::Other {
-                    add(
-                        Feature::Unknown {
-                            opcode: inst.full_opcode(),
-                        },
-                        &tq,
-                    );
+                    features_of_inst.push(Feature::Unknown {
+                        opcode: inst.full_opcode(),
+                    });
                 }
             }
             if let Some((space, dir, bits, nc)) = classify::mem_access(inst) {
                 let addr = affine::address(f, inst, &env, block);
                 let coefs = lanes::lane_coefs(addr.as_ref(), block);
                 // one record per lane group: a warp accesses once per group it has lanes in
-                for (icond, gt, gw) in &parts {
+                for (icond, gt, gw) in parts {
                     if classify::counts_sectors(space) || space == Space::Shared {
                         accesses.push(AccessRecord {
                             counters: d.counters.clone(),
@@ -338,18 +333,15 @@ fn analyze_launch(
                 }
                 match stride(coefs.as_ref(), bits) {
                     Ok(stride) => {
-                        for (g, q) in [(Granularity::Thread, &tq), (Granularity::Warp, &wq)] {
-                            add(
-                                Feature::Mem {
-                                    space,
-                                    dir,
-                                    bits,
-                                    stride,
-                                    nc,
-                                    gran: g,
-                                },
-                                q,
-                            );
+                        for gran in [Granularity::Thread, Granularity::Warp] {
+                            features_of_inst.push(Feature::Mem {
+                                space,
+                                dir,
+                                bits,
+                                stride,
+                                nc,
+                                gran,
+                            });
                         }
                     }
                     Err(coef) => pending_mem.push(PendingMem {
@@ -365,21 +357,24 @@ fn analyze_launch(
                 }
             }
             if classify::is_cta_barrier(inst) {
-                add(
-                    Feature::Barrier {
-                        gran: Granularity::Thread,
-                    },
-                    &tq,
-                );
-                add(
-                    Feature::Barrier {
-                        gran: Granularity::Warp,
-                    },
-                    &wq,
-                );
+                for gran in [Granularity::Thread, Granularity::Warp] {
+                    features_of_inst.push(Feature::Barrier { gran });
+                }
+            }
+            for k in features_of_inst {
+                if own.is_some() {
+                    let q = if is_warp_granular(&k) { wq } else { tq };
+                    add_times(k, q, 1);
+                } else {
+                    *per_block.entry(k).or_default() += 1;
+                }
             }
             // replay the instruction so later predicates in the block see their values
             affine::transfer(f, inst, &mut env, block);
+        }
+        for (k, times) in per_block {
+            let q = if is_warp_granular(&k) { &bw } else { &bt };
+            add_times(k, q, times);
         }
     }
     for h in &doms.hints {
@@ -400,6 +395,8 @@ fn analyze_launch(
             at: None,
         });
     }
+    let mut features: BTreeMap<Feature, QPoly> =
+        sums.into_iter().map(|(k, s)| (k, s.finish())).collect();
     features.retain(|_, q| !q.is_zero());
     let block_execs = crate::unroll::fold(&origin, block_execs);
     let params = f
@@ -431,28 +428,48 @@ fn analyze_launch(
 }
 
 /// Thread and warp counts of each lane group of a domain (`BlockDomain::groups`).
+/// The lane groups of a domain (its condition split into the groups a warp runs one after
+/// another) with their thread and warp counts, shared by the records that keep them.
+type Parts = Vec<(Cond, Arc<QPoly>, Arc<QPoly>)>;
+
 fn count_groups(
     counter: &mut DomainCounter,
     counters: &[String],
     groups: &[Cond],
-) -> Result<Vec<(Cond, QPoly, QPoly)>, CountError> {
+) -> Result<Parts, CountError> {
     groups
         .iter()
         .map(|g| {
             Ok((
                 g.clone(),
-                counter.count(counters, g, false)?,
-                counter.count(counters, g, true)?,
+                Arc::new(counter.count(counters, g, false)?),
+                Arc::new(counter.count(counters, g, true)?),
             ))
         })
         .collect()
 }
 
 /// Thread and warp counts summed over lane groups.
-fn totals(parts: &[(Cond, QPoly, QPoly)]) -> (QPoly, QPoly) {
+fn totals(parts: &Parts) -> (QPoly, QPoly) {
     parts.iter().fold(
         (QPoly::default(), QPoly::default()),
         |(t, w), (_, gt, gw)| (t.add(gt), w.add(gw)),
+    )
+}
+
+/// Whether a feature counts warp executions (else thread executions).
+fn is_warp_granular(k: &Feature) -> bool {
+    matches!(
+        k,
+        Feature::Op {
+            gran: Granularity::Warp,
+            ..
+        } | Feature::Mem {
+            gran: Granularity::Warp,
+            ..
+        } | Feature::Barrier {
+            gran: Granularity::Warp
+        }
     )
 }
 
@@ -488,8 +505,8 @@ pub struct MemSite {
     pub cond: Cond,
     pub addr: Option<Poly>,
     pub width: u64,
-    pub thread: QPoly,
-    pub warp: QPoly,
+    pub thread: Arc<QPoly>,
+    pub warp: Arc<QPoly>,
 }
 
 /// One global/local memory instruction: its domain and address, for sector and line counts.
@@ -502,7 +519,7 @@ pub struct AccessRecord {
     pub space: Space,
     pub dir: Dir,
     /// Warp executions of the access.
-    pub warp: QPoly,
+    pub warp: Arc<QPoly>,
 }
 
 /// Most points `segments` counts one by one (about a second of isl scanning), so `bind` stays

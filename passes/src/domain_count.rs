@@ -11,7 +11,8 @@
 //! theirs. A dimension in no conjunct counts its box (`nctaid_d`, `ntid_d`) without isl; every
 //! other group is counted by `poly::count` and cached by its text, since one guard recurs in
 //! every block under it. At warp granularity the thread dimensions and the warp are one group
-//! (`32 warp <= linear tid < 32 warp + 32` ties them), counted with the threads projected out.
+//! (`32 warp <= linear tid < 32 warp + 32` ties them; only the row dimensions when a warp holds
+//! whole rows), counted with the threads projected out.
 //!
 //! Counts are exact for kernel parameters in the signed range of their PTX width (a 32-bit
 //! parameter in [-2^31, 2^31)): the affine pass models registers as exact integers compared
@@ -164,7 +165,9 @@ impl DomainCounter {
         }
         if warp {
             for t in varying {
-                join(&mut root, index[WARP], index[t]);
+                if *t != "tid_x" || !self.warp_holds_whole_rows() {
+                    join(&mut root, index[WARP], index[t]);
+                }
             }
         }
         let mut conjuncts = Vec::new();
@@ -219,11 +222,12 @@ impl DomainCounter {
         varying: &[&str],
     ) -> Result<QPoly, CountError> {
         if g.conjuncts.is_empty() {
-            if let Some(q) = self.box_count(g) {
+            if let Some(q) = self.box_count(g, warp) {
                 return Ok(q);
             }
         }
-        let dim_order: Vec<&str> = CTAIDS
+        // at warp granularity the threads are projected out, never counted
+        let counted: Vec<&str> = CTAIDS
             .iter()
             .copied()
             .chain(warp.then_some(WARP))
@@ -231,6 +235,15 @@ impl DomainCounter {
             .chain(counters.iter().map(String::as_str))
             .filter(|d| g.dims.contains(*d))
             .collect();
+        let projected: Vec<&str> = if warp {
+            varying
+                .iter()
+                .copied()
+                .filter(|t| g.dims.contains(*t))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut params: BTreeSet<String> = BTreeSet::new();
         for c in &g.conjuncts {
             let mut vars = BTreeSet::new();
@@ -240,65 +253,45 @@ impl DomainCounter {
                     .filter(|v| !g.dims.contains(v) && !TIDS.contains(&v.as_str())),
             );
         }
-        let mut bounds: Vec<String> = Vec::new();
+        let mut outside: Vec<String> = Vec::new();
         for (c, n) in CTAIDS.iter().zip(NCTAIDS) {
             if g.dims.contains(*c) {
                 params.insert(n.to_string());
-                bounds.push(format!("0 <= {c} < {n}"));
+                outside.push(format!("0 <= {c} < {n}"));
             }
         }
-        let mut inner: Vec<String> = Vec::new();
-        for (t, n) in TIDS.iter().zip(self.block) {
-            if g.dims.contains(*t) || (warp && g.dims.contains(WARP) && varying.contains(t)) {
-                inner.push(format!("0 <= {t} < {n}"));
-            }
+        if g.dims.contains(WARP) {
+            let warps = self.block.iter().product::<u64>().div_ceil(32);
+            outside.push(format!("0 <= {WARP} < {warps}"));
         }
-        let conj: Vec<String> = g.conjuncts.iter().map(Cond::to_isl).collect();
-        let params: Vec<String> = params.into_iter().collect();
-        let text = if warp && g.dims.contains(WARP) {
-            let [nx, ny, _] = self.block;
-            let linear: Vec<String> = [("tid_x", 1), ("tid_y", nx), ("tid_z", nx * ny)]
-                .iter()
-                .filter(|(t, _)| varying.contains(t))
-                .map(|(t, k)| format!("{k} {t}"))
-                .collect();
-            let tids: Vec<String> = inner.iter().chain(conj.iter()).cloned().collect();
-            bounds.push(format!(
-                "0 <= {WARP} < {}",
-                self.block.iter().product::<u64>().div_ceil(32)
-            ));
-            // one thread per block: no thread to project out
-            let exists = if varying.is_empty() {
-                conj_or_true(&conj)
-            } else {
-                format!(
-                    "exists ({} : {} and 32 {WARP} <= {} <= 32 {WARP} + 31)",
-                    varying.join(", "),
-                    tids.join(" and "),
-                    linear.join(" + ")
-                )
-            };
-            bounds.push(exists);
-            format!(
-                "[{}] -> {{ [{}] : {} }}",
-                params.join(", "),
-                dim_order.join(", "),
-                bounds.join(" and ")
-            )
+        let mut inside: Vec<String> = TIDS
+            .iter()
+            .zip(self.block)
+            .filter(|(t, _)| g.dims.contains(**t))
+            .map(|(t, n)| format!("0 <= {t} < {n}"))
+            .collect();
+        inside.extend(g.conjuncts.iter().map(Cond::to_isl));
+        if g.dims.contains(WARP) && !projected.is_empty() {
+            inside.push(self.warp_constraint(&projected));
+        }
+        let body = if projected.is_empty() {
+            outside.extend(inside);
+            outside
         } else {
-            bounds.extend(inner);
-            bounds.extend(conj);
-            format!(
-                "[{}] -> {{ [{}] : {} }}",
-                params.join(", "),
-                dim_order.join(", "),
-                if bounds.is_empty() {
-                    "true".to_string()
-                } else {
-                    bounds.join(" and ")
-                }
-            )
+            outside.push(format!(
+                "exists ({} : {})",
+                projected.join(", "),
+                inside.join(" and ")
+            ));
+            outside
         };
+        let params: Vec<String> = params.into_iter().collect();
+        let text = format!(
+            "[{}] -> {{ [{}] : {} }}",
+            params.join(", "),
+            counted.join(", "),
+            conj_or_true(&body)
+        );
         if let Some(q) = self.cache.get(&text) {
             return Ok(q.clone());
         }
@@ -309,17 +302,46 @@ impl DomainCounter {
         Ok(q)
     }
 
+    /// Whether a warp holds whole rows of the block (`ntid_x` divides 32): then which warp a
+    /// thread is in does not depend on `tid_x`, and `tid_x` needs no group with the warp.
+    fn warp_holds_whole_rows(&self) -> bool {
+        32 % self.block[0] == 0
+    }
+
+    /// The constraint tying the warp index to the projected thread dimensions: in general
+    /// `32 warp <= tid_x + nx tid_y + nx ny tid_z <= 32 warp + 31`; when a warp holds whole rows
+    /// and `tid_x` is not among them, `R warp <= tid_y + ny tid_z <= R warp + R − 1` with
+    /// R = 32 / nx rows per warp (equivalent, as 0 <= tid_x < nx).
+    fn warp_constraint(&self, projected: &[&str]) -> String {
+        let [nx, ny, _] = self.block;
+        if !projected.contains(&"tid_x") && self.warp_holds_whole_rows() {
+            let rows = 32 / nx;
+            let row: Vec<String> = [("tid_y", 1), ("tid_z", ny)]
+                .iter()
+                .filter(|(t, _)| projected.contains(t))
+                .map(|(t, k)| format!("{k} {t}"))
+                .collect();
+            let row = row.join(" + ");
+            return format!("{rows} {WARP} <= {row} <= {rows} {WARP} + {}", rows - 1);
+        }
+        let linear: Vec<String> = [("tid_x", 1), ("tid_y", nx), ("tid_z", nx * ny)]
+            .iter()
+            .filter(|(t, _)| projected.contains(t))
+            .map(|(t, k)| format!("{k} {t}"))
+            .collect();
+        format!("32 {WARP} <= {} <= 32 {WARP} + 31", linear.join(" + "))
+    }
+
     /// The count of a group without conditions, when it is the box of the launch: a grid
     /// dimension (`nctaid_d`, at least 1), a thread dimension (`ntid_d`), or the warps of a block.
-    fn box_count(&self, g: &Group) -> Option<QPoly> {
+    fn box_count(&self, g: &Group, warp: bool) -> Option<QPoly> {
         let mut p = Poly::one();
-        let warp_group = g.dims.contains(WARP);
         for d in &g.dims {
             if let Some(k) = CTAIDS.iter().position(|c| c == d) {
                 p = p.mul(&Poly::var(NCTAIDS[k]));
             } else if let Some(k) = TIDS.iter().position(|t| t == d) {
-                // in the warp's group the threads are projected out, not counted
-                if !warp_group {
+                // at warp granularity the threads are projected out: a non-empty box is one
+                if !warp {
                     p = p.scale(&rat(self.block[k] as i128));
                 }
             } else if d == WARP {

@@ -154,6 +154,9 @@ pub struct Compiled {
     /// every distinct guard once, so that a test shared by many pieces runs once per point
     /// (empty when there are more than 64: then each piece tests its own)
     conds: Vec<(u32, bool)>,
+    /// `Σ coeff · Π factor` (the QPoly's unexpanded products), each factor a program of its own
+    /// whose registers follow this program's
+    products: Vec<(f64, Vec<Compiled>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -240,8 +243,25 @@ impl Compiled {
     /// Compile; `params` fixes the order of the values passed to `eval` (names that occur in
     /// the QPoly but not in `params` are appended, see [`Compiled::params`]).
     pub fn new(q: &QPoly, params: &[&str]) -> Result<Compiled, CompileError> {
+        // every part of a product evaluates with the same parameter order
+        let mut names: Vec<String> = params.iter().map(|s| s.to_string()).collect();
+        for n in q.params() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut products = Vec::new();
+        for p in &q.products {
+            let factors = p
+                .factors
+                .iter()
+                .map(|f| Compiled::new(f, &name_refs))
+                .collect::<Result<Vec<_>, _>>()?;
+            products.push((super::poly::rat_to_f64(&p.coeff), factors));
+        }
         let mut b = Builder {
-            params: params.iter().map(|s| s.to_string()).collect(),
+            params: names.clone(),
             ops: Vec::new(),
             lin_terms: Vec::new(),
             memo: BTreeMap::new(),
@@ -336,6 +356,7 @@ impl Compiled {
                 .unwrap_or(0),
             pieces,
             horner: horner_code,
+            products,
         })
     }
 
@@ -344,9 +365,16 @@ impl Compiled {
         &self.params
     }
 
-    /// Number of registers `eval` needs in `regs` (the program's, then the Horner stack).
+    /// Number of registers `eval` needs in `regs` (the program's, the Horner stack, then the
+    /// factors' of each product).
     pub fn registers(&self) -> usize {
-        self.ops.len() + self.stack_depth
+        self.ops.len()
+            + self.stack_depth
+            + self
+                .products
+                .iter()
+                .flat_map(|(_, fs)| fs.iter().map(Compiled::registers))
+                .sum::<usize>()
     }
 
     /// Evaluate at `vals` (in `params()` order); `regs` is scratch space reused across calls.
@@ -355,6 +383,25 @@ impl Compiled {
             regs.clear();
             regs.resize(self.registers(), 0);
         }
+        self.eval_in(vals, regs)
+    }
+
+    fn eval_in(&self, vals: &[i64], regs: &mut [i64]) -> f64 {
+        let (own, mut rest) = regs.split_at_mut(self.ops.len() + self.stack_depth);
+        let mut total = self.eval_flat(vals, own);
+        for (coeff, factors) in &self.products {
+            let mut v = *coeff;
+            for f in factors {
+                let (mine, tail) = rest.split_at_mut(f.registers());
+                v *= f.eval_in(vals, mine);
+                rest = tail;
+            }
+            total += v;
+        }
+        total
+    }
+
+    fn eval_flat(&self, vals: &[i64], regs: &mut [i64]) -> f64 {
         let (regs, stack) = regs.split_at_mut(self.ops.len());
         for (i, op) in self.ops.iter().enumerate() {
             let v = match *op {

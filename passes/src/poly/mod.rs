@@ -47,4 +47,4 @@ pub use compile::Compiled;
 pub use count::{count, sum, CountError};
 pub use linexpr::{Atom, LinExpr};
 pub use poly::{Poly, Rat};
-pub use qpoly::{Constraint, Guard, Piece, QPoly};
+pub use qpoly::{Constraint, Guard, Piece, QPoly, QPolySum};

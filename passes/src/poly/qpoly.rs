@@ -7,7 +7,7 @@ use super::linexpr::LinExpr;
 use super::poly::{rat_to_f64, Poly, Rat};
 use num_traits::Zero;
 use serde::{Serialize, Serializer};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 /// One constraint `expr >= 0` or `expr == 0`.
@@ -59,10 +59,80 @@ pub struct Piece {
     pub poly: Poly,
 }
 
-/// A piecewise quasi-polynomial in named parameters.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+/// A piecewise quasi-polynomial in named parameters: flat pieces `Σ [guard]·poly`, plus products
+/// of such flat factors kept unexpanded. The count of a domain that is a product of independent
+/// parts (the rows and columns of a boundary-checked 2-D stencil) is the product of their counts;
+/// expanded, 42- and 32-piece factors become 1344 pieces, every one of them copied, added and
+/// evaluated.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct QPoly {
     pub pieces: Vec<Piece>,
+    /// `Σ coeff · Π factors`, each factor flat (no products of its own).
+    pub products: Vec<Product>,
+}
+
+/// `coeff · Π factors`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Product {
+    pub coeff: Rat,
+    /// Flat factors, sorted (so that equal products compare equal).
+    pub factors: Vec<QPoly>,
+}
+
+/// Products of flat pieces up to this many pieces are expanded (readable, and as cheap).
+const EXPAND_UP_TO: usize = 16;
+
+/// A sum of quasi-polynomials built up term by term, pieces with equal guards (and products
+/// with equal factors) merged through indexes kept between additions (adding to a plain `QPoly`
+/// copies it, quadratic over the hundreds of additions that build a kernel's feature counts).
+#[derive(Clone, Debug, Default)]
+pub struct QPolySum {
+    pieces: Vec<Piece>,
+    index: HashMap<Guard, usize>,
+    products: Vec<Product>,
+    product_index: HashMap<Vec<QPoly>, usize>,
+}
+
+impl QPolySum {
+    /// Add `k · q`.
+    pub fn add_scaled(&mut self, q: &QPoly, k: &Rat) {
+        for p in &q.pieces {
+            let poly = p.poly.scale(k);
+            match self.index.get(&p.guard) {
+                Some(&i) => self.pieces[i].poly = self.pieces[i].poly.add(&poly),
+                None => {
+                    self.index.insert(p.guard.clone(), self.pieces.len());
+                    self.pieces.push(Piece {
+                        guard: p.guard.clone(),
+                        poly,
+                    });
+                }
+            }
+        }
+        for pr in &q.products {
+            let coeff = &pr.coeff * k;
+            match self.product_index.get(&pr.factors) {
+                Some(&i) => self.products[i].coeff += coeff,
+                None => {
+                    self.product_index
+                        .insert(pr.factors.clone(), self.products.len());
+                    self.products.push(Product {
+                        coeff,
+                        factors: pr.factors.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> QPoly {
+        self.pieces.retain(|p| !p.poly.is_zero());
+        self.products.retain(|p| !p.coeff.is_zero());
+        QPoly {
+            pieces: self.pieces,
+            products: self.products,
+        }
+    }
 }
 
 impl QPoly {
@@ -85,7 +155,12 @@ impl QPoly {
     }
 
     pub fn is_zero(&self) -> bool {
-        self.pieces.is_empty()
+        self.pieces.is_empty() && self.products.is_empty()
+    }
+
+    /// Whether it is flat pieces only.
+    pub fn is_flat(&self) -> bool {
+        self.products.is_empty()
     }
 
     /// Add a piece, merging with an identical guard.
@@ -105,38 +180,96 @@ impl QPoly {
         }
     }
 
+    /// The sum, pieces with equal guards and products with equal factors merged.
     pub fn add(&self, o: &QPoly) -> QPoly {
-        let mut r = self.clone();
-        for p in &o.pieces {
-            r.push(p.guard.clone(), p.poly.clone());
+        if o.is_zero() {
+            return self.clone();
         }
-        r
+        if self.is_zero() {
+            return o.clone();
+        }
+        let mut s = QPolySum::default();
+        s.add_scaled(self, &super::poly::rat(1));
+        s.add_scaled(o, &super::poly::rat(1));
+        s.finish()
     }
 
     pub fn scale(&self, k: &Rat) -> QPoly {
-        let mut r = QPoly::zero();
-        for p in &self.pieces {
-            r.push(p.guard.clone(), p.poly.scale(k));
+        if k.is_zero() {
+            return QPoly::zero();
+        }
+        let mut r = self.clone();
+        for p in &mut r.pieces {
+            p.poly = p.poly.scale(k);
+        }
+        for p in &mut r.products {
+            p.coeff *= k;
         }
         r
     }
 
+    /// The product. Flat factors whose expansion stays small are expanded; larger ones are
+    /// kept as a [`Product`].
     pub fn mul(&self, o: &QPoly) -> QPoly {
-        let mut r = QPoly::zero();
-        for a in &self.pieces {
-            for b in &o.pieces {
-                r.push(a.guard.and(&b.guard), a.poly.mul(&b.poly));
+        if self.is_zero() || o.is_zero() {
+            return QPoly::zero();
+        }
+        let mut acc = QPolySum::default();
+        let one = super::poly::rat(1);
+        let (fa, fb) = (self.flat_part(), o.flat_part());
+        if !fa.is_zero() && !fb.is_zero() {
+            acc.add_scaled(&flat_product(&fa, &fb), &one);
+        }
+        for pb in &o.products {
+            if !fa.is_zero() {
+                acc.add_scaled(&product_times_flat(pb, &fa), &one);
             }
+        }
+        for pa in &self.products {
+            if !fb.is_zero() {
+                acc.add_scaled(&product_times_flat(pa, &fb), &one);
+            }
+            for pb in &o.products {
+                let mut factors = pa.factors.clone();
+                factors.extend(pb.factors.iter().cloned());
+                factors.sort();
+                acc.add_scaled(
+                    &QPoly {
+                        pieces: Vec::new(),
+                        products: vec![Product {
+                            coeff: &pa.coeff * &pb.coeff,
+                            factors,
+                        }],
+                    },
+                    &one,
+                );
+            }
+        }
+        acc.finish()
+    }
+
+    fn flat_part(&self) -> QPoly {
+        QPoly {
+            pieces: self.pieces.clone(),
+            products: Vec::new(),
+        }
+    }
+
+    /// The flat pieces of the product of flat factors (the expansion, however large).
+    pub fn expand(&self) -> QPoly {
+        let mut r = self.flat_part();
+        for p in &self.products {
+            let mut e = QPoly::constant(1);
+            for f in &p.factors {
+                e = flat_product_expanded(&e, f);
+            }
+            r = r.add(&e.scale(&p.coeff));
         }
         r
     }
 
     pub fn mul_poly(&self, p: &Poly) -> QPoly {
-        let mut r = QPoly::zero();
-        for a in &self.pieces {
-            r.push(a.guard.clone(), a.poly.mul(p));
-        }
-        r
+        self.mul(&QPoly::from_poly(p.clone()))
     }
 
     /// Substitute a quasi-affine expression for a parameter, e.g. `nctaid_x := floor((n + 15)/16)`.
@@ -156,6 +289,17 @@ impl QPoly {
             };
             r.push(guard, p.poly.subst(name, e));
         }
+        for pr in &self.products {
+            let mut factors: Vec<QPoly> = pr.factors.iter().map(|f| f.subst(name, e)).collect();
+            factors.sort();
+            r = r.add(&QPoly {
+                pieces: Vec::new(),
+                products: vec![Product {
+                    coeff: pr.coeff.clone(),
+                    factors,
+                }],
+            });
+        }
         r
     }
 
@@ -166,6 +310,13 @@ impl QPoly {
             if p.guard.holds(env)? {
                 acc += p.poly.eval(env)?;
             }
+        }
+        for pr in &self.products {
+            let mut v = pr.coeff.clone();
+            for f in &pr.factors {
+                v *= f.eval(env)?;
+            }
+            acc += v;
         }
         Some(acc)
     }
@@ -188,16 +339,80 @@ impl QPoly {
                 c.expr.vars(&mut out);
             }
         }
+        for pr in &self.products {
+            for f in &pr.factors {
+                out.extend(f.params());
+            }
+        }
         out
     }
 
-    /// Highest total degree over the pieces.
+    /// Highest total degree over the pieces and products.
     pub fn degree(&self) -> u32 {
-        self.pieces
+        let flat = self.pieces.iter().map(|p| p.poly.degree()).max();
+        let products = self
+            .products
             .iter()
-            .map(|p| p.poly.degree())
-            .max()
-            .unwrap_or(0)
+            .map(|p| p.factors.iter().map(QPoly::degree).sum());
+        flat.into_iter().chain(products).max().unwrap_or(0)
+    }
+}
+
+/// The product of two flat quasi-polynomials: expanded when that stays small (or one side is
+/// a single piece), else kept as a product.
+fn flat_product(a: &QPoly, b: &QPoly) -> QPoly {
+    if a.pieces.len() <= 1 || b.pieces.len() <= 1 || a.pieces.len() * b.pieces.len() <= EXPAND_UP_TO
+    {
+        return flat_product_expanded(a, b);
+    }
+    let mut factors = vec![a.clone(), b.clone()];
+    factors.sort();
+    QPoly {
+        pieces: Vec::new(),
+        products: vec![Product {
+            coeff: super::poly::rat(1),
+            factors,
+        }],
+    }
+}
+
+fn flat_product_expanded(a: &QPoly, b: &QPoly) -> QPoly {
+    let mut r = QPolySum::default();
+    let one = super::poly::rat(1);
+    for pa in &a.pieces {
+        for pb in &b.pieces {
+            let piece = QPoly {
+                pieces: vec![Piece {
+                    guard: pa.guard.and(&pb.guard),
+                    poly: pa.poly.mul(&pb.poly),
+                }],
+                products: Vec::new(),
+            };
+            r.add_scaled(&piece, &one);
+        }
+    }
+    r.finish()
+}
+
+/// `p · f` for a flat `f`: a single piece folds into the smallest factor, anything larger joins
+/// the factors.
+fn product_times_flat(p: &Product, f: &QPoly) -> QPoly {
+    let mut factors = p.factors.clone();
+    if f.pieces.len() == 1 {
+        let k = (0..factors.len())
+            .min_by_key(|&i| factors[i].pieces.len())
+            .expect("a product has factors");
+        factors[k] = flat_product_expanded(&factors[k], f);
+    } else {
+        factors.push(f.clone());
+    }
+    factors.sort();
+    QPoly {
+        pieces: Vec::new(),
+        products: vec![Product {
+            coeff: p.coeff.clone(),
+            factors,
+        }],
     }
 }
 
@@ -236,20 +451,38 @@ impl fmt::Display for Guard {
     }
 }
 
-/// `0`, `n^2`, or `n^2 if n >= 1; 0 otherwise`-style pieces joined by `; `.
+/// `0`, `n^2`, or `n^2 if n >= 1; 0 otherwise`-style pieces joined by `; `, then products as
+/// `c * (factor) * (factor)`.
 impl fmt::Display for QPoly {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.pieces.is_empty() {
+        if self.is_zero() {
             return f.write_str("0");
         }
-        for (i, p) in self.pieces.iter().enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for p in &self.pieces {
+            if !first {
                 f.write_str("; ")?;
             }
+            first = false;
             if p.guard.constraints.is_empty() {
                 write!(f, "{}", p.poly)?;
             } else {
                 write!(f, "{} if {}", p.poly, p.guard)?;
+            }
+        }
+        for p in &self.products {
+            if !first {
+                f.write_str("; ")?;
+            }
+            first = false;
+            if p.coeff != super::poly::rat(1) {
+                write!(f, "{} * ", p.coeff)?;
+            }
+            for (i, x) in p.factors.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(" * ")?;
+                }
+                write!(f, "({x})")?;
             }
         }
         Ok(())
@@ -266,6 +499,69 @@ impl Serialize for QPoly {
 mod tests {
     use super::*;
     use crate::poly::poly::rat;
+
+    /// `Σ_{k<pieces} [v = k]·(k + 1)·v + [v >= pieces]·v²`: a flat factor of `pieces + 1` pieces.
+    fn factor(v: &str, pieces: i128) -> QPoly {
+        let x = LinExpr::var(v);
+        let mut q = QPoly::zero();
+        for k in 0..pieces {
+            let g = Guard {
+                constraints: vec![Constraint {
+                    expr: x.add_const(-k),
+                    eq: true,
+                }],
+            };
+            q.push(g, Poly::var(v).scale(&rat(k + 1)));
+        }
+        let g = Guard {
+            constraints: vec![Constraint {
+                expr: x.add_const(-pieces),
+                eq: false,
+            }],
+        };
+        q.push(g, Poly::var(v).mul(&Poly::var(v)));
+        q
+    }
+
+    #[test]
+    fn large_products_stay_unexpanded_and_equal_their_expansion() {
+        let (a, b) = (factor("n", 4), factor("m", 3));
+        let q = a.mul(&b);
+        assert_eq!((q.pieces.len(), q.products.len()), (0, 1), "{q}");
+        // a small product is expanded
+        assert!(factor("n", 1).mul(&factor("m", 1)).is_flat());
+        let sum = q.add(&q).add(&QPoly::constant(7));
+        assert_eq!(sum.products[0].coeff, rat(2));
+        let sub = q.subst("m", &LinExpr::var("n").add_const(-1));
+        let names = ["n", "m"];
+        let compiled = crate::poly::Compiled::new(&sum, &names).unwrap();
+        let mut regs = Vec::new();
+        for n in -2..9i128 {
+            for m in -2..7i128 {
+                let env = |v: &str| match v {
+                    "n" => Some(n),
+                    "m" => Some(m),
+                    _ => None,
+                };
+                let want = a.eval(&env).unwrap() * b.eval(&env).unwrap();
+                assert_eq!(q.eval(&env).unwrap(), want, "n={n} m={m}");
+                assert_eq!(q.expand().eval(&env).unwrap(), want);
+                let s = sum.eval(&env).unwrap();
+                assert_eq!(s, &want * rat(2) + rat(7));
+                assert_eq!(
+                    compiled.eval(&[n as i64, m as i64], &mut regs),
+                    rat_to_f64(&s)
+                );
+                let at_n1 = |v: &str| match v {
+                    "n" => Some(n),
+                    "m" => Some(n - 1),
+                    _ => None,
+                };
+                assert_eq!(sub.eval(&env).unwrap(), q.eval(&at_n1).unwrap());
+            }
+        }
+        assert!(q.to_string().contains(") * ("), "{q}");
+    }
 
     #[test]
     fn substitution_of_launch_sizes() {
