@@ -206,7 +206,7 @@ impl<'c> CondSets<'c> {
     /// `base ∩ cond` (`base ∩ ¬cond` when `neg`), negations pushed down to the atoms:
     /// `¬(e >= 0)` is `-e - 1 >= 0`, `¬(e = 0)` is `e - 1 >= 0 or -e - 1 >= 0`.
     fn restrict_signed(&mut self, base: Set, cond: &Cond, neg: bool) -> Result<Set, IslError> {
-        if base.is_empty()? {
+        if base.plain_is_empty()? {
             return Ok(base);
         }
         let below = |e: &LinExpr| e.scale(-1).add_const(-1);

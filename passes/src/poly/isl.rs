@@ -351,6 +351,17 @@ impl Set {
         )
     }
 
+    /// Emptiness as far as isl can tell without solving anything (no basic set left); `false`
+    /// does not mean non-empty.
+    pub fn plain_is_empty(&self) -> Result<bool> {
+        // SAFETY: keep.
+        boolean(
+            &self.ctx,
+            unsafe { ffi::isl_set_plain_is_empty(self.ptr) },
+            "isl_set_plain_is_empty",
+        )
+    }
+
     pub fn is_equal(&self, other: &Set) -> Result<bool> {
         // SAFETY: keep both.
         boolean(
