@@ -130,10 +130,49 @@ impl DomainCounter {
         }
         dims.extend(varying.iter().map(|s| s.to_string()));
         dims.extend(counters.iter().cloned());
-        let groups = self.groups(&dims, &cond, warp, &varying);
+        let mut conjuncts = Vec::new();
+        flatten_and(&cond, &mut conjuncts);
+        self.count_conjuncts(counters, &dims, conjuncts, warp, &varying)
+    }
+
+    /// The count of the launch points where every conjunct holds.
+    fn count_conjuncts(
+        &mut self,
+        counters: &[String],
+        dims: &[String],
+        conjuncts: Vec<Cond>,
+        warp: bool,
+        varying: &[&str],
+    ) -> Result<QPoly, CountError> {
+        // A disjunction ¬B that links otherwise independent groups (a stencil's boundary
+        // `i = 0 or i = n - 1 or j = 0 or j = n - 1`) keeps the whole domain in one group of
+        // isl's costliest kind; with B a conjunction, #(R ∧ ¬B) = #R − #(R ∧ B) and both sides
+        // factor (R is finite: the disjunction names no loop counter). Warp counts are not cardinalities of these sets (a warp may have threads on
+        // both sides), so they keep the disjunction.
+        if warp {
+            if let Some(terms) = self.warp_inclusion_exclusion(dims, &conjuncts, varying) {
+                let mut total = QPoly::zero();
+                for (sign, term) in terms {
+                    let q = self.count_conjuncts(counters, dims, term, warp, varying)?;
+                    total = total.add(&q.scale(&rat(sign)));
+                }
+                return Ok(total);
+            }
+        } else {
+            if let Some(i) = self.coupling_disjunction(dims, &conjuncts, varying) {
+                let mut rest = conjuncts;
+                let negated = rest.remove(i).not();
+                let mut with_b = rest.clone();
+                flatten_and(&negated, &mut with_b);
+                let all = self.count_conjuncts(counters, dims, rest, warp, varying)?;
+                let inside = self.count_conjuncts(counters, dims, with_b, warp, varying)?;
+                return Ok(all.add(&inside.scale(&rat(-1))));
+            }
+        }
+        let groups = self.groups(dims, &conjuncts, warp, varying);
         let mut total = QPoly::constant(1);
         for g in groups {
-            let q = self.count_group(&g, counters, warp, &varying)?;
+            let q = self.count_group(&g, counters, warp, varying)?;
             if q.is_zero() {
                 return Ok(QPoly::zero());
             }
@@ -144,7 +183,13 @@ impl DomainCounter {
 
     /// The condition's conjuncts grouped by the dimensions they share (`warp` joins the varying
     /// thread dimensions); every dimension lands in exactly one group.
-    fn groups(&self, dims: &[String], cond: &Cond, warp: bool, varying: &[&str]) -> Vec<Group> {
+    fn groups(
+        &self,
+        dims: &[String],
+        conjuncts: &[Cond],
+        warp: bool,
+        varying: &[&str],
+    ) -> Vec<Group> {
         let index: BTreeMap<&str, usize> = dims
             .iter()
             .enumerate()
@@ -170,10 +215,8 @@ impl DomainCounter {
                 }
             }
         }
-        let mut conjuncts = Vec::new();
-        flatten_and(cond, &mut conjuncts);
         let mut owner: Vec<Option<usize>> = Vec::new();
-        for c in &conjuncts {
+        for c in conjuncts {
             let mut vars = BTreeSet::new();
             c.vars(&mut vars);
             let used: Vec<usize> = vars
@@ -193,7 +236,7 @@ impl DomainCounter {
         }
         // parameter-only conjuncts (`n > 0`) form a group without dimensions: 1 where they hold
         let mut params_only = Group::default();
-        for (c, o) in conjuncts.into_iter().zip(owner) {
+        for (c, o) in conjuncts.iter().cloned().zip(owner) {
             match o {
                 Some(k) => {
                     let r = find(&mut root, k);
@@ -212,6 +255,105 @@ impl DomainCounter {
         }
         out.extend(by_root.into_values());
         out
+    }
+
+    /// At warp granularity, a coupling disjunction whose disjuncts each lie in one group of
+    /// the other conjuncts, as `D_1 or … or D_k` per group: the warps with a thread in
+    /// `R and (D_1 or … or D_k)` by inclusion–exclusion, `Σ_S (−1)^{|S|+1} W(R and ⋀_{g∈S} D_g)`.
+    /// Each group's threads are projected within its group, so the warps with a thread in
+    /// `R and D_g` for every g of S are those with a thread in `R and ⋀ D_g`, and every term
+    /// factors. Returns the signed conjunct lists.
+    fn warp_inclusion_exclusion(
+        &self,
+        dims: &[String],
+        conjuncts: &[Cond],
+        varying: &[&str],
+    ) -> Option<Vec<(i128, Vec<Cond>)>> {
+        for i in 0..conjuncts.len() {
+            let mut disjuncts = Vec::new();
+            flatten_or(&conjuncts[i], &mut disjuncts);
+            if disjuncts.len() < 2 || mentions_counter(&conjuncts[i], dims) {
+                continue;
+            }
+            let rest: Vec<Cond> = conjuncts
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != i)
+                .map(|(_, c)| c.clone())
+                .collect();
+            let groups = self.groups(dims, &rest, true, varying);
+            // the group each disjunct lies in (all of its dimensions in one group)
+            let mut per_group: BTreeMap<usize, Cond> = BTreeMap::new();
+            let mut fits = true;
+            for d in disjuncts {
+                let mut vars = BTreeSet::new();
+                d.vars(&mut vars);
+                let owners: BTreeSet<usize> = groups
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| g.dims.iter().any(|x| vars.contains(x)))
+                    .map(|(k, _)| k)
+                    .collect();
+                if owners.len() != 1 {
+                    fits = false;
+                    break;
+                }
+                let g = *owners.iter().next().expect("one owner");
+                let e = per_group.entry(g).or_insert(Cond::True.not());
+                *e = e.clone().or(d);
+            }
+            if !fits || per_group.len() < 2 {
+                continue;
+            }
+            let parts: Vec<Cond> = per_group.into_values().collect();
+            let mut terms = Vec::new();
+            for subset in 1u32..(1 << parts.len()) {
+                let mut term = rest.clone();
+                for (k, p) in parts.iter().enumerate() {
+                    if subset & (1 << k) != 0 {
+                        term.push(p.clone());
+                    }
+                }
+                let sign = if subset.count_ones() % 2 == 1 { 1 } else { -1 };
+                terms.push((sign, term));
+            }
+            return Some(terms);
+        }
+        None
+    }
+
+    /// A conjunct that is a disjunction (`a or b`, `not (a and b)`) whose dimensions lie in
+    /// two or more of the groups the other conjuncts form.
+    fn coupling_disjunction(
+        &self,
+        dims: &[String],
+        conjuncts: &[Cond],
+        varying: &[&str],
+    ) -> Option<usize> {
+        (0..conjuncts.len()).find(|&i| {
+            let is_disjunction = match &conjuncts[i] {
+                Cond::Or(..) => true,
+                Cond::Not(inner) => matches!(**inner, Cond::And(..)),
+                _ => false,
+            };
+            if !is_disjunction || mentions_counter(&conjuncts[i], dims) {
+                return false;
+            }
+            let others: Vec<Cond> = conjuncts
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != i)
+                .map(|(_, c)| c.clone())
+                .collect();
+            let groups = self.groups(dims, &others, false, varying);
+            let mut vars = BTreeSet::new();
+            conjuncts[i].vars(&mut vars);
+            let touched = groups
+                .iter()
+                .filter(|g| g.dims.iter().any(|d| vars.contains(d)))
+                .count();
+            touched >= 2
+        })
     }
 
     fn count_group(
@@ -361,6 +503,39 @@ fn conj_or_true(conj: &[String]) -> String {
         "true".into()
     } else {
         conj.join(" and ")
+    }
+}
+
+/// Whether `c` involves a loop counter (a dimension other than the launch's). A disjunction
+/// may be what bounds a counter (`k = 0 or k <= n - 1`): without it the rest of the domain is
+/// infinite, so the rules that drop it apply only to launch dimensions, which the box bounds.
+fn mentions_counter(c: &Cond, dims: &[String]) -> bool {
+    let mut vars = BTreeSet::new();
+    c.vars(&mut vars);
+    dims.iter().any(|d| {
+        vars.contains(d)
+            && !CTAIDS.contains(&d.as_str())
+            && !TIDS.contains(&d.as_str())
+            && d != WARP
+    })
+}
+
+/// The top-level disjuncts of `c` (`not (a and b)` is `not a or not b`).
+fn flatten_or(c: &Cond, out: &mut Vec<Cond>) {
+    match c {
+        Cond::Or(a, b) => {
+            flatten_or(a, out);
+            flatten_or(b, out);
+        }
+        Cond::Not(inner) => match &**inner {
+            Cond::And(a, b) => {
+                flatten_or(&Cond::Not(a.clone()), out);
+                flatten_or(&Cond::Not(b.clone()), out);
+            }
+            Cond::Not(x) => flatten_or(x, out),
+            _ => out.push(c.clone()),
+        },
+        _ => out.push(c.clone()),
     }
 }
 

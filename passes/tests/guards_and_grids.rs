@@ -289,3 +289,33 @@ fn or_and_xor_of_clear_low_bits_are_additions() {
         }
     }
 }
+
+/// A 2-D boundary, `i == 0 || i == n - 1 || j == 0 || j == n - 1` inside `i < n && j < n`: the
+/// disjunction links the row and column groups. Thread counts by complement, warp counts by
+/// inclusion–exclusion over the groups; blocks whose warps hold whole rows (8x8, 16x4) and one
+/// whose warps do not (48x2).
+#[test]
+fn boundary_disjunctions_are_exact() {
+    let m = kernel(
+        "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
+         mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
+         setp.ge.s32 %p1, %r4, %r20;\n@%p1 bra DONE;\nsetp.ge.s32 %p2, %r8, %r20;\n@%p2 bra DONE;\n\
+         add.s32 %r9, %r20, -1;\n\
+         setp.eq.s32 %p3, %r4, 0;\nsetp.eq.s32 %p4, %r4, %r9;\nor.pred %p5, %p3, %p4;\n\
+         setp.eq.s32 %p6, %r8, 0;\nor.pred %p7, %p5, %p6;\nsetp.eq.s32 %p3, %r8, %r9;\nor.pred %p7, %p7, %p3;\n\
+         @!%p7 bra DONE;\n\
+         mad.lo.s32 %r10, %r8, %r20, %r4;\nmul.wide.s32 %rd3, %r10, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r10;\n\
+         DONE:\nret;",
+    );
+    exact(&m, false, &TWO_D);
+    exact(
+        &m,
+        false,
+        &[
+            ([2, 3, 1], [16, 4, 1], 9),
+            ([3, 4, 1], [16, 4, 1], 40),
+            ([1, 5, 1], [48, 2, 1], 9),
+            ([2, 6, 1], [48, 2, 1], 50),
+        ],
+    );
+}
