@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 /// without divisions isl neither aligns them between atoms nor carries them through its
 /// normal form, which made these queries cost milliseconds.
 pub(crate) fn is_empty(
-    ctx: &Ctx,
+    spaces: &mut Spaces,
     params: &[String],
     dims: &[String],
     launch: &Cond,
@@ -30,7 +30,7 @@ pub(crate) fn is_empty(
     let lifted = floors.cond(cond);
     let mut all_dims = dims.to_vec();
     all_dims.extend(floors.names.iter().cloned());
-    let mut sets = CondSets::new(ctx, params, &all_dims)?;
+    let sets = spaces.get(params, &all_dims)?;
     let mut base = sets.restrict(sets.universe(), launch)?;
     for (name, (e, m)) in floors.names.iter().zip(&floors.defs) {
         let f = LinExpr::var(name);
@@ -106,9 +106,38 @@ impl Floors {
     }
 }
 
+/// The [`CondSets`] of every space seen, so that atoms are built once per space: an atom is
+/// `{e >= 0}` over the named dimensions whatever they stand for in a query.
+pub(crate) struct Spaces {
+    ctx: Ctx,
+    by_space: HashMap<(Vec<String>, Vec<String>), CondSets>,
+}
+
+impl Spaces {
+    pub(crate) fn new(ctx: &Ctx) -> Spaces {
+        Spaces {
+            ctx: ctx.clone(),
+            by_space: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn get(
+        &mut self,
+        params: &[String],
+        dims: &[String],
+    ) -> Result<&mut CondSets, IslError> {
+        let key = (params.to_vec(), dims.to_vec());
+        if !self.by_space.contains_key(&key) {
+            let sets = CondSets::new(&self.ctx, params, dims)?;
+            self.by_space.insert(key.clone(), sets);
+        }
+        Ok(self.by_space.get_mut(&key).expect("inserted above"))
+    }
+}
+
 /// Sets over one space (named parameters and set dimensions).
-pub(crate) struct CondSets<'c> {
-    ctx: &'c Ctx,
+pub(crate) struct CondSets {
+    ctx: Ctx,
     head: String,
     universe: Set,
     /// name -> (is a parameter, position)
@@ -119,12 +148,8 @@ pub(crate) struct CondSets<'c> {
     atoms: HashMap<(LinExpr, bool), Set>,
 }
 
-impl<'c> CondSets<'c> {
-    pub(crate) fn new(
-        ctx: &'c Ctx,
-        params: &[String],
-        dims: &[String],
-    ) -> Result<CondSets<'c>, IslError> {
+impl CondSets {
+    pub(crate) fn new(ctx: &Ctx, params: &[String], dims: &[String]) -> Result<CondSets, IslError> {
         let names = params
             .iter()
             .enumerate()
@@ -136,7 +161,7 @@ impl<'c> CondSets<'c> {
             )
             .collect();
         Ok(CondSets {
-            ctx,
+            ctx: ctx.clone(),
             head: format!("[{}] -> {{ [{}] : ", params.join(", "), dims.join(", ")),
             universe: Set::universe(ctx, params, dims)?,
             names,
@@ -153,7 +178,7 @@ impl<'c> CondSets<'c> {
 
     /// The set of points satisfying the isl constraint text `constraints` (`true` for all).
     pub(crate) fn parse(&self, constraints: &str) -> Result<Set, IslError> {
-        Set::parse(self.ctx, &format!("{}{constraints} }}", self.head))
+        Set::parse(&self.ctx, &format!("{}{constraints} }}", self.head))
     }
 
     /// `base` restricted to where `cond` holds.

@@ -170,15 +170,18 @@ impl DomainCounter {
             }
         }
         let groups = self.groups(dims, &conjuncts, warp, varying);
-        let mut total = QPoly::constant(1);
+        let mut total: Option<QPoly> = None;
         for g in groups {
             let q = self.count_group(&g, counters, warp, varying)?;
             if q.is_zero() {
                 return Ok(QPoly::zero());
             }
-            total = total.mul(&q);
+            total = Some(match total {
+                None => q,
+                Some(t) => t.mul(&q),
+            });
         }
-        Ok(total)
+        Ok(total.unwrap_or_else(|| QPoly::constant(1)))
     }
 
     /// The condition's conjuncts grouped by the dimensions they share (`warp` joins the varying

@@ -23,7 +23,7 @@
 
 use crate::affine::{counter, dests, Cond, Env, Val, Values};
 use crate::cfg::{Cfg, EdgeKind};
-use crate::cond_set::{launch_box, CondSets};
+use crate::cond_set::{launch_box, Spaces};
 use crate::domains::{self, loop_chain, Domains};
 use crate::piecewise::Piecewise;
 use crate::poly::count::{aff_to_lin, Round};
@@ -33,12 +33,13 @@ use crate::ptx::{AddrBase, Operand};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// isl context and emptiness cache shared by the rounds of one analysis.
+/// isl sets and emptiness cache shared by the rounds of one analysis.
 pub(crate) struct Prover {
-    ctx: Ctx,
     ntid: [u64; 3],
     empty: RefCell<HashMap<String, bool>>,
     minima: RefCell<HashMap<String, Option<Vec<LinExpr>>>>,
+    /// isl sets of conditions, per space
+    spaces: RefCell<Spaces>,
     /// Per block, the registers that may be read from its entry on: only those are worth a
     /// proof at a join.
     live: Vec<BTreeSet<String>>,
@@ -48,7 +49,7 @@ impl Prover {
     pub(crate) fn new(cfg: &Cfg, ntid: [u64; 3]) -> Prover {
         Prover {
             live: live_in(cfg),
-            ctx: Ctx::new(),
+            spaces: RefCell::new(Spaces::new(&Ctx::new())),
             ntid,
             empty: RefCell::new(HashMap::new()),
             minima: RefCell::new(HashMap::new()),
@@ -87,8 +88,14 @@ impl Prover {
         if let Some(&e) = self.empty.borrow().get(&key) {
             return e;
         }
-        let e = crate::cond_set::is_empty(&self.ctx, &params, &all_dims, &launch, cond)
-            .unwrap_or(false);
+        let e = crate::cond_set::is_empty(
+            &mut self.spaces.borrow_mut(),
+            &params,
+            &all_dims,
+            &launch,
+            cond,
+        )
+        .unwrap_or(false);
         self.empty.borrow_mut().insert(key, e);
         e
     }
@@ -164,7 +171,8 @@ impl Prover {
         launch: &Cond,
         cond: &Cond,
     ) -> Option<Vec<LinExpr>> {
-        let mut sets = CondSets::new(&self.ctx, params, &[k.to_string()]).ok()?;
+        let mut spaces = self.spaces.borrow_mut();
+        let sets = spaces.get(params, &[k.to_string()]).ok()?;
         let base = sets.restrict(sets.universe(), launch).ok()?;
         let set = sets.restrict(base, cond).ok()?;
         let names = set.param_names().ok()?;

@@ -5,7 +5,7 @@
 
 use super::linexpr::LinExpr;
 use super::poly::{rat_to_f64, Poly, Rat};
-use num_traits::Zero;
+use num_traits::{One, Zero};
 use serde::{Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -96,8 +96,13 @@ pub struct QPolySum {
 impl QPolySum {
     /// Add `k · q`.
     pub fn add_scaled(&mut self, q: &QPoly, k: &Rat) {
+        let unit = k.is_one();
         for p in &q.pieces {
-            let poly = p.poly.scale(k);
+            let poly = if unit {
+                p.poly.clone()
+            } else {
+                p.poly.scale(k)
+            };
             match self.index.get(&p.guard) {
                 Some(&i) => self.pieces[i].poly = self.pieces[i].poly.add(&poly),
                 None => {
@@ -110,7 +115,11 @@ impl QPolySum {
             }
         }
         for pr in &q.products {
-            let coeff = &pr.coeff * k;
+            let coeff = if unit {
+                pr.coeff.clone()
+            } else {
+                &pr.coeff * k
+            };
             match self.product_index.get(&pr.factors) {
                 Some(&i) => self.products[i].coeff += coeff,
                 None => {
