@@ -17,11 +17,17 @@
 //! 2. The set is split into disjoint basic sets (`make_disjoint`), with every existential made
 //!    an explicit division (`compute_divs`). In one basic set without divisions in x the fibre
 //!    over the context is an integer interval [l, u].
-//! 3. If a division involves x (a stride guard `i % 4 == 0`, a projected warp index), or the
-//!    summand has a floor of x (left by an inner bound such as floor(i/2)), x is split into
-//!    residue classes x = M·q + r (M the lcm of the floor denominators, r = 0…M−1, isl's
-//!    preimage for the set and substitution for the summand); floors of x then become affine
-//!    in q, and the level repeats with q.
+//! 3. Floors of x (a division in the set: a stride guard `i % 4 == 0`, a projected warp index;
+//!    or a floor in the summand, left by an inner bound such as floor(i/2)) are removed first:
+//!    - floors of ±x alone in the summand are summed in closed form over the interval,
+//!      Σ_{x=l}^{u} floor((x + e)/m) = G(u + e + 1) − G(l + e) with
+//!      G(N) = Σ_{y<N} floor(y/m) = m·q(q − 1)/2 + q·(N − m·q), q = floor(N/m);
+//!    - otherwise x is split into residue classes x = M·q + r (r = 0…M−1, isl's preimage for
+//!      the set and substitution for the summand), M the lcm over floors floor((k·x + e)/m) of
+//!      m / gcd(k, m); floors of x then become affine in q, and the level repeats with q;
+//!    - above 64 classes (a grid-stride step of 65536 threads) each floor is instead lifted to
+//!      a variable F of its own with m·F <= num <= m·F + m − 1, summed right after x: F is a
+//!      function of x, so the sum is unchanged, and x is then floor-free.
 //! 4. `dim_min`/`dim_max` give l and u as piecewise quasi-affine functions of the context;
 //!    every pair of pieces (A, u), (B, l) gives a cell A ∩ B (empty cells dropped), on which
 //!    Σ_{x=l}^{u} P = Σ_k c_k (S_k(u) − S_k(l−1)) by Faulhaber (Bernoulli numbers, B₁ = +½;
@@ -34,6 +40,14 @@
 //!
 //! Coefficients are exact rationals (num-bigint), so no count overflows or rounds. The tests
 //! check against `isl_set_count_val` at fixed parameters (the oracle) and brute force.
+//!
+//! # Before isl: products and complements (`crate::domain_count`)
+//! A kernel's domains are mostly products of independent parts, and isl's cost grows steeply
+//! with dimensions, so a domain is first split into groups of dimensions that share no
+//! conjunct, each counted alone (and cached), the count being their product. A `QPoly` keeps
+//! a product of large factors unexpanded (`qpoly::Product`). A disjunction linking groups (a
+//! stencil's boundary) is counted by complement for threads and by inclusion–exclusion over
+//! the groups for warps.
 
 pub mod compile;
 pub mod count;
