@@ -8,9 +8,13 @@
 //! and with the conditions of the conditional edges that every path to the block takes: walking
 //! up the dominator tree, a block with a single, conditional incoming edge contributes that
 //! edge's condition. Loop exit edges contribute nothing (loops are assumed to terminate).
+//!
+//! Named min/max/select values ([`crate::named`]) are put back into each block's domain once it
+//! is complete (a loop's own counter is put back earlier, before it is shifted).
 
 use crate::affine::{counter, edge_cond, Cond, Values};
 use crate::cfg::{Cfg, EdgeKind};
+use crate::named;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{CountError, LinExpr};
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,6 +39,9 @@ pub struct BlockDomain {
     /// block): a warp executes the block once per group it has threads in. One group, `cond`,
     /// for most blocks.
     pub groups: Vec<Cond>,
+    /// `cond` before named values are put back ([`crate::named`]): for proofs, which take a
+    /// symbol as a free parameter, where the expanded form would split into cases.
+    pub symbolic: Cond,
 }
 
 #[derive(Clone, Debug)]
@@ -84,7 +91,7 @@ pub fn build(
                 },
                 _ => None,
             };
-            match c.map(|c| monotone(c, &k)) {
+            match c.map(|c| named::expand_dependent(&monotone(c, &k), &k)) {
                 Some(c) => {
                     let c0 = c.subst(&k, &LinExpr::constant(0));
                     let c1 = c.subst(&k, &LinExpr::var(&k).add_const(-1));
@@ -126,16 +133,27 @@ pub fn build(
         for &li in &chain {
             loops = loops.and(loop_conds[li].clone());
         }
-        let groups: Vec<Cond> = walk
-            .reach(b, None, &chain)
+        let reach = walk.reach(b, None, &chain);
+        let symbolic = reach
+            .iter()
+            .cloned()
+            .reduce(Cond::or)
+            .map_or_else(|| loops.clone(), |r| loops.clone().and(r));
+        // named values are put back here, once per lane group: the domains are what is counted
+        let groups: Vec<Cond> = reach
             .into_iter()
-            .map(|g| loops.clone().and(g))
+            .map(|g| named::expand(&loops.clone().and(g)))
             .collect();
-        let cond = groups.iter().cloned().reduce(Cond::or).unwrap_or(loops);
+        let cond = groups
+            .iter()
+            .cloned()
+            .reduce(Cond::or)
+            .unwrap_or_else(|| named::expand(&loops));
         blocks.push(BlockDomain {
             counters: chain.iter().map(|&l| counter(l)).collect(),
             cond,
             groups,
+            symbolic,
         });
     }
     let hints = walk.hints;
@@ -317,6 +335,15 @@ fn monotone(c: Cond, k: &str) -> Cond {
                 .terms
                 .keys()
                 .any(|at| matches!(at, crate::poly::Atom::Floor(..)) && at.involves(k));
+            // a named value that moves with k hides how e moves
+            let mut vs = BTreeSet::new();
+            e.vars(&mut vs);
+            let hidden = vs
+                .iter()
+                .any(|v| named::is_symbol(v) && named::depends(&LinExpr::var(v), k));
+            if hidden {
+                return c;
+            }
             match a {
                 Some(a) if a < 0 && !floors_in_k => return Cond::Ge(e.add_const(-1)),
                 Some(a) if a > 0 && !floors_in_k => return Cond::Ge(e.scale(-1).add_const(-1)),

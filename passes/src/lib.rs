@@ -9,6 +9,7 @@ pub mod domain_count;
 pub mod domains;
 pub mod emu;
 pub mod loop_exit;
+pub mod named;
 pub mod piecewise;
 pub mod poly;
 pub mod ptx;

@@ -17,6 +17,10 @@
 //!   other predecessor's value equals it at every point where that predecessor's edge to the
 //!   join is taken (the set of points where the edge is taken and the values differ is empty).
 //!
+//! Named min/max/select values ([`crate::named`]) are free parameters in these proofs, with the
+//! convex half of their definitions (`max(a, b) >= a`); their full definitions only where that
+//! proves nothing, since a condition split into their cases costs isl far more.
+//!
 //! The block domains and edge conditions come from the previous round of the analysis; a
 //! condition that was unknown there is a free hint parameter, which only makes the sets larger,
 //! so every proof here still holds for the real execution.
@@ -24,7 +28,7 @@
 use crate::affine::{counter, dests, Cond, Env, Val, Values};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::domains::{self, loop_chain, Domains};
-use crate::piecewise::Piecewise;
+use crate::named;
 use crate::poly::count::{aff_to_lin, Round};
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{Atom, LinExpr, Poly};
@@ -80,7 +84,14 @@ impl Prover {
 
     /// Whether no point satisfies `cond`; an isl failure proves nothing.
     fn is_empty(&self, dims: &[String], cond: &Cond) -> bool {
-        let text = self.set_text(dims, cond);
+        // Named values as free parameters first (cheap, and true for their real values too);
+        // their definitions only where that is not enough.
+        self.is_empty_text(self.set_text(dims, &named::with_facts(cond)))
+            || (named::has_symbols(cond)
+                && self.is_empty_text(self.set_text(dims, &named::expand(cond))))
+    }
+
+    fn is_empty_text(&self, text: String) -> bool {
         if let Some(&e) = self.empty.borrow().get(&text) {
             return e;
         }
@@ -165,7 +176,8 @@ impl Prover {
     }
 }
 
-/// Values of `k` that an equality conjunct of `c` pins (`k` with coefficient ±1, outside floors).
+/// Values of `k` that an equality conjunct of `c` pins (`k` outside floors, its coefficient
+/// dividing the rest: `4·r - 4·k - 4 = 0` pins `k = r - 1`).
 fn pinned(c: &Cond, k: &str) -> Vec<LinExpr> {
     match c {
         Cond::And(a, b) => {
@@ -180,10 +192,23 @@ fn pinned(c: &Cond, k: &str) -> Vec<LinExpr> {
                 .keys()
                 .any(|at| matches!(at, Atom::Floor(..)) && at.involves(k));
             match a {
-                // a·k + rest = 0  ⇔  k = −a·rest for a = ±1
-                Some(a) if (a == 1 || a == -1) && !in_floor => {
+                // a·k + rest = 0  ⇔  k = −rest/a
+                Some(a) if !in_floor => {
                     let rest = e.sub(&LinExpr::var(k).scale(a));
-                    vec![rest.scale(-a)]
+                    let divides = rest.constant % a == 0 && rest.terms.values().all(|c| c % a == 0);
+                    if divides {
+                        let q = LinExpr {
+                            terms: rest
+                                .terms
+                                .iter()
+                                .map(|(t, c)| (t.clone(), -c / a))
+                                .collect(),
+                            constant: -rest.constant / a,
+                        };
+                        vec![q]
+                    } else {
+                        vec![]
+                    }
                 }
                 _ => vec![],
             }
@@ -330,8 +355,10 @@ impl<'a> Paths<'a> {
         let k = counter(li);
         let found = edge_to(self.cfg, env, from, to).and_then(|taken| {
             let d = &self.doms.blocks[from];
+            // symbols that move with k are put back, so that k alone is solved for
+            let taken = named::expand_dependent(&taken, &k);
             let guesses = pinned(&taken, &k);
-            let cond = d.cond.clone().and(taken);
+            let cond = d.symbolic.clone().and(taken);
             self.prover
                 .first(&d.counters, &k, &cond, guesses)
                 .filter(|e| !mentions_hint(e))
@@ -367,7 +394,7 @@ impl<'a> Paths<'a> {
         let taken = edge_to(self.cfg, env, from, to).unwrap_or(Cond::True);
         let differ = Cond::Eq(v.sub(cand)).not();
         self.prover
-            .is_empty(&d.counters, &d.cond.clone().and(taken).and(differ))
+            .is_empty(&d.counters, &d.symbolic.clone().and(taken).and(differ))
     }
 
     /// Join of the values arriving at `to` (`incoming`: predecessor, its end-of-block values,
@@ -391,19 +418,19 @@ impl<'a> Paths<'a> {
                 })
                 .collect();
             let Some(vals) = vals else { continue };
-            let mut cands: Vec<&LinExpr> = Vec::new();
-            for v in &vals {
-                if !cands.contains(&v) && in_frame(v, &chain) {
+            let mut cands: Vec<LinExpr> = Vec::new();
+            for v in vals.iter().cloned() {
+                if !cands.contains(&v) && in_frame(&v, &chain) {
                     cands.push(v);
                 }
             }
             let proved = cands.into_iter().find(|cand| {
                 incoming.iter().zip(&vals).all(|((from, env, _), v)| {
-                    v == *cand || self.equal_on_edge(*from, to, env, v, cand)
+                    v == cand || self.equal_on_edge(*from, to, env, v, cand)
                 })
             });
             if let Some(c) = proved {
-                out.insert(r, Val::Num(Poly::from_lin(c)));
+                out.insert(r, Val::Num(Poly::from_lin(&c)));
             }
         }
         out
@@ -426,8 +453,8 @@ pub(crate) fn along(
     env.iter()
         .map(|(r, v)| {
             let v = match (v, exit) {
-                (Val::Num(p), Some((k, e))) => Val::Num(p.subst(k, e)),
-                (Val::Pred(c), Some((k, e))) => Val::Pred(c.subst(k, e)),
+                (Val::Num(p), Some((k, e))) => Val::Num(named::subst_poly(p, k, e)),
+                (Val::Pred(c), Some((k, e))) => Val::Pred(named::subst_cond(c, k, e)),
                 _ => v.clone(),
             };
             let stale = left.iter().any(|k| involves(&v, k));
@@ -436,28 +463,16 @@ pub(crate) fn along(
         .collect()
 }
 
-/// Whether a value depends on the symbol `k`.
+/// Whether a value depends on the symbol `k`, through the named values it uses too.
 fn involves(v: &Val, k: &str) -> bool {
     let mut vs = BTreeSet::new();
     match v {
-        Val::Num(p) => return p.involves(k),
+        Val::Num(p) => p.vars(&mut vs),
         Val::Pred(c) => c.vars(&mut vs),
-        Val::MinMax(t) => tree_vars(t, &mut vs),
         Val::Unknown => {}
     }
+    named::close(&mut vs);
     vs.contains(k)
-}
-
-fn tree_vars(t: &Piecewise, out: &mut BTreeSet<String>) {
-    match t {
-        Piecewise::Leaf(e) => e.vars(out),
-        Piecewise::Max(v) | Piecewise::Min(v) => v.iter().for_each(|t| tree_vars(t, out)),
-        Piecewise::Select(c, a, b) => {
-            c.vars(out);
-            tree_vars(a, out);
-            tree_vars(b, out);
-        }
-    }
 }
 
 /// The join that keeps a register only where every predecessor gives it the same value.
@@ -486,6 +501,7 @@ pub(crate) fn plain_join<'e>(mut envs: impl Iterator<Item = &'e Env>) -> Env {
 fn in_frame(e: &LinExpr, chain: &[String]) -> bool {
     let mut vs = BTreeSet::new();
     e.vars(&mut vs);
+    named::close(&mut vs);
     vs.iter().all(|v| {
         let is_counter = v.starts_with('k') && v[1..].chars().all(|c| c.is_ascii_digit());
         let is_phi = v.starts_with('h') && v[1..].contains('_');
@@ -497,6 +513,7 @@ fn in_frame(e: &LinExpr, chain: &[String]) -> bool {
 fn mentions_hint(e: &LinExpr) -> bool {
     let mut vs = BTreeSet::new();
     e.vars(&mut vs);
+    named::close(&mut vs);
     vs.iter()
         .any(|v| v.starts_with("trip") || v.starts_with("br"))
 }
