@@ -19,7 +19,8 @@
 //!
 //! A min, max or select (`selp`) of quasi-affine values is a named symbol `mmN` whose definition
 //! is the tree of its arguments ([`crate::named`]): arithmetic on it stays quasi-affine, and the
-//! definition is put back where domains are counted.
+//! definition is put back where domains are counted. A bit operation that is not arithmetic on
+//! its operands is kept by its sign alone ([`Val::Sign`]) when a sign test reads it.
 //!
 //! Simplification rule: `shr.s` by width−1 (the sign of a value, in signed-division idioms) is
 //! taken as 0, i.e. the dividend is assumed non-negative; nvcc guards its loop-trip computations
@@ -152,6 +153,9 @@ pub fn isl_lin(e: &LinExpr) -> String {
 pub enum Val {
     Num(Poly),
     Pred(Cond),
+    /// An integer known only by its sign: negative exactly where the condition holds. nvcc
+    /// tests `a < 0 || b < 0` as the sign of `a | b`, which is no affine value.
+    Sign(Cond),
     Unknown,
 }
 
@@ -738,6 +742,10 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
             _ => Val::Unknown,
         }
     };
+    let v = match v {
+        Val::Unknown if !is_float => by_sign(i, &ops).unwrap_or(Val::Unknown),
+        v => v,
+    };
     // setp p|q: q is the negation
     if i.opcode == "setp" {
         if let Some(Operand::Pair(p, q)) = i.operands.first() {
@@ -758,6 +766,60 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
         for d in ds {
             env.insert(d, Val::Unknown);
         }
+    }
+}
+
+/// Bit operations and sign tests that only the signs of their operands decide: the sign bit
+/// of `a | b` is set where `a` or `b` is negative, of `a & b` where both are, of `a ^ b` where
+/// one is, of `~a` where `a` is not; `x < 0` (signed) reads it back.
+fn by_sign(i: &Inst, ops: &[Val]) -> Option<Val> {
+    let neg = |v: &Val| match v {
+        Val::Sign(c) => Some(c.clone()),
+        Val::Num(p) => lin(p).map(|e| Cond::Ge(e.scale(-1).add_const(-1))),
+        _ => None,
+    };
+    let c = |k: usize| ops.get(k).and_then(num).and_then(konst);
+    match i.opcode.as_str() {
+        "and" | "or" | "xor" => {
+            let (x, y) = (neg(ops.first()?)?, neg(ops.get(1)?)?);
+            let sign = match i.opcode.as_str() {
+                "and" => x.and(y),
+                "or" => x.or(y),
+                _ => x.xor(y),
+            };
+            Some(Val::Sign(sign))
+        }
+        "not" => match ops.first()? {
+            Val::Sign(c) => Some(Val::Sign(c.clone().not())),
+            _ => None,
+        },
+        "setp" if i.types.iter().any(|t| t.as_str().starts_with('s')) => {
+            // (sign test, whether it reads "negative")
+            let test = match (ops.first()?, ops.get(1)?, i.modifiers.first()?.as_str()) {
+                (Val::Sign(s), _, "lt") if c(1) == Some(0) => (s, true),
+                (Val::Sign(s), _, "le") if c(1) == Some(-1) => (s, true),
+                (Val::Sign(s), _, "ge") if c(1) == Some(0) => (s, false),
+                (Val::Sign(s), _, "gt") if c(1) == Some(-1) => (s, false),
+                (_, Val::Sign(s), "gt") if c(0) == Some(0) => (s, true),
+                (_, Val::Sign(s), "ge") if c(0) == Some(-1) => (s, true),
+                (_, Val::Sign(s), "le") if c(0) == Some(0) => (s, false),
+                (_, Val::Sign(s), "lt") if c(0) == Some(-1) => (s, false),
+                _ => return None,
+            };
+            let p = if test.1 {
+                test.0.clone()
+            } else {
+                test.0.clone().not()
+            };
+            match (i.modifiers.get(1).map(String::as_str), ops.get(2)) {
+                (None, _) => Some(Val::Pred(p)),
+                (Some("and"), Some(Val::Pred(q))) => Some(Val::Pred(p.and(q.clone()))),
+                (Some("or"), Some(Val::Pred(q))) => Some(Val::Pred(p.or(q.clone()))),
+                (Some("xor"), Some(Val::Pred(q))) => Some(Val::Pred(p.xor(q.clone()))),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

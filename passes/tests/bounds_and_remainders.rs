@@ -1,6 +1,6 @@
-//! Loops bounded by min/max values and unrolled by a compiler: the symbolic counts, bound to
-//! several launches, equal the emulator's for every feature and block, with no data-dependent
-//! assumption left.
+//! Loops bounded by min/max values and unrolled by a compiler, sign tests of bit operations:
+//! the symbolic counts, bound to several launches, equal the emulator's for every feature and
+//! block, with no data-dependent assumption left.
 
 use kerncast_passes::count::{self, Options, Workload};
 use kerncast_passes::emu::{self, KernelArg};
@@ -136,6 +136,29 @@ fn clamped_chunk_length_unrolled_by_four_is_exact() {
             ([1, 1, 1], [32, 1, 1], 37, 0),
             ([2, 1, 1], [32, 1, 1], 70, 0),
             ([1, 1, 1], [64, 1, 1], 130, 0),
+        ],
+    );
+}
+
+/// `if (x >= 0 && y >= 0)` as nvcc tests it: the sign of `x | y`; and `x < 0 && y < 0` as the
+/// sign of `x & y`.
+#[test]
+fn sign_tests_of_bit_operations_are_exact() {
+    let m = kernel(
+        "mov.u32 %r22, %ctaid.x;\nmov.u32 %r23, %ntid.x;\nmov.u32 %r24, %tid.x;\nmad.lo.s32 %r1, %r22, %r23, %r24;\n\
+         sub.s32 %r3, %r1, %r21;\nsub.s32 %r4, %r20, %r1;\nadd.s32 %r4, %r4, -1;\n\
+         or.b32 %r5, %r3, %r4;\nsetp.lt.s32 %p1, %r5, 0;\n@%p1 bra SECOND;\n\
+         mul.wide.s32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r1;\n\
+         SECOND:\nadd.s32 %r6, %r1, -40;\nsub.s32 %r7, %r21, %r1;\nand.b32 %r8, %r6, %r7;\n\
+         setp.gt.s32 %p2, %r8, -1;\n@%p2 bra DONE;\nst.global.u32 [%rd2], %r8;\n\
+         DONE:\nret;",
+    );
+    exact(
+        &m,
+        &[
+            ([2, 1, 1], [32, 1, 1], 40, 3),
+            ([2, 1, 1], [32, 1, 1], 20, 50),
+            ([3, 1, 1], [32, 1, 1], 70, 45),
         ],
     );
 }
