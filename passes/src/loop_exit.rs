@@ -16,6 +16,8 @@
 //! - Path-aware joins: where predecessors give different values, one of them is kept if every
 //!   other predecessor's value equals it at every point where that predecessor's edge to the
 //!   join is taken (the set of points where the edge is taken and the values differ is empty).
+//!   Where the edges are the cases `q = c` of one quantity and the values move with it, the
+//!   line through them is a candidate too ([`fitted`]).
 //!
 //! Named min/max/select values ([`crate::named`]) are free parameters in these proofs, with the
 //! convex half of their definitions (`max(a, b) >= a`); their full definitions only where that
@@ -418,8 +420,14 @@ impl<'a> Paths<'a> {
                 })
                 .collect();
             let Some(vals) = vals else { continue };
+            let pins: Vec<Vec<(LinExpr, i128)>> = incoming
+                .iter()
+                .map(|(from, env, _)| {
+                    edge_to(self.cfg, env, *from, to).map_or_else(Vec::new, |c| equalities(&c))
+                })
+                .collect();
             let mut cands: Vec<LinExpr> = Vec::new();
-            for v in vals.iter().cloned() {
+            for v in vals.iter().cloned().chain(fitted(&vals, &pins)) {
                 if !cands.contains(&v) && in_frame(&v, &chain) {
                     cands.push(v);
                 }
@@ -435,6 +443,58 @@ impl<'a> Paths<'a> {
         }
         out
     }
+}
+
+/// The equalities `q = c` (`q` without constant term, its first coefficient positive) that a
+/// condition's conjuncts state.
+fn equalities(c: &Cond) -> Vec<(LinExpr, i128)> {
+    match c {
+        Cond::And(a, b) => {
+            let mut v = equalities(a);
+            v.extend(equalities(b));
+            v
+        }
+        Cond::Eq(e) if !e.is_constant() => {
+            let q = e.add_const(-e.constant);
+            let flip = q.terms.values().next().is_some_and(|c| *c < 0);
+            if flip {
+                vec![(q.scale(-1), e.constant)]
+            } else {
+                vec![(q, -e.constant)]
+            }
+        }
+        _ => vec![],
+    }
+}
+
+/// Candidates for a join whose ways in are the cases of one quantity: where edge `i` is taken
+/// when `q = c_i` and brings `v_i`, and `v_j - v_i` is a constant multiple `λ` of `c_j - c_i`,
+/// the join may be `v_i + λ·(q - c_i)` on every edge (nvcc peels a remainder loop into
+/// `if (r == 0) … if (r == 1) …` tests that each leave with the index reached so far). Each
+/// candidate still has to be proved on every edge.
+fn fitted(vals: &[LinExpr], pins: &[Vec<(LinExpr, i128)>]) -> Vec<LinExpr> {
+    let mut out = Vec::new();
+    for (i, pi) in pins.iter().enumerate() {
+        for (j, pj) in pins.iter().enumerate().skip(i + 1) {
+            let d = vals[j].sub(&vals[i]);
+            if !d.is_constant() {
+                continue;
+            }
+            for (q, ci) in pi {
+                for (q2, cj) in pj {
+                    if q != q2 || ci == cj || d.constant % (cj - ci) != 0 {
+                        continue;
+                    }
+                    let lambda = d.constant / (cj - ci);
+                    let e = vals[i].add(&q.add_const(-ci).scale(lambda));
+                    if !out.contains(&e) {
+                        out.push(e);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Values along an edge given the exit iteration of the loop it leaves (if it leaves one and the

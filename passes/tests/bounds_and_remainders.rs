@@ -1,6 +1,6 @@
-//! Loops bounded by min/max values and unrolled by a compiler, sign tests of bit operations:
-//! the symbolic counts, bound to several launches, equal the emulator's for every feature and
-//! block, with no data-dependent assumption left.
+//! Loops bounded by min/max values and unrolled by a compiler, remainders peeled into chains
+//! of tests, sign tests of bit operations: the symbolic counts, bound to several launches,
+//! equal the emulator's for every feature and block, with no data-dependent assumption left.
 
 use kerncast_passes::count::{self, Options, Workload};
 use kerncast_passes::emu::{self, KernelArg};
@@ -159,6 +159,32 @@ fn sign_tests_of_bit_operations_are_exact() {
             ([2, 1, 1], [32, 1, 1], 40, 3),
             ([2, 1, 1], [32, 1, 1], 20, 50),
             ([3, 1, 1], [32, 1, 1], 70, 45),
+        ],
+    );
+}
+
+/// nvcc peels a remainder `r = (n + tid) % 4` into `if (r == 0) … if (r == 1) … if (r == 2) …`,
+/// each test leaving with the index reached so far, then runs the main loop from where they
+/// left: the join is `tid + r`, a value none of its ways in brings.
+#[test]
+fn peeled_remainder_chain_joins_into_one_start() {
+    let m = kernel(
+        "mov.u32 %r2, %tid.x;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+         add.s32 %r8, %r20, %r2;\nand.b32 %r5, %r8, 3;\nsetp.eq.s32 %p1, %r5, 0;\nmov.u32 %r6, %r2;\n@%p1 bra JOIN;\n\
+         st.global.u32 [%rd4], %r2;\nsetp.eq.s32 %p2, %r5, 1;\nadd.s32 %r6, %r2, 1;\n@%p2 bra JOIN;\n\
+         st.global.u32 [%rd4], %r2;\nsetp.eq.s32 %p3, %r5, 2;\nadd.s32 %r6, %r2, 2;\n@%p3 bra JOIN;\n\
+         st.global.u32 [%rd4], %r2;\nadd.s32 %r6, %r2, 3;\n\
+         JOIN:\nadd.s32 %r7, %r20, %r2;\nsetp.ge.s32 %p4, %r6, %r7;\n@%p4 bra DONE;\n\
+         LOOP:\nst.global.u32 [%rd4], %r6;\nadd.s32 %r6, %r6, 4;\nsetp.lt.s32 %p5, %r6, %r7;\n@%p5 bra LOOP;\n\
+         DONE:\nret;",
+    );
+    exact(
+        &m,
+        &[
+            ([1, 1, 1], [32, 1, 1], 0, 0),
+            ([1, 1, 1], [32, 1, 1], 13, 0),
+            ([2, 1, 1], [32, 1, 1], 30, 0),
+            ([1, 1, 1], [64, 1, 1], 7, 0),
         ],
     );
 }
