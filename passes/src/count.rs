@@ -203,6 +203,7 @@ fn analyze_launch(
     let (cfg, origin) = crate::unroll::constant_trip_loops(f, Cfg::build(f), block);
     let vals = affine::analyze(f, &cfg, block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
+    let taint = crate::taint::Taint::new(&cfg);
     let mut counter = DomainCounter::new(block).with_params(&f.params);
     let err = |b: usize, e: CountError| AnalyzeError::Count {
         kernel: f.name.clone(),
@@ -266,18 +267,28 @@ fn analyze_launch(
                         totals(&parts)
                     }
                     None => {
+                        let non_affine = !taint.reg(&g.reg);
+                        let line = inst
+                            .loc
+                            .as_ref()
+                            .map_or_else(|| format!("bb{b}"), |l| format!("line{}", l.line));
                         assumptions.push(Assumption {
-                            hint_key: format!(
-                                "pred.{}",
-                                inst.loc.as_ref().map_or_else(
-                                    || format!("bb{b}"),
-                                    |l| format!("line{}", l.line)
+                            hint_key: if non_affine {
+                                format!("{}pred.{line}", domains::NON_AFFINE)
+                            } else {
+                                format!("pred.{line}")
+                            },
+                            what: if non_affine {
+                                format!(
+                                    "guard of `{}`, not affine in the launch and parameters but decided by them: counted as always true; exact once they are bound",
+                                    inst.full_opcode()
                                 )
-                            ),
-                            what: format!(
-                                "data-dependent guard of `{}`: counted as always true",
-                                inst.full_opcode()
-                            ),
+                            } else {
+                                format!(
+                                    "data-dependent guard of `{}`: counted as always true",
+                                    inst.full_opcode()
+                                )
+                            },
                             default: 1.0,
                             from_user: false,
                             at: inst.loc.as_ref().map(|l| format!("line {}", l.line)),
@@ -709,6 +720,17 @@ impl KernelStats {
         Ok(env)
     }
 
+    /// What parameter values may resolve: addresses that are not polynomials, and what the
+    /// domains assumed about control flow that is not affine in the parameters.
+    fn open_to_values(&self) -> usize {
+        self.mem_sites.iter().filter(|m| m.addr.is_none()).count()
+            + self
+                .assumptions
+                .iter()
+                .filter(|a| a.hint_key.starts_with(domains::NON_AFFINE))
+                .count()
+    }
+
     /// Whether the kernel reads the grid size and these counts keep it symbolic: analysing
     /// with [`Options::grid`] may then resolve what is assumed here (grid-stride loops).
     pub fn reads_grid_size(&self) -> bool {
@@ -731,21 +753,24 @@ impl KernelStats {
             }
         }
         let env = self.env(w)?;
-        if !self.specialized && self.mem_sites.iter().any(|m| m.addr.is_none()) {
-            // Some address is not a polynomial with symbolic parameters; it may be one with the
-            // workload's parameter values as numbers.
+        if !self.specialized && self.open_to_values() > 0 {
+            // Some address is not a polynomial with symbolic parameters, or some control flow
+            // is not affine in them (a product with a parameter or the grid size); either may
+            // be once the workload's parameter values, and grid, are numbers.
             if let Some(f) = &self.function {
                 let vals = self
                     .params
                     .keys()
                     .filter_map(|p| env.get(p).map(|v| (p.clone(), *v)))
                     .collect();
+                let at = Options {
+                    grid: (self.grid.is_some() || reads_grid_size(f)).then_some(w.grid),
+                    ..launch.clone()
+                };
                 let again = affine::with_param_values(vals, || {
-                    analyze_function(&Module::default(), f, &launch)
+                    analyze_function(&Module::default(), f, &at)
                 })?;
-                if again.mem_sites.iter().filter(|m| m.addr.is_none()).count()
-                    < self.mem_sites.iter().filter(|m| m.addr.is_none()).count()
-                {
+                if again.open_to_values() < self.open_to_values() {
                     return KernelStats {
                         specialized: true,
                         ..again

@@ -14,4 +14,5 @@ pub mod piecewise;
 pub mod poly;
 pub mod ptx;
 pub mod stats;
+pub mod taint;
 pub mod unroll;

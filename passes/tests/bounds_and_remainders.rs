@@ -1,6 +1,7 @@
 //! Loops bounded by min/max values and unrolled by a compiler, remainders peeled into chains
-//! of tests, sign tests of bit operations: the symbolic counts, bound to several launches,
-//! equal the emulator's for every feature and block, with no data-dependent assumption left.
+//! of tests, sign tests of bit operations, and control flow that only products of launch
+//! indices and parameters decide: the symbolic counts, bound to several launches, equal the
+//! emulator's for every feature and block, with no data-dependent assumption left.
 
 use kerncast_passes::count::{self, Options, Workload};
 use kerncast_passes::emu::{self, KernelArg};
@@ -47,9 +48,18 @@ fn data_dependent(a: &[kerncast_passes::stats::Assumption]) -> Vec<String> {
 /// One launch: grid, block, n, w.
 type At = ([u64; 3], [u64; 3], i64, i64);
 
+fn non_affine(a: &[kerncast_passes::stats::Assumption]) -> Vec<&str> {
+    a.iter()
+        .map(|a| a.hint_key.as_str())
+        .filter(|k| k.starts_with(kerncast_passes::domains::NON_AFFINE))
+        .collect()
+}
+
 /// The counts of one analysis per block size (grid symbolic) bound to every launch equal the
-/// emulator's, and the analysis assumes nothing data dependent.
-fn exact(m: &Module, launches: &[At]) {
+/// emulator's; the analysis assumes nothing data dependent, nor, where `closed` (closed forms
+/// exact for every parameter value), anything it leaves to the parameter values; the bound
+/// counts assume nothing about control flow.
+fn exact(m: &Module, closed: bool, launches: &[At]) {
     for &(grid, block, n, w) in launches {
         let ks = count::analyze_kernel_with(
             m,
@@ -61,6 +71,9 @@ fn exact(m: &Module, launches: &[At]) {
         )
         .expect("analyses");
         assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
+        if closed {
+            assert_eq!(non_affine(&ks.assumptions), Vec::<&str>::new());
+        }
         let wl = Workload {
             grid,
             block,
@@ -68,6 +81,11 @@ fn exact(m: &Module, launches: &[At]) {
             hints: BTreeMap::new(),
         };
         let s = ks.bind(&wl).expect("binds");
+        assert_eq!(
+            non_affine(&s.assumptions),
+            Vec::<&str>::new(),
+            "at {grid:?} {block:?} n={n} w={w}"
+        );
         let e = emulate(m, grid, block, n, w);
         assert_eq!(
             s.features, e.features,
@@ -104,6 +122,7 @@ fn band_loop_unrolled_by_four_is_exact() {
     );
     exact(
         &m,
+        true,
         &[
             ([2, 1, 1], [32, 1, 1], 40, 3),
             ([2, 1, 1], [32, 1, 1], 37, 0),
@@ -131,6 +150,7 @@ fn clamped_chunk_length_unrolled_by_four_is_exact() {
     );
     exact(
         &m,
+        true,
         &[
             ([1, 1, 1], [32, 1, 1], 5, 0),
             ([1, 1, 1], [32, 1, 1], 37, 0),
@@ -155,6 +175,7 @@ fn sign_tests_of_bit_operations_are_exact() {
     );
     exact(
         &m,
+        true,
         &[
             ([2, 1, 1], [32, 1, 1], 40, 3),
             ([2, 1, 1], [32, 1, 1], 20, 50),
@@ -180,11 +201,60 @@ fn peeled_remainder_chain_joins_into_one_start() {
     );
     exact(
         &m,
+        true,
         &[
             ([1, 1, 1], [32, 1, 1], 0, 0),
             ([1, 1, 1], [32, 1, 1], 13, 0),
             ([2, 1, 1], [32, 1, 1], 30, 0),
             ([1, 1, 1], [64, 1, 1], 7, 0),
+        ],
+    );
+}
+
+/// Rows `blockIdx.y * rows + r` for `r < rows`, guarded by `< n`: a product of a launch index
+/// and a parameter decides the guard, so the symbolic counts leave it open (not as data) and
+/// binding counts it for the workload's `rows`.
+#[test]
+fn guard_on_a_launch_parameter_product_is_exact_once_bound() {
+    let m = kernel(
+        "mov.u32 %r2, %tid.x;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+         mov.u32 %r3, %ctaid.y;\nmul.lo.s32 %r4, %r3, %r21;\nsetp.lt.s32 %p1, %r21, 1;\n@%p1 bra DONE;\nmov.u32 %r5, 0;\n\
+         LOOP:\nadd.s32 %r6, %r4, %r5;\nsetp.ge.s32 %p2, %r6, %r20;\n@%p2 bra NEXT;\nst.global.u32 [%rd4], %r6;\n\
+         NEXT:\nadd.s32 %r5, %r5, 1;\nsetp.lt.s32 %p3, %r5, %r21;\n@%p3 bra LOOP;\n\
+         DONE:\nret;",
+    );
+    exact(
+        &m,
+        false,
+        &[
+            ([1, 3, 1], [32, 1, 1], 10, 4),
+            ([2, 4, 1], [32, 1, 1], 7, 3),
+            ([1, 2, 1], [64, 1, 1], 100, 5),
+        ],
+    );
+}
+
+/// A grid-stride loop whose trip count clang computes up front, `(n - 1 - i) / stride + 1`
+/// with `stride = blockDim.x * gridDim.x`: a quotient by the grid size, decided by the launch,
+/// counted exactly for each workload's grid.
+#[test]
+fn grid_stride_trip_count_by_division_is_exact_once_bound() {
+    let m = kernel(
+        "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
+         setp.ge.s32 %p1, %r4, %r20;\n@%p1 bra DONE;\n\
+         mov.u32 %r5, %nctaid.x;\nmul.lo.s32 %r6, %r5, %r2;\nsub.s32 %r7, %r20, %r4;\nadd.s32 %r7, %r7, -1;\n\
+         div.u32 %r8, %r7, %r6;\nadd.s32 %r9, %r8, 1;\n\
+         LOOP:\nmul.wide.s32 %rd3, %r4, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r9;\n\
+         add.s32 %r4, %r4, %r6;\nadd.s32 %r9, %r9, -1;\nsetp.ne.s32 %p2, %r9, 0;\n@%p2 bra LOOP;\n\
+         DONE:\nret;",
+    );
+    exact(
+        &m,
+        false,
+        &[
+            ([2, 1, 1], [32, 1, 1], 5, 0),
+            ([2, 1, 1], [32, 1, 1], 150, 0),
+            ([3, 1, 1], [64, 1, 1], 1000, 0),
         ],
     );
 }
