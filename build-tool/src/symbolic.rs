@@ -12,7 +12,8 @@
 //!   not set as hints: the emulator follows the real control flow on its buffers instead of a
 //!   documented default;
 //! - a bound count is incomplete (`sectors`, `wavefronts`: an access the analysis could not
-//!   resolve is not counted, where the emulator counts it).
+//!   resolve is not counted, where the emulator counts it), or control flow decided by products
+//!   of launch indices and parameters (`nonaffine.`) stays unresolved with the workload's values.
 
 use crate::engine::{Bound, Counter, EmulatorCounter, Prepared};
 use crate::workload::{Workload, WorkloadSpec};
@@ -27,6 +28,9 @@ use std::time::Duration;
 const DATA_DEPENDENT: [&str; 3] = ["trip.", "branch.", "pred."];
 /// Assumption keys (added at bind time) of accesses whose sectors or wavefronts were not counted.
 const INCOMPLETE: [&str; 2] = ["sectors", "wavefronts"];
+/// Assumption keys of control flow that only products of launch indices and parameters decide:
+/// `bind` resolves them for the workload, and any it cannot resolve leaves a guess.
+const NON_AFFINE: &str = kerncast_passes::domains::NON_AFFINE;
 
 /// Symbolic counting with an emulator fallback.
 pub struct SymbolicCounter {
@@ -162,7 +166,40 @@ impl SymPrepared {
                 cw.params.insert(i.to_string(), *v);
             }
         }
-        let mut stats = ks.bind(&cw).map_err(|e| format!("binding failed: {e}"))?;
+        // Binding may analyse again (for the workload's parameter values and grid): under the
+        // same time limit as the analysis, on its own thread.
+        let (tx, rx) = mpsc::channel();
+        let bound = ks.clone();
+        std::thread::Builder::new()
+            .name(format!("kerncast-bind-{}", self.kernel))
+            .spawn(move || {
+                let _ = tx.send(bound.bind(&cw).map_err(|e| e.to_string()));
+            })
+            .map_err(|e| format!("cannot start the binding thread: {e}"))?;
+        let mut stats = match rx.recv_timeout(self.limit) {
+            Ok(r) => r.map_err(|e| format!("binding failed: {e}"))?,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "binding did not finish within {:.0} s (KERNCAST_SYMBOLIC_TIMEOUT_S)",
+                    self.limit.as_secs_f64()
+                ))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err("binding thread ended without a result (it panicked)".into())
+            }
+        };
+        let open: Vec<&str> = stats
+            .assumptions
+            .iter()
+            .filter(|a| a.hint_key.starts_with(NON_AFFINE))
+            .map(|a| a.hint_key.as_str())
+            .collect();
+        if !open.is_empty() {
+            return Err(format!(
+                "control flow not affine even for this workload's parameters ({})",
+                open.join(", ")
+            ));
+        }
         let mut missing: Vec<&str> = Vec::new();
         let mut n = 0;
         for a in &stats.assumptions {

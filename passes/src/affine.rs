@@ -17,19 +17,25 @@
 //! latch value is `h + s` with `s` loop-invariant is an induction variable, `init + s·k`; the
 //! second pass uses those forms (other loop-written registers are unknown).
 //!
+//! A min, max or select (`selp`) of quasi-affine values is a named symbol `mmN` whose definition
+//! is the tree of its arguments ([`crate::named`]): arithmetic on it stays quasi-affine, and the
+//! definition is put back where domains are counted. A bit operation that is not arithmetic on
+//! its operands is kept by its sign alone ([`Val::Sign`]) when a sign test reads it.
+//!
 //! Simplification rule: `shr.s` by width−1 (the sign of a value, in signed-division idioms) is
 //! taken as 0, i.e. the dividend is assumed non-negative; nvcc guards its loop-trip computations
 //! so that this holds.
 
 use crate::cfg::{Cfg, EdgeKind};
 use crate::loop_exit;
+use crate::named;
 use crate::piecewise::Piecewise;
 use crate::poly::{Atom, LinExpr, Poly};
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A boolean over affine comparisons `e >= 0` / `e == 0`.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Cond {
     Ge(LinExpr),
     Eq(LinExpr),
@@ -146,9 +152,10 @@ pub fn isl_lin(e: &LinExpr) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
     Num(Poly),
-    /// A min, max or select of quasi-affine values (see [`crate::piecewise`]).
-    MinMax(Piecewise),
     Pred(Cond),
+    /// An integer known only by its sign: negative exactly where the condition holds. nvcc
+    /// tests `a < 0 || b < 0` as the sign of `a | b`, which is no affine value.
+    Sign(Cond),
     Unknown,
 }
 
@@ -223,6 +230,7 @@ pub fn analyze(f: &Function, cfg: &Cfg, ntid: [u64; 3]) -> Values {
                 let s = v.sub(&h);
                 let mut vars = BTreeSet::new();
                 s.vars(&mut vars);
+                named::close(&mut vars);
                 if vars
                     .iter()
                     .any(|v| v.starts_with("h") || v.starts_with('k'))
@@ -541,13 +549,8 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
     let b = ops.get(1).and_then(num);
     let c = ops.get(2).and_then(num);
     let mulc = |x: &Poly, y: &Poly| -> Option<Poly> { Some(x.mul(y)) };
-    let piecewise = !is_float
-        && (ops.iter().any(|v| matches!(v, Val::MinMax(_)))
-            || matches!(i.opcode.as_str(), "min" | "max"));
     let v: Val = if is_float && !matches!(i.opcode.as_str(), "mov" | "setp" | "selp" | "cvt") {
         Val::Unknown
-    } else if piecewise && !matches!(i.opcode.as_str(), "setp" | "selp") {
-        piecewise_op(i, &ops, bits)
     } else {
         match i.opcode.as_str() {
             // `mov.pred p, 0|1`
@@ -687,25 +690,45 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
             "not" => match ops.first() {
                 Some(Val::Pred(x)) => Val::Pred(x.clone().not()),
                 // two's complement: !x = -x - 1
-                Some(v) => from_pw(pw(v).map(|x| x.neg()).and_then(|x| x.add(&leafc(-1)))),
-                None => Val::Unknown,
+                Some(Val::Num(x)) => Val::Num(
+                    x.scale(&crate::poly::poly::rat(-1))
+                        .add(&Poly::constant(crate::poly::poly::rat(-1))),
+                ),
+                _ => Val::Unknown,
             },
             "selp" => match (ops.first(), ops.get(1), ops.get(2)) {
                 (Some(x), Some(y), _) if x == y => x.clone(),
-                (Some(x), Some(y), Some(Val::Pred(c))) if !is_float => {
-                    from_pw(pw(x).zip(pw(y)).and_then(|(x, y)| {
-                        (x.leaves() + y.leaves() <= crate::piecewise::MAX_LEAVES).then(|| {
-                            Piecewise::Select(Box::new(c.clone()), Box::new(x), Box::new(y))
-                        })
-                    }))
+                (Some(Val::Num(x)), Some(Val::Num(y)), Some(Val::Pred(c))) if !is_float => {
+                    match (lin(x), lin(y)) {
+                        (Some(x), Some(y)) => {
+                            Val::Num(Poly::from_lin(&named::name(Piecewise::Select(
+                                Box::new(c.clone()),
+                                Box::new(Piecewise::Leaf(x)),
+                                Box::new(Piecewise::Leaf(y)),
+                            ))))
+                        }
+                        _ => Val::Unknown,
+                    }
                 }
                 _ => Val::Unknown,
+            },
+            "min" | "max" => match (a.and_then(lin), b.and_then(lin)) {
+                (Some(x), Some(y)) => Val::Num(Poly::from_lin(&extremum(i.opcode == "max", x, y))),
+                _ => Val::Unknown,
+            },
+            // |x| = max(x, -x)
+            "abs" => match a.and_then(lin) {
+                Some(x) => {
+                    let nx = x.scale(-1);
+                    Val::Num(Poly::from_lin(&extremum(true, x, nx)))
+                }
+                None => Val::Unknown,
             },
             // `setp.cmp.s32 p, a, b` and `setp.cmp.bop.s32 p, a, b, q` (p = (a cmp b) bop q)
             "setp" if !is_float && matches!(i.modifiers.len(), 1 | 2) => {
                 let cmp = i.modifiers[0].as_str();
-                let c = match (ops.first().and_then(pw), ops.get(1).and_then(pw)) {
-                    (Some(x), Some(y)) => compare_pw(cmp, &x, &y),
+                let c = match (a.and_then(lin), b.and_then(lin)) {
+                    (Some(x), Some(y)) => compare(cmp, &x, &y),
                     _ => None,
                 };
                 match (c, i.modifiers.get(1).map(String::as_str), ops.get(2)) {
@@ -718,6 +741,10 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
             }
             _ => Val::Unknown,
         }
+    };
+    let v = match v {
+        Val::Unknown if !is_float => by_sign(i, &ops).unwrap_or(Val::Unknown),
+        v => v,
     };
     // setp p|q: q is the negation
     if i.opcode == "setp" {
@@ -739,6 +766,60 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
         for d in ds {
             env.insert(d, Val::Unknown);
         }
+    }
+}
+
+/// Bit operations and sign tests that only the signs of their operands decide: the sign bit
+/// of `a | b` is set where `a` or `b` is negative, of `a & b` where both are, of `a ^ b` where
+/// one is, of `~a` where `a` is not; `x < 0` (signed) reads it back.
+fn by_sign(i: &Inst, ops: &[Val]) -> Option<Val> {
+    let neg = |v: &Val| match v {
+        Val::Sign(c) => Some(c.clone()),
+        Val::Num(p) => lin(p).map(|e| Cond::Ge(e.scale(-1).add_const(-1))),
+        _ => None,
+    };
+    let c = |k: usize| ops.get(k).and_then(num).and_then(konst);
+    match i.opcode.as_str() {
+        "and" | "or" | "xor" => {
+            let (x, y) = (neg(ops.first()?)?, neg(ops.get(1)?)?);
+            let sign = match i.opcode.as_str() {
+                "and" => x.and(y),
+                "or" => x.or(y),
+                _ => x.xor(y),
+            };
+            Some(Val::Sign(sign))
+        }
+        "not" => match ops.first()? {
+            Val::Sign(c) => Some(Val::Sign(c.clone().not())),
+            _ => None,
+        },
+        "setp" if i.types.iter().any(|t| t.as_str().starts_with('s')) => {
+            // (sign test, whether it reads "negative")
+            let test = match (ops.first()?, ops.get(1)?, i.modifiers.first()?.as_str()) {
+                (Val::Sign(s), _, "lt") if c(1) == Some(0) => (s, true),
+                (Val::Sign(s), _, "le") if c(1) == Some(-1) => (s, true),
+                (Val::Sign(s), _, "ge") if c(1) == Some(0) => (s, false),
+                (Val::Sign(s), _, "gt") if c(1) == Some(-1) => (s, false),
+                (_, Val::Sign(s), "gt") if c(0) == Some(0) => (s, true),
+                (_, Val::Sign(s), "ge") if c(0) == Some(-1) => (s, true),
+                (_, Val::Sign(s), "le") if c(0) == Some(0) => (s, false),
+                (_, Val::Sign(s), "lt") if c(0) == Some(-1) => (s, false),
+                _ => return None,
+            };
+            let p = if test.1 {
+                test.0.clone()
+            } else {
+                test.0.clone().not()
+            };
+            match (i.modifiers.get(1).map(String::as_str), ops.get(2)) {
+                (None, _) => Some(Val::Pred(p)),
+                (Some("and"), Some(Val::Pred(q))) => Some(Val::Pred(p.and(q.clone()))),
+                (Some("or"), Some(Val::Pred(q))) => Some(Val::Pred(p.or(q.clone()))),
+                (Some("xor"), Some(Val::Pred(q))) => Some(Val::Pred(p.xor(q.clone()))),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
@@ -774,102 +855,39 @@ fn floor_div_magic(e: &LinExpr, m: i128) -> LinExpr {
     raw.floor_div(m)
 }
 
-/// A value as a min/max/select tree, when it is quasi-affine or already one.
-fn pw(v: &Val) -> Option<Piecewise> {
-    match v {
-        Val::Num(p) => lin(p).map(Piecewise::Leaf),
-        Val::MinMax(t) => Some(t.clone()),
-        _ => None,
-    }
-}
-
-fn from_pw(t: Option<Piecewise>) -> Val {
-    match t {
-        Some(Piecewise::Leaf(e)) => Val::Num(Poly::from_lin(&e)),
-        Some(t) => Val::MinMax(t),
-        None => Val::Unknown,
-    }
-}
-
-fn leafc(c: i128) -> Piecewise {
-    Piecewise::Leaf(LinExpr::constant(c))
-}
-
-/// `x - m·floor(x/m)`.
-fn pw_mod(x: &Piecewise, m: i128) -> Option<Piecewise> {
-    x.add(&x.floor_div(m).scale(-m))
-}
-
-/// Integer arithmetic on operands of which one is a min/max/select tree, or a `min`/`max`
-/// (the same rules as the affine cases of [`transfer`], pushed to the leaves).
-fn piecewise_op(i: &Inst, ops: &[Val], bits: u32) -> Val {
-    let t = |k: usize| ops.get(k).and_then(pw);
-    let k = |idx: usize| ops.get(idx).and_then(num).and_then(konst);
-    let hi = i.modifiers.iter().any(|m| m == "hi");
-    // a product is a tree only when one side is a constant
-    let prod = || match (k(0), k(1)) {
-        (Some(c), _) => t(1).map(|x| x.scale(c)),
-        (_, Some(c)) => t(0).map(|x| x.scale(c)),
-        _ => None,
-    };
-    let r = match i.opcode.as_str() {
-        "mov" | "cvt" | "cvta" => return ops.first().cloned().unwrap_or(Val::Unknown),
-        "add" => t(0).zip(t(1)).and_then(|(x, y)| x.add(&y)),
-        "sub" => t(0).zip(t(1)).and_then(|(x, y)| x.sub(&y)),
-        "neg" => t(0).map(|x| x.neg()),
-        "min" | "max" => t(0)
-            .zip(t(1))
-            .and_then(|(x, y)| Piecewise::extremum(i.opcode == "max", x, y)),
-        "mul" if !hi => prod(),
-        "mad" if !hi => prod().zip(t(2)).and_then(|(p, z)| p.add(&z)),
-        "shl" => match k(1) {
-            Some(s) if (0..63).contains(&s) => t(0).map(|x| x.scale(1i128 << s)),
-            _ => None,
-        },
-        "shr" => match k(1) {
-            // the sign of a value assumed non-negative, as in `transfer`
-            Some(s)
-                if s == bits as i128 - 1 && i.types.iter().any(|t| t.as_str().starts_with('s')) =>
-            {
-                Some(leafc(0))
+/// `max(x, y)` (`want_max`) or `min(x, y)` as a named value ([`crate::named`]); an argument
+/// that is itself a named extremum of the same kind, plus a constant, lends its arguments, so
+/// nested bounds stay one flat tree.
+fn extremum(want_max: bool, x: LinExpr, y: LinExpr) -> LinExpr {
+    let unfold = |e: &LinExpr| -> Piecewise {
+        let syms: Vec<(&Atom, &i128)> = e
+            .terms
+            .iter()
+            .filter(|(a, _)| matches!(a, Atom::Var(v) if named::is_symbol(v)))
+            .collect();
+        if let [(Atom::Var(s), 1)] = syms.as_slice() {
+            let rest = e.sub(&LinExpr::var(s));
+            match named::definition(s) {
+                Some(t @ Piecewise::Max(_)) if want_max => {
+                    return t.map_monotone(&|l| l.add(&rest))
+                }
+                Some(t @ Piecewise::Min(_)) if !want_max => {
+                    return t.map_monotone(&|l| l.add(&rest))
+                }
+                _ => {}
             }
-            Some(s) if (0..62).contains(&s) => t(0).map(|x| x.floor_div(1i128 << s)),
-            _ => None,
-        },
-        "div" => match k(1) {
-            Some(m) if m > 0 => t(0).map(|x| x.floor_div(m)),
-            _ => None,
-        },
-        "rem" => match k(1) {
-            Some(m) if m > 0 => t(0).and_then(|x| pw_mod(&x, m)),
-            _ => None,
-        },
-        "and" => match (t(0), k(1)) {
-            (Some(x), Some(m)) if m > 0 && (m + 1) & m == 0 => pw_mod(&x, m + 1),
-            (Some(x), Some(m)) if m < 0 && (-m) & (-m - 1) == 0 => Some(x.floor_div(-m).scale(-m)),
-            _ => None,
-        },
-        _ => None,
+        }
+        Piecewise::Leaf(e.clone())
     };
-    from_pw(r)
-}
-
-/// `x cmp y` over trees: `x - y` compared with 0 (the affine [`compare`] when both are leaves).
-fn compare_pw(cmp: &str, x: &Piecewise, y: &Piecewise) -> Option<Cond> {
-    if let (Some(x), Some(y)) = (x.as_leaf(), y.as_leaf()) {
-        return compare(cmp, x, y);
-    }
-    let d = x.sub(y)?;
-    let shift = |t: &Piecewise, c: i128| t.add(&leafc(c));
-    Some(match cmp {
-        "lt" | "lo" => shift(&d.neg(), -1)?.ge0(),
-        "le" | "ls" => d.neg().ge0(),
-        "gt" | "hi" => shift(&d, -1)?.ge0(),
-        "ge" | "hs" => d.ge0(),
-        "eq" => d.eq0(),
-        "ne" => d.eq0().not(),
-        _ => return None,
-    })
+    let t = Piecewise::extremum(want_max, unfold(&x), unfold(&y)).unwrap_or_else(|| {
+        let v = vec![Piecewise::Leaf(x), Piecewise::Leaf(y)];
+        if want_max {
+            Piecewise::Max(v)
+        } else {
+            Piecewise::Min(v)
+        }
+    });
+    named::name(t)
 }
 
 /// `x cmp y` as a condition (unsigned comparisons are taken on the mathematical integers).

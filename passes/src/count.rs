@@ -16,6 +16,7 @@ use crate::classify::{
 };
 use crate::domain_count::DomainCounter;
 use crate::domains::{self, HintParam};
+use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::poly::{rat, rat_to_f64};
 use crate::poly::{self as poly_mod, CountError, Poly, QPoly, QPolySum};
@@ -112,6 +113,9 @@ pub struct KernelStats {
     /// another one.
     #[serde(skip)]
     pub grid: Option<[u64; 3]>,
+    /// The named min/max/select values that addresses may use ([`crate::named`]).
+    #[serde(skip)]
+    pub defs: std::sync::Arc<named::Defs>,
 }
 
 /// Counts of `kernel` in `module` for its declared block size (`.reqntid`), or 256×1×1 (listed
@@ -153,7 +157,9 @@ pub fn analyze_function(
     f: &Function,
     opts: &Options,
 ) -> Result<KernelStats, AnalyzeError> {
-    affine::with_grid(opts.grid, || analyze_launch(module, f, opts))
+    affine::with_grid(opts.grid, || {
+        named::scoped(|| analyze_launch(module, f, opts))
+    })
 }
 
 /// Whether `f` reads the grid size: its counts may then need a fixed grid to be exact
@@ -198,6 +204,7 @@ fn analyze_launch(
     let (cfg, origin, vals) =
         crate::unroll::constant_trip_loops_with_values(f, Cfg::build(f), block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
+    let taint = crate::taint::Taint::new(&cfg);
     let mut counter = DomainCounter::new(block).with_params(&f.params);
     let err = |b: usize, e: CountError| AnalyzeError::Count {
         kernel: f.name.clone(),
@@ -258,26 +265,39 @@ fn analyze_launch(
                 };
                 match c {
                     Some(c) => {
-                        let gs: Vec<Cond> =
-                            d.groups.iter().map(|g| g.clone().and(c.clone())).collect();
+                        let gs: Vec<Cond> = d
+                            .groups
+                            .iter()
+                            .map(|g| named::expand(&g.clone().and(c.clone())))
+                            .collect();
                         let parts =
                             count_groups(&mut counter, &d.counters, &gs).map_err(|e| err(b, e))?;
                         let (t, w) = totals(&parts);
                         own = Some((parts, t, w));
                     }
                     None => {
+                        let non_affine = !taint.reg(&g.reg);
+                        let line = inst
+                            .loc
+                            .as_ref()
+                            .map_or_else(|| format!("bb{b}"), |l| format!("line{}", l.line));
                         assumptions.push(Assumption {
-                            hint_key: format!(
-                                "pred.{}",
-                                inst.loc.as_ref().map_or_else(
-                                    || format!("bb{b}"),
-                                    |l| format!("line{}", l.line)
+                            hint_key: if non_affine {
+                                format!("{}pred.{line}", domains::NON_AFFINE)
+                            } else {
+                                format!("pred.{line}")
+                            },
+                            what: if non_affine {
+                                format!(
+                                    "guard of `{}`, not affine in the launch and parameters but decided by them: counted as always true; exact once they are bound",
+                                    inst.full_opcode()
                                 )
-                            ),
-                            what: format!(
-                                "data-dependent guard of `{}`: counted as always true",
-                                inst.full_opcode()
-                            ),
+                            } else {
+                                format!(
+                                    "data-dependent guard of `{}`: counted as always true",
+                                    inst.full_opcode()
+                                )
+                            },
                             default: 1.0,
                             from_user: false,
                             at: inst.loc.as_ref().map(|l| format!("line {}", l.line)),
@@ -302,7 +322,22 @@ fn analyze_launch(
             }
             if let Some((space, dir, bits, nc)) = classify::mem_access(inst) {
                 let addr = affine::address(f, inst, &env, block);
-                let coefs = lanes::lane_coefs(addr.as_ref(), block);
+                // a named value that varies across lanes makes the address piecewise in the
+                // thread index: classed lane by lane at `bind`
+                let piecewise = addr.as_ref().is_some_and(|a| {
+                    let mut vs = BTreeSet::new();
+                    a.vars(&mut vs);
+                    let syms: BTreeSet<String> =
+                        vs.into_iter().filter(|v| named::is_symbol(v)).collect();
+                    let mut deep = syms.clone();
+                    named::close(&mut deep);
+                    !syms.is_empty() && deep.iter().any(|v| v.starts_with("tid_"))
+                });
+                let coefs = if piecewise {
+                    None
+                } else {
+                    lanes::lane_coefs(addr.as_ref(), block)
+                };
                 // one record per lane group: a warp accesses once per group it has lanes in
                 for (icond, gt, gw) in parts {
                     if classify::counts_sectors(space) || space == Space::Shared {
@@ -424,6 +459,7 @@ fn analyze_launch(
         function: Some(f.clone()),
         specialized: false,
         grid: opts.grid,
+        defs: std::sync::Arc::new(named::current()),
     })
 }
 
@@ -533,6 +569,7 @@ const POINT_COUNT_BUDGET: f64 = (1u64 << 20) as f64;
 /// parameters are fixed.
 fn segments(
     r: &AccessRecord,
+    defs: &named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
     seg: u64,
@@ -546,15 +583,24 @@ fn segments(
     let mut vars = BTreeSet::new();
     addr.vars(&mut vars);
     let mut a = addr.clone();
-    for v in vars.iter().filter(|v| !is_dim(v)) {
+    for v in vars.iter().filter(|v| !is_dim(v) && !named::is_symbol(v)) {
         let val = env.get(v.as_str()).copied().unwrap_or(0);
         a = a.subst(v, &crate::poly::LinExpr::constant(val));
     }
     let Some(off) = affine::as_lin(&a) else {
         return Ok(None);
     };
+    // the domain and the segment's bounds on the address, with named values put back
+    let segv = crate::poly::LinExpr::var("seg").scale(seg as i128);
+    let cond = defs.expand(
+        &r.cond
+            .clone()
+            .and(Cond::Ge(off.add_const(r.width as i128 - 1).sub(&segv)))
+            .and(Cond::Ge(segv.add_const(seg as i128 - 1).sub(&off))),
+    );
     let mut cvars = BTreeSet::new();
-    r.cond.vars(&mut cvars);
+    cond.vars(&mut cvars);
+    cvars.remove("seg");
     let mut fixed = Vec::new();
     for v in cvars.iter().filter(|v| !is_dim(v)) {
         fixed.push(format!(
@@ -577,15 +623,12 @@ fn segments(
     let [nx, ny, nz] = block;
     let ks = r.counters.join(", ");
     let sep = if r.counters.is_empty() { "" } else { ", " };
-    let off = affine::isl_lin(&off);
     let text = format!(
-        "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, warp{sep}{ks}, seg] : {} and 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and exists (tid_x, tid_y, tid_z : 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31 and {seg} seg <= {off} + {} and {off} <= {seg} seg + {}) }}",
+        "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, warp{sep}{ks}, seg] : {} and 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and exists (tid_x, tid_y, tid_z : 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31) }}",
         params.into_iter().collect::<Vec<_>>().join(", "),
         fixed.join(" and "),
-        r.cond.to_isl(),
+        cond.to_isl(),
         nx * ny,
-        r.width - 1,
-        seg - 1,
     );
     let ctx = Ctx::new();
     let set = Set::parse(&ctx, &text)?;
@@ -618,6 +661,7 @@ const WAVEFRONT_BUDGET: u64 = 1 << 20;
 /// lane's address permutes the banks and leaves the count unchanged.
 fn wavefronts(
     r: &AccessRecord,
+    defs: &named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
 ) -> Result<u64, String> {
@@ -637,7 +681,7 @@ fn wavefronts(
         &mut |point, lanes| {
             acc.clear();
             for (lane, tid) in lanes {
-                match lanes::eval_addr(addr, *tid, point, env) {
+                match lanes::eval_addr(addr, defs, *tid, point, env) {
                     Some(a) => acc.push(classify::warp::LaneAccess {
                         lane: *lane,
                         tid: *tid,
@@ -693,6 +737,17 @@ impl KernelStats {
         Ok(env)
     }
 
+    /// What parameter values may resolve: addresses that are not polynomials, and what the
+    /// domains assumed about control flow that is not affine in the parameters.
+    fn open_to_values(&self) -> usize {
+        self.mem_sites.iter().filter(|m| m.addr.is_none()).count()
+            + self
+                .assumptions
+                .iter()
+                .filter(|a| a.hint_key.starts_with(domains::NON_AFFINE))
+                .count()
+    }
+
     /// Whether the kernel reads the grid size and these counts keep it symbolic: analysing
     /// with [`Options::grid`] may then resolve what is assumed here (grid-stride loops).
     pub fn reads_grid_size(&self) -> bool {
@@ -715,21 +770,24 @@ impl KernelStats {
             }
         }
         let env = self.env(w)?;
-        if !self.specialized && self.mem_sites.iter().any(|m| m.addr.is_none()) {
-            // Some address is not a polynomial with symbolic parameters; it may be one with the
-            // workload's parameter values as numbers.
+        if !self.specialized && self.open_to_values() > 0 {
+            // Some address is not a polynomial with symbolic parameters, or some control flow
+            // is not affine in them (a product with a parameter or the grid size); either may
+            // be once the workload's parameter values, and grid, are numbers.
             if let Some(f) = &self.function {
                 let vals = self
                     .params
                     .keys()
                     .filter_map(|p| env.get(p).map(|v| (p.clone(), *v)))
                     .collect();
+                let at = Options {
+                    grid: (self.grid.is_some() || reads_grid_size(f)).then_some(w.grid),
+                    ..launch.clone()
+                };
                 let again = affine::with_param_values(vals, || {
-                    analyze_function(&Module::default(), f, &launch)
+                    analyze_function(&Module::default(), f, &at)
                 })?;
-                if again.mem_sites.iter().filter(|m| m.addr.is_none()).count()
-                    < self.mem_sites.iter().filter(|m| m.addr.is_none()).count()
-                {
+                if again.open_to_values() < self.open_to_values() {
                     return KernelStats {
                         specialized: true,
                         ..again
@@ -762,7 +820,7 @@ impl KernelStats {
             }
         }
         let mut assumptions = self.assumptions.clone();
-        let classes = crate::unroll::site_classes(&self.mem_sites, self.block, &env);
+        let classes = crate::unroll::site_classes(&self.mem_sites, &self.defs, self.block, &env);
         for (m, class) in self.mem_sites.iter().zip(classes) {
             let (t, wv) = (missing(&m.thread)?, missing(&m.warp)?);
             if t == 0.0 && wv == 0.0 {
@@ -797,7 +855,7 @@ impl KernelStats {
             }
         }
         for r in self.accesses.iter().filter(|r| r.space == Space::Shared) {
-            match wavefronts(r, self.block, &env) {
+            match wavefronts(r, &self.defs, self.block, &env) {
                 Ok(v) => {
                     if v != 0 {
                         *features
@@ -827,8 +885,8 @@ impl KernelStats {
                 block: "sectors".into(),
                 source: e,
             };
-            let sec = segments(r, self.block, &env, 32).map_err(cerr)?;
-            let lin = segments(r, self.block, &env, 128).map_err(cerr)?;
+            let sec = segments(r, &self.defs, self.block, &env, 32).map_err(cerr)?;
+            let lin = segments(r, &self.defs, self.block, &env, 128).map_err(cerr)?;
             match (sec, lin) {
                 (Some(s), Some(l)) => {
                     for (k, v) in [

@@ -8,12 +8,25 @@
 //! and with the conditions of the conditional edges that every path to the block takes: walking
 //! up the dominator tree, a block with a single, conditional incoming edge contributes that
 //! edge's condition. Loop exit edges contribute nothing (loops are assumed to terminate).
+//!
+//! Named min/max/select values ([`crate::named`]) are put back into each block's domain once it
+//! is complete (a loop's own counter is put back earlier, before it is shifted). A condition the
+//! values cannot express becomes a hint parameter: a data-dependent one (`trip.`, `branch.`)
+//! where data may decide it ([`crate::taint`]), and one that binding resolves ([`NON_AFFINE`])
+//! where only the launch and the parameters do.
 
 use crate::affine::{counter, edge_cond, Cond, Values};
 use crate::cfg::{Cfg, EdgeKind};
+use crate::named;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{CountError, LinExpr};
+use crate::taint::Taint;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Prefix of the hint keys of control flow that no data decides ([`crate::taint`]) but that is
+/// not affine in the launch and the parameters (products such as `blockIdx.y * rows`):
+/// `KernelStats::bind` analyses again with the workload's parameters and grid as numbers.
+pub const NON_AFFINE: &str = "nonaffine.";
 
 /// Something the domains had to assume: a hint parameter and what it stands for.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +48,9 @@ pub struct BlockDomain {
     /// block): a warp executes the block once per group it has threads in. One group, `cond`,
     /// for most blocks.
     pub groups: Vec<Cond>,
+    /// `cond` before named values are put back ([`crate::named`]): for proofs, which take a
+    /// symbol as a free parameter, where the expanded form would split into cases.
+    pub symbolic: Cond,
 }
 
 #[derive(Clone, Debug)]
@@ -61,6 +77,7 @@ pub fn build(
     kernel_file_line: &dyn Fn(usize) -> Option<String>,
 ) -> Domains {
     let mut hints: Vec<HintParam> = Vec::new();
+    let taint = Taint::new(cfg);
     // per loop: the iteration condition
     let mut loop_conds: Vec<Cond> = Vec::new();
     for (li, l) in cfg.loops.iter().enumerate() {
@@ -68,6 +85,8 @@ pub fn build(
         let body: BTreeSet<usize> = l.blocks.iter().copied().collect();
         let mut cond = Cond::Ge(LinExpr::var(&k));
         let mut exact = true;
+        // every test that is not affine is one on a known, non-affine predicate
+        let mut only_non_affine = true;
         let mut tests = 0;
         for &x in &l.blocks {
             let stay: Vec<_> = cfg.successors(x).filter(|e| body.contains(&e.to)).collect();
@@ -84,26 +103,40 @@ pub fn build(
                 },
                 _ => None,
             };
-            match c.map(|c| monotone(c, &k)) {
+            match c.map(|c| named::expand_dependent(&monotone(c, &k), &k)) {
                 Some(c) => {
                     let c0 = c.subst(&k, &LinExpr::constant(0));
                     let c1 = c.subst(&k, &LinExpr::var(&k).add_const(-1));
                     let prev = Cond::Or(Box::new(Cond::Eq(LinExpr::var(&k))), Box::new(c0.and(c1)));
                     cond = cond.and(prev);
                 }
-                None => exact = false,
+                None => {
+                    exact = false;
+                    only_non_affine &=
+                        dominates_latches && stay.len() == 1 && !taint.branch(cfg, x);
+                }
             }
         }
         if !exact || tests == 0 {
             let p = format!("trip{li}");
             let at = kernel_file_line(l.header);
+            let place = at.clone().unwrap_or_else(|| format!("loop{li}"));
+            let header = cfg.blocks[l.header].name();
+            let (hint_key, what) = if tests > 0 && only_non_affine {
+                (
+                    format!("{NON_AFFINE}trip.{place}"),
+                    format!("trip count of loop {li} (header block {header}), not affine in the launch and parameters but decided by them: exact once they are bound"),
+                )
+            } else {
+                (
+                    format!("trip.{place}"),
+                    format!("trip count of loop {li} (header block {header}), not an affine function of the launch and parameters"),
+                )
+            };
             hints.push(HintParam {
                 param: p.clone(),
-                hint_key: format!("trip.{}", at.clone().unwrap_or_else(|| format!("loop{li}"))),
-                what: format!(
-                    "trip count of loop {li} (header block {}), not an affine function of the launch and parameters",
-                    cfg.blocks[l.header].name()
-                ),
+                hint_key,
+                what,
                 default: 16,
                 at,
             });
@@ -118,6 +151,7 @@ pub fn build(
         vals,
         kernel_file_line,
         hints,
+        taint,
     };
     let mut blocks = Vec::new();
     for b in 0..cfg.blocks.len() {
@@ -126,16 +160,27 @@ pub fn build(
         for &li in &chain {
             loops = loops.and(loop_conds[li].clone());
         }
-        let groups: Vec<Cond> = walk
-            .reach(b, None, &chain)
+        let reach = walk.reach(b, None, &chain);
+        let symbolic = reach
+            .iter()
+            .cloned()
+            .reduce(Cond::or)
+            .map_or_else(|| loops.clone(), |r| loops.clone().and(r));
+        // named values are put back here, once per lane group: the domains are what is counted
+        let groups: Vec<Cond> = reach
             .into_iter()
-            .map(|g| loops.clone().and(g))
+            .map(|g| named::expand(&loops.clone().and(g)))
             .collect();
-        let cond = groups.iter().cloned().reduce(Cond::or).unwrap_or(loops);
+        let cond = groups
+            .iter()
+            .cloned()
+            .reduce(Cond::or)
+            .unwrap_or_else(|| named::expand(&loops));
         blocks.push(BlockDomain {
             counters: chain.iter().map(|&l| counter(l)).collect(),
             cond,
             groups,
+            symbolic,
         });
     }
     let hints = walk.hints;
@@ -148,6 +193,7 @@ struct Walk<'a> {
     vals: &'a Values,
     kernel_file_line: &'a dyn Fn(usize) -> Option<String>,
     hints: Vec<HintParam>,
+    taint: Taint,
 }
 
 impl Walk<'_> {
@@ -275,16 +321,23 @@ impl Walk<'_> {
                 let p = format!("br{from}");
                 if !self.hints.iter().any(|h| h.param == p) {
                     let at = (self.kernel_file_line)(from);
+                    let place = at.clone().unwrap_or_else(|| format!("bb{from}"));
+                    let name = cfg.blocks[from].name();
+                    let (hint_key, what) = if !self.taint.branch(cfg, from) {
+                        (
+                            format!("{NON_AFFINE}branch.{place}"),
+                            format!("branch at the end of block {name}, not affine in the launch and parameters but decided by them (1 = every thread takes it, 0 = none): exact once they are bound"),
+                        )
+                    } else {
+                        (
+                            format!("branch.{place}"),
+                            format!("data-dependent branch at the end of block {name}: 1 = every thread takes it, 0 = none"),
+                        )
+                    };
                     self.hints.push(HintParam {
                         param: p.clone(),
-                        hint_key: format!(
-                            "branch.{}",
-                            at.clone().unwrap_or_else(|| format!("bb{from}"))
-                        ),
-                        what: format!(
-                            "data-dependent branch at the end of block {}: 1 = every thread takes it, 0 = none",
-                            cfg.blocks[from].name()
-                        ),
+                        hint_key,
+                        what,
                         default: 1,
                         at,
                     });
@@ -317,6 +370,15 @@ fn monotone(c: Cond, k: &str) -> Cond {
                 .terms
                 .keys()
                 .any(|at| matches!(at, crate::poly::Atom::Floor(..)) && at.involves(k));
+            // a named value that moves with k hides how e moves
+            let mut vs = BTreeSet::new();
+            e.vars(&mut vs);
+            let hidden = vs
+                .iter()
+                .any(|v| named::is_symbol(v) && named::depends(&LinExpr::var(v), k));
+            if hidden {
+                return c;
+            }
             match a {
                 Some(a) if a < 0 && !floors_in_k => return Cond::Ge(e.add_const(-1)),
                 Some(a) if a > 0 && !floors_in_k => return Cond::Ge(e.scale(-1).add_const(-1)),

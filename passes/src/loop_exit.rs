@@ -16,6 +16,12 @@
 //! - Path-aware joins: where predecessors give different values, one of them is kept if every
 //!   other predecessor's value equals it at every point where that predecessor's edge to the
 //!   join is taken (the set of points where the edge is taken and the values differ is empty).
+//!   Where the edges are the cases `q = c` of one quantity and the values move with it, the
+//!   line through them is a candidate too ([`fitted`]).
+//!
+//! Named min/max/select values ([`crate::named`]) are free parameters in these proofs, with the
+//! convex half of their definitions (`max(a, b) >= a`); their full definitions only where that
+//! proves nothing, since a condition split into their cases costs isl far more.
 //!
 //! The block domains and edge conditions come from the previous round of the analysis; a
 //! condition that was unknown there is a free hint parameter, which only makes the sets larger,
@@ -25,7 +31,7 @@ use crate::affine::{counter, dests, Cond, Env, Val, Values};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::cond_set::{launch_box, Spaces};
 use crate::domains::{self, loop_chain, Domains};
-use crate::piecewise::Piecewise;
+use crate::named;
 use crate::poly::count::{aff_to_lin, Round};
 use crate::poly::isl::Ctx;
 use crate::poly::{Atom, LinExpr, Poly};
@@ -83,6 +89,13 @@ impl Prover {
 
     /// Whether no point satisfies `cond`; an isl failure proves nothing.
     fn is_empty(&self, dims: &[String], cond: &Cond) -> bool {
+        // Named values as free parameters first (cheap, and true for their real values too);
+        // their definitions only where that is not enough.
+        self.is_empty_cond(dims, &named::with_facts(cond))
+            || (named::has_symbols(cond) && self.is_empty_cond(dims, &named::expand(cond)))
+    }
+
+    fn is_empty_cond(&self, dims: &[String], cond: &Cond) -> bool {
         let (params, all_dims, launch) = self.space(dims, cond);
         let key = format!("{params:?} {all_dims:?} {:?} {}", self.ntid, cond.to_isl());
         if let Some(&e) = self.empty.borrow().get(&key) {
@@ -187,7 +200,8 @@ impl Prover {
     }
 }
 
-/// Values of `k` that an equality conjunct of `c` pins (`k` with coefficient ±1, outside floors).
+/// Values of `k` that an equality conjunct of `c` pins (`k` outside floors, its coefficient
+/// dividing the rest: `4·r - 4·k - 4 = 0` pins `k = r - 1`).
 fn pinned(c: &Cond, k: &str) -> Vec<LinExpr> {
     match c {
         Cond::And(a, b) => {
@@ -202,10 +216,23 @@ fn pinned(c: &Cond, k: &str) -> Vec<LinExpr> {
                 .keys()
                 .any(|at| matches!(at, Atom::Floor(..)) && at.involves(k));
             match a {
-                // a·k + rest = 0  ⇔  k = −a·rest for a = ±1
-                Some(a) if (a == 1 || a == -1) && !in_floor => {
+                // a·k + rest = 0  ⇔  k = −rest/a
+                Some(a) if !in_floor => {
                     let rest = e.sub(&LinExpr::var(k).scale(a));
-                    vec![rest.scale(-a)]
+                    let divides = rest.constant % a == 0 && rest.terms.values().all(|c| c % a == 0);
+                    if divides {
+                        let q = LinExpr {
+                            terms: rest
+                                .terms
+                                .iter()
+                                .map(|(t, c)| (t.clone(), -c / a))
+                                .collect(),
+                            constant: -rest.constant / a,
+                        };
+                        vec![q]
+                    } else {
+                        vec![]
+                    }
                 }
                 _ => vec![],
             }
@@ -352,8 +379,10 @@ impl<'a> Paths<'a> {
         let k = counter(li);
         let found = edge_to(self.cfg, env, from, to).and_then(|taken| {
             let d = &self.doms.blocks[from];
+            // symbols that move with k are put back, so that k alone is solved for
+            let taken = named::expand_dependent(&taken, &k);
             let guesses = pinned(&taken, &k);
-            let cond = d.cond.clone().and(taken);
+            let cond = d.symbolic.clone().and(taken);
             self.prover
                 .first(&d.counters, &k, &cond, guesses)
                 .filter(|e| !mentions_hint(e))
@@ -389,7 +418,7 @@ impl<'a> Paths<'a> {
         let taken = edge_to(self.cfg, env, from, to).unwrap_or(Cond::True);
         let differ = Cond::Eq(v.sub(cand)).not();
         self.prover
-            .is_empty(&d.counters, &d.cond.clone().and(taken).and(differ))
+            .is_empty(&d.counters, &d.symbolic.clone().and(taken).and(differ))
     }
 
     /// Join of the values arriving at `to` (`incoming`: predecessor, its end-of-block values,
@@ -413,23 +442,81 @@ impl<'a> Paths<'a> {
                 })
                 .collect();
             let Some(vals) = vals else { continue };
-            let mut cands: Vec<&LinExpr> = Vec::new();
-            for v in &vals {
-                if !cands.contains(&v) && in_frame(v, &chain) {
+            let pins: Vec<Vec<(LinExpr, i128)>> = incoming
+                .iter()
+                .map(|(from, env, _)| {
+                    edge_to(self.cfg, env, *from, to).map_or_else(Vec::new, |c| equalities(&c))
+                })
+                .collect();
+            let mut cands: Vec<LinExpr> = Vec::new();
+            for v in vals.iter().cloned().chain(fitted(&vals, &pins)) {
+                if !cands.contains(&v) && in_frame(&v, &chain) {
                     cands.push(v);
                 }
             }
             let proved = cands.into_iter().find(|cand| {
                 incoming.iter().zip(&vals).all(|((from, env, _), v)| {
-                    v == *cand || self.equal_on_edge(*from, to, env, v, cand)
+                    v == cand || self.equal_on_edge(*from, to, env, v, cand)
                 })
             });
             if let Some(c) = proved {
-                out.insert(r, Val::Num(Poly::from_lin(c)));
+                out.insert(r, Val::Num(Poly::from_lin(&c)));
             }
         }
         out
     }
+}
+
+/// The equalities `q = c` (`q` without constant term, its first coefficient positive) that a
+/// condition's conjuncts state.
+fn equalities(c: &Cond) -> Vec<(LinExpr, i128)> {
+    match c {
+        Cond::And(a, b) => {
+            let mut v = equalities(a);
+            v.extend(equalities(b));
+            v
+        }
+        Cond::Eq(e) if !e.is_constant() => {
+            let q = e.add_const(-e.constant);
+            let flip = q.terms.values().next().is_some_and(|c| *c < 0);
+            if flip {
+                vec![(q.scale(-1), e.constant)]
+            } else {
+                vec![(q, -e.constant)]
+            }
+        }
+        _ => vec![],
+    }
+}
+
+/// Candidates for a join whose ways in are the cases of one quantity: where edge `i` is taken
+/// when `q = c_i` and brings `v_i`, and `v_j - v_i` is a constant multiple `λ` of `c_j - c_i`,
+/// the join may be `v_i + λ·(q - c_i)` on every edge (nvcc peels a remainder loop into
+/// `if (r == 0) … if (r == 1) …` tests that each leave with the index reached so far). Each
+/// candidate still has to be proved on every edge.
+fn fitted(vals: &[LinExpr], pins: &[Vec<(LinExpr, i128)>]) -> Vec<LinExpr> {
+    let mut out = Vec::new();
+    for (i, pi) in pins.iter().enumerate() {
+        for (j, pj) in pins.iter().enumerate().skip(i + 1) {
+            let d = vals[j].sub(&vals[i]);
+            if !d.is_constant() {
+                continue;
+            }
+            for (q, ci) in pi {
+                for (q2, cj) in pj {
+                    if q != q2 || ci == cj || d.constant % (cj - ci) != 0 {
+                        continue;
+                    }
+                    let lambda = d.constant / (cj - ci);
+                    let e = vals[i].add(&q.add_const(-ci).scale(lambda));
+                    if !out.contains(&e) {
+                        out.push(e);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Values along an edge given the exit iteration of the loop it leaves (if it leaves one and the
@@ -448,8 +535,9 @@ pub(crate) fn along(
     env.iter()
         .map(|(r, v)| {
             let v = match (v, exit) {
-                (Val::Num(p), Some((k, e))) => Val::Num(p.subst(k, e)),
-                (Val::Pred(c), Some((k, e))) => Val::Pred(c.subst(k, e)),
+                (Val::Num(p), Some((k, e))) => Val::Num(named::subst_poly(p, k, e)),
+                (Val::Pred(c), Some((k, e))) => Val::Pred(named::subst_cond(c, k, e)),
+                (Val::Sign(c), Some((k, e))) => Val::Sign(named::subst_cond(c, k, e)),
                 _ => v.clone(),
             };
             let stale = left.iter().any(|k| involves(&v, k));
@@ -458,28 +546,16 @@ pub(crate) fn along(
         .collect()
 }
 
-/// Whether a value depends on the symbol `k`.
+/// Whether a value depends on the symbol `k`, through the named values it uses too.
 fn involves(v: &Val, k: &str) -> bool {
     let mut vs = BTreeSet::new();
     match v {
-        Val::Num(p) => return p.involves(k),
-        Val::Pred(c) => c.vars(&mut vs),
-        Val::MinMax(t) => tree_vars(t, &mut vs),
+        Val::Num(p) => p.vars(&mut vs),
+        Val::Pred(c) | Val::Sign(c) => c.vars(&mut vs),
         Val::Unknown => {}
     }
+    named::close(&mut vs);
     vs.contains(k)
-}
-
-fn tree_vars(t: &Piecewise, out: &mut BTreeSet<String>) {
-    match t {
-        Piecewise::Leaf(e) => e.vars(out),
-        Piecewise::Max(v) | Piecewise::Min(v) => v.iter().for_each(|t| tree_vars(t, out)),
-        Piecewise::Select(c, a, b) => {
-            c.vars(out);
-            tree_vars(a, out);
-            tree_vars(b, out);
-        }
-    }
 }
 
 /// The join that keeps a register only where every predecessor gives it the same value.
@@ -508,6 +584,7 @@ pub(crate) fn plain_join<'e>(mut envs: impl Iterator<Item = &'e Env>) -> Env {
 fn in_frame(e: &LinExpr, chain: &[String]) -> bool {
     let mut vs = BTreeSet::new();
     e.vars(&mut vs);
+    named::close(&mut vs);
     vs.iter().all(|v| {
         let is_counter = v.starts_with('k') && v[1..].chars().all(|c| c.is_ascii_digit());
         let is_phi = v.starts_with('h') && v[1..].contains('_');
@@ -519,6 +596,7 @@ fn in_frame(e: &LinExpr, chain: &[String]) -> bool {
 fn mentions_hint(e: &LinExpr) -> bool {
     let mut vs = BTreeSet::new();
     e.vars(&mut vs);
+    named::close(&mut vs);
     vs.iter()
         .any(|v| v.starts_with("trip") || v.starts_with("br"))
 }

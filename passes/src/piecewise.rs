@@ -3,22 +3,21 @@
 //! Compilers fold guards and bounds into them: clang turns `row < n && col < n` into
 //! `max(row, col) < n`, a band loop runs from `max(0, i - w)` to `min(n - 1, i + w)`. Such a
 //! value is not affine, but a comparison against it is an exact boolean over affine comparisons
-//! (`max(a, b) >= 0` ⇔ `a >= 0 or b >= 0`), which is all a guard or an exit test needs. The value
-//! is kept as a tree with affine leaves; arithmetic that commutes with min and max (adding
-//! anything, scaling, a monotone floor) is pushed down to the leaves, so nested forms stay
-//! exact. Trees past [`MAX_LEAVES`] are given up (the caller treats the value as unknown), which
-//! bounds the size of the conditions they produce.
+//! (`max(a, b) >= 0` ⇔ `a >= 0 or b >= 0`), and it splits into disjoint cases on each of which
+//! it is affine ([`Piecewise::cases`]). Affine recovery names every such value by a symbol
+//! whose definition is its tree ([`crate::named`]), so that arithmetic on it stays affine; the
+//! tree is what the symbol is put back as. Arithmetic that commutes with min and max (adding
+//! anything, scaling, a monotone floor) can be pushed down to the leaves. Trees past
+//! [`MAX_LEAVES`] are not built (an argument is then kept as a symbol rather than inlined).
 
 use crate::affine::Cond;
 use crate::poly::LinExpr;
 
-/// Most leaves a tree may have; sums of trees multiply their leaf counts. Eight keeps nested
-/// guards exact and stops at the remainder arithmetic of unrolled loops with min/max bounds,
-/// whose conditions of 16 and more leaves made counting run past its deadline (such a loop is
-/// then an explicit trip-count assumption).
+/// Most leaves a tree may have; sums of trees multiply their leaf counts, so a bound keeps the
+/// conditions a tree expands into small.
 pub const MAX_LEAVES: usize = 8;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Piecewise {
     Leaf(LinExpr),
     Max(Vec<Piecewise>),
@@ -45,7 +44,7 @@ impl Piecewise {
 
     /// `f` applied to every leaf; valid for any `f` that is non-decreasing (min and max commute
     /// with it) — selects commute with every `f`.
-    fn map_monotone(&self, f: &dyn Fn(&LinExpr) -> LinExpr) -> Piecewise {
+    pub fn map_monotone(&self, f: &dyn Fn(&LinExpr) -> LinExpr) -> Piecewise {
         match self {
             Piecewise::Leaf(e) => Piecewise::Leaf(f(e)),
             Piecewise::Max(v) => Piecewise::Max(v.iter().map(|t| t.map_monotone(f)).collect()),
@@ -90,7 +89,8 @@ impl Piecewise {
         Some(self.add_unbounded(o))
     }
 
-    fn add_unbounded(&self, o: &Piecewise) -> Piecewise {
+    /// `self + o` whatever its size.
+    pub fn add_unbounded(&self, o: &Piecewise) -> Piecewise {
         match (self, o) {
             (Piecewise::Leaf(x), _) => o.map_monotone(&|e| e.add(x)),
             // max(a, b) + o = max(a + o, b + o), whatever o is
@@ -168,6 +168,79 @@ impl Piecewise {
         }
     }
 
+    /// Every symbol that occurs, in leaves and selection conditions.
+    pub fn vars(&self, out: &mut std::collections::BTreeSet<String>) {
+        match self {
+            Piecewise::Leaf(e) => e.vars(out),
+            Piecewise::Max(v) | Piecewise::Min(v) => v.iter().for_each(|t| t.vars(out)),
+            Piecewise::Select(c, a, b) => {
+                c.vars(out);
+                a.vars(out);
+                b.vars(out);
+            }
+        }
+    }
+
+    /// The same tree with `leaf` applied to every leaf and `cond` to every selection condition
+    /// (a substitution, which keeps the tree's meaning point by point).
+    pub fn map(
+        &self,
+        leaf: &dyn Fn(&LinExpr) -> LinExpr,
+        cond: &dyn Fn(&Cond) -> Cond,
+    ) -> Piecewise {
+        match self {
+            Piecewise::Leaf(e) => Piecewise::Leaf(leaf(e)),
+            Piecewise::Max(v) => Piecewise::Max(v.iter().map(|t| t.map(leaf, cond)).collect()),
+            Piecewise::Min(v) => Piecewise::Min(v.iter().map(|t| t.map(leaf, cond)).collect()),
+            Piecewise::Select(c, a, b) => Piecewise::Select(
+                Box::new(cond(c)),
+                Box::new(a.map(leaf, cond)),
+                Box::new(b.map(leaf, cond)),
+            ),
+        }
+    }
+
+    /// The tree as disjoint conditions that cover every point, each with the affine value the
+    /// tree takes where it holds. Ties of a min or max go to the first of the equal arguments.
+    pub fn cases(&self) -> Vec<(Cond, LinExpr)> {
+        match self {
+            Piecewise::Leaf(e) => vec![(Cond::True, e.clone())],
+            Piecewise::Select(c, a, b) => {
+                let on = |c: Cond, t: &Piecewise| {
+                    t.cases()
+                        .into_iter()
+                        .map(move |(g, v)| (c.clone().and(g), v))
+                };
+                let mut out: Vec<(Cond, LinExpr)> = on(c.as_ref().clone(), a).collect();
+                out.extend(on(c.as_ref().clone().not(), b));
+                out
+            }
+            Piecewise::Max(v) | Piecewise::Min(v) => {
+                let want_max = matches!(self, Piecewise::Max(_));
+                let mut out = Vec::new();
+                for (i, child) in v.iter().enumerate() {
+                    for (mut g, x) in child.cases() {
+                        for (j, other) in v.iter().enumerate().filter(|(j, _)| *j != i) {
+                            // x wins over `other`: strictly against earlier arguments
+                            let strict = i128::from(j < i);
+                            let d = if want_max {
+                                other
+                                    .neg()
+                                    .add_unbounded(&Piecewise::Leaf(x.add_const(-strict)))
+                            } else {
+                                other
+                                    .add_unbounded(&Piecewise::Leaf(x.scale(-1).add_const(-strict)))
+                            };
+                            g = g.and(d.ge0());
+                        }
+                        out.push((g, x));
+                    }
+                }
+                out
+            }
+        }
+    }
+
     /// Value at a point; `None` when a symbol has no value.
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
         match self {
@@ -199,7 +272,7 @@ mod tests {
         Piecewise::Leaf(LinExpr::var(v).add_const(c))
     }
 
-    /// Every tree's comparisons agree with evaluating the tree, over a grid of points.
+    /// Every tree's comparisons and cases agree with evaluating the tree, over a grid of points.
     fn agrees(t: &Piecewise) {
         for x in -6..=6 {
             for y in -6..=6 {
@@ -211,6 +284,14 @@ mod tests {
                 let v = t.eval(&env).expect("bound");
                 assert_eq!(t.ge0().eval(&env), Some(v >= 0), "{t:?} >= 0 at {x},{y}");
                 assert_eq!(t.eq0().eval(&env), Some(v == 0), "{t:?} == 0 at {x},{y}");
+                // exactly one case holds, with the tree's value
+                let held: Vec<i128> = t
+                    .cases()
+                    .iter()
+                    .filter(|(g, _)| g.eval(&env) == Some(true))
+                    .map(|(_, e)| e.eval(&env).expect("bound"))
+                    .collect();
+                assert_eq!(held, vec![v], "cases of {t:?} at {x},{y}");
             }
         }
     }
@@ -228,7 +309,17 @@ mod tests {
         let sum = mx.add(&mn.neg()).unwrap();
         let floor = sum.floor_div(3);
         let rem = mx.add(&mx.floor_div(3).scale(-3)).unwrap();
-        for t in [&mx, &mn, &sel, &sum, &floor, &rem, &sel.add(&mx).unwrap()] {
+        let ties = Piecewise::Max(vec![leaf("x", 0), leaf("y", 0), leaf("x", 0)]);
+        for t in [
+            &mx,
+            &mn,
+            &sel,
+            &sum,
+            &floor,
+            &rem,
+            &sel.add(&mx).unwrap(),
+            &ties,
+        ] {
             agrees(t);
         }
         // max(x, y - 2) >= 0 is the disjunction of its arguments' comparisons

@@ -162,11 +162,23 @@ fn grid_stride_loop_is_exact_for_a_fixed_grid() {
         },
     )
     .expect("analyses");
-    // with a symbolic grid the step ntid·nctaid is not affine: an explicit assumption
-    assert!(data_dependent(&symbolic)
+    // with a symbolic grid the step ntid·nctaid is not affine: an explicit assumption, of what
+    // the launch decides (not data), which binding resolves for the workload's grid
+    assert_eq!(data_dependent(&symbolic), Vec::<String>::new());
+    assert!(symbolic
+        .assumptions
         .iter()
-        .any(|k| k.starts_with("trip.")));
+        .any(|a| a.hint_key.starts_with("nonaffine.trip.")));
     assert!(symbolic.reads_grid_size());
+    let w = Workload {
+        grid: [2, 1, 1],
+        block: [32, 1, 1],
+        params: BTreeMap::from([("0".to_string(), 100)]),
+        hints: BTreeMap::new(),
+    };
+    let s = symbolic.bind(&w).expect("binds");
+    assert!(s.assumptions.is_empty(), "{:?}", s.assumptions);
+    assert_eq!(s.features, emulate(&m, [2, 1, 1], [32, 1, 1], 100).features);
     exact(
         &m,
         true,

@@ -126,12 +126,13 @@ pub fn observable(
 /// `Err` says why the class could not be decided.
 pub fn bound_class(
     m: &crate::count::MemSite,
+    defs: &crate::named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
 ) -> Result<StrideClass, String> {
     let Some(coefs) = &m.coefs else {
         return match &m.addr {
-            Some(a) => walked_class(m, a, block, env),
+            Some(a) => walked_class(m, a, defs, block, env),
             None => Ok(StrideClass::Unknown),
         };
     };
@@ -154,6 +155,7 @@ const WALK_BUDGET: u64 = 1 << 20;
 fn walked_class(
     m: &crate::count::MemSite,
     addr: &Poly,
+    defs: &crate::named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
 ) -> Result<StrideClass, String> {
@@ -169,7 +171,7 @@ fn walked_class(
         &mut |point, lanes| {
             acc.clear();
             for (lane, tid) in lanes {
-                match eval_addr(addr, *tid, point, env) {
+                match eval_addr(addr, defs, *tid, point, env) {
                     Some(a) => acc.push(LaneAccess {
                         lane: *lane,
                         tid: *tid,
@@ -188,10 +190,17 @@ fn walked_class(
     Ok(ev.class(m.width))
 }
 
+fn is_param(v: &str) -> bool {
+    v.strip_prefix('p')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// A lane's address: thread index, ctaid and counters from the point, parameters from `env`,
-/// shared-array symbols at 0 (whole-word shifts of every lane change neither class nor banks).
+/// shared-array symbols at 0 (whole-word shifts of every lane change neither class nor banks),
+/// named values from their definitions.
 pub fn eval_addr(
     addr: &Poly,
+    defs: &crate::named::Defs,
     tid: [u64; 3],
     point: &BTreeMap<String, i128>,
     env: &BTreeMap<String, i128>,
@@ -201,9 +210,15 @@ pub fn eval_addr(
         "tid_y" => Some(tid[1] as i128),
         "tid_z" => Some(tid[2] as i128),
         v if v.starts_with("sym_") => Some(0),
-        v => point.get(v).or_else(|| env.get(v)).copied(),
+        // a buffer's base pointer is no part of a workload: taken as 0, as `count::segments`
+        // takes it (a lane-invariant shift changes no class)
+        v => point
+            .get(v)
+            .or_else(|| env.get(v))
+            .copied()
+            .or_else(|| is_param(v).then_some(0)),
     };
-    let a = addr.eval(&at)?;
+    let a = defs.eval_poly(addr, &at)?;
     if !a.is_integer() {
         return None;
     }

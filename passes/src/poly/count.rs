@@ -488,10 +488,7 @@ impl Counter {
             self.fresh += 1;
             let f = format!("{x}_f{}", self.fresh);
             let fl = LinExpr::var(&f);
-            constraints.push(format!(
-                "{m2}*{f} <= ({inner}) <= {m2}*{f} + {}",
-                m2 - 1
-            ));
+            constraints.push(format!("{m2}*{f} <= ({inner}) <= {m2}*{f} + {}", m2 - 1));
             let replacement = fl.add(&LinExpr::var(x).scale(outside));
             next = next.subst_atom(&atom, &replacement);
             names.push(f);

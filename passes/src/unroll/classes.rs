@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 /// (same [`MemSite::inst`]) classed together. Sites that never run there are not classed.
 pub fn site_classes(
     sites: &[MemSite],
+    defs: &crate::named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
 ) -> Vec<Result<StrideClass, String>> {
@@ -31,7 +32,7 @@ pub fn site_classes(
         sites.iter().map(|_| Ok(StrideClass::Unknown)).collect();
     for idx in groups.values() {
         let c = match idx.as_slice() {
-            [one] => bound_class(&sites[*one], block, env),
+            [one] => bound_class(&sites[*one], defs, block, env),
             _ => pooled_class(idx.iter().map(|&i| &sites[i]), block, env),
         };
         for &i in idx {
