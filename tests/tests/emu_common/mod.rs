@@ -107,14 +107,26 @@ pub fn corpus_cases_in(keep: impl Fn(&str) -> bool) -> Vec<Case> {
                     });
                 }
             }
-            // A fixed large grid fits no size: keep its smallest workload rather than none.
+            // A fixed grid too large for every size (grid=(256) with a grid-stride loop): the same
+            // sizes on the largest grid along x that fits. Both counters see the same launch, so
+            // any grid is as good a comparison; the kernel's own grid is listed as skipped.
             if workloads.is_empty() {
-                if let Some(w) = spec.resolve_with(&shrink(spec, SIZES[0])).ok() {
-                    skipped.retain(|(n, _)| *n != w.name);
+                for size in SIZES.iter().rev().copied() {
+                    if workloads.len() == 3 {
+                        break;
+                    }
+                    let Ok(w) = spec.resolve_with(&shrink(spec, size)) else {
+                        continue;
+                    };
+                    let per_column = w.grid[1] * w.grid[2] * w.block.iter().product::<u64>();
+                    let gx = (MAX_THREADS / per_column.max(1)).min(w.grid[0]);
+                    if gx == 0 {
+                        continue;
+                    }
                     workloads.push(SmallWorkload {
-                        name: w.name.clone(),
+                        name: format!("{} on grid ({gx}, {}, {})", w.name, w.grid[1], w.grid[2]),
                         launch: Launch {
-                            grid: w.grid,
+                            grid: [gx, w.grid[1], w.grid[2]],
                             block: w.block,
                         },
                         params: w.params,
