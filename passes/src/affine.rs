@@ -30,7 +30,7 @@ use crate::cfg::{Cfg, EdgeKind};
 use crate::loop_exit;
 use crate::named;
 use crate::piecewise::Piecewise;
-use crate::poly::{Atom, LinExpr, Poly};
+use crate::poly::{Atom, Constraint, LinExpr, Poly};
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,6 +81,55 @@ impl Cond {
             (a, b) if b.is_false() => a,
             (a, b) => a.clone().and(b.clone().not()).or(a.not().and(b)),
         }
+    }
+
+    /// The condition as a disjunction of conjunctions of constraints, negations pushed to the
+    /// comparisons (`e != 0` is `e < 0` or `e > 0`); with `disjoint`, `a or b` is `a` or
+    /// `(not a and b)`, so that no point lies in two terms. `None` past `limit` terms.
+    pub fn dnf(&self, disjoint: bool, limit: usize) -> Option<Vec<Vec<Constraint>>> {
+        self.dnf_signed(false, disjoint, limit)
+    }
+
+    fn dnf_signed(&self, neg: bool, disjoint: bool, limit: usize) -> Option<Vec<Vec<Constraint>>> {
+        let ge = |expr: LinExpr| Constraint { expr, eq: false };
+        let below = |e: &LinExpr| ge(e.scale(-1).add_const(-1));
+        let conjoin = |a: Vec<Vec<Constraint>>, b: Vec<Vec<Constraint>>| {
+            if a.len() * b.len() > limit {
+                return None;
+            }
+            Some(
+                a.iter()
+                    .flat_map(|x| b.iter().map(move |y| x.iter().chain(y).cloned().collect()))
+                    .collect::<Vec<Vec<Constraint>>>(),
+            )
+        };
+        let terms = match (self, neg) {
+            (Cond::True, false) => vec![Vec::new()],
+            (Cond::True, true) => Vec::new(),
+            (Cond::Ge(e), false) => vec![vec![ge(e.clone())]],
+            (Cond::Ge(e), true) => vec![vec![below(e)]],
+            (Cond::Eq(e), false) => vec![vec![Constraint {
+                expr: e.clone(),
+                eq: true,
+            }]],
+            (Cond::Eq(e), true) => vec![vec![below(e)], vec![ge(e.add_const(-1))]],
+            (Cond::Not(x), n) => x.dnf_signed(!n, disjoint, limit)?,
+            (Cond::And(a, b), false) | (Cond::Or(a, b), true) => conjoin(
+                a.dnf_signed(neg, disjoint, limit)?,
+                b.dnf_signed(neg, disjoint, limit)?,
+            )?,
+            (Cond::Or(a, b), false) | (Cond::And(a, b), true) => {
+                let mut out = a.dnf_signed(neg, disjoint, limit)?;
+                let rest = b.dnf_signed(neg, disjoint, limit)?;
+                if disjoint {
+                    out.extend(conjoin(a.dnf_signed(!neg, disjoint, limit)?, rest)?);
+                } else {
+                    out.extend(rest);
+                }
+                out
+            }
+        };
+        (terms.len() <= limit).then_some(terms)
     }
 
     /// isl syntax, negations pushed to the comparisons.

@@ -10,7 +10,7 @@
 
 use crate::affine::{isl_lin, Cond};
 use crate::poly::isl::{Ctx, IslError, Set};
-use crate::poly::{Atom, LinExpr};
+use crate::poly::{fm, Atom, LinExpr};
 use std::collections::{BTreeMap, HashMap};
 
 /// Whether no point of the space (`params`, `dims`) within `launch` satisfies `cond`.
@@ -26,6 +26,9 @@ pub(crate) fn is_empty(
     launch: &Cond,
     cond: &Cond,
 ) -> Result<bool, IslError> {
+    if contradicts(launch, cond) {
+        return Ok(true);
+    }
     let mut floors = Floors::default();
     let lifted = floors.cond(cond);
     let mut all_dims = dims.to_vec();
@@ -39,6 +42,25 @@ pub(crate) fn is_empty(
         base = sets.restrict(base, &lo.and(hi))?;
     }
     sets.restrict(base, &lifted)?.is_empty()
+}
+
+/// Disjunctive terms tried by Fourier–Motzkin before isl.
+const MAX_TERMS: usize = 64;
+
+/// Whether every disjunctive term of `launch ∧ cond` is shown contradictory by
+/// [`fm::infeasible`], so that isl need not be asked.
+fn contradicts(launch: &Cond, cond: &Cond) -> bool {
+    let Some(terms) = cond.dnf(false, MAX_TERMS) else {
+        return false;
+    };
+    let Some(base) = launch.dnf(false, 1).and_then(|t| t.into_iter().next()) else {
+        return false;
+    };
+    terms.iter().all(|t| {
+        let mut cons = base.clone();
+        cons.extend(t.iter().cloned());
+        fm::infeasible(&cons)
+    })
 }
 
 /// `0 <= ctaid_d < nctaid_d` and `0 <= tid_d < ntid_d` for the three dimensions.

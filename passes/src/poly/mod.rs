@@ -51,6 +51,7 @@
 
 pub mod compile;
 pub mod count;
+pub mod fm;
 pub mod isl;
 pub mod linexpr;
 #[allow(clippy::module_inception)]
