@@ -129,6 +129,17 @@ impl LinExpr {
         if m2 == 1 {
             return outside.add(&inside);
         }
+        // a floor inside a floor: floor((floor(f/a) + r)/m) = floor((f + a·r)/(a·m)) for
+        // integral r, so `floor((floor((n + 31)/32) + 7)/8)` reads `floor((n + 255)/256)`
+        let nested = inside.terms.iter().find_map(|(atom, c)| match atom {
+            Atom::Floor(f, a) if *c == 1 => Some((atom.clone(), (**f).clone(), *a)),
+            _ => None,
+        });
+        if let Some((atom, f, a)) = nested {
+            let mut rest = inside;
+            rest.terms.remove(&atom);
+            return outside.add(&f.add(&rest.scale(a)).floor_div(a * m2));
+        }
         outside.add_term(Atom::Floor(Box::new(inside), m2), 1);
         outside
     }
@@ -311,17 +322,28 @@ mod tests {
         let s = LinExpr::var("q").scale(4).add_const(1);
         let r = e.subst("x", &s);
         assert_eq!(r, LinExpr::var("q").add_const(1));
-        // nested: floor((x + floor(x/2))/3) needs modulus 6
-        let inner = LinExpr::var("x").floor_div(2);
+        // nested: floor((x + 2·floor(x/4))/3) needs modulus 12
+        let inner = LinExpr::var("x").floor_div(4).scale(2);
         let outer = LinExpr::var("x").add(&inner).floor_div(3);
-        assert_eq!(outer.split_modulus("x"), 6);
-        for r in 0..6 {
-            let s = LinExpr::var("q").scale(6).add_const(r);
+        assert_eq!(outer.split_modulus("x"), 12);
+        for r in 0..12 {
+            let s = LinExpr::var("q").scale(12).add_const(r);
             assert!(!outer
                 .subst("x", &s)
                 .terms
                 .keys()
                 .any(|a| matches!(a, Atom::Floor(..))));
+        }
+    }
+
+    #[test]
+    fn floor_of_floor_folds() {
+        let warps = LinExpr::var("n").ceil_div(32);
+        let e = warps.add_const(7).floor_div(8);
+        assert_eq!(e.to_string(), "floor((n + 255)/256)");
+        for n in -600..600 {
+            let direct = (n + 31).div_euclid(32) + 7;
+            assert_eq!(e.eval(&env(n)), Some(direct.div_euclid(8)), "n = {n}");
         }
     }
 
