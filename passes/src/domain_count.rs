@@ -23,7 +23,7 @@
 use crate::affine::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::poly::rat;
-use crate::poly::{self as poly_mod, CountError, LinExpr, Poly, QPoly};
+use crate::poly::{self as poly_mod, Constraint, CountError, LinExpr, Poly, QPoly};
 use crate::ptx::VarDecl;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -440,11 +440,96 @@ impl DomainCounter {
         if let Some(q) = self.cache.get(&text) {
             return Ok(q.clone());
         }
+        if let Some(q) = self.native_count(g, &counted, &projected) {
+            if NATIVE_CHECK.with(|c| c.get()) {
+                let set = Set::parse(&self.ctx, &text)?;
+                let context = self.context(&params)?;
+                let by_isl = poly_mod::count::count_in(&set, &context)?;
+                check_native(&q, &by_isl, &text);
+                NATIVE_CHECKED.with(|n| n.set(n.get() + 1));
+            }
+            self.cache.insert(text, q.clone());
+            return Ok(q);
+        }
         let set = Set::parse(&self.ctx, &text)?;
         let context = self.context(&params)?;
         let q = poly_mod::count::count_in(&set, &context)?;
         self.cache.insert(text, q.clone());
         Ok(q)
+    }
+
+    /// The group's count without isl ([`poly_mod::native`]), when its shape allows: the
+    /// condition as disjoint conjunctions, each summed over the counted dimensions; at warp
+    /// granularity a single conjunction, its threads projected out first.
+    fn native_count(&self, g: &Group, counted: &[&str], projected: &[&str]) -> Option<QPoly> {
+        let mut boxes: Vec<Constraint> = Vec::new();
+        for (c, n) in CTAIDS.iter().zip(NCTAIDS) {
+            if g.dims.contains(*c) {
+                boxes.push(ge(LinExpr::var(c)));
+                boxes.push(ge(LinExpr::var(n).sub(&LinExpr::var(c)).add_const(-1)));
+            }
+        }
+        for (t, n) in TIDS.iter().zip(self.block) {
+            if g.dims.contains(*t) {
+                boxes.push(ge(LinExpr::var(t)));
+                boxes.push(ge(LinExpr::var(t).scale(-1).add_const(n as i128 - 1)));
+            }
+        }
+        if g.dims.contains(WARP) {
+            let warps = self.block.iter().product::<u64>().div_ceil(32) as i128;
+            boxes.push(ge(LinExpr::var(WARP)));
+            boxes.push(ge(LinExpr::var(WARP).scale(-1).add_const(warps - 1)));
+            if !projected.is_empty() {
+                boxes.extend(self.warp_constraints(projected));
+            }
+        }
+        let mut terms = vec![Vec::new()];
+        for c in &g.conjuncts {
+            terms = conjoin(&terms, &c.dnf(true, MAX_TERMS)?)?;
+        }
+        if !projected.is_empty() && terms.len() > 1 {
+            return None; // the projections of disjoint terms may overlap
+        }
+        let vars: Vec<String> = counted.iter().map(|s| s.to_string()).collect();
+        let mut total = QPoly::zero();
+        for term in terms {
+            let mut cons: Vec<Constraint> = boxes.iter().cloned().chain(term).collect();
+            for t in projected {
+                cons = poly_mod::native::project(t, &cons)?;
+            }
+            total = total.add(&poly_mod::native::sum(&vars, &cons, &Poly::one())?);
+        }
+        let launched: Vec<Constraint> = NCTAIDS
+            .iter()
+            .map(|n| ge(LinExpr::var(n).add_const(-1)))
+            .collect();
+        Some(total.pruned(&launched))
+    }
+
+    /// [`DomainCounter::warp_constraint`] as constraints.
+    fn warp_constraints(&self, projected: &[&str]) -> Vec<Constraint> {
+        let [nx, ny, _] = self.block;
+        let w = LinExpr::var(WARP);
+        let weighted = |dims: &[(&str, u64)]| {
+            dims.iter()
+                .filter(|(t, _)| projected.contains(t))
+                .fold(LinExpr::default(), |e, (t, k)| {
+                    e.add(&LinExpr::var(t).scale(*k as i128))
+                })
+        };
+        let (index, per) = if !projected.contains(&"tid_x") && self.warp_holds_whole_rows() {
+            (weighted(&[("tid_y", 1), ("tid_z", ny)]), (32 / nx) as i128)
+        } else {
+            (
+                weighted(&[("tid_x", 1), ("tid_y", nx), ("tid_z", nx * ny)]),
+                32,
+            )
+        };
+        // per·warp <= index <= per·warp + per − 1
+        vec![
+            ge(index.sub(&w.scale(per))),
+            ge(w.scale(per).add_const(per - 1).sub(&index)),
+        ]
     }
 
     /// Whether a warp holds whole rows of the block (`ntid_x` divides 32): then which warp a
@@ -499,6 +584,70 @@ impl DomainCounter {
         }
         Some(QPoly::from_poly(p))
     }
+}
+
+/// Disjoint conjunctions a condition may expand to before the native count gives way to isl.
+const MAX_TERMS: usize = 32;
+
+thread_local! {
+    /// When set, every native count is compared with isl's (tests).
+    static NATIVE_CHECK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Native counts compared since the check was last switched.
+    static NATIVE_CHECKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Compare every native count with isl's on this thread (a test of the native counter over a
+/// whole corpus); a difference panics, naming the domain. Returns how many counts were
+/// compared since the last call.
+#[doc(hidden)]
+pub fn check_native_counts(on: bool) -> usize {
+    NATIVE_CHECK.with(|c| c.set(on));
+    NATIVE_CHECKED.with(|n| n.replace(0))
+}
+
+/// The two counts agree at parameter points spread over the ranges GPU launches take.
+fn check_native(native: &QPoly, by_isl: &QPoly, domain: &str) {
+    let mut names: BTreeSet<String> = native.params();
+    names.extend(by_isl.params());
+    let mut seed = 7u64;
+    for _ in 0..64 {
+        let vals: BTreeMap<String, i128> = names
+            .iter()
+            .map(|n| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = (seed >> 33) as i128;
+                let v = if NCTAIDS.contains(&n.as_str()) {
+                    1 + r % 6
+                } else {
+                    r % 2100 - 50
+                };
+                (n.clone(), v)
+            })
+            .collect();
+        let (a, b) = (native.eval_map(&vals), by_isl.eval_map(&vals));
+        assert_eq!(
+            a, b,
+            "native and isl counts differ at {vals:?} for {domain}:\nnative {native}\nisl {by_isl}"
+        );
+    }
+}
+
+fn ge(expr: LinExpr) -> Constraint {
+    Constraint { expr, eq: false }
+}
+
+/// Every conjunction of one term of each (disjoint stays disjoint).
+fn conjoin(a: &[Vec<Constraint>], b: &[Vec<Constraint>]) -> Option<Vec<Vec<Constraint>>> {
+    if a.len() * b.len() > MAX_TERMS {
+        return None;
+    }
+    Some(
+        a.iter()
+            .flat_map(|x| b.iter().map(move |y| x.iter().chain(y).cloned().collect()))
+            .collect(),
+    )
 }
 
 fn conj_or_true(conj: &[String]) -> String {

@@ -8,59 +8,10 @@
 
 use criterion::Criterion;
 use kerncast_passes::count::{analyze_kernel_with, Options};
-use kerncast_passes::ptx::Module;
 use std::path::PathBuf;
 use std::time::Duration;
 
 const GROUP: &str = "count_corpus";
-
-/// (benchmark id `compiler.kernel`, module, kernel, block)
-fn corpus() -> Vec<(String, Module, String, [u64; 3])> {
-    let root = kerncast_tests::workspace_root();
-    let mut out = Vec::new();
-    for p in kerncast_tests::ptx_files() {
-        let compiler = p
-            .parent()
-            .and_then(|d| d.file_name())
-            .and_then(|d| d.to_str())
-            .unwrap_or("ptx")
-            .to_string();
-        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-        let Some(src) = ["cu", "cl"]
-            .iter()
-            .map(|e| root.join("tests/kernels").join(format!("{stem}.{e}")))
-            .find(|s| s.exists())
-        else {
-            continue;
-        };
-        let Ok(kernels) =
-            kerncast::annotations::scan(&std::fs::read_to_string(&src).expect("source reads"))
-        else {
-            continue;
-        };
-        let module =
-            Module::parse(&std::fs::read_to_string(&p).expect("PTX reads")).expect("PTX parses");
-        for f in module.kernels() {
-            let plain = kerncast::pipeline::demangle(&f.name);
-            let Some(block) = kernels
-                .iter()
-                .find(|k| k.name == f.name || k.name == plain)
-                .and_then(|k| k.workloads.first())
-                .and_then(|w| w.resolve().ok())
-                .map(|w| w.block)
-            else {
-                continue;
-            };
-            out.push((
-                format!("{compiler}.{}", f.name),
-                module.clone(),
-                f.name.clone(),
-                block,
-            ));
-        }
-    }
-    out
-}
 
 fn criterion_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -110,13 +61,13 @@ fn main() {
         .configure_from_args();
     {
         let mut g = c.benchmark_group(GROUP);
-        for (id, module, kernel, block) in corpus() {
+        for k in kerncast_tests::corpus_kernels() {
             let opts = Options {
-                block: Some(block),
+                block: Some(k.block),
                 ..Default::default()
             };
-            g.bench_function(&id, |b| {
-                b.iter(|| analyze_kernel_with(&module, &kernel, &opts).expect("analyses"))
+            g.bench_function(&k.id, |b| {
+                b.iter(|| analyze_kernel_with(&k.module, &k.kernel, &opts).expect("analyses"))
             });
         }
         g.finish();

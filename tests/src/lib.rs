@@ -46,6 +46,63 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A corpus kernel with the block size of its first annotated workload.
+pub struct CorpusKernel {
+    /// `<compiler>.<kernel>`, e.g. `nvcc.saxpy`
+    pub id: String,
+    pub module: kerncast_passes::ptx::Module,
+    pub kernel: String,
+    pub block: [u64; 3],
+}
+
+/// Every kernel of the checked-in PTX whose source annotates a workload, in file order.
+pub fn corpus_kernels() -> Vec<CorpusKernel> {
+    let mut out = Vec::new();
+    for p in ptx_files() {
+        let compiler = p
+            .parent()
+            .and_then(|d| d.file_name())
+            .and_then(|d| d.to_str())
+            .unwrap_or("ptx")
+            .to_string();
+        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let Some(src) = ["cu", "cl"]
+            .iter()
+            .map(|e| kernels_dir().join(format!("{stem}.{e}")))
+            .find(|s| s.exists())
+        else {
+            continue;
+        };
+        let Ok(kernels) =
+            kerncast::annotations::scan(&std::fs::read_to_string(&src).expect("source reads"))
+        else {
+            continue;
+        };
+        let module =
+            kerncast_passes::ptx::Module::parse(&std::fs::read_to_string(&p).expect("PTX reads"))
+                .expect("PTX parses");
+        for f in module.kernels() {
+            let plain = kerncast::pipeline::demangle(&f.name);
+            let Some(block) = kernels
+                .iter()
+                .find(|k| k.name == f.name || k.name == plain)
+                .and_then(|k| k.workloads.first())
+                .and_then(|w| w.resolve().ok())
+                .map(|w| w.block)
+            else {
+                continue;
+            };
+            out.push(CorpusKernel {
+                id: format!("{compiler}.{}", f.name),
+                module: module.clone(),
+                kernel: f.name.clone(),
+                block,
+            });
+        }
+    }
+    out
+}
+
 /// insta settings with snapshots under `<workspace>/snapshots/<group>/`.
 pub fn snapshot_settings(group: &str) -> insta::Settings {
     let mut s = insta::Settings::clone_current();

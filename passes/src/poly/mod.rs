@@ -54,6 +54,7 @@ pub mod count;
 pub mod fm;
 pub mod isl;
 pub mod linexpr;
+pub mod native;
 #[allow(clippy::module_inception)]
 pub mod poly;
 pub mod qpoly;

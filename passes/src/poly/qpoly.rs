@@ -189,6 +189,49 @@ impl QPoly {
         }
     }
 
+    /// The pieces whose guards can hold within `context`, each guard without the constraints
+    /// the rest of it and the context imply (both shown by [`super::fm`]; what it cannot show
+    /// stays). Pieces left with equal guards are merged.
+    pub fn pruned(&self, context: &[Constraint]) -> QPoly {
+        let mut out = QPoly {
+            pieces: Vec::new(),
+            products: self.products.clone(),
+        };
+        for p in &self.pieces {
+            let mut kept: Vec<Constraint> = p.guard.constraints.clone();
+            let all: Vec<Constraint> = context.iter().chain(&kept).cloned().collect();
+            if super::fm::infeasible(&all) {
+                continue;
+            }
+            let mut i = 0;
+            while i < kept.len() {
+                let c = &kept[i];
+                if c.eq {
+                    i += 1;
+                    continue;
+                }
+                let violated = Constraint {
+                    expr: c.expr.scale(-1).add_const(-1),
+                    eq: false,
+                };
+                let others = context
+                    .iter()
+                    .chain(kept[..i].iter())
+                    .chain(kept[i + 1..].iter())
+                    .cloned()
+                    .chain([violated])
+                    .collect::<Vec<_>>();
+                if super::fm::infeasible(&others) {
+                    kept.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(Guard { constraints: kept }, p.poly.clone());
+        }
+        out
+    }
+
     /// The sum, pieces with equal guards and products with equal factors merged.
     pub fn add(&self, o: &QPoly) -> QPoly {
         if o.is_zero() {
