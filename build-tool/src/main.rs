@@ -1,6 +1,11 @@
 use clap::{Parser, Subcommand};
 use kerncast::cli;
 
+// counting builds and drops many small polynomials; mimalloc makes that about a third faster
+// than the system allocator (measured on the corpus with `cargo bench --bench count_corpus`)
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Predict how long a GPU kernel runs, how much power it draws and how much energy it uses,
 /// from its source or PTX, without a GPU.
 #[derive(Parser, Debug)]

@@ -5,6 +5,10 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use kerncast_passes::count::{analyze_kernel_with, Options};
 use kerncast_passes::ptx::Module;
 
+// the allocator the kerncast binaries use
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const KERNELS: &[(&str, &str, [u64; 3])] = &[
     ("saxpy", "saxpy", [256, 1, 1]),
     ("vecadd", "vecadd", [256, 1, 1]),

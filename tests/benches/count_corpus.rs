@@ -11,6 +11,10 @@ use kerncast_passes::count::{analyze_kernel_with, Options};
 use std::path::PathBuf;
 use std::time::Duration;
 
+// the allocator the kerncast binary uses: counting allocates many small polynomials
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const GROUP: &str = "count_corpus";
 
 fn criterion_dir() -> PathBuf {
