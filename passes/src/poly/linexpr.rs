@@ -341,7 +341,7 @@ mod tests {
         let warps = LinExpr::var("n").ceil_div(32);
         let e = warps.add_const(7).floor_div(8);
         assert_eq!(e.to_string(), "floor((n + 255)/256)");
-        for n in -600..600 {
+        for n in -600i128..600 {
             let direct = (n + 31).div_euclid(32) + 7;
             assert_eq!(e.eval(&env(n)), Some(direct.div_euclid(8)), "n = {n}");
         }
