@@ -10,7 +10,7 @@
 
 use crate::affine::{isl_lin, Cond};
 use crate::poly::isl::{Ctx, IslError, Set};
-use crate::poly::{fm, Atom, LinExpr};
+use crate::poly::{fm, Atom, Constraint, LinExpr};
 use std::collections::{BTreeMap, HashMap};
 
 /// Whether no point of the space (`params`, `dims`) within `launch` satisfies `cond`.
@@ -19,6 +19,11 @@ use std::collections::{BTreeMap, HashMap};
 /// the lifted set is empty exactly when the original is (`f` has one value per point), and
 /// without divisions isl neither aligns them between atoms nor carries them through its
 /// normal form, which made these queries cost milliseconds.
+///
+/// The condition is then split into its disjunctive terms: most are contradictions that
+/// Fourier–Motzkin shows at once ([`fm::infeasible`]); isl is asked about the others one
+/// conjunction at a time, and the first with a point answers. Only a condition with too many
+/// terms is built as one set of unions.
 pub(crate) fn is_empty(
     spaces: &mut Spaces,
     params: &[String],
@@ -26,42 +31,54 @@ pub(crate) fn is_empty(
     launch: &Cond,
     cond: &Cond,
 ) -> Result<bool, IslError> {
-    if contradicts(launch, cond) {
-        return Ok(true);
-    }
     let mut floors = Floors::default();
     let lifted = floors.cond(cond);
-    let mut all_dims = dims.to_vec();
-    all_dims.extend(floors.names.iter().cloned());
-    let sets = spaces.get(params, &all_dims)?;
-    let mut base = sets.restrict(sets.universe(), launch)?;
+    let mut base = launch.clone();
     for (name, (e, m)) in floors.names.iter().zip(&floors.defs) {
         let f = LinExpr::var(name);
         let lo = Cond::Ge(e.sub(&f.scale(*m)));
         let hi = Cond::Ge(f.scale(*m).add_const(m - 1).sub(e));
-        base = sets.restrict(base, &lo.and(hi))?;
+        base = base.and(lo).and(hi);
     }
-    sets.restrict(base, &lifted)?.is_empty()
+    let mut all_dims = dims.to_vec();
+    all_dims.extend(floors.names.iter().cloned());
+    let (Some(terms), Some(base_terms)) = (lifted.dnf(false, MAX_TERMS), base.dnf(false, 1))
+    else {
+        let sets = spaces.get(params, &all_dims)?;
+        let base = sets.restrict(sets.universe(), &base)?;
+        return sets.restrict(base, &lifted)?.is_empty();
+    };
+    let base_cons = base_terms.into_iter().next().unwrap_or_default();
+    let open: Vec<Vec<Constraint>> = terms
+        .into_iter()
+        .filter(|t| {
+            let mut cons = base_cons.clone();
+            cons.extend(t.iter().cloned());
+            !fm::infeasible(&cons)
+        })
+        .collect();
+    if open.is_empty() {
+        return Ok(true);
+    }
+    let sets = spaces.get(params, &all_dims)?;
+    let base = sets.restrict(sets.universe(), &base)?;
+    for t in open {
+        let conj = t.into_iter().fold(Cond::True, |c, k| {
+            c.and(if k.eq {
+                Cond::Eq(k.expr)
+            } else {
+                Cond::Ge(k.expr)
+            })
+        });
+        if !sets.restrict(base.clone(), &conj)?.is_empty()? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
-/// Disjunctive terms tried by Fourier–Motzkin before isl.
+/// Disjunctive terms a condition is split into before it is built as one set.
 const MAX_TERMS: usize = 64;
-
-/// Whether every disjunctive term of `launch ∧ cond` is shown contradictory by
-/// [`fm::infeasible`], so that isl need not be asked.
-fn contradicts(launch: &Cond, cond: &Cond) -> bool {
-    let Some(terms) = cond.dnf(false, MAX_TERMS) else {
-        return false;
-    };
-    let Some(base) = launch.dnf(false, 1).and_then(|t| t.into_iter().next()) else {
-        return false;
-    };
-    terms.iter().all(|t| {
-        let mut cons = base.clone();
-        cons.extend(t.iter().cloned());
-        fm::infeasible(&cons)
-    })
-}
 
 /// `0 <= ctaid_d < nctaid_d` and `0 <= tid_d < ntid_d` for the three dimensions.
 pub(crate) fn launch_box(ntid: [u64; 3]) -> Cond {
