@@ -38,6 +38,9 @@ pub(crate) struct DomainCounter {
     block: [u64; 3],
     /// group text -> its count
     cache: HashMap<String, QPoly>,
+    /// (loop counters, domain, at warp granularity) -> its count: a block's instructions under
+    /// one guard ask for the same domain, and the product of its groups is not free
+    domains: HashMap<(Vec<String>, Cond, bool), QPoly>,
     /// parameter list -> the context set over it
     contexts: HashMap<Vec<String>, Set>,
     /// Bit width of each kernel parameter symbol (`p0` …) with an integer type.
@@ -57,6 +60,7 @@ impl DomainCounter {
             ctx: Ctx::new(),
             block,
             cache: HashMap::new(),
+            domains: HashMap::new(),
             contexts: HashMap::new(),
             param_bits: HashMap::new(),
         }
@@ -106,6 +110,21 @@ impl DomainCounter {
 
     /// Count a domain at thread or warp granularity.
     pub(crate) fn count(
+        &mut self,
+        counters: &[String],
+        cond: &Cond,
+        warp: bool,
+    ) -> Result<QPoly, CountError> {
+        let key = (counters.to_vec(), cond.clone(), warp);
+        if let Some(q) = self.domains.get(&key) {
+            return Ok(q.clone());
+        }
+        let q = self.count_uncached(counters, cond, warp)?;
+        self.domains.insert(key, q.clone());
+        Ok(q)
+    }
+
+    fn count_uncached(
         &mut self,
         counters: &[String],
         cond: &Cond,
