@@ -252,7 +252,7 @@ impl Compiled {
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut products = Vec::new();
-        for p in &q.products {
+        for p in q.products.iter() {
             let factors = p
                 .factors
                 .iter()
@@ -272,7 +272,7 @@ impl Compiled {
         let mut horner_code = Vec::new();
         // Pieces under the same guard (sums of counts often repeat one) are evaluated once.
         let mut by_guard: Vec<(Vec<(LinExpr, bool)>, super::poly::Poly)> = Vec::new();
-        for p in &q.pieces {
+        for p in q.pieces.iter() {
             let mut key: Vec<(LinExpr, bool)> = p
                 .guard
                 .constraints
@@ -389,7 +389,7 @@ impl Compiled {
     fn eval_in(&self, vals: &[i64], regs: &mut [i64]) -> f64 {
         let (own, mut rest) = regs.split_at_mut(self.ops.len() + self.stack_depth);
         let mut total = self.eval_flat(vals, own);
-        for (coeff, factors) in &self.products {
+        for (coeff, factors) in self.products.iter() {
             let mut v = *coeff;
             for f in factors {
                 let (mine, tail) = rest.split_at_mut(f.registers());
@@ -426,7 +426,7 @@ impl Compiled {
                 m | (holds(regs[r as usize], eq) as u64) << i
             });
         let mut total = 0.0;
-        for p in &self.pieces {
+        for p in self.pieces.iter() {
             let on = if self.conds.is_empty() {
                 p.guards.iter().all(|&(r, eq)| holds(regs[r as usize], eq))
             } else {

@@ -93,7 +93,7 @@ fn count_factored(set: &Set, context: Option<&Set>) -> Result<QPoly> {
         }
         total = total.add(&q);
     }
-    total.pieces.sort();
+    std::sync::Arc::make_mut(&mut total.pieces).sort();
     Ok(total)
 }
 
@@ -599,7 +599,7 @@ impl Counter {
                     }
                 }
             }
-            q.pieces.sort();
+            std::sync::Arc::make_mut(&mut q.pieces).sort();
             return Ok(q);
         }
         let mut cells: Vec<(Set, Poly)> = Vec::new();
@@ -646,7 +646,7 @@ impl Counter {
                 }
             }
         }
-        q.pieces.sort();
+        std::sync::Arc::make_mut(&mut q.pieces).sort();
         Ok(q)
     }
 }

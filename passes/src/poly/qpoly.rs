@@ -9,6 +9,7 @@ use num_traits::{One, Zero};
 use serde::{Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
+use std::sync::Arc;
 
 /// One constraint `expr >= 0` or `expr == 0`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -66,9 +67,10 @@ pub struct Piece {
 /// evaluated.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct QPoly {
-    pub pieces: Vec<Piece>,
+    /// Shared between clones: counts are cloned into every record that refers to them.
+    pub pieces: Arc<Vec<Piece>>,
     /// `Σ coeff · Π factors`, each factor flat (no products of its own).
-    pub products: Vec<Product>,
+    pub products: Arc<Vec<Product>>,
 }
 
 /// `coeff · Π factors`.
@@ -97,7 +99,7 @@ impl QPolySum {
     /// Add `k · q`.
     pub fn add_scaled(&mut self, q: &QPoly, k: &Rat) {
         let unit = k.is_one();
-        for p in &q.pieces {
+        for p in q.pieces.iter() {
             let poly = if unit {
                 p.poly.clone()
             } else {
@@ -114,7 +116,7 @@ impl QPolySum {
                 }
             }
         }
-        for pr in &q.products {
+        for pr in q.products.iter() {
             let coeff = if unit {
                 pr.coeff.clone()
             } else {
@@ -138,8 +140,8 @@ impl QPolySum {
         self.pieces.retain(|p| !p.poly.is_zero());
         self.products.retain(|p| !p.coeff.is_zero());
         QPoly {
-            pieces: self.pieces,
-            products: self.products,
+            pieces: Arc::new(self.pieces),
+            products: Arc::new(self.products),
         }
     }
 }
@@ -177,15 +179,16 @@ impl QPoly {
         if poly.is_zero() {
             return;
         }
-        if let Some(i) = self.pieces.iter().position(|p| p.guard == guard) {
-            let s = self.pieces[i].poly.add(&poly);
+        let pieces = Arc::make_mut(&mut self.pieces);
+        if let Some(i) = pieces.iter().position(|p| p.guard == guard) {
+            let s = pieces[i].poly.add(&poly);
             if s.is_zero() {
-                self.pieces.remove(i);
+                pieces.remove(i);
             } else {
-                self.pieces[i].poly = s;
+                pieces[i].poly = s;
             }
         } else {
-            self.pieces.push(Piece { guard, poly });
+            pieces.push(Piece { guard, poly });
         }
     }
 
@@ -194,10 +197,10 @@ impl QPoly {
     /// stays). Pieces left with equal guards are merged.
     pub fn pruned(&self, context: &[Constraint]) -> QPoly {
         let mut out = QPoly {
-            pieces: Vec::new(),
+            pieces: Arc::default(),
             products: self.products.clone(),
         };
-        for p in &self.pieces {
+        for p in self.pieces.iter() {
             let mut kept: Vec<Constraint> = p.guard.constraints.clone();
             let all: Vec<Constraint> = context.iter().chain(&kept).cloned().collect();
             if super::fm::infeasible(&all) {
@@ -251,10 +254,10 @@ impl QPoly {
             return QPoly::zero();
         }
         let mut r = self.clone();
-        for p in &mut r.pieces {
+        for p in Arc::make_mut(&mut r.pieces).iter_mut() {
             p.poly = p.poly.scale(k);
         }
-        for p in &mut r.products {
+        for p in Arc::make_mut(&mut r.products).iter_mut() {
             p.coeff *= k;
         }
         r
@@ -272,26 +275,26 @@ impl QPoly {
         if !fa.is_zero() && !fb.is_zero() {
             acc.add_scaled(&flat_product(&fa, &fb), &one);
         }
-        for pb in &o.products {
+        for pb in o.products.iter() {
             if !fa.is_zero() {
                 acc.add_scaled(&product_times_flat(pb, &fa), &one);
             }
         }
-        for pa in &self.products {
+        for pa in self.products.iter() {
             if !fb.is_zero() {
                 acc.add_scaled(&product_times_flat(pa, &fb), &one);
             }
-            for pb in &o.products {
+            for pb in o.products.iter() {
                 let mut factors = pa.factors.clone();
                 factors.extend(pb.factors.iter().cloned());
                 factors.sort();
                 acc.add_scaled(
                     &QPoly {
-                        pieces: Vec::new(),
-                        products: vec![Product {
+                        pieces: Arc::default(),
+                        products: Arc::new(vec![Product {
                             coeff: &pa.coeff * &pb.coeff,
                             factors,
-                        }],
+                        }]),
                     },
                     &one,
                 );
@@ -303,14 +306,14 @@ impl QPoly {
     fn flat_part(&self) -> QPoly {
         QPoly {
             pieces: self.pieces.clone(),
-            products: Vec::new(),
+            products: Arc::default(),
         }
     }
 
     /// The flat pieces of the product of flat factors (the expansion, however large).
     pub fn expand(&self) -> QPoly {
         let mut r = self.flat_part();
-        for p in &self.products {
+        for p in self.products.iter() {
             let mut e = QPoly::constant(1);
             for f in &p.factors {
                 e = flat_product_expanded(&e, f);
@@ -327,7 +330,7 @@ impl QPoly {
     /// Substitute a quasi-affine expression for a parameter, e.g. `nctaid_x := floor((n + 15)/16)`.
     pub fn subst(&self, name: &str, e: &LinExpr) -> QPoly {
         let mut r = QPoly::zero();
-        for p in &self.pieces {
+        for p in self.pieces.iter() {
             let guard = Guard {
                 constraints: p
                     .guard
@@ -341,15 +344,15 @@ impl QPoly {
             };
             r.push(guard, p.poly.subst(name, e));
         }
-        for pr in &self.products {
+        for pr in self.products.iter() {
             let mut factors: Vec<QPoly> = pr.factors.iter().map(|f| f.subst(name, e)).collect();
             factors.sort();
             r = r.add(&QPoly {
-                pieces: Vec::new(),
-                products: vec![Product {
+                pieces: Arc::default(),
+                products: Arc::new(vec![Product {
                     coeff: pr.coeff.clone(),
                     factors,
-                }],
+                }]),
             });
         }
         r
@@ -358,12 +361,12 @@ impl QPoly {
     /// Exact value at integer parameter values; `None` when a parameter has no value.
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<Rat> {
         let mut acc = Rat::zero();
-        for p in &self.pieces {
+        for p in self.pieces.iter() {
             if p.guard.holds(env)? {
                 acc += p.poly.eval(env)?;
             }
         }
-        for pr in &self.products {
+        for pr in self.products.iter() {
             let mut v = pr.coeff.clone();
             for f in &pr.factors {
                 v *= f.eval(env)?;
@@ -385,13 +388,13 @@ impl QPoly {
     /// Every parameter name that occurs.
     pub fn params(&self) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        for p in &self.pieces {
+        for p in self.pieces.iter() {
             p.poly.vars(&mut out);
             for c in &p.guard.constraints {
                 c.expr.vars(&mut out);
             }
         }
-        for pr in &self.products {
+        for pr in self.products.iter() {
             for f in &pr.factors {
                 out.extend(f.params());
             }
@@ -420,25 +423,25 @@ fn flat_product(a: &QPoly, b: &QPoly) -> QPoly {
     let mut factors = vec![a.clone(), b.clone()];
     factors.sort();
     QPoly {
-        pieces: Vec::new(),
-        products: vec![Product {
+        pieces: Arc::default(),
+        products: Arc::new(vec![Product {
             coeff: super::poly::rat(1),
             factors,
-        }],
+        }]),
     }
 }
 
 fn flat_product_expanded(a: &QPoly, b: &QPoly) -> QPoly {
     let mut r = QPolySum::default();
     let one = super::poly::rat(1);
-    for pa in &a.pieces {
-        for pb in &b.pieces {
+    for pa in a.pieces.iter() {
+        for pb in b.pieces.iter() {
             let piece = QPoly {
-                pieces: vec![Piece {
+                pieces: Arc::new(vec![Piece {
                     guard: pa.guard.and(&pb.guard),
                     poly: pa.poly.mul(&pb.poly),
-                }],
-                products: Vec::new(),
+                }]),
+                products: Arc::default(),
             };
             r.add_scaled(&piece, &one);
         }
@@ -460,11 +463,11 @@ fn product_times_flat(p: &Product, f: &QPoly) -> QPoly {
     }
     factors.sort();
     QPoly {
-        pieces: Vec::new(),
-        products: vec![Product {
+        pieces: Arc::default(),
+        products: Arc::new(vec![Product {
             coeff: p.coeff.clone(),
             factors,
-        }],
+        }]),
     }
 }
 
@@ -511,7 +514,7 @@ impl fmt::Display for QPoly {
             return f.write_str("0");
         }
         let mut first = true;
-        for p in &self.pieces {
+        for p in self.pieces.iter() {
             if !first {
                 f.write_str("; ")?;
             }
@@ -522,7 +525,7 @@ impl fmt::Display for QPoly {
                 write!(f, "{} if {}", p.poly, p.guard)?;
             }
         }
-        for p in &self.products {
+        for p in self.products.iter() {
             if !first {
                 f.write_str("; ")?;
             }
