@@ -5,6 +5,7 @@ use super::linexpr::{Atom, LinExpr};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -24,11 +25,29 @@ pub fn rat(n: i128) -> Rat {
 }
 
 fn mono_mul(a: &Mono, b: &Mono) -> Mono {
-    let mut m: BTreeMap<Atom, u32> = a.iter().cloned().collect();
-    for (x, k) in b {
-        *m.entry(x.clone()).or_insert(0) += k;
+    // both sorted by atom: merge
+    let mut m = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => {
+                m.push(a[i].clone());
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                m.push(b[j].clone());
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                m.push((a[i].0.clone(), a[i].1 + b[j].1));
+                i += 1;
+                j += 1;
+            }
+        }
     }
-    m.into_iter().collect()
+    m.extend_from_slice(&a[i..]);
+    m.extend_from_slice(&b[j..]);
+    m
 }
 
 impl Poly {
@@ -75,10 +94,16 @@ impl Poly {
         if c.is_zero() {
             return;
         }
-        let e = self.terms.entry(m.clone()).or_insert_with(Rat::zero);
-        *e += c;
-        if e.is_zero() {
-            self.terms.remove(&m);
+        match self.terms.entry(m) {
+            Entry::Vacant(v) => {
+                v.insert(c);
+            }
+            Entry::Occupied(mut o) => {
+                *o.get_mut() += c;
+                if o.get().is_zero() {
+                    o.remove();
+                }
+            }
         }
     }
 
@@ -158,7 +183,7 @@ impl Poly {
             let mut t = Poly::constant(c.clone());
             for (a, k) in m {
                 match a {
-                    Atom::Var(v) if v == name => t = t.mul(&q.pow(*k)),
+                    Atom::Var(v) if &**v == name => t = t.mul(&q.pow(*k)),
                     _ => {
                         t = t.mul(&Poly {
                             terms: [(vec![(a.clone(), *k)], Rat::one())].into_iter().collect(),
@@ -200,7 +225,7 @@ impl Poly {
             let mut rest: Mono = Vec::new();
             for (a, e) in m {
                 match a {
-                    Atom::Var(v) if v == name => k = *e,
+                    Atom::Var(v) if &**v == name => k = *e,
                     _ => rest.push((a.clone(), *e)),
                 }
             }
@@ -252,12 +277,8 @@ impl Poly {
                 [(Atom::Floor(e, md), 1)] => {
                     let bare = m
                         .iter()
-                        .any(|(a, _)| matches!(a, Atom::Var(v) if v == name));
-                    let c = e
-                        .terms
-                        .get(&Atom::Var(name.to_string()))
-                        .copied()
-                        .unwrap_or(0);
+                        .any(|(a, _)| matches!(a, Atom::Var(v) if &**v == name));
+                    let c = e.terms.get(&Atom::Var(name.into())).copied().unwrap_or(0);
                     let nested = e
                         .terms
                         .keys()
@@ -275,7 +296,7 @@ impl Poly {
     /// G(N) = floor(N/m) for every integer N, so Σ_{x=l}^{u} floor((x + e)/m) = G(u + e + 1) −
     /// G(l + e)); a grid-stride loop over 65536 threads would otherwise split 65536 ways.
     pub fn sum_range_floors(&self, name: &str, l: &LinExpr, u: &LinExpr) -> Poly {
-        let x = Atom::Var(name.to_string());
+        let x = Atom::Var(name.into());
         let mut plain = Poly::zero();
         let mut r = Poly::zero();
         for (m, c) in &self.terms {
