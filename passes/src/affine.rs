@@ -971,5 +971,5 @@ pub fn edge_cond(cfg: &Cfg, vals: &Values, from: usize, kind: EdgeKind) -> Optio
 
 #[allow(dead_code)]
 fn atom_is(a: &Atom, name: &str) -> bool {
-    matches!(a, Atom::Var(v) if v == name)
+    matches!(a, Atom::Var(v) if &**v == name)
 }

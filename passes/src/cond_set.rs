@@ -42,8 +42,7 @@ pub(crate) fn is_empty(
     }
     let mut all_dims = dims.to_vec();
     all_dims.extend(floors.names.iter().cloned());
-    let (Some(terms), Some(base_terms)) = (lifted.dnf(false, MAX_TERMS), base.dnf(false, 1))
-    else {
+    let (Some(terms), Some(base_terms)) = (lifted.dnf(false, MAX_TERMS), base.dnf(false, 1)) else {
         let sets = spaces.get(params, &all_dims)?;
         let base = sets.restrict(sets.universe(), &base)?;
         return sets.restrict(base, &lifted)?.is_empty();
@@ -255,7 +254,7 @@ impl CondSets {
             let (Atom::Var(v), Ok(c)) = (a, i64::try_from(*c)) else {
                 return Ok(None);
             };
-            match self.names.get(v) {
+            match self.names.get(&**v) {
                 Some(&(true, i)) => pc[i] = c,
                 Some(&(false, i)) => dc[i] = c,
                 None => return Ok(None),

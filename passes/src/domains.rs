@@ -364,7 +364,7 @@ fn monotone(c: Cond, k: &str) -> Cond {
             let a = e
                 .terms
                 .iter()
-                .find(|(at, _)| matches!(at, crate::poly::Atom::Var(v) if v == k))
+                .find(|(at, _)| matches!(at, crate::poly::Atom::Var(v) if &**v == k))
                 .map(|(_, c)| *c);
             let floors_in_k = e
                 .terms

@@ -210,7 +210,7 @@ fn pinned(c: &Cond, k: &str) -> Vec<LinExpr> {
             v
         }
         Cond::Eq(e) => {
-            let a = e.terms.get(&Atom::Var(k.to_string())).copied();
+            let a = e.terms.get(&Atom::Var(k.into())).copied();
             let in_floor = e
                 .terms
                 .keys()

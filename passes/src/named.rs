@@ -413,7 +413,7 @@ fn direction(e: &LinExpr, s: &str) -> Option<i8> {
     let mut d = 0i8;
     for (a, c) in &e.terms {
         let x = match a {
-            Atom::Var(v) if v == s => 1,
+            Atom::Var(v) if &**v == s => 1,
             Atom::Var(_) => 0,
             Atom::Floor(inner, _) => direction(inner, s)?,
         } * c.signum() as i8;

@@ -28,14 +28,14 @@ pub fn lane_coefs(addr: Option<&Poly>, block: [u64; 3]) -> Option<[Poly; 3]> {
         for (m, c) in &a.terms {
             let k = m
                 .iter()
-                .find(|(at, _)| matches!(at, Atom::Var(x) if x == d))
+                .find(|(at, _)| matches!(at, Atom::Var(x) if &**x == *d))
                 .map_or(0, |(_, k)| *k);
             match k {
                 0 => {}
                 1 => {
                     let rest: Vec<_> = m
                         .iter()
-                        .filter(|(at, _)| !matches!(at, Atom::Var(x) if x == d))
+                        .filter(|(at, _)| !matches!(at, Atom::Var(x) if &**x == *d))
                         .cloned()
                         .collect();
                     coef.add_term(rest, c.clone());

@@ -189,10 +189,10 @@ impl Builder {
         }
         let op = match a {
             Atom::Var(v) => {
-                let i = match self.params.iter().position(|p| p == v) {
+                let i = match self.params.iter().position(|p| **p == **v) {
                     Some(i) => i,
                     None => {
-                        self.params.push(v.clone());
+                        self.params.push(v.to_string());
                         self.params.len() - 1
                     }
                 };

@@ -446,7 +446,7 @@ impl Counter {
         summand: &Poly,
         rounds: usize,
     ) -> Result<bool> {
-        let xv = super::linexpr::Atom::Var(x.to_string());
+        let xv = super::linexpr::Atom::Var(x.into());
         let mut floors: Vec<(super::linexpr::Atom, LinExpr, i128)> = Vec::new();
         for m in summand.terms.keys() {
             for (a, _) in m {

@@ -45,7 +45,7 @@ pub fn infeasible(constraints: &[Constraint]) -> bool {
             }
         }
     }
-    let index: BTreeMap<String, usize> = names.into_iter().zip(0..).collect();
+    let index: BTreeMap<std::sync::Arc<str>, usize> = names.into_iter().zip(0..).collect();
     let row = |e: &LinExpr| {
         let mut a = vec![0; index.len()];
         for (atom, k) in &e.terms {
@@ -87,7 +87,7 @@ fn lift(e: &LinExpr, floors: &mut Vec<(Atom, LinExpr, i128)>) -> LinExpr {
                         floors.len() - 1
                     }
                 };
-                Atom::Var(floor_name(i))
+                Atom::Var(floor_name(i).into())
             }
         };
         out.add_term(v, *k);

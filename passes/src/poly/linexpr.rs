@@ -11,9 +11,9 @@ use std::fmt;
 /// A variable or a floor of a quasi-affine expression.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Atom {
-    Var(String),
+    Var(std::sync::Arc<str>),
     /// `floor(e / m)` with `m >= 2`, in canonical form.
-    Floor(Box<LinExpr>, i128),
+    Floor(std::sync::Arc<LinExpr>, i128),
 }
 
 /// `Σ cᵢ·atomᵢ + constant`, integer coefficients, no zero coefficients stored.
@@ -32,7 +32,7 @@ impl LinExpr {
     }
 
     pub fn var(name: &str) -> LinExpr {
-        LinExpr::atom(Atom::Var(name.to_string()))
+        LinExpr::atom(Atom::Var(name.into()))
     }
 
     pub fn atom(a: Atom) -> LinExpr {
@@ -140,7 +140,7 @@ impl LinExpr {
             rest.terms.remove(&atom);
             return outside.add(&f.add(&rest.scale(a)).floor_div(a * m2));
         }
-        outside.add_term(Atom::Floor(Box::new(inside), m2), 1);
+        outside.add_term(Atom::Floor(std::sync::Arc::new(inside), m2), 1);
         outside
     }
 
@@ -193,14 +193,14 @@ impl LinExpr {
 impl Atom {
     pub fn involves(&self, name: &str) -> bool {
         match self {
-            Atom::Var(v) => v == name,
+            Atom::Var(v) => &**v == name,
             Atom::Floor(e, _) => e.involves(name),
         }
     }
 
     pub fn subst(&self, name: &str, e: &LinExpr) -> LinExpr {
         match self {
-            Atom::Var(v) if v == name => e.clone(),
+            Atom::Var(v) if &**v == name => e.clone(),
             Atom::Var(_) => LinExpr::atom(self.clone()),
             Atom::Floor(inner, m) => {
                 if inner.involves(name) {
@@ -222,7 +222,7 @@ impl Atom {
     pub fn vars(&self, out: &mut BTreeSet<String>) {
         match self {
             Atom::Var(v) => {
-                out.insert(v.clone());
+                out.insert(v.to_string());
             }
             Atom::Floor(e, _) => e.vars(out),
         }
@@ -242,7 +242,7 @@ impl Atom {
                     .any(|a| matches!(a, Atom::Floor(..)) && a.involves(name));
                 if nested {
                     m * e.split_modulus(name)
-                } else if let Some(k) = e.terms.get(&Atom::Var(name.to_string())) {
+                } else if let Some(k) = e.terms.get(&Atom::Var(name.into())) {
                     m / k.gcd(m)
                 } else {
                     1

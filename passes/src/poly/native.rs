@@ -162,7 +162,7 @@ fn pick(vars: &[String], cons: &[Constraint], summand: &Poly) -> Option<usize> {
 }
 
 fn coef(e: &LinExpr, x: &str) -> i128 {
-    e.terms.get(&Atom::Var(x.to_string())).copied().unwrap_or(0)
+    e.terms.get(&Atom::Var(x.into())).copied().unwrap_or(0)
 }
 
 fn in_floor(e: &LinExpr, x: &str) -> bool {
@@ -285,13 +285,13 @@ mod tests {
                 let t = term.trim();
                 match t.split_once('*') {
                     Some((k, v)) => {
-                        e.add_term(Atom::Var(v.trim().to_string()), k.trim().parse().unwrap())
+                        e.add_term(Atom::Var(v.trim().into()), k.trim().parse().unwrap())
                     }
                     None => match t.parse::<i128>() {
                         Ok(k) => e.constant += k,
                         Err(_) => {
                             let (neg, v) = t.strip_prefix('-').map_or((false, t), |v| (true, v));
-                            e.add_term(Atom::Var(v.to_string()), if neg { -1 } else { 1 });
+                            e.add_term(Atom::Var(v.into()), if neg { -1 } else { 1 });
                         }
                     },
                 }
