@@ -11,7 +11,8 @@
 use crate::affine::{isl_lin, Cond};
 use crate::poly::isl::{Ctx, IslError, Set};
 use crate::poly::{fm, Atom, Constraint, LinExpr};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 /// Whether no point of the space (`params`, `dims`) within `launch` satisfies `cond`.
 ///
@@ -155,7 +156,7 @@ impl Spaces {
     pub(crate) fn new(ctx: &Ctx) -> Spaces {
         Spaces {
             ctx: ctx.clone(),
-            by_space: HashMap::new(),
+            by_space: HashMap::default(),
         }
     }
 
@@ -205,7 +206,7 @@ impl CondSets {
             names,
             nparams: params.len(),
             ndims: dims.len(),
-            atoms: HashMap::new(),
+            atoms: HashMap::default(),
         })
     }
 

@@ -25,7 +25,8 @@ use crate::poly::isl::{Ctx, Set};
 use crate::poly::poly::rat;
 use crate::poly::{self as poly_mod, Constraint, CountError, LinExpr, Poly, QPoly};
 use crate::ptx::VarDecl;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 const TIDS: [&str; 3] = ["tid_x", "tid_y", "tid_z"];
 const CTAIDS: [&str; 3] = ["ctaid_x", "ctaid_y", "ctaid_z"];
@@ -59,10 +60,10 @@ impl DomainCounter {
         DomainCounter {
             ctx: Ctx::new(),
             block,
-            cache: HashMap::new(),
-            domains: HashMap::new(),
-            contexts: HashMap::new(),
-            param_bits: HashMap::new(),
+            cache: HashMap::default(),
+            domains: HashMap::default(),
+            contexts: HashMap::default(),
+            param_bits: HashMap::default(),
         }
     }
 

@@ -36,8 +36,9 @@ use crate::poly::count::{aff_to_lin, Round};
 use crate::poly::isl::Ctx;
 use crate::poly::{Atom, LinExpr, Poly};
 use crate::ptx::{AddrBase, Operand};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// isl sets and emptiness cache shared by the rounds of one analysis.
 pub(crate) struct Prover {
@@ -57,8 +58,8 @@ impl Prover {
             live: live_in(cfg),
             spaces: RefCell::new(Spaces::new(&Ctx::new())),
             ntid,
-            empty: RefCell::new(HashMap::new()),
-            minima: RefCell::new(HashMap::new()),
+            empty: RefCell::new(HashMap::default()),
+            minima: RefCell::new(HashMap::default()),
         }
     }
 

@@ -6,8 +6,9 @@
 use super::linexpr::LinExpr;
 use super::poly::{rat_to_f64, Poly, Rat};
 use num_traits::{One, Zero};
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Serialize, Serializer};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
