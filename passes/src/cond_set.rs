@@ -48,14 +48,10 @@ pub(crate) fn is_empty(
         let base = sets.restrict(sets.universe(), &base)?;
         return sets.restrict(base, &lifted)?.is_empty();
     };
-    let base_cons = base_terms.into_iter().next().unwrap_or_default();
+    let base_system = fm::System::new(&base_terms.into_iter().next().unwrap_or_default());
     let open: Vec<Vec<Constraint>> = terms
         .into_iter()
-        .filter(|t| {
-            let mut cons = base_cons.clone();
-            cons.extend(t.iter().cloned());
-            !fm::infeasible(&cons)
-        })
+        .filter(|t| !base_system.with(t).infeasible())
         .collect();
     if open.is_empty() {
         return Ok(true);

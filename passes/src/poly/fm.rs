@@ -10,7 +10,8 @@
 use super::linexpr::{Atom, LinExpr};
 use super::qpoly::Constraint;
 use num_integer::Integer;
-use std::collections::{BTreeMap, BTreeSet};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// Inequalities a system may grow to before the attempt is given up.
 const MAX_ROWS: usize = 400;
@@ -27,44 +28,81 @@ struct Row {
 /// value per point, so emptiness is unchanged). `false` means not shown: an overflow, or a
 /// system that grows past [`MAX_ROWS`], gives up too.
 pub fn infeasible(constraints: &[Constraint]) -> bool {
-    let mut floors = Vec::new();
-    let mut lifted: Vec<(LinExpr, bool)> = constraints
-        .iter()
-        .map(|c| (lift(&c.expr, &mut floors), c.eq))
-        .collect();
-    for (i, (_, inner, m)) in floors.iter().enumerate() {
-        let f = LinExpr::var(&floor_name(i)).scale(*m);
-        lifted.push((inner.sub(&f), false));
-        lifted.push((f.add_const(m - 1).sub(inner), false));
+    System::new(constraints).infeasible()
+}
+
+/// A conjunction in rows, to be extended by several alternatives (the disjunctive terms of one
+/// question share its launch box) without converting the shared part again.
+#[derive(Clone, Default)]
+pub struct System {
+    index: FxHashMap<Arc<str>, usize>,
+    floors: Vec<(Atom, LinExpr, i128)>,
+    eqs: Vec<Row>,
+    ineqs: Vec<Row>,
+}
+
+impl System {
+    pub fn new(constraints: &[Constraint]) -> System {
+        let mut s = System::default();
+        s.add(constraints);
+        s
     }
-    let mut names = BTreeSet::new();
-    for (e, _) in &lifted {
-        for a in e.terms.keys() {
-            if let Atom::Var(v) = a {
-                names.insert(v.clone());
+
+    /// This system with `constraints` added.
+    pub fn with(&self, constraints: &[Constraint]) -> System {
+        let mut s = self.clone();
+        s.add(constraints);
+        s
+    }
+
+    fn add(&mut self, constraints: &[Constraint]) {
+        for c in constraints {
+            let known = self.floors.len();
+            let e = if c.expr.terms.keys().any(|a| matches!(a, Atom::Floor(..))) {
+                lift(&c.expr, &mut self.floors)
+            } else {
+                c.expr.clone()
+            };
+            let r = self.row(&e);
+            if c.eq {
+                self.eqs.push(r);
+            } else {
+                self.ineqs.push(r);
+            }
+            for i in known..self.floors.len() {
+                let (_, inner, m) = self.floors[i].clone();
+                let f = LinExpr::var(&floor_name(i)).scale(m);
+                let lo = self.row(&inner.sub(&f));
+                let hi = self.row(&f.add_const(m - 1).sub(&inner));
+                self.ineqs.extend([lo, hi]);
             }
         }
     }
-    let index: BTreeMap<std::sync::Arc<str>, usize> = names.into_iter().zip(0..).collect();
-    let row = |e: &LinExpr| {
-        let mut a = vec![0; index.len()];
+
+    /// `e` as a row, numbering its new variables (rows are padded when solved).
+    fn row(&mut self, e: &LinExpr) -> Row {
+        let mut a = vec![0; self.index.len()];
         for (atom, k) in &e.terms {
             if let Atom::Var(v) = atom {
-                a[index[v]] = *k;
+                let n = self.index.len();
+                let j = *self.index.entry(v.clone()).or_insert(n);
+                if j >= a.len() {
+                    a.resize(j + 1, 0);
+                }
+                a[j] = *k;
             }
         }
         Row { a, c: e.constant }
-    };
-    let mut eqs = Vec::new();
-    let mut ineqs = Vec::new();
-    for (e, eq) in &lifted {
-        if *eq {
-            eqs.push(row(e));
-        } else {
-            ineqs.push(row(e));
-        }
     }
-    contradiction(eqs, ineqs).unwrap_or(false)
+
+    /// Whether a contradiction is derived (see [`infeasible`]).
+    pub fn infeasible(mut self) -> bool {
+        let n = self.index.len();
+        for r in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
+            r.a.resize(n, 0);
+        }
+        contradiction(self.eqs, self.ineqs).unwrap_or(false)
+    }
 }
 
 fn floor_name(i: usize) -> String {
@@ -178,8 +216,8 @@ fn eliminate_with_equality(r: &Row, eq: &Row, j: usize) -> Option<Row> {
 /// The inequalities tightened (content divided out, the constant rounded down), duplicates
 /// and constant rows dropped, the tightest of parallel rows kept; `None` on a contradiction.
 fn normalise(rows: Vec<Row>) -> Option<Vec<Row>> {
-    let mut tightest: BTreeMap<Vec<i128>, i128> = BTreeMap::new();
-    for r in rows {
+    let mut out: Vec<Row> = Vec::with_capacity(rows.len());
+    for mut r in rows {
         let g = content(&r.a);
         if g == 0 {
             if r.c < 0 {
@@ -187,21 +225,29 @@ fn normalise(rows: Vec<Row>) -> Option<Vec<Row>> {
             }
             continue;
         }
-        let a: Vec<i128> = r.a.iter().map(|x| x / g).collect();
-        let c = Integer::div_floor(&r.c, &g);
-        let e = tightest.entry(a).or_insert(c);
-        *e = (*e).min(c);
+        if g > 1 {
+            for x in &mut r.a {
+                *x /= g;
+            }
+            r.c = Integer::div_floor(&r.c, &g);
+        }
+        out.push(r);
     }
+    // sorted by (a, c): the first row of each direction is the tightest
+    out.sort_unstable();
+    out.dedup_by(|later, first| later.a == first.a);
     // a·x + c >= 0 and −a·x + d >= 0 need c + d >= 0
-    for (a, c) in &tightest {
-        let neg: Vec<i128> = a.iter().map(|x| -x).collect();
-        if let Some(d) = tightest.get(&neg) {
-            if c.checked_add(*d).is_some_and(|s| s < 0) {
+    let mut neg = Vec::new();
+    for r in &out {
+        neg.clear();
+        neg.extend(r.a.iter().map(|x| -x));
+        if let Ok(k) = out.binary_search_by(|o| o.a.as_slice().cmp(&neg)) {
+            if r.c.checked_add(out[k].c).is_some_and(|s| s < 0) {
                 return None;
             }
         }
     }
-    Some(tightest.into_iter().map(|(a, c)| Row { a, c }).collect())
+    Some(out)
 }
 
 fn content(a: &[i128]) -> i128 {
