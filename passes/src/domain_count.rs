@@ -198,6 +198,10 @@ impl DomainCounter {
             }
             total = Some(match total {
                 None => q,
+                // the conjoined guards of two factors' pieces may contradict each other
+                Some(t) if t.pieces.len() > 1 && q.pieces.len() > 1 => {
+                    t.mul(&q).feasible(&launched())
+                }
                 Some(t) => t.mul(&q),
             });
         }
@@ -519,11 +523,7 @@ impl DomainCounter {
             }
             total = total.add(&poly_mod::native::sum(&vars, &cons, &Poly::one())?);
         }
-        let launched: Vec<Constraint> = NCTAIDS
-            .iter()
-            .map(|n| ge(LinExpr::var(n).add_const(-1)))
-            .collect();
-        Some(total.pruned(&launched))
+        Some(total.pruned(&launched()))
     }
 
     /// [`DomainCounter::warp_constraint`] as constraints.
@@ -652,6 +652,14 @@ fn check_native(native: &QPoly, by_isl: &QPoly, domain: &str) {
             "native and isl counts differ at {vals:?} for {domain}:\nnative {native}\nisl {by_isl}"
         );
     }
+}
+
+/// `nctaid_d >= 1`: every launch has a block in each dimension.
+fn launched() -> Vec<Constraint> {
+    NCTAIDS
+        .iter()
+        .map(|n| ge(LinExpr::var(n).add_const(-1)))
+        .collect()
 }
 
 fn ge(expr: LinExpr) -> Constraint {

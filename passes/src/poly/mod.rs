@@ -1,6 +1,7 @@
 //! Polyhedral counting: a safe isl wrapper (`isl`), quasi-affine expressions (`linexpr`),
 //! exact rational polynomials over them (`poly`), piecewise quasi-polynomials (`qpoly`), their
-//! compiled evaluation (`compile`), and the counting algorithm (`count`).
+//! compiled evaluation (`compile`), the counting algorithm (`count`), its isl-free fast path
+//! (`native`) and emptiness proofs by Fourier–Motzkin (`fm`).
 //!
 //! # Why our own counter
 //! isl 0.25 counts a set only at fixed parameters (`isl_set_count_val`); the parametric count
@@ -48,6 +49,16 @@
 //! a product of large factors unexpanded (`qpoly::Product`). A disjunction linking groups (a
 //! stencil's boundary) is counted by complement for threads and by inclusion–exclusion over
 //! the groups for warps.
+//!
+//! # Without isl where the shape allows (`native`, `fm`)
+//! Most groups are a launch box, a guard through a global index (`256·ctaid + tid < n`) and
+//! unit-step loop counters. `native` sums those directly, the same nested summation with bounds
+//! read off constraints whose coefficients on the eliminated variable are ±1 (so no floor of a
+//! remaining variable arises), a disjunction first split into disjoint conjunctions; anything
+//! else goes to isl. Pieces whose guards cannot hold are dropped, and implied constraints
+//! removed, by `fm`: Fourier–Motzkin with integer tightening, which also answers most of the
+//! loop-exit prover's emptiness questions (a contradiction is a proof; no contradiction sends
+//! the question to isl). `tests/tests/counting_native.rs` counts the corpus both ways.
 
 pub mod compile;
 pub mod count;

@@ -197,6 +197,16 @@ impl QPoly {
     /// the rest of it and the context imply (both shown by [`super::fm`]; what it cannot show
     /// stays). Pieces left with equal guards are merged.
     pub fn pruned(&self, context: &[Constraint]) -> QPoly {
+        self.pruned_with(context, true)
+    }
+
+    /// The pieces whose guards can hold within `context` (as far as [`super::fm`] shows),
+    /// guards unchanged: the cheap half of [`QPoly::pruned`].
+    pub fn feasible(&self, context: &[Constraint]) -> QPoly {
+        self.pruned_with(context, false)
+    }
+
+    fn pruned_with(&self, context: &[Constraint], simplify: bool) -> QPoly {
         let mut out = QPoly {
             pieces: Arc::default(),
             products: self.products.clone(),
@@ -205,6 +215,10 @@ impl QPoly {
             let mut kept: Vec<Constraint> = p.guard.constraints.clone();
             let all: Vec<Constraint> = context.iter().chain(&kept).cloned().collect();
             if super::fm::infeasible(&all) {
+                continue;
+            }
+            if !simplify {
+                out.push(p.guard.clone(), p.poly.clone());
                 continue;
             }
             let mut i = 0;
