@@ -34,6 +34,23 @@ use crate::poly::{Atom, Constraint, LinExpr, Poly};
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Every conjunction of one term of `a` and one of `b` (disjoint terms stay disjoint); `None`
+/// past `limit` terms.
+pub(crate) fn conjoin(
+    a: &[Vec<Constraint>],
+    b: &[Vec<Constraint>],
+    limit: usize,
+) -> Option<Vec<Vec<Constraint>>> {
+    if a.len() * b.len() > limit {
+        return None;
+    }
+    Some(
+        a.iter()
+            .flat_map(|x| b.iter().map(move |y| x.iter().chain(y).cloned().collect()))
+            .collect(),
+    )
+}
+
 /// A boolean over affine comparisons `e >= 0` / `e == 0`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Cond {
@@ -93,16 +110,6 @@ impl Cond {
     fn dnf_signed(&self, neg: bool, disjoint: bool, limit: usize) -> Option<Vec<Vec<Constraint>>> {
         let ge = |expr: LinExpr| Constraint { expr, eq: false };
         let below = |e: &LinExpr| ge(e.scale(-1).add_const(-1));
-        let conjoin = |a: Vec<Vec<Constraint>>, b: Vec<Vec<Constraint>>| {
-            if a.len() * b.len() > limit {
-                return None;
-            }
-            Some(
-                a.iter()
-                    .flat_map(|x| b.iter().map(move |y| x.iter().chain(y).cloned().collect()))
-                    .collect::<Vec<Vec<Constraint>>>(),
-            )
-        };
         let terms = match (self, neg) {
             (Cond::True, false) => vec![Vec::new()],
             (Cond::True, true) => Vec::new(),
@@ -115,14 +122,19 @@ impl Cond {
             (Cond::Eq(e), true) => vec![vec![below(e)], vec![ge(e.add_const(-1))]],
             (Cond::Not(x), n) => x.dnf_signed(!n, disjoint, limit)?,
             (Cond::And(a, b), false) | (Cond::Or(a, b), true) => conjoin(
-                a.dnf_signed(neg, disjoint, limit)?,
-                b.dnf_signed(neg, disjoint, limit)?,
+                &a.dnf_signed(neg, disjoint, limit)?,
+                &b.dnf_signed(neg, disjoint, limit)?,
+                limit,
             )?,
             (Cond::Or(a, b), false) | (Cond::And(a, b), true) => {
                 let mut out = a.dnf_signed(neg, disjoint, limit)?;
                 let rest = b.dnf_signed(neg, disjoint, limit)?;
                 if disjoint {
-                    out.extend(conjoin(a.dnf_signed(!neg, disjoint, limit)?, rest)?);
+                    out.extend(conjoin(
+                        &a.dnf_signed(!neg, disjoint, limit)?,
+                        &rest,
+                        limit,
+                    )?);
                 } else {
                     out.extend(rest);
                 }

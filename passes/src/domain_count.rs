@@ -509,7 +509,7 @@ impl DomainCounter {
         }
         let mut terms = vec![Vec::new()];
         for c in &g.conjuncts {
-            terms = conjoin(&terms, &c.dnf(true, MAX_TERMS)?)?;
+            terms = crate::affine::conjoin(&terms, &c.dnf(true, MAX_TERMS)?, MAX_TERMS)?;
         }
         if !projected.is_empty() && terms.len() > 1 {
             return None; // the projections of disjoint terms may overlap
@@ -664,18 +664,6 @@ fn launched() -> Vec<Constraint> {
 
 fn ge(expr: LinExpr) -> Constraint {
     Constraint { expr, eq: false }
-}
-
-/// Every conjunction of one term of each (disjoint stays disjoint).
-fn conjoin(a: &[Vec<Constraint>], b: &[Vec<Constraint>]) -> Option<Vec<Vec<Constraint>>> {
-    if a.len() * b.len() > MAX_TERMS {
-        return None;
-    }
-    Some(
-        a.iter()
-            .flat_map(|x| b.iter().map(move |y| x.iter().chain(y).cloned().collect()))
-            .collect(),
-    )
 }
 
 fn conj_or_true(conj: &[String]) -> String {
