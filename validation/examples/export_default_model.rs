@@ -9,13 +9,21 @@ use kerncast_validation::data::default_root;
 use kerncast_validation::export::{knn_table, TABLE_PATH};
 use kerncast_validation::knn::{Knn, Space};
 use kerncast_validation::model::TrainSet;
+use kerncast_validation::wangchu::Start;
 use kerncast_validation::Dataset;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let ds = Dataset::load(&default_root(&ws).expect("data set")).expect("loads");
-    let sel = Selected::select(&ds);
+    let start = Start::gtx_titan_x(ds.grid[ds.reference].mem_mhz as f64);
+    let sel = match start {
+        Ok(start) => Selected::select(&ds, &start),
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let Recipe::Knn(k, Space::Mem, avg) = sel.recipe else {
         eprintln!(
             "the CV pick is {:?}, not a kNN over the memory features: nothing exported",

@@ -1,5 +1,6 @@
-//! Model C: candidates built from the analytical model (B), a nearest-neighbour model over the
-//! instruction-mix features and the code-agnostic baseline, blended in log space; the candidate
+//! Model C: candidates built from the physical models (B, the roofline; B2, kerncast-models' Wang &
+//! Chu model), nearest-neighbour models over static features and the code-agnostic baseline,
+//! blended in log space; the candidate
 //! is chosen by leave-one-family-out cross-validation on the micro-benchmarks only (a family is a
 //! generator of micro-benchmarks, e.g. all `fadd_l2d_*`), which mimics predicting code unlike
 //! anything in training. The test applications play no part in the choice.
@@ -10,6 +11,7 @@ use crate::data::{Benchmark, Dataset};
 use crate::knn::{Avg, Knn, Space};
 use crate::metrics::{mean, score_app, Curve};
 use crate::model::{Predictor, TrainSet};
+use crate::wangchu::{Start, WangChu};
 
 /// Log-space blend: exp(α·ln a + (1−α)·ln b), per factor.
 pub struct Blend {
@@ -55,14 +57,34 @@ fn short(name: &str) -> String {
     }
 }
 
+/// The physical (analytical) models a recipe can start from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Physical {
+    /// Model B: roofline DVFS + physical power (`analytic`).
+    Roofline,
+    /// Model B2: kerncast-models' Wang & Chu DVFS + physical power (`wangchu`).
+    WangChu,
+}
+
+const PHYSICALS: [Physical; 2] = [Physical::Roofline, Physical::WangChu];
+
+impl Physical {
+    fn fit(self, t: &TrainSet, start: &Start) -> Box<dyn Predictor> {
+        match self {
+            Physical::Roofline => Box::new(Analytic::fit(t)),
+            Physical::WangChu => Box::new(WangChu::fit(t, start)),
+        }
+    }
+}
+
 /// One candidate recipe of model C (re-fitted on every fold).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Recipe {
     Baseline,
-    Analytic,
+    Physical(Physical),
     Knn(usize, Space, Avg),
-    AnalyticBaseline(f64),
-    AnalyticKnn(f64, usize, Space, Avg),
+    PhysicalBaseline(Physical, f64),
+    PhysicalKnn(Physical, f64, usize, Space, Avg),
 }
 
 /// Neighbour counts tried.
@@ -72,7 +94,8 @@ const AVGS: [Avg; 3] = [Avg::Geo, Avg::Arith, Avg::RelMedian];
 
 impl Recipe {
     pub fn candidates() -> Vec<Recipe> {
-        let mut v = vec![Recipe::Baseline, Recipe::Analytic];
+        let mut v = vec![Recipe::Baseline];
+        v.extend(PHYSICALS.map(Recipe::Physical));
         for s in SPACES {
             for a in AVGS {
                 for k in KS {
@@ -80,12 +103,14 @@ impl Recipe {
                 }
             }
         }
-        for al in [0.25, 0.5, 0.75] {
-            v.push(Recipe::AnalyticBaseline(al));
-            for s in SPACES {
-                for a in AVGS {
-                    for k in [5, 10] {
-                        v.push(Recipe::AnalyticKnn(al, k, s, a));
+        for ph in PHYSICALS {
+            for al in [0.25, 0.5, 0.75] {
+                v.push(Recipe::PhysicalBaseline(ph, al));
+                for s in SPACES {
+                    for a in AVGS {
+                        for k in [5, 10] {
+                            v.push(Recipe::PhysicalKnn(ph, al, k, s, a));
+                        }
                     }
                 }
             }
@@ -93,18 +118,16 @@ impl Recipe {
         v
     }
 
-    pub fn fit(self, t: &TrainSet) -> Box<dyn Predictor> {
+    pub fn fit(self, t: &TrainSet, start: &Start) -> Box<dyn Predictor> {
         match self {
             Recipe::Baseline => Box::new(Baseline::fit(t)),
-            Recipe::Analytic => Box::new(Analytic::fit(t)),
+            Recipe::Physical(ph) => ph.fit(t, start),
             Recipe::Knn(k, s, a) => Box::new(Knn::fit(t, k, s, a)),
-            Recipe::AnalyticBaseline(al) => Box::new(Blend::new(
-                Box::new(Analytic::fit(t)),
-                Box::new(Baseline::fit(t)),
-                al,
-            )),
-            Recipe::AnalyticKnn(al, k, s, a) => Box::new(Blend::new(
-                Box::new(Analytic::fit(t)),
+            Recipe::PhysicalBaseline(ph, al) => {
+                Box::new(Blend::new(ph.fit(t, start), Box::new(Baseline::fit(t)), al))
+            }
+            Recipe::PhysicalKnn(ph, al, k, s, a) => Box::new(Blend::new(
+                ph.fit(t, start),
                 Box::new(Knn::fit(t, k, s, a)),
                 al,
             )),
@@ -129,7 +152,7 @@ pub fn family(name: &str) -> String {
 /// between the measured minimum and the predicted minimum-energy clocks), the quantity a DVFS
 /// governor acting on the prediction pays. The base models are fitted once per fold and the blends
 /// composed from their held-out predictions.
-pub fn cv_scores(ds: &Dataset, recipes: &[Recipe]) -> Vec<[f64; 4]> {
+pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], start: &Start) -> Vec<[f64; 4]> {
     let mut fams: Vec<String> = ds.micro.iter().map(|b| family(&b.name)).collect();
     fams.sort();
     fams.dedup();
@@ -143,7 +166,10 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe]) -> Vec<[f64; 4]> {
             .collect();
         let t = TrainSet::of(ds, &train);
         let base = Baseline::fit(&t);
-        let ana = Analytic::fit(&t);
+        let phys: Vec<(Physical, Box<dyn Predictor>)> = PHYSICALS
+            .iter()
+            .map(|ph| (*ph, ph.fit(&t, start)))
+            .collect();
         let mut knns = Vec::new();
         for s in SPACES {
             for a in AVGS {
@@ -154,19 +180,21 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe]) -> Vec<[f64; 4]> {
         }
         for b in ds.micro.iter().filter(|b| family(&b.name) == *f) {
             let pb = base.predict(b);
-            let pa = ana.predict(b);
+            let pp: Vec<(Physical, Curve)> =
+                phys.iter().map(|(ph, m)| (*ph, m.predict(b))).collect();
+            let physical = |ph: Physical| pp.iter().find(|p| p.0 == ph).map(|p| p.1.clone());
             let pk: Vec<_> = knns.iter().map(|(key, m)| (*key, m.predict(b))).collect();
             let knn =
                 |key: (usize, Space, Avg)| pk.iter().find(|p| p.0 == key).map(|p| p.1.clone());
             for (ri, r) in recipes.iter().enumerate() {
                 let p = match *r {
                     Recipe::Baseline => Some(pb.clone()),
-                    Recipe::Analytic => Some(pa.clone()),
+                    Recipe::Physical(ph) => physical(ph),
                     Recipe::Knn(k, s, a) => knn((k, s, a)),
-                    Recipe::AnalyticBaseline(al) => Some(blend(&pa, &pb, al)),
-                    Recipe::AnalyticKnn(al, k, s, a) => {
-                        knn((k, s, a)).map(|pk| blend(&pa, &pk, al))
-                    }
+                    Recipe::PhysicalBaseline(ph, al) => physical(ph).map(|pa| blend(&pa, &pb, al)),
+                    Recipe::PhysicalKnn(ph, al, k, s, a) => physical(ph)
+                        .zip(knn((k, s, a)))
+                        .map(|(pa, pk)| blend(&pa, &pk, al)),
                 };
                 let Some(p) = p else { continue };
                 let sc = score_app(ds, b, &p);
@@ -209,16 +237,17 @@ pub struct Selected {
 }
 
 impl Selected {
-    pub fn select(ds: &Dataset) -> Selected {
+    /// `start`: the device constants model B2 is calibrated from.
+    pub fn select(ds: &Dataset, start: &Start) -> Selected {
         let recipes = Recipe::candidates();
-        let scores = cv_scores(ds, &recipes);
+        let scores = cv_scores(ds, &recipes, start);
         let cv: Vec<(Recipe, [f64; 4])> = recipes.into_iter().zip(scores).collect();
         let best = cv
             .iter()
             .min_by(|a, b| mean(&a.1).total_cmp(&mean(&b.1)))
             .map(|c| c.0)
             .unwrap_or(Recipe::Baseline);
-        let model = best.fit(&TrainSet::micro(ds));
+        let model = best.fit(&TrainSet::micro(ds), start);
         let name = format!("C (micro-CV pick): {}", short_name(model.name()));
         Selected {
             recipe: best,

@@ -1,6 +1,7 @@
 //! kerncast validation against real GPU measurements: the GTX Titan X DVFS data set of Guerreiro
 //! et al. (2019). Trains only on the micro-benchmarks, predicts the 24 applications at every clock
-//! pair, and compares models (baseline, the paper's LSTM, kerncast's analytical and combined models)
+//! pair, and compares models (baseline, the paper's LSTM, kerncast's analytical models, its own
+//! Wang & Chu and power models, and the combined model)
 //! with the paper's published figures.
 
 pub mod data;
@@ -22,3 +23,4 @@ pub mod model;
 pub mod plot;
 pub mod report;
 pub mod run;
+pub mod wangchu;

@@ -11,6 +11,7 @@ use crate::lstm::Lstm;
 use crate::metrics::Summary;
 use crate::model::{Predictor, TrainSet};
 use crate::report::{evaluate, overall, per_app};
+use crate::wangchu::{Start, WangChu};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -121,7 +122,15 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     }
     say("fitting model B (analytical) and selecting model C by leave-one-family-out CV on the micro-benchmarks");
     let b = Analytic::fit(&t);
-    let c = Selected::select(&ds);
+    say("fitting model B2 (kerncast-models: Wang & Chu DVFS + physical power)");
+    let fit_start = std::time::Instant::now();
+    let start = Start::gtx_titan_x(ds.grid[ds.reference].mem_mhz as f64).map_err(Error::Model)?;
+    let b2 = WangChu::fit(&t, &start);
+    say(&format!(
+        "  fitted in {:.1} s",
+        fit_start.elapsed().as_secs_f64()
+    ));
+    let c = Selected::select(&ds, &start);
     let mut text = String::new();
     let _ = writeln!(
         text,
@@ -135,6 +144,25 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     );
     let _ = writeln!(
         text,
+        "model B2 constants: DRAM latency {:.1}*r + {:.1} cycles, DRAM delay {:.2} cycles/transaction, \
+         {:.3} cycles/instruction, c0 {}, #Aw {}, dynamic power {:?} W, core exponent {:.1}; \
+         training time error {:.1} %",
+        b2.params.dm_lat_a,
+        b2.params.dm_lat_b,
+        b2.params.dm_del_base,
+        b2.params.inst_cycle,
+        b2.c0,
+        b2.active_warps,
+        b2.power
+            .dynamic_w
+            .iter()
+            .map(|(k, w)| format!("{k} {w:.1}"))
+            .collect::<Vec<_>>(),
+        b2.power.core_exponent,
+        b2.train_time_error
+    );
+    let _ = writeln!(
+        text,
         "model C candidates (leave-one-family-out CV on the micro-benchmarks: time%, power%, energy%, \
          regret% = oracle saving - saving at the predicted clocks; the pick minimises their mean):"
     );
@@ -142,7 +170,7 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         let mark = if *r == c.recipe { " <- selected" } else { "" };
         let _ = writeln!(
             text,
-            "  {:<36} {:>6.2} {:>6.2} {:>6.2} {:>6.2}{mark}",
+            "  {:<46} {:>6.2} {:>6.2} {:>6.2} {:>6.2}{mark}",
             format!("{r:?}"),
             s[0],
             s[1],
@@ -152,6 +180,7 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     }
     let _ = writeln!(text, "{}", default_table_status(opts, &ds, &c));
     models.push(Box::new(b));
+    models.push(Box::new(b2));
     models.push(Box::new(c));
     let summaries: Vec<Summary> = models.iter().map(|m| evaluate(&ds, m.as_ref())).collect();
     let table = overall(&ds, &summaries);

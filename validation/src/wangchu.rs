@@ -1,0 +1,297 @@
+//! Model B2: kerncast's own DVFS and power models from `kerncast-models`, the Wang & Chu time
+//! model (`dvfs::t_active`) and the physical power model (`power::fit_physical`), fed with what
+//! the released instruction sequences tell and calibrated on the micro-benchmarks only.
+//!
+//! The sequences give per-thread counts but no launch geometry, no addresses and no profiled
+//! counters, so the model's inputs are filled as follows (per kernel of a benchmark, averaged):
+//!
+//! | Wang & Chu input | from the sequence |
+//! |---|---|
+//! | `gld_trans` per warp | global/local/atomic bytes per thread × 32 lanes / 128-byte lines (full coalescing) |
+//! | `comp_inst` per warp | core issue cost of the other instructions (FP32 equivalents, `features::issue_cost`) |
+//! | `shared_trans` | shared accesses per thread |
+//! | `l2_hr` | 1 − min(1, c₀/n) for n global accesses per thread (c₀ compulsory misses, calibrated) |
+//! | `#Aw` | calibrated, one value for all kernels (occupancy is not in the data) |
+//! | `phases` | barriers / 2 |
+//! | blocks, warps per block | 8-warp blocks, 1000 of them: the scaling factors do not depend on the count |
+//!
+//! Calibrated: the four constants `dvfs_fit` fits (DRAM latency slope and offset, DRAM delay,
+//! cycles per instruction) by Nelder–Mead on the mean relative error of the time scaling factor,
+//! for each (c₀, #Aw) of a small grid; then the power model's per-class dynamic powers and core
+//! exponent by NNLS on the measured watts, with the utilisations this time model gives.
+//! The starting constants are the device profile's (`devices/gtx-titan-x.toml`).
+
+use crate::data::{Benchmark, Clock};
+use crate::features::{issue_cost, Features};
+use crate::isa::Class;
+use crate::metrics::Curve;
+use crate::model::{Predictor, TrainSet};
+use kerncast_models::device::{Clocks, Device};
+use kerncast_models::dvfs::{t_active, t_exec, DvfsKernel, DvfsParams};
+use kerncast_models::dvfs_fit::nelder_mead;
+use kerncast_models::power::{fit_physical, PhysicalPowerParams, PowerRow};
+use std::collections::BTreeMap;
+
+const DEVICE: &str = "gtx-titan-x";
+const WARPS_PER_BLOCK: f64 = 8.0;
+const BLOCKS: f64 = 1000.0;
+/// Candidate compulsory misses per thread (∞: every access misses L2) and active warps per SM.
+const C0S: [f64; 6] = [1.0, 2.0, 4.0, 16.0, 64.0, f64::INFINITY];
+const ACTIVE_WARPS: [f64; 3] = [16.0, 32.0, 64.0];
+
+/// What one benchmark looks like to the time and power models.
+#[derive(Debug, Clone)]
+struct Inputs {
+    gld_trans: f64,
+    comp_inst: f64,
+    shared_trans: f64,
+    accesses: f64,
+    phases: f64,
+    /// Shares of the core issue cost by power class (`sp`, `dpu`, `lsu`).
+    shares: [(&'static str, f64); 3],
+}
+
+impl Inputs {
+    fn of(b: &Benchmark) -> Inputs {
+        let f = Features::of(b);
+        let per_kernel = 1.0 / f.kernels.max(1.0);
+        let global = [
+            Class::GlobalLd,
+            Class::GlobalSt,
+            Class::Local,
+            Class::Atomic,
+        ];
+        let global_cost: f64 = global
+            .iter()
+            .map(|c| f.counts[c.index()] * issue_cost(*c))
+            .sum();
+        let barriers = b.all_insts().filter(|i| i.opcode_name() == "bar").count() as f64;
+        let share = |cs: &[Class]| cs.iter().map(|c| f.cost_share(*c)).sum::<f64>();
+        let lsu: Vec<Class> = global.iter().copied().chain([Class::Shared]).collect();
+        Inputs {
+            gld_trans: f.global_bytes * per_kernel * 32.0 / 128.0,
+            comp_inst: (f.core_cost - global_cost).max(1.0) * per_kernel,
+            shared_trans: f.counts[Class::Shared.index()] * per_kernel,
+            accesses: f.global_accesses * per_kernel,
+            phases: (barriers * per_kernel / 2.0).max(1.0),
+            shares: [
+                (
+                    "sp",
+                    share(&[
+                        Class::Sp,
+                        Class::Int,
+                        Class::Sfu,
+                        Class::Param,
+                        Class::Control,
+                        Class::Move,
+                    ]),
+                ),
+                ("dpu", share(&[Class::Dp])),
+                ("lsu", share(&lsu)),
+            ],
+        }
+    }
+
+    fn kernel(&self, c0: f64, active_warps: f64) -> DvfsKernel {
+        let miss = if c0.is_finite() && self.accesses > 0.0 {
+            (c0 / self.accesses).min(1.0)
+        } else {
+            1.0
+        };
+        DvfsKernel {
+            blocks: BLOCKS,
+            warps_per_block: WARPS_PER_BLOCK,
+            active_warps,
+            sm_count: 24.0,
+            gld_trans: self.gld_trans,
+            comp_inst: self.comp_inst,
+            shared_trans: self.shared_trans,
+            l2_hr: 1.0 - miss,
+            phases: self.phases,
+        }
+    }
+}
+
+fn clocks(c: &Clock) -> Clocks {
+    Clocks::new(c.core_mhz as f64, c.mem_mhz as f64)
+}
+
+/// Execution time in seconds at one clock pair (for `BLOCKS` blocks).
+fn seconds(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> f64 {
+    t_exec(t_active(p, k, c).0, k) / (c.core_mhz * 1e6)
+}
+
+/// Core issue and DRAM utilisations at one clock pair, given the time there.
+fn activity(
+    p: &DvfsParams,
+    k: &DvfsKernel,
+    x: &Inputs,
+    c: Clocks,
+    time_s: f64,
+    bw0: f64,
+    mem0: f64,
+) -> BTreeMap<String, f64> {
+    let issue = k.comp_inst * k.warps_per_block * k.blocks * p.inst_cycle / k.sm_count;
+    let u_core = (issue / (time_s * c.core_mhz * 1e6)).min(1.0);
+    let bytes = k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr);
+    let u_dram = (bytes / (time_s * bw0 * c.mem_mhz / mem0)).min(1.0);
+    let mut a: BTreeMap<String, f64> = x
+        .shares
+        .iter()
+        .map(|(name, s)| (name.to_string(), u_core * s))
+        .collect();
+    a.insert("dram".into(), u_dram);
+    a
+}
+
+/// What the device profile contributes: the starting constants and the DRAM bandwidth at the
+/// reference memory clock.
+#[derive(Debug, Clone)]
+pub struct Start {
+    pub params: DvfsParams,
+    pub bw0: f64,
+}
+
+impl Start {
+    /// From `devices/gtx-titan-x.toml`; `mem0_mhz` is the data set's reference memory clock.
+    pub fn gtx_titan_x(mem0_mhz: f64) -> Result<Start, String> {
+        let dev = Device::load(DEVICE).map_err(|e| format!("model B2: {e}"))?;
+        Ok(Start {
+            params: DvfsParams::from_device(&dev).map_err(|e| format!("model B2: {e}"))?,
+            bw0: dev
+                .dram_bandwidth(mem0_mhz, "B2")
+                .map_err(|e| format!("model B2: {e}"))?,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WangChu {
+    pub params: DvfsParams,
+    pub c0: f64,
+    pub active_warps: f64,
+    pub power: PhysicalPowerParams,
+    /// Mean relative error of the time scaling factor on the training set.
+    pub train_time_error: f64,
+    grid: Vec<Clock>,
+    reference: usize,
+    idle: Vec<f64>,
+    bw0: f64,
+    mem0: f64,
+}
+
+fn with(base: &DvfsParams, x: &[f64]) -> DvfsParams {
+    DvfsParams {
+        dm_lat_a: x[0].exp(),
+        dm_lat_b: x[1].exp(),
+        dm_del_base: x[2].exp(),
+        inst_cycle: x[3].exp(),
+        ..base.clone()
+    }
+}
+
+/// Mean relative error of the predicted time scaling factors over the training curves.
+fn time_loss(p: &DvfsParams, ks: &[DvfsKernel], t: &TrainSet, grid: &[Clocks]) -> f64 {
+    let mut err = 0.0;
+    for (k, y) in ks.iter().zip(&t.targets) {
+        let t0 = seconds(p, k, grid[t.reference]);
+        for (c, y) in grid.iter().zip(y) {
+            err += (seconds(p, k, *c) / t0 - y[0]).abs() / y[0];
+        }
+    }
+    err / (ks.len() * grid.len()).max(1) as f64
+}
+
+impl WangChu {
+    /// Fits on the training view (at least one benchmark); the device profile supplies the
+    /// starting constants, the DRAM bandwidth and nothing else.
+    pub fn fit(t: &TrainSet, from: &Start) -> WangChu {
+        let (start, bw0) = (&from.params, from.bw0);
+        let mem0 = t.grid[t.reference].mem_mhz as f64;
+        let grid: Vec<Clocks> = t.grid.iter().map(clocks).collect();
+        let inputs: Vec<Inputs> = t.benches.iter().map(Inputs::of).collect();
+        let x0 = [
+            start.dm_lat_a.ln(),
+            start.dm_lat_b.ln(),
+            start.dm_del_base.ln(),
+            start.inst_cycle.ln(),
+        ];
+        let mut best: Option<(f64, DvfsParams, f64, f64)> = None;
+        for &c0 in &C0S {
+            for &aw in &ACTIVE_WARPS {
+                let ks: Vec<DvfsKernel> = inputs.iter().map(|x| x.kernel(c0, aw)).collect();
+                let f = |x: &[f64]| time_loss(&with(start, x), &ks, t, &grid);
+                let mut x = x0.to_vec();
+                for step in [1.0, 0.3, 0.1] {
+                    x = nelder_mead(&f, &x, step, 150);
+                }
+                let l = f(&x);
+                if best.as_ref().is_none_or(|b| l < b.0) {
+                    best = Some((l, with(start, &x), c0, aw));
+                }
+            }
+        }
+        // The grid is not empty, so `best` is set.
+        let (train_time_error, params, c0, active_warps) =
+            best.unwrap_or((f64::NAN, start.clone(), f64::INFINITY, ACTIVE_WARPS[0]));
+        let mut rows = Vec::new();
+        for ((x, b), _) in inputs.iter().zip(t.benches).zip(&t.targets) {
+            let k = x.kernel(c0, active_warps);
+            for ((gi, c), m) in grid.iter().enumerate().zip(&b.meas) {
+                let ts = seconds(&params, &k, *c);
+                rows.push(PowerRow {
+                    clocks: *c,
+                    activity: activity(&params, &k, x, *c, ts, bw0, mem0),
+                    idle_w: t.idle_power_w[gi],
+                    measured_w: m.power_w,
+                });
+            }
+        }
+        let gammas: Vec<f64> = (0..=40).map(|i| i as f64 * 0.1).collect();
+        // Rows and activity classes exist for any non-empty training set.
+        let power = fit_physical(&rows, grid[t.reference], &gammas)
+            .map(|(p, _rms)| p)
+            .unwrap_or(PhysicalPowerParams {
+                reference: grid[t.reference],
+                dynamic_w: BTreeMap::new(),
+                core_exponent: 1.0,
+            });
+        WangChu {
+            params,
+            c0,
+            active_warps,
+            power,
+            train_time_error: train_time_error * 100.0,
+            grid: t.grid.to_vec(),
+            reference: t.reference,
+            idle: t.idle_power_w.to_vec(),
+            bw0,
+            mem0,
+        }
+    }
+}
+
+impl Predictor for WangChu {
+    fn name(&self) -> &str {
+        "B2 Wang & Chu DVFS + physical power (models/)"
+    }
+    fn predict(&self, b: &Benchmark) -> Curve {
+        let x = Inputs::of(b);
+        let k = x.kernel(self.c0, self.active_warps);
+        let abs: Vec<(f64, f64)> = self
+            .grid
+            .iter()
+            .enumerate()
+            .map(|(gi, c)| {
+                let c = clocks(c);
+                let ts = seconds(&self.params, &k, c);
+                let a = activity(&self.params, &k, &x, c, ts, self.bw0, self.mem0);
+                (ts, self.idle[gi] + self.power.dynamic(&a, c))
+            })
+            .collect();
+        let (t0, p0) = abs[self.reference];
+        abs.iter()
+            .map(|(t, p)| [t / t0, p / p0, t * p / (t0 * p0)])
+            .collect()
+    }
+}
