@@ -13,7 +13,7 @@ use crate::device::{Clocks, Device};
 use crate::dvfs::DvfsModel;
 use crate::dvfs_knn;
 use crate::linear::LinearModel;
-use crate::model::{Model, ModelError, ModelInput, Prediction, Result};
+use crate::model::{ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
 use crate::power::apply_physical;
 use crate::schedule::ScheduleModel;
 
@@ -94,6 +94,20 @@ fn scaled(
         }
         p.power_w = p.power_w.map(|w| w * s.power);
         p.energy_j = p.energy_j.map(|e| e * s.energy);
+        if let Some(e) = t.held_out_error(clocks).filter(|e| e[0] > 0.0) {
+            // Independent relative errors of level and scaling compound.
+            p.error_band = ErrorBand {
+                rel: (1.0 + p.error_band.rel) * (1.0 + e[0]) - 1.0,
+                source: format!(
+                    "{}; compounded with the clock scaling's measured error at {clocks}: {:.1} % time, {:.1} % power, {:.1} % energy ({})",
+                    p.error_band.source,
+                    e[0] * 100.0,
+                    e[1] * 100.0,
+                    e[2] * 100.0,
+                    t.held_out_source
+                ),
+            };
+        }
         p.notes.push(format!(
             "auto: level from {base} at the default clocks {r}; clock scaling x{:.3} time, x{:.3} power, x{:.3} energy from the measured curves of the {} nearest GTX Titan X micro-benchmarks ({}; docs/validation.md, model C)",
             s.time,
@@ -201,6 +215,16 @@ mod tests {
                 assert!((p.time_s / (base.time_s * s.time) - 1.0).abs() < 1e-12);
                 let e = p.energy_j.expect("the Titan X profile has power data");
                 assert!((e / (base.energy_j.unwrap() * s.energy) - 1.0).abs() < 1e-12);
+                // The band compounds the level's with the scaling's measured time error, which
+                // is 0 only at the reference pair.
+                let te = table.held_out_error(c).unwrap()[0];
+                let want = (1.0 + base.error_band.rel) * (1.0 + te) - 1.0;
+                assert!((p.error_band.rel - want).abs() < 1e-12);
+                assert_eq!(c == table.reference(), te == 0.0, "{c}");
+                assert_eq!(
+                    te > 0.0,
+                    p.error_band.source.contains(&table.held_out_source)
+                );
                 factors.push(s.energy);
             }
             // A sweep's minimum-energy pair is model C's, since the level is one number.

@@ -37,6 +37,11 @@ pub struct KnnTable {
     reference: Reference,
     /// (mem, core) MHz.
     grid: Vec<[f64; 2]>,
+    /// Where `held_out_error` was measured.
+    pub held_out_source: String,
+    /// Mean relative error of the (time, power, energy) factors at each grid point, measured on
+    /// applications outside the fit.
+    held_out_error: Vec<[f64; 3]>,
     mu: Vec<f64>,
     sd: Vec<f64>,
     points: Vec<Point>,
@@ -229,6 +234,12 @@ impl KnnTable {
             energy: at(2),
         })
     }
+
+    /// Mean relative error of the (time, power, energy) factors measured on held-out
+    /// applications at a grid point.
+    pub fn held_out_error(&self, c: Clocks) -> Option<[f64; 3]> {
+        self.held_out_error.get(self.grid_index(c)?).copied()
+    }
 }
 
 /// The minimiser of Σ |p − y_i| / y_i (the weighted median with weights 1/y_i): the point
@@ -266,6 +277,9 @@ mod tests {
             .points
             .iter()
             .all(|p| p.curve[r].iter().all(|v| (v - 1.0).abs() < 1e-9)));
+        // Every factor is exact at the reference, so its measured error there is 0.
+        assert_eq!(t.held_out_error.len(), 32);
+        assert_eq!(t.held_out_error(t.reference()), Some([0.0; 3]));
     }
 
     #[test]
