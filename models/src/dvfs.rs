@@ -175,6 +175,20 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
     }
 }
 
+/// Share of the SMs' issue capacity the kernel's compute instructions use over `time_s` seconds
+/// at clocks `c` (the power model's core activity).
+pub fn core_utilisation(p: &DvfsParams, k: &DvfsKernel, c: Clocks, time_s: f64) -> f64 {
+    let issue = k.comp_inst * k.warps_per_block * k.blocks * p.inst_cycle / k.sm_count;
+    (issue / (time_s * c.core_mhz * 1e6)).min(1.0)
+}
+
+/// Share of the DRAM bandwidth `dram_bw` (bytes/s at the run's memory clock) the kernel's L2
+/// misses use over `time_s` seconds (the power model's DRAM activity).
+pub fn dram_utilisation(k: &DvfsKernel, time_s: f64, dram_bw: f64) -> f64 {
+    let bytes = k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr);
+    (bytes / (time_s * dram_bw)).min(1.0)
+}
+
 /// Eq. 6 in core cycles.
 pub fn t_exec(t_active: f64, k: &DvfsKernel) -> f64 {
     t_active * (k.warps_per_block * k.blocks / (k.active_warps.max(1.0) * k.sm_count.max(1.0)))
@@ -380,14 +394,9 @@ impl Model for DvfsModel {
             _ => mem_key,
         };
         let mut activity = BTreeMap::new();
-        let issue = k.comp_inst * k.warps_per_block * k.blocks * p.inst_cycle / k.sm_count;
-        activity.insert(
-            "sp".into(),
-            (issue / (time_s * clocks.core_mhz * 1e6)).min(1.0),
-        );
-        let bytes = k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr);
+        activity.insert("sp".into(), core_utilisation(&p, &k, clocks, time_s));
         if let Ok(bw) = d.dram_bandwidth(clocks.mem_mhz, NAME) {
-            activity.insert("dram".into(), (bytes / (time_s * bw)).min(1.0));
+            activity.insert("dram".into(), dram_utilisation(&k, time_s, bw));
         }
         notes.push(format!("case {case:?}, #Aw {}", k.active_warps));
         let calibrated = d

@@ -1,9 +1,9 @@
 //! Model C: candidates built from the physical models (B, the roofline; B2, kerncast-models' Wang &
 //! Chu model), nearest-neighbour models over static features and the code-agnostic baseline,
-//! blended in log space; the candidate
-//! is chosen by leave-one-family-out cross-validation on the micro-benchmarks only (a family is a
-//! generator of micro-benchmarks, e.g. all `fadd_l2d_*`), which mimics predicting code unlike
-//! anything in training. The test applications play no part in the choice.
+//! blended in log space. The candidate is chosen by leave-one-family-out cross-validation on the
+//! micro-benchmarks only (a family is a generator of micro-benchmarks, e.g. all `fadd_l2d_*`),
+//! which mimics predicting code unlike anything in training. The test applications play no part
+//! in the choice.
 
 use crate::analytic::Analytic;
 use crate::baseline::Baseline;

@@ -27,7 +27,9 @@ use crate::isa::Class;
 use crate::metrics::Curve;
 use crate::model::{Predictor, TrainSet};
 use kerncast_models::device::{Clocks, Device};
-use kerncast_models::dvfs::{t_active, t_exec, DvfsKernel, DvfsParams};
+use kerncast_models::dvfs::{
+    core_utilisation, dram_utilisation, t_active, t_exec, DvfsKernel, DvfsParams,
+};
 use kerncast_models::dvfs_fit::nelder_mead;
 use kerncast_models::power::{fit_physical, PhysicalPowerParams, PowerRow};
 use std::collections::BTreeMap;
@@ -131,10 +133,8 @@ fn activity(
     bw0: f64,
     mem0: f64,
 ) -> BTreeMap<String, f64> {
-    let issue = k.comp_inst * k.warps_per_block * k.blocks * p.inst_cycle / k.sm_count;
-    let u_core = (issue / (time_s * c.core_mhz * 1e6)).min(1.0);
-    let bytes = k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr);
-    let u_dram = (bytes / (time_s * bw0 * c.mem_mhz / mem0)).min(1.0);
+    let u_core = core_utilisation(p, k, c, time_s);
+    let u_dram = dram_utilisation(k, time_s, bw0 * c.mem_mhz / mem0);
     let mut a: BTreeMap<String, f64> = x
         .shares
         .iter()
