@@ -23,7 +23,14 @@ pub fn predict_row(p: &DvfsParams, r: &TimeRow) -> f64 {
     t_exec(ta, &r.kernel) * p.time_scale / (r.clocks.core_mhz * 1e6)
 }
 
-fn with(base: &DvfsParams, x: &[f64]) -> DvfsParams {
+/// The fitted constants as the optimiser sees them: the logs of dm_lat_a, dm_lat_b, dm_del_base
+/// and inst_cycle.
+pub fn to_log(p: &DvfsParams) -> [f64; 4] {
+    [p.dm_lat_a, p.dm_lat_b, p.dm_del_base, p.inst_cycle].map(|v| v.max(1e-9).ln())
+}
+
+/// `base` with the fitted constants replaced by `exp(x)` (the inverse of [`to_log`]).
+pub fn from_log(base: &DvfsParams, x: &[f64]) -> DvfsParams {
     DvfsParams {
         dm_lat_a: x[0].exp(),
         dm_lat_b: x[1].exp(),
@@ -43,13 +50,8 @@ pub fn loss(p: &DvfsParams, rows: &[TimeRow]) -> f64 {
 
 /// Fit starting from `start`; returns the fitted constants and their loss.
 pub fn fit(start: &DvfsParams, rows: &[TimeRow], iters: usize) -> (DvfsParams, f64) {
-    let x0 = [
-        start.dm_lat_a.max(1e-9).ln(),
-        start.dm_lat_b.max(1e-9).ln(),
-        start.dm_del_base.max(1e-9).ln(),
-        start.inst_cycle.max(1e-9).ln(),
-    ];
-    let f = |x: &[f64]| loss(&with(start, x), rows);
+    let x0 = to_log(start);
+    let f = |x: &[f64]| loss(&from_log(start, x), rows);
     // The case boundaries make the loss multi-modal in the DRAM delay: start from several
     // multiples of it and keep the best.
     let mut best: Option<(Vec<f64>, f64)> = None;
@@ -65,7 +67,7 @@ pub fn fit(start: &DvfsParams, rows: &[TimeRow], iters: usize) -> (DvfsParams, f
         }
     }
     let (x, l) = best.unwrap_or((x0.to_vec(), f(&x0)));
-    (with(start, &x), l)
+    (from_log(start, &x), l)
 }
 
 /// Plain Nelder–Mead (reflection 1, expansion 2, contraction ½, shrink ½).

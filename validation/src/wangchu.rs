@@ -30,7 +30,7 @@ use kerncast_models::device::{Clocks, Device};
 use kerncast_models::dvfs::{
     core_utilisation, dram_utilisation, t_active, t_exec, DvfsKernel, DvfsParams,
 };
-use kerncast_models::dvfs_fit::nelder_mead;
+use kerncast_models::dvfs_fit::{from_log, nelder_mead, to_log};
 use kerncast_models::power::{fit_physical, PhysicalPowerParams, PowerRow};
 use std::collections::BTreeMap;
 
@@ -180,16 +180,6 @@ pub struct WangChu {
     mem0: f64,
 }
 
-fn with(base: &DvfsParams, x: &[f64]) -> DvfsParams {
-    DvfsParams {
-        dm_lat_a: x[0].exp(),
-        dm_lat_b: x[1].exp(),
-        dm_del_base: x[2].exp(),
-        inst_cycle: x[3].exp(),
-        ..base.clone()
-    }
-}
-
 /// Mean relative error of the predicted time scaling factors over the training curves.
 fn time_loss(p: &DvfsParams, ks: &[DvfsKernel], t: &TrainSet, grid: &[Clocks]) -> f64 {
     let mut err = 0.0;
@@ -210,24 +200,19 @@ impl WangChu {
         let mem0 = t.grid[t.reference].mem_mhz as f64;
         let grid: Vec<Clocks> = t.grid.iter().map(clocks).collect();
         let inputs: Vec<Inputs> = t.benches.iter().map(Inputs::of).collect();
-        let x0 = [
-            start.dm_lat_a.ln(),
-            start.dm_lat_b.ln(),
-            start.dm_del_base.ln(),
-            start.inst_cycle.ln(),
-        ];
+        let x0 = to_log(start);
         let mut best: Option<(f64, DvfsParams, f64, f64)> = None;
         for &c0 in &C0S {
             for &aw in &ACTIVE_WARPS {
                 let ks: Vec<DvfsKernel> = inputs.iter().map(|x| x.kernel(c0, aw)).collect();
-                let f = |x: &[f64]| time_loss(&with(start, x), &ks, t, &grid);
+                let f = |x: &[f64]| time_loss(&from_log(start, x), &ks, t, &grid);
                 let mut x = x0.to_vec();
                 for step in [1.0, 0.3, 0.1] {
                     x = nelder_mead(&f, &x, step, 150);
                 }
                 let l = f(&x);
                 if best.as_ref().is_none_or(|b| l < b.0) {
-                    best = Some((l, with(start, &x), c0, aw));
+                    best = Some((l, from_log(start, &x), c0, aw));
                 }
             }
         }
