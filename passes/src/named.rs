@@ -169,40 +169,55 @@ pub fn subst_lin(e: &LinExpr, var: &str, v: &LinExpr) -> LinExpr {
 }
 
 pub fn subst_poly(p: &Poly, var: &str, v: &LinExpr) -> Poly {
-    let mut vs = BTreeSet::new();
-    p.vars(&mut vs);
-    let mut out = p.clone();
-    for s in vs.iter().filter(|s| is_symbol(s)) {
-        let s2 = subst_symbol(s, var, v);
-        if s2 != LinExpr::var(s) {
-            out = out.subst(s, &s2);
-        }
-    }
-    out.subst(var, v)
+    renamed(p, var, v).subst(var, v)
 }
 
 pub fn subst_cond(c: &Cond, var: &str, v: &LinExpr) -> Cond {
-    let mut vs = BTreeSet::new();
-    c.vars(&mut vs);
-    let mut out = c.clone();
-    for s in vs.iter().filter(|s| is_symbol(s)) {
-        let s2 = subst_symbol(s, var, v);
-        if s2 != LinExpr::var(s) {
-            out = out.subst(s, &s2);
-        }
-    }
-    out.subst(var, v)
+    renamed(c, var, v).subst(var, v)
 }
 
-/// `e` with its symbols that depend on `var` replaced by their substituted versions.
-fn renamed(e: &LinExpr, var: &str, v: &LinExpr) -> LinExpr {
+/// What the symbol-aware substitution needs of an expression.
+trait Substitutable: Clone {
+    fn collect_vars(&self, out: &mut BTreeSet<String>);
+    fn substituted(&self, name: &str, e: &LinExpr) -> Self;
+}
+
+impl Substitutable for LinExpr {
+    fn collect_vars(&self, out: &mut BTreeSet<String>) {
+        self.vars(out)
+    }
+    fn substituted(&self, name: &str, e: &LinExpr) -> Self {
+        self.subst(name, e)
+    }
+}
+
+impl Substitutable for Poly {
+    fn collect_vars(&self, out: &mut BTreeSet<String>) {
+        self.vars(out)
+    }
+    fn substituted(&self, name: &str, e: &LinExpr) -> Self {
+        self.subst(name, e)
+    }
+}
+
+impl Substitutable for Cond {
+    fn collect_vars(&self, out: &mut BTreeSet<String>) {
+        self.vars(out)
+    }
+    fn substituted(&self, name: &str, e: &LinExpr) -> Self {
+        self.subst(name, e)
+    }
+}
+
+/// `x` with its symbols that depend on `var` replaced by their substituted versions.
+fn renamed<T: Substitutable>(x: &T, var: &str, v: &LinExpr) -> T {
     let mut vs = BTreeSet::new();
-    e.vars(&mut vs);
-    let mut out = e.clone();
+    x.collect_vars(&mut vs);
+    let mut out = x.clone();
     for s in vs.iter().filter(|s| is_symbol(s)) {
         let s2 = subst_symbol(s, var, v);
         if s2 != LinExpr::var(s) {
-            out = out.subst(s, &s2);
+            out = out.substituted(s, &s2);
         }
     }
     out
