@@ -35,7 +35,6 @@ use crate::named;
 use crate::poly::count::{aff_to_lin, Round};
 use crate::poly::isl::Ctx;
 use crate::poly::{Atom, LinExpr, Poly};
-use crate::ptx::{AddrBase, Operand};
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -255,7 +254,10 @@ fn live_in(cfg: &Cfg) -> Vec<BTreeSet<String>> {
                 rs.insert(g.reg.clone());
             }
             let skip = usize::from(!ds.is_empty());
-            i.operands.iter().skip(skip).for_each(|o| reads(o, &mut rs));
+            i.operands
+                .iter()
+                .skip(skip)
+                .for_each(|o| o.collect_reads(&mut rs));
             for r in rs {
                 if !defs[b].contains(&r) {
                     used[b].insert(r);
@@ -281,29 +283,6 @@ fn live_in(cfg: &Cfg) -> Vec<BTreeSet<String>> {
         }
     }
     live
-}
-
-fn reads(o: &Operand, out: &mut BTreeSet<String>) {
-    match o {
-        Operand::Reg(r) => {
-            out.insert(r.clone());
-        }
-        Operand::Addr {
-            base: AddrBase::Reg(r),
-            ..
-        } => {
-            out.insert(r.clone());
-        }
-        Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
-            v.iter().for_each(|o| reads(o, out))
-        }
-        Operand::Pair(a, b) => {
-            reads(a, out);
-            reads(b, out);
-        }
-        Operand::Not(a) => reads(a, out),
-        _ => {}
-    }
 }
 
 fn is_launch_dim(v: &str) -> bool {

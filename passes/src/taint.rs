@@ -18,7 +18,7 @@
 
 use crate::affine::dests;
 use crate::cfg::Cfg;
-use crate::ptx::{AddrBase, Inst, Operand, SReg};
+use crate::ptx::{Inst, Operand, SReg};
 use std::collections::BTreeSet;
 
 pub struct Taint {
@@ -120,34 +120,12 @@ fn unlaunched(o: &Operand) -> bool {
 
 /// The registers `i` reads.
 fn sources(i: &Inst) -> BTreeSet<String> {
-    fn reads(o: &Operand, out: &mut BTreeSet<String>) {
-        match o {
-            Operand::Reg(r) => {
-                out.insert(r.clone());
-            }
-            Operand::Addr {
-                base: AddrBase::Reg(r),
-                ..
-            } => {
-                out.insert(r.clone());
-            }
-            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
-                v.iter().for_each(|o| reads(o, out))
-            }
-            Operand::Pair(a, b) => {
-                reads(a, out);
-                reads(b, out);
-            }
-            Operand::Not(a) => reads(a, out),
-            _ => {}
-        }
-    }
     let mut out = BTreeSet::new();
     let skip = usize::from(!dests(i).is_empty());
     i.operands
         .iter()
         .skip(skip)
-        .for_each(|o| reads(o, &mut out));
+        .for_each(|o| o.collect_reads(&mut out));
     out
 }
 

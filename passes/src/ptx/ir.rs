@@ -583,4 +583,27 @@ impl Operand {
             _ => None,
         }
     }
+
+    /// Adds the registers this operand reads, as a source: itself, an address's base register,
+    /// the elements of vectors, lists and pairs, a negated predicate.
+    pub fn collect_reads(&self, out: &mut std::collections::BTreeSet<String>) {
+        match self {
+            Operand::Reg(r)
+            | Operand::Addr {
+                base: AddrBase::Reg(r),
+                ..
+            } => {
+                out.insert(r.clone());
+            }
+            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+                v.iter().for_each(|o| o.collect_reads(out))
+            }
+            Operand::Pair(a, b) => {
+                a.collect_reads(out);
+                b.collect_reads(out);
+            }
+            Operand::Not(a) => a.collect_reads(out),
+            _ => {}
+        }
+    }
 }
