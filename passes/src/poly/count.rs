@@ -413,23 +413,31 @@ impl Counter {
             let rel = if c.is_equality()? { "=" } else { ">=" };
             constraints.push(format!("{} {rel} 0", terms.join(" + ")));
         }
-        let all_params: Vec<String> = params
-            .iter()
-            .cloned()
-            .chain(lifted.iter().cloned())
-            .collect();
-        let s2 = Set::parse(
-            &self.ctx,
-            &format!(
-                "[{}] -> {{ [{x}] : {} }}",
-                all_params.join(", "),
-                constraints.join(" and ")
-            ),
-        )?;
+        let s2 = self.dim_set(&params, &lifted, x, &constraints)?;
         let mut outer2 = outer.to_vec();
         outer2.extend(lifted);
         self.sum_dim(s2, x, &outer2, summand.clone(), rounds + 1)?;
         Ok(true)
+    }
+
+    /// `[params, extra] -> { [x] : constraints }`: a one-dimensional set over `x`, with the
+    /// variables introduced for floors as extra parameters.
+    fn dim_set(
+        &self,
+        params: &[String],
+        extra: &[String],
+        x: &str,
+        constraints: &[String],
+    ) -> Result<Set> {
+        let all: Vec<&str> = params.iter().chain(extra).map(String::as_str).collect();
+        Ok(Set::parse(
+            &self.ctx,
+            &format!(
+                "[{}] -> {{ [{x}] : {} }}",
+                all.join(", "),
+                constraints.join(" and ")
+            ),
+        )?)
     }
 
     /// Each floor of `x` in the summand becomes a variable `F` of its own, constrained by
@@ -493,19 +501,7 @@ impl Counter {
             next = next.subst_atom(&atom, &replacement);
             names.push(f);
         }
-        let all_params: Vec<String> = params
-            .iter()
-            .cloned()
-            .chain(names.iter().cloned())
-            .collect();
-        let c = Set::parse(
-            &self.ctx,
-            &format!(
-                "[{}] -> {{ [{x}] : {} }}",
-                all_params.join(", "),
-                constraints.join(" and ")
-            ),
-        )?;
+        let c = self.dim_set(&params, &names, x, &constraints)?;
         let s2 = s1.clone().intersect(c)?;
         let mut outer2 = outer.to_vec();
         outer2.extend(names);
