@@ -4,46 +4,11 @@
 //! emulator's for every feature and block, with no data-dependent assumption left.
 
 use kerncast_passes::count::{self, Options, Workload};
-use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::Module;
-use kerncast_passes::stats::{BoundStats, Launch};
 use std::collections::BTreeMap;
 
-/// A kernel `k(u32 n, u32 w, u64 out)`: `%r20` = n, `%r21` = w, `%rd2` = out (global).
-fn kernel(body: &str) -> Module {
-    let text = format!(
-        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 k_n, .param .u32 k_w, .param .u64 k_out)\n{{\n.reg .pred %p<16>;\n.reg .b32 %r<48>;\n.reg .b64 %rd<16>;\n.reg .f32 %f<16>;\nld.param.u32 %r20, [k_n];\nld.param.u32 %r21, [k_w];\nld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\n{body}\n}}\n"
-    );
-    Module::parse(&text).expect("test PTX parses")
-}
-
-fn emulate(m: &Module, grid: [u64; 3], block: [u64; 3], n: i64, w: i64) -> BoundStats {
-    let args = [
-        KernelArg::S32(n as i32),
-        KernelArg::S32(w as i32),
-        KernelArg::Buffer(vec![0; 1 << 16]),
-    ];
-    emu::run_with(
-        m,
-        "k",
-        &Launch { grid, block },
-        &args,
-        &emu::Options::default(),
-    )
-    .expect("emulates")
-    .stats
-}
-
-fn data_dependent(a: &[kerncast_passes::stats::Assumption]) -> Vec<String> {
-    a.iter()
-        .map(|a| a.hint_key.clone())
-        .filter(|k| {
-            ["trip.", "branch.", "pred."]
-                .iter()
-                .any(|p| k.starts_with(p))
-        })
-        .collect()
-}
+mod common;
+use common::{data_dependent, emulate, kernel};
 
 /// One launch: grid, block, n, w.
 type At = ([u64; 3], [u64; 3], i64, i64);
@@ -86,7 +51,7 @@ fn exact(m: &Module, closed: bool, launches: &[At]) {
             Vec::<&str>::new(),
             "at {grid:?} {block:?} n={n} w={w}"
         );
-        let e = emulate(m, grid, block, n, w);
+        let e = emulate(m, grid, block, &[n, w]);
         assert_eq!(
             s.features, e.features,
             "features at {grid:?} {block:?} n={n} w={w}"
@@ -104,6 +69,7 @@ fn exact(m: &Module, closed: bool, launches: &[At]) {
 #[test]
 fn band_loop_unrolled_by_four_is_exact() {
     let m = kernel(
+            2,
         "mov.u32 %r22, %ctaid.x;\nmov.u32 %r23, %ntid.x;\nmov.u32 %r24, %tid.x;\nmad.lo.s32 %r1, %r22, %r23, %r24;\n\
          setp.ge.s32 %p1, %r1, %r20;\n@%p1 bra DONE;\n\
          sub.s32 %r25, %r1, %r21;\nmax.s32 %r35, %r25, 0;\nadd.s32 %r26, %r20, -1;\nadd.s32 %r27, %r1, %r21;\nmin.s32 %r3, %r26, %r27;\n\
@@ -137,6 +103,7 @@ fn band_loop_unrolled_by_four_is_exact() {
 #[test]
 fn clamped_chunk_length_unrolled_by_four_is_exact() {
     let m = kernel(
+            2,
         "mov.u32 %r1, %ntid.x;\nmov.u32 %r2, %tid.x;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
          setp.lt.s32 %p1, %r20, 1;\n@%p1 bra DONE;\nmov.u32 %r31, 0;\nmov.u32 %r30, %r20;\n\
          OUTER:\nmin.s32 %r8, %r1, %r30;\nmax.s32 %r9, %r8, 1;\nsetp.lt.s32 %p6, %r8, 4;\nmov.u32 %r33, 0;\n@%p6 bra TAIL;\n\
@@ -165,6 +132,7 @@ fn clamped_chunk_length_unrolled_by_four_is_exact() {
 #[test]
 fn sign_tests_of_bit_operations_are_exact() {
     let m = kernel(
+            2,
         "mov.u32 %r22, %ctaid.x;\nmov.u32 %r23, %ntid.x;\nmov.u32 %r24, %tid.x;\nmad.lo.s32 %r1, %r22, %r23, %r24;\n\
          sub.s32 %r3, %r1, %r21;\nsub.s32 %r4, %r20, %r1;\nadd.s32 %r4, %r4, -1;\n\
          or.b32 %r5, %r3, %r4;\nsetp.lt.s32 %p1, %r5, 0;\n@%p1 bra SECOND;\n\
@@ -190,6 +158,7 @@ fn sign_tests_of_bit_operations_are_exact() {
 #[test]
 fn peeled_remainder_chain_joins_into_one_start() {
     let m = kernel(
+            2,
         "mov.u32 %r2, %tid.x;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
          add.s32 %r8, %r20, %r2;\nand.b32 %r5, %r8, 3;\nsetp.eq.s32 %p1, %r5, 0;\nmov.u32 %r6, %r2;\n@%p1 bra JOIN;\n\
          st.global.u32 [%rd4], %r2;\nsetp.eq.s32 %p2, %r5, 1;\nadd.s32 %r6, %r2, 1;\n@%p2 bra JOIN;\n\
@@ -217,6 +186,7 @@ fn peeled_remainder_chain_joins_into_one_start() {
 #[test]
 fn guard_on_a_launch_parameter_product_is_exact_once_bound() {
     let m = kernel(
+            2,
         "mov.u32 %r2, %tid.x;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
          mov.u32 %r3, %ctaid.y;\nmul.lo.s32 %r4, %r3, %r21;\nsetp.lt.s32 %p1, %r21, 1;\n@%p1 bra DONE;\nmov.u32 %r5, 0;\n\
          LOOP:\nadd.s32 %r6, %r4, %r5;\nsetp.ge.s32 %p2, %r6, %r20;\n@%p2 bra NEXT;\nst.global.u32 [%rd4], %r6;\n\
@@ -240,6 +210,7 @@ fn guard_on_a_launch_parameter_product_is_exact_once_bound() {
 #[test]
 fn grid_stride_trip_count_by_division_is_exact_once_bound() {
     let m = kernel(
+            2,
         "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
          setp.ge.s32 %p1, %r4, %r20;\n@%p1 bra DONE;\n\
          mov.u32 %r5, %nctaid.x;\nmul.lo.s32 %r6, %r5, %r2;\nsub.s32 %r7, %r20, %r4;\nadd.s32 %r7, %r7, -1;\n\

@@ -3,45 +3,11 @@
 //! data-dependent assumption left.
 
 use kerncast_passes::count::{self, Options, Workload};
-use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::Module;
-use kerncast_passes::stats::{BoundStats, Launch};
 use std::collections::BTreeMap;
 
-fn kernel(body: &str) -> Module {
-    let text = format!(
-        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 k_n, .param .u64 k_out)\n{{\n.reg .pred %p<8>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<8>;\n.reg .f32 %f<4>;\nld.param.u32 %r20, [k_n];\nld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\n{body}\n}}\n"
-    );
-    Module::parse(&text).expect("test PTX parses")
-}
-
-fn emulate(m: &Module, grid: [u64; 3], block: [u64; 3], n: i64) -> BoundStats {
-    let args = [
-        KernelArg::S32(n as i32),
-        KernelArg::Buffer(vec![0; 1 << 16]),
-    ];
-    emu::run_with(
-        m,
-        "k",
-        &Launch { grid, block },
-        &args,
-        &emu::Options::default(),
-    )
-    .expect("emulates")
-    .stats
-}
-
-fn data_dependent(ks: &count::KernelStats) -> Vec<String> {
-    ks.assumptions
-        .iter()
-        .map(|a| a.hint_key.clone())
-        .filter(|k| {
-            ["trip.", "branch.", "pred."]
-                .iter()
-                .any(|p| k.starts_with(p))
-        })
-        .collect()
-}
+mod common;
+use common::{data_dependent, emulate, kernel};
 
 /// Counter and emulator agree at every launch (`grid`, `block`, `n`).
 fn exact(m: &Module, grid_specialised: bool, launches: &[([u64; 3], [u64; 3], i64)]) {
@@ -51,7 +17,7 @@ fn exact(m: &Module, grid_specialised: bool, launches: &[([u64; 3], [u64; 3], i6
             grid: grid_specialised.then_some(grid),
         };
         let ks = count::analyze_kernel_with(m, "k", &opts).expect("analyses");
-        assert_eq!(data_dependent(&ks), Vec::<String>::new());
+        assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
         let w = Workload {
             grid,
             block,
@@ -59,7 +25,7 @@ fn exact(m: &Module, grid_specialised: bool, launches: &[([u64; 3], [u64; 3], i6
             hints: BTreeMap::new(),
         };
         let s = ks.bind(&w).expect("binds");
-        let e = emulate(m, grid, block, n);
+        let e = emulate(m, grid, block, &[n]);
         assert_eq!(
             s.features, e.features,
             "features at {grid:?} {block:?} n={n}"
@@ -81,6 +47,7 @@ const TWO_D: [([u64; 3], [u64; 3], i64); 3] = [
 #[test]
 fn max_guard_is_exact() {
     let m = kernel(
+            1,
         "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
          mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
          max.s32 %r9, %r8, %r4;\nsetp.ge.s32 %p1, %r9, %r20;\n@%p1 bra DONE;\n\
@@ -95,6 +62,7 @@ fn max_guard_is_exact() {
 #[test]
 fn nested_min_max_select_guards_are_exact() {
     let m = kernel(
+            1,
         "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
          mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
          max.s32 %r9, %r8, %r4;\nadd.s32 %r11, %r20, -3;\nmin.s32 %r12, %r9, %r11;\n\
@@ -111,6 +79,7 @@ fn nested_min_max_select_guards_are_exact() {
 #[test]
 fn parity_branch_through_xor_pred_is_exact() {
     let m = kernel(
+        1,
         "mov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 1;\nsetp.eq.b32 %p1, %r2, 1;\nmov.pred %p2, 0;\n\
          xor.pred %p3, %p1, %p2;\nnot.pred %p4, %p3;\n@%p4 bra EVEN;\n\
          st.global.u32 [%rd2], %r1;\nbra.uni DONE;\n\
@@ -129,6 +98,7 @@ fn parity_branch_through_xor_pred_is_exact() {
 #[test]
 fn join_of_two_tests_counts_each_lane_group() {
     let m = kernel(
+            1,
         "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
          mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
          max.s32 %r9, %r8, %r4;\nsetp.ge.s32 %p1, %r9, %r20;\n@%p1 bra DONE;\n\
@@ -152,7 +122,7 @@ const GRID_STRIDE: &str = "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u3
 
 #[test]
 fn grid_stride_loop_is_exact_for_a_fixed_grid() {
-    let m = kernel(GRID_STRIDE);
+    let m = kernel(1, GRID_STRIDE);
     let symbolic = count::analyze_kernel_with(
         &m,
         "k",
@@ -164,7 +134,7 @@ fn grid_stride_loop_is_exact_for_a_fixed_grid() {
     .expect("analyses");
     // with a symbolic grid the step ntid·nctaid is not affine: an explicit assumption, of what
     // the launch decides (not data), which binding resolves for the workload's grid
-    assert_eq!(data_dependent(&symbolic), Vec::<String>::new());
+    assert_eq!(data_dependent(&symbolic.assumptions), Vec::<String>::new());
     assert!(symbolic
         .assumptions
         .iter()
@@ -178,7 +148,10 @@ fn grid_stride_loop_is_exact_for_a_fixed_grid() {
     };
     let s = symbolic.bind(&w).expect("binds");
     assert!(s.assumptions.is_empty(), "{:?}", s.assumptions);
-    assert_eq!(s.features, emulate(&m, [2, 1, 1], [32, 1, 1], 100).features);
+    assert_eq!(
+        s.features,
+        emulate(&m, [2, 1, 1], [32, 1, 1], &[100]).features
+    );
     exact(
         &m,
         true,
@@ -189,7 +162,7 @@ fn grid_stride_loop_is_exact_for_a_fixed_grid() {
 /// A grid-specialised analysis bound to another grid re-analyses for it.
 #[test]
 fn grid_specialised_counts_follow_the_workload_grid() {
-    let m = kernel(GRID_STRIDE);
+    let m = kernel(1, GRID_STRIDE);
     let ks = count::analyze_kernel_with(
         &m,
         "k",
@@ -207,7 +180,7 @@ fn grid_specialised_counts_follow_the_workload_grid() {
         hints: BTreeMap::new(),
     };
     let s = ks.bind(&w).expect("binds");
-    let e = emulate(&m, [3, 1, 1], [32, 1, 1], 150);
+    let e = emulate(&m, [3, 1, 1], [32, 1, 1], &[150]);
     assert_eq!(s.features, e.features);
 }
 
@@ -219,11 +192,14 @@ fn multiply_high_division_by_a_constant_is_exact() {
         "mul.wide.u32 %rd5, %r2, -1431655765;\nshr.u64 %rd6, %rd5, 33;\ncvt.u32.u64 %r3, %rd6;",
         "mul.hi.u32 %r4, %r2, -1431655765;\nshr.u32 %r3, %r4, 1;",
     ] {
-        let m = kernel(&format!(
-            "mov.u32 %r1, %tid.x;\nadd.s32 %r2, %r20, -1;\n{div}\n\
+        let m = kernel(
+            1,
+            &format!(
+                "mov.u32 %r1, %tid.x;\nadd.s32 %r2, %r20, -1;\n{div}\n\
              setp.ge.u32 %p1, %r1, %r3;\n@%p1 bra DONE;\nst.global.u32 [%rd2], %r1;\n\
              DONE:\nret;"
-        ));
+            ),
+        );
         exact(
             &m,
             false,
@@ -241,11 +217,14 @@ fn multiply_high_division_by_a_constant_is_exact() {
 #[test]
 fn bit_field_extracts_are_exact() {
     for field in ["bfe.u32 %r3, %r20, 1, 30;", "bfe.u32 %r3, %r20, 1, 2;"] {
-        let m = kernel(&format!(
-            "mov.u32 %r1, %tid.x;\n{field}\nshl.b32 %r4, %r3, 1;\n\
+        let m = kernel(
+            1,
+            &format!(
+                "mov.u32 %r1, %tid.x;\n{field}\nshl.b32 %r4, %r3, 1;\n\
              setp.ge.u32 %p1, %r1, %r4;\n@%p1 bra DONE;\nst.global.u32 [%rd2], %r1;\n\
              DONE:\nret;"
-        ));
+            ),
+        );
         exact(
             &m,
             false,
@@ -267,10 +246,13 @@ fn or_and_xor_of_clear_low_bits_are_additions() {
         ("shl.b32 %r2, %r1, 2;\nxor.b32 %r3, 3, %r2;", Some(4)),
         ("or.b32 %r3, %r1, 1;", None),
     ] {
-        let m = kernel(&format!(
+        let m = kernel(
+            1,
+            &format!(
             "mov.u32 %r1, %tid.x;\n{op}\nmul.wide.u32 %rd3, %r3, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
              st.global.u32 [%rd4], %r1;\nret;"
-        ));
+        ),
+        );
         let ks = count::analyze_kernel_with(
             &m,
             "k",
@@ -309,6 +291,7 @@ fn or_and_xor_of_clear_low_bits_are_additions() {
 #[test]
 fn boundary_disjunctions_are_exact() {
     let m = kernel(
+            1,
         "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\n\
          mov.u32 %r5, %ctaid.y;\nmov.u32 %r6, %ntid.y;\nmov.u32 %r7, %tid.y;\nmad.lo.s32 %r8, %r5, %r6, %r7;\n\
          setp.ge.s32 %p1, %r4, %r20;\n@%p1 bra DONE;\nsetp.ge.s32 %p2, %r8, %r20;\n@%p2 bra DONE;\n\
