@@ -319,6 +319,13 @@ fn analyze_launch(
                         opcode: inst.full_opcode(),
                     });
                 }
+                // A call left after inlining (no body in the module, indirect, recursive):
+                // the callee's work is not counted, and that is shown, not dropped.
+                if inst.opcode == "call" {
+                    features_of_inst.push(Feature::Unknown {
+                        opcode: format!("call:{}", crate::inline::callee_name(inst)),
+                    });
+                }
             }
             if let Some((space, dir, bits, nc)) = classify::mem_access(inst) {
                 let addr = affine::address(f, inst, &env, block);

@@ -9,6 +9,7 @@ pub mod count;
 pub mod domain_count;
 pub mod domains;
 pub mod emu;
+pub mod inline;
 pub mod loop_exit;
 pub mod named;
 pub mod piecewise;
