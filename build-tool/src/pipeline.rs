@@ -150,7 +150,10 @@ pub struct Unit {
     pub ptx: String,
     pub ptx_sha256: String,
     pub frontend: String,
+    /// The parsed PTX with device-function calls inlined (`kerncast_passes::inline`).
     pub module: Module,
+    /// Calls that stay calls, with the reason: their callees' work is not counted.
+    pub not_inlined: Vec<kerncast_passes::inline::NotInlined>,
     pub source_text: Option<String>,
     /// (PTX entry, source kernel when found).
     pub kernels: Vec<(String, Option<SourceKernel>)>,
@@ -206,6 +209,8 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
             format!("PTX from {}: {e}", lowered.command),
         )
     })?;
+    let inlined = kerncast_passes::inline::inline_calls(&module);
+    let module = inlined.module;
     let source_text = std::fs::read_to_string(&job.path).ok();
     let src_kernels = match &source_text {
         Some(t) if !job.path.extension().is_some_and(|e| e == "bc") => annotations::scan(t)
@@ -239,6 +244,7 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
         frontend: lowered.frontend.name().to_string(),
         ptx: lowered.ptx,
         module,
+        not_inlined: inlined.not_inlined,
         source_text,
         kernels,
         job: job.clone(),
@@ -429,14 +435,33 @@ fn one(
         .bind_spec(spec, &BTreeMap::new(), &params)
         .map_err(|m| err("count", m))?;
     let stats = bound.stats;
-    let mut notes = Vec::new();
-    let blocks = t.blocks(&u.module, entry).unwrap_or_else(|e| {
-        notes.push(format!("no per-block schedule input: {e}"));
-        Default::default()
-    });
-    let p = t
-        .predict(&stats, &blocks, &w.hints)
-        .map_err(|m| err("model", m))?;
+    let mut notes: Vec<String> = u
+        .not_inlined
+        .iter()
+        .filter(|c| c.kernel == *entry)
+        .map(|c| {
+            let at = c.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            format!(
+                "call to `{}`{at} not inlined, {}: its work is not counted",
+                c.callee, c.reason
+            )
+        })
+        .collect();
+    let (blocks, blocks_err) = match t.blocks(&u.module, entry) {
+        Ok(b) => (b, None),
+        Err(e) => {
+            notes.push(format!("no per-block schedule input: {e}"));
+            (Default::default(), Some(e))
+        }
+    };
+    // The schedule model only sees empty blocks; the reason they are empty is the one to show.
+    let p = t.predict(&stats, &blocks, &w.hints).map_err(|m| {
+        let why = blocks_err
+            .as_ref()
+            .map(|e| format!(" (no per-block schedule input because {e})"))
+            .unwrap_or_default();
+        err("model", format!("{m}{why}"))
+    })?;
     let f = u
         .module
         .kernels()

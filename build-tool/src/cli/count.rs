@@ -68,7 +68,7 @@ fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> miette::Result<BTree
 
 pub fn run(args: Args) -> miette::Result<()> {
     let (name, text) = super::ptx::load(&args.file, &args.lower)?;
-    let m = super::ptx::parse_named(&name, &text)?;
+    let m = super::ptx::parse_for_analysis(&name, &text)?;
     let block = args
         .block
         .as_deref()

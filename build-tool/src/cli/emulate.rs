@@ -86,7 +86,7 @@ pub struct LoopOut {
 
 pub fn run(args: Args) -> miette::Result<()> {
     let (name, text) = super::ptx::load(&args.file, &args.lower)?;
-    let m = super::ptx::parse_named(&name, &text)?;
+    let m = super::ptx::parse_for_analysis(&name, &text)?;
     let source = std::fs::read_to_string(&args.file).unwrap_or_default();
     let kernels = annotations::scan(&source).unwrap_or_default();
     let report = emulate(&m, &kernels, &args).map_err(|e| miette::miette!("{name}: {e}"))?;

@@ -1,7 +1,8 @@
 //! `kerncast ptx`: a per-kernel static summary of a PTX module (instruction counts per opcode
 //! family, declared registers, shared/local memory, parameters, `.loc` coverage), as text or JSON.
 //! Also home of the two helpers every PTX-reading subcommand shares: [`load`] (read or lower a
-//! file) and [`parse_named`] (parse, with malformed PTX rendered by miette with a caret).
+//! file), [`parse_named`] (parse, with malformed PTX rendered by miette with a caret) and
+//! [`parse_for_analysis`] (parse and inline device-function calls).
 
 use crate::lower::{self, LowerArgs, SourceKind};
 use kerncast_passes::ptx::{self, Function, Inst, Module, StateSpace};
@@ -82,6 +83,20 @@ pub fn parse_named(name: &str, text: &str) -> miette::Result<Module> {
                 .into(),
         })
     })
+}
+
+/// Parses PTX text for analysis: device-function calls inlined, and each call that stays a call
+/// reported on stderr (its callee's work is not counted).
+pub fn parse_for_analysis(name: &str, text: &str) -> miette::Result<Module> {
+    let inlined = kerncast_passes::inline::inline_calls(&parse_named(name, text)?);
+    for c in &inlined.not_inlined {
+        let at = c.line.map(|l| format!(":{l}")).unwrap_or_default();
+        eprintln!(
+            "note: {name}{at}: call to `{}` in `{}` not inlined, {}: its work is not counted",
+            c.callee, c.kernel, c.reason
+        );
+    }
+    Ok(inlined.module)
 }
 
 #[derive(Debug, Serialize)]
