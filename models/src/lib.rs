@@ -5,6 +5,7 @@
 //! `render` (text for the CLI and snapshots).
 
 pub mod auto;
+pub mod capability;
 pub mod device;
 pub mod dvfs;
 pub mod dvfs_fit;

@@ -126,8 +126,8 @@ pub fn render_device_list(devices: &[crate::Device]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}",
-        "name", "full name", "arch", "SMs", "clocks", "pairs"
+        "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}  {:<25} {}",
+        "name", "full name", "arch", "SMs", "clocks", "pairs", "time models", "power"
     );
     for d in devices {
         let arch =
@@ -142,10 +142,18 @@ pub fn render_device_list(devices: &[crate::Device]) -> String {
             format!("{:.0}/{:.0}", c.core_mhz, c.mem_mhz)
         });
         let pairs = d.clock_grid().map_or(0, |g| g.len());
+        let caps = crate::capability::capabilities(d);
+        let usable = caps.usable();
+        let models = if usable.is_empty() {
+            "none (see `devices NAME`)".to_string()
+        } else {
+            usable.join(", ")
+        };
+        let power = if caps.power.is_ok() { "yes" } else { "no" };
         let _ = writeln!(
             s,
-            "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}",
-            d.name, d.full_name, arch, sms, clocks, pairs
+            "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}  {:<25} {}",
+            d.name, d.full_name, arch, sms, clocks, pairs, models, power
         );
     }
     s
@@ -157,6 +165,26 @@ pub fn render_device(d: &crate::Device) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{} ({})", d.name, d.full_name);
     let _ = writeln!(s, "file: {}", d.path.display());
+    let caps = crate::capability::capabilities(d);
+    let _ = writeln!(
+        s,
+        "[models] (each run on a reference SAXPY at the default clocks)"
+    );
+    for (m, r) in caps
+        .models
+        .iter()
+        .map(|(m, r)| (m.to_string(), r))
+        .chain([("power".to_string(), &caps.power)])
+    {
+        match r {
+            Ok(()) => {
+                let _ = writeln!(s, "  {m}: usable");
+            }
+            Err(e) => {
+                let _ = writeln!(s, "  {m}: not usable: {e}");
+            }
+        }
+    }
     let v = toml::Value::try_from(d).unwrap_or(toml::Value::Table(Default::default()));
     if let toml::Value::Table(t) = v {
         for section in [
