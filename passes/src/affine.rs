@@ -502,12 +502,11 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// Address of a memory operand as a polynomial (base register or symbol plus offset).
+/// Address of the memory operand that `classify::mem_access` describes, as a polynomial (base
+/// register or symbol plus offset): the operand `classify::access_operand` names (the first
+/// address, the global source of `cp.async`, none for `wmma`, whose operand is a tile base).
 pub fn address(f: &Function, inst: &Inst, env: &Env, ntid: [u64; 3]) -> Option<Poly> {
-    let op = inst
-        .operands
-        .iter()
-        .find(|o| matches!(o, Operand::Addr { .. }))?;
+    let op = inst.operands.get(crate::classify::access_operand(inst)?)?;
     let Operand::Addr { base, offset } = op else {
         return None;
     };

@@ -6,8 +6,9 @@
 //! with a `global` / `shared` tag; their latency is set by the schedule model per launch (the
 //! global-latency regression) — here it is left 0. Operand roles: the first operand is the
 //! destination except for instructions that write no register (stores, reductions, branches,
-//! barriers, fences, calls, exits), whose operands are all sources; the guard predicate is a
-//! source. A latency key missing from the device is an error naming `latency.<key>`.
+//! barriers, fences, calls, exits, `cp`, `stmatrix`, `wmma.store`), whose operands are all
+//! sources; the guard predicate is a source. A latency key missing from the device is an error
+//! naming `latency.<key>`.
 
 use super::dag::{SchedInst, UnitClass};
 use super::{classify_op, mem_key};
@@ -61,7 +62,10 @@ fn regs(op: &Operand, out: &mut Vec<String>) {
 /// One instruction for the scheduler.
 pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
     let (mut dst, mut src) = (Vec::new(), Vec::new());
-    let writes = !NO_DST.contains(&inst.opcode.as_str());
+    // `wmma.store.d… [p], r, ldm` writes memory only (opcode `wmma`, like `wmma.load`, which
+    // writes its fragment)
+    let wmma_store = inst.opcode == "wmma" && inst.has_modifier("store");
+    let writes = !NO_DST.contains(&inst.opcode.as_str()) && !wmma_store;
     for (i, op) in inst.operands.iter().enumerate() {
         if i == 0 && writes {
             regs(op, &mut dst);
@@ -173,5 +177,56 @@ $L_end:
             .iter()
             .find(|i| i.src == vec!["%p1".to_string()] && i.dst.is_empty());
         assert!(bra.is_some(), "guarded branch reads its predicate");
+    }
+
+    /// `wmma.store` and `cp.async` write no register; `wmma.load` writes its fragment; all of
+    /// them are LSU accesses, and the `cp.async` group operations are not.
+    #[test]
+    fn sm80_memory_instructions() {
+        let text = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 a)
+{
+    .reg .b32 %r<20>;
+    .reg .f32 %f<10>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [a];
+    cp.async.cg.shared.global [%r1], [%rd1], 16, %r2;
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, [%rd1], %r3;
+    wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, %r3;
+    ret;
+}
+"#;
+        let m = Module::parse(text).unwrap();
+        let f = m.kernels().next().unwrap();
+        let d = Device::load("k20").unwrap();
+        let all: Vec<SchedInst> = f
+            .instructions()
+            .map(|i| sched_inst(i, &d).unwrap())
+            .collect();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let cp = &all[1];
+        assert_eq!((cp.class, cp.mem.as_str()), (UnitClass::Lsu, "global"));
+        assert_eq!(cp.dst, Vec::<String>::new());
+        assert_eq!(cp.src, s(&["%r1", "%rd1", "%r2"]));
+        for group in &all[2..4] {
+            assert_ne!(group.class, UnitClass::Lsu);
+            assert!(group.mem.is_empty());
+        }
+        let load = &all[4];
+        assert_eq!((load.class, load.mem.as_str()), (UnitClass::Lsu, "global"));
+        assert_eq!(load.dst.len(), 8);
+        assert_eq!(load.src, s(&["%rd1", "%r3"]));
+        let store = &all[5];
+        assert_eq!(
+            (store.class, store.mem.as_str()),
+            (UnitClass::Lsu, "global")
+        );
+        assert_eq!(store.dst, Vec::<String>::new());
+        assert_eq!(store.src.len(), 10);
     }
 }

@@ -62,6 +62,9 @@ pub enum Op {
     St,
     Atom,
     Red,
+    /// Non-bulk `cp.async`: copied at once (see `exec`); src = [dst, src, cp-size, src-size or
+    /// ignore-src (then `ty2` is `Pred`)].
+    CpAsync,
     Bra,
     Exit,
     Bar,
@@ -144,7 +147,8 @@ pub struct DInst {
     pub op: Op,
     /// Operand type (destination type for cvt).
     pub ty: Ty,
-    /// Second type: cvt source, set destination.
+    /// Second type: cvt source, set destination; `Pred` for a `cp.async` whose fourth operand is
+    /// the ignore-src predicate (else it is the src-size).
     pub ty2: Ty,
     /// [`FLAG_NAMES`] among the modifiers.
     pub flags: u32,
@@ -329,10 +333,17 @@ pub fn decode(
             _ => {}
         }
     }
+    let preds = f
+        .reg_decls()
+        .into_iter()
+        .filter(|r| r.ty == PtxType::Pred)
+        .map(|r| (r.prefix, r.count))
+        .collect();
     let mut d = Decoder {
         regs: HashMap::new(),
         syms,
         labels,
+        preds,
     };
     let mut insts = Vec::new();
     for s in &stmts {
@@ -354,6 +365,8 @@ struct Decoder {
     regs: HashMap<String, u32>,
     syms: Symbols,
     labels: HashMap<String, u32>,
+    /// The `.reg .pred` declarations: (name or prefix, count of `%p<n>`).
+    preds: Vec<(String, Option<u32>)>,
 }
 
 fn inst_text(i: &Inst) -> String {
@@ -378,6 +391,17 @@ fn inst_text(i: &Inst) -> String {
 }
 
 impl Decoder {
+    /// Whether a register is declared `.pred`.
+    fn is_pred(&self, name: &str) -> bool {
+        self.preds.iter().any(|(prefix, count)| match count {
+            None => name == prefix,
+            Some(n) => name
+                .strip_prefix(prefix.as_str())
+                .and_then(|k| k.parse::<u32>().ok())
+                .is_some_and(|k| k < *n),
+        })
+    }
+
     fn reg(&mut self, name: &str) -> u32 {
         let n = self.regs.len() as u32;
         *self.regs.entry(name.to_string()).or_insert(n)
@@ -442,6 +466,19 @@ impl Decoder {
             "st" => Op::St,
             "atom" => Op::Atom,
             "red" => Op::Red,
+            // the copy runs at once, so waiting for it is nothing; the group operations still
+            // count as their Barrier op
+            "cp" if !has("bulk")
+                && (has("commit_group") || has("wait_group") || has("wait_all")) =>
+            {
+                Op::Nop
+            }
+            "cp" if classify::mem_access(i).is_some() => Op::CpAsync,
+            "cp" => {
+                return Err(unsupported(
+                    "bulk and tensor copies and mbarrier-tracked cp.async",
+                ))
+            }
             "bra" => Op::Bra,
             "ret" | "exit" => Op::Exit,
             "bar" | "barrier" if has("warp") => Op::Nop,
@@ -503,7 +540,14 @@ impl Decoder {
             .unwrap_or(Space::Generic);
         // Operands: which are destinations depends on the opcode.
         let ndst = match op {
-            Op::St | Op::Red | Op::Bra | Op::Exit | Op::Bar | Op::BarArrive | Op::Nop => 0,
+            Op::St
+            | Op::Red
+            | Op::Bra
+            | Op::Exit
+            | Op::Bar
+            | Op::BarArrive
+            | Op::Nop
+            | Op::CpAsync => 0,
             _ => 1,
         };
         let mut dst = Vec::new();
@@ -531,6 +575,22 @@ impl Decoder {
         } else {
             0
         };
+        let mut ty2 = ty2;
+        if op == Op::CpAsync {
+            // `[dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
+            if has("L2::cache_hint") {
+                src.truncate(src.len().saturating_sub(1));
+            }
+            if src.len() > 4 {
+                return Err(unsupported("cp.async operands beyond src-size"));
+            }
+            let fourth = i.operands.get(3).filter(|_| src.len() == 4);
+            ty2 = match fourth {
+                Some(Operand::Not(_)) => Ty::Pred,
+                Some(Operand::Reg(r)) if self.is_pred(r) => Ty::Pred,
+                _ => Ty::U32,
+            };
+        }
         let guard = match &i.pred {
             Some(g) => Some((self.reg(&g.reg), g.negated)),
             None => None,

@@ -528,6 +528,10 @@ impl Ctx<'_> {
                     e => e,
                 })?
             }
+            Op::CpAsync => self.cp_async(w, pc, inst, exec).map_err(|e| match e {
+                EmuError::OutOfBounds { .. } => fault(e.to_string()),
+                e => e,
+            })?,
             Op::Shfl | Op::Vote | Op::Activemask | Op::Redux => self.collective(w, inst, exec),
             Op::Mov | Op::Cvta => {
                 for l in lanes(exec) {
@@ -601,11 +605,24 @@ impl Ctx<'_> {
 
     /// (space, address in that space) of a memory operand in one lane.
     fn address(&self, w: &Warp, l: usize, inst: &DInst) -> Result<(Space, u64), EmuError> {
-        let Some(Src::Addr { base, sym, off }) = inst.src.first() else {
+        self.address_at(w, l, inst, 0, inst.space)
+    }
+
+    /// (space, address in that space) of source operand `k`, an address in `space` as written
+    /// (generic addresses are resolved by their window).
+    fn address_at(
+        &self,
+        w: &Warp,
+        l: usize,
+        inst: &DInst,
+        k: usize,
+        space: Space,
+    ) -> Result<(Space, u64), EmuError> {
+        let Some(Src::Addr { base, sym, off }) = inst.src.get(k) else {
             return Err(EmuError::Fault {
                 line: inst.line,
                 inst: inst.text.clone(),
-                why: "expected an address operand first".into(),
+                why: format!("expected an address as source operand {k}"),
             });
         };
         let mut a = base.map_or(0, |r| w.regs[r as usize * 32 + l]);
@@ -615,7 +632,7 @@ impl Ctx<'_> {
             sym_space = Some(*sp);
         }
         a = a.wrapping_add(*off as u64);
-        Ok(match (inst.space, sym_space) {
+        Ok(match (space, sym_space) {
             (Space::Generic, Some(sp)) => (sp, a),
             (Space::Generic, None) => mem::resolve_generic(a),
             (sp, _) => (sp, a),
@@ -689,21 +706,72 @@ impl Ctx<'_> {
             }
         }
         for (space, acc) in by_space {
-            let width = width as u64;
-            let site = self.counts.mem_sites.entry((pc, space)).or_default();
-            site.threads += acc.len() as u64;
-            site.warps += 1;
-            site.evidence.observe(&acc);
-            if classify::counts_sectors(space) {
-                let s = classify::warp::sectors(&acc, width);
-                let li = classify::warp::lines(&acc, width);
-                self.counts.add(Feature::Sectors { space, dir }, s);
-                self.counts.add(Feature::Lines { space, dir }, li);
+            self.record(pc, space, dir, width as u64, &acc);
+        }
+        Ok(())
+    }
+
+    /// Count one warp-level access of the lanes `acc` in `space` (resolved) by instruction `pc`.
+    fn record(&mut self, pc: u32, space: Space, dir: Dir, width: u64, acc: &[LaneAccess]) {
+        let site = self.counts.mem_sites.entry((pc, space)).or_default();
+        site.threads += acc.len() as u64;
+        site.warps += 1;
+        site.evidence.observe(acc);
+        if classify::counts_sectors(space) {
+            let s = classify::warp::sectors(acc, width);
+            let li = classify::warp::lines(acc, width);
+            self.counts.add(Feature::Sectors { space, dir }, s);
+            self.counts.add(Feature::Lines { space, dir }, li);
+        }
+        if space == Space::Shared {
+            let wf = classify::warp::shared_wavefronts(acc, width);
+            self.counts.add(Feature::SharedWavefronts { dir }, wf);
+        }
+    }
+
+    /// Non-bulk `cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}`:
+    /// the copy completes at once (bytes past src-size, or all of them when ignore-src holds, are
+    /// zero), so `commit_group` / `wait_group` / `wait_all` have nothing left to wait for. Counted
+    /// as `classify::mem_access` describes it: a global load of cp-size bytes per executing lane
+    /// at the source address, whatever src-size says; the shared write is not counted.
+    fn cp_async(&mut self, w: &mut Warp, pc: u32, inst: &DInst, exec: u32) -> Result<(), EmuError> {
+        let Some((space, dir, bits, _)) = inst.mem else {
+            return Err(EmuError::Fault {
+                line: inst.line,
+                inst: inst.text.clone(),
+                why: "cp.async without a memory access".into(),
+            });
+        };
+        let size = (bits as usize).div_ceil(8).min(16);
+        let mut acc = Vec::with_capacity(exec.count_ones() as usize);
+        for l in lanes(exec) {
+            let (dsp, dst) = self.address_at(w, l, inst, 0, Space::Shared)?;
+            let (ssp, src) = self.address_at(w, l, inst, 1, space)?;
+            let n = match inst.src.get(3) {
+                None => size,
+                Some(s) if inst.ty2 == Ty::Pred => {
+                    if self.val(w, l, Some(s), Ty::Pred) & 1 == 1 {
+                        0
+                    } else {
+                        size
+                    }
+                }
+                Some(s) => (self.val(w, l, Some(s), Ty::U32) as usize).min(size),
+            };
+            let mut buf = [0u8; 16];
+            if n > 0 {
+                buf[..n].copy_from_slice(self.bytes(w, l, ssp, src, n)?);
             }
-            if space == Space::Shared {
-                let wf = classify::warp::shared_wavefronts(&acc, width);
-                self.counts.add(Feature::SharedWavefronts { dir }, wf);
-            }
+            self.bytes(w, l, dsp, dst, size)?
+                .copy_from_slice(&buf[..size]);
+            acc.push(LaneAccess {
+                lane: l as u32,
+                tid: w.tid[l],
+                addr: src,
+            });
+        }
+        if !acc.is_empty() {
+            self.record(pc, space, dir, size as u64, &acc);
         }
         Ok(())
     }

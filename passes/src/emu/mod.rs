@@ -6,7 +6,9 @@
 //! PC; a warp steps the lanes at the lowest PC together (min-PC scheduling), which reconverges
 //! divergent paths at the first common instruction without an explicit stack. `bar.sync` parks a
 //! warp until every live thread of the block has arrived. Blocks run one after another, so
-//! atomics are trivially atomic and a block sees the global writes of earlier blocks.
+//! atomics are trivially atomic and a block sees the global writes of earlier blocks. A
+//! `cp.async` copy completes when it executes, so its `commit_group` / `wait_group` /
+//! `wait_all` have nothing to wait for (they only count).
 //! Registers are raw `u64` bits per lane; memories are described in [`mem`].
 //!
 //! Counting follows the convention documented in [`crate::classify`]; block executions are

@@ -1,0 +1,241 @@
+//! sm_80 memory instructions that used to be counted nowhere: `cp.async` with its group
+//! operations, and `wmma.load` / `wmma.store`. The counter and the emulator agree on a kernel that
+//! stages a tile through `cp.async`, and a tensor-core kernel shows its global traffic.
+
+use kerncast_passes::count::{self, Options, Workload};
+use kerncast_passes::emu::{self, KernelArg};
+use kerncast_passes::ptx::Module;
+use kerncast_passes::stats::{Dir, Feature, Granularity, Launch, OpKind, Space, StrideClass};
+use std::collections::BTreeMap;
+
+mod common;
+use common::{data_dependent, emulate, kernel};
+
+/// Each thread copies 16 bytes of `out` (8 of them read, 8 zero-filled) at `gid * 16` into a
+/// shared tile with `cp.async`, commits and waits for the group, syncs the block, and stores
+/// the word of the mirrored thread (`ntid - 1 - tid`) at `32768 + gid * 4`.
+const STAGED: &str = ".shared .align 16 .b8 tile[4096];\n\
+     mov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\nmov.u32 %r3, %ntid.x;\nmad.lo.s32 %r4, %r2, %r3, %r1;\n\
+     mul.wide.s32 %rd3, %r4, 16;\nadd.s64 %rd4, %rd2, %rd3;\n\
+     mov.u32 %r5, tile;\nshl.b32 %r6, %r1, 4;\nadd.s32 %r7, %r5, %r6;\n\
+     cp.async.cg.shared.global [%r7], [%rd4], 16, 8;\n\
+     cp.async.commit_group;\ncp.async.wait_group 0;\nbar.sync 0;\n\
+     sub.s32 %r8, %r3, %r1;\nadd.s32 %r9, %r8, -1;\nshl.b32 %r10, %r9, 4;\nadd.s32 %r11, %r5, %r10;\n\
+     ld.shared.u32 %r12, [%r11];\n\
+     mul.wide.s32 %rd5, %r4, 4;\nadd.s64 %rd6, %rd2, %rd5;\nst.global.u32 [%rd6+32768], %r12;\n\
+     ret;";
+
+#[test]
+fn cp_async_counter_and_emulator_agree() {
+    let m = kernel(1, STAGED);
+    for (grid, block) in [([2, 1, 1], [64, 1, 1]), ([3, 1, 1], [40, 1, 1])] {
+        let ks = count::analyze_kernel_with(
+            &m,
+            "k",
+            &Options {
+                block: Some(block),
+                grid: None,
+            },
+        )
+        .expect("analyses");
+        assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
+        let w = Workload {
+            grid,
+            block,
+            params: BTreeMap::from([("0".to_string(), 0)]),
+            hints: BTreeMap::new(),
+        };
+        let s = ks.bind(&w).expect("binds");
+        let e = emulate(&m, grid, block, &[0]);
+        assert_eq!(s.features, e.features, "features at {grid:?} {block:?}");
+        assert_eq!(
+            s.block_execs, e.block_execs,
+            "block executions at {grid:?} {block:?}"
+        );
+        let threads = (grid[0] * block[0]) as f64;
+        let sum = |pick: &dyn Fn(&Feature) -> bool| -> f64 {
+            s.features
+                .iter()
+                .filter(|(k, _)| pick(k))
+                .map(|(_, v)| *v)
+                .sum()
+        };
+        // the copy is a 128-bit global load per thread …
+        let copies = sum(&|k| {
+            matches!(
+                k,
+                Feature::Mem {
+                    space: Space::Global,
+                    dir: Dir::Load,
+                    bits: 128,
+                    gran: Granularity::Thread,
+                    ..
+                }
+            )
+        });
+        assert_eq!(copies, threads);
+        // … commit and wait are two barrier ops per thread, and only `bar.sync` is a CTA barrier
+        let groups = sum(&|k| {
+            matches!(
+                k,
+                Feature::Op {
+                    kind: OpKind::Barrier,
+                    gran: Granularity::Thread,
+                    ..
+                }
+            )
+        });
+        assert_eq!(groups, 3.0 * threads, "commit, wait and bar.sync");
+        let cta = sum(&|k| {
+            matches!(
+                k,
+                Feature::Barrier {
+                    gran: Granularity::Thread
+                }
+            )
+        });
+        assert_eq!(cta, threads);
+        assert!(
+            !s.features
+                .keys()
+                .any(|k| matches!(k, Feature::Unknown { .. })),
+            "nothing unknown: {:?}",
+            s.features.keys().collect::<Vec<_>>()
+        );
+    }
+}
+
+/// The copy's bytes: the first `src-size` from global, zeros after them; all zeros when the
+/// ignore-src predicate holds.
+#[test]
+fn cp_async_copies_and_zero_fills() {
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry copy(.param .u64 a, .param .u64 out)\n{\n\
+        .reg .pred %p<2>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n\
+        .shared .align 16 .b8 tile[512];\n\
+        ld.param.u64 %rd1, [a];\nld.param.u64 %rd2, [out];\n\
+        mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 16;\nadd.s64 %rd4, %rd1, %rd3;\n\
+        mov.u32 %r2, tile;\nshl.b32 %r3, %r1, 4;\nadd.s32 %r4, %r2, %r3;\n\
+        and.b32 %r5, %r1, 3;\nshl.b32 %r6, %r5, 2;\n\
+        cp.async.ca.shared.global [%r4], [%rd4], 16, %r6;\n\
+        setp.eq.u32 %p1, %r1, 5;\n\
+        cp.async.ca.shared.global [%r4+256], [%rd4], 16, %p1;\n\
+        cp.async.wait_all;\nbar.sync 0;\n\
+        add.s64 %rd5, %rd2, %rd3;\n\
+        ld.shared.v4.u32 {%r7, %r8, %r9, %r10}, [%r4];\nst.global.v4.u32 [%rd5], {%r7, %r8, %r9, %r10};\n\
+        ld.shared.v4.u32 {%r7, %r8, %r9, %r10}, [%r4+256];\nst.global.v4.u32 [%rd5+256], {%r7, %r8, %r9, %r10};\n\
+        ret;\n}\n";
+    let m = Module::parse(text).expect("parses");
+    let a: Vec<u32> = (1..=64).collect();
+    let r = emu::run(
+        &m,
+        "copy",
+        &Launch {
+            grid: [1, 1, 1],
+            block: [16, 1, 1],
+        },
+        &[KernelArg::u32s(&a), KernelArg::Buffer(vec![0xff; 512])],
+    )
+    .expect("emulates");
+    let out = r.u32s(1);
+    for t in 0..16usize {
+        let words = t % 4; // src-size = 4 * (t % 4) bytes
+        for k in 0..4 {
+            let want = if k < words { a[4 * t + k] } else { 0 };
+            assert_eq!(out[4 * t + k], want, "thread {t} word {k} (src-size)");
+            let want = if t == 5 { 0 } else { a[4 * t + k] };
+            assert_eq!(
+                out[64 + 4 * t + k],
+                want,
+                "thread {t} word {k} (ignore-src)"
+            );
+        }
+    }
+}
+
+/// A 16×16×16 tensor-core tile per block as nvcc writes `nvcuda::wmma`: the fragment loads and
+/// the store are global memory traffic, only `wmma.mma` is an Mma op.
+#[test]
+fn wmma_loads_and_stores_are_global_traffic() {
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry gemm(.param .u64 a, .param .u64 b, .param .u64 c)\n{\n\
+        .reg .b32 %r<20>;\n.reg .f32 %f<10>;\n.reg .b64 %rd<12>;\n\
+        ld.param.u64 %rd1, [a];\nld.param.u64 %rd2, [b];\nld.param.u64 %rd3, [c];\n\
+        cvta.to.global.u64 %rd4, %rd2;\ncvta.to.global.u64 %rd5, %rd1;\n\
+        mov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 8;\nmov.u32 %r3, 16;\n\
+        mul.wide.u32 %rd7, %r2, 2;\nadd.s64 %rd8, %rd5, %rd7;\n\
+        wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, [%rd8], %r3;\n\
+        wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, [%rd4], %r3;\n\
+        mov.f32 %f1, 0f00000000;\n\
+        wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};\n\
+        cvta.to.global.u64 %rd9, %rd3;\nmul.wide.u32 %rd10, %r2, 4;\nadd.s64 %rd11, %rd9, %rd10;\n\
+        wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd11], {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, %r3;\n\
+        ret;\n}\n";
+    let m = Module::parse(text).expect("parses");
+    let ks = count::analyze_kernel_with(
+        &m,
+        "gemm",
+        &Options {
+            block: Some([32, 1, 1]),
+            grid: None,
+        },
+    )
+    .expect("analyses");
+    let w = Workload {
+        grid: [4, 1, 1],
+        block: [32, 1, 1],
+        params: BTreeMap::new(),
+        hints: BTreeMap::new(),
+    };
+    let s = ks.bind(&w).expect("binds");
+    let total = |space: Space, dir: Dir, bits: u16| -> f64 {
+        s.features
+            .iter()
+            .filter(|(k, _)| {
+                matches!(k, Feature::Mem { space: sp, dir: d, bits: b, gran: Granularity::Thread, .. }
+                    if *sp == space && *d == dir && *b == bits)
+            })
+            .map(|(_, v)| *v)
+            .sum()
+    };
+    // 4 blocks of one warp: two 256-bit fragment loads and one 256-bit store per lane
+    assert_eq!(total(Space::Global, Dir::Load, 256), 2.0 * 128.0);
+    assert_eq!(total(Space::Global, Dir::Store, 256), 128.0);
+    assert!(ks.features.keys().any(|k| k.starts_with("mem.global.load")));
+    let mma: f64 = s
+        .features
+        .iter()
+        .filter(|(k, _)| {
+            matches!(
+                k,
+                Feature::Op {
+                    kind: OpKind::Mma,
+                    gran: Granularity::Thread,
+                    ..
+                }
+            )
+        })
+        .map(|(_, v)| *v)
+        .sum();
+    assert_eq!(mma, 128.0, "only wmma.mma is an Mma op");
+    // the operand is the warp's tile base, not a lane's address: the stride is unknown and the
+    // sectors are listed as not counted, not counted as one shared address
+    for k in s.features.keys() {
+        if let Feature::Mem { stride, .. } = k {
+            if !matches!(
+                k,
+                Feature::Mem {
+                    space: Space::Param,
+                    ..
+                }
+            ) {
+                assert_eq!(*stride, StrideClass::Unknown, "{k}");
+            }
+        }
+    }
+    assert!(
+        s.assumptions.iter().any(|a| a.hint_key == "sectors"),
+        "{:?}",
+        s.assumptions
+    );
+}
