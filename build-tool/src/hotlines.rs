@@ -46,12 +46,23 @@ fn is_memory_category(k: &str) -> bool {
         .any(|m| k.contains(m))
 }
 
-/// Loads, stores and atomics that reach memory (kernel-parameter reads excluded).
+/// Loads, stores and atomics that reach memory (parameter reads excluded): what the counters
+/// count as a memory access (`classify::mem_access`), plus the texture and surface accesses and
+/// prefetches and bulk copies they leave unclassified.
 fn is_memory_inst(inst: &kerncast_passes::ptx::Inst) -> bool {
-    matches!(
-        inst.opcode.as_str(),
-        "ld" | "st" | "ldu" | "atom" | "red" | "cp" | "prefetch" | "tex" | "suld" | "sust"
-    ) && !inst.modifiers.iter().any(|m| m == "param")
+    use kerncast_passes::stats::Space;
+    match kerncast_passes::classify::mem_access(inst) {
+        Some((space, ..)) => space != Space::Param,
+        // a `cp` that is not a copy is a group wait or commit (a barrier op)
+        None if inst.opcode == "cp" => matches!(
+            kerncast_passes::classify::op_feature(inst),
+            Some((kerncast_passes::stats::OpKind::Other, _))
+        ),
+        None => matches!(
+            inst.opcode.as_str(),
+            "prefetch" | "prefetchu" | "tex" | "suld" | "sust"
+        ),
+    }
 }
 
 /// Attribute `breakdown` (seconds per category) to source lines; `file_of` maps a `.file` name
