@@ -78,9 +78,13 @@ pub fn corpus_kernels() -> Vec<CorpusKernel> {
         else {
             continue;
         };
-        let module =
-            kerncast_passes::ptx::Module::parse(&std::fs::read_to_string(&p).expect("PTX reads"))
-                .expect("PTX parses");
+        let module = kerncast_passes::inline::inline_calls(
+            &kerncast_passes::ptx::Module::parse(
+                &std::fs::read_to_string(&p).expect("PTX reads"),
+            )
+            .expect("PTX parses"),
+        )
+        .module;
         for f in module.kernels() {
             let plain = kerncast::pipeline::demangle(&f.name);
             let Some(block) = kernels

@@ -19,6 +19,7 @@ const KERNELS: &[(&str, &str, [u64; 3])] = &[
     ("jacobi1d", "jacobi1d", [256, 1, 1]),
     ("reduce_shared", "reduce_shared", [256, 1, 1]),
     ("dot_unroll4", "dot_unroll4", [256, 1, 1]),
+    ("noinline_horner", "noinline_horner", [256, 1, 1]),
     ("loopy/triangle", "loopy_triangle", [32, 1, 1]),
     (
         "loopy/matmul_prefetch",
@@ -33,7 +34,10 @@ fn symbolic_counts_of_corpus_kernels() {
     for (file, kernel, block) in KERNELS {
         let p = ptx_dir().join("nvcc").join(format!("{file}.ptx"));
         let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let m = Module::parse(&text).expect("corpus PTX parses");
+        let m = kerncast_passes::inline::inline_calls(
+            &Module::parse(&text).expect("corpus PTX parses"),
+        )
+        .module;
         let stats = analyze_kernel_with(
             &m,
             kernel,

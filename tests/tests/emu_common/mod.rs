@@ -61,7 +61,11 @@ pub fn corpus_cases_in(keep: impl Fn(&str) -> bool) -> Vec<Case> {
             continue;
         }
         let text = std::fs::read_to_string(&p).expect("read PTX");
-        let module = Module::parse(&text).expect("corpus PTX parses");
+        // as kerncast analyses it: device-function calls inlined
+        let module = kerncast_passes::inline::inline_calls(
+            &Module::parse(&text).expect("corpus PTX parses"),
+        )
+        .module;
         let stem = p
             .file_stem()
             .and_then(|s| s.to_str())
