@@ -9,6 +9,7 @@ use kerncast_passes::ptx::Module;
 use kerncast_passes::stats::{DType, Feature, Granularity, Launch, OpKind};
 use std::collections::BTreeMap;
 
+#[allow(dead_code)] // this file uses only `data_dependent`
 mod common;
 use common::data_dependent;
 

@@ -13,6 +13,8 @@ use std::collections::HashMap;
 /// Opcode families the interpreter implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
+    /// An instruction the emulator cannot run: an error if it executes ([`DInst::refused`]).
+    Unsupported,
     Add,
     Sub,
     Mul,
@@ -168,6 +170,8 @@ pub struct DInst {
     pub mem: Option<(Space, Dir, u16, bool)>,
     pub cta_barrier: bool,
     pub always: bool,
+    /// Why the emulator cannot run it (`Op::Unsupported`).
+    pub refused: Option<String>,
 }
 
 /// Modifiers the interpreter tests per executed instruction, as bits of [`DInst::flags`] (bit
@@ -348,7 +352,11 @@ pub fn decode(
     let mut insts = Vec::new();
     for s in &stmts {
         if let Statement::Inst(i) = s {
-            insts.push(d.inst(i)?);
+            insts.push(match d.inst(i) {
+                Ok(di) => di,
+                Err(EmuError::Unsupported { why, .. }) => d.refused(i, why),
+                Err(e) => return Err(e),
+            });
         }
     }
     Ok(Program {
@@ -614,7 +622,34 @@ impl Decoder {
             cta_barrier: classify::is_cta_barrier(i),
             always: classify::counts_when_guard_false(i),
             text,
+            refused: None,
         })
+    }
+
+    /// An instruction that runs as an error: refused where it executes, not where it is decoded,
+    /// so a path the data never takes (a math library's slow path) does not stop the kernel.
+    fn refused(&mut self, i: &Inst, why: String) -> DInst {
+        DInst {
+            op: Op::Unsupported,
+            ty: Ty::B32,
+            ty2: Ty::B32,
+            flags: 0,
+            rnd: Rnd::Rn,
+            irnd: None,
+            cmp: Cmp::Eq,
+            space: Space::Generic,
+            dst: Vec::new(),
+            src: Vec::new(),
+            guard: i.pred.as_ref().map(|g| (self.reg(&g.reg), g.negated)),
+            target: 0,
+            line: i.span.line,
+            text: inst_text(i),
+            op_feat: classify::op_feature(i),
+            mem: classify::mem_access(i),
+            cta_barrier: false,
+            always: false,
+            refused: Some(why),
+        }
     }
 
     fn dst(&mut self, o: &Operand, line: u32, text: &str) -> Result<Dst, EmuError> {

@@ -455,6 +455,14 @@ impl Ctx<'_> {
             why,
         };
         match inst.op {
+            Op::Unsupported if exec != 0 => {
+                return Err(EmuError::Unsupported {
+                    line: inst.line,
+                    inst: inst.text.clone(),
+                    why: inst.refused.clone().unwrap_or_default(),
+                })
+            }
+            Op::Unsupported => {}
             Op::Bra => {
                 let taken = exec;
                 let not = group & !taken;

@@ -12,8 +12,9 @@
 //! Registers are raw `u64` bits per lane; memories are described in [`mem`].
 //!
 //! Counting follows the convention documented in [`crate::classify`]; block executions are
-//! indexed by the basic blocks of [`crate::cfg`]. Instructions the emulator cannot run are
-//! rejected at decode time, naming opcode and line: nothing is skipped.
+//! indexed by the basic blocks of [`crate::cfg`]. An instruction the emulator cannot run stops
+//! the run with an error naming opcode and line when a lane executes it (not when it is merely
+//! decoded, so a slow path the data never takes does not stop the kernel): nothing is skipped.
 
 pub mod alu;
 mod blocks;

@@ -410,6 +410,7 @@ mod tests {
             mem: None,
             cta_barrier: false,
             always: false,
+            refused: None,
         }
     }
 

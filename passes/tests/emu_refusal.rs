@@ -1,0 +1,53 @@
+//! The emulator refuses an instruction it cannot run when a lane executes it, naming line and
+//! opcode; on a path the launch never takes (a math library's slow path) the kernel runs.
+
+use kerncast_passes::emu::{self, EmuError, KernelArg};
+use kerncast_passes::stats::Launch;
+
+#[allow(dead_code)] // this file uses only `kernel`
+mod common;
+use common::kernel;
+
+fn run(n: i32) -> Result<emu::EmuResult, EmuError> {
+    // `brkpt` stands for any instruction the emulator does not implement.
+    let m = kernel(
+        1,
+        "mov.u32 %r1, %tid.x;\nsetp.ge.s32 %p1, %r20, 100;\n@%p1 bra SLOW;\n\
+         mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r1;\nret;\n\
+         SLOW:\nbrkpt;\nret;",
+    );
+    emu::run_with(
+        &m,
+        "k",
+        &Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+        },
+        &[KernelArg::S32(n), KernelArg::Buffer(vec![0; 1 << 16])],
+        &emu::Options::default(),
+    )
+}
+
+#[test]
+fn an_unimplemented_instruction_on_an_untaken_path_does_not_stop_the_run() {
+    let r = run(5).expect("the slow path is not taken");
+    let out = &r.buffers[&1];
+    for t in 0..32u32 {
+        let v = u32::from_le_bytes(out[t as usize * 4..t as usize * 4 + 4].try_into().unwrap());
+        assert_eq!(v, t, "thread {t} stored its index");
+    }
+}
+
+#[test]
+fn an_unimplemented_instruction_that_executes_is_an_error_naming_it() {
+    match run(500) {
+        Err(EmuError::Unsupported { inst, line, .. }) => {
+            assert_eq!(inst, "brkpt");
+            assert!(line > 0);
+        }
+        other => panic!(
+            "expected a refusal, got {:?}",
+            other.map(|r| r.stats.features.len())
+        ),
+    }
+}
