@@ -149,6 +149,9 @@ impl SymPrepared {
             }
         }
         if !unset.is_empty() {
+            // one hint sets every assumption that shares its key
+            unset.sort();
+            unset.dedup();
             return Err(format!(
                 "counts depend on data ({}; set them as hints to count symbolically)",
                 unset.join(", ")
