@@ -356,6 +356,7 @@ fn analyze_launch(
                             space,
                             dir,
                             warp: gw.clone(),
+                            tile: classify::wmma_tile(inst),
                         });
                     }
                     mem_sites.push(MemSite {
@@ -563,6 +564,8 @@ pub struct AccessRecord {
     pub dir: Dir,
     /// Warp executions of the access.
     pub warp: Arc<QPoly>,
+    /// A `wmma` tile access: (rows, bytes per row) that the warp moves together.
+    pub tile: Option<(u32, u32)>,
 }
 
 /// Most points `segments` counts one by one (about a second of isl scanning), so `bind` stays
@@ -882,6 +885,7 @@ impl KernelStats {
                 }),
             }
         }
+        let mut any_tile = false;
         for r in self
             .accesses
             .iter()
@@ -892,8 +896,21 @@ impl KernelStats {
                 block: "sectors".into(),
                 source: e,
             };
-            let sec = segments(r, &self.defs, self.block, &env, 32).map_err(cerr)?;
-            let lin = segments(r, &self.defs, self.block, &env, 128).map_err(cerr)?;
+            let (sec, lin) = match r.tile {
+                // Each row of a tile is taken to start a sector (the ISA guarantees only 16-byte
+                // alignment of the base and of ldm, where a row may touch one sector more):
+                // listed as an assumption below.
+                Some((rows, row_bytes)) => {
+                    let warps = missing(&r.warp)?;
+                    let per = |seg: u32| Some(warps * rows as f64 * row_bytes.div_ceil(seg) as f64);
+                    any_tile = true;
+                    (per(32), per(128))
+                }
+                None => (
+                    segments(r, &self.defs, self.block, &env, 32).map_err(cerr)?,
+                    segments(r, &self.defs, self.block, &env, 128).map_err(cerr)?,
+                ),
+            };
             match (sec, lin) {
                 (Some(s), Some(l)) => {
                     for (k, v) in [
@@ -916,6 +933,15 @@ impl KernelStats {
                     at: None,
                 }),
             }
+        }
+        if any_tile {
+            assumptions.push(Assumption {
+                hint_key: "wmma.rows_aligned".into(),
+                what: "wmma tiles: each row taken as starting a 32-byte sector (tile base and ldm multiples of 32 bytes); sectors and lines counted per row".into(),
+                default: 1.0,
+                from_user: false,
+                at: None,
+            });
         }
         let mut block_execs = BTreeMap::new();
         for (b, (t, wq)) in &self.block_execs {

@@ -218,8 +218,9 @@ fn wmma_loads_and_stores_are_global_traffic() {
         .map(|(_, v)| *v)
         .sum();
     assert_eq!(mma, 128.0, "only wmma.mma is an Mma op");
-    // the operand is the warp's tile base, not a lane's address: the stride is unknown and the
-    // sectors are listed as not counted, not counted as one shared address
+    // the operand is the warp's tile base, not a lane's address: the stride is unknown, and the
+    // sectors and lines are the tile's rows (16 rows of 32 bytes for a and b, of 64 bytes for the
+    // f32 result), under a listed alignment assumption
     for k in s.features.keys() {
         if let Feature::Mem { stride, .. } = k {
             if !matches!(
@@ -233,9 +234,13 @@ fn wmma_loads_and_stores_are_global_traffic() {
             }
         }
     }
-    assert!(
-        s.assumptions.iter().any(|a| a.hint_key == "sectors"),
-        "{:?}",
-        s.assumptions
-    );
+    let get = |k: Feature| s.features.get(&k).copied().unwrap_or(0.0);
+    let (g, ld, st) = (Space::Global, Dir::Load, Dir::Store);
+    assert_eq!(get(Feature::Sectors { space: g, dir: ld }), 4.0 * 2.0 * 16.0);
+    assert_eq!(get(Feature::Lines { space: g, dir: ld }), 4.0 * 2.0 * 16.0);
+    assert_eq!(get(Feature::Sectors { space: g, dir: st }), 4.0 * 16.0 * 2.0);
+    assert_eq!(get(Feature::Lines { space: g, dir: st }), 4.0 * 16.0);
+    let keys: Vec<&str> = s.assumptions.iter().map(|a| a.hint_key.as_str()).collect();
+    assert!(keys.contains(&"wmma.rows_aligned"), "{keys:?}");
+    assert!(!keys.contains(&"sectors"), "nothing left uncounted: {keys:?}");
 }

@@ -141,8 +141,8 @@ fn fragment_regs(op: Option<&Operand>) -> Option<u32> {
 /// destination), the first address operand otherwise. Both producers take the address of the
 /// access from this operand. `None` for `wmma.load` / `wmma.store`: their operand is the warp's
 /// tile base, and the element each lane moves is at an offset the fragment layout hides, so the
-/// lane stride, sectors and lines are left unresolved (and listed as such) rather than counted
-/// as one address shared by every lane.
+/// lane stride is unknown; their sectors and lines come from the tile's rows ([`wmma_tile`])
+/// rather than from one address shared by every lane.
 pub fn access_operand(inst: &Inst) -> Option<usize> {
     match inst.opcode.as_str() {
         "cp" => {
@@ -157,6 +157,43 @@ pub fn access_operand(inst: &Inst) -> Option<usize> {
     inst.operands
         .iter()
         .position(|o| matches!(o, Operand::Addr { .. }))
+}
+
+/// The tile a warp-wide `wmma.load` / `wmma.store` moves, as (rows, bytes per row) in memory:
+/// matrix `a` is m×k, `b` k×n, `c`/`d` m×n (`.mMnNkK` shape), rows as laid out (`.row`: a
+/// matrix row per memory row; `.col`: a column). Every row is contiguous; the rows are `ldm`
+/// elements apart. `None` for other instructions or a form it cannot read.
+pub fn wmma_tile(inst: &Inst) -> Option<(u32, u32)> {
+    if inst.opcode != "wmma" || wmma_dir(inst).is_none() {
+        return None;
+    }
+    let has = |m: &str| inst.modifiers.iter().any(|x| x == m);
+    let shape = inst.modifiers.iter().find_map(|m| {
+        let rest = m.strip_prefix('m')?;
+        let (mm, rest) = rest.split_once('n')?;
+        let (nn, kk) = rest.split_once('k')?;
+        Some((
+            mm.parse::<u32>().ok()?,
+            nn.parse::<u32>().ok()?,
+            kk.parse::<u32>().ok()?,
+        ))
+    })?;
+    let (m, n, k) = shape;
+    let (rows, cols) = match inst.modifiers.get(1).map(String::as_str)? {
+        "a" => (m, k),
+        "b" => (k, n),
+        "c" | "d" => (m, n),
+        _ => return None,
+    };
+    let (rows, cols) = if has("col") {
+        (cols, rows)
+    } else if has("row") {
+        (rows, cols)
+    } else {
+        return None;
+    };
+    let bits = inst.types.last()?.bits();
+    Some((rows, (cols * bits).div_ceil(8)))
 }
 
 fn op_kind(op: &str) -> OpKind {
@@ -308,6 +345,29 @@ mod tests {
             span: Span::default(),
             loc: None,
         }
+    }
+
+    #[test]
+    fn wmma_tiles_follow_matrix_shape_and_layout() {
+        use PtxType::*;
+        let load = |mods: &[&str], ty| inst("wmma", mods, &[ty]);
+        // a 16×16 f16 tile: 16 rows of 32 bytes, whatever the layout
+        let a = load(
+            &["load", "a", "sync", "aligned", "row", "m16n16k16", "global"],
+            F16,
+        );
+        assert_eq!(wmma_tile(&a), Some((16, 32)));
+        // b of m32n8k16 is 16×8, stored by columns: 8 rows of 16 halves
+        let b = load(&["load", "b", "sync", "aligned", "col", "m32n8k16"], F16);
+        assert_eq!(wmma_tile(&b), Some((8, 32)));
+        // the f32 accumulator of m32n8k16 is 32×8 by rows: 32 rows of 32 bytes
+        let d = load(
+            &["store", "d", "sync", "aligned", "row", "m32n8k16", "global"],
+            F32,
+        );
+        assert_eq!(wmma_tile(&d), Some((32, 32)));
+        let mma = load(&["mma", "sync", "aligned", "row", "col", "m16n16k16"], F32);
+        assert_eq!(wmma_tile(&mma), None);
     }
 
     #[test]
