@@ -236,11 +236,20 @@ fn wmma_loads_and_stores_are_global_traffic() {
     }
     let get = |k: Feature| s.features.get(&k).copied().unwrap_or(0.0);
     let (g, ld, st) = (Space::Global, Dir::Load, Dir::Store);
-    assert_eq!(get(Feature::Sectors { space: g, dir: ld }), 4.0 * 2.0 * 16.0);
+    assert_eq!(
+        get(Feature::Sectors { space: g, dir: ld }),
+        4.0 * 2.0 * 16.0
+    );
     assert_eq!(get(Feature::Lines { space: g, dir: ld }), 4.0 * 2.0 * 16.0);
-    assert_eq!(get(Feature::Sectors { space: g, dir: st }), 4.0 * 16.0 * 2.0);
+    assert_eq!(
+        get(Feature::Sectors { space: g, dir: st }),
+        4.0 * 16.0 * 2.0
+    );
     assert_eq!(get(Feature::Lines { space: g, dir: st }), 4.0 * 16.0);
     let keys: Vec<&str> = s.assumptions.iter().map(|a| a.hint_key.as_str()).collect();
     assert!(keys.contains(&"wmma.rows_aligned"), "{keys:?}");
-    assert!(!keys.contains(&"sectors"), "nothing left uncounted: {keys:?}");
+    assert!(
+        !keys.contains(&"sectors"),
+        "nothing left uncounted: {keys:?}"
+    );
 }

@@ -79,10 +79,8 @@ pub fn corpus_kernels() -> Vec<CorpusKernel> {
             continue;
         };
         let module = kerncast_passes::inline::inline_calls(
-            &kerncast_passes::ptx::Module::parse(
-                &std::fs::read_to_string(&p).expect("PTX reads"),
-            )
-            .expect("PTX parses"),
+            &kerncast_passes::ptx::Module::parse(&std::fs::read_to_string(&p).expect("PTX reads"))
+                .expect("PTX parses"),
         )
         .module;
         for f in module.kernels() {
