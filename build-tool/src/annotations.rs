@@ -71,7 +71,11 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             continue;
         }
         if let Some(name) = kernel_name(raw) {
-            let sig = signature(&lines[i..]);
+            let first = without_attributes(raw);
+            let rest: Vec<&str> = std::iter::once(first.as_str())
+                .chain(lines[i + 1..].iter().copied())
+                .collect();
+            let sig = signature(&rest);
             let mut workloads = std::mem::take(&mut pending);
             for w in &mut workloads {
                 for (k, v) in &pending_hints {
@@ -156,8 +160,43 @@ fn annotation_body(line: &str) -> Option<&str> {
     t.trim_start().strip_prefix("kerncast:")
 }
 
+/// Attributes that carry parenthesised arguments and may stand between the return type and the
+/// name (`__launch_bounds__(256)`, `__attribute__((reqd_work_group_size(64,1,1)))`), removed so
+/// the name and parameter list are found.
+const ATTRIBUTES: [&str; 3] = ["__launch_bounds__", "__attribute__", "__declspec"];
+
+/// The line with every [`ATTRIBUTES`] group removed.
+fn without_attributes(line: &str) -> String {
+    let mut s = line.to_string();
+    for a in ATTRIBUTES {
+        while let Some(at) = s.find(a) {
+            let Some(open) = s[at..].find('(').map(|o| at + o) else {
+                break;
+            };
+            let mut depth = 0;
+            let mut end = s.len();
+            for (k, c) in s[open..].char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = open + k + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            s.replace_range(at..end, " ");
+        }
+    }
+    s
+}
+
 /// The kernel a line defines, if any.
 fn kernel_name(line: &str) -> Option<String> {
+    let line = without_attributes(line);
     let t = line.trim();
     if t.starts_with("//") || t.starts_with('#') {
         return None;
@@ -427,6 +466,22 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         assert_eq!(m.grid, [4, 4, 1]);
         assert_eq!(m.block, [16, 16, 1]);
         assert_eq!(ks[1].params, vec!["n", "a", "b", "c"]);
+    }
+
+    #[test]
+    fn attributes_between_type_and_name_are_skipped() {
+        let ks = scan(
+            "// kerncast: workload n=64 grid=(n/32) block=32\n__global__ void __launch_bounds__(256, 2) cub_sum(const float *x, int n) {}\n\
+             // kerncast: workload n=64 grid=(n/32) block=32\n__kernel __attribute__((reqd_work_group_size(32, 1, 1))) void cl_k(__global float *x, int n) {}",
+        )
+        .unwrap();
+        let got: Vec<(&str, &[String], usize)> = ks
+            .iter()
+            .map(|k| (k.name.as_str(), k.params.as_slice(), k.workloads.len()))
+            .collect();
+        let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(got[0], ("cub_sum", p(&["x", "n"]).as_slice(), 1));
+        assert_eq!(got[1], ("cl_k", p(&["x", "n"]).as_slice(), 1));
     }
 
     #[test]
