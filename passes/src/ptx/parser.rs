@@ -25,7 +25,65 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
     }
     let mut m = r?;
     resolve_locs(&mut m);
+    resolve_bare_registers(&mut m);
     Ok(m)
+}
+
+/// Registers declared without a `%` (`{ .reg .pred p; .reg .f32 r0; shfl.sync.down.b32 r0|p, …}`,
+/// as inline assembly in CUB and cooperative groups writes them) parse as symbols; where a name
+/// is a register declared in the function, its operands become `Operand::Reg` (printed the same).
+fn resolve_bare_registers(m: &mut Module) {
+    fn declared(body: &[Statement], out: &mut std::collections::BTreeSet<String>) {
+        for s in body {
+            match s {
+                Statement::Decl(d) if d.space == StateSpace::Reg && !d.name.starts_with('%') => {
+                    out.insert(d.name.clone());
+                }
+                Statement::Block(b) => declared(&b.body, out),
+                _ => {}
+            }
+        }
+    }
+    fn operand(o: &mut Operand, regs: &std::collections::BTreeSet<String>) {
+        match o {
+            Operand::Symbol(s) if regs.contains(s.as_str()) => *o = Operand::Reg(s.clone()),
+            Operand::Addr {
+                base: base @ AddrBase::Symbol(_),
+                ..
+            } => {
+                if let AddrBase::Symbol(s) = base {
+                    if regs.contains(s.as_str()) {
+                        *base = AddrBase::Reg(s.clone());
+                    }
+                }
+            }
+            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+                v.iter_mut().for_each(|o| operand(o, regs))
+            }
+            Operand::Pair(a, b) => {
+                operand(a, regs);
+                operand(b, regs);
+            }
+            Operand::Not(a) => operand(a, regs),
+            _ => {}
+        }
+    }
+    fn walk(body: &mut [Statement], regs: &std::collections::BTreeSet<String>) {
+        for s in body {
+            match s {
+                Statement::Inst(i) => i.operands.iter_mut().for_each(|o| operand(o, regs)),
+                Statement::Block(b) => walk(&mut b.body, regs),
+                _ => {}
+            }
+        }
+    }
+    for f in &mut m.functions {
+        let mut regs = std::collections::BTreeSet::new();
+        declared(&f.body, &mut regs);
+        if !regs.is_empty() {
+            walk(&mut f.body, &regs);
+        }
+    }
 }
 
 struct Parser<'a> {
