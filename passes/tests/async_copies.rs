@@ -2,14 +2,12 @@
 //! operations, and `wmma.load` / `wmma.store`. The counter and the emulator agree on a kernel that
 //! stages a tile through `cp.async`, and a tensor-core kernel shows its global traffic.
 
-use kerncast_passes::count::{self, Options, Workload};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::Module;
 use kerncast_passes::stats::{Dir, Feature, Granularity, Launch, OpKind, Space, StrideClass};
-use std::collections::BTreeMap;
 
 mod common;
-use common::{data_dependent, emulate, kernel};
+use common::{analyze, data_dependent, emulate, kernel, workload};
 
 /// Each thread copies 16 bytes of `out` (8 of them read, 8 zero-filled) at `gid * 16` into a
 /// shared tile with `cp.async`, commits and waits for the group, syncs the block, and stores
@@ -29,22 +27,9 @@ const STAGED: &str = ".shared .align 16 .b8 tile[4096];\n\
 fn cp_async_counter_and_emulator_agree() {
     let m = kernel(1, STAGED);
     for (grid, block) in [([2, 1, 1], [64, 1, 1]), ([3, 1, 1], [40, 1, 1])] {
-        let ks = count::analyze_kernel_with(
-            &m,
-            "k",
-            &Options {
-                block: Some(block),
-                grid: None,
-            },
-        )
-        .expect("analyses");
+        let ks = analyze(&m, "k", block);
         assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
-        let w = Workload {
-            grid,
-            block,
-            params: BTreeMap::from([("0".to_string(), 0)]),
-            hints: BTreeMap::new(),
-        };
+        let w = workload(grid, block, &[("0", 0)]);
         let s = ks.bind(&w).expect("binds");
         let e = emulate(&m, grid, block, &[0]);
         assert_eq!(s.features, e.features, "features at {grid:?} {block:?}");
@@ -172,21 +157,8 @@ fn wmma_loads_and_stores_are_global_traffic() {
         wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd11], {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, %r3;\n\
         ret;\n}\n";
     let m = Module::parse(text).expect("parses");
-    let ks = count::analyze_kernel_with(
-        &m,
-        "gemm",
-        &Options {
-            block: Some([32, 1, 1]),
-            grid: None,
-        },
-    )
-    .expect("analyses");
-    let w = Workload {
-        grid: [4, 1, 1],
-        block: [32, 1, 1],
-        params: BTreeMap::new(),
-        hints: BTreeMap::new(),
-    };
+    let ks = analyze(&m, "gemm", [32, 1, 1]);
+    let w = workload([4, 1, 1], [32, 1, 1], &[]);
     let s = ks.bind(&w).expect("binds");
     let total = |space: Space, dir: Dir, bits: u16| -> f64 {
         s.features

@@ -1,15 +1,13 @@
 //! Registers declared without `%` inside a `{ }` scope, as CUB's and cooperative groups' inline
 //! assembly writes them: they are registers to the parser, the emulator and the counter.
 
-use kerncast_passes::count::{self, Options, Workload};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Operand, Statement};
 use kerncast_passes::stats::{DType, Feature, Launch, OpKind};
-use std::collections::BTreeMap;
 
 #[allow(dead_code)] // this file does not use `emulate`
 mod common;
-use common::{data_dependent, kernel};
+use common::{analyze, data_dependent, kernel, workload};
 
 /// Each lane adds its right neighbour's `tid` through `shfl.sync.down` into a scoped `r0`, as
 /// `cub::WarpReduce` does, and stores it.
@@ -66,29 +64,14 @@ fn the_emulator_runs_them_and_the_counter_agrees_where_it_can() {
     }
     // The shuffle's in-range predicate is data to the counter (an assumption, `pred.`); every
     // count it does not decide agrees with the emulator's.
-    let ks = count::analyze_kernel_with(
-        &m,
-        "k",
-        &Options {
-            block: Some(block),
-            grid: None,
-        },
-    )
-    .expect("analyses");
+    let ks = analyze(&m, "k", block);
     assert_eq!(
         data_dependent(&ks.assumptions).len(),
         1,
         "{:?}",
         ks.assumptions
     );
-    let s = ks
-        .bind(&Workload {
-            grid,
-            block,
-            params: BTreeMap::new(),
-            hints: BTreeMap::new(),
-        })
-        .expect("binds");
+    let s = ks.bind(&workload(grid, block, &[])).expect("binds");
     let add = |k: &Feature| {
         matches!(
             k,

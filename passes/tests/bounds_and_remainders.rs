@@ -3,12 +3,10 @@
 //! indices and parameters decide: the symbolic counts, bound to several launches, equal the
 //! emulator's for every feature and block, with no data-dependent assumption left.
 
-use kerncast_passes::count::{self, Options, Workload};
 use kerncast_passes::ptx::Module;
-use std::collections::BTreeMap;
 
 mod common;
-use common::{data_dependent, emulate, kernel};
+use common::{analyze, data_dependent, emulate, kernel, workload};
 
 /// One launch: grid, block, n, w.
 type At = ([u64; 3], [u64; 3], i64, i64);
@@ -26,25 +24,12 @@ fn non_affine(a: &[kerncast_passes::stats::Assumption]) -> Vec<&str> {
 /// counts assume nothing about control flow.
 fn exact(m: &Module, closed: bool, launches: &[At]) {
     for &(grid, block, n, w) in launches {
-        let ks = count::analyze_kernel_with(
-            m,
-            "k",
-            &Options {
-                block: Some(block),
-                grid: None,
-            },
-        )
-        .expect("analyses");
+        let ks = analyze(m, "k", block);
         assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
         if closed {
             assert_eq!(non_affine(&ks.assumptions), Vec::<&str>::new());
         }
-        let wl = Workload {
-            grid,
-            block,
-            params: BTreeMap::from([("0".to_string(), n), ("1".to_string(), w)]),
-            hints: BTreeMap::new(),
-        };
+        let wl = workload(grid, block, &[("0", n), ("1", w)]);
         let s = ks.bind(&wl).expect("binds");
         assert_eq!(
             non_affine(&s.assumptions),

@@ -7,7 +7,7 @@ use kerncast_passes::ptx::Module;
 use std::collections::BTreeMap;
 
 mod common;
-use common::{data_dependent, emulate, kernel};
+use common::{analyze, data_dependent, emulate, kernel, workload};
 
 /// Counter and emulator agree at every launch (`grid`, `block`, `n`).
 fn exact(m: &Module, grid_specialised: bool, launches: &[([u64; 3], [u64; 3], i64)]) {
@@ -18,12 +18,7 @@ fn exact(m: &Module, grid_specialised: bool, launches: &[([u64; 3], [u64; 3], i6
         };
         let ks = count::analyze_kernel_with(m, "k", &opts).expect("analyses");
         assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
-        let w = Workload {
-            grid,
-            block,
-            params: BTreeMap::from([("0".to_string(), n)]),
-            hints: BTreeMap::new(),
-        };
+        let w = workload(grid, block, &[("0", n)]);
         let s = ks.bind(&w).expect("binds");
         let e = emulate(m, grid, block, &[n]);
         assert_eq!(
@@ -123,15 +118,7 @@ const GRID_STRIDE: &str = "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u3
 #[test]
 fn grid_stride_loop_is_exact_for_a_fixed_grid() {
     let m = kernel(1, GRID_STRIDE);
-    let symbolic = count::analyze_kernel_with(
-        &m,
-        "k",
-        &Options {
-            block: Some([32, 1, 1]),
-            grid: None,
-        },
-    )
-    .expect("analyses");
+    let symbolic = analyze(&m, "k", [32, 1, 1]);
     // with a symbolic grid the step ntid·nctaid is not affine: an explicit assumption, of what
     // the launch decides (not data), which binding resolves for the workload's grid
     assert_eq!(data_dependent(&symbolic.assumptions), Vec::<String>::new());
@@ -253,15 +240,7 @@ fn or_and_xor_of_clear_low_bits_are_additions() {
              st.global.u32 [%rd4], %r1;\nret;"
         ),
         );
-        let ks = count::analyze_kernel_with(
-            &m,
-            "k",
-            &Options {
-                block: Some([64, 1, 1]),
-                grid: None,
-            },
-        )
-        .expect("analyses");
+        let ks = analyze(&m, "k", [64, 1, 1]);
         let classes: Vec<String> = ks
             .features
             .keys()

@@ -2,16 +2,16 @@
 //! parameters it receives), the emulator computes the same values as the call would, and calls
 //! that cannot be inlined stay calls and are listed with the reason.
 
-use kerncast_passes::count::{self, Options, Workload};
+use kerncast_passes::count::{self, Options};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::inline::inline_calls;
 use kerncast_passes::ptx::Module;
 use kerncast_passes::stats::{DType, Feature, Granularity, Launch, OpKind};
 use std::collections::BTreeMap;
 
-#[allow(dead_code)] // this file uses only `data_dependent`
+#[allow(dead_code)] // this file does not use `kernel` and `emulate`
 mod common;
-use common::data_dependent;
+use common::{analyze, data_dependent, workload};
 
 /// `poly(x, deg)`: `deg` fused multiply-adds, as nvcc writes a `__noinline__` helper; the kernel
 /// `k(n, deg, out)` stores `poly(tid, deg)` for `tid < n`.
@@ -128,24 +128,12 @@ fn the_callees_loop_is_counted_exactly_through_its_parameters() {
     assert!(inl.not_inlined.is_empty(), "{:?}", inl.not_inlined);
 
     let block = [64, 1, 1];
-    let ks = count::analyze_kernel_with(
-        &inl.module,
-        "k",
-        &Options {
-            block: Some(block),
-            grid: None,
-        },
-    )
-    .expect("analyses");
+    let ks = analyze(&inl.module, "k", block);
     assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
     for (n, deg) in [(40, 7), (64, 1), (10, 0)] {
-        let w = Workload {
-            grid: [1, 1, 1],
-            block,
-            params: BTreeMap::from([("0".to_string(), n), ("1".to_string(), deg)]),
-            hints: BTreeMap::new(),
-        };
-        let s = ks.bind(&w).expect("binds");
+        let s = ks
+            .bind(&workload([1, 1, 1], block, &[("0", n), ("1", deg)]))
+            .expect("binds");
         assert_eq!(fma_f32(&s.features), (n * deg) as f64, "n={n} deg={deg}");
         let (e, _) = run(
             &inl.module,
@@ -160,12 +148,7 @@ fn the_callees_loop_is_counted_exactly_through_its_parameters() {
     }
     // Before inlining the call hid the loop: no fma at all.
     let s = before
-        .bind(&Workload {
-            grid: [1, 1, 1],
-            block,
-            params: BTreeMap::from([("0".to_string(), 40), ("1".to_string(), 7)]),
-            hints: BTreeMap::new(),
-        })
+        .bind(&workload([1, 1, 1], block, &[("0", 40), ("1", 7)]))
         .expect("binds");
     assert_eq!(fma_f32(&s.features), 0.0);
 }

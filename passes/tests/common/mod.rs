@@ -1,9 +1,11 @@
 //! What the counter-against-emulator tests share: a kernel around a PTX body, an emulated launch,
 //! and the data-dependent assumptions of an analysis.
 
+use kerncast_passes::count::{self, KernelStats, Options, Workload};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::Module;
 use kerncast_passes::stats::{Assumption, BoundStats, Launch};
+use std::collections::BTreeMap;
 
 /// A kernel `k(u32 s0, …, u32 s{scalars-1}, u64 out)`: `%r20`, `%r21`, … hold the scalars in
 /// order, `%rd2` the global address of `out`.
@@ -45,4 +47,27 @@ pub fn data_dependent(a: &[Assumption]) -> Vec<String> {
                 .any(|p| k.starts_with(p))
         })
         .collect()
+}
+
+/// The counter's closed forms of `kernel` for this block size, the grid left symbolic.
+pub fn analyze(m: &Module, kernel: &str, block: [u64; 3]) -> KernelStats {
+    count::analyze_kernel_with(
+        m,
+        kernel,
+        &Options {
+            block: Some(block),
+            grid: None,
+        },
+    )
+    .expect("analyses")
+}
+
+/// A workload with parameters by position (`("0", n)`) and no hints.
+pub fn workload(grid: [u64; 3], block: [u64; 3], params: &[(&str, i64)]) -> Workload {
+    Workload {
+        grid,
+        block,
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        hints: BTreeMap::new(),
+    }
 }
