@@ -229,20 +229,8 @@ impl Inliner<'_> {
                         Statement::Inst(i) if i.opcode == "call" => Some(i),
                         _ => None,
                     });
-                    match call.map(|c| (c, self.inline_call_block(b, c))) {
-                        Some((_, Ok(stmts))) => out.push(Statement::Block(Block {
-                            body: stmts,
-                            span: b.span,
-                        })),
-                        Some((c, Err(reason))) => {
-                            self.not_inlined.push(NotInlined {
-                                kernel: self.kernel.clone(),
-                                callee: callee_name(c),
-                                line: c.loc.as_ref().map(|l| l.line),
-                                reason,
-                            });
-                            out.push(s.clone());
-                        }
+                    match call {
+                        Some(c) => out.push(self.call_site(b, c, s)),
                         None => out.push(Statement::Block(Block {
                             body: self.body(&b.body),
                             span: b.span,
@@ -255,26 +243,29 @@ impl Inliner<'_> {
                         body: vec![s.clone()],
                         span: i.span,
                     };
-                    match self.inline_call_block(&block, i) {
-                        Ok(stmts) => out.push(Statement::Block(Block {
-                            body: stmts,
-                            span: i.span,
-                        })),
-                        Err(reason) => {
-                            self.not_inlined.push(NotInlined {
-                                kernel: self.kernel.clone(),
-                                callee: callee_name(i),
-                                line: i.loc.as_ref().map(|l| l.line),
-                                reason,
-                            });
-                            out.push(s.clone());
-                        }
-                    }
+                    out.push(self.call_site(&block, i, s));
                 }
                 _ => out.push(s.clone()),
             }
         }
         out
+    }
+
+    /// The inlined call sequence `b` (around `call`), or `original` unchanged with the reason
+    /// recorded.
+    fn call_site(&mut self, b: &Block, call: &Inst, original: &Statement) -> Statement {
+        match self.inline_call_block(b, call) {
+            Ok(body) => Statement::Block(Block { body, span: b.span }),
+            Err(reason) => {
+                self.not_inlined.push(NotInlined {
+                    kernel: self.kernel.clone(),
+                    callee: callee_name(call),
+                    line: call.loc.as_ref().map(|l| l.line),
+                    reason,
+                });
+                original.clone()
+            }
+        }
     }
 
     /// The statements that replace one call-sequence block, or why it stays.
