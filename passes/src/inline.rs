@@ -243,7 +243,10 @@ impl Inliner<'_> {
                         body: vec![s.clone()],
                         span: i.span,
                     };
-                    out.push(self.call_site(&block, i, s));
+                    // the call as the block holds it: the sequence is split at that instruction
+                    if let Some(Statement::Inst(c)) = block.body.first() {
+                        out.push(self.call_site(&block, c, s));
+                    }
                 }
                 _ => out.push(s.clone()),
             }
@@ -414,6 +417,9 @@ impl Inliner<'_> {
                         inlined.push(Statement::Inst(ren.inst(i)));
                     }
                 }
+                Statement::Block(nested) if block_uses_any(&nested.body, &param_of) => {
+                    return Err("the callee reads a parameter inside a nested scope".into());
+                }
                 other => inlined.push(ren.statement(other)),
             }
         }
@@ -456,6 +462,17 @@ fn callee_locals(body: &[Statement]) -> BTreeSet<String> {
     }
     walk(body, &mut out);
     out
+}
+
+/// Whether an instruction of a nested scope names one of the parameters.
+fn block_uses_any(body: &[Statement], params: &BTreeMap<&str, &str>) -> bool {
+    body.iter().any(|s| match s {
+        Statement::Inst(i) => {
+            uses_any(i, params) || param_access(i).is_some_and(|a| params.contains_key(a.0))
+        }
+        Statement::Block(b) => block_uses_any(&b.body, params),
+        _ => false,
+    })
 }
 
 /// Whether an instruction names one of the callee's parameters (other than as handled above).

@@ -344,3 +344,35 @@ fn calls_without_a_body_or_recursive_stay_calls_with_the_reason() {
         "vprintf, and the recursive call inside the inlined `down`"
     );
 }
+
+#[test]
+fn a_call_without_a_call_sequence_is_inlined_once() {
+    let text = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+.func bump()
+{
+	.reg .b32 	%r<3>;
+	mov.u32 	%r1, %tid.x;
+	add.s32 	%r2, %r1, 1;
+	ret;
+}
+.visible .entry k(
+	.param .u64 k_out
+)
+{
+	call.uni bump;
+	ret;
+}
+"#;
+    let inl = inline_calls(&Module::parse(text).expect("parses"));
+    assert_eq!(inl.inlined, 1);
+    let k = inl.module.kernels().next().unwrap();
+    let ops: Vec<&str> = k.instructions().map(|i| i.opcode.as_str()).collect();
+    assert_eq!(
+        ops,
+        ["mov", "add", "bra", "ret"],
+        "the body, its ret as a branch, no call left"
+    );
+}
