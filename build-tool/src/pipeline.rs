@@ -439,13 +439,7 @@ fn one(
         .not_inlined
         .iter()
         .filter(|c| c.kernel == *entry)
-        .map(|c| {
-            let at = c.line.map(|l| format!(" (line {l})")).unwrap_or_default();
-            format!(
-                "call to `{}`{at} not inlined, {}: its work is not counted",
-                c.callee, c.reason
-            )
-        })
+        .map(|c| c.to_string())
         .collect();
     let (blocks, blocks_err) = match t.blocks(&u.module, entry) {
         Ok(b) => (b, None),

@@ -46,6 +46,16 @@ pub struct NotInlined {
     pub reason: String,
 }
 
+impl std::fmt::Display for NotInlined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "call to `{}` in `{}`", self.callee, self.kernel)?;
+        if let Some(l) = self.line {
+            write!(f, " (line {l})")?;
+        }
+        write!(f, " not inlined, {}: its work is not counted", self.reason)
+    }
+}
+
 /// Inlines every direct call to a device function with a body, in every kernel.
 pub fn inline_calls(m: &Module) -> Inlined {
     let mut out = m.clone();

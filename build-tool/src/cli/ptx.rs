@@ -90,11 +90,7 @@ pub fn parse_named(name: &str, text: &str) -> miette::Result<Module> {
 pub fn parse_for_analysis(name: &str, text: &str) -> miette::Result<Module> {
     let inlined = kerncast_passes::inline::inline_calls(&parse_named(name, text)?);
     for c in &inlined.not_inlined {
-        let at = c.line.map(|l| format!(":{l}")).unwrap_or_default();
-        eprintln!(
-            "note: {name}{at}: call to `{}` in `{}` not inlined, {}: its work is not counted",
-            c.callee, c.kernel, c.reason
-        );
+        eprintln!("note: {name}: {c}");
     }
     Ok(inlined.module)
 }
