@@ -174,16 +174,22 @@ pub struct DInst {
     pub refused: Option<String>,
 }
 
+/// The name of the hidden register that holds the carry flag (no PTX register can be named so).
+const CARRY_FLAG: &str = "%%cc.cf";
+
 /// Modifiers the interpreter tests per executed instruction, as bits of [`DInst::flags`] (bit
 /// `i` is `FLAG_NAMES[i]`), so no string is compared while running.
-pub const FLAG_NAMES: [&str; 28] = [
+pub const FLAG_NAMES: [&str; 30] = [
     "add",
     "all",
     "and",
     "any",
     "ballot",
     "bfly",
+    // not a modifier: set for `addc`, `subc`, `madc` (the carry flag is a source)
+    "carry",
     "cas",
+    "cc",
     "dec",
     "down",
     "exch",
@@ -425,10 +431,10 @@ impl Decoder {
         };
         let has = |m: &str| i.modifiers.iter().any(|x| x == m);
         let op = match i.opcode.as_str() {
-            "add" => Op::Add,
-            "sub" => Op::Sub,
+            "add" | "addc" => Op::Add,
+            "sub" | "subc" => Op::Sub,
             "mul" => Op::Mul,
-            "mad" => Op::Mad,
+            "mad" | "madc" => Op::Mad,
             "fma" => Op::Fma,
             "mul24" => Op::Mul24,
             "mad24" => Op::Mad24,
@@ -572,6 +578,17 @@ impl Decoder {
                 src.push(self.src(o, sty, line, &text)?);
             }
         }
+        // The carry flag CC.CF is a hidden register per lane: a source of `addc`/`subc`/`madc`
+        // (their last), and a second destination of the `.cc` forms.
+        let carry_in = matches!(i.opcode.as_str(), "addc" | "subc" | "madc");
+        if carry_in {
+            src.push(Src::Reg(self.reg(CARRY_FLAG)));
+        }
+        if has("cc") {
+            if let Some(d) = dst.pop() {
+                dst.push(Dst::Vec(vec![d, Dst::Reg(self.reg(CARRY_FLAG))]));
+            }
+        }
         let target = if op == Op::Bra {
             match i.operands.last() {
                 Some(Operand::Label(l)) | Some(Operand::Symbol(l)) => *self
@@ -607,7 +624,7 @@ impl Decoder {
             op,
             ty,
             ty2,
-            flags: flags_of(&i.modifiers),
+            flags: flags_of(&i.modifiers) | if carry_in { flag("carry") } else { 0 },
             rnd,
             irnd,
             cmp,

@@ -7,6 +7,8 @@ use super::alu::{self, Rnd, Ty};
 use super::decode::{self, Cmp, DInst, Op};
 
 const F_AND: u32 = decode::flag("and");
+const F_CARRY: u32 = decode::flag("carry");
+const F_CC: u32 = decode::flag("cc");
 const F_FINITE: u32 = decode::flag("finite");
 const F_HI: u32 = decode::flag("hi");
 const F_INFINITE: u32 = decode::flag("infinite");
@@ -141,6 +143,33 @@ fn int_mul(i: &DInst, ty: Ty, a: u64, b: u64) -> u64 {
     }
 }
 
+/// `add{.cc}`/`addc{.cc}`, `sub{.cc}`/`subc{.cc}`, `mad{.cc}.lo|hi`/`madc{.cc}.lo|hi` on the
+/// unsigned bit patterns: the value, and the carry (for subtraction the borrow) out. A carry-in
+/// (`addc`, `subc`, `madc`) is the last source.
+fn with_carry(i: &DInst, s: &[u64]) -> Out {
+    let bits = i.ty.bits();
+    let m = i.ty.mask() as u128;
+    let arg = |k: usize| s.get(k).copied().unwrap_or(0) as u128 & m;
+    let (x, y, rest) = match i.op {
+        // the low or high half of the product, then the addend
+        Op::Mad => (int_mul(i, i.ty, s[0], s[1]) as u128 & m, arg(2), 3),
+        _ => (arg(0), arg(1), 2),
+    };
+    let cin = if i.has(F_CARRY) {
+        s.get(rest).copied().unwrap_or(0) as u128 & 1
+    } else {
+        0
+    };
+    if i.op == Op::Sub {
+        let borrow = y + cin > x;
+        let v = x.wrapping_sub(y + cin) & m;
+        (v as u64, Some(borrow as u64))
+    } else {
+        let full = x + y + cin;
+        ((full & m) as u64, Some((full >> bits) as u64 & 1))
+    }
+}
+
 /// Evaluate one lane. `s` holds the source values in operand order (predicates as 0/1).
 pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
     let ty = i.ty;
@@ -151,6 +180,9 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
     let sat = i.has(F_SAT);
     let fsat = |x: f64| if sat { sat01(x) } else { x };
     let bits = ty.bits();
+    if !f && (i.has(F_CC) || i.has(F_CARRY)) && matches!(i.op, Op::Add | Op::Sub | Op::Mad) {
+        return Ok(with_carry(i, s));
+    }
     let v = match i.op {
         Op::Add | Op::Sub if f => {
             let neg = i.op == Op::Sub;
