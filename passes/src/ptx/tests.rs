@@ -315,3 +315,43 @@ fn syntax_zoo() {
     assert_eq!(st.loc.as_ref().unwrap().line, 20);
     assert!(find("exit").is_exit());
 }
+
+#[test]
+fn scoped_registers_that_shadow_are_renamed_apart() {
+    let src = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
+        .reg .b32 %r<4>;\n.reg .pred %p<2>;\nmov.u32 %r3, 7;\n\
+        {\n.reg .u32 %r1, %r3, %t;\nmov.u32 %r3, 1;\nmov.u32 %t, %r3;\n{\n.reg .pred %p1;\nsetp.eq.u32 %p1, %r3, 1;\n@%p1 add.u32 %r2, %r3, %t;\n}\n}\n\
+        add.u32 %r1, %r3, 1;\nret;\n}\n";
+    let m = Module::parse(src).unwrap();
+    let f = m.kernels().next().unwrap();
+    let text: Vec<String> = f
+        .instructions()
+        .map(|i| {
+            let mut s = i.opcode.clone();
+            if let Some(g) = &i.pred {
+                s = format!("@{} {s}", g.reg);
+            }
+            for o in &i.operands {
+                s += &format!(" {o}");
+            }
+            s
+        })
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "mov %r3 7",
+            // the block's own %r3, a different register from the function's
+            "mov %r3_s2_ 1",
+            "mov %t %r3_s2_",
+            // the inner block's %p1 shadows the function's %p<2>; %r2 is the function's
+            "setp %p1_s3_ %r3_s2_ 1",
+            "@%p1_s3_ add %r2 %r3_s2_ %t",
+            // after the block, %r3 is the function's again
+            "add %r1 %r3 1",
+            "ret",
+        ]
+    );
+    // the renamed module prints and parses to itself
+    roundtrip(&m.to_string());
+}
