@@ -131,3 +131,11 @@ extern "C" __global__ void float_mix(int n, const float* a, float* out, double* 
     dout[i] = d * d / (d + 7.0) + sqrt(d * d + 1.0) + (double)(int)(v * 3.7f);
   }
 }
+
+// Double-precision sin: nvcc keeps libdevice's Payne-Hanek argument reduction as a called
+// function (inlined by kerncast before emulation) with carry-chain multiplies and scoped asm
+// registers; large arguments take that path.
+extern "C" __global__ void sin_f64(int n, const double* x, double* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = sin(x[i]);
+}
