@@ -126,8 +126,8 @@ pub fn render_device_list(devices: &[crate::Device]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}  {:<25} {}",
-        "name", "full name", "arch", "SMs", "clocks", "pairs", "time models", "power"
+        "{:<12} {:<30} {:<8} {:>4} {:>10} {:>6}  {:<25} power",
+        "name", "full name", "arch", "SMs", "clocks", "pairs", "time models"
     );
     for d in devices {
         let arch =

@@ -37,7 +37,7 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
 /// function; declarations that shadow nothing keep their names.
 fn resolve_scopes(m: &mut Module) {
     /// A visible register declaration: exact name, or a `%r<n>` range.
-    fn covers(d: &(String, Option<u32>), name: &str) -> bool {
+    fn covers(d: &Declared, name: &str) -> bool {
         match d.1 {
             None => d.0 == name,
             Some(n) => name
@@ -47,12 +47,12 @@ fn resolve_scopes(m: &mut Module) {
                 .is_some_and(|k| k < n),
         }
     }
+    /// A register declaration: name (or range prefix), and the `<n>` of a range.
+    type Declared = (String, Option<u32>);
+    /// One open scope: its declarations, and the ones renamed with their new names.
+    type Scope = (Vec<Declared>, Vec<(Declared, String)>);
     struct Scopes {
-        /// Per open scope: its declarations, and (declared, renamed) pairs.
-        stack: Vec<(
-            Vec<(String, Option<u32>)>,
-            Vec<((String, Option<u32>), String)>,
-        )>,
+        stack: Vec<Scope>,
         next: usize,
     }
     impl Scopes {
@@ -69,7 +69,7 @@ fn resolve_scopes(m: &mut Module) {
             }
             None
         }
-        fn shadows(&self, d: &(String, Option<u32>)) -> bool {
+        fn shadows(&self, d: &Declared) -> bool {
             let probe = match d.1 {
                 None => d.0.clone(),
                 Some(_) => format!("{}0", d.0),
