@@ -682,6 +682,14 @@ fn wavefronts(
     let mut total = 0u64;
     let mut bad: Option<String> = None;
     let mut acc = Vec::with_capacity(32);
+    // A warp's count depends only on its lanes' threads and on the values of the variables the
+    // address reads: warps that repeat both (every block, for an address of the thread index
+    // alone) are counted once.
+    let mut deps = BTreeSet::new();
+    addr.vars(&mut deps);
+    defs.close(&mut deps);
+    let mut memo: std::collections::HashMap<(Vec<i128>, Vec<(u32, [u64; 3])>), u64> =
+        std::collections::HashMap::new();
     domains::for_each_warp(
         &r.counters,
         &r.cond,
@@ -689,6 +697,14 @@ fn wavefronts(
         env,
         WAVEFRONT_BUDGET,
         &mut |point, lanes| {
+            let key = (
+                deps.iter().filter_map(|v| point.get(v).copied()).collect(),
+                lanes.to_vec(),
+            );
+            if let Some(n) = memo.get(&key) {
+                total += n;
+                return;
+            }
             acc.clear();
             for (lane, tid) in lanes {
                 match lanes::eval_addr(addr, defs, *tid, point, env) {
@@ -702,7 +718,9 @@ fn wavefronts(
                     }
                 }
             }
-            total += classify::warp::shared_wavefronts(&acc, r.width);
+            let n = classify::warp::shared_wavefronts(&acc, r.width);
+            memo.insert(key, n);
+            total += n;
         },
     )
     .map_err(|e| match e {
