@@ -1,9 +1,11 @@
 //! Symbolic counting of the corpus: `analyze_kernel` per kernel (affine recovery, domains,
-//! exact counts of every feature), the cost a build pays per kernel.
+//! exact counts of every feature), the cost a build pays per kernel; and `bind` of kernels with
+//! shared memory at a million threads, where the wavefronts are counted warp by warp.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use kerncast_passes::count::{analyze_kernel_with, Options};
+use kerncast_passes::count::{analyze_kernel_with, Options, Workload};
 use kerncast_passes::ptx::Module;
+use std::collections::BTreeMap;
 
 // the allocator the kerncast binaries use
 #[global_allocator]
@@ -45,5 +47,49 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// (PTX file, kernel, block, grid, parameters by position): launches of 2^20 threads.
+const BINDS: &[(&str, &str, [u64; 3], [u64; 3], &[(&str, i64)])] = &[
+    (
+        "transpose_tiled",
+        "transpose_tiled",
+        [32, 32, 1],
+        [32, 32, 1],
+        &[("0", 1024), ("1", 1024)],
+    ),
+    (
+        "reduce_shared",
+        "reduce_shared",
+        [256, 1, 1],
+        [4096, 1, 1],
+        &[("0", 1 << 20)],
+    ),
+];
+
+fn bench_bind(c: &mut Criterion) {
+    let mut g = c.benchmark_group("bind");
+    g.sample_size(10);
+    for (file, kernel, block, grid, params) in BINDS {
+        let path = format!(
+            "{}/../tests/ptx/nvcc/{file}.ptx",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).expect("corpus PTX");
+        let m = Module::parse(&text).expect("parses");
+        let opts = Options {
+            block: Some(*block),
+            ..Default::default()
+        };
+        let ks = analyze_kernel_with(&m, kernel, &opts).expect("analyses");
+        let w = Workload {
+            grid: *grid,
+            block: *block,
+            params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            hints: BTreeMap::new(),
+        };
+        g.bench_function(*kernel, |b| b.iter(|| ks.bind(&w).expect("binds")));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_bind);
 criterion_main!(benches);
