@@ -661,9 +661,12 @@ fn segments(
     Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
 }
 
-/// Most (ctaid, counters, tid) points `wavefronts` visits for one access: beyond it the count is
-/// left out and listed as an assumption rather than slowing `bind` down.
-const WAVEFRONT_BUDGET: u64 = 1 << 20;
+/// Most (ctaid, counters, tid) points `wavefronts` visits for one access, and most distinct
+/// warps it evaluates (32 address evaluations each, the cost that dominates): beyond either the
+/// count is left out and listed as an assumption rather than slowing `bind` down. Visiting a
+/// point whose warp repeats one already evaluated is cheap, hence the larger first budget.
+const WAVEFRONT_BUDGET: u64 = 1 << 22;
+const WAVEFRONT_WARP_BUDGET: usize = 1 << 15;
 
 /// Shared-memory wavefronts of one access over the launch (`classify::warp::shared_wavefronts`
 /// per warp access), with the parameters fixed, by visiting the warp executions of its domain.
@@ -690,6 +693,7 @@ fn wavefronts(
     defs.close(&mut deps);
     let mut memo: std::collections::HashMap<(Vec<i128>, Vec<(u32, [u64; 3])>), u64> =
         std::collections::HashMap::new();
+    let mut over = false;
     domains::for_each_warp(
         &r.counters,
         &r.cond,
@@ -703,6 +707,10 @@ fn wavefronts(
             );
             if let Some(n) = memo.get(&key) {
                 total += n;
+                return;
+            }
+            if memo.len() >= WAVEFRONT_WARP_BUDGET {
+                over = true;
                 return;
             }
             acc.clear();
@@ -731,6 +739,11 @@ fn wavefronts(
         }
         domains::EnumerateError::Isl(e) => e.to_string(),
     })?;
+    if over {
+        return Err(format!(
+            "more than {WAVEFRONT_WARP_BUDGET} distinct warp accesses to evaluate, over the budget"
+        ));
+    }
     match bad {
         Some(b) => Err(b),
         None => Ok(total),
