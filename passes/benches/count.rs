@@ -26,20 +26,26 @@ const KERNELS: &[(&str, &str, [u64; 3])] = &[
     ("conv2d", "conv2d", [16, 16, 1]),
 ];
 
+/// A corpus kernel's nvcc PTX, and the analysis options for its block size.
+fn corpus(file: &str, block: [u64; 3]) -> (Module, Options) {
+    let path = format!(
+        "{}/../tests/ptx/nvcc/{file}.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("corpus PTX");
+    let m = Module::parse(&text).expect("parses");
+    let opts = Options {
+        block: Some(block),
+        ..Default::default()
+    };
+    (m, opts)
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("count");
     g.sample_size(10);
     for (file, kernel, block) in KERNELS {
-        let path = format!(
-            "{}/../tests/ptx/nvcc/{file}.ptx",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).expect("corpus PTX");
-        let m = Module::parse(&text).expect("parses");
-        let opts = Options {
-            block: Some(*block),
-            ..Default::default()
-        };
+        let (m, opts) = corpus(file, *block);
         g.bench_function(*kernel, |b| {
             b.iter(|| analyze_kernel_with(&m, kernel, &opts).expect("analyses"))
         });
@@ -69,16 +75,7 @@ fn bench_bind(c: &mut Criterion) {
     let mut g = c.benchmark_group("bind");
     g.sample_size(10);
     for (file, kernel, block, grid, params) in BINDS {
-        let path = format!(
-            "{}/../tests/ptx/nvcc/{file}.ptx",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).expect("corpus PTX");
-        let m = Module::parse(&text).expect("parses");
-        let opts = Options {
-            block: Some(*block),
-            ..Default::default()
-        };
+        let (m, opts) = corpus(file, *block);
         let ks = analyze_kernel_with(&m, kernel, &opts).expect("analyses");
         let w = Workload {
             grid: *grid,
