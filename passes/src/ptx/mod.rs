@@ -21,6 +21,7 @@ mod ir;
 mod lexer;
 mod parser;
 mod printer;
+mod scopes;
 
 pub use error::ParseError;
 pub use ir::*;
