@@ -487,24 +487,18 @@ fn block_uses_any(body: &[Statement], params: &BTreeMap<&str, &str>) -> bool {
 
 /// Whether an instruction names one of the callee's parameters (other than as handled above).
 fn uses_any(i: &Inst, params: &BTreeMap<&str, &str>) -> bool {
-    fn names(o: &Operand, params: &BTreeMap<&str, &str>) -> bool {
-        match o {
-            Operand::Symbol(s) | Operand::SymOffset { name: s, .. } => {
-                params.contains_key(s.as_str())
-            }
-            Operand::Addr {
+    i.operands
+        .iter()
+        .flat_map(|o| o.leaves())
+        .any(|leaf| match leaf {
+            Operand::Symbol(s)
+            | Operand::SymOffset { name: s, .. }
+            | Operand::Addr {
                 base: AddrBase::Symbol(s),
                 ..
             } => params.contains_key(s.as_str()),
-            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
-                v.iter().any(|o| names(o, params))
-            }
-            Operand::Pair(a, b) => names(a, params) || names(b, params),
-            Operand::Not(a) => names(a, params),
             _ => false,
-        }
-    }
-    i.operands.iter().any(|o| names(o, params))
+        })
 }
 
 /// Renames one call site's callee registers, labels and local symbols.
@@ -532,31 +526,23 @@ impl Renamer {
         }
     }
     fn operand(&self, o: &Operand) -> Operand {
-        match o {
-            Operand::Reg(r) => Operand::Reg(self.reg(r)),
-            Operand::Addr { base, offset } => Operand::Addr {
-                base: match base {
-                    AddrBase::Reg(r) => AddrBase::Reg(self.reg(r)),
-                    AddrBase::Symbol(s) => AddrBase::Symbol(self.symbol(s)),
-                    AddrBase::None => AddrBase::None,
-                },
-                offset: *offset,
-            },
-            Operand::AddrList(v) => Operand::AddrList(v.iter().map(|o| self.operand(o)).collect()),
-            Operand::Vector(v) => Operand::Vector(v.iter().map(|o| self.operand(o)).collect()),
-            Operand::List(v) => Operand::List(v.iter().map(|o| self.operand(o)).collect()),
-            Operand::Pair(a, b) => {
-                Operand::Pair(Box::new(self.operand(a)), Box::new(self.operand(b)))
-            }
-            Operand::Not(a) => Operand::Not(Box::new(self.operand(a))),
-            Operand::Symbol(s) => Operand::Symbol(self.symbol(s)),
-            Operand::SymOffset { name, offset } => Operand::SymOffset {
-                name: self.symbol(name),
-                offset: *offset,
-            },
-            Operand::Label(l) => Operand::Label(self.label(l)),
-            other => other.clone(),
-        }
+        let mut o = o.clone();
+        o.for_each_leaf_mut(&mut |leaf| match leaf {
+            Operand::Reg(r)
+            | Operand::Addr {
+                base: AddrBase::Reg(r),
+                ..
+            } => *r = self.reg(r),
+            Operand::Symbol(s)
+            | Operand::SymOffset { name: s, .. }
+            | Operand::Addr {
+                base: AddrBase::Symbol(s),
+                ..
+            } => *s = self.symbol(s),
+            Operand::Label(l) => *l = self.label(l),
+            _ => {}
+        });
+        o
     }
     fn inst(&self, i: &Inst) -> Inst {
         let mut out = i.clone();

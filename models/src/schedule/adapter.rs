@@ -41,21 +41,15 @@ const NO_DST: &[&str] = &[
 ];
 
 fn regs(op: &Operand, out: &mut Vec<String>) {
-    match op {
-        Operand::Reg(r) => out.push(r.clone()),
-        Operand::Addr {
+    for leaf in op.leaves() {
+        if let Operand::Reg(r)
+        | Operand::Addr {
             base: AddrBase::Reg(r),
             ..
-        } => out.push(r.clone()),
-        Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
-            v.iter().for_each(|o| regs(o, out))
+        } = leaf
+        {
+            out.push(r.clone());
         }
-        Operand::Pair(a, b) => {
-            regs(a, out);
-            regs(b, out);
-        }
-        Operand::Not(a) => regs(a, out),
-        _ => {}
     }
 }
 

@@ -584,26 +584,54 @@ impl Operand {
         }
     }
 
+    /// The operands nested in this one, depth first: the elements of vectors, lists and address
+    /// lists, both halves of a pair, a negated predicate; any other operand is its own leaf.
+    pub fn leaves(&self) -> Vec<&Operand> {
+        fn walk<'a>(o: &'a Operand, out: &mut Vec<&'a Operand>) {
+            match o {
+                Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+                    v.iter().for_each(|o| walk(o, out))
+                }
+                Operand::Pair(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                Operand::Not(a) => walk(a, out),
+                leaf => out.push(leaf),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
+    /// Calls `f` on every leaf of [`Operand::leaves`], mutably.
+    pub fn for_each_leaf_mut(&mut self, f: &mut dyn FnMut(&mut Operand)) {
+        match self {
+            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+                v.iter_mut().for_each(|o| o.for_each_leaf_mut(f))
+            }
+            Operand::Pair(a, b) => {
+                a.for_each_leaf_mut(f);
+                b.for_each_leaf_mut(f);
+            }
+            Operand::Not(a) => a.for_each_leaf_mut(f),
+            leaf => f(leaf),
+        }
+    }
+
     /// Adds the registers this operand reads, as a source: itself, an address's base register,
     /// the elements of vectors, lists and pairs, a negated predicate.
     pub fn collect_reads(&self, out: &mut std::collections::BTreeSet<String>) {
-        match self {
-            Operand::Reg(r)
+        for leaf in self.leaves() {
+            if let Operand::Reg(r)
             | Operand::Addr {
                 base: AddrBase::Reg(r),
                 ..
-            } => {
+            } = leaf
+            {
                 out.insert(r.clone());
             }
-            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
-                v.iter().for_each(|o| o.collect_reads(out))
-            }
-            Operand::Pair(a, b) => {
-                a.collect_reads(out);
-                b.collect_reads(out);
-            }
-            Operand::Not(a) => a.collect_reads(out),
-            _ => {}
         }
     }
 }

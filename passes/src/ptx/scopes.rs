@@ -54,30 +54,19 @@ pub(super) fn resolve_scopes(m: &mut Module) {
         }
     }
     fn operand(o: &mut Operand, sc: &Scopes) {
-        match o {
-            Operand::Reg(r) | Operand::Symbol(r) => {
-                if let Some(n) = sc.rename(r) {
-                    *r = n;
-                }
-            }
-            Operand::Addr {
+        o.for_each_leaf_mut(&mut |leaf| {
+            if let Operand::Reg(r)
+            | Operand::Symbol(r)
+            | Operand::Addr {
                 base: AddrBase::Reg(r) | AddrBase::Symbol(r),
                 ..
-            } => {
+            } = leaf
+            {
                 if let Some(n) = sc.rename(r) {
                     *r = n;
                 }
             }
-            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
-                v.iter_mut().for_each(|o| operand(o, sc))
-            }
-            Operand::Pair(a, b) => {
-                operand(a, sc);
-                operand(b, sc);
-            }
-            Operand::Not(a) => operand(a, sc),
-            _ => {}
-        }
+        })
     }
     fn walk(body: &mut [Statement], sc: &mut Scopes, nested: bool) {
         let mut decls = Vec::new();
@@ -139,28 +128,17 @@ pub(super) fn resolve_bare_registers(m: &mut Module) {
         }
     }
     fn operand(o: &mut Operand, regs: &std::collections::BTreeSet<String>) {
-        match o {
-            Operand::Symbol(s) if regs.contains(s.as_str()) => *o = Operand::Reg(s.clone()),
-            Operand::Addr {
-                base: base @ AddrBase::Symbol(_),
-                ..
-            } => {
+        o.for_each_leaf_mut(&mut |leaf| match leaf {
+            Operand::Symbol(s) if regs.contains(s.as_str()) => *leaf = Operand::Reg(s.clone()),
+            Operand::Addr { base, .. } => {
                 if let AddrBase::Symbol(s) = base {
                     if regs.contains(s.as_str()) {
                         *base = AddrBase::Reg(s.clone());
                     }
                 }
             }
-            Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
-                v.iter_mut().for_each(|o| operand(o, regs))
-            }
-            Operand::Pair(a, b) => {
-                operand(a, regs);
-                operand(b, regs);
-            }
-            Operand::Not(a) => operand(a, regs),
             _ => {}
-        }
+        })
     }
     fn walk(body: &mut [Statement], regs: &std::collections::BTreeSet<String>) {
         for s in body {
