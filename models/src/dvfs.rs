@@ -27,7 +27,7 @@
 //! global ones, else S1 (Eq. 17) when its conditions (16a/b) hold, else the plain cases.
 
 use crate::device::{Clocks, Device};
-use crate::model::{ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
+use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space};
 use serde::{Deserialize, Serialize};
@@ -128,15 +128,34 @@ pub enum Case {
     NoMemory,
 }
 
-/// T_active (core cycles) and its compute part, Eq. 7–21.
-pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
+/// Where T_active's cycles go: issuing compute, waiting on shared memory; the rest is global
+/// memory (latency and transfer).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ActiveParts {
+    pub compute: f64,
+    pub shared: f64,
+}
+
+impl ActiveParts {
+    fn compute(compute: f64) -> Self {
+        ActiveParts {
+            compute,
+            shared: 0.0,
+        }
+    }
+}
+
+/// T_active (core cycles) and its compute and shared parts, Eq. 7–21.
+pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, ActiveParts, Case) {
     let (lat, del) = p.agl(c, k.l2_hr);
     let aw = k.active_warps.max(1.0);
     let wpb = k.warps_per_block.max(1.0);
     let sh_lat = p.sh_lat.unwrap_or(0.0);
     if k.gld_trans <= 0.0 {
-        let t = p.inst_cycle * k.comp_inst * aw + sh_lat * (k.shared_trans > 0.0) as u8 as f64;
-        return (t, t, Case::NoMemory);
+        let compute = p.inst_cycle * k.comp_inst * aw;
+        let shared = sh_lat * (k.shared_trans > 0.0) as u8 as f64;
+        let parts = ActiveParts { compute, shared };
+        return (compute + shared, parts, Case::NoMemory);
     }
     let o = k.gld_trans;
     let avr = p.inst_cycle * k.comp_inst / k.gld_trans; // Eq. 7a/7b
@@ -153,25 +172,34 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, f64, Case) {
             let ph2 = avr * (wpb - 1.0) + (avr + sh_lat) * i_itrs; // Eq. 19
             let ph3 = avr * 2.0 + del * g * wpb + lat + sh_lat; // Eq. 20
             let t = ph1 + (ph2 + ph3) * o; // Eq. 21
-            return (t, ph2 * o, Case::SharedIntensive);
+                                           // Each phase's avr terms are compute and its sh_lat terms shared; the rest of phases
+                                           // 1 and 3 is the global load of the period.
+            let parts = ActiveParts {
+                compute: avr * 2.0 + (avr * (wpb - 1.0) + avr * i_itrs + avr * 2.0) * o,
+                shared: sh_lat + (sh_lat * i_itrs + sh_lat) * o,
+            };
+            return (t, parts, Case::SharedIntensive);
         }
         if avr <= del && avr + sh_lat <= del * (aw - wpb) {
             let t = avr + lat + del * aw * k.gld_trans; // Eq. 17
-            return (t, avr, Case::SharedInfrequent);
+            return (t, ActiveParts::compute(avr), Case::SharedInfrequent);
         }
     }
     if avr >= del {
         if avr * (aw - 1.0) >= lat {
-            (avr * aw * o + lat, avr * aw * o, Case::Compute) // Eq. 9
+            let comp = avr * aw * o;
+            (comp + lat, ActiveParts::compute(comp), Case::Compute) // Eq. 9
         } else {
             let t = avr * (aw - 1.0) + (avr + lat) * o; // Eq. 15
-            (t, avr * (aw - 1.0) + avr * o, Case::FewWarpsLong)
+            let comp = avr * (aw - 1.0) + avr * o;
+            (t, ActiveParts::compute(comp), Case::FewWarpsLong)
         }
     } else if avr + lat >= del * (aw - 1.0) {
-        (lat + avr + del * aw * o, avr, Case::Memory) // Eq. 11, #Aw (see module doc)
+        let t = lat + avr + del * aw * o; // Eq. 11, #Aw (see module doc)
+        (t, ActiveParts::compute(avr), Case::Memory)
     } else {
         let t = del * aw + lat + avr + (avr + lat) * (o - 1.0); // Eq. 13
-        (t, avr * o, Case::FewWarpsShort)
+        (t, ActiveParts::compute(avr * o), Case::FewWarpsShort)
     }
 }
 
@@ -381,18 +409,24 @@ impl Model for DvfsModel {
         if k.shared_trans > 0.0 && p.sh_lat.is_none() {
             return Err(d.missing("latency.shared", NAME).into());
         }
-        let (ta, comp, case) = t_active(&p, &k, clocks);
+        let (ta, parts, case) = t_active(&p, &k, clocks);
         let scale = t_exec(1.0, &k) * p.time_scale / (clocks.core_mhz * 1e6);
         let time_s = ta * scale;
         let mut breakdown = BTreeMap::new();
-        breakdown.insert("compute".to_string(), comp.min(ta) * scale);
+        let compute = parts.compute.min(ta);
+        let shared = parts.shared.min(ta - compute);
+        breakdown.insert("compute".to_string(), compute * scale);
+        if shared > 0.0 {
+            breakdown.insert("shared".to_string(), shared * scale);
+        }
         let mem_key = if k.l2_hr > 0.5 { "l2" } else { "dram" };
-        breakdown.insert(mem_key.to_string(), (ta - comp).max(0.0) * scale);
-        let bottleneck = match case {
-            Case::Compute | Case::FewWarpsLong | Case::NoMemory => "compute",
-            Case::SharedIntensive => "shared",
-            _ => mem_key,
-        };
+        breakdown.insert(
+            mem_key.to_string(),
+            (ta - compute - shared).max(0.0) * scale,
+        );
+        // The part that takes the most time, as in the other models: the equation set (`case`,
+        // in the notes) says how the parts overlap, not which one dominates.
+        let bottleneck = largest(&breakdown);
         let mut activity = BTreeMap::new();
         activity.insert("sp".into(), core_utilisation(&p, &k, clocks, time_s));
         if let Ok(bw) = d.dram_bandwidth(clocks.mem_mhz, NAME) {
@@ -423,7 +457,7 @@ impl Model for DvfsModel {
             power_w: None,
             energy_j: None,
             breakdown,
-            bottleneck: bottleneck.to_string(),
+            bottleneck,
             error_band,
             activity,
             notes,
@@ -514,6 +548,31 @@ mod tests {
         let (t2, _, _) = t_active(&p, &k(128.0), c);
         let ratio = t2 / t1;
         assert!((1.9..2.01).contains(&ratio), "T(128)/T(64) = {ratio}");
+    }
+
+    /// Eq. 18–21 split: the avr terms are compute, the sh_lat terms shared, and what remains is
+    /// exactly the periods' global loads (del·g·#Aw + lat, then del·g·#Wpb + lat per period).
+    #[test]
+    fn shared_intensive_parts_leave_the_global_loads() {
+        let p = gtx980();
+        let k = DvfsKernel {
+            gld_trans: 8.0,
+            comp_inst: 120.0,
+            shared_trans: 68.0,
+            phases: 2.0,
+            ..toy(0.0)
+        };
+        let c = Clocks::new(700.0, 700.0);
+        let (t, parts, case) = t_active(&p, &k, c);
+        assert_eq!(case, Case::SharedIntensive);
+        let (lat, del) = p.agl(c, k.l2_hr);
+        let g = k.gld_trans / k.phases;
+        let global =
+            del * g * k.active_warps + lat + (del * g * k.warps_per_block + lat) * k.phases;
+        let rest = t - parts.compute - parts.shared;
+        assert!((rest - global).abs() < 1e-9 * t, "{rest} vs {global}");
+        let sh = p.sh_lat.unwrap();
+        assert!((parts.shared - sh * (1.0 + (34.0 + 1.0) * 2.0)).abs() < 1e-9);
     }
 
     /// The seed's §7.3 toy memory-bound kernel (reading B): Eq. 13 at 700/700, T_active 6661.04.
