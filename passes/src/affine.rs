@@ -473,7 +473,63 @@ fn sreg(s: &SReg, ntid: [u64; 3]) -> Val {
         SReg::Ntid(dim) => Val::Num(Poly::constant(crate::poly::poly::rat(
             ntid[dim.index()] as i128,
         ))),
+        SReg::Laneid => Val::Num(Poly::from_lin(&lane_id(ntid))),
         _ => Val::Unknown,
+    }
+}
+
+/// `%laneid`: the thread's linear index in its block, modulo the warp size (warps are cut from
+/// the linear index).
+fn lane_id(ntid: [u64; 3]) -> LinExpr {
+    let (nx, ny) = (ntid[0] as i128, ntid[1] as i128);
+    let linear = LinExpr::var("tid_x")
+        .add(&LinExpr::var("tid_y").scale(nx))
+        .add(&LinExpr::var("tid_z").scale(nx * ny));
+    linear.sub(&linear.floor_div(32).scale(32))
+}
+
+/// The predicate `p` of `shfl.sync.mode.b32 d|p, a, b, c, mask`: whether the source lane is in
+/// range, per the PTX ISA's semantics (lane offsets `b[4:0]`, clamp `c[4:0]`, segment mask
+/// `c[12:8]`). It depends on the lane and on `b` and `c` only, never on the shuffled data, so
+/// CUB's and cooperative groups' `@p add` after a shuffle is counted exactly. Segment masks
+/// other than a power-of-two width, and `bfly`/`idx` with a lane-varying `b`, stay unknown.
+fn shfl_in_range(i: &Inst, b: Option<&Poly>, c: Option<&Poly>, ntid: [u64; 3]) -> Option<Cond> {
+    let c = c.and_then(konst)?;
+    let (cval, seg) = (c & 31, (c >> 8) & 31);
+    let lane = lane_id(ntid);
+    // A segment of width w = 2^k masks the lane's bits k..4: seg = 32 - w.
+    let width = 32 - seg;
+    if width & (width - 1) != 0 {
+        return None;
+    }
+    let min_lane = lane.floor_div(width).scale(width);
+    let top = cval & (width - 1); // cval & !seg
+    let max_lane = min_lane.add_const(top);
+    let b_lin = b.and_then(lin)?;
+    let bval = match konst(&Poly::from_lin(&b_lin)) {
+        Some(k) => LinExpr::constant(k & 31),
+        None => b_lin.sub(&b_lin.floor_div(32).scale(32)),
+    };
+    let has = |m: &str| i.modifiers.iter().any(|x| x == m);
+    if has("up") {
+        compare("ge", &lane.sub(&bval), &max_lane)
+    } else if has("down") {
+        compare("le", &lane.add(&bval), &max_lane)
+    } else {
+        let k = konst(&Poly::from_lin(&bval))?;
+        let in_range = if has("bfly") {
+            // lane ^ k stays in the lane's segment; it is in range for every lane when the clamp
+            // is the segment's last lane.
+            (k & seg == 0 && top == width - 1).then_some(true)?
+        } else {
+            // idx: j = min_lane | (k & !seg), in range when its offset is at most the clamp.
+            (k & (width - 1)) <= top
+        };
+        Some(if in_range {
+            Cond::True
+        } else {
+            Cond::True.not()
+        })
     }
 }
 
@@ -806,6 +862,16 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
         Val::Unknown if !is_float => by_sign(i, &ops).unwrap_or(Val::Unknown),
         v => v,
     };
+    if i.opcode == "shfl" {
+        if let Some(Operand::Pair(d, p)) = i.operands.first() {
+            if let (Some(d), Some(p)) = (d.reg(), p.reg()) {
+                let in_range = shfl_in_range(i, b, c, ntid).map_or(Val::Unknown, Val::Pred);
+                env.insert(d.to_string(), Val::Unknown);
+                env.insert(p.to_string(), in_range);
+                return;
+            }
+        }
+    }
     // setp p|q: q is the negation
     if i.opcode == "setp" {
         if let Some(Operand::Pair(p, q)) = i.operands.first() {

@@ -33,13 +33,16 @@ impl Taint {
             let mut changed = false;
             for (b, bb) in cfg.blocks.iter().enumerate() {
                 for i in &bb.insts {
-                    let tainted = influenced.contains(&b)
+                    let decided_by_taint = influenced.contains(&b)
+                        || i.pred.as_ref().is_some_and(|g| regs.contains(&g.reg));
+                    let tainted = decided_by_taint
                         || reads_state(i)
-                        || i.pred.as_ref().is_some_and(|g| regs.contains(&g.reg))
                         || sources(i).iter().any(|r| regs.contains(r));
                     if tainted {
                         for d in dests(i) {
-                            changed |= regs.insert(d);
+                            if decided_by_taint || !shfl_range_untainted(i, &d, &regs) {
+                                changed |= regs.insert(d);
+                            }
                         }
                     }
                 }
@@ -116,6 +119,24 @@ fn unlaunched(o: &Operand) -> bool {
         Operand::Pair(a, b) => unlaunched(a) || unlaunched(b),
         _ => false,
     }
+}
+
+/// Whether `d` is the in-range predicate of a `shfl` (`shfl.sync.mode.b32 d|p, a, b, c, mask`)
+/// whose lane operands are untainted: the predicate depends on the lane, `b` and `c`, not on the
+/// shuffled value `a`.
+fn shfl_range_untainted(i: &Inst, d: &str, regs: &BTreeSet<String>) -> bool {
+    let Some(Operand::Pair(_, p)) = i.operands.first() else {
+        return false;
+    };
+    if i.opcode != "shfl" || p.reg() != Some(d) {
+        return false;
+    }
+    let mut lane_operands = BTreeSet::new();
+    i.operands
+        .iter()
+        .skip(2)
+        .for_each(|o| o.collect_reads(&mut lane_operands));
+    !lane_operands.iter().any(|r| regs.contains(r)) && !i.operands.iter().skip(2).any(unlaunched)
 }
 
 /// The registers `i` reads.

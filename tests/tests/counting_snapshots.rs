@@ -20,6 +20,7 @@ const KERNELS: &[(&str, &str, [u64; 3])] = &[
     ("reduce_shared", "reduce_shared", [256, 1, 1]),
     ("dot_unroll4", "dot_unroll4", [256, 1, 1]),
     ("noinline_horner", "noinline_horner", [256, 1, 1]),
+    ("warp_segments", "warp_segments", [128, 1, 1]),
     ("loopy/triangle", "loopy_triangle", [32, 1, 1]),
     (
         "loopy/matmul_prefetch",
