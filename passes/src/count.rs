@@ -700,13 +700,14 @@ fn wavefronts(
         block,
         env,
         WAVEFRONT_BUDGET,
-        &mut |point, lanes| {
+        &deps,
+        &mut |point, lanes, blocks| {
             let key = (
                 deps.iter().filter_map(|v| point.get(v).copied()).collect(),
                 lanes.to_vec(),
             );
             if let Some(n) = memo.get(&key) {
-                total += n;
+                total += n * blocks;
                 return;
             }
             if memo.len() >= WAVEFRONT_WARP_BUDGET {
@@ -728,7 +729,7 @@ fn wavefronts(
             }
             let n = classify::warp::shared_wavefronts(&acc, r.width);
             memo.insert(key, n);
-            total += n;
+            total += n * blocks;
         },
     )
     .map_err(|e| match e {

@@ -407,20 +407,34 @@ pub enum EnumerateError {
 /// the values of ctaid and the counters and the thread indices (in lane order) of one warp
 /// whose threads are in the domain at that point. The counters' ranges come from isl; the box
 /// they span is filtered by `cond` point by point, so at most `budget` points are visited.
+///
+/// `visit_reads` names the variables `visit` reads from the point. A grid dimension that neither
+/// it nor `cond` reads gives every block the same warps: it is walked at `ctaid = 0` only, and
+/// `visit`'s third argument, the weight, says how many blocks that one stands for.
 pub fn for_each_warp(
     counters: &[String],
     cond: &Cond,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
     budget: u64,
-    visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])]),
+    visit_reads: &BTreeSet<String>,
+    visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
 ) -> Result<(), EnumerateError> {
-    let grid = ["x", "y", "z"].map(|d| env.get(&format!("nctaid_{d}")).copied().unwrap_or(1));
+    let full_grid = ["x", "y", "z"].map(|d| env.get(&format!("nctaid_{d}")).copied().unwrap_or(1));
     let is_dim = |v: &str| {
         v.starts_with("tid_") || v.starts_with("ctaid_") || counters.iter().any(|k| k == v)
     };
     let mut vars = BTreeSet::new();
     cond.vars(&mut vars);
+    let mut grid = full_grid;
+    let mut weight = 1u64;
+    for (d, n) in ["x", "y", "z"].iter().zip(grid.iter_mut()) {
+        let v = format!("ctaid_{d}");
+        if *n > 1 && !vars.contains(&v) && !visit_reads.contains(&v) {
+            weight = weight.saturating_mul(*n as u64);
+            *n = 1;
+        }
+    }
     let mut fixed = cond.clone();
     for v in vars.iter().filter(|v| !is_dim(v)) {
         let val = env
@@ -432,7 +446,7 @@ pub fn for_each_warp(
     let mut ranges = Vec::new();
     if !counters.is_empty() {
         let [nx, ny, nz] = block;
-        let [gx, gy, gz] = grid;
+        let [gx, gy, gz] = full_grid;
         let text = format!(
             "{{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z, {}] : 0 <= ctaid_x < {gx} and 0 <= ctaid_y < {gy} and 0 <= ctaid_z < {gz} and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
             counters.join(", "),
@@ -493,7 +507,7 @@ pub fn for_each_warp(
                             }
                         }
                         if !lanes.is_empty() {
-                            visit(&point, &lanes);
+                            visit(&point, &lanes, weight);
                         }
                     }
                     // Next counter tuple, odometer style (innermost counter fastest).

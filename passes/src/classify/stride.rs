@@ -162,13 +162,18 @@ fn walked_class(
     let mut ev = StrideEvidence::default();
     let mut unvalued = false;
     let mut acc = Vec::with_capacity(32);
+    let mut reads = BTreeSet::new();
+    addr.vars(&mut reads);
+    defs.close(&mut reads);
+    // A class is the same however many blocks repeat a warp: the weight is not needed.
     crate::domains::for_each_warp(
         &m.counters,
         &m.cond,
         block,
         env,
         WALK_BUDGET,
-        &mut |point, lanes| {
+        &reads,
+        &mut |point, lanes, _blocks| {
             acc.clear();
             for (lane, tid) in lanes {
                 match eval_addr(addr, defs, *tid, point, env) {

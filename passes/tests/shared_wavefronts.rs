@@ -1,0 +1,60 @@
+//! Shared-memory wavefronts are counted by walking the warps of an access. A block-invariant
+//! access is walked in one block and weighted by the grid, so a 16M-thread launch is counted
+//! exactly; an access whose guard reads `%ctaid` is walked block by block and agrees with the
+//! emulator.
+
+use kerncast_passes::stats::{Dir, Feature};
+
+mod common;
+use common::{analyze, data_dependent, emulate, kernel, workload};
+
+/// `buf[2 * tid] = 1` where `tid < s0` (two threads per bank: a 2-way conflict in full warps),
+/// and, in blocks `ctaid < 2` only, a unit-stride load of `buf[tid]`.
+fn two_accesses() -> kerncast_passes::ptx::Module {
+    kernel(
+        1,
+        ".shared .align 4 .b8 buf[2048];\n\
+         mov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 3;\nmov.u32 %r3, buf;\nadd.s32 %r4, %r3, %r2;\n\
+         setp.lt.u32 %p1, %r1, %r20;\n@%p1 st.shared.f32 [%r4], 0f3F800000;\n\
+         mov.u32 %r5, %ctaid.x;\nsetp.lt.u32 %p2, %r5, 2;\nshl.b32 %r6, %r1, 2;\nadd.s32 %r7, %r3, %r6;\n\
+         @%p2 ld.shared.f32 %f1, [%r7];\nret;",
+    )
+}
+
+#[test]
+fn counter_and_emulator_agree_on_both_accesses() {
+    let m = two_accesses();
+    let ks = analyze(&m, "k", [256, 1, 1]);
+    assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
+    for (grid, s0) in [([1, 1, 1], 256), ([4, 1, 1], 200), ([3, 2, 1], 17)] {
+        let s = ks.bind(&workload(grid, [256, 1, 1], &[("0", s0)])).unwrap();
+        let e = emulate(&m, grid, [256, 1, 1], &[s0]);
+        for dir in [Dir::Store, Dir::Load] {
+            let f = Feature::SharedWavefronts { dir };
+            assert_eq!(s.get(&f), e.get(&f), "{f} at {grid:?} s0={s0}");
+        }
+    }
+}
+
+#[test]
+fn a_block_invariant_access_is_counted_at_any_grid() {
+    let m = kernel(
+        1,
+        ".shared .align 4 .b8 buf[2048];\n\
+         mov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 3;\nmov.u32 %r3, buf;\nadd.s32 %r4, %r3, %r2;\n\
+         setp.lt.u32 %p1, %r1, %r20;\n@%p1 st.shared.f32 [%r4], 0f3F800000;\nret;",
+    );
+    let ks = analyze(&m, "k", [256, 1, 1]);
+    // 65536 × 256 threads: four times the points the walk may visit.
+    let s = ks
+        .bind(&workload([65536, 1, 1], [256, 1, 1], &[("0", 200)]))
+        .unwrap();
+    assert!(
+        s.assumptions.is_empty(),
+        "{:?}",
+        s.assumptions.iter().map(|a| &a.what).collect::<Vec<_>>()
+    );
+    // Six full warps at 2 wavefronts, and warp 6 with 8 lanes on 8 distinct banks at 1.
+    let f = Feature::SharedWavefronts { dir: Dir::Store };
+    assert_eq!(s.get(&f), 65536.0 * (6.0 * 2.0 + 1.0));
+}
