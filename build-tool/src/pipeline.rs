@@ -70,7 +70,8 @@ fn to_lower_frontend(f: Frontend) -> lower::Frontend {
 }
 
 /// Jobs for files and folders given on the command line (folders: every kernel source inside,
-/// sorted).
+/// sorted, skipping what git ignores and hidden entries, as ripgrep does: a project's `target/`
+/// holds lowered PTX and build outputs that are not the user's kernels).
 pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job>, String> {
     let mut files = Vec::new();
     for p in paths {
@@ -96,12 +97,11 @@ pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job
         .collect())
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for e in std::fs::read_dir(dir)? {
-        let p = e?.path();
-        if p.is_dir() {
-            collect(&p, out)?;
-        } else if Frontend::for_path(&p).is_some() {
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ignore::Error> {
+    // A .gitignore counts outside a git checkout too (an unpacked tarball, a fresh copy).
+    for e in ignore::WalkBuilder::new(dir).require_git(false).build() {
+        let p = e?.into_path();
+        if p.is_file() && Frontend::for_path(&p).is_some() {
             out.push(p);
         }
     }
@@ -605,12 +605,42 @@ fn scaling(
 
 #[cfg(test)]
 mod tests {
-    use super::demangle;
+    use super::*;
 
     #[test]
     fn demangles_simple_itanium_names() {
         assert_eq!(demangle("_Z6matmuliPKfS0_Pf"), "matmul");
         assert_eq!(demangle("saxpy"), "saxpy");
         assert_eq!(demangle("_Z99x"), "_Z99x");
+    }
+
+    #[test]
+    fn folders_skip_ignored_and_hidden_entries() {
+        let d = tempfile::tempdir().unwrap();
+        let touch = |rel: &str| {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        };
+        for f in [
+            "a.cu",
+            "sub/b.cl",
+            "target/lowered.ptx",
+            ".cache/c.cu",
+            "notes.txt",
+        ] {
+            touch(f);
+        }
+        std::fs::write(d.path().join(".gitignore"), "target/\n").unwrap();
+        let jobs = jobs_from_paths(&[d.path().to_path_buf()], &LowerOptions::default()).unwrap();
+        let names: Vec<_> = jobs
+            .iter()
+            .map(|j| j.path.strip_prefix(d.path()).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(names, [PathBuf::from("a.cu"), PathBuf::from("sub/b.cl")]);
+        // A file named on the command line is taken even where a folder walk would skip it.
+        let ignored = d.path().join("target/lowered.ptx");
+        let jobs = jobs_from_paths(&[ignored.clone()], &LowerOptions::default()).unwrap();
+        assert_eq!(jobs.len(), 1);
     }
 }
