@@ -616,7 +616,7 @@ impl Target {
     pub fn load(device: &str, model: &str) -> Result<Target, String> {
         let d = Device::load(device).map_err(|e| e.to_string())?;
         let m = model_by_name(model).ok_or_else(|| {
-            format!("unknown model `{model}` (expected auto, linear, schedule or dvfs)")
+            format!("unknown model `{model}` (expected auto, linear, schedule, dvfs or roofline)")
         })?;
         let power = PhysicalPowerParams::from_device(&d).ok();
         Ok(Target {
@@ -820,7 +820,7 @@ fn is_float(t: DType) -> bool {
 
 /// The concrete models, in the order `auto` tries them.
 fn every_model() -> Vec<Box<dyn Model + Send + Sync>> {
-    ["dvfs", "schedule", "linear"]
+    kerncast_models::capability::MODELS
         .into_iter()
         .filter_map(model_by_name)
         .collect()
@@ -828,13 +828,15 @@ fn every_model() -> Vec<Box<dyn Model + Send + Sync>> {
 
 fn model_by_name(name: &str) -> Option<Box<dyn Model + Send + Sync>> {
     use kerncast_models::{
-        auto::AutoModel, dvfs::DvfsModel, linear::LinearModel, schedule::ScheduleModel,
+        auto::AutoModel, dvfs::DvfsModel, linear::LinearModel, roofline::RooflineModel,
+        schedule::ScheduleModel,
     };
     Some(match name {
         "auto" => Box::new(AutoModel),
         "linear" => Box::new(LinearModel::default()),
         "schedule" => Box::new(ScheduleModel::default()),
         "dvfs" => Box::new(DvfsModel::default()),
+        "roofline" => Box::new(RooflineModel),
         _ => return None,
     })
 }

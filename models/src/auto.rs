@@ -1,6 +1,7 @@
 //! `--model auto`, kerncast's default. The level (time, power at the default clocks) comes from
 //! the first model whose data the device and input provide, in the order dvfs (clock-aware,
-//! fittable), schedule (needs per-block instructions), linear (needs fitted weights).
+//! fittable), schedule (needs per-block instructions), linear (needs fitted weights), and last
+//! the roofline bound, which every profile's datasheet numbers support.
 //!
 //! How that level scales with the clocks comes from model C of the validation
 //! ([`crate::dvfs_knn`], docs/validation.md) wherever it applies: on the device it was measured
@@ -15,13 +16,14 @@ use crate::dvfs_knn;
 use crate::linear::LinearModel;
 use crate::model::{ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
 use crate::power::apply_physical;
+use crate::roofline::RooflineModel;
 use crate::schedule::ScheduleModel;
 
 #[derive(Clone, Debug, Default)]
 pub struct AutoModel;
 
-/// Pick a model by name: `linear`, `schedule` (approach 2), `schedule-ilp` (approach 1), `dvfs`
-/// or `auto`.
+/// Pick a model by name: `linear`, `schedule` (approach 2), `schedule-ilp` (approach 1), `dvfs`,
+/// `roofline` or `auto`.
 pub fn by_name(name: &str) -> Option<Box<dyn Model>> {
     match name {
         "linear" => Some(Box::new(LinearModel::default())),
@@ -31,6 +33,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Model>> {
             ..Default::default()
         })),
         "dvfs" => Some(Box::new(DvfsModel::default())),
+        "roofline" => Some(Box::new(RooflineModel)),
         "auto" => Some(Box::new(AutoModel)),
         _ => None,
     }
@@ -40,10 +43,11 @@ pub fn by_name(name: &str) -> Option<Box<dyn Model>> {
 /// ones were skipped.
 fn level(input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
     let mut why = Vec::new();
-    let candidates: [Box<dyn Model>; 3] = [
+    let candidates: [Box<dyn Model>; 4] = [
         Box::new(DvfsModel::default()),
         Box::new(ScheduleModel::default()),
         Box::new(LinearModel::default()),
+        Box::new(RooflineModel),
     ];
     for m in candidates {
         match m.predict(input, d, clocks) {

@@ -49,7 +49,7 @@ DONE:
 "#;
 
 /// The level models `kerncast analyze --model` accepts, in `auto`'s order.
-pub const MODELS: [&str; 3] = ["dvfs", "schedule", "linear"];
+pub const MODELS: [&str; 4] = ["dvfs", "schedule", "linear", "roofline"];
 
 /// What a device supports: per model, `Ok` or the reason it cannot run; and whether a power
 /// model is available (a model's own, or the physical power model's coefficients).
@@ -144,13 +144,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_titan_x_runs_dvfs_with_power_and_a_datasheet_only_profile_runs_nothing() {
+    fn the_titan_x_runs_dvfs_with_power_and_a_datasheet_only_profile_runs_the_roofline_only() {
         let titan = capabilities(&Device::load("gtx-titan-x").unwrap());
         assert!(titan.usable().contains(&"dvfs"), "{titan:?}");
         assert!(titan.power.is_ok(), "{titan:?}");
 
         let a100 = capabilities(&Device::load("a100").unwrap());
-        assert_eq!(a100.usable(), Vec::<&str>::new(), "{a100:?}");
+        assert_eq!(a100.usable(), ["roofline"], "{a100:?}");
+        assert!(a100.power.is_err(), "{a100:?}");
         let (_, sched) = a100.models.iter().find(|(m, _)| *m == "schedule").unwrap();
         let why = sched.as_ref().unwrap_err();
         assert!(

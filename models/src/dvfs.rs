@@ -340,21 +340,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
         }) / 32.0;
     }
     let traffic = 32.0 * s.sum_where(sectors);
-    let l2_hr = match (input.hint("l2_hit_rate"), input.hint("footprint_bytes")) {
-        (Some(h), _) => h.clamp(0.0, 1.0),
-        (None, Some(f)) if traffic > 0.0 => {
-            let l2 = *d.need(&d.hw.l2_bytes, "hw.l2_bytes", NAME)? as f64;
-            let hr = l2_hit_from_footprint(traffic, f, l2);
-            notes.push(format!(
-                "l2_hit_rate {hr:.3} derived: {traffic:.0} B of sector traffic over a {f:.0} B footprint (footprint_bytes) with a {l2:.0} B L2"
-            ));
-            hr
-        }
-        _ => {
-            notes.push("l2_hit_rate not given: 0 assumed (every transaction from DRAM); set l2_hit_rate, or footprint_bytes to derive it".into());
-            0.0
-        }
-    };
+    let l2_hr = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
     Ok((
         DvfsKernel {
             blocks: nb as f64,
@@ -369,6 +355,35 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
         },
         notes,
     ))
+}
+
+/// The L2 hit rate of global traffic (`traffic` bytes of sectors): the user's `l2_hit_rate`, else
+/// derived from `footprint_bytes` and the L2 size, else 0 (every sector from DRAM); a note says
+/// which.
+pub fn l2_hit_rate(
+    input: &ModelInput,
+    d: &Device,
+    traffic: f64,
+    model: &str,
+    notes: &mut Vec<String>,
+) -> Result<f64> {
+    Ok(
+        match (input.hint("l2_hit_rate"), input.hint("footprint_bytes")) {
+            (Some(h), _) => h.clamp(0.0, 1.0),
+            (None, Some(f)) if traffic > 0.0 => {
+                let l2 = *d.need(&d.hw.l2_bytes, "hw.l2_bytes", model)? as f64;
+                let hr = l2_hit_from_footprint(traffic, f, l2);
+                notes.push(format!(
+                "l2_hit_rate {hr:.3} derived: {traffic:.0} B of sector traffic over a {f:.0} B footprint (footprint_bytes) with a {l2:.0} B L2"
+            ));
+                hr
+            }
+            _ => {
+                notes.push("l2_hit_rate not given: 0 assumed (every transaction from DRAM); set l2_hit_rate, or footprint_bytes to derive it".into());
+                0.0
+            }
+        },
+    )
 }
 
 /// L2 hit rate from the global sector traffic, the kernel's compulsory footprint (bytes its

@@ -15,6 +15,7 @@ pub mod model;
 pub mod nnls;
 pub mod power;
 pub mod render;
+pub mod roofline;
 pub mod schedule;
 pub mod sweep;
 

@@ -170,7 +170,7 @@ fn schedule_model_predicts_in_analyze() {
         k.models
     );
     // Every model appears, with a time or the reason it has none.
-    assert_eq!(k.models.len(), 3, "{:#?}", k.models);
+    assert_eq!(k.models.len(), 4, "{:#?}", k.models);
     assert!(k
         .models
         .iter()

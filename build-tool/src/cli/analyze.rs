@@ -22,7 +22,7 @@ pub struct Inputs {
     /// Device profile name or file (repeatable); overrides the config's `devices`.
     #[arg(long = "device")]
     pub devices: Vec<String>,
-    /// Model: auto, linear, schedule or dvfs; overrides the config's first `models` entry.
+    /// Model: auto, linear, schedule, dvfs or roofline; overrides the config's first `models` entry.
     #[arg(long)]
     pub model: Option<String>,
     /// Worker threads (default: one per core).

@@ -28,7 +28,7 @@ pub struct Args {
     pub kernel: Option<String>,
     #[arg(long, default_value = "gtx-titan-x")]
     pub device: String,
-    /// auto, linear, schedule or dvfs.
+    /// auto, linear, schedule, dvfs or roofline.
     #[arg(long, default_value = "auto")]
     pub model: String,
     /// Core and memory clock in MHz (default: the device's default pair).
@@ -164,7 +164,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
     let model = auto::by_name(&args.model).ok_or_else(|| {
         miette!(
-            "unknown model `{}` (auto, linear, schedule, dvfs)",
+            "unknown model `{}` (auto, linear, schedule, dvfs, roofline)",
             args.model
         )
     })?;

@@ -1,0 +1,310 @@
+//! Roofline: a kernel takes at least as long as its busiest resource needs for its share of the
+//! work at that resource's peak rate (Williams et al. 2009, taken per pipe as Kerncraft's
+//! roofline model does). Its inputs are datasheet and programming-guide numbers every device
+//! profile carries, so it runs on every device; it knows no latency, no occupancy limit and no
+//! launch cost, so its time is a lower bound, and `auto` uses it only where no fitted model has
+//! its data.
+//!
+//! | resource | work (from the counts)                              | peak per SM per core cycle      |
+//! |----------|-----------------------------------------------------|---------------------------------|
+//! | `issue`  | warp instructions (ops and memory moves)            | `hw.dispatch_units_per_sm`      |
+//! | `alu`    | warp ops on the CUDA cores (not f64, not SFU)       | `hw.cores_per_sm` / 32          |
+//! | `fp64`   | warp f64 arithmetic                                  | `hw.dpu_per_sm` / 32            |
+//! | `sfu`    | warp rcp, sqrt, rsqrt, ex2/lg2/sin/cos, f32 div      | `hw.sfu_per_sm` / 32            |
+//! | `shared` | shared-memory wavefronts                             | 1 (32 banks × 4 B per clock)    |
+//! | `dram`   | 32 B × global sectors × (1 − L2 hit rate)           | the DRAM bandwidth (whole GPU)  |
+//!
+//! The SM pipes scale with the SMs the launch can fill: min(blocks, `hw.sm_count`).
+
+use crate::device::{Clocks, Device};
+use crate::dvfs::l2_hit_rate;
+use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
+use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, OpKind, Space};
+use std::collections::BTreeMap;
+
+pub const NAME: &str = "roofline";
+
+/// Shared-memory wavefronts an SM serves per clock: one, as every bank delivers 32 bits per
+/// clock cycle and a wavefront is one access of the 32 banks (CUDA C++ Programming Guide,
+/// "Shared Memory" of compute capabilities 5.x and later).
+const SHARED_WAVEFRONTS_PER_CLOCK: f64 = 1.0;
+
+#[derive(Clone, Debug, Default)]
+pub struct RooflineModel;
+
+/// The pipe an arithmetic op issues to.
+fn pipe(kind: OpKind, ty: DType) -> Option<&'static str> {
+    use OpKind::*;
+    match kind {
+        Control | Barrier | Atomic | ShuffleVote | Mma | Other => None,
+        _ if ty == DType::F64 => Some("fp64"),
+        Rcp | Sqrt | Rsqrt | Special => Some("sfu"),
+        Div if ty == DType::F32 => Some("sfu"),
+        _ => Some("alu"),
+    }
+}
+
+/// Warp-level count of `f` at `gran` Warp, or its thread count / 32 where only that exists.
+fn warp_ops(s: &BoundStats) -> BTreeMap<(OpKind, DType), f64> {
+    let mut warp = BTreeMap::new();
+    let mut thread = BTreeMap::new();
+    for (f, v) in &s.features {
+        if let Feature::Op { kind, ty, gran } = f {
+            let m = if *gran == Granularity::Warp {
+                &mut warp
+            } else {
+                &mut thread
+            };
+            *m.entry((*kind, *ty)).or_insert(0.0) += v;
+        }
+    }
+    if warp.is_empty() {
+        thread.into_iter().map(|(k, v)| (k, v / 32.0)).collect()
+    } else {
+        warp
+    }
+}
+
+/// Warp instructions that move memory (loads and stores of every space).
+fn warp_memory_moves(s: &BoundStats) -> f64 {
+    let at = |g: Granularity| {
+        s.sum_where(
+            |f| matches!(f, Feature::Mem { dir: Dir::Load | Dir::Store, gran, .. } if *gran == g),
+        )
+    };
+    match at(Granularity::Warp) {
+        w if w > 0.0 => w,
+        _ => at(Granularity::Thread) / 32.0,
+    }
+}
+
+impl Model for RooflineModel {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
+        let s = &input.stats;
+        let launch = s.launch.ok_or_else(|| ModelError::Input {
+            model: NAME.into(),
+            what: "a launch geometry (grid, block) in the stats".into(),
+        })?;
+        let per_sm = |v: &Option<crate::Sourced<u32>>, key: &str| -> Result<f64> {
+            Ok(*d.need(v, key, NAME)? as f64)
+        };
+        let sms = per_sm(&d.hw.sm_count, "hw.sm_count")?.min(launch.blocks().max(1) as f64);
+        let cycles_per_s = clocks.core_mhz * 1e6;
+        let rate = |per_clock_per_sm: f64| per_clock_per_sm * sms * cycles_per_s;
+
+        let mut work: BTreeMap<&str, f64> = BTreeMap::new();
+        let mut unbounded: BTreeMap<String, f64> = BTreeMap::new();
+        let ops = warp_ops(s);
+        for (&(kind, ty), &v) in &ops {
+            match pipe(kind, ty) {
+                Some(p) => *work.entry(p).or_insert(0.0) += v,
+                None if kind == OpKind::Mma => {
+                    *unbounded.entry("tensor-core mma".into()).or_insert(0.0) += v
+                }
+                None => {}
+            }
+        }
+        let issued = ops.values().sum::<f64>() + warp_memory_moves(s);
+
+        let mut notes = Vec::new();
+        let sectors = s.sum_where(|f| {
+            matches!(
+                f,
+                Feature::Sectors {
+                    space: Space::Global,
+                    ..
+                }
+            )
+        });
+        let traffic = 32.0 * sectors;
+        let hit = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
+        let dram_bw = d.dram_bandwidth(clocks.mem_mhz, NAME)?;
+        let wavefronts = s.sum_where(|f| matches!(f, Feature::SharedWavefronts { .. }));
+
+        let mut breakdown = BTreeMap::new();
+        let mut put = |k: &str, t: f64| {
+            if t > 0.0 {
+                breakdown.insert(k.to_string(), t);
+            }
+        };
+        put(
+            "issue",
+            issued
+                / rate(per_sm(
+                    &d.hw.dispatch_units_per_sm,
+                    "hw.dispatch_units_per_sm",
+                )?),
+        );
+        put(
+            "alu",
+            work.get("alu").copied().unwrap_or(0.0)
+                / rate(per_sm(&d.hw.cores_per_sm, "hw.cores_per_sm")? / 32.0),
+        );
+        put(
+            "fp64",
+            work.get("fp64").copied().unwrap_or(0.0)
+                / rate(per_sm(&d.hw.dpu_per_sm, "hw.dpu_per_sm")? / 32.0),
+        );
+        put(
+            "sfu",
+            work.get("sfu").copied().unwrap_or(0.0)
+                / rate(per_sm(&d.hw.sfu_per_sm, "hw.sfu_per_sm")? / 32.0),
+        );
+        put("shared", wavefronts / rate(SHARED_WAVEFRONTS_PER_CLOCK));
+        put("dram", traffic * (1.0 - hit) / dram_bw);
+
+        let time_s = breakdown.values().copied().fold(0.0, f64::max);
+        if time_s <= 0.0 {
+            return Err(ModelError::Input {
+                model: NAME.into(),
+                what: "counted work (no instruction or memory traffic was counted)".into(),
+            });
+        }
+        let bottleneck = largest(&breakdown);
+        let mut activity = BTreeMap::new();
+        if let Some(t) = breakdown.get("alu") {
+            activity.insert("sp".to_string(), t / time_s);
+        }
+        if let Some(t) = breakdown.get("dram") {
+            activity.insert("dram".to_string(), t / time_s);
+        }
+        notes.push(format!(
+            "roofline: the time of the busiest resource at its peak rate over {sms} SM(s), a lower bound (no latency, occupancy or launch cost); each resource's own time is in the breakdown"
+        ));
+        for (what, n) in &unbounded {
+            notes.push(format!(
+                "{n:.0} warp {what} instruction(s) not bounded: the profile has no sourced rate for them"
+            ));
+        }
+        Ok(Prediction {
+            model: NAME.into(),
+            clocks,
+            time_s,
+            power_w: None,
+            energy_j: None,
+            breakdown,
+            bottleneck,
+            error_band: ErrorBand {
+                rel: 0.478,
+                source: "not validated: a roofline lower bound; the band is the worst per-GPU MAPE of a static model in the references (Alavani 2023 Table 4.8, M60)".into(),
+            },
+            activity,
+            notes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::Device;
+    use kerncast_passes::stats::{Launch, StrideClass};
+
+    fn device() -> Device {
+        Device::load("h100").expect("h100 profile loads")
+    }
+
+    fn stats(blocks: u64, features: &[(Feature, f64)]) -> BoundStats {
+        let mut s = BoundStats {
+            launch: Some(Launch {
+                grid: [blocks, 1, 1],
+                block: [256, 1, 1],
+            }),
+            ..Default::default()
+        };
+        for (f, v) in features {
+            s.features.insert(f.clone(), *v);
+        }
+        s
+    }
+
+    fn op(kind: OpKind, ty: DType) -> Feature {
+        Feature::Op {
+            kind,
+            ty,
+            gran: Granularity::Warp,
+        }
+    }
+
+    /// A streaming kernel: 2^20 sectors of loads at the datasheet bandwidth; the few ops are
+    /// far below their peaks, so DRAM bounds it and the time is bytes / bandwidth.
+    #[test]
+    fn streaming_is_bandwidth_bound() {
+        let d = device();
+        let c = d.default_clocks().unwrap();
+        let s = stats(
+            4096,
+            &[
+                (
+                    Feature::Sectors {
+                        space: Space::Global,
+                        dir: Dir::Load,
+                    },
+                    (1u64 << 20) as f64,
+                ),
+                (op(OpKind::Fma, DType::F32), 32768.0),
+            ],
+        );
+        let p = RooflineModel.predict(&ModelInput::new(s), &d, c).unwrap();
+        let bw = d.dram_bandwidth(c.mem_mhz, NAME).unwrap();
+        assert_eq!(p.bottleneck, "dram");
+        assert!((p.time_s - 32.0 * (1u64 << 20) as f64 / bw).abs() < 1e-15);
+        assert!(p.power_w.is_none());
+    }
+
+    /// f64 fma on the H100: 64 DP units per SM are 2 warp instructions per clock per SM; with
+    /// 10 blocks only 10 SMs work.
+    #[test]
+    fn fp64_bound_on_the_sms_the_launch_fills() {
+        let d = device();
+        let c = d.default_clocks().unwrap();
+        let n = 1e6;
+        let s = stats(10, &[(op(OpKind::Fma, DType::F64), n)]);
+        let p = RooflineModel.predict(&ModelInput::new(s), &d, c).unwrap();
+        assert_eq!(p.bottleneck, "fp64");
+        let want = n / (64.0 / 32.0 * 10.0 * c.core_mhz * 1e6);
+        assert!(
+            (p.time_s - want).abs() < 1e-12 * want.max(1.0),
+            "{}",
+            p.time_s
+        );
+        // the issue bound of the same instructions is half of it (4 dispatch units per SM)
+        assert!((p.breakdown["issue"] - want / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tensor_ops_are_named_as_unbounded_and_nothing_counted_is_an_error() {
+        let d = device();
+        let c = d.default_clocks().unwrap();
+        let s = stats(
+            132,
+            &[
+                (op(OpKind::Mma, DType::F16), 4096.0),
+                (
+                    Feature::Mem {
+                        space: Space::Shared,
+                        dir: Dir::Load,
+                        bits: 32,
+                        stride: StrideClass::Unit,
+                        nc: false,
+                        gran: Granularity::Warp,
+                    },
+                    100.0,
+                ),
+            ],
+        );
+        let p = RooflineModel.predict(&ModelInput::new(s), &d, c).unwrap();
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.contains("4096 warp tensor-core mma")));
+        let empty = stats(1, &[]);
+        assert!(RooflineModel
+            .predict(&ModelInput::new(empty), &d, c)
+            .is_err());
+    }
+}
