@@ -1,6 +1,6 @@
 //! The plain-text summary `kerncast analyze` prints to stdout.
 
-use super::{fmt_energy_opt, fmt_power, fmt_time, Report};
+use super::{fmt_energy_opt, fmt_power, fmt_time, KernelReport, Report};
 use std::fmt::Write;
 
 pub fn render(r: &Report) -> String {
@@ -13,12 +13,22 @@ pub fn render(r: &Report) -> String {
         "energy",
         "bottleneck",
     ];
+    let file = |k: &KernelReport| k.source.as_ref().map(|s| s.file.clone());
+    // Two files may define kernels of one name: those rows name their file too.
+    let ambiguous = |k: &KernelReport| {
+        r.kernels
+            .iter()
+            .any(|o| o.display_name == k.display_name && file(o) != file(k))
+    };
     let rows: Vec<[String; 7]> = r
         .kernels
         .iter()
         .map(|k| {
             [
-                k.display_name.clone(),
+                match file(k) {
+                    Some(f) if ambiguous(k) => format!("{f}: {}", k.display_name),
+                    _ => k.display_name.clone(),
+                },
                 k.workload.name.clone(),
                 k.device.clone(),
                 fmt_time(k.prediction.time_s),
@@ -92,5 +102,24 @@ mod tests {
         assert!(lines[2].starts_with("saxpy"));
         assert!(lines[2].contains("2.500 µs"));
         assert_eq!(lines[3], "1 kernel workload(s), 0 error(s)");
+    }
+
+    #[test]
+    fn a_kernel_name_in_two_files_is_shown_with_its_file() {
+        let mut r = crate::report::sample::report();
+        let mut other = r.kernels[0].clone();
+        other.source.as_mut().unwrap().file = "b/other.cu".into();
+        r.kernels.push(other);
+        let t = super::render(&r);
+        let lines: Vec<&str> = t.lines().collect();
+        let first = r.kernels[0].source.as_ref().unwrap().file.clone();
+        assert!(lines[2].starts_with(&format!("{first}: saxpy")), "{t}");
+        assert!(lines[3].starts_with("b/other.cu: saxpy"), "{t}");
+        // alone, a name stays bare
+        assert!(super::render(&crate::report::sample::report())
+            .lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("saxpy "));
     }
 }
