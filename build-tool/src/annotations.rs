@@ -202,9 +202,20 @@ fn kernel_name(line: &str) -> Option<String> {
         return None;
     }
     let ident_before_paren = |s: &str| -> Option<String> {
-        let head = &s[..s.find('(')?];
+        let head = s[..s.find('(')?].trim_end();
+        // An explicit instantiation names its arguments: `template __global__ void f<128>(…);`
+        let (head, args) = match head.strip_suffix('>') {
+            Some(_) => {
+                let base = crate::pipeline::template_base(head);
+                let args: String = head[base.len()..]
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                (base.trim_end(), args)
+            }
+            None => (head, String::new()),
+        };
         let name: String = head
-            .trim_end()
             .chars()
             .rev()
             .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$' || *c == '.')
@@ -212,7 +223,7 @@ fn kernel_name(line: &str) -> Option<String> {
             .into_iter()
             .rev()
             .collect();
-        (!name.is_empty()).then_some(name)
+        (!name.is_empty()).then_some(name + &args)
     };
     let words: Vec<&str> = t.split_whitespace().collect();
     if words.contains(&"__global__")
@@ -482,6 +493,20 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(got[0], ("cub_sum", p(&["x", "n"]).as_slice(), 1));
         assert_eq!(got[1], ("cl_k", p(&["x", "n"]).as_slice(), 1));
+    }
+
+    #[test]
+    fn explicit_instantiations_are_kernels_with_their_arguments() {
+        let src = "template <int B>\n__global__ void tiled_sum(const float *x, int n) {}\n\
+            // kerncast: workload n=256 grid=(n/128) block=128\n\
+            template __global__ void tiled_sum<128>(const float *, int);\n\
+            // kerncast: workload n=256 grid=(n/64) block=64\n\
+            template __global__ void tiled_sum< 2 * 32 >(const float *, int);";
+        let ks = scan(src).unwrap();
+        let names: Vec<&str> = ks.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["tiled_sum", "tiled_sum<128>", "tiled_sum<2*32>"]);
+        assert_eq!(ks[1].workloads.len(), 1);
+        assert_eq!(ks[1].line, 4);
     }
 
     #[test]

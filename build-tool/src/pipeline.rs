@@ -161,16 +161,54 @@ pub struct Unit {
 
 /// `_Z6matmuliPKfS0_Pf` → `matmul`; other names unchanged.
 pub fn demangle(name: &str) -> String {
-    if let Some(rest) = name.strip_prefix("_Z") {
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if let Ok(n) = digits.parse::<usize>() {
-            let body = &rest[digits.len()..];
-            if body.len() >= n && body.is_char_boundary(n) {
-                return body[..n].to_string();
+    let options = cpp_demangle::DemangleOptions::new()
+        .no_params()
+        .no_return_type();
+    cpp_demangle::Symbol::new(name)
+        .ok()
+        .and_then(|s| s.demangle_with_options(&options).ok())
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// A demangled name without its trailing template arguments (`tiled_sum<128>` → `tiled_sum`),
+/// what a template's definition in the source is called.
+pub fn template_base(name: &str) -> &str {
+    if !name.ends_with('>') {
+        return name;
+    }
+    let mut depth = 0i32;
+    for (i, c) in name.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &name[..i];
+                }
             }
+            _ => {}
         }
     }
-    name.to_string()
+    name
+}
+
+/// The source kernel an entry is: the one of its demangled name (an explicit instantiation
+/// `tiled_sum<128>` included), else the template it instantiates, else the same name outside
+/// its namespace (the source says `scan` inside `namespace ns`).
+pub fn source_kernel<'a>(src: &'a [SourceKernel], entry: &str) -> Option<&'a SourceKernel> {
+    let plain = demangle(entry);
+    let same = |a: &str, b: &str| {
+        a.chars()
+            .filter(|c| !c.is_whitespace())
+            .eq(b.chars().filter(|c| !c.is_whitespace()))
+    };
+    src.iter()
+        .find(|s| s.name == entry || same(&s.name, &plain))
+        .or_else(|| src.iter().find(|s| same(&s.name, template_base(&plain))))
+        .or_else(|| {
+            let unqualified = template_base(&plain).rsplit("::").next()?;
+            src.iter().find(|s| same(&s.name, unqualified))
+        })
 }
 
 fn sha256(s: &str) -> String {
@@ -225,10 +263,7 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
                 continue;
             }
         }
-        let sk = src_kernels
-            .iter()
-            .find(|s| s.name == k.name || s.name == plain)
-            .cloned();
+        let sk = source_kernel(&src_kernels, &k.name).cloned();
         kernels.push((k.name.clone(), sk));
     }
     if kernels.is_empty() {
@@ -608,10 +643,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn demangles_simple_itanium_names() {
+    fn demangles_itanium_names_with_templates_and_namespaces() {
         assert_eq!(demangle("_Z6matmuliPKfS0_Pf"), "matmul");
         assert_eq!(demangle("saxpy"), "saxpy");
         assert_eq!(demangle("_Z99x"), "_Z99x");
+        assert_eq!(demangle("_Z9tiled_sumILi128EEvPKfPfi"), "tiled_sum<128>");
+        assert_eq!(demangle("_ZN2ns4scanIfEEvPT_i"), "ns::scan<float>");
+        assert_eq!(template_base("tiled_sum<128>"), "tiled_sum");
+        assert_eq!(template_base("f<g<1>, 2>"), "f");
+        assert_eq!(template_base("saxpy"), "saxpy");
+    }
+
+    #[test]
+    fn entries_match_instantiations_before_their_template() {
+        let k = |name: &str| SourceKernel {
+            name: name.into(),
+            line: 1,
+            params: vec![],
+            workloads: vec![],
+        };
+        let src = [k("tiled_sum"), k("tiled_sum<512>")];
+        let at = |e: &str| source_kernel(&src, e).map(|s| s.name.clone());
+        assert_eq!(
+            at("_Z9tiled_sumILi512EEvPKfPfi").as_deref(),
+            Some("tiled_sum<512>")
+        );
+        assert_eq!(
+            at("_Z9tiled_sumILi128EEvPKfPfi").as_deref(),
+            Some("tiled_sum")
+        );
+        assert_eq!(at("_Z5otherv"), None);
+        let src = [k("scan")];
+        assert_eq!(
+            source_kernel(&src, "_ZN2ns4scanIfEEvPT_i").map(|s| s.name.as_str()),
+            Some("scan")
+        );
     }
 
     #[test]

@@ -74,9 +74,13 @@ pub fn run(args: Args) -> miette::Result<()> {
         .as_deref()
         .map(|b| dims(b, "block"))
         .transpose()?;
+    let kernel = super::ptx::pick_kernel(&m, Some(&args.kernel))
+        .map_err(|e| miette::miette!("{name}: {e}"))?
+        .name
+        .clone();
     let stats = analyze_kernel_with(
         &m,
-        &args.kernel,
+        &kernel,
         &Options {
             block,
             ..Default::default()

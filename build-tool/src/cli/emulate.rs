@@ -6,7 +6,6 @@
 
 use crate::annotations::{self, SourceKernel};
 use crate::lower::LowerArgs;
-use crate::pipeline::demangle;
 use crate::workload::{Dims, Div, Expr, Workload, WorkloadSpec};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Function, Module, PtxType};
@@ -100,31 +99,10 @@ pub fn run(args: Args) -> miette::Result<()> {
     Ok(())
 }
 
-fn pick_kernel<'m>(m: &'m Module, want: Option<&str>) -> Result<&'m Function, String> {
-    let all: Vec<&Function> = m.kernels().collect();
-    match want {
-        Some(k) => all
-            .iter()
-            .find(|f| f.name == k || demangle(&f.name) == k)
-            .copied()
-            .ok_or_else(|| {
-                let names: Vec<&str> = all.iter().map(|f| f.name.as_str()).collect();
-                format!("no kernel `{k}`; the module defines: {}", names.join(", "))
-            }),
-        None if all.len() == 1 => Ok(all[0]),
-        None => Err(format!(
-            "the module defines {} kernels; pick one with --kernel",
-            all.len()
-        )),
-    }
-}
-
 /// Run the emulator as the flags say and collect the report.
 pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateReport, String> {
-    let f = pick_kernel(m, args.kernel.as_deref())?;
-    let sk = src
-        .iter()
-        .find(|s| s.name == f.name || s.name == demangle(&f.name));
+    let f = super::ptx::pick_kernel(m, args.kernel.as_deref())?;
+    let sk = crate::pipeline::source_kernel(src, &f.name);
     let names: Vec<String> = (0..f.params.len())
         .map(|i| {
             sk.and_then(|s| s.params.get(i).cloned())

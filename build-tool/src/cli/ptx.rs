@@ -345,3 +345,27 @@ pub fn render_report(r: &miette::Report) -> String {
         Err(_) => format!("{r:?}"),
     }
 }
+
+/// The kernel `want` names, by its PTX or its demangled name (`tiled_sum<128>`), or the only
+/// one; the error lists the kernels there are.
+pub fn pick_kernel<'m>(m: &'m Module, want: Option<&str>) -> Result<&'m Function, String> {
+    let all: Vec<&Function> = m.kernels().collect();
+    match want {
+        Some(k) => all
+            .iter()
+            .find(|f| f.name == k || crate::pipeline::demangle(&f.name) == k)
+            .copied()
+            .ok_or_else(|| {
+                let names: Vec<String> = all
+                    .iter()
+                    .map(|f| crate::pipeline::demangle(&f.name))
+                    .collect();
+                format!("no kernel `{k}`; the module defines: {}", names.join(", "))
+            }),
+        None if all.len() == 1 => Ok(all[0]),
+        None => Err(format!(
+            "the module defines {} kernels; pick one with --kernel",
+            all.len()
+        )),
+    }
+}
