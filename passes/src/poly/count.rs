@@ -333,7 +333,7 @@ impl Counter {
             return Ok(false);
         }
         self.fresh += 1;
-        let q = format!("{x}'{}", self.fresh);
+        let q = format!("{x}_q{}", self.fresh);
         let ma = super::isl::MultiAff::parse(
             &self.ctx,
             &format!(
@@ -525,7 +525,7 @@ impl Counter {
         let params = s1.param_names()?;
         for r in 0..m {
             self.fresh += 1;
-            let q = format!("{x}'{}", self.fresh);
+            let q = format!("{x}_q{}", self.fresh);
             let ma = super::isl::MultiAff::parse(
                 &self.ctx,
                 &format!("[{}] -> {{ [q] -> [({m} * q + {r})] }}", params.join(", ")),
