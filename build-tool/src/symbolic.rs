@@ -256,7 +256,9 @@ impl Prepared for SymPrepared {
             }),
             Err(why) => {
                 self.note_fallback();
-                let mut b = self.emu.bind_spec(spec, overrides, params)?;
+                let mut b = self.emu.bind_spec(spec, overrides, params).map_err(|e| {
+                    format!("the symbolic counter failed ({why}), and so did the emulator: {e}")
+                })?;
                 b.notes.insert(
                     0,
                     format!("symbolic counter not used: {why}; the emulator counted"),
