@@ -327,7 +327,7 @@ impl Counter {
         let off = aff_to_lin(&off, &params, &[x.to_string()], Round::Floor)?;
         let mut names = std::collections::BTreeSet::new();
         off.vars(&mut names);
-        // isl text has no spelling for the primed names of residue variables in expressions
+        // the offset goes back into isl text: every name in it must be one isl can parse
         let plain = |n: &String| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if off.involves(x) || !names.iter().all(plain) {
             return Ok(false);
