@@ -193,8 +193,10 @@ pub fn template_base(name: &str) -> &str {
 }
 
 /// The source kernel an entry is: the one of its demangled name (an explicit instantiation
-/// `tiled_sum<128>` included), else the template it instantiates, else the same name outside
-/// its namespace (the source says `scan` inside `namespace ns`).
+/// `tiled_sum<128>` included), the template it instantiates, or the same name outside its
+/// namespace (the source says `scan` inside `namespace ns`), in that order; the first of them
+/// that carries workloads, so an unannotated `template __global__ void f<256>(…);` takes its
+/// template's annotations.
 pub fn source_kernel<'a>(src: &'a [SourceKernel], entry: &str) -> Option<&'a SourceKernel> {
     let plain = demangle(entry);
     let same = |a: &str, b: &str| {
@@ -202,13 +204,22 @@ pub fn source_kernel<'a>(src: &'a [SourceKernel], entry: &str) -> Option<&'a Sou
             .filter(|c| !c.is_whitespace())
             .eq(b.chars().filter(|c| !c.is_whitespace()))
     };
-    src.iter()
-        .find(|s| s.name == entry || same(&s.name, &plain))
-        .or_else(|| src.iter().find(|s| same(&s.name, template_base(&plain))))
-        .or_else(|| {
-            let unqualified = template_base(&plain).rsplit("::").next()?;
-            src.iter().find(|s| same(&s.name, unqualified))
-        })
+    let base = template_base(&plain);
+    let unqualified = base.rsplit("::").next().unwrap_or(base);
+    let candidates: Vec<&SourceKernel> = [
+        src.iter()
+            .find(|s| s.name == entry || same(&s.name, &plain)),
+        src.iter().find(|s| same(&s.name, base)),
+        src.iter().find(|s| same(&s.name, unqualified)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    candidates
+        .iter()
+        .find(|s| !s.workloads.is_empty())
+        .or(candidates.first())
+        .copied()
 }
 
 fn sha256(s: &str) -> String {
@@ -552,10 +563,8 @@ fn one(
     let roofline = t.roofline(&stats, p.time_s);
     let report = KernelReport {
         kernel: entry.clone(),
-        display_name: sk
-            .as_ref()
-            .map(|s| s.name.clone())
-            .unwrap_or_else(|| demangle(entry)),
+        // the instantiation (`block_sum<256>`), even where its template's annotation applies
+        display_name: demangle(entry),
         source: Some(SourceLoc {
             file: u.job.display_path.clone(),
             line: src_line.unwrap_or(1),
@@ -662,6 +671,19 @@ mod tests {
             params: vec![],
             workloads: vec![],
         };
+        let annotated = |name: &str| SourceKernel {
+            workloads: crate::annotations::scan(
+                "// kerncast: workload n=64 grid=1 block=64\n__global__ void k(int n) {}",
+            )
+            .unwrap()[0]
+                .workloads
+                .clone(),
+            ..k(name)
+        };
+        // an unannotated instantiation takes its template's workloads
+        let src = [annotated("block_sum"), k("block_sum<256>")];
+        let found = source_kernel(&src, "_Z9block_sumILi256EEvPKfPfi").unwrap();
+        assert_eq!(found.name, "block_sum");
         let src = [k("tiled_sum"), k("tiled_sum<512>")];
         let at = |e: &str| source_kernel(&src, e).map(|s| s.name.clone());
         assert_eq!(
