@@ -27,7 +27,7 @@
 //! global ones, else S1 (Eq. 17) when its conditions (16a/b) hold, else the plain cases.
 
 use crate::device::{Clocks, Device};
-use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
+use crate::model::{largest, ErrorBand, Model, ModelInput, Prediction, Result};
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space};
 use serde::{Deserialize, Serialize};
@@ -225,10 +225,7 @@ pub fn t_exec(t_active: f64, k: &DvfsKernel) -> f64 {
 /// Derive Table IV's kernel inputs from counts (see the module table).
 pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<String>)> {
     let s = &input.stats;
-    let launch = s.launch.ok_or_else(|| ModelError::Input {
-        model: NAME.into(),
-        what: "a launch geometry (grid, block) in the stats".into(),
-    })?;
+    let launch = input.launch(NAME)?;
     let mut notes = Vec::new();
     let nsm = *d.need(&d.hw.sm_count, "hw.sm_count", NAME)? as u64;
     let lim = SmLimits {
@@ -460,10 +457,9 @@ impl Model for DvfsModel {
                 source: "Wang & Chu 2017 §VI-B: every prediction within 16 % (MAPE 3.5 %) on the GTX 980, with profiled counters".into(),
             }
         } else {
-            ErrorBand {
-                rel: 0.478,
-                source: "not validated with these constants on this device (see the dvfs.* sources): the worst per-GPU MAPE of a static model in the references (Alavani 2023 Table 4.8, M60)".into(),
-            }
+            ErrorBand::unvalidated(
+                "not validated with these constants on this device (see the dvfs.* sources)",
+            )
         };
         Ok(Prediction {
             model: NAME.into(),

@@ -4,7 +4,7 @@
 
 use crate::device::{Clocks, Device, DeviceError};
 use crate::schedule::dag::SchedInst;
-use kerncast_passes::stats::BoundStats;
+use kerncast_passes::stats::{BoundStats, Launch};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -32,6 +32,14 @@ impl ModelInput {
     pub fn hint(&self, key: &str) -> Option<f64> {
         self.hints.get(key).copied()
     }
+
+    /// The launch geometry, which every time model needs.
+    pub fn launch(&self, model: &str) -> Result<Launch> {
+        self.stats.launch.ok_or_else(|| ModelError::Input {
+            model: model.into(),
+            what: "a launch geometry (grid, block) in the stats".into(),
+        })
+    }
 }
 
 /// Relative error band of a prediction and where the number comes from.
@@ -40,6 +48,19 @@ pub struct ErrorBand {
     /// Expected relative error, e.g. 0.283 = ±28.3 %.
     pub rel: f64,
     pub source: String,
+}
+
+impl ErrorBand {
+    /// The band of a model not validated on the device: the worst per-GPU MAPE of a static model
+    /// in the references; `why` says what was not validated.
+    pub fn unvalidated(why: &str) -> ErrorBand {
+        ErrorBand {
+            rel: 0.478,
+            source: format!(
+                "{why}: the worst per-GPU MAPE of a static model in the references (Alavani 2023 Table 4.8, M60)"
+            ),
+        }
+    }
 }
 
 /// One prediction. Power and energy are `None` when the device lacks the power data the model

@@ -85,10 +85,7 @@ impl Model for RooflineModel {
 
     fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
         let s = &input.stats;
-        let launch = s.launch.ok_or_else(|| ModelError::Input {
-            model: NAME.into(),
-            what: "a launch geometry (grid, block) in the stats".into(),
-        })?;
+        let launch = input.launch(NAME)?;
         let per_sm = |v: &Option<crate::Sourced<u32>>, key: &str| -> Result<f64> {
             Ok(*d.need(v, key, NAME)? as f64)
         };
@@ -188,10 +185,7 @@ impl Model for RooflineModel {
             energy_j: None,
             breakdown,
             bottleneck,
-            error_band: ErrorBand {
-                rel: 0.478,
-                source: "not validated: a roofline lower bound; the band is the worst per-GPU MAPE of a static model in the references (Alavani 2023 Table 4.8, M60)".into(),
-            },
+            error_band: ErrorBand::unvalidated("not validated: a roofline lower bound"),
             activity,
             notes,
         })

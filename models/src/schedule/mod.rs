@@ -139,10 +139,7 @@ impl Model for ScheduleModel {
 
     fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
         let s = &input.stats;
-        let launch = s.launch.ok_or_else(|| ModelError::Input {
-            model: NAME.into(),
-            what: "a launch geometry (grid, block) in the stats".into(),
-        })?;
+        let launch = input.launch(NAME)?;
         if input.blocks.is_empty() {
             return Err(ModelError::Input {
                 model: NAME.into(),
