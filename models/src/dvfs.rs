@@ -172,8 +172,9 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, ActiveParts,
             let ph2 = avr * (wpb - 1.0) + (avr + sh_lat) * i_itrs; // Eq. 19
             let ph3 = avr * 2.0 + del * g * wpb + lat + sh_lat; // Eq. 20
             let t = ph1 + (ph2 + ph3) * o; // Eq. 21
-                                           // Each phase's avr terms are compute and its sh_lat terms shared; the rest of phases
-                                           // 1 and 3 is the global load of the period.
+
+            // Each phase's avr terms are compute and its sh_lat terms shared; the rest of phases
+            // 1 and 3 is the global load of the period.
             let parts = ActiveParts {
                 compute: avr * 2.0 + (avr * (wpb - 1.0) + avr * i_itrs + avr * 2.0) * o,
                 shared: sh_lat + (sh_lat * i_itrs + sh_lat) * o,
@@ -364,23 +365,20 @@ pub fn l2_hit_rate(
     model: &str,
     notes: &mut Vec<String>,
 ) -> Result<f64> {
-    Ok(
-        match (input.hint("l2_hit_rate"), input.hint("footprint_bytes")) {
-            (Some(h), _) => h.clamp(0.0, 1.0),
-            (None, Some(f)) if traffic > 0.0 => {
-                let l2 = *d.need(&d.hw.l2_bytes, "hw.l2_bytes", model)? as f64;
-                let hr = l2_hit_from_footprint(traffic, f, l2);
-                notes.push(format!(
-                "l2_hit_rate {hr:.3} derived: {traffic:.0} B of sector traffic over a {f:.0} B footprint (footprint_bytes) with a {l2:.0} B L2"
-            ));
-                hr
-            }
-            _ => {
-                notes.push("l2_hit_rate not given: 0 assumed (every transaction from DRAM); set l2_hit_rate, or footprint_bytes to derive it".into());
-                0.0
-            }
-        },
-    )
+    let hit = match (input.hint("l2_hit_rate"), input.hint("footprint_bytes")) {
+        (Some(h), _) => h.clamp(0.0, 1.0),
+        (None, Some(f)) if traffic > 0.0 => {
+            let l2 = *d.need(&d.hw.l2_bytes, "hw.l2_bytes", model)? as f64;
+            let hr = l2_hit_from_footprint(traffic, f, l2);
+            notes.push(format!("l2_hit_rate {hr:.3} derived: {traffic:.0} B of sector traffic over a {f:.0} B footprint (footprint_bytes) with a {l2:.0} B L2"));
+            hr
+        }
+        _ => {
+            notes.push("l2_hit_rate not given: 0 assumed (every transaction from DRAM); set l2_hit_rate, or footprint_bytes to derive it".into());
+            0.0
+        }
+    };
+    Ok(hit)
 }
 
 /// L2 hit rate from the global sector traffic, the kernel's compulsory footprint (bytes its
