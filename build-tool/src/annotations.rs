@@ -194,6 +194,28 @@ fn without_attributes(line: &str) -> String {
     s
 }
 
+/// A demangled name without its trailing template arguments (`tiled_sum<128>` → `tiled_sum`),
+/// what a template's definition in the source is called.
+pub fn template_base(name: &str) -> &str {
+    if !name.ends_with('>') {
+        return name;
+    }
+    let mut depth = 0i32;
+    for (i, c) in name.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &name[..i];
+                }
+            }
+            _ => {}
+        }
+    }
+    name
+}
+
 /// The kernel a line defines, if any.
 fn kernel_name(line: &str) -> Option<String> {
     let line = without_attributes(line);
@@ -206,7 +228,7 @@ fn kernel_name(line: &str) -> Option<String> {
         // An explicit instantiation names its arguments: `template __global__ void f<128>(…);`
         let (head, args) = match head.strip_suffix('>') {
             Some(_) => {
-                let base = crate::pipeline::template_base(head);
+                let base = template_base(head);
                 let args: String = head[base.len()..]
                     .chars()
                     .filter(|c| !c.is_whitespace())

@@ -5,7 +5,7 @@
 //! [`Failure`] in the report with its file and line, never a skipped kernel, so the gate can refuse
 //! to pass. Results are sorted before rendering, so the output does not depend on scheduling.
 
-use crate::annotations::{self, SourceKernel};
+use crate::annotations::{self, template_base, SourceKernel};
 use crate::cache::Cache;
 use crate::config::{Config, Frontend};
 use crate::engine::{Counter, Prepared, Target};
@@ -159,7 +159,9 @@ pub struct Unit {
     pub kernels: Vec<(String, Option<SourceKernel>)>,
 }
 
-/// `_Z6matmuliPKfS0_Pf` → `matmul`; other names unchanged.
+/// An Itanium-mangled entry's source name without parameters or return type
+/// (`_Z6matmuliPKfS0_Pf` → `matmul`, `_Z9tiled_sumILi128EEvPKfPfi` → `tiled_sum<128>`); other
+/// names unchanged.
 pub fn demangle(name: &str) -> String {
     let options = cpp_demangle::DemangleOptions::new()
         .no_params()
@@ -168,28 +170,6 @@ pub fn demangle(name: &str) -> String {
         .ok()
         .and_then(|s| s.demangle_with_options(&options).ok())
         .unwrap_or_else(|| name.to_string())
-}
-
-/// A demangled name without its trailing template arguments (`tiled_sum<128>` → `tiled_sum`),
-/// what a template's definition in the source is called.
-pub fn template_base(name: &str) -> &str {
-    if !name.ends_with('>') {
-        return name;
-    }
-    let mut depth = 0i32;
-    for (i, c) in name.char_indices().rev() {
-        match c {
-            '>' => depth += 1,
-            '<' => {
-                depth -= 1;
-                if depth == 0 {
-                    return &name[..i];
-                }
-            }
-            _ => {}
-        }
-    }
-    name
 }
 
 /// The source kernel an entry is: the one of its demangled name (an explicit instantiation

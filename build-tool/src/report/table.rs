@@ -3,6 +3,10 @@
 use super::{fmt_energy_opt, fmt_power, fmt_time, KernelReport, Report};
 use std::fmt::Write;
 
+fn file(k: &KernelReport) -> Option<&str> {
+    k.source.as_ref().map(|s| s.file.as_str())
+}
+
 pub fn render(r: &Report) -> String {
     let head = [
         "kernel",
@@ -13,7 +17,6 @@ pub fn render(r: &Report) -> String {
         "energy",
         "bottleneck",
     ];
-    let file = |k: &KernelReport| k.source.as_ref().map(|s| s.file.clone());
     // Two files may define kernels of one name: those rows name their file too.
     let ambiguous = |k: &KernelReport| {
         r.kernels
