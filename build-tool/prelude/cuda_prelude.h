@@ -14,6 +14,20 @@
 #define __restrict__ __restrict
 #include <__clang_cuda_builtin_vars.h> /* threadIdx, blockIdx, blockDim, gridDim, warpSize */
 /* __syncthreads() is a clang NVPTX builtin: it must not be declared here. */
+/* The standard types nvcc's headers bring in (cuda_runtime.h includes stddef.h and stdint.h),
+ * from the compiler's own macros so no C library headers are needed. */
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+typedef __INT8_TYPE__ int8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __INTPTR_TYPE__ intptr_t;
+typedef __UINTPTR_TYPE__ uintptr_t;
 
 #define __KC_DEV static __device__ __inline__ __attribute__((always_inline))
 
