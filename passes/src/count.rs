@@ -19,7 +19,7 @@ use crate::domains::{self, HintParam};
 use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::poly::{rat, rat_to_f64};
-use crate::poly::{self as poly_mod, CountError, Poly, QPoly, QPolySum};
+use crate::poly::{self as poly_mod, CountError, LinExpr, Poly, QPoly, QPolySum};
 use crate::ptx::{Function, Module};
 use crate::stats::{
     Assumption, BlockExecs, BoundStats, Dir, Feature, Granularity, Launch, OpKind, Space,
@@ -572,6 +572,81 @@ pub struct AccessRecord {
 /// quick at real problem sizes.
 const POINT_COUNT_BUDGET: f64 = (1u64 << 20) as f64;
 
+/// The coordinates `segments` counts in, chosen so the segment index does not span the grid.
+/// Each block or loop index `v` whose address coefficient `a` is not a multiple of the segment
+/// size is written `v = P·v_q + v_r` with `0 <= v_r < P` and `P = seg / gcd(a, seg)`, so that
+/// `a·P` is; then the segment is counted relative to `Σ (a·P / seg)·v_q` (or `(a / seg)·v` when
+/// `P = 1`). Both maps are unimodular on the integer points, so the count is unchanged, and
+/// what is left of the address has only the thread index and small residues: a 3-D grid's
+/// coefficients (32, 16384 and 2^22 bytes for an 8×8×4 block over 512×512×64) would otherwise
+/// split the count into far more residue classes than it can take.
+struct SegmentFrame {
+    /// `v := P·v_q + v_r`, for the indices that are split.
+    substs: Vec<(String, LinExpr)>,
+    /// `(v_q, v_r, P)` of each split index.
+    residues: Vec<(String, String, i128)>,
+    /// Whole segments the indices step over (subtracted from the segment index).
+    shift: LinExpr,
+}
+
+impl SegmentFrame {
+    fn of(off: &LinExpr, seg: i128, is_index: impl Fn(&str) -> bool) -> SegmentFrame {
+        let mut frame = SegmentFrame {
+            substs: Vec::new(),
+            residues: Vec::new(),
+            shift: LinExpr::default(),
+        };
+        for (atom, &a) in &off.terms {
+            let crate::poly::linexpr::Atom::Var(v) = atom else {
+                continue;
+            };
+            if !is_index(v) {
+                continue;
+            }
+            let p = seg / num_integer::Integer::gcd(&a, &seg);
+            if p == 1 {
+                frame.shift = frame.shift.add(&LinExpr::var(v).scale(a / seg));
+                continue;
+            }
+            let (q, r) = (format!("{v}_sq"), format!("{v}_sr"));
+            frame.substs.push((
+                v.to_string(),
+                LinExpr::var(&q).scale(p).add(&LinExpr::var(&r)),
+            ));
+            frame.residues.push((q.clone(), r, p));
+            frame.shift = frame.shift.add(&LinExpr::var(&q).scale(a * p / seg));
+        }
+        frame
+    }
+
+    /// Whether `name` is one of the dimensions the frame puts in place of a split index.
+    fn introduces(&self, name: &str) -> bool {
+        self.residues.iter().any(|(q, r, _)| q == name || r == name)
+    }
+
+    /// The set dimensions that stand for index `v`.
+    fn dims(&self, v: &str) -> Vec<String> {
+        match self.substs.iter().any(|(s, _)| s == v) {
+            true => vec![format!("{v}_sq"), format!("{v}_sr")],
+            false => vec![v.to_string()],
+        }
+    }
+
+    /// Index `v` in the frame's dimensions, as isl text.
+    fn value(&self, v: &str) -> String {
+        match self.substs.iter().find(|(s, _)| s == v) {
+            Some((_, e)) => e.to_string(),
+            None => v.to_string(),
+        }
+    }
+
+    fn residue_ranges(&self) -> impl Iterator<Item = String> + '_ {
+        self.residues
+            .iter()
+            .map(|(_, r, p)| format!("0 <= {r} < {p}"))
+    }
+}
+
 /// Distinct `seg`-byte segments touched per warp access, summed over the launch: the points
 /// (ctaid, warp, counters, segment) for which some thread of the warp in the domain touches the
 /// segment. Bases of buffers are taken as 256-byte aligned (as `cudaMalloc` and the emulator
@@ -600,17 +675,25 @@ fn segments(
     let Some(off) = affine::as_lin(&a) else {
         return Ok(None);
     };
+    let frame = SegmentFrame::of(&off, seg as i128, |v| is_dim(v) && !v.starts_with("tid_"));
+    let segv = frame
+        .shift
+        .add(&crate::poly::LinExpr::var("seg"))
+        .scale(seg as i128);
     // the domain and the segment's bounds on the address, with named values put back
-    let segv = crate::poly::LinExpr::var("seg").scale(seg as i128);
-    let cond = defs.expand(
+    let mut cond = defs.expand(
         &r.cond
             .clone()
             .and(Cond::Ge(off.add_const(r.width as i128 - 1).sub(&segv)))
             .and(Cond::Ge(segv.add_const(seg as i128 - 1).sub(&off))),
     );
+    for (v, e) in &frame.substs {
+        cond = cond.subst(v, e);
+    }
     let mut cvars = BTreeSet::new();
     cond.vars(&mut cvars);
     cvars.remove("seg");
+    let is_dim = |v: &str| is_dim(v) || frame.introduces(v);
     let mut fixed = Vec::new();
     for v in cvars.iter().filter(|v| !is_dim(v)) {
         fixed.push(format!(
@@ -631,12 +714,25 @@ fn segments(
             .map(|s| s.to_string()),
     );
     let [nx, ny, nz] = block;
-    let ks = r.counters.join(", ");
-    let sep = if r.counters.is_empty() { "" } else { ", " };
+    let mut dims = Vec::new();
+    let mut ranges = Vec::new();
+    for d in ["x", "y", "z"] {
+        let c = format!("ctaid_{d}");
+        ranges.push(format!("0 <= {} < nctaid_{d}", frame.value(&c)));
+        dims.extend(frame.dims(&c));
+    }
+    dims.push("warp".to_string());
+    for k in &r.counters {
+        dims.extend(frame.dims(k));
+    }
+    dims.push("seg".to_string());
+    ranges.extend(frame.residue_ranges());
     let text = format!(
-        "[{}] -> {{ [ctaid_x, ctaid_y, ctaid_z, warp{sep}{ks}, seg] : {} and 0 <= ctaid_x < nctaid_x and 0 <= ctaid_y < nctaid_y and 0 <= ctaid_z < nctaid_z and exists (tid_x, tid_y, tid_z : 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31) }}",
+        "[{}] -> {{ [{}] : {} and {} and exists (tid_x, tid_y, tid_z : 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31) }}",
         params.into_iter().collect::<Vec<_>>().join(", "),
+        dims.join(", "),
         fixed.join(" and "),
+        ranges.join(" and "),
         cond.to_isl(),
         nx * ny,
     );
