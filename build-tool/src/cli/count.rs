@@ -20,7 +20,7 @@ pub struct Args {
     /// Block size X[,Y[,Z]] (threads); the symbolic counts are exact for this block size.
     #[arg(long)]
     pub block: Option<String>,
-    /// Scalar parameter NAME=INTEGER (PTX name, `p<i>` or position; repeatable).
+    /// Scalar parameter NAME=INTEGER (source name, PTX name, `p<i>` or position; repeatable).
     #[arg(long = "param", value_name = "NAME=INT")]
     pub params: Vec<String>,
     /// Hint KEY=VALUE for a data-dependent quantity (repeatable).
@@ -66,6 +66,21 @@ fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> miette::Result<BTree
     Ok(m)
 }
 
+/// Parameters named as in the source become positions, which `bind` takes beside PTX names.
+fn by_position(
+    given: BTreeMap<String, i64>,
+    f: &kerncast_passes::ptx::Function,
+    source_names: &[String],
+) -> BTreeMap<String, i64> {
+    given
+        .into_iter()
+        .map(|(k, v)| match source_names.iter().position(|n| *n == k) {
+            Some(i) if f.params.iter().all(|p| p.name != k) => (i.to_string(), v),
+            _ => (k, v),
+        })
+        .collect()
+}
+
 pub fn run(args: Args) -> miette::Result<()> {
     let (name, text) = super::ptx::load(&args.file, &args.lower)?;
     let m = super::ptx::parse_for_analysis(&name, &text)?;
@@ -74,10 +89,15 @@ pub fn run(args: Args) -> miette::Result<()> {
         .as_deref()
         .map(|b| dims(b, "block"))
         .transpose()?;
-    let kernel = super::ptx::pick_kernel(&m, Some(&args.kernel))
-        .map_err(|e| miette::miette!("{name}: {e}"))?
-        .name
-        .clone();
+    let f = super::ptx::pick_kernel(&m, Some(&args.kernel))
+        .map_err(|e| miette::miette!("{name}: {e}"))?;
+    let kernel = f.name.clone();
+    // Source names of the parameters (from the source file, when it is one) → positions.
+    let source = std::fs::read_to_string(&args.file).unwrap_or_default();
+    let kernels = crate::annotations::scan(&source).unwrap_or_default();
+    let source_names = crate::pipeline::source_kernel(&kernels, &kernel)
+        .map(|sk| sk.params.clone())
+        .unwrap_or_default();
     let stats = analyze_kernel_with(
         &m,
         &kernel,
@@ -100,7 +120,7 @@ pub fn run(args: Args) -> miette::Result<()> {
     let w = Workload {
         grid,
         block: block.unwrap_or(stats.block),
-        params: pairs(&args.params, "param")?,
+        params: by_position(pairs(&args.params, "param")?, f, &source_names),
         hints: pairs(&args.hints, "hint")?,
     };
     let bound = stats.bind(&w).map_err(|e| miette::miette!("{name}: {e}"))?;
@@ -130,4 +150,27 @@ pub fn run(args: Args) -> miette::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_names_become_positions_and_ptx_names_stay() {
+        let m = kerncast_passes::ptx::Module::parse(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1, .param .u32 k_param_2)\n{\nret;\n}\n",
+        )
+        .unwrap();
+        let names = ["a".to_string(), "nx".to_string(), "ny".to_string()];
+        let given = [("nx", 7), ("k_param_2", 9), ("p0", 1)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into();
+        let got = by_position(given, &m.functions[0], &names);
+        let want: BTreeMap<String, i64> = [("1", 7), ("k_param_2", 9), ("p0", 1)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into();
+        assert_eq!(got, want);
+    }
 }
