@@ -75,6 +75,105 @@ __KC_DEV float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v)
 __KC_DEV double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
 __KC_DEV int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
 
+__KC_DEV unsigned atomicMax(unsigned *p, unsigned v) { return __nvvm_atom_max_gen_ui(p, v); }
+__KC_DEV int atomicMin(int *p, int v) { return __nvvm_atom_min_gen_i(p, v); }
+__KC_DEV unsigned atomicMin(unsigned *p, unsigned v) { return __nvvm_atom_min_gen_ui(p, v); }
+__KC_DEV int atomicSub(int *p, int v) { return __nvvm_atom_add_gen_i(p, -v); }
+__KC_DEV unsigned atomicSub(unsigned *p, unsigned v) {
+    return (unsigned)__nvvm_atom_add_gen_i((int *)p, -(int)v);
+}
+__KC_DEV unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
+    return (unsigned long long)__nvvm_atom_add_gen_ll((long long *)p, (long long)v);
+}
+__KC_DEV int atomicExch(int *p, int v) { return __nvvm_atom_xchg_gen_i(p, v); }
+__KC_DEV unsigned atomicExch(unsigned *p, unsigned v) {
+    return (unsigned)__nvvm_atom_xchg_gen_i((int *)p, (int)v);
+}
+__KC_DEV float atomicExch(float *p, float v) {
+    return __builtin_bit_cast(float, __nvvm_atom_xchg_gen_i((int *)p, __builtin_bit_cast(int, v)));
+}
+__KC_DEV int atomicCAS(int *p, int c, int v) { return __nvvm_atom_cas_gen_i(p, c, v); }
+__KC_DEV unsigned atomicCAS(unsigned *p, unsigned c, unsigned v) {
+    return (unsigned)__nvvm_atom_cas_gen_i((int *)p, (int)c, (int)v);
+}
+__KC_DEV unsigned long long atomicCAS(unsigned long long *p, unsigned long long c,
+                                      unsigned long long v) {
+    return (unsigned long long)__nvvm_atom_cas_gen_ll((long long *)p, (long long)c, (long long)v);
+}
+__KC_DEV int atomicAnd(int *p, int v) { return __nvvm_atom_and_gen_i(p, v); }
+__KC_DEV int atomicOr(int *p, int v) { return __nvvm_atom_or_gen_i(p, v); }
+__KC_DEV int atomicXor(int *p, int v) { return __nvvm_atom_xor_gen_i(p, v); }
+__KC_DEV unsigned atomicAnd(unsigned *p, unsigned v) {
+    return (unsigned)__nvvm_atom_and_gen_i((int *)p, (int)v);
+}
+__KC_DEV unsigned atomicOr(unsigned *p, unsigned v) {
+    return (unsigned)__nvvm_atom_or_gen_i((int *)p, (int)v);
+}
+__KC_DEV unsigned atomicXor(unsigned *p, unsigned v) {
+    return (unsigned)__nvvm_atom_xor_gen_i((int *)p, (int)v);
+}
+
+/* Read-only loads through the non-coherent path (ld.global.nc), as nvcc's __ldg. */
+__KC_DEV float __ldg(const float *p) { return __nvvm_ldg_f(p); }
+__KC_DEV double __ldg(const double *p) { return __nvvm_ldg_d(p); }
+__KC_DEV int __ldg(const int *p) { return __nvvm_ldg_i(p); }
+__KC_DEV unsigned __ldg(const unsigned *p) { return __nvvm_ldg_ui(p); }
+__KC_DEV long long __ldg(const long long *p) { return __nvvm_ldg_ll(p); }
+__KC_DEV unsigned long long __ldg(const unsigned long long *p) { return __nvvm_ldg_ull(p); }
+__KC_DEV char __ldg(const char *p) { return __nvvm_ldg_c(p); }
+__KC_DEV unsigned char __ldg(const unsigned char *p) { return __nvvm_ldg_uc(p); }
+__KC_DEV short __ldg(const short *p) { return __nvvm_ldg_s(p); }
+__KC_DEV unsigned short __ldg(const unsigned short *p) { return __nvvm_ldg_us(p); }
+
+/* Warp votes, the indexed shuffle and bit operations. */
+__KC_DEV unsigned __ballot_sync(unsigned mask, int p) { return __nvvm_vote_ballot_sync(mask, p); }
+__KC_DEV int __any_sync(unsigned mask, int p) { return __nvvm_vote_any_sync(mask, p); }
+__KC_DEV int __all_sync(unsigned mask, int p) { return __nvvm_vote_all_sync(mask, p); }
+__KC_DEV unsigned __activemask() { return __nvvm_activemask(); }
+__KC_DEV float __shfl_sync(unsigned mask, float v, int lane, int w = 32) {
+    return __nvvm_shfl_sync_idx_f32(mask, v, lane, ((32 - w) << 8) | 0x1f);
+}
+__KC_DEV int __shfl_sync(unsigned mask, int v, int lane, int w = 32) {
+    return __nvvm_shfl_sync_idx_i32(mask, v, lane, ((32 - w) << 8) | 0x1f);
+}
+__KC_DEV unsigned __shfl_sync(unsigned mask, unsigned v, int lane, int w = 32) {
+    return (unsigned)__nvvm_shfl_sync_idx_i32(mask, (int)v, lane, ((32 - w) << 8) | 0x1f);
+}
+__KC_DEV int __popc(unsigned x) { return __builtin_popcount(x); }
+__KC_DEV int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+__KC_DEV int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+__KC_DEV int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+__KC_DEV int __ffs(int x) { return __builtin_ffs(x); }
+__KC_DEV unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+__KC_DEV unsigned __umulhi(unsigned a, unsigned b) { return __nvvm_mulhi_ui(a, b); }
+__KC_DEV int __mul24(int a, int b) { return __nvvm_mul24_i(a, b); }
+
+/* Fences. */
+__KC_DEV void __threadfence() { __nvvm_membar_gl(); }
+__KC_DEV void __threadfence_block() { __nvvm_membar_cta(); }
+
+/* Single precision math: the fast intrinsics map to the approx instructions; the library
+ * forms (sinf, logf …) use them too, like the fast-math forms above. */
+__KC_DEV float __sinf(float x) { return __nvvm_sin_approx_f(x); }
+__KC_DEV float __cosf(float x) { return __nvvm_cos_approx_f(x); }
+__KC_DEV float __log2f(float x) { return __nvvm_lg2_approx_f(x); }
+__KC_DEV float __logf(float x) { return __nvvm_lg2_approx_f(x) * 0.6931471805599453f; }
+__KC_DEV float __powf(float a, float b) { return __nvvm_ex2_approx_f(b * __nvvm_lg2_approx_f(a)); }
+__KC_DEV float sinf(float x) { return __nvvm_sin_approx_f(x); }
+__KC_DEV float cosf(float x) { return __nvvm_cos_approx_f(x); }
+__KC_DEV float log2f(float x) { return __nvvm_lg2_approx_f(x); }
+__KC_DEV float logf(float x) { return __nvvm_lg2_approx_f(x) * 0.6931471805599453f; }
+__KC_DEV float exp2f(float x) { return __nvvm_ex2_approx_f(x); }
+__KC_DEV float powf(float a, float b) { return __nvvm_ex2_approx_f(b * __nvvm_lg2_approx_f(a)); }
+__KC_DEV float __saturatef(float x) { return __nvvm_saturate_f(x); }
+__KC_DEV int __float2int_rn(float x) { return __nvvm_f2i_rn(x); }
+__KC_DEV float floorf(float x) { return __builtin_floorf(x); }
+__KC_DEV float ceilf(float x) { return __builtin_ceilf(x); }
+__KC_DEV double floor(double x) { return __builtin_floor(x); }
+__KC_DEV double ceil(double x) { return __builtin_ceil(x); }
+__KC_DEV double fmin(double a, double b) { return __nvvm_fmin_d(a, b); }
+__KC_DEV double fmax(double a, double b) { return __nvvm_fmax_d(a, b); }
+
 /* Half precision: nvcc's cuda_fp16.h is replaced by clang's _Float16. */
 typedef _Float16 __half;
 __KC_DEV __half __float2half(float f) { return (__half)f; }

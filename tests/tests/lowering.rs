@@ -93,6 +93,75 @@ fn clang_lowers_cuda_with_the_prelude() {
     }
 }
 
+/// Device functions CUDA code calls without an include, each used once; nvcc must accept the
+/// same source, so the prelude's signatures are CUDA's.
+const INTRINSICS: &str = r#"
+__global__ void intrinsics(const float *x, const double *d, int *ix, unsigned *ux,
+                           unsigned long long *ull, float *out, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int k = (int)i;
+  float v = __ldg(&x[i]) + (float)__ldg(&d[i]) + __ldg(&ix[i]);
+  unsigned b = __ballot_sync(0xffffffffu, v > 0.f);
+  v += __popc(b) + __clz(k) + __ffs(k) + __brev(b) + __umulhi(b, 3u) + __mul24(k, 3);
+  v += __shfl_sync(0xffffffffu, v, 0) + __any_sync(0xffffffffu, v > 1.f)
+     + __all_sync(__activemask(), v > 2.f);
+  v += __sinf(v) * __cosf(v) + __logf(v) + __powf(v, 2.f) + exp2f(v);
+  v += __saturatef(v) + __float2int_rn(v) + floorf(v) + ceilf(v) + (float)fmax(1.0, d[i]);
+  atomicMin(ix, k); atomicMax(ux, b); atomicSub(ix, 1); atomicAdd(ull, 1ull);
+  atomicExch(out, v); atomicCAS(ux, 0u, b); atomicCAS(ull, 0ull, 1ull); atomicXor(ix, k);
+  __threadfence();
+  out[i] = v + __popcll(*ull) + __clzll(*ull);
+}
+"#;
+
+#[test]
+fn the_prelude_covers_common_cuda_intrinsics() {
+    if !have("clang-19", "the_prelude_covers_common_cuda_intrinsics") {
+        return;
+    }
+    let dir = scratch("intrinsics");
+    let src = dir.join("intrinsics.cu");
+    std::fs::write(&src, INTRINSICS).unwrap();
+    let l = lower_file(&src, &with(Frontend::Clang)).unwrap();
+    for needle in [
+        "ld.global.nc.f32",
+        "ld.global.nc.f64",
+        "vote.sync.ballot.b32",
+        "vote.sync.any.pred",
+        "vote.sync.all.pred",
+        "shfl.sync.idx.b32",
+        "popc.b32",
+        "popc.b64",
+        "clz.b32",
+        "brev.b32",
+        "mul.hi.u32",
+        "sin.approx.f32",
+        "cos.approx.f32",
+        "lg2.approx.f32",
+        "ex2.approx.f32",
+        "cvt.rni.s32.f32",
+        "atom.global.min.s32",
+        "atom.global.max.u32",
+        "atom.global.add.u64",
+        "atom.global.exch.b32",
+        "atom.global.cas.b64",
+        "atom.global.xor.b32",
+        "membar.gl",
+    ] {
+        assert!(l.ptx.contains(needle), "clang PTX has no {needle}");
+    }
+    assemble(&l.ptx);
+    if have(
+        "nvcc",
+        "the_prelude_covers_common_cuda_intrinsics (nvcc half)",
+    ) {
+        let n = lower_file(&src, &with(Frontend::Nvcc)).unwrap();
+        assert!(n.ptx.contains(".entry _Z10intrinsics"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn clang_lowers_opencl_without_unresolved_builtins() {
     if !have(
