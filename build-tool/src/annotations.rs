@@ -97,6 +97,7 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             message: "a `kerncast: workload` annotation is not followed by a kernel".into(),
         });
     }
+    name_instantiation_params(&mut kernels);
     let macros = int_macros(&lines);
     for (k, spec, line) in named {
         match kernels.iter_mut().find(|s| s.name == k) {
@@ -294,21 +295,78 @@ fn signature(lines: &[&str]) -> String {
     s
 }
 
+/// The parameter names of a signature, one per parameter so positions hold. A parameter
+/// without a name (`float *`, `const int`, as in an explicit instantiation's declaration) is
+/// named by its position, `p<i>`, as the counter names PTX parameters.
 fn params_of(sig: &str) -> Vec<String> {
+    const TYPE_WORDS: &[&str] = &[
+        "int",
+        "float",
+        "double",
+        "char",
+        "short",
+        "long",
+        "unsigned",
+        "signed",
+        "bool",
+        "void",
+        "size_t",
+        "half",
+        "__half",
+        "const",
+        "volatile",
+        "__restrict__",
+        "restrict",
+        "__restrict",
+    ];
+    let sig = sig.trim();
+    if sig.is_empty() || sig == "void" {
+        return Vec::new();
+    }
     sig.split(',')
-        .filter_map(|p| {
-            let p = p.split('=').next()?.trim();
-            let name: String = p
-                .chars()
-                .rev()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
+        .enumerate()
+        .map(|(i, p)| {
+            let p = p.split('=').next().unwrap_or("").trim();
+            // `float a[]`, `float a[4]`: the name is before the brackets
+            let p = p.split('[').next().unwrap_or("").trim_end();
+            let words: Vec<&str> = p
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
                 .collect();
-            (!name.is_empty() && !name.chars().next()?.is_ascii_digit()).then_some(name)
+            let ends_in_ident = p.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            match words.last() {
+                Some(w)
+                    if ends_in_ident
+                        && words.len() >= 2
+                        && !TYPE_WORDS.contains(w)
+                        && !w.starts_with(|c: char| c.is_ascii_digit()) =>
+                {
+                    w.to_string()
+                }
+                _ => format!("p{i}"),
+            }
         })
         .collect()
+}
+
+/// An explicit instantiation (`template __global__ void f<float, 4>(const float *, …);`)
+/// usually names no parameters, and `const T`-style types cannot be told from names: it takes
+/// the names of its template's definition in the file, which its body and workloads use.
+fn name_instantiation_params(kernels: &mut [SourceKernel]) {
+    let named: Vec<(String, Vec<String>)> = kernels
+        .iter()
+        .filter(|k| !k.name.ends_with('>'))
+        .map(|k| (k.name.clone(), k.params.clone()))
+        .collect();
+    for k in kernels.iter_mut().filter(|k| k.name.ends_with('>')) {
+        let base = template_base(&k.name);
+        let Some((_, names)) = named.iter().find(|(n, _)| n == base) else {
+            continue;
+        };
+        if names.len() == k.params.len() {
+            k.params.clone_from(names);
+        }
+    }
 }
 
 /// `key=value` pairs; a value runs to the next space outside parentheses.
@@ -568,5 +626,30 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         let ks = scan("// kerncast: workload grid=m block=1\n__global__ void k() {}").unwrap();
         let err = ks[0].workloads[0].resolve().unwrap_err();
         assert!(err.contains("`m`"), "{err}");
+    }
+
+    #[test]
+    fn unnamed_parameters_keep_their_positions() {
+        assert_eq!(
+            params_of("float *, const int n, unsigned int, float a[], double2 v"),
+            vec!["p0", "n", "p2", "a", "v"]
+        );
+        assert_eq!(params_of("void"), Vec::<String>::new());
+        assert_eq!(
+            params_of("__global const float * restrict x, __local float *tmp"),
+            vec!["x", "tmp"]
+        );
+    }
+
+    #[test]
+    fn an_instantiation_takes_its_templates_parameter_names() {
+        let src =
+            "template <typename T, int U>\n__global__ void copy(const T *a, T *b, int n) {}\n\
+                   // kerncast: workload n=1000 grid=(n/1024) block=256\n\
+                   template __global__ void copy<double, 4>(const double *, double *, int);\n";
+        let ks = scan(src).unwrap();
+        let inst = ks.iter().find(|k| k.name == "copy<double,4>").unwrap();
+        assert_eq!(inst.params, vec!["a", "b", "n"]);
+        assert_eq!(inst.workloads.len(), 1);
     }
 }
