@@ -163,6 +163,41 @@ fn the_prelude_covers_common_cuda_intrinsics() {
 }
 
 #[test]
+fn opencl_native_math_lowers_to_approx_instructions() {
+    if !have(
+        "clang-19",
+        "opencl_native_math_lowers_to_approx_instructions",
+    ) {
+        return;
+    }
+    let dir = scratch("opencl-native");
+    let src = dir.join("native.cl");
+    std::fs::write(
+        &src,
+        "__kernel void k(__global float *y, __global float4 *v) {\n\
+           int i = get_global_id(0);\n\
+           y[i] = native_exp(y[i]) + native_log(y[i]) + native_sin(y[i]) + native_cos(y[i])\n\
+                + native_tan(y[i]) + native_exp2(y[i]) + native_log10(y[i]) + native_powr(y[i], 2.0f);\n\
+           v[i] = native_exp(v[i]);\n\
+         }\n",
+    )
+    .unwrap();
+    let l = lower_file(&src, &with(Frontend::Clang)).unwrap();
+    for needle in [
+        "ex2.approx.f32",
+        "lg2.approx.f32",
+        "sin.approx.f32",
+        "cos.approx.f32",
+    ] {
+        assert!(l.ptx.contains(needle), "no {needle}");
+    }
+    // float4: one ex2 per lane, beside the scalar ones
+    assert!(l.ptx.matches("ex2.approx.f32").count() >= 4 + 3);
+    assemble(&l.ptx);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn clang_lowers_opencl_without_unresolved_builtins() {
     if !have(
         "clang-19",

@@ -3,7 +3,8 @@
 //! CUDA: `-x cuda --cuda-device-only -nocudainc -nocudalib -include <prelude>`; the prelude
 //! (build-tool/prelude/cuda_prelude.h, embedded here) declares what the SDK headers would.
 //! OpenCL: libclc's NVPTX bitcode resolves the work-item built-ins when it is installed, else
-//! a macro prelude maps them onto NVPTX builtins. `-gline-tables-only -gdwarf-4` gives `.loc`
+//! a macro prelude maps them onto NVPTX builtins; either way a second prelude maps the native_*
+//! math functions onto the approx instructions (libclc's forms do not select on NVPTX). `-gline-tables-only -gdwarf-4` gives `.loc`
 //! lines and the one-string `.file` form that ptxas accepts.
 
 use super::{
@@ -17,6 +18,8 @@ use std::process::Command;
 pub const CUDA_PRELUDE: &str = include_str!("../../prelude/cuda_prelude.h");
 /// The OpenCL prelude header, used when libclc is absent.
 pub const OPENCL_PRELUDE: &str = include_str!("../../prelude/opencl_prelude.h");
+/// The native_* math functions, included in every OpenCL lowering.
+pub const OPENCL_NATIVE: &str = include_str!("../../prelude/opencl_native.h");
 
 fn clang_or_err(path: &Path) -> Result<PathBuf, LowerError> {
     tools::clang().ok_or_else(|| LowerError::ToolMissing {
@@ -90,10 +93,15 @@ pub fn lower_cuda(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerErro
 
 pub fn lower_opencl(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
     let clang = clang_or_err(path)?;
-    let (tmp, prelude) = temp_with("opencl_prelude.h", OPENCL_PRELUDE)?;
+    let libclc = tools::libclc();
+    let text = match libclc {
+        Some(_) => OPENCL_NATIVE.to_string(),
+        None => format!("{OPENCL_PRELUDE}\n{OPENCL_NATIVE}"),
+    };
+    let (tmp, prelude) = temp_with("opencl_prelude.h", &text)?;
     let out = tmp.path().join("out.ptx");
     let mut cmd = Command::new(clang);
-    match tools::libclc() {
+    match libclc {
         Some(bc) => {
             // The nvidiacl triple makes clang emit full DWARF for `__local` arrays, whose
             // symbol names ptxas rejects; the CUDA triple keeps line tables only.
@@ -107,7 +115,9 @@ pub fn lower_opencl(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerEr
             .arg(format!("-march={}", opts.arch))
             .arg("-cl-std=CL1.2")
             .args(["-Xclang", "-mlink-builtin-bitcode", "-Xclang"])
-            .arg(bc);
+            .arg(bc)
+            .arg("-include")
+            .arg(&prelude);
         }
         None => {
             cmd.args(["-target", "nvptx64-nvidia-cuda", "-x", "cl"])
