@@ -581,19 +581,31 @@ const POINT_COUNT_BUDGET: f64 = (1u64 << 20) as f64;
 /// coefficients (32, 16384 and 2^22 bytes for an 8×8×4 block over 512×512×64) would otherwise
 /// split the count into far more residue classes than it can take.
 struct SegmentFrame {
-    /// `v := P·v_q + v_r`, for the indices that are split.
-    substs: Vec<(String, LinExpr)>,
-    /// `(v_q, v_r, P)` of each split index.
-    residues: Vec<(String, String, i128)>,
+    splits: Vec<Split>,
     /// Whole segments the indices step over (subtracted from the segment index).
     shift: LinExpr,
+}
+
+/// `index = p·q + r` with `0 <= r < p`.
+struct Split {
+    index: String,
+    q: String,
+    r: String,
+    p: i128,
+}
+
+impl Split {
+    fn value(&self) -> LinExpr {
+        LinExpr::var(&self.q)
+            .scale(self.p)
+            .add(&LinExpr::var(&self.r))
+    }
 }
 
 impl SegmentFrame {
     fn of(off: &LinExpr, seg: i128, is_index: impl Fn(&str) -> bool) -> SegmentFrame {
         let mut frame = SegmentFrame {
-            substs: Vec::new(),
-            residues: Vec::new(),
+            splits: Vec::new(),
             shift: LinExpr::default(),
         };
         for (atom, &a) in &off.terms {
@@ -608,42 +620,54 @@ impl SegmentFrame {
                 frame.shift = frame.shift.add(&LinExpr::var(v).scale(a / seg));
                 continue;
             }
-            let (q, r) = (format!("{v}_sq"), format!("{v}_sr"));
-            frame.substs.push((
-                v.to_string(),
-                LinExpr::var(&q).scale(p).add(&LinExpr::var(&r)),
-            ));
-            frame.residues.push((q.clone(), r, p));
-            frame.shift = frame.shift.add(&LinExpr::var(&q).scale(a * p / seg));
+            let split = Split {
+                index: v.to_string(),
+                q: format!("{v}_sq"),
+                r: format!("{v}_sr"),
+                p,
+            };
+            frame.shift = frame.shift.add(&LinExpr::var(&split.q).scale(a * p / seg));
+            frame.splits.push(split);
         }
         frame
     }
 
+    fn split(&self, v: &str) -> Option<&Split> {
+        self.splits.iter().find(|s| s.index == v)
+    }
+
+    /// `c` in the frame's dimensions.
+    fn rewrite(&self, c: Cond) -> Cond {
+        self.splits
+            .iter()
+            .fold(c, |c, s| c.subst(&s.index, &s.value()))
+    }
+
     /// Whether `name` is one of the dimensions the frame puts in place of a split index.
     fn introduces(&self, name: &str) -> bool {
-        self.residues.iter().any(|(q, r, _)| q == name || r == name)
+        self.splits.iter().any(|s| s.q == name || s.r == name)
     }
 
     /// The set dimensions that stand for index `v`.
     fn dims(&self, v: &str) -> Vec<String> {
-        match self.substs.iter().any(|(s, _)| s == v) {
-            true => vec![format!("{v}_sq"), format!("{v}_sr")],
-            false => vec![v.to_string()],
+        match self.split(v) {
+            Some(s) => vec![s.q.clone(), s.r.clone()],
+            None => vec![v.to_string()],
         }
     }
 
     /// Index `v` in the frame's dimensions, as isl text.
     fn value(&self, v: &str) -> String {
-        match self.substs.iter().find(|(s, _)| s == v) {
-            Some((_, e)) => e.to_string(),
+        match self.split(v) {
+            Some(s) => s.value().to_string(),
             None => v.to_string(),
         }
     }
 
     fn residue_ranges(&self) -> impl Iterator<Item = String> + '_ {
-        self.residues
+        self.splits
             .iter()
-            .map(|(_, r, p)| format!("0 <= {r} < {p}"))
+            .map(|s| format!("0 <= {} < {}", s.r, s.p))
     }
 }
 
@@ -676,20 +700,16 @@ fn segments(
         return Ok(None);
     };
     let frame = SegmentFrame::of(&off, seg as i128, |v| is_dim(v) && !v.starts_with("tid_"));
-    let segv = frame
-        .shift
-        .add(&crate::poly::LinExpr::var("seg"))
-        .scale(seg as i128);
+    let segv = frame.shift.add(&LinExpr::var("seg")).scale(seg as i128);
     // the domain and the segment's bounds on the address, with named values put back
-    let mut cond = defs.expand(
-        &r.cond
-            .clone()
-            .and(Cond::Ge(off.add_const(r.width as i128 - 1).sub(&segv)))
-            .and(Cond::Ge(segv.add_const(seg as i128 - 1).sub(&off))),
+    let cond = frame.rewrite(
+        defs.expand(
+            &r.cond
+                .clone()
+                .and(Cond::Ge(off.add_const(r.width as i128 - 1).sub(&segv)))
+                .and(Cond::Ge(segv.add_const(seg as i128 - 1).sub(&off))),
+        ),
     );
-    for (v, e) in &frame.substs {
-        cond = cond.subst(v, e);
-    }
     let mut cvars = BTreeSet::new();
     cond.vars(&mut cvars);
     cvars.remove("seg");
