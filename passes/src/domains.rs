@@ -420,114 +420,215 @@ pub fn for_each_warp(
     visit_reads: &BTreeSet<String>,
     visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
 ) -> Result<(), EnumerateError> {
-    let full_grid = ["x", "y", "z"].map(|d| env.get(&format!("nctaid_{d}")).copied().unwrap_or(1));
-    let is_dim = |v: &str| {
-        v.starts_with("tid_") || v.starts_with("ctaid_") || counters.iter().any(|k| k == v)
-    };
-    let mut vars = BTreeSet::new();
-    cond.vars(&mut vars);
-    let mut grid = full_grid;
-    let mut weight = 1u64;
-    for (d, n) in ["x", "y", "z"].iter().zip(grid.iter_mut()) {
-        let v = format!("ctaid_{d}");
-        if *n > 1 && !vars.contains(&v) && !visit_reads.contains(&v) {
-            weight = weight.saturating_mul(*n as u64);
-            *n = 1;
-        }
-    }
-    let mut fixed = cond.clone();
-    for v in vars.iter().filter(|v| !is_dim(v)) {
-        let val = env
-            .get(v.as_str())
-            .ok_or_else(|| EnumerateError::Unbound(Some(v.clone())))?;
-        fixed = fixed.subst(v, &LinExpr::constant(*val));
-    }
-    // Counter ranges over the whole launch.
-    let mut ranges = Vec::new();
-    if !counters.is_empty() {
-        let [nx, ny, nz] = block;
-        let [gx, gy, gz] = full_grid;
-        let text = format!(
-            "{{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z, {}] : 0 <= ctaid_x < {gx} and 0 <= ctaid_y < {gy} and 0 <= ctaid_z < {gz} and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
-            counters.join(", "),
-            fixed.to_isl()
-        );
-        let ctx = Ctx::new();
-        let set = Set::parse(&ctx, &text).map_err(|e| EnumerateError::Isl(e.into()))?;
-        if set.is_empty().map_err(|e| EnumerateError::Isl(e.into()))? {
-            return Ok(());
-        }
-        for k in 0..counters.len() {
-            let lo = bound(&set, 6 + k, false)?;
-            let hi = bound(&set, 6 + k, true)?;
-            ranges.push((lo, hi));
-        }
-    }
-    let tpb: u64 = block.iter().product();
-    let boxed = ranges
-        .iter()
-        .map(|(l, h)| (h - l + 1).max(0) as u64)
-        .try_fold(grid.iter().product::<i128>() as u64 * tpb, |a, n| {
-            a.checked_mul(n)
-        })
-        .unwrap_or(u64::MAX);
+    let walk = WarpWalk::new(counters, cond, block, env, visit_reads)?;
+    let boxed = walk.points_per_block().saturating_mul(walk.blocks());
     if boxed > budget {
         return Err(EnumerateError::TooLarge(boxed));
     }
-    let mut point: BTreeMap<String, i128> = BTreeMap::new();
-    let mut ks: Vec<i128> = ranges.iter().map(|r| r.0).collect();
-    let mut lanes: Vec<(u32, [u64; 3])> = Vec::with_capacity(32);
-    for cz in 0..grid[2] {
-        for cy in 0..grid[1] {
-            for cx in 0..grid[0] {
-                for (d, v) in ["ctaid_x", "ctaid_y", "ctaid_z"].iter().zip([cx, cy, cz]) {
-                    point.insert(d.to_string(), v);
+    walk.walk(0..walk.blocks(), visit)
+}
+
+/// A domain prepared for walking warp by warp (see [`for_each_warp`]), so a caller can ask what
+/// a walk costs before it chooses which blocks to walk.
+pub struct WarpWalk {
+    counters: Vec<String>,
+    /// The domain with every parameter replaced by its value.
+    fixed: Cond,
+    block: [u64; 3],
+    /// The blocks walked: the launch's grid, with the dimensions nothing reads collapsed to 1.
+    grid: [i128; 3],
+    /// Blocks each walked block stands for.
+    weight: u64,
+    /// Each counter's range over the whole launch; `None` when the domain is empty.
+    ranges: Option<Vec<(i128, i128)>>,
+}
+
+impl WarpWalk {
+    pub fn new(
+        counters: &[String],
+        cond: &Cond,
+        block: [u64; 3],
+        env: &BTreeMap<String, i128>,
+        visit_reads: &BTreeSet<String>,
+    ) -> Result<WarpWalk, EnumerateError> {
+        let full_grid =
+            ["x", "y", "z"].map(|d| env.get(&format!("nctaid_{d}")).copied().unwrap_or(1));
+        let is_dim = |v: &str| {
+            v.starts_with("tid_") || v.starts_with("ctaid_") || counters.iter().any(|k| k == v)
+        };
+        let mut vars = BTreeSet::new();
+        cond.vars(&mut vars);
+        let mut grid = full_grid;
+        let mut weight = 1u64;
+        for (d, n) in ["x", "y", "z"].iter().zip(grid.iter_mut()) {
+            let v = format!("ctaid_{d}");
+            if *n > 1 && !vars.contains(&v) && !visit_reads.contains(&v) {
+                weight = weight.saturating_mul(*n as u64);
+                *n = 1;
+            }
+        }
+        let mut fixed = cond.clone();
+        for v in vars.iter().filter(|v| !is_dim(v)) {
+            let val = env
+                .get(v.as_str())
+                .ok_or_else(|| EnumerateError::Unbound(Some(v.clone())))?;
+            fixed = fixed.subst(v, &LinExpr::constant(*val));
+        }
+        // Counter ranges over the whole launch; none when the domain is empty.
+        let mut ranges = Some(Vec::new());
+        if !counters.is_empty() {
+            let [nx, ny, nz] = block;
+            let [gx, gy, gz] = full_grid;
+            let text = format!(
+                "{{ [ctaid_x, ctaid_y, ctaid_z, tid_x, tid_y, tid_z, {}] : 0 <= ctaid_x < {gx} and 0 <= ctaid_y < {gy} and 0 <= ctaid_z < {gz} and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} }}",
+                counters.join(", "),
+                fixed.to_isl()
+            );
+            let ctx = Ctx::new();
+            let set = Set::parse(&ctx, &text).map_err(|e| EnumerateError::Isl(e.into()))?;
+            ranges = if set.is_empty().map_err(|e| EnumerateError::Isl(e.into()))? {
+                None
+            } else {
+                Some(
+                    (0..counters.len())
+                        .map(|k| Ok((bound(&set, 6 + k, false)?, bound(&set, 6 + k, true)?)))
+                        .collect::<Result<_, EnumerateError>>()?,
+                )
+            };
+        }
+        Ok(WarpWalk {
+            counters: counters.to_vec(),
+            fixed,
+            block,
+            grid,
+            weight,
+            ranges,
+        })
+    }
+
+    /// Blocks a whole walk visits (the grid, less the collapsed dimensions).
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().product::<i128>() as u64
+    }
+
+    /// (counters, tid) points a walk visits per block, before `cond` filters them.
+    pub fn points_per_block(&self) -> u64 {
+        let Some(ranges) = &self.ranges else {
+            return 0;
+        };
+        ranges
+            .iter()
+            .map(|(l, h)| (h - l + 1).max(0) as u64)
+            .try_fold(self.block.iter().product::<u64>(), |a, n| a.checked_mul(n))
+            .unwrap_or(u64::MAX)
+    }
+
+    /// How far through the counters' box `point` is, in [0, 1): the position of its counter
+    /// tuple in walking order over the number of tuples (0 without counters). Blocks that run
+    /// side by side are at about the same progress at the same time.
+    pub fn progress(&self, point: &BTreeMap<String, i128>) -> f64 {
+        let Some(ranges) = &self.ranges else {
+            return 0.0;
+        };
+        let mut pos = 0.0;
+        let mut size = 1.0;
+        for (k, (lo, hi)) in self.counters.iter().zip(ranges) {
+            let n = (hi - lo + 1).max(1) as f64;
+            let v = point.get(k).map_or(0, |v| v - lo) as f64;
+            pos = pos * n + v;
+            size *= n;
+        }
+        pos / size
+    }
+
+    /// Visit the warp executions of the walked blocks `blocks`, by linear block index (x fastest,
+    /// as the hardware dispatches them).
+    pub fn walk(
+        &self,
+        blocks: std::ops::Range<u64>,
+        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+    ) -> Result<(), EnumerateError> {
+        self.walk_window(blocks, None, visit)
+    }
+
+    /// Trips of the first (outermost) counter over the whole launch; 1 without counters.
+    pub fn outer_trips(&self) -> u64 {
+        match self.ranges.as_deref() {
+            Some([(lo, hi), ..]) => (hi - lo + 1).max(1) as u64,
+            _ => 1,
+        }
+    }
+
+    /// [`Self::walk`], with the first counter limited to its first `outer_trips` values.
+    pub fn walk_window(
+        &self,
+        blocks: std::ops::Range<u64>,
+        outer_trips: Option<u64>,
+        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+    ) -> Result<(), EnumerateError> {
+        let Some(ranges) = &self.ranges else {
+            return Ok(());
+        };
+        let mut ranges = ranges.clone();
+        if let (Some(n), Some(first)) = (outer_trips, ranges.first_mut()) {
+            first.1 = first.1.min(first.0 + n.max(1) as i128 - 1);
+        }
+        let ranges = &ranges;
+        let block = self.block;
+        let [gx, gy, _] = self.grid.map(|g| g.max(1) as u64);
+        let mut point: BTreeMap<String, i128> = BTreeMap::new();
+        let mut ks: Vec<i128> = ranges.iter().map(|r| r.0).collect();
+        let mut lanes: Vec<(u32, [u64; 3])> = Vec::with_capacity(32);
+        let tpb: u64 = block.iter().product();
+        for b in blocks.start..blocks.end.min(self.blocks()) {
+            let c = [b % gx, b / gx % gy, b / (gx * gy)];
+            for (d, v) in ["ctaid_x", "ctaid_y", "ctaid_z"].iter().zip(c) {
+                point.insert(d.to_string(), v as i128);
+            }
+            ks.iter_mut().zip(ranges).for_each(|(k, r)| *k = r.0);
+            loop {
+                for (k, v) in self.counters.iter().zip(&ks) {
+                    point.insert(k.clone(), *v);
                 }
-                ks.iter_mut().zip(&ranges).for_each(|(k, r)| *k = r.0);
-                loop {
-                    for (k, v) in counters.iter().zip(&ks) {
-                        point.insert(k.clone(), *v);
-                    }
-                    for w in 0..tpb.div_ceil(32) {
-                        lanes.clear();
-                        for t in 32 * w..(32 * w + 32).min(tpb) {
-                            let tid = [
-                                t % block[0],
-                                t / block[0] % block[1],
-                                t / (block[0] * block[1]),
-                            ];
-                            let at = |v: &str| match v {
-                                "tid_x" => Some(tid[0] as i128),
-                                "tid_y" => Some(tid[1] as i128),
-                                "tid_z" => Some(tid[2] as i128),
-                                _ => point.get(v).copied(),
-                            };
-                            if fixed.eval(&at).ok_or(EnumerateError::Unbound(None))? {
-                                lanes.push(((t - 32 * w) as u32, tid));
-                            }
-                        }
-                        if !lanes.is_empty() {
-                            visit(&point, &lanes, weight);
+                for w in 0..tpb.div_ceil(32) {
+                    lanes.clear();
+                    for t in 32 * w..(32 * w + 32).min(tpb) {
+                        let tid = [
+                            t % block[0],
+                            t / block[0] % block[1],
+                            t / (block[0] * block[1]),
+                        ];
+                        let at = |v: &str| match v {
+                            "tid_x" => Some(tid[0] as i128),
+                            "tid_y" => Some(tid[1] as i128),
+                            "tid_z" => Some(tid[2] as i128),
+                            _ => point.get(v).copied(),
+                        };
+                        if self.fixed.eval(&at).ok_or(EnumerateError::Unbound(None))? {
+                            lanes.push(((t - 32 * w) as u32, tid));
                         }
                     }
-                    // Next counter tuple, odometer style (innermost counter fastest).
-                    let mut carry = true;
-                    for i in (0..ks.len()).rev() {
-                        if ks[i] < ranges[i].1 {
-                            ks[i] += 1;
-                            carry = false;
-                            break;
-                        }
-                        ks[i] = ranges[i].0;
+                    if !lanes.is_empty() {
+                        visit(&point, &lanes, self.weight);
                     }
-                    if carry {
+                }
+                // Next counter tuple, odometer style (innermost counter fastest).
+                let mut carry = true;
+                for i in (0..ks.len()).rev() {
+                    if ks[i] < ranges[i].1 {
+                        ks[i] += 1;
+                        carry = false;
                         break;
                     }
+                    ks[i] = ranges[i].0;
+                }
+                if carry {
+                    break;
                 }
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Smallest or largest value of set dimension `pos` over a parameter-free set.
