@@ -163,6 +163,7 @@ impl SymPrepared {
             block: w.block,
             params: w.params.clone(),
             hints: w.hints.clone(),
+            reuse: true,
         };
         for (i, name) in params.iter().enumerate() {
             if let Some(v) = w.params.get(name) {

@@ -90,6 +90,7 @@ fn reference_input(d: &Device) -> Result<(ModelInput, Option<String>), String> {
             block,
             params: BTreeMap::from([("0".to_string(), 1 << 20)]),
             hints: BTreeMap::new(),
+            reuse: false,
         })
         .map_err(|e| e.to_string())?;
     let f = m.kernels().next().ok_or("no kernel")?;

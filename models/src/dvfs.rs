@@ -13,7 +13,7 @@
 //! | `#Aw` (achieved active warps) | theoretical occupancy from registers / shared memory / limits, capped by the warps an SM receives |
 //! | `#Asm` | `hw.sm_count` |
 //! | `o_itrs` | `gld_trans` (one compute period per transaction, Eq. 7a) |
-//! | `l2_hr` | hint `l2_hit_rate`; else from hint `footprint_bytes` and `hw.l2_bytes` (`l2_hit_from_footprint`); else 0 (every transaction from DRAM), listed in the notes |
+//! | `l2_hr` | hint `l2_hit_rate`; else from hint `footprint_bytes`; else from the counter's reuse profile of the addresses; else 0 (every transaction from DRAM); see `crate::l2`, and the notes say which |
 //! | `inst_cycle` | warp size / SP cores per SM (issue cycles of one warp instruction), fittable |
 //!
 //! Choices ([NOTE]s of the seed): Eq. 4 is used as the DRAM latency *at the given pair* (reading
@@ -27,6 +27,7 @@
 //! global ones, else S1 (Eq. 17) when its conditions (16a/b) hold, else the plain cases.
 
 use crate::device::{Clocks, Device};
+use crate::l2::l2_hit_rate;
 use crate::model::{largest, ErrorBand, Model, ModelInput, Prediction, Result};
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space};
@@ -355,50 +356,6 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
     ))
 }
 
-/// The L2 hit rate of global traffic (`traffic` bytes of sectors): the user's `l2_hit_rate`, else
-/// derived from `footprint_bytes` and the L2 size, else 0 (every sector from DRAM); a note says
-/// which.
-pub fn l2_hit_rate(
-    input: &ModelInput,
-    d: &Device,
-    traffic: f64,
-    model: &str,
-    notes: &mut Vec<String>,
-) -> Result<f64> {
-    let hit = match (input.hint("l2_hit_rate"), input.hint("footprint_bytes")) {
-        (Some(h), _) => h.clamp(0.0, 1.0),
-        (None, Some(f)) if traffic > 0.0 => {
-            let l2 = *d.need(&d.hw.l2_bytes, "hw.l2_bytes", model)? as f64;
-            let hr = l2_hit_from_footprint(traffic, f, l2);
-            notes.push(format!("l2_hit_rate {hr:.3} derived: {traffic:.0} B of sector traffic over a {f:.0} B footprint (footprint_bytes) with a {l2:.0} B L2"));
-            hr
-        }
-        _ => {
-            notes.push("l2_hit_rate not given: 0 assumed (every transaction from DRAM); set l2_hit_rate, or footprint_bytes to derive it".into());
-            0.0
-        }
-    };
-    Ok(hit)
-}
-
-/// L2 hit rate from the global sector traffic, the kernel's compulsory footprint (bytes its
-/// buffers occupy, a user hint) and the L2 size: the first touch of every footprint byte comes
-/// from DRAM; a re-touch hits with the probability that its line is still resident, taken as the
-/// share of the footprint that fits in the L2 (1 when it all fits).
-pub fn l2_hit_from_footprint(traffic: f64, footprint: f64, l2_bytes: f64) -> f64 {
-    if traffic <= 0.0 {
-        return 0.0;
-    }
-    let f = footprint.clamp(0.0, traffic);
-    let fits = if f > 0.0 {
-        (l2_bytes / f).min(1.0)
-    } else {
-        1.0
-    };
-    let dram = f + (traffic - f) * (1.0 - fits);
-    (1.0 - dram / traffic).clamp(0.0, 1.0)
-}
-
 /// The Wang & Chu model; `params` overrides the device's constants (a calibration).
 #[derive(Clone, Debug, Default)]
 pub struct DvfsModel {
@@ -527,16 +484,6 @@ mod tests {
             l2_hr: 0.0,
             phases: 1.0,
         }
-    }
-
-    #[test]
-    fn l2_hit_rate_from_footprint() {
-        // Everything fits: only the first touch of each byte misses.
-        assert!((l2_hit_from_footprint(100.0, 10.0, 1000.0) - 0.9).abs() < 1e-12);
-        // Footprint 4x the L2: a quarter of the re-touches hit.
-        assert!((l2_hit_from_footprint(100.0, 20.0, 5.0) - 0.2).abs() < 1e-12);
-        // Streaming (no re-touch): nothing hits.
-        assert_eq!(l2_hit_from_footprint(100.0, 100.0, 1000.0), 0.0);
     }
 
     /// Eq. 21 repeats one period: a kernel with twice the periods (each with the same

@@ -10,6 +10,7 @@ pub mod device;
 pub mod dvfs;
 pub mod dvfs_fit;
 pub mod dvfs_knn;
+pub mod l2;
 pub mod linear;
 pub mod model;
 pub mod nnls;

@@ -17,7 +17,7 @@
 //! The SM pipes scale with the SMs the launch can fill: min(blocks, `hw.sm_count`).
 
 use crate::device::{Clocks, Device};
-use crate::dvfs::l2_hit_rate;
+use crate::l2::l2_hit_rate;
 use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
 use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, OpKind, Space};
 use std::collections::BTreeMap;

@@ -82,6 +82,7 @@ fn bench_bind(c: &mut Criterion) {
             block: *block,
             params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             hints: BTreeMap::new(),
+            reuse: false,
         };
         g.bench_function(*kernel, |b| b.iter(|| ks.bind(&w).expect("binds")));
     }

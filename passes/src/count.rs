@@ -21,6 +21,7 @@ use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::poly::{rat, rat_to_f64};
 use crate::poly::{self as poly_mod, CountError, LinExpr, Poly, QPoly, QPolySum};
 use crate::ptx::{Function, Module};
+use crate::reuse;
 use crate::stats::{
     Assumption, BlockExecs, BoundStats, Dir, Feature, Granularity, Launch, OpKind, Space,
     StrideClass,
@@ -61,6 +62,9 @@ pub struct Workload {
     pub block: [u64; 3],
     pub params: BTreeMap<String, i64>,
     pub hints: BTreeMap<String, f64>,
+    /// Walk the addresses for the L2 reuse profile ([`BoundStats::reuse`], about 0.4 s); off,
+    /// it is `None`.
+    pub reuse: bool,
 }
 
 /// A memory feature whose stride class depends on parameter values (resolved by `bind`).
@@ -567,6 +571,14 @@ pub struct AccessRecord {
     /// A `wmma` tile access: (rows, bytes per row) that the warp moves together.
     pub tile: Option<(u32, u32)>,
 }
+
+/// Most (counter, thread) points the reuse profile walks: about 0.4 s in a release build.
+/// Unoptimised builds (the tests) walk a sixteenth as many.
+const REUSE_BUDGET: u64 = if cfg!(debug_assertions) {
+    1 << 16
+} else {
+    1 << 20
+};
 
 /// Most points `segments` counts one by one (about a second of isl scanning), so `bind` stays
 /// quick at real problem sizes.
@@ -1122,6 +1134,9 @@ impl KernelStats {
             features,
             block_execs,
             assumptions,
+            reuse: w.reuse.then(|| {
+                reuse::profile(&self.accesses, &self.defs, self.block, &env, REUSE_BUDGET)
+            }),
         })
     }
 

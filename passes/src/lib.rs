@@ -15,6 +15,7 @@ pub mod named;
 pub mod piecewise;
 pub mod poly;
 pub mod ptx;
+pub mod reuse;
 pub mod stats;
 pub mod taint;
 pub mod unroll;

@@ -295,6 +295,10 @@ pub struct BoundStats {
     /// work per block (the schedule model's DAGs) can weight each block by how often it runs.
     pub block_execs: BTreeMap<usize, BlockExecs>,
     pub assumptions: Vec<Assumption>,
+    /// Reuse of the global sectors between blocks, for the L2 hit rate; `None` when the counter
+    /// does not walk addresses (the emulator).
+    #[serde(default)]
+    pub reuse: Option<crate::reuse::Reuse>,
 }
 
 /// How often one basic block executes over the whole launch.

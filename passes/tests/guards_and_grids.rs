@@ -132,6 +132,7 @@ fn grid_stride_loop_is_exact_for_a_fixed_grid() {
         block: [32, 1, 1],
         params: BTreeMap::from([("0".to_string(), 100)]),
         hints: BTreeMap::new(),
+        reuse: false,
     };
     let s = symbolic.bind(&w).expect("binds");
     assert!(s.assumptions.is_empty(), "{:?}", s.assumptions);
@@ -165,6 +166,7 @@ fn grid_specialised_counts_follow_the_workload_grid() {
         block: [32, 1, 1],
         params: BTreeMap::from([("0".to_string(), 150)]),
         hints: BTreeMap::new(),
+        reuse: false,
     };
     let s = ks.bind(&w).expect("binds");
     let e = emulate(&m, [3, 1, 1], [32, 1, 1], &[150]);

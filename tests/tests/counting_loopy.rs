@@ -30,6 +30,7 @@ fn bound(m: &Module, kernel: &str, grid: [u64; 3], block: [u64; 3], n: i64) -> B
         block,
         params: [("0".to_string(), n)].into_iter().collect(),
         hints: Default::default(),
+        reuse: false,
     };
     ks.bind(&w).expect("binds")
 }

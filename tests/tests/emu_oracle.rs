@@ -190,6 +190,7 @@ fn check_kernel(c: &Case, o: &mut Outcome) {
             block: w.launch.block,
             params,
             hints: BTreeMap::new(),
+            reuse: false,
         };
         match ks.bind(&cw) {
             Ok(st) => {

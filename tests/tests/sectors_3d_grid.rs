@@ -60,6 +60,7 @@ fn sectors_of_a_3d_grid_are_counted_at_full_size() {
                 .map(|(k, v)| (k.to_string(), v as i64))
                 .into(),
             hints: BTreeMap::new(),
+            reuse: false,
         };
         let s = ks.bind(&w).unwrap_or_else(|e| panic!("{n:?}: {e}"));
         let (sectors, lines) = (walked(n, 32) as f64, walked(n, 128) as f64);

@@ -4,6 +4,7 @@
 
 use crate::lower::LowerArgs;
 use kerncast_passes::count::{analyze_kernel_with, Options, Workload};
+use kerncast_passes::reuse::{Reuse, ReuseProfile};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -122,6 +123,7 @@ pub fn run(args: Args) -> miette::Result<()> {
         block: block.unwrap_or(stats.block),
         params: by_position(pairs(&args.params, "param")?, f, &source_names),
         hints: pairs(&args.hints, "hint")?,
+        reuse: true,
     };
     let bound = stats.bind(&w).map_err(|e| miette::miette!("{name}: {e}"))?;
     if args.json {
@@ -134,6 +136,11 @@ pub fn run(args: Args) -> miette::Result<()> {
         );
         for (k, v) in &bound.features {
             println!("{k} = {v:.0}");
+        }
+        match &bound.reuse {
+            Some(Reuse::Profile(p)) => println!("{}", reuse_line(p)),
+            Some(Reuse::Unavailable(why)) => println!("l2 reuse profile: none ({why})"),
+            None => {}
         }
         for a in &bound.assumptions {
             println!(
@@ -150,6 +157,36 @@ pub fn run(args: Args) -> miette::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The device-independent figures of a reuse profile (the models add the device's L2 and
+/// occupancy to them).
+fn reuse_line(p: &ReuseProfile) -> String {
+    let pct = |x: f64| 100.0 * x / p.requests.max(1.0);
+    let by_distance: Vec<String> = p
+        .reuse
+        .iter()
+        .fold(BTreeMap::<u64, f64>::new(), |mut m, b| {
+            *m.entry(b.min_distance).or_default() += b.requests;
+            m
+        })
+        .into_iter()
+        .map(|(d, n)| format!("{d}: {:.1} %", pct(n)))
+        .collect();
+    let mib = p
+        .footprint
+        .last()
+        .map_or(0.0, |f| f.sectors * 32.0 / 1048576.0);
+    format!(
+        "l2 reuse profile: first {} of {} blocks walked (outer loops {:.1} % of their trips), {:.0} sector requests, {:.1} % first touches, re-touches by block distance {}; {:.2} MiB touched",
+        p.blocks_walked,
+        p.blocks,
+        100.0 * p.outer_share,
+        p.requests,
+        pct(p.first_touches),
+        by_distance.join(", "),
+        mib
+    )
 }
 
 #[cfg(test)]

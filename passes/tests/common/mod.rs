@@ -69,5 +69,6 @@ pub fn workload(grid: [u64; 3], block: [u64; 3], params: &[(&str, i64)]) -> Work
         block,
         params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         hints: BTreeMap::new(),
+        reuse: false,
     }
 }

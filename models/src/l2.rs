@@ -1,0 +1,364 @@
+//! The L2 hit rate of a kernel's global sector traffic, for the models that split traffic
+//! between the L2 and the DRAM (dvfs, roofline).
+//!
+//! In order of precedence: the user's `l2_hit_rate`; the user's `footprint_bytes`
+//! ([`l2_hit_from_footprint`]); the counter's reuse profile of the kernel's addresses
+//! ([`hit_from_profile`]); else 0, every sector from DRAM. The notes say which one was used and
+//! why the ones before it were not.
+//!
+//! The profile model is reuse-distance reasoning (as in Nugteren et al., "A detailed GPU cache
+//! model based on reuse distance theory", HPCA 2014) at the granularity the profile keeps:
+//! blocks run in dispatch order, `W` of them at once (the occupancy times the SMs), in waves
+//! that go through their loops in lockstep. A re-touch `d` blocks and `Δt` of a block's
+//! lifetime after the previous touch falls `k` waves later, k = ⌊d/W⌋ or k + 1 (weighted by
+//! where the two blocks fall); the data touched in between is a wave's footprint × the share
+//! of its data a block touches within that much of its lifetime (|Δt| within a wave, k + Δt
+//! across waves: a streaming block touches a share proportional to the window, one that
+//! sweeps the same data again and again all of it; past one lifetime, the footprint of that
+//! many blocks, so data shared between waves counts once). The request hits when that
+//! data fits in the L2, and otherwise with the probability that its sector survived, taken as
+//! L2 size / that data (random replacement). First touches miss; since the walk covers only
+//! the leading blocks, their share over the launch is scaled by how the footprint curve grows
+//! (a matrix every row of blocks reads is first touched once, not once per walked row). What
+//! it leaves out: the L1 (every request is taken to reach the L2), set conflicts, and blocks
+//! drifting out of step.
+
+use crate::device::Device;
+use crate::model::{ModelInput, Result};
+use crate::schedule::thesis::{waves, SmLimits};
+use kerncast_passes::reuse::{Reuse, ReuseProfile};
+
+const SECTOR_BYTES: f64 = 32.0;
+
+/// The L2 hit rate of global traffic (`traffic` bytes of sectors); see the module docs.
+pub fn l2_hit_rate(
+    input: &ModelInput,
+    d: &Device,
+    traffic: f64,
+    model: &str,
+    notes: &mut Vec<String>,
+) -> Result<f64> {
+    if let Some(h) = input.hint("l2_hit_rate") {
+        return Ok(h.clamp(0.0, 1.0));
+    }
+    if let (Some(f), true) = (input.hint("footprint_bytes"), traffic > 0.0) {
+        let l2 = *d.need(&d.hw.l2_bytes, "hw.l2_bytes", model)? as f64;
+        let hr = l2_hit_from_footprint(traffic, f, l2);
+        notes.push(format!("l2_hit_rate {hr:.3} derived: {traffic:.0} B of sector traffic over a {f:.0} B footprint (footprint_bytes) with a {l2:.0} B L2"));
+        return Ok(hr);
+    }
+    let why = match &input.stats.reuse {
+        Some(Reuse::Profile(p)) if p.requests > 0.0 => {
+            match (concurrent_blocks(input, d), d.hw.l2_bytes.as_ref()) {
+                (Some(w), Some(l2)) => {
+                    let h = hit_from_profile(p, w, l2.value as f64);
+                    notes.push(h.describe(p, l2.value as f64));
+                    for what in &p.left_out {
+                        notes.push(format!("not in the L2 reuse profile: {what}"));
+                    }
+                    return Ok(h.rate);
+                }
+                (None, _) => "the device lacks hw.sm_count or hw.max_threads_per_sm".to_string(),
+                (_, None) => "the device lacks hw.l2_bytes".to_string(),
+            }
+        }
+        Some(Reuse::Profile(_)) => "no global sector requests were walked".to_string(),
+        Some(Reuse::Unavailable(why)) => why.clone(),
+        None => "the counter walks no addresses (emulator)".to_string(),
+    };
+    notes.push(format!("l2_hit_rate not given and no reuse profile ({why}): 0 assumed (every transaction from DRAM); set l2_hit_rate, or footprint_bytes to derive it"));
+    Ok(0.0)
+}
+
+/// L2 hit rate from the global sector traffic, the kernel's compulsory footprint (bytes its
+/// buffers occupy, a user hint) and the L2 size: the first touch of every footprint byte comes
+/// from DRAM; a re-touch hits with the probability that its line is still resident, taken as the
+/// share of the footprint that fits in the L2 (1 when it all fits).
+pub fn l2_hit_from_footprint(traffic: f64, footprint: f64, l2_bytes: f64) -> f64 {
+    if traffic <= 0.0 {
+        return 0.0;
+    }
+    let f = footprint.clamp(0.0, traffic);
+    let fits = if f > 0.0 {
+        (l2_bytes / f).min(1.0)
+    } else {
+        1.0
+    };
+    let dram = f + (traffic - f) * (1.0 - fits);
+    (1.0 - dram / traffic).clamp(0.0, 1.0)
+}
+
+/// Blocks resident at once over the device: blocks per SM (threads, blocks, registers and
+/// shared memory limits) × SMs, at most the launch's blocks.
+pub fn concurrent_blocks(input: &ModelInput, d: &Device) -> Option<f64> {
+    let launch = input.stats.launch?;
+    let lim = SmLimits {
+        sm_count: d.hw.sm_count.as_ref()?.value as u64,
+        max_threads: d.hw.max_threads_per_sm.as_ref()?.value as u64,
+        max_blocks: d.hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
+        regs: d.hw.regs_per_sm.as_ref().map(|v| v.value as u64),
+        shared_bytes: d.hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
+    };
+    let tpb = launch.threads_per_block().max(1);
+    let w = waves(
+        &lim,
+        launch.blocks(),
+        tpb,
+        input.stats.regs_per_thread.map(u64::from),
+        input.stats.shared_bytes_per_block,
+    );
+    let per_sm = (w.nth_sm / tpb).max(1);
+    Some((per_sm * lim.sm_count).min(launch.blocks()).max(1) as f64)
+}
+
+/// What [`hit_from_profile`] found, by kind of request (shares of the requests walked).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileHit {
+    pub rate: f64,
+    pub wave_blocks: f64,
+    /// Bytes the blocks of one wave touch together.
+    pub wave_bytes: f64,
+    pub first_share: f64,
+    /// Re-touches of data touched less than a wave of blocks earlier, and the share that hits.
+    pub near_share: f64,
+    pub near_hit: f64,
+    /// Re-touches of older data, and the share that hits.
+    pub far_share: f64,
+    pub far_hit: f64,
+}
+
+/// The hit rate of a reuse profile on an L2 of `l2_bytes` with `wave_blocks` blocks at once.
+pub fn hit_from_profile(p: &ReuseProfile, wave_blocks: f64, l2_bytes: f64) -> ProfileHit {
+    let blocks = p.blocks as f64;
+    let wave_bytes = SECTOR_BYTES * p.sectors_of_blocks(wave_blocks.min(blocks));
+    // bytes touched over `lifetimes` block lifetimes of the running wave(s): within one, the
+    // share of its data a block cycles through in that window
+    let touched = |lifetimes: f64| {
+        if lifetimes <= 1.0 {
+            wave_bytes * p.window_share(lifetimes.max(0.0))
+        } else {
+            SECTOR_BYTES * p.sectors_of_blocks((wave_blocks * lifetimes).min(blocks))
+        }
+    };
+    let survives = |lifetimes: f64| {
+        let bytes = touched(lifetimes);
+        if bytes <= l2_bytes {
+            1.0
+        } else {
+            l2_bytes / bytes
+        }
+    };
+    // The walk starts cold: data that later blocks would find touched by earlier ones (a
+    // matrix every row of blocks reads) is all first touches in the first rows. Over the whole
+    // launch the first touches grow as the footprint does, read off its curve.
+    let walked = p.blocks_walked.max(1) as f64;
+    let sample_first = p.first_touches / p.requests.max(1.0);
+    let footprint_walked = p.sectors_of_blocks(walked);
+    let first_share = if footprint_walked > 0.0 {
+        let grows = p.sectors_of_blocks(blocks) / footprint_walked;
+        (sample_first * grows * walked / blocks).clamp(0.0, sample_first)
+    } else {
+        sample_first
+    };
+    let retouched: f64 = p.reuse.iter().map(|b| b.requests).sum();
+    let retouch_scale = if retouched > 0.0 {
+        p.requests * (1.0 - first_share) / retouched
+    } else {
+        0.0
+    };
+    let (mut near, mut near_hits, mut far, mut far_hits) = (0.0, 0.0, 0.0, 0.0);
+    for b in &p.reuse {
+        // the middle of the bucket [d, 2d) on a log scale
+        let d = match b.min_distance {
+            0 | 1 => b.min_distance as f64,
+            d => d as f64 * std::f64::consts::SQRT_2,
+        };
+        let dt = b.progress;
+        let waves_apart = d / wave_blocks;
+        let k = waves_apart.floor();
+        let later = waves_apart - k;
+        let elapsed = |k: f64| if k == 0.0 { dt.abs() } else { k + dt };
+        let p_hit = (1.0 - later) * survives(elapsed(k)) + later * survives(elapsed(k + 1.0));
+        let n = b.requests * retouch_scale;
+        if d < wave_blocks {
+            near += n;
+            near_hits += n * p_hit;
+        } else {
+            far += n;
+            far_hits += n * p_hit;
+        }
+    }
+    let n = p.requests.max(1.0);
+    let share = |x: f64| if x > 0.0 { x } else { 1.0 };
+    ProfileHit {
+        rate: ((near_hits + far_hits) / n).clamp(0.0, 1.0),
+        wave_blocks,
+        wave_bytes,
+        first_share,
+        near_share: near / n,
+        near_hit: near_hits / share(near),
+        far_share: far / n,
+        far_hit: far_hits / share(far),
+    }
+}
+
+impl ProfileHit {
+    /// One line for the report's notes.
+    pub fn describe(&self, p: &ReuseProfile, l2_bytes: f64) -> String {
+        let mib = |b: f64| b / (1024.0 * 1024.0);
+        let window = if p.outer_share < 1.0 {
+            format!(
+                " (loops cut to the first {:.1} % of their outer trips, scaled up)",
+                100.0 * p.outer_share
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "l2_hit_rate {:.3} from the addresses of the first {} of {} blocks{window}, {:.0} at once: {:.1} % of sector requests are first touches (DRAM), {:.1} % re-touch data of the last {:.0} blocks ({:.2} MiB a wave, L2 {:.2} MiB; {:.0} % hit), {:.1} % older data ({:.0} % hit)",
+            self.rate,
+            p.blocks_walked,
+            p.blocks,
+            self.wave_blocks,
+            100.0 * self.first_share,
+            100.0 * self.near_share,
+            self.wave_blocks,
+            mib(self.wave_bytes),
+            mib(l2_bytes),
+            100.0 * self.near_hit,
+            100.0 * self.far_share,
+            100.0 * self.far_hit,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerncast_passes::reuse::from_touches;
+
+    #[test]
+    fn l2_hit_rate_from_footprint() {
+        // Everything fits: only the first touch of each byte misses.
+        assert!((l2_hit_from_footprint(100.0, 10.0, 1000.0) - 0.9).abs() < 1e-12);
+        // Footprint 4x the L2: a quarter of the re-touches hit.
+        assert!((l2_hit_from_footprint(100.0, 20.0, 5.0) - 0.2).abs() < 1e-12);
+        // Streaming (no re-touch): nothing hits.
+        assert_eq!(l2_hit_from_footprint(100.0, 100.0, 1000.0), 0.0);
+    }
+
+    /// 64 blocks, each reading its own 10 sectors and the 10 of the block before (a halo),
+    /// all at the start of their lifetime.
+    fn halo() -> ReuseProfile {
+        let t = (0..64u64)
+            .flat_map(|b| {
+                let own = 10 * b as i128;
+                (own - 10..own + 10)
+                    .filter(|s| *s >= 0)
+                    .map(move |s| (b, 0, s, false, 0))
+            })
+            .collect();
+        from_touches(t, &[1.0], 64, 64)
+    }
+
+    #[test]
+    fn neighbour_reuse_hits_while_a_wave_fits() {
+        let p = halo();
+        // 1270 requests: 640 sectors first touched, 630 halo re-touches at distance 1
+        assert_eq!(p.first_touches, 640.0);
+        let h = hit_from_profile(&p, 8.0, 1e6);
+        assert!((h.rate - 630.0 / 1270.0).abs() < 1e-12, "{h:?}");
+        assert_eq!(h.near_hit, 1.0);
+        // In 7 of 8 alignments the neighbour runs in the same wave at the same time (nothing in
+        // between); in 1 of 8 it ran a wave earlier, and a wave's 2560 bytes went through an
+        // L2 of 720 since.
+        let small = hit_from_profile(&p, 8.0, 720.0);
+        let expect = 7.0 / 8.0 + 1.0 / 8.0 * 720.0 / 2560.0;
+        assert!((small.near_hit - expect).abs() < 1e-12, "{small:?}");
+    }
+
+    /// Each of 8 blocks reads its 4 sectors at the start and again at the end of its loop:
+    /// in between, the whole wave's data went through the cache.
+    #[test]
+    fn a_re_read_a_lifetime_later_needs_the_wave_to_fit() {
+        let end = (1u32 << 24) - 1;
+        let t = (0..8u64)
+            .flat_map(|b| {
+                (0..4).flat_map(move |s| {
+                    [
+                        (b, 0, 4 * b as i128 + s, false, 0),
+                        (b, end, 4 * b as i128 + s, false, 0),
+                    ]
+                })
+            })
+            .collect();
+        let p = from_touches(t, &[1.0], 8, 8);
+        assert_eq!(hit_from_profile(&p, 8.0, 1024.0).rate, 0.5);
+        // a quarter of the wave's 1024 bytes fits
+        let h = hit_from_profile(&p, 8.0, 256.0);
+        assert!((h.rate - 0.5 * 256.0 / 1024.0).abs() < 1e-3, "{h:?}");
+    }
+
+    #[test]
+    fn streaming_never_hits() {
+        let t = (0..32u64)
+            .flat_map(|b| (0..4).map(move |s| (b, 0, 4 * b as i128 + s, false, 0)))
+            .collect();
+        let p = from_touches(t, &[1.0], 32, 32);
+        let h = hit_from_profile(&p, 4.0, 1e9);
+        assert_eq!(h.rate, 0.0);
+        assert_eq!(h.first_share, 1.0);
+    }
+
+    /// Every block reads one shared 64-sector table: a re-touch by the next block hits when it
+    /// runs alongside (half the alignments for 2 blocks at once), and otherwise when the table
+    /// fits the L2 and the more rarely the larger it is.
+    #[test]
+    fn a_shared_table_hits_as_far_as_it_fits() {
+        let t = (0..16u64)
+            .flat_map(|b| (0..64).map(move |s| (b, 0, s, false, 0)))
+            .collect();
+        let p = from_touches(t, &[1.0], 16, 16);
+        assert_eq!(hit_from_profile(&p, 2.0, 4096.0).rate, 15.0 / 16.0);
+        let half = hit_from_profile(&p, 2.0, 1024.0).rate;
+        assert!((half - 15.0 / 16.0 * 0.75).abs() < 1e-12, "{half}");
+    }
+
+    /// Each block reads a shared 8-sector table and 2 sectors of its own; only 2 of the 8
+    /// blocks were walked. In the walk the table's first touch is 8 of 20 requests; over the
+    /// launch it is 8 of 80: the first touches scale with the footprint (8 + 2 per block).
+    #[test]
+    fn first_touches_scale_with_the_footprint_past_the_walk() {
+        let t = (0..2u64)
+            .flat_map(|b| {
+                (0..8)
+                    .chain([100 + 2 * b as i128, 101 + 2 * b as i128])
+                    .map(move |s| (b, 0, s, false, 0))
+            })
+            .collect();
+        let p = from_touches(t, &[1.0], 2, 8);
+        assert_eq!(p.first_touches / p.requests, 0.6);
+        let h = hit_from_profile(&p, 2.0, 1e6);
+        assert!((h.first_share - 24.0 / 80.0).abs() < 1e-12, "{h:?}");
+        assert!((h.rate - 0.7).abs() < 1e-12, "{h:?}");
+    }
+
+    /// Four blocks at once each sweep their own 8 sectors 8 times: a re-read one pass later
+    /// has had all 32 sectors of the wave (1 KiB) go through the cache in between, not an
+    /// eighth of them, so it hits on a 1 KiB L2 and half the time on a 512-byte one.
+    #[test]
+    fn a_sweep_re_read_needs_the_whole_wave_to_fit() {
+        let pass = 1u32 << 21;
+        let t = (0..4u64)
+            .flat_map(|b| {
+                (0..8u32).flat_map(move |k| {
+                    (0..8).map(move |s| (b, k * pass, 8 * b as i128 + s, false, 0))
+                })
+            })
+            .collect();
+        let p = from_touches(t, &[1.0], 4, 4);
+        assert_eq!(hit_from_profile(&p, 4.0, 1024.0).rate, 7.0 / 8.0);
+        let h = hit_from_profile(&p, 4.0, 512.0);
+        assert!((h.rate - 7.0 / 8.0 * 0.5).abs() < 1e-12, "{h:?}");
+    }
+}

@@ -1,0 +1,786 @@
+//! Where a launch's global sector requests could hit in the L2: a block-granular reuse profile.
+//!
+//! The counts say how many 32-byte sectors each warp access requests, not whether the data is
+//! still on chip. This pass walks the first blocks of the launch in dispatch order (x fastest),
+//! evaluates every lane's address, and records for each sector request how far back the last
+//! touch of the same sector was: in blocks (0 inside the block), and in progress through the
+//! block's loops (the position of the loop counters in their range, 0 to 1), since blocks that
+//! run side by side go through their loops at about the same pace. A first touch has neither.
+//! It also records the footprint curve: the distinct sectors the first n blocks touch. Both are
+//! device-independent; a model turns them into an L2 hit rate once it knows how many blocks run
+//! at once and how large the L2 is (`kerncast_models::l2`).
+//!
+//! Buffers do not alias: each pointer parameter (and module variable) gets its own base, 2^44
+//! bytes apart, aligned as `cudaMalloc` aligns.
+
+use crate::affine::{self, Cond};
+use crate::count::AccessRecord;
+use crate::domains::WarpWalk;
+use crate::named;
+use crate::poly::linexpr::Atom;
+use crate::poly::{LinExpr, Poly};
+use crate::stats::{Dir, Space};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// `requests` sector requests whose last touch was `min_distance` or more blocks earlier (and
+/// fewer than the next power of two: buckets 0, 1, 2, 4, 8, …), at a progress difference of
+/// about `progress` (their mean; buckets by powers of two of it too, with its sign).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReuseBucket {
+    pub min_distance: u64,
+    pub progress: f64,
+    pub requests: f64,
+}
+
+/// Distinct sectors the first `blocks` blocks touch together.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FootprintPoint {
+    pub blocks: u64,
+    pub sectors: f64,
+}
+
+/// Mean distinct sectors per block in a window of `lifetime` of a block's lifetime (over the
+/// windows that saw any touch).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowPoint {
+    pub lifetime: f64,
+    pub sectors: f64,
+}
+
+/// The reuse of global sectors over the first `blocks_walked` blocks of a launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReuseProfile {
+    pub blocks_walked: u64,
+    pub blocks: u64,
+    /// Sector requests walked: distinct sectors per warp access, summed.
+    pub requests: f64,
+    /// Requests for a sector no earlier block (nor the same block) had touched.
+    pub first_touches: f64,
+    /// The other requests, by block distance to the previous touch.
+    pub reuse: Vec<ReuseBucket>,
+    /// Distinct sectors after 1, 2, 4, … blocks, and after all the blocks walked.
+    pub footprint: Vec<FootprintPoint>,
+    /// Distinct sectors one block touches within a window of its lifetime, for windows of 1,
+    /// 1/4, 1/16, … of it: how much data a block cycles through between two touches of the
+    /// same sector (a block that sweeps the same data again and again touches all of it in
+    /// every window; a streaming one, a share proportional to the window).
+    pub windows: Vec<WindowPoint>,
+    /// Global accesses left out of the profile, and why (their requests are in no figure here).
+    pub left_out: Vec<String>,
+    /// The least share of its outer loop's trips any access was walked for (1: whole loops);
+    /// the figures above are scaled up to whole loops.
+    pub outer_share: f64,
+}
+
+/// A reuse profile, or why the launch has none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Reuse {
+    Profile(ReuseProfile),
+    Unavailable(String),
+}
+
+/// Bytes between the bases given to different buffers.
+const BUFFER_STRIDE: i128 = 1 << 44;
+const SECTOR: i128 = 32;
+
+/// The profile of `records` (the kernel's memory accesses) for a launch with every parameter
+/// fixed in `env`, walking as many leading blocks as `budget` (counters × threads points) allows.
+pub fn profile(
+    records: &[AccessRecord],
+    defs: &named::Defs,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    budget: u64,
+) -> Reuse {
+    let mut left_out = Vec::new();
+    let bases = buffer_bases(records, defs, env);
+    let sc = Scope {
+        defs,
+        env,
+        bases: &bases,
+    };
+    // Accesses under the same domain are walked together: the domain test per lane is the cost.
+    let mut groups: BTreeMap<(&[String], &Cond), Vec<Walked>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.space == Space::Global) {
+        let what = format!("a global {:?} of {} bytes", r.dir, r.width);
+        if r.tile.is_some() {
+            left_out.push(format!("{what}: a wmma tile"));
+            continue;
+        }
+        let Some(addr) = &r.addr else {
+            left_out.push(format!("{what}: its address is not a polynomial"));
+            continue;
+        };
+        groups
+            .entry((&r.counters, &r.cond))
+            .or_default()
+            .push(Walked::new(r, addr, &sc));
+    }
+    let reads: BTreeSet<String> = ["ctaid_x", "ctaid_y", "ctaid_z"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut walks = Vec::new();
+    for ((counters, cond), accesses) in groups {
+        match WarpWalk::new(counters, cond, block, env, &reads) {
+            Ok(w) => walks.push((w, accesses)),
+            Err(e) => left_out.extend(
+                accesses
+                    .iter()
+                    .map(|a| format!("a global {:?} of {} bytes: {e}", a.dir, a.width)),
+            ),
+        }
+    }
+    let Some(first) = walks.first() else {
+        return Reuse::Unavailable("no global access whose addresses can be walked".into());
+    };
+    let blocks = first.0.blocks();
+    let per_block: u64 = walks
+        .iter()
+        .map(|(w, _)| w.points_per_block())
+        .fold(0u64, |a, b| a.saturating_add(b));
+    // Whole blocks when the budget reaches far enough for reuse between blocks to show (two
+    // rows of the grid, the distance at which a 2-D grid's blocks share rows or columns);
+    // otherwise that many blocks, each through only the first trips of its outer loops: blocks
+    // that run together are at the same trips, so reuse between them still shows, while reuse
+    // within a block across the trips cut off does not.
+    let whole = budget / per_block.max(1);
+    let grid_x = env.get("nctaid_x").copied().unwrap_or(1).max(1) as u64;
+    let target = blocks.min((2 * grid_x).clamp(MIN_SAMPLE_BLOCKS, MAX_SAMPLE_BLOCKS));
+    let mut windows: Vec<Option<u64>> = vec![None; walks.len()];
+    let mut walked = whole.min(blocks);
+    if whole < target {
+        walked = target;
+        let share = budget as f64 / (walked as f64 * per_block as f64);
+        let mut cost = 0.0;
+        for ((w, _), win) in walks.iter().zip(windows.iter_mut()) {
+            let trips = w.outer_trips();
+            // a few trips at least, so reuse from one trip to the next still shows
+            let k = ((trips as f64 * share).floor() as u64).clamp(trips.min(MIN_TRIPS), trips);
+            if k < trips {
+                *win = Some(k);
+            }
+            cost += w.points_per_block() as f64 * k as f64 / trips as f64;
+        }
+        walked = walked.min((budget as f64 / cost.max(1.0)) as u64);
+    }
+    if walked == 0 {
+        return Reuse::Unavailable(format!(
+            "one block has {per_block} (counter, thread) points to walk, over the budget of {budget}"
+        ));
+    }
+    // what each walked touch stands for
+    let weights: Vec<f64> = walks
+        .iter()
+        .zip(&windows)
+        .map(|((w, _), k)| k.map_or(1.0, |k| w.outer_trips() as f64 / k as f64))
+        .collect();
+    let mut touches: Vec<Touch> = Vec::new();
+    let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
+    for (g, (w, accesses)) in walks.iter().enumerate() {
+        let mut bad: BTreeSet<usize> = BTreeSet::new();
+        let res = w.walk_window(0..walked, windows[g], &mut |point, lanes, _| {
+            let b = linear_block(point, env);
+            let t = (w.progress(point) * PROGRESS_SCALE) as u32;
+            for (k, a) in accesses.iter().enumerate() {
+                warp_sectors.clear();
+                let at_point = a.at_point(point, &sc);
+                for (_, tid) in lanes {
+                    let Some(addr) = a.lane(at_point, *tid, point, &sc) else {
+                        bad.insert(k);
+                        continue;
+                    };
+                    let first = addr.div_euclid(SECTOR);
+                    let last = (addr + a.width as i128 - 1).div_euclid(SECTOR);
+                    warp_sectors.extend(first..=last);
+                }
+                warp_sectors.sort_unstable();
+                warp_sectors.dedup();
+                touches.extend(warp_sectors.iter().map(|s| (b, t, *s, a.writes, g as u16)));
+            }
+        });
+        if let Err(e) = res {
+            return Reuse::Unavailable(format!("walking the global accesses: {e}"));
+        }
+        for k in bad {
+            left_out.push(format!(
+                "a global {:?} of {} bytes: some lane's address has no value",
+                accesses[k].dir, accesses[k].width
+            ));
+        }
+    }
+    let mut p = from_touches(touches, &weights, walked, blocks);
+    p.left_out = left_out;
+    p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
+    Reuse::Profile(p)
+}
+
+/// One sector a warp access requests: (block, progress × 2^24, sector, whether it writes, the
+/// group of accesses walked together).
+pub type Touch = (u64, u32, i128, bool, u16);
+
+/// Blocks the profile walks at least (when the launch has them), cutting loops short if it
+/// must, and at most for that reason.
+const MIN_SAMPLE_BLOCKS: u64 = 64;
+const MAX_SAMPLE_BLOCKS: u64 = 1024;
+/// Outer trips a cut loop keeps at least.
+const MIN_TRIPS: u64 = 4;
+
+/// Progress is kept as an integer so touches sort exactly.
+const PROGRESS_SCALE: f64 = (1u32 << 24) as f64;
+
+/// One access to walk, with its address ready to evaluate.
+struct Walked {
+    dir: Dir,
+    width: u64,
+    /// Stores and atomics leave dirty sectors that go back to DRAM once each.
+    writes: bool,
+    addr: Addr,
+}
+
+/// An address linear in the indices and floors of them (the common case, evaluated by
+/// integer arithmetic, the per-warp part once per warp), or any other polynomial (evaluated
+/// through the named values).
+enum Addr {
+    Linear {
+        /// The terms that do not read the thread index.
+        warp: Lin,
+        /// The terms that do.
+        lane: Lin,
+    },
+    Poly(Poly),
+}
+
+/// `Σ c·term + constant` over variables and floors.
+#[derive(Default)]
+struct Lin {
+    terms: Vec<(Term, i128)>,
+    constant: i128,
+}
+
+enum Term {
+    Tid(usize),
+    /// ctaid or a loop counter, read from the walk's point.
+    Point(String),
+    Floor(Lin, i128),
+    /// A named min/max/select value, and whether it reads the thread index.
+    Named(String, bool),
+}
+
+/// What a lane's address may read besides the thread index and the walk's point.
+struct Scope<'a> {
+    defs: &'a named::Defs,
+    env: &'a BTreeMap<String, i128>,
+    bases: &'a BTreeMap<String, i128>,
+}
+
+impl Scope<'_> {
+    fn var(&self, v: &str, tid: [u64; 3], point: &BTreeMap<String, i128>) -> Option<i128> {
+        match v {
+            "tid_x" => Some(tid[0] as i128),
+            "tid_y" => Some(tid[1] as i128),
+            "tid_z" => Some(tid[2] as i128),
+            v => point
+                .get(v)
+                .or_else(|| self.env.get(v))
+                .or_else(|| self.bases.get(v))
+                .copied(),
+        }
+    }
+}
+
+impl Lin {
+    /// `l` with its variables resolved to slots.
+    fn of(l: &LinExpr, defs: &named::Defs) -> Option<Lin> {
+        let mut out = Lin {
+            terms: Vec::new(),
+            constant: l.constant,
+        };
+        for (atom, c) in &l.terms {
+            let t = match atom {
+                Atom::Var(v) => match &**v {
+                    "tid_x" => Term::Tid(0),
+                    "tid_y" => Term::Tid(1),
+                    "tid_z" => Term::Tid(2),
+                    v if named::is_symbol(v) => {
+                        let mut vs = BTreeSet::from([v.to_string()]);
+                        defs.close(&mut vs);
+                        Term::Named(v.to_string(), vs.iter().any(|x| x.starts_with("tid_")))
+                    }
+                    v => Term::Point(v.to_string()),
+                },
+                Atom::Floor(e, m) => Term::Floor(Lin::of(e, defs)?, *m),
+            };
+            out.terms.push((t, *c));
+        }
+        Some(out)
+    }
+
+    fn reads_tid(&self) -> bool {
+        self.terms.iter().any(|(t, _)| t.reads_tid())
+    }
+
+    fn eval(&self, tid: [u64; 3], point: &BTreeMap<String, i128>, sc: &Scope) -> Option<i128> {
+        self.terms.iter().try_fold(self.constant, |acc, (t, c)| {
+            let v = match t {
+                Term::Tid(i) => tid[*i] as i128,
+                Term::Point(v) => *point.get(v)?,
+                Term::Floor(l, m) => l.eval(tid, point, sc)?.div_euclid(*m),
+                Term::Named(v, _) => sc.defs.value(v, &|x| sc.var(x, tid, point))?,
+            };
+            Some(acc + c * v)
+        })
+    }
+}
+
+impl Term {
+    fn reads_tid(&self) -> bool {
+        match self {
+            Term::Tid(_) => true,
+            Term::Point(_) => false,
+            Term::Floor(l, _) => l.reads_tid(),
+            Term::Named(_, t) => *t,
+        }
+    }
+}
+
+impl Walked {
+    fn new(r: &AccessRecord, addr: &Poly, sc: &Scope) -> Walked {
+        let mut vars = BTreeSet::new();
+        addr.vars(&mut vars);
+        let mut fixed = addr.clone();
+        for v in &vars {
+            if let Some(x) = sc.env.get(v).or_else(|| sc.bases.get(v)) {
+                fixed = fixed.subst(v, &LinExpr::constant(*x));
+            }
+        }
+        let addr = match affine::as_lin(&fixed).and_then(|l| Lin::of(&l, sc.defs)) {
+            Some(l) => {
+                let (lane, warp): (Vec<_>, Vec<_>) =
+                    l.terms.into_iter().partition(|(t, _)| t.reads_tid());
+                Addr::Linear {
+                    warp: Lin {
+                        terms: warp,
+                        constant: l.constant,
+                    },
+                    lane: Lin {
+                        terms: lane,
+                        constant: 0,
+                    },
+                }
+            }
+            None => Addr::Poly(fixed),
+        };
+        Walked {
+            dir: r.dir,
+            width: r.width,
+            writes: r.dir != Dir::Load,
+            addr,
+        }
+    }
+
+    /// The part of the address that is the same for every lane at `point`.
+    fn at_point(&self, point: &BTreeMap<String, i128>, sc: &Scope) -> Option<i128> {
+        match &self.addr {
+            Addr::Linear { warp, .. } => warp.eval([0; 3], point, sc),
+            Addr::Poly(_) => None,
+        }
+    }
+
+    fn lane(
+        &self,
+        at_point: Option<i128>,
+        tid: [u64; 3],
+        point: &BTreeMap<String, i128>,
+        sc: &Scope,
+    ) -> Option<i128> {
+        match &self.addr {
+            Addr::Linear { lane, .. } => Some(at_point? + lane.eval(tid, point, sc)?),
+            Addr::Poly(p) => {
+                let a = sc
+                    .defs
+                    .eval_poly(p, &|v| sc.var(v, tid, point))
+                    .filter(|a| a.is_integer())?;
+                num_traits::ToPrimitive::to_i128(&a.to_integer())
+            }
+        }
+    }
+}
+
+/// A distinct base per buffer: every variable the addresses read that is neither an index nor
+/// a fixed parameter is a pointer (or a module variable).
+fn buffer_bases(
+    records: &[AccessRecord],
+    defs: &named::Defs,
+    env: &BTreeMap<String, i128>,
+) -> BTreeMap<String, i128> {
+    let mut vars = BTreeSet::new();
+    for r in records {
+        if let Some(a) = &r.addr {
+            a.vars(&mut vars);
+        }
+    }
+    defs.close(&mut vars);
+    vars.into_iter()
+        .filter(|v| {
+            !v.starts_with("tid_")
+                && !v.starts_with("ctaid_")
+                && !named::is_symbol(v)
+                && !env.contains_key(v)
+                && !records.iter().any(|r| r.counters.contains(v))
+        })
+        .enumerate()
+        .map(|(i, v)| (v, (i as i128 + 1) * BUFFER_STRIDE))
+        .collect()
+}
+
+fn linear_block(point: &BTreeMap<String, i128>, env: &BTreeMap<String, i128>) -> u64 {
+    let get = |m: &BTreeMap<String, i128>, k: &str, d: i128| m.get(k).copied().unwrap_or(d);
+    let gx = get(env, "nctaid_x", 1);
+    let gy = get(env, "nctaid_y", 1);
+    (get(point, "ctaid_x", 0) + gx * (get(point, "ctaid_y", 0) + gy * get(point, "ctaid_z", 0)))
+        as u64
+}
+
+/// The profile of the sector touches of the first `walked` of `blocks` blocks.
+///
+/// Touches are taken in block order and, within a block, in progress order. A load re-touches
+/// the last read or write of its sector; a write re-touches only the last write, since a
+/// sector written for the first time must go back to DRAM once whatever read it before (a load
+/// then a store of `y[i]` is two DRAM transfers, not one).
+///
+/// `weights[g]` is how many touches one touch of group `g` stands for (its loops were walked
+/// for a share of their trips); every figure is weighted by it.
+pub fn from_touches(
+    mut touches: Vec<Touch>,
+    weights: &[f64],
+    walked: u64,
+    blocks: u64,
+) -> ReuseProfile {
+    touches.sort_unstable();
+    let windows = window_sectors(&touches);
+    // A cut loop stands for `weight` times its requests, but for more data only as far as its
+    // blocks touch new data from trip to trip: a sweep of the same rows adds none.
+    let data_weights: Vec<f64> = weights
+        .iter()
+        .map(|w| w.powf(growth_exponent(&windows, 1.0 / w)))
+        .collect();
+    let mut requests = 0.0;
+    let mut sectors = 0.0;
+    let mut last_any: HashMap<i128, (u64, u32)> = HashMap::new();
+    let mut last_write: HashMap<i128, (u64, u32)> = HashMap::new();
+    // (block bucket, progress bucket) → (requests, summed progress difference)
+    let mut buckets: BTreeMap<(u64, i32), (f64, f64)> = BTreeMap::new();
+    let mut first_touches = 0.0;
+    let mut footprint = Vec::new();
+    let mut next_mark = 1u64;
+    let mut i = 0;
+    for b in 0..walked {
+        while i < touches.len() && touches[i].0 == b {
+            let (_, t, s, w, g) = touches[i];
+            let weight = weights[g as usize];
+            let data_weight = data_weights[g as usize];
+            requests += weight;
+            i += 1;
+            let prev = if w {
+                last_write.get(&s)
+            } else {
+                last_any.get(&s)
+            };
+            match prev {
+                None => first_touches += data_weight,
+                Some(&(pb, pt)) => {
+                    let dt = (t as f64 - pt as f64) / PROGRESS_SCALE;
+                    let e = buckets
+                        .entry((bucket_of(b - pb), progress_bucket(dt)))
+                        .or_insert((0.0, 0.0));
+                    e.0 += weight;
+                    e.1 += weight * dt;
+                }
+            }
+            if last_any.insert(s, (b, t)).is_none() {
+                sectors += data_weight;
+            }
+            if w {
+                last_write.insert(s, (b, t));
+            }
+        }
+        if b + 1 == next_mark || b + 1 == walked {
+            footprint.push(FootprintPoint {
+                blocks: b + 1,
+                sectors,
+            });
+            if b + 1 == next_mark {
+                next_mark *= 2;
+            }
+        }
+    }
+    ReuseProfile {
+        windows,
+        blocks_walked: walked,
+        blocks,
+        requests,
+        first_touches,
+        outer_share: 1.0,
+        reuse: buckets
+            .into_iter()
+            .map(|((min_distance, _), (requests, dt))| ReuseBucket {
+                min_distance,
+                progress: dt / requests,
+                requests,
+            })
+            .collect(),
+        footprint,
+        left_out: Vec::new(),
+    }
+}
+
+/// Window sizes 4^-k of a lifetime, k < this.
+const WINDOW_LEVELS: u32 = 7;
+/// Blocks the window sizes are averaged over.
+const WINDOW_BLOCKS: u64 = 32;
+
+/// Mean distinct sectors per block and window, for windows of 1, 1/4, … of a lifetime, over the
+/// first blocks of sorted `touches`.
+fn window_sectors(touches: &[Touch]) -> Vec<WindowPoint> {
+    let mut sums = [(0.0f64, 0u64); WINDOW_LEVELS as usize];
+    let mut in_window: Vec<i128> = Vec::new();
+    let mut start = 0;
+    while start < touches.len() && touches[start].0 < WINDOW_BLOCKS {
+        let b = touches[start].0;
+        let end = start + touches[start..].iter().take_while(|t| t.0 == b).count();
+        let here = &touches[start..end];
+        for (k, sum) in sums.iter_mut().enumerate() {
+            let shift = 24 - 2 * k as u32;
+            let mut i = 0;
+            while i < here.len() {
+                let w = here[i].1 >> shift;
+                in_window.clear();
+                while i < here.len() && here[i].1 >> shift == w {
+                    in_window.push(here[i].2);
+                    i += 1;
+                }
+                in_window.sort_unstable();
+                in_window.dedup();
+                sum.0 += in_window.len() as f64;
+                sum.1 += 1;
+            }
+        }
+        start = end;
+    }
+    sums.iter()
+        .enumerate()
+        .filter(|(_, (_, n))| *n > 0)
+        .map(|(k, (s, n))| WindowPoint {
+            lifetime: 0.25f64.powi(k as i32),
+            sectors: s / *n as f64,
+        })
+        .collect()
+}
+
+/// How a block's distinct data grows with the share of its lifetime walked, as `share^g`:
+/// read off the two window sizes at or below `share` (1 for a streaming block, 0 for one that
+/// sweeps the same data); 1 when the windows do not tell.
+fn growth_exponent(windows: &[WindowPoint], share: f64) -> f64 {
+    if share >= 1.0 {
+        return 1.0;
+    }
+    let mut below = windows.iter().filter(|w| w.lifetime <= share);
+    match (below.next(), below.next()) {
+        (Some(a), Some(b)) if a.sectors > 0.0 && b.sectors > 0.0 => {
+            ((a.sectors / b.sectors).ln() / (a.lifetime / b.lifetime).ln()).clamp(0.0, 1.0)
+        }
+        _ => 1.0,
+    }
+}
+
+/// 0 for no difference; else ±(1 + k) for a difference in [2^-(k+1), 2^-k), k up to 24.
+fn progress_bucket(dt: f64) -> i32 {
+    if dt == 0.0 {
+        return 0;
+    }
+    let k = ((-dt.abs().log2()).ceil() - 1.0).clamp(0.0, 24.0) as i32;
+    (1 + k) * dt.signum() as i32
+}
+
+/// 0 → 0; otherwise the largest power of two not above `d`.
+fn bucket_of(d: u64) -> u64 {
+    if d == 0 {
+        0
+    } else {
+        1 << (63 - d.leading_zeros())
+    }
+}
+
+impl ReuseProfile {
+    /// The share of a block's lifetime data it touches within a window of `lifetime` (0 to 1),
+    /// read off `windows` on a log scale; below the smallest window, in proportion to it.
+    pub fn window_share(&self, lifetime: f64) -> f64 {
+        let w = &self.windows;
+        let Some(whole) = w.first().filter(|p| p.sectors > 0.0) else {
+            return lifetime.clamp(0.0, 1.0);
+        };
+        let share = |p: &WindowPoint| p.sectors / whole.sectors;
+        if lifetime >= 1.0 {
+            return 1.0;
+        }
+        for pair in w.windows(2) {
+            let (big, small) = (&pair[0], &pair[1]);
+            if lifetime >= small.lifetime {
+                let t = (lifetime / small.lifetime).ln() / (big.lifetime / small.lifetime).ln();
+                return share(small) * (share(big) / share(small)).powf(t);
+            }
+        }
+        let last = w.last().unwrap_or(whole);
+        (share(last) * lifetime / last.lifetime).max(0.0)
+    }
+
+    /// Distinct sectors of `n` consecutive blocks, read off the footprint curve: linear between
+    /// its points, and past the last one along the slope of its last stretch (what each further
+    /// block added there), since only the leading blocks were walked.
+    pub fn sectors_of_blocks(&self, n: f64) -> f64 {
+        let pts = &self.footprint;
+        let Some(lastp) = pts.last() else {
+            return 0.0;
+        };
+        if n <= pts[0].blocks as f64 {
+            return pts[0].sectors * n / pts[0].blocks as f64;
+        }
+        for w in pts.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            if n <= b.blocks as f64 {
+                let t = (n - a.blocks as f64) / (b.blocks - a.blocks) as f64;
+                return a.sectors + t * (b.sectors - a.sectors);
+            }
+        }
+        let slope = match pts.len() {
+            1 => lastp.sectors / lastp.blocks as f64,
+            k => {
+                let a = &pts[k - 2];
+                (lastp.sectors - a.sectors) / (lastp.blocks - a.blocks) as f64
+            }
+        };
+        lastp.sectors + slope * (n - lastp.blocks as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HALF: u32 = 1 << 23;
+
+    #[test]
+    fn distances_are_bucketed_by_powers_of_two() {
+        assert_eq!(
+            [0, 1, 2, 3, 4, 7, 8, 1000].map(bucket_of),
+            [0, 1, 2, 2, 4, 4, 8, 512]
+        );
+        assert_eq!(
+            [0.0, 0.75, 0.5, 0.3, -0.3, 1e-9].map(progress_bucket),
+            [0, 1, 1, 2, -2, 25]
+        );
+    }
+
+    fn reuse(p: &ReuseProfile) -> Vec<(u64, f64, f64)> {
+        p.reuse
+            .iter()
+            .map(|b| (b.min_distance, b.progress, b.requests))
+            .collect()
+    }
+
+    /// Block b touches sectors b and b+1 (a one-sector halo shared with its neighbour), and
+    /// sector b again half-way through its loop: one first touch per new sector, the halo
+    /// re-touch at distance 1 (the neighbour read it at progress 0 too), and the repeat inside
+    /// the block at distance 0, half a lifetime later.
+    #[test]
+    fn a_halo_is_reuse_at_distance_one() {
+        let mut t = Vec::new();
+        for b in 0..8u64 {
+            let s = b as i128;
+            t.extend([
+                (b, 0, s, false, 0),
+                (b, HALF, s, false, 0),
+                (b, 0, s + 1, false, 0),
+            ]);
+        }
+        let p = from_touches(t, &[1.0], 8, 100);
+        assert_eq!(p.requests, 24.0);
+        assert_eq!(p.first_touches, 9.0);
+        assert_eq!(reuse(&p), vec![(0, 0.5, 8.0), (1, 0.0, 7.0)]);
+        let blocks: Vec<(u64, f64)> = p.footprint.iter().map(|f| (f.blocks, f.sectors)).collect();
+        assert_eq!(blocks, vec![(1, 2.0), (2, 3.0), (4, 5.0), (8, 9.0)]);
+        // 1 new sector per block past the walk, as along its last stretch
+        assert_eq!(p.sectors_of_blocks(16.0), 17.0);
+        assert_eq!(p.sectors_of_blocks(3.0), 4.0);
+    }
+
+    /// `y[i] = a * x[i] + y[i]`: the load and the store of y's sector are both DRAM transfers
+    /// (the written sector goes back), a second store of it in the block is not, and a later
+    /// block's load of it re-touches the write.
+    #[test]
+    fn a_store_after_a_load_still_goes_back_to_dram() {
+        let t = vec![
+            (0, 0, 0, false, 0),
+            (0, 0, 1, false, 0),
+            (0, 0, 1, true, 0),
+            (0, HALF, 1, true, 0),
+            (1, 0, 1, false, 0),
+        ];
+        let p = from_touches(t, &[1.0], 2, 2);
+        assert_eq!(p.first_touches, 3.0);
+        assert_eq!(reuse(&p), vec![(0, 0.5, 1.0), (1, -0.5, 1.0)]);
+        assert_eq!(p.footprint.last().map(|f| f.sectors), Some(2.0));
+    }
+
+    /// Every block reads the same 4 sectors (a table all threads share): after the first block,
+    /// each read is a re-touch at distance 1 and the footprint stops growing.
+    #[test]
+    fn a_shared_table_stops_the_footprint() {
+        let t: Vec<Touch> = (0..5u64)
+            .flat_map(|b| (0..4).map(move |s| (b, 0, s, false, 0)))
+            .collect();
+        let p = from_touches(t, &[1.0], 5, 5);
+        assert_eq!(p.first_touches, 4.0);
+        assert_eq!(reuse(&p), vec![(1, 0.0, 16.0)]);
+        assert_eq!(p.sectors_of_blocks(5.0), 4.0);
+        assert_eq!(p.sectors_of_blocks(50.0), 4.0);
+    }
+
+    /// A group walked for a quarter of its loop stands for four times its requests; for four
+    /// times its data only when its blocks touch new data from trip to trip (streaming), and
+    /// for no more data when they sweep the same (read off the windows).
+    #[test]
+    fn a_cut_loop_scales_requests_and_only_growing_data() {
+        let q = 1u32 << 20; // a sixteenth of a lifetime
+        let stream: Vec<Touch> = (0..4u32)
+            .map(|k| (0, k * q, 100 + k as i128, false, 0))
+            .collect();
+        let p = from_touches(stream, &[4.0], 1, 1);
+        assert_eq!(p.requests, 16.0);
+        assert_eq!(p.first_touches, 16.0);
+        assert_eq!(p.footprint.last().map(|f| f.sectors), Some(16.0));
+        let sweep: Vec<Touch> = (0..4u32).map(|k| (0, k * q, 100, false, 0)).collect();
+        let p = from_touches(sweep, &[4.0], 1, 1);
+        assert_eq!(p.requests, 16.0);
+        assert_eq!(p.first_touches, 1.0);
+        assert_eq!(p.footprint.last().map(|f| f.sectors), Some(1.0));
+        assert_eq!(reuse(&p), vec![(0, 1.0 / 16.0, 12.0)]);
+    }
+
+    /// A block sweeps its 8 sectors 8 times: any window of an eighth of its lifetime or more
+    /// sees all 8; a window of 1/64 sees one pass's part of them.
+    #[test]
+    fn a_sweeping_block_touches_all_its_data_in_every_window() {
+        let pass = 1u32 << 21;
+        let t: Vec<Touch> = (0..8u32)
+            .flat_map(|k| (0..8).map(move |s| (0, k * pass + s as u32 * (pass / 8), s, false, 0)))
+            .collect();
+        let p = from_touches(t, &[1.0], 1, 1);
+        assert_eq!(p.window_share(1.0), 1.0);
+        assert_eq!(p.window_share(0.25), 1.0);
+        assert_eq!(p.window_share(1.0 / 16.0), 0.5);
+        assert!((p.window_share(1.0 / 64.0) - 1.0 / 8.0).abs() < 1e-12);
+    }
+}
