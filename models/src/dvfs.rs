@@ -229,14 +229,8 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
     let s = &input.stats;
     let launch = input.launch(NAME)?;
     let mut notes = Vec::new();
-    let nsm = *d.need(&d.hw.sm_count, "hw.sm_count", NAME)? as u64;
-    let lim = SmLimits {
-        sm_count: nsm,
-        max_threads: *d.need(&d.hw.max_threads_per_sm, "hw.max_threads_per_sm", NAME)? as u64,
-        max_blocks: d.hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
-        regs: d.hw.regs_per_sm.as_ref().map(|v| v.value as u64),
-        shared_bytes: d.hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
-    };
+    let lim = SmLimits::of(d, NAME)?;
+    let nsm = lim.sm_count;
     let nb = launch.blocks();
     let wpb = launch.warps_per_block();
     let w = waves(

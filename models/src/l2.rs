@@ -92,13 +92,7 @@ pub fn l2_hit_from_footprint(traffic: f64, footprint: f64, l2_bytes: f64) -> f64
 /// shared memory limits) × SMs, at most the launch's blocks.
 pub fn concurrent_blocks(input: &ModelInput, d: &Device) -> Option<f64> {
     let launch = input.stats.launch?;
-    let lim = SmLimits {
-        sm_count: d.hw.sm_count.as_ref()?.value as u64,
-        max_threads: d.hw.max_threads_per_sm.as_ref()?.value as u64,
-        max_blocks: d.hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
-        regs: d.hw.regs_per_sm.as_ref().map(|v| v.value as u64),
-        shared_bytes: d.hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
-    };
+    let lim = SmLimits::of(d, "l2").ok()?;
     let tpb = launch.threads_per_block().max(1);
     let w = waves(
         &lim,

@@ -48,14 +48,7 @@ pub fn thesis_features(input: &ModelInput, d: &Device) -> Result<BTreeMap<&'stat
         what: "a launch geometry".into(),
     })?;
     let hw = &d.hw;
-    let nsm = *d.need(&hw.sm_count, "hw.sm_count", NAME)? as u64;
-    let lim = SmLimits {
-        sm_count: nsm,
-        max_threads: *d.need(&hw.max_threads_per_sm, "hw.max_threads_per_sm", NAME)? as u64,
-        max_blocks: hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
-        regs: hw.regs_per_sm.as_ref().map(|v| v.value as u64),
-        shared_bytes: hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
-    };
+    let lim = SmLimits::of(d, NAME)?;
     let ntb = launch.threads_per_block();
     let threads = (launch.blocks() * ntb) as f64;
     let w = waves(

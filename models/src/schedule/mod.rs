@@ -153,14 +153,8 @@ impl Model for ScheduleModel {
             dpu: *d.need(&hw.dpu_per_sm, "hw.dpu_per_sm", NAME)?,
             lsu: *d.need(&hw.lsu_per_sm, "hw.lsu_per_sm", NAME)?,
         };
-        let nsm = *d.need(&hw.sm_count, "hw.sm_count", NAME)? as u64;
-        let lim = thesis::SmLimits {
-            sm_count: nsm,
-            max_threads: *d.need(&hw.max_threads_per_sm, "hw.max_threads_per_sm", NAME)? as u64,
-            max_blocks: hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
-            regs: hw.regs_per_sm.as_ref().map(|v| v.value as u64),
-            shared_bytes: hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
-        };
+        let lim = thesis::SmLimits::of(d, NAME)?;
+        let nsm = lim.sm_count;
         let nb = launch.blocks();
         let ntb = launch.threads_per_block();
         let threads = (nb * ntb) as f64;

@@ -85,6 +85,20 @@ pub struct SmLimits {
     pub shared_bytes: Option<u64>,
 }
 
+impl SmLimits {
+    /// The device's limits; `model` names who needs the two that are required.
+    pub fn of(d: &crate::device::Device, model: &str) -> crate::model::Result<SmLimits> {
+        let hw = &d.hw;
+        Ok(SmLimits {
+            sm_count: *d.need(&hw.sm_count, "hw.sm_count", model)? as u64,
+            max_threads: *d.need(&hw.max_threads_per_sm, "hw.max_threads_per_sm", model)? as u64,
+            max_blocks: hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
+            regs: hw.regs_per_sm.as_ref().map(|v| v.value as u64),
+            shared_bytes: hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
+        })
+    }
+}
+
 /// Algorithm 8's geometry: threads per SM over the run, threads per wave, waves.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Waves {
