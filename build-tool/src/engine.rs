@@ -507,7 +507,12 @@ impl EmuPrepared {
         let mut args = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
             let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
-            let given = w.params.get(&name).copied();
+            // A `param.NAME` hint stands in for a missing value, as the assumption below offers.
+            let given = w
+                .params
+                .get(&name)
+                .copied()
+                .or_else(|| w.hints.get(&format!("param.{name}")).map(|v| *v as _));
             let is_ptr = p.ptr.is_some() || (given.is_none() && p.ty.bits() == 64);
             if is_ptr {
                 let key = format!("buffer_bytes.{name}");

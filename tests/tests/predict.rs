@@ -85,3 +85,45 @@ fn devices_list_and_show() {
         "{show}"
     );
 }
+
+/// A scalar parameter the workload leaves out sends the count to the emulator, which runs the
+/// kernel with 0 there; the output must say so, and a `param.NAME` hint must stand in for it.
+#[test]
+fn an_unbound_scalar_parameter_is_shown_and_a_hint_replaces_it() {
+    let run = |extra: &[&str]| {
+        let ptx = workspace_root().join("tests/ptx/nvcc/l2_reread.ptx");
+        let mut v: Vec<String> = [
+            "predict",
+            &ptx.display().to_string(),
+            "--device",
+            "gtx-titan-x",
+            "--model",
+            "dvfs",
+            "--grid",
+            "8",
+            "--block",
+            "256",
+            "--param",
+            "l2_reread_param_2=2048",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        predict::output(&predict::Args::try_parse_from(v).unwrap()).unwrap()
+    };
+    let time_us = |out: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with("time")).expect("time");
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let key = "`param.l2_reread_param_3` = 0 (default";
+    let guessed = run(&[]);
+    assert!(guessed.contains(key), "{guessed}");
+    let hinted = run(&["--hint", "param.l2_reread_param_3=4"]);
+    assert!(!hinted.contains("param.l2_reread_param_3"), "{hinted}");
+    // Four trips of 32 load/store pairs, against none.
+    assert!(
+        time_us(&hinted) > 2.0 * time_us(&guessed),
+        "{guessed}\n{hinted}"
+    );
+}

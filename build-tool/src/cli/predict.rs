@@ -178,6 +178,20 @@ pub fn output(args: &Args) -> miette::Result<String> {
         block: w.block,
     });
     let mut notes = bound.notes;
+    // What the counter assumed where the workload said nothing, so a guess never passes silently.
+    notes.extend(
+        input
+            .stats
+            .assumptions
+            .iter()
+            .filter(|a| !a.from_user)
+            .map(|a| {
+                format!(
+                    "assumed `{}` = {} (default; set it with --hint {}=VALUE): {}",
+                    a.hint_key, a.default, a.hint_key, a.what
+                )
+            }),
+    );
     match blocks_from_cfg(&Cfg::build(f), &d) {
         Ok(b) => input.blocks = b,
         Err(e) => notes.push(format!("no per-block schedule input: {e}")),
