@@ -22,12 +22,29 @@
 //! Ties in the case conditions go to the compute-side case. Eq. 11 is evaluated with #Aw where
 //! the paper prints #Wpb ([NOTE] 6): in the bandwidth-saturated case every active warp's requests
 //! queue at the DRAM (Fig. 7's text), and with #Wpb the predicted time drops 8× when a kernel
-//! crosses from case 3 into case 2 — with #Aw the cases meet (tested). The shared-memory cases are chosen
+//! crosses from case 3 into case 2 — with #Aw the cases meet (tested).
+//!
+//! Conditions (10b) and (12b) are used swapped: case 2 (Eq. 11, DRAM saturated) when
+//! `agl_del·(#Aw − 1) ≥ avr_comp + agl_lat`, case 3 (Eq. 13, few warps) otherwise. As printed,
+//! the paper picks the smaller of the two times: Eq. 13 − Eq. 11 = (o_itrs − 1)·(avr_comp +
+//! agl_lat − agl_del·#Aw), and (10b) selects Eq. 11 exactly when that difference is positive.
+//! A kernel whose warps queue faster than the DRAM serves them would then be timed by its
+//! latency chain alone, above the DRAM's bandwidth (`tests/kernels/dram_sweep.cu` on the GTX
+//! Titan X at 975/810 MHz: 146 GB/s of misses, where 810 MHz memory peaks at 77.8 GB/s), and
+//! its time at a low memory clock would fall with the core clock. The
+//! measured `DRAM` micro-benchmark of the gpuPTXModel data (GTX Titan X, 810 MHz memory) is flat
+//! in the core clock within 0.7 % from 595 to 1164 MHz: bandwidth-bound. With the swap every case
+//! respects both bounds, the DRAM queue (agl_del·(#Aw − 1)·o_itrs) and one warp's chain
+//! ((avr_comp + agl_lat)·o_itrs), which is what Fig. 7 and Fig. 8's text describe (tested).
+//! The compute side (8b)/(14b) already picks the larger time and is used as printed.
+//!
+//! The shared-memory cases are chosen
 //! automatically: S2 (Eq. 18–21) when a warp issues at least as many shared transactions as
 //! global ones, else S1 (Eq. 17) when its conditions (16a/b) hold, else the plain cases.
 
 use crate::device::{Clocks, Device};
 use crate::l2::l2_hit_rate;
+use crate::mlp::launch_mlp;
 use crate::model::{largest, ErrorBand, Model, ModelInput, Prediction, Result};
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space};
@@ -108,6 +125,15 @@ pub struct DvfsKernel {
     /// period of Fig. 11, taken as its barriers / 2 (at least 1).
     #[serde(default)]
     pub phases: f64,
+    /// Share of the global transactions whose latency a warp waits for: waits on loads per
+    /// warp / `gld_trans` (`crate::mlp`), at most 1. The paper's cases are 1: one transaction in
+    /// flight per warp.
+    #[serde(default = "one")]
+    pub exposed: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// Which equation set produced T_active.
@@ -149,6 +175,8 @@ impl ActiveParts {
 /// T_active (core cycles) and its compute and shared parts, Eq. 7–21.
 pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, ActiveParts, Case) {
     let (lat, del) = p.agl(c, k.l2_hr);
+    // Latency a warp waits for per transaction: all of it when each load is waited for alone.
+    let lat_t = lat * k.exposed.clamp(0.0, 1.0);
     let aw = k.active_warps.max(1.0);
     let wpb = k.warps_per_block.max(1.0);
     let sh_lat = p.sh_lat.unwrap_or(0.0);
@@ -188,19 +216,20 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, ActiveParts,
         }
     }
     if avr >= del {
-        if avr * (aw - 1.0) >= lat {
+        if avr * (aw - 1.0) >= lat_t {
             let comp = avr * aw * o;
             (comp + lat, ActiveParts::compute(comp), Case::Compute) // Eq. 9
         } else {
-            let t = avr * (aw - 1.0) + (avr + lat) * o; // Eq. 15
+            let t = avr * (aw - 1.0) + (avr + lat_t) * o; // Eq. 15
             let comp = avr * (aw - 1.0) + avr * o;
             (t, ActiveParts::compute(comp), Case::FewWarpsLong)
         }
-    } else if avr + lat >= del * (aw - 1.0) {
+    } else if del * (aw - 1.0) >= avr + lat_t {
+        // (10b) and (12b) swapped, see the module doc.
         let t = lat + avr + del * aw * o; // Eq. 11, #Aw (see module doc)
         (t, ActiveParts::compute(avr), Case::Memory)
     } else {
-        let t = del * aw + lat + avr + (avr + lat) * (o - 1.0); // Eq. 13
+        let t = del * aw + lat + avr + (avr + lat_t) * (o - 1.0); // Eq. 13
         (t, ActiveParts::compute(avr * o), Case::FewWarpsShort)
     }
 }
@@ -334,6 +363,29 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
     }
     let traffic = 32.0 * s.sum_where(sectors);
     let l2_hr = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
+    let exposed = match launch_mlp(&input.blocks, &s.block_execs) {
+        Some((loads, waits)) if gld > 0.0 => {
+            let exposed = (waits / gld).min(1.0);
+            notes.push(format!(
+                "memory-level parallelism: {:.2} global loads per wait on them, {:.2} transactions \
+                 per wait; a warp waits for the latency of {:.0} % of its transactions",
+                loads / waits,
+                gld / waits,
+                exposed * 100.0
+            ));
+            exposed
+        }
+        _ => {
+            if gld > 0.0 {
+                notes.push(
+                    "memory-level parallelism unknown (no instructions to walk, or no global \
+                     loads): every transaction's latency is waited for"
+                        .into(),
+                );
+            }
+            1.0
+        }
+    };
     Ok((
         DvfsKernel {
             blocks: nb as f64,
@@ -345,6 +397,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             shared_trans: sh / warps,
             l2_hr,
             phases: (bar / warps / 2.0).max(1.0),
+            exposed,
         },
         notes,
     ))
@@ -477,6 +530,7 @@ mod tests {
             shared_trans: 0.0,
             l2_hr: 0.0,
             phases: 1.0,
+            exposed: 1.0,
         }
     }
 
@@ -525,24 +579,28 @@ mod tests {
         assert!((parts.shared - sh * (1.0 + (34.0 + 1.0) * 2.0)).abs() < 1e-9);
     }
 
-    /// The seed's §7.3 toy memory-bound kernel (reading B): Eq. 13 at 700/700, T_active 6661.04.
+    /// The seed's §7.3 toy memory-bound kernel (reading B). Its DRAM queue is saturated
+    /// (agl_del·(#Aw − 1) = 586.5 ≥ avr_comp + agl_lat = 505.4 cycles at 700/700), so Eq. 11
+    /// applies: T_active = 505.43 + 9.31·64·12 = 7655.51. The seed's 6661.04 (Eq. 13) comes from
+    /// (10b)/(12b) as printed, which the module doc explains are swapped.
     #[test]
     fn toy_memory_bound_kernel() {
         let p = gtx980();
         let k = toy(16.0);
         let (t, _, case) = t_active(&p, &k, Clocks::new(700.0, 700.0));
-        assert_eq!(case, Case::FewWarpsShort);
-        assert!((t - 6661.04).abs() < 0.01, "{t}");
+        assert_eq!(case, Case::Memory);
+        assert!((t - 7655.51).abs() < 0.01, "{t}");
         assert_eq!(t_exec(1.0, &k), 32.0);
         let (t, _, case) = t_active(&p, &k, Clocks::new(1000.0, 400.0));
-        assert_eq!(case, Case::FewWarpsShort);
-        assert!((t - 11564.84).abs() < 0.01, "{t}");
+        assert_eq!(case, Case::Memory);
+        // 834.27 + 5.333 + 23.275·64·12
+        assert!((t - 18714.80).abs() < 0.01, "{t}");
         let (t, _, case) = t_active(&p, &k, Clocks::new(400.0, 1000.0));
         assert_eq!(case, Case::FewWarpsLong);
         assert!((t - 4797.18).abs() < 0.01, "{t}");
     }
 
-    /// Crossing from Eq. 13 into Eq. 11 (by raising the latency the compute period adds to)
+    /// Crossing between Eq. 11 and Eq. 13 (by raising the latency the compute period adds to)
     /// moves T_active continuously, which needs #Aw in Eq. 11.
     #[test]
     fn memory_cases_meet_at_their_boundary() {
@@ -561,13 +619,82 @@ mod tests {
         assert!(avr_star > 0.0 && avr_star < del);
         let below = t_active(&p, &with(comp_star * 0.999), c);
         let above = t_active(&p, &with(comp_star * 1.001), c);
-        assert_eq!(below.2, Case::FewWarpsShort);
-        assert_eq!(above.2, Case::Memory);
+        assert_eq!(below.2, Case::Memory);
+        assert_eq!(above.2, Case::FewWarpsShort);
         let jump = (above.0 - below.0).abs() / below.0;
         assert!(jump < 0.02, "jump {jump}: {} vs {}", below.0, above.0);
         // As printed (#Wpb), Eq. 11 would drop to less than a quarter at the same point.
         let printed = lat + avr_star + del * k.warps_per_block * k.gld_trans;
-        assert!(printed / below.0 < 0.25, "{printed}");
+        assert!(printed / above.0 < 0.25, "{printed}");
+    }
+
+    /// Whatever the case, T_active is at least what the DRAM queue needs to serve the SM's
+    /// requests (agl_del·(#Aw − 1)·o_itrs) and at least one warp's chain of compute and the
+    /// latency it waits for ((avr_comp + agl_lat·exposed)·o_itrs). With (10b)/(12b) as printed
+    /// the first bound fails (the §7.3 toy: 6661 < 7039 cycles).
+    #[test]
+    fn every_case_respects_the_dram_queue_and_the_warp_chain() {
+        let p = gtx980();
+        let mut checked = 0;
+        for comp in [0.0, 4.0, 16.0, 40.0, 100.0, 400.0, 960.0, 4000.0] {
+            for aw in [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 55.0, 64.0] {
+                for gld in [1.0, 3.0, 12.0, 100.0] {
+                    for (hr, exposed) in [(0.0, 1.0), (0.5, 0.25), (0.975, 1.0), (0.975, 0.125)] {
+                        for (core, mem) in [(700.0, 700.0), (1000.0, 400.0), (400.0, 1000.0)] {
+                            let k = DvfsKernel {
+                                active_warps: aw,
+                                gld_trans: gld,
+                                l2_hr: hr,
+                                exposed,
+                                ..toy(comp * gld / 12.0)
+                            };
+                            let c = Clocks::new(core, mem);
+                            let (t, _, case) = t_active(&p, &k, c);
+                            let (lat, del) = p.agl(c, hr);
+                            let avr = p.inst_cycle * k.comp_inst / k.gld_trans;
+                            let queue = del * (aw - 1.0) * gld;
+                            let chain = (avr + lat * exposed) * gld;
+                            let what = format!(
+                                "{case:?} comp {comp} aw {aw} gld {gld} hr {hr} exposed {exposed} at {core}/{mem}"
+                            );
+                            assert!(t >= queue * (1.0 - 1e-12), "{what}: {t} < queue {queue}");
+                            assert!(t >= chain * (1.0 - 1e-12), "{what}: {t} < chain {chain}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 8 * 8 * 4 * 4 * 3);
+    }
+
+    /// A warp with eight loads per wait (`exposed` 1/8) shortens its latency chain eightfold
+    /// when the chain is what limits it (L2 hits, few warps), down to the L2's queue, and leaves
+    /// a saturated DRAM queue as it was.
+    #[test]
+    fn loads_in_flight_shorten_the_latency_chain_not_the_dram_queue() {
+        let p = gtx980();
+        let c = Clocks::new(700.0, 700.0);
+        let cached = |exposed: f64| DvfsKernel {
+            l2_hr: 0.975,
+            gld_trans: 96.0,
+            exposed,
+            ..toy(16.0)
+        };
+        let (one, _, case1) = t_active(&p, &cached(1.0), c);
+        let (eight, _, case8) = t_active(&p, &cached(0.125), c);
+        assert_eq!(case1, Case::FewWarpsShort);
+        // An eighth of the chain is below the L2's queue, which then limits it.
+        assert_eq!(case8, Case::Memory);
+        assert!(eight < one / 2.5, "{eight} vs {one}");
+        let dram = |exposed: f64| DvfsKernel {
+            exposed,
+            ..toy(16.0)
+        };
+        let (q1, _, qc) = t_active(&p, &dram(1.0), c);
+        let (q8, _, _) = t_active(&p, &dram(0.125), c);
+        assert_eq!(qc, Case::Memory);
+        assert_eq!(q1, q8);
     }
 
     /// §7.4 toy compute-bound kernel: Eq. 9 everywhere, time ∝ 1/core_f.

@@ -160,6 +160,7 @@ mod tests {
             shared_trans: 0.0,
             l2_hr: 0.0,
             phases: 1.0,
+            exposed: 1.0,
         };
         let mut rows = Vec::new();
         for comp in [16.0, 400.0, 960.0] {

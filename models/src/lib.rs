@@ -12,6 +12,7 @@ pub mod dvfs_fit;
 pub mod dvfs_knn;
 pub mod l2;
 pub mod linear;
+pub mod mlp;
 pub mod model;
 pub mod nnls;
 pub mod power;

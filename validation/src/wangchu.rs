@@ -40,6 +40,8 @@ const BLOCKS: f64 = 1000.0;
 /// Candidate compulsory misses per thread (∞: every access misses L2) and active warps per SM.
 const C0S: [f64; 6] = [1.0, 2.0, 4.0, 16.0, 64.0, f64::INFINITY];
 const ACTIVE_WARPS: [f64; 3] = [16.0, 32.0, 64.0];
+/// Starting multiples of the device's DRAM delay (see `WangChu::fit`).
+const DEL_STARTS: [f64; 2] = [1.0, 1e-3];
 
 /// What one benchmark looks like to the time and power models.
 #[derive(Debug, Clone)]
@@ -110,6 +112,9 @@ impl Inputs {
             shared_trans: self.shared_trans,
             l2_hr: 1.0 - miss,
             phases: self.phases,
+            // The sequences give no registers to find the loads' consumers: the paper's one
+            // transaction in flight per warp.
+            exposed: 1.0,
         }
     }
 }
@@ -206,13 +211,19 @@ impl WangChu {
             for &aw in &ACTIVE_WARPS {
                 let ks: Vec<DvfsKernel> = inputs.iter().map(|x| x.kernel(c0, aw)).collect();
                 let f = |x: &[f64]| time_loss(&from_log(start, x), &ks, t, &grid);
-                let mut x = x0.to_vec();
-                for step in [1.0, 0.3, 0.1] {
-                    x = nelder_mead(&f, &x, step, 150);
-                }
-                let l = f(&x);
-                if best.as_ref().is_none_or(|b| l < b.0) {
-                    best = Some((l, from_log(start, &x), c0, aw));
+                // Two starts: the device's DRAM delay, and almost none. The loss has a valley
+                // for each regime (memory sensitivity from the DRAM queue, or from the DRAM
+                // latency alone), and a simplex started in one does not cross to the other.
+                for del_scale in DEL_STARTS {
+                    let mut x = x0.to_vec();
+                    x[2] += del_scale.ln();
+                    for step in [1.0, 0.3, 0.1] {
+                        x = nelder_mead(&f, &x, step, 150);
+                    }
+                    let l = f(&x);
+                    if best.as_ref().is_none_or(|b| l < b.0) {
+                        best = Some((l, from_log(start, &x), c0, aw));
+                    }
                 }
             }
         }
