@@ -15,6 +15,7 @@
 //! | `o_itrs` | `gld_trans` (one compute period per transaction, Eq. 7a) |
 //! | `l2_hr` | hint `l2_hit_rate`; else from hint `footprint_bytes`; else from the counter's reuse profile of the addresses; else 0 (every transaction from DRAM); see `crate::l2`, and the notes say which |
 //! | `inst_cycle` | warp size / SP cores per SM (issue cycles of one warp instruction), fittable |
+//! | (one transaction in flight per warp, implicit) | `exposed`: waits on global loads / transactions, from the PTX's basic blocks (`crate::mlp`); it scales the latency in the chain of Eq. 13/15 and in the case conditions |
 //!
 //! Choices ([NOTE]s of the seed): Eq. 4 is used as the DRAM latency *at the given pair* (reading
 //! B, no second core/mem factor in Eq. 5a); the delay is the baseline delay × r (Eq. 5b). The
@@ -35,7 +36,8 @@
 //! measured `DRAM` micro-benchmark of the gpuPTXModel data (GTX Titan X, 810 MHz memory) is flat
 //! in the core clock within 0.7 % from 595 to 1164 MHz: bandwidth-bound. With the swap every case
 //! respects both bounds, the DRAM queue (agl_del·(#Aw − 1)·o_itrs) and one warp's chain
-//! ((avr_comp + agl_lat)·o_itrs), which is what Fig. 7 and Fig. 8's text describe (tested).
+//! ((avr_comp + agl_lat·exposed)·o_itrs), which is what Fig. 7 and Fig. 8's text describe
+//! (tested).
 //! The compute side (8b)/(14b) already picks the larger time and is used as printed.
 //!
 //! The shared-memory cases are chosen
@@ -364,7 +366,14 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
     let traffic = 32.0 * s.sum_where(sectors);
     let l2_hr = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
     let exposed = match launch_mlp(&input.blocks, &s.block_execs) {
-        Some((loads, waits)) if gld > 0.0 => {
+        _ if gld == 0.0 => 1.0,
+        Some((_, 0.0)) => {
+            notes.push(
+                "memory-level parallelism: no global load is waited for (stores only)".into(),
+            );
+            0.0
+        }
+        Some((loads, waits)) => {
             let exposed = (waits / gld).min(1.0);
             notes.push(format!(
                 "memory-level parallelism: {:.2} global loads per wait on them, {:.2} transactions \
@@ -375,14 +384,12 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             ));
             exposed
         }
-        _ => {
-            if gld > 0.0 {
-                notes.push(
-                    "memory-level parallelism unknown (no instructions to walk, or no global \
-                     loads): every transaction's latency is waited for"
-                        .into(),
-                );
-            }
+        None => {
+            notes.push(
+                "memory-level parallelism unknown (no instructions to walk): every transaction's \
+                 latency is waited for"
+                    .into(),
+            );
             1.0
         }
     };

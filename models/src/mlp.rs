@@ -46,19 +46,20 @@ pub fn block_mlp(insts: &[SchedInst]) -> BlockMlp {
 }
 
 /// Warp-level totals over a launch: the blocks' loads and waits weighted by how many warps run
-/// each block. `None` when no block with global loads runs (or there is no IR to walk).
+/// each block. `None` when there are no instructions or no block executions to weigh them by.
 pub fn launch_mlp(
     blocks: &BTreeMap<usize, Vec<SchedInst>>,
     execs: &BTreeMap<usize, BlockExecs>,
 ) -> Option<(f64, f64)> {
-    let (mut loads, mut waits) = (0.0, 0.0);
+    let (mut loads, mut waits, mut weighed) = (0.0, 0.0, false);
     for (id, insts) in blocks {
         let Some(e) = execs.get(id) else { continue };
+        weighed = true;
         let m = block_mlp(insts);
         loads += m.loads as f64 * e.warps;
         waits += m.waits as f64 * e.warps;
     }
-    (waits > 0.0).then_some((loads, waits))
+    weighed.then_some((loads, waits))
 }
 
 #[cfg(test)]
@@ -125,5 +126,8 @@ mod tests {
         let execs = BTreeMap::from([(0, e(10.0)), (1, e(30.0)), (2, e(5.0))]);
         assert_eq!(launch_mlp(&blocks, &execs), Some((50.0, 40.0)));
         assert_eq!(launch_mlp(&BTreeMap::new(), &execs), None);
+        // Stores only: nothing to wait for.
+        let stores = BTreeMap::from([(0, vec![st("p", "v"), st("q", "v")])]);
+        assert_eq!(launch_mlp(&stores, &execs), Some((0.0, 0.0)));
     }
 }
