@@ -44,10 +44,10 @@ fn held_out_error(ds: &Dataset, m: &Knn) -> Vec<[f64; 3]> {
 /// The JSON table of a kNN over the memory features; an error for any other space, whose
 /// features kerncast's counts do not provide in the same form.
 pub fn knn_table(ds: &Dataset, m: &Knn) -> Result<String> {
-    if m.space() != Space::Mem {
+    if m.space() != Some(Space::Mem) {
         return Err(Error::Model(format!(
-            "only a kNN over the memory features can be exported, not {:?}",
-            m.space()
+            "only a kNN over the memory features can be exported, not {}",
+            m.name()
         )));
     }
     let avg = match m.avg() {

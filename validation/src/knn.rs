@@ -75,9 +75,14 @@ fn vector(space: Space, b: &Benchmark) -> Vec<f64> {
     }
 }
 
+/// The features of one benchmark, as the kNN measures distances in.
+pub type FeatureFn = Box<dyn Fn(&Benchmark) -> Vec<f64> + Send + Sync>;
+
 pub struct Knn {
     k: usize,
-    space: Space,
+    /// `None` when the features come from the caller ([`Knn::over`]).
+    space: Option<Space>,
+    features: FeatureFn,
     avg: Avg,
     mu: Vec<f64>,
     sd: Vec<f64>,
@@ -89,7 +94,19 @@ pub struct Knn {
 
 impl Knn {
     pub fn fit(t: &TrainSet, k: usize, space: Space, avg: Avg) -> Knn {
-        let xs: Vec<Vec<f64>> = t.benches.iter().map(|b| vector(space, b)).collect();
+        let what = match space {
+            Space::Mix => "instruction mix",
+            Space::Mem => "memory features",
+            Space::Both => "memory features + mix",
+        };
+        let mut m = Knn::over(t, k, avg, what, Box::new(move |b| vector(space, b)));
+        m.space = Some(space);
+        m
+    }
+
+    /// A kNN over the caller's features of each benchmark; `what` names them.
+    pub fn over(t: &TrainSet, k: usize, avg: Avg, what: &str, features: FeatureFn) -> Knn {
+        let xs: Vec<Vec<f64>> = t.benches.iter().map(|b| features(b)).collect();
         let d = xs[0].len();
         let n = xs.len() as f64;
         let mu: Vec<f64> = (0..d)
@@ -109,11 +126,6 @@ impl Knn {
             .map(|x| (0..d).map(|j| (x[j] - mu[j]) / sd[j]).collect())
             .zip(t.targets.iter().cloned())
             .collect();
-        let what = match space {
-            Space::Mix => "instruction mix",
-            Space::Mem => "memory features",
-            Space::Both => "memory features + mix",
-        };
         let how = match avg {
             Avg::Geo => "geo",
             Avg::Arith => "mean",
@@ -121,7 +133,8 @@ impl Knn {
         };
         Knn {
             k,
-            space,
+            space: None,
+            features,
             avg,
             mu,
             sd,
@@ -136,7 +149,7 @@ impl Knn {
     pub fn k(&self) -> usize {
         self.k
     }
-    pub fn space(&self) -> Space {
+    pub fn space(&self) -> Option<Space> {
         self.space
     }
     pub fn avg(&self) -> Avg {
@@ -160,7 +173,7 @@ impl Predictor for Knn {
         &self.name
     }
     fn predict(&self, b: &Benchmark) -> Curve {
-        let z: Vec<f64> = vector(self.space, b)
+        let z: Vec<f64> = (self.features)(b)
             .iter()
             .enumerate()
             .map(|(j, v)| (v - self.mu[j]) / self.sd[j])
