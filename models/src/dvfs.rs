@@ -246,8 +246,30 @@ pub fn core_utilisation(p: &DvfsParams, k: &DvfsKernel, c: Clocks, time_s: f64) 
 /// Share of the DRAM bandwidth `dram_bw` (bytes/s at the run's memory clock) the kernel's L2
 /// misses use over `time_s` seconds (the power model's DRAM activity).
 pub fn dram_utilisation(k: &DvfsKernel, time_s: f64, dram_bw: f64) -> f64 {
+    dram_demand(k, time_s, dram_bw).min(1.0)
+}
+
+/// [`dram_utilisation`] before the cap: above 1 the predicted time moves the misses faster than
+/// the DRAM's peak bandwidth, i.e. the `dvfs.*` delay constants disagree with `hw.*`.
+pub fn dram_demand(k: &DvfsKernel, time_s: f64, dram_bw: f64) -> f64 {
     let bytes = k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr);
-    (bytes / (time_s * dram_bw)).min(1.0)
+    bytes / (time_s * dram_bw)
+}
+
+/// How the note starts that says a predicted time needs more than the DRAM's peak.
+pub const DRAM_OVER_PEAK: &str = "DRAM over its peak";
+
+/// Said when the predicted time needs more than the DRAM's peak: the time is then too short, and
+/// the power model sees the DRAM at 100 %.
+fn over_peak_note(demand: f64, bw: f64, c: Clocks) -> String {
+    format!(
+        "{DRAM_OVER_PEAK}: the predicted time moves the L2 misses at {:.0} % of the {:.1} GB/s \
+         peak at {} MHz memory, so it is too short; the dvfs.dm_del_base / dvfs.baseline_mhz \
+         constants disagree with hw.* for this device (power uses 100 %)",
+        demand * 100.0,
+        bw / 1e9,
+        c.mem_mhz
+    )
 }
 
 /// Eq. 6 in core cycles.
@@ -451,7 +473,11 @@ impl Model for DvfsModel {
         let mut activity = BTreeMap::new();
         activity.insert("sp".into(), core_utilisation(&p, &k, clocks, time_s));
         if let Ok(bw) = d.dram_bandwidth(clocks.mem_mhz, NAME) {
-            activity.insert("dram".into(), dram_utilisation(&k, time_s, bw));
+            let demand = dram_demand(&k, time_s, bw);
+            if demand > 1.0 + 1e-9 {
+                notes.push(over_peak_note(demand, bw, clocks));
+            }
+            activity.insert("dram".into(), demand.min(1.0));
         }
         notes.push(format!("case {case:?}, #Aw {}", k.active_warps));
         let calibrated = d

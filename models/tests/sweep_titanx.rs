@@ -106,3 +106,35 @@ fn titan_x_sweep_memory_and_compute_bound() {
     );
     assert_eq!(comp_bound.points[0].bottleneck, "compute");
 }
+
+/// A streaming kernel's predicted time stays within the DRAM's peak with the profile's constants;
+/// with a DRAM delay a quarter of the profile's the time would move its misses at about 4x the
+/// peak, which the prediction says instead of hiding it behind the power model's 100 % cap.
+#[test]
+fn a_time_faster_than_the_dram_peak_is_said() {
+    use kerncast_models::dvfs::{DvfsParams, DRAM_OVER_PEAK};
+    use kerncast_models::Model;
+    let d = Device::load("gtx-titan-x").unwrap();
+    let input = ModelInput::new(stats(1.0));
+    let over_peak = |model: &DvfsModel| {
+        d.clock_grid()
+            .unwrap()
+            .into_iter()
+            .map(|c| model.predict(&input, &d, c).unwrap())
+            .filter(|p| p.notes.iter().any(|n| n.starts_with(DRAM_OVER_PEAK)))
+            .map(|p| (p.clocks, p.activity["dram"]))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(over_peak(&DvfsModel::default()), vec![]);
+    let mut fast = DvfsParams::from_device(&d).unwrap();
+    fast.dm_del_base /= 4.0;
+    let flagged = over_peak(&DvfsModel { params: Some(fast) });
+    // At 810 MHz memory the kernel is DRAM-bound at every core clock; at 3505 MHz slow cores
+    // can make it core-bound, within the peak.
+    let slow_memory = flagged.iter().filter(|(c, _)| c.mem_mhz == 810.0).count();
+    assert_eq!(slow_memory, 16, "{flagged:?}");
+    assert!(
+        flagged.iter().all(|&(_, u)| u == 1.0),
+        "power still sees 100 %"
+    );
+}
