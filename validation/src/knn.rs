@@ -7,7 +7,8 @@
 //! much an unrolled loop can reuse lines on chip) and instructions per kernel (a short streaming
 //! kernel has no work to hide memory latency behind). A mix-space neighbour of a streaming kernel
 //! is often a compute kernel with the same share of loads; the memory space groups by the quantities
-//! that set the DRAM/core time ratio. `Both`: the two side by side.
+//! that set the DRAM/core time ratio. `Both`: the two side by side. [`Knn::over`] takes the
+//! caller's features instead (the `memory_number` diagnostic).
 //!
 //! Two averages. `Geo`: geometric mean per point (E = P·T holds exactly for the average).
 //! `Arith`: arithmetic mean, i.e. the expected curve over the neighbours; its energy minimum is the
