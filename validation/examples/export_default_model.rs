@@ -5,25 +5,20 @@
 //! `cargo run --release -p kerncast-validation --example export_default_model`
 
 use kerncast_validation::combined::{Recipe, Selected};
-use kerncast_validation::data::default_root;
+use kerncast_validation::data::{default_root, DEFAULT_GPU};
 use kerncast_validation::export::{knn_table, TABLE_PATH};
 use kerncast_validation::knn::{Knn, Space};
 use kerncast_validation::model::TrainSet;
-use kerncast_validation::wangchu::Start;
+use kerncast_validation::profile::Physics;
 use kerncast_validation::Dataset;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let ds = Dataset::load(&default_root(&ws).expect("data set")).expect("loads");
-    let start = Start::gtx_titan_x(ds.grid[ds.reference].mem_mhz as f64);
-    let sel = match start {
-        Ok(start) => Selected::select(&ds, &start),
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
+    let phys = Physics::of(&ds.gpu, None, ds.grid[ds.reference].mem_mhz as f64);
+    eprintln!("{}", phys.describe());
+    let sel = Selected::select(&ds, &phys);
     let Recipe::Knn(k, Space::Mem, avg) = sel.recipe else {
         eprintln!(
             "the CV pick is {:?}, not a kNN over the memory features: nothing exported",

@@ -6,7 +6,7 @@
 
 use candle_core::Tensor;
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
-use kerncast_validation::data::default_root;
+use kerncast_validation::data::{default_root, DEFAULT_GPU};
 use kerncast_validation::lstm::Lstm;
 use kerncast_validation::metrics::{mean, score_app};
 use kerncast_validation::model::TrainSet;
@@ -14,7 +14,7 @@ use kerncast_validation::Dataset;
 
 fn main() {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let ds = Dataset::load(&default_root(&ws).expect("data set")).expect("loads");
+    let ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
     let mut args = std::env::args().skip(1);
     let steps: usize = args
         .next()

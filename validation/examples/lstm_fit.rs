@@ -4,7 +4,7 @@
 //! often each clock pair is chosen, and the mean predicted vs measured energy curve.
 //! `cargo run --release -p kerncast-validation --example lstm_fit [-- WEIGHTS]`
 
-use kerncast_validation::data::default_root;
+use kerncast_validation::data::{default_root, DEFAULT_GPU};
 use kerncast_validation::lstm::Lstm;
 use kerncast_validation::metrics::{mean, score_app};
 use kerncast_validation::Dataset;
@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 fn main() {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let ds = Dataset::load(&default_root(&ws).expect("data set")).expect("loads");
+    let ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
     let w = std::env::args()
         .nth(1)
         .map(std::path::PathBuf::from)

@@ -7,25 +7,25 @@
 //! `cargo run --release -p kerncast-validation --example memory_number`
 
 use kerncast_validation::combined::{Recipe, Selected};
-use kerncast_validation::data::default_root;
+use kerncast_validation::data::{default_root, DEFAULT_GPU};
 use kerncast_validation::knn::{Avg, Knn};
 use kerncast_validation::model::TrainSet;
+use kerncast_validation::profile::Physics;
 use kerncast_validation::report::{evaluate, overall, per_app};
-use kerncast_validation::wangchu::Start;
 use kerncast_validation::Dataset;
 
 fn main() {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let ds = Dataset::load(&default_root(&ws).expect("data set")).expect("loads");
+    let ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
     let i810 = ds
         .grid
         .iter()
         .position(|c| c.mem_mhz == 810 && c.core_mhz == 975)
         .expect("grid point 810/975");
     let reference = ds.reference;
-    let start = Start::gtx_titan_x(ds.grid[reference].mem_mhz as f64).expect("device constants");
+    let phys = Physics::of(&ds.gpu, None, ds.grid[reference].mem_mhz as f64);
     eprintln!("selecting model C by cross-validation on the micro-benchmarks (about 30 s)");
-    let c = Selected::select(&ds, &start);
+    let c = Selected::select(&ds, &phys);
     let (k, avg) = match c.recipe {
         Recipe::Knn(k, _, avg) => (k, avg),
         other => {

@@ -3,13 +3,13 @@
 //! predict it. Shows where the static picture and the measurements part ways (docs/validation.md).
 //! `cargo run --release -p kerncast-validation --example memory_sensitivity`
 
-use kerncast_validation::data::default_root;
+use kerncast_validation::data::{default_root, DEFAULT_GPU};
 use kerncast_validation::features::Features;
 use kerncast_validation::isa::Class;
 use kerncast_validation::Dataset;
 fn main() {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let ds = Dataset::load(&default_root(&ws).expect("data set")).expect("loads");
+    let ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
     let g = &ds.grid;
     let i810 = g
         .iter()

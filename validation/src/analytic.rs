@@ -2,8 +2,9 @@
 //!
 //! Time: a roofline of the core domain and the DRAM domain joined by a smooth maximum,
 //! T(f) ∝ ‖(f_c0/f_c, m·f_m0/f_m)‖_p, where m, the DRAM-to-core time ratio at the reference
-//! clocks, comes from the static counts: m = κ · h · (global bytes / core issue cost) · (128·SMs·f_c0 /
-//! BW_0), with h the share of a kernel's n global accesses per thread that miss the caches: the
+//! clocks, comes from the static counts: m = κ · h · (global bytes / core issue cost) · (lanes·f_c0 /
+//! BW_0), with lanes the chip's FP32 lanes and BW_0 its DRAM bandwidth at the reference memory clock
+//! (from the GPU's device profile, `profile::Peak`), and h the share of a kernel's n global accesses per thread that miss the caches: the
 //! first accesses of a thread stream from DRAM, the many accesses of an unrolled loop mostly reuse
 //! lines already on chip. Two forms are tried, h = c_0/(c_0 + n) and h = min(1, c_0/n) (c_0
 //! compulsory misses per thread); κ, c_0, the form and p are calibrated.
@@ -22,11 +23,7 @@ use crate::isa::Class;
 use crate::linalg::weighted_ridge;
 use crate::metrics::Curve;
 use crate::model::{Predictor, TrainSet};
-
-/// GTX Titan X (GM200): 24 SMs, 128 FP32 lanes each, 336.5 GB/s at 3505 MHz memory (public specs).
-const SMS: f64 = 24.0;
-const LANES: f64 = 128.0;
-const BW0_BYTES_PER_S: f64 = 336.5e9;
+use crate::profile::Peak;
 
 /// Groups of the core issue cost with their own energy weight.
 const GROUPS: [&[Class]; 7] = [
@@ -57,19 +54,22 @@ pub struct Analytic {
     pub a_mem: f64,
     /// g(f_c) per grid point (1 at the reference core clock).
     pub g: Vec<f64>,
+    /// Core issue rate over DRAM bandwidth at the reference clocks (FP32 instructions per byte).
+    pub peak_ratio: f64,
     grid: Vec<Clock>,
     reference: usize,
     idle: Vec<f64>,
 }
 
-fn ratio_m(f: &Features, kappa: f64, c0: f64, knee: bool, fc0_mhz: f64) -> f64 {
+/// The DRAM-to-core time ratio m at the reference clocks; `peak_ratio` is lanes·f_c0/BW_0.
+fn ratio_m(f: &Features, kappa: f64, c0: f64, knee: bool, peak_ratio: f64) -> f64 {
     let n = f.global_accesses / f.kernels.max(1.0);
     let miss = match (c0.is_finite(), knee) {
         (false, _) => 1.0,
         (true, true) => (c0 / n.max(1e-9)).min(1.0),
         (true, false) => c0 / (c0 + n),
     };
-    kappa * miss * f.bytes_per_cost() * LANES * SMS * fc0_mhz * 1e6 / BW0_BYTES_PER_S
+    kappa * miss * f.bytes_per_cost() * peak_ratio
 }
 
 fn shares(f: &Features) -> [f64; 7] {
@@ -95,9 +95,10 @@ fn time_curve(grid: &[Clock], reference: usize, m: f64, p: f64) -> Vec<(f64, f64
 }
 
 impl Analytic {
-    pub fn fit(t: &TrainSet) -> Analytic {
+    pub fn fit(t: &TrainSet, peak: &Peak) -> Analytic {
         let feats: Vec<Features> = t.benches.iter().map(Features::of).collect();
         let fc0 = t.grid[t.reference].core_mhz as f64;
+        let peak_ratio = peak.fp32_lanes * fc0 * 1e6 / peak.bw0_bytes_per_s;
         // 1. time: grid search over (κ, c_0, p) on the mean relative time error.
         let mut best = (f64::INFINITY, 1.0, f64::INFINITY, false, 2.0);
         let c0s = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, f64::INFINITY];
@@ -107,7 +108,7 @@ impl Analytic {
                 for p in [1.0, 2.0, 3.0, 4.0, 6.0, 8.0] {
                     let mut err = 0.0;
                     for (f, y) in feats.iter().zip(&t.targets) {
-                        let m = ratio_m(f, kappa, c0, knee, fc0);
+                        let m = ratio_m(f, kappa, c0, knee, peak_ratio);
                         let c = time_curve(t.grid, t.reference, m, p);
                         err += c
                             .iter()
@@ -130,6 +131,7 @@ impl Analytic {
             w: [0.0; 7],
             a_mem: 0.0,
             g: vec![1.0; t.grid.len()],
+            peak_ratio,
             grid: t.grid.to_vec(),
             reference: t.reference,
             idle: t.idle_power_w.to_vec(),
@@ -139,7 +141,6 @@ impl Analytic {
     }
 
     fn fit_power(&mut self, t: &TrainSet, feats: &[Features]) {
-        let fc0 = t.grid[t.reference].core_mhz as f64;
         let fm0 = t.grid[t.reference].mem_mhz as f64;
         // Rows: (bench, grid point) with u_c, u_m, shares, measured absolute power.
         struct Row {
@@ -155,7 +156,7 @@ impl Analytic {
             let curve = time_curve(
                 t.grid,
                 t.reference,
-                ratio_m(f, self.kappa, self.c0, self.knee, fc0),
+                ratio_m(f, self.kappa, self.c0, self.knee, self.peak_ratio),
                 self.p,
             );
             let sh = shares(f);
@@ -213,9 +214,8 @@ impl Analytic {
 
     /// Absolute power (W) and time scaling at every grid point.
     fn absolute(&self, f: &Features) -> Vec<(f64, f64)> {
-        let fc0 = self.grid[self.reference].core_mhz as f64;
         let fm0 = self.grid[self.reference].mem_mhz as f64;
-        let m = ratio_m(f, self.kappa, self.c0, self.knee, fc0);
+        let m = ratio_m(f, self.kappa, self.c0, self.knee, self.peak_ratio);
         let sh = shares(f);
         let a: f64 = sh.iter().zip(&self.w).map(|(s, w)| s * w).sum();
         time_curve(&self.grid, self.reference, m, self.p)
@@ -232,8 +232,13 @@ impl Analytic {
 
     /// Predicted DRAM/core time ratio at the reference clocks (for reports).
     pub fn memory_ratio(&self, b: &Benchmark) -> f64 {
-        let fc0 = self.grid[self.reference].core_mhz as f64;
-        ratio_m(&Features::of(b), self.kappa, self.c0, self.knee, fc0)
+        ratio_m(
+            &Features::of(b),
+            self.kappa,
+            self.c0,
+            self.knee,
+            self.peak_ratio,
+        )
     }
 }
 

@@ -11,7 +11,8 @@ use crate::data::{Benchmark, Dataset};
 use crate::knn::{Avg, Knn, Space};
 use crate::metrics::{mean, score_app, Curve};
 use crate::model::{Predictor, TrainSet};
-use crate::wangchu::{Start, WangChu};
+use crate::profile::Physics;
+use crate::wangchu::WangChu;
 
 /// Log-space blend: exp(α·ln a + (1−α)·ln b), per factor.
 pub struct Blend {
@@ -66,13 +67,32 @@ pub enum Physical {
     WangChu,
 }
 
-const PHYSICALS: [Physical; 2] = [Physical::Roofline, Physical::WangChu];
-
 impl Physical {
-    fn fit(self, t: &TrainSet, start: &Start) -> Box<dyn Predictor> {
+    /// The physical models whose constants the GPU's device profile has.
+    pub fn available(phys: &Physics) -> Vec<Physical> {
+        let mut v = Vec::new();
+        if phys.roofline.is_ok() {
+            v.push(Physical::Roofline);
+        }
+        if phys.wangchu.is_ok() {
+            v.push(Physical::WangChu);
+        }
+        v
+    }
+
+    /// `None` when the profile lacks the model's constants (`available` leaves it out).
+    fn fit(self, t: &TrainSet, phys: &Physics) -> Option<Box<dyn Predictor>> {
         match self {
-            Physical::Roofline => Box::new(Analytic::fit(t)),
-            Physical::WangChu => Box::new(WangChu::fit(t, start)),
+            Physical::Roofline => phys
+                .roofline
+                .as_ref()
+                .ok()
+                .map(|peak| Box::new(Analytic::fit(t, peak)) as Box<dyn Predictor>),
+            Physical::WangChu => phys
+                .wangchu
+                .as_ref()
+                .ok()
+                .map(|start| Box::new(WangChu::fit(t, start)) as Box<dyn Predictor>),
         }
     }
 }
@@ -93,9 +113,11 @@ const SPACES: [Space; 3] = [Space::Mix, Space::Mem, Space::Both];
 const AVGS: [Avg; 3] = [Avg::Geo, Avg::Arith, Avg::RelMedian];
 
 impl Recipe {
-    pub fn candidates() -> Vec<Recipe> {
+    /// The pool: the baseline, every kNN, and the physical models the profile allows with their
+    /// blends.
+    pub fn candidates(physicals: &[Physical]) -> Vec<Recipe> {
         let mut v = vec![Recipe::Baseline];
-        v.extend(PHYSICALS.map(Recipe::Physical));
+        v.extend(physicals.iter().map(|ph| Recipe::Physical(*ph)));
         for s in SPACES {
             for a in AVGS {
                 for k in KS {
@@ -103,7 +125,7 @@ impl Recipe {
                 }
             }
         }
-        for ph in PHYSICALS {
+        for &ph in physicals {
             for al in [0.25, 0.5, 0.75] {
                 v.push(Recipe::PhysicalBaseline(ph, al));
                 for s in SPACES {
@@ -118,20 +140,21 @@ impl Recipe {
         v
     }
 
-    pub fn fit(self, t: &TrainSet, start: &Start) -> Box<dyn Predictor> {
-        match self {
+    /// `None` for a recipe over a physical model the profile does not allow.
+    pub fn fit(self, t: &TrainSet, phys: &Physics) -> Option<Box<dyn Predictor>> {
+        Some(match self {
             Recipe::Baseline => Box::new(Baseline::fit(t)),
-            Recipe::Physical(ph) => ph.fit(t, start),
+            Recipe::Physical(ph) => ph.fit(t, phys)?,
             Recipe::Knn(k, s, a) => Box::new(Knn::fit(t, k, s, a)),
             Recipe::PhysicalBaseline(ph, al) => {
-                Box::new(Blend::new(ph.fit(t, start), Box::new(Baseline::fit(t)), al))
+                Box::new(Blend::new(ph.fit(t, phys)?, Box::new(Baseline::fit(t)), al))
             }
             Recipe::PhysicalKnn(ph, al, k, s, a) => Box::new(Blend::new(
-                ph.fit(t, start),
+                ph.fit(t, phys)?,
                 Box::new(Knn::fit(t, k, s, a)),
                 al,
             )),
-        }
+        })
     }
 }
 
@@ -152,7 +175,7 @@ pub fn family(name: &str) -> String {
 /// between the measured minimum and the predicted minimum-energy clocks), the quantity a DVFS
 /// governor acting on the prediction pays. The base models are fitted once per fold and the blends
 /// composed from their held-out predictions.
-pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], start: &Start) -> Vec<[f64; 4]> {
+pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], phys: &Physics) -> Vec<[f64; 4]> {
     let mut fams: Vec<String> = ds.micro.iter().map(|b| family(&b.name)).collect();
     fams.sort();
     fams.dedup();
@@ -166,9 +189,9 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], start: &Start) -> Vec<[f64; 4
             .collect();
         let t = TrainSet::of(ds, &train);
         let base = Baseline::fit(&t);
-        let phys: Vec<(Physical, Box<dyn Predictor>)> = PHYSICALS
-            .iter()
-            .map(|ph| (*ph, ph.fit(&t, start)))
+        let fitted: Vec<(Physical, Box<dyn Predictor>)> = Physical::available(phys)
+            .into_iter()
+            .filter_map(|ph| Some((ph, ph.fit(&t, phys)?)))
             .collect();
         let mut knns = Vec::new();
         for s in SPACES {
@@ -181,7 +204,7 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], start: &Start) -> Vec<[f64; 4
         for b in ds.micro.iter().filter(|b| family(&b.name) == *f) {
             let pb = base.predict(b);
             let pp: Vec<(Physical, Curve)> =
-                phys.iter().map(|(ph, m)| (*ph, m.predict(b))).collect();
+                fitted.iter().map(|(ph, m)| (*ph, m.predict(b))).collect();
             let physical = |ph: Physical| pp.iter().find(|p| p.0 == ph).map(|p| p.1.clone());
             let pk: Vec<_> = knns.iter().map(|(key, m)| (*key, m.predict(b))).collect();
             let knn =
@@ -237,17 +260,22 @@ pub struct Selected {
 }
 
 impl Selected {
-    /// `start`: the device constants model B2 is calibrated from.
-    pub fn select(ds: &Dataset, start: &Start) -> Selected {
-        let recipes = Recipe::candidates();
-        let scores = cv_scores(ds, &recipes, start);
+    /// `phys`: the device constants the physical models are calibrated from; a model the
+    /// profile cannot support is not a candidate.
+    pub fn select(ds: &Dataset, phys: &Physics) -> Selected {
+        let recipes = Recipe::candidates(&Physical::available(phys));
+        let scores = cv_scores(ds, &recipes, phys);
         let cv: Vec<(Recipe, [f64; 4])> = recipes.into_iter().zip(scores).collect();
         let best = cv
             .iter()
             .min_by(|a, b| mean(&a.1).total_cmp(&mean(&b.1)))
             .map(|c| c.0)
             .unwrap_or(Recipe::Baseline);
-        let model = best.fit(&TrainSet::micro(ds), start);
+        let t = TrainSet::micro(ds);
+        // The pool holds only models the profile supports, so the fallback is never taken.
+        let model = best
+            .fit(&t, phys)
+            .unwrap_or_else(|| Box::new(Baseline::fit(&t)));
         let name = format!("C (micro-CV pick): {}", short_name(model.name()));
         Selected {
             recipe: best,

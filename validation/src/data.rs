@@ -1,8 +1,12 @@
-//! Loader for the gpuPTXModel GTX Titan X data set (Guerreiro et al., 2019): per-benchmark
+//! Loader for the gpuPTXModel data sets (Guerreiro et al., 2019), one GPU at a time: per-benchmark
 //! measurements at every (memory, core) clock pair from the aggregated CSVs, the per-kernel
-//! instruction sequences (coded and readable) and the per-kernel opcode occurrences. Everything is
-//! checked on the way in (every benchmark on the same 32-point grid, coded and readable sequences
-//! of equal length and agreeing opcodes) and anything unusual is counted in [`LoadStats`].
+//! instruction sequences (coded and readable), the per-kernel opcode occurrences, and the GPU's
+//! `gpu_info` (default clocks, clock levels, idle power). The released repository's layout is
+//! `datasets/<gpu>/{micro,real}benchmarks` and `gpu_info/<gpu>`; its `gpu_info` describes four GPUs
+//! (`gtxtitanx`, `titanxp`, `titanv`, `teslat4`) and only the GTX Titan X measurements are public,
+//! so nothing here assumes that GPU's grid. Everything is checked on the way in (every benchmark on
+//! the same grid, coded and readable sequences of equal length and agreeing opcodes) and anything
+//! unusual is counted in [`LoadStats`].
 
 use crate::error::{io, Error, Result};
 use crate::isa::{Inst, OPCODES};
@@ -74,15 +78,21 @@ pub struct LoadStats {
     pub duplicate_names: Vec<String>,
 }
 
+/// The GPU whose measurements the released data set holds, and the one `cargo xtask validate`
+/// loads when no `--gpu` is given and several are present.
+pub const DEFAULT_GPU: &str = "gtxtitanx";
+
 #[derive(Debug, Clone)]
 pub struct Dataset {
     pub root: PathBuf,
+    /// The data set's GPU name (`gtxtitanx`): the folder under `datasets/` and `gpu_info/`.
+    pub gpu: String,
     pub grid: Vec<Clock>,
     /// Index of the default clocks (the last line of the `clks_*` files): the reference point.
     pub reference: usize,
     /// Index of the highest clocks (F_max).
     pub fmax: usize,
-    /// Idle power per grid point (W), `idle_pows_gtxtitanx.txt` in grid order.
+    /// Idle power per grid point (W), from `idle_pows_<gpu>.txt` (see [`idle_by_clock`]).
     pub idle_power_w: Vec<f64>,
     pub micro: Vec<Benchmark>,
     pub real: Vec<Benchmark>,
@@ -95,10 +105,53 @@ pub fn default_root(workspace: &Path) -> Result<PathBuf> {
         Some(v) => PathBuf::from(v),
         None => workspace.join("../shared/data/gpuptxmodel"),
     };
-    if p.join("datasets/gtxtitanx").is_dir() {
+    if p.join("datasets").is_dir() {
         Ok(p)
     } else {
         Err(Error::DataMissing(p))
+    }
+}
+
+/// The GPUs with measurements under `<root>/datasets`, sorted.
+pub fn gpus(root: &Path) -> Result<Vec<String>> {
+    let dir = root.join("datasets");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(&dir).map_err(io(&dir))? {
+        let e = e.map_err(io(&dir))?;
+        if e.path().is_dir() {
+            out.push(e.file_name().to_string_lossy().into_owned());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The GPU to validate on: the one asked for, else [`DEFAULT_GPU`] when present, else the only
+/// one there is. Several without a choice, or an unknown name, is an error listing what exists.
+pub fn pick_gpu(root: &Path, asked: Option<&str>) -> Result<String> {
+    let have = gpus(root)?;
+    let listed = || {
+        if have.is_empty() {
+            "none".to_string()
+        } else {
+            have.join(", ")
+        }
+    };
+    match asked {
+        Some(g) if have.iter().any(|h| h == g) => Ok(g.to_string()),
+        Some(g) => Err(Error::Inconsistent(format!(
+            "no measurements for GPU `{g}` under {} (found: {})",
+            root.join("datasets").display(),
+            listed()
+        ))),
+        None if have.iter().any(|h| h == DEFAULT_GPU) => Ok(DEFAULT_GPU.to_string()),
+        None if have.len() == 1 => Ok(have[0].clone()),
+        None => Err(Error::Inconsistent(format!(
+            "{} holds {} GPUs, choose one with --gpu (found: {})",
+            root.join("datasets").display(),
+            have.len(),
+            listed()
+        ))),
     }
 }
 
@@ -266,8 +319,13 @@ fn load_occurrences(dir: &Path) -> Result<BTreeMap<String, Vec<u64>>> {
     Ok(out)
 }
 
-fn load_suite(dir: &Path, grid: &mut Vec<Clock>, stats: &mut LoadStats) -> Result<Vec<Benchmark>> {
-    let csv = dir.join("aggregated_dataset_gtxtitanx.csv");
+fn load_suite(
+    dir: &Path,
+    gpu: &str,
+    grid: &mut Vec<Clock>,
+    stats: &mut LoadStats,
+) -> Result<Vec<Benchmark>> {
+    let csv = dir.join(format!("aggregated_dataset_{gpu}.csv"));
     let rows = parse_aggregated(&csv, &read(&csv)?)?;
     let mut out = Vec::new();
     for (name, rows) in rows {
@@ -311,51 +369,122 @@ fn load_suite(dir: &Path, grid: &mut Vec<Clock>, stats: &mut LoadStats) -> Resul
     Ok(out)
 }
 
+/// The clock levels and idle powers of `gpu_info/<gpu>`, keyed by clock.
+///
+/// `clks_mem_<gpu>.txt` and `clks_core_<gpu>_<mem>.txt` list the allowed levels, one per line, and
+/// repeat the default as their last line. `idle_pows_<gpu>.txt` has one power per level pair, with
+/// no clocks beside them: its lines pair with the pairs in ascending memory then core order. That
+/// is the row order of the released aggregated CSVs, and the only order in which the released
+/// powers rise with both clocks, on every GPU of `gpu_info` (the device profiles in `devices/`
+/// record the same pairing). Returns the default pair and the (clock, idle W) table.
+pub fn idle_by_clock(info: &Path, gpu: &str) -> Result<(Clock, Vec<(Clock, f64)>)> {
+    let mem_path = info.join(format!("clks_mem_{gpu}.txt"));
+    let (def_mem, mems) = levels_and_default(&mem_path)?;
+    let mut pairs = Vec::new();
+    let mut def_core = None;
+    for &m in &mems {
+        let core_path = info.join(format!("clks_core_{gpu}_{m}.txt"));
+        let (d, cores) = levels_and_default(&core_path)?;
+        if m == def_mem {
+            def_core = Some(d);
+        }
+        pairs.extend(cores.into_iter().map(|c| Clock {
+            mem_mhz: m,
+            core_mhz: c,
+        }));
+    }
+    let def_core = def_core.ok_or_else(|| {
+        parse_err(
+            &mem_path,
+            0,
+            format!("the default memory clock {def_mem} is not among the listed levels"),
+        )
+    })?;
+    pairs.sort();
+    pairs.dedup();
+    let idle_path = info.join(format!("idle_pows_{gpu}.txt"));
+    let idle = read_numbers(&idle_path)?;
+    if idle.len() != pairs.len() {
+        return Err(parse_err(
+            &idle_path,
+            idle.len(),
+            format!(
+                "{} idle powers for {} clock pairs in clks_* (one per pair expected)",
+                idle.len(),
+                pairs.len()
+            ),
+        ));
+    }
+    let default = Clock {
+        mem_mhz: def_mem,
+        core_mhz: def_core,
+    };
+    Ok((default, pairs.into_iter().zip(idle).collect()))
+}
+
+/// A `clks_*` file: its levels (every line but the last) and its default (the last line).
+fn levels_and_default(path: &Path) -> Result<(u32, Vec<u32>)> {
+    let mut v: Vec<u32> = read_numbers(path)?
+        .into_iter()
+        .map(|x| x.round() as u32)
+        .collect();
+    let def = v
+        .pop()
+        .ok_or_else(|| parse_err(path, 0, "no clock levels"))?;
+    if v.is_empty() {
+        return Err(parse_err(path, 1, "only a default line, no levels"));
+    }
+    Ok((def, v))
+}
+
 impl Dataset {
-    /// Loads `<root>/datasets/gtxtitanx/{micro,real}benchmarks` and `<root>/gpu_info/gtxtitanx`.
-    pub fn load(root: &Path) -> Result<Dataset> {
-        let ds = root.join("datasets/gtxtitanx");
+    /// Loads `<root>/datasets/<gpu>/{micro,real}benchmarks` and `<root>/gpu_info/<gpu>`.
+    pub fn load(root: &Path, gpu: &str) -> Result<Dataset> {
+        let ds = root.join("datasets").join(gpu);
         if !ds.is_dir() {
             return Err(Error::DataMissing(ds));
         }
         let mut grid = Vec::new();
         let mut stats = LoadStats::default();
-        let micro = load_suite(&ds.join("microbenchmarks"), &mut grid, &mut stats)?;
-        let real = load_suite(&ds.join("realbenchmarks"), &mut grid, &mut stats)?;
+        let micro = load_suite(&ds.join("microbenchmarks"), gpu, &mut grid, &mut stats)?;
+        let real = load_suite(&ds.join("realbenchmarks"), gpu, &mut grid, &mut stats)?;
         for b in micro.iter().chain(&real) {
             stats.kernels += b.kernels.len();
             stats.instructions += b.kernels.iter().map(|k| k.insts.len()).sum::<usize>();
         }
-        let info = root.join("gpu_info/gtxtitanx");
-        let mems = read_numbers(&info.join("clks_mem_gtxtitanx.txt"))?;
-        let def_mem = *mems
-            .last()
-            .ok_or_else(|| Error::Inconsistent("empty clks_mem".into()))?;
-        let cores =
-            read_numbers(&info.join(format!("clks_core_gtxtitanx_{}.txt", def_mem as u32)))?;
-        let def_core = *cores
-            .last()
-            .ok_or_else(|| Error::Inconsistent("empty clks_core".into()))?;
-        let find = |m: u32, c: u32| grid.iter().position(|k| k.mem_mhz == m && k.core_mhz == c);
-        let reference = find(def_mem as u32, def_core as u32).ok_or_else(|| {
+        let info = root.join("gpu_info").join(gpu);
+        let (default, idle) = idle_by_clock(&info, gpu)?;
+        let find = |c: Clock| grid.iter().position(|k| *k == c);
+        let reference = find(default).ok_or_else(|| {
             Error::Inconsistent(format!(
-                "default clocks {def_mem}/{def_core} not in the grid"
+                "{}: the default clocks {}/{} are not in the measured grid",
+                info.display(),
+                default.mem_mhz,
+                default.core_mhz
             ))
         })?;
         let fmax = (0..grid.len())
             .max_by_key(|&i| (grid[i].mem_mhz, grid[i].core_mhz))
             .ok_or_else(|| Error::Inconsistent("empty grid".into()))?;
-        let idle_path = info.join("idle_pows_gtxtitanx.txt");
-        let idle_power_w = read_numbers(&idle_path)?;
-        if idle_power_w.len() != grid.len() {
-            return Err(parse_err(
-                &idle_path,
-                idle_power_w.len(),
-                "one idle power per clock pair expected",
-            ));
-        }
+        let idle_power_w = grid
+            .iter()
+            .map(|c| {
+                idle.iter()
+                    .find(|(k, _)| k == c)
+                    .map(|(_, w)| *w)
+                    .ok_or_else(|| {
+                        Error::Inconsistent(format!(
+                            "{}: the measured clock pair {}/{} is not among the levels of clks_*",
+                            info.display(),
+                            c.mem_mhz,
+                            c.core_mhz
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<f64>>>()?;
         Ok(Dataset {
             root: root.to_path_buf(),
+            gpu: gpu.to_string(),
             grid,
             reference,
             fmax,

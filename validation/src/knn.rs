@@ -107,7 +107,7 @@ impl Knn {
 
     /// A kNN over the caller's features of each benchmark; `what` names them.
     pub fn over(t: &TrainSet, k: usize, avg: Avg, what: &str, features: FeatureFn) -> Knn {
-        let xs: Vec<Vec<f64>> = t.benches.iter().map(|b| features(b)).collect();
+        let xs: Vec<Vec<f64>> = t.benches.iter().map(&features).collect();
         let d = xs[0].len();
         let n = xs.len() as f64;
         let mu: Vec<f64> = (0..d)

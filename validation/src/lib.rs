@@ -1,6 +1,6 @@
-//! kerncast validation against real GPU measurements: the GTX Titan X DVFS data set of Guerreiro
-//! et al. (2019). Trains only on the micro-benchmarks, predicts the 24 applications at every clock
-//! pair, and compares models (baseline, the paper's LSTM, kerncast's analytical models, its own
+//! kerncast validation against real GPU measurements: the DVFS data sets of Guerreiro et al.
+//! (2019), released for the GTX Titan X, read for any GPU in the same layout. Trains only on the
+//! micro-benchmarks, predicts the applications at every clock pair, and compares models (baseline, the paper's LSTM, kerncast's analytical models, its own
 //! Wang & Chu and power models, and the combined model)
 //! with the paper's published figures.
 
@@ -21,6 +21,7 @@ pub mod lstm;
 pub mod metrics;
 pub mod model;
 pub mod plot;
+pub mod profile;
 pub mod report;
 pub mod run;
 pub mod wangchu;

@@ -138,10 +138,8 @@ pub fn plot_all(
 ) -> Result<PathBuf> {
     std::fs::create_dir_all(out).map_err(crate::error::io(out))?;
     let mut idx = String::new();
-    let _ = writeln!(
-        idx,
-        "# kerncast validation: GTX Titan X (gpuPTXModel data)\n"
-    );
+    let gpu = crate::report::published(&ds.gpu).map_or(ds.gpu.as_str(), |p| p.name);
+    let _ = writeln!(idx, "# kerncast validation: {gpu} (gpuPTXModel data)\n");
     let _ = writeln!(idx, "Plots: model `{model}`.\n\n```text\n{table}```\n");
     for b in &ds.real {
         if let Some((_, c)) = preds.iter().find(|p| p.0 == b.name) {

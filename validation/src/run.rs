@@ -5,13 +5,14 @@
 use crate::analytic::Analytic;
 use crate::baseline::Baseline;
 use crate::combined::Selected;
-use crate::data::{default_root, Dataset};
+use crate::data::{default_root, pick_gpu, Dataset, DEFAULT_GPU};
 use crate::error::{Error, Result};
 use crate::lstm::Lstm;
 use crate::metrics::Summary;
 use crate::model::{Predictor, TrainSet};
+use crate::profile::Physics;
 use crate::report::{evaluate, overall, per_app};
-use crate::wangchu::{Start, WangChu};
+use crate::wangchu::WangChu;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -28,9 +29,14 @@ pub struct Options {
     pub workspace: PathBuf,
     /// Data set root; default `$KERNCAST_GPUPTXMODEL_DATA` or `<workspace>/../shared/data/gpuptxmodel`.
     pub data: Option<PathBuf>,
+    /// The data set's GPU (`datasets/<gpu>`); default `gtxtitanx`, or the only one present.
+    pub gpu: Option<String>,
+    /// kerncast device profile (name or path) for the physical models; default the one whose
+    /// name matches the GPU.
+    pub device: Option<String>,
     /// Output folder for plots and index.md; default `<workspace>/target/validation`.
     pub out: Option<PathBuf>,
-    /// LSTM weights; default `<workspace>/validation/weights/lstm_gtxtitanx.safetensors`.
+    /// LSTM weights; default `<workspace>/validation/weights/lstm_<gpu>.safetensors`.
     pub weights: Option<PathBuf>,
     /// Train the LSTM (and save the weights) instead of loading them.
     pub train_lstm: bool,
@@ -48,6 +54,8 @@ impl Options {
         Options {
             workspace: workspace.to_path_buf(),
             data: None,
+            gpu: None,
+            device: None,
             out: None,
             weights: None,
             train_lstm: false,
@@ -57,10 +65,11 @@ impl Options {
             no_lstm: false,
         }
     }
-    pub fn weights_path(&self) -> PathBuf {
+    /// The LSTM weights of a GPU: `--weights`, else the ones saved for it with the project.
+    pub fn weights_path(&self, gpu: &str) -> PathBuf {
         self.weights.clone().unwrap_or_else(|| {
             self.workspace
-                .join("validation/weights/lstm_gtxtitanx.safetensors")
+                .join(format!("validation/weights/lstm_{gpu}.safetensors"))
         })
     }
     pub fn out_dir(&self) -> PathBuf {
@@ -76,10 +85,11 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         Some(d) => d.clone(),
         None => default_root(&opts.workspace)?,
     };
-    let ds = Dataset::load(&root)?;
+    let gpu = pick_gpu(&root, opts.gpu.as_deref())?;
+    let ds = Dataset::load(&root, &gpu)?;
     let st = &ds.stats;
     say(&format!(
-        "loaded {} benchmarks ({} micro, {} applications), {} kernels, {} instructions from {}; \
+        "{gpu}: loaded {} benchmarks ({} micro, {} applications), {} kernels, {} instructions from {}; \
          readable/coded opcode mismatches: {}; duplicate names (later block kept): {:?}; \
          directories without measurements (unused): {:?}",
         st.benchmarks,
@@ -95,7 +105,7 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     let t = TrainSet::micro(&ds);
     let mut models: Vec<Box<dyn Predictor>> = vec![Box::new(Baseline::fit(&t))];
     if !opts.no_lstm {
-        let wp = opts.weights_path();
+        let wp = opts.weights_path(&ds.gpu);
         if opts.train_lstm {
             say(&format!(
                 "training the LSTM: {} epochs, seed {}, learning rates x{}",
@@ -120,47 +130,60 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
             ));
         }
     }
-    say("fitting model B (analytical) and selecting model C by leave-one-family-out CV on the micro-benchmarks");
-    let b = Analytic::fit(&t);
-    say("fitting model B2 (kerncast-models: Wang & Chu DVFS + physical power)");
-    let fit_start = std::time::Instant::now();
-    let start = Start::gtx_titan_x(ds.grid[ds.reference].mem_mhz as f64).map_err(Error::Model)?;
-    let b2 = WangChu::fit(&t, &start);
-    say(&format!(
-        "  fitted in {:.1} s",
-        fit_start.elapsed().as_secs_f64()
-    ));
-    let c = Selected::select(&ds, &start);
+    let phys = Physics::of(
+        &ds.gpu,
+        opts.device.as_deref(),
+        ds.grid[ds.reference].mem_mhz as f64,
+    );
+    say(&phys.describe());
     let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "model B constants: kappa {:.4}, c0 {} ({}), p {:.1}, DRAM power {:.1} W, core weights {:?}",
-        b.kappa,
-        b.c0,
-        if b.knee { "h = min(1, c0/n)" } else { "h = c0/(c0+n)" },
-        b.p,
-        b.a_mem,
-        b.w.map(|w| (w * 10.0).round() / 10.0)
-    );
-    let _ = writeln!(
-        text,
-        "model B2 constants: DRAM latency {:.1}*r + {:.1} cycles, DRAM delay {:.2} cycles/transaction, \
-         {:.3} cycles/instruction, c0 {}, #Aw {}, dynamic power {:?} W, core exponent {:.1}; \
-         training time error {:.1} %",
-        b2.params.dm_lat_a,
-        b2.params.dm_lat_b,
-        b2.params.dm_del_base,
-        b2.params.inst_cycle,
-        b2.c0,
-        b2.active_warps,
-        b2.power
-            .dynamic_w
-            .iter()
-            .map(|(k, w)| format!("{k} {w:.1}"))
-            .collect::<Vec<_>>(),
-        b2.power.core_exponent,
-        b2.train_time_error
-    );
+    let _ = writeln!(text, "{}", phys.describe());
+    if let Ok(peak) = &phys.roofline {
+        say("fitting model B (analytical)");
+        let b = Analytic::fit(&t, peak);
+        let _ = writeln!(
+            text,
+            "model B constants: kappa {:.4}, c0 {} ({}), p {:.1}, DRAM power {:.1} W, core weights {:?}",
+            b.kappa,
+            b.c0,
+            if b.knee { "h = min(1, c0/n)" } else { "h = c0/(c0+n)" },
+            b.p,
+            b.a_mem,
+            b.w.map(|w| (w * 10.0).round() / 10.0)
+        );
+        models.push(Box::new(b));
+    }
+    if let Ok(start) = &phys.wangchu {
+        say("fitting model B2 (kerncast-models: Wang & Chu DVFS + physical power)");
+        let fit_start = std::time::Instant::now();
+        let b2 = WangChu::fit(&t, start);
+        say(&format!(
+            "  fitted in {:.1} s",
+            fit_start.elapsed().as_secs_f64()
+        ));
+        let _ = writeln!(
+            text,
+            "model B2 constants: DRAM latency {:.1}*r + {:.1} cycles, DRAM delay {:.2} cycles/transaction, \
+             {:.3} cycles/instruction, c0 {}, #Aw {}, dynamic power {:?} W, core exponent {:.1}; \
+             training time error {:.1} %",
+            b2.params.dm_lat_a,
+            b2.params.dm_lat_b,
+            b2.params.dm_del_base,
+            b2.params.inst_cycle,
+            b2.c0,
+            b2.active_warps,
+            b2.power
+                .dynamic_w
+                .iter()
+                .map(|(k, w)| format!("{k} {w:.1}"))
+                .collect::<Vec<_>>(),
+            b2.power.core_exponent,
+            b2.train_time_error
+        );
+        models.push(Box::new(b2));
+    }
+    say("selecting model C by leave-one-family-out CV on the micro-benchmarks");
+    let c = Selected::select(&ds, &phys);
     let _ = writeln!(
         text,
         "model C candidates (leave-one-family-out CV on the micro-benchmarks: time%, power%, energy%, \
@@ -178,9 +201,9 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
             s[3]
         );
     }
-    let _ = writeln!(text, "{}", default_table_status(opts, &ds, &c));
-    models.push(Box::new(b));
-    models.push(Box::new(b2));
+    if ds.gpu == DEFAULT_GPU {
+        let _ = writeln!(text, "{}", default_table_status(opts, &ds, &c));
+    }
     models.push(Box::new(c));
     let summaries: Vec<Summary> = models.iter().map(|m| evaluate(&ds, m.as_ref())).collect();
     let table = overall(&ds, &summaries);

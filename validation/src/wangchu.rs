@@ -19,7 +19,8 @@
 //! cycles per instruction) by Nelder–Mead on the mean relative error of the time scaling factor,
 //! for each (c₀, #Aw) of a small grid; then the power model's per-class dynamic powers and core
 //! exponent by NNLS on the measured watts, with the utilisations this time model gives.
-//! The starting constants are the device profile's (`devices/gtx-titan-x.toml`).
+//! The starting constants are those of the data set's GPU's device profile (`profile`), for the
+//! released data `devices/gtx-titan-x.toml`.
 
 use crate::data::{Benchmark, Clock};
 use crate::features::{issue_cost, Features};
@@ -34,7 +35,6 @@ use kerncast_models::dvfs_fit::{from_log, nelder_mead, to_log};
 use kerncast_models::power::{fit_physical, PhysicalPowerParams, PowerRow};
 use std::collections::BTreeMap;
 
-const DEVICE: &str = "gtx-titan-x";
 const WARPS_PER_BLOCK: f64 = 8.0;
 const BLOCKS: f64 = 1000.0;
 /// Candidate compulsory misses per thread (∞: every access misses L2) and active warps per SM.
@@ -158,15 +158,20 @@ pub struct Start {
 }
 
 impl Start {
-    /// From `devices/gtx-titan-x.toml`; `mem0_mhz` is the data set's reference memory clock.
-    pub fn gtx_titan_x(mem0_mhz: f64) -> Result<Start, String> {
-        let dev = Device::load(DEVICE).map_err(|e| format!("model B2: {e}"))?;
+    /// From a device profile; `mem0_mhz` is the data set's reference memory clock.
+    pub fn from_device(dev: &Device, mem0_mhz: f64) -> Result<Start, String> {
         Ok(Start {
-            params: DvfsParams::from_device(&dev).map_err(|e| format!("model B2: {e}"))?,
+            params: DvfsParams::from_device(dev).map_err(|e| e.to_string())?,
             bw0: dev
                 .dram_bandwidth(mem0_mhz, "B2")
-                .map_err(|e| format!("model B2: {e}"))?,
+                .map_err(|e| e.to_string())?,
         })
+    }
+
+    /// From `devices/gtx-titan-x.toml`, the GPU of the released measurements.
+    pub fn gtx_titan_x(mem0_mhz: f64) -> Result<Start, String> {
+        let dev = Device::load("gtx-titan-x").map_err(|e| format!("model B2: {e}"))?;
+        Start::from_device(&dev, mem0_mhz).map_err(|e| format!("model B2: {e}"))
     }
 }
 

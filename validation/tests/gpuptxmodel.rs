@@ -4,7 +4,7 @@
 //! code.
 
 use kerncast_validation::baseline::Baseline;
-use kerncast_validation::data::{default_root, Dataset};
+use kerncast_validation::data::{default_root, Dataset, DEFAULT_GPU};
 use kerncast_validation::lstm::{sequence, Lstm, MAX_LEN};
 use kerncast_validation::model::{Predictor, TrainSet};
 use kerncast_validation::report::evaluate;
@@ -16,7 +16,7 @@ fn ds() -> &'static Dataset {
     DS.get_or_init(|| {
         let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let root = default_root(&ws).unwrap_or_else(|e| panic!("{e}"));
-        Dataset::load(&root).unwrap_or_else(|e| panic!("{e}"))
+        Dataset::load(&root, DEFAULT_GPU).unwrap_or_else(|e| panic!("{e}"))
     })
 }
 

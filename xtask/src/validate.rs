@@ -1,8 +1,10 @@
-//! `cargo xtask validate`: the models against real GTX Titan X measurements.
+//! `cargo xtask validate`: the models against real GPU measurements (the gpuPTXModel data sets;
+//! the released one is the GTX Titan X's).
 //!
 //! Runs the `kerncast-validate` binary of the `kerncast-validation` crate in release mode (model
 //! fitting, cross-validation and the LSTM are far too slow unoptimised) and passes the arguments
-//! through: `--out DIR`, `--data DIR`, `--weights FILE`, `--train-lstm`, `--epochs N`, `--no-lstm`.
+//! through: `--gpu NAME`, `--device PROFILE`, `--out DIR`, `--data DIR`, `--weights FILE`,
+//! `--train-lstm`, `--epochs N`, `--no-lstm`.
 //! Without arguments it loads the saved LSTM weights and only predicts.
 
 use anyhow::Result;

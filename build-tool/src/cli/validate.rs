@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Suite {
-    /// Guerreiro et al. 2019, GTX Titan X DVFS measurements (shared/data/gpuptxmodel).
+    /// Guerreiro et al. 2019, DVFS measurements in the gpuPTXModel layout (shared/data/gpuptxmodel:
+    /// the GTX Titan X).
     Gpuptxmodel,
 }
 
@@ -24,10 +25,16 @@ pub struct Args {
     /// Data set root (default: $KERNCAST_GPUPTXMODEL_DATA or <workspace>/../shared/data/gpuptxmodel).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// The data set's GPU, a folder of <data>/datasets (default: gtxtitanx, or the only one).
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// Device profile (name or path) for the physical models (default: the one named like the GPU).
+    #[arg(long)]
+    pub device: Option<String>,
     /// Output folder for the plots and index.md (default <workspace>/target/validation).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// LSTM weights (default <workspace>/validation/weights/lstm_gtxtitanx.safetensors).
+    /// LSTM weights (default <workspace>/validation/weights/lstm_<gpu>.safetensors).
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Train the LSTM and save its weights instead of loading them.
@@ -56,6 +63,8 @@ pub fn run(a: Args) -> miette::Result<()> {
     }
     let mut o = Options::new(&a.workspace);
     o.data = a.data;
+    o.gpu = a.gpu;
+    o.device = a.device;
     o.out = a.out;
     o.weights = a.weights;
     o.train_lstm = a.train_lstm;

@@ -5,7 +5,7 @@ use kerncast_validation::run::{run, Options, EPOCHS};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "kerncast-validate [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--seed N] [--lr-scale X] [--no-lstm]";
+const USAGE: &str = "kerncast-validate [--gpu NAME] [--device PROFILE] [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--seed N] [--lr-scale X] [--no-lstm]";
 
 fn main() -> ExitCode {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -27,6 +27,8 @@ fn main() -> ExitCode {
         let r: Result<(), String> = match a.as_str() {
             "--out" => val("--out").map(|v| o.out = Some(v.into())),
             "--data" => val("--data").map(|v| o.data = Some(v.into())),
+            "--gpu" => val("--gpu").map(|v| o.gpu = Some(v)),
+            "--device" => val("--device").map(|v| o.device = Some(v)),
             "--weights" => val("--weights").map(|v| o.weights = Some(v.into())),
             "--train-lstm" => {
                 o.train_lstm = true;
