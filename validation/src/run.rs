@@ -91,7 +91,7 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
     say(&format!(
         "{gpu}: loaded {} benchmarks ({} micro, {} applications), {} kernels, {} instructions from {}; \
          readable/coded opcode mismatches: {}; duplicate names (later block kept): {:?}; \
-         directories without measurements (unused): {:?}",
+         directories without measurements (unused): {:?}; off the common grid (unused): {:?}",
         st.benchmarks,
         ds.micro.len(),
         ds.real.len(),
@@ -100,7 +100,8 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         root.display(),
         st.readable_mismatches,
         st.duplicate_names,
-        st.unmeasured_dirs
+        st.unmeasured_dirs,
+        st.off_grid
     ));
     let t = TrainSet::micro(&ds);
     let mut models: Vec<Box<dyn Predictor>> = vec![Box::new(Baseline::fit(&t))];

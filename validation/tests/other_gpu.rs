@@ -167,3 +167,56 @@ fn a_wrong_gpu_or_gpu_info_is_an_error_naming_what_exists() {
         "{e}"
     );
 }
+
+#[test]
+fn a_benchmark_off_the_common_grid_is_named_and_rows_in_any_order_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fixture(tmp.path());
+    let csv = root.join("datasets/onemem/microbenchmarks/aggregated_dataset_onemem.csv");
+    let blocks = parse_aggregated(&csv, &std::fs::read_to_string(&csv).unwrap()).unwrap();
+    let row = |c: &kerncast_validation::Clock, m: &kerncast_validation::Measurement| {
+        format!(
+            "{},{},{},{},{}\n",
+            c.mem_mhz, c.core_mhz, m.time_s, m.power_w, m.energy_j
+        )
+    };
+    let mut text = String::new();
+    for (i, (name, rows)) in blocks.iter().enumerate() {
+        text.push_str(&format!("{name}\n"));
+        let rows: Vec<_> = match i {
+            // The first benchmark lost its 595 MHz measurement.
+            0 => rows.iter().filter(|r| r.0.core_mhz != 595).collect(),
+            // The second lists its rows highest clock first.
+            1 => rows.iter().rev().collect(),
+            _ => rows.iter().collect(),
+        };
+        for (c, m) in rows {
+            text.push_str(&row(c, m));
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let d = Dataset::load(&root, "onemem").unwrap();
+    assert_eq!(d.micro.len(), MICRO - 1);
+    assert_eq!(d.stats.benchmarks, MICRO - 1 + APPS);
+    assert_eq!(
+        d.stats.off_grid,
+        vec![format!("{} (15 pairs, 15 of the grid's 16)", blocks[0].0)]
+    );
+    // The reversed benchmark's measurements follow the grid, not the file.
+    let second = d.micro.iter().find(|b| b.name == blocks[1].0).unwrap();
+    let at = |core: u32| {
+        let i = d.grid.iter().position(|c| c.core_mhz == core).unwrap();
+        second.meas[i].time_s
+    };
+    let in_file = |core: u32| {
+        blocks[1]
+            .1
+            .iter()
+            .find(|r| r.0.core_mhz == core)
+            .unwrap()
+            .1
+            .time_s
+    };
+    assert_eq!((at(595), at(1164)), (in_file(595), in_file(1164)));
+    assert_ne!(in_file(595), in_file(1164));
+}
