@@ -15,8 +15,11 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
+    let mut ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
     let phys = Physics::of(&ds.gpu, None, ds.grid[ds.reference].mem_mhz as f64);
+    if let Ok(costs) = phys.issue_costs {
+        ds.issue_costs = costs;
+    }
     eprintln!("{}", phys.describe());
     let sel = Selected::select(&ds, &phys);
     let Recipe::Knn(k, Space::Mem, avg) = sel.recipe else {

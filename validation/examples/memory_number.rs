@@ -16,7 +16,7 @@ use kerncast_validation::Dataset;
 
 fn main() {
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
+    let mut ds = Dataset::load(&default_root(&ws).expect("data set"), DEFAULT_GPU).expect("loads");
     let i810 = ds
         .grid
         .iter()
@@ -24,6 +24,9 @@ fn main() {
         .expect("grid point 810/975");
     let reference = ds.reference;
     let phys = Physics::of(&ds.gpu, None, ds.grid[reference].mem_mhz as f64);
+    if let Ok(costs) = phys.issue_costs {
+        ds.issue_costs = costs;
+    }
     eprintln!("selecting model C by cross-validation on the micro-benchmarks (about 30 s)");
     let c = Selected::select(&ds, &phys);
     let (k, avg) = match c.recipe {

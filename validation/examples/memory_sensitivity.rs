@@ -38,7 +38,7 @@ fn main() {
     for (tag, set) in [("M", &ds.micro), ("R", &ds.real)] {
         for b in set.iter() {
             let y = ds.scaling(b);
-            let f = Features::of(b);
+            let f = Features::of(b, &ds.issue_costs);
             println!("{tag} {:<26} {:>5.2} {:>5.2} {:>5.2} | {:>6.0} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>5} {:>7}",
                 b.name, y[i810][0], y[ilo][0], y[i810][1], f.global_accesses / f.kernels, f.bytes_per_cost(),
                 f.mix(Class::GlobalLd), f.mix(Class::GlobalSt), f.mix(Class::Shared), f.mix(Class::Sp), f.mix(Class::Int), f.kernels, f.instructions);

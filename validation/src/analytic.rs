@@ -18,7 +18,7 @@
 //! when this was written; it is self-contained so it can move there (see docs/validation.md).
 
 use crate::data::{Benchmark, Clock};
-use crate::features::Features;
+use crate::features::{Features, IssueCosts};
 use crate::isa::Class;
 use crate::linalg::weighted_ridge;
 use crate::metrics::Curve;
@@ -56,6 +56,7 @@ pub struct Analytic {
     pub g: Vec<f64>,
     /// Core issue rate over DRAM bandwidth at the reference clocks (FP32 instructions per byte).
     pub peak_ratio: f64,
+    costs: IssueCosts,
     grid: Vec<Clock>,
     reference: usize,
     idle: Vec<f64>,
@@ -96,7 +97,11 @@ fn time_curve(grid: &[Clock], reference: usize, m: f64, p: f64) -> Vec<(f64, f64
 
 impl Analytic {
     pub fn fit(t: &TrainSet, peak: &Peak) -> Analytic {
-        let feats: Vec<Features> = t.benches.iter().map(Features::of).collect();
+        let feats: Vec<Features> = t
+            .benches
+            .iter()
+            .map(|b| Features::of(b, &t.costs))
+            .collect();
         let fc0 = t.grid[t.reference].core_mhz as f64;
         let peak_ratio = peak.fp32_lanes * fc0 * 1e6 / peak.bw0_bytes_per_s;
         // 1. time: grid search over (κ, c_0, p) on the mean relative time error.
@@ -132,6 +137,7 @@ impl Analytic {
             a_mem: 0.0,
             g: vec![1.0; t.grid.len()],
             peak_ratio,
+            costs: t.costs,
             grid: t.grid.to_vec(),
             reference: t.reference,
             idle: t.idle_power_w.to_vec(),
@@ -233,7 +239,7 @@ impl Analytic {
     /// Predicted DRAM/core time ratio at the reference clocks (for reports).
     pub fn memory_ratio(&self, b: &Benchmark) -> f64 {
         ratio_m(
-            &Features::of(b),
+            &Features::of(b, &self.costs),
             self.kappa,
             self.c0,
             self.knee,
@@ -247,7 +253,7 @@ impl Predictor for Analytic {
         "B analytical roofline DVFS + physical power"
     }
     fn predict(&self, b: &Benchmark) -> Curve {
-        let abs = self.absolute(&Features::of(b));
+        let abs = self.absolute(&Features::of(b, &self.costs));
         let p0 = abs[self.reference].1;
         abs.iter().map(|(t, p)| [*t, p / p0, t * p / p0]).collect()
     }

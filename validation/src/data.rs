@@ -9,6 +9,7 @@
 //! anything unusual, such as a benchmark off that grid, is counted in [`LoadStats`].
 
 use crate::error::{io, Error, Result};
+use crate::features::IssueCosts;
 use crate::isa::{Inst, OPCODES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -97,6 +98,9 @@ pub struct Dataset {
     pub fmax: usize,
     /// Idle power per grid point (W), from `idle_pows_<gpu>.txt` (see [`idle_by_clock`]).
     pub idle_power_w: Vec<f64>,
+    /// Issue costs of the instruction classes on this GPU: the CC 5.2 table until the caller sets
+    /// the device profile's (`profile::Physics::issue_costs`).
+    pub issue_costs: IssueCosts,
     pub micro: Vec<Benchmark>,
     pub real: Vec<Benchmark>,
     pub stats: LoadStats,
@@ -528,6 +532,7 @@ impl Dataset {
             reference,
             fmax,
             idle_power_w,
+            issue_costs: IssueCosts::cc52(),
             micro,
             real,
             stats,

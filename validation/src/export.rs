@@ -9,7 +9,6 @@
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::features::issue_cost;
 use crate::isa::Class;
 use crate::knn::{Avg, Knn, Space};
 use crate::model::Predictor;
@@ -70,7 +69,7 @@ pub fn knn_table(ds: &Dataset, m: &Knn) -> Result<String> {
     );
     let costs: Vec<String> = Class::ALL
         .iter()
-        .map(|c| format!("\"{}\": {:?}", c.name(), issue_cost(*c)))
+        .map(|c| format!("\"{}\": {:?}", c.name(), ds.issue_costs.of(*c)))
         .collect();
     let _ = writeln!(o, "  \"issue_cost\": {{{}}},", costs.join(", "));
     let _ = writeln!(o, "  \"k\": {},", m.k());

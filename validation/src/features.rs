@@ -6,21 +6,57 @@
 use crate::data::Benchmark;
 use crate::isa::{Class, Inst};
 
-/// Issue cost of one warp instruction of each class on a Maxwell GM200 SM, in units of one FP32
-/// instruction (128 lanes/clock/SM). From the CUDA C Programming Guide throughput table for
-/// compute capability 5.2: FP32 128, FP64 4, 32-bit integer add/logic 128 (multiply: emulated,
-/// ~4 instructions), SFU 32, conversions/moves 32..128, load/store units 32 lanes.
-pub fn issue_cost(c: Class) -> f64 {
-    match c {
-        Class::Sp => 1.0,
-        Class::Dp => 32.0,
-        Class::Int => 1.5,
-        Class::Sfu => 4.0,
-        Class::GlobalLd | Class::GlobalSt | Class::Local | Class::Atomic => 4.0,
-        Class::Shared => 4.0,
-        Class::Param => 1.0,
-        Class::Control => 2.0,
-        Class::Move => 1.0,
+/// Issue cost of one warp instruction of each class, in units of one FP32 instruction: how many
+/// FP32 instructions an SM could issue in the time its units take for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IssueCosts([f64; 12]);
+
+impl IssueCosts {
+    /// A Maxwell GM200 SM (the GTX Titan X of the released data), from the CUDA C Programming
+    /// Guide throughput table for compute capability 5.2: FP32 128 lanes/clock, FP64 4, 32-bit
+    /// integer add/logic 128 (multiply: emulated, ~4 instructions), SFU 32, conversions/moves
+    /// 32..128, load/store units 32 lanes.
+    pub fn cc52() -> IssueCosts {
+        let mut v = [0.0; 12];
+        for c in Class::ALL {
+            v[c.index()] = match c {
+                Class::Sp => 1.0,
+                Class::Dp => 32.0,
+                Class::Int => 1.5,
+                Class::Sfu => 4.0,
+                Class::GlobalLd | Class::GlobalSt | Class::Local | Class::Atomic => 4.0,
+                Class::Shared => 4.0,
+                Class::Param => 1.0,
+                Class::Control => 2.0,
+                Class::Move => 1.0,
+            };
+        }
+        IssueCosts(v)
+    }
+
+    /// From a GPU's units per SM: FP64, SFU and load/store (global, local, atomic and shared)
+    /// cost FP32 lanes over their units; the other classes are as in [`IssueCosts::cc52`], whose
+    /// GM200 unit counts give back that table exactly.
+    pub fn from_units(fp32: f64, fp64: f64, sfu: f64, lsu: f64) -> IssueCosts {
+        let mut v = IssueCosts::cc52().0;
+        for c in Class::ALL {
+            let units = match c {
+                Class::Dp => fp64,
+                Class::Sfu => sfu,
+                Class::GlobalLd
+                | Class::GlobalSt
+                | Class::Local
+                | Class::Atomic
+                | Class::Shared => lsu,
+                _ => continue,
+            };
+            v[c.index()] = fp32 / units;
+        }
+        IssueCosts(v)
+    }
+
+    pub fn of(&self, c: Class) -> f64 {
+        self.0[c.index()]
     }
 }
 
@@ -44,21 +80,23 @@ pub struct Features {
     pub global_bytes: f64,
     /// Global, local and atomic accesses (per thread, static).
     pub global_accesses: f64,
-    /// Issue cost in FP32-instruction equivalents (`issue_cost`), summed.
+    /// Issue cost in FP32-instruction equivalents ([`IssueCosts`]), summed.
     pub core_cost: f64,
+    /// The cost table `core_cost` and `cost_share` use.
+    pub costs: IssueCosts,
     /// Non-memory instructions whose closest producer (within 3) is a memory load.
     pub load_dependent: f64,
 }
 
 impl Features {
-    pub fn of(b: &Benchmark) -> Features {
+    pub fn of(b: &Benchmark, costs: &IssueCosts) -> Features {
         let mut counts = [0.0; 12];
         let (mut n, mut bytes, mut cost, mut dep, mut acc) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for i in b.all_insts() {
             let c = i.class();
             counts[c.index()] += 1.0;
             n += 1.0;
-            cost += issue_cost(c);
+            cost += costs.of(c);
             if matches!(
                 c,
                 Class::GlobalLd | Class::GlobalSt | Class::Local | Class::Atomic
@@ -86,6 +124,7 @@ impl Features {
             global_bytes: bytes,
             global_accesses: acc,
             core_cost: cost,
+            costs: *costs,
             load_dependent: dep,
         }
     }
@@ -97,7 +136,7 @@ impl Features {
 
     /// Share of the core issue cost spent in a class.
     pub fn cost_share(&self, c: Class) -> f64 {
-        self.counts[c.index()] * issue_cost(c) / self.core_cost.max(1e-9)
+        self.counts[c.index()] * self.costs.of(c) / self.core_cost.max(1e-9)
     }
 
     /// Global bytes per FP32-instruction-equivalent of core work (the static arithmetic intensity,

@@ -16,7 +16,7 @@
 //! sizeable share of the neighbours is DRAM-bound, where the geometric mean would discount them.
 
 use crate::data::Benchmark;
-use crate::features::Features;
+use crate::features::{Features, IssueCosts};
 use crate::metrics::Curve;
 use crate::model::{Predictor, TrainSet};
 
@@ -63,8 +63,8 @@ pub fn mem_vector(f: &Features) -> Vec<f64> {
     ]
 }
 
-fn vector(space: Space, b: &Benchmark) -> Vec<f64> {
-    let f = Features::of(b);
+fn vector(space: Space, costs: &IssueCosts, b: &Benchmark) -> Vec<f64> {
+    let f = Features::of(b, costs);
     match space {
         Space::Mix => f.vector(),
         Space::Mem => mem_vector(&f),
@@ -100,7 +100,8 @@ impl Knn {
             Space::Mem => "memory features",
             Space::Both => "memory features + mix",
         };
-        let mut m = Knn::over(t, k, avg, what, Box::new(move |b| vector(space, b)));
+        let costs = t.costs;
+        let mut m = Knn::over(t, k, avg, what, Box::new(move |b| vector(space, &costs, b)));
         m.space = Some(space);
         m
     }

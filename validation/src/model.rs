@@ -3,6 +3,7 @@
 //! benchmark's scaling curve from its instruction sequences alone.
 
 use crate::data::{Benchmark, Clock, Dataset};
+use crate::features::IssueCosts;
 use crate::metrics::Curve;
 
 /// The micro-benchmarks with their measured scaling factors, plus the device's clock grid.
@@ -10,6 +11,8 @@ pub struct TrainSet<'a> {
     pub grid: &'a [Clock],
     pub reference: usize,
     pub idle_power_w: &'a [f64],
+    /// The GPU's issue costs, with which every model computes its features.
+    pub costs: IssueCosts,
     pub benches: &'a [Benchmark],
     /// Measured scaling factors of each benchmark (same order as `benches`).
     pub targets: Vec<Curve>,
@@ -27,6 +30,7 @@ impl<'a> TrainSet<'a> {
             grid: &ds.grid,
             reference: ds.reference,
             idle_power_w: &ds.idle_power_w,
+            costs: ds.issue_costs,
             benches,
             targets: benches.iter().map(|b| ds.scaling(b)).collect(),
         }

@@ -1,4 +1,5 @@
-//! What the physical models (B and B2) take from kerncast's device profile of the data set's GPU.
+//! What the models take from kerncast's device profile of the data set's GPU: the physical
+//! models' constants (B and B2), and the issue costs every model's features are counted in.
 //!
 //! The data set names its GPU by folder (`gtxtitanx`, `titanxp`, `titanv`, `teslat4`); the profiles
 //! in `devices/` are named `gtx-titan-x`, `titan-xp`, `titan-v`, `t4` with full names such as
@@ -7,6 +8,7 @@
 //! A model whose constants the profile lacks is left out of the run with the reason, never filled
 //! in with another GPU's numbers.
 
+use crate::features::IssueCosts;
 use crate::wangchu::Start;
 use kerncast_models::device::Device;
 
@@ -27,6 +29,8 @@ pub struct Physics {
     pub profile: Result<String, String>,
     pub roofline: Result<Peak, String>,
     pub wangchu: Result<Start, String>,
+    /// From the profile's units per SM, or why the CC 5.2 table stands in.
+    pub issue_costs: Result<IssueCosts, String>,
 }
 
 /// `NVIDIA GeForce GTX TITAN X` → `geforcegtxtitanx`; `gtx-titan-x` → `gtxtitanx`.
@@ -63,11 +67,13 @@ impl Physics {
                 profile: Ok(dev.name.clone()),
                 roofline: peak(&dev, mem0_mhz),
                 wangchu: Start::from_device(&dev, mem0_mhz),
+                issue_costs: issue_costs(&dev),
             },
             Err(e) => Physics {
                 profile: Err(e.clone()),
                 roofline: Err(e.clone()),
-                wangchu: Err(e),
+                wangchu: Err(e.clone()),
+                issue_costs: Err(e),
             },
         }
     }
@@ -79,15 +85,33 @@ impl Physics {
             Err(e) => format!("left out: {e}"),
         };
         format!(
-            "device profile: {}; model B {}; model B2 {}",
+            "device profile: {}; model B {}; model B2 {}; issue costs {}",
             match &self.profile {
                 Ok(p) => p.clone(),
                 Err(e) => format!("none ({e})"),
             },
             state(self.roofline.as_ref().map(|_| ())),
-            state(self.wangchu.as_ref().map(|_| ()))
+            state(self.wangchu.as_ref().map(|_| ())),
+            match &self.issue_costs {
+                Ok(_) => "from the profile's units per SM".to_string(),
+                Err(e) => format!("CC 5.2's table ({e})"),
+            }
         )
     }
+}
+
+fn issue_costs(dev: &Device) -> Result<IssueCosts, String> {
+    let units = |v: &Option<kerncast_models::device::Sourced<u32>>, key: &str| {
+        dev.need(v, key, "issue-cost")
+            .map(|u| *u as f64)
+            .map_err(|e| e.to_string())
+    };
+    Ok(IssueCosts::from_units(
+        units(&dev.hw.cores_per_sm, "hw.cores_per_sm")?,
+        units(&dev.hw.dpu_per_sm, "hw.dpu_per_sm")?,
+        units(&dev.hw.sfu_per_sm, "hw.sfu_per_sm")?,
+        units(&dev.hw.lsu_per_sm, "hw.lsu_per_sm")?,
+    ))
 }
 
 fn peak(dev: &Device, mem0_mhz: f64) -> Result<Peak, String> {
@@ -131,6 +155,15 @@ mod tests {
         // 384-bit GDDR5, 2 transfers per 3505 MHz clock: 336.5 GB/s.
         assert!((peak.bw0_bytes_per_s / 336.5e9 - 1.0).abs() < 1e-3);
         assert!(p.wangchu.is_ok());
+        // Its units per SM give back the CC 5.2 table the released sequences were modelled with.
+        assert_eq!(p.issue_costs, Ok(IssueCosts::cc52()));
+        // The Titan V's FP64 runs at half the FP32 rate and its load/store units at half too.
+        let v = Physics::of("titanv", None, 850.0).issue_costs.unwrap();
+        use crate::isa::Class;
+        assert_eq!(
+            (v.of(Class::Dp), v.of(Class::GlobalLd), v.of(Class::Sfu)),
+            (2.0, 2.0, 4.0)
+        );
         // The Titan Xp profile has no Wang & Chu constants: B2 is left out, with the key it lacks.
         let xp = Physics::of("titanxp", None, 5705.0);
         assert!(xp.roofline.is_ok());

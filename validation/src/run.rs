@@ -86,7 +86,7 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         None => default_root(&opts.workspace)?,
     };
     let gpu = pick_gpu(&root, opts.gpu.as_deref())?;
-    let ds = Dataset::load(&root, &gpu)?;
+    let mut ds = Dataset::load(&root, &gpu)?;
     let st = &ds.stats;
     say(&format!(
         "{gpu}: loaded {} benchmarks ({} micro, {} applications), {} kernels, {} instructions from {}; \
@@ -103,6 +103,15 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         st.unmeasured_dirs,
         st.off_grid
     ));
+    let phys = Physics::of(
+        &ds.gpu,
+        opts.device.as_deref(),
+        ds.grid[ds.reference].mem_mhz as f64,
+    );
+    say(&phys.describe());
+    if let Ok(costs) = phys.issue_costs {
+        ds.issue_costs = costs;
+    }
     let t = TrainSet::micro(&ds);
     let mut models: Vec<Box<dyn Predictor>> = vec![Box::new(Baseline::fit(&t))];
     if !opts.no_lstm {
@@ -131,12 +140,6 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
             ));
         }
     }
-    let phys = Physics::of(
-        &ds.gpu,
-        opts.device.as_deref(),
-        ds.grid[ds.reference].mem_mhz as f64,
-    );
-    say(&phys.describe());
     let mut text = String::new();
     let _ = writeln!(text, "{}", phys.describe());
     if let Ok(peak) = &phys.roofline {

@@ -8,7 +8,7 @@
 //! | Wang & Chu input | from the sequence |
 //! |---|---|
 //! | `gld_trans` per warp | global/local/atomic bytes per thread × 32 lanes / 128-byte lines (full coalescing) |
-//! | `comp_inst` per warp | core issue cost of the other instructions (FP32 equivalents, `features::issue_cost`) |
+//! | `comp_inst` per warp | core issue cost of the other instructions (FP32 equivalents, `features::IssueCosts`) |
 //! | `shared_trans` | shared accesses per thread |
 //! | `l2_hr` | 1 − min(1, c₀/n) for n global accesses per thread (c₀ compulsory misses, calibrated) |
 //! | `#Aw` | calibrated, one value for all kernels (occupancy is not in the data) |
@@ -23,7 +23,7 @@
 //! released data `devices/gtx-titan-x.toml`.
 
 use crate::data::{Benchmark, Clock};
-use crate::features::{issue_cost, Features};
+use crate::features::{Features, IssueCosts};
 use crate::isa::Class;
 use crate::metrics::Curve;
 use crate::model::{Predictor, TrainSet};
@@ -56,8 +56,8 @@ struct Inputs {
 }
 
 impl Inputs {
-    fn of(b: &Benchmark) -> Inputs {
-        let f = Features::of(b);
+    fn of(b: &Benchmark, costs: &IssueCosts) -> Inputs {
+        let f = Features::of(b, costs);
         let per_kernel = 1.0 / f.kernels.max(1.0);
         let global = [
             Class::GlobalLd,
@@ -67,7 +67,7 @@ impl Inputs {
         ];
         let global_cost: f64 = global
             .iter()
-            .map(|c| f.counts[c.index()] * issue_cost(*c))
+            .map(|c| f.counts[c.index()] * costs.of(*c))
             .sum();
         let barriers = b.all_insts().filter(|i| i.opcode_name() == "bar").count() as f64;
         let share = |cs: &[Class]| cs.iter().map(|c| f.cost_share(*c)).sum::<f64>();
@@ -188,6 +188,7 @@ pub struct WangChu {
     idle: Vec<f64>,
     bw0: f64,
     mem0: f64,
+    costs: IssueCosts,
 }
 
 /// Mean relative error of the predicted time scaling factors over the training curves.
@@ -209,7 +210,7 @@ impl WangChu {
         let (start, bw0) = (&from.params, from.bw0);
         let mem0 = t.grid[t.reference].mem_mhz as f64;
         let grid: Vec<Clocks> = t.grid.iter().map(clocks).collect();
-        let inputs: Vec<Inputs> = t.benches.iter().map(Inputs::of).collect();
+        let inputs: Vec<Inputs> = t.benches.iter().map(|b| Inputs::of(b, &t.costs)).collect();
         let x0 = to_log(start);
         let mut best: Option<(f64, DvfsParams, f64, f64)> = None;
         for &c0 in &C0S {
@@ -266,6 +267,7 @@ impl WangChu {
             grid: t.grid.to_vec(),
             reference: t.reference,
             idle: t.idle_power_w.to_vec(),
+            costs: t.costs,
             bw0,
             mem0,
         }
@@ -277,7 +279,7 @@ impl Predictor for WangChu {
         "B2 Wang & Chu DVFS + physical power (models/)"
     }
     fn predict(&self, b: &Benchmark) -> Curve {
-        let x = Inputs::of(b);
+        let x = Inputs::of(b, &self.costs);
         let k = x.kernel(self.c0, self.active_warps);
         let abs: Vec<(f64, f64)> = self
             .grid

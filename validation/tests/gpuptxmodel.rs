@@ -226,7 +226,7 @@ fn kerncast_default_table_is_model_c_and_predicts_as_it() {
     );
     let t = gtx_titan_x().unwrap();
     for b in &d.real {
-        let f = Features::of(b);
+        let f = Features::of(b, &d.issue_costs);
         let n = f.kernels.max(1.0);
         let mf = MemFeatures {
             instructions: f.instructions / n,
@@ -282,7 +282,7 @@ fn model_b2_is_kerncast_models_wang_chu_calibrated_on_the_micro_benchmarks() {
     let compute_only: Vec<_> = d
         .micro
         .iter()
-        .filter(|b| Features::of(b).global_accesses == 0.0)
+        .filter(|b| Features::of(b, &d.issue_costs).global_accesses == 0.0)
         .collect();
     assert!(!compute_only.is_empty());
     let core0 = d.grid[d.reference].core_mhz as f64;
