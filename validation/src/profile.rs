@@ -22,7 +22,7 @@ pub struct Peak {
     pub bw0_bytes_per_s: f64,
 }
 
-/// The physical models' constants for one GPU, each with the reason when it is missing.
+/// What the models take from one GPU's profile, each with the reason when it is missing.
 #[derive(Debug, Clone)]
 pub struct Physics {
     /// The profile used (`gtx-titan-x`), or why none was found.
@@ -78,7 +78,8 @@ impl Physics {
         }
     }
 
-    /// One line for the run's log: the profile and which physical models run.
+    /// One line for the run's log: the profile, which physical models run, and where the issue
+    /// costs come from.
     pub fn describe(&self) -> String {
         let state = |r: Result<(), &String>| match r {
             Ok(()) => "fitted".to_string(),

@@ -126,7 +126,10 @@ fn the_whole_validation_runs_on_another_gpu_and_says_what_it_lacks() {
         "{text}"
     );
     assert!(!text.contains("B analytical roofline"), "{text}");
-    assert!(text.contains("issue costs CC 5.2's table (no device profile"), "{text}");
+    assert!(
+        text.contains("issue costs CC 5.2's table (no device profile"),
+        "{text}"
+    );
     assert!(!text.contains("Roofline"), "{text}");
     assert!(text.contains("C (micro-CV pick): "), "{text}");
     // kerncast's default table is the Titan X's: not checked against another GPU's run.
