@@ -4,9 +4,9 @@
 //! T(f) ∝ ‖(f_c0/f_c, m·f_m0/f_m)‖_p, where m, the DRAM-to-core time ratio at the reference
 //! clocks, comes from the static counts: m = κ · h · (global bytes / core issue cost) · (lanes·f_c0 /
 //! BW_0), with lanes the chip's FP32 lanes and BW_0 its DRAM bandwidth at the reference memory clock
-//! (from the GPU's device profile, `profile::Peak`), and h the share of a kernel's n global accesses per thread that miss the caches: the
-//! first accesses of a thread stream from DRAM, the many accesses of an unrolled loop mostly reuse
-//! lines already on chip. Two forms are tried, h = c_0/(c_0 + n) and h = min(1, c_0/n) (c_0
+//! (from the GPU's device profile, `profile::Peak`), and h the share of a kernel's n global
+//! accesses per thread that miss the caches: the first accesses of a thread stream from DRAM, the
+//! many accesses of an unrolled loop mostly reuse lines already on chip. Two forms are tried, h = c_0/(c_0 + n) and h = min(1, c_0/n) (c_0
 //! compulsory misses per thread); κ, c_0, the form and p are calibrated.
 //! Power: the physical form P = P_idle(f) + u_c(f)·g(f_c)·Σ_k w_k·share_k + u_m(f)·a_m·f_m/f_m0,
 //! with u_c, u_m the domain utilisations of the time model, share_k the class shares of the core
