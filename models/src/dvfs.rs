@@ -14,6 +14,7 @@
 //! | `#Asm` | `hw.sm_count` |
 //! | `o_itrs` | `gld_trans` (one compute period per transaction, Eq. 7a) |
 //! | `l2_hr` | hint `l2_hit_rate`; else from hint `footprint_bytes`; else from the counter's reuse profile of the addresses; else 0 (every transaction from DRAM); see `crate::l2`, and the notes say which |
+//! | (full 128-byte lines per miss, implicit) | `sector_fill`: global sectors / (4 · lines); an L2 miss fetches only the sectors asked for, so a transaction holds the DRAM for that share of a line (Eq. 5b) |
 //! | `inst_cycle` | warp size / SP cores per SM (issue cycles of one warp instruction), fittable |
 //! | (one transaction in flight per warp, implicit) | `exposed`: waits on global loads / transactions, from the PTX's basic blocks (`crate::mlp`); it scales the latency in the chain of Eq. 13/15 and in the case conditions |
 //!
@@ -104,10 +105,12 @@ impl DvfsParams {
         self.dm_lat_a * self.ratio(c) + self.dm_lat_b
     }
 
-    /// Eq. 5a / 5b: average global latency and delay at L2 hit rate `hr`.
-    pub fn agl(&self, c: Clocks, hr: f64) -> (f64, f64) {
+    /// Eq. 5a / 5b: average global latency and delay at L2 hit rate `hr`, for transactions
+    /// whose misses fetch `fill` of a 128-byte line ([`DvfsKernel::sector_fill`]). A miss waits
+    /// the whole DRAM latency however few sectors it fetches, but holds the DRAM for its bytes.
+    pub fn agl(&self, c: Clocks, hr: f64, fill: f64) -> (f64, f64) {
         let lat = self.l2_lat * hr + self.dm_lat(c) * (1.0 - hr);
-        let del = self.l2_del * hr + self.dm_del_base * self.ratio(c) * (1.0 - hr);
+        let del = self.l2_del * hr + self.dm_del_base * self.ratio(c) * (1.0 - hr) * fill;
         (lat, del)
     }
 }
@@ -132,6 +135,12 @@ pub struct DvfsKernel {
     /// flight per warp.
     #[serde(default = "one")]
     pub exposed: f64,
+    /// Share of a 128-byte line a transaction's L2 miss fetches from DRAM: global sectors /
+    /// (4 · lines), in [1/4, 1]. The L2 fetches the missing 32-byte sectors, not whole lines,
+    /// so a warp whose lanes each touch their own line moves a quarter of the bytes the paper's
+    /// `gld_trans × 128` assumes. 1 (full lines, the paper's reading) without sector counts.
+    #[serde(default = "one")]
+    pub sector_fill: f64,
 }
 
 fn one() -> f64 {
@@ -176,7 +185,7 @@ impl ActiveParts {
 
 /// T_active (core cycles) and its compute and shared parts, Eq. 7–21.
 pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, ActiveParts, Case) {
-    let (lat, del) = p.agl(c, k.l2_hr);
+    let (lat, del) = p.agl(c, k.l2_hr, k.sector_fill);
     // Latency a warp waits for per transaction: all of it when each load is waited for alone.
     let lat_t = lat * k.exposed.clamp(0.0, 1.0);
     let aw = k.active_warps.max(1.0);
@@ -252,7 +261,8 @@ pub fn dram_utilisation(k: &DvfsKernel, time_s: f64, dram_bw: f64) -> f64 {
 /// [`dram_utilisation`] before the cap: above 1 the predicted time moves the misses faster than
 /// the DRAM's peak bandwidth, i.e. the `dvfs.*` delay constants disagree with `hw.*`.
 pub fn dram_demand(k: &DvfsKernel, time_s: f64, dram_bw: f64) -> f64 {
-    let bytes = k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr);
+    let bytes =
+        k.gld_trans * k.warps_per_block * k.blocks * 128.0 * (1.0 - k.l2_hr) * k.sector_fill;
     bytes / (time_s * dram_bw)
 }
 
@@ -315,8 +325,20 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
         )
     };
     let mut gld = s.sum_where(global);
+    let sector_count = s.sum_where(sectors);
+    let sector_fill = if gld > 0.0 && sector_count > 0.0 {
+        (sector_count / 4.0 / gld).clamp(0.25, 1.0)
+    } else {
+        1.0
+    };
     if gld == 0.0 {
-        gld = s.sum_where(sectors) / 4.0;
+        gld = sector_count / 4.0;
+    }
+    if sector_fill < 1.0 {
+        notes.push(format!(
+            "DRAM traffic: a transaction's misses fetch {:.1} of a line's 4 sectors",
+            4.0 * sector_fill
+        ));
     }
     if gld == 0.0 {
         gld = s
@@ -427,6 +449,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             l2_hr,
             phases: (bar / warps / 2.0).max(1.0),
             exposed,
+            sector_fill,
         },
         notes,
     ))
@@ -564,6 +587,7 @@ mod tests {
             l2_hr: 0.0,
             phases: 1.0,
             exposed: 1.0,
+            sector_fill: 1.0,
         }
     }
 
@@ -602,7 +626,7 @@ mod tests {
         let c = Clocks::new(700.0, 700.0);
         let (t, parts, case) = t_active(&p, &k, c);
         assert_eq!(case, Case::SharedIntensive);
-        let (lat, del) = p.agl(c, k.l2_hr);
+        let (lat, del) = p.agl(c, k.l2_hr, k.sector_fill);
         let g = k.gld_trans / k.phases;
         let global =
             del * g * k.active_warps + lat + (del * g * k.warps_per_block + lat) * k.phases;
@@ -645,7 +669,7 @@ mod tests {
         };
         let k = with(0.0);
         let c = Clocks::new(700.0, 700.0);
-        let (lat, del) = p.agl(c, 0.0);
+        let (lat, del) = p.agl(c, 0.0, 1.0);
         // Boundary of (10b)/(12b): avr + lat = del·(#Aw − 1); choose comp_inst to sit on it.
         let avr_star = del * (k.active_warps - 1.0) - lat;
         let comp_star = avr_star * k.gld_trans / p.inst_cycle;
@@ -683,7 +707,7 @@ mod tests {
                             };
                             let c = Clocks::new(core, mem);
                             let (t, _, case) = t_active(&p, &k, c);
-                            let (lat, del) = p.agl(c, hr);
+                            let (lat, del) = p.agl(c, hr, 1.0);
                             let avr = p.inst_cycle * k.comp_inst / k.gld_trans;
                             let queue = del * (aw - 1.0) * gld;
                             let chain = (avr + lat * exposed) * gld;

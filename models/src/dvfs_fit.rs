@@ -161,6 +161,7 @@ mod tests {
             l2_hr: 0.0,
             phases: 1.0,
             exposed: 1.0,
+            sector_fill: 1.0,
         };
         let mut rows = Vec::new();
         for comp in [16.0, 400.0, 960.0] {

@@ -115,6 +115,8 @@ impl Inputs {
             // The sequences give no registers to find the loads' consumers: the paper's one
             // transaction in flight per warp.
             exposed: 1.0,
+            // Nor addresses to tell how much of a line a miss fetches: full lines, as the paper.
+            sector_fill: 1.0,
         }
     }
 }
