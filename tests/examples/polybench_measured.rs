@@ -12,16 +12,9 @@
 //!
 //! `cargo run --release -p kerncast-tests --example polybench_measured`
 
-use clap::Parser;
-use kerncast::cli::predict;
-use kerncast_tests::{ptx_dir, workspace_root};
+use kerncast_tests::gpuptxmodel::{dvfs_sweep, measured, Pair, Point};
+use kerncast_tests::ptx_dir;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-/// (memory MHz, core MHz).
-type Pair = (u32, u32);
-/// Time s, power W, energy J.
-type Point = (f64, f64, f64);
 
 const REFERENCE: Pair = (3505, 975);
 const F_MAX: Pair = (3505, 1164);
@@ -188,85 +181,16 @@ fn apps() -> Vec<(&'static str, Vec<Launch>)> {
     ]
 }
 
-fn data_root() -> PathBuf {
-    std::env::var_os("KERNCAST_GPUPTXMODEL_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/data/gpuptxmodel"))
-}
-
-/// Measured points per application from the aggregated CSV (a line with the name, then
-/// `mem,core,time,power,energy` rows). A later block of a name replaces an earlier one, as in
-/// the validation's loader.
-fn measured() -> BTreeMap<String, BTreeMap<Pair, Point>> {
-    let path =
-        data_root().join("datasets/gtxtitanx/realbenchmarks/aggregated_dataset_gtxtitanx.csv");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (set KERNCAST_GPUPTXMODEL_DATA)", path.display()));
-    let mut out: BTreeMap<String, BTreeMap<Pair, Point>> = BTreeMap::new();
-    let mut current = String::new();
-    for (n, line) in text.lines().map(str::trim).enumerate() {
-        let f: Vec<&str> = line.split(',').collect();
-        match f.as_slice() {
-            [name] => {
-                current = name.to_string();
-                out.insert(current.clone(), BTreeMap::new());
-            }
-            [m, c, t, p, e] => {
-                let num = |s: &str| -> f64 {
-                    s.parse().unwrap_or_else(|_| {
-                        panic!("{}:{}: not a number: {s}", path.display(), n + 1)
-                    })
-                };
-                let pair = (num(m) as u32, num(c) as u32);
-                out.get_mut(&current)
-                    .unwrap_or_else(|| {
-                        panic!("{}:{}: a row before any name", path.display(), n + 1)
-                    })
-                    .insert(pair, (num(t), num(p), num(e)));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 /// The dvfs model's sweep of one launch: time, power and energy by clock pair.
 fn sweep(l: &Launch) -> BTreeMap<Pair, Point> {
     let ptx = ptx_dir().join(format!("nvcc/{}.ptx", l.file));
-    let mut v: Vec<String> = vec!["predict".into(), ptx.display().to_string()];
-    v.extend(["--kernel".into(), l.kernel.into()]);
-    v.extend(["--grid".into(), format!("{},{}", l.grid[0], l.grid[1])]);
-    v.extend(["--block".into(), format!("{},{}", l.block[0], l.block[1])]);
+    let mut args: Vec<String> = vec!["--kernel".into(), l.kernel.into()];
+    args.extend(["--grid".into(), format!("{},{}", l.grid[0], l.grid[1])]);
+    args.extend(["--block".into(), format!("{},{}", l.block[0], l.block[1])]);
     for (i, n) in l.ints.iter().enumerate() {
-        v.extend(["--param".into(), format!("{}_param_{i}={n}", l.kernel)]);
+        args.extend(["--param".into(), format!("{}_param_{i}={n}", l.kernel)]);
     }
-    v.extend(
-        [
-            "--device",
-            "gtx-titan-x",
-            "--model",
-            "dvfs",
-            "--sweep",
-            "--json",
-        ]
-        .map(String::from),
-    );
-    let out = predict::output(&predict::Args::try_parse_from(&v).unwrap())
-        .unwrap_or_else(|e| panic!("{} {}: {e:?}", l.file, l.kernel));
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    json["points"]
-        .as_array()
-        .expect("points")
-        .iter()
-        .map(|p| {
-            let mhz = |k: &str| p["clocks"][k].as_f64().expect("clocks") as u32;
-            let x = |k: &str| p[k].as_f64().unwrap_or_else(|| panic!("{k}"));
-            (
-                (mhz("mem_mhz"), mhz("core_mhz")),
-                (x("time_s"), x("power_w"), x("energy_j")),
-            )
-        })
-        .collect()
+    dvfs_sweep(&ptx, &args).0
 }
 
 /// Per-application scores: time, power, energy error %, saved % vs F_max, oracle %, and the time
@@ -280,10 +204,7 @@ struct Score {
 
 fn score(pred: &BTreeMap<Pair, Point>, meas: &BTreeMap<Pair, Point>) -> Score {
     let factor = |m: &BTreeMap<Pair, Point>, c: &Pair, i: usize| {
-        let get = |c: &Pair| {
-            let p = m.get(c).unwrap_or_else(|| panic!("no point at {c:?}"));
-            [p.0, p.1, p.2][i]
-        };
+        let get = |c: &Pair| m.get(c).unwrap_or_else(|| panic!("no point at {c:?}"))[i];
         get(c) / get(&REFERENCE)
     };
     let mut err = [0.0; 3];
@@ -296,10 +217,10 @@ fn score(pred: &BTreeMap<Pair, Point>, meas: &BTreeMap<Pair, Point>) -> Score {
     let argmin = |m: &BTreeMap<Pair, Point>| {
         *meas
             .keys()
-            .min_by(|a, b| m[a].2.total_cmp(&m[b].2))
+            .min_by(|a, b| m[a][2].total_cmp(&m[b][2]))
             .expect("points")
     };
-    let saved_at = |c: Pair| (1.0 - meas[&c].2 / meas[&F_MAX].2) * 100.0;
+    let saved_at = |c: Pair| (1.0 - meas[&c][2] / meas[&F_MAX][2]) * 100.0;
     Score {
         err,
         saved: saved_at(argmin(pred)),
@@ -309,7 +230,7 @@ fn score(pred: &BTreeMap<Pair, Point>, meas: &BTreeMap<Pair, Point>) -> Score {
 }
 
 fn main() {
-    let meas = measured();
+    let meas = measured("realbenchmarks");
     println!(
         "kerncast --model dvfs on our PolyBench kernels vs the measured applications (GTX Titan X)"
     );
@@ -322,14 +243,15 @@ fn main() {
     for (app, launches) in apps() {
         let mut total: BTreeMap<Pair, Point> = BTreeMap::new();
         for l in &launches {
-            for (c, (t, _, e)) in sweep(l) {
+            for (c, [t, _, e]) in sweep(l) {
                 let s = total.entry(c).or_default();
-                s.0 += t;
-                s.2 += e;
+                s[0] += t;
+                s[2] += e;
             }
         }
+        // The application's power: its energy over its time, whatever each kernel drew.
         for p in total.values_mut() {
-            p.1 = p.2 / p.0;
+            p[1] = p[2] / p[0];
         }
         let m = meas
             .get(app)

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod gpuptxmodel;
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -9,71 +9,28 @@
 //! check fails. At 810 MHz memory the DRAM-bound one must also be bandwidth-bound, flat in the
 //! core clock, as measured.
 
-use clap::Parser;
-use kerncast::cli::predict;
-use kerncast_tests::{ptx_dir, workspace_root};
+use kerncast_tests::gpuptxmodel::{dvfs_sweep, measured, Pair};
+use kerncast_tests::ptx_dir;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
-fn data_root() -> PathBuf {
-    std::env::var_os("KERNCAST_GPUPTXMODEL_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/data/gpuptxmodel"))
-}
-
-/// Measured time at (memory, core) MHz of micro-benchmark `name`, from the aggregated CSV
-/// (a line with the name, then `mem,core,time,power,energy` rows).
+/// Measured time at (memory, core) MHz of micro-benchmark `name`.
 fn measured_time(name: &str, mem: u32, core: u32) -> f64 {
-    let path =
-        data_root().join("datasets/gtxtitanx/microbenchmarks/aggregated_dataset_gtxtitanx.csv");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (set KERNCAST_GPUPTXMODEL_DATA)", path.display()));
-    let mut current = "";
-    for line in text.lines().map(str::trim) {
-        let f: Vec<&str> = line.split(',').collect();
-        match f.as_slice() {
-            [n] => current = n,
-            [m, c, t, _, _]
-                if current == name && *m == mem.to_string() && *c == core.to_string() =>
-            {
-                return t.parse().unwrap()
-            }
-            _ => {}
-        }
-    }
-    panic!("{}: no row for {name} at {mem}/{core}", path.display())
+    let all = measured("microbenchmarks");
+    let points = all
+        .get(name)
+        .unwrap_or_else(|| panic!("no benchmark {name}"));
+    points
+        .get(&(mem, core))
+        .unwrap_or_else(|| panic!("no row for {name} at {mem}/{core}"))[0]
 }
 
 /// The dvfs model's sweep of a corpus kernel's nvcc PTX on the GTX Titan X: predicted seconds
 /// by (memory, core) MHz, and the notes.
-fn predicted_sweep(kernel: &str, launch: &[&str]) -> (BTreeMap<(u32, u32), f64>, String) {
+fn predicted_sweep(kernel: &str, launch: &[&str]) -> (BTreeMap<Pair, f64>, String) {
     let ptx = ptx_dir().join(format!("nvcc/{kernel}.ptx"));
-    let mut v: Vec<String> = vec!["predict".into(), ptx.display().to_string()];
-    v.extend(launch.iter().map(|s| s.to_string()));
-    v.extend(
-        [
-            "--device",
-            "gtx-titan-x",
-            "--model",
-            "dvfs",
-            "--sweep",
-            "--json",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    let out = predict::output(&predict::Args::try_parse_from(v).unwrap()).unwrap();
-    let sweep: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let points = sweep["points"].as_array().expect("points");
-    let times = points
-        .iter()
-        .map(|p| {
-            let mhz = |k: &str| p["clocks"][k].as_f64().expect("clocks") as u32;
-            let t = p["time_s"].as_f64().expect("time_s");
-            ((mhz("mem_mhz"), mhz("core_mhz")), t)
-        })
-        .collect();
-    (times, points[0]["notes"].to_string())
+    let args: Vec<String> = launch.iter().map(|s| s.to_string()).collect();
+    let (points, notes) = dvfs_sweep(&ptx, &args);
+    (points.into_iter().map(|(c, p)| (c, p[0])).collect(), notes)
 }
 
 /// Time at `a` over time at `b`, each a (memory, core) MHz pair: predicted, then measured.
