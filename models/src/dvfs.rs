@@ -407,7 +407,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             )
         }) / 32.0;
     }
-    let traffic = 32.0 * s.sum_where(sectors);
+    let traffic = 32.0 * sector_count;
     let l2_hr = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
     let exposed = match launch_mlp(&input.blocks, &s.block_execs) {
         _ if gld == 0.0 => 1.0,
