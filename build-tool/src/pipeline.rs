@@ -202,6 +202,63 @@ pub fn source_kernel<'a>(src: &'a [SourceKernel], entry: &str) -> Option<&'a Sou
         .copied()
 }
 
+/// The PTX entries `want` names: all of them without a name; else those whose mangled or
+/// demangled name it is (`_Z4histPKhPji`, `hist`, `reduce<256>`, `ns::scan<float>`); else the one
+/// instantiation of the template or the one kernel outside its namespace it names (`reduce`,
+/// `scan`). Several instantiations of one template are ambiguous and an error that lists them,
+/// as is a name no entry has, so a typo never analyses some other kernel.
+pub fn select_entries(entries: &[String], want: Option<&str>) -> Result<Vec<String>, String> {
+    let Some(want) = want else {
+        return if entries.is_empty() {
+            Err("no kernel entry in the PTX".into())
+        } else {
+            Ok(entries.to_vec())
+        };
+    };
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let wanted = squeeze(want);
+    let exact: Vec<String> = entries
+        .iter()
+        .filter(|e| **e == want || squeeze(&demangle(e)) == wanted)
+        .cloned()
+        .collect();
+    if !exact.is_empty() {
+        return Ok(exact);
+    }
+    let loose: Vec<&String> = entries
+        .iter()
+        .filter(|e| {
+            let plain = demangle(e);
+            let base = squeeze(template_base(&plain));
+            base == wanted || base.rsplit("::").next() == Some(wanted.as_str())
+        })
+        .collect();
+    let names = |es: &[&String]| {
+        es.iter()
+            .map(|e| format!("`{}`", demangle(e)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match loose.as_slice() {
+        [one] => Ok(vec![(*one).clone()]),
+        [] => {
+            let all: Vec<&String> = entries.iter().collect();
+            Err(if all.is_empty() {
+                format!("kernel `{want}` not found: the PTX has no kernel entry")
+            } else {
+                format!(
+                    "kernel `{want}` not found in the PTX; its kernels: {}",
+                    names(&all)
+                )
+            })
+        }
+        several => Err(format!(
+            "kernel `{want}` is ambiguous: it names {}; give one of them",
+            names(several)
+        )),
+    }
+}
+
 fn sha256(s: &str) -> String {
     let d = Sha256::digest(s.as_bytes());
     d.iter().map(|b| format!("{b:02x}")).collect()
@@ -246,25 +303,16 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
             .map_err(|e| fail(job, Some(e.line as u32), None, "annotation", e.message))?,
         _ => Vec::new(),
     };
-    let mut kernels = Vec::new();
-    for k in module.kernels() {
-        let plain = demangle(&k.name);
-        if let Some(want) = &job.kernel {
-            if *want != k.name && *want != plain {
-                continue;
-            }
-        }
-        let sk = source_kernel(&src_kernels, &k.name).cloned();
-        kernels.push((k.name.clone(), sk));
-    }
-    if kernels.is_empty() {
-        let what = job
-            .kernel
-            .as_deref()
-            .map(|k| format!("kernel `{k}` not found in the PTX"))
-            .unwrap_or_else(|| "no kernel entry in the PTX".into());
-        return Err(fail(job, None, job.kernel.as_deref(), "lower", what));
-    }
+    let entries: Vec<String> = module.kernels().map(|k| k.name.clone()).collect();
+    let chosen = select_entries(&entries, job.kernel.as_deref())
+        .map_err(|what| fail(job, None, job.kernel.as_deref(), "kernel selection", what))?;
+    let kernels = chosen
+        .into_iter()
+        .map(|name| {
+            let sk = source_kernel(&src_kernels, &name).cloned();
+            (name, sk)
+        })
+        .collect();
     Ok(Unit {
         ptx_sha256: sha256(&lowered.ptx),
         frontend: lowered.frontend.name().to_string(),
@@ -641,6 +689,42 @@ mod tests {
         assert_eq!(template_base("tiled_sum<128>"), "tiled_sum");
         assert_eq!(template_base("f<g<1>, 2>"), "f");
         assert_eq!(template_base("saxpy"), "saxpy");
+    }
+
+    #[test]
+    fn a_kernel_is_selected_by_mangled_demangled_template_or_unqualified_name() {
+        let entries: Vec<String> = [
+            "_Z4histPKhPji",
+            "_Z8reduce_tILi256EEvPKfPfi",
+            "_ZN2ns4scanIfEEvPT_i",
+            "_Z3maxILi1EEvPf",
+            "_Z3maxILi2EEvPf",
+        ]
+        .map(String::from)
+        .to_vec();
+        let pick = |w: &str| select_entries(&entries, Some(w));
+        assert_eq!(pick("hist").unwrap(), ["_Z4histPKhPji"]);
+        assert_eq!(pick("_Z4histPKhPji").unwrap(), ["_Z4histPKhPji"]);
+        assert_eq!(pick("reduce_t").unwrap(), ["_Z8reduce_tILi256EEvPKfPfi"]);
+        assert_eq!(
+            pick("reduce_t<256>").unwrap(),
+            ["_Z8reduce_tILi256EEvPKfPfi"]
+        );
+        assert_eq!(pick("scan").unwrap(), ["_ZN2ns4scanIfEEvPT_i"]);
+        assert_eq!(
+            pick("ns::scan < float >").unwrap(),
+            ["_ZN2ns4scanIfEEvPT_i"]
+        );
+        assert_eq!(pick("max<2>").unwrap(), ["_Z3maxILi2EEvPf"]);
+        let ambiguous = pick("max").unwrap_err();
+        assert!(ambiguous.contains("ambiguous") && ambiguous.contains("`max<1>`, `max<2>`"));
+        let missing = pick("hsit").unwrap_err();
+        assert!(
+            missing.contains("`hist`, `reduce_t<256>`, `ns::scan<float>`"),
+            "{missing}"
+        );
+        assert_eq!(select_entries(&entries, None).unwrap(), entries);
+        assert!(select_entries(&[], None).is_err());
     }
 
     #[test]

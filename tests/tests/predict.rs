@@ -127,3 +127,30 @@ fn an_unbound_scalar_parameter_is_shown_and_a_hint_replaces_it() {
         "{guessed}\n{hinted}"
     );
 }
+
+/// A `--kernel` that names no entry stops with the file and the kernels there are, instead of
+/// analysing another kernel or none.
+#[test]
+fn an_unknown_kernel_name_lists_the_kernels_of_the_file() {
+    let ptx = workspace_root().join("tests/ptx/nvcc/pb_atax.ptx");
+    let v = [
+        "predict",
+        &ptx.display().to_string(),
+        "--kernel",
+        "pb_atax_k3",
+        "--grid",
+        "16",
+        "--block",
+        "256",
+    ];
+    let err = predict::output(&predict::Args::try_parse_from(v).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("pb_atax.ptx"), "{err}");
+    assert!(
+        err.contains(
+            "kernel `pb_atax_k3` not found in the PTX; its kernels: `pb_atax_k1`, `pb_atax_k2`"
+        ),
+        "{err}"
+    );
+}
