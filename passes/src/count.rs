@@ -1113,7 +1113,7 @@ impl KernelStats {
                 },
             );
         }
-        for a in &mut assumptions {
+        for a in assumptions.iter_mut().filter(|a| a.settable()) {
             if let Some(v) = w.hints.get(&a.hint_key) {
                 a.default = *v;
                 a.from_user = true;

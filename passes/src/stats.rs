@@ -263,6 +263,25 @@ pub struct Assumption {
     pub at: Option<String>,
 }
 
+/// Keys of what the analysis could not resolve, as opposed to a value it reads: a lane stride, an
+/// access's sectors or wavefronts, a control-flow warning, the sector alignment of wmma rows.
+/// No hint replaces them, so none may mark them as given.
+pub const UNRESOLVED_KEYS: [&str; 5] = [
+    "stride",
+    "sectors",
+    "wavefronts",
+    "cfg",
+    "wmma.rows_aligned",
+];
+
+impl Assumption {
+    /// Whether a hint with this key changes what is counted (a trip count, a parameter, a
+    /// buffer size), rather than naming something left unresolved ([`UNRESOLVED_KEYS`]).
+    pub fn settable(&self) -> bool {
+        !UNRESOLVED_KEYS.contains(&self.hint_key.as_str())
+    }
+}
+
 /// Launch geometry of a workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {

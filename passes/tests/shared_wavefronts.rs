@@ -58,3 +58,29 @@ fn a_block_invariant_access_is_counted_at_any_grid() {
     let f = Feature::SharedWavefronts { dir: Dir::Store };
     assert_eq!(s.get(&f), 65536.0 * (6.0 * 2.0 + 1.0));
 }
+
+/// A shared store at an address loaded from global memory has no countable wavefronts. That is
+/// listed as not resolved, and a hint with its key cannot mark it as given: no hint is read
+/// there, so a user who sets one must still see the gap.
+#[test]
+fn a_data_dependent_shared_address_stays_unresolved_whatever_the_hints() {
+    let m = kernel(
+        0,
+        ".shared .align 4 .b8 buf[1024];\n\
+         mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+         ld.global.u32 %r2, [%rd4];\nand.b32 %r3, %r2, 255;\nshl.b32 %r4, %r3, 2;\n\
+         mov.u32 %r5, buf;\nadd.s32 %r6, %r5, %r4;\nst.shared.u32 [%r6], 1;\nret;",
+    );
+    let ks = analyze(&m, "k", [64, 1, 1]);
+    let mut w = workload([1, 1, 1], [64, 1, 1], &[]);
+    w.hints.insert("wavefronts".into(), 2.0);
+    let s = ks.bind(&w).unwrap();
+    let a = s
+        .assumptions
+        .iter()
+        .find(|a| a.hint_key == "wavefronts")
+        .expect("the unresolved wavefronts are listed");
+    assert!(!a.settable());
+    assert!(!a.from_user, "{a:?}");
+    assert_eq!(s.get(&Feature::SharedWavefronts { dir: Dir::Store }), 0.0);
+}

@@ -143,17 +143,14 @@ pub fn run(args: Args) -> miette::Result<()> {
             None => {}
         }
         for a in &bound.assumptions {
-            println!(
-                "assumption {}: {} (value {}{})",
-                a.hint_key,
-                a.what,
-                a.default,
-                if a.from_user {
-                    ", from user"
-                } else {
-                    ", default"
-                }
-            );
+            let value = if !a.settable() {
+                "not resolved".to_string()
+            } else if a.from_user {
+                format!("value {}, from user", a.default)
+            } else {
+                format!("value {}, default", a.default)
+            };
+            println!("assumption {}: {} ({value})", a.hint_key, a.what);
         }
     }
     Ok(())

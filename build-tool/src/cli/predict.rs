@@ -186,10 +186,14 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .iter()
             .filter(|a| !a.from_user)
             .map(|a| {
-                format!(
-                    "assumed `{}` = {} (default; set it with --hint {}=VALUE): {}",
-                    a.hint_key, a.default, a.hint_key, a.what
-                )
+                if a.settable() {
+                    format!(
+                        "assumed `{}` = {} (default; set it with --hint {}=VALUE): {}",
+                        a.hint_key, a.default, a.hint_key, a.what
+                    )
+                } else {
+                    format!("not resolved ({}): {}", a.hint_key, a.what)
+                }
             }),
     );
     match blocks_from_cfg(&Cfg::build(f), &d) {
