@@ -154,3 +154,60 @@ fn an_unknown_kernel_name_lists_the_kernels_of_the_file() {
         "{err}"
     );
 }
+
+/// What the counts hold but no model prices (a texture fetch, a call to a function without a
+/// body) is named in the prediction's notes, not left out of sight.
+#[test]
+fn unclassified_instructions_and_calls_left_as_calls_are_named() {
+    let ptx = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.visible .entry k(.param .u64 k_tex, .param .u64 k_out)
+{
+    .reg .b32 %r<4>;
+    .reg .f32 %f<6>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [k_tex];
+    ld.param.u64 %rd2, [k_out];
+    mov.u32 %r1, %tid.x;
+    tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];
+    cvta.to.global.u64 %rd3, %rd2;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.s64 %rd5, %rd3, %rd4;
+    st.global.f32 [%rd5], %f1;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd2;
+    .param .b64 param1;
+    st.param.b64 [param1], %rd2;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    }
+    ret;
+}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tex_and_call.ptx");
+    std::fs::write(&file, ptx).unwrap();
+    let v = [
+        "predict",
+        &file.display().to_string(),
+        "--grid",
+        "4",
+        "--block",
+        "128",
+        "--model",
+        "dvfs",
+    ];
+    let out = predict::output(&predict::Args::try_parse_from(v).unwrap()).unwrap();
+    assert!(
+        out.contains("not modelled: unclassified instructions (tex.1d.v4.f32.s32 x512)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("call to `vprintf` in `k` not inlined"),
+        "{out}"
+    );
+}

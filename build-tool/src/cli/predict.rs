@@ -14,7 +14,7 @@ use kerncast_models::power::PhysicalPowerParams;
 use kerncast_models::schedule::adapter::blocks_from_cfg;
 use kerncast_models::{auto, render, sweep, Clocks, Device, ModelInput};
 use kerncast_passes::cfg::Cfg;
-use kerncast_passes::stats::Launch;
+use kerncast_passes::stats::{Feature, Launch};
 use miette::miette;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -178,6 +178,16 @@ pub fn output(args: &Args) -> miette::Result<String> {
         block: w.block,
     });
     let mut notes = bound.notes;
+    // What the counts hold but no model reads, so a user sees what the prediction leaves out.
+    notes.extend(
+        unit.not_inlined
+            .iter()
+            .filter(|c| c.kernel == kname)
+            .map(|c| c.to_string()),
+    );
+    if let Some(n) = unclassified_note(&input.stats.features) {
+        notes.push(n);
+    }
     // What the counter assumed where the workload said nothing, so a guess never passes silently.
     notes.extend(
         input
@@ -247,4 +257,24 @@ pub fn output(args: &Args) -> miette::Result<String> {
         }
     }
     Ok(out)
+}
+
+/// The unclassified instructions the kernel executes (`Feature::Unknown`, calls left out: their
+/// own note names them), with their executions; no model prices them.
+fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
+    let list: Vec<String> = features
+        .iter()
+        .filter_map(|(f, v)| match f {
+            Feature::Unknown { opcode } if !opcode.starts_with("call:") && *v > 0.0 => {
+                Some(format!("{opcode} x{v:.0}"))
+            }
+            _ => None,
+        })
+        .collect();
+    (!list.is_empty()).then(|| {
+        format!(
+            "not modelled: unclassified instructions ({}); their time, memory traffic and power are not in the prediction",
+            list.join(", ")
+        )
+    })
 }
