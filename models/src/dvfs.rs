@@ -407,6 +407,25 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             )
         }) / 32.0;
     }
+    let atomics = s.sum_where(|f| {
+        matches!(
+            f,
+            Feature::Mem {
+                space: Space::Global | Space::Generic,
+                dir: Dir::Atomic,
+                gran: Granularity::Warp,
+                ..
+            }
+        )
+    });
+    if atomics > 0.0 {
+        // Wang & Chu's inputs have no atomics: they are issued like any instruction here.
+        notes.push(format!(
+            "global atomics: {atomics:.0} warp instructions timed as issue slots only; their \
+             round trip to the L2, and the serialisation of atomics to one address, are not \
+             modelled"
+        ));
+    }
     let traffic = 32.0 * sector_count;
     let l2_hr = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
     let exposed = match launch_mlp(&input.blocks, &s.block_execs) {

@@ -204,3 +204,38 @@ fn a_miss_moves_only_the_sectors_asked_for() {
         .iter()
         .any(|n| n.contains("of a line's 4 sectors")));
 }
+
+/// Wang & Chu's model has no atomics: a kernel's global atomics are issued as instructions, and
+/// the prediction says that their L2 round trip and contention are left out.
+#[test]
+fn global_atomics_are_said_to_be_timed_as_issue_only() {
+    use kerncast_models::Model;
+    let d = Device::load("gtx-titan-x").unwrap();
+    let c = kerncast_models::Clocks::new(975.0, 3505.0);
+    let plain = ModelInput::new(stats(1.0));
+    let mut s = stats(1.0);
+    s.features.insert(
+        Feature::Mem {
+            space: Space::Global,
+            dir: Dir::Atomic,
+            bits: 32,
+            stride: StrideClass::Uniform,
+            nc: false,
+            gran: Granularity::Warp,
+        },
+        4096.0,
+    );
+    let with_atomics = ModelInput::new(s);
+    let said = |input: &ModelInput| {
+        DvfsModel::default()
+            .predict(input, &d, c)
+            .unwrap()
+            .notes
+            .into_iter()
+            .find(|n| n.starts_with("global atomics"))
+    };
+    assert_eq!(said(&plain), None);
+    let note = said(&with_atomics).expect("a note on the atomics");
+    assert!(note.contains("4096 warp instructions"), "{note}");
+    assert!(note.contains("not modelled"), "{note}");
+}
