@@ -189,7 +189,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         notes.push(n);
     }
     // What the counter assumed where the workload said nothing, so a guess never passes silently.
-    notes.extend(
+    notes.extend(once_each(
         input
             .stats
             .assumptions
@@ -205,7 +205,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
                     format!("not resolved ({}): {}", a.hint_key, a.what)
                 }
             }),
-    );
+    ));
     match blocks_from_cfg(&Cfg::build(f), &d) {
         Ok(b) => input.blocks = b,
         Err(e) => notes.push(format!("no per-block schedule input: {e}")),
@@ -277,4 +277,30 @@ fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
             list.join(", ")
         )
     })
+}
+
+/// Each distinct line once, in first-seen order, with how often it came when more than once
+/// (sixteen accesses with the same unresolved stride make one note, not sixteen).
+fn once_each(lines: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for l in lines {
+        match seen.iter_mut().find(|(s, _)| *s == l) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((l, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(l, n)| if n > 1 { format!("{l} ({n} times)") } else { l })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::once_each;
+
+    #[test]
+    fn repeated_notes_are_counted_once() {
+        let lines = ["a", "b", "a", "c", "a"].map(String::from).into_iter();
+        assert_eq!(once_each(lines), ["a (3 times)", "b", "c"]);
+    }
 }
