@@ -211,3 +211,36 @@ fn unclassified_instructions_and_calls_left_as_calls_are_named() {
         "{out}"
     );
 }
+
+/// A `--param` that names no parameter (here a source name given for a PTX file, which has
+/// only PTX names) is an error naming the parameters there are, not a parameter left at 0.
+#[test]
+fn a_param_the_kernel_does_not_have_is_an_error() {
+    let ptx = workspace_root().join("tests/ptx/nvcc/pb_atax.ptx");
+    let run = |param: &str| {
+        let v = [
+            "predict",
+            &ptx.display().to_string(),
+            "--kernel",
+            "pb_atax_k1",
+            "--grid",
+            "16",
+            "--block",
+            "256",
+            "--param",
+            param,
+            "--param",
+            "pb_atax_k1_param_1=4096",
+        ];
+        predict::output(&predict::Args::try_parse_from(v).unwrap())
+    };
+    let err = run("nx=4096").unwrap_err().to_string();
+    assert!(
+        err.contains("--param nx: no such parameter; the kernel's parameters: pb_atax_k1_param_0 (0), pb_atax_k1_param_1 (1)"),
+        "{err}"
+    );
+    for by_position in ["0=4096", "p0=4096", "pb_atax_k1_param_0=4096"] {
+        let out = run(by_position).unwrap();
+        assert!(out.contains("counts: symbolic"), "{by_position}: {out}");
+    }
+}

@@ -143,6 +143,10 @@ pub fn output(args: &Args) -> miette::Result<String> {
             })?
         }
     };
+    let ptx_params: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+    let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+    unknown_param(&spec, &ptx_params, &source_params)
+        .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{kname}`: {e}")))?;
     spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
     let w = spec
         .resolve()
@@ -277,6 +281,46 @@ fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
             list.join(", ")
         )
     })
+}
+
+/// The first `--param` that names no parameter of the kernel (by its PTX name, its source name,
+/// `p<i>` or its position) and that no other expression of the workload reads: a misspelt or
+/// source-only name on a PTX file would otherwise leave the parameter unset, and counted as 0.
+fn unknown_param(spec: &WorkloadSpec, ptx: &[String], source: &[String]) -> Option<String> {
+    let mut read = Vec::new();
+    for e in spec.grid.0.iter().chain(&spec.block.0) {
+        e.vars(&mut read);
+    }
+    for (_, e) in &spec.params {
+        e.vars(&mut read);
+    }
+    let names = |i: usize| {
+        [
+            Some(ptx[i].clone()),
+            source.get(i).cloned(),
+            Some(format!("p{i}")),
+            Some(i.to_string()),
+        ]
+    };
+    let known = |k: &str| (0..ptx.len()).any(|i| names(i).iter().flatten().any(|n| n == k));
+    let (bad, _) = spec
+        .params
+        .iter()
+        .find(|(k, _)| !known(k) && !read.contains(k))?;
+    let list: Vec<String> = (0..ptx.len())
+        .map(|i| match source.get(i) {
+            Some(s) if *s != ptx[i] => format!("{s} ({}, {i})", ptx[i]),
+            _ => format!("{} ({i})", ptx[i]),
+        })
+        .collect();
+    Some(format!(
+        "--param {bad}: no such parameter; the kernel's parameters: {}",
+        if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(", ")
+        }
+    ))
 }
 
 /// Each distinct line once, in first-seen order, with how often it came when more than once
