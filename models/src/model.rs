@@ -22,6 +22,10 @@ pub struct ModelInput {
     pub hints: BTreeMap<String, f64>,
 }
 
+/// The hint keys a model reads ([`ModelInput::hint`]); others are the counters' (the keys of
+/// their assumptions, `param.*`, `buffer_bytes.*`).
+pub const MODEL_HINTS: [&str; 2] = ["l2_hit_rate", "footprint_bytes"];
+
 impl ModelInput {
     pub fn new(stats: BoundStats) -> Self {
         ModelInput {

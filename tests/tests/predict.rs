@@ -244,3 +244,19 @@ fn a_param_the_kernel_does_not_have_is_an_error() {
         assert!(out.contains("counts: symbolic"), "{by_position}: {out}");
     }
 }
+
+/// A hint that nothing reads (a misspelt key) is named, where a read one is not.
+#[test]
+fn a_hint_nothing_reads_is_named() {
+    let unread = |hint: &str| {
+        let out = predict::output(&args(&["--model", "dvfs", "--hint", hint])).unwrap();
+        out.lines()
+            .filter(|l| l.contains("is read by nothing here"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let typo = unread("l2_hitrate=0.5");
+    assert_eq!(typo.len(), 1, "{typo:?}");
+    assert!(typo[0].contains("hint `l2_hitrate`"), "{typo:?}");
+    assert_eq!(unread("l2_hit_rate=0.5"), Vec::<String>::new());
+}

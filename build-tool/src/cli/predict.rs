@@ -10,11 +10,12 @@ use crate::engine;
 use crate::lower::LowerArgs;
 use crate::pipeline::{self, Job};
 use crate::workload::{Dims, Expr, WorkloadSpec};
+use kerncast_models::model::MODEL_HINTS;
 use kerncast_models::power::PhysicalPowerParams;
 use kerncast_models::schedule::adapter::blocks_from_cfg;
 use kerncast_models::{auto, render, sweep, Clocks, Device, ModelInput};
 use kerncast_passes::cfg::Cfg;
-use kerncast_passes::stats::{Feature, Launch};
+use kerncast_passes::stats::{Assumption, Feature, Launch};
 use miette::miette;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -192,6 +193,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     if let Some(n) = unclassified_note(&input.stats.features) {
         notes.push(n);
     }
+    notes.extend(unread_hints(&w.hints, &input.stats.assumptions));
     // What the counter assumed where the workload said nothing, so a guess never passes silently.
     notes.extend(once_each(
         input
@@ -321,6 +323,31 @@ fn unknown_param(spec: &WorkloadSpec, ptx: &[String], source: &[String]) -> Opti
             list.join(", ")
         }
     ))
+}
+
+/// A note for each hint nothing reads: a model's key ([`MODEL_HINTS`]), the emulator's
+/// (`param.*`, `buffer_bytes.*`, `dynamic_shared_bytes`), or the key of an assumption the count
+/// made that a value can replace. A misspelt hint would otherwise change nothing, silently.
+fn unread_hints(hints: &BTreeMap<String, f64>, assumptions: &[Assumption]) -> Vec<String> {
+    let read = |k: &str| {
+        MODEL_HINTS.contains(&k)
+            || k == "dynamic_shared_bytes"
+            || k.starts_with("param.")
+            || k.starts_with("buffer_bytes.")
+            || assumptions.iter().any(|a| a.settable() && a.hint_key == k)
+    };
+    hints
+        .keys()
+        .filter(|k| !read(k))
+        .map(|k| {
+            format!(
+                "hint `{k}` is read by nothing here and changes nothing (read: {}, \
+                 dynamic_shared_bytes, param.NAME, buffer_bytes.NAME and the keys of the \
+                 assumptions listed)",
+                MODEL_HINTS.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Each distinct line once, in first-seen order, with how often it came when more than once
