@@ -260,3 +260,37 @@ fn a_hint_nothing_reads_is_named() {
     assert!(typo[0].contains("hint `l2_hitrate`"), "{typo:?}");
     assert_eq!(unread("l2_hit_rate=0.5"), Vec::<String>::new());
 }
+
+/// `--kernel f` for two overloads of `f` is an error naming both, not the first of them.
+#[test]
+fn a_kernel_name_with_two_overloads_is_an_error() {
+    let entry =
+        |name: &str| format!(".visible .entry {name}(.param .u64 {name}_p)\n{{\n\tret;\n}}\n");
+    let ptx = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n{}{}",
+        entry("_Z1fPi"),
+        entry("_Z1fPf")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("overloads.ptx");
+    std::fs::write(&file, ptx).unwrap();
+    let run = |kernel: &str| {
+        let v = [
+            "predict",
+            &file.display().to_string(),
+            "--kernel",
+            kernel,
+            "--grid",
+            "1",
+            "--block",
+            "32",
+        ];
+        predict::output(&predict::Args::try_parse_from(v).unwrap())
+    };
+    let err = run("f").unwrap_err().to_string();
+    assert!(
+        err.contains("--kernel f names 2 kernels (overloads): _Z1fPi, _Z1fPf"),
+        "{err}"
+    );
+    assert!(run("_Z1fPf").unwrap().contains("kernel _Z1fPf"));
+}

@@ -107,6 +107,14 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let at = f.line.map_or(String::new(), |l| format!(":{l}"));
         miette!("{}{at}: {} failed: {}", f.file, f.stage, f.message)
     })?;
+    if let (Some(want), [_, _, ..]) = (&args.kernel, unit.kernels.as_slice()) {
+        let names: Vec<&str> = unit.kernels.iter().map(|(k, _)| k.as_str()).collect();
+        return Err(miette!(
+            "{path}: --kernel {want} names {} kernels (overloads): {}; give the mangled name",
+            names.len(),
+            names.join(", ")
+        ));
+    }
     let (kname, sk) = unit
         .kernels
         .first()
