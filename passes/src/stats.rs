@@ -280,6 +280,17 @@ impl Assumption {
     pub fn settable(&self) -> bool {
         !UNRESOLVED_KEYS.contains(&self.hint_key.as_str())
     }
+
+    /// How the outputs show its value: `= 64 (given)`, `= 0 (default)` or `(not resolved)`.
+    pub fn value_label(&self) -> String {
+        if !self.settable() {
+            "(not resolved)".into()
+        } else if self.from_user {
+            format!("= {} (given)", self.default)
+        } else {
+            format!("= {} (default)", self.default)
+        }
+    }
 }
 
 /// Launch geometry of a workload.
@@ -348,6 +359,21 @@ impl BoundStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_assumption_shows_a_value_only_where_a_hint_can_set_one() {
+        let a = |key: &str, from_user: bool| Assumption {
+            hint_key: key.into(),
+            what: String::new(),
+            default: 64.0,
+            from_user,
+            at: None,
+        };
+        assert_eq!(a("trip.k.cu:3", false).value_label(), "= 64 (default)");
+        assert_eq!(a("trip.k.cu:3", true).value_label(), "= 64 (given)");
+        assert_eq!(a("stride", false).value_label(), "(not resolved)");
+        assert!(!a("sectors", true).settable());
+    }
 
     #[test]
     fn feature_keys_print_stably() {

@@ -143,14 +143,7 @@ pub fn run(args: Args) -> miette::Result<()> {
             None => {}
         }
         for a in &bound.assumptions {
-            let value = if !a.settable() {
-                "not resolved".to_string()
-            } else if a.from_user {
-                format!("value {}, from user", a.default)
-            } else {
-                format!("value {}, default", a.default)
-            };
-            println!("assumption {}: {} ({value})", a.hint_key, a.what);
+            println!("assumption {} {}: {}", a.hint_key, a.value_label(), a.what);
         }
     }
     Ok(())

@@ -151,18 +151,11 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
     if !k.assumptions.is_empty() || !k.unknowns.is_empty() {
         s.push_str("<h3>Assumptions and unclassified instructions</h3><ul>\n");
         for a in &k.assumptions {
-            let value = if !a.settable() {
-                " (not resolved)".to_string()
-            } else if a.from_user {
-                format!(" = {} (given)", a.default)
-            } else {
-                format!(" = {} (default)", a.default)
-            };
             let _ = writeln!(
                 s,
-                "<li><code>{}</code>{}{}: {}</li>",
+                "<li><code>{}</code> {}{}: {}</li>",
                 esc(&a.hint_key),
-                value,
+                a.value_label(),
                 a.at.as_deref()
                     .map(|l| format!(" at <code>{}</code>", esc(l)))
                     .unwrap_or_default(),

@@ -101,12 +101,7 @@ pub fn render(r: &Report) -> String {
         if !k.assumptions.is_empty() {
             let _ = writeln!(s, "Assumptions (set a hint to replace a default):\n");
             for a in &k.assumptions {
-                let _ = if !a.settable() {
-                    writeln!(s, "- `{}` (not resolved): {}", a.hint_key, a.what)
-                } else {
-                    let src = if a.from_user { "given" } else { "default" };
-                    writeln!(s, "- `{}` = {} ({src}): {}", a.hint_key, a.default, a.what)
-                };
+                let _ = writeln!(s, "- `{}` {}: {}", a.hint_key, a.value_label(), a.what);
             }
             s.push('\n');
         }
