@@ -35,6 +35,15 @@ fn relative(s: String) -> String {
         .collect()
 }
 
+/// `kerncast predict FILE ARGS…` as the CLI runs it.
+fn predict_file(file: &std::path::Path, rest: &[&str]) -> miette::Result<String> {
+    let file = file.display().to_string();
+    let v = ["predict", file.as_str()]
+        .into_iter()
+        .chain(rest.iter().copied());
+    predict::output(&predict::Args::try_parse_from(v).unwrap())
+}
+
 #[test]
 fn sweep_gtx_titan_x_vecadd() {
     let out = relative(predict::output(&args(&["--sweep"])).unwrap());
@@ -133,17 +142,8 @@ fn an_unbound_scalar_parameter_is_shown_and_a_hint_replaces_it() {
 #[test]
 fn an_unknown_kernel_name_lists_the_kernels_of_the_file() {
     let ptx = workspace_root().join("tests/ptx/nvcc/pb_atax.ptx");
-    let v = [
-        "predict",
-        &ptx.display().to_string(),
-        "--kernel",
-        "pb_atax_k3",
-        "--grid",
-        "16",
-        "--block",
-        "256",
-    ];
-    let err = predict::output(&predict::Args::try_parse_from(v).unwrap())
+    let launch = ["--grid", "16", "--block", "256"];
+    let err = predict_file(&ptx, &[&["--kernel", "pb_atax_k3"][..], &launch].concat())
         .unwrap_err()
         .to_string();
     assert!(err.contains("pb_atax.ptx"), "{err}");
@@ -191,17 +191,7 @@ fn unclassified_instructions_and_calls_left_as_calls_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tex_and_call.ptx");
     std::fs::write(&file, ptx).unwrap();
-    let v = [
-        "predict",
-        &file.display().to_string(),
-        "--grid",
-        "4",
-        "--block",
-        "128",
-        "--model",
-        "dvfs",
-    ];
-    let out = predict::output(&predict::Args::try_parse_from(v).unwrap()).unwrap();
+    let out = predict_file(&file, &["--grid", "4", "--block", "128", "--model", "dvfs"]).unwrap();
     assert!(
         out.contains("not modelled: unclassified instructions (tex.1d.v4.f32.s32 x512)"),
         "{out}"
@@ -218,21 +208,21 @@ fn unclassified_instructions_and_calls_left_as_calls_are_named() {
 fn a_param_the_kernel_does_not_have_is_an_error() {
     let ptx = workspace_root().join("tests/ptx/nvcc/pb_atax.ptx");
     let run = |param: &str| {
-        let v = [
-            "predict",
-            &ptx.display().to_string(),
-            "--kernel",
-            "pb_atax_k1",
-            "--grid",
-            "16",
-            "--block",
-            "256",
-            "--param",
-            param,
-            "--param",
-            "pb_atax_k1_param_1=4096",
-        ];
-        predict::output(&predict::Args::try_parse_from(v).unwrap())
+        predict_file(
+            &ptx,
+            &[
+                "--kernel",
+                "pb_atax_k1",
+                "--grid",
+                "16",
+                "--block",
+                "256",
+                "--param",
+                param,
+                "--param",
+                "pb_atax_k1_param_1=4096",
+            ],
+        )
     };
     let err = run("nx=4096").unwrap_err().to_string();
     assert!(
@@ -274,19 +264,8 @@ fn a_kernel_name_with_two_overloads_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("overloads.ptx");
     std::fs::write(&file, ptx).unwrap();
-    let run = |kernel: &str| {
-        let v = [
-            "predict",
-            &file.display().to_string(),
-            "--kernel",
-            kernel,
-            "--grid",
-            "1",
-            "--block",
-            "32",
-        ];
-        predict::output(&predict::Args::try_parse_from(v).unwrap())
-    };
+    let run =
+        |kernel: &str| predict_file(&file, &["--kernel", kernel, "--grid", "1", "--block", "32"]);
     let err = run("f").unwrap_err().to_string();
     assert!(
         err.contains("--kernel f names 2 kernels (overloads): _Z1fPi, _Z1fPf"),
