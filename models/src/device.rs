@@ -323,6 +323,37 @@ impl Device {
         Ok(out)
     }
 
+    /// Whether a requested pair lies within the device's clock levels (between its lowest and
+    /// highest core and memory level); the error says which clock is out and the range, since a
+    /// swapped `MEM,CORE` pair is the usual cause. A device without level lists takes any pair.
+    pub fn check_clocks(&self, c: Clocks) -> Result<(), String> {
+        let range = |levels: &Option<Sourced<Vec<f64>>>| {
+            let v = &levels.as_ref()?.value;
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (lo <= hi).then_some((lo, hi))
+        };
+        let mut out = Vec::new();
+        for (what, mhz, levels) in [
+            ("core", c.core_mhz, &self.clocks.core_levels_mhz),
+            ("memory", c.mem_mhz, &self.clocks.mem_levels_mhz),
+        ] {
+            if let Some((lo, hi)) = range(levels) {
+                if !(lo - 0.5..=hi + 0.5).contains(&mhz) {
+                    out.push(format!(
+                        "{what} {mhz} MHz is outside {}'s {what} levels ({lo}-{hi} MHz)",
+                        self.name
+                    ));
+                }
+            }
+        }
+        if out.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{} (the order is CORE,MEM)", out.join("; ")))
+        }
+    }
+
     /// Idle power at a clock pair (exact level match), or an error naming `clocks.idle_power_w`.
     pub fn idle_power(&self, clocks: Clocks) -> Result<f64, DeviceError> {
         let table = self.need(&self.clocks.idle_power_w, "clocks.idle_power_w", "power")?;
@@ -385,6 +416,29 @@ mod tests {
         let s = e.to_string();
         assert!(s.starts_with("x.toml:4:"), "{s}");
         assert!(s.contains("source"), "{s}");
+    }
+
+    #[test]
+    fn clocks_outside_the_levels_are_named() {
+        let d = Device::load("gtx-titan-x").unwrap();
+        assert_eq!(d.check_clocks(Clocks::new(975.0, 3505.0)), Ok(()));
+        // Between levels: a model may interpolate, so it is not refused here.
+        assert_eq!(d.check_clocks(Clocks::new(1000.0, 3505.0)), Ok(()));
+        let swapped = d.check_clocks(Clocks::new(3505.0, 975.0)).unwrap_err();
+        assert!(
+            swapped.contains("core 3505 MHz is outside gtx-titan-x's core levels (595-1164 MHz)")
+                && !swapped.contains("memory")
+                && swapped.contains("CORE,MEM"),
+            "{swapped}"
+        );
+        let both = d.check_clocks(Clocks::new(5000.0, 100.0)).unwrap_err();
+        assert!(
+            both.contains("; memory 100 MHz is outside gtx-titan-x's memory levels (810-3505 MHz)"),
+            "{both}"
+        );
+        let bare =
+            Device::from_toml("name = \"x\"\nfull_name = \"X\"\n", Path::new("x.toml")).unwrap();
+        assert_eq!(bare.check_clocks(Clocks::new(1.0, 1.0)), Ok(()));
     }
 
     #[test]

@@ -252,10 +252,13 @@ pub fn output(args: &Args) -> miette::Result<String> {
                     .map(|x| x.trim().parse::<f64>())
                     .collect::<Result<_, _>>()
                     .map_err(|e| miette!("--clocks `{c}`: {e}"))?;
-                match v.as_slice() {
+                let pair = match v.as_slice() {
                     [core, mem] => Clocks::new(*core, *mem),
                     _ => return Err(miette!("--clocks `{c}`: expected CORE,MEM")),
-                }
+                };
+                d.check_clocks(pair)
+                    .map_err(|e| miette!("--clocks `{c}`: {e}"))?;
+                pair
             }
             None => d.default_clocks().map_err(|e| miette!("{e}"))?,
         };
