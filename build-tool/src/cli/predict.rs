@@ -201,7 +201,8 @@ pub fn output(args: &Args) -> miette::Result<String> {
     if let Some(n) = unclassified_note(&input.stats.features) {
         notes.push(n);
     }
-    notes.extend(unread_hints(&w.hints, &input.stats.assumptions));
+    let emulated = counted_by == "emulator";
+    notes.extend(unread_hints(&w.hints, &input.stats.assumptions, emulated));
     // What the counter assumed where the workload said nothing, so a guess never passes silently.
     notes.extend(once_each(
         input
@@ -339,7 +340,13 @@ fn unknown_param(spec: &WorkloadSpec, ptx: &[String], source: &[String]) -> Opti
 /// A note for each hint nothing reads: a model's key ([`MODEL_HINTS`]), the emulator's
 /// (`param.*`, `buffer_bytes.*`, `dynamic_shared_bytes`), or the key of an assumption the count
 /// made that a value can replace. A misspelt hint would otherwise change nothing, silently.
-fn unread_hints(hints: &BTreeMap<String, f64>, assumptions: &[Assumption]) -> Vec<String> {
+/// When the emulator counted, the symbolic counter's data-dependence keys (`trip.*`, `branch.*`,
+/// `pred.*`) were read by a count that was not used, and the note says that instead.
+fn unread_hints(
+    hints: &BTreeMap<String, f64>,
+    assumptions: &[Assumption],
+    emulated: bool,
+) -> Vec<String> {
     let read = |k: &str| {
         MODEL_HINTS.contains(&k)
             || k == "dynamic_shared_bytes"
@@ -347,16 +354,28 @@ fn unread_hints(hints: &BTreeMap<String, f64>, assumptions: &[Assumption]) -> Ve
             || k.starts_with("buffer_bytes.")
             || assumptions.iter().any(|a| a.settable() && a.hint_key == k)
     };
+    let symbolic_only = |k: &str| {
+        ["trip.", "branch.", "pred."]
+            .iter()
+            .any(|p| k.starts_with(p))
+    };
     hints
         .keys()
         .filter(|k| !read(k))
         .map(|k| {
-            format!(
-                "hint `{k}` is read by nothing here and changes nothing (read: {}, \
-                 dynamic_shared_bytes, param.NAME, buffer_bytes.NAME and the keys of the \
-                 assumptions listed)",
-                MODEL_HINTS.join(", ")
-            )
+            if emulated && symbolic_only(k) {
+                format!(
+                    "hint `{k}` is for the symbolic counter, which did not count this kernel \
+                     (see why in its note); the emulator's counts do not use it"
+                )
+            } else {
+                format!(
+                    "hint `{k}` is read by nothing here and changes nothing (read: {}, \
+                     dynamic_shared_bytes, param.NAME, buffer_bytes.NAME and the keys of the \
+                     assumptions listed)",
+                    MODEL_HINTS.join(", ")
+                )
+            }
         })
         .collect()
 }
@@ -378,7 +397,52 @@ fn once_each(lines: impl Iterator<Item = String>) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::once_each;
+    use super::{once_each, unread_hints};
+    use kerncast_passes::stats::Assumption;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_hint_is_unread_unless_a_model_the_emulator_or_an_assumption_reads_it() {
+        let hints: BTreeMap<String, f64> = [
+            "l2_hit_rate",
+            "l2_hitrate",
+            "param.n",
+            "trip.k.cu:4",
+            "branch.k.cu:9",
+            "stride",
+        ]
+        .into_iter()
+        .map(|k| (k.to_string(), 1.0))
+        .collect();
+        let assumed = |key: &str| Assumption {
+            hint_key: key.into(),
+            what: String::new(),
+            default: 0.0,
+            from_user: true,
+            at: None,
+        };
+        let listed = [assumed("trip.k.cu:4"), assumed("stride")];
+        let keys = |notes: Vec<String>| -> Vec<String> {
+            notes
+                .iter()
+                .map(|n| n.split('`').nth(1).unwrap().to_string())
+                .collect()
+        };
+        // Symbolic counts: branch.k.cu:9 is no assumption of theirs, stride is not settable.
+        let symbolic = unread_hints(&hints, &listed, false);
+        assert_eq!(keys(symbolic), ["branch.k.cu:9", "l2_hitrate", "stride"]);
+        // Emulated: the data-dependence keys were the symbolic counter's, and the note says so.
+        let emulated = unread_hints(&hints, &[], true);
+        assert_eq!(
+            keys(emulated.clone()),
+            ["branch.k.cu:9", "l2_hitrate", "stride", "trip.k.cu:4"]
+        );
+        assert!(
+            emulated[0].contains("is for the symbolic counter"),
+            "{emulated:?}"
+        );
+        assert!(emulated[1].contains("read by nothing"), "{emulated:?}");
+    }
 
     #[test]
     fn repeated_notes_are_counted_once() {
