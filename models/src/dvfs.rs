@@ -11,7 +11,7 @@
 //! | `comp_inst` (per warp) | warp-granular `Op` counts (thread-granular / 32 when only those exist) / warps |
 //! | shared transactions, `i_itrs` | `SharedWavefronts` (else warp-level shared accesses) / warps / `o_itrs` |
 //! | `#Aw` (achieved active warps) | theoretical occupancy from registers / shared memory / limits, capped by the warps an SM receives |
-//! | `#Asm` | `hw.sm_count` |
+//! | `#Asm` | `hw.sm_count`, or the blocks when the grid has fewer (the SMs that receive one) |
 //! | `o_itrs` | `gld_trans` (one compute period per transaction, Eq. 7a) |
 //! | `l2_hr` | hint `l2_hit_rate`; else from hint `footprint_bytes`; else from the counter's reuse profile of the addresses; else 0 (every transaction from DRAM); see `crate::l2`, and the notes say which |
 //! | (full 128-byte lines per miss, implicit) | `sector_fill`: global sectors / (4 · lines); an L2 miss fetches only the sectors asked for, so a transaction holds the DRAM for that share of a line (Eq. 5b) |
@@ -282,9 +282,12 @@ fn over_peak_note(demand: f64, bw: f64, c: Clocks) -> String {
     )
 }
 
-/// Eq. 6 in core cycles.
+/// Eq. 6 in core cycles, over the active SMs (`#Asm`, Table IV): a grid of fewer blocks than
+/// SMs leaves the rest idle, and its blocks take a whole T_active, not a share of it spread
+/// over every SM of the chip.
 pub fn t_exec(t_active: f64, k: &DvfsKernel) -> f64 {
-    t_active * (k.warps_per_block * k.blocks / (k.active_warps.max(1.0) * k.sm_count.max(1.0)))
+    let active_sms = k.sm_count.min(k.blocks).max(1.0);
+    t_active * (k.warps_per_block * k.blocks / (k.active_warps.max(1.0) * active_sms))
 }
 
 /// Derive Table IV's kernel inputs from counts (see the module table).
@@ -304,6 +307,11 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
         s.shared_bytes_per_block,
     );
     let warps = (nb * wpb).max(1) as f64;
+    if nb < nsm {
+        notes.push(format!(
+            "{nb} of the {nsm} SMs receive a block: the time is one round of their warps (#Asm {nb})"
+        ));
+    }
     let aw = (w.nth_sm.div_ceil(32)).min(nb.div_ceil(nsm) * wpb).max(1) as f64;
 
     let global = |f: &Feature| {
@@ -592,6 +600,21 @@ mod tests {
         }
         assert!((p.dm_lat(Clocks::new(700.0, 700.0)) - 500.10).abs() < 1e-9);
         assert!((p.dm_lat(Clocks::new(1000.0, 400.0)) - 834.27).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_grid_smaller_than_the_chip_takes_one_round_on_the_sms_it_uses() {
+        let blocks = |n: f64| DvfsKernel {
+            blocks: n,
+            active_warps: 8.0,
+            ..toy(100.0)
+        };
+        // One block per SM, on 1, 8 or all 16 SMs: one round of 8 warps each time.
+        for n in [1.0, 8.0, 16.0] {
+            assert_eq!(t_exec(1000.0, &blocks(n)), 1000.0, "{n} blocks");
+        }
+        // 32 blocks at one resident block per SM: two rounds.
+        assert_eq!(t_exec(1000.0, &blocks(32.0)), 2000.0);
     }
 
     fn toy(comp: f64) -> DvfsKernel {
