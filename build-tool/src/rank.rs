@@ -69,6 +69,9 @@ pub struct Ranking {
     pub reference: BTreeMap<String, String>,
     pub ranked: Vec<Ranked>,
     pub failed: Vec<Failed>,
+    /// What the user should know about the ranking as a whole (a `--vary` macro that changes
+    /// nothing).
+    pub notes: Vec<String>,
 }
 
 fn product(vary: &[(String, Vec<String>)]) -> Vec<BTreeMap<String, String>> {
@@ -169,17 +172,19 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         .iter()
         .filter_map(|(k, v)| Some((k.clone(), v.first()?.clone())))
         .collect();
-    let results: Vec<(BTreeMap<String, String>, Result<(f64, Option<f64>), String>)> = variants
+    type Point = (BTreeMap<String, String>, Result<(f64, Option<f64>), String>);
+    let per_variant: Vec<(Option<String>, Vec<Point>)> = variants
         .par_iter()
-        .flat_map(|defs| {
+        .map(|defs| {
             let prepared = prepare_variant(opts, defs, &sk.name, counter, &target);
-            points
+            let ptx = prepared.as_ref().ok().map(|(_, _, ptx)| ptx.clone());
+            let results = points
                 .iter()
                 .map(|pt| {
                     let mut values = defs.clone();
                     values.extend(pt.clone());
                     let r = match &prepared {
-                        Ok((p, blocks)) => {
+                        Ok((p, blocks, _)) => {
                             let mut o: BTreeMap<String, i64> = BTreeMap::new();
                             for (k, v) in defs.iter().chain(pt.iter()) {
                                 if let Ok(i) = v.parse::<i64>() {
@@ -194,9 +199,12 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
                     };
                     (values, r)
                 })
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            (ptx, results)
         })
         .collect();
+    let notes = idle_macros(&mvary, &variants, &per_variant, &spec, &text);
+    let results: Vec<Point> = per_variant.into_iter().flat_map(|(_, r)| r).collect();
     let ref_obj = results
         .iter()
         .find(|(v, _)| *v == reference)
@@ -246,16 +254,85 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         reference,
         ranked,
         failed,
+        notes,
     })
 }
 
+/// A note for each varied macro that changes neither the PTX (every two variants that differ
+/// only in it lower to the same code) nor the workload (no launch or parameter expression names
+/// it): its values rank as ties, and a plain `#define` in the source, which a `-D` does not
+/// replace, is the usual cause.
+fn idle_macros(
+    mvary: &[(String, Vec<String>)],
+    variants: &[BTreeMap<String, String>],
+    per_variant: &[(
+        Option<String>,
+        Vec<(BTreeMap<String, String>, Result<(f64, Option<f64>), String>)>,
+    )],
+    spec: &WorkloadSpec,
+    source: &str,
+) -> Vec<String> {
+    let mut read = Vec::new();
+    for e in spec.grid.0.iter().chain(&spec.block.0) {
+        e.vars(&mut read);
+    }
+    for (_, e) in &spec.params {
+        e.vars(&mut read);
+    }
+    let mut notes = Vec::new();
+    for (name, values) in mvary.iter().filter(|(_, v)| v.len() > 1) {
+        if read.contains(name) {
+            continue;
+        }
+        let others = |d: &BTreeMap<String, String>| {
+            d.iter()
+                .filter(|(k, _)| *k != name)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<BTreeMap<_, _>>()
+        };
+        let mut compared = false;
+        let mut differs = false;
+        for (i, a) in variants.iter().enumerate() {
+            for (j, b) in variants.iter().enumerate().skip(i + 1) {
+                if others(a) != others(b) {
+                    continue;
+                }
+                if let (Some(pa), Some(pb)) = (&per_variant[i].0, &per_variant[j].0) {
+                    compared = true;
+                    differs |= pa != pb;
+                }
+            }
+        }
+        if compared && !differs {
+            let used = source
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == name);
+            let why = if used {
+                format!(
+                    "a plain `#define {name}` in the source is not replaced by -D {name}=…; \
+                     guard it with `#ifndef {name}`"
+                )
+            } else {
+                format!("the source does not name {name}")
+            };
+            notes.push(format!(
+                "{name}={} lower to the same PTX and no workload expression reads {name}: the \
+                 values rank as ties ({why})",
+                values.join(",")
+            ));
+        }
+    }
+    notes
+}
+
+/// The prepared kernel of one macro combination, its scheduler blocks and its PTX.
 fn prepare_variant(
     opts: &RankOptions,
     defs: &BTreeMap<String, String>,
     name: &str,
     counter: &dyn Counter,
     target: &Target,
-) -> Result<(Box<dyn Prepared>, Blocks), String> {
+) -> Result<(Box<dyn Prepared>, Blocks, String), String> {
     let mut lo = opts.lower.clone();
     lo.defines
         .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
@@ -268,7 +345,7 @@ fn prepare_variant(
         .ok_or_else(|| format!("kernel `{name}` not in the PTX"))?;
     // A device without the scheduler's latencies still ranks with the other models.
     let blocks = target.blocks(&module, &entry).unwrap_or_default();
-    Ok((counter.prepare(&module, &entry)?, blocks))
+    Ok((counter.prepare(&module, &entry)?, blocks, lowered.ptx))
 }
 
 /// The ranking as a table, best first.
@@ -321,6 +398,9 @@ pub fn render(r: &Ranking, top: usize) -> String {
             "failed  {vals}: {}",
             f.message.lines().next().unwrap_or("")
         );
+    }
+    for n in &r.notes {
+        let _ = writeln!(s, "note: {n}");
     }
     s
 }

@@ -106,3 +106,62 @@ fn example_matmul_tile_is_variable() {
         "TILE=8 and TILE=16 predicted alike ({a} s, {b} s): the macro had no effect"
     );
 }
+
+/// A varied macro that changes neither the code nor the launch ranks its values as ties; the
+/// ranking says so, and why, instead of presenting identical predictions as a choice. Here a
+/// plain `#define TILE 16` (no `#ifndef`) wins over `-D TILE=…`, and `UNROLLX` is not in the
+/// source at all; `n` is a workload value and is never flagged.
+#[test]
+fn a_macro_that_changes_nothing_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("matmul_plain_define.cu");
+    let plain = MATMUL
+        .replace("#ifndef TILE\n#define TILE 16\n#endif", "#define TILE 16")
+        .replace(
+            "grid=(n/TILE,n/TILE) block=(TILE,TILE)",
+            "grid=(n/16,n/16) block=(16,16)",
+        );
+    assert!(plain.contains("#define TILE 16\nextern"), "{plain}");
+    std::fs::write(&file, plain).unwrap();
+    let opts = RankOptions {
+        file,
+        kernel: Some("matmul_tiled".into()),
+        vary: vec![
+            ("TILE".into(), vec!["8".into(), "16".into()]),
+            ("UNROLLX".into(), vec!["1".into(), "2".into()]),
+            ("n".into(), vec!["64".into(), "32".into()]),
+        ],
+        objective: Objective::Time,
+        device: "gtx-titan-x".into(),
+        model: "auto".into(),
+        lower: LowerOptions::default(),
+        workload: None,
+    };
+    let r = rank(&opts, default_counter().as_ref()).expect("rank runs");
+    assert!(r.failed.is_empty(), "{:#?}", r.failed);
+    assert_eq!(r.notes.len(), 2, "{:#?}", r.notes);
+    assert!(
+        r.notes[0].starts_with("TILE=8,16 lower to the same PTX")
+            && r.notes[0].contains("#ifndef TILE"),
+        "{:#?}",
+        r.notes
+    );
+    assert!(
+        r.notes[1].starts_with("UNROLLX=1,2") && r.notes[1].contains("does not name UNROLLX"),
+        "{:#?}",
+        r.notes
+    );
+    assert!(render(&r, 8).contains("note: TILE=8,16"));
+    // The tiled source whose macro is a real knob gets no note.
+    let real = dir.path().join("matmul_tiled.cu");
+    std::fs::write(&real, MATMUL).unwrap();
+    let opts = RankOptions {
+        file: real,
+        vary: vec![("TILE".into(), vec!["8".into(), "16".into()])],
+        ..opts
+    };
+    assert_eq!(
+        rank(&opts, default_counter().as_ref()).unwrap().notes,
+        Vec::<String>::new()
+    );
+}
