@@ -272,13 +272,7 @@ fn idle_macros(
     spec: &WorkloadSpec,
     source: &str,
 ) -> Vec<String> {
-    let mut read = Vec::new();
-    for e in spec.grid.0.iter().chain(&spec.block.0) {
-        e.vars(&mut read);
-    }
-    for (_, e) in &spec.params {
-        e.vars(&mut read);
-    }
+    let read = spec.names_read();
     let mut notes = Vec::new();
     for (name, values) in mvary.iter().filter(|(_, v)| v.len() > 1) {
         if read.contains(name) {

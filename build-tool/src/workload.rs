@@ -265,6 +265,18 @@ impl WorkloadSpec {
         })
     }
 
+    /// Every name the launch and parameter expressions read (a parameter, a macro, a helper).
+    pub fn names_read(&self) -> Vec<String> {
+        let mut read = Vec::new();
+        for e in self.grid.0.iter().chain(&self.block.0) {
+            e.vars(&mut read);
+        }
+        for (_, e) in &self.params {
+            e.vars(&mut read);
+        }
+        read
+    }
+
     /// The independent size parameters: those the grid depends on (directly or through other
     /// parameters) whose own value is a constant. Scaling them scales the problem.
     pub fn size_roots(&self) -> Vec<String> {

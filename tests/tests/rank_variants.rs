@@ -32,24 +32,29 @@ extern "C" __global__ void matmul_tiled(int n, const float *A, const float *B, f
 }
 "#;
 
-#[test]
-fn ranks_tile_sizes_and_workloads() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("matmul_tiled.cu");
-    std::fs::write(&file, MATMUL).unwrap();
-    let opts = RankOptions {
+/// Ranking options for `matmul_tiled` in `file` by time on the GTX Titan X.
+fn tiled(file: std::path::PathBuf, vary: &[(&str, &[&str])]) -> RankOptions {
+    RankOptions {
         file,
         kernel: Some("matmul_tiled".into()),
-        vary: vec![
-            ("TILE".into(), vec!["16".into(), "8".into()]),
-            ("n".into(), vec!["64".into(), "32".into()]),
-        ],
+        vary: vary
+            .iter()
+            .map(|(k, vs)| (k.to_string(), vs.iter().map(|v| v.to_string()).collect()))
+            .collect(),
         objective: Objective::Time,
         device: "gtx-titan-x".into(),
         model: "auto".into(),
         lower: LowerOptions::default(),
         workload: None,
-    };
+    }
+}
+
+#[test]
+fn ranks_tile_sizes_and_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("matmul_tiled.cu");
+    std::fs::write(&file, MATMUL).unwrap();
+    let opts = tiled(file, &[("TILE", &["16", "8"]), ("n", &["64", "32"])]);
     let counter = default_counter();
     let r = rank(&opts, counter.as_ref()).expect("rank runs");
     assert!(r.failed.is_empty(), "{:#?}", r.failed);
@@ -84,19 +89,7 @@ fn ranks_tile_sizes_and_workloads() {
 fn example_matmul_tile_is_variable() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/kernels/matmul_tiled.cu");
-    let opts = RankOptions {
-        file,
-        kernel: Some("matmul_tiled".into()),
-        vary: vec![
-            ("TILE".into(), vec!["8".into(), "16".into()]),
-            ("n".into(), vec!["64".into()]),
-        ],
-        objective: Objective::Time,
-        device: "gtx-titan-x".into(),
-        model: "auto".into(),
-        lower: LowerOptions::default(),
-        workload: None,
-    };
+    let opts = tiled(file, &[("TILE", &["8", "16"]), ("n", &["64"])]);
     let r = rank(&opts, default_counter().as_ref()).expect("rank runs");
     assert!(r.failed.is_empty(), "{:#?}", r.failed);
     assert_eq!(r.ranked.len(), 2);
@@ -123,20 +116,14 @@ fn a_macro_that_changes_nothing_is_named() {
         );
     assert!(plain.contains("#define TILE 16\nextern"), "{plain}");
     std::fs::write(&file, plain).unwrap();
-    let opts = RankOptions {
+    let opts = tiled(
         file,
-        kernel: Some("matmul_tiled".into()),
-        vary: vec![
-            ("TILE".into(), vec!["8".into(), "16".into()]),
-            ("UNROLLX".into(), vec!["1".into(), "2".into()]),
-            ("n".into(), vec!["64".into(), "32".into()]),
+        &[
+            ("TILE", &["8", "16"]),
+            ("UNROLLX", &["1", "2"]),
+            ("n", &["64", "32"]),
         ],
-        objective: Objective::Time,
-        device: "gtx-titan-x".into(),
-        model: "auto".into(),
-        lower: LowerOptions::default(),
-        workload: None,
-    };
+    );
     let r = rank(&opts, default_counter().as_ref()).expect("rank runs");
     assert!(r.failed.is_empty(), "{:#?}", r.failed);
     assert_eq!(r.notes.len(), 2, "{:#?}", r.notes);
@@ -155,11 +142,7 @@ fn a_macro_that_changes_nothing_is_named() {
     // The tiled source whose macro is a real knob gets no note.
     let real = dir.path().join("matmul_tiled.cu");
     std::fs::write(&real, MATMUL).unwrap();
-    let opts = RankOptions {
-        file: real,
-        vary: vec![("TILE".into(), vec!["8".into(), "16".into()])],
-        ..opts
-    };
+    let opts = tiled(real, &[("TILE", &["8", "16"])]);
     assert_eq!(
         rank(&opts, default_counter().as_ref()).unwrap().notes,
         Vec::<String>::new()

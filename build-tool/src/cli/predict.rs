@@ -301,13 +301,7 @@ fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
 /// `p<i>` or its position) and that no other expression of the workload reads: a misspelt or
 /// source-only name on a PTX file would otherwise leave the parameter unset, and counted as 0.
 fn unknown_param(spec: &WorkloadSpec, ptx: &[String], source: &[String]) -> Option<String> {
-    let mut read = Vec::new();
-    for e in spec.grid.0.iter().chain(&spec.block.0) {
-        e.vars(&mut read);
-    }
-    for (_, e) in &spec.params {
-        e.vars(&mut read);
-    }
+    let read = spec.names_read();
     let names = |i: usize| {
         [
             Some(ptx[i].clone()),
