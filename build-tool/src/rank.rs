@@ -74,6 +74,9 @@ pub struct Ranking {
     pub notes: Vec<String>,
 }
 
+/// One predicted point: its values, and its time and energy or why it failed.
+type Point = (BTreeMap<String, String>, Result<(f64, Option<f64>), String>);
+
 fn product(vary: &[(String, Vec<String>)]) -> Vec<BTreeMap<String, String>> {
     let mut out = vec![BTreeMap::new()];
     for (k, vals) in vary {
@@ -172,7 +175,6 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         .iter()
         .filter_map(|(k, v)| Some((k.clone(), v.first()?.clone())))
         .collect();
-    type Point = (BTreeMap<String, String>, Result<(f64, Option<f64>), String>);
     let per_variant: Vec<(Option<String>, Vec<Point>)> = variants
         .par_iter()
         .map(|defs| {
@@ -265,10 +267,7 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
 fn idle_macros(
     mvary: &[(String, Vec<String>)],
     variants: &[BTreeMap<String, String>],
-    per_variant: &[(
-        Option<String>,
-        Vec<(BTreeMap<String, String>, Result<(f64, Option<f64>), String>)>,
-    )],
+    per_variant: &[(Option<String>, Vec<Point>)],
     spec: &WorkloadSpec,
     source: &str,
 ) -> Vec<String> {
