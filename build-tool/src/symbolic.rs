@@ -25,7 +25,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 /// Assumption keys of data-dependent control flow: the counts hold only for their values.
-const DATA_DEPENDENT: [&str; 3] = ["trip.", "branch.", "pred."];
+pub(crate) const DATA_DEPENDENT: [&str; 3] = ["trip.", "branch.", "pred."];
 /// Assumption keys (added at bind time) of accesses whose sectors or wavefronts were not counted.
 const INCOMPLETE: [&str; 2] = ["sectors", "wavefronts"];
 /// Assumption keys of control flow that only products of launch indices and parameters decide:

@@ -24,7 +24,7 @@
 //! drifting out of step.
 
 use crate::device::Device;
-use crate::model::{ModelInput, Result};
+use crate::model::{ModelInput, Result, HINT_FOOTPRINT_BYTES, HINT_L2_HIT_RATE};
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::reuse::{Reuse, ReuseProfile};
 
@@ -38,10 +38,10 @@ pub fn l2_hit_rate(
     model: &str,
     notes: &mut Vec<String>,
 ) -> Result<f64> {
-    if let Some(h) = input.hint("l2_hit_rate") {
+    if let Some(h) = input.hint(HINT_L2_HIT_RATE) {
         return Ok(h.clamp(0.0, 1.0));
     }
-    if let (Some(f), true) = (input.hint("footprint_bytes"), traffic > 0.0) {
+    if let (Some(f), true) = (input.hint(HINT_FOOTPRINT_BYTES), traffic > 0.0) {
         let l2 = *d.need(&d.hw.l2_bytes, "hw.l2_bytes", model)? as f64;
         let hr = l2_hit_from_footprint(traffic, f, l2);
         notes.push(format!("l2_hit_rate {hr:.3} derived: {traffic:.0} B of sector traffic over a {f:.0} B footprint (footprint_bytes) with a {l2:.0} B L2"));

@@ -22,9 +22,13 @@ pub struct ModelInput {
     pub hints: BTreeMap<String, f64>,
 }
 
+/// Hint: the L2 hit rate of the kernel's global traffic, in [0, 1] (`crate::l2`).
+pub const HINT_L2_HIT_RATE: &str = "l2_hit_rate";
+/// Hint: the bytes the kernel's buffers occupy, from which the L2 hit rate follows (`crate::l2`).
+pub const HINT_FOOTPRINT_BYTES: &str = "footprint_bytes";
 /// The hint keys a model reads ([`ModelInput::hint`]); others are the counters' (the keys of
 /// their assumptions, `param.*`, `buffer_bytes.*`).
-pub const MODEL_HINTS: [&str; 2] = ["l2_hit_rate", "footprint_bytes"];
+pub const MODEL_HINTS: [&str; 2] = [HINT_L2_HIT_RATE, HINT_FOOTPRINT_BYTES];
 
 impl ModelInput {
     pub fn new(stats: BoundStats) -> Self {

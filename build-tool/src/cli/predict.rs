@@ -9,6 +9,7 @@
 use crate::engine;
 use crate::lower::LowerArgs;
 use crate::pipeline::{self, Job};
+use crate::symbolic::DATA_DEPENDENT;
 use crate::workload::{Dims, Expr, WorkloadSpec};
 use kerncast_models::model::MODEL_HINTS;
 use kerncast_models::power::PhysicalPowerParams;
@@ -348,11 +349,7 @@ fn unread_hints(
             || k.starts_with("buffer_bytes.")
             || assumptions.iter().any(|a| a.settable() && a.hint_key == k)
     };
-    let symbolic_only = |k: &str| {
-        ["trip.", "branch.", "pred."]
-            .iter()
-            .any(|p| k.starts_with(p))
-    };
+    let symbolic_only = |k: &str| DATA_DEPENDENT.iter().any(|p| k.starts_with(p));
     hints
         .keys()
         .filter(|k| !read(k))
