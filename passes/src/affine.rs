@@ -31,7 +31,7 @@ use crate::loop_exit;
 use crate::named;
 use crate::piecewise::Piecewise;
 use crate::poly::{Atom, Constraint, LinExpr, Poly};
-use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
+use crate::ptx::{AddrBase, Function, Inst, Operand, SReg, StateSpace};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Every conjunction of one term of `a` and one of `b` (disjoint terms stay disjoint); `None`
@@ -266,6 +266,77 @@ pub fn param_symbol(f: &Function, name: &str) -> String {
     match f.param_index(name) {
         Some(i) => format!("p{i}"),
         None => name.replace(['.', '$'], "_"),
+    }
+}
+
+/// Symbol of the field at byte `offset` of the aggregate parameter `index`: `p<index>_<offset>`.
+pub fn param_field_symbol(index: usize, offset: u64) -> String {
+    format!("p{index}_{offset}")
+}
+
+/// Whether `v` is a parameter symbol: `p<index>` or a field's `p<index>_<offset>`.
+pub fn is_param_symbol(v: &str) -> bool {
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    v.strip_prefix('p')
+        .is_some_and(|rest| match rest.split_once('_') {
+            Some((i, off)) => digits(i) && digits(off),
+            None => digits(rest),
+        })
+}
+
+/// The symbol an `ld.param` of `name` at byte `offset` reads: the parameter's own for a scalar,
+/// the field's for an aggregate (a struct by value); `None` for what is neither.
+fn param_read_symbol(f: &Function, name: &str, offset: i64) -> Option<String> {
+    let i = f.param_index(name)?;
+    match (f.params[i].is_aggregate(), u64::try_from(offset)) {
+        (true, Ok(off)) => Some(param_field_symbol(i, off)),
+        (false, Ok(0)) => Some(param_symbol(f, name)),
+        _ => None,
+    }
+}
+
+/// The parameter and byte offset an `ld.param` address reads: `[k_param_0+8]`, or a register
+/// holding an aggregate's address (`mov.b64 %rd1, k_param_0;` then `[%rd1+8]`, as LLVM's
+/// NVPTX back end reads a struct passed by value).
+fn param_read<'a>(f: &'a Function, addr: Option<&'a Operand>, env: &Env) -> Option<(&'a str, i64)> {
+    match addr? {
+        Operand::Addr {
+            base: AddrBase::Symbol(s),
+            offset,
+        } => Some((s.as_str(), *offset)),
+        Operand::Addr {
+            base: AddrBase::Reg(r),
+            offset,
+        } => {
+            let Some(Val::Num(p)) = env.get(r) else {
+                return None;
+            };
+            f.params.iter().filter(|q| q.is_aggregate()).find_map(|q| {
+                let rest = p.sub(&Poly::var(&format!("sym_{}", sanitize(&q.name))));
+                let c = konst(&rest)?;
+                Some((q.name.as_str(), i64::try_from(c).ok()? + offset))
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The aggregate parameter and offset of a vector `ld.param`.
+fn aggregate_vector_read<'a>(f: &'a Function, i: &'a Inst, env: &Env) -> Option<(&'a str, i64)> {
+    if i.opcode != "ld" || i.state_space() != Some(StateSpace::Param) {
+        return None;
+    }
+    if !matches!(i.operands.first(), Some(Operand::Vector(_))) {
+        return None;
+    }
+    param_read(f, i.operands.get(1), env)
+        .filter(|(s, _)| f.param_index(s).is_some_and(|k| f.params[k].is_aggregate()))
+}
+
+fn param_value(sym: &str) -> Val {
+    match PARAM_VALUES.with(|p| p.borrow().get(sym).copied()) {
+        Some(v) => Val::Num(Poly::constant(crate::poly::poly::rat(v))),
+        None => Val::Num(Poly::var(sym)),
     }
 }
 
@@ -677,19 +748,13 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
             },
             "mov" | "cvta" => ops.first().cloned().unwrap_or(Val::Unknown),
             "cvt" if !is_float => ops.first().cloned().unwrap_or(Val::Unknown),
-            "ld" if i.modifiers.iter().any(|m| m == "param") => match i.operands.get(1) {
-                Some(Operand::Addr {
-                    base: AddrBase::Symbol(s),
-                    offset: 0,
-                }) if f.param_index(s).is_some() => {
-                    let sym = param_symbol(f, s);
-                    match PARAM_VALUES.with(|p| p.borrow().get(&sym).copied()) {
-                        Some(v) => Val::Num(Poly::constant(crate::poly::poly::rat(v))),
-                        None => Val::Num(Poly::var(&sym)),
-                    }
+            "ld" if i.modifiers.iter().any(|m| m == "param") => {
+                match param_read(f, i.operands.get(1), env) {
+                    Some((s, offset)) => param_read_symbol(f, s, offset)
+                        .map_or(Val::Unknown, |sym| param_value(&sym)),
+                    None => Val::Unknown,
                 }
-                _ => Val::Unknown,
-            },
+            }
             "add" => opt(a.zip(b).map(|(x, y)| x.add(y))),
             "sub" => opt(a.zip(b).map(|(x, y)| x.sub(y))),
             "neg" => opt(a.map(|x| x.scale(&crate::poly::poly::rat(-1)))),
@@ -888,6 +953,14 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
     }
     if ds.len() == 1 {
         env.insert(ds[0].clone(), v);
+    } else if let Some((s, offset)) = aggregate_vector_read(f, i, env).filter(|_| !is_float) {
+        // `ld.param.v2.u32 {%r1, %r2}, [p]`: consecutive fields of an aggregate
+        let width = bits.div_ceil(8) as i64;
+        for (k, d) in ds.into_iter().enumerate() {
+            let v = param_read_symbol(f, s, offset + k as i64 * width)
+                .map_or(Val::Unknown, |sym| param_value(&sym));
+            env.insert(d, v);
+        }
     } else {
         for d in ds {
             env.insert(d, Val::Unknown);

@@ -24,7 +24,7 @@ use crate::affine::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::poly::rat;
 use crate::poly::{self as poly_mod, Constraint, CountError, LinExpr, Poly, QPoly};
-use crate::ptx::VarDecl;
+use crate::ptx::{ParamField, PtxType, VarDecl};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -68,12 +68,24 @@ impl DomainCounter {
     }
 
     /// Count within the value ranges of the kernel parameters `params` (in PTX order).
-    pub(crate) fn with_params(mut self, params: &[VarDecl]) -> DomainCounter {
+    /// An aggregate's fields (`fields`) lie in the ranges of the types the body reads them as.
+    pub(crate) fn with_params(
+        mut self,
+        params: &[VarDecl],
+        fields: &[ParamField],
+    ) -> DomainCounter {
+        let integer = |t: PtxType| !t.is_float() && (8..=64).contains(&t.bits());
         self.param_bits = params
             .iter()
             .enumerate()
-            .filter(|(_, p)| !p.ty.is_float() && (8..=64).contains(&p.ty.bits()))
+            .filter(|(_, p)| !p.is_aggregate() && integer(p.ty))
             .map(|(i, p)| (format!("p{i}"), p.ty.bits()))
+            .chain(fields.iter().filter(|f| integer(f.ty)).map(|f| {
+                (
+                    crate::affine::param_field_symbol(f.param, f.offset),
+                    f.ty.bits(),
+                )
+            }))
             .collect();
         self
     }

@@ -195,11 +195,6 @@ fn walked_class(
     Ok(ev.class(m.width))
 }
 
-fn is_param(v: &str) -> bool {
-    v.strip_prefix('p')
-        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-}
-
 /// A lane's address: thread index, ctaid and counters from the point, parameters from `env`,
 /// shared-array symbols at 0 (whole-word shifts of every lane change neither class nor banks),
 /// named values from their definitions.
@@ -221,7 +216,7 @@ pub fn eval_addr(
             .get(v)
             .or_else(|| env.get(v))
             .copied()
-            .or_else(|| is_param(v).then_some(0)),
+            .or_else(|| crate::affine::is_param_symbol(v).then_some(0)),
     };
     let a = defs.eval_poly(addr, &at)?;
     if !a.is_integer() {

@@ -62,7 +62,7 @@ impl KernelArg {
         KernelArg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect())
     }
     /// The parameter bytes of a scalar argument; `None` for buffers.
-    pub(crate) fn scalar_bytes(&self) -> Option<Vec<u8>> {
+    pub fn scalar_bytes(&self) -> Option<Vec<u8>> {
         Some(match self {
             KernelArg::Buffer(_) => return None,
             KernelArg::U8(v) => vec![*v],

@@ -112,10 +112,96 @@ pub struct RegDecl {
     pub vector: Option<u32>,
 }
 
+/// A field of a by-value aggregate parameter (a struct, a `float3`) that the body reads with
+/// `ld.param.T d, [NAME+offset]`; each element of a vector load (`ld.param.v2.u32`) is a field.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ParamField {
+    /// The parameter's position.
+    pub param: usize,
+    /// Byte offset within the parameter.
+    pub offset: u64,
+    /// The type the body reads it as.
+    pub ty: PtxType,
+}
+
+impl VarDecl {
+    /// A parameter passed as bytes (`.param .align 4 .b8 p[16]`): a struct or vector type by
+    /// value, whose fields the body reads at offsets.
+    pub fn is_aggregate(&self) -> bool {
+        !self.array.is_empty()
+    }
+}
+
 impl Function {
     /// Index of the parameter with this name.
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name == name)
+    }
+
+    /// The fields of aggregate parameters that the body reads, by parameter then offset (the
+    /// first type read at an offset stands for it).
+    pub fn param_fields(&self) -> Vec<ParamField> {
+        let mut out: Vec<ParamField> = Vec::new();
+        let aggregate = |s: &str| {
+            self.param_index(s)
+                .filter(|&k| self.params[k].is_aggregate())
+        };
+        // registers holding an aggregate's address (LLVM: `mov.b64 %rd1, k_param_0`), as
+        // (parameter, offset); LLVM assigns its registers once, so text order suffices
+        let mut address: std::collections::BTreeMap<&str, (usize, i64)> =
+            std::collections::BTreeMap::new();
+        for i in self.instructions() {
+            let held = match (i.opcode.as_str(), i.operands.as_slice()) {
+                ("mov", [Operand::Reg(d), Operand::Symbol(s)]) => aggregate(s).map(|k| (d, (k, 0))),
+                ("mov", [Operand::Reg(d), Operand::Reg(r)]) => {
+                    address.get(r.as_str()).map(|a| (d, *a))
+                }
+                ("add", [Operand::Reg(d), Operand::Reg(r), Operand::Imm(c)]) => {
+                    address.get(r.as_str()).map(|(k, o)| (d, (*k, o + c)))
+                }
+                _ => None,
+            };
+            if let Some((d, a)) = held {
+                address.insert(d.as_str(), a);
+                continue;
+            }
+            if !i.is_load() || i.state_space() != Some(StateSpace::Param) {
+                continue;
+            }
+            let (Some(Operand::Addr { base, offset }), Some(ty)) =
+                (i.operands.get(1), i.types.last().copied())
+            else {
+                continue;
+            };
+            let (param, offset) = match base {
+                AddrBase::Symbol(s) => match aggregate(s) {
+                    Some(k) => (k, *offset),
+                    None => continue,
+                },
+                AddrBase::Reg(r) => match address.get(r.as_str()) {
+                    Some((k, o)) => (*k, o + offset),
+                    None => continue,
+                },
+                AddrBase::None => continue,
+            };
+
+            let lanes = match i.operands.first() {
+                Some(Operand::Vector(v)) => v.len() as u64,
+                _ => 1,
+            };
+            let width = (ty.bits() as u64).div_ceil(8);
+            for lane in 0..lanes {
+                let Ok(offset) = u64::try_from(offset) else {
+                    continue;
+                };
+                let offset = offset + lane * width;
+                if !out.iter().any(|f| f.param == param && f.offset == offset) {
+                    out.push(ParamField { param, offset, ty });
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     /// Every statement of the body, nested blocks flattened depth-first in text order.
