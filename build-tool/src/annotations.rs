@@ -16,6 +16,7 @@
 //! counter would otherwise assume (data-dependent trip counts). `#` and `;` comments work too,
 //! for PTX and LLVM files.
 
+use crate::param_fields::{alias_fields, source_fields, SourceField};
 use crate::workload::{Dims, Expr, WorkloadSpec};
 use std::collections::BTreeMap;
 
@@ -27,6 +28,8 @@ pub struct SourceKernel {
     pub line: usize,
     /// Parameter names in declaration order (empty when they could not be read).
     pub params: Vec<String>,
+    /// Fields of the parameters passed by value as structs, laid out from the source.
+    pub fields: Vec<SourceField>,
     pub workloads: Vec<WorkloadSpec>,
 }
 
@@ -83,10 +86,14 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
                 }
             }
             pending_hints.clear();
+            let params = params_of(&sig);
+            let typed: Vec<(String, String)> =
+                param_types(&sig).into_iter().zip(params.clone()).collect();
             kernels.push(SourceKernel {
                 name,
                 line,
-                params: params_of(&sig),
+                fields: source_fields(text, &typed),
+                params,
                 workloads,
             });
         }
@@ -112,8 +119,11 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             }
         }
     }
-    for w in kernels.iter_mut().flat_map(|k| k.workloads.iter_mut()) {
-        w.macros = macros.clone();
+    for k in &mut kernels {
+        for w in &mut k.workloads {
+            w.macros = macros.clone();
+            alias_fields(w, &k.fields, &k.params);
+        }
     }
     Ok(kernels)
 }
@@ -357,6 +367,24 @@ fn params_of(sig: &str) -> Vec<String> {
         .collect()
 }
 
+/// The type text of each parameter of `sig` (what precedes its name), in order.
+fn param_types(sig: &str) -> Vec<String> {
+    let sig = sig.trim();
+    if sig.is_empty() || sig == "void" {
+        return Vec::new();
+    }
+    sig.split(',')
+        .map(|p| {
+            let p = p.split('=').next().unwrap_or("");
+            let p = p.split('[').next().unwrap_or("").trim_end();
+            let name_start = p
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(0, |i| i + 1);
+            p[..name_start].trim().to_string()
+        })
+        .collect()
+}
+
 /// An explicit instantiation (`template __global__ void f<float, 4>(const float *, …);`)
 /// usually names no parameters, and `const T`-style types cannot be told from names: it takes
 /// the names of its template's definition in the file, which its body and workloads use.
@@ -372,6 +400,11 @@ fn name_instantiation_params(kernels: &mut [SourceKernel]) {
             continue;
         };
         if names.len() == k.params.len() {
+            for f in &mut k.fields {
+                if let Some(rest) = f.name.strip_prefix(k.params[f.param].as_str()) {
+                    f.name = format!("{}{rest}", names[f.param]);
+                }
+            }
             k.params.clone_from(names);
         }
     }

@@ -505,8 +505,36 @@ impl EmuPrepared {
         let threads = launch.blocks().saturating_mul(launch.threads_per_block());
         let mut assumptions = Vec::new();
         let mut args = Vec::new();
+        let given_fields = crate::param_fields::field_values(w, f, params);
         for (i, p) in f.params.iter().enumerate() {
             let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
+            if p.is_aggregate() {
+                let hint = |off: u64| {
+                    let key = crate::param_fields::offset_key(&name, off);
+                    w.hints.get(&format!("param.{key}")).map(|v| *v as i64)
+                };
+                let (bytes, unset) = crate::param_fields::struct_bytes(f, i, |off| {
+                    given_fields
+                        .iter()
+                        .find(|(gi, o, _)| *gi == i && *o == off)
+                        .map(|(_, _, v)| *v)
+                        .or_else(|| hint(off))
+                });
+                for fd in unset {
+                    let key = crate::param_fields::offset_key(&name, fd.offset);
+                    assumptions.push(Assumption {
+                        hint_key: format!("param.{key}"),
+                        what: format!(
+                            "value of field `{key}` of the by-value parameter `{name}` (not in the workload)"
+                        ),
+                        default: 0.0,
+                        from_user: false,
+                        at: None,
+                    });
+                }
+                args.push(KernelArg::Bytes(bytes));
+                continue;
+            }
             // A `param.NAME` hint stands in for a missing value, as the assumption below offers.
             let given = w
                 .params
@@ -575,7 +603,8 @@ impl EmuPrepared {
     }
 }
 
-fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
+/// A scalar argument of PTX type `ty` holding `v`.
+pub fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
     let name = ty.as_str();
     match name {
         "f32" => KernelArg::F32(v as f32),

@@ -733,6 +733,7 @@ mod tests {
             name: name.into(),
             line: 1,
             params: vec![],
+            fields: vec![],
             workloads: vec![],
         };
         let annotated = |name: &str| SourceKernel {

@@ -16,7 +16,9 @@
 //!   of launch indices and parameters (`nonaffine.`) stays unresolved with the workload's values.
 
 use crate::engine::{Bound, Counter, EmulatorCounter, Prepared};
+use crate::param_fields;
 use crate::workload::{Workload, WorkloadSpec};
+use kerncast_passes::affine;
 use kerncast_passes::count::{self, KernelStats};
 use kerncast_passes::ptx::Module;
 use kerncast_passes::stats::BoundStats;
@@ -168,6 +170,11 @@ impl SymPrepared {
         for (i, name) in params.iter().enumerate() {
             if let Some(v) = w.params.get(name) {
                 cw.params.insert(i.to_string(), *v);
+            }
+        }
+        if let Some(f) = self.module.kernels().find(|k| k.name == self.kernel) {
+            for (i, offset, v) in param_fields::field_values(w, f, params) {
+                cw.params.insert(affine::param_field_symbol(i, offset), v);
             }
         }
         // Binding may analyse again (for the workload's parameter values and grid): under the

@@ -246,11 +246,21 @@ impl WorkloadSpec {
         for k in &extra {
             env.remove(k);
         }
+        // a struct field's offset key that repeats its source name (`d+4` for `d.m`) is left
+        // out of the label
+        let alias = |k: &str| {
+            k.contains('+')
+                && self
+                    .params
+                    .iter()
+                    .any(|(p, e)| p == k && matches!(e, Expr::Var(v) if env.contains_key(v)))
+        };
         let name = self.name.clone().unwrap_or_else(|| {
             if env.is_empty() {
                 format!("grid{}x{}x{}", grid[0], grid[1], grid[2])
             } else {
                 env.iter()
+                    .filter(|(k, _)| !alias(k))
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>()
                     .join(",")

@@ -273,3 +273,93 @@ fn a_kernel_name_with_two_overloads_is_an_error() {
     );
     assert!(run("_Z1fPf").unwrap().contains("kernel _Z1fPf"));
 }
+
+/// A struct passed by value (`.param .b8 p[8]`, read with `ld.param [p+4]`) is set field by
+/// field, by the source's field name or by byte offset; naming the struct alone is an error
+/// listing its fields, not a value written into its first byte. The symbolic counter and the
+/// emulator read the same fields.
+#[test]
+fn a_struct_parameter_is_set_field_by_field() {
+    use kerncast::engine::{Counter, EmulatorCounter};
+    use kerncast::workload::Workload;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rows.cu");
+    std::fs::write(
+        &file,
+        "struct Dims { int n; int m; };\n\
+         __global__ void rows(Dims d, const float* a, float* out) {\n\
+         \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         \x20   if (i >= d.m) return;\n\
+         \x20   float s = 0;\n\
+         \x20   for (int j = 0; j < d.n; ++j) s += a[i * d.n + j];\n\
+         \x20   out[i] = s;\n\
+         }\n",
+    )
+    .unwrap();
+    let run = |params: &[&str]| {
+        let mut v = vec!["--grid", "4", "--block", "256", "--model", "dvfs"];
+        for p in params {
+            v.extend(["--param", p]);
+        }
+        predict_file(&file, &v)
+    };
+    let err = run(&["d=1000"]).unwrap_err().to_string();
+    assert!(
+        err.contains("`d` is passed by value as a struct; set the fields the kernel reads: d.n (d+0, u32), d.m (d+4, u32)"),
+        "{err}"
+    );
+    let by_name = run(&["d.n=512", "d.m=1000"]).unwrap();
+    assert!(by_name.contains("counts: symbolic"), "{by_name}");
+    let time = |out: &str| {
+        out.lines()
+            .find(|l| l.starts_with("time"))
+            .map(str::to_string)
+    };
+    let by_offset = run(&["d+0=512", "d+4=1000"]).unwrap();
+    assert_eq!(time(&by_name), time(&by_offset), "{by_name}\n{by_offset}");
+    let fewer_rows = run(&["d.n=512", "d.m=500"]).unwrap();
+    assert_ne!(
+        time(&by_name),
+        time(&fewer_rows),
+        "d.m must reach the count"
+    );
+
+    // The emulator builds the struct's bytes from the same keys.
+    let (name, text) =
+        kerncast::cli::ptx::load(&file, &kerncast::lower::LowerArgs::default()).unwrap();
+    let module = kerncast::cli::ptx::parse_for_analysis(&name, &text).unwrap();
+    let kernel = module.kernels().next().unwrap().name.clone();
+    let names = vec!["d".to_string(), "a".into(), "out".into()];
+    let w = Workload {
+        name: "rows".into(),
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        params: [("d+0".to_string(), 512), ("d+4".to_string(), 1000)].into(),
+        hints: Default::default(),
+    };
+    let symbolic = kerncast::engine::default_counter()
+        .prepare(&module, &kernel)
+        .and_then(|p| p.bind(&w, &names))
+        .unwrap();
+    let emulated = EmulatorCounter::default()
+        .prepare(&module, &kernel)
+        .and_then(|p| p.bind(&w, &names))
+        .unwrap();
+    let adds = |s: &kerncast_passes::stats::BoundStats| {
+        s.features
+            .iter()
+            .filter(|(k, _)| k.to_string() == "op.add_sub.f32.thread")
+            .map(|(_, v)| *v)
+            .sum::<f64>()
+    };
+    assert_eq!(adds(&symbolic), 1000.0 * 512.0);
+    assert_eq!(adds(&emulated), 1000.0 * 512.0);
+    assert!(
+        emulated
+            .assumptions
+            .iter()
+            .all(|a| !a.hint_key.starts_with("param.")),
+        "{:?}",
+        emulated.assumptions
+    );
+}

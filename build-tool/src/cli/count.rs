@@ -3,6 +3,8 @@
 //! `--param`). The engine is `kerncast_passes::count`; this is the thin front.
 
 use crate::lower::LowerArgs;
+use crate::param_fields::{field_of_key, SourceField};
+use kerncast_passes::affine::param_field_symbol;
 use kerncast_passes::count::{analyze_kernel_with, Options, Workload};
 use kerncast_passes::reuse::{Reuse, ReuseProfile};
 use std::collections::BTreeMap;
@@ -21,7 +23,8 @@ pub struct Args {
     /// Block size X[,Y[,Z]] (threads); the symbolic counts are exact for this block size.
     #[arg(long)]
     pub block: Option<String>,
-    /// Scalar parameter NAME=INTEGER (source name, PTX name, `p<i>` or position; repeatable).
+    /// Scalar parameter NAME=INTEGER (source name, PTX name, `p<i>` or position; a by-value
+    /// struct's field as `d.m` or `d+4`; repeatable).
     #[arg(long = "param", value_name = "NAME=INT")]
     pub params: Vec<String>,
     /// Hint KEY=VALUE for a data-dependent quantity (repeatable).
@@ -68,16 +71,23 @@ fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> miette::Result<BTree
 }
 
 /// Parameters named as in the source become positions, which `bind` takes beside PTX names.
+/// A struct's field (`d.m`, `d+4`) becomes the symbol the counter gives it (`p0_4`).
 fn by_position(
     given: BTreeMap<String, i64>,
     f: &kerncast_passes::ptx::Function,
     source_names: &[String],
+    source_fields: &[SourceField],
 ) -> BTreeMap<String, i64> {
     given
         .into_iter()
-        .map(|(k, v)| match source_names.iter().position(|n| *n == k) {
-            Some(i) if f.params.iter().all(|p| p.name != k) => (i.to_string(), v),
-            _ => (k, v),
+        .map(|(k, v)| {
+            if let Some((i, off)) = field_of_key(&k, f, source_names, source_fields) {
+                return (param_field_symbol(i, off), v);
+            }
+            match source_names.iter().position(|n| *n == k) {
+                Some(i) if f.params.iter().all(|p| p.name != k) => (i.to_string(), v),
+                _ => (k, v),
+            }
         })
         .collect()
 }
@@ -96,9 +106,9 @@ pub fn run(args: Args) -> miette::Result<()> {
     // Source names of the parameters (from the source file, when it is one) → positions.
     let source = std::fs::read_to_string(&args.file).unwrap_or_default();
     let kernels = crate::annotations::scan(&source).unwrap_or_default();
-    let source_names = crate::pipeline::source_kernel(&kernels, &kernel)
-        .map(|sk| sk.params.clone())
-        .unwrap_or_default();
+    let sk = crate::pipeline::source_kernel(&kernels, &kernel);
+    let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
+    let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
     let stats = analyze_kernel_with(
         &m,
         &kernel,
@@ -121,7 +131,12 @@ pub fn run(args: Args) -> miette::Result<()> {
     let w = Workload {
         grid,
         block: block.unwrap_or(stats.block),
-        params: by_position(pairs(&args.params, "param")?, f, &source_names),
+        params: by_position(
+            pairs(&args.params, "param")?,
+            f,
+            &source_names,
+            &source_fields,
+        ),
         hints: pairs(&args.hints, "hint")?,
         reuse: true,
     };
@@ -194,7 +209,7 @@ mod tests {
         let given = [("nx", 7), ("k_param_2", 9), ("p0", 1)]
             .map(|(k, v)| (k.to_string(), v))
             .into();
-        let got = by_position(given, &m.functions[0], &names);
+        let got = by_position(given, &m.functions[0], &names, &[]);
         let want: BTreeMap<String, i64> = [("1", 7), ("k_param_2", 9), ("p0", 1)]
             .map(|(k, v)| (k.to_string(), v))
             .into();

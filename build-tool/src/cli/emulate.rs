@@ -5,10 +5,12 @@
 //! kernel on a representative small input is the honest way to get one.
 
 use crate::annotations::{self, SourceKernel};
+use crate::engine::scalar_arg;
 use crate::lower::LowerArgs;
+use crate::param_fields;
 use crate::workload::{Dims, Div, Expr, Workload, WorkloadSpec};
 use kerncast_passes::emu::{self, KernelArg};
-use kerncast_passes::ptx::{Function, Module, PtxType};
+use kerncast_passes::ptx::{Function, Module};
 use kerncast_passes::stats::Launch;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -31,7 +33,8 @@ pub struct Args {
     /// Block, e.g. `256` or `(16,16)`.
     #[arg(long)]
     pub block: Option<String>,
-    /// Scalar parameter NAME=INTEGER (source or PTX name; repeatable).
+    /// Scalar parameter NAME=INTEGER (source or PTX name; a by-value struct's field as `d.m`
+    /// or `d+4`; repeatable).
     #[arg(long = "param", value_name = "NAME=INT")]
     pub params: Vec<String>,
     /// Buffer contents NAME=TYPE:GEN (repeatable). TYPE: i32 u32 i64 u64 f32 f64 u8.
@@ -139,8 +142,23 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         let n = &names[i];
         if let Some(spec) = gen.get(n) {
             kargs.push(KernelArg::Buffer(generate(spec, &w.params, args.seed)?));
+        } else if p.is_aggregate() {
+            let fields = sk.map(|s| s.fields.as_slice()).unwrap_or_default();
+            let (bytes, unset) = param_fields::struct_bytes(f, i, |off| {
+                w.params.iter().find_map(|(k, v)| {
+                    (param_fields::field_of_key(k, f, &names, fields) == Some((i, off)))
+                        .then_some(*v)
+                })
+            });
+            if let Some(fd) = unset.first() {
+                let key = param_fields::offset_key(n, fd.offset);
+                return Err(format!(
+                    "field `{key}` of the by-value parameter `{n}` has no value: give --param {key}=… (or its source field name)"
+                ));
+            }
+            kargs.push(KernelArg::Bytes(bytes));
         } else if let Some(v) = w.params.get(n) {
-            kargs.push(scalar(p.ty, *v));
+            kargs.push(scalar_arg(p.ty, *v));
         } else if p.ty.bits() == 64 {
             kargs.push(KernelArg::Buffer(vec![0; default_bytes as usize]));
         } else {
@@ -282,17 +300,6 @@ fn split_top(s: &str) -> Vec<String> {
         }
     }
     out
-}
-
-fn scalar(ty: PtxType, v: i64) -> KernelArg {
-    match ty {
-        PtxType::F32 => KernelArg::F32(v as f32),
-        PtxType::F64 => KernelArg::F64(v as f64),
-        PtxType::U8 | PtxType::S8 | PtxType::B8 => KernelArg::U8(v as u8),
-        PtxType::U16 | PtxType::S16 | PtxType::B16 => KernelArg::U16(v as u16),
-        PtxType::S64 | PtxType::U64 | PtxType::B64 => KernelArg::S64(v),
-        _ => KernelArg::S32(v as i32),
-    }
 }
 
 /// `TYPE:GEN(args)` → bytes.

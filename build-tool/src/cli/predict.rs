@@ -8,6 +8,7 @@
 
 use crate::engine;
 use crate::lower::LowerArgs;
+use crate::param_fields::{self, SourceField};
 use crate::pipeline::{self, Job};
 use crate::symbolic::DATA_DEPENDENT;
 use crate::workload::{Dims, Expr, WorkloadSpec};
@@ -16,6 +17,7 @@ use kerncast_models::power::PhysicalPowerParams;
 use kerncast_models::schedule::adapter::blocks_from_cfg;
 use kerncast_models::{auto, render, sweep, Clocks, Device, ModelInput};
 use kerncast_passes::cfg::Cfg;
+use kerncast_passes::ptx::Function;
 use kerncast_passes::stats::{Assumption, Feature, Launch};
 use miette::miette;
 use std::collections::BTreeMap;
@@ -49,7 +51,8 @@ pub struct Args {
     pub grid: Option<String>,
     #[arg(long, requires = "grid")]
     pub block: Option<String>,
-    /// Scalar kernel parameter NAME=VALUE (repeatable), with --grid/--block.
+    /// Scalar kernel parameter NAME=VALUE (repeatable), with --grid/--block; a by-value
+    /// struct's field as `d.m` or `d+4`.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// Model hint KEY=VALUE (repeatable), e.g. l2_hit_rate=0.5.
@@ -153,10 +156,11 @@ pub fn output(args: &Args) -> miette::Result<String> {
             })?
         }
     };
-    let ptx_params: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
     let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
-    unknown_param(&spec, &ptx_params, &source_params)
+    let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
+    unknown_param(&spec, f, &source_params, &source_fields)
         .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{kname}`: {e}")))?;
+    param_fields::alias_fields(&mut spec, &source_fields, &source_params);
     spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
     let w = spec
         .resolve()
@@ -301,25 +305,86 @@ fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
 /// The first `--param` that names no parameter of the kernel (by its PTX name, its source name,
 /// `p<i>` or its position) and that no other expression of the workload reads: a misspelt or
 /// source-only name on a PTX file would otherwise leave the parameter unset, and counted as 0.
-fn unknown_param(spec: &WorkloadSpec, ptx: &[String], source: &[String]) -> Option<String> {
+/// A struct passed by value is set field by field (`d.m`, or `d+4` by offset), and only the
+/// fields the kernel reads.
+fn unknown_param(
+    spec: &WorkloadSpec,
+    f: &Function,
+    source: &[String],
+    fields: &[SourceField],
+) -> Option<String> {
     let read = spec.names_read();
+    let n = f.params.len();
     let names = |i: usize| {
         [
-            Some(ptx[i].clone()),
+            Some(f.params[i].name.clone()),
             source.get(i).cloned(),
             Some(format!("p{i}")),
             Some(i.to_string()),
         ]
     };
-    let known = |k: &str| (0..ptx.len()).any(|i| names(i).iter().flatten().any(|n| n == k));
+    let named = |i: usize, k: &str| names(i).iter().flatten().any(|n| n == k);
+    let label = |i: usize| source.get(i).unwrap_or(&f.params[i].name).clone();
+    let read_fields = f.param_fields();
+    let read_at = |i: usize, off: u64| read_fields.iter().any(|r| r.param == i && r.offset == off);
+    let is_field = |k: &str| {
+        fields
+            .iter()
+            .any(|fd| fd.name == k && read_at(fd.param, fd.offset))
+            || k.rsplit_once('+').is_some_and(|(base, off)| {
+                off.trim().parse::<u64>().is_ok_and(|off| {
+                    (0..n).any(|i| {
+                        f.params[i].is_aggregate() && named(i, base.trim()) && read_at(i, off)
+                    })
+                })
+            })
+    };
+    let field_list = |i: usize| -> String {
+        let list: Vec<String> = read_fields
+            .iter()
+            .filter(|r| r.param == i)
+            .map(|r| {
+                let key = param_fields::offset_key(&label(i), r.offset);
+                match fields
+                    .iter()
+                    .find(|fd| fd.param == i && fd.offset == r.offset)
+                {
+                    Some(fd) => format!("{} ({key}, {})", fd.name, r.ty.as_str()),
+                    None => format!("{key} ({})", r.ty.as_str()),
+                }
+            })
+            .collect();
+        if list.is_empty() {
+            "none".into()
+        } else {
+            list.join(", ")
+        }
+    };
+    for (k, _) in &spec.params {
+        if let Some(i) = (0..n).find(|&i| f.params[i].is_aggregate() && named(i, k)) {
+            return Some(format!(
+                "--param {k}: `{}` is passed by value as a struct; set the fields the kernel reads: {}",
+                label(i),
+                field_list(i)
+            ));
+        }
+    }
     let (bad, _) = spec
         .params
         .iter()
-        .find(|(k, _)| !known(k) && !read.contains(k))?;
-    let list: Vec<String> = (0..ptx.len())
-        .map(|i| match source.get(i) {
-            Some(s) if *s != ptx[i] => format!("{s} ({}, {i})", ptx[i]),
-            _ => format!("{} ({i})", ptx[i]),
+        .find(|(k, _)| !(0..n).any(|i| named(i, k)) && !is_field(k) && !read.contains(k))?;
+    let list: Vec<String> = (0..n)
+        .map(|i| {
+            let ptx = &f.params[i].name;
+            let fields = if f.params[i].is_aggregate() {
+                format!("; fields {}", field_list(i))
+            } else {
+                String::new()
+            };
+            match source.get(i) {
+                Some(s) if s != ptx => format!("{s} ({ptx}, {i}{fields})"),
+                _ => format!("{ptx} ({i}{fields})"),
+            }
         })
         .collect();
     Some(format!(

@@ -1,0 +1,373 @@
+//! Fields of parameters passed by value as structs (`struct Dims { int n, m; }`, `int2`).
+//!
+//! nvcc passes such a parameter as bytes (`.param .align 4 .b8 k_param_0[8]`) and the body reads
+//! each field with `ld.param.s32 %r, [k_param_0+4]`. The counter names that field `p0_4`; a
+//! workload sets it by byte offset, `d+4=1000`, or by the source's field name, `d.m=1000`, which
+//! this module lays out from the struct's definition in the same file (C's natural alignment).
+//! A field whose type it cannot lay out ends the layout there: later fields are named by
+//! offset only, never by a guessed one.
+
+use crate::workload::{Expr, Workload, WorkloadSpec};
+use kerncast_passes::ptx::{Function, ParamField};
+use std::collections::BTreeMap;
+
+/// A field of a by-value parameter, named as the source names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceField {
+    /// `d.m`, `dims.x`, `p.inner.y`.
+    pub name: String,
+    /// The parameter's position.
+    pub param: usize,
+    /// Byte offset within the parameter.
+    pub offset: u64,
+}
+
+/// The workload key of the field at `offset` of parameter `name`: `d+4`.
+pub fn offset_key(name: &str, offset: u64) -> String {
+    format!("{name}+{offset}")
+}
+
+/// Size and alignment of a scalar or CUDA vector type, by name.
+fn builtin(ty: &str) -> Option<(u64, u64, &'static [&'static str])> {
+    const XYZW: [&str; 4] = ["x", "y", "z", "w"];
+    let scalar = match ty {
+        "char" | "signed char" | "unsigned char" | "bool" | "int8_t" | "uint8_t" | "uchar" => 1,
+        "short" | "unsigned short" | "ushort" | "int16_t" | "uint16_t" | "half" | "__half"
+        | "__nv_bfloat16" => 2,
+        "int" | "unsigned" | "unsigned int" | "uint" | "float" | "int32_t" | "uint32_t"
+        | "__half2" | "half2" | "__nv_bfloat162" => 4,
+        "long" | "unsigned long" | "long long" | "unsigned long long" | "ulong" | "size_t"
+        | "ptrdiff_t" | "int64_t" | "uint64_t" | "double" => 8,
+        _ => 0,
+    };
+    if scalar > 0 {
+        return Some((scalar, scalar, &[]));
+    }
+    // char2 … double4, as cuda's vector_types.h aligns them
+    let n = ty.chars().last()?.to_digit(10)? as u64;
+    let elem = match &ty[..ty.len() - 1] {
+        "char" | "uchar" => 1,
+        "short" | "ushort" => 2,
+        "int" | "uint" | "float" => 4,
+        "long" | "ulong" | "longlong" | "ulonglong" | "double" => 8,
+        _ => return None,
+    };
+    if !(1..=4).contains(&n) {
+        return None;
+    }
+    let size = elem * n;
+    let align = if n == 3 { elem } else { size.min(16) };
+    Some((size, align, &XYZW[..n as usize]))
+}
+
+/// Struct definitions of `text` by name: `struct S { … };` and `typedef struct [T] { … } S;`,
+/// as their member declarations (`int n, m;` gives `int n` and `int m`).
+fn struct_bodies(text: &str) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut out = BTreeMap::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("struct") {
+        let after = &rest[at + "struct".len()..];
+        let word_start = at == 0
+            || !rest[..at]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+        rest = after;
+        if !word_start || !after.starts_with(|c: char| c.is_whitespace() || c == '{') {
+            continue;
+        }
+        let Some(open) = after.find(['{', ';', '(', ')']) else {
+            break;
+        };
+        if !after[open..].starts_with('{') {
+            continue;
+        }
+        let tag = after[..open].split_whitespace().last().map(str::to_string);
+        let Some(close) = after[open..].find('}') else {
+            break;
+        };
+        let body = &after[open + 1..open + close];
+        let tail = &after[open + close + 1..];
+        let typedef_name = tail
+            .split(';')
+            .next()
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        let members: Vec<(String, String)> = body
+            .split(';')
+            .flat_map(|decl| {
+                let decl = decl.trim();
+                let first_comma = decl.find(',').unwrap_or(decl.len());
+                let head = &decl[..first_comma];
+                let split = head
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '[' || c == ']'))
+                    .map_or(0, |i| i + 1);
+                let ty = head[..split].trim().to_string();
+                std::iter::once(head[split..].to_string())
+                    .chain(
+                        decl[first_comma..]
+                            .split(',')
+                            .skip(1)
+                            .map(|s| s.trim().to_string()),
+                    )
+                    .filter(|n| !n.is_empty())
+                    .map(move |n| (ty.clone(), n))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for name in tag.into_iter().chain(typedef_name.map(str::to_string)) {
+            out.insert(name, members.clone());
+        }
+        rest = tail;
+    }
+    out
+}
+
+/// `const float * __restrict__` → `float *`; `struct S` → `S`.
+fn plain_type(ty: &str) -> String {
+    let words: Vec<&str> = ty
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| {
+            !w.is_empty()
+                && !matches!(
+                    *w,
+                    "const" | "volatile" | "struct" | "__restrict__" | "__restrict" | "restrict"
+                )
+        })
+        .collect();
+    words.join(" ").replace(" *", "*")
+}
+
+/// Appends the fields of a value of type `ty` at `base` named `prefix`; returns its size and
+/// alignment, or `None` where the layout stops (a type it does not know).
+fn lay_out(
+    ty: &str,
+    prefix: &str,
+    base: u64,
+    structs: &BTreeMap<String, Vec<(String, String)>>,
+    depth: usize,
+    out: &mut Vec<(String, u64)>,
+) -> Option<(u64, u64)> {
+    let ty = plain_type(ty);
+    if ty.ends_with('*') {
+        out.push((prefix.to_string(), base));
+        return Some((8, 8));
+    }
+    if let Some((size, align, lanes)) = builtin(&ty) {
+        if lanes.is_empty() {
+            out.push((prefix.to_string(), base));
+        }
+        let elem = if lanes.is_empty() {
+            size
+        } else {
+            size / lanes.len() as u64
+        };
+        for (k, lane) in lanes.iter().enumerate() {
+            out.push((format!("{prefix}.{lane}"), base + k as u64 * elem));
+        }
+        return Some((size, align));
+    }
+    let members = structs.get(&ty).filter(|_| depth < 8)?;
+    let (mut off, mut align) = (0u64, 1u64);
+    for (mty, mname) in members {
+        let (name, count) = match mname.split_once('[') {
+            Some((n, dim)) => (
+                n.trim(),
+                dim.trim_end_matches(']').trim().parse::<u64>().ok()?,
+            ),
+            None => (mname.as_str(), 1),
+        };
+        // lay the first element out at an offset found once its alignment is known
+        let mut probe = Vec::new();
+        let (size, a) = lay_out(mty, "", 0, structs, depth + 1, &mut probe)?;
+        off = off.div_ceil(a) * a;
+        align = align.max(a);
+        for k in 0..count {
+            let at = off + k * size;
+            let elem = if count > 1 {
+                format!("{prefix}.{name}[{k}]")
+            } else {
+                format!("{prefix}.{name}")
+            };
+            lay_out(mty, &elem, base + at, structs, depth + 1, out)?;
+        }
+        off += size * count;
+    }
+    Some((off.div_ceil(align) * align, align))
+}
+
+/// The fields of the parameters `params` (type text, name) that the source lays out.
+pub fn source_fields(text: &str, params: &[(String, String)]) -> Vec<SourceField> {
+    let structs = struct_bodies(text);
+    let mut out = Vec::new();
+    for (i, (ty, name)) in params.iter().enumerate() {
+        if plain_type(ty).ends_with('*') {
+            continue;
+        }
+        let mut laid = Vec::new();
+        // a layout that stops part way still names the fields before the one it does not know
+        let _ = lay_out(ty, name, 0, &structs, 0, &mut laid);
+        out.extend(
+            laid.into_iter()
+                .filter(|(n, _)| n != name)
+                .map(|(n, offset)| SourceField {
+                    name: n,
+                    param: i,
+                    offset,
+                }),
+        );
+    }
+    out
+}
+
+/// Gives every parameter of `spec` that names a source field (`d.m`) an alias by offset
+/// (`d+4`), which is what the counters read; the source name stays for the expressions.
+pub fn alias_fields(spec: &mut WorkloadSpec, fields: &[SourceField], names: &[String]) {
+    let mut extra = Vec::new();
+    for (k, _) in &spec.params {
+        if let Some(f) = fields.iter().find(|f| f.name == *k) {
+            if let Some(param) = names.get(f.param) {
+                let key = offset_key(param, f.offset);
+                if !spec.params.iter().any(|(n, _)| *n == key) {
+                    extra.push((key, Expr::Var(k.clone())));
+                }
+            }
+        }
+    }
+    spec.params.extend(extra);
+}
+
+/// The field (position, offset) a workload key names: `NAME+OFFSET`, with NAME the source name
+/// (`names`), the PTX name or `p<i>` of an aggregate parameter, or a source field name (`d.m`).
+pub fn field_of_key(
+    key: &str,
+    f: &Function,
+    names: &[String],
+    fields: &[SourceField],
+) -> Option<(usize, u64)> {
+    if let Some(fd) = fields.iter().find(|fd| fd.name == key) {
+        return Some((fd.param, fd.offset));
+    }
+    let (base, off) = key.rsplit_once('+')?;
+    let off = off.trim().parse::<u64>().ok()?;
+    let base = base.trim();
+    let i = f.params.iter().enumerate().position(|(i, p)| {
+        p.is_aggregate()
+            && (p.name == base
+                || names.get(i).is_some_and(|n| n == base)
+                || format!("p{i}") == base)
+    })?;
+    Some((i, off))
+}
+
+/// The values `w` gives the fields of `f`'s aggregate parameters, (position, offset, value),
+/// from its `NAME+OFFSET` keys (see [`alias_fields`] for source field names).
+pub fn field_values(w: &Workload, f: &Function, names: &[String]) -> Vec<(usize, u64, i64)> {
+    w.params
+        .iter()
+        .filter_map(|(k, v)| field_of_key(k, f, names, &[]).map(|(i, off)| (i, off, *v)))
+        .collect()
+}
+
+/// The bytes of the aggregate parameter `i` of `f`: each field the body reads holds
+/// `value(offset)` in the type the body reads it as, the rest is zero. The fields `value` has
+/// nothing for come back beside the bytes, and hold 0.
+pub fn struct_bytes(
+    f: &Function,
+    i: usize,
+    value: impl Fn(u64) -> Option<i64>,
+) -> (Vec<u8>, Vec<ParamField>) {
+    let mut bytes = vec![0u8; f.params[i].size_bytes().unwrap_or(0) as usize];
+    let mut unset = Vec::new();
+    for fd in f.param_fields().into_iter().filter(|fd| fd.param == i) {
+        let v = value(fd.offset).unwrap_or_else(|| {
+            unset.push(fd.clone());
+            0
+        });
+        let field = crate::engine::scalar_arg(fd.ty, v)
+            .scalar_bytes()
+            .unwrap_or_default();
+        let at = fd.offset as usize;
+        if let Some(slot) = bytes.get_mut(at..at + field.len()) {
+            slot.copy_from_slice(&field);
+        }
+    }
+    (bytes, unset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(text: &str, params: &[(&str, &str)]) -> Vec<(String, usize, u64)> {
+        let params: Vec<(String, String)> = params
+            .iter()
+            .map(|(t, n)| (t.to_string(), n.to_string()))
+            .collect();
+        source_fields(text, &params)
+            .into_iter()
+            .map(|f| (f.name, f.param, f.offset))
+            .collect()
+    }
+
+    #[test]
+    fn a_struct_is_laid_out_with_c_alignment() {
+        let text = "struct P { char c; double d; int n, m; float* x; };\n";
+        assert_eq!(
+            fields(text, &[("const float*", "a"), ("P", "p")]),
+            [
+                ("p.c".to_string(), 1, 0),
+                ("p.d".to_string(), 1, 8),
+                ("p.n".to_string(), 1, 16),
+                ("p.m".to_string(), 1, 20),
+                ("p.x".to_string(), 1, 24),
+            ]
+        );
+    }
+
+    #[test]
+    fn typedefs_vectors_nesting_and_arrays_are_named() {
+        let text = "typedef struct { int2 lo; float3 org; } Box;\nstruct Q { Box b; short s[2]; };";
+        let got = fields(text, &[("struct Q", "q"), ("int2", "dims")]);
+        let want = [
+            ("q.b.lo.x", 0, 0),
+            ("q.b.lo.y", 0, 4),
+            ("q.b.org.x", 0, 8),
+            ("q.b.org.y", 0, 12),
+            ("q.b.org.z", 0, 16),
+            // Box is 24 bytes: int2 aligns it to 8 (nvcc reads `ld.param.v2.u16 [q+24]`)
+            ("q.s[0]", 0, 24),
+            ("q.s[1]", 0, 26),
+            ("dims.x", 1, 0),
+            ("dims.y", 1, 4),
+        ];
+        let want: Vec<(String, usize, u64)> = want
+            .iter()
+            .map(|(n, p, o)| (n.to_string(), *p, *o))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_annotated_field_gets_its_offset_key_but_keeps_its_label() {
+        let src = "struct Dims { int n; int m; };\n\
+                   // kerncast: workload d.n=512 d.m=2*d.n grid=d.m/256 block=256\n\
+                   __global__ void rows(Dims d, float* out) {}\n";
+        let k = &crate::annotations::scan(src).unwrap()[0];
+        let w = k.workloads[0].resolve().unwrap();
+        assert_eq!(w.params.get("d+0"), Some(&512));
+        assert_eq!(w.params.get("d+4"), Some(&1024));
+        assert_eq!(w.grid, [4, 1, 1]);
+        assert_eq!(w.name, "d.m=1024,d.n=512");
+    }
+
+    #[test]
+    fn an_unknown_member_type_ends_the_layout_there() {
+        let text = "struct P { int n; Mystery q; int m; };";
+        assert_eq!(
+            fields(text, &[("P", "p")]),
+            [("p.n".to_string(), 0, 0)],
+            "`m` follows a member whose size is unknown, so it gets no offset"
+        );
+    }
+}
