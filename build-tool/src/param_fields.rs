@@ -98,7 +98,12 @@ fn struct_bodies(text: &str) -> BTreeMap<String, Vec<(String, String)>> {
             .flat_map(|decl| {
                 let decl = decl.trim();
                 let first_comma = decl.find(',').unwrap_or(decl.len());
-                let head = &decl[..first_comma];
+                // a default member initializer (`int n = 0`) is no part of the name
+                let head = decl[..first_comma]
+                    .split('=')
+                    .next()
+                    .unwrap_or("")
+                    .trim_end();
                 let split = head
                     .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '[' || c == ']'))
                     .map_or(0, |i| i + 1);
@@ -108,7 +113,7 @@ fn struct_bodies(text: &str) -> BTreeMap<String, Vec<(String, String)>> {
                         decl[first_comma..]
                             .split(',')
                             .skip(1)
-                            .map(|s| s.trim().to_string()),
+                            .map(|s| s.split('=').next().unwrap_or("").trim().to_string()),
                     )
                     .filter(|n| !n.is_empty())
                     .map(move |n| (ty.clone(), n))
@@ -312,7 +317,7 @@ mod tests {
 
     #[test]
     fn a_struct_is_laid_out_with_c_alignment() {
-        let text = "struct P { char c; double d; int n, m; float* x; };\n";
+        let text = "struct P { char c; double d; int n = 0, m = 4; float* x; };\n";
         assert_eq!(
             fields(text, &[("const float*", "a"), ("P", "p")]),
             [
