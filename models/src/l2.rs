@@ -208,8 +208,19 @@ impl ProfileHit {
         } else {
             String::new()
         };
+        // A cut loop's scaled-up trips may re-touch walked data at no distance the walk
+        // measured (no re-touch was walked to share them out): they are priced as misses.
+        let unplaced = 1.0 - self.first_share - self.near_share - self.far_share;
+        let unplaced = if unplaced > 0.0005 {
+            format!(
+                ", {:.1} % repeat the walked trips' data at no measured distance (priced as misses)",
+                100.0 * unplaced
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "l2_hit_rate {:.3} from the addresses of the first {} of {} blocks{window}, {:.0} at once: {:.1} % of sector requests are first touches (DRAM), {:.1} % re-touch data of the last {:.0} blocks ({:.2} MiB a wave, L2 {:.2} MiB; {:.0} % hit), {:.1} % older data ({:.0} % hit)",
+            "l2_hit_rate {:.3} from the addresses of the first {} of {} blocks{window}, {:.0} at once: {:.1} % of sector requests are first touches (DRAM), {:.1} % re-touch data of the last {:.0} blocks ({:.2} MiB a wave, L2 {:.2} MiB; {:.0} % hit), {:.1} % older data ({:.0} % hit){unplaced}",
             self.rate,
             p.blocks_walked,
             p.blocks,
@@ -269,6 +280,34 @@ mod tests {
         let small = hit_from_profile(&p, 8.0, 720.0);
         let expect = 7.0 / 8.0 + 1.0 / 8.0 * 720.0 / 2560.0;
         assert!((small.near_hit - expect).abs() < 1e-12, "{small:?}");
+    }
+
+    /// A profile whose first touches fall short of its requests with no re-touch walked (a cut
+    /// loop scaled up) says how many requests no distance places, where the shares would
+    /// otherwise not add up to 100 %.
+    #[test]
+    fn requests_no_distance_places_are_named() {
+        let mut p = halo();
+        p.reuse.clear();
+        p.first_touches = 0.8 * p.requests;
+        let h = hit_from_profile(&p, 8.0, 1e6);
+        assert_eq!(h.rate, 0.0);
+        let note = h.describe(&p, 1e6);
+        assert!(
+            note.contains("80.0 % of sector requests are first touches")
+                && note.contains("20.0 % repeat the walked trips' data at no measured distance (priced as misses)"),
+            "{note}"
+        );
+        assert!(
+            !halo_note().contains("repeat the walked"),
+            "{}",
+            halo_note()
+        );
+    }
+
+    fn halo_note() -> String {
+        let p = halo();
+        hit_from_profile(&p, 8.0, 1e6).describe(&p, 1e6)
     }
 
     /// Each of 8 blocks reads its 4 sectors at the start and again at the end of its loop:
