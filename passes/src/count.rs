@@ -209,7 +209,8 @@ fn analyze_launch(
         crate::unroll::constant_trip_loops_with_values(f, Cfg::build(f), block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
     let taint = crate::taint::Taint::new(&cfg);
-    let mut counter = DomainCounter::new(block).with_params(&f.params, &f.param_fields());
+    let fields = f.param_fields();
+    let mut counter = DomainCounter::new(block).with_params(&f.params, &fields);
     let err = |b: usize, e: CountError| AnalyzeError::Count {
         kernel: f.name.clone(),
         block: cfg.blocks[b].name(),
@@ -451,7 +452,7 @@ fn analyze_launch(
         .iter()
         .enumerate()
         .map(|(i, p)| (format!("p{i}"), p.name.clone()))
-        .chain(f.param_fields().iter().map(|fd| {
+        .chain(fields.iter().map(|fd| {
             (
                 affine::param_field_symbol(fd.param, fd.offset),
                 format!("{}+{}", f.params[fd.param].name, fd.offset),

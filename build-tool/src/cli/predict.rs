@@ -327,17 +327,9 @@ fn unknown_param(
     let label = |i: usize| source.get(i).unwrap_or(&f.params[i].name).clone();
     let read_fields = f.param_fields();
     let read_at = |i: usize, off: u64| read_fields.iter().any(|r| r.param == i && r.offset == off);
+    // the keys the counters read (`param_fields::field_values`), for a field the kernel reads
     let is_field = |k: &str| {
-        fields
-            .iter()
-            .any(|fd| fd.name == k && read_at(fd.param, fd.offset))
-            || k.rsplit_once('+').is_some_and(|(base, off)| {
-                off.trim().parse::<u64>().is_ok_and(|off| {
-                    (0..n).any(|i| {
-                        f.params[i].is_aggregate() && named(i, base.trim()) && read_at(i, off)
-                    })
-                })
-            })
+        param_fields::field_of_key(k, f, source, fields).is_some_and(|(i, off)| read_at(i, off))
     };
     let field_list = |i: usize| -> String {
         let list: Vec<String> = read_fields
