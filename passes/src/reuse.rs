@@ -459,13 +459,26 @@ pub fn from_touches(
     blocks: u64,
 ) -> ReuseProfile {
     touches.sort_unstable();
-    let windows = window_sectors(&touches);
     // A cut loop stands for `weight` times its requests, but for more data only as far as its
     // blocks touch new data from trip to trip: a sweep of the same rows adds none.
-    let data_weights: Vec<f64> = weights
+    let growth: Vec<Option<CutGrowth>> = weights
         .iter()
-        .map(|w| w.powf(growth_exponent(&windows, 1.0 / w)))
+        .enumerate()
+        .map(|(g, w)| (*w > 1.0).then(|| CutGrowth::of(&touches, g as u16, 1.0 / w)))
         .collect();
+    let data_weights: Vec<f64> = growth
+        .iter()
+        .map(|c| c.as_ref().map_or(1.0, CutGrowth::data_weight))
+        .collect();
+    let walked_share = weights.iter().fold(1.0f64, |a, w| a.min(1.0 / w));
+    let mut windows = window_sectors(&touches, walked_share);
+    for w in &mut windows {
+        w.sectors += growth
+            .iter()
+            .flatten()
+            .map(|c| c.beyond_walk(w.lifetime))
+            .sum::<f64>();
+    }
     let mut requests = 0.0;
     let mut sectors = 0.0;
     let mut last_any: HashMap<i128, (u64, u32)> = HashMap::new();
@@ -542,8 +555,11 @@ const WINDOW_LEVELS: u32 = 7;
 const WINDOW_BLOCKS: u64 = 32;
 
 /// Mean distinct sectors per block and window, for windows of 1, 1/4, … of a lifetime, over the
-/// first blocks of sorted `touches`.
-fn window_sectors(touches: &[Touch]) -> Vec<WindowPoint> {
+/// first blocks of sorted `touches`. Of a walk cut at `walked_share` of the lifetime, only the
+/// windows inside the walked share count, or the first window where it is longer: a window
+/// the cut runs through would be only partly walked.
+fn window_sectors(touches: &[Touch], walked_share: f64) -> Vec<WindowPoint> {
+    let walked_end = (walked_share * PROGRESS_SCALE) as u64;
     let mut sums = [(0.0f64, 0u64); WINDOW_LEVELS as usize];
     let mut in_window: Vec<i128> = Vec::new();
     let mut start = 0;
@@ -560,6 +576,9 @@ fn window_sectors(touches: &[Touch]) -> Vec<WindowPoint> {
                 while i < here.len() && here[i].1 >> shift == w {
                     in_window.push(here[i].2);
                     i += 1;
+                }
+                if w > 0 && (u64::from(w) + 1) << shift > walked_end {
+                    continue;
                 }
                 in_window.sort_unstable();
                 in_window.dedup();
@@ -579,19 +598,71 @@ fn window_sectors(touches: &[Touch]) -> Vec<WindowPoint> {
         .collect()
 }
 
-/// How a block's distinct data grows with the share of its lifetime walked, as `share^g`:
-/// read off the two window sizes at or below `share` (1 for a streaming block, 0 for one that
-/// sweeps the same data); 1 when the windows do not tell.
-fn growth_exponent(windows: &[WindowPoint], share: f64) -> f64 {
-    if share >= 1.0 {
-        return 1.0;
-    }
-    let mut below = windows.iter().filter(|w| w.lifetime <= share);
-    match (below.next(), below.next()) {
-        (Some(a), Some(b)) if a.sectors > 0.0 && b.sectors > 0.0 => {
-            ((a.sectors / b.sectors).ln() / (a.lifetime / b.lifetime).ln()).clamp(0.0, 1.0)
+/// How a cut group's data grows over a block's lifetime, measured on the walked trips: the
+/// mean distinct sectors per block within the first half of the walked share of its lifetime,
+/// and within all of it. Extrapolated along that slope: a block that streams adds as much data
+/// in every trip, one that sweeps the same rows adds none, and one that streams beside a table
+/// it re-reads adds the streamed part only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CutGrowth {
+    /// The share of the lifetime walked.
+    share: f64,
+    /// Distinct sectors per block over the walked share.
+    walked: f64,
+    /// Distinct sectors per block added per lifetime, along the walked share's second half.
+    slope: f64,
+}
+
+impl CutGrowth {
+    fn of(touches: &[Touch], group: u16, share: f64) -> CutGrowth {
+        let half = (share / 2.0 * PROGRESS_SCALE) as u32;
+        let (mut whole, mut first_half, mut blocks) = (0usize, 0usize, 0u64);
+        let mut seen: Vec<i128> = Vec::new();
+        let mut seen_half: Vec<i128> = Vec::new();
+        let mut start = 0;
+        while start < touches.len() && touches[start].0 < WINDOW_BLOCKS {
+            let b = touches[start].0;
+            let end = start + touches[start..].iter().take_while(|t| t.0 == b).count();
+            seen.clear();
+            seen_half.clear();
+            for t in touches[start..end].iter().filter(|t| t.4 == group) {
+                seen.push(t.2);
+                if t.1 < half {
+                    seen_half.push(t.2);
+                }
+            }
+            for v in [&mut seen, &mut seen_half] {
+                v.sort_unstable();
+                v.dedup();
+            }
+            if !seen.is_empty() {
+                whole += seen.len();
+                first_half += seen_half.len();
+                blocks += 1;
+            }
+            start = end;
         }
-        _ => 1.0,
+        let per_block = |n: usize| n as f64 / blocks.max(1) as f64;
+        let walked = per_block(whole);
+        CutGrowth {
+            share,
+            walked,
+            slope: (walked - per_block(first_half)).max(0.0) / (share / 2.0),
+        }
+    }
+
+    /// How many sectors of data one walked first touch stands for over the whole lifetime.
+    fn data_weight(&self) -> f64 {
+        if self.walked > 0.0 {
+            1.0 + self.slope * (1.0 - self.share) / self.walked
+        } else {
+            1.0
+        }
+    }
+
+    /// The sectors a window of `lifetime` would add past the walked share.
+    fn beyond_walk(&self, lifetime: f64) -> f64 {
+        self.slope * (lifetime - self.share).max(0.0)
     }
 }
 
@@ -767,6 +838,42 @@ mod tests {
         assert_eq!(p.first_touches, 1.0);
         assert_eq!(p.footprint.last().map(|f| f.sectors), Some(1.0));
         assert_eq!(reuse(&p), vec![(0, 1.0 / 16.0, 12.0)]);
+    }
+
+    /// A block streams one new sector per trip of a 163-trip loop walked for its first 16
+    /// trips, a share no window size lines up with: the walked data stands for all 163 trips'
+    /// (a window the cut runs through is not taken as the rate), and beside a 4-sector table
+    /// read in every trip, for the streamed part only.
+    #[test]
+    fn a_cut_stream_extrapolates_its_walked_trips() {
+        let trips = 163u32;
+        let at = |i: u32| ((i as f64 / trips as f64) * PROGRESS_SCALE) as u32;
+        let weight = trips as f64 / 16.0;
+        let stream: Vec<Touch> = (0..16u32)
+            .map(|i| (0, at(i), 100 + i as i128, false, 0))
+            .collect();
+        let p = from_touches(stream.clone(), &[weight], 1, 1);
+        assert!(
+            (p.first_touches - 163.0).abs() < 1e-9,
+            "{}",
+            p.first_touches
+        );
+        assert!(
+            (p.windows[0].sectors - 163.0).abs() < 1e-9,
+            "{:?}",
+            p.windows
+        );
+        let table: Vec<Touch> = (0..16u32)
+            .flat_map(|i| (0..4).map(move |s| (0, at(i), s, false, 0)))
+            .chain(stream)
+            .collect();
+        let p = from_touches(table, &[weight], 1, 1);
+        assert!((p.requests - 5.0 * 163.0).abs() < 1e-9);
+        assert!(
+            (p.first_touches - 167.0).abs() < 1e-9,
+            "{}",
+            p.first_touches
+        );
     }
 
     /// A block sweeps its 8 sectors 8 times: any window of an eighth of its lifetime or more
