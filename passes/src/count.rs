@@ -140,12 +140,13 @@ pub fn analyze_kernel_with(
 }
 
 fn file_line(module: &Module, cfg: &Cfg, b: usize) -> Option<String> {
+    // line 0 is code the compiler made up (nvcc's `.loc 1 0 5`), no place a user can find
     let i = cfg
         .blocks
         .get(b)?
         .insts
         .iter()
-        .find_map(|i| i.loc.as_ref())?;
+        .find_map(|i| i.loc.as_ref().filter(|l| l.line > 0))?;
     let name = i
         .file_name
         .as_deref()

@@ -295,3 +295,24 @@ fn boundary_disjunctions_are_exact() {
         ],
     );
 }
+
+/// A data-dependent branch is named by the source line it is on. nvcc marks code it made up
+/// with line 0 (`.loc 1 0 5`), often the first instruction of the branch's block; that line
+/// is no place a user can find, so the block's first real line names it.
+#[test]
+fn a_branch_is_named_by_a_real_source_line() {
+    let m = Module::parse(
+        ".version 7.0\n.target sm_80\n.address_size 64\n.file 1 \"/src/k.cu\"\n\
+         .visible .entry k(.param .u64 k_x, .param .u32 k_n)\n{\n\
+         .reg .pred %p<3>;\n.reg .b32 %r<4>;\n.reg .b64 %rd<5>;\n.reg .f32 %f<2>;\n\
+         .loc 1 3 5\nld.param.u64 %rd1, [k_x];\nld.param.u32 %r2, [k_n];\nmov.u32 %r1, %tid.x;\n\
+         setp.ge.u32 %p1, %r1, %r2;\n@%p1 bra $L_end;\n\
+         .loc 1 0 5\ncvta.to.global.u64 %rd2, %rd1;\n\
+         .loc 1 4 5\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+         ld.global.f32 %f1, [%rd4];\nsetp.lt.f32 %p2, %f1, 0f00000000;\n@%p2 bra $L_end;\n\
+         .loc 1 5 5\nst.global.f32 [%rd4], %f1;\n$L_end:\nret;\n}\n",
+    )
+    .expect("parses");
+    let ks = analyze(&m, "k", [32, 1, 1]);
+    assert_eq!(data_dependent(&ks.assumptions), vec!["branch.k.cu:4"]);
+}
