@@ -271,7 +271,7 @@ fn a_kernel_name_with_two_overloads_is_an_error() {
         err.contains("--kernel f names 2 kernels (overloads): _Z1fPi, _Z1fPf"),
         "{err}"
     );
-    assert!(run("_Z1fPf").unwrap().contains("kernel _Z1fPf"));
+    assert!(run("_Z1fPf").unwrap().contains("kernel f (_Z1fPf)"));
 }
 
 /// A struct passed by value (`.param .b8 p[8]`, read with `ld.param [p+4]`) is set field by

@@ -14,9 +14,9 @@ use std::path::PathBuf;
 pub struct Args {
     /// PTX file, or a source file (.cu, .cl, .ll, .bc) lowered first.
     pub file: PathBuf,
-    /// Kernel name.
+    /// Kernel (PTX or source name); default: the module's only kernel.
     #[arg(long)]
-    pub kernel: String,
+    pub kernel: Option<String>,
     /// Grid size X[,Y[,Z]] (blocks).
     #[arg(long)]
     pub grid: Option<String>,
@@ -100,7 +100,7 @@ pub fn run(args: Args) -> miette::Result<()> {
         .as_deref()
         .map(|b| dims(b, "block"))
         .transpose()?;
-    let f = super::ptx::pick_kernel(&m, Some(&args.kernel))
+    let f = super::ptx::pick_kernel(&m, args.kernel.as_deref())
         .map_err(|e| miette::miette!("{name}: {e}"))?;
     let kernel = f.name.clone();
     // Source names of the parameters (from the source file, when it is one) → positions.

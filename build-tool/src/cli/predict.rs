@@ -231,8 +231,14 @@ pub fn output(args: &Args) -> miette::Result<String> {
         Err(e) => notes.push(format!("no per-block schedule input: {e}")),
     }
     let power = PhysicalPowerParams::from_device(&d).ok();
+    let plain = crate::pipeline::demangle(&kname);
+    let shown = if plain == kname {
+        kname.clone()
+    } else {
+        format!("{plain} ({kname})")
+    };
     let header = format!(
-        "{path} kernel {kname}, workload {} (grid {:?}, block {:?}), device {}, counts: {}\n",
+        "{path} kernel {shown}, workload {} (grid {:?}, block {:?}), device {}, counts: {}\n",
         w.name, w.grid, w.block, d.name, counted_by
     );
     let fail =

@@ -346,26 +346,86 @@ pub fn render_report(r: &miette::Report) -> String {
     }
 }
 
-/// The kernel `want` names, by its PTX or its demangled name (`tiled_sum<128>`), or the only
-/// one; the error lists the kernels there are.
+/// The kernel `want` names, as `predict` and `analyze` select it (PTX, demangled or template
+/// name: `tiled_sum<128>`, or `tiled_sum` when it has one instantiation), or the only one; the
+/// error lists the kernels there are.
 pub fn pick_kernel<'m>(m: &'m Module, want: Option<&str>) -> Result<&'m Function, String> {
     let all: Vec<&Function> = m.kernels().collect();
-    match want {
-        Some(k) => all
+    if want.is_none() && all.len() > 1 {
+        let names: Vec<String> = all
             .iter()
-            .find(|f| f.name == k || crate::pipeline::demangle(&f.name) == k)
-            .copied()
-            .ok_or_else(|| {
-                let names: Vec<String> = all
-                    .iter()
-                    .map(|f| crate::pipeline::demangle(&f.name))
-                    .collect();
-                format!("no kernel `{k}`; the module defines: {}", names.join(", "))
-            }),
-        None if all.len() == 1 => Ok(all[0]),
-        None => Err(format!(
-            "the module defines {} kernels; pick one with --kernel",
-            all.len()
-        )),
+            .map(|f| format!("`{}`", crate::pipeline::demangle(&f.name)))
+            .collect();
+        return Err(format!(
+            "the module defines {} kernels ({}); pick one with --kernel",
+            all.len(),
+            names.join(", ")
+        ));
+    }
+    let entries: Vec<String> = all.iter().map(|f| f.name.clone()).collect();
+    let picked = crate::pipeline::select_entries(&entries, want)?;
+    if picked.len() > 1 {
+        // overloads share a demangled name; their PTX names tell them apart
+        return Err(format!(
+            "kernel `{}` names {} entries; give one of their PTX names: {}",
+            want.unwrap_or_default(),
+            picked.len(),
+            picked.join(", ")
+        ));
+    }
+    all.into_iter()
+        .find(|f| picked.first() == Some(&f.name))
+        .ok_or_else(|| "no kernel entry in the PTX".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_kernel;
+    use kerncast_passes::ptx::Module;
+
+    fn module(entries: &[&str]) -> Module {
+        let body: String = entries
+            .iter()
+            .map(|e| format!(".visible .entry {e}()\n{{\nret;\n}}\n"))
+            .collect();
+        Module::parse(&format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n{body}"
+        ))
+        .unwrap()
+    }
+
+    /// `count` and `emulate` pick a kernel as `predict` does: by PTX, demangled or template
+    /// name, the only kernel without a name; whatever is ambiguous is an error that lists the
+    /// candidates, never the first of them.
+    #[test]
+    fn kernels_are_picked_as_predict_picks_them() {
+        let pick = |m: &Module, want: Option<&str>| pick_kernel(m, want).map(|f| f.name.clone());
+        let one = module(&["_Z3revPfi"]);
+        assert_eq!(pick(&one, None).unwrap(), "_Z3revPfi");
+        assert_eq!(pick(&one, Some("rev")).unwrap(), "_Z3revPfi");
+        let tmpl = module(&["_Z7scale_tILi256EfEvPKT0_PS0_S0_i"]);
+        assert_eq!(
+            pick(&tmpl, Some("scale_t")).unwrap(),
+            "_Z7scale_tILi256EfEvPKT0_PS0_S0_i"
+        );
+        let two = module(&[
+            "_Z7scale_tILi256EfEvPKT0_PS0_S0_i",
+            "_Z7scale_tILi128EdEvPKT0_PS0_S0_i",
+        ]);
+        assert_eq!(
+            pick(&two, Some("scale_t<128, double>")).unwrap(),
+            "_Z7scale_tILi128EdEvPKT0_PS0_S0_i"
+        );
+        let err = pick(&two, Some("scale_t")).unwrap_err();
+        assert!(err.contains("ambiguous"), "{err}");
+        let err = pick(&two, None).unwrap_err();
+        assert!(
+            err.contains("2 kernels (`scale_t<256, float>`, `scale_t<128, double>`)"),
+            "{err}"
+        );
+        let overloads = module(&["_Z1fPf", "_Z1fPi"]);
+        let err = pick(&overloads, Some("f")).unwrap_err();
+        assert!(err.contains("_Z1fPf, _Z1fPi"), "{err}");
+        assert_eq!(pick(&overloads, Some("_Z1fPi")).unwrap(), "_Z1fPi");
     }
 }
