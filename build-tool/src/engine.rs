@@ -13,6 +13,7 @@ use kerncast_models::schedule::adapter::blocks_from_cfg;
 use kerncast_models::schedule::dag::SchedInst;
 use kerncast_models::{sweep, Device, ModelInput};
 use kerncast_passes::cfg::Cfg;
+use kerncast_passes::count::{dynamic_shared_assumption, DYNAMIC_SHARED_BYTES};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Module, PtxType};
 use kerncast_passes::stats::{Assumption, BoundStats, DType, Dir, Feature, Launch, OpKind, Space};
@@ -585,8 +586,27 @@ impl EmuPrepared {
             };
             args.push(scalar_arg(p.ty, v));
         }
+        let shared = self.module.kernel_shared(f);
+        let dynamic_shared = w.hints.get(DYNAMIC_SHARED_BYTES).map(|b| *b as u64);
+        if !shared.dynamic.is_empty() {
+            let mut a = dynamic_shared_assumption(&shared.dynamic);
+            a.from_user = dynamic_shared.is_some();
+            a.default = dynamic_shared.unwrap_or(0) as f64;
+            if dynamic_shared.is_none() {
+                a.what.push_str(&format!(
+                    " (the emulator runs the kernel with {} KiB of it, the most a block gets by default)",
+                    EMULATED_DYNAMIC_SHARED / 1024
+                ));
+            }
+            assumptions.push(a);
+        }
         let opts = emu::Options {
-            dynamic_shared: w.hints.get("dynamic_shared_bytes").copied().unwrap_or(0.0) as u64,
+            // unsized, the kernel still needs room to run: its counts do not depend on how much
+            dynamic_shared: dynamic_shared.unwrap_or(if shared.dynamic.is_empty() {
+                0
+            } else {
+                EMULATED_DYNAMIC_SHARED
+            }),
             max_steps,
         };
         let r = emu::run_with(&self.module, &self.kernel, &launch, &args, &opts).map_err(|e| {
@@ -598,10 +618,16 @@ impl EmuPrepared {
         let mut stats = r.stats;
         stats.kernel = self.kernel.clone();
         stats.launch = Some(launch);
+        // as the symbolic counter counts it: what the kernel names, not every array of the module
+        stats.shared_bytes_per_block = Some(shared.static_bytes + dynamic_shared.unwrap_or(0));
         stats.assumptions.extend(assumptions);
         Ok(stats)
     }
 }
+
+/// Dynamic shared memory the emulator gives a kernel whose workload does not size it: the
+/// 48 KiB a block may have without opting in to more (every CUDA GPU since Fermi).
+const EMULATED_DYNAMIC_SHARED: u64 = 48 * 1024;
 
 /// A scalar argument of PTX type `ty` holding `v`.
 pub fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {

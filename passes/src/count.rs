@@ -107,7 +107,10 @@ pub struct KernelStats {
     #[serde(skip)]
     pub hints: Vec<HintParam>,
     pub assumptions: Vec<Assumption>,
+    /// Static shared memory per block, bytes.
     pub shared_bytes: u64,
+    /// Dynamic (`extern __shared__`) arrays, sized by the launch: `dynamic_shared_bytes`.
+    pub dynamic_shared: Vec<String>,
     #[serde(skip)]
     function: Option<Function>,
     /// Analysed with the kernel parameters as numbers (by `bind`).
@@ -157,6 +160,24 @@ fn file_line(module: &Module, cfg: &Cfg, b: usize) -> Option<String> {
     Some(format!("{short}:{}", i.line))
 }
 
+/// The hint that sizes a launch's dynamic shared memory per block (bytes).
+pub const DYNAMIC_SHARED_BYTES: &str = "dynamic_shared_bytes";
+
+/// What is assumed of a kernel's dynamic shared arrays `names` when the workload does not
+/// size them: none of it, for occupancy (the hint replaces the default as any other).
+pub fn dynamic_shared_assumption(names: &[String]) -> Assumption {
+    Assumption {
+        hint_key: DYNAMIC_SHARED_BYTES.into(),
+        what: format!(
+            "bytes of dynamic shared memory per block (`extern __shared__` {}), which the launch sets; they limit the blocks per SM",
+            names.join(", ")
+        ),
+        default: 0.0,
+        from_user: false,
+        at: None,
+    }
+}
+
 pub fn analyze_function(
     module: &Module,
     f: &Function,
@@ -186,6 +207,7 @@ fn analyze_launch(
     opts: &Options,
 ) -> Result<KernelStats, AnalyzeError> {
     let mut assumptions = Vec::new();
+    let shared = module.kernel_shared(f);
     let block = match (opts.block, f.perf_values("reqntid")) {
         (Some(b), _) => b,
         (None, Some(v)) if !v.is_empty() => [
@@ -475,7 +497,8 @@ fn analyze_launch(
         block_execs,
         hints: doms.hints,
         assumptions,
-        shared_bytes: f.shared_bytes(),
+        shared_bytes: shared.static_bytes,
+        dynamic_shared: shared.dynamic,
         function: Some(f.clone()),
         specialized: false,
         grid: opts.grid,
@@ -1111,6 +1134,10 @@ impl KernelStats {
                 at: None,
             });
         }
+        let dynamic_bytes = w.hints.get(DYNAMIC_SHARED_BYTES).copied();
+        if !self.dynamic_shared.is_empty() {
+            assumptions.push(dynamic_shared_assumption(&self.dynamic_shared));
+        }
         let mut block_execs = BTreeMap::new();
         for (b, (t, wq)) in &self.block_execs {
             block_execs.insert(
@@ -1138,7 +1165,7 @@ impl KernelStats {
                 block: w.block,
             }),
             regs_per_thread: None,
-            shared_bytes_per_block: Some(self.shared_bytes),
+            shared_bytes_per_block: Some(self.shared_bytes + dynamic_bytes.unwrap_or(0.0) as u64),
             features,
             block_execs,
             assumptions,

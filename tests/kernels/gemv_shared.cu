@@ -1,6 +1,6 @@
 // gemv_shared: y = A x (m x n, row-major), one thread per row; x is staged through shared memory
 // in chunks of blockDim.x elements (ceil(n / blockDim.x) chunks, two barriers each).
-// kerncast: workload m=8192 n=4096 grid=(m/256) block=256
+// kerncast: workload m=8192 n=4096 grid=(m/256) block=256 hint.dynamic_shared_bytes=1024
 extern "C" __global__ void gemv_shared(int m, int n, const float *A, const float *x, float *y)
 {
     extern __shared__ float xs[]; /* blockDim.x floats */

@@ -1,7 +1,7 @@
 // reduce_shared: sum of n floats; each block loads blockDim.x elements into shared memory and
 // reduces them by a tree (halving the active threads, barrier per level); partial[block] = block sum.
 // blockDim.x must be a power of two.
-// kerncast: workload n=1048576 grid=(n/256) block=256
+// kerncast: workload n=1048576 grid=(n/256) block=256 hint.dynamic_shared_bytes=1024
 extern "C" __global__ void reduce_shared(int n, const float *in, float *partial)
 {
     extern __shared__ float buf[];

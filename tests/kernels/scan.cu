@@ -1,6 +1,6 @@
 // scan: inclusive prefix sum within each block (Hillis-Steele, double-buffered in shared memory,
 // log2(blockDim.x) steps, two barriers per step); block totals are written to sums[block].
-// kerncast: workload n=1048576 grid=(n/256) block=256
+// kerncast: workload n=1048576 grid=(n/256) block=256 hint.dynamic_shared_bytes=2048
 extern "C" __global__ void scan(int n, const float *in, float *out, float *sums)
 {
     extern __shared__ float tmp[]; /* 2 * blockDim.x floats */

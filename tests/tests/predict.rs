@@ -363,3 +363,97 @@ fn a_struct_parameter_is_set_field_by_field() {
         emulated.assumptions
     );
 }
+
+/// A kernel with `extern __shared__` memory: the launch sizes it (`dynamic_shared_bytes`), and
+/// that size limits the blocks per SM. Unsized, it is a listed assumption (0 bytes), never a
+/// silent one; both counters report the same bytes per block, and the emulator still runs it.
+#[test]
+fn dynamic_shared_memory_is_sized_by_the_workload() {
+    use kerncast::engine::{Counter, EmulatorCounter};
+    use kerncast::workload::Workload;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rev.cu");
+    std::fs::write(
+        &file,
+        "extern __shared__ float buf[];\n\
+         __global__ void rev(float* d, int n) {\n\
+         \x20   int t = threadIdx.x;\n\
+         \x20   int i = blockIdx.x * blockDim.x + t;\n\
+         \x20   if (i < n) buf[t] = d[i];\n\
+         \x20   __syncthreads();\n\
+         \x20   if (i < n) d[i] = buf[blockDim.x - 1 - t];\n\
+         }\n",
+    )
+    .unwrap();
+    let run = |hints: &[&str]| {
+        let mut v = vec![
+            "--grid",
+            "4096",
+            "--block",
+            "256",
+            "--param",
+            "n=1048576",
+            "--model",
+            "dvfs",
+        ];
+        for h in hints {
+            v.extend(["--hint", h]);
+        }
+        predict_file(&file, &v).unwrap()
+    };
+    let time = |out: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with("time")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let unsized_ = run(&[]);
+    assert!(
+        unsized_.contains("assumed `dynamic_shared_bytes` = 0"),
+        "{unsized_}"
+    );
+    // 40 KiB a block leaves 2 blocks of the 8 that fit an SM of the GM200 (96 KiB) by threads
+    let sized = run(&["dynamic_shared_bytes=40960"]);
+    assert!(!sized.contains("assumed `dynamic_shared_bytes`"), "{sized}");
+    assert!(time(&sized) > 1.5 * time(&unsized_), "{unsized_}\n{sized}");
+
+    let (name, text) =
+        kerncast::cli::ptx::load(&file, &kerncast::lower::LowerArgs::default()).unwrap();
+    let module = kerncast::cli::ptx::parse_for_analysis(&name, &text).unwrap();
+    let kernel = module.kernels().next().unwrap().name.clone();
+    let names = vec!["d".to_string(), "n".into()];
+    let w = |hints: &[(&str, f64)]| Workload {
+        name: "rev".into(),
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        params: [("n".to_string(), 1024)].into(),
+        hints: hints.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+    };
+    for hints in [vec![], vec![("dynamic_shared_bytes", 1024.0)]] {
+        let w = w(&hints);
+        let symbolic = kerncast::engine::default_counter()
+            .prepare(&module, &kernel)
+            .and_then(|p| p.bind(&w, &names))
+            .unwrap();
+        let emulated = EmulatorCounter::default()
+            .prepare(&module, &kernel)
+            .and_then(|p| p.bind(&w, &names))
+            .unwrap();
+        let bytes = hints.first().map_or(0, |h| h.1 as u64);
+        for s in [&symbolic, &emulated] {
+            assert_eq!(s.shared_bytes_per_block, Some(bytes));
+            let a = s
+                .assumptions
+                .iter()
+                .find(|a| a.hint_key == "dynamic_shared_bytes")
+                .expect("the dynamic shared memory is listed");
+            assert_eq!(a.from_user, !hints.is_empty());
+        }
+        let stores = |s: &kerncast_passes::stats::BoundStats| {
+            s.features
+                .iter()
+                .find(|(k, _)| k.to_string() == "wavefronts.shared.store")
+                .map(|(_, v)| *v)
+        };
+        assert_eq!(stores(&symbolic), Some(4.0 * 8.0));
+        assert_eq!(stores(&emulated), stores(&symbolic));
+    }
+}

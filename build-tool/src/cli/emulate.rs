@@ -105,6 +105,13 @@ pub fn run(args: Args) -> miette::Result<()> {
 /// Run the emulator as the flags say and collect the report.
 pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateReport, String> {
     let f = super::ptx::pick_kernel(m, args.kernel.as_deref())?;
+    let dynamic = m.kernel_shared(f).dynamic;
+    if !dynamic.is_empty() && args.dynamic_shared == 0 {
+        return Err(format!(
+            "the kernel uses dynamic shared memory (`extern __shared__` {}); give its bytes per block with --dynamic-shared",
+            dynamic.join(", ")
+        ));
+    }
     let sk = crate::pipeline::source_kernel(src, &f.name);
     let names: Vec<String> = (0..f.params.len())
         .map(|i| {

@@ -407,7 +407,7 @@ fn unread_hints(
 ) -> Vec<String> {
     let read = |k: &str| {
         MODEL_HINTS.contains(&k)
-            || k == "dynamic_shared_bytes"
+            || k == kerncast_passes::count::DYNAMIC_SHARED_BYTES
             || k.starts_with("param.")
             || k.starts_with("buffer_bytes.")
             || assumptions.iter().any(|a| a.settable() && a.hint_key == k)

@@ -112,6 +112,9 @@ pub struct FunctionSummary {
     /// Registers declared per type (`.reg .f32 %f<5>` counts 5).
     pub registers: BTreeMap<String, u32>,
     pub shared_bytes: u64,
+    /// Unsized (`extern __shared__`) arrays the kernel names, sized by the launch.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dynamic_shared: Vec<String>,
     pub local_bytes: u64,
     /// Tuning directives (`maxntid` → `256 1 1`).
     pub tuning: BTreeMap<String, String>,
@@ -211,12 +214,14 @@ fn summarize_function(m: &Module, f: &Function) -> FunctionSummary {
             }
         }
     }
+    let shared = m.kernel_shared(f);
     FunctionSummary {
         name: f.name.clone(),
         kind: if f.is_entry { "entry" } else { "func" },
         params,
         registers,
-        shared_bytes: f.shared_bytes(),
+        shared_bytes: shared.static_bytes,
+        dynamic_shared: shared.dynamic,
         local_bytes,
         tuning,
         instructions: total,
@@ -305,7 +310,15 @@ pub fn render(name: &str, m: &Module, kernel: Option<&str>) -> Result<String, St
             .map(|(t, n)| format!("{t} {n}"))
             .collect();
         let _ = writeln!(o, "  registers declared: {nregs} ({})", regs.join(", "));
-        let _ = writeln!(o, "  shared memory: {} B static", f.shared_bytes);
+        let dynamic = if f.dynamic_shared.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", dynamic {} (sized by the launch: dynamic_shared_bytes)",
+                f.dynamic_shared.join(", ")
+            )
+        };
+        let _ = writeln!(o, "  shared memory: {} B static{dynamic}", f.shared_bytes);
         let _ = writeln!(o, "  local memory: {} B", f.local_bytes);
         for (k, v) in &f.tuning {
             let _ = writeln!(o, "  .{k} {v}");

@@ -27,6 +27,14 @@ pub use error::ParseError;
 pub use ir::*;
 pub use parser::parse;
 
+/// Shared memory of one kernel; see [`Module::kernel_shared`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelShared {
+    pub static_bytes: u64,
+    /// Unsized shared arrays (dynamic shared memory): their bytes are the launch's.
+    pub dynamic: Vec<String>,
+}
+
 impl Module {
     /// Parses PTX text.
     pub fn parse(src: &str) -> Result<Module, ParseError> {
@@ -65,6 +73,26 @@ impl Module {
             .iter()
             .filter(|f| f.name == name)
             .min_by_key(|f| f.is_declaration)
+    }
+
+    /// The shared memory kernel `f` declares or names: the bytes of its sized arrays (in its
+    /// body, or at module level where nvcc puts `__shared__` variables of file scope), and the
+    /// unsized (`extern __shared__`) arrays, whose size the launch sets.
+    pub fn kernel_shared(&self, f: &Function) -> KernelShared {
+        let mut out = KernelShared::default();
+        let mut add = |d: &VarDecl| match d.size_bytes().filter(|s| *s > 0) {
+            Some(s) => out.static_bytes += s,
+            None => out.dynamic.push(d.name.clone()),
+        };
+        f.var_decls()
+            .filter(|d| d.space == StateSpace::Shared)
+            .for_each(&mut add);
+        let named = f.symbols_named();
+        self.globals
+            .iter()
+            .filter(|g| g.space == StateSpace::Shared && named.contains(g.name.as_str()))
+            .for_each(&mut add);
+        out
     }
 
     /// Kernels (`.entry`) with a body, in text order.
@@ -246,6 +274,28 @@ impl Function {
                 vector: d.vector,
             })
             .collect()
+    }
+
+    /// The symbols the body's operands name (variables, not labels or registers).
+    pub fn symbols_named(&self) -> std::collections::BTreeSet<&str> {
+        let mut out = std::collections::BTreeSet::new();
+        for i in self.instructions() {
+            for o in i.operands.iter().flat_map(|o| o.leaves()) {
+                match o {
+                    Operand::Symbol(n) | Operand::SymOffset { name: n, .. } => {
+                        out.insert(n.as_str());
+                    }
+                    Operand::Addr {
+                        base: AddrBase::Symbol(n),
+                        ..
+                    } => {
+                        out.insert(n.as_str());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
     }
 
     /// Static shared memory declared in the body (bytes; unsized `extern` arrays count 0).

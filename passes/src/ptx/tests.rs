@@ -355,3 +355,23 @@ fn scoped_registers_that_shadow_are_renamed_apart() {
     // the renamed module prints and parses to itself
     roundtrip(&m.to_string());
 }
+
+/// A kernel's shared memory: sized arrays in its body and those of module scope it names
+/// (not another kernel's), and the unsized `extern` arrays the launch sizes.
+#[test]
+fn kernel_shared_counts_what_the_kernel_names() {
+    let m = Module::parse(
+        ".version 7.0\n.target sm_80\n.address_size 64\n\
+         .shared .align 4 .b8 table[256];\n.shared .align 4 .b8 other[1024];\n\
+         .extern .shared .align 16 .b8 buf[];\n\
+         .visible .entry k()\n{\n.reg .b32 %r<3>;\n.shared .align 4 .b8 tile[64];\n\
+         mov.u32 %r1, buf;\nld.shared.u32 %r2, [table+4];\nst.shared.u32 [tile], %r2;\nret;\n}\n\
+         .visible .entry j()\n{\n.reg .b32 %r<2>;\nld.shared.u32 %r1, [other];\nret;\n}\n",
+    )
+    .unwrap();
+    let k = m.kernel_shared(m.function("k").unwrap());
+    assert_eq!(k.static_bytes, 64 + 256);
+    assert_eq!(k.dynamic, vec!["buf".to_string()]);
+    let j = m.kernel_shared(m.function("j").unwrap());
+    assert_eq!((j.static_bytes, j.dynamic.len()), (1024, 0));
+}
