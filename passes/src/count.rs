@@ -160,6 +160,23 @@ fn file_line(module: &Module, cfg: &Cfg, b: usize) -> Option<String> {
     Some(format!("{short}:{}", i.line))
 }
 
+/// The pointer parameters shared-memory addresses are based on: OpenCL's `__local` kernel
+/// arguments, whose bytes the host sets (`clSetKernelArg(k, i, bytes, NULL)`), as CUDA's
+/// dynamic shared memory.
+fn local_memory_args(sites: &[MemSite], params: &BTreeMap<String, String>) -> Vec<String> {
+    let mut vars = BTreeSet::new();
+    for s in sites.iter().filter(|s| s.space == Space::Shared) {
+        if let Some(a) = &s.addr {
+            a.vars(&mut vars);
+        }
+    }
+    params
+        .iter()
+        .filter(|(sym, name)| vars.contains(*sym) || vars.contains(*name))
+        .map(|(_, name)| name.clone())
+        .collect()
+}
+
 /// The hint that sizes a launch's dynamic shared memory per block (bytes).
 pub const DYNAMIC_SHARED_BYTES: &str = "dynamic_shared_bytes";
 
@@ -169,7 +186,7 @@ pub fn dynamic_shared_assumption(names: &[String]) -> Assumption {
     Assumption {
         hint_key: DYNAMIC_SHARED_BYTES.into(),
         what: format!(
-            "bytes of dynamic shared memory per block (`extern __shared__` {}), which the launch sets; they limit the blocks per SM",
+            "bytes of dynamic shared memory per block ({}: `extern __shared__` arrays or OpenCL `__local` arguments, which the launch sizes); they limit the blocks per SM",
             names.join(", ")
         ),
         default: 0.0,
@@ -482,6 +499,8 @@ fn analyze_launch(
             )
         }))
         .collect();
+    let mut dynamic_shared = shared.dynamic;
+    dynamic_shared.extend(local_memory_args(&mem_sites, &params));
     Ok(KernelStats {
         kernel: f.name.clone(),
         block,
@@ -498,7 +517,7 @@ fn analyze_launch(
         hints: doms.hints,
         assumptions,
         shared_bytes: shared.static_bytes,
-        dynamic_shared: shared.dynamic,
+        dynamic_shared,
         function: Some(f.clone()),
         specialized: false,
         grid: opts.grid,

@@ -84,3 +84,34 @@ fn a_data_dependent_shared_address_stays_unresolved_whatever_the_hints() {
     assert!(!a.from_user, "{a:?}");
     assert_eq!(s.get(&Feature::SharedWavefronts { dir: Dir::Store }), 0.0);
 }
+
+/// An OpenCL `__local` argument is a pointer parameter that shared-memory addresses are based
+/// on: dynamic shared memory the launch sizes, listed as such and counted toward the shared
+/// bytes of a block once the workload gives `dynamic_shared_bytes`.
+#[test]
+fn a_local_memory_argument_is_dynamic_shared_memory() {
+    let m = kernel(
+        0,
+        "mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd1, %rd3;\n\
+         st.shared.f32 [%rd4], 0f3F800000;\nret;",
+    );
+    let ks = analyze(&m, "k", [64, 1, 1]);
+    assert_eq!(ks.dynamic_shared, vec!["k_out".to_string()]);
+    let key = |s: &kerncast_passes::stats::BoundStats| {
+        s.assumptions
+            .iter()
+            .find(|a| a.hint_key == "dynamic_shared_bytes")
+            .map(|a| (a.from_user, a.default))
+    };
+    let unsized_ = ks.bind(&workload([2, 1, 1], [64, 1, 1], &[])).unwrap();
+    assert_eq!(unsized_.shared_bytes_per_block, Some(0));
+    assert_eq!(key(&unsized_), Some((false, 0.0)));
+    let mut w = workload([2, 1, 1], [64, 1, 1], &[]);
+    w.hints.insert("dynamic_shared_bytes".into(), 256.0);
+    let sized = ks.bind(&w).unwrap();
+    assert_eq!(sized.shared_bytes_per_block, Some(256));
+    assert_eq!(key(&sized), Some((true, 256.0)));
+    assert!(analyze(&two_accesses(), "k", [256, 1, 1])
+        .dynamic_shared
+        .is_empty());
+}
