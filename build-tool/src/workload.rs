@@ -159,7 +159,13 @@ impl Parser {
             _ if t.chars().next().is_some_and(|c| c.is_ascii_digit()) => t
                 .parse()
                 .map(Expr::Int)
-                .map_err(|_| format!("bad integer `{t}`")),
+                .map_err(|_| {
+                    if t.parse::<f64>().is_ok() {
+                        format!("`{t}` is not an integer: workload values are integer expressions; leave a float parameter out (counts read a float only through the branches that test it, which are listed assumptions)")
+                    } else {
+                        format!("bad integer `{t}`")
+                    }
+                }),
             _ if t
                 .chars()
                 .next()
@@ -358,6 +364,13 @@ mod tests {
         assert!(Expr::parse("n +").is_err());
         assert!(Expr::parse("(n").is_err());
         assert!(Expr::parse("n $ 2").is_err());
+        let float = Expr::parse("2.5").unwrap_err();
+        assert!(
+            float.starts_with("`2.5` is not an integer")
+                && float.contains("leave a float parameter out"),
+            "{float}"
+        );
+        assert_eq!(Expr::parse("2x5"), Err("bad integer `2x5`".into()));
         let e = Expr::parse("n/0").unwrap();
         assert_eq!(
             e.eval(&env(&[("n", 1)]), Div::Ceil),

@@ -134,7 +134,10 @@ pub fn output(args: &Args) -> miette::Result<String> {
             name: Some("command line".into()),
             params: pairs::<String>(&args.params, "--param")?
                 .into_iter()
-                .map(|(k, v)| Ok((k, Expr::parse(&v).map_err(|e| miette!("--param {v}: {e}"))?)))
+                .map(|(k, v)| {
+                    let e = Expr::parse(&v).map_err(|e| miette!("--param {k}={v}: {e}"))?;
+                    Ok((k, e))
+                })
                 .collect::<miette::Result<_>>()?,
             grid: dims(g)?,
             block: dims(b)?,
