@@ -274,13 +274,38 @@ fn a_kernel_name_with_two_overloads_is_an_error() {
     assert!(run("_Z1fPf").unwrap().contains("kernel f (_Z1fPf)"));
 }
 
+/// The symbolic counter's and the emulator's counts of the first kernel of `file` for `w`
+/// (`names`: the kernel's parameters by position).
+fn count_both(
+    file: &std::path::Path,
+    names: &[String],
+    w: &kerncast::workload::Workload,
+) -> (
+    kerncast_passes::stats::BoundStats,
+    kerncast_passes::stats::BoundStats,
+) {
+    use kerncast::engine::{Counter, EmulatorCounter};
+    let (name, text) =
+        kerncast::cli::ptx::load(file, &kerncast::lower::LowerArgs::default()).unwrap();
+    let module = kerncast::cli::ptx::parse_for_analysis(&name, &text).unwrap();
+    let kernel = module.kernels().next().unwrap().name.clone();
+    let symbolic = kerncast::engine::default_counter()
+        .prepare(&module, &kernel)
+        .and_then(|p| p.bind(w, names))
+        .unwrap();
+    let emulated = EmulatorCounter::default()
+        .prepare(&module, &kernel)
+        .and_then(|p| p.bind(w, names))
+        .unwrap();
+    (symbolic, emulated)
+}
+
 /// A struct passed by value (`.param .b8 p[8]`, read with `ld.param [p+4]`) is set field by
 /// field, by the source's field name or by byte offset; naming the struct alone is an error
 /// listing its fields, not a value written into its first byte. The symbolic counter and the
 /// emulator read the same fields.
 #[test]
 fn a_struct_parameter_is_set_field_by_field() {
-    use kerncast::engine::{Counter, EmulatorCounter};
     use kerncast::workload::Workload;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rows.cu");
@@ -325,10 +350,6 @@ fn a_struct_parameter_is_set_field_by_field() {
     );
 
     // The emulator builds the struct's bytes from the same keys.
-    let (name, text) =
-        kerncast::cli::ptx::load(&file, &kerncast::lower::LowerArgs::default()).unwrap();
-    let module = kerncast::cli::ptx::parse_for_analysis(&name, &text).unwrap();
-    let kernel = module.kernels().next().unwrap().name.clone();
     let names = vec!["d".to_string(), "a".into(), "out".into()];
     let w = Workload {
         name: "rows".into(),
@@ -337,14 +358,7 @@ fn a_struct_parameter_is_set_field_by_field() {
         params: [("d+0".to_string(), 512), ("d+4".to_string(), 1000)].into(),
         hints: Default::default(),
     };
-    let symbolic = kerncast::engine::default_counter()
-        .prepare(&module, &kernel)
-        .and_then(|p| p.bind(&w, &names))
-        .unwrap();
-    let emulated = EmulatorCounter::default()
-        .prepare(&module, &kernel)
-        .and_then(|p| p.bind(&w, &names))
-        .unwrap();
+    let (symbolic, emulated) = count_both(&file, &names, &w);
     let adds = |s: &kerncast_passes::stats::BoundStats| {
         s.features
             .iter()
@@ -369,7 +383,6 @@ fn a_struct_parameter_is_set_field_by_field() {
 /// silent one; both counters report the same bytes per block, and the emulator still runs it.
 #[test]
 fn dynamic_shared_memory_is_sized_by_the_workload() {
-    use kerncast::engine::{Counter, EmulatorCounter};
     use kerncast::workload::Workload;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rev.cu");
@@ -415,10 +428,6 @@ fn dynamic_shared_memory_is_sized_by_the_workload() {
     assert!(!sized.contains("assumed `dynamic_shared_bytes`"), "{sized}");
     assert!(time(&sized) > 1.5 * time(&unsized_), "{unsized_}\n{sized}");
 
-    let (name, text) =
-        kerncast::cli::ptx::load(&file, &kerncast::lower::LowerArgs::default()).unwrap();
-    let module = kerncast::cli::ptx::parse_for_analysis(&name, &text).unwrap();
-    let kernel = module.kernels().next().unwrap().name.clone();
     let names = vec!["d".to_string(), "n".into()];
     let w = |hints: &[(&str, f64)]| Workload {
         name: "rev".into(),
@@ -429,14 +438,7 @@ fn dynamic_shared_memory_is_sized_by_the_workload() {
     };
     for hints in [vec![], vec![("dynamic_shared_bytes", 1024.0)]] {
         let w = w(&hints);
-        let symbolic = kerncast::engine::default_counter()
-            .prepare(&module, &kernel)
-            .and_then(|p| p.bind(&w, &names))
-            .unwrap();
-        let emulated = EmulatorCounter::default()
-            .prepare(&module, &kernel)
-            .and_then(|p| p.bind(&w, &names))
-            .unwrap();
+        let (symbolic, emulated) = count_both(&file, &names, &w);
         let bytes = hints.first().map_or(0, |h| h.1 as u64);
         for s in [&symbolic, &emulated] {
             assert_eq!(s.shared_bytes_per_block, Some(bytes));
