@@ -554,6 +554,13 @@ const WINDOW_LEVELS: u32 = 7;
 /// Blocks the window sizes are averaged over.
 const WINDOW_BLOCKS: u64 = 32;
 
+/// The touches of each of the first `WINDOW_BLOCKS` blocks of sorted `touches`, block by block.
+fn leading_blocks(touches: &[Touch]) -> impl Iterator<Item = &[Touch]> {
+    touches
+        .chunk_by(|a, b| a.0 == b.0)
+        .take_while(|here| here[0].0 < WINDOW_BLOCKS)
+}
+
 /// Mean distinct sectors per block and window, for windows of 1, 1/4, … of a lifetime, over the
 /// first blocks of sorted `touches`. Of a walk cut at `walked_share` of the lifetime, only the
 /// windows inside the walked share count, or the first window where it is longer: a window
@@ -562,11 +569,7 @@ fn window_sectors(touches: &[Touch], walked_share: f64) -> Vec<WindowPoint> {
     let walked_end = (walked_share * PROGRESS_SCALE) as u64;
     let mut sums = [(0.0f64, 0u64); WINDOW_LEVELS as usize];
     let mut in_window: Vec<i128> = Vec::new();
-    let mut start = 0;
-    while start < touches.len() && touches[start].0 < WINDOW_BLOCKS {
-        let b = touches[start].0;
-        let end = start + touches[start..].iter().take_while(|t| t.0 == b).count();
-        let here = &touches[start..end];
+    for here in leading_blocks(touches) {
         for (k, sum) in sums.iter_mut().enumerate() {
             let shift = 24 - 2 * k as u32;
             let mut i = 0;
@@ -586,7 +589,6 @@ fn window_sectors(touches: &[Touch], walked_share: f64) -> Vec<WindowPoint> {
                 sum.1 += 1;
             }
         }
-        start = end;
     }
     sums.iter()
         .enumerate()
@@ -619,13 +621,10 @@ impl CutGrowth {
         let (mut whole, mut first_half, mut blocks) = (0usize, 0usize, 0u64);
         let mut seen: Vec<i128> = Vec::new();
         let mut seen_half: Vec<i128> = Vec::new();
-        let mut start = 0;
-        while start < touches.len() && touches[start].0 < WINDOW_BLOCKS {
-            let b = touches[start].0;
-            let end = start + touches[start..].iter().take_while(|t| t.0 == b).count();
+        for here in leading_blocks(touches) {
             seen.clear();
             seen_half.clear();
-            for t in touches[start..end].iter().filter(|t| t.4 == group) {
+            for t in here.iter().filter(|t| t.4 == group) {
                 seen.push(t.2);
                 if t.1 < half {
                     seen_half.push(t.2);
@@ -640,7 +639,6 @@ impl CutGrowth {
                 first_half += seen_half.len();
                 blocks += 1;
             }
-            start = end;
         }
         let per_block = |n: usize| n as f64 / blocks.max(1) as f64;
         let walked = per_block(whole);
