@@ -73,6 +73,21 @@ impl Counter for SymbolicCounter {
     }
 }
 
+/// Why the symbolic counter did not count a workload.
+enum NotCounted {
+    /// The emulator counts it instead; the reason goes into the report.
+    Fallback(String),
+    /// A parameter the closed forms depend on has no value. The emulator could only run it as
+    /// 0, which makes every count a guess, so the workload itself is incomplete: an error.
+    MissingParam(String),
+}
+
+impl From<String> for NotCounted {
+    fn from(why: String) -> Self {
+        NotCounted::Fallback(why)
+    }
+}
+
 /// One analysis per block size (and grid, for a grid-specialised one): the stats, or why
 /// they cannot be used.
 type Analysis = Result<Arc<KernelStats>, String>;
@@ -129,7 +144,7 @@ impl SymPrepared {
     }
 
     /// Symbolic counts for `w`, or the reason the emulator must count it instead.
-    fn symbolic(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
+    fn symbolic(&self, w: &Workload, params: &[String]) -> Result<BoundStats, NotCounted> {
         let unset_in = |ks: &KernelStats| -> Vec<String> {
             ks.assumptions
                 .iter()
@@ -154,10 +169,10 @@ impl SymPrepared {
             // one hint sets every assumption that shares its key
             unset.sort();
             unset.dedup();
-            return Err(format!(
+            return Err(NotCounted::Fallback(format!(
                 "counts depend on data ({}; set them as hints to count symbolically)",
                 unset.join(", ")
-            ));
+            )));
         }
         // Source parameter names in declaration order also name the PTX parameters by position.
         let mut cw = count::Workload {
@@ -167,12 +182,26 @@ impl SymPrepared {
             hints: w.hints.clone(),
             reuse: true,
         };
-        for (i, name) in params.iter().enumerate() {
-            if let Some(v) = w.params.get(name) {
-                cw.params.insert(i.to_string(), *v);
+        let kernel_fn = self.module.kernels().find(|k| k.name == self.kernel);
+        let count = kernel_fn.map_or(params.len(), |f| f.params.len());
+        for i in 0..count {
+            let Some(name) = params
+                .get(i)
+                .or_else(|| kernel_fn.map(|f| &f.params[i].name))
+            else {
+                continue;
+            };
+            // A `param.NAME` hint stands in for a missing value, as it does for the emulator.
+            let value = w
+                .params
+                .get(name)
+                .copied()
+                .or_else(|| w.hints.get(&format!("param.{name}")).map(|v| *v as i64));
+            if let Some(v) = value {
+                cw.params.insert(i.to_string(), v);
             }
         }
-        if let Some(f) = self.module.kernels().find(|k| k.name == self.kernel) {
+        if let Some(f) = kernel_fn {
             for (i, offset, v) in param_fields::field_values(w, f, params) {
                 cw.params.insert(affine::param_field_symbol(i, offset), v);
             }
@@ -184,19 +213,28 @@ impl SymPrepared {
         std::thread::Builder::new()
             .name(format!("kerncast-bind-{}", self.kernel))
             .spawn(move || {
-                let _ = tx.send(bound.bind(&cw).map_err(|e| e.to_string()));
+                let _ = tx.send(bound.bind(&cw));
             })
             .map_err(|e| format!("cannot start the binding thread: {e}"))?;
         let mut stats = match rx.recv_timeout(self.limit) {
-            Ok(r) => r.map_err(|e| format!("binding failed: {e}"))?,
+            Ok(Ok(stats)) => stats,
+            Ok(Err(count::AnalyzeError::MissingParam { name, .. })) => {
+                return Err(NotCounted::MissingParam(missing_param_message(
+                    &name, kernel_fn, params,
+                )))
+            }
+            Ok(Err(e)) => return Err(format!("binding failed: {e}").into()),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 return Err(format!(
                     "binding did not finish within {:.0} s (KERNCAST_SYMBOLIC_TIMEOUT_S)",
                     self.limit.as_secs_f64()
-                ))
+                )
+                .into())
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err("binding thread ended without a result (it panicked)".into())
+                return Err("binding thread ended without a result (it panicked)"
+                    .to_string()
+                    .into())
             }
         };
         let open: Vec<&str> = stats
@@ -209,7 +247,8 @@ impl SymPrepared {
             return Err(format!(
                 "control flow not affine even for this workload's parameters ({})",
                 open.join(", ")
-            ));
+            )
+            .into());
         }
         let mut missing: Vec<&str> = Vec::new();
         let mut n = 0;
@@ -222,10 +261,9 @@ impl SymPrepared {
             }
         }
         if n > 0 {
-            return Err(format!(
-                "incomplete counts ({n} access(es)): {}",
-                missing.join("; ")
-            ));
+            return Err(
+                format!("incomplete counts ({n} access(es)): {}", missing.join("; ")).into(),
+            );
         }
         stats.kernel = self.kernel.clone();
         Ok(stats)
@@ -240,10 +278,14 @@ impl SymPrepared {
 
 impl Prepared for SymPrepared {
     fn bind(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
-        self.symbolic(w, params).or_else(|_| {
-            self.note_fallback();
-            self.emu.bind(w, params)
-        })
+        match self.symbolic(w, params) {
+            Ok(stats) => Ok(stats),
+            Err(NotCounted::MissingParam(msg)) => Err(msg),
+            Err(NotCounted::Fallback(_)) => {
+                self.note_fallback();
+                self.emu.bind(w, params)
+            }
+        }
     }
 
     fn bind_spec(
@@ -262,7 +304,8 @@ impl Prepared for SymPrepared {
                 ],
                 counter: "symbolic".into(),
             }),
-            Err(why) => {
+            Err(NotCounted::MissingParam(msg)) => Err(msg),
+            Err(NotCounted::Fallback(why)) => {
                 self.note_fallback();
                 let mut b = self.emu.bind_spec(spec, overrides, params).map_err(|e| {
                     format!("the symbolic counter failed ({why}), and so did the emulator: {e}")
@@ -307,4 +350,21 @@ impl Prepared for SymPrepared {
     fn counter(&self) -> &'static str {
         "symbolic"
     }
+}
+
+/// The error for a parameter the counts need and the workload does not set, naming it as the
+/// user writes it: the source name where the front end knows it, else the PTX name.
+fn missing_param_message(
+    ptx_name: &str,
+    f: Option<&kerncast_passes::ptx::Function>,
+    source_names: &[String],
+) -> String {
+    let position = f.and_then(|f| f.params.iter().position(|p| p.name == ptx_name));
+    let name = position
+        .and_then(|i| source_names.get(i))
+        .map(String::as_str)
+        .unwrap_or(ptx_name);
+    format!(
+        "the counts depend on parameter `{name}`, which the workload does not set; give it a value (`--param {name}=VALUE`, or `{name}=…` in the workload)"
+    )
 }

@@ -95,10 +95,12 @@ fn devices_list_and_show() {
     );
 }
 
-/// A scalar parameter the workload leaves out sends the count to the emulator, which runs the
-/// kernel with 0 there; the output must say so, and a `param.NAME` hint must stand in for it.
+/// A scalar parameter the counts depend on and the workload leaves out is an error that names
+/// it: the emulator would run the kernel with 0 there, a guess every count would rest on.
+/// `--param` sets it, and so does the `param.NAME` hint the emulator offers for its own unset
+/// parameters.
 #[test]
-fn an_unbound_scalar_parameter_is_shown_and_a_hint_replaces_it() {
+fn an_unbound_parameter_the_counts_need_is_an_error_and_a_value_sets_it() {
     let run = |extra: &[&str]| {
         let ptx = workspace_root().join("tests/ptx/nvcc/l2_reread.ptx");
         let mut v: Vec<String> = [
@@ -119,22 +121,28 @@ fn an_unbound_scalar_parameter_is_shown_and_a_hint_replaces_it() {
         .map(|s| s.to_string())
         .collect();
         v.extend(extra.iter().map(|s| s.to_string()));
-        predict::output(&predict::Args::try_parse_from(v).unwrap()).unwrap()
+        predict::output(&predict::Args::try_parse_from(v).unwrap())
     };
     let time_us = |out: &str| -> f64 {
         let line = out.lines().find(|l| l.starts_with("time")).expect("time");
         line.split_whitespace().nth(1).unwrap().parse().unwrap()
     };
-    let key = "`param.l2_reread_param_3` = 0 (default";
-    let guessed = run(&[]);
-    assert!(guessed.contains(key), "{guessed}");
-    let hinted = run(&["--hint", "param.l2_reread_param_3=4"]);
-    assert!(!hinted.contains("param.l2_reread_param_3"), "{hinted}");
-    // Four trips of 32 load/store pairs, against none.
+    let err = run(&[]).unwrap_err().to_string();
     assert!(
-        time_us(&hinted) > 2.0 * time_us(&guessed),
-        "{guessed}\n{hinted}"
+        err.contains("the counts depend on parameter `l2_reread_param_3`")
+            && err.contains("--param l2_reread_param_3=VALUE"),
+        "{err}"
     );
+    let one = run(&["--param", "l2_reread_param_3=1"]).unwrap();
+    let four = run(&["--param", "l2_reread_param_3=4"]).unwrap();
+    let hinted = run(&["--hint", "param.l2_reread_param_3=4"]).unwrap();
+    for out in [&one, &four, &hinted] {
+        assert!(out.contains("counts: symbolic"), "{out}");
+    }
+    // Four trips of 32 load/store pairs, against one.
+    assert!(time_us(&four) > 2.0 * time_us(&one), "{one}\n{four}");
+    assert_eq!(time_us(&hinted), time_us(&four), "{hinted}\n{four}");
+    assert!(!hinted.contains("read by nothing"), "{hinted}");
 }
 
 /// A `--kernel` that names no entry stops with the file and the kernels there are, instead of
