@@ -1050,7 +1050,7 @@ impl KernelStats {
                 assumptions.push(Assumption {
                     hint_key: "stride".into(),
                     what: format!(
-                        "lane stride of a {:?} {:?} access unresolved: {why}",
+                        "lane stride of a {} {} access unresolved: {why}",
                         m.space, m.dir
                     ),
                     default: 0.0,
@@ -1085,10 +1085,7 @@ impl KernelStats {
                 }
                 Err(why) => assumptions.push(Assumption {
                     hint_key: "wavefronts".into(),
-                    what: format!(
-                        "shared-memory wavefronts of a {:?} access not counted: {why}",
-                        r.dir
-                    ),
+                    what: format!("wavefronts of a shared-memory {} not counted: {why}", r.dir),
                     default: 0.0,
                     from_user: false,
                     at: None,
@@ -1135,7 +1132,7 @@ impl KernelStats {
                 _ => assumptions.push(Assumption {
                     hint_key: "sectors".into(),
                     what: format!(
-                        "sectors and lines of a {:?} {:?} access whose address is not affine: not counted",
+                        "sectors and lines of a {} {} access whose address is not affine: not counted",
                         r.space, r.dir
                     ),
                     default: 0.0,

@@ -93,6 +93,30 @@ pub enum Dir {
     Atomic,
 }
 
+/// The words the notes use: `global`, `load`, as the JSON spells them.
+impl std::fmt::Display for Space {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Const => "const",
+            Space::Param => "param",
+            Space::Generic => "generic",
+        })
+    }
+}
+
+impl std::fmt::Display for Dir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Dir::Load => "load",
+            Dir::Store => "store",
+            Dir::Atomic => "atomic",
+        })
+    }
+}
+
 /// Access pattern of a memory instruction: how the address moves from one lane to the next
 /// (Stevens & Klöckner's lane stride, as Loopy computes it from the index expression).
 ///
