@@ -609,7 +609,17 @@ impl EmuPrepared {
             }),
             max_steps,
         };
-        let r = emu::run_with(&self.module, &self.kernel, &launch, &args, &opts).map_err(|e| {
+        let bar = crate::progress::launch_bar(&self.kernel, launch.blocks());
+        let r = emu::run_observed(
+            &self.module,
+            &self.kernel,
+            &launch,
+            &args,
+            &opts,
+            &mut |done, _| bar.set_position(done),
+        );
+        bar.finish_and_clear();
+        let r = r.map_err(|e| {
             (
                 matches!(e, emu::EmuError::StepLimit(_)),
                 format!("emulator: {e}"),

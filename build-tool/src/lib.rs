@@ -13,6 +13,7 @@ pub mod engine;
 pub mod hotlines;
 pub mod param_fields;
 pub mod pipeline;
+pub mod progress;
 pub mod rank;
 pub mod report;
 pub mod sarif;

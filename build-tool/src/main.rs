@@ -42,7 +42,15 @@ enum Command {
 }
 
 fn main() -> miette::Result<()> {
-    match Cli::parse().command {
+    let command = Cli::parse().command;
+    // One kernel at a time: an emulated launch, which can take seconds, shows its own bar.
+    if matches!(
+        command,
+        Command::Predict(_) | Command::Count(_) | Command::Emulate(_)
+    ) {
+        kerncast::progress::enable_launch_bars();
+    }
+    match command {
         Command::Lower(a) => cli::lower::run(a),
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Cfg(a) => cli::cfg::run(a),

@@ -459,18 +459,13 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
 }
 
 fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
-    if !want || ci || !std::io::stderr().is_terminal() {
+    if !want {
         return indicatif::ProgressBar::hidden();
     }
-    let pb = indicatif::ProgressBar::new(n);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
+    crate::progress::bar(
+        n,
         "{spinner} analysing kernels [{bar:30}] {pos}/{len} {elapsed}",
-    ) {
-        pb.set_style(style.progress_chars("=> "));
-    }
-    pb
+    )
 }
 
 #[allow(clippy::too_many_arguments)]

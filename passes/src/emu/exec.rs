@@ -105,6 +105,19 @@ pub fn run_with(
     args: &[KernelArg],
     opts: &Options,
 ) -> Result<EmuResult, EmuError> {
+    run_observed(module, kernel, launch, args, opts, &mut |_, _| {})
+}
+
+/// [`run_with`], calling `block_done(done, total)` after each block: a whole launch can take
+/// seconds, and a command that waits on it can show how far it is.
+pub fn run_observed(
+    module: &Module,
+    kernel: &str,
+    launch: &Launch,
+    args: &[KernelArg],
+    opts: &Options,
+    block_done: &mut dyn FnMut(u64, u64),
+) -> Result<EmuResult, EmuError> {
     let f = module
         .kernels()
         .find(|k| k.name == kernel)
@@ -169,6 +182,7 @@ pub fn run_with(
         ..Counts::default()
     };
     let mut steps = 0;
+    let mut done = 0;
     for z in 0..launch.grid[2] {
         for y in 0..launch.grid[1] {
             for x in 0..launch.grid[0] {
@@ -190,6 +204,8 @@ pub fn run_with(
                 };
                 ctx.run_block()?;
                 steps = ctx.steps;
+                done += 1;
+                block_done(done, launch.blocks());
             }
         }
     }

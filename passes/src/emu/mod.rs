@@ -29,7 +29,7 @@ use crate::stats::{BoundStats, Launch};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
-pub use exec::run_with;
+pub use exec::{run_observed, run_with};
 
 /// A kernel argument, in parameter order.
 #[derive(Clone, Debug, PartialEq)]
