@@ -33,6 +33,7 @@ fn bench(c: &mut Criterion) {
     // Warm the prepared kernel's samples once, as the first point of a sweep does.
     let first = predict_points(
         prepared.as_ref(),
+        None,
         &spec,
         &sk.params,
         &points[..1],
@@ -46,6 +47,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let r = predict_points(
                 prepared.as_ref(),
+                None,
                 &spec,
                 &sk.params,
                 &points,

@@ -105,7 +105,7 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
         });
     }
     name_instantiation_params(&mut kernels);
-    let macros = int_macros(&lines);
+    let macros = int_macros(text);
     for (k, spec, line) in named {
         match kernels.iter_mut().find(|s| s.name == k) {
             Some(s) => s.workloads.push(spec),
@@ -131,10 +131,10 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
 /// Object-like macros with an integer value (`#define TILE 16`), for workload expressions. A
 /// name defined with two different values (in `#if` branches) is left out: which one applies
 /// depends on the build, so the expression reports it undefined rather than guess.
-fn int_macros(lines: &[&str]) -> BTreeMap<String, i64> {
+pub fn int_macros(text: &str) -> BTreeMap<String, i64> {
     let mut out = BTreeMap::new();
     let mut ambiguous = Vec::new();
-    for l in lines {
+    for l in text.lines() {
         let Some(rest) = l.trim_start().strip_prefix('#') else {
             continue;
         };

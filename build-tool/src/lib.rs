@@ -15,6 +15,7 @@ pub mod param_fields;
 pub mod pipeline;
 pub mod progress;
 pub mod rank;
+pub mod registers;
 pub mod report;
 pub mod sarif;
 pub mod symbolic;

@@ -157,6 +157,8 @@ pub struct Unit {
     pub source_text: Option<String>,
     /// (PTX entry, source kernel when found).
     pub kernels: Vec<(String, Option<SourceKernel>)>,
+    /// Registers per kernel from ptxas (for occupancy), or why they are unknown.
+    pub registers: crate::registers::Assembled,
 }
 
 /// An Itanium-mangled entry's source name without parameters or return type
@@ -295,6 +297,7 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
             format!("PTX from {}: {e}", lowered.command),
         )
     })?;
+    let registers = crate::registers::assemble(&module, &lowered.ptx);
     let inlined = kerncast_passes::inline::inline_calls(&module);
     let module = inlined.module;
     let source_text = std::fs::read_to_string(&job.path).ok();
@@ -321,8 +324,20 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
         not_inlined: inlined.not_inlined,
         source_text,
         kernels,
+        registers,
         job: job.clone(),
     })
+}
+
+/// The build's integer `-D` values replace the source's `#define`s in a workload's expressions,
+/// as they do in the compiler: a kernel built with `-D TILE=32` is launched with TILE = 32.
+pub fn apply_defines(w: &mut WorkloadSpec, defines: &[(String, Option<String>)]) {
+    for (name, val) in defines {
+        let val = val.as_deref().unwrap_or("1").trim();
+        if let Ok(x) = val.parse::<i64>() {
+            w.macros.insert(name.clone(), x);
+        }
+    }
 }
 
 /// Analyses every job for every device.
@@ -374,14 +389,8 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
             let specs = if u.job.workloads.is_empty() {
                 let mut v = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
-                // The build's -D values replace the source's defaults, as in the compiler.
                 for w in &mut v {
-                    for (name, val) in &u.job.lower.defines {
-                        let val = val.as_deref().unwrap_or("1").trim();
-                        if let Ok(x) = val.parse::<i64>() {
-                            w.macros.insert(name.clone(), x);
-                        }
-                    }
+                    apply_defines(w, &u.job.lower.defines);
                 }
                 v
             } else {
@@ -496,6 +505,7 @@ fn one(
         env!("CARGO_PKG_VERSION"),
         &Cache::tool_fingerprint(),
         &u.job.display_path,
+        &format!("{:?}", u.registers.of(entry)),
     ]);
     if let Some(hit) = cache.and_then(|c| c.get(&key)) {
         return Ok(hit);
@@ -503,13 +513,21 @@ fn one(
     let bound = prepared
         .bind_spec(spec, &BTreeMap::new(), &params)
         .map_err(|m| err("count", m))?;
-    let stats = bound.stats;
+    let mut stats = bound.stats;
     let mut notes: Vec<String> = u
         .not_inlined
         .iter()
         .filter(|c| c.kernel == *entry)
         .map(|c| c.to_string())
         .collect();
+    notes.extend(u.registers.apply(entry, &mut stats));
+    if stats.launch.is_none() {
+        stats.launch = Some(kerncast_passes::stats::Launch {
+            grid: w.grid,
+            block: w.block,
+        });
+    }
+    notes.extend(crate::registers::launch_fails(&stats, &t.device));
     let (blocks, blocks_err) = match t.blocks(&u.module, entry) {
         Ok(b) => (b, None),
         Err(e) => {
@@ -569,7 +587,15 @@ fn one(
             }
         }
     }
-    let scaling = scaling(spec, prepared, &params, t, &blocks, &w);
+    let scaling = scaling(
+        spec,
+        prepared,
+        &params,
+        t,
+        &blocks,
+        &w,
+        stats.regs_per_thread,
+    );
     let mut counts = BTreeMap::new();
     let mut unknowns = BTreeMap::new();
     for (f, v) in &stats.features {
@@ -635,6 +661,7 @@ fn scaling(
     t: &Target,
     blocks: &crate::engine::Blocks,
     w: &crate::workload::Workload,
+    regs_per_thread: Option<u32>,
 ) -> Option<Scaling> {
     let param = spec.size_param()?;
     let base = *w.params.get(&param)?;
@@ -653,8 +680,9 @@ fn scaling(
         .collect();
     let mut points = Vec::new();
     if let Ok(bounds) = prepared.bind_sizes(spec, &BTreeMap::new(), params, &scales) {
-        for (f, b) in scales.iter().zip(bounds) {
+        for (f, mut b) in scales.iter().zip(bounds) {
             let v = ((base as f64) * f).round() as i64;
+            b.stats.regs_per_thread = regs_per_thread;
             let Ok((time_s, energy_j)) = t.quick(&b.stats, blocks, &w.hints) else {
                 break;
             };

@@ -102,9 +102,11 @@ fn objective_of(o: Objective, time: f64, energy: Option<f64>) -> Option<f64> {
 }
 
 /// Evaluates every workload point of one prepared variant at the target's default clocks:
-/// the reusable inner loop of rank (and its benchmark). Returns (time, energy) per point.
+/// the reusable inner loop of rank (and its benchmark). `regs_per_thread` is ptxas's count for
+/// the variant, where known. Returns (time, energy) per point.
 pub fn predict_points(
     prepared: &dyn Prepared,
+    regs_per_thread: Option<u32>,
     spec: &WorkloadSpec,
     params: &[String],
     points: &[BTreeMap<String, i64>],
@@ -114,7 +116,8 @@ pub fn predict_points(
     points
         .iter()
         .map(|o| {
-            let b = prepared.bind_spec(spec, o, params)?;
+            let mut b = prepared.bind_spec(spec, o, params)?;
+            b.stats.regs_per_thread = regs_per_thread;
             let w = spec.resolve_with(o)?;
             target.quick(&b.stats, blocks, &w.hints)
         })
@@ -179,23 +182,31 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         .par_iter()
         .map(|defs| {
             let prepared = prepare_variant(opts, defs, &sk.name, counter, &target);
-            let ptx = prepared.as_ref().ok().map(|(_, _, ptx)| ptx.clone());
+            let ptx = prepared.as_ref().ok().map(|(_, _, _, ptx)| ptx.clone());
             let results = points
                 .iter()
                 .map(|pt| {
                     let mut values = defs.clone();
                     values.extend(pt.clone());
                     let r = match &prepared {
-                        Ok((p, blocks, _)) => {
+                        Ok((p, regs, blocks, _)) => {
                             let mut o: BTreeMap<String, i64> = BTreeMap::new();
                             for (k, v) in defs.iter().chain(pt.iter()) {
                                 if let Ok(i) = v.parse::<i64>() {
                                     o.insert(k.clone(), i);
                                 }
                             }
-                            predict_points(p.as_ref(), &spec, &sk.params, &[o], &target, blocks)
-                                .pop()
-                                .unwrap_or_else(|| Err("no result".into()))
+                            predict_points(
+                                p.as_ref(),
+                                *regs,
+                                &spec,
+                                &sk.params,
+                                &[o],
+                                &target,
+                                blocks,
+                            )
+                            .pop()
+                            .unwrap_or_else(|| Err("no result".into()))
                         }
                         Err(e) => Err(e.clone()),
                     };
@@ -318,14 +329,15 @@ fn idle_macros(
     notes
 }
 
-/// The prepared kernel of one macro combination, its scheduler blocks and its PTX.
+/// The prepared kernel of one macro combination, its registers per thread (a tile size changes
+/// them, and with them how many blocks an SM holds), its scheduler blocks and its PTX.
 fn prepare_variant(
     opts: &RankOptions,
     defs: &BTreeMap<String, String>,
     name: &str,
     counter: &dyn Counter,
     target: &Target,
-) -> Result<(Box<dyn Prepared>, Blocks, String), String> {
+) -> Result<(Box<dyn Prepared>, Option<u32>, Blocks, String), String> {
     let mut lo = opts.lower.clone();
     lo.defines
         .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
@@ -338,7 +350,11 @@ fn prepare_variant(
         .ok_or_else(|| format!("kernel `{name}` not in the PTX"))?;
     // A device without the scheduler's latencies still ranks with the other models.
     let blocks = target.blocks(&module, &entry).unwrap_or_default();
-    Ok((counter.prepare(&module, &entry)?, blocks, lowered.ptx))
+    let regs = crate::registers::assemble(&module, &lowered.ptx)
+        .of(&entry)
+        .ok()
+        .map(|r| r.regs_per_thread);
+    Ok((counter.prepare(&module, &entry)?, regs, blocks, lowered.ptx))
 }
 
 /// The ranking as a table, best first.

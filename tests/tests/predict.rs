@@ -467,3 +467,84 @@ fn dynamic_shared_memory_is_sized_by_the_workload() {
         assert_eq!(stores(&emulated), stores(&symbolic));
     }
 }
+
+/// `-D TILE=32` builds the kernel with 32×32 tiles, and the workload's `block=(TILE,TILE)` must
+/// launch it so: the build's value replaces the source's `#define`, in the annotation's
+/// expressions and in `--grid`/`--block`, as `analyze` and `rank` already did.
+#[test]
+fn a_build_define_sizes_the_launch_as_it_sizes_the_kernel() {
+    let file = workspace_root().join("examples/kernels/matmul_tiled.cu");
+    let header = |rest: &[&str]| {
+        let out = predict_file(&file, rest).unwrap();
+        out.lines().next().unwrap().to_string()
+    };
+    let source = header(&[]);
+    assert!(
+        source.contains("grid [128, 128, 1], block [16, 16, 1]"),
+        "{source}"
+    );
+    let built = header(&["-D", "TILE=32"]);
+    assert!(
+        built.contains("grid [64, 64, 1], block [32, 32, 1]"),
+        "{built}"
+    );
+    let line = header(&[
+        "-D",
+        "TILE=8",
+        "--grid",
+        "n/TILE,n/TILE",
+        "--block",
+        "TILE,TILE",
+        "--param",
+        "n=1024",
+    ]);
+    assert!(
+        line.contains("grid [128, 128, 1], block [8, 8, 1]"),
+        "{line}"
+    );
+}
+
+/// Occupancy needs the registers a thread holds, which only the assembler knows: ptxas's count
+/// reaches the prediction, and a block that needs more than the register file gives one is
+/// named, since that launch would fail on the GPU.
+#[test]
+fn registers_come_from_ptxas_and_a_block_too_big_for_them_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hold96.cu");
+    std::fs::write(
+        &file,
+        "extern \"C\" __global__ void hold96(const float* x, float* out, int n) {\n\
+         int t = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         float v[96];\n\
+         #pragma unroll\n\
+         for (int i = 0; i < 96; ++i) v[i] = x[i * n + t];\n\
+         float s = 0.f;\n\
+         #pragma unroll\n\
+         for (int i = 0; i < 96; ++i) s += v[i] * v[95 - i] + v[(i * 7) % 96];\n\
+         out[t] = s;\n}\n",
+    )
+    .unwrap();
+    let run = |block: &str| {
+        predict_file(
+            &file,
+            &["--grid", "64", "--block", block, "--param", "n=65536"],
+        )
+        .unwrap()
+    };
+    let big = run("1024");
+    let regs: u64 = big
+        .lines()
+        .find_map(|l| l.strip_prefix("note: registers: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no register note:\n{big}"));
+    assert!(regs > 64, "{big}");
+    assert!(
+        big.contains(&format!(
+            "this launch would fail on gtx-titan-x: {regs} registers x 1024 threads"
+        )),
+        "{big}"
+    );
+    let small = run("128");
+    assert!(!small.contains("would fail"), "{small}");
+}

@@ -6,6 +6,7 @@
 //! counter (the functional emulator until the symbolic counter lands), per-block instructions
 //! from `kerncast_models::schedule::adapter`, predictions and text from `kerncast_models`.
 
+use crate::annotations;
 use crate::engine;
 use crate::lower::LowerArgs;
 use crate::param_fields::{self, SourceField};
@@ -142,7 +143,12 @@ pub fn output(args: &Args) -> miette::Result<String> {
             grid: dims(g)?,
             block: dims(b)?,
             hints: BTreeMap::new(),
-            macros: BTreeMap::new(),
+            // the source's integer #defines, as its annotations see them
+            macros: unit
+                .source_text
+                .as_deref()
+                .map(annotations::int_macros)
+                .unwrap_or_default(),
         },
         _ => {
             let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
@@ -164,6 +170,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     unknown_param(&spec, f, &source_params, &source_fields)
         .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{kname}`: {e}")))?;
     param_fields::alias_fields(&mut spec, &source_fields, &source_params);
+    pipeline::apply_defines(&mut spec, &job.lower.defines);
     spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
     let w = spec
         .resolve()
@@ -199,6 +206,8 @@ pub fn output(args: &Args) -> miette::Result<String> {
         block: w.block,
     });
     let mut notes = bound.notes;
+    notes.extend(unit.registers.apply(&kname, &mut input.stats));
+    notes.extend(crate::registers::launch_fails(&input.stats, &d));
     // What the counts hold but no model reads, so a user sees what the prediction leaves out.
     notes.extend(
         unit.not_inlined

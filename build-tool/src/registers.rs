@@ -1,0 +1,176 @@
+//! Registers per thread from ptxas, for occupancy.
+//!
+//! The PTX names virtual registers only; how many a thread really holds is the assembler's
+//! choice, and it decides how many blocks an SM can keep (65536 registers shared by up to 2048
+//! threads on most GPUs). So the lowered module is assembled once with `ptxas -v`, and every
+//! prediction of its kernels takes the count from there. Without ptxas the count stays unknown,
+//! occupancy is limited by threads and shared memory only, and the report says so.
+
+use crate::lower::{self, ResourceProbe, Resources};
+use kerncast_models::Device;
+use kerncast_passes::ptx::Module;
+use kerncast_passes::stats::BoundStats;
+
+/// The oldest architecture that the ptxas `cargo xtask bootstrap` installs (CUDA 13) assembles;
+/// PTX for an older target is assembled for this one (a PTX target may be assembled for any
+/// later architecture).
+const PTXAS_OLDEST_SM: u32 = 75;
+
+/// What ptxas said about a module: per-kernel resources, for one architecture.
+#[derive(Clone, Debug)]
+pub struct Assembled {
+    /// `-arch` given to ptxas (`sm_80`).
+    pub arch: String,
+    pub probe: ResourceProbe,
+}
+
+/// Assembles `ptx` (parsed as `module`) for its own `.target`, or the oldest architecture
+/// ptxas knows where the target is older. A ptxas that is missing or rejects PTX that kerncast
+/// parsed leaves the registers unknown, with the reason: the counts do not need them.
+pub fn assemble(module: &Module, ptx: &str) -> Assembled {
+    let target = module
+        .target
+        .iter()
+        .find(|t| t.starts_with("sm_"))
+        .cloned()
+        .unwrap_or_else(|| "sm_80".into());
+    let number = target
+        .trim_start_matches("sm_")
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let arch = match number.parse::<u32>() {
+        Ok(n) if n < PTXAS_OLDEST_SM => format!("sm_{PTXAS_OLDEST_SM}"),
+        _ => target,
+    };
+    let probe = lower::ptxas_resources(ptx, &arch).unwrap_or_else(|e| {
+        let first = e.to_string().lines().next().unwrap_or_default().to_string();
+        ResourceProbe::Unavailable {
+            reason: format!("ptxas -arch={arch} did not assemble the PTX: {first}"),
+        }
+    });
+    Assembled { arch, probe }
+}
+
+impl Assembled {
+    /// ptxas's resources for `entry`, or why there are none.
+    pub fn of(&self, entry: &str) -> Result<&Resources, String> {
+        match &self.probe {
+            ResourceProbe::Measured(kernels) => kernels
+                .get(entry)
+                .ok_or_else(|| format!("ptxas -arch={} reported no kernel `{entry}`", self.arch)),
+            ResourceProbe::Unavailable { reason } => Err(reason.clone()),
+        }
+    }
+
+    /// Sets `stats.regs_per_thread` for `entry` and returns the notes that say where the count
+    /// came from, and what ptxas spilled (local-memory traffic the PTX counts do not hold).
+    pub fn apply(&self, entry: &str, stats: &mut BoundStats) -> Vec<String> {
+        match self.of(entry) {
+            Ok(r) => {
+                stats.regs_per_thread = Some(r.regs_per_thread);
+                let mut notes = vec![format!(
+                    "registers: {} per thread (ptxas -arch={}), for occupancy",
+                    r.regs_per_thread, self.arch
+                )];
+                if r.spill_store_bytes + r.spill_load_bytes > 0 {
+                    notes.push(format!(
+                        "ptxas spills registers: {} bytes stored and {} loaded per thread through \
+                         local memory, traffic the counts do not include",
+                        r.spill_store_bytes, r.spill_load_bytes
+                    ));
+                }
+                notes
+            }
+            Err(why) => vec![format!(
+                "registers per thread unknown ({why}): occupancy is limited by threads and \
+                 shared memory only"
+            )],
+        }
+    }
+}
+
+/// A note when the launch cannot start on `d`: its blocks need more registers than a block may
+/// have (CUDA's "too many resources requested for launch"). The prediction is still made, for a
+/// launch that would have run.
+pub fn launch_fails(stats: &BoundStats, d: &Device) -> Option<String> {
+    let regs = u64::from(stats.regs_per_thread?);
+    let threads = stats.launch.as_ref()?.threads_per_block();
+    let limit = u64::from(d.hw.regs_per_block.as_ref()?.value);
+    let need = regs * threads;
+    (need > limit).then(|| {
+        format!(
+            "this launch would fail on {}: {regs} registers x {threads} threads = {need} per \
+             block, more than the {limit} a block may use (lower the block size, or cap the \
+             registers with __launch_bounds__ or -maxrregcount)",
+            d.name
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerncast_passes::stats::Launch;
+    use std::collections::BTreeMap;
+
+    fn measured(regs: u32, spill: u64) -> Assembled {
+        let r = Resources {
+            regs_per_thread: regs,
+            spill_store_bytes: spill,
+            spill_load_bytes: spill,
+            ..Resources::default()
+        };
+        Assembled {
+            arch: "sm_80".into(),
+            probe: ResourceProbe::Measured(BTreeMap::from([("k".to_string(), r)])),
+        }
+    }
+
+    #[test]
+    fn the_count_is_set_and_spills_are_named() {
+        let mut stats = BoundStats::default();
+        let notes = measured(40, 0).apply("k", &mut stats);
+        assert_eq!(stats.regs_per_thread, Some(40));
+        assert_eq!(
+            notes,
+            ["registers: 40 per thread (ptxas -arch=sm_80), for occupancy"]
+        );
+        let notes = measured(255, 96).apply("k", &mut stats);
+        assert!(
+            notes[1].contains("96 bytes stored and 96 loaded"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_count_says_why_and_sets_nothing() {
+        let mut stats = BoundStats::default();
+        let notes = measured(40, 0).apply("other", &mut stats);
+        assert_eq!(stats.regs_per_thread, None);
+        assert!(
+            notes[0].starts_with(
+                "registers per thread unknown (ptxas -arch=sm_80 reported no kernel `other`)"
+            ),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn a_block_over_the_register_file_cannot_launch() {
+        let d = Device::load("gtx-titan-x").expect("bundled device");
+        let stats = |regs, threads| BoundStats {
+            regs_per_thread: Some(regs),
+            launch: Some(Launch {
+                grid: [1, 1, 1],
+                block: [threads, 1, 1],
+            }),
+            ..BoundStats::default()
+        };
+        // 64 x 1024 = 65536 fits exactly; 65 x 1024 does not.
+        assert_eq!(launch_fails(&stats(64, 1024), &d), None);
+        let note = launch_fails(&stats(65, 1024), &d).expect("too many registers");
+        assert!(
+            note.contains("66560 per block, more than the 65536"),
+            "{note}"
+        );
+    }
+}
