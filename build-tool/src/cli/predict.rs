@@ -2,9 +2,10 @@
 //! power, energy, breakdown, bottleneck and error band of one kernel for one workload, or the
 //! whole DVFS grid with the minimum-energy / minimum-EDP pairs and the Pareto set.
 //!
-//! Thin: lowering and annotations come from `crate::pipeline`, counts from `crate::engine`'s
-//! counter (the functional emulator until the symbolic counter lands), per-block instructions
-//! from `kerncast_models::schedule::adapter`, predictions and text from `kerncast_models`.
+//! Thin: lowering, annotations and ptxas's registers come from `crate::pipeline`, counts from
+//! `crate::engine`'s default counter (symbolic, with the emulator as its fallback), per-block
+//! instructions from `kerncast_models::schedule::adapter`, predictions and text from
+//! `kerncast_models`.
 
 use crate::annotations;
 use crate::engine;
