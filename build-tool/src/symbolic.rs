@@ -354,7 +354,7 @@ impl Prepared for SymPrepared {
 
 /// The error for a parameter the counts need and the workload does not set, naming it as the
 /// user writes it: the source name where the front end knows it, else the PTX name.
-fn missing_param_message(
+pub(crate) fn missing_param_message(
     ptx_name: &str,
     f: Option<&kerncast_passes::ptx::Function>,
     source_names: &[String],
@@ -367,4 +367,29 @@ fn missing_param_message(
     format!(
         "the counts depend on parameter `{name}`, which the workload does not set; give it a value (`--param {name}=VALUE`, or `{name}=…` in the workload)"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_param_message;
+    use kerncast_passes::ptx::Module;
+
+    #[test]
+    fn a_missing_parameter_is_named_as_the_user_writes_it() {
+        let m = Module::parse(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1)\n{\nret;\n}\n",
+        )
+        .unwrap();
+        let f = m.kernels().next();
+        let by_source = missing_param_message("k_param_1", f, &["x".into(), "n".into()]);
+        assert!(
+            by_source.starts_with("the counts depend on parameter `n`,")
+                && by_source.contains("`--param n=VALUE`"),
+            "{by_source}"
+        );
+        // PTX input: no source names, so the PTX name is what --param takes.
+        let by_ptx = missing_param_message("k_param_1", f, &[]);
+        assert!(by_ptx.contains("`--param k_param_1=VALUE`"), "{by_ptx}");
+    }
 }

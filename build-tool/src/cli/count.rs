@@ -140,7 +140,13 @@ pub fn run(args: Args) -> miette::Result<()> {
         hints: pairs(&args.hints, "hint")?,
         reuse: true,
     };
-    let bound = stats.bind(&w).map_err(|e| miette::miette!("{name}: {e}"))?;
+    let bound = stats.bind(&w).map_err(|e| match e {
+        kerncast_passes::count::AnalyzeError::MissingParam { name: p, .. } => miette::miette!(
+            "{name}: kernel `{kernel}`: {}",
+            crate::symbolic::missing_param_message(&p, Some(f), &source_names)
+        ),
+        e => miette::miette!("{name}: {e}"),
+    })?;
     if args.json {
         let s = serde_json::to_string_pretty(&bound).map_err(|e| miette::miette!("{e}"))?;
         println!("{s}");
