@@ -609,22 +609,13 @@ impl EmuPrepared {
             }),
             max_steps,
         };
-        let bar = crate::progress::launch_bar(&self.kernel, launch.blocks());
-        let r = emu::run_observed(
-            &self.module,
-            &self.kernel,
-            &launch,
-            &args,
-            &opts,
-            &mut |done, _| bar.set_position(done),
-        );
-        bar.finish_and_clear();
-        let r = r.map_err(|e| {
-            (
-                matches!(e, emu::EmuError::StepLimit(_)),
-                format!("emulator: {e}"),
-            )
-        })?;
+        let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)
+            .map_err(|e| {
+                (
+                    matches!(e, emu::EmuError::StepLimit(_)),
+                    format!("emulator: {e}"),
+                )
+            })?;
         let mut stats = r.stats;
         stats.kernel = self.kernel.clone();
         stats.launch = Some(launch);

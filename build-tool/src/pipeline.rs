@@ -521,12 +521,6 @@ fn one(
         .map(|c| c.to_string())
         .collect();
     notes.extend(u.registers.apply(entry, &mut stats));
-    if stats.launch.is_none() {
-        stats.launch = Some(kerncast_passes::stats::Launch {
-            grid: w.grid,
-            block: w.block,
-        });
-    }
     notes.extend(crate::registers::launch_fails(&stats, &t.device));
     let (blocks, blocks_err) = match t.blocks(&u.module, entry) {
         Ok(b) => (b, None),

@@ -6,6 +6,9 @@
 //! it off, so their workers never draw over their own bar.
 
 use indicatif::{ProgressBar, ProgressStyle};
+use kerncast_passes::emu::{self, EmuError, EmuResult, KernelArg};
+use kerncast_passes::ptx::Module;
+use kerncast_passes::stats::Launch;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -33,8 +36,23 @@ pub fn bar(len: u64, template: &str) -> ProgressBar {
     pb
 }
 
-/// The bar over an emulated launch of `kernel`, hidden unless launch bars are on.
-pub fn launch_bar(kernel: &str, blocks: u64) -> ProgressBar {
+/// `emu::run_with` under a bar over the launch's blocks, shown when launch bars are on.
+pub fn emulate(
+    module: &Module,
+    kernel: &str,
+    launch: &Launch,
+    args: &[KernelArg],
+    opts: &emu::Options,
+) -> Result<EmuResult, EmuError> {
+    let bar = launch_bar(kernel, launch.blocks());
+    let r = emu::run_observed(module, kernel, launch, args, opts, &mut |done, _| {
+        bar.set_position(done)
+    });
+    bar.finish_and_clear();
+    r
+}
+
+fn launch_bar(kernel: &str, blocks: u64) -> ProgressBar {
     if !LAUNCH_BARS.load(Ordering::Relaxed) {
         return ProgressBar::hidden();
     }

@@ -178,12 +178,8 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         dynamic_shared: args.dynamic_shared,
         ..emu::Options::default()
     };
-    let bar = crate::progress::launch_bar(&f.name, launch.blocks());
-    let r = emu::run_observed(m, &f.name, &launch, &kargs, &opts, &mut |done, _| {
-        bar.set_position(done)
-    });
-    bar.finish_and_clear();
-    let r = r.map_err(|e| e.to_string())?;
+    let r =
+        crate::progress::emulate(m, &f.name, &launch, &kargs, &opts).map_err(|e| e.to_string())?;
     let keys = emu::loops::hint_keys(&r.loops);
     let loops: Vec<LoopOut> = r
         .loops
