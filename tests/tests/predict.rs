@@ -548,3 +548,42 @@ fn registers_come_from_ptxas_and_a_block_too_big_for_them_is_named() {
     let small = run("128");
     assert!(!small.contains("would fail"), "{small}");
 }
+
+/// `--param` on an annotated kernel sets the annotation's value, and the launch written over it
+/// follows; a name the annotation uses and nothing sets is an error that says how to set it.
+#[test]
+fn a_param_on_the_command_line_replaces_the_annotations_value() {
+    let file = workspace_root().join("examples/kernels/saxpy.cu");
+    let first = |rest: &[&str]| {
+        let out = predict_file(&file, rest).unwrap();
+        let time = out
+            .lines()
+            .find_map(|l| l.strip_prefix("time"))
+            .unwrap()
+            .to_string();
+        (out.lines().next().unwrap().to_string(), time)
+    };
+    let (annotated, big) = first(&[]);
+    assert!(
+        annotated.contains("n=16777216 (grid [65536, 1, 1]"),
+        "{annotated}"
+    );
+    let (given, small) = first(&["--param", "n=1024"]);
+    assert!(given.contains("n=1024 (grid [4, 1, 1]"), "{given}");
+    assert_ne!(big, small);
+
+    let dir = tempfile::tempdir().unwrap();
+    let bare = dir.path().join("bare.cu");
+    std::fs::write(
+        &bare,
+        "// kerncast: workload grid=n/256 block=256\n__global__ void k(int n, float *y) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = 1.0f;\n}\n",
+    )
+    .unwrap();
+    let err = format!("{:?}", predict_file(&bare, &[]).unwrap_err());
+    assert!(
+        err.contains("bare.cu:2") && err.contains("`n`") && err.contains("--param n=VALUE"),
+        "{err}"
+    );
+    let out = predict_file(&bare, &["--param", "n=1000"]).unwrap();
+    assert!(out.contains("n=1000 (grid [4, 1, 1]"), "{out}");
+}

@@ -64,7 +64,13 @@ fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> miette::Result<BTree
         let val = val
             .trim()
             .parse()
-            .map_err(|_| miette::miette!("--{flag} `{p}`: `{val}` is not a number"))?;
+            .map_err(|_| match val.trim().parse::<f64>() {
+                // only `--param` is integer; a float parameter's value changes no count
+                Ok(_) => miette::miette!(
+                    "--{flag} `{p}`: `{val}` is not an integer: counts take integer values; leave a float parameter out (counts read a float only through the branches that test it, which are listed assumptions)"
+                ),
+                Err(_) => miette::miette!("--{flag} `{p}`: `{val}` is not a number"),
+            })?;
         m.insert(k.trim().to_string(), val);
     }
     Ok(m)

@@ -33,14 +33,15 @@ pub struct Args {
     /// Block, e.g. `256` or `(16,16)`.
     #[arg(long)]
     pub block: Option<String>,
-    /// Scalar parameter NAME=INTEGER (source or PTX name; a by-value struct's field as `d.m`
-    /// or `d+4`; repeatable).
-    #[arg(long = "param", value_name = "NAME=INT")]
+    /// Scalar parameter NAME=VALUE (source or PTX name; a by-value struct's field as `d.m`
+    /// or `d+4`; repeatable). Integer, or a decimal for a float parameter.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// Buffer contents NAME=TYPE:GEN (repeatable). TYPE: i32 u32 i64 u64 f32 f64 u8.
-    /// GEN: zeros(N), fill(N,V), ramp(N,START,STEP), rand(N,LO,HI), cumsum(N,LO,HI) (prefix sums
-    /// of random steps in LO..=HI starting at 0, e.g. CSR row pointers), list(A,B,…). Arguments
-    /// are integer expressions over the parameters. Other buffers are zero-filled.
+    /// GEN: zeros(N), fill(N,V), ramp(N,START,STEP), rand(N,LO,HI) (integers in LO..=HI; for f32
+    /// and f64 uniform reals in [LO,HI)), cumsum(N,LO,HI) (prefix sums of random steps in LO..=HI
+    /// starting at 0, e.g. CSR row pointers), list(A,B,…). Arguments are integer expressions over
+    /// the parameters. Other buffers are zero-filled.
     #[arg(long = "buffer", value_name = "NAME=TYPE:GEN")]
     pub buffers: Vec<String>,
     /// Bytes of a zero-filled buffer that has no --buffer (default: 16 per thread + 64 KiB).
@@ -65,6 +66,9 @@ pub struct EmulateReport {
     pub kernel: String,
     pub launch: Launch,
     pub params: BTreeMap<String, i64>,
+    /// Float parameters as given (`--param a=2.5`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub float_params: BTreeMap<String, f64>,
     /// Feature key (as printed by `Feature`'s Display) → count.
     pub features: BTreeMap<String, f64>,
     /// Block index → (thread executions, warp executions).
@@ -120,15 +124,34 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         })
         .collect();
     let mut overrides = BTreeMap::new();
+    // A float parameter's value runs as given; workloads are integer, so it stays out of them.
+    let mut floats: BTreeMap<String, f64> = BTreeMap::new();
     for p in &args.params {
         let (k, v) = p
             .split_once('=')
-            .ok_or_else(|| format!("--param `{p}`: expected NAME=INTEGER"))?;
-        let v: i64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("--param `{p}`: `{v}` is not an integer"))?;
-        overrides.insert(canonical(k.trim(), f, &names), v);
+            .ok_or_else(|| format!("--param `{p}`: expected NAME=VALUE"))?;
+        let k = canonical(k.trim(), f, &names);
+        let float_param = names
+            .iter()
+            .position(|n| *n == k)
+            .is_some_and(|i| matches!(f.params[i].ty.as_str(), "f32" | "f64"));
+        match (v.trim().parse::<i64>(), v.trim().parse::<f64>()) {
+            (_, Ok(x)) if float_param => {
+                floats.insert(k, x);
+            }
+            (Ok(x), _) => {
+                overrides.insert(k, x);
+            }
+            (Err(_), Ok(_)) => {
+                return Err(format!(
+                    "--param `{p}`: `{k}` is an integer parameter, and `{}` is not an integer",
+                    v.trim()
+                ))
+            }
+            (Err(_), Err(_)) => {
+                return Err(format!("--param `{p}`: `{}` is not a number", v.trim()))
+            }
+        }
     }
     let w = workload(sk, args, &overrides)?;
     let launch = Launch {
@@ -164,6 +187,11 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
                 ));
             }
             kargs.push(KernelArg::Bytes(bytes));
+        } else if let Some(x) = floats.get(n) {
+            kargs.push(match p.ty.as_str() {
+                "f64" => KernelArg::F64(*x),
+                _ => KernelArg::F32(*x as f32),
+            });
         } else if let Some(v) = w.params.get(n) {
             kargs.push(scalar_arg(p.ty, *v));
         } else if p.ty.bits() == 64 {
@@ -199,6 +227,7 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         kernel: f.name.clone(),
         launch,
         params: w.params.clone(),
+        float_params: floats,
         features: r
             .stats
             .features
@@ -333,6 +362,18 @@ fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Vec<u8
         let span = (hi - lo + 1).max(1) as u64;
         lo + ((rng >> 33) % span) as i64
     };
+    let real = matches!(ty.trim(), "f32" | "f64");
+    if real && fname.trim() == "rand" {
+        // `f32:rand(n,0,1)` means reals in [0,1), not the integers 0 and 1
+        let (lo, hi) = (arg(1)? as f64, arg(2)? as f64);
+        let span = 1u64 << 31;
+        let xs = (0..arg(0)?.max(0))
+            .map(|_| lo + (hi - lo) * next(0, span as i64 - 1) as f64 / span as f64);
+        return Ok(match ty.trim() {
+            "f32" => xs.flat_map(|x| (x as f32).to_le_bytes()).collect(),
+            _ => xs.flat_map(|x| x.to_le_bytes()).collect(),
+        });
+    }
     let vals: Vec<i64> = match fname.trim() {
         "zeros" => vec![0; arg(0)?.max(0) as usize],
         "fill" => vec![arg(1)?; arg(0)?.max(0) as usize],
@@ -381,8 +422,10 @@ pub fn render(r: &EmulateReport) -> String {
         "kernel {}  grid {}x{}x{}  block {}x{}x{}",
         r.kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]
     );
-    if !r.params.is_empty() {
-        let p: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if !r.params.is_empty() || !r.float_params.is_empty() {
+        let ints = r.params.iter().map(|(k, v)| format!("{k}={v}"));
+        let floats = r.float_params.iter().map(|(k, v)| format!("{k}={v}"));
+        let p: Vec<String> = ints.chain(floats).collect();
         let _ = writeln!(s, "params {}", p.join(" "));
     }
     let _ = writeln!(s, "\ncounts");
@@ -446,6 +489,97 @@ mod tests {
         assert!(v.windows(2).all(|w| (1..=3).contains(&(w[1] - w[0]))));
         assert!(generate("q32:zeros(2)", &env, 1).is_err());
         assert!(generate("i32:bogus(2)", &env, 1).is_err());
+    }
+
+    #[test]
+    fn a_real_buffer_draws_reals() {
+        let env = BTreeMap::new();
+        let v: Vec<f32> = generate("f32:rand(1000, 0, 1)", &env, 3)
+            .unwrap()
+            .chunks(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert!(v.iter().all(|x| (0.0..1.0).contains(x)));
+        let below = v.iter().filter(|x| **x < 0.5).count();
+        assert!((400..600).contains(&below), "{below} of 1000 below 0.5");
+        assert!(v.iter().any(|x| x.fract() != 0.0));
+    }
+
+    /// y[i] = x[i] where x[i] > t: a float parameter decides how many threads store.
+    const CLIP: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry clip(.param .u64 clip_param_0, .param .u64 clip_param_1, .param .f32 clip_param_2)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    .reg .f32 %f<3>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [clip_param_0];
+    ld.param.u64 %rd2, [clip_param_1];
+    ld.param.f32 %f1, [clip_param_2];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.f32 %f2, [%rd4];
+    setp.gt.f32 %p1, %f2, %f1;
+    @!%p1 bra DONE;
+    add.s64 %rd5, %rd2, %rd3;
+    st.global.f32 [%rd5], %f2;
+DONE:
+    ret;
+}
+"#;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(v: &[&str]) -> Args {
+        <Cli as clap::Parser>::try_parse_from(v).unwrap().args
+    }
+
+    #[test]
+    fn a_float_parameter_takes_a_decimal_value() {
+        let m = kerncast_passes::ptx::parse(CLIP).unwrap();
+        let stores = |t: &str| {
+            let args = parse(&[
+                "emulate",
+                "clip.ptx",
+                "--grid",
+                "1",
+                "--block",
+                "256",
+                "--param",
+                &format!("clip_param_2={t}"),
+                "--buffer",
+                "clip_param_0=f32:ramp(256, 0, 1)",
+            ]);
+            let r = emulate(&m, &[], &args).unwrap();
+            assert_eq!(r.float_params.get("clip_param_2").copied(), t.parse().ok());
+            r.features
+                .iter()
+                .find(|(k, _)| k.starts_with("mem.global.store") && k.ends_with(".thread"))
+                .map_or(0.0, |(_, v)| *v)
+        };
+        // x = 0, 1, …, 255: 255 − 99 values exceed 99.5, 255 − 199 exceed 199.5
+        assert_eq!(stores("99.5"), 156.0);
+        assert_eq!(stores("199.5"), 56.0);
+        let args = parse(&[
+            "emulate",
+            "clip.ptx",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--param",
+            "clip_param_0=0.5",
+        ]);
+        let err = emulate(&m, &[], &args).unwrap_err();
+        assert!(err.contains("integer parameter"), "{err}");
     }
 
     #[test]

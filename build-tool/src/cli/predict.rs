@@ -53,8 +53,8 @@ pub struct Args {
     pub grid: Option<String>,
     #[arg(long, requires = "grid")]
     pub block: Option<String>,
-    /// Scalar kernel parameter NAME=VALUE (repeatable), with --grid/--block; a by-value
-    /// struct's field as `d.m` or `d+4`.
+    /// Scalar kernel parameter NAME=VALUE (repeatable); it sets or replaces the annotated
+    /// workload's value too. A by-value struct's field as `d.m` or `d+4`.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// Model hint KEY=VALUE (repeatable), e.g. l2_hit_rate=0.5.
@@ -131,16 +131,19 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .kernels()
         .find(|k| k.name == kname)
         .ok_or_else(|| miette!("{path}: kernel `{kname}` not in the PTX"))?;
+    // messages name the kernel as its source does
+    let shown = pipeline::demangle(&kname);
+    let given: Vec<(String, Expr)> = pairs::<String>(&args.params, "--param")?
+        .into_iter()
+        .map(|(k, v)| {
+            let e = Expr::parse(&v).map_err(|e| miette!("--param {k}={v}: {e}"))?;
+            Ok((k, e))
+        })
+        .collect::<miette::Result<_>>()?;
     let mut spec: WorkloadSpec = match (&args.grid, &args.block) {
         (Some(g), Some(b)) => WorkloadSpec {
             name: Some("command line".into()),
-            params: pairs::<String>(&args.params, "--param")?
-                .into_iter()
-                .map(|(k, v)| {
-                    let e = Expr::parse(&v).map_err(|e| miette!("--param {k}={v}: {e}"))?;
-                    Ok((k, e))
-                })
-                .collect::<miette::Result<_>>()?,
+            params: given,
             grid: dims(g)?,
             block: dims(b)?,
             hints: BTreeMap::new(),
@@ -161,21 +164,32 @@ pub fn output(args: &Args) -> miette::Result<String> {
                 },
             }
             .cloned()
+            .map(|spec| with_params(spec, given))
             .ok_or_else(|| {
-                miette!("{path}: kernel `{kname}` has no such workload annotation; give --grid and --block")
+                miette!("{path}: kernel `{shown}` has no such workload annotation; give --grid and --block")
             })?
         }
     };
     let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
     unknown_param(&spec, f, &source_params, &source_fields)
-        .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{kname}`: {e}")))?;
+        .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{shown}`: {e}")))?;
     param_fields::alias_fields(&mut spec, &source_fields, &source_params);
     pipeline::apply_defines(&mut spec, &job.lower.defines);
     spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
-    let w = spec
-        .resolve()
-        .map_err(|e| miette!("{path}: workload: {e}"))?;
+    let w = spec.resolve().map_err(|e| {
+        let at = sk
+            .as_ref()
+            .map_or(String::new(), |s| format!(":{}", s.line));
+        let how = match e
+            .strip_prefix("undefined name `")
+            .and_then(|r| r.split_once('`'))
+        {
+            Some((name, _)) => format!("; give it a value with --param {name}=VALUE"),
+            None => String::new(),
+        };
+        miette!("{path}{at}: kernel `{shown}`: workload: {e}{how}")
+    })?;
     let param_names = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let counter = engine::default_counter();
     let bound = counter
@@ -183,7 +197,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &param_names))
         .map_err(|e| {
             miette!(
-                "{path}: kernel `{kname}`: counting ({}) failed: {e}",
+                "{path}: kernel `{shown}`: counting ({}) failed: {e}",
                 counter.name()
             )
         })?;
@@ -244,18 +258,17 @@ pub fn output(args: &Args) -> miette::Result<String> {
         Err(e) => notes.push(format!("no per-block schedule input: {e}")),
     }
     let power = PhysicalPowerParams::from_device(&d).ok();
-    let plain = crate::pipeline::demangle(&kname);
-    let shown = if plain == kname {
+    let heading = if shown == kname {
         kname.clone()
     } else {
-        format!("{plain} ({kname})")
+        format!("{shown} ({kname})")
     };
     let header = format!(
-        "{path} kernel {shown}, workload {} (grid {:?}, block {:?}), device {}, counts: {}\n",
+        "{path} kernel {heading}, workload {} (grid {:?}, block {:?}), device {}, counts: {}\n",
         w.name, w.grid, w.block, d.name, counted_by
     );
     let fail =
-        |e: kerncast_models::ModelError| miette!("{path}: kernel `{kname}` on {}: {e}", d.name);
+        |e: kerncast_models::ModelError| miette!("{path}: kernel `{shown}` on {}: {e}", d.name);
     let mut out = String::new();
     if args.sweep {
         let mut sw = sweep::sweep(model.as_ref(), &input, &d, power.as_ref()).map_err(fail)?;
@@ -319,6 +332,22 @@ fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
             list.join(", ")
         )
     })
+}
+
+/// An annotated workload with the command line's `--param` values: a value the annotation sets
+/// is replaced where it stands, so the expressions after it (`grid=(n/256)`) follow it; a new
+/// name goes first, where every expression of the annotation can refer to it.
+fn with_params(mut spec: WorkloadSpec, given: Vec<(String, Expr)>) -> WorkloadSpec {
+    let mut new = Vec::new();
+    for (k, e) in given {
+        match spec.params.iter_mut().find(|(n, _)| *n == k) {
+            Some(slot) => slot.1 = e,
+            None => new.push((k, e)),
+        }
+    }
+    new.append(&mut spec.params);
+    spec.params = new;
+    spec
 }
 
 /// The first `--param` that names no parameter of the kernel (by its PTX name, its source name,
