@@ -245,6 +245,56 @@ pub fn t_active(p: &DvfsParams, k: &DvfsKernel, c: Clocks) -> (f64, ActiveParts,
     }
 }
 
+/// The equation set in words: what bounds the time and what would move it.
+pub fn case_note(p: &DvfsParams, k: &DvfsKernel, c: Clocks, case: Case) -> String {
+    let (lat, del) = p.agl(c, k.l2_hr, k.sector_fill);
+    let lat_t = lat * k.exposed.clamp(0.0, 1.0);
+    let aw = k.active_warps.max(1.0);
+    let per_period = if k.gld_trans > 0.0 {
+        p.inst_cycle * k.comp_inst / k.gld_trans
+    } else {
+        p.inst_cycle * k.comp_inst
+    };
+    let others = per_period * (aw - 1.0);
+    let head = format!("case {case:?}, #Aw {}", k.active_warps);
+    let why = match case {
+        Case::Compute => format!(
+            "compute-bound: while a warp waits {lat_t:.0} cycles on a global transaction, the other {:.0} warps of its SM issue {others:.0} cycles of work",
+            aw - 1.0
+        ),
+        Case::Memory => format!(
+            "bandwidth-bound: the requests of an SM's {aw:.0} warps queue at the memory {del:.1} cycles apart, so a round of them takes {:.0} cycles, more than the {:.0} cycles of compute and latency a warp spends between two of its {} transactions",
+            del * (aw - 1.0),
+            per_period + lat_t,
+            amount(k.gld_trans)
+        ),
+        Case::FewWarpsShort | Case::FewWarpsLong => format!(
+            "latency-bound: a warp waits {lat_t:.0} cycles for each of its {} global transactions, and the other {:.0} warps of its SM issue only {others:.0} cycles of work meanwhile; more warps per SM, or more loads in flight before a wait (unrolling), would hide it",
+            amount(k.gld_trans),
+            aw - 1.0
+        ),
+        Case::SharedInfrequent => format!(
+            "bandwidth-bound with infrequent shared accesses: the {aw:.0} warps of each SM queue their global transactions {del:.1} cycles apart"
+        ),
+        Case::SharedIntensive => format!(
+            "periods of global load, barrier and shared-memory work ({} per warp, {} shared transactions each), which the barriers keep from overlapping",
+            amount(k.phases.max(1.0)),
+            amount(k.shared_trans / k.phases.max(1.0))
+        ),
+        Case::NoMemory => "compute only: no global transactions".to_string(),
+    };
+    format!("{head}: {why}")
+}
+
+/// A per-warp count as a reader wants it: whole when large, one decimal when small.
+fn amount(x: f64) -> String {
+    if x >= 100.0 || x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
 /// Share of the SMs' issue capacity the kernel's compute instructions use over `time_s` seconds
 /// at clocks `c` (the power model's core activity).
 pub fn core_utilisation(p: &DvfsParams, k: &DvfsKernel, c: Clocks, time_s: f64) -> f64 {
@@ -512,7 +562,13 @@ impl Model for DvfsModel {
         if shared > 0.0 {
             breakdown.insert("shared".to_string(), shared * scale);
         }
-        let mem_key = if k.l2_hr > 0.5 { "l2" } else { "dram" };
+        let level = if k.l2_hr > 0.5 { "l2" } else { "dram" };
+        // In the few-warps cases the time is one warp's chain of waits, not a full memory
+        // system: the part is latency, and naming it the level alone would read as bandwidth.
+        let mem_key = match case {
+            Case::FewWarpsShort | Case::FewWarpsLong => format!("{level} latency"),
+            _ => level.to_string(),
+        };
         breakdown.insert(
             mem_key.to_string(),
             (ta - compute - shared).max(0.0) * scale,
@@ -529,7 +585,7 @@ impl Model for DvfsModel {
             }
             activity.insert("dram".into(), demand.min(1.0));
         }
-        notes.push(format!("case {case:?}, #Aw {}", k.active_warps));
+        notes.push(case_note(&p, &k, clocks, case));
         let calibrated = d
             .dvfs
             .dm_lat_fit
@@ -697,6 +753,33 @@ mod tests {
         let (t, _, case) = t_active(&p, &k, Clocks::new(400.0, 1000.0));
         assert_eq!(case, Case::FewWarpsLong);
         assert!((t - 4797.18).abs() < 0.01, "{t}");
+    }
+
+    /// The case note gives the numbers its equation set compares: a bandwidth-bound round of
+    /// requests against a warp's period, and for the latency chain the wait against the other
+    /// warps' work.
+    #[test]
+    fn the_case_note_says_what_bounds_the_time() {
+        let p = gtx980();
+        let k = toy(16.0);
+        let c = Clocks::new(700.0, 700.0);
+        let note = case_note(&p, &k, c, t_active(&p, &k, c).2);
+        // 9.31 cycles apart × 63 warps = 587; (16·4/12 = 5.3) + 500.1 = 505
+        assert!(
+            note.starts_with("case Memory, #Aw 64: bandwidth-bound")
+                && note.contains("9.3 cycles apart")
+                && note.contains("takes 587 cycles")
+                && note.contains("more than the 505 cycles"),
+            "{note}"
+        );
+        let c = Clocks::new(400.0, 1000.0);
+        let note = case_note(&p, &k, c, t_active(&p, &k, c).2);
+        // dm_lat at r = 0.4: 222.78·0.4 + 277.32 = 366; 63 warps × 5.33 = 336 cycles of work
+        assert!(
+            note.contains("latency-bound: a warp waits 366 cycles for each of its 12 global")
+                && note.contains("issue only 336 cycles"),
+            "{note}"
+        );
     }
 
     /// Crossing between Eq. 11 and Eq. 13 (by raising the latency the compute period adds to)
