@@ -7,6 +7,7 @@
 //! occupancy is limited by threads and shared memory only, and the report says so.
 
 use crate::lower::{self, ResourceProbe, Resources};
+use kerncast_models::schedule::thesis::SmLimits;
 use kerncast_models::Device;
 use kerncast_passes::ptx::Module;
 use kerncast_passes::stats::BoundStats;
@@ -95,11 +96,23 @@ pub fn launch_fails(stats: &BoundStats, d: &Device) -> Option<String> {
     let regs = u64::from(stats.regs_per_thread?);
     let threads = stats.launch.as_ref()?.threads_per_block();
     let limit = u64::from(d.hw.regs_per_block.as_ref()?.value);
-    let need = regs * threads;
+    let plain = regs * threads;
+    let (need, how) = match SmLimits::of(d, "registers") {
+        Ok(lim) if lim.reg_alloc.is_some() => {
+            let need = lim.regs_checked_per_block(threads, regs);
+            let how = if need == plain {
+                String::new()
+            } else {
+                format!(", given out as {need} (whole allocation units per warp)")
+            };
+            (need, how)
+        }
+        _ => (plain, String::new()),
+    };
     (need > limit).then(|| {
         format!(
-            "this launch would fail on {}: {regs} registers x {threads} threads = {need} per \
-             block, more than the {limit} a block may use (lower the block size, or cap the \
+            "this launch would fail on {}: {regs} registers x {threads} threads = {plain} per \
+             block{how}, more than the {limit} a block may use (lower the block size, or cap the \
              registers with __launch_bounds__ or -maxrregcount)",
             d.name
         )
@@ -165,12 +178,20 @@ mod tests {
             }),
             ..BoundStats::default()
         };
-        // 64 x 1024 = 65536 fits exactly; 65 x 1024 does not.
+        // 64 x 1024 = 65536 fits exactly; 65 x 1024 does not, and is given out as 2304 (nine
+        // units of 256) per warp.
         assert_eq!(launch_fails(&stats(64, 1024), &d), None);
         let note = launch_fails(&stats(65, 1024), &d).expect("too many registers");
         assert!(
-            note.contains("66560 per block, more than the 65536"),
+            note.contains("66560 per block, given out as 73728 (whole allocation units per warp), more than the 65536"),
             "{note}"
         );
+        // 66 x 992 = 65472 would fit, but 31 warps of 2304 checked as 32 do not
+        let note = launch_fails(&stats(66, 992), &d).expect("too many registers once allocated");
+        assert!(
+            note.contains("65472 per block, given out as 73728"),
+            "{note}"
+        );
+        assert_eq!(launch_fails(&stats(32, 992), &d), None);
     }
 }

@@ -58,6 +58,9 @@ pub struct Hardware {
     pub max_blocks_per_sm: Option<Sourced<u32>>,
     pub regs_per_sm: Option<Sourced<u32>>,
     pub regs_per_block: Option<Sourced<u32>>,
+    /// Registers are given to a warp in multiples of this (the occupancy calculator's
+    /// "register allocation unit"), from each warp scheduler's equal share of the file.
+    pub reg_alloc_unit: Option<Sourced<u32>>,
     pub shared_bytes_per_sm: Option<Sourced<u64>>,
     pub shared_bytes_per_block: Option<Sourced<u64>>,
     pub l2_bytes: Option<Sourced<u64>>,

@@ -83,6 +83,65 @@ pub struct SmLimits {
     pub max_blocks: Option<u64>,
     pub regs: Option<u64>,
     pub shared_bytes: Option<u64>,
+    /// Register allocation: warp size, allocation unit per warp, and the warp schedulers that
+    /// each hold an equal share of the register file. Without the unit, registers are counted
+    /// per thread with no rounding.
+    pub reg_alloc: Option<RegAlloc>,
+}
+
+/// How an SM hands registers to warps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RegAlloc {
+    pub warp_size: u64,
+    pub unit: u64,
+    pub partitions: u64,
+}
+
+impl SmLimits {
+    /// Registers one block is given: each warp's `regs × warp size` rounded up to the
+    /// allocation unit. Without allocation data, `regs × threads`.
+    pub fn regs_per_block(&self, threads_per_block: u64, regs_per_thread: u64) -> u64 {
+        match self.reg_alloc {
+            Some(a) => {
+                let warps = threads_per_block.div_ceil(a.warp_size.max(1));
+                warps * (regs_per_thread * a.warp_size).next_multiple_of(a.unit.max(1))
+            }
+            None => regs_per_thread * threads_per_block,
+        }
+    }
+
+    /// Registers a launch checks a block against: [`Self::regs_per_block`] with its warps
+    /// rounded up to whole rounds over the schedulers, as the hardware checks the per-block
+    /// limit (the occupancy calculator's "hardware check").
+    pub fn regs_checked_per_block(&self, threads_per_block: u64, regs_per_thread: u64) -> u64 {
+        match self.reg_alloc {
+            Some(a) => {
+                let warps = threads_per_block.div_ceil(a.warp_size.max(1));
+                let per_warp = (regs_per_thread * a.warp_size).next_multiple_of(a.unit.max(1));
+                per_warp * warps.next_multiple_of(a.partitions.max(1))
+            }
+            None => regs_per_thread * threads_per_block,
+        }
+    }
+
+    /// Whole blocks the register file holds at once. With allocation data, a warp's registers
+    /// come from one scheduler's share of the file, so a share holds whole warps only.
+    pub fn blocks_by_registers(&self, threads_per_block: u64, regs_per_thread: u64) -> Option<u64> {
+        let file = self.regs?;
+        if regs_per_thread == 0 {
+            return None;
+        }
+        let ntb = threads_per_block.max(1);
+        Some(match self.reg_alloc {
+            Some(a) => {
+                let per_warp = (regs_per_thread * a.warp_size).next_multiple_of(a.unit.max(1));
+                let parts = a.partitions.max(1);
+                let warps = (file / parts / per_warp) * parts;
+                warps / ntb.div_ceil(a.warp_size.max(1))
+            }
+            None => file / (regs_per_thread * ntb),
+        })
+    }
 }
 
 impl SmLimits {
@@ -95,6 +154,14 @@ impl SmLimits {
             max_blocks: hw.max_blocks_per_sm.as_ref().map(|v| v.value as u64),
             regs: hw.regs_per_sm.as_ref().map(|v| v.value as u64),
             shared_bytes: hw.shared_bytes_per_sm.as_ref().map(|v| v.value),
+            reg_alloc: hw.reg_alloc_unit.as_ref().map(|u| RegAlloc {
+                warp_size: hw.warp_size.as_ref().map_or(32, |w| w.value as u64),
+                unit: u.value as u64,
+                partitions: hw
+                    .warp_schedulers_per_sm
+                    .as_ref()
+                    .map_or(1, |w| w.value as u64),
+            }),
         })
     }
 }
@@ -123,10 +190,8 @@ pub fn waves(
     if let Some(mb) = lim.max_blocks {
         blocks_sm = blocks_sm.min(mb);
     }
-    if let (Some(r), Some(rt)) = (lim.regs, regs_per_thread) {
-        if rt > 0 {
-            blocks_sm = blocks_sm.min((r / (rt * ntb)).max(1));
-        }
+    if let Some(b) = regs_per_thread.and_then(|rt| lim.blocks_by_registers(ntb, rt)) {
+        blocks_sm = blocks_sm.min(b.max(1));
     }
     if let (Some(s), Some(sb)) = (lim.shared_bytes, shared_per_block) {
         if let Some(q) = s.checked_div(sb) {
@@ -227,6 +292,7 @@ mod tests {
             max_blocks: Some(16),
             regs: None,
             shared_bytes: None,
+            reg_alloc: None,
         };
         let w = waves(&lim, 78, 1024, None, None);
         assert_eq!(w.nth_sched, 6144);
@@ -244,6 +310,7 @@ mod tests {
             max_blocks: Some(16),
             regs: Some(65536),
             shared_bytes: Some(49152),
+            reg_alloc: None,
         };
         // 64 regs × 256 threads = 16384 per block: 4 blocks fit, 1024 threads per SM.
         let w = waves(&lim, 78, 256, Some(64), None);
@@ -252,5 +319,39 @@ mod tests {
         // 20 KiB shared per block: 2 blocks.
         let w = waves(&lim, 78, 256, None, Some(20480));
         assert_eq!(w.nth_sm, 512);
+    }
+
+    /// The occupancy calculator's rule: 33 registers × 32 lanes = 1056, given as 1280 (five
+    /// units of 256); a quarter of the file (16384) holds 12 such warps, the SM 48, so six
+    /// 8-warp blocks, where 33 × 256 per block alone would fit seven.
+    #[test]
+    fn registers_are_given_to_warps_in_allocation_units() {
+        let mut lim = SmLimits {
+            sm_count: 24,
+            max_threads: 2048,
+            max_blocks: Some(32),
+            regs: Some(65536),
+            shared_bytes: None,
+            reg_alloc: None,
+        };
+        assert_eq!(lim.blocks_by_registers(256, 33), Some(7));
+        assert_eq!(lim.regs_per_block(256, 33), 8448);
+        lim.reg_alloc = Some(RegAlloc {
+            warp_size: 32,
+            unit: 256,
+            partitions: 4,
+        });
+        assert_eq!(lim.blocks_by_registers(256, 33), Some(6));
+        assert_eq!(lim.regs_per_block(256, 33), 10240);
+        // 3 warps are checked as 4: 1280 × 4
+        assert_eq!(lim.regs_per_block(96, 33), 3840);
+        assert_eq!(lim.regs_checked_per_block(96, 33), 5120);
+        assert_eq!(waves(&lim, 1000, 256, Some(33), None).nth_sm, 6 * 256);
+        // a multiple of 8 registers is already whole units: 32 × 32 = 1024
+        assert_eq!(lim.blocks_by_registers(256, 32), Some(8));
+        // a share holds whole warps: 255 registers → 8192 per warp, two per share, 8 warps;
+        // a 96-thread block (3 warps) fits twice
+        assert_eq!(lim.blocks_by_registers(96, 255), Some(2));
+        assert_eq!(lim.blocks_by_registers(256, 0), None);
     }
 }
