@@ -507,8 +507,17 @@ impl EmuPrepared {
         let mut assumptions = Vec::new();
         let mut args = Vec::new();
         let given_fields = crate::param_fields::field_values(w, f, params);
+        let locals = emu::local_args::local_pointer_params(f);
+        let dynamic_shared = w.hints.get(DYNAMIC_SHARED_BYTES).map(|b| *b as u64);
         for (i, p) in f.params.iter().enumerate() {
             let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
+            if locals.contains(&i) {
+                // sized as the dynamic shared memory below, whose assumption names it
+                args.push(KernelArg::Local(
+                    dynamic_shared.unwrap_or(EMULATED_DYNAMIC_SHARED),
+                ));
+                continue;
+            }
             if p.is_aggregate() {
                 let hint = |off: u64| {
                     let key = crate::param_fields::offset_key(&name, off);
@@ -587,9 +596,19 @@ impl EmuPrepared {
             args.push(scalar_arg(p.ty, v));
         }
         let shared = self.module.kernel_shared(f);
-        let dynamic_shared = w.hints.get(DYNAMIC_SHARED_BYTES).map(|b| *b as u64);
-        if !shared.dynamic.is_empty() {
-            let mut a = dynamic_shared_assumption(&shared.dynamic);
+        let sized_by_launch: Vec<String> = shared
+            .dynamic
+            .iter()
+            .cloned()
+            .chain(locals.iter().map(|i| {
+                params
+                    .get(*i)
+                    .cloned()
+                    .unwrap_or_else(|| f.params[*i].name.clone())
+            }))
+            .collect();
+        if !sized_by_launch.is_empty() {
+            let mut a = dynamic_shared_assumption(&sized_by_launch);
             a.from_user = dynamic_shared.is_some();
             a.default = dynamic_shared.unwrap_or(0) as f64;
             if dynamic_shared.is_none() {
@@ -602,11 +621,12 @@ impl EmuPrepared {
         }
         let opts = emu::Options {
             // unsized, the kernel still needs room to run: its counts do not depend on how much
-            dynamic_shared: dynamic_shared.unwrap_or(if shared.dynamic.is_empty() {
+            // (`__local` arguments carry their bytes themselves)
+            dynamic_shared: if shared.dynamic.is_empty() {
                 0
             } else {
-                EMULATED_DYNAMIC_SHARED
-            }),
+                dynamic_shared.unwrap_or(EMULATED_DYNAMIC_SHARED)
+            },
             max_steps,
         };
         let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)

@@ -121,6 +121,33 @@ fn reduction_with_shared_memory_and_shuffles() {
     assert_eq!(r.f32s(2), want);
 }
 
+/// OpenCL `__local` arguments get their own bytes of the block's shared memory: two of them,
+/// found from the PTX alone, hold a sum and a count without overwriting each other.
+#[test]
+fn opencl_local_arguments() {
+    let p = kerncast_tests::workspace_root().join("tests/tests/emu_fixtures/local_args.ptx");
+    let m = Module::parse(&std::fs::read_to_string(&p).expect("fixture PTX")).unwrap();
+    let f = m.kernels().next().unwrap();
+    assert_eq!(emu::local_args::local_pointer_params(f), vec![2, 3]);
+    let n = 300usize;
+    let x: Vec<f32> = lcg(9, n).iter().map(|v| (*v % 64) as f32 - 20.0).collect();
+    let args = [
+        KernelArg::f32s(&x),
+        KernelArg::f32s(&[0.0; 4]),
+        KernelArg::Local(128 * 4),
+        KernelArg::Local(4),
+        KernelArg::S32(n as i32),
+    ];
+    let r = emu::run(&m, "local_sum", &launch([2, 1, 1], [128, 1, 1]), &args).unwrap();
+    let mut want = Vec::new();
+    for b in 0..2 {
+        let part: Vec<f32> = x.iter().skip(b * 128).take(128).copied().collect();
+        want.push(part.iter().sum());
+        want.push(part.iter().filter(|v| **v > 0.0).count() as f32);
+    }
+    assert_eq!(r.f32s(1), want);
+}
+
 #[test]
 fn histogram_with_atomics() {
     let m = fixtures();

@@ -587,3 +587,36 @@ fn a_param_on_the_command_line_replaces_the_annotations_value() {
     let out = predict_file(&bare, &["--param", "n=1000"]).unwrap();
     assert!(out.contains("n=1000 (grid [4, 1, 1]"), "{out}");
 }
+
+/// An OpenCL kernel whose counts depend on data runs in the emulator, and a `__local` argument
+/// gets shared memory there as the host would give it, instead of a global buffer that its
+/// shared accesses would miss.
+#[test]
+fn an_opencl_local_argument_runs_in_the_emulator() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rowsum.cl");
+    std::fs::write(
+        &file,
+        "// kerncast: workload rows=4096 grid=rows/128 block=128\n\
+         __kernel void rowsum(__global const int *rowptr, __global const float *val,\n\
+                              __global float *out, __local float *acc, int rows) {\n\
+           int r = get_global_id(0);\n\
+           int l = get_local_id(0);\n\
+           acc[l] = 0.0f;\n\
+           if (r < rows)\n\
+             for (int j = rowptr[r]; j < rowptr[r + 1]; j++) acc[l] += val[j];\n\
+           barrier(CLK_LOCAL_MEM_FENCE);\n\
+           if (r < rows) out[r] = acc[l];\n\
+         }\n",
+    )
+    .unwrap();
+    let out = predict_file(&file, &[]).unwrap();
+    assert!(
+        out.lines().next().unwrap().ends_with("counts: emulator"),
+        "{out}"
+    );
+    assert!(
+        out.contains("assumed `dynamic_shared_bytes` = 0") && out.contains("(acc: `extern"),
+        "{out}"
+    );
+}

@@ -47,7 +47,8 @@ pub struct Args {
     /// Bytes of a zero-filled buffer that has no --buffer (default: 16 per thread + 64 KiB).
     #[arg(long)]
     pub default_buffer_bytes: Option<u64>,
-    /// Dynamic shared memory per block, bytes.
+    /// Dynamic shared memory per block, bytes: for `extern __shared__` arrays, and for each
+    /// OpenCL `__local` argument.
     #[arg(long, default_value_t = 0)]
     pub dynamic_shared: u64,
     /// Seed of the `rand`/`cumsum` generators.
@@ -123,6 +124,16 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
                 .unwrap_or_else(|| f.params[i].name.clone())
         })
         .collect();
+    let locals = emu::local_args::local_pointer_params(f);
+    if !locals.is_empty() && args.dynamic_shared == 0 {
+        let listed: Vec<String> = locals.iter().map(|i| format!("`{}`", names[*i])).collect();
+        return Err(format!(
+            "{} {} OpenCL `__local` argument{}, sized by the host; give the bytes each gets per block with --dynamic-shared",
+            listed.join(", "),
+            if locals.len() == 1 { "is an" } else { "are" },
+            if locals.len() == 1 { "" } else { "s" }
+        ));
+    }
     let mut overrides = BTreeMap::new();
     // A float parameter's value runs as given; workloads are integer, so it stays out of them.
     let mut floats: BTreeMap<String, f64> = BTreeMap::new();
@@ -170,7 +181,9 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
     let mut kargs = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
         let n = &names[i];
-        if let Some(spec) = gen.get(n) {
+        if locals.contains(&i) {
+            kargs.push(KernelArg::Local(args.dynamic_shared));
+        } else if let Some(spec) = gen.get(n) {
             kargs.push(KernelArg::Buffer(generate(spec, &w.params, args.seed)?));
         } else if p.is_aggregate() {
             let fields = sk.map(|s| s.fields.as_slice()).unwrap_or_default();
@@ -203,7 +216,12 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         }
     }
     let opts = emu::Options {
-        dynamic_shared: args.dynamic_shared,
+        // `__local` arguments take their bytes as arguments, not as this region
+        dynamic_shared: if dynamic.is_empty() {
+            0
+        } else {
+            args.dynamic_shared
+        },
         ..emu::Options::default()
     };
     let r =

@@ -162,12 +162,19 @@ pub fn run_observed(
     // Parameters.
     let mut param = vec![0u8; prog.param_bytes as usize];
     let mut buffers = Vec::new();
+    // `__local` arguments follow the static and the dynamic shared memory.
+    let mut shared_top = prog.shared_bytes + opts.dynamic_shared;
     for (k, (a, (_, off, size))) in args.iter().zip(&prog.params).enumerate() {
         let bytes = match a {
             KernelArg::Buffer(b) => {
                 let addr = global.alloc(b.clone());
                 buffers.push((k, addr, b.len()));
                 addr.to_le_bytes().to_vec()
+            }
+            KernelArg::Local(n) => {
+                let at = align(shared_top, 16);
+                shared_top = at + n;
+                at.to_le_bytes().to_vec()
             }
             other => other.scalar_bytes().unwrap_or_default(),
         };
@@ -195,7 +202,7 @@ pub fn run_observed(
                     global: &mut global,
                     konst: &mut konst,
                     param: &mut param,
-                    shared: vec![0; (prog.shared_bytes + opts.dynamic_shared) as usize],
+                    shared: vec![0; shared_top as usize],
                     arrived: [0; 16],
                     expected: [None; 16],
                     counts: &mut counts,

@@ -20,6 +20,7 @@ pub mod alu;
 mod blocks;
 mod decode;
 mod exec;
+pub mod local_args;
 pub mod loops;
 pub mod mem;
 mod ops;
@@ -46,6 +47,9 @@ pub enum KernelArg {
     F64(f64),
     /// Raw parameter bytes (structs, `.b8` arrays).
     Bytes(Vec<u8>),
+    /// An OpenCL `__local` argument of this many bytes per block: the parameter receives the
+    /// address of its share of the block's shared memory ([`local_args`]).
+    Local(u64),
 }
 
 impl KernelArg {
@@ -61,10 +65,10 @@ impl KernelArg {
     pub fn u32s(v: &[u32]) -> KernelArg {
         KernelArg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect())
     }
-    /// The parameter bytes of a scalar argument; `None` for buffers.
+    /// The parameter bytes of a scalar argument; `None` for buffers and `__local` arguments.
     pub fn scalar_bytes(&self) -> Option<Vec<u8>> {
         Some(match self {
-            KernelArg::Buffer(_) => return None,
+            KernelArg::Buffer(_) | KernelArg::Local(_) => return None,
             KernelArg::U8(v) => vec![*v],
             KernelArg::U16(v) => v.to_le_bytes().to_vec(),
             KernelArg::U32(v) => v.to_le_bytes().to_vec(),
