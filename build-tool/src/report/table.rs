@@ -85,18 +85,40 @@ pub fn render(r: &Report) -> String {
             .line
             .map(|l| format!("{}:{l}", e.file))
             .unwrap_or_else(|| e.file.clone());
+        let mut lines = e.message.lines();
         let _ = writeln!(
             s,
             "error: {at}: {}: {}",
             e.stage,
-            e.message.lines().next().unwrap_or("")
+            lines.next().unwrap_or("")
         );
+        // A compiler's output follows its exit status: its first error is what to fix.
+        if let Some(d) = lines.find(|l| l.contains("error")) {
+            let _ = writeln!(s, "  {}", d.trim());
+        }
     }
     s
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_compiler_failure_shows_its_first_error() {
+        let mut r = crate::report::sample::report();
+        r.errors.push(crate::report::Failure {
+            file: "bad.cu".into(),
+            line: Some(4),
+            kernel: None,
+            stage: "lower".into(),
+            message: "bad.cu: nvcc failed (exit status: 1)\n  command: nvcc -ptx bad.cu\nbad.cu(3): warning #177-D: unused\nbad.cu(4): error: expected a \";\"\n1 error detected".into(),
+        });
+        let t = super::render(&r);
+        assert!(
+            t.ends_with("error: bad.cu:4: lower: bad.cu: nvcc failed (exit status: 1)\n  bad.cu(4): error: expected a \";\"\n"),
+            "{t}"
+        );
+    }
+
     #[test]
     fn aligned_columns() {
         let t = super::render(&crate::report::sample::report());
