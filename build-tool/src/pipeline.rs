@@ -340,6 +340,27 @@ pub fn apply_defines(w: &mut WorkloadSpec, defines: &[(String, Option<String>)])
     }
 }
 
+/// How the note starts that says why the schedule model has no per-block instructions.
+pub const NO_BLOCKS: &str = "no per-block schedule input: ";
+
+/// `auto` reports the schedule model unusable for want of per-block instructions; when they
+/// could not be built, the reason (the device's missing latency) replaces that line's generic
+/// text, and its own note goes.
+pub fn fold_schedule_reason(notes: &mut Vec<String>) {
+    const GENERIC: &str = "per-block instructions (ModelInput.blocks, from the PTX)";
+    let Some(i) = notes.iter().position(|n| n.starts_with(NO_BLOCKS)) else {
+        return;
+    };
+    let why = notes[i][NO_BLOCKS.len()..].to_string();
+    if let Some(n) = notes.iter_mut().find(|n| n.contains(GENERIC)) {
+        *n = n.replace(
+            GENERIC,
+            &format!("per-block instructions, which it cannot build here: {why}"),
+        );
+        notes.remove(i);
+    }
+}
+
 /// Analyses every job for every device.
 pub fn analyze(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -525,7 +546,7 @@ fn one(
     let (blocks, blocks_err) = match t.blocks(&u.module, entry) {
         Ok(b) => (b, None),
         Err(e) => {
-            notes.push(format!("no per-block schedule input: {e}"));
+            notes.push(format!("{NO_BLOCKS}{e}"));
             (Default::default(), Some(e))
         }
     };
@@ -600,6 +621,7 @@ fn one(
     }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
+    fold_schedule_reason(&mut notes);
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
     }
@@ -695,6 +717,27 @@ fn scaling(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_schedule_models_missing_input_is_named_once_with_its_reason() {
+        let mut notes = vec![
+            "auto: schedule not usable: the schedule model needs per-block instructions (ModelInput.blocks, from the PTX)".to_string(),
+            "registers: 32 per thread".to_string(),
+            format!("{NO_BLOCKS}device `a100` lacks `latency.cvt`"),
+        ];
+        fold_schedule_reason(&mut notes);
+        assert_eq!(
+            notes,
+            vec![
+                "auto: schedule not usable: the schedule model needs per-block instructions, which it cannot build here: device `a100` lacks `latency.cvt`",
+                "registers: 32 per thread",
+            ]
+        );
+        // without the auto line, the reason stays a note of its own
+        let mut alone = vec![format!("{NO_BLOCKS}x")];
+        fold_schedule_reason(&mut alone);
+        assert_eq!(alone.len(), 1);
+    }
 
     #[test]
     fn demangles_itanium_names_with_templates_and_namespaces() {

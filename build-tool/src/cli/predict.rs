@@ -255,7 +255,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     ));
     match blocks_from_cfg(&Cfg::build(f), &d) {
         Ok(b) => input.blocks = b,
-        Err(e) => notes.push(format!("no per-block schedule input: {e}")),
+        Err(e) => notes.push(format!("{}{e}", pipeline::NO_BLOCKS)),
     }
     let power = PhysicalPowerParams::from_device(&d).ok();
     let heading = if shown == kname {
@@ -274,6 +274,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let mut sw = sweep::sweep(model.as_ref(), &input, &d, power.as_ref()).map_err(fail)?;
         if let Some(p) = sw.points.first_mut() {
             p.notes.extend(notes);
+            pipeline::fold_schedule_reason(&mut p.notes);
         }
         if args.json {
             out = serde_json::to_string_pretty(&sw).map_err(|e| miette!("{e}"))?;
@@ -303,6 +304,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let mut p = sweep::predict_full(model.as_ref(), &input, &d, clocks, power.as_ref())
             .map_err(fail)?;
         p.notes.extend(notes);
+        pipeline::fold_schedule_reason(&mut p.notes);
         if args.json {
             out = serde_json::to_string_pretty(&p).map_err(|e| miette!("{e}"))?;
             out.push('\n');
