@@ -142,10 +142,8 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
             .split_once('=')
             .ok_or_else(|| format!("--param `{p}`: expected NAME=VALUE"))?;
         let k = canonical(k.trim(), f, &names);
-        let float_param = names
-            .iter()
-            .position(|n| *n == k)
-            .is_some_and(|i| matches!(f.params[i].ty.as_str(), "f32" | "f64"));
+        let index = names.iter().position(|n| *n == k);
+        let float_param = index.is_some_and(|i| matches!(f.params[i].ty.as_str(), "f32" | "f64"));
         match (v.trim().parse::<i64>(), v.trim().parse::<f64>()) {
             (_, Ok(x)) if float_param => {
                 floats.insert(k, x);
@@ -154,10 +152,14 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
                 overrides.insert(k, x);
             }
             (Err(_), Ok(_)) => {
+                let what = match index {
+                    Some(_) => format!("`{k}` is an integer parameter, and"),
+                    None => "workload values are integer:".to_string(),
+                };
                 return Err(format!(
-                    "--param `{p}`: `{k}` is an integer parameter, and `{}` is not an integer",
+                    "--param `{p}`: {what} `{}` is not an integer",
                     v.trim()
-                ))
+                ));
             }
             (Err(_), Err(_)) => {
                 return Err(format!("--param `{p}`: `{}` is not a number", v.trim()))
