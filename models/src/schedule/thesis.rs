@@ -97,50 +97,13 @@ pub struct RegAlloc {
     pub partitions: u64,
 }
 
-impl SmLimits {
-    /// Registers one block is given: each warp's `regs × warp size` rounded up to the
-    /// allocation unit. Without allocation data, `regs × threads`.
-    pub fn regs_per_block(&self, threads_per_block: u64, regs_per_thread: u64) -> u64 {
-        match self.reg_alloc {
-            Some(a) => {
-                let warps = threads_per_block.div_ceil(a.warp_size.max(1));
-                warps * (regs_per_thread * a.warp_size).next_multiple_of(a.unit.max(1))
-            }
-            None => regs_per_thread * threads_per_block,
-        }
+impl RegAlloc {
+    fn per_warp(&self, regs_per_thread: u64) -> u64 {
+        (regs_per_thread * self.warp_size).next_multiple_of(self.unit.max(1))
     }
 
-    /// Registers a launch checks a block against: [`Self::regs_per_block`] with its warps
-    /// rounded up to whole rounds over the schedulers, as the hardware checks the per-block
-    /// limit (the occupancy calculator's "hardware check").
-    pub fn regs_checked_per_block(&self, threads_per_block: u64, regs_per_thread: u64) -> u64 {
-        match self.reg_alloc {
-            Some(a) => {
-                let warps = threads_per_block.div_ceil(a.warp_size.max(1));
-                let per_warp = (regs_per_thread * a.warp_size).next_multiple_of(a.unit.max(1));
-                per_warp * warps.next_multiple_of(a.partitions.max(1))
-            }
-            None => regs_per_thread * threads_per_block,
-        }
-    }
-
-    /// Whole blocks the register file holds at once. With allocation data, a warp's registers
-    /// come from one scheduler's share of the file, so a share holds whole warps only.
-    pub fn blocks_by_registers(&self, threads_per_block: u64, regs_per_thread: u64) -> Option<u64> {
-        let file = self.regs?;
-        if regs_per_thread == 0 {
-            return None;
-        }
-        let ntb = threads_per_block.max(1);
-        Some(match self.reg_alloc {
-            Some(a) => {
-                let per_warp = (regs_per_thread * a.warp_size).next_multiple_of(a.unit.max(1));
-                let parts = a.partitions.max(1);
-                let warps = (file / parts / per_warp) * parts;
-                warps / ntb.div_ceil(a.warp_size.max(1))
-            }
-            None => file / (regs_per_thread * ntb),
-        })
+    fn warps(&self, threads_per_block: u64) -> u64 {
+        threads_per_block.div_ceil(self.warp_size.max(1))
     }
 }
 
@@ -162,6 +125,46 @@ impl SmLimits {
                     .as_ref()
                     .map_or(1, |w| w.value as u64),
             }),
+        })
+    }
+
+    /// Registers one block is given: each warp's `regs × warp size` rounded up to the
+    /// allocation unit. Without allocation data, `regs × threads`.
+    pub fn regs_per_block(&self, threads_per_block: u64, regs_per_thread: u64) -> u64 {
+        match self.reg_alloc {
+            Some(a) => a.warps(threads_per_block) * a.per_warp(regs_per_thread),
+            None => regs_per_thread * threads_per_block,
+        }
+    }
+
+    /// Registers a launch checks a block against: [`Self::regs_per_block`] with its warps
+    /// rounded up to whole rounds over the schedulers, as the hardware checks the per-block
+    /// limit (the occupancy calculator's "hardware check").
+    pub fn regs_checked_per_block(&self, threads_per_block: u64, regs_per_thread: u64) -> u64 {
+        match self.reg_alloc {
+            Some(a) => {
+                let warps = a.warps(threads_per_block);
+                a.per_warp(regs_per_thread) * warps.next_multiple_of(a.partitions.max(1))
+            }
+            None => regs_per_thread * threads_per_block,
+        }
+    }
+
+    /// Whole blocks the register file holds at once. With allocation data, a warp's registers
+    /// come from one scheduler's share of the file, so a share holds whole warps only.
+    pub fn blocks_by_registers(&self, threads_per_block: u64, regs_per_thread: u64) -> Option<u64> {
+        let file = self.regs?;
+        if regs_per_thread == 0 {
+            return None;
+        }
+        let ntb = threads_per_block.max(1);
+        Some(match self.reg_alloc {
+            Some(a) => {
+                let parts = a.partitions.max(1);
+                let warps = (file / parts / a.per_warp(regs_per_thread)) * parts;
+                warps / a.warps(ntb)
+            }
+            None => file / (regs_per_thread * ntb),
         })
     }
 }
