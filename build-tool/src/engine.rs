@@ -690,6 +690,21 @@ pub struct Predicted {
 /// `BoundStats::block_execs`), with latencies of one device.
 pub type Blocks = BTreeMap<usize, Vec<SchedInst>>;
 
+/// A model's input; blocks the device cannot give ([`Target::blocks`]) are empty, and the
+/// reason goes with them for the schedule model to report.
+fn model_input(
+    stats: &BoundStats,
+    blocks: &Result<Blocks, String>,
+    hints: &BTreeMap<String, f64>,
+) -> ModelInput {
+    ModelInput {
+        stats: stats.clone(),
+        blocks: blocks.clone().unwrap_or_default(),
+        blocks_missing: blocks.as_ref().err().cloned(),
+        hints: hints.clone(),
+    }
+}
+
 /// A device with its model and power data, loaded once per run.
 pub struct Target {
     pub device: Device,
@@ -717,14 +732,10 @@ impl Target {
     pub fn quick(
         &self,
         stats: &BoundStats,
-        blocks: &Blocks,
+        blocks: &Result<Blocks, String>,
         hints: &BTreeMap<String, f64>,
     ) -> Result<(f64, Option<f64>), String> {
-        let input = ModelInput {
-            stats: stats.clone(),
-            blocks: blocks.clone(),
-            hints: hints.clone(),
-        };
+        let input = model_input(stats, blocks, hints);
         let clocks = self.device.default_clocks().map_err(|e| e.to_string())?;
         let p = sweep::predict_full(
             self.model.as_ref(),
@@ -750,14 +761,10 @@ impl Target {
     pub fn predict(
         &self,
         stats: &BoundStats,
-        blocks: &Blocks,
+        blocks: &Result<Blocks, String>,
         hints: &BTreeMap<String, f64>,
     ) -> Result<Predicted, String> {
-        let input = ModelInput {
-            stats: stats.clone(),
-            blocks: blocks.clone(),
-            hints: hints.clone(),
-        };
+        let input = model_input(stats, blocks, hints);
         let clocks = self.device.default_clocks().map_err(|e| e.to_string())?;
         let p = sweep::predict_full(
             self.model.as_ref(),

@@ -340,27 +340,6 @@ pub fn apply_defines(w: &mut WorkloadSpec, defines: &[(String, Option<String>)])
     }
 }
 
-/// How the note starts that says why the schedule model has no per-block instructions.
-pub const NO_BLOCKS: &str = "no per-block schedule input: ";
-
-/// `auto` reports the schedule model unusable for want of per-block instructions; when they
-/// could not be built, the reason (the device's missing latency) replaces that line's generic
-/// text, and its own note goes.
-pub fn fold_schedule_reason(notes: &mut Vec<String>) {
-    const GENERIC: &str = "per-block instructions (ModelInput.blocks, from the PTX)";
-    let Some(i) = notes.iter().position(|n| n.starts_with(NO_BLOCKS)) else {
-        return;
-    };
-    let why = notes[i][NO_BLOCKS.len()..].to_string();
-    if let Some(n) = notes.iter_mut().find(|n| n.contains(GENERIC)) {
-        *n = n.replace(
-            GENERIC,
-            &format!("per-block instructions, which it cannot build here: {why}"),
-        );
-        notes.remove(i);
-    }
-}
-
 /// Analyses every job for every device.
 pub fn analyze(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -543,21 +522,10 @@ fn one(
         .collect();
     notes.extend(u.registers.apply(entry, &mut stats));
     notes.extend(crate::registers::launch_fails(&stats, &t.device));
-    let (blocks, blocks_err) = match t.blocks(&u.module, entry) {
-        Ok(b) => (b, None),
-        Err(e) => {
-            notes.push(format!("{NO_BLOCKS}{e}"));
-            (Default::default(), Some(e))
-        }
-    };
-    // The schedule model only sees empty blocks; the reason they are empty is the one to show.
-    let p = t.predict(&stats, &blocks, &w.hints).map_err(|m| {
-        let why = blocks_err
-            .as_ref()
-            .map(|e| format!(" (no per-block schedule input because {e})"))
-            .unwrap_or_default();
-        err("model", format!("{m}{why}"))
-    })?;
+    let blocks = t.blocks(&u.module, entry);
+    let p = t
+        .predict(&stats, &blocks, &w.hints)
+        .map_err(|m| err("model", m))?;
     let f = u
         .module
         .kernels()
@@ -621,7 +589,6 @@ fn one(
     }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
-    fold_schedule_reason(&mut notes);
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
     }
@@ -675,7 +642,7 @@ fn scaling(
     prepared: &dyn Prepared,
     params: &[String],
     t: &Target,
-    blocks: &crate::engine::Blocks,
+    blocks: &Result<crate::engine::Blocks, String>,
     w: &crate::workload::Workload,
     regs_per_thread: Option<u32>,
 ) -> Option<Scaling> {
@@ -717,27 +684,6 @@ fn scaling(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_schedule_models_missing_input_is_named_once_with_its_reason() {
-        let mut notes = vec![
-            "auto: schedule not usable: the schedule model needs per-block instructions (ModelInput.blocks, from the PTX)".to_string(),
-            "registers: 32 per thread".to_string(),
-            format!("{NO_BLOCKS}device `a100` lacks `latency.cvt`"),
-        ];
-        fold_schedule_reason(&mut notes);
-        assert_eq!(
-            notes,
-            vec![
-                "auto: schedule not usable: the schedule model needs per-block instructions, which it cannot build here: device `a100` lacks `latency.cvt`",
-                "registers: 32 per thread",
-            ]
-        );
-        // without the auto line, the reason stays a note of its own
-        let mut alone = vec![format!("{NO_BLOCKS}x")];
-        fold_schedule_reason(&mut alone);
-        assert_eq!(alone.len(), 1);
-    }
 
     #[test]
     fn demangles_itanium_names_with_templates_and_namespaces() {

@@ -111,7 +111,7 @@ pub fn predict_points(
     params: &[String],
     points: &[BTreeMap<String, i64>],
     target: &Target,
-    blocks: &Blocks,
+    blocks: &Result<Blocks, String>,
 ) -> Vec<Result<(f64, Option<f64>), String>> {
     points
         .iter()
@@ -337,7 +337,15 @@ fn prepare_variant(
     name: &str,
     counter: &dyn Counter,
     target: &Target,
-) -> Result<(Box<dyn Prepared>, Option<u32>, Blocks, String), String> {
+) -> Result<
+    (
+        Box<dyn Prepared>,
+        Option<u32>,
+        Result<Blocks, String>,
+        String,
+    ),
+    String,
+> {
     let mut lo = opts.lower.clone();
     lo.defines
         .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
@@ -349,7 +357,7 @@ fn prepare_variant(
         .map(|k| k.name.clone())
         .ok_or_else(|| format!("kernel `{name}` not in the PTX"))?;
     // A device without the scheduler's latencies still ranks with the other models.
-    let blocks = target.blocks(&module, &entry).unwrap_or_default();
+    let blocks = target.blocks(&module, &entry);
     let regs = crate::registers::assemble(&module, &lowered.ptx)
         .of(&entry)
         .ok()

@@ -72,7 +72,7 @@ impl Capabilities {
 
 /// The reference kernel's input on `d`: counts for 2^20 elements in blocks of 256 and the
 /// per-block schedule input, with why that is empty when the device cannot give it.
-fn reference_input(d: &Device) -> Result<(ModelInput, Option<String>), String> {
+fn reference_input(d: &Device) -> Result<ModelInput, String> {
     let m = Module::parse(SAXPY).map_err(|e| e.to_string())?;
     let block = [256, 1, 1];
     let ks = analyze_kernel_with(
@@ -94,16 +94,16 @@ fn reference_input(d: &Device) -> Result<(ModelInput, Option<String>), String> {
         })
         .map_err(|e| e.to_string())?;
     let f = m.kernels().next().ok_or("no kernel")?;
-    let (blocks, blocks_err) = match blocks_from_cfg(&Cfg::build(f), d) {
+    let (blocks, blocks_missing) = match blocks_from_cfg(&Cfg::build(f), d) {
         Ok(b) => (b, None),
         Err(e) => (BTreeMap::new(), Some(e.to_string())),
     };
-    let input = ModelInput {
+    Ok(ModelInput {
         stats,
         blocks,
+        blocks_missing,
         hints: BTreeMap::new(),
-    };
-    Ok((input, blocks_err))
+    })
 }
 
 /// Runs every model on the reference kernel on `d`.
@@ -117,15 +117,10 @@ pub fn capabilities(d: &Device) -> Capabilities {
             let r = match (&input, &clocks, by_name(name)) {
                 (Err(e), _, _) | (_, Err(e), _) => Err(e.clone()),
                 (_, _, None) => Err(format!("no model named {name}")),
-                (Ok((i, blocks_err)), Ok(c), Some(m)) => {
-                    m.predict(i, d, *c)
-                        .map(|p| own_power |= p.power_w.is_some())
-                        .map_err(|e| match blocks_err {
-                            // The schedule model's blocks need the device's latency table.
-                            Some(b) if *name == "schedule" => format!("{e} ({b})"),
-                            _ => e.to_string(),
-                        })
-                }
+                (Ok(i), Ok(c), Some(m)) => m
+                    .predict(i, d, *c)
+                    .map(|p| own_power |= p.power_w.is_some())
+                    .map_err(|e| e.to_string()),
             };
             (*name, r)
         })

@@ -17,6 +17,10 @@ pub struct ModelInput {
     /// falls back to the class totals in `stats`.
     #[serde(default)]
     pub blocks: BTreeMap<usize, Vec<SchedInst>>,
+    /// Why `blocks` is empty when the caller could not build it (a latency the device lacks),
+    /// so the model that needs them says so.
+    #[serde(skip)]
+    pub blocks_missing: Option<String>,
     /// Values the static analysis cannot derive (`l2_hit_rate`, …), set by the user.
     #[serde(default)]
     pub hints: BTreeMap<String, f64>,

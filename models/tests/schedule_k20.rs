@@ -110,3 +110,36 @@ fn vector_add_on_k20_approach1() {
     assert!((cycles - 16.853689).abs() < 1e-5, "{cycles}");
     assert!((p.error_band.rel - 0.2686).abs() < 1e-12);
 }
+
+/// Without per-block instructions the model cannot run; when the caller could not build them,
+/// the error gives that reason, not a generic want of input.
+#[test]
+fn missing_blocks_are_reported_with_their_reason() {
+    let stats = BoundStats {
+        launch: Some(Launch {
+            grid: [13, 1, 1],
+            block: [256, 1, 1],
+        }),
+        ..Default::default()
+    };
+    let mut input = ModelInput::new(stats);
+    let d = Device::load("k20").unwrap();
+    let clocks = d.default_clocks().unwrap();
+    let generic = ScheduleModel::default()
+        .predict(&input, &d, clocks)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        generic.contains("(ModelInput.blocks, from the PTX)"),
+        "{generic}"
+    );
+    input.blocks_missing = Some("device `a100` lacks `latency.cvt`".into());
+    let why = ScheduleModel::default()
+        .predict(&input, &d, clocks)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        why,
+        "the schedule model needs per-block instructions, which cannot be built here: device `a100` lacks `latency.cvt`"
+    );
+}

@@ -190,11 +190,10 @@ pub fn output(args: &Args) -> miette::Result<String> {
         };
         miette!("{path}{at}: kernel `{shown}`: workload: {e}{how}")
     })?;
-    let param_names = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let counter = engine::default_counter();
     let bound = counter
         .prepare(&unit.module, &kname)
-        .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &param_names))
+        .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &source_params))
         .map_err(|e| {
             miette!(
                 "{path}: kernel `{shown}`: counting ({}) failed: {e}",
@@ -214,6 +213,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let mut input = ModelInput {
         stats,
         blocks: BTreeMap::new(),
+        blocks_missing: None,
         hints: w.hints.clone(),
     };
     input.stats.launch.get_or_insert(Launch {
@@ -255,7 +255,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     ));
     match blocks_from_cfg(&Cfg::build(f), &d) {
         Ok(b) => input.blocks = b,
-        Err(e) => notes.push(format!("{}{e}", pipeline::NO_BLOCKS)),
+        Err(e) => input.blocks_missing = Some(e.to_string()),
     }
     let power = PhysicalPowerParams::from_device(&d).ok();
     let heading = if shown == kname {
@@ -274,7 +274,6 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let mut sw = sweep::sweep(model.as_ref(), &input, &d, power.as_ref()).map_err(fail)?;
         if let Some(p) = sw.points.first_mut() {
             p.notes.extend(notes);
-            pipeline::fold_schedule_reason(&mut p.notes);
         }
         if args.json {
             out = serde_json::to_string_pretty(&sw).map_err(|e| miette!("{e}"))?;
@@ -304,7 +303,6 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let mut p = sweep::predict_full(model.as_ref(), &input, &d, clocks, power.as_ref())
             .map_err(fail)?;
         p.notes.extend(notes);
-        pipeline::fold_schedule_reason(&mut p.notes);
         if args.json {
             out = serde_json::to_string_pretty(&p).map_err(|e| miette!("{e}"))?;
             out.push('\n');

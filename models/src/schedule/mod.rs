@@ -141,9 +141,13 @@ impl Model for ScheduleModel {
         let s = &input.stats;
         let launch = input.launch(NAME)?;
         if input.blocks.is_empty() {
+            let what = match &input.blocks_missing {
+                Some(why) => format!("per-block instructions, which cannot be built here: {why}"),
+                None => "per-block instructions (ModelInput.blocks, from the PTX)".into(),
+            };
             return Err(ModelError::Input {
                 model: NAME.into(),
-                what: "per-block instructions (ModelInput.blocks, from the PTX)".into(),
+                what,
             });
         }
         let hw = &d.hw;
