@@ -486,7 +486,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
     }
     let traffic = 32.0 * sector_count;
     let l2_hr = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
-    let exposed = match launch_mlp(&input.blocks, &s.block_execs) {
+    let exposed = match launch_mlp(&input.blocks, &s.block_execs, s.regs_per_thread) {
         _ if gld == 0.0 => 1.0,
         Some((_, 0.0)) => {
             notes.push(

@@ -10,12 +10,13 @@
 //! sources; the guard predicate is a source. A latency key missing from the device is an error
 //! naming `latency.<key>`.
 
-use super::dag::{SchedInst, UnitClass};
+use super::dag::{MemOrder, SchedInst, UnitClass};
 use super::{classify_op, mem_key};
 use crate::device::{Device, DeviceError};
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::classify::{mem_access, op_feature};
 use kerncast_passes::ptx::{AddrBase, Inst, Operand};
+use kerncast_passes::stats::{Dir, Space};
 use std::collections::BTreeMap;
 
 const NO_DST: &[&str] = &[
@@ -89,7 +90,32 @@ pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
         latency,
         mem,
         key,
+        order: mem_order(inst),
     })
+}
+
+/// The instruction's part in the order of global accesses ([`MemOrder`]).
+fn mem_order(inst: &Inst) -> MemOrder {
+    if matches!(inst.opcode.as_str(), "bar" | "barrier" | "membar" | "fence") {
+        return MemOrder::Barrier;
+    }
+    let Some((space, dir, _, nc)) = mem_access(inst) else {
+        return MemOrder::Free;
+    };
+    if matches!(space, Space::Shared | Space::Const | Space::Param) {
+        return MemOrder::Free;
+    }
+    let ordered = ["volatile", "acquire", "relaxed", "mmio"]
+        .iter()
+        .any(|m| inst.has_modifier(m));
+    match dir {
+        // `cp.async` writes shared memory, no register: nothing waits on it as on a load
+        Dir::Load if inst.opcode == "cp" => MemOrder::Free,
+        Dir::Load if ordered => MemOrder::Fence,
+        Dir::Load if nc => MemOrder::ReadOnlyLoad,
+        Dir::Load => MemOrder::Load,
+        Dir::Store | Dir::Atomic => MemOrder::Fence,
+    }
 }
 
 /// Every block of the CFG, by block index (the index `BoundStats::block_execs` uses).
@@ -171,6 +197,77 @@ $L_end:
             .iter()
             .find(|i| i.src == vec!["%p1".to_string()] && i.dst.is_empty());
         assert!(bra.is_some(), "guarded branch reads its predicate");
+    }
+
+    /// nvcc's PTX for an unrolled FIR leaves each read-only load beside its FMA. The adapter
+    /// tags the accesses so that `mlp` can issue the loads together, as ptxas's SASS does
+    /// (`LDG.E.CONSTANT` ×4, then `FFMA` ×4): one wait for four loads.
+    #[test]
+    fn memory_order_tags_let_read_only_loads_issue_together() {
+        let text = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.const .align 4 .b8 coef[16];
+.visible .entry fir4(.param .u64 x, .param .u64 y)
+{
+    .reg .f32 %f<13>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [y];
+    ld.global.nc.f32 %f1, [%rd1];
+    ld.const.f32 %f2, [coef];
+    fma.rn.f32 %f3, %f2, %f1, 0f00000000;
+    ld.global.nc.f32 %f4, [%rd1+4];
+    ld.const.f32 %f5, [coef+4];
+    fma.rn.f32 %f6, %f5, %f4, %f3;
+    ld.global.nc.f32 %f7, [%rd1+8];
+    ld.const.f32 %f8, [coef+8];
+    fma.rn.f32 %f9, %f8, %f7, %f6;
+    ld.global.nc.f32 %f10, [%rd1+12];
+    ld.const.f32 %f11, [coef+12];
+    fma.rn.f32 %f12, %f11, %f10, %f9;
+    st.global.f32 [%rd2], %f12;
+    bar.sync 0;
+    ld.global.f32 %f1, [%rd2];
+    ret;
+}
+"#;
+        let m = Module::parse(text).unwrap();
+        let f = m.kernels().next().unwrap();
+        let d = Device::load("k20").unwrap();
+        let insts: Vec<SchedInst> = f
+            .instructions()
+            .map(|i| sched_inst(i, &d).unwrap())
+            .collect();
+        let orders: Vec<MemOrder> = insts.iter().map(|i| i.order).collect();
+        use MemOrder::*;
+        assert_eq!(
+            orders,
+            [
+                Free,
+                Free,
+                ReadOnlyLoad,
+                Free,
+                Free,
+                ReadOnlyLoad,
+                Free,
+                Free,
+                ReadOnlyLoad,
+                Free,
+                Free,
+                ReadOnlyLoad,
+                Free,
+                Free,
+                Fence,
+                Barrier,
+                Load,
+                Free
+            ]
+        );
+        // the four FIR loads wait once; the load after the barrier cannot join them
+        let m = crate::mlp::block_mlp(&insts, None);
+        assert_eq!((m.loads, m.waits), (5, 2));
     }
 
     /// `wmma.store` and `cp.async` write no register; `wmma.load` writes its fragment; all of

@@ -62,6 +62,32 @@ pub struct SchedInst {
     /// Thesis latency key (`addf`, `mads` …), for approach 1's throughput / peak-warps lookup.
     #[serde(default)]
     pub key: String,
+    /// How far the compiler may move the instruction if it is a global load, or how it holds
+    /// global loads back if it is not (`crate::mlp`).
+    #[serde(default)]
+    pub order: MemOrder,
+}
+
+/// An instruction's part in the order of global memory accesses, as the compiler must keep it
+/// when it schedules loads early (ptxas issues a block's independent global loads together,
+/// ahead of the arithmetic that uses them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemOrder {
+    /// Neither a global load nor an access global loads must stay behind.
+    #[default]
+    Free,
+    /// A global load: it may move up past anything but the producers and users of its
+    /// registers and the [`MemOrder::Fence`]s before it.
+    Load,
+    /// A read-only global load (`ld.global.nc`, `ldu`): the kernel writes no memory it could
+    /// read, so it may move up past stores and atomics too, though not past a barrier or fence.
+    ReadOnlyLoad,
+    /// A store or atomic to memory a global load could read (global, local, generic), or a
+    /// volatile/acquire load: later global loads stay behind it.
+    Fence,
+    /// A barrier or memory fence: every later global load stays behind it.
+    Barrier,
 }
 
 impl SchedInst {
@@ -73,6 +99,7 @@ impl SchedInst {
             latency,
             mem: String::new(),
             key: String::new(),
+            order: MemOrder::Free,
         }
     }
 }
