@@ -17,7 +17,7 @@
 //! for PTX and LLVM files.
 
 use crate::param_fields::{alias_fields, source_fields, SourceField};
-use crate::workload::{Dims, Expr, WorkloadSpec};
+use crate::workload::{Dims, Div, Expr, WorkloadSpec};
 use std::collections::BTreeMap;
 
 /// A kernel defined in a source file, with the workloads its annotations give it.
@@ -119,6 +119,7 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             }
         }
     }
+    add_launch_sites(text, &mut kernels);
     for k in &mut kernels {
         for w in &mut k.workloads {
             w.macros = macros.clone();
@@ -126,6 +127,30 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
         }
     }
     Ok(kernels)
+}
+
+/// Kernels without an annotation take the workloads of their launches in the file's host code
+/// ([`crate::launch_sites`]), one per distinct launch.
+fn add_launch_sites(text: &str, kernels: &mut [SourceKernel]) {
+    if kernels.iter().all(|k| !k.workloads.is_empty()) {
+        return;
+    }
+    let sites = crate::launch_sites::launch_sites(text);
+    if sites.is_empty() {
+        return;
+    }
+    let defs = crate::launch_sites::host_defs(text);
+    for k in kernels.iter_mut().filter(|k| k.workloads.is_empty()) {
+        let base = template_base(&k.name);
+        for site in sites.iter().filter(|s| s.base_name() == base) {
+            let w = crate::launch_sites::workload(site, &k.params, &defs);
+            let same =
+                |o: &WorkloadSpec| (&o.params, &o.grid, &o.block) == (&w.params, &w.grid, &w.block);
+            if !k.workloads.iter().any(same) {
+                k.workloads.push(w);
+            }
+        }
+    }
 }
 
 /// Object-like macros with an integer value (`#define TILE 16`), for workload expressions. A
@@ -531,6 +556,8 @@ fn parse_workload(rest: &str) -> Result<(WorkloadSpec, Option<String>), String> 
         block: Dims(vec![]),
         hints: BTreeMap::new(),
         macros: BTreeMap::new(),
+        grid_div: Div::Ceil,
+        origin: None,
     };
     let mut kernel = None;
     for (k, v) in split_pairs(rest)? {

@@ -304,6 +304,8 @@ impl Config {
                     block,
                     hints: w.hints.clone(),
                     macros: BTreeMap::new(),
+                    grid_div: crate::workload::Div::Ceil,
+                    origin: None,
                 };
                 // Evaluate once now so that an undefined name is reported against the TOML.
                 spec.resolve()

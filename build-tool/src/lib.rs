@@ -11,6 +11,7 @@ pub mod check;
 pub mod config;
 pub mod engine;
 pub mod hotlines;
+pub mod launch_sites;
 pub mod param_fields;
 pub mod pipeline;
 pub mod progress;

@@ -403,7 +403,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                     Some(entry),
                     "workload",
                     format!(
-                        "no workload for kernel `{}`: add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
+                        "no workload for kernel `{}`: the file does not launch it, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
                         demangle(entry)
                     ),
                 ));
@@ -491,7 +491,10 @@ fn one(
     let (entry, sk) = &u.kernels[ki];
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail(&u.job, src_line, Some(entry), stage, m);
-    let w = spec.resolve().map_err(|m| err("workload", m))?;
+    let w = spec.resolve().map_err(|m| match &spec.origin {
+        Some(o) => err("workload", format!("{m} (the workload of {o})")),
+        None => err("workload", m),
+    })?;
     let params: Vec<String> = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let key = Cache::key(&[
         &u.ptx_sha256,
@@ -514,12 +517,17 @@ fn one(
         .bind_spec(spec, &BTreeMap::new(), &params)
         .map_err(|m| err("count", m))?;
     let mut stats = bound.stats;
-    let mut notes: Vec<String> = u
-        .not_inlined
+    let mut notes: Vec<String> = spec
+        .origin
         .iter()
-        .filter(|c| c.kernel == *entry)
-        .map(|c| c.to_string())
+        .map(|o| format!("workload from {o}"))
         .collect();
+    notes.extend(
+        u.not_inlined
+            .iter()
+            .filter(|c| c.kernel == *entry)
+            .map(|c| c.to_string()),
+    );
     notes.extend(u.registers.apply(entry, &mut stats));
     notes.extend(crate::registers::launch_fails(&stats, &t.device));
     let blocks = t.blocks(&u.module, entry);

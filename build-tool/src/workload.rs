@@ -7,7 +7,9 @@
 //!
 //! Division rounds **up** in grid expressions (`n/256` with n = 1000 gives 4 blocks, so the grid
 //! covers the problem, like `(n + 255) / 256` in host code) and **down** everywhere else
-//! (block sizes and parameter values), as in C.
+//! (block sizes and parameter values), as in C. A workload read from a launch in host code
+//! (`crate::launch_sites`) keeps C's rounding down in its grid too, since it is written as C.
+//! `<<` shifts left (`1 << 20`), binding more loosely than `+` and `-`, as in C.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -32,7 +34,7 @@ impl Expr {
     pub fn parse(s: &str) -> Result<Expr, String> {
         let toks = lex(s)?;
         let mut p = Parser { toks, pos: 0 };
-        let e = p.sum()?;
+        let e = p.shift()?;
         if p.pos != p.toks.len() {
             return Err(format!("unexpected `{}` in `{s}`", p.toks[p.pos]));
         }
@@ -53,6 +55,11 @@ impl Expr {
                     '+' => a.checked_add(b).ok_or_else(ovf)?,
                     '-' => a.checked_sub(b).ok_or_else(ovf)?,
                     '*' => a.checked_mul(b).ok_or_else(ovf)?,
+                    '<' => u32::try_from(b)
+                        .ok()
+                        .and_then(|b| a.checked_shl(b))
+                        .filter(|v| v >> b == a)
+                        .ok_or_else(ovf)?,
                     '/' | '%' if b == 0 => return Err("division by zero".into()),
                     '%' => a.rem_euclid(b),
                     _ => match div {
@@ -84,6 +91,7 @@ impl std::fmt::Display for Expr {
             Expr::Int(i) => write!(f, "{i}"),
             Expr::Var(v) => write!(f, "{v}"),
             Expr::Neg(e) => write!(f, "-{e}"),
+            Expr::Bin(a, '<', b) => write!(f, "({a}<<{b})"),
             Expr::Bin(a, op, b) => write!(f, "({a}{op}{b})"),
         }
     }
@@ -97,6 +105,9 @@ fn lex(s: &str) -> Result<Vec<String>, String> {
         let c = cs[i];
         if c.is_whitespace() {
             i += 1;
+        } else if c == '<' && cs.get(i + 1) == Some(&'<') {
+            out.push("<<".into());
+            i += 2;
         } else if "+-*/%()".contains(c) {
             out.push(c.to_string());
             i += 1;
@@ -125,6 +136,14 @@ impl Parser {
     fn peek(&self) -> Option<&str> {
         self.toks.get(self.pos).map(String::as_str)
     }
+    fn shift(&mut self) -> Result<Expr, String> {
+        let mut e = self.sum()?;
+        while self.peek() == Some("<<") {
+            self.pos += 1;
+            e = Expr::Bin(Box::new(e), '<', Box::new(self.sum()?));
+        }
+        Ok(e)
+    }
     fn sum(&mut self) -> Result<Expr, String> {
         let mut e = self.product()?;
         while let Some(op @ ("+" | "-")) = self.peek() {
@@ -148,7 +167,7 @@ impl Parser {
         self.pos += 1;
         match t.as_str() {
             "(" => {
-                let e = self.sum()?;
+                let e = self.shift()?;
                 if self.peek() != Some(")") {
                     return Err("missing `)`".into());
                 }
@@ -211,6 +230,12 @@ pub struct WorkloadSpec {
     /// expressions but not kernel parameters: a launch written `block=(TILE,TILE)` follows the
     /// tile size the kernel is compiled with. Overrides (rank's `--vary TILE=…`) win.
     pub macros: BTreeMap<String, i64>,
+    /// How `/` rounds in the grid: up for workloads written for kerncast, down (as C does) for
+    /// one read from a launch in host code.
+    pub grid_div: Div,
+    /// Where the workload was read from, when not from kerncast's own annotations or config
+    /// (`the launch at line 12: saxpy<<<(n + 255) / 256, 256>>>`), for the report's notes.
+    pub origin: Option<String>,
 }
 
 /// A workload with numbers.
@@ -247,7 +272,7 @@ impl WorkloadSpec {
             };
             env.insert(k.clone(), v);
         }
-        let grid = self.grid.eval(&env, Div::Ceil)?;
+        let grid = self.grid.eval(&env, self.grid_div)?;
         let block = self.block.eval(&env, Div::Floor)?;
         for k in &extra {
             env.remove(k);
@@ -394,6 +419,8 @@ mod tests {
             block: Dims(vec![Expr::parse("256").unwrap()]),
             hints: BTreeMap::new(),
             macros: BTreeMap::new(),
+            grid_div: Div::Ceil,
+            origin: None,
         };
         let w = spec.resolve().unwrap();
         assert_eq!(w.grid, [8, 1, 1]);

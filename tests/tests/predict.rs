@@ -620,3 +620,64 @@ fn an_opencl_local_argument_runs_in_the_emulator() {
         "{out}"
     );
 }
+
+/// A whole program, its kernels unannotated and launched from `main`: each kernel takes the
+/// workload of its launch, and a size the file does not fix is asked for, not guessed.
+#[test]
+fn an_unannotated_kernel_takes_the_workload_of_its_launch_in_host_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.cu");
+    std::fs::write(
+        &file,
+        r#"#include <cstdlib>
+#define TILE 16
+__global__ void transpose(const float *in, float *out, int n) {
+  int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+  out[x * n + y] = in[y * n + x];
+}
+__global__ void scale(float *x, int count, float s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) x[i] *= s;
+}
+int main(int argc, char **argv) {
+  const int N = 2048;
+  int count = atoi(argv[1]);
+  float *a, *b;
+  dim3 threads(TILE, TILE);
+  dim3 blocks(N / TILE, N / TILE);
+  transpose<<<blocks, threads>>>(a, b, N);
+  scale<<<(count + 127) / 128, 128>>>(b, count, 0.5f);
+}
+"#,
+    )
+    .unwrap();
+    let out = predict_file(&file, &["--kernel", "transpose"]).unwrap();
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("n=2048 (grid [128, 128, 1], block [16, 16, 1])"),
+        "{out}"
+    );
+    assert!(
+        out.contains("note: workload from the launch at line 17: transpose<<<blocks, threads>>>"),
+        "{out}"
+    );
+    // the kernel's parameter stands for the host's N, so --param moves the grid
+    let out = predict_file(&file, &["--kernel", "transpose", "--param", "n=512"]).unwrap();
+    assert!(out.contains("n=512 (grid [32, 32, 1]"), "{out}");
+
+    let err = format!(
+        "{:?}",
+        predict_file(&file, &["--kernel", "scale"]).unwrap_err()
+    );
+    assert!(
+        err.contains("undefined name `count`")
+            && err.contains("--param count=VALUE")
+            && err.contains("launch at line 18"),
+        "{err}"
+    );
+    // C's division: (1000 + 127) / 128 is 8 blocks
+    let out = predict_file(&file, &["--kernel", "scale", "--param", "count=1000"]).unwrap();
+    assert!(out.contains("count=1000 (grid [8, 1, 1]"), "{out}");
+}

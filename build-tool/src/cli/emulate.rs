@@ -306,6 +306,8 @@ fn workload(
             block: Dims(vec![]),
             hints: BTreeMap::new(),
             macros: BTreeMap::new(),
+            grid_div: crate::workload::Div::Ceil,
+            origin: None,
         },
     };
     for (k, v) in overrides {

@@ -153,6 +153,8 @@ pub fn output(args: &Args) -> miette::Result<String> {
                 .as_deref()
                 .map(annotations::int_macros)
                 .unwrap_or_default(),
+            grid_div: crate::workload::Div::Ceil,
+            origin: None,
         },
         _ => {
             let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
@@ -166,7 +168,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .cloned()
             .map(|spec| with_params(spec, given))
             .ok_or_else(|| {
-                miette!("{path}: kernel `{shown}` has no such workload annotation; give --grid and --block")
+                miette!("{path}: kernel `{shown}` has no such workload (no annotation, and no launch of it in this file); give --grid and --block")
             })?
         }
     };
@@ -188,7 +190,11 @@ pub fn output(args: &Args) -> miette::Result<String> {
             Some((name, _)) => format!("; give it a value with --param {name}=VALUE"),
             None => String::new(),
         };
-        miette!("{path}{at}: kernel `{shown}`: workload: {e}{how}")
+        let from = spec
+            .origin
+            .as_ref()
+            .map_or(String::new(), |o| format!(" (the workload of {o})"));
+        miette!("{path}{at}: kernel `{shown}`: workload: {e}{how}{from}")
     })?;
     let counter = engine::default_counter();
     let bound = counter
@@ -220,7 +226,12 @@ pub fn output(args: &Args) -> miette::Result<String> {
         grid: w.grid,
         block: w.block,
     });
-    let mut notes = bound.notes;
+    let mut notes: Vec<String> = spec
+        .origin
+        .iter()
+        .map(|o| format!("workload from {o}"))
+        .collect();
+    notes.extend(bound.notes);
     notes.extend(unit.registers.apply(&kname, &mut input.stats));
     notes.extend(crate::registers::launch_fails(&input.stats, &d));
     // What the counts hold but no model reads, so a user sees what the prediction leaves out.

@@ -1,0 +1,616 @@
+//! Kernel launches in a CUDA file's host code, read as workloads for the kernels that carry no
+//! `kerncast: workload` annotation, so that a whole program (its kernels and the `main` that
+//! launches them) is predicted as it stands:
+//!
+//! ```text
+//! const int n = 1 << 20;
+//! saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);   // n=1048576, grid 4096, block 256
+//! ```
+//!
+//! A launch gives the grid and the block (an expression, `dim3(…)` or a `dim3` variable), the
+//! dynamic shared memory (the third term) and every integer argument whose value the file fixes.
+//! Values come from names the file defines once and changes nowhere: `#define N …`,
+//! `const`/`constexpr` declarations, and plain scalar or `dim3` declarations never assigned
+//! again. An argument passed as a bare name is renamed to the kernel's parameter, so that
+//! `--param n=…` moves the grid with it. The expressions are C's: `/` rounds down, `sizeof` of
+//! a built-in type is its size, and integer suffixes (`256u`) are dropped. Anything else (a size
+//! read from `argv`, a cast, a function call) stays unresolved: the argument is left unset, and a
+//! grid that needs it reports the name it lacks.
+
+use crate::workload::{Dims, Div, Expr, WorkloadSpec};
+use regex::Regex;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+
+/// One `kernel<<<config>>>(args)` of the host code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchSite {
+    /// The kernel as written before `<<<`, namespace and template arguments included.
+    pub kernel: String,
+    /// 1-based line of the `<<<`.
+    pub line: usize,
+    /// The terms between `<<<` and `>>>`: grid, block, dynamic shared bytes, stream.
+    pub config: Vec<String>,
+    pub args: Vec<String>,
+}
+
+impl LaunchSite {
+    /// The kernel's name without namespace or template arguments, as its definition has it.
+    pub fn base_name(&self) -> &str {
+        let k = self.kernel.split('<').next().unwrap_or(&self.kernel);
+        k.rsplit("::").next().unwrap_or(k).trim()
+    }
+
+    fn shown(&self) -> String {
+        format!("{}<<<{}>>>", self.kernel, self.config.join(", "))
+    }
+}
+
+/// Every launch in `text`, in order.
+pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
+    let code = code_only(text);
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(k) = code[from..].find("<<<") {
+        let at = from + k;
+        from = at + 3;
+        let Some(close) = code[from..].find(">>>").map(|c| from + c) else {
+            break;
+        };
+        let mut end = at;
+        while end > 0 && b[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        let mut start = end;
+        if start > 0 && b[start - 1] == b'>' {
+            start = matching_open(b, start - 1).unwrap_or(start);
+        }
+        while start > 0 && (b[start - 1].is_ascii_alphanumeric() || b"_:".contains(&b[start - 1])) {
+            start -= 1;
+        }
+        let kernel = code[start..end].trim().to_string();
+        let mut open = close + 3;
+        while open < b.len() && b[open].is_ascii_whitespace() {
+            open += 1;
+        }
+        if kernel.is_empty() || b.get(open) != Some(&b'(') {
+            continue;
+        }
+        let Some(args_end) = matching_close(b, open) else {
+            continue;
+        };
+        out.push(LaunchSite {
+            kernel,
+            line: code[..at].matches('\n').count() + 1,
+            config: split_top(&code[from..close]),
+            args: split_top(&code[open + 1..args_end]),
+        });
+        from = args_end;
+    }
+    out
+}
+
+/// The workload of `site` for a kernel whose parameters are named `params`, with the names the
+/// file defines (`defs`, from [`host_defs`]).
+pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> WorkloadSpec {
+    // bare names passed to a parameter of another name take the parameter's name
+    let mut renames: BTreeMap<String, String> = BTreeMap::new();
+    let bare: Vec<Option<&str>> = site.args.iter().map(|a| bare_name(a)).collect();
+    for (i, name) in bare.iter().enumerate() {
+        let (Some(x), Some(p)) = (name, params.get(i)) else {
+            continue;
+        };
+        let once = bare.iter().filter(|b| b == &&Some(*x)).count() == 1;
+        if *x != p && once && defs.scalars.contains_key(*x) && !defs.scalars.contains_key(p) {
+            renames.insert(x.to_string(), p.clone());
+        }
+    }
+    let back: BTreeMap<&str, &str> = renames
+        .iter()
+        .map(|(h, p)| (p.as_str(), h.as_str()))
+        .collect();
+    let parse = |text: &str| Expr::parse(&c_expr(text)).ok().map(|e| rename(e, &renames));
+    let dims = |term: Option<&String>| -> Dims {
+        let term = term.map(|t| t.trim()).unwrap_or("1");
+        let parts = match defs.dims.get(term) {
+            Some(d) => d.clone(),
+            None => dim3_parts(term).unwrap_or_else(|| vec![term.to_string()]),
+        };
+        Dims(
+            parts
+                .iter()
+                .map(|p| parse(p).unwrap_or_else(|| Expr::Var(unresolved(p))))
+                .collect(),
+        )
+    };
+    let grid = dims(site.config.first());
+    let block = dims(site.config.get(1));
+    // the parameters' values, where every name they read has a definition
+    let mut args: Vec<(String, Expr)> = Vec::new();
+    for (i, a) in site.args.iter().enumerate() {
+        let Some(p) = params.get(i) else { break };
+        if bare[i].is_some_and(|x| renames.get(x) == Some(p) || x == p) {
+            continue; // defined below under the parameter's name
+        }
+        if let Some(e) = parse(a) {
+            args.push((p.clone(), e));
+        }
+    }
+    let mut order: Vec<(String, Expr)> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut need: Vec<String> = Vec::new();
+    for e in grid
+        .0
+        .iter()
+        .chain(&block.0)
+        .chain(args.iter().map(|(_, e)| e))
+    {
+        e.vars(&mut need);
+    }
+    for (i, x) in bare.iter().enumerate() {
+        if let (Some(x), Some(p)) = (x, params.get(i)) {
+            if renames.get(*x) == Some(p) || x == p {
+                need.push(p.clone());
+            }
+        }
+    }
+    for n in need {
+        define(&n, defs, &renames, &back, &mut seen, &mut order);
+    }
+    let defined: BTreeSet<String> = order.iter().map(|(n, _)| n.clone()).collect();
+    for (p, e) in args {
+        let mut vars = Vec::new();
+        e.vars(&mut vars);
+        if vars.iter().all(|v| defined.contains(v)) && !defined.contains(&p) {
+            order.push((p, e));
+        }
+    }
+    let mut hints = BTreeMap::new();
+    let shared = site.config.get(2).and_then(|t| parse(t));
+    let values = WorkloadSpec {
+        params: order.clone(),
+        ..empty_spec()
+    }
+    .resolve();
+    if let (Some(shared), Ok(w)) = (shared, values) {
+        if let Ok(v) = shared.eval(&w.params, Div::Floor) {
+            hints.insert(
+                kerncast_passes::count::DYNAMIC_SHARED_BYTES.to_string(),
+                v as f64,
+            );
+        }
+    }
+    WorkloadSpec {
+        params: order,
+        grid,
+        block,
+        hints,
+        origin: Some(format!(
+            "the launch at line {}: {}",
+            site.line,
+            site.shown()
+        )),
+        ..empty_spec()
+    }
+}
+
+/// Adds `name` (a parameter or helper name of the workload) and, first, every name its
+/// definition reads, to `order`; names without a usable definition are left out.
+fn define(
+    name: &str,
+    defs: &HostDefs,
+    renames: &BTreeMap<String, String>,
+    back: &BTreeMap<&str, &str>,
+    seen: &mut BTreeSet<String>,
+    order: &mut Vec<(String, Expr)>,
+) {
+    if !seen.insert(name.to_string()) {
+        return;
+    }
+    let host = back.get(name).copied().unwrap_or(name);
+    let Some(text) = defs.scalars.get(host) else {
+        return;
+    };
+    let Ok(e) = Expr::parse(&c_expr(text)) else {
+        return;
+    };
+    let e = rename(e, renames);
+    let mut vars = Vec::new();
+    e.vars(&mut vars);
+    for v in &vars {
+        define(v, defs, renames, back, seen, order);
+    }
+    let defined: BTreeSet<&str> = order.iter().map(|(n, _)| n.as_str()).collect();
+    if vars.iter().all(|v| defined.contains(v.as_str())) {
+        order.push((name.to_string(), e));
+    }
+}
+
+fn empty_spec() -> WorkloadSpec {
+    WorkloadSpec {
+        name: None,
+        params: Vec::new(),
+        grid: Dims(vec![]),
+        block: Dims(vec![]),
+        hints: BTreeMap::new(),
+        macros: BTreeMap::new(),
+        grid_div: Div::Floor,
+        origin: None,
+    }
+}
+
+/// A launch term the expressions cannot read stands in the grid as a name, so that the
+/// workload's error quotes it ("undefined name `blocks(n)`").
+fn unresolved(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn rename(e: Expr, renames: &BTreeMap<String, String>) -> Expr {
+    match e {
+        Expr::Var(v) => Expr::Var(renames.get(&v).cloned().unwrap_or(v)),
+        Expr::Neg(a) => Expr::Neg(Box::new(rename(*a, renames))),
+        Expr::Bin(a, op, b) => Expr::Bin(
+            Box::new(rename(*a, renames)),
+            op,
+            Box::new(rename(*b, renames)),
+        ),
+        e => e,
+    }
+}
+
+/// What the file defines once and never changes: scalar values as expression text, and `dim3`
+/// variables as their components.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostDefs {
+    pub scalars: BTreeMap<String, String>,
+    pub dims: BTreeMap<String, Vec<String>>,
+}
+
+static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$").unwrap()
+});
+static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:static\s+)?(?:(?:const|constexpr)\s+)*(?:(?:unsigned|signed|long|short)\s+)*(?:int|long|short|unsigned|size_t|std::size_t|int32_t|int64_t|uint32_t|uint64_t|auto)\s+(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;,{}]+);",
+    )
+    .unwrap()
+});
+static DIM3: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\bdim3\s+([A-Za-z_]\w*)\s*(?:=\s*)?(?:dim3\s*)?([({][^;]*[)}]|[A-Za-z_0-9][^;,]*)\s*;",
+    )
+    .unwrap()
+});
+
+/// The names `text` defines once and changes nowhere (see the module doc).
+pub fn host_defs(text: &str) -> HostDefs {
+    let code = code_only(text);
+    let mut scalars: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut note = |name: &str, value: String| {
+        let v = value.trim().to_string();
+        scalars
+            .entry(name.to_string())
+            .and_modify(|old| {
+                if old.as_deref() != Some(v.as_str()) {
+                    *old = None;
+                }
+            })
+            .or_insert(Some(v));
+    };
+    for c in DEFINE.captures_iter(&code) {
+        note(&c[1], c[2].to_string());
+    }
+    for c in SCALAR.captures_iter(&code) {
+        note(&c[1], c[2].to_string());
+    }
+    let mut dims: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
+    for c in DIM3.captures_iter(&code) {
+        let v = c[2].trim();
+        let parts = dim3_parts(&format!("dim3{v}")).unwrap_or_else(|| vec![v.to_string()]);
+        dims.entry(c[1].to_string())
+            .and_modify(|old| {
+                if old.as_ref() != Some(&parts) {
+                    *old = None;
+                }
+            })
+            .or_insert(Some(parts));
+    }
+    let scalars = scalars
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(&code, &k))?)))
+        .collect();
+    let dims = dims
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(&code, &k))?)))
+        .collect();
+    HostDefs { scalars, dims }
+}
+
+/// Whether `name` is given a value at most once in `code` (its definition), never incremented,
+/// never passed by address, and no member of it assigned.
+fn assigned_once(code: &str, name: &str) -> bool {
+    let n = regex::escape(name);
+    let assign = Regex::new(&format!(
+        r"\b{n}\s*(?:\.\s*[xyz]\s*)?(?:[-+*/%&|^]|<<|>>)?=[^=]"
+    ))
+    .unwrap();
+    let step = Regex::new(&format!(
+        r"\b{n}\s*(?:\+\+|--)|(?:\+\+|--)\s*{n}\b|&\s*{n}\b"
+    ))
+    .unwrap();
+    let paren_init = Regex::new(&format!(r"\bdim3\s+{n}\s*[({{]")).unwrap();
+    let assigns = assign.find_iter(code).count() + paren_init.find_iter(code).count();
+    assigns <= 1 && !step.is_match(code)
+}
+
+/// A single identifier, the way an argument passes a variable.
+fn bare_name(arg: &str) -> Option<&str> {
+    let a = arg.trim();
+    let ident = a
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && a.chars().all(|c| c.is_alphanumeric() || c == '_');
+    ident.then_some(a)
+}
+
+/// `dim3(a, b)` or `dim3{a, b}` (or the same without `dim3`, `{a, b}`) as its components.
+fn dim3_parts(term: &str) -> Option<Vec<String>> {
+    let t = term.trim();
+    let t = t.strip_prefix("dim3").map(str::trim).unwrap_or(t);
+    let inner = t
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| t.strip_prefix('{').and_then(|r| r.strip_suffix('}')))?;
+    let b = t.as_bytes();
+    // `(a)+(b)` is an expression, not one parenthesised list
+    if matching_close(b, 0) != Some(b.len() - 1) {
+        return None;
+    }
+    Some(split_top(inner))
+}
+
+static SUFFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d+)[uUlL]+\b").unwrap());
+static SIZEOF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"sizeof\s*\(\s*((?:unsigned\s+|signed\s+|long\s+)*\w+)\s*\)").unwrap()
+});
+
+/// A C integer expression in the workload language: suffixes dropped, `sizeof` of a built-in
+/// type replaced by its size (other `sizeof`s are left, and fail to parse).
+fn c_expr(text: &str) -> String {
+    let t = SUFFIX.replace_all(text.trim(), "$1");
+    SIZEOF
+        .replace_all(&t, |c: &regex::Captures| {
+            let ty = c[1].split_whitespace().last().unwrap_or("");
+            let long_long = c[1].matches("long").count() == 2;
+            let bytes = match ty {
+                "char" | "int8_t" | "uint8_t" | "bool" => 1,
+                "short" | "half" | "__half" | "__nv_bfloat16" | "int16_t" | "uint16_t" => 2,
+                "float" | "int" | "unsigned" | "int32_t" | "uint32_t" => 4,
+                "long" if long_long => 8,
+                "double" | "long" | "size_t" | "int64_t" | "uint64_t" | "float2" | "int2" => 8,
+                "float4" | "double2" | "int4" => 16,
+                _ => return c[0].to_string(),
+            };
+            bytes.to_string()
+        })
+        .into_owned()
+}
+
+/// `text` with comments and the insides of string and character literals blanked, line breaks
+/// kept (so offsets still give lines).
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let blank = |c: u8| if c == b'\n' { b'\n' } else { b' ' };
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+            out.extend(b[i..end].iter().map(|c| blank(*c)));
+            i = end;
+        } else if b[i] == b'"' || b[i] == b'\'' {
+            let q = b[i];
+            out.push(q);
+            i += 1;
+            while i < b.len() && b[i] != q && b[i] != b'\n' {
+                let esc = b[i] == b'\\';
+                out.push(b' ');
+                i += 1;
+                if esc && i < b.len() {
+                    out.push(blank(b[i]));
+                    i += 1;
+                }
+            }
+            if i < b.len() {
+                out.push(b[i]);
+                i += 1;
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The `)`, `]` or `}` that closes the bracket at `open`.
+fn matching_close(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `<` that opens the template argument list closed by the `>` at `close`.
+fn matching_open(b: &[u8], close: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for k in (0..=close).rev() {
+        match b[k] {
+            b'>' => depth += 1,
+            b'<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            b';' | b'{' | b'}' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `s` split at its commas outside brackets, each part trimmed; empty when `s` is blank.
+fn split_top(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() || !out.is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(src: &str, params: &[&str]) -> WorkloadSpec {
+        let sites = launch_sites(src);
+        assert_eq!(sites.len(), 1, "{sites:?}");
+        let params: Vec<String> = params.iter().map(|s| s.to_string()).collect();
+        workload(&sites[0], &params, &host_defs(src))
+    }
+
+    #[test]
+    fn a_launch_with_constant_sizes_resolves() {
+        let src = r#"
+int main() {
+    const int n = 1 << 20;   // elements
+    float *x, *y;
+    cudaMalloc(&x, n * sizeof(float));
+    saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);
+}
+"#;
+        let spec = one(src, &["n", "a", "x", "y"]);
+        let w = spec.resolve().unwrap();
+        // C's division: (n + 255) / 256 is exactly n / 256 blocks
+        assert_eq!((w.grid, w.block), ([4096, 1, 1], [256, 1, 1]));
+        assert_eq!(w.params["n"], 1 << 20);
+        assert_eq!(
+            spec.origin.as_deref(),
+            Some("the launch at line 6: saxpy<<<(n + 255) / 256, 256>>>")
+        );
+        // --param n=1000 moves the grid with it
+        let w = spec.resolve_with(&[("n".into(), 1000)].into()).unwrap();
+        assert_eq!(w.grid, [4, 1, 1]);
+    }
+
+    #[test]
+    fn dim3_variables_defines_and_renamed_arguments() {
+        let src = r#"
+#define N 2048
+#define TILE 16
+void run(float *a, float *b, float *c) {
+    int rows = N / 2;
+    dim3 block(TILE, TILE);
+    dim3 grid(N / TILE, rows / TILE);
+    matmul<<<grid, block, 2 * TILE * TILE * sizeof(float)>>>(a, b, c, N, rows);
+}
+"#;
+        let spec = one(src, &["a", "b", "c", "n", "m"]);
+        let w = spec.resolve().unwrap();
+        assert_eq!((w.grid, w.block), ([128, 64, 1], [16, 16, 1]));
+        assert_eq!((w.params["n"], w.params["m"]), (2048, 1024));
+        assert_eq!(
+            w.hints[kerncast_passes::count::DYNAMIC_SHARED_BYTES],
+            2048.0
+        );
+        // the renamed size drives the grid: m (host `rows`) halves the grid's y
+        let w = spec.resolve_with(&[("m".into(), 512)].into()).unwrap();
+        assert_eq!(w.grid, [128, 32, 1]);
+    }
+
+    #[test]
+    fn a_size_from_the_command_line_is_reported_not_guessed() {
+        let src = r#"
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    scale<<<n / 128, 128>>>(x, n);
+}
+"#;
+        let spec = one(src, &["x", "n"]);
+        let e = spec.resolve().unwrap_err();
+        assert!(e.contains("undefined name `n`"), "{e}");
+        let w = spec.resolve_with(&[("n".into(), 1024)].into()).unwrap();
+        assert_eq!(w.grid, [8, 1, 1]);
+    }
+
+    #[test]
+    fn a_reassigned_or_ambiguous_name_has_no_value() {
+        let src = r#"
+int main() {
+    int n = 1024;
+    n = n * 2;
+    int m = 64;
+    for (int i = 0; i < 3; i++) k<<<n / 32, 32>>>(n, m, i);
+}
+void other() { int m = 128; }
+"#;
+        let d = host_defs(src);
+        assert!(!d.scalars.contains_key("n"), "assigned twice");
+        assert!(!d.scalars.contains_key("m"), "two values");
+        assert!(!d.scalars.contains_key("i"), "incremented");
+        assert!(one(src, &["n", "m", "i"]).resolve().is_err());
+    }
+
+    #[test]
+    fn sites_skip_comments_strings_and_template_arguments() {
+        let src = r#"
+// old<<<1, 1>>>(n);
+const char *s = "bad<<<1,1>>>()";
+constexpr unsigned int B = 256u;
+ns::tsum<B, float><<<dim3(64), dim3(B)>>>(
+    x, out);
+"#;
+        let sites = launch_sites(src);
+        assert_eq!(sites.len(), 1, "{sites:?}");
+        assert_eq!(sites[0].kernel, "ns::tsum<B, float>");
+        assert_eq!(sites[0].base_name(), "tsum");
+        assert_eq!(sites[0].line, 5);
+        assert_eq!(sites[0].args, vec!["x", "out"]);
+        let w = workload(&sites[0], &["x".into(), "out".into()], &host_defs(src))
+            .resolve()
+            .unwrap();
+        assert_eq!((w.grid, w.block), ([64, 1, 1], [256, 1, 1]));
+    }
+}
