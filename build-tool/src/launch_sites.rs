@@ -158,7 +158,11 @@ pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> Worklo
     for n in need {
         define(&n, defs, &renames, &back, &mut seen, &mut order);
     }
-    let defined: BTreeSet<String> = order.iter().map(|(n, _)| n.clone()).collect();
+    let defined: BTreeSet<String> = order
+        .iter()
+        .map(|(n, _)| n.clone())
+        .chain(defs.macros.keys().cloned())
+        .collect();
     for (p, e) in args {
         let mut vars = Vec::new();
         e.vars(&mut vars);
@@ -170,11 +174,14 @@ pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> Worklo
     let shared = site.config.get(2).and_then(|t| parse(t));
     let values = WorkloadSpec {
         params: order.clone(),
+        macros: defs.macros.clone(),
         ..empty_spec()
     }
     .resolve();
     if let (Some(shared), Ok(w)) = (shared, values) {
-        if let Ok(v) = shared.eval(&w.params, Div::Floor) {
+        let mut env = defs.macros.clone();
+        env.extend(w.params);
+        if let Ok(v) = shared.eval(&env, Div::Floor) {
             hints.insert(
                 kerncast_passes::count::DYNAMIC_SHARED_BYTES.to_string(),
                 v as f64,
@@ -191,6 +198,7 @@ pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> Worklo
             site.line,
             site.shown()
         )),
+        macros: defs.macros.clone(),
         ..empty_spec()
     }
 }
@@ -205,7 +213,7 @@ fn define(
     seen: &mut BTreeSet<String>,
     order: &mut Vec<(String, Expr)>,
 ) {
-    if !seen.insert(name.to_string()) {
+    if !seen.insert(name.to_string()) || defs.macros.contains_key(name) {
         return;
     }
     let host = back.get(name).copied().unwrap_or(name);
@@ -265,6 +273,9 @@ fn rename(e: Expr, renames: &BTreeMap<String, String>) -> Expr {
 pub struct HostDefs {
     pub scalars: BTreeMap<String, String>,
     pub dims: BTreeMap<String, Vec<String>>,
+    /// The integer macros (`#define TILE 16`): the workload reads them as macros, not as
+    /// parameters, so that `kerncast rank --vary TILE=…` recompiles the kernel with the value.
+    pub macros: BTreeMap<String, i64>,
 }
 
 static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -324,7 +335,11 @@ pub fn host_defs(text: &str) -> HostDefs {
         .into_iter()
         .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(&code, &k))?)))
         .collect();
-    HostDefs { scalars, dims }
+    HostDefs {
+        scalars,
+        dims,
+        macros: crate::annotations::int_macros(text),
+    }
 }
 
 /// Whether `name` is given a value at most once in `code` (its definition), never incremented,
@@ -555,6 +570,9 @@ void run(float *a, float *b, float *c) {
             w.hints[kerncast_passes::count::DYNAMIC_SHARED_BYTES],
             2048.0
         );
+        // TILE stays a macro, so `rank --vary TILE=…` recompiles the kernel with it
+        assert!(spec.params.iter().all(|(p, _)| p != "TILE"));
+        assert_eq!(spec.macros["TILE"], 16);
         // the renamed size drives the grid: m (host `rows`) halves the grid's y
         let w = spec.resolve_with(&[("m".into(), 512)].into()).unwrap();
         assert_eq!(w.grid, [128, 32, 1]);

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Kernel source (.cu, .cl, .ll, .ptx) with a `// kerncast: workload` annotation.
+    /// Kernel source (.cu, .cl, .ll, .ptx) with a workload: a `// kerncast: workload` annotation, or a `<<<>>>` launch of the kernel in its host code.
     pub file: PathBuf,
     /// Kernel (source name); optional when the file defines one.
     #[arg(long)]
