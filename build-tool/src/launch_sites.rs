@@ -42,7 +42,12 @@ impl LaunchSite {
     }
 
     fn shown(&self) -> String {
-        format!("{}<<<{}>>>", self.kernel, self.config.join(", "))
+        format!(
+            "{}<<<{}>>>({})",
+            self.kernel,
+            self.config.join(", "),
+            self.args.join(", ")
+        )
     }
 }
 
@@ -139,6 +144,8 @@ pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> Worklo
     }
     let mut order: Vec<(String, Expr)> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
+    // the host's definitions the workload took, for the report to show
+    let mut sources: Vec<String> = Vec::new();
     let mut need: Vec<String> = Vec::new();
     for e in grid
         .0
@@ -156,7 +163,15 @@ pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> Worklo
         }
     }
     for n in need {
-        define(&n, defs, &renames, &back, &mut seen, &mut order);
+        define(
+            &n,
+            defs,
+            &renames,
+            &back,
+            &mut seen,
+            &mut order,
+            &mut sources,
+        );
     }
     let defined: BTreeSet<String> = order
         .iter()
@@ -194,9 +209,14 @@ pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> Worklo
         block,
         hints,
         origin: Some(format!(
-            "the launch at line {}: {}",
+            "the launch at line {}: {}{}",
             site.line,
-            site.shown()
+            site.shown(),
+            if sources.is_empty() {
+                String::new()
+            } else {
+                format!(", where {}", sources.join(", "))
+            }
         )),
         macros: defs.macros.clone(),
         ..empty_spec()
@@ -212,6 +232,7 @@ fn define(
     back: &BTreeMap<&str, &str>,
     seen: &mut BTreeSet<String>,
     order: &mut Vec<(String, Expr)>,
+    sources: &mut Vec<String>,
 ) {
     if !seen.insert(name.to_string()) || defs.macros.contains_key(name) {
         return;
@@ -227,11 +248,16 @@ fn define(
     let mut vars = Vec::new();
     e.vars(&mut vars);
     for v in &vars {
-        define(v, defs, renames, back, seen, order);
+        define(v, defs, renames, back, seen, order, sources);
     }
-    let defined: BTreeSet<&str> = order.iter().map(|(n, _)| n.as_str()).collect();
+    let defined: BTreeSet<&str> = order
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .chain(defs.macros.keys().map(String::as_str))
+        .collect();
     if vars.iter().all(|v| defined.contains(v.as_str())) {
         order.push((name.to_string(), e));
+        sources.push(format!("{host} = {}", text.trim()));
     }
 }
 
@@ -543,7 +569,10 @@ int main() {
         assert_eq!(w.params["n"], 1 << 20);
         assert_eq!(
             spec.origin.as_deref(),
-            Some("the launch at line 6: saxpy<<<(n + 255) / 256, 256>>>")
+            Some(
+                "the launch at line 6: saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y), \
+                 where n = 1 << 20"
+            )
         );
         // --param n=1000 moves the grid with it
         let w = spec.resolve_with(&[("n".into(), 1000)].into()).unwrap();
@@ -576,6 +605,28 @@ void run(float *a, float *b, float *c) {
         // the renamed size drives the grid: m (host `rows`) halves the grid's y
         let w = spec.resolve_with(&[("m".into(), 512)].into()).unwrap();
         assert_eq!(w.grid, [128, 32, 1]);
+    }
+
+    /// A helper defined over an integer macro resolves, and the report shows what was read.
+    #[test]
+    fn a_helper_over_a_macro_resolves_and_is_shown() {
+        let src = r#"
+#define N 4096
+void go(float *x) {
+    const int half = N / 2;
+    k<<<half / 256, 256>>>(x);
+}
+"#;
+        let spec = one(src, &["x"]);
+        assert_eq!(spec.resolve().unwrap().grid, [8, 1, 1]);
+        assert!(
+            spec.origin
+                .as_deref()
+                .unwrap()
+                .ends_with("where half = N / 2"),
+            "{:?}",
+            spec.origin
+        );
     }
 
     #[test]

@@ -660,7 +660,10 @@ int main(int argc, char **argv) {
         "{out}"
     );
     assert!(
-        out.contains("note: workload from the launch at line 17: transpose<<<blocks, threads>>>"),
+        out.contains(
+            "note: workload from the launch at line 17: transpose<<<blocks, threads>>>(a, b, N), \
+             where N = 2048"
+        ),
         "{out}"
     );
     // the kernel's parameter stands for the host's N, so --param moves the grid
