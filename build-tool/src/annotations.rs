@@ -17,7 +17,7 @@
 //! for PTX and LLVM files.
 
 use crate::param_fields::{alias_fields, source_fields, SourceField};
-use crate::workload::{Dims, Div, Expr, WorkloadSpec};
+use crate::workload::{Dims, Expr, WorkloadSpec};
 use std::collections::BTreeMap;
 
 /// A kernel defined in a source file, with the workloads its annotations give it.
@@ -549,16 +549,7 @@ fn expand_shifts(v: &str) -> String {
 }
 
 fn parse_workload(rest: &str) -> Result<(WorkloadSpec, Option<String>), String> {
-    let mut spec = WorkloadSpec {
-        name: None,
-        params: Vec::new(),
-        grid: Dims(vec![]),
-        block: Dims(vec![]),
-        hints: BTreeMap::new(),
-        macros: BTreeMap::new(),
-        grid_div: Div::Ceil,
-        origin: None,
-    };
+    let mut spec = WorkloadSpec::empty();
     let mut kernel = None;
     for (k, v) in split_pairs(rest)? {
         match k.as_str() {

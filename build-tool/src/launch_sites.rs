@@ -261,16 +261,11 @@ fn define(
     }
 }
 
+/// A workload written in C: `/` rounds down in the grid too.
 fn empty_spec() -> WorkloadSpec {
     WorkloadSpec {
-        name: None,
-        params: Vec::new(),
-        grid: Dims(vec![]),
-        block: Dims(vec![]),
-        hints: BTreeMap::new(),
-        macros: BTreeMap::new(),
         grid_div: Div::Floor,
-        origin: None,
+        ..WorkloadSpec::empty()
     }
 }
 

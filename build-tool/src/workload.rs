@@ -249,6 +249,20 @@ pub struct Workload {
 }
 
 impl WorkloadSpec {
+    /// No parameters, no launch yet, grid `/` rounding up (kerncast's own workloads).
+    pub fn empty() -> WorkloadSpec {
+        WorkloadSpec {
+            name: None,
+            params: Vec::new(),
+            grid: Dims(vec![]),
+            block: Dims(vec![]),
+            hints: BTreeMap::new(),
+            macros: BTreeMap::new(),
+            grid_div: Div::Ceil,
+            origin: None,
+        }
+    }
+
     pub fn resolve(&self) -> Result<Workload, String> {
         self.resolve_with(&BTreeMap::new())
     }

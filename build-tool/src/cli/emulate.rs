@@ -299,16 +299,7 @@ fn workload(
     };
     let mut spec = match base {
         Some(s) => s,
-        None => WorkloadSpec {
-            name: None,
-            params: Vec::new(),
-            grid: Dims(vec![]),
-            block: Dims(vec![]),
-            hints: BTreeMap::new(),
-            macros: BTreeMap::new(),
-            grid_div: crate::workload::Div::Ceil,
-            origin: None,
-        },
+        None => WorkloadSpec::empty(),
     };
     for (k, v) in overrides {
         if !spec.params.iter().any(|(n, _)| n == k) {

@@ -167,6 +167,16 @@ $L_end:
 }
 "#;
 
+    /// The first kernel of `text`, instruction by instruction, with the K20's latencies.
+    fn k20_insts(text: &str) -> Vec<SchedInst> {
+        let m = Module::parse(text).unwrap();
+        let f = m.kernels().next().unwrap();
+        let d = Device::load("k20").unwrap();
+        f.instructions()
+            .map(|i| sched_inst(i, &d).unwrap())
+            .collect()
+    }
+
     #[test]
     fn blocks_of_a_small_kernel() {
         let m = Module::parse(PTX).unwrap();
@@ -233,13 +243,7 @@ $L_end:
     ret;
 }
 "#;
-        let m = Module::parse(text).unwrap();
-        let f = m.kernels().next().unwrap();
-        let d = Device::load("k20").unwrap();
-        let insts: Vec<SchedInst> = f
-            .instructions()
-            .map(|i| sched_inst(i, &d).unwrap())
-            .collect();
+        let insts = k20_insts(text);
         let orders: Vec<MemOrder> = insts.iter().map(|i| i.order).collect();
         use MemOrder::*;
         assert_eq!(
@@ -292,13 +296,7 @@ $L_end:
     ret;
 }
 "#;
-        let m = Module::parse(text).unwrap();
-        let f = m.kernels().next().unwrap();
-        let d = Device::load("k20").unwrap();
-        let all: Vec<SchedInst> = f
-            .instructions()
-            .map(|i| sched_inst(i, &d).unwrap())
-            .collect();
+        let all = k20_insts(text);
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         let cp = &all[1];
         assert_eq!((cp.class, cp.mem.as_str()), (UnitClass::Lsu, "global"));
