@@ -144,9 +144,7 @@ fn add_launch_sites(text: &str, kernels: &mut [SourceKernel]) {
         let base = template_base(&k.name);
         for site in sites.iter().filter(|s| s.base_name() == base) {
             let w = crate::launch_sites::workload(site, &k.params, &defs);
-            let same =
-                |o: &WorkloadSpec| (&o.params, &o.grid, &o.block) == (&w.params, &w.grid, &w.block);
-            if !k.workloads.iter().any(same) {
+            if !k.workloads.iter().any(|o| o.same_launch(&w)) {
                 k.workloads.push(w);
             }
         }

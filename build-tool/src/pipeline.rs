@@ -307,8 +307,15 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
         _ => Vec::new(),
     };
     let entries: Vec<String> = module.kernels().map(|k| k.name.clone()).collect();
-    let chosen = select_entries(&entries, job.kernel.as_deref())
-        .map_err(|what| fail(job, None, job.kernel.as_deref(), "kernel selection", what))?;
+    // host code only: nothing to predict here, but its launches give other files' kernels
+    // their workloads
+    let host_only = entries.is_empty() && job.kernel.is_none();
+    let chosen = if host_only {
+        Vec::new()
+    } else {
+        select_entries(&entries, job.kernel.as_deref())
+            .map_err(|what| fail(job, None, job.kernel.as_deref(), "kernel selection", what))?
+    };
     let kernels = chosen
         .into_iter()
         .map(|name| {
@@ -385,10 +392,21 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             Err(f) => errors.push(f),
         }
     }
+    let host_only: Vec<String> = ok_units
+        .iter()
+        .filter(|u| u.kernels.is_empty())
+        .map(|u| u.job.display_path.clone())
+        .collect();
+    let launches = OtherFilesLaunches::new(&ok_units);
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
             let specs = if u.job.workloads.is_empty() {
                 let mut v = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
+                if v.is_empty() {
+                    if let Some(sk) = sk {
+                        v = launches.workloads(sk, &u.job.display_path);
+                    }
+                }
                 for w in &mut v {
                     apply_defines(w, &u.job.lower.defines);
                 }
@@ -403,7 +421,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                     Some(entry),
                     "workload",
                     format!(
-                        "no workload for kernel `{}`: the file does not launch it, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
+                        "no workload for kernel `{}`: no file analysed with it launches it, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
                         demangle(entry)
                     ),
                 ));
@@ -464,7 +482,54 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             Err(f) => errors.push(f),
         }
     }
-    Report::new(kernels, errors)
+    let mut report = Report::new(kernels, errors);
+    report.host_only = host_only;
+    report
+}
+
+/// The launches in every analysed source, for kernels their own file neither annotates nor
+/// launches (kernels in `kernels.cu`, launched from `main.cu`).
+struct OtherFilesLaunches<'a> {
+    /// (display path, source text, its launches)
+    files: Vec<(&'a str, &'a str, Vec<crate::launch_sites::LaunchSite>)>,
+}
+
+impl<'a> OtherFilesLaunches<'a> {
+    fn new(units: &'a [Unit]) -> Self {
+        let files = units
+            .iter()
+            .filter_map(|u| {
+                let text = u.source_text.as_deref()?;
+                let sites = crate::launch_sites::launch_sites(text);
+                (!sites.is_empty()).then_some((u.job.display_path.as_str(), text, sites))
+            })
+            .collect();
+        OtherFilesLaunches { files }
+    }
+
+    /// The workloads of `kernel`'s launches in files other than its own (`own`).
+    fn workloads(&self, kernel: &SourceKernel, own: &str) -> Vec<WorkloadSpec> {
+        let base = template_base(&kernel.name);
+        let mut out: Vec<WorkloadSpec> = Vec::new();
+        for (file, text, sites) in self.files.iter().filter(|(f, _, _)| *f != own) {
+            let mine: Vec<_> = sites.iter().filter(|s| s.base_name() == base).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let defs = crate::launch_sites::host_defs(text);
+            for site in mine {
+                let mut w = crate::launch_sites::workload(site, &kernel.params, &defs);
+                w.origin = w
+                    .origin
+                    .map(|o| o.replacen("line ", &format!("{file}:"), 1));
+                crate::param_fields::alias_fields(&mut w, &kernel.fields, &kernel.params);
+                if !out.iter().any(|o| o.same_launch(&w)) {
+                    out.push(w);
+                }
+            }
+        }
+        out
+    }
 }
 
 fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {

@@ -267,6 +267,11 @@ impl WorkloadSpec {
         self.resolve_with(&BTreeMap::new())
     }
 
+    /// The same parameters and launch (two launches in the host code that agree).
+    pub fn same_launch(&self, other: &WorkloadSpec) -> bool {
+        (&self.params, &self.grid, &self.block) == (&other.params, &other.grid, &other.block)
+    }
+
     /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
     pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
         // Overrides that are not parameters of the spec (rank's -D values such as TILE) are

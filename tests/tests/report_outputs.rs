@@ -254,3 +254,50 @@ fn symbolic_analysis_over_its_time_limit_falls_back() {
         "size sweeps then use the emulator's shared samples"
     );
 }
+
+/// A project as it usually is: kernels in one file, `main` launching them in another. The
+/// kernel takes the workload of the other file's launch, and the host file is listed as host
+/// code, not failed.
+#[test]
+fn kernels_launched_from_another_file_take_that_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = dir.path().join("kernels.cu");
+    let main = dir.path().join("main.cu");
+    std::fs::write(
+        &kernels,
+        "__global__ void scale(float *x, int count) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < count) x[i] *= 2.0f;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &main,
+        "__global__ void scale(float *x, int count);\nint main() {\n  const int N = 1 << 16;\n  float *x;\n  scale<<<N / 128, 128>>>(x, N);\n}\n",
+    )
+    .unwrap();
+    let i = Inputs {
+        files: vec![kernels, main],
+        config: None,
+        devices: vec!["gtx-titan-x".into()],
+        model: None,
+        jobs: 1,
+        no_cache: true,
+        lower: LowerArgs::default(),
+    };
+    let r = analyze(&i, None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 1);
+    let k = &r.kernels[0];
+    assert_eq!(
+        (k.workload.grid, k.workload.params["count"]),
+        ([512, 1, 1], 65536)
+    );
+    assert!(
+        k.notes
+            .iter()
+            .any(|n| n.contains("workload from the launch at")
+                && n.contains("main.cu:5: scale<<<N / 128, 128>>>")),
+        "{:#?}",
+        k.notes
+    );
+    assert_eq!(r.host_only.len(), 1);
+    assert!(r.host_only[0].ends_with("main.cu"), "{:?}", r.host_only);
+}

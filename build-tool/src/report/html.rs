@@ -54,6 +54,18 @@ pub fn render(r: &Report) -> String {
         );
     }
     s.push_str("</table>\n");
+    if !r.host_only.is_empty() {
+        let files: Vec<String> = r
+            .host_only
+            .iter()
+            .map(|f| format!("<code>{}</code>", esc(f)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "<p>No kernels (host code only): {}</p>",
+            files.join(", ")
+        );
+    }
     if !r.errors.is_empty() {
         let _ = writeln!(s, "<h2 class=\"err\">Errors ({})</h2><ul>", r.errors.len());
         for e in &r.errors {

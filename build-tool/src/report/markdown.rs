@@ -35,6 +35,10 @@ pub fn render(r: &Report) -> String {
             band
         );
     }
+    if !r.host_only.is_empty() {
+        let files: Vec<String> = r.host_only.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(s, "\nNo kernels (host code only): {}", files.join(", "));
+    }
     if !r.errors.is_empty() {
         let _ = writeln!(s, "\n### Errors ({})\n", r.errors.len());
         for e in &r.errors {

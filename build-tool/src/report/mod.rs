@@ -25,6 +25,10 @@ pub struct Report {
     pub kernels: Vec<KernelReport>,
     /// Kernels that could not be analysed. A report with errors never passes the gate.
     pub errors: Vec<Failure>,
+    /// Sources that define no kernel (host code, such as a `main.cu` that launches kernels
+    /// defined elsewhere): nothing to predict, but their launches give workloads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_only: Vec<String>,
 }
 
 impl Report {
@@ -35,6 +39,7 @@ impl Report {
             tool_version: env!("CARGO_PKG_VERSION").into(),
             kernels,
             errors,
+            host_only: Vec::new(),
         };
         r.kernels.sort_by(|a, b| a.key().cmp(&b.key()));
         r.errors

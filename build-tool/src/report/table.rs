@@ -80,6 +80,9 @@ pub fn render(r: &Report) -> String {
         r.kernels.len(),
         r.errors.len()
     );
+    if !r.host_only.is_empty() {
+        let _ = writeln!(s, "no kernels (host code only): {}", r.host_only.join(", "));
+    }
     for e in &r.errors {
         let at = e
             .line
