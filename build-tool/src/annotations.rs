@@ -555,6 +555,9 @@ fn parse_workload(rest: &str) -> Result<(WorkloadSpec, Option<String>), String> 
             "kernel" => kernel = Some(v),
             "grid" => spec.grid = parse_dims(&v).map_err(|e| format!("grid: {e}"))?,
             "block" => spec.block = parse_dims(&v).map_err(|e| format!("block: {e}"))?,
+            _ if k.starts_with("buffer.") => {
+                spec.buffers.insert(k["buffer.".len()..].to_string(), v);
+            }
             _ if k.starts_with("hint.") => {
                 let x: f64 = v
                     .parse()

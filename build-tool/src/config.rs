@@ -306,6 +306,7 @@ impl Config {
                     macros: BTreeMap::new(),
                     grid_div: crate::workload::Div::Ceil,
                     origin: None,
+                    buffers: BTreeMap::new(),
                 };
                 // Evaluate once now so that an undefined name is reported against the TOML.
                 spec.resolve()

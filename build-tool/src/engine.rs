@@ -269,7 +269,7 @@ impl Prepared for EmuPrepared {
             )];
             if !bad.is_empty() {
                 notes.push(format!(
-                    "the interpolation check failed for {} feature(s) ({}): their counts are not polynomial in the size over the samples and are approximate",
+                    "the interpolation check failed for {} feature(s) ({}): their counts are not one polynomial in the size over the samples (they depend on the data, or on the size's residues), so they are scaled by the whole power of the size their samples grow with, and are approximate",
                     bad.len(),
                     bad.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
                 ));
@@ -412,16 +412,18 @@ fn lagrange(pts: &[(f64, f64)], t: f64) -> f64 {
     sum
 }
 
-/// Per-feature cubic through the four largest samples, evaluated at `at` (1 = the real size);
-/// returns the features whose fifth sample disagrees with the fit.
+/// Per-feature cubic through the four largest samples, evaluated at `at` (the real size);
+/// returns the features whose fifth sample disagrees with the fit. Those are not one polynomial
+/// in the size over the samples (their work depends on the data, or on the size's residues):
+/// a cubic through four samples a fraction of a percent apart would carry their noise to the
+/// real size many times over, so they are scaled by the power of the size their samples grow
+/// with instead ([`power_law`]).
 fn interpolate(
     samples: &[(f64, BoundStats)],
     at: f64,
     grid: [u64; 3],
     block: [u64; 3],
 ) -> (BoundStats, Vec<String>) {
-    let fit = &samples[..4];
-    let check = &samples[4];
     let mut out = BoundStats {
         launch: Some(Launch { grid, block }),
         regs_per_thread: samples[0].1.regs_per_thread,
@@ -435,13 +437,12 @@ fn interpolate(
         .collect();
     keys.sort();
     keys.dedup();
-    let ok = |fitv: f64, real: f64| (fitv - real).abs() <= 0.5 + 1e-6 * real.abs();
     for f in keys {
-        let pts: Vec<(f64, f64)> = fit.iter().map(|(t, s)| (*t, s.get(f))).collect();
-        if !ok(lagrange(&pts, check.0), check.1.get(f)) {
+        let pts: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, s.get(f))).collect();
+        let (v, exact) = extrapolate(&pts, at);
+        if !exact {
             bad.push(f.to_string());
         }
-        let v = lagrange(&pts, at).max(0.0).round();
         if v > 0.0 {
             out.features.insert(f.clone(), v);
         }
@@ -459,17 +460,58 @@ fn interpolate(
                 .map(|e| if w { e.warps } else { e.threads })
                 .unwrap_or(0.0)
         };
-        let th: Vec<(f64, f64)> = fit.iter().map(|(t, s)| (*t, get(s, false))).collect();
-        let wa: Vec<(f64, f64)> = fit.iter().map(|(t, s)| (*t, get(s, true))).collect();
+        let th: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, false))).collect();
+        let wa: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, true))).collect();
         out.block_execs.insert(
             b,
             kerncast_passes::stats::BlockExecs {
-                threads: lagrange(&th, at).max(0.0).round(),
-                warps: lagrange(&wa, at).max(0.0).round(),
+                threads: extrapolate(&th, at).0,
+                warps: extrapolate(&wa, at).0,
             },
         );
     }
     (out, bad)
+}
+
+/// One count at size `at` from its five samples (size, count), largest first: the cubic
+/// through the first four when it predicts the fifth exactly, else [`power_law`]; and whether
+/// it was the exact cubic.
+fn extrapolate(pts: &[(f64, f64)], at: f64) -> (f64, bool) {
+    let (fit, check) = (&pts[..4], pts[4]);
+    let exact = (lagrange(fit, check.0) - check.1).abs() <= 0.5 + 1e-6 * check.1.abs();
+    let v = if exact {
+        lagrange(fit, at)
+    } else {
+        power_law(pts, at)
+    };
+    (v.max(0.0).round(), exact)
+}
+
+/// The samples scaled to `at` by the whole power of the size they grow with: the least-squares
+/// slope of log count over log size, rounded to 0..=3 (counts are polynomials of at most cubic
+/// degree in the sizes when the data does not steer them), averaged over the samples.
+fn power_law(pts: &[(f64, f64)], at: f64) -> f64 {
+    let logs: Vec<(f64, f64)> = pts
+        .iter()
+        .filter(|(t, v)| *t > 0.0 && *v > 0.0)
+        .map(|(t, v)| (t.ln(), v.ln()))
+        .collect();
+    if logs.len() < 2 {
+        return pts.first().map_or(0.0, |p| p.1);
+    }
+    let n = logs.len() as f64;
+    let (mx, my) = (
+        logs.iter().map(|p| p.0).sum::<f64>() / n,
+        logs.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let sxy: f64 = logs.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = logs.iter().map(|(x, _)| (x - mx).powi(2)).sum();
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    let power = slope.round().clamp(0.0, 3.0);
+    pts.iter()
+        .map(|(t, v)| v * (at / t).powf(power))
+        .sum::<f64>()
+        / pts.len() as f64
 }
 
 impl EmuPrepared {
@@ -553,6 +595,12 @@ impl EmuPrepared {
                 .or_else(|| w.hints.get(&format!("param.{name}")).map(|v| *v as _));
             let is_ptr = p.ptr.is_some() || (given.is_none() && p.ty.bits() == 64);
             if is_ptr {
+                if let Some(gen) = w.buffers.get(&name) {
+                    let bytes = crate::buffers::generate(gen, &w.params, BUFFER_SEED)
+                        .map_err(|e| (false, format!("buffer `{name}`: {e}")))?;
+                    args.push(KernelArg::Buffer(bytes));
+                    continue;
+                }
                 let key = format!("buffer_bytes.{name}");
                 // Room for every element the sizes can address: 16 bytes per thread and per
                 // point of the product of the size parameters (a matrix of n×m float4s).
@@ -633,9 +681,25 @@ impl EmuPrepared {
             .map_err(|e| {
                 (
                     matches!(e, emu::EmuError::StepLimit(_)),
-                    format!("emulator: {e}"),
+                    name_overrun(format!("emulator: {e}"), f, params),
                 )
             })?;
+        // What the data made the loops do: the mean trips per entry of each loop as run here
+        // (the symbolic counter keeps those of its data-dependent loops, see `symbolic`).
+        for (key, l) in emu::loops::hint_keys(&r.loops).into_iter().zip(&r.loops) {
+            let at =
+                l.at.clone()
+                    .unwrap_or_else(|| format!("PTX line {}", l.ptx_line));
+            assumptions.push(Assumption {
+                from_user: w.hints.contains_key(&key),
+                hint_key: key,
+                what: format!(
+                    "mean trips per entry of the loop at {at}, as the emulator ran it on its buffers"
+                ),
+                default: (l.mean_trips * 100.0).round() / 100.0,
+                at: l.at.clone(),
+            });
+        }
         let mut stats = r.stats;
         stats.kernel = self.kernel.clone();
         stats.launch = Some(launch);
@@ -645,6 +709,25 @@ impl EmuPrepared {
         Ok(stats)
     }
 }
+
+/// An access past the end of a buffer names the buffer by its PTX parameter; say it as the
+/// source does, and how to give it the size (or the data) the kernel reads.
+fn name_overrun(message: String, f: &kerncast_passes::ptx::Function, params: &[String]) -> String {
+    for (i, p) in f.params.iter().enumerate() {
+        let ptx = format!("past the end of `{}`", p.name);
+        if message.contains(&ptx) {
+            let name = params.get(i).unwrap_or(&p.name);
+            return format!(
+                "{}; give `{name}` the data the kernel reads with --buffer {name}=TYPE:GEN (or its size with --hint buffer_bytes.{name}=BYTES)",
+                message.replace(&ptx, &format!("past the end of `{name}`"))
+            );
+        }
+    }
+    message
+}
+
+/// Seed of the generated buffers (`--buffer … rand(…)`): the same data on every run.
+const BUFFER_SEED: u64 = 1;
 
 /// Dynamic shared memory the emulator gives a kernel whose workload does not size it: the
 /// 48 KiB a block may have without opting in to more (every CUDA GPU since Fermi).
@@ -937,6 +1020,29 @@ fn model_by_name(name: &str) -> Option<Box<dyn Model + Send + Sync>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A count that is a polynomial in the size extrapolates exactly; one that depends on
+    /// random data (noise of a few counts around a line) is scaled by its power of the size,
+    /// where the cubic through four samples 0.4 % apart flies off.
+    #[test]
+    fn counts_that_are_no_polynomial_scale_by_their_power_of_the_size() {
+        let sizes = [65536.0, 65280.0, 65024.0, 64768.0, 64512.0];
+        let cubic: Vec<(f64, f64)> = sizes.iter().map(|&x| (x, 3.0 * x * x + x)).collect();
+        let (v, exact) = extrapolate(&cubic, 1048576.0);
+        assert!(exact);
+        assert_eq!(v, 3.0 * 1048576.0f64.powi(2) + 1048576.0);
+        let noise = [13.0, -7.0, 2.0, -11.0, 5.0];
+        let noisy: Vec<(f64, f64)> = sizes
+            .iter()
+            .zip(noise)
+            .map(|(&x, e)| (x, 16.0 * x + e))
+            .collect();
+        let (v, exact) = extrapolate(&noisy, 1048576.0);
+        assert!(!exact);
+        let truth = 16.0 * 1048576.0;
+        assert!((v - truth).abs() / truth < 1e-3, "{v} against {truth}");
+        assert!((lagrange(&noisy[..4], 1048576.0) - truth).abs() / truth > 1.0);
+    }
 
     /// `out[(z·ny + y)·nx + x] = 1` inside the box, on a 3D grid.
     const BOX_STORE: &str =

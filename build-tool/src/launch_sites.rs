@@ -514,7 +514,7 @@ fn matching_open(b: &[u8], close: usize) -> Option<usize> {
 }
 
 /// `s` split at its commas outside brackets, each part trimmed; empty when `s` is blank.
-fn split_top(s: &str) -> Vec<String> {
+pub fn split_top(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut cur = String::new();

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod lower;
 // issue 5: configuration, workloads, reports, gates, rank, cache
 pub mod annotations;
+pub mod buffers;
 pub mod cache;
 pub mod cargo_kerncast;
 pub mod check;

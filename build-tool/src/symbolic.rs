@@ -21,7 +21,7 @@ use crate::workload::{Workload, WorkloadSpec};
 use kerncast_passes::affine;
 use kerncast_passes::count::{self, KernelStats};
 use kerncast_passes::ptx::Module;
-use kerncast_passes::stats::BoundStats;
+use kerncast_passes::stats::{Assumption, BoundStats};
 use std::collections::BTreeMap;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
@@ -77,6 +77,9 @@ impl Counter for SymbolicCounter {
 enum NotCounted {
     /// The emulator counts it instead; the reason goes into the report.
     Fallback(String),
+    /// The counts depend on data the workload does not give (these `trip.`/`branch.`/`pred.`
+    /// keys); the emulator counts it on zero-filled buffers.
+    DependsOnData(Vec<String>),
     /// A parameter the closed forms depend on has no value. The emulator could only run it as
     /// 0, which makes every count a guess, so the workload itself is incomplete: an error.
     MissingParam(String),
@@ -169,10 +172,7 @@ impl SymPrepared {
             // one hint sets every assumption that shares its key
             unset.sort();
             unset.dedup();
-            return Err(NotCounted::Fallback(format!(
-                "counts depend on data ({}; set them as hints to count symbolically)",
-                unset.join(", ")
-            )));
+            return Err(NotCounted::DependsOnData(unset));
         }
         // Source parameter names in declaration order also name the PTX parameters by position.
         let mut cw = count::Workload {
@@ -283,7 +283,15 @@ impl Prepared for SymPrepared {
             Err(NotCounted::MissingParam(msg)) => Err(msg),
             Err(NotCounted::Fallback(_)) => {
                 self.note_fallback();
-                self.emu.bind(w, params)
+                let mut stats = self.emu.bind(w, params)?;
+                keep_observed_trips(&mut stats, &[]);
+                Ok(stats)
+            }
+            Err(NotCounted::DependsOnData(keys)) => {
+                self.note_fallback();
+                let mut stats = self.emu.bind(w, params)?;
+                keep_observed_trips(&mut stats, &keys);
+                Ok(stats)
             }
         }
     }
@@ -305,14 +313,42 @@ impl Prepared for SymPrepared {
                 counter: "symbolic".into(),
             }),
             Err(NotCounted::MissingParam(msg)) => Err(msg),
-            Err(NotCounted::Fallback(why)) => {
+            Err(e @ (NotCounted::Fallback(_) | NotCounted::DependsOnData(_))) => {
                 self.note_fallback();
+                let (why, keys) = match e {
+                    NotCounted::DependsOnData(keys) => (
+                        format!(
+                            "counts depend on data ({}; set them as hints to count symbolically)",
+                            keys.join(", ")
+                        ),
+                        keys,
+                    ),
+                    NotCounted::Fallback(why) | NotCounted::MissingParam(why) => (why, vec![]),
+                };
                 let mut b = self.emu.bind_spec(spec, overrides, params).map_err(|e| {
                     format!("the symbolic counter failed ({why}), and so did the emulator: {e}")
                 })?;
+                keep_observed_trips(&mut b.stats, &keys);
+                let given: Vec<&str> = spec.buffers.keys().map(String::as_str).collect();
+                let on = if given.is_empty() {
+                    "zero-filled buffers".to_string()
+                } else {
+                    format!(
+                        "the given buffers ({}), others zero-filled",
+                        given.join(", ")
+                    )
+                };
+                let on_zeros = if keys.iter().any(|k| k.starts_with("trip.")) {
+                    format!(
+                        " on {on}, so its data-dependent loops ran the trips listed below; \
+                         --buffer NAME=TYPE:GEN gives it data like the real one"
+                    )
+                } else {
+                    String::new()
+                };
                 b.notes.insert(
                     0,
-                    format!("symbolic counter not used: {why}; the emulator counted"),
+                    format!("symbolic counter not used: {why}; the emulator counted{on_zeros}"),
                 );
                 Ok(b)
             }
@@ -340,7 +376,11 @@ impl Prepared for SymPrepared {
             }
         }
         // The emulator shares its samples across sizes.
-        self.emu.bind_sizes(spec, overrides, params, scales)
+        let mut all = self.emu.bind_sizes(spec, overrides, params, scales)?;
+        for b in &mut all {
+            keep_observed_trips(&mut b.stats, &[]);
+        }
+        Ok(all)
     }
 
     fn cheap(&self) -> bool {
@@ -349,6 +389,38 @@ impl Prepared for SymPrepared {
 
     fn counter(&self) -> &'static str {
         "symbolic"
+    }
+}
+
+/// The emulator lists the mean trips of every loop it ran (`trip.` assumptions): exact, and no
+/// assumption, for a loop the symbolic analysis counts in closed form. Keeps those of the loops
+/// whose trips depend on data (`data_keys`): what the counts assumed of the data.
+/// A data-dependent loop the run never entered is listed too, at 0 trips.
+fn keep_observed_trips(stats: &mut BoundStats, data_keys: &[String]) {
+    // the emulator names loops that share a source line by their header block too
+    // (`trip.k.cu:6.bb4`, an unrolled loop and its remainder)
+    let of = |emu_key: &str, key: &str| {
+        emu_key == key
+            || emu_key
+                .strip_prefix(key)
+                .is_some_and(|r| r.starts_with(".bb"))
+    };
+    stats.assumptions.retain(|a| {
+        !a.hint_key.starts_with("trip.") || data_keys.iter().any(|k| of(&a.hint_key, k))
+    });
+    for key in data_keys.iter().filter(|k| k.starts_with("trip.")) {
+        if stats.assumptions.iter().all(|a| !of(&a.hint_key, key)) {
+            let at = &key["trip.".len()..];
+            stats.assumptions.push(Assumption {
+                hint_key: key.clone(),
+                what: format!(
+                    "mean trips per entry of the loop at {at}, which the emulator never entered on its buffers"
+                ),
+                default: 0.0,
+                from_user: false,
+                at: Some(at.to_string()),
+            });
+        }
     }
 }
 

@@ -236,6 +236,9 @@ pub struct WorkloadSpec {
     /// Where the workload was read from, when not from kerncast's own annotations or config
     /// (`the launch at line 12: saxpy<<<(n + 255) / 256, 256>>>`), for the report's notes.
     pub origin: Option<String>,
+    /// Contents the emulator gives buffer parameters instead of zeros, by name:
+    /// `TYPE:GEN(args)` ([`crate::buffers`]).
+    pub buffers: BTreeMap<String, String>,
 }
 
 /// A workload with numbers.
@@ -246,6 +249,9 @@ pub struct Workload {
     pub block: [u64; 3],
     pub params: BTreeMap<String, i64>,
     pub hints: BTreeMap<String, f64>,
+    /// Buffer contents for the emulator (see [`WorkloadSpec::buffers`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub buffers: BTreeMap<String, String>,
 }
 
 impl WorkloadSpec {
@@ -260,6 +266,7 @@ impl WorkloadSpec {
             macros: BTreeMap::new(),
             grid_div: Div::Ceil,
             origin: None,
+            buffers: BTreeMap::new(),
         }
     }
 
@@ -322,6 +329,7 @@ impl WorkloadSpec {
             block,
             params: env,
             hints: self.hints.clone(),
+            buffers: self.buffers.clone(),
         })
     }
 
@@ -440,6 +448,7 @@ mod tests {
             macros: BTreeMap::new(),
             grid_div: Div::Ceil,
             origin: None,
+            buffers: BTreeMap::new(),
         };
         let w = spec.resolve().unwrap();
         assert_eq!(w.grid, [8, 1, 1]);

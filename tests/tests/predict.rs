@@ -365,6 +365,7 @@ fn a_struct_parameter_is_set_field_by_field() {
         block: [256, 1, 1],
         params: [("d+0".to_string(), 512), ("d+4".to_string(), 1000)].into(),
         hints: Default::default(),
+        buffers: Default::default(),
     };
     let (symbolic, emulated) = count_both(&file, &names, &w);
     let adds = |s: &kerncast_passes::stats::BoundStats| {
@@ -443,6 +444,7 @@ fn dynamic_shared_memory_is_sized_by_the_workload() {
         block: [256, 1, 1],
         params: [("n".to_string(), 1024)].into(),
         hints: hints.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        buffers: Default::default(),
     };
     for hints in [vec![], vec![("dynamic_shared_bytes", 1024.0)]] {
         let w = w(&hints);
@@ -683,4 +685,79 @@ int main(int argc, char **argv) {
     // C's division: (1000 + 127) / 128 is 8 blocks
     let out = predict_file(&file, &["--kernel", "scale", "--param", "count=1000"]).unwrap();
     assert!(out.contains("count=1000 (grid [8, 1, 1]"), "{out}");
+}
+
+/// A kernel whose work depends on its data is emulated on the data `--buffer` describes, not
+/// on zeros: a CSR row sum runs its rows' loops, lists what they ran, and a buffer too small
+/// for what the data makes it read is named.
+#[test]
+fn buffers_give_a_data_dependent_kernel_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rowsum.cu");
+    std::fs::write(
+        &file,
+        r#"// kerncast: workload rows=4096 grid=rows/256 block=256
+__global__ void rowsum(int rows, const int *row_ptr, const float *val, float *out) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.f;
+    for (int j = row_ptr[r]; j < row_ptr[r + 1]; j++) s += val[j];
+    out[r] = s;
+  }
+}
+"#,
+    )
+    .unwrap();
+    let zeros = predict_file(&file, &[]).unwrap();
+    assert!(
+        zeros.contains("the emulator counted on zero-filled buffers"),
+        "{zeros}"
+    );
+    assert!(
+        zeros.contains("`trip.rowsum.cu:6` = 0") && zeros.contains("never entered"),
+        "{zeros}"
+    );
+    let given = predict_file(
+        &file,
+        &[
+            "--buffer",
+            "row_ptr=i32:ramp(rows+1,0,8)",
+            "--buffer",
+            "val=f32:fill(8*rows,1)",
+        ],
+    )
+    .unwrap();
+    assert!(
+        given.contains("on the given buffers (row_ptr, val), others zero-filled"),
+        "{given}"
+    );
+    assert!(!given.contains("never entered"), "{given}");
+    let time = |out: &str| {
+        out.lines()
+            .find(|l| l.starts_with("time"))
+            .unwrap()
+            .to_string()
+    };
+    assert_ne!(time(&zeros), time(&given));
+
+    // miette wraps its lines: the message as one line
+    let flat = |e: miette::Report| {
+        format!("{e:?}")
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let err = flat(predict_file(&file, &["--buffer", "rows=i32:zeros(4)"]).unwrap_err());
+    assert!(
+        err.contains("--buffer `rows`: no pointer parameter"),
+        "{err}"
+    );
+    // eight times the entries, in a buffer sized for the default
+    let err =
+        flat(predict_file(&file, &["--buffer", "row_ptr=i32:ramp(rows+1,0,64)"]).unwrap_err());
+    assert!(
+        err.contains("past the end of `val`") && err.contains("--buffer val=TYPE:GEN"),
+        "{err}"
+    );
 }

@@ -60,6 +60,11 @@ pub struct Args {
     /// Model hint KEY=VALUE (repeatable), e.g. l2_hit_rate=0.5.
     #[arg(long = "hint", value_name = "KEY=VALUE")]
     pub hints: Vec<String>,
+    /// Buffer contents NAME=TYPE:GEN (repeatable) for a kernel the emulator counts (its work
+    /// depends on data): `row_ptr=i32:cumsum(rows+1,8,24)` instead of zeros. The generators are
+    /// `kerncast emulate --buffer`'s.
+    #[arg(long = "buffer", value_name = "NAME=TYPE:GEN")]
+    pub buffers: Vec<String>,
     #[command(flatten)]
     pub lower: LowerArgs,
 }
@@ -155,6 +160,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
                 .unwrap_or_default(),
             grid_div: crate::workload::Div::Ceil,
             origin: None,
+            buffers: BTreeMap::new(),
         },
         _ => {
             let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
@@ -179,6 +185,22 @@ pub fn output(args: &Args) -> miette::Result<String> {
     param_fields::alias_fields(&mut spec, &source_fields, &source_params);
     pipeline::apply_defines(&mut spec, &job.lower.defines);
     spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
+    for b in &args.buffers {
+        let (name, gen) = b
+            .split_once('=')
+            .ok_or_else(|| miette!("--buffer `{b}`: expected NAME=TYPE:GEN"))?;
+        let name = name.trim();
+        let pointer = f.params.iter().enumerate().any(|(i, p)| {
+            (p.name == name || source_params.get(i).is_some_and(|s| s == name)) && p.ty.bits() == 64
+        });
+        if !pointer {
+            return Err(miette!(
+                "{path}: kernel `{shown}`: --buffer `{name}`: no pointer parameter of that name"
+            ));
+        }
+        spec.buffers
+            .insert(name.to_string(), gen.trim().to_string());
+    }
     let w = spec.resolve().map_err(|e| {
         let at = sk
             .as_ref()

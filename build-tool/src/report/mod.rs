@@ -332,6 +332,7 @@ pub(crate) mod sample {
                 block: [256, 1, 1],
                 params: [("n".to_string(), 4096)].into_iter().collect(),
                 hints: BTreeMap::new(),
+                buffers: BTreeMap::new(),
             },
             prediction: Prediction {
                 time_s: 2.5e-6,

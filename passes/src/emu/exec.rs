@@ -140,7 +140,7 @@ pub fn run_observed(
     for g in &module.globals {
         match g.space {
             StateSpace::Global => {
-                let a = global.alloc(init_bytes(g));
+                let a = global.alloc(init_bytes(g), &g.name);
                 syms.insert(g.name.clone(), (Space::Global, a));
             }
             StateSpace::Const => {
@@ -164,10 +164,10 @@ pub fn run_observed(
     let mut buffers = Vec::new();
     // `__local` arguments follow the static and the dynamic shared memory.
     let mut shared_top = prog.shared_bytes + opts.dynamic_shared;
-    for (k, (a, (_, off, size))) in args.iter().zip(&prog.params).enumerate() {
+    for (k, (a, (name, off, size))) in args.iter().zip(&prog.params).enumerate() {
         let bytes = match a {
             KernelArg::Buffer(b) => {
-                let addr = global.alloc(b.clone());
+                let addr = global.alloc(b.clone(), name);
                 buffers.push((k, addr, b.len()));
                 addr.to_le_bytes().to_vec()
             }

@@ -43,6 +43,8 @@ pub fn resolve_generic(addr: u64) -> (Space, u64) {
 pub struct Alloc {
     pub base: u64,
     pub data: Vec<u8>,
+    /// What it holds, for errors: a parameter's or a module variable's name.
+    pub name: String,
 }
 
 /// Global memory: allocations sorted by base address.
@@ -61,11 +63,15 @@ impl Global {
     }
 
     /// Place a buffer; returns its generic (= global) address.
-    pub fn alloc(&mut self, data: Vec<u8>) -> u64 {
+    pub fn alloc(&mut self, data: Vec<u8>, name: &str) -> u64 {
         let base = self.next;
         let len = data.len().max(1) as u64;
         self.next = (base + len).div_ceil(256) * 256 + 256;
-        self.allocs.push(Alloc { base, data });
+        self.allocs.push(Alloc {
+            base,
+            data,
+            name: name.to_string(),
+        });
         base
     }
 
@@ -77,10 +83,37 @@ impl Global {
     }
 
     pub fn slice(&mut self, addr: u64, len: usize) -> Result<&mut [u8], EmuError> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        let below = i.checked_sub(1).and_then(|k| self.allocs.get(k));
+        let fits = below.is_some_and(|a| {
+            (addr - a.base)
+                .checked_add(len as u64)
+                .is_some_and(|end| end <= a.data.len() as u64)
+        });
+        if !fits {
+            // the buffer it overran, for the error
+            let past = below
+                .map(|a| {
+                    let over = (addr + len as u64).saturating_sub(a.base + a.data.len() as u64);
+                    format!(
+                        ", {over} bytes past the end of `{}` ({} bytes)",
+                        a.name,
+                        a.data.len()
+                    )
+                })
+                .unwrap_or_default();
+            return Err(EmuError::OutOfBounds {
+                space: "global",
+                addr,
+                len,
+                past,
+            });
+        }
         self.find(addr, len).ok_or(EmuError::OutOfBounds {
             space: "global",
             addr,
             len,
+            past: String::new(),
         })
     }
 }
@@ -94,7 +127,12 @@ pub fn flat<'a>(
 ) -> Result<&'a mut [u8], EmuError> {
     let a = usize::try_from(addr).ok();
     a.and_then(|a| mem.get_mut(a..a.checked_add(len)?))
-        .ok_or(EmuError::OutOfBounds { space, addr, len })
+        .ok_or(EmuError::OutOfBounds {
+            space,
+            addr,
+            len,
+            past: String::new(),
+        })
 }
 
 /// Little-endian read of `len` ≤ 8 bytes.
@@ -123,8 +161,8 @@ mod tests {
             assert_eq!(resolve_generic(to_generic(s, 1234)), (s, 1234));
         }
         let mut g = Global::new();
-        let a = g.alloc(vec![1, 2, 3, 4]);
-        let b = g.alloc(vec![5; 10]);
+        let a = g.alloc(vec![1, 2, 3, 4], "a");
+        let b = g.alloc(vec![5; 10], "b");
         assert_eq!(resolve_generic(a), (Space::Global, a));
         assert_eq!(g.slice(a + 1, 2).unwrap(), &[2, 3]);
         assert_eq!(g.slice(b + 9, 1).unwrap(), &[5]);

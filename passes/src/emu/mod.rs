@@ -150,11 +150,14 @@ pub enum EmuError {
     },
     #[error("{0}")]
     Args(String),
-    #[error("{space} access of {len} bytes at {addr:#x} is out of bounds")]
+    #[error("{space} access of {len} bytes at {addr:#x} is out of bounds{past}")]
     OutOfBounds {
         space: &'static str,
         addr: u64,
         len: usize,
+        /// Where it falls, when past the end of a global buffer: `, 1024 bytes past the end of
+        /// `k_param_2` (4096 bytes)`, by the parameter's (or module variable's) PTX name.
+        past: String,
     },
     #[error("line {line}: `{inst}`: {why}")]
     Fault {
