@@ -691,7 +691,7 @@ impl EmuPrepared {
                 l.at.clone()
                     .unwrap_or_else(|| format!("PTX line {}", l.ptx_line));
             assumptions.push(Assumption {
-                from_user: w.hints.contains_key(&key),
+                from_user: false,
                 hint_key: key,
                 what: format!(
                     "mean trips per entry of the loop at {at}, as the emulator ran it on its buffers"
