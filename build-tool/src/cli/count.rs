@@ -21,6 +21,7 @@ pub struct Args {
     #[arg(long)]
     pub grid: Option<String>,
     /// Block size X[,Y[,Z]] (threads); the symbolic counts are exact for this block size.
+    /// Default: the block of the kernel's first workload (annotation, or launch in the file).
     #[arg(long)]
     pub block: Option<String>,
     /// Scalar parameter NAME=INTEGER (source name, PTX name, `p<i>` or position; a by-value
@@ -98,14 +99,14 @@ fn by_position(
         .collect()
 }
 
+/// The block of the kernel's first workload (its annotation, or its launch in the file).
+fn workload_block(sk: &crate::annotations::SourceKernel) -> Option<[u64; 3]> {
+    sk.workloads.first()?.resolve().ok().map(|w| w.block)
+}
+
 pub fn run(args: Args) -> miette::Result<()> {
     let (name, text) = super::ptx::load(&args.file, &args.lower)?;
     let m = super::ptx::parse_for_analysis(&name, &text)?;
-    let block = args
-        .block
-        .as_deref()
-        .map(|b| dims(b, "block"))
-        .transpose()?;
     let f = super::ptx::pick_kernel(&m, args.kernel.as_deref())
         .map_err(|e| miette::miette!("{name}: {e}"))?;
     let kernel = f.name.clone();
@@ -113,6 +114,12 @@ pub fn run(args: Args) -> miette::Result<()> {
     let source = std::fs::read_to_string(&args.file).unwrap_or_default();
     let kernels = crate::annotations::scan(&source).unwrap_or_default();
     let sk = crate::pipeline::source_kernel(&kernels, &kernel);
+    // Closed forms are exact for one block shape: the one given, else the block of the
+    // kernel's first workload (annotation or launch), else the analysis default.
+    let block = match args.block.as_deref() {
+        Some(b) => Some(dims(b, "block")?),
+        None => sk.and_then(workload_block),
+    };
     let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
     let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
     let stats = analyze_kernel_with(
@@ -209,6 +216,14 @@ fn reuse_line(p: &ReuseProfile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without --block the closed forms are for the block the file launches the kernel with.
+    #[test]
+    fn the_block_comes_from_the_kernels_launch() {
+        let src = "#define T 16\n__global__ void k(float *a, int n) {}\nint main() {\n  dim3 b(T, T);\n  k<<<dim3(4, 4), b>>>(0, 64);\n}\n";
+        let ks = crate::annotations::scan(src).unwrap();
+        assert_eq!(workload_block(&ks[0]), Some([16, 16, 1]));
+    }
 
     #[test]
     fn source_names_become_positions_and_ptx_names_stay() {
