@@ -15,8 +15,10 @@ use kerncast_models::{sweep, Device, ModelInput};
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::count::{dynamic_shared_assumption, DYNAMIC_SHARED_BYTES};
 use kerncast_passes::emu::{self, KernelArg};
-use kerncast_passes::ptx::{Module, PtxType};
+use kerncast_passes::ptx::{AddrBase, Module, Operand, PtxType};
+use kerncast_passes::reuse::{from_touches, Reuse, MAX_SAMPLE_BLOCKS, MIN_SAMPLE_BLOCKS};
 use kerncast_passes::stats::{Assumption, BoundStats, DType, Dir, Feature, Launch, OpKind, Space};
+use kerncast_passes::taint::Taint;
 use std::collections::BTreeMap;
 
 /// Counts one kernel of a module for workloads.
@@ -133,6 +135,9 @@ struct EmuPrepared {
     /// Samples by ray (spec, non-size overrides, ratios of the sizes), shared by every workload
     /// point on that ray: rank and the size sweep emulate five times, not once per point.
     memo: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Samples>>>,
+    /// PTX lines of the global accesses whose address depends on data (`taint`): on zero-filled
+    /// buffers their addresses are not the real ones, so no reuse profile is made of them.
+    data_addresses: Vec<u32>,
 }
 
 /// Exact counts at a few sizes along one ray: (value of the first size root, counts).
@@ -156,6 +161,7 @@ impl Counter for EmulatorCounter {
             direct_threads: self.direct_threads,
             sample_steps: self.sample_steps,
             memo: Default::default(),
+            data_addresses: data_addresses(m, kernel),
         }))
     }
 }
@@ -228,7 +234,8 @@ impl Prepared for EmuPrepared {
                     self.sample_steps
                 };
                 match self.run_steps(&ws, params, budget) {
-                    Ok(stats) => {
+                    Ok(mut stats) => {
+                        stats.reuse = Some(self.reuse(&ws, params));
                         out.push(Bound {
                             stats,
                             notes: vec![EMULATED.into()],
@@ -247,8 +254,10 @@ impl Prepared for EmuPrepared {
                 continue;
             };
             if smp.pts.len() == 1 {
+                let mut stats = smp.pts[0].1.clone();
+                stats.reuse = Some(self.reuse(&ws, params));
                 out.push(Bound {
-                    stats: smp.pts[0].1.clone(),
+                    stats,
                     notes: vec![EMULATED.into()],
                     counter: "emulator".into(),
                 });
@@ -276,6 +285,7 @@ impl Prepared for EmuPrepared {
             }
             stats.kernel = self.kernel.clone();
             stats.assumptions = smp.pts[0].1.assumptions.clone();
+            stats.reuse = Some(self.reuse(&ws, params));
             out.push(Bound {
                 stats,
                 notes,
@@ -527,14 +537,53 @@ impl EmuPrepared {
         params: &[String],
         max_steps: u64,
     ) -> Result<BoundStats, (bool, String)> {
-        self.run_inner(w, params, max_steps)
+        self.run_inner(w, params, max_steps, None)
     }
 
+    /// The reuse profile of the global sectors of the launch's first blocks, from a run of
+    /// those blocks at the workload's own size (their addresses as the kernel computes them),
+    /// for the L2 hit rate; or why there is none.
+    fn reuse(&self, w: &Workload, params: &[String]) -> Reuse {
+        if !self.data_addresses.is_empty() && w.buffers.is_empty() {
+            let n = self.data_addresses.len();
+            let mut lines: Vec<String> = self
+                .data_addresses
+                .iter()
+                .take(4)
+                .map(u32::to_string)
+                .collect();
+            if n > 4 {
+                lines.push("…".into());
+            }
+            return Reuse::Unavailable(format!(
+                "the addresses of {n} global access(es) (PTX line {}) depend on data, which the emulator runs as zeros; give it data with --buffer to profile them",
+                lines.join(", ")
+            ));
+        }
+        let blocks = w.grid.iter().product::<u64>();
+        let first = blocks.min((2 * w.grid[0]).clamp(MIN_SAMPLE_BLOCKS, MAX_SAMPLE_BLOCKS));
+        match self.run_inner(w, params, self.sample_steps, Some(first)) {
+            Ok(stats) => stats
+                .reuse
+                .unwrap_or_else(|| Reuse::Unavailable("the traced run recorded nothing".into())),
+            Err((true, _)) => Reuse::Unavailable(format!(
+                "emulating the first {first} blocks takes more than {} warp steps",
+                self.sample_steps
+            )),
+            Err((false, m)) => {
+                Reuse::Unavailable(format!("emulating the first {first} blocks: {m}"))
+            }
+        }
+    }
+
+    /// One emulation; with `trace`, of that many leading blocks only, recording their global
+    /// sectors into the stats' reuse profile (the other counts are then of those blocks alone).
     fn run_inner(
         &self,
         w: &Workload,
         params: &[String],
         max_steps: u64,
+        trace: Option<u64>,
     ) -> Result<BoundStats, (bool, String)> {
         let f = self
             .module
@@ -676,6 +725,8 @@ impl EmuPrepared {
                 dynamic_shared.unwrap_or(EMULATED_DYNAMIC_SHARED)
             },
             max_steps,
+            max_blocks: trace,
+            trace_global: trace.is_some(),
         };
         let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)
             .map_err(|e| {
@@ -701,6 +752,14 @@ impl EmuPrepared {
             });
         }
         let mut stats = r.stats;
+        if trace.is_some() {
+            stats.reuse = Some(Reuse::Profile(from_touches(
+                r.touches,
+                &[1.0],
+                r.blocks_run,
+                launch.blocks(),
+            )));
+        }
         stats.kernel = self.kernel.clone();
         stats.launch = Some(launch);
         // as the symbolic counter counts it: what the kernel names, not every array of the module
@@ -708,6 +767,36 @@ impl EmuPrepared {
         stats.assumptions.extend(assumptions);
         Ok(stats)
     }
+}
+
+/// PTX lines of `kernel`'s global (and generic) accesses whose address register depends on
+/// data ([`Taint`]).
+fn data_addresses(m: &Module, kernel: &str) -> Vec<u32> {
+    let Some(f) = m.kernels().find(|k| k.name == kernel) else {
+        return Vec::new();
+    };
+    let cfg = Cfg::build(f);
+    let taint = Taint::new(&cfg);
+    let mut lines: Vec<u32> = cfg
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| {
+            kerncast_passes::classify::mem_access(i)
+                .is_some_and(|(space, ..)| matches!(space, Space::Global | Space::Generic))
+        })
+        .filter(|i| {
+            i.operands.iter().any(|o| {
+                o.leaves().iter().any(
+                    |l| matches!(l, Operand::Addr { base: AddrBase::Reg(r), .. } if taint.reg(r)),
+                )
+            })
+        })
+        .map(|i| i.span.line)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines
 }
 
 /// An access past the end of a buffer names the buffer by its PTX parameter; say it as the

@@ -222,13 +222,13 @@ pub type Touch = (u64, u32, i128, bool, u16);
 
 /// Blocks the profile walks at least (when the launch has them), cutting loops short if it
 /// must, and at most for that reason.
-const MIN_SAMPLE_BLOCKS: u64 = 64;
-const MAX_SAMPLE_BLOCKS: u64 = 1024;
+pub const MIN_SAMPLE_BLOCKS: u64 = 64;
+pub const MAX_SAMPLE_BLOCKS: u64 = 1024;
 /// Outer trips a cut loop keeps at least.
 const MIN_TRIPS: u64 = 4;
 
 /// Progress is kept as an integer so touches sort exactly.
-const PROGRESS_SCALE: f64 = (1u32 << 24) as f64;
+pub const PROGRESS_SCALE: f64 = (1u32 << 24) as f64;
 
 /// One access to walk, with its address ready to evaluate.
 struct Walked {

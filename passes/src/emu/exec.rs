@@ -50,6 +50,8 @@ struct Warp {
     local: Vec<Vec<u8>>,
     prev_block: [usize; 32],
     id: u64,
+    /// Instructions this warp has executed (its progress, for the traced touches).
+    steps: u64,
 }
 
 /// Counters accumulated over the launch.
@@ -61,6 +63,7 @@ struct Counts {
     block_execs: Vec<(u64, u64)>,
     edges: BTreeMap<(usize, usize), u64>,
     entries: u64,
+    touches: Vec<crate::reuse::Touch>,
     /// Per memory instruction and resolved space: its executions and what they show of its
     /// lane stride; the class is decided once the launch is done (`stats::StrideClass`).
     mem_sites: BTreeMap<(u32, Space), MemSite>,
@@ -95,6 +98,9 @@ struct Ctx<'a> {
     counts: &'a mut Counts,
     steps: u64,
     max_steps: u64,
+    /// Global sectors this block's warp accesses touched when tracing: (warp, the warp's step,
+    /// sector, writes), turned into `Counts::touches` when the block ends.
+    trace: Option<Vec<(u64, u64, i128, bool)>>,
 }
 
 /// Run a kernel with options (see [`super::run`]).
@@ -190,9 +196,13 @@ pub fn run_observed(
     };
     let mut steps = 0;
     let mut done = 0;
-    for z in 0..launch.grid[2] {
+    let last = opts.max_blocks.unwrap_or(u64::MAX).min(launch.blocks());
+    'grid: for z in 0..launch.grid[2] {
         for y in 0..launch.grid[1] {
             for x in 0..launch.grid[0] {
+                if done == last {
+                    break 'grid;
+                }
                 let mut ctx = Ctx {
                     prog: &prog,
                     block_of,
@@ -208,15 +218,18 @@ pub fn run_observed(
                     counts: &mut counts,
                     steps,
                     max_steps: opts.max_steps,
+                    trace: opts.trace_global.then(Vec::new),
                 };
                 ctx.run_block()?;
                 steps = ctx.steps;
                 done += 1;
-                block_done(done, launch.blocks());
+                block_done(done, last);
             }
         }
     }
-    finish(f, &prog, &blocks, launch, counts, &mut global, &buffers)
+    let mut r = finish(f, &prog, &blocks, launch, counts, &mut global, &buffers)?;
+    r.blocks_run = done;
+    Ok(r)
 }
 
 fn finish(
@@ -307,6 +320,8 @@ fn finish(
         edges: c.edges,
         entries: c.entries,
         loops,
+        touches: c.touches,
+        blocks_run: 0,
     })
 }
 
@@ -385,6 +400,7 @@ impl Ctx<'_> {
                     local: vec![vec![0; self.prog.local_bytes as usize]; 32],
                     prev_block: [NONE; 32],
                     id: w,
+                    steps: 0,
                 }
             })
             .collect();
@@ -396,6 +412,7 @@ impl Ctx<'_> {
                 }
             }
             if warps.iter().all(|w| w.live == 0) {
+                self.close_trace(&warps);
                 return Ok(());
             }
             let live: u64 = warps.iter().map(|w| w.live.count_ones() as u64).sum();
@@ -422,7 +439,24 @@ impl Ctx<'_> {
         }
     }
 
+    /// The block's traced touches, with each warp's steps as the share of its lifetime.
+    fn close_trace(&mut self, warps: &[Warp]) {
+        let Some(raw) = self.trace.take() else {
+            return;
+        };
+        let g = self.launch.grid;
+        let block = self.ctaid[0] + g[0] * (self.ctaid[1] + g[1] * self.ctaid[2]);
+        for (warp, step, sector, writes) in raw {
+            let total = warps.get(warp as usize).map_or(1, |w| w.steps.max(1));
+            let progress = (step as f64 / total as f64 * crate::reuse::PROGRESS_SCALE) as u32;
+            self.counts
+                .touches
+                .push((block, progress, sector, writes, 0));
+        }
+    }
+
     fn step(&mut self, w: &mut Warp) -> Result<(), EmuError> {
+        w.steps += 1;
         self.steps += 1;
         if self.steps > self.max_steps {
             return Err(EmuError::StepLimit(self.max_steps));
@@ -737,6 +771,19 @@ impl Ctx<'_> {
             }
         }
         for (space, acc) in by_space {
+            if let (Some(t), Space::Global) = (self.trace.as_mut(), space) {
+                let mut sectors: Vec<i128> = acc
+                    .iter()
+                    .flat_map(|a| {
+                        let first = a.addr as i128 / 32;
+                        first..=(a.addr as i128 + width as i128 - 1) / 32
+                    })
+                    .collect();
+                sectors.sort_unstable();
+                sectors.dedup();
+                let writes = dir != Dir::Load;
+                t.extend(sectors.into_iter().map(|s| (w.id, w.steps, s, writes)));
+            }
             self.record(pc, space, dir, width as u64, &acc);
         }
         Ok(())
@@ -978,4 +1025,63 @@ fn atomic(inst: &DInst, old: u64, b: u64, c: u64) -> Result<u64, String> {
     } else {
         return Err("unknown atomic operation".into());
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{run_with, KernelArg, Options};
+    use crate::ptx::Module;
+    use crate::stats::Launch;
+
+    /// `y[i] = 1` over four blocks of 64 threads.
+    const STORE: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_y)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [k_y];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    mad.lo.s32 %r3, %r1, 64, %r2;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], 1;
+    ret;
+}
+"#;
+
+    /// Only the first blocks run when asked, and the trace holds each warp's sectors once
+    /// per access, by block, as writes.
+    #[test]
+    fn the_first_blocks_run_and_their_sectors_are_traced() {
+        let m = Module::parse(STORE).unwrap();
+        let launch = Launch {
+            grid: [4, 1, 1],
+            block: [64, 1, 1],
+        };
+        let opts = Options {
+            max_blocks: Some(2),
+            trace_global: true,
+            ..Options::default()
+        };
+        let r = run_with(&m, "k", &launch, &[KernelArg::Buffer(vec![0; 1024])], &opts).unwrap();
+        assert_eq!(r.blocks_run, 2);
+        // two warps a block, 32 lanes x 4 bytes = 4 sectors a warp
+        assert_eq!(r.touches.len(), 2 * 2 * 4);
+        assert!(r.touches.iter().all(|t| t.0 < 2 && t.3));
+        let written = r.buffers[&0].iter().filter(|b| **b == 1).count();
+        assert_eq!(written, 128, "two blocks of 64 threads stored");
+        let untraced = run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 1024])],
+            &Options::default(),
+        )
+        .unwrap();
+        assert_eq!((untraced.blocks_run, untraced.touches.len()), (4, 0));
+    }
 }

@@ -89,6 +89,10 @@ pub struct Options {
     pub dynamic_shared: u64,
     /// Warp-level instruction steps after which the run is abandoned (an infinite loop guard).
     pub max_steps: u64,
+    /// Run only the first blocks of the launch (in dispatch order, x fastest).
+    pub max_blocks: Option<u64>,
+    /// Record the global sectors every warp access touches ([`EmuResult::touches`]).
+    pub trace_global: bool,
 }
 
 impl Default for Options {
@@ -96,6 +100,8 @@ impl Default for Options {
         Options {
             dynamic_shared: 0,
             max_steps: 200_000_000,
+            max_blocks: None,
+            trace_global: false,
         }
     }
 }
@@ -112,6 +118,12 @@ pub struct EmuResult {
     pub entries: u64,
     /// Every loop that ran, with its mean trips per entry.
     pub loops: Vec<loops::LoopTrips>,
+    /// With [`Options::trace_global`]: the global sectors each warp access touched, as the
+    /// reuse profile takes them (`crate::reuse::from_touches`): block in dispatch order, the
+    /// warp's progress through its own instructions, sector, whether it writes.
+    pub touches: Vec<crate::reuse::Touch>,
+    /// Blocks run (all of the launch's, unless [`Options::max_blocks`] cut it).
+    pub blocks_run: u64,
 }
 
 impl EmuResult {

@@ -190,8 +190,8 @@ fn emulated(
     params: &[i32],
 ) -> BoundStats {
     let opts = emu::Options {
-        dynamic_shared: 0,
         max_steps: 10_000_000,
+        ..emu::Options::default()
     };
     let args: Vec<emu::KernelArg> = params.iter().map(|v| emu::KernelArg::S32(*v)).collect();
     emu::run_with(m, kernel, &Launch { grid, block }, &args, &opts)

@@ -216,6 +216,7 @@ pub fn run_case(c: &Case, w: &SmallWorkload, fill: Fill) -> Result<BoundStats, S
     let opts = emu::Options {
         dynamic_shared: 16 * 1024,
         max_steps: 20_000_000,
+        ..emu::Options::default()
     };
     emu::run_with(
         &c.module,
