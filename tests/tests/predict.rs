@@ -44,6 +44,14 @@ fn predict_file(file: &std::path::Path, rest: &[&str]) -> miette::Result<String>
     predict::output(&predict::Args::try_parse_from(v).unwrap())
 }
 
+/// `text` as a file named `name` in a fresh directory (kept while the guard lives).
+fn source_file(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    (dir, file)
+}
+
 #[test]
 fn sweep_gtx_titan_x_vecadd() {
     let out = relative(predict::output(&args(&["--sweep"])).unwrap());
@@ -315,10 +323,8 @@ fn count_both(
 #[test]
 fn a_struct_parameter_is_set_field_by_field() {
     use kerncast::workload::Workload;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rows.cu");
-    std::fs::write(
-        &file,
+    let (_dir, file) = source_file(
+        "rows.cu",
         "struct Dims { int n; int m; };\n\
          __global__ void rows(Dims d, const float* a, float* out) {\n\
          \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
@@ -327,8 +333,7 @@ fn a_struct_parameter_is_set_field_by_field() {
          \x20   for (int j = 0; j < d.n; ++j) s += a[i * d.n + j];\n\
          \x20   out[i] = s;\n\
          }\n",
-    )
-    .unwrap();
+    );
     let run = |params: &[&str]| {
         let mut v = vec!["--grid", "4", "--block", "256", "--model", "dvfs"];
         for p in params {
@@ -393,10 +398,8 @@ fn a_struct_parameter_is_set_field_by_field() {
 #[test]
 fn dynamic_shared_memory_is_sized_by_the_workload() {
     use kerncast::workload::Workload;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rev.cu");
-    std::fs::write(
-        &file,
+    let (_dir, file) = source_file(
+        "rev.cu",
         "extern __shared__ float buf[];\n\
          __global__ void rev(float* d, int n) {\n\
          \x20   int t = threadIdx.x;\n\
@@ -405,8 +408,7 @@ fn dynamic_shared_memory_is_sized_by_the_workload() {
          \x20   __syncthreads();\n\
          \x20   if (i < n) d[i] = buf[blockDim.x - 1 - t];\n\
          }\n",
-    )
-    .unwrap();
+    );
     let run = |hints: &[&str]| {
         let mut v = vec![
             "--grid",
@@ -511,10 +513,8 @@ fn a_build_define_sizes_the_launch_as_it_sizes_the_kernel() {
 /// named, since that launch would fail on the GPU.
 #[test]
 fn registers_come_from_ptxas_and_a_block_too_big_for_them_is_named() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("hold96.cu");
-    std::fs::write(
-        &file,
+    let (_dir, file) = source_file(
+        "hold96.cu",
         "extern \"C\" __global__ void hold96(const float* x, float* out, int n) {\n\
          int t = blockIdx.x * blockDim.x + threadIdx.x;\n\
          float v[96];\n\
@@ -524,8 +524,7 @@ fn registers_come_from_ptxas_and_a_block_too_big_for_them_is_named() {
          #pragma unroll\n\
          for (int i = 0; i < 96; ++i) s += v[i] * v[95 - i] + v[(i * 7) % 96];\n\
          out[t] = s;\n}\n",
-    )
-    .unwrap();
+    );
     let run = |block: &str| {
         predict_file(
             &file,
@@ -595,10 +594,8 @@ fn a_param_on_the_command_line_replaces_the_annotations_value() {
 /// shared accesses would miss.
 #[test]
 fn an_opencl_local_argument_runs_in_the_emulator() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rowsum.cl");
-    std::fs::write(
-        &file,
+    let (_dir, file) = source_file(
+        "rowsum.cl",
         "// kerncast: workload rows=4096 grid=rows/128 block=128\n\
          __kernel void rowsum(__global const int *rowptr, __global const float *val,\n\
                               __global float *out, __local float *acc, int rows) {\n\
@@ -610,8 +607,7 @@ fn an_opencl_local_argument_runs_in_the_emulator() {
            barrier(CLK_LOCAL_MEM_FENCE);\n\
            if (r < rows) out[r] = acc[l];\n\
          }\n",
-    )
-    .unwrap();
+    );
     let out = predict_file(&file, &[]).unwrap();
     assert!(
         out.lines().next().unwrap().ends_with("counts: emulator"),
@@ -627,10 +623,8 @@ fn an_opencl_local_argument_runs_in_the_emulator() {
 /// workload of its launch, and a size the file does not fix is asked for, not guessed.
 #[test]
 fn an_unannotated_kernel_takes_the_workload_of_its_launch_in_host_code() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("app.cu");
-    std::fs::write(
-        &file,
+    let (_dir, file) = source_file(
+        "app.cu",
         r#"#include <cstdlib>
 #define TILE 16
 __global__ void transpose(const float *in, float *out, int n) {
@@ -651,8 +645,7 @@ int main(int argc, char **argv) {
   scale<<<(count + 127) / 128, 128>>>(b, count, 0.5f);
 }
 "#,
-    )
-    .unwrap();
+    );
     let out = predict_file(&file, &["--kernel", "transpose"]).unwrap();
     assert!(
         out.lines()
@@ -692,10 +685,8 @@ int main(int argc, char **argv) {
 /// for what the data makes it read is named.
 #[test]
 fn buffers_give_a_data_dependent_kernel_its_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rowsum.cu");
-    std::fs::write(
-        &file,
+    let (_dir, file) = source_file(
+        "rowsum.cu",
         r#"// kerncast: workload rows=4096 grid=rows/256 block=256
 __global__ void rowsum(int rows, const int *row_ptr, const float *val, float *out) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
@@ -706,8 +697,7 @@ __global__ void rowsum(int rows, const int *row_ptr, const float *val, float *ou
   }
 }
 "#,
-    )
-    .unwrap();
+    );
     let zeros = predict_file(&file, &[]).unwrap();
     assert!(
         zeros.contains("the emulator counted on zero-filled buffers"),
@@ -774,16 +764,13 @@ __global__ void rowsum(int rows, const int *row_ptr, const float *val, float *ou
 /// from DRAM".
 #[test]
 fn the_emulator_profiles_the_addresses_it_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("lookup.cu");
-    std::fs::write(
-        &file,
+    let (_dir, file) = source_file(
+        "lookup.cu",
         "// kerncast: workload n=1048576 grid=n/256 block=256\n\
          __global__ void lookup(int n, const float *table, float *y) {\n\
          int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
          if (i < n) y[i] = table[(i ^ (i >> 5)) & 255];\n}\n",
-    )
-    .unwrap();
+    );
     let out = predict_file(&file, &[]).unwrap();
     assert!(
         out.lines().next().unwrap().ends_with("counts: emulator"),
