@@ -45,6 +45,19 @@ fn inputs(dir: &Path, cache: bool) -> Inputs {
     }
 }
 
+/// `files` analysed on the GTX Titan X, one worker, no cache.
+fn files_on_titan_x(files: Vec<std::path::PathBuf>) -> Inputs {
+    Inputs {
+        files,
+        config: None,
+        devices: vec!["gtx-titan-x".into()],
+        model: None,
+        jobs: 1,
+        no_cache: true,
+        lower: LowerArgs::default(),
+    }
+}
+
 #[test]
 fn config_driven_reports_are_complete_and_deterministic() {
     let dir = tempfile::tempdir().unwrap();
@@ -198,16 +211,7 @@ fn reports_name_the_counter_and_why_it_fell_back() {
     let (a, b) = (dir.path().join("saxpy.cu"), dir.path().join("rowsum.cu"));
     std::fs::write(&a, SAXPY).unwrap();
     std::fs::write(&b, DATA_LOOP).unwrap();
-    let i = Inputs {
-        files: vec![a, b],
-        config: None,
-        devices: vec!["gtx-titan-x".into()],
-        model: None,
-        jobs: 1,
-        no_cache: true,
-        lower: LowerArgs::default(),
-    };
-    let r = analyze(&i, None).expect("analyze");
+    let r = analyze(&files_on_titan_x(vec![a, b]), None).expect("analyze");
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     let by = |n: &str| r.kernels.iter().find(|k| k.display_name == n).unwrap();
     let s = by("saxpy");
@@ -273,16 +277,7 @@ fn kernels_launched_from_another_file_take_that_launch() {
         "__global__ void scale(float *x, int count);\nint main() {\n  const int N = 1 << 16;\n  float *x;\n  scale<<<N / 128, 128>>>(x, N);\n}\n",
     )
     .unwrap();
-    let i = Inputs {
-        files: vec![kernels, main],
-        config: None,
-        devices: vec!["gtx-titan-x".into()],
-        model: None,
-        jobs: 1,
-        no_cache: true,
-        lower: LowerArgs::default(),
-    };
-    let r = analyze(&i, None).expect("analyze");
+    let r = analyze(&files_on_titan_x(vec![kernels, main]), None).expect("analyze");
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels.len(), 1);
     let k = &r.kernels[0];
