@@ -727,6 +727,8 @@ impl EmuPrepared {
             max_steps,
             max_blocks: trace,
             trace_global: trace.is_some(),
+            // counts only
+            keep_buffers: false,
         };
         let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)
             .map_err(|e| {

@@ -227,6 +227,9 @@ pub fn run_observed(
             }
         }
     }
+    if !opts.keep_buffers {
+        buffers.clear();
+    }
     let mut r = finish(f, &prog, &blocks, launch, counts, &mut global, &buffers)?;
     r.blocks_run = done;
     Ok(r)
@@ -1083,5 +1086,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!((untraced.blocks_run, untraced.touches.len()), (4, 0));
+        let counts_only = Options {
+            keep_buffers: false,
+            ..Options::default()
+        };
+        let r = run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 1024])],
+            &counts_only,
+        );
+        assert!(r.unwrap().buffers.is_empty());
     }
 }

@@ -93,6 +93,9 @@ pub struct Options {
     pub max_blocks: Option<u64>,
     /// Record the global sectors every warp access touches ([`EmuResult::touches`]).
     pub trace_global: bool,
+    /// Hand back the buffers' final contents ([`EmuResult::buffers`]); a caller that wants
+    /// only counts saves a copy of every buffer.
+    pub keep_buffers: bool,
 }
 
 impl Default for Options {
@@ -102,6 +105,7 @@ impl Default for Options {
             max_steps: 200_000_000,
             max_blocks: None,
             trace_global: false,
+            keep_buffers: true,
         }
     }
 }
