@@ -50,7 +50,7 @@ use crate::l2::l2_hit_rate;
 use crate::mlp::launch_mlp;
 use crate::model::{largest, ErrorBand, Model, ModelInput, Prediction, Result};
 use crate::schedule::thesis::{waves, SmLimits};
-use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space};
+use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space, StrideClass};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -478,10 +478,33 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
     });
     if atomics > 0.0 {
         // Wang & Chu's inputs have no atomics: they are issued like any instruction here.
+        // Lanes that all update one address serialise at the L2: how many such updates there
+        // are says how far off the issue-slot time may be.
+        let one_address = s.sum_where(|f| {
+            matches!(
+                f,
+                Feature::Mem {
+                    space: Space::Global | Space::Generic,
+                    dir: Dir::Atomic,
+                    gran: Granularity::Thread,
+                    stride: StrideClass::Uniform,
+                    ..
+                }
+            )
+        });
+        let same = if one_address > 0.0 {
+            format!(
+                "; in these counts {one_address:.0} of their thread updates go to an address \
+                 shared by the whole warp, which the L2 applies one after another, so the time \
+                 may be far too short"
+            )
+        } else {
+            String::new()
+        };
         notes.push(format!(
             "global atomics: {atomics:.0} warp instructions timed as issue slots only; their \
              round trip to the L2, and the serialisation of atomics to one address, are not \
-             modelled"
+             modelled{same}"
         ));
     }
     let traffic = 32.0 * sector_count;

@@ -238,4 +238,23 @@ fn global_atomics_are_said_to_be_timed_as_issue_only() {
     let note = said(&with_atomics).expect("a note on the atomics");
     assert!(note.contains("4096 warp instructions"), "{note}");
     assert!(note.contains("not modelled"), "{note}");
+    assert!(!note.contains("shared by the whole warp"), "{note}");
+    // the thread-level updates of warp-uniform atomics are counted out as contended
+    let mut s = with_atomics.stats.clone();
+    s.features.insert(
+        Feature::Mem {
+            space: Space::Global,
+            dir: Dir::Atomic,
+            bits: 32,
+            stride: StrideClass::Uniform,
+            nc: false,
+            gran: Granularity::Thread,
+        },
+        4096.0 * 32.0,
+    );
+    let note = said(&ModelInput::new(s)).unwrap();
+    assert!(
+        note.contains("131072 of their thread updates go to an address shared by the whole warp"),
+        "{note}"
+    );
 }
