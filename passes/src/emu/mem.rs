@@ -75,46 +75,42 @@ impl Global {
         base
     }
 
-    fn find(&mut self, addr: u64, len: usize) -> Option<&mut [u8]> {
-        let i = self.allocs.partition_point(|a| a.base <= addr);
-        let a = self.allocs.get_mut(i.checked_sub(1)?)?;
-        let off = (addr - a.base) as usize;
-        a.data.get_mut(off..off.checked_add(len)?)
-    }
-
+    /// The bytes `addr..addr + len` of one allocation, or an error naming the buffer the access
+    /// runs past. One search per access: this is every global load and store of the emulator.
     pub fn slice(&mut self, addr: u64, len: usize) -> Result<&mut [u8], EmuError> {
-        let i = self.allocs.partition_point(|a| a.base <= addr);
-        let below = i.checked_sub(1).and_then(|k| self.allocs.get(k));
-        let fits = below.is_some_and(|a| {
-            (addr - a.base)
-                .checked_add(len as u64)
-                .is_some_and(|end| end <= a.data.len() as u64)
+        let k = self
+            .allocs
+            .partition_point(|a| a.base <= addr)
+            .checked_sub(1);
+        let range = k.and_then(|k| {
+            let a = &self.allocs[k];
+            let off = (addr - a.base) as usize;
+            let end = off.checked_add(len).filter(|e| *e <= a.data.len())?;
+            Some((k, off, end))
         });
-        if !fits {
-            // the buffer it overran, for the error
-            let past = below
-                .map(|a| {
-                    let over = (addr + len as u64).saturating_sub(a.base + a.data.len() as u64);
-                    format!(
-                        ", {over} bytes past the end of `{}` ({} bytes)",
-                        a.name,
-                        a.data.len()
-                    )
+        match range {
+            Some((k, off, end)) => Ok(&mut self.allocs[k].data[off..end]),
+            None => {
+                // the buffer it overran, for the error
+                let past = k
+                    .map(|k| {
+                        let a = &self.allocs[k];
+                        let over = (addr + len as u64).saturating_sub(a.base + a.data.len() as u64);
+                        format!(
+                            ", {over} bytes past the end of `{}` ({} bytes)",
+                            a.name,
+                            a.data.len()
+                        )
+                    })
+                    .unwrap_or_default();
+                Err(EmuError::OutOfBounds {
+                    space: "global",
+                    addr,
+                    len,
+                    past,
                 })
-                .unwrap_or_default();
-            return Err(EmuError::OutOfBounds {
-                space: "global",
-                addr,
-                len,
-                past,
-            });
+            }
         }
-        self.find(addr, len).ok_or(EmuError::OutOfBounds {
-            space: "global",
-            addr,
-            len,
-            past: String::new(),
-        })
     }
 }
 
