@@ -486,7 +486,7 @@ fn parse_dims(v: &str) -> Result<Dims, String> {
     } else {
         t
     };
-    let parts = split_top_commas(inner);
+    let parts = crate::workload::split_top(inner);
     if parts.len() > 3 {
         return Err(format!("`{v}` has more than three dimensions"));
     }
@@ -513,26 +513,6 @@ fn balanced(s: &str) -> bool {
         }
     }
     d == 0
-}
-
-fn split_top_commas(s: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut d = 0i32;
-    for c in s.chars() {
-        match c {
-            '(' => d += 1,
-            ')' => d -= 1,
-            ',' if d == 0 => {
-                out.push(String::new());
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(last) = out.last_mut() {
-            last.push(c);
-        }
-    }
-    out
 }
 
 /// Shift `1<<20` is handy in sizes; rewrite it to a product before parsing.

@@ -15,7 +15,7 @@ pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Ve
         .ok_or_else(|| bad("expected TYPE:GEN"))?;
     let (fname, rest) = g.split_once('(').ok_or_else(|| bad("expected GEN(args)"))?;
     let inner = rest.strip_suffix(')').ok_or_else(|| bad("missing `)`"))?;
-    let a: Vec<i64> = crate::launch_sites::split_top(inner)
+    let a: Vec<i64> = crate::workload::split_top(inner)
         .iter()
         .filter(|s| !s.trim().is_empty())
         .map(|s| Expr::parse(s.trim()).and_then(|e| e.eval(env, Div::Floor)))

@@ -17,7 +17,7 @@
 //! read from `argv`, a cast, a function call) stays unresolved: the argument is left unset, and a
 //! grid that needs it reports the name it lacks.
 
-use crate::workload::{Dims, Div, Expr, WorkloadSpec};
+use crate::workload::{split_top, Dims, Div, Expr, WorkloadSpec};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
@@ -404,7 +404,13 @@ fn dim3_parts(term: &str) -> Option<Vec<String>> {
     if matching_close(b, 0) != Some(b.len() - 1) {
         return None;
     }
-    Some(split_top(inner))
+    // `dim3()` is (1, 1, 1): no component
+    Some(
+        split_top(inner)
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect(),
+    )
 }
 
 static SUFFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d+)[uUlL]+\b").unwrap());
@@ -511,29 +517,6 @@ fn matching_open(b: &[u8], close: usize) -> Option<usize> {
         }
     }
     None
-}
-
-/// `s` split at its commas outside brackets, each part trimmed; empty when `s` is blank.
-pub fn split_top(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut cur = String::new();
-    for c in s.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur).trim().to_string());
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    if !cur.trim().is_empty() || !out.is_empty() {
-        out.push(cur.trim().to_string());
-    }
-    out
 }
 
 #[cfg(test)]

@@ -97,6 +97,28 @@ impl std::fmt::Display for Expr {
     }
 }
 
+/// `s` split at its commas outside brackets, each part trimmed (one empty part when `s` is
+/// blank): the terms of a launch, a `dim3(…)` or a generator's arguments.
+pub fn split_top(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+    }
+    out.into_iter().map(|p| p.trim().to_string()).collect()
+}
+
 fn lex(s: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     let cs: Vec<char> = s.chars().collect();

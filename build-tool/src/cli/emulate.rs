@@ -326,7 +326,7 @@ fn dims(s: &str) -> Result<Dims, String> {
         .strip_prefix('(')
         .and_then(|x| x.strip_suffix(')'))
         .unwrap_or(t);
-    crate::launch_sites::split_top(t)
+    crate::workload::split_top(t)
         .iter()
         .map(|p| Expr::parse(p.trim()))
         .collect::<Result<Vec<_>, _>>()
