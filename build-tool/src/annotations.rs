@@ -135,19 +135,9 @@ fn add_launch_sites(text: &str, kernels: &mut [SourceKernel]) {
     if kernels.iter().all(|k| !k.workloads.is_empty()) {
         return;
     }
-    let sites = crate::launch_sites::launch_sites(text);
-    if sites.is_empty() {
-        return;
-    }
-    let defs = crate::launch_sites::host_defs(text);
+    let host = crate::launch_sites::HostFile::new(text, None);
     for k in kernels.iter_mut().filter(|k| k.workloads.is_empty()) {
-        let base = template_base(&k.name);
-        for site in sites.iter().filter(|s| s.base_name() == base) {
-            let w = crate::launch_sites::workload(site, &k.params, &defs);
-            if !k.workloads.iter().any(|o| o.same_launch(&w)) {
-                k.workloads.push(w);
-            }
-        }
+        k.workloads = host.workloads(&k.name, &k.params);
     }
 }
 

@@ -20,7 +20,7 @@
 use crate::workload::{split_top, Dims, Div, Expr, WorkloadSpec};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 /// One `kernel<<<config>>>(args)` of the host code.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,9 +96,59 @@ pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
     out
 }
 
+/// A source file's launches, with the names it defines worked out only when a launch is used.
+pub struct HostFile<'a> {
+    text: &'a str,
+    /// Shown in the workloads' origin when the kernel is defined in another file.
+    name: Option<&'a str>,
+    sites: Vec<LaunchSite>,
+    defs: OnceLock<HostDefs>,
+}
+
+impl<'a> HostFile<'a> {
+    /// The launches of `text`; `name` is the file as the report shows it, given when its
+    /// kernels' definitions are elsewhere.
+    pub fn new(text: &'a str, name: Option<&'a str>) -> Self {
+        HostFile {
+            text,
+            name,
+            sites: launch_sites(text),
+            defs: OnceLock::new(),
+        }
+    }
+
+    pub fn has_launches(&self) -> bool {
+        !self.sites.is_empty()
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.name
+    }
+
+    /// The distinct workloads of the launches of `kernel` (its source name; a template's
+    /// instantiations are launches of it), whose parameters are named `params`.
+    pub fn workloads(&self, kernel: &str, params: &[String]) -> Vec<WorkloadSpec> {
+        let base = crate::annotations::template_base(kernel);
+        let mut out: Vec<WorkloadSpec> = Vec::new();
+        for site in self.sites.iter().filter(|s| s.base_name() == base) {
+            let defs = self.defs.get_or_init(|| host_defs(self.text));
+            let w = workload(site, params, defs, self.name);
+            if !out.iter().any(|o| o.same_launch(&w)) {
+                out.push(w);
+            }
+        }
+        out
+    }
+}
+
 /// The workload of `site` for a kernel whose parameters are named `params`, with the names the
-/// file defines (`defs`, from [`host_defs`]).
-pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> WorkloadSpec {
+/// file defines (`defs`, from [`host_defs`]); `file` names the launching file in the origin.
+pub fn workload(
+    site: &LaunchSite,
+    params: &[String],
+    defs: &HostDefs,
+    file: Option<&str>,
+) -> WorkloadSpec {
     // bare names passed to a parameter of another name take the parameter's name
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let bare: Vec<Option<&str>> = site.args.iter().map(|a| bare_name(a)).collect();
@@ -209,7 +259,8 @@ pub fn workload(site: &LaunchSite, params: &[String], defs: &HostDefs) -> Worklo
         block,
         hints,
         origin: Some(format!(
-            "the launch at line {}: {}{}",
+            "the launch at {}{}: {}{}",
+            file.map_or("line ".to_string(), |f| format!("{f}:")),
             site.line,
             site.shown(),
             if sources.is_empty() {
@@ -527,7 +578,7 @@ mod tests {
         let sites = launch_sites(src);
         assert_eq!(sites.len(), 1, "{sites:?}");
         let params: Vec<String> = params.iter().map(|s| s.to_string()).collect();
-        workload(&sites[0], &params, &host_defs(src))
+        workload(&sites[0], &params, &host_defs(src), None)
     }
 
     #[test]
@@ -655,9 +706,14 @@ ns::tsum<B, float><<<dim3(64), dim3(B)>>>(
         assert_eq!(sites[0].base_name(), "tsum");
         assert_eq!(sites[0].line, 5);
         assert_eq!(sites[0].args, vec!["x", "out"]);
-        let w = workload(&sites[0], &["x".into(), "out".into()], &host_defs(src))
-            .resolve()
-            .unwrap();
+        let w = workload(
+            &sites[0],
+            &["x".into(), "out".into()],
+            &host_defs(src),
+            None,
+        )
+        .resolve()
+        .unwrap();
         assert_eq!((w.grid, w.block), ([64, 1, 1], [256, 1, 1]));
     }
 }

@@ -490,8 +490,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
 /// The launches in every analysed source, for kernels their own file neither annotates nor
 /// launches (kernels in `kernels.cu`, launched from `main.cu`).
 struct OtherFilesLaunches<'a> {
-    /// (display path, source text, its launches)
-    files: Vec<(&'a str, &'a str, Vec<crate::launch_sites::LaunchSite>)>,
+    files: Vec<crate::launch_sites::HostFile<'a>>,
 }
 
 impl<'a> OtherFilesLaunches<'a> {
@@ -500,8 +499,8 @@ impl<'a> OtherFilesLaunches<'a> {
             .iter()
             .filter_map(|u| {
                 let text = u.source_text.as_deref()?;
-                let sites = crate::launch_sites::launch_sites(text);
-                (!sites.is_empty()).then_some((u.job.display_path.as_str(), text, sites))
+                let host = crate::launch_sites::HostFile::new(text, Some(&u.job.display_path));
+                host.has_launches().then_some(host)
             })
             .collect();
         OtherFilesLaunches { files }
@@ -509,19 +508,9 @@ impl<'a> OtherFilesLaunches<'a> {
 
     /// The workloads of `kernel`'s launches in files other than its own (`own`).
     fn workloads(&self, kernel: &SourceKernel, own: &str) -> Vec<WorkloadSpec> {
-        let base = template_base(&kernel.name);
         let mut out: Vec<WorkloadSpec> = Vec::new();
-        for (file, text, sites) in self.files.iter().filter(|(f, _, _)| *f != own) {
-            let mine: Vec<_> = sites.iter().filter(|s| s.base_name() == base).collect();
-            if mine.is_empty() {
-                continue;
-            }
-            let defs = crate::launch_sites::host_defs(text);
-            for site in mine {
-                let mut w = crate::launch_sites::workload(site, &kernel.params, &defs);
-                w.origin = w
-                    .origin
-                    .map(|o| o.replacen("line ", &format!("{file}:"), 1));
+        for host in self.files.iter().filter(|h| h.name() != Some(own)) {
+            for mut w in host.workloads(&kernel.name, &kernel.params) {
                 crate::param_fields::alias_fields(&mut w, &kernel.fields, &kernel.params);
                 if !out.iter().any(|o| o.same_launch(&w)) {
                     out.push(w);
