@@ -191,9 +191,7 @@ pub fn profile(
                         bad.insert(k);
                         continue;
                     };
-                    let first = addr.div_euclid(SECTOR);
-                    let last = (addr + a.width as i128 - 1).div_euclid(SECTOR);
-                    warp_sectors.extend(first..=last);
+                    warp_sectors.extend(lane_sectors(addr, a.width));
                 }
                 warp_sectors.sort_unstable();
                 warp_sectors.dedup();
@@ -214,6 +212,11 @@ pub fn profile(
     p.left_out = left_out;
     p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
     Reuse::Profile(p)
+}
+
+/// The 32-byte sectors a lane's access of `width` bytes at `addr` covers.
+pub fn lane_sectors(addr: i128, width: u64) -> std::ops::RangeInclusive<i128> {
+    addr.div_euclid(SECTOR)..=(addr + width as i128 - 1).div_euclid(SECTOR)
 }
 
 /// One sector a warp access requests: (block, progress × 2^24, sector, whether it writes, the

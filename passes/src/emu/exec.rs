@@ -777,10 +777,7 @@ impl Ctx<'_> {
             if let (Some(t), Space::Global) = (self.trace.as_mut(), space) {
                 let mut sectors: Vec<i128> = acc
                     .iter()
-                    .flat_map(|a| {
-                        let first = a.addr as i128 / 32;
-                        first..=(a.addr as i128 + width as i128 - 1) / 32
-                    })
+                    .flat_map(|a| crate::reuse::lane_sectors(a.addr as i128, width as u64))
                     .collect();
                 sectors.sort_unstable();
                 sectors.dedup();
