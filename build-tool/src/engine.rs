@@ -200,7 +200,9 @@ impl Prepared for EmuPrepared {
     }
 
     fn bind(&self, w: &Workload, params: &[String]) -> Result<BoundStats, String> {
-        self.run(w, params)
+        let mut stats = self.run(w, params)?;
+        stats.reuse = Some(self.reuse(w, params));
+        Ok(stats)
     }
 
     fn bind_spec(
@@ -225,66 +227,8 @@ impl Prepared for EmuPrepared {
         let mut out = Vec::new();
         for &f in scales {
             let ws = spec.resolve_with(&scaled_overrides(spec, &w, overrides, f))?;
-            if threads(&ws) <= self.direct_threads {
-                // Small launches run whole, unless they do so much work per thread that the
-                // sample budget runs out; then they are interpolated like large ones.
-                let budget = if spec.size_roots().is_empty() {
-                    self.max_steps
-                } else {
-                    self.sample_steps
-                };
-                match self.run_steps(&ws, params, budget) {
-                    Ok(mut stats) => {
-                        stats.reuse = Some(self.reuse(&ws, params));
-                        out.push(Bound {
-                            stats,
-                            notes: vec![EMULATED.into()],
-                            counter: "emulator".into(),
-                        });
-                        continue;
-                    }
-                    Err((false, m)) => return Err(m),
-                    Err((true, _)) => {}
-                }
-            }
-            if samples.is_none() {
-                samples = Some(self.samples_for(spec, overrides, &w, params)?);
-            }
-            let Some(smp) = samples.as_ref() else {
-                continue;
-            };
-            if smp.pts.len() == 1 {
-                let mut stats = smp.pts[0].1.clone();
-                stats.reuse = Some(self.reuse(&ws, params));
-                out.push(Bound {
-                    stats,
-                    notes: vec![EMULATED.into()],
-                    counter: "emulator".into(),
-                });
-                continue;
-            }
-            let x = smp
-                .roots
-                .first()
-                .and_then(|r| ws.params.get(r))
-                .copied()
-                .unwrap_or(1) as f64;
-            let (mut stats, bad) = interpolate(&smp.pts, x, ws.grid, ws.block);
-            let sizes: Vec<String> = smp.pts.iter().map(|(x, _)| format!("{x}")).collect();
-            let mut notes = vec![format!(
-                "counts interpolated (cubic in the size) from exact emulation at {} = {}",
-                smp.roots.first().map(String::as_str).unwrap_or(""),
-                sizes.join(", ")
-            )];
-            if !bad.is_empty() {
-                notes.push(format!(
-                    "the interpolation check failed for {} feature(s) ({}): their counts are not one polynomial in the size over the samples (they depend on the data, or on the size's residues), so they are scaled by the whole power of the size their samples grow with, and are approximate",
-                    bad.len(),
-                    bad.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
-                ));
-            }
-            stats.kernel = self.kernel.clone();
-            stats.assumptions = smp.pts[0].1.assumptions.clone();
+            let (mut stats, notes) =
+                self.counts_at(spec, overrides, &w, &ws, params, &mut samples)?;
             stats.reuse = Some(self.reuse(&ws, params));
             out.push(Bound {
                 stats,
@@ -293,6 +237,66 @@ impl Prepared for EmuPrepared {
             });
         }
         Ok(out)
+    }
+}
+
+impl EmuPrepared {
+    /// The counts of workload `ws` (a size of `w` along the spec's size ray) and how they were
+    /// obtained: the whole launch emulated when it is small, else interpolated from the
+    /// samples, which `samples` keeps for the other sizes.
+    fn counts_at(
+        &self,
+        spec: &WorkloadSpec,
+        overrides: &BTreeMap<String, i64>,
+        w: &Workload,
+        ws: &Workload,
+        params: &[String],
+        samples: &mut Option<std::sync::Arc<Samples>>,
+    ) -> Result<(BoundStats, Vec<String>), String> {
+        if threads(ws) <= self.direct_threads {
+            // Small launches run whole, unless they do so much work per thread that the
+            // sample budget runs out; then they are interpolated like large ones.
+            let budget = if spec.size_roots().is_empty() {
+                self.max_steps
+            } else {
+                self.sample_steps
+            };
+            match self.run_steps(ws, params, budget) {
+                Ok(stats) => return Ok((stats, vec![EMULATED.into()])),
+                Err((false, m)) => return Err(m),
+                Err((true, _)) => {}
+            }
+        }
+        if samples.is_none() {
+            *samples = Some(self.samples_for(spec, overrides, w, params)?);
+        }
+        let smp = samples.as_ref().ok_or("no samples")?;
+        if smp.pts.len() == 1 {
+            return Ok((smp.pts[0].1.clone(), vec![EMULATED.into()]));
+        }
+        let x = smp
+            .roots
+            .first()
+            .and_then(|r| ws.params.get(r))
+            .copied()
+            .unwrap_or(1) as f64;
+        let (mut stats, bad) = interpolate(&smp.pts, x, ws.grid, ws.block);
+        let sizes: Vec<String> = smp.pts.iter().map(|(x, _)| format!("{x}")).collect();
+        let mut notes = vec![format!(
+            "counts interpolated (cubic in the size) from exact emulation at {} = {}",
+            smp.roots.first().map(String::as_str).unwrap_or(""),
+            sizes.join(", ")
+        )];
+        if !bad.is_empty() {
+            notes.push(format!(
+                "the interpolation check failed for {} feature(s) ({}): their counts are not one polynomial in the size over the samples (they depend on the data, or on the size's residues), so they are scaled by the whole power of the size their samples grow with, and are approximate",
+                bad.len(),
+                bad.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        stats.kernel = self.kernel.clone();
+        stats.assumptions = smp.pts[0].1.assumptions.clone();
+        Ok((stats, notes))
     }
 }
 
