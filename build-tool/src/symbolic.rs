@@ -85,6 +85,27 @@ enum NotCounted {
     MissingParam(String),
 }
 
+impl NotCounted {
+    /// Why the emulator counts instead, for the report.
+    fn why(&self) -> String {
+        match self {
+            NotCounted::DependsOnData(keys) => format!(
+                "counts depend on data ({}; set them as hints to count symbolically)",
+                keys.join(", ")
+            ),
+            NotCounted::Fallback(why) | NotCounted::MissingParam(why) => why.clone(),
+        }
+    }
+
+    /// The data-dependent keys, when that is the reason.
+    fn data_keys(&self) -> &[String] {
+        match self {
+            NotCounted::DependsOnData(keys) => keys,
+            _ => &[],
+        }
+    }
+}
+
 impl From<String> for NotCounted {
     fn from(why: String) -> Self {
         NotCounted::Fallback(why)
@@ -281,16 +302,10 @@ impl Prepared for SymPrepared {
         match self.symbolic(w, params) {
             Ok(stats) => Ok(stats),
             Err(NotCounted::MissingParam(msg)) => Err(msg),
-            Err(NotCounted::Fallback(_)) => {
+            Err(e) => {
                 self.note_fallback();
                 let mut stats = self.emu.bind(w, params)?;
-                keep_observed_trips(&mut stats, &[]);
-                Ok(stats)
-            }
-            Err(NotCounted::DependsOnData(keys)) => {
-                self.note_fallback();
-                let mut stats = self.emu.bind(w, params)?;
-                keep_observed_trips(&mut stats, &keys);
+                keep_observed_trips(&mut stats, e.data_keys());
                 Ok(stats)
             }
         }
@@ -313,22 +328,13 @@ impl Prepared for SymPrepared {
                 counter: "symbolic".into(),
             }),
             Err(NotCounted::MissingParam(msg)) => Err(msg),
-            Err(e @ (NotCounted::Fallback(_) | NotCounted::DependsOnData(_))) => {
+            Err(e) => {
                 self.note_fallback();
-                let (why, keys) = match e {
-                    NotCounted::DependsOnData(keys) => (
-                        format!(
-                            "counts depend on data ({}; set them as hints to count symbolically)",
-                            keys.join(", ")
-                        ),
-                        keys,
-                    ),
-                    NotCounted::Fallback(why) | NotCounted::MissingParam(why) => (why, vec![]),
-                };
+                let (why, keys) = (e.why(), e.data_keys());
                 let mut b = self.emu.bind_spec(spec, overrides, params).map_err(|e| {
                     format!("the symbolic counter failed ({why}), and so did the emulator: {e}")
                 })?;
-                keep_observed_trips(&mut b.stats, &keys);
+                keep_observed_trips(&mut b.stats, keys);
                 let given: Vec<&str> = spec.buffers.keys().map(String::as_str).collect();
                 let on = if given.is_empty() {
                     "zero-filled buffers".to_string()
