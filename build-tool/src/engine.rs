@@ -137,7 +137,9 @@ struct EmuPrepared {
     memo: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Samples>>>,
     /// PTX lines of the global accesses whose address depends on data (`taint`): on zero-filled
     /// buffers their addresses are not the real ones, so no reuse profile is made of them.
-    data_addresses: Vec<u32>,
+    /// Worked out when first needed: the symbolic counter prepares this fallback for every
+    /// kernel, and most never use it.
+    data_addresses: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// Exact counts at a few sizes along one ray: (value of the first size root, counts).
@@ -161,7 +163,7 @@ impl Counter for EmulatorCounter {
             direct_threads: self.direct_threads,
             sample_steps: self.sample_steps,
             memo: Default::default(),
-            data_addresses: data_addresses(m, kernel),
+            data_addresses: Default::default(),
         }))
     }
 }
@@ -548,14 +550,12 @@ impl EmuPrepared {
     /// those blocks at the workload's own size (their addresses as the kernel computes them),
     /// for the L2 hit rate; or why there is none.
     fn reuse(&self, w: &Workload, params: &[String]) -> Reuse {
-        if !self.data_addresses.is_empty() && w.buffers.is_empty() {
-            let n = self.data_addresses.len();
-            let mut lines: Vec<String> = self
-                .data_addresses
-                .iter()
-                .take(4)
-                .map(u32::to_string)
-                .collect();
+        let data = self
+            .data_addresses
+            .get_or_init(|| data_addresses(&self.module, &self.kernel));
+        if !data.is_empty() && w.buffers.is_empty() {
+            let n = data.len();
+            let mut lines: Vec<String> = data.iter().take(4).map(u32::to_string).collect();
             if n > 4 {
                 lines.push("…".into());
             }
