@@ -137,7 +137,7 @@ fn add_launch_sites(text: &str, kernels: &mut [SourceKernel]) {
     }
     let host = crate::launch_sites::HostFile::new(text, None);
     for k in kernels.iter_mut().filter(|k| k.workloads.is_empty()) {
-        k.workloads = host.workloads(&k.name, &k.params);
+        k.workloads = host.workloads(&k.name, &k.params, &k.fields);
     }
 }
 

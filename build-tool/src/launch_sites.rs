@@ -11,12 +11,16 @@
 //! dynamic shared memory (the third term) and every integer argument whose value the file fixes.
 //! Values come from names the file defines once and changes nowhere: `#define N …`,
 //! `const`/`constexpr` declarations, and plain scalar or `dim3` declarations never assigned
-//! again. An argument passed as a bare name is renamed to the kernel's parameter, so that
-//! `--param n=…` moves the grid with it. The expressions are C's: `/` rounds down, `sizeof` of
+//! again, one declarator of a list (`int w = 64, h = 32;`) like a declaration of its own. A
+//! struct argument gives the members the host sets (`struct_args`). An argument passed as a
+//! bare name is renamed to the kernel's parameter, so that `--param n=…` moves the grid with it. The expressions are C's: `/` rounds down, `sizeof` of
 //! a built-in type is its size, and integer suffixes (`256u`) are dropped. Anything else (a size
 //! read from `argv`, a cast, a function call) stays unresolved: the argument is left unset, and a
 //! grid that needs it reports the name it lacks.
 
+mod struct_args;
+
+use crate::param_fields::SourceField;
 use crate::workload::{split_top, Dims, Div, Expr, WorkloadSpec};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
@@ -126,13 +130,19 @@ impl<'a> HostFile<'a> {
     }
 
     /// The distinct workloads of the launches of `kernel` (its source name; a template's
-    /// instantiations are launches of it), whose parameters are named `params`.
-    pub fn workloads(&self, kernel: &str, params: &[String]) -> Vec<WorkloadSpec> {
+    /// instantiations are launches of it), whose parameters are named `params` and whose
+    /// by-value struct parameters have the fields `fields`.
+    pub fn workloads(
+        &self,
+        kernel: &str,
+        params: &[String],
+        fields: &[SourceField],
+    ) -> Vec<WorkloadSpec> {
         let base = crate::annotations::template_base(kernel);
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for site in self.sites.iter().filter(|s| s.base_name() == base) {
             let defs = self.defs.get_or_init(|| host_defs(self.text));
-            let w = workload(site, params, defs, self.name);
+            let w = workload(site, params, fields, defs, self.name);
             if !out.iter().any(|o| o.same_launch(&w)) {
                 out.push(w);
             }
@@ -141,11 +151,13 @@ impl<'a> HostFile<'a> {
     }
 }
 
-/// The workload of `site` for a kernel whose parameters are named `params`, with the names the
-/// file defines (`defs`, from [`host_defs`]); `file` names the launching file in the origin.
+/// The workload of `site` for a kernel whose parameters are named `params` (and whose struct
+/// parameters have the fields `fields`), with the names the file defines (`defs`, from
+/// [`host_defs`]); `file` names the launching file in the origin.
 pub fn workload(
     site: &LaunchSite,
     params: &[String],
+    fields: &[SourceField],
     defs: &HostDefs,
     file: Option<&str>,
 ) -> WorkloadSpec {
@@ -183,8 +195,23 @@ pub fn workload(
     let block = dims(site.config.get(1));
     // the parameters' values, where every name they read has a definition
     let mut args: Vec<(String, Expr)> = Vec::new();
+    // where each struct field's value comes from (`p.n = n`), for the report to show
+    let mut members: BTreeMap<String, String> = BTreeMap::new();
     for (i, a) in site.args.iter().enumerate() {
         let Some(p) = params.get(i) else { break };
+        if let Some(var) = bare[i].and_then(|x| defs.structs.get(x)) {
+            for (field, value) in struct_args::field_values(var, i, fields) {
+                if let Some(e) = parse(&value) {
+                    let member = field.split_once('.').map_or("", |(_, m)| m);
+                    members.insert(
+                        field.clone(),
+                        format!("{}.{member} = {}", a.trim(), value.trim()),
+                    );
+                    args.push((field, e));
+                }
+            }
+            continue;
+        }
         if bare[i].is_some_and(|x| renames.get(x) == Some(p) || x == p) {
             continue; // defined below under the parameter's name
         }
@@ -232,6 +259,7 @@ pub fn workload(
         let mut vars = Vec::new();
         e.vars(&mut vars);
         if vars.iter().all(|v| defined.contains(v)) && !defined.contains(&p) {
+            sources.extend(members.remove(&p));
             order.push((p, e));
         }
     }
@@ -348,23 +376,38 @@ pub struct HostDefs {
     /// The integer macros (`#define TILE 16`): the workload reads them as macros, not as
     /// parameters, so that `kerncast rank --vary TILE=…` recompiles the kernel with the value.
     pub macros: BTreeMap<String, i64>,
+    /// Struct variables and the members they are given (`Params p{…}`, `p.n = n;`).
+    pub structs: struct_args::StructInits,
 }
 
 static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$").unwrap()
 });
+/// An integer declaration, up to its `;`: `int n = 1 << 20;`, `int w = 64, h = 32;`.
 static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?:static\s+)?(?:(?:const|constexpr)\s+)*(?:(?:unsigned|signed|long|short)\s+)*(?:int|long|short|unsigned|size_t|std::size_t|int32_t|int64_t|uint32_t|uint64_t|auto)\s+(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;,{}]+);",
+        r"\b(?:static\s+)?(?:(?:const|constexpr)\s+)*(?:(?:unsigned|signed|long|short)\s+)*(?:int|long|short|unsigned|size_t|std::size_t|int32_t|int64_t|uint32_t|uint64_t|auto)\s+(?:const\s+)?([A-Za-z_](?:[^;{}]|\{[^;{}]*\})*);",
     )
     .unwrap()
 });
-static DIM3: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"\bdim3\s+([A-Za-z_]\w*)\s*(?:=\s*)?(?:dim3\s*)?([({][^;]*[)}]|[A-Za-z_0-9][^;,]*)\s*;",
-    )
-    .unwrap()
+/// A `dim3` declaration, up to its `;`: `dim3 grid(n / 16, n / 16), block(16, 16);`.
+static DIM3: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bdim3\s+([A-Za-z_][^;]*);").unwrap());
+/// One declarator of a declaration: `n = 1 << 20`, `grid(a, b)`, `block{16, 16}`, `g = dim3(…)`.
+static DECLARATOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([A-Za-z_]\w*)\s*(?:=\s*(?:dim3\s*)?(\S.*)|([({].*))$").unwrap()
 });
+
+/// The (name, initializer) pairs of a declarator list; `a(…)` and `a{…}` keep their brackets.
+fn declarators(list: &str) -> Vec<(String, String)> {
+    split_top(list)
+        .iter()
+        .filter_map(|d| {
+            let c = DECLARATOR.captures(d.trim())?;
+            let init = c.get(2).or(c.get(3))?.as_str().trim();
+            Some((c[1].to_string(), init.to_string()))
+        })
+        .collect()
+}
 
 /// The names `text` defines once and changes nowhere (see the module doc).
 pub fn host_defs(text: &str) -> HostDefs {
@@ -385,13 +428,16 @@ pub fn host_defs(text: &str) -> HostDefs {
         note(&c[1], c[2].to_string());
     }
     for c in SCALAR.captures_iter(&code) {
-        note(&c[1], c[2].to_string());
+        for (name, init) in declarators(&c[1]) {
+            // `int n{1024}` is `int n = 1024`
+            let braced = init.strip_prefix('{').and_then(|r| r.strip_suffix('}'));
+            note(&name, braced.map_or(init.clone(), str::to_string));
+        }
     }
     let mut dims: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
-    for c in DIM3.captures_iter(&code) {
-        let v = c[2].trim();
+    for (name, v) in DIM3.captures_iter(&code).flat_map(|c| declarators(&c[1])) {
         let parts = dim3_parts(&format!("dim3{v}")).unwrap_or_else(|| vec![v.to_string()]);
-        dims.entry(c[1].to_string())
+        dims.entry(name)
             .and_modify(|old| {
                 if old.as_ref() != Some(&parts) {
                     *old = None;
@@ -411,6 +457,7 @@ pub fn host_defs(text: &str) -> HostDefs {
         scalars,
         dims,
         macros: crate::annotations::int_macros(text),
+        structs: struct_args::struct_inits(&code),
     }
 }
 
@@ -427,7 +474,12 @@ fn assigned_once(code: &str, name: &str) -> bool {
     ))
     .unwrap();
     let paren_init = Regex::new(&format!(r"\bdim3\s+{n}\s*[({{]")).unwrap();
-    let assigns = assign.find_iter(code).count() + paren_init.find_iter(code).count();
+    // `p.n = …` assigns a member of `p`, not `n`
+    let assigns = assign
+        .find_iter(code)
+        .filter(|m| !struct_args::member_of_another(code, m.start()))
+        .count()
+        + paren_init.find_iter(code).count();
     assigns <= 1 && !step.is_match(code)
 }
 
@@ -578,7 +630,7 @@ mod tests {
         let sites = launch_sites(src);
         assert_eq!(sites.len(), 1, "{sites:?}");
         let params: Vec<String> = params.iter().map(|s| s.to_string()).collect();
-        workload(&sites[0], &params, &host_defs(src), None)
+        workload(&sites[0], &params, &[], &host_defs(src), None)
     }
 
     #[test]
@@ -636,6 +688,32 @@ void run(float *a, float *b, float *c) {
         assert_eq!(w.grid, [128, 32, 1]);
     }
 
+    #[test]
+    fn declarator_lists_define_each_name() {
+        let src = r#"
+#define TILE 32
+int main() {
+    int width = 4096, height{2048};
+    unsigned rows = 8192, cols = rows / 8, *unused;
+    dim3 grid(width / TILE, height / TILE), block(TILE, 8);
+    transpose<<<grid, block>>>(b, a, width, height);
+    softmax<<<rows, 256>>>(a, b, cols);
+}
+"#;
+        let sites = launch_sites(src);
+        let defs = host_defs(src);
+        let params = |p: &[&str]| -> Vec<String> { p.iter().map(|s| s.to_string()).collect() };
+        let t = workload(&sites[0], &params(&["o", "i", "w", "h"]), &[], &defs, None)
+            .resolve()
+            .unwrap();
+        assert_eq!((t.grid, t.block), ([128, 64, 1], [32, 8, 1]));
+        assert_eq!((t.params["w"], t.params["h"]), (4096, 2048));
+        let s = workload(&sites[1], &params(&["x", "y", "cols"]), &[], &defs, None)
+            .resolve()
+            .unwrap();
+        assert_eq!((s.grid, s.params["cols"]), ([8192, 1, 1], 1024));
+    }
+
     /// A helper defined over an integer macro resolves, and the report shows what was read.
     #[test]
     fn a_helper_over_a_macro_resolves_and_is_shown() {
@@ -674,6 +752,41 @@ int main(int argc, char **argv) {
     }
 
     #[test]
+    fn a_struct_passed_by_value_gives_its_fields() {
+        let src = r#"
+struct Params { float a; float b; int n; };
+int main() {
+    const int n = 1 << 22;
+    Params p{2.f, 1.f, n};
+    affine<<<(n + 127) / 128, 128>>>(p, x, y);
+}
+"#;
+        let sites = launch_sites(src);
+        let fields: Vec<SourceField> = ["p.a", "p.b", "p.n"]
+            .iter()
+            .enumerate()
+            .map(|(k, name)| SourceField {
+                name: name.to_string(),
+                param: 0,
+                offset: 4 * k as u64,
+            })
+            .collect();
+        let params = ["p".to_string(), "x".into(), "y".into()];
+        let spec = workload(&sites[0], &params, &fields, &host_defs(src), None);
+        let w = spec.resolve().unwrap();
+        // the float members are not integer sizes, and stay unset
+        assert_eq!(w.params.get("p.n"), Some(&(1 << 22)));
+        assert!(!w.params.contains_key("p.a"));
+        assert!(
+            spec.origin
+                .as_deref()
+                .is_some_and(|o| o.ends_with("where n = 1 << 22, p.n = n")),
+            "{:?}",
+            spec.origin
+        );
+    }
+
+    #[test]
     fn a_reassigned_or_ambiguous_name_has_no_value() {
         let src = r#"
 int main() {
@@ -709,6 +822,7 @@ ns::tsum<B, float><<<dim3(64), dim3(B)>>>(
         let w = workload(
             &sites[0],
             &["x".into(), "out".into()],
+            &[],
             &host_defs(src),
             None,
         )

@@ -510,7 +510,7 @@ impl<'a> OtherFilesLaunches<'a> {
     fn workloads(&self, kernel: &SourceKernel, own: &str) -> Vec<WorkloadSpec> {
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for host in self.files.iter().filter(|h| h.name() != Some(own)) {
-            for mut w in host.workloads(&kernel.name, &kernel.params) {
+            for mut w in host.workloads(&kernel.name, &kernel.params, &kernel.fields) {
                 crate::param_fields::alias_fields(&mut w, &kernel.fields, &kernel.params);
                 if !out.iter().any(|o| o.same_launch(&w)) {
                     out.push(w);

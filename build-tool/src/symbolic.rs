@@ -431,20 +431,33 @@ fn keep_observed_trips(stats: &mut BoundStats, data_keys: &[String]) {
 }
 
 /// The error for a parameter the counts need and the workload does not set, naming it as the
-/// user writes it: the source name where the front end knows it, else the PTX name.
+/// user writes it: the source name where the front end knows it, else the PTX name. A field of a
+/// by-value struct (`k_param_0+8`) is named by its parameter and offset (`p+8`).
 pub(crate) fn missing_param_message(
     ptx_name: &str,
     f: Option<&kerncast_passes::ptx::Function>,
     source_names: &[String],
 ) -> String {
-    let position = f.and_then(|f| f.params.iter().position(|p| p.name == ptx_name));
-    let name = position
+    let (base, field) = match ptx_name.rsplit_once('+') {
+        Some((b, off)) if off.bytes().all(|c| c.is_ascii_digit()) => (b, Some(off)),
+        _ => (ptx_name, None),
+    };
+    let position = f.and_then(|f| f.params.iter().position(|p| p.name == base));
+    let param = position
         .and_then(|i| source_names.get(i))
         .map(String::as_str)
-        .unwrap_or(ptx_name);
-    format!(
-        "the counts depend on parameter `{name}`, which the workload does not set; give it a value (`--param {name}=VALUE`, or `{name}=…` in the workload)"
-    )
+        .unwrap_or(base);
+    match field {
+        None => format!(
+            "the counts depend on parameter `{param}`, which the workload does not set; give it a value (`--param {param}=VALUE`, or `{param}=…` in the workload)"
+        ),
+        Some(off) => {
+            let key = crate::param_fields::offset_key(param, off.parse().unwrap_or(0));
+            format!(
+                "the counts depend on the field at byte {off} of the by-value parameter `{param}`, which the workload does not set; give it a value (`--param {key}=VALUE`, or `{key}=…` or `{param}.FIELD=…` in the workload)"
+            )
+        }
+    }
 }
 
 #[cfg(test)]
@@ -469,5 +482,12 @@ mod tests {
         // PTX input: no source names, so the PTX name is what --param takes.
         let by_ptx = missing_param_message("k_param_1", f, &[]);
         assert!(by_ptx.contains("`--param k_param_1=VALUE`"), "{by_ptx}");
+        // a struct's field, as the counter reports it, by the source's parameter name
+        let field = missing_param_message("k_param_0+8", f, &["p".into(), "n".into()]);
+        assert!(
+            field.contains("byte 8 of the by-value parameter `p`")
+                && field.contains("`--param p+8=VALUE`"),
+            "{field}"
+        );
     }
 }

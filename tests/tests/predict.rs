@@ -680,6 +680,52 @@ int main(int argc, char **argv) {
     assert!(out.contains("count=1000 (grid [8, 1, 1]"), "{out}");
 }
 
+/// A struct passed by value carries the size: the launch's initializer gives the field the
+/// kernel reads, and without it the error names the field as the user can set it.
+#[test]
+fn a_struct_argument_gives_its_fields_to_the_workload() {
+    let program = |init: &str| {
+        format!(
+            r#"struct Params {{ float a; float b; int n; }};
+__global__ void affine(Params p, const float *x, float *y) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = i; k < p.n; k += gridDim.x * blockDim.x) y[k] = p.a * x[k] + p.b;
+}}
+int main() {{
+  const int n = 1 << 20;
+  float *x, *y;
+  {init}
+  affine<<<256, 128>>>(p, x, y);
+}}
+"#
+        )
+    };
+    let (_dir, file) = source_file("affine.cu", &program("Params p{2.f, 1.f, n};"));
+    let out = predict_file(&file, &["--kernel", "affine"]).unwrap();
+    assert!(
+        out.contains("where n = 1 << 20, p.n = n")
+            && out.lines().next().unwrap().contains("p.n=1048576"),
+        "{out}"
+    );
+    // a member assigned once counts as well; the grid-stride loop runs n / 32768 = 32 times
+    let (_dir, file) = source_file("affine.cu", &program("Params p; p.a = 2.f; p.n = 4 * n;"));
+    let out = predict_file(&file, &["--kernel", "affine"]).unwrap();
+    assert!(out.lines().next().unwrap().contains("p.n=4194304"), "{out}");
+    // a struct whose address is taken may be written through it: its fields are not read
+    let (_dir, file) = source_file(
+        "affine.cu",
+        &program("Params p{2.f, 1.f, n}; cudaMemcpy(&p, x, sizeof(p), cudaMemcpyDefault);"),
+    );
+    let err = format!(
+        "{:?}",
+        predict_file(&file, &["--kernel", "affine"]).unwrap_err()
+    );
+    assert!(
+        err.contains("byte 8 of the by-value parameter `p`") && err.contains("--param p+8=VALUE"),
+        "{err}"
+    );
+}
+
 /// A kernel whose work depends on its data is emulated on the data `--buffer` describes, not
 /// on zeros: a CSR row sum runs its rows' loops, lists what they ran, and a buffer too small
 /// for what the data makes it read is named.
