@@ -307,6 +307,7 @@ impl Config {
                     grid_div: crate::workload::Div::Ceil,
                     origin: None,
                     buffers: BTreeMap::new(),
+                    launched_as: None,
                 };
                 // Evaluate once now so that an undefined name is reported against the TOML.
                 spec.resolve()

@@ -18,6 +18,7 @@
 //! read from `argv`, a cast, a function call) stays unresolved: the argument is left unset, and a
 //! grid that needs it reports the name it lacks.
 
+mod callers;
 mod struct_args;
 
 use crate::param_fields::SourceField;
@@ -33,6 +34,8 @@ pub struct LaunchSite {
     pub kernel: String,
     /// 1-based line of the `<<<`.
     pub line: usize,
+    /// Byte offset of the `<<<`.
+    pub at: usize,
     /// The terms between `<<<` and `>>>`: grid, block, dynamic shared bytes, stream.
     pub config: Vec<String>,
     pub args: Vec<String>,
@@ -92,6 +95,7 @@ pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
         out.push(LaunchSite {
             kernel,
             line: code[..at].matches('\n').count() + 1,
+            at,
             config: split_top(&code[from..close]),
             args: split_top(&code[open + 1..args_end]),
         });
@@ -107,6 +111,7 @@ pub struct HostFile<'a> {
     name: Option<&'a str>,
     sites: Vec<LaunchSite>,
     defs: OnceLock<HostDefs>,
+    code: OnceLock<String>,
 }
 
 impl<'a> HostFile<'a> {
@@ -118,6 +123,7 @@ impl<'a> HostFile<'a> {
             name,
             sites: launch_sites(text),
             defs: OnceLock::new(),
+            code: OnceLock::new(),
         }
     }
 
@@ -139,16 +145,123 @@ impl<'a> HostFile<'a> {
         fields: &[SourceField],
     ) -> Vec<WorkloadSpec> {
         let base = crate::annotations::template_base(kernel);
+        let defs = self.defs.get_or_init(|| host_defs(self.text));
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for site in self.sites.iter().filter(|s| s.base_name() == base) {
-            let defs = self.defs.get_or_init(|| host_defs(self.text));
-            let w = workload(site, params, fields, defs, self.name);
-            if !out.iter().any(|o| o.same_launch(&w)) {
-                out.push(w);
+            for (defs, via) in self.contexts(site, defs) {
+                let w = workload_via(site, params, fields, &defs, self.name, via.as_deref());
+                if !out
+                    .iter()
+                    .any(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
+                {
+                    out.push(w);
+                }
             }
+        }
+        for_instantiation(out, kernel)
+    }
+
+    /// The definitions `site` sees, once per distinct call of the host helper it is in (with
+    /// that call, `run(a, N) at line 9`, to show): the helper's parameters hold the call's
+    /// arguments, and with no call in the file they hold nothing (the file's own definitions
+    /// of those names are shadowed).
+    fn contexts(&self, site: &LaunchSite, defs: &HostDefs) -> Vec<(HostDefs, Option<String>)> {
+        let code = self.code.get_or_init(|| code_only(self.text));
+        let Some(f) = callers::enclosing_function(code, site.at).filter(|f| !f.params.is_empty())
+        else {
+            return vec![(defs.clone(), None)];
+        };
+        let mut shadowed = defs.clone();
+        for p in &f.params {
+            shadowed.scalars.remove(p);
+            shadowed.dims.remove(p);
+        }
+        let calls = callers::calls(code, &f);
+        if calls.is_empty() {
+            return vec![(shadowed, None)];
+        }
+        let mut out: Vec<(HostDefs, Option<String>)> = Vec::new();
+        let mut seen: Vec<&Vec<String>> = Vec::new();
+        for call in &calls {
+            if seen.contains(&&call.args) {
+                continue;
+            }
+            seen.push(&call.args);
+            let mut d = shadowed.clone();
+            for (p, a) in f.params.iter().zip(&call.args) {
+                if p.is_empty() {
+                    continue;
+                }
+                if a == p {
+                    // the caller's own `n`, passed on as `n`
+                    d.scalars
+                        .extend(defs.scalars.get(p).map(|v| (p.clone(), v.clone())));
+                    d.dims
+                        .extend(defs.dims.get(p).map(|v| (p.clone(), v.clone())));
+                } else if let Some(dim) = defs.dims.get(a.as_str()) {
+                    d.dims.insert(p.clone(), dim.clone());
+                } else {
+                    d.scalars.insert(p.clone(), a.clone());
+                }
+            }
+            let via = format!("{}({}) at line {}", f.name, call.args.join(", "), call.line);
+            out.push((d, Some(via)));
         }
         out
     }
+}
+
+/// The workloads of `specs` that are for the template instantiation `entry` (`fill<float>`, as
+/// the demangled PTX entry names it): `fill<float><<<…>>>` launches `fill<float>`, not
+/// `fill<double>`. A launch whose arguments are not all literal types or numbers (`fill<T>` in
+/// a template helper, `k<B>` over a constant) or that has none (deduced) may be any
+/// instantiation and counts for each, after those that name it. Workloads not read from a
+/// launch are all kept, first.
+pub fn for_instantiation(specs: Vec<WorkloadSpec>, entry: &str) -> Vec<WorkloadSpec> {
+    let want = template_args(entry, &BTreeMap::new());
+    let mut out: Vec<(bool, WorkloadSpec)> = Vec::new();
+    for s in specs {
+        let launched = s
+            .launched_as
+            .as_deref()
+            .and_then(|k| template_args(k, &s.macros));
+        let (names_it, other) = match (&want, &launched) {
+            (Some(w), Some(l)) if l == w => (true, false),
+            (Some(_), Some(l)) => (false, l.iter().all(|a| literal_template_arg(a))),
+            _ => (s.launched_as.is_none(), false),
+        };
+        if !other && !out.iter().any(|(_, o)| o.same_launch(&s)) {
+            out.push((names_it, s));
+        }
+    }
+    // stable: the file's order within each group
+    out.sort_by_key(|(names_it, _)| !names_it);
+    out.into_iter().map(|(_, s)| s).collect()
+}
+
+/// A template argument that can only be one instantiation's: a number or a built-in type.
+fn literal_template_arg(a: &str) -> bool {
+    let digits = a.trim_end_matches(['u', 'U', 'l', 'L']);
+    digits.parse::<i64>().is_ok()
+        || a == "true"
+        || a == "false"
+        || crate::param_fields::is_builtin_type(a)
+}
+
+/// The template arguments of `name` (`fill<float, 16>`), spaces dropped and integer macros
+/// replaced by their values, as the demangled instantiation spells them; `None` without any.
+fn template_args(name: &str, macros: &BTreeMap<String, i64>) -> Option<Vec<String>> {
+    let base = crate::annotations::template_base(name);
+    let inner = name[base.len()..].strip_prefix('<')?.strip_suffix('>')?;
+    Some(
+        split_top(inner)
+            .iter()
+            .map(|a| {
+                let a: String = a.split_whitespace().collect::<Vec<_>>().join(" ");
+                macros.get(&a).map_or(a, |v| v.to_string())
+            })
+            .collect(),
+    )
 }
 
 /// The workload of `site` for a kernel whose parameters are named `params` (and whose struct
@@ -160,6 +273,18 @@ pub fn workload(
     fields: &[SourceField],
     defs: &HostDefs,
     file: Option<&str>,
+) -> WorkloadSpec {
+    workload_via(site, params, fields, defs, file, None)
+}
+
+/// [`workload`] for a launch in a host helper, reached through the call `via`.
+fn workload_via(
+    site: &LaunchSite,
+    params: &[String],
+    fields: &[SourceField],
+    defs: &HostDefs,
+    file: Option<&str>,
+    via: Option<&str>,
 ) -> WorkloadSpec {
     // bare names passed to a parameter of another name take the parameter's name
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
@@ -287,10 +412,11 @@ pub fn workload(
         block,
         hints,
         origin: Some(format!(
-            "the launch at {}{}: {}{}",
+            "the launch at {}{}: {}{}{}",
             file.map_or("line ".to_string(), |f| format!("{f}:")),
             site.line,
             site.shown(),
+            via.map(|v| format!(" in {v}")).unwrap_or_default(),
             if sources.is_empty() {
                 String::new()
             } else {
@@ -298,6 +424,7 @@ pub fn workload(
             }
         )),
         macros: defs.macros.clone(),
+        launched_as: Some(site.kernel.clone()),
         ..empty_spec()
     }
 }
@@ -686,6 +813,70 @@ void run(float *a, float *b, float *c) {
         // the renamed size drives the grid: m (host `rows`) halves the grid's y
         let w = spec.resolve_with(&[("m".into(), 512)].into()).unwrap();
         assert_eq!(w.grid, [128, 32, 1]);
+    }
+
+    #[test]
+    fn a_launch_with_template_arguments_is_its_instantiation() {
+        let src = r#"
+#define B 128
+int main() {
+    const size_t m = 1 << 26;
+    fill<float><<<2048, 256>>>(a, 1.0f, m);
+    fill< double ><<<2048, 256>>>(b, 1.0, m / 2);
+    tsum<B><<<64, B>>>(x, out);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params = ["x".to_string(), "v".into(), "n".into()];
+        let n_of = |kernel: &str| -> Vec<i64> {
+            host.workloads(kernel, &params, &[])
+                .iter()
+                .map(|w| w.resolve().unwrap().params["n"])
+                .collect()
+        };
+        assert_eq!(n_of("fill<float>"), [1 << 26]);
+        assert_eq!(n_of("fill<double>"), [1 << 25]);
+        // an instantiation every launch names another is not launched
+        assert!(n_of("fill<int>").is_empty());
+        // a macro argument is its value
+        assert_eq!(host.workloads("tsum<128>", &params, &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_launch_in_a_helper_takes_each_call_of_it() {
+        let src = r#"
+const int n = 64;   // not the helper's n
+void run_vadd(const float *a, float *c, int n) {
+    const int threads = 256;
+    vadd<<<(n + threads - 1) / threads, threads>>>(a, c, n);
+}
+void untouched(int m) { vadd<<<m, 32>>>(x, y, m); }
+int main() {
+    const int N = 1 << 24;
+    run_vadd(a, c, N);
+    run_vadd(a, c, N / 2);
+    run_vadd(a, c, N);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("vadd", &["a".into(), "c".into(), "n".into()], &[]);
+        let ns: Vec<i64> = ws
+            .iter()
+            .filter_map(|w| w.resolve().ok())
+            .map(|w| w.params["n"])
+            .collect();
+        // two distinct calls, each its own workload; `m` of the helper nobody calls is asked for
+        assert_eq!(ns, [1 << 24, 1 << 23]);
+        assert_eq!(ws.len(), 3);
+        assert!(
+            ws[0].origin.as_deref().is_some_and(|o| o.contains(
+                "vadd<<<(n + threads - 1) / threads, threads>>>(a, c, n) in run_vadd(a, c, N) at line 10, where N = 1 << 24, n = N"
+            )),
+            "{:?}",
+            ws[0].origin
+        );
+        let err = ws[2].resolve().unwrap_err();
+        assert!(err.contains("undefined name `m`"), "{err}");
     }
 
     #[test]

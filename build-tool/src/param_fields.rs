@@ -27,6 +27,11 @@ pub fn offset_key(name: &str, offset: u64) -> String {
     format!("{name}+{offset}")
 }
 
+/// Whether `ty` is a scalar or CUDA vector type (`float`, `unsigned int`, `float4`).
+pub fn is_builtin_type(ty: &str) -> bool {
+    builtin(ty).is_some()
+}
+
 /// Size and alignment of a scalar or CUDA vector type, by name.
 fn builtin(ty: &str) -> Option<(u64, u64, &'static [&'static str])> {
     const XYZW: [&str; 4] = ["x", "y", "z", "w"];

@@ -407,6 +407,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                         v = launches.workloads(sk, &u.job.display_path);
                     }
                 }
+                let mut v = crate::launch_sites::for_instantiation(v, &demangle(entry));
                 for w in &mut v {
                     apply_defines(w, &u.job.lower.defines);
                 }

@@ -261,6 +261,9 @@ pub struct WorkloadSpec {
     /// Contents the emulator gives buffer parameters instead of zeros, by name:
     /// `TYPE:GEN(args)` ([`crate::buffers`]).
     pub buffers: BTreeMap<String, String>,
+    /// The kernel as a launch in host code names it (`fill<float>`), which says which of a
+    /// template's instantiations the workload is for.
+    pub launched_as: Option<String>,
 }
 
 /// A workload with numbers.
@@ -289,6 +292,7 @@ impl WorkloadSpec {
             grid_div: Div::Ceil,
             origin: None,
             buffers: BTreeMap::new(),
+            launched_as: None,
         }
     }
 
@@ -471,6 +475,7 @@ mod tests {
             grid_div: Div::Ceil,
             origin: None,
             buffers: BTreeMap::new(),
+            launched_as: None,
         };
         let w = spec.resolve().unwrap();
         assert_eq!(w.grid, [8, 1, 1]);

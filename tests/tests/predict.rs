@@ -680,6 +680,49 @@ int main(int argc, char **argv) {
     assert!(out.contains("count=1000 (grid [8, 1, 1]"), "{out}");
 }
 
+/// Launches inside a host helper take the helper's calls, and a template's launches go to the
+/// instantiation they name.
+#[test]
+fn helpers_and_template_launches_reach_their_kernels() {
+    let (_dir, file) = source_file(
+        "fill.cu",
+        r#"template <typename T>
+__global__ void fill(T *x, T v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = v;
+}
+template <typename T>
+void run(T *x, int n) {
+  fill<T><<<(n + 255) / 256, 256>>>(x, T(1), n);
+}
+int main() {
+  const int N = 1 << 20;
+  float *a; double *b;
+  fill<float><<<N / 256, 256>>>(a, 1.0f, N);
+  fill<double><<<N / 512, 256>>>(b, 1.0, N / 2);
+  run(a, 4 * N);
+}
+"#,
+    );
+    let first = |out: String| out.lines().next().unwrap_or_default().to_string();
+    let f = first(predict_file(&file, &["--kernel", "fill<double>"]).unwrap());
+    assert!(f.contains("n=524288 (grid [2048, 1, 1]"), "{f}");
+    // fill<float> is launched as such, and (its arguments deduced) through run(a, 4 * N)
+    for (i, n) in [(0, 1 << 20), (1, 1 << 22)] {
+        let out = predict_file(
+            &file,
+            &["--kernel", "fill<float>", "--workload", &i.to_string()],
+        )
+        .unwrap();
+        assert!(first(out.clone()).contains(&format!("n={n} ")), "{out}");
+    }
+    let out = predict_file(&file, &["--kernel", "fill<float>", "--workload", "1"]).unwrap();
+    assert!(
+        out.contains("in run(a, 4 * N) at line 15, where N = 1 << 20, n = 4 * N"),
+        "{out}"
+    );
+}
+
 /// A struct passed by value carries the size: the launch's initializer gives the field the
 /// kernel reads, and without it the error names the field as the user can set it.
 #[test]

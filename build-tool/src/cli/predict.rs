@@ -161,9 +161,11 @@ pub fn output(args: &Args) -> miette::Result<String> {
             grid_div: crate::workload::Div::Ceil,
             origin: None,
             buffers: BTreeMap::new(),
+            launched_as: None,
         },
         _ => {
             let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
+            let specs = crate::launch_sites::for_instantiation(specs, &shown);
             match &args.workload {
                 None => specs.first(),
                 Some(sel) => match sel.parse::<usize>() {

@@ -1,0 +1,187 @@
+//! Launches inside host helpers (`void run(int n) { k<<<n / 256, 256>>>(n); }`): the helper's
+//! parameters take the arguments of each call of it in the file (`run(N);`), one workload per
+//! distinct call, so that the sizes `main` fixes reach the launch. One level only: an argument
+//! that is itself a parameter of the caller stays unresolved.
+
+use super::matching_close;
+use crate::workload::split_top;
+use regex::Regex;
+
+/// The host function whose body holds byte `at` of `code` (comments and strings blanked).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Enclosing {
+    pub name: String,
+    /// Parameter names in order (`int n` gives `n`; an unnamed or `void` one gives "").
+    pub params: Vec<String>,
+    /// Byte offset of the name in its definition.
+    pub at: usize,
+}
+
+/// One call of a helper: its 1-based line and its argument texts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub line: usize,
+    pub args: Vec<String>,
+}
+
+const NOT_FUNCTIONS: [&str; 6] = ["if", "for", "while", "switch", "catch", "return"];
+
+/// The innermost function definition around `at`: the nearest enclosing `{` whose header is
+/// `name(params)` (blocks of `if`, `for`, lambdas and namespaces are looked through).
+pub fn enclosing_function(code: &str, at: usize) -> Option<Enclosing> {
+    let b = code.as_bytes();
+    let mut depth = 0i32;
+    for i in (0..at.min(b.len())).rev() {
+        match b[i] {
+            b'}' => depth += 1,
+            b'{' if depth > 0 => depth -= 1,
+            b'{' => {
+                if let Some(f) = function_header(code, i) {
+                    return Some(f);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The function whose body opens at `open`, from the header before it.
+fn function_header(code: &str, open: usize) -> Option<Enclosing> {
+    let mut head = code[..open].trim_end();
+    for suffix in ["const", "noexcept", "override"] {
+        head = head.strip_suffix(suffix).map_or(head, str::trim_end);
+    }
+    if !head.ends_with(')') {
+        return None;
+    }
+    let close = head.len() - 1;
+    let paren = open_paren(code.as_bytes(), close)?;
+    let before = code[..paren].trim_end();
+    let name_start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |k| k + 1);
+    let name = &before[name_start..];
+    let starts_ident = name.starts_with(|c: char| c.is_alphabetic() || c == '_');
+    if !starts_ident || NOT_FUNCTIONS.contains(&name) {
+        return None;
+    }
+    let params = split_top(&code[paren + 1..close])
+        .iter()
+        .map(|p| param_name(p))
+        .collect::<Vec<_>>();
+    let params = if params == [""] { vec![] } else { params };
+    Some(Enclosing {
+        name: name.to_string(),
+        params,
+        at: name_start,
+    })
+}
+
+/// The `(` that the `)` at `close` closes.
+fn open_paren(b: &[u8], close: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for k in (0..=close).rev() {
+        match b[k] {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The name a parameter declaration declares: `const int n = 4` gives `n`, `float *x` gives `x`.
+fn param_name(decl: &str) -> String {
+    let decl = decl.split('=').next().unwrap_or("").trim();
+    let last = decl
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    // a lone type (`int`, `void`) names nothing
+    let words = decl
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .count();
+    if words < 2 {
+        String::new()
+    } else {
+        last.to_string()
+    }
+}
+
+/// Every call of `f` in `code`: not its definition, declarations or members of other objects.
+pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
+    let Ok(re) = Regex::new(&format!(r"\b{}\s*\(", regex::escape(&f.name))) else {
+        return vec![];
+    };
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    for m in re.find_iter(code) {
+        if m.start() == f.at || !is_call_position(&code[..m.start()]) {
+            continue;
+        }
+        let open = m.end() - 1;
+        let Some(close) = matching_close(b, open) else {
+            continue;
+        };
+        out.push(Call {
+            line: code[..m.start()].matches('\n').count() + 1,
+            args: split_top(&code[open + 1..close]),
+        });
+    }
+    out
+}
+
+/// Whether a name after `before` is called rather than declared: it follows the start of a
+/// statement or an operator that takes a value, or `return`.
+fn is_call_position(before: &str) -> bool {
+    let t = before.trim_end();
+    t.is_empty()
+        || t.ends_with(|c: char| ";{}=(,?:!".contains(c))
+        || t.strip_suffix("return")
+            .is_some_and(|r| !r.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_in_a_helper_finds_the_helper_and_its_calls() {
+        let code = "void run_vadd(const float *a, float *c, int n = 8) {\n  if (n > 0) {\n    \
+                    k<<<n / 256, 256>>>(a, c, n);\n  }\n}\nvoid run_vadd(const float *, float *, int);\n\
+                    int main() {\n  run_vadd(a, c, N);\n  x = obj.run_vadd(1);\n  run_vadd(a, c, 2 * N);\n}\n";
+        let at = code.find("<<<").unwrap();
+        let f = enclosing_function(code, at).unwrap();
+        assert_eq!(f.name, "run_vadd");
+        assert_eq!(f.params, ["a", "c", "n"]);
+        let calls = calls(code, &f);
+        // the definition, the declaration and the member call are not calls
+        assert_eq!(
+            calls,
+            [
+                Call {
+                    line: 8,
+                    args: vec!["a".into(), "c".into(), "N".into()]
+                },
+                Call {
+                    line: 10,
+                    args: vec!["a".into(), "c".into(), "2 * N".into()]
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_launch_in_main_or_a_lambda_is_in_main() {
+        let code = "int main(void) {\n  auto go = [&](int m) {\n    k<<<m, 32>>>(m);\n  };\n}\n";
+        let f = enclosing_function(code, code.find("<<<").unwrap()).unwrap();
+        assert_eq!((f.name.as_str(), f.params.len()), ("main", 0));
+    }
+}
