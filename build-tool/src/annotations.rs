@@ -31,6 +31,9 @@ pub struct SourceKernel {
     /// Fields of the parameters passed by value as structs, laid out from the source.
     pub fields: Vec<SourceField>,
     pub workloads: Vec<WorkloadSpec>,
+    /// The header that defines it (`src/kernels.cuh`, as the report shows it), when that is not
+    /// the analysed file itself ([`crate::includes`]).
+    pub file: Option<String>,
 }
 
 /// An annotation that could not be read.
@@ -95,6 +98,7 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
                 fields: source_fields(text, &typed),
                 params,
                 workloads,
+                file: None,
             });
         }
     }

@@ -12,6 +12,7 @@ pub mod check;
 pub mod config;
 pub mod engine;
 pub mod hotlines;
+pub mod includes;
 pub mod launch_sites;
 pub mod param_fields;
 pub mod pipeline;

@@ -155,6 +155,8 @@ pub struct Unit {
     /// Calls that stay calls, with the reason: their callees' work is not counted.
     pub not_inlined: Vec<kerncast_passes::inline::NotInlined>,
     pub source_text: Option<String>,
+    /// The project headers the source includes, for the kernels defined in them.
+    pub headers: Vec<crate::includes::Header>,
     /// (PTX entry, source kernel when found).
     pub kernels: Vec<(String, Option<SourceKernel>)>,
     /// Registers per kernel from ptxas (for occupancy), or why they are unknown.
@@ -282,6 +284,27 @@ fn fail(
     }
 }
 
+/// A failure at a kernel's definition: in the header that defines it, or in the analysed file.
+fn fail_at_kernel(
+    u: &Unit,
+    sk: Option<&SourceKernel>,
+    entry: &str,
+    stage: &str,
+    message: String,
+) -> Failure {
+    let mut f = fail(
+        &u.job,
+        sk.map(|s| s.line as u32),
+        Some(entry),
+        stage,
+        message,
+    );
+    if let Some(file) = sk.and_then(|s| s.file.clone()) {
+        f.file = file;
+    }
+    f
+}
+
 /// Lowers and parses one source; matches PTX entries to source kernels.
 pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     let lowered = lower::lower_file(&job.path, &job.lower).map_err(|e| {
@@ -300,12 +323,23 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     let registers = crate::registers::assemble(&module, &lowered.ptx);
     let inlined = kerncast_passes::inline::inline_calls(&module);
     let module = inlined.module;
-    let source_text = std::fs::read_to_string(&job.path).ok();
-    let src_kernels = match &source_text {
-        Some(t) if !job.path.extension().is_some_and(|e| e == "bc") => annotations::scan(t)
+    let source_text = std::fs::read_to_string(&job.path)
+        .ok()
+        .filter(|_| !job.path.extension().is_some_and(|e| e == "bc"));
+    let mut src_kernels = match &source_text {
+        Some(t) => annotations::scan(t)
             .map_err(|e| fail(job, Some(e.line as u32), None, "annotation", e.message))?,
-        _ => Vec::new(),
+        None => Vec::new(),
     };
+    let headers = match &source_text {
+        Some(t) => {
+            crate::includes::local_headers(&job.path, &job.display_path, t, &job.lower.include_dirs)
+        }
+        None => Vec::new(),
+    };
+    for h in &headers {
+        src_kernels.extend(header_kernels(h, &src_kernels, source_text.as_deref())?);
+    }
     let entries: Vec<String> = module.kernels().map(|k| k.name.clone()).collect();
     // host code only: nothing to predict here, but its launches give other files' kernels
     // their workloads
@@ -330,10 +364,45 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
         module,
         not_inlined: inlined.not_inlined,
         source_text,
+        headers,
         kernels,
         registers,
         job: job.clone(),
     })
+}
+
+/// The kernels `header` defines that the analysed file (`known`) does not, each with the
+/// header's annotations or else the launches of the including file (`host`).
+fn header_kernels(
+    header: &crate::includes::Header,
+    known: &[SourceKernel],
+    host: Option<&str>,
+) -> Result<Vec<SourceKernel>, Failure> {
+    let kernels = annotations::scan(&header.text).map_err(|e| Failure {
+        file: header.display.clone(),
+        line: Some(e.line as u32),
+        kernel: None,
+        stage: "annotation".into(),
+        message: e.message,
+    })?;
+    let launches = host.map(|t| crate::launch_sites::HostFile::new(t, None));
+    let mut out = Vec::new();
+    for mut k in kernels {
+        if known.iter().any(|s| s.name == k.name) {
+            continue;
+        }
+        if k.workloads.is_empty() {
+            if let Some(l) = &launches {
+                k.workloads = l.workloads(&k.name, &k.params, &k.fields);
+                for w in &mut k.workloads {
+                    crate::param_fields::alias_fields(w, &k.fields, &k.params);
+                }
+            }
+        }
+        k.file = Some(header.display.clone());
+        out.push(k);
+    }
+    Ok(out)
 }
 
 /// The build's integer `-D` values replace the source's `#define`s in a workload's expressions,
@@ -416,10 +485,10 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                 u.job.workloads.clone()
             };
             if specs.is_empty() {
-                errors.push(fail(
-                    &u.job,
-                    sk.as_ref().map(|s| s.line as u32),
-                    Some(entry),
+                errors.push(fail_at_kernel(
+                    u,
+                    sk.as_ref(),
+                    entry,
                     "workload",
                     format!(
                         "no workload for kernel `{}`: no file analysed with it launches it, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
@@ -545,7 +614,7 @@ fn one(
 ) -> Result<KernelReport, Failure> {
     let (entry, sk) = &u.kernels[ki];
     let src_line = sk.as_ref().map(|s| s.line as u32);
-    let err = |stage: &str, m: String| fail(&u.job, src_line, Some(entry), stage, m);
+    let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
     let w = spec.resolve().map_err(|m| match &spec.origin {
         Some(o) => err("workload", format!("{m} (the workload of {o})")),
         None => err("workload", m),
@@ -623,14 +692,21 @@ fn one(
         &file_of,
         opts.hot_lines,
     );
-    if let Some(text) = &u.source_text {
-        let lines: Vec<&str> = text.lines().collect();
-        for h in &mut hot {
-            if h.loc.file == u.job.display_path {
-                h.text = lines
-                    .get(h.loc.line as usize - 1)
-                    .map(|l| l.trim().to_string());
-            }
+    let texts = u
+        .source_text
+        .iter()
+        .map(|t| (u.job.display_path.as_str(), t.as_str()))
+        .chain(
+            u.headers
+                .iter()
+                .map(|h| (h.display.as_str(), h.text.as_str())),
+        );
+    for (file, text) in texts {
+        for h in hot.iter_mut().filter(|h| h.loc.file == file) {
+            h.text = (h.loc.line as usize)
+                .checked_sub(1)
+                .and_then(|i| text.lines().nth(i))
+                .map(|l| l.trim().to_string());
         }
     }
     let scaling = scaling(
@@ -661,7 +737,10 @@ fn one(
         // the instantiation (`block_sum<256>`), even where its template's annotation applies
         display_name: demangle(entry),
         source: Some(SourceLoc {
-            file: u.job.display_path.clone(),
+            file: sk
+                .as_ref()
+                .and_then(|s| s.file.clone())
+                .unwrap_or_else(|| u.job.display_path.clone()),
             line: src_line.unwrap_or(1),
         }),
         frontend: u.frontend.clone(),
@@ -804,6 +883,7 @@ mod tests {
             params: vec![],
             fields: vec![],
             workloads: vec![],
+            file: None,
         };
         let annotated = |name: &str| SourceKernel {
             workloads: crate::annotations::scan(

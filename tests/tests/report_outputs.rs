@@ -296,3 +296,36 @@ fn kernels_launched_from_another_file_take_that_launch() {
     assert_eq!(r.host_only.len(), 1);
     assert!(r.host_only[0].ends_with("main.cu"), "{:?}", r.host_only);
 }
+
+/// A kernel defined in a header the analysed file includes is known by its source: it takes
+/// the including file's launch, and its report and hot lines point into the header.
+#[test]
+fn a_kernel_in_an_included_header_is_reported_at_its_definition() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("kernels.cuh"),
+        "#pragma once\n__global__ void scale(float *x, float s, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= s;\n}\n",
+    )
+    .unwrap();
+    let main = dir.path().join("main.cu");
+    std::fs::write(
+        &main,
+        "#include \"kernels.cuh\"\nint main() {\n  const int N = 1 << 16;\n  float *x;\n  scale<<<N / 128, 128>>>(x, 2.0f, N);\n}\n",
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![main]), None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let k = &r.kernels[0];
+    assert_eq!(
+        (k.workload.grid, k.workload.params["n"]),
+        ([512, 1, 1], 65536)
+    );
+    let src = k.source.as_ref().unwrap();
+    assert!(
+        src.file.ends_with("kernels.cuh") && src.line == 2,
+        "{src:?}"
+    );
+    let hot = &k.hot_lines[0];
+    assert!(hot.loc.file.ends_with("kernels.cuh"), "{hot:?}");
+    assert_eq!(hot.text.as_deref(), Some("if (i < n) x[i] *= s;"));
+}
