@@ -123,6 +123,7 @@ pub fn jobs_from_config(cfg: &Config, base: &LowerOptions) -> Vec<Job> {
             lo.frontend = Some(to_lower_frontend(k.frontend));
             if let Some(a) = &cfg.arch {
                 lo.arch = a.clone();
+                lo.arch_note = None;
             }
             lo.defines
                 .extend(k.defines.iter().map(|(n, v)| (n.clone(), Some(v.clone()))));
@@ -281,6 +282,15 @@ fn fail(
         kernel: kernel.map(str::to_string),
         stage: stage.into(),
         message,
+    }
+}
+
+impl Unit {
+    /// Why the source was lowered for its architecture, when kerncast chose it for the devices
+    /// (PTX input keeps its own `.target`).
+    pub fn arch_note(&self) -> Option<String> {
+        let lowered = self.frontend != lower::Frontend::Ptx.name();
+        self.job.lower.arch_note.clone().filter(|_| lowered)
     }
 }
 
@@ -652,6 +662,7 @@ fn one(
             .filter(|c| c.kernel == *entry)
             .map(|c| c.to_string()),
     );
+    notes.extend(u.arch_note());
     notes.extend(u.registers.apply(entry, &mut stats));
     notes.extend(crate::registers::launch_fails(&stats, &t.device));
     let blocks = t.blocks(&u.module, entry);

@@ -44,7 +44,6 @@ pub struct Resolved {
 
 impl Inputs {
     pub fn resolve(&self) -> miette::Result<Resolved> {
-        let base = self.lower.options();
         let config_path = match (&self.config, self.files.is_empty()) {
             (Some(c), _) => Some(c.clone()),
             (None, true) if Path::new("kerncast.toml").is_file() => {
@@ -61,14 +60,6 @@ impl Inputs {
             Some(p) => Some(Config::load(p).map_err(|e| miette::Report::new(*e))?),
             None => None,
         };
-        let mut jobs = match (&config, self.files.is_empty()) {
-            (Some(c), true) => pipeline::jobs_from_config(c, &base),
-            _ => pipeline::jobs_from_paths(&self.files, &base).map_err(|m| miette!("{m}"))?,
-        };
-        if jobs.is_empty() {
-            return Err(miette!("no kernel sources found"));
-        }
-        jobs.sort_by(|a, b| a.display_path.cmp(&b.display_path));
         let devices = if !self.devices.is_empty() {
             self.devices.clone()
         } else {
@@ -82,6 +73,15 @@ impl Inputs {
                 "no device: pass --device NAME (e.g. gtx-titan-x) or set `devices` in kerncast.toml"
             ));
         }
+        let base = self.lower.options_for(&devices);
+        let mut jobs = match (&config, self.files.is_empty()) {
+            (Some(c), true) => pipeline::jobs_from_config(c, &base),
+            _ => pipeline::jobs_from_paths(&self.files, &base).map_err(|m| miette!("{m}"))?,
+        };
+        if jobs.is_empty() {
+            return Err(miette!("no kernel sources found"));
+        }
+        jobs.sort_by(|a, b| a.display_path.cmp(&b.display_path));
         let model = self
             .model
             .clone()

@@ -110,7 +110,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let job = Job {
         path: args.file.clone(),
         display_path: path.clone(),
-        lower: args.lower.options(),
+        lower: args.lower.options_for(std::slice::from_ref(&args.device)),
         kernel: args.kernel.clone(),
         workloads: Vec::new(),
     };
@@ -256,6 +256,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .map(|o| format!("workload from {o}"))
         .collect();
     notes.extend(bound.notes);
+    notes.extend(unit.arch_note());
     notes.extend(unit.registers.apply(&kname, &mut input.stats));
     notes.extend(crate::registers::launch_fails(&input.stats, &d));
     // What the counts hold but no model reads, so a user sees what the prediction leaves out.

@@ -67,7 +67,7 @@ pub fn run(args: Args) -> miette::Result<()> {
         objective: args.objective,
         device: args.device.clone(),
         model: args.model.clone(),
-        lower: args.lower.options(),
+        lower: args.lower.options_for(std::slice::from_ref(&args.device)),
         workload: args.workload.clone(),
     };
     let counter = crate::engine::default_counter();

@@ -10,9 +10,10 @@ pub struct LowerArgs {
     /// clang for .cl; llvm for .ll/.bc; as-is for .ptx).
     #[arg(long, value_enum)]
     pub frontend: Option<Frontend>,
-    /// Target architecture.
-    #[arg(long, default_value = "sm_80")]
-    pub arch: String,
+    /// Target architecture (default: the devices' compute capability, sm_75 or newer; sm_80
+    /// where no device is given).
+    #[arg(long)]
+    pub arch: Option<String>,
     /// Preprocessor macro, NAME or NAME=VALUE (repeatable).
     #[arg(short = 'D', value_name = "NAME[=VAL]")]
     pub define: Vec<String>,
@@ -31,11 +32,12 @@ impl LowerArgs {
     pub fn options(&self) -> LowerOptions {
         LowerOptions {
             frontend: self.frontend,
-            arch: if self.arch.is_empty() {
-                "sm_80".into()
-            } else {
-                self.arch.clone()
-            },
+            arch: self
+                .arch
+                .clone()
+                .filter(|a| !a.is_empty())
+                .unwrap_or_else(|| DEFAULT_ARCH.into()),
+            arch_note: None,
             defines: self
                 .define
                 .iter()
@@ -49,6 +51,71 @@ impl LowerArgs {
             extra_args: self.compiler_arg.clone(),
         }
     }
+
+    /// [`LowerArgs::options`] for predicting on `devices` (profile names or files): without
+    /// `--arch`, the target is the devices' compute capability ([`arch_for`]).
+    pub fn options_for(&self, devices: &[String]) -> LowerOptions {
+        let mut o = self.options();
+        if self.arch.as_deref().is_none_or(str::is_empty) {
+            let ccs: Vec<(String, Option<String>)> = devices
+                .iter()
+                .filter_map(|d| kerncast_models::device::Device::load(d).ok())
+                .map(|d| (d.name.clone(), d.hw.compute_capability.map(|c| c.value)))
+                .collect();
+            if let Some((arch, note)) = arch_for(&ccs) {
+                o.arch = arch;
+                o.arch_note = Some(note);
+            }
+        }
+        o
+    }
+}
+
+/// The target when neither `--arch` nor a device says otherwise.
+pub const DEFAULT_ARCH: &str = "sm_80";
+
+/// The oldest compute capability the bundled CUDA 13 nvcc and ptxas compile for.
+pub const OLDEST_ARCH: (u32, u32) = (7, 5);
+
+/// The architecture to lower for on devices of these (name, compute capability) pairs, and
+/// why: the lowest compute capability among them (PTX for it runs on the newer ones), raised
+/// to [`OLDEST_ARCH`]. `None` when a device has no compute capability in its profile.
+pub fn arch_for(devices: &[(String, Option<String>)]) -> Option<(String, String)> {
+    let parse = |cc: &str| -> Option<(u32, u32)> {
+        let (major, minor) = cc.trim().split_once('.')?;
+        Some((major.parse().ok()?, minor.parse().ok()?))
+    };
+    let ccs: Vec<(&str, (u32, u32))> = devices
+        .iter()
+        .map(|(n, cc)| Some((n.as_str(), parse(cc.as_deref()?)?)))
+        .collect::<Option<_>>()?;
+    let &(name, lowest) = ccs.iter().min_by_key(|(_, cc)| *cc)?;
+    let target = lowest.max(OLDEST_ARCH);
+    let arch = format!("sm_{}{}", target.0, target.1);
+    let shown = |cc: (u32, u32)| format!("{}.{}", cc.0, cc.1);
+    let of = if ccs.len() == 1 {
+        format!("{name}'s compute capability {}", shown(lowest))
+    } else {
+        let all: Vec<String> = ccs
+            .iter()
+            .map(|(n, c)| format!("{n} {}", shown(*c)))
+            .collect();
+        format!(
+            "the lowest compute capability of the devices ({})",
+            all.join(", ")
+        )
+    };
+    let note = if target == lowest {
+        format!("lowered for {arch}, {of}")
+    } else {
+        format!(
+            "lowered for {arch}, not {of}: the bundled nvcc and ptxas 13 compile for sm_{}{} and \
+             newer, so instructions and registers are {arch}'s (--arch or `arch` in kerncast.toml \
+             sets another target)",
+            OLDEST_ARCH.0, OLDEST_ARCH.1
+        )
+    };
+    Some((arch, note))
 }
 
 #[cfg(test)]
@@ -85,5 +152,21 @@ mod tests {
         );
         assert_eq!(o.include_dirs, vec![PathBuf::from("inc")]);
         assert_eq!(o.opt_level, 3);
+    }
+
+    #[test]
+    fn the_devices_choose_the_arch_no_older_than_the_toolchain_allows() {
+        let d = |n: &str, cc: &str| (n.to_string(), Some(cc.to_string()));
+        let (arch, note) = arch_for(&[d("rtx-3080", "8.6")]).unwrap();
+        assert_eq!(arch, "sm_86");
+        assert_eq!(note, "lowered for sm_86, rtx-3080's compute capability 8.6");
+        let (arch, note) = arch_for(&[d("a100", "8.0"), d("t4", "7.5")]).unwrap();
+        assert_eq!(arch, "sm_75");
+        assert!(note.contains("lowest compute capability of the devices (a100 8.0, t4 7.5)"));
+        let (arch, note) = arch_for(&[d("gtx-titan-x", "5.2")]).unwrap();
+        assert_eq!(arch, "sm_75");
+        assert!(note.starts_with("lowered for sm_75, not gtx-titan-x's compute capability 5.2"));
+        assert!(arch_for(&[("x".into(), None)]).is_none());
+        assert!(arch_for(&[]).is_none());
     }
 }

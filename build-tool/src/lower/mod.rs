@@ -86,6 +86,8 @@ pub struct LowerOptions {
     pub frontend: Option<Frontend>,
     /// Target architecture, e.g. `sm_80`.
     pub arch: String,
+    /// Why `arch` was chosen, when kerncast chose it for the devices (a report note).
+    pub arch_note: Option<String>,
     /// Preprocessor macros: `-D NAME` or `-D NAME=VALUE`.
     pub defines: Vec<(String, Option<String>)>,
     pub include_dirs: Vec<PathBuf>,
@@ -99,7 +101,8 @@ impl Default for LowerOptions {
     fn default() -> Self {
         LowerOptions {
             frontend: None,
-            arch: "sm_80".into(),
+            arch: args::DEFAULT_ARCH.into(),
+            arch_note: None,
             defines: Vec::new(),
             include_dirs: Vec::new(),
             opt_level: 3,
