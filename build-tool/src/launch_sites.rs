@@ -732,17 +732,23 @@ fn matching_close(b: &[u8], open: usize) -> Option<usize> {
 
 /// The `<` that opens the template argument list closed by the `>` at `close`.
 fn matching_open(b: &[u8], close: usize) -> Option<usize> {
+    opening(b, close, (b'<', b'>'), b";{}")
+}
+
+/// The `open` of `(open, shut)` that the `shut` at `close` closes, looking back no further
+/// than any byte of `stops`.
+fn opening(b: &[u8], close: usize, (open, shut): (u8, u8), stops: &[u8]) -> Option<usize> {
     let mut depth = 0i32;
     for k in (0..=close).rev() {
         match b[k] {
-            b'>' => depth += 1,
-            b'<' => {
+            c if c == shut => depth += 1,
+            c if c == open => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(k);
                 }
             }
-            b';' | b'{' | b'}' => return None,
+            c if stops.contains(&c) => return None,
             _ => {}
         }
     }
@@ -953,15 +959,7 @@ int main() {
 }
 "#;
         let sites = launch_sites(src);
-        let fields: Vec<SourceField> = ["p.a", "p.b", "p.n"]
-            .iter()
-            .enumerate()
-            .map(|(k, name)| SourceField {
-                name: name.to_string(),
-                param: 0,
-                offset: 4 * k as u64,
-            })
-            .collect();
+        let fields = struct_args::tests::fields(&["p.a", "p.b", "p.n"]);
         let params = ["p".to_string(), "x".into(), "y".into()];
         let spec = workload(&sites[0], &params, &fields, &host_defs(src), None);
         let w = spec.resolve().unwrap();

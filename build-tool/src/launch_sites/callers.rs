@@ -3,7 +3,7 @@
 //! distinct call, so that the sizes `main` fixes reach the launch. One level only: an argument
 //! that is itself a parameter of the caller stays unresolved.
 
-use super::matching_close;
+use super::{matching_close, opening};
 use crate::workload::split_top;
 use regex::Regex;
 
@@ -56,7 +56,7 @@ fn function_header(code: &str, open: usize) -> Option<Enclosing> {
         return None;
     }
     let close = head.len() - 1;
-    let paren = open_paren(code.as_bytes(), close)?;
+    let paren = opening(code.as_bytes(), close, (b'(', b')'), b"")?;
     let before = code[..paren].trim_end();
     let name_start = before
         .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -76,24 +76,6 @@ fn function_header(code: &str, open: usize) -> Option<Enclosing> {
         params,
         at: name_start,
     })
-}
-
-/// The `(` that the `)` at `close` closes.
-fn open_paren(b: &[u8], close: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for k in (0..=close).rev() {
-        match b[k] {
-            b')' => depth += 1,
-            b'(' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The name a parameter declaration declares: `const int n = 4` gives `n`, `float *x` gives `x`.

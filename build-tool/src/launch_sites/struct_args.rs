@@ -157,10 +157,11 @@ pub fn field_values(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn fields(names: &[&str]) -> Vec<SourceField> {
+    /// Fields of parameter 0, four bytes each, in order.
+    pub fn fields(names: &[&str]) -> Vec<SourceField> {
         names
             .iter()
             .enumerate()
