@@ -12,11 +12,13 @@
 //! Values come from names the file defines once and changes nowhere: `#define N …`,
 //! `const`/`constexpr` declarations, and plain scalar or `dim3` declarations never assigned
 //! again, one declarator of a list (`int w = 64, h = 32;`) like a declaration of its own. A
-//! struct argument gives the members the host sets (`struct_args`). An argument passed as a
-//! bare name is renamed to the kernel's parameter, so that `--param n=…` moves the grid with it. The expressions are C's: `/` rounds down, `sizeof` of
-//! a built-in type is its size, and integer suffixes (`256u`) are dropped. Anything else (a size
-//! read from `argv`, a cast, a function call) stays unresolved: the argument is left unset, and a
-//! grid that needs it reports the name it lacks.
+//! struct argument gives the members the host sets (`struct_args`), and a launch inside a host
+//! helper takes each call of the helper (`callers`). An argument passed as a bare name is
+//! renamed to the kernel's parameter, so that `--param n=…` moves the grid with it. The
+//! expressions are C's: `/` rounds down, `sizeof` of a built-in type is its size, and integer
+//! suffixes (`256u`) are dropped. Anything else (a size read from `argv`, a cast, a function
+//! call) stays unresolved: the argument is left unset, and a grid that needs it reports the
+//! name it lacks.
 
 mod callers;
 mod struct_args;
@@ -248,7 +250,7 @@ fn literal_template_arg(a: &str) -> bool {
         || crate::param_fields::is_builtin_type(a)
 }
 
-/// The template arguments of `name` (`fill<float, 16>`), spaces dropped and integer macros
+/// The template arguments of `name` (`fill<float, 16>`), spaces collapsed and integer macros
 /// replaced by their values, as the demangled instantiation spells them; `None` without any.
 fn template_args(name: &str, macros: &BTreeMap<String, i64>) -> Option<Vec<String>> {
     let base = crate::annotations::template_base(name);
@@ -521,7 +523,7 @@ static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
 static DIM3: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bdim3\s+([A-Za-z_][^;]*);").unwrap());
 /// One declarator of a declaration: `n = 1 << 20`, `grid(a, b)`, `block{16, 16}`, `g = dim3(…)`.
 static DECLARATOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^([A-Za-z_]\w*)\s*(?:=\s*(?:dim3\s*)?(\S.*)|([({].*))$").unwrap()
+    Regex::new(r"(?s)^([A-Za-z_]\w*)\s*(?:=\s*(?:dim3\s*)?(\S.*)|([({].*))$").unwrap()
 });
 
 /// The (name, initializer) pairs of a declarator list; `a(…)` and `a{…}` keep their brackets.
@@ -890,7 +892,8 @@ int main() {
         let src = r#"
 #define TILE 32
 int main() {
-    int width = 4096, height{2048};
+    int width = 1 <<
+        12, height{2048};
     unsigned rows = 8192, cols = rows / 8, *unused;
     dim3 grid(width / TILE, height / TILE), block(TILE, 8);
     transpose<<<grid, block>>>(b, a, width, height);
