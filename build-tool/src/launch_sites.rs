@@ -21,6 +21,7 @@
 //! name it lacks.
 
 mod callers;
+mod size_fns;
 mod struct_args;
 
 use crate::param_fields::SourceField;
@@ -300,11 +301,23 @@ fn workload_via(
             renames.insert(x.to_string(), p.clone());
         }
     }
+    // A host name that is also a parameter given another value (`k<<<…>>>(n / 2)` with the
+    // host's `n`) goes by another name, so that the parameter and the host value both stay.
+    for (i, p) in params.iter().enumerate().take(site.args.len()) {
+        let passes_itself = bare[i].is_some_and(|x| x == p || renames.get(x) == Some(p));
+        if !passes_itself && defs.scalars.contains_key(p) && !renames.contains_key(p) {
+            renames.insert(p.clone(), format!("{p}_host"));
+        }
+    }
     let back: BTreeMap<&str, &str> = renames
         .iter()
         .map(|(h, p)| (p.as_str(), h.as_str()))
         .collect();
-    let parse = |text: &str| Expr::parse(&c_expr(text)).ok().map(|e| rename(e, &renames));
+    let parse = |text: &str| {
+        Expr::parse(&c_expr(text, &defs.fns))
+            .ok()
+            .map(|e| rename(e, &renames))
+    };
     let dims = |term: Option<&String>| -> Dims {
         let term = term.map(|t| t.trim()).unwrap_or("1");
         let parts = match defs.dims.get(term) {
@@ -449,7 +462,7 @@ fn define(
     let Some(text) = defs.scalars.get(host) else {
         return;
     };
-    let Ok(e) = Expr::parse(&c_expr(text)) else {
+    let Ok(e) = Expr::parse(&c_expr(text, &defs.fns)) else {
         return;
     };
     let e = rename(e, renames);
@@ -507,6 +520,8 @@ pub struct HostDefs {
     pub macros: BTreeMap<String, i64>,
     /// Struct variables and the members they are given (`Params p{…}`, `p.n = n;`).
     pub structs: struct_args::StructInits,
+    /// Size helpers the expressions may call (`div_up(n, 256)`), expanded where called.
+    pub fns: BTreeMap<String, size_fns::SizeFn>,
 }
 
 static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -587,6 +602,7 @@ pub fn host_defs(text: &str) -> HostDefs {
         dims,
         macros: crate::annotations::int_macros(text),
         structs: struct_args::struct_inits(&code),
+        fns: size_fns::size_fns(&code),
     }
 }
 
@@ -650,10 +666,12 @@ static SIZEOF: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"sizeof\s*\(\s*((?:unsigned\s+|signed\s+|long\s+)*\w+)\s*\)").unwrap()
 });
 
-/// A C integer expression in the workload language: suffixes dropped, `sizeof` of a built-in
-/// type replaced by its size (other `sizeof`s are left, and fail to parse).
-fn c_expr(text: &str) -> String {
-    let t = SUFFIX.replace_all(text.trim(), "$1");
+/// A C integer expression in the workload language: calls of the size helpers `fns` expanded,
+/// suffixes dropped, `sizeof` of a built-in type replaced by its size (other `sizeof`s are
+/// left, and fail to parse).
+fn c_expr(text: &str, fns: &BTreeMap<String, size_fns::SizeFn>) -> String {
+    let t = size_fns::expand(text.trim(), fns);
+    let t = SUFFIX.replace_all(&t, "$1");
     SIZEOF
         .replace_all(&t, |c: &regex::Captures| {
             let ty = c[1].split_whitespace().last().unwrap_or("");
@@ -885,6 +903,14 @@ int main() {
         );
         let err = ws[2].resolve().unwrap_err();
         assert!(err.contains("undefined name `m`"), "{err}");
+    }
+
+    #[test]
+    fn a_parameter_named_like_a_host_value_takes_its_argument() {
+        let src = "int main() {\n  const int n = 1000000;\n  scale<<<(n / 2 + 127) / 128, 128>>>(x, n / 2);\n}\n";
+        let w = one(src, &["x", "n"]).resolve().unwrap();
+        assert_eq!((w.params["n"], w.params["n_host"]), (500000, 1000000));
+        assert_eq!(w.grid, [3907, 1, 1]);
     }
 
     #[test]

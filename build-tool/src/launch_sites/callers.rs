@@ -79,7 +79,7 @@ fn function_header(code: &str, open: usize) -> Option<Enclosing> {
 }
 
 /// The name a parameter declaration declares: `const int n = 4` gives `n`, `float *x` gives `x`.
-fn param_name(decl: &str) -> String {
+pub(super) fn param_name(decl: &str) -> String {
     let decl = decl.split('=').next().unwrap_or("").trim();
     let last = decl
         .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
