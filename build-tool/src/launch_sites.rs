@@ -9,16 +9,17 @@
 //!
 //! A launch gives the grid and the block (an expression, `dim3(…)` or a `dim3` variable), the
 //! dynamic shared memory (the third term) and every integer argument whose value the file fixes.
-//! Values come from names the file defines once and changes nowhere: `#define N …`,
-//! `const`/`constexpr` declarations, and plain scalar or `dim3` declarations never assigned
-//! again, one declarator of a list (`int w = 64, h = 32;`) like a declaration of its own. A
-//! struct argument gives the members the host sets (`struct_args`), and a launch inside a host
-//! helper takes each call of the helper (`callers`). An argument passed as a bare name is
-//! renamed to the kernel's parameter, so that `--param n=…` moves the grid with it. The
-//! expressions are C's: `/` rounds down, `sizeof` of a built-in type is its size, and integer
-//! suffixes (`256u`) are dropped. Anything else (a size read from `argv`, a cast, a function
-//! call) stays unresolved: the argument is left unset, and a grid that needs it reports the
-//! name it lacks.
+//! Values come from names defined once and changed nowhere, in the launch's function or at file
+//! scope: `#define N …`, `const`/`constexpr` declarations, and plain scalar or `dim3`
+//! declarations never assigned again, one declarator of a list (`int w = 64, h = 32;`) like a
+//! declaration of its own. A struct argument gives the members the host sets (`struct_args`),
+//! a launch inside a host helper takes each call of the helper (`callers`), and size helpers
+//! such as `div_up(n, 256)` expand (`size_fns`). An argument passed as a bare name is renamed
+//! to the kernel's parameter, so that `--param n=…` moves the grid with it. The expressions
+//! are C's: `/` rounds down, `sizeof` of a built-in type is its size, and integer suffixes
+//! (`256u`) are dropped. Anything else (a size read from `argv`, a cast, a function call)
+//! stays unresolved: the argument is left unset, and a grid that needs it reports the name it
+//! lacks.
 
 mod callers;
 mod size_fns;
@@ -148,10 +149,9 @@ impl<'a> HostFile<'a> {
         fields: &[SourceField],
     ) -> Vec<WorkloadSpec> {
         let base = crate::annotations::template_base(kernel);
-        let defs = self.defs.get_or_init(|| host_defs(self.text));
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for site in self.sites.iter().filter(|s| s.base_name() == base) {
-            for (defs, via) in self.contexts(site, defs) {
+            for (defs, via) in self.contexts(site) {
                 let w = workload_via(site, params, fields, &defs, self.name, via.as_deref());
                 if !out
                     .iter()
@@ -165,23 +165,27 @@ impl<'a> HostFile<'a> {
     }
 
     /// The definitions `site` sees, once per distinct call of the host helper it is in (with
-    /// that call, `run(a, N) at line 9`, to show): the helper's parameters hold the call's
-    /// arguments, and with no call in the file they hold nothing (the file's own definitions
-    /// of those names are shadowed).
-    fn contexts(&self, site: &LaunchSite, defs: &HostDefs) -> Vec<(HostDefs, Option<String>)> {
-        let code = self.code.get_or_init(|| code_only(self.text));
-        let Some(f) = callers::enclosing_function(code, site.at).filter(|f| !f.params.is_empty())
-        else {
-            return vec![(defs.clone(), None)];
+    /// that call, `run(a, N) at line 9`, to show): the file's, under those of the function the
+    /// launch is in (two functions may each have their own `const int n`). The helper's
+    /// parameters hold the call's arguments, read in the caller's scope; with no call in the
+    /// file they hold nothing.
+    fn contexts(&self, site: &LaunchSite) -> Vec<(HostDefs, Option<String>)> {
+        let code = self.code();
+        let Some(f) = callers::enclosing_function(code, site.at) else {
+            return vec![(host_defs(self.text), None)];
         };
-        let mut shadowed = defs.clone();
+        let mut scoped = self.file_scope_defs().clone();
+        overlay(&mut scoped, self.local_defs(&f));
+        if f.params.is_empty() {
+            return vec![(scoped, None)];
+        }
         for p in &f.params {
-            shadowed.scalars.remove(p);
-            shadowed.dims.remove(p);
+            scoped.scalars.remove(p);
+            scoped.dims.remove(p);
         }
         let calls = callers::calls(code, &f);
         if calls.is_empty() {
-            return vec![(shadowed, None)];
+            return vec![(scoped, None)];
         }
         let mut out: Vec<(HostDefs, Option<String>)> = Vec::new();
         let mut seen: Vec<&Vec<String>> = Vec::new();
@@ -190,28 +194,64 @@ impl<'a> HostFile<'a> {
                 continue;
             }
             seen.push(&call.args);
-            let mut d = shadowed.clone();
+            // the caller's names, where the helper's own do not hide them
+            let mut caller = self.file_scope_defs().clone();
+            if let Some(g) = callers::enclosing_function(code, call.at) {
+                overlay(&mut caller, self.local_defs(&g));
+            }
+            let mut d = scoped.clone();
             for (p, a) in f.params.iter().zip(&call.args) {
                 if p.is_empty() {
                     continue;
                 }
-                if a == p {
+                if let Some(dim) = caller.dims.get(a.as_str()) {
+                    d.dims.insert(p.clone(), dim.clone());
+                } else if a == p {
                     // the caller's own `n`, passed on as `n`
                     d.scalars
-                        .extend(defs.scalars.get(p).map(|v| (p.clone(), v.clone())));
-                    d.dims
-                        .extend(defs.dims.get(p).map(|v| (p.clone(), v.clone())));
-                } else if let Some(dim) = defs.dims.get(a.as_str()) {
-                    d.dims.insert(p.clone(), dim.clone());
+                        .extend(caller.scalars.get(p).map(|v| (p.clone(), v.clone())));
                 } else {
                     d.scalars.insert(p.clone(), a.clone());
                 }
+            }
+            for (name, v) in caller.scalars {
+                d.scalars.entry(name).or_insert(v);
             }
             let via = format!("{}({}) at line {}", f.name, call.args.join(", "), call.line);
             out.push((d, Some(via)));
         }
         out
     }
+
+    fn code(&self) -> &str {
+        self.code.get_or_init(|| code_only(self.text))
+    }
+
+    /// What the file defines outside its functions, with its macros and size helpers. A struct
+    /// variable there is left out: any function may change it.
+    fn file_scope_defs(&self) -> &HostDefs {
+        self.defs.get_or_init(|| {
+            let code = self.code();
+            let mut d = defs_in(&callers::file_scope(code), code);
+            d.structs.clear();
+            d.macros = crate::annotations::int_macros(self.text);
+            d.fns = size_fns::size_fns(code);
+            d
+        })
+    }
+
+    /// What the body of `f` defines and never changes.
+    fn local_defs(&self, f: &callers::Enclosing) -> HostDefs {
+        let body = &self.code()[f.body.clone()];
+        defs_in(body, body)
+    }
+}
+
+/// `inner`'s scalars, `dim3`s and structs hide those of the same names in `outer`.
+fn overlay(outer: &mut HostDefs, inner: HostDefs) {
+    outer.scalars.extend(inner.scalars);
+    outer.dims.extend(inner.dims);
+    outer.structs.extend(inner.structs);
 }
 
 /// The workloads of `specs` that are for the template instantiation `entry` (`fill<float>`, as
@@ -556,6 +596,15 @@ fn declarators(list: &str) -> Vec<(String, String)> {
 /// The names `text` defines once and changes nowhere (see the module doc).
 pub fn host_defs(text: &str) -> HostDefs {
     let code = code_only(text);
+    let mut defs = defs_in(&code, &code);
+    defs.macros = crate::annotations::int_macros(text);
+    defs.fns = size_fns::size_fns(&code);
+    defs
+}
+
+/// The scalar, `dim3` and struct definitions of `scope` (code, or a stretch of it) that `code`
+/// never changes; no macros or size helpers (those are the file's, [`host_defs`]).
+fn defs_in(scope: &str, code: &str) -> HostDefs {
     let mut scalars: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut note = |name: &str, value: String| {
         let v = value.trim().to_string();
@@ -568,10 +617,10 @@ pub fn host_defs(text: &str) -> HostDefs {
             })
             .or_insert(Some(v));
     };
-    for c in DEFINE.captures_iter(&code) {
+    for c in DEFINE.captures_iter(scope) {
         note(&c[1], c[2].to_string());
     }
-    for c in SCALAR.captures_iter(&code) {
+    for c in SCALAR.captures_iter(scope) {
         for (name, init) in declarators(&c[1]) {
             // `int n{1024}` is `int n = 1024`
             let braced = init.strip_prefix('{').and_then(|r| r.strip_suffix('}'));
@@ -579,7 +628,7 @@ pub fn host_defs(text: &str) -> HostDefs {
         }
     }
     let mut dims: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
-    for (name, v) in DIM3.captures_iter(&code).flat_map(|c| declarators(&c[1])) {
+    for (name, v) in DIM3.captures_iter(scope).flat_map(|c| declarators(&c[1])) {
         let parts = dim3_parts(&format!("dim3{v}")).unwrap_or_else(|| vec![v.to_string()]);
         dims.entry(name)
             .and_modify(|old| {
@@ -591,18 +640,17 @@ pub fn host_defs(text: &str) -> HostDefs {
     }
     let scalars = scalars
         .into_iter()
-        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(&code, &k))?)))
+        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))
         .collect();
     let dims = dims
         .into_iter()
-        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(&code, &k))?)))
+        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))
         .collect();
     HostDefs {
         scalars,
         dims,
-        macros: crate::annotations::int_macros(text),
-        structs: struct_args::struct_inits(&code),
-        fns: size_fns::size_fns(&code),
+        structs: struct_args::struct_inits(scope),
+        ..HostDefs::default()
     }
 }
 
@@ -911,6 +959,41 @@ int main() {
         let w = one(src, &["x", "n"]).resolve().unwrap();
         assert_eq!((w.params["n"], w.params["n_host"]), (500000, 1000000));
         assert_eq!(w.grid, [3907, 1, 1]);
+    }
+
+    #[test]
+    fn each_launch_sees_its_own_function_and_the_file() {
+        let src = r#"
+const int threads = 128;
+void small() {
+    const int n = 1024;
+    k<<<n / threads, threads>>>(n);
+}
+void large() {
+    const int n = 1 << 20;
+    k<<<n / threads, threads>>>(n);
+}
+void read() {
+    int n;
+    std::cin >> n;
+    k<<<n / threads, threads>>>(n);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("k", &["n".to_string()], &[]);
+        let ns: Vec<Result<i64, String>> = ws
+            .iter()
+            .map(|w| w.resolve().map(|w| w.params["n"]))
+            .collect();
+        // the n read at run time is not another function's n
+        assert_eq!(ns.len(), 3);
+        assert_eq!(ns[..2], [Ok(1024), Ok(1 << 20)]);
+        assert!(
+            ns[2]
+                .as_ref()
+                .is_err_and(|e| e.contains("undefined name `n`")),
+            "{ns:?}"
+        );
     }
 
     #[test]

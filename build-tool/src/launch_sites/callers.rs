@@ -15,12 +15,16 @@ pub struct Enclosing {
     pub params: Vec<String>,
     /// Byte offset of the name in its definition.
     pub at: usize,
+    /// The body, between its braces.
+    pub body: std::ops::Range<usize>,
 }
 
 /// One call of a helper: its 1-based line and its argument texts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
     pub line: usize,
+    /// Byte offset of the call.
+    pub at: usize,
     pub args: Vec<String>,
 }
 
@@ -44,6 +48,29 @@ pub fn enclosing_function(code: &str, at: usize) -> Option<Enclosing> {
         }
     }
     None
+}
+
+/// `code` with the bodies of its functions blanked (line breaks kept): what is defined at file
+/// scope, in namespaces and in classes.
+pub fn file_scope(code: &str) -> String {
+    let b = code.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'{' {
+            if let Some(f) = function_header(code, i) {
+                for c in &mut out[f.body.clone()] {
+                    if *c != b'\n' {
+                        *c = b' ';
+                    }
+                }
+                i = f.body.end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The function whose body opens at `open`, from the header before it.
@@ -71,10 +98,12 @@ fn function_header(code: &str, open: usize) -> Option<Enclosing> {
         .map(|p| param_name(p))
         .collect::<Vec<_>>();
     let params = if params == [""] { vec![] } else { params };
+    let body_end = matching_close(code.as_bytes(), open)?;
     Some(Enclosing {
         name: name.to_string(),
         params,
         at: name_start,
+        body: open + 1..body_end,
     })
 }
 
@@ -114,6 +143,7 @@ pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
         };
         out.push(Call {
             line: code[..m.start()].matches('\n').count() + 1,
+            at: m.start(),
             args: split_top(&code[open + 1..close]),
         });
     }
@@ -150,10 +180,12 @@ mod tests {
             [
                 Call {
                     line: 8,
+                    at: code.find("run_vadd(a, c, N)").unwrap(),
                     args: vec!["a".into(), "c".into(), "N".into()]
                 },
                 Call {
                     line: 10,
+                    at: code.find("run_vadd(a, c, 2").unwrap(),
                     args: vec!["a".into(), "c".into(), "2 * N".into()]
                 },
             ]
