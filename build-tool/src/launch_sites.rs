@@ -176,6 +176,7 @@ impl<'a> HostFile<'a> {
         };
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
+        self.add_members(&mut scoped);
         if f.params.is_empty() {
             return vec![(scoped, None)];
         }
@@ -199,6 +200,7 @@ impl<'a> HostFile<'a> {
             if let Some(g) = callers::enclosing_function(code, call.at) {
                 overlay(&mut caller, self.local_defs(&g));
             }
+            self.add_members(&mut caller);
             let mut d = scoped.clone();
             for (p, a) in f.params.iter().zip(&call.args) {
                 if p.is_empty() {
@@ -238,6 +240,16 @@ impl<'a> HostFile<'a> {
             d.fns = size_fns::size_fns(code);
             d
         })
+    }
+
+    /// The members of `defs`' struct variables as scalars (`cfg.n`), for expressions that
+    /// read them.
+    fn add_members(&self, defs: &mut HostDefs) {
+        for (name, var) in &defs.structs {
+            for (member, value) in struct_args::member_values(name, var, self.text) {
+                defs.scalars.entry(member).or_insert(value);
+            }
+        }
     }
 
     /// What the body of `f` defines and never changes.
@@ -993,6 +1005,27 @@ void read() {
                 .as_ref()
                 .is_err_and(|e| e.contains("undefined name `n`")),
             "{ns:?}"
+        );
+    }
+
+    #[test]
+    fn members_of_a_host_struct_are_values() {
+        let src = r#"
+struct Config { int n; int iters; };
+int main() {
+    Config cfg{1 << 20, 10};
+    Opts o;
+    o.block = 128;
+    k<<<cfg.n / o.block, o.block>>>(x, cfg.n);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let w = host.workloads("k", &["x".to_string(), "n".into()], &[])[0]
+            .resolve()
+            .unwrap();
+        assert_eq!(
+            (w.grid, w.block, w.params["n"]),
+            ([8192, 1, 1], [128, 1, 1], 1 << 20)
         );
     }
 

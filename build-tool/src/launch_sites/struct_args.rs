@@ -25,6 +25,8 @@ pub enum Member {
 /// What the host code does to the members of one struct variable.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StructVar {
+    /// The type its brace initializer declares it with (`Params`).
+    pub ty: Option<String>,
     /// Members given a value, as value text, in the order of the code.
     pub given: Vec<(Member, String)>,
     /// Members changed other than by one plain assignment (`+=`, `++`).
@@ -56,7 +58,9 @@ pub fn struct_inits(code: &str) -> StructInits {
         }
         let var = c[2].to_string();
         *declared.entry(var.clone()).or_default() += 1;
-        let given = &mut out.entry(var).or_default().given;
+        let v = out.entry(var).or_default();
+        v.ty = Some(c[1].to_string());
+        let given = &mut v.given;
         for (k, item) in crate::workload::split_top(&c[4]).iter().enumerate() {
             if item.is_empty() {
                 continue;
@@ -114,6 +118,47 @@ fn kept_whole(code: &str, var: &str) -> bool {
         .count();
     let address = Regex::new(&format!(r"&\s*{v}\b\s*[^.\s]")).unwrap();
     assigns == 0 && !address.is_match(code)
+}
+
+/// The members of the host struct variable `name` that the code fixes, as (`cfg.n`, value
+/// text), for expressions that read them (`k<<<cfg.n / 256, 256>>>`). Positions are matched to
+/// the fields of its type's definition in `text`; without it, only named members count.
+pub fn member_values(name: &str, var: &StructVar, text: &str) -> Vec<(String, String)> {
+    let laid_out = var.ty.as_ref().map_or_else(Vec::new, |ty| {
+        crate::param_fields::source_fields(text, &[(ty.clone(), name.to_string())])
+    });
+    if !laid_out.is_empty() {
+        return field_values(var, 0, &laid_out);
+    }
+    let named = StructVar {
+        given: var
+            .given
+            .iter()
+            .filter(|(m, _)| matches!(m, Member::Name(_)))
+            .cloned()
+            .collect(),
+        ..var.clone()
+    };
+    // stand-in fields, one per member name, for field_values' checks
+    let mut names: Vec<&String> = named
+        .given
+        .iter()
+        .filter_map(|(m, _)| match m {
+            Member::Name(n) => Some(n),
+            Member::Position(_) => None,
+        })
+        .collect();
+    names.dedup();
+    let fields: Vec<SourceField> = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| SourceField {
+            name: format!("{name}.{n}"),
+            param: 0,
+            offset: k as u64,
+        })
+        .collect();
+    field_values(&named, 0, &fields)
 }
 
 /// The fields of the kernel parameter at position `param` that `var` fills, as (the field's
