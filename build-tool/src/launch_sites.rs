@@ -151,7 +151,8 @@ impl<'a> HostFile<'a> {
         let base = crate::annotations::template_base(kernel);
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for site in self.sites.iter().filter(|s| s.base_name() == base) {
-            for (defs, via) in self.contexts(site) {
+            for (mut defs, via) in self.contexts(site) {
+                self.add_members(&mut defs);
                 let w = workload_via(site, params, fields, &defs, self.name, via.as_deref());
                 if !out
                     .iter()
@@ -176,7 +177,6 @@ impl<'a> HostFile<'a> {
         };
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
-        self.add_members(&mut scoped);
         if f.params.is_empty() {
             return vec![(scoped, None)];
         }
@@ -242,12 +242,20 @@ impl<'a> HostFile<'a> {
         })
     }
 
-    /// The members of `defs`' struct variables as scalars (`cfg.n`), for expressions that
-    /// read them.
+    /// The members of `defs`' struct and `dim3` variables as scalars (`cfg.n`, `grid.x`), for
+    /// expressions that read them.
     fn add_members(&self, defs: &mut HostDefs) {
         for (name, var) in &defs.structs {
             for (member, value) in struct_args::member_values(name, var, self.text) {
                 defs.scalars.entry(member).or_insert(value);
+            }
+        }
+        for (name, parts) in &defs.dims {
+            for (k, axis) in ["x", "y", "z"].iter().enumerate() {
+                let value = parts.get(k).cloned().unwrap_or_else(|| "1".into());
+                defs.scalars
+                    .entry(format!("{name}.{axis}"))
+                    .or_insert(value);
             }
         }
     }
@@ -285,13 +293,24 @@ pub fn for_instantiation(specs: Vec<WorkloadSpec>, entry: &str) -> Vec<WorkloadS
             (Some(_), Some(l)) => (false, l.iter().all(|a| literal_template_arg(a))),
             _ => (s.launched_as.is_none(), false),
         };
-        if !other && !out.iter().any(|(_, o)| o.same_launch(&s)) {
+        if !other {
             out.push((names_it, s));
         }
     }
     // stable: the file's order within each group
     out.sort_by_key(|(names_it, _)| !names_it);
-    out.into_iter().map(|(_, s)| s).collect()
+    // one workload per launch size; for the template itself (no arguments to pick by), one
+    // per instantiation launched, which the entries pick from later
+    let mut kept: Vec<WorkloadSpec> = Vec::new();
+    for (_, s) in out {
+        let same = |o: &WorkloadSpec| {
+            o.same_launch(&s) && (want.is_some() || o.launched_as == s.launched_as)
+        };
+        if !kept.iter().any(same) {
+            kept.push(s);
+        }
+    }
+    kept
 }
 
 /// A template argument that can only be one instantiation's: a number or a built-in type.
@@ -926,6 +945,22 @@ int main() {
         assert!(n_of("fill<int>").is_empty());
         // a macro argument is its value
         assert_eq!(host.workloads("tsum<128>", &params, &[]).len(), 1);
+    }
+
+    #[test]
+    fn instantiations_launched_alike_each_keep_their_launch() {
+        let src = "int main() {\n  if (b == 16) k<16><<<64, 256>>>(x);\n  else k<32><<<64, 256>>>(x);\n}\n";
+        let host = HostFile::new(src, None);
+        let all = host.workloads("k", &["x".to_string()], &[]);
+        assert_eq!(all.len(), 2);
+        let of = |entry: &str| -> Vec<Option<String>> {
+            for_instantiation(all.clone(), entry)
+                .into_iter()
+                .map(|w| w.launched_as)
+                .collect()
+        };
+        assert_eq!(of("k<32>"), [Some("k<32>".to_string())]);
+        assert_eq!(of("k<16>"), [Some("k<16>".to_string())]);
     }
 
     #[test]
