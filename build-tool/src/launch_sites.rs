@@ -332,6 +332,11 @@ fn template_args(name: &str, macros: &BTreeMap<String, i64>) -> Option<Vec<Strin
             .iter()
             .map(|a| {
                 let a: String = a.split_whitespace().collect::<Vec<_>>().join(" ");
+                // the demangler writes `(unsigned int)256` where the source has `256`
+                let a = match a.strip_prefix('(').and_then(|r| r.split_once(')')) {
+                    Some((_, v)) if v.trim().parse::<i64>().is_ok() => v.trim().to_string(),
+                    _ => a,
+                };
                 macros.get(&a).map_or(a, |v| v.to_string())
             })
             .collect(),
@@ -960,6 +965,8 @@ int main() {
                 .collect()
         };
         assert_eq!(of("k<32>"), [Some("k<32>".to_string())]);
+        // as the demangler names an unsigned argument
+        assert_eq!(of("k<(unsigned int)32>"), [Some("k<32>".to_string())]);
         assert_eq!(of("k<16>"), [Some("k<16>".to_string())]);
     }
 
