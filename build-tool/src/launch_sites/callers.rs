@@ -3,7 +3,7 @@
 //! distinct call, so that the sizes `main` fixes reach the launch. One level only: an argument
 //! that is itself a parameter of the caller stays unresolved.
 
-use super::{matching_close, opening};
+use super::c_text::{matching_close, opening};
 use crate::workload::split_top;
 use regex::Regex;
 

@@ -116,7 +116,7 @@ fn expand_first(text: &str, fns: &BTreeMap<String, SizeFn>) -> Option<String> {
                 .take_while(|c| c.is_ascii_whitespace())
                 .count();
         if let (Some(f), Some(b'(')) = (fns.get(name), b.get(open)) {
-            let close = super::matching_close(b, open)?;
+            let close = super::c_text::matching_close(b, open)?;
             let args = split_top(&text[open + 1..close]);
             let args: Vec<String> = args.into_iter().filter(|a| !a.is_empty()).collect();
             if args.len() == f.params.len() {

@@ -1,0 +1,160 @@
+//! C source as text: comments and strings blanked, brackets matched, integer expressions put
+//! in the workload language.
+
+use super::size_fns;
+use crate::workload::split_top;
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// A single identifier, the way an argument passes a variable.
+pub(super) fn bare_name(arg: &str) -> Option<&str> {
+    let a = arg.trim();
+    let ident = a
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && a.chars().all(|c| c.is_alphanumeric() || c == '_');
+    ident.then_some(a)
+}
+
+/// `dim3(a, b)` or `dim3{a, b}` (or the same without `dim3`, `{a, b}`) as its components.
+pub(super) fn dim3_parts(term: &str) -> Option<Vec<String>> {
+    let t = term.trim();
+    let t = t.strip_prefix("dim3").map(str::trim).unwrap_or(t);
+    let inner = t
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| t.strip_prefix('{').and_then(|r| r.strip_suffix('}')))?;
+    let b = t.as_bytes();
+    // `(a)+(b)` is an expression, not one parenthesised list
+    if matching_close(b, 0) != Some(b.len() - 1) {
+        return None;
+    }
+    // `dim3()` is (1, 1, 1): no component
+    Some(
+        split_top(inner)
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect(),
+    )
+}
+
+static SUFFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d+)[uUlL]+\b").unwrap());
+static SIZEOF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"sizeof\s*\(\s*((?:unsigned\s+|signed\s+|long\s+)*\w+)\s*\)").unwrap()
+});
+
+/// A C integer expression in the workload language: calls of the size helpers `fns` expanded,
+/// suffixes dropped, `sizeof` of a built-in type replaced by its size (other `sizeof`s are
+/// left, and fail to parse).
+pub(super) fn c_expr(text: &str, fns: &BTreeMap<String, size_fns::SizeFn>) -> String {
+    let t = size_fns::expand(text.trim(), fns);
+    let t = SUFFIX.replace_all(&t, "$1");
+    SIZEOF
+        .replace_all(&t, |c: &regex::Captures| {
+            let ty = c[1].split_whitespace().last().unwrap_or("");
+            let long_long = c[1].matches("long").count() == 2;
+            let bytes = match ty {
+                "char" | "int8_t" | "uint8_t" | "bool" => 1,
+                "short" | "half" | "__half" | "__nv_bfloat16" | "int16_t" | "uint16_t" => 2,
+                "float" | "int" | "unsigned" | "int32_t" | "uint32_t" => 4,
+                "long" if long_long => 8,
+                "double" | "long" | "size_t" | "int64_t" | "uint64_t" | "float2" | "int2" => 8,
+                "float4" | "double2" | "int4" => 16,
+                _ => return c[0].to_string(),
+            };
+            bytes.to_string()
+        })
+        .into_owned()
+}
+
+/// `text` with comments and the insides of string and character literals blanked, line breaks
+/// kept (so offsets still give lines).
+pub(super) fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let blank = |c: u8| if c == b'\n' { b'\n' } else { b' ' };
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+            out.extend(b[i..end].iter().map(|c| blank(*c)));
+            i = end;
+        } else if b[i] == b'"' || b[i] == b'\'' {
+            let q = b[i];
+            out.push(q);
+            i += 1;
+            while i < b.len() && b[i] != q && b[i] != b'\n' {
+                let esc = b[i] == b'\\';
+                out.push(b' ');
+                i += 1;
+                if esc && i < b.len() {
+                    out.push(blank(b[i]));
+                    i += 1;
+                }
+            }
+            if i < b.len() {
+                out.push(b[i]);
+                i += 1;
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The `)`, `]` or `}` that closes the bracket at `open`.
+pub(super) fn matching_close(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `<` that opens the template argument list closed by the `>` at `close`.
+pub(super) fn matching_open(b: &[u8], close: usize) -> Option<usize> {
+    opening(b, close, (b'<', b'>'), b";{}")
+}
+
+/// The `open` of `(open, shut)` that the `shut` at `close` closes, looking back no further
+/// than any byte of `stops`.
+pub(super) fn opening(
+    b: &[u8],
+    close: usize,
+    (open, shut): (u8, u8),
+    stops: &[u8],
+) -> Option<usize> {
+    let mut depth = 0i32;
+    for k in (0..=close).rev() {
+        match b[k] {
+            c if c == shut => depth += 1,
+            c if c == open => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            c if stops.contains(&c) => return None,
+            _ => {}
+        }
+    }
+    None
+}

@@ -1,0 +1,136 @@
+//! What a host file defines once and never changes, for the launches' expressions to read:
+//! integer and `dim3` declarations, macros, struct variables and size helpers.
+
+use super::c_text::{code_only, dim3_parts};
+use super::{size_fns, struct_args};
+use crate::workload::split_top;
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// What the file defines once and never changes: scalar values as expression text, and `dim3`
+/// variables as their components.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostDefs {
+    pub scalars: BTreeMap<String, String>,
+    pub dims: BTreeMap<String, Vec<String>>,
+    /// The integer macros (`#define TILE 16`): the workload reads them as macros, not as
+    /// parameters, so that `kerncast rank --vary TILE=…` recompiles the kernel with the value.
+    pub macros: BTreeMap<String, i64>,
+    /// Struct variables and the members they are given (`Params p{…}`, `p.n = n;`).
+    pub structs: struct_args::StructInits,
+    /// Size helpers the expressions may call (`div_up(n, 256)`), expanded where called.
+    pub fns: BTreeMap<String, size_fns::SizeFn>,
+}
+
+static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$").unwrap()
+});
+/// An integer declaration, up to its `;`: `int n = 1 << 20;`, `int w = 64, h = 32;`.
+static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:static\s+)?(?:(?:const|constexpr)\s+)*(?:(?:unsigned|signed|long|short)\s+)*(?:int|long|short|unsigned|size_t|std::size_t|int32_t|int64_t|uint32_t|uint64_t|auto)\s+(?:const\s+)?([A-Za-z_](?:[^;{}]|\{[^;{}]*\})*);",
+    )
+    .unwrap()
+});
+/// A `dim3` declaration, up to its `;`: `dim3 grid(n / 16, n / 16), block(16, 16);`.
+static DIM3: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bdim3\s+([A-Za-z_][^;]*);").unwrap());
+/// One declarator of a declaration: `n = 1 << 20`, `grid(a, b)`, `block{16, 16}`, `g = dim3(…)`.
+static DECLARATOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?s)^([A-Za-z_]\w*)\s*(?:=\s*(?:dim3\s*)?(\S.*)|([({].*))$").unwrap()
+});
+
+/// The (name, initializer) pairs of a declarator list; `a(…)` and `a{…}` keep their brackets.
+fn declarators(list: &str) -> Vec<(String, String)> {
+    split_top(list)
+        .iter()
+        .filter_map(|d| {
+            let c = DECLARATOR.captures(d.trim())?;
+            let init = c.get(2).or(c.get(3))?.as_str().trim();
+            Some((c[1].to_string(), init.to_string()))
+        })
+        .collect()
+}
+
+/// The names `text` defines once and changes nowhere (see the module doc).
+pub fn host_defs(text: &str) -> HostDefs {
+    let code = code_only(text);
+    let mut defs = defs_in(&code, &code);
+    defs.macros = crate::annotations::int_macros(text);
+    defs.fns = size_fns::size_fns(&code);
+    defs
+}
+
+/// The scalar, `dim3` and struct definitions of `scope` (code, or a stretch of it) that `code`
+/// never changes; no macros or size helpers (those are the file's, [`host_defs`]).
+pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
+    let mut scalars: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut note = |name: &str, value: String| {
+        let v = value.trim().to_string();
+        scalars
+            .entry(name.to_string())
+            .and_modify(|old| {
+                if old.as_deref() != Some(v.as_str()) {
+                    *old = None;
+                }
+            })
+            .or_insert(Some(v));
+    };
+    for c in DEFINE.captures_iter(scope) {
+        note(&c[1], c[2].to_string());
+    }
+    for c in SCALAR.captures_iter(scope) {
+        for (name, init) in declarators(&c[1]) {
+            // `int n{1024}` is `int n = 1024`
+            let braced = init.strip_prefix('{').and_then(|r| r.strip_suffix('}'));
+            note(&name, braced.map_or(init.clone(), str::to_string));
+        }
+    }
+    let mut dims: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
+    for (name, v) in DIM3.captures_iter(scope).flat_map(|c| declarators(&c[1])) {
+        let parts = dim3_parts(&format!("dim3{v}")).unwrap_or_else(|| vec![v.to_string()]);
+        dims.entry(name)
+            .and_modify(|old| {
+                if old.as_ref() != Some(&parts) {
+                    *old = None;
+                }
+            })
+            .or_insert(Some(parts));
+    }
+    let scalars = scalars
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))
+        .collect();
+    let dims = dims
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))
+        .collect();
+    HostDefs {
+        scalars,
+        dims,
+        structs: struct_args::struct_inits(scope),
+        ..HostDefs::default()
+    }
+}
+
+/// Whether `name` is given a value at most once in `code` (its definition), never incremented,
+/// never passed by address, and no member of it assigned.
+fn assigned_once(code: &str, name: &str) -> bool {
+    let n = regex::escape(name);
+    let assign = Regex::new(&format!(
+        r"\b{n}\s*(?:\.\s*[xyz]\s*)?(?:[-+*/%&|^]|<<|>>)?=[^=]"
+    ))
+    .unwrap();
+    let step = Regex::new(&format!(
+        r"\b{n}\s*(?:\+\+|--)|(?:\+\+|--)\s*{n}\b|&\s*{n}\b"
+    ))
+    .unwrap();
+    let paren_init = Regex::new(&format!(r"\bdim3\s+{n}\s*[({{]")).unwrap();
+    // `p.n = …` assigns a member of `p`, not `n`
+    let assigns = assign
+        .find_iter(code)
+        .filter(|m| !struct_args::member_of_another(code, m.start()))
+        .count()
+        + paren_init.find_iter(code).count();
+    assigns <= 1 && !step.is_match(code)
+}
