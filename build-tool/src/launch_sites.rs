@@ -408,6 +408,7 @@ fn workload_via(
         .iter()
         .map(|(n, _)| n.clone())
         .chain(defs.macros.keys().cloned())
+        .chain([crate::workload::DEVICE_SM_COUNT.to_string()])
         .collect();
     for (p, e) in args {
         let mut vars = Vec::new();
@@ -469,7 +470,7 @@ fn define(
     order: &mut Vec<(String, Expr)>,
     sources: &mut Vec<String>,
 ) {
-    if !seen.insert(name.to_string()) || defs.macros.contains_key(name) {
+    if !seen.insert(name.to_string()) || is_given(name, defs) {
         return;
     }
     let host = back.get(name).copied().unwrap_or(name);
@@ -485,15 +486,20 @@ fn define(
     for v in &vars {
         define(v, defs, renames, back, seen, order, sources);
     }
-    let defined: BTreeSet<&str> = order
+    let defined: BTreeSet<&str> = order.iter().map(|(n, _)| n.as_str()).collect();
+    if vars
         .iter()
-        .map(|(n, _)| n.as_str())
-        .chain(defs.macros.keys().map(String::as_str))
-        .collect();
-    if vars.iter().all(|v| defined.contains(v.as_str())) {
+        .all(|v| defined.contains(v.as_str()) || is_given(v, defs))
+    {
         order.push((name.to_string(), e));
         sources.push(format!("{host} = {}", text.trim()));
     }
+}
+
+/// Whether `name` needs no definition from the host code: a macro, or a value of the device the
+/// workload is predicted on.
+fn is_given(name: &str, defs: &HostDefs) -> bool {
+    defs.macros.contains_key(name) || name == crate::workload::DEVICE_SM_COUNT
 }
 
 /// A workload written in C: `/` rounds down in the grid too.
@@ -733,6 +739,34 @@ int main() {
             (w.grid, w.block, w.params["n"]),
             ([8192, 1, 1], [128, 1, 1], 1 << 20)
         );
+    }
+
+    #[test]
+    fn a_grid_sized_by_the_device_takes_its_sm_count() {
+        let src = r#"
+int main() {
+    int numSMs;
+    cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, 0);
+    saxpy<<<32 * numSMs, 256>>>(1 << 20, x, y);
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    saxpy<<<prop.multiProcessorCount * 4, 256>>>(1 << 20, x, y);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("saxpy", &["n".to_string(), "x".into(), "y".into()], &[]);
+        let grids: Vec<[u64; 3]> = ws
+            .iter()
+            .map(|w| w.on_device(Some(68)).resolve().unwrap().grid)
+            .collect();
+        assert_eq!(grids, [[32 * 68, 1, 1], [68 * 4, 1, 1]]);
+        // without the device's count the name is asked for
+        let err = ws[0].on_device(None).resolve().unwrap_err();
+        assert!(err.contains("undefined name `device.sm_count`"), "{err}");
+        // a count the program changes is not the device's
+        let changed = "int numSMs;\ncudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, 0);\nnumSMs /= 2;\nsaxpy<<<numSMs, 256>>>(n);\n";
+        let w = HostFile::new(changed, None).workloads("saxpy", &["n".to_string()], &[]);
+        assert!(w[0].on_device(Some(68)).resolve().is_err());
     }
 
     #[test]

@@ -625,6 +625,7 @@ fn one(
     let (entry, sk) = &u.kernels[ki];
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
+    let spec = &spec.on_device(t.device.hw.sm_count.as_ref().map(|n| n.value));
     let w = spec.resolve().map_err(|m| match &spec.origin {
         Some(o) => err("workload", format!("{m} (the workload of {o})")),
         None => err("workload", m),

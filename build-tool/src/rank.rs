@@ -156,7 +156,7 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
             Err(_) => sk.workloads.iter().find(|s| s.name.as_deref() == Some(w)),
         },
     }
-    .cloned()
+    .map(|s| s.on_device(target.device.hw.sm_count.as_ref().map(|n| n.value)))
     .ok_or_else(|| {
         format!(
             "{}:{}: kernel `{}` has no such `// kerncast: workload` annotation",

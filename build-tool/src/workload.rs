@@ -279,7 +279,32 @@ pub struct Workload {
     pub buffers: BTreeMap<String, String>,
 }
 
+/// The SM count of the device a workload is predicted on, for launches sized by it
+/// (`k<<<32 * numSMs, 256>>>` with `numSMs` from `cudaDeviceGetAttribute`).
+pub const DEVICE_SM_COUNT: &str = "device.sm_count";
+
 impl WorkloadSpec {
+    /// The spec on a device with `sm_count` SMs: where it reads [`DEVICE_SM_COUNT`], that name
+    /// is given the value (an unknown count leaves it undefined, and resolving says so).
+    pub fn on_device(&self, sm_count: Option<u32>) -> WorkloadSpec {
+        let mut vars = Vec::new();
+        for e in self
+            .params
+            .iter()
+            .map(|(_, e)| e)
+            .chain(&self.grid.0)
+            .chain(&self.block.0)
+        {
+            e.vars(&mut vars);
+        }
+        let mut spec = self.clone();
+        if let (true, Some(n)) = (vars.iter().any(|v| v == DEVICE_SM_COUNT), sm_count) {
+            spec.params
+                .insert(0, (DEVICE_SM_COUNT.to_string(), Expr::Int(n as i64)));
+        }
+        spec
+    }
+
     /// No parameters, no launch yet, grid `/` rounding up (kerncast's own workloads).
     pub fn empty() -> WorkloadSpec {
         WorkloadSpec {

@@ -53,6 +53,9 @@ fn level(input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
         match m.predict(input, d, clocks) {
             Ok(mut p) => {
                 p.notes.extend(why);
+                if m.name() == "schedule" && d.schedule.tp_global.is_none() {
+                    floor_at_roofline(&mut p, input, d, clocks);
+                }
                 return Ok(p);
             }
             Err(e) => why.push(format!("auto: {} not usable: {e}", m.name())),
@@ -62,6 +65,29 @@ fn level(input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
         model: "auto".into(),
         what: format!("data for at least one model ({})", why.join("; ")),
     })
+}
+
+/// A schedule model without its global-memory penalty (`schedule.tp_global`, fitted per GPU in
+/// the thesis) has no bandwidth limit: a streaming kernel would run faster than the DRAM can
+/// feed it. Its time is raised to the roofline bound where it falls below, and the note says so.
+fn floor_at_roofline(p: &mut Prediction, input: &ModelInput, d: &Device, clocks: Clocks) {
+    let Ok(roof) = RooflineModel.predict(input, d, clocks) else {
+        return;
+    };
+    if p.time_s >= roof.time_s {
+        return;
+    }
+    let ratio = roof.time_s / p.time_s;
+    p.notes.push(format!(
+        "auto: the schedule model's {:.3} µs, without schedule.tp_global (no bandwidth limit), is below the roofline bound of {:.3} µs ({}-bound), which no run can beat: raised to the bound (x{ratio:.2})",
+        p.time_s * 1e6,
+        roof.time_s * 1e6,
+        roof.bottleneck
+    ));
+    p.model = format!("{}+roofline-floor", p.model);
+    p.time_s = roof.time_s;
+    p.energy_j = p.energy_j.map(|e| e * ratio);
+    p.bottleneck = roof.bottleneck;
 }
 
 /// Model C's clock scaling applied to the level model's prediction at the reference clocks, or

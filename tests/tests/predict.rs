@@ -680,6 +680,50 @@ int main(int argc, char **argv) {
     assert!(out.contains("count=1000 (grid [8, 1, 1]"), "{out}");
 }
 
+/// On a device whose schedule model lacks its bandwidth penalty (the V100), `auto` never
+/// predicts a streaming kernel faster than the DRAM can feed it; the grid is sized by the
+/// device's SM count, as the host code asks.
+#[test]
+fn auto_never_predicts_a_stream_faster_than_dram() {
+    let (_dir, file) = source_file(
+        "stride.cu",
+        r#"__global__ void saxpy(int n, float a, const float *x, float *y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = a * x[i] + y[i];
+}
+int main() {
+  const int N = 1 << 24;
+  int numSMs;
+  float *x, *y;
+  cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, 0);
+  saxpy<<<32 * numSMs, 256>>>(N, 2.0f, x, y);
+}
+"#,
+    );
+    let out = predict_file(&file, &["--kernel", "saxpy", "--device", "v100"]).unwrap();
+    let d = kerncast_models::device::Device::load("v100").unwrap();
+    assert!(out.contains("(grid [2560, 1, 1]"), "80 SMs x 32: {out}");
+    let time_us: f64 = out
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("time")?
+                .trim()
+                .strip_suffix(" us")?
+                .parse()
+                .ok()
+        })
+        .unwrap();
+    // 12 bytes per element through DRAM at the profile's bandwidth
+    let clocks = d.default_clocks().unwrap();
+    let bound_us =
+        12.0 * (1u64 << 24) as f64 / d.dram_bandwidth(clocks.mem_mhz, "test").unwrap() * 1e6;
+    assert!(
+        time_us >= bound_us * 0.999,
+        "{time_us} µs < {bound_us} µs: {out}"
+    );
+    assert!(out.contains("raised to the bound"), "{out}");
+}
+
 /// Launches inside a host helper take the helper's calls, and a template's launches go to the
 /// instantiation they name.
 #[test]

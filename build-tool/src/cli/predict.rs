@@ -203,6 +203,8 @@ pub fn output(args: &Args) -> miette::Result<String> {
         spec.buffers
             .insert(name.to_string(), gen.trim().to_string());
     }
+    let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
+    let spec = spec.on_device(d.hw.sm_count.as_ref().map(|n| n.value));
     let w = spec.resolve().map_err(|e| {
         let at = sk
             .as_ref()
@@ -233,7 +235,6 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let stats = bound.stats;
     let counted_by = bound.counter;
 
-    let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
     let model = auto::by_name(&args.model).ok_or_else(|| {
         miette!(
             "unknown model `{}` (auto, linear, schedule, dvfs, roofline)",

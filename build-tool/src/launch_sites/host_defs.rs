@@ -97,10 +97,23 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
             })
             .or_insert(Some(parts));
     }
-    let scalars = scalars
+    let mut scalars: BTreeMap<String, String> = scalars
         .into_iter()
         .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))
         .collect();
+    // `cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, dev)`: the device's SMs
+    for c in SM_ATTRIBUTE.captures_iter(scope) {
+        let name = &c[1];
+        let address = Regex::new(&format!(r"&\s*{}\b", regex::escape(name))).unwrap();
+        if address.find_iter(code).count() == 1
+            && assignments(&address.replace_all(code, ""), name) == Some(0)
+        {
+            scalars.insert(
+                name.to_string(),
+                crate::workload::DEVICE_SM_COUNT.to_string(),
+            );
+        }
+    }
     let dims = dims
         .into_iter()
         .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))
@@ -113,9 +126,22 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
     }
 }
 
+static SM_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"cudaDeviceGetAttribute\s*\(\s*&\s*([A-Za-z_]\w*)\s*,\s*cudaDevAttrMultiProcessorCount\b",
+    )
+    .unwrap()
+});
+
 /// Whether `name` is given a value at most once in `code` (its definition), never incremented,
 /// never passed by address, and no member of it assigned.
 fn assigned_once(code: &str, name: &str) -> bool {
+    assignments(code, name).is_some_and(|n| n <= 1)
+}
+
+/// How many times `code` assigns `name` (its initializer included) or a member of it; `None`
+/// when it also steps it (`++`) or takes its address.
+fn assignments(code: &str, name: &str) -> Option<usize> {
     let n = regex::escape(name);
     let assign = Regex::new(&format!(
         r"\b{n}\s*(?:\.\s*[xyz]\s*)?(?:[-+*/%&|^]|<<|>>)?=[^=]"
@@ -132,5 +158,5 @@ fn assigned_once(code: &str, name: &str) -> bool {
         .filter(|m| !struct_args::member_of_another(code, m.start()))
         .count()
         + paren_init.find_iter(code).count();
-    assigns <= 1 && !step.is_match(code)
+    (!step.is_match(code)).then_some(assigns)
 }
