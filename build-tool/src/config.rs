@@ -308,6 +308,7 @@ impl Config {
                     origin: None,
                     buffers: BTreeMap::new(),
                     launched_as: None,
+                    helpers: Vec::new(),
                 };
                 // Evaluate once now so that an undefined name is reported against the TOML.
                 spec.resolve()

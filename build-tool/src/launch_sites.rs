@@ -436,11 +436,18 @@ fn workload_via(
             );
         }
     }
+    // the host's values the kernel is not given, which the origin lists
+    let helpers = order
+        .iter()
+        .map(|(n, _)| n.clone())
+        .filter(|n| !params.contains(n) && !fields.iter().any(|f| &f.name == n))
+        .collect();
     WorkloadSpec {
         params: order,
         grid,
         block,
         hints,
+        helpers,
         origin: Some(format!(
             "the launch at {}{}: {}{}{}",
             file.map_or("line ".to_string(), |f| format!("{f}:")),
@@ -767,6 +774,17 @@ int main() {
         let changed = "int numSMs;\ncudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, 0);\nnumSMs /= 2;\nsaxpy<<<numSMs, 256>>>(n);\n";
         let w = HostFile::new(changed, None).workloads("saxpy", &["n".to_string()], &[]);
         assert!(w[0].on_device(Some(68)).resolve().is_err());
+    }
+
+    #[test]
+    fn the_label_names_what_the_kernel_is_given() {
+        let src = "int main() {\n  int numElements = 50000;\n  int threadsPerBlock = 256;\n  int blocksPerGrid = (numElements + threadsPerBlock - 1) / threadsPerBlock;\n  vectorAdd<<<blocksPerGrid, threadsPerBlock>>>(a, b, c, numElements);\n}\n";
+        let spec = one(src, &["A", "B", "C", "numElements"]);
+        let w = spec.resolve().unwrap();
+        assert_eq!(w.name, "numElements=50000");
+        // the host's values stay in the workload, and in its origin
+        assert_eq!((w.params["blocksPerGrid"], w.grid), (196, [196, 1, 1]));
+        assert!(spec.origin.unwrap().contains("threadsPerBlock = 256"));
     }
 
     #[test]

@@ -264,6 +264,10 @@ pub struct WorkloadSpec {
     /// The kernel as a launch in host code names it (`fill<float>`), which says which of a
     /// template's instantiations the workload is for.
     pub launched_as: Option<String>,
+    /// Parameters that are not the kernel's but values its sizes are computed from (the host's
+    /// `threadsPerBlock`, `device.sm_count`): left out of the workload's label, which names
+    /// what the kernel is given.
+    pub helpers: Vec<String>,
 }
 
 /// A workload with numbers.
@@ -301,6 +305,7 @@ impl WorkloadSpec {
         if let (true, Some(n)) = (vars.iter().any(|v| v == DEVICE_SM_COUNT), sm_count) {
             spec.params
                 .insert(0, (DEVICE_SM_COUNT.to_string(), Expr::Int(n as i64)));
+            spec.helpers.push(DEVICE_SM_COUNT.to_string());
         }
         spec
     }
@@ -318,6 +323,7 @@ impl WorkloadSpec {
             origin: None,
             buffers: BTreeMap::new(),
             launched_as: None,
+            helpers: Vec::new(),
         }
     }
 
@@ -367,11 +373,17 @@ impl WorkloadSpec {
             if env.is_empty() {
                 format!("grid{}x{}x{}", grid[0], grid[1], grid[2])
             } else {
-                env.iter()
+                let shown: Vec<String> = env
+                    .iter()
                     .filter(|(k, _)| !alias(k))
+                    .filter(|(k, _)| !self.helpers.contains(k))
                     .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
+                    .collect();
+                if shown.is_empty() {
+                    format!("grid{}x{}x{}", grid[0], grid[1], grid[2])
+                } else {
+                    shown.join(",")
+                }
             }
         });
         Ok(Workload {
@@ -501,6 +513,7 @@ mod tests {
             origin: None,
             buffers: BTreeMap::new(),
             launched_as: None,
+            helpers: Vec::new(),
         };
         let w = spec.resolve().unwrap();
         assert_eq!(w.grid, [8, 1, 1]);

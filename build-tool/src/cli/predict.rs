@@ -162,6 +162,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             origin: None,
             buffers: BTreeMap::new(),
             launched_as: None,
+            helpers: Vec::new(),
         },
         _ => {
             let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
