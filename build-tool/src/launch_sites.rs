@@ -169,7 +169,12 @@ impl<'a> HostFile<'a> {
                 }
             }
         }
-        for_instantiation(out, kernel)
+        let mut out = for_instantiation(out, kernel);
+        // a field set by its source name (`p.n`) is read by its offset key (`p+8`)
+        for w in &mut out {
+            crate::param_fields::alias_fields(w, fields, params);
+        }
+        out
     }
 
     /// The definitions `site` sees, once per distinct call of the host helper it is in (with

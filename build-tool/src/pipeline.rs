@@ -404,9 +404,6 @@ fn header_kernels(
         if k.workloads.is_empty() {
             if let Some(l) = &launches {
                 k.workloads = l.workloads(&k.name, &k.params, &k.fields);
-                for w in &mut k.workloads {
-                    crate::param_fields::alias_fields(w, &k.fields, &k.params);
-                }
             }
         }
         k.file = Some(header.display.clone());
@@ -590,8 +587,7 @@ impl<'a> OtherFilesLaunches<'a> {
     fn workloads(&self, kernel: &SourceKernel, own: &str) -> Vec<WorkloadSpec> {
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for host in self.files.iter().filter(|h| h.name() != Some(own)) {
-            for mut w in host.workloads(&kernel.name, &kernel.params, &kernel.fields) {
-                crate::param_fields::alias_fields(&mut w, &kernel.fields, &kernel.params);
+            for w in host.workloads(&kernel.name, &kernel.params, &kernel.fields) {
                 if !out.iter().any(|o| o.same_launch(&w)) {
                     out.push(w);
                 }
