@@ -303,12 +303,7 @@ impl Config {
                     grid,
                     block,
                     hints: w.hints.clone(),
-                    macros: BTreeMap::new(),
-                    grid_div: crate::workload::Div::Ceil,
-                    origin: None,
-                    buffers: BTreeMap::new(),
-                    launched_as: None,
-                    helpers: Vec::new(),
+                    ..WorkloadSpec::empty()
                 };
                 // Evaluate once now so that an undefined name is reported against the TOML.
                 spec.resolve()

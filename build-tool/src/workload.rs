@@ -500,20 +500,13 @@ mod tests {
     #[test]
     fn resolves_params_in_order_and_overrides() {
         let spec = WorkloadSpec {
-            name: None,
             params: vec![
                 ("n".into(), Expr::parse("1000").unwrap()),
                 ("m".into(), Expr::parse("n*2").unwrap()),
             ],
             grid: Dims(vec![Expr::parse("m/256").unwrap()]),
             block: Dims(vec![Expr::parse("256").unwrap()]),
-            hints: BTreeMap::new(),
-            macros: BTreeMap::new(),
-            grid_div: Div::Ceil,
-            origin: None,
-            buffers: BTreeMap::new(),
-            launched_as: None,
-            helpers: Vec::new(),
+            ..WorkloadSpec::empty()
         };
         let w = spec.resolve().unwrap();
         assert_eq!(w.grid, [8, 1, 1]);

@@ -213,18 +213,17 @@ fn global_atomics_are_said_to_be_timed_as_issue_only() {
     let d = Device::load("gtx-titan-x").unwrap();
     let c = kerncast_models::Clocks::new(975.0, 3505.0);
     let plain = ModelInput::new(stats(1.0));
+    // 32-bit global atomics, all lanes of a warp on one address
+    let atomic = |gran| Feature::Mem {
+        space: Space::Global,
+        dir: Dir::Atomic,
+        bits: 32,
+        stride: StrideClass::Uniform,
+        nc: false,
+        gran,
+    };
     let mut s = stats(1.0);
-    s.features.insert(
-        Feature::Mem {
-            space: Space::Global,
-            dir: Dir::Atomic,
-            bits: 32,
-            stride: StrideClass::Uniform,
-            nc: false,
-            gran: Granularity::Warp,
-        },
-        4096.0,
-    );
+    s.features.insert(atomic(Granularity::Warp), 4096.0);
     let with_atomics = ModelInput::new(s);
     let said = |input: &ModelInput| {
         DvfsModel::default()
@@ -241,17 +240,8 @@ fn global_atomics_are_said_to_be_timed_as_issue_only() {
     assert!(!note.contains("shared by the whole warp"), "{note}");
     // the thread-level updates of warp-uniform atomics are counted out as contended
     let mut s = with_atomics.stats.clone();
-    s.features.insert(
-        Feature::Mem {
-            space: Space::Global,
-            dir: Dir::Atomic,
-            bits: 32,
-            stride: StrideClass::Uniform,
-            nc: false,
-            gran: Granularity::Thread,
-        },
-        4096.0 * 32.0,
-    );
+    s.features
+        .insert(atomic(Granularity::Thread), 4096.0 * 32.0);
     let note = said(&ModelInput::new(s)).unwrap();
     assert!(
         note.contains("131072 of their thread updates go to an address shared by the whole warp"),

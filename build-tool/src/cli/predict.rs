@@ -151,18 +151,13 @@ pub fn output(args: &Args) -> miette::Result<String> {
             params: given,
             grid: dims(g)?,
             block: dims(b)?,
-            hints: BTreeMap::new(),
             // the source's integer #defines, as its annotations see them
             macros: unit
                 .source_text
                 .as_deref()
                 .map(annotations::int_macros)
                 .unwrap_or_default(),
-            grid_div: crate::workload::Div::Ceil,
-            origin: None,
-            buffers: BTreeMap::new(),
-            launched_as: None,
-            helpers: Vec::new(),
+            ..WorkloadSpec::empty()
         },
         _ => {
             let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
