@@ -4,7 +4,7 @@
 use super::{Frontend, LowerOptions};
 use std::path::PathBuf;
 
-#[derive(clap::Args, Clone, Debug, Default)]
+#[derive(clap::Args, Clone, Debug)]
 pub struct LowerArgs {
     /// Front end: nvcc, clang, llvm or ptx (default: nvcc for .cu when installed, else clang;
     /// clang for .cl; llvm for .ll/.bc; as-is for .ptx).
@@ -26,6 +26,21 @@ pub struct LowerArgs {
     /// Extra argument passed to the compiler verbatim (repeatable).
     #[arg(long = "compiler-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub compiler_arg: Vec<String>,
+}
+
+/// What the command line gives when no flag is passed, so that `cargo kerncast` and other
+/// callers that build the flags in code lower as `kerncast analyze` does (clang at -O3, not -O0).
+impl Default for LowerArgs {
+    fn default() -> Self {
+        LowerArgs {
+            frontend: None,
+            arch: None,
+            define: Vec::new(),
+            include: Vec::new(),
+            opt_level: 3,
+            compiler_arg: Vec::new(),
+        }
+    }
 }
 
 impl LowerArgs {
@@ -152,6 +167,14 @@ mod tests {
         );
         assert_eq!(o.include_dirs, vec![PathBuf::from("inc")]);
         assert_eq!(o.opt_level, 3);
+    }
+
+    #[test]
+    fn the_default_is_what_the_command_line_gives_without_flags() {
+        assert_eq!(
+            format!("{:?}", LowerArgs::default()),
+            format!("{:?}", Cli::parse_from(["x"]).lower)
+        );
     }
 
     #[test]
