@@ -1,6 +1,6 @@
-//! Kernel launches in a CUDA file's host code, read as workloads for the kernels that carry no
-//! `kerncast: workload` annotation, so that a whole program (its kernels and the `main` that
-//! launches them) is predicted as it stands:
+//! Kernel launches in a CUDA file's host code (and an OpenCL program's, [`opencl`]), read as
+//! workloads for the kernels that carry no `kerncast: workload` annotation, so that a whole
+//! program (its kernels and the `main` that launches them) is predicted as it stands:
 //!
 //! ```text
 //! const int n = 1 << 20;
@@ -25,6 +25,7 @@ mod c_text;
 mod callers;
 mod host_defs;
 mod instantiations;
+mod opencl;
 mod size_fns;
 mod struct_args;
 
@@ -50,6 +51,12 @@ pub struct LaunchSite {
     /// The terms between `<<<` and `>>>`: grid, block, dynamic shared bytes, stream.
     pub config: Vec<String>,
     pub args: Vec<String>,
+    /// The launch as written where it is not `<<<…>>>` (an OpenCL enqueue, with the arguments
+    /// set before it), for the report to show.
+    pub call: Option<String>,
+    /// The call of the host helper the launch is in that this launch belongs to (byte offset),
+    /// where the kernel it launches is that call's argument.
+    pub in_call: Option<usize>,
 }
 
 impl LaunchSite {
@@ -60,6 +67,9 @@ impl LaunchSite {
     }
 
     fn shown(&self) -> String {
+        if let Some(call) = &self.call {
+            return call.clone();
+        }
         format!(
             "{}<<<{}>>>({})",
             self.kernel,
@@ -109,6 +119,8 @@ pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
             at,
             config: split_top(&code[from..close]),
             args: split_top(&code[open + 1..args_end]),
+            call: None,
+            in_call: None,
         });
         from = args_end;
     }
@@ -129,10 +141,15 @@ impl<'a> HostFile<'a> {
     /// The launches of `text`; `name` is the file as the report shows it, given when its
     /// kernels' definitions are elsewhere.
     pub fn new(text: &'a str, name: Option<&'a str>) -> Self {
+        let mut sites = launch_sites(text);
+        if opencl::mentions(text) {
+            sites.extend(opencl::launches(text, &code_only(text)));
+            sites.sort_by_key(|s| s.at);
+        }
         HostFile {
             text,
             name,
-            sites: launch_sites(text),
+            sites,
             defs: OnceLock::new(),
             code: OnceLock::new(),
         }
@@ -196,7 +213,8 @@ impl<'a> HostFile<'a> {
             scoped.scalars.remove(p);
             scoped.dims.remove(p);
         }
-        let calls = callers::calls(code, &f);
+        let mut calls = callers::calls(code, &f);
+        calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
         if calls.is_empty() {
             return vec![(scoped, None)];
         }
@@ -238,7 +256,14 @@ impl<'a> HostFile<'a> {
     }
 
     fn code(&self) -> &str {
-        self.code.get_or_init(|| code_only(self.text))
+        self.code.get_or_init(|| {
+            let code = code_only(self.text);
+            if opencl::mentions(self.text) {
+                opencl::blank_read_only_addresses(&code)
+            } else {
+                code
+            }
+        })
     }
 
     /// What the file defines outside its functions, with its macros and size helpers. A struct

@@ -101,11 +101,18 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ignore::Error> {
     // A .gitignore counts outside a git checkout too (an unpacked tarball, a fresh copy).
     for e in ignore::WalkBuilder::new(dir).require_git(false).build() {
         let p = e?.into_path();
-        if p.is_file() && Frontend::for_path(&p).is_some() {
+        if p.is_file() && (Frontend::for_path(&p).is_some() || is_host_source(&p)) {
             out.push(p);
         }
     }
     Ok(())
+}
+
+/// A C or C++ file (`main.c`, `host.cpp`): host code that kerncast reads for its kernel launches
+/// (an OpenCL program's `clEnqueueNDRangeKernel`s), never lowers.
+pub fn is_host_source(p: &Path) -> bool {
+    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+    ["c", "cc", "cpp", "cxx", "c++"].contains(&ext)
 }
 
 /// Jobs for the kernels of a kerncast.toml.
@@ -458,7 +465,22 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             }),
         }
     }
-    let units: Vec<Result<Unit, Failure>> = jobs.par_iter().map(prepare_unit).collect();
+    let (host_jobs, kernel_jobs): (Vec<&Job>, Vec<&Job>) =
+        jobs.iter().partition(|j| is_host_source(&j.path));
+    let units: Vec<Result<Unit, Failure>> = kernel_jobs.into_par_iter().map(prepare_unit).collect();
+    let mut host_sources = Vec::new();
+    for j in host_jobs {
+        match std::fs::read_to_string(&j.path) {
+            Ok(text) => host_sources.push((j.display_path.clone(), text)),
+            Err(e) => errors.push(fail(
+                j,
+                None,
+                None,
+                "read",
+                format!("cannot read host code: {e}"),
+            )),
+        }
+    }
     let cache = opts.cache.as_ref().map(|d| Cache::new(d.clone()));
     let mut items = Vec::new();
     let mut ok_units = Vec::new();
@@ -468,12 +490,14 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             Err(f) => errors.push(f),
         }
     }
-    let host_only: Vec<String> = ok_units
+    let mut host_only: Vec<String> = ok_units
         .iter()
         .filter(|u| u.kernels.is_empty())
         .map(|u| u.job.display_path.clone())
+        .chain(host_sources.iter().map(|(display, _)| display.clone()))
         .collect();
-    let launches = OtherFilesLaunches::new(&ok_units);
+    host_only.sort();
+    let launches = OtherFilesLaunches::new(&ok_units, &host_sources);
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
             let specs = if u.job.workloads.is_empty() {
@@ -565,18 +589,21 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
 }
 
 /// The launches in every analysed source, for kernels their own file neither annotates nor
-/// launches (kernels in `kernels.cu`, launched from `main.cu`).
+/// launches (kernels in `kernels.cu` launched from `main.cu`, an OpenCL program's `kernels.cl`
+/// launched from `main.c`).
 struct OtherFilesLaunches<'a> {
     files: Vec<crate::launch_sites::HostFile<'a>>,
 }
 
 impl<'a> OtherFilesLaunches<'a> {
-    fn new(units: &'a [Unit]) -> Self {
+    /// The launches of `units` and of the host sources, (shown path, text).
+    fn new(units: &'a [Unit], host_sources: &'a [(String, String)]) -> Self {
         let files = units
             .iter()
-            .filter_map(|u| {
-                let text = u.source_text.as_deref()?;
-                let host = crate::launch_sites::HostFile::new(text, Some(&u.job.display_path));
+            .filter_map(|u| Some((u.job.display_path.as_str(), u.source_text.as_deref()?)))
+            .chain(host_sources.iter().map(|(d, t)| (d.as_str(), t.as_str())))
+            .filter_map(|(display, text)| {
+                let host = crate::launch_sites::HostFile::new(text, Some(display));
                 host.has_launches().then_some(host)
             })
             .collect();

@@ -916,3 +916,52 @@ fn the_emulator_profiles_the_addresses_it_runs() {
         "{out}"
     );
 }
+
+/// `kerncast predict kernels.cl --host main.c`: an OpenCL kernel's workload from the C host code
+/// that launches it, and, with no host file, an error that says how to give one.
+#[test]
+fn an_opencl_kernel_takes_its_launch_from_the_host_file_given() {
+    let (dir, cl) = source_file(
+        "kernels.cl",
+        "__kernel void rowsum(__global const float *a, __global float *out, int rows, int cols) {\n  int r = get_global_id(0);\n  if (r >= rows) return;\n  float s = 0.0f;\n  for (int c = 0; c < cols; ++c) s += a[r * cols + c];\n  out[r] = s;\n}\n",
+    );
+    let host = dir.path().join("host.c");
+    std::fs::write(
+        &host,
+        r#"static void run(cl_command_queue q, cl_kernel k, int rows, int cols) {
+    int arg = 2;
+    clSetKernelArg(k, arg++, sizeof(int), &rows);
+    clSetKernelArg(k, arg++, sizeof(int), &cols);
+    size_t g = rows;
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
+}
+int main(void) {
+    cl_kernel k = clCreateKernel(program, "rowsum", &err);
+    run(queue, k, 4096, 512);
+}
+"#,
+    )
+    .unwrap();
+    let err = predict_file(&cl, &[]).unwrap_err().to_string();
+    assert!(err.contains("give --host FILE"), "{err}");
+    let host = host.display().to_string();
+    // the runtime chooses the work-group size, so kerncast asks for it
+    let err = predict_file(&cl, &["--host", &host])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`local_size`") && err.contains("the runtime chooses the work-group size"),
+        "{err}"
+    );
+    let out = predict_file(&cl, &["--host", &host, "--param", "local_size=128"]).unwrap();
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.contains("cols=512,local_size=128,rows=4096")
+            && first.contains("grid [32, 1, 1], block [128, 1, 1]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("in run(queue, k, 4096, 512) at line 10"),
+        "{out}"
+    );
+}

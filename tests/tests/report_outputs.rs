@@ -329,3 +329,57 @@ fn a_kernel_in_an_included_header_is_reported_at_its_definition() {
     assert!(hot.loc.file.ends_with("kernels.cuh"), "{hot:?}");
     assert_eq!(hot.text.as_deref(), Some("if (i < n) x[i] *= s;"));
 }
+
+/// An OpenCL program: kernels in a `.cl`, launched from a C `main` with `clCreateKernel`,
+/// `clSetKernelArg` and `clEnqueueNDRangeKernel`. Analysing the folder reads the host code
+/// for the launches and lists it as host code.
+#[test]
+fn an_opencl_program_s_kernels_take_the_launches_of_its_c_host_code() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("kernels.cl"),
+        "__kernel void scale(__global float *x, const float s, const int n) {\n  int i = get_global_id(0);\n  if (i < n) x[i] *= s;\n}\n\
+         __kernel void blur(__global const float *in, __global float *out, int w, int h) {\n  int x = get_global_id(0), y = get_global_id(1);\n  if (x < w && y < h) out[y * w + x] = 0.5f * in[y * w + x];\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.c"),
+        r#"#include <CL/cl.h>
+int main(void) {
+    const int n = 1 << 20;
+    const float s = 0.5f;
+    cl_kernel k = clCreateKernel(program, "scale", &err);
+    clSetKernelArg(k, 0, sizeof(cl_mem), &x);
+    clSetKernelArg(k, 1, sizeof(float), &s);
+    clSetKernelArg(k, 2, sizeof(int), &n);
+    size_t global = n, local = 128;
+    clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    cl_kernel b = clCreateKernel(program, "blur", &err);
+    int w = 1920, h = 1080;
+    clSetKernelArg(b, 2, sizeof(int), &w);
+    clSetKernelArg(b, 3, sizeof(int), &h);
+    size_t gws[2] = {w, h}, lws[2] = {16, 16};
+    clEnqueueNDRangeKernel(queue, b, 2, NULL, gws, lws, 0, NULL, NULL);
+}
+"#,
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let launched: Vec<(&str, [u64; 3], [u64; 3])> = r
+        .kernels
+        .iter()
+        .map(|k| (k.kernel.as_str(), k.workload.grid, k.workload.block))
+        .collect();
+    // 1920 × 1080 work-items in 16 × 16 groups: 120 × 68 of them, the last row partly idle
+    assert_eq!(
+        launched,
+        [
+            ("blur", [120, 68, 1], [16, 16, 1]),
+            ("scale", [8192, 1, 1], [128, 1, 1])
+        ]
+    );
+    assert_eq!(r.kernels[1].workload.params["n"], 1 << 20);
+    assert_eq!(r.host_only.len(), 1);
+    assert!(r.host_only[0].ends_with("main.c"), "{:?}", r.host_only);
+}

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 /// Which kernels, devices and model: shared by `analyze` and `check`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Inputs {
-    /// Kernel sources or folders (.cu, .cl, .ll, .bc, .ptx). Without any, `--config` (or
-    /// ./kerncast.toml) is read.
+    /// Kernel sources or folders (.cu, .cl, .ll, .bc, .ptx), and host code (.c, .cpp) read for
+    /// the launches of an OpenCL program's kernels. Without any, `--config` (or ./kerncast.toml)
+    /// is read.
     pub files: Vec<PathBuf>,
     /// kerncast.toml with kernels, workloads, devices and thresholds.
     #[arg(long)]

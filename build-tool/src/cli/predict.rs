@@ -65,6 +65,11 @@ pub struct Args {
     /// `kerncast emulate --buffer`'s.
     #[arg(long = "buffer", value_name = "NAME=TYPE:GEN")]
     pub buffers: Vec<String>,
+    /// Host code that launches the kernel (repeatable): an OpenCL program's main.c, or the .cu
+    /// or .cpp file with the `<<<…>>>`. Its launches are the workloads when the kernel's own
+    /// file has no annotation or launch of it.
+    #[arg(long = "host", value_name = "FILE")]
+    pub hosts: Vec<PathBuf>,
     #[command(flatten)]
     pub lower: LowerArgs,
 }
@@ -102,6 +107,26 @@ where
             Ok((k.trim().to_string(), x))
         })
         .collect()
+}
+
+/// The workloads of `kernel`'s launches in the host files `hosts`, each named by its file.
+fn host_launches(
+    hosts: &[PathBuf],
+    kernel: &annotations::SourceKernel,
+) -> miette::Result<Vec<WorkloadSpec>> {
+    let mut out: Vec<WorkloadSpec> = Vec::new();
+    for h in hosts {
+        let text = std::fs::read_to_string(h)
+            .map_err(|e| miette!("--host {}: cannot read it: {e}", h.display()))?;
+        let shown = h.display().to_string();
+        let file = crate::launch_sites::HostFile::new(&text, Some(&shown));
+        for w in file.workloads(&kernel.name, &kernel.params, &kernel.fields) {
+            if !out.iter().any(|o| o.same_launch(&w)) {
+                out.push(w);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// What `kerncast predict` prints (text or JSON).
@@ -160,7 +185,10 @@ pub fn output(args: &Args) -> miette::Result<String> {
             ..WorkloadSpec::empty()
         },
         _ => {
-            let specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
+            let mut specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
+            if let (true, Some(sk)) = (specs.is_empty(), &sk) {
+                specs = host_launches(&args.hosts, sk)?;
+            }
             let specs = crate::launch_sites::for_instantiation(specs, &shown);
             match &args.workload {
                 None => specs.first(),
@@ -172,7 +200,13 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .cloned()
             .map(|spec| with_params(spec, given))
             .ok_or_else(|| {
-                miette!("{path}: kernel `{shown}` has no such workload (no annotation, and no launch of it in this file); give --grid and --block")
+                let files = if args.hosts.is_empty() {
+                    "this file; give --host FILE for the host code that launches it, or --grid and --block".to_string()
+                } else {
+                    let hosts: Vec<String> = args.hosts.iter().map(|h| h.display().to_string()).collect();
+                    format!("this file or {}; give --grid and --block", hosts.join(", "))
+                };
+                miette!("{path}: kernel `{shown}` has no such workload (no annotation, and no launch of it in {files})")
             })?
         }
     };

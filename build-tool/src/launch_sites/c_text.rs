@@ -163,3 +163,35 @@ pub(super) fn opening(
     }
     None
 }
+
+/// The byte ranges of the top-level arguments between the `(` at `open` and the `)` at `close`
+/// of `code`, each trimmed of white space.
+pub(super) fn arg_ranges(code: &str, open: usize, close: usize) -> Vec<std::ops::Range<usize>> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = open + 1;
+    for (k, c) in b[..close].iter().enumerate().skip(open + 1) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(trimmed(code, start..k));
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(trimmed(code, start..close));
+    if out.len() == 1 && out[0].is_empty() {
+        out.clear();
+    }
+    out
+}
+
+fn trimmed(code: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let s = &code[r.clone()];
+    let start = r.start + (s.len() - s.trim_start().len());
+    let end = r.end - (s.len() - s.trim_end().len());
+    start..end.max(start)
+}
