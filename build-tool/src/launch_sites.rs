@@ -26,6 +26,7 @@ mod callers;
 mod host_defs;
 mod instantiations;
 mod opencl;
+mod runtime_api;
 mod size_fns;
 mod struct_args;
 
@@ -142,8 +143,10 @@ impl<'a> HostFile<'a> {
     /// kernels' definitions are elsewhere.
     pub fn new(text: &'a str, name: Option<&'a str>) -> Self {
         let mut sites = launch_sites(text);
-        if opencl::mentions(text) {
-            sites.extend(opencl::launches(text, &code_only(text)));
+        if opencl::mentions(text) || runtime_api::mentions(text) {
+            let code = code_only(text);
+            sites.extend(opencl::launches(text, &code));
+            sites.extend(runtime_api::launches(text, &code));
             sites.sort_by_key(|s| s.at);
         }
         HostFile {
@@ -257,12 +260,14 @@ impl<'a> HostFile<'a> {
 
     fn code(&self) -> &str {
         self.code.get_or_init(|| {
-            let code = code_only(self.text);
+            let mut code = code_only(self.text);
             if opencl::mentions(self.text) {
-                opencl::blank_read_only_addresses(&code)
-            } else {
-                code
+                code = opencl::blank_read_only_addresses(&code);
             }
+            if runtime_api::mentions(self.text) {
+                code = runtime_api::blank_read_only_addresses(&code);
+            }
+            code
         })
     }
 

@@ -195,3 +195,13 @@ fn trimmed(code: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
     let end = r.end - (s.len() - s.trim_end().len());
     start..end.max(start)
 }
+
+/// `s` without the parentheses around all of it: `((n))` is `n`.
+pub(super) fn strip_parens(s: &str) -> &str {
+    let b = s.as_bytes();
+    if s.starts_with('(') && matching_close(b, 0) == Some(b.len() - 1) {
+        strip_parens(s[1..s.len() - 1].trim())
+    } else {
+        s
+    }
+}

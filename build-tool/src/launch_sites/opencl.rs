@@ -21,7 +21,7 @@
 //! [`blank_read_only_addresses`] hides those `&`s from the rule that a variable whose address
 //! is taken may change.
 
-use super::c_text::{arg_ranges, dim3_parts, matching_close};
+use super::c_text::{arg_ranges, dim3_parts, matching_close, strip_parens};
 use super::callers;
 use super::LaunchSite;
 use crate::workload::split_top;
@@ -631,15 +631,6 @@ fn launch_dims(
         block.push(l);
     }
     (grid, block)
-}
-
-fn strip_parens(s: &str) -> &str {
-    let b = s.as_bytes();
-    if s.starts_with('(') && matching_close(b, 0) == Some(b.len() - 1) {
-        strip_parens(s[1..s.len() - 1].trim())
-    } else {
-        s
-    }
 }
 
 /// A kernel object as written, without white space (`ctx -> k` is `ctx->k`) and the `()` that
