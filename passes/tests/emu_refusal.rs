@@ -51,3 +51,31 @@ fn an_unimplemented_instruction_that_executes_is_an_error_naming_it() {
         ),
     }
 }
+
+/// Cooperative groups' `grid.sync()` reads the driver's `%envreg` registers: the refusal says
+/// what they are and why a grid-wide barrier is beyond the emulator.
+#[test]
+fn a_grid_wide_barrier_s_environment_register_is_explained() {
+    let m = kernel(
+        1,
+        "mov.u32 %r1, %envreg2;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+         st.global.u32 [%rd4], %r1;\nret;",
+    );
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+    };
+    let args = [KernelArg::S32(0), KernelArg::Buffer(vec![0; 1 << 16])];
+    match emu::run_with(&m, "k", &launch, &args, &emu::Options::default()) {
+        Err(EmuError::Unsupported { why, .. }) => {
+            assert!(
+                why.contains("`%envreg2`") && why.contains("grid.sync()"),
+                "{why}"
+            )
+        }
+        other => panic!(
+            "expected a refusal, got {:?}",
+            other.map(|r| r.stats.features.len())
+        ),
+    }
+}

@@ -712,7 +712,7 @@ impl Decoder {
             Operand::ImmF64(b) | Operand::ImmFloat(b) => {
                 Src::Imm(float_imm(f64::from_bits(*b), *b, 64, ty))
             }
-            Operand::SpecialReg(s) => Src::Sreg(sreg(s).ok_or_else(|| bad(format!("{s:?}")))?),
+            Operand::SpecialReg(s) => Src::Sreg(sreg(s).ok_or_else(|| bad(unknown_sreg(s)))?),
             Operand::Addr { base, offset } => {
                 let (b, sym) = match base {
                     AddrBase::Reg(r) => match self.syms.get(r) {
@@ -776,6 +776,18 @@ fn src_ty(op: Op, ty: Ty, ty2: Ty, k: usize) -> Ty {
         Op::Shfl | Op::Vote | Op::Redux if k >= 1 => Ty::U32,
         Op::Set => ty2,
         _ => ty,
+    }
+}
+
+/// Why a special register has no value in the emulator, in the user's terms.
+fn unknown_sreg(s: &SReg) -> String {
+    match s {
+        SReg::Other(name) if name.starts_with("%envreg") => format!(
+            "it reads `{name}`, which the driver sets at launch: cooperative groups find their \
+             grid-wide barrier there (`grid.sync()`), and a grid-wide barrier needs every block \
+             resident at once, which the emulator, running blocks in turn, does not model"
+        ),
+        _ => format!("the special register {s:?} has no value here"),
     }
 }
 
