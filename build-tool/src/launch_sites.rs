@@ -21,6 +21,7 @@
 //! stays unresolved: the argument is left unset, and a grid that needs it reports the name it
 //! lacks.
 
+mod branches;
 mod c_text;
 mod callers;
 mod host_defs;
@@ -175,26 +176,63 @@ impl<'a> HostFile<'a> {
         params: &[String],
         fields: &[SourceField],
     ) -> Vec<WorkloadSpec> {
-        let base = crate::annotations::template_base(kernel);
-        let mut out: Vec<WorkloadSpec> = Vec::new();
-        for site in self.sites.iter().filter(|s| s.base_name() == base) {
-            for (mut defs, via) in self.contexts(site) {
-                self.add_members(&mut defs);
-                let w = workload_via(site, params, fields, &defs, self.name, via.as_deref());
-                if !out
-                    .iter()
-                    .any(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
-                {
-                    out.push(w);
-                }
-            }
-        }
-        let mut out = for_instantiation(out, kernel);
+        let mut out = self.launches(kernel, params, fields).0;
         // a field set by its source name (`p.n`) is read by its offset key (`p+8`)
         for w in &mut out {
             crate::param_fields::alias_fields(w, fields, params);
         }
         out
+    }
+
+    /// Why each launch of `kernel` in the file is not predicted: it is in a branch the host
+    /// code does not take (`the launch at line 38: … is in a branch not taken: `block_size ==
+    /// 16` is false where block_size = 32`).
+    pub fn untaken(&self, kernel: &str, params: &[String], fields: &[SourceField]) -> Vec<String> {
+        self.launches(kernel, params, fields)
+            .1
+            .into_iter()
+            .filter_map(|w| w.origin)
+            .collect()
+    }
+
+    /// The launches of `kernel` the host code reaches, and those in branches it does not take
+    /// (their origin saying why).
+    fn launches(
+        &self,
+        kernel: &str,
+        params: &[String],
+        fields: &[SourceField],
+    ) -> (Vec<WorkloadSpec>, Vec<WorkloadSpec>) {
+        let base = crate::annotations::template_base(kernel);
+        let mut live: Vec<WorkloadSpec> = Vec::new();
+        let mut dead: Vec<WorkloadSpec> = Vec::new();
+        for site in self.sites.iter().filter(|s| s.base_name() == base) {
+            let guards = branches::guards(self.code(), site.at);
+            for (mut defs, via) in self.contexts(site) {
+                self.add_members(&mut defs);
+                let mut w = workload_via(site, params, fields, &defs, self.name, via.as_deref());
+                if let Some(why) = not_taken(&guards, &defs) {
+                    w.origin = Some(format!(
+                        "the launch at {}{}: {} is in a branch the host code does not take: {why}",
+                        self.name.map_or("line ".to_string(), |f| format!("{f}:")),
+                        site.line,
+                        site.shown()
+                    ));
+                    dead.push(w);
+                    continue;
+                }
+                if !live
+                    .iter()
+                    .any(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
+                {
+                    live.push(w);
+                }
+            }
+        }
+        (
+            for_instantiation(live, kernel),
+            for_instantiation(dead, kernel),
+        )
     }
 
     /// The definitions `site` sees, once per distinct call of the host helper it is in (with
@@ -307,6 +345,25 @@ impl<'a> HostFile<'a> {
         let body = &self.code()[f.body.clone()];
         defs_in(body, body)
     }
+}
+
+/// Why a statement under `guards` does not run with the host's values `defs`: the first guard
+/// they decide against it, with the values it read. `None` when every guard holds or is
+/// undecided.
+fn not_taken(guards: &[branches::Guard], defs: &HostDefs) -> Option<String> {
+    guards.iter().find_map(|g| {
+        let (holds, read) = branches::decide(g, defs)?;
+        if holds {
+            return None;
+        }
+        let values: Vec<String> = read.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        let where_ = if values.is_empty() {
+            String::new()
+        } else {
+            format!(" where {}", values.join(", "))
+        };
+        Some(format!("`{}` is {}{where_}", g.cond, !g.holds))
+    })
 }
 
 /// `inner`'s scalars, `dim3`s and structs hide those of the same names in `outer`.
@@ -956,5 +1013,42 @@ ns::tsum<B, float><<<dim3(64), dim3(B)>>>(
         .resolve()
         .unwrap();
         assert_eq!((w.grid, w.block), ([64, 1, 1], [256, 1, 1]));
+    }
+
+    #[test]
+    fn a_launch_in_a_branch_the_host_code_does_not_take_is_not_predicted() {
+        let src = r#"
+template <unsigned B> __global__ void reduce(const float *x, float *y, int n);
+void run(int n, int threads, int argc) {
+    switch (threads) {
+    case 256: reduce<256><<<n / 256, 256>>>(x, y, n); break;
+    case 512: reduce<512><<<n / 512, 512>>>(x, y, n); break;
+    }
+    if (argc > 1) scale<<<n / 128, 128>>>(y, n);
+}
+int main(int argc, char **argv) {
+    run(1 << 20, 256, argc);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params: Vec<String> = ["x", "y", "n"].iter().map(|s| s.to_string()).collect();
+        let grids = |k: &str| -> Vec<[u64; 3]> {
+            host.workloads(k, &params, &[])
+                .iter()
+                .map(|w| w.resolve().unwrap().grid)
+                .collect()
+        };
+        assert_eq!(grids("reduce<256>"), [[4096, 1, 1]]);
+        assert_eq!(grids("reduce<512>"), Vec::<[u64; 3]>::new());
+        assert_eq!(
+            host.untaken("reduce<512>", &params, &[]),
+            [
+                "the launch at line 6: reduce<512><<<n / 512, 512>>>(x, y, n) is in a branch the \
+              host code does not take: `(threads) == (512)` is false where threads = 256"
+            ]
+        );
+        // a condition on a value read at run time may go either way: the launch stays
+        let params: Vec<String> = ["y", "n"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(host.workloads("scale", &params, &[]).len(), 1);
     }
 }

@@ -498,6 +498,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         .collect();
     host_only.sort();
     let launches = OtherFilesLaunches::new(&ok_units, &host_sources);
+    let mut not_launched = Vec::new();
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
             let specs = if u.job.workloads.is_empty() {
@@ -516,16 +517,27 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                 u.job.workloads.clone()
             };
             if specs.is_empty() {
-                errors.push(fail_at_kernel(
-                    u,
-                    sk.as_ref(),
-                    entry,
-                    "workload",
-                    format!(
+                let untaken = sk
+                    .as_ref()
+                    .map(|sk| launches.untaken(u, sk, &demangle(entry)))
+                    .unwrap_or_default();
+                let at = fail_at_kernel(u, sk.as_ref(), entry, "workload", String::new());
+                if !untaken.is_empty() {
+                    not_launched.push(crate::report::NotLaunched {
+                        kernel: demangle(entry),
+                        file: at.file,
+                        line: at.line,
+                        why: untaken.join("; "),
+                    });
+                    continue;
+                }
+                errors.push(Failure {
+                    message: format!(
                         "no workload for kernel `{}`: no file analysed with it launches it, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
                         demangle(entry)
                     ),
-                ));
+                    ..at
+                });
                 continue;
             }
             for (wi, _) in specs.iter().enumerate() {
@@ -585,6 +597,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     }
     let mut report = Report::new(kernels, errors);
     report.host_only = host_only;
+    report.not_launched = not_launched;
     report
 }
 
@@ -608,6 +621,23 @@ impl<'a> OtherFilesLaunches<'a> {
             })
             .collect();
         OtherFilesLaunches { files }
+    }
+
+    /// Why the launches of `kernel` (the instantiation `entry`) in its own file (`u`) and in
+    /// the others are not predicted: each is in a branch the host code does not take.
+    fn untaken(&self, u: &Unit, kernel: &SourceKernel, entry: &str) -> Vec<String> {
+        let own = u
+            .source_text
+            .as_deref()
+            .map(|t| crate::launch_sites::HostFile::new(t, None));
+        own.iter()
+            .chain(
+                self.files
+                    .iter()
+                    .filter(|h| h.name() != Some(&u.job.display_path)),
+            )
+            .flat_map(|h| h.untaken(entry, &kernel.params, &kernel.fields))
+            .collect()
     }
 
     /// The workloads of `kernel`'s launches in files other than its own (`own`).

@@ -383,3 +383,58 @@ int main(void) {
     assert_eq!(r.host_only.len(), 1);
     assert!(r.host_only[0].ends_with("main.c"), "{:?}", r.host_only);
 }
+
+/// A template dispatched by a `switch` on a value the host code fixes: the instantiation it
+/// launches is predicted, the others are listed as not launched (with the branch that rules
+/// them out), not as errors.
+#[test]
+fn an_instantiation_in_a_branch_not_taken_is_listed_not_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("reduce.cu");
+    std::fs::write(
+        &file,
+        r#"template <int B>
+__global__ void block_sum(const float *x, float *y, int n) {
+  __shared__ float s[B];
+  int i = blockIdx.x * B + threadIdx.x;
+  s[threadIdx.x] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  if (threadIdx.x == 0) { float t = 0; for (int k = 0; k < B; ++k) t += s[k]; y[blockIdx.x] = t; }
+}
+int main() {
+  const int n = 1 << 20, threads = 256;
+  float *x, *y;
+  switch (threads) {
+  case 128: block_sum<128><<<n / 128, 128>>>(x, y, n); break;
+  case 256: block_sum<256><<<n / 256, 256>>>(x, y, n); break;
+  }
+}
+template __global__ void block_sum<128>(const float *, float *, int);
+template __global__ void block_sum<256>(const float *, float *, int);
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let r = analyze(&files_on_titan_x(vec![file]), Some(&out)).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let predicted: Vec<(&str, [u64; 3])> = r
+        .kernels
+        .iter()
+        .map(|k| (k.display_name.as_str(), k.workload.grid))
+        .collect();
+    assert_eq!(predicted, [("block_sum<256>", [4096, 1, 1])]);
+    assert_eq!(r.not_launched.len(), 1, "{:?}", r.not_launched);
+    assert_eq!(r.not_launched[0].kernel, "block_sum<128>");
+    assert!(
+        r.not_launched[0]
+            .why
+            .ends_with("`(threads) == (128)` is false where threads = 256"),
+        "{:?}",
+        r.not_launched
+    );
+    let md = std::fs::read_to_string(out.join(MARKDOWN_FILE)).unwrap();
+    assert!(
+        md.contains("### Not launched at the host code's values (1)"),
+        "{md}"
+    );
+}

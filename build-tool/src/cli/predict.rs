@@ -200,6 +200,16 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .cloned()
             .map(|spec| with_params(spec, given))
             .ok_or_else(|| {
+                let untaken: Vec<String> = sk
+                    .iter()
+                    .flat_map(|sk| {
+                        let own = unit.source_text.as_deref().map(|t| crate::launch_sites::HostFile::new(t, None));
+                        own.map(|h| h.untaken(&shown, &sk.params, &sk.fields)).unwrap_or_default()
+                    })
+                    .collect();
+                if !untaken.is_empty() {
+                    return miette!("{path}: kernel `{shown}` has no workload: {}; give --grid and --block", untaken.join("; "));
+                }
                 let files = if args.hosts.is_empty() {
                     "this file; give --host FILE for the host code that launches it, or --grid and --block".to_string()
                 } else {

@@ -66,6 +66,17 @@ pub fn render(r: &Report) -> String {
             files.join(", ")
         );
     }
+    if !r.not_launched.is_empty() {
+        let _ = writeln!(
+            s,
+            "<h2>Not launched at the host code's values ({})</h2><ul>",
+            r.not_launched.len()
+        );
+        for n in &r.not_launched {
+            let _ = writeln!(s, "<li>{}</li>", esc(&n.shown()));
+        }
+        s.push_str("</ul>\n");
+    }
     if !r.errors.is_empty() {
         let _ = writeln!(s, "<h2 class=\"err\">Errors ({})</h2><ul>", r.errors.len());
         for e in &r.errors {

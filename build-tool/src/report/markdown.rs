@@ -39,6 +39,17 @@ pub fn render(r: &Report) -> String {
         let files: Vec<String> = r.host_only.iter().map(|f| format!("`{f}`")).collect();
         let _ = writeln!(s, "\nNo kernels (host code only): {}", files.join(", "));
     }
+    if !r.not_launched.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n### Not launched at the host code's values ({})\n",
+            r.not_launched.len()
+        );
+        for n in &r.not_launched {
+            let at = n.line.map_or(n.file.clone(), |l| format!("{}:{l}", n.file));
+            let _ = writeln!(s, "- `{}` (`{at}`): {}", n.kernel, n.why);
+        }
+    }
     if !r.errors.is_empty() {
         let _ = writeln!(s, "\n### Errors ({})\n", r.errors.len());
         for e in &r.errors {

@@ -29,6 +29,30 @@ pub struct Report {
     /// defined elsewhere): nothing to predict, but their launches give workloads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_only: Vec<String>,
+    /// Kernels whose every launch is in a branch the host code does not take at its values
+    /// (`case 512:` of a `switch (threads)` with 256 threads): nothing to predict, and no error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_launched: Vec<NotLaunched>,
+}
+
+/// A kernel the host code defines and never launches at its values, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NotLaunched {
+    pub kernel: String,
+    pub file: String,
+    pub line: Option<u32>,
+    /// The launches and the branch conditions that rule each out.
+    pub why: String,
+}
+
+impl NotLaunched {
+    /// `reduce6<float, 512> (reduce.cu:4): the launch at line 31: … is in a branch …`
+    pub fn shown(&self) -> String {
+        let at = self
+            .line
+            .map_or(self.file.clone(), |l| format!("{}:{l}", self.file));
+        format!("{} ({at}): {}", self.kernel, self.why)
+    }
 }
 
 impl Report {
@@ -40,6 +64,7 @@ impl Report {
             kernels,
             errors,
             host_only: Vec::new(),
+            not_launched: Vec::new(),
         };
         r.kernels.sort_by(|a, b| a.key().cmp(&b.key()));
         r.errors

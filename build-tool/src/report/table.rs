@@ -83,6 +83,9 @@ pub fn render(r: &Report) -> String {
     if !r.host_only.is_empty() {
         let _ = writeln!(s, "no kernels (host code only): {}", r.host_only.join(", "));
     }
+    for n in &r.not_launched {
+        let _ = writeln!(s, "not launched at the host code's values: {}", n.shown());
+    }
     for e in &r.errors {
         let at = e
             .line
