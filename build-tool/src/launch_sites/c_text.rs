@@ -164,10 +164,11 @@ pub(super) fn opening(
     None
 }
 
-/// The byte ranges of the top-level arguments between the `(` at `open` and the `)` at `close`
-/// of `code`, each trimmed of white space.
-pub(super) fn arg_ranges(code: &str, open: usize, close: usize) -> Vec<std::ops::Range<usize>> {
+/// The `)` of the call whose `(` is at `open` in `code`, and the byte ranges of its top-level
+/// arguments, each trimmed of white space.
+pub(super) fn call_args(code: &str, open: usize) -> Option<(usize, Vec<std::ops::Range<usize>>)> {
     let b = code.as_bytes();
+    let close = matching_close(b, open)?;
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = open + 1;
@@ -186,7 +187,13 @@ pub(super) fn arg_ranges(code: &str, open: usize, close: usize) -> Vec<std::ops:
     if out.len() == 1 && out[0].is_empty() {
         out.clear();
     }
-    out
+    Some((close, out))
+}
+
+/// [`call_args`] as the arguments' texts.
+pub(super) fn arg_texts(code: &str, open: usize) -> Option<(usize, Vec<&str>)> {
+    let (close, ranges) = call_args(code, open)?;
+    Some((close, ranges.into_iter().map(|r| &code[r]).collect()))
 }
 
 fn trimmed(code: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {

@@ -50,6 +50,12 @@ pub fn enclosing_function(code: &str, at: usize) -> Option<Enclosing> {
     None
 }
 
+/// The stretch of `code` whose definitions a statement at `at` sees first: its function's body,
+/// else the whole file.
+pub fn scope_of(code: &str, at: usize) -> std::ops::Range<usize> {
+    enclosing_function(code, at).map_or(0..code.len(), |f| f.body)
+}
+
 /// `code` with the bodies of its functions blanked (line breaks kept): what is defined at file
 /// scope, in namespaces and in classes.
 pub fn file_scope(code: &str) -> String {

@@ -21,7 +21,7 @@
 //! [`blank_read_only_addresses`] hides those `&`s from the rule that a variable whose address
 //! is taken may change.
 
-use super::c_text::{arg_ranges, dim3_parts, matching_close, strip_parens};
+use super::c_text::{arg_texts, call_args, dim3_parts, matching_close, strip_parens};
 use super::callers;
 use super::LaunchSite;
 use crate::workload::split_top;
@@ -130,7 +130,6 @@ pub(super) fn launches(text: &str, code: &str) -> Vec<LaunchSite> {
 
 /// The enqueues and functor calls of `code`.
 fn enqueues(code: &str) -> Vec<Enqueue> {
-    let b = code.as_bytes();
     let mut out = Vec::new();
     for m in ENQUEUE
         .captures_iter(code)
@@ -142,14 +141,10 @@ fn enqueues(code: &str) -> Vec<Enqueue> {
             Some(f) => f.end() + code[f.end()..].find('(').unwrap_or(0),
             None => whole.end() - 1,
         };
-        let Some(close) = matching_close(b, open) else {
+        let Some((close, args)) = arg_texts(code, open) else {
             continue;
         };
-        let args: Vec<String> = arg_ranges(code, open, close)
-            .into_iter()
-            .map(|r| code[r].to_string())
-            .collect();
-        let arg = |k: usize| args.get(k).cloned();
+        let arg = |k: usize| args.get(k).map(|a| a.to_string());
         let api = m.name("c").map(|g| g.as_str());
         let mut e = Enqueue {
             at: whole.start(),
@@ -167,7 +162,7 @@ fn enqueues(code: &str) -> Vec<Enqueue> {
                     (arg(1).unwrap_or_default(), arg(2), arg(4), arg(5));
             }
             (None, Some(f)) => {
-                let Some(ranges) = enqueue_args(&args[0]) else {
+                let Some(ranges) = args.first().and_then(|a| enqueue_args(code, a)) else {
                     continue;
                 };
                 e.var = f.as_str().to_string();
@@ -191,15 +186,21 @@ fn enqueues(code: &str) -> Vec<Enqueue> {
 
 /// The global and local sizes of `cl::EnqueueArgs(queue, global[, local])` (the queue and an
 /// offset are optional).
-fn enqueue_args(call: &str) -> Option<(Option<String>, Option<String>)> {
+fn enqueue_args(code: &str, call: &str) -> Option<(Option<String>, Option<String>)> {
     let open = call.find('(')?;
     let inner = call[open + 1..].strip_suffix(')')?;
     let args = split_top(inner);
+    // a size, not a queue: an `NDRange`, a number, or a variable declared `cl::NDRange`
     let sized = |a: &String| {
         let a = a.trim();
+        let declared = || {
+            Regex::new(&format!(r"\bcl::NDRange\s+{}\s*[({{]", regex::escape(a)))
+                .is_ok_and(|re| re.is_match(code))
+        };
         a.starts_with("cl::NDRange")
             || a.starts_with("NDRange")
             || a.starts_with(|c: char| c.is_ascii_digit())
+            || declared()
     };
     // without a queue first, the sizes start at once
     let sizes = if args.first().is_some_and(sized) || args.len() == 1 {
@@ -301,7 +302,7 @@ fn site(
     values: Vec<Option<ArgValue>>,
     in_call: Option<usize>,
 ) -> Option<LaunchSite> {
-    let scope = scope_of(code, e.at);
+    let scope = callers::scope_of(code, e.at);
     // the sizes read from arrays and `cl::NDRange` variables, for the report to show
     let mut read = Vec::new();
     let mut parts = |term: &str| {
@@ -385,11 +386,9 @@ pub(super) fn blank_read_only_addresses(code: &str) -> String {
     let read_only: [(&Regex, &[usize]); 2] = [(&SET_ARG, &[3]), (&ND_RANGE, &[3, 4, 5])];
     for (re, which) in read_only {
         for m in re.find_iter(code) {
-            let open = m.end() - 1;
-            let Some(close) = matching_close(code.as_bytes(), open) else {
+            let Some((_, ranges)) = call_args(code, m.end() - 1) else {
                 continue;
             };
-            let ranges = arg_ranges(code, open, close);
             for r in which.iter().filter_map(|k| ranges.get(*k)) {
                 for c in &mut out[r.clone()] {
                     if *c == b'&' {
@@ -405,7 +404,6 @@ pub(super) fn blank_read_only_addresses(code: &str) -> String {
 /// The kernel objects `code` makes, with the kernel each names (read from `text`, whose string
 /// literals `code` blanks).
 fn kernel_objects(text: &str, code: &str) -> Vec<KernelObject> {
-    let b = code.as_bytes();
     let mut out = Vec::new();
     let found = CREATE
         .captures_iter(code)
@@ -416,11 +414,10 @@ fn kernel_objects(text: &str, code: &str) -> Vec<KernelObject> {
         let Some(var) = c.get(1).or(c.name("declared")) else {
             continue;
         };
-        let open = whole.end() - 1;
-        let Some(close) = matching_close(b, open) else {
+        let Some((_, args)) = call_args(code, whole.end() - 1) else {
             continue;
         };
-        let name = arg_ranges(code, open, close)
+        let name = args
             .get(1)
             .map(|r| text[r.clone()].trim())
             .and_then(|t| t.strip_prefix('"')?.strip_suffix('"'))
@@ -437,19 +434,13 @@ fn kernel_objects(text: &str, code: &str) -> Vec<KernelObject> {
 
 /// Every `clSetKernelArg` and `setArg` of `code` whose index is known.
 fn arg_sets(code: &str) -> Vec<ArgSet> {
-    let b = code.as_bytes();
     let mut out = Vec::new();
     for (re, cpp) in [(&*SET_ARG, false), (&*CPP_SET_ARG, true)] {
         for m in re.captures_iter(code) {
             let whole = m.get(0).unwrap();
-            let open = whole.end() - 1;
-            let Some(close) = matching_close(b, open) else {
+            let Some((_, args)) = arg_texts(code, whole.end() - 1) else {
                 continue;
             };
-            let args: Vec<&str> = arg_ranges(code, open, close)
-                .into_iter()
-                .map(|r| &code[r])
-                .collect();
             let (var, index, value) = if cpp {
                 let [index, value] = args[..] else { continue };
                 (object_var(&m[1]), index, cpp_value(value))
@@ -514,12 +505,6 @@ fn arg_index(code: &str, index: &str, at: usize) -> Option<usize> {
         .map(|m| (m.get(0).unwrap().end(), m[1].parse::<usize>().ok()))?;
     let steps = Regex::new(&format!(r"\b{c}\s*\+\+")).ok()?;
     Some(start? + steps.find_iter(&code[from..at]).count())
-}
-
-/// The stretch of `code` whose definitions a launch at `at` sees first: its function's body,
-/// else the whole file.
-fn scope_of(code: &str, at: usize) -> Range<usize> {
-    callers::enclosing_function(code, at).map_or(0..code.len(), |f| f.body)
 }
 
 /// A global or local size as its components: `&n` is `[n]`, an array `size_t g[2] = {a, b}` (or
@@ -795,6 +780,10 @@ int main() {
     queue.enqueueTask(fill);
     auto add = cl::KernelFunctor<cl::Buffer, int>(program, "add");
     add(cl::EnqueueArgs(queue, cl::NDRange(3000), cl::NDRange(64)), x, 3000);
+    cl::make_kernel<cl::Buffer, int> twice(program, "twice");
+    cl::NDRange g2(4096);
+    cl::NDRange l2(32);
+    twice(cl::EnqueueArgs(g2, l2), x, 4096);
 }
 "#;
         let w = one(src, "scale", &["x", "n", "tmp"]);
@@ -815,6 +804,12 @@ int main() {
         assert_eq!(
             (w.grid, w.block, w.params["n"]),
             ([47, 1, 1], [64, 1, 1], 3000)
+        );
+        // no queue: the sizes come first
+        let w = one(src, "twice", &["x", "n"]);
+        assert_eq!(
+            (w.grid, w.block, w.params["n"]),
+            ([128, 1, 1], [32, 1, 1], 4096)
         );
     }
 

@@ -16,7 +16,7 @@
 //! block and dynamic shared memory are the members of its configuration, assigned once each
 //! (or given by designator) in the function that launches.
 
-use super::c_text::{arg_ranges, matching_close, strip_parens};
+use super::c_text::{arg_texts, matching_close, strip_parens};
 use super::callers;
 use super::LaunchSite;
 use crate::workload::split_top;
@@ -47,20 +47,13 @@ pub(super) fn mentions(text: &str) -> bool {
 
 /// Every runtime-API launch of `text` (`code` is `text` with comments and strings blanked).
 pub(super) fn launches(text: &str, code: &str) -> Vec<LaunchSite> {
-    let b = code.as_bytes();
     let mut out = Vec::new();
     for m in LAUNCH.captures_iter(code) {
         let whole = m.get(0).unwrap();
-        let open = whole.end() - 1;
-        let Some(close) = matching_close(b, open) else {
+        let Some((close, args)) = arg_texts(code, whole.end() - 1) else {
             continue;
         };
-        let args: Vec<&str> = arg_ranges(code, open, close)
-            .into_iter()
-            .map(|r| &code[r])
-            .collect();
-        let scope =
-            callers::enclosing_function(code, whole.start()).map_or(0..code.len(), |f| f.body);
+        let scope = callers::scope_of(code, whole.start());
         let (kernel, config, values, read) = if m.name("array").is_some() {
             let [kernel, grid, block, array, rest @ ..] = &args[..] else {
                 continue;
@@ -139,18 +132,13 @@ pub(super) fn blank_read_only_addresses(code: &str) -> String {
         .filter(|m| m.name("array").is_some())
     {
         let whole = m.get(0).unwrap();
-        let open = whole.end() - 1;
-        let Some(close) = matching_close(code.as_bytes(), open) else {
+        let Some((_, args)) = arg_texts(code, whole.end() - 1) else {
             continue;
         };
-        let Some(array) = arg_ranges(code, open, close)
-            .get(3)
-            .map(|r| code[r.clone()].trim().to_string())
-        else {
+        let Some(array) = args.get(3) else {
             continue;
         };
-        let scope =
-            callers::enclosing_function(code, whole.start()).map_or(0..code.len(), |f| f.body);
+        let scope = callers::scope_of(code, whole.start());
         if let Some(init) = array_initializer(code, &scope, &array) {
             for c in &mut out[init] {
                 if *c == b'&' {
