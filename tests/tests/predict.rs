@@ -965,3 +965,28 @@ int main(void) {
         "{out}"
     );
 }
+
+/// `kerncast predict` on an instantiation whose only launch is in a branch the host code rules
+/// out: the error says which launch and why, instead of predicting another branch's sizes.
+#[test]
+fn an_instantiation_launched_only_in_a_branch_not_taken_is_explained() {
+    let (_dir, file) = source_file(
+        "tiles.cu",
+        "template <int T> __global__ void tile(float *x, int n) {\n  int i = blockIdx.x * T + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\nint main() {\n  const int n = 1 << 16, tile_size = 32;\n  float *x;\n  if (tile_size == 16) tile<16><<<n / 16, 16>>>(x, n);\n  else tile<32><<<n / 32, 32>>>(x, n);\n}\n",
+    );
+    let out = predict_file(&file, &["--kernel", "tile<32>"]).unwrap();
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("grid [2048, 1, 1], block [32, 1, 1]"),
+        "{out}"
+    );
+    let err = predict_file(&file, &["--kernel", "tile<16>"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("is in a branch the host code does not take: `tile_size == 16` is false where tile_size = 32"),
+        "{err}"
+    );
+}

@@ -109,24 +109,47 @@ where
         .collect()
 }
 
-/// The workloads of `kernel`'s launches in the host files `hosts`, each named by its file.
+/// The `--host` files, (shown path, text).
+fn read_hosts(hosts: &[PathBuf]) -> miette::Result<Vec<(String, String)>> {
+    hosts
+        .iter()
+        .map(|h| {
+            let text = std::fs::read_to_string(h)
+                .map_err(|e| miette!("--host {}: cannot read it: {e}", h.display()))?;
+            Ok((h.display().to_string(), text))
+        })
+        .collect()
+}
+
+/// The workloads of `kernel`'s launches in the host files, and why the launches of the
+/// instantiation `shown` there and in the kernel's own file (`own`) that are not predicted
+/// are not.
 fn host_launches(
-    hosts: &[PathBuf],
+    hosts: &[(String, String)],
+    own: Option<&str>,
     kernel: &annotations::SourceKernel,
-) -> miette::Result<Vec<WorkloadSpec>> {
+    shown: &str,
+) -> (Vec<WorkloadSpec>, Vec<String>) {
     let mut out: Vec<WorkloadSpec> = Vec::new();
-    for h in hosts {
-        let text = std::fs::read_to_string(h)
-            .map_err(|e| miette!("--host {}: cannot read it: {e}", h.display()))?;
-        let shown = h.display().to_string();
-        let file = crate::launch_sites::HostFile::new(&text, Some(&shown));
+    let mut untaken = own
+        .map(|t| {
+            crate::launch_sites::HostFile::new(t, None).untaken(
+                shown,
+                &kernel.params,
+                &kernel.fields,
+            )
+        })
+        .unwrap_or_default();
+    for (name, text) in hosts {
+        let file = crate::launch_sites::HostFile::new(text, Some(name));
+        untaken.extend(file.untaken(shown, &kernel.params, &kernel.fields));
         for w in file.workloads(&kernel.name, &kernel.params, &kernel.fields) {
             if !out.iter().any(|o| o.same_launch(&w)) {
                 out.push(w);
             }
         }
     }
-    Ok(out)
+    (out, untaken)
 }
 
 /// What `kerncast predict` prints (text or JSON).
@@ -186,8 +209,13 @@ pub fn output(args: &Args) -> miette::Result<String> {
         },
         _ => {
             let mut specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
-            if let (true, Some(sk)) = (specs.is_empty(), &sk) {
-                specs = host_launches(&args.hosts, sk)?;
+            let hosts = read_hosts(&args.hosts)?;
+            let (launched, untaken) = sk
+                .as_ref()
+                .map(|sk| host_launches(&hosts, unit.source_text.as_deref(), sk, &shown))
+                .unwrap_or_default();
+            if specs.is_empty() {
+                specs = launched;
             }
             let specs = crate::launch_sites::for_instantiation(specs, &shown);
             match &args.workload {
@@ -200,13 +228,6 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .cloned()
             .map(|spec| with_params(spec, given))
             .ok_or_else(|| {
-                let untaken: Vec<String> = sk
-                    .iter()
-                    .flat_map(|sk| {
-                        let own = unit.source_text.as_deref().map(|t| crate::launch_sites::HostFile::new(t, None));
-                        own.map(|h| h.untaken(&shown, &sk.params, &sk.fields)).unwrap_or_default()
-                    })
-                    .collect();
                 if !untaken.is_empty() {
                     return miette!("{path}: kernel `{shown}` has no workload: {}; give --grid and --block", untaken.join("; "));
                 }
