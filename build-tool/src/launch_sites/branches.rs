@@ -365,13 +365,14 @@ mod tests {
 
     #[test]
     fn conditions_evaluate_with_the_host_s_values_or_stay_undecided() {
-        let d = defs(&[("bs", "32"), ("n", "bs * 64")]);
+        let d = defs(&[("bs", "32"), ("n", "bs * 64"), ("tiled", "true")]);
         let v = |c: &str| decide(&g(c, true), &d).map(|(v, _)| v);
         assert_eq!(v("bs == 16"), Some(false));
         assert_eq!(v("bs != 16 && (n >= 2048 || argc > 1)"), Some(true));
         assert_eq!(v("!(bs < 64)"), Some(false));
         assert_eq!(v("(n << 1) > 4096"), Some(false));
         assert_eq!(v("argc > 1"), None);
+        assert_eq!(v("tiled && !false"), Some(true));
         let (_, read) = decide(&g("n > 1000", false), &d).unwrap();
         assert_eq!(read, [("n".to_string(), 2048)]);
     }

@@ -44,18 +44,23 @@ pub(super) fn dim3_parts(term: &str) -> Option<Vec<String>> {
 static SM_COUNT_MEMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Za-z_]\w*\s*(?:\.|->)\s*multiProcessorCount\b").unwrap());
 static SUFFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d+)[uUlL]+\b").unwrap());
+static BOOL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(true|false)\b").unwrap());
 static SIZEOF: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"sizeof\s*\(\s*((?:unsigned\s+|signed\s+|long\s+)*\w+)\s*\)").unwrap()
 });
 
 /// A C integer expression in the workload language: calls of the size helpers `fns` expanded,
 /// a `cudaDeviceProp`'s `multiProcessorCount` read as the device's SM count, suffixes dropped,
-/// `sizeof` of a built-in type replaced by its size (other `sizeof`s are left, and fail to
-/// parse).
+/// `true` and `false` as 1 and 0, `sizeof` of a built-in type replaced by its size (other
+/// `sizeof`s are left, and fail to parse).
 pub(super) fn c_expr(text: &str, fns: &BTreeMap<String, size_fns::SizeFn>) -> String {
     let t = size_fns::expand(text.trim(), fns);
     let t = SM_COUNT_MEMBER.replace_all(&t, crate::workload::DEVICE_SM_COUNT);
     let t = SUFFIX.replace_all(&t, "$1");
+    let t = BOOL.replace_all(
+        &t,
+        |c: &regex::Captures| if &c[1] == "true" { "1" } else { "0" },
+    );
     SIZEOF
         .replace_all(&t, |c: &regex::Captures| {
             let ty = c[1].split_whitespace().last().unwrap_or("");

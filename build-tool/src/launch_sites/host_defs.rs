@@ -29,7 +29,7 @@ static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
 /// An integer declaration, up to its `;`: `int n = 1 << 20;`, `int w = 64, h = 32;`.
 static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?:static\s+)?(?:(?:const|constexpr)\s+)*(?:(?:unsigned|signed|long|short)\s+)*(?:int|long|short|unsigned|size_t|std::size_t|int32_t|int64_t|uint32_t|uint64_t|cl_int|cl_uint|cl_long|cl_ulong|auto)\s+(?:const\s+)?([A-Za-z_](?:[^;{}]|\{[^;{}]*\})*);",
+        r"\b(?:static\s+)?(?:(?:const|constexpr)\s+)*(?:(?:unsigned|signed|long|short)\s+)*(?:int|long|short|unsigned|size_t|std::size_t|int32_t|int64_t|uint32_t|uint64_t|cl_int|cl_uint|cl_long|cl_ulong|bool|auto)\s+(?:const\s+)?([A-Za-z_](?:[^;{}]|\{[^;{}]*\})*);",
     )
     .unwrap()
 });

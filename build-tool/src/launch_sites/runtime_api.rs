@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 /// `cudaLaunchKernelEx(` (arguments by value).
 static LAUNCH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?:(?P<array>cudaLaunchKernel|cudaLaunchCooperativeKernel)|(?P<ex>cudaLaunchKernelEx[C]?))\s*(?:<[^;()]*>\s*)?\(",
+        r"\b(?:(?P<array>cudaLaunchKernel|cudaLaunchCooperativeKernel)|(?P<ex>cudaLaunchKernelEx))\s*(?:<[^;()]*>\s*)?\(",
     )
     .unwrap()
 });
