@@ -1,7 +1,7 @@
 //! What a host file defines once and never changes, for the launches' expressions to read:
 //! integer and `dim3` declarations, macros, struct variables and size helpers.
 
-use super::c_text::{code_only, dim3_parts};
+use super::c_text::{bare_name, code_only, dim3_parts};
 use super::{size_fns, struct_args};
 use crate::workload::split_top;
 use regex::Regex;
@@ -39,6 +39,21 @@ static DIM3: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bdim3\s+([A-Za-z_]
 static DECLARATOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)^([A-Za-z_]\w*)\s*(?:=\s*(?:dim3\s*)?(\S.*)|([({].*))$").unwrap()
 });
+
+/// How many integer declarations in `code` declare `name`.
+fn declarations(code: &str, name: &str) -> usize {
+    SCALAR
+        .captures_iter(code)
+        .filter(|c| {
+            split_top(&c[1]).iter().any(|d| {
+                let d = d.trim_start();
+                d.strip_prefix(name).is_some_and(|rest| {
+                    !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            })
+        })
+        .count()
+}
 
 /// The (name, initializer) pairs of a declarator list; `a(…)` and `a{…}` keep their brackets.
 fn declarators(list: &str) -> Vec<(String, String)> {
@@ -84,6 +99,21 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
             // `int n{1024}` is `int n = 1024`
             let braced = init.strip_prefix('{').and_then(|r| r.strip_suffix('}'));
             note(&name, braced.map_or(init.clone(), str::to_string));
+        }
+        // `size_t global;` given its value by one assignment later (`global = n;`), in the
+        // scope or, for a name declared once in the file (a global), anywhere in it
+        for name in split_top(&c[1]).iter().filter_map(|d| bare_name(d)) {
+            let assigned =
+                Regex::new(&format!(r"\b{}\s*=([^=;][^;]*);", regex::escape(name))).unwrap();
+            let found: Vec<_> = assigned.captures_iter(scope).collect();
+            let found = if found.is_empty() && declarations(code, name) == 1 {
+                assigned.captures_iter(code).collect()
+            } else {
+                found
+            };
+            if let [one] = &found[..] {
+                note(name, one[1].to_string());
+            }
         }
     }
     let mut dims: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();

@@ -693,6 +693,35 @@ int main(void) {
     }
 
     #[test]
+    fn sizes_declared_first_and_assigned_once_later() {
+        // the style of NVIDIA's OpenCL samples: file-scope sizes, set in main
+        let src = r#"
+size_t szGlobalWorkSize;
+size_t szLocalWorkSize;
+int iNumElements = 1 << 20;
+int main() {
+    szLocalWorkSize = 256;
+    szGlobalWorkSize = ((iNumElements + 255) / 256) * 256;
+    cl_kernel k = clCreateKernel(p, "VectorAdd", &e);
+    clSetKernelArg(k, 3, sizeof(cl_int), (void *)&iNumElements);
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &szGlobalWorkSize, &szLocalWorkSize, 0, NULL, NULL);
+    size_t twice;
+    twice = 64;
+    twice = 128;
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &twice, &szLocalWorkSize, 0, NULL, NULL);
+}
+"#;
+        let s = specs(src, "VectorAdd", &["a", "b", "c", "n"]);
+        let w = s[0].resolve().unwrap();
+        assert_eq!(
+            (w.grid, w.block, w.params["n"]),
+            ([4096, 1, 1], [256, 1, 1], 1 << 20)
+        );
+        // a size assigned twice has no one value
+        assert!(s[1].resolve().unwrap_err().contains("`twice`"), "{s:?}");
+    }
+
+    #[test]
     fn a_global_size_rounds_up_to_whole_work_groups() {
         let src =
             "void f() {\n const int n = 1000;\n cl_kernel k = clCreateKernel(p, \"k\", 0);\n \
