@@ -213,10 +213,11 @@ impl<'a> HostFile<'a> {
                 let mut w = workload_via(site, params, fields, &defs, self.name, via.as_deref());
                 if let Some(why) = not_taken(&guards, &defs) {
                     w.origin = Some(format!(
-                        "the launch at {}{}: {} is in a branch the host code does not take: {why}",
+                        "the launch at {}{}: {}{} is in a branch the host code does not take: {why}",
                         self.name.map_or("line ".to_string(), |f| format!("{f}:")),
                         site.line,
-                        site.shown()
+                        site.shown(),
+                        via.map(|v| format!(" in {v}")).unwrap_or_default()
                     ));
                     dead.push(w);
                     continue;
@@ -1043,8 +1044,9 @@ int main(int argc, char **argv) {
         assert_eq!(
             host.untaken("reduce<512>", &params, &[]),
             [
-                "the launch at line 6: reduce<512><<<n / 512, 512>>>(x, y, n) is in a branch the \
-              host code does not take: `(threads) == (512)` is false where threads = 256"
+                "the launch at line 6: reduce<512><<<n / 512, 512>>>(x, y, n) in run(1 << 20, \
+                 256, argc) at line 11 is in a branch the host code does not take: \
+                 `(threads) == (512)` is false where threads = 256"
             ]
         );
         // a condition on a value read at run time may go either way: the launch stays
