@@ -173,14 +173,22 @@ pub struct Unit {
 
 /// An Itanium-mangled entry's source name without parameters or return type
 /// (`_Z6matmuliPKfS0_Pf` → `matmul`, `_Z9tiled_sumILi128EEvPKfPfi` → `tiled_sum<128>`); other
-/// names unchanged.
+/// names unchanged. An integer template argument reads as the source writes it, `256`, where
+/// the demangler writes the type of a non-`int` parameter (`(unsigned int)256`).
 pub fn demangle(name: &str) -> String {
+    static INT_CAST: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"\((?:(?:unsigned|signed) )?(?:char|short|int|long|long long)(?: int)?\)(-?\d+)",
+        )
+        .unwrap()
+    });
     let options = cpp_demangle::DemangleOptions::new()
         .no_params()
         .no_return_type();
     cpp_demangle::Symbol::new(name)
         .ok()
         .and_then(|s| s.demangle_with_options(&options).ok())
+        .map(|d| INT_CAST.replace_all(&d, "$1").into_owned())
         .unwrap_or_else(|| name.to_string())
 }
 
@@ -899,6 +907,12 @@ mod tests {
         assert_eq!(demangle("_Z99x"), "_Z99x");
         assert_eq!(demangle("_Z9tiled_sumILi128EEvPKfPfi"), "tiled_sum<128>");
         assert_eq!(demangle("_ZN2ns4scanIfEEvPT_i"), "ns::scan<float>");
+        // `template <unsigned B>`: the source's `256`, not the demangler's `(unsigned int)256`
+        assert_eq!(
+            demangle("_Z7reduce6IfLj256EEvPT_S1_j"),
+            "reduce6<float, 256>"
+        );
+        assert_eq!(demangle("_Z1kILln3EEvv"), "k<-3>");
         assert_eq!(template_base("tiled_sum<128>"), "tiled_sum");
         assert_eq!(template_base("f<g<1>, 2>"), "f");
         assert_eq!(template_base("saxpy"), "saxpy");

@@ -393,7 +393,7 @@ fn an_instantiation_in_a_branch_not_taken_is_listed_not_failed() {
     let file = dir.path().join("reduce.cu");
     std::fs::write(
         &file,
-        r#"template <int B>
+        r#"template <unsigned B>
 __global__ void block_sum(const float *x, float *y, int n) {
   __shared__ float s[B];
   int i = blockIdx.x * B + threadIdx.x;
