@@ -613,7 +613,7 @@ fn empty_spec() -> WorkloadSpec {
 /// A launch term the expressions cannot read stands in the grid as a name, so that the
 /// workload's error quotes it ("undefined name `blocks(n)`").
 fn unresolved(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    c_text::one_line(text)
 }
 
 fn rename(e: Expr, renames: &BTreeMap<String, String>) -> Expr {

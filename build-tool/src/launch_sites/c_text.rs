@@ -208,6 +208,30 @@ fn trimmed(code: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
     start..end.max(start)
 }
 
+/// `s` on one line: each run of white space (line breaks included) as one space.
+pub(super) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The bracketed text (`(…)`, `{…}`, as a byte range of `code`) that opens where the one match
+/// of `decl` in `scope` ends, as in `size_t g[2] = {…}` or `cl::NDRange g(…)`; `None` when
+/// `decl` matches there twice or not at all.
+pub(super) fn bracket_after_once(
+    code: &str,
+    scope: &std::ops::Range<usize>,
+    decl: &Regex,
+) -> Option<std::ops::Range<usize>> {
+    let text = &code[scope.clone()];
+    let mut found = decl.find_iter(text);
+    let m = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    let open = scope.start + m.end() - 1;
+    let close = matching_close(code.as_bytes(), open)?;
+    Some(open..close + 1)
+}
+
 /// `s` without the parentheses around all of it: `((n))` is `n`.
 pub(super) fn strip_parens(s: &str) -> &str {
     let b = s.as_bytes();

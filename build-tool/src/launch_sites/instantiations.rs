@@ -61,7 +61,7 @@ fn template_args(name: &str, macros: &BTreeMap<String, i64>) -> Option<Vec<Strin
         split_top(inner)
             .iter()
             .map(|a| {
-                let a: String = a.split_whitespace().collect::<Vec<_>>().join(" ");
+                let a = super::c_text::one_line(a);
                 // the demangler writes `(unsigned int)256` where the source has `256`
                 let a = match a.strip_prefix('(').and_then(|r| r.split_once(')')) {
                     Some((_, v)) if v.trim().parse::<i64>().is_ok() => v.trim().to_string(),

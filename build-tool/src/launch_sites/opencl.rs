@@ -21,7 +21,7 @@
 //! [`blank_read_only_addresses`] hides those `&`s from the rule that a variable whose address
 //! is taken may change.
 
-use super::c_text::{arg_texts, call_args, dim3_parts, matching_close, strip_parens};
+use super::c_text::{arg_texts, bracket_after_once, call_args, dim3_parts, one_line, strip_parens};
 use super::callers;
 use super::LaunchSite;
 use crate::workload::split_top;
@@ -351,7 +351,7 @@ fn site(
             Some(ArgValue::Unread) | None => "?".into(),
         })
         .collect();
-    let call = squeeze_spaces(&text[e.span.clone()]);
+    let call = one_line(&text[e.span.clone()]);
     let call = call.trim_start_matches(['.', '-', '>']);
     let read = if read.is_empty() {
         String::new()
@@ -576,18 +576,10 @@ fn array_parts(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<Strin
 fn nd_range_variable(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<String>> {
     let n = regex::escape(name);
     let decl = Regex::new(&format!(
-        r"(?:\bcl::NDRange\s+{n}\s*|\b{n}\s*=\s*cl::NDRange\s*)([({{])"
+        r"(?:\bcl::NDRange\s+{n}\s*|\b{n}\s*=\s*cl::NDRange\s*)[({{]"
     ))
     .ok()?;
-    let text = &code[scope.clone()];
-    let mut found = decl.captures_iter(text);
-    let c = found.next()?;
-    if found.next().is_some() {
-        return None;
-    }
-    let open = c.get(1).unwrap().start();
-    let close = matching_close(text.as_bytes(), open)?;
-    dim3_parts(&text[open..=close])
+    dim3_parts(&code[bracket_after_once(code, scope, &decl)?])
 }
 
 /// Grid and block of an NDRange launch in `dims` dimensions: ⌈global / local⌉ blocks of
@@ -623,10 +615,6 @@ fn launch_dims(
 fn object_var(s: &str) -> String {
     let v: String = s.chars().filter(|c| !c.is_whitespace()).collect();
     v.strip_suffix("()").map_or(v.clone(), str::to_string)
-}
-
-fn squeeze_spaces(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

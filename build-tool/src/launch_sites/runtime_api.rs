@@ -16,7 +16,7 @@
 //! block and dynamic shared memory are the members of its configuration, assigned once each
 //! (or given by designator) in the function that launches.
 
-use super::c_text::{arg_texts, matching_close, strip_parens};
+use super::c_text::{arg_texts, bracket_after_once, matching_close, one_line, strip_parens};
 use super::callers;
 use super::LaunchSite;
 use crate::workload::split_top;
@@ -110,13 +110,7 @@ pub(super) fn launches(text: &str, code: &str) -> Vec<LaunchSite> {
             at: whole.start(),
             config,
             args: values,
-            call: Some(format!(
-                "{}{read}",
-                text[whole.start()..=close]
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )),
+            call: Some(format!("{}{read}", one_line(&text[whole.start()..=close]))),
             in_call: None,
             kernel,
         });
@@ -139,7 +133,7 @@ pub(super) fn blank_read_only_addresses(code: &str) -> String {
             continue;
         };
         let scope = callers::scope_of(code, whole.start());
-        if let Some(init) = array_initializer(code, &scope, &array) {
+        if let Some(init) = array_initializer(code, &scope, array) {
             for c in &mut out[init] {
                 if *c == b'&' {
                     *c = b' ';
@@ -178,15 +172,7 @@ fn array_initializer(code: &str, scope: &Range<usize>, name: &str) -> Option<Ran
         regex::escape(name)
     ))
     .ok()?;
-    let text = &code[scope.clone()];
-    let mut found = re.find_iter(text);
-    let m = found.next()?;
-    if found.next().is_some() {
-        return None;
-    }
-    let open = scope.start + m.end() - 1;
-    let close = matching_close(code.as_bytes(), open)?;
-    Some(open..close + 1)
+    bracket_after_once(code, scope, &re)
 }
 
 /// The value of `cfg.member` in `scope`: assigned once (`cfg.gridDim = grid;`), or given by
