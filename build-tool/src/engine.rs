@@ -352,17 +352,26 @@ impl EmuPrepared {
                 roots,
             });
         }
-        // Samples are multiples of g = lcm(32, block sizes) of the first size root (the others
-        // keep their ratio to it), so every sample has whole blocks and whole 128-byte lines, the
-        // condition under which counts of affine kernels are one polynomial in the size.
+        // Every size root of a sample is a multiple of g = lcm(32, block sizes), the others at
+        // their ratio to the first, so every sample has whole blocks and whole 128-byte lines,
+        // the condition under which counts of affine kernels are one polynomial in the size.
         let v0 = *w.params.get(&roots[0]).ok_or("size root without a value")? as f64;
-        let g = w.block.iter().fold(32u64, |a, b| lcm(a, (*b).max(1))) as i64;
+        let g = w.block.iter().fold(32u64, |a, b| lcm(a, (*b).max(1)));
+        // The first root steps so that every root, kept at its ratio p/q to the first, is a
+        // multiple of g too (h = w/2 needs w in multiples of 2g).
+        let step = roots.iter().try_fold(g, |step, r| {
+            let (v, first) = (*w.params.get(r)?, v0 as i64);
+            let d = gcd(v.unsigned_abs(), first.unsigned_abs()).max(1);
+            let (p, q) = (v.unsigned_abs() / d, first.unsigned_abs() / d);
+            Some(lcm(step, q * g / gcd(g, p).max(1)))
+        });
+        let g = step.ok_or("size root without a value")? as i64;
         let at = |s: i64| -> Option<(f64, Workload)> {
             let x = s.checked_mul(g)?;
             let mut o = overrides.clone();
             for r in &roots {
                 let v = *w.params.get(r)? as f64;
-                let sv = ((v / v0 * x as f64) / g as f64).round() as i64 * g;
+                let sv = (v / v0 * x as f64).round() as i64;
                 // A root rounded off its ratio to the first (nz = 64 beside nx = 512 at x = 96)
                 // makes the samples no polynomial in one size; extrapolating them gave nonsense.
                 if sv < 1 || (sv as f64 * v0 - v * x as f64).abs() > 1e-9 * v * x as f64 {
@@ -384,6 +393,9 @@ impl EmuPrepared {
                 roots.join(", ")
             )
         };
+        if at(top).is_none_or(|(_, ws)| threads(&ws) > self.direct_threads) {
+            return Err(too_small());
+        }
         // The largest sample must also fit the step budget (work per thread grows with the size).
         let first = loop {
             let (x, ws) = at(top).ok_or_else(too_small)?;
@@ -402,15 +414,16 @@ impl EmuPrepared {
     }
 }
 
-fn lcm(a: u64, b: u64) -> u64 {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
-    a / gcd(a, b) * b
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b).max(1) * b
 }
 
 /// Lagrange interpolation through the first four samples (t, value), evaluated at t.
@@ -1176,9 +1189,10 @@ ret;
 }
 ";
 
-    /// At ny = nz = nx / 8 the samples' sizes cannot all be multiples of 32 in the same ratio at
-    /// five consecutive steps; rounding nz apart from nx made counts no polynomial, and their
-    /// extrapolation gave a time of 0. It is an error now.
+    /// At ny = nz = nx / 8 the samples' sizes can all be multiples of 32 in the same ratio only
+    /// with nx in steps of 256, and five such steps do not fit the budget; rounding nz apart
+    /// from nx made counts no polynomial, and their extrapolation gave a time of 0. It is an
+    /// error now.
     #[test]
     fn sizes_that_cannot_keep_their_ratio_are_an_error_not_an_extrapolation() {
         let m = Module::parse(BOX_STORE).unwrap();
@@ -1191,5 +1205,43 @@ ret;
             .err()
             .expect("no counts from distorted samples");
         assert!(e.contains("in proportion"), "{e}");
+    }
+
+    /// A 2-D launch of w × w/2 whose grid divides by its block size `t`: the samples step w by
+    /// 64 so that h = w/2 stays a multiple of 32, and `t`, a block size, is not scaled. Before,
+    /// w stepped by 32, h rounded off its ratio at every odd step, and t was scaled with them:
+    /// no samples at all.
+    #[test]
+    fn samples_keep_every_size_a_multiple_of_32_at_its_ratio_and_block_sizes_fixed() {
+        let text = BOX_STORE.replace(
+            "// kerncast: workload nx=256 ny=32 nz=32 grid=(nx/8,ny/8,nz/4) block=(8,8,4)",
+            "// kerncast: workload t=8 nx=1024 ny=512 nz=1 grid=(nx/t,ny/t,1) block=(t,t,1)",
+        );
+        let m = Module::parse(&text).unwrap();
+        let spec = crate::annotations::scan(&text).unwrap()[0].workloads[0].clone();
+        assert_eq!(spec.size_roots(), ["nx", "ny"]);
+        // a release build's budget, so that the test is the same in both
+        let counter = EmulatorCounter {
+            direct_threads: 1 << 16,
+            ..EmulatorCounter::default()
+        };
+        let p = counter.prepare(&m, "k").unwrap();
+        let params: Vec<String> = ["nx", "ny", "nz", "out"].map(String::from).to_vec();
+        let bound = p.bind_spec(&spec, &BTreeMap::new(), &params).unwrap();
+        assert!(
+            bound.notes[0].contains("nx = 320, 256, 192, 128, 64"),
+            "{:?}",
+            bound.notes
+        );
+        // one store per thread of the 1024 × 512 inside the box (x < nx)
+        let stores: f64 = bound
+            .stats
+            .features
+            .iter()
+            .map(|(f, v)| (f.to_string(), v))
+            .filter(|(f, _)| f.starts_with("mem.global.store") && f.ends_with(".thread"))
+            .map(|(_, v)| v)
+            .sum();
+        assert_eq!(stores, (1024 * 512) as f64, "{:?}", bound.stats.features);
     }
 }

@@ -411,43 +411,49 @@ impl WorkloadSpec {
     /// The independent size parameters: those the grid depends on (directly or through other
     /// parameters) whose own value is a constant. Scaling them scales the problem.
     pub fn size_roots(&self) -> Vec<String> {
-        let mut need = Vec::new();
-        for e in &self.grid.0 {
-            e.vars(&mut need);
-        }
-        for (k, e) in self.params.iter().rev() {
-            if need.contains(k) {
-                e.vars(&mut need);
-            }
-        }
+        let need = self.needed_by(&self.grid);
+        // a block size is no problem size, even where the grid divides by it (OpenCL's
+        // ⌈global / local⌉): scaling it would change the kernel's blocks
+        let block = self.needed_by(&self.block);
         self.params
             .iter()
             .filter(|(k, e)| {
                 let mut v = Vec::new();
                 e.vars(&mut v);
-                v.is_empty() && need.contains(k)
+                v.is_empty() && need.contains(k) && !block.contains(k)
             })
             .map(|(k, _)| k.clone())
             .collect()
     }
 
-    /// The parameter that sizes the problem, for the time-vs-size chart: the first declared
-    /// parameter the grid depends on, directly or through other parameters.
-    pub fn size_param(&self) -> Option<String> {
+    /// The names `dims` depends on, directly or through the parameters' definitions.
+    fn needed_by(&self, dims: &Dims) -> Vec<String> {
         let mut need = Vec::new();
-        for e in &self.grid.0 {
+        for e in &dims.0 {
             e.vars(&mut need);
         }
-        // Walk back through the definitions: a parameter defined from others pulls them in.
         for (k, e) in self.params.iter().rev() {
             if need.contains(k) {
                 e.vars(&mut need);
             }
         }
-        self.params
-            .iter()
-            .map(|(k, _)| k)
-            .find(|k| need.contains(k))
+        need
+    }
+
+    /// The parameter that sizes the problem, for the time-vs-size chart: the first declared
+    /// parameter the grid depends on, directly or through other parameters.
+    pub fn size_param(&self) -> Option<String> {
+        let need = self.needed_by(&self.grid);
+        let block = self.needed_by(&self.block);
+        let sizes = || {
+            self.params
+                .iter()
+                .map(|(k, _)| k)
+                .filter(|k| need.contains(k))
+        };
+        sizes()
+            .find(|k| !block.contains(k))
+            .or_else(|| sizes().next())
             .cloned()
     }
 }
