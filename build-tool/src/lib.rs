@@ -6,6 +6,7 @@ pub mod lower;
 // issue 5: configuration, workloads, reports, gates, rank, cache
 pub mod annotations;
 pub mod buffers;
+pub mod c_lex;
 pub mod cache;
 pub mod cargo_kerncast;
 pub mod check;

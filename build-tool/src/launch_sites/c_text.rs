@@ -79,43 +79,20 @@ pub(super) fn c_expr(text: &str, fns: &BTreeMap<String, size_fns::SizeFn>) -> St
         .into_owned()
 }
 
-/// `text` with comments and the insides of string and character literals blanked, line breaks
-/// kept (so offsets still give lines).
+/// `text` with comments and the insides of string and character literals (raw strings too)
+/// blanked, line breaks kept (so offsets still give lines).
 pub(super) fn code_only(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    let blank = |c: u8| if c == b'\n' { b'\n' } else { b' ' };
-    while i < b.len() {
-        if b[i..].starts_with(b"//") {
-            while i < b.len() && b[i] != b'\n' {
-                out.push(b' ');
-                i += 1;
+    let mut out = text.as_bytes().to_vec();
+    for s in crate::c_lex::spans(text) {
+        let blanked = match s.kind {
+            crate::c_lex::Kind::Comment => s.range,
+            // the quotes stay, so that an argument that is a string still reads as one
+            _ => s.range.start + 1..s.body.end.max(s.range.end.saturating_sub(1)),
+        };
+        for c in &mut out[blanked] {
+            if *c != b'\n' {
+                *c = b' ';
             }
-        } else if b[i..].starts_with(b"/*") {
-            let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
-            out.extend(b[i..end].iter().map(|c| blank(*c)));
-            i = end;
-        } else if b[i] == b'"' || b[i] == b'\'' {
-            let q = b[i];
-            out.push(q);
-            i += 1;
-            while i < b.len() && b[i] != q && b[i] != b'\n' {
-                let esc = b[i] == b'\\';
-                out.push(b' ');
-                i += 1;
-                if esc && i < b.len() {
-                    out.push(blank(b[i]));
-                    i += 1;
-                }
-            }
-            if i < b.len() {
-                out.push(b[i]);
-                i += 1;
-            }
-        } else {
-            out.push(b[i]);
-            i += 1;
         }
     }
     String::from_utf8(out).unwrap_or_default()
