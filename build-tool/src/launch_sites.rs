@@ -24,6 +24,7 @@
 mod branches;
 mod c_text;
 mod callers;
+pub mod cl_build;
 mod host_defs;
 mod instantiations;
 mod opencl;

@@ -169,6 +169,9 @@ pub struct Unit {
     pub kernels: Vec<(String, Option<SourceKernel>)>,
     /// Registers per kernel from ptxas (for occupancy), or why they are unknown.
     pub registers: crate::registers::Assembled,
+    /// Report notes that hold for every kernel of the unit: where its source is when not in a
+    /// file of its own, the options its host builds it with.
+    pub notes: Vec<String>,
 }
 
 /// An Itanium-mangled entry's source name without parameters or return type
@@ -330,24 +333,14 @@ fn fail_at_kernel(
     f
 }
 
-/// Lowers and parses one source; matches PTX entries to source kernels.
+/// Lowers and parses one source; matches PTX entries to source kernels. A C or C++ host file
+/// gives the OpenCL program one of its strings carries ([`prepare_embedded`]): the one that
+/// defines `job.kernel`, or the first.
 pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
-    let lowered = lower::lower_file(&job.path, &job.lower).map_err(|e| {
-        let line = e.location().map(|(_, l)| l);
-        fail(job, line, None, "lower", e.to_string())
-    })?;
-    let module = Module::parse(&lowered.ptx).map_err(|e| {
-        fail(
-            job,
-            None,
-            None,
-            "parse",
-            format!("PTX from {}: {e}", lowered.command),
-        )
-    })?;
-    let registers = crate::registers::assemble(&module, &lowered.ptx);
-    let inlined = kerncast_passes::inline::inline_calls(&module);
-    let module = inlined.module;
+    if is_host_source(&job.path) {
+        return prepare_host_file(job);
+    }
+    let parsed = lower_and_parse(job, &job.path)?;
     let source_text = std::fs::read_to_string(&job.path)
         .ok()
         .filter(|_| !job.path.extension().is_some_and(|e| e == "bc"));
@@ -365,7 +358,57 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     for h in &headers {
         src_kernels.extend(header_kernels(h, &src_kernels, source_text.as_deref())?);
     }
-    let entries: Vec<String> = module.kernels().map(|k| k.name.clone()).collect();
+    unit(job, parsed, source_text, headers, &src_kernels)
+}
+
+/// A source lowered and parsed: the PTX, its registers from ptxas, and the module with its
+/// device-function calls inlined.
+struct Parsed {
+    lowered: lower::Lowered,
+    registers: crate::registers::Assembled,
+    inlined: kerncast_passes::inline::Inlined,
+}
+
+/// `path` (the job's file, or a program written out from it) lowered, parsed, assembled for its
+/// registers and with its calls inlined; failures name the job's file.
+fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
+    let lowered = lower::lower_file(path, &job.lower).map_err(|e| {
+        let line = e.location().map(|(_, l)| l);
+        fail(job, line, None, "lower", e.to_string())
+    })?;
+    let module = Module::parse(&lowered.ptx).map_err(|e| {
+        fail(
+            job,
+            None,
+            None,
+            "parse",
+            format!("PTX from {}: {e}", lowered.command),
+        )
+    })?;
+    let registers = crate::registers::assemble(&module, &lowered.ptx);
+    let inlined = kerncast_passes::inline::inline_calls(&module);
+    Ok(Parsed {
+        lowered,
+        registers,
+        inlined,
+    })
+}
+
+/// The unit of a lowered source: its kernels (all, or `job.kernel`), each with its source
+/// kernel when one of `src_kernels` matches.
+fn unit(
+    job: &Job,
+    parsed: Parsed,
+    source_text: Option<String>,
+    headers: Vec<crate::includes::Header>,
+    src_kernels: &[SourceKernel],
+) -> Result<Unit, Failure> {
+    let Parsed {
+        lowered,
+        registers,
+        inlined,
+    } = parsed;
+    let entries: Vec<String> = inlined.module.kernels().map(|k| k.name.clone()).collect();
     // host code only: nothing to predict here, but its launches give other files' kernels
     // their workloads
     let host_only = entries.is_empty() && job.kernel.is_none();
@@ -378,7 +421,7 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     let kernels = chosen
         .into_iter()
         .map(|name| {
-            let sk = source_kernel(&src_kernels, &name).cloned();
+            let sk = source_kernel(src_kernels, &name).cloned();
             (name, sk)
         })
         .collect();
@@ -386,14 +429,185 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
         ptx_sha256: sha256(&lowered.ptx),
         frontend: lowered.frontend.name().to_string(),
         ptx: lowered.ptx,
-        module,
+        module: inlined.module,
         not_inlined: inlined.not_inlined,
         source_text,
         headers,
         kernels,
         registers,
         job: job.clone(),
+        notes: Vec::new(),
     })
+}
+
+/// The unit of the OpenCL program in a host file's strings that defines `job.kernel` (the
+/// first program when no kernel is asked for).
+fn prepare_host_file(job: &Job) -> Result<Unit, Failure> {
+    let host = std::fs::read_to_string(&job.path).map_err(|e| {
+        fail(
+            job,
+            None,
+            None,
+            "read",
+            format!("cannot read host code: {e}"),
+        )
+    })?;
+    let programs = crate::embedded_cl::programs(&host, &job.display_path);
+    let mut first_err = None;
+    for p in &programs {
+        match prepare_embedded(job, &host, p) {
+            Ok(u) => return Ok(u),
+            Err(f) => {
+                first_err.get_or_insert(f);
+            }
+        }
+    }
+    Err(first_err.unwrap_or_else(|| {
+        fail(
+            job,
+            None,
+            job.kernel.as_deref(),
+            "lower",
+            "host code with no OpenCL program in its strings: kerncast reads it only for the launches it makes; give the kernel's own file, with this one as --host".into(),
+        )
+    }))
+}
+
+/// The unit of an OpenCL program a host file carries in its strings (`embedded_cl`). It is
+/// lowered from a temporary `.cl` whose `#line` directives name the host file, so its errors,
+/// `.loc` lines and hot lines point at the host file's lines; its kernels take their launches
+/// from the same host file.
+pub fn prepare_embedded(
+    job: &Job,
+    host: &str,
+    program: &crate::embedded_cl::EmbeddedProgram,
+) -> Result<Unit, Failure> {
+    let at = Some(program.line as u32);
+    let io = |e: std::io::Error| {
+        fail(
+            job,
+            at,
+            None,
+            "lower",
+            format!(
+                "cannot write the OpenCL program of line {} to a temp file: {e}",
+                program.line
+            ),
+        )
+    };
+    let file = tempfile::Builder::new()
+        .prefix("kerncast-embedded-")
+        .suffix(".cl")
+        .tempfile()
+        .map_err(io)?;
+    std::fs::write(file.path(), &program.text).map_err(io)?;
+    let mut lowering = job.clone();
+    lowering.lower.frontend = Some(lower::Frontend::Clang);
+    if let Some(dir) = job.path.parent() {
+        lowering.lower.include_dirs.push(dir.to_path_buf());
+    }
+    let build = host_build(
+        &mut lowering,
+        &job.display_path,
+        host,
+        program.variable.as_deref(),
+    );
+    let shown = format!(
+        "the OpenCL program in the string at {}:{}",
+        job.display_path, program.line
+    );
+    let parsed = lower_and_parse(&lowering, file.path()).map_err(|mut f| {
+        f.message = f.message.replace(&*file.path().to_string_lossy(), &shown);
+        f.line = f.line.or(at);
+        with_note(f, &build)
+    })?;
+    let mut src_kernels = annotations::scan(&program.text).map_err(|e| {
+        fail(
+            job,
+            Some(program.host_line(e.line) as u32),
+            None,
+            "annotation",
+            e.message,
+        )
+    })?;
+    let launches = crate::launch_sites::HostFile::new(host, None);
+    for k in &mut src_kernels {
+        k.line = program.host_line(k.line);
+        if k.workloads.is_empty() {
+            k.workloads = launches.workloads(&k.name, &k.params, &k.fields);
+        }
+    }
+    let mut u = unit(
+        &lowering,
+        parsed,
+        Some(host.to_string()),
+        Vec::new(),
+        &src_kernels,
+    )?;
+    u.notes.push(format!(
+        "kernel source: {shown}, compiled as OpenCL C by clang"
+    ));
+    u.notes.extend(build);
+    Ok(u)
+}
+
+/// [`prepare_unit`] for a job whose host files are known, `hosts` (shown path, text): an OpenCL
+/// program file is lowered with the build options of the host file that reads it, the one
+/// that names it in a string (`fopen("kernels.cl", "r")`).
+pub fn prepare_with_hosts(job: &Job, hosts: &[(String, String)]) -> Result<Unit, Failure> {
+    let file_name = job.path.file_name().and_then(|n| n.to_str());
+    let is_opencl = job.path.extension().is_some_and(|e| e == "cl");
+    let reader = hosts.iter().find(|(_, text)| {
+        is_opencl && file_name.is_some_and(|name| crate::embedded_cl::names_file(text, name))
+    });
+    let Some((display, text)) = reader else {
+        return prepare_unit(job);
+    };
+    let mut built = job.clone();
+    let note = host_build(&mut built, display, text, None);
+    match prepare_unit(&built) {
+        Ok(mut u) => {
+            u.notes.extend(note);
+            Ok(u)
+        }
+        Err(f) => Err(with_note(f, &note)),
+    }
+}
+
+/// Adds to `job`'s lowering the options the host file `host` (shown as `display`) builds its
+/// OpenCL program with (`launch_sites::cl_build`; `source` is the variable holding the
+/// program's text, for an embedded one), and returns the note that says which, or why none.
+fn host_build(job: &mut Job, display: &str, host: &str, source: Option<&str>) -> Option<String> {
+    let base = Path::new(display).parent().unwrap_or(Path::new(""));
+    match crate::launch_sites::cl_build::options_for(host, source) {
+        Ok(None) => None,
+        Ok(Some(call)) => {
+            let options = call.options.unwrap_or_default();
+            if options.trim().is_empty() {
+                return None;
+            }
+            let ignored = lower::add_opencl_build_options(&mut job.lower, &options, base);
+            let mut note = format!(
+                "built with the options of the OpenCL build at {display}:{}: {options}",
+                call.line
+            );
+            if !ignored.is_empty() {
+                note.push_str(&format!(" (not given to clang: {})", ignored.join(" ")));
+            }
+            Some(note)
+        }
+        Err(why) => Some(format!(
+            "built without the host's OpenCL build options ({display}: {why}); give a macro they define with -D NAME=VALUE"
+        )),
+    }
+}
+
+/// `f` with the build-options note added, for a failure the options may explain.
+fn with_note(mut f: Failure, note: &Option<String>) -> Failure {
+    if let Some(n) = note {
+        f.message.push_str(&format!("\n  note: {n}"));
+    }
+    f
 }
 
 /// The kernels `header` defines that the analysed file (`known`) does not, each with the
@@ -475,11 +689,16 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     }
     let (host_jobs, kernel_jobs): (Vec<&Job>, Vec<&Job>) =
         jobs.iter().partition(|j| is_host_source(&j.path));
-    let units: Vec<Result<Unit, Failure>> = kernel_jobs.into_par_iter().map(prepare_unit).collect();
     let mut host_sources = Vec::new();
+    let mut embedded = Vec::new();
     for j in host_jobs {
         match std::fs::read_to_string(&j.path) {
-            Ok(text) => host_sources.push((j.display_path.clone(), text)),
+            Ok(text) => {
+                for p in crate::embedded_cl::programs(&text, &j.display_path) {
+                    embedded.push((j, host_sources.len(), p));
+                }
+                host_sources.push((j.display_path.clone(), text));
+            }
             Err(e) => errors.push(fail(
                 j,
                 None,
@@ -489,6 +708,15 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             )),
         }
     }
+    let units: Vec<Result<Unit, Failure>> = kernel_jobs
+        .into_par_iter()
+        .map(|j| prepare_with_hosts(j, &host_sources))
+        .chain(
+            embedded
+                .into_par_iter()
+                .map(|(j, text, p)| prepare_embedded(j, &host_sources[text].1, &p)),
+        )
+        .collect();
     let cache = opts.cache.as_ref().map(|d| Cache::new(d.clone()));
     let mut items = Vec::new();
     let mut ok_units = Vec::new();
@@ -503,8 +731,15 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         .filter(|u| u.kernels.is_empty())
         .map(|u| u.job.display_path.clone())
         .chain(host_sources.iter().map(|(display, _)| display.clone()))
+        .filter(|display| {
+            // a host file that carries an OpenCL program is also a kernel file
+            !ok_units
+                .iter()
+                .any(|u| !u.kernels.is_empty() && u.job.display_path == *display)
+        })
         .collect();
     host_only.sort();
+    host_only.dedup();
     let launches = OtherFilesLaunches::new(&ok_units, &host_sources);
     let mut not_launched = Vec::new();
     for (ui, u) in ok_units.iter().enumerate() {
@@ -619,10 +854,13 @@ struct OtherFilesLaunches<'a> {
 impl<'a> OtherFilesLaunches<'a> {
     /// The launches of `units` and of the host sources, (shown path, text).
     fn new(units: &'a [Unit], host_sources: &'a [(String, String)]) -> Self {
+        let mut seen = std::collections::BTreeSet::new();
         let files = units
             .iter()
             .filter_map(|u| Some((u.job.display_path.as_str(), u.source_text.as_deref()?)))
             .chain(host_sources.iter().map(|(d, t)| (d.as_str(), t.as_str())))
+            // a host file that carries OpenCL programs is each program's unit too: read it once
+            .filter(|(display, _)| seen.insert(*display))
             .filter_map(|(display, text)| {
                 let host = crate::launch_sites::HostFile::new(text, Some(display));
                 host.has_launches().then_some(host)
@@ -724,6 +962,7 @@ fn one(
             .filter(|c| c.kernel == *entry)
             .map(|c| c.to_string()),
     );
+    notes.extend(u.notes.iter().cloned());
     notes.extend(u.arch_note());
     notes.extend(u.registers.apply(entry, &mut stats));
     notes.extend(crate::registers::launch_fails(&stats, &t.device));

@@ -966,6 +966,46 @@ int main(void) {
     );
 }
 
+/// `kerncast predict` on a C host file that carries two OpenCL programs in strings, built with
+/// different options: `--kernel` picks the program that defines it, and that program's build
+/// (found through its variable) gives its macros. A host file with no program says what to
+/// give instead.
+#[test]
+fn a_kernel_in_a_host_string_is_predicted_with_its_own_program_s_build_options() {
+    let (_dir, host) = source_file(
+        "host.c",
+        r#"const char *fill_src = "__kernel void fill(__global int *x) { x[get_global_id(0)] = V; }\n";
+const char *copy_src =
+    "__kernel void copy(__global const int *a, __global int *b) {\n"
+    "  for (int k = 0; k < V; k++) b[get_global_id(0) * V + k] = a[k];\n"
+    "}\n";
+int main(void) {
+    cl_program f = clCreateProgramWithSource(ctx, 1, &fill_src, NULL, &err);
+    cl_program c = clCreateProgramWithSource(ctx, 1, &copy_src, NULL, &err);
+    clBuildProgram(f, 0, NULL, "-DV=1", NULL, NULL);
+    clBuildProgram(c, 0, NULL, "-DV=3", NULL, NULL);
+    cl_kernel k = clCreateKernel(c, "copy", &err);
+    size_t g = 1024, l = 64;
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL);
+}
+"#,
+    );
+    let out = predict_file(&host, &["--kernel", "copy"]).unwrap();
+    assert!(
+        out.lines().next().unwrap().contains("kernel copy")
+            && out.contains("grid [16, 1, 1], block [64, 1, 1]"),
+        "{out}"
+    );
+    assert!(out.contains("host.c:10: -DV=3"), "{out}");
+    assert!(out.contains("the OpenCL program in the string at"), "{out}");
+    let (_dir, plain) = source_file("plain.c", "int main(void) { return 0; }\n");
+    let err = predict_file(&plain, &[]).unwrap_err().to_string();
+    assert!(
+        err.contains("no OpenCL program in its strings") && err.contains("--host"),
+        "{err}"
+    );
+}
+
 /// `kerncast predict` on an instantiation whose only launch is in a branch the host code rules
 /// out: the error says which launch and why, instead of predicting another branch's sizes.
 #[test]

@@ -384,6 +384,116 @@ int main(void) {
     assert!(r.host_only[0].ends_with("main.c"), "{:?}", r.host_only);
 }
 
+/// OpenCL programs carried by host code: one in a C string (adjacent literals, the style of
+/// most OpenCL samples), one read from a `.cl` file the host names. Each is compiled with the
+/// options its host builds it with (`-D SCALE=…`, which the kernels' `#ifndef` defaults would
+/// otherwise hide), and the embedded one is reported at the lines of its literals.
+#[test]
+fn opencl_programs_in_host_strings_and_files_are_built_with_the_host_s_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let scale = "#ifndef SCALE\n#define SCALE 1\n#endif\n__kernel void NAME(__global float *x, const int n) {\n  int i = get_global_id(0);\n  if (i < n) { float v = x[i]; for (int k = 0; k < SCALE; k++) v = v * 1.5f + 0.5f; x[i] = v; }\n}\n";
+    let quoted: String = scale
+        .replace("NAME", "embedded")
+        .lines()
+        .map(|l| format!("    \"{l}\\n\"\n"))
+        .collect();
+    std::fs::write(
+        dir.path().join("main.c"),
+        format!(
+            r#"#include <CL/cl.h>
+static const char *source =
+{quoted};
+static const char *options = "-D SCALE=4";
+int main(void) {{
+    cl_program p = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
+    clBuildProgram(p, 1, &dev, options, NULL, NULL);
+    cl_kernel k = clCreateKernel(p, "embedded", &err);
+    const int n = 1 << 16;
+    clSetKernelArg(k, 0, sizeof(cl_mem), &x);
+    clSetKernelArg(k, 1, sizeof(int), &n);
+    size_t global = n, local = 128;
+    clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+}}
+"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("file.cl"),
+        scale.replace("NAME", "from_file"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("other.cpp"),
+        r#"#include <CL/opencl.hpp>
+int main() {
+    std::string text = read("kernels/file.cl");
+    cl::Program program(context, text);
+    program.build("-DSCALE=8 -cl-mad-enable");
+    cl::Kernel k(program, "from_file");
+    k.setArg(1, 4096);
+    queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(4096), cl::NDRange(64));
+}
+"#,
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let fma = |k: &kerncast::report::KernelReport| k.counts["op.fma.f32.thread"];
+    let named = |name: &str| r.kernels.iter().find(|k| k.kernel == name).unwrap();
+    assert_eq!(r.kernels.len(), 2);
+    let (emb, file) = (named("embedded"), named("from_file"));
+    // SCALE iterations of one fma per thread: 4 from main.c's options, 8 from other.cpp's
+    assert_eq!(fma(emb), (4 << 16) as f64);
+    assert_eq!(fma(file), (8 * 4096) as f64);
+    // the embedded kernel is at the line of `"__kernel void embedded(…"` in main.c, and so is
+    // its costliest line, the loop's
+    let at = emb.source.as_ref().unwrap();
+    assert!(at.file.ends_with("main.c"), "{at:?}");
+    assert_eq!(at.line, 6);
+    let hot = &emb.hot_lines[0];
+    assert_eq!((hot.loc.file.as_str(), hot.loc.line), (at.file.as_str(), 8));
+    assert!(hot
+        .text
+        .as_deref()
+        .unwrap()
+        .contains("for (int k = 0; k < SCALE"));
+    let note =
+        |k: &kerncast::report::KernelReport, what: &str| k.notes.iter().any(|n| n.contains(what));
+    assert!(note(emb, "main.c:14: -D SCALE=4"), "{:?}", emb.notes);
+    assert!(
+        note(emb, "OpenCL program in the string at"),
+        "{:?}",
+        emb.notes
+    );
+    assert!(
+        note(file, "other.cpp:5: -DSCALE=8 -cl-mad-enable"),
+        "{:?}",
+        file.notes
+    );
+    // main.c is a kernel file now; other.cpp stays host code only
+    assert_eq!(r.host_only.len(), 1, "{:?}", r.host_only);
+    assert!(r.host_only[0].ends_with("other.cpp"));
+}
+
+/// A compile error inside a host string names the host file and the line of the literal.
+#[test]
+fn a_compile_error_in_a_host_string_names_the_host_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("main.c"),
+        "const char *src =\n  \"__kernel void k(__global int *x) {\\n\"\n  \"  x[0] = undeclared;\\n\"\n  \"}\\n\";\n",
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    let e = &r.errors[0];
+    assert!(e.file.ends_with("main.c"), "{e:?}");
+    assert_eq!(e.line, Some(3), "{e:?}");
+    assert!(e.message.contains("undeclared"), "{}", e.message);
+    assert!(!e.message.contains("kerncast-embedded-"), "{}", e.message);
+}
+
 /// A template dispatched by a `switch` on a value the host code fixes: the instantiation it
 /// launches is predicted, the others are listed as not launched (with the branch that rules
 /// them out), not as errors.

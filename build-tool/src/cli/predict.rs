@@ -162,7 +162,8 @@ pub fn output(args: &Args) -> miette::Result<String> {
         kernel: args.kernel.clone(),
         workloads: Vec::new(),
     };
-    let unit = pipeline::prepare_unit(&job).map_err(|f| {
+    let hosts = read_hosts(&args.hosts)?;
+    let unit = pipeline::prepare_with_hosts(&job, &hosts).map_err(|f| {
         let at = f.line.map_or(String::new(), |l| format!(":{l}"));
         miette!("{}{at}: {} failed: {}", f.file, f.stage, f.message)
     })?;
@@ -209,7 +210,6 @@ pub fn output(args: &Args) -> miette::Result<String> {
         },
         _ => {
             let mut specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
-            let hosts = read_hosts(&args.hosts)?;
             let (launched, untaken) = sk
                 .as_ref()
                 .map(|sk| host_launches(&hosts, unit.source_text.as_deref(), sk, &shown))
@@ -318,6 +318,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .map(|o| format!("workload from {o}"))
         .collect();
     notes.extend(bound.notes);
+    notes.extend(unit.notes.iter().cloned());
     notes.extend(unit.arch_note());
     notes.extend(unit.registers.apply(&kname, &mut input.stats));
     notes.extend(crate::registers::launch_fails(&input.stats, &d));
