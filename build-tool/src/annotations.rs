@@ -34,6 +34,10 @@ pub struct SourceKernel {
     /// The header that defines it (`src/kernels.cuh`, as the report shows it), when that is not
     /// the analysed file itself ([`crate::includes`]).
     pub file: Option<String>,
+    /// The work-group size an OpenCL kernel requires
+    /// (`__attribute__((reqd_work_group_size(16, 16, 1)))`), which a launch that leaves the
+    /// local size to the runtime gets.
+    pub required_local_size: Option<[u64; 3]>,
 }
 
 /// An annotation that could not be read.
@@ -76,10 +80,11 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             }
             continue;
         }
-        if let Some(name) = kernel_name(raw) {
-            let first = without_attributes(raw);
+        let (head, joined) = declaration_head(&lines[i..]);
+        if let Some(name) = kernel_name(&head) {
+            let first = without_attributes(&head);
             let rest: Vec<&str> = std::iter::once(first.as_str())
-                .chain(lines[i + 1..].iter().copied())
+                .chain(lines[i + 1 + joined..].iter().copied())
                 .collect();
             let sig = signature(&rest);
             let mut workloads = std::mem::take(&mut pending);
@@ -99,6 +104,7 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
                 params,
                 workloads,
                 file: None,
+                required_local_size: required_local_size(&lines[i.saturating_sub(1)..=i + joined]),
             });
         }
     }
@@ -131,6 +137,40 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
         }
     }
     Ok(kernels)
+}
+
+/// The first of `lines` joined with the next ones (how many is the second value) when it is a
+/// kernel qualifier alone, the name on a later line: `__kernel __attribute__((…))` then
+/// `void f(…)`, or `__global__ void` then `f(…)`.
+fn declaration_head(lines: &[&str]) -> (String, usize) {
+    let mut head = lines[0].to_string();
+    let qualifier = |l: &str| {
+        let t = without_attributes(l);
+        let words: Vec<&str> = t.split_whitespace().collect();
+        !t.contains('(')
+            && !t.trim_start().starts_with("//")
+            && (words.contains(&"__global__")
+                || words.contains(&"__kernel")
+                || words.first() == Some(&"kernel"))
+    };
+    let mut joined = 0;
+    while qualifier(&head) && joined < 2 && joined + 1 < lines.len() {
+        joined += 1;
+        head = format!("{head} {}", lines[joined]);
+    }
+    (head, joined)
+}
+
+/// `reqd_work_group_size(x, y, z)` on a kernel's line or the line before it (where
+/// `__kernel __attribute__((…))` often stands alone).
+fn required_local_size(lines: &[&str]) -> Option<[u64; 3]> {
+    static REQD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"reqd_work_group_size\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
+            .unwrap()
+    });
+    let c = lines.iter().rev().find_map(|l| REQD.captures(l))?;
+    let n = |i: usize| c[i].parse::<u64>().ok();
+    Some([n(1)?, n(2)?, n(3)?])
 }
 
 /// Kernels without an annotation take the workloads of their launches in the file's host code
@@ -607,6 +647,34 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(got[0], ("cub_sum", p(&["x", "n"]).as_slice(), 1));
         assert_eq!(got[1], ("cl_k", p(&["x", "n"]).as_slice(), 1));
+    }
+
+    #[test]
+    fn a_qualifier_alone_on_its_line_joins_the_name_on_the_next() {
+        let ks = scan(
+            "__kernel __attribute__((reqd_work_group_size(16, 8, 1)))\nvoid tile(__global float *x,\n  int n) {}\n\
+             __global__ void\nsplit(int n) {}\n__kernel void plain(int n) {}\n",
+        )
+        .unwrap();
+        let got: Vec<(&str, usize, &[String], Option<[u64; 3]>)> = ks
+            .iter()
+            .map(|k| {
+                (
+                    k.name.as_str(),
+                    k.line,
+                    k.params.as_slice(),
+                    k.required_local_size,
+                )
+            })
+            .collect();
+        let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            got[0],
+            ("tile", 1, p(&["x", "n"]).as_slice(), Some([16, 8, 1]))
+        );
+        assert_eq!(got[1], ("split", 4, p(&["n"]).as_slice(), None));
+        assert_eq!(got[2], ("plain", 6, p(&["n"]).as_slice(), None));
+        assert_eq!(got.len(), 3);
     }
 
     #[test]

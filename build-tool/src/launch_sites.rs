@@ -34,6 +34,7 @@ mod struct_args;
 
 pub use host_defs::{host_defs, HostDefs};
 pub use instantiations::for_instantiation;
+pub use opencl::with_required_local_size;
 
 use crate::param_fields::SourceField;
 use crate::workload::{split_top, Dims, Div, Expr, WorkloadSpec};

@@ -752,8 +752,12 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                     }
                 }
                 let mut v = crate::launch_sites::for_instantiation(v, &demangle(entry));
+                let required = sk.as_ref().and_then(|s| s.required_local_size);
                 for w in &mut v {
                     apply_defines(w, &u.job.lower.defines);
+                    if let Some(size) = required {
+                        crate::launch_sites::with_required_local_size(w, size);
+                    }
                 }
                 v
             } else {
@@ -1202,6 +1206,7 @@ mod tests {
             fields: vec![],
             workloads: vec![],
             file: None,
+            required_local_size: None,
         };
         let annotated = |name: &str| SourceKernel {
             workloads: crate::annotations::scan(

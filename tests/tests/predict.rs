@@ -966,6 +966,38 @@ int main(void) {
     );
 }
 
+/// A launch that leaves the work-group size to the runtime (`NULL`) of a kernel that requires
+/// one (`reqd_work_group_size`) runs with the required size: nothing to ask for. A
+/// `--param local_size` still wins.
+#[test]
+fn a_required_work_group_size_is_the_size_of_a_launch_that_leaves_it_to_the_runtime() {
+    let (dir, cl) = source_file(
+        "kernels.cl",
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\nvoid twice(__global float *x, int n) {\n  int i = get_global_id(0);\n  if (i < n) x[i] *= 2.0f;\n}\n",
+    );
+    let host = dir.path().join("host.c");
+    std::fs::write(
+        &host,
+        "int main(void) {\n    cl_kernel k = clCreateKernel(program, \"twice\", &err);\n    int n = 1 << 20;\n    clSetKernelArg(k, 1, sizeof(int), &n);\n    size_t g = n;\n    clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL);\n}\n",
+    )
+    .unwrap();
+    let host = host.display().to_string();
+    let out = predict_file(&cl, &["--host", &host]).unwrap();
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("grid [16384, 1, 1], block [64, 1, 1]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the work-group size is the kernel's reqd_work_group_size(64, 1, 1)"),
+        "{out}"
+    );
+    let out = predict_file(&cl, &["--host", &host, "--param", "local_size=128"]).unwrap();
+    assert!(out.contains("block [128, 1, 1]"), "{out}");
+}
+
 /// `kerncast predict` on a C host file that carries two OpenCL programs in strings, built with
 /// different options: `--kernel` picks the program that defines it, and that program's build
 /// (found through its variable) gives its macros. A host file with no program says what to

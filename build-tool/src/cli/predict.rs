@@ -226,7 +226,13 @@ pub fn output(args: &Args) -> miette::Result<String> {
                 },
             }
             .cloned()
-            .map(|spec| with_params(spec, given))
+            .map(|spec| {
+                let mut spec = with_params(spec, given);
+                if let Some(size) = sk.as_ref().and_then(|s| s.required_local_size) {
+                    crate::launch_sites::with_required_local_size(&mut spec, size);
+                }
+                spec
+            })
             .ok_or_else(|| {
                 if !untaken.is_empty() {
                     return miette!("{path}: kernel `{shown}` has no workload: {}; give --grid and --block", untaken.join("; "));

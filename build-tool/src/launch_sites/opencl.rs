@@ -15,7 +15,8 @@
 //! OpenCL counts work-items where CUDA counts blocks, so the grid is ⌈global / local⌉ in each
 //! dimension. A local size left to the runtime (`NULL`, `cl::NullRange`) is not guessed: the
 //! block reads `local_size` (`local_size_x`, `_y`, `_z` in 2-D and 3-D), which the workload then
-//! asks for. `__local` arguments add up to the launch's dynamic shared memory.
+//! asks for, unless the kernel requires a size (`reqd_work_group_size`,
+//! [`with_required_local_size`]). `__local` arguments add up to the launch's dynamic shared memory.
 //!
 //! `clSetKernelArg` and `clEnqueueNDRangeKernel` read through the addresses they are given, so
 //! [`blank_read_only_addresses`] hides those `&`s from the rule that a variable whose address
@@ -318,7 +319,7 @@ fn site(
             let global = parts(global)?;
             let local = e.local.as_deref().and_then(&mut parts);
             if local.is_none() {
-                read.push("the runtime chooses the work-group size (`local_size` here)".into());
+                read.push(RUNTIME_CHOOSES.into());
             }
             let dims = e
                 .dims
@@ -580,6 +581,43 @@ fn nd_range_variable(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec
     ))
     .ok()?;
     dim3_parts(&code[bracket_after_once(code, scope, &decl)?])
+}
+
+/// What a launch's origin says when the runtime chooses its work-group size.
+const RUNTIME_CHOOSES: &str = "the runtime chooses the work-group size (`local_size` here)";
+
+/// `w` with the work-group size the kernel requires (`reqd_work_group_size`) where its launch
+/// left the size to the runtime: the runtime must then use that one. A `local_size` the
+/// workload already sets (`--param`) stays, and so does every other workload.
+pub fn with_required_local_size(w: &mut crate::workload::WorkloadSpec, size: [u64; 3]) {
+    let mut read = Vec::new();
+    for e in &w.block.0 {
+        e.vars(&mut read);
+    }
+    let names = [
+        ("local_size", 0),
+        ("local_size_x", 0),
+        ("local_size_y", 1),
+        ("local_size_z", 2),
+    ];
+    let mut set = Vec::new();
+    for (name, k) in names {
+        if read.iter().any(|r| r == name) && !w.params.iter().any(|(p, _)| p == name) {
+            set.push((name.to_string(), crate::workload::Expr::Int(size[k] as i64)));
+        }
+    }
+    if set.is_empty() {
+        return;
+    }
+    set.append(&mut w.params);
+    w.params = set;
+    let [x, y, z] = size;
+    if let Some(o) = &mut w.origin {
+        *o = o.replace(
+            RUNTIME_CHOOSES,
+            &format!("the work-group size is the kernel's reqd_work_group_size({x}, {y}, {z})"),
+        );
+    }
 }
 
 /// Grid and block of an NDRange launch in `dims` dimensions: ⌈global / local⌉ blocks of
