@@ -206,6 +206,17 @@ pub fn options_for(text: &str, source: Option<&str>) -> Result<Option<BuildCall>
 mod tests {
     use super::*;
 
+    /// The build calls of `host` as `line program: options` or `line program: why not`.
+    fn read(host: &str) -> Vec<String> {
+        build_calls(host)
+            .into_iter()
+            .map(|c| match c.options {
+                Ok(o) => format!("{} {}: {o}", c.line, c.program),
+                Err(why) => format!("{} {}: not read: {why}", c.line, c.program),
+            })
+            .collect()
+    }
+
     #[test]
     fn c_options_from_literals_variables_and_null() {
         let host = r#"
@@ -220,24 +231,13 @@ int main(void) {
     clBuildProgram(s, 0, NULL, built, NULL, NULL);
 }
 "#;
-        let calls = build_calls(host);
-        let got: Vec<(usize, &str, Result<&str, &str>)> = calls
-            .iter()
-            .map(|c| {
-                (
-                    c.line,
-                    c.program.as_str(),
-                    c.options.as_deref().map_err(|e| e.as_str()),
-                )
-            })
-            .collect();
         assert_eq!(
-            got,
+            read(host),
             vec![
-                (6, "p", Ok("-DN=4")),
-                (7, "q", Ok("-D TILE=32 -cl-mad-enable")),
-                (8, "r", Ok("")),
-                (10, "s", Err("`built` is built at run time")),
+                "6 p: -DN=4",
+                "7 q: -D TILE=32 -cl-mad-enable",
+                "8 r: ",
+                "10 s: not read: `built` is built at run time",
             ]
         );
         assert_eq!(programs_from(host, "src"), vec!["p".to_string()]);
@@ -265,23 +265,13 @@ void f() {
     other.build(opts);
 }
 "#;
-        let calls = build_calls(host);
-        let got: Vec<(&str, Result<&str, &str>)> = calls
-            .iter()
-            .map(|c| {
-                (
-                    c.program.as_str(),
-                    c.options.as_deref().map_err(|e| e.as_str()),
-                )
-            })
-            .collect();
         assert_eq!(
-            got,
+            read(host),
             vec![
-                ("program", Ok("-DBLOCK=16")),
-                ("other", Ok("")),
-                ("program", Ok("")),
-                ("other", Ok("-cl-fast-relaxed-math")),
+                "5 program: -DBLOCK=16",
+                "6 other: ",
+                "7 program: ",
+                "9 other: -cl-fast-relaxed-math",
             ]
         );
         assert_eq!(programs_from(host, "source"), vec!["program".to_string()]);
