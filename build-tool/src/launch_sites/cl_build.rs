@@ -85,7 +85,7 @@ pub fn build_calls(text: &str) -> Vec<BuildCall> {
 
 /// The options an argument passes: none (`NULL`), a literal, or a string variable the file
 /// fixes once.
-fn options_of(text: &str, code: &str, arg: &str) -> Result<String, String> {
+pub(super) fn options_of(text: &str, code: &str, arg: &str) -> Result<String, String> {
     let arg = arg.trim();
     if ["NULL", "nullptr", "0", "\"\""].contains(&arg) {
         return Ok(String::new());
@@ -102,9 +102,15 @@ fn options_of(text: &str, code: &str, arg: &str) -> Result<String, String> {
 }
 
 /// The one string a variable is declared with (`const char *opts = "…";`, `char opts[] = …`,
-/// `std::string opts("…")`), when nothing writes it afterwards.
+/// `std::string opts("…")`), when nothing writes it afterwards, or a macro's
+/// (`#define OPTS "…"`).
 fn string_variable(text: &str, code: &str, name: &str) -> Result<String, String> {
     let n = regex::escape(name);
+    let define = Regex::new(&format!(r"(?m)^[ \t]*#[ \t]*define[ \t]+{n}[ \t]+(.+)$")).unwrap();
+    if let Some(value) = define.captures(code).and_then(|c| c.get(1)) {
+        return literal_value(&text[value.range()])
+            .ok_or_else(|| format!("`{name}` is a macro, not a string"));
+    }
     let written = Regex::new(&format!(
         r"\b(?:sprintf|snprintf|strcat|strncat|strcpy|strncpy)\s*\(\s*{n}\b|\b{n}\s*(?:\+=|\.append\b|\.assign\b)|\b{n}\s*=[^=]"
     ))
@@ -241,6 +247,12 @@ int main(void) {
             ]
         );
         assert_eq!(programs_from(host, "src"), vec!["p".to_string()]);
+    }
+
+    #[test]
+    fn a_macro_s_string_is_read() {
+        let host = "#define OPTS \"-DX=2\" // with a comment\nclBuildProgram(p, 0, NULL, OPTS, NULL, NULL);\n";
+        assert_eq!(read(host), ["2 p: -DX=2"]);
     }
 
     #[test]

@@ -9,9 +9,10 @@
 //!                     // queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(…), cl::NDRange(…));
 //! ```
 //!
-//! The kernel is the one named in the call that made the kernel object (a string literal; a
-//! name held in a variable is not followed). An argument is the one set last before the launch
-//! and after the object was made, by a literal index or a counter (`i++` after `i = 0`).
+//! The kernel is the one named in the call that made the kernel object: a string literal, or a
+//! string the file fixes (a variable declared once with one, a `#define`). An argument is the
+//! one set last before the launch and after the object was made, by a literal index or a
+//! counter (`i++` after `i = 0`).
 //! OpenCL counts work-items where CUDA counts blocks, so the grid is ⌈global / local⌉ in each
 //! dimension. A local size left to the runtime (`NULL`, `cl::NullRange`) is not guessed: the
 //! block reads `local_size` (`local_size_x`, `_y`, `_z` in 2-D and 3-D), which the workload then
@@ -418,12 +419,11 @@ fn kernel_objects(text: &str, code: &str) -> Vec<KernelObject> {
         let Some((_, args)) = call_args(code, whole.end() - 1) else {
             continue;
         };
+        // a literal, or a string the file fixes (`const char *name = "saxpy";`, a `#define`)
         let name = args
             .get(1)
-            .map(|r| text[r.clone()].trim())
-            .and_then(|t| t.strip_prefix('"')?.strip_suffix('"'))
-            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_'))
-            .map(str::to_string);
+            .and_then(|r| super::cl_build::options_of(text, code, &text[r.clone()]).ok())
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_'));
         out.push(KernelObject {
             var: object_var(var.as_str()),
             at: whole.start(),
@@ -754,6 +754,23 @@ int main() {
                    clSetKernelArg(k, 0, sizeof(int), &n);\n size_t g = n, l = 64;\n \
                    clEnqueueNDRangeKernel(q, k, 1, 0, &g, &l, 0, 0, 0);\n}\n";
         assert_eq!(one(src, "k", &["n"]).grid, [16, 1, 1]);
+    }
+
+    #[test]
+    fn a_kernel_named_by_a_string_the_file_fixes() {
+        let launch = "cl_kernel k = clCreateKernel(p, NAME, 0);\n size_t g = 256, l = 64;\n \
+                      clEnqueueNDRangeKernel(q, k, 1, 0, &g, &l, 0, 0, 0);\n";
+        let by_define = format!("#define NAME \"scale\"\nvoid f() {{\n {launch}}}\n");
+        assert_eq!(one(&by_define, "scale", &[]).grid, [4, 1, 1]);
+        let by_variable = format!(
+            "static const char *name = \"scale\";\nvoid f() {{\n {}}}\n",
+            launch.replace("NAME", "name")
+        );
+        assert_eq!(one(&by_variable, "scale", &[]).grid, [4, 1, 1]);
+        // a name the program picks at run time names no kernel
+        let chosen = "void f(const char *name) {\n cl_kernel k = clCreateKernel(p, name, 0);\n \
+                      size_t g = 256, l = 64;\n clEnqueueNDRangeKernel(q, k, 1, 0, &g, &l, 0, 0, 0);\n}\n";
+        assert!(specs(chosen, "scale", &[]).is_empty());
     }
 
     #[test]
