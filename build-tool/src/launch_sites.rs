@@ -25,6 +25,7 @@ mod branches;
 mod c_text;
 mod callers;
 pub mod cl_build;
+mod driver_api;
 mod host_defs;
 mod instantiations;
 mod opencl;
@@ -146,10 +147,11 @@ impl<'a> HostFile<'a> {
     /// kernels' definitions are elsewhere.
     pub fn new(text: &'a str, name: Option<&'a str>) -> Self {
         let mut sites = launch_sites(text);
-        if opencl::mentions(text) || runtime_api::mentions(text) {
+        if opencl::mentions(text) || runtime_api::mentions(text) || driver_api::mentions(text) {
             let code = code_only(text);
             sites.extend(opencl::launches(text, &code));
             sites.extend(runtime_api::launches(text, &code));
+            sites.extend(driver_api::launches(text, &code));
             sites.sort_by_key(|s| s.at);
         }
         HostFile {
@@ -307,6 +309,9 @@ impl<'a> HostFile<'a> {
             }
             if runtime_api::mentions(self.text) {
                 code = runtime_api::blank_read_only_addresses(&code);
+            }
+            if driver_api::mentions(self.text) {
+                code = driver_api::blank_read_only_addresses(&code);
             }
             code
         })

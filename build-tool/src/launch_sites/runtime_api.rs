@@ -145,7 +145,7 @@ pub(super) fn blank_read_only_addresses(code: &str) -> String {
 }
 
 /// The values whose addresses the array `name` holds: `{&n, (void *)&x}` gives `[n, x]`.
-fn address_array(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<String>> {
+pub(super) fn address_array(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<String>> {
     let init = array_initializer(code, scope, name)?;
     let inner = &code[init.start + 1..init.end - 1];
     Some(
@@ -163,7 +163,11 @@ fn address_array(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<Str
 }
 
 /// The braces of `void *name[] = {…}` in `scope`, when it is declared there once.
-fn array_initializer(code: &str, scope: &Range<usize>, name: &str) -> Option<Range<usize>> {
+pub(super) fn array_initializer(
+    code: &str,
+    scope: &Range<usize>,
+    name: &str,
+) -> Option<Range<usize>> {
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
