@@ -15,7 +15,7 @@
 //! (`CU_LAUNCH_PARAM_BUFFER_POINTER`) are not read.
 
 use super::c_text::{arg_texts, one_line};
-use super::runtime_api::{address_array, array_initializer};
+use super::runtime_api::{address_array, blank_array_addresses};
 use super::{callers, LaunchSite};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -108,20 +108,7 @@ fn function_handles(text: &str, code: &str) -> Vec<(String, usize, String)> {
 pub(super) fn blank_read_only_addresses(code: &str) -> String {
     let mut out = code.as_bytes().to_vec();
     for m in LAUNCH.find_iter(code) {
-        let Some((_, args)) = arg_texts(code, m.end() - 1) else {
-            continue;
-        };
-        let Some(array) = args.get(9) else {
-            continue;
-        };
-        let scope = callers::scope_of(code, m.start());
-        if let Some(init) = array_initializer(code, &scope, array) {
-            for c in &mut out[init] {
-                if *c == b'&' {
-                    *c = b' ';
-                }
-            }
-        }
+        blank_array_addresses(code, &mut out, m.end() - 1, 9);
     }
     String::from_utf8(out).unwrap_or_else(|_| code.to_string())
 }

@@ -125,23 +125,28 @@ pub(super) fn blank_read_only_addresses(code: &str) -> String {
         .captures_iter(code)
         .filter(|m| m.name("array").is_some())
     {
-        let whole = m.get(0).unwrap();
-        let Some((_, args)) = arg_texts(code, whole.end() - 1) else {
-            continue;
-        };
-        let Some(array) = args.get(3) else {
-            continue;
-        };
-        let scope = callers::scope_of(code, whole.start());
-        if let Some(init) = array_initializer(code, &scope, array) {
-            for c in &mut out[init] {
-                if *c == b'&' {
-                    *c = b' ';
-                }
+        blank_array_addresses(code, &mut out, m.get(0).unwrap().end() - 1, 3);
+    }
+    String::from_utf8(out).unwrap_or_else(|_| code.to_string())
+}
+
+/// Blanks in `out` (a copy of `code`) the `&`s of the initializer of the argument array that
+/// the call whose `(` is at `open` passes as its argument `index`.
+pub(super) fn blank_array_addresses(code: &str, out: &mut [u8], open: usize, index: usize) {
+    let Some((_, args)) = arg_texts(code, open) else {
+        return;
+    };
+    let Some(array) = args.get(index) else {
+        return;
+    };
+    let scope = callers::scope_of(code, open);
+    if let Some(init) = array_initializer(code, &scope, array) {
+        for c in &mut out[init] {
+            if *c == b'&' {
+                *c = b' ';
             }
         }
     }
-    String::from_utf8(out).unwrap_or_else(|_| code.to_string())
 }
 
 /// The values whose addresses the array `name` holds: `{&n, (void *)&x}` gives `[n, x]`.
