@@ -43,6 +43,13 @@ fn opens_raw(b: &[u8], q: usize) -> bool {
     start == 0 || !is_ident(b[start - 1])
 }
 
+/// `'` at `q` separates digits (`1'000'000`): the token it ends starts with a digit. After a
+/// prefix (`L'x'`, `u8'x'`) it opens a character literal.
+fn digit_separator(b: &[u8], q: usize) -> bool {
+    let token = b[..q].iter().rev().take_while(|c| is_ident(**c)).count();
+    token > 0 && b[q - token].is_ascii_digit()
+}
+
 /// The comments and literals of `text`, in order. A plain literal ends at its closing quote or
 /// at an unescaped line break (as a compiler's error recovery would); a raw one at its
 /// `)delim"`. A `'` after a digit or letter is a C++14 digit separator (`1'000'000`), not a
@@ -88,7 +95,7 @@ pub fn spans(text: &str) -> Vec<Span> {
                 body: open + 1..body_end,
             });
             i = end;
-        } else if b[i] == b'"' || (b[i] == b'\'' && !(i > 0 && is_ident(b[i - 1]))) {
+        } else if b[i] == b'"' || (b[i] == b'\'' && !digit_separator(b, i)) {
             let q = b[i];
             i += 1;
             while i < b.len() && b[i] != q && b[i] != b'\n' {
@@ -222,10 +229,10 @@ mod tests {
 
     #[test]
     fn an_r_ending_a_name_is_not_a_raw_prefix_and_digit_separators_are_not_chars() {
-        let t = "f(BAR\"s\"); n = 1'000'000; c = 'q';";
+        let t = "f(BAR\"s\"); n = 1'000'000; c = 'q'; w = L'\"';";
         assert_eq!(
             kinds(t),
-            vec![(Kind::Str, "s"), (Kind::Char, "q")],
+            vec![(Kind::Str, "s"), (Kind::Char, "q"), (Kind::Char, "\"")],
             "{:?}",
             spans(t)
         );

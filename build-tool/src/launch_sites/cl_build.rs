@@ -63,13 +63,11 @@ pub fn build_calls(text: &str) -> Vec<BuildCall> {
             // build(), build(options), build(devices), build(devices, options, …)
             let options = match texts.as_slice() {
                 [] => Ok(String::new()),
-                [one] => options_of(text, &code, one).or_else(|why| {
-                    if literal_value(one).is_none() && one.contains("evice") {
-                        Ok(String::new())
-                    } else {
-                        Err(why)
-                    }
-                }),
+                // one argument: the options when it is text, else the devices
+                [one] if literal_value(one).is_some() || holds_text(&code, one) => {
+                    options_of(text, &code, one)
+                }
+                [_] => Ok(String::new()),
                 [_, options, ..] => options_of(text, &code, options),
             };
             out.push(BuildCall {
@@ -81,6 +79,22 @@ pub fn build_calls(text: &str) -> Vec<BuildCall> {
     }
     out.sort_by_key(|c| c.line);
     out
+}
+
+/// Whether `arg` is a name declared as text (`std::string opts`, `const char *opts`) or a
+/// macro: an argument `build` takes as its options, where anything else is its devices.
+fn holds_text(code: &str, arg: &str) -> bool {
+    let name = arg.trim();
+    let name = name.strip_suffix(".c_str()").unwrap_or(name);
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return false;
+    }
+    let n = regex::escape(name);
+    Regex::new(&format!(
+        r"(?:\bstring|\bchar)\s*(?:\*\s*)?(?:const\s+)?\b{n}\b|#\s*define\s+{n}\b"
+    ))
+    .unwrap()
+    .is_match(code)
 }
 
 /// The options an argument passes: none (`NULL`), a literal, or a string variable the file
@@ -275,6 +289,8 @@ void f() {
     program.build();
     std::string opts("-cl-fast-relaxed-math");
     other.build(opts);
+    std::string made = make_options();
+    program.build(made);
 }
 "#;
         assert_eq!(
@@ -284,6 +300,7 @@ void f() {
                 "6 other: ",
                 "7 program: ",
                 "9 other: -cl-fast-relaxed-math",
+                "11 program: not read: `made` is not declared with a string",
             ]
         );
         assert_eq!(programs_from(host, "source"), vec!["program".to_string()]);
