@@ -393,7 +393,8 @@ impl EmuPrepared {
                 roots.join(", ")
             )
         };
-        if at(top).is_none_or(|(_, ws)| threads(&ws) > self.direct_threads) {
+        // samples larger than the launch itself would extrapolate downwards from far away
+        if at(top).is_none_or(|(x, _)| x > v0) {
             return Err(too_small());
         }
         // The largest sample must also fit the step budget (work per thread grows with the size).
