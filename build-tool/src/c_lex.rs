@@ -172,31 +172,82 @@ pub fn unescape(body: &[u8]) -> Vec<(u8, usize)> {
     out
 }
 
+/// What may stand between two literals that C joins, besides white space and comments: the
+/// next one's encoding prefix.
+pub const PREFIXES: [&str; 10] = ["", "R", "u8", "u8R", "u", "uR", "U", "UR", "L", "LR"];
+
+/// The runs of string literals in `text` that C joins into one: adjacent literals with only
+/// white space, comments and an encoding prefix between them. `spans` are `text`'s.
+pub fn joined_runs<'a>(text: &str, spans: &'a [Span]) -> Vec<Vec<&'a Span>> {
+    let mut out: Vec<Vec<&Span>> = Vec::new();
+    let mut open = false;
+    // the text between the last literal and here, comments left out
+    let mut between = String::new();
+    let mut at = 0;
+    for s in spans {
+        between.push_str(&text[at..s.range.start]);
+        at = s.range.end;
+        match s.kind {
+            Kind::Comment => continue,
+            Kind::Char => open = false,
+            Kind::Str | Kind::RawStr => {
+                match out.last_mut() {
+                    Some(run) if open && PREFIXES.contains(&between.trim()) => run.push(s),
+                    _ => out.push(vec![s]),
+                }
+                open = true;
+            }
+        }
+        between.clear();
+    }
+    out
+}
+
+/// A run of joined literals decoded as the compiler does, each byte with the offset in `text`
+/// it was read at.
+pub fn decode(text: &str, run: &[&Span]) -> Vec<(u8, usize)> {
+    let mut value = Vec::new();
+    for s in run {
+        let body = &text.as_bytes()[s.body.clone()];
+        let bytes: Vec<(u8, usize)> = match s.kind {
+            Kind::RawStr => body.iter().copied().zip(0..).collect(),
+            _ => unescape(body),
+        };
+        value.extend(bytes.into_iter().map(|(c, k)| (c, s.body.start + k)));
+    }
+    value
+}
+
 /// The value of `text` when it is only string literals that C joins (white space, comments
 /// and encoding prefixes between them): `"-D TILE=16 " "-cl-mad-enable"`.
 pub fn literal_value(text: &str) -> Option<String> {
-    let mut value = None::<Vec<u8>>;
-    let mut at = 0;
-    for s in spans(text) {
-        let between = &text[at..s.range.start];
-        if !between.trim().chars().all(|c| "u8ULR".contains(c)) {
-            return None;
+    let spans = spans(text);
+    let runs = joined_runs(text, &spans);
+    let [run] = runs.as_slice() else {
+        return None;
+    };
+    // nothing but comments around the run, and no character literal in it
+    let code: String = {
+        let mut out = String::new();
+        let mut at = 0;
+        for s in &spans {
+            out.push_str(&text[at..s.range.start]);
+            if s.kind == Kind::Char {
+                return None;
+            }
+            at = s.range.end;
         }
-        at = s.range.end;
-        let body = &text.as_bytes()[s.body];
-        match s.kind {
-            Kind::Comment => continue,
-            Kind::Char => return None,
-            _ => {}
-        }
-        let value = value.get_or_insert_with(Vec::new);
-        match s.kind {
-            Kind::RawStr => value.extend_from_slice(body),
-            _ => value.extend(unescape(body).into_iter().map(|(c, _)| c)),
-        }
+        out.push_str(&text[at..]);
+        out
+    };
+    if !code
+        .chars()
+        .all(|c| c.is_whitespace() || "u8ULR".contains(c))
+    {
+        return None;
     }
-    let value = value.filter(|_| text[at..].trim().is_empty())?;
-    Some(String::from_utf8_lossy(&value).into_owned())
+    let bytes: Vec<u8> = decode(text, run).into_iter().map(|(c, _)| c).collect();
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! host file its literal sits on, so that the compiler's errors, the PTX's `.loc` lines and the
 //! report's hot lines all name the host file and the line the user wrote.
 
-use crate::c_lex::{self, Kind, Span};
+use crate::c_lex::{self, Kind, Span, PREFIXES};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -17,9 +17,6 @@ use std::sync::LazyLock;
 static DEFINES_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)\b(?:__)?kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+\w+\s*\(").unwrap()
 });
-
-/// What may stand between two literals that C joins: an encoding prefix of the next one.
-const PREFIXES: [&str; 10] = ["", "R", "u8", "u8R", "u", "uR", "U", "UR", "L", "LR"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmbeddedProgram {
@@ -51,47 +48,10 @@ pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
         .collect();
     let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
     let spans = c_lex::spans(host);
-    let mut out = Vec::new();
-    let mut run: Vec<&Span> = Vec::new();
-    let mut last_end = None;
-    for s in &spans {
-        match s.kind {
-            Kind::Comment => continue,
-            Kind::Char => {}
-            Kind::Str | Kind::RawStr => {
-                let joins =
-                    last_end.is_some_and(|e| between_only_comments(&spans, e, s.range.start, host));
-                if !joins {
-                    out.extend(program(host, &run, &line_of, file));
-                    run.clear();
-                }
-                run.push(s);
-                last_end = Some(s.range.end);
-                continue;
-            }
-        }
-        out.extend(program(host, &run, &line_of, file));
-        run.clear();
-        last_end = None;
-    }
-    out.extend(program(host, &run, &line_of, file));
-    out
-}
-
-/// Whether the text between two literals, `from..to`, is only white space, comments and the
-/// next one's encoding prefix, so that C joins them.
-fn between_only_comments(spans: &[Span], from: usize, to: usize, host: &str) -> bool {
-    let mut rest = String::new();
-    let mut at = from;
-    for s in spans
+    c_lex::joined_runs(host, &spans)
         .iter()
-        .filter(|s| s.kind == Kind::Comment && s.range.start >= from && s.range.end <= to)
-    {
-        rest.push_str(&host[at..s.range.start]);
-        at = s.range.end;
-    }
-    rest.push_str(&host[at..to]);
-    PREFIXES.contains(&rest.trim())
+        .filter_map(|run| program(host, run, &line_of, file))
+        .collect()
 }
 
 /// Whether a string literal of `host` names the file `name` (`"kernels.cl"`,
@@ -115,23 +75,10 @@ fn program(
     file: &str,
 ) -> Option<EmbeddedProgram> {
     // each byte of the joined value with the host line it comes from
-    let mut value: Vec<(u8, usize)> = Vec::new();
-    for s in run {
-        let body = &host.as_bytes()[s.body.clone()];
-        if s.kind == Kind::RawStr {
-            value.extend(
-                body.iter()
-                    .enumerate()
-                    .map(|(k, &c)| (c, line_of(s.body.start + k))),
-            );
-        } else {
-            value.extend(
-                c_lex::unescape(body)
-                    .into_iter()
-                    .map(|(c, k)| (c, line_of(s.body.start + k))),
-            );
-        }
-    }
+    let value: Vec<(u8, usize)> = c_lex::decode(host, run)
+        .into_iter()
+        .map(|(c, at)| (c, line_of(at)))
+        .collect();
     let bytes: Vec<u8> = value.iter().map(|(c, _)| *c).collect();
     let text = String::from_utf8_lossy(&bytes);
     if !DEFINES_KERNEL.is_match(&text) {
