@@ -30,9 +30,8 @@ pub struct BuildCall {
     pub options: Result<String, String>,
 }
 
-/// Every build call of `text`, in order.
-pub fn build_calls(text: &str) -> Vec<BuildCall> {
-    let code = code_only(text);
+/// Every build call of `text`, in order (`code` is `text` with comments and strings blanked).
+fn build_calls(text: &str, code: &str) -> Vec<BuildCall> {
     let line = |at: usize| code[..at].matches('\n').count() + 1;
     let mut out = Vec::new();
     for m in C_BUILD.find_iter(&code) {
@@ -43,7 +42,7 @@ pub fn build_calls(text: &str) -> Vec<BuildCall> {
             continue;
         };
         let options = match args.get(3) {
-            Some(r) => options_of(text, &code, &text[r.clone()]),
+            Some(r) => fixed_string(text, &code, &text[r.clone()]),
             None => Err("the call has fewer than 4 arguments".into()),
         };
         out.push(BuildCall {
@@ -65,10 +64,10 @@ pub fn build_calls(text: &str) -> Vec<BuildCall> {
                 [] => Ok(String::new()),
                 // one argument: the options when it is text, else the devices
                 [one] if literal_value(one).is_some() || holds_text(&code, one) => {
-                    options_of(text, &code, one)
+                    fixed_string(text, &code, one)
                 }
                 [_] => Ok(String::new()),
-                [_, options, ..] => options_of(text, &code, options),
+                [_, options, ..] => fixed_string(text, &code, options),
             };
             out.push(BuildCall {
                 line: line(whole.start()),
@@ -97,9 +96,9 @@ fn holds_text(code: &str, arg: &str) -> bool {
     .is_match(code)
 }
 
-/// The options an argument passes: none (`NULL`), a literal, or a string variable the file
-/// fixes once.
-pub(super) fn options_of(text: &str, code: &str, arg: &str) -> Result<String, String> {
+/// The string an argument passes where the file fixes it: none (`NULL`, as options), a
+/// literal, a string variable declared once and not rewritten, or a macro's.
+pub(super) fn fixed_string(text: &str, code: &str, arg: &str) -> Result<String, String> {
     let arg = arg.trim();
     if ["NULL", "nullptr", "0", "\"\""].contains(&arg) {
         return Ok(String::new());
@@ -120,8 +119,10 @@ pub(super) fn options_of(text: &str, code: &str, arg: &str) -> Result<String, St
 /// (`#define OPTS "…"`).
 fn string_variable(text: &str, code: &str, name: &str) -> Result<String, String> {
     let n = regex::escape(name);
-    let define = Regex::new(&format!(r"(?m)^[ \t]*#[ \t]*define[ \t]+{n}[ \t]+(.+)$")).unwrap();
-    if let Some(value) = define.captures(code).and_then(|c| c.get(1)) {
+    let define = super::host_defs::DEFINE
+        .captures_iter(code)
+        .find(|c| &c[1] == name);
+    if let Some(value) = define.and_then(|c| c.get(2)) {
         return literal_value(&text[value.range()])
             .ok_or_else(|| format!("`{name}` is a macro, not a string"));
     }
@@ -164,23 +165,22 @@ fn string_variable(text: &str, code: &str, name: &str) -> Result<String, String>
 
 /// The program objects made from the source text held in `source`: `p =
 /// clCreateProgramWithSource(ctx, 1, &source, …)`, `cl::Program p(ctx, source)`.
-pub fn programs_from(text: &str, source: &str) -> Vec<String> {
+fn programs_from(code: &str, source: &str) -> Vec<String> {
     static MADE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"\b([A-Za-z_]\w*)\s*(?:=\s*(?:clCreateProgramWithSource|cl::Program)\s*\(|\(|\{)",
         )
         .unwrap()
     });
-    let code = code_only(text);
     let uses = Regex::new(&format!(r"\b{}\b", regex::escape(source))).unwrap();
-    MADE.captures_iter(&code)
+    MADE.captures_iter(code)
         .filter(|c| {
             let whole = c.get(0).unwrap();
             let made_by_call = whole.as_str().contains("clCreateProgramWithSource")
                 || whole.as_str().contains("cl::Program")
                 || code[..whole.start()].trim_end().ends_with("cl::Program");
             made_by_call
-                && call_args(&code, whole.end() - 1)
+                && call_args(code, whole.end() - 1)
                     .is_some_and(|(close, _)| uses.is_match(&code[whole.end()..close]))
         })
         .map(|c| c[1].to_string())
@@ -192,8 +192,9 @@ pub fn programs_from(text: &str, source: &str) -> Vec<String> {
 /// pass the same options. `Ok(None)` when the file builds no program; `Err` says why the
 /// options are not known.
 pub fn options_for(text: &str, source: Option<&str>) -> Result<Option<BuildCall>, String> {
-    let calls = build_calls(text);
-    let programs = source.map(|s| programs_from(text, s)).unwrap_or_default();
+    let code = code_only(text);
+    let calls = build_calls(text, &code);
+    let programs = source.map(|s| programs_from(&code, s)).unwrap_or_default();
     let linked: Vec<&BuildCall> = calls
         .iter()
         .filter(|c| programs.contains(&c.program))
@@ -228,7 +229,7 @@ mod tests {
 
     /// The build calls of `host` as `line program: options` or `line program: why not`.
     fn read(host: &str) -> Vec<String> {
-        build_calls(host)
+        build_calls(host, &code_only(host))
             .into_iter()
             .map(|c| match c.options {
                 Ok(o) => format!("{} {}: {o}", c.line, c.program),
@@ -260,7 +261,10 @@ int main(void) {
                 "10 s: not read: `built` is built at run time",
             ]
         );
-        assert_eq!(programs_from(host, "src"), vec!["p".to_string()]);
+        assert_eq!(
+            programs_from(&code_only(host), "src"),
+            vec!["p".to_string()]
+        );
     }
 
     #[test]
@@ -273,7 +277,7 @@ int main(void) {
     fn a_variable_written_later_is_not_read() {
         let host = "std::string o = \"-DA=1\";\nvoid f() { o += \" -DB=2\"; cl::Program p(ctx, src); p.build(o.c_str()); }\n";
         assert_eq!(
-            build_calls(host)[0].options,
+            build_calls(host, &code_only(host))[0].options,
             Err("`o` is built at run time".to_string())
         );
     }
@@ -303,9 +307,12 @@ void f() {
                 "11 program: not read: `made` is not declared with a string",
             ]
         );
-        assert_eq!(programs_from(host, "source"), vec!["program".to_string()]);
         assert_eq!(
-            programs_from(host, "kernel_code"),
+            programs_from(&code_only(host), "source"),
+            vec!["program".to_string()]
+        );
+        assert_eq!(
+            programs_from(&code_only(host), "kernel_code"),
             vec!["other".to_string()]
         );
     }

@@ -90,7 +90,7 @@ fn function_handles(text: &str, code: &str) -> Vec<(String, usize, String)> {
         let [handle, _module, name, ..] = &args[..] else {
             continue;
         };
-        let Ok(name) = super::cl_build::options_of(text, code, &text[name.clone()]) else {
+        let Ok(name) = super::cl_build::fixed_string(text, code, &text[name.clone()]) else {
             continue;
         };
         let handle: String = code[handle.clone()]

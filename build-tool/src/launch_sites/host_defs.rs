@@ -23,7 +23,7 @@ pub struct HostDefs {
     pub fns: BTreeMap<String, size_fns::SizeFn>,
 }
 
-static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$").unwrap()
 });
 /// An integer declaration, up to its `;`: `int n = 1 << 20;`, `int w = 64, h = 32;`.

@@ -422,7 +422,7 @@ fn kernel_objects(text: &str, code: &str) -> Vec<KernelObject> {
         // a literal, or a string the file fixes (`const char *name = "saxpy";`, a `#define`)
         let name = args
             .get(1)
-            .and_then(|r| super::cl_build::options_of(text, code, &text[r.clone()]).ok())
+            .and_then(|r| super::cl_build::fixed_string(text, code, &text[r.clone()]).ok())
             .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_'));
         out.push(KernelObject {
             var: object_var(var.as_str()),
