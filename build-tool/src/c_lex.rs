@@ -1,7 +1,7 @@
 //! Where the comments and the string and character literals of C and C++ source lie, found once
 //! so that every reader of host code agrees on what is code: the launch readers blank them
 //! ([`crate::launch_sites`]), and the OpenCL programs a host file carries are read from its
-//! strings ([`crate::embedded_cl`]).
+//! strings ([`crate::embedded`]).
 
 use std::ops::Range;
 

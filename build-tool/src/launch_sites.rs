@@ -28,6 +28,7 @@ pub mod cl_build;
 mod driver_api;
 mod host_defs;
 mod instantiations;
+pub mod nvrtc;
 mod opencl;
 mod runtime_api;
 mod size_fns;

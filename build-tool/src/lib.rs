@@ -11,7 +11,7 @@ pub mod cache;
 pub mod cargo_kerncast;
 pub mod check;
 pub mod config;
-pub mod embedded_cl;
+pub mod embedded;
 pub mod engine;
 pub mod hotlines;
 pub mod includes;

@@ -528,7 +528,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     for j in host_jobs {
         match std::fs::read_to_string(&j.path) {
             Ok(text) => {
-                for p in crate::embedded_cl::programs(&text, &j.display_path) {
+                for p in crate::embedded::programs(&text, &j.display_path) {
                     embedded.push((j, host_sources.len(), p));
                 }
                 host_sources.push((j.display_path.clone(), text));
@@ -542,6 +542,11 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             )),
         }
     }
+    // a host file that carries a program is also a kernel file, whether or not it compiles
+    let carry_programs: Vec<String> = embedded
+        .iter()
+        .map(|(j, _, _)| j.display_path.clone())
+        .collect();
     let units: Vec<Result<Unit, Failure>> = kernel_jobs
         .into_par_iter()
         .map(|j| prepare_with_hosts(j, &host_sources))
@@ -566,10 +571,10 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         .map(|u| u.job.display_path.clone())
         .chain(host_sources.iter().map(|(display, _)| display.clone()))
         .filter(|display| {
-            // a host file that carries an OpenCL program is also a kernel file
-            !ok_units
-                .iter()
-                .any(|u| !u.kernels.is_empty() && u.job.display_path == *display)
+            !carry_programs.contains(display)
+                && !ok_units
+                    .iter()
+                    .any(|u| !u.kernels.is_empty() && u.job.display_path == *display)
         })
         .collect();
     host_only.sort();

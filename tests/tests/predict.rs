@@ -1033,7 +1033,7 @@ int main(void) {
     let (_dir, plain) = source_file("plain.c", "int main(void) { return 0; }\n");
     let err = predict_file(&plain, &[]).unwrap_err().to_string();
     assert!(
-        err.contains("no OpenCL program in its strings") && err.contains("--host"),
+        err.contains("no OpenCL or CUDA program in its strings") && err.contains("--host"),
         "{err}"
     );
 }

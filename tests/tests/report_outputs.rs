@@ -494,6 +494,114 @@ fn a_compile_error_in_a_host_string_names_the_host_line() {
     assert!(!e.message.contains("kerncast-embedded-"), "{}", e.message);
 }
 
+/// CUDA programs that a host compiles at run time with NVRTC: one in a literal continued with
+/// `\` at its line ends (NVRTC's own sample), built with an options array, and a template in a
+/// raw string whose instance the host names with `nvrtcAddNameExpression`, launched through
+/// its lowered name. A program that does not compile is an error at its host line, and its
+/// file is not host code only.
+#[test]
+fn cuda_programs_compiled_by_nvrtc_are_built_with_their_options_and_name_expressions() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("saxpy.cpp"),
+        r#"#include <nvrtc.h>
+#include <cuda.h>
+const char *saxpy = "                                        \n\
+extern \"C\" __global__                                        \n\
+void saxpy(float a, float *x, float *y, float *out, size_t n)  \n\
+{                                                               \n\
+  size_t tid = blockIdx.x * blockDim.x + threadIdx.x;           \n\
+  for (int r = 0; r < REPS; ++r)                                \n\
+    if (tid < n) out[tid] = a * x[tid] + y[tid];                \n\
+}                                                               \n";
+int main() {
+  nvrtcProgram prog;
+  nvrtcCreateProgram(&prog, saxpy, "saxpy.cu", 0, NULL, NULL);
+  const char *opts[] = {"--gpu-architecture=compute_80", "--fmad=false", "-DREPS=4"};
+  nvrtcCompileProgram(prog, 3, opts);
+  cuModuleGetFunction(&kernel, module, "saxpy");
+  size_t n = 128 * 32;
+  void *args[] = { &a, &dX, &dY, &dOut, &n };
+  cuLaunchKernel(kernel, 32, 1, 1, 128, 1, 1, 0, NULL, args, 0);
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("jit.cpp"),
+        r#"static const char *kSource = R"(
+template <typename T, int R>
+__global__ void scale(T *x, size_t n)
+{
+  size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { T v = x[i]; for (int k = 0; k < R; ++k) v = v * T(1.5) + T(0.5); x[i] = v; }
+}
+)";
+int main() {
+  nvrtcCreateProgram(&prog, kSource, "scale.cu", 0, nullptr, nullptr);
+  nvrtcAddNameExpression(prog, "scale<float, 3>");
+  std::vector<const char *> opts = {"-std=c++17"};
+  nvrtcCompileProgram(prog, opts.size(), opts.data());
+  const char *lowered;
+  nvrtcGetLoweredName(prog, "scale<float, 3>", &lowered);
+  cuModuleGetFunction(&f, module, lowered);
+  size_t n = 1 << 20;
+  void *args[] = {&d_x, &n};
+  cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bad.cpp"),
+        "const char *k = \"extern \\\"C\\\" __global__ void k(int *x) {\\n\"\n  \"  x[0] = undeclared;\\n}\\n\";\n",
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let named = |name: &str| r.kernels.iter().find(|k| k.display_name == name);
+    let (Some(saxpy), Some(scale)) = (named("saxpy"), named("scale<float, 3>")) else {
+        panic!(
+            "{:?} {:#?}",
+            r.kernels
+                .iter()
+                .map(|k| &k.display_name)
+                .collect::<Vec<_>>(),
+            r.errors
+        );
+    };
+    // -DREPS=4 and --fmad=false: four separate multiplies and adds per thread, no fma
+    assert_eq!(saxpy.counts["op.mul.f32.thread"], (4 * 4096) as f64);
+    assert_eq!(saxpy.counts["op.add_sub.f32.thread"], (4 * 4096) as f64);
+    assert!(!saxpy.counts.contains_key("op.fma.f32.thread"));
+    let at = saxpy.source.as_ref().unwrap();
+    assert!(at.file.ends_with("saxpy.cpp") && at.line == 4, "{at:?}");
+    let note = |k: &kerncast::report::KernelReport, what: &str| {
+        assert!(
+            k.notes.iter().any(|n| n.contains(what)),
+            "{what}: {:?}",
+            k.notes
+        )
+    };
+    note(
+        saxpy,
+        "saxpy.cpp:15: --gpu-architecture=compute_80 --fmad=false -DREPS=4",
+    );
+    note(
+        saxpy,
+        "(not given to the compiler: --gpu-architecture=compute_80)",
+    );
+    note(saxpy, "CUDA program in the string at");
+    // the instance the name expression asks for, R = 3 fma per thread
+    assert_eq!(scale.counts["op.fma.f32.thread"], (3 << 20) as f64);
+    assert_eq!(scale.workload.grid, [4096, 1, 1]);
+    note(scale, "cuModuleGetFunction(…, \"scale<float, 3>\")");
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    let e = &r.errors[0];
+    assert!(e.file.ends_with("bad.cpp") && e.line == Some(2), "{e:?}");
+    assert!(e.message.contains("undeclared"), "{}", e.message);
+    assert!(r.host_only.is_empty(), "{:?}", r.host_only);
+}
+
 /// A template dispatched by a `switch` on a value the host code fixes: the instantiation it
 /// launches is predicted, the others are listed as not launched (with the branch that rules
 /// them out), not as errors.

@@ -19,15 +19,16 @@ static C_BUILD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bclBuildProgram
 static CPP_BUILD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b([A-Za-z_]\w*)\s*(?:\.|->)\s*build\s*\(").unwrap());
 
-/// One `clBuildProgram` or C++ `program.build(…)`.
+/// One `clBuildProgram` or C++ `program.build(…)` (options one string), or one
+/// `nvrtcCompileProgram` (options a list, [`super::nvrtc`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BuildCall {
+pub struct BuildCall<O = String> {
     /// 1-based line of the call.
     pub line: usize,
     /// The program object it builds, as written.
     pub program: String,
     /// The options, or why they could not be read.
-    pub options: Result<String, String>,
+    pub options: Result<O, String>,
 }
 
 /// Every build call of `text`, in order (`code` is `text` with comments and strings blanked).
@@ -195,11 +196,20 @@ pub fn options_for(text: &str, source: Option<&str>) -> Result<Option<BuildCall>
     let code = code_only(text);
     let calls = build_calls(text, &code);
     let programs = source.map(|s| programs_from(&code, s)).unwrap_or_default();
-    let linked: Vec<&BuildCall> = calls
+    pick_build(&calls, &programs)
+}
+
+/// The build of one of `programs` (those made from the program's source) among `calls`, else
+/// the one options all of `calls` agree on.
+pub(super) fn pick_build<O: Clone + PartialEq>(
+    calls: &[BuildCall<O>],
+    programs: &[String],
+) -> Result<Option<BuildCall<O>>, String> {
+    let linked: Vec<&BuildCall<O>> = calls
         .iter()
         .filter(|c| programs.contains(&c.program))
         .collect();
-    let candidates: Vec<&BuildCall> = if linked.is_empty() {
+    let candidates: Vec<&BuildCall<O>> = if linked.is_empty() {
         calls.iter().collect()
     } else {
         linked

@@ -80,7 +80,8 @@ pub(super) fn launches(text: &str, code: &str) -> Vec<LaunchSite> {
 }
 
 /// `cuModuleGetFunction(&f, module, "name")`s: (handle as written, offset, kernel name), for
-/// names the file fixes.
+/// names the file fixes, and for the lowered names of NVRTC's name expressions
+/// (`scale<float, 3>`).
 fn function_handles(text: &str, code: &str) -> Vec<(String, usize, String)> {
     let mut out = Vec::new();
     for m in GET_FUNCTION.find_iter(code) {
@@ -90,7 +91,11 @@ fn function_handles(text: &str, code: &str) -> Vec<(String, usize, String)> {
         let [handle, _module, name, ..] = &args[..] else {
             continue;
         };
-        let Ok(name) = super::cl_build::fixed_string(text, code, &text[name.clone()]) else {
+        let name = &text[name.clone()];
+        let Some(name) = super::cl_build::fixed_string(text, code, name)
+            .ok()
+            .or_else(|| super::nvrtc::lowered_name(text, code, name))
+        else {
             continue;
         };
         let handle: String = code[handle.clone()]

@@ -8,6 +8,7 @@
 //! compiler's own `file:line` diagnostics.
 
 mod args;
+mod build_options;
 mod clang;
 #[cfg(feature = "llvm")]
 mod llvm;
@@ -17,6 +18,7 @@ mod sass;
 mod tools;
 
 pub use args::LowerArgs;
+pub use build_options::{add_nvrtc_options, add_opencl_build_options};
 pub use clang::emit_llvm_ir;
 pub use ptxas::{parse_ptxas_report, ptxas_resources, ResourceProbe, Resources};
 pub use sass::sass;
@@ -350,49 +352,6 @@ fn render_command(cmd: &Command) -> String {
     s
 }
 
-/// What an OpenCL build-options string (`clBuildProgram`'s, `-D TILE=32 -cl-mad-enable`)
-/// adds to `opts`: its macros (ones `opts` already defines keep their value: the command line
-/// wins), its include folders (relative ones from `base`) and its `-cl-*` and warning flags, put
-/// before the user's own compiler arguments. Returns the options clang is not given.
-pub fn add_opencl_build_options(
-    opts: &mut LowerOptions,
-    options: &str,
-    base: &Path,
-) -> Vec<String> {
-    let mut ignored = Vec::new();
-    let mut flags = Vec::new();
-    let mut words = options.split_whitespace();
-    while let Some(w) = words.next() {
-        let joined =
-            |prefix: &str, words: &mut std::str::SplitWhitespace| match w.strip_prefix(prefix) {
-                Some("") => words.next().map(str::to_string),
-                other => other.map(str::to_string),
-            };
-        if w.starts_with("-D") {
-            let Some(d) = joined("-D", &mut words) else {
-                continue;
-            };
-            let (name, val) = match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                None => (d.clone(), None),
-            };
-            if !opts.defines.iter().any(|(n, _)| *n == name) {
-                opts.defines.push((name, val));
-            }
-        } else if w.starts_with("-I") {
-            if let Some(dir) = joined("-I", &mut words) {
-                opts.include_dirs.push(base.join(dir));
-            }
-        } else if w.starts_with("-cl-") || w == "-w" || w.starts_with("-Werror") {
-            flags.push(w.to_string());
-        } else {
-            ignored.push(w.to_string());
-        }
-    }
-    opts.extra_args.splice(0..0, flags);
-    ignored
-}
-
 /// Rewrite host-specific paths in `.file` directives (and in the `// file:line` comments clang
 /// puts after `.loc`): the temp dir holding the prelude becomes `kerncast-prelude`, and paths
 /// under the current directory become relative.
@@ -475,34 +434,6 @@ mod tests {
         assert_eq!(SourceKind::of(Path::new("a/b.cu")), Some(SourceKind::Cuda));
         assert_eq!(SourceKind::of(Path::new("b.bc")), Some(SourceKind::LlvmIr));
         assert_eq!(SourceKind::of(Path::new("b.c")), None);
-    }
-
-    #[test]
-    fn opencl_build_options_become_flags_and_the_command_line_wins() {
-        let mut o = LowerOptions {
-            defines: vec![("TILE".into(), Some("64".into()))],
-            extra_args: vec!["-O1".into()],
-            ..LowerOptions::default()
-        };
-        let ignored = add_opencl_build_options(
-            &mut o,
-            "-D TILE=32 -DN=4 -DFAST -I inc -cl-mad-enable -cl-std=CL2.0 -g -w",
-            Path::new("/p"),
-        );
-        assert_eq!(ignored, vec!["-g".to_string()]);
-        assert_eq!(
-            o.defines,
-            vec![
-                ("TILE".to_string(), Some("64".to_string())),
-                ("N".to_string(), Some("4".to_string())),
-                ("FAST".to_string(), None),
-            ]
-        );
-        assert_eq!(o.include_dirs, vec![PathBuf::from("/p/inc")]);
-        assert_eq!(
-            o.extra_args,
-            ["-cl-mad-enable", "-cl-std=CL2.0", "-w", "-O1"]
-        );
     }
 
     #[test]

@@ -1,14 +1,15 @@
-//! OpenCL programs whose host code is known: a program carried in a host file's strings
-//! ([`crate::embedded_cl`]), and the build options a host builds a program with
-//! ([`crate::launch_sites::cl_build`]).
+//! Programs whose host code is known: an OpenCL or CUDA (NVRTC) program carried in a host
+//! file's strings ([`crate::embedded`]), and the options a host builds a program with
+//! ([`crate::launch_sites::cl_build`], [`crate::launch_sites::nvrtc`]).
 
 use super::{fail, lower_and_parse, prepare_unit, unit, Job, Unit};
 use crate::annotations;
+use crate::embedded::{EmbeddedProgram, Language};
 use crate::lower;
 use crate::report::Failure;
 use std::path::Path;
 
-/// The unit of the OpenCL program in a host file's strings that defines `job.kernel` (the
+/// The unit of the OpenCL or CUDA program in a host file's strings that defines `job.kernel` (the
 /// first program when no kernel is asked for).
 pub(super) fn prepare_host_file(job: &Job) -> Result<Unit, Failure> {
     let host = std::fs::read_to_string(&job.path).map_err(|e| {
@@ -20,7 +21,7 @@ pub(super) fn prepare_host_file(job: &Job) -> Result<Unit, Failure> {
             format!("cannot read host code: {e}"),
         )
     })?;
-    let programs = crate::embedded_cl::programs(&host, &job.display_path);
+    let programs = crate::embedded::programs(&host, &job.display_path);
     if job.kernel.is_none() {
         if let Some(first) = programs.first() {
             return prepare_embedded(job, &host, first);
@@ -41,20 +42,17 @@ pub(super) fn prepare_host_file(job: &Job) -> Result<Unit, Failure> {
             None,
             job.kernel.as_deref(),
             "lower",
-            "host code with no OpenCL program in its strings: kerncast reads it only for the launches it makes; give the kernel's own file, with this one as --host".into(),
+            "host code with no OpenCL or CUDA program in its strings: kerncast reads it only for the launches it makes; give the kernel's own file, with this one as --host".into(),
         )
     }))
 }
 
-/// The unit of an OpenCL program a host file carries in its strings (`embedded_cl`). It is
-/// lowered from a temporary `.cl` whose `#line` directives name the host file, so its errors,
-/// `.loc` lines and hot lines point at the host file's lines; its kernels take their launches
-/// from the same host file.
-pub fn prepare_embedded(
-    job: &Job,
-    host: &str,
-    program: &crate::embedded_cl::EmbeddedProgram,
-) -> Result<Unit, Failure> {
+/// The unit of an OpenCL or CUDA program a host file carries in its strings (`embedded`). It
+/// is lowered from a temporary `.cl` or `.cu` whose `#line` directives name the host file, so
+/// its errors, `.loc` lines and hot lines point at the host file's lines; its kernels take
+/// their launches from the same host file.
+pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Result<Unit, Failure> {
+    let language = program.language;
     let at = Some(program.line as u32);
     let io = |e: std::io::Error| {
         fail(
@@ -63,31 +61,38 @@ pub fn prepare_embedded(
             None,
             "lower",
             format!(
-                "cannot write the OpenCL program of line {} to a temp file: {e}",
+                "cannot write the {} program of line {} to a temp file: {e}",
+                language.name(),
                 program.line
             ),
         )
     };
     let file = tempfile::Builder::new()
         .prefix("kerncast-embedded-")
-        .suffix(".cl")
+        .suffix(&format!(".{}", language.extension()))
         .tempfile()
         .map_err(io)?;
+    let program = &with_name_expressions(program, host, &job.display_path);
     std::fs::write(file.path(), &program.text).map_err(io)?;
     let mut lowering = job.clone();
-    lowering.lower.frontend = Some(lower::Frontend::Clang);
+    if language == Language::OpenCl {
+        lowering.lower.frontend = Some(lower::Frontend::Clang);
+    }
     if let Some(dir) = job.path.parent() {
         lowering.lower.include_dirs.push(dir.to_path_buf());
     }
     let build = host_build(
         &mut lowering,
+        language,
         &job.display_path,
         host,
         program.variable.as_deref(),
     );
     let shown = format!(
-        "the OpenCL program in the string at {}:{}",
-        job.display_path, program.line
+        "the {} program in the string at {}:{}",
+        language.name(),
+        job.display_path,
+        program.line
     );
     let parsed = lower_and_parse(&lowering, file.path()).map_err(|mut f| {
         f.message = f.message.replace(&*file.path().to_string_lossy(), &shown);
@@ -110,6 +115,13 @@ pub fn prepare_embedded(
             k.workloads = launches.workloads(&k.name, &k.params, &k.fields);
         }
     }
+    let compiled = match language {
+        Language::OpenCl => "compiled as OpenCL C by clang".to_string(),
+        Language::Cuda => format!(
+            "compiled at run time by NVRTC, here by {}",
+            parsed.lowered.frontend
+        ),
+    };
     let mut u = unit(
         &lowering,
         parsed,
@@ -117,27 +129,76 @@ pub fn prepare_embedded(
         Vec::new(),
         &src_kernels,
     )?;
-    u.notes.push(format!(
-        "kernel source: {shown}, compiled as OpenCL C by clang"
-    ));
+    u.notes.push(format!("kernel source: {shown}, {compiled}"));
     u.notes.extend(build);
     Ok(u)
 }
 
+/// A CUDA program with the template instances the host asks NVRTC for
+/// (`nvrtcAddNameExpression(prog, "scale<float, 3>")`) made, as NVRTC makes them: by taking
+/// their addresses, at the line of the host's call. An expression whose name the program does
+/// not define belongs to another program of the file.
+fn with_name_expressions(program: &EmbeddedProgram, host: &str, display: &str) -> EmbeddedProgram {
+    if program.language != Language::Cuda {
+        return program.clone();
+    }
+    let lines: Vec<(String, usize)> =
+        crate::launch_sites::nvrtc::name_expressions(host, program.variable.as_deref())
+            .into_iter()
+            .filter(|(e, _)| defines(&program.text, e))
+            .enumerate()
+            .map(|(i, (e, line))| {
+                let e = e.trim().trim_start_matches('&');
+                (
+                    format!("void *__kerncast_name_expression_{i} = (void *)&{e};"),
+                    line,
+                )
+            })
+            .collect();
+    program.with_lines(&lines, display)
+}
+
+/// Whether `text` has the name an expression (`&ns::scale<float, 3>`) names, as a word.
+fn defines(text: &str, expression: &str) -> bool {
+    let head = expression
+        .trim()
+        .trim_start_matches('&')
+        .split('<')
+        .next()
+        .unwrap_or("");
+    let name = head.rsplit("::").next().unwrap_or(head).trim();
+    !name.is_empty()
+        && text.match_indices(name).any(|(at, _)| {
+            let word = |c: char| c.is_alphanumeric() || c == '_';
+            !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word)
+        })
+}
+
 /// [`prepare_unit`] for a job whose host files are known, `hosts` (shown path, text): an OpenCL
-/// program file is lowered with the build options of the host file that reads it, the one
-/// that names it in a string (`fopen("kernels.cl", "r")`).
+/// program file, or a CUDA one a host compiles with NVRTC, is lowered with the build options
+/// of the host file that reads it, the one that names it in a string
+/// (`fopen("kernels.cl", "r")`).
 pub fn prepare_with_hosts(job: &Job, hosts: &[(String, String)]) -> Result<Unit, Failure> {
     let file_name = job.path.file_name().and_then(|n| n.to_str());
-    let is_opencl = job.path.extension().is_some_and(|e| e == "cl");
-    let reader = hosts.iter().find(|(_, text)| {
-        is_opencl && file_name.is_some_and(|name| crate::embedded_cl::names_file(text, name))
+    let language = match job.path.extension().and_then(|e| e.to_str()) {
+        Some("cl") => Some(Language::OpenCl),
+        Some("cu" | "cuh") => Some(Language::Cuda),
+        _ => None,
+    };
+    let reader = language.and_then(|language| {
+        hosts.iter().find(|(_, text)| {
+            let builds = match language {
+                Language::OpenCl => true,
+                Language::Cuda => crate::launch_sites::nvrtc::compiles(text),
+            };
+            builds && file_name.is_some_and(|name| crate::embedded::names_file(text, name))
+        })
     });
-    let Some((display, text)) = reader else {
+    let (Some(language), Some((display, text))) = (language, reader) else {
         return prepare_unit(job);
     };
     let mut built = job.clone();
-    let note = host_build(&mut built, display, text, None);
+    let note = host_build(&mut built, language, display, text, None);
     match prepare_unit(&built) {
         Ok(mut u) => {
             u.notes.extend(note);
@@ -148,29 +209,54 @@ pub fn prepare_with_hosts(job: &Job, hosts: &[(String, String)]) -> Result<Unit,
 }
 
 /// Adds to `job`'s lowering the options the host file `host` (shown as `display`) builds its
-/// OpenCL program with (`launch_sites::cl_build`; `source` is the variable holding the
+/// program with (OpenCL's `clBuildProgram`, `launch_sites::cl_build`, or NVRTC's
+/// `nvrtcCompileProgram`, `launch_sites::nvrtc`; `source` is the variable holding the
 /// program's text, for an embedded one), and returns the note that says which, or why none.
-fn host_build(job: &mut Job, display: &str, host: &str, source: Option<&str>) -> Option<String> {
+fn host_build(
+    job: &mut Job,
+    language: Language,
+    display: &str,
+    host: &str,
+    source: Option<&str>,
+) -> Option<String> {
+    use crate::launch_sites::{cl_build, nvrtc};
     let base = Path::new(display).parent().unwrap_or(Path::new(""));
-    match crate::launch_sites::cl_build::options_for(host, source) {
+    let (build, found) = match language {
+        Language::OpenCl => (
+            "OpenCL build",
+            cl_build::options_for(host, source)
+                .map(|c| c.map(|c| (c.line, c.options.map(|o| vec![o])))),
+        ),
+        Language::Cuda => (
+            "NVRTC compile",
+            nvrtc::options_for(host, source).map(|c| c.map(|c| (c.line, c.options))),
+        ),
+    };
+    match found {
         Ok(None) => None,
-        Ok(Some(call)) => {
-            let options = call.options.unwrap_or_default();
-            if options.trim().is_empty() {
+        Ok(Some((line, options))) => {
+            // `options_for` gives a call only when its options were read
+            let options = options.unwrap_or_default();
+            let shown = options.join(" ");
+            if shown.trim().is_empty() {
                 return None;
             }
-            let ignored = lower::add_opencl_build_options(&mut job.lower, &options, base);
-            let mut note = format!(
-                "built with the options of the OpenCL build at {display}:{}: {options}",
-                call.line
-            );
+            let ignored = match language {
+                Language::OpenCl => lower::add_opencl_build_options(&mut job.lower, &shown, base),
+                Language::Cuda => lower::add_nvrtc_options(&mut job.lower, &options, base),
+            };
+            let mut note =
+                format!("built with the options of the {build} at {display}:{line}: {shown}");
             if !ignored.is_empty() {
-                note.push_str(&format!(" (not given to clang: {})", ignored.join(" ")));
+                note.push_str(&format!(
+                    " (not given to the compiler: {})",
+                    ignored.join(" ")
+                ));
             }
             Some(note)
         }
         Err(why) => Some(format!(
-            "built without the host's OpenCL build options ({display}: {why}); give a macro they define with -D NAME=VALUE"
+            "built without the host's {build} options ({display}: {why}); give a macro they define with -D NAME=VALUE"
         )),
     }
 }

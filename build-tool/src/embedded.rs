@@ -1,26 +1,60 @@
-//! OpenCL C programs that host code carries as string literals: the
-//! `const char *src = "__kernel void vadd(…)\n" …;` handed to `clCreateProgramWithSource`, in
-//! adjacent literals that C joins, or in one raw string (`R"(…)"`).
+//! Kernel programs that host code carries as string literals: the OpenCL C handed to
+//! `clCreateProgramWithSource` and the CUDA handed to NVRTC's `nvrtcCreateProgram`
+//! (`const char *src = "__kernel void vadd(…)\n" …;`), in adjacent literals that C joins, in
+//! one literal continued with `\` at line ends, or in one raw string (`R"(…)"`).
 //!
 //! A program is a run of adjacent string literals (only white space and comments between them)
 //! whose text defines a kernel. It is decoded as the compiler would (escapes, joining), and
-//! written out as OpenCL C with `#line` directives that put every line back at the line of the
-//! host file its literal sits on, so that the compiler's errors, the PTX's `.loc` lines and the
-//! report's hot lines all name the host file and the line the user wrote.
+//! written out with `#line` directives that put every line back at the line of the host file
+//! its literal sits on, so that the compiler's errors, the PTX's `.loc` lines and the report's
+//! hot lines all name the host file and the line the user wrote.
 
 use crate::c_lex::{self, Kind, Span, PREFIXES};
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// A string literal's text defines a kernel: `__kernel void name(` or `kernel void name(`,
-/// attributes allowed between.
-static DEFINES_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
+/// A string literal's text defines an OpenCL kernel: `__kernel void name(` or
+/// `kernel void name(`, attributes allowed between.
+static DEFINES_OPENCL_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)\b(?:__)?kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+\w+\s*\(").unwrap()
 });
 
+/// A string literal's text defines a CUDA kernel: `__global__ void name(`, launch bounds
+/// allowed on either side of `void`.
+static DEFINES_CUDA_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?s)\b__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?\w+\s*\(").unwrap()
+});
+
+/// The language a program in a host string is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    /// OpenCL C, built by `clBuildProgram`.
+    OpenCl,
+    /// CUDA C++, compiled at run time by NVRTC.
+    Cuda,
+}
+
+impl Language {
+    /// The extension a file of this language has, which tells the lowering what it is.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Language::OpenCl => "cl",
+            Language::Cuda => "cu",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::OpenCl => "OpenCL",
+            Language::Cuda => "CUDA",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmbeddedProgram {
-    /// The program as OpenCL C, `#line` directives included.
+    pub language: Language,
+    /// The program's source, `#line` directives included.
     pub text: String,
     /// 1-based host line of the program's first literal.
     pub line: usize,
@@ -41,7 +75,21 @@ impl EmbeddedProgram {
     }
 }
 
-/// The OpenCL programs in `host`, in order. `file` is the name the `#line` directives give.
+impl EmbeddedProgram {
+    /// The program with `lines` added at its end, each placed at its host line by a `#line`
+    /// directive naming `file`.
+    pub fn with_lines(&self, lines: &[(String, usize)], file: &str) -> EmbeddedProgram {
+        let mut p = self.clone();
+        for (text, host_line) in lines {
+            p.text
+                .push_str(&format!("#line {host_line} \"{}\"\n{text}\n", escape(file)));
+            p.host_lines.extend([0, *host_line]);
+        }
+        p
+    }
+}
+
+/// The OpenCL and CUDA programs in `host`, in order. `file` is the name the `#line` directives give.
 pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(host.match_indices('\n').map(|(i, _)| i + 1))
@@ -81,9 +129,13 @@ fn program(
         .collect();
     let bytes: Vec<u8> = value.iter().map(|(c, _)| *c).collect();
     let text = String::from_utf8_lossy(&bytes);
-    if !DEFINES_KERNEL.is_match(&text) {
+    let language = if DEFINES_OPENCL_KERNEL.is_match(&text) {
+        Language::OpenCl
+    } else if DEFINES_CUDA_KERNEL.is_match(&text) {
+        Language::Cuda
+    } else {
         return None;
-    }
+    };
     let mut out = String::new();
     let mut host_lines = Vec::new();
     let mut next_line = None;
@@ -101,6 +153,7 @@ fn program(
         next_line = Some(host_line + 1);
     }
     Some(EmbeddedProgram {
+        language,
         text: out,
         line: line_of(run[0].range.start),
         host_lines,
@@ -201,6 +254,25 @@ int main(void) {
         assert_eq!(p[0].variable.as_deref(), Some("s"));
         assert_eq!(initialised("char prog[ ] = "), Some("prog".into()));
         assert_eq!(initialised("clCreateProgramWithSource(ctx, 1, "), None);
+    }
+
+    #[test]
+    fn cuda_programs_continued_with_backslashes_and_added_lines_keep_their_host_lines() {
+        let host = "const char *k = \"\\n\\\nextern \\\"C\\\" __global__\\n\\\nvoid f(int *x) { x[0] = 1; }\\n\";\nnvrtcAddNameExpression(p, \"g<1>\");\n";
+        let p = programs(host, "m.cpp");
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].language, Language::Cuda);
+        assert_eq!(
+            p[0].text,
+            "#line 1 \"m.cpp\"\n\nextern \"C\" __global__\nvoid f(int *x) { x[0] = 1; }\n"
+        );
+        assert_eq!(p[0].host_line(4), 3);
+        let added = p[0].with_lines(&[("void *e = (void *)&g<1>;".into(), 5)], "m.cpp");
+        assert!(added
+            .text
+            .ends_with("#line 5 \"m.cpp\"\nvoid *e = (void *)&g<1>;\n"));
+        assert_eq!(added.host_line(6), 5);
+        assert_eq!(added.host_line(4), 3);
     }
 
     #[test]
