@@ -28,6 +28,7 @@ pub mod cl_build;
 mod driver_api;
 mod host_defs;
 mod instantiations;
+mod launch_macros;
 pub mod nvrtc;
 mod opencl;
 mod runtime_api;
@@ -85,9 +86,21 @@ impl LaunchSite {
     }
 }
 
-/// Every launch in `text`, in order.
+/// Every launch in `text`, in order: its `<<<…>>>`s, and those written through a launch
+/// macro ([`launch_macros`]).
 pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
     let code = code_only(text);
+    let mut sites = launch_sites_in(&code);
+    if code.contains("define") {
+        sites.extend(launch_macros::launches(&code));
+        sites.sort_by_key(|s| s.at);
+    }
+    sites
+}
+
+/// The `<<<…>>>` launches of `code` (comments and strings blanked), in order, leaving out those
+/// in a `#define`: a launch macro's body is read at its uses.
+fn launch_sites_in(code: &str) -> Vec<LaunchSite> {
     let b = code.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
@@ -113,7 +126,8 @@ pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
         while open < b.len() && b[open].is_ascii_whitespace() {
             open += 1;
         }
-        if kernel.is_empty() || b.get(open) != Some(&b'(') {
+        if kernel.is_empty() || b.get(open) != Some(&b'(') || launch_macros::in_directive(code, at)
+        {
             continue;
         }
         let Some(args_end) = matching_close(b, open) else {
