@@ -513,42 +513,6 @@ fn split_pairs(s: &str) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-fn parse_dims(v: &str) -> Result<Dims, String> {
-    let t = v.trim();
-    let inner = if t.starts_with('(') && t.ends_with(')') && balanced(&t[1..t.len() - 1]) {
-        &t[1..t.len() - 1]
-    } else {
-        t
-    };
-    let parts = crate::workload::split_top(inner);
-    if parts.len() > 3 {
-        return Err(format!("`{v}` has more than three dimensions"));
-    }
-    Ok(Dims(
-        parts
-            .iter()
-            .map(|p| Expr::parse(p))
-            .collect::<Result<_, _>>()?,
-    ))
-}
-
-fn balanced(s: &str) -> bool {
-    let mut d = 0i32;
-    for c in s.chars() {
-        match c {
-            '(' => d += 1,
-            ')' => {
-                d -= 1;
-                if d < 0 {
-                    return false;
-                }
-            }
-            _ => {}
-        }
-    }
-    d == 0
-}
-
 /// Shift `1<<20` is handy in sizes; rewrite it to a product before parsing.
 fn expand_shifts(v: &str) -> String {
     match v.split_once("<<") {
@@ -567,8 +531,8 @@ fn parse_workload(rest: &str) -> Result<(WorkloadSpec, Option<String>), String> 
         match k.as_str() {
             "name" => spec.name = Some(v),
             "kernel" => kernel = Some(v),
-            "grid" => spec.grid = parse_dims(&v).map_err(|e| format!("grid: {e}"))?,
-            "block" => spec.block = parse_dims(&v).map_err(|e| format!("block: {e}"))?,
+            "grid" => spec.grid = Dims::parse(&v).map_err(|e| format!("grid: {e}"))?,
+            "block" => spec.block = Dims::parse(&v).map_err(|e| format!("block: {e}"))?,
             _ if k.starts_with("buffer.") => {
                 spec.buffers.insert(k["buffer.".len()..].to_string(), v);
             }

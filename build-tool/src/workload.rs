@@ -224,6 +224,30 @@ impl Parser {
 pub struct Dims(pub Vec<Expr>);
 
 impl Dims {
+    /// One to three expressions, separated by commas, in parentheses or not: `n/16, n/16`,
+    /// `(n / TILE, n / TILE)`, `256`.
+    pub fn parse(v: &str) -> Result<Dims, String> {
+        let t = v.trim();
+        let inner = if t.starts_with('(') && t.ends_with(')') && balanced(&t[1..t.len() - 1]) {
+            &t[1..t.len() - 1]
+        } else {
+            t
+        };
+        let parts = split_top(inner);
+        if parts.is_empty() || parts.iter().all(|p| p.trim().is_empty()) {
+            return Err(format!("`{v}` has no dimension"));
+        }
+        if parts.len() > 3 {
+            return Err(format!("`{v}` has more than three dimensions"));
+        }
+        Ok(Dims(
+            parts
+                .iter()
+                .map(|p| Expr::parse(p.trim()))
+                .collect::<Result<_, _>>()?,
+        ))
+    }
+
     fn eval(&self, env: &BTreeMap<String, i64>, div: Div) -> Result<[u64; 3], String> {
         let mut out = [1u64; 3];
         for (i, e) in self.0.iter().enumerate().take(3) {
@@ -237,6 +261,23 @@ impl Dims {
         }
         Ok(out)
     }
+}
+
+fn balanced(s: &str) -> bool {
+    let mut d = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => d += 1,
+            ')' => {
+                d -= 1;
+                if d < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    d == 0
 }
 
 /// A workload as written (in kerncast.toml or a `// kerncast:` annotation): expressions.
@@ -464,6 +505,21 @@ mod tests {
 
     fn env(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
         pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn dims_are_one_to_three_expressions_with_or_without_parentheses() {
+        let n = env(&[("n", 64)]);
+        let eval = |s: &str| Dims::parse(s).and_then(|d| d.eval(&n, Div::Floor));
+        assert_eq!(eval("(n/16, n/16)"), Ok([4, 4, 1]));
+        assert_eq!(eval("n/16, (n + 1) / 2"), Ok([4, 32, 1]));
+        assert_eq!(eval("256"), Ok([256, 1, 1]));
+        // parentheses around only the first term are that term's
+        assert_eq!(eval("(n) / 16, 2"), Ok([4, 2, 1]));
+        assert!(Dims::parse("1,2,3,4")
+            .unwrap_err()
+            .contains("more than three"));
+        assert!(Dims::parse(" ").unwrap_err().contains("no dimension"));
     }
 
     #[test]

@@ -309,28 +309,15 @@ fn workload(
         }
     }
     if let Some(g) = &args.grid {
-        spec.grid = dims(g)?;
+        spec.grid = Dims::parse(g)?;
     }
     if let Some(b) = &args.block {
-        spec.block = dims(b)?;
+        spec.block = Dims::parse(b)?;
     }
     if spec.grid.0.is_empty() || spec.block.0.is_empty() {
         return Err("no launch: give --grid and --block (or a workload annotation)".into());
     }
     spec.resolve_with(overrides)
-}
-
-fn dims(s: &str) -> Result<Dims, String> {
-    let t = s.trim();
-    let t = t
-        .strip_prefix('(')
-        .and_then(|x| x.strip_suffix(')'))
-        .unwrap_or(t);
-    crate::workload::split_top(t)
-        .iter()
-        .map(|p| Expr::parse(p.trim()))
-        .collect::<Result<Vec<_>, _>>()
-        .map(Dims)
 }
 
 /// The text rendering.
@@ -466,11 +453,5 @@ DONE:
         ]);
         let err = emulate(&m, &[], &args).unwrap_err();
         assert!(err.contains("integer parameter"), "{err}");
-    }
-
-    #[test]
-    fn dims_parse() {
-        assert_eq!(dims("(n/16, n/16)").unwrap().0.len(), 2);
-        assert_eq!(dims("256").unwrap().0.len(), 1);
     }
 }

@@ -80,15 +80,7 @@ pub fn run(args: Args) -> miette::Result<()> {
 }
 
 fn dims(s: &str) -> miette::Result<Dims> {
-    let v: Vec<Expr> = s
-        .split(',')
-        .map(|x| Expr::parse(x.trim()))
-        .collect::<Result<_, _>>()
-        .map_err(|e| miette!("bad dimensions `{s}`: {e}"))?;
-    if v.is_empty() || v.len() > 3 {
-        return Err(miette!("bad dimensions `{s}`: expected X[,Y[,Z]]"));
-    }
-    Ok(Dims(v))
+    Dims::parse(s).map_err(|e| miette!("bad dimensions: {e} (expected X[,Y[,Z]])"))
 }
 
 fn pairs<T: std::str::FromStr>(v: &[String], what: &str) -> miette::Result<BTreeMap<String, T>>
