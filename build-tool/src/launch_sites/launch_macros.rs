@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 /// A function-like `#define`, its continuation lines joined: name, parameters, body.
 static FUNCTION_LIKE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)((?:[^\n\\]|\\\n|\\)*)")
+    Regex::new(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)((?:[^\n\\]|\\\r?\n|\\)*)")
         .unwrap()
 });
 
@@ -48,7 +48,7 @@ fn launch_macros(code: &str) -> Vec<LaunchMacro> {
                 name: c[1].to_string(),
                 params,
                 variadic,
-                body: c[3].replace("\\\n", " "),
+                body: c[3].replace("\\\r\n", " ").replace("\\\n", " "),
             }
         })
         .collect();
@@ -79,7 +79,8 @@ fn uses(text: &str, name: &str) -> bool {
 /// Whether `at` is inside a preprocessor directive of `code` (its continuation lines included).
 pub(super) fn in_directive(code: &str, at: usize) -> bool {
     let mut start = code[..at].rfind('\n').map_or(0, |n| n + 1);
-    while start >= 2 && code.as_bytes()[start - 2] == b'\\' {
+    let continued = |end: usize| code[..end].trim_end_matches('\r').ends_with('\\');
+    while start >= 2 && continued(start - 1) {
         start = code[..start - 1].rfind('\n').map_or(0, |n| n + 1);
     }
     code[start..].trim_start().starts_with('#')
@@ -197,6 +198,9 @@ int main() {
             ]
         );
         assert!(in_directive(HOST, HOST.find("kernel<<<").unwrap()));
+        let crlf = HOST.replace('\n', "\r\n");
+        assert_eq!(launches(&crlf).len(), 2);
+        assert!(in_directive(&crlf, crlf.find("kernel<<<").unwrap()));
         assert!(!in_directive(HOST, HOST.find("LAUNCH(axpy").unwrap()));
     }
 
