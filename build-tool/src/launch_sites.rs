@@ -98,6 +98,24 @@ pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
     sites
 }
 
+/// The first line of `text` (1-based, with its code on one line) that uses the kernel `name`
+/// outside a declaration of it: where a launch kerncast does not read may be (a macro from a
+/// header, a function pointer), for a kernel none of whose launches was read.
+pub fn unread_use(text: &str, name: &str) -> Option<(usize, String)> {
+    static DECLARES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b__global__\b|\b(?:__)?kernel\s+void\b").unwrap()
+    });
+    let code = code_only(text);
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    code.lines().enumerate().find_map(|(i, line)| {
+        let declares = DECLARES.is_match(line);
+        let used = line.match_indices(name).any(|(at, _)| {
+            !line[..at].ends_with(word) && !line[at + name.len()..].starts_with(word)
+        });
+        (used && !declares).then(|| (i + 1, c_text::one_line(line)))
+    })
+}
+
 /// The `<<<…>>>` launches of `code` (comments and strings blanked), in order, leaving out those
 /// in a `#define`: a launch macro's body is read at its uses.
 fn launch_sites_in(code: &str) -> Vec<LaunchSite> {
@@ -660,6 +678,16 @@ mod tests {
         assert_eq!(sites.len(), 1, "{sites:?}");
         let params: Vec<String> = params.iter().map(|s| s.to_string()).collect();
         workload(&sites[0], &params, &[], &host_defs(src), None)
+    }
+
+    #[test]
+    fn a_use_of_a_kernel_that_is_no_launch_kerncast_reads_is_found() {
+        let src = "__global__ void vec_kernel(int *x) {}\n// vec_kernel below\nint main() {\n  LAUNCH(vec_kernel, 4, 64, x);\n}\n";
+        assert_eq!(
+            unread_use(src, "vec_kernel"),
+            Some((4, "LAUNCH(vec_kernel, 4, 64, x);".to_string()))
+        );
+        assert_eq!(unread_use(src, "vec"), None);
     }
 
     #[test]

@@ -617,10 +617,15 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                     });
                     continue;
                 }
+                let name = sk
+                    .as_ref()
+                    .map_or_else(|| demangle(entry), |s| s.name.clone());
+                let used = unread_use(&ok_units, &host_sources, &name);
                 errors.push(Failure {
                     message: format!(
-                        "no workload for kernel `{}`: no file analysed with it launches it, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
-                        demangle(entry)
+                        "no workload for kernel `{}`: no file analysed with it launches it in a form kerncast reads{}, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
+                        demangle(entry),
+                        used.map(|u| format!(" (its name is used at {u}: a launch through a macro defined in a header, or a function pointer, is not read)")).unwrap_or_default()
                     ),
                     ..at
                 });
@@ -685,6 +690,19 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     report.host_only = host_only;
     report.not_launched = not_launched;
     report
+}
+
+/// Where the kernel `name` is used outside its declarations, in the analysed files
+/// (`file:line (code)`), for a kernel none of whose launches was read.
+fn unread_use(units: &[Unit], host_sources: &[(String, String)], name: &str) -> Option<String> {
+    units
+        .iter()
+        .filter_map(|u| Some((u.job.display_path.as_str(), u.source_text.as_deref()?)))
+        .chain(host_sources.iter().map(|(d, t)| (d.as_str(), t.as_str())))
+        .find_map(|(display, text)| {
+            let (line, code) = crate::launch_sites::unread_use(text, name)?;
+            Some(format!("{display}:{line} (`{code}`)"))
+        })
 }
 
 /// The launches in every analysed source, for kernels their own file neither annotates nor

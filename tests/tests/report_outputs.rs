@@ -602,6 +602,58 @@ int main() {
     assert!(r.host_only.is_empty(), "{:?}", r.host_only);
 }
 
+/// A launch macro from the file itself is expanded; one from a header is not, and the kernel's
+/// error says where its name is used instead of that no file launches it.
+#[test]
+fn a_launch_macro_is_read_at_its_use_and_a_header_s_is_pointed_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = "__global__ void NAME(float *y, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] *= 2.0f;\n}\n";
+    std::fs::write(
+        dir.path().join("launch.h"),
+        "#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("own.cu"),
+        format!(
+            "#define LAUNCH_1D(k, n, ...) k<<<((n) + 255) / 256, 256>>>(__VA_ARGS__)\n{}int main() {{\n  const int m = 1 << 20;\n  float *y;\n  LAUNCH_1D(scale, m, y, m);\n}}\n",
+            kernel.replace("NAME", "scale")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("from_header.cu"),
+        format!(
+            "#include \"launch.h\"\n{}int main() {{\n  const int n = 4096;\n  float *y;\n  LAUNCH(twice, n / 256, 256, y, n);\n}}\n",
+            kernel.replace("NAME", "twice")
+        ),
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert_eq!(r.kernels.len(), 1, "{:#?}", r.errors);
+    let scale = &r.kernels[0];
+    assert_eq!(
+        (scale.kernel.as_str(), scale.workload.grid),
+        ("_Z5scalePfi", [4096, 1, 1])
+    );
+    assert!(
+        scale
+            .notes
+            .iter()
+            .any(|n| n.contains("LAUNCH_1D(scale, m, y, m), which expands to scale<<<")),
+        "{:?}",
+        scale.notes
+    );
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    let e = &r.errors[0];
+    assert!(
+        e.file.ends_with("from_header.cu")
+            && e.message
+                .contains("from_header.cu:9 (`LAUNCH(twice, n / 256, 256, y, n);`)"),
+        "{e:?}"
+    );
+}
+
 /// A template dispatched by a `switch` on a value the host code fixes: the instantiation it
 /// launches is predicted, the others are listed as not launched (with the branch that rules
 /// them out), not as errors.
