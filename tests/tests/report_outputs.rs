@@ -497,8 +497,9 @@ fn a_compile_error_in_a_host_string_names_the_host_line() {
 /// CUDA programs that a host compiles at run time with NVRTC: one in a literal continued with
 /// `\` at its line ends (NVRTC's own sample), built with an options array, and a template in a
 /// raw string whose instance the host names with `nvrtcAddNameExpression`, launched through
-/// its lowered name. A program that does not compile is an error at its host line, and its
-/// file is not host code only.
+/// its lowered name; a `.cu` file a host reads and compiles with NVRTC takes that host's
+/// options. A program that does not compile is an error at its host line, and its file is not
+/// host code only.
 #[test]
 fn cuda_programs_compiled_by_nvrtc_are_built_with_their_options_and_name_expressions() {
     let dir = tempfile::tempdir().unwrap();
@@ -552,6 +553,27 @@ int main() {
 "#,
     )
     .unwrap();
+    // a .cu file the host reads and compiles with NVRTC takes that host's options
+    std::fs::write(
+        dir.path().join("reps.cu"),
+        "#ifndef REPS\n#define REPS 1\n#endif\nextern \"C\" __global__ void reps(float *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) for (int r = 0; r < REPS; ++r) x[i] = x[i] * 1.5f + 0.5f;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("from_file.cpp"),
+        r#"int main() {
+  std::string text = read_file("kernels/reps.cu");
+  nvrtcCreateProgram(&prog, text.c_str(), "reps.cu", 0, nullptr, nullptr);
+  const char *opts[] = {"-DREPS=2"};
+  nvrtcCompileProgram(prog, 1, opts);
+  cuModuleGetFunction(&f, module, "reps");
+  int n = 8192;
+  void *args[] = {&d_x, &n};
+  cuLaunchKernel(f, n / 128, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr);
+}
+"#,
+    )
+    .unwrap();
     std::fs::write(
         dir.path().join("bad.cpp"),
         "const char *k = \"extern \\\"C\\\" __global__ void k(int *x) {\\n\"\n  \"  x[0] = undeclared;\\n}\\n\";\n",
@@ -595,11 +617,15 @@ int main() {
     assert_eq!(scale.counts["op.fma.f32.thread"], (3 << 20) as f64);
     assert_eq!(scale.workload.grid, [4096, 1, 1]);
     note(scale, "cuModuleGetFunction(…, \"scale<float, 3>\")");
+    let reps = named("reps").unwrap();
+    assert_eq!(reps.counts["op.fma.f32.thread"], (2 * 8192) as f64);
+    note(reps, "from_file.cpp:5: -DREPS=2");
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     let e = &r.errors[0];
     assert!(e.file.ends_with("bad.cpp") && e.line == Some(2), "{e:?}");
     assert!(e.message.contains("undeclared"), "{}", e.message);
-    assert!(r.host_only.is_empty(), "{:?}", r.host_only);
+    assert_eq!(r.host_only.len(), 1, "{:?}", r.host_only);
+    assert!(r.host_only[0].ends_with("from_file.cpp"));
 }
 
 /// A launch macro from the file itself is expanded; one from a header is not, and the kernel's

@@ -149,9 +149,9 @@ fn expand(macros: &[LaunchMacro], text: &str) -> Option<String> {
         return None;
     }
     let rest = args[m.params.len()..].join(", ");
-    let word = Regex::new(r"[A-Za-z_]\w*").unwrap();
+    static WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[A-Za-z_]\w*").unwrap());
     Some(
-        word.replace_all(&m.body, |c: &regex::Captures| {
+        WORD.replace_all(&m.body, |c: &regex::Captures| {
             let w = &c[0];
             if m.variadic && w == "__VA_ARGS__" {
                 return rest.clone();

@@ -122,7 +122,9 @@ fn programs_from(code: &str, source: &str) -> Vec<String> {
                 return None;
             };
             let program = code[program.clone()].trim().trim_start_matches('&').trim();
-            (code[src.clone()].trim() == source).then(|| program.to_string())
+            let src = code[src.clone()].trim();
+            let src = src.strip_suffix(".c_str()").unwrap_or(src).trim();
+            (src == source).then(|| program.to_string())
         })
         .collect()
 }
@@ -246,7 +248,7 @@ void f(int arch) {
         let host = r#"
 nvrtcProgram a, b;
 nvrtcCreateProgram(&a, src_a, "a.cu", 0, NULL, NULL);
-nvrtcCreateProgram(&b, src_b, "b.cu", 0, NULL, NULL);
+nvrtcCreateProgram(&b, src_b.c_str(), "b.cu", 0, NULL, NULL);
 const char *oa[] = {"-DV=1"};
 const char *ob[] = {"-DV=3"};
 nvrtcCompileProgram(a, 1, oa);
