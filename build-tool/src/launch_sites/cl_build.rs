@@ -35,15 +35,15 @@ pub struct BuildCall<O = String> {
 fn build_calls(text: &str, code: &str) -> Vec<BuildCall> {
     let line = |at: usize| code[..at].matches('\n').count() + 1;
     let mut out = Vec::new();
-    for m in C_BUILD.find_iter(&code) {
-        let Some((_, args)) = call_args(&code, m.end() - 1) else {
+    for m in C_BUILD.find_iter(code) {
+        let Some((_, args)) = call_args(code, m.end() - 1) else {
             continue;
         };
         let Some(program) = args.first() else {
             continue;
         };
         let options = match args.get(3) {
-            Some(r) => fixed_string(text, &code, &text[r.clone()]),
+            Some(r) => fixed_string(text, code, &text[r.clone()]),
             None => Err("the call has fewer than 4 arguments".into()),
         };
         out.push(BuildCall {
@@ -54,9 +54,9 @@ fn build_calls(text: &str, code: &str) -> Vec<BuildCall> {
     }
     // C++'s `build` is a common name: only a file that uses cl::Program is read for it
     if text.contains("cl::Program") {
-        for c in CPP_BUILD.captures_iter(&code) {
+        for c in CPP_BUILD.captures_iter(code) {
             let (whole, program) = (c.get(0).unwrap(), c.get(1).unwrap());
-            let Some((_, args)) = call_args(&code, whole.end() - 1) else {
+            let Some((_, args)) = call_args(code, whole.end() - 1) else {
                 continue;
             };
             let texts: Vec<&str> = args.iter().map(|r| &text[r.clone()]).collect();
@@ -64,11 +64,11 @@ fn build_calls(text: &str, code: &str) -> Vec<BuildCall> {
             let options = match texts.as_slice() {
                 [] => Ok(String::new()),
                 // one argument: the options when it is text, else the devices
-                [one] if literal_value(one).is_some() || holds_text(&code, one) => {
-                    fixed_string(text, &code, one)
+                [one] if literal_value(one).is_some() || holds_text(code, one) => {
+                    fixed_string(text, code, one)
                 }
                 [_] => Ok(String::new()),
-                [_, options, ..] => fixed_string(text, &code, options),
+                [_, options, ..] => fixed_string(text, code, options),
             };
             out.push(BuildCall {
                 line: line(whole.start()),
