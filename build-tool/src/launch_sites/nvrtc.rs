@@ -64,15 +64,20 @@ fn option_list(text: &str, code: &str, count: &str, options: &str) -> Result<Vec
         .trim()
         .to_string();
     let all = string_array(text, code, &name)?;
-    // the count the call passes, when the file fixes it; `opts.size()` and `sizeof` forms
-    // take the whole array
-    match count.parse::<usize>() {
-        Ok(n) if n <= all.len() => Ok(all[..n].to_vec()),
-        Ok(n) => Err(format!(
+    // the count the call passes: a number or a `#define`d one takes that many, `opts.size()`
+    // and `sizeof` forms the whole array
+    let fixed = count.parse::<usize>().ok().or_else(|| {
+        let v = *crate::annotations::int_macros(text).get(count)?;
+        usize::try_from(v).ok()
+    });
+    match fixed {
+        Some(n) if n <= all.len() => Ok(all[..n].to_vec()),
+        Some(n) => Err(format!(
             "the call passes {n} options and `{name}` holds {}",
             all.len()
         )),
-        Err(_) => Ok(all),
+        None if count.contains("size") => Ok(all),
+        None => Err(format!("the count of options `{count}` is not read")),
     }
 }
 
@@ -227,7 +232,11 @@ void f(int arch) {
     grown.push_back(arch_flag(arch));
     nvrtcCompileProgram(u, grown.size(), grown.data());
     nvrtcCompileProgram(v, 4, opts);
+    nvrtcCompileProgram(w, NUM_OPTS, opts);
+    nvrtcCompileProgram(x, num_opts, opts);
+    nvrtcCompileProgram(y, sizeof(opts) / sizeof(opts[0]), opts);
 }
+#define NUM_OPTS 1
 "#;
         assert_eq!(
             read(host),
@@ -239,6 +248,9 @@ void f(int arch) {
                 "12 t: ",
                 "14 u: not read: `grown` is built at run time",
                 "15 v: not read: the call passes 4 options and `opts` holds 3",
+                "16 w: --gpu-architecture=compute_80",
+                "17 x: not read: the count of options `num_opts` is not read",
+                "18 y: --gpu-architecture=compute_80 | --fmad=false | -DREPS=4",
             ]
         );
     }
