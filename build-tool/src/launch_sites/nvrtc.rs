@@ -14,7 +14,6 @@
 
 use super::c_text::{call_args, code_only};
 use super::cl_build::{fixed_string, pick_build, BuildCall};
-use crate::c_lex::literal_value;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -107,12 +106,7 @@ fn string_array(text: &str, code: &str, name: &str) -> Result<Vec<String>, Strin
         call_args(code, open).ok_or_else(|| format!("`{name}`'s declaration does not end"))?;
     items
         .iter()
-        .map(|r| {
-            let item = &text[r.clone()];
-            literal_value(item)
-                .map(Ok)
-                .unwrap_or_else(|| fixed_string(text, code, item))
-        })
+        .map(|r| fixed_string(text, code, &text[r.clone()]))
         .collect()
 }
 
