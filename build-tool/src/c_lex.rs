@@ -54,6 +54,16 @@ fn digit_separator(b: &[u8], q: usize) -> bool {
 /// at an unescaped line break (as a compiler's error recovery would); a raw one at its
 /// `)delim"`. A `'` after a digit or letter is a C++14 digit separator (`1'000'000`), not a
 /// character literal.
+/// Whether `text` holds the identifier `name` as a whole word (`vec` is not in `vec_kernel`).
+pub fn has_word(text: &str, name: &str) -> bool {
+    let b = text.as_bytes();
+    !name.is_empty()
+        && text.match_indices(name).any(|(at, _)| {
+            let end = at + name.len();
+            !(at > 0 && is_ident(b[at - 1])) && !(end < b.len() && is_ident(b[end]))
+        })
+}
+
 pub fn spans(text: &str) -> Vec<Span> {
     let b = text.as_bytes();
     let mut out = Vec::new();

@@ -106,13 +106,9 @@ pub fn unread_use(text: &str, name: &str) -> Option<(usize, String)> {
         regex::Regex::new(r"\b__global__\b|\b(?:__)?kernel\s+void\b").unwrap()
     });
     let code = code_only(text);
-    let word = |c: char| c.is_alphanumeric() || c == '_';
     code.lines().enumerate().find_map(|(i, line)| {
-        let declares = DECLARES.is_match(line);
-        let used = line.match_indices(name).any(|(at, _)| {
-            !line[..at].ends_with(word) && !line[at + name.len()..].starts_with(word)
-        });
-        (used && !declares).then(|| (i + 1, c_text::one_line(line)))
+        let used = crate::c_lex::has_word(line, name) && !DECLARES.is_match(line);
+        used.then(|| (i + 1, c_text::one_line(line)))
     })
 }
 

@@ -167,11 +167,7 @@ fn defines(text: &str, expression: &str) -> bool {
         .next()
         .unwrap_or("");
     let name = head.rsplit("::").next().unwrap_or(head).trim();
-    !name.is_empty()
-        && text.match_indices(name).any(|(at, _)| {
-            let word = |c: char| c.is_alphanumeric() || c == '_';
-            !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word)
-        })
+    crate::c_lex::has_word(text, name)
 }
 
 /// [`prepare_unit`] for a job whose host files are known, `hosts` (shown path, text): an OpenCL
