@@ -10,7 +10,7 @@
 //! once with one and not written by `sprintf`, `strcat` or `+=`. Anything else is reported as
 //! unread, never guessed.
 
-use super::c_text::{call_args, code_only};
+use super::c_text::{bare_name, call_args, code_only};
 use crate::c_lex::literal_value;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -84,11 +84,10 @@ fn build_calls(text: &str, code: &str) -> Vec<BuildCall> {
 /// Whether `arg` is a name declared as text (`std::string opts`, `const char *opts`) or a
 /// macro: an argument `build` takes as its options, where anything else is its devices.
 fn holds_text(code: &str, arg: &str) -> bool {
-    let name = arg.trim();
-    let name = name.strip_suffix(".c_str()").unwrap_or(name);
-    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    let arg = arg.trim();
+    let Some(name) = bare_name(arg.strip_suffix(".c_str()").unwrap_or(arg)) else {
         return false;
-    }
+    };
     let n = regex::escape(name);
     Regex::new(&format!(
         r"(?:\bstring|\bchar)\s*(?:\*\s*)?(?:const\s+)?\b{n}\b|#\s*define\s+{n}\b"
@@ -107,12 +106,10 @@ pub(super) fn fixed_string(text: &str, code: &str, arg: &str) -> Result<String, 
     if let Some(v) = literal_value(arg) {
         return Ok(v);
     }
-    let name = arg.strip_suffix(".c_str()").unwrap_or(arg).trim();
-    let is_name = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if !is_name {
-        return Err(format!("`{arg}` is not a string this file fixes"));
+    match bare_name(arg.strip_suffix(".c_str()").unwrap_or(arg)) {
+        Some(name) => string_variable(text, code, name),
+        None => Err(format!("`{arg}` is not a string this file fixes")),
     }
-    string_variable(text, code, name)
 }
 
 /// The one string a variable is declared with (`const char *opts = "…";`, `char opts[] = …`,

@@ -12,7 +12,7 @@
 //! once with strings the file fixes and never added to, or the address of one such string. Any
 //! other is reported as unread, never guessed.
 
-use super::c_text::{call_args, code_only};
+use super::c_text::{bare_name, bracket_after_once, call_args, code_only};
 use super::cl_build::{fixed_string, pick_build, BuildCall};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -83,11 +83,11 @@ fn option_list(text: &str, code: &str, count: &str, options: &str) -> Result<Vec
 /// The strings of an array or vector declared once with them (`const char *o[] = {…}`,
 /// `std::vector<const char *> o = {…}`, `o{…}`), when nothing adds to it.
 fn string_array(text: &str, code: &str, name: &str) -> Result<Vec<String>, String> {
-    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    let Some(name) = bare_name(name) else {
         return Err(format!(
             "`{name}` is not an array of options this file fixes"
         ));
-    }
+    };
     let n = regex::escape(name);
     let added = Regex::new(&format!(
         r"\b{n}\s*(?:\.|->)\s*(?:push_back|emplace_back|insert|assign|resize)\b|\b{n}\s*\[[^\]]*\]\s*=\s*[^=\s{{]"
@@ -97,13 +97,9 @@ fn string_array(text: &str, code: &str, name: &str) -> Result<Vec<String>, Strin
         return Err(format!("`{name}` is built at run time"));
     }
     let declared = Regex::new(&format!(r"\b{n}\s*(?:\[[^\]]*\]\s*)?(?:=\s*)?\(?\s*\{{")).unwrap();
-    let mut found = declared.find_iter(code);
-    let (Some(decl), None) = (found.next(), found.next()) else {
-        return Err(format!("`{name}` is not declared once with its options"));
-    };
-    let open = decl.end() - 1;
-    let (_, items) =
-        call_args(code, open).ok_or_else(|| format!("`{name}`'s declaration does not end"))?;
+    let braces = bracket_after_once(code, &(0..code.len()), &declared)
+        .ok_or_else(|| format!("`{name}` is not declared once with its options"))?;
+    let (_, items) = call_args(code, braces.start).unwrap_or_default();
     items
         .iter()
         .map(|r| fixed_string(text, code, &text[r.clone()]))
