@@ -31,6 +31,8 @@ struct LaunchMacro {
     params: Vec<String>,
     variadic: bool,
     body: String,
+    /// A use of the macro: `NAME(`.
+    use_of: Regex,
 }
 
 /// The function-like macros of `code` whose body launches a kernel, itself or through
@@ -49,6 +51,7 @@ fn launch_macros(code: &str) -> Vec<LaunchMacro> {
                 params,
                 variadic,
                 body: c[3].replace("\\\r\n", " ").replace("\\\n", " "),
+                use_of: Regex::new(&format!(r"\b{}\s*\(", regex::escape(&c[1]))).unwrap(),
             }
         })
         .collect();
@@ -56,24 +59,15 @@ fn launch_macros(code: &str) -> Vec<LaunchMacro> {
     for _ in 0..MOST_NESTED {
         for i in 0..all.len() {
             launching[i] = launching[i]
-                || all
-                    .iter()
-                    .zip(&launching)
-                    .any(|(other, &l)| l && uses(&all[i].body, &other.name));
+                || all.iter().zip(&launching).any(|(other, &l)| {
+                    l && all[i].body.contains(&other.name) && other.use_of.is_match(&all[i].body)
+                });
         }
     }
     all.into_iter()
         .zip(launching)
         .filter_map(|(m, l)| l.then_some(m))
         .collect()
-}
-
-/// Whether `text` calls the macro `name`.
-fn uses(text: &str, name: &str) -> bool {
-    text.contains(name)
-        && Regex::new(&format!(r"\b{}\s*\(", regex::escape(name)))
-            .unwrap()
-            .is_match(text)
 }
 
 /// Whether `at` is inside a preprocessor directive of `code` (its continuation lines included).
@@ -94,8 +88,7 @@ pub(super) fn launches(code: &str) -> Vec<LaunchSite> {
     }
     let mut out = Vec::new();
     for m in &macros {
-        let use_of = Regex::new(&format!(r"\b{}\s*\(", regex::escape(&m.name))).unwrap();
-        for u in use_of.find_iter(code) {
+        for u in m.use_of.find_iter(code) {
             if in_directive(code, u.start()) {
                 continue;
             }
@@ -123,8 +116,7 @@ fn expanded_launches(macros: &[LaunchMacro], text: &str, depth: usize) -> Vec<La
     let mut sites = launch_sites_in(&expansion);
     if depth < MOST_NESTED {
         for m in macros {
-            let use_of = Regex::new(&format!(r"\b{}\s*\(", regex::escape(&m.name))).unwrap();
-            for u in use_of.find_iter(&expansion) {
+            for u in m.use_of.find_iter(&expansion) {
                 if let Some((close, _)) = call_args(&expansion, u.end() - 1) {
                     sites.extend(expanded_launches(
                         macros,
