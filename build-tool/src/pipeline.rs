@@ -338,7 +338,7 @@ fn fail_at_kernel(
 }
 
 /// Lowers and parses one source; matches PTX entries to source kernels. A C or C++ host file
-/// gives the OpenCL program one of its strings carries ([`prepare_embedded`]): the one that
+/// gives the OpenCL or CUDA program one of its strings carries ([`prepare_embedded`]): the one that
 /// defines `job.kernel`, or the first.
 pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     if is_host_source(&job.path) {
@@ -570,12 +570,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         .filter(|u| u.kernels.is_empty())
         .map(|u| u.job.display_path.clone())
         .chain(host_sources.iter().map(|(display, _)| display.clone()))
-        .filter(|display| {
-            !carry_programs.contains(display)
-                && !ok_units
-                    .iter()
-                    .any(|u| !u.kernels.is_empty() && u.job.display_path == *display)
-        })
+        .filter(|display| !carry_programs.contains(display))
         .collect();
     host_only.sort();
     host_only.dedup();
@@ -692,17 +687,27 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     report
 }
 
-/// Where the kernel `name` is used outside its declarations, in the analysed files
-/// (`file:line (code)`), for a kernel none of whose launches was read.
-fn unread_use(units: &[Unit], host_sources: &[(String, String)], name: &str) -> Option<String> {
+/// Every analysed source's text with its shown path, each file once: a host file that carries
+/// programs is each program's unit too.
+fn analysed_texts<'a>(
+    units: &'a [Unit],
+    host_sources: &'a [(String, String)],
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    let mut seen = std::collections::BTreeSet::new();
     units
         .iter()
         .filter_map(|u| Some((u.job.display_path.as_str(), u.source_text.as_deref()?)))
         .chain(host_sources.iter().map(|(d, t)| (d.as_str(), t.as_str())))
-        .find_map(|(display, text)| {
-            let (line, code) = crate::launch_sites::unread_use(text, name)?;
-            Some(format!("{display}:{line} (`{code}`)"))
-        })
+        .filter(move |(display, _)| seen.insert(*display))
+}
+
+/// Where the kernel `name` is used outside its declarations, in the analysed files
+/// (`file:line (code)`), for a kernel none of whose launches was read.
+fn unread_use(units: &[Unit], host_sources: &[(String, String)], name: &str) -> Option<String> {
+    analysed_texts(units, host_sources).find_map(|(display, text)| {
+        let (line, code) = crate::launch_sites::unread_use(text, name)?;
+        Some(format!("{display}:{line} (`{code}`)"))
+    })
 }
 
 /// The launches in every analysed source, for kernels their own file neither annotates nor
@@ -715,13 +720,7 @@ struct OtherFilesLaunches<'a> {
 impl<'a> OtherFilesLaunches<'a> {
     /// The launches of `units` and of the host sources, (shown path, text).
     fn new(units: &'a [Unit], host_sources: &'a [(String, String)]) -> Self {
-        let mut seen = std::collections::BTreeSet::new();
-        let files = units
-            .iter()
-            .filter_map(|u| Some((u.job.display_path.as_str(), u.source_text.as_deref()?)))
-            .chain(host_sources.iter().map(|(d, t)| (d.as_str(), t.as_str())))
-            // a host file that carries OpenCL programs is each program's unit too: read it once
-            .filter(|(display, _)| seen.insert(*display))
+        let files = analysed_texts(units, host_sources)
             .filter_map(|(display, text)| {
                 let host = crate::launch_sites::HostFile::new(text, Some(display));
                 host.has_launches().then_some(host)
