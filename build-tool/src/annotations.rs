@@ -50,6 +50,15 @@ pub struct AnnotationError {
 
 /// Scans a source file for kernel definitions and `kerncast:` annotations.
 pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
+    scan_with_headers(text, &[])
+}
+
+/// [`scan`], where the launches of `text` may use the launch macros of the project headers it
+/// includes (`headers`, their texts).
+pub fn scan_with_headers(
+    text: &str,
+    headers: &[&str],
+) -> Result<Vec<SourceKernel>, AnnotationError> {
     let mut kernels: Vec<SourceKernel> = Vec::new();
     let mut pending: Vec<WorkloadSpec> = Vec::new();
     let mut pending_hints: BTreeMap<String, f64> = BTreeMap::new();
@@ -129,7 +138,7 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             }
         }
     }
-    add_launch_sites(text, &mut kernels);
+    add_launch_sites(text, headers, &mut kernels);
     for k in &mut kernels {
         for w in &mut k.workloads {
             w.macros = macros.clone();
@@ -175,11 +184,11 @@ fn required_local_size(lines: &[&str]) -> Option<[u64; 3]> {
 
 /// Kernels without an annotation take the workloads of their launches in the file's host code
 /// ([`crate::launch_sites`]), one per distinct launch.
-fn add_launch_sites(text: &str, kernels: &mut [SourceKernel]) {
+fn add_launch_sites(text: &str, headers: &[&str], kernels: &mut [SourceKernel]) {
     if kernels.iter().all(|k| !k.workloads.is_empty()) {
         return;
     }
-    let host = crate::launch_sites::HostFile::new(text, None);
+    let host = crate::launch_sites::HostFile::with_headers(text, None, headers);
     for k in kernels.iter_mut().filter(|k| k.workloads.is_empty()) {
         k.workloads = host.workloads(&k.name, &k.params, &k.fields);
     }

@@ -87,12 +87,18 @@ impl LaunchSite {
 }
 
 /// Every launch in `text`, in order: its `<<<…>>>`s, and those written through a launch
-/// macro ([`launch_macros`]).
-pub fn launch_sites(text: &str) -> Vec<LaunchSite> {
+/// macro ([`launch_macros`]) that `text` or one of `headers` (the project headers it includes)
+/// defines.
+pub fn launch_sites(text: &str, headers: &[&str]) -> Vec<LaunchSite> {
     let code = code_only(text);
     let mut sites = launch_sites_in(&code);
-    if code.contains("define") {
-        sites.extend(launch_macros::launches(&code));
+    let header_code: Vec<String> = headers
+        .iter()
+        .filter(|h| h.contains("define"))
+        .map(|h| code_only(h))
+        .collect();
+    if code.contains("define") || !header_code.is_empty() {
+        sites.extend(launch_macros::launches(&code, &header_code));
         sites.sort_by_key(|s| s.at);
     }
     sites
@@ -175,7 +181,13 @@ impl<'a> HostFile<'a> {
     /// The launches of `text`; `name` is the file as the report shows it, given when its
     /// kernels' definitions are elsewhere.
     pub fn new(text: &'a str, name: Option<&'a str>) -> Self {
-        let mut sites = launch_sites(text);
+        Self::with_headers(text, name, &[])
+    }
+
+    /// The launches of `text`, those through the launch macros of the project headers it
+    /// includes (`headers`, their texts) among them.
+    pub fn with_headers(text: &'a str, name: Option<&'a str>, headers: &[&str]) -> Self {
+        let mut sites = launch_sites(text, headers);
         if opencl::mentions(text) || runtime_api::mentions(text) || driver_api::mentions(text) {
             let code = code_only(text);
             sites.extend(opencl::launches(text, &code));
@@ -670,7 +682,7 @@ mod tests {
     use super::*;
 
     fn one(src: &str, params: &[&str]) -> WorkloadSpec {
-        let sites = launch_sites(src);
+        let sites = launch_sites(src, &[]);
         assert_eq!(sites.len(), 1, "{sites:?}");
         let params: Vec<String> = params.iter().map(|s| s.to_string()).collect();
         workload(&sites[0], &params, &[], &host_defs(src), None)
@@ -939,7 +951,7 @@ int main() {
     softmax<<<rows, 256>>>(a, b, cols);
 }
 "#;
-        let sites = launch_sites(src);
+        let sites = launch_sites(src, &[]);
         let defs = host_defs(src);
         let params = |p: &[&str]| -> Vec<String> { p.iter().map(|s| s.to_string()).collect() };
         let t = workload(&sites[0], &params(&["o", "i", "w", "h"]), &[], &defs, None)
@@ -1000,7 +1012,7 @@ int main() {
     affine<<<(n + 127) / 128, 128>>>(p, x, y);
 }
 "#;
-        let sites = launch_sites(src);
+        let sites = launch_sites(src, &[]);
         let fields = struct_args::tests::fields(&["p.a", "p.b", "p.n"]);
         let params = ["p".to_string(), "x".into(), "y".into()];
         let spec = workload(&sites[0], &params, &fields, &host_defs(src), None);
@@ -1044,7 +1056,7 @@ constexpr unsigned int B = 256u;
 ns::tsum<B, float><<<dim3(64), dim3(B)>>>(
     x, out);
 "#;
-        let sites = launch_sites(src);
+        let sites = launch_sites(src, &[]);
         assert_eq!(sites.len(), 1, "{sites:?}");
         assert_eq!(sites[0].kernel, "ns::tsum<B, float>");
         assert_eq!(sites[0].base_name(), "tsum");

@@ -348,19 +348,25 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     let source_text = std::fs::read_to_string(&job.path)
         .ok()
         .filter(|_| !job.path.extension().is_some_and(|e| e == "bc"));
-    let mut src_kernels = match &source_text {
-        Some(t) => annotations::scan(t)
-            .map_err(|e| fail(job, Some(e.line as u32), None, "annotation", e.message))?,
-        None => Vec::new(),
-    };
     let headers = match &source_text {
         Some(t) => {
             crate::includes::local_headers(&job.path, &job.display_path, t, &job.lower.include_dirs)
         }
         None => Vec::new(),
     };
+    let header_texts = header_texts(&headers);
+    let mut src_kernels = match &source_text {
+        Some(t) => annotations::scan_with_headers(t, &header_texts)
+            .map_err(|e| fail(job, Some(e.line as u32), None, "annotation", e.message))?,
+        None => Vec::new(),
+    };
     for h in &headers {
-        src_kernels.extend(header_kernels(h, &src_kernels, source_text.as_deref())?);
+        src_kernels.extend(header_kernels(
+            h,
+            &src_kernels,
+            source_text.as_deref(),
+            &header_texts,
+        )?);
     }
     unit(job, parsed, source_text, headers, &src_kernels)
 }
@@ -444,12 +450,18 @@ fn unit(
     })
 }
 
+fn header_texts(headers: &[crate::includes::Header]) -> Vec<&str> {
+    headers.iter().map(|h| h.text.as_str()).collect()
+}
+
 /// The kernels `header` defines that the analysed file (`known`) does not, each with the
-/// header's annotations or else the launches of the including file (`host`).
+/// header's annotations or else the launches of the including file (`host`, whose launch
+/// macros may be those of any header it includes, `headers`).
 fn header_kernels(
     header: &crate::includes::Header,
     known: &[SourceKernel],
     host: Option<&str>,
+    headers: &[&str],
 ) -> Result<Vec<SourceKernel>, Failure> {
     let kernels = annotations::scan(&header.text).map_err(|e| Failure {
         file: header.display.clone(),
@@ -458,7 +470,7 @@ fn header_kernels(
         stage: "annotation".into(),
         message: e.message,
     })?;
-    let launches = host.map(|t| crate::launch_sites::HostFile::new(t, None));
+    let launches = host.map(|t| crate::launch_sites::HostFile::with_headers(t, None, headers));
     let mut out = Vec::new();
     for mut k in kernels {
         if known.iter().any(|s| s.name == k.name) {
@@ -620,7 +632,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                     message: format!(
                         "no workload for kernel `{}`: no file analysed with it launches it in a form kerncast reads{}, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
                         demangle(entry),
-                        used.map(|u| format!(" (its name is used at {u}: a launch through a macro defined in a header, or a function pointer, is not read)")).unwrap_or_default()
+                        used.map(|u| format!(" (its name is used at {u}: a launch through a function pointer, or through a macro of a system header or of one kerncast did not find, is not read)")).unwrap_or_default()
                     ),
                     ..at
                 });
@@ -687,26 +699,45 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     report
 }
 
-/// Every analysed source's text with its shown path, each file once: a host file that carries
-/// programs is each program's unit too.
+/// An analysed source: its shown path, its text, and the texts of the project headers it
+/// includes (for their launch macros).
+struct AnalysedText<'a> {
+    display: &'a str,
+    text: &'a str,
+    headers: Vec<&'a str>,
+}
+
+/// Every analysed source, each file once: a host file that carries programs is each program's
+/// unit too. Host-only C and C++ files launch through APIs, not `<<<…>>>` macros, so their
+/// headers are not read.
 fn analysed_texts<'a>(
     units: &'a [Unit],
     host_sources: &'a [(String, String)],
-) -> impl Iterator<Item = (&'a str, &'a str)> {
+) -> impl Iterator<Item = AnalysedText<'a>> {
     let mut seen = std::collections::BTreeSet::new();
     units
         .iter()
-        .filter_map(|u| Some((u.job.display_path.as_str(), u.source_text.as_deref()?)))
-        .chain(host_sources.iter().map(|(d, t)| (d.as_str(), t.as_str())))
-        .filter(move |(display, _)| seen.insert(*display))
+        .filter_map(|u| {
+            Some(AnalysedText {
+                display: u.job.display_path.as_str(),
+                text: u.source_text.as_deref()?,
+                headers: header_texts(&u.headers),
+            })
+        })
+        .chain(host_sources.iter().map(|(d, t)| AnalysedText {
+            display: d.as_str(),
+            text: t.as_str(),
+            headers: Vec::new(),
+        }))
+        .filter(move |a| seen.insert(a.display))
 }
 
 /// Where the kernel `name` is used outside its declarations, in the analysed files
 /// (`file:line (code)`), for a kernel none of whose launches was read.
 fn unread_use(units: &[Unit], host_sources: &[(String, String)], name: &str) -> Option<String> {
-    analysed_texts(units, host_sources).find_map(|(display, text)| {
-        let (line, code) = crate::launch_sites::unread_use(text, name)?;
-        Some(format!("{display}:{line} (`{code}`)"))
+    analysed_texts(units, host_sources).find_map(|a| {
+        let (line, code) = crate::launch_sites::unread_use(a.text, name)?;
+        Some(format!("{}:{line} (`{code}`)", a.display))
     })
 }
 
@@ -721,8 +752,12 @@ impl<'a> OtherFilesLaunches<'a> {
     /// The launches of `units` and of the host sources, (shown path, text).
     fn new(units: &'a [Unit], host_sources: &'a [(String, String)]) -> Self {
         let files = analysed_texts(units, host_sources)
-            .filter_map(|(display, text)| {
-                let host = crate::launch_sites::HostFile::new(text, Some(display));
+            .filter_map(|a| {
+                let host = crate::launch_sites::HostFile::with_headers(
+                    a.text,
+                    Some(a.display),
+                    &a.headers,
+                );
                 host.has_launches().then_some(host)
             })
             .collect();
@@ -732,10 +767,9 @@ impl<'a> OtherFilesLaunches<'a> {
     /// Why the launches of `kernel` (the instantiation `entry`) in its own file (`u`) and in
     /// the others are not predicted: each is in a branch the host code does not take.
     fn untaken(&self, u: &Unit, kernel: &SourceKernel, entry: &str) -> Vec<String> {
-        let own = u
-            .source_text
-            .as_deref()
-            .map(|t| crate::launch_sites::HostFile::new(t, None));
+        let own = u.source_text.as_deref().map(|t| {
+            crate::launch_sites::HostFile::with_headers(t, None, &header_texts(&u.headers))
+        });
         own.iter()
             .chain(
                 self.files

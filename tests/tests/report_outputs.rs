@@ -628,10 +628,11 @@ int main() {
     assert!(r.host_only[0].ends_with("from_file.cpp"));
 }
 
-/// A launch macro from the file itself is expanded; one from a header is not, and the kernel's
-/// error says where its name is used instead of that no file launches it.
+/// A launch macro from the file itself or from a header it includes is expanded at its use; a
+/// launch through a function pointer is not read, and the kernel's error says where its name is
+/// used instead of that no file launches it.
 #[test]
-fn a_launch_macro_is_read_at_its_use_and_a_header_s_is_pointed_at() {
+fn a_launch_macro_is_read_at_its_use_and_a_function_pointer_s_is_pointed_at() {
     let dir = tempfile::tempdir().unwrap();
     let kernel = "__global__ void NAME(float *y, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] *= 2.0f;\n}\n";
     std::fs::write(
@@ -655,9 +656,29 @@ fn a_launch_macro_is_read_at_its_use_and_a_header_s_is_pointed_at() {
         ),
     )
     .unwrap();
+    std::fs::write(
+        dir.path().join("by_pointer.cu"),
+        format!(
+            "typedef void (*kernel_t)(float *, int);\n{}int main() {{\n  float *y;\n  kernel_t k = thrice;\n  k<<<16, 256>>>(y, 4096);\n}}\n",
+            kernel.replace("NAME", "thrice")
+        ),
+    )
+    .unwrap();
     let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
-    assert_eq!(r.kernels.len(), 1, "{:#?}", r.errors);
-    let scale = &r.kernels[0];
+    assert_eq!(r.kernels.len(), 2, "{:#?}", r.errors);
+    let grid_of = |name: &str| {
+        r.kernels
+            .iter()
+            .find(|k| k.kernel == name)
+            .map(|k| k.workload.grid)
+    };
+    // the header's macro, expanded at its use in from_header.cu
+    assert_eq!(grid_of("_Z5twicePfi"), Some([16, 1, 1]));
+    let scale = r
+        .kernels
+        .iter()
+        .find(|k| k.kernel == "_Z5scalePfi")
+        .unwrap();
     assert_eq!(
         (scale.kernel.as_str(), scale.workload.grid),
         ("_Z5scalePfi", [4096, 1, 1])
@@ -673,9 +694,10 @@ fn a_launch_macro_is_read_at_its_use_and_a_header_s_is_pointed_at() {
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     let e = &r.errors[0];
     assert!(
-        e.file.ends_with("from_header.cu")
-            && e.message
-                .contains("from_header.cu:9 (`LAUNCH(twice, n / 256, 256, y, n);`)"),
+        e.file.ends_with("by_pointer.cu")
+            && e.message.contains(
+                "by_pointer.cu:8 (`kernel_t k = thrice;`): a launch through a function pointer"
+            ),
         "{e:?}"
     );
 }

@@ -80,9 +80,14 @@ pub(super) fn in_directive(code: &str, at: usize) -> bool {
     code[start..].trim_start().starts_with('#')
 }
 
-/// The launches of `code` written through its launch macros, each at its use.
-pub(super) fn launches(code: &str) -> Vec<LaunchSite> {
-    let macros = launch_macros(code);
+/// The launches of `code` written through the launch macros it or `headers` (the code of the
+/// headers it includes) define, each at its use in `code`.
+pub(super) fn launches(code: &str, headers: &[String]) -> Vec<LaunchSite> {
+    let macros = if headers.is_empty() {
+        launch_macros(code)
+    } else {
+        launch_macros(&format!("{}\n{code}", headers.join("\n")))
+    };
     if macros.is_empty() {
         return Vec::new();
     }
@@ -177,7 +182,7 @@ int main() {
 
     #[test]
     fn a_use_of_a_launch_macro_is_a_launch_at_the_use() {
-        let sites = launches(HOST);
+        let sites = launches(HOST, &[]);
         let shown: Vec<String> = sites
             .iter()
             .map(|s| format!("{} {}", s.line, s.call.as_deref().unwrap()))
@@ -191,7 +196,7 @@ int main() {
         );
         assert!(in_directive(HOST, HOST.find("kernel<<<").unwrap()));
         let crlf = HOST.replace('\n', "\r\n");
-        assert_eq!(launches(&crlf).len(), 2);
+        assert_eq!(launches(&crlf, &[]).len(), 2);
         assert!(in_directive(&crlf, crlf.find("kernel<<<").unwrap()));
         assert!(!in_directive(HOST, HOST.find("LAUNCH(axpy").unwrap()));
     }
@@ -208,5 +213,25 @@ int main() {
         assert!(HostFile::new(HOST, None)
             .workloads("kernel", &["x".to_string()], &[])
             .is_empty());
+    }
+
+    #[test]
+    fn a_launch_macro_of_an_included_header_is_read_at_its_use() {
+        let header = "#pragma once\n#define LAUNCH_1D(k, n, ...) k<<<((n) + 255) / 256, 256>>>(__VA_ARGS__)\n";
+        let main = "#include \"launch.cuh\"\nint main() {\n  int m = 1 << 20;\n  LAUNCH_1D(scale, m, y, m);\n}\n";
+        let params: Vec<String> = ["y", "m"].map(String::from).to_vec();
+        assert!(HostFile::new(main, None)
+            .workloads("scale", &params, &[])
+            .is_empty());
+        let specs = HostFile::with_headers(main, None, &[header]).workloads("scale", &params, &[]);
+        assert_eq!(specs.len(), 1, "{specs:?}");
+        let w = specs[0].resolve().unwrap();
+        assert_eq!((w.grid, w.block), ([4096, 1, 1], [256, 1, 1]));
+        // the use's line in the file that uses it, not in the header
+        assert!(
+            specs[0].origin.as_deref().unwrap_or("").contains("line 4"),
+            "{:?}",
+            specs[0].origin
+        );
     }
 }
