@@ -628,6 +628,72 @@ int main() {
     assert!(r.host_only[0].ends_with("from_file.cpp"));
 }
 
+/// The headers a host gives `nvrtcCreateProgram` as strings are there for the program's
+/// `#include`, and a header's compile error names it as the program includes it.
+#[test]
+fn headers_given_to_nvrtc_as_strings_are_included_by_the_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = |header: &str| {
+        format!(
+            r##"const char *common_h = "{header}";
+const char *headers[] = {{common_h}};
+const char *include_names[] = {{"ops/common.h"}};
+const char *saxpy = "#include \"ops/common.h\"\n\
+extern \"C\" __global__ void saxpy(float a, float *x, float *y, size_t n) {{\n\
+  size_t tid = blockIdx.x * blockDim.x + threadIdx.x;\n\
+  if (tid < n) for (int r = 0; r < REPS; ++r) y[tid] = a * twice(x[tid]) + y[tid];\n\
+}}\n";
+int main() {{
+  nvrtcCreateProgram(&prog, saxpy, "saxpy.cu", 1, headers, include_names);
+  nvrtcCompileProgram(prog, 0, NULL);
+  cuModuleGetFunction(&kernel, module, "saxpy");
+  size_t n = 4096;
+  void *args[] = {{&a, &dx, &dy, &n}};
+  cuLaunchKernel(kernel, n / 128, 1, 1, 128, 1, 1, 0, NULL, args, 0);
+}}
+"##
+        )
+    };
+    std::fs::write(
+        dir.path().join("good.cpp"),
+        host(r##"#define REPS 3\n__device__ float twice(float v) { return 2.0f * v; }\n"##),
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert_eq!(r.kernels.len(), 1, "{:#?}", r.errors);
+    let saxpy = &r.kernels[0];
+    // REPS = 3 from the header: three stores per thread
+    assert_eq!(
+        saxpy.counts["mem.global.store.b32.stride1.thread"],
+        (3 * 4096) as f64
+    );
+    assert!(
+        saxpy.notes.iter().any(
+            |n| n.contains("headers given to nvrtcCreateProgram as strings at")
+                && n.ends_with("good.cpp:10: ops/common.h")
+        ),
+        "{:?}",
+        saxpy.notes
+    );
+    std::fs::remove_file(dir.path().join("good.cpp")).unwrap();
+    std::fs::write(
+        dir.path().join("bad.cpp"),
+        host(
+            r##"#define REPS 3\n__device__ float twice(float v) { return 2.0f * undeclared; }\n"##,
+        ),
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    let e = &r.errors[0];
+    assert!(
+        e.message.contains("ops/common.h(2): error") && e.message.contains("undeclared"),
+        "{}",
+        e.message
+    );
+    assert!(!e.message.contains("kerncast-embedded-"), "{}", e.message);
+}
+
 /// A launch macro from the file itself or from a header it includes is expanded at its use; a
 /// launch through a function pointer is not read, and the kernel's error says where its name is
 /// used instead of that no file launches it.

@@ -10,7 +10,9 @@
 //!
 //! The options are read where the file fixes them: `NULL`, an array (or `std::vector`) declared
 //! once with strings the file fixes and never added to, or the address of one such string. Any
-//! other is reported as unread, never guessed.
+//! other is reported as unread, never guessed. So are the headers `nvrtcCreateProgram` gives a
+//! program as strings (its `numHeaders`, `headers` and `includeNames`), which the program's
+//! `#include "name"` finds.
 
 use super::c_text::{bare_name, bracket_after_once, call_args, code_only};
 use super::cl_build::{fixed_string, pick_build, BuildCall};
@@ -63,21 +65,124 @@ fn option_list(text: &str, code: &str, count: &str, options: &str) -> Result<Vec
         .trim()
         .to_string();
     let all = string_array(text, code, &name)?;
-    // the count the call passes: a number or a `#define`d one takes that many, `opts.size()`
-    // and `sizeof` forms the whole array
+    let n = counted(text, count, all.len(), "options", &name)?;
+    Ok(all[..n].to_vec())
+}
+
+/// How many of the `held` strings of the array `name` a call passes as `count`: a number or a
+/// `#define`d one that many, `opts.size()` and `sizeof` forms the whole array.
+fn counted(text: &str, count: &str, held: usize, what: &str, name: &str) -> Result<usize, String> {
     let fixed = count.parse::<usize>().ok().or_else(|| {
         let v = *crate::annotations::int_macros(text).get(count)?;
         usize::try_from(v).ok()
     });
     match fixed {
-        Some(n) if n <= all.len() => Ok(all[..n].to_vec()),
+        Some(n) if n <= held => Ok(n),
         Some(n) => Err(format!(
-            "the call passes {n} options and `{name}` holds {}",
-            all.len()
+            "the call passes {n} {what} and `{name}` holds {held}"
         )),
-        None if count.contains("size") => Ok(all),
-        None => Err(format!("the count of options `{count}` is not read")),
+        None if count.contains("size") => Ok(held),
+        None => Err(format!("the count of {what} `{count}` is not read")),
     }
+}
+
+/// A header NVRTC is given as a string: the program's `#include "name"` reads `text`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StringHeader {
+    pub name: String,
+    pub text: String,
+}
+
+/// The headers given as strings to the `nvrtcCreateProgram` that makes a program from the
+/// variable `source` (to every one when the file does not say which, if they agree), as
+/// `(line of the call, headers)`. `Ok(None)` when no call gives headers; `Err` says why they
+/// are not known.
+pub fn headers_for(
+    text: &str,
+    source: Option<&str>,
+) -> Result<Option<(usize, Vec<StringHeader>)>, String> {
+    let code = code_only(text);
+    let mut calls = Vec::new();
+    for m in CREATE.find_iter(&code) {
+        let Some((_, args)) = call_args(&code, m.end() - 1) else {
+            continue;
+        };
+        let [_, src, _, count, headers, names, ..] = args.as_slice() else {
+            continue;
+        };
+        let src = code[src.clone()].trim();
+        if source.is_some_and(|s| src.strip_suffix(".c_str()").unwrap_or(src).trim() != s) {
+            continue;
+        }
+        let line = code[..m.start()].matches('\n').count() + 1;
+        let read = string_headers(
+            text,
+            &code,
+            text[count.clone()].trim(),
+            text[headers.clone()].trim(),
+            text[names.clone()].trim(),
+        );
+        calls.push((line, read));
+    }
+    let calls: Vec<(usize, Result<Vec<StringHeader>, String>)> = calls
+        .into_iter()
+        .filter(|(_, h)| h.as_ref().map_or(true, |h| !h.is_empty()))
+        .collect();
+    let Some((first_line, first)) = calls.first() else {
+        return Ok(None);
+    };
+    if let Some((line, Err(why))) = calls.iter().find(|(_, h)| h.is_err()) {
+        return Err(format!(
+            "the headers of the nvrtcCreateProgram at line {line} are not read: {why}"
+        ));
+    }
+    if let Some((line, _)) = calls.iter().find(|(_, h)| h != first) {
+        return Err(format!(
+            "the nvrtcCreateProgram calls at lines {first_line} and {line} give different headers, and which makes this program is not found"
+        ));
+    }
+    Ok(first.clone().ok().map(|h| (*first_line, h)))
+}
+
+/// The `count` headers of the arrays `headers` (their texts) and `names` (their include names).
+fn string_headers(
+    text: &str,
+    code: &str,
+    count: &str,
+    headers: &str,
+    names: &str,
+) -> Result<Vec<StringHeader>, String> {
+    let none = |s: &str| ["0", "NULL", "nullptr"].contains(&s);
+    if none(count) || none(headers) {
+        return Ok(Vec::new());
+    }
+    let texts = string_array(text, code, headers)?;
+    let names = string_array(text, code, names)?;
+    let n = counted(
+        text,
+        count,
+        texts.len().min(names.len()),
+        "headers",
+        headers,
+    )?;
+    names
+        .into_iter()
+        .zip(texts)
+        .take(n)
+        .map(|(name, text)| {
+            let path = std::path::Path::new(&name);
+            let plain = path
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if plain && !name.is_empty() {
+                Ok(StringHeader { name, text })
+            } else {
+                Err(format!(
+                    "the include name `{name}` is not a relative path inside the program's folder"
+                ))
+            }
+        })
+        .collect()
 }
 
 /// The strings of an array or vector declared once with them (`const char *o[] = {…}`,
@@ -85,7 +190,7 @@ fn option_list(text: &str, code: &str, count: &str, options: &str) -> Result<Vec
 fn string_array(text: &str, code: &str, name: &str) -> Result<Vec<String>, String> {
     let Some(name) = bare_name(name) else {
         return Err(format!(
-            "`{name}` is not an array of options this file fixes"
+            "`{name}` is not an array of strings this file fixes"
         ));
     };
     let n = regex::escape(name);
@@ -98,7 +203,7 @@ fn string_array(text: &str, code: &str, name: &str) -> Result<Vec<String>, Strin
     }
     let declared = Regex::new(&format!(r"\b{n}\s*(?:\[[^\]]*\]\s*)?(?:=\s*)?\(?\s*\{{")).unwrap();
     let braces = bracket_after_once(code, &(0..code.len()), &declared)
-        .ok_or_else(|| format!("`{name}` is not declared once with its options"))?;
+        .ok_or_else(|| format!("`{name}` is not declared once with its strings"))?;
     let (_, items) = call_args(code, braces.start).unwrap_or_default();
     items
         .iter()
@@ -267,6 +372,64 @@ nvrtcCompileProgram(b, 1, ob);
         );
         assert!(compiles(host));
         assert_eq!(options_for("int main() {}", None), Ok(None));
+    }
+
+    #[test]
+    fn headers_given_as_strings_are_read_for_the_program_they_are_given_to() {
+        let host = r##"
+const char *common = "#define REPS 3\n";
+const char *hdrs[] = {common, "#pragma once\n"};
+const char *names[] = {"common.h", "inc/once.h"};
+const char *up[] = {"../secret.h"};
+std::vector<const char *> grown;
+nvrtcCreateProgram(&a, src_a, "a.cu", 2, hdrs, names);
+nvrtcCreateProgram(&b, src_b, "b.cu", NUM, hdrs, names);
+nvrtcCreateProgram(&c, src_c, "c.cu", 0, NULL, NULL);
+nvrtcCreateProgram(&d, src_d, "d.cu", 3, hdrs, names);
+nvrtcCreateProgram(&e, src_e, "e.cu", 1, hdrs, up);
+nvrtcCreateProgram(&f, src_f, "f.cu", 1, hdrs, grown.data());
+#define NUM 1
+"##;
+        let read = |source| {
+            headers_for(host, Some(source)).map(|h| {
+                h.map(|(line, h)| {
+                    let shown: Vec<String> = h
+                        .iter()
+                        .map(|h| format!("{}={:?}", h.name, h.text))
+                        .collect();
+                    format!("{line}: {}", shown.join(" "))
+                })
+            })
+        };
+        assert_eq!(
+            read("src_a"),
+            Ok(Some(
+                r##"7: common.h="#define REPS 3\n" inc/once.h="#pragma once\n""##.into()
+            ))
+        );
+        assert_eq!(
+            read("src_b"),
+            Ok(Some(r##"8: common.h="#define REPS 3\n""##.into()))
+        );
+        assert_eq!(read("src_c"), Ok(None));
+        assert_eq!(
+            read("src_d"),
+            Err("the headers of the nvrtcCreateProgram at line 10 are not read: the call passes 3 headers and `hdrs` holds 2".into())
+        );
+        assert!(read("src_e").unwrap_err().contains(
+            "the include name `../secret.h` is not a relative path inside the program's folder"
+        ));
+        assert!(read("src_f")
+            .unwrap_err()
+            .contains("`grown.data()` is not an array of strings this file fixes"));
+        // without the program's source, the calls that give headers must agree
+        assert!(headers_for(host, None)
+            .unwrap_err()
+            .contains("are not read"));
+        assert_eq!(
+            headers_for("nvrtcCreateProgram(&p, s, \"p.cu\", 0, NULL, NULL);", None),
+            Ok(None)
+        );
     }
 
     #[test]

@@ -67,13 +67,24 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             ),
         )
     };
-    let file = tempfile::Builder::new()
+    // a folder of its own, where the headers NVRTC is given as strings go beside the program
+    let dir = tempfile::Builder::new()
         .prefix("kerncast-embedded-")
-        .suffix(&format!(".{}", language.extension()))
-        .tempfile()
+        .tempdir()
         .map_err(io)?;
+    let file = dir.path().join(format!("program.{}", language.extension()));
     let program = &with_name_expressions(program, host, &job.display_path);
-    std::fs::write(file.path(), &program.text).map_err(io)?;
+    std::fs::write(&file, &program.text).map_err(io)?;
+    let headers = match language {
+        Language::Cuda => write_string_headers(
+            dir.path(),
+            host,
+            &job.display_path,
+            program.variable.as_deref(),
+        )
+        .map_err(io)?,
+        Language::OpenCl => None,
+    };
     let mut lowering = job.clone();
     if language == Language::OpenCl {
         lowering.lower.frontend = Some(lower::Frontend::Clang);
@@ -88,16 +99,21 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
         host,
         program.variable.as_deref(),
     );
+    let notes: Vec<String> = build.into_iter().chain(headers).collect();
     let shown = format!(
         "the {} program in the string at {}:{}",
         language.name(),
         job.display_path,
         program.line
     );
-    let parsed = lower_and_parse(&lowering, file.path()).map_err(|mut f| {
-        f.message = f.message.replace(&*file.path().to_string_lossy(), &shown);
+    let parsed = lower_and_parse(&lowering, &file).map_err(|mut f| {
+        f.message = f.message.replace(&*file.to_string_lossy(), &shown);
+        // a string header's errors name it as the program includes it
+        f.message = f
+            .message
+            .replace(&format!("{}/", dir.path().to_string_lossy()), "");
         f.line = f.line.or(at);
-        with_note(f, &build)
+        with_notes(f, &notes)
     })?;
     let mut src_kernels = annotations::scan(&program.text).map_err(|e| {
         fail(
@@ -130,7 +146,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
         &src_kernels,
     )?;
     u.notes.push(format!("kernel source: {shown}, {compiled}"));
-    u.notes.extend(build);
+    u.notes.extend(notes);
     Ok(u)
 }
 
@@ -200,7 +216,7 @@ pub fn prepare_with_hosts(job: &Job, hosts: &[(String, String)]) -> Result<Unit,
             u.notes.extend(note);
             Ok(u)
         }
-        Err(f) => Err(with_note(f, &note)),
+        Err(f) => Err(with_notes(f, note.as_slice())),
     }
 }
 
@@ -257,9 +273,40 @@ fn host_build(
     }
 }
 
-/// `f` with the build-options note added, for a failure the options may explain.
-fn with_note(mut f: Failure, note: &Option<String>) -> Failure {
-    if let Some(n) = note {
+/// Writes into `dir` the headers the host gives its NVRTC program (made from the variable
+/// `source`) as strings, where the program's `#include "name"` finds them, and returns the
+/// note that says which, or why they are not known.
+fn write_string_headers(
+    dir: &Path,
+    host: &str,
+    display: &str,
+    source: Option<&str>,
+) -> std::io::Result<Option<String>> {
+    match crate::launch_sites::nvrtc::headers_for(host, source) {
+        Ok(None) => Ok(None),
+        Ok(Some((line, headers))) => {
+            for h in &headers {
+                let path = dir.join(&h.name);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::write(path, &h.text)?;
+            }
+            let names: Vec<&str> = headers.iter().map(|h| h.name.as_str()).collect();
+            Ok(Some(format!(
+                "headers given to nvrtcCreateProgram as strings at {display}:{line}: {}",
+                names.join(", ")
+            )))
+        }
+        Err(why) => Ok(Some(format!(
+            "headers given to nvrtcCreateProgram as strings not written out ({display}: {why})"
+        ))),
+    }
+}
+
+/// `f` with the notes on how its program was built added, for a failure they may explain.
+fn with_notes(mut f: Failure, notes: &[String]) -> Failure {
+    for n in notes {
         f.message.push_str(&format!("\n  note: {n}"));
     }
     f
