@@ -450,6 +450,7 @@ fn unit(
     })
 }
 
+/// The texts of `headers`, read for their launch macros.
 fn header_texts(headers: &[crate::includes::Header]) -> Vec<&str> {
     headers.iter().map(|h| h.text.as_str()).collect()
 }
