@@ -4,12 +4,13 @@
 //! other candidates, and exporting a second-best would not be model C.
 //! `cargo run --release -p kerncast-validation --example export_default_model`
 
-use kerncast_validation::combined::{Recipe, Selected};
+use kerncast_validation::combined::{Pool, Recipe, Selected};
 use kerncast_validation::data::{default_root, DEFAULT_GPU};
 use kerncast_validation::export::{knn_table, TABLE_PATH};
 use kerncast_validation::knn::{Knn, Space};
 use kerncast_validation::model::TrainSet;
 use kerncast_validation::profile::Physics;
+use kerncast_validation::run::Options;
 use kerncast_validation::Dataset;
 use std::process::ExitCode;
 
@@ -21,7 +22,13 @@ fn main() -> ExitCode {
         ds.issue_costs = costs;
     }
     eprintln!("{}", phys.describe());
-    let sel = Selected::select(&ds, &phys);
+    // The same pool as `cargo xtask validate`'s, so that the pick is its model C.
+    let learned = Options::new(&ws).saved_learned(&ds).ok();
+    let pool = Pool {
+        phys: &phys,
+        learned: learned.as_ref(),
+    };
+    let sel = Selected::select(&ds, pool);
     let Recipe::Knn(k, Space::Mem, avg) = sel.recipe else {
         eprintln!(
             "the CV pick is {:?}, not a kNN over the memory features: nothing exported",

@@ -6,12 +6,13 @@
 //! (docs/validation.md, "What one number is worth").
 //! `cargo run --release -p kerncast-validation --example memory_number`
 
-use kerncast_validation::combined::{Recipe, Selected};
+use kerncast_validation::combined::{Pool, Recipe, Selected};
 use kerncast_validation::data::{default_root, DEFAULT_GPU};
 use kerncast_validation::knn::{Avg, Knn};
 use kerncast_validation::model::TrainSet;
 use kerncast_validation::profile::Physics;
 use kerncast_validation::report::{evaluate, overall, per_app};
+use kerncast_validation::run::Options;
 use kerncast_validation::Dataset;
 
 fn main() {
@@ -28,7 +29,13 @@ fn main() {
         ds.issue_costs = costs;
     }
     eprintln!("selecting model C by cross-validation on the micro-benchmarks (about 30 s)");
-    let c = Selected::select(&ds, &phys);
+    // The same pool as `cargo xtask validate`'s, so that the pick is its model C.
+    let learned = Options::new(&ws).saved_learned(&ds).ok();
+    let pool = Pool {
+        phys: &phys,
+        learned: learned.as_ref(),
+    };
+    let c = Selected::select(&ds, pool);
     let (k, avg) = match c.recipe {
         Recipe::Knn(k, _, avg) => (k, avg),
         other => {

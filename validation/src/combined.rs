@@ -1,14 +1,15 @@
-//! Model C: candidates built from the physical models (B, the roofline; B2, kerncast-models' Wang &
-//! Chu model), nearest-neighbour models over static features and the code-agnostic baseline,
-//! blended in log space. The candidate is chosen by leave-one-family-out cross-validation on the
-//! micro-benchmarks only (a family is a generator of micro-benchmarks, e.g. all `fadd_l2d_*`),
-//! which mimics predicting code unlike anything in training. The test applications play no part
-//! in the choice.
+//! Model C: candidates built from the fitted models (B, the roofline; B2, kerncast-models' Wang &
+//! Chu model; A, the paper's LSTM, when its fold models are saved), nearest-neighbour models over
+//! static features and the code-agnostic baseline, blended in log space. The candidate is chosen
+//! by leave-one-family-out cross-validation on the micro-benchmarks only (a family is a
+//! generator of micro-benchmarks, e.g. all `fadd_l2d_*`), which mimics predicting code unlike
+//! anything in training. The test applications play no part in the choice.
 
 use crate::analytic::Analytic;
 use crate::baseline::Baseline;
 use crate::data::{Benchmark, Dataset};
 use crate::knn::{Avg, Knn, Space};
+use crate::lstm_cv::Learned;
 use crate::metrics::{mean, score_app, Curve};
 use crate::model::{Predictor, TrainSet};
 use crate::profile::Physics;
@@ -58,41 +59,62 @@ fn short(name: &str) -> String {
     }
 }
 
-/// The physical (analytical) models a recipe can start from.
+/// What a run can offer model C beyond the baseline and the kNNs: the device constants the
+/// physical models are calibrated from, and model A when its fold models exist.
+#[derive(Clone, Copy)]
+pub struct Pool<'a> {
+    pub phys: &'a Physics,
+    pub learned: Option<&'a Learned>,
+}
+
+/// The fitted models a recipe can start from.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Physical {
+pub enum Fitted {
     /// Model B: roofline DVFS + physical power (`analytic`).
     Roofline,
     /// Model B2: kerncast-models' Wang & Chu DVFS + physical power (`wangchu`).
     WangChu,
+    /// Model A: the paper's LSTM (`lstm`), trained once per fold ahead of time (`lstm_cv`).
+    Lstm,
 }
 
-impl Physical {
-    /// The physical models whose constants the GPU's device profile has.
-    pub fn available(phys: &Physics) -> Vec<Physical> {
+impl Fitted {
+    /// The models this run can fit: the physical ones whose constants the device profile has,
+    /// and the LSTM when its fold models are there.
+    pub fn available(pool: Pool) -> Vec<Fitted> {
         let mut v = Vec::new();
-        if phys.roofline.is_ok() {
-            v.push(Physical::Roofline);
+        if pool.phys.roofline.is_ok() {
+            v.push(Fitted::Roofline);
         }
-        if phys.wangchu.is_ok() {
-            v.push(Physical::WangChu);
+        if pool.phys.wangchu.is_ok() {
+            v.push(Fitted::WangChu);
+        }
+        if pool.learned.is_some() {
+            v.push(Fitted::Lstm);
         }
         v
     }
 
-    /// `None` when the profile lacks the model's constants (`available` leaves it out).
-    fn fit(self, t: &TrainSet, phys: &Physics) -> Option<Box<dyn Predictor>> {
+    /// Fitted on `t`; `None` when the run cannot offer the model (`available` leaves it out).
+    /// The LSTM is not retrained here: it is the saved model trained on every micro-benchmark,
+    /// so it is for the final fit only, and the folds use its saved held-out predictions.
+    fn fit(self, t: &TrainSet, pool: Pool) -> Option<Box<dyn Predictor>> {
         match self {
-            Physical::Roofline => phys
+            Fitted::Roofline => pool
+                .phys
                 .roofline
                 .as_ref()
                 .ok()
                 .map(|peak| Box::new(Analytic::fit(t, peak)) as Box<dyn Predictor>),
-            Physical::WangChu => phys
+            Fitted::WangChu => pool
+                .phys
                 .wangchu
                 .as_ref()
                 .ok()
                 .map(|start| Box::new(WangChu::fit(t, start)) as Box<dyn Predictor>),
+            Fitted::Lstm => pool
+                .learned
+                .map(|l| Box::new(l.full.clone()) as Box<dyn Predictor>),
         }
     }
 }
@@ -101,10 +123,10 @@ impl Physical {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Recipe {
     Baseline,
-    Physical(Physical),
+    Single(Fitted),
     Knn(usize, Space, Avg),
-    PhysicalBaseline(Physical, f64),
-    PhysicalKnn(Physical, f64, usize, Space, Avg),
+    WithBaseline(Fitted, f64),
+    WithKnn(Fitted, f64, usize, Space, Avg),
 }
 
 /// Neighbour counts tried.
@@ -113,11 +135,11 @@ const SPACES: [Space; 3] = [Space::Mix, Space::Mem, Space::Both];
 const AVGS: [Avg; 3] = [Avg::Geo, Avg::Arith, Avg::RelMedian];
 
 impl Recipe {
-    /// The pool: the baseline, every kNN, and the physical models the profile allows with their
+    /// The pool: the baseline, every kNN, and the fitted models the run allows with their
     /// blends.
-    pub fn candidates(physicals: &[Physical]) -> Vec<Recipe> {
+    pub fn candidates(fitted: &[Fitted]) -> Vec<Recipe> {
         let mut v = vec![Recipe::Baseline];
-        v.extend(physicals.iter().map(|ph| Recipe::Physical(*ph)));
+        v.extend(fitted.iter().map(|m| Recipe::Single(*m)));
         for s in SPACES {
             for a in AVGS {
                 for k in KS {
@@ -125,13 +147,13 @@ impl Recipe {
                 }
             }
         }
-        for &ph in physicals {
+        for &m in fitted {
             for al in [0.25, 0.5, 0.75] {
-                v.push(Recipe::PhysicalBaseline(ph, al));
+                v.push(Recipe::WithBaseline(m, al));
                 for s in SPACES {
                     for a in AVGS {
                         for k in [5, 10] {
-                            v.push(Recipe::PhysicalKnn(ph, al, k, s, a));
+                            v.push(Recipe::WithKnn(m, al, k, s, a));
                         }
                     }
                 }
@@ -140,17 +162,17 @@ impl Recipe {
         v
     }
 
-    /// `None` for a recipe over a physical model the profile does not allow.
-    pub fn fit(self, t: &TrainSet, phys: &Physics) -> Option<Box<dyn Predictor>> {
+    /// `None` for a recipe over a model the run cannot offer.
+    pub fn fit(self, t: &TrainSet, pool: Pool) -> Option<Box<dyn Predictor>> {
         Some(match self {
             Recipe::Baseline => Box::new(Baseline::fit(t)),
-            Recipe::Physical(ph) => ph.fit(t, phys)?,
+            Recipe::Single(m) => m.fit(t, pool)?,
             Recipe::Knn(k, s, a) => Box::new(Knn::fit(t, k, s, a)),
-            Recipe::PhysicalBaseline(ph, al) => {
-                Box::new(Blend::new(ph.fit(t, phys)?, Box::new(Baseline::fit(t)), al))
+            Recipe::WithBaseline(m, al) => {
+                Box::new(Blend::new(m.fit(t, pool)?, Box::new(Baseline::fit(t)), al))
             }
-            Recipe::PhysicalKnn(ph, al, k, s, a) => Box::new(Blend::new(
-                ph.fit(t, phys)?,
+            Recipe::WithKnn(m, al, k, s, a) => Box::new(Blend::new(
+                m.fit(t, pool)?,
                 Box::new(Knn::fit(t, k, s, a)),
                 al,
             )),
@@ -174,8 +196,8 @@ pub fn family(name: &str) -> String {
 /// errors (%) of time, power and energy, and the regret (percentage points of energy vs F_max
 /// between the measured minimum and the predicted minimum-energy clocks), the quantity a DVFS
 /// governor acting on the prediction pays. The base models are fitted once per fold and the blends
-/// composed from their held-out predictions.
-pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], phys: &Physics) -> Vec<[f64; 4]> {
+/// composed from their held-out predictions; the LSTM's come from its saved fold models.
+pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], pool: Pool) -> Vec<[f64; 4]> {
     let mut fams: Vec<String> = ds.micro.iter().map(|b| family(&b.name)).collect();
     fams.sort();
     fams.dedup();
@@ -189,9 +211,11 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], phys: &Physics) -> Vec<[f64; 
             .collect();
         let t = TrainSet::of(ds, &train);
         let base = Baseline::fit(&t);
-        let fitted: Vec<(Physical, Box<dyn Predictor>)> = Physical::available(phys)
+        let fitted: Vec<(Fitted, Box<dyn Predictor>)> = Fitted::available(pool)
             .into_iter()
-            .filter_map(|ph| Some((ph, ph.fit(&t, phys)?)))
+            // the LSTM is not retrained per fold: its held-out curves come from its fold models
+            .filter(|m| *m != Fitted::Lstm)
+            .filter_map(|m| Some((m, m.fit(&t, pool)?)))
             .collect();
         let mut knns = Vec::new();
         for s in SPACES {
@@ -203,19 +227,21 @@ pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], phys: &Physics) -> Vec<[f64; 
         }
         for b in ds.micro.iter().filter(|b| family(&b.name) == *f) {
             let pb = base.predict(b);
-            let pp: Vec<(Physical, Curve)> =
-                fitted.iter().map(|(ph, m)| (*ph, m.predict(b))).collect();
-            let physical = |ph: Physical| pp.iter().find(|p| p.0 == ph).map(|p| p.1.clone());
+            let pp: Vec<(Fitted, Curve)> = fitted.iter().map(|(m, f)| (*m, f.predict(b))).collect();
+            let single = |m: Fitted| match m {
+                Fitted::Lstm => pool.learned.and_then(|l| l.folds.held_out(b).cloned()),
+                _ => pp.iter().find(|p| p.0 == m).map(|p| p.1.clone()),
+            };
             let pk: Vec<_> = knns.iter().map(|(key, m)| (*key, m.predict(b))).collect();
             let knn =
                 |key: (usize, Space, Avg)| pk.iter().find(|p| p.0 == key).map(|p| p.1.clone());
             for (ri, r) in recipes.iter().enumerate() {
                 let p = match *r {
                     Recipe::Baseline => Some(pb.clone()),
-                    Recipe::Physical(ph) => physical(ph),
+                    Recipe::Single(m) => single(m),
                     Recipe::Knn(k, s, a) => knn((k, s, a)),
-                    Recipe::PhysicalBaseline(ph, al) => physical(ph).map(|pa| blend(&pa, &pb, al)),
-                    Recipe::PhysicalKnn(ph, al, k, s, a) => physical(ph)
+                    Recipe::WithBaseline(m, al) => single(m).map(|pa| blend(&pa, &pb, al)),
+                    Recipe::WithKnn(m, al, k, s, a) => single(m)
                         .zip(knn((k, s, a)))
                         .map(|(pa, pk)| blend(&pa, &pk, al)),
                 };
@@ -260,11 +286,11 @@ pub struct Selected {
 }
 
 impl Selected {
-    /// `phys`: the device constants the physical models are calibrated from; a model the
-    /// profile cannot support is not a candidate.
-    pub fn select(ds: &Dataset, phys: &Physics) -> Selected {
-        let recipes = Recipe::candidates(&Physical::available(phys));
-        let scores = cv_scores(ds, &recipes, phys);
+    /// `pool`: what the run can offer beyond the baseline and the kNNs; a model it cannot
+    /// offer is not a candidate.
+    pub fn select(ds: &Dataset, pool: Pool) -> Selected {
+        let recipes = Recipe::candidates(&Fitted::available(pool));
+        let scores = cv_scores(ds, &recipes, pool);
         let cv: Vec<(Recipe, [f64; 4])> = recipes.into_iter().zip(scores).collect();
         let best = cv
             .iter()
@@ -272,9 +298,9 @@ impl Selected {
             .map(|c| c.0)
             .unwrap_or(Recipe::Baseline);
         let t = TrainSet::micro(ds);
-        // The pool holds only models the profile supports, so the fallback is never taken.
+        // The pool holds only models the run can offer, so the fallback is never taken.
         let model = best
-            .fit(&t, phys)
+            .fit(&t, pool)
             .unwrap_or_else(|| Box::new(Baseline::fit(&t)));
         let name = format!("C (micro-CV pick): {}", short_name(model.name()));
         Selected {

@@ -18,6 +18,7 @@ pub mod features;
 pub mod knn;
 pub mod linalg;
 pub mod lstm;
+pub mod lstm_cv;
 pub mod metrics;
 pub mod model;
 pub mod plot;

@@ -110,6 +110,9 @@ pub fn sequence(b: &Benchmark) -> Vec<[u32; 6]> {
     s
 }
 
+/// Clones share their parameters (candle `Var`s are reference-counted); a clone is for
+/// predicting, not for training apart.
+#[derive(Clone)]
 pub struct Lstm {
     /// Parameters by name (the safetensors keys).
     vars: Vec<(String, Var)>,

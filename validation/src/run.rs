@@ -4,10 +4,11 @@
 
 use crate::analytic::Analytic;
 use crate::baseline::Baseline;
-use crate::combined::Selected;
+use crate::combined::{Pool, Selected};
 use crate::data::{default_root, pick_gpu, Dataset, DEFAULT_GPU};
 use crate::error::{Error, Result};
 use crate::lstm::Lstm;
+use crate::lstm_cv::{FoldPredictions, Learned};
 use crate::metrics::Summary;
 use crate::model::{Predictor, TrainSet};
 use crate::profile::Physics;
@@ -47,6 +48,10 @@ pub struct Options {
     pub lr_scale: f64,
     /// Skip model A entirely.
     pub no_lstm: bool,
+    /// Train (and save) model A's leave-one-family-out fold models before the run.
+    pub train_lstm_cv: bool,
+    /// The families whose fold models `train_lstm_cv` trains; all when empty.
+    pub cv_folds: Vec<String>,
 }
 
 impl Options {
@@ -63,6 +68,8 @@ impl Options {
             seed: SEED,
             lr_scale: LR_SCALE,
             no_lstm: false,
+            train_lstm_cv: false,
+            cv_folds: Vec::new(),
         }
     }
     /// The LSTM weights of a GPU: `--weights`, else the ones saved for it with the project.
@@ -71,6 +78,29 @@ impl Options {
             self.workspace
                 .join(format!("validation/weights/lstm_{gpu}.safetensors"))
         })
+    }
+    /// How this run trains model A (and its fold models).
+    pub fn lstm_recipe(&self) -> crate::lstm_cv::Recipe {
+        crate::lstm_cv::Recipe {
+            seed: self.seed,
+            epochs: self.epochs,
+            lr_scale: self.lr_scale,
+        }
+    }
+    /// Model A as a model C candidate, from the saved weights and fold models, as a run
+    /// without `--train-lstm` has it.
+    pub fn saved_learned(&self, ds: &Dataset) -> Result<Learned> {
+        Learned::load(
+            ds,
+            &self.weights_path(&ds.gpu),
+            &self.cv_weights_dir(&ds.gpu),
+            self.lstm_recipe(),
+        )
+    }
+    /// Model A's fold models of a GPU (one per micro-benchmark family), saved with the project.
+    pub fn cv_weights_dir(&self, gpu: &str) -> PathBuf {
+        self.workspace
+            .join(format!("validation/weights/lstm_cv_{gpu}"))
     }
     pub fn out_dir(&self) -> PathBuf {
         self.out
@@ -113,7 +143,18 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         ds.issue_costs = costs;
     }
     let t = TrainSet::micro(&ds);
+    if opts.train_lstm_cv {
+        let dir = opts.cv_weights_dir(&ds.gpu);
+        say(&format!(
+            "training model A's fold models (leave one family out): {} epochs, seed {}, into {}",
+            opts.epochs,
+            opts.seed,
+            dir.display()
+        ));
+        crate::lstm_cv::train_folds(&ds, &dir, &opts.cv_folds, opts.lstm_recipe(), &mut say)?;
+    }
     let mut models: Vec<Box<dyn Predictor>> = vec![Box::new(Baseline::fit(&t))];
+    let mut lstm: Option<Lstm> = None;
     if !opts.no_lstm {
         let wp = opts.weights_path(&ds.gpu);
         if opts.train_lstm {
@@ -130,9 +171,9 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
             }
             m.save(&wp)?;
             say(&format!("saved {}", wp.display()));
-            models.push(Box::new(m));
+            lstm = Some(m);
         } else if wp.exists() {
-            models.push(Box::new(Lstm::load(&wp, &ds.grid)?));
+            lstm = Some(Lstm::load(&wp, &ds.grid)?);
         } else {
             say(&format!(
                 "no LSTM weights at {}: model A skipped (train them with --train-lstm)",
@@ -140,8 +181,30 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
             ));
         }
     }
+    if let Some(m) = &lstm {
+        models.push(Box::new(m.clone()));
+    }
+    let dir = opts.cv_weights_dir(&ds.gpu);
+    let (learned, pool_line) = match lstm {
+        None => (
+            None,
+            "model A is not a model C candidate: no model A in this run".to_string(),
+        ),
+        Some(full) => match FoldPredictions::load(&ds, &dir, opts.lstm_recipe()) {
+            Ok(folds) => (
+                Some(Learned { full, folds }),
+                format!(
+                    "model A is a model C candidate, scored by its fold models in {}",
+                    dir.display()
+                ),
+            ),
+            Err(e) => (None, format!("model A is not a model C candidate: {e}")),
+        },
+    };
+    say(&pool_line);
     let mut text = String::new();
     let _ = writeln!(text, "{}", phys.describe());
+    let _ = writeln!(text, "{pool_line}");
     if let Ok(peak) = &phys.roofline {
         say("fitting model B (analytical)");
         let b = Analytic::fit(&t, peak);
@@ -187,7 +250,11 @@ pub fn run(opts: &Options, mut say: impl FnMut(&str)) -> Result<String> {
         models.push(Box::new(b2));
     }
     say("selecting model C by leave-one-family-out CV on the micro-benchmarks");
-    let c = Selected::select(&ds, &phys);
+    let pool = Pool {
+        phys: &phys,
+        learned: learned.as_ref(),
+    };
+    let c = Selected::select(&ds, pool);
     let _ = writeln!(
         text,
         "model C candidates (leave-one-family-out CV on the micro-benchmarks: time%, power%, energy%, \

@@ -193,6 +193,60 @@ fn shipped_lstm_weights_load_with_the_current_shapes() {
     assert!(m.flat_params().unwrap().iter().all(|v| v.is_finite()));
 }
 
+#[test]
+fn lstm_fold_models_are_asked_for_by_family() {
+    use kerncast_validation::lstm_cv::{families, train_folds, FoldPredictions};
+    use kerncast_validation::run::Options;
+    let d = ds();
+    let recipe = Options::new(Path::new(".")).lstm_recipe();
+    let empty = tempfile::tempdir().unwrap();
+    let e = FoldPredictions::load(d, empty.path(), recipe)
+        .err()
+        .expect("no fold models")
+        .to_string();
+    let fams = families(d);
+    assert_eq!(fams.len(), 15, "{fams:?}");
+    for f in &fams {
+        assert!(e.contains(&format!("{f:?}")), "{f} not named in: {e}");
+    }
+    let e = train_folds(d, empty.path(), &["nope".into()], recipe, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("\"nope\"") && e.contains("\"fadd_dram\""), "{e}");
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
+}
+
+/// Model A's saved fold models: each one's manifest matches this data set (its family held out,
+/// every other micro-benchmark trained on, model A's recipe), every micro-benchmark gets a
+/// held-out curve, and that curve is not the full model's (which trained on it).
+#[test]
+fn shipped_lstm_fold_models_hold_out_their_family() {
+    use kerncast_validation::combined::{family, Fitted, Pool};
+    use kerncast_validation::profile::Physics;
+    use kerncast_validation::run::Options;
+    let d = ds();
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let learned = Options::new(&ws)
+        .saved_learned(d)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut seen = std::collections::BTreeSet::new();
+    for b in &d.micro {
+        let held_out = learned.folds.held_out(b).expect("a held-out curve");
+        assert_eq!(held_out.len(), d.grid.len());
+        assert!(held_out.iter().flatten().all(|v| v.is_finite() && *v > 0.0));
+        if seen.insert(family(&b.name)) {
+            let in_sample = learned.full.predict(b);
+            assert_ne!(held_out, &in_sample, "{}", b.name);
+        }
+    }
+    let phys = Physics::of(&d.gpu, None, d.grid[d.reference].mem_mhz as f64);
+    let pool = Pool {
+        phys: &phys,
+        learned: Some(&learned),
+    };
+    assert!(Fitted::available(pool).contains(&Fitted::Lstm));
+}
+
 /// Model C as `kerncast --model auto` uses it on the GTX Titan X: the committed table is this
 /// crate's fit on the micro-benchmarks, and kerncast-models' port of the kNN predicts what this
 /// crate predicts (here on the applications, which the table never saw).

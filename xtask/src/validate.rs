@@ -4,7 +4,8 @@
 //! Runs the `kerncast-validate` binary of the `kerncast-validation` crate in release mode (model
 //! fitting, cross-validation and the LSTM are far too slow unoptimised) and passes the arguments
 //! through: `--gpu NAME`, `--device PROFILE`, `--out DIR`, `--data DIR`, `--weights FILE`,
-//! `--train-lstm`, `--epochs N`, `--no-lstm`.
+//! `--train-lstm`, `--train-lstm-cv`, `--cv-folds F1,F2`, `--epochs N`, `--seed N`, `--lr-scale X`,
+//! `--no-lstm`.
 //! Without arguments it loads the saved LSTM weights and only predicts.
 
 use anyhow::Result;

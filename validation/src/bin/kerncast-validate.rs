@@ -5,7 +5,7 @@ use kerncast_validation::run::{run, Options, EPOCHS};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "kerncast-validate [--gpu NAME] [--device PROFILE] [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--epochs N] [--seed N] [--lr-scale X] [--no-lstm]";
+const USAGE: &str = "kerncast-validate [--gpu NAME] [--device PROFILE] [--out DIR] [--data DIR] [--weights FILE] [--train-lstm] [--train-lstm-cv] [--cv-folds F1,F2,..] [--epochs N] [--seed N] [--lr-scale X] [--no-lstm]";
 
 fn main() -> ExitCode {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -34,6 +34,12 @@ fn main() -> ExitCode {
                 o.train_lstm = true;
                 Ok(())
             }
+            "--train-lstm-cv" => {
+                o.train_lstm_cv = true;
+                Ok(())
+            }
+            "--cv-folds" => val("--cv-folds")
+                .map(|v| o.cv_folds = v.split(',').map(|f| f.trim().to_string()).collect()),
             "--no-lstm" => {
                 o.no_lstm = true;
                 Ok(())
