@@ -127,6 +127,23 @@ fn program(
         .into_iter()
         .map(|(c, at)| (c, line_of(at)))
         .collect();
+    program_of_value(
+        &value,
+        line_of(run[0].range.start),
+        initialised(&host[..run[0].range.start]),
+        file,
+    )
+}
+
+/// The program a string's decoded value holds (each byte with the host line it comes from), if
+/// it defines a kernel; `line` is the string's first host line, `variable` the one it
+/// initialises. Shared by the C hosts' literals and other hosts' strings (`python_host`).
+pub(crate) fn program_of_value(
+    value: &[(u8, usize)],
+    line: usize,
+    variable: Option<String>,
+    file: &str,
+) -> Option<EmbeddedProgram> {
     let bytes: Vec<u8> = value.iter().map(|(c, _)| *c).collect();
     let text = String::from_utf8_lossy(&bytes);
     let language = if DEFINES_OPENCL_KERNEL.is_match(&text) {
@@ -155,9 +172,9 @@ fn program(
     Some(EmbeddedProgram {
         language,
         text: out,
-        line: line_of(run[0].range.start),
+        line,
         host_lines,
-        variable: initialised(&host[..run[0].range.start]),
+        variable,
     })
 }
 

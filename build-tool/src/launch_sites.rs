@@ -169,7 +169,8 @@ fn launch_sites_in(code: &str) -> Vec<LaunchSite> {
 
 /// A source file's launches, with the names it defines worked out only when a launch is used.
 pub struct HostFile<'a> {
-    text: &'a str,
+    /// The C or C++ text the launches are read from (a Python host's C-shaped copy).
+    text: std::borrow::Cow<'a, str>,
     /// Shown in the workloads' origin when the kernel is defined in another file.
     name: Option<&'a str>,
     sites: Vec<LaunchSite>,
@@ -196,11 +197,40 @@ impl<'a> HostFile<'a> {
             sites.sort_by_key(|s| s.at);
         }
         HostFile {
-            text,
+            text: text.into(),
             name,
             sites,
             defs: OnceLock::new(),
             code: OnceLock::new(),
+        }
+    }
+
+    /// The launches of a Python host (`crate::python_host`), read from its C-shaped copy and
+    /// shown as the Python calls they are.
+    pub fn python(py: &str, name: Option<&'a str>) -> Self {
+        let shaped = crate::python_host::shape(py);
+        let mut sites = launch_sites(&shaped.text, &[]);
+        for site in &mut sites {
+            if let Some((_, call)) = shaped.calls.iter().find(|(line, _)| *line == site.line) {
+                site.call = Some(call.clone());
+            }
+        }
+        HostFile {
+            text: shaped.text.into(),
+            name,
+            sites,
+            defs: OnceLock::new(),
+            code: OnceLock::new(),
+        }
+    }
+
+    /// The launches of a host file, read as its language is: Python (by its name, `display`)
+    /// or C and C++.
+    pub fn of_host(text: &'a str, display: &str, name: Option<&'a str>) -> Self {
+        if display.ends_with(".py") {
+            Self::python(text, name)
+        } else {
+            Self::new(text, name)
         }
     }
 
@@ -289,7 +319,7 @@ impl<'a> HostFile<'a> {
     fn contexts(&self, site: &LaunchSite) -> Vec<(HostDefs, Option<String>)> {
         let code = self.code();
         let Some(f) = callers::enclosing_function(code, site.at) else {
-            return vec![(host_defs(self.text), None)];
+            return vec![(host_defs(&self.text), None)];
         };
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
@@ -344,14 +374,14 @@ impl<'a> HostFile<'a> {
 
     fn code(&self) -> &str {
         self.code.get_or_init(|| {
-            let mut code = code_only(self.text);
-            if opencl::mentions(self.text) {
+            let mut code = code_only(&self.text);
+            if opencl::mentions(&self.text) {
                 code = opencl::blank_read_only_addresses(&code);
             }
-            if runtime_api::mentions(self.text) {
+            if runtime_api::mentions(&self.text) {
                 code = runtime_api::blank_read_only_addresses(&code);
             }
-            if driver_api::mentions(self.text) {
+            if driver_api::mentions(&self.text) {
                 code = driver_api::blank_read_only_addresses(&code);
             }
             code
@@ -365,7 +395,7 @@ impl<'a> HostFile<'a> {
             let code = self.code();
             let mut d = defs_in(&callers::file_scope(code), code);
             d.structs.clear();
-            d.macros = crate::annotations::int_macros(self.text);
+            d.macros = crate::annotations::int_macros(&self.text);
             d.fns = size_fns::size_fns(code);
             d
         })
@@ -375,7 +405,7 @@ impl<'a> HostFile<'a> {
     /// expressions that read them.
     fn add_members(&self, defs: &mut HostDefs) {
         for (name, var) in &defs.structs {
-            for (member, value) in struct_args::member_values(name, var, self.text) {
+            for (member, value) in struct_args::member_values(name, var, &self.text) {
                 defs.scalars.entry(member).or_insert(value);
             }
         }

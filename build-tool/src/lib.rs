@@ -19,6 +19,7 @@ pub mod launch_sites;
 pub mod param_fields;
 pub mod pipeline;
 pub mod progress;
+pub mod python_host;
 pub mod rank;
 pub mod registers;
 pub mod report;

@@ -105,18 +105,28 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ignore::Error> {
     // A .gitignore counts outside a git checkout too (an unpacked tarball, a fresh copy).
     for e in ignore::WalkBuilder::new(dir).require_git(false).build() {
         let p = e?.into_path();
-        if p.is_file() && (Frontend::for_path(&p).is_some() || is_host_source(&p)) {
+        if p.is_file()
+            && (Frontend::for_path(&p).is_some() || (is_host_source(&p) && !unrelated_python(&p)))
+        {
             out.push(p);
         }
     }
     Ok(())
 }
 
-/// A C or C++ file (`main.c`, `host.cpp`): host code that kerncast reads for its kernel launches
-/// (an OpenCL program's `clEnqueueNDRangeKernel`s), never lowers.
+/// A Python file in a folder that neither carries nor loads a CUDA program (a build script, a
+/// test): not a GPU host, so not listed among the host files read. One given by name is read.
+fn unrelated_python(p: &Path) -> bool {
+    crate::python_host::is_python(p)
+        && !std::fs::read_to_string(p).is_ok_and(|t| crate::python_host::mentions_kernels(&t))
+}
+
+/// A C, C++ or Python file (`main.c`, `host.cpp`, `run.py`): host code that kerncast reads for
+/// its kernel launches (an OpenCL program's `clEnqueueNDRangeKernel`s, a CuPy kernel's calls)
+/// and the programs its strings carry, never lowers as it is.
 pub fn is_host_source(p: &Path) -> bool {
     let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-    ["c", "cc", "cpp", "cxx", "c++"].contains(&ext)
+    ["c", "cc", "cpp", "cxx", "c++", "py"].contains(&ext)
 }
 
 /// Jobs for the kernels of a kerncast.toml.
@@ -541,7 +551,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     for j in host_jobs {
         match std::fs::read_to_string(&j.path) {
             Ok(text) => {
-                for p in crate::embedded::programs(&text, &j.display_path) {
+                for p in host_programs::programs_in(&j.path, &text, &j.display_path) {
                     embedded.push((j, host_sources.len(), p));
                 }
                 host_sources.push((j.display_path.clone(), text));
@@ -754,11 +764,11 @@ impl<'a> OtherFilesLaunches<'a> {
     fn new(units: &'a [Unit], host_sources: &'a [(String, String)]) -> Self {
         let files = analysed_texts(units, host_sources)
             .filter_map(|a| {
-                let host = crate::launch_sites::HostFile::with_headers(
-                    a.text,
-                    Some(a.display),
-                    &a.headers,
-                );
+                let host = if a.display.ends_with(".py") {
+                    crate::launch_sites::HostFile::python(a.text, Some(a.display))
+                } else {
+                    crate::launch_sites::HostFile::with_headers(a.text, Some(a.display), &a.headers)
+                };
                 host.has_launches().then_some(host)
             })
             .collect();

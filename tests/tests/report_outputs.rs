@@ -694,6 +694,98 @@ int main() {{
     assert!(!e.message.contains("kerncast-embedded-"), "{}", e.message);
 }
 
+/// CuPy's and PyCUDA's Python hosts: the CUDA program in a Python string is lowered with its
+/// lines at the `.py` file's, and the launches of its kernel handles take their sizes from the
+/// file's integer assignments and from the calls of its functions.
+#[test]
+fn python_hosts_that_compile_cuda_with_cupy_or_pycuda_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cupy_add.py"),
+        r#"import cupy as cp
+add = cp.RawKernel(r'''
+extern "C" __global__
+void my_add(const float *x, float *y, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) for (int r = 0; r < REPS; ++r) y[i] += x[i];
+}
+''', 'my_add', options=('-DREPS=3',))
+n = 1 << 20
+threads = 256
+add(((n + threads - 1) // threads,), (threads,), (x, y, cp.int32(n)))  # grid, block, args
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("pycuda_scale.py"),
+        r#"from pycuda.compiler import SourceModule
+mod = SourceModule("""
+__global__ void scale(float *x, float a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = a * x[i];
+}
+""")
+scale = mod.get_function("scale")
+def run(n, block):
+    scale(x, np.float32(2.0), np.int32(n), block=(block, 1, 1), grid=(n // block, 1))
+run(4096 * 64, 128)
+"#,
+    )
+    .unwrap();
+    // a Python file with no CUDA program is not a host
+    std::fs::write(
+        dir.path().join("setup.py"),
+        "from setuptools import setup\nsetup()\n",
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert_eq!(r.kernels.len(), 2, "{:#?}", r.errors);
+    let named = |name: &str| r.kernels.iter().find(|k| k.kernel == name).unwrap();
+    let add = named("my_add");
+    assert_eq!(
+        (add.workload.grid, add.workload.block),
+        ([4096, 1, 1], [256, 1, 1])
+    );
+    let at = add.source.as_ref().unwrap();
+    assert!(at.file.ends_with("cupy_add.py") && at.line == 3, "{at:?}");
+    // built with the RawKernel's options: REPS = 3 stores per thread
+    assert_eq!(
+        add.counts["mem.global.store.b32.stride1.thread"],
+        (3 << 20) as f64
+    );
+    assert!(
+        add.notes.iter().any(
+            |n| n.contains("built with the options of the RawKernel call at")
+                && n.ends_with("cupy_add.py:2: -DREPS=3")
+        ),
+        "{:?}",
+        add.notes
+    );
+    assert!(
+        add.notes.iter().any(|n| n.contains(
+            "the launch at line 11: add(((n + threads - 1) // threads,), (threads,), (x, y, cp.int32(n))), where n = 1 << 20, threads = 256"
+        )),
+        "{:?}",
+        add.notes
+    );
+    assert!(add
+        .hot_lines
+        .iter()
+        .any(|h| h.loc.line == 6 && h.loc.file.ends_with("cupy_add.py")));
+    // the launch in `run`, at the values `run` is called with
+    let scale = named("_Z5scalePffi");
+    assert_eq!(
+        (scale.workload.grid, scale.workload.block),
+        ([2048, 1, 1], [128, 1, 1])
+    );
+    assert!(
+        r.host_only.iter().all(|h| !h.ends_with("setup.py")),
+        "{:?}",
+        r.host_only
+    );
+}
+
 /// A launch macro from the file itself or from a header it includes is expanded at its use; a
 /// launch through a function pointer is not read, and the kernel's error says where its name is
 /// used instead of that no file launches it.

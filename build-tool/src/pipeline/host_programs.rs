@@ -21,7 +21,7 @@ pub(super) fn prepare_host_file(job: &Job) -> Result<Unit, Failure> {
             format!("cannot read host code: {e}"),
         )
     })?;
-    let programs = crate::embedded::programs(&host, &job.display_path);
+    let programs = programs_in(&job.path, &host, &job.display_path);
     if job.kernel.is_none() {
         if let Some(first) = programs.first() {
             return prepare_embedded(job, &host, first);
@@ -45,6 +45,16 @@ pub(super) fn prepare_host_file(job: &Job) -> Result<Unit, Failure> {
             "host code with no OpenCL or CUDA program in its strings: kerncast reads it only for the launches it makes; give the kernel's own file, with this one as --host".into(),
         )
     }))
+}
+
+/// The programs a host file carries in its strings: a C or C++ host's literals
+/// ([`crate::embedded`]) or a Python host's strings ([`crate::python_host`]).
+pub fn programs_in(path: &Path, host: &str, display: &str) -> Vec<EmbeddedProgram> {
+    if crate::python_host::is_python(path) {
+        crate::python_host::programs(host, display)
+    } else {
+        crate::embedded::programs(host, display)
+    }
 }
 
 /// The unit of an OpenCL or CUDA program a host file carries in its strings (`embedded`). It
@@ -92,13 +102,23 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     if let Some(dir) = job.path.parent() {
         lowering.lower.include_dirs.push(dir.to_path_buf());
     }
-    let build = host_build(
-        &mut lowering,
-        language,
-        &job.display_path,
-        host,
-        program.variable.as_deref(),
-    );
+    let build = if crate::python_host::is_python(&job.path) {
+        python_build(
+            &mut lowering,
+            &job.display_path,
+            host,
+            program.line,
+            program.variable.as_deref(),
+        )
+    } else {
+        host_build(
+            &mut lowering,
+            language,
+            &job.display_path,
+            host,
+            program.variable.as_deref(),
+        )
+    };
     let notes: Vec<String> = build.into_iter().chain(headers).collect();
     let shown = format!(
         "the {} program in the string at {}:{}",
@@ -124,7 +144,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             e.message,
         )
     })?;
-    let launches = crate::launch_sites::HostFile::new(host, None);
+    let launches = crate::launch_sites::HostFile::of_host(host, &job.display_path, None);
     for k in &mut src_kernels {
         k.line = program.host_line(k.line);
         if k.workloads.is_empty() {
@@ -232,7 +252,6 @@ fn host_build(
     source: Option<&str>,
 ) -> Option<String> {
     use crate::launch_sites::{cl_build, nvrtc};
-    let base = Path::new(display).parent().unwrap_or(Path::new(""));
     let (build, found) = match language {
         Language::OpenCl => (
             "OpenCL build",
@@ -244,6 +263,42 @@ fn host_build(
             nvrtc::options_for(host, source).map(|c| c.map(|c| (c.line, c.options))),
         ),
     };
+    with_build_options(job, language, build, display, found)
+}
+
+/// The options a Python host compiles its program (at host line `line`, held in `source`) with
+/// (CuPy's or PyCUDA's `options=`), added to `job`'s lowering as NVRTC's are, and the note.
+fn python_build(
+    job: &mut Job,
+    display: &str,
+    host: &str,
+    line: usize,
+    source: Option<&str>,
+) -> Option<String> {
+    let found = crate::python_host::options_for(host, line, source)
+        .map(|c| c.map(|(line, call, options)| (line, Ok(options), call)));
+    let (build, found) = match found {
+        Ok(Some((line, options, call))) => (call, Ok(Some((line, options)))),
+        Ok(None) => return None,
+        Err(why) => ("compile".to_string(), Err(why)),
+    };
+    with_build_options(job, Language::Cuda, &build, display, found)
+}
+
+/// The call a host builds its program with: its line and the options it passes, or why they
+/// are not read. `Ok(None)` when there is no such call; `Err` says why it is not known.
+type FoundBuild = Result<Option<(usize, Result<Vec<String>, String>)>, String>;
+
+/// Adds the options of a host's `build` call (`found`) to `job`'s lowering, and returns the
+/// note that says which.
+fn with_build_options(
+    job: &mut Job,
+    language: Language,
+    build: &str,
+    display: &str,
+    found: FoundBuild,
+) -> Option<String> {
+    let base = Path::new(display).parent().unwrap_or(Path::new(""));
     match found {
         Ok(None) => None,
         Ok(Some((line, options))) => {

@@ -1,0 +1,739 @@
+//! Python hosts that compile CUDA at run time, as CuPy and PyCUDA do:
+//!
+//! ```text
+//! add = cp.RawKernel(r'''
+//! extern "C" __global__ void my_add(const float *x, float *y, int n) { … }
+//! ''', 'my_add')
+//! n = 1 << 20
+//! add(((n + 255) // 256,), (256,), (x, y, cp.int32(n)))
+//! ```
+//!
+//! The program is a Python string that defines a `__global__` kernel; it is lowered as any
+//! embedded program is ([`crate::embedded`]), its lines placed at the `.py` file's. The launches
+//! are read by giving the C launch reader a C-shaped copy of the file, line for line: each
+//! integer assignment (`n = 1 << 20`) becomes a declaration, each call of a kernel handle
+//! (`cp.RawKernel(…, 'name')`, `module.get_function('name')`) a `name<<<grid, block>>>(args)`,
+//! each `def` a function whose body ends where its indentation does, and every other line is
+//! left empty. So a launch's sizes are worked out as a C host's are, and what cannot be read
+//! (a size computed by a call, a tuple assignment) stays unknown and is reported as such.
+
+use crate::embedded::{program_of_value, EmbeddedProgram};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// Whether `path` is a Python host.
+pub fn is_python(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e == "py")
+}
+
+/// Whether a Python file carries or loads a CUDA program: a host kerncast reads.
+pub fn mentions_kernels(text: &str) -> bool {
+    [
+        "__global__",
+        "RawKernel",
+        "RawModule",
+        "SourceModule",
+        "get_function",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
+/// A string literal of a Python file: the whole literal and its body, by byte offset.
+struct PyStr {
+    start: usize,
+    body: std::ops::Range<usize>,
+    raw: bool,
+    /// An f-string or a bytes literal: its value is not the text written.
+    formatted: bool,
+}
+
+/// The string literals of `host`, in order, comments skipped.
+fn strings(host: &str) -> Vec<PyStr> {
+    let b = host.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'\'' | b'"' => {
+                // the prefix letters just before the quote, when they are not a name's end
+                let mut p = i;
+                while p > 0 && p + 2 >= i && b"rRbBuUfF".contains(&b[p - 1]) {
+                    p -= 1;
+                }
+                if p > 0 && (b[p - 1].is_ascii_alphanumeric() || b[p - 1] == b'_') {
+                    p = i;
+                }
+                let prefix = host[p..i].to_ascii_lowercase();
+                let q = b[i];
+                let triple = b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+                let open = if triple { 3 } else { 1 };
+                let mut j = i + open;
+                let end = loop {
+                    if j >= b.len() {
+                        break b.len();
+                    }
+                    if b[j] == b'\\' {
+                        j += 2;
+                        continue;
+                    }
+                    if !triple && b[j] == b'\n' {
+                        break j;
+                    }
+                    if b[j] == q
+                        && (!triple || (b.get(j + 1) == Some(&q) && b.get(j + 2) == Some(&q)))
+                    {
+                        break j;
+                    }
+                    j += 1;
+                };
+                out.push(PyStr {
+                    start: p,
+                    body: i + open..end.min(b.len()),
+                    raw: prefix.contains('r'),
+                    formatted: prefix.contains('f') || prefix.contains('b'),
+                });
+                i = (end + open).min(b.len());
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// `host` with every string's body and every comment blanked (new lines kept), so that the
+/// structure of the code can be read without what strings and comments contain.
+fn code_only(host: &str) -> String {
+    let mut b = host.as_bytes().to_vec();
+    for s in strings(host) {
+        for c in &mut b[s.body.clone()] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    }
+    let mut in_string = vec![false; b.len()];
+    for s in strings(host) {
+        for flag in &mut in_string[s.start..s.body.end.min(b.len())] {
+            *flag = true;
+        }
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'#' && !in_string[i] {
+            while i < b.len() && b[i] != b'\n' {
+                b[i] = b' ';
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+/// A string's value with the byte offset of `host` each byte comes from: escapes decoded
+/// unless it is raw, a backslash–new-line joined away.
+fn decode(host: &str, s: &PyStr) -> Vec<(u8, usize)> {
+    let b = host.as_bytes();
+    let mut out = Vec::new();
+    let mut i = s.body.start;
+    while i < s.body.end {
+        if b[i] == b'\\' && i + 1 < s.body.end && !s.raw {
+            let c = match b[i + 1] {
+                b'n' => Some(b'\n'),
+                b't' => Some(b'\t'),
+                b'\\' => Some(b'\\'),
+                b'\'' => Some(b'\''),
+                b'"' => Some(b'"'),
+                b'\n' => None,
+                other => {
+                    out.push((b'\\', i));
+                    Some(other)
+                }
+            };
+            if let Some(c) = c {
+                out.push((c, i + 1));
+            }
+            i += 2;
+            continue;
+        }
+        out.push((b[i], i));
+        i += 1;
+    }
+    out
+}
+
+/// The CUDA programs in `host`'s strings, in order. `file` is the name the `#line` directives
+/// give.
+pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(host.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
+    static ASSIGNED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*$").unwrap());
+    strings(host)
+        .into_iter()
+        .filter(|s| !s.formatted)
+        .filter_map(|s| {
+            let value: Vec<(u8, usize)> = decode(host, &s)
+                .into_iter()
+                .map(|(c, at)| (c, line_of(at)))
+                .collect();
+            let line_start = line_starts[line_of(s.start) - 1];
+            let variable = ASSIGNED
+                .captures(&host[line_start..s.start])
+                .map(|c| c[1].to_string());
+            program_of_value(&value, line_of(s.start), variable, file)
+        })
+        .collect()
+}
+
+/// A call that compiles a program: CuPy's `RawKernel` and `RawModule`, PyCUDA's `SourceModule`.
+static COMPILE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(RawKernel|RawModule|SourceModule)\s*\(").unwrap());
+
+/// The call that compiles the program whose string starts at host line `line` (written in the
+/// call) or is held in the variable `source` (passed to it), with its line, its name and the
+/// options it passes (`options=('-DREPS=4',)`). `Ok(None)` when no such call passes options;
+/// `Err` when its options are not strings the file fixes.
+pub fn options_for(
+    host: &str,
+    line: usize,
+    source: Option<&str>,
+) -> Result<Option<(usize, String, Vec<String>)>, String> {
+    let code = code_only(host);
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    for m in COMPILE.captures_iter(&code) {
+        let whole = m.get(0).unwrap();
+        let open = whole.end() - 1;
+        let Some(close) = matching(&code, open) else {
+            continue;
+        };
+        let args = split_top_ranges(&code, open + 1, close);
+        let kwarg = |name: &str| {
+            args.iter().find_map(|r| {
+                let (k, v) = host[r.clone()].split_once('=')?;
+                (k.trim() == name).then(|| v.trim().to_string())
+            })
+        };
+        let program = kwarg("code").or_else(|| kwarg("source")).or_else(|| {
+            args.first()
+                .map(|r| host[r.clone()].trim().to_string())
+                .filter(|a| !a.contains('=') || a.starts_with(['r', 'R', '\'', '"']))
+        });
+        let Some(program) = program else { continue };
+        let program_line = args.first().map(|r| {
+            line_of(r.start + (host[r.clone()].len() - host[r.clone()].trim_start().len()))
+        });
+        let inline =
+            program.starts_with(['r', 'R', 'u', 'U', '\'', '"']) && program_line == Some(line);
+        if !inline && source.is_none_or(|s| s != program) {
+            continue;
+        }
+        let Some(options) = kwarg("options") else {
+            return Ok(None);
+        };
+        let call = format!("{} call", &m[1]);
+        let items = tuple(&options);
+        return items
+            .iter()
+            .map(|o| literal(o.trim()))
+            .collect::<Option<Vec<String>>>()
+            .map(|o| Some((line_of(whole.start()), call, o)))
+            .ok_or_else(|| {
+                format!(
+                    "`options={options}` at line {} is not a tuple of strings this file fixes",
+                    line_of(whole.start())
+                )
+            });
+    }
+    Ok(None)
+}
+
+/// A C-shaped copy of a Python host for the launch reader, line for line, and each kernel
+/// launch's call as written there (line, text).
+pub struct Shaped {
+    pub text: String,
+    pub calls: Vec<(usize, String)>,
+}
+
+static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([A-Za-z_]\w*)\s*(?::\s*[A-Za-z_][\w.]*\s*)?=\s*([^=].*)$").unwrap()
+});
+static DEF: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^def\s+([A-Za-z_]\w*)\s*\((.*)\)\s*(?:->.*)?:\s*$").unwrap());
+/// A kernel handle: `h = cp.RawKernel(…, 'name'…)` or `h = module.get_function('name')`.
+static HANDLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([A-Za-z_][\w.]*)\s*=\s*(?:[\w.]*\bRawKernel|[\w.]*\.get_function)\s*\(").unwrap()
+});
+/// A numpy or CuPy scalar made from a value: `cp.int32(n)`, `np.float32(a)`.
+static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:np|numpy|cp|cupy)\.(?:u?int(?:8|16|32|64)|float(?:16|32|64)|intc|uintc|int_|single|double)\s*\((.*)\)$")
+        .unwrap()
+});
+
+/// The C-shaped copy of `host` (see the module's doc).
+pub fn shape(host: &str) -> Shaped {
+    let code = code_only(host);
+    let lines: Vec<&str> = code.split('\n').collect();
+    let raw_lines: Vec<&str> = host.split('\n').collect();
+    let handles = kernel_handles(host, &code);
+    let defs: Vec<String> = lines
+        .iter()
+        .filter_map(|l| DEF.captures(l.trim()).map(|d| d[1].to_string()))
+        .collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut calls = Vec::new();
+    // the indentation of each open `def`
+    let mut open: Vec<usize> = Vec::new();
+    // a statement continued over the following lines (inside brackets) is read at its first
+    let mut skip_until = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if i < skip_until {
+            out.push(String::new());
+            continue;
+        }
+        let statement = joined_statement(&lines, i);
+        skip_until = i + statement.1;
+        let text = statement.0.trim().to_string();
+        let indent = line.len() - line.trim_start().len();
+        let mut c = String::new();
+        if !text.is_empty() {
+            while open.last().is_some_and(|&d| indent <= d) {
+                open.pop();
+                c.push_str("} ");
+            }
+        }
+        if i == 0 {
+            c.insert_str(0, "int main() { ");
+        }
+        if let Some(d) = DEF.captures(&text) {
+            let params: Vec<String> = split_top(&d[2])
+                .into_iter()
+                .map(|p| p.split(['=', ':']).next().unwrap_or("").trim().to_string())
+                .filter(|p| !p.is_empty() && p != "self" && !p.starts_with('*'))
+                .map(|p| format!("long {p}"))
+                .collect();
+            c.push_str(&format!("void {}({}) {{", &d[1], params.join(", ")));
+            open.push(indent);
+        } else if let Some(call) = call_of_def(&text, &defs) {
+            c.push_str(&call);
+        } else if let Some(launch) = launch(&text, &handles) {
+            calls.push((i + 1, raw_statement(&raw_lines, &lines, i, statement.1)));
+            c.push_str(&launch);
+        } else if let Some(a) = ASSIGNMENT.captures(&text) {
+            if let Some(e) = c_expression(&a[2]) {
+                c.push_str(&format!("long {} = {e};", &a[1]));
+            }
+        }
+        out.push(c);
+    }
+    let mut text = out.join("\n");
+    for _ in &open {
+        text.push_str(" }");
+    }
+    text.push_str(" }\n");
+    Shaped { text, calls }
+}
+
+/// The statement that starts at line `i` of `lines` (code only), joined over the lines its open
+/// brackets or a trailing backslash continue it to, and how many lines it takes.
+fn joined_statement(lines: &[&str], i: usize) -> (String, usize) {
+    let mut text = String::new();
+    let mut depth: i32 = 0;
+    let mut n = 0;
+    while i + n < lines.len() {
+        let l = lines[i + n];
+        n += 1;
+        for c in l.chars() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        let continued = l.trim_end().ends_with('\\');
+        text.push_str(l.trim_end().trim_end_matches('\\'));
+        text.push(' ');
+        if depth <= 0 && !continued {
+            break;
+        }
+    }
+    (text, n)
+}
+
+/// A call of one of the file's functions (`defs`) whose arguments are all integer expressions
+/// or names, as a C call, so that the launches in the function see the values it is called
+/// with (`run(1 << 22, 1024)`).
+fn call_of_def(statement: &str, defs: &[String]) -> Option<String> {
+    let open = statement.find('(')?;
+    let name = statement[..open].trim();
+    if !defs.iter().any(|d| d == name) || matching(statement, open)? != statement.len() - 1 {
+        return None;
+    }
+    let args: Vec<String> = split_top(&statement[open + 1..statement.len() - 1])
+        .iter()
+        .map(|a| c_expression(a))
+        .collect::<Option<_>>()?;
+    Some(format!("{name}({});", args.join(", ")))
+}
+
+/// Lines `i..i + n` of the host as written, without their comments (`code_lines` are the same
+/// lines code only), on one line for the report.
+fn raw_statement(raw_lines: &[&str], code_lines: &[&str], i: usize, n: usize) -> String {
+    let end = (i + n).min(raw_lines.len()).min(code_lines.len());
+    let kept: Vec<&str> = (i..end)
+        .map(|k| {
+            let len = code_lines[k].trim_end().len();
+            raw_lines[k].get(..len).unwrap_or(raw_lines[k])
+        })
+        .collect();
+    kept.join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The kernel handles of `host` and the kernel each gets.
+fn kernel_handles(host: &str, code: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in code.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let start = at + (line.len() - trimmed.len());
+        at += line.len();
+        let Some(h) = HANDLE.captures(trimmed) else {
+            continue;
+        };
+        let open = start + h.get(0).unwrap().end() - 1;
+        let Some(close) = matching(code, open) else {
+            continue;
+        };
+        let args = split_top_ranges(code, open + 1, close);
+        let is_raw_kernel = h[0].contains("RawKernel");
+        // RawKernel(code, name, …) or name=…; get_function(name)
+        let named = args.iter().find_map(|r| {
+            let a = code[r.clone()].trim_start();
+            a.strip_prefix("name")
+                .filter(|rest| rest.trim_start().starts_with('='))
+                .map(|_| r.clone())
+        });
+        let positional = if is_raw_kernel {
+            args.get(1)
+        } else {
+            args.first()
+        };
+        let Some(r) = named.or_else(|| positional.cloned()) else {
+            continue;
+        };
+        let arg = host[r.clone()].trim();
+        let arg = arg
+            .strip_prefix("name")
+            .map(|a| a.trim_start().trim_start_matches('=').trim())
+            .unwrap_or(arg);
+        if let Some(name) = literal(arg) {
+            out.push((h[1].to_string(), name));
+        }
+    }
+    out
+}
+
+/// The value of a plain one-line Python string literal.
+fn literal(arg: &str) -> Option<String> {
+    let q = arg.chars().next()?;
+    if !(q == '\'' || q == '"') || arg.len() < 2 || !arg.ends_with(q) {
+        return None;
+    }
+    let body = &arg[1..arg.len() - 1];
+    (!body.contains(q) && !body.contains('\\')).then(|| body.to_string())
+}
+
+/// A call of a kernel handle (`statement` is code only) as a C launch: CuPy's
+/// `h(grid, block, args, shared_mem=…)` or PyCUDA's `h(*args, block=…, grid=…, shared=…)`.
+fn launch(statement: &str, handles: &[(String, String)]) -> Option<String> {
+    let (handle, kernel) = handles.iter().find(|(h, _)| {
+        statement
+            .strip_prefix(h.as_str())
+            .is_some_and(|rest| rest.trim_start().starts_with('('))
+    })?;
+    let open = handle.len() + statement[handle.len()..].find('(')?;
+    let close = matching(statement, open)?;
+    let args = split_top(&statement[open + 1..close]);
+    let kwarg = |name: &str| {
+        args.iter().find_map(|a| {
+            let (k, v) = a.split_once('=')?;
+            (k.trim() == name && !v.starts_with('=')).then(|| v.trim().to_string())
+        })
+    };
+    let positional: Vec<&String> = args
+        .iter()
+        .filter(|a| {
+            !a.split_once('=')
+                .is_some_and(|(k, v)| bare(k.trim()) && !v.starts_with('='))
+        })
+        .collect();
+    let (grid, block, values, shared) = match (kwarg("grid"), kwarg("block")) {
+        (Some(g), Some(b)) => (
+            g,
+            b,
+            positional.into_iter().cloned().collect(),
+            kwarg("shared"),
+        ),
+        _ => {
+            let [g, b, values, ..] = positional.as_slice() else {
+                return None;
+            };
+            (
+                g.to_string(),
+                b.to_string(),
+                tuple(values),
+                kwarg("shared_mem"),
+            )
+        }
+    };
+    let dims = |d: &str| -> Option<String> {
+        let items: Vec<String> = tuple(d)
+            .iter()
+            .map(|e| c_expression(e))
+            .collect::<Option<_>>()?;
+        match items.as_slice() {
+            [x] => Some(x.clone()),
+            [_, ..] => Some(format!("dim3({})", items.join(", "))),
+            [] => None,
+        }
+    };
+    let values: Vec<String> = values
+        .iter()
+        .map(|v| {
+            let v = v.trim();
+            SCALAR
+                .captures(v)
+                .map_or(v.to_string(), |c| c[1].trim().to_string())
+        })
+        .map(|v| c_expression(&v).unwrap_or(v))
+        .collect();
+    let mut config = vec![dims(&grid)?, dims(&block)?];
+    if let Some(s) = shared.and_then(|s| c_expression(&s)) {
+        config.push(s);
+    }
+    Some(format!(
+        "{kernel}<<<{}>>>({});",
+        config.join(", "),
+        values.join(", ")
+    ))
+}
+
+fn bare(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The items of a tuple or list written as one (`(a, b)`, `(a,)`, `[a, b]`), or the one value.
+fn tuple(s: &str) -> Vec<String> {
+    let s = s.trim();
+    let inner = s
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| s.strip_prefix('[').and_then(|r| r.strip_suffix(']')));
+    match inner {
+        Some(i) if matching(s, 0) == Some(s.len() - 1) => split_top(i)
+            .into_iter()
+            .filter(|x| !x.trim().is_empty())
+            .collect(),
+        _ => vec![s.to_string()],
+    }
+}
+
+/// An integer expression of Python as C, when it uses only names, numbers, brackets and
+/// operators both languages share (`//` is C's `/` on the non-negative sizes of a launch).
+fn c_expression(e: &str) -> Option<String> {
+    let e = e.trim();
+    // `.`: an attribute or a float; `**`: a power, which C does not write so
+    if e.is_empty()
+        || e.contains("**")
+        || e.contains(['[', '{', ',', '\'', '"', '@', ':', '=', '.'])
+    {
+        return None;
+    }
+    static CALL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[A-Za-z_]\w*\s*\(").unwrap());
+    static INT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bint\s*\(").unwrap());
+    let e = INT.replace_all(e, "(");
+    if CALL.is_match(&e) {
+        return None;
+    }
+    let words_ok = e
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .all(|w| {
+            ![
+                "and", "or", "not", "if", "else", "for", "in", "lambda", "None", "True", "False",
+            ]
+            .contains(&w)
+        });
+    words_ok.then(|| e.replace("//", "/"))
+}
+
+/// The byte offset of the bracket closing the one at `open`.
+fn matching(s: &str, open: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut depth = 0;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The top-level comma-separated items of `s[from..to]`, as ranges of `s`.
+fn split_top_ranges(s: &str, from: usize, to: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut start = from;
+    for (i, c) in s[from..to].bytes().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(start..from + i);
+                start = from + i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..to].trim().is_empty() {
+        out.push(start..to);
+    }
+    out
+}
+
+fn split_top(s: &str) -> Vec<String> {
+    split_top_ranges(s, 0, s.len())
+        .into_iter()
+        .map(|r| s[r].trim().to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CUPY: &str = r#"import cupy as cp
+# a comment with 'quotes' and __global__
+add = cp.RawKernel(r'''
+extern "C" __global__
+void my_add(const float *x, float *y, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) y[i] += x[i];  // "\n" stays as written in a raw string
+}
+''', 'my_add')
+n = 1 << 20
+threads: int = 256
+add(((n + threads - 1) // threads,), (threads,),
+    (x, y, cp.int32(n)), shared_mem=0)  # grid, block, args
+"#;
+
+    #[test]
+    fn a_program_in_a_python_string_keeps_its_host_lines() {
+        let ps = programs(CUPY, "add.py");
+        assert_eq!(ps.len(), 1);
+        let p = &ps[0];
+        assert_eq!((p.line, p.variable.as_deref()), (3, None));
+        assert!(p.text.contains(r#"// "\n" stays"#), "{}", p.text);
+        // the kernel's line is the host's
+        let at = p
+            .text
+            .lines()
+            .position(|l| l.starts_with("void my_add"))
+            .unwrap();
+        assert_eq!(p.host_line(at + 1), 5);
+        // escapes are decoded outside raw strings; f-strings are not programs
+        let escaped = "src = \"\"\"__global__ void k(int *x) {\\n  x[0] = 1;\\n}\"\"\"\n";
+        let p = &programs(escaped, "e.py")[0];
+        assert_eq!(p.variable.as_deref(), Some("src"));
+        let code: Vec<&str> = p.text.lines().filter(|l| !l.starts_with("#line")).collect();
+        assert_eq!(code, ["__global__ void k(int *x) {", "  x[0] = 1;", "}"]);
+        assert!(programs("f = f'''__global__ void k{n}(int *x) {{}}'''\n", "f.py").is_empty());
+    }
+
+    #[test]
+    fn the_options_a_program_is_compiled_with_are_read_from_its_call() {
+        let host = r#"k = cp.RawKernel(r'''__global__ void a() {}''', 'a', options=('-DREPS=3', "--std=c++17"))
+CODE = """__global__ void b() {}"""
+m = cp.RawModule(code=CODE, options=flags)
+OTHER = """__global__ void c() {}"""
+s = SourceModule(OTHER)
+"#;
+        assert_eq!(
+            options_for(host, 1, None),
+            Ok(Some((
+                1,
+                "RawKernel call".to_string(),
+                vec!["-DREPS=3".to_string(), "--std=c++17".to_string()]
+            )))
+        );
+        assert_eq!(
+            options_for(host, 2, Some("CODE")),
+            Err("`options=flags` at line 3 is not a tuple of strings this file fixes".into())
+        );
+        assert_eq!(options_for(host, 4, Some("OTHER")), Ok(None));
+    }
+
+    #[test]
+    fn a_python_host_is_shaped_as_c_line_for_line() {
+        let shaped = shape(CUPY);
+        let lines: Vec<&str> = shaped.text.lines().collect();
+        assert_eq!(lines.len(), CUPY.split('\n').count());
+        assert_eq!(lines[9], "long n = 1 << 20;");
+        assert_eq!(lines[10], "long threads = 256;");
+        assert_eq!(
+            lines[11],
+            "my_add<<<(n + threads - 1) / threads, threads, 0>>>(x, y, n);"
+        );
+        // the comment's quotes and `__global__` are not code
+        assert_eq!(lines[1], "");
+        assert_eq!(
+            shaped.calls,
+            [(
+                12,
+                "add(((n + threads - 1) // threads,), (threads,), (x, y, cp.int32(n)), shared_mem=0)"
+                    .to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn pycuda_launches_and_calls_of_the_file_s_functions_are_shaped_too() {
+        let host = r#"mod = SourceModule("""
+__global__ void scale(float *x, int n) { }
+""")
+scale = mod.get_function("scale")
+def run(n, block=128):
+    scale(x, np.int32(n), block=(block, 1, 1), grid=(n // block, 1))
+    m = len(x)
+run(4096)
+run(compute(5))
+"#;
+        let lines: Vec<String> = shape(host).text.lines().map(String::from).collect();
+        assert_eq!(lines[4], "void run(long n, long block) {");
+        assert_eq!(
+            lines[5],
+            "scale<<<dim3(n / block, 1), dim3(block, 1, 1)>>>(x, n);"
+        );
+        // `len(x)` is a call: not an integer kerncast can read
+        assert_eq!(lines[6], "");
+        assert_eq!(lines[7], "} run(4096);");
+        assert_eq!(lines[8], "");
+    }
+}
