@@ -22,7 +22,7 @@
 //! lacks.
 
 mod branches;
-mod c_text;
+pub(crate) mod c_text;
 mod callers;
 pub mod cl_build;
 mod driver_api;

@@ -18,6 +18,7 @@
 //! (a size computed by a call, a tuple assignment) stays unknown and is reported as such.
 
 use crate::embedded::{program_of_value, EmbeddedProgram};
+use crate::launch_sites::c_text::{arg_texts, call_args, matching_close, one_line};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -212,10 +213,9 @@ pub fn options_for(
     for m in COMPILE.captures_iter(&code) {
         let whole = m.get(0).unwrap();
         let open = whole.end() - 1;
-        let Some(close) = matching(&code, open) else {
+        let Some((_, args)) = call_args(&code, open) else {
             continue;
         };
-        let args = split_top_ranges(&code, open + 1, close);
         let kwarg = |name: &str| {
             args.iter().find_map(|r| {
                 let (k, v) = host[r.clone()].split_once('=')?;
@@ -228,9 +228,7 @@ pub fn options_for(
                 .filter(|a| !a.contains('=') || a.starts_with(['r', 'R', '\'', '"']))
         });
         let Some(program) = program else { continue };
-        let program_line = args.first().map(|r| {
-            line_of(r.start + (host[r.clone()].len() - host[r.clone()].trim_start().len()))
-        });
+        let program_line = args.first().map(|r| line_of(r.start));
         let inline =
             program.starts_with(['r', 'R', 'u', 'U', '\'', '"']) && program_line == Some(line);
         if !inline && source.is_none_or(|s| s != program) {
@@ -374,7 +372,9 @@ fn joined_statement(lines: &[&str], i: usize) -> (String, usize) {
 fn call_of_def(statement: &str, defs: &[String]) -> Option<String> {
     let open = statement.find('(')?;
     let name = statement[..open].trim();
-    if !defs.iter().any(|d| d == name) || matching(statement, open)? != statement.len() - 1 {
+    if !defs.iter().any(|d| d == name)
+        || matching_close(statement.as_bytes(), open)? != statement.len() - 1
+    {
         return None;
     }
     let args: Vec<String> = split_top(&statement[open + 1..statement.len() - 1])
@@ -394,10 +394,7 @@ fn raw_statement(raw_lines: &[&str], code_lines: &[&str], i: usize, n: usize) ->
             raw_lines[k].get(..len).unwrap_or(raw_lines[k])
         })
         .collect();
-    kept.join(" ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    one_line(&kept.join(" "))
 }
 
 /// The kernel handles of `host` and the kernel each gets.
@@ -412,10 +409,9 @@ fn kernel_handles(host: &str, code: &str) -> Vec<(String, String)> {
             continue;
         };
         let open = start + h.get(0).unwrap().end() - 1;
-        let Some(close) = matching(code, open) else {
+        let Some((_, args)) = call_args(code, open) else {
             continue;
         };
-        let args = split_top_ranges(code, open + 1, close);
         let is_raw_kernel = h[0].contains("RawKernel");
         // RawKernel(code, name, …) or name=…; get_function(name)
         let named = args.iter().find_map(|r| {
@@ -463,7 +459,7 @@ fn launch(statement: &str, handles: &[(String, String)]) -> Option<String> {
             .is_some_and(|rest| rest.trim_start().starts_with('('))
     })?;
     let open = handle.len() + statement[handle.len()..].find('(')?;
-    let close = matching(statement, open)?;
+    let close = matching_close(statement.as_bytes(), open)?;
     let args = split_top(&statement[open + 1..close]);
     let kwarg = |name: &str| {
         args.iter().find_map(|a| {
@@ -541,7 +537,7 @@ fn tuple(s: &str) -> Vec<String> {
         .and_then(|r| r.strip_suffix(')'))
         .or_else(|| s.strip_prefix('[').and_then(|r| r.strip_suffix(']')));
     match inner {
-        Some(i) if matching(s, 0) == Some(s.len() - 1) => split_top(i)
+        Some(i) if matching_close(s.as_bytes(), 0) == Some(s.len() - 1) => split_top(i)
             .into_iter()
             .filter(|x| !x.trim().is_empty())
             .collect(),
@@ -577,52 +573,12 @@ fn c_expression(e: &str) -> Option<String> {
     words_ok.then(|| e.replace("//", "/"))
 }
 
-/// The byte offset of the bracket closing the one at `open`.
-fn matching(s: &str, open: usize) -> Option<usize> {
-    let b = s.as_bytes();
-    let mut depth = 0;
-    for (i, &c) in b.iter().enumerate().skip(open) {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The top-level comma-separated items of `s[from..to]`, as ranges of `s`.
-fn split_top_ranges(s: &str, from: usize, to: usize) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut start = from;
-    for (i, c) in s[from..to].bytes().enumerate() {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth -= 1,
-            b',' if depth == 0 => {
-                out.push(start..from + i);
-                start = from + i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !s[start..to].trim().is_empty() {
-        out.push(start..to);
-    }
-    out
-}
-
+/// The top-level comma-separated items of `s`, trimmed.
 fn split_top(s: &str) -> Vec<String> {
-    split_top_ranges(s, 0, s.len())
-        .into_iter()
-        .map(|r| s[r].trim().to_string())
-        .collect()
+    let wrapped = format!("({s})");
+    arg_texts(&wrapped, 0)
+        .map(|(_, items)| items.into_iter().map(String::from).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

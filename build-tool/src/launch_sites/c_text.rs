@@ -99,7 +99,7 @@ pub(super) fn code_only(text: &str) -> String {
 }
 
 /// The `)`, `]` or `}` that closes the bracket at `open`.
-pub(super) fn matching_close(b: &[u8], open: usize) -> Option<usize> {
+pub(crate) fn matching_close(b: &[u8], open: usize) -> Option<usize> {
     let mut depth = 0i32;
     for (k, c) in b.iter().enumerate().skip(open) {
         match c {
@@ -148,7 +148,7 @@ pub(super) fn opening(
 
 /// The `)` of the call whose `(` is at `open` in `code`, and the byte ranges of its top-level
 /// arguments, each trimmed of white space.
-pub(super) fn call_args(code: &str, open: usize) -> Option<(usize, Vec<std::ops::Range<usize>>)> {
+pub(crate) fn call_args(code: &str, open: usize) -> Option<(usize, Vec<std::ops::Range<usize>>)> {
     let b = code.as_bytes();
     let close = matching_close(b, open)?;
     let mut out = Vec::new();
@@ -173,7 +173,7 @@ pub(super) fn call_args(code: &str, open: usize) -> Option<(usize, Vec<std::ops:
 }
 
 /// [`call_args`] as the arguments' texts.
-pub(super) fn arg_texts(code: &str, open: usize) -> Option<(usize, Vec<&str>)> {
+pub(crate) fn arg_texts(code: &str, open: usize) -> Option<(usize, Vec<&str>)> {
     let (close, ranges) = call_args(code, open)?;
     Some((close, ranges.into_iter().map(|r| &code[r]).collect()))
 }
@@ -186,7 +186,7 @@ fn trimmed(code: &str, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
 }
 
 /// `s` on one line: each run of white space (line breaks included) as one space.
-pub(super) fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
