@@ -493,11 +493,13 @@ fn launch(statement: &str, handles: &[(String, String)]) -> Option<String> {
             )
         }
     };
+    // a size kerncast cannot read stays in the launch as written, so that the launch is still
+    // found and its error names what is not read
     let dims = |d: &str| -> Option<String> {
         let items: Vec<String> = tuple(d)
             .iter()
-            .map(|e| c_expression(e))
-            .collect::<Option<_>>()?;
+            .map(|e| c_expression(e).unwrap_or_else(|| e.replace("//", "/")))
+            .collect();
         match items.as_slice() {
             [x] => Some(x.clone()),
             [_, ..] => Some(format!("dim3({})", items.join(", "))),
@@ -680,6 +682,7 @@ def run(n, block=128):
     m = len(x)
 run(4096)
 run(compute(5))
+scale(x, np.int32(m), block=(128, 1, 1), grid=(len(x) // 128, 1))
 "#;
         let lines: Vec<String> = shape(host).text.lines().map(String::from).collect();
         assert_eq!(lines[4], "void run(long n, long block) {");
@@ -691,5 +694,10 @@ run(compute(5))
         assert_eq!(lines[6], "");
         assert_eq!(lines[7], "} run(4096);");
         assert_eq!(lines[8], "");
+        // a size that is not read stays as written, for the error to name
+        assert_eq!(
+            lines[9],
+            "scale<<<dim3(len(x) / 128, 1), dim3(128, 1, 1)>>>(x, m);"
+        );
     }
 }
