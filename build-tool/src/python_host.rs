@@ -199,59 +199,107 @@ pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
 static COMPILE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(RawKernel|RawModule|SourceModule)\s*\(").unwrap());
 
+/// A call that compiles a program: its line, its name (`RawKernel`) and its keyword arguments
+/// as written.
+struct CompileCall {
+    line: usize,
+    name: String,
+    kwargs: Vec<(String, String)>,
+}
+
+impl CompileCall {
+    fn kwarg(&self, name: &str) -> Option<&str> {
+        self.kwargs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// The call that compiles the program whose string starts at host line `line` (written in the
-/// call) or is held in the variable `source` (passed to it), with its line, its name and the
-/// options it passes (`options=('-DREPS=4',)`). `Ok(None)` when no such call passes options;
-/// `Err` when its options are not strings the file fixes.
+/// call) or is held in the variable `source` (passed to it).
+fn compile_call(host: &str, line: usize, source: Option<&str>) -> Option<CompileCall> {
+    let code = code_only(host);
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    COMPILE.captures_iter(&code).find_map(|m| {
+        let whole = m.get(0).unwrap();
+        let (_, args) = call_args(&code, whole.end() - 1)?;
+        let kwargs: Vec<(String, String)> = args
+            .iter()
+            .filter_map(|r| {
+                let (k, v) = host[r.clone()].split_once('=')?;
+                bare(k.trim()).then(|| (k.trim().to_string(), v.trim().to_string()))
+            })
+            .collect();
+        let call = CompileCall {
+            line: line_of(whole.start()),
+            name: m[1].to_string(),
+            kwargs,
+        };
+        let first = args.first()?;
+        let program = match call.kwarg("code").or_else(|| call.kwarg("source")) {
+            Some(p) => p.to_string(),
+            None => host[first.clone()].trim().to_string(),
+        };
+        let inline =
+            program.starts_with(['r', 'R', 'u', 'U', '\'', '"']) && line_of(first.start) == line;
+        (inline || source == Some(program.as_str())).then_some(call)
+    })
+}
+
+/// The options the call that compiles the program (at host line `line`, or held in `source`)
+/// passes (`options=('-DREPS=4',)`), with the call's line and name. `Ok(None)` when no such
+/// call passes options; `Err` when its options are not strings the file fixes.
 pub fn options_for(
     host: &str,
     line: usize,
     source: Option<&str>,
 ) -> Result<Option<(usize, String, Vec<String>)>, String> {
-    let code = code_only(host);
-    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
-    for m in COMPILE.captures_iter(&code) {
-        let whole = m.get(0).unwrap();
-        let open = whole.end() - 1;
-        let Some((_, args)) = call_args(&code, open) else {
-            continue;
-        };
-        let kwarg = |name: &str| {
-            args.iter().find_map(|r| {
-                let (k, v) = host[r.clone()].split_once('=')?;
-                (k.trim() == name).then(|| v.trim().to_string())
-            })
-        };
-        let program = kwarg("code").or_else(|| kwarg("source")).or_else(|| {
-            args.first()
-                .map(|r| host[r.clone()].trim().to_string())
-                .filter(|a| !a.contains('=') || a.starts_with(['r', 'R', '\'', '"']))
-        });
-        let Some(program) = program else { continue };
-        let program_line = args.first().map(|r| line_of(r.start));
-        let inline =
-            program.starts_with(['r', 'R', 'u', 'U', '\'', '"']) && program_line == Some(line);
-        if !inline && source.is_none_or(|s| s != program) {
-            continue;
-        }
-        let Some(options) = kwarg("options") else {
-            return Ok(None);
-        };
-        let call = format!("{} call", &m[1]);
-        let items = tuple(&options);
-        return items
-            .iter()
-            .map(|o| literal(o.trim()))
-            .collect::<Option<Vec<String>>>()
-            .map(|o| Some((line_of(whole.start()), call, o)))
-            .ok_or_else(|| {
-                format!(
-                    "`options={options}` at line {} is not a tuple of strings this file fixes",
-                    line_of(whole.start())
-                )
-            });
+    let Some(call) = compile_call(host, line, source) else {
+        return Ok(None);
+    };
+    let Some(options) = call.kwarg("options") else {
+        return Ok(None);
+    };
+    literal_items(options)
+        .map(|o| Some((call.line, format!("{} call", call.name), o)))
+        .ok_or_else(|| {
+            format!(
+                "`options={options}` at line {} is not a tuple of strings this file fixes",
+                call.line
+            )
+        })
+}
+
+/// The template instances CuPy is asked to compile for the program (`RawModule(code=…,
+/// name_expressions=['scale<float, 3>'])`), each a literal, with the call's line.
+pub fn name_expressions(host: &str, line: usize, source: Option<&str>) -> Vec<(String, usize)> {
+    let Some(call) = compile_call(host, line, source) else {
+        return Vec::new();
+    };
+    call.kwarg("name_expressions")
+        .and_then(literal_items)
+        .map(|e| e.into_iter().map(|x| (x, call.line)).collect())
+        .unwrap_or_default()
+}
+
+/// The items of a tuple or list of plain string literals (`('-DREPS=3', "-std=c++17")`), or of
+/// one literal; `None` when an item is anything else. Commas inside the strings are theirs.
+fn literal_items(value: &str) -> Option<Vec<String>> {
+    let v = value.trim();
+    let code = code_only(v);
+    let bracketed = v.starts_with(['(', '['])
+        && matching_close(code.as_bytes(), 0) == Some(v.len().saturating_sub(1));
+    if !bracketed {
+        return literal(v).map(|one| vec![one]);
     }
-    Ok(None)
+    let items = call_args(&code, 0)?.1;
+    // a one-item tuple's trailing comma leaves an empty item
+    items
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| literal(&v[r]))
+        .collect()
 }
 
 /// A C-shaped copy of a Python host for the launch reader, line for line, and each kernel
@@ -646,6 +694,13 @@ s = SourceModule(OTHER)
             Err("`options=flags` at line 3 is not a tuple of strings this file fixes".into())
         );
         assert_eq!(options_for(host, 4, Some("OTHER")), Ok(None));
+        // a template's instances, commas inside their names
+        let host = "CODE = '''template <int R> __global__ void k() {}'''\nm = cp.RawModule(code=CODE, name_expressions=('k<1>', \"ns::t<float, 3>\",))\n";
+        assert_eq!(
+            name_expressions(host, 1, Some("CODE")),
+            [("k<1>".to_string(), 2), ("ns::t<float, 3>".to_string(), 2)]
+        );
+        assert!(name_expressions(host, 1, Some("OTHER")).is_empty());
     }
 
     #[test]

@@ -733,6 +733,21 @@ run(4096 * 64, 128)
 "#,
     )
     .unwrap();
+    std::fs::write(
+        dir.path().join("cupy_template.py"),
+        r#"code = r'''
+template <typename T, int R>
+__global__ void twice(T *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { T v = x[i]; for (int k = 0; k < R; ++k) v = v * T(2) + T(1); x[i] = v; }
+}
+'''
+mod = cp.RawModule(code=code, name_expressions=['twice<float, 3>'])
+ker = mod.get_function('twice<float, 3>')
+ker((16,), (256,), (x, cp.int32(4096)))
+"#,
+    )
+    .unwrap();
     // a Python file with no CUDA program is not a host
     std::fs::write(
         dir.path().join("setup.py"),
@@ -740,8 +755,16 @@ run(4096 * 64, 128)
     )
     .unwrap();
     let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
-    assert_eq!(r.kernels.len(), 2, "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 3, "{:#?}", r.errors);
     let named = |name: &str| r.kernels.iter().find(|k| k.kernel == name).unwrap();
+    // the instance CuPy's name_expressions asks for: R = 3 fma per thread
+    let twice = r
+        .kernels
+        .iter()
+        .find(|k| k.display_name == "twice<float, 3>")
+        .unwrap();
+    assert_eq!(twice.workload.grid, [16, 1, 1]);
+    assert_eq!(twice.counts["op.fma.f32.thread"], (3 * 4096) as f64);
     let add = named("my_add");
     assert_eq!(
         (add.workload.grid, add.workload.block),

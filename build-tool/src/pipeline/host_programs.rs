@@ -83,7 +83,8 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
         .tempdir()
         .map_err(io)?;
     let file = dir.path().join(format!("program.{}", language.extension()));
-    let program = &with_name_expressions(program, host, &job.display_path);
+    let python = crate::python_host::is_python(&job.path);
+    let program = &with_name_expressions(program, host, &job.display_path, python);
     std::fs::write(&file, &program.text).map_err(io)?;
     let headers = match language {
         Language::Cuda => write_string_headers(
@@ -102,7 +103,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     if let Some(dir) = job.path.parent() {
         lowering.lower.include_dirs.push(dir.to_path_buf());
     }
-    let build = if crate::python_host::is_python(&job.path) {
+    let build = if python {
         python_build(
             &mut lowering,
             &job.display_path,
@@ -171,26 +172,37 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
 }
 
 /// A CUDA program with the template instances the host asks NVRTC for
-/// (`nvrtcAddNameExpression(prog, "scale<float, 3>")`) made, as NVRTC makes them: by taking
-/// their addresses, at the line of the host's call. An expression whose name the program does
+/// (`nvrtcAddNameExpression(prog, "scale<float, 3>")`, or a `python` host's CuPy
+/// `name_expressions=[…]`) made, as NVRTC makes them: by taking their addresses, at the line of
+/// the host's call. An expression whose name the program does
 /// not define belongs to another program of the file.
-fn with_name_expressions(program: &EmbeddedProgram, host: &str, display: &str) -> EmbeddedProgram {
+fn with_name_expressions(
+    program: &EmbeddedProgram,
+    host: &str,
+    display: &str,
+    python: bool,
+) -> EmbeddedProgram {
     if program.language != Language::Cuda {
         return program.clone();
     }
-    let lines: Vec<(String, usize)> =
-        crate::launch_sites::nvrtc::name_expressions(host, program.variable.as_deref())
-            .into_iter()
-            .filter(|(e, _)| defines(&program.text, e))
-            .enumerate()
-            .map(|(i, (e, line))| {
-                let e = e.trim().trim_start_matches('&');
-                (
-                    format!("void *__kerncast_name_expression_{i} = (void *)&{e};"),
-                    line,
-                )
-            })
-            .collect();
+    let source = program.variable.as_deref();
+    let expressions = if python {
+        crate::python_host::name_expressions(host, program.line, source)
+    } else {
+        crate::launch_sites::nvrtc::name_expressions(host, source)
+    };
+    let lines: Vec<(String, usize)> = expressions
+        .into_iter()
+        .filter(|(e, _)| defines(&program.text, e))
+        .enumerate()
+        .map(|(i, (e, line))| {
+            let e = e.trim().trim_start_matches('&');
+            (
+                format!("void *__kerncast_name_expression_{i} = (void *)&{e};"),
+                line,
+            )
+        })
+        .collect();
     program.with_lines(&lines, display)
 }
 
