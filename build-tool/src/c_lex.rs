@@ -50,10 +50,6 @@ fn digit_separator(b: &[u8], q: usize) -> bool {
     token > 0 && b[q - token].is_ascii_digit()
 }
 
-/// The comments and literals of `text`, in order. A plain literal ends at its closing quote or
-/// at an unescaped line break (as a compiler's error recovery would); a raw one at its
-/// `)delim"`. A `'` after a digit or letter is a C++14 digit separator (`1'000'000`), not a
-/// character literal.
 /// Whether `text` holds the identifier `name` as a whole word (`vec` is not in `vec_kernel`).
 pub fn has_word(text: &str, name: &str) -> bool {
     let b = text.as_bytes();
@@ -64,6 +60,10 @@ pub fn has_word(text: &str, name: &str) -> bool {
         })
 }
 
+/// The comments and literals of `text`, in order. A plain literal ends at its closing quote or
+/// at an unescaped line break (as a compiler's error recovery would); a raw one at its
+/// `)delim"`. A `'` after a digit or letter is a C++14 digit separator (`1'000'000`), not a
+/// character literal.
 pub fn spans(text: &str) -> Vec<Span> {
     let b = text.as_bytes();
     let mut out = Vec::new();
