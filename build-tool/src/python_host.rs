@@ -49,17 +49,26 @@ struct PyStr {
     formatted: bool,
 }
 
-/// The string literals of `host`, in order, comments skipped.
-fn strings(host: &str) -> Vec<PyStr> {
+/// The string literals and the comments of a Python file, in order.
+struct Lexed {
+    strings: Vec<PyStr>,
+    comments: Vec<std::ops::Range<usize>>,
+}
+
+/// Where `host`'s string literals and comments lie.
+fn lex(host: &str) -> Lexed {
     let b = host.as_bytes();
     let mut out = Vec::new();
+    let mut comments = Vec::new();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'#' => {
+                let start = i;
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
+                comments.push(start..i);
             }
             b'\'' | b'"' => {
                 // the prefix letters just before the quote, when they are not a name's end
@@ -104,35 +113,28 @@ fn strings(host: &str) -> Vec<PyStr> {
             _ => i += 1,
         }
     }
-    out
+    Lexed {
+        strings: out,
+        comments,
+    }
 }
 
 /// `host` with every string's body and every comment blanked (new lines kept), so that the
 /// structure of the code can be read without what strings and comments contain.
 fn code_only(host: &str) -> String {
+    let lexed = lex(host);
     let mut b = host.as_bytes().to_vec();
-    for s in strings(host) {
-        for c in &mut b[s.body.clone()] {
+    let blanked = lexed
+        .strings
+        .iter()
+        .map(|s| s.body.clone())
+        .chain(lexed.comments);
+    for range in blanked {
+        for c in &mut b[range] {
             if *c != b'\n' {
                 *c = b' ';
             }
         }
-    }
-    let mut in_string = vec![false; b.len()];
-    for s in strings(host) {
-        for flag in &mut in_string[s.start..s.body.end.min(b.len())] {
-            *flag = true;
-        }
-    }
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'#' && !in_string[i] {
-            while i < b.len() && b[i] != b'\n' {
-                b[i] = b' ';
-                i += 1;
-            }
-        }
-        i += 1;
     }
     String::from_utf8_lossy(&b).into_owned()
 }
@@ -178,7 +180,8 @@ pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
     let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
     static ASSIGNED: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*$").unwrap());
-    strings(host)
+    lex(host)
+        .strings
         .into_iter()
         .filter(|s| !s.formatted)
         .filter_map(|s| {
