@@ -196,13 +196,7 @@ impl<'a> HostFile<'a> {
             sites.extend(driver_api::launches(text, &code));
             sites.sort_by_key(|s| s.at);
         }
-        HostFile {
-            text: text.into(),
-            name,
-            sites,
-            defs: OnceLock::new(),
-            code: OnceLock::new(),
-        }
+        Self::of_sites(text.into(), name, sites)
     }
 
     /// The launches of a Python host (`crate::python_host`), read from its C-shaped copy and
@@ -215,8 +209,16 @@ impl<'a> HostFile<'a> {
                 site.call = Some(call.clone());
             }
         }
+        Self::of_sites(shaped.text.into(), name, sites)
+    }
+
+    fn of_sites(
+        text: std::borrow::Cow<'a, str>,
+        name: Option<&'a str>,
+        sites: Vec<LaunchSite>,
+    ) -> Self {
         HostFile {
-            text: shaped.text.into(),
+            text,
             name,
             sites,
             defs: OnceLock::new(),
@@ -224,13 +226,14 @@ impl<'a> HostFile<'a> {
         }
     }
 
-    /// The launches of a host file, read as its language is: Python (by its name, `display`)
-    /// or C and C++.
-    pub fn of_host(text: &'a str, display: &str, name: Option<&'a str>) -> Self {
-        if display.ends_with(".py") {
+    /// The launches of a source file, read as its language is (by its name, `display`):
+    /// Python, or C and C++ with the launch macros of the project headers it includes
+    /// (`headers`).
+    pub fn of_host(text: &'a str, display: &str, name: Option<&'a str>, headers: &[&str]) -> Self {
+        if crate::python_host::is_python(std::path::Path::new(display)) {
             Self::python(text, name)
         } else {
-            Self::new(text, name)
+            Self::with_headers(text, name, headers)
         }
     }
 

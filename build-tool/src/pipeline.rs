@@ -764,11 +764,12 @@ impl<'a> OtherFilesLaunches<'a> {
     fn new(units: &'a [Unit], host_sources: &'a [(String, String)]) -> Self {
         let files = analysed_texts(units, host_sources)
             .filter_map(|a| {
-                let host = if a.display.ends_with(".py") {
-                    crate::launch_sites::HostFile::python(a.text, Some(a.display))
-                } else {
-                    crate::launch_sites::HostFile::with_headers(a.text, Some(a.display), &a.headers)
-                };
+                let host = crate::launch_sites::HostFile::of_host(
+                    a.text,
+                    a.display,
+                    Some(a.display),
+                    &a.headers,
+                );
                 host.has_launches().then_some(host)
             })
             .collect();
@@ -779,7 +780,12 @@ impl<'a> OtherFilesLaunches<'a> {
     /// the others are not predicted: each is in a branch the host code does not take.
     fn untaken(&self, u: &Unit, kernel: &SourceKernel, entry: &str) -> Vec<String> {
         let own = u.source_text.as_deref().map(|t| {
-            crate::launch_sites::HostFile::with_headers(t, None, &header_texts(&u.headers))
+            crate::launch_sites::HostFile::of_host(
+                t,
+                &u.job.display_path,
+                None,
+                &header_texts(&u.headers),
+            )
         });
         own.iter()
             .chain(

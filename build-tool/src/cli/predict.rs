@@ -133,7 +133,7 @@ fn host_launches(
         })
         .unwrap_or_default();
     for (name, text) in hosts {
-        let file = crate::launch_sites::HostFile::of_host(text, name, Some(name));
+        let file = crate::launch_sites::HostFile::of_host(text, name, Some(name), &[]);
         untaken.extend(file.untaken(shown, &kernel.params, &kernel.fields));
         for w in file.workloads(&kernel.name, &kernel.params, &kernel.fields) {
             if !out.iter().any(|o| o.same_launch(&w)) {

@@ -145,7 +145,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             e.message,
         )
     })?;
-    let launches = crate::launch_sites::HostFile::of_host(host, &job.display_path, None);
+    let launches = crate::launch_sites::HostFile::of_host(host, &job.display_path, None, &[]);
     for k in &mut src_kernels {
         k.line = program.host_line(k.line);
         if k.workloads.is_empty() {
