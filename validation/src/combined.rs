@@ -192,15 +192,21 @@ pub fn family(name: &str) -> String {
     }
 }
 
+/// The families of the micro-benchmarks (the CV groups), sorted.
+pub fn families(ds: &Dataset) -> Vec<String> {
+    let mut fams: Vec<String> = ds.micro.iter().map(|b| family(&b.name)).collect();
+    fams.sort();
+    fams.dedup();
+    fams
+}
+
 /// Leave-one-family-out CV scores of every recipe on the held-out micro-benchmarks: mean relative
 /// errors (%) of time, power and energy, and the regret (percentage points of energy vs F_max
 /// between the measured minimum and the predicted minimum-energy clocks), the quantity a DVFS
 /// governor acting on the prediction pays. The base models are fitted once per fold and the blends
 /// composed from their held-out predictions; the LSTM's come from its saved fold models.
 pub fn cv_scores(ds: &Dataset, recipes: &[Recipe], pool: Pool) -> Vec<[f64; 4]> {
-    let mut fams: Vec<String> = ds.micro.iter().map(|b| family(&b.name)).collect();
-    fams.sort();
-    fams.dedup();
+    let fams = families(ds);
     let mut errs: Vec<[Vec<f64>; 4]> = vec![Default::default(); recipes.len()];
     for f in &fams {
         let train: Vec<Benchmark> = ds

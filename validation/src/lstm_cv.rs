@@ -8,7 +8,7 @@
 //! manifest beside it that records what it was trained on and how, and a run checks it against
 //! the data set it loaded, so a fold trained on other data or with another recipe is refused.
 
-use crate::combined::family;
+use crate::combined::{families, family};
 use crate::data::{Benchmark, Dataset};
 use crate::error::{io, Error, Result};
 use crate::lstm::Lstm;
@@ -17,14 +17,6 @@ use crate::model::TrainSet;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// The families of the micro-benchmarks (the CV groups), sorted.
-pub fn families(ds: &Dataset) -> Vec<String> {
-    let mut fams: Vec<String> = ds.micro.iter().map(|b| family(&b.name)).collect();
-    fams.sort();
-    fams.dedup();
-    fams
-}
 
 /// The micro-benchmarks outside `fam`: a fold's training set.
 pub fn training_without(ds: &Dataset, fam: &str) -> Vec<Benchmark> {

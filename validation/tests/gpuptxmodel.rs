@@ -195,7 +195,8 @@ fn shipped_lstm_weights_load_with_the_current_shapes() {
 
 #[test]
 fn lstm_fold_models_are_asked_for_by_family() {
-    use kerncast_validation::lstm_cv::{families, train_folds, FoldPredictions};
+    use kerncast_validation::combined::families;
+    use kerncast_validation::lstm_cv::{train_folds, FoldPredictions};
     use kerncast_validation::run::Options;
     let d = ds();
     let recipe = Options::new(Path::new(".")).lstm_recipe();
