@@ -38,6 +38,9 @@ pub struct SourceKernel {
     /// (`__attribute__((reqd_work_group_size(16, 16, 1)))`), which a launch that leaves the
     /// local size to the runtime gets.
     pub required_local_size: Option<[u64; 3]>,
+    /// A template's definition (`template <typename T>` before it): the compiler emits code
+    /// only for its instances.
+    pub template: bool,
 }
 
 /// An annotation that could not be read.
@@ -107,13 +110,14 @@ pub fn scan_with_headers(
             let typed: Vec<(String, String)> =
                 param_types(&sig).into_iter().zip(params.clone()).collect();
             kernels.push(SourceKernel {
-                name,
                 line,
                 fields: source_fields(text, &typed),
                 params,
                 workloads,
                 file: None,
                 required_local_size: required_local_size(&lines[i.saturating_sub(1)..=i + joined]),
+                template: !name.contains('<') && defines_template(&lines, i),
+                name,
             });
         }
     }
@@ -168,6 +172,37 @@ fn declaration_head(lines: &[&str]) -> (String, usize) {
         head = format!("{head} {}", lines[joined]);
     }
     (head, joined)
+}
+
+/// Whether the kernel defined on `lines[at]` is a template's: the code before its qualifier
+/// (on that line and the few before it) ends with `template <…>`, perhaps then `static` or
+/// `inline`.
+fn defines_template(lines: &[&str], at: usize) -> bool {
+    let code = |l: &str| l.split("//").next().unwrap_or("").to_string();
+    let def = code(lines[at]);
+    let qualifier = ["__global__", "__kernel"]
+        .iter()
+        .filter_map(|q| def.find(q))
+        .min()
+        .unwrap_or(0);
+    let mut before: Vec<String> = lines[at.saturating_sub(3)..at]
+        .iter()
+        .map(|l| code(l))
+        .collect();
+    before.push(def[..qualifier].to_string());
+    let joined = before.join(" ");
+    let mut head = joined.trim_end();
+    while let Some(rest) = ["static", "inline", "__forceinline__"]
+        .iter()
+        .find_map(|w| head.strip_suffix(w))
+    {
+        head = rest.trim_end();
+    }
+    if !head.ends_with('>') {
+        return false;
+    }
+    let params_start = template_base(head).len();
+    params_start < head.len() && head[..params_start].trim_end().ends_with("template")
 }
 
 /// `reqd_work_group_size(x, y, z)` on a kernel's line or the line before it (where
@@ -713,6 +748,31 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         assert_eq!(
             params_of("__global const float * restrict x, __local float *tmp"),
             vec!["x", "tmp"]
+        );
+    }
+
+    #[test]
+    fn a_template_definition_is_told_from_an_instance_and_a_plain_kernel() {
+        let src = "template <typename T, int N = 4>\n__global__ void a(T *x) {}\n\
+            template <typename T> static __global__ void b(T *x) {}\n\
+            template <typename T>\n// a comment\n__global__\nvoid c(T *x) {}\n\
+            template <> __global__ void a<float, 4>(float *x) {}\n\
+            template __global__ void a<double, 4>(double *);\n\
+            struct S { int v; }; // template <int> is only a comment here\n\
+            __global__ void d(float *x) {}\n";
+        let ks = scan(src).unwrap();
+        let templates: Vec<(&str, bool)> =
+            ks.iter().map(|k| (k.name.as_str(), k.template)).collect();
+        assert_eq!(
+            templates,
+            [
+                ("a", true),
+                ("b", true),
+                ("c", true),
+                ("a<float,4>", false),
+                ("a<double,4>", false),
+                ("d", false),
+            ]
         );
     }
 

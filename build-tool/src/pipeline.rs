@@ -186,6 +186,8 @@ pub struct Unit {
     /// Report notes that hold for every kernel of the unit: where its source is when not in a
     /// file of its own, the options its host builds it with.
     pub notes: Vec<String>,
+    /// The kernel templates of its sources that its PTX has no instance of.
+    pub uninstantiated: Vec<crate::report::NotLaunched>,
 }
 
 /// An Itanium-mangled entry's source name without parameters or return type
@@ -378,7 +380,8 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
             &header_texts,
         )?);
     }
-    unit(job, parsed, source_text, headers, &src_kernels)
+    let instances = "a template that this compilation unit never instantiates, so the compiler emitted no code for it: instantiate it (`template __global__ void NAME<float>(…);`) or launch an instance in this file (`NAME<float><<<…>>>`)";
+    unit(job, parsed, source_text, headers, &src_kernels, instances)
 }
 
 /// A source lowered and parsed: the PTX, its registers from ptxas, and the module with its
@@ -415,13 +418,15 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
 }
 
 /// The unit of a lowered source: its kernels (all, or `job.kernel`), each with its source
-/// kernel when one of `src_kernels` matches.
+/// kernel when one of `src_kernels` matches, and the templates nothing instantiates (with
+/// `instances`, what would make one; `NAME` stands for the template).
 fn unit(
     job: &Job,
     parsed: Parsed,
     source_text: Option<String>,
     headers: Vec<crate::includes::Header>,
     src_kernels: &[SourceKernel],
+    instances: &str,
 ) -> Result<Unit, Failure> {
     let Parsed {
         lowered,
@@ -457,7 +462,39 @@ fn unit(
         registers,
         job: job.clone(),
         notes: Vec::new(),
+        uninstantiated: if job.kernel.is_none() {
+            uninstantiated(job, src_kernels, &entries, instances)
+        } else {
+            Vec::new()
+        },
     })
+}
+
+/// The templates of `src_kernels` that no PTX entry of `entries` is an instance of.
+fn uninstantiated(
+    job: &Job,
+    src_kernels: &[SourceKernel],
+    entries: &[String],
+    instances: &str,
+) -> Vec<crate::report::NotLaunched> {
+    let bases: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            let plain = demangle(e);
+            let base = template_base(&plain);
+            base.rsplit("::").next().unwrap_or(base).to_string()
+        })
+        .collect();
+    src_kernels
+        .iter()
+        .filter(|k| k.template && !bases.contains(&k.name))
+        .map(|k| crate::report::NotLaunched {
+            kernel: k.name.clone(),
+            file: k.file.clone().unwrap_or_else(|| job.display_path.clone()),
+            line: Some(k.line as u32),
+            why: instances.replace("NAME", &k.name),
+        })
+        .collect()
 }
 
 /// The texts of `headers`, read for their launch macros.
@@ -588,9 +625,14 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             Err(f) => errors.push(f),
         }
     }
+    let not_instantiated = not_instantiated(&ok_units);
     let mut host_only: Vec<String> = ok_units
         .iter()
         .filter(|u| u.kernels.is_empty())
+        .filter(|u| {
+            let display = &u.job.display_path;
+            !not_instantiated.iter().any(|n| &n.file == display)
+        })
         .map(|u| u.job.display_path.clone())
         .chain(host_sources.iter().map(|(display, _)| display.clone()))
         .filter(|display| !carry_programs.contains(display))
@@ -707,7 +749,36 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     let mut report = Report::new(kernels, errors);
     report.host_only = host_only;
     report.not_launched = not_launched;
+    report.not_instantiated = not_instantiated;
     report
+}
+
+/// The templates no unit instantiates. A header's template that one file leaves alone and
+/// another instantiates has its code, so only those that no unit seeing their file has an
+/// instance of are listed, once each.
+fn not_instantiated(units: &[Unit]) -> Vec<crate::report::NotLaunched> {
+    let instantiated = |file: &str, name: &str| {
+        units
+            .iter()
+            .filter(|u| u.job.display_path == file || u.headers.iter().any(|h| h.display == file))
+            .flat_map(|u| u.module.kernels())
+            .any(|k| {
+                let plain = demangle(&k.name);
+                let base = template_base(&plain);
+                base.rsplit("::").next() == Some(name)
+            })
+    };
+    let mut out: Vec<crate::report::NotLaunched> = Vec::new();
+    for n in units.iter().flat_map(|u| &u.uninstantiated) {
+        let listed = out
+            .iter()
+            .any(|o| (&o.file, o.line, &o.kernel) == (&n.file, n.line, &n.kernel));
+        if !listed && !instantiated(&n.file, &n.kernel) {
+            out.push(n.clone());
+        }
+    }
+    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    out
 }
 
 /// An analysed source: its shown path, its text, and the texts of the project headers it
@@ -1114,6 +1185,7 @@ mod tests {
             workloads: vec![],
             file: None,
             required_local_size: None,
+            template: false,
         };
         let annotated = |name: &str| SourceKernel {
             workloads: crate::annotations::scan(

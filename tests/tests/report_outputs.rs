@@ -937,3 +937,66 @@ template __global__ void block_sum<256>(const float *, float *, int);
         "{md}"
     );
 }
+
+/// Kernel templates that nothing instantiates have no code to predict: they are listed, with
+/// what would make an instance, instead of passing in silence or as "host code only". A
+/// header's template that one file instantiates is not listed for the files that leave it
+/// alone; one no file instantiates is listed once.
+#[test]
+fn templates_nothing_instantiates_are_listed_with_what_would_instantiate_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "lib.cuh",
+        "template <typename T>\n__global__ void fill(T *x, T v, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] = v;\n}\n\
+         template <typename T> __global__ void unused_in_header(T *x) { x[threadIdx.x] = T(0); }\n",
+    );
+    write(
+        "a.cu",
+        "#include \"lib.cuh\"\ntemplate <int R>\nstatic __global__ void orphan(float *x) { x[threadIdx.x] *= R; }\n\
+         int main() {\n  int n = 1 << 20;\n  float *x;\n  fill<float><<<n / 256, 256>>>(x, 1.0f, n);\n}\n",
+    );
+    write("b.cu", "#include \"lib.cuh\"\nint main() { return 0; }\n");
+    write(
+        "jit.py",
+        "import cupy as cp\ncode = r'''\ntemplate <typename T>\n__global__ void scale(T *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] = x[i] * T(2);\n}\n'''\n\
+         mod = cp.RawModule(code=code)\nker = mod.get_function('scale<float>')\nn = 4096\nker((n // 256,), (256,), (x, cp.int32(n)))\n",
+    );
+    let files = ["a.cu", "b.cu", "jit.py"]
+        .map(|f| dir.path().join(f))
+        .to_vec();
+    let out = dir.path().join("out");
+    let r = analyze(&files_on_titan_x(files), Some(&out)).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let predicted: Vec<&str> = r.kernels.iter().map(|k| k.display_name.as_str()).collect();
+    assert_eq!(predicted, ["fill<float>"]);
+    let file_name = |f: &str| {
+        Path::new(f)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let listed: Vec<(String, Option<u32>, &str)> = r
+        .not_instantiated
+        .iter()
+        .map(|n| (file_name(&n.file), n.line, n.kernel.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("a.cu".to_string(), Some(3), "orphan"),
+            ("jit.py".to_string(), Some(4), "scale"),
+            ("lib.cuh".to_string(), Some(6), "unused_in_header"),
+        ]
+    );
+    assert!(r.not_instantiated[0].why.contains("`orphan<float><<<…>>>`"));
+    assert!(r.not_instantiated[1]
+        .why
+        .contains("name_expressions=[\"scale<float>\"]"));
+    // b.cu defines no kernel; a.cu and jit.py do, though nothing of theirs is compiled
+    let host_only: Vec<String> = r.host_only.iter().map(|f| file_name(f)).collect();
+    assert_eq!(host_only, ["b.cu"]);
+    let md = std::fs::read_to_string(out.join(MARKDOWN_FILE)).unwrap();
+    assert!(md.contains("### Templates never instantiated (3)"), "{md}");
+}

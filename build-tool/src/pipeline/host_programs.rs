@@ -159,12 +159,14 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             parsed.lowered.frontend
         ),
     };
+    let instances = "a template that the program never instantiates, so NVRTC emits no code for it: name the instances the host uses (`nvrtcAddNameExpression(prog, \"NAME<float>\")`, CuPy's `name_expressions=[\"NAME<float>\"]`) or instantiate them in the program";
     let mut u = unit(
         &lowering,
         parsed,
         Some(host.to_string()),
         Vec::new(),
         &src_kernels,
+        instances,
     )?;
     u.notes.push(format!("kernel source: {shown}, {compiled}"));
     u.notes.extend(notes);

@@ -66,17 +66,12 @@ pub fn render(r: &Report) -> String {
             files.join(", ")
         );
     }
-    if !r.not_launched.is_empty() {
-        let _ = writeln!(
-            s,
-            "<h2>Not launched at the host code's values ({})</h2><ul>",
-            r.not_launched.len()
-        );
-        for n in &r.not_launched {
-            let _ = writeln!(s, "<li>{}</li>", esc(&n.shown()));
-        }
-        s.push_str("</ul>\n");
-    }
+    skipped_kernels(
+        &mut s,
+        "Not launched at the host code's values",
+        &r.not_launched,
+    );
+    skipped_kernels(&mut s, "Templates never instantiated", &r.not_instantiated);
     if !r.errors.is_empty() {
         let _ = writeln!(s, "<h2 class=\"err\">Errors ({})</h2><ul>", r.errors.len());
         for e in &r.errors {
@@ -202,6 +197,18 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
         s.push_str("</table></details>\n");
     }
     s.push_str("</section>\n");
+}
+
+/// A section listing kernels with nothing to predict (`title`), and why; none when empty.
+fn skipped_kernels(s: &mut String, title: &str, kernels: &[super::NotLaunched]) {
+    if kernels.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "<h2>{title} ({})</h2><ul>", kernels.len());
+    for n in kernels {
+        let _ = writeln!(s, "<li>{}</li>", esc(&n.shown()));
+    }
+    s.push_str("</ul>\n");
 }
 
 #[cfg(test)]

@@ -39,17 +39,12 @@ pub fn render(r: &Report) -> String {
         let files: Vec<String> = r.host_only.iter().map(|f| format!("`{f}`")).collect();
         let _ = writeln!(s, "\nNo kernels (host code only): {}", files.join(", "));
     }
-    if !r.not_launched.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n### Not launched at the host code's values ({})\n",
-            r.not_launched.len()
-        );
-        for n in &r.not_launched {
-            let at = n.line.map_or(n.file.clone(), |l| format!("{}:{l}", n.file));
-            let _ = writeln!(s, "- `{}` (`{at}`): {}", n.kernel, n.why);
-        }
-    }
+    skipped_kernels(
+        &mut s,
+        "Not launched at the host code's values",
+        &r.not_launched,
+    );
+    skipped_kernels(&mut s, "Templates never instantiated", &r.not_instantiated);
     if !r.errors.is_empty() {
         let _ = writeln!(s, "\n### Errors ({})\n", r.errors.len());
         for e in &r.errors {
@@ -133,6 +128,18 @@ pub fn render(r: &Report) -> String {
         }
     }
     s
+}
+
+/// A section listing kernels with nothing to predict (`title`), and why; none when empty.
+fn skipped_kernels(s: &mut String, title: &str, kernels: &[super::NotLaunched]) {
+    if kernels.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\n### {title} ({})\n", kernels.len());
+    for n in kernels {
+        let at = n.line.map_or(n.file.clone(), |l| format!("{}:{l}", n.file));
+        let _ = writeln!(s, "- `{}` (`{at}`): {}", n.kernel, n.why);
+    }
 }
 
 #[cfg(test)]

@@ -33,15 +33,22 @@ pub struct Report {
     /// (`case 512:` of a `switch (threads)` with 256 threads): nothing to predict, and no error.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_launched: Vec<NotLaunched>,
+    /// Kernel templates that nothing instantiates (no explicit instantiation, no launch of an
+    /// instance, no NVRTC name expression): the compiler emitted no code, so there is nothing
+    /// to predict, and no error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_instantiated: Vec<NotLaunched>,
 }
 
-/// A kernel the host code defines and never launches at its values, and why.
+/// A kernel the sources define and kerncast has nothing to predict for, and why: never
+/// launched at the host code's values, or a template never instantiated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NotLaunched {
     pub kernel: String,
     pub file: String,
     pub line: Option<u32>,
-    /// The launches and the branch conditions that rule each out.
+    /// The launches and the branch conditions that rule each out, or what would make an
+    /// instance.
     pub why: String,
 }
 
@@ -65,6 +72,7 @@ impl Report {
             errors,
             host_only: Vec::new(),
             not_launched: Vec::new(),
+            not_instantiated: Vec::new(),
         };
         r.kernels.sort_by(|a, b| a.key().cmp(&b.key()));
         r.errors

@@ -86,6 +86,9 @@ pub fn render(r: &Report) -> String {
     for n in &r.not_launched {
         let _ = writeln!(s, "not launched at the host code's values: {}", n.shown());
     }
+    for n in &r.not_instantiated {
+        let _ = writeln!(s, "template never instantiated: {}", n.shown());
+    }
     for e in &r.errors {
         let at = e
             .line
