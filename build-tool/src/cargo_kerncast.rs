@@ -82,6 +82,7 @@ pub fn run_all(mode: &str, manifest: Option<&PathBuf>, devices: &[String]) -> (i
                 jobs: 0,
                 no_cache: false,
                 lower: LowerArgs::default(),
+                params: vec![],
             },
             baseline: p.baseline.clone(),
             update_baseline: mode == "update-baseline",

@@ -49,6 +49,8 @@ pub struct Options {
     pub cache: Option<PathBuf>,
     /// Lines listed in the hot-line table.
     pub hot_lines: usize,
+    /// Values the command line sets in every workload that has or reads the name (`--param`).
+    pub params: Vec<(String, crate::workload::Expr)>,
 }
 
 impl Default for Options {
@@ -60,6 +62,7 @@ impl Default for Options {
             progress: false,
             cache: None,
             hot_lines: 8,
+            params: Vec::new(),
         }
     }
 }
@@ -641,9 +644,10 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     host_only.dedup();
     let launches = OtherFilesLaunches::new(&ok_units, &host_sources);
     let mut not_launched = Vec::new();
+    let mut params_used: Vec<String> = Vec::new();
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
-            let specs = if u.job.workloads.is_empty() {
+            let mut specs = if u.job.workloads.is_empty() {
                 let mut v = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
                 if v.is_empty() {
                     if let Some(sk) = sk {
@@ -662,6 +666,9 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             } else {
                 u.job.workloads.clone()
             };
+            for w in &mut specs {
+                params_used.extend(w.set_values(&opts.params));
+            }
             if specs.is_empty() {
                 let untaken = sk
                     .as_ref()
@@ -697,6 +704,17 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                 }
             }
         }
+    }
+    for (name, value) in opts.params.iter().filter(|(n, _)| !params_used.contains(n)) {
+        errors.push(Failure {
+            file: "(command line)".into(),
+            line: None,
+            kernel: None,
+            stage: "param".into(),
+            message: format!(
+                "--param {name}={value}: no workload of the kernels analysed has or reads `{name}`"
+            ),
+        });
     }
     let bar = progress_bar(items.len() as u64, opts.progress);
     // Prepare each kernel once (symbolic analysis is reused across workloads and devices).
@@ -907,9 +925,17 @@ fn one(
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
     let spec = &spec.on_device(t.device.hw.sm_count.as_ref().map(|n| n.value));
-    let w = spec.resolve().map_err(|m| match &spec.origin {
-        Some(o) => err("workload", format!("{m} (the workload of {o})")),
-        None => err("workload", m),
+    let w = spec.resolve().map_err(|m| {
+        let how = m
+            .strip_prefix("undefined name `")
+            .and_then(|r| r.split_once('`'))
+            .map_or(String::new(), |(name, _)| {
+                format!("; give it a value with --param {name}=VALUE")
+            });
+        match &spec.origin {
+            Some(o) => err("workload", format!("{m}{how} (the workload of {o})")),
+            None => err("workload", format!("{m}{how}")),
+        }
     })?;
     let params: Vec<String> = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let key = Cache::key(&[

@@ -437,6 +437,29 @@ impl WorkloadSpec {
         })
     }
 
+    /// The command line's values (`--param n=4096`) set in the workload: a parameter the launch
+    /// or annotation gives a value is replaced where it stands, so the expressions after it
+    /// follow it; a name the expressions read without defining it (a size the host reads at
+    /// run time) is given first. The names it used.
+    pub fn set_values(&mut self, given: &[(String, Expr)]) -> Vec<String> {
+        let read = self.names_read();
+        let mut used = Vec::new();
+        let mut new = Vec::new();
+        for (k, e) in given {
+            if let Some(slot) = self.params.iter_mut().find(|(n, _)| n == k) {
+                slot.1 = e.clone();
+            } else if read.contains(k) {
+                new.push((k.clone(), e.clone()));
+            } else {
+                continue;
+            }
+            used.push(k.clone());
+        }
+        new.append(&mut self.params);
+        self.params = new;
+        used
+    }
+
     /// Every name the launch and parameter expressions read (a parameter, a macro, a helper).
     pub fn names_read(&self) -> Vec<String> {
         let mut read = Vec::new();
@@ -557,6 +580,31 @@ mod tests {
             .unwrap()
             .eval(&env(&[]), Div::Floor)
             .is_err());
+    }
+
+    #[test]
+    fn command_line_values_replace_a_parameter_or_give_a_name_read() {
+        let mut w = WorkloadSpec {
+            params: vec![
+                ("n".into(), Expr::parse("1<<20").unwrap()),
+                ("m".into(), Expr::parse("n/2").unwrap()),
+            ],
+            grid: Dims::parse("m / local_size").unwrap(),
+            block: Dims::parse("local_size").unwrap(),
+            ..WorkloadSpec::empty()
+        };
+        let given = [
+            ("n".to_string(), Expr::Int(4096)),
+            ("local_size".to_string(), Expr::Int(64)),
+            ("unused".to_string(), Expr::Int(1)),
+        ];
+        assert_eq!(w.set_values(&given), ["n", "local_size"]);
+        let r = w.resolve().unwrap();
+        // `m` follows the new `n`
+        assert_eq!(
+            (r.params["m"], r.grid, r.block),
+            (2048, [32, 1, 1], [64, 1, 1])
+        );
     }
 
     #[test]

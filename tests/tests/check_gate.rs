@@ -48,6 +48,7 @@ fn args(dir: &Path, sarif: Option<PathBuf>, update: bool) -> Args {
             jobs: 1,
             no_cache: true,
             lower: LowerArgs::default(),
+            params: vec![],
         },
         baseline: dir.join("kerncast-baseline.json"),
         update_baseline: update,

@@ -46,6 +46,7 @@ fn html_report_renders_in_headless_chromium() {
         jobs: 0,
         no_cache: true,
         lower: LowerArgs::default(),
+        params: vec![],
     };
     let report = analyze(&inputs, Some(&out)).expect("analyze runs");
     assert!(report.errors.is_empty(), "{:#?}", report.errors);

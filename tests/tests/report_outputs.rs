@@ -42,6 +42,7 @@ fn inputs(dir: &Path, cache: bool) -> Inputs {
         jobs: 2,
         no_cache: !cache,
         lower: LowerArgs::default(),
+        params: vec![],
     }
 }
 
@@ -55,6 +56,7 @@ fn files_on_titan_x(files: Vec<std::path::PathBuf>) -> Inputs {
         jobs: 1,
         no_cache: true,
         lower: LowerArgs::default(),
+        params: vec![],
     }
 }
 
@@ -162,6 +164,7 @@ fn schedule_model_predicts_in_analyze() {
             jobs: 1,
             no_cache: true,
             lower: LowerArgs::default(),
+            params: vec![],
         };
         analyze(&i, None).expect("analyze")
     };

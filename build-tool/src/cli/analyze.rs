@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 /// Which kernels, devices and model: shared by `analyze` and `check`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Inputs {
-    /// Kernel sources or folders (.cu, .cl, .ll, .bc, .ptx), and host code (.c, .cpp) read for
-    /// the launches of an OpenCL program's kernels. Without any, `--config` (or ./kerncast.toml)
+    /// Kernel sources or folders (.cu, .cl, .ll, .bc, .ptx), and host code (.c, .cpp, .py)
+    /// read for its kernels' launches and the programs its strings carry. Without any, `--config` (or ./kerncast.toml)
     /// is read.
     pub files: Vec<PathBuf>,
     /// kerncast.toml with kernels, workloads, devices and thresholds.
@@ -32,6 +32,11 @@ pub struct Inputs {
     /// Do not read or write the result cache ($KERNCAST_CACHE or target/kerncast-cache).
     #[arg(long)]
     pub no_cache: bool,
+    /// NAME=VALUE (repeatable): a value for every workload that has or reads NAME. It replaces
+    /// the value a launch or annotation gives, or gives one the host code does not fix (a size
+    /// read at run time, an OpenCL local size left to the runtime).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
     #[command(flatten)]
     pub lower: LowerArgs,
 }
@@ -44,6 +49,21 @@ pub struct Resolved {
 }
 
 impl Inputs {
+    /// `--param NAME=VALUE`s, each value an expression (`1<<20`).
+    fn parsed_params(&self) -> miette::Result<Vec<(String, crate::workload::Expr)>> {
+        self.params
+            .iter()
+            .map(|p| {
+                let (name, value) = p
+                    .split_once('=')
+                    .ok_or_else(|| miette!("--param `{p}`: expected NAME=VALUE"))?;
+                let e = crate::workload::Expr::parse(value.trim())
+                    .map_err(|e| miette!("--param {p}: {e}"))?;
+                Ok((name.trim().to_string(), e))
+            })
+            .collect()
+    }
+
     pub fn resolve(&self) -> miette::Result<Resolved> {
         let config_path = match (&self.config, self.files.is_empty()) {
             (Some(c), _) => Some(c.clone()),
@@ -108,6 +128,7 @@ impl Inputs {
                 progress: true,
                 cache: (!self.no_cache).then(crate::cache::Cache::default_dir),
                 hot_lines: 8,
+                params: self.parsed_params()?,
             },
             thresholds,
         })
