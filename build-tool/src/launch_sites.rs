@@ -104,6 +104,20 @@ pub fn launch_sites(text: &str, headers: &[&str]) -> Vec<LaunchSite> {
     sites
 }
 
+/// Every launch of `text`: `<<<…>>>` (also through the launch macros of `headers`), the CUDA
+/// runtime's and driver's launch calls, and OpenCL's enqueues.
+fn every_launch(text: &str, headers: &[&str]) -> Vec<LaunchSite> {
+    let mut sites = launch_sites(text, headers);
+    if opencl::mentions(text) || runtime_api::mentions(text) || driver_api::mentions(text) {
+        let code = code_only(text);
+        sites.extend(opencl::launches(text, &code));
+        sites.extend(runtime_api::launches(text, &code));
+        sites.extend(driver_api::launches(text, &code));
+        sites.sort_by_key(|s| s.at);
+    }
+    sites
+}
+
 /// The first line of `text` (1-based, with its code on one line) that uses the kernel `name`
 /// outside a declaration of it: where a launch kerncast does not read may be (a macro from a
 /// header, a function pointer), for a kernel none of whose launches was read.
@@ -188,22 +202,14 @@ impl<'a> HostFile<'a> {
     /// The launches of `text`, those through the launch macros of the project headers it
     /// includes (`headers`, their texts) among them.
     pub fn with_headers(text: &'a str, name: Option<&'a str>, headers: &[&str]) -> Self {
-        let mut sites = launch_sites(text, headers);
-        if opencl::mentions(text) || runtime_api::mentions(text) || driver_api::mentions(text) {
-            let code = code_only(text);
-            sites.extend(opencl::launches(text, &code));
-            sites.extend(runtime_api::launches(text, &code));
-            sites.extend(driver_api::launches(text, &code));
-            sites.sort_by_key(|s| s.at);
-        }
-        Self::of_sites(text.into(), name, sites)
+        Self::of_sites(text.into(), name, every_launch(text, headers))
     }
 
     /// The launches of a Python host (`crate::python_host`), read from its C-shaped copy and
     /// shown as the Python calls they are.
     pub fn python(py: &str, name: Option<&'a str>) -> Self {
         let shaped = crate::python_host::shape(py);
-        let mut sites = launch_sites(&shaped.text, &[]);
+        let mut sites = every_launch(&shaped.text, &[]);
         for site in &mut sites {
             if let Some((_, call)) = shaped.calls.iter().find(|(line, _)| *line == site.line) {
                 site.call = Some(call.clone());

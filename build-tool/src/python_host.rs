@@ -17,6 +17,8 @@
 //! left empty. So a launch's sizes are worked out as a C host's are, and what cannot be read
 //! (a size computed by a call, a tuple assignment) stays unknown and is reported as such.
 
+mod pyopencl;
+
 use crate::embedded::{program_of_value, EmbeddedProgram};
 use crate::launch_sites::c_text::{arg_texts, call_args, matching_close, one_line};
 use regex::Regex;
@@ -27,14 +29,16 @@ pub fn is_python(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e == "py")
 }
 
-/// Whether a Python file carries or loads a CUDA program: a host kerncast reads.
+/// Whether a Python file carries or loads a CUDA or OpenCL program: a host kerncast reads.
 pub fn mentions_kernels(text: &str) -> bool {
     [
         "__global__",
+        "__kernel",
         "RawKernel",
         "RawModule",
         "SourceModule",
         "get_function",
+        "pyopencl",
     ]
     .iter()
     .any(|w| text.contains(w))
@@ -198,9 +202,10 @@ pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
         .collect()
 }
 
-/// A call that compiles a program: CuPy's `RawKernel` and `RawModule`, PyCUDA's `SourceModule`.
+/// A call that compiles a program: CuPy's `RawKernel` and `RawModule`, PyCUDA's
+/// `SourceModule`, PyOpenCL's `Program` (whose `build` takes the options).
 static COMPILE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(RawKernel|RawModule|SourceModule)\s*\(").unwrap());
+    LazyLock::new(|| Regex::new(r"\b(RawKernel|RawModule|SourceModule|Program)\s*\(").unwrap());
 
 /// A call that compiles a program: its line, its name (`RawKernel`) and its keyword arguments
 /// as written.
@@ -234,13 +239,25 @@ fn compile_call(host: &str, line: usize, source: Option<&str>) -> Option<Compile
                 bare(k.trim()).then(|| (k.trim().to_string(), v.trim().to_string()))
             })
             .collect();
-        let call = CompileCall {
+        let mut call = CompileCall {
             line: line_of(whole.start()),
             name: m[1].to_string(),
             kwargs,
         };
-        let first = args.first()?;
-        let program = match call.kwarg("code").or_else(|| call.kwarg("source")) {
+        // PyOpenCL: `Program(ctx, src)`, built with options later
+        let opencl = call.name == "Program";
+        let first = if opencl { args.get(1) } else { args.first() }?;
+        if opencl {
+            let close = call_args(&code, whole.end() - 1)?.0;
+            if let Some(options) = build_options(host, &code, whole.start(), close) {
+                call.kwargs.push(("options".into(), options));
+            }
+        }
+        let program = match call
+            .kwarg("code")
+            .or_else(|| call.kwarg("source"))
+            .or_else(|| call.kwarg("src"))
+        {
             Some(p) => p.to_string(),
             None => host[first.clone()].trim().to_string(),
         };
@@ -249,6 +266,36 @@ fn compile_call(host: &str, line: usize, source: Option<&str>) -> Option<Compile
         (inline || source == Some(program.as_str())).then_some(call)
     })
 }
+
+/// The options of the `build` of the PyOpenCL program made by the call at `start..=close` of
+/// `code`: `Program(…).build(options=…)`, or `prg.build(…)` of the variable it is assigned to.
+fn build_options(host: &str, code: &str, start: usize, close: usize) -> Option<String> {
+    static BUILD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*\.\s*build\s*\(").unwrap());
+    let open = match BUILD.find(&code[close + 1..]) {
+        Some(b) => close + 1 + b.end(),
+        None => {
+            let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
+            let var = ASSIGNED_TO.captures(&code[line_start..start])?;
+            let later =
+                Regex::new(&format!(r"\b{}\s*\.\s*build\s*\(", regex::escape(&var[1]))).ok()?;
+            close + later.find(&code[close..])?.end()
+        }
+    };
+    let (_, args) = call_args(code, open - 1)?;
+    let named = args.iter().find_map(|r| {
+        let (k, v) = host[r.clone()].split_once('=')?;
+        (k.trim() == "options").then(|| v.trim().to_string())
+    });
+    named.or_else(|| {
+        let first = args.first()?;
+        let a = host[first.clone()].trim();
+        (!a.is_empty() && !a.contains('=')).then(|| a.to_string())
+    })
+}
+
+/// `name =` right before a call.
+static ASSIGNED_TO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"([A-Za-z_]\w*)\s*=\s*[\w.]*$").unwrap());
 
 /// The options the call that compiles the program (at host line `line`, or held in `source`)
 /// passes (`options=('-DREPS=4',)`), with the call's line and name. `Ok(None)` when no such
@@ -265,7 +312,13 @@ pub fn options_for(
         return Ok(None);
     };
     literal_items(options)
-        .map(|o| Some((call.line, format!("{} call", call.name), o)))
+        .map(|o| {
+            let call_name = match call.name.as_str() {
+                "Program" => "PyOpenCL Program build".to_string(),
+                name => format!("{name} call"),
+            };
+            Some((call.line, call_name, o))
+        })
         .ok_or_else(|| {
             format!(
                 "`options={options}` at line {} is not a tuple of strings this file fixes",
@@ -337,20 +390,27 @@ pub fn shape(host: &str) -> Shaped {
         .iter()
         .filter_map(|l| DEF.captures(l.trim()).map(|d| d[1].to_string()))
         .collect();
+    // a statement continued over the following lines (inside brackets) is read at its first
+    let mut statements: Vec<Option<Statement>> = Vec::with_capacity(lines.len());
+    while statements.len() < lines.len() {
+        let i = statements.len();
+        let (text, n) = joined_statement(&lines, i);
+        statements.push(Some(Statement {
+            text: text.trim().to_string(),
+            raw: raw_statement(&raw_lines, &lines, i, n),
+        }));
+        statements.extend((1..n).map(|_| None));
+    }
+    let opencl = pyopencl::Handles::of(statements.iter().flatten().map(|s| s.raw.as_str()));
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     let mut calls = Vec::new();
     // the indentation of each open `def`
     let mut open: Vec<usize> = Vec::new();
-    // a statement continued over the following lines (inside brackets) is read at its first
-    let mut skip_until = 0;
     for (i, line) in lines.iter().enumerate() {
-        if i < skip_until {
+        let Some(Statement { text, raw }) = &statements[i] else {
             out.push(String::new());
             continue;
-        }
-        let statement = joined_statement(&lines, i);
-        skip_until = i + statement.1;
-        let text = statement.0.trim().to_string();
+        };
         let indent = line.len() - line.trim_start().len();
         let mut c = String::new();
         if !text.is_empty() {
@@ -362,7 +422,7 @@ pub fn shape(host: &str) -> Shaped {
         if i == 0 {
             c.insert_str(0, "int main() { ");
         }
-        if let Some(d) = DEF.captures(&text) {
+        if let Some(d) = DEF.captures(text) {
             let params: Vec<String> = split_top(&d[2])
                 .into_iter()
                 .map(|p| p.split(['=', ':']).next().unwrap_or("").trim().to_string())
@@ -371,15 +431,22 @@ pub fn shape(host: &str) -> Shaped {
                 .collect();
             c.push_str(&format!("void {}({}) {{", &d[1], params.join(", ")));
             open.push(indent);
-        } else if let Some(call) = call_of_def(&text, &defs) {
+        } else if let Some(call) = call_of_def(text, &defs) {
             c.push_str(&call);
-        } else if let Some(launch) = launch(&text, &handles) {
-            calls.push((i + 1, raw_statement(&raw_lines, &lines, i, statement.1)));
+        } else if let Some(launch) = launch(text, &handles) {
+            calls.push((i + 1, raw.clone()));
             c.push_str(&launch);
-        } else if let Some(a) = ASSIGNMENT.captures(&text) {
+        } else if let Some((shaped, launches)) = opencl.shape(text, raw) {
+            if launches {
+                calls.push((i + 1, raw.clone()));
+            }
+            c.push_str(&shaped);
+        } else if let Some(a) = ASSIGNMENT.captures(text) {
             if let Some(e) = c_expression(&a[2]) {
                 c.push_str(&format!("long {} = {e};", &a[1]));
             }
+        } else if let Some(declarations) = tuple_assignment(text) {
+            c.push_str(&declarations);
         }
         out.push(c);
     }
@@ -389,6 +456,40 @@ pub fn shape(host: &str) -> Shaped {
     }
     text.push_str(" }\n");
     Shaped { text, calls }
+}
+
+/// `w, h = 1920, 1080` as C declarations, when every value is an integer expression and none
+/// uses a name assigned (Python evaluates them all first: `a, b = b, a` swaps).
+fn tuple_assignment(statement: &str) -> Option<String> {
+    static TUPLE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\(?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*\)?\s*=\s*([^=].*)$")
+            .unwrap()
+    });
+    let c = TUPLE.captures(statement)?;
+    let names: Vec<&str> = c[1].split(',').map(str::trim).collect();
+    let mut values = split_top(&c[2]);
+    if values.len() == 1 {
+        values = tuple(&c[2]);
+    }
+    let uses_assigned = values
+        .iter()
+        .any(|v| names.iter().any(|n| crate::c_lex::has_word(v, n)));
+    if values.len() != names.len() || uses_assigned {
+        return None;
+    }
+    let declarations: Vec<String> = names
+        .iter()
+        .zip(&values)
+        .map(|(n, v)| c_expression(v).map(|e| format!("long {n} = {e};")))
+        .collect::<Option<_>>()?;
+    Some(declarations.join(" "))
+}
+
+/// A statement of a Python host: code only (its strings blanked), and as written without its
+/// comments, on one line.
+struct Statement {
+    text: String,
+    raw: String,
 }
 
 /// The statement that starts at line `i` of `lines` (code only), joined over the lines its open
@@ -727,6 +828,20 @@ s = SourceModule(OTHER)
                     .to_string()
             )]
         );
+    }
+
+    #[test]
+    fn a_tuple_assignment_of_integers_is_one_declaration_each() {
+        let lines: Vec<String> =
+            shape("w, h = 1920, 1080\n(a, b) = (w // 2, 4)\nb, a = a, b\np, q = size()\n")
+                .text
+                .lines()
+                .map(String::from)
+                .collect();
+        assert_eq!(lines[0], "int main() { long w = 1920; long h = 1080;");
+        assert_eq!(lines[1], "long a = w / 2; long b = 4;");
+        // a swap reads what it assigns; a call's result is not read
+        assert_eq!((lines[2].as_str(), lines[3].as_str()), ("", ""));
     }
 
     #[test]

@@ -1003,3 +1003,103 @@ fn templates_nothing_instantiates_are_listed_with_what_would_instantiate_them() 
     let md = std::fs::read_to_string(out.join(MARKDOWN_FILE)).unwrap();
     assert!(md.contains("### Templates never instantiated (3)"), "{md}");
 }
+
+/// PyOpenCL's Python hosts: the OpenCL program in a Python string is built with its `build`
+/// options, and its kernels take the sizes of their launches as a program's attributes, as
+/// kernel objects with their arguments set, and through the file's functions. A work-group
+/// size left to the runtime is asked for, and `--param` gives it; a `--param` no workload
+/// reads is an error.
+#[test]
+fn python_hosts_that_build_opencl_with_pyopencl_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("vadd.py"),
+        r#"import numpy as np
+import pyopencl as cl
+SRC = """
+__kernel void vadd(__global const float *a, __global float *c, const int n)
+{
+    int i = get_global_id(0);
+    if (i < n) for (int r = 0; r < REPS; ++r) c[i] = a[i] * 1.5f + c[i];
+}
+__kernel void tile_sum(__global const float *x, __global float *out, __local float *tmp, int n)
+{
+    int l = get_local_id(0);
+    int i = get_global_id(0);
+    tmp[l] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) { float s = 0.0f; for (int k = 0; k < 128; ++k) s += tmp[k]; out[get_group_id(0)] = s; }
+}
+__kernel void scale2d(__global float *m, int w, int h)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x < w && y < h) m[y * w + x] *= 2.0f;
+}
+__kernel void fill(__global float *y, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) y[i] = 0.0f;
+}
+"""
+prg = cl.Program(ctx, SRC).build(options=["-DREPS=3"])
+n = 1 << 20
+prg.vadd(queue, (n,), (256,), a_g, c_g, np.int32(n))
+knl = cl.Kernel(prg, "tile_sum")
+knl.set_args(a_g, c_g, cl.LocalMemory(4 * 128), np.int32(n))
+cl.enqueue_nd_range_kernel(queue, knl, (n,), (128,))
+w, h = 1920, 1080
+def blur(width, height):
+    scale = prg.scale2d
+    scale(queue, (width, height), (16, 16), c_g, np.int32(width), np.int32(height))
+blur(w, h)
+prg.fill(queue, (n,), None, c_g, np.int32(n))
+"#,
+    )
+    .unwrap();
+    let run = |params: &[&str]| {
+        let mut inputs = files_on_titan_x(vec![dir.path().to_path_buf()]);
+        inputs.params = params.iter().map(|p| p.to_string()).collect();
+        analyze(&inputs, None).expect("analyze")
+    };
+    let r = run(&[]);
+    let launched: Vec<(&str, [u64; 3], [u64; 3])> = r
+        .kernels
+        .iter()
+        .map(|k| (k.display_name.as_str(), k.workload.grid, k.workload.block))
+        .collect();
+    assert_eq!(
+        launched,
+        [
+            ("scale2d", [120, 68, 1], [16, 16, 1]),
+            ("tile_sum", [8192, 1, 1], [128, 1, 1]),
+            ("vadd", [4096, 1, 1], [256, 1, 1]),
+        ]
+    );
+    let vadd = r.kernels.iter().find(|k| k.display_name == "vadd").unwrap();
+    assert!(
+        vadd.notes.iter().any(|n| n
+            .starts_with("built with the options of the PyOpenCL Program build at ")
+            && n.ends_with("vadd.py:28: -DREPS=3")),
+        "{:?}",
+        vadd.notes
+    );
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    assert!(
+        r.errors[0]
+            .message
+            .contains("undefined name `local_size` in a workload expression; give it a value with --param local_size=VALUE"),
+        "{}",
+        r.errors[0].message
+    );
+    let r = run(&["local_size=64", "locl_size=64"]);
+    let fill = r.kernels.iter().find(|k| k.display_name == "fill").unwrap();
+    assert_eq!(
+        (fill.workload.grid, fill.workload.block),
+        ([16384, 1, 1], [64, 1, 1])
+    );
+    let errors: Vec<&str> = r.errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        errors,
+        ["--param locl_size=64: no workload of the kernels analysed has or reads `locl_size`"]
+    );
+}

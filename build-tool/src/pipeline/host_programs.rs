@@ -106,6 +106,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     let build = if python {
         python_build(
             &mut lowering,
+            language,
             &job.display_path,
             host,
             program.line,
@@ -281,9 +282,11 @@ fn host_build(
 }
 
 /// The options a Python host compiles its program (at host line `line`, held in `source`) with
-/// (CuPy's or PyCUDA's `options=`), added to `job`'s lowering as NVRTC's are, and the note.
+/// (CuPy's or PyCUDA's `options=`, PyOpenCL's `build(options=…)`), added to `job`'s lowering
+/// as NVRTC's or an OpenCL build's are, and the note.
 fn python_build(
     job: &mut Job,
+    language: Language,
     display: &str,
     host: &str,
     line: usize,
@@ -296,7 +299,7 @@ fn python_build(
         Ok(None) => return None,
         Err(why) => ("compile".to_string(), Err(why)),
     };
-    with_build_options(job, Language::Cuda, &build, display, found)
+    with_build_options(job, language, &build, display, found)
 }
 
 /// The call a host builds its program with: its line and the options it passes, or why they
