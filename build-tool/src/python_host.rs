@@ -17,6 +17,7 @@
 //! left empty. So a launch's sizes are worked out as a C host's are, and what cannot be read
 //! (a size computed by a call, a tuple assignment) stays unknown and is reported as such.
 
+mod branches;
 mod pyopencl;
 
 use crate::embedded::{program_of_value, EmbeddedProgram};
@@ -402,10 +403,27 @@ pub fn shape(host: &str) -> Shaped {
         statements.extend((1..n).map(|_| None));
     }
     let opencl = pyopencl::Handles::of(statements.iter().flatten().map(|s| s.raw.as_str()));
+    // a statement that opens no block, as C, and whether it launches a kernel
+    let simple = |text: &str, raw: &str| -> (String, bool) {
+        if let Some(call) = call_of_def(text, &defs) {
+            (call, false)
+        } else if let Some(launch) = launch(text, &handles) {
+            (launch, true)
+        } else if let Some(shaped) = opencl.shape(text, raw) {
+            shaped
+        } else if let Some(a) = ASSIGNMENT.captures(text) {
+            let declared = c_expression(&a[2]).map(|e| format!("long {} = {e};", &a[1]));
+            (declared.unwrap_or_default(), false)
+        } else {
+            (tuple_assignment(text).unwrap_or_default(), false)
+        }
+    };
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     let mut calls = Vec::new();
-    // the indentation of each open `def`
-    let mut open: Vec<usize> = Vec::new();
+    // the indentation of each open block: a `def`'s, or an `if`'s (`Some(true)`)
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    // an `if` whose block ended on its own line, for an `elif` or `else` right after it
+    let mut inline_if: Option<usize> = None;
     for (i, line) in lines.iter().enumerate() {
         let Some(Statement { text, raw }) = &statements[i] else {
             out.push(String::new());
@@ -413,10 +431,13 @@ pub fn shape(host: &str) -> Shaped {
         };
         let indent = line.len() - line.trim_start().len();
         let mut c = String::new();
+        let mut closed_if = None;
         if !text.is_empty() {
-            while open.last().is_some_and(|&d| indent <= d) {
+            closed_if = inline_if.take().filter(|&d| d == indent);
+            while let Some(&(d, is_if)) = open.last().filter(|(d, _)| indent <= *d) {
                 open.pop();
                 c.push_str("} ");
+                closed_if = (is_if && d == indent).then_some(d);
             }
         }
         if i == 0 {
@@ -430,23 +451,27 @@ pub fn shape(host: &str) -> Shaped {
                 .map(|p| format!("long {p}"))
                 .collect();
             c.push_str(&format!("void {}({}) {{", &d[1], params.join(", ")));
-            open.push(indent);
-        } else if let Some(call) = call_of_def(text, &defs) {
-            c.push_str(&call);
-        } else if let Some(launch) = launch(text, &handles) {
-            calls.push((i + 1, raw.clone()));
-            c.push_str(&launch);
-        } else if let Some((shaped, launches)) = opencl.shape(text, raw) {
+            open.push((indent, false));
+        } else if let Some(h) = branches::header(text, raw) {
+            c.push_str(&branches::opening(&h, closed_if.is_some()));
+            let is_if = h.keyword != branches::Keyword::Else;
+            match h.body {
+                Some((body, raw_body)) => {
+                    let (shaped, launches) = simple(body, raw_body);
+                    if launches {
+                        calls.push((i + 1, raw.clone()));
+                    }
+                    c.push_str(&format!(" {shaped} }}"));
+                    inline_if = is_if.then_some(indent);
+                }
+                None => open.push((indent, is_if)),
+            }
+        } else {
+            let (shaped, launches) = simple(text, raw);
             if launches {
                 calls.push((i + 1, raw.clone()));
             }
             c.push_str(&shaped);
-        } else if let Some(a) = ASSIGNMENT.captures(text) {
-            if let Some(e) = c_expression(&a[2]) {
-                c.push_str(&format!("long {} = {e};", &a[1]));
-            }
-        } else if let Some(declarations) = tuple_assignment(text) {
-            c.push_str(&declarations);
         }
         out.push(c);
     }
@@ -842,6 +867,46 @@ s = SourceModule(OTHER)
         assert_eq!(lines[1], "long a = w / 2; long b = 4;");
         // a swap reads what it assigns; a call's result is not read
         assert_eq!((lines[2].as_str(), lines[3].as_str()), ("", ""));
+    }
+
+    #[test]
+    fn launches_in_branches_the_file_s_values_rule_out_are_not_taken() {
+        let host = r#"k = cp.RawKernel(CODE, 'scale')
+threads = 256
+n = 1 << 20
+if threads == 128:
+    k((n // 128,), (128,), (x, cp.int32(n)))
+elif threads == 256:
+
+    k((n // 256,), (256,), (x, cp.int32(n)))
+else:
+    k((n // 512,), (512,), (x, cp.int32(n)))
+if threads > 1000: k((1,), (1,), (x, cp.int32(1)))
+else: k((2,), (n // 2,), (x, cp.int32(n)))
+for i in range(3):
+    pass
+else:
+    k((3,), (3,), (x, cp.int32(n)))
+"#;
+        let lines: Vec<String> = shape(host).text.lines().map(String::from).collect();
+        assert_eq!(lines[3], "if ((threads == 128)) {");
+        assert_eq!(lines[5], "} else if ((threads == 256)) {");
+        assert_eq!(lines[8], "} else {");
+        assert_eq!(
+            lines[10],
+            "} if ((threads > 1000)) { scale<<<1, 1>>>(x, 1); }"
+        );
+        assert_eq!(lines[11], "else { scale<<<2, n / 2>>>(x, n); }");
+        // a `for`'s `else` is no branch
+        assert_eq!(lines[14], "{");
+        let host_file = crate::launch_sites::HostFile::python(host, None);
+        let params = ["x".to_string(), "n".to_string()];
+        let blocks: Vec<[u64; 3]> = host_file
+            .workloads("scale", &params, &[])
+            .iter()
+            .map(|w| w.resolve().unwrap().block)
+            .collect();
+        assert_eq!(blocks, [[256, 1, 1], [1 << 19, 1, 1], [3, 1, 1]]);
     }
 
     #[test]

@@ -113,24 +113,18 @@ impl Handles {
         }
         if callee.ends_with("enqueue_nd_range_kernel") {
             let var = self.kernel_var(args.get(1)?.trim())?;
-            let launch = enqueue(var, &args[2..], &args);
-            return Some((launch?, true));
+            return Some((enqueue(var, &args[2..], &args)?, true));
         }
-        // a kernel called: `knl(queue, global, local, *args)` or `prg.name(…)`
-        let var = match self.kernel_var(callee) {
-            Some(v) => v.to_string(),
+        // a kernel called: `knl(queue, global, local, *args)`, or `prg.name(…)`, made here
+        let (var, declared) = match self.kernel_var(callee) {
+            Some(v) => (v.to_string(), String::new()),
             None => {
                 let (program, name) = callee.split_once('.')?;
                 let kernel = self.kernel_of(program, name)?;
-                format!("{program}_{kernel}")
+                let var = format!("{program}_{kernel}");
+                let declared = format!("cl::Kernel {var}(program, \"{kernel}\"); ");
+                (var, declared)
             }
-        };
-        let declared = match self.kernel_var(callee) {
-            Some(_) => String::new(),
-            None => format!(
-                "cl::Kernel {var}(program, \"{}\"); ",
-                callee.split_once('.')?.1
-            ),
         };
         let positional: Vec<String> = args.iter().filter(|a| !keyword(a)).cloned().collect();
         let values = positional.get(3..).unwrap_or_default();
@@ -141,6 +135,7 @@ impl Handles {
         ))
     }
 
+    /// `var`, when it holds a kernel.
     fn kernel_var<'s>(&self, var: &'s str) -> Option<&'s str> {
         self.kernels.iter().any(|(v, _)| v == var).then_some(var)
     }
