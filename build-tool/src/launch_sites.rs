@@ -328,10 +328,13 @@ impl<'a> HostFile<'a> {
     fn contexts(&self, site: &LaunchSite) -> Vec<(HostDefs, Option<String>)> {
         let code = self.code();
         let Some(f) = callers::enclosing_function(code, site.at) else {
-            return vec![(host_defs(&self.text), None)];
+            let mut defs = host_defs(&self.text);
+            host_defs::add_branch_values(&mut defs, code, 0..code.len());
+            return vec![(defs, None)];
         };
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
+        host_defs::add_branch_values(&mut scoped, code, f.body.clone());
         if f.params.is_empty() {
             return vec![(scoped, None)];
         }
@@ -1149,5 +1152,35 @@ int main(int argc, char **argv) {
         // a condition on a value read at run time may go either way: the launch stays
         let params: Vec<String> = ["y", "n"].iter().map(|s| s.to_string()).collect();
         assert_eq!(host.workloads("scale", &params, &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_value_assigned_in_branches_is_the_taken_branch_s() {
+        let src = r#"
+__global__ void scale(float *x, int n);
+int main(int argc, char **argv) {
+    long big = 0;
+    long n;
+    if (big) { n = 1 << 24; } else { n = 1 << 20; }
+    scale<<<n / 256, 256>>>(x, n);
+    long m;
+    if (argc > 1) m = 5; else m = 6;
+    long k = 1;
+    if (big) k = 7;
+    k = 9;
+    scale<<<m + k, 1>>>(x, m);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params: Vec<String> = ["x", "n"].iter().map(|s| s.to_string()).collect();
+        let resolved: Vec<Result<[u64; 3], String>> = host
+            .workloads("scale", &params, &[])
+            .iter()
+            .map(|w| w.resolve().map(|r| r.grid))
+            .collect();
+        assert_eq!(resolved[0], Ok([4096, 1, 1]));
+        // `argc` is read at run time, and two assignments of `k` are taken: neither is known
+        let unknown = resolved[1].as_ref().unwrap_err();
+        assert!(unknown.contains("undefined name `m`"), "{unknown}");
     }
 }

@@ -165,6 +165,52 @@ static SM_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Whether `name` is given a value at most once in `code` (its definition), never incremented,
 /// never passed by address, and no member of it assigned.
+/// `defs` with the values that names assigned in branches take where the branches are
+/// decided by `defs` (`if (big) n = 1 << 24; else n = 1 << 20;` with `big = 0`: n is
+/// `1 << 20`). A name gets a value only when every assignment of it in the file is a plain `=`
+/// in `scope` (a range of `code`), every one but one is in a branch ruled out, and that one is
+/// in none or in branches that are taken; otherwise it stays unknown, as before.
+pub(super) fn add_branch_values(defs: &mut HostDefs, code: &str, scope: std::ops::Range<usize>) {
+    static ASSIGN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b([A-Za-z_]\w*)\s*=([^=;][^;]*);").unwrap());
+    let mut by_name: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
+    for c in ASSIGN.captures_iter(&code[scope.clone()]) {
+        let at = scope.start + c.get(0).unwrap().start();
+        if !struct_args::member_of_another(code, at) {
+            by_name
+                .entry(c[1].to_string())
+                .or_default()
+                .push((at, c[2].trim().to_string()));
+        }
+    }
+    by_name.retain(|name, found| {
+        found.len() > 1
+            && !defs.scalars.contains_key(name)
+            && assignments(code, name) == Some(found.len())
+    });
+    for (name, found) in by_name {
+        let mut live = Vec::new();
+        for (at, value) in found {
+            let decided: Option<Vec<bool>> = super::branches::guards(code, at)
+                .iter()
+                .map(|g| super::branches::decide(g, defs).map(|(holds, _)| holds))
+                .collect();
+            match decided {
+                Some(holds) if holds.contains(&false) => {}
+                Some(_) => live.push(value),
+                // a branch not decided: either value may hold
+                None => {
+                    live.clear();
+                    break;
+                }
+            }
+        }
+        if let [value] = &live[..] {
+            defs.scalars.insert(name, value.clone());
+        }
+    }
+}
+
 fn assigned_once(code: &str, name: &str) -> bool {
     assignments(code, name).is_some_and(|n| n <= 1)
 }
