@@ -1168,7 +1168,8 @@ int main(int argc, char **argv) {
     long k = 1;
     if (big) k = 7;
     k = 9;
-    scale<<<m + k, 1>>>(x, m);
+    scale<<<m, 1>>>(x, m);
+    scale<<<k, 2>>>(x, k);
 }
 "#;
         let host = HostFile::new(src, None);
@@ -1180,7 +1181,12 @@ int main(int argc, char **argv) {
             .collect();
         assert_eq!(resolved[0], Ok([4096, 1, 1]));
         // `argc` is read at run time, and two assignments of `k` are taken: neither is known
-        let unknown = resolved[1].as_ref().unwrap_err();
-        assert!(unknown.contains("undefined name `m`"), "{unknown}");
+        for (w, name) in resolved[1..].iter().zip(["m", "k"]) {
+            let unknown = w.as_ref().unwrap_err();
+            assert!(
+                unknown.contains(&format!("undefined name `{name}`")),
+                "{unknown}"
+            );
+        }
     }
 }

@@ -22,8 +22,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod host_programs;
+mod templates;
 use host_programs::prepare_host_file;
 pub use host_programs::{prepare_embedded, prepare_with_hosts};
+use templates::{not_instantiated, uninstantiated};
 
 /// One source file to analyse and how.
 #[derive(Clone, Debug)]
@@ -473,33 +475,6 @@ fn unit(
     })
 }
 
-/// The templates of `src_kernels` that no PTX entry of `entries` is an instance of.
-fn uninstantiated(
-    job: &Job,
-    src_kernels: &[SourceKernel],
-    entries: &[String],
-    instances: &str,
-) -> Vec<crate::report::NotLaunched> {
-    let bases: Vec<String> = entries
-        .iter()
-        .map(|e| {
-            let plain = demangle(e);
-            let base = template_base(&plain);
-            base.rsplit("::").next().unwrap_or(base).to_string()
-        })
-        .collect();
-    src_kernels
-        .iter()
-        .filter(|k| k.template && !bases.contains(&k.name))
-        .map(|k| crate::report::NotLaunched {
-            kernel: k.name.clone(),
-            file: k.file.clone().unwrap_or_else(|| job.display_path.clone()),
-            line: Some(k.line as u32),
-            why: instances.replace("NAME", &k.name),
-        })
-        .collect()
-}
-
 /// The texts of `headers`, read for their launch macros.
 fn header_texts(headers: &[crate::includes::Header]) -> Vec<&str> {
     headers.iter().map(|h| h.text.as_str()).collect()
@@ -769,34 +744,6 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     report.not_launched = not_launched;
     report.not_instantiated = not_instantiated;
     report
-}
-
-/// The templates no unit instantiates. A header's template that one file leaves alone and
-/// another instantiates has its code, so only those that no unit seeing their file has an
-/// instance of are listed, once each.
-fn not_instantiated(units: &[Unit]) -> Vec<crate::report::NotLaunched> {
-    let instantiated = |file: &str, name: &str| {
-        units
-            .iter()
-            .filter(|u| u.job.display_path == file || u.headers.iter().any(|h| h.display == file))
-            .flat_map(|u| u.module.kernels())
-            .any(|k| {
-                let plain = demangle(&k.name);
-                let base = template_base(&plain);
-                base.rsplit("::").next() == Some(name)
-            })
-    };
-    let mut out: Vec<crate::report::NotLaunched> = Vec::new();
-    for n in units.iter().flat_map(|u| &u.uninstantiated) {
-        let listed = out
-            .iter()
-            .any(|o| (&o.file, o.line, &o.kernel) == (&n.file, n.line, &n.kernel));
-        if !listed && !instantiated(&n.file, &n.kernel) {
-            out.push(n.clone());
-        }
-    }
-    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-    out
 }
 
 /// An analysed source: its shown path, its text, and the texts of the project headers it

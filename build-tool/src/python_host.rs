@@ -1,4 +1,4 @@
-//! Python hosts that compile CUDA at run time, as CuPy and PyCUDA do:
+//! Python hosts that compile CUDA or OpenCL at run time, as CuPy, PyCUDA and PyOpenCL do:
 //!
 //! ```text
 //! add = cp.RawKernel(r'''
@@ -8,14 +8,16 @@
 //! add(((n + 255) // 256,), (256,), (x, y, cp.int32(n)))
 //! ```
 //!
-//! The program is a Python string that defines a `__global__` kernel; it is lowered as any
-//! embedded program is ([`crate::embedded`]), its lines placed at the `.py` file's. The launches
-//! are read by giving the C launch reader a C-shaped copy of the file, line for line: each
-//! integer assignment (`n = 1 << 20`) becomes a declaration, each call of a kernel handle
-//! (`cp.RawKernel(…, 'name')`, `module.get_function('name')`) a `name<<<grid, block>>>(args)`,
-//! each `def` a function whose body ends where its indentation does, and every other line is
-//! left empty. So a launch's sizes are worked out as a C host's are, and what cannot be read
-//! (a size computed by a call, a tuple assignment) stays unknown and is reported as such.
+//! The program is a Python string that defines a `__global__` or `__kernel` kernel; it is
+//! lowered as any embedded program is ([`crate::embedded`]), its lines placed at the `.py`
+//! file's. The launches are read by giving the C launch reader a C-shaped copy of the file,
+//! line for line: each integer assignment (`n = 1 << 20`, `w, h = 1920, 1080`) becomes a
+//! declaration, each call of a CUDA kernel handle (`cp.RawKernel(…, 'name')`,
+//! `module.get_function('name')`) a `name<<<grid, block>>>(args)`, each PyOpenCL launch the
+//! OpenCL C++ bindings' calls ([`pyopencl`]), each `def` a function and each `if`, `elif` and
+//! `else` a C branch ([`branches`]) whose body ends where its indentation does, and every other
+//! line is left empty. So a launch's sizes are worked out as a C host's are, and what cannot be
+//! read (a size computed by a call) stays unknown and is reported as such.
 
 mod branches;
 mod pyopencl;
@@ -420,7 +422,7 @@ pub fn shape(host: &str) -> Shaped {
     };
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     let mut calls = Vec::new();
-    // the indentation of each open block: a `def`'s, or an `if`'s (`Some(true)`)
+    // the indentation of each open block, and whether it is an `if`'s (else a `def`'s)
     let mut open: Vec<(usize, bool)> = Vec::new();
     // an `if` whose block ended on its own line, for an `elif` or `else` right after it
     let mut inline_if: Option<usize> = None;

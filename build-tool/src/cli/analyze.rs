@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug, Clone)]
 pub struct Inputs {
     /// Kernel sources or folders (.cu, .cl, .ll, .bc, .ptx), and host code (.c, .cpp, .py)
-    /// read for its kernels' launches and the programs its strings carry. Without any, `--config` (or ./kerncast.toml)
-    /// is read.
+    /// read for its kernels' launches and the programs its strings carry. Without any,
+    /// `--config` (or ./kerncast.toml) is read.
     pub files: Vec<PathBuf>,
     /// kerncast.toml with kernels, workloads, devices and thresholds.
     #[arg(long)]
