@@ -87,6 +87,16 @@ impl EmbeddedProgram {
         }
         p
     }
+
+    /// The program between the lines `before` and `after` (`extern "C" {` and `}`), each
+    /// from no host line.
+    pub fn wrapped(&self, before: &str, after: &str) -> EmbeddedProgram {
+        let mut p = self.clone();
+        p.text = format!("{before}\n{}\n{after}\n", self.text.trim_end_matches('\n'));
+        p.host_lines.insert(0, 0);
+        p.host_lines.push(0);
+        p
+    }
 }
 
 /// The OpenCL and CUDA programs in `host`, in order. `file` is the name the `#line` directives give.

@@ -330,6 +330,18 @@ pub fn options_for(
         })
 }
 
+/// Whether the program (at host line `line`, or held in `source`) is compiled by PyCUDA's
+/// `SourceModule`, which wraps it in `extern "C" { … }` unless told `no_extern_c=True`: its
+/// kernels then have their source names, as `get_function("scale")` asks for them.
+pub fn wrapped_in_extern_c(host: &str, line: usize, source: Option<&str>) -> bool {
+    compile_call(host, line, source).is_some_and(|call| {
+        call.name == "SourceModule"
+            && !call
+                .kwarg("no_extern_c")
+                .is_some_and(|v| v == "True" || v == "1")
+    })
+}
+
 /// The template instances CuPy is asked to compile for the program (`RawModule(code=…,
 /// name_expressions=['scale<float, 3>'])`), each a literal, with the call's line.
 pub fn name_expressions(host: &str, line: usize, source: Option<&str>) -> Vec<(String, usize)> {
@@ -832,6 +844,13 @@ s = SourceModule(OTHER)
             [("k<1>".to_string(), 2), ("ns::t<float, 3>".to_string(), 2)]
         );
         assert!(name_expressions(host, 1, Some("OTHER")).is_empty());
+        // PyCUDA wraps its program in `extern "C"` unless told not to; CuPy does not
+        let host = "a = SourceModule(A)\nb = SourceModule(B, no_extern_c=True)\nc = cp.RawModule(code=C)\n";
+        let wrapped: Vec<bool> = [(1, "A"), (2, "B"), (3, "C")]
+            .iter()
+            .map(|&(line, source)| wrapped_in_extern_c(host, line, Some(source)))
+            .collect();
+        assert_eq!(wrapped, [true, false, false]);
     }
 
     #[test]

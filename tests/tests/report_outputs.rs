@@ -799,8 +799,9 @@ ker((16,), (256,), (x, cp.int32(4096)))
         .hot_lines
         .iter()
         .any(|h| h.loc.line == 6 && h.loc.file.ends_with("cupy_add.py")));
-    // the launch in `run`, at the values `run` is called with
-    let scale = named("_Z5scalePffi");
+    // the launch in `run`, at the values `run` is called with; PyCUDA's `extern "C"` keeps
+    // the source name
+    let scale = named("scale");
     assert_eq!(
         (scale.workload.grid, scale.workload.block),
         ([2048, 1, 1], [128, 1, 1])

@@ -84,6 +84,12 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
         .map_err(io)?;
     let file = dir.path().join(format!("program.{}", language.extension()));
     let python = crate::python_host::is_python(&job.path);
+    let source = program.variable.as_deref();
+    let program =
+        match python && crate::python_host::wrapped_in_extern_c(host, program.line, source) {
+            true => &program.wrapped("extern \"C\" {", "}"),
+            false => program,
+        };
     let program = &with_name_expressions(program, host, &job.display_path, python);
     std::fs::write(&file, &program.text).map_err(io)?;
     let headers = match language {
