@@ -49,21 +49,6 @@ pub struct Resolved {
 }
 
 impl Inputs {
-    /// `--param NAME=VALUE`s, each value an expression (`1<<20`).
-    fn parsed_params(&self) -> miette::Result<Vec<(String, crate::workload::Expr)>> {
-        self.params
-            .iter()
-            .map(|p| {
-                let (name, value) = p
-                    .split_once('=')
-                    .ok_or_else(|| miette!("--param `{p}`: expected NAME=VALUE"))?;
-                let e = crate::workload::Expr::parse(value.trim())
-                    .map_err(|e| miette!("--param {p}: {e}"))?;
-                Ok((name.trim().to_string(), e))
-            })
-            .collect()
-    }
-
     pub fn resolve(&self) -> miette::Result<Resolved> {
         let config_path = match (&self.config, self.files.is_empty()) {
             (Some(c), _) => Some(c.clone()),
@@ -128,7 +113,7 @@ impl Inputs {
                 progress: true,
                 cache: (!self.no_cache).then(crate::cache::Cache::default_dir),
                 hot_lines: 8,
-                params: self.parsed_params()?,
+                params: crate::cli::predict::given_params(&self.params)?,
             },
             thresholds,
         })

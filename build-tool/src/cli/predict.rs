@@ -83,6 +83,18 @@ fn dims(s: &str) -> miette::Result<Dims> {
     Dims::parse(s).map_err(|e| miette!("bad dimensions: {e} (expected X[,Y[,Z]])"))
 }
 
+/// The command line's `--param NAME=VALUE`s (`predict`'s and `analyze`'s), each value an
+/// expression (`1<<20`); a name given twice takes its last value.
+pub(crate) fn given_params(params: &[String]) -> miette::Result<Vec<(String, Expr)>> {
+    pairs::<String>(params, "--param")?
+        .into_iter()
+        .map(|(k, v)| {
+            let e = Expr::parse(&v).map_err(|e| miette!("--param {k}={v}: {e}"))?;
+            Ok((k, e))
+        })
+        .collect()
+}
+
 fn pairs<T: std::str::FromStr>(v: &[String], what: &str) -> miette::Result<BTreeMap<String, T>>
 where
     T::Err: std::fmt::Display,
@@ -179,13 +191,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .ok_or_else(|| miette!("{path}: kernel `{kname}` not in the PTX"))?;
     // messages name the kernel as its source does
     let shown = pipeline::demangle(&kname);
-    let given: Vec<(String, Expr)> = pairs::<String>(&args.params, "--param")?
-        .into_iter()
-        .map(|(k, v)| {
-            let e = Expr::parse(&v).map_err(|e| miette!("--param {k}={v}: {e}"))?;
-            Ok((k, e))
-        })
-        .collect::<miette::Result<_>>()?;
+    let given = given_params(&args.params)?;
     let mut spec: WorkloadSpec = match (&args.grid, &args.block) {
         (Some(g), Some(b)) => WorkloadSpec {
             name: Some("command line".into()),
