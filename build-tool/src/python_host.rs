@@ -178,7 +178,7 @@ fn decode(host: &str, s: &PyStr) -> Vec<(u8, usize)> {
     out
 }
 
-/// The CUDA programs in `host`'s strings, in order. `file` is the name the `#line` directives
+/// The CUDA and OpenCL programs in `host`'s strings, in order. `file` is the name the `#line` directives
 /// give.
 pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
     let line_starts: Vec<usize> = std::iter::once(0)
@@ -211,8 +211,8 @@ static COMPILE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(RawKernel|RawModule|SourceModule|Program)\s*\(").unwrap());
 
 /// A call that compiles a program: its line, its name (`RawKernel`) and its keyword arguments
-/// as written.
-struct CompileCall {
+/// as written (PyOpenCL's `build` options among them, as `options`).
+pub struct CompileCall {
     line: usize,
     name: String,
     kwargs: Vec<(String, String)>,
@@ -225,16 +225,57 @@ impl CompileCall {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The options it passes (`options=('-DREPS=4',)`), with its line and name. `Ok(None)`
+    /// when it passes none; `Err` when they are not strings the file fixes.
+    pub fn options(&self) -> Result<Option<(usize, String, Vec<String>)>, String> {
+        let Some(options) = self.kwarg("options") else {
+            return Ok(None);
+        };
+        literal_items(options)
+            .map(|o| {
+                let call_name = match self.name.as_str() {
+                    "Program" => "PyOpenCL Program build".to_string(),
+                    name => format!("{name} call"),
+                };
+                Some((self.line, call_name, o))
+            })
+            .ok_or_else(|| {
+                format!(
+                    "`options={options}` at line {} is not a tuple of strings this file fixes",
+                    self.line
+                )
+            })
+    }
+
+    /// Whether it is PyCUDA's `SourceModule`, which wraps the program in `extern "C" { … }`
+    /// unless told `no_extern_c=True`: its kernels then have their source names, as
+    /// `get_function("scale")` asks for them.
+    pub fn wraps_in_extern_c(&self) -> bool {
+        self.name == "SourceModule"
+            && !self
+                .kwarg("no_extern_c")
+                .is_some_and(|v| v == "True" || v == "1")
+    }
+
+    /// The template instances CuPy is asked to compile (`RawModule(code=…,
+    /// name_expressions=['scale<float, 3>'])`), each a literal, with the call's line.
+    pub fn name_expressions(&self) -> Vec<(String, usize)> {
+        self.kwarg("name_expressions")
+            .and_then(literal_items)
+            .map(|e| e.into_iter().map(|x| (x, self.line)).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// The call that compiles the program whose string starts at host line `line` (written in the
 /// call) or is held in the variable `source` (passed to it).
-fn compile_call(host: &str, line: usize, source: Option<&str>) -> Option<CompileCall> {
+pub fn compile_call(host: &str, line: usize, source: Option<&str>) -> Option<CompileCall> {
     let code = code_only(host);
     let line_of = |at: usize| code[..at].matches('\n').count() + 1;
     COMPILE.captures_iter(&code).find_map(|m| {
         let whole = m.get(0).unwrap();
-        let (_, args) = call_args(&code, whole.end() - 1)?;
+        let (close, args) = call_args(&code, whole.end() - 1)?;
         let kwargs: Vec<(String, String)> = args
             .iter()
             .filter_map(|r| {
@@ -251,7 +292,6 @@ fn compile_call(host: &str, line: usize, source: Option<&str>) -> Option<Compile
         let opencl = call.name == "Program";
         let first = if opencl { args.get(1) } else { args.first() }?;
         if opencl {
-            let close = call_args(&code, whole.end() - 1)?.0;
             if let Some(options) = build_options(host, &code, whole.start(), close) {
                 call.kwargs.push(("options".into(), options));
             }
@@ -299,60 +339,6 @@ fn build_options(host: &str, code: &str, start: usize, close: usize) -> Option<S
 /// `name =` right before a call.
 static ASSIGNED_TO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"([A-Za-z_]\w*)\s*=\s*[\w.]*$").unwrap());
-
-/// The options the call that compiles the program (at host line `line`, or held in `source`)
-/// passes (`options=('-DREPS=4',)`), with the call's line and name. `Ok(None)` when no such
-/// call passes options; `Err` when its options are not strings the file fixes.
-pub fn options_for(
-    host: &str,
-    line: usize,
-    source: Option<&str>,
-) -> Result<Option<(usize, String, Vec<String>)>, String> {
-    let Some(call) = compile_call(host, line, source) else {
-        return Ok(None);
-    };
-    let Some(options) = call.kwarg("options") else {
-        return Ok(None);
-    };
-    literal_items(options)
-        .map(|o| {
-            let call_name = match call.name.as_str() {
-                "Program" => "PyOpenCL Program build".to_string(),
-                name => format!("{name} call"),
-            };
-            Some((call.line, call_name, o))
-        })
-        .ok_or_else(|| {
-            format!(
-                "`options={options}` at line {} is not a tuple of strings this file fixes",
-                call.line
-            )
-        })
-}
-
-/// Whether the program (at host line `line`, or held in `source`) is compiled by PyCUDA's
-/// `SourceModule`, which wraps it in `extern "C" { … }` unless told `no_extern_c=True`: its
-/// kernels then have their source names, as `get_function("scale")` asks for them.
-pub fn wrapped_in_extern_c(host: &str, line: usize, source: Option<&str>) -> bool {
-    compile_call(host, line, source).is_some_and(|call| {
-        call.name == "SourceModule"
-            && !call
-                .kwarg("no_extern_c")
-                .is_some_and(|v| v == "True" || v == "1")
-    })
-}
-
-/// The template instances CuPy is asked to compile for the program (`RawModule(code=…,
-/// name_expressions=['scale<float, 3>'])`), each a literal, with the call's line.
-pub fn name_expressions(host: &str, line: usize, source: Option<&str>) -> Vec<(String, usize)> {
-    let Some(call) = compile_call(host, line, source) else {
-        return Vec::new();
-    };
-    call.kwarg("name_expressions")
-        .and_then(literal_items)
-        .map(|e| e.into_iter().map(|x| (x, call.line)).collect())
-        .unwrap_or_default()
-}
 
 /// The items of a tuple or list of plain string literals (`('-DREPS=3', "-std=c++17")`), or of
 /// one literal; `None` when an item is anything else. Commas inside the strings are theirs.
@@ -652,19 +638,8 @@ fn launch(statement: &str, handles: &[(String, String)]) -> Option<String> {
     let open = handle.len() + statement[handle.len()..].find('(')?;
     let close = matching_close(statement.as_bytes(), open)?;
     let args = split_top(&statement[open + 1..close]);
-    let kwarg = |name: &str| {
-        args.iter().find_map(|a| {
-            let (k, v) = a.split_once('=')?;
-            (k.trim() == name && !v.starts_with('=')).then(|| v.trim().to_string())
-        })
-    };
-    let positional: Vec<&String> = args
-        .iter()
-        .filter(|a| {
-            !a.split_once('=')
-                .is_some_and(|(k, v)| bare(k.trim()) && !v.starts_with('='))
-        })
-        .collect();
+    let kwarg = |name: &str| kwarg(&args, name);
+    let positional: Vec<&String> = args.iter().filter(|a| !keyword(a)).collect();
     let (grid, block, values, shared) = match (kwarg("grid"), kwarg("block")) {
         (Some(g), Some(b)) => (
             g,
@@ -684,29 +659,15 @@ fn launch(statement: &str, handles: &[(String, String)]) -> Option<String> {
             )
         }
     };
-    // a size kerncast cannot read stays in the launch as written, so that the launch is still
-    // found and its error names what is not read
     let dims = |d: &str| -> Option<String> {
-        let items: Vec<String> = tuple(d)
-            .iter()
-            .map(|e| c_expression(e).unwrap_or_else(|| e.replace("//", "/")))
-            .collect();
+        let items = size_items(d);
         match items.as_slice() {
             [x] => Some(x.clone()),
             [_, ..] => Some(format!("dim3({})", items.join(", "))),
             [] => None,
         }
     };
-    let values: Vec<String> = values
-        .iter()
-        .map(|v| {
-            let v = v.trim();
-            SCALAR
-                .captures(v)
-                .map_or(v.to_string(), |c| c[1].trim().to_string())
-        })
-        .map(|v| c_expression(&v).unwrap_or(v))
-        .collect();
+    let values: Vec<String> = values.iter().map(|v| argument(v)).collect();
     let mut config = vec![dims(&grid)?, dims(&block)?];
     if let Some(s) = shared.and_then(|s| c_expression(&s)) {
         config.push(s);
@@ -716,6 +677,38 @@ fn launch(statement: &str, handles: &[(String, String)]) -> Option<String> {
         config.join(", "),
         values.join(", ")
     ))
+}
+
+/// The components of a size tuple (`(n // 256, 1)`) as C. One kerncast cannot read stays as
+/// written, so that the launch is still found and its error names what is not read.
+fn size_items(d: &str) -> Vec<String> {
+    tuple(d)
+        .iter()
+        .map(|e| c_expression(e).unwrap_or_else(|| e.replace("//", "/")))
+        .collect()
+}
+
+/// A kernel argument as C: `cp.int32(n)` and `np.float32(a)` pass `n` and `a`.
+fn argument(v: &str) -> String {
+    let v = v.trim();
+    let v = SCALAR
+        .captures(v)
+        .map_or(v.to_string(), |c| c[1].trim().to_string());
+    c_expression(&v).unwrap_or(v)
+}
+
+/// Whether a call's argument is a keyword argument (`block=(128, 1, 1)`, not `a == b`).
+fn keyword(arg: &str) -> bool {
+    arg.split_once('=')
+        .is_some_and(|(k, v)| bare(k.trim()) && !v.starts_with('='))
+}
+
+/// The value of the keyword argument `name` among a call's `args`.
+fn kwarg(args: &[String], name: &str) -> Option<String> {
+    args.iter().find_map(|a| {
+        let (k, v) = a.split_once('=')?;
+        (k.trim() == name && !v.starts_with('=')).then(|| v.trim().to_string())
+    })
 }
 
 fn bare(s: &str) -> bool {
@@ -814,6 +807,23 @@ add(((n + threads - 1) // threads,), (threads,),
         let code: Vec<&str> = p.text.lines().filter(|l| !l.starts_with("#line")).collect();
         assert_eq!(code, ["__global__ void k(int *x) {", "  x[0] = 1;", "}"]);
         assert!(programs("f = f'''__global__ void k{n}(int *x) {{}}'''\n", "f.py").is_empty());
+    }
+
+    /// The options of the call that compiles the program at `line` or in `source`.
+    pub(super) fn options_for(
+        host: &str,
+        line: usize,
+        source: Option<&str>,
+    ) -> Result<Option<(usize, String, Vec<String>)>, String> {
+        compile_call(host, line, source).map_or(Ok(None), |c| c.options())
+    }
+
+    fn name_expressions(host: &str, line: usize, source: Option<&str>) -> Vec<(String, usize)> {
+        compile_call(host, line, source).map_or_else(Vec::new, |c| c.name_expressions())
+    }
+
+    fn wrapped_in_extern_c(host: &str, line: usize, source: Option<&str>) -> bool {
+        compile_call(host, line, source).is_some_and(|c| c.wraps_in_extern_c())
     }
 
     #[test]

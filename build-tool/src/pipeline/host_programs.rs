@@ -85,12 +85,20 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     let file = dir.path().join(format!("program.{}", language.extension()));
     let python = crate::python_host::is_python(&job.path);
     let source = program.variable.as_deref();
-    let program =
-        match python && crate::python_host::wrapped_in_extern_c(host, program.line, source) {
-            true => &program.wrapped("extern \"C\" {", "}"),
-            false => program,
-        };
-    let program = &with_name_expressions(program, host, &job.display_path, python);
+    // a Python host's compiling call (CuPy's, PyCUDA's, PyOpenCL's), found once
+    let compile = python
+        .then(|| crate::python_host::compile_call(host, program.line, source))
+        .flatten();
+    let program = match compile.as_ref().is_some_and(|c| c.wraps_in_extern_c()) {
+        true => &program.wrapped("extern \"C\" {", "}"),
+        false => program,
+    };
+    let expressions = match (python, &compile) {
+        (true, Some(c)) => c.name_expressions(),
+        (true, None) => Vec::new(),
+        (false, _) => crate::launch_sites::nvrtc::name_expressions(host, source),
+    };
+    let program = &with_name_expressions(program, expressions, &job.display_path);
     std::fs::write(&file, &program.text).map_err(io)?;
     let headers = match language {
         Language::Cuda => write_string_headers(
@@ -110,14 +118,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
         lowering.lower.include_dirs.push(dir.to_path_buf());
     }
     let build = if python {
-        python_build(
-            &mut lowering,
-            language,
-            &job.display_path,
-            host,
-            program.line,
-            program.variable.as_deref(),
-        )
+        python_build(&mut lowering, language, &job.display_path, compile.as_ref())
     } else {
         host_build(
             &mut lowering,
@@ -180,26 +181,19 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     Ok(u)
 }
 
-/// A CUDA program with the template instances the host asks NVRTC for
-/// (`nvrtcAddNameExpression(prog, "scale<float, 3>")`, or a `python` host's CuPy
-/// `name_expressions=[…]`) made, as NVRTC makes them: by taking their addresses, at the line of
-/// the host's call. An expression whose name the program does
-/// not define belongs to another program of the file.
+/// A CUDA program with the template instances the host asks NVRTC for (`expressions`, each
+/// with the line of its call: `nvrtcAddNameExpression(prog, "scale<float, 3>")`, or CuPy's
+/// `name_expressions=[…]`) made, as NVRTC makes them: by taking their addresses, at the line
+/// of the host's call. An expression whose name the program does not define belongs to
+/// another program of the file.
 fn with_name_expressions(
     program: &EmbeddedProgram,
-    host: &str,
+    expressions: Vec<(String, usize)>,
     display: &str,
-    python: bool,
 ) -> EmbeddedProgram {
     if program.language != Language::Cuda {
         return program.clone();
     }
-    let source = program.variable.as_deref();
-    let expressions = if python {
-        crate::python_host::name_expressions(host, program.line, source)
-    } else {
-        crate::launch_sites::nvrtc::name_expressions(host, source)
-    };
     let lines: Vec<(String, usize)> = expressions
         .into_iter()
         .filter(|(e, _)| defines(&program.text, e))
@@ -287,18 +281,17 @@ fn host_build(
     with_build_options(job, language, build, display, found)
 }
 
-/// The options a Python host compiles its program (at host line `line`, held in `source`) with
-/// (CuPy's or PyCUDA's `options=`, PyOpenCL's `build(options=…)`), added to `job`'s lowering
-/// as NVRTC's or an OpenCL build's are, and the note.
+/// The options a Python host compiles its program with (CuPy's or PyCUDA's `options=`,
+/// PyOpenCL's `build(options=…)`, of its `compile` call), added to `job`'s lowering as NVRTC's
+/// or an OpenCL build's are, and the note.
 fn python_build(
     job: &mut Job,
     language: Language,
     display: &str,
-    host: &str,
-    line: usize,
-    source: Option<&str>,
+    compile: Option<&crate::python_host::CompileCall>,
 ) -> Option<String> {
-    let found = crate::python_host::options_for(host, line, source)
+    let found = compile
+        .map_or(Ok(None), |c| c.options())
         .map(|c| c.map(|(line, call, options)| (line, Ok(options), call)));
     let (build, found) = match found {
         Ok(Some((line, options, call))) => (call, Ok(Some((line, options)))),

@@ -16,7 +16,7 @@
 //! `cl.Kernel(prg, "name")`. A local size of `None` is the runtime's choice, asked for as a C++
 //! host's `cl::NullRange` is.
 
-use super::{bare, c_expression, literal, split_top, tuple, SCALAR};
+use super::{argument, bare, c_expression, keyword, kwarg, literal, size_items, split_top};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -153,11 +153,6 @@ fn call(statement: &str) -> Option<(&str, Vec<String>)> {
     is_name.then(|| (callee, split_top(inner)))
 }
 
-fn keyword(arg: &str) -> bool {
-    arg.split_once('=')
-        .is_some_and(|(k, v)| bare(k.trim()) && !v.starts_with('='))
-}
-
 fn set_args(var: &str, values: &[String]) -> String {
     values
         .iter()
@@ -176,29 +171,21 @@ fn value_of(v: &str) -> String {
             c_expression(bytes).unwrap_or(bytes.to_string())
         );
     }
-    let v = SCALAR
-        .captures(v)
-        .map_or(v.to_string(), |c| c[1].trim().to_string());
-    c_expression(&v).unwrap_or(v)
+    argument(v)
 }
 
 /// The enqueue of kernel object `var` with `sizes` = (global, local, …) as PyOpenCL orders
 /// them after the queue; `args` may set them by keyword instead, and `g_times_l=True` makes
 /// the global size count work-groups.
 fn enqueue(var: &str, sizes: &[String], args: &[String]) -> Option<String> {
-    let kwarg = |name: &str| {
-        args.iter().find_map(|a| {
-            let (k, v) = a.split_once('=')?;
-            (k.trim() == name && !v.starts_with('=')).then(|| v.trim().to_string())
-        })
-    };
+    let kwarg = |name: &str| kwarg(args, name);
     let positional: Vec<&String> = sizes.iter().filter(|a| !keyword(a)).collect();
     let global = kwarg("global_work_size").or_else(|| positional.first().map(|g| g.to_string()))?;
     let local = kwarg("local_work_size").or_else(|| positional.get(1).map(|l| l.to_string()));
     let local = local.filter(|l| l != "None");
-    let mut global = dims(&global);
+    let mut global = size_items(&global);
     if kwarg("g_times_l").as_deref() == Some("True") {
-        let local = dims(local.as_deref()?);
+        let local = size_items(local.as_deref()?);
         global = global
             .iter()
             .zip(&local)
@@ -206,25 +193,17 @@ fn enqueue(var: &str, sizes: &[String], args: &[String]) -> Option<String> {
             .collect();
     }
     let nd = |d: Vec<String>| format!("cl::NDRange({})", d.join(", "));
-    let local = local.map_or("cl::NullRange".to_string(), |l| nd(dims(&l)));
+    let local = local.map_or("cl::NullRange".to_string(), |l| nd(size_items(&l)));
     Some(format!(
         "queue.enqueueNDRangeKernel({var}, cl::NullRange, {}, {local});",
         nd(global)
     ))
 }
 
-/// A size tuple's components as C; one kerncast cannot read stays as written, so that its
-/// error names it.
-fn dims(d: &str) -> Vec<String> {
-    tuple(d)
-        .iter()
-        .map(|e| c_expression(e).unwrap_or_else(|| e.replace("//", "/")))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::{options_for, shape};
+    use super::super::shape;
+    use super::super::tests::options_for;
 
     #[test]
     fn pyopencl_kernels_are_shaped_as_the_cpp_bindings_calls() {
