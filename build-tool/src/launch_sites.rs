@@ -967,6 +967,19 @@ int main() {
         let changed = "int numSMs;\ncudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, 0);\nnumSMs /= 2;\nsaxpy<<<numSMs, 256>>>(n);\n";
         let w = HostFile::new(changed, None).workloads("saxpy", &["n".to_string()], &[]);
         assert!(w[0].on_device(Some(68)).resolve().is_err());
+        // a value given where it is declared is overwritten by the query; one given later is not
+        let zeroed = "int dev = 0, sms = 0;\ncudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);\nsaxpy<<<32 * sms, 256>>>(n);\n";
+        let w = HostFile::new(zeroed, None).workloads("saxpy", &["n".to_string()], &[]);
+        let grid = w[0]
+            .on_device(Some(68))
+            .resolve_with(&[("n".into(), 1)].into());
+        assert_eq!(grid.unwrap().grid, [32 * 68, 1, 1]);
+        let later = zeroed.replace("saxpy<<<", "sms = 4;\nsaxpy<<<");
+        let w = HostFile::new(&later, None).workloads("saxpy", &["n".to_string()], &[]);
+        let grid = w[0]
+            .on_device(Some(68))
+            .resolve_with(&[("n".into(), 1)].into());
+        assert!(grid.is_err(), "{grid:?}");
     }
 
     #[test]

@@ -135,8 +135,9 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
     for c in SM_ATTRIBUTE.captures_iter(scope) {
         let name = &c[1];
         let address = Regex::new(&format!(r"&\s*{}\b", regex::escape(name))).unwrap();
+        // a value given where it is declared (`int numSMs = 0;`) is overwritten by the query
         if address.find_iter(code).count() == 1
-            && assignments(&address.replace_all(code, ""), name) == Some(0)
+            && assignments(&address.replace_all(code, ""), name) == Some(initializers(code, name))
         {
             scalars.insert(
                 name.to_string(),
@@ -209,6 +210,15 @@ pub(super) fn add_branch_values(defs: &mut HostDefs, code: &str, scope: std::ops
             defs.scalars.insert(name, value.clone());
         }
     }
+}
+
+/// How many integer declarations in `code` declare `name` with a value (`int n = 0`).
+fn initializers(code: &str, name: &str) -> usize {
+    SCALAR
+        .captures_iter(code)
+        .flat_map(|c| declarators(&c[1]))
+        .filter(|(declared, _)| declared == name)
+        .count()
 }
 
 fn assigned_once(code: &str, name: &str) -> bool {
