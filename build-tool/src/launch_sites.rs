@@ -294,7 +294,16 @@ impl<'a> HostFile<'a> {
             let guards = branches::guards(self.code(), site.at);
             for (mut defs, via) in self.contexts(site) {
                 self.add_members(&mut defs);
-                let mut w = workload_via(site, params, fields, &defs, self.name, via.as_deref());
+                let why_no_value = |name: &str| host_defs::why_no_value(self.code(), name);
+                let mut w = workload_via(
+                    site,
+                    params,
+                    fields,
+                    &defs,
+                    self.name,
+                    via.as_deref(),
+                    &why_no_value,
+                );
                 if let Some(why) = not_taken(&guards, &defs) {
                     w.origin = Some(format!(
                         "the launch at {}{}: {}{} is in a branch the host code does not take: {why}",
@@ -474,7 +483,7 @@ pub fn workload(
     defs: &HostDefs,
     file: Option<&str>,
 ) -> WorkloadSpec {
-    workload_via(site, params, fields, defs, file, None)
+    workload_via(site, params, fields, defs, file, None, &|_| None)
 }
 
 /// [`workload`] for a launch in a host helper, reached through the call `via`.
@@ -485,6 +494,7 @@ fn workload_via(
     defs: &HostDefs,
     file: Option<&str>,
     via: Option<&str>,
+    why_no_value: &dyn Fn(&str) -> Option<String>,
 ) -> WorkloadSpec {
     // bare names passed to a parameter of another name take the parameter's name
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
@@ -556,10 +566,6 @@ fn workload_via(
             args.push((p.clone(), e));
         }
     }
-    let mut order: Vec<(String, Expr)> = Vec::new();
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    // the host's definitions the workload took, for the report to show
-    let mut sources: Vec<String> = Vec::new();
     let mut need: Vec<String> = Vec::new();
     for e in grid
         .0
@@ -576,17 +582,25 @@ fn workload_via(
             }
         }
     }
+    let mut definer = Definer {
+        defs,
+        renames: &renames,
+        back: &back,
+        why_no_value,
+        seen: BTreeSet::new(),
+        order: Vec::new(),
+        sources: Vec::new(),
+        unset: BTreeMap::new(),
+    };
     for n in need {
-        define(
-            &n,
-            defs,
-            &renames,
-            &back,
-            &mut seen,
-            &mut order,
-            &mut sources,
-        );
+        definer.define(&n);
     }
+    let Definer {
+        mut order,
+        mut sources,
+        mut unset,
+        ..
+    } = definer;
     let defined: BTreeSet<String> = order
         .iter()
         .map(|(n, _)| n.clone())
@@ -596,9 +610,18 @@ fn workload_via(
     for (p, e) in args {
         let mut vars = Vec::new();
         e.vars(&mut vars);
-        if vars.iter().all(|v| defined.contains(v)) && !defined.contains(&p) {
-            sources.extend(members.remove(&p));
-            order.push((p, e));
+        if defined.contains(&p) {
+            continue;
+        }
+        match vars.iter().find(|v| !defined.contains(*v)) {
+            None => {
+                sources.extend(members.remove(&p));
+                order.push((p, e));
+            }
+            Some(v) => {
+                let why = unset.get(v).map(|w| format!("; {w}")).unwrap_or_default();
+                unset.insert(p, format!("its argument reads `{v}`{why}"));
+            }
         }
     }
     let mut hints = BTreeMap::new();
@@ -645,44 +668,74 @@ fn workload_via(
         )),
         macros: defs.macros.clone(),
         launched_as: Some(site.kernel.clone()),
+        unset,
         ..empty_spec()
     }
 }
 
-/// Adds `name` (a parameter or helper name of the workload) and, first, every name its
-/// definition reads, to `order`; names without a usable definition are left out.
-fn define(
-    name: &str,
-    defs: &HostDefs,
-    renames: &BTreeMap<String, String>,
-    back: &BTreeMap<&str, &str>,
-    seen: &mut BTreeSet<String>,
-    order: &mut Vec<(String, Expr)>,
-    sources: &mut Vec<String>,
-) {
-    if !seen.insert(name.to_string()) || is_given(name, defs) {
-        return;
-    }
-    let host = back.get(name).copied().unwrap_or(name);
-    let Some(text) = defs.scalars.get(host) else {
-        return;
-    };
-    let Ok(e) = Expr::parse(&c_expr(text, &defs.fns)) else {
-        return;
-    };
-    let e = rename(e, renames);
-    let mut vars = Vec::new();
-    e.vars(&mut vars);
-    for v in &vars {
-        define(v, defs, renames, back, seen, order, sources);
-    }
-    let defined: BTreeSet<&str> = order.iter().map(|(n, _)| n.as_str()).collect();
-    if vars
-        .iter()
-        .all(|v| defined.contains(v.as_str()) || is_given(v, defs))
-    {
-        order.push((name.to_string(), e));
-        sources.push(format!("{host} = {}", text.trim()));
+/// The host's definitions a launch's workload takes, in the order they read each other.
+struct Definer<'a> {
+    defs: &'a HostDefs,
+    renames: &'a BTreeMap<String, String>,
+    back: &'a BTreeMap<&'a str, &'a str>,
+    /// Why the host code gives a name no single value (`n` is given values at lines 15 and 22).
+    why_no_value: &'a dyn Fn(&str) -> Option<String>,
+    seen: BTreeSet<String>,
+    order: Vec<(String, Expr)>,
+    /// The host's definitions taken, for the report to show.
+    sources: Vec<String>,
+    /// The names read that have no value, and why, for the error that asks for them.
+    unset: BTreeMap<String, String>,
+}
+
+impl Definer<'_> {
+    /// Adds `name` (a parameter or helper name of the workload) and, first, every name its
+    /// definition reads, to `order`; a name without a usable definition is left out, and
+    /// `unset` says why.
+    fn define(&mut self, name: &str) {
+        if !self.seen.insert(name.to_string()) || is_given(name, self.defs) {
+            return;
+        }
+        let host = self.back.get(name).copied().unwrap_or(name);
+        let Some(text) = self.defs.scalars.get(host) else {
+            if let Some(why) = (self.why_no_value)(host) {
+                self.unset.insert(name.to_string(), why);
+            }
+            return;
+        };
+        let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) else {
+            let why = format!(
+                "`{host} = {}` is not an integer expression kerncast evaluates",
+                text.trim()
+            );
+            self.unset.insert(name.to_string(), why);
+            return;
+        };
+        let e = rename(e, self.renames);
+        let mut vars = Vec::new();
+        e.vars(&mut vars);
+        for v in &vars {
+            self.define(v);
+        }
+        let defined: BTreeSet<&str> = self.order.iter().map(|(n, _)| n.as_str()).collect();
+        match vars
+            .iter()
+            .find(|v| !defined.contains(v.as_str()) && !is_given(v, self.defs))
+        {
+            None => {
+                self.order.push((name.to_string(), e));
+                self.sources.push(format!("{host} = {}", text.trim()));
+            }
+            Some(v) => {
+                let why = self
+                    .unset
+                    .get(v)
+                    .map(|w| format!("; {w}"))
+                    .unwrap_or_default();
+                let why = format!("`{host} = {}` reads `{v}`{why}", text.trim());
+                self.unset.insert(name.to_string(), why);
+            }
+        }
     }
 }
 
@@ -980,6 +1033,33 @@ int main() {
             .on_device(Some(68))
             .resolve_with(&[("n".into(), 1)].into());
         assert!(grid.is_err(), "{grid:?}");
+    }
+
+    #[test]
+    fn a_name_without_one_value_says_why() {
+        let src = "int main() {\n  int n = 1 << 24;\n  while (n > 1) {\n    int blocks = (n + 255) / 256;\n    reduce<<<blocks, 256>>>(a, b, n);\n    n = blocks;\n  }\n  int m = atoi(argv[1]);\n  scale<<<m / 256, 256>>>(x, m / 2);\n  int k;\n  read_size(&k);\n  scale<<<k, 256>>>(x, 1);\n}\n";
+        let host = HostFile::new(src, None);
+        let params = ["a".to_string(), "b".into(), "n".into()];
+        let w = &host.workloads("reduce", &params, &[])[0];
+        let why_n =
+            "`n` is given a value at lines 2 and 6, so it may differ from one launch to the next";
+        assert_eq!(w.unset["n"], why_n);
+        assert_eq!(
+            w.unset["blocks"],
+            format!("`blocks = (n + 255) / 256` reads `n`; {why_n}")
+        );
+        let ws = host.workloads("scale", &["x".to_string(), "len".into()], &[]);
+        assert_eq!(
+            ws[0].unset["m"],
+            "`m = atoi(argv[1])` is not an integer expression kerncast evaluates"
+        );
+        assert!(ws[0].unset["len"].starts_with("its argument reads `m`; `m = atoi"));
+        assert_eq!(
+            ws[1].unset["k"],
+            "`k` is passed by address at line 11 (`&k`), so a call may set it"
+        );
+        // a name with one value has no entry
+        assert!(!w.unset.contains_key("a") && ws[1].unset.len() == 1);
     }
 
     #[test]

@@ -641,8 +641,9 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             } else {
                 u.job.workloads.clone()
             };
+            let kernel_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
             for w in &mut specs {
-                params_used.extend(w.set_values(&opts.params));
+                params_used.extend(w.set_values(&opts.params, &kernel_params));
             }
             if specs.is_empty() {
                 let untaken = sk
@@ -857,6 +858,23 @@ fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
     )
 }
 
+/// `message` with why the host code leaves the parameter it asks for unset, where the launch
+/// says (the parameter's argument changes between launches).
+fn why_unset(message: String, spec: &WorkloadSpec) -> String {
+    let param = message
+        .strip_prefix("the counts depend on parameter `")
+        .and_then(|r| r.split_once('`'))
+        .map(|(name, _)| name);
+    match param.and_then(|p| spec.unset.get(p)) {
+        Some(why) => message.replacen(
+            "which the workload does not set",
+            &format!("which the workload does not set ({why})"),
+            1,
+        ),
+        None => message,
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn one(
     u: &Unit,
@@ -877,7 +895,12 @@ fn one(
             .strip_prefix("undefined name `")
             .and_then(|r| r.split_once('`'))
             .map_or(String::new(), |(name, _)| {
-                format!("; give it a value with --param {name}=VALUE")
+                let why = spec
+                    .unset
+                    .get(name)
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default();
+                format!("{why}; give it a value with --param {name}=VALUE")
             });
         match &spec.origin {
             Some(o) => err("workload", format!("{m}{how} (the workload of {o})")),
@@ -904,7 +927,7 @@ fn one(
     }
     let bound = prepared
         .bind_spec(spec, &BTreeMap::new(), &params)
-        .map_err(|m| err("count", m))?;
+        .map_err(|m| err("count", why_unset(m, spec)))?;
     let mut stats = bound.stats;
     let mut notes: Vec<String> = spec
         .origin

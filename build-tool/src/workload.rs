@@ -309,6 +309,9 @@ pub struct WorkloadSpec {
     /// `threadsPerBlock`, `device.sm_count`): left out of the workload's label, which names
     /// what the kernel is given.
     pub helpers: Vec<String>,
+    /// Names the launch reads that the host code gives no single value, and why (`n` is given
+    /// values at lines 15 and 22), for the error that asks for them.
+    pub unset: BTreeMap<String, String>,
 }
 
 /// A workload with numbers.
@@ -365,6 +368,7 @@ impl WorkloadSpec {
             buffers: BTreeMap::new(),
             launched_as: None,
             helpers: Vec::new(),
+            unset: BTreeMap::new(),
         }
     }
 
@@ -440,9 +444,15 @@ impl WorkloadSpec {
     /// The command line's values (`--param n=4096`) set in the workload: a parameter the launch
     /// or annotation gives a value is replaced where it stands, so the expressions after it
     /// follow it; a name the expressions read without defining it (a size the host reads at
-    /// run time) is given first. The names it used.
-    pub fn set_values(&mut self, given: &[(String, Expr)]) -> Vec<String> {
-        let read = self.names_read();
+    /// run time) is given first, and so is a parameter of the kernel the launch leaves unset
+    /// (its argument changes between launches). The names it used.
+    pub fn set_values(
+        &mut self,
+        given: &[(String, Expr)],
+        kernel_params: &[String],
+    ) -> Vec<String> {
+        let mut read = self.names_read();
+        read.extend(kernel_params.iter().cloned());
         let mut used = Vec::new();
         let mut new = Vec::new();
         for (k, e) in given {
@@ -598,13 +608,20 @@ mod tests {
             ("local_size".to_string(), Expr::Int(64)),
             ("unused".to_string(), Expr::Int(1)),
         ];
-        assert_eq!(w.set_values(&given), ["n", "local_size"]);
+        assert_eq!(w.set_values(&given, &[]), ["n", "local_size"]);
         let r = w.resolve().unwrap();
         // `m` follows the new `n`
         assert_eq!(
             (r.params["m"], r.grid, r.block),
             (2048, [32, 1, 1], [64, 1, 1])
         );
+        // a parameter of the kernel the launch leaves unset is given too
+        let given = [
+            ("len".to_string(), Expr::Int(7)),
+            ("other".to_string(), Expr::Int(1)),
+        ];
+        assert_eq!(w.set_values(&given, &["len".into()]), ["len"]);
+        assert_eq!(w.resolve().unwrap().params["len"], 7);
     }
 
     #[test]

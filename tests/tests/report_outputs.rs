@@ -1104,3 +1104,66 @@ prg.fill(queue, (n,), None, c_g, np.int32(n))
         ["--param locl_size=64: no workload of the kernels analysed has or reads `locl_size`"]
     );
 }
+
+#[test]
+fn a_launch_whose_sizes_change_between_launches_asks_for_them_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("reduce.cu"),
+        r#"__global__ void reduce_sum(const float *in, float *out, int n) {
+  __shared__ float s[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+int main() {
+  int n = 1 << 24;
+  float *a, *b;
+  while (n > 1) {
+    int blocks = (n + 255) / 256;
+    reduce_sum<<<blocks, 256>>>(a, b, n);
+    float *t = a; a = b; b = t;
+    n = blocks;
+  }
+}
+"#,
+    )
+    .unwrap();
+    let run = |params: &[&str]| {
+        let mut inputs = files_on_titan_x(vec![dir.path().to_path_buf()]);
+        inputs.params = params.iter().map(|p| p.to_string()).collect();
+        analyze(&inputs, None).expect("analyze")
+    };
+    let why_n =
+        "`n` is given a value at lines 13 and 19, so it may differ from one launch to the next";
+    let r = run(&[]);
+    assert!(r.kernels.is_empty());
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    assert!(
+        r.errors[0].message.starts_with(&format!(
+            "undefined name `blocks` in a workload expression (`blocks = (n + 255) / 256` reads `n`; {why_n}); give it a value with --param blocks=VALUE"
+        )),
+        "{}",
+        r.errors[0].message
+    );
+    // the grid given, the kernel's own `n` is still unset, and the count says why
+    let r = run(&["blocks=65536"]);
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    assert!(
+        r.errors[0].message.starts_with(&format!(
+            "the counts depend on parameter `n`, which the workload does not set ({why_n})"
+        )),
+        "{}",
+        r.errors[0].message
+    );
+    // a kernel parameter the launch leaves unset takes --param
+    let r = run(&["blocks=65536", "n=16777216"]);
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels[0].workload.grid, [65536, 1, 1]);
+    assert_eq!(r.kernels[0].workload.params["n"], 16777216);
+}

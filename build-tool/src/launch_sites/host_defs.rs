@@ -246,3 +246,63 @@ fn assignments(code: &str, name: &str) -> Option<usize> {
         + paren_init.find_iter(code).count();
     (!step.is_match(code)).then_some(assigns)
 }
+
+/// Why `code` gives `name` no single value, for the error that asks for it: it is assigned
+/// more than once (`n` is given a value at lines 15 and 22), stepped, or passed by address.
+/// `None` where none of these holds.
+pub(super) fn why_no_value(code: &str, name: &str) -> Option<String> {
+    if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let n = regex::escape(name);
+    let line = |at: usize| code[..at].matches('\n').count() + 1;
+    let changes = Regex::new(&format!(
+        r"\b{n}\s*(?:\+\+|--)|(?:\+\+|--)\s*{n}\b|&\s*{n}\b"
+    ))
+    .unwrap();
+    if let Some(m) = changes.find(code) {
+        let (how, so) = if m.as_str().starts_with('&') {
+            ("passed by address", ", so a call may set it")
+        } else {
+            ("stepped", "")
+        };
+        return Some(format!(
+            "`{name}` is {how} at line {} (`{}`){so}",
+            line(m.start()),
+            m.as_str()
+        ));
+    }
+    let assign = Regex::new(&format!(
+        r"\b{n}\s*(?:\.\s*[xyz]\s*)?(?:[-+*/%&|^]|<<|>>)?=[^=]"
+    ))
+    .unwrap();
+    let mut lines: Vec<usize> = assign
+        .find_iter(code)
+        .filter(|m| !struct_args::member_of_another(code, m.start()))
+        .map(|m| line(m.start()))
+        .collect();
+    lines.dedup();
+    let listed = match &lines[..] {
+        [] | [_] => return None,
+        [a, b] => format!("{a} and {b}"),
+        [rest @ .., last] if rest.len() < 4 => format!(
+            "{} and {last}",
+            rest.iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        many => format!(
+            "{} and {} more",
+            many[..3]
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            many.len() - 3
+        ),
+    };
+    Some(format!(
+        "`{name}` is given a value at lines {listed}, so it may differ from one launch to the next"
+    ))
+}
