@@ -150,6 +150,33 @@ impl SmLimits {
         }
     }
 
+    /// Whole blocks of `threads_per_block` threads one SM holds at once, under its thread, block,
+    /// register and shared-memory limits (the limits the device's profile gives); 0 where one
+    /// block exceeds a limit.
+    pub fn resident_blocks(
+        &self,
+        threads_per_block: u64,
+        regs_per_thread: Option<u64>,
+        shared_per_block: Option<u64>,
+    ) -> u64 {
+        let ntb = threads_per_block.max(1);
+        // threads are held in whole warps: a block of 200 takes 7 warps' slots (224)
+        let warp = self.reg_alloc.map_or(32, |a| a.warp_size).max(1);
+        let mut blocks = (self.max_threads / warp) / ntb.div_ceil(warp);
+        if let Some(mb) = self.max_blocks {
+            blocks = blocks.min(mb);
+        }
+        if let Some(b) = regs_per_thread.and_then(|rt| self.blocks_by_registers(ntb, rt)) {
+            blocks = blocks.min(b);
+        }
+        if let (Some(s), Some(sb)) = (self.shared_bytes, shared_per_block) {
+            if let Some(q) = s.checked_div(sb) {
+                blocks = blocks.min(q);
+            }
+        }
+        blocks
+    }
+
     /// Whole blocks the register file holds at once. With allocation data, a warp's registers
     /// come from one scheduler's share of the file, so a share holds whole warps only.
     pub fn blocks_by_registers(&self, threads_per_block: u64, regs_per_thread: u64) -> Option<u64> {
@@ -188,19 +215,10 @@ pub fn waves(
 ) -> Waves {
     let ntb = threads_per_block.max(1);
     let nth_sched = blocks.div_ceil(lim.sm_count.max(1)) * ntb;
-    // Whole blocks that fit under each limit.
-    let mut blocks_sm = (lim.max_threads / ntb).max(1);
-    if let Some(mb) = lim.max_blocks {
-        blocks_sm = blocks_sm.min(mb);
-    }
-    if let Some(b) = regs_per_thread.and_then(|rt| lim.blocks_by_registers(ntb, rt)) {
-        blocks_sm = blocks_sm.min(b.max(1));
-    }
-    if let (Some(s), Some(sb)) = (lim.shared_bytes, shared_per_block) {
-        if let Some(q) = s.checked_div(sb) {
-            blocks_sm = blocks_sm.min(q.max(1));
-        }
-    }
+    // a launch over a limit still runs one block at a time here (its failure is noted elsewhere)
+    let blocks_sm = lim
+        .resident_blocks(ntb, regs_per_thread, shared_per_block)
+        .max(1);
     let nth_sm = (blocks_sm * ntb).min(nth_sched.max(1)).max(1);
     let waves = nth_sched.div_ceil(nth_sm).max(1);
     Waves {
