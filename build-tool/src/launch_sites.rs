@@ -30,6 +30,7 @@ mod host_defs;
 mod instantiations;
 mod launch_macros;
 pub mod nvrtc;
+mod occupancy_calls;
 mod opencl;
 mod runtime_api;
 mod size_fns;
@@ -40,9 +41,10 @@ pub use instantiations::for_instantiation;
 pub use opencl::with_required_local_size;
 
 use crate::param_fields::SourceField;
-use crate::workload::{split_top, Dims, Div, Expr, WorkloadSpec};
+use crate::workload::{split_top, Ask, DeviceQuery, Dims, Div, Expr, WorkloadSpec};
 use c_text::{bare_name, c_expr, code_only, dim3_parts, matching_close, matching_open};
 use host_defs::defs_in;
+use occupancy_calls::QueryKind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
@@ -471,6 +473,7 @@ fn overlay(outer: &mut HostDefs, inner: HostDefs) {
     outer.scalars.extend(inner.scalars);
     outer.dims.extend(inner.dims);
     outer.structs.extend(inner.structs);
+    outer.queries.extend(inner.queries);
 }
 
 /// The workload of `site` for a kernel whose parameters are named `params` (and whose struct
@@ -584,6 +587,7 @@ fn workload_via(
     }
     let mut definer = Definer {
         defs,
+        kernel: &site.kernel,
         renames: &renames,
         back: &back,
         why_no_value,
@@ -591,6 +595,7 @@ fn workload_via(
         order: Vec::new(),
         sources: Vec::new(),
         unset: BTreeMap::new(),
+        queries: Vec::new(),
     };
     for n in need {
         definer.define(&n);
@@ -599,11 +604,13 @@ fn workload_via(
         mut order,
         mut sources,
         mut unset,
+        queries,
         ..
     } = definer;
     let defined: BTreeSet<String> = order
         .iter()
         .map(|(n, _)| n.clone())
+        .chain(queries.iter().map(|q| q.name.clone()))
         .chain(defs.macros.keys().cloned())
         .chain([crate::workload::DEVICE_SM_COUNT.to_string()])
         .collect();
@@ -646,6 +653,7 @@ fn workload_via(
     let helpers = order
         .iter()
         .map(|(n, _)| n.clone())
+        .chain(queries.iter().map(|q| q.name.clone()))
         .filter(|n| !params.contains(n) && !fields.iter().any(|f| &f.name == n))
         .collect();
     WorkloadSpec {
@@ -669,6 +677,7 @@ fn workload_via(
         macros: defs.macros.clone(),
         launched_as: Some(site.kernel.clone()),
         unset,
+        device_queries: queries,
         ..empty_spec()
     }
 }
@@ -676,6 +685,8 @@ fn workload_via(
 /// The host's definitions a launch's workload takes, in the order they read each other.
 struct Definer<'a> {
     defs: &'a HostDefs,
+    /// The kernel the launch names, which an occupancy query must be about.
+    kernel: &'a str,
     renames: &'a BTreeMap<String, String>,
     back: &'a BTreeMap<&'a str, &'a str>,
     /// Why the host code gives a name no single value (`n` is given values at lines 15 and 22).
@@ -686,6 +697,8 @@ struct Definer<'a> {
     sources: Vec<String>,
     /// The names read that have no value, and why, for the error that asks for them.
     unset: BTreeMap<String, String>,
+    /// The names the occupancy API sets, asked of each device.
+    queries: Vec<DeviceQuery>,
 }
 
 impl Definer<'_> {
@@ -697,6 +710,9 @@ impl Definer<'_> {
             return;
         }
         let host = self.back.get(name).copied().unwrap_or(name);
+        if let Some(q) = self.defs.queries.get(host) {
+            return self.query(name, host, q);
+        }
         let Some(text) = self.defs.scalars.get(host) else {
             if let Some(why) = (self.why_no_value)(host) {
                 self.unset.insert(name.to_string(), why);
@@ -717,11 +733,7 @@ impl Definer<'_> {
         for v in &vars {
             self.define(v);
         }
-        let defined: BTreeSet<&str> = self.order.iter().map(|(n, _)| n.as_str()).collect();
-        match vars
-            .iter()
-            .find(|v| !defined.contains(v.as_str()) && !is_given(v, self.defs))
-        {
+        match self.first_undefined(&vars) {
             None => {
                 self.order.push((name.to_string(), e));
                 self.sources.push(format!("{host} = {}", text.trim()));
@@ -729,13 +741,86 @@ impl Definer<'_> {
             Some(v) => {
                 let why = self
                     .unset
-                    .get(v)
+                    .get(&v)
                     .map(|w| format!("; {w}"))
                     .unwrap_or_default();
                 let why = format!("`{host} = {}` reads `{v}`{why}", text.trim());
                 self.unset.insert(name.to_string(), why);
             }
         }
+    }
+
+    /// The first of `vars` without a value.
+    fn first_undefined(&self, vars: &[String]) -> Option<String> {
+        vars.iter()
+            .find(|v| {
+                !self.order.iter().any(|(n, _)| n == *v)
+                    && !self.queries.iter().any(|q| &q.name == *v)
+                    && !is_given(v, self.defs)
+            })
+            .cloned()
+    }
+
+    /// `name`, set by the occupancy call `q`: asked of each device, once the sizes the call
+    /// passes are defined.
+    fn query(&mut self, name: &str, host: &str, q: &occupancy_calls::HostQuery) {
+        if !occupancy_calls::same_kernel(&q.kernel, self.kernel) {
+            let why = format!(
+                "`{host}` is set by `{}` for `{}`, not for the kernel launched",
+                q.shown, q.kernel
+            );
+            self.unset.insert(name.to_string(), why);
+            return;
+        }
+        let mut args = Vec::new();
+        for text in &q.args {
+            let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) else {
+                let why = format!(
+                    "`{}` passes `{text}`, which is not an integer expression kerncast evaluates",
+                    q.shown
+                );
+                self.unset.insert(name.to_string(), why);
+                return;
+            };
+            let e = rename(e, self.renames);
+            let mut vars = Vec::new();
+            e.vars(&mut vars);
+            for v in &vars {
+                self.define(v);
+            }
+            if let Some(v) = self.first_undefined(&vars) {
+                let why = self
+                    .unset
+                    .get(&v)
+                    .map(|w| format!("; {w}"))
+                    .unwrap_or_default();
+                let why = format!("`{}` passes `{text}`, which reads `{v}`{why}", q.shown);
+                self.unset.insert(name.to_string(), why);
+                return;
+            }
+            args.push(e);
+        }
+        let [a, b] = <[Expr; 2]>::try_from(args).expect("two sizes");
+        let ask = match q.kind {
+            QueryKind::MaxPotentialBlockSize => Ask::MaxPotentialBlockSize {
+                dynamic_shared: a,
+                limit: b,
+            },
+            QueryKind::MinGridSize => Ask::MinGridSize {
+                dynamic_shared: a,
+                limit: b,
+            },
+            QueryKind::ActiveBlocksPerSm => Ask::ActiveBlocksPerSm {
+                threads: a,
+                dynamic_shared: b,
+            },
+        };
+        self.queries.push(DeviceQuery {
+            name: name.to_string(),
+            ask,
+            shown: format!("`{}`'s answer", q.shown),
+        });
+        self.sources.push(format!("{host} from {}", q.shown));
     }
 }
 
@@ -1010,27 +1095,38 @@ int main() {
         let ws = host.workloads("saxpy", &["n".to_string(), "x".into(), "y".into()], &[]);
         let grids: Vec<[u64; 3]> = ws
             .iter()
-            .map(|w| w.on_device(Some(68)).resolve().unwrap().grid)
+            .map(|w| {
+                w.on_device(Some(68), Err(String::new()))
+                    .resolve()
+                    .unwrap()
+                    .grid
+            })
             .collect();
         assert_eq!(grids, [[32 * 68, 1, 1], [68 * 4, 1, 1]]);
         // without the device's count the name is asked for
-        let err = ws[0].on_device(None).resolve().unwrap_err();
+        let err = ws[0]
+            .on_device(None, Err(String::new()))
+            .resolve()
+            .unwrap_err();
         assert!(err.contains("undefined name `device.sm_count`"), "{err}");
         // a count the program changes is not the device's
         let changed = "int numSMs;\ncudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, 0);\nnumSMs /= 2;\nsaxpy<<<numSMs, 256>>>(n);\n";
         let w = HostFile::new(changed, None).workloads("saxpy", &["n".to_string()], &[]);
-        assert!(w[0].on_device(Some(68)).resolve().is_err());
+        assert!(w[0]
+            .on_device(Some(68), Err(String::new()))
+            .resolve()
+            .is_err());
         // a value given where it is declared is overwritten by the query; one given later is not
         let zeroed = "int dev = 0, sms = 0;\ncudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);\nsaxpy<<<32 * sms, 256>>>(n);\n";
         let w = HostFile::new(zeroed, None).workloads("saxpy", &["n".to_string()], &[]);
         let grid = w[0]
-            .on_device(Some(68))
+            .on_device(Some(68), Err(String::new()))
             .resolve_with(&[("n".into(), 1)].into());
         assert_eq!(grid.unwrap().grid, [32 * 68, 1, 1]);
         let later = zeroed.replace("saxpy<<<", "sms = 4;\nsaxpy<<<");
         let w = HostFile::new(&later, None).workloads("saxpy", &["n".to_string()], &[]);
         let grid = w[0]
-            .on_device(Some(68))
+            .on_device(Some(68), Err(String::new()))
             .resolve_with(&[("n".into(), 1)].into());
         assert!(grid.is_err(), "{grid:?}");
     }
@@ -1060,6 +1156,62 @@ int main() {
         );
         // a name with one value has no entry
         assert!(!w.unset.contains_key("a") && ws[1].unset.len() == 1);
+    }
+
+    /// An occupancy that answers 8 blocks of any size, and 512 threads (1024 with no dynamic
+    /// shared memory) as the best block.
+    struct FixedOccupancy;
+
+    impl crate::workload::Occupancy for FixedOccupancy {
+        fn active_blocks_per_sm(&self, _threads: u64, _dynamic_shared: u64) -> u64 {
+            8
+        }
+        fn max_potential_block_size(&self, dynamic_shared: u64, limit: u64) -> (u64, u64) {
+            let block = if dynamic_shared == 0 { 1024 } else { 512 };
+            (2 * 68, block.min(if limit == 0 { u64::MAX } else { limit }))
+        }
+    }
+
+    #[test]
+    fn a_launch_sized_by_the_occupancy_api_takes_each_devices_answer() {
+        let src = "int main() {\n  const int n = 1 << 22;\n  int minGridSize, blockSize;\n  cudaOccupancyMaxPotentialBlockSize(&minGridSize, &blockSize, scale, 0, 0);\n  scale<<<(n + blockSize - 1) / blockSize, blockSize>>>(x, n);\n  int perSM = 0;\n  const int threads = 256;\n  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, (void *)sum, threads, threads * sizeof(float));\n  sum<<<perSM * 68, threads>>>(x, n);\n  fill<<<minGridSize, 128>>>(x, n);\n}\n";
+        let host = HostFile::new(src, None);
+        let params = ["x".to_string(), "n".into()];
+        let on = |kernel: &str| {
+            let w = &host.workloads(kernel, &params, &[])[0];
+            (w.on_device(Some(68), Ok(&FixedOccupancy)), w.clone())
+        };
+        let (scale, _) = on("scale");
+        let r = scale.resolve().unwrap();
+        assert_eq!((r.grid, r.block), ([4096, 1, 1], [1024, 1, 1]));
+        assert_eq!(r.params["blockSize"], 1024);
+        assert_eq!(scale.answered.len(), 1, "{:?}", scale.answered);
+        assert!(scale.answered[0].starts_with("`blockSize` = 1024 on this device: `cudaOccupancyMaxPotentialBlockSize(&minGridSize, &blockSize, scale, 0, 0)`'s answer"));
+        // the label names what the kernel is given, not the answer
+        assert_eq!(r.name, "n=4194304");
+        let (sum, _) = on("sum");
+        assert_eq!(sum.resolve().unwrap().grid, [8 * 68, 1, 1]);
+        // the answer is about `scale`: `fill` cannot take it
+        let (fill, _) = on("fill");
+        let e = fill.resolve().unwrap_err();
+        assert!(e.contains("undefined name `minGridSize`"), "{e}");
+        assert!(fill.unset["minGridSize"].contains("for `scale`, not for the kernel launched"));
+        // without the kernel's registers the answer is asked for, and the reason kept
+        let (_, spec) = on("scale");
+        let without = spec.on_device(Some(68), Err("ptxas was not found".into()));
+        assert!(without.resolve().is_err());
+        assert_eq!(
+            without.unset["blockSize"],
+            "`blockSize` is `cudaOccupancyMaxPotentialBlockSize(&minGridSize, &blockSize, scale, 0, 0)`'s answer: ptxas was not found"
+        );
+        // a value given on the command line wins
+        let mut given = spec.clone();
+        given.set_values(&[("blockSize".into(), Expr::Int(128))], &[]);
+        let r = given
+            .on_device(Some(68), Ok(&FixedOccupancy))
+            .resolve()
+            .unwrap();
+        assert_eq!((r.grid, r.block), ([32768, 1, 1], [128, 1, 1]));
     }
 
     #[test]

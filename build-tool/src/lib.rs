@@ -16,6 +16,7 @@ pub mod engine;
 pub mod hotlines;
 pub mod includes;
 pub mod launch_sites;
+pub mod occupancy;
 pub mod param_fields;
 pub mod pipeline;
 pub mod progress;

@@ -14,7 +14,7 @@ use crate::lower::{self, LowerOptions};
 use crate::report::{
     Failure, KernelReport, Prediction, Report, Resources, Scaling, ScalingPoint, SourceLoc,
 };
-use crate::workload::WorkloadSpec;
+use crate::workload::{Occupancy, WorkloadSpec};
 use kerncast_passes::ptx::Module;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -858,6 +858,22 @@ fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
     )
 }
 
+/// The occupancy API's answers for `entry` of `u` on `device`, from ptxas's resources and its
+/// `__launch_bounds__`.
+pub(crate) fn kernel_on_device(
+    u: &Unit,
+    entry: &str,
+    device: &kerncast_models::Device,
+) -> Result<crate::occupancy::KernelOnDevice, String> {
+    let max_ntid = u
+        .module
+        .kernels()
+        .find(|k| k.name == entry)
+        .and_then(|k| k.perf_values("maxntid"))
+        .map(|v| v.iter().map(|&d| d.max(1)).product());
+    crate::occupancy::KernelOnDevice::new(device, u.registers.of(entry), max_ntid)
+}
+
 /// `message` with why the host code leaves the parameter it asks for unset, where the launch
 /// says (the parameter's argument changes between launches).
 fn why_unset(message: String, spec: &WorkloadSpec) -> String {
@@ -889,7 +905,14 @@ fn one(
     let (entry, sk) = &u.kernels[ki];
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
-    let spec = &spec.on_device(t.device.hw.sm_count.as_ref().map(|n| n.value));
+    let occupancy = kernel_on_device(u, entry, &t.device);
+    let spec = &spec.on_device(
+        t.device.hw.sm_count.as_ref().map(|n| n.value),
+        occupancy
+            .as_ref()
+            .map(|o| o as &dyn Occupancy)
+            .map_err(|e| e.clone()),
+    );
     let w = spec.resolve().map_err(|m| {
         let how = m
             .strip_prefix("undefined name `")
@@ -933,6 +956,7 @@ fn one(
         .origin
         .iter()
         .map(|o| format!("workload from {o}"))
+        .chain(spec.answered.iter().cloned())
         .collect();
     notes.extend(
         u.not_inlined

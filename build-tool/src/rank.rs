@@ -156,7 +156,12 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
             Err(_) => sk.workloads.iter().find(|s| s.name.as_deref() == Some(w)),
         },
     }
-    .map(|s| s.on_device(target.device.hw.sm_count.as_ref().map(|n| n.value)))
+    .map(|s| {
+        s.on_device(
+            target.device.hw.sm_count.as_ref().map(|n| n.value),
+            Err("rank reads the kernel's annotated workloads, not its host code".into()),
+        )
+    })
     .ok_or_else(|| {
         format!(
             "{}:{}: kernel `{}` has no such `// kerncast: workload` annotation",

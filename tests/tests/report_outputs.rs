@@ -1167,3 +1167,56 @@ int main() {
     assert_eq!(r.kernels[0].workload.grid, [65536, 1, 1]);
     assert_eq!(r.kernels[0].workload.params["n"], 16777216);
 }
+
+#[test]
+fn launches_sized_by_the_occupancy_api_take_the_answer_for_the_kernel_and_device() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("occ.cu"),
+        r#"__global__ void scale(float *x, float s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= s;
+}
+__global__ void persist(const float *x, float *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = 2.0f * x[i];
+}
+int main() {
+  const int n = 1 << 22;
+  float *x, *y;
+  int minGridSize, blockSize;
+  cudaOccupancyMaxPotentialBlockSize(&minGridSize, &blockSize, scale, 0, 0);
+  scale<<<(n + blockSize - 1) / blockSize, blockSize>>>(x, 2.0f, n);
+  int dev = 0, numSMs = 0, perSM = 0;
+  const int threads = 256;
+  cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, dev);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, persist, threads, 0);
+  persist<<<numSMs * perSM, threads>>>(x, y, n);
+}
+"#,
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let launched: Vec<(&str, [u64; 3], [u64; 3])> = r
+        .kernels
+        .iter()
+        .map(|k| (k.display_name.as_str(), k.workload.grid, k.workload.block))
+        .collect();
+    // Both kernels hold few registers (ptxas), so on the GTX Titan X (2048 threads, 24 SMs)
+    // 1024-thread blocks fill an SM, and 8 blocks of 256 run on each.
+    assert_eq!(
+        launched,
+        [
+            ("scale", [4096, 1, 1], [1024, 1, 1]),
+            ("persist", [192, 1, 1], [256, 1, 1]),
+        ]
+    );
+    let persist = &r.kernels[1];
+    assert!(
+        persist.notes.iter().any(|n| n
+            == "`perSM` = 8 on this device: `cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, persist, threads, 0)`'s answer for this kernel's registers and shared memory"),
+        "{:?}",
+        persist.notes
+    );
+}

@@ -269,7 +269,14 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .insert(name.to_string(), gen.trim().to_string());
     }
     let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
-    let spec = spec.on_device(d.hw.sm_count.as_ref().map(|n| n.value));
+    let occupancy = crate::pipeline::kernel_on_device(&unit, &kname, &d);
+    let spec = spec.on_device(
+        d.hw.sm_count.as_ref().map(|n| n.value),
+        occupancy
+            .as_ref()
+            .map(|o| o as &dyn crate::workload::Occupancy)
+            .map_err(|e| e.clone()),
+    );
     let w = spec.resolve().map_err(|e| {
         let at = sk
             .as_ref()
@@ -320,6 +327,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .origin
         .iter()
         .map(|o| format!("workload from {o}"))
+        .chain(spec.answered.iter().cloned())
         .collect();
     notes.extend(bound.notes);
     notes.extend(unit.notes.iter().cloned());

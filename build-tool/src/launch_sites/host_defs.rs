@@ -2,7 +2,7 @@
 //! integer and `dim3` declarations, macros, struct variables and size helpers.
 
 use super::c_text::{bare_name, code_only, dim3_parts};
-use super::{size_fns, struct_args};
+use super::{occupancy_calls, size_fns, struct_args};
 use crate::workload::split_top;
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -21,6 +21,9 @@ pub struct HostDefs {
     pub structs: struct_args::StructInits,
     /// Size helpers the expressions may call (`div_up(n, 256)`), expanded where called.
     pub fns: BTreeMap<String, size_fns::SizeFn>,
+    /// Names the CUDA occupancy API sets (`cudaOccupancyMaxPotentialBlockSize(&minGrid,
+    /// &blockSize, k, 0, 0)`), answered for each device.
+    pub queries: BTreeMap<String, occupancy_calls::HostQuery>,
 }
 
 pub(super) static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -134,11 +137,7 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
     // `cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, dev)`: the device's SMs
     for c in SM_ATTRIBUTE.captures_iter(scope) {
         let name = &c[1];
-        let address = Regex::new(&format!(r"&\s*{}\b", regex::escape(name))).unwrap();
-        // a value given where it is declared (`int numSMs = 0;`) is overwritten by the query
-        if address.find_iter(code).count() == 1
-            && assignments(&address.replace_all(code, ""), name) == Some(initializers(code, name))
-        {
+        if set_only_through_address(code, name) {
             scalars.insert(
                 name.to_string(),
                 crate::workload::DEVICE_SM_COUNT.to_string(),
@@ -153,8 +152,18 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
         scalars,
         dims,
         structs: struct_args::struct_inits(scope),
+        queries: occupancy_calls::queries(scope, code),
         ..HostDefs::default()
     }
+}
+
+/// Whether `code` gives `name` its value only through the one call that takes its address
+/// (`cudaDeviceGetAttribute(&numSMs, …)`): no other assignment, no step, and no value but one
+/// where it is declared (`int numSMs = 0;`), which the call overwrites.
+pub(super) fn set_only_through_address(code: &str, name: &str) -> bool {
+    let address = Regex::new(&format!(r"&\s*{}\b", regex::escape(name))).unwrap();
+    address.find_iter(code).count() == 1
+        && assignments(&address.replace_all(code, ""), name) == Some(initializers(code, name))
 }
 
 static SM_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
