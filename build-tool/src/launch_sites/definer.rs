@@ -1,0 +1,169 @@
+//! The host's definitions one launch's workload takes: each name it reads, after the names its
+//! definition reads, or why it has none.
+
+use super::c_text::c_expr;
+use super::host_defs::HostDefs;
+use super::occupancy_calls::{self, QueryKind};
+use crate::workload::{Ask, DeviceQuery, Expr};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The host's definitions a launch's workload takes, in the order they read each other.
+pub(super) struct Definer<'a> {
+    pub(super) defs: &'a HostDefs,
+    /// The kernel the launch names, which an occupancy query must be about.
+    pub(super) kernel: &'a str,
+    pub(super) renames: &'a BTreeMap<String, String>,
+    pub(super) back: &'a BTreeMap<&'a str, &'a str>,
+    /// Why the host code gives a name no single value (`n` is given values at lines 15 and 22).
+    pub(super) why_no_value: &'a dyn Fn(&str) -> Option<String>,
+    pub(super) seen: BTreeSet<String>,
+    pub(super) order: Vec<(String, Expr)>,
+    /// The host's definitions taken, for the report to show.
+    pub(super) sources: Vec<String>,
+    /// The names read that have no value, and why, for the error that asks for them.
+    pub(super) unset: BTreeMap<String, String>,
+    /// The names the occupancy API sets, asked of each device.
+    pub(super) queries: Vec<DeviceQuery>,
+}
+
+impl Definer<'_> {
+    /// Adds `name` (a parameter or helper name of the workload) and, first, every name its
+    /// definition reads, to `order`; a name without a usable definition is left out, and
+    /// `unset` says why.
+    pub(super) fn define(&mut self, name: &str) {
+        if !self.seen.insert(name.to_string()) || is_given(name, self.defs) {
+            return;
+        }
+        let host = self.back.get(name).copied().unwrap_or(name);
+        if let Some(q) = self.defs.queries.get(host) {
+            return self.query(name, host, q);
+        }
+        let Some(text) = self.defs.scalars.get(host) else {
+            if let Some(why) = (self.why_no_value)(host) {
+                self.unset.insert(name.to_string(), why);
+            }
+            return;
+        };
+        let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) else {
+            let why = format!(
+                "`{host} = {}` is not an integer expression kerncast evaluates",
+                text.trim()
+            );
+            self.unset.insert(name.to_string(), why);
+            return;
+        };
+        let e = rename(e, self.renames);
+        let mut vars = Vec::new();
+        e.vars(&mut vars);
+        for v in &vars {
+            self.define(v);
+        }
+        match self.first_undefined(&vars) {
+            None => {
+                self.order.push((name.to_string(), e));
+                self.sources.push(format!("{host} = {}", text.trim()));
+            }
+            Some(v) => {
+                let why = self
+                    .unset
+                    .get(&v)
+                    .map(|w| format!("; {w}"))
+                    .unwrap_or_default();
+                let why = format!("`{host} = {}` reads `{v}`{why}", text.trim());
+                self.unset.insert(name.to_string(), why);
+            }
+        }
+    }
+
+    /// The first of `vars` without a value.
+    fn first_undefined(&self, vars: &[String]) -> Option<String> {
+        vars.iter()
+            .find(|v| {
+                !self.order.iter().any(|(n, _)| n == *v)
+                    && !self.queries.iter().any(|q| &q.name == *v)
+                    && !is_given(v, self.defs)
+            })
+            .cloned()
+    }
+
+    /// `name`, set by the occupancy call `q`: asked of each device, once the sizes the call
+    /// passes are defined.
+    fn query(&mut self, name: &str, host: &str, q: &occupancy_calls::HostQuery) {
+        if !occupancy_calls::same_kernel(&q.kernel, self.kernel) {
+            let why = format!(
+                "`{host}` is set by `{}` for `{}`, not for the kernel launched",
+                q.shown, q.kernel
+            );
+            self.unset.insert(name.to_string(), why);
+            return;
+        }
+        let mut args = Vec::new();
+        for text in &q.args {
+            let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) else {
+                let why = format!(
+                    "`{}` passes `{text}`, which is not an integer expression kerncast evaluates",
+                    q.shown
+                );
+                self.unset.insert(name.to_string(), why);
+                return;
+            };
+            let e = rename(e, self.renames);
+            let mut vars = Vec::new();
+            e.vars(&mut vars);
+            for v in &vars {
+                self.define(v);
+            }
+            if let Some(v) = self.first_undefined(&vars) {
+                let why = self
+                    .unset
+                    .get(&v)
+                    .map(|w| format!("; {w}"))
+                    .unwrap_or_default();
+                let why = format!("`{}` passes `{text}`, which reads `{v}`{why}", q.shown);
+                self.unset.insert(name.to_string(), why);
+                return;
+            }
+            args.push(e);
+        }
+        let [a, b] = <[Expr; 2]>::try_from(args).expect("two sizes");
+        let ask = match q.kind {
+            QueryKind::MaxPotentialBlockSize => Ask::MaxPotentialBlockSize {
+                dynamic_shared: a,
+                limit: b,
+            },
+            QueryKind::MinGridSize => Ask::MinGridSize {
+                dynamic_shared: a,
+                limit: b,
+            },
+            QueryKind::ActiveBlocksPerSm => Ask::ActiveBlocksPerSm {
+                threads: a,
+                dynamic_shared: b,
+            },
+        };
+        self.queries.push(DeviceQuery {
+            name: name.to_string(),
+            ask,
+            shown: format!("`{}`'s answer", q.shown),
+        });
+        self.sources.push(format!("{host} from {}", q.shown));
+    }
+}
+
+/// Whether `name` needs no definition from the host code: a macro, or a value of the device the
+/// workload is predicted on.
+fn is_given(name: &str, defs: &HostDefs) -> bool {
+    defs.macros.contains_key(name) || name == crate::workload::DEVICE_SM_COUNT
+}
+
+pub(super) fn rename(e: Expr, renames: &BTreeMap<String, String>) -> Expr {
+    match e {
+        Expr::Var(v) => Expr::Var(renames.get(&v).cloned().unwrap_or(v)),
+        Expr::Neg(a) => Expr::Neg(Box::new(rename(*a, renames))),
+        Expr::Bin(a, op, b) => Expr::Bin(
+            Box::new(rename(*a, renames)),
+            op,
+            Box::new(rename(*b, renames)),
+        ),
+        e => e,
+    }
+}
