@@ -369,11 +369,7 @@ int main(void) {
     .unwrap();
     let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
-    let launched: Vec<(&str, [u64; 3], [u64; 3])> = r
-        .kernels
-        .iter()
-        .map(|k| (k.kernel.as_str(), k.workload.grid, k.workload.block))
-        .collect();
+    let launched = launches(&r);
     // 1920 × 1080 work-items in 16 × 16 groups: 120 × 68 of them, the last row partly idle
     assert_eq!(
         launched,
@@ -1063,11 +1059,7 @@ prg.fill(queue, (n,), None, c_g, np.int32(n))
         analyze(&inputs, None).expect("analyze")
     };
     let r = run(&[]);
-    let launched: Vec<(&str, [u64; 3], [u64; 3])> = r
-        .kernels
-        .iter()
-        .map(|k| (k.display_name.as_str(), k.workload.grid, k.workload.block))
-        .collect();
+    let launched = launches(&r);
     assert_eq!(
         launched,
         [
@@ -1198,11 +1190,7 @@ int main() {
     .unwrap();
     let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
-    let launched: Vec<(&str, [u64; 3], [u64; 3])> = r
-        .kernels
-        .iter()
-        .map(|k| (k.display_name.as_str(), k.workload.grid, k.workload.block))
-        .collect();
+    let launched = launches(&r);
     // Both kernels hold few registers (ptxas), so on the GTX Titan X (2048 threads, 24 SMs)
     // 1024-thread blocks fill an SM, and 8 blocks of 256 run on each.
     assert_eq!(
@@ -1219,4 +1207,12 @@ int main() {
         "{:?}",
         persist.notes
     );
+}
+
+/// Each kernel's name with the grid and block of its workload, in the report's order.
+fn launches(r: &kerncast::report::Report) -> Vec<(&str, [u64; 3], [u64; 3])> {
+    r.kernels
+        .iter()
+        .map(|k| (k.display_name.as_str(), k.workload.grid, k.workload.block))
+        .collect()
 }

@@ -44,14 +44,23 @@ impl Definer<'_> {
             }
             return;
         };
-        let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) else {
-            let why = format!(
-                "`{host} = {}` is not an integer expression kerncast evaluates",
-                text.trim()
-            );
-            self.unset.insert(name.to_string(), why);
-            return;
-        };
+        match self.expression(text) {
+            Ok(e) => {
+                self.order.push((name.to_string(), e));
+                self.sources.push(format!("{host} = {}", text.trim()));
+            }
+            Err(why) => {
+                let why = format!("`{host} = {}` {why}", text.trim());
+                self.unset.insert(name.to_string(), why);
+            }
+        }
+    }
+
+    /// `text` as a workload expression, once the names it reads are defined; `Err` says what
+    /// it lacks ("reads `n`; `n` is given a value at lines 14 and 22, …").
+    fn expression(&mut self, text: &str) -> Result<Expr, String> {
+        let e = Expr::parse(&c_expr(text, &self.defs.fns))
+            .map_err(|_| "is not an integer expression kerncast evaluates".to_string())?;
         let e = rename(e, self.renames);
         let mut vars = Vec::new();
         e.vars(&mut vars);
@@ -59,18 +68,10 @@ impl Definer<'_> {
             self.define(v);
         }
         match self.first_undefined(&vars) {
-            None => {
-                self.order.push((name.to_string(), e));
-                self.sources.push(format!("{host} = {}", text.trim()));
-            }
+            None => Ok(e),
             Some(v) => {
-                let why = self
-                    .unset
-                    .get(&v)
-                    .map(|w| format!("; {w}"))
-                    .unwrap_or_default();
-                let why = format!("`{host} = {}` reads `{v}`{why}", text.trim());
-                self.unset.insert(name.to_string(), why);
+                let why = self.unset.get(&v).map(|w| format!("; {w}"));
+                Err(format!("reads `{v}`{}", why.unwrap_or_default()))
             }
         }
     }
@@ -99,31 +100,14 @@ impl Definer<'_> {
         }
         let mut args = Vec::new();
         for text in &q.args {
-            let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) else {
-                let why = format!(
-                    "`{}` passes `{text}`, which is not an integer expression kerncast evaluates",
-                    q.shown
-                );
-                self.unset.insert(name.to_string(), why);
-                return;
-            };
-            let e = rename(e, self.renames);
-            let mut vars = Vec::new();
-            e.vars(&mut vars);
-            for v in &vars {
-                self.define(v);
+            match self.expression(text) {
+                Ok(e) => args.push(e),
+                Err(why) => {
+                    let why = format!("`{}` passes `{text}`, which {why}", q.shown);
+                    self.unset.insert(name.to_string(), why);
+                    return;
+                }
             }
-            if let Some(v) = self.first_undefined(&vars) {
-                let why = self
-                    .unset
-                    .get(&v)
-                    .map(|w| format!("; {w}"))
-                    .unwrap_or_default();
-                let why = format!("`{}` passes `{text}`, which reads `{v}`{why}", q.shown);
-                self.unset.insert(name.to_string(), why);
-                return;
-            }
-            args.push(e);
         }
         let [a, b] = <[Expr; 2]>::try_from(args).expect("two sizes");
         let ask = match q.kind {
