@@ -237,23 +237,45 @@ fn assigned_once(code: &str, name: &str) -> bool {
 /// How many times `code` assigns `name` (its initializer included) or a member of it; `None`
 /// when it also steps it (`++`) or takes its address.
 fn assignments(code: &str, name: &str) -> Option<usize> {
+    let w = writes(code, name);
+    w.change
+        .is_none()
+        .then_some(w.assigns.len() + w.paren_inits)
+}
+
+/// Where `code` writes `name`.
+struct Writes {
+    /// The offsets of its `=` and compound assignments, initializers included; not those of a
+    /// member of another variable (`p.n = …`).
+    assigns: Vec<usize>,
+    /// `dim3 name(…)` and `dim3 name{…}`.
+    paren_inits: usize,
+    /// The first step (`n++`) or address (`&n`), with its offset.
+    change: Option<(usize, String)>,
+}
+
+fn writes(code: &str, name: &str) -> Writes {
     let n = regex::escape(name);
     let assign = Regex::new(&format!(
         r"\b{n}\s*(?:\.\s*[xyz]\s*)?(?:[-+*/%&|^]|<<|>>)?=[^=]"
     ))
     .unwrap();
-    let step = Regex::new(&format!(
+    let change = Regex::new(&format!(
         r"\b{n}\s*(?:\+\+|--)|(?:\+\+|--)\s*{n}\b|&\s*{n}\b"
     ))
     .unwrap();
     let paren_init = Regex::new(&format!(r"\bdim3\s+{n}\s*[({{]")).unwrap();
-    // `p.n = …` assigns a member of `p`, not `n`
-    let assigns = assign
-        .find_iter(code)
-        .filter(|m| !struct_args::member_of_another(code, m.start()))
-        .count()
-        + paren_init.find_iter(code).count();
-    (!step.is_match(code)).then_some(assigns)
+    Writes {
+        assigns: assign
+            .find_iter(code)
+            .filter(|m| !struct_args::member_of_another(code, m.start()))
+            .map(|m| m.start())
+            .collect(),
+        paren_inits: paren_init.find_iter(code).count(),
+        change: change
+            .find(code)
+            .map(|m| (m.start(), m.as_str().to_string())),
+    }
 }
 
 /// Why `code` gives `name` no single value, for the error that asks for it: it is assigned
@@ -263,54 +285,30 @@ pub(super) fn why_no_value(code: &str, name: &str) -> Option<String> {
     if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
-    let n = regex::escape(name);
     let line = |at: usize| code[..at].matches('\n').count() + 1;
-    let changes = Regex::new(&format!(
-        r"\b{n}\s*(?:\+\+|--)|(?:\+\+|--)\s*{n}\b|&\s*{n}\b"
-    ))
-    .unwrap();
-    if let Some(m) = changes.find(code) {
-        let (how, so) = if m.as_str().starts_with('&') {
+    let w = writes(code, name);
+    if let Some((at, text)) = w.change {
+        let (how, so) = if text.starts_with('&') {
             ("passed by address", ", so a call may set it")
         } else {
             ("stepped", "")
         };
         return Some(format!(
-            "`{name}` is {how} at line {} (`{}`){so}",
-            line(m.start()),
-            m.as_str()
+            "`{name}` is {how} at line {} (`{text}`){so}",
+            line(at)
         ));
     }
-    let assign = Regex::new(&format!(
-        r"\b{n}\s*(?:\.\s*[xyz]\s*)?(?:[-+*/%&|^]|<<|>>)?=[^=]"
-    ))
-    .unwrap();
-    let mut lines: Vec<usize> = assign
-        .find_iter(code)
-        .filter(|m| !struct_args::member_of_another(code, m.start()))
-        .map(|m| line(m.start()))
-        .collect();
+    let mut lines: Vec<usize> = w.assigns.iter().map(|&at| line(at)).collect();
     lines.dedup();
-    let listed = match &lines[..] {
-        [] | [_] => return None,
-        [a, b] => format!("{a} and {b}"),
-        [rest @ .., last] if rest.len() < 4 => format!(
-            "{} and {last}",
-            rest.iter()
-                .map(|l| l.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        many => format!(
-            "{} and {} more",
-            many[..3]
-                .iter()
-                .map(|l| l.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            many.len() - 3
-        ),
+    if lines.len() < 2 {
+        return None;
+    }
+    let (head, tail) = match lines.len() {
+        n if n > 4 => (&lines[..3], format!("{} more", n - 3)),
+        n => (&lines[..n - 1], lines[n - 1].to_string()),
     };
+    let head: Vec<String> = head.iter().map(ToString::to_string).collect();
+    let listed = format!("{} and {tail}", head.join(", "));
     Some(format!(
         "`{name}` is given a value at lines {listed}, so it may differ from one launch to the next"
     ))

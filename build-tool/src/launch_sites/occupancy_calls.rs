@@ -113,7 +113,7 @@ pub(super) fn same_kernel(asked: &str, launched: &str) -> bool {
         k.rsplit("::").next().unwrap_or_default().to_string()
     };
     let (a, l) = (strip(asked), strip(launched));
-    let base = |k: &str| k.split('<').next().unwrap_or_default().to_string();
+    let base = crate::annotations::template_base;
     a == l || ((!a.contains('<') || !l.contains('<')) && base(&a) == base(&l))
 }
 
