@@ -13,6 +13,7 @@
 //! | `#Aw` (achieved active warps) | theoretical occupancy from registers / shared memory / limits, capped by the warps an SM receives |
 //! | `#Asm` | `hw.sm_count`, or the blocks when the grid has fewer (the SMs that receive one) |
 //! | `o_itrs` | `gld_trans` (one compute period per transaction, Eq. 7a) |
+//! | `o_itrs` of Eq. 21 (shared-memory periods) | barriers that close an interval with a global read (`crate::periods`); else barriers / 2 |
 //! | `l2_hr` | hint `l2_hit_rate`; else from hint `footprint_bytes`; else from the counter's reuse profile of the addresses; else 0 (every transaction from DRAM); see `crate::l2`, and the notes say which |
 //! | (full 128-byte lines per miss, implicit) | `sector_fill`: global sectors / (4 · lines); an L2 miss fetches only the sectors asked for, so a transaction holds the DRAM for that share of a line (Eq. 5b) |
 //! | `inst_cycle` | warp size / SP cores per SM (issue cycles of one warp instruction), fittable |
@@ -49,6 +50,7 @@ use crate::device::{Clocks, Device};
 use crate::l2::l2_hit_rate;
 use crate::mlp::launch_mlp;
 use crate::model::{largest, ErrorBand, Model, ModelInput, Prediction, Result};
+use crate::periods::launch_load_periods;
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::stats::{Dir, Feature, Granularity, OpKind, Space, StrideClass};
 use serde::{Deserialize, Serialize};
@@ -127,7 +129,8 @@ pub struct DvfsKernel {
     pub shared_trans: f64,
     pub l2_hr: f64,
     /// `o_itrs` of the shared-memory cases: how often a warp repeats the load–sync–compute–sync
-    /// period of Fig. 11, taken as its barriers / 2 (at least 1).
+    /// period of Fig. 11, the barriers that close an interval with a global read
+    /// ([`crate::periods`]); barriers / 2 without instructions to walk (at least 1).
     #[serde(default)]
     pub phases: f64,
     /// Share of the global transactions whose latency a warp waits for: waits on loads per
@@ -507,6 +510,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
              modelled{same}"
         ));
     }
+    let phases = launch_load_periods(&input.blocks, &s.block_execs).unwrap_or(bar / 2.0);
     let traffic = 32.0 * sector_count;
     let l2_hr = l2_hit_rate(input, d, traffic, NAME, &mut notes)?;
     let exposed = match launch_mlp(&input.blocks, &s.block_execs, s.regs_per_thread) {
@@ -547,7 +551,7 @@ pub fn kernel_inputs(input: &ModelInput, d: &Device) -> Result<(DvfsKernel, Vec<
             comp_inst: comp / warps,
             shared_trans: sh / warps,
             l2_hr,
-            phases: (bar / warps / 2.0).max(1.0),
+            phases: (phases / warps).max(1.0),
             exposed,
             sector_fill,
         },

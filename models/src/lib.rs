@@ -15,6 +15,7 @@ pub mod linear;
 pub mod mlp;
 pub mod model;
 pub mod nnls;
+pub mod periods;
 pub mod power;
 pub mod render;
 pub mod roofline;

@@ -724,6 +724,26 @@ int main() {
     assert!(out.contains("raised to the bound"), "{out}");
 }
 
+/// Wang & Chu's shared-memory periods (`o_itrs` of Eq. 21) are the barriers that follow a global
+/// load. The tiled product loads a tile per period, 1024 / 16 = 64 of them. The tree reduction
+/// loads once and then synchronises each of its eight shared steps: one period, where
+/// barriers / 2 gave 4.5 and charged it a global latency in each.
+#[test]
+fn shared_memory_periods_are_the_barriers_after_a_global_load() {
+    for (kernel, periods) in [("matmul_tiled", 64), ("reduce_shared", 1)] {
+        let file = workspace_root().join(format!("tests/kernels/{kernel}.cu"));
+        let out = predict_file(&file, &["--model", "dvfs", "--device", "gtx-titan-x"]).unwrap();
+        let note = out
+            .lines()
+            .find(|l| l.starts_with("note: case SharedIntensive"))
+            .unwrap_or_else(|| panic!("{kernel}: no shared-memory case: {out}"));
+        assert!(
+            note.contains(&format!("({periods} per warp,")),
+            "{kernel}: {note}"
+        );
+    }
+}
+
 /// Launches inside a host helper take the helper's calls, and a template's launches go to the
 /// instantiation they name.
 #[test]

@@ -14,7 +14,7 @@ use super::dag::{MemOrder, SchedInst, UnitClass};
 use super::{classify_op, mem_key};
 use crate::device::{Device, DeviceError};
 use kerncast_passes::cfg::Cfg;
-use kerncast_passes::classify::{mem_access, op_feature};
+use kerncast_passes::classify::{is_cta_barrier, mem_access, op_feature};
 use kerncast_passes::ptx::{AddrBase, Inst, Operand};
 use kerncast_passes::stats::{Dir, Space};
 use std::collections::BTreeMap;
@@ -91,6 +91,7 @@ pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
         mem,
         key,
         order: mem_order(inst),
+        cta_barrier: is_cta_barrier(inst),
     })
 }
 

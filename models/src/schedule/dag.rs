@@ -66,6 +66,11 @@ pub struct SchedInst {
     /// global loads back if it is not (`crate::mlp`).
     #[serde(default)]
     pub order: MemOrder,
+    /// A barrier every thread of the block waits at (`bar.sync`, `barrier.sync`; not
+    /// `bar.warp.sync` or a fence): it closes a period of the shared-memory cases
+    /// (`crate::periods`).
+    #[serde(default)]
+    pub cta_barrier: bool,
 }
 
 /// An instruction's part in the order of global memory accesses, as the compiler must keep it
@@ -100,6 +105,7 @@ impl SchedInst {
             mem: String::new(),
             key: String::new(),
             order: MemOrder::Free,
+            cta_barrier: false,
         }
     }
 }
