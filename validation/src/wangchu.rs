@@ -12,7 +12,7 @@
 //! | `shared_trans` | shared accesses per thread |
 //! | `l2_hr` | 1 − min(1, c₀/n) for n global accesses per thread (c₀ compulsory misses, calibrated) |
 //! | `#Aw` | calibrated, one value for all kernels (occupancy is not in the data) |
-//! | `phases` | barriers / 2 |
+//! | `phases` | barriers that close a stretch of the sequence with a global load (`load_periods`) |
 //! | blocks, warps per block | 8-warp blocks, 1000 of them: the scaling factors do not depend on the count |
 //!
 //! Calibrated: the four constants `dvfs_fit` fits (DRAM latency slope and offset, DRAM delay,
@@ -22,7 +22,7 @@
 //! The starting constants are those of the data set's GPU's device profile (`profile`), for the
 //! released data `devices/gtx-titan-x.toml`.
 
-use crate::data::{Benchmark, Clock};
+use crate::data::{Benchmark, Clock, Kernel};
 use crate::features::{Features, IssueCosts};
 use crate::isa::Class;
 use crate::metrics::Curve;
@@ -69,7 +69,6 @@ impl Inputs {
             .iter()
             .map(|c| f.counts[c.index()] * costs.of(*c))
             .sum();
-        let barriers = b.all_insts().filter(|i| i.opcode_name() == "bar").count() as f64;
         let share = |cs: &[Class]| cs.iter().map(|c| f.cost_share(*c)).sum::<f64>();
         let lsu: Vec<Class> = global.iter().copied().chain([Class::Shared]).collect();
         Inputs {
@@ -77,7 +76,7 @@ impl Inputs {
             comp_inst: (f.core_cost - global_cost).max(1.0) * per_kernel,
             shared_trans: f.counts[Class::Shared.index()] * per_kernel,
             accesses: f.global_accesses * per_kernel,
-            phases: (barriers * per_kernel / 2.0).max(1.0),
+            phases: (load_periods(&b.kernels) * per_kernel).max(1.0),
             shares: [
                 (
                     "sp",
@@ -119,6 +118,24 @@ impl Inputs {
             sector_fill: 1.0,
         }
     }
+}
+
+/// Load periods of the shared-memory cases, as `kerncast_models::periods` counts them on a
+/// kernel's PTX: the barriers that close a stretch of a kernel's sequence holding a global load.
+fn load_periods(kernels: &[Kernel]) -> f64 {
+    let mut periods = 0;
+    for k in kernels {
+        let mut loaded = false;
+        for i in &k.insts {
+            if i.class() == Class::GlobalLd {
+                loaded = true;
+            } else if i.opcode_name() == "bar" && loaded {
+                periods += 1;
+                loaded = false;
+            }
+        }
+    }
+    periods as f64
 }
 
 fn clocks(c: &Clock) -> Clocks {
@@ -298,5 +315,40 @@ impl Predictor for WangChu {
         abs.iter()
             .map(|(t, p)| [t / t0, p / p0, t * p / (t0 * p0)])
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{Inst, OPCODES, SPACES};
+
+    fn inst(opcode: &str, space: Option<&str>) -> Inst {
+        let id = |names: &[&str], n: &str| names.iter().position(|x| *x == n).unwrap() as u8;
+        Inst {
+            opcode: id(&OPCODES, opcode),
+            space: space.map_or(0, |s| id(&SPACES, s) + 1),
+            ty: 0,
+            n_ops: 0,
+            dep_dist: 0,
+            dep_kind: 0,
+        }
+    }
+
+    /// A tree reduction's sequence (a load, a barrier, then shared steps with a barrier each)
+    /// has one period; a tiled product's, one per tile. A barrier in the next kernel does not
+    /// close the last kernel's load, and stores open no period.
+    #[test]
+    fn a_period_is_a_barrier_after_a_global_load() {
+        let (ld, bar) = (inst("ld", Some("global")), inst("bar", None));
+        let (sh, st) = (inst("ld", Some("shared")), inst("st", Some("global")));
+        let kernel = |insts: Vec<Inst>| Kernel { index: 0, insts };
+        let reduction = kernel(vec![ld, sh, bar, sh, sh, bar, sh, sh, bar, sh, st]);
+        assert_eq!(load_periods(&[reduction]), 1.0);
+        let tile = [ld, ld, bar, sh, sh, bar];
+        let product = kernel(tile.iter().cycle().take(4 * tile.len()).copied().collect());
+        assert_eq!(load_periods(&[product]), 4.0);
+        let two = [kernel(vec![st, ld]), kernel(vec![bar, sh, bar])];
+        assert_eq!(load_periods(&two), 0.0);
     }
 }
