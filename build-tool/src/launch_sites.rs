@@ -28,6 +28,7 @@ pub mod cl_build;
 mod definer;
 mod driver_api;
 mod host_defs;
+mod host_loops;
 mod instantiations;
 mod launch_macros;
 pub mod nvrtc;
@@ -42,7 +43,7 @@ pub use instantiations::for_instantiation;
 pub use opencl::with_required_local_size;
 
 use crate::param_fields::SourceField;
-use crate::workload::{split_top, Dims, Div, Expr, WorkloadSpec};
+use crate::workload::{split_top, Dims, Div, Expr, LaunchCount, WorkloadSpec};
 use c_text::{bare_name, c_expr, code_only, dim3_parts, matching_close, matching_open};
 use definer::{rename, Definer};
 use host_defs::defs_in;
@@ -318,11 +319,30 @@ impl<'a> HostFile<'a> {
                     dead.push(w);
                     continue;
                 }
-                if !live
-                    .iter()
-                    .any(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
+                // a launch the host code repeats, or one of several with this workload, adds
+                // to what the workload's prediction costs per run of the host code
+                let loops = host_loops::enclosing_loops(self.code(), site.at, &defs);
+                let launch_text = format!("{} {}", site.config.join(","), site.args.join(","));
+                let count = LaunchCount {
+                    at: self.name.map_or(format!("line {}", site.line), |f| {
+                        format!("{f}:{}", site.line)
+                    }),
+                    reads_counters: loops
+                        .iter()
+                        .filter_map(|l| l.counter.clone())
+                        .filter(|c| crate::c_lex::has_word(&launch_text, c))
+                        .collect(),
+                    loops,
+                };
+                match live
+                    .iter_mut()
+                    .find(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
                 {
-                    live.push(w);
+                    Some(o) => o.launches.push(count),
+                    None => {
+                        w.launches.push(count);
+                        live.push(w);
+                    }
                 }
             }
         }

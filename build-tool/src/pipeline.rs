@@ -1042,6 +1042,7 @@ fn one(
     }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
+    notes.extend(spec.runs_note(p.time_s, p.energy_j));
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
     }

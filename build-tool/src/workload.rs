@@ -15,7 +15,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod device;
+mod runs;
 pub use device::{Ask, DeviceQuery, Occupancy, DEVICE_SM_COUNT};
+pub use runs::{HostLoop, LaunchCount};
 
 /// A parsed integer expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -320,6 +322,9 @@ pub struct WorkloadSpec {
     pub device_queries: Vec<DeviceQuery>,
     /// The answers [`WorkloadSpec::on_device`] gave them, for the report's notes.
     pub answered: Vec<String>,
+    /// The launches in host code this workload stands for, with the loops around each
+    /// ([`WorkloadSpec::runs_note`]); empty for kerncast's own workloads.
+    pub launches: Vec<LaunchCount>,
 }
 
 /// A workload with numbers.
@@ -353,6 +358,7 @@ impl WorkloadSpec {
             unset: BTreeMap::new(),
             device_queries: Vec::new(),
             answered: Vec::new(),
+            launches: Vec::new(),
         }
     }
 

@@ -744,6 +744,89 @@ fn shared_memory_periods_are_the_barriers_after_a_global_load() {
     }
 }
 
+/// A launch the host code repeats in a counted loop says what the loop costs; one in a loop
+/// kerncast cannot count, or whose launches differ by the loop's counter, says its figures are
+/// one launch's.
+#[test]
+fn a_launch_in_a_host_loop_says_what_the_loop_costs() {
+    let (_dir, file) = source_file(
+        "jacobi.cu",
+        r#"__global__ void jacobi(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 1) out[i] = 0.5f * (in[i - 1] + in[i + 1]);
+}
+__global__ void residual(const float *a, float *r, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) r[i] = a[i] * a[i];
+}
+__global__ void column(float *a, int k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i * 8 + k] *= 2.0f;
+}
+int main() {
+  const int n = 1 << 20, iters = 50;
+  float *a, *b, *r, err = 1;
+  for (int sweep = 0; sweep < 4; sweep++) {
+    for (int it = 0; it < iters; ++it) {
+      jacobi<<<n / 256, 256>>>(a, b, n);
+      jacobi<<<n / 256, 256>>>(b, a, n);
+    }
+  }
+  while (err > 1e-6f) residual<<<n / 256, 256>>>(a, r, n);
+  for (int k = 0; k < 8; k++) column<<<n / 256, 256>>>(a, k, n);
+}
+"#,
+    );
+    let out = predict_file(&file, &["--kernel", "jacobi", "--json"]).unwrap();
+    let p: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let note = p["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .find(|n| n.contains("the host code runs this launch"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        note.contains(
+            "runs this launch 400 times (line 18: 50 × 4 = 200 times, in \
+             `for (int it = 0; it < iters; ++it)` inside `for (int sweep = 0; sweep < 4; sweep++)`; \
+             line 19: 50 × 4 = 200 times,"
+        ),
+        "{note}"
+    );
+    // 400 launches of what one costs
+    let (time_s, energy_j) = (
+        p["time_s"].as_f64().unwrap(),
+        p["energy_j"].as_f64().unwrap(),
+    );
+    assert!(
+        note.ends_with(&format!(
+            "): {} and {} in all",
+            kerncast::report::fmt_time(time_s * 400.0),
+            kerncast::report::fmt_energy(energy_j * 400.0)
+        )),
+        "{note}"
+    );
+    let out = predict_file(&file, &["--kernel", "residual"]).unwrap();
+    assert!(
+        out.contains(
+            "the launch at line 22 is in a host loop whose trips kerncast cannot count \
+             (`while (err > 1e-6f)`: a `while` loop): the figures are one launch's"
+        ),
+        "{out}"
+    );
+    // each launch its own column: one launch's figures, no total
+    let out = predict_file(&file, &["--kernel", "column", "--param", "k=3"]).unwrap();
+    assert!(
+        out.contains(
+            "the host code runs this launch 8 times (line 23: 8 times, in \
+             `for (int k = 0; k < 8; k++)`), and each launch reads `k`, which changes from one \
+             to the next: the figures are for the values given here, not for every launch"
+        ),
+        "{out}"
+    );
+}
+
 /// Launches inside a host helper take the helper's calls, and a template's launches go to the
 /// instantiation they name.
 #[test]

@@ -414,6 +414,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let mut p = sweep::predict_full(model.as_ref(), &input, &d, clocks, power.as_ref())
             .map_err(fail)?;
         p.notes.extend(notes);
+        p.notes.extend(spec.runs_note(p.time_s, p.energy_j));
         if args.json {
             out = serde_json::to_string_pretty(&p).map_err(|e| miette!("{e}"))?;
             out.push('\n');

@@ -49,7 +49,7 @@ pub fn decide(g: &Guard, defs: &HostDefs) -> Option<(bool, Vec<(String, i64)>)> 
 
 /// Where the statement that `pos` is in starts: after the `;`, `{` or `}` before it, outside
 /// brackets.
-fn statement_start(code: &str, pos: usize) -> usize {
+pub(super) fn statement_start(code: &str, pos: usize) -> usize {
     let b = code.as_bytes();
     let mut depth = 0i32;
     for k in (0..pos.min(b.len())).rev() {
@@ -64,7 +64,7 @@ fn statement_start(code: &str, pos: usize) -> usize {
 }
 
 /// The `{` of the block around `pos`.
-fn enclosing_brace(code: &str, pos: usize) -> Option<usize> {
+pub(super) fn enclosing_brace(code: &str, pos: usize) -> Option<usize> {
     let b = code.as_bytes();
     let mut depth = 0usize;
     for k in (0..pos.min(b.len())).rev() {
@@ -107,7 +107,7 @@ fn prefix_guards(code: &str, start: usize, pos: usize) -> Vec<Guard> {
 }
 
 /// `rest` after the keyword `kw`, where it starts with it as a whole word.
-fn keyword<'a>(rest: &'a str, kw: &str) -> Option<&'a str> {
+pub(super) fn keyword<'a>(rest: &'a str, kw: &str) -> Option<&'a str> {
     let after = rest.strip_prefix(kw)?;
     (!after.starts_with(|c: char| c.is_alphanumeric() || c == '_')).then_some(after)
 }
@@ -278,7 +278,7 @@ fn split_op(c: &str, op: &str) -> Option<Vec<String>> {
 }
 
 /// An integer expression's value from the host's definitions, noting each name it reads.
-fn value(text: &str, defs: &HostDefs, read: &mut BTreeMap<String, i64>) -> Option<i64> {
+pub(super) fn value(text: &str, defs: &HostDefs, read: &mut BTreeMap<String, i64>) -> Option<i64> {
     let e = Expr::parse(&c_expr(text, &defs.fns)).ok()?;
     let mut names = Vec::new();
     e.vars(&mut names);
@@ -314,13 +314,7 @@ mod tests {
     use super::*;
 
     fn defs(pairs: &[(&str, &str)]) -> HostDefs {
-        HostDefs {
-            scalars: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            ..HostDefs::default()
-        }
+        HostDefs::of_scalars(pairs)
     }
 
     fn at(code: &str, what: &str) -> Vec<Guard> {

@@ -26,6 +26,20 @@ pub struct HostDefs {
     pub queries: BTreeMap<String, occupancy_calls::HostQuery>,
 }
 
+#[cfg(test)]
+impl HostDefs {
+    /// Scalar definitions only (`[("n", "1 << 20")]`), for tests.
+    pub fn of_scalars(pairs: &[(&str, &str)]) -> HostDefs {
+        HostDefs {
+            scalars: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..HostDefs::default()
+        }
+    }
+}
+
 pub(super) static DEFINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$").unwrap()
 });
