@@ -10,7 +10,8 @@
 //! to know what the loop costs. [`enclosing_loops`] lists the `for`, `while` and `do` loops
 //! around a launch in its function, innermost first. A `for` whose counter starts, ends and
 //! steps by values the host code gives (`+=`, `-=`, `++`, `--`, `*=`, `/=`, `<<=`, `>>=`) has
-//! its trips counted as C would run them. Any other loop gives the reason it cannot be counted.
+//! its trips counted as C would run them, and `do { … } while (0)` (a statement macro's idiom)
+//! runs once. Any other loop gives the reason it cannot be counted.
 //! A `break`, or a change of the counter inside the body, is not seen.
 
 use super::branches::{enclosing_brace, keyword, statement_start, value};
@@ -59,7 +60,8 @@ fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(&'static str, String
         }
         let rest = &code[i..pos];
         if let Some(after) = keyword(rest, "do") {
-            out.push(("do", "do".to_string(), String::new()));
+            let cond = do_condition(code, pos).unwrap_or_default();
+            out.push(("do", format!("do … while ({cond})"), cond));
             i = pos - after.len();
             continue;
         }
@@ -96,8 +98,22 @@ fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(&'static str, String
     out
 }
 
+/// The condition of the `do { … } while (cond);` whose block opens at `open`.
+fn do_condition(code: &str, open: usize) -> Option<String> {
+    let b = code.as_bytes();
+    let close = (b.get(open) == Some(&b'{')).then(|| matching_close(b, open))??;
+    let after = keyword(code[close + 1..].trim_start(), "while")?.trim_start();
+    let at = code.len() - after.len();
+    let end = (after.starts_with('(')).then(|| matching_close(b, at))??;
+    Some(code[at + 1..end].trim().to_string())
+}
+
 /// The trips of one loop (see the module doc).
 fn trips(kw: &str, inner: &str, defs: &HostDefs) -> Result<u64, String> {
+    // `do { … } while (0)`, the statement-macro idiom: once
+    if kw == "do" && value(inner, defs, &mut BTreeMap::new()) == Some(0) {
+        return Ok(1);
+    }
     if kw != "for" {
         return Err(format!("a `{kw}` loop"));
     }
@@ -305,6 +321,9 @@ mod tests {
         );
         let code = "void f() { do { k<<<1, 1>>>(); } while (again()); }";
         assert_eq!(loops(code, &d)[0].trips, Err("a `do` loop".into()));
+        assert_eq!(loops(code, &d)[0].head, "do … while (again())");
+        let code = "void f() { do { k<<<1, 1>>>(); } while (0); }";
+        assert_eq!(loops(code, &d)[0].trips, Ok(1));
         let code = "void f() { for (int i = 0; i < 4; i *= 2) k<<<1, 1>>>(); }";
         assert!(loops(code, &d)[0]
             .trips
