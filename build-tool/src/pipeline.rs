@@ -944,6 +944,9 @@ fn one(
         &Cache::tool_fingerprint(),
         &u.job.display_path,
         &format!("{:?}", u.registers.of(entry)),
+        // the notes the host code gives (where the launch is, how often it runs) change with
+        // the host file, which the kernel's PTX does not
+        &format!("{:?} {:?} {:?}", spec.origin, spec.answered, spec.launches),
     ]);
     if let Some(hit) = cache.and_then(|c| c.get(&key)) {
         return Ok(hit);
