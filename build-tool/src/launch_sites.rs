@@ -43,7 +43,7 @@ pub use instantiations::for_instantiation;
 pub use opencl::with_required_local_size;
 
 use crate::param_fields::SourceField;
-use crate::workload::{split_top, Dims, Div, Expr, LaunchCount, WorkloadSpec};
+use crate::workload::{split_top, Dims, Div, Expr, HostLoop, LaunchCount, WorkloadSpec};
 use c_text::{bare_name, c_expr, code_only, dim3_parts, matching_close, matching_open};
 use definer::{rename, Definer};
 use host_defs::defs_in;
@@ -192,6 +192,8 @@ pub struct HostFile<'a> {
     /// Shown in the workloads' origin when the kernel is defined in another file.
     name: Option<&'a str>,
     sites: Vec<LaunchSite>,
+    /// A Python host's loop headers as written; empty for C and C++.
+    python_loops: Vec<crate::python_host::PythonLoop>,
     defs: OnceLock<HostDefs>,
     code: OnceLock<String>,
 }
@@ -219,7 +221,9 @@ impl<'a> HostFile<'a> {
                 site.call = Some(call.clone());
             }
         }
-        Self::of_sites(shaped.text.into(), name, sites)
+        let mut file = Self::of_sites(shaped.text.into(), name, sites);
+        file.python_loops = shaped.loops;
+        file
     }
 
     fn of_sites(
@@ -231,6 +235,7 @@ impl<'a> HostFile<'a> {
             text,
             name,
             sites,
+            python_loops: Vec::new(),
             defs: OnceLock::new(),
             code: OnceLock::new(),
         }
@@ -283,6 +288,20 @@ impl<'a> HostFile<'a> {
             .collect()
     }
 
+    /// A Python host's loops as written in Python, with Python's reason where one cannot be
+    /// counted; C and C++ loops as they are.
+    fn as_written(&self, mut loops: Vec<HostLoop>) -> Vec<HostLoop> {
+        for l in &mut loops {
+            if let Some(p) = self.python_loops.iter().find(|p| p.line == l.line) {
+                l.head = p.head.clone();
+                if let Some(why) = &p.why_not {
+                    l.trips = Err(why.clone());
+                }
+            }
+        }
+        loops
+    }
+
     /// The launches of `kernel` the host code reaches, and those in branches it does not take
     /// (their origin saying why).
     fn launches(
@@ -321,7 +340,8 @@ impl<'a> HostFile<'a> {
                 }
                 // a launch the host code repeats, or one of several with this workload, adds
                 // to what the workload's prediction costs per run of the host code
-                let loops = host_loops::enclosing_loops(self.code(), site.at, &defs);
+                let loops =
+                    self.as_written(host_loops::enclosing_loops(self.code(), site.at, &defs));
                 let launch_text = format!("{} {}", site.config.join(","), site.args.join(","));
                 let count = LaunchCount {
                     at: self.name.map_or(format!("line {}", site.line), |f| {

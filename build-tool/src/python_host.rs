@@ -20,6 +20,7 @@
 //! read (a size computed by a call) stays unknown and is reported as such.
 
 mod branches;
+mod loops;
 mod pyopencl;
 
 use crate::embedded::{program_of_value, EmbeddedProgram};
@@ -364,6 +365,19 @@ fn literal_items(value: &str) -> Option<Vec<String>> {
 pub struct Shaped {
     pub text: String,
     pub calls: Vec<(usize, String)>,
+    /// The loop headers, as written ([`loops`]).
+    pub loops: Vec<PythonLoop>,
+}
+
+/// A loop header of a Python host as written, for the note that counts its launches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PythonLoop {
+    /// 1-based line of the header.
+    pub line: usize,
+    /// `for epoch in range(iters):`
+    pub head: String,
+    /// Why the loop cannot be counted, where the reason is Python's (a `for` over an iterable).
+    pub why_not: Option<String>,
 }
 
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -420,7 +434,9 @@ pub fn shape(host: &str) -> Shaped {
     };
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     let mut calls = Vec::new();
-    // the indentation of each open block, and whether it is an `if`'s (else a `def`'s)
+    let mut loop_heads = Vec::new();
+    // the indentation of each open block, and whether it is an `if`'s (else a `def`'s or a
+    // loop's)
     let mut open: Vec<(usize, bool)> = Vec::new();
     // an `if` whose block ended on its own line, for an `elif` or `else` right after it
     let mut inline_if: Option<usize> = None;
@@ -452,6 +468,24 @@ pub fn shape(host: &str) -> Shaped {
                 .collect();
             c.push_str(&format!("void {}({}) {{", &d[1], params.join(", ")));
             open.push((indent, false));
+        } else if let Some(h) = loops::header(text, raw) {
+            c.push_str(&h.opening);
+            let head = branches::top_level_colon(raw).map_or(raw.as_str(), |c| &raw[..c]);
+            loop_heads.push(PythonLoop {
+                line: i + 1,
+                head: format!("{}:", head.trim()),
+                why_not: h.why_not,
+            });
+            match h.body {
+                Some((body, raw_body)) => {
+                    let (shaped, launches) = simple(body, raw_body);
+                    if launches {
+                        calls.push((i + 1, raw.clone()));
+                    }
+                    c.push_str(&format!(" {shaped} }}"));
+                }
+                None => open.push((indent, false)),
+            }
         } else if let Some(h) = branches::header(text, raw) {
             c.push_str(&branches::opening(&h, closed_if.is_some()));
             let is_if = h.keyword != branches::Keyword::Else;
@@ -480,7 +514,11 @@ pub fn shape(host: &str) -> Shaped {
         text.push_str(" }");
     }
     text.push_str(" }\n");
-    Shaped { text, calls }
+    Shaped {
+        text,
+        calls,
+        loops: loop_heads,
+    }
 }
 
 /// `w, h = 1920, 1080` as C declarations, when every value is an integer expression and none
@@ -928,8 +966,9 @@ else:
             "} if ((threads > 1000)) { scale<<<1, 1>>>(x, 1); }"
         );
         assert_eq!(lines[11], "else { scale<<<2, n / 2>>>(x, n); }");
-        // a `for`'s `else` is no branch
-        assert_eq!(lines[14], "{");
+        // a `for`'s `else` is no branch: it closes the loop's block and opens a plain one
+        assert_eq!(lines[12], "for (long i = 0; i < 3; i += 1) {");
+        assert_eq!(lines[14], "} {");
         let host_file = crate::launch_sites::HostFile::python(host, None);
         let params = ["x".to_string(), "n".to_string()];
         let blocks: Vec<[u64; 3]> = host_file
@@ -938,6 +977,38 @@ else:
             .map(|w| w.resolve().unwrap().block)
             .collect();
         assert_eq!(blocks, [[256, 1, 1], [1 << 19, 1, 1], [3, 1, 1]]);
+    }
+
+    /// Launches in `for … in range(…)` loops are counted, and the note shows the loops as
+    /// written in Python; a loop over an iterable says why it is not counted.
+    #[test]
+    fn launches_in_python_loops_are_counted_as_written() {
+        let counted = r#"k = cp.RawKernel(CODE, 'scale')
+n = 1 << 20
+for epoch in range(10):
+    for i in range(0, n, n // 4):
+        k((n // 256,), (256,), (x, cp.int32(n)))
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let note = |host: &str| {
+            let w =
+                crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+            assert_eq!(w.len(), 1, "{w:?}");
+            w[0].runs_note(1e-3, None).unwrap()
+        };
+        assert_eq!(
+            note(counted),
+            "the host code runs this launch 40 times (line 5: 4 × 10 = 40 times, in \
+             `for i in range(0, n, n // 4):` inside `for epoch in range(10):`): 40.000 ms in all"
+        );
+        let iterable =
+            format!("{counted}for b in loader:\n    k((n // 256,), (256,), (x, cp.int32(n)))\n");
+        assert_eq!(
+            note(&iterable),
+            "the launch at line 7 is in a host loop whose trips kerncast cannot count \
+             (`for b in loader:`: a `for` over `loader`, not over a `range`): the figures are \
+             one launch's"
+        );
     }
 
     #[test]

@@ -31,8 +31,9 @@ pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> 
         let start = statement_start(code, pos);
         let mut heads = loop_heads(code, start, pos);
         heads.reverse();
-        out.extend(heads.into_iter().map(|(kw, head, inner)| {
+        out.extend(heads.into_iter().map(|(at, kw, head, inner)| {
             HostLoop {
+                line: code[..at].matches('\n').count() + 1,
                 counter: (kw == "for")
                     .then(|| counter_start(inner.split(';').next()?).map(|(v, _)| v.to_string()))
                     .flatten(),
@@ -49,8 +50,9 @@ pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> 
 }
 
 /// The loop keywords in the text between a statement's start and `pos` (`for (…) if (c) for
-/// (…)`), outermost first: the keyword, the head as written, and the text in its brackets.
-fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(&'static str, String, String)> {
+/// (…)`), outermost first: the keyword's offset, the keyword, the head as written, and the text
+/// in its brackets.
+fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(usize, &'static str, String, String)> {
     let mut out = Vec::new();
     let b = code.as_bytes();
     let mut i = start;
@@ -61,7 +63,7 @@ fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(&'static str, String
         let rest = &code[i..pos];
         if let Some(after) = keyword(rest, "do") {
             let cond = do_condition(code, pos).unwrap_or_default();
-            out.push(("do", format!("do … while ({cond})"), cond));
+            out.push((i, "do", format!("do … while ({cond})"), cond));
             i = pos - after.len();
             continue;
         }
@@ -91,7 +93,7 @@ fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(&'static str, String
                 "{kw} ({})",
                 inner.split_whitespace().collect::<Vec<_>>().join(" ")
             );
-            out.push((kw, head, inner));
+            out.push((i, kw, head, inner));
         }
         i = close + 1;
     }
@@ -279,6 +281,7 @@ mod tests {
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0].head, "for (int s = 1; s < n; s *= 2)");
         assert_eq!(got[0].counter.as_deref(), Some("s"));
+        assert_eq!((got[0].line, got[1].line), (1, 1));
         assert_eq!(got[0].trips, Ok(20));
         assert_eq!(got[1].head, "for (int it = 0; it < iters; ++it)");
         assert_eq!(got[1].trips, Ok(100));

@@ -74,7 +74,7 @@ pub(super) fn opening(h: &Header, follows_if: bool) -> String {
 }
 
 /// The offset of the `:` that ends a header, outside brackets and strings.
-fn top_level_colon(s: &str) -> Option<usize> {
+pub(super) fn top_level_colon(s: &str) -> Option<usize> {
     let mut depth = 0i32;
     let mut quote = None;
     for (i, c) in s.char_indices() {
@@ -92,7 +92,7 @@ fn top_level_colon(s: &str) -> Option<usize> {
 }
 
 /// A Python condition as C, in brackets, or [`UNREAD`] where the two would read it apart.
-fn c_condition(cond: &str) -> String {
+pub(super) fn c_condition(cond: &str) -> String {
     let (negated, cond) = match cond.strip_prefix("not ") {
         Some(rest) => (true, rest.trim()),
         None => (false, cond),

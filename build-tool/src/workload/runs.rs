@@ -9,6 +9,8 @@ use crate::report::{fmt_energy, fmt_time};
 /// trips, or why they cannot be counted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostLoop {
+    /// 1-based line of the loop's keyword.
+    pub line: usize,
     pub head: String,
     /// The `for` loop's counter (`it`), where it has one.
     pub counter: Option<String>,
@@ -130,6 +132,7 @@ mod tests {
             loops: loops
                 .iter()
                 .map(|(h, t)| HostLoop {
+                    line: 1,
                     head: h.to_string(),
                     counter: None,
                     trips: t.clone(),
