@@ -133,6 +133,38 @@ fn config_driven_reports_are_complete_and_deterministic() {
     let c2 = analyze(&inputs(d, true), None).unwrap();
     assert_eq!(c1, r);
     assert_eq!(c2, r);
+
+    // A change to the host code alone (the loop around a launch) leaves the kernel's PTX and
+    // workload as they were; the cache must not serve the old notes.
+    let host = |iters: u32| {
+        format!(
+            "__global__ void twice(float *x, int n) {{\n\
+               int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+               if (i < n) x[i] *= 2.0f;\n\
+             }}\n\
+             int main() {{\n\
+               const int n = 1 << 16;\n\
+               float *x;\n\
+               for (int it = 0; it < {iters}; ++it) twice<<<n / 256, 256>>>(x, n);\n\
+             }}\n"
+        )
+    };
+    let runs_note = |iters: u32| {
+        std::fs::write(d.join("loop.cu"), host(iters)).unwrap();
+        let cached = Inputs {
+            no_cache: false,
+            ..files_on_titan_x(vec![d.join("loop.cu")])
+        };
+        let r = analyze(&cached, None).unwrap();
+        let notes = &r.kernels[0].notes;
+        notes
+            .iter()
+            .find(|n| n.starts_with("the host code runs this launch"))
+            .unwrap_or_else(|| panic!("{notes:#?}"))
+            .clone()
+    };
+    assert!(runs_note(10).contains("runs this launch 10 times"));
+    assert!(runs_note(7).contains("runs this launch 7 times"));
     std::env::remove_var("KERNCAST_CACHE");
 }
 
