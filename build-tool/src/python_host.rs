@@ -459,6 +459,14 @@ pub fn shape(host: &str) -> Shaped {
         if i == 0 {
             c.insert_str(0, "int main() { ");
         }
+        // the statement after a header's colon, on its line: shaped, and the block closed
+        let on_header_line = |body: &str, raw_body: &str, calls: &mut Vec<(usize, String)>| {
+            let (shaped, launches) = simple(body, raw_body);
+            if launches {
+                calls.push((i + 1, raw.clone()));
+            }
+            format!(" {shaped} }}")
+        };
         if let Some(d) = DEF.captures(text) {
             let params: Vec<String> = split_top(&d[2])
                 .into_iter()
@@ -477,13 +485,7 @@ pub fn shape(host: &str) -> Shaped {
                 why_not: h.why_not,
             });
             match h.body {
-                Some((body, raw_body)) => {
-                    let (shaped, launches) = simple(body, raw_body);
-                    if launches {
-                        calls.push((i + 1, raw.clone()));
-                    }
-                    c.push_str(&format!(" {shaped} }}"));
-                }
+                Some((body, raw_body)) => c.push_str(&on_header_line(body, raw_body, &mut calls)),
                 None => open.push((indent, false)),
             }
         } else if let Some(h) = branches::header(text, raw) {
@@ -491,11 +493,7 @@ pub fn shape(host: &str) -> Shaped {
             let is_if = h.keyword != branches::Keyword::Else;
             match h.body {
                 Some((body, raw_body)) => {
-                    let (shaped, launches) = simple(body, raw_body);
-                    if launches {
-                        calls.push((i + 1, raw.clone()));
-                    }
-                    c.push_str(&format!(" {shaped} }}"));
+                    c.push_str(&on_header_line(body, raw_body, &mut calls));
                     inline_if = is_if.then_some(indent);
                 }
                 None => open.push((indent, is_if)),
