@@ -288,6 +288,43 @@ impl<'a> HostFile<'a> {
             .collect()
     }
 
+    /// How often the host code runs `site` in one context: the loops around it, and, in a host
+    /// helper, around each of the `calls` of the helper that context stands for.
+    fn launch_counts(
+        &self,
+        site: &LaunchSite,
+        calls: &[callers::Call],
+        defs: &HostDefs,
+    ) -> Vec<LaunchCount> {
+        let code = self.code();
+        let loops_at = |at: usize| self.as_written(host_loops::enclosing_loops(code, at, defs));
+        let launch_text = format!("{} {}", site.config.join(","), site.args.join(","));
+        let line = self.name.map_or(format!("line {}", site.line), |f| {
+            format!("{f}:{}", site.line)
+        });
+        let count = |at: String, loops: Vec<HostLoop>| LaunchCount {
+            at,
+            reads_counters: loops
+                .iter()
+                .filter_map(|l| l.counter.clone())
+                .filter(|c| crate::c_lex::has_word(&launch_text, c))
+                .collect(),
+            loops,
+        };
+        let inside = loops_at(site.at);
+        if calls.is_empty() {
+            return vec![count(line, inside)];
+        }
+        calls
+            .iter()
+            .map(|call| {
+                let mut loops = inside.clone();
+                loops.extend(loops_at(call.at));
+                count(format!("{line}, called at line {}", call.line), loops)
+            })
+            .collect()
+    }
+
     /// A Python host's loops as written in Python, with Python's reason where one cannot be
     /// counted; C and C++ loops as they are.
     fn as_written(&self, mut loops: Vec<HostLoop>) -> Vec<HostLoop> {
@@ -315,7 +352,7 @@ impl<'a> HostFile<'a> {
         let mut dead: Vec<WorkloadSpec> = Vec::new();
         for site in self.sites.iter().filter(|s| s.base_name() == base) {
             let guards = branches::guards(self.code(), site.at);
-            for (mut defs, via) in self.contexts(site) {
+            for (mut defs, via, calls) in self.contexts(site) {
                 self.add_members(&mut defs);
                 let why_no_value = |name: &str| host_defs::why_no_value(self.code(), name);
                 let mut w = workload_via(
@@ -340,27 +377,14 @@ impl<'a> HostFile<'a> {
                 }
                 // a launch the host code repeats, or one of several with this workload, adds
                 // to what the workload's prediction costs per run of the host code
-                let loops =
-                    self.as_written(host_loops::enclosing_loops(self.code(), site.at, &defs));
-                let launch_text = format!("{} {}", site.config.join(","), site.args.join(","));
-                let count = LaunchCount {
-                    at: self.name.map_or(format!("line {}", site.line), |f| {
-                        format!("{f}:{}", site.line)
-                    }),
-                    reads_counters: loops
-                        .iter()
-                        .filter_map(|l| l.counter.clone())
-                        .filter(|c| crate::c_lex::has_word(&launch_text, c))
-                        .collect(),
-                    loops,
-                };
+                let counts = self.launch_counts(site, &calls, &defs);
                 match live
                     .iter_mut()
                     .find(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
                 {
-                    Some(o) => o.launches.push(count),
+                    Some(o) => o.launches.extend(counts),
                     None => {
-                        w.launches.push(count);
+                        w.launches.extend(counts);
                         live.push(w);
                     }
                 }
@@ -373,39 +397,45 @@ impl<'a> HostFile<'a> {
     }
 
     /// The definitions `site` sees, once per distinct call of the host helper it is in (with
-    /// that call, `run(a, N) at line 9`, to show): the file's, under those of the function the
+    /// that call, `run(a, N) at line 9`, to show, and every call with the same arguments): the file's, under those of the function the
     /// launch is in (two functions may each have their own `const int n`). The helper's
     /// parameters hold the call's arguments, read in the caller's scope; with no call in the
     /// file they hold nothing.
-    fn contexts(&self, site: &LaunchSite) -> Vec<(HostDefs, Option<String>)> {
+    fn contexts(&self, site: &LaunchSite) -> Vec<(HostDefs, Option<String>, Vec<callers::Call>)> {
         let code = self.code();
         let Some(f) = callers::enclosing_function(code, site.at) else {
             let mut defs = host_defs(&self.text);
             host_defs::add_branch_values(&mut defs, code, 0..code.len());
-            return vec![(defs, None)];
+            return vec![(defs, None, Vec::new())];
         };
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
         host_defs::add_branch_values(&mut scoped, code, f.body.clone());
+        let mut calls = callers::calls(code, &f);
+        calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
         if f.params.is_empty() {
-            return vec![(scoped, None)];
+            return vec![(scoped, None, calls)];
         }
         for p in &f.params {
             scoped.scalars.remove(p);
             scoped.dims.remove(p);
         }
-        let mut calls = callers::calls(code, &f);
-        calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
         if calls.is_empty() {
-            return vec![(scoped, None)];
+            return vec![(scoped, None, calls)];
         }
-        let mut out: Vec<(HostDefs, Option<String>)> = Vec::new();
+        let mut out: Vec<(HostDefs, Option<String>, Vec<callers::Call>)> = Vec::new();
         let mut seen: Vec<&Vec<String>> = Vec::new();
         for call in &calls {
             if seen.contains(&&call.args) {
                 continue;
             }
             seen.push(&call.args);
+            // every call with these arguments runs the launch with this workload
+            let same: Vec<callers::Call> = calls
+                .iter()
+                .filter(|c| c.args == call.args)
+                .cloned()
+                .collect();
             // the caller's names, where the helper's own do not hide them
             let mut caller = self.file_scope_defs().clone();
             if let Some(g) = callers::enclosing_function(code, call.at) {
@@ -431,7 +461,7 @@ impl<'a> HostFile<'a> {
                 d.scalars.entry(name).or_insert(v);
             }
             let via = format!("{}({}) at line {}", f.name, call.args.join(", "), call.line);
-            out.push((d, Some(via)));
+            out.push((d, Some(via), same));
         }
         out
     }
@@ -893,6 +923,36 @@ int main() {
         );
         let err = ws[2].resolve().unwrap_err();
         assert!(err.contains("undefined name `m`"), "{err}");
+    }
+
+    /// The loops around a helper's calls repeat its launch, as the loops inside it do; calls
+    /// with the same arguments add up.
+    #[test]
+    fn the_loops_around_a_helpers_calls_repeat_its_launch() {
+        let src = r#"void step(float *x, int n) { k<<<n / 256, 256>>>(x, n); }
+void reset() { for (int i = 0; i < 2; ++i) k<<<1, 32>>>(0, 32); }
+int main() {
+  const int n = 1 << 20;
+  float *x;
+  for (int t = 0; t < 10; ++t) {
+    step(x, n);
+  }
+  step(x, n);
+  reset(); reset(); reset();
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("k", &["x".into(), "n".into()], &[]);
+        let notes: Vec<String> = ws.iter().filter_map(|w| w.runs_note(1e-3, None)).collect();
+        assert_eq!(
+            notes,
+            [
+                "the host code runs this launch 11 times (line 1, called at line 7: 10 times, in \
+                 `for (int t = 0; t < 10; ++t)`; line 1, called at line 9: once): 11.000 ms in all",
+                "the host code runs this launch 6 times (3 × line 2, called at line 10: 2 times, \
+                 in `for (int i = 0; i < 2; ++i)`): 6.000 ms in all"
+            ]
+        );
     }
 
     #[test]

@@ -69,12 +69,17 @@ impl WorkloadSpec {
     /// launch's).
     pub fn runs_note(&self, time_s: f64, energy_j: Option<f64>) -> Option<String> {
         let mut total = 0u64;
-        let mut described = Vec::new();
+        // each description once, with how many launches it stands for (three calls on a line)
+        let mut described: Vec<(String, usize)> = Vec::new();
         for launch in &self.launches {
             match launch.times() {
                 Ok(times) => {
                     total = total.saturating_add(times);
-                    described.push(launch.described(times));
+                    let d = launch.described(times);
+                    match described.iter_mut().find(|(o, _)| *o == d) {
+                        Some((_, n)) => *n += 1,
+                        None => described.push((d, 1)),
+                    }
                 }
                 Err((head, why)) => {
                     return Some(format!(
@@ -88,6 +93,10 @@ impl WorkloadSpec {
         if total == 1 || self.launches.is_empty() {
             return None;
         }
+        let described: Vec<String> = described
+            .into_iter()
+            .map(|(d, n)| if n > 1 { format!("{n} × {d}") } else { d })
+            .collect();
         let mut counters: Vec<String> = self
             .launches
             .iter()
