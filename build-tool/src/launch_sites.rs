@@ -50,6 +50,10 @@ use host_defs::defs_in;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
+/// The definitions a launch sees in one call of the helper it is in, that call to show, and
+/// every call with the same arguments ([`HostFile::contexts`]).
+type Context = (HostDefs, Option<String>, Vec<callers::Call>);
+
 /// One `kernel<<<config>>>(args)` of the host code.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LaunchSite {
@@ -397,11 +401,11 @@ impl<'a> HostFile<'a> {
     }
 
     /// The definitions `site` sees, once per distinct call of the host helper it is in (with
-    /// that call, `run(a, N) at line 9`, to show, and every call with the same arguments): the file's, under those of the function the
-    /// launch is in (two functions may each have their own `const int n`). The helper's
-    /// parameters hold the call's arguments, read in the caller's scope; with no call in the
-    /// file they hold nothing.
-    fn contexts(&self, site: &LaunchSite) -> Vec<(HostDefs, Option<String>, Vec<callers::Call>)> {
+    /// that call, `run(a, N) at line 9`, to show, and every call with the same arguments): the
+    /// file's, under those of the function the launch is in (two functions may each have their
+    /// own `const int n`). The helper's parameters hold the call's arguments, read in the
+    /// caller's scope; with no call in the file they hold nothing.
+    fn contexts(&self, site: &LaunchSite) -> Vec<Context> {
         let code = self.code();
         let Some(f) = callers::enclosing_function(code, site.at) else {
             let mut defs = host_defs(&self.text);
@@ -423,7 +427,7 @@ impl<'a> HostFile<'a> {
         if calls.is_empty() {
             return vec![(scoped, None, calls)];
         }
-        let mut out: Vec<(HostDefs, Option<String>, Vec<callers::Call>)> = Vec::new();
+        let mut out: Vec<Context> = Vec::new();
         let mut seen: Vec<&Vec<String>> = Vec::new();
         for call in &calls {
             if seen.contains(&&call.args) {
