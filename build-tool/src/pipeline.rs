@@ -858,20 +858,28 @@ fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
     )
 }
 
-/// The occupancy API's answers for `entry` of `u` on `device`, from ptxas's resources and its
-/// `__launch_bounds__`.
-pub(crate) fn kernel_on_device(
+/// `spec` for kernel `entry` of `u` on `device` ([`WorkloadSpec::on_device`]): its SM count, and
+/// the occupancy API's answers from ptxas's resources and the kernel's `__launch_bounds__`.
+pub(crate) fn spec_on_device(
     u: &Unit,
     entry: &str,
     device: &kerncast_models::Device,
-) -> Result<crate::occupancy::KernelOnDevice, String> {
+    spec: &WorkloadSpec,
+) -> WorkloadSpec {
     let max_ntid = u
         .module
         .kernels()
         .find(|k| k.name == entry)
         .and_then(|k| k.perf_values("maxntid"))
         .map(|v| v.iter().map(|&d| d.max(1)).product());
-    crate::occupancy::KernelOnDevice::new(device, u.registers.of(entry), max_ntid)
+    let occupancy = crate::occupancy::KernelOnDevice::new(device, u.registers.of(entry), max_ntid);
+    spec.on_device(
+        device.hw.sm_count.as_ref().map(|n| n.value),
+        occupancy
+            .as_ref()
+            .map(|o| o as &dyn Occupancy)
+            .map_err(|e| e.clone()),
+    )
 }
 
 /// `message` with why the host code leaves the parameter it asks for unset, where the launch
@@ -905,14 +913,7 @@ fn one(
     let (entry, sk) = &u.kernels[ki];
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
-    let occupancy = kernel_on_device(u, entry, &t.device);
-    let spec = &spec.on_device(
-        t.device.hw.sm_count.as_ref().map(|n| n.value),
-        occupancy
-            .as_ref()
-            .map(|o| o as &dyn Occupancy)
-            .map_err(|e| e.clone()),
-    );
+    let spec = &spec_on_device(u, entry, &t.device, spec);
     let w = spec.resolve().map_err(|m| {
         let how = m
             .strip_prefix("undefined name `")
@@ -955,12 +956,7 @@ fn one(
         .bind_spec(spec, &BTreeMap::new(), &params)
         .map_err(|m| err("count", why_unset(m, spec)))?;
     let mut stats = bound.stats;
-    let mut notes: Vec<String> = spec
-        .origin
-        .iter()
-        .map(|o| format!("workload from {o}"))
-        .chain(spec.answered.iter().cloned())
-        .collect();
+    let mut notes = spec.host_notes();
     notes.extend(
         u.not_inlined
             .iter()

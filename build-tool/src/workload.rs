@@ -362,6 +362,16 @@ impl WorkloadSpec {
         }
     }
 
+    /// What the host code tells about this launch, for the report's notes: where the workload
+    /// was read from, and the occupancy API's answers ([`WorkloadSpec::on_device`]).
+    pub fn host_notes(&self) -> Vec<String> {
+        self.origin
+            .iter()
+            .map(|o| format!("workload from {o}"))
+            .chain(self.answered.iter().cloned())
+            .collect()
+    }
+
     pub fn resolve(&self) -> Result<Workload, String> {
         self.resolve_with(&BTreeMap::new())
     }

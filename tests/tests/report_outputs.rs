@@ -46,6 +46,11 @@ fn inputs(dir: &Path, cache: bool) -> Inputs {
     }
 }
 
+/// The files of `dir` analysed on the GTX Titan X, one worker, no cache.
+fn analyze_dir(dir: &Path) -> kerncast::report::Report {
+    analyze(&files_on_titan_x(vec![dir.to_path_buf()]), None).expect("analyze")
+}
+
 /// `files` analysed on the GTX Titan X, one worker, no cache.
 fn files_on_titan_x(files: Vec<std::path::PathBuf>) -> Inputs {
     Inputs {
@@ -399,7 +404,7 @@ int main(void) {
 "#,
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     let launched = launches(&r);
     // 1920 × 1080 work-items in 16 × 16 groups: 120 × 68 of them, the last row partly idle
@@ -468,7 +473,7 @@ int main() {
 "#,
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     let fma = |k: &kerncast::report::KernelReport| k.counts["op.fma.f32.thread"];
     let named = |name: &str| r.kernels.iter().find(|k| k.kernel == name).unwrap();
@@ -516,7 +521,7 @@ fn a_compile_error_in_a_host_string_names_the_host_line() {
         "const char *src =\n  \"__kernel void k(__global int *x) {\\n\"\n  \"  x[0] = undeclared;\\n\"\n  \"}\\n\";\n",
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     let e = &r.errors[0];
     assert!(e.file.ends_with("main.c"), "{e:?}");
@@ -610,7 +615,7 @@ int main() {
         "const char *k = \"extern \\\"C\\\" __global__ void k(int *x) {\\n\"\n  \"  x[0] = undeclared;\\n}\\n\";\n",
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     let named = |name: &str| r.kernels.iter().find(|k| k.display_name == name);
     let (Some(saxpy), Some(scale)) = (named("saxpy"), named("scale<float, 3>")) else {
         panic!(
@@ -690,7 +695,7 @@ int main() {{
         host(r##"#define REPS 3\n__device__ float twice(float v) { return 2.0f * v; }\n"##),
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert_eq!(r.kernels.len(), 1, "{:#?}", r.errors);
     let saxpy = &r.kernels[0];
     // REPS = 3 from the header: three stores per thread
@@ -714,7 +719,7 @@ int main() {{
         ),
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     let e = &r.errors[0];
     assert!(
@@ -785,7 +790,7 @@ ker((16,), (256,), (x, cp.int32(4096)))
         "from setuptools import setup\nsetup()\n",
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert_eq!(r.kernels.len(), 3, "{:#?}", r.errors);
     let named = |name: &str| r.kernels.iter().find(|k| k.kernel == name).unwrap();
     // the instance CuPy's name_expressions asks for: R = 3 fma per thread
@@ -877,7 +882,7 @@ fn a_launch_macro_is_read_at_its_use_and_a_function_pointer_s_is_pointed_at() {
         ),
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert_eq!(r.kernels.len(), 2, "{:#?}", r.errors);
     let grid_of = |name: &str| {
         r.kernels
@@ -1220,7 +1225,7 @@ int main() {
 "#,
     )
     .unwrap();
-    let r = analyze(&files_on_titan_x(vec![dir.path().to_path_buf()]), None).expect("analyze");
+    let r = analyze_dir(dir.path());
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     let launched = launches(&r);
     // Both kernels hold few registers (ptxas), so on the GTX Titan X (2048 threads, 24 SMs)

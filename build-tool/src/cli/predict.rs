@@ -269,14 +269,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .insert(name.to_string(), gen.trim().to_string());
     }
     let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
-    let occupancy = crate::pipeline::kernel_on_device(&unit, &kname, &d);
-    let spec = spec.on_device(
-        d.hw.sm_count.as_ref().map(|n| n.value),
-        occupancy
-            .as_ref()
-            .map(|o| o as &dyn crate::workload::Occupancy)
-            .map_err(|e| e.clone()),
-    );
+    let spec = pipeline::spec_on_device(&unit, &kname, &d, &spec);
     let w = spec.resolve().map_err(|e| {
         let at = sk
             .as_ref()
@@ -323,12 +316,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         grid: w.grid,
         block: w.block,
     });
-    let mut notes: Vec<String> = spec
-        .origin
-        .iter()
-        .map(|o| format!("workload from {o}"))
-        .chain(spec.answered.iter().cloned())
-        .collect();
+    let mut notes = spec.host_notes();
     notes.extend(bound.notes);
     notes.extend(unit.notes.iter().cloned());
     notes.extend(unit.arch_note());
