@@ -882,23 +882,6 @@ pub(crate) fn spec_on_device(
     )
 }
 
-/// `message` with why the host code leaves the parameter it asks for unset, where the launch
-/// says (the parameter's argument changes between launches).
-fn why_unset(message: String, spec: &WorkloadSpec) -> String {
-    let param = message
-        .strip_prefix("the counts depend on parameter `")
-        .and_then(|r| r.split_once('`'))
-        .map(|(name, _)| name);
-    match param.and_then(|p| spec.unset.get(p)) {
-        Some(why) => message.replacen(
-            "which the workload does not set",
-            &format!("which the workload does not set ({why})"),
-            1,
-        ),
-        None => message,
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn one(
     u: &Unit,
@@ -915,17 +898,7 @@ fn one(
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
     let spec = &spec_on_device(u, entry, &t.device, spec);
     let w = spec.resolve().map_err(|m| {
-        let how = m
-            .strip_prefix("undefined name `")
-            .and_then(|r| r.split_once('`'))
-            .map_or(String::new(), |(name, _)| {
-                let why = spec
-                    .unset
-                    .get(name)
-                    .map(|w| format!(" ({w})"))
-                    .unwrap_or_default();
-                format!("{why}; give it a value with --param {name}=VALUE")
-            });
+        let how = spec.how_to_set(&m);
         match &spec.origin {
             Some(o) => err("workload", format!("{m}{how} (the workload of {o})")),
             None => err("workload", format!("{m}{how}")),
@@ -954,7 +927,7 @@ fn one(
     }
     let bound = prepared
         .bind_spec(spec, &BTreeMap::new(), &params)
-        .map_err(|m| err("count", why_unset(m, spec)))?;
+        .map_err(|m| err("count", spec.why_unset(m)))?;
     let mut stats = bound.stats;
     let mut notes = spec.host_notes();
     notes.extend(

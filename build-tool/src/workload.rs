@@ -372,6 +372,40 @@ impl WorkloadSpec {
             .collect()
     }
 
+    /// What follows a resolve error that names an undefined name (`message`): why the host code
+    /// gives it no value, where it says, and how to give it one.
+    pub fn how_to_set(&self, message: &str) -> String {
+        let Some((name, _)) = message
+            .strip_prefix("undefined name `")
+            .and_then(|r| r.split_once('`'))
+        else {
+            return String::new();
+        };
+        let why = self
+            .unset
+            .get(name)
+            .map(|w| format!(" ({w})"))
+            .unwrap_or_default();
+        format!("{why}; give it a value with --param {name}=VALUE")
+    }
+
+    /// The counter's `message` with why the host code leaves the parameter it asks for unset,
+    /// where the launch says (the parameter's argument changes between launches).
+    pub fn why_unset(&self, message: String) -> String {
+        let param = message
+            .strip_prefix("the counts depend on parameter `")
+            .and_then(|r| r.split_once('`'))
+            .map(|(name, _)| name);
+        match param.and_then(|p| self.unset.get(p)) {
+            Some(why) => message.replacen(
+                "which the workload does not set",
+                &format!("which the workload does not set ({why})"),
+                1,
+            ),
+            None => message,
+        }
+    }
+
     pub fn resolve(&self) -> Result<Workload, String> {
         self.resolve_with(&BTreeMap::new())
     }

@@ -724,6 +724,43 @@ int main() {
     assert!(out.contains("raised to the bound"), "{out}");
 }
 
+/// `predict` says why the host code gives a size no single value, as `analyze` does: in the
+/// workload's error, and in the counter's for a kernel parameter.
+#[test]
+fn predict_says_why_a_launch_size_has_no_value() {
+    let (_dir, file) = source_file(
+        "passes.cu",
+        r#"__global__ void reduce_sum(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i / 256] = in[i];
+}
+int main() {
+  int n = 1 << 24;
+  float *a, *b;
+  while (n > 1) {
+    int blocks = (n + 255) / 256;
+    reduce_sum<<<blocks, 256>>>(a, b, n);
+    n = blocks;
+  }
+}
+"#,
+    );
+    let why_n =
+        "`n` is given a value at lines 6 and 11, so it may differ from one launch to the next";
+    let err = predict_file(&file, &[]).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("(`blocks = (n + 255) / 256` reads `n`; {why_n}); give it a value with --param blocks=VALUE")),
+        "{err}"
+    );
+    let err = predict_file(&file, &["--param", "blocks=65536"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!("which the workload does not set ({why_n})")),
+        "{err}"
+    );
+}
+
 /// Wang & Chu's shared-memory periods (`o_itrs` of Eq. 21) are the barriers that follow a global
 /// load. The tiled product loads a tile per period, 1024 / 16 = 64 of them. The tree reduction
 /// loads once and then synchronises each of its eight shared steps: one period, where

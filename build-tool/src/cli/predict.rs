@@ -274,13 +274,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let at = sk
             .as_ref()
             .map_or(String::new(), |s| format!(":{}", s.line));
-        let how = match e
-            .strip_prefix("undefined name `")
-            .and_then(|r| r.split_once('`'))
-        {
-            Some((name, _)) => format!("; give it a value with --param {name}=VALUE"),
-            None => String::new(),
-        };
+        let how = spec.how_to_set(&e);
         let from = spec
             .origin
             .as_ref()
@@ -293,8 +287,9 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &source_params))
         .map_err(|e| {
             miette!(
-                "{path}: kernel `{shown}`: counting ({}) failed: {e}",
-                counter.name()
+                "{path}: kernel `{shown}`: counting ({}) failed: {}",
+                counter.name(),
+                spec.why_unset(e.to_string())
             )
         })?;
     let stats = bound.stats;
