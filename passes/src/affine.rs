@@ -633,7 +633,35 @@ fn sanitize(s: &str) -> String {
 /// register or symbol plus offset): the operand `classify::access_operand` names (the first
 /// address, the global source of `cp.async`, none for `wmma`, whose operand is a tile base).
 pub fn address(f: &Function, inst: &Inst, env: &Env, ntid: [u64; 3]) -> Option<Poly> {
-    let op = inst.operands.get(crate::classify::access_operand(inst)?)?;
+    let _ = ntid;
+    operand_address(
+        f,
+        inst.operands.get(crate::classify::access_operand(inst)?)?,
+        env,
+    )
+}
+
+/// The tile base of a `wmma.load` / `wmma.store` (its one `[…]` operand), as a polynomial. The
+/// ISA requires it to be the same in every lane of the warp.
+pub fn wmma_base(f: &Function, inst: &Inst, env: &Env) -> Option<Poly> {
+    let op = inst
+        .operands
+        .iter()
+        .find(|o| matches!(o, Operand::Addr { .. }))?;
+    operand_address(f, op, env)
+}
+
+/// Bytes from one row of a `wmma` tile to the next: its last operand, `ldm`, in elements.
+pub fn wmma_pitch(f: &Function, inst: &Inst, env: &Env, ntid: [u64; 3]) -> Option<Poly> {
+    let ldm = match operand(f, inst.operands.last()?, env, ntid) {
+        Val::Num(p) => p,
+        _ => return None,
+    };
+    let bits = inst.types.last()?.bits() as i128;
+    Some(ldm.scale(&(crate::poly::poly::rat(bits) / crate::poly::poly::rat(8))))
+}
+
+fn operand_address(f: &Function, op: &Operand, env: &Env) -> Option<Poly> {
     let Operand::Addr { base, offset } = op else {
         return None;
     };
@@ -647,7 +675,6 @@ pub fn address(f: &Function, inst: &Inst, env: &Env, ntid: [u64; 3]) -> Option<P
         AddrBase::Symbol(s) => Poly::var(&format!("sym_{}", sanitize(s))),
         AddrBase::None => Poly::zero(),
     };
-    let _ = ntid;
     Some(b.add(&Poly::constant(crate::poly::poly::rat(*offset as i128))))
 }
 

@@ -390,6 +390,12 @@ fn analyze_launch(
                 } else {
                     lanes::lane_coefs(addr.as_ref(), block)
                 };
+                let tile = classify::wmma_tile(inst).map(|(rows, row_bytes)| WmmaTile {
+                    rows,
+                    row_bytes,
+                    base: affine::wmma_base(f, inst, &env),
+                    pitch: affine::wmma_pitch(f, inst, &env, block),
+                });
                 // one record per lane group: a warp accesses once per group it has lanes in
                 for (icond, gt, gw) in parts {
                     if classify::counts_sectors(space) || space == Space::Shared {
@@ -401,7 +407,7 @@ fn analyze_launch(
                             space,
                             dir,
                             warp: gw.clone(),
-                            tile: classify::wmma_tile(inst),
+                            tile: tile.clone(),
                         });
                     }
                     mem_sites.push(MemSite {
@@ -618,8 +624,19 @@ pub struct AccessRecord {
     pub dir: Dir,
     /// Warp executions of the access.
     pub warp: Arc<QPoly>,
-    /// A `wmma` tile access: (rows, bytes per row) that the warp moves together.
-    pub tile: Option<(u32, u32)>,
+    /// A `wmma` tile access, which the warp moves together.
+    pub tile: Option<WmmaTile>,
+}
+
+/// The tile a `wmma.load` / `wmma.store` moves: `rows` rows of `row_bytes` each, the first at
+/// `base` and each `pitch` bytes after the one before (either `None` where it is not a
+/// polynomial).
+#[derive(Clone, Debug)]
+pub struct WmmaTile {
+    pub rows: u32,
+    pub row_bytes: u32,
+    pub base: Option<Poly>,
+    pub pitch: Option<Poly>,
 }
 
 /// Most (counter, thread) points the reuse profile walks: about 0.4 s in a release build.
@@ -1103,7 +1120,7 @@ impl KernelStats {
                 block: "sectors".into(),
                 source: e,
             };
-            let (sec, lin) = match r.tile {
+            let (sec, lin) = match r.tile.as_ref().map(|t| (t.rows, t.row_bytes)) {
                 // Each row of a tile is taken to start a sector (the ISA guarantees only 16-byte
                 // alignment of the base and of ldm, where a row may touch one sector more):
                 // listed as an assumption below.

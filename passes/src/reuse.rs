@@ -104,18 +104,32 @@ pub fn profile(
     let mut groups: BTreeMap<(&[String], &Cond), Vec<Walked>> = BTreeMap::new();
     for r in records.iter().filter(|r| r.space == Space::Global) {
         let what = format!("a global {:?} of {} bytes", r.dir, r.width);
-        if r.tile.is_some() {
-            left_out.push(format!("{what}: a wmma tile"));
-            continue;
-        }
-        let Some(addr) = &r.addr else {
+        let walked = match &r.tile {
+            None => r.addr.as_ref().map(|addr| Walked::new(r, addr, &sc)),
+            Some(t) => match (
+                &t.base,
+                t.pitch.as_ref().and_then(|p| fixed_integer(p, &sc)),
+            ) {
+                (Some(base), Some(pitch)) => {
+                    Some(Walked::new(r, base, &sc).tiled(t.rows, t.row_bytes, pitch))
+                }
+                (Some(_), None) => {
+                    left_out.push(format!(
+                        "{what}: a wmma tile whose row pitch (ldm) the launch does not fix"
+                    ));
+                    continue;
+                }
+                (None, _) => None,
+            },
+        };
+        let Some(walked) = walked else {
             left_out.push(format!("{what}: its address is not a polynomial"));
             continue;
         };
         groups
             .entry((&r.counters, &r.cond))
             .or_default()
-            .push(Walked::new(r, addr, &sc));
+            .push(walked);
     }
     let reads: BTreeSet<String> = ["ctaid_x", "ctaid_y", "ctaid_z"]
         .iter()
@@ -186,12 +200,24 @@ pub fn profile(
             for (k, a) in accesses.iter().enumerate() {
                 warp_sectors.clear();
                 let at_point = a.at_point(point, &sc);
+                // a tile's base is the same in every lane: the first one gives it
+                let lanes = if a.tile.is_some() {
+                    &lanes[..lanes.len().min(1)]
+                } else {
+                    lanes
+                };
                 for (_, tid) in lanes {
                     let Some(addr) = a.lane(at_point, *tid, point, &sc) else {
                         bad.insert(k);
                         continue;
                     };
-                    warp_sectors.extend(lane_sectors(addr, a.width));
+                    match a.tile {
+                        None => warp_sectors.extend(lane_sectors(addr, a.width)),
+                        Some((rows, pitch)) => warp_sectors.extend(
+                            (0..rows as i128)
+                                .flat_map(|row| lane_sectors(addr + row * pitch, a.width)),
+                        ),
+                    }
                 }
                 warp_sectors.sort_unstable();
                 warp_sectors.dedup();
@@ -240,6 +266,8 @@ struct Walked {
     /// Stores and atomics leave dirty sectors that go back to DRAM once each.
     writes: bool,
     addr: Addr,
+    /// A `wmma` tile: its rows, `pitch` bytes apart, each `width` bytes from the address.
+    tile: Option<(u32, i128)>,
 }
 
 /// An address linear in the indices and floors of them (the common case, evaluated by
@@ -380,6 +408,16 @@ impl Walked {
             width: r.width,
             writes: r.dir != Dir::Load,
             addr,
+            tile: None,
+        }
+    }
+
+    /// The access as a tile of `rows` rows of `row_bytes`, `pitch` bytes apart, from its address.
+    fn tiled(self, rows: u32, row_bytes: u32, pitch: i128) -> Walked {
+        Walked {
+            width: row_bytes as u64,
+            tile: Some((rows, pitch)),
+            ..self
         }
     }
 
@@ -411,6 +449,14 @@ impl Walked {
     }
 }
 
+/// `p` as an integer once the launch's parameters are put in, if it is one.
+fn fixed_integer(p: &Poly, sc: &Scope) -> Option<i128> {
+    let v = sc.defs.eval_poly(p, &|v| sc.env.get(v).copied())?;
+    v.is_integer()
+        .then(|| num_traits::ToPrimitive::to_i128(&v.to_integer()))
+        .flatten()
+}
+
 /// A distinct base per buffer: every variable the addresses read that is neither an index nor
 /// a fixed parameter is a pointer (or a module variable).
 fn buffer_bases(
@@ -420,7 +466,8 @@ fn buffer_bases(
 ) -> BTreeMap<String, i128> {
     let mut vars = BTreeSet::new();
     for r in records {
-        if let Some(a) = &r.addr {
+        let tile_base = r.tile.as_ref().and_then(|t| t.base.as_ref());
+        for a in r.addr.iter().chain(tile_base) {
             a.vars(&mut vars);
         }
     }

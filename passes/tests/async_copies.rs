@@ -4,6 +4,7 @@
 
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::Module;
+use kerncast_passes::reuse::Reuse;
 use kerncast_passes::stats::{Dir, Feature, Granularity, Launch, OpKind, Space, StrideClass};
 
 mod common;
@@ -138,25 +139,29 @@ fn cp_async_copies_and_zero_fills() {
     }
 }
 
-/// A 16×16×16 tensor-core tile per block as nvcc writes `nvcuda::wmma`: the fragment loads and
-/// the store are global memory traffic, only `wmma.mma` is an Mma op.
+/// A 16×16×16 tensor-core tile per block as nvcc writes `nvcuda::wmma`: block `b` loads the `a`
+/// tile at `a + 512 b` and the one `b` tile, multiplies them, and stores the f32 result at
+/// `c + 1024 b`; `ldm` is 16 elements throughout.
+const WMMA_GEMM: &str = ".version 7.0\n.target sm_80\n.address_size 64\n\
+    .visible .entry gemm(.param .u64 a, .param .u64 b, .param .u64 c)\n{\n\
+    .reg .b32 %r<20>;\n.reg .f32 %f<10>;\n.reg .b64 %rd<12>;\n\
+    ld.param.u64 %rd1, [a];\nld.param.u64 %rd2, [b];\nld.param.u64 %rd3, [c];\n\
+    cvta.to.global.u64 %rd4, %rd2;\ncvta.to.global.u64 %rd5, %rd1;\n\
+    mov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 8;\nmov.u32 %r3, 16;\n\
+    mul.wide.u32 %rd7, %r2, 2;\nadd.s64 %rd8, %rd5, %rd7;\n\
+    wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, [%rd8], %r3;\n\
+    wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, [%rd4], %r3;\n\
+    mov.f32 %f1, 0f00000000;\n\
+    wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};\n\
+    cvta.to.global.u64 %rd9, %rd3;\nmul.wide.u32 %rd10, %r2, 4;\nadd.s64 %rd11, %rd9, %rd10;\n\
+    wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd11], {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, %r3;\n\
+    ret;\n}\n";
+
+/// The fragment loads and the store of a tensor-core kernel are global memory traffic, only
+/// `wmma.mma` is an Mma op.
 #[test]
 fn wmma_loads_and_stores_are_global_traffic() {
-    let text = ".version 7.0\n.target sm_80\n.address_size 64\n\
-        .visible .entry gemm(.param .u64 a, .param .u64 b, .param .u64 c)\n{\n\
-        .reg .b32 %r<20>;\n.reg .f32 %f<10>;\n.reg .b64 %rd<12>;\n\
-        ld.param.u64 %rd1, [a];\nld.param.u64 %rd2, [b];\nld.param.u64 %rd3, [c];\n\
-        cvta.to.global.u64 %rd4, %rd2;\ncvta.to.global.u64 %rd5, %rd1;\n\
-        mov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 8;\nmov.u32 %r3, 16;\n\
-        mul.wide.u32 %rd7, %r2, 2;\nadd.s64 %rd8, %rd5, %rd7;\n\
-        wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, [%rd8], %r3;\n\
-        wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, [%rd4], %r3;\n\
-        mov.f32 %f1, 0f00000000;\n\
-        wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};\n\
-        cvta.to.global.u64 %rd9, %rd3;\nmul.wide.u32 %rd10, %r2, 4;\nadd.s64 %rd11, %rd9, %rd10;\n\
-        wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd11], {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, %r3;\n\
-        ret;\n}\n";
-    let m = Module::parse(text).expect("parses");
+    let m = Module::parse(WMMA_GEMM).expect("parses");
     let ks = analyze(&m, "gemm", [32, 1, 1]);
     let w = workload([4, 1, 1], [32, 1, 1], &[]);
     let s = ks.bind(&w).expect("binds");
@@ -224,4 +229,29 @@ fn wmma_loads_and_stores_are_global_traffic() {
         !keys.contains(&"sectors"),
         "nothing left uncounted: {keys:?}"
     );
+}
+
+/// The L2 reuse profile walks a tile's rows from the warp's base, `ldm` elements apart: each
+/// block's 16 sectors of `a` and 32 of the result are first touches, and the `b` tile every
+/// block loads is re-touched by the next block (distance 1).
+#[test]
+fn the_reuse_profile_walks_wmma_tiles_row_by_row() {
+    let m = Module::parse(WMMA_GEMM).expect("parses");
+    let ks = analyze(&m, "gemm", [32, 1, 1]);
+    let mut w = workload([4, 1, 1], [32, 1, 1], &[]);
+    w.reuse = true;
+    let s = ks.bind(&w).expect("binds");
+    let Some(Reuse::Profile(p)) = &s.reuse else {
+        panic!("no reuse profile: {:?}", s.reuse);
+    };
+    assert_eq!(p.left_out, Vec::<String>::new());
+    assert_eq!(p.requests, 4.0 * (16.0 + 16.0 + 32.0));
+    assert_eq!(p.first_touches, 4.0 * 16.0 + 16.0 + 4.0 * 32.0);
+    let reuse: Vec<(u64, f64)> = p
+        .reuse
+        .iter()
+        .map(|b| (b.min_distance, b.requests))
+        .collect();
+    assert_eq!(reuse, vec![(1, 3.0 * 16.0)]);
+    assert_eq!(p.footprint.last().map(|f| f.sectors), Some(208.0));
 }
