@@ -59,6 +59,11 @@ pub struct ReuseProfile {
     pub first_touches: f64,
     /// The other requests, by block distance to the previous touch.
     pub reuse: Vec<ReuseBucket>,
+    /// Load requests for a sector the same block had touched before: the most an L1 could
+    /// serve (an L1 as large as the block's data). Of a cut loop, the load requests its trips
+    /// stand for less the new data they stand for, as `first_touches` extrapolates it.
+    #[serde(default)]
+    pub block_reloads: f64,
     /// Distinct sectors after 1, 2, 4, … blocks, and after all the blocks walked.
     pub footprint: Vec<FootprintPoint>,
     /// Distinct sectors one block touches within a window of its lifetime, for windows of 1,
@@ -536,6 +541,8 @@ pub fn from_touches(
     // (block bucket, progress bucket) → (requests, summed progress difference)
     let mut buckets: BTreeMap<(u64, i32), (f64, f64)> = BTreeMap::new();
     let mut first_touches = 0.0;
+    // load requests, and those for data new to their block (first touches, or another block's)
+    let (mut load_requests, mut loads_new) = (0.0, 0.0);
     let mut footprint = Vec::new();
     let mut next_mark = 1u64;
     let mut i = 0;
@@ -545,6 +552,9 @@ pub fn from_touches(
             let weight = weights[g as usize];
             let data_weight = data_weights[g as usize];
             requests += weight;
+            if !w {
+                load_requests += weight;
+            }
             i += 1;
             let prev = if w {
                 last_write.get(&s)
@@ -552,8 +562,16 @@ pub fn from_touches(
                 last_any.get(&s)
             };
             match prev {
-                None => first_touches += data_weight,
+                None => {
+                    first_touches += data_weight;
+                    if !w {
+                        loads_new += data_weight;
+                    }
+                }
                 Some(&(pb, pt)) => {
+                    if !w && pb != b {
+                        loads_new += weight;
+                    }
                     let dt = (t as f64 - pt as f64) / PROGRESS_SCALE;
                     let e = buckets
                         .entry((bucket_of(b - pb), progress_bucket(dt)))
@@ -585,6 +603,7 @@ pub fn from_touches(
         blocks,
         requests,
         first_touches,
+        block_reloads: (load_requests - loads_new).max(0.0),
         outer_share: 1.0,
         reuse: buckets
             .into_iter()
@@ -828,6 +847,7 @@ mod tests {
         assert_eq!(p.requests, 24.0);
         assert_eq!(p.first_touches, 9.0);
         assert_eq!(reuse(&p), vec![(0, 0.5, 8.0), (1, 0.0, 7.0)]);
+        assert_eq!(p.block_reloads, 8.0, "the repeats inside the block");
         let blocks: Vec<(u64, f64)> = p.footprint.iter().map(|f| (f.blocks, f.sectors)).collect();
         assert_eq!(blocks, vec![(1, 2.0), (2, 3.0), (4, 5.0), (8, 9.0)]);
         // 1 new sector per block past the walk, as along its last stretch
@@ -850,6 +870,7 @@ mod tests {
         let p = from_touches(t, &[1.0], 2, 2);
         assert_eq!(p.first_touches, 3.0);
         assert_eq!(reuse(&p), vec![(0, 0.5, 1.0), (1, -0.5, 1.0)]);
+        assert_eq!(p.block_reloads, 0.0, "a store always goes to the L2");
         assert_eq!(p.footprint.last().map(|f| f.sectors), Some(2.0));
     }
 
@@ -879,11 +900,16 @@ mod tests {
         let p = from_touches(stream, &[4.0], 1, 1);
         assert_eq!(p.requests, 16.0);
         assert_eq!(p.first_touches, 16.0);
+        assert_eq!(p.block_reloads, 0.0);
         assert_eq!(p.footprint.last().map(|f| f.sectors), Some(16.0));
         let sweep: Vec<Touch> = (0..4u32).map(|k| (0, k * q, 100, false, 0)).collect();
         let p = from_touches(sweep, &[4.0], 1, 1);
         assert_eq!(p.requests, 16.0);
         assert_eq!(p.first_touches, 1.0);
+        assert_eq!(
+            p.block_reloads, 15.0,
+            "all but the first, over the trips cut off too"
+        );
         assert_eq!(p.footprint.last().map(|f| f.sectors), Some(1.0));
         assert_eq!(reuse(&p), vec![(0, 1.0 / 16.0, 12.0)]);
     }
