@@ -68,6 +68,9 @@ pub struct Hardware {
     /// Data transfers per memory clock as nvidia-smi counts it (GDDR5: 2, so 3505 MHz = 7010 MT/s).
     pub mem_transfers_per_clock: Option<Sourced<f64>>,
     pub mem_bandwidth_gbs: Option<Sourced<f64>>,
+    /// L2 throughput for reads and for writes, GB/s, measured at the default core clock.
+    pub l2_read_gbs: Option<Sourced<f64>>,
+    pub l2_write_gbs: Option<Sourced<f64>>,
     pub tdp_w: Option<Sourced<f64>>,
 }
 
@@ -385,6 +388,15 @@ impl Device {
             model,
         )?;
         Ok(bw * 1e9 * mem_mhz / def)
+    }
+
+    /// Bytes per second the L2 reads and writes at `core_mhz`: the profile's throughput at the
+    /// default core clock, scaled with the core clock, whose domain the L2 runs in. `None` when
+    /// the profile lacks either figure or the default core clock.
+    pub fn l2_bandwidths(&self, core_mhz: f64) -> Option<(f64, f64)> {
+        let def = self.clocks.default_core_mhz.as_ref()?.value;
+        let at = |gbs: &Option<Sourced<f64>>| Some(gbs.as_ref()?.value * 1e9 * core_mhz / def);
+        Some((at(&self.hw.l2_read_gbs)?, at(&self.hw.l2_write_gbs)?))
     }
 }
 

@@ -13,12 +13,21 @@
 //! | `sfu`    | warp rcp, sqrt, rsqrt, ex2/lg2/sin/cos, f32 div      | `hw.sfu_per_sm` / 32            |
 //! | `shared` | shared-memory wavefronts                             | 1 (32 banks × 4 B per clock)    |
 //! | `dram`   | 32 B × global sectors × (1 − L2 hit rate)           | the DRAM bandwidth (whole GPU)  |
+//! | `l2`     | 32 B × global sectors that must reach the L2         | the L2 throughput (whole GPU)   |
 //!
 //! The SM pipes scale with the SMs the launch can fill: min(blocks, `hw.sm_count`).
+//!
+//! The L2 roof takes what the L2 must see at the least: every store and atomic sector, and the
+//! load sectors less the reuse profile's re-reads within a block (`block_reloads`), which an
+//! L1 as large as a block's data could serve. Its rate is the profile's *measured* L2
+//! throughput (`hw.l2_read_gbs`, `hw.l2_write_gbs`, from mt4g), as Kerncraft's roofline takes
+//! measured bandwidths per cache level, scaled with the core clock. Without a reuse profile
+//! the L1's share is unknown and there is no L2 roof; a note says why.
 
 use crate::device::{Clocks, Device};
 use crate::l2::l2_hit_rate;
 use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
+use kerncast_passes::reuse::Reuse;
 use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, OpKind, Space};
 use std::collections::BTreeMap;
 
@@ -76,6 +85,39 @@ fn warp_memory_moves(s: &BoundStats) -> f64 {
         w if w > 0.0 => w,
         _ => at(Granularity::Thread) / 32.0,
     }
+}
+
+/// Seconds the L2 needs for the global traffic that must reach it (module docs), and a note
+/// with the figures; or why there is no L2 roof.
+fn l2_time(
+    s: &BoundStats,
+    d: &Device,
+    core_mhz: f64,
+) -> std::result::Result<(f64, String), String> {
+    let (read_bw, write_bw) = d.l2_bandwidths(core_mhz).ok_or(
+        "the device profile has no measured L2 throughput (hw.l2_read_gbs, hw.l2_write_gbs)",
+    )?;
+    let p = match &s.reuse {
+        Some(Reuse::Profile(p)) if p.requests > 0.0 => p,
+        _ => return Err("without a reuse profile the loads an L1 could serve are unknown".into()),
+    };
+    let sectors = |dir: Dir| {
+        s.sum_where(|f| matches!(f, Feature::Sectors { space: Space::Global, dir: d } if *d == dir))
+    };
+    let writes = sectors(Dir::Store) + sectors(Dir::Atomic);
+    let all = sectors(Dir::Load) + writes;
+    let reload_share = (p.block_reloads / p.requests).clamp(0.0, 1.0);
+    let loads = (sectors(Dir::Load) - reload_share * all).max(0.0);
+    let t = 32.0 * loads / read_bw + 32.0 * writes / write_bw;
+    let note = format!(
+        "l2: {:.3} GB of loads and {:.3} GB of stores reach the L2, at its measured {:.0} and {:.0} GB/s; {:.1} % of the sector requests re-read data of their own block, taken as L1 hits",
+        32.0 * loads / 1e9,
+        32.0 * writes / 1e9,
+        read_bw / 1e9,
+        write_bw / 1e9,
+        100.0 * reload_share
+    );
+    Ok((t, note))
 }
 
 impl Model for RooflineModel {
@@ -153,6 +195,15 @@ impl Model for RooflineModel {
         );
         put("shared", wavefronts / rate(SHARED_WAVEFRONTS_PER_CLOCK));
         put("dram", traffic * (1.0 - hit) / dram_bw);
+        if traffic > 0.0 {
+            match l2_time(s, d, clocks.core_mhz) {
+                Ok((t, note)) => {
+                    put("l2", t);
+                    notes.push(note);
+                }
+                Err(why) => notes.push(format!("no L2 roof: {why}")),
+            }
+        }
 
         let time_s = breakdown.values().copied().fold(0.0, f64::max);
         if time_s <= 0.0 {
@@ -300,5 +351,64 @@ mod tests {
         assert!(RooflineModel
             .predict(&ModelInput::new(empty), &d, c)
             .is_err());
+    }
+
+    /// 2^24 load sectors that all hit in the L2 (hint), from blocks that each read their data
+    /// four times: the L2 sees a quarter of them (the re-reads are L1 hits at the least), at
+    /// the profile's measured read throughput, which scales with the core clock. Without a
+    /// reuse profile there is no L2 roof, and a note says why.
+    #[test]
+    fn the_l2_roof_takes_the_loads_a_block_does_not_reread() {
+        let d = device();
+        let c = d.default_clocks().unwrap();
+        let loads = (1u64 << 24) as f64;
+        let sectors = Feature::Sectors {
+            space: Space::Global,
+            dir: Dir::Load,
+        };
+        let mut s = stats(
+            4096,
+            &[(sectors, loads), (op(OpKind::Fma, DType::F32), 1.0)],
+        );
+        let touches = (0..4u32).map(|k| (0, k << 20, 7, false, 0)).collect();
+        s.reuse = Some(Reuse::Profile(kerncast_passes::reuse::from_touches(
+            touches,
+            &[1.0],
+            1,
+            4096,
+        )));
+        let mut input = ModelInput::new(s.clone());
+        input
+            .hints
+            .insert(crate::model::HINT_L2_HIT_RATE.to_string(), 1.0);
+        let p = RooflineModel.predict(&input, &d, c).unwrap();
+        let read = d.hw.l2_read_gbs.as_ref().unwrap().value * 1e9;
+        assert_eq!(p.bottleneck, "l2");
+        assert!(
+            (p.time_s - 32.0 * loads / 4.0 / read).abs() < 1e-12,
+            "{}",
+            p.time_s
+        );
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.contains("75.0 % of the sector requests re-read")));
+        let half = Clocks {
+            core_mhz: c.core_mhz / 2.0,
+            ..c
+        };
+        let slow = RooflineModel.predict(&input, &d, half).unwrap();
+        assert!((slow.breakdown["l2"] - 2.0 * p.breakdown["l2"]).abs() < 1e-12);
+        s.reuse = None;
+        let mut input = ModelInput::new(s);
+        input
+            .hints
+            .insert(crate::model::HINT_L2_HIT_RATE.to_string(), 1.0);
+        let p = RooflineModel.predict(&input, &d, c).unwrap();
+        assert!(!p.breakdown.contains_key("l2"));
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.starts_with("no L2 roof: without a reuse profile")));
     }
 }
