@@ -455,6 +455,9 @@ fn analyze_launch(
                     features_of_inst.push(Feature::Barrier { gran });
                 }
             }
+            if let Some((input, acc, fmas)) = classify::tensor_fmas(inst) {
+                features_of_inst.push(Feature::TensorMma { input, acc, fmas });
+            }
             for k in features_of_inst {
                 if own.is_some() {
                     let q = if is_warp_granular(&k) { wq } else { tq };
@@ -571,9 +574,10 @@ fn is_warp_granular(k: &Feature) -> bool {
         } | Feature::Mem {
             gran: Granularity::Warp,
             ..
-        } | Feature::Barrier {
-            gran: Granularity::Warp
-        }
+        } | Feature::TensorMma { .. }
+            | Feature::Barrier {
+                gran: Granularity::Warp
+            }
     )
 }
 

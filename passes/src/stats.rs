@@ -198,6 +198,13 @@ pub enum Feature {
     Barrier {
         gran: Granularity,
     },
+    /// Warp tensor-core instructions (`wmma.mma`, `mma.sync`) that do `fmas` multiply–adds
+    /// each (m·n·k of the shape), by the type of the inputs and of the accumulator.
+    TensorMma {
+        input: DType,
+        acc: DType,
+        fmas: u32,
+    },
     Blocks,
     Warps,
     Threads,
@@ -242,6 +249,9 @@ impl fmt::Display for Feature {
             Feature::Lines { space, dir } => write!(f, "lines.{}.{}", snake(space), snake(dir)),
             Feature::SharedWavefronts { dir } => write!(f, "wavefronts.shared.{}", snake(dir)),
             Feature::Barrier { gran } => write!(f, "barrier.{}", g(gran)),
+            Feature::TensorMma { input, acc, fmas } => {
+                write!(f, "tensor.{}.{}.fma{fmas}.warp", snake(input), snake(acc))
+            }
             Feature::Blocks => write!(f, "blocks"),
             Feature::Warps => write!(f, "warps"),
             Feature::Threads => write!(f, "threads"),

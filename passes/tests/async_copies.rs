@@ -5,7 +5,9 @@
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::Module;
 use kerncast_passes::reuse::Reuse;
-use kerncast_passes::stats::{Dir, Feature, Granularity, Launch, OpKind, Space, StrideClass};
+use kerncast_passes::stats::{
+    DType, Dir, Feature, Granularity, Launch, OpKind, Space, StrideClass,
+};
 
 mod common;
 use common::{analyze, data_dependent, emulate, kernel, workload};
@@ -195,6 +197,13 @@ fn wmma_loads_and_stores_are_global_traffic() {
         .map(|(_, v)| *v)
         .sum();
     assert_eq!(mma, 128.0, "only wmma.mma is an Mma op");
+    // one warp instruction a block, of 16·16·16 multiply–adds of f16 into f32
+    let tensor = Feature::TensorMma {
+        input: DType::F16,
+        acc: DType::F32,
+        fmas: 4096,
+    };
+    assert_eq!(s.features.get(&tensor), Some(&4.0));
     // the operand is the warp's tile base, not a lane's address: the stride is unknown, and the
     // sectors and lines are the tile's rows (16 rows of 32 bytes for a and b, of 64 bytes for the
     // f32 result), under a listed alignment assumption

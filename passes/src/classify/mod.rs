@@ -168,17 +168,7 @@ pub fn wmma_tile(inst: &Inst) -> Option<(u32, u32)> {
         return None;
     }
     let has = |m: &str| inst.modifiers.iter().any(|x| x == m);
-    let shape = inst.modifiers.iter().find_map(|m| {
-        let rest = m.strip_prefix('m')?;
-        let (mm, rest) = rest.split_once('n')?;
-        let (nn, kk) = rest.split_once('k')?;
-        Some((
-            mm.parse::<u32>().ok()?,
-            nn.parse::<u32>().ok()?,
-            kk.parse::<u32>().ok()?,
-        ))
-    })?;
-    let (m, n, k) = shape;
+    let (m, n, k) = mma_shape(inst)?;
     let (rows, cols) = match inst.modifiers.get(1).map(String::as_str)? {
         "a" => (m, k),
         "b" => (k, n),
@@ -194,6 +184,42 @@ pub fn wmma_tile(inst: &Inst) -> Option<(u32, u32)> {
     };
     let bits = inst.types.last()?.bits();
     Some((rows, (cols * bits).div_ceil(8)))
+}
+
+/// The `.mMnNkK` shape modifier of a `wmma` or `mma` instruction.
+fn mma_shape(inst: &Inst) -> Option<(u32, u32, u32)> {
+    inst.modifiers.iter().find_map(|m| {
+        let rest = m.strip_prefix('m')?;
+        let (mm, rest) = rest.split_once('n')?;
+        let (nn, kk) = rest.split_once('k')?;
+        Some((
+            mm.parse::<u32>().ok()?,
+            nn.parse::<u32>().ok()?,
+            kk.parse::<u32>().ok()?,
+        ))
+    })
+}
+
+/// The multiply–adds one warp's `wmma.mma` or `mma.sync` does (m·n·k of its shape), with the
+/// type of its inputs and of its accumulator: `(input, accumulator, fmas)`. `wmma.mma` of f16
+/// names only `.dtype.ctype` (its inputs are f16); the other forms name `.dtype.atype.btype.ctype`.
+/// `None` for other instructions, and for `wgmma`, whose operands a warpgroup shares.
+pub fn tensor_fmas(inst: &Inst) -> Option<(DType, DType, u32)> {
+    let is_mma = match inst.opcode.as_str() {
+        "wmma" => inst.modifiers.first().is_some_and(|m| m == "mma"),
+        "mma" => true,
+        _ => false,
+    };
+    if !is_mma {
+        return None;
+    }
+    let (m, n, k) = mma_shape(inst)?;
+    let (input, acc) = match inst.types.as_slice() {
+        [_, c] if inst.opcode == "wmma" => (DType::F16, dtype(*c)),
+        [_, a, _, c] => (dtype(*a), dtype(*c)),
+        _ => return None,
+    };
+    Some((input, acc, m * n * k))
 }
 
 fn op_kind(op: &str) -> OpKind {
@@ -601,6 +627,37 @@ mod tests {
         );
         assert_eq!(mem_access(&mma), None);
         assert_eq!(op_feature(&mma), Some((OpKind::Mma, DType::F32)));
+    }
+
+    /// A warp's tensor-core multiply–adds are its shape's m·n·k, with the input and accumulator
+    /// types as each form writes them.
+    #[test]
+    fn tensor_mma_counts_its_shape_with_its_types() {
+        let cases = [
+            (
+                "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};",
+                Some((DType::F16, DType::F32, 4096)),
+            ),
+            (
+                "wmma.mma.sync.aligned.row.col.m32n8k16.f16.f16 {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12}, {%r13, %r14, %r15, %r16, %r17, %r18, %r19, %r20}, {%r21, %r22, %r23, %r24};",
+                Some((DType::F16, DType::F16, 4096)),
+            ),
+            (
+                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};",
+                Some((DType::Bf16, DType::F32, 2048)),
+            ),
+            (
+                "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r9, %r10}, {%r11, %r12, %r13, %r14};",
+                Some((DType::S8, DType::S32, 4096)),
+            ),
+            (
+                "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, [%rd8], %r3;",
+                None,
+            ),
+        ];
+        for (line, want) in cases {
+            assert_eq!(tensor_fmas(&one(line)), want, "{line}");
+        }
     }
 
     /// Every instruction is counted somewhere: an op key, or a load/store access (a memory
