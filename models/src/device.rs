@@ -48,6 +48,8 @@ pub struct Hardware {
     pub cores_per_sm: Option<Sourced<u32>>,
     pub sfu_per_sm: Option<Sourced<u32>>,
     pub dpu_per_sm: Option<Sourced<u32>>,
+    /// Dense tensor-core multiply–adds per clock per SM, f16 or bf16 inputs, f32 accumulator.
+    pub tensor_f16_f32_fma_per_sm: Option<Sourced<u32>>,
     pub lsu_per_sm: Option<Sourced<u32>>,
     pub warp_schedulers_per_sm: Option<Sourced<u32>>,
     pub dispatch_units_per_sm: Option<Sourced<u32>>,

@@ -11,11 +11,14 @@
 //! | `alu`    | warp ops on the CUDA cores (not f64, not SFU)       | `hw.cores_per_sm` / 32          |
 //! | `fp64`   | warp f64 arithmetic                                  | `hw.dpu_per_sm` / 32            |
 //! | `sfu`    | warp rcp, sqrt, rsqrt, ex2/lg2/sin/cos, f32 div      | `hw.sfu_per_sm` / 32            |
+//! | `tensor` | tensor-core multiply–adds, f16/bf16 into f32         | `hw.tensor_f16_f32_fma_per_sm`  |
 //! | `shared` | shared-memory wavefronts                             | 1 (32 banks × 4 B per clock)    |
 //! | `dram`   | 32 B × global sectors × (1 − L2 hit rate)           | the DRAM bandwidth (whole GPU)  |
 //! | `l2`     | 32 B × global sectors that must reach the L2         | the L2 throughput (whole GPU)   |
 //!
-//! The SM pipes scale with the SMs the launch can fill: min(blocks, `hw.sm_count`).
+//! The SM pipes scale with the SMs the launch can fill: min(blocks, `hw.sm_count`). Tensor-core
+//! work of other types (tf32, f16 into f16, integers, f64) has no sourced rate in any profile:
+//! it bounds nothing, and a note counts it.
 //!
 //! The L2 roof takes what the L2 must see at the least: every store and atomic sector, and the
 //! load sectors less the reuse profile's re-reads within a block (`block_reloads`), which an
@@ -87,6 +90,45 @@ fn warp_memory_moves(s: &BoundStats) -> f64 {
     }
 }
 
+/// What the unbounded note calls tensor-core instructions whose shape and types were not read.
+const UNREAD_MMA: &str = "warp tensor-core instruction(s) (shape or types not read)";
+
+/// The multiply–adds of the tensor-core instructions the profile has a rate for. The others
+/// whose shape was read are added to `unbounded` by their types; every read instruction is
+/// taken off the count of unread ones.
+fn tensor_work(s: &BoundStats, d: &Device, unbounded: &mut BTreeMap<String, f64>) -> f64 {
+    let (mut fmas, mut read) = (0.0, 0.0);
+    for (f, v) in &s.features {
+        if let Feature::TensorMma {
+            input,
+            acc,
+            fmas: each,
+        } = f
+        {
+            read += v;
+            match (input, acc) {
+                (DType::F16 | DType::Bf16, DType::F32)
+                    if d.hw.tensor_f16_f32_fma_per_sm.is_some() =>
+                {
+                    fmas += v * *each as f64
+                }
+                _ => {
+                    let what = format!("warp tensor-core instruction(s) of {input:?} into {acc:?}")
+                        .to_lowercase();
+                    *unbounded.entry(what).or_insert(0.0) += v;
+                }
+            }
+        }
+    }
+    if let Some(n) = unbounded.get_mut(UNREAD_MMA) {
+        *n -= read;
+        if *n < 0.5 {
+            unbounded.remove(UNREAD_MMA);
+        }
+    }
+    fmas
+}
+
 /// Seconds the L2 needs for the global traffic that must reach it (module docs), and a note
 /// with the figures; or why there is no L2 roof.
 fn l2_time(
@@ -142,12 +184,13 @@ impl Model for RooflineModel {
             match pipe(kind, ty) {
                 Some(p) => *work.entry(p).or_insert(0.0) += v,
                 None if kind == OpKind::Mma => {
-                    *unbounded.entry("tensor-core mma".into()).or_insert(0.0) += v
+                    *unbounded.entry(UNREAD_MMA.into()).or_insert(0.0) += v
                 }
                 None => {}
             }
         }
         let issued = ops.values().sum::<f64>() + warp_memory_moves(s);
+        let tensor_fmas = tensor_work(s, d, &mut unbounded);
 
         let mut notes = Vec::new();
         let sectors = s.sum_where(|f| {
@@ -194,6 +237,9 @@ impl Model for RooflineModel {
                 / rate(per_sm(&d.hw.sfu_per_sm, "hw.sfu_per_sm")? / 32.0),
         );
         put("shared", wavefronts / rate(SHARED_WAVEFRONTS_PER_CLOCK));
+        if let Some(per_sm) = &d.hw.tensor_f16_f32_fma_per_sm {
+            put("tensor", tensor_fmas / rate(per_sm.value as f64));
+        }
         put("dram", traffic * (1.0 - hit) / dram_bw);
         if traffic > 0.0 {
             match l2_time(s, d, clocks.core_mhz) {
@@ -225,7 +271,7 @@ impl Model for RooflineModel {
         ));
         for (what, n) in &unbounded {
             notes.push(format!(
-                "{n:.0} warp {what} instruction(s) not bounded: the profile has no sourced rate for them"
+                "{n:.0} {what} not bounded: the profile has no sourced rate for them"
             ));
         }
         Ok(Prediction {
@@ -343,14 +389,54 @@ mod tests {
             ],
         );
         let p = RooflineModel.predict(&ModelInput::new(s), &d, c).unwrap();
-        assert!(p
-            .notes
-            .iter()
-            .any(|n| n.contains("4096 warp tensor-core mma")));
+        assert!(p.notes.iter().any(|n| n.contains(
+            "4096 warp tensor-core instruction(s) (shape or types not read) not bounded"
+        )));
         let empty = stats(1, &[]);
         assert!(RooflineModel
             .predict(&ModelInput::new(empty), &d, c)
             .is_err());
+    }
+
+    /// 2^20 warp m16n16k16 f16 mma into f32 on the H100 (2048 multiply–adds per clock per SM,
+    /// sourced) over 132 blocks are bounded by the tensor cores; 1000 s8 ones beside them have no
+    /// rate and are named with their types, and only they are left unbounded.
+    #[test]
+    fn tensor_cores_bound_f16_mma_and_name_the_types_without_a_rate() {
+        let d = device();
+        let c = d.default_clocks().unwrap();
+        let n = (1u64 << 20) as f64;
+        let tensor = |input, acc| Feature::TensorMma {
+            input,
+            acc,
+            fmas: 4096,
+        };
+        let s = stats(
+            132,
+            &[
+                (op(OpKind::Mma, DType::F32), n),
+                (tensor(DType::F16, DType::F32), n),
+                (op(OpKind::Mma, DType::S32), 1000.0),
+                (tensor(DType::S8, DType::S32), 1000.0),
+            ],
+        );
+        let p = RooflineModel.predict(&ModelInput::new(s), &d, c).unwrap();
+        let want = n * 4096.0 / (2048.0 * 132.0 * c.core_mhz * 1e6);
+        assert_eq!(p.bottleneck, "tensor");
+        assert!(
+            (p.time_s - want).abs() < 1e-12 * want,
+            "{} vs {want}",
+            p.time_s
+        );
+        let unbounded: Vec<&String> = p
+            .notes
+            .iter()
+            .filter(|n| n.contains("not bounded"))
+            .collect();
+        assert_eq!(
+            unbounded,
+            vec!["1000 warp tensor-core instruction(s) of s8 into s32 not bounded: the profile has no sourced rate for them"]
+        );
     }
 
     /// 2^24 load sectors that all hit in the L2 (hint), from blocks that each read their data
