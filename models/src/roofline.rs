@@ -266,8 +266,13 @@ impl Model for RooflineModel {
         if let Some(t) = breakdown.get("dram") {
             activity.insert("dram".to_string(), t / time_s);
         }
+        let measured = if breakdown.contains_key("l2") {
+            "; the L2 at its measured throughput, which a run may beat"
+        } else {
+            ""
+        };
         notes.push(format!(
-            "roofline: the time of the busiest resource at its peak rate over {sms} SM(s), a lower bound (no latency, occupancy or launch cost); each resource's own time is in the breakdown"
+            "roofline: the time of the busiest resource at its peak rate over {sms} SM(s), a lower bound (no latency, occupancy or launch cost{measured}); each resource's own time is in the breakdown"
         ));
         for (what, n) in &unbounded {
             notes.push(format!(
