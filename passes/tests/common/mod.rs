@@ -1,5 +1,7 @@
 //! What the counter-against-emulator tests share: a kernel around a PTX body, an emulated launch,
 //! and the data-dependent assumptions of an analysis.
+// Each test binary compiles this module and uses only some of it.
+#![allow(dead_code)]
 
 use kerncast_passes::count::{self, KernelStats, Options, Workload};
 use kerncast_passes::emu::{self, KernelArg};
