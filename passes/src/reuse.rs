@@ -113,7 +113,9 @@ pub fn profile(
             None => r.addr.as_ref().map(|addr| Walked::new(r, addr, &sc)),
             Some(t) => match (
                 &t.base,
-                t.pitch.as_ref().and_then(|p| fixed_integer(p, &sc)),
+                t.pitch
+                    .as_ref()
+                    .and_then(|p| integer_value(p, defs, &|v| env.get(v).copied())),
             ) {
                 (Some(base), Some(pitch)) => {
                     Some(Walked::new(r, base, &sc).tiled(t.rows, t.row_bytes, pitch))
@@ -443,23 +445,15 @@ impl Walked {
     ) -> Option<i128> {
         match &self.addr {
             Addr::Linear { lane, .. } => Some(at_point? + lane.eval(tid, point, sc)?),
-            Addr::Poly(p) => {
-                let a = sc
-                    .defs
-                    .eval_poly(p, &|v| sc.var(v, tid, point))
-                    .filter(|a| a.is_integer())?;
-                num_traits::ToPrimitive::to_i128(&a.to_integer())
-            }
+            Addr::Poly(p) => integer_value(p, sc.defs, &|v| sc.var(v, tid, point)),
         }
     }
 }
 
-/// `p` as an integer once the launch's parameters are put in, if it is one.
-fn fixed_integer(p: &Poly, sc: &Scope) -> Option<i128> {
-    let v = sc.defs.eval_poly(p, &|v| sc.env.get(v).copied())?;
-    v.is_integer()
-        .then(|| num_traits::ToPrimitive::to_i128(&v.to_integer()))
-        .flatten()
+/// The value of `p` (named values through `defs`, the rest from `at`), if it is an integer.
+fn integer_value(p: &Poly, defs: &named::Defs, at: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
+    let v = defs.eval_poly(p, at).filter(|v| v.is_integer())?;
+    num_traits::ToPrimitive::to_i128(&v.to_integer())
 }
 
 /// A distinct base per buffer: every variable the addresses read that is neither an index nor
