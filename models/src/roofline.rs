@@ -94,9 +94,14 @@ fn warp_memory_moves(s: &BoundStats) -> f64 {
 const UNREAD_MMA: &str = "warp tensor-core instruction(s) (shape or types not read)";
 
 /// The multiply–adds of the tensor-core instructions the profile has a rate for. The others
-/// whose shape was read are added to `unbounded` by their types; every read instruction is
-/// taken off the count of unread ones.
-fn tensor_work(s: &BoundStats, d: &Device, unbounded: &mut BTreeMap<String, f64>) -> f64 {
+/// whose shape was read are added to `unbounded` by their types, and the rest of the
+/// `mma_ops` tensor-core instructions as unread.
+fn tensor_work(
+    s: &BoundStats,
+    d: &Device,
+    mma_ops: f64,
+    unbounded: &mut BTreeMap<String, f64>,
+) -> f64 {
     let (mut fmas, mut read) = (0.0, 0.0);
     for (f, v) in &s.features {
         if let Feature::TensorMma {
@@ -120,11 +125,8 @@ fn tensor_work(s: &BoundStats, d: &Device, unbounded: &mut BTreeMap<String, f64>
             }
         }
     }
-    if let Some(n) = unbounded.get_mut(UNREAD_MMA) {
-        *n -= read;
-        if *n < 0.5 {
-            unbounded.remove(UNREAD_MMA);
-        }
+    if mma_ops - read >= 0.5 {
+        unbounded.insert(UNREAD_MMA.into(), mma_ops - read);
     }
     fmas
 }
@@ -180,17 +182,16 @@ impl Model for RooflineModel {
         let mut work: BTreeMap<&str, f64> = BTreeMap::new();
         let mut unbounded: BTreeMap<String, f64> = BTreeMap::new();
         let ops = warp_ops(s);
+        let mut mma_ops = 0.0;
         for (&(kind, ty), &v) in &ops {
             match pipe(kind, ty) {
                 Some(p) => *work.entry(p).or_insert(0.0) += v,
-                None if kind == OpKind::Mma => {
-                    *unbounded.entry(UNREAD_MMA.into()).or_insert(0.0) += v
-                }
+                None if kind == OpKind::Mma => mma_ops += v,
                 None => {}
             }
         }
         let issued = ops.values().sum::<f64>() + warp_memory_moves(s);
-        let tensor_fmas = tensor_work(s, d, &mut unbounded);
+        let tensor_fmas = tensor_work(s, d, mma_ops, &mut unbounded);
 
         let mut notes = Vec::new();
         let sectors = s.sum_where(|f| {
