@@ -31,6 +31,7 @@ mod host_defs;
 mod host_loops;
 mod instantiations;
 mod launch_macros;
+mod loop_body;
 pub mod nvrtc;
 mod occupancy_calls;
 mod opencl;

@@ -848,7 +848,8 @@ int main() {
     assert!(
         out.contains(
             "the launch at line 22 is in a host loop whose trips kerncast cannot count \
-             (`while (err > 1e-6f)`: a `while` loop): the figures are one launch's"
+             (`while (err > 1e-6f)`: a `while` loop whose condition `err > 1e-6f` tests no \
+             counter its body steps): the figures are one launch's"
         ),
         "{out}"
     );

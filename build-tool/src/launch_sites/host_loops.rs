@@ -11,14 +11,18 @@
 //! around a launch in its function, innermost first. A `for` whose counter starts, ends and
 //! steps by values the host code gives (`+=`, `-=`, `++`, `--`, `*=`, `/=`, `<<=`, `>>=`) has
 //! its trips counted as C would run them, and `do { … } while (0)` (a statement macro's idiom)
-//! runs once. Any other loop gives the reason it cannot be counted.
-//! A `break`, or a change of the counter inside the body, is not seen.
+//! runs once. A `while` or `do` loop whose body steps a counter is counted the same way, from
+//! the counter's value before it (`loop_body`). A loop whose body can `break` out of it, or
+//! changes a `for` counter, is not counted; it says why, and how many trips it runs at most.
+//! Any other loop gives the reason it cannot be counted.
 
 use super::branches::{enclosing_brace, keyword, statement_start, value};
 use super::c_text::matching_close;
 use super::host_defs::HostDefs;
+use super::loop_body;
 use crate::workload::HostLoop;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 /// More trips than this are not walked one by one (a multiplying step needs few).
 const MAX_WALKED: u64 = 1 << 20;
@@ -31,15 +35,11 @@ pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> 
         let start = statement_start(code, pos);
         let mut heads = loop_heads(code, start, pos);
         heads.reverse();
-        out.extend(heads.into_iter().map(|(at, kw, head, inner)| {
-            HostLoop {
-                line: code[..at].matches('\n').count() + 1,
-                counter: (kw == "for")
-                    .then(|| counter_start(inner.split(';').next()?).map(|(v, _)| v.to_string()))
-                    .flatten(),
-                trips: trips(kw, &inner, defs),
-                head,
-            }
+        out.extend(heads.into_iter().map(|h| HostLoop {
+            line: line_of(code, h.at),
+            counter: counter(code, &h),
+            trips: trips(code, &h, defs),
+            head: h.head,
         }));
         let Some(open) = enclosing_brace(code, start) else {
             break;
@@ -49,10 +49,27 @@ pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> 
     out
 }
 
+/// One loop as written.
+struct Head {
+    /// The offset of its keyword.
+    at: usize,
+    kw: &'static str,
+    /// The head as written: `for (int i = 0; i < n; ++i)`, `do … while (again())`.
+    head: String,
+    /// The text in the head's brackets (a `do` loop's condition).
+    inner: String,
+    /// Its body, a block or one statement.
+    body: Range<usize>,
+}
+
+/// 1-based line of the offset `at`.
+fn line_of(code: &str, at: usize) -> usize {
+    code[..at].matches('\n').count() + 1
+}
+
 /// The loop keywords in the text between a statement's start and `pos` (`for (…) if (c) for
-/// (…)`), outermost first: the keyword's offset, the keyword, the head as written, and the text
-/// in its brackets.
-fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(usize, &'static str, String, String)> {
+/// (…)`), outermost first.
+fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<Head> {
     let mut out = Vec::new();
     let b = code.as_bytes();
     let mut i = start;
@@ -63,7 +80,13 @@ fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(usize, &'static str,
         let rest = &code[i..pos];
         if let Some(after) = keyword(rest, "do") {
             let cond = do_condition(code, pos).unwrap_or_default();
-            out.push((i, "do", format!("do … while ({cond})"), cond));
+            out.push(Head {
+                at: i,
+                kw: "do",
+                head: format!("do … while ({cond})"),
+                inner: cond,
+                body: loop_body::body_after(code, pos),
+            });
             i = pos - after.len();
             continue;
         }
@@ -93,7 +116,13 @@ fn loop_heads(code: &str, start: usize, pos: usize) -> Vec<(usize, &'static str,
                 "{kw} ({})",
                 inner.split_whitespace().collect::<Vec<_>>().join(" ")
             );
-            out.push((i, kw, head, inner));
+            out.push(Head {
+                at: i,
+                kw,
+                head,
+                inner,
+                body: loop_body::body_after(code, close + 1),
+            });
         }
         i = close + 1;
     }
@@ -110,21 +139,46 @@ fn do_condition(code: &str, open: usize) -> Option<String> {
     Some(code[at + 1..end].trim().to_string())
 }
 
+/// The counter of a loop: a `for` loop's (`it` of `for (int it = 0; …)`), or the one a
+/// `while` or `do` loop's body steps.
+fn counter(code: &str, h: &Head) -> Option<String> {
+    match h.kw {
+        "for" => counter_start(h.inner.split(';').next()?).map(|(v, _)| v.to_string()),
+        _ => stepped_counter(code, h).ok().map(|(var, _)| var),
+    }
+}
+
 /// The trips of one loop (see the module doc).
-fn trips(kw: &str, inner: &str, defs: &HostDefs) -> Result<u64, String> {
-    // `do { … } while (0)`, the statement-macro idiom: once
-    if kw == "do" && value(inner, defs, &mut BTreeMap::new()) == Some(0) {
-        return Ok(1);
+fn trips(code: &str, h: &Head, defs: &HostDefs) -> Result<u64, String> {
+    let trips = match h.kw {
+        "for" => for_trips(code, h, defs)?,
+        _ => conditional_trips(code, h, defs)?,
+    };
+    match loop_body::early_exit(code, h.body.clone()) {
+        Some(at) => Err(format!(
+            "its body can leave it early (`break` on line {}), so it runs at most {trips} \
+             time(s)",
+            line_of(code, at)
+        )),
+        None => Ok(trips),
     }
-    if kw != "for" {
-        return Err(format!("a `{kw}` loop"));
-    }
-    let parts: Vec<&str> = inner.split(';').map(str::trim).collect();
+}
+
+/// The trips of `for (init; condition; step)`.
+fn for_trips(code: &str, h: &Head, defs: &HostDefs) -> Result<u64, String> {
+    let parts: Vec<&str> = h.inner.split(';').map(str::trim).collect();
     let [init, cond, step] = parts[..] else {
         return Err("not a `for (init; condition; step)` kerncast can read".into());
     };
     let (var, start) = counter_start(init)
         .ok_or_else(|| format!("its start `{init}` does not give one counter a value"))?;
+    if let Some(c) = loop_body::changes(code, h.body.clone(), var).first() {
+        return Err(format!(
+            "its body changes `{var}` (`{}`, line {})",
+            c.statement,
+            line_of(code, c.at)
+        ));
+    }
     let mut read = BTreeMap::new();
     let start = value(start, defs, &mut read)
         .ok_or_else(|| format!("its start `{init}` has no value kerncast can read"))?;
@@ -140,6 +194,86 @@ fn trips(kw: &str, inner: &str, defs: &HostDefs) -> Result<u64, String> {
         format!(
             "from `{var}` = {start}, `{step}` does not end it by `{cond}` within {MAX_WALKED} trips"
         )
+    })
+}
+
+/// The trips of `while (cond) body` or `do body while (cond);`, counted through the counter
+/// its body steps, from the counter's value before the loop.
+fn conditional_trips(code: &str, h: &Head, defs: &HostDefs) -> Result<u64, String> {
+    let mut read = BTreeMap::new();
+    // `do { … } while (0)`, the statement-macro idiom: once
+    if h.kw == "do" && value(&h.inner, defs, &mut read) == Some(0) {
+        return Ok(1);
+    }
+    let cond = h.inner.trim();
+    let (var, step) = stepped_counter(code, h)?;
+    let (op, bound) = condition(cond, &var).expect("stepped_counter found it in the condition");
+    let bound = value(bound, defs, &mut read)
+        .ok_or_else(|| format!("its bound in `{cond}` has no value kerncast can read"))?;
+    let (step_op, by) = step_of(&step, &var).expect("stepped_counter read the step");
+    let by = value(by, defs, &mut read)
+        .ok_or_else(|| format!("its step `{step}` has no value kerncast can read"))?;
+    let init = loop_body::start_before(code, h.at, &var)?;
+    let start = value(&init, defs, &mut read).ok_or_else(|| {
+        format!("its counter's value before it, `{var} = {init}`, is not one kerncast can read")
+    })?;
+    let not_ending = || {
+        format!("from `{var}` = {start}, `{step}` does not end it by `{cond}` within {MAX_WALKED} trips")
+    };
+    if h.kw == "do" {
+        // the body runs once before the condition is first asked
+        let next = stepped(start, step_op, by).ok_or_else(not_ending)?;
+        return count(next, op, bound, step_op, by)
+            .map(|n| n + 1)
+            .ok_or_else(not_ending);
+    }
+    count(start, op, bound, step_op, by).ok_or_else(not_ending)
+}
+
+/// The counter of a `while` or `do` loop: a name its condition compares with a bound, which
+/// its body changes in exactly one statement, run on every trip, that steps it (`iter += 2`);
+/// with that statement's text.
+fn stepped_counter(code: &str, h: &Head) -> Result<(String, String), String> {
+    let cond = h.inner.trim();
+    let mut sides: Vec<&str> = Vec::new();
+    for op in ["<=", ">=", "!=", "<", ">"] {
+        if let Some((a, z)) = cond.split_once(op) {
+            sides.extend([a.trim(), z.trim()]);
+        }
+    }
+    let names = sides.into_iter().filter(|s| {
+        !s.is_empty()
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+    });
+    let mut changed = None;
+    for var in names {
+        if condition(cond, var).is_none() {
+            continue;
+        }
+        let changes = loop_body::changes(code, h.body.clone(), var);
+        if let [one] = &changes[..] {
+            if loop_body::on_every_trip(code, &h.body, one)
+                && step_of(&one.statement, var).is_some()
+            {
+                return Ok((var.to_string(), one.statement.clone()));
+            }
+        }
+        if let Some(c) = changes.first() {
+            changed.get_or_insert((var, c.clone(), changes.len()));
+        }
+    }
+    Err(match changed {
+        Some((var, c, n)) => format!(
+            "its body changes `{var}` in {n} place(s), not by one step on every trip (`{}`, \
+             line {})",
+            c.statement,
+            line_of(code, c.at)
+        ),
+        None => format!(
+            "a `{}` loop whose condition `{cond}` tests no counter its body steps",
+            h.kw
+        ),
     })
 }
 
@@ -243,21 +377,25 @@ fn count(start: i64, op: &str, bound: i64, step: &str, by: i64) -> Option<u64> {
         if !holds(v) {
             return Some(n);
         }
-        let next = match step {
-            "+" => v.checked_add(by),
-            "-" => v.checked_sub(by),
-            "*" => v.checked_mul(by),
-            "/" if by != 0 => Some(v / by),
-            "<<" => u32::try_from(by).ok().and_then(|b| v.checked_shl(b)),
-            ">>" => u32::try_from(by).ok().and_then(|b| v.checked_shr(b)),
-            _ => None,
-        };
-        match next {
+        match stepped(v, step, by) {
             Some(n) if n != v => v = n,
             _ => return None,
         }
     }
     None
+}
+
+/// `v` after one step `v STEP by`; `None` where it overflows or the step is not one C has.
+fn stepped(v: i64, step: &str, by: i64) -> Option<i64> {
+    match step {
+        "+" => v.checked_add(by),
+        "-" => v.checked_sub(by),
+        "*" => v.checked_mul(by),
+        "/" if by != 0 => Some(v / by),
+        "<<" => u32::try_from(by).ok().and_then(|b| v.checked_shl(b)),
+        ">>" => u32::try_from(by).ok().and_then(|b| v.checked_shr(b)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -316,14 +454,22 @@ mod tests {
         let code = "void f(float tol) { while (err > tol) { if (x) k<<<1, 1>>>(); } }";
         let got = loops(code, &d);
         assert_eq!(got.len(), 1);
-        assert_eq!(got[0].trips, Err("a `while` loop".into()));
+        assert_eq!(
+            got[0].trips,
+            Err(
+                "a `while` loop whose condition `err > tol` tests no counter its body steps".into()
+            )
+        );
         let code = "void f(int m) { for (int i = 0; i < m; ++i) k<<<1, 1>>>(); }";
         assert_eq!(
             loops(code, &d)[0].trips,
             Err("its bound in `i < m` has no value kerncast can read".into())
         );
         let code = "void f() { do { k<<<1, 1>>>(); } while (again()); }";
-        assert_eq!(loops(code, &d)[0].trips, Err("a `do` loop".into()));
+        assert_eq!(
+            loops(code, &d)[0].trips,
+            Err("a `do` loop whose condition `again()` tests no counter its body steps".into())
+        );
         assert_eq!(loops(code, &d)[0].head, "do … while (again())");
         let code = "void f() { do { k<<<1, 1>>>(); } while (0); }";
         assert_eq!(loops(code, &d)[0].trips, Ok(1));
@@ -334,5 +480,118 @@ mod tests {
             .unwrap_err()
             .contains("does not end"));
         assert!(loops("int main() { if (a) { k<<<1, 1>>>(); } }", &d).is_empty());
+    }
+
+    /// A `while` or `do` loop whose body steps a counter once a trip counts as the `for` loop
+    /// it stands for, from the counter's value before it; the launch reading it is seen.
+    #[test]
+    fn while_and_do_loops_count_the_counter_their_body_steps() {
+        let d = defs(&[("iters", "100")]);
+        let code = "int main() { int iter = 0;\n while (iter < iters) {\n k<<<g, b>>>(a, b);\n \
+                    k2<<<g, b>>>(b, a);\n iter += 2;\n } }";
+        let got = loops(code, &d);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].head, "while (iter < iters)");
+        assert_eq!((got[0].line, got[0].trips.clone()), (2, Ok(50)));
+        assert_eq!(got[0].counter.as_deref(), Some("iter"));
+        for (code, want) in [
+            (
+                "int i = 0, j = 9; while (i != 12) { k<<<1, 1>>>(); i++; }",
+                12,
+            ),
+            (
+                "long s = 1 << 20; while (s > 1) { k<<<1, 1>>>(s); s >>= 1; }",
+                20,
+            ),
+            ("int i = 0; do { k<<<1, 1>>>(); ++i; } while (i < 5);", 5),
+            // the body runs before the condition is asked
+            ("int i = 10; do { k<<<1, 1>>>(); i++; } while (i < 5);", 1),
+            (
+                "int i = 3; i = 0; while (i < 4) { k<<<1, 1>>>(); i = i + 1; }",
+                4,
+            ),
+            ("int i; i = 4; while (0 < i) { k<<<1, 1>>>(); i--; }", 4),
+        ] {
+            let code = format!("void f() {{ {code} }}");
+            assert_eq!(loops(&code, &d)[0].trips, Ok(want), "{code}");
+        }
+    }
+
+    /// A `while` loop is counted only where its counter's start and step are certain.
+    #[test]
+    fn a_while_loop_with_an_uncertain_counter_says_why() {
+        let d = defs(&[]);
+        let why = |code: &str| {
+            let code = format!("void f(int a) {{ {code} }}");
+            loops(&code, &d)[0].trips.clone().unwrap_err()
+        };
+        assert_eq!(
+            why("int i = 0; while (i < 10) { k<<<1, 1>>>(); if (a) i++; }"),
+            "its body changes `i` in 1 place(s), not by one step on every trip (`if (a) i++`, \
+             line 1)"
+        );
+        assert_eq!(
+            why("int i = 0; while (i < 10) { k<<<1, 1>>>(); i++; i += a; }"),
+            "its body changes `i` in 2 place(s), not by one step on every trip (`i++`, line 1)"
+        );
+        assert_eq!(
+            why("int i = 0; while (i < 10) { k<<<1, 1>>>(); read(&i); }"),
+            "its body changes `i` in 1 place(s), not by one step on every trip (`read(&i)`, \
+             line 1)"
+        );
+        assert_eq!(
+            why("int i = 0; if (a) i = 5; while (i < 10) { k<<<1, 1>>>(); i++; }"),
+            "its counter `i` is last changed before it by `if (a) i = 5` (line 1), not given a \
+             value kerncast can read"
+        );
+        assert_eq!(
+            why("int i = 0; for (; i < 3; i++) {} while (i < 10) { k<<<1, 1>>>(); i++; }"),
+            "its counter `i` is last changed before it by `i++` (line 1), not given a value \
+             kerncast can read"
+        );
+        assert_eq!(
+            why("int i = a; while (i < 10) { k<<<1, 1>>>(); i++; }"),
+            "its counter's value before it, `i = a`, is not one kerncast can read"
+        );
+        assert_eq!(
+            why("while (i < 10) { k<<<1, 1>>>(); i++; }"),
+            "`i` has no value before it"
+        );
+    }
+
+    /// A `break` of the loop itself (not of a loop or `switch` inside it) makes its trips a
+    /// bound, and so does a `for` counter changed in the body; `return` is an error path.
+    #[test]
+    fn a_break_or_a_changed_counter_leaves_the_trips_uncounted() {
+        let d = defs(&[]);
+        let code = "void f() { for (int t = 0; t < 1000; ++t) {\n k<<<1, 1>>>();\n \
+                    if (done()) break;\n } }";
+        assert_eq!(
+            loops(code, &d)[0].trips,
+            Err(
+                "its body can leave it early (`break` on line 3), so it runs at most 1000 \
+                 time(s)"
+                    .into()
+            )
+        );
+        let code = "void f() { int i = 0; while (i < 8) { k<<<1, 1>>>(); i++; if (e) break; } }";
+        assert!(loops(code, &d)[0]
+            .trips
+            .as_ref()
+            .unwrap_err()
+            .ends_with("at most 8 time(s)"));
+        let code = "void f() { for (int t = 0; t < 10; ++t) { k<<<1, 1>>>(); \
+                    for (;;) { if (x) break; } while (y) break; do { break; } while (0); \
+                    switch (t) { case 1: break; } if (bad) return; } }";
+        assert_eq!(loops(code, &d)[0].trips, Ok(10));
+        let code = "void f() { for (int t = 0; t < 10; ++t) { k<<<1, 1>>>(); t += 1; } }";
+        assert_eq!(
+            loops(code, &d)[0].trips,
+            Err("its body changes `t` (`t += 1`, line 1)".into())
+        );
+        // a single statement as the body
+        let code =
+            "void f() { for (int t = 0; t < 10; ++t) if (t > 2) k<<<1, 1>>>(); else break; }";
+        assert!(loops(code, &d)[0].trips.is_err());
     }
 }
