@@ -5,7 +5,7 @@
 //! it lands) without touching any renderer, and lets rank reuse a prepared kernel across
 //! thousands of workloads.
 
-use crate::report::{Component, DvfsPoint, ModelResult, Roofline};
+use crate::report::{Ceiling, Component, DvfsPoint, ModelResult, Roofline};
 use crate::workload::{Workload, WorkloadSpec};
 use kerncast_models::model::Model;
 use kerncast_models::power::PhysicalPowerParams;
@@ -17,7 +17,7 @@ use kerncast_passes::count::{dynamic_shared_assumption, DYNAMIC_SHARED_BYTES};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{AddrBase, Module, Operand, PtxType};
 use kerncast_passes::reuse::{from_touches, Reuse, MAX_SAMPLE_BLOCKS, MIN_SAMPLE_BLOCKS};
-use kerncast_passes::stats::{Assumption, BoundStats, DType, Dir, Feature, Launch, OpKind, Space};
+use kerncast_passes::stats::{Assumption, BoundStats, DType, Feature, Launch, OpKind, Space};
 use kerncast_passes::taint::Taint;
 use std::collections::BTreeMap;
 
@@ -1036,13 +1036,19 @@ impl Target {
         })
     }
 
-    /// Roofline position: flops from the floating-point op counts (fma = 2), DRAM bytes from the
-    /// global-memory sectors (32 B each).
-    pub fn roofline(&self, stats: &BoundStats, time_s: f64) -> Option<Roofline> {
-        let flops: f64 = stats
-            .features
-            .iter()
-            .filter_map(|(f, v)| match f {
+    /// Roofline position: flops from the floating-point op counts (fma = 2) and the
+    /// tensor-core multiply–adds (× 2); DRAM bytes from the global sectors that miss the L2, at
+    /// the hit rate the models take (`hints`, or the reuse profile); the device's compute
+    /// ceilings for the work the kernel does.
+    pub fn roofline(
+        &self,
+        stats: &BoundStats,
+        hints: &BTreeMap<String, f64>,
+        time_s: f64,
+    ) -> Option<Roofline> {
+        let (mut flops, mut f64_flops, mut tensor_flops) = (0.0, 0.0, 0.0);
+        for (f, v) in &stats.features {
+            match f {
                 Feature::Op { kind, ty, gran }
                     if is_float(*ty) && *gran == kerncast_passes::stats::Granularity::Thread =>
                 {
@@ -1058,29 +1064,56 @@ impl Target {
                         | OpKind::MinMax => 1.0,
                         _ => 0.0,
                     };
-                    Some(per * v)
+                    flops += per * v;
+                    if *ty == DType::F64 {
+                        f64_flops += per * v;
+                    }
                 }
-                _ => None,
-            })
-            .sum();
-        let bytes = 32.0
-            * (stats.get(&Feature::Sectors {
-                space: Space::Global,
-                dir: Dir::Load,
-            }) + stats.get(&Feature::Sectors {
-                space: Space::Global,
-                dir: Dir::Store,
-            }) + stats.get(&Feature::Sectors {
-                space: Space::Global,
-                dir: Dir::Atomic,
-            }));
+                Feature::TensorMma { fmas, .. } => tensor_flops += 2.0 * *fmas as f64 * v,
+                _ => {}
+            }
+        }
+        flops += tensor_flops;
+        let sector_bytes = 32.0
+            * stats.sum_where(|f| {
+                matches!(
+                    f,
+                    Feature::Sectors {
+                        space: Space::Global,
+                        ..
+                    }
+                )
+            });
+        let mut input = ModelInput::new(stats.clone());
+        input.hints = hints.clone();
+        // where no hit rate can be had the models take 0 (and say so in their notes)
+        let l2_hit_rate = kerncast_models::l2::l2_hit_rate(
+            &input,
+            &self.device,
+            sector_bytes,
+            "roofline",
+            &mut Vec::new(),
+        )
+        .unwrap_or(0.0);
+        let bytes = sector_bytes * (1.0 - l2_hit_rate);
         let hw = &self.device.hw;
         let clocks = self.device.default_clocks().ok()?;
-        let peak_flops = hw.sm_count.as_ref()?.value as f64
-            * hw.cores_per_sm.as_ref()?.value as f64
-            * 2.0
-            * clocks.core_mhz
-            * 1e6;
+        let sms = hw.sm_count.as_ref()?.value as f64;
+        let per_second = |per_sm_per_clock: f64| sms * per_sm_per_clock * clocks.core_mhz * 1e6;
+        let peak_flops = per_second(hw.cores_per_sm.as_ref()?.value as f64 * 2.0);
+        let mut ceilings = Vec::new();
+        if let (true, Some(dpu)) = (f64_flops > 0.0, &hw.dpu_per_sm) {
+            ceilings.push(Ceiling {
+                name: "fp64".into(),
+                flops_per_s: per_second(dpu.value as f64 * 2.0),
+            });
+        }
+        if let (true, Some(tc)) = (tensor_flops > 0.0, &hw.tensor_f16_f32_fma_per_sm) {
+            ceilings.push(Ceiling {
+                name: "tensor f16→f32".into(),
+                flops_per_s: per_second(tc.value as f64 * 2.0),
+            });
+        }
         let peak_bw = self
             .device
             .dram_bandwidth(clocks.mem_mhz, "roofline")
@@ -1090,11 +1123,14 @@ impl Target {
         }
         Some(Roofline {
             flops,
+            tensor_flops,
             dram_bytes: bytes,
+            l2_hit_rate,
             intensity: flops / bytes,
             flops_per_s: flops / time_s,
             peak_flops_per_s: peak_flops,
             peak_bytes_per_s: peak_bw,
+            ceilings,
         })
     }
 }
@@ -1244,5 +1280,73 @@ ret;
             .map(|(_, v)| v)
             .sum();
         assert_eq!(stores, (1024 * 512) as f64, "{:?}", bound.stats.features);
+    }
+
+    /// The roofline point counts tensor-core multiply–adds as flops and takes the DRAM bytes
+    /// after the L2's hits; the ceilings are those of the work the kernel does.
+    #[test]
+    fn the_roofline_point_counts_tensor_flops_and_the_dram_bytes_after_l2_hits() {
+        use kerncast_passes::stats::{Dir, Granularity};
+        let t = Target::load("h100", "roofline").unwrap();
+        let mut stats = BoundStats::default();
+        let fma = |ty| Feature::Op {
+            kind: OpKind::Fma,
+            ty,
+            gran: Granularity::Thread,
+        };
+        stats.features.insert(fma(DType::F32), 1000.0);
+        stats.features.insert(
+            Feature::TensorMma {
+                input: DType::F16,
+                acc: DType::F32,
+                fmas: 4096,
+            },
+            10.0,
+        );
+        stats.features.insert(
+            Feature::Sectors {
+                space: Space::Global,
+                dir: Dir::Load,
+            },
+            400.0,
+        );
+        let hints: BTreeMap<String, f64> = [("l2_hit_rate".to_string(), 0.75)].into();
+        let r = t.roofline(&stats, &hints, 1e-6).unwrap();
+        assert_eq!(r.tensor_flops, 2.0 * 4096.0 * 10.0);
+        assert_eq!(r.flops, 2000.0 + 81920.0);
+        assert_eq!((r.l2_hit_rate, r.dram_bytes), (0.75, 32.0 * 400.0 * 0.25));
+        assert_eq!(r.intensity, r.flops / r.dram_bytes);
+        let sm_clock = 132.0 * 1980e6;
+        assert_eq!(r.peak_flops_per_s, sm_clock * 128.0 * 2.0);
+        assert_eq!(
+            r.ceilings,
+            [Ceiling {
+                name: "tensor f16→f32".into(),
+                flops_per_s: sm_clock * 2048.0 * 2.0
+            }]
+        );
+        // an f64 kernel gets the fp64 ceiling, and no tensor one; without a hint the L2 hit
+        // rate is the models' 0 (no reuse profile)
+        stats.features.clear();
+        stats.features.insert(fma(DType::F64), 1000.0);
+        stats.features.insert(
+            Feature::Sectors {
+                space: Space::Global,
+                dir: Dir::Store,
+            },
+            100.0,
+        );
+        let r = t.roofline(&stats, &BTreeMap::new(), 1e-6).unwrap();
+        assert_eq!(
+            (r.tensor_flops, r.l2_hit_rate, r.dram_bytes),
+            (0.0, 0.0, 3200.0)
+        );
+        assert_eq!(
+            r.ceilings,
+            [Ceiling {
+                name: "fp64".into(),
+                flops_per_s: sm_clock * 64.0 * 2.0
+            }]
+        );
     }
 }

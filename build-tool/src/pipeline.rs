@@ -1018,7 +1018,7 @@ fn one(
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
     }
-    let roofline = t.roofline(&stats, p.time_s);
+    let roofline = t.roofline(&stats, &w.hints, p.time_s);
     let report = KernelReport {
         kernel: entry.clone(),
         // the instantiation (`block_sum<256>`), even where its template's annotation applies

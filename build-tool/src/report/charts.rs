@@ -11,6 +11,7 @@ const H: u32 = 300;
 const BLUE: RGBColor = RGBColor(31, 119, 180);
 const ORANGE: RGBColor = RGBColor(255, 127, 14);
 const GREY: RGBColor = RGBColor(150, 150, 150);
+const GREEN_DARK: RGBColor = RGBColor(44, 160, 44);
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -96,7 +97,8 @@ pub fn breakdown(k: &KernelReport) -> Option<String> {
     })
 }
 
-/// The kernel's point under the device's roofline (log-log).
+/// The kernel's point under the device's roofline (log-log): the DRAM slope, the CUDA cores'
+/// f32 roof, and the other ceilings for the work the kernel does (f64, tensor cores).
 pub fn roofline(k: &KernelReport) -> Option<String> {
     let r = k.roofline.as_ref()?;
     if !(r.peak_flops_per_s > 0.0
@@ -106,11 +108,19 @@ pub fn roofline(k: &KernelReport) -> Option<String> {
     {
         return None;
     }
-    let ridge = r.peak_flops_per_s / r.peak_bytes_per_s;
-    let xlo = (r.intensity.min(ridge) / 10.0).max(1e-4);
-    let xhi = r.intensity.max(ridge) * 10.0;
+    let mut roofs = vec![("fp32".to_string(), r.peak_flops_per_s, GREY)];
+    let colours = [ORANGE, GREEN_DARK];
+    for (c, colour) in r.ceilings.iter().zip(colours) {
+        if c.flops_per_s > 0.0 {
+            roofs.push((c.name.clone(), c.flops_per_s, colour));
+        }
+    }
+    let lowest = roofs.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
+    let highest = roofs.iter().map(|r| r.1).fold(0.0, f64::max);
+    let xlo = (r.intensity.min(lowest / r.peak_bytes_per_s) / 10.0).max(1e-4);
+    let xhi = r.intensity.max(highest / r.peak_bytes_per_s) * 10.0;
     let ylo = (r.flops_per_s.min(xlo * r.peak_bytes_per_s) / 2.0).max(1.0);
-    let yhi = r.peak_flops_per_s * 2.0;
+    let yhi = highest * 2.0;
     svg(|root| {
         let mut ch = ChartBuilder::on(&root)
             .caption("roofline", ("sans-serif", 16))
@@ -119,20 +129,22 @@ pub fn roofline(k: &KernelReport) -> Option<String> {
             .y_label_area_size(60)
             .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
         ch.configure_mesh()
-            .x_desc("flop / DRAM byte")
+            .x_desc("flop / DRAM byte (after L2 hits)")
             .y_desc("flop/s")
             .y_label_formatter(&|v| format!("{v:.0e}"))
-            .x_label_formatter(&|v| format!("{v:.2}"))
+            .x_label_formatter(&|v| intensity_label(*v))
             .draw()?;
-        let roof: Vec<(f64, f64)> = (0..=60)
-            .map(|i| {
-                let x = xlo * (xhi / xlo).powf(i as f64 / 60.0);
-                (x, (x * r.peak_bytes_per_s).min(r.peak_flops_per_s))
-            })
-            .collect();
-        ch.draw_series(LineSeries::new(roof, GREY.stroke_width(2)))?
-            .label("device roof")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], GREY));
+        for (name, peak, colour) in roofs {
+            let roof: Vec<(f64, f64)> = (0..=60)
+                .map(|i| {
+                    let x = xlo * (xhi / xlo).powf(i as f64 / 60.0);
+                    (x, (x * r.peak_bytes_per_s).min(peak))
+                })
+                .collect();
+            ch.draw_series(LineSeries::new(roof, colour.stroke_width(2)))?
+                .label(format!("{name} roof"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], colour));
+        }
         ch.draw_series(std::iter::once(Circle::new(
             (r.intensity, r.flops_per_s),
             6,
@@ -140,12 +152,25 @@ pub fn roofline(k: &KernelReport) -> Option<String> {
         )))?
         .label(k.display_name.clone())
         .legend(|(x, y)| Circle::new((x + 5, y), 4, BLUE.filled()));
+        // above the DRAM slope at low intensity, where no kernel's point can be
         ch.configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
             .border_style(BLACK)
             .background_style(WHITE)
             .draw()?;
         Ok(())
     })
+}
+
+/// An intensity tick: `0.01`, `0.5`, `20`, `1e4`, short enough for the axis.
+fn intensity_label(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{v:.0e}")
+    } else if v >= 1.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{}", (v * 1e4).round() / 1e4)
+    }
 }
 
 /// Every DVFS clock pair as (time, energy); the Pareto front joined by a line.
@@ -271,10 +296,24 @@ mod tests {
             assert!(c.starts_with("<svg"), "{name}: {}", &c[..40.min(c.len())]);
             assert!(c.contains("</svg>"));
         }
+        // the sample's f64 ceiling is drawn beside the f32 roof
+        let roof = roofline(k).unwrap();
+        assert!(
+            roof.contains("fp32 roof") && roof.contains("fp64 roof"),
+            "{roof}"
+        );
         let mut empty = k.clone();
         empty.dvfs.clear();
         empty.roofline = None;
         assert!(pareto(&empty).is_none());
         assert!(roofline(&empty).is_none());
+    }
+
+    #[test]
+    fn intensity_ticks_stay_short() {
+        let ticks: Vec<String> = [0.001, 0.25, 1.0, 20.0, 500.0, 10000.0]
+            .map(intensity_label)
+            .to_vec();
+        assert_eq!(ticks, ["0.001", "0.25", "1", "20", "500", "1e4"]);
     }
 }

@@ -239,14 +239,33 @@ pub struct Component {
 /// Position on the roofline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Roofline {
+    /// Floating-point operations: CUDA-core ops (fma = 2) and tensor-core multiply–adds (× 2).
     pub flops: f64,
+    /// The tensor cores' share of `flops`.
+    #[serde(default)]
+    pub tensor_flops: f64,
+    /// Global bytes from DRAM: the sectors that miss the L2.
     pub dram_bytes: f64,
+    /// The L2 hit rate `dram_bytes` takes, as the models do (a hint, the reuse profile, or 0).
+    #[serde(default)]
+    pub l2_hit_rate: f64,
     /// flops per DRAM byte.
     pub intensity: f64,
     /// Achieved flop/s at the predicted time.
     pub flops_per_s: f64,
+    /// The CUDA cores' f32 peak (an fma a lane a clock).
     pub peak_flops_per_s: f64,
     pub peak_bytes_per_s: f64,
+    /// Other compute ceilings for the work the kernel does (`fp64`, `tensor f16→f32`).
+    #[serde(default)]
+    pub ceilings: Vec<Ceiling>,
+}
+
+/// A compute ceiling of the roofline: a pipe's peak flop rate on the device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ceiling {
+    pub name: String,
+    pub flops_per_s: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -388,11 +407,17 @@ pub(crate) mod sample {
             ],
             roofline: Some(Roofline {
                 flops: 8192.0,
+                tensor_flops: 0.0,
                 dram_bytes: 49152.0,
+                l2_hit_rate: 0.25,
                 intensity: 8192.0 / 49152.0,
                 flops_per_s: 8192.0 / 2.5e-6,
                 peak_flops_per_s: 6.1e12,
                 peak_bytes_per_s: 336e9,
+                ceilings: vec![Ceiling {
+                    name: "fp64".into(),
+                    flops_per_s: 0.19e12,
+                }],
             }),
             dvfs: vec![
                 DvfsPoint {
