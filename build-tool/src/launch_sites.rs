@@ -51,9 +51,13 @@ use host_defs::defs_in;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
-/// The definitions a launch sees in one call of the helper it is in, that call to show, and
-/// every call with the same arguments ([`HostFile::contexts`]).
-type Context = (HostDefs, Option<String>, Vec<callers::Call>);
+/// The definitions a launch sees in one way the host code reaches it, that way to show, and
+/// every chain of helper calls (innermost first) that reaches it so ([`HostFile::contexts`]).
+type Context = (HostDefs, Option<String>, Vec<Vec<callers::Call>>);
+
+/// How many helpers a launch's sizes are followed out through (`main` → `run` → `step` →
+/// `kernel<<<…>>>` is three): deep enough for layered host code, and a bound for recursion.
+const MAX_CALL_DEPTH: usize = 4;
 
 /// One `kernel<<<config>>>(args)` of the host code.
 #[derive(Clone, Debug, PartialEq)]
@@ -294,11 +298,11 @@ impl<'a> HostFile<'a> {
     }
 
     /// How often the host code runs `site` in one context: the loops around it, and, in a host
-    /// helper, around each of the `calls` of the helper that context stands for.
+    /// helper, around each call of each of the `chains` of helper calls that context stands for.
     fn launch_counts(
         &self,
         site: &LaunchSite,
-        calls: &[callers::Call],
+        chains: &[Vec<callers::Call>],
         defs: &HostDefs,
     ) -> Vec<LaunchCount> {
         let code = self.code();
@@ -317,15 +321,16 @@ impl<'a> HostFile<'a> {
             loops,
         };
         let inside = loops_at(site.at);
-        if calls.is_empty() {
-            return vec![count(line, inside)];
-        }
-        calls
+        chains
             .iter()
-            .map(|call| {
+            .map(|chain| {
                 let mut loops = inside.clone();
-                loops.extend(loops_at(call.at));
-                count(format!("{line}, called at line {}", call.line), loops)
+                let mut at = line.clone();
+                for call in chain {
+                    loops.extend(loops_at(call.at));
+                    at = format!("{at}, called at line {}", call.line);
+                }
+                count(at, loops)
             })
             .collect()
     }
@@ -357,7 +362,7 @@ impl<'a> HostFile<'a> {
         let mut dead: Vec<WorkloadSpec> = Vec::new();
         for site in self.sites.iter().filter(|s| s.base_name() == base) {
             let guards = branches::guards(self.code(), site.at);
-            for (mut defs, via, calls) in self.contexts(site) {
+            for (mut defs, via, chains) in self.contexts(site) {
                 self.add_members(&mut defs);
                 let why_no_value = |name: &str| host_defs::why_no_value(self.code(), name);
                 let mut w = workload_via(
@@ -382,7 +387,7 @@ impl<'a> HostFile<'a> {
                 }
                 // a launch the host code repeats, or one of several with this workload, adds
                 // to what the workload's prediction costs per run of the host code
-                let counts = self.launch_counts(site, &calls, &defs);
+                let counts = self.launch_counts(site, &chains, &defs);
                 match live
                     .iter_mut()
                     .find(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
@@ -411,22 +416,56 @@ impl<'a> HostFile<'a> {
         let Some(f) = callers::enclosing_function(code, site.at) else {
             let mut defs = host_defs(&self.text);
             host_defs::add_branch_values(&mut defs, code, 0..code.len());
-            return vec![(defs, None, Vec::new())];
+            return vec![(defs, None, vec![Vec::new()])];
         };
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
         host_defs::add_branch_values(&mut scoped, code, f.body.clone());
         let mut calls = callers::calls(code, &f);
         calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
-        if f.params.is_empty() {
-            return vec![(scoped, None, calls)];
-        }
         for p in &f.params {
             scoped.scalars.remove(p);
             scoped.dims.remove(p);
         }
+        self.called_contexts(&f, calls, scoped, 1)
+    }
+
+    /// `defs`, what the body of `f` sees with its parameters unbound, once per distinct way
+    /// the file calls `f`: the parameters hold each call's arguments, read in the caller's own
+    /// contexts, which are followed out through the helpers that call it up to
+    /// [`MAX_CALL_DEPTH`]. A function nothing calls (`main`) keeps `defs`; one without
+    /// parameters too, with the chains of calls that reach it for its launch counts.
+    fn called_contexts(
+        &self,
+        f: &callers::Enclosing,
+        calls: Vec<callers::Call>,
+        defs: HostDefs,
+        depth: usize,
+    ) -> Vec<Context> {
         if calls.is_empty() {
-            return vec![(scoped, None, calls)];
+            return vec![(defs, None, vec![Vec::new()])];
+        }
+        let chains_from = |call: &callers::Call, outer: &[Vec<callers::Call>]| {
+            outer
+                .iter()
+                .map(|o| {
+                    std::iter::once(call.clone())
+                        .chain(o.iter().cloned())
+                        .collect()
+                })
+                .collect::<Vec<Vec<callers::Call>>>()
+        };
+        if f.params.is_empty() {
+            let chains = calls
+                .iter()
+                .flat_map(|call| {
+                    self.caller_contexts(call, depth)
+                        .into_iter()
+                        .flat_map(|(_, _, outer)| chains_from(call, &outer))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            return vec![(defs, None, chains)];
         }
         let mut out: Vec<Context> = Vec::new();
         let mut seen: Vec<&Vec<String>> = Vec::new();
@@ -436,39 +475,42 @@ impl<'a> HostFile<'a> {
             }
             seen.push(&call.args);
             // every call with these arguments runs the launch with this workload
-            let same: Vec<callers::Call> = calls
-                .iter()
-                .filter(|c| c.args == call.args)
-                .cloned()
-                .collect();
-            // the caller's names, where the helper's own do not hide them
-            let mut caller = self.file_scope_defs().clone();
-            if let Some(g) = callers::enclosing_function(code, call.at) {
-                overlay(&mut caller, self.local_defs(&g));
+            let same: Vec<&callers::Call> = calls.iter().filter(|c| c.args == call.args).collect();
+            for (caller, outer_via, outer) in self.caller_contexts(call, depth) {
+                let d = bound(&f.params, &call.args, &defs, caller);
+                let via = format!("{}({}) at line {}", f.name, call.args.join(", "), call.line);
+                let via = match outer_via {
+                    Some(o) => format!("{via}, in {o}"),
+                    None => via,
+                };
+                let chains = same.iter().flat_map(|c| chains_from(c, &outer)).collect();
+                out.push((d, Some(via), chains));
             }
-            self.add_members(&mut caller);
-            let mut d = scoped.clone();
-            for (p, a) in f.params.iter().zip(&call.args) {
-                if p.is_empty() {
-                    continue;
-                }
-                if let Some(dim) = caller.dims.get(a.as_str()) {
-                    d.dims.insert(p.clone(), dim.clone());
-                } else if a == p {
-                    // the caller's own `n`, passed on as `n`
-                    d.scalars
-                        .extend(caller.scalars.get(p).map(|v| (p.clone(), v.clone())));
-                } else {
-                    d.scalars.insert(p.clone(), a.clone());
-                }
-            }
-            for (name, v) in caller.scalars {
-                d.scalars.entry(name).or_insert(v);
-            }
-            let via = format!("{}({}) at line {}", f.name, call.args.join(", "), call.line);
-            out.push((d, Some(via), same));
         }
         out
+    }
+
+    /// What the code at `call` sees, once per context of the function it is in: that
+    /// function's definitions over the file's, its parameters bound by its own calls.
+    fn caller_contexts(&self, call: &callers::Call, depth: usize) -> Vec<Context> {
+        let code = self.code();
+        let mut caller = self.file_scope_defs().clone();
+        let Some(g) = callers::enclosing_function(code, call.at) else {
+            self.add_members(&mut caller);
+            return vec![(caller, None, vec![Vec::new()])];
+        };
+        overlay(&mut caller, self.local_defs(&g));
+        self.add_members(&mut caller);
+        for p in &g.params {
+            caller.scalars.remove(p);
+            caller.dims.remove(p);
+        }
+        let outer = if depth < MAX_CALL_DEPTH {
+            callers::calls(code, &g)
+        } else {
+            Vec::new()
+        };
+        self.called_contexts(&g, outer, caller, depth + 1)
     }
 
     fn code(&self) -> &str {
@@ -542,6 +584,44 @@ fn not_taken(guards: &[branches::Guard], defs: &HostDefs) -> Option<String> {
         };
         Some(format!("`{}` is {}{where_}", g.cond, !g.holds))
     })
+}
+
+/// `defs` with the parameters `params` holding the call's `args`, read with the `caller`'s
+/// definitions, and the caller's names where `defs` has none of its own.
+fn bound(params: &[String], args: &[String], defs: &HostDefs, caller: HostDefs) -> HostDefs {
+    let mut d = defs.clone();
+    // an argument that names what the callee's scope names otherwise
+    let shadowed = |a: &str| {
+        params
+            .iter()
+            .chain(defs.scalars.keys())
+            .any(|n| crate::c_lex::has_word(a, n))
+    };
+    for (p, a) in params.iter().zip(args) {
+        if p.is_empty() {
+            continue;
+        }
+        if let Some(dim) = caller.dims.get(a.as_str()) {
+            d.dims.insert(p.clone(), dim.clone());
+        } else if a == p {
+            // the caller's own `n`, passed on as `n`
+            d.scalars
+                .extend(caller.scalars.get(p).map(|v| (p.clone(), v.clone())));
+        } else if shadowed(a) {
+            // `step(x, n / 4)` into `void step(float *x, int n)`: the argument's `n` is the
+            // caller's, so it is read there, as a number
+            let mut read = BTreeMap::new();
+            let v = branches::value(a, &caller, &mut read);
+            d.scalars
+                .insert(p.clone(), v.map_or_else(|| a.clone(), |v| v.to_string()));
+        } else {
+            d.scalars.insert(p.clone(), a.clone());
+        }
+    }
+    for (name, v) in caller.scalars {
+        d.scalars.entry(name).or_insert(v);
+    }
+    d
 }
 
 /// `inner`'s scalars, `dim3`s and structs hide those of the same names in `outer`.
@@ -957,6 +1037,51 @@ int main() {
                 "the host code runs this launch 6 times (3 × line 2, called at line 10: 2 times, \
                  in `for (int i = 0; i < 2; ++i)`): 6.000 ms in all"
             ]
+        );
+    }
+
+    /// Sizes and loops reach a launch through helpers that call helpers: each level's
+    /// parameters take its calls' arguments, read in its caller's contexts; a call right after
+    /// a `for (…)` head is a call.
+    #[test]
+    fn a_launch_two_helpers_deep_takes_main_s_sizes_and_loops() {
+        let src = r#"void launch_scale(float *x, float a, int m) { k<<<(m + 255) / 256, 256>>>(x, m); }
+void step(float *x, int n) {
+  for (int r = 0; r < 3; ++r) launch_scale(x, 0.5f, n);
+  launch_scale(x, 2.0f, 2 * n);
+}
+int main() {
+  const int n = 1 << 20;
+  float *x;
+  for (int it = 0; it < 10; ++it) step(x, n);
+  step(x, n / 4);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("k", &["x".into(), "m".into()], &[]);
+        let ms: Vec<i64> = ws
+            .iter()
+            .map(|w| w.resolve().unwrap().params["m"])
+            .collect();
+        assert_eq!(ms, [1 << 20, 1 << 18, 1 << 21, 1 << 19]);
+        assert_eq!(
+            ws[0].origin.as_deref(),
+            Some(
+                "the launch at line 1: k<<<(m + 255) / 256, 256>>>(x, m) in \
+                 launch_scale(x, 0.5f, n) at line 3, in step(x, n) at line 9, where n = 1 << 20, \
+                 m = n"
+            )
+        );
+        assert_eq!(
+            ws[0].runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 30 times (line 1, called at line 3, called at line 9: \
+             3 × 10 = 30 times, in `for (int r = 0; r < 3; ++r)` inside `for (int it = 0; it < \
+             10; ++it)`): 30.000 ms in all"
+        );
+        assert_eq!(
+            ws[1].runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 3 times (line 1, called at line 3, called at line 10: \
+             3 times, in `for (int r = 0; r < 3; ++r)`): 3.000 ms in all"
         );
     }
 

@@ -1,7 +1,7 @@
 //! Launches inside host helpers (`void run(int n) { k<<<n / 256, 256>>>(n); }`): the helper's
 //! parameters take the arguments of each call of it in the file (`run(N);`), one workload per
-//! distinct call, so that the sizes `main` fixes reach the launch. One level only: an argument
-//! that is itself a parameter of the caller stays unresolved.
+//! distinct call, so that the sizes `main` fixes reach the launch. A caller that is itself a
+//! helper is followed the same way (`HostFile::contexts`), a few levels out.
 
 use super::c_text::{matching_close, opening};
 use crate::workload::split_top;
@@ -157,13 +157,30 @@ pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
 }
 
 /// Whether a name after `before` is called rather than declared: it follows the start of a
-/// statement or an operator that takes a value, or `return`.
+/// statement or an operator that takes a value, `return`, `else` or `do`, or the head of an
+/// `if`, `for`, `while` or `switch` whose statement it begins.
 fn is_call_position(before: &str) -> bool {
     let t = before.trim_end();
+    let after_word = |w: &str| {
+        t.strip_suffix(w)
+            .is_some_and(|r| !r.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
     t.is_empty()
         || t.ends_with(|c: char| ";{}=(,?:!".contains(c))
-        || t.strip_suffix("return")
+        || ["return", "else", "do"].into_iter().any(after_word)
+        || t.ends_with(')') && statement_head(t)
+}
+
+/// Whether `t`, ending in `)`, ends with an `if (…)`, `for (…)`, `while (…)` or `switch (…)`.
+fn statement_head(t: &str) -> bool {
+    let Some(open) = opening(t.as_bytes(), t.len() - 1, (b'(', b')'), b"") else {
+        return false;
+    };
+    let head = t[..open].trim_end();
+    ["if", "for", "while", "switch"].into_iter().any(|kw| {
+        head.strip_suffix(kw)
             .is_some_and(|r| !r.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+    })
 }
 
 #[cfg(test)]
