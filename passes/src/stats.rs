@@ -198,8 +198,10 @@ pub enum Feature {
     Barrier {
         gran: Granularity,
     },
-    /// Warp tensor-core instructions (`wmma.mma`, `mma.sync`) that do `fmas` multiply–adds
-    /// each (m·n·k of the shape), by the type of the inputs and of the accumulator.
+    /// Warp tensor-core instructions (`wmma.mma`, `mma.sync`, `wgmma.mma_async`) that do
+    /// `fmas` multiply–adds each (m·n·k of the shape; a quarter of it for `wgmma`, which a
+    /// warpgroup's four warps execute together), by the type of the inputs and of the
+    /// accumulator.
     TensorMma {
         input: DType,
         acc: DType,

@@ -1,6 +1,7 @@
 //! sm_80 memory instructions that used to be counted nowhere: `cp.async` with its group
 //! operations, and `wmma.load` / `wmma.store`. The counter and the emulator agree on a kernel that
-//! stages a tile through `cp.async`, and a tensor-core kernel shows its global traffic.
+//! stages a tile through `cp.async`, and a tensor-core kernel shows its global traffic. A
+//! Hopper warpgroup's `wgmma` counts its share of the multiply–adds.
 
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::Module;
@@ -263,4 +264,58 @@ fn the_reuse_profile_walks_wmma_tiles_row_by_row() {
         .collect();
     assert_eq!(reuse, vec![(1, 3.0 * 16.0)]);
     assert_eq!(p.footprint.last().map(|f| f.sectors), Some(208.0));
+}
+
+/// `kt` trips of one m64n8k16 `wgmma` of f16 into f32, fenced, committed and waited for, as
+/// CUTLASS's Hopper mainloop issues them (operands through shared-memory descriptors).
+const WGMMA_LOOP: &str = ".version 8.0\n.target sm_90a\n.address_size 64\n\
+    .visible .entry wg(.param .u64 desc, .param .u32 kt)\n{\n\
+    .reg .pred %p<2>;\n.reg .b32 %r<4>;\n.reg .f32 %f<5>;\n.reg .b64 %rd<2>;\n\
+    ld.param.u64 %rd1, [desc];\nld.param.u32 %r1, [kt];\n\
+    mov.f32 %f1, 0f00000000;\nmov.f32 %f2, 0f00000000;\nmov.f32 %f3, 0f00000000;\nmov.f32 %f4, 0f00000000;\n\
+    mov.u32 %r2, 0;\n\
+    $L_k:\n\
+    wgmma.fence.sync.aligned;\n\
+    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd1, 1, 1, 1, 0, 0;\n\
+    wgmma.commit_group.sync.aligned;\n\
+    wgmma.wait_group.sync.aligned 0;\n\
+    add.s32 %r2, %r2, 1;\nsetp.lt.s32 %p1, %r2, %r1;\n@%p1 bra $L_k;\n\
+    ret;\n}\n";
+
+/// Each of a warpgroup's four warps executes the `wgmma`, and the four share its 64·8·16
+/// multiply–adds: 2048 a warp instruction. The fence and the group operations are ordering,
+/// not tensor work.
+#[test]
+fn a_warpgroup_s_wgmma_counts_a_quarter_of_its_shape_per_warp() {
+    let m = Module::parse(WGMMA_LOOP).expect("parses");
+    let ks = analyze(&m, "wg", [128, 1, 1]);
+    let s = ks
+        .bind(&workload([3, 1, 1], [128, 1, 1], &[("kt", 10)]))
+        .expect("binds");
+    let warps = 3.0 * 4.0;
+    let tensor = Feature::TensorMma {
+        input: DType::F16,
+        acc: DType::F32,
+        fmas: 2048,
+    };
+    assert_eq!(s.features.get(&tensor), Some(&(warps * 10.0)));
+    let warp_ops = |kind: OpKind| -> f64 {
+        s.features
+            .iter()
+            .filter(|(k, _)| matches!(k, Feature::Op { kind: kd, gran: Granularity::Warp, .. } if *kd == kind))
+            .map(|(_, v)| *v)
+            .sum()
+    };
+    assert_eq!(warp_ops(OpKind::Mma), warps * 10.0);
+    assert_eq!(warp_ops(OpKind::Barrier), warps * 10.0 * 3.0);
+    // the whole launch: 3 warpgroups × 10 trips × 64·8·16
+    let fmas: f64 = s
+        .features
+        .iter()
+        .filter_map(|(k, v)| match k {
+            Feature::TensorMma { fmas, .. } => Some(*fmas as f64 * v),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(fmas, 3.0 * 10.0 * 64.0 * 8.0 * 16.0);
 }

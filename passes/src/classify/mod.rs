@@ -18,7 +18,7 @@
 //!   describe (`prefetch`, bulk and tensor copies `cp.async.bulk*`, `cp.reduce.async.bulk*`) is
 //!   `OpKind::Other`, hence `Feature::Unknown`. The `cp.async` group and mbarrier operations
 //!   (`commit_group`, `wait_group`, `wait_all`, `cp.async.mbarrier.arrive`) are `OpKind::Barrier`
-//!   ops, not CTA barriers.
+//!   ops, not CTA barriers, and so are `wgmma`'s (`fence`, `commit_group`, `wait_group`).
 //! - An opcode the table does not know gives `(OpKind::Other, ty)` and must also be counted under
 //!   `Feature::Unknown { opcode }` (the emulator refuses to run it instead).
 //! - `Feature::Barrier` counts CTA barriers ([`is_cta_barrier`]): `bar`/`barrier` `.sync`,
@@ -67,7 +67,7 @@ fn is_memory_move(inst: &Inst) -> bool {
 }
 
 /// The op kind of an instruction that is not a memory move: [`op_kind`] of the opcode, except
-/// for the opcodes whose modifiers decide (`cp`, `wmma`).
+/// for the opcodes whose modifiers decide (`cp`, `wmma`, `wgmma`).
 fn inst_kind(inst: &Inst) -> OpKind {
     match inst.opcode.as_str() {
         "cp" => match cp_form(inst) {
@@ -79,6 +79,9 @@ fn inst_kind(inst: &Inst) -> OpKind {
         // `wmma.load` / `wmma.store` are memory moves; one without a fragment operand to size
         // its access is not resolved
         "wmma" if wmma_dir(inst).is_some() => OpKind::Other,
+        // `wgmma.fence`, `.commit_group` and `.wait_group` order a warpgroup's mma, as
+        // `cp.async`'s groups order its copies
+        "wgmma" if !inst.modifiers.first().is_some_and(|m| m == "mma_async") => OpKind::Barrier,
         op => op_kind(op),
     }
 }
@@ -200,27 +203,39 @@ fn mma_shape(inst: &Inst) -> Option<(u32, u32, u32)> {
     })
 }
 
-/// The multiply–adds one warp's `wmma.mma` or `mma.sync` does (m·n·k of its shape), with the
-/// type of its inputs and of its accumulator: `(input, accumulator, fmas)`. `wmma.mma` of f16
-/// names only `.dtype.ctype` (its inputs are f16); the other forms name `.dtype.atype.btype.ctype`.
-/// `None` for other instructions, and for `wgmma`, whose operands a warpgroup shares.
+/// The multiply–adds one warp's `wmma.mma`, `mma.sync` or `wgmma.mma_async` does, with the
+/// type of its inputs and of its accumulator: `(input, accumulator, fmas)`. A warp's `wmma` or
+/// `mma` does m·n·k of its shape; `wgmma` is executed by the four warps of a warpgroup
+/// together, so each warp's share is a quarter of m·n·k. `wmma.mma` of f16 names only
+/// `.dtype.ctype` (its inputs are f16), `mma` names `.dtype.atype.btype.ctype` and `wgmma`
+/// `.dtype.atype.btype`. `None` for other instructions.
 pub fn tensor_fmas(inst: &Inst) -> Option<(DType, DType, u32)> {
     let is_mma = match inst.opcode.as_str() {
         "wmma" => inst.modifiers.first().is_some_and(|m| m == "mma"),
         "mma" => true,
+        "wgmma" => inst.modifiers.first().is_some_and(|m| m == "mma_async"),
         _ => false,
     };
     if !is_mma {
         return None;
     }
     let (m, n, k) = mma_shape(inst)?;
-    let (input, acc) = match inst.types.as_slice() {
-        [_, c] if inst.opcode == "wmma" => (DType::F16, dtype(*c)),
-        [_, a, _, c] => (dtype(*a), dtype(*c)),
+    let (input, acc) = match (inst.opcode.as_str(), inst.types.as_slice()) {
+        ("wmma", [_, c]) => (DType::F16, dtype(*c)),
+        ("mma", [_, a, _, c]) => (dtype(*a), dtype(*c)),
+        ("wgmma", [d, a, _]) => (dtype(*a), dtype(*d)),
         _ => return None,
     };
-    Some((input, acc, m * n * k))
+    let per_warp = if inst.opcode == "wgmma" {
+        m * n * k / WARPS_PER_WARPGROUP
+    } else {
+        m * n * k
+    };
+    Some((input, acc, per_warp))
 }
+
+/// The warps that execute one `wgmma` together (PTX ISA, "Warpgroup": four contiguous warps).
+const WARPS_PER_WARPGROUP: u32 = 4;
 
 fn op_kind(op: &str) -> OpKind {
     match op {
@@ -493,7 +508,7 @@ mod tests {
     }
 
     #[test]
-    fn cp_async_groups_are_barrier_ops() {
+    fn cp_async_and_wgmma_groups_are_barrier_ops() {
         for line in [
             "cp.async.commit_group;",
             "cp.async.wait_group 0;",
@@ -503,6 +518,9 @@ mod tests {
             "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r1];",
             "cp.async.bulk.commit_group;",
             "cp.async.bulk.wait_group.read 0;",
+            "wgmma.fence.sync.aligned;",
+            "wgmma.commit_group.sync.aligned;",
+            "wgmma.wait_group.sync.aligned 1;",
         ] {
             let i = one(line);
             assert_eq!(mem_access(&i), None, "{line}");
@@ -654,6 +672,21 @@ mod tests {
                 "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}, [%rd8], %r3;",
                 None,
             ),
+            // a warpgroup's four warps share 64·64·16 multiply–adds
+            (
+                "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17, %f18, %f19, %f20, %f21, %f22, %f23, %f24, %f25, %f26, %f27, %f28, %f29, %f30, %f31, %f32}, %rd1, %rd2, 1, 1, 1, 0, 1;",
+                Some((DType::F16, DType::F32, 16384)),
+            ),
+            (
+                "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, 1, 0, 0;",
+                Some((DType::Bf16, DType::F32, 2048)),
+            ),
+            (
+                "wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, %rd1, %rd2, 1;",
+                Some((DType::S8, DType::S32, 8192)),
+            ),
+            ("wgmma.fence.sync.aligned;", None),
+            ("wgmma.commit_group.sync.aligned;", None),
         ];
         for (line, want) in cases {
             assert_eq!(tensor_fmas(&one(line)), want, "{line}");
