@@ -92,9 +92,16 @@ pub const DEFAULT_ARCH: &str = "sm_80";
 /// The oldest compute capability the bundled CUDA 13 nvcc and ptxas compile for.
 pub const OLDEST_ARCH: (u32, u32) = (7, 5);
 
+/// Compute capabilities whose architecture-specific target (`sm_90a`: `wgmma`, `setmaxnreg`)
+/// the bundled nvcc and clang-19 compile for. Hopper kernels are built for it (CUTLASS takes
+/// its `wgmma` paths only there), and its code runs on that compute capability alone.
+const ARCH_SPECIFIC: [(u32, u32); 1] = [(9, 0)];
+
 /// The architecture to lower for on devices of these (name, compute capability) pairs, and
 /// why: the lowest compute capability among them (PTX for it runs on the newer ones), raised
-/// to [`OLDEST_ARCH`]. `None` when a device has no compute capability in its profile.
+/// to [`OLDEST_ARCH`]; its architecture-specific target ([`ARCH_SPECIFIC`]) where every
+/// device has that compute capability. `None` when a device has no compute capability in its
+/// profile.
 pub fn arch_for(devices: &[(String, Option<String>)]) -> Option<(String, String)> {
     let parse = |cc: &str| -> Option<(u32, u32)> {
         let (major, minor) = cc.trim().split_once('.')?;
@@ -106,7 +113,13 @@ pub fn arch_for(devices: &[(String, Option<String>)]) -> Option<(String, String)
         .collect::<Option<_>>()?;
     let &(name, lowest) = ccs.iter().min_by_key(|(_, cc)| *cc)?;
     let target = lowest.max(OLDEST_ARCH);
-    let arch = format!("sm_{}{}", target.0, target.1);
+    let specific = ARCH_SPECIFIC.contains(&target) && ccs.iter().all(|(_, cc)| *cc == target);
+    let arch = format!(
+        "sm_{}{}{}",
+        target.0,
+        target.1,
+        if specific { "a" } else { "" }
+    );
     let shown = |cc: (u32, u32)| format!("{}.{}", cc.0, cc.1);
     let of = if ccs.len() == 1 {
         format!("{name}'s compute capability {}", shown(lowest))
@@ -120,7 +133,14 @@ pub fn arch_for(devices: &[(String, Option<String>)]) -> Option<(String, String)
             all.join(", ")
         )
     };
-    let note = if target == lowest {
+    let note = if specific {
+        format!(
+            "lowered for {arch}, {of} with its architecture-specific features (`wgmma`), as \
+             kernels for it are built (--arch sm_{}{} or `arch` in kerncast.toml sets the \
+             portable target)",
+            target.0, target.1
+        )
+    } else if target == lowest {
         format!("lowered for {arch}, {of}")
     } else {
         format!(
@@ -189,6 +209,12 @@ mod tests {
         let (arch, note) = arch_for(&[d("gtx-titan-x", "5.2")]).unwrap();
         assert_eq!(arch, "sm_75");
         assert!(note.starts_with("lowered for sm_75, not gtx-titan-x's compute capability 5.2"));
+        // Hopper alone: its architecture-specific target, for `wgmma`
+        let (arch, note) = arch_for(&[d("h100", "9.0")]).unwrap();
+        assert_eq!(arch, "sm_90a");
+        assert!(note.starts_with("lowered for sm_90a, h100's compute capability 9.0 with its architecture-specific features"), "{note}");
+        let (arch, _) = arch_for(&[d("h100", "9.0"), d("a100", "8.0")]).unwrap();
+        assert_eq!(arch, "sm_80");
         assert!(arch_for(&[("x".into(), None)]).is_none());
         assert!(arch_for(&[]).is_none());
     }

@@ -282,6 +282,10 @@ pub fn ptx_feature(arch: &str) -> &'static str {
         .trim_end_matches(|c: char| c.is_ascii_alphabetic())
         .parse()
         .unwrap_or(80);
+    // an architecture-specific target (`sm_90a`) needs PTX 8.0, where `wgmma` came in
+    if n >= 90 && arch.ends_with('a') {
+        return "+ptx80";
+    }
     match n {
         90.. => "+ptx78",
         89 => "+ptx78",
@@ -425,7 +429,8 @@ mod tests {
     #[test]
     fn ptx_versions_follow_the_arch() {
         assert_eq!(ptx_feature("sm_80"), "+ptx70");
-        assert_eq!(ptx_feature("sm_90a"), "+ptx78");
+        assert_eq!(ptx_feature("sm_90"), "+ptx78");
+        assert_eq!(ptx_feature("sm_90a"), "+ptx80");
         assert_eq!(ptx_feature("sm_70"), "+ptx60");
     }
 
