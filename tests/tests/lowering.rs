@@ -39,7 +39,12 @@ fn scratch(test: &str) -> PathBuf {
 
 /// ptxas accepts `ptx`, when ptxas is installed; returns its resources.
 fn assemble(ptx: &str) -> Option<ResourceProbe> {
-    match ptxas_resources(ptx, "sm_80") {
+    assemble_for(ptx, "sm_80")
+}
+
+/// ptxas's verdict on `ptx` for `arch`; `None` where ptxas is not installed.
+fn assemble_for(ptx: &str, arch: &str) -> Option<ResourceProbe> {
+    match ptxas_resources(ptx, arch) {
         Ok(ResourceProbe::Unavailable { reason }) => {
             println!("ptxas check skipped: {reason}");
             None
@@ -304,6 +309,15 @@ fn llvm_ir_lowers_in_process() {
     o.arch = "sm_90".into();
     let l90 = lower_file(&ll, &o).unwrap();
     assert!(l90.ptx.contains(".target sm_90") && l90.ptx.contains(".version 7.8"));
+    // Hopper's architecture-specific target, which kerncast picks for an H100, needs PTX 8.0
+    o.arch = "sm_90a".into();
+    let l90a = lower_file(&ll, &o).unwrap();
+    assert!(
+        l90a.ptx.contains(".target sm_90a") && l90a.ptx.contains(".version 8.0"),
+        "{}",
+        &l90a.ptx[..300.min(l90a.ptx.len())]
+    );
+    assemble_for(&l90a.ptx, "sm_90a");
 }
 
 #[test]

@@ -1203,3 +1203,65 @@ fn an_instantiation_launched_only_in_a_branch_not_taken_is_explained() {
         "{err}"
     );
 }
+
+/// A Hopper mainloop in inline PTX: on the H100 kerncast lowers for `sm_90a` (where `wgmma`
+/// compiles at all), reads each warp's quarter of the warpgroup's m64n8k16, and the roofline
+/// bounds the tensor work at the H100's rate.
+#[test]
+fn a_hopper_wgmma_kernel_lowers_for_sm_90a_and_bounds_its_tensor_work() {
+    let (_dir, file) = source_file(
+        "wg.cu",
+        r#"#include <cstdint>
+__global__ void wg(float *c, const uint64_t *descs, int ktiles) {
+  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+  uint64_t da = descs[0], db = descs[1];
+  for (int kt = 0; kt < ktiles; kt++) {
+    asm volatile("wgmma.fence.sync.aligned;\n");
+    asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, 1, 1, 1, 0, 0;\n"
+                 : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "l"(da + kt * 2), "l"(db + kt * 2));
+    asm volatile("wgmma.commit_group.sync.aligned;\n");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n");
+  }
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  c[t] = d0 + d1 + d2 + d3;
+}
+int main() {
+  const int ktiles = 64;
+  float *c; uint64_t *descs;
+  wg<<<132, 128>>>(c, descs, ktiles);
+}
+"#,
+    );
+    let out = predict_file(
+        &file,
+        &["--device", "h100", "--model", "roofline", "--json"],
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let p: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let notes: Vec<&str> = p["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("lowered for sm_90a, h100's")),
+        "{notes:?}"
+    );
+    assert!(
+        !notes.iter().any(|n| n.contains("not bounded")),
+        "every wgmma read: {notes:?}"
+    );
+    // 132 blocks × 4 warps × 64 trips, 64·8·16 / 4 each, at 2048 an SM a clock
+    let fmas = 132.0 * 4.0 * 64.0 * 2048.0;
+    let want = fmas / (132.0 * 2048.0 * 1980e6);
+    let tensor = p["breakdown"]["tensor"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        (tensor - want).abs() / want < 1e-9,
+        "{tensor} against {want}"
+    );
+}
