@@ -383,6 +383,9 @@ pub struct PythonLoop {
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^([A-Za-z_]\w*)\s*(?::\s*[A-Za-z_][\w.]*\s*)?=\s*([^=].*)$").unwrap()
 });
+/// `it += 3`, `n //= 2`: an augmented assignment, as C's compound one.
+static AUGMENTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([A-Za-z_]\w*)\s*(\+|-|\*|//|<<|>>)=\s*(.+)$").unwrap());
 static DEF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^def\s+([A-Za-z_]\w*)\s*\((.*)\)\s*(?:->.*)?:\s*$").unwrap());
 /// A kernel handle: `h = cp.RawKernel(…, 'name'…)` or `h = module.get_function('name')`.
@@ -428,6 +431,11 @@ pub fn shape(host: &str) -> Shaped {
         } else if let Some(a) = ASSIGNMENT.captures(text) {
             let declared = c_expression(&a[2]).map(|e| format!("long {} = {e};", &a[1]));
             (declared.unwrap_or_default(), false)
+        } else if let Some(a) = AUGMENTED.captures(text) {
+            // `it += 3` steps a counter; a name it changes is no longer one value
+            let op = if &a[2] == "//" { "/" } else { &a[2] };
+            let e = c_expression(&a[3]).unwrap_or_else(|| "python_value".into());
+            (format!("{} {op}= {e};", &a[1]), false)
         } else {
             (tuple_assignment(text).unwrap_or_default(), false)
         }
@@ -975,6 +983,26 @@ else:
             .map(|w| w.resolve().unwrap().block)
             .collect();
         assert_eq!(blocks, [[256, 1, 1], [1 << 19, 1, 1], [3, 1, 1]]);
+    }
+
+    /// A `while` loop whose body steps its counter counts as C's does.
+    #[test]
+    fn a_python_while_loop_with_a_counter_is_counted() {
+        let host = r#"k = cp.RawKernel(CODE, 'scale')
+n = 1 << 20
+it = 0
+while it < 12:
+    k((n // 256,), (256,), (x, cp.int32(n)))
+    it += 3
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let w = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(
+            w[0].runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 4 times (line 5: 4 times, in `while it < 12:`): \
+             4.000 ms in all"
+        );
     }
 
     /// Launches in `for … in range(…)` loops are counted, and the note shows the loops as

@@ -17,7 +17,7 @@
 //! Any other loop gives the reason it cannot be counted.
 
 use super::branches::{enclosing_brace, keyword, statement_start, value};
-use super::c_text::matching_close;
+use super::c_text::{matching_close, strip_parens};
 use super::host_defs::HostDefs;
 use super::loop_body;
 use crate::workload::HostLoop;
@@ -205,7 +205,7 @@ fn conditional_trips(code: &str, h: &Head, defs: &HostDefs) -> Result<u64, Strin
     if h.kw == "do" && value(&h.inner, defs, &mut read) == Some(0) {
         return Ok(1);
     }
-    let cond = h.inner.trim();
+    let cond = strip_parens(h.inner.trim());
     let (var, step) = stepped_counter(code, h)?;
     let (op, bound) = condition(cond, &var).expect("stepped_counter found it in the condition");
     let bound = value(bound, defs, &mut read)
@@ -234,7 +234,7 @@ fn conditional_trips(code: &str, h: &Head, defs: &HostDefs) -> Result<u64, Strin
 /// its body changes in exactly one statement, run on every trip, that steps it (`iter += 2`);
 /// with that statement's text.
 fn stepped_counter(code: &str, h: &Head) -> Result<(String, String), String> {
-    let cond = h.inner.trim();
+    let cond = strip_parens(h.inner.trim());
     let mut sides: Vec<&str> = Vec::new();
     for op in ["<=", ">=", "!=", "<", ">"] {
         if let Some((a, z)) = cond.split_once(op) {

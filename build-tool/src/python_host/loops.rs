@@ -4,7 +4,8 @@
 //! ```text
 //! for step in range(10):        → for (long step = 0; step < 10; step += 1) {
 //! for i in range(n - 1, 0, -2): → for (long i = n - 1; i > 0; i += -2) {
-//! while err > tol:              → while ((err > tol)) {
+//! while err > tol:              → while ((err > tol)) {    (counted where its body steps a
+//!                                                           counter: `it += 3` is C's `+=`)
 //! for batch in loader:          → while (python_iterable) {   (not counted, and says so)
 //! ```
 //!
