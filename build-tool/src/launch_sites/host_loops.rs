@@ -256,6 +256,15 @@ fn stepped_counter(code: &str, h: &Head) -> Result<(String, String), String> {
             if loop_body::on_every_trip(code, &h.body, one)
                 && step_of(&one.statement, var).is_some()
             {
+                if let Some(at) =
+                    loop_body::early_continue(code, h.body.clone()).filter(|at| *at < one.at)
+                {
+                    return Err(format!(
+                        "its body can skip the step `{}` of `{var}` (`continue` on line {})",
+                        one.statement,
+                        line_of(code, at)
+                    ));
+                }
                 return Ok((var.to_string(), one.statement.clone()));
             }
         }
@@ -557,6 +566,15 @@ mod tests {
             why("while (i < 10) { k<<<1, 1>>>(); i++; }"),
             "`i` has no value before it"
         );
+        // a `continue` before the step repeats a trip without it; one after it, or of an
+        // inner loop, does not
+        assert_eq!(
+            why("int i = 0; while (i < 10) { switch (a) { case 1: continue; }\n k<<<1, 1>>>(); i++; }"),
+            "its body can skip the step `i++` of `i` (`continue` on line 1)"
+        );
+        let code = "void f() { int i = 0; while (i < 10) { for (;;) { continue; } k<<<1, 1>>>(); \
+                    i++; if (x) continue; } }";
+        assert_eq!(loops(code, &d)[0].trips, Ok(10));
     }
 
     /// A `break` of the loop itself (not of a loop or `switch` inside it) makes its trips a

@@ -9,8 +9,9 @@
 //!
 //! A `while` or `do` loop is counted when its condition compares a counter with a bound, its
 //! body steps the counter in one statement of its own block, and the counter's last change
-//! before the loop gives it a value. A `return`, `exit` or `throw` in a body is taken as an
-//! error path that a run does not take; a `break` is not.
+//! before the loop gives it a value, and no `continue` before the step can skip it. A
+//! `return`, `exit` or `throw` in a body is taken as an error path that a run does not take;
+//! a `break` is not.
 
 use super::branches::{enclosing_brace, keyword, statement_start};
 use super::c_text::matching_close;
@@ -44,13 +45,25 @@ pub(super) fn body_after(code: &str, from: usize) -> Range<usize> {
 /// The first `break` in `body` that leaves the loop itself, not a loop or `switch` nested in
 /// it: its offset in `code`.
 pub(super) fn early_exit(code: &str, body: Range<usize>) -> Option<usize> {
+    own_jump(code, body, "break")
+}
+
+/// The first `continue` in `body` that goes on with the loop itself, not with a loop nested
+/// in it (a `switch` does not take a `continue`): its offset in `code`.
+pub(super) fn early_continue(code: &str, body: Range<usize>) -> Option<usize> {
+    own_jump(code, body, "continue")
+}
+
+/// The first `jump` (`break` or `continue`) in `body` that acts on the loop itself.
+fn own_jump(code: &str, body: Range<usize>, jump: &str) -> Option<usize> {
     let b = code.as_bytes();
     let mut i = body.start;
     while i < body.end {
         let (at, word) = next_word(code, i, body.end)?;
         i = at + word.len();
         match word {
-            "break" => return Some(at),
+            w if w == jump => return Some(at),
+            "switch" if jump == "continue" => {}
             "for" | "while" | "switch" => {
                 let mut k = i;
                 while k < body.end && b[k].is_ascii_whitespace() {
