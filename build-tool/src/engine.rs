@@ -5,7 +5,7 @@
 //! it lands) without touching any renderer, and lets rank reuse a prepared kernel across
 //! thousands of workloads.
 
-use crate::report::{Ceiling, Component, DvfsPoint, ModelResult, Roofline};
+use crate::report::{Ceiling, Component, DvfsPoint, L2Level, ModelResult, Roofline};
 use crate::workload::{Workload, WorkloadSpec};
 use kerncast_models::model::Model;
 use kerncast_models::power::PhysicalPowerParams;
@@ -1121,6 +1121,16 @@ impl Target {
         if flops <= 0.0 || bytes <= 0.0 || time_s <= 0.0 {
             return None;
         }
+        let l2 = kerncast_models::roofline::l2_traffic(stats)
+            .ok()
+            .zip(self.device.l2_bandwidths(clocks.core_mhz))
+            .map(|(t, bw)| (t.load_bytes + t.write_bytes, t.time(bw)))
+            .filter(|(bytes, t)| *bytes > 0.0 && *t > 0.0)
+            .map(|(bytes, t)| L2Level {
+                bytes,
+                intensity: flops / bytes,
+                peak_bytes_per_s: bytes / t,
+            });
         Some(Roofline {
             flops,
             tensor_flops,
@@ -1131,6 +1141,7 @@ impl Target {
             peak_flops_per_s: peak_flops,
             peak_bytes_per_s: peak_bw,
             ceilings,
+            l2,
         })
     }
 }
@@ -1316,6 +1327,8 @@ ret;
         assert_eq!(r.flops, 2000.0 + 81920.0);
         assert_eq!((r.l2_hit_rate, r.dram_bytes), (0.75, 32.0 * 400.0 * 0.25));
         assert_eq!(r.intensity, r.flops / r.dram_bytes);
+        // no reuse profile: what reaches the L2 is unknown, so no L2 level
+        assert_eq!(r.l2, None);
         let sm_clock = 132.0 * 1980e6;
         assert_eq!(r.peak_flops_per_s, sm_clock * 128.0 * 2.0);
         assert_eq!(

@@ -131,16 +131,26 @@ fn tensor_work(
     fmas
 }
 
-/// Seconds the L2 needs for the global traffic that must reach it (module docs), and a note
-/// with the figures; or why there is no L2 roof.
-fn l2_time(
-    s: &BoundStats,
-    d: &Device,
-    core_mhz: f64,
-) -> std::result::Result<(f64, String), String> {
-    let (read_bw, write_bw) = d.l2_bandwidths(core_mhz).ok_or(
-        "the device profile has no measured L2 throughput (hw.l2_read_gbs, hw.l2_write_gbs)",
-    )?;
+/// The global traffic that must reach the L2 (module docs), in bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct L2Traffic {
+    /// Load sectors less the re-reads within a block, which an L1 could serve.
+    pub load_bytes: f64,
+    /// Every store and atomic sector.
+    pub write_bytes: f64,
+    /// The share of the sector requests that re-read data of their own block.
+    pub reload_share: f64,
+}
+
+impl L2Traffic {
+    /// Seconds the L2 needs for it at its read and write throughput (bytes/s).
+    pub fn time(&self, (read_bw, write_bw): (f64, f64)) -> f64 {
+        self.load_bytes / read_bw + self.write_bytes / write_bw
+    }
+}
+
+/// What reaches the L2 of the counts `s`; or why it is unknown (no reuse profile).
+pub fn l2_traffic(s: &BoundStats) -> std::result::Result<L2Traffic, String> {
     let p = match &s.reuse {
         Some(Reuse::Profile(p)) if p.requests > 0.0 => p,
         _ => return Err("without a reuse profile the loads an L1 could serve are unknown".into()),
@@ -152,16 +162,33 @@ fn l2_time(
     let all = sectors(Dir::Load) + writes;
     let reload_share = (p.block_reloads / p.requests).clamp(0.0, 1.0);
     let loads = (sectors(Dir::Load) - reload_share * all).max(0.0);
-    let t = 32.0 * loads / read_bw + 32.0 * writes / write_bw;
+    Ok(L2Traffic {
+        load_bytes: 32.0 * loads,
+        write_bytes: 32.0 * writes,
+        reload_share,
+    })
+}
+
+/// Seconds the L2 needs for the global traffic that must reach it (module docs), and a note
+/// with the figures; or why there is no L2 roof.
+fn l2_time(
+    s: &BoundStats,
+    d: &Device,
+    core_mhz: f64,
+) -> std::result::Result<(f64, String), String> {
+    let (read_bw, write_bw) = d.l2_bandwidths(core_mhz).ok_or(
+        "the device profile has no measured L2 throughput (hw.l2_read_gbs, hw.l2_write_gbs)",
+    )?;
+    let l2 = l2_traffic(s)?;
     let note = format!(
         "l2: {:.3} GB of loads and {:.3} GB of stores reach the L2, at its measured {:.0} and {:.0} GB/s; {:.1} % of the sector requests re-read data of their own block, taken as L1 hits",
-        32.0 * loads / 1e9,
-        32.0 * writes / 1e9,
+        l2.load_bytes / 1e9,
+        l2.write_bytes / 1e9,
         read_bw / 1e9,
         write_bw / 1e9,
-        100.0 * reload_share
+        100.0 * l2.reload_share
     );
-    Ok((t, note))
+    Ok((l2.time((read_bw, write_bw)), note))
 }
 
 impl Model for RooflineModel {

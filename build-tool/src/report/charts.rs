@@ -12,15 +12,25 @@ const BLUE: RGBColor = RGBColor(31, 119, 180);
 const ORANGE: RGBColor = RGBColor(255, 127, 14);
 const GREY: RGBColor = RGBColor(150, 150, 150);
 const GREEN_DARK: RGBColor = RGBColor(44, 160, 44);
+const PURPLE: RGBColor = RGBColor(148, 103, 189);
+/// The width a legend beside a chart takes.
+const LEGEND_W: u32 = 190;
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 fn svg(
     draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> DrawResult,
 ) -> Option<String> {
+    svg_sized((W, H), draw)
+}
+
+fn svg_sized(
+    size: (u32, u32),
+    draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> DrawResult,
+) -> Option<String> {
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (W, H)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
         if root.fill(&WHITE).is_err() {
             return None;
         }
@@ -98,7 +108,9 @@ pub fn breakdown(k: &KernelReport) -> Option<String> {
 }
 
 /// The kernel's point under the device's roofline (log-log): the DRAM slope, the CUDA cores'
-/// f32 roof, and the other ceilings for the work the kernel does (f64, tensor cores).
+/// f32 roof, and the other ceilings for the work the kernel does (f64, tensor cores). Where
+/// the L2's traffic and throughput are known, the L2 level too, as Nsight Compute's
+/// hierarchical roofline shows it: the L2's slope and the kernel's point at its L2 intensity.
 pub fn roofline(k: &KernelReport) -> Option<String> {
     let r = k.roofline.as_ref()?;
     if !(r.peak_flops_per_s > 0.0
@@ -117,49 +129,111 @@ pub fn roofline(k: &KernelReport) -> Option<String> {
     }
     let lowest = roofs.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
     let highest = roofs.iter().map(|r| r.1).fold(0.0, f64::max);
-    let xlo = (r.intensity.min(lowest / r.peak_bytes_per_s) / 10.0).max(1e-4);
-    let xhi = r.intensity.max(highest / r.peak_bytes_per_s) * 10.0;
+    let l2 =
+        r.l2.as_ref()
+            .filter(|l| l.intensity > 0.0 && l.peak_bytes_per_s > 0.0);
+    // the intensities on the chart, DRAM's and the L2's, and the fastest slope
+    let intensities: Vec<f64> = std::iter::once(r.intensity)
+        .chain(l2.map(|l| l.intensity))
+        .collect();
+    let fastest = l2.map_or(r.peak_bytes_per_s, |l| {
+        l.peak_bytes_per_s.max(r.peak_bytes_per_s)
+    });
+    let xlo = intensities.iter().fold(lowest / fastest, |a, &b| a.min(b)) / 10.0;
+    let xlo = xlo.max(1e-4);
+    let xhi = intensities
+        .iter()
+        .fold(highest / r.peak_bytes_per_s, |a, &b| a.max(b))
+        * 10.0;
     let ylo = (r.flops_per_s.min(xlo * r.peak_bytes_per_s) / 2.0).max(1.0);
     let yhi = highest * 2.0;
-    svg(|root| {
-        let mut ch = ChartBuilder::on(&root)
+    // the legend goes beside the plot: a point may sit anywhere under the roofs
+    svg_sized((W + LEGEND_W, H), |root| {
+        let (plot, legend) = root.split_horizontally(W);
+        let mut ch = ChartBuilder::on(&plot)
             .caption("roofline", ("sans-serif", 16))
             .margin(10)
             .x_label_area_size(35)
             .y_label_area_size(60)
             .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
         ch.configure_mesh()
-            .x_desc("flop / DRAM byte (after L2 hits)")
+            .x_desc("flop / byte (DRAM after L2 hits, or L2)")
             .y_desc("flop/s")
             .y_label_formatter(&|v| format!("{v:.0e}"))
             .x_label_formatter(&|v| intensity_label(*v))
             .draw()?;
-        for (name, peak, colour) in roofs {
-            let roof: Vec<(f64, f64)> = (0..=60)
+        let line = |bytes_per_s: f64, peak: f64| -> Vec<(f64, f64)> {
+            (0..=60)
                 .map(|i| {
                     let x = xlo * (xhi / xlo).powf(i as f64 / 60.0);
-                    (x, (x * r.peak_bytes_per_s).min(peak))
+                    (x, (x * bytes_per_s).min(peak))
                 })
-                .collect();
-            ch.draw_series(LineSeries::new(roof, colour.stroke_width(2)))?
-                .label(format!("{name} roof"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], colour));
+                .collect()
+        };
+        let mut entries = Vec::new();
+        for (name, peak, colour) in roofs {
+            ch.draw_series(LineSeries::new(
+                line(r.peak_bytes_per_s, peak),
+                colour.stroke_width(2),
+            ))?;
+            entries.push((format!("{name} roof"), colour, Swatch::Line));
         }
+        // the DRAM point first, so that an L2 point at about its intensity (a stream) shows
         ch.draw_series(std::iter::once(Circle::new(
             (r.intensity, r.flops_per_s),
             6,
             BLUE.filled(),
-        )))?
-        .label(k.display_name.clone())
-        .legend(|(x, y)| Circle::new((x + 5, y), 4, BLUE.filled()));
-        // above the DRAM slope at low intensity, where no kernel's point can be
-        ch.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .border_style(BLACK)
-            .background_style(WHITE)
-            .draw()?;
-        Ok(())
+        )))?;
+        entries.push((format!("{} (DRAM)", k.display_name), BLUE, Swatch::Circle));
+        if let Some(l) = l2 {
+            ch.draw_series(DashedLineSeries::new(
+                line(l.peak_bytes_per_s, highest),
+                4,
+                3,
+                PURPLE.stroke_width(1),
+            ))?;
+            entries.push(("L2 slope".into(), PURPLE, Swatch::Dashed));
+            ch.draw_series(std::iter::once(TriangleMarker::new(
+                (l.intensity, r.flops_per_s),
+                6,
+                PURPLE.filled(),
+            )))?;
+            entries.push((format!("{} (L2)", k.display_name), PURPLE, Swatch::Triangle));
+        }
+        side_legend(&legend, &entries)
     })
+}
+
+/// How a legend entry is drawn.
+enum Swatch {
+    Line,
+    Dashed,
+    Circle,
+    Triangle,
+}
+
+/// A legend in its own area beside a chart: one row per entry, a swatch and its text.
+fn side_legend(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    entries: &[(String, RGBColor, Swatch)],
+) -> DrawResult {
+    for (i, (text, colour, swatch)) in entries.iter().enumerate() {
+        let y = 40 + 18 * i as i32;
+        match swatch {
+            Swatch::Line => area.draw(&PathElement::new(
+                vec![(4, y), (20, y)],
+                colour.stroke_width(2),
+            ))?,
+            Swatch::Dashed => {
+                area.draw(&PathElement::new(vec![(4, y), (9, y)], *colour))?;
+                area.draw(&PathElement::new(vec![(14, y), (20, y)], *colour))?
+            }
+            Swatch::Circle => area.draw(&Circle::new((12, y), 4, colour.filled()))?,
+            Swatch::Triangle => area.draw(&TriangleMarker::new((12, y), 5, colour.filled()))?,
+        }
+        area.draw(&Text::new(text.clone(), (26, y - 7), ("sans-serif", 12)))?;
+    }
+    Ok(())
 }
 
 /// An intensity tick: `0.01`, `0.5`, `20`, `1e4`, short enough for the axis.
@@ -302,6 +376,8 @@ mod tests {
             roof.contains("fp32 roof") && roof.contains("fp64 roof"),
             "{roof}"
         );
+        // and the sample's L2 level beside its DRAM point
+        assert!(roof.contains("L2 slope") && roof.contains("(L2)") && roof.contains("(DRAM)"));
         let mut empty = k.clone();
         empty.dvfs.clear();
         empty.roofline = None;

@@ -259,6 +259,21 @@ pub struct Roofline {
     /// Other compute ceilings for the work the kernel does (`fp64`, `tensor f16→f32`).
     #[serde(default)]
     pub ceilings: Vec<Ceiling>,
+    /// The kernel's place under the L2's roof, where its traffic there and the L2's measured
+    /// throughput are known.
+    #[serde(default)]
+    pub l2: Option<L2Level>,
+}
+
+/// The L2 level of a hierarchical roofline: the bytes that reach the L2 and the rate it serves
+/// them at, for this kernel's mix of reads and writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct L2Level {
+    pub bytes: f64,
+    /// flops per L2 byte.
+    pub intensity: f64,
+    /// The L2's measured read and write throughput, weighted by this kernel's reads and writes.
+    pub peak_bytes_per_s: f64,
 }
 
 /// A compute ceiling of the roofline: a pipe's peak flop rate on the device.
@@ -418,6 +433,11 @@ pub(crate) mod sample {
                     name: "fp64".into(),
                     flops_per_s: 0.19e12,
                 }],
+                l2: Some(L2Level {
+                    bytes: 98304.0,
+                    intensity: 8192.0 / 98304.0,
+                    peak_bytes_per_s: 1.2e12,
+                }),
             }),
             dvfs: vec![
                 DvfsPoint {
