@@ -619,6 +619,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     host_only.dedup();
     let launches = OtherFilesLaunches::new(&ok_units, &host_sources);
     let mut not_launched = Vec::new();
+    let mut library_kernels = Vec::new();
     let mut params_used: Vec<String> = Vec::new();
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
@@ -657,6 +658,15 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                         file: at.file,
                         line: at.line,
                         why: untaken.join("; "),
+                    });
+                    continue;
+                }
+                if sk.is_none() {
+                    library_kernels.push(crate::report::NotLaunched {
+                        kernel: demangle(entry),
+                        file: at.file,
+                        line: at.line,
+                        why: LIBRARY_KERNEL.into(),
                     });
                     continue;
                 }
@@ -744,8 +754,14 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     report.host_only = host_only;
     report.not_launched = not_launched;
     report.not_instantiated = not_instantiated;
+    report.library_kernels = library_kernels;
     report
 }
+
+/// Why a kernel of the compiled code that no analysed source defines is not predicted.
+const LIBRARY_KERNEL: &str = "defined in a header kerncast does not analyse (a library's, such \
+     as CUB's or Thrust's) and launched by that library's code; a [[kernel.workload]] in \
+     kerncast.toml predicts it";
 
 /// An analysed source: its shown path, its text, and the texts of the project headers it
 /// includes (for their launch macros).

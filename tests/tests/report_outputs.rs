@@ -370,6 +370,47 @@ fn a_kernel_in_an_included_header_is_reported_at_its_definition() {
     assert_eq!(hot.text.as_deref(), Some("if (i < n) x[i] *= s;"));
 }
 
+/// A file that uses Thrust holds CUB's kernels, instantiated from the library's headers and
+/// launched by its code: they are listed as library kernels, not errors, and the file's own
+/// kernel is predicted.
+#[test]
+fn a_library_s_kernels_from_its_headers_are_listed_not_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("t.cu");
+    std::fs::write(
+        &main,
+        "#include <thrust/device_vector.h>\n#include <thrust/reduce.h>\n\
+         __global__ void square(float *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  \
+         if (i < n) x[i] = x[i] * x[i];\n}\n\
+         int main() {\n  const int n = 1 << 20;\n  thrust::device_vector<float> v(n, 2.0f);\n  \
+         square<<<(n + 255) / 256, 256>>>(thrust::raw_pointer_cast(v.data()), n);\n  \
+         return thrust::reduce(v.begin(), v.end()) > 0 ? 0 : 1;\n}\n",
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![main]), None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let names: Vec<&str> = r.kernels.iter().map(|k| k.display_name.as_str()).collect();
+    assert_eq!(names, ["square"]);
+    assert!(!r.library_kernels.is_empty());
+    for k in &r.library_kernels {
+        assert!(
+            k.kernel.starts_with("cub::") || k.kernel.starts_with("thrust::"),
+            "{k:?}"
+        );
+        assert!(k
+            .why
+            .starts_with("defined in a header kerncast does not analyse"));
+    }
+    let table = kerncast::report::table::render(&r);
+    assert!(
+        table.contains(&format!(
+            "{} library kernel(s) not predicted",
+            r.library_kernels.len()
+        )),
+        "{table}"
+    );
+}
+
 /// An OpenCL program: kernels in a `.cl`, launched from a C `main` with `clCreateKernel`,
 /// `clSetKernelArg` and `clEnqueueNDRangeKernel`. Analysing the folder reads the host code
 /// for the launches and lists it as host code.

@@ -72,6 +72,7 @@ pub fn render(r: &Report) -> String {
         &r.not_launched,
     );
     skipped_kernels(&mut s, "Templates never instantiated", &r.not_instantiated);
+    skipped_kernels(&mut s, "Library kernels not predicted", &r.library_kernels);
     if !r.errors.is_empty() {
         let _ = writeln!(s, "<h2 class=\"err\">Errors ({})</h2><ul>", r.errors.len());
         for e in &r.errors {

@@ -38,6 +38,12 @@ pub struct Report {
     /// to predict, and no error.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_instantiated: Vec<NotLaunched>,
+    /// Kernels in the compiled code that no analysed source defines and nothing gives a
+    /// workload: instances of a library's kernel templates from its headers (CUB's, Thrust's),
+    /// which the library's own code launches. Nothing to predict, and no error; a
+    /// `[[kernel.workload]]` for one predicts it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub library_kernels: Vec<NotLaunched>,
 }
 
 /// A kernel the sources define and kerncast has nothing to predict for, and why: never
@@ -73,6 +79,7 @@ impl Report {
             host_only: Vec::new(),
             not_launched: Vec::new(),
             not_instantiated: Vec::new(),
+            library_kernels: Vec::new(),
         };
         r.kernels.sort_by(|a, b| a.key().cmp(&b.key()));
         r.errors

@@ -89,6 +89,23 @@ pub fn render(r: &Report) -> String {
     for n in &r.not_instantiated {
         let _ = writeln!(s, "template never instantiated: {}", n.shown());
     }
+    if !r.library_kernels.is_empty() {
+        // a library's instances differ in their template arguments: their templates suffice
+        let mut names: Vec<&str> = r
+            .library_kernels
+            .iter()
+            .map(|n| n.kernel.split('<').next().unwrap_or(&n.kernel))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let _ = writeln!(
+            s,
+            "{} library kernel(s) not predicted (defined in headers, launched by the library; \
+             see the report): {}",
+            r.library_kernels.len(),
+            names.join(", ")
+        );
+    }
     for e in &r.errors {
         let at = e
             .line
