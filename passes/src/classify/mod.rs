@@ -81,7 +81,7 @@ fn inst_kind(inst: &Inst) -> OpKind {
         "wmma" if wmma_dir(inst).is_some() => OpKind::Other,
         // `wgmma.fence`, `.commit_group` and `.wait_group` order a warpgroup's mma, as
         // `cp.async`'s groups order its copies
-        "wgmma" if !inst.modifiers.first().is_some_and(|m| m == "mma_async") => OpKind::Barrier,
+        "wgmma" if inst.modifiers.first().is_none_or(|m| m != "mma_async") => OpKind::Barrier,
         op => op_kind(op),
     }
 }
