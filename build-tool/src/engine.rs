@@ -1047,6 +1047,8 @@ impl Target {
         time_s: f64,
     ) -> Option<Roofline> {
         let (mut flops, mut f64_flops, mut tensor_flops) = (0.0, 0.0, 0.0);
+        // the tensor work the profile's one tensor rate is for: f16 or bf16 into f32
+        let mut f16_tensor_flops = 0.0;
         for (f, v) in &stats.features {
             match f {
                 Feature::Op { kind, ty, gran }
@@ -1069,7 +1071,13 @@ impl Target {
                         f64_flops += per * v;
                     }
                 }
-                Feature::TensorMma { fmas, .. } => tensor_flops += 2.0 * *fmas as f64 * v,
+                Feature::TensorMma { input, acc, fmas } => {
+                    let f = 2.0 * *fmas as f64 * v;
+                    tensor_flops += f;
+                    if matches!((input, acc), (DType::F16 | DType::Bf16, DType::F32)) {
+                        f16_tensor_flops += f;
+                    }
+                }
                 _ => {}
             }
         }
@@ -1108,7 +1116,7 @@ impl Target {
                 flops_per_s: per_second(dpu.value as f64 * 2.0),
             });
         }
-        if let (true, Some(tc)) = (tensor_flops > 0.0, &hw.tensor_f16_f32_fma_per_sm) {
+        if let (true, Some(tc)) = (f16_tensor_flops > 0.0, &hw.tensor_f16_f32_fma_per_sm) {
             ceilings.push(Ceiling {
                 name: "tensor f16→f32".into(),
                 flops_per_s: per_second(tc.value as f64 * 2.0),
@@ -1338,6 +1346,22 @@ ret;
                 flops_per_s: sm_clock * 2048.0 * 2.0
             }]
         );
+        // s8 tensor work counts as flops, but the f16 rate is no ceiling for it
+        stats.features.insert(
+            Feature::TensorMma {
+                input: DType::S8,
+                acc: DType::S32,
+                fmas: 4096,
+            },
+            10.0,
+        );
+        stats.features.remove(&Feature::TensorMma {
+            input: DType::F16,
+            acc: DType::F32,
+            fmas: 4096,
+        });
+        let r = t.roofline(&stats, &hints, 1e-6).unwrap();
+        assert_eq!((r.tensor_flops, r.ceilings.len()), (81920.0, 0));
         // an f64 kernel gets the fp64 ceiling, and no tensor one; without a hint the L2 hit
         // rate is the models' 0 (no reuse profile)
         stats.features.clear();
