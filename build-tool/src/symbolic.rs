@@ -90,8 +90,11 @@ impl NotCounted {
     fn why(&self) -> String {
         match self {
             NotCounted::DependsOnData(keys) => format!(
-                "counts depend on data ({}; set them as hints to count symbolically)",
-                keys.join(", ")
+                "counts depend on data ({}; set them as hints to count symbolically: `--hint \
+                 {first}=…`, or `hint.{first}=…` on a workload; a trip count, or for a branch 1 \
+                 if every thread takes it)",
+                keys.join(", "),
+                first = keys.first().map_or("KEY", String::as_str)
             ),
             NotCounted::Fallback(why) | NotCounted::MissingParam(why) => why.clone(),
         }
@@ -462,8 +465,25 @@ pub(crate) fn missing_param_message(
 
 #[cfg(test)]
 mod tests {
-    use super::missing_param_message;
+    use super::{missing_param_message, NotCounted};
     use kerncast_passes::ptx::Module;
+
+    /// Data-dependent counts name the flag that sets them, with the first key.
+    #[test]
+    fn data_dependent_counts_say_how_to_give_their_hints() {
+        let why = NotCounted::DependsOnData(vec![
+            "branch.cooperative_groups.h:175".into(),
+            "trip.sync.h:126".into(),
+        ])
+        .why();
+        assert_eq!(
+            why,
+            "counts depend on data (branch.cooperative_groups.h:175, trip.sync.h:126; set them \
+             as hints to count symbolically: `--hint branch.cooperative_groups.h:175=…`, or \
+             `hint.branch.cooperative_groups.h:175=…` on a workload; a trip count, or for a \
+             branch 1 if every thread takes it)"
+        );
+    }
 
     #[test]
     fn a_missing_parameter_is_named_as_the_user_writes_it() {
