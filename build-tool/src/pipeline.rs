@@ -661,11 +661,13 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                     });
                     continue;
                 }
-                if sk.is_none() {
+                if let Some((file, line)) =
+                    sk.is_none().then(|| library_definition(u, entry)).flatten()
+                {
                     library_kernels.push(crate::report::NotLaunched {
                         kernel: demangle(entry),
-                        file: at.file,
-                        line: at.line,
+                        file,
+                        line: Some(line),
                         why: LIBRARY_KERNEL.into(),
                     });
                     continue;
@@ -756,6 +758,30 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     report.not_instantiated = not_instantiated;
     report.library_kernels = library_kernels;
     report
+}
+
+/// Where `entry` is defined when that is a library's header: the file and line of the first
+/// `.loc` of its body (its definition, as the compiler records it), where that file is neither
+/// the analysed source nor a project header it includes. `None` for a kernel of the project
+/// that no source scan found (one a macro defines), and where the PTX has no line table.
+fn library_definition(u: &Unit, entry: &str) -> Option<(String, u32)> {
+    use kerncast_passes::ptx::Statement;
+    let f = u.module.functions.iter().find(|f| f.name == entry)?;
+    let loc = f.body.iter().find_map(|s| match s {
+        Statement::Loc(l) => Some(l),
+        _ => None,
+    })?;
+    let file = u.module.files.iter().find(|d| d.index == loc.file)?;
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    let at = canonical(std::path::Path::new(&file.name))?;
+    let mut project = std::iter::once(canonical(&u.job.path))
+        .chain(
+            u.headers
+                .iter()
+                .map(|h| canonical(std::path::Path::new(&h.display))),
+        )
+        .flatten();
+    (!project.any(|p| p == at)).then(|| (file.name.clone(), loc.line))
 }
 
 /// Why a kernel of the compiled code that no analysed source defines is not predicted.

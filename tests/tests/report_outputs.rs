@@ -400,6 +400,8 @@ fn a_library_s_kernels_from_its_headers_are_listed_not_errors() {
         assert!(k
             .why
             .starts_with("defined in a header kerncast does not analyse"));
+        // at the definition the compiler records, in the library's header
+        assert!(k.file.contains("cub") && k.line.is_some(), "{k:?}");
     }
     let table = kerncast::report::table::render(&r);
     assert!(
@@ -409,6 +411,21 @@ fn a_library_s_kernels_from_its_headers_are_listed_not_errors() {
         )),
         "{table}"
     );
+    // a kernel of the project that no scan finds (a macro defines it) is still an error
+    let macro_dir = tempfile::tempdir().unwrap();
+    let m = macro_dir.path().join("m.cu");
+    std::fs::write(
+        &m,
+        "#define SCALE(name, f) __global__ void name(float *x) { x[threadIdx.x] *= f; }\n\
+         SCALE(twice, 2.0f)\n",
+    )
+    .unwrap();
+    let r = analyze(&files_on_titan_x(vec![m]), None).expect("analyze");
+    assert!(r.library_kernels.is_empty(), "{:?}", r.library_kernels);
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    assert!(r.errors[0]
+        .message
+        .starts_with("no workload for kernel `twice`"));
 }
 
 /// An OpenCL program: kernels in a `.cl`, launched from a C `main` with `clCreateKernel`,
