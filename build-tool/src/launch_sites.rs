@@ -25,6 +25,7 @@ mod branches;
 pub(crate) mod c_text;
 mod callers;
 pub mod cl_build;
+mod classes;
 mod definer;
 mod driver_api;
 mod host_defs;
@@ -421,6 +422,7 @@ impl<'a> HostFile<'a> {
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
         host_defs::add_branch_values(&mut scoped, code, f.body.clone());
+        self.add_class_members(&mut scoped, f.at);
         let mut calls = callers::calls(code, &f);
         calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
         for p in &f.params {
@@ -488,6 +490,33 @@ impl<'a> HostFile<'a> {
             }
         }
         out
+    }
+
+    /// In a method of a class the file constructs one way: the members its constructor
+    /// initialises, as numbers read with the construction's arguments where it is
+    /// (`classes`), unless `defs` has them.
+    fn add_class_members(&self, defs: &mut HostDefs, at: usize) {
+        let code = self.code();
+        let Some(m) = classes::members(code, at) else {
+            return;
+        };
+        let mut there = self.file_scope_defs().clone();
+        if let Some(g) = callers::enclosing_function(code, m.constructed_at) {
+            overlay(&mut there, self.local_defs(&g));
+        }
+        let mut ctor = HostDefs::default();
+        for (param, arg) in &m.params {
+            if let Some(v) = branches::value(arg, &there, &mut BTreeMap::new()) {
+                ctor.scalars.insert(param.clone(), v.to_string());
+            }
+        }
+        ctor.macros = there.macros.clone();
+        ctor.fns = there.fns.clone();
+        for (member, init) in &m.values {
+            if let Some(v) = branches::value(init, &ctor, &mut BTreeMap::new()) {
+                defs.scalars.entry(member.clone()).or_insert(v.to_string());
+            }
+        }
     }
 
     /// What the code at `call` sees, once per context of the function it is in: that
@@ -1082,6 +1111,37 @@ int main() {
             ws[1].runs_note(1e-3, None).unwrap(),
             "the host code runs this launch 3 times (line 1, called at line 3, called at line 10: \
              3 times, in `for (int r = 0; r < 3; ++r)`): 3.000 ms in all"
+        );
+    }
+
+    /// A launch in a method reads a member its constructor sets from the one construction,
+    /// and the method's calls on the object (`s.run(…)`) reach it with their loops.
+    #[test]
+    fn a_launch_in_a_method_takes_its_members_and_its_object_s_calls() {
+        let src = r#"class Solver {
+public:
+  explicit Solver(int n) : n_(n), blocks_((n + 255) / 256) {}
+  void step(float *u) { k<<<blocks_, 256>>>(u, n_); }
+  void run(float *u, int iters) { for (int it = 0; it < iters; ++it) step(u); }
+private:
+  int n_, blocks_;
+};
+int main() {
+  const int n = 1 << 22;
+  float *u;
+  Solver s(n);
+  s.run(u, 100);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("k", &["u".into(), "n".into()], &[]);
+        assert_eq!(ws.len(), 1, "{ws:?}");
+        let w = ws[0].resolve().unwrap();
+        assert_eq!((w.params["n"], w.grid), (1 << 22, [16384, 1, 1]));
+        assert_eq!(
+            ws[0].runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 100 times (line 4, called at line 5, called at line \
+             13: 100 times, in `for (int it = 0; it < iters; ++it)`): 100.000 ms in all"
         );
     }
 

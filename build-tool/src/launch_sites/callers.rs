@@ -132,15 +132,20 @@ pub(super) fn param_name(decl: &str) -> String {
     }
 }
 
-/// Every call of `f` in `code`: not its definition, declarations or members of other objects.
+/// Every call of `f` in `code`: not its definition or declarations; calls on an object
+/// (`s.run(…)`) only where `f` is a method.
 pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
     let Ok(re) = Regex::new(&format!(r"\b{}\s*\(", regex::escape(&f.name))) else {
         return vec![];
     };
     let b = code.as_bytes();
     let mut out = Vec::new();
+    // a method's calls on an object (`s.run(…)`, `p->run(…)`) are its calls too
+    let method = super::classes::is_method(code, f.at);
     for m in re.find_iter(code) {
-        if m.start() == f.at || !is_call_position(&code[..m.start()]) {
+        let before = code[..m.start()].trim_end();
+        let on_object = method && (before.ends_with('.') || before.ends_with("->"));
+        if m.start() == f.at || !(on_object || is_call_position(before)) {
             continue;
         }
         let open = m.end() - 1;
