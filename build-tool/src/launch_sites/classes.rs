@@ -20,13 +20,17 @@ use super::callers::param_name;
 use crate::workload::split_top;
 use regex::Regex;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// The class or struct whose body holds byte `at`: its name and body.
 pub fn enclosing_class(code: &str, at: usize) -> Option<(String, Range<usize>)> {
-    let header = Regex::new(
-        r"(?:^|[;{}])\s*(?:template\s*<[^;{}]*>\s*)?(?:class|struct)\s+([A-Za-z_]\w*)[^;{}()]*$",
-    )
-    .unwrap();
+    static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?:^|[;{}])\s*(?:template\s*<[^;{}]*>\s*)?(?:class|struct)\s+([A-Za-z_]\w*)[^;{}()]*$",
+        )
+        .unwrap()
+    });
+    let header = &*HEADER;
     let mut pos = at;
     while let Some(open) = enclosing_brace(code, pos) {
         let from = code[..open].rfind([';', '{', '}']).unwrap_or(0);
@@ -39,14 +43,13 @@ pub fn enclosing_class(code: &str, at: usize) -> Option<(String, Range<usize>)> 
     None
 }
 
+/// A constructor's parameter names, and the members it initialises with their initialiser text.
+type Constructor = (Vec<String>, Vec<(String, String)>);
+
 /// The one constructor of `class` (in `body`) that initialises members: its parameter names
 /// and the members with their initialiser text (`Solver(int n) : n_(n), half_(n / 2) {}`
 /// gives `["n"]` and `[("n_", "n"), ("half_", "n / 2")]`).
-fn constructor(
-    code: &str,
-    class: &str,
-    body: &Range<usize>,
-) -> Option<(Vec<String>, Vec<(String, String)>)> {
+fn constructor(code: &str, class: &str, body: &Range<usize>) -> Option<Constructor> {
     let b = code.as_bytes();
     let head = Regex::new(&format!(r"\b{}\s*\(", regex::escape(class))).ok()?;
     let text = &code[body.clone()];
@@ -142,8 +145,8 @@ pub fn members(code: &str, at: usize) -> Option<Members> {
     })
 }
 
-/// Whether a call of `name` written `obj.name(…)` or `obj->name(…)` is one of the method at
-/// `at`: the method is a class's.
+/// Whether the function defined at `at` is a method of a class (or struct), whose calls may
+/// be written on an object (`obj.name(…)`, `obj->name(…)`).
 pub fn is_method(code: &str, at: usize) -> bool {
     enclosing_class(code, at).is_some()
 }
