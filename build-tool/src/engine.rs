@@ -1074,7 +1074,7 @@ impl Target {
                 Feature::TensorMma { input, acc, fmas } => {
                     let f = 2.0 * *fmas as f64 * v;
                     tensor_flops += f;
-                    if matches!((input, acc), (DType::F16 | DType::Bf16, DType::F32)) {
+                    if kerncast_models::roofline::at_tensor_rate(*input, *acc) {
                         f16_tensor_flops += f;
                     }
                 }

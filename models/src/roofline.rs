@@ -93,6 +93,12 @@ fn warp_memory_moves(s: &BoundStats) -> f64 {
 /// What the unbounded note calls tensor-core instructions whose shape and types were not read.
 const UNREAD_MMA: &str = "warp tensor-core instruction(s) (shape or types not read)";
 
+/// Whether tensor-core work of these input and accumulator types is what the profile's one
+/// tensor rate (`hw.tensor_f16_f32_fma_per_sm`) is for: f16 or bf16 into f32.
+pub fn at_tensor_rate(input: DType, acc: DType) -> bool {
+    matches!((input, acc), (DType::F16 | DType::Bf16, DType::F32))
+}
+
 /// The multiply–adds of the tensor-core instructions the profile has a rate for. The others
 /// whose shape was read are added to `unbounded` by their types, and the rest of the
 /// `mma_ops` tensor-core instructions as unread.
@@ -111,17 +117,12 @@ fn tensor_work(
         } = f
         {
             read += v;
-            match (input, acc) {
-                (DType::F16 | DType::Bf16, DType::F32)
-                    if d.hw.tensor_f16_f32_fma_per_sm.is_some() =>
-                {
-                    fmas += v * *each as f64
-                }
-                _ => {
-                    let what = format!("warp tensor-core instruction(s) of {input:?} into {acc:?}")
-                        .to_lowercase();
-                    *unbounded.entry(what).or_insert(0.0) += v;
-                }
+            if at_tensor_rate(*input, *acc) && d.hw.tensor_f16_f32_fma_per_sm.is_some() {
+                fmas += v * *each as f64
+            } else {
+                let what = format!("warp tensor-core instruction(s) of {input:?} into {acc:?}")
+                    .to_lowercase();
+                *unbounded.entry(what).or_insert(0.0) += v;
             }
         }
     }
