@@ -781,6 +781,7 @@ fn workload_via(
         sources: Vec::new(),
         unset: BTreeMap::new(),
         queries: Vec::new(),
+        pending: Vec::new(),
     };
     for n in need {
         definer.define(&n);
@@ -790,8 +791,13 @@ fn workload_via(
         mut sources,
         mut unset,
         queries,
+        pending,
         ..
     } = definer;
+    for (name, e, source) in sizing_the_launch(pending, &grid, &block, params) {
+        order.push((name, e));
+        sources.push(source);
+    }
     let defined: BTreeSet<String> = order
         .iter()
         .map(|(n, _)| n.clone())
@@ -865,6 +871,34 @@ fn workload_via(
         device_queries: queries,
         ..empty_spec()
     }
+}
+
+/// Of the host's definitions that read a name without a value, those the grid and block read
+/// (directly or through each other) and that are not the kernel's parameters, in their order.
+/// The launch cannot be sized without them, so they stay: its error then asks for the name
+/// at their root. A kernel parameter's stays out, since the counts may not need it.
+fn sizing_the_launch(
+    pending: Vec<(String, Expr, String)>,
+    grid: &Dims,
+    block: &Dims,
+    params: &[String],
+) -> Vec<(String, Expr, String)> {
+    let mut wanted = Vec::new();
+    for e in grid.0.iter().chain(&block.0) {
+        e.vars(&mut wanted);
+    }
+    let keep = |name: &str, wanted: &[String]| {
+        wanted.iter().any(|w| w == name) && !params.iter().any(|p| p == name)
+    };
+    for (name, e, _) in pending.iter().rev() {
+        if keep(name, &wanted) {
+            e.vars(&mut wanted);
+        }
+    }
+    pending
+        .into_iter()
+        .filter(|(name, _, _)| keep(name, &wanted))
+        .collect()
 }
 
 /// A workload written in C: `/` rounds down in the grid too.
@@ -1259,6 +1293,47 @@ int main() {
             .on_device(Some(68), Err(String::new()))
             .resolve_with(&[("n".into(), 1)].into());
         assert!(grid.is_err(), "{grid:?}");
+    }
+
+    #[test]
+    fn a_grid_capped_with_min_takes_each_device_s_count_and_a_size_given_later() {
+        let src = r#"
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 1 << 24;
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    int blocks = std::min((n + 255) / 256, prop.multiProcessorCount * 8);
+    saxpy<<<blocks, n < 4096 ? 64 : 256>>>(n, x, y);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("saxpy", &["n".to_string(), "x".into(), "y".into()], &[]);
+        // `n` has no value: the error asks for it, not for `blocks`, which reads it
+        let w = ws[0].on_device(Some(68), Err(String::new()));
+        let err = w.resolve().unwrap_err();
+        assert_eq!(err, "undefined name `n` in a workload expression");
+        assert!(
+            w.how_to_set(&err)
+                .contains("`n = argc > 1 ? atoi(argv[1]) : 1 << 24` is not an integer expression"),
+            "{}",
+            w.how_to_set(&err)
+        );
+        // given `n`, the grid is capped at 8 blocks per SM of each device
+        let launch = |sms: u32, n: i64| {
+            let r = ws[0]
+                .on_device(Some(sms), Err(String::new()))
+                .resolve_with(&[("n".into(), n)].into())
+                .unwrap();
+            (r.grid[0], r.block[0])
+        };
+        assert_eq!(launch(68, 1 << 24), (544, 256));
+        assert_eq!(launch(108, 1 << 24), (864, 256));
+        assert_eq!(launch(68, 1000), (4, 64));
+        assert!(ws[0]
+            .origin
+            .as_deref()
+            .unwrap()
+            .contains("where blocks = std::min((n + 255) / 256, prop.multiProcessorCount * 8)"));
     }
 
     #[test]

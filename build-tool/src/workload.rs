@@ -1,106 +1,19 @@
 //! Workloads: the launch (grid, block) and parameter values a kernel is predicted for.
 //!
 //! Grid, block and parameter values are small integer expressions over the workload's
-//! parameters: integers, names, `+ - * /`, `%` and parentheses. Why a tiny language: launches are
-//! written in terms of the problem size (`grid = n/256`), and the same spec is re-evaluated for
-//! every size of the time-vs-size chart and for rank's workload sweeps.
-//!
-//! Division rounds **up** in grid expressions (`n/256` with n = 1000 gives 4 blocks, so the grid
-//! covers the problem, like `(n + 255) / 256` in host code) and **down** everywhere else
-//! (block sizes and parameter values), as in C. A workload read from a launch in host code
-//! (`crate::launch_sites`) keeps C's rounding down in its grid too, since it is written as C.
-//! `<<` shifts left (`1 << 20`), binding more loosely than `+` and `-`, as in C.
+//! parameters ([`Expr`]). Why a tiny language: launches are written in terms of the problem size
+//! (`grid = n/256`), and the same spec is re-evaluated for every size of the time-vs-size chart
+//! and for rank's workload sweeps.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod device;
+mod expr;
 mod runs;
 pub use device::{Ask, DeviceQuery, Occupancy, DEVICE_SM_COUNT};
+pub use expr::{Div, Expr};
 pub use runs::{HostLoop, LaunchCount};
-
-/// A parsed integer expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Expr {
-    Int(i64),
-    Var(String),
-    Bin(Box<Expr>, char, Box<Expr>),
-    Neg(Box<Expr>),
-}
-
-/// How `/` rounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Div {
-    Floor,
-    Ceil,
-}
-
-impl Expr {
-    pub fn parse(s: &str) -> Result<Expr, String> {
-        let toks = lex(s)?;
-        let mut p = Parser { toks, pos: 0 };
-        let e = p.shift()?;
-        if p.pos != p.toks.len() {
-            return Err(format!("unexpected `{}` in `{s}`", p.toks[p.pos]));
-        }
-        Ok(e)
-    }
-
-    pub fn eval(&self, env: &BTreeMap<String, i64>, div: Div) -> Result<i64, String> {
-        Ok(match self {
-            Expr::Int(i) => *i,
-            Expr::Var(v) => *env
-                .get(v)
-                .ok_or_else(|| format!("undefined name `{v}` in a workload expression"))?,
-            Expr::Neg(e) => -e.eval(env, div)?,
-            Expr::Bin(a, op, b) => {
-                let (a, b) = (a.eval(env, div)?, b.eval(env, div)?);
-                let ovf = || "integer overflow in a workload expression".to_string();
-                match op {
-                    '+' => a.checked_add(b).ok_or_else(ovf)?,
-                    '-' => a.checked_sub(b).ok_or_else(ovf)?,
-                    '*' => a.checked_mul(b).ok_or_else(ovf)?,
-                    '<' => u32::try_from(b)
-                        .ok()
-                        .and_then(|b| a.checked_shl(b))
-                        .filter(|v| v >> b == a)
-                        .ok_or_else(ovf)?,
-                    '/' | '%' if b == 0 => return Err("division by zero".into()),
-                    '%' => a.rem_euclid(b),
-                    _ => match div {
-                        Div::Floor => a.div_euclid(b),
-                        Div::Ceil => -((-a).div_euclid(b)),
-                    },
-                }
-            }
-        })
-    }
-
-    /// Names the expression refers to.
-    pub fn vars(&self, out: &mut Vec<String>) {
-        match self {
-            Expr::Int(_) => {}
-            Expr::Var(v) => out.push(v.clone()),
-            Expr::Neg(e) => e.vars(out),
-            Expr::Bin(a, _, b) => {
-                a.vars(out);
-                b.vars(out);
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for Expr {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Expr::Int(i) => write!(f, "{i}"),
-            Expr::Var(v) => write!(f, "{v}"),
-            Expr::Neg(e) => write!(f, "-{e}"),
-            Expr::Bin(a, '<', b) => write!(f, "({a}<<{b})"),
-            Expr::Bin(a, op, b) => write!(f, "({a}{op}{b})"),
-        }
-    }
-}
 
 /// `s` split at its commas outside brackets, each part trimmed (one empty part when `s` is
 /// blank): the terms of a launch, a `dim3(…)` or a generator's arguments.
@@ -122,106 +35,6 @@ pub fn split_top(s: &str) -> Vec<String> {
         }
     }
     out.into_iter().map(|p| p.trim().to_string()).collect()
-}
-
-fn lex(s: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let cs: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < cs.len() {
-        let c = cs[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c == '<' && cs.get(i + 1) == Some(&'<') {
-            out.push("<<".into());
-            i += 2;
-        } else if "+-*/%()".contains(c) {
-            out.push(c.to_string());
-            i += 1;
-        } else if c.is_ascii_alphanumeric() || c == '_' {
-            let st = i;
-            while i < cs.len() && (cs[i].is_ascii_alphanumeric() || cs[i] == '_' || cs[i] == '.') {
-                i += 1;
-            }
-            out.push(cs[st..i].iter().collect());
-        } else {
-            return Err(format!("unexpected character `{c}` in `{s}`"));
-        }
-    }
-    if out.is_empty() {
-        return Err("empty expression".into());
-    }
-    Ok(out)
-}
-
-struct Parser {
-    toks: Vec<String>,
-    pos: usize,
-}
-
-impl Parser {
-    fn peek(&self) -> Option<&str> {
-        self.toks.get(self.pos).map(String::as_str)
-    }
-    fn shift(&mut self) -> Result<Expr, String> {
-        let mut e = self.sum()?;
-        while self.peek() == Some("<<") {
-            self.pos += 1;
-            e = Expr::Bin(Box::new(e), '<', Box::new(self.sum()?));
-        }
-        Ok(e)
-    }
-    fn sum(&mut self) -> Result<Expr, String> {
-        let mut e = self.product()?;
-        while let Some(op @ ("+" | "-")) = self.peek() {
-            let op = op.chars().next().unwrap_or('+');
-            self.pos += 1;
-            e = Expr::Bin(Box::new(e), op, Box::new(self.product()?));
-        }
-        Ok(e)
-    }
-    fn product(&mut self) -> Result<Expr, String> {
-        let mut e = self.atom()?;
-        while let Some(op @ ("*" | "/" | "%")) = self.peek() {
-            let op = op.chars().next().unwrap_or('*');
-            self.pos += 1;
-            e = Expr::Bin(Box::new(e), op, Box::new(self.atom()?));
-        }
-        Ok(e)
-    }
-    fn atom(&mut self) -> Result<Expr, String> {
-        let t = self.peek().ok_or("expression ends early")?.to_string();
-        self.pos += 1;
-        match t.as_str() {
-            "(" => {
-                let e = self.shift()?;
-                if self.peek() != Some(")") {
-                    return Err("missing `)`".into());
-                }
-                self.pos += 1;
-                Ok(e)
-            }
-            "-" => Ok(Expr::Neg(Box::new(self.atom()?))),
-            _ if t.chars().next().is_some_and(|c| c.is_ascii_digit()) => t
-                .parse()
-                .map(Expr::Int)
-                .map_err(|_| {
-                    if t.parse::<f64>().is_ok() {
-                        format!("`{t}` is not an integer: workload values are integer expressions; leave a float parameter out (counts read a float only through the branches that test it, which are listed assumptions)")
-                    } else {
-                        format!("bad integer `{t}`")
-                    }
-                }),
-            _ if t
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_') =>
-            {
-                Ok(Expr::Var(t))
-            }
-            _ => Err(format!("unexpected `{t}`")),
-        }
-    }
 }
 
 /// 1 to 3 launch dimensions; missing ones are 1.
@@ -587,43 +400,6 @@ mod tests {
             .unwrap_err()
             .contains("more than three"));
         assert!(Dims::parse(" ").unwrap_err().contains("no dimension"));
-    }
-
-    #[test]
-    fn precedence_and_rounding() {
-        let e = Expr::parse("(n + 15)/16 * 2 - 1").unwrap();
-        assert_eq!(e.eval(&env(&[("n", 33)]), Div::Floor).unwrap(), 5);
-        let g = Expr::parse("n/256").unwrap();
-        assert_eq!(g.eval(&env(&[("n", 1000)]), Div::Ceil).unwrap(), 4);
-        assert_eq!(g.eval(&env(&[("n", 1000)]), Div::Floor).unwrap(), 3);
-        assert_eq!(g.eval(&env(&[("n", 1024)]), Div::Ceil).unwrap(), 4);
-        assert_eq!(
-            Expr::parse("-3 % 5").unwrap().eval(&env(&[]), Div::Floor),
-            Ok(2)
-        );
-    }
-
-    #[test]
-    fn errors_are_reported() {
-        assert!(Expr::parse("n +").is_err());
-        assert!(Expr::parse("(n").is_err());
-        assert!(Expr::parse("n $ 2").is_err());
-        let float = Expr::parse("2.5").unwrap_err();
-        assert!(
-            float.starts_with("`2.5` is not an integer")
-                && float.contains("leave a float parameter out"),
-            "{float}"
-        );
-        assert_eq!(Expr::parse("2x5"), Err("bad integer `2x5`".into()));
-        let e = Expr::parse("n/0").unwrap();
-        assert_eq!(
-            e.eval(&env(&[("n", 1)]), Div::Ceil),
-            Err("division by zero".into())
-        );
-        assert!(Expr::parse("m")
-            .unwrap()
-            .eval(&env(&[]), Div::Floor)
-            .is_err());
     }
 
     #[test]

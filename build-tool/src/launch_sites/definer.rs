@@ -24,6 +24,11 @@ pub(super) struct Definer<'a> {
     pub(super) unset: BTreeMap<String, String>,
     /// The names the occupancy API sets, asked of each device.
     pub(super) queries: Vec<DeviceQuery>,
+    /// Definitions that read a name without a value (`blocks = std::min((n + 255) / 256, …)`
+    /// with `n` read from the command line), in the order they read each other: a launch
+    /// sized by one keeps it, so that its error asks for the name at the root and
+    /// `--param n=…` gives the launch its size. Each with its source, as `sources` shows it.
+    pub(super) pending: Vec<(String, Expr, String)>,
 }
 
 impl Definer<'_> {
@@ -50,6 +55,11 @@ impl Definer<'_> {
                 self.sources.push(format!("{host} = {}", text.trim()));
             }
             Err(why) => {
+                if let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) {
+                    let source = format!("{host} = {}", text.trim());
+                    self.pending
+                        .push((name.to_string(), rename(e, self.renames), source));
+                }
                 let why = format!("`{host} = {}` {why}", text.trim());
                 self.unset.insert(name.to_string(), why);
             }
@@ -140,14 +150,5 @@ fn is_given(name: &str, defs: &HostDefs) -> bool {
 }
 
 pub(super) fn rename(e: Expr, renames: &BTreeMap<String, String>) -> Expr {
-    match e {
-        Expr::Var(v) => Expr::Var(renames.get(&v).cloned().unwrap_or(v)),
-        Expr::Neg(a) => Expr::Neg(Box::new(rename(*a, renames))),
-        Expr::Bin(a, op, b) => Expr::Bin(
-            Box::new(rename(*a, renames)),
-            op,
-            Box::new(rename(*b, renames)),
-        ),
-        e => e,
-    }
+    e.map_vars(&|v| Expr::Var(renames.get(&v).cloned().unwrap_or(v)))
 }
