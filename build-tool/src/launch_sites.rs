@@ -36,9 +36,11 @@ mod loop_body;
 pub mod nvrtc;
 mod occupancy_calls;
 mod opencl;
+mod range_for;
 mod runtime_api;
 mod size_fns;
 mod struct_args;
+mod sweeps;
 
 pub use host_defs::{host_defs, HostDefs};
 pub use instantiations::for_instantiation;
@@ -365,38 +367,62 @@ impl<'a> HostFile<'a> {
             let guards = branches::guards(self.code(), site.at);
             for (mut defs, via, chains) in self.contexts(site) {
                 self.add_members(&mut defs);
-                let why_no_value = |name: &str| host_defs::why_no_value(self.code(), name);
-                let mut w = workload_via(
-                    site,
-                    params,
-                    fields,
-                    &defs,
-                    self.name,
-                    via.as_deref(),
-                    &why_no_value,
-                );
-                if let Some(why) = not_taken(&guards, &defs) {
-                    w.origin = Some(format!(
-                        "the launch at {}{}: {}{} is in a branch the host code does not take: {why}",
-                        self.name.map_or("line ".to_string(), |f| format!("{f}:")),
-                        site.line,
-                        site.shown(),
-                        via.map(|v| format!(" in {v}")).unwrap_or_default()
-                    ));
-                    dead.push(w);
-                    continue;
-                }
-                // a launch the host code repeats, or one of several with this workload, adds
-                // to what the workload's prediction costs per run of the host code
-                let counts = self.launch_counts(site, &chains, &defs);
-                match live
-                    .iter_mut()
-                    .find(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
-                {
-                    Some(o) => o.launches.extend(counts),
-                    None => {
-                        w.launches.extend(counts);
-                        live.push(w);
+                // the workload with `defs`; a name without a value says why, a loop counter
+                // that is not swept why not (`unswept`)
+                let at_values = |defs: &HostDefs, unswept: &BTreeMap<String, String>| {
+                    let why_no_value = |name: &str| {
+                        unswept
+                            .get(name)
+                            .cloned()
+                            .or_else(|| host_defs::why_no_value(self.code(), name))
+                    };
+                    workload_via(
+                        site,
+                        params,
+                        fields,
+                        defs,
+                        self.name,
+                        via.as_deref(),
+                        &why_no_value,
+                    )
+                };
+                let unswept_yet = at_values(&defs, &BTreeMap::new());
+                let plan = sweeps::plan(&self.counters_read(site, &chains, &defs, &unswept_yet));
+                for swept in plan.variants {
+                    let mut defs = defs.clone();
+                    for s in &swept {
+                        defs.scalars.insert(s.counter.clone(), s.value.to_string());
+                    }
+                    let mut w = at_values(&defs, &plan.unswept);
+                    w.origin = w.origin.map(|o| sweeps::annotate(&o, &swept));
+                    if let Some(why) = not_taken(&guards, &defs) {
+                        let launch = format!(
+                            "the launch at {}{}: {}{}",
+                            self.name.map_or("line ".to_string(), |f| format!("{f}:")),
+                            site.line,
+                            site.shown(),
+                            via.as_ref().map(|v| format!(" in {v}")).unwrap_or_default(),
+                        );
+                        w.origin = Some(format!(
+                            "{} is in a branch the host code does not take: {why}",
+                            sweeps::annotate(&launch, &swept)
+                        ));
+                        dead.push(w);
+                        continue;
+                    }
+                    // a launch the host code repeats, or one of several with this workload, adds
+                    // to what the workload's prediction costs per run of the host code
+                    let mut counts = self.launch_counts(site, &chains, &defs);
+                    sweeps::drop_swept(&mut counts, &swept);
+                    match live
+                        .iter_mut()
+                        .find(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
+                    {
+                        Some(o) => o.launches.extend(counts),
+                        None => {
+                            w.launches.extend(counts);
+                            live.push(w);
+                        }
                     }
                 }
             }
@@ -405,6 +431,42 @@ impl<'a> HostFile<'a> {
             for_instantiation(live, kernel),
             for_instantiation(dead, kernel),
         )
+    }
+
+    /// The loops around `site`, and around the calls that reach it where one chain of calls
+    /// does, whose counters the launch reads (through the launch, the calls' arguments, or the
+    /// workload `w` read with `defs`) and `defs` gives no value: the loops a size sweep runs.
+    fn counters_read(
+        &self,
+        site: &LaunchSite,
+        chains: &[Vec<callers::Call>],
+        defs: &HostDefs,
+        w: &WorkloadSpec,
+    ) -> Vec<HostLoop> {
+        let code = self.code();
+        let names = w.names_read();
+        let reads = |text: &str, l: &HostLoop| {
+            l.counter.as_ref().is_some_and(|c| {
+                (crate::c_lex::has_word(text, c) || names.contains(c) || w.unset.contains_key(c))
+                    && branches::value(c, defs, &mut BTreeMap::new()).is_none()
+            })
+        };
+        let launch_text = format!("{} {}", site.config.join(","), site.args.join(","));
+        let mut out: Vec<HostLoop> = host_loops::enclosing_loops(code, site.at, defs)
+            .into_iter()
+            .filter(|l| reads(&launch_text, l))
+            .collect();
+        if let [chain] = chains {
+            for call in chain {
+                let args = call.args.join(",");
+                out.extend(
+                    host_loops::enclosing_loops(code, call.at, defs)
+                        .into_iter()
+                        .filter(|l| reads(&args, l)),
+                );
+            }
+        }
+        self.as_written(out)
     }
 
     /// The definitions `site` sees, once per distinct call of the host helper it is in (with
@@ -457,7 +519,7 @@ impl<'a> HostFile<'a> {
                 })
                 .collect::<Vec<Vec<callers::Call>>>()
         };
-        if f.params.is_empty() {
+        if f.params.is_empty() && f.template_params.is_empty() {
             let chains = calls
                 .iter()
                 .flat_map(|call| {
@@ -470,17 +532,26 @@ impl<'a> HostFile<'a> {
             return vec![(defs, None, chains)];
         }
         let mut out: Vec<Context> = Vec::new();
-        let mut seen: Vec<&Vec<String>> = Vec::new();
+        let mut seen: Vec<(&Vec<String>, &Vec<String>)> = Vec::new();
+        // a template's parameters take the arguments the call names
+        let params: Vec<String> = f.params.iter().chain(&f.template_params).cloned().collect();
         for call in &calls {
-            if seen.contains(&&call.args) {
+            let key = (&call.args, &call.template_args);
+            if seen.contains(&key) {
                 continue;
             }
-            seen.push(&call.args);
+            seen.push(key);
             // every call with these arguments runs the launch with this workload
-            let same: Vec<&callers::Call> = calls.iter().filter(|c| c.args == call.args).collect();
+            let same: Vec<&callers::Call> = calls
+                .iter()
+                .filter(|c| (&c.args, &c.template_args) == key)
+                .collect();
             for (caller, outer_via, outer) in self.caller_contexts(call, depth) {
-                let d = bound(&f.params, &call.args, &defs, caller);
-                let via = format!("{}({}) at line {}", f.name, call.args.join(", "), call.line);
+                let mut args = call.args.clone();
+                args.resize(f.params.len(), String::new());
+                args.extend(call.template_args.iter().cloned());
+                let d = bound(&params, &args, &defs, caller);
+                let via = format!("{} at line {}", call.shown(&f.name), call.line);
                 let via = match outer_via {
                     Some(o) => format!("{via}, in {o}"),
                     None => via,
@@ -627,7 +698,8 @@ fn bound(params: &[String], args: &[String], defs: &HostDefs, caller: HostDefs) 
             .any(|n| crate::c_lex::has_word(a, n))
     };
     for (p, a) in params.iter().zip(args) {
-        if p.is_empty() {
+        // an unnamed parameter, or one the call leaves to its default
+        if p.is_empty() || a.is_empty() {
             continue;
         }
         if let Some(dim) = caller.dims.get(a.as_str()) {
@@ -817,7 +889,12 @@ fn workload_via(
                 order.push((p, e));
             }
             Some(v) => {
-                let why = unset.get(v).map(|w| format!("; {w}")).unwrap_or_default();
+                let why = unset
+                    .get(v)
+                    .cloned()
+                    .or_else(|| why_no_value(v))
+                    .map(|w| format!("; {w}"))
+                    .unwrap_or_default();
                 unset.insert(p, format!("its argument reads `{v}`{why}"));
             }
         }
@@ -866,7 +943,9 @@ fn workload_via(
             }
         )),
         macros: defs.macros.clone(),
-        launched_as: Some(site.kernel.clone()),
+        launched_as: Some(instantiations::with_values(&site.kernel, &|arg| {
+            branches::value(arg, defs, &mut BTreeMap::new())
+        })),
         unset,
         device_queries: queries,
         ..empty_spec()
@@ -1299,7 +1378,7 @@ int main() {
     fn a_grid_capped_with_min_takes_each_device_s_count_and_a_size_given_later() {
         let src = r#"
 int main(int argc, char **argv) {
-    int n = argc > 1 ? atoi(argv[1]) : 1 << 24;
+    int n = atoi(argv[1]);
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
     int blocks = std::min((n + 255) / 256, prop.multiProcessorCount * 8);
@@ -1307,16 +1386,30 @@ int main(int argc, char **argv) {
 }
 "#;
         let host = HostFile::new(src, None);
-        let ws = host.workloads("saxpy", &["n".to_string(), "x".into(), "y".into()], &[]);
+        let params = ["n".to_string(), "x".into(), "y".into()];
+        let ws = host.workloads("saxpy", &params, &[]);
         // `n` has no value: the error asks for it, not for `blocks`, which reads it
         let w = ws[0].on_device(Some(68), Err(String::new()));
         let err = w.resolve().unwrap_err();
         assert_eq!(err, "undefined name `n` in a workload expression");
         assert!(
             w.how_to_set(&err)
-                .contains("`n = argc > 1 ? atoi(argv[1]) : 1 << 24` is not an integer expression"),
+                .contains("`n = atoi(argv[1])` is not an integer expression"),
             "{}",
             w.how_to_set(&err)
+        );
+        // the usual default for a run without arguments is the size
+        let defaulted = src.replace("atoi(argv[1])", "argc > 1 ? atoi(argv[1]) : 1 << 24");
+        let w = &HostFile::new(&defaulted, None).workloads("saxpy", &params, &[])[0];
+        let r = w.on_device(Some(68), Err(String::new())).resolve().unwrap();
+        assert_eq!((r.params["n"], r.grid[0]), (1 << 24, 544));
+        assert!(
+            w.origin.as_deref().unwrap().contains(
+                "n = 1 << 24 (the branch of `argc > 1 ? atoi(argv[1]) : 1 << 24` taken with \
+                 argc = 1, the program run without arguments)"
+            ),
+            "{:?}",
+            w.origin
         );
         // given `n`, the grid is capped at 8 blocks per SM of each device
         let launch = |sms: u32, n: i64| {
@@ -1334,6 +1427,131 @@ int main(int argc, char **argv) {
             .as_deref()
             .unwrap()
             .contains("where blocks = std::min((n + 255) / 256, prop.multiProcessorCount * 8)"));
+    }
+
+    #[test]
+    fn a_launch_in_a_size_sweep_is_predicted_at_each_size() {
+        let src = r#"
+__global__ void scale(float *x, int n);
+__global__ void small(float *x, int n);
+__global__ void big(float *x, int n);
+void bench(float *x, int m) {
+    for (int rep = 0; rep < 10; ++rep) scale<<<(m + 255) / 256, 256>>>(x, m);
+}
+int main() {
+    for (int n = 1 << 16; n <= 1 << 20; n *= 4) {
+        scale<<<(n + 255) / 256, 256>>>(x, n);
+    }
+    std::vector<int> sizes = {1024, 2048};
+    for (int s : sizes) bench(x, s * 2);
+    for (int n : {512, 8192}) {
+        if (n < 4096) small<<<1, n>>>(x, n);
+        else big<<<n / 256, 256>>>(x, n);
+    }
+    for (int t = 0; t < 100; ++t) scale<<<64, 256>>>(x, t);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params: Vec<String> = ["x", "n"].iter().map(|s| s.to_string()).collect();
+        let ws = host.workloads("scale", &params, &[]);
+        let sizes: Vec<Option<i64>> = ws
+            .iter()
+            .map(|w| w.resolve().unwrap().params.get("n").copied())
+            .collect();
+        // two sizes of the list through `bench` (its launch is first in the file), three of
+        // the `for`, and the time loop's launch, whose 100 values are not swept
+        let swept = [2048, 4096, 1 << 16, 1 << 18, 1 << 20];
+        assert_eq!(sizes[..5], swept.map(Some));
+        assert_eq!(sizes[5], None);
+        let origin = |w: &WorkloadSpec| w.origin.clone().unwrap_or_default();
+        assert!(
+            origin(&ws[2]).contains(
+                "where n = 65536 (1 of 3 values of `for (int n = 1 << 16; n <= 1 << 20; \
+                 n *= 4)`, line 9)"
+            ),
+            "{}",
+            origin(&ws[2])
+        );
+        assert!(
+            origin(&ws[0]).contains(
+                "in bench(x, s * 2) at line 13, where s = 1024 (1 of 2 values of \
+                 `for (int s : sizes)`, line 13), m = s * 2"
+            ),
+            "{}",
+            origin(&ws[0])
+        );
+        // each size runs once; the loop around the launch in `bench` still repeats it
+        assert_eq!(ws[2].runs_note(1e-3, None), None);
+        assert!(ws[0]
+            .runs_note(1e-3, None)
+            .unwrap()
+            .starts_with("the host code runs this launch 10 times"));
+        // the time loop's counter is asked for, and why it is not swept is said
+        assert!(
+            ws[5].unset["n"].contains(
+                "`t` is the counter of `for (int t = 0; t < 100; ++t)` (line 18), which takes 100 \
+             values, more than the 16 kerncast predicts one by one"
+            ),
+            "{:?}",
+            ws[5].unset
+        );
+        // a branch on the swept counter is decided at each value
+        let small = host.workloads("small", &params, &[]);
+        assert_eq!(small.len(), 1);
+        assert_eq!(small[0].resolve().unwrap().block, [512, 1, 1]);
+        let untaken = host.untaken("small", &params, &[]);
+        assert_eq!(untaken.len(), 1);
+        assert!(
+            untaken[0].contains("for n = 8192 (2 of 2 values"),
+            "{untaken:?}"
+        );
+        assert_eq!(host.workloads("big", &params, &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_launch_in_a_named_lambda_or_a_function_template_takes_each_call() {
+        let src = r#"
+template <int BS> __global__ void scale(float *x, int n);
+template <int BS>
+void launch(float *x, int n) { scale<BS><<<(n + BS - 1) / BS, BS>>>(x, n); }
+int main() {
+    constexpr int kN = 1 << 22;
+    auto run = [&](int m) { scale<64><<<m / 64, 64>>>(x, m); };
+    run(1 << 20);
+    launch<128>(x, kN);
+    launch<256>(x, kN);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params: Vec<String> = ["x", "n"].iter().map(|s| s.to_string()).collect();
+        let launches = |entry: &str| -> Vec<([u64; 3], [u64; 3], String)> {
+            host.workloads(entry, &params, &[])
+                .iter()
+                .map(|w| {
+                    let r = w.resolve().unwrap();
+                    (r.grid, r.block, w.origin.clone().unwrap_or_default())
+                })
+                .collect()
+        };
+        // each instantiation takes the call that names its argument, and only that one
+        let s128 = launches("scale<128>");
+        assert_eq!(s128.len(), 1, "{s128:?}");
+        assert_eq!((s128[0].0, s128[0].1), ([32768, 1, 1], [128, 1, 1]));
+        assert!(
+            s128[0].2.contains("in launch<128>(x, kN) at line 9"),
+            "{}",
+            s128[0].2
+        );
+        let s256 = launches("scale<256>");
+        assert_eq!((s256.len(), s256[0].0), (1, [16384, 1, 1]));
+        // the lambda's parameter takes its call's argument
+        let s64 = launches("scale<64>");
+        assert_eq!((s64.len(), s64[0].0), (1, [16384, 1, 1]));
+        assert!(
+            s64[0].2.contains("in run(1 << 20) at line 8"),
+            "{}",
+            s64[0].2
+        );
     }
 
     #[test]
@@ -1599,8 +1817,17 @@ int main(int argc, char **argv) {
                  `(threads) == (512)` is false where threads = 256"
             ]
         );
-        // a condition on a value read at run time may go either way: the launch stays
+        // the program is read as run without arguments: `argc > 1` is false
         let params: Vec<String> = ["y", "n"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(host.workloads("scale", &params, &[]).len(), 0);
+        let untaken = host.untaken("scale", &params, &[]);
+        assert!(
+            untaken[0].ends_with("`argc > 1` is false where argc = 1"),
+            "{untaken:?}"
+        );
+        // a condition on a value read at run time may go either way: the launch stays
+        let read = src.replace("argc > 1", "verbose > 1");
+        let host = HostFile::new(&read, None);
         assert_eq!(host.workloads("scale", &params, &[]).len(), 1);
     }
 
@@ -1630,13 +1857,10 @@ int main(int argc, char **argv) {
             .map(|w| w.resolve().map(|r| r.grid))
             .collect();
         assert_eq!(resolved[0], Ok([4096, 1, 1]));
-        // `argc` is read at run time, and two assignments of `k` are taken: neither is known
-        for (w, name) in resolved[1..].iter().zip(["m", "k"]) {
-            let unknown = w.as_ref().unwrap_err();
-            assert!(
-                unknown.contains(&format!("undefined name `{name}`")),
-                "{unknown}"
-            );
-        }
+        // without arguments `argc > 1` is false
+        assert_eq!(resolved[1], Ok([6, 1, 1]));
+        // two assignments of `k` are taken: it is not known
+        let unknown = resolved[2].as_ref().unwrap_err();
+        assert!(unknown.contains("undefined name `k`"), "{unknown}");
     }
 }

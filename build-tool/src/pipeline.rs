@@ -646,6 +646,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             for w in &mut specs {
                 params_used.extend(w.set_values(&opts.params, &kernel_params));
             }
+            let specs = WorkloadSpec::merge_same_launches(specs);
             if specs.is_empty() {
                 let untaken = sk
                     .as_ref()

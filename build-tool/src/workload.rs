@@ -292,7 +292,8 @@ impl WorkloadSpec {
     /// or annotation gives a value is replaced where it stands, so the expressions after it
     /// follow it; a name the expressions read without defining it (a size the host reads at
     /// run time) is given first, and so is a parameter of the kernel the launch leaves unset
-    /// (its argument changes between launches). The names it used.
+    /// (its argument changes between launches). The names it used; a workload read from host
+    /// code says in its origin which values the command line gave.
     pub fn set_values(
         &mut self,
         given: &[(String, Expr)],
@@ -311,10 +312,32 @@ impl WorkloadSpec {
                 continue;
             }
             used.push(k.clone());
+            if let Some(o) = &mut self.origin {
+                o.push_str(&format!(", with {k} = {e} from --param"));
+            }
         }
         new.append(&mut self.params);
         self.params = new;
         used
+    }
+
+    /// `specs` with the workloads read from host code that are the same launch of the same
+    /// instantiation (as command-line values can make a sweep's) merged into the first: its
+    /// launches count theirs too. Workloads written for kerncast stay as written.
+    pub fn merge_same_launches(specs: Vec<WorkloadSpec>) -> Vec<WorkloadSpec> {
+        let mut out: Vec<WorkloadSpec> = Vec::new();
+        for w in specs {
+            match out.iter_mut().find(|o| {
+                !o.launches.is_empty()
+                    && !w.launches.is_empty()
+                    && o.same_launch(&w)
+                    && o.launched_as == w.launched_as
+            }) {
+                Some(o) => o.launches.extend(w.launches),
+                None => out.push(w),
+            }
+        }
+        out
     }
 
     /// Every name the launch and parameter expressions read (a parameter, a macro, a helper).

@@ -725,7 +725,8 @@ int main() {
 }
 
 /// `predict` says why the host code gives a size no single value, as `analyze` does: in the
-/// workload's error, and in the counter's for a kernel parameter.
+/// workload's error, which asks for the name at the root of the launch's sizes, and in the
+/// counter's for a kernel parameter.
 #[test]
 fn predict_says_why_a_launch_size_has_no_value() {
     let (_dir, file) = source_file(
@@ -749,7 +750,11 @@ int main() {
         "`n` is given a value at lines 6 and 11, so it may differ from one launch to the next";
     let err = predict_file(&file, &[]).unwrap_err().to_string();
     assert!(
-        err.contains(&format!("(`blocks = (n + 255) / 256` reads `n`; {why_n}); give it a value with --param blocks=VALUE")),
+        err.contains(&format!(
+            "undefined name `n` in a workload expression ({why_n}); give it a value with \
+             --param n=VALUE (the workload of the launch at line 10: reduce_sum<<<blocks, \
+             256>>>(a, b, n), where blocks = (n + 255) / 256)"
+        )),
         "{err}"
     );
     let err = predict_file(&file, &["--param", "blocks=65536"])
@@ -853,16 +858,18 @@ int main() {
         ),
         "{out}"
     );
-    // each launch its own column: one launch's figures, no total
-    let out = predict_file(&file, &["--kernel", "column", "--param", "k=3"]).unwrap();
+    // each launch its own column: the loop's eight values are eight workloads, each run once
+    let out = predict_file(&file, &["--kernel", "column", "--workload", "7"]).unwrap();
+    assert!(out.contains("workload k=7,n=1048576"), "{out}");
     assert!(
-        out.contains(
-            "the host code runs this launch 8 times (line 23: 8 times, in \
-             `for (int k = 0; k < 8; k++)`), and each launch reads `k`, which changes from one \
-             to the next: the figures are for the values given here, not for every launch"
-        ),
+        out.contains("k = 7 (8 of 8 values of `for (int k = 0; k < 8; k++)`, line 23)"),
         "{out}"
     );
+    assert!(!out.contains("the host code runs this launch"), "{out}");
+    // a value the command line gives replaces the loop's, and says so
+    let out = predict_file(&file, &["--kernel", "column", "--param", "k=3"]).unwrap();
+    assert!(out.contains("workload k=3,n=1048576"), "{out}");
+    assert!(out.contains("line 23), with k = 3 from --param"), "{out}");
 }
 
 /// Launches inside a host helper take the helper's calls, and a template's launches go to the

@@ -1233,7 +1233,9 @@ int main() {
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     assert!(
         r.errors[0].message.starts_with(&format!(
-            "undefined name `blocks` in a workload expression (`blocks = (n + 255) / 256` reads `n`; {why_n}); give it a value with --param blocks=VALUE"
+            "undefined name `n` in a workload expression ({why_n}); give it a value with \
+             --param n=VALUE (the workload of the launch at line 17: reduce_sum<<<blocks, \
+             256>>>(a, b, n), where blocks = (n + 255) / 256)"
         )),
         "{}",
         r.errors[0].message
@@ -1253,6 +1255,10 @@ int main() {
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels[0].workload.grid, [65536, 1, 1]);
     assert_eq!(r.kernels[0].workload.params["n"], 16777216);
+    // `n` alone sizes the grid too, through the host's `blocks`
+    let r = run(&["n=1048576"]);
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels[0].workload.grid, [4096, 1, 1]);
 }
 
 #[test]

@@ -431,10 +431,14 @@ fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
 
 /// An annotated workload with the command line's `--param` values: a value the annotation sets
 /// is replaced where it stands, so the expressions after it (`grid=(n/256)`) follow it; a new
-/// name goes first, where every expression of the annotation can refer to it.
+/// name goes first, where every expression of the annotation can refer to it. A workload read
+/// from host code says in its origin which values the command line gave.
 fn with_params(mut spec: WorkloadSpec, given: Vec<(String, Expr)>) -> WorkloadSpec {
     let mut new = Vec::new();
     for (k, e) in given {
+        if let Some(o) = &mut spec.origin {
+            o.push_str(&format!(", with {k} = {e} from --param"));
+        }
         match spec.params.iter_mut().find(|(n, _)| *n == k) {
             Some(slot) => slot.1 = e,
             None => new.push((k, e)),

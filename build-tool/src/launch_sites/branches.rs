@@ -9,9 +9,15 @@
 //!
 //! [`guards`] lists the conditions around a statement (`if`, `else`, `else if`, and `case`
 //! labels that no earlier case falls into); [`decide`] evaluates one with the host's values,
-//! and leaves it undecided when it reads anything else (`argc`, a value read at run time).
+//! and leaves it undecided when it reads anything else (a value read at run time).
+//!
+//! The program is read as run without command-line arguments: `argc` is 1 where the code
+//! gives it no other value ([`ARGC`]). So `int n = argc > 1 ? atoi(argv[1]) : 1 << 24;` is
+//! 1 << 24, the size the program's author chose for a plain run, and a launch under
+//! `if (argc > 1)` is listed as not taken, with that reason. [`settled`] takes a conditional's
+//! branch where its condition is known.
 
-use super::c_text::{c_expr, matching_close, opening};
+use super::c_text::{c_expr, matching_close, opening, strip_parens};
 use super::host_defs::HostDefs;
 use crate::workload::{Div, Expr};
 use std::collections::BTreeMap;
@@ -277,36 +283,93 @@ fn split_op(c: &str, op: &str) -> Option<Vec<String>> {
     Some(parts)
 }
 
+/// The value of `argc` where the host code gives it none: the program run without arguments.
+pub(super) const ARGC: i64 = 1;
+
+/// How deep values are read through the definitions they read.
+const MAX_DEPTH: usize = 16;
+
 /// An integer expression's value from the host's definitions, noting each name it reads.
 pub(super) fn value(text: &str, defs: &HostDefs, read: &mut BTreeMap<String, i64>) -> Option<i64> {
-    let e = Expr::parse(&c_expr(text, &defs.fns)).ok()?;
+    value_at(text, defs, read, 0)
+}
+
+fn value_at(
+    text: &str,
+    defs: &HostDefs,
+    read: &mut BTreeMap<String, i64>,
+    depth: usize,
+) -> Option<i64> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let text = settled_at(text, defs, depth);
+    let e = Expr::parse(&c_expr(&text, &defs.fns)).ok()?;
     let mut names = Vec::new();
     e.vars(&mut names);
     let mut env = BTreeMap::new();
     for n in names {
-        let v = named(&n, defs, 0)?;
+        let v = named(&n, defs, depth + 1)?;
         read.insert(n.clone(), v);
         env.insert(n, v);
     }
     e.eval(&env, Div::Floor).ok()
 }
 
-/// A host name's value, through the definitions it reads (at most 16 deep).
+/// A host name's value, through the definitions it reads.
 fn named(name: &str, defs: &HostDefs, depth: usize) -> Option<i64> {
     if let Some(v) = defs.macros.get(name) {
         return Some(*v);
     }
-    if depth > 16 {
-        return None;
+    match defs.scalars.get(name) {
+        Some(text) => value_at(text, defs, &mut BTreeMap::new(), depth),
+        None => (name == "argc").then_some(ARGC),
     }
-    let e = Expr::parse(&c_expr(defs.scalars.get(name)?, &defs.fns)).ok()?;
-    let mut names = Vec::new();
-    e.vars(&mut names);
-    let mut env = BTreeMap::new();
-    for n in names {
-        env.insert(n.clone(), named(&n, defs, depth + 1)?);
+}
+
+/// `text` with a conditional whose condition the host's values decide replaced by the branch
+/// it takes, as far as they decide (`argc > 1 ? atoi(argv[1]) : 1 << 24` is `1 << 24`): the
+/// branch not taken may be anything, even what kerncast cannot read. Other text as it is.
+pub(super) fn settled(text: &str, defs: &HostDefs) -> String {
+    settled_at(text, defs, 0)
+}
+
+fn settled_at(text: &str, defs: &HostDefs, depth: usize) -> String {
+    let t = strip_parens(text.trim());
+    let Some((question, colon)) = conditional(t) else {
+        return text.trim().to_string();
+    };
+    match value_at(&t[..question], defs, &mut BTreeMap::new(), depth + 1) {
+        Some(0) => settled_at(&t[colon + 1..], defs, depth + 1),
+        Some(_) => settled_at(&t[question + 1..colon], defs, depth + 1),
+        None => text.trim().to_string(),
     }
-    e.eval(&env, Div::Floor).ok()
+}
+
+/// The `?` and its `:` of a conditional `c ? a : b` at the top level of `t`.
+fn conditional(t: &str) -> Option<(usize, usize)> {
+    let b = t.as_bytes();
+    let mut depth = 0i32;
+    let mut question = None;
+    let mut open = 0;
+    for (k, c) in b.iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'?' if depth == 0 => {
+                question.get_or_insert(k);
+                open += 1;
+            }
+            b':' if depth == 0 && b.get(k + 1) != Some(&b':') && (k == 0 || b[k - 1] != b':') => {
+                open -= 1;
+                if open == 0 {
+                    return question.map(|q| (q, k));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -365,9 +428,30 @@ mod tests {
         assert_eq!(v("bs != 16 && (n >= 2048 || argc > 1)"), Some(true));
         assert_eq!(v("!(bs < 64)"), Some(false));
         assert_eq!(v("(n << 1) > 4096"), Some(false));
-        assert_eq!(v("argc > 1"), None);
+        // the program is read as run without arguments
+        assert_eq!(v("argc > 1"), Some(false));
+        assert_eq!(v("verbose > 1"), None);
         assert_eq!(v("tiled && !false"), Some(true));
         let (_, read) = decide(&g("n > 1000", false), &d).unwrap();
         assert_eq!(read, [("n".to_string(), 2048)]);
+    }
+
+    #[test]
+    fn a_conditional_the_host_s_values_decide_is_its_branch() {
+        let d = defs(&[("bs", "32"), ("n", "argc > 1 ? atoi(argv[1]) : 1 << 24")]);
+        assert_eq!(settled("argc > 1 ? atoi(argv[1]) : 1 << 24", &d), "1 << 24");
+        assert_eq!(settled("(bs == 32) ? (n > 1 ? 4 : 5) : f(x)", &d), "4");
+        // nested in the branch not taken, and `::` is no branch
+        assert_eq!(
+            settled("bs < 8 ? a ? 1 : 2 : std::max(bs, 3)", &d),
+            "std::max(bs, 3)"
+        );
+        // undecided, or no conditional: as written
+        assert_eq!(settled("seed ? 1 : 2", &d), "seed ? 1 : 2");
+        assert_eq!(settled("n + 1", &d), "n + 1");
+        assert_eq!(value("n / 2", &d, &mut BTreeMap::new()), Some(1 << 23));
+        // a definition that reads itself has no value, and ends
+        let looped = defs(&[("m", "m > 1 ? 2 : 3")]);
+        assert_eq!(value("m", &looped, &mut BTreeMap::new()), None);
     }
 }

@@ -2,6 +2,11 @@
 //! parameters take the arguments of each call of it in the file (`run(N);`), one workload per
 //! distinct call, so that the sizes `main` fixes reach the launch. A caller that is itself a
 //! helper is followed the same way (`HostFile::contexts`), a few levels out.
+//!
+//! A lambda given a name (`auto run = [&](int n) { k<<<…>>>(n); };`, called `run(1 << 20)`) is
+//! such a helper too, and so is a function template, whose template parameters take the
+//! arguments of a call that names them (`launch<128>(x, n)` into `template <int BS> void
+//! launch(float *x, int n)`).
 
 use super::c_text::{matching_close, opening};
 use crate::workload::split_top;
@@ -13,6 +18,9 @@ pub struct Enclosing {
     pub name: String,
     /// Parameter names in order (`int n` gives `n`; an unnamed or `void` one gives "").
     pub params: Vec<String>,
+    /// A function template's parameter names in order (`template <int BS, typename T>` gives
+    /// `BS` and `T`).
+    pub template_params: Vec<String>,
     /// Byte offset of the name in its definition.
     pub at: usize,
     /// The body, between its braces.
@@ -26,6 +34,8 @@ pub struct Call {
     /// Byte offset of the call.
     pub at: usize,
     pub args: Vec<String>,
+    /// The template arguments the call names (`launch<128>(…)` gives `128`).
+    pub template_args: Vec<String>,
 }
 
 const NOT_FUNCTIONS: [&str; 6] = ["if", "for", "while", "switch", "catch", "return"];
@@ -79,10 +89,11 @@ pub fn file_scope(code: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// The function whose body opens at `open`, from the header before it.
+/// The function whose body opens at `open`, from the header before it: a named function, or a
+/// lambda assigned to a name.
 fn function_header(code: &str, open: usize) -> Option<Enclosing> {
     let mut head = code[..open].trim_end();
-    for suffix in ["const", "noexcept", "override"] {
+    for suffix in ["const", "noexcept", "override", "mutable"] {
         head = head.strip_suffix(suffix).map_or(head, str::trim_end);
     }
     if !head.ends_with(')') {
@@ -90,7 +101,16 @@ fn function_header(code: &str, open: usize) -> Option<Enclosing> {
     }
     let close = head.len() - 1;
     let paren = opening(code.as_bytes(), close, (b'(', b')'), b"")?;
-    let before = code[..paren].trim_end();
+    let mut before = code[..paren].trim_end();
+    let lambda = before.ends_with(']');
+    if lambda {
+        // `auto run = [&](…)`: the name the lambda is given
+        let open_capture = opening(code.as_bytes(), before.len() - 1, (b'[', b']'), b"")?;
+        before = code[..open_capture]
+            .trim_end()
+            .strip_suffix('=')?
+            .trim_end();
+    }
     let name_start = before
         .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
         .map_or(0, |k| k + 1);
@@ -105,12 +125,55 @@ fn function_header(code: &str, open: usize) -> Option<Enclosing> {
         .collect::<Vec<_>>();
     let params = if params == [""] { vec![] } else { params };
     let body_end = matching_close(code.as_bytes(), open)?;
+    let template_params = if lambda {
+        Vec::new()
+    } else {
+        template_params(&code[..name_start])
+    };
     Some(Enclosing {
         name: name.to_string(),
         params,
+        template_params,
         at: name_start,
         body: open + 1..body_end,
     })
+}
+
+/// The parameter names of the `template <…>` that ends the text before a function's name (its
+/// return type between), if any.
+fn template_params(before_name: &str) -> Vec<String> {
+    let statement = before_name
+        .rfind([';', '}', '{'])
+        .map_or(before_name, |k| &before_name[k + 1..]);
+    let Some(at) = statement.find("template") else {
+        return Vec::new();
+    };
+    let rest = statement[at + "template".len()..].trim_start();
+    let Some(list) = rest.strip_prefix('<') else {
+        return Vec::new();
+    };
+    let Some(close) = closing_angle(list) else {
+        return Vec::new();
+    };
+    split_top(&list[..close])
+        .iter()
+        .map(|p| param_name(p))
+        .collect()
+}
+
+/// The `>` that closes a template list whose `<` is just before `list`.
+fn closing_angle(list: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, c) in list.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            ')' => depth -= 1,
+            '>' if depth == 0 => return Some(k),
+            '>' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The name a parameter declaration declares: `const int n = 4` gives `n`, `float *x` gives `x`.
@@ -132,17 +195,33 @@ pub(super) fn param_name(decl: &str) -> String {
     }
 }
 
+impl Call {
+    /// The call as written, on one line: `launch<128>(x, n)`.
+    pub fn shown(&self, name: &str) -> String {
+        let targs = if self.template_args.is_empty() {
+            String::new()
+        } else {
+            format!("<{}>", self.template_args.join(", "))
+        };
+        format!("{name}{targs}({})", self.args.join(", "))
+    }
+}
+
 /// Every call of `f` in `code`: not its definition or declarations; calls on an object
 /// (`s.run(…)`) only where `f` is a method.
 pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
-    let Ok(re) = Regex::new(&format!(r"\b{}\s*\(", regex::escape(&f.name))) else {
+    let Ok(re) = Regex::new(&format!(
+        r"\b{}\s*(?:<([^<>;(){{}}]*)>\s*)?\(",
+        regex::escape(&f.name)
+    )) else {
         return vec![];
     };
     let b = code.as_bytes();
     let mut out = Vec::new();
     // a method's calls on an object (`s.run(…)`, `p->run(…)`) are its calls too
     let method = super::classes::is_method(code, f.at);
-    for m in re.find_iter(code) {
+    for c in re.captures_iter(code) {
+        let m = c.get(0).expect("the whole match");
         let before = code[..m.start()].trim_end();
         let on_object = method && (before.ends_with('.') || before.ends_with("->"));
         if m.start() == f.at || !(on_object || is_call_position(before)) {
@@ -156,6 +235,7 @@ pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
             line: code[..m.start()].matches('\n').count() + 1,
             at: m.start(),
             args: split_top(&code[open + 1..close]),
+            template_args: c.get(1).map(|t| split_top(t.as_str())).unwrap_or_default(),
         });
     }
     out
@@ -209,21 +289,57 @@ mod tests {
                 Call {
                     line: 8,
                     at: code.find("run_vadd(a, c, N)").unwrap(),
-                    args: vec!["a".into(), "c".into(), "N".into()]
+                    args: vec!["a".into(), "c".into(), "N".into()],
+                    template_args: vec![],
                 },
                 Call {
                     line: 10,
                     at: code.find("run_vadd(a, c, 2").unwrap(),
-                    args: vec!["a".into(), "c".into(), "2 * N".into()]
+                    args: vec!["a".into(), "c".into(), "2 * N".into()],
+                    template_args: vec![],
                 },
             ]
         );
     }
 
     #[test]
-    fn a_launch_in_main_or_a_lambda_is_in_main() {
-        let code = "int main(void) {\n  auto go = [&](int m) {\n    k<<<m, 32>>>(m);\n  };\n}\n";
+    fn a_named_lambda_is_a_helper_and_an_unnamed_one_is_looked_through() {
+        let code = "int main(void) {\n  auto go = [&, n](int m) mutable {\n    k<<<m, 32>>>(m);\n  };\n  go(1 << 20);\n  std::for_each(v.begin(), v.end(), [](int q) { k<<<q, 1>>>(q); });\n}\n";
         let f = enclosing_function(code, code.find("<<<").unwrap()).unwrap();
+        assert_eq!(
+            (f.name.as_str(), &f.params[..]),
+            ("go", &["m".to_string()][..])
+        );
+        let calls = calls(code, &f);
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            (calls[0].line, &calls[0].args[..]),
+            (5, &["1 << 20".to_string()][..])
+        );
+        let f = enclosing_function(code, code.rfind("<<<").unwrap()).unwrap();
         assert_eq!((f.name.as_str(), f.params.len()), ("main", 0));
+    }
+
+    #[test]
+    fn a_function_template_s_calls_give_its_template_arguments() {
+        let code = "template <int BS, typename T = float>\nvoid launch(T *x, int n) {\n  k<BS><<<n / BS, BS>>>(x, n);\n}\nint main() {\n  launch<128>(x, N);\n  launch<256, double>(y, N);\n  launch(z, N);\n}\n";
+        let f = enclosing_function(code, code.find("<<<").unwrap()).unwrap();
+        assert_eq!(f.template_params, ["BS", "T"]);
+        let targs: Vec<Vec<String>> = calls(code, &f)
+            .into_iter()
+            .map(|c| c.template_args)
+            .collect();
+        assert_eq!(
+            targs,
+            [
+                vec!["128".to_string()],
+                vec!["256".into(), "double".into()],
+                vec![]
+            ]
+        );
+        // a plain function has none
+        let plain = "void run(int n) { k<<<n, 1>>>(n); }";
+        let f = enclosing_function(plain, plain.find("<<<").unwrap()).unwrap();
+        assert!(f.template_params.is_empty());
     }
 }

@@ -1,6 +1,7 @@
 //! The host's definitions one launch's workload takes: each name it reads, after the names its
 //! definition reads, or why it has none.
 
+use super::branches;
 use super::c_text::c_expr;
 use super::host_defs::HostDefs;
 use super::occupancy_calls::{self, QueryKind};
@@ -49,10 +50,11 @@ impl Definer<'_> {
             }
             return;
         };
-        match self.expression(text) {
+        let taken = branches::settled(text, self.defs);
+        match self.expression(&taken) {
             Ok(e) => {
                 self.order.push((name.to_string(), e));
-                self.sources.push(format!("{host} = {}", text.trim()));
+                self.sources.push(shown_source(host, text, &taken));
             }
             Err(why) => {
                 if let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) {
@@ -141,6 +143,25 @@ impl Definer<'_> {
         });
         self.sources.push(format!("{host} from {}", q.shown));
     }
+}
+
+/// `host = text` as the report shows where a workload's value comes from; a conditional the
+/// host's values decide shows the branch taken, and why (`n = 1 << 24 (the branch of `argc > 1 ?
+/// atoi(argv[1]) : 1 << 24` taken with argc = 1, the program run without arguments)`).
+fn shown_source(host: &str, text: &str, taken: &str) -> String {
+    let text = text.trim();
+    if taken == text {
+        return format!("{host} = {text}");
+    }
+    let argc = if crate::c_lex::has_word(text, "argc") {
+        format!(
+            " with argc = {}, the program run without arguments",
+            branches::ARGC
+        )
+    } else {
+        String::new()
+    };
+    format!("{host} = {taken} (the branch of `{text}` taken{argc})")
 }
 
 /// Whether `name` needs no definition from the host code: a macro, or a value of the device the

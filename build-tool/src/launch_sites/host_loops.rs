@@ -10,22 +10,31 @@
 //! to know what the loop costs. [`enclosing_loops`] lists the `for`, `while` and `do` loops
 //! around a launch in its function, innermost first. A `for` whose counter starts, ends and
 //! steps by values the host code gives (`+=`, `-=`, `++`, `--`, `*=`, `/=`, `<<=`, `>>=`) has
-//! its trips counted as C would run them, and `do { … } while (0)` (a statement macro's idiom)
+//! its trips counted as C would run them, a range-based `for` over a list the code writes out
+//! (`range_for`) runs once per element, and `do { … } while (0)` (a statement macro's idiom)
 //! runs once. A `while` or `do` loop whose body steps a counter is counted the same way, from
 //! the counter's value before it (`loop_body`). A loop whose body can `break` out of it, or
 //! changes a `for` counter, is not counted; it says why, and how many trips it runs at most.
 //! Any other loop gives the reason it cannot be counted.
+//!
+//! A `for` loop of at most [`MAX_SWEPT`] trips also gives its counter's values, one per trip,
+//! so that a launch that reads the counter (a size sweep) is predicted at each.
 
 use super::branches::{enclosing_brace, keyword, statement_start, value};
 use super::c_text::{matching_close, strip_parens};
 use super::host_defs::HostDefs;
 use super::loop_body;
+use super::range_for;
 use crate::workload::HostLoop;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// More trips than this are not walked one by one (a multiplying step needs few).
 const MAX_WALKED: u64 = 1 << 20;
+
+/// The most values of a loop's counter listed for a launch to be predicted at each
+/// ([`HostLoop::values`]): a size sweep has a few, a time-stepping loop many more.
+pub const MAX_SWEPT: u64 = 16;
 
 /// The loops around the statement at `at`, innermost first, with the host's values `defs`.
 pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> {
@@ -35,11 +44,18 @@ pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> 
         let start = statement_start(code, pos);
         let mut heads = loop_heads(code, start, pos);
         heads.reverse();
-        out.extend(heads.into_iter().map(|h| HostLoop {
-            line: line_of(code, h.at),
-            counter: counter(code, &h),
-            trips: trips(code, &h, defs),
-            head: h.head,
+        out.extend(heads.into_iter().map(|h| {
+            let trips = trips(code, &h, defs);
+            HostLoop {
+                line: line_of(code, h.at),
+                counter: counter(code, &h),
+                values: match trips {
+                    Ok(t) if t <= MAX_SWEPT => counter_values(code, &h, defs),
+                    _ => Vec::new(),
+                },
+                trips,
+                head: h.head,
+            }
         }));
         let Some(open) = enclosing_brace(code, start) else {
             break;
@@ -143,9 +159,45 @@ fn do_condition(code: &str, open: usize) -> Option<String> {
 /// `while` or `do` loop's body steps.
 fn counter(code: &str, h: &Head) -> Option<String> {
     match h.kw {
-        "for" => counter_start(h.inner.split(';').next()?).map(|(v, _)| v.to_string()),
+        "for" => match range_for::split(&h.inner) {
+            Some((var, _)) => Some(var),
+            None => counter_start(h.inner.split(';').next()?).map(|(v, _)| v.to_string()),
+        },
         _ => stepped_counter(code, h).ok().map(|(var, _)| var),
     }
+}
+
+/// The values a `for` loop's counter takes, in order, one per trip; empty where they are not
+/// all known (a `while` loop's counter is stepped somewhere in its body, so a launch there may
+/// see it before or after the step).
+fn counter_values(code: &str, h: &Head, defs: &HostDefs) -> Vec<i64> {
+    let mut read = BTreeMap::new();
+    if h.kw != "for" {
+        return Vec::new();
+    }
+    if let Some((_, range)) = range_for::split(&h.inner) {
+        let elements = range_for::elements(code, &range).unwrap_or_default();
+        let values: Option<Vec<i64>> = elements.iter().map(|e| value(e, defs, &mut read)).collect();
+        return values.unwrap_or_default();
+    }
+    let parts: Vec<&str> = h.inner.split(';').map(str::trim).collect();
+    let [init, cond, step] = parts[..] else {
+        return Vec::new();
+    };
+    let mut walk = || -> Option<Vec<i64>> {
+        let (var, start) = counter_start(init)?;
+        let (op, bound) = condition(cond, var)?;
+        let (step_op, by) = step_of(step, var)?;
+        let mut v = value(start, defs, &mut read)?;
+        let (bound, by) = (value(bound, defs, &mut read)?, value(by, defs, &mut read)?);
+        let mut out = Vec::new();
+        while holds(v, op, bound) && out.len() as u64 <= MAX_SWEPT {
+            out.push(v);
+            v = stepped(v, step_op, by)?;
+        }
+        Some(out)
+    };
+    walk().unwrap_or_default()
 }
 
 /// The trips of one loop (see the module doc).
@@ -164,8 +216,18 @@ fn trips(code: &str, h: &Head, defs: &HostDefs) -> Result<u64, String> {
     }
 }
 
-/// The trips of `for (init; condition; step)`.
+/// The trips of `for (init; condition; step)`, or of `for (decl : list)`.
 fn for_trips(code: &str, h: &Head, defs: &HostDefs) -> Result<u64, String> {
+    if let Some((var, range)) = range_for::split(&h.inner) {
+        if let Some(c) = loop_body::changes(code, h.body.clone(), &var).first() {
+            return Err(format!(
+                "its body changes `{var}` (`{}`, line {})",
+                c.statement,
+                line_of(code, c.at)
+            ));
+        }
+        return range_for::elements(code, &range).map(|e| e.len() as u64);
+    }
     let parts: Vec<&str> = h.inner.split(';').map(str::trim).collect();
     let [init, cond, step] = parts[..] else {
         return Err("not a `for (init; condition; step)` kerncast can read".into());
@@ -359,13 +421,7 @@ fn step_of<'a>(step: &'a str, var: &str) -> Option<(&'static str, &'a str)> {
 /// How many times `for (v = start; v OP bound; v STEP by)` runs its body; `None` when it would
 /// not end.
 fn count(start: i64, op: &str, bound: i64, step: &str, by: i64) -> Option<u64> {
-    let holds = |v: i64| match op {
-        "<" => v < bound,
-        "<=" => v <= bound,
-        ">" => v > bound,
-        ">=" => v >= bound,
-        _ => v != bound,
-    };
+    let holds = |v: i64| holds(v, op, bound);
     if !holds(start) {
         return Some(0);
     }
@@ -392,6 +448,17 @@ fn count(start: i64, op: &str, bound: i64, step: &str, by: i64) -> Option<u64> {
         }
     }
     None
+}
+
+/// Whether `v OP bound` holds.
+fn holds(v: i64, op: &str, bound: i64) -> bool {
+    match op {
+        "<" => v < bound,
+        "<=" => v <= bound,
+        ">" => v > bound,
+        ">=" => v >= bound,
+        _ => v != bound,
+    }
 }
 
 /// `v` after one step `v STEP by`; `None` where it overflows or the step is not one C has.
@@ -524,6 +591,40 @@ mod tests {
             let code = format!("void f() {{ {code} }}");
             assert_eq!(loops(&code, &d)[0].trips, Ok(want), "{code}");
         }
+    }
+
+    /// A range-based `for` over a list the code writes out runs once per element; a `for` of
+    /// few trips lists its counter's values, a longer one and a `while` loop do not.
+    #[test]
+    fn a_range_for_runs_per_element_and_short_loops_list_their_values() {
+        let d = defs(&[("N", "1 << 20")]);
+        let got = |code: &str| loops(&format!("void f() {{ {code} }}"), &d).remove(0);
+        let l = got("std::vector<int> sizes = {512, 1024, N};\nfor (int n : sizes) k<<<n, 1>>>();");
+        assert_eq!(l.head, "for (int n : sizes)");
+        assert_eq!(
+            (l.counter.as_deref(), l.trips, l.values),
+            (Some("n"), Ok(3), vec![512, 1024, 1 << 20])
+        );
+        let l = got("for (const auto &b : {64, 128}) k<<<1, b>>>();");
+        assert_eq!((l.trips, l.values), (Ok(2), vec![64, 128]));
+        let l = got("for (int n = 1 << 16; n <= N; n *= 4) k<<<n, 1>>>();");
+        assert_eq!(
+            (l.trips, l.values),
+            (Ok(3), vec![1 << 16, 1 << 18, 1 << 20])
+        );
+        // more trips than are swept: counted, no values
+        let l = got("for (int t = 0; t < 100; ++t) k<<<1, 1>>>(t);");
+        assert_eq!((l.trips, l.values), (Ok(100), vec![]));
+        let l = got("int i = 0; while (i < 4) { k<<<1, 1>>>(i); ++i; }");
+        assert_eq!((l.trips, l.values), (Ok(4), vec![]));
+        // a list the code fills, or a body that changes the variable: not counted
+        let l = got("std::vector<int> s = {1};\ns.push_back(2);\nfor (int n : s) k<<<n, 1>>>();");
+        assert_eq!(l.trips, Err("`s` is changed (`s.push_back(2)`)".into()));
+        let l = got("for (int n : {1, 2}) { n *= 2; k<<<n, 1>>>(); }");
+        assert_eq!(
+            l.trips,
+            Err("its body changes `n` (`n *= 2`, line 1)".into())
+        );
     }
 
     /// A `while` loop is counted only where its counter's start and step are certain.

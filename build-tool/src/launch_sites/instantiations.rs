@@ -43,6 +43,29 @@ pub fn for_instantiation(specs: Vec<WorkloadSpec>, entry: &str) -> Vec<WorkloadS
     kept
 }
 
+/// `kernel` as launched (`scale<BS>`) with each template argument that the host's values give a
+/// number (`value`) written as that number (`scale<128>` where `BS` is 128), so that the launch
+/// picks its instantiation.
+pub fn with_values(kernel: &str, value: &dyn Fn(&str) -> Option<i64>) -> String {
+    let base = crate::annotations::template_base(kernel);
+    let Some(inner) = kernel[base.len()..]
+        .strip_prefix('<')
+        .and_then(|r| r.strip_suffix('>'))
+    else {
+        return kernel.to_string();
+    };
+    let args: Vec<String> = split_top(inner)
+        .into_iter()
+        .map(|a| {
+            if literal_template_arg(&a) {
+                return a;
+            }
+            value(&a).map_or(a, |v| v.to_string())
+        })
+        .collect();
+    format!("{base}<{}>", args.join(", "))
+}
+
 /// A template argument that can only be one instantiation's: a number or a built-in type.
 fn literal_template_arg(a: &str) -> bool {
     let digits = a.trim_end_matches(['u', 'U', 'l', 'L']);

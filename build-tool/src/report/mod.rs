@@ -81,7 +81,7 @@ impl Report {
             not_instantiated: Vec::new(),
             library_kernels: Vec::new(),
         };
-        r.kernels.sort_by(|a, b| a.key().cmp(&b.key()));
+        r.kernels.sort_by(|a, b| natural_order(&a.key(), &b.key()));
         r.errors
             .sort_by(|a, b| (&a.file, a.line, &a.kernel).cmp(&(&b.file, b.line, &b.kernel)));
         r
@@ -93,6 +93,44 @@ impl Report {
         s.push('\n');
         s
     }
+}
+
+/// `a` against `b` with their runs of digits compared as numbers, so that a size sweep's
+/// workloads come in the order of their sizes (`n=512`, `n=1024`, `n=4096`).
+fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn runs(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, c) in s.char_indices().skip(1) {
+            let prev = s[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|p| p.is_ascii_digit());
+            if prev != c.is_ascii_digit() {
+                out.push((prev, &s[start..i]));
+                start = i;
+            }
+        }
+        if !s.is_empty() {
+            let digits = s[start..].starts_with(|c: char| c.is_ascii_digit());
+            out.push((digits, &s[start..]));
+        }
+        out
+    }
+    for (x, y) in runs(a).into_iter().zip(runs(b)) {
+        fn by_number(r: &str) -> (usize, &str) {
+            let r = r.trim_start_matches('0');
+            (r.len(), r)
+        }
+        let o = match (x, y) {
+            ((true, x), (true, y)) => by_number(x).cmp(&by_number(y)),
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    runs(a).len().cmp(&runs(b).len()).then_with(|| a.cmp(b))
 }
 
 /// Files written by [`write_all`].
@@ -504,5 +542,34 @@ pub(crate) mod sample {
             notes: vec![],
         };
         Report::new(vec![k], vec![])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_order;
+
+    #[test]
+    fn workloads_sort_by_their_numbers() {
+        let mut keys = vec![
+            "a.cu::k::n=4096@gpu",
+            "a.cu::k::n=512@gpu",
+            "a.cu::k::n=1024@gpu",
+            "a.cu::k::n=1024,m=2@gpu",
+            "a.cu::j::n=99999@gpu",
+            "a.cu::k::n=0512@gpu",
+        ];
+        keys.sort_by(|a, b| natural_order(a, b));
+        assert_eq!(
+            keys,
+            [
+                "a.cu::j::n=99999@gpu",
+                "a.cu::k::n=0512@gpu",
+                "a.cu::k::n=512@gpu",
+                "a.cu::k::n=1024,m=2@gpu",
+                "a.cu::k::n=1024@gpu",
+                "a.cu::k::n=4096@gpu",
+            ]
+        );
     }
 }

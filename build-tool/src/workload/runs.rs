@@ -14,6 +14,9 @@ pub struct HostLoop {
     pub head: String,
     /// The `for` loop's counter (`it`), where it has one.
     pub counter: Option<String>,
+    /// The counter's values, one per trip, where the loop runs at most
+    /// `launch_sites::host_loops::MAX_SWEPT` trips and they are all known; else empty.
+    pub values: Vec<i64>,
     pub trips: Result<u64, String>,
 }
 
@@ -144,6 +147,7 @@ mod tests {
                     line: 1,
                     head: h.to_string(),
                     counter: None,
+                    values: Vec::new(),
                     trips: t.clone(),
                 })
                 .collect(),
