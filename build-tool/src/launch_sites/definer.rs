@@ -57,8 +57,8 @@ impl Definer<'_> {
                 self.sources.push(shown_source(host, text, &taken));
             }
             Err(why) => {
-                if let Ok(e) = Expr::parse(&c_expr(text, &self.defs.fns)) {
-                    let source = format!("{host} = {}", text.trim());
+                if let Ok(e) = Expr::parse(&c_expr(&taken, &self.defs.fns)) {
+                    let source = shown_source(host, text, &taken);
                     self.pending
                         .push((name.to_string(), rename(e, self.renames), source));
                 }
