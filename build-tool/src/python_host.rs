@@ -420,6 +420,7 @@ pub fn shape(host: &str) -> Shaped {
         statements.extend((1..n).map(|_| None));
     }
     let opencl = pyopencl::Handles::of(statements.iter().flatten().map(|s| s.raw.as_str()));
+    let lists = integer_lists(&code);
     // a statement that opens no block, as C, and whether it launches a kernel
     let simple = |text: &str, raw: &str| -> (String, bool) {
         if let Some(call) = call_of_def(text, &defs) {
@@ -429,6 +430,15 @@ pub fn shape(host: &str) -> Shaped {
         } else if let Some(shaped) = opencl.shape(text, raw) {
             shaped
         } else if let Some(a) = ASSIGNMENT.captures(text) {
+            let list = lists
+                .contains(&a[1].to_string())
+                .then(|| loops::literal_list(&a[2]));
+            if let Some(Some(items)) = list {
+                return (
+                    format!("long {}[] = {{{}}};", &a[1], items.join(", ")),
+                    false,
+                );
+            }
             let declared = c_expression(&a[2]).map(|e| format!("long {} = {e};", &a[1]));
             (declared.unwrap_or_default(), false)
         } else if let Some(a) = AUGMENTED.captures(text) {
@@ -484,7 +494,7 @@ pub fn shape(host: &str) -> Shaped {
                 .collect();
             c.push_str(&format!("void {}({}) {{", &d[1], params.join(", ")));
             open.push((indent, false));
-        } else if let Some(h) = loops::header(text, raw) {
+        } else if let Some(h) = loops::header(text, raw, &lists) {
             c.push_str(&h.opening);
             let head = branches::top_level_colon(raw).map_or(raw.as_str(), |c| &raw[..c]);
             loop_heads.push(PythonLoop {
@@ -525,6 +535,34 @@ pub fn shape(host: &str) -> Shaped {
         calls,
         loops: loop_heads,
     }
+}
+
+/// The names `code` assigns a list (or tuple) of integers once and otherwise only reads whole
+/// (`sizes = [512, 1024]`, then `for n in sizes:`): no method call on it (`sizes.append(…)`),
+/// no item read or set (`sizes[0]`), no augmented assignment.
+fn integer_lists(code: &str) -> Vec<String> {
+    let mut assigned: Vec<(String, bool)> = Vec::new();
+    for line in code.lines() {
+        if let Some(a) = ASSIGNMENT.captures(line.trim()) {
+            let is_list = loops::literal_list(&a[2]).is_some();
+            match assigned.iter_mut().find(|(n, _)| n.as_str() == &a[1]) {
+                Some(seen) => seen.1 = false,
+                None => assigned.push((a[1].to_string(), is_list)),
+            }
+        }
+    }
+    assigned
+        .into_iter()
+        .filter(|(name, is_list)| {
+            let touched = Regex::new(&format!(
+                r"\b{}\s*(?:\.|\[|[-+*/<>|&]+=)",
+                regex::escape(name)
+            ))
+            .is_ok_and(|r| r.is_match(code));
+            *is_list && !touched
+        })
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// `w, h = 1920, 1080` as C declarations, when every value is an integer expression and none
@@ -1005,6 +1043,51 @@ while it < 12:
         );
     }
 
+    /// A Python size sweep, over a list written in the loop or once before it, is predicted at
+    /// each size; a list the code changes is not read.
+    #[test]
+    fn a_python_size_sweep_over_a_list_is_predicted_at_each_size() {
+        let host = r#"k = cp.RawKernel(CODE, 'scale')
+sizes = [1 << 16, 1 << 20]
+for n in sizes:
+    k(((n + 255) // 256,), (256,), (x, cp.int32(n)))
+for m in (4096, 8192):
+    for rep in range(10):
+        k((m // 256,), (256,), (x, cp.int32(m)))
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+        let sizes: Vec<i64> = ws
+            .iter()
+            .map(|w| w.resolve().unwrap().params["n"])
+            .collect();
+        assert_eq!(sizes, [1 << 16, 1 << 20, 4096, 8192]);
+        assert!(
+            ws[1]
+                .origin
+                .as_deref()
+                .unwrap()
+                .contains("n = 1048576 (2 of 2 values of `for n in sizes:`, line 3)"),
+            "{:?}",
+            ws[1].origin
+        );
+        // the loop inside the sweep still repeats each size's launch
+        assert!(ws[3]
+            .runs_note(1e-3, None)
+            .unwrap()
+            .starts_with("the host code runs this launch 10 times"));
+        let changed = host.replace("for n in sizes:", "sizes.append(7)\nfor n in sizes:");
+        let ws =
+            crate::launch_sites::HostFile::python(&changed, None).workloads("scale", &params, &[]);
+        assert_eq!(ws.len(), 3, "{ws:?}");
+        let err = ws[0].resolve().unwrap_err();
+        assert!(err.contains("undefined name `n`"), "{err}");
+        assert!(ws[0]
+            .runs_note(1e-3, None)
+            .unwrap()
+            .contains("a `for` over `sizes`, not over a `range` or a list of integers"));
+    }
+
     /// Launches in `for … in range(…)` loops are counted, and the note shows the loops as
     /// written in Python; a loop over an iterable says why it is not counted.
     #[test]
@@ -1032,8 +1115,8 @@ for epoch in range(10):
         assert_eq!(
             note(&iterable),
             "the launch at line 7 is in a host loop whose trips kerncast cannot count \
-             (`for b in loader:`: a `for` over `loader`, not over a `range`): the figures are \
-             one launch's"
+             (`for b in loader:`: a `for` over `loader`, not over a `range` or a list of \
+             integers): the figures are one launch's"
         );
     }
 
