@@ -387,12 +387,33 @@ impl<'a> HostFile<'a> {
                     )
                 };
                 let unswept_yet = at_values(&defs, &BTreeMap::new());
-                let plan = sweeps::plan(&self.counters_read(site, &chains, &defs, &unswept_yet));
-                for swept in plan.variants {
-                    let mut defs = defs.clone();
-                    for s in &swept {
-                        defs.scalars.insert(s.counter.clone(), s.value.to_string());
+                let mut plan =
+                    sweeps::plan(&self.counters_read(site, &chains, &defs, &unswept_yet));
+                // counters whose values change nothing the prediction reads (`s` of a pointer
+                // offset `d + s * chunk`): one workload, which the loop repeats
+                let mut unread_counters = Vec::new();
+                let alike = |a: &WorkloadSpec, b: &WorkloadSpec| {
+                    a.same_launch(b) && a.launched_as == b.launched_as
+                };
+                if plan.variants.len() > 1 {
+                    let at = |swept: &[sweeps::Swept]| sweeps::defs_at(&defs, swept);
+                    let ws: Vec<WorkloadSpec> = plan
+                        .variants
+                        .iter()
+                        .map(|swept| at_values(&at(swept), &plan.unswept))
+                        .collect();
+                    let all_taken = plan
+                        .variants
+                        .iter()
+                        .all(|swept| not_taken(&guards, &at(swept)).is_none());
+                    if all_taken && ws.windows(2).all(|p| alike(&p[0], &p[1])) {
+                        unread_counters =
+                            plan.variants[0].iter().map(|s| s.counter.clone()).collect();
+                        plan.variants = vec![Vec::new()];
                     }
+                }
+                for swept in plan.variants {
+                    let defs = sweeps::defs_at(&defs, &swept);
                     let mut w = at_values(&defs, &plan.unswept);
                     w.origin = w.origin.map(|o| sweeps::annotate(&o, &swept));
                     if let Some(why) = not_taken(&guards, &defs) {
@@ -414,10 +435,10 @@ impl<'a> HostFile<'a> {
                     // to what the workload's prediction costs per run of the host code
                     let mut counts = self.launch_counts(site, &chains, &defs);
                     sweeps::drop_swept(&mut counts, &swept);
-                    match live
-                        .iter_mut()
-                        .find(|o| o.same_launch(&w) && o.launched_as == w.launched_as)
-                    {
+                    for c in &mut counts {
+                        c.reads_counters.retain(|r| !unread_counters.contains(r));
+                    }
+                    match live.iter_mut().find(|o| alike(o, &w)) {
                         Some(o) => o.launches.extend(counts),
                         None => {
                             w.launches.extend(counts);
@@ -917,6 +938,9 @@ fn workload_via(
             );
         }
     }
+    let is_kernel_value =
+        |n: &str| params.iter().any(|p| p == n) || fields.iter().any(|f| f.name == n);
+    let order = read_by_the_launch(order, &grid, &block, &is_kernel_value);
     // the host's values the kernel is not given, which the origin lists
     let helpers = order
         .iter()
@@ -977,6 +1001,31 @@ fn sizing_the_launch(
     pending
         .into_iter()
         .filter(|(name, _, _)| keep(name, &wanted))
+        .collect()
+}
+
+/// `order` without the host values that neither the grid, the block nor a value the kernel is
+/// given reads, directly or through each other (`s` of `d + s * chunk` passed to a pointer):
+/// launches that differ only in those are the same launch.
+fn read_by_the_launch(
+    order: Vec<(String, Expr)>,
+    grid: &Dims,
+    block: &Dims,
+    is_kernel_value: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Expr)> {
+    let mut wanted = Vec::new();
+    for e in grid.0.iter().chain(&block.0) {
+        e.vars(&mut wanted);
+    }
+    // a value reads only values before it
+    for (name, e) in order.iter().rev() {
+        if is_kernel_value(name) || wanted.contains(name) {
+            e.vars(&mut wanted);
+        }
+    }
+    order
+        .into_iter()
+        .filter(|(name, _)| is_kernel_value(name) || wanted.contains(name))
         .collect()
 }
 
@@ -1506,6 +1555,28 @@ int main() {
             "{untaken:?}"
         );
         assert_eq!(host.workloads("big", &params, &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_loop_whose_counter_only_offsets_a_pointer_is_one_launch_it_repeats() {
+        let src = r#"
+__global__ void incr(float *d, int n);
+int main() {
+    const int N = 1 << 24, parts = 4, chunk = N / parts;
+    for (int s = 0; s < parts; ++s) incr<<<(chunk + 255) / 256, 256, 0, st[s]>>>(d + s * chunk, chunk);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("incr", &["d".to_string(), "n".into()], &[]);
+        assert_eq!(ws.len(), 1, "{ws:?}");
+        let r = ws[0].resolve().unwrap();
+        assert_eq!((r.grid[0], r.params["n"]), (16384, 1 << 22));
+        assert!(!r.params.contains_key("s"), "{r:?}");
+        assert_eq!(
+            ws[0].runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 4 times (line 5: 4 times, in \
+             `for (int s = 0; s < parts; ++s)`): 4.000 ms in all"
+        );
     }
 
     #[test]

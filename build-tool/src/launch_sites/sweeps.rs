@@ -11,6 +11,7 @@
 //! at each: [`plan`] gives one set of values per workload. A loop with more trips, or values
 //! kerncast cannot read, is not swept, and says why for the error that asks for its counter.
 
+use super::host_defs::HostDefs;
 use super::host_loops::MAX_SWEPT;
 use crate::workload::{HostLoop, LaunchCount};
 use std::collections::BTreeMap;
@@ -153,6 +154,15 @@ pub(super) fn annotate(origin: &str, swept: &[Swept]) -> String {
         out.push_str(&format!(", for {}", added.join(" and ")));
     }
     out
+}
+
+/// `defs` with the counters' values `swept`.
+pub(super) fn defs_at(defs: &HostDefs, swept: &[Swept]) -> HostDefs {
+    let mut d = defs.clone();
+    for s in swept {
+        d.scalars.insert(s.counter.clone(), s.value.to_string());
+    }
+    d
 }
 
 /// The counts without the swept loops: each workload runs once per trip of them.
