@@ -681,10 +681,17 @@ impl<'a> HostFile<'a> {
         }
     }
 
-    /// What the body of `f` defines and never changes.
+    /// What the body of `f` defines and never changes; for a lambda, under what the function it
+    /// is written in defines, which it captures.
     fn local_defs(&self, f: &callers::Enclosing) -> HostDefs {
-        let body = &self.code()[f.body.clone()];
-        defs_in(body, body)
+        let code = self.code();
+        let body = &code[f.body.clone()];
+        let mut defs = HostDefs::default();
+        if let Some(outer) = callers::enclosing_function(code, f.at) {
+            defs = self.local_defs(&outer);
+        }
+        overlay(&mut defs, defs_in(body, body));
+        defs
     }
 }
 
@@ -1589,6 +1596,8 @@ int main() {
     constexpr int kN = 1 << 22;
     auto run = [&](int m) { scale<64><<<m / 64, 64>>>(x, m); };
     run(1 << 20);
+    auto timed = [&]() { scale<32><<<kN / 32, 32>>>(x, kN); };
+    time_it(timed, 10);
     launch<128>(x, kN);
     launch<256>(x, kN);
 }
@@ -1609,7 +1618,7 @@ int main() {
         assert_eq!(s128.len(), 1, "{s128:?}");
         assert_eq!((s128[0].0, s128[0].1), ([32768, 1, 1], [128, 1, 1]));
         assert!(
-            s128[0].2.contains("in launch<128>(x, kN) at line 9"),
+            s128[0].2.contains("in launch<128>(x, kN) at line 11"),
             "{}",
             s128[0].2
         );
@@ -1623,6 +1632,9 @@ int main() {
             "{}",
             s64[0].2
         );
+        // a lambda passed on, not called here, sees what the function it is in defines
+        let s32 = launches("scale<32>");
+        assert_eq!((s32.len(), s32[0].0), (1, [131072, 1, 1]));
     }
 
     #[test]
