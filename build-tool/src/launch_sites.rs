@@ -466,9 +466,19 @@ impl<'a> HostFile<'a> {
     ) -> Vec<HostLoop> {
         let code = self.code();
         let names = w.names_read();
+        // a name without a value whose host definition reads the counter (`n = sizes[i]`)
+        let through_unset = |c: &str| {
+            w.unset
+                .keys()
+                .filter_map(|n| defs.scalars.get(n))
+                .any(|text| crate::c_lex::has_word(text, c))
+        };
         let reads = |text: &str, l: &HostLoop| {
             l.counter.as_ref().is_some_and(|c| {
-                (crate::c_lex::has_word(text, c) || names.contains(c) || w.unset.contains_key(c))
+                (crate::c_lex::has_word(text, c)
+                    || names.contains(c)
+                    || w.unset.contains_key(c)
+                    || through_unset(c))
                     && branches::value(c, defs, &mut BTreeMap::new()).is_none()
             })
         };
@@ -759,6 +769,7 @@ fn overlay(outer: &mut HostDefs, inner: HostDefs) {
     outer.dims.extend(inner.dims);
     outer.structs.extend(inner.structs);
     outer.queries.extend(inner.queries);
+    outer.lists.extend(inner.lists);
 }
 
 /// The workload of `site` for a kernel whose parameters are named `params` (and whose struct
@@ -809,7 +820,7 @@ fn workload_via(
         .map(|(h, p)| (p.as_str(), h.as_str()))
         .collect();
     let parse = |text: &str| {
-        Expr::parse(&c_expr(text, &defs.fns))
+        Expr::parse(&c_expr(&branches::settled(text, defs), &defs.fns))
             .ok()
             .map(|e| rename(e, &renames))
     };
@@ -1461,8 +1472,8 @@ int main(int argc, char **argv) {
         assert_eq!((r.params["n"], r.grid[0]), (1 << 24, 544));
         assert!(
             w.origin.as_deref().unwrap().contains(
-                "n = 1 << 24 (the branch of `argc > 1 ? atoi(argv[1]) : 1 << 24` taken with \
-                 argc = 1, the program run without arguments)"
+                "n = 1 << 24 (from `argc > 1 ? atoi(argv[1]) : 1 << 24`, with argc = 1, \
+                 the program run without arguments)"
             ),
             "{:?}",
             w.origin
@@ -1562,6 +1573,34 @@ int main() {
             "{untaken:?}"
         );
         assert_eq!(host.workloads("big", &params, &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_sweep_over_a_list_s_items_by_index_is_predicted_at_each() {
+        let src = r#"
+__global__ void scale(float *x, int n);
+int main() {
+    const int sizes[] = {1 << 10, 1 << 16, 1 << 20};
+    for (int i = 0; i < 3; ++i) {
+        int n = sizes[i];
+        scale<<<(n + 255) / 256, 256>>>(x, n);
+    }
+    scale<<<1, 32>>>(x, sizes[1] / 1024);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("scale", &["x".to_string(), "n".into()], &[]);
+        let sizes: Vec<i64> = ws
+            .iter()
+            .map(|w| w.resolve().unwrap().params["n"])
+            .collect();
+        assert_eq!(sizes, [1 << 10, 1 << 16, 1 << 20, 64]);
+        let origin = ws[1].origin.clone().unwrap_or_default();
+        assert!(
+            origin.contains("n = (1 << 16) (from `sizes[i]`)")
+                && origin.contains("i = 1 (2 of 3 values of `for (int i = 0; i < 3; ++i)`"),
+            "{origin}"
+        );
     }
 
     #[test]

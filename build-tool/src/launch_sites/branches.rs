@@ -20,7 +20,9 @@
 use super::c_text::{c_expr, matching_close, opening, strip_parens};
 use super::host_defs::HostDefs;
 use crate::workload::{Div, Expr};
+use regex::Regex;
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 /// A condition the statement needs: `cond` must evaluate to `holds`.
 #[derive(Clone, Debug, PartialEq)]
@@ -335,15 +337,35 @@ pub(super) fn settled(text: &str, defs: &HostDefs) -> String {
 }
 
 fn settled_at(text: &str, defs: &HostDefs, depth: usize) -> String {
-    let t = strip_parens(text.trim());
+    let indexed = list_items(text.trim(), defs, depth);
+    let t = strip_parens(&indexed);
     let Some((question, colon)) = conditional(t) else {
-        return text.trim().to_string();
+        return indexed;
     };
     match value_at(&t[..question], defs, &mut BTreeMap::new(), depth + 1) {
         Some(0) => settled_at(&t[colon + 1..], defs, depth + 1),
         Some(_) => settled_at(&t[question + 1..colon], defs, depth + 1),
-        None => text.trim().to_string(),
+        None => indexed,
     }
+}
+
+/// `text` with each item of a list the host code writes out that it reads at an index with a
+/// value (`sizes[i]` with `i` = 1 and `int sizes[] = {512, 1024};`) as that item, `(1024)`.
+fn list_items(text: &str, defs: &HostDefs, depth: usize) -> String {
+    static INDEXED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b([A-Za-z_]\w*)\s*\[([^\[\]]*)\]").unwrap());
+    if defs.lists.is_empty() {
+        return text.to_string();
+    }
+    INDEXED
+        .replace_all(text, |c: &regex::Captures| {
+            let item = defs.lists.get(&c[1]).and_then(|items| {
+                let k = value_at(&c[2], defs, &mut BTreeMap::new(), depth + 1)?;
+                items.get(usize::try_from(k).ok()?)
+            });
+            item.map_or_else(|| c[0].to_string(), |i| format!("({i})"))
+        })
+        .into_owned()
 }
 
 /// The `?` and its `:` of a conditional `c ? a : b` at the top level of `t`.

@@ -145,9 +145,10 @@ impl Definer<'_> {
     }
 }
 
-/// `host = text` as the report shows where a workload's value comes from; a conditional the
-/// host's values decide shows the branch taken, and why (`n = 1 << 24 (the branch of `argc > 1 ?
-/// atoi(argv[1]) : 1 << 24` taken with argc = 1, the program run without arguments)`).
+/// `host = text` as the report shows where a workload's value comes from; where the host's
+/// values settle it (a conditional's branch, a list's item) it shows what it is taken as, and
+/// from what (`n = 1 << 24 (from `argc > 1 ? atoi(argv[1]) : 1 << 24`, with argc = 1, the
+/// program run without arguments)`).
 fn shown_source(host: &str, text: &str, taken: &str) -> String {
     let text = text.trim();
     if taken == text {
@@ -155,13 +156,13 @@ fn shown_source(host: &str, text: &str, taken: &str) -> String {
     }
     let argc = if crate::c_lex::has_word(text, "argc") {
         format!(
-            " with argc = {}, the program run without arguments",
+            ", with argc = {}, the program run without arguments",
             branches::ARGC
         )
     } else {
         String::new()
     };
-    format!("{host} = {taken} (the branch of `{text}` taken{argc})")
+    format!("{host} = {taken} (from `{text}`{argc})")
 }
 
 /// Whether `name` needs no definition from the host code: a macro, or a value of the device the

@@ -24,6 +24,9 @@ pub struct HostDefs {
     /// Names the CUDA occupancy API sets (`cudaOccupancyMaxPotentialBlockSize(&minGrid,
     /// &blockSize, k, 0, 0)`), answered for each device.
     pub queries: BTreeMap<String, occupancy_calls::HostQuery>,
+    /// Lists declared once with their elements and never changed (`int sizes[] = {512, 1024};`),
+    /// as written, for `sizes[i]` to read (`range_for`).
+    pub lists: BTreeMap<String, Vec<String>>,
 }
 
 #[cfg(test)]
@@ -167,6 +170,7 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
         dims,
         structs: struct_args::struct_inits(scope),
         queries: occupancy_calls::queries(scope, code),
+        lists: super::range_for::lists_in(scope, code),
         ..HostDefs::default()
     }
 }

@@ -14,6 +14,8 @@
 use super::c_text::matching_close;
 use crate::workload::split_top;
 use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 /// The loop variable and the range of `for (DECL : RANGE)`, when the head is a range-based one.
 pub fn split(inner: &str) -> Option<(String, String)> {
@@ -73,6 +75,22 @@ pub fn elements(code: &str, range: &str) -> Result<Vec<String>, String> {
         .into_iter()
         .filter(|e| !e.is_empty())
         .collect())
+}
+
+/// The lists `scope` declares with their elements that `code` declares once and never changes,
+/// by name, each element as written.
+pub fn lists_in(scope: &str, code: &str) -> BTreeMap<String, Vec<String>> {
+    static DECLARED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:[\w>\]]\s+|[&*]\s*)([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:=\s*)?\{").unwrap()
+    });
+    DECLARED
+        .captures_iter(scope)
+        .filter_map(|c| {
+            let name = c[1].to_string();
+            let items = elements(code, &name).ok()?;
+            Some((name, items))
+        })
+        .collect()
 }
 
 /// The braced lists `name` is declared with (`std::vector<int> name = {…}`, `name{…}`,
