@@ -858,7 +858,14 @@ int main() {
         ),
         "{out}"
     );
-    // each launch its own column: the loop's eight values are eight workloads, each run once
+    // each launch its own column: the loop's eight values are eight workloads, each run once;
+    // the first is predicted, and the note lists the others
+    let out = predict_file(&file, &["--kernel", "column"]).unwrap();
+    assert!(
+        out.contains("it is the first of 8 workloads (0: k=0,n=1048576, 1: k=1,n=1048576, 2: k=2,")
+            && out.contains("7: k=7,n=1048576), and `--workload N` predicts another"),
+        "{out}"
+    );
     let out = predict_file(&file, &["--kernel", "column", "--workload", "7"]).unwrap();
     assert!(out.contains("workload k=7,n=1048576"), "{out}");
     assert!(

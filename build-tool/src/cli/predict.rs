@@ -216,6 +216,22 @@ pub fn output(args: &Args) -> miette::Result<String> {
                 specs = launched;
             }
             let specs = crate::launch_sites::for_instantiation(specs, &shown);
+            // the host code's launches, of which only the first is predicted here
+            let others = (args.workload.is_none() && specs.len() > 1).then(|| {
+                let labels: Vec<String> = specs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| match s.resolve() {
+                        Ok(w) => format!("{i}: {}", w.name),
+                        Err(_) => format!("{i}: unresolved"),
+                    })
+                    .collect();
+                format!(
+                    "; it is the first of {} workloads ({}), and `--workload N` predicts another",
+                    specs.len(),
+                    labels.join(", ")
+                )
+            });
             match &args.workload {
                 None => specs.first(),
                 Some(sel) => match sel.parse::<usize>() {
@@ -226,6 +242,9 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .cloned()
             .map(|spec| {
                 let mut spec = with_params(spec, given);
+                if let (Some(o), Some(others)) = (&mut spec.origin, &others) {
+                    o.push_str(others);
+                }
                 if let Some(size) = sk.as_ref().and_then(|s| s.required_local_size) {
                     crate::launch_sites::with_required_local_size(&mut spec, size);
                 }
