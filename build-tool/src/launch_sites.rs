@@ -387,34 +387,33 @@ impl<'a> HostFile<'a> {
                     )
                 };
                 let unswept_yet = at_values(&defs, &BTreeMap::new());
-                let mut plan =
-                    sweeps::plan(&self.counters_read(site, &chains, &defs, &unswept_yet));
+                let plan = sweeps::plan(&self.counters_read(site, &chains, &defs, &unswept_yet));
+                let mut variants: Vec<(Vec<sweeps::Swept>, HostDefs, WorkloadSpec)> = plan
+                    .variants
+                    .into_iter()
+                    .map(|swept| {
+                        let defs = sweeps::defs_at(&defs, &swept);
+                        let w = at_values(&defs, &plan.unswept);
+                        (swept, defs, w)
+                    })
+                    .collect();
                 // counters whose values change nothing the prediction reads (`s` of a pointer
                 // offset `d + s * chunk`): one workload, which the loop repeats
                 let mut unread_counters = Vec::new();
-                let alike = |a: &WorkloadSpec, b: &WorkloadSpec| {
-                    a.same_launch(b) && a.launched_as == b.launched_as
-                };
-                if plan.variants.len() > 1 {
-                    let at = |swept: &[sweeps::Swept]| sweeps::defs_at(&defs, swept);
-                    let ws: Vec<WorkloadSpec> = plan
-                        .variants
-                        .iter()
-                        .map(|swept| at_values(&at(swept), &plan.unswept))
-                        .collect();
-                    let all_taken = plan
-                        .variants
-                        .iter()
-                        .all(|swept| not_taken(&guards, &at(swept)).is_none());
-                    if all_taken && ws.windows(2).all(|p| alike(&p[0], &p[1])) {
-                        unread_counters =
-                            plan.variants[0].iter().map(|s| s.counter.clone()).collect();
-                        plan.variants = vec![Vec::new()];
-                    }
+                let all_taken = variants
+                    .iter()
+                    .all(|(_, defs, _)| not_taken(&guards, defs).is_none());
+                if variants.len() > 1
+                    && all_taken
+                    && variants
+                        .windows(2)
+                        .all(|p| p[0].2.same_kernel_launch(&p[1].2))
+                {
+                    unread_counters = variants[0].0.iter().map(|s| s.counter.clone()).collect();
+                    let w = at_values(&defs, &plan.unswept);
+                    variants = vec![(Vec::new(), defs.clone(), w)];
                 }
-                for swept in plan.variants {
-                    let defs = sweeps::defs_at(&defs, &swept);
-                    let mut w = at_values(&defs, &plan.unswept);
+                for (swept, defs, mut w) in variants {
                     w.origin = w.origin.map(|o| sweeps::annotate(&o, &swept));
                     if let Some(why) = not_taken(&guards, &defs) {
                         let launch = format!(
@@ -438,16 +437,12 @@ impl<'a> HostFile<'a> {
                     for c in &mut counts {
                         c.reads_counters.retain(|r| !unread_counters.contains(r));
                     }
-                    match live.iter_mut().find(|o| alike(o, &w)) {
-                        Some(o) => o.launches.extend(counts),
-                        None => {
-                            w.launches.extend(counts);
-                            live.push(w);
-                        }
-                    }
+                    w.launches.extend(counts);
+                    live.push(w);
                 }
             }
         }
+        let live = WorkloadSpec::merge_same_launches(live);
         (
             for_instantiation(live, kernel),
             for_instantiation(dead, kernel),
@@ -1004,18 +999,11 @@ fn sizing_the_launch(
     block: &Dims,
     params: &[String],
 ) -> Vec<(String, Expr, String)> {
-    let mut wanted = Vec::new();
-    for e in grid.0.iter().chain(&block.0) {
-        e.vars(&mut wanted);
-    }
     let keep = |name: &str, wanted: &[String]| {
         wanted.iter().any(|w| w == name) && !params.iter().any(|p| p == name)
     };
-    for (name, e, _) in pending.iter().rev() {
-        if keep(name, &wanted) {
-            e.vars(&mut wanted);
-        }
-    }
+    let values = pending.iter().map(|(name, e, _)| (name.as_str(), e));
+    let wanted = launch_reads(grid, block, values, &keep);
     pending
         .into_iter()
         .filter(|(name, _, _)| keep(name, &wanted))
@@ -1031,20 +1019,35 @@ fn read_by_the_launch(
     block: &Dims,
     is_kernel_value: &dyn Fn(&str) -> bool,
 ) -> Vec<(String, Expr)> {
+    let keep =
+        |name: &str, wanted: &[String]| is_kernel_value(name) || wanted.iter().any(|w| w == name);
+    let values = order.iter().map(|(name, e)| (name.as_str(), e));
+    let wanted = launch_reads(grid, block, values, &keep);
+    order
+        .into_iter()
+        .filter(|(name, _)| keep(name, &wanted))
+        .collect()
+}
+
+/// The names the grid and block read, and those the `values` that `keep` keeps read in turn
+/// (`keep` sees the names wanted so far). `values` are in the order they read each other: a
+/// value reads only values before it, so one walk from the last is enough.
+fn launch_reads<'a>(
+    grid: &Dims,
+    block: &Dims,
+    values: impl DoubleEndedIterator<Item = (&'a str, &'a Expr)>,
+    keep: &dyn Fn(&str, &[String]) -> bool,
+) -> Vec<String> {
     let mut wanted = Vec::new();
     for e in grid.0.iter().chain(&block.0) {
         e.vars(&mut wanted);
     }
-    // a value reads only values before it
-    for (name, e) in order.iter().rev() {
-        if is_kernel_value(name) || wanted.contains(name) {
+    for (name, e) in values.rev() {
+        if keep(name, &wanted) {
             e.vars(&mut wanted);
         }
     }
-    order
-        .into_iter()
-        .filter(|(name, _)| is_kernel_value(name) || wanted.contains(name))
-        .collect()
+    wanted
 }
 
 /// A workload written in C: `/` rounds down in the grid too.

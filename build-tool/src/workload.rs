@@ -228,6 +228,11 @@ impl WorkloadSpec {
         (&self.params, &self.grid, &self.block) == (&other.params, &other.grid, &other.block)
     }
 
+    /// The same launch of the same instantiation of the kernel.
+    pub fn same_kernel_launch(&self, other: &WorkloadSpec) -> bool {
+        self.same_launch(other) && self.launched_as == other.launched_as
+    }
+
     /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
     pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
         // Overrides that are not parameters of the spec (rank's -D values such as TILE) are
@@ -328,10 +333,7 @@ impl WorkloadSpec {
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for w in specs {
             match out.iter_mut().find(|o| {
-                !o.launches.is_empty()
-                    && !w.launches.is_empty()
-                    && o.same_launch(&w)
-                    && o.launched_as == w.launched_as
+                !o.launches.is_empty() && !w.launches.is_empty() && o.same_kernel_launch(&w)
             }) {
                 Some(o) => o.launches.extend(w.launches),
                 None => out.push(w),
