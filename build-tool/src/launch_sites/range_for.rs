@@ -80,13 +80,16 @@ pub fn elements(code: &str, range: &str) -> Result<Vec<String>, String> {
 /// The lists `scope` declares with their elements that `code` declares once and never changes,
 /// by name, each element as written.
 pub fn lists_in(scope: &str, code: &str) -> BTreeMap<String, Vec<String>> {
+    // a C array (`int sizes[] = {`) or a container (`std::vector<int> sizes = {`); not a
+    // struct or class head, nor a scalar's braced initialiser
     static DECLARED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?:[\w>\]]\s+|[&*]\s*)([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:=\s*)?\{").unwrap()
+        Regex::new(r"(?:\w\s+([A-Za-z_]\w*)\s*\[[^\]]*\]|>\s*([A-Za-z_]\w*))\s*(?:=\s*)?\{")
+            .unwrap()
     });
     DECLARED
         .captures_iter(scope)
         .filter_map(|c| {
-            let name = c[1].to_string();
+            let name = c.get(1).or(c.get(2))?.as_str().to_string();
             let items = elements(code, &name).ok()?;
             Some((name, items))
         })
