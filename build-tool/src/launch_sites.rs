@@ -36,6 +36,7 @@ mod loop_body;
 pub mod nvrtc;
 mod occupancy_calls;
 mod opencl;
+mod passed;
 mod range_for;
 mod runtime_api;
 mod size_fns;
@@ -56,7 +57,11 @@ use std::sync::OnceLock;
 
 /// The definitions a launch sees in one way the host code reaches it, that way to show, and
 /// every chain of helper calls (innermost first) that reaches it so ([`HostFile::contexts`]).
-type Context = (HostDefs, Option<String>, Vec<Vec<callers::Call>>);
+type Context = (HostDefs, Option<String>, Vec<Chain>);
+
+/// Helper calls that reach a launch, innermost first, each with what the code at the call sees
+/// (for the trips of the loops around it).
+type Chain = Vec<(callers::Call, HostDefs)>;
 
 /// How many helpers a launch's sizes are followed out through (`main` → `run` → `step` →
 /// `kernel<<<…>>>` is three): deep enough for layered host code, and a bound for recursion.
@@ -305,11 +310,10 @@ impl<'a> HostFile<'a> {
     fn launch_counts(
         &self,
         site: &LaunchSite,
-        chains: &[Vec<callers::Call>],
+        chains: &[Chain],
         defs: &HostDefs,
     ) -> Vec<LaunchCount> {
-        let code = self.code();
-        let loops_at = |at: usize| self.as_written(host_loops::enclosing_loops(code, at, defs));
+        let loops_at = |at: usize, defs: &HostDefs| self.as_written(self.loops_around(at, defs));
         let launch_text = format!("{} {}", site.config.join(","), site.args.join(","));
         let line = self.name.map_or(format!("line {}", site.line), |f| {
             format!("{f}:{}", site.line)
@@ -323,19 +327,26 @@ impl<'a> HostFile<'a> {
                 .collect(),
             loops,
         };
-        let inside = loops_at(site.at);
+        let inside = loops_at(site.at, defs);
         chains
             .iter()
             .map(|chain| {
                 let mut loops = inside.clone();
                 let mut at = line.clone();
-                for call in chain {
-                    loops.extend(loops_at(call.at));
-                    at = format!("{at}, called at line {}", call.line);
+                for (call, at_call) in chain {
+                    loops.extend(loops_at(call.at, at_call));
+                    at = format!("{at}, {}", call.called_at());
                 }
                 count(at, loops)
             })
             .collect()
+    }
+
+    /// The loops around `at` in what runs it: its function's, or a passed lambda's, body.
+    fn loops_around(&self, at: usize, defs: &HostDefs) -> Vec<HostLoop> {
+        let code = self.code();
+        let from = callers::enclosing_callable(code, at).map_or(0, |f| f.body.start);
+        host_loops::enclosing_loops_within(code, at, defs, from)
     }
 
     /// A Python host's loops as written in Python, with Python's reason where one cannot be
@@ -455,11 +466,10 @@ impl<'a> HostFile<'a> {
     fn counters_read(
         &self,
         site: &LaunchSite,
-        chains: &[Vec<callers::Call>],
+        chains: &[Chain],
         defs: &HostDefs,
         w: &WorkloadSpec,
     ) -> Vec<HostLoop> {
-        let code = self.code();
         let names = w.names_read();
         // a name without a value whose host definition reads the counter (`n = sizes[i]`)
         let through_unset = |c: &str| {
@@ -478,18 +488,29 @@ impl<'a> HostFile<'a> {
             })
         };
         let launch_text = format!("{} {}", site.config.join(","), site.args.join(","));
-        let mut out: Vec<HostLoop> = host_loops::enclosing_loops(code, site.at, defs)
+        let mut out: Vec<HostLoop> = self
+            .loops_around(site.at, defs)
             .into_iter()
             .filter(|l| reads(&launch_text, l))
             .collect();
-        if let [chain] = chains {
-            for call in chain {
-                let args = call.args.join(",");
-                out.extend(
-                    host_loops::enclosing_loops(code, call.at, defs)
+        // the loops around the calls, where every chain of calls has the same ones (a
+        // helper that calls what it is passed twice, warm-up and timed, from one sweep)
+        let around_calls = |chain: &Chain| -> Vec<HostLoop> {
+            chain
+                .iter()
+                .flat_map(|(call, at_call)| {
+                    let args = call.args.join(",");
+                    self.loops_around(call.at, at_call)
                         .into_iter()
-                        .filter(|l| reads(&args, l)),
-                );
+                        .filter(move |l| reads(&args, l))
+                })
+                .collect()
+        };
+        let per_chain: Vec<Vec<HostLoop>> = chains.iter().map(around_calls).collect();
+        if let Some(first) = per_chain.first() {
+            let lines = |ls: &[HostLoop]| ls.iter().map(|l| l.line).collect::<Vec<_>>();
+            if per_chain.iter().all(|c| lines(c) == lines(first)) {
+                out.extend(first.iter().cloned());
             }
         }
         self.as_written(out)
@@ -502,14 +523,21 @@ impl<'a> HostFile<'a> {
     /// caller's scope; with no call in the file they hold nothing.
     fn contexts(&self, site: &LaunchSite) -> Vec<Context> {
         let code = self.code();
-        let Some(f) = callers::enclosing_function(code, site.at) else {
+        let Some(f) = callers::enclosing_callable(code, site.at) else {
             let mut defs = host_defs(&self.text);
             host_defs::add_branch_values(&mut defs, code, 0..code.len());
             return vec![(defs, None, vec![Vec::new()])];
         };
         let mut scoped = self.file_scope_defs().clone();
         overlay(&mut scoped, self.local_defs(&f));
-        host_defs::add_branch_values(&mut scoped, code, f.body.clone());
+        // a lambda's branches under those of the function it is written in
+        let mut bodies = vec![f.body.clone()];
+        while let Some(outer) = callers::enclosing_callable(code, bodies[0].start - 1) {
+            bodies.insert(0, outer.body);
+        }
+        for body in bodies {
+            host_defs::add_branch_values(&mut scoped, code, body);
+        }
         self.add_class_members(&mut scoped, f.at);
         let mut calls = callers::calls(code, &f);
         calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
@@ -535,15 +563,15 @@ impl<'a> HostFile<'a> {
         if calls.is_empty() {
             return vec![(defs, None, vec![Vec::new()])];
         }
-        let chains_from = |call: &callers::Call, outer: &[Vec<callers::Call>]| {
+        let chains_from = |call: &callers::Call, at_call: &HostDefs, outer: &[Chain]| {
             outer
                 .iter()
                 .map(|o| {
-                    std::iter::once(call.clone())
+                    std::iter::once((call.clone(), at_call.clone()))
                         .chain(o.iter().cloned())
                         .collect()
                 })
-                .collect::<Vec<Vec<callers::Call>>>()
+                .collect::<Vec<Chain>>()
         };
         if f.params.is_empty() && f.template_params.is_empty() {
             let chains = calls
@@ -551,7 +579,7 @@ impl<'a> HostFile<'a> {
                 .flat_map(|call| {
                     self.caller_contexts(call, depth)
                         .into_iter()
-                        .flat_map(|(_, _, outer)| chains_from(call, &outer))
+                        .flat_map(|(caller, _, outer)| chains_from(call, &caller, &outer))
                         .collect::<Vec<_>>()
                 })
                 .collect();
@@ -573,16 +601,21 @@ impl<'a> HostFile<'a> {
                 .filter(|c| (&c.args, &c.template_args) == key)
                 .collect();
             for (caller, outer_via, outer) in self.caller_contexts(call, depth) {
+                // an argument the call leaves out is the parameter's default
                 let mut args = call.args.clone();
+                args.extend(f.defaults.iter().skip(args.len()).cloned());
                 args.resize(f.params.len(), String::new());
                 args.extend(call.template_args.iter().cloned());
+                let chains = same
+                    .iter()
+                    .flat_map(|c| chains_from(c, &caller, &outer))
+                    .collect();
                 let d = bound(&params, &args, &defs, caller);
                 let via = format!("{} at line {}", call.shown(&f.name), call.line);
                 let via = match outer_via {
                     Some(o) => format!("{via}, in {o}"),
                     None => via,
                 };
-                let chains = same.iter().flat_map(|c| chains_from(c, &outer)).collect();
                 out.push((d, Some(via), chains));
             }
         }
@@ -621,7 +654,7 @@ impl<'a> HostFile<'a> {
     fn caller_contexts(&self, call: &callers::Call, depth: usize) -> Vec<Context> {
         let code = self.code();
         let mut caller = self.file_scope_defs().clone();
-        let Some(g) = callers::enclosing_function(code, call.at) else {
+        let Some(g) = callers::enclosing_callable(code, call.at) else {
             self.add_members(&mut caller);
             return vec![(caller, None, vec![Vec::new()])];
         };
@@ -631,11 +664,15 @@ impl<'a> HostFile<'a> {
             caller.scalars.remove(p);
             caller.dims.remove(p);
         }
-        let outer = if depth < MAX_CALL_DEPTH {
+        let mut outer = if depth < MAX_CALL_DEPTH {
             callers::calls(code, &g)
         } else {
             Vec::new()
         };
+        // a helper calling what it was passed is reached by the calls that pass it
+        if let Some(t) = &call.through {
+            outer.retain(|c| t.passing.contains(&c.at));
+        }
         self.called_contexts(&g, outer, caller, depth + 1)
     }
 
@@ -692,7 +729,7 @@ impl<'a> HostFile<'a> {
         let code = self.code();
         let body = &code[f.body.clone()];
         let mut defs = HostDefs::default();
-        if let Some(outer) = callers::enclosing_function(code, f.at) {
+        if let Some(outer) = callers::enclosing_callable(code, f.at) {
             defs = self.local_defs(&outer);
         }
         overlay(&mut defs, defs_in(body, body));
@@ -1677,6 +1714,74 @@ int main() {
         // a lambda passed on, not called here, sees what the function it is in defines
         let s32 = launches("scale<32>");
         assert_eq!((s32.len(), s32[0].0), (1, [131072, 1, 1]));
+    }
+
+    /// A timing helper runs what it is given: an unnamed lambda written into its call, a named
+    /// lambda or a function passed by name, each as often as the helper calls it, in the
+    /// helper's contexts (its default arguments included) and no more often for the loops
+    /// around where the lambda is written.
+    #[test]
+    fn a_callable_passed_to_a_timing_helper_runs_as_often_as_the_helper_calls_it() {
+        let src = r#"
+template <typename F>
+double bench(const char *name, F &&fn, int iters = 50) {
+  for (int i = 0; i < 3; ++i) fn();
+  for (int i = 0; i < iters; ++i) fn();
+  return 0;
+}
+void step(int m) { k<<<m / 256, 256>>>(m); }
+int main() {
+  for (int n : {1 << 18, 1 << 20}) {
+    bench("copy", [&] { k<<<(n + 255) / 256, 256>>>(n); });
+  }
+  auto once = [&](int m) { k<<<m / 32, 32>>>(m); };
+  bench("once", [&] { once(64); }, 4);
+  bench("step", &step, 2);
+  std::thread t([&] { k<<<1, 1>>>(1); });
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("k", &["n".into()], &[]);
+        let summary: Vec<(u64, String)> = ws
+            .iter()
+            .filter_map(|w| {
+                let r = w.resolve().ok()?;
+                Some((r.grid[0], w.runs_note(1e-3, None).unwrap_or_default()))
+            })
+            .collect();
+        let mut grids: Vec<u64> = summary.iter().map(|(g, _)| *g).collect();
+        grids.sort();
+        // the sweep's two sizes, the named lambda's 64 / 32, the function's unbound `m`
+        // aside, and the lambda given to `std::thread`, which runs once
+        assert_eq!(grids, [1, 2, 1024, 4096], "{summary:?}");
+        let note = |g: u64| summary.iter().find(|(x, _)| *x == g).unwrap().1.clone();
+        // 3 warm-up runs and the default 50, per size; the range-for is swept, not repeated
+        assert_eq!(
+            note(1024),
+            "the host code runs this launch 53 times (line 11, called at line 4 as `fn()`, \
+             called at line 11: 3 times, in `for (int i = 0; i < 3; ++i)`; line 11, called at \
+             line 5 as `fn()`, called at line 11: 50 times, in `for (int i = 0; i < iters; \
+             ++i)`): 53.000 ms in all"
+        );
+        // a named lambda called in a lambda the helper runs 3 + 4 times
+        assert!(
+            note(2).starts_with("the host code runs this launch 7 times (line 13, called at line 14, called at line 4 as `fn()`"),
+            "{}",
+            note(2)
+        );
+        assert_eq!(note(1), "");
+        // a function passed by its address is called with the helper's arguments: `fn()` gives
+        // `step` none, so its `m` stays unset, for `--param`
+        let step = ws.iter().find(|w| w.resolve().is_err()).cloned();
+        let step = step.expect("step's launch, unsized");
+        assert!(
+            step.origin
+                .as_deref()
+                .unwrap_or("")
+                .contains("fn() at line 4"),
+            "{:?}",
+            step.origin
+        );
     }
 
     #[test]

@@ -7,6 +7,9 @@
 //! such a helper too, and so is a function template, whose template parameters take the
 //! arguments of a call that names them (`launch<128>(x, n)` into `template <int BS> void
 //! launch(float *x, int n)`).
+//!
+//! A callable handed to a helper instead of called (a timing helper's `time_ms([&] { … }, 20)`)
+//! is called where the helper calls it (`passed`).
 
 use super::c_text::{matching_close, opening};
 use crate::workload::split_top;
@@ -18,6 +21,8 @@ pub struct Enclosing {
     pub name: String,
     /// Parameter names in order (`int n` gives `n`; an unnamed or `void` one gives "").
     pub params: Vec<String>,
+    /// Their default arguments as written (`int iters = 50` gives `50`), "" where none.
+    pub defaults: Vec<String>,
     /// A function template's parameter names in order (`template <int BS, typename T>` gives
     /// `BS` and `T`).
     pub template_params: Vec<String>,
@@ -25,6 +30,9 @@ pub struct Enclosing {
     pub at: usize,
     /// The body, between its braces.
     pub body: std::ops::Range<usize>,
+    /// For an unnamed lambda written as an argument of a helper that calls it, the offset of
+    /// that call (`passed`); its calls are the helper's.
+    pub passed_in: Option<usize>,
 }
 
 /// One call of a helper: its 1-based line and its argument texts.
@@ -36,6 +44,17 @@ pub struct Call {
     pub args: Vec<String>,
     /// The template arguments the call names (`launch<128>(…)` gives `128`).
     pub template_args: Vec<String>,
+    /// Where the callee was passed to a helper and this is the helper calling it: how.
+    pub through: Option<Through>,
+}
+
+/// A call of a callable made by the helper it was passed to: the helper's parameter that holds
+/// it (`f` of `float time_ms(F f, int reps)`), and the offsets of the helper's calls that pass
+/// it, the only ones of the helper's calls that reach it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Through {
+    pub param: String,
+    pub passing: Vec<usize>,
 }
 
 const NOT_FUNCTIONS: [&str; 6] = ["if", "for", "while", "switch", "catch", "return"];
@@ -43,6 +62,23 @@ const NOT_FUNCTIONS: [&str; 6] = ["if", "for", "while", "switch", "catch", "retu
 /// The innermost function definition around `at`: the nearest enclosing `{` whose header is
 /// `name(params)` (blocks of `if`, `for`, lambdas and namespaces are looked through).
 pub fn enclosing_function(code: &str, at: usize) -> Option<Enclosing> {
+    enclosing(code, at, |i| function_header(code, i))
+}
+
+/// [`enclosing_function`], or an unnamed lambda around `at` that is passed to a helper that
+/// calls it, whichever is innermost: what runs the code at `at`.
+pub fn enclosing_callable(code: &str, at: usize) -> Option<Enclosing> {
+    enclosing(code, at, |i| {
+        function_header(code, i).or_else(|| super::passed::passed_lambda(code, i))
+    })
+}
+
+/// The first enclosing `{` around `at`, innermost first, that `header` reads as a function's.
+fn enclosing(
+    code: &str,
+    at: usize,
+    header: impl Fn(usize) -> Option<Enclosing>,
+) -> Option<Enclosing> {
     let b = code.as_bytes();
     let mut depth = 0i32;
     for i in (0..at.min(b.len())).rev() {
@@ -50,7 +86,7 @@ pub fn enclosing_function(code: &str, at: usize) -> Option<Enclosing> {
             b'}' => depth += 1,
             b'{' if depth > 0 => depth -= 1,
             b'{' => {
-                if let Some(f) = function_header(code, i) {
+                if let Some(f) = header(i) {
                     return Some(f);
                 }
             }
@@ -91,26 +127,34 @@ pub fn file_scope(code: &str) -> String {
 
 /// The function whose body opens at `open`, from the header before it: a named function, or a
 /// lambda assigned to a name.
-fn function_header(code: &str, open: usize) -> Option<Enclosing> {
-    let mut head = code[..open].trim_end();
-    for suffix in ["const", "noexcept", "override", "mutable"] {
-        head = head.strip_suffix(suffix).map_or(head, str::trim_end);
+pub(super) fn function_header(code: &str, open: usize) -> Option<Enclosing> {
+    if let Some((intro, params)) = lambda_head(code, open) {
+        // `auto run = [&](…)`: the name the lambda is given
+        let before = code[..intro].trim_end().strip_suffix('=')?.trim_end();
+        let name_start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |k| k + 1);
+        let name = &before[name_start..];
+        if !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            return None;
+        }
+        return Some(Enclosing {
+            name: name.to_string(),
+            defaults: vec![String::new(); params.len()],
+            params,
+            template_params: Vec::new(),
+            at: name_start,
+            body: open + 1..matching_close(code.as_bytes(), open)?,
+            passed_in: None,
+        });
     }
+    let head = without_qualifiers(&code[..open]);
     if !head.ends_with(')') {
         return None;
     }
     let close = head.len() - 1;
     let paren = opening(code.as_bytes(), close, (b'(', b')'), b"")?;
-    let mut before = code[..paren].trim_end();
-    let lambda = before.ends_with(']');
-    if lambda {
-        // `auto run = [&](…)`: the name the lambda is given
-        let open_capture = opening(code.as_bytes(), before.len() - 1, (b'[', b']'), b"")?;
-        before = code[..open_capture]
-            .trim_end()
-            .strip_suffix('=')?
-            .trim_end();
-    }
+    let before = code[..paren].trim_end();
     let name_start = before
         .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
         .map_or(0, |k| k + 1);
@@ -119,24 +163,79 @@ fn function_header(code: &str, open: usize) -> Option<Enclosing> {
     if !starts_ident || NOT_FUNCTIONS.contains(&name) {
         return None;
     }
-    let params = split_top(&code[paren + 1..close])
-        .iter()
-        .map(|p| param_name(p))
-        .collect::<Vec<_>>();
-    let params = if params == [""] { vec![] } else { params };
-    let body_end = matching_close(code.as_bytes(), open)?;
-    let template_params = if lambda {
-        Vec::new()
+    let decls = split_top(&code[paren + 1..close]);
+    let params = decls.iter().map(|p| param_name(p)).collect::<Vec<_>>();
+    let (params, defaults) = if params == [""] {
+        (vec![], vec![])
     } else {
-        template_params(&code[..name_start])
+        let defaults = decls
+            .iter()
+            .map(|d| d.split_once('=').map_or("", |(_, v)| v.trim()).to_string())
+            .collect();
+        (params, defaults)
     };
+    let body_end = matching_close(code.as_bytes(), open)?;
     Some(Enclosing {
         name: name.to_string(),
         params,
-        template_params,
+        defaults,
+        template_params: template_params(&code[..name_start]),
         at: name_start,
         body: open + 1..body_end,
+        passed_in: None,
     })
+}
+
+/// The lambda whose body opens at `open` (`[&](int n) mutable {`, `[=] {`, `[](int i) ->
+/// float {`): the offset of its `[` and its parameter names.
+pub(super) fn lambda_head(code: &str, open: usize) -> Option<(usize, Vec<String>)> {
+    let b = code.as_bytes();
+    let mut head = without_qualifiers(&code[..open]);
+    // a trailing return type
+    if let Some(k) = head.rfind("->") {
+        let ty = &head[k + 2..];
+        let type_like = ty
+            .chars()
+            .all(|c| c.is_alphanumeric() || " _:<>*&,".contains(c));
+        if type_like && head[..k].trim_end().ends_with(')') {
+            head = without_qualifiers(&head[..k]);
+        }
+    }
+    let (close_bracket, params) = if head.ends_with(']') {
+        (head.len() - 1, Vec::new())
+    } else if head.ends_with(')') {
+        let paren = opening(b, head.len() - 1, (b'(', b')'), b"")?;
+        let before = code[..paren].trim_end();
+        if !before.ends_with(']') {
+            return None;
+        }
+        let params: Vec<String> = split_top(&head[paren + 1..head.len() - 1])
+            .iter()
+            .map(|p| param_name(p))
+            .collect();
+        let params = if params == [""] { vec![] } else { params };
+        (before.len() - 1, params)
+    } else {
+        return None;
+    };
+    Some((opening(b, close_bracket, (b'[', b']'), b"")?, params))
+}
+
+/// `head` without the qualifiers that may stand between a function's `)` and its body.
+fn without_qualifiers(head: &str) -> &str {
+    let mut head = head.trim_end();
+    loop {
+        let shorter = ["const", "noexcept", "override", "mutable", "constexpr"]
+            .into_iter()
+            .find_map(|q| {
+                head.strip_suffix(q)
+                    .filter(|r| !r.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+            });
+        match shorter {
+            Some(r) => head = r.trim_end(),
+            None => return head,
+        }
+    }
 }
 
 /// The parameter names of the `template <…>` that ends the text before a function's name (its
@@ -196,20 +295,50 @@ pub(super) fn param_name(decl: &str) -> String {
 }
 
 impl Call {
-    /// The call as written, on one line: `launch<128>(x, n)`.
+    /// The call as written, on one line: `launch<128>(x, n)`, a lambda argument as `[&] {…}`,
+    /// and a call through a helper's parameter with that parameter's name (`f()`).
     pub fn shown(&self, name: &str) -> String {
         let targs = if self.template_args.is_empty() {
             String::new()
         } else {
             format!("<{}>", self.template_args.join(", "))
         };
-        format!("{name}{targs}({})", self.args.join(", "))
+        let args: Vec<String> = self
+            .args
+            .iter()
+            .map(|a| match a.find('{') {
+                Some(k) => format!("{} {{…}}", super::c_text::one_line(&a[..k])),
+                None => super::c_text::one_line(a),
+            })
+            .collect();
+        let name = self.through.as_ref().map_or(name, |t| t.param.as_str());
+        format!("{name}{targs}({})", args.join(", "))
+    }
+
+    /// How the chain of calls to a launch reads this call: `called at line 9`, or, for a
+    /// helper calling what it was passed, `called at line 9 as `f()``.
+    pub fn called_at(&self) -> String {
+        match &self.through {
+            Some(t) => format!("called at line {} as `{}()`", self.line, t.param),
+            None => format!("called at line {}", self.line),
+        }
     }
 }
 
 /// Every call of `f` in `code`: not its definition or declarations; calls on an object
-/// (`s.run(…)`) only where `f` is a method.
+/// (`s.run(…)`) only where `f` is a method; and the calls of the helpers `f` is passed to that
+/// call it (`passed`).
 pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
+    let mut out = if f.passed_in.is_some() {
+        Vec::new()
+    } else {
+        direct_calls(code, f)
+    };
+    out.extend(super::passed::calls_through_helpers(code, f));
+    out
+}
+
+fn direct_calls(code: &str, f: &Enclosing) -> Vec<Call> {
     let Ok(re) = Regex::new(&format!(
         r"\b{}\s*(?:<([^<>;(){{}}]*)>\s*)?\(",
         regex::escape(&f.name)
@@ -236,6 +365,7 @@ pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
             at: m.start(),
             args: split_top(&code[open + 1..close]),
             template_args: c.get(1).map(|t| split_top(t.as_str())).unwrap_or_default(),
+            through: None,
         });
     }
     out
@@ -244,7 +374,7 @@ pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
 /// Whether a name after `before` is called rather than declared: it follows the start of a
 /// statement or an operator that takes a value, `return`, `else` or `do`, or the head of an
 /// `if`, `for`, `while` or `switch` whose statement it begins.
-fn is_call_position(before: &str) -> bool {
+pub(super) fn is_call_position(before: &str) -> bool {
     let t = before.trim_end();
     let after_word = |w: &str| {
         t.strip_suffix(w)
@@ -291,12 +421,14 @@ mod tests {
                     at: code.find("run_vadd(a, c, N)").unwrap(),
                     args: vec!["a".into(), "c".into(), "N".into()],
                     template_args: vec![],
+                    through: None,
                 },
                 Call {
                     line: 10,
                     at: code.find("run_vadd(a, c, 2").unwrap(),
                     args: vec!["a".into(), "c".into(), "2 * N".into()],
                     template_args: vec![],
+                    through: None,
                 },
             ]
         );

@@ -7,8 +7,8 @@
 //! ```
 //!
 //! A prediction is one launch's. An iterative solver runs it a hundred times, and the user wants
-//! to know what the loop costs. [`enclosing_loops`] lists the `for`, `while` and `do` loops
-//! around a launch in its function, innermost first. A `for` whose counter starts, ends and
+//! to know what the loop costs. [`enclosing_loops_within`] lists the `for`, `while` and `do`
+//! loops around a launch in its function, innermost first. A `for` whose counter starts, ends and
 //! steps by values the host code gives (`+=`, `-=`, `++`, `--`, `*=`, `/=`, `<<=`, `>>=`) has
 //! its trips counted as C would run them, a range-based `for` over a list the code writes out
 //! (`range_for`) runs once per element, and `do { … } while (0)` (a statement macro's idiom)
@@ -36,12 +36,27 @@ const MAX_WALKED: u64 = 1 << 20;
 /// ([`HostLoop::values`]): a size sweep has a few, a time-stepping loop many more.
 pub const MAX_SWEPT: u64 = 16;
 
-/// The loops around the statement at `at`, innermost first, with the host's values `defs`.
+#[cfg(test)]
 pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> {
+    enclosing_loops_within(code, at, defs, 0)
+}
+
+/// The loops around the statement at `at` that start at or after the offset `from`,
+/// innermost first, with the host's values `defs`. `from` is the body of what runs the
+/// statement: a lambda that a helper calls is not run by the loops around where it is written.
+pub fn enclosing_loops_within(
+    code: &str,
+    at: usize,
+    defs: &HostDefs,
+    from: usize,
+) -> Vec<HostLoop> {
     let mut out = Vec::new();
     let mut pos = at;
     for _ in 0..64 {
         let start = statement_start(code, pos);
+        if start < from {
+            break;
+        }
         let mut heads = loop_heads(code, start, pos);
         heads.reverse();
         out.extend(heads.into_iter().map(|h| {

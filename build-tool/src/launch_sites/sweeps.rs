@@ -165,11 +165,15 @@ pub(super) fn defs_at(defs: &HostDefs, swept: &[Swept]) -> HostDefs {
     d
 }
 
-/// The counts without the swept loops: each workload runs once per trip of them.
+/// The counts without the swept loops, and without their counters among those the launch reads:
+/// each workload runs once per trip of them, at one value.
 pub(super) fn drop_swept(counts: &mut [LaunchCount], swept: &[Swept]) {
     for c in counts {
         c.loops
             .retain(|l| !swept.iter().any(|s| s.line == l.line && s.head == l.head));
+        // a swept counter has one value in this workload
+        c.reads_counters
+            .retain(|r| !swept.iter().any(|s| &s.counter == r));
     }
 }
 
