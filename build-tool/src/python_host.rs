@@ -20,6 +20,7 @@
 //! read (a size computed by a call) stays unknown and is reported as such.
 
 mod branches;
+mod calls;
 mod loops;
 mod pyopencl;
 
@@ -404,9 +405,9 @@ pub fn shape(host: &str) -> Shaped {
     let lines: Vec<&str> = code.split('\n').collect();
     let raw_lines: Vec<&str> = host.split('\n').collect();
     let handles = kernel_handles(host, &code);
-    let defs: Vec<String> = lines
+    let defs: Vec<calls::Def> = lines
         .iter()
-        .filter_map(|l| DEF.captures(l.trim()).map(|d| d[1].to_string()))
+        .filter_map(|l| calls::Def::of(l.trim()))
         .collect();
     // a statement continued over the following lines (inside brackets) is read at its first
     let mut statements: Vec<Option<Statement>> = Vec::with_capacity(lines.len());
@@ -421,9 +422,12 @@ pub fn shape(host: &str) -> Shaped {
     }
     let opencl = pyopencl::Handles::of(statements.iter().flatten().map(|s| s.raw.as_str()));
     let lists = integer_lists(&code);
-    // a statement that opens no block, as C, and whether it launches a kernel
-    let simple = |text: &str, raw: &str| -> (String, bool) {
-        if let Some(call) = call_of_def(text, &defs) {
+    // a statement that opens no block, as C, and whether it launches a kernel; `params` are
+    // those of the function it is in
+    let simple = |text: &str, raw: &str, params: &[String]| -> (String, bool) {
+        if let Some(call) = calls::call_of_def(text, &defs, &handles) {
+            call
+        } else if let Some(call) = calls::call_of_param(text, params) {
             (call, false)
         } else if let Some(launch) = launch(text, &handles) {
             (launch, true)
@@ -456,6 +460,8 @@ pub fn shape(host: &str) -> Shaped {
     // the indentation of each open block, and whether it is an `if`'s (else a `def`'s or a
     // loop's)
     let mut open: Vec<(usize, bool)> = Vec::new();
+    // the indentation and the parameters of each open `def`
+    let mut in_def: Vec<(usize, Vec<String>)> = Vec::new();
     // an `if` whose block ended on its own line, for an `elif` or `else` right after it
     let mut inline_if: Option<usize> = None;
     for (i, line) in lines.iter().enumerate() {
@@ -467,6 +473,9 @@ pub fn shape(host: &str) -> Shaped {
         let mut c = String::new();
         let mut closed_if = None;
         if !text.is_empty() {
+            while in_def.last().is_some_and(|(d, _)| indent <= *d) {
+                in_def.pop();
+            }
             closed_if = inline_if.take().filter(|&d| d == indent);
             while let Some(&(d, is_if)) = open.last().filter(|(d, _)| indent <= *d) {
                 open.pop();
@@ -477,23 +486,19 @@ pub fn shape(host: &str) -> Shaped {
         if i == 0 {
             c.insert_str(0, "int main() { ");
         }
+        let params: &[String] = in_def.last().map_or(&[], |(_, p)| p);
         // the statement after a header's colon, on its line: shaped, and the block closed
         let on_header_line = |body: &str, raw_body: &str, calls: &mut Vec<(usize, String)>| {
-            let (shaped, launches) = simple(body, raw_body);
+            let (shaped, launches) = simple(body, raw_body, params);
             if launches {
                 calls.push((i + 1, raw.clone()));
             }
             format!(" {shaped} }}")
         };
-        if let Some(d) = DEF.captures(text) {
-            let params: Vec<String> = split_top(&d[2])
-                .into_iter()
-                .map(|p| p.split(['=', ':']).next().unwrap_or("").trim().to_string())
-                .filter(|p| !p.is_empty() && p != "self" && !p.starts_with('*'))
-                .map(|p| format!("long {p}"))
-                .collect();
-            c.push_str(&format!("void {}({}) {{", &d[1], params.join(", ")));
+        if let Some(d) = calls::Def::of(text) {
+            c.push_str(&d.c_head());
             open.push((indent, false));
+            in_def.push((indent, d.params.into_iter().map(|(p, _)| p).collect()));
         } else if let Some(h) = loops::header(text, raw, &lists) {
             c.push_str(&h.opening);
             let head = branches::top_level_colon(raw).map_or(raw.as_str(), |c| &raw[..c]);
@@ -517,7 +522,7 @@ pub fn shape(host: &str) -> Shaped {
                 None => open.push((indent, is_if)),
             }
         } else {
-            let (shaped, launches) = simple(text, raw);
+            let (shaped, launches) = simple(text, raw, params);
             if launches {
                 calls.push((i + 1, raw.clone()));
             }
@@ -623,24 +628,6 @@ fn joined_statement(lines: &[&str], i: usize) -> (String, usize) {
         }
     }
     (text, n)
-}
-
-/// A call of one of the file's functions (`defs`) whose arguments are all integer expressions
-/// or names, as a C call, so that the launches in the function see the values it is called
-/// with (`run(1 << 22, 1024)`).
-fn call_of_def(statement: &str, defs: &[String]) -> Option<String> {
-    let open = statement.find('(')?;
-    let name = statement[..open].trim();
-    if !defs.iter().any(|d| d == name)
-        || matching_close(statement.as_bytes(), open)? != statement.len() - 1
-    {
-        return None;
-    }
-    let args: Vec<String> = split_top(&statement[open + 1..statement.len() - 1])
-        .iter()
-        .map(|a| c_expression(a))
-        .collect::<Option<_>>()?;
-    Some(format!("{name}({});", args.join(", ")))
 }
 
 /// Lines `i..i + n` of the host as written, without their comments (`code_lines` are the same
@@ -1088,6 +1075,48 @@ for m in (4096, 8192):
             .contains("a `for` over `sizes`, not over a `range` or a list of integers"));
     }
 
+    /// A Python timing helper runs the lambda or the function it is given as often as it calls
+    /// it: warm-up and timed loops, its default arguments and a call's keywords.
+    #[test]
+    fn a_launch_given_to_a_python_timing_helper_runs_as_often_as_the_helper_calls_it() {
+        let host = r#"k = cp.RawKernel(CODE, 'scale')
+def bench(fn, reps=100, warmup=3):
+    for _ in range(warmup):
+        fn()
+    for _ in range(reps): fn()
+def step(n):
+    k(((n + 255) // 256,), (256,), (x, cp.int32(n)))
+n = 1 << 20
+t = bench(lambda: k((n // 256,), (256,), (x, cp.int32(n))), reps=20)
+bench(lambda: step(4096), warmup=0)
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+        let runs: Vec<(i64, String)> = ws
+            .iter()
+            .map(|w| {
+                let n = w.resolve().unwrap().params["n"];
+                (n, w.runs_note(1e-3, None).unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        assert_eq!(
+            runs.iter().find(|(n, _)| *n == 1 << 20).unwrap().1,
+            "the host code runs this launch 23 times (line 9, called at line 4 as `fn()`, called \
+             at line 9: 3 times, in `for _ in range(warmup):`; line 9, called at line 5 as \
+             `fn()`, called at line 9: 20 times, in `for _ in range(reps):`): 23.000 ms in all"
+        );
+        // `warmup=0` skips the warm-up loop's runs
+        assert!(
+            runs.iter()
+                .find(|(n, _)| *n == 4096)
+                .unwrap()
+                .1
+                .starts_with("the host code runs this launch 100 times"),
+            "{runs:?}"
+        );
+    }
+
     /// Launches in `for … in range(…)` loops are counted, and the note shows the loops as
     /// written in Python; a loop over an iterable says why it is not counted.
     #[test]
@@ -1134,7 +1163,7 @@ run(compute(5))
 scale(x, np.int32(m), block=(128, 1, 1), grid=(len(x) // 128, 1))
 "#;
         let lines: Vec<String> = shape(host).text.lines().map(String::from).collect();
-        assert_eq!(lines[4], "void run(long n, long block) {");
+        assert_eq!(lines[4], "void run(long n, long block = 128) {");
         assert_eq!(
             lines[5],
             "scale<<<dim3(n / block, 1), dim3(block, 1, 1)>>>(x, n);"
