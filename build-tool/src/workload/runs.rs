@@ -53,16 +53,17 @@ impl LaunchCount {
             .map(|l| l.trips.as_ref().map_or(0, |t| *t).to_string())
             .collect();
         let heads: Vec<String> = self.loops.iter().map(|l| format!("`{}`", l.head)).collect();
-        let product = if trips.len() > 1 {
-            format!("{} = {times}", trips.join(" × "))
+        let times_shown = if times == 1 {
+            "once".to_string()
         } else {
-            times.to_string()
+            format!("{times} times")
         };
-        format!(
-            "{}: {product} times, in {}",
-            self.at,
-            heads.join(" inside ")
-        )
+        let product = if trips.len() > 1 {
+            format!("{} = {times_shown}", trips.join(" × "))
+        } else {
+            times_shown
+        };
+        format!("{}: {product}, in {}", self.at, heads.join(" inside "))
     }
 }
 
@@ -177,6 +178,16 @@ mod tests {
                  `for (s…)` inside `for (it…)`; line 30: once): 2.001 ms in all"
             ),
             "{note}"
+        );
+        // a loop that runs once (a warm-up of one trip)
+        let warm = spec(vec![
+            at(4, &[("for (w…)", Ok(1))]),
+            at(5, &[("for (r…)", Ok(7))]),
+        ]);
+        assert_eq!(
+            warm.runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 8 times (line 4: once, in `for (w…)`; line 5: 7 \
+             times, in `for (r…)`): 8.000 ms in all"
         );
     }
 
