@@ -19,6 +19,7 @@
 //! line is left empty. So a launch's sizes are worked out as a C host's are, and what cannot be
 //! read (a size computed by a call) stays unknown and is reported as such.
 
+mod benchmark;
 mod branches;
 mod calls;
 mod loops;
@@ -521,6 +522,16 @@ pub fn shape(host: &str) -> Shaped {
                 }
                 None => open.push((indent, is_if)),
             }
+        } else if let Some(b) = benchmark::shape(host, text, raw, &defs, &handles) {
+            c.push_str(&b.c);
+            if b.launches {
+                calls.push((i + 1, raw.clone()));
+            }
+            loop_heads.push(PythonLoop {
+                line: i + 1,
+                head: b.head,
+                why_not: b.why_not,
+            });
         } else {
             let (shaped, launches) = simple(text, raw, params);
             if launches {
@@ -1114,6 +1125,46 @@ bench(lambda: step(4096), warmup=0)
                 .1
                 .starts_with("the host code runs this launch 100 times"),
             "{runs:?}"
+        );
+    }
+
+    /// `cupyx.profiler.benchmark` runs its function `n_warmup` + `n_repeat` times.
+    #[test]
+    fn a_launch_timed_by_cupy_s_benchmark_runs_its_warm_up_and_repeats() {
+        let host = r#"from cupyx.profiler import benchmark
+k = cp.RawKernel(CODE, 'scale')
+def step(x, n):
+    k(((n + 255) // 256,), (256,), (x, cp.int32(n)))
+print(benchmark(step, (x, 1 << 20), n_repeat=20))
+benchmark(lambda: step(x, 4096), n_repeat=5, max_duration=1.0)
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+        let runs: Vec<(i64, String)> = ws
+            .iter()
+            .map(|w| {
+                let n = w.resolve().unwrap().params["n"];
+                (n, w.runs_note(1e-3, None).unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                (
+                    1 << 20,
+                    "the host code runs this launch 30 times (line 4, called at line 5: 30 \
+                     times, in `benchmark(step, (x, 1 << 20), n_repeat=20)`): 30.000 ms in all"
+                        .to_string()
+                ),
+                (
+                    4096,
+                    "the launch at line 4, called at line 6 is in a host loop whose trips \
+                     kerncast cannot count (`benchmark(lambda: step(x, 4096), n_repeat=5, \
+                     max_duration=1.0)`: `max_duration=1.0` stops the repeats once they take \
+                     longer, which only a run knows): the figures are one launch's"
+                        .to_string()
+                )
+            ]
         );
     }
 

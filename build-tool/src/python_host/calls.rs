@@ -141,7 +141,7 @@ fn keyword_arg(a: &str) -> Option<(&str, &str)> {
 }
 
 /// `lambda a, b: body` as its parameters and body.
-fn lambda(a: &str) -> Option<(Vec<String>, &str)> {
+pub(super) fn lambda(a: &str) -> Option<(Vec<String>, &str)> {
     let rest = a.strip_prefix("lambda")?;
     if !rest.starts_with([' ', ':']) {
         return None;
@@ -156,7 +156,11 @@ fn lambda(a: &str) -> Option<(Vec<String>, &str)> {
 }
 
 /// A lambda's body as C: a launch, or a call of one of `defs`.
-fn lambda_body(body: &str, defs: &[Def], handles: &[(String, String)]) -> Option<(String, bool)> {
+pub(super) fn lambda_body(
+    body: &str,
+    defs: &[Def],
+    handles: &[(String, String)],
+) -> Option<(String, bool)> {
     launch(body, handles)
         .map(|c| (c, true))
         .or_else(|| call_of_def(body, defs, handles))
