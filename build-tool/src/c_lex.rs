@@ -56,7 +56,9 @@ pub fn has_word(text: &str, name: &str) -> bool {
     !name.is_empty()
         && text.match_indices(name).any(|(at, _)| {
             let end = at + name.len();
-            !(at > 0 && is_ident(b[at - 1])) && !(end < b.len() && is_ident(b[end]))
+            let starts_a_word = at == 0 || !is_ident(b[at - 1]);
+            let ends_a_word = end >= b.len() || !is_ident(b[end]);
+            starts_a_word && ends_a_word
         })
 }
 

@@ -364,7 +364,7 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     let parsed = lower_and_parse(job, &job.path)?;
     let source_text = std::fs::read_to_string(&job.path)
         .ok()
-        .filter(|_| !job.path.extension().is_some_and(|e| e == "bc"));
+        .filter(|_| job.path.extension().is_none_or(|e| e != "bc"));
     let headers = match &source_text {
         Some(t) => {
             crate::includes::local_headers(&job.path, &job.display_path, t, &job.lower.include_dirs)

@@ -147,8 +147,8 @@ pub fn stride_class(lanes: &[LaneAccess], width: u64) -> StrideClass {
 pub fn varying_dims(block: [u64; 3]) -> [bool; 3] {
     [
         block[0] > 1,
-        block[1] > 1 && block[0] % 32 != 0,
-        block[2] > 1 && (block[0] * block[1]) % 32 != 0,
+        block[1] > 1 && !block[0].is_multiple_of(32),
+        block[2] > 1 && !(block[0] * block[1]).is_multiple_of(32),
     ]
 }
 

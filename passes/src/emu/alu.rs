@@ -275,7 +275,7 @@ pub fn bfe(ty: Ty, a: u64, pos: u32, len: u32) -> u64 {
     let sbit = msb_fill(pos + len.max(1) - 1);
     let mut d = 0u64;
     for i in 0..w {
-        let bit = if i < len && pos + i <= w - 1 {
+        let bit = if i < len && pos + i < w {
             (a >> (pos + i)) & 1 == 1
         } else {
             sbit

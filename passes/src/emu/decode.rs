@@ -616,10 +616,7 @@ impl Decoder {
                 _ => Ty::U32,
             };
         }
-        let guard = match &i.pred {
-            Some(g) => Some((self.reg(&g.reg), g.negated)),
-            None => None,
-        };
+        let guard = i.pred.as_ref().map(|g| (self.reg(&g.reg), g.negated));
         Ok(DInst {
             op,
             ty,
