@@ -28,6 +28,7 @@ pub mod cl_build;
 mod classes;
 mod definer;
 mod driver_api;
+mod graphs;
 mod host_defs;
 mod host_loops;
 mod instantiations;
@@ -1781,6 +1782,56 @@ int main() {
                 .contains("fn() at line 4"),
             "{:?}",
             step.origin
+        );
+    }
+
+    /// A launch a stream capture records runs once per launch of the graph made from it, times
+    /// the loops inside the capture; a loop around the capture repeats the capture, not it.
+    #[test]
+    fn a_captured_launch_runs_as_often_as_its_graph_is_launched() {
+        let src = r#"void run(float *x, int n) { k<<<n / 256, 256, 0, s>>>(n); }
+int main() {
+  const int n = 1 << 20;
+  for (int warm = 0; warm < 2; ++warm) {
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    for (int j = 0; j < 4; ++j) k<<<n / 128, 128, 0, s>>>(n);
+    run(x, n);
+    cudaStreamEndCapture(s, &graph);
+  }
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphLaunch(exec, s);
+  for (int i = 0; i < 100; ++i) cudaGraphLaunch(exec, s);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let notes: Vec<(u64, String)> = host
+            .workloads("k", &["n".into()], &[])
+            .iter()
+            .map(|w| {
+                let note = w.runs_note(1e-3, None).unwrap_or_default();
+                (w.resolve().unwrap().grid[0], note)
+            })
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                (
+                    4096,
+                    "the host code runs this launch 101 times (line 1, called at line 7, in the \
+                     graph launched at line 11: once; line 1, called at line 7, in the graph \
+                     launched at line 12: 100 times, in `for (int i = 0; i < 100; ++i)`): \
+                     101.000 ms in all"
+                        .to_string()
+                ),
+                (
+                    8192,
+                    "the host code runs this launch 404 times (line 6, in the graph launched at \
+                     line 11: 4 times, in `for (int j = 0; j < 4; ++j)`; line 6, in the graph \
+                     launched at line 12: 4 × 100 = 400 times, in `for (int j = 0; j < 4; ++j)` \
+                     inside `for (int i = 0; i < 100; ++i)`): 404.000 ms in all"
+                        .to_string()
+                )
+            ]
         );
     }
 

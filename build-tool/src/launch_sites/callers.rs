@@ -30,9 +30,20 @@ pub struct Enclosing {
     pub at: usize,
     /// The body, between its braces.
     pub body: std::ops::Range<usize>,
-    /// For an unnamed lambda written as an argument of a helper that calls it, the offset of
-    /// that call (`passed`); its calls are the helper's.
-    pub passed_in: Option<usize>,
+    pub kind: Kind,
+}
+
+/// What a body is, and so where its calls are.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    /// A function, or a lambda given a name: its calls are written with its name.
+    Function,
+    /// An unnamed lambda written as an argument of the call at `passing` of a helper that calls
+    /// it (`passed`): its calls are the helper's.
+    PassedLambda { passing: usize },
+    /// The launches between `cudaStreamBeginCapture` and `cudaStreamEndCapture`, which a CUDA
+    /// graph replays (`graphs`): its calls are the graph's launches.
+    Capture,
 }
 
 /// One call of a helper: its 1-based line and its argument texts.
@@ -46,6 +57,8 @@ pub struct Call {
     pub template_args: Vec<String>,
     /// Where the callee was passed to a helper and this is the helper calling it: how.
     pub through: Option<Through>,
+    /// Whether this is a `cudaGraphLaunch` of a graph captured from the callee.
+    pub graph: bool,
 }
 
 /// A call of a callable made by the helper it was passed to: the helper's parameter that holds
@@ -66,11 +79,14 @@ pub fn enclosing_function(code: &str, at: usize) -> Option<Enclosing> {
 }
 
 /// [`enclosing_function`], or an unnamed lambda around `at` that is passed to a helper that
-/// calls it, whichever is innermost: what runs the code at `at`.
+/// calls it, or a stream capture around `at` that a graph launch replays, whichever is
+/// innermost: what runs the code at `at`.
 pub fn enclosing_callable(code: &str, at: usize) -> Option<Enclosing> {
-    enclosing(code, at, |i| {
+    let f = enclosing(code, at, |i| {
         function_header(code, i).or_else(|| super::passed::passed_lambda(code, i))
-    })
+    });
+    let within = f.as_ref().map_or(0..code.len(), |f| f.body.clone());
+    super::graphs::capture_around(code, at, within).or(f)
 }
 
 /// The first enclosing `{` around `at`, innermost first, that `header` reads as a function's.
@@ -145,7 +161,7 @@ pub(super) fn function_header(code: &str, open: usize) -> Option<Enclosing> {
             template_params: Vec::new(),
             at: name_start,
             body: open + 1..matching_close(code.as_bytes(), open)?,
-            passed_in: None,
+            kind: Kind::Function,
         });
     }
     let head = without_qualifiers(&code[..open]);
@@ -182,7 +198,7 @@ pub(super) fn function_header(code: &str, open: usize) -> Option<Enclosing> {
         template_params: template_params(&code[..name_start]),
         at: name_start,
         body: open + 1..body_end,
-        passed_in: None,
+        kind: Kind::Function,
     })
 }
 
@@ -319,6 +335,7 @@ impl Call {
     /// helper calling what it was passed, `called at line 9 as `f()``.
     pub fn called_at(&self) -> String {
         match &self.through {
+            _ if self.graph => format!("in the graph launched at line {}", self.line),
             Some(t) => format!("called at line {} as `{}()`", self.line, t.param),
             None => format!("called at line {}", self.line),
         }
@@ -327,15 +344,17 @@ impl Call {
 
 /// Every call of `f` in `code`: not its definition or declarations; calls on an object
 /// (`s.run(…)`) only where `f` is a method; and the calls of the helpers `f` is passed to that
-/// call it (`passed`).
+/// call it (`passed`). A stream capture's calls are the launches of its graph (`graphs`).
 pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
-    let mut out = if f.passed_in.is_some() {
-        Vec::new()
-    } else {
-        direct_calls(code, f)
-    };
-    out.extend(super::passed::calls_through_helpers(code, f));
-    out
+    match f.kind {
+        Kind::Capture => super::graphs::graph_launches(code, f),
+        Kind::PassedLambda { .. } => super::passed::calls_through_helpers(code, f),
+        Kind::Function => {
+            let mut out = direct_calls(code, f);
+            out.extend(super::passed::calls_through_helpers(code, f));
+            out
+        }
+    }
 }
 
 fn direct_calls(code: &str, f: &Enclosing) -> Vec<Call> {
@@ -366,6 +385,7 @@ fn direct_calls(code: &str, f: &Enclosing) -> Vec<Call> {
             args: split_top(&code[open + 1..close]),
             template_args: c.get(1).map(|t| split_top(t.as_str())).unwrap_or_default(),
             through: None,
+            graph: false,
         });
     }
     out
@@ -422,6 +442,7 @@ mod tests {
                     args: vec!["a".into(), "c".into(), "N".into()],
                     template_args: vec![],
                     through: None,
+                    graph: false,
                 },
                 Call {
                     line: 10,
@@ -429,6 +450,7 @@ mod tests {
                     args: vec!["a".into(), "c".into(), "2 * N".into()],
                     template_args: vec![],
                     through: None,
+                    graph: false,
                 },
             ]
         );

@@ -21,7 +21,7 @@
 //! function it is written in, and nothing repeats it.
 
 use super::c_text::{matching_close, opening};
-use super::callers::{self, Call, Enclosing, Through};
+use super::callers::{self, Call, Enclosing, Kind, Through};
 use crate::workload::split_top;
 use regex::Regex;
 
@@ -49,7 +49,9 @@ pub(super) fn passed_lambda(code: &str, open: usize) -> Option<Enclosing> {
         template_params: Vec::new(),
         at: intro,
         body: open + 1..matching_close(code.as_bytes(), open)?,
-        passed_in: Some(passing.at),
+        kind: Kind::PassedLambda {
+            passing: passing.at,
+        },
     })
 }
 
@@ -57,9 +59,10 @@ pub(super) fn passed_lambda(code: &str, open: usize) -> Option<Enclosing> {
 /// it is written into; for a named one or a function, every helper call that names it as an
 /// argument (`time_ms(halve, 10)`, `bench(&run, 5)`).
 pub(super) fn calls_through_helpers(code: &str, f: &Enclosing) -> Vec<Call> {
-    let passings: Vec<Passing> = match f.passed_in {
-        Some(_) => passing_call(code, f.at).into_iter().collect(),
-        None => passed_by_name(code, &f.name),
+    let passings: Vec<Passing> = match f.kind {
+        Kind::PassedLambda { .. } => passing_call(code, f.at).into_iter().collect(),
+        Kind::Function => passed_by_name(code, &f.name),
+        Kind::Capture => Vec::new(),
     };
     passings.iter().flat_map(|p| invocations(code, p)).collect()
 }
@@ -186,6 +189,7 @@ fn calls_of_param(code: &str, helper: &Enclosing, param: &str, passing: usize) -
                     param: param.to_string(),
                     passing: vec![passing],
                 }),
+                graph: false,
             })
         })
         .collect()
@@ -202,7 +206,8 @@ mod tests {
         let code = TIMED;
         let launch = code.find("k<<<n, 32").unwrap();
         let f = callers::enclosing_callable(code, launch).unwrap();
-        assert_eq!(f.passed_in, Some(code.find("time_ms([&]").unwrap()));
+        let passing = code.find("time_ms([&]").unwrap();
+        assert_eq!(f.kind, Kind::PassedLambda { passing });
         assert!(f.params.is_empty());
         let calls = callers::calls(code, &f);
         let lines: Vec<(usize, String)> = calls.iter().map(|c| (c.line, c.called_at())).collect();
@@ -220,7 +225,7 @@ mod tests {
         assert_eq!(of_helper[0].shown("time_ms"), "time_ms([&] {…}, 20)");
         // a lambda given to a function the file does not define is looked through
         let f = callers::enclosing_callable(code, code.find("k<<<1, 1").unwrap()).unwrap();
-        assert_eq!((f.name.as_str(), f.passed_in), ("main", None));
+        assert_eq!((f.name.as_str(), f.kind), ("main", Kind::Function));
     }
 
     #[test]
