@@ -8,8 +8,9 @@
 //! ```
 //!
 //! [`guards`] lists the conditions around a statement (`if`, `else`, `else if`, and `case`
-//! labels that no earlier case falls into); [`decide`] evaluates one with the host's values,
-//! and leaves it undecided when it reads anything else (a value read at run time).
+//! labels, or `default:` as none of its switch's labels, that no earlier case falls into);
+//! [`decide`] evaluates one with the host's values, and leaves it undecided when it reads
+//! anything else (a value read at run time).
 //!
 //! The program is read as run without command-line arguments: `argc` is 1 where the code
 //! gives it no other value ([`ARGC`]). So `int n = argc > 1 ? atoi(argv[1]) : 1 << 24;` is
@@ -87,7 +88,7 @@ pub(super) fn enclosing_brace(code: &str, pos: usize) -> Option<usize> {
 }
 
 /// The guards that the text between a statement's start and `pos` puts on it: `if (c)`,
-/// `else` (the preceding `if`'s condition false), `case K:` labels.
+/// `else` (the preceding `if`'s condition false), `case K:` and `default:` labels.
 fn prefix_guards(code: &str, start: usize, pos: usize) -> Vec<Guard> {
     let mut out = Vec::new();
     let mut i = start;
@@ -104,7 +105,7 @@ fn prefix_guards(code: &str, start: usize, pos: usize) -> Vec<Guard> {
         } else if let Some((cond, end)) = if_condition(code, i).filter(|(_, end)| *end <= pos) {
             out.push(Guard { cond, holds: true });
             i = end;
-        } else if keyword(rest, "case").is_some() {
+        } else if keyword(rest, "case").is_some() || keyword(rest, "default").is_some() {
             out.extend(case_guard(code, start, i, pos));
             break;
         } else {
@@ -159,29 +160,27 @@ fn preceding_ifs(code: &str, else_start: usize) -> Vec<String> {
 }
 
 /// `switch (x) { … case 1: case 2: stmt` — the statement runs when `x` is one of the labels,
-/// unless an earlier case can fall into it (the statement before the labels is not a `break`,
-/// `return` or the switch's `{`).
+/// and after `default:` when it is none of the switch's labels, unless an earlier case can fall
+/// into it (the statement before the labels is not a `break`, `return` or the switch's `{`).
 fn case_guard(code: &str, start: usize, labels_at: usize, pos: usize) -> Option<Guard> {
     let mut labels = Vec::new();
+    let mut default = false;
     let mut rest = code[labels_at..pos].trim_start();
     loop {
-        if keyword(rest, "default").is_some() {
-            return None;
+        if let Some(after) = keyword(rest, "default") {
+            default = true;
+            rest = after.trim_start().strip_prefix(':')?.trim_start();
+            continue;
         }
         let Some(after) = keyword(rest, "case") else {
             break;
         };
-        // the label ends at its `:`, not at a `::` inside it
-        let colon = after
-            .char_indices()
-            .find(|&(k, c)| {
-                c == ':' && !after[k..].starts_with("::") && !after[..k].ends_with(':')
-            })?
-            .0;
+        let colon = label_end(after)?;
         labels.push(after[..colon].trim().to_string());
         rest = after[colon + 1..].trim_start();
     }
-    if labels.is_empty() {
+    // `case 3: default:` runs for 3 and for the values no label names: no one condition
+    if labels.is_empty() == !default {
         return None;
     }
     let open = enclosing_brace(code, start)?;
@@ -197,14 +196,58 @@ fn case_guard(code: &str, start: usize, labels_at: usize, pos: usize) -> Option<
     let rest = keyword(head, "switch")?.trim();
     let close = matching_close(rest.as_bytes(), 0)?;
     let x = rest.get(1..close)?.trim();
+    if default {
+        labels = switch_labels(code, open);
+        if labels.is_empty() {
+            return None;
+        }
+    }
     Some(Guard {
         cond: labels
             .iter()
             .map(|l| format!("({x}) == ({l})"))
             .collect::<Vec<_>>()
             .join(" || "),
-        holds: true,
+        holds: !default,
     })
+}
+
+/// Where the `case` label at the start of `after` ends: its `:`, not one of a `::` inside it.
+fn label_end(after: &str) -> Option<usize> {
+    after
+        .char_indices()
+        .find(|&(k, c)| c == ':' && !after[k..].starts_with("::") && !after[..k].ends_with(':'))
+        .map(|(k, _)| k)
+}
+
+/// The `case` labels of the switch whose block opens at `open`, not those of a switch inside
+/// it.
+fn switch_labels(code: &str, open: usize) -> Vec<String> {
+    let b = code.as_bytes();
+    let Some(close) = matching_close(b, open) else {
+        return Vec::new();
+    };
+    let mut labels = Vec::new();
+    let mut depth = 0i32;
+    let mut k = open + 1;
+    while k < close {
+        match b[k] {
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            b'c' if depth == 0
+                && (k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_')) =>
+            {
+                if let Some(after) = keyword(&code[k..close], "case") {
+                    if let Some(colon) = label_end(after) {
+                        labels.push(after[..colon].trim().to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    labels
 }
 
 /// The value of a C condition: `||`, `&&`, `!`, comparisons and integer arithmetic.
@@ -437,9 +480,22 @@ mod tests {
             at(code, "K256"),
             [g("(threads) == (256) || (threads) == (128)", true)]
         );
-        // case 64 falls into case 32, and default is any other value: no guard either way
+        // case 64 falls into case 32: no guard either way
         assert_eq!(at(code, "K32"), []);
-        assert_eq!(at(code, "K1"), []);
+        // default runs for any value no label names
+        assert_eq!(
+            at(code, "K1"),
+            [g(
+                "(threads) == (512) || (threads) == (256) || (threads) == (128) || (threads) == \
+                 (64) || (threads) == (32)",
+                false
+            )]
+        );
+        // … unless a case falls into it, or shares its statement
+        let falls = code.replace("K32(); break;", "K32();");
+        assert_eq!(at(&falls, "K1"), []);
+        let shared = code.replace("default: K1();", "case 7: default: K1();");
+        assert_eq!(at(&shared, "K1"), []);
     }
 
     #[test]
