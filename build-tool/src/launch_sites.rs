@@ -16,10 +16,11 @@
 //! a launch inside a host helper takes each call of the helper (`callers`), and size helpers
 //! such as `div_up(n, 256)` expand (`size_fns`). An argument passed as a bare name is renamed
 //! to the kernel's parameter, so that `--param n=…` moves the grid with it. The expressions
-//! are C's: `/` rounds down, `sizeof` of a built-in type is its size, and integer suffixes
-//! (`256u`) are dropped. Anything else (a size read from `argv`, a cast, a function call)
-//! stays unresolved: the argument is left unset, and a grid that needs it reports the name it
-//! lacks.
+//! are C's: `/` rounds down, `sizeof` of a built-in type is its size, integer suffixes
+//! (`256u`) are dropped, and casts and `ceil(n / 256.0)` are computed in C's floating types
+//! (`crate::workload::expr`). Anything else (a size read from `argv`, a call of an unknown
+//! function) stays unresolved: the argument is left unset, and a grid that needs it reports
+//! the name it lacks.
 
 mod branches;
 pub(crate) mod c_text;
@@ -942,6 +943,27 @@ fn workload_via(
         order.push((name, e));
         sources.push(source);
     }
+    // the host values C computes as floating-point (`auto a = 2.5f`, `ceil(n / 256.0)`): a
+    // launch size may be one where it is whole, a kernel's parameter takes none (counts read a
+    // float parameter only through the branches that test it)
+    let mut floating: BTreeSet<String> = BTreeSet::new();
+    for (name, e) in &order {
+        if e.is_floating(&|v| floating.contains(v)) {
+            floating.insert(name.clone());
+        }
+    }
+    let is_kernel_value =
+        |n: &str| params.iter().any(|p| p == n) || fields.iter().any(|f| f.name == n);
+    order.retain(|(name, e)| {
+        let float_param = is_kernel_value(name) && floating.contains(name);
+        if float_param {
+            unset.insert(
+                name.clone(),
+                format!("its value `{e}` is a floating-point number"),
+            );
+        }
+        !float_param
+    });
     let defined: BTreeSet<String> = order
         .iter()
         .map(|(n, _)| n.clone())
@@ -952,7 +974,7 @@ fn workload_via(
     for (p, e) in args {
         let mut vars = Vec::new();
         e.vars(&mut vars);
-        if defined.contains(&p) {
+        if defined.contains(&p) || e.is_floating(&|v| floating.contains(v)) {
             continue;
         }
         match vars.iter().find(|v| !defined.contains(*v)) {
@@ -989,8 +1011,6 @@ fn workload_via(
             );
         }
     }
-    let is_kernel_value =
-        |n: &str| params.iter().any(|p| p == n) || fields.iter().any(|f| f.name == n);
     let order = read_by_the_launch(order, &grid, &block, &is_kernel_value);
     // the host's values the kernel is not given, which the origin lists
     let helpers = order
@@ -1832,6 +1852,36 @@ int main() {
                         .to_string()
                 )
             ]
+        );
+    }
+
+    /// A grid computed in floating point (`ceil(n / 256.0)`, a cast) is the one C computes; a
+    /// floating-point value passed to the kernel is no parameter value.
+    #[test]
+    fn a_grid_computed_in_floating_point_is_c_s_and_a_float_argument_stays_unset() {
+        let src = r#"int main() {
+  int n = 1000000;
+  auto alpha = 2.0f;
+  int blocks = ceil(n / 256.0);
+  dim3 block(128);
+  dim3 grid((int)ceil((float)n / block.x));
+  k<<<blocks, 256>>>(x, alpha, n);
+  k<<<grid, block>>>(x, 2.0f, n);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("k", &["x".into(), "alpha".into(), "n".into()], &[]);
+        let resolved: Vec<([u64; 3], Option<i64>)> = ws
+            .iter()
+            .map(|w| {
+                let r = w.resolve().unwrap();
+                (r.grid, r.params.get("alpha").copied())
+            })
+            .collect();
+        assert_eq!(resolved, [([3907, 1, 1], None), ([7813, 1, 1], None)]);
+        assert_eq!(
+            ws[0].unset.get("alpha").map(String::as_str),
+            Some("its value `2.0f` is a floating-point number")
         );
     }
 

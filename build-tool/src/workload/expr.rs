@@ -10,6 +10,15 @@
 //! The comparisons, the conditional and `min`/`max` are here because host code sizes launches
 //! with them: `std::min((n + 255) / 256, prop.multiProcessorCount * 8)` caps a grid-stride
 //! kernel's grid, and `n < 1024 ? n : 1024` picks a block size.
+//!
+//! So are C's floating-point sizes, as in `ceil(n / 256.0)` and `(int)ceil((float)n /
+//! block.x)`: floating literals (`256.0` a `double`, `256.0f` a `float`), casts (`(int)`,
+//! `(unsigned int)`, `(float)`, `static_cast<double>(…)`, `int(…)`) and `ceil`, `floor`,
+//! `round` and `trunc` (also `std::`, and `ceilf` …). They are computed as C computes them,
+//! in `float` or `double` by C's usual arithmetic conversions, so a grid is the one the program
+//! launches. A floating value becomes an integer only through a cast or where it is whole
+//! (`ceil(…)`): a size that would be truncated without one (`n * 0.5` for an odd `n`) is an
+//! error that says so, never a guess.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +26,9 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     Int(i64),
+    /// A floating-point literal: its value, and whether it is a `float` (`2.5f`), not a
+    /// `double`.
+    Float(f64, bool),
     Var(String),
     /// `+ - * / %`, `<` for `<<` and `>` for `>>`.
     Bin(Box<Expr>, char, Box<Expr>),
@@ -29,6 +41,158 @@ pub enum Expr {
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     Min(Box<Expr>, Box<Expr>),
     Max(Box<Expr>, Box<Expr>),
+    /// `(int)e`, `(float)e`, `static_cast<double>(e)`, `int(e)`.
+    Cast(Scalar, Box<Expr>),
+    /// `ceil(e)`, `floor(e)`, `round(e)` or `trunc(e)`.
+    Round(Rounding, Box<Expr>),
+}
+
+/// The C type a cast converts to: an integer type, `float` or `double`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    Int,
+    Float,
+    Double,
+}
+
+/// The words of the types a cast may name.
+const TYPE_WORDS: [&str; 17] = [
+    "const", "signed", "unsigned", "char", "short", "int", "long", "size_t", "ssize_t", "int32_t",
+    "uint32_t", "int64_t", "uint64_t", "uint", "dim_t", "float", "double",
+];
+
+impl Scalar {
+    /// The type that the words name (`unsigned int`, `float`), where they are all type words.
+    fn of(words: &[String]) -> Option<Scalar> {
+        if words.is_empty() || !words.iter().all(|w| TYPE_WORDS.contains(&w.as_str())) {
+            return None;
+        }
+        Some(if words.iter().any(|w| w == "double") {
+            Scalar::Double
+        } else if words.iter().any(|w| w == "float") {
+            Scalar::Float
+        } else {
+            Scalar::Int
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Scalar::Int => "long",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+        }
+    }
+}
+
+/// How `ceil`, `floor`, `round` and `trunc` round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    Ceil,
+    Floor,
+    Round,
+    Trunc,
+}
+
+impl Rounding {
+    const ALL: [Rounding; 4] = [
+        Rounding::Ceil,
+        Rounding::Floor,
+        Rounding::Round,
+        Rounding::Trunc,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Rounding::Ceil => "ceil",
+            Rounding::Floor => "floor",
+            Rounding::Round => "round",
+            Rounding::Trunc => "trunc",
+        }
+    }
+
+    fn apply(self, v: f64) -> f64 {
+        match self {
+            Rounding::Ceil => v.ceil(),
+            Rounding::Floor => v.floor(),
+            Rounding::Round => v.round(),
+            Rounding::Trunc => v.trunc(),
+        }
+    }
+}
+
+/// `x op y` for `+ - * /`.
+fn arithmetic<T>(x: T, op: char, y: T) -> T
+where
+    T: std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>,
+{
+    match op {
+        '+' => x + y,
+        '-' => x - y,
+        '*' => x * y,
+        _ => x / y,
+    }
+}
+
+/// A value as C holds it while it computes an expression.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Value {
+    Int(i64),
+    Float(f32),
+    Double(f64),
+}
+
+impl Value {
+    fn f64(self) -> f64 {
+        match self {
+            Value::Int(i) => i as f64,
+            Value::Float(x) => f64::from(x),
+            Value::Double(x) => x,
+        }
+    }
+
+    fn truthy(self) -> bool {
+        self.f64() != 0.0
+    }
+
+    fn f32(self) -> f32 {
+        match self {
+            Value::Int(i) => i as f32,
+            Value::Float(x) => x,
+            Value::Double(x) => x as f32,
+        }
+    }
+
+    /// `a op b` (`+ - * /`) in the type that C's usual arithmetic conversions give two operands
+    /// of which one is floating: `double` if either is, else `float`.
+    fn floating(a: Value, op: char, b: Value) -> Result<Value, String> {
+        match op {
+            '%' => return Err("`%` of a floating-point value".into()),
+            '<' | '>' => return Err("a shift of a floating-point value".into()),
+            '/' if b.f64() == 0.0 => return Err("division by zero".into()),
+            _ => {}
+        }
+        if matches!(a, Value::Double(_)) || matches!(b, Value::Double(_)) {
+            Ok(Value::Double(arithmetic(a.f64(), op, b.f64())))
+        } else {
+            Ok(Value::Float(arithmetic(a.f32(), op, b.f32())))
+        }
+    }
+
+    /// C's conversion to an integer type: the value truncated toward zero.
+    fn truncated(self) -> Result<i64, String> {
+        let x = match self {
+            Value::Int(i) => return Ok(i),
+            _ => self.f64().trunc(),
+        };
+        if !x.is_finite() || x.abs() >= 9.2e18 {
+            return Err(format!("{} does not fit an integer", self.f64()));
+        }
+        Ok(x as i64)
+    }
 }
 
 /// The operators whose value is true (1) or false (0).
@@ -89,45 +253,101 @@ impl Expr {
         if p.pos != p.toks.len() {
             return Err(format!("unexpected `{}` in `{s}`", p.toks[p.pos]));
         }
+        // a value given as a fraction (`--param alpha=2.5`) is no workload value
+        let mut names = Vec::new();
+        e.vars(&mut names);
+        let fraction = || {
+            e.value(&BTreeMap::new(), Div::Floor)
+                .is_ok_and(|v| v.f64().fract() != 0.0)
+        };
+        if names.is_empty() && fraction() {
+            return Err(format!("`{s}` is not an integer: workload values are integer expressions; leave a float parameter out (counts read a float only through the branches that test it, which are listed assumptions)"));
+        }
         Ok(e)
     }
 
+    /// The expression's value with the names' values `env`: an integer, or a floating value
+    /// that is whole.
     pub fn eval(&self, env: &BTreeMap<String, i64>, div: Div) -> Result<i64, String> {
+        match self.value(env, div)? {
+            Value::Int(i) => Ok(i),
+            v if v.f64().fract() == 0.0 => v.truncated(),
+            v => Err(format!(
+                "`{self}` is {}, not an integer: a floating-point size becomes one only through \
+                 `ceil`, `floor`, `round` or an integer cast",
+                v.f64()
+            )),
+        }
+    }
+
+    fn value(&self, env: &BTreeMap<String, i64>, div: Div) -> Result<Value, String> {
         let ovf = || "integer overflow in a workload expression".to_string();
-        Ok(match self {
-            Expr::Int(i) => *i,
-            Expr::Var(v) => *env
+        let int = |v: i64| Ok(Value::Int(v));
+        match self {
+            Expr::Int(i) => int(*i),
+            Expr::Float(x, true) => Ok(Value::Float(*x as f32)),
+            Expr::Float(x, false) => Ok(Value::Double(*x)),
+            Expr::Var(v) => int(*env
                 .get(v)
-                .ok_or_else(|| format!("undefined name `{v}` in a workload expression"))?,
-            Expr::Neg(e) => e.eval(env, div)?.checked_neg().ok_or_else(ovf)?,
-            Expr::Not(e) => i64::from(e.eval(env, div)? == 0),
-            // only the branch taken is evaluated, as in C (`n > 0 ? total / n : 0`)
-            Expr::Select(c, a, b) => match c.eval(env, div)? {
-                0 => b.eval(env, div)?,
-                _ => a.eval(env, div)?,
+                .ok_or_else(|| format!("undefined name `{v}` in a workload expression"))?),
+            Expr::Neg(e) => match e.value(env, div)? {
+                Value::Int(i) => int(i.checked_neg().ok_or_else(ovf)?),
+                Value::Float(x) => Ok(Value::Float(-x)),
+                Value::Double(x) => Ok(Value::Double(-x)),
             },
-            Expr::Min(a, b) => a.eval(env, div)?.min(b.eval(env, div)?),
-            Expr::Max(a, b) => a.eval(env, div)?.max(b.eval(env, div)?),
-            Expr::Test(a, Test::And, b) => {
-                i64::from(a.eval(env, div)? != 0 && b.eval(env, div)? != 0)
-            }
-            Expr::Test(a, Test::Or, b) => {
-                i64::from(a.eval(env, div)? != 0 || b.eval(env, div)? != 0)
-            }
-            Expr::Test(a, t, b) => {
-                let (a, b) = (a.eval(env, div)?, b.eval(env, div)?);
-                i64::from(match t {
-                    Test::Lt => a < b,
-                    Test::Le => a <= b,
-                    Test::Gt => a > b,
-                    Test::Ge => a >= b,
-                    Test::Eq => a == b,
-                    _ => a != b,
+            Expr::Not(e) => int(i64::from(!e.value(env, div)?.truthy())),
+            // only the branch taken is evaluated, as in C (`n > 0 ? total / n : 0`)
+            Expr::Select(c, a, b) => match c.value(env, div)?.truthy() {
+                false => b.value(env, div),
+                true => a.value(env, div),
+            },
+            Expr::Min(a, b) | Expr::Max(a, b) => {
+                let (x, y) = (a.value(env, div)?, b.value(env, div)?);
+                let min = matches!(self, Expr::Min(..));
+                Ok(match (x, y) {
+                    (Value::Int(x), Value::Int(y)) => {
+                        Value::Int(if min { x.min(y) } else { x.max(y) })
+                    }
+                    _ if (x.f64() <= y.f64()) == min => x,
+                    _ => y,
                 })
             }
+            Expr::Cast(Scalar::Int, e) => int(e.value(env, div)?.truncated()?),
+            Expr::Cast(Scalar::Float, e) => Ok(Value::Float(e.value(env, div)?.f64() as f32)),
+            Expr::Cast(Scalar::Double, e) => Ok(Value::Double(e.value(env, div)?.f64())),
+            // C's rounding functions return the floating type they are given (`ceilf` a
+            // `float`, `ceil` of an integer a `double`)
+            Expr::Round(r, e) => Ok(match e.value(env, div)? {
+                Value::Float(x) => Value::Float(r.apply(f64::from(x)) as f32),
+                v => Value::Double(r.apply(v.f64())),
+            }),
+            Expr::Test(a, Test::And, b) => int(i64::from(
+                a.value(env, div)?.truthy() && b.value(env, div)?.truthy(),
+            )),
+            Expr::Test(a, Test::Or, b) => int(i64::from(
+                a.value(env, div)?.truthy() || b.value(env, div)?.truthy(),
+            )),
+            Expr::Test(a, t, b) => {
+                use std::cmp::Ordering::*;
+                let order = match (a.value(env, div)?, b.value(env, div)?) {
+                    (Value::Int(a), Value::Int(b)) => Some(a.cmp(&b)),
+                    (a, b) => a.f64().partial_cmp(&b.f64()),
+                };
+                int(i64::from(match t {
+                    Test::Lt => order == Some(Less),
+                    Test::Le => matches!(order, Some(Less | Equal)),
+                    Test::Gt => order == Some(Greater),
+                    Test::Ge => matches!(order, Some(Greater | Equal)),
+                    Test::Eq => order == Some(Equal),
+                    _ => order != Some(Equal),
+                }))
+            }
             Expr::Bin(a, op, b) => {
-                let (a, b) = (a.eval(env, div)?, b.eval(env, div)?);
-                match op {
+                let (a, b) = match (a.value(env, div)?, b.value(env, div)?) {
+                    (Value::Int(a), Value::Int(b)) => (a, b),
+                    (a, b) => return Value::floating(a, *op, b),
+                };
+                int(match op {
                     '+' => a.checked_add(b).ok_or_else(ovf)?,
                     '-' => a.checked_sub(b).ok_or_else(ovf)?,
                     '*' => a.checked_mul(b).ok_or_else(ovf)?,
@@ -146,17 +366,33 @@ impl Expr {
                         Div::Floor => a.div_euclid(b),
                         Div::Ceil => -((-a).div_euclid(b)),
                     },
-                }
+                })
             }
-        })
+        }
+    }
+
+    /// Whether C computes the expression as a floating-point value (`2.f`, `ceil(n / 256.0)`,
+    /// `x * 0.5`), not an integer (`(int)ceil(…)`, a comparison); `floating_name` says which
+    /// names hold one.
+    pub fn is_floating(&self, floating_name: &dyn Fn(&str) -> bool) -> bool {
+        let f = |e: &Expr| e.is_floating(floating_name);
+        match self {
+            Expr::Float(..) | Expr::Round(..) => true,
+            Expr::Cast(t, _) => *t != Scalar::Int,
+            Expr::Int(_) | Expr::Test(..) | Expr::Not(_) => false,
+            Expr::Var(v) => floating_name(v),
+            Expr::Neg(e) => f(e),
+            Expr::Bin(a, _, b) | Expr::Min(a, b) | Expr::Max(a, b) => f(a) || f(b),
+            Expr::Select(_, a, b) => f(a) || f(b),
+        }
     }
 
     /// Names the expression refers to (both branches of a conditional).
     pub fn vars(&self, out: &mut Vec<String>) {
         match self {
-            Expr::Int(_) => {}
+            Expr::Int(_) | Expr::Float(..) => {}
             Expr::Var(v) => out.push(v.clone()),
-            Expr::Neg(e) | Expr::Not(e) => e.vars(out),
+            Expr::Neg(e) | Expr::Not(e) | Expr::Cast(_, e) | Expr::Round(_, e) => e.vars(out),
             Expr::Bin(a, _, b) | Expr::Test(a, _, b) | Expr::Min(a, b) | Expr::Max(a, b) => {
                 a.vars(out);
                 b.vars(out);
@@ -174,7 +410,10 @@ impl Expr {
         let m = |e: Box<Expr>| Box::new(e.map_vars(f));
         match self {
             Expr::Int(i) => Expr::Int(i),
+            Expr::Float(x, single) => Expr::Float(x, single),
             Expr::Var(v) => f(v),
+            Expr::Cast(t, e) => Expr::Cast(t, m(e)),
+            Expr::Round(r, e) => Expr::Round(r, m(e)),
             Expr::Neg(e) => Expr::Neg(m(e)),
             Expr::Not(e) => Expr::Not(m(e)),
             Expr::Bin(a, op, b) => Expr::Bin(m(a), op, m(b)),
@@ -190,6 +429,10 @@ impl std::fmt::Display for Expr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Expr::Int(i) => write!(f, "{i}"),
+            Expr::Float(x, false) => write!(f, "{x:?}"),
+            Expr::Float(x, true) => write!(f, "{x:?}f"),
+            Expr::Cast(t, e) => write!(f, "({})({e})", t.name()),
+            Expr::Round(r, e) => write!(f, "{}({e})", r.name()),
             Expr::Var(v) => write!(f, "{v}"),
             Expr::Neg(e) => write!(f, "-{e}"),
             Expr::Not(e) => write!(f, "!{e}"),
@@ -325,22 +568,36 @@ impl Parser {
         self.pos += 1;
         match t.as_str() {
             "(" => {
+                if let Some(ty) = self.cast_type(")") {
+                    return Ok(Expr::Cast(ty, Box::new(self.atom()?)));
+                }
                 let e = self.conditional()?;
                 self.expect(")")?;
                 Ok(e)
             }
+            "static_cast" if self.peek() == Some("<") => {
+                self.pos += 1;
+                let ty = self
+                    .cast_type(">")
+                    .ok_or("a `static_cast` to a type that is no number")?;
+                self.expect("(")?;
+                let e = self.conditional()?;
+                self.expect(")")?;
+                Ok(Expr::Cast(ty, Box::new(e)))
+            }
             "-" => Ok(Expr::Neg(Box::new(self.atom()?))),
             "!" => Ok(Expr::Not(Box::new(self.atom()?))),
-            _ if t.chars().next().is_some_and(|c| c.is_ascii_digit()) => t
-                .parse()
-                .map(Expr::Int)
-                .map_err(|_| {
-                    if t.parse::<f64>().is_ok() {
-                        format!("`{t}` is not an integer: workload values are integer expressions; leave a float parameter out (counts read a float only through the branches that test it, which are listed assumptions)")
-                    } else {
-                        format!("bad integer `{t}`")
-                    }
-                }),
+            _ if t.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
+                if let Ok(i) = t.parse() {
+                    return Ok(Expr::Int(i));
+                }
+                let single = t.ends_with(['f', 'F']) && !t.starts_with("0x");
+                let digits = if single { &t[..t.len() - 1] } else { &t[..] };
+                match digits.parse::<f64>() {
+                    Ok(x) if digits.contains(['.', 'e', 'E']) => Ok(Expr::Float(x, single)),
+                    _ => Err(format!("bad integer `{t}`")),
+                }
+            }
             _ if self.peek() == Some("(") => self.call(&t),
             _ if t
                 .chars()
@@ -354,12 +611,39 @@ impl Parser {
         }
     }
 
-    /// `min(a, b)` or `max(a, b)`, with or without `std::` (the only calls the language has).
+    /// The type of a cast, where the tokens from here to `close` are type words (`unsigned
+    /// int`); it moves past `close`.
+    fn cast_type(&mut self, close: &str) -> Option<Scalar> {
+        let end = self.pos + self.toks[self.pos..].iter().position(|t| t == close)?;
+        let ty = Scalar::of(&self.toks[self.pos..end])?;
+        self.pos = end + 1;
+        Some(ty)
+    }
+
+    /// `min(a, b)` or `max(a, b)`, a rounding (`ceil(x)`, `floorf(x)`) or a functional cast
+    /// (`int(x)`), with or without `std::`.
     fn call(&mut self, name: &str) -> Result<Expr, String> {
         let bare = name
             .strip_prefix("std::")
             .or_else(|| name.strip_prefix("::"))
             .unwrap_or(name);
+        let rounding = Rounding::ALL
+            .into_iter()
+            .find(|r| bare == r.name() || bare.strip_suffix('f') == Some(r.name()));
+        let cast = Scalar::of(&[bare.to_string()]);
+        if rounding.is_some() || cast.is_some() {
+            self.pos += 1;
+            let e = Box::new(self.conditional()?);
+            self.expect(")")?;
+            // `ceilf` rounds a `float`
+            return Ok(match rounding {
+                Some(r) if bare.ends_with('f') => {
+                    Expr::Round(r, Box::new(Expr::Cast(Scalar::Float, e)))
+                }
+                Some(r) => Expr::Round(r, e),
+                None => Expr::Cast(cast.unwrap_or(Scalar::Int), e),
+            });
+        }
         if !matches!(bare, "min" | "max") {
             return Err(format!(
                 "`{name}(…)` is not a function workload expressions know"
@@ -432,6 +716,46 @@ mod tests {
         assert_eq!(names, ["c", "a", "b", "d"]);
         // the text shown parses back to the same expression
         for s in [grid, block, "!(a && b) || c > 1"] {
+            let e = Expr::parse(s).unwrap();
+            assert_eq!(Expr::parse(&e.to_string()), Ok(e.clone()), "{e}");
+        }
+    }
+
+    /// C's floating-point sizes: literals, casts and roundings, computed in C's types.
+    #[test]
+    fn floating_point_sizes_are_computed_as_c_computes_them() {
+        let n = [("n", 1_000_000), ("block.x", 128)];
+        assert_eq!(eval("ceil(n / 256.0)", &n), Ok(3907));
+        assert_eq!(eval("(int)ceil((float)n / block.x)", &n), Ok(7813));
+        assert_eq!(
+            eval("static_cast<int>(std::ceil(n / 512.0f))", &n),
+            Ok(1954)
+        );
+        assert_eq!(eval("(unsigned int)((n + 63) / 64)", &n), Ok(15625));
+        assert_eq!(eval("int(n * 0.25) + floorf(2.5f)", &n), Ok(250_002));
+        assert_eq!(eval("(int)(n / 3.0)", &n), Ok(333_333));
+        assert_eq!(eval("n / 3.0 > 333333 ? 1 : 0", &n), Ok(1));
+        // in `float`, as C computes it: 2^24 + 1 is not a float, so the quotient is whole
+        let big = [("n", (1 << 24) + 1)];
+        assert_eq!(eval("ceil((float)n / 256)", &big), Ok(65536));
+        assert_eq!(eval("ceil((double)n / 256)", &big), Ok(65537));
+        // a fraction with no rounding is no size, and says so
+        let half = eval("n * 0.5", &[("n", 7)]).unwrap_err();
+        assert!(
+            half.starts_with("`(n*0.5)` is 3.5, not an integer"),
+            "{half}"
+        );
+        assert!(eval("n % 2.0", &[("n", 7)]).is_err());
+        // which values C computes as floating-point
+        let floating = |s: &str| Expr::parse(s).unwrap().is_floating(&|v| v == "a");
+        assert!(floating("2.f") && floating("ceil(n / 2)") && floating("a * 2"));
+        assert!(!floating("(int)ceil(n / 2.0)") && !floating("n / 2") && !floating("a > 1"));
+        // the text shown parses back to the same expression
+        for s in [
+            "(int)ceil((float)n / 256)",
+            "floorf(n * 0.5)",
+            "1.5f + (double)n",
+        ] {
             let e = Expr::parse(s).unwrap();
             assert_eq!(Expr::parse(&e.to_string()), Ok(e.clone()), "{e}");
         }
