@@ -27,6 +27,7 @@ pub(crate) mod c_text;
 mod callers;
 pub mod cl_build;
 mod classes;
+mod containers;
 mod definer;
 mod driver_api;
 mod graphs;
@@ -853,11 +854,12 @@ fn workload_via(
         .iter()
         .map(|(h, p)| (p.as_str(), h.as_str()))
         .collect();
-    let parse = |text: &str| {
-        Expr::parse(&c_expr(&branches::settled(text, defs), &defs.fns))
-            .ok()
-            .map(|e| rename(e, &renames))
+    let parsed = |text: &str| {
+        Expr::parse(&c_expr(&branches::settled(text, defs), &defs.fns)).map(|e| rename(e, &renames))
     };
+    let parse = |text: &str| parsed(text).ok();
+    // a launch size kerncast cannot read, as the name the error asks for, and why
+    let unreadable = std::cell::RefCell::new(BTreeMap::new());
     let dims = |term: Option<&String>| -> Dims {
         let term = term.map(|t| t.trim()).unwrap_or("1");
         let parts = match defs.dims.get(term) {
@@ -867,7 +869,13 @@ fn workload_via(
         Dims(
             parts
                 .iter()
-                .map(|p| parse(p).unwrap_or_else(|| Expr::Var(unresolved(p))))
+                .map(|p| {
+                    parsed(p).unwrap_or_else(|why| {
+                        let name = unresolved(p);
+                        unreadable.borrow_mut().insert(name.clone(), why);
+                        Expr::Var(name)
+                    })
+                })
                 .collect(),
         )
     };
@@ -942,6 +950,9 @@ fn workload_via(
     for (name, e, source) in sizing_the_launch(pending, &grid, &block, params) {
         order.push((name, e));
         sources.push(source);
+    }
+    for (name, why) in unreadable.into_inner() {
+        unset.insert(name, format!("kerncast cannot read it: {why}"));
     }
     // the host values C computes as floating-point (`auto a = 2.5f`, `ceil(n / 256.0)`): a
     // launch size may be one where it is whole, a kernel's parameter takes none (counts read a
@@ -1882,6 +1893,46 @@ int main() {
         assert_eq!(
             ws[0].unset.get("alpha").map(String::as_str),
             Some("its value `2.0f` is a floating-point number")
+        );
+    }
+
+    /// A container's `size()` is its count where it is declared with one and never resized; a
+    /// size kerncast cannot read says why and how to give it.
+    #[test]
+    fn a_container_s_size_sizes_a_launch_and_an_unreadable_size_says_why() {
+        let src = r#"int main() {
+  std::vector<float> h(4096);
+  thrust::device_vector<float> d(1 << 16);
+  std::vector<float> grown(8);
+  grown.push_back(1.f);
+  k<<<(h.size() + 255) / 256, 256>>>(x, h.size());
+  k<<<(d.size() + 127) / 128, 128>>>(x, std::size(d));
+  k<<<grown.size(), 32>>>(x, 1);
+  k<<<blocks_for(7), 32>>>(x, 1);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let ws = host.workloads("k", &["x".into(), "n".into()], &[]);
+        let shown: Vec<String> = ws
+            .iter()
+            .map(|w| match w.resolve() {
+                Ok(r) => format!("{:?} n={:?}", r.grid, r.params.get("n")),
+                Err(e) => format!("{e}{}", w.how_to_set(&e)),
+            })
+            .collect();
+        assert_eq!(shown[0], "[16, 1, 1] n=Some(4096)");
+        assert_eq!(shown[1], "[512, 1, 1] n=Some(65536)");
+        assert_eq!(
+            shown[2],
+            "undefined name `grown.size` in a workload expression (`grown` may change size at \
+             line 5 (`grown.push_back(1.f)`)); give it a value with --param grown.size=VALUE"
+        );
+        assert_eq!(
+            shown[3],
+            "undefined name `blocks_for(7)` in a workload expression (kerncast cannot read it: \
+             `blocks_for(…)` is not a function workload expressions know); give the launch's \
+             sizes with a `// kerncast: workload …` annotation above the kernel or a \
+             [[kernel.workload]] in kerncast.toml"
         );
     }
 

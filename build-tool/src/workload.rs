@@ -199,6 +199,16 @@ impl WorkloadSpec {
             .get(name)
             .map(|w| format!(" ({w})"))
             .unwrap_or_default();
+        // a launch size as written (`(h.size() + 255) / 256`) is no name to give a value
+        if !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_.".contains(c))
+        {
+            return format!(
+                "{why}; give the launch's sizes with a `// kerncast: workload …` annotation above \
+                 the kernel or a [[kernel.workload]] in kerncast.toml"
+            );
+        }
         format!("{why}; give it a value with --param {name}=VALUE")
     }
 

@@ -56,6 +56,9 @@ static SIZEOF: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn c_expr(text: &str, fns: &BTreeMap<String, size_fns::SizeFn>) -> String {
     let t = size_fns::expand(text.trim(), fns);
     let t = SM_COUNT_MEMBER.replace_all(&t, crate::workload::DEVICE_SM_COUNT);
+    let t = super::containers::SIZE_CALL.replace_all(&t, |c: &regex::Captures| {
+        format!("{}.size", c.get(1).or(c.get(2)).map_or("", |m| m.as_str()))
+    });
     let t = SUFFIX.replace_all(&t, "$1");
     let t = BOOL.replace_all(
         &t,

@@ -161,6 +161,7 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
             );
         }
     }
+    scalars.extend(super::containers::sizes_in(scope, code));
     let dims = dims
         .into_iter()
         .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))
@@ -300,6 +301,9 @@ fn writes(code: &str, name: &str) -> Writes {
 /// more than once (`n` is given a value at lines 15 and 22), stepped, or passed by address.
 /// `None` where none of these holds.
 pub(super) fn why_no_value(code: &str, name: &str) -> Option<String> {
+    if let Some(container) = name.strip_suffix(".size") {
+        return super::containers::why_no_size(code, container);
+    }
     if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
