@@ -19,6 +19,7 @@
 //! line is left empty. So a launch's sizes are worked out as a C host's are, and what cannot be
 //! read (a size computed by a call) stays unknown and is reported as such.
 
+mod arrays;
 mod benchmark;
 mod branches;
 mod calls;
@@ -410,13 +411,20 @@ pub fn shape(host: &str) -> Shaped {
         .iter()
         .filter_map(|l| calls::Def::of(l.trim()))
         .collect();
+    // the arrays of one dimension, whose `len(x)` is their size
+    let mut flat: Vec<String> = Vec::new();
+    for m in lines.iter().filter_map(|l| arrays::made(l.trim())) {
+        if m.flat || m.like.is_some_and(|l| flat.contains(&l)) {
+            flat.push(m.name);
+        }
+    }
     // a statement continued over the following lines (inside brackets) is read at its first
     let mut statements: Vec<Option<Statement>> = Vec::with_capacity(lines.len());
     while statements.len() < lines.len() {
         let i = statements.len();
         let (text, n) = joined_statement(&lines, i);
         statements.push(Some(Statement {
-            text: text.trim().to_string(),
+            text: arrays::sizes_read(text.trim(), &flat),
             raw: raw_statement(&raw_lines, &lines, i, n),
         }));
         statements.extend((1..n).map(|_| None));
@@ -426,7 +434,9 @@ pub fn shape(host: &str) -> Shaped {
     // a statement that opens no block, as C, and whether it launches a kernel; `params` are
     // those of the function it is in
     let simple = |text: &str, raw: &str, params: &[String]| -> (String, bool) {
-        if let Some(call) = calls::call_of_def(text, &defs, &handles) {
+        if let Some(array) = arrays::made(text) {
+            (array.c, false)
+        } else if let Some(call) = calls::call_of_def(text, &defs, &handles) {
             call
         } else if let Some(call) = calls::call_of_param(text, params) {
             (call, false)
@@ -539,7 +549,7 @@ pub fn shape(host: &str) -> Shaped {
             }
             c.push_str(&shaped);
         }
-        out.push(c);
+        out.push(arrays::as_c(c));
     }
     let mut text = out.join("\n");
     for _ in &open {
@@ -1125,6 +1135,34 @@ bench(lambda: step(4096), warmup=0)
                 .1
                 .starts_with("the host code runs this launch 100 times"),
             "{runs:?}"
+        );
+    }
+
+    /// An array's size (`x.size`, `len(x)`) is the count it is made with.
+    #[test]
+    fn a_launch_sized_by_an_array_takes_the_array_s_count() {
+        let host = r#"k = cp.RawKernel(CODE, 'scale')
+x = cp.random.rand(1 << 20).astype(cp.float32)
+n = x.size
+k(((n + 255) // 256,), (256,), (x, cp.int32(n)))
+m = cp.zeros((512, 256), dtype=cp.float32)
+k((m.size // 128,), (128,), (m, cp.int32(len(m))))
+y = cp.empty_like(x)
+k((len(y) // 256,), (256,), (y, cp.int32(y.shape[0])))
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+        let sized: Vec<(u64, Option<i64>)> = ws
+            .iter()
+            .map(|w| {
+                let r = w.resolve().unwrap();
+                (r.grid[0], r.params.get("n").copied())
+            })
+            .collect();
+        // `len(m)` of an array of two dimensions is its first, not its size: not read
+        assert_eq!(
+            sized,
+            [(4096, Some(1 << 20)), (1024, None), (4096, Some(1 << 20))]
         );
     }
 

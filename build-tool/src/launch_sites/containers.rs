@@ -110,12 +110,12 @@ pub(super) fn why_no_size(code: &str, name: &str) -> Option<String> {
     let m = change.find_iter(code).find(|m| {
         let named_at = m.as_str().find(name).map_or(m.start(), |k| m.start() + k);
         let declared = code[..named_at].trim_end().ends_with('>');
-        // `std::size(h)`, `sizeof(h)`, `std::data(h)` only read it
+        // `std::size(h)`, `sizeof(h)`, `std::data(h)` (and a Python host's `len(h)`) only read it
         let reader = m.as_str().starts_with('(')
-            && ["size", "sizeof", "data", "begin", "end"]
+            && ["size", "sizeof", "data", "begin", "end", "len"]
                 .iter()
                 .any(|f| ends_with_word(&code[..m.start()], f));
-        !declared && !reader
+        !declared && !reader && !a_launch_argument(code, m.start())
     })?;
     let line = code[..m.start()].matches('\n').count() + 1;
     let start = code[..m.start()]
@@ -128,6 +128,23 @@ pub(super) fn why_no_size(code: &str, name: &str) -> Option<String> {
         "`{name}` may change size at line {line} (`{}`)",
         code[start..end].trim()
     ))
+}
+
+/// Whether the argument list around offset `at` is a kernel launch's (`k<<<g, b>>>(x, n)`),
+/// which cannot resize a host container.
+fn a_launch_argument(code: &str, at: usize) -> bool {
+    let b = code.as_bytes();
+    let mut depth = 0i32;
+    for k in (0..=at.min(b.len().saturating_sub(1))).rev() {
+        match b[k] {
+            b')' if k != at => depth += 1,
+            b'(' if depth > 0 => depth -= 1,
+            b'(' => return code[..k].trim_end().ends_with(">>>"),
+            b';' | b'{' | b'}' => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether `text` ends with the word `w` (white space after it aside).
@@ -176,6 +193,9 @@ mod tests {
             assert_eq!(why_no_size(&code, "h").as_deref(), Some(why));
             assert!(sizes_in(&code, &code).is_empty(), "{code}");
         }
+        // a kernel launch cannot resize it
+        let launched = format!("{base}k<<<h.size() / 256, 256>>>(h, 1);\n");
+        assert_eq!(why_no_size(&launched, "h"), None);
         // reading it, its elements or its data is no change
         let read = "std::vector<float> h(8);\nh[0] = 1.f;\nuse(h.data(), h.size());\nif (h == g) {}\nint n = std::size(h) + sizeof(h);\n";
         assert_eq!(why_no_size(read, "h"), None);

@@ -1,0 +1,178 @@
+//! Arrays a Python host makes with a size, which its launches read back (`x.size`, `len(x)`):
+//!
+//! ```text
+//! x = cp.zeros(n, dtype=cp.float32)         std::vector<float> x(n);
+//! y = cp.random.rand(rows, cols)            std::vector<float> y((rows) * (cols));
+//! k(((x.size + 255) // 256,), …)            … (x.size() + 255) / 256 …
+//! ```
+//!
+//! An array is shaped as a C++ container with its element count, so the C reader takes its
+//! size as it takes a container's (`launch_sites::containers`): from its one assignment, and
+//! not where the file assigns the name again. The makers read are CuPy's, NumPy's and PyCUDA
+//! `gpuarray`'s `zeros`, `ones`, `empty` and `full` (a shape first), `arange`, `random.rand`
+//! and `random.randn` (sizes as arguments), `random.random` (a shape), `zeros_like` and its
+//! kin (another array's size), and PyTorch's `zeros`, `ones`, `empty`, `rand` and `randn`
+//! (sizes as arguments, or a shape); `.astype(…)` and `.reshape(…)` after one keep its size.
+//! `x.size`, `x.numel()`, and `len(x)` and `x.shape[0]` of an array of one dimension read it.
+
+use super::{c_expression, keyword, split_top, tuple};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// `name = module.maker(args)…`.
+static MADE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^([A-Za-z_]\w*)\s*=\s*(cp|cupy|np|numpy|gpuarray|torch)\.((?:random\.)?[a-z_]+)\s*\(",
+    )
+    .unwrap()
+});
+
+/// An array a statement makes: its name, its C declaration, and whether it has one dimension.
+#[derive(Debug, PartialEq)]
+pub(super) struct Made {
+    pub name: String,
+    pub c: String,
+    pub flat: bool,
+    /// The array a `*_like` maker copies the shape of.
+    pub like: Option<String>,
+}
+
+/// The array the statement makes, if it makes one with a size kerncast reads.
+pub(super) fn made(statement: &str) -> Option<Made> {
+    let c = MADE.captures(statement)?;
+    let (name, module, maker) = (&c[1], &c[2], &c[3]);
+    let open = c.get(0).expect("the match").end() - 1;
+    let close = crate::launch_sites::c_text::matching_close(statement.as_bytes(), open)?;
+    let after = statement[close + 1..].trim();
+    // `.astype(…)` and `.reshape(…)` keep the size
+    let kept = after.is_empty() || after.starts_with(".astype(") || after.starts_with(".reshape(");
+    if !kept {
+        return None;
+    }
+    let args = split_top(&statement[open + 1..close]);
+    let positional: Vec<&String> = args.iter().filter(|a| !keyword(a)).collect();
+    let dims: Vec<String> = match (module, maker) {
+        (_, m) if m.ends_with("_like") => {
+            let of = positional.first()?;
+            return Some(Made {
+                name: name.to_string(),
+                c: format!("std::vector<float> {name}({of}.size());"),
+                flat: false,
+                like: Some(of.to_string()),
+            });
+        }
+        ("torch", "zeros" | "ones" | "empty" | "rand" | "randn") => match positional.as_slice() {
+            [shape] if shape.starts_with(['(', '[']) => tuple(shape),
+            dims => dims.iter().map(|d| d.to_string()).collect(),
+        },
+        ("torch", _) => return None,
+        (_, "zeros" | "ones" | "empty" | "full" | "random.random" | "random.random_sample") => {
+            tuple(positional.first()?)
+        }
+        (_, "arange") => match positional.as_slice() {
+            [stop] => vec![stop.to_string()],
+            [start, stop] => vec![format!("({stop}) - ({start})")],
+            _ => return None,
+        },
+        (_, "random.rand" | "random.randn") => positional.iter().map(|d| d.to_string()).collect(),
+        _ => return None,
+    };
+    let dims: Vec<String> = dims
+        .iter()
+        .map(|d| c_expression(d).map(|e| format!("({e})")))
+        .collect::<Option<_>>()?;
+    if dims.is_empty() {
+        return None;
+    }
+    Some(Made {
+        name: name.to_string(),
+        c: format!("std::vector<float> {name}({});", dims.join(" * ")),
+        flat: dims.len() == 1 && !after.starts_with(".reshape("),
+        like: None,
+    })
+}
+
+/// `e` with the reads of arrays' sizes as C++ container calls: `x.size` and `x.numel()`, and,
+/// for the arrays of one dimension in `flat`, `len(x)` and `x.shape[0]`.
+pub(super) fn sizes_read(e: &str, flat: &[String]) -> String {
+    static SIZE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b([A-Za-z_]\w*)\.(?:size\b(?:\s*\(\s*\))?|numel\s*\(\s*\))").unwrap()
+    });
+    static LENGTH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\blen\s*\(\s*([A-Za-z_]\w*)\s*\)|\b([A-Za-z_]\w*)\.shape\s*\[\s*0\s*\]")
+            .unwrap()
+    });
+    let e = SIZE.replace_all(e, "${1}__kerncast_size");
+    LENGTH
+        .replace_all(&e, |c: &regex::Captures| {
+            let name = c.get(1).or(c.get(2)).expect("one of the two").as_str();
+            if flat.iter().any(|f| f == name) {
+                format!("{name}__kerncast_size")
+            } else {
+                c[0].to_string()
+            }
+        })
+        .into_owned()
+}
+
+/// A C expression with the size reads [`sizes_read`] marks as container calls.
+pub(super) fn as_c(e: String) -> String {
+    e.replace("__kerncast_size", ".size()")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_makers_give_their_element_count() {
+        let decl = |s: &str| made(s).map(|m| m.c);
+        assert_eq!(
+            made("x = cp.zeros(n, dtype=cp.float32)"),
+            Some(Made {
+                name: "x".into(),
+                c: "std::vector<float> x((n));".into(),
+                flat: true,
+                like: None
+            })
+        );
+        assert_eq!(
+            decl("y = np.random.rand(rows, cols).astype(np.float32)"),
+            Some("std::vector<float> y((rows) * (cols));".into())
+        );
+        let z = made("z = cp.arange(25, dtype=cp.float32).reshape(5, 5)").unwrap();
+        assert_eq!(
+            (z.c.as_str(), z.flat),
+            ("std::vector<float> z((25));", false)
+        );
+        assert_eq!(
+            decl("w = cp.empty((h, 4 * w2))"),
+            Some("std::vector<float> w((h) * (4 * w2));".into())
+        );
+        assert_eq!(
+            decl("t = torch.randn(1024, 64, device='cuda')"),
+            Some("std::vector<float> t((1024) * (64));".into())
+        );
+        assert_eq!(
+            decl("o = cp.empty_like(x)"),
+            Some("std::vector<float> o(x.size());".into())
+        );
+        // a size read at run time, or an array from data
+        assert_eq!(made("x = cp.zeros(len(data))"), None);
+        assert_eq!(made("x = cp.asarray(data)"), None);
+        assert_eq!(made("x = cp.zeros(n).sum()"), None);
+    }
+
+    #[test]
+    fn size_reads_are_container_calls() {
+        let flat = ["x".to_string()];
+        let e = sizes_read(
+            "(x.size + 255) // 256 + len(x) + y.shape[0] + t.numel()",
+            &flat,
+        );
+        assert_eq!(
+            as_c(e),
+            "(x.size() + 255) // 256 + x.size() + y.shape[0] + t.size()"
+        );
+    }
+}
