@@ -1096,6 +1096,19 @@ for m in (4096, 8192):
             .contains("a `for` over `sizes`, not over a `range` or a list of integers"));
     }
 
+    /// The `scale(x, n)` launches of a Python host: each one's `n` and note on its runs.
+    fn runs_by_size(host: &str) -> Vec<(i64, String)> {
+        let params = ["x".to_string(), "n".to_string()];
+        crate::launch_sites::HostFile::python(host, None)
+            .workloads("scale", &params, &[])
+            .iter()
+            .map(|w| {
+                let n = w.resolve().unwrap().params["n"];
+                (n, w.runs_note(1e-3, None).unwrap_or_default())
+            })
+            .collect()
+    }
+
     /// A Python timing helper runs the lambda or the function it is given as often as it calls
     /// it: warm-up and timed loops, its default arguments and a call's keywords.
     #[test]
@@ -1111,15 +1124,7 @@ n = 1 << 20
 t = bench(lambda: k((n // 256,), (256,), (x, cp.int32(n))), reps=20)
 bench(lambda: step(4096), warmup=0)
 "#;
-        let params = ["x".to_string(), "n".to_string()];
-        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
-        let runs: Vec<(i64, String)> = ws
-            .iter()
-            .map(|w| {
-                let n = w.resolve().unwrap().params["n"];
-                (n, w.runs_note(1e-3, None).unwrap_or_default())
-            })
-            .collect();
+        let runs = runs_by_size(host);
         assert_eq!(runs.len(), 2, "{runs:?}");
         assert_eq!(
             runs.iter().find(|(n, _)| *n == 1 << 20).unwrap().1,
@@ -1176,15 +1181,7 @@ def step(x, n):
 print(benchmark(step, (x, 1 << 20), n_repeat=20))
 benchmark(lambda: step(x, 4096), n_repeat=5, max_duration=1.0)
 "#;
-        let params = ["x".to_string(), "n".to_string()];
-        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
-        let runs: Vec<(i64, String)> = ws
-            .iter()
-            .map(|w| {
-                let n = w.resolve().unwrap().params["n"];
-                (n, w.runs_note(1e-3, None).unwrap_or_default())
-            })
-            .collect();
+        let runs = runs_by_size(host);
         assert_eq!(
             runs,
             [

@@ -28,7 +28,7 @@ pub struct Enclosing {
     pub template_params: Vec<String>,
     /// Byte offset of the name in its definition.
     pub at: usize,
-    /// The body, between its braces.
+    /// The body, between its braces (a capture's: its statements).
     pub body: std::ops::Range<usize>,
     pub kind: Kind,
 }
@@ -334,8 +334,10 @@ impl Call {
     /// How the chain of calls to a launch reads this call: `called at line 9`, or, for a
     /// helper calling what it was passed, `called at line 9 as `f()``.
     pub fn called_at(&self) -> String {
+        if self.graph {
+            return format!("in the graph launched at line {}", self.line);
+        }
         match &self.through {
-            _ if self.graph => format!("in the graph launched at line {}", self.line),
             Some(t) => format!("called at line {} as `{}()`", self.line, t.param),
             None => format!("called at line {}", self.line),
         }

@@ -56,9 +56,9 @@ pub enum Scalar {
 }
 
 /// The words of the types a cast may name.
-const TYPE_WORDS: [&str; 17] = [
+const TYPE_WORDS: [&str; 16] = [
     "const", "signed", "unsigned", "char", "short", "int", "long", "size_t", "ssize_t", "int32_t",
-    "uint32_t", "int64_t", "uint64_t", "uint", "dim_t", "float", "double",
+    "uint32_t", "int64_t", "uint64_t", "uint", "float", "double",
 ];
 
 impl Scalar {
