@@ -544,10 +544,7 @@ impl<'a> HostFile<'a> {
         self.add_class_members(&mut scoped, f.at);
         let mut calls = callers::calls(code, &f);
         calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
-        for p in &f.params {
-            scoped.scalars.remove(p);
-            scoped.dims.remove(p);
-        }
+        unbind(&mut scoped, &f.params);
         self.called_contexts(&f, calls, scoped, 1)
     }
 
@@ -663,10 +660,7 @@ impl<'a> HostFile<'a> {
         };
         overlay(&mut caller, self.local_defs(&g));
         self.add_members(&mut caller);
-        for p in &g.params {
-            caller.scalars.remove(p);
-            caller.dims.remove(p);
-        }
+        unbind(&mut caller, &g.params);
         let mut outer = if depth < MAX_CALL_DEPTH {
             callers::calls(code, &g)
         } else {
@@ -735,8 +729,21 @@ impl<'a> HostFile<'a> {
         if let Some(outer) = callers::enclosing_callable(code, f.at) {
             defs = self.local_defs(&outer);
         }
-        overlay(&mut defs, defs_in(body, body));
+        // its own statements, not those of the functions and lambdas defined in it (a Python
+        // host's `def`s are nested in one C function)
+        overlay(&mut defs, defs_in(&callers::file_scope(body), body));
         defs
+    }
+}
+
+/// `defs` without the values of the names `params` hide: each name, and its members and size
+/// (`x.size`, `cfg.n`).
+fn unbind(defs: &mut HostDefs, params: &[String]) {
+    for p in params.iter().filter(|p| !p.is_empty()) {
+        let member = format!("{p}.");
+        defs.scalars
+            .retain(|name, _| name != p && !name.starts_with(&member));
+        defs.dims.remove(p);
     }
 }
 

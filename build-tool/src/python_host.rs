@@ -495,7 +495,9 @@ pub fn shape(host: &str) -> Shaped {
             }
         }
         if i == 0 {
-            c.insert_str(0, "int main() { ");
+            // the module's statements, in a function no `def` of the file is named as (a
+            // script's own `def main():` is one of them)
+            c.insert_str(0, "void python_module() { ");
         }
         let params: &[String] = in_def.last().map_or(&[], |(_, p)| p);
         // the statement after a header's colon, on its line: shaped, and the block closed
@@ -984,7 +986,10 @@ s = SourceModule(OTHER)
                 .lines()
                 .map(String::from)
                 .collect();
-        assert_eq!(lines[0], "int main() { long w = 1920; long h = 1080;");
+        assert_eq!(
+            lines[0],
+            "void python_module() { long w = 1920; long h = 1080;"
+        );
         assert_eq!(lines[1], "long a = w / 2; long b = 4;");
         // a swap reads what it assigns; a call's result is not read
         assert_eq!((lines[2].as_str(), lines[3].as_str()), ("", ""));
@@ -1168,6 +1173,34 @@ k((len(y) // 256,), (256,), (y, cp.int32(y.shape[0])))
         assert_eq!(
             sized,
             [(4096, Some(1 << 20)), (1024, None), (4096, Some(1 << 20))]
+        );
+    }
+
+    /// A script's `def main():`, called under `if __name__ == "__main__":`, is called once per
+    /// call of it, and a method's array parameter is not an array of the module.
+    #[test]
+    fn a_script_s_main_is_called_once_and_a_parameter_hides_the_module_s_array() {
+        let host = r#"k = cp.RawKernel(CODE, 'scale')
+def launch(x):
+    n = x.size
+    k(((n + 255) // 256,), (256,), (x, cp.int32(n)))
+def main():
+    x = cp.zeros(4096)
+    for _ in range(3):
+        k((x.size // 256,), (256,), (x, cp.int32(x.size)))
+if __name__ == "__main__":
+    for rep in range(2):
+        main()
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+        assert_eq!(ws.len(), 2, "{ws:?}");
+        let err = ws[0].resolve().unwrap_err();
+        assert_eq!(err, "undefined name `n` in a workload expression");
+        assert_eq!(
+            ws[1].runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 6 times (line 8, called at line 11: 3 × 2 = 6 times, \
+             in `for _ in range(3):` inside `for rep in range(2):`): 6.000 ms in all"
         );
     }
 

@@ -119,7 +119,8 @@ pub fn scope_of(code: &str, at: usize) -> std::ops::Range<usize> {
 }
 
 /// `code` with the bodies of its functions blanked (line breaks kept): what is defined at file
-/// scope, in namespaces and in classes.
+/// scope, in namespaces and in classes. A blanked body keeps a `;`, so that no declaration is
+/// read across it (`long reps = 100) { } long n = 5;` is two).
 pub fn file_scope(code: &str) -> String {
     let b = code.as_bytes();
     let mut out = b.to_vec();
@@ -131,6 +132,9 @@ pub fn file_scope(code: &str) -> String {
                     if *c != b'\n' {
                         *c = b' ';
                     }
+                }
+                if let Some(c) = out[f.body.clone()].iter_mut().find(|c| **c == b' ') {
+                    *c = b';';
                 }
                 i = f.body.end;
                 continue;
