@@ -149,6 +149,23 @@ pub(super) fn opening(
     None
 }
 
+/// The `(` of the argument list that holds offset `at` (`f(a, ▸b)`), not looking back past the
+/// statement or out of a `[…]` or `{…}`.
+pub(super) fn enclosing_paren(code: &str, at: usize) -> Option<usize> {
+    let b = code.as_bytes();
+    let mut depth = 0i32;
+    for k in (0..at.min(b.len())).rev() {
+        match b[k] {
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' if depth > 0 => depth -= 1,
+            b'(' => return Some(k),
+            b'[' | b'{' | b';' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The `)` of the call whose `(` is at `open` in `code`, and the byte ranges of its top-level
 /// arguments, each trimmed of white space.
 pub(crate) fn call_args(code: &str, open: usize) -> Option<(usize, Vec<std::ops::Range<usize>>)> {

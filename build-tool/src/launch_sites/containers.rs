@@ -15,7 +15,7 @@
 //! …), assigned, swapped, or handed whole to a call (which may take it by reference and resize
 //! it) has no one size, and [`why_no_size`] says why.
 
-use super::c_text::matching_close;
+use super::c_text::{enclosing_paren, matching_close};
 use crate::workload::split_top;
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -115,7 +115,7 @@ pub(super) fn why_no_size(code: &str, name: &str) -> Option<String> {
             && ["size", "sizeof", "data", "begin", "end", "len"]
                 .iter()
                 .any(|f| ends_with_word(&code[..m.start()], f));
-        !declared && !reader && !a_launch_argument(code, m.start())
+        !declared && !reader && !a_launch_argument(code, named_at)
     })?;
     let line = code[..m.start()].matches('\n').count() + 1;
     let start = code[..m.start()]
@@ -130,21 +130,10 @@ pub(super) fn why_no_size(code: &str, name: &str) -> Option<String> {
     ))
 }
 
-/// Whether the argument list around offset `at` is a kernel launch's (`k<<<g, b>>>(x, n)`),
-/// which cannot resize a host container.
+/// Whether the argument list that holds offset `at` is a kernel launch's (`k<<<g, b>>>(x,
+/// n)`), which cannot resize a host container.
 fn a_launch_argument(code: &str, at: usize) -> bool {
-    let b = code.as_bytes();
-    let mut depth = 0i32;
-    for k in (0..=at.min(b.len().saturating_sub(1))).rev() {
-        match b[k] {
-            b')' if k != at => depth += 1,
-            b'(' if depth > 0 => depth -= 1,
-            b'(' => return code[..k].trim_end().ends_with(">>>"),
-            b';' | b'{' | b'}' => return false,
-            _ => {}
-        }
-    }
-    false
+    enclosing_paren(code, at).is_some_and(|open| code[..open].trim_end().ends_with(">>>"))
 }
 
 /// Whether `text` ends with the word `w` (white space after it aside).

@@ -20,7 +20,7 @@
 //! one the helper only passes on, is read as before: an unnamed lambda's body belongs to the
 //! function it is written in, and nothing repeats it.
 
-use super::c_text::{matching_close, opening};
+use super::c_text::{call_args, enclosing_paren, matching_close, opening};
 use super::callers::{self, Call, Enclosing, Kind, Through};
 use crate::workload::split_top;
 use regex::Regex;
@@ -96,23 +96,9 @@ fn passing_call(code: &str, arg: usize) -> Option<Passing> {
     if !(before.ends_with('(') || before.ends_with(',')) {
         return None;
     }
-    let mut depth = 0i32;
-    let mut index = 0;
-    let mut open = None;
-    for k in (0..before.len()).rev() {
-        match b[k] {
-            b')' | b']' | b'}' => depth += 1,
-            b'(' | b'[' | b'{' if depth > 0 => depth -= 1,
-            b'(' => {
-                open = Some(k);
-                break;
-            }
-            b'[' | b'{' | b';' => return None,
-            b',' if depth == 0 => index += 1,
-            _ => {}
-        }
-    }
-    let open = open?;
+    let open = enclosing_paren(code, arg)?;
+    let (_, args) = call_args(code, open)?;
+    let index = args.iter().position(|r| r.contains(&arg))?;
     let mut head = code[..open].trim_end();
     if head.ends_with('>') {
         let lt = opening(b, head.len() - 1, (b'<', b'>'), b";{}")?;
