@@ -667,7 +667,7 @@ impl<'a> HostFile<'a> {
             Vec::new()
         };
         // a helper calling what it was passed is reached by the calls that pass it
-        if let Some(t) = &call.through {
+        if let callers::How::Through(t) = &call.how {
             outer.retain(|c| t.passing.contains(&c.at));
         }
         self.called_contexts(&g, outer, caller, depth + 1)

@@ -55,10 +55,18 @@ pub struct Call {
     pub args: Vec<String>,
     /// The template arguments the call names (`launch<128>(…)` gives `128`).
     pub template_args: Vec<String>,
-    /// Where the callee was passed to a helper and this is the helper calling it: how.
-    pub through: Option<Through>,
-    /// Whether this is a `cudaGraphLaunch` of a graph captured from the callee.
-    pub graph: bool,
+    pub how: How,
+}
+
+/// How a call reaches its callee.
+#[derive(Clone, Debug, PartialEq)]
+pub enum How {
+    /// By its name, as written.
+    Named,
+    /// Through the helper it was passed to (`passed`).
+    Through(Through),
+    /// As a `cudaGraphLaunch` of the graph captured from it (`graphs`).
+    Graph,
 }
 
 /// A call of a callable made by the helper it was passed to: the helper's parameter that holds
@@ -331,19 +339,20 @@ impl Call {
                 None => super::c_text::one_line(a),
             })
             .collect();
-        let name = self.through.as_ref().map_or(name, |t| t.param.as_str());
+        let name = match &self.how {
+            How::Through(t) => t.param.as_str(),
+            _ => name,
+        };
         format!("{name}{targs}({})", args.join(", "))
     }
 
     /// How the chain of calls to a launch reads this call: `called at line 9`, or, for a
     /// helper calling what it was passed, `called at line 9 as `f()``.
     pub fn called_at(&self) -> String {
-        if self.graph {
-            return format!("in the graph launched at line {}", self.line);
-        }
-        match &self.through {
-            Some(t) => format!("called at line {} as `{}()`", self.line, t.param),
-            None => format!("called at line {}", self.line),
+        match &self.how {
+            How::Named => format!("called at line {}", self.line),
+            How::Through(t) => format!("called at line {} as `{}()`", self.line, t.param),
+            How::Graph => format!("in the graph launched at line {}", self.line),
         }
     }
 }
@@ -390,8 +399,7 @@ fn direct_calls(code: &str, f: &Enclosing) -> Vec<Call> {
             at: m.start(),
             args: split_top(&code[open + 1..close]),
             template_args: c.get(1).map(|t| split_top(t.as_str())).unwrap_or_default(),
-            through: None,
-            graph: false,
+            how: How::Named,
         });
     }
     out
@@ -447,16 +455,14 @@ mod tests {
                     at: code.find("run_vadd(a, c, N)").unwrap(),
                     args: vec!["a".into(), "c".into(), "N".into()],
                     template_args: vec![],
-                    through: None,
-                    graph: false,
+                    how: How::Named,
                 },
                 Call {
                     line: 10,
                     at: code.find("run_vadd(a, c, 2").unwrap(),
                     args: vec!["a".into(), "c".into(), "2 * N".into()],
                     template_args: vec![],
-                    through: None,
-                    graph: false,
+                    how: How::Named,
                 },
             ]
         );

@@ -17,7 +17,7 @@
 //! file launches nowhere (instantiated and handed on, say) is read as the code around it.
 
 use super::c_text::arg_texts;
-use super::callers::{Call, Enclosing, Kind};
+use super::callers::{Call, Enclosing, How, Kind};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -90,8 +90,7 @@ pub(super) fn graph_launches(code: &str, capture: &Enclosing) -> Vec<Call> {
                     at,
                     args: Vec::new(),
                     template_args: Vec::new(),
-                    through: None,
-                    graph: true,
+                    how: How::Graph,
                 })
         })
         .collect()

@@ -21,7 +21,7 @@
 //! function it is written in, and nothing repeats it.
 
 use super::c_text::{call_args, enclosing_paren, matching_close, opening};
-use super::callers::{self, Call, Enclosing, Kind, Through};
+use super::callers::{self, Call, Enclosing, How, Kind, Through};
 use crate::workload::split_top;
 use regex::Regex;
 
@@ -171,11 +171,10 @@ fn calls_of_param(code: &str, helper: &Enclosing, param: &str, passing: usize) -
                 at,
                 args: if args == [""] { Vec::new() } else { args },
                 template_args: Vec::new(),
-                through: Some(Through {
+                how: How::Through(Through {
                     param: param.to_string(),
                     passing: vec![passing],
                 }),
-                graph: false,
             })
         })
         .collect()
@@ -224,7 +223,7 @@ mod tests {
         let passing = code.find("time_ms(halve").unwrap();
         assert!(calls
             .iter()
-            .all(|c| c.through.as_ref().unwrap().passing == [passing]));
+            .all(|c| matches!(&c.how, How::Through(t) if t.passing == [passing])));
         let run = callers::enclosing_function(code, code.find("k<<<m").unwrap()).unwrap();
         let calls = callers::calls(code, &run);
         assert_eq!(
