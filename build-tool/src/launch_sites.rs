@@ -41,6 +41,7 @@ mod occupancy_calls;
 mod opencl;
 mod passed;
 mod range_for;
+mod reaching;
 mod runtime_api;
 mod size_fns;
 mod struct_args;
@@ -345,6 +346,19 @@ impl<'a> HostFile<'a> {
             .collect()
     }
 
+    /// Why `name` has no value at `site` with `defs`: how the file changes it, and where it
+    /// is given values by plain assignments, why none of them reaches the launch on every path.
+    fn why_no_value(&self, site: &LaunchSite, defs: &HostDefs, name: &str) -> Option<String> {
+        let code = self.code();
+        let how = host_defs::why_no_value(code, name)?;
+        let why = callers::enclosing_callable(code, site.at)
+            .and_then(|f| reaching::why_unknown(defs, code, f.body, site.at, name));
+        Some(match why {
+            Some(why) => format!("{how}: {why}"),
+            None => how,
+        })
+    }
+
     /// The loops around `at` in what runs it: its function's, or a passed lambda's, body.
     fn loops_around(&self, at: usize, defs: &HostDefs) -> Vec<HostLoop> {
         let code = self.code();
@@ -388,7 +402,7 @@ impl<'a> HostFile<'a> {
                         unswept
                             .get(name)
                             .cloned()
-                            .or_else(|| host_defs::why_no_value(self.code(), name))
+                            .or_else(|| self.why_no_value(site, defs, name))
                     };
                     workload_via(
                         site,
@@ -541,6 +555,7 @@ impl<'a> HostFile<'a> {
         for body in bodies {
             host_defs::add_branch_values(&mut scoped, code, body);
         }
+        reaching::add_reaching_values(&mut scoped, code, f.body.clone(), &f.params, site.at);
         self.add_class_members(&mut scoped, f.at);
         let mut calls = callers::calls(code, &f);
         calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
@@ -1521,6 +1536,98 @@ int main() {
     }
 
     #[test]
+    fn a_name_assigned_again_has_the_value_that_reaches_each_launch() {
+        let src = r#"
+__global__ void block_sum(const float *in, float *out, int n);
+int main() {
+    int blocks = 0;
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    blocks = prop.multiProcessorCount * 4;
+    int n = 1 << 22;
+    block_sum<<<blocks, 256>>>(in, out, n);
+    n = 1 << 24;
+    block_sum<<<blocks, 256>>>(in, out, n);
+    for (int i = 0; i < 3; ++i) {
+        block_sum<<<blocks, 256>>>(in, out, n);
+        n = n * 2;
+    }
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params = ["in".to_string(), "out".into(), "n".into()];
+        let ws = host.workloads("block_sum", &params, &[]);
+        let resolved: Vec<(u64, Option<i64>)> = ws
+            .iter()
+            .map(|w| {
+                let r = w.on_device(Some(68), Err(String::new())).resolve().unwrap();
+                (r.grid[0], r.params.get("n").copied())
+            })
+            .collect();
+        assert_eq!(
+            resolved,
+            [
+                (68 * 4, Some(1 << 22)),
+                (68 * 4, Some(1 << 24)),
+                (68 * 4, None)
+            ]
+        );
+        // a later trip of the loop runs it with the doubled value: no one value, and why
+        assert_eq!(
+            ws[2].unset["n"],
+            "`n` is given a value at lines 8, 10 and 14, so it may differ from one launch to the \
+             next: line 14 assigns it after line 13, which the loop at line 12 may run again"
+        );
+    }
+
+    #[test]
+    fn a_dim3_set_again_has_the_shape_that_reaches_each_launch() {
+        let src = r#"
+__global__ void k(float *a, int w, int h);
+int main() {
+    int w = 4096, h = 2048;
+    dim3 block(16, 16);
+    dim3 grid((w + 15) / 16, (h + 15) / 16);
+    k<<<grid, block>>>(a, w, h);
+    block = dim3(32, 8);
+    grid = dim3((w + 31) / 32, (h + 7) / 8);
+    k<<<grid, block>>>(a, w, h);
+    block.x = 64; block.y = 4;
+    grid.x = (w + 63) / 64; grid.y = (h + 3) / 4;
+    k<<<grid, block>>>(a, w, h);
+    dim3 tail;
+    tail = dim3(w / 256);
+    if (w > 8192) tail.x = 1;
+    k<<<tail, 256>>>(a, w, h);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params = ["a".to_string(), "w".into(), "h".into()];
+        let ws = host.workloads("k", &params, &[]);
+        let shapes: Vec<Result<([u64; 3], [u64; 3]), String>> = ws
+            .iter()
+            .map(|w| w.resolve().map(|r| (r.grid, r.block)))
+            .collect();
+        assert_eq!(
+            shapes[..3],
+            [
+                Ok(([256, 128, 1], [16, 16, 1])),
+                Ok(([128, 256, 1], [32, 8, 1])),
+                Ok(([64, 512, 1], [64, 4, 1])),
+            ]
+        );
+        // a component set under a condition of its own: no one shape, and why
+        assert!(shapes[3].is_err(), "{:?}", shapes[3]);
+        assert!(
+            ws[3].unset["tail"].contains(
+                "the assignment at line 16, the last before line 17, runs under a condition"
+            ),
+            "{:?}",
+            ws[3].unset
+        );
+    }
+
+    #[test]
     fn a_grid_capped_with_min_takes_each_device_s_count_and_a_size_given_later() {
         let src = r#"
 int main(int argc, char **argv) {
@@ -1949,8 +2056,9 @@ int main() {
         let host = HostFile::new(src, None);
         let params = ["a".to_string(), "b".into(), "n".into()];
         let w = &host.workloads("reduce", &params, &[])[0];
-        let why_n =
-            "`n` is given a value at lines 2 and 6, so it may differ from one launch to the next";
+        let why_n = "`n` is given a value at lines 2 and 6, so it may differ from one launch to \
+                     the next: line 6 assigns it after line 5, which the loop at line 3 may run \
+                     again";
         assert_eq!(w.unset["n"], why_n);
         assert_eq!(
             w.unset["blocks"],
@@ -2248,8 +2356,7 @@ int main(int argc, char **argv) {
         assert_eq!(resolved[0], Ok([4096, 1, 1]));
         // without arguments `argc > 1` is false
         assert_eq!(resolved[1], Ok([6, 1, 1]));
-        // two assignments of `k` are taken: it is not known
-        let unknown = resolved[2].as_ref().unwrap_err();
-        assert!(unknown.contains("undefined name `k`"), "{unknown}");
+        // the last of two assignments taken runs on every path to the launch
+        assert_eq!(resolved[2], Ok([9, 1, 1]));
     }
 }

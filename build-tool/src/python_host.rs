@@ -1204,6 +1204,41 @@ if __name__ == "__main__":
         );
     }
 
+    /// A script that sizes a launch, then sizes it and remakes its array again for a second one:
+    /// each launch takes the values assigned last before it.
+    #[test]
+    fn a_script_that_reassigns_its_sizes_launches_each_with_the_values_before_it() {
+        let host = r#"k = cp.RawKernel(CODE, 'scale')
+n = 1 << 20
+x = cp.ones(n, dtype=cp.float32)
+blocks = (n + 255) // 256
+k((blocks,), (256,), (x, cp.int32(n)))
+n = 1 << 24
+x = cp.ones(n, dtype=cp.float32)
+blocks = (n + 255) // 256
+k((blocks,), (256,), (x, cp.int32(n)))
+k(((x.size + 255) // 256,), (256,), (x, cp.int32(x.size)))
+"#;
+        let params = ["x".to_string(), "n".to_string()];
+        let ws = crate::launch_sites::HostFile::python(host, None).workloads("scale", &params, &[]);
+        let sizes: Vec<Result<([u64; 3], i64), String>> = ws
+            .iter()
+            .map(|w| {
+                let r = w.resolve()?;
+                Ok((r.grid, r.params["n"]))
+            })
+            .collect();
+        // the array made again has the size it was made with last
+        assert_eq!(
+            sizes,
+            [
+                Ok(([4096, 1, 1], 1 << 20)),
+                Ok(([1 << 16, 1, 1], 1 << 24)),
+                Ok(([1 << 16, 1, 1], 1 << 24))
+            ]
+        );
+    }
+
     /// `cupyx.profiler.benchmark` runs its function `n_warmup` + `n_repeat` times.
     #[test]
     fn a_launch_timed_by_cupy_s_benchmark_runs_its_warm_up_and_repeats() {

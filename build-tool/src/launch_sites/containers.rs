@@ -1,5 +1,6 @@
 //! The sizes of containers the host code declares with a count and never resizes, which C++
-//! hosts size their launches with:
+//! hosts size their launches with (a container made again, as a Python script remakes an
+//! array, has at a launch the size of the making that reaches it, `reaching`):
 //!
 //! ```text
 //! std::vector<float> h(4096);
@@ -38,27 +39,31 @@ pub(super) static SIZE_CALL: LazyLock<Regex> = LazyLock::new(|| {
 /// the count as written; a container declared twice has none.
 pub(super) fn sizes_in(scope: &str, code: &str) -> BTreeMap<String, String> {
     let mut sizes: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for c in DECLARED.captures_iter(scope) {
-        let name = c
-            .get(1)
-            .or(c.get(3))
-            .expect("one of the two names")
-            .as_str();
-        let after = c.get(0).expect("the match").end();
-        let size = match c.get(2) {
-            Some(targs) => split_top(targs.as_str()).get(1).cloned(),
-            None => size_of(scope, after),
-        };
-        sizes
-            .entry(name.to_string())
-            .and_modify(|s| *s = None)
-            .or_insert(size);
+    for (name, _, size) in declarations(scope) {
+        sizes.entry(name).and_modify(|s| *s = None).or_insert(size);
     }
     sizes
         .into_iter()
         .filter_map(|(name, size)| {
             let size = size.filter(|_| why_no_size(code, &name).is_none())?;
             Some((format!("{name}.size"), size))
+        })
+        .collect()
+}
+
+/// The containers `scope` declares: each name, where it is in `scope`, and its size where it
+/// has one.
+pub(super) fn declarations(scope: &str) -> Vec<(String, usize, Option<String>)> {
+    DECLARED
+        .captures_iter(scope)
+        .map(|c| {
+            let name = c.get(1).or(c.get(3)).expect("one of the two names");
+            let after = c.get(0).expect("the match").end();
+            let size = match c.get(2) {
+                Some(targs) => split_top(targs.as_str()).get(1).cloned(),
+                None => size_of(scope, after),
+            };
+            (name.as_str().to_string(), name.start(), size)
         })
         .collect()
 }

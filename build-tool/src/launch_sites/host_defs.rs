@@ -76,7 +76,7 @@ fn declarations(code: &str, name: &str) -> usize {
 }
 
 /// The (name, initializer) pairs of a declarator list; `a(…)` and `a{…}` keep their brackets.
-fn declarators(list: &str) -> Vec<(String, String)> {
+pub(super) fn declarators(list: &str) -> Vec<(String, String)> {
     split_top(list)
         .iter()
         .filter_map(|d| {
@@ -255,7 +255,7 @@ fn assigned_once(code: &str, name: &str) -> bool {
 
 /// How many times `code` assigns `name` (its initializer included) or a member of it; `None`
 /// when it also steps it (`++`) or takes its address.
-fn assignments(code: &str, name: &str) -> Option<usize> {
+pub(super) fn assignments(code: &str, name: &str) -> Option<usize> {
     let w = writes(code, name);
     w.change
         .is_none()

@@ -130,7 +130,7 @@ fn expand_first(text: &str, fns: &BTreeMap<String, SizeFn>) -> Option<String> {
 }
 
 /// `body` with each whole-word parameter replaced by its argument in parentheses.
-fn substitute(body: &str, params: &[String], args: &[String]) -> String {
+pub(super) fn substitute(body: &str, params: &[String], args: &[String]) -> String {
     let mut out = String::new();
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
