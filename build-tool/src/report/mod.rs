@@ -81,6 +81,7 @@ impl Report {
             not_instantiated: Vec::new(),
             library_kernels: Vec::new(),
         };
+        name_shapes_apart(&mut r.kernels);
         r.kernels.sort_by(|a, b| natural_order(&a.key(), &b.key()));
         r.errors
             .sort_by(|a, b| (&a.file, a.line, &a.kernel).cmp(&(&b.file, b.line, &b.kernel)));
@@ -92,6 +93,32 @@ impl Report {
             serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
         s.push('\n');
         s
+    }
+}
+
+/// Gives the launch shape in the workload's name where two predictions of one kernel share a
+/// key but not a launch (`k<<<grid, block>>>(a, w, h)` twice with other `dim3`s): a baseline
+/// keyed by name would otherwise hold one of them, and `check` compare both with it.
+fn name_shapes_apart(kernels: &mut [KernelReport]) {
+    let shape = |k: &KernelReport| (k.workload.grid, k.workload.block);
+    let mut shapes: BTreeMap<String, Vec<([u64; 3], [u64; 3])>> = BTreeMap::new();
+    for k in kernels.iter() {
+        let seen = shapes.entry(k.key()).or_default();
+        if !seen.contains(&shape(k)) {
+            seen.push(shape(k));
+        }
+    }
+    let dims = |d: [u64; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+    for k in kernels.iter_mut() {
+        if shapes[&k.key()].len() > 1 {
+            let (grid, block) = shape(k);
+            k.workload.name = format!(
+                "{} (grid {}, block {})",
+                k.workload.name,
+                dims(grid),
+                dims(block)
+            );
+        }
     }
 }
 
@@ -548,6 +575,30 @@ pub(crate) mod sample {
 #[cfg(test)]
 mod tests {
     use super::natural_order;
+
+    #[test]
+    fn two_launches_of_one_name_and_other_shapes_get_apart_in_their_keys() {
+        let one = super::sample::report().kernels[0].clone();
+        let mut other = one.clone();
+        other.workload.grid = [8, 1, 1];
+        other.workload.block = [512, 1, 1];
+        let same = one.clone();
+        let r = super::Report::new(vec![one, other, same], vec![]);
+        let names: Vec<&str> = r.kernels.iter().map(|k| k.workload.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "n=4096 (grid 8x1x1, block 512x1x1)",
+                "n=4096 (grid 16x1x1, block 256x1x1)",
+                "n=4096 (grid 16x1x1, block 256x1x1)",
+            ]
+        );
+        // one shape keeps its name
+        let lone = super::Report::new(vec![r.kernels[0].clone()], vec![]);
+        assert_eq!(lone.kernels[0].workload.name, r.kernels[0].workload.name);
+        let plain = super::sample::report();
+        assert_eq!(plain.kernels[0].workload.name, "n=4096");
+    }
 
     #[test]
     fn workloads_sort_by_their_numbers() {
