@@ -28,12 +28,14 @@ mod callers;
 pub mod cl_build;
 mod classes;
 mod containers;
+mod deduce;
 mod definer;
 mod driver_api;
 mod graphs;
 mod host_defs;
 mod host_loops;
 mod instantiations;
+mod kernel_vars;
 mod launch_macros;
 mod loop_body;
 pub mod nvrtc;
@@ -89,6 +91,9 @@ pub struct LaunchSite {
     /// The call of the host helper the launch is in that this launch belongs to (byte offset),
     /// where the kernel it launches is that call's argument.
     pub in_call: Option<usize>,
+    /// The conditions that pick this kernel where the launch is through a variable that may
+    /// hold others (`auto k = fast ? k_fast : k_slow;`, [`kernel_vars`]).
+    pub picked_by: Vec<branches::Guard>,
 }
 
 impl LaunchSite {
@@ -126,7 +131,7 @@ pub fn launch_sites(text: &str, headers: &[&str]) -> Vec<LaunchSite> {
         sites.extend(launch_macros::launches(&code, &header_code));
         sites.sort_by_key(|s| s.at);
     }
-    sites
+    kernel_vars::resolve(&code, sites)
 }
 
 /// Every launch of `text`: `<<<…>>>` (also through the launch macros of `headers`), the CUDA
@@ -139,6 +144,7 @@ fn every_launch(text: &str, headers: &[&str]) -> Vec<LaunchSite> {
         sites.extend(runtime_api::launches(text, &code));
         sites.extend(driver_api::launches(text, &code));
         sites.sort_by_key(|s| s.at);
+        sites = kernel_vars::resolve(&code, sites);
     }
     sites
 }
@@ -200,6 +206,7 @@ fn launch_sites_in(code: &str) -> Vec<LaunchSite> {
             args: split_top(&code[open + 1..args_end]),
             call: None,
             in_call: None,
+            picked_by: Vec::new(),
         });
         from = args_end;
     }
@@ -392,7 +399,8 @@ impl<'a> HostFile<'a> {
         let mut live: Vec<WorkloadSpec> = Vec::new();
         let mut dead: Vec<WorkloadSpec> = Vec::new();
         for site in self.sites.iter().filter(|s| s.base_name() == base) {
-            let guards = branches::guards(self.code(), site.at);
+            let mut guards = branches::guards(self.code(), site.at);
+            guards.extend(site.picked_by.iter().cloned());
             for (mut defs, via, chains) in self.contexts(site) {
                 self.add_members(&mut defs);
                 // the workload with `defs`; a name without a value says why, a loop counter
@@ -601,26 +609,41 @@ impl<'a> HostFile<'a> {
             return vec![(defs, None, chains)];
         }
         let mut out: Vec<Context> = Vec::new();
-        let mut seen: Vec<(&Vec<String>, &Vec<String>)> = Vec::new();
         // a template's parameters take the arguments the call names
         let params: Vec<String> = f.params.iter().chain(&f.template_params).cloned().collect();
-        for call in &calls {
-            let key = (&call.args, &call.template_args);
-            if seen.contains(&key) {
+        // calls written alike are one context, unless their arguments read a name their
+        // function assigns again (`run(x, n); n = 1 << 24; run(x, n);`) or deduce other types
+        let key = |c: &'_ callers::Call| {
+            let reads_reassigned =
+                callers::enclosing_callable(self.code(), c.at).is_some_and(|g| {
+                    reaching::reassigned(self.code(), g.body)
+                        .iter()
+                        .any(|n| c.args.iter().any(|a| crate::c_lex::has_word(a, n)))
+                });
+            (
+                c.args.clone(),
+                deduce::template_args(self.code(), f, c),
+                reads_reassigned.then_some(c.at),
+            )
+        };
+        let keys: Vec<_> = calls.iter().map(key).collect();
+        for (k, call) in calls.iter().enumerate() {
+            if keys[..k].contains(&keys[k]) {
                 continue;
             }
-            seen.push(key);
             // every call with these arguments runs the launch with this workload
             let same: Vec<&callers::Call> = calls
                 .iter()
-                .filter(|c| (&c.args, &c.template_args) == key)
+                .zip(&keys)
+                .filter(|(_, other)| **other == keys[k])
+                .map(|(c, _)| c)
                 .collect();
             for (caller, outer_via, outer) in self.caller_contexts(call, depth) {
                 // an argument the call leaves out is the parameter's default
                 let mut args = call.args.clone();
                 args.extend(f.defaults.iter().skip(args.len()).cloned());
                 args.resize(f.params.len(), String::new());
-                args.extend(call.template_args.iter().cloned());
+                args.extend(deduce::template_args(self.code(), f, call));
                 let chains = same
                     .iter()
                     .flat_map(|c| chains_from(c, &caller, &outer))
@@ -674,6 +697,7 @@ impl<'a> HostFile<'a> {
             return vec![(caller, None, vec![Vec::new()])];
         };
         overlay(&mut caller, self.local_defs(&g));
+        reaching::add_reaching_values(&mut caller, code, g.body.clone(), &g.params, call.at);
         self.add_members(&mut caller);
         unbind(&mut caller, &g.params);
         let mut outer = if depth < MAX_CALL_DEPTH {
@@ -1072,7 +1096,15 @@ fn workload_via(
         )),
         macros: defs.macros.clone(),
         launched_as: Some(instantiations::with_values(&site.kernel, &|arg| {
-            branches::value(arg, defs, &mut BTreeMap::new())
+            let number = branches::value(arg, defs, &mut BTreeMap::new());
+            // a type parameter bound by the call (`reduce<float>(…)`, or deduced)
+            let builtin = || {
+                defs.scalars
+                    .get(arg)
+                    .filter(|t| crate::param_fields::is_builtin_type(t))
+                    .cloned()
+            };
+            number.map(|v| v.to_string()).or_else(builtin)
         })),
         unset,
         device_queries: queries,
@@ -1577,6 +1609,98 @@ int main() {
             ws[2].unset["n"],
             "`n` is given a value at lines 8, 10 and 14, so it may differ from one launch to the \
              next: line 14 assigns it after line 13, which the loop at line 12 may run again"
+        );
+    }
+
+    #[test]
+    fn a_helper_called_alike_with_a_name_assigned_again_runs_each_call_s_value() {
+        let src = r#"
+__global__ void axpy(float a, const float *x, float *y, int n);
+void run(const float *x, float *y, int n) {
+    int blocks = (n + 255) / 256;
+    axpy<<<blocks, 256>>>(2.f, x, y, n);
+}
+int main() {
+    const int m = 4096;
+    int n = 1 << 16;
+    run(x, y, n);
+    n = 1 << 24;
+    run(x, y, n);
+    run(x, y, m);
+    run(x, y, m);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params = ["a".to_string(), "x".into(), "y".into(), "n".into()];
+        let ws = host.workloads("axpy", &params, &[]);
+        let sizes: Vec<(i64, usize)> = ws
+            .iter()
+            .map(|w| (w.resolve().unwrap().params["n"], w.launches.len()))
+            .collect();
+        // the two calls that read `m` stay one workload, launched from both
+        assert_eq!(sizes, [(1 << 16, 1), (1 << 24, 1), (4096, 2)], "{ws:?}");
+    }
+
+    #[test]
+    fn a_template_helper_launches_the_instantiation_of_the_types_it_is_called_with() {
+        let src = r#"
+template <int BLOCK, typename T> __global__ void reduce_sum(const T *in, T *out, int n);
+template <typename T>
+void reduce(const T *in, T *out, int n) {
+    constexpr int B = 256;
+    reduce_sum<B, T><<<(n + 2 * B - 1) / (2 * B), B>>>(in, out, n);
+}
+int main() {
+    const int n = 1 << 22;
+    float *f;
+    double *d;
+    reduce(f, f, n);
+    reduce(d, d, n / 4);
+    reduce<double>(d, d, n / 16);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params = ["in".to_string(), "out".into(), "n".into()];
+        let sizes = |entry: &str| -> Vec<i64> {
+            let ws = host.workloads(entry, &params, &[]);
+            instantiations::for_instantiation(ws, entry)
+                .iter()
+                .map(|w| w.resolve().unwrap().params["n"])
+                .collect()
+        };
+        // deduced from `float *f`, then from `double *d` and written
+        assert_eq!(sizes("reduce_sum<256, float>"), [1 << 22]);
+        assert_eq!(sizes("reduce_sum<256, double>"), [1 << 20, 1 << 18]);
+    }
+
+    #[test]
+    fn a_launch_through_a_kernel_variable_launches_the_kernel_it_holds() {
+        let src = r#"
+__global__ void k_fast(float *x, int n);
+__global__ void k_slow(float *x, int n);
+int main() {
+    const int n = 1 << 20;
+    bool use_fast = true;
+    auto kernel = use_fast ? k_fast : k_slow;
+    kernel<<<(n + 255) / 256, 256>>>(x, n);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params = ["x".to_string(), "n".into()];
+        let fast = host.workloads("k_fast", &params, &[]);
+        assert_eq!(fast.len(), 1);
+        assert_eq!(fast[0].resolve().unwrap().grid, [4096, 1, 1]);
+        assert!(fast[0]
+            .origin
+            .as_deref()
+            .unwrap()
+            .contains("kernel<<<(n + 255) / 256, 256>>>(x, n), where kernel = k_fast"));
+        assert!(host.workloads("k_slow", &params, &[]).is_empty());
+        let untaken = host.untaken("k_slow", &params, &[]);
+        assert_eq!(untaken.len(), 1);
+        assert!(
+            untaken[0].contains("where kernel = k_slow is in a branch the host code does not take: `use_fast` is true where use_fast = 1"),
+            "{untaken:?}"
         );
     }
 

@@ -412,7 +412,7 @@ fn list_items(text: &str, defs: &HostDefs, depth: usize) -> String {
 }
 
 /// The `?` and its `:` of a conditional `c ? a : b` at the top level of `t`.
-fn conditional(t: &str) -> Option<(usize, usize)> {
+pub(super) fn conditional(t: &str) -> Option<(usize, usize)> {
     let b = t.as_bytes();
     let mut depth = 0i32;
     let mut question = None;

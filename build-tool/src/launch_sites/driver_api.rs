@@ -73,6 +73,7 @@ pub(super) fn launches(text: &str, code: &str) -> Vec<LaunchSite> {
                 one_line(&text[m.start()..=close])
             )),
             in_call: None,
+            picked_by: Vec::new(),
             kernel,
         });
     }

@@ -44,9 +44,10 @@ pub fn for_instantiation(specs: Vec<WorkloadSpec>, entry: &str) -> Vec<WorkloadS
 }
 
 /// `kernel` as launched (`scale<BS>`) with each template argument that the host's values give a
-/// number (`value`) written as that number (`scale<128>` where `BS` is 128), so that the launch
-/// picks its instantiation.
-pub fn with_values(kernel: &str, value: &dyn Fn(&str) -> Option<i64>) -> String {
+/// number or a built-in type (`value`) written as that (`scale<128>` where `BS` is 128,
+/// `scale<float>` where a call binds `T` to `float`), so that the launch picks its
+/// instantiation.
+pub fn with_values(kernel: &str, value: &dyn Fn(&str) -> Option<String>) -> String {
     let base = crate::annotations::template_base(kernel);
     let Some(inner) = kernel[base.len()..]
         .strip_prefix('<')
@@ -60,7 +61,7 @@ pub fn with_values(kernel: &str, value: &dyn Fn(&str) -> Option<i64>) -> String 
             if literal_template_arg(&a) {
                 return a;
             }
-            value(&a).map_or(a, |v| v.to_string())
+            value(&a).unwrap_or(a)
         })
         .collect();
     format!("{base}<{}>", args.join(", "))

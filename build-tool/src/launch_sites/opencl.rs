@@ -377,6 +377,7 @@ fn site(
             format!("{call} with {name}({}){read}", shown.join(", "))
         }),
         in_call,
+        picked_by: Vec::new(),
         kernel: name,
     })
 }

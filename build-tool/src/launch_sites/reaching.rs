@@ -83,6 +83,20 @@ pub(super) fn add_reaching_values(
     defs.dims.extend(dims);
 }
 
+/// The names `body` assigns more than once, by the rules of [`add_reaching_values`]: two calls
+/// of a helper written alike (`run(x, n)`) that read one of them may pass different values.
+pub(super) fn reassigned(code: &str, body: Range<usize>) -> Vec<String> {
+    let scalars = plain_assignments(code, body.clone());
+    let dims = dim_writes(code, body);
+    let scalars = scalars.into_iter().map(|(n, all)| (n, all.len()));
+    let dims = dims.into_iter().map(|(n, all)| (n, all.len()));
+    scalars
+        .chain(dims)
+        .filter(|(_, count)| *count > 1)
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// Why no one assignment of `name` in `body` reaches `at` on every path, for the error that
 /// asks for it (`line 14 assigns it after the launch, which the loop at line 12 runs again`);
 /// `None` where one does, or where `name` is not assigned only by plain `=` in `body`.

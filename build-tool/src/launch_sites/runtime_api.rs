@@ -112,6 +112,7 @@ pub(super) fn launches(text: &str, code: &str) -> Vec<LaunchSite> {
             args: values,
             call: Some(format!("{}{read}", one_line(&text[whole.start()..=close]))),
             in_call: None,
+            picked_by: Vec::new(),
             kernel,
         });
     }
