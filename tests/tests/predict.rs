@@ -746,8 +746,8 @@ int main() {
 }
 "#,
     );
-    let why_n =
-        "`n` is given a value at lines 6 and 11, so it may differ from one launch to the next";
+    let why_n = "`n` is given a value at lines 6 and 11, so it may differ from one launch to the \
+                 next: line 11 assigns it after line 10, which the loop at line 8 may run again";
     let err = predict_file(&file, &[]).unwrap_err().to_string();
     assert!(
         err.contains(&format!(
@@ -904,10 +904,16 @@ int main() {
 "#,
     );
     let first = |out: String| out.lines().next().unwrap_or_default().to_string();
-    let f = first(predict_file(&file, &["--kernel", "fill<double>"]).unwrap());
-    assert!(f.contains("n=524288 (grid [2048, 1, 1]"), "{f}");
-    // fill<float> is launched as such, and (its arguments deduced) through run(a, 4 * N)
-    for (i, n) in [(0, 1 << 20), (1, 1 << 22)] {
+    let out = predict_file(&file, &["--kernel", "fill<double>"]).unwrap();
+    assert!(
+        first(out.clone()).contains("n=524288 (grid [2048, 1, 1]"),
+        "{out}"
+    );
+    // run(a, 4 * N) passes a `float *`: its launch is not fill<double>'s
+    assert!(!out.contains("first of"), "{out}");
+    // fill<float> is launched through run(a, 4 * N), `T` deduced from `float *a`, at line 8,
+    // and as such at line 13
+    for (i, n) in [(0, 1 << 22), (1, 1 << 20)] {
         let out = predict_file(
             &file,
             &["--kernel", "fill<float>", "--workload", &i.to_string()],
@@ -915,7 +921,7 @@ int main() {
         .unwrap();
         assert!(first(out.clone()).contains(&format!("n={n} ")), "{out}");
     }
-    let out = predict_file(&file, &["--kernel", "fill<float>", "--workload", "1"]).unwrap();
+    let out = predict_file(&file, &["--kernel", "fill<float>", "--workload", "0"]).unwrap();
     assert!(
         out.contains("in run(a, 4 * N) at line 15, where N = 1 << 20, n = 4 * N"),
         "{out}"

@@ -1226,8 +1226,8 @@ int main() {
         inputs.params = params.iter().map(|p| p.to_string()).collect();
         analyze(&inputs, None).expect("analyze")
     };
-    let why_n =
-        "`n` is given a value at lines 13 and 19, so it may differ from one launch to the next";
+    let why_n = "`n` is given a value at lines 13 and 19, so it may differ from one launch to the \
+                 next: line 19 assigns it after line 17, which the loop at line 15 may run again";
     let r = run(&[]);
     assert!(r.kernels.is_empty());
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
