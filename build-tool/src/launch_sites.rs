@@ -224,6 +224,8 @@ pub struct HostFile<'a> {
     python_loops: Vec<crate::python_host::PythonLoop>,
     defs: OnceLock<HostDefs>,
     code: OnceLock<String>,
+    /// What each function body writes, by body, read once for every launch and call in it.
+    writes: std::sync::Mutex<BTreeMap<(usize, usize), std::sync::Arc<reaching::BodyWrites>>>,
 }
 
 impl<'a> HostFile<'a> {
@@ -266,7 +268,17 @@ impl<'a> HostFile<'a> {
             python_loops: Vec::new(),
             defs: OnceLock::new(),
             code: OnceLock::new(),
+            writes: Default::default(),
         }
+    }
+
+    /// What the body `body` of a function writes ([`reaching::BodyWrites`]).
+    fn writes(&self, body: std::ops::Range<usize>) -> std::sync::Arc<reaching::BodyWrites> {
+        let mut cache = self.writes.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry((body.start, body.end))
+            .or_insert_with(|| std::sync::Arc::new(reaching::BodyWrites::of(self.code(), body)))
+            .clone()
     }
 
     /// The launches of a source file, read as its language is (by its name, `display`):
@@ -359,7 +371,7 @@ impl<'a> HostFile<'a> {
         let code = self.code();
         let how = host_defs::why_no_value(code, name)?;
         let why = callers::enclosing_callable(code, site.at)
-            .and_then(|f| reaching::why_unknown(defs, code, f.body, site.at, name));
+            .and_then(|f| reaching::why_unknown(defs, code, &self.writes(f.body), site.at, name));
         Some(match why {
             Some(why) => format!("{how}: {why}"),
             None => how,
@@ -563,7 +575,8 @@ impl<'a> HostFile<'a> {
         for body in bodies {
             host_defs::add_branch_values(&mut scoped, code, body);
         }
-        reaching::add_reaching_values(&mut scoped, code, f.body.clone(), &f.params, site.at);
+        let writes = self.writes(f.body.clone());
+        reaching::add_reaching_values(&mut scoped, code, &writes, &f.params, site.at);
         self.add_class_members(&mut scoped, f.at);
         let mut calls = callers::calls(code, &f);
         calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
@@ -616,8 +629,8 @@ impl<'a> HostFile<'a> {
         let key = |c: &'_ callers::Call| {
             let reads_reassigned =
                 callers::enclosing_callable(self.code(), c.at).is_some_and(|g| {
-                    reaching::reassigned(self.code(), g.body)
-                        .iter()
+                    self.writes(g.body)
+                        .reassigned()
                         .any(|n| c.args.iter().any(|a| crate::c_lex::has_word(a, n)))
                 });
             (
@@ -697,7 +710,8 @@ impl<'a> HostFile<'a> {
             return vec![(caller, None, vec![Vec::new()])];
         };
         overlay(&mut caller, self.local_defs(&g));
-        reaching::add_reaching_values(&mut caller, code, g.body.clone(), &g.params, call.at);
+        let writes = self.writes(g.body.clone());
+        reaching::add_reaching_values(&mut caller, code, &writes, &g.params, call.at);
         self.add_members(&mut caller);
         unbind(&mut caller, &g.params);
         let mut outer = if depth < MAX_CALL_DEPTH {

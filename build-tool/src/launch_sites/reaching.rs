@@ -46,24 +46,53 @@ const MAX_DEPTH: usize = 8;
 /// The plain assignments of each name in a body: where the name is, and the value as written.
 type Assignments = BTreeMap<String, Vec<(usize, String)>>;
 
-/// `defs` with the value each name assigned more than once in `body` has at `at`, where one
-/// assignment reaches it on every path (module doc). Names in `defs` already and the
-/// parameters `params` (bound by the calls) are left as they are.
+/// What a body writes that [`add_reaching_values`] reads: the plain assignments of its names
+/// and the writes of its `dim3`s (those whose every write in the file is one of them).
+pub(super) struct BodyWrites {
+    body: Range<usize>,
+    found: Assignments,
+    dims: BTreeMap<String, Vec<DimWrite>>,
+}
+
+impl BodyWrites {
+    pub(super) fn of(code: &str, body: Range<usize>) -> BodyWrites {
+        BodyWrites {
+            found: plain_assignments(code, body.clone()),
+            dims: dim_writes(code, body.clone()),
+            body,
+        }
+    }
+
+    /// The names the body assigns more than once: two calls of a helper written alike
+    /// (`run(x, n)`) that read one of them may pass different values.
+    pub(super) fn reassigned(&self) -> impl Iterator<Item = &String> {
+        let scalars = self.found.iter().map(|(n, all)| (n, all.len()));
+        let dims = self.dims.iter().map(|(n, all)| (n, all.len()));
+        scalars
+            .chain(dims)
+            .filter(|(_, count)| *count > 1)
+            .map(|(name, _)| name)
+    }
+}
+
+/// `defs` with the value each name assigned more than once in the body of `writes` has at
+/// `at`, where one assignment reaches it on every path (module doc). Names in `defs` already
+/// and the parameters `params` (bound by the calls) are left as they are.
 pub(super) fn add_reaching_values(
     defs: &mut HostDefs,
     code: &str,
-    body: Range<usize>,
+    writes: &BodyWrites,
     params: &[String],
     at: usize,
 ) {
-    let found = plain_assignments(code, body.clone());
-    let writes = dim_writes(code, body.clone());
+    let found = &writes.found;
     let reader = Reader {
         code,
-        body,
-        found: &found,
+        body: writes.body.clone(),
+        found,
         defs: &*defs,
     };
+    let writes = &writes.dims;
     let wanted =
         |name: &String, count: usize, known: bool| count > 1 && !known && !params.contains(name);
     // a `dim3`'s whole assignments (`grid = dim3(…)`) are its own, not a scalar's
@@ -83,41 +112,26 @@ pub(super) fn add_reaching_values(
     defs.dims.extend(dims);
 }
 
-/// The names `body` assigns more than once, by the rules of [`add_reaching_values`]: two calls
-/// of a helper written alike (`run(x, n)`) that read one of them may pass different values.
-pub(super) fn reassigned(code: &str, body: Range<usize>) -> Vec<String> {
-    let scalars = plain_assignments(code, body.clone());
-    let dims = dim_writes(code, body);
-    let scalars = scalars.into_iter().map(|(n, all)| (n, all.len()));
-    let dims = dims.into_iter().map(|(n, all)| (n, all.len()));
-    scalars
-        .chain(dims)
-        .filter(|(_, count)| *count > 1)
-        .map(|(name, _)| name)
-        .collect()
-}
-
-/// Why no one assignment of `name` in `body` reaches `at` on every path, for the error that
+/// Why no one assignment of `name` in the body of `writes` reaches `at` on every path, for the error that
 /// asks for it (`line 14 assigns it after the launch, which the loop at line 12 runs again`);
 /// `None` where one does, or where `name` is not assigned only by plain `=` in `body`.
 pub(super) fn why_unknown(
     defs: &HostDefs,
     code: &str,
-    body: Range<usize>,
+    writes: &BodyWrites,
     at: usize,
     name: &str,
 ) -> Option<String> {
-    let found = plain_assignments(code, body.clone());
     let reader = Reader {
         code,
-        body,
-        found: &found,
+        body: writes.body.clone(),
+        found: &writes.found,
         defs,
     };
-    if let Some(all) = dim_writes(code, reader.body.clone()).get(name) {
+    if let Some(all) = writes.dims.get(name) {
         return reader.dim_at(name, all, at).err();
     }
-    found.get(name)?;
+    writes.found.get(name)?;
     reader.value_at(name, at, 0).err()
 }
 
@@ -418,7 +432,7 @@ mod tests {
     /// The value of each name at the `LAUNCH` marker of `main`'s body.
     fn at_launch(src: &str, names: &[&str]) -> Vec<Option<String>> {
         let (code, body, at, mut defs) = main_of(src);
-        add_reaching_values(&mut defs, &code, body, &[], at);
+        add_reaching_values(&mut defs, &code, &BodyWrites::of(&code, body), &[], at);
         names
             .iter()
             .map(|n| defs.scalars.get(*n).cloned())
@@ -476,7 +490,7 @@ mod tests {
         }
         let why = |src: &str| {
             let (code, body, at, defs) = main_of(src);
-            why_unknown(&defs, &code, body, at, "n")
+            why_unknown(&defs, &code, &BodyWrites::of(&code, body), at, "n")
         };
         let reasons = [
             "the assignment at line 3, the last before line 4, runs under a condition, loop or \
