@@ -323,8 +323,11 @@ fn build_options(host: &str, code: &str, start: usize, close: usize) -> Option<S
         None => {
             let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
             let var = ASSIGNED_TO.captures(&code[line_start..start])?;
-            let later =
-                Regex::new(&format!(r"\b{}\s*\.\s*build\s*\(", regex::escape(&var[1]))).ok()?;
+            let later = crate::launch_sites::c_text::cached_regex(&format!(
+                r"\b{}\s*\.\s*build\s*\(",
+                regex::escape(&var[1])
+            ))
+            .ok()?;
             close + later.find(&code[close..])?.end()
         }
     };
@@ -582,7 +585,7 @@ fn integer_lists(code: &str) -> Vec<String> {
     assigned
         .into_iter()
         .filter(|(name, is_list)| {
-            let touched = Regex::new(&format!(
+            let touched = crate::launch_sites::c_text::cached_regex(&format!(
                 r"\b{}\s*(?:\.|\[|[-+*/<>|&]+=)",
                 regex::escape(name)
             ))

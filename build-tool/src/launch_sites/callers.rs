@@ -13,7 +13,6 @@
 
 use super::c_text::{matching_close, opening};
 use crate::workload::split_top;
-use regex::Regex;
 
 /// The host function whose body holds byte `at` of `code` (comments and strings blanked).
 #[derive(Clone, Debug, PartialEq)]
@@ -373,7 +372,7 @@ pub fn calls(code: &str, f: &Enclosing) -> Vec<Call> {
 }
 
 fn direct_calls(code: &str, f: &Enclosing) -> Vec<Call> {
-    let Ok(re) = Regex::new(&format!(
+    let Ok(re) = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{}\s*(?:<([^<>;(){{}}]*)>\s*)?\(",
         regex::escape(&f.name)
     )) else {

@@ -89,7 +89,7 @@ fn holds_text(code: &str, arg: &str) -> bool {
         return false;
     };
     let n = regex::escape(name);
-    Regex::new(&format!(
+    crate::launch_sites::c_text::cached_regex(&format!(
         r"(?:\bstring|\bchar)\s*(?:\*\s*)?(?:const\s+)?\b{n}\b|#\s*define\s+{n}\b"
     ))
     .unwrap()
@@ -124,11 +124,11 @@ fn string_variable(text: &str, code: &str, name: &str) -> Result<String, String>
         return literal_value(&text[value.range()])
             .ok_or_else(|| format!("`{name}` is a macro, not a string"));
     }
-    let written = Regex::new(&format!(
+    let written = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b(?:sprintf|snprintf|strcat|strncat|strcpy|strncpy)\s*\(\s*{n}\b|\b{n}\s*(?:\+=|\.append\b|\.assign\b)|\b{n}\s*=[^=]"
     ))
     .unwrap();
-    let declared = Regex::new(&format!(
+    let declared = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{n}\s*(?:\[\s*\w*\s*\]\s*)?(?:=\s*|(\()|(\{{))"
     ))
     .unwrap();
@@ -170,7 +170,9 @@ fn programs_from(code: &str, source: &str) -> Vec<String> {
         )
         .unwrap()
     });
-    let uses = Regex::new(&format!(r"\b{}\b", regex::escape(source))).unwrap();
+    let uses =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\b{}\b", regex::escape(source)))
+            .unwrap();
     MADE.captures_iter(code)
         .filter(|c| {
             let whole = c.get(0).unwrap();

@@ -51,7 +51,9 @@ type Constructor = (Vec<String>, Vec<(String, String)>);
 /// gives `["n"]` and `[("n_", "n"), ("half_", "n / 2")]`).
 fn constructor(code: &str, class: &str, body: &Range<usize>) -> Option<Constructor> {
     let b = code.as_bytes();
-    let head = Regex::new(&format!(r"\b{}\s*\(", regex::escape(class))).ok()?;
+    let head =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\b{}\s*\(", regex::escape(class)))
+            .ok()?;
     let text = &code[body.clone()];
     let mut found = Vec::new();
     for m in head.find_iter(text) {
@@ -106,7 +108,7 @@ fn initializers(code: &str, from: usize) -> Option<Vec<(String, String)>> {
 /// with the offset of one of them.
 fn construction(code: &str, class: &str) -> Option<(Vec<String>, usize)> {
     let c = regex::escape(class);
-    let forms = Regex::new(&format!(
+    let forms = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{c}\s+[A-Za-z_]\w*\s*([({{])|(?:=\s*|\bnew\s+){c}\s*([({{])"
     ))
     .ok()?;

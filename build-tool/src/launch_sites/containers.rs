@@ -107,7 +107,7 @@ fn elements(scope: &str, open: usize) -> Option<String> {
 /// Why the container `name` has no one size in `code`: the first statement that may resize it.
 pub(super) fn why_no_size(code: &str, name: &str) -> Option<String> {
     let n = regex::escape(name);
-    let change = Regex::new(&format!(
+    let change = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{n}\s*(?:\.\s*(?:push_back|emplace_back|pop_back|insert|emplace|erase|resize|assign|clear|swap)\s*\(|=[^=])|\bswap\s*\(\s*{n}\b|[(,]\s*&?\s*{n}\s*[,)]"
     ))
     .expect("an escaped name makes a valid pattern");

@@ -123,8 +123,11 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
         // `size_t global;` given its value by one assignment later (`global = n;`), in the
         // scope or, for a name declared once in the file (a global), anywhere in it
         for name in split_top(&c[1]).iter().filter_map(|d| bare_name(d)) {
-            let assigned =
-                Regex::new(&format!(r"\b{}\s*=([^=;][^;]*);", regex::escape(name))).unwrap();
+            let assigned = crate::launch_sites::c_text::cached_regex(&format!(
+                r"\b{}\s*=([^=;][^;]*);",
+                regex::escape(name)
+            ))
+            .unwrap();
             let found: Vec<_> = assigned.captures_iter(scope).collect();
             let found = if found.is_empty() && declarations(code, name) == 1 {
                 assigned.captures_iter(code).collect()
@@ -180,7 +183,9 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
 /// (`cudaDeviceGetAttribute(&numSMs, …)`): no other assignment, no step, and no value but one
 /// where it is declared (`int numSMs = 0;`), which the call overwrites.
 pub(super) fn set_only_through_address(code: &str, name: &str) -> bool {
-    let address = Regex::new(&format!(r"&\s*{}\b", regex::escape(name))).unwrap();
+    let address =
+        crate::launch_sites::c_text::cached_regex(&format!(r"&\s*{}\b", regex::escape(name)))
+            .unwrap();
     address.find_iter(code).count() == 1
         && assignments(&address.replace_all(code, ""), name) == Some(initializers(code, name))
 }
@@ -275,15 +280,16 @@ struct Writes {
 
 fn writes(code: &str, name: &str) -> Writes {
     let n = regex::escape(name);
-    let assign = Regex::new(&format!(
+    let assign = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{n}\s*(?:\.\s*[xyz]\s*)?(?:[-+*/%&|^]|<<|>>)?=[^=]"
     ))
     .unwrap();
-    let change = Regex::new(&format!(
+    let change = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{n}\s*(?:\+\+|--)|(?:\+\+|--)\s*{n}\b|&\s*{n}\b"
     ))
     .unwrap();
-    let paren_init = Regex::new(&format!(r"\bdim3\s+{n}\s*[({{]")).unwrap();
+    let paren_init =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\bdim3\s+{n}\s*[({{]")).unwrap();
     Writes {
         assigns: assign
             .find_iter(code)

@@ -17,7 +17,6 @@ use super::branches::{conditional, Guard};
 use super::c_text::{matching_open, strip_parens};
 use super::host_defs::assignments;
 use super::LaunchSite;
-use regex::Regex;
 
 /// `sites` with each launch through a kernel variable replaced by one per kernel it may hold.
 pub(super) fn resolve(code: &str, sites: Vec<LaunchSite>) -> Vec<LaunchSite> {
@@ -53,7 +52,7 @@ fn held_kernels(code: &str, name: &str) -> Option<Vec<(String, Vec<Guard>)>> {
     }
     // `auto k = …;`, `auto *k = &…;`, `void (*k)(float *, int) = …;`
     let n = regex::escape(name);
-    let defined = Regex::new(&format!(
+    let defined = crate::launch_sites::c_text::cached_regex(&format!(
         r"\bauto\s*(?:const\s*)?\*?\s*{n}\s*=([^=;][^;]*);|\(\s*\*\s*{n}\s*\)\s*\([^;{{}}]*\)\s*=([^=;][^;]*);"
     ))
     .ok()?;

@@ -194,14 +194,17 @@ fn string_array(text: &str, code: &str, name: &str) -> Result<Vec<String>, Strin
         ));
     };
     let n = regex::escape(name);
-    let added = Regex::new(&format!(
+    let added = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{n}\s*(?:\.|->)\s*(?:push_back|emplace_back|insert|assign|resize)\b|\b{n}\s*\[[^\]]*\]\s*=\s*[^=\s{{]"
     ))
     .unwrap();
     if added.is_match(code) {
         return Err(format!("`{name}` is built at run time"));
     }
-    let declared = Regex::new(&format!(r"\b{n}\s*(?:\[[^\]]*\]\s*)?(?:=\s*)?\(?\s*\{{")).unwrap();
+    let declared = crate::launch_sites::c_text::cached_regex(&format!(
+        r"\b{n}\s*(?:\[[^\]]*\]\s*)?(?:=\s*)?\(?\s*\{{"
+    ))
+    .unwrap();
     let braces = bracket_after_once(code, &(0..code.len()), &declared)
         .ok_or_else(|| format!("`{name}` is not declared once with its strings"))?;
     let (_, items) = call_args(code, braces.start).unwrap_or_default();

@@ -196,8 +196,11 @@ fn enqueue_args(code: &str, call: &str) -> Option<(Option<String>, Option<String
     let sized = |a: &String| {
         let a = a.trim();
         let declared = || {
-            Regex::new(&format!(r"\bcl::NDRange\s+{}\s*[({{]", regex::escape(a)))
-                .is_ok_and(|re| re.is_match(code))
+            crate::launch_sites::c_text::cached_regex(&format!(
+                r"\bcl::NDRange\s+{}\s*[({{]",
+                regex::escape(a)
+            ))
+            .is_ok_and(|re| re.is_match(code))
         };
         a.starts_with("cl::NDRange")
             || a.starts_with("NDRange")
@@ -500,12 +503,13 @@ fn arg_index(code: &str, index: &str, at: usize) -> Option<usize> {
         return None;
     }
     let c = regex::escape(counter);
-    let reset = Regex::new(&format!(r"\b{c}\s*=\s*(\d+)\s*[;,)]")).ok()?;
+    let reset =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\b{c}\s*=\s*(\d+)\s*[;,)]")).ok()?;
     let (from, start) = reset
         .captures_iter(&code[..at])
         .last()
         .map(|m| (m.get(0).unwrap().end(), m[1].parse::<usize>().ok()))?;
-    let steps = Regex::new(&format!(r"\b{c}\s*\+\+")).ok()?;
+    let steps = crate::launch_sites::c_text::cached_regex(&format!(r"\b{c}\s*\+\+")).ok()?;
     Some(start? + steps.find_iter(&code[from..at]).count())
 }
 
@@ -544,11 +548,14 @@ fn array_parts(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<Strin
         return None;
     }
     let n = regex::escape(name);
-    let writes = Regex::new(&format!(
+    let writes = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{n}\s*\[([^\]]*)\]\s*(?:[-+*/%&|^]|<<|>>)?=[^=]"
     ))
     .ok()?;
-    let init = Regex::new(&format!(r"\b{n}\s*\[[^\]]*\]\s*=\s*\{{([^{{}}]*)\}}")).ok()?;
+    let init = crate::launch_sites::c_text::cached_regex(&format!(
+        r"\b{n}\s*\[[^\]]*\]\s*=\s*\{{([^{{}}]*)\}}"
+    ))
+    .ok()?;
     for text in [&code[scope.clone()], &callers::file_scope(code)] {
         let all: Vec<_> = writes.captures_iter(text).collect();
         if all.is_empty() {
@@ -577,7 +584,7 @@ fn array_parts(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<Strin
 /// The sizes of a `cl::NDRange name(a, b)` declared in scope.
 fn nd_range_variable(code: &str, scope: &Range<usize>, name: &str) -> Option<Vec<String>> {
     let n = regex::escape(name);
-    let decl = Regex::new(&format!(
+    let decl = crate::launch_sites::c_text::cached_regex(&format!(
         r"(?:\bcl::NDRange\s+{n}\s*|\b{n}\s*=\s*cl::NDRange\s*)[({{]"
     ))
     .ok()?;

@@ -23,7 +23,6 @@
 use super::c_text::{call_args, enclosing_paren, matching_close, opening};
 use super::callers::{self, Call, Enclosing, How, Kind, Through};
 use crate::workload::split_top;
-use regex::Regex;
 
 /// A call that hands a callable to a helper: the helper's name, the index of the argument
 /// that is the callable, and the offset of the call (its name's, as [`callers::calls`] gives).
@@ -69,7 +68,9 @@ pub(super) fn calls_through_helpers(code: &str, f: &Enclosing) -> Vec<Call> {
 
 /// The calls that pass `name` as a whole argument.
 fn passed_by_name(code: &str, name: &str) -> Vec<Passing> {
-    let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(name))) else {
+    let Ok(re) =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\b{}\b", regex::escape(name)))
+    else {
         return Vec::new();
     };
     re.find_iter(code)
@@ -134,7 +135,9 @@ fn invocations(code: &str, passing: &Passing) -> Vec<Call> {
 
 /// The definitions of the function or named lambda `name` in `code`.
 fn definitions(code: &str, name: &str) -> Vec<Enclosing> {
-    let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(name))) else {
+    let Ok(re) =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\b{}\b", regex::escape(name)))
+    else {
         return Vec::new();
     };
     re.find_iter(code)
@@ -153,7 +156,9 @@ fn definitions(code: &str, name: &str) -> Vec<Enclosing> {
 /// The calls of the parameter `param` in the body of `helper`, as calls of what the call at
 /// `passing` gives it.
 fn calls_of_param(code: &str, helper: &Enclosing, param: &str, passing: usize) -> Vec<Call> {
-    let Ok(re) = Regex::new(&format!(r"\b{}\s*\(", regex::escape(param))) else {
+    let Ok(re) =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\b{}\s*\(", regex::escape(param)))
+    else {
         return Vec::new();
     };
     let body = &code[helper.body.clone()];

@@ -99,7 +99,7 @@ pub fn lists_in(scope: &str, code: &str) -> BTreeMap<String, Vec<String>> {
 /// The braced lists `name` is declared with (`std::vector<int> name = {…}`, `name{…}`,
 /// `int name[] = {…}`, `std::array<int, 3> name{…}`), each with the offset after it.
 fn declared_lists(code: &str, name: &str) -> Vec<(String, usize)> {
-    let decl = Regex::new(&format!(
+    let decl = crate::launch_sites::c_text::cached_regex(&format!(
         r"(?:[\w>\]]\s+|[&*]\s*){}\s*(?:\[[^\]]*\]\s*)?(?:=\s*)?\{{",
         regex::escape(name)
     ))
@@ -115,7 +115,7 @@ fn declared_lists(code: &str, name: &str) -> Vec<(String, usize)> {
 
 /// A statement after offset `from` that changes the list `name`, as written.
 fn changed_after(code: &str, name: &str, from: usize) -> Option<String> {
-    let change = Regex::new(&format!(
+    let change = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{}\s*(?:\.\s*(?:push_back|emplace_back|pop_back|insert|erase|resize|assign|clear|swap)\s*\(|\[[^\]]*\]\s*(?:[-+*/]?=[^=]|\+\+|--)|=[^=])",
         regex::escape(name)
     ))

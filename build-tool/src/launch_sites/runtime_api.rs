@@ -177,7 +177,7 @@ pub(super) fn array_initializer(
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
-    let re = Regex::new(&format!(
+    let re = crate::launch_sites::c_text::cached_regex(&format!(
         r"\b{}\s*\[[^\]]*\]\s*=\s*\{{",
         regex::escape(name)
     ))
@@ -190,12 +190,15 @@ pub(super) fn array_initializer(
 fn config_member(code: &str, scope: &Range<usize>, cfg: &str, member: &str) -> Option<String> {
     let text = &code[scope.clone()];
     let (c, m) = (regex::escape(cfg), regex::escape(member));
-    let assigned = Regex::new(&format!(r"\b{c}\s*(?:\.|->)\s*{m}\s*=([^=;][^;]*);")).ok()?;
+    let assigned = crate::launch_sites::c_text::cached_regex(&format!(
+        r"\b{c}\s*(?:\.|->)\s*{m}\s*=([^=;][^;]*);"
+    ))
+    .ok()?;
     let mut found = assigned.captures_iter(text);
     if let Some(a) = found.next() {
         return found.next().is_none().then(|| a[1].trim().to_string());
     }
-    let init = Regex::new(&format!(r"\b{c}\s*=\s*\{{")).ok()?;
+    let init = crate::launch_sites::c_text::cached_regex(&format!(r"\b{c}\s*=\s*\{{")).ok()?;
     let open = init.find(text)?.end() - 1;
     let close = matching_close(text.as_bytes(), open)?;
     split_top(&text[open + 1..close]).iter().find_map(|d| {

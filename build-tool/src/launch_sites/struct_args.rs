@@ -109,14 +109,17 @@ pub(super) fn member_of_another(code: &str, at: usize) -> bool {
 /// taken.
 fn kept_whole(code: &str, var: &str) -> bool {
     let v = regex::escape(var);
-    let whole = Regex::new(&format!(r"\b{v}\s*(?:[-+*/%&|^]|<<|>>)?=[^=]")).unwrap();
+    let whole =
+        crate::launch_sites::c_text::cached_regex(&format!(r"\b{v}\s*(?:[-+*/%&|^]|<<|>>)?=[^=]"))
+            .unwrap();
     let assigns = whole
         .find_iter(code)
         .filter(|m| !member_of_another(code, m.start()))
         // `S v = {…}` is the declaration itself
         .filter(|m| !code[m.end() - 1..].trim_start().starts_with('{'))
         .count();
-    let address = Regex::new(&format!(r"&\s*{v}\b\s*[^.\s]")).unwrap();
+    let address =
+        crate::launch_sites::c_text::cached_regex(&format!(r"&\s*{v}\b\s*[^.\s]")).unwrap();
     assigns == 0 && !address.is_match(code)
 }
 
