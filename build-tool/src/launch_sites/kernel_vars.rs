@@ -47,7 +47,7 @@ pub(super) fn resolve(code: &str, sites: Vec<LaunchSite>) -> Vec<LaunchSite> {
 /// function pointer, and never changes.
 fn held_kernels(code: &str, name: &str) -> Option<Vec<(String, Vec<Guard>)>> {
     let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if !plain || !assignments(code, name).is_some_and(|n| n <= 1) {
+    if !plain || assignments(code, name).is_none_or(|n| n > 1) {
         return None;
     }
     // `auto k = …;`, `auto *k = &…;`, `void (*k)(float *, int) = …;`

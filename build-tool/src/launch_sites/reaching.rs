@@ -73,6 +73,15 @@ impl BodyWrites {
             .filter(|(_, count)| *count > 1)
             .map(|(name, _)| name)
     }
+
+    fn reader<'a>(&'a self, code: &'a str, defs: &'a HostDefs) -> Reader<'a> {
+        Reader {
+            code,
+            body: self.body.clone(),
+            found: &self.found,
+            defs,
+        }
+    }
 }
 
 /// `defs` with the value each name assigned more than once in the body of `writes` has at
@@ -85,25 +94,21 @@ pub(super) fn add_reaching_values(
     params: &[String],
     at: usize,
 ) {
-    let found = &writes.found;
-    let reader = Reader {
-        code,
-        body: writes.body.clone(),
-        found,
-        defs: &*defs,
-    };
-    let writes = &writes.dims;
+    let reader = writes.reader(code, &*defs);
     let wanted =
         |name: &String, count: usize, known: bool| count > 1 && !known && !params.contains(name);
     // a `dim3`'s whole assignments (`grid = dim3(…)`) are its own, not a scalar's
-    let values: Vec<(String, String)> = found
+    let values: Vec<(String, String)> = writes
+        .found
         .iter()
         .filter(|(name, all)| {
-            wanted(name, all.len(), defs.scalars.contains_key(*name)) && !writes.contains_key(*name)
+            let known = defs.scalars.contains_key(*name);
+            wanted(name, all.len(), known) && !writes.dims.contains_key(*name)
         })
         .filter_map(|(name, _)| Some((name.clone(), reader.value_at(name, at, 0).ok()?)))
         .collect();
     let dims: Vec<(String, Vec<String>)> = writes
+        .dims
         .iter()
         .filter(|(name, all)| wanted(name, all.len(), defs.dims.contains_key(*name)))
         .filter_map(|(name, all)| Some((name.clone(), reader.dim_at(name, all, at).ok()?)))
@@ -112,9 +117,10 @@ pub(super) fn add_reaching_values(
     defs.dims.extend(dims);
 }
 
-/// Why no one assignment of `name` in the body of `writes` reaches `at` on every path, for the error that
-/// asks for it (`line 14 assigns it after the launch, which the loop at line 12 runs again`);
-/// `None` where one does, or where `name` is not assigned only by plain `=` in `body`.
+/// Why no one assignment of `name` in the body of `writes` reaches `at` on every path, for the
+/// error that asks for it (`line 14 assigns it after line 13, which the loop at line 12 may run
+/// again`); `None` where one does, or where the body does not give `name` its values by plain
+/// `=` only.
 pub(super) fn why_unknown(
     defs: &HostDefs,
     code: &str,
@@ -122,12 +128,7 @@ pub(super) fn why_unknown(
     at: usize,
     name: &str,
 ) -> Option<String> {
-    let reader = Reader {
-        code,
-        body: writes.body.clone(),
-        found: &writes.found,
-        defs,
-    };
+    let reader = writes.reader(code, defs);
     if let Some(all) = writes.dims.get(name) {
         return reader.dim_at(name, all, at).err();
     }
@@ -169,14 +170,8 @@ fn dim_writes(code: &str, body: Range<usize>) -> BTreeMap<String, Vec<DimWrite>>
             });
         }
         for (name, init) in declarators(&c[1]) {
-            let parts = init
-                .strip_prefix('=')
-                .map_or(Some(init.as_str()), |v| Some(v.trim()))
-                .and_then(|v| match v.starts_with("dim3") {
-                    true => dim3_parts(v),
-                    false => dim3_parts(&format!("dim3{v}")),
-                });
-            match parts {
+            // `grid(a, b)`, `grid{a, b}` and `grid = dim3(a, b)` are given as `(a, b)` or `{a, b}`
+            match dim3_parts(&init) {
                 Some(parts) => out.entry(name).or_default().push(DimWrite {
                     at,
                     axis: None,

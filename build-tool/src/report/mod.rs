@@ -100,8 +100,9 @@ impl Report {
 /// key but not a launch (`k<<<grid, block>>>(a, w, h)` twice with other `dim3`s): a baseline
 /// keyed by name would otherwise hold one of them, and `check` compare both with it.
 fn name_shapes_apart(kernels: &mut [KernelReport]) {
-    let shape = |k: &KernelReport| (k.workload.grid, k.workload.block);
-    let mut shapes: BTreeMap<String, Vec<([u64; 3], [u64; 3])>> = BTreeMap::new();
+    type Shape = ([u64; 3], [u64; 3]);
+    let shape = |k: &KernelReport| -> Shape { (k.workload.grid, k.workload.block) };
+    let mut shapes: BTreeMap<String, Vec<Shape>> = BTreeMap::new();
     for k in kernels.iter() {
         let seen = shapes.entry(k.key()).or_default();
         if !seen.contains(&shape(k)) {
