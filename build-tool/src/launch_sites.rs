@@ -656,7 +656,7 @@ impl<'a> HostFile<'a> {
                 let mut args = call.args.clone();
                 args.extend(f.defaults.iter().skip(args.len()).cloned());
                 args.resize(f.params.len(), String::new());
-                args.extend(deduce::template_args(self.code(), f, call));
+                args.extend(keys[k].1.iter().cloned());
                 let chains = same
                     .iter()
                     .flat_map(|c| chains_from(c, &caller, &outer))

@@ -205,18 +205,7 @@ static SM_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
 /// in `scope` (a range of `code`), every one but one is in a branch ruled out, and that one is
 /// in none or in branches that are taken; otherwise it stays unknown, as before.
 pub(super) fn add_branch_values(defs: &mut HostDefs, code: &str, scope: std::ops::Range<usize>) {
-    static ASSIGN: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\b([A-Za-z_]\w*)\s*=([^=;][^;]*);").unwrap());
-    let mut by_name: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
-    for c in ASSIGN.captures_iter(&code[scope.clone()]) {
-        let at = scope.start + c.get(0).unwrap().start();
-        if !struct_args::member_of_another(code, at) {
-            by_name
-                .entry(c[1].to_string())
-                .or_default()
-                .push((at, c[2].trim().to_string()));
-        }
-    }
+    let mut by_name = assigned_values(code, scope);
     by_name.retain(|name, found| {
         found.len() > 1
             && !defs.scalars.contains_key(name)
@@ -243,6 +232,27 @@ pub(super) fn add_branch_values(defs: &mut HostDefs, code: &str, scope: std::ops
             defs.scalars.insert(name, value.clone());
         }
     }
+}
+
+/// Every plain `=` in the range `scope` of `code`, by name: where the name is and the value as
+/// written; not those of a member of another variable (`p.n = …`).
+pub(super) fn assigned_values(
+    code: &str,
+    scope: std::ops::Range<usize>,
+) -> BTreeMap<String, Vec<(usize, String)>> {
+    static ASSIGN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b([A-Za-z_]\w*)\s*=([^=;][^;]*);").unwrap());
+    let mut by_name: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
+    for c in ASSIGN.captures_iter(&code[scope.clone()]) {
+        let at = scope.start + c.get(1).unwrap().start();
+        if !struct_args::member_of_another(code, at) {
+            by_name
+                .entry(c[1].to_string())
+                .or_default()
+                .push((at, c[2].trim().to_string()));
+        }
+    }
+    by_name
 }
 
 /// How many integer declarations in `code` declare `name` with a value (`int n = 0`).

@@ -29,7 +29,7 @@
 use super::branches::{enclosing_brace, guards, statement_start};
 use super::c_text::{bare_name, dim3_parts, matching_close};
 use super::containers;
-use super::host_defs::{assignments, declarators, HostDefs};
+use super::host_defs::{assigned_values, assignments, declarators, HostDefs};
 use super::host_loops::enclosing_loops_within;
 use super::size_fns::substitute;
 use super::struct_args;
@@ -217,22 +217,11 @@ fn dim_writes(code: &str, body: Range<usize>) -> BTreeMap<String, Vec<DimWrite>>
 /// of the containers made more than once and changed nowhere else (as `x.size`); a value with
 /// a top-level comma (`int a = 1, b = 2;`) is not one value, so its name is left out.
 fn plain_assignments(code: &str, body: Range<usize>) -> Assignments {
-    static ASSIGN: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\b([A-Za-z_]\w*)\s*=([^=;][^;]*);").unwrap());
-    let mut found = Assignments::new();
-    let mut broken = Vec::new();
-    for c in ASSIGN.captures_iter(&code[body.clone()]) {
-        let at = body.start + c.get(1).unwrap().start();
-        if struct_args::member_of_another(code, at) {
-            continue;
-        }
-        let value = c[2].trim().to_string();
-        if split_top(&value).len() > 1 {
-            broken.push(c[1].to_string());
-        }
-        found.entry(c[1].to_string()).or_default().push((at, value));
-    }
-    found.retain(|name, all| !broken.contains(name) && assignments(code, name) == Some(all.len()));
+    let mut found = assigned_values(code, body.clone());
+    found.retain(|name, all| {
+        let one_value_each = all.iter().all(|(_, v)| split_top(v).len() == 1);
+        one_value_each && assignments(code, name) == Some(all.len())
+    });
     let mut made = Assignments::new();
     let mut without_size = Vec::new();
     for (name, at, size) in containers::declarations(&code[body.clone()]) {
