@@ -5,7 +5,7 @@
 //! whose value reaches the address of a `.shared` access that no shared variable is the base of.
 
 use crate::affine::dests;
-use crate::ptx::{AddrBase, Function, Inst, Operand, Statement};
+use crate::ptx::{AddrBase, Function, Inst, Operand, StateSpace, Statement};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a register's value may be derived from.
@@ -55,11 +55,8 @@ pub fn local_pointer_params(f: &Function) -> Vec<usize> {
         }
     }
     let mut out = BTreeSet::new();
-    for i in insts
-        .iter()
-        .filter(|i| i.modifiers.iter().any(|m| m == "shared"))
-    {
-        for o in &i.operands {
+    for i in &insts {
+        for o in shared_addresses(i) {
             let Operand::Addr {
                 base: AddrBase::Reg(r),
                 ..
@@ -78,6 +75,31 @@ pub fn local_pointer_params(f: &Function) -> Vec<usize> {
         }
     }
     out.into_iter().collect()
+}
+
+/// The address operands of `i` that are in shared memory. A copy between two spaces
+/// (`cp.async.ca.shared.global [dst], [src], …`, `cp.async.bulk.global.shared::cta [dst], [src], …`)
+/// writes its destination's space first and its source's second, and only that operand is shared;
+/// every address of a one-space instruction (`ld.shared`, `st.shared::cta`, `atom.shared`) is.
+fn shared_addresses(i: &Inst) -> Vec<&Operand> {
+    let spaces: Vec<StateSpace> = i
+        .modifiers
+        .iter()
+        .filter_map(|m| StateSpace::from_name(m))
+        .collect();
+    let addresses = i
+        .operands
+        .iter()
+        .filter(|o| matches!(o, Operand::Addr { .. }));
+    match spaces.as_slice() {
+        [StateSpace::Shared] => addresses.collect(),
+        [_, _] if i.opcode == "cp" => addresses
+            .zip(&spaces)
+            .filter(|(_, s)| **s == StateSpace::Shared)
+            .map(|(o, _)| o)
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The origins of the value `i` writes: a parameter it loads, a variable whose address it
@@ -147,6 +169,31 @@ mod tests {
             ".param .u64 k_param_0, .param .u64 k_param_1, .param .u64 k_param_2, .param .u32 k_param_3",
         );
         assert_eq!(local_pointer_params(&f), vec![2]);
+    }
+
+    #[test]
+    fn the_global_source_of_an_async_copy_is_not_local() {
+        // cp.async copies in[i] (a global pointer, operand 1) to scratch (a local pointer,
+        // operand 0) and a shared variable: only the destination is shared
+        let f = kernel(
+            ".reg .b32 %r<4>; .reg .b64 %rd<8>;
+             .shared .align 4 .b8 tile[1024];
+             ld.param.u64 %rd1, [k_param_0];
+             ld.param.u64 %rd2, [k_param_1];
+             mov.u32 %r1, %tid.x;
+             mul.wide.u32 %rd3, %r1, 4;
+             add.s64 %rd4, %rd1, %rd3;
+             shl.b32 %r2, %r1, 2;
+             mov.u32 %r3, tile;
+             add.s32 %r2, %r3, %r2;
+             cp.async.ca.shared.global [%r2], [%rd4], 4, 4;
+             add.s64 %rd5, %rd2, %rd3;
+             cp.async.cg.shared::cta.global [%rd5], [%rd4], 16;
+             cp.async.commit_group;
+             ret;",
+            ".param .u64 k_param_0, .param .u64 k_param_1",
+        );
+        assert_eq!(local_pointer_params(&f), vec![1]);
     }
 
     #[test]
