@@ -18,7 +18,7 @@
 use crate::affine::{counter, edge_cond, Cond, Values};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::named;
-use crate::poly::isl::{Ctx, Set};
+use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::{CountError, LinExpr};
 use crate::taint::Taint;
 use std::collections::{BTreeMap, BTreeSet};
@@ -421,11 +421,22 @@ pub fn for_each_warp(
     visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
 ) -> Result<(), EnumerateError> {
     let walk = WarpWalk::new(counters, cond, block, env, visit_reads)?;
-    let boxed = walk.points_per_block().saturating_mul(walk.blocks());
-    if boxed > budget {
-        return Err(EnumerateError::TooLarge(boxed));
+    let per_block = walk.points_per_block();
+    let boxed = per_block.saturating_mul(walk.blocks());
+    if boxed <= budget {
+        return walk.walk(0..walk.blocks(), visit);
     }
-    walk.walk(0..walk.blocks(), visit)
+    // Over the budget, a launch whose visit reads no block index may still be walked: its
+    // blocks that run every point of the counters' box are alike, so one stands for them all.
+    if !visit_reads.iter().any(|v| v.starts_with("ctaid_")) {
+        if let Some(plan) = walk.alike_blocks(budget / per_block.max(1))? {
+            for (b, weight) in plan {
+                walk.walk_block(b, weight, visit)?;
+            }
+            return Ok(());
+        }
+    }
+    Err(EnumerateError::TooLarge(boxed))
 }
 
 /// A domain prepared for walking warp by warp (see [`for_each_warp`]), so a caller can ask what
@@ -541,6 +552,99 @@ impl WarpWalk {
         pos / size
     }
 
+    /// The blocks to walk, each with the blocks it stands for, when a visit reads no block index:
+    /// every block outside the bounding box of those that skip some (counters, tid) point of the
+    /// box runs all of them, the same points as any other such block, so the first one outside
+    /// stands for the rest. `None` when more than `most` blocks would be walked.
+    pub fn alike_blocks(&self, most: u64) -> Result<Option<Vec<(u64, u64)>>, EnumerateError> {
+        let Some(ranges) = &self.ranges else {
+            return Ok(Some(Vec::new()));
+        };
+        let [gx, gy, gz] = self.grid;
+        let [nx, ny, nz] = self.block;
+        let dims: Vec<String> = ["ctaid_x", "ctaid_y", "ctaid_z", "tid_x", "tid_y", "tid_z"]
+            .iter()
+            .map(|d| d.to_string())
+            .chain(self.counters.iter().cloned())
+            .collect();
+        let mut box_text = format!(
+            "0 <= ctaid_x < {gx} and 0 <= ctaid_y < {gy} and 0 <= ctaid_z < {gz} and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz}"
+        );
+        for (k, (lo, hi)) in self.counters.iter().zip(ranges) {
+            box_text += &format!(" and {lo} <= {k} <= {hi}");
+        }
+        let tuple = dims.join(", ");
+        let isl = |e: crate::poly::isl::IslError| EnumerateError::Isl(e.into());
+        let ctx = Ctx::new();
+        let whole = Set::parse(&ctx, &format!("{{ [{tuple}] : {box_text} }}")).map_err(isl)?;
+        let taken = Set::parse(
+            &ctx,
+            &format!("{{ [{tuple}] : {box_text} and {} }}", self.fixed.to_isl()),
+        )
+        .map_err(isl)?;
+        let partial = whole
+            .subtract(taken)
+            .and_then(|s| s.project_out(DimType::isl_dim_set, 3, dims.len() - 3))
+            .map_err(isl)?;
+        let total = self.blocks();
+        let [gx, gy, _] = self.grid.map(|g| g.max(1) as u64);
+        // The partial blocks lie in the bounding boxes of the set's disjoint pieces; a full block
+        // in one of them is walked on its own, which counts it the same.
+        let mut walked: BTreeSet<u64> = BTreeSet::new();
+        for piece in partial
+            .make_disjoint()
+            .map_err(isl)?
+            .basic_sets()
+            .map_err(isl)?
+        {
+            let piece = piece.to_set().map_err(isl)?;
+            let mut lo = [0i128; 3];
+            let mut hi = [0i128; 3];
+            for d in 0..3 {
+                lo[d] = bound(&piece, d, false)?;
+                hi[d] = bound(&piece, d, true)?;
+            }
+            let volume = (0..3).map(|d| (hi[d] - lo[d] + 1) as u64).product::<u64>();
+            if walked.len() as u64 + volume >= most {
+                return Ok(None);
+            }
+            for z in lo[2]..=hi[2] {
+                for y in lo[1]..=hi[1] {
+                    for x in lo[0]..=hi[0] {
+                        walked.insert(x as u64 + gx * (y as u64 + gy * z as u64));
+                    }
+                }
+            }
+        }
+        let alike = total - walked.len() as u64;
+        let mut plan: Vec<(u64, u64)> = Vec::new();
+        // at most `walked.len()` blocks are tried before one outside them
+        if let Some(first) = (0..total).find(|b| !walked.contains(b)) {
+            plan.push((first, alike * self.weight));
+        }
+        plan.extend(walked.into_iter().map(|b| (b, self.weight)));
+        Ok(Some(plan))
+    }
+
+    /// A walked block's (ctaid_x, ctaid_y, ctaid_z) from its linear index, x fastest.
+    fn coords(&self, b: u64) -> [u64; 3] {
+        let [gx, gy, _] = self.grid.map(|g| g.max(1) as u64);
+        [b % gx, b / gx % gy, b / (gx * gy)]
+    }
+
+    /// Visit the warp executions of walked block `b`, standing for `weight` blocks.
+    pub fn walk_block(
+        &self,
+        b: u64,
+        weight: u64,
+        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+    ) -> Result<(), EnumerateError> {
+        match &self.ranges {
+            Some(ranges) => self.walk_blocks(b..b + 1, ranges, weight, visit),
+            None => Ok(()),
+        }
+    }
+
     /// Visit the warp executions of the walked blocks `blocks`, by linear block index (x fastest,
     /// as the hardware dispatches them).
     pub fn walk(
@@ -573,15 +677,25 @@ impl WarpWalk {
         if let (Some(n), Some(first)) = (outer_trips, ranges.first_mut()) {
             first.1 = first.1.min(first.0 + n.max(1) as i128 - 1);
         }
-        let ranges = &ranges;
+        self.walk_blocks(blocks, &ranges, self.weight, visit)
+    }
+
+    /// Visit the warp executions of `blocks` with the counters in `ranges`, each block standing
+    /// for `weight`.
+    fn walk_blocks(
+        &self,
+        blocks: std::ops::Range<u64>,
+        ranges: &[(i128, i128)],
+        weight: u64,
+        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+    ) -> Result<(), EnumerateError> {
         let block = self.block;
-        let [gx, gy, _] = self.grid.map(|g| g.max(1) as u64);
         let mut point: BTreeMap<String, i128> = BTreeMap::new();
         let mut ks: Vec<i128> = ranges.iter().map(|r| r.0).collect();
         let mut lanes: Vec<(u32, [u64; 3])> = Vec::with_capacity(32);
         let tpb: u64 = block.iter().product();
         for b in blocks.start..blocks.end.min(self.blocks()) {
-            let c = [b % gx, b / gx % gy, b / (gx * gy)];
+            let c = self.coords(b);
             for (d, v) in ["ctaid_x", "ctaid_y", "ctaid_z"].iter().zip(c) {
                 point.insert(d.to_string(), v as i128);
             }
@@ -609,7 +723,7 @@ impl WarpWalk {
                         }
                     }
                     if !lanes.is_empty() {
-                        visit(&point, &lanes, self.weight);
+                        visit(&point, &lanes, weight);
                     }
                 }
                 // Next counter tuple, odometer style (innermost counter fastest).
@@ -657,4 +771,71 @@ fn bound(set: &Set, pos: usize, max: bool) -> Result<i128, EnumerateError> {
         });
     }
     out.ok_or(EnumerateError::Unbound(None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `a - b - 1 >= 0`, i.e. a > b.
+    fn gt(a: LinExpr, b: LinExpr) -> Cond {
+        Cond::Ge(a.sub(&b).add_const(-1))
+    }
+
+    /// Weighted visits by (counter value, lanes): what a visit that reads no block index sees.
+    fn visits(cond: &Cond, budget: u64) -> Result<BTreeMap<(i128, Vec<u32>), u64>, EnumerateError> {
+        let env: BTreeMap<String, i128> = [
+            ("nctaid_x".to_string(), 40),
+            ("nctaid_y".to_string(), 7),
+            ("n".to_string(), 1000),
+            ("m".to_string(), 100),
+        ]
+        .into();
+        let mut out = BTreeMap::new();
+        let reads: BTreeSet<String> = ["k".to_string()].into();
+        for_each_warp(
+            &["k".to_string()],
+            cond,
+            [32, 2, 1],
+            &env,
+            budget,
+            &reads,
+            &mut |point, lanes, weight| {
+                let key = (
+                    point["k"],
+                    lanes.iter().map(|(l, t)| l + 32 * t[1] as u32).collect(),
+                );
+                *out.entry(key).or_insert(0) += weight;
+            },
+        )?;
+        Ok(out)
+    }
+
+    #[test]
+    fn blocks_that_run_the_whole_box_are_walked_once_over_the_budget() {
+        // x = 32 ctaid_x + tid_x < n, y = 2 ctaid_y + tid_y < m... of a 40 x 7 grid of 32 x 2
+        // blocks, with 0 <= k < 3: 1280 x 14 threads, guarded to 1000 x 14, then to y < 13
+        let x = LinExpr::var("ctaid_x")
+            .scale(32)
+            .add(&LinExpr::var("tid_x"));
+        let y = LinExpr::var("ctaid_y").scale(2).add(&LinExpr::var("tid_y"));
+        let k = LinExpr::var("k");
+        let cond = gt(LinExpr::var("n"), x)
+            .and(gt(LinExpr::constant(13), y))
+            .and(Cond::Ge(k.clone()))
+            .and(gt(LinExpr::constant(3), k));
+        let whole = visits(&cond, u64::MAX).unwrap();
+        // 40 * 7 blocks of 64 threads and 3 trips: 53760 points. Within a budget of 20000, the
+        // 9 x 7 blocks from ctaid_x = 31 and the 31 others of ctaid_y = 6 are walked (192 points
+        // each), and one block stands for the other 186
+        let alike = visits(&cond, 20000).unwrap();
+        assert_eq!(alike, whole);
+        let lanes: u64 = whole.iter().map(|((_, l), w)| l.len() as u64 * w).sum();
+        assert_eq!(lanes, 1000 * 13 * 3);
+        // a budget below the blocks the plan needs is still refused
+        assert!(matches!(
+            visits(&cond, 500),
+            Err(EnumerateError::TooLarge(53760))
+        ));
+    }
 }
