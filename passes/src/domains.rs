@@ -13,13 +13,16 @@
 //! is complete (a loop's own counter is put back earlier, before it is shifted). A condition the
 //! values cannot express becomes a hint parameter: a data-dependent one (`trip.`, `branch.`)
 //! where data may decide it ([`crate::taint`]), and one that binding resolves ([`NON_AFFINE`])
-//! where only the launch and the parameters do.
+//! where only the launch and the parameters do. Data-dependent control flow that a completed run
+//! fixes ([`crate::sync_idioms`]: a branch to a trap, a spin-wait) gets a [`TRAP`] or [`SPIN`]
+//! key with that run's value as its default.
 
 use crate::affine::{counter, edge_cond, Cond, Values};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::{CountError, LinExpr};
+use crate::sync_idioms;
 use crate::taint::Taint;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,6 +30,13 @@ use std::collections::{BTreeMap, BTreeSet};
 /// not affine in the launch and the parameters (products such as `blockIdx.y * rows`):
 /// `KernelStats::bind` analyses again with the workload's parameters and grid as numbers.
 pub const NON_AFFINE: &str = "nonaffine.";
+
+/// Prefix of the hint keys of spin-waits' polls ([`crate::sync_idioms`]), taken as 1.
+pub const SPIN: &str = "spin.";
+
+/// Prefix of the hint keys of data-dependent branches to a block that aborts the kernel
+/// ([`crate::sync_idioms`]), taken as never reaching it.
+pub const TRAP: &str = "trap.";
 
 /// Something the domains had to assume: a hint parameter and what it stands for.
 #[derive(Clone, Debug, PartialEq)]
@@ -127,17 +137,23 @@ pub fn build(
                     format!("{NON_AFFINE}trip.{place}"),
                     format!("trip count of loop {li} (header block {header}), not affine in the launch and parameters but decided by them: exact once they are bound"),
                 )
+            } else if tests > 0 && sync_idioms::spin_wait(cfg, li) {
+                (
+                    format!("{SPIN}{place}"),
+                    format!("polls of the spin-wait at loop {li} (header block {header}), which waits for other threads (a grid barrier, a flag, a lock): 1, the wait succeeding at once; the time spent waiting is not counted"),
+                )
             } else {
                 (
                     format!("trip.{place}"),
                     format!("trip count of loop {li} (header block {header}), not an affine function of the launch and parameters"),
                 )
             };
+            let default = if hint_key.starts_with(SPIN) { 1 } else { 16 };
             hints.push(HintParam {
                 param: p.clone(),
                 hint_key,
                 what,
-                default: 16,
+                default,
                 at,
             });
             cond = Cond::Ge(LinExpr::var(&k)).and(Cond::Ge(
@@ -323,10 +339,20 @@ impl Walk<'_> {
                     let at = (self.kernel_file_line)(from);
                     let place = at.clone().unwrap_or_else(|| format!("bb{from}"));
                     let name = cfg.blocks[from].name();
+                    let target = |k: EdgeKind| cfg.successors(from).find(|e| e.kind == k);
+                    let aborts_on =
+                        |k: EdgeKind| target(k).is_some_and(|e| sync_idioms::aborts(cfg, e.to));
+                    let mut default = 1;
                     let (hint_key, what) = if !self.taint.branch(cfg, from) {
                         (
                             format!("{NON_AFFINE}branch.{place}"),
                             format!("branch at the end of block {name}, not affine in the launch and parameters but decided by them (1 = every thread takes it, 0 = none): exact once they are bound"),
+                        )
+                    } else if aborts_on(EdgeKind::Taken) != aborts_on(EdgeKind::NotTaken) {
+                        default = i64::from(aborts_on(EdgeKind::NotTaken));
+                        (
+                            format!("{TRAP}{place}"),
+                            format!("branch at the end of block {name}, one side of which aborts the kernel: {default}, the side a run that completes takes (1 = every thread takes the branch, 0 = none)"),
                         )
                     } else {
                         (
@@ -338,7 +364,7 @@ impl Walk<'_> {
                         param: p.clone(),
                         hint_key,
                         what,
-                        default: 1,
+                        default,
                         at,
                     });
                 }

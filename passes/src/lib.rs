@@ -17,5 +17,6 @@ pub mod poly;
 pub mod ptx;
 pub mod reuse;
 pub mod stats;
+pub mod sync_idioms;
 pub mod taint;
 pub mod unroll;
