@@ -273,9 +273,16 @@ fn annotation_body(line: &str) -> Option<&str> {
 }
 
 /// Attributes that carry parenthesised arguments and may stand between the return type and the
-/// name (`__launch_bounds__(256)`, `__attribute__((reqd_work_group_size(64,1,1)))`), removed so
-/// the name and parameter list are found.
-const ATTRIBUTES: [&str; 3] = ["__launch_bounds__", "__attribute__", "__declspec"];
+/// name (`__launch_bounds__(256)`, `__cluster_dims__(2, 1, 1)`, `__maxnreg__(64)`,
+/// `__attribute__((reqd_work_group_size(64,1,1)))`), removed so the name and parameter list are
+/// found.
+const ATTRIBUTES: [&str; 5] = [
+    "__launch_bounds__",
+    "__cluster_dims__",
+    "__maxnreg__",
+    "__attribute__",
+    "__declspec",
+];
 
 /// The line with every [`ATTRIBUTES`] group removed.
 fn without_attributes(line: &str) -> String {
@@ -645,7 +652,8 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
     fn attributes_between_type_and_name_are_skipped() {
         let ks = scan(
             "// kerncast: workload n=64 grid=(n/32) block=32\n__global__ void __launch_bounds__(256, 2) cub_sum(const float *x, int n) {}\n\
-             // kerncast: workload n=64 grid=(n/32) block=32\n__kernel __attribute__((reqd_work_group_size(32, 1, 1))) void cl_k(__global float *x, int n) {}",
+             // kerncast: workload n=64 grid=(n/32) block=32\n__kernel __attribute__((reqd_work_group_size(32, 1, 1))) void cl_k(__global float *x, int n) {}\n\
+             // kerncast: workload n=64 grid=(n/32) block=32\n__global__ void __cluster_dims__(2, 1, 1) __maxnreg__(64) pair(float *x, int n) {}",
         )
         .unwrap();
         let got: Vec<(&str, &[String], usize)> = ks
@@ -655,6 +663,7 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(got[0], ("cub_sum", p(&["x", "n"]).as_slice(), 1));
         assert_eq!(got[1], ("cl_k", p(&["x", "n"]).as_slice(), 1));
+        assert_eq!(got[2], ("pair", p(&["x", "n"]).as_slice(), 1));
     }
 
     #[test]

@@ -19,10 +19,10 @@ static DEFINES_OPENCL_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)\b(?:__)?kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+\w+\s*\(").unwrap()
 });
 
-/// A string literal's text defines a CUDA kernel: `__global__ void name(`, launch bounds
-/// allowed on either side of `void`.
+/// A string literal's text defines a CUDA kernel: `__global__ void name(`, launch bounds, cluster
+/// dimensions and register limits allowed on either side of `void`.
 static DEFINES_CUDA_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)\b__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?\w+\s*\(").unwrap()
+    Regex::new(r"(?s)\b__global__\s+(?:(?:__launch_bounds__|__cluster_dims__|__maxnreg__)\s*\([^)]*\)\s*)*void\s+(?:(?:__launch_bounds__|__cluster_dims__|__maxnreg__)\s*\([^)]*\)\s*)*\w+\s*\(").unwrap()
 });
 
 /// The language a program in a host string is written in.
