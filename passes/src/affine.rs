@@ -20,7 +20,7 @@
 //! A min, max or select (`selp`) of quasi-affine values is a named symbol `mmN` whose definition
 //! is the tree of its arguments ([`crate::named`]): arithmetic on it stays quasi-affine, and the
 //! definition is put back where domains are counted. A bit operation that is not arithmetic on
-//! its operands is kept by its sign alone ([`Val::Sign`]) when a sign test reads it.
+//! its operands is kept by its sign and its zeros alone ([`Val::Bits`]) when a test reads them.
 //!
 //! Simplification rule: `shr.s` by width−1 (the sign of a value, in signed-division idioms) is
 //! taken as 0, i.e. the dividend is assumed non-negative; nvcc guards its loop-trip computations
@@ -214,9 +214,13 @@ pub fn isl_lin(e: &LinExpr) -> String {
 pub enum Val {
     Num(Poly),
     Pred(Cond),
-    /// An integer known only by its sign: negative exactly where the condition holds. nvcc
-    /// tests `a < 0 || b < 0` as the sign of `a | b`, which is no affine value.
-    Sign(Cond),
+    /// An integer known only by its sign and, where known, where it is zero: negative exactly
+    /// where `negative` holds, zero exactly where `zero` does. nvcc tests `a < 0 || b < 0` as
+    /// the sign of `a | b`, and `a == 0 && b == 0` as `a | b` against 0, neither an affine value.
+    Bits {
+        negative: Cond,
+        zero: Option<Cond>,
+    },
     Unknown,
 }
 
@@ -549,6 +553,45 @@ fn sreg(s: &SReg, ntid: [u64; 3]) -> Val {
     }
 }
 
+/// A cluster special register of a kernel compiled for one cluster shape (`.reqnctapercluster X,
+/// Y, Z`, what `__cluster_dims__` writes): the grid is cut into clusters of that shape, so each
+/// register is the block index, or the grid size, split by it. `None` for any other register, or
+/// where the shape is set at launch (`cudaLaunchKernelEx`), which the PTX does not say.
+fn cluster_sreg(f: &Function, name: &str) -> Option<Poly> {
+    let shape = f.perf_values("reqnctapercluster")?;
+    let c = |d: usize| shape.get(d).copied().unwrap_or(1).max(1) as i128;
+    let (base, suffix) = name
+        .trim_start_matches('%')
+        .split_once('.')
+        .unwrap_or((name.trim_start_matches('%'), ""));
+    let dim = || ["x", "y", "z"].iter().position(|d| *d == suffix);
+    let ctaid = |d: usize| LinExpr::var(&format!("ctaid_{}", ["x", "y", "z"][d]));
+    let in_cluster = |d: usize| ctaid(d).sub(&ctaid(d).floor_div(c(d)).scale(c(d)));
+    let lin = match base {
+        "cluster_ctaid" => in_cluster(dim()?),
+        "cluster_nctaid" => LinExpr::constant(c(dim()?)),
+        "clusterid" => {
+            let d = dim()?;
+            ctaid(d).floor_div(c(d))
+        }
+        "nclusterid" => {
+            let d = dim()?;
+            let n = match GRID.with(|g| g.get()) {
+                Some(g) => LinExpr::constant(g[d] as i128),
+                None => LinExpr::var(&format!("nctaid_{}", ["x", "y", "z"][d])),
+            };
+            n.floor_div(c(d))
+        }
+        "cluster_ctarank" => in_cluster(0)
+            .add(&in_cluster(1).scale(c(0)))
+            .add(&in_cluster(2).scale(c(0) * c(1))),
+        "cluster_nctarank" => LinExpr::constant(c(0) * c(1) * c(2)),
+        "is_explicit_cluster" => LinExpr::constant(1),
+        _ => return None,
+    };
+    Some(Poly::from_lin(&lin))
+}
+
 /// `%laneid`: the thread's linear index in its block, modulo the warp size (warps are cut from
 /// the linear index).
 fn lane_id(ntid: [u64; 3]) -> LinExpr {
@@ -612,6 +655,9 @@ pub fn operand(f: &Function, o: &Operand, env: &Env, ntid: [u64; 3]) -> Val {
         Operand::SpecialReg(SReg::Nctaid(d)) if GRID.with(|g| g.get()).is_some() => {
             let g = GRID.with(|g| g.get()).unwrap_or([1; 3]);
             Val::Num(Poly::constant(crate::poly::poly::rat(g[d.index()] as i128)))
+        }
+        Operand::SpecialReg(SReg::Other(name)) => {
+            cluster_sreg(f, name).map_or(Val::Unknown, Val::Num)
         }
         Operand::SpecialReg(s) => sreg(s, ntid),
         Operand::Symbol(s) => Val::Num(Poly::var(&format!("sym_{}", sanitize(s)))),
@@ -774,6 +820,9 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                 None => ops.first().cloned().unwrap_or(Val::Unknown),
             },
             "mov" | "cvta" => ops.first().cloned().unwrap_or(Val::Unknown),
+            // `mapa.shared::cluster d, a, rank`: the address of `a`'s byte in another block of
+            // the cluster, a window per block. Counted at `a`'s offset, which sets the banks.
+            "mapa" => ops.first().cloned().unwrap_or(Val::Unknown),
             "cvt" if !is_float => ops.first().cloned().unwrap_or(Val::Unknown),
             "ld" if i.modifiers.iter().any(|m| m == "param") => {
                 match param_read(f, i.operands.get(1), env) {
@@ -995,41 +1044,72 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
     }
 }
 
-/// Bit operations and sign tests that only the signs of their operands decide: the sign bit
-/// of `a | b` is set where `a` or `b` is negative, of `a & b` where both are, of `a ^ b` where
-/// one is, of `~a` where `a` is not; `x < 0` (signed) reads it back.
+/// Bit operations and tests that only the signs and zeros of their operands decide: the sign
+/// bit of `a | b` is set where `a` or `b` is negative, of `a & b` where both are, of `a ^ b`
+/// where one is, of `~a` where `a` is not; `x < 0` (signed) reads it back. `a | b` is zero where
+/// both are, `a ^ b` where they are equal, `~a` where `a` is −1; `x == 0` reads that back.
 fn by_sign(i: &Inst, ops: &[Val]) -> Option<Val> {
     let neg = |v: &Val| match v {
-        Val::Sign(c) => Some(c.clone()),
+        Val::Bits { negative, .. } => Some(negative.clone()),
         Val::Num(p) => lin(p).map(|e| Cond::Ge(e.scale(-1).add_const(-1))),
+        _ => None,
+    };
+    let zero = |v: &Val| match v {
+        Val::Bits { zero, .. } => zero.clone(),
+        Val::Num(p) => lin(p).map(Cond::Eq),
         _ => None,
     };
     let c = |k: usize| ops.get(k).and_then(num).and_then(konst);
     match i.opcode.as_str() {
         "and" | "or" | "xor" => {
-            let (x, y) = (neg(ops.first()?)?, neg(ops.get(1)?)?);
-            let sign = match i.opcode.as_str() {
-                "and" => x.and(y),
-                "or" => x.or(y),
-                _ => x.xor(y),
+            let (a, b) = (ops.first()?, ops.get(1)?);
+            let (x, y) = (neg(a)?, neg(b)?);
+            let (negative, zero) = match i.opcode.as_str() {
+                "and" => (x.and(y), None),
+                "or" => (x.or(y), zero(a).zip(zero(b)).map(|(p, q)| p.and(q))),
+                _ => (
+                    x.xor(y),
+                    match (a, b) {
+                        (Val::Num(p), Val::Num(q)) => {
+                            lin(p).zip(lin(q)).map(|(p, q)| Cond::Eq(p.sub(&q)))
+                        }
+                        _ => None,
+                    },
+                ),
             };
-            Some(Val::Sign(sign))
+            Some(Val::Bits { negative, zero })
         }
         "not" => match ops.first()? {
-            Val::Sign(c) => Some(Val::Sign(c.clone().not())),
+            Val::Bits { negative, .. } => Some(Val::Bits {
+                negative: negative.clone().not(),
+                zero: None,
+            }),
             _ => None,
         },
+        "setp" if matches!(i.modifiers.first().map(String::as_str), Some("eq" | "ne")) => {
+            let z = match (ops.first()?, ops.get(1)?) {
+                (Val::Bits { zero: Some(z), .. }, _) if c(1) == Some(0) => z,
+                (_, Val::Bits { zero: Some(z), .. }) if c(0) == Some(0) => z,
+                _ => return None,
+            };
+            let p = if i.modifiers[0] == "eq" {
+                z.clone()
+            } else {
+                z.clone().not()
+            };
+            combine(p, i.modifiers.get(1).map(String::as_str), ops.get(2))
+        }
         "setp" if i.types.iter().any(|t| t.as_str().starts_with('s')) => {
             // (sign test, whether it reads "negative")
             let test = match (ops.first()?, ops.get(1)?, i.modifiers.first()?.as_str()) {
-                (Val::Sign(s), _, "lt") if c(1) == Some(0) => (s, true),
-                (Val::Sign(s), _, "le") if c(1) == Some(-1) => (s, true),
-                (Val::Sign(s), _, "ge") if c(1) == Some(0) => (s, false),
-                (Val::Sign(s), _, "gt") if c(1) == Some(-1) => (s, false),
-                (_, Val::Sign(s), "gt") if c(0) == Some(0) => (s, true),
-                (_, Val::Sign(s), "ge") if c(0) == Some(-1) => (s, true),
-                (_, Val::Sign(s), "le") if c(0) == Some(0) => (s, false),
-                (_, Val::Sign(s), "lt") if c(0) == Some(-1) => (s, false),
+                (Val::Bits { negative: s, .. }, _, "lt") if c(1) == Some(0) => (s, true),
+                (Val::Bits { negative: s, .. }, _, "le") if c(1) == Some(-1) => (s, true),
+                (Val::Bits { negative: s, .. }, _, "ge") if c(1) == Some(0) => (s, false),
+                (Val::Bits { negative: s, .. }, _, "gt") if c(1) == Some(-1) => (s, false),
+                (_, Val::Bits { negative: s, .. }, "gt") if c(0) == Some(0) => (s, true),
+                (_, Val::Bits { negative: s, .. }, "ge") if c(0) == Some(-1) => (s, true),
+                (_, Val::Bits { negative: s, .. }, "le") if c(0) == Some(0) => (s, false),
+                (_, Val::Bits { negative: s, .. }, "lt") if c(0) == Some(-1) => (s, false),
                 _ => return None,
             };
             let p = if test.1 {
@@ -1037,14 +1117,19 @@ fn by_sign(i: &Inst, ops: &[Val]) -> Option<Val> {
             } else {
                 test.0.clone().not()
             };
-            match (i.modifiers.get(1).map(String::as_str), ops.get(2)) {
-                (None, _) => Some(Val::Pred(p)),
-                (Some("and"), Some(Val::Pred(q))) => Some(Val::Pred(p.and(q.clone()))),
-                (Some("or"), Some(Val::Pred(q))) => Some(Val::Pred(p.or(q.clone()))),
-                (Some("xor"), Some(Val::Pred(q))) => Some(Val::Pred(p.xor(q.clone()))),
-                _ => None,
-            }
+            combine(p, i.modifiers.get(1).map(String::as_str), ops.get(2))
         }
+        _ => None,
+    }
+}
+
+/// `setp`'s result `p`, combined with its optional predicate operand (`setp.cmp.bop`).
+fn combine(p: Cond, bop: Option<&str>, q: Option<&Val>) -> Option<Val> {
+    match (bop, q) {
+        (None, _) => Some(Val::Pred(p)),
+        (Some("and"), Some(Val::Pred(q))) => Some(Val::Pred(p.and(q.clone()))),
+        (Some("or"), Some(Val::Pred(q))) => Some(Val::Pred(p.or(q.clone()))),
+        (Some("xor"), Some(Val::Pred(q))) => Some(Val::Pred(p.xor(q.clone()))),
         _ => None,
     }
 }

@@ -517,7 +517,10 @@ pub(crate) fn along(
             let v = match (v, exit) {
                 (Val::Num(p), Some((k, e))) => Val::Num(named::subst_poly(p, k, e)),
                 (Val::Pred(c), Some((k, e))) => Val::Pred(named::subst_cond(c, k, e)),
-                (Val::Sign(c), Some((k, e))) => Val::Sign(named::subst_cond(c, k, e)),
+                (Val::Bits { negative, zero }, Some((k, e))) => Val::Bits {
+                    negative: named::subst_cond(negative, k, e),
+                    zero: zero.as_ref().map(|z| named::subst_cond(z, k, e)),
+                },
                 _ => v.clone(),
             };
             let stale = left.iter().any(|k| involves(&v, k));
@@ -531,7 +534,13 @@ fn involves(v: &Val, k: &str) -> bool {
     let mut vs = BTreeSet::new();
     match v {
         Val::Num(p) => p.vars(&mut vs),
-        Val::Pred(c) | Val::Sign(c) => c.vars(&mut vs),
+        Val::Pred(c) => c.vars(&mut vs),
+        Val::Bits { negative, zero } => {
+            negative.vars(&mut vs);
+            if let Some(z) = zero {
+                z.vars(&mut vs);
+            }
+        }
         Val::Unknown => {}
     }
     named::close(&mut vs);

@@ -316,3 +316,68 @@ fn a_branch_is_named_by_a_real_source_line() {
     let ks = analyze(&m, "k", [32, 1, 1]);
     assert_eq!(data_dependent(&ks.assumptions), vec!["branch.k.cu:4"]);
 }
+
+/// `threadIdx.x == 0 && blockIdx.x == 0`, as nvcc writes it: `(tid | ctaid) != 0` skips the
+/// store, and `tid ^ ctaid == 0` (`tid == ctaid`) takes another. `a | b` is zero where both are
+/// and `a ^ b` where they are equal, so both guards are exact.
+#[test]
+fn zero_tests_of_or_and_xor_are_exact() {
+    let m = kernel(
+        1,
+        "mov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\n\
+         or.b32 %r3, %r1, %r2;\nsetp.ne.s32 %p1, %r3, 0;\n@%p1 bra NEXT;\n\
+         st.global.u32 [%rd2], %r20;\n\
+         NEXT:\nxor.b32 %r4, %r2, %r1;\nsetp.eq.s32 %p2, %r4, 0;\n@!%p2 bra DONE;\n\
+         mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4+4], %r1;\n\
+         DONE:\nret;",
+    );
+    exact(
+        &m,
+        false,
+        &[([1, 1, 1], [32, 1, 1], 1), ([5, 1, 1], [64, 1, 1], 1)],
+    );
+    let ks = analyze(&m, "k", [64, 1, 1]);
+    let s = ks
+        .bind(&workload([5, 1, 1], [64, 1, 1], &[("0", 1)]))
+        .expect("binds");
+    // one store from thread 0 of block 0, and one from thread b of each block b
+    let stores: f64 = s
+        .features
+        .iter()
+        .filter(|(k, _)| {
+            k.to_string().starts_with("mem.global.store") && k.to_string().ends_with(".thread")
+        })
+        .map(|(_, v)| *v)
+        .sum();
+    assert_eq!(stores, 1.0 + 5.0);
+}
+
+/// A kernel compiled for clusters of two blocks (`__cluster_dims__(2, 1, 1)` writes
+/// `.reqnctapercluster 2, 1, 1`): the first block of each cluster (`%cluster_ctarank == 0`)
+/// stores at its cluster's index (`%clusterid.x`), read from the grid as the hardware cuts it.
+#[test]
+fn cluster_registers_follow_the_block_index() {
+    let text = ".version 7.8\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 k_out)\n.reqnctapercluster 2, 1, 1\n{\n\
+        .reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n\
+        ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\n\
+        mov.u32 %r1, %cluster_ctarank;\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 bra DONE;\n\
+        mov.u32 %r2, %clusterid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r2, 64, %r3;\n\
+        mul.wide.u32 %rd3, %r4, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r4;\n\
+        DONE:\nret;\n}\n";
+    let m = Module::parse(text).expect("parses");
+    let ks = analyze(&m, "k", [64, 1, 1]);
+    assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
+    let s = ks
+        .bind(&workload([6, 1, 1], [64, 1, 1], &[]))
+        .expect("binds");
+    let get = |name: &str| {
+        s.features
+            .iter()
+            .find(|(k, _)| k.to_string() == name)
+            .map_or(0.0, |(_, v)| *v)
+    };
+    // blocks 0, 2 and 4 store, each a contiguous row of 64 words: 3 x 64 threads, 3 x 8 sectors
+    assert_eq!(get("mem.global.store.b32.stride1.thread"), 3.0 * 64.0);
+    assert_eq!(get("sectors.global.store"), 3.0 * 8.0);
+}
