@@ -146,6 +146,8 @@ struct EmuPrepared {
 struct Samples {
     pts: Vec<(f64, BoundStats)>,
     roots: Vec<String>,
+    /// How the counts of a single sample (a fixed grid) were obtained.
+    how: String,
 }
 
 impl Counter for EmulatorCounter {
@@ -274,7 +276,7 @@ impl EmuPrepared {
         }
         let smp = samples.as_ref().ok_or("no samples")?;
         if smp.pts.len() == 1 {
-            return Ok((smp.pts[0].1.clone(), vec![EMULATED.into()]));
+            return Ok((smp.pts[0].1.clone(), vec![smp.how.clone()]));
         }
         let x = smp
             .roots
@@ -347,9 +349,15 @@ impl EmuPrepared {
         if roots.is_empty() {
             // A fixed grid (grid-stride loops): nothing to scale, so emulate the real launch;
             // the step limit still bounds the run.
+            let (stats, how) = match self.run_steps(w, params, self.max_steps) {
+                Ok(stats) => (stats, EMULATED.to_string()),
+                Err((true, _)) => self.spread_blocks(w, params)?,
+                Err((false, m)) => return Err(m),
+            };
             return Ok(Samples {
-                pts: vec![(1.0, self.run(w, params)?)],
+                pts: vec![(1.0, stats)],
                 roots,
+                how,
             });
         }
         // Every size root of a sample is a multiple of g = lcm(32, block sizes), the others at
@@ -411,9 +419,59 @@ impl EmuPrepared {
             let (x, ws) = at(s).ok_or_else(too_small)?;
             pts.push((x, self.run(&ws, params)?));
         }
-        Ok(Samples { pts, roots })
+        Ok(Samples {
+            pts,
+            roots,
+            how: EMULATED.into(),
+        })
+    }
+
+    /// The counts of a fixed-grid launch too long to emulate whole, from blocks spread evenly
+    /// over it (every k-th in dispatch order, at most [`SPREAD_BLOCKS`], fewer while they run
+    /// past the step limit), scaled to the whole grid; and the note that says so.
+    fn spread_blocks(
+        &self,
+        w: &Workload,
+        params: &[String],
+    ) -> Result<(BoundStats, String), String> {
+        let blocks = w.grid.iter().product::<u64>();
+        let mut want = SPREAD_BLOCKS.min(blocks / 2);
+        while want >= 1 {
+            let every = blocks.div_ceil(want);
+            match self.run_inner(w, params, self.max_steps, None, every) {
+                Ok(mut stats) => {
+                    let run = blocks.div_ceil(every);
+                    let scale = blocks as f64 / run as f64;
+                    // the launch's own sizes are the whole grid's already
+                    let launch_sizes = [Feature::Blocks, Feature::Warps, Feature::Threads];
+                    for (f, v) in stats.features.iter_mut() {
+                        if !launch_sizes.contains(f) {
+                            *v *= scale;
+                        }
+                    }
+                    for e in stats.block_execs.values_mut() {
+                        e.threads *= scale;
+                        e.warps *= scale;
+                    }
+                    let how = format!(
+                        "counts from emulating {run} of the launch's {blocks} blocks (one in {every}, spread over the grid), scaled by {scale:.2}: the whole launch takes more than {} warp steps; blocks whose work differs from theirs are estimated by them",
+                        self.max_steps
+                    );
+                    return Ok((stats, how));
+                }
+                Err((true, _)) if want > 1 => want /= 2,
+                Err((_, m)) => return Err(m),
+            }
+        }
+        Err(format!(
+            "emulator: a launch of {blocks} block(s) takes more than {} warp steps, and so does a sample of them",
+            self.max_steps
+        ))
     }
 }
+
+/// Most blocks a fixed-grid launch too long to emulate whole is sampled at.
+const SPREAD_BLOCKS: u64 = 64;
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
@@ -557,7 +615,7 @@ impl EmuPrepared {
         params: &[String],
         max_steps: u64,
     ) -> Result<BoundStats, (bool, String)> {
-        self.run_inner(w, params, max_steps, None)
+        self.run_inner(w, params, max_steps, None, 1)
     }
 
     /// The reuse profile of the global sectors of the launch's first blocks, from a run of
@@ -580,7 +638,7 @@ impl EmuPrepared {
         }
         let blocks = w.grid.iter().product::<u64>();
         let first = blocks.min((2 * w.grid[0]).clamp(MIN_SAMPLE_BLOCKS, MAX_SAMPLE_BLOCKS));
-        match self.run_inner(w, params, self.sample_steps, Some(first)) {
+        match self.run_inner(w, params, self.sample_steps, Some(first), 1) {
             Ok(stats) => stats
                 .reuse
                 .unwrap_or_else(|| Reuse::Unavailable("the traced run recorded nothing".into())),
@@ -594,14 +652,16 @@ impl EmuPrepared {
         }
     }
 
-    /// One emulation; with `trace`, of that many leading blocks only, recording their global
-    /// sectors into the stats' reuse profile (the other counts are then of those blocks alone).
+    /// One emulation of every `every`-th block; with `trace`, of that many leading blocks only,
+    /// recording their global sectors into the stats' reuse profile (the other counts are then
+    /// of those blocks alone).
     fn run_inner(
         &self,
         w: &Workload,
         params: &[String],
         max_steps: u64,
         trace: Option<u64>,
+        every: u64,
     ) -> Result<BoundStats, (bool, String)> {
         let f = self
             .module
@@ -744,6 +804,7 @@ impl EmuPrepared {
             },
             max_steps,
             max_blocks: trace,
+            every,
             trace_global: trace.is_some(),
             // counts only
             keep_buffers: false,
@@ -1299,6 +1360,70 @@ ret;
             .map(|(_, v)| v)
             .sum();
         assert_eq!(stores, (1024 * 512) as f64, "{:?}", bound.stats.features);
+    }
+
+    /// A fixed grid of 40 blocks, each thread looping `iters` times: too long to emulate whole
+    /// within the step limit, so one block in two is, and the counts are doubled; the launch's
+    /// own sizes are not. Every block does the same work here, so the counts are exact.
+    #[test]
+    fn a_fixed_grid_too_long_to_emulate_whole_is_sampled_over_the_grid() {
+        let text = "// kerncast: workload iters=100 grid=40 block=64
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_iters, .param .u64 k_out)
+{
+.reg .pred %p<4>;
+.reg .b32 %r<20>;
+.reg .b64 %rd<8>;
+ld.param.u32 %r1, [k_iters];
+ld.param.u64 %rd1, [k_out];
+mov.u32 %r2, 0;
+LOOP:
+add.s32 %r2, %r2, 1;
+setp.lt.s32 %p1, %r2, %r1;
+@%p1 bra LOOP;
+mov.u32 %r4, %ctaid.x;
+mov.u32 %r5, %tid.x;
+mad.lo.s32 %r6, %r4, 64, %r5;
+cvta.to.global.u64 %rd2, %rd1;
+mul.wide.s32 %rd3, %r6, 4;
+add.s64 %rd4, %rd2, %rd3;
+st.global.u32 [%rd4], %r2;
+ret;
+}
+";
+        let m = Module::parse(text).unwrap();
+        let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
+        assert!(spec.size_roots().is_empty());
+        // 80 warps x 100 trips x 3 instructions: over 20000 steps whole, under it by half
+        let counter = EmulatorCounter {
+            max_steps: 20_000,
+            ..EmulatorCounter::default()
+        };
+        let p = counter.prepare(&m, "k").unwrap();
+        let params: Vec<String> = ["iters", "out"].map(String::from).to_vec();
+        let bound = p.bind_spec(&spec, &BTreeMap::new(), &params).unwrap();
+        assert!(
+            bound.notes[0].starts_with(
+                "counts from emulating 20 of the launch's 40 blocks (one in 2, spread over the grid), scaled by 2.00"
+            ),
+            "{:?}",
+            bound.notes
+        );
+        let get = |name: &str| -> f64 {
+            bound
+                .stats
+                .features
+                .iter()
+                .filter(|(f, _)| f.to_string() == name)
+                .map(|(_, v)| *v)
+                .sum()
+        };
+        assert_eq!(get("threads"), 40.0 * 64.0);
+        assert_eq!(get("blocks"), 40.0);
+        assert_eq!(get("mem.global.store.b32.stride1.thread"), 40.0 * 64.0);
+        assert_eq!(get("op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
     }
 
     /// The roofline point counts tensor-core multiply–adds as flops and takes the DRAM bytes

@@ -44,7 +44,7 @@ pub fn emulate(
     args: &[KernelArg],
     opts: &emu::Options,
 ) -> Result<EmuResult, EmuError> {
-    let blocks = opts.max_blocks.unwrap_or(u64::MAX).min(launch.blocks());
+    let blocks = opts.blocks_of(launch);
     let bar = launch_bar(kernel, blocks);
     let r = emu::run_observed(module, kernel, launch, args, opts, &mut |done, _| {
         bar.set_position(done)

@@ -196,12 +196,18 @@ pub fn run_observed(
     };
     let mut steps = 0;
     let mut done = 0;
-    let last = opts.max_blocks.unwrap_or(u64::MAX).min(launch.blocks());
+    let last = opts.blocks_of(launch);
+    let every = opts.every.max(1);
+    let mut dispatched = 0u64;
     'grid: for z in 0..launch.grid[2] {
         for y in 0..launch.grid[1] {
             for x in 0..launch.grid[0] {
                 if done == last {
                     break 'grid;
+                }
+                dispatched += 1;
+                if (dispatched - 1) % every != 0 {
+                    continue;
                 }
                 let mut ctx = Ctx {
                     prog: &prog,
@@ -1052,6 +1058,37 @@ mod tests {
     ret;
 }
 "#;
+
+    /// Every third block of seven runs when asked: blocks 0, 3 and 6, and only their words.
+    #[test]
+    fn blocks_spread_over_the_launch_run_when_asked() {
+        let m = Module::parse(STORE).unwrap();
+        let launch = Launch {
+            grid: [7, 1, 1],
+            block: [64, 1, 1],
+        };
+        let opts = Options {
+            every: 3,
+            ..Options::default()
+        };
+        assert_eq!(opts.blocks_of(&launch), 3);
+        let r = run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 7 * 256])],
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(r.blocks_run, 3);
+        let written: Vec<usize> = r.buffers[&0]
+            .chunks(256)
+            .enumerate()
+            .filter(|(_, block)| block.iter().step_by(4).all(|b| *b == 1))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(written, [0, 3, 6]);
+    }
 
     /// Only the first blocks run when asked, and the trace holds each warp's sectors once
     /// per access, by block, as writes.

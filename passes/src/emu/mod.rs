@@ -91,11 +91,24 @@ pub struct Options {
     pub max_steps: u64,
     /// Run only the first blocks of the launch (in dispatch order, x fastest).
     pub max_blocks: Option<u64>,
+    /// Run only the blocks whose dispatch index is a multiple of this (1: every block), so a
+    /// sample of the launch is spread over it.
+    pub every: u64,
     /// Record the global sectors every warp access touches ([`EmuResult::touches`]).
     pub trace_global: bool,
     /// Hand back the buffers' final contents ([`EmuResult::buffers`]); a caller that wants
     /// only counts saves a copy of every buffer.
     pub keep_buffers: bool,
+}
+
+impl Options {
+    /// The blocks of `launch` a run with these options runs.
+    pub fn blocks_of(&self, launch: &Launch) -> u64 {
+        let every = self.every.max(1);
+        self.max_blocks
+            .unwrap_or(u64::MAX)
+            .min(launch.blocks().div_ceil(every))
+    }
 }
 
 impl Default for Options {
@@ -104,6 +117,7 @@ impl Default for Options {
             dynamic_shared: 0,
             max_steps: 200_000_000,
             max_blocks: None,
+            every: 1,
             trace_global: false,
             keep_buffers: true,
         }
@@ -126,7 +140,8 @@ pub struct EmuResult {
     /// reuse profile takes them (`crate::reuse::from_touches`): block in dispatch order, the
     /// warp's progress through its own instructions, sector, whether it writes.
     pub touches: Vec<crate::reuse::Touch>,
-    /// Blocks run (all of the launch's, unless [`Options::max_blocks`] cut it).
+    /// Blocks run (all of the launch's, unless [`Options::max_blocks`] or [`Options::every`]
+    /// cut it).
     pub blocks_run: u64,
 }
 
