@@ -348,11 +348,16 @@ impl EmuPrepared {
         let roots = spec.size_roots();
         if roots.is_empty() {
             // A fixed grid (grid-stride loops): nothing to scale, so emulate the real launch;
-            // the step limit still bounds the run.
-            let (stats, how) = match self.run_steps(w, params, self.max_steps) {
-                Ok(stats) => (stats, EMULATED.to_string()),
-                Err((true, _)) => self.spread_blocks(w, params)?,
-                Err((false, m)) => return Err(m),
+            // the step limit still bounds the run. A launch small enough to have been run whole
+            // before it came here already ran past the limit.
+            let (stats, how) = if threads(w) <= self.direct_threads {
+                self.spread_blocks(w, params)?
+            } else {
+                match self.run_steps(w, params, self.max_steps) {
+                    Ok(stats) => (stats, EMULATED.to_string()),
+                    Err((true, _)) => self.spread_blocks(w, params)?,
+                    Err((false, m)) => return Err(m),
+                }
             };
             return Ok(Samples {
                 pts: vec![(1.0, stats)],

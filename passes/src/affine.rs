@@ -1047,7 +1047,7 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
 /// Bit operations and tests that only the signs and zeros of their operands decide: the sign
 /// bit of `a | b` is set where `a` or `b` is negative, of `a & b` where both are, of `a ^ b`
 /// where one is, of `~a` where `a` is not; `x < 0` (signed) reads it back. `a | b` is zero where
-/// both are, `a ^ b` where they are equal, `~a` where `a` is −1; `x == 0` reads that back.
+/// both are, and `a ^ b` of two affine values where they are equal; `x == 0` reads that back.
 fn by_sign(i: &Inst, ops: &[Val]) -> Option<Val> {
     let neg = |v: &Val| match v {
         Val::Bits { negative, .. } => Some(negative.clone()),

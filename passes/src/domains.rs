@@ -578,15 +578,16 @@ impl WarpWalk {
         pos / size
     }
 
-    /// The blocks to walk, each with the blocks it stands for, when a visit reads no block index:
-    /// every block outside the bounding box of those that skip some (counters, tid) point of the
-    /// box runs all of them, the same points as any other such block, so the first one outside
-    /// stands for the rest. `None` when more than `most` blocks would be walked.
+    /// The blocks to walk, each with the blocks it stands for, when a visit reads no block index.
+    /// A block that skips some (counters, tid) point of the box is walked on its own; every other
+    /// block runs all of them, the same points as any other such block, so one stands for the
+    /// rest. The skipping blocks are found with isl, as the bounding boxes of the disjoint pieces
+    /// of their set. `None` when more than `most` blocks would be walked.
     pub fn alike_blocks(&self, most: u64) -> Result<Option<Vec<(u64, u64)>>, EnumerateError> {
         let Some(ranges) = &self.ranges else {
             return Ok(Some(Vec::new()));
         };
-        let [gx, gy, gz] = self.grid;
+        let [cx, cy, cz] = self.grid;
         let [nx, ny, nz] = self.block;
         let dims: Vec<String> = ["ctaid_x", "ctaid_y", "ctaid_z", "tid_x", "tid_y", "tid_z"]
             .iter()
@@ -594,7 +595,7 @@ impl WarpWalk {
             .chain(self.counters.iter().cloned())
             .collect();
         let mut box_text = format!(
-            "0 <= ctaid_x < {gx} and 0 <= ctaid_y < {gy} and 0 <= ctaid_z < {gz} and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz}"
+            "0 <= ctaid_x < {cx} and 0 <= ctaid_y < {cy} and 0 <= ctaid_z < {cz} and 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz}"
         );
         for (k, (lo, hi)) in self.counters.iter().zip(ranges) {
             box_text += &format!(" and {lo} <= {k} <= {hi}");
