@@ -73,6 +73,11 @@ type Chain = Vec<(callers::Call, HostDefs)>;
 /// `kernel<<<…>>>` is three): deep enough for layered host code, and a bound for recursion.
 const MAX_CALL_DEPTH: usize = 4;
 
+/// How many levels a helper that calls itself once (a multigrid V-cycle's `vcycle(x, n / 2,
+/// level - 1)`) is followed down, beside [`MAX_CALL_DEPTH`]: its contexts grow one a level, and
+/// a size halved at each level is 1 after 32.
+const MAX_RECURSION_DEPTH: usize = 32;
+
 /// One `kernel<<<config>>>(args)` of the host code.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LaunchSite {
@@ -581,7 +586,7 @@ impl<'a> HostFile<'a> {
         let mut calls = callers::calls(code, &f);
         calls.retain(|c| site.in_call.is_none_or(|at| c.at == at));
         unbind(&mut scoped, &f.params);
-        self.called_contexts(&f, calls, scoped, 1)
+        self.called_contexts(&f, calls, scoped, 1, 0)
     }
 
     /// `defs`, what the body of `f` sees with its parameters unbound, once per distinct way
@@ -595,6 +600,7 @@ impl<'a> HostFile<'a> {
         calls: Vec<callers::Call>,
         defs: HostDefs,
         depth: usize,
+        recursion: usize,
     ) -> Vec<Context> {
         if calls.is_empty() {
             return vec![(defs, None, vec![Vec::new()])];
@@ -613,7 +619,7 @@ impl<'a> HostFile<'a> {
             let chains = calls
                 .iter()
                 .flat_map(|call| {
-                    self.caller_contexts(call, depth)
+                    self.caller_contexts(call, depth, recursion)
                         .into_iter()
                         .flat_map(|(caller, _, outer)| chains_from(call, &caller, &outer))
                         .collect::<Vec<_>>()
@@ -651,7 +657,7 @@ impl<'a> HostFile<'a> {
                 .filter(|(_, other)| **other == keys[k])
                 .map(|(c, _)| c)
                 .collect();
-            for (caller, outer_via, outer) in self.caller_contexts(call, depth) {
+            for (caller, outer_via, outer) in self.caller_contexts(call, depth, recursion) {
                 // an argument the call leaves out is the parameter's default
                 let mut args = call.args.clone();
                 args.extend(f.defaults.iter().skip(args.len()).cloned());
@@ -701,8 +707,14 @@ impl<'a> HostFile<'a> {
     }
 
     /// What the code at `call` sees, once per context of the function it is in: that
-    /// function's definitions over the file's, its parameters bound by its own calls.
-    fn caller_contexts(&self, call: &callers::Call, depth: usize) -> Vec<Context> {
+    /// function's definitions over the file's, its parameters bound by its own calls. `depth`
+    /// counts the helpers followed so far, `recursion` the levels of one calling itself once.
+    fn caller_contexts(
+        &self,
+        call: &callers::Call,
+        depth: usize,
+        recursion: usize,
+    ) -> Vec<Context> {
         let code = self.code();
         let mut caller = self.file_scope_defs().clone();
         let Some(g) = callers::enclosing_callable(code, call.at) else {
@@ -714,16 +726,45 @@ impl<'a> HostFile<'a> {
         reaching::add_reaching_values(&mut caller, code, &writes, &g.params, call.at);
         self.add_members(&mut caller);
         unbind(&mut caller, &g.params);
-        let mut outer = if depth < MAX_CALL_DEPTH {
-            callers::calls(code, &g)
+        let calls_of_g = callers::calls(code, &g);
+        // `call` calls the function it is in (it is one of that function's calls), and is its
+        // only call there: one level further down a linear recursion
+        let linear_recursion = calls_of_g.iter().any(|c| c.at == call.at)
+            && calls_of_g.iter().filter(|c| g.body.contains(&c.at)).count() == 1;
+        let (depth, recursion, within) = if linear_recursion {
+            (depth, recursion + 1, recursion < MAX_RECURSION_DEPTH)
         } else {
-            Vec::new()
+            (depth + 1, recursion, depth < MAX_CALL_DEPTH)
+        };
+        // At the recursion's limit only the calls from outside are followed, so every chain
+        // starts where the program does: levels past the limit are not followed.
+        let mut outer = match (within, linear_recursion) {
+            (true, _) => calls_of_g,
+            (false, true) => calls_of_g
+                .into_iter()
+                .filter(|c| !g.body.contains(&c.at))
+                .collect(),
+            (false, false) => Vec::new(),
         };
         // a helper calling what it was passed is reached by the calls that pass it
         if let callers::How::Through(t) = &call.how {
             outer.retain(|c| t.passing.contains(&c.at));
         }
-        self.called_contexts(&g, outer, caller, depth + 1)
+        let contexts = self.called_contexts(&g, outer, caller, depth, recursion);
+        if !linear_recursion {
+            return contexts;
+        }
+        // the level whose values take the call's branch away (`if (level > 0)` at level 0)
+        // calls no deeper
+        let guards = branches::guards(code, call.at);
+        contexts
+            .into_iter()
+            .filter(|(defs, _, _)| {
+                !guards
+                    .iter()
+                    .any(|g| branches::decide(g, defs).is_some_and(|(holds, _)| !holds))
+            })
+            .collect()
     }
 
     fn code(&self) -> &str {
@@ -1653,6 +1694,35 @@ int main() {
             .collect();
         // the two calls that read `m` stay one workload, launched from both
         assert_eq!(sizes, [(1 << 16, 1), (1 << 24, 1), (4096, 2)], "{ws:?}");
+    }
+
+    /// A multigrid V-cycle of ten levels, halving the size at each: every level's size once,
+    /// none past the last (`level > 0` is false at level 0), and no size left unknown where the
+    /// helper depth cut the recursion before.
+    #[test]
+    fn a_recursive_helper_is_followed_to_its_last_level() {
+        let src = r#"
+__global__ void smooth(float *x, int n);
+void vcycle(float *x, int n, int level) {
+    smooth<<<(n + 255) / 256, 256>>>(x, n);
+    if (level > 0) vcycle(x, n / 2, level - 1);
+    smooth<<<(n + 255) / 256, 256>>>(x, n);
+}
+int main() {
+    const int n = 1 << 20;
+    for (int it = 0; it < 10; ++it) vcycle(x, n, 9);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params = ["x".to_string(), "n".into()];
+        let mut sizes: Vec<i64> = host
+            .workloads("smooth", &params, &[])
+            .iter()
+            .map(|w| w.resolve().unwrap().params["n"])
+            .collect();
+        sizes.sort();
+        let want: Vec<i64> = (11..=20).map(|k| 1i64 << k).collect();
+        assert_eq!(sizes, want);
     }
 
     #[test]
