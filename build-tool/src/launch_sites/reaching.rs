@@ -376,24 +376,36 @@ impl Reader<'_> {
     }
 
     /// That no loop around `at` may repeat it after one of the assignments `all` that follow
-    /// it; or which does.
+    /// it, inside that loop; or which does. An assignment after the loops around `at` is never
+    /// seen there.
     fn not_written_on_a_later_trip(
         &self,
         all: &[(usize, String)],
         at: usize,
     ) -> Result<(), String> {
-        let Some((later, _)) = all.iter().find(|(a, _)| *a > at) else {
+        let around = enclosing_loops_within(self.code, at, self.defs, self.body.start);
+        if around.is_empty() {
             return Ok(());
-        };
-        match enclosing_loops_within(self.code, at, self.defs, self.body.start).last() {
-            Some(outer) => Err(format!(
-                "line {} assigns it after line {}, which the loop at line {} may run again",
-                self.line(*later),
-                self.line(at),
-                outer.line
-            )),
-            None => Ok(()),
         }
+        for (later, _) in all.iter().filter(|(a, _)| *a > at) {
+            let around_later =
+                enclosing_loops_within(self.code, *later, self.defs, self.body.start);
+            // the outermost loop around both
+            let shared = around.iter().rev().find(|l| {
+                around_later
+                    .iter()
+                    .any(|m| m.line == l.line && m.head == l.head)
+            });
+            if let Some(outer) = shared {
+                return Err(format!(
+                    "line {} assigns it after line {}, which the loop at line {} may run again",
+                    self.line(*later),
+                    self.line(at),
+                    outer.line
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -435,6 +447,11 @@ mod tests {
         let in_loop = "int main() {\n  int b = 1;\n  for (int i = 0; i < 4; ++i) {\n    \
                        b = i * 2;\n    LAUNCH;\n  }\n}\n";
         assert_eq!(at_launch(in_loop, &["b"]), [Some("i * 2".into())]);
+        // assigned again after the loop around the launch: no trip of it sees that
+        let after_loop = "int main() {\n  int n = 1 << 20;\n  for (int i = 0; i < 4; ++i) {\n    \
+                          LAUNCH;\n  }\n  n = 1 << 24;\n  for (int i = 0; i < 4; ++i) {\n    \
+                          other(n);\n  }\n}\n";
+        assert_eq!(at_launch(after_loop, &["n"]), [Some("1 << 20".into())]);
         // a container made again, in its own block and then for the launch
         let remade = "int main() {\n  { std::vector<float> h(16); warm(h.data()); }\n  \
                       std::vector<float> h(4096);\n  LAUNCH;\n}\n";
