@@ -750,21 +750,36 @@ impl<'a> HostFile<'a> {
         if let callers::How::Through(t) = &call.how {
             outer.retain(|c| t.passing.contains(&c.at));
         }
+        let unbound = linear_recursion.then(|| caller.clone());
         let contexts = self.called_contexts(&g, outer, caller, depth, recursion);
-        if !linear_recursion {
+        let Some(unbound) = unbound else {
             return contexts;
-        }
-        // the level whose values take the call's branch away (`if (level > 0)` at level 0)
-        // calls no deeper
+        };
+        // The level whose values take the call's branch away (`if (level > 0)` at level 0)
+        // calls no deeper. Where they do not decide it (`if (n > coarsest)` with `coarsest`
+        // read at run time), the recursion is followed no deeper than other helpers are, and
+        // past that its parameters are left unbound, so the launch asks for the values.
         let guards = branches::guards(code, call.at);
-        contexts
-            .into_iter()
-            .filter(|(defs, _, _)| {
-                !guards
-                    .iter()
-                    .any(|g| branches::decide(g, defs).is_some_and(|(holds, _)| !holds))
-            })
-            .collect()
+        let mut kept = Vec::new();
+        let mut undecided = false;
+        for c in contexts {
+            let decided: Vec<Option<bool>> = guards
+                .iter()
+                .map(|g| branches::decide(g, &c.0).map(|(holds, _)| holds))
+                .collect();
+            if decided.contains(&Some(false)) {
+                continue;
+            }
+            if !decided.contains(&None) || recursion < MAX_CALL_DEPTH {
+                kept.push(c);
+            } else {
+                undecided = true;
+            }
+        }
+        if undecided {
+            kept.extend(self.called_contexts(&g, Vec::new(), unbound, depth, recursion));
+        }
+        kept
     }
 
     fn code(&self) -> &str {
@@ -1723,6 +1738,20 @@ int main() {
         sizes.sort();
         let want: Vec<i64> = (11..=20).map(|k| 1i64 << k).collect();
         assert_eq!(sizes, want);
+        // where the host's values do not decide the branch, the recursion stops at the helper
+        // depth and the launch past it asks for its sizes, rather than halving n down to 0
+        let undecided = src
+            .replace("int level)", "int coarsest)")
+            .replace(
+                "if (level > 0) vcycle(x, n / 2, level - 1)",
+                "if (n > coarsest) vcycle(x, n / 2, coarsest)",
+            )
+            .replace("vcycle(x, n, 9)", "vcycle(x, n, atoi(argv[1]))");
+        let host = HostFile::new(&undecided, None);
+        let ws = host.workloads("smooth", &params, &[]);
+        let known = ws.iter().filter(|w| w.resolve().is_ok()).count();
+        assert!(known <= 5, "{known} sizes from an undecided recursion");
+        assert!(ws.iter().any(|w| w.resolve().is_err()));
     }
 
     #[test]
