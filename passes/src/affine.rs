@@ -557,13 +557,10 @@ fn sreg(s: &SReg, ntid: [u64; 3]) -> Val {
 /// Y, Z`, what `__cluster_dims__` writes): the grid is cut into clusters of that shape, so each
 /// register is the block index, or the grid size, split by it. `None` for any other register, or
 /// where the shape is set at launch (`cudaLaunchKernelEx`), which the PTX does not say.
-fn cluster_sreg(f: &Function, name: &str) -> Option<Poly> {
+fn cluster_sreg(f: &Function, s: &SReg) -> Option<Poly> {
     let shape = f.perf_values("reqnctapercluster")?;
     let c = |d: usize| shape.get(d).copied().unwrap_or(1).max(1) as i128;
-    let (base, suffix) = name
-        .trim_start_matches('%')
-        .split_once('.')
-        .unwrap_or((name.trim_start_matches('%'), ""));
+    let (base, suffix) = s.cluster_register()?;
     let dim = || ["x", "y", "z"].iter().position(|d| *d == suffix);
     let ctaid = |d: usize| LinExpr::var(&format!("ctaid_{}", ["x", "y", "z"][d]));
     let in_cluster = |d: usize| ctaid(d).sub(&ctaid(d).floor_div(c(d)).scale(c(d)));
@@ -656,8 +653,8 @@ pub fn operand(f: &Function, o: &Operand, env: &Env, ntid: [u64; 3]) -> Val {
             let g = GRID.with(|g| g.get()).unwrap_or([1; 3]);
             Val::Num(Poly::constant(crate::poly::poly::rat(g[d.index()] as i128)))
         }
-        Operand::SpecialReg(SReg::Other(name)) => {
-            cluster_sreg(f, name).map_or(Val::Unknown, Val::Num)
+        Operand::SpecialReg(s) if s.cluster_register().is_some() => {
+            cluster_sreg(f, s).map_or(Val::Unknown, Val::Num)
         }
         Operand::SpecialReg(s) => sreg(s, ntid),
         Operand::Symbol(s) => Val::Num(Poly::var(&format!("sym_{}", sanitize(s)))),

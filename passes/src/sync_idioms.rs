@@ -10,7 +10,9 @@
 //! Both are still listed as assumptions (`trap.`, `spin.` keys), with their default shown.
 
 use crate::cfg::Cfg;
+use crate::classify;
 use crate::ptx::{Inst, Operand};
+use crate::stats::Space;
 
 /// Whether block `b` aborts the kernel: it runs `trap`, or calls `__assertfail`.
 pub fn aborts(cfg: &Cfg, b: usize) -> bool {
@@ -37,11 +39,11 @@ pub fn spin_wait(cfg: &Cfg, li: usize) -> bool {
         .iter()
         .flat_map(|&b| cfg.blocks[b].insts.iter())
         .collect();
+    // what the counter counts as a memory access, and calls and texture or surface reads,
+    // which it does not describe
     let touches_memory = |i: &Inst| {
-        matches!(
-            i.opcode.as_str(),
-            "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "tex" | "tld4" | "suld" | "sust" | "call"
-        ) && !i.has_modifier("param")
+        classify::mem_access(i).is_some_and(|(space, ..)| space != Space::Param)
+            || matches!(i.opcode.as_str(), "call" | "tex" | "tld4" | "suld" | "sust")
     };
     let polls = |i: &Inst| {
         i.opcode == "atom"

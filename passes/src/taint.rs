@@ -108,25 +108,11 @@ fn reads_state(i: &Inst) -> bool {
     (memory && !(i.opcode == "ld" && param)) || i.operands.iter().any(unlaunched)
 }
 
-/// A block's place in its cluster, or the cluster's shape (`%cluster_ctarank`, `%clusterid.x` …):
-/// the launch sets them, as it sets `%ctaid`, whether the PTX fixes the shape or the host does.
-fn is_cluster_index(name: &str) -> bool {
-    let base = name.trim_start_matches('%').split('.').next().unwrap_or("");
-    matches!(
-        base,
-        "cluster_ctaid"
-            | "cluster_nctaid"
-            | "clusterid"
-            | "nclusterid"
-            | "cluster_ctarank"
-            | "cluster_nctarank"
-            | "is_explicit_cluster"
-    )
-}
-
+/// Whether an operand reads state the launch does not set. The cluster registers it does set,
+/// whether the PTX fixes the cluster shape or the host does.
 fn unlaunched(o: &Operand) -> bool {
     match o {
-        Operand::SpecialReg(SReg::Other(name)) => !is_cluster_index(name),
+        Operand::SpecialReg(s) if s.cluster_register().is_some() => false,
         Operand::SpecialReg(s) => !matches!(
             s,
             SReg::Tid(_) | SReg::Ntid(_) | SReg::Ctaid(_) | SReg::Nctaid(_) | SReg::Laneid

@@ -503,6 +503,32 @@ pub enum SReg {
     Other(String),
 }
 
+/// The cluster registers, by name without `%` or axis: a block's place in its cluster, or the
+/// cluster's shape (`%cluster_ctarank`, `%clusterid.x` …). The launch sets them, as it sets
+/// `%ctaid`.
+pub const CLUSTER_REGISTERS: [&str; 7] = [
+    "clusterid",
+    "nclusterid",
+    "cluster_ctaid",
+    "cluster_nctaid",
+    "cluster_ctarank",
+    "cluster_nctarank",
+    "is_explicit_cluster",
+];
+
+impl SReg {
+    /// A cluster register as (name, axis): `%clusterid.x` gives ("clusterid", "x"),
+    /// `%cluster_ctarank` ("cluster_ctarank", "").
+    pub fn cluster_register(&self) -> Option<(&str, &str)> {
+        let SReg::Other(written) = self else {
+            return None;
+        };
+        let written = written.trim_start_matches('%');
+        let (name, axis) = written.split_once('.').unwrap_or((written, ""));
+        CLUSTER_REGISTERS.contains(&name).then_some((name, axis))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Dim {

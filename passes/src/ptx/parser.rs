@@ -936,16 +936,11 @@ impl<'a> Parser<'a> {
 fn is_other_sreg(s: &str) -> bool {
     s.starts_with("%envreg")
         || s.starts_with("%pm")
+        || s.strip_prefix('%')
+            .is_some_and(|name| super::ir::CLUSTER_REGISTERS.contains(&name))
         || matches!(
             s,
-            "%clusterid"
-                | "%nclusterid"
-                | "%cluster_ctaid"
-                | "%cluster_nctaid"
-                | "%cluster_ctarank"
-                | "%cluster_nctarank"
-                | "%is_explicit_cluster"
-                | "%aggr_smem_size"
+            "%aggr_smem_size"
                 | "%reserved_smem_offset_begin"
                 | "%reserved_smem_offset_end"
                 | "%reserved_smem_offset_cap"
