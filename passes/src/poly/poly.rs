@@ -11,6 +11,15 @@ use std::fmt;
 
 pub type Rat = BigRational;
 
+/// The outcome of evaluating in machine integers.
+enum Small {
+    Exact(Rat),
+    /// A variable has no value.
+    Missing,
+    /// An intermediate left `i128`: evaluate again in big rationals.
+    Overflow,
+}
+
 /// A monomial: atoms with positive exponents, sorted by atom.
 pub type Mono = Vec<(Atom, u32)>;
 
@@ -333,6 +342,58 @@ impl Poly {
 
     /// Exact value; `None` when a variable has no value.
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<Rat> {
+        match self.eval_small(env) {
+            Small::Exact(v) => Some(v),
+            Small::Missing => None,
+            Small::Overflow => self.eval_big(env),
+        }
+    }
+
+    /// [`Poly::eval`] in machine integers: a warp walk evaluates an address polynomial for every
+    /// lane of every visited point, and big-rational arithmetic made that walk the bulk of a
+    /// launch's binding. The sum is kept as one fraction `num / den` over the coefficients'
+    /// denominators; any overflow hands the evaluation to exact big rationals.
+    fn eval_small(&self, env: &dyn Fn(&str) -> Option<i128>) -> Small {
+        let (mut num, mut den) = (0i128, 1i128);
+        for (m, c) in &self.terms {
+            let (Some(cn), Some(cd)) = (c.numer().to_i128(), c.denom().to_i128()) else {
+                return Small::Overflow;
+            };
+            let mut t = cn;
+            for (a, k) in m {
+                let Some(v) = a.eval(env) else {
+                    return Small::Missing;
+                };
+                for _ in 0..*k {
+                    let Some(p) = t.checked_mul(v) else {
+                        return Small::Overflow;
+                    };
+                    t = p;
+                }
+            }
+            let sum = if cd == den {
+                num.checked_add(t)
+            } else {
+                let scaled = num.checked_mul(cd);
+                den = match den.checked_mul(cd) {
+                    Some(d) => d,
+                    None => return Small::Overflow,
+                };
+                scaled.and_then(|n| t.checked_mul(den / cd).and_then(|t| n.checked_add(t)))
+            };
+            let Some(sum) = sum else {
+                return Small::Overflow;
+            };
+            num = sum;
+        }
+        Small::Exact(if den == 1 {
+            Rat::from_integer(BigInt::from(num))
+        } else {
+            Rat::new(BigInt::from(num), BigInt::from(den))
+        })
+    }
+
+    fn eval_big(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<Rat> {
         let mut acc = Rat::zero();
         for (m, c) in &self.terms {
             let mut t = c.clone();
@@ -550,6 +611,48 @@ pub fn rat_to_f64(r: &Rat) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The machine-integer evaluation gives the big-rational one's value: with fractional
+    /// coefficients over several denominators, with a missing variable, and past `i128`, where
+    /// it hands over instead of wrapping.
+    #[test]
+    fn machine_integer_evaluation_agrees_with_big_rationals() {
+        let x = Poly::var("x");
+        let floor = Poly::from_lin(&LinExpr::var("y").add_const(3).floor_div(4));
+        let cases = [
+            x.mul(&x)
+                .scale(&Rat::new(1.into(), 2.into()))
+                .add(&x.scale(&Rat::new(1.into(), 2.into()))),
+            x.mul(&floor)
+                .scale(&Rat::new((-5).into(), 3.into()))
+                .add(&Poly::constant(Rat::new(7.into(), 6.into())))
+                .add(&x.scale(&Rat::new(1.into(), 4.into()))),
+            x.mul(&x).mul(&x).mul(&x).scale(&rat(3)),
+            Poly::constant(rat(-9)),
+        ];
+        for p in &cases {
+            for (xv, yv) in [(0i128, 0i128), (7, -13), (-4, 1001), (1 << 40, 5)] {
+                let env = |v: &str| match v {
+                    "x" => Some(xv),
+                    "y" => Some(yv),
+                    _ => None,
+                };
+                let fast = p.eval(&env);
+                assert_eq!(fast, p.eval_big(&env), "{p} at x={xv} y={yv}");
+                if xv == 1 << 40 && p.degree() == 4 {
+                    // 3·2^160 does not fit: the value comes from the big-rational path
+                    assert!(matches!(p.eval_small(&env), Small::Overflow));
+                    assert_eq!(fast.unwrap(), Rat::from_integer(BigInt::from(3) << 160));
+                }
+            }
+        }
+        let missing = x.add(&Poly::var("z"));
+        assert!(matches!(
+            missing.eval_small(&|v| (v == "x").then_some(1)),
+            Small::Missing
+        ));
+        assert_eq!(missing.eval(&|v| (v == "x").then_some(1)), None);
+    }
 
     /// Σ_{x=l}^{u} of floors of ±x (times a cofactor and beside plain terms) equals the sum
     /// term by term, for bounds of either sign, empty ranges and several moduli.
