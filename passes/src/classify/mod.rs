@@ -19,6 +19,9 @@
 //!   `OpKind::Other`, hence `Feature::Unknown`. The `cp.async` group and mbarrier operations
 //!   (`commit_group`, `wait_group`, `wait_all`, `cp.async.mbarrier.arrive`) are `OpKind::Barrier`
 //!   ops, not CTA barriers, and so are `wgmma`'s (`fence`, `commit_group`, `wait_group`).
+//! - Byte dot products (`dp4a`, `dp2a`) are `OpKind::Fma` of their integer type, one per
+//!   instruction as they issue; `sad` is `OpKind::AddSub`; launch control and register hints
+//!   (`griddepcontrol`, `setmaxnreg`, `nanosleep`, `pmevent`) are `OpKind::Control`.
 //! - An opcode the table does not know gives `(OpKind::Other, ty)` and must also be counted under
 //!   `Feature::Unknown { opcode }` (the emulator refuses to run it instead).
 //! - `Feature::Barrier` counts CTA barriers ([`is_cta_barrier`]): `bar`/`barrier` `.sync`,
@@ -239,9 +242,10 @@ const WARPS_PER_WARPGROUP: u32 = 4;
 
 fn op_kind(op: &str) -> OpKind {
     match op {
-        "add" | "sub" | "addc" | "subc" => OpKind::AddSub,
+        "add" | "sub" | "addc" | "subc" | "sad" => OpKind::AddSub,
         "mul" | "mul24" => OpKind::Mul,
-        "fma" | "mad" | "mad24" | "madc" => OpKind::Fma,
+        // a byte dot product issues as one integer multiply-add
+        "fma" | "mad" | "mad24" | "madc" | "dp4a" | "dp2a" => OpKind::Fma,
         "div" => OpKind::Div,
         "rem" => OpKind::Rem,
         "rcp" => OpKind::Rcp,
@@ -261,9 +265,10 @@ fn op_kind(op: &str) -> OpKind {
         "atom" | "red" => OpKind::Atomic,
         "shfl" | "vote" | "match" | "redux" | "activemask" => OpKind::ShuffleVote,
         "mma" | "wmma" | "wgmma" => OpKind::Mma,
-        "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "brkpt" | "nanosleep" | "pmevent" => {
-            OpKind::Control
-        }
+        "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "brkpt" | "nanosleep" | "pmevent"
+        | "griddepcontrol" | "setmaxnreg" => OpKind::Control,
+        // an opaque cache policy value for the hints of later loads and stores
+        "createpolicy" => OpKind::Move,
         "bar" | "barrier" | "membar" | "fence" => OpKind::Barrier,
         _ => OpKind::Other,
     }

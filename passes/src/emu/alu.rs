@@ -258,6 +258,32 @@ pub fn prmt(a: u32, b: u32, sel: u32) -> u32 {
     out
 }
 
+/// `dp4a` (`two` false) and `dp2a` (`two` true): the sum of products of `a`'s packed bytes (or
+/// 16-bit halves for `dp2a`) with `b`'s bytes, each extended as its type says, plus `c`; `dp2a`
+/// takes `b`'s two low bytes, or its two high bytes with `.hi`. The result wraps to 32 bits
+/// (PTX ISA, "Integer Arithmetic Instructions: dp4a, dp2a").
+pub fn dot(two: bool, hi: bool, a_ty: Ty, b_ty: Ty, a: u64, b: u64, c: u64) -> u64 {
+    let part = |x: u64, k: u32, bits: u32, signed: bool| {
+        let v = (x >> (k * bits)) & ((1 << bits) - 1);
+        if signed && v >> (bits - 1) == 1 {
+            v as i128 - (1 << bits)
+        } else {
+            v as i128
+        }
+    };
+    let sum: i128 = if two {
+        let first = if hi { 2 } else { 0 };
+        (0..2)
+            .map(|k| part(a, k, 16, a_ty.signed()) * part(b, first + k, 8, b_ty.signed()))
+            .sum()
+    } else {
+        (0..4)
+            .map(|k| part(a, k, 8, a_ty.signed()) * part(b, k, 8, b_ty.signed()))
+            .sum()
+    };
+    ((c as u32 as i128 + sum) as u64) & 0xffff_ffff
+}
+
 /// Bit-field extract: `len` bits of `a` from `pos`, sign-extended for signed types.
 pub fn bfe(ty: Ty, a: u64, pos: u32, len: u32) -> u64 {
     let w = ty.bits();

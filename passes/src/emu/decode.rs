@@ -22,6 +22,14 @@ pub enum Op {
     Fma,
     Mul24,
     Mad24,
+    /// `dp4a`/`dp2a`: integer dot products of packed bytes (and halves) plus an addend.
+    Dp4a,
+    Dp2a,
+    /// `sad`: `c + |a − b|`.
+    Sad,
+    /// `createpolicy`: an opaque cache-eviction policy, only ever passed to loads and stores as a
+    /// hint; its value is taken as 0.
+    Policy,
     Div,
     Rem,
     Min,
@@ -383,27 +391,6 @@ struct Decoder {
     preds: Vec<(String, Option<u32>)>,
 }
 
-fn inst_text(i: &Inst) -> String {
-    let mut s = i.opcode.clone();
-    for (k, m) in i.modifiers.iter().enumerate() {
-        if k == i.type_pos {
-            for t in &i.types {
-                s.push('.');
-                s.push_str(t.as_str());
-            }
-        }
-        s.push('.');
-        s.push_str(m);
-    }
-    if i.type_pos >= i.modifiers.len() {
-        for t in &i.types {
-            s.push('.');
-            s.push_str(t.as_str());
-        }
-    }
-    s
-}
-
 impl Decoder {
     /// Whether a register is declared `.pred`.
     fn is_pred(&self, name: &str) -> bool {
@@ -423,7 +410,7 @@ impl Decoder {
 
     fn inst(&mut self, i: &Inst) -> Result<DInst, EmuError> {
         let line = i.span.line;
-        let text = inst_text(i);
+        let text = i.full_opcode();
         let unsupported = |why: &str| EmuError::Unsupported {
             line,
             inst: text.clone(),
@@ -438,6 +425,10 @@ impl Decoder {
             "fma" => Op::Fma,
             "mul24" => Op::Mul24,
             "mad24" => Op::Mad24,
+            "dp4a" => Op::Dp4a,
+            "dp2a" => Op::Dp2a,
+            "sad" => Op::Sad,
+            "createpolicy" => Op::Policy,
             "div" => Op::Div,
             "rem" => Op::Rem,
             "min" => Op::Min,
@@ -504,6 +495,9 @@ impl Decoder {
             }
             "bar" | "barrier" if has("arrive") => Op::BarArrive,
             "membar" | "fence" => Op::Nop,
+            // hints that change no value: waiting, cache and launch control, register budgets
+            "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "prefetch"
+            | "prefetchu" | "applypriority" | "discard" => Op::Nop,
             "shfl" => Op::Shfl,
             "vote" => Op::Vote,
             "activemask" => Op::Activemask,
@@ -657,7 +651,7 @@ impl Decoder {
             guard: i.pred.as_ref().map(|g| (self.reg(&g.reg), g.negated)),
             target: 0,
             line: i.span.line,
-            text: inst_text(i),
+            text: i.full_opcode(),
             op_feat: classify::op_feature(i),
             mem: classify::mem_access(i),
             cta_barrier: false,
@@ -768,6 +762,7 @@ fn float_imm(x: f64, bits: u64, width: u32, ty: Ty) -> u64 {
 fn src_ty(op: Op, ty: Ty, ty2: Ty, k: usize) -> Ty {
     match op {
         Op::Cvt => ty2,
+        Op::Dp4a | Op::Dp2a if k == 1 => ty2,
         Op::Shl | Op::Shr | Op::Bfe if k >= 1 => Ty::U32,
         Op::Bfi if k >= 2 => Ty::U32,
         Op::Shfl | Op::Vote | Op::Redux if k >= 1 => Ty::U32,

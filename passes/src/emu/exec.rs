@@ -10,7 +10,7 @@ use crate::classify::{
     warp::{LaneAccess, StrideEvidence},
 };
 use crate::ptx::{Function, Initializer, Module, Operand, StateSpace, VarDecl};
-use crate::stats::{BlockExecs, Dir, Feature, Granularity, Launch, Space};
+use crate::stats::{BlockExecs, Dir, Feature, Granularity, Launch, OpKind, Space};
 use std::collections::{BTreeMap, HashMap};
 
 const F_ADD: u32 = decode::flag("add");
@@ -279,6 +279,11 @@ fn finish(
         if let (Some((kind, ty)), true) = (i.op_feat, *w > 0) {
             for (gran, n) in [(Granularity::Thread, *t), (Granularity::Warp, *w)] {
                 *feats.entry(Feature::Op { kind, ty, gran }).or_insert(0) += n;
+            }
+            // what runs but is classified nowhere is shown, as the counter shows it
+            if kind == OpKind::Other {
+                let opcode = i.text.clone();
+                *feats.entry(Feature::Unknown { opcode }).or_insert(0) += *t;
             }
         }
     }

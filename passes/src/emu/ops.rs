@@ -236,6 +236,9 @@ pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
             let add = if i.op == Op::Mad24 { ty.int(c) } else { 0 };
             ty.wrap(p + add)
         }
+        Op::Dp4a | Op::Dp2a => alu::dot(i.op == Op::Dp2a, i.has(F_HI), ty, i.ty2, a, b, c),
+        Op::Sad => ty.wrap(ty.int(c) + (ty.int(a) - ty.int(b)).abs()),
+        Op::Policy => 0,
         Op::Div if f => fmap(ty, a, b, 0, |x, y, _| x / y),
         Op::Div | Op::Rem => {
             let (x, y) = (ty.int(a), ty.int(b));
