@@ -243,9 +243,18 @@ impl SymPrepared {
         let mut stats = match rx.recv_timeout(self.limit) {
             Ok(Ok(stats)) => stats,
             Ok(Err(count::AnalyzeError::MissingParam { name, .. })) => {
+                if let Some(f) = kernel_fn.filter(|f| holds_buffer(f, &name)) {
+                    // code that tests a pointer's alignment (a vectorised path, a loop up to an
+                    // aligned address): the emulator places its buffers as cudaMalloc does
+                    return Err(NotCounted::Fallback(format!(
+                        "the counts depend on where the buffer `{}` lies (its alignment), and \
+                         the emulator places its buffers 256-byte aligned, as cudaMalloc does",
+                        user_param_name(&name, Some(f), params).0
+                    )));
+                }
                 return Err(NotCounted::MissingParam(missing_param_message(
                     &name, kernel_fn, params,
-                )))
+                )));
             }
             Ok(Err(e)) => return Err(format!("binding failed: {e}").into()),
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -433,14 +442,13 @@ fn keep_observed_trips(stats: &mut BoundStats, data_keys: &[String]) {
     }
 }
 
-/// The error for a parameter the counts need and the workload does not set, naming it as the
-/// user writes it: the source name where the front end knows it, else the PTX name. A field of a
-/// by-value struct (`k_param_0+8`) is named by its parameter and offset (`p+8`).
-pub(crate) fn missing_param_message(
-    ptx_name: &str,
+/// The parameter of a PTX name as the user writes it: its source name where the front end knows
+/// it, else the PTX name; with the byte offset of a by-value struct's field (`k_param_0+8`).
+fn user_param_name<'a>(
+    ptx_name: &'a str,
     f: Option<&kerncast_passes::ptx::Function>,
-    source_names: &[String],
-) -> String {
+    source_names: &'a [String],
+) -> (&'a str, Option<&'a str>) {
     let (base, field) = match ptx_name.rsplit_once('+') {
         Some((b, off)) if off.bytes().all(|c| c.is_ascii_digit()) => (b, Some(off)),
         _ => (ptx_name, None),
@@ -450,6 +458,24 @@ pub(crate) fn missing_param_message(
         .and_then(|i| source_names.get(i))
         .map(String::as_str)
         .unwrap_or(base);
+    (param, field)
+}
+
+/// Whether the parameter of this PTX name holds a global buffer's address.
+fn holds_buffer(f: &kerncast_passes::ptx::Function, ptx_name: &str) -> bool {
+    f.param_index(ptx_name)
+        .is_some_and(|k| f.global_pointer_params().contains(&k))
+}
+
+/// The error for a parameter the counts need and the workload does not set, naming it as the
+/// user writes it: the source name where the front end knows it, else the PTX name. A field of a
+/// by-value struct (`k_param_0+8`) is named by its parameter and offset (`p+8`).
+pub(crate) fn missing_param_message(
+    ptx_name: &str,
+    f: Option<&kerncast_passes::ptx::Function>,
+    source_names: &[String],
+) -> String {
+    let (param, field) = user_param_name(ptx_name, f, source_names);
     match field {
         None => format!(
             "the counts depend on parameter `{param}`, which the workload does not set; give it a value (`--param {param}=VALUE`, or `{param}=…` in the workload)"

@@ -153,6 +153,65 @@ fn an_unbound_parameter_the_counts_need_is_an_error_and_a_value_sets_it() {
     assert!(!hinted.contains("read by nothing"), "{hinted}");
 }
 
+/// Counts that depend on where a buffer lies (a loop from the first 128-byte boundary, as
+/// `cuda::discard_memory` and vectorised heads run) are the emulator's, on buffers aligned as
+/// cudaMalloc aligns them, not an error asking for an address. A 64-bit size the counts need is
+/// still asked for.
+#[test]
+fn counts_that_depend_on_a_buffers_alignment_are_emulated() {
+    let (_dir, file) = source_file(
+        "lines.cu",
+        r#"__global__ void clear_lines(float *p, int n) {
+  char *end = (char *)(p + n);
+  char *first = (char *)(((unsigned long long)p + 127) & ~127ull);
+  for (char *q = first + 128 * threadIdx.x; q + 128 <= end; q += 128 * blockDim.x)
+    *(float *)q = 0.0f;
+}
+__global__ void sized(float *p, unsigned long long n) {
+  for (unsigned long long i = threadIdx.x; i < n; i += 32) p[i] = 0.0f;
+}
+int main() {
+  float *d;
+  cudaMalloc(&d, 4096 * sizeof(float));
+  clear_lines<<<1, 32>>>(d, 4096);
+}
+"#,
+    );
+    let out = predict_file(
+        &file,
+        &["--kernel", "clear_lines", "--device", "gtx-titan-x"],
+    )
+    .unwrap();
+    assert!(out.contains("counts: emulator"), "{out}");
+    assert!(
+        out.contains(
+            "note: symbolic counter not used: the counts depend on where the buffer `p` lies \
+             (its alignment), and the emulator places its buffers 256-byte aligned, as \
+             cudaMalloc does; the emulator counted"
+        ),
+        "{out}"
+    );
+    let err = predict_file(
+        &file,
+        &[
+            "--kernel",
+            "sized",
+            "--device",
+            "gtx-titan-x",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("the counts depend on parameter `n`, which the workload does not set"),
+        "{err}"
+    );
+}
+
 /// A `--kernel` that names no entry stops with the file and the kernels there are, instead of
 /// analysing another kernel or none.
 #[test]

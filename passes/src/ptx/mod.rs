@@ -166,6 +166,94 @@ impl Function {
         self.params.iter().position(|p| p.name == name)
     }
 
+    /// Indices of the parameters that hold a global buffer's address: declared `.ptr .global`
+    /// (clang's OpenCL kernels), converted to a global address (`cvta.to.global`, as nvcc and
+    /// clang write the pointers they dereference), or the base of a global or generic access
+    /// through pointer arithmetic alone (`add`, `sub`, `and`, `or`, `mov`: offsets and
+    /// alignment masks). A size is scaled (`mul`, `shl`, `mad`) or widened (`cvt`) on its way
+    /// into an address, and so is not taken for one; an unscaled 64-bit byte offset
+    /// (`char *p` plus `size_t i`) is.
+    pub fn global_pointer_params(&self) -> Vec<usize> {
+        use std::collections::{BTreeMap, BTreeSet};
+        let mut out: BTreeSet<usize> = self
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                p.ptr
+                    .as_ref()
+                    .is_some_and(|a| a.space == Some(StateSpace::Global))
+            })
+            .map(|(k, _)| k)
+            .collect();
+        let insts: Vec<&Inst> = self.instructions().collect();
+        // the parameters whose value a register may hold, plus offsets and masks
+        let mut holds: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        loop {
+            let mut changed = false;
+            for i in &insts {
+                let from: BTreeSet<usize> = match (i.opcode.as_str(), i.operands.as_slice()) {
+                    (
+                        "ld",
+                        [Operand::Reg(_), Operand::Addr {
+                            base: AddrBase::Symbol(s),
+                            offset: 0,
+                        }],
+                    ) if i.state_space() == Some(StateSpace::Param) => self
+                        .param_index(s)
+                        .filter(|&k| self.params[k].ty.bits() == 64)
+                        .into_iter()
+                        .collect(),
+                    (
+                        "add" | "sub" | "and" | "or" | "mov" | "cvta",
+                        [Operand::Reg(_), rest @ ..],
+                    ) => rest
+                        .iter()
+                        .filter_map(|o| match o {
+                            Operand::Reg(r) => holds.get(r.as_str()),
+                            _ => None,
+                        })
+                        .flatten()
+                        .copied()
+                        .collect(),
+                    _ => continue,
+                };
+                let Some(Operand::Reg(d)) = i.operands.first() else {
+                    continue;
+                };
+                if from.is_empty() {
+                    continue;
+                }
+                let set = holds.entry(d.as_str()).or_default();
+                let before = set.len();
+                set.extend(from);
+                changed |= set.len() != before;
+            }
+            if !changed {
+                break;
+            }
+        }
+        for i in &insts {
+            let converted = i.opcode == "cvta"
+                && i.modifiers.iter().any(|m| m == "to")
+                && i.state_space() == Some(StateSpace::Global);
+            let global_access =
+                i.opcode != "cvta" && matches!(i.state_space(), None | Some(StateSpace::Global));
+            for o in &i.operands {
+                let reg = match o {
+                    Operand::Reg(r) if converted => r,
+                    Operand::Addr {
+                        base: AddrBase::Reg(r),
+                        ..
+                    } if global_access => r,
+                    _ => continue,
+                };
+                out.extend(holds.get(reg.as_str()).into_iter().flatten());
+            }
+        }
+        out.into_iter().collect()
+    }
+
     /// The fields of aggregate parameters that the body reads, by parameter then offset (the
     /// first type read at an offset stands for it).
     pub fn param_fields(&self) -> Vec<ParamField> {
