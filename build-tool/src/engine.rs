@@ -144,6 +144,8 @@ struct EmuPrepared {
 
 /// Exact counts at a few sizes along one ray: (value of the first size root, counts).
 struct Samples {
+    /// Empty where the sizes cannot be scaled down: then every workload is sampled by blocks
+    /// spread over its own grid, and `how` says why.
     pts: Vec<(f64, BoundStats)>,
     roots: Vec<String>,
     /// How the counts of a single sample (a fixed grid) were obtained.
@@ -275,6 +277,10 @@ impl EmuPrepared {
             *samples = Some(self.samples_for(spec, overrides, w, params)?);
         }
         let smp = samples.as_ref().ok_or("no samples")?;
+        if smp.pts.is_empty() {
+            let (stats, how) = self.spread_blocks(ws, params, &smp.how)?;
+            return Ok((stats, vec![how]));
+        }
         if smp.pts.len() == 1 {
             return Ok((smp.pts[0].1.clone(), vec![smp.how.clone()]));
         }
@@ -350,12 +356,16 @@ impl EmuPrepared {
             // A fixed grid (grid-stride loops): nothing to scale, so emulate the real launch;
             // the step limit still bounds the run. A launch small enough to have been run whole
             // before it came here already ran past the limit.
+            let too_long = format!(
+                "the whole launch takes more than {} warp steps",
+                self.max_steps
+            );
             let (stats, how) = if threads(w) <= self.direct_threads {
-                self.spread_blocks(w, params)?
+                self.spread_blocks(w, params, &too_long)?
             } else {
                 match self.run_steps(w, params, self.max_steps) {
                     Ok(stats) => (stats, EMULATED.to_string()),
-                    Err((true, _)) => self.spread_blocks(w, params)?,
+                    Err((true, _)) => self.spread_blocks(w, params, &too_long)?,
                     Err((false, m)) => return Err(m),
                 }
             };
@@ -402,13 +412,19 @@ impl EmuPrepared {
         }
         let too_small = || {
             format!(
-                "cannot scale {} down far enough to emulate, in proportion and in multiples of {g}",
+                "{} cannot be scaled down far enough to emulate, in proportion and in multiples of {g}",
                 roots.join(", ")
             )
         };
-        // samples larger than the launch itself would extrapolate downwards from far away
+        // samples larger than the launch itself would extrapolate downwards from far away;
+        // sizes that do not scale (`n = 1 << log2n`) leave the launch's own blocks to sample
         if at(top).is_none_or(|(x, _)| x > v0) {
-            return Err(too_small());
+            let how = too_small();
+            return Ok(Samples {
+                pts: Vec::new(),
+                roots,
+                how,
+            });
         }
         // The largest sample must also fit the step budget (work per thread grows with the size).
         let first = loop {
@@ -431,13 +447,15 @@ impl EmuPrepared {
         })
     }
 
-    /// The counts of a fixed-grid launch too long to emulate whole, from blocks spread evenly
-    /// over it (every k-th in dispatch order, at most [`SPREAD_BLOCKS`], fewer while they run
-    /// past the step limit), scaled to the whole grid; and the note that says so.
+    /// The counts of a launch that can be neither emulated whole nor scaled down (`why`: a fixed
+    /// grid too long to run, sizes that do not scale), from blocks spread evenly over it (every
+    /// k-th in dispatch order, at most [`SPREAD_BLOCKS`], fewer while they run past the step
+    /// limit), scaled to the whole grid; and the note that says so.
     fn spread_blocks(
         &self,
         w: &Workload,
         params: &[String],
+        why: &str,
     ) -> Result<(BoundStats, String), String> {
         let blocks = w.grid.iter().product::<u64>();
         let mut want = SPREAD_BLOCKS.min(blocks / 2);
@@ -459,8 +477,7 @@ impl EmuPrepared {
                         e.warps *= scale;
                     }
                     let how = format!(
-                        "counts from emulating {run} of the launch's {blocks} blocks (one in {every}, spread over the grid), scaled by {scale:.2}: the whole launch takes more than {} warp steps; blocks whose work differs from theirs are estimated by them",
-                        self.max_steps
+                        "counts from emulating {run} of the launch's {blocks} blocks (one in {every}, spread over the grid), scaled by {scale:.2}: {why}; blocks whose work differs from theirs are estimated by them"
                     );
                     return Ok((stats, how));
                 }
@@ -1429,6 +1446,64 @@ ret;
         assert_eq!(get("blocks"), 40.0);
         assert_eq!(get("mem.global.store.b32.stride1.thread"), 40.0 * 64.0);
         assert_eq!(get("op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
+    }
+
+    /// A launch whose size is a power of its root (`n = 1 << log2n`) cannot be emulated at
+    /// smaller sizes in proportion: its own grid is sampled by spread blocks instead, and the
+    /// note says why. Every block does the same work here, so the counts are exact.
+    #[test]
+    fn a_launch_whose_sizes_do_not_scale_is_sampled_over_its_grid() {
+        let text = "// kerncast: workload log2n=14 n=1<<log2n grid=n/64 block=64
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_n, .param .u64 k_out)
+{
+.reg .b32 %r<20>;
+.reg .b64 %rd<8>;
+ld.param.u32 %r1, [k_n];
+ld.param.u64 %rd1, [k_out];
+mov.u32 %r4, %ctaid.x;
+mov.u32 %r5, %tid.x;
+mad.lo.s32 %r6, %r4, 64, %r5;
+cvta.to.global.u64 %rd2, %rd1;
+mul.wide.s32 %rd3, %r6, 4;
+add.s64 %rd4, %rd2, %rd3;
+st.global.u32 [%rd4], %r1;
+ret;
+}
+";
+        let m = Module::parse(text).unwrap();
+        let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
+        assert_eq!(spec.size_roots(), ["log2n"]);
+        let counter = EmulatorCounter {
+            direct_threads: 4096,
+            ..EmulatorCounter::default()
+        };
+        let p = counter.prepare(&m, "k").unwrap();
+        let params: Vec<String> = ["n", "out"].map(String::from).to_vec();
+        let bound = p.bind_spec(&spec, &BTreeMap::new(), &params).unwrap();
+        assert_eq!(
+            bound.notes,
+            [
+                "counts from emulating 64 of the launch's 256 blocks (one in 4, spread over the \
+              grid), scaled by 4.00: log2n cannot be scaled down far enough to emulate, in \
+              proportion and in multiples of 64; blocks whose work differs from theirs are \
+              estimated by them"
+            ]
+        );
+        let get = |name: &str| -> f64 {
+            bound
+                .stats
+                .features
+                .iter()
+                .filter(|(f, _)| f.to_string() == name)
+                .map(|(_, v)| *v)
+                .sum()
+        };
+        assert_eq!(get("blocks"), 256.0);
+        assert_eq!(get("mem.global.store.b32.stride1.thread"), 16384.0);
+        assert_eq!(get("sectors.global.store"), 16384.0 * 4.0 / 32.0);
     }
 
     /// The roofline point counts tensor-core multiply–adds as flops and takes the DRAM bytes
