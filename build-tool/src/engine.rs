@@ -1330,20 +1330,37 @@ ret;
 
     /// At ny = nz = nx / 8 the samples' sizes can all be multiples of 32 in the same ratio only
     /// with nx in steps of 256, and five such steps do not fit the budget; rounding nz apart
-    /// from nx made counts no polynomial, and their extrapolation gave a time of 0. It is an
-    /// error now.
+    /// from nx made counts no polynomial, and their extrapolation gave a time of 0. Blocks
+    /// spread over the real grid are emulated instead: every thread of the box stores once.
     #[test]
-    fn sizes_that_cannot_keep_their_ratio_are_an_error_not_an_extrapolation() {
+    fn sizes_that_cannot_keep_their_ratio_are_sampled_not_extrapolated() {
         let m = Module::parse(BOX_STORE).unwrap();
         let spec = crate::annotations::scan(BOX_STORE).unwrap()[0].workloads[0].clone();
-        let counter = EmulatorCounter::default();
+        let counter = EmulatorCounter {
+            direct_threads: 1 << 13,
+            ..EmulatorCounter::default()
+        };
         let p = counter.prepare(&m, "k").unwrap();
         let params: Vec<String> = ["nx", "ny", "nz", "out"].map(String::from).to_vec();
-        let e = p
-            .bind_spec(&spec, &BTreeMap::new(), &params)
-            .err()
-            .expect("no counts from distorted samples");
-        assert!(e.contains("in proportion"), "{e}");
+        let bound = p.bind_spec(&spec, &BTreeMap::new(), &params).unwrap();
+        assert!(
+            bound.notes[0].starts_with(
+                "counts from emulating 64 of the launch's 1024 blocks (one in 16, spread over \
+                 the grid), scaled by 16.00: nx, ny, nz cannot be scaled down far enough to \
+                 emulate, in proportion"
+            ),
+            "{:?}",
+            bound.notes
+        );
+        let stores: f64 = bound
+            .stats
+            .features
+            .iter()
+            .map(|(f, v)| (f.to_string(), v))
+            .filter(|(f, _)| f.starts_with("mem.global.store") && f.ends_with(".thread"))
+            .map(|(_, v)| v)
+            .sum();
+        assert_eq!(stores, (256 * 32 * 32) as f64);
     }
 
     /// A 2-D launch of w × w/2 whose grid divides by its block size `t`: the samples step w by
