@@ -460,11 +460,29 @@ fn params_of(sig: &str) -> Vec<String> {
                 .filter(|w| !w.is_empty())
                 .collect();
             let ends_in_ident = p.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            // a type word after a whole type is a name (`int half`), not after a qualifier or a
+            // word C combines with another (`const half`, `unsigned int`)
+            const COMBINING: &[&str] = &[
+                "unsigned",
+                "signed",
+                "short",
+                "long",
+                "const",
+                "volatile",
+                "__restrict__",
+                "restrict",
+                "__restrict",
+            ];
+            let named_after_type = |k: usize| {
+                words
+                    .get(k.wrapping_sub(1))
+                    .is_some_and(|t| TYPE_WORDS.contains(t) && !COMBINING.contains(t))
+            };
             match words.last() {
                 Some(w)
                     if ends_in_ident
                         && words.len() >= 2
-                        && !TYPE_WORDS.contains(w)
+                        && (!TYPE_WORDS.contains(w) || named_after_type(words.len() - 1))
                         && !w.starts_with(|c: char| c.is_ascii_digit()) =>
                 {
                     w.to_string()
@@ -754,6 +772,11 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
             vec!["p0", "n", "p2", "a", "v"]
         );
         assert_eq!(params_of("void"), Vec::<String>::new());
+        // `half` is a type and, after one, a name (a radix-2 FFT's half-length)
+        assert_eq!(
+            params_of("int half, const half, unsigned long, half h, float *half, long long"),
+            vec!["half", "p1", "p2", "h", "half", "p5"]
+        );
         assert_eq!(
             params_of("__global const float * restrict x, __local float *tmp"),
             vec!["x", "tmp"]
