@@ -1980,7 +1980,7 @@ int main() {
         assert!(
             ws[5].unset["n"].contains(
                 "`t` is the counter of `for (int t = 0; t < 100; ++t)` (line 18), which takes 100 \
-             values, more than the 16 kerncast predicts one by one"
+             values, more than the 32 kerncast predicts one by one"
             ),
             "{:?}",
             ws[5].unset

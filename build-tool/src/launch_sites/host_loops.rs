@@ -33,8 +33,9 @@ use std::ops::Range;
 const MAX_WALKED: u64 = 1 << 20;
 
 /// The most values of a loop's counter listed for a launch to be predicted at each
-/// ([`HostLoop::values`]): a size sweep has a few, a time-stepping loop many more.
-pub const MAX_SWEPT: u64 = 16;
+/// ([`HostLoop::values`]): a size sweep has a few, the passes of a multi-pass algorithm one per
+/// power of two of its size (a radix-2 FFT of 2^20 points, 20), a time-stepping loop many more.
+pub const MAX_SWEPT: u64 = 32;
 
 #[cfg(test)]
 pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> {

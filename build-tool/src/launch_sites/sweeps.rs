@@ -235,14 +235,14 @@ mod tests {
             lp(2, "s", &[], Err("its condition `s < f()` …".into())),
         ]);
         assert_eq!(p.variants, vec![Vec::new()]);
-        assert!(p.unswept["t"].contains("which takes 1000 values, more than the 16"));
+        assert!(p.unswept["t"].contains("which takes 1000 values, more than the 32"));
         assert!(p.unswept["s"].contains("whose trips kerncast cannot count: its condition"));
         // too many combinations: none is swept
-        let v: Vec<i64> = (0..5).collect();
-        let p = plan(&[lp(3, "a", &v, Ok(5)), lp(2, "b", &v, Ok(5))]);
+        let v: Vec<i64> = (0..6).collect();
+        let p = plan(&[lp(3, "a", &v, Ok(6)), lp(2, "b", &v, Ok(6))]);
         assert_eq!(p.variants, vec![Vec::new()]);
         assert!(
-            p.unswept["a"].contains("25 combinations"),
+            p.unswept["a"].contains("36 combinations"),
             "{:?}",
             p.unswept
         );
