@@ -22,6 +22,8 @@ const PTXAS_OLDEST_SM: u32 = 75;
 pub struct Assembled {
     /// `-arch` given to ptxas (`sm_80`).
     pub arch: String,
+    /// Assembled as relocatable code (`-c`), as the module calls functions it does not define.
+    pub relocatable: bool,
     pub probe: ResourceProbe,
 }
 
@@ -42,13 +44,41 @@ pub fn assemble(module: &Module, ptx: &str) -> Assembled {
         Ok(n) if n < PTXAS_OLDEST_SM => format!("sm_{PTXAS_OLDEST_SM}"),
         _ => target,
     };
-    let probe = lower::ptxas_resources(ptx, &arch).unwrap_or_else(|e| {
-        let first = e.to_string().lines().next().unwrap_or_default().to_string();
-        ResourceProbe::Unavailable {
-            reason: format!("ptxas -arch={arch} did not assemble the PTX: {first}"),
+    let unavailable = |e: lower::LowerError| ResourceProbe::Unavailable {
+        reason: format!(
+            "ptxas -arch={arch} did not assemble the PTX: {}",
+            ptxas_complaint(&e)
+        ),
+    };
+    let (probe, relocatable) = match lower::ptxas_resources(ptx, &arch) {
+        Ok(p) => (p, false),
+        // a call the module leaves to another (libclc lacks OpenCL 2.0's work-group
+        // functions) stops a whole-program assembly, not a relocatable one
+        Err(e) if ptxas_complaint(&e).contains("Unresolved extern function") => {
+            match lower::ptxas_resources_relocatable(ptx, &arch) {
+                Ok(p) => (p, true),
+                Err(e) => (unavailable(e), false),
+            }
         }
-    });
-    Assembled { arch, probe }
+        Err(e) => (unavailable(e), false),
+    };
+    Assembled {
+        arch,
+        relocatable,
+        probe,
+    }
+}
+
+/// What ptxas said was wrong: its first fatal or error line, else the error's first line.
+fn ptxas_complaint(e: &lower::LowerError) -> String {
+    let said = match e {
+        lower::LowerError::Compile { diagnostics, .. } => diagnostics
+            .lines()
+            .find(|l| l.contains("fatal") || l.contains("error"))
+            .map(|l| l.trim().to_string()),
+        _ => None,
+    };
+    said.unwrap_or_else(|| e.to_string().lines().next().unwrap_or_default().to_string())
 }
 
 impl Assembled {
@@ -68,8 +98,13 @@ impl Assembled {
         match self.of(entry) {
             Ok(r) => {
                 stats.regs_per_thread = Some(r.regs_per_thread);
+                let relocatable = if self.relocatable {
+                    " -c, as the module calls functions it does not define"
+                } else {
+                    ""
+                };
                 let mut notes = vec![format!(
-                    "registers: {} per thread (ptxas -arch={}), for occupancy",
+                    "registers: {} per thread (ptxas -arch={}{relocatable}), for occupancy",
                     r.regs_per_thread, self.arch
                 )];
                 if r.spill_store_bytes + r.spill_load_bytes > 0 {
@@ -134,6 +169,7 @@ mod tests {
         };
         Assembled {
             arch: "sm_80".into(),
+            relocatable: false,
             probe: ResourceProbe::Measured(BTreeMap::from([("k".to_string(), r)])),
         }
     }

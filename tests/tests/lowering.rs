@@ -630,3 +630,42 @@ fn bundled_examples_lower_and_assemble() {
         assemble(&l.ptx);
     }
 }
+
+/// A module that calls a function it does not define (an OpenCL 2.0 work-group built-in that
+/// libclc lacks) is no whole program for ptxas, which stopped the register counts of every
+/// kernel in it. It is assembled as relocatable code instead, and the note says so.
+#[test]
+fn a_call_to_an_undefined_function_is_assembled_as_relocatable_code() {
+    if !have(
+        "ptxas",
+        "a_call_to_an_undefined_function_is_assembled_as_relocatable_code",
+    ) {
+        return;
+    }
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+               .extern .func (.param .b32 r) ext(.param .b32 a);\n\
+               .visible .entry k(.param .u64 k_out)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n\
+               ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+               { .param .b32 a; .param .b32 r; st.param.b32 [a], %r1;\n\
+               call.uni (r), ext, (a); ld.param.b32 %r2, [r]; }\n\
+               st.global.u32 [%rd2], %r2;\nret;\n}\n";
+    let diagnostics = match ptxas_resources(ptx, "sm_80") {
+        Err(LowerError::Compile { diagnostics, .. }) => diagnostics,
+        other => panic!("ptxas assembled a call to nothing: {other:?}"),
+    };
+    assert!(
+        diagnostics.contains("Unresolved extern function 'ext'"),
+        "{diagnostics}"
+    );
+    let module = kerncast_passes::ptx::Module::parse(ptx).unwrap();
+    let assembled = kerncast::registers::assemble(&module, ptx);
+    assert!(assembled.relocatable);
+    let mut stats = kerncast_passes::stats::BoundStats::default();
+    let notes = assembled.apply("k", &mut stats);
+    assert!(stats.regs_per_thread.is_some_and(|r| r > 0), "{notes:?}");
+    assert!(
+        notes[0]
+            .contains("(ptxas -arch=sm_80 -c, as the module calls functions it does not define)"),
+        "{notes:?}"
+    );
+}

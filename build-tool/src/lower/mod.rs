@@ -20,7 +20,9 @@ mod tools;
 pub use args::LowerArgs;
 pub use build_options::{add_nvrtc_options, add_opencl_build_options};
 pub use clang::emit_llvm_ir;
-pub use ptxas::{parse_ptxas_report, ptxas_resources, ResourceProbe, Resources};
+pub use ptxas::{
+    parse_ptxas_report, ptxas_resources, ptxas_resources_relocatable, ResourceProbe, Resources,
+};
 pub use sass::sass;
 pub use tools::find_tool;
 

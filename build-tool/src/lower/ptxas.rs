@@ -46,6 +46,16 @@ impl ResourceProbe {
 /// Run `ptxas -arch=<arch> -v` on `ptx`. An absent ptxas is not an error (`Unavailable`); PTX
 /// that ptxas rejects is, with ptxas's `line N` diagnostics.
 pub fn ptxas_resources(ptx: &str, arch: &str) -> Result<ResourceProbe, LowerError> {
+    run_ptxas(ptx, arch, false)
+}
+
+/// [`ptxas_resources`] for relocatable code (`ptxas -c`), which may call functions it does not
+/// define (an OpenCL built-in libclc lacks, a device function of another file).
+pub fn ptxas_resources_relocatable(ptx: &str, arch: &str) -> Result<ResourceProbe, LowerError> {
+    run_ptxas(ptx, arch, true)
+}
+
+fn run_ptxas(ptx: &str, arch: &str, relocatable: bool) -> Result<ResourceProbe, LowerError> {
     let Some(ptxas) = find_tool("ptxas") else {
         return Ok(ResourceProbe::Unavailable {
             reason: "ptxas not found ($KERNCAST_TOOLCHAIN/bin, .toolchain/bin, PATH); \
@@ -61,11 +71,11 @@ pub fn ptxas_resources(ptx: &str, arch: &str) -> Result<ResourceProbe, LowerErro
     let input = dir.path().join("input.ptx");
     std::fs::write(&input, ptx).map_err(io("writing PTX for ptxas"))?;
     let mut cmd = Command::new(&ptxas);
-    cmd.arg(format!("-arch={arch}"))
-        .arg("-v")
-        .arg("-o")
-        .arg(dir.path().join("out.cubin"))
-        .arg(&input);
+    cmd.arg(format!("-arch={arch}")).arg("-v");
+    if relocatable {
+        cmd.arg("-c");
+    }
+    cmd.arg("-o").arg(dir.path().join("out.cubin")).arg(&input);
     let command = super::render_command(&cmd).replace(&*dir.path().to_string_lossy(), "$TMP");
     let output = cmd.output().map_err(io(&format!("starting `{command}`")))?;
     let text = String::from_utf8_lossy(&output.stderr).into_owned()
