@@ -699,6 +699,7 @@ impl EmuPrepared {
         let mut args = Vec::new();
         let given_fields = crate::param_fields::field_values(w, f, params);
         let locals = emu::local_args::local_pointer_params(f);
+        let deciding = kerncast_passes::taint::params_deciding_counts(f);
         let dynamic_shared = w.hints.get(DYNAMIC_SHARED_BYTES).map(|b| *b as u64);
         for (i, p) in f.params.iter().enumerate() {
             let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
@@ -779,6 +780,19 @@ impl EmuPrepared {
             }
             let v = match given {
                 Some(v) => v,
+                // run as 0, a count the value decides would be a guess: asked for, as the
+                // symbolic counter asks for what its closed forms need
+                None if !p.ty.is_float() && deciding.contains(&i) => {
+                    return Err((
+                        false,
+                        format!(
+                            "the counts depend on parameter `{name}`, which the workload does \
+                             not set; it decides a branch or an address, so running it as 0 \
+                             would be a guess: give it a value (`--param {name}=VALUE`, or \
+                             `{name}=…` in the workload)"
+                        ),
+                    ))
+                }
                 None => {
                     assumptions.push(Assumption {
                         hint_key: format!("param.{name}"),
@@ -1521,6 +1535,67 @@ ret;
         assert_eq!(get("blocks"), 256.0);
         assert_eq!(get("mem.global.store.b32.stride1.thread"), 16384.0);
         assert_eq!(get("sectors.global.store"), 16384.0 * 4.0 / 32.0);
+    }
+
+    /// A scalar the workload does not set is run as 0 only where it decides nothing counted: a
+    /// loop bound is asked for, a value merely stored is an assumption.
+    #[test]
+    fn a_missing_scalar_that_decides_a_branch_is_asked_for() {
+        let text = "// kerncast: workload grid=2 block=32
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_n, .param .u32 k_t, .param .u64 k_out)
+{
+.reg .pred %p<4>;
+.reg .b32 %r<20>;
+.reg .b64 %rd<8>;
+ld.param.u32 %r1, [k_n];
+ld.param.u32 %r2, [k_t];
+ld.param.u64 %rd1, [k_out];
+cvta.to.global.u64 %rd2, %rd1;
+mov.u32 %r3, 0;
+LOOP:
+st.global.u32 [%rd2], %r2;
+add.s32 %r3, %r3, 1;
+setp.lt.s32 %p1, %r3, %r1;
+@%p1 bra LOOP;
+ret;
+}
+";
+        let m = Module::parse(text).unwrap();
+        let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
+        let p = EmulatorCounter::default().prepare(&m, "k").unwrap();
+        let params: Vec<String> = ["n", "t", "out"].map(String::from).to_vec();
+        let e = p
+            .bind_spec(&spec, &BTreeMap::new(), &params)
+            .err()
+            .expect("no counts for a loop bound run as 0");
+        assert!(
+            e.starts_with(
+                "the counts depend on parameter `n`, which the workload does not set; it \
+                 decides a branch or an address"
+            ),
+            "{e}"
+        );
+        let text = text.replace("workload grid=2", "workload n=3 grid=2");
+        let with_n = crate::annotations::scan(&text).unwrap()[0].workloads[0].clone();
+        let bound = p.bind_spec(&with_n, &BTreeMap::new(), &params).unwrap();
+        let keys: Vec<&str> = bound
+            .stats
+            .assumptions
+            .iter()
+            .map(|a| a.hint_key.as_str())
+            .collect();
+        assert!(keys.contains(&"param.t"), "{keys:?}");
+        let stores: f64 = bound
+            .stats
+            .features
+            .iter()
+            .filter(|(f, _)| f.to_string() == "mem.global.store.b32.uniform.thread")
+            .map(|(_, v)| *v)
+            .sum();
+        assert_eq!(stores, 2.0 * 32.0 * 3.0);
     }
 
     /// The roofline point counts tensor-core multiply–adds as flops and takes the DRAM bytes

@@ -215,9 +215,10 @@ impl WorkloadSpec {
     /// The counter's `message` with why the host code leaves the parameter it asks for unset,
     /// where the launch says (the parameter's argument changes between launches).
     pub fn why_unset(&self, message: String) -> String {
+        // anywhere in it: the emulator's, after why the symbolic counter gave up
         let param = message
-            .strip_prefix("the counts depend on parameter `")
-            .and_then(|r| r.split_once('`'))
+            .split_once("the counts depend on parameter `")
+            .and_then(|(_, r)| r.split_once('`'))
             .map(|(name, _)| name);
         match param.and_then(|p| self.unset.get(p)) {
             Some(why) => message.replacen(

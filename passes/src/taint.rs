@@ -18,8 +18,8 @@
 
 use crate::affine::dests;
 use crate::cfg::Cfg;
-use crate::ptx::{Inst, Operand, SReg};
-use std::collections::BTreeSet;
+use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub struct Taint {
     regs: BTreeSet<String>,
@@ -64,6 +64,65 @@ impl Taint {
     pub fn reg(&self, r: &str) -> bool {
         self.regs.contains(r)
     }
+}
+
+/// Indices of the parameters whose value may decide a guard, a branch or a memory address: the
+/// ways a scalar changes what is counted. One that only enters arithmetic whose result is
+/// stored (a time step's index, a scale factor) changes no count. Flow-insensitive: a
+/// register holds every parameter any write to it derives from (a struct's fields count as
+/// their parameter).
+pub fn params_deciding_counts(f: &Function) -> BTreeSet<usize> {
+    let insts: Vec<&Inst> = f.instructions().collect();
+    let mut from: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    loop {
+        let mut changed = false;
+        for i in &insts {
+            let mut origins: BTreeSet<usize> = BTreeSet::new();
+            if i.opcode == "ld" && i.modifiers.iter().any(|m| m == "param") {
+                if let Some(Operand::Addr {
+                    base: AddrBase::Symbol(s),
+                    ..
+                }) = i.operands.get(1)
+                {
+                    origins.extend(f.param_index(s));
+                }
+            }
+            for r in sources(i) {
+                origins.extend(from.get(&r).into_iter().flatten());
+            }
+            if origins.is_empty() {
+                continue;
+            }
+            for d in dests(i) {
+                let set = from.entry(d).or_default();
+                let before = set.len();
+                set.extend(origins.iter().copied());
+                changed |= set.len() != before;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut out = BTreeSet::new();
+    for i in &insts {
+        if let Some(g) = &i.pred {
+            out.extend(from.get(&g.reg).into_iter().flatten());
+        }
+        if i.modifiers.iter().any(|m| m == "param") {
+            continue;
+        }
+        for o in &i.operands {
+            if let Operand::Addr {
+                base: AddrBase::Reg(r),
+                ..
+            } = o
+            {
+                out.extend(from.get(r).into_iter().flatten());
+            }
+        }
+    }
+    out
 }
 
 /// Blocks reachable from a branch on a tainted predicate.
@@ -157,6 +216,24 @@ fn sources(i: &Inst) -> BTreeSet<String> {
 mod tests {
     use super::*;
     use crate::ptx::parse;
+
+    /// A loop bound (through a compare and a guarded branch) and an index into an address
+    /// decide counts; a value only computed with and stored does not.
+    #[test]
+    fn parameters_that_decide_counts_are_those_reaching_guards_and_addresses() {
+        let src = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                   .visible .entry k(.param .u32 k_n, .param .u32 k_t, .param .u32 k_j, .param .u64 k_p)\n\
+                   {\n.reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n\
+                   ld.param.u32 %r1, [k_n];\nld.param.u32 %r2, [k_t];\nld.param.u32 %r3, [k_j];\n\
+                   ld.param.u64 %rd1, [k_p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r4, 0;\n\
+                   LOOP:\nmul.lo.s32 %r5, %r2, 3;\nxor.b32 %r6, %r4, %r3;\n\
+                   mul.wide.u32 %rd3, %r6, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r5;\n\
+                   add.s32 %r4, %r4, 1;\nsetp.lt.s32 %p1, %r4, %r1;\n@%p1 bra LOOP;\nret;\n}\n";
+        let m = parse(src).unwrap();
+        let deciding = params_deciding_counts(&m.functions[0]);
+        // n bounds the loop, j indexes the store, p is its base; t is only stored
+        assert_eq!(deciding, BTreeSet::from([0, 2, 3]));
+    }
 
     fn taint(body: &str) -> (Cfg, Taint) {
         let src = format!(
