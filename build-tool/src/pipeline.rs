@@ -753,7 +753,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             Err(f) => errors.push(f),
         }
     }
-    let mut report = Report::new(kernels, errors);
+    let mut report = Report::new(kernels, crate::report::Failure::merge_repeated(errors));
     report.host_only = host_only;
     report.not_launched = not_launched;
     report.not_instantiated = not_instantiated;

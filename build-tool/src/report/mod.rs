@@ -402,6 +402,29 @@ pub struct Failure {
     pub message: String,
 }
 
+impl Failure {
+    /// One failure for each that repeats word for word (every value of a swept host loop, when
+    /// what fails is not the swept value), first ones first, saying how many it stands for.
+    pub fn merge_repeated(all: Vec<Failure>) -> Vec<Failure> {
+        let mut out: Vec<(Failure, usize)> = Vec::new();
+        for f in all {
+            match out.iter_mut().find(|(o, _)| *o == f) {
+                Some((_, n)) => *n += 1,
+                None => out.push((f, 1)),
+            }
+        }
+        out.into_iter()
+            .map(|(mut f, n)| {
+                if n > 1 {
+                    f.message
+                        .push_str(&format!(" (the same for {n} workloads)"));
+                }
+                f
+            })
+            .collect()
+    }
+}
+
 /// Fixed formatting of quantities, so text outputs are deterministic and readable.
 pub fn fmt_time(s: f64) -> String {
     let a = s.abs();
@@ -576,6 +599,28 @@ pub(crate) mod sample {
 #[cfg(test)]
 mod tests {
     use super::natural_order;
+
+    /// Twenty workloads that fail alike are one error that says so; another stays apart.
+    #[test]
+    fn repeated_failures_are_merged_in_order() {
+        let fail = |kernel: &str, message: &str| super::Failure {
+            file: "k.cu".into(),
+            line: Some(2),
+            kernel: Some(kernel.into()),
+            stage: "count".into(),
+            message: message.into(),
+        };
+        let mut all = vec![fail("a", "needs j"); 20];
+        all.insert(3, fail("b", "needs n"));
+        let merged = super::Failure::merge_repeated(all);
+        assert_eq!(
+            merged,
+            [
+                fail("a", "needs j (the same for 20 workloads)"),
+                fail("b", "needs n")
+            ]
+        );
+    }
 
     #[test]
     fn two_launches_of_one_name_and_other_shapes_get_apart_in_their_keys() {
