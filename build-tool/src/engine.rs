@@ -1282,6 +1282,16 @@ fn model_by_name(name: &str) -> Option<Box<dyn Model + Send + Sync>> {
 mod tests {
     use super::*;
 
+    /// The count of the feature named `name` (its key as the reports print it).
+    fn feature(stats: &BoundStats, name: &str) -> f64 {
+        stats
+            .features
+            .iter()
+            .filter(|(f, _)| f.to_string() == name)
+            .map(|(_, v)| *v)
+            .sum()
+    }
+
     /// A count that is a polynomial in the size extrapolates exactly; one that depends on
     /// random data (noise of a few counts around a line) is scaled by its power of the size,
     /// where the cubic through four samples 0.4 % apart flies off.
@@ -1464,15 +1474,7 @@ ret;
             "{:?}",
             bound.notes
         );
-        let get = |name: &str| -> f64 {
-            bound
-                .stats
-                .features
-                .iter()
-                .filter(|(f, _)| f.to_string() == name)
-                .map(|(_, v)| *v)
-                .sum()
-        };
+        let get = |name: &str| feature(&bound.stats, name);
         assert_eq!(get("threads"), 40.0 * 64.0);
         assert_eq!(get("blocks"), 40.0);
         assert_eq!(get("mem.global.store.b32.stride1.thread"), 40.0 * 64.0);
@@ -1523,15 +1525,7 @@ ret;
               estimated by them"
             ]
         );
-        let get = |name: &str| -> f64 {
-            bound
-                .stats
-                .features
-                .iter()
-                .filter(|(f, _)| f.to_string() == name)
-                .map(|(_, v)| *v)
-                .sum()
-        };
+        let get = |name: &str| feature(&bound.stats, name);
         assert_eq!(get("blocks"), 256.0);
         assert_eq!(get("mem.global.store.b32.stride1.thread"), 16384.0);
         assert_eq!(get("sectors.global.store"), 16384.0 * 4.0 / 32.0);
@@ -1588,14 +1582,10 @@ ret;
             .map(|a| a.hint_key.as_str())
             .collect();
         assert!(keys.contains(&"param.t"), "{keys:?}");
-        let stores: f64 = bound
-            .stats
-            .features
-            .iter()
-            .filter(|(f, _)| f.to_string() == "mem.global.store.b32.uniform.thread")
-            .map(|(_, v)| *v)
-            .sum();
-        assert_eq!(stores, 2.0 * 32.0 * 3.0);
+        assert_eq!(
+            feature(&bound.stats, "mem.global.store.b32.uniform.thread"),
+            2.0 * 32.0 * 3.0
+        );
     }
 
     /// The roofline point counts tensor-core multiply–adds as flops and takes the DRAM bytes

@@ -2,11 +2,10 @@
 //! `nanosleep`, `createpolicy`, `setmaxnreg`, `prefetch`, `discard`): the emulator runs them with
 //! the values the PTX ISA gives, and the counter and the emulator count them alike.
 
-use kerncast_passes::count::{self, Options};
 use kerncast_passes::stats::{BoundStats, Dir, Feature, Granularity};
 
 mod common;
-use common::{data_dependent, emulate, kernel, workload};
+use common::{analyze, data_dependent, emulate, kernel, workload};
 
 fn thread_stores(s: &BoundStats) -> f64 {
     s.sum_where(|f| {
@@ -67,15 +66,7 @@ fn hints_run_and_are_counted_alike() {
          st.global.u32 [%rd2], %r4;\ngriddepcontrol.launch_dependents;\nDONE:\nret;",
     );
     let block = [64, 1, 1];
-    let ks = count::analyze_kernel_with(
-        &m,
-        "k",
-        &Options {
-            block: Some(block),
-            grid: None,
-        },
-    )
-    .expect("analyses");
+    let ks = analyze(&m, "k", block);
     assert_eq!(data_dependent(&ks.assumptions), Vec::<String>::new());
     for n in [5, 40] {
         let s = ks
