@@ -418,17 +418,19 @@ impl EmuPrepared {
         };
         // samples larger than the launch itself would extrapolate downwards from far away;
         // sizes that do not scale (`n = 1 << log2n`) leave the launch's own blocks to sample
+        let unscalable = || Samples {
+            pts: Vec::new(),
+            roots: roots.clone(),
+            how: too_small(),
+        };
         if at(top).is_none_or(|(x, _)| x > v0) {
-            let how = too_small();
-            return Ok(Samples {
-                pts: Vec::new(),
-                roots,
-                how,
-            });
+            return Ok(unscalable());
         }
         // The largest sample must also fit the step budget (work per thread grows with the size).
         let first = loop {
-            let (x, ws) = at(top).ok_or_else(too_small)?;
+            let Some((x, ws)) = at(top) else {
+                return Ok(unscalable());
+            };
             match self.run_steps(&ws, params, self.sample_steps) {
                 Ok(s) => break (x, s),
                 Err((true, _)) if top > 5 => top = (top / 2).max(5),
@@ -437,7 +439,9 @@ impl EmuPrepared {
         };
         let mut pts = vec![first];
         for s in (top - 4..top).rev() {
-            let (x, ws) = at(s).ok_or_else(too_small)?;
+            let Some((x, ws)) = at(s) else {
+                return Ok(unscalable());
+            };
             pts.push((x, self.run(&ws, params)?));
         }
         Ok(Samples {
