@@ -168,11 +168,11 @@ impl Function {
 
     /// Indices of the parameters that hold a global buffer's address: declared `.ptr .global`
     /// (clang's OpenCL kernels), converted to a global address (`cvta.to.global`, as nvcc and
-    /// clang write the pointers they dereference), or the base of a global or generic access
-    /// through pointer arithmetic alone (`add`, `sub`, `and`, `or`, `mov`: offsets and
-    /// alignment masks). A size is scaled (`mul`, `shl`, `mad`) or widened (`cvt`) on its way
-    /// into an address, and so is not taken for one; an unscaled 64-bit byte offset
-    /// (`char *p` plus `size_t i`) is.
+    /// clang write the pointers they dereference), or the one parameter behind the base of a
+    /// global or generic access through pointer arithmetic alone (`add`, `sub`, `and`, `or`,
+    /// `mov`: offsets and alignment masks). A size is scaled (`mul`, `shl`, `mad`) or widened
+    /// (`cvt`) on its way into an address, and so is not taken for one; a base two parameters
+    /// make unscaled (`char *p` plus `size_t i`) names neither.
     pub fn global_pointer_params(&self) -> Vec<usize> {
         use std::collections::{BTreeMap, BTreeSet};
         let mut out: BTreeSet<usize> = self
@@ -240,15 +240,15 @@ impl Function {
             let global_access =
                 i.opcode != "cvta" && matches!(i.state_space(), None | Some(StateSpace::Global));
             for o in &i.operands {
-                let reg = match o {
-                    Operand::Reg(r) if converted => r,
+                let held = match o {
+                    Operand::Reg(r) if converted => holds.get(r.as_str()),
                     Operand::Addr {
                         base: AddrBase::Reg(r),
                         ..
-                    } if global_access => r,
+                    } if global_access => holds.get(r.as_str()).filter(|h| h.len() == 1),
                     _ => continue,
                 };
-                out.extend(holds.get(reg.as_str()).into_iter().flatten());
+                out.extend(held.into_iter().flatten());
             }
         }
         out.into_iter().collect()

@@ -28,14 +28,16 @@ fn global_pointer_params_are_the_converted_ones() {
     let m = parse(
         ".version 7.0\n.target sm_80\n.address_size 64\n\
          .visible .entry k(.param .u64 k_n, .param .u64 .ptr .global .align 4 k_cl,\n\
-         .param .u64 k_p, .param .u64 k_unused, .param .u64 k_g)\n{\n.reg .b64 %rd<12>;\n\
+         .param .u64 k_p, .param .u64 k_unused, .param .u64 k_g)\n{\n.reg .b64 %rd<12>;\n.reg .b16 %rs<2>;\n\
          ld.param.u64 %rd1, [k_n];\nld.param.u64 %rd2, [k_p];\n\
          cvta.to.global.u64 %rd3, %rd2;\nshl.b64 %rd4, %rd1, 2;\nadd.s64 %rd5, %rd3, %rd4;\n\
          st.global.u64 [%rd5], %rd1;\nld.param.u64 %rd6, [k_g];\nadd.s64 %rd7, %rd6, 127;\n\
-         and.b64 %rd8, %rd7, -128;\nadd.s64 %rd9, %rd8, %rd4;\nst.u32 [%rd9], 0;\nret;\n}\n",
+         and.b64 %rd8, %rd7, -128;\nadd.s64 %rd9, %rd8, %rd4;\nst.u32 [%rd9], 0;\n\
+         add.s64 %rd10, %rd6, %rd1;\nld.u8 %rs1, [%rd10];\nret;\n}\n",
     )
     .unwrap();
-    // `k_g` through an alignment mask to a generic store; `k_n` only scaled into addresses
+    // `k_g` through an alignment mask to a generic store; `k_n` only scaled into addresses, or
+    // added unscaled to `k_g`, where the two are no telling apart
     assert_eq!(m.function("k").unwrap().global_pointer_params(), [1, 2, 4]);
 }
 
