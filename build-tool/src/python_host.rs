@@ -25,6 +25,7 @@ mod branches;
 mod calls;
 mod loops;
 mod pyopencl;
+mod templates;
 
 use crate::embedded::{program_of_value, EmbeddedProgram};
 use crate::launch_sites::c_text::{arg_texts, call_args, matching_close, one_line};
@@ -200,6 +201,13 @@ pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
                 .into_iter()
                 .map(|(c, at)| (c, line_of(at)))
                 .collect();
+            // a `%` or `.format(…)` after the literal fills the program in before it compiles
+            let triple = matches!(
+                host.get(s.body.end..s.body.end + 3),
+                Some("\"\"\"") | Some("'''")
+            );
+            let closing = if triple { 3 } else { 1 };
+            let value = templates::filled(host, s.body.end + closing, &value).unwrap_or(value);
             let line_start = line_starts[line_of(s.start) - 1];
             let variable = ASSIGNED
                 .captures(&host[line_start..s.start])
