@@ -23,6 +23,9 @@ pub(super) fn filled(host: &str, after: usize, value: &[(u8, usize)]) -> Option<
     let rest = host.get(after..)?;
     let code = rest.trim_start_matches([' ', '\t']);
     let at = after + (rest.len() - code.len());
+    if !code.starts_with('%') && !code.starts_with(".format(") {
+        return None;
+    }
     let names = module_values(host);
     if let Some(operand) = code.strip_prefix('%') {
         let operand = operand.trim_start();
