@@ -98,22 +98,7 @@ fn dict_items(host: &str, open: usize) -> Option<Vec<(String, String)>> {
 /// The bracket that closes the one at byte `open`, outside string literals (the code with its
 /// strings blanked has the same offsets).
 fn matching(host: &str, open: usize) -> Option<usize> {
-    let code = code_only(host);
-    let b = code.as_bytes();
-    let mut depth = 0i32;
-    for (i, c) in b.iter().enumerate().skip(open) {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    crate::launch_sites::c_text::matching_close(code_only(host).as_bytes(), open)
 }
 
 fn named(
