@@ -703,7 +703,6 @@ impl EmuPrepared {
         let mut args = Vec::new();
         let given_fields = crate::param_fields::field_values(w, f, params);
         let locals = emu::local_args::local_pointer_params(f);
-        let deciding = kerncast_passes::taint::params_deciding_counts(f);
         let dynamic_shared = w.hints.get(DYNAMIC_SHARED_BYTES).map(|b| *b as u64);
         for (i, p) in f.params.iter().enumerate() {
             let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
@@ -786,7 +785,9 @@ impl EmuPrepared {
                 Some(v) => v,
                 // run as 0, a count the value decides would be a guess: asked for, as the
                 // symbolic counter asks for what its closed forms need
-                None if !p.ty.is_float() && deciding.contains(&i) => {
+                None if !p.ty.is_float()
+                    && kerncast_passes::taint::params_deciding_counts(f).contains(&i) =>
+                {
                     return Err((
                         false,
                         format!(

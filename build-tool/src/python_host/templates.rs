@@ -42,7 +42,7 @@ pub(super) fn filled(host: &str, after: usize, value: &[(u8, usize)]) -> Option<
             Args::Positional(vec![value_of(&word, &names)?])
         };
         percent(value, &args)
-    } else if code.starts_with(".format(") {
+    } else {
         let items = bracketed(host, at + ".format".len())?;
         let (keyword, plain): (Vec<&String>, Vec<&String>) =
             items.iter().partition(|i| keyword_arg(i).is_some());
@@ -58,8 +58,6 @@ pub(super) fn filled(host: &str, after: usize, value: &[(u8, usize)]) -> Option<
             .map(|i| value_of(i, &names))
             .collect::<Option<Vec<_>>>()?;
         braces(value, &named, &plain)
-    } else {
-        None
     }
 }
 
