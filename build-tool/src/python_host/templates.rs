@@ -75,17 +75,19 @@ fn keyword_arg(item: &str) -> Option<(&str, &str)> {
     Some((k, v.trim()))
 }
 
-/// The top-level items between the bracket at byte `open` of `host` and its match.
+/// The top-level items between the bracket at byte `open` of `host` and its match (none for
+/// the empty place a trailing comma leaves).
 fn bracketed(host: &str, open: usize) -> Option<Vec<String>> {
     let close = matching(host, open)?;
-    Some(split_top(&host[open + 1..close]))
+    let mut items = split_top(&host[open + 1..close]);
+    items.retain(|i| !i.trim().is_empty());
+    Some(items)
 }
 
 /// The `key: value` items of the dict literal opening at byte `open`.
 fn dict_items(host: &str, open: usize) -> Option<Vec<(String, String)>> {
     bracketed(host, open)?
         .into_iter()
-        .filter(|i| !i.trim().is_empty())
         .map(|i| {
             let (k, v) = i.split_once(':')?;
             Some((string_literal(k)?, v.trim().to_string()))
@@ -110,11 +112,7 @@ fn named(
 }
 
 fn positional(items: &[String], names: &BTreeMap<String, i64>) -> Option<Vec<String>> {
-    items
-        .iter()
-        .filter(|i| !i.trim().is_empty())
-        .map(|i| value_of(i, names))
-        .collect()
+    items.iter().map(|i| value_of(i, names)).collect()
 }
 
 /// The text an argument puts in the program: a string literal's contents, or an integer
@@ -250,7 +248,7 @@ mod tests {
                     __shared__ float s[%(block)d];\n  s[threadIdx.x %% %(half)d] = x[0];\n}\n\"\"\" \
                     % {\"block\": BLOCK, 'half': HALF})\n\
                     k2 = cp.RawKernel('''\nextern \"C\" __global__ void k2({t} *x) {{ x[{}] = {n:d}; }}\n'''\
-                    .format(7, t='double', n=HALF * 3), 'k2')\n";
+                    .format(7, t='double', n=HALF * 3,), 'k2')\n";
         let ps = programs(host, "t.py");
         assert_eq!(ps.len(), 2);
         assert!(
