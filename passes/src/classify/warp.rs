@@ -77,6 +77,10 @@ impl StrideEvidence {
 /// establish (a warp holding one lane of row 18 and the 16 lanes of row 19 pins x from two
 /// lanes of row 19).
 fn warp_coefficients(lanes: &[LaneAccess]) -> Option<[Option<i128>; 3]> {
+    one_dimension_coefficients(lanes).unwrap_or_else(|| row_reduced_coefficients(lanes))
+}
+
+fn row_reduced_coefficients(lanes: &[LaneAccess]) -> Option<[Option<i128>; 3]> {
     type Q = num_rational::Ratio<i128>;
     let first = lanes.first()?;
     let mut rows: Vec<[Q; 4]> = lanes
@@ -132,6 +136,46 @@ fn warp_coefficients(lanes: &[LaneAccess]) -> Option<[Option<i128>; 3]> {
         coef[col] = Some(row[3].to_integer());
     }
     Some(coef)
+}
+
+/// [`warp_coefficients`] for a warp whose lanes differ in one thread-index dimension at most (a
+/// one-dimensional block, or a row of a wider one), which is most warp accesses. The row reduction
+/// then comes down to one ratio, so this is the same answer in integer arithmetic, without the
+/// rationals that made the reduction most of the emulator's time on address-heavy kernels.
+/// `None` when the lanes differ in two or more dimensions.
+fn one_dimension_coefficients(lanes: &[LaneAccess]) -> Option<Option<[Option<i128>; 3]>> {
+    let first = lanes.first()?;
+    let differs = |d: usize| lanes.iter().any(|l| l.tid[d] != first.tid[d]);
+    let varying: Vec<usize> = (0..3).filter(|&d| differs(d)).collect();
+    let offsets = |l: &LaneAccess, d: usize| {
+        (
+            l.tid[d] as i128 - first.tid[d] as i128,
+            l.addr as i128 - first.addr as i128,
+        )
+    };
+    match varying.as_slice() {
+        [] => {
+            // no index difference pins anything; equal indices must access equal addresses
+            let same = lanes.iter().all(|l| l.addr == first.addr);
+            Some(same.then_some([None; 3]))
+        }
+        [d] => {
+            let d = *d;
+            let pivot = lanes.iter().find(|l| l.tid[d] != first.tid[d])?;
+            let (step, bytes) = offsets(pivot, d);
+            let affine = lanes.iter().all(|l| {
+                let (dt, da) = offsets(l, d);
+                da * step == bytes * dt
+            });
+            if !affine || bytes % step != 0 {
+                return Some(None);
+            }
+            let mut coef = [None; 3];
+            coef[d] = Some(bytes / step);
+            Some(Some(coef))
+        }
+        _ => None,
+    }
 }
 
 /// Stride class of one warp access taken alone (tests and single-access callers).
@@ -247,6 +291,74 @@ mod tests {
                 addr: f(l as u64),
             })
             .collect()
+    }
+
+    /// The integer shortcut gives what the row reduction gives, on warps whose lanes differ in one
+    /// dimension: affine addresses with any stride (fractional per lane included), broken ones,
+    /// repeated thread indices, and a single lane.
+    mod one_dimension_shortcut {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn lanes(
+            dim: usize,
+            tids: &[u64],
+            stride_num: i64,
+            stride_den: i64,
+            noise: &[(usize, u64)],
+        ) -> Vec<LaneAccess> {
+            let base = 1u64 << 40;
+            let mut out: Vec<LaneAccess> = tids
+                .iter()
+                .enumerate()
+                .map(|(lane, &t)| {
+                    let mut tid = [5, 3, 1];
+                    tid[dim] = t;
+                    let off = (t as i64 * stride_num).div_euclid(stride_den);
+                    LaneAccess {
+                        lane: lane as u32,
+                        tid,
+                        addr: base.wrapping_add_signed(off),
+                    }
+                })
+                .collect();
+            for &(i, extra) in noise {
+                if let Some(l) = out.get_mut(i % tids.len().max(1)) {
+                    l.addr += extra;
+                }
+            }
+            out
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            #[test]
+            fn agrees_with_the_row_reduction(
+                dim in 0usize..3,
+                tids in proptest::collection::vec(0u64..64, 1..33),
+                stride_num in -64i64..64,
+                stride_den in prop_oneof![Just(1i64), 1i64..4],
+                noise in proptest::collection::vec((0usize..32, 1u64..9), 0..2),
+            ) {
+                let l = lanes(dim, &tids, stride_num, stride_den, &noise);
+                let shortcut = one_dimension_coefficients(&l);
+                prop_assert!(shortcut.is_some());
+                prop_assert_eq!(shortcut.unwrap(), row_reduced_coefficients(&l));
+            }
+        }
+
+        #[test]
+        fn lanes_that_differ_in_two_dimensions_take_the_row_reduction() {
+            let l: Vec<LaneAccess> = (0..32u64)
+                .map(|i| LaneAccess {
+                    lane: i as u32,
+                    tid: [i % 16, i / 16, 0],
+                    addr: 4 * (i % 16) + 256 * (i / 16),
+                })
+                .collect();
+            assert_eq!(one_dimension_coefficients(&l), None);
+            assert_eq!(warp_coefficients(&l), Some([Some(4), Some(256), None]));
+        }
     }
 
     #[test]
