@@ -135,6 +135,10 @@ struct EmuPrepared {
     /// Samples by ray (spec, non-size overrides, ratios of the sizes), shared by every workload
     /// point on that ray: rank and the size sweep emulate five times, not once per point.
     memo: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Samples>>>,
+    /// Every emulation run so far, by what it read (see `run_inner`).
+    runs: std::sync::Mutex<BTreeMap<String, Result<BoundStats, (bool, String)>>>,
+    /// Of the runs that stopped at their step budget, the blocks they had finished.
+    within_budget: std::sync::Mutex<BTreeMap<String, u64>>,
     /// PTX lines of the global accesses whose address depends on data (`taint`): on zero-filled
     /// buffers their addresses are not the real ones, so no reuse profile is made of them.
     /// Worked out when first needed: the symbolic counter prepares this fallback for every
@@ -167,6 +171,8 @@ impl Counter for EmulatorCounter {
             direct_threads: self.direct_threads,
             sample_steps: self.sample_steps,
             memo: Default::default(),
+            runs: Default::default(),
+            within_budget: Default::default(),
             data_addresses: Default::default(),
         }))
     }
@@ -663,26 +669,82 @@ impl EmuPrepared {
             ));
         }
         let blocks = w.grid.iter().product::<u64>();
-        let first = blocks.min((2 * w.grid[0]).clamp(MIN_SAMPLE_BLOCKS, MAX_SAMPLE_BLOCKS));
-        match self.run_inner(w, params, self.sample_steps, Some(first), 1) {
-            Ok(stats) => stats
-                .reuse
-                .unwrap_or_else(|| Reuse::Unavailable("the traced run recorded nothing".into())),
-            Err((true, _)) => Reuse::Unavailable(format!(
-                "emulating the first {first} blocks takes more than {} warp steps",
-                self.sample_steps
-            )),
-            Err((false, m)) => {
-                Reuse::Unavailable(format!("emulating the first {first} blocks: {m}"))
+        let wanted = blocks.min((2 * w.grid[0]).clamp(MIN_SAMPLE_BLOCKS, MAX_SAMPLE_BLOCKS));
+        // Blocks run in dispatch order, so the blocks a run finished within the budget fit it
+        // again: the whole launch's run, if it stopped at the budget, says how many to trace,
+        // and a traced run that stops says it for the second try.
+        let fitting = |trace: Option<u64>| self.blocks_within(w, params, self.sample_steps, trace);
+        let mut first = wanted.min(fitting(None).unwrap_or(wanted));
+        loop {
+            if first == 0 {
+                return Reuse::Unavailable(format!(
+                    "emulating one block takes more than {} warp steps",
+                    self.sample_steps
+                ));
+            }
+            match self.run_inner(w, params, self.sample_steps, Some(first), 1) {
+                Ok(stats) => {
+                    return stats.reuse.unwrap_or_else(|| {
+                        Reuse::Unavailable("the traced run recorded nothing".into())
+                    })
+                }
+                Err((true, _)) => match fitting(Some(first)) {
+                    Some(done) if done < first => first = done,
+                    _ => {
+                        return Reuse::Unavailable(format!(
+                            "emulating the first {first} blocks takes more than {} warp steps",
+                            self.sample_steps
+                        ))
+                    }
+                },
+                Err((false, m)) => {
+                    return Reuse::Unavailable(format!("emulating the first {first} blocks: {m}"))
+                }
             }
         }
+    }
+
+    /// The blocks that a run which stopped at its step budget had finished (from the runs kept).
+    fn blocks_within(
+        &self,
+        w: &Workload,
+        params: &[String],
+        max_steps: u64,
+        trace: Option<u64>,
+    ) -> Option<u64> {
+        let key = run_key(w, params, max_steps, trace, 1);
+        self.within_budget.lock().ok()?.get(&key).copied()
     }
 
     /// One emulation of every `every`-th block; with `trace`, of that many leading blocks only,
     /// recording their global sectors into the stats' reuse profile (the other counts are then
     /// of those blocks alone).
+    ///
+    /// Runs are kept: a launch tried whole that runs past its budget is tried again as the first
+    /// sample, and a size sweep's points include the samples' sizes. The emulator is
+    /// deterministic, so the same run gives the same outcome.
     fn run_inner(
         &self,
+        w: &Workload,
+        params: &[String],
+        max_steps: u64,
+        trace: Option<u64>,
+        every: u64,
+    ) -> Result<BoundStats, (bool, String)> {
+        let key = run_key(w, params, max_steps, trace, every);
+        if let Some(done) = self.runs.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return done;
+        }
+        let done = self.run_uncached(&key, w, params, max_steps, trace, every);
+        if let Ok(mut m) = self.runs.lock() {
+            m.insert(key, done.clone());
+        }
+        done
+    }
+
+    fn run_uncached(
+        &self,
+        key: &str,
         w: &Workload,
         params: &[String],
         max_steps: u64,
@@ -852,8 +914,17 @@ impl EmuPrepared {
         };
         let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)
             .map_err(|e| {
+                let over_budget = match e {
+                    emu::EmuError::StepLimit { blocks_done, .. } => {
+                        if let Ok(mut m) = self.within_budget.lock() {
+                            m.insert(key.to_string(), blocks_done);
+                        }
+                        true
+                    }
+                    _ => false,
+                };
                 (
-                    matches!(e, emu::EmuError::StepLimit(_)),
+                    over_budget,
                     name_overrun(format!("emulator: {e}"), f, params),
                 )
             })?;
@@ -889,6 +960,20 @@ impl EmuPrepared {
         stats.assumptions.extend(assumptions);
         Ok(stats)
     }
+}
+
+/// What an emulation run reads, as the key it is kept under; the workload's name is not read.
+fn run_key(
+    w: &Workload,
+    params: &[String],
+    max_steps: u64,
+    trace: Option<u64>,
+    every: u64,
+) -> String {
+    format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{params:?}|{max_steps}|{trace:?}|{every}",
+        w.grid, w.block, w.params, w.hints, w.buffers
+    )
 }
 
 /// PTX lines of `kernel`'s global (and generic) accesses whose address register depends on
@@ -1484,6 +1569,57 @@ ret;
         assert_eq!(get("blocks"), 40.0);
         assert_eq!(get("mem.global.store.b32.stride1.thread"), 40.0 * 64.0);
         assert_eq!(get("op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
+    }
+
+    /// The reuse profile traces the launch's first blocks within the sample budget. Where the
+    /// blocks it wants would run past it, it traces as many as a run finished within it, not
+    /// none.
+    #[test]
+    fn the_reuse_profile_traces_the_blocks_that_fit_the_budget() {
+        let text = "// kerncast: workload iters=100 grid=40 block=64
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_iters, .param .u64 k_out)
+{
+.reg .pred %p<4>;
+.reg .b32 %r<20>;
+.reg .b64 %rd<8>;
+ld.param.u32 %r1, [k_iters];
+ld.param.u64 %rd1, [k_out];
+mov.u32 %r2, 0;
+LOOP:
+add.s32 %r2, %r2, 1;
+setp.lt.s32 %p1, %r2, %r1;
+@%p1 bra LOOP;
+mov.u32 %r4, %ctaid.x;
+mov.u32 %r5, %tid.x;
+mad.lo.s32 %r6, %r4, 64, %r5;
+cvta.to.global.u64 %rd2, %rd1;
+mul.wide.s32 %rd3, %r6, 4;
+add.s64 %rd4, %rd2, %rd3;
+st.global.u32 [%rd4], %r2;
+ret;
+}
+";
+        let m = Module::parse(text).unwrap();
+        let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
+        // 2 warps x (100 trips x 3 + 9) steps a block: the whole launch fits the step limit,
+        // the sample budget takes 16 blocks of the 40 the profile wants
+        let counter = EmulatorCounter {
+            sample_steps: 10_000,
+            ..EmulatorCounter::default()
+        };
+        let p = counter.prepare(&m, "k").unwrap();
+        let params: Vec<String> = ["iters", "out"].map(String::from).to_vec();
+        let bound = p.bind_spec(&spec, &BTreeMap::new(), &params).unwrap();
+        let Some(Reuse::Profile(profile)) = &bound.stats.reuse else {
+            panic!("no reuse profile: {:?}", bound.stats.reuse);
+        };
+        assert_eq!((profile.blocks_walked, profile.blocks), (16, 40));
+        // each thread stores one sector's share once: every request a first touch
+        assert_eq!(profile.first_touches, profile.requests);
+        assert_eq!(feature(&bound.stats, "op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
     }
 
     /// A launch whose size is a power of its root (`n = 1 << log2n`) cannot be emulated at

@@ -226,7 +226,13 @@ pub fn run_observed(
                     max_steps: opts.max_steps,
                     trace: opts.trace_global.then(Vec::new),
                 };
-                ctx.run_block()?;
+                ctx.run_block().map_err(|e| match e {
+                    EmuError::StepLimit { steps, .. } => EmuError::StepLimit {
+                        steps,
+                        blocks_done: done,
+                    },
+                    e => e,
+                })?;
                 steps = ctx.steps;
                 done += 1;
                 block_done(done, last);
@@ -473,7 +479,10 @@ impl Ctx<'_> {
         w.steps += 1;
         self.steps += 1;
         if self.steps > self.max_steps {
-            return Err(EmuError::StepLimit(self.max_steps));
+            return Err(EmuError::StepLimit {
+                steps: self.max_steps,
+                blocks_done: 0,
+            });
         }
         // Pop finished entries: reconverged, or every lane exited.
         while let Some(top) = w.stack.last() {

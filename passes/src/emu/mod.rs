@@ -202,8 +202,10 @@ pub enum EmuError {
         arrived: u64,
         expected: u64,
     },
-    #[error("gave up after {0} warp steps (an infinite loop?)")]
-    StepLimit(u64),
+    /// `blocks_done`: the blocks that finished within the limit (blocks run in dispatch
+    /// order, so a run of only those would stay within it).
+    #[error("gave up after {steps} warp steps (an infinite loop?)")]
+    StepLimit { steps: u64, blocks_done: u64 },
 }
 
 /// Run `kernel` of `module` on `launch` with `args` (one per kernel parameter).
