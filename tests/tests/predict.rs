@@ -80,6 +80,18 @@ fn single_pair_and_json() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert!(v["time_s"].as_f64().unwrap() > 0.0);
     assert!(v["energy_j"].as_f64().unwrap() > 0.0);
+    // what the prediction was made from, named as analyze's report names it
+    assert_eq!(v["kernel"], "vecadd");
+    assert_eq!(v["device"], "gtx-titan-x");
+    assert_eq!(v["workload"]["grid"], serde_json::json!([4096, 1, 1]));
+    assert_eq!(v["counter"], "symbolic");
+    assert_eq!(v["counts"]["threads"], 1048576.0);
+    assert_eq!(v["counts"]["op.add_sub.f32.thread"], 1048576.0);
+    let sweep = predict::output(&args(&["--sweep", "--json"])).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&sweep).unwrap();
+    assert_eq!(v["points"].as_array().unwrap().len(), 32);
+    assert_eq!(v["counts"]["threads"], 1048576.0);
+    assert_eq!(v["counter"], "symbolic");
 }
 
 #[test]

@@ -43,6 +43,7 @@ pub struct Args {
     /// Every clock pair of the device's DVFS grid.
     #[arg(long)]
     pub sweep: bool,
+    /// JSON: the prediction (or the sweep) with the kernel, workload, counter and counts.
     #[arg(long)]
     pub json: bool,
     /// Which annotated workload of the source (index or name; default 0).
@@ -389,7 +390,8 @@ pub fn output(args: &Args) -> miette::Result<String> {
             p.notes.extend(notes);
         }
         if args.json {
-            out = serde_json::to_string_pretty(&sw).map_err(|e| miette!("{e}"))?;
+            let doc = JsonOutput::new(None, &w, &counted_by, &input.stats.features, &sw);
+            out = serde_json::to_string_pretty(&doc).map_err(|e| miette!("{e}"))?;
             out.push('\n');
         } else {
             out.push_str(&header);
@@ -418,7 +420,9 @@ pub fn output(args: &Args) -> miette::Result<String> {
         p.notes.extend(notes);
         p.notes.extend(spec.runs_note(p.time_s, p.energy_j));
         if args.json {
-            out = serde_json::to_string_pretty(&p).map_err(|e| miette!("{e}"))?;
+            let names = Some((kname.as_str(), shown.as_str(), d.name.as_str()));
+            let doc = JsonOutput::new(names, &w, &counted_by, &input.stats.features, &p);
+            out = serde_json::to_string_pretty(&doc).map_err(|e| miette!("{e}"))?;
             out.push('\n');
         } else {
             out.push_str(&header);
@@ -426,6 +430,44 @@ pub fn output(args: &Args) -> miette::Result<String> {
         }
     }
     Ok(out)
+}
+
+/// `--json`: the model's output with what it was made from, under the names `analyze`'s report
+/// gives them: the kernel and device (a sweep names them itself), the workload, the counter and
+/// the counts the model read.
+#[derive(serde::Serialize)]
+struct JsonOutput<'a, T> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernel: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<&'a str>,
+    workload: &'a crate::workload::Workload,
+    counter: &'a str,
+    counts: BTreeMap<String, f64>,
+    #[serde(flatten)]
+    result: &'a T,
+}
+
+impl<'a, T> JsonOutput<'a, T> {
+    fn new(
+        names: Option<(&'a str, &'a str, &'a str)>,
+        workload: &'a crate::workload::Workload,
+        counter: &'a str,
+        features: &BTreeMap<Feature, f64>,
+        result: &'a T,
+    ) -> Self {
+        JsonOutput {
+            kernel: names.map(|n| n.0),
+            display_name: names.map(|n| n.1),
+            device: names.map(|n| n.2),
+            workload,
+            counter,
+            counts: features.iter().map(|(f, v)| (f.to_string(), *v)).collect(),
+            result,
+        }
+    }
 }
 
 /// The unclassified instructions the kernel executes (`Feature::Unknown`, calls left out: their
