@@ -987,19 +987,21 @@ fn data_addresses(m: &Module, kernel: &str) -> Vec<u32> {
     let mut lines: Vec<u32> = cfg
         .blocks
         .iter()
-        .flat_map(|b| &b.insts)
-        .filter(|i| {
+        .enumerate()
+        .flat_map(|(b, bb)| bb.insts.iter().enumerate().map(move |(k, i)| (b, k, i)))
+        .filter(|(_, _, i)| {
             kerncast_passes::classify::mem_access(i)
                 .is_some_and(|(space, ..)| matches!(space, Space::Global | Space::Generic))
         })
-        .filter(|i| {
+        .filter(|&(b, k, i)| {
             i.operands.iter().any(|o| {
-                o.leaves().iter().any(
-                    |l| matches!(l, Operand::Addr { base: AddrBase::Reg(r), .. } if taint.reg(r)),
-                )
+                o.leaves().iter().any(|l| {
+                    matches!(l, Operand::Addr { base: AddrBase::Reg(r), .. }
+                        if taint.reads_tainted(b, k, r))
+                })
             })
         })
-        .map(|i| i.span.line)
+        .map(|(_, _, i)| i.span.line)
         .collect();
     lines.sort_unstable();
     lines.dedup();
@@ -1619,7 +1621,10 @@ ret;
         assert_eq!((profile.blocks_walked, profile.blocks), (16, 40));
         // each thread stores one sector's share once: every request a first touch
         assert_eq!(profile.first_touches, profile.requests);
-        assert_eq!(feature(&bound.stats, "op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
+        assert_eq!(
+            feature(&bound.stats, "op.add_sub.s32.thread"),
+            40.0 * 64.0 * 100.0
+        );
     }
 
     /// A launch whose size is a power of its root (`n = 1 << log2n`) cannot be emulated at

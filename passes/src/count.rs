@@ -321,7 +321,7 @@ fn analyze_launch(
                         own = Some((parts, t, w));
                     }
                     None => {
-                        let non_affine = !taint.reg(&g.reg);
+                        let non_affine = !taint.reads_tainted(b, k, &g.reg);
                         let line = inst
                             .loc
                             .as_ref()

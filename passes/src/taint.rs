@@ -11,10 +11,15 @@
 //!
 //! A register is tainted when an instruction writes it from memory (other than the parameter
 //! space), from a special register the launch does not decide (`%clock`, `%smid`, …), from a
-//! tainted operand or under a tainted guard, or in a block that a tainted branch may decide
-//! whether to run (every block reachable from it: coarse, but it only ever says "data" too
-//! often, which is what the analysis said before). Registers are taken by name over the whole
-//! function, so a name reused for data taints every use.
+//! tainted operand or under a tainted guard, or in a block that a tainted branch decides whether
+//! to run: the blocks control dependent on it, from each of its successors up the post-dominator
+//! tree to where its paths meet again. A block after that meeting point runs whatever the data,
+//! so a loop counter stepped there is not data (the loop over a state word's bits in curand's
+//! skip-ahead, with a data-dependent `if` inside). A register written on one side of the branch
+//! is data wherever it is read, since registers are taken by name over the whole function: a
+//! name reused for data taints every use, and a value merged at the join is data. Where the
+//! graph is incomplete (an unresolved branch target) or a path never ends, every block
+//! reachable from the branch is taken instead, which only ever says "data" too often.
 
 use crate::affine::dests;
 use crate::cfg::Cfg;
@@ -22,47 +27,237 @@ use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub struct Taint {
+    /// Registers tainted somewhere in the function.
     regs: BTreeSet<String>,
+    /// Per block, per instruction: the registers it reads (guard included) that are tainted there.
+    reads: Vec<Vec<BTreeSet<String>>>,
 }
 
 impl Taint {
     pub fn new(cfg: &Cfg) -> Taint {
-        let mut regs: BTreeSet<String> = BTreeSet::new();
+        let post_dominators = cfg.warnings.is_empty().then(|| cfg.post_dominators());
+        let code = Code::new(cfg);
+        let mut influenced = BTreeSet::new();
         loop {
-            let influenced = influenced(cfg, &regs);
-            let mut changed = false;
-            for (b, bb) in cfg.blocks.iter().enumerate() {
-                for i in &bb.insts {
-                    let decided_by_taint = influenced.contains(&b)
-                        || i.pred.as_ref().is_some_and(|g| regs.contains(&g.reg));
-                    let tainted = decided_by_taint
-                        || reads_state(i)
-                        || sources(i).iter().any(|r| regs.contains(r));
-                    if tainted {
-                        for d in dests(i) {
-                            if decided_by_taint || !shfl_range_untainted(i, &d, &regs) {
-                                changed |= regs.insert(d);
-                            }
-                        }
-                    }
-                }
+            let entry = code.flow(&influenced);
+            let tainted_branches: Vec<usize> = (0..code.blocks.len())
+                .filter(|&b| {
+                    let Some(last) = code.blocks[b].len().checked_sub(1) else {
+                        return false;
+                    };
+                    let Some(g) = code.blocks[b][last].guard else {
+                        return false;
+                    };
+                    let mut tainted = false;
+                    let mut state = entry[b].clone();
+                    code.run_block(b, &mut state, &influenced, &mut |k, st| {
+                        tainted |= k == last && has(st, g)
+                    });
+                    tainted
+                })
+                .collect();
+            let next = controlled_blocks(cfg, post_dominators.as_deref(), &tainted_branches);
+            if next == influenced {
+                return code.taint(&entry, &influenced);
             }
-            if !changed {
-                return Taint { regs };
-            }
+            influenced = next;
         }
     }
 
     /// Whether the branch that ends block `b` may depend on data.
     pub fn branch(&self, cfg: &Cfg, b: usize) -> bool {
-        cfg.blocks[b]
-            .terminator()
-            .and_then(|t| t.pred.as_ref())
-            .is_some_and(|g| self.regs.contains(&g.reg))
+        let Some(g) = cfg.blocks[b].terminator().and_then(|t| t.pred.as_ref()) else {
+            return false;
+        };
+        self.reads_tainted(b, cfg.blocks[b].insts.len() - 1, &g.reg)
     }
 
+    /// Whether register `r`, read by instruction `k` of block `b`, may hold data there.
+    pub fn reads_tainted(&self, b: usize, k: usize, r: &str) -> bool {
+        self.reads
+            .get(b)
+            .and_then(|block| block.get(k))
+            .is_some_and(|regs| regs.contains(r))
+    }
+
+    /// Whether register `r` may hold data somewhere in the function.
     pub fn reg(&self, r: &str) -> bool {
         self.regs.contains(r)
+    }
+}
+
+/// A set of registers by number.
+type Regs = Vec<u64>;
+
+fn has(regs: &Regs, r: usize) -> bool {
+    regs[r / 64] & (1 << (r % 64)) != 0
+}
+
+fn set(regs: &mut Regs, r: usize, on: bool) {
+    if on {
+        regs[r / 64] |= 1 << (r % 64);
+    } else {
+        regs[r / 64] &= !(1 << (r % 64));
+    }
+}
+
+/// What the taint of one instruction depends on, with registers by number.
+struct Step {
+    guard: Option<usize>,
+    reads: Vec<usize>,
+    writes: Vec<usize>,
+    reads_state: bool,
+    /// A `shfl`'s in-range predicate and the lane operands it depends on, and whether one of
+    /// them is state the launch does not decide.
+    shfl_range: Option<(usize, Vec<usize>, bool)>,
+}
+
+/// The function's blocks as the data flow runs them.
+struct Code {
+    names: Vec<String>,
+    blocks: Vec<Vec<Step>>,
+    successors: Vec<Vec<usize>>,
+}
+
+impl Code {
+    fn new(cfg: &Cfg) -> Code {
+        let mut numbers: BTreeMap<String, usize> = BTreeMap::new();
+        let mut names: Vec<String> = Vec::new();
+        let mut number = |r: &str| {
+            *numbers.entry(r.to_string()).or_insert_with(|| {
+                names.push(r.to_string());
+                names.len() - 1
+            })
+        };
+        let blocks = cfg
+            .blocks
+            .iter()
+            .map(|bb| {
+                bb.insts
+                    .iter()
+                    .map(|i| {
+                        let writes: Vec<usize> = dests(i).iter().map(|d| number(d)).collect();
+                        let shfl_range = shfl_range_predicate(i).map(|(d, lanes, unlaunched)| {
+                            (
+                                number(&d),
+                                lanes.iter().map(|r| number(r)).collect(),
+                                unlaunched,
+                            )
+                        });
+                        Step {
+                            guard: i.pred.as_ref().map(|g| number(&g.reg)),
+                            reads: sources(i).iter().map(|r| number(r)).collect(),
+                            writes,
+                            reads_state: reads_state(i),
+                            shfl_range,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let successors = (0..cfg.blocks.len())
+            .map(|b| cfg.successors(b).map(|e| e.to).collect())
+            .collect();
+        Code {
+            names,
+            blocks,
+            successors,
+        }
+    }
+
+    fn empty(&self) -> Regs {
+        vec![0; self.names.len().div_ceil(64)]
+    }
+
+    /// Block `b` run from `state`, showing the state before each instruction to `before`. A
+    /// write taints its register when the instruction is tainted and clears it otherwise,
+    /// unless a guard may skip it.
+    fn run_block(
+        &self,
+        b: usize,
+        state: &mut Regs,
+        influenced: &BTreeSet<usize>,
+        before: &mut dyn FnMut(usize, &Regs),
+    ) {
+        let decided_by_block = influenced.contains(&b);
+        for (k, step) in self.blocks[b].iter().enumerate() {
+            before(k, state);
+            let decided = decided_by_block || step.guard.is_some_and(|g| has(state, g));
+            let tainted = decided || step.reads_state || step.reads.iter().any(|&r| has(state, r));
+            let mut next = Vec::with_capacity(step.writes.len());
+            for &d in &step.writes {
+                let lane_only = step
+                    .shfl_range
+                    .as_ref()
+                    .is_some_and(|(p, lanes, unlaunched)| {
+                        *p == d && !unlaunched && !lanes.iter().any(|&r| has(state, r))
+                    });
+                let on = tainted && (decided || !lane_only);
+                // a guarded write may not happen: the register may keep what it held
+                next.push((d, on || (step.guard.is_some() && has(state, d))));
+            }
+            for (d, on) in next {
+                set(state, d, on);
+            }
+        }
+    }
+
+    /// The registers that may hold data at each block's entry: the union over its predecessors,
+    /// to a fixpoint.
+    fn flow(&self, influenced: &BTreeSet<usize>) -> Vec<Regs> {
+        let n = self.blocks.len();
+        let mut entry = vec![self.empty(); n];
+        let mut queued = vec![true; n];
+        let mut work: std::collections::VecDeque<usize> = (0..n).collect();
+        while let Some(b) = work.pop_front() {
+            queued[b] = false;
+            let mut state = entry[b].clone();
+            self.run_block(b, &mut state, influenced, &mut |_, _| {});
+            for &s in &self.successors[b] {
+                let mut grew = false;
+                for (w, add) in entry[s].iter_mut().zip(&state) {
+                    grew |= *add & !*w != 0;
+                    *w |= add;
+                }
+                if grew && !queued[s] {
+                    queued[s] = true;
+                    work.push_back(s);
+                }
+            }
+        }
+        entry
+    }
+
+    fn taint(&self, entry: &[Regs], influenced: &BTreeSet<usize>) -> Taint {
+        let mut ever = self.empty();
+        let mut reads = Vec::with_capacity(self.blocks.len());
+        for (b, steps) in self.blocks.iter().enumerate() {
+            let mut per_inst = Vec::with_capacity(steps.len());
+            let mut state = entry[b].clone();
+            self.run_block(b, &mut state, influenced, &mut |k, st| {
+                let step = &steps[k];
+                let tainted: BTreeSet<String> = step
+                    .reads
+                    .iter()
+                    .chain(&step.guard)
+                    .filter(|&&r| has(st, r))
+                    .map(|&r| self.names[r].clone())
+                    .collect();
+                per_inst.push(tainted);
+                for (e, w) in ever.iter_mut().zip(st) {
+                    *e |= w;
+                }
+            });
+            for (e, w) in ever.iter_mut().zip(&state) {
+                *e |= w;
+            }
+            reads.push(per_inst);
+        }
+        let regs = (0..self.names.len())
+            .filter(|&r| has(&ever, r))
+            .map(|r| self.names[r].clone())
+            .collect();
+        Taint { regs, reads }
     }
 }
 
@@ -125,18 +320,40 @@ pub fn params_deciding_counts(f: &Function) -> BTreeSet<usize> {
     out
 }
 
-/// Blocks reachable from a branch on a tainted predicate.
-fn influenced(cfg: &Cfg, regs: &BTreeSet<String>) -> BTreeSet<usize> {
+/// Blocks whose running a branch on a tainted predicate decides.
+fn controlled_blocks(
+    cfg: &Cfg,
+    post_dominators: Option<&[Option<usize>]>,
+    tainted_branches: &[usize],
+) -> BTreeSet<usize> {
     let mut seen = BTreeSet::new();
-    let mut todo: Vec<usize> = (0..cfg.blocks.len())
-        .filter(|&b| {
-            cfg.blocks[b]
-                .terminator()
-                .and_then(|t| t.pred.as_ref())
-                .is_some_and(|g| regs.contains(&g.reg))
-        })
-        .flat_map(|b| cfg.successors(b).map(|e| e.to).collect::<Vec<_>>())
-        .collect();
+    for &b in tainted_branches {
+        match post_dominators.and_then(|pd| control_dependent(cfg, pd, b)) {
+            Some(blocks) => seen.extend(blocks),
+            None => seen.extend(reachable_after(cfg, b)),
+        }
+    }
+    seen
+}
+
+/// The blocks whose running the branch ending block `b` decides: from each successor up the
+/// post-dominator tree to `b`'s own post-dominator. `None` where a path from there never ends.
+fn control_dependent(cfg: &Cfg, post_dominators: &[Option<usize>], b: usize) -> Option<Vec<usize>> {
+    let meet = post_dominators[b]?;
+    let mut out = Vec::new();
+    for e in cfg.successors(b) {
+        let mut cur = e.to;
+        while cur != meet {
+            out.push(cur);
+            cur = (*post_dominators.get(cur)?)?;
+        }
+    }
+    Some(out)
+}
+
+fn reachable_after(cfg: &Cfg, b: usize) -> BTreeSet<usize> {
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<usize> = cfg.successors(b).map(|e| e.to).collect();
     while let Some(b) = todo.pop() {
         if seen.insert(b) {
             todo.extend(cfg.successors(b).map(|e| e.to));
@@ -183,22 +400,24 @@ fn unlaunched(o: &Operand) -> bool {
     }
 }
 
-/// Whether `d` is the in-range predicate of a `shfl` (`shfl.sync.mode.b32 d|p, a, b, c, mask`)
-/// whose lane operands are untainted: the predicate depends on the lane, `b` and `c`, not on the
-/// shuffled value `a`.
-fn shfl_range_untainted(i: &Inst, d: &str, regs: &BTreeSet<String>) -> bool {
+/// The in-range predicate of a `shfl` (`shfl.sync.mode.b32 d|p, a, b, c, mask`), the registers
+/// of the lane operands `b`, `c` and `mask` it depends on, and whether one of them is state the
+/// launch does not decide: the predicate depends on the lane and those, not on the shuffled
+/// value `a`.
+fn shfl_range_predicate(i: &Inst) -> Option<(String, BTreeSet<String>, bool)> {
     let Some(Operand::Pair(_, p)) = i.operands.first() else {
-        return false;
+        return None;
     };
-    if i.opcode != "shfl" || p.reg() != Some(d) {
-        return false;
+    if i.opcode != "shfl" {
+        return None;
     }
-    let mut lane_operands = BTreeSet::new();
+    let mut lanes = BTreeSet::new();
     i.operands
         .iter()
         .skip(2)
-        .for_each(|o| o.collect_reads(&mut lane_operands));
-    !lane_operands.iter().any(|r| regs.contains(r)) && !i.operands.iter().skip(2).any(unlaunched)
+        .for_each(|o| o.collect_reads(&mut lanes));
+    let unlaunched = i.operands.iter().skip(2).any(unlaunched);
+    Some((p.reg()?.to_string(), lanes, unlaunched))
 }
 
 /// The registers `i` reads.
@@ -266,5 +485,103 @@ mod tests {
         for r in ["%r4", "%p2", "%r5", "%r6"] {
             assert!(t.reg(r), "{r}");
         }
+    }
+
+    /// A branch on data decides the blocks between it and the join, not those after: a loop's
+    /// counter stepped after a data-dependent `if` in its body is not data, and so neither is an
+    /// address made of it; a value set in the `if` is. A data-dependent early return decides
+    /// everything after it, and a loop whose exit reads data decides its own counter.
+    #[test]
+    fn a_branch_on_data_decides_only_the_blocks_before_its_join() {
+        let (_, t) = taint(
+            "
+            ld.global.u32 %r2, [%rd1];
+            mov.u32 %r3, 0;
+            mov.u32 %r4, 0;
+        $L__loop:
+            shl.b32 %r5, 1, %r3;
+            and.b32 %r6, %r2, %r5;
+            mul.wide.u32 %rd2, %r3, 4;
+            add.s64 %rd3, %rd1, %rd2;
+            setp.eq.s32 %p1, %r6, 0;
+            @%p1 bra $L__join;
+            ld.global.u32 %r7, [%rd3];
+            xor.b32 %r4, %r4, %r7;
+            mov.u32 %r8, 1;
+        $L__join:
+            add.s32 %r3, %r3, 1;
+            setp.lt.u32 %p2, %r3, 32;
+            @%p2 bra $L__loop;
+            st.global.u32 [%rd1], %r4;
+            ret;",
+        );
+        for r in ["%r3", "%r5", "%rd2", "%rd3", "%p2"] {
+            assert!(!t.reg(r), "{r}");
+        }
+        for r in ["%r2", "%r6", "%p1", "%r7", "%r4", "%r8"] {
+            assert!(t.reg(r), "{r}");
+        }
+
+        let (_, t) = taint(
+            "
+            ld.global.u32 %r2, [%rd1];
+            setp.eq.s32 %p1, %r2, 0;
+            @%p1 ret;
+            mov.u32 %r3, %tid.x;
+            mov.u32 %r4, 0;
+        $L__scan:
+            add.s32 %r4, %r4, 1;
+            mul.wide.u32 %rd2, %r4, 4;
+            add.s64 %rd3, %rd1, %rd2;
+            ld.global.u32 %r5, [%rd3];
+            setp.ne.s32 %p2, %r5, 0;
+            @%p2 bra $L__scan;
+            ret;",
+        );
+        // after a return on data, and a counter of a loop that data ends
+        for r in ["%r3", "%r4", "%rd2"] {
+            assert!(t.reg(r), "{r}");
+        }
+    }
+
+    /// Taint follows the flow, not the name: nvcc reuses a register that later accumulates data
+    /// as the zero that starts a counter, and the counter's address is no data; a guarded write
+    /// may leave data in place, and a join merges what its paths bring.
+    #[test]
+    fn a_register_is_data_where_its_value_came_from_data() {
+        let (cfg, t) = taint(
+            "
+            mov.u32 %r2, 0;
+            mov.u32 %r3, %r2;
+            ld.global.u32 %r4, [%rd1];
+            xor.b32 %r2, %r2, %r4;
+            mul.wide.u32 %rd2, %r3, 4;
+            add.s64 %rd3, %rd1, %rd2;
+            st.global.u32 [%rd3], %r2;
+            setp.eq.s32 %p1, %r1, 0;
+            @%p1 mov.u32 %r5, %r4;
+            @%p1 bra $L__other;
+            mov.u32 %r6, 7;
+            bra.uni $L__join;
+        $L__other:
+            mov.u32 %r6, %r4;
+        $L__join:
+            st.global.u32 [%rd3], %r5;
+            mul.wide.u32 %rd4, %r6, 4;
+            add.s64 %rd5, %rd1, %rd4;
+            st.global.u32 [%rd5], %r6;
+            ret;",
+        );
+        let entry_block = &cfg.blocks[0].insts;
+        let store = entry_block.len() - 4;
+        assert!(entry_block[store].opcode == "st");
+        assert!(!t.reads_tainted(0, store, "%rd3"), "the counter's address");
+        assert!(t.reads_tainted(0, store, "%r2"), "the accumulated value");
+        assert!(t.reg("%r2"), "data somewhere");
+        // at the join: %r5 may hold data (a guarded copy), %r6 does on one path
+        let join = cfg.blocks.len() - 1;
+        assert!(t.reads_tainted(join, 0, "%r5"));
+        assert!(t.reads_tainted(join, 1, "%r6"));
+        assert!(!t.branch(&cfg, 0), "the branch on a parameter");
     }
 }

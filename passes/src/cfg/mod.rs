@@ -194,6 +194,33 @@ impl Cfg {
         }
     }
 
+    /// Immediate post-dominator of each block: the first block every path from it to the
+    /// function's end passes through. `Some(self.blocks.len())` stands for that end itself (the
+    /// block's paths first meet at a return); `None` where no path from the block ends (an endless
+    /// loop). A block with no successors counts as a return.
+    pub fn post_dominators(&self) -> Vec<Option<usize>> {
+        let n = self.blocks.len();
+        let mut reversed: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, self.edges.len() + n);
+        for _ in 0..=n {
+            reversed.add_node(());
+        }
+        for e in &self.edges {
+            reversed.add_edge(NodeIndex::new(e.to), NodeIndex::new(e.from), ());
+        }
+        for b in &self.blocks {
+            if b.exits || self.successors(b.id).next().is_none() {
+                reversed.add_edge(NodeIndex::new(n), NodeIndex::new(b.id), ());
+            }
+        }
+        let dom = petgraph::algo::dominators::simple_fast(&reversed, NodeIndex::new(n));
+        (0..n)
+            .map(|b| {
+                dom.immediate_dominator(NodeIndex::new(b))
+                    .map(|d| d.index())
+            })
+            .collect()
+    }
+
     /// Does block `a` dominate block `b`?
     pub fn dominates(&self, a: usize, b: usize) -> bool {
         let mut cur = Some(b);

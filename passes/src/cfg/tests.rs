@@ -116,3 +116,22 @@ fn latch_laid_out_before_header_is_reducible() {
     assert_eq!(c.blocks[c.loops[0].header].labels, ["$L__h"]);
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
+
+/// Post-dominators: an `if` joins at its end label; a guarded return's paths meet only at the
+/// function's end (the index one past the last block); a loop that never ends has none.
+#[test]
+fn post_dominators_meet_at_joins_returns_and_never_in_endless_loops() {
+    let c = cfg_of(
+        "\t.reg .pred %p<3>;\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, %tid.x;\n\tsetp.ge.s32 %p1, %r1, 4;\n\t@%p1 bra $L__join;\n\tadd.s32 %r2, %r1, 1;\n$L__join:\n\tsetp.eq.s32 %p2, %r1, 0;\n\t@%p2 ret;\n\tadd.s32 %r2, %r1, 2;\n\tret;",
+    );
+    // blocks: 0 branch, 1 arm, 2 join ending in `@%p2 ret`, 3 the rest
+    assert_eq!(c.blocks.len(), 4);
+    let end = c.blocks.len();
+    assert_eq!(
+        c.post_dominators(),
+        vec![Some(2), Some(2), Some(end), Some(end)]
+    );
+
+    let spin = cfg_of("$L__spin:\n\tbra.uni $L__spin;");
+    assert_eq!(spin.post_dominators(), vec![None]);
+}
