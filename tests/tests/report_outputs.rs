@@ -1317,3 +1317,77 @@ fn launches(r: &kerncast::report::Report) -> Vec<(&str, [u64; 3], [u64; 3])> {
         .map(|k| (k.display_name.as_str(), k.workload.grid, k.workload.block))
         .collect()
 }
+
+/// A Monte Carlo program on curand's device API: `curand_kernel.h` comes with the bootstrap's
+/// CUDA headers. `curand_init`'s skip-ahead loops over the bits of each thread's sequence number
+/// and branches on the state's bits, so the emulator counts it, running the precalc table the
+/// PTX carries; its addresses are the launch's, so its reuse profile is made. The sampling
+/// kernel is counted symbolically: one compare per sample and one atomic per thread.
+#[test]
+fn curand_device_api_programs_compile_and_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mc.cu"),
+        r#"#include <curand_kernel.h>
+__global__ void setup(curandState *states, unsigned long long seed, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) curand_init(seed, i, 0, &states[i]);
+}
+__global__ void monte_carlo_pi(curandState *states, unsigned int *hits, int samples, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  curandState local = states[i];
+  unsigned int count = 0;
+  for (int s = 0; s < samples; ++s) {
+    float x = curand_uniform(&local), y = curand_uniform(&local);
+    if (x * x + y * y <= 1.0f) ++count;
+  }
+  states[i] = local;
+  atomicAdd(hits, count);
+}
+int main() {
+  const int n = 256, samples = 64;
+  curandState *states;
+  unsigned int *hits;
+  setup<<<n / 128, 128>>>(states, 1234ULL, n);
+  monte_carlo_pi<<<n / 128, 128>>>(states, hits, samples, n);
+}
+"#,
+    )
+    .unwrap();
+    let r = analyze_dir(dir.path());
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let by_name = |name: &str| {
+        r.kernels
+            .iter()
+            .find(|k| k.display_name == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let count =
+        |k: &kerncast::report::KernelReport, key: &str| k.counts.get(key).copied().unwrap_or(0.0);
+    let setup = by_name("setup");
+    assert_eq!(setup.counter, "emulator", "{:?}", setup.notes);
+    // every thread writes its 48-byte state, at least once
+    let stored: f64 = setup
+        .counts
+        .iter()
+        .filter(|(k, _)| k.starts_with("mem.global.store.") && k.ends_with(".thread"))
+        .map(|(k, v)| {
+            let bits: f64 = k.split('.').nth(3).unwrap()[1..].parse().unwrap();
+            v * bits / 8.0
+        })
+        .sum();
+    assert!(stored >= 256.0 * 48.0, "{stored}");
+    assert!(
+        setup
+            .notes
+            .iter()
+            .any(|n| n.starts_with("l2_hit_rate") && n.contains("from the addresses of")),
+        "{:?}",
+        setup.notes
+    );
+    let sample = by_name("monte_carlo_pi");
+    assert_eq!(sample.counter, "symbolic", "{:?}", sample.notes);
+    assert_eq!(count(sample, "op.cmp_sel.f32.thread"), 256.0 * 64.0);
+    assert_eq!(count(sample, "mem.global.atomic.b32.uniform.thread"), 256.0);
+}

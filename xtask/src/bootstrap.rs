@@ -36,14 +36,17 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     ),
 ];
 
-/// PyPI packages that together give a working nvcc 13 with ptxas and nvdisasm.
-const CUDA_WHEELS: &[&str] = &[
-    "nvidia-cuda-nvcc",
-    "nvidia-nvvm",
-    "nvidia-cuda-crt",
-    "nvidia-cuda-runtime",
-    "nvidia-cuda-cccl",
-    "nvidia-cuda-nvdisasm",
+/// PyPI packages that together give a working nvcc 13 with ptxas and nvdisasm, each with a file
+/// (relative to the wheels' shared `nvidia/cu13` folder) whose presence says it is installed.
+const CUDA_WHEELS: &[(&str, &str)] = &[
+    ("nvidia-cuda-nvcc", "bin/nvcc"),
+    ("nvidia-nvvm", "nvvm/bin/cicc"),
+    ("nvidia-cuda-crt", "include/crt/host_defines.h"),
+    ("nvidia-cuda-runtime", "include/cuda_runtime.h"),
+    ("nvidia-cuda-cccl", "include/cccl/cuda/std/version"),
+    ("nvidia-cuda-nvdisasm", "bin/nvdisasm"),
+    // the device API (`curand_kernel.h`) is header-only; Monte Carlo kernels include it
+    ("nvidia-curand", "include/curand_kernel.h"),
 ];
 
 /// Tools exposed in `.toolchain/bin`, relative to the wheel's `nvidia/cu13` folder.
@@ -167,35 +170,47 @@ fn ensure_cuda(root: &Path) -> Result<bool> {
     let toolchain = root.join(".toolchain");
     let venv = toolchain.join("venv");
     let bin = toolchain.join("bin");
-    let mut installed = false;
-    let home = match cuda_home(&venv) {
-        Some(h) => h,
-        None => {
-            eprintln!("bootstrap: installing the CUDA compiler from PyPI into .toolchain/venv (~380 MB): {}", CUDA_WHEELS.join(" "));
-            if !venv.join("bin/python").exists() {
-                let python =
-                    which("python3").context("python3 is needed to create .toolchain/venv")?;
-                let st = Command::new(python)
-                    .args(["-m", "venv"])
-                    .arg(&venv)
-                    .status()?;
-                if !st.success() {
-                    bail!("python3 -m venv {} failed", venv.display());
-                }
-            }
-            let st = Command::new(venv.join("bin/pip"))
-                .args(["install", "--quiet", "--disable-pip-version-check"])
-                .args(CUDA_WHEELS)
-                .stdin(Stdio::null())
-                .status()
-                .context("could not run pip")?;
-            if !st.success() {
-                bail!("pip install {} failed", CUDA_WHEELS.join(" "));
-            }
-            installed = true;
-            cuda_home(&venv).context("pip finished but nvcc is not in .toolchain/venv")?
-        }
+    let missing: Vec<&str> = match cuda_home(&venv) {
+        Some(home) => CUDA_WHEELS
+            .iter()
+            .filter(|(_, marker)| !home.join(marker).exists())
+            .map(|(wheel, _)| *wheel)
+            .collect(),
+        None => CUDA_WHEELS.iter().map(|(wheel, _)| *wheel).collect(),
     };
+    let installed = !missing.is_empty();
+    if installed {
+        eprintln!(
+            "bootstrap: installing from PyPI into .toolchain/venv (about 450 MB for all of the CUDA wheels): {}",
+            missing.join(" ")
+        );
+        if !venv.join("bin/python").exists() {
+            let python = which("python3").context("python3 is needed to create .toolchain/venv")?;
+            let st = Command::new(python)
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()?;
+            if !st.success() {
+                bail!("python3 -m venv {} failed", venv.display());
+            }
+        }
+        let st = Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check"])
+            .args(&missing)
+            .stdin(Stdio::null())
+            .status()
+            .context("could not run pip")?;
+        if !st.success() {
+            bail!("pip install {} failed", missing.join(" "));
+        }
+    }
+    let home = cuda_home(&venv).context("pip finished but nvcc is not in .toolchain/venv")?;
+    if let Some((wheel, marker)) = CUDA_WHEELS.iter().find(|(_, m)| !home.join(m).exists()) {
+        bail!(
+            "pip installed {wheel} but {} is missing",
+            home.join(marker).display()
+        );
+    }
     std::fs::create_dir_all(&bin)?;
     for tool in CUDA_TOOLS {
         let target = home.join("bin").join(tool);
