@@ -9,17 +9,22 @@
 //! unanalysable). So the domain pass asks this pass which of its unresolved branches really
 //! read data.
 //!
-//! A register is tainted when an instruction writes it from memory (other than the parameter
-//! space), from a special register the launch does not decide (`%clock`, `%smid`, …), from a
-//! tainted operand or under a tainted guard, or in a block that a tainted branch decides whether
-//! to run: the blocks control dependent on it, from each of its successors up the post-dominator
-//! tree to where its paths meet again. A block after that meeting point runs whatever the data,
-//! so a loop counter stepped there is not data (the loop over a state word's bits in curand's
-//! skip-ahead, with a data-dependent `if` inside). A register written on one side of the branch
-//! is data wherever it is read, since registers are taken by name over the whole function: a
-//! name reused for data taints every use, and a value merged at the join is data. Where the
-//! graph is incomplete (an unresolved branch target) or a path never ends, every block
-//! reachable from the branch is taken instead, which only ever says "data" too often.
+//! A register is tainted where its value may come from data: an instruction that writes it
+//! from memory (other than the parameter space), from a special register the launch does not
+//! decide (`%clock`, `%smid`, …), from a tainted operand, under a tainted guard, or in a block
+//! that a tainted branch decides whether to run. Those blocks are the ones control dependent on
+//! the branch: from each of its successors up the post-dominator tree to where its paths meet
+//! again. A block after that meeting point runs whatever the data, so a loop counter stepped
+//! there is not data (the loop over a state word's bits in curand's skip-ahead, with a
+//! data-dependent `if` inside). Where the graph is incomplete (an unresolved branch target) or a
+//! path never ends, every block reachable from the branch is taken instead, which only ever
+//! says "data" too often.
+//!
+//! It is a forward data flow over the CFG, so taint follows values, not names: an untainted
+//! write clears its register (unless a guard may skip it), and a join takes the union of what
+//! its paths bring. nvcc reuses a register that later sums data as the zero that starts a
+//! counter; the counter is not data. A register written on a data-dependent path is data at
+//! the join.
 
 use crate::affine::dests;
 use crate::cfg::Cfg;
@@ -41,20 +46,7 @@ impl Taint {
         loop {
             let entry = code.flow(&influenced);
             let tainted_branches: Vec<usize> = (0..code.blocks.len())
-                .filter(|&b| {
-                    let Some(last) = code.blocks[b].len().checked_sub(1) else {
-                        return false;
-                    };
-                    let Some(g) = code.blocks[b][last].guard else {
-                        return false;
-                    };
-                    let mut tainted = false;
-                    let mut state = entry[b].clone();
-                    code.run_block(b, &mut state, &influenced, &mut |k, st| {
-                        tainted |= k == last && has(st, g)
-                    });
-                    tainted
-                })
+                .filter(|&b| code.ends_in_tainted_guard(b, &entry[b], &influenced))
                 .collect();
             let next = controlled_blocks(cfg, post_dominators.as_deref(), &tainted_branches);
             if next == influenced {
@@ -202,6 +194,21 @@ impl Code {
         }
     }
 
+    /// Whether block `b`'s last instruction (its branch, if it has one) is guarded by a
+    /// register that may hold data there.
+    fn ends_in_tainted_guard(&self, b: usize, entry: &Regs, influenced: &BTreeSet<usize>) -> bool {
+        let Some(guard) = self.blocks[b].last().and_then(|step| step.guard) else {
+            return false;
+        };
+        let last = self.blocks[b].len() - 1;
+        let mut state = entry.clone();
+        let mut tainted = false;
+        self.run_block(b, &mut state, influenced, &mut |k, st| {
+            tainted |= k == last && has(st, guard)
+        });
+        tainted
+    }
+
     /// The registers that may hold data at each block's entry: the union over its predecessors,
     /// to a fixpoint.
     fn flow(&self, influenced: &BTreeSet<usize>) -> Vec<Regs> {
@@ -228,6 +235,8 @@ impl Code {
         entry
     }
 
+    /// The answer: per instruction, which registers it reads may hold data, from the states
+    /// at the blocks' entries.
     fn taint(&self, entry: &[Regs], influenced: &BTreeSet<usize>) -> Taint {
         let mut ever = self.empty();
         let mut reads = Vec::with_capacity(self.blocks.len());
