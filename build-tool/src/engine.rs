@@ -1517,13 +1517,8 @@ ret;
         assert_eq!(stores, (1024 * 512) as f64, "{:?}", bound.stats.features);
     }
 
-    /// A fixed grid of 40 blocks, each thread looping `iters` times: too long to emulate whole
-    /// within the step limit, so one block in two is, and the counts are doubled; the launch's
-    /// own sizes are not. Every block does the same work here, so the counts are exact.
-    #[test]
-    fn a_fixed_grid_too_long_to_emulate_whole_is_sampled_over_the_grid() {
-        let text = "// kerncast: workload iters=100 grid=40 block=64
-.version 7.0
+    /// Blocks of 64 threads that count to `iters` and store the count at their index.
+    const LOOP_THEN_STORE: &str = ".version 7.0
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u32 k_iters, .param .u64 k_out)
@@ -1548,6 +1543,13 @@ st.global.u32 [%rd4], %r2;
 ret;
 }
 ";
+
+    /// A fixed grid of 40 blocks, each thread looping `iters` times: too long to emulate whole
+    /// within the step limit, so one block in two is, and the counts are doubled; the launch's
+    /// own sizes are not. Every block does the same work here, so the counts are exact.
+    #[test]
+    fn a_fixed_grid_too_long_to_emulate_whole_is_sampled_over_the_grid() {
+        let text = &format!("// kerncast: workload iters=100 grid=40 block=64\n{LOOP_THEN_STORE}");
         let m = Module::parse(text).unwrap();
         let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
         assert!(spec.size_roots().is_empty());
@@ -1578,32 +1580,7 @@ ret;
     /// none.
     #[test]
     fn the_reuse_profile_traces_the_blocks_that_fit_the_budget() {
-        let text = "// kerncast: workload iters=100 grid=40 block=64
-.version 7.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u32 k_iters, .param .u64 k_out)
-{
-.reg .pred %p<4>;
-.reg .b32 %r<20>;
-.reg .b64 %rd<8>;
-ld.param.u32 %r1, [k_iters];
-ld.param.u64 %rd1, [k_out];
-mov.u32 %r2, 0;
-LOOP:
-add.s32 %r2, %r2, 1;
-setp.lt.s32 %p1, %r2, %r1;
-@%p1 bra LOOP;
-mov.u32 %r4, %ctaid.x;
-mov.u32 %r5, %tid.x;
-mad.lo.s32 %r6, %r4, 64, %r5;
-cvta.to.global.u64 %rd2, %rd1;
-mul.wide.s32 %rd3, %r6, 4;
-add.s64 %rd4, %rd2, %rd3;
-st.global.u32 [%rd4], %r2;
-ret;
-}
-";
+        let text = &format!("// kerncast: workload iters=100 grid=40 block=64\n{LOOP_THEN_STORE}");
         let m = Module::parse(text).unwrap();
         let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
         // 2 warps x (100 trips x 3 + 9) steps a block: the whole launch fits the step limit,
