@@ -4,8 +4,9 @@
 //! - Debian packages (clang-19 and LLVM 19 for the NVPTX back end, libisl for counting, libclc for
 //!   OpenCL builtins, PoCL for a real OpenCL device, cmake for the CMake example, chromium for the
 //!   report test), checked with one `dpkg-query` call and installed with `apt-get` when absent.
-//! - The real CUDA compiler (nvcc 13, ptxas, nvdisasm) from PyPI into `.toolchain/venv`, git-ignored,
-//!   with small wrapper scripts in `.toolchain/bin` that the lowering drivers find.
+//! - The real CUDA compiler (nvcc 13, ptxas, nvdisasm) and curand's device headers from PyPI into
+//!   `.toolchain/venv`, git-ignored, with small wrapper scripts in `.toolchain/bin` that the
+//!   lowering drivers find.
 //!
 //! With everything present it runs two quick probes and installs nothing.
 
@@ -36,8 +37,9 @@ const DEBIAN_PACKAGES: &[(&str, &str)] = &[
     ),
 ];
 
-/// PyPI packages that together give a working nvcc 13 with ptxas and nvdisasm, each with a file
-/// (relative to the wheels' shared `nvidia/cu13` folder) whose presence says it is installed.
+/// PyPI packages that together give a working nvcc 13 with ptxas and nvdisasm, and curand's
+/// device headers, each with a file (relative to the wheels' shared `nvidia/cu13` folder) whose
+/// presence says it is installed.
 const CUDA_WHEELS: &[(&str, &str)] = &[
     ("nvidia-cuda-nvcc", "bin/nvcc"),
     ("nvidia-nvvm", "nvvm/bin/cicc"),
