@@ -668,8 +668,19 @@ impl EmuPrepared {
                 lines.join(", ")
             ));
         }
-        let blocks = w.grid.iter().product::<u64>();
-        let wanted = blocks.min((2 * w.grid[0]).clamp(MIN_SAMPLE_BLOCKS, MAX_SAMPLE_BLOCKS));
+        // a run of the whole launch traced them already
+        for budget in [self.sample_steps, self.max_steps] {
+            let key = run_key(w, params, budget, None, 1);
+            let kept = self.runs.lock().ok().and_then(|m| m.get(&key).cloned());
+            if let Some(Ok(BoundStats {
+                reuse: Some(Reuse::Profile(profile)),
+                ..
+            })) = kept
+            {
+                return Reuse::Profile(profile);
+            }
+        }
+        let wanted = profiled_blocks(w);
         // Blocks run in dispatch order, so the blocks a run finished within the budget fit it
         // again: the whole launch's run, if it stopped at the budget, says how many to trace,
         // and a traced run that stops says it for the second try.
@@ -908,7 +919,13 @@ impl EmuPrepared {
             max_steps,
             max_blocks: trace,
             every,
-            trace_global: trace.is_some(),
+            // a whole run traces the blocks the reuse profile wants, as a run of those alone
+            // would, so the profile needs no second run
+            trace_blocks: match trace {
+                Some(first) => first,
+                None if every == 1 => profiled_blocks(w),
+                None => 0,
+            },
             // counts only
             keep_buffers: false,
         };
@@ -945,11 +962,11 @@ impl EmuPrepared {
             });
         }
         let mut stats = r.stats;
-        if trace.is_some() {
+        if opts.trace_blocks > 0 {
             stats.reuse = Some(Reuse::Profile(from_touches(
                 r.touches,
                 &[1.0],
-                r.blocks_run,
+                r.blocks_traced,
                 launch.blocks(),
             )));
         }
@@ -960,6 +977,13 @@ impl EmuPrepared {
         stats.assumptions.extend(assumptions);
         Ok(stats)
     }
+}
+
+/// The launch's leading blocks the reuse profile traces: two rows of the grid (the distance at
+/// which a 2-D grid's blocks share rows or columns), within the sample bounds.
+fn profiled_blocks(w: &Workload) -> u64 {
+    let blocks = w.grid.iter().product::<u64>();
+    blocks.min((2 * w.grid[0]).clamp(MIN_SAMPLE_BLOCKS, MAX_SAMPLE_BLOCKS))
 }
 
 /// What an emulation run reads, as the key it is kept under; the workload's name is not read.
@@ -1575,17 +1599,19 @@ ret;
         assert_eq!(get("op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
     }
 
-    /// The reuse profile traces the launch's first blocks within the sample budget. Where the
-    /// blocks it wants would run past it, it traces as many as a run finished within it, not
-    /// none.
+    /// The reuse profile traces the launch's first blocks: in the run of the whole launch where
+    /// there is one, else in a run of those blocks within the sample budget. Where they would
+    /// run past it, it traces as many as a run finished within it, not none.
     #[test]
     fn the_reuse_profile_traces_the_blocks_that_fit_the_budget() {
         let text = &format!("// kerncast: workload iters=100 grid=40 block=64\n{LOOP_THEN_STORE}");
         let m = Module::parse(text).unwrap();
         let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
-        // 2 warps x (100 trips x 3 + 9) steps a block: the whole launch fits the step limit,
-        // the sample budget takes 16 blocks of the 40 the profile wants
+        // 2 warps x (100 trips x 3 + 9) steps a block: the whole launch runs past the step
+        // limit (its counts come from spread blocks), and the sample budget takes 16 blocks of
+        // the 40 the profile wants
         let counter = EmulatorCounter {
+            max_steps: 20_000,
             sample_steps: 10_000,
             ..EmulatorCounter::default()
         };
@@ -1602,6 +1628,15 @@ ret;
             feature(&bound.stats, "op.add_sub.s32.thread"),
             40.0 * 64.0 * 100.0
         );
+
+        // with room for the whole launch, the run that counts it traces all 40
+        let p = EmulatorCounter::default().prepare(&m, "k").unwrap();
+        let bound = p.bind_spec(&spec, &BTreeMap::new(), &params).unwrap();
+        let Some(Reuse::Profile(profile)) = &bound.stats.reuse else {
+            panic!("no reuse profile: {:?}", bound.stats.reuse);
+        };
+        assert_eq!((profile.blocks_walked, profile.blocks), (40, 40));
+        assert_eq!(profile.first_touches, profile.requests);
     }
 
     /// A launch whose size is a power of its root (`n = 1 << log2n`) cannot be emulated at

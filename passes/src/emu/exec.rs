@@ -224,7 +224,7 @@ pub fn run_observed(
                     counts: &mut counts,
                     steps,
                     max_steps: opts.max_steps,
-                    trace: opts.trace_global.then(Vec::new),
+                    trace: (done < opts.trace_blocks).then(Vec::new),
                 };
                 ctx.run_block().map_err(|e| match e {
                     EmuError::StepLimit { steps, .. } => EmuError::StepLimit {
@@ -244,6 +244,7 @@ pub fn run_observed(
     }
     let mut r = finish(f, &prog, &blocks, launch, counts, &mut global, &buffers)?;
     r.blocks_run = done;
+    r.blocks_traced = done.min(opts.trace_blocks);
     Ok(r)
 }
 
@@ -342,6 +343,7 @@ fn finish(
         loops,
         touches: c.touches,
         blocks_run: 0,
+        blocks_traced: 0,
     })
 }
 
@@ -1115,14 +1117,29 @@ mod tests {
         };
         let opts = Options {
             max_blocks: Some(2),
-            trace_global: true,
+            trace_blocks: u64::MAX,
             ..Options::default()
         };
         let r = run_with(&m, "k", &launch, &[KernelArg::Buffer(vec![0; 1024])], &opts).unwrap();
-        assert_eq!(r.blocks_run, 2);
+        assert_eq!((r.blocks_run, r.blocks_traced), (2, 2));
         // two warps a block, 32 lanes x 4 bytes = 4 sectors a warp
         assert_eq!(r.touches.len(), 2 * 2 * 4);
         assert!(r.touches.iter().all(|t| t.0 < 2 && t.3));
+        // the same trace from a run of every block that traces the first two
+        let whole = Options {
+            trace_blocks: 2,
+            ..Options::default()
+        };
+        let all = run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 1024])],
+            &whole,
+        )
+        .unwrap();
+        assert_eq!((all.blocks_run, all.blocks_traced), (4, 2));
+        assert_eq!(all.touches, r.touches);
         let written = r.buffers[&0].iter().filter(|b| **b == 1).count();
         assert_eq!(written, 128, "two blocks of 64 threads stored");
         let untraced = run_with(

@@ -94,8 +94,9 @@ pub struct Options {
     /// Run only the blocks whose dispatch index is a multiple of this (1: every block), so a
     /// sample of the launch is spread over it.
     pub every: u64,
-    /// Record the global sectors every warp access touches ([`EmuResult::touches`]).
-    pub trace_global: bool,
+    /// Record the global sectors every warp access of the first this-many blocks run touches
+    /// ([`EmuResult::touches`]); 0 records none. The blocks after them still run.
+    pub trace_blocks: u64,
     /// Hand back the buffers' final contents ([`EmuResult::buffers`]); a caller that wants
     /// only counts saves a copy of every buffer.
     pub keep_buffers: bool,
@@ -118,7 +119,7 @@ impl Default for Options {
             max_steps: 200_000_000,
             max_blocks: None,
             every: 1,
-            trace_global: false,
+            trace_blocks: 0,
             keep_buffers: true,
         }
     }
@@ -136,13 +137,15 @@ pub struct EmuResult {
     pub entries: u64,
     /// Every loop that ran, with its mean trips per entry.
     pub loops: Vec<loops::LoopTrips>,
-    /// With [`Options::trace_global`]: the global sectors each warp access touched, as the
+    /// With [`Options::trace_blocks`]: the global sectors each warp access touched, as the
     /// reuse profile takes them (`crate::reuse::from_touches`): block in dispatch order, the
     /// warp's progress through its own instructions, sector, whether it writes.
     pub touches: Vec<crate::reuse::Touch>,
     /// Blocks run (all of the launch's, unless [`Options::max_blocks`] or [`Options::every`]
     /// cut it).
     pub blocks_run: u64,
+    /// Of those, the leading blocks whose sectors are in `touches`.
+    pub blocks_traced: u64,
 }
 
 impl EmuResult {
