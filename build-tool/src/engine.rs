@@ -650,14 +650,23 @@ impl EmuPrepared {
         self.run_inner(w, params, max_steps, None, 1)
     }
 
+    /// Whether some global address depends on data the workload does not give: then a reuse
+    /// profile of zero-filled buffers would be wrong.
+    fn addresses_need_data(&self, w: &Workload) -> bool {
+        let data = self
+            .data_addresses
+            .get_or_init(|| data_addresses(&self.module, &self.kernel));
+        !data.is_empty() && w.buffers.is_empty()
+    }
+
     /// The reuse profile of the global sectors of the launch's first blocks, from a run of
     /// those blocks at the workload's own size (their addresses as the kernel computes them),
     /// for the L2 hit rate; or why there is none.
     fn reuse(&self, w: &Workload, params: &[String]) -> Reuse {
-        let data = self
-            .data_addresses
-            .get_or_init(|| data_addresses(&self.module, &self.kernel));
-        if !data.is_empty() && w.buffers.is_empty() {
+        if self.addresses_need_data(w) {
+            let data = self
+                .data_addresses
+                .get_or_init(|| data_addresses(&self.module, &self.kernel));
             let n = data.len();
             let mut lines: Vec<String> = data.iter().take(4).map(u32::to_string).collect();
             if n > 4 {
@@ -920,10 +929,10 @@ impl EmuPrepared {
             max_blocks: trace,
             every,
             // a whole run traces the blocks the reuse profile wants, as a run of those alone
-            // would, so the profile needs no second run
+            // would, so the profile needs no second run; none where `reuse` will refuse one
             trace_blocks: match trace {
                 Some(first) => first,
-                None if every == 1 => profiled_blocks(w),
+                None if every == 1 && !self.addresses_need_data(w) => profiled_blocks(w),
                 None => 0,
             },
             // counts only
