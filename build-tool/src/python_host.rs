@@ -56,6 +56,8 @@ pub fn mentions_kernels(text: &str) -> bool {
 struct PyStr {
     start: usize,
     body: std::ops::Range<usize>,
+    /// The byte after its closing quotes.
+    end: usize,
     raw: bool,
     /// An f-string or a bytes literal: its value is not the text written.
     formatted: bool,
@@ -117,6 +119,7 @@ fn lex(host: &str) -> Lexed {
                 out.push(PyStr {
                     start: p,
                     body: i + open..end.min(b.len()),
+                    end: (end + open).min(b.len()),
                     raw: prefix.contains('r'),
                     formatted: prefix.contains('f') || prefix.contains('b'),
                 });
@@ -202,12 +205,7 @@ pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
                 .map(|(c, at)| (c, line_of(at)))
                 .collect();
             // a `%` or `.format(…)` after the literal fills the program in before it compiles
-            let triple = matches!(
-                host.get(s.body.end..s.body.end + 3),
-                Some("\"\"\"") | Some("'''")
-            );
-            let closing = if triple { 3 } else { 1 };
-            let value = templates::filled(host, s.body.end + closing, &value).unwrap_or(value);
+            let value = templates::filled(host, s.end, &value).unwrap_or(value);
             let line_start = line_starts[line_of(s.start) - 1];
             let variable = ASSIGNED
                 .captures(&host[line_start..s.start])
