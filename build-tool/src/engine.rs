@@ -650,23 +650,23 @@ impl EmuPrepared {
         self.run_inner(w, params, max_steps, None, 1)
     }
 
-    /// Whether some global address depends on data the workload does not give: then a reuse
-    /// profile of zero-filled buffers would be wrong.
-    fn addresses_need_data(&self, w: &Workload) -> bool {
-        let data = self
-            .data_addresses
-            .get_or_init(|| data_addresses(&self.module, &self.kernel));
-        !data.is_empty() && w.buffers.is_empty()
+    /// The PTX lines of the global accesses whose address depends on data the workload does
+    /// not give (none where it gives buffers): a reuse profile of zero-filled buffers would be
+    /// wrong.
+    fn addresses_needing_data(&self, w: &Workload) -> &[u32] {
+        if !w.buffers.is_empty() {
+            return &[];
+        }
+        self.data_addresses
+            .get_or_init(|| data_addresses(&self.module, &self.kernel))
     }
 
     /// The reuse profile of the global sectors of the launch's first blocks, from a run of
     /// those blocks at the workload's own size (their addresses as the kernel computes them),
     /// for the L2 hit rate; or why there is none.
     fn reuse(&self, w: &Workload, params: &[String]) -> Reuse {
-        if self.addresses_need_data(w) {
-            let data = self
-                .data_addresses
-                .get_or_init(|| data_addresses(&self.module, &self.kernel));
+        let data = self.addresses_needing_data(w);
+        if !data.is_empty() {
             let n = data.len();
             let mut lines: Vec<String> = data.iter().take(4).map(u32::to_string).collect();
             if n > 4 {
@@ -680,12 +680,14 @@ impl EmuPrepared {
         // a run of the whole launch traced them already
         for budget in [self.sample_steps, self.max_steps] {
             let key = run_key(w, params, budget, None, 1);
-            let kept = self.runs.lock().ok().and_then(|m| m.get(&key).cloned());
-            if let Some(Ok(BoundStats {
-                reuse: Some(Reuse::Profile(profile)),
-                ..
-            })) = kept
-            {
+            let kept = self.runs.lock().ok().and_then(|m| match m.get(&key) {
+                Some(Ok(BoundStats {
+                    reuse: Some(Reuse::Profile(profile)),
+                    ..
+                })) => Some(profile.clone()),
+                _ => None,
+            });
+            if let Some(profile) = kept {
                 return Reuse::Profile(profile);
             }
         }
@@ -932,7 +934,9 @@ impl EmuPrepared {
             // would, so the profile needs no second run; none where `reuse` will refuse one
             trace_blocks: match trace {
                 Some(first) => first,
-                None if every == 1 && !self.addresses_need_data(w) => profiled_blocks(w),
+                None if every == 1 && self.addresses_needing_data(w).is_empty() => {
+                    profiled_blocks(w)
+                }
                 None => 0,
             },
             // counts only
