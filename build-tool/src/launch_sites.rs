@@ -348,6 +348,7 @@ impl<'a> HostFile<'a> {
         });
         let count = |at: String, loops: Vec<HostLoop>| LaunchCount {
             at,
+            file: self.name.map(String::from),
             reads_counters: loops
                 .iter()
                 .filter_map(|l| l.counter.clone())

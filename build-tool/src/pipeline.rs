@@ -877,13 +877,16 @@ impl<'a> OtherFilesLaunches<'a> {
             .collect()
     }
 
-    /// The workloads of `kernel`'s launches in files other than its own (`own`).
+    /// The workloads of `kernel`'s launches in files other than its own (`own`). The same
+    /// launch from two files is one workload, which counts the launches of both.
     fn workloads(&self, kernel: &SourceKernel, own: &str) -> Vec<WorkloadSpec> {
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for host in self.files.iter().filter(|h| h.name() != Some(own)) {
             for w in host.workloads(&kernel.name, &kernel.params, &kernel.fields) {
-                if !out.iter().any(|o| o.same_launch(&w)) {
-                    out.push(w);
+                match out.iter_mut().find(|o| o.same_launch(&w)) {
+                    Some(o) if o.launched_as == w.launched_as => o.launches.extend(w.launches),
+                    Some(_) => {}
+                    None => out.push(w),
                 }
             }
         }
@@ -1057,7 +1060,14 @@ fn one(
     }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
-    notes.extend(spec.runs_note(p.time_s, p.energy_j));
+    let mut runs = spec.clone();
+    let assumed: Vec<String> = stats
+        .assumptions
+        .iter()
+        .map(|a| a.hint_key.clone())
+        .collect();
+    runs.drop_counters_unread(&assumed);
+    notes.extend(runs.runs_note(p.time_s, p.energy_j));
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
     }
@@ -1100,6 +1110,7 @@ fn one(
         notes,
         counter: bound.counter,
         models: p.models,
+        host_runs: runs.host_runs(&u.job.display_path),
     };
     if let Some(c) = cache {
         c.put(&key, &report);

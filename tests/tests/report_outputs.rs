@@ -1391,3 +1391,142 @@ int main() {
     assert_eq!(count(sample, "op.cmp_sel.f32.thread"), 256.0 * 64.0);
     assert_eq!(count(sample, "mem.global.atomic.b32.uniform.thread"), 256.0);
 }
+
+/// What a program's launches cost together: an FFT's swept stages add up with the loops
+/// around them, a time loop whose counter the counts do not need is summed, and a launch in a
+/// loop kerncast cannot count is listed, not guessed.
+#[test]
+fn host_totals_add_each_launch_s_runs_and_list_what_they_leave_out() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("fft.cu"),
+        r#"__global__ void butterfly(float2 *x, int n, int stage) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n / 2) return;
+    int half = 1 << stage;
+    int j = (i / half) * 2 * half + (i % half);
+    float2 a = x[j], b = x[j + half];
+    x[j] = make_float2(a.x + b.x, a.y + b.y);
+    x[j + half] = make_float2(a.x - b.x, a.y - b.y);
+}
+__global__ void scale(float2 *x, int n, float f) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { x[i].x *= f; x[i].y *= f; }
+}
+__global__ void drift(float *u, int n, float t) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) u[i] += 1e-3f * t;
+}
+int main() {
+    const int logn = 12, n = 1 << logn;
+    float2 *x; float *u;
+    for (int it = 0; it < 10; ++it) {
+        for (int stage = 0; stage < logn; ++stage)
+            butterfly<<<(n / 2 + 255) / 256, 256>>>(x, n, stage);
+        scale<<<(n + 255) / 256, 256>>>(x, n, 1.0f / n);
+    }
+    for (int t = 0; t < 100; ++t) drift<<<(n + 255) / 256, 256>>>(u, n, t * 0.01f);
+    float err = 1.0f;
+    while (err > 1e-3f) {
+        scale<<<(n + 127) / 128, 128>>>(x, n, 0.5f);
+        err *= 0.5f;
+    }
+}
+"#,
+    )
+    .unwrap();
+    let r = analyze_dir(dir.path());
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let runs = |name: &str| -> Vec<Option<u64>> {
+        r.kernels
+            .iter()
+            .filter(|k| k.display_name == name)
+            .flat_map(|k| k.host_runs.iter().map(|h| h.times))
+            .collect()
+    };
+    assert_eq!(runs("butterfly"), vec![Some(10); 12]);
+    assert_eq!(runs("drift"), [Some(100)]);
+    assert_eq!(r.host_totals.len(), 1, "{:#?}", r.host_totals);
+    let t = &r.host_totals[0];
+    assert!(t.file.ends_with("fft.cu"), "{}", t.file);
+    assert_eq!(t.launches, 12 * 10 + 10 + 100);
+    // the sums are the entries' figures times their runs, apart from the uncounted loop
+    let (mut time, mut energy) = (0.0, 0.0);
+    for k in &r.kernels {
+        for h in k.host_runs.iter().filter(|h| h.left_out.is_none()) {
+            let n = h.times.unwrap() as f64;
+            time += k.prediction.time_s * n;
+            energy += k.prediction.energy_j.unwrap() * n;
+        }
+    }
+    assert!(
+        (t.time_s - time).abs() <= 1e-12 * time,
+        "{} {time}",
+        t.time_s
+    );
+    assert!((t.energy_j.unwrap() - energy).abs() <= 1e-12 * energy);
+    let names: Vec<(&str, u64)> = t
+        .kernels
+        .iter()
+        .map(|s| (s.kernel.as_str(), s.launches))
+        .collect();
+    assert_eq!(names[0], ("butterfly", 120), "{names:?}");
+    assert_eq!(names.len(), 3);
+    assert_eq!(t.left_out.len(), 1, "{:?}", t.left_out);
+    assert!(
+        t.left_out[0].starts_with("`scale` (n=4096")
+            && t.left_out[0].contains("at line 29: in a host loop whose trips")
+            && t.left_out[0].contains("while (err > 1e-3f)"),
+        "{}",
+        t.left_out[0]
+    );
+    // `t` feeds only a float the counts do not read: every run is predicted alike
+    let drift = r
+        .kernels
+        .iter()
+        .find(|k| k.display_name == "drift")
+        .unwrap();
+    assert!(
+        drift.notes.iter().any(|n| n.starts_with(
+            "the host code runs this launch 100 times (line 26: 100 times, in `for (int t = 0; \
+             t < 100; ++t)`): "
+        ) && n.ends_with(" in all")),
+        "{:#?}",
+        drift.notes
+    );
+    let summary = kerncast::report::table::render(&r);
+    assert!(
+        summary.contains(&format!("on gtx-titan-x: {}", t.sums())),
+        "{summary}"
+    );
+}
+
+/// One kernel launched alike from two host files: each file's launches count, in its own total.
+#[test]
+fn the_same_launch_from_two_host_files_counts_in_both() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("kernels.cu"),
+        "__global__ void scale(float *x, int count) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < count) x[i] *= 2.0f;\n}\n",
+    )
+    .unwrap();
+    for (file, trips) in [("a.cu", 3), ("b.cu", 5)] {
+        std::fs::write(
+            dir.path().join(file),
+            format!("__global__ void scale(float *x, int count);\nint main() {{\n  float *x;\n  for (int i = 0; i < {trips}; ++i) scale<<<512, 128>>>(x, 65536);\n}}\n"),
+        )
+        .unwrap();
+    }
+    let r = analyze_dir(dir.path());
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 1);
+    let totals: Vec<(String, u64)> = r
+        .host_totals
+        .iter()
+        .map(|t| {
+            let name = Path::new(&t.file).file_name().unwrap().to_string_lossy();
+            (name.to_string(), t.launches)
+        })
+        .collect();
+    assert_eq!(totals, [("a.cu".to_string(), 3), ("b.cu".to_string(), 5)]);
+}

@@ -54,6 +54,7 @@ pub fn render(r: &Report) -> String {
         );
     }
     s.push_str("</table>\n");
+    host_totals(&mut s, r);
     if !r.host_only.is_empty() {
         let files: Vec<String> = r
             .host_only
@@ -198,6 +199,46 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
         s.push_str("</table></details>\n");
     }
     s.push_str("</section>\n");
+}
+
+/// What each host file's launches cost together, where that adds to the entries.
+fn host_totals(s: &mut String, r: &Report) {
+    let totals = super::host_totals::shown(r);
+    if totals.is_empty() {
+        return;
+    }
+    s.push_str("<h2>What the host code's launches cost together</h2>\n<table><tr><th>host file</th><th>device</th><th>launches</th><th>time</th><th>energy</th><th>share of the time</th></tr>\n");
+    for t in &totals {
+        let _ = writeln!(
+            s,
+            "<tr><td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            esc(&t.file),
+            esc(&t.device),
+            t.launches,
+            t.time_shown(),
+            fmt_energy_opt(t.energy_j),
+            esc(&t.shares(4))
+        );
+    }
+    s.push_str("</table>\n");
+    let left_out: Vec<String> = totals
+        .iter()
+        .flat_map(|t| {
+            t.left_out
+                .iter()
+                .map(|l| format!("<li><code>{}</code>: {}</li>", esc(&t.file), esc(l)))
+        })
+        .collect();
+    if !left_out.is_empty() {
+        let _ = writeln!(s, "<p>Not in the totals:</p><ul>{}</ul>", left_out.join(""));
+    }
+    if !r.errors.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">Note: {}.</p>",
+            super::host_totals::ERRORS_NOT_IN_TOTALS
+        );
+    }
 }
 
 /// A section listing kernels with nothing to predict (`title`), and why; none when empty.

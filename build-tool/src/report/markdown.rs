@@ -35,6 +35,7 @@ pub fn render(r: &Report) -> String {
             band
         );
     }
+    host_totals(&mut s, r);
     if !r.host_only.is_empty() {
         let files: Vec<String> = r.host_only.iter().map(|f| format!("`{f}`")).collect();
         let _ = writeln!(s, "\nNo kernels (host code only): {}", files.join(", "));
@@ -131,6 +132,42 @@ pub fn render(r: &Report) -> String {
     s
 }
 
+/// What each host file's launches cost together, where that adds to the entries.
+fn host_totals(s: &mut String, r: &Report) {
+    let totals = super::host_totals::shown(r);
+    if totals.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\n### What the host code's launches cost together\n");
+    let _ = writeln!(
+        s,
+        "| host file | device | launches | time | energy | share of the time |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---|");
+    for t in &totals {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            t.file,
+            t.device,
+            t.launches,
+            t.time_shown(),
+            fmt_energy_opt(t.energy_j),
+            t.shares(4)
+        );
+    }
+    let left_out: Vec<String> = totals
+        .iter()
+        .flat_map(|t| t.left_out.iter().map(|l| format!("- `{}`: {l}", t.file)))
+        .collect();
+    if !left_out.is_empty() {
+        let _ = writeln!(s, "\nNot in the totals:\n\n{}", left_out.join("\n"));
+    }
+    if !r.errors.is_empty() {
+        let _ = writeln!(s, "\nNote: {}.", super::host_totals::ERRORS_NOT_IN_TOTALS);
+    }
+}
+
 /// A section listing kernels with nothing to predict (`title`), and why; none when empty.
 fn skipped_kernels(s: &mut String, title: &str, kernels: &[super::NotLaunched]) {
     if kernels.is_empty() {
@@ -153,6 +190,24 @@ mod tests {
         assert!(md.contains("counts from the `symbolic` counter"), "{md}");
         assert!(
             md.contains("All models at the default clocks: schedule 3.000 µs (latency)."),
+            "{md}"
+        );
+        assert!(!md.contains("cost together"), "{md}");
+    }
+
+    #[test]
+    fn host_totals_have_a_table() {
+        let mut r = crate::report::sample::report();
+        r.kernels[0].host_runs = vec![crate::report::HostRun {
+            file: "main.cu".into(),
+            at: "main.cu:20".into(),
+            times: Some(8),
+            left_out: None,
+        }];
+        r.host_totals = crate::report::host_totals::totals(&r.kernels);
+        let md = super::render(&r);
+        assert!(
+            md.contains("| `main.cu` | gtx-titan-x | 8 | 20.000 µs | 2.400 mJ | saxpy 100.0 % |"),
             "{md}"
         );
     }

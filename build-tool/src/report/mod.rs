@@ -4,11 +4,13 @@
 //! [`SCHEMA_VERSION`] on any change that is not a pure addition.
 
 pub mod charts;
+pub mod host_totals;
 pub mod html;
 pub mod markdown;
 pub mod table;
 
 use crate::workload::Workload;
+pub use host_totals::{HostRun, HostTotal};
 use kerncast_passes::stats::Assumption;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -44,6 +46,10 @@ pub struct Report {
     /// `[[kernel.workload]]` for one predicts it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub library_kernels: Vec<NotLaunched>,
+    /// What the host code's launches cost together, per host file and device
+    /// ([`host_totals`]), from the entries' `host_runs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_totals: Vec<HostTotal>,
 }
 
 /// A kernel the sources define and kerncast has nothing to predict for, and why: never
@@ -80,11 +86,13 @@ impl Report {
             not_launched: Vec::new(),
             not_instantiated: Vec::new(),
             library_kernels: Vec::new(),
+            host_totals: Vec::new(),
         };
         name_shapes_apart(&mut r.kernels);
         r.kernels.sort_by(|a, b| natural_order(&a.key(), &b.key()));
         r.errors
             .sort_by(|a, b| (&a.file, a.line, &a.kernel).cmp(&(&b.file, b.line, &b.kernel)));
+        r.host_totals = host_totals::totals(&r.kernels);
         r
     }
 
@@ -244,6 +252,10 @@ pub struct KernelReport {
     /// they agree (or why one could not run).
     #[serde(default)]
     pub models: Vec<ModelResult>,
+    /// The launches in host code this entry stands for, and how often each runs: what
+    /// [`Report::host_totals`] adds up. Empty for workloads written for kerncast.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_runs: Vec<HostRun>,
 }
 
 /// `dvfs 1.2 ms (dram); schedule 3.4 ms (latency); linear: needs …` for the text renderers.
@@ -591,6 +603,7 @@ pub(crate) mod sample {
             assumptions: vec![],
             resources: Resources::default(),
             notes: vec![],
+            host_runs: vec![],
         };
         Report::new(vec![k], vec![])
     }

@@ -80,6 +80,26 @@ pub fn render(r: &Report) -> String {
         r.kernels.len(),
         r.errors.len()
     );
+    let totals = super::host_totals::shown(r);
+    for t in &totals {
+        let shares = match t.shares(3) {
+            s if s.is_empty() => s,
+            s => format!(" ({s})"),
+        };
+        let _ = writeln!(
+            s,
+            "host code {} on {}: {}{shares}",
+            t.file,
+            t.device,
+            t.sums()
+        );
+        for l in &t.left_out {
+            let _ = writeln!(s, "  not in the total: {l}");
+        }
+    }
+    if !totals.is_empty() && !r.errors.is_empty() {
+        let _ = writeln!(s, "  {}", super::host_totals::ERRORS_NOT_IN_TOTALS);
+    }
     if !r.host_only.is_empty() {
         let _ = writeln!(s, "no kernels (host code only): {}", r.host_only.join(", "));
     }
@@ -143,6 +163,35 @@ mod tests {
             t.ends_with("error: bad.cu:4: lower: bad.cu: nvcc failed (exit status: 1)\n  bad.cu(4): error: expected a \";\"\n"),
             "{t}"
         );
+    }
+
+    /// A launch run in a loop gets its host file's total under the table, with what is left out.
+    #[test]
+    fn host_totals_follow_the_count() {
+        let mut r = crate::report::sample::report();
+        let run = |times, left_out: Option<&str>| crate::report::HostRun {
+            file: "k/saxpy.cu".into(),
+            at: "line 9".into(),
+            times,
+            left_out: left_out.map(String::from),
+        };
+        r.kernels[0].host_runs = vec![run(Some(100), None), run(None, Some("why"))];
+        r.host_totals = crate::report::host_totals::totals(&r.kernels);
+        let t = super::render(&r);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines[4..6],
+            [
+                "host code k/saxpy.cu on gtx-titan-x: 100 launches, 250.000 µs and 30.000 mJ in \
+                 all (saxpy 100.0 %)",
+                "  not in the total: `saxpy` (n=4096) at line 9: why"
+            ],
+            "{t}"
+        );
+        // run once: nothing to add
+        r.kernels[0].host_runs = vec![run(Some(1), None)];
+        r.host_totals = crate::report::host_totals::totals(&r.kernels);
+        assert_eq!(super::render(&r).lines().count(), 4);
     }
 
     #[test]

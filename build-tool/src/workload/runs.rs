@@ -1,9 +1,10 @@
 //! How many times the host code runs a workload's launch: the launches it stands for, each with
 //! the loops around it (`launch_sites::host_loops`). A prediction is one launch's; the note
-//! this module writes gives what the host code's launches cost together.
+//! this module writes gives what the host code's launches cost together, and its
+//! [`HostRun`]s what the report's host totals add up.
 
 use super::WorkloadSpec;
-use crate::report::{fmt_energy, fmt_time};
+use crate::report::{fmt_energy, fmt_time, HostRun};
 
 /// One loop around a launch: its head as written (`for (int it = 0; it < iters; ++it)`), and its
 /// trips, or why they cannot be counted.
@@ -26,6 +27,8 @@ pub struct LaunchCount {
     /// Where the launch is, as the report names it: `line 15`, or `main.cu:15` for a launch in
     /// another file than the kernel.
     pub at: String,
+    /// The host file the launch is in, as the report shows it; `None` for the kernel's own.
+    pub file: Option<String>,
     /// The loops around it, innermost first.
     pub loops: Vec<HostLoop>,
     /// The loop counters the launch reads (`k` of `for (k = 0; k < n; k++) step<<<…>>>(a, k)`):
@@ -64,6 +67,18 @@ impl LaunchCount {
             times_shown
         };
         format!("{}: {product}, in {}", self.at, heads.join(" inside "))
+    }
+
+    /// `` `k`, `j` ``: the loop counters the launch reads, each once.
+    fn counters_read(&self) -> Vec<String> {
+        let mut counters: Vec<String> = self
+            .reads_counters
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect();
+        counters.sort();
+        counters.dedup();
+        counters
     }
 }
 
@@ -104,7 +119,7 @@ impl WorkloadSpec {
         let mut counters: Vec<String> = self
             .launches
             .iter()
-            .flat_map(|l| l.reads_counters.iter().map(|c| format!("`{c}`")))
+            .flat_map(LaunchCount::counters_read)
             .collect();
         counters.sort();
         counters.dedup();
@@ -126,11 +141,79 @@ impl WorkloadSpec {
             fmt_time(time_s * total as f64)
         ))
     }
+
+    /// Drops from each launch's counters those its prediction does not read, so that its runs
+    /// are all predicted alike: no size or parameter value comes from them, none given on the
+    /// command line, and no value assumed (`assumed`, the prediction's hint keys: an emulated
+    /// `param.k` of 0). `t` of `step<<<…>>>(u, n, t * dt)`, where the counts need no `t`.
+    pub fn drop_counters_unread(&mut self, assumed: &[String]) {
+        let read = self.names_read();
+        // a name the counter feeds: itself, or a kernel parameter whose argument reads it
+        let fed = |name: &str, c: &str| {
+            name == c
+                || self
+                    .unset
+                    .get(name)
+                    .is_some_and(|why| why.contains(&format!("`{c}`")))
+        };
+        let given: Vec<&str> = self
+            .params
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .chain(assumed.iter().filter_map(|h| h.strip_prefix("param.")))
+            .collect();
+        let reads = |c: &String| read.contains(c) || given.iter().any(|n| fed(n, c));
+        let kept: Vec<Vec<String>> = self
+            .launches
+            .iter()
+            .map(|l| {
+                l.reads_counters
+                    .iter()
+                    .filter(|c| reads(c))
+                    .cloned()
+                    .collect()
+            })
+            .collect();
+        for (l, k) in self.launches.iter_mut().zip(kept) {
+            l.reads_counters = k;
+        }
+    }
+
+    /// Each launch this workload stands for, with its runs, and why it cannot be summed where
+    /// it cannot: its trips are unknown, or each run reads a loop counter and so differs from
+    /// the one predicted. A launch in the kernel's own file is in `kernel_file`.
+    pub fn host_runs(&self, kernel_file: &str) -> Vec<HostRun> {
+        self.launches
+            .iter()
+            .map(|l| {
+                let times = l.times();
+                let counters = l.counters_read();
+                let left_out = match &times {
+                    Err((head, why)) => Some(format!(
+                        "in a host loop whose trips kerncast cannot count (`{head}`: {why})"
+                    )),
+                    Ok(_) if !counters.is_empty() => Some(format!(
+                        "each run reads {}, which changes from one to the next, and only the \
+                         values given here are predicted",
+                        counters.join(", ")
+                    )),
+                    Ok(_) => None,
+                };
+                HostRun {
+                    file: l.file.clone().unwrap_or_else(|| kernel_file.to_string()),
+                    at: l.at.clone(),
+                    times: times.ok(),
+                    left_out,
+                }
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Expr;
 
     fn spec(launches: Vec<LaunchCount>) -> WorkloadSpec {
         WorkloadSpec {
@@ -152,6 +235,7 @@ mod tests {
                     trips: t.clone(),
                 })
                 .collect(),
+            file: None,
             reads_counters: Vec::new(),
         }
     }
@@ -216,6 +300,96 @@ mod tests {
             "the host code runs this launch 64 times (line 7: 64 times, in \
              `for (int k = 0; k < n; k++)`), and each launch reads `k`, which changes from one \
              to the next: the figures are for the values given here, not for every launch"
+        );
+    }
+
+    /// A counter the prediction does not read leaves the launch's runs alike; one it reads
+    /// through a size, a value given for its argument, or an assumed value does not.
+    #[test]
+    fn counters_the_prediction_does_not_read_are_dropped() {
+        let looped = |counters: &[&str]| {
+            let mut l = at(16, &[("for (int t = 0; t < 500; ++t)", Ok(500))]);
+            l.reads_counters = counters.iter().map(|c| c.to_string()).collect();
+            l
+        };
+        let counter = "`t` is the counter of `for (int t = 0; t < 500; ++t)` (line 15)";
+        let mut w = spec(vec![looped(&["t"])]);
+        w.params = vec![("n".into(), Expr::Int(1024))];
+        w.unset = [
+            ("t".to_string(), counter.to_string()),
+            (
+                "k".to_string(),
+                format!("its argument reads `t`; {counter}"),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let mut alike = w.clone();
+        alike.drop_counters_unread(&[]);
+        assert!(alike.launches[0].reads_counters.is_empty());
+        assert_eq!(
+            alike.runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 500 times (line 16: 500 times, in \
+             `for (int t = 0; t < 500; ++t)`): 500.000 ms in all"
+        );
+        // the emulator assumed a value for `k`, which the counter feeds
+        let mut assumed = w.clone();
+        assumed.drop_counters_unread(&["param.k".into(), "buffer_bytes.u".into()]);
+        assert_eq!(assumed.launches[0].reads_counters, ["t"]);
+        // the command line gave `k`
+        let mut given = w.clone();
+        given.params.push(("k".into(), Expr::Int(3)));
+        given.drop_counters_unread(&[]);
+        assert_eq!(given.launches[0].reads_counters, ["t"]);
+        // the grid reads `t`
+        let mut sized = w.clone();
+        sized.params = vec![("n".into(), Expr::Var("t".into()))];
+        sized.drop_counters_unread(&[]);
+        assert_eq!(sized.launches[0].reads_counters, ["t"]);
+    }
+
+    /// Each launch is a host run: counted ones with their runs, in the kernel's file or the one
+    /// they are in; those whose trips are unknown or whose runs differ say why they cannot be
+    /// summed.
+    #[test]
+    fn host_runs_count_each_launch_or_say_why_not() {
+        let mut reads_k = at(7, &[("for (int k = 0; k < n; k++)", Ok(64))]);
+        reads_k.reads_counters = vec!["k".into(), "k".into()];
+        let mut elsewhere = at(12, &[("for (r…)", Ok(3)), ("for (it…)", Ok(5))]);
+        elsewhere.file = Some("main.cu".into());
+        let runs = spec(vec![
+            at(3, &[]),
+            elsewhere,
+            at(9, &[("while (err > tol)", Err("a `while` loop".into()))]),
+            reads_k,
+        ])
+        .host_runs("k.cu");
+        let got: Vec<(&str, Option<u64>, Option<&str>)> = runs
+            .iter()
+            .map(|r| (r.file.as_str(), r.times, r.left_out.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("k.cu", Some(1), None),
+                ("main.cu", Some(15), None),
+                (
+                    "k.cu",
+                    None,
+                    Some(
+                        "in a host loop whose trips kerncast cannot count \
+                         (`while (err > tol)`: a `while` loop)"
+                    )
+                ),
+                (
+                    "k.cu",
+                    Some(64),
+                    Some(
+                        "each run reads `k`, which changes from one to the next, and only the \
+                         values given here are predicted"
+                    )
+                ),
+            ]
         );
     }
 }

@@ -1,0 +1,303 @@
+//! What the host code's launches cost together. A report entry is one launch's prediction; the
+//! host code may run that launch many times, and a loop that hands each launch its counter (an
+//! FFT's stages) makes one entry per value. Per host file and device, the totals add each
+//! entry's figures times the runs the host code makes of it. Launches whose runs cannot be
+//! counted, or whose runs all differ (they read a loop counter that is not swept), are left out
+//! of the sums and listed, never guessed.
+
+use super::{fmt_energy, fmt_time, KernelReport, Report};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One launch in the host code that a report entry stands for, and how often the host code runs
+/// it at the entry's workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostRun {
+    /// The host file the launch is written in.
+    pub file: String,
+    /// Where, as the notes name it: `line 27`, `main.cu:27, called at line 40`.
+    pub at: String,
+    /// Runs; `None` where a loop around the launch has trips kerncast cannot count.
+    pub times: Option<u64>,
+    /// Why the launch is left out of its file's total; `None` when it is in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<String>,
+}
+
+/// The launches of one host file on one device, summed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostTotal {
+    pub file: String,
+    pub device: String,
+    /// Runs in the sums.
+    pub launches: u64,
+    pub time_s: f64,
+    /// `None` when some launch in the sums has no energy (the device has no power data).
+    pub energy_j: Option<f64>,
+    /// Each kernel's part of the sums, the most time first.
+    pub kernels: Vec<KernelShare>,
+    /// Launches not in the sums, and why (`` `step` at line 31: … ``).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+}
+
+/// One kernel's runs in a host total.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelShare {
+    pub kernel: String,
+    pub launches: u64,
+    pub time_s: f64,
+}
+
+/// Said under the totals of a report with errors.
+pub const ERRORS_NOT_IN_TOTALS: &str =
+    "the launches of kernels the report has errors for are in no total";
+
+/// The totals worth showing beside the report's entries.
+pub fn shown(r: &Report) -> Vec<&HostTotal> {
+    r.host_totals.iter().filter(|t| t.adds_anything()).collect()
+}
+
+impl HostTotal {
+    /// Worth showing beside the entries: it sums more than one run, or leaves some out.
+    pub fn adds_anything(&self) -> bool {
+        self.launches > 1 || !self.left_out.is_empty()
+    }
+
+    /// The summed time, or `–` where no launch is in the sums.
+    pub fn time_shown(&self) -> String {
+        match self.launches {
+            0 => "–".into(),
+            _ => fmt_time(self.time_s),
+        }
+    }
+
+    /// `210 launches, 2.050 ms and 205.000 mJ in all`.
+    pub fn sums(&self) -> String {
+        if self.launches == 0 {
+            return "no launch it can count".into();
+        }
+        let energy = self
+            .energy_j
+            .map_or(String::new(), |e| format!(" and {}", fmt_energy(e)));
+        let launches = match self.launches {
+            1 => "1 launch".to_string(),
+            n => format!("{n} launches"),
+        };
+        format!("{launches}, {}{energy} in all", fmt_time(self.time_s))
+    }
+
+    /// `butterfly 95.2 %, scale 4.8 %`: the `n` largest kernels' shares of the time.
+    pub fn shares(&self, n: usize) -> String {
+        let mut out: Vec<String> = self
+            .kernels
+            .iter()
+            .take(n)
+            .map(|k| {
+                let share = if self.time_s > 0.0 {
+                    k.time_s / self.time_s * 100.0
+                } else {
+                    0.0
+                };
+                format!("{} {share:.1} %", k.kernel)
+            })
+            .collect();
+        if self.kernels.len() > n {
+            out.push(format!("{} more", self.kernels.len() - n));
+        }
+        out.join(", ")
+    }
+}
+
+/// A launch left out of a total, with the workloads it is left out at.
+struct LeftOut {
+    /// (kernel, where, why)
+    what: (String, String, String),
+    workloads: Vec<String>,
+}
+
+/// The totals of `kernels`' host runs, by host file and device.
+pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
+    // by (host file, device)
+    let mut by_file: BTreeMap<(String, String), HostTotal> = BTreeMap::new();
+    let mut left_out: BTreeMap<(String, String), Vec<LeftOut>> = BTreeMap::new();
+    for k in kernels {
+        for run in &k.host_runs {
+            let key = (run.file.clone(), k.device.clone());
+            let total = by_file.entry(key.clone()).or_insert_with(|| HostTotal {
+                file: run.file.clone(),
+                device: k.device.clone(),
+                launches: 0,
+                time_s: 0.0,
+                energy_j: Some(0.0),
+                kernels: Vec::new(),
+                left_out: Vec::new(),
+            });
+            let (Some(times), None) = (run.times, &run.left_out) else {
+                let why = run.left_out.clone().unwrap_or_default();
+                let what = (k.display_name.clone(), run.at.clone(), why);
+                let list = left_out.entry(key).or_default();
+                match list.iter_mut().find(|l| l.what == what) {
+                    Some(l) => l.workloads.push(k.workload.name.clone()),
+                    None => list.push(LeftOut {
+                        what,
+                        workloads: vec![k.workload.name.clone()],
+                    }),
+                }
+                continue;
+            };
+            let time = k.prediction.time_s * times as f64;
+            total.launches += times;
+            total.time_s += time;
+            total.energy_j = total
+                .energy_j
+                .zip(k.prediction.energy_j)
+                .map(|(sum, e)| sum + e * times as f64);
+            match total
+                .kernels
+                .iter_mut()
+                .find(|s| s.kernel == k.display_name)
+            {
+                Some(s) => {
+                    s.launches += times;
+                    s.time_s += time;
+                }
+                None => total.kernels.push(KernelShare {
+                    kernel: k.display_name.clone(),
+                    launches: times,
+                    time_s: time,
+                }),
+            }
+        }
+    }
+    for (key, list) in left_out {
+        if let Some(total) = by_file.get_mut(&key) {
+            total.left_out = list
+                .into_iter()
+                .map(
+                    |LeftOut {
+                         what: (kernel, at, why),
+                         workloads,
+                     }| match workloads.as_slice() {
+                        [one] => format!("`{kernel}` ({one}) at {at}: {why}"),
+                        many => format!("`{kernel}` at {at}, {} workloads: {why}", many.len()),
+                    },
+                )
+                .collect();
+        }
+    }
+    let mut out: Vec<HostTotal> = by_file.into_values().collect();
+    for t in &mut out {
+        t.kernels.sort_by(|a, b| b.time_s.total_cmp(&a.time_s));
+        if t.launches == 0 {
+            // nothing summed: no energy was added either
+            t.energy_j = None;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample;
+
+    fn entry(name: &str, workload: &str, time_s: f64, runs: Vec<HostRun>) -> KernelReport {
+        let mut k = sample::report().kernels.remove(0);
+        k.display_name = name.into();
+        k.workload.name = workload.into();
+        k.prediction.time_s = time_s;
+        k.prediction.energy_j = Some(time_s * 100.0);
+        k.host_runs = runs;
+        k
+    }
+
+    fn run(file: &str, at: &str, times: Option<u64>, left_out: Option<&str>) -> HostRun {
+        HostRun {
+            file: file.into(),
+            at: at.into(),
+            times,
+            left_out: left_out.map(String::from),
+        }
+    }
+
+    /// An FFT's stages, one entry per stage value, each run 10 times, plus a scaling kernel:
+    /// the sums are each entry's figures times its runs, by kernel.
+    #[test]
+    fn a_swept_loop_s_entries_add_up_with_their_runs() {
+        let mut ks: Vec<KernelReport> = (0..20)
+            .map(|s| {
+                entry(
+                    "butterfly",
+                    &format!("stage={s}"),
+                    1e-5,
+                    vec![run("fft.cu", "line 27", Some(10), None)],
+                )
+            })
+            .collect();
+        ks.push(entry(
+            "scale",
+            "n=1024",
+            5e-6,
+            vec![run("fft.cu", "line 28", Some(10), None)],
+        ));
+        let t = totals(&ks);
+        assert_eq!(t.len(), 1);
+        assert_eq!((t[0].file.as_str(), t[0].launches), ("fft.cu", 210));
+        assert!((t[0].time_s - 2.05e-3).abs() < 1e-12, "{}", t[0].time_s);
+        assert!((t[0].energy_j.unwrap() - 0.205).abs() < 1e-9);
+        assert_eq!(t[0].kernels[0].kernel, "butterfly");
+        assert_eq!(t[0].kernels[0].launches, 200);
+        assert_eq!(t[0].shares(1), "butterfly 97.6 %, 1 more");
+        assert!(t[0].left_out.is_empty() && t[0].adds_anything());
+    }
+
+    /// Launches whose runs are unknown or differ are listed, once per launch and reason, and
+    /// a file's entries with no energy leave its energy unknown.
+    #[test]
+    fn uncounted_launches_are_listed_and_missing_energy_is_unknown() {
+        let why = "in a host loop whose trips kerncast cannot count (`while (err > tol)`)";
+        let mut no_energy = entry(
+            "init",
+            "n=8",
+            1e-6,
+            vec![run("main.cu", "line 5", Some(1), None)],
+        );
+        no_energy.prediction.energy_j = None;
+        let ks = vec![
+            no_energy,
+            entry(
+                "jacobi",
+                "n=8,k=0",
+                2e-6,
+                vec![run("main.cu", "line 9", None, Some(why))],
+            ),
+            entry(
+                "jacobi",
+                "n=8,k=1",
+                2e-6,
+                vec![run("main.cu", "line 9", None, Some(why))],
+            ),
+            entry(
+                "other",
+                "n=8",
+                3e-6,
+                vec![run("other.cu", "line 2", Some(4), None)],
+            ),
+        ];
+        let t = totals(&ks);
+        assert_eq!(t.len(), 2);
+        let main = &t[0];
+        assert_eq!((main.launches, main.energy_j), (1, None));
+        assert_eq!(
+            main.left_out,
+            [format!("`jacobi` at line 9, 2 workloads: {why}")]
+        );
+        assert!(main.adds_anything());
+        assert_eq!((t[1].file.as_str(), t[1].launches), ("other.cu", 4));
+        assert!((t[1].time_s - 1.2e-5).abs() < 1e-15);
+        // one launch, run once, adds nothing to its entry
+        let once = totals(&ks[..1]);
+        assert!(!once[0].adds_anything());
+    }
+}
