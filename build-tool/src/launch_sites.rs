@@ -2027,6 +2027,53 @@ int main() {
         );
     }
 
+    /// A bitonic sort's schedule: the inner loop starts from the outer counter, and the launch
+    /// is predicted at each of the nest's 105 pairs of values, once each; a launch inside a nest
+    /// that does not read the counters runs the nest's trips.
+    #[test]
+    fn a_nest_whose_inner_loop_follows_the_outer_counter_is_swept_pair_by_pair() {
+        let src = r#"
+__global__ void bitonic_sort_step(float *dev_values, int j, int k);
+#define THREADS 512
+#define BLOCKS 32
+#define NUM_VALS (THREADS * BLOCKS)
+int main() {
+    dim3 blocks(BLOCKS, 1);
+    dim3 threads(THREADS, 1);
+    int j, k;
+    for (k = 2; k <= NUM_VALS; k <<= 1) {
+        for (j = k >> 1; j > 0; j = j >> 1) {
+            bitonic_sort_step<<<blocks, threads>>>(dev_values, j, k);
+        }
+    }
+    for (int it = 0; it < 3; ++it)
+        for (k = 2; k <= 16; k <<= 1)
+            for (j = k >> 1; j > 0; j = j >> 1)
+                bitonic_sort_step<<<blocks, threads>>>(dev_values, 1, 2);
+}
+"#;
+        let host = HostFile::new(src, None);
+        let params: Vec<String> = ["dev_values", "j", "k"].map(String::from).to_vec();
+        let ws = host.workloads("bitonic_sort_step", &params, &[]);
+        assert_eq!(ws.len(), 105);
+        let names: Vec<String> = ws.iter().map(|w| w.resolve().unwrap().name).collect();
+        assert_eq!(names[..4], ["j=1,k=2", "j=2,k=4", "j=1,k=4", "j=4,k=8"]);
+        assert_eq!(names[104], "j=1,k=16384");
+        assert!(ws[104].origin.as_deref().unwrap().contains(
+            "j = 1 (105 of 105 values of `for (j = k >> 1; j > 0; j = j >> 1)`, line 11), \
+             k = 16384 (14 of 14 values of `for (k = 2; k <= NUM_VALS; k <<= 1)`, line 10)"
+        ));
+        assert_eq!(ws[104].runs_note(1e-3, None), None);
+        // the second nest's launch has the first's values at j = 1, k = 2: 1 + 10 × 3 runs
+        assert_eq!(
+            ws[0].runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 31 times (line 12: once; line 18: 10 × 3 = 30 \
+             times, in `for (j = k >> 1; j > 0; j = j >> 1)` (10 trips over the 4 values of \
+             `k`) inside `for (k = 2; k <= 16; k <<= 1)` inside `for (int it = 0; it < 3; \
+             ++it)`): 31.000 ms in all"
+        );
+    }
+
     #[test]
     fn a_loop_whose_counter_only_offsets_a_pointer_is_one_launch_it_repeats() {
         let src = r#"

@@ -18,14 +18,16 @@
 //! Any other loop gives the reason it cannot be counted.
 //!
 //! A `for` loop of at most [`MAX_SWEPT`] trips also gives its counter's values, one per trip,
-//! so that a launch that reads the counter (a size sweep) is predicted at each.
+//! so that a launch that reads the counter (a size sweep) is predicted at each. A `for` whose
+//! head reads the counter of a loop around it that lists its values is counted at each of them
+//! ([`follow`]): a multi-pass algorithm's schedule, whose trips are the nest's.
 
 use super::branches::{enclosing_brace, keyword, statement_start, value};
 use super::c_text::{matching_close, strip_parens};
 use super::host_defs::HostDefs;
 use super::loop_body;
 use super::range_for;
-use crate::workload::HostLoop;
+use crate::workload::{Follows, HostLoop};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -36,6 +38,11 @@ const MAX_WALKED: u64 = 1 << 20;
 /// ([`HostLoop::values`]): a size sweep has a few, the passes of a multi-pass algorithm one per
 /// power of two of its size (a radix-2 FFT of 2^20 points, 20), a time-stepping loop many more.
 pub const MAX_SWEPT: u64 = 32;
+
+/// The most trips of a loop nest whose inner loop follows the outer counter that are predicted
+/// one by one: such a nest is a multi-pass algorithm's schedule (a bitonic sort of 2^22 keys
+/// runs 253 passes), whose passes are what it costs.
+pub const MAX_SWEPT_NEST: u64 = 256;
 
 #[cfg(test)]
 pub fn enclosing_loops(code: &str, at: usize, defs: &HostDefs) -> Vec<HostLoop> {
@@ -51,34 +58,95 @@ pub fn enclosing_loops_within(
     defs: &HostDefs,
     from: usize,
 ) -> Vec<HostLoop> {
-    let mut out = Vec::new();
+    let mut heads: Vec<Head> = Vec::new();
     let mut pos = at;
     for _ in 0..64 {
         let start = statement_start(code, pos);
         if start < from {
             break;
         }
-        let mut heads = loop_heads(code, start, pos);
-        heads.reverse();
-        out.extend(heads.into_iter().map(|h| {
-            let trips = trips(code, &h, defs);
-            HostLoop {
-                line: line_of(code, h.at),
-                counter: counter(code, &h),
-                values: match trips {
-                    Ok(t) if t <= MAX_SWEPT => counter_values(code, &h, defs),
-                    _ => Vec::new(),
-                },
-                trips,
-                head: h.head,
-            }
-        }));
+        heads.extend(loop_heads(code, start, pos).into_iter().rev());
         let Some(open) = enclosing_brace(code, start) else {
             break;
         };
         pos = open;
     }
+    let mut out: Vec<HostLoop> = heads
+        .iter()
+        .map(|h| {
+            let trips = trips(code, h, defs);
+            HostLoop {
+                line: line_of(code, h.at),
+                counter: counter(code, h),
+                values: match trips {
+                    Ok(t) if t <= MAX_SWEPT => counter_values(code, h, defs),
+                    _ => Vec::new(),
+                },
+                trips,
+                head: h.head.clone(),
+                follows: None,
+            }
+        })
+        .collect();
+    for i in 0..out.len() {
+        if out[i].trips.is_ok() {
+            continue;
+        }
+        let (inner, enclosing) = out.split_at_mut(i + 1);
+        if let Some(f) = follow(code, &heads[i], enclosing, defs) {
+            let l = &mut inner[i];
+            let values: Vec<i64> = f.at.iter().flat_map(|(_, _, v)| v.clone()).collect();
+            let trips: u64 = f.at.iter().map(|(_, t, _)| t).sum();
+            let all_listed = f.at.iter().all(|(_, t, v)| v.len() as u64 == *t);
+            l.values = if all_listed && trips <= MAX_SWEPT_NEST {
+                values
+            } else {
+                Vec::new()
+            };
+            l.trips = Ok(trips);
+            l.follows = Some(f);
+        }
+    }
     out
+}
+
+/// A `for` loop `h` whose head reads the counter of one of the loops around it (`enclosing`,
+/// innermost first) that lists its values, counted at each of them: a multi-pass algorithm's
+/// schedule (a bitonic sort's `for (j = k >> 1; j > 0; j >>= 1)` inside `for (k = 2; k <= n;
+/// k <<= 1)`). `None` where it cannot be counted at every value.
+fn follow(code: &str, h: &Head, enclosing: &[HostLoop], defs: &HostDefs) -> Option<Follows> {
+    if h.kw != "for" {
+        return None;
+    }
+    let outer = enclosing.iter().find(|o| {
+        o.counter
+            .as_ref()
+            .is_some_and(|c| crate::c_lex::has_word(&h.inner, c))
+    })?;
+    let counter = outer.counter.clone()?;
+    if outer.values.is_empty() || outer.follows.is_some() {
+        return None;
+    }
+    let at = outer
+        .values
+        .iter()
+        .map(|&v| {
+            let mut d = defs.clone();
+            d.scalars.insert(counter.clone(), v.to_string());
+            let t = trips(code, h, &d).ok()?;
+            let values = if t <= MAX_SWEPT {
+                counter_values(code, h, &d)
+            } else {
+                Vec::new()
+            };
+            Some((v, t, values))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Follows {
+        line: outer.line,
+        counter,
+        at,
+    })
 }
 
 /// One loop as written.
@@ -515,6 +583,45 @@ mod tests {
         assert_eq!(got[0].trips, Ok(20));
         assert_eq!(got[1].head, "for (int it = 0; it < iters; ++it)");
         assert_eq!(got[1].trips, Ok(100));
+    }
+
+    /// A loop whose head reads the enclosing loop's counter is counted at each of its values,
+    /// its trips and values over the whole nest; where the enclosing loop lists no values, or
+    /// the loop cannot be counted at one of them, it keeps its reason.
+    #[test]
+    fn a_loop_that_reads_an_enclosing_counter_is_counted_at_each_of_its_values() {
+        let d = defs(&[("n", "16")]);
+        let code = "int main() { int j, k; for (k = 2; k <= n; k <<= 1) { \
+                    for (j = k >> 1; j > 0; j = j >> 1) k<<<g, b>>>(j, k); } }";
+        let got = loops(code, &d);
+        let f = got[0].follows.as_ref().expect("follows `k`");
+        assert_eq!((f.line, f.counter.as_str()), (1, "k"));
+        assert_eq!(
+            f.at,
+            [
+                (2, 1, vec![1]),
+                (4, 2, vec![2, 1]),
+                (8, 3, vec![4, 2, 1]),
+                (16, 4, vec![8, 4, 2, 1])
+            ]
+        );
+        assert_eq!(got[0].trips, Ok(10));
+        assert_eq!(got[0].values, [1, 2, 1, 4, 2, 1, 8, 4, 2, 1]);
+        assert_eq!(
+            (got[1].trips.clone(), got[1].follows.is_none()),
+            (Ok(4), true)
+        );
+        // the enclosing loop lists no values (its bound is unknown): the reason stands
+        let unknown = loops(code, &defs(&[]));
+        assert!(unknown[0].follows.is_none());
+        assert_eq!(
+            unknown[0].trips,
+            Err("its start `j = k >> 1` has no value kerncast can read".into())
+        );
+        // an inner loop that cannot be counted at a value (its bound is unknown)
+        let code = "int main() { for (int k = 1; k <= 4; ++k) for (int j = 0; j < k * m; ++j) \
+                    k<<<g, b>>>(j); }";
+        assert!(loops(code, &d)[0].trips.is_err());
     }
 
     /// The step forms C allows, counted as C runs them.

@@ -8,12 +8,15 @@
 //!
 //! Where the counter's values are all known and there are at most
 //! [`host_loops::MAX_SWEPT`] of them (over every swept loop together), the launch is predicted
-//! at each: [`plan`] gives one set of values per workload. A loop with more trips, or values
-//! kerncast cannot read, is not swept, and says why for the error that asks for its counter.
+//! at each: [`plan`] gives one set of values per workload. A loop that follows the counter of
+//! a loop around it (`for (j = k >> 1; j > 0; j >>= 1)` inside a `k` loop) is swept with it,
+//! one workload per pair of values the nest runs, up to [`MAX_SWEPT_NEST`]. A loop with more
+//! trips, or values kerncast cannot read, is not swept, and says why for the error that asks
+//! for its counter.
 
 use super::host_defs::HostDefs;
-use super::host_loops::MAX_SWEPT;
-use crate::workload::{HostLoop, LaunchCount};
+use super::host_loops::{MAX_SWEPT, MAX_SWEPT_NEST};
+use crate::workload::{Follows, HostLoop, LaunchCount};
 use std::collections::BTreeMap;
 
 /// One value of a loop's counter that a launch is predicted at.
@@ -71,15 +74,42 @@ pub(super) fn plan(loops: &[HostLoop]) -> Plan {
             swept.push(l);
         }
     }
-    let combinations: usize = swept.iter().map(|l| l.values.len()).product();
-    if combinations as u64 > MAX_SWEPT {
+    // a swept loop that follows a swept enclosing loop's counter goes with it, value by value
+    let followed = |l: &HostLoop| {
+        swept.iter().any(|f| {
+            f.follows
+                .as_ref()
+                .is_some_and(|fo| fo.line == l.line && Some(&fo.counter) == l.counter.as_ref())
+        })
+    };
+    let units: Vec<Vec<Vec<Swept>>> = swept
+        .iter()
+        .filter(|l| !followed(l))
+        .map(|l| {
+            let outer = l.follows.as_ref().and_then(|f| {
+                let o = swept.iter().find(|o| o.line == f.line)?;
+                Some((f, *o))
+            });
+            match outer {
+                Some((f, o)) => nest_values(l, f, o),
+                None => single_values(l),
+            }
+        })
+        .collect();
+    let combinations: usize = units.iter().map(Vec::len).product();
+    let limit = if swept.iter().any(|l| l.follows.is_some()) {
+        MAX_SWEPT_NEST
+    } else {
+        MAX_SWEPT
+    };
+    if combinations as u64 > limit {
         for l in swept {
             let c = l.counter.clone().unwrap_or_default();
             plan.unswept.insert(
                 c.clone(),
                 format!(
                     "`{c}` is the counter of `{}` (line {}), and the loops around the launch \
-                     give {combinations} combinations of values, more than the {MAX_SWEPT} \
+                     give {combinations} combinations of values, more than the {limit} \
                      kerncast predicts one by one",
                     l.head, l.line
                 ),
@@ -87,28 +117,70 @@ pub(super) fn plan(loops: &[HostLoop]) -> Plan {
         }
         return plan;
     }
-    for l in swept {
-        let c = l.counter.clone().unwrap_or_default();
+    for unit in units {
         plan.variants = plan
             .variants
             .iter()
             .flat_map(|v| {
-                l.values.iter().enumerate().map(|(index, value)| {
+                unit.iter().map(move |values| {
                     let mut v = v.clone();
-                    v.push(Swept {
-                        counter: c.clone(),
-                        value: *value,
-                        index,
-                        of: l.values.len(),
-                        head: l.head.clone(),
-                        line: l.line,
-                    });
+                    v.extend(values.iter().cloned());
                     v
                 })
             })
             .collect();
     }
     plan
+}
+
+/// The values of a loop's counter, one list per trip.
+fn single_values(l: &HostLoop) -> Vec<Vec<Swept>> {
+    let c = l.counter.clone().unwrap_or_default();
+    l.values
+        .iter()
+        .enumerate()
+        .map(|(index, value)| {
+            vec![Swept {
+                counter: c.clone(),
+                value: *value,
+                index,
+                of: l.values.len(),
+                head: l.head.clone(),
+                line: l.line,
+            }]
+        })
+        .collect()
+}
+
+/// The values of the counters of a loop `l` that follows the enclosing loop `o` (`f`), one
+/// list per trip of the nest: `o`'s value with each of `l`'s at it.
+fn nest_values(l: &HostLoop, f: &Follows, o: &HostLoop) -> Vec<Vec<Swept>> {
+    let inner = l.counter.clone().unwrap_or_default();
+    let mut out = Vec::new();
+    for (oi, (ov, _, values)) in f.at.iter().enumerate() {
+        for value in values {
+            let index = out.len();
+            out.push(vec![
+                Swept {
+                    counter: f.counter.clone(),
+                    value: *ov,
+                    index: oi,
+                    of: f.at.len(),
+                    head: o.head.clone(),
+                    line: o.line,
+                },
+                Swept {
+                    counter: inner.clone(),
+                    value: *value,
+                    index,
+                    of: l.values.len(),
+                    head: l.head.clone(),
+                    line: l.line,
+                },
+            ]);
+        }
+    }
+    out
 }
 
 fn why_not_swept(c: &str, l: &HostLoop) -> String {
@@ -166,11 +238,19 @@ pub(super) fn defs_at(defs: &HostDefs, swept: &[Swept]) -> HostDefs {
 }
 
 /// The counts without the swept loops, and without their counters among those the launch reads:
-/// each workload runs once per trip of them, at one value.
+/// each workload runs once per trip of them, at one value. A swept loop that follows an
+/// enclosing loop's counter has that loop's trips in its own.
 pub(super) fn drop_swept(counts: &mut [LaunchCount], swept: &[Swept]) {
+    let is_swept = |l: &HostLoop| swept.iter().any(|s| s.line == l.line && s.head == l.head);
     for c in counts {
+        let followed: Vec<usize> = c
+            .loops
+            .iter()
+            .filter(|l| is_swept(l))
+            .filter_map(|l| l.follows.as_ref().map(|f| f.line))
+            .collect();
         c.loops
-            .retain(|l| !swept.iter().any(|s| s.line == l.line && s.head == l.head));
+            .retain(|l| !is_swept(l) && !followed.contains(&l.line));
         // a swept counter has one value in this workload
         c.reads_counters
             .retain(|r| !swept.iter().any(|s| &s.counter == r));
@@ -188,6 +268,7 @@ mod tests {
             counter: Some(counter.into()),
             values: values.to_vec(),
             trips,
+            follows: None,
         }
     }
 
@@ -226,6 +307,43 @@ mod tests {
         assert!(p.unswept.is_empty());
         // no loop: one variant, nothing swept
         assert_eq!(plan(&[]).variants, vec![Vec::new()]);
+    }
+
+    /// A swept loop that follows a swept enclosing loop's counter gives one variant per trip of
+    /// the nest, the pair of values it runs at; alone, its values over the nest.
+    #[test]
+    fn a_nest_s_counters_are_swept_together() {
+        let outer = lp(3, "k", &[2, 4, 8], Ok(3));
+        let mut inner = lp(4, "j", &[1, 2, 1, 4, 2, 1], Ok(6));
+        inner.follows = Some(Follows {
+            line: 3,
+            counter: "k".into(),
+            at: vec![(2, 1, vec![1]), (4, 2, vec![2, 1]), (8, 3, vec![4, 2, 1])],
+        });
+        let pairs = |p: &Plan| -> Vec<Vec<(String, i64)>> {
+            p.variants
+                .iter()
+                .map(|v| v.iter().map(|s| (s.counter.clone(), s.value)).collect())
+                .collect()
+        };
+        let both = plan(&[inner.clone(), outer.clone()]);
+        let got = pairs(&both);
+        assert_eq!(got.len(), 6);
+        assert_eq!(got[1], [("k".into(), 4), ("j".into(), 2)]);
+        assert_eq!(got[5], [("k".into(), 8), ("j".into(), 1)]);
+        assert_eq!((both.variants[5][1].index, both.variants[5][1].of), (5, 6));
+        assert_eq!(pairs(&plan(&[inner.clone()])).len(), 6);
+        // each variant runs once: the swept loop and the one it follows are dropped
+        let mut counts = [LaunchCount {
+            at: "line 5".into(),
+            loops: vec![inner, outer, lp(2, "it", &[], Ok(10))],
+            file: None,
+            reads_counters: vec!["j".into()],
+        }];
+        drop_swept(&mut counts, &both.variants[0][1..]);
+        let left: Vec<usize> = counts[0].loops.iter().map(|l| l.line).collect();
+        assert_eq!(left, [2]);
+        assert!(counts[0].reads_counters.is_empty());
     }
 
     #[test]

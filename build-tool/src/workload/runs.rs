@@ -19,6 +19,22 @@ pub struct HostLoop {
     /// `launch_sites::host_loops::MAX_SWEPT` trips and they are all known; else empty.
     pub values: Vec<i64>,
     pub trips: Result<u64, String>,
+    /// Where the loop's head reads an enclosing loop's counter (a bitonic sort's `for (j = k >>
+    /// 1; j > 0; j >>= 1)` inside `for (k = 2; k <= n; k <<= 1)`): that loop, and this one at
+    /// each of its values. `trips` and `values` are then over the whole run of the enclosing
+    /// loop, whose trips are in them.
+    pub follows: Option<Follows>,
+}
+
+/// The enclosing loop whose counter a loop's head reads, and the loop at each of its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Follows {
+    /// The enclosing loop's line and counter.
+    pub line: usize,
+    pub counter: String,
+    /// Per value of the enclosing counter, in order: the value, this loop's trips at it, and
+    /// its counter's values (empty where they are not all listed).
+    pub at: Vec<(i64, u64, Vec<i64>)>,
 }
 
 /// One launch in the host code that a workload stands for.
@@ -37,9 +53,20 @@ pub struct LaunchCount {
 }
 
 impl LaunchCount {
+    /// The loops whose trips multiply: all but those a loop inside follows, whose trips that
+    /// loop's count.
+    fn multiplying(&self) -> impl Iterator<Item = &HostLoop> {
+        self.loops.iter().filter(|l| {
+            !self
+                .loops
+                .iter()
+                .any(|o| o.follows.as_ref().is_some_and(|f| f.line == l.line))
+        })
+    }
+
     /// The times the host code runs this launch: the product of its loops' trips.
     fn times(&self) -> Result<u64, (&str, &str)> {
-        self.loops.iter().try_fold(1u64, |n, l| match &l.trips {
+        self.multiplying().try_fold(1u64, |n, l| match &l.trips {
             Ok(t) => Ok(n.saturating_mul(*t)),
             Err(why) => Err((l.head.as_str(), why.as_str())),
         })
@@ -51,11 +78,23 @@ impl LaunchCount {
             return format!("{}: once", self.at);
         }
         let trips: Vec<String> = self
-            .loops
-            .iter()
+            .multiplying()
             .map(|l| l.trips.as_ref().map_or(0, |t| *t).to_string())
             .collect();
-        let heads: Vec<String> = self.loops.iter().map(|l| format!("`{}`", l.head)).collect();
+        let heads: Vec<String> = self
+            .loops
+            .iter()
+            .map(|l| match &l.follows {
+                Some(f) => format!(
+                    "`{}` ({} trips over the {} values of `{}`)",
+                    l.head,
+                    l.trips.as_ref().map_or(0, |t| *t),
+                    f.at.len(),
+                    f.counter
+                ),
+                None => format!("`{}`", l.head),
+            })
+            .collect();
         let times_shown = if times == 1 {
             "once".to_string()
         } else {
@@ -233,6 +272,7 @@ mod tests {
                     counter: None,
                     values: Vec::new(),
                     trips: t.clone(),
+                    follows: None,
                 })
                 .collect(),
             file: None,
@@ -272,6 +312,31 @@ mod tests {
             warm.runs_note(1e-3, None).unwrap(),
             "the host code runs this launch 8 times (line 4: once, in `for (w…)`; line 5: 7 \
              times, in `for (r…)`): 8.000 ms in all"
+        );
+    }
+
+    /// A loop that follows its enclosing loop's counter counts the trips of both.
+    #[test]
+    fn a_loop_that_follows_an_enclosing_counter_counts_for_both() {
+        let mut nest = at(
+            9,
+            &[
+                ("for (j = k >> 1; j > 0; j >>= 1)", Ok(6)),
+                ("for (k = 2; k <= 8; k <<= 1)", Ok(3)),
+                ("for (it…)", Ok(10)),
+            ],
+        );
+        nest.loops[1].line = 8;
+        nest.loops[0].follows = Some(Follows {
+            line: 8,
+            counter: "k".into(),
+            at: vec![(2, 1, vec![1]), (4, 2, vec![2, 1]), (8, 3, vec![4, 2, 1])],
+        });
+        assert_eq!(
+            spec(vec![nest]).runs_note(1e-3, None).unwrap(),
+            "the host code runs this launch 60 times (line 9: 6 × 10 = 60 times, in \
+             `for (j = k >> 1; j > 0; j >>= 1)` (6 trips over the 3 values of `k`) inside \
+             `for (k = 2; k <= 8; k <<= 1)` inside `for (it…)`): 60.000 ms in all"
         );
     }
 
