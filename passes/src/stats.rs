@@ -384,11 +384,13 @@ impl BoundStats {
 
     /// Sum of counts over every feature that matches a predicate.
     pub fn sum_where(&self, pred: impl Fn(&Feature) -> bool) -> f64 {
-        self.features
+        // a float sum of nothing is -0.0, which reports would print as "-0.000"
+        0.0 + self
+            .features
             .iter()
             .filter(|(k, _)| pred(k))
             .map(|(_, v)| v)
-            .sum()
+            .sum::<f64>()
     }
 }
 
@@ -457,6 +459,9 @@ mod tests {
         assert_eq!(s.get(&Feature::Threads), 256.0);
         assert_eq!(s.get(&Feature::Blocks), 0.0);
         assert_eq!(s.sum_where(|f| matches!(f, Feature::Op { .. })), 15.0);
+        // nothing matches: a zero that prints as one
+        let none = s.sum_where(|f| matches!(f, Feature::Blocks));
+        assert_eq!(format!("{none:.3}"), "0.000");
     }
 
     #[test]
