@@ -16,12 +16,20 @@ use std::path::{Path, PathBuf};
 
 pub const BASELINE_SCHEMA_VERSION: u32 = 1;
 
+/// What a host total's gate row names instead of a kernel.
+const HOST_CODE: &str = "host code";
+
 /// The committed predictions a gate compares against.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
     pub schema_version: u32,
     /// Keyed by [`crate::report::KernelReport::key`].
     pub entries: BTreeMap<String, BaselineEntry>,
+    /// What each host file's launches cost together, keyed by
+    /// [`crate::report::HostTotal::key`]: a change that runs a launch more often, or adds one
+    /// to a loop, leaves every entry as it was and shows here.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub host_totals: BTreeMap<String, BaselineEntry>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -77,6 +85,26 @@ impl Baseline {
                             time_s: k.prediction.time_s,
                             energy_j: k.prediction.energy_j,
                             power_w: k.prediction.power_w,
+                        },
+                    )
+                })
+                .collect(),
+            host_totals: r
+                .host_totals
+                .iter()
+                .filter(|t| t.launches > 0)
+                .map(|t| {
+                    (
+                        t.key(),
+                        BaselineEntry {
+                            kernel: HOST_CODE.into(),
+                            source: Some(SourceLoc {
+                                file: t.file.clone(),
+                                line: t.line,
+                            }),
+                            time_s: t.time_s,
+                            energy_j: t.energy_j,
+                            power_w: None,
                         },
                     )
                 })
@@ -214,7 +242,8 @@ impl GateThresholds {
     }
 }
 
-/// Compares `report` with `baseline`.
+/// Compares `report` with `baseline`: each entry, then each host file's total, with the
+/// default thresholds.
 pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Outcome {
     let mut rows = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -222,43 +251,35 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         let key = k.key();
         seen.insert(key.clone());
         let t = th.for_kernel(&k.display_name, &k.kernel);
-        let Some(b) = baseline.entries.get(&key) else {
-            rows.push(Row {
-                key,
-                kernel: k.display_name.clone(),
-                source: k.source.clone(),
-                status: Status::New,
-                deltas: vec![],
-            });
-            continue;
-        };
-        let p = &k.prediction;
-        let mut deltas = vec![delta("time", b.time_s, p.time_s, t.time)];
-        if let (Some(be), Some(ce)) = (b.energy_j, p.energy_j) {
-            deltas.push(delta("energy", be, ce, t.energy));
-        }
-        if let (Some(th), Some(bp), Some(cp)) = (t.power, b.power_w, p.power_w) {
-            deltas.push(delta("power", bp, cp, th));
-        }
-        let status = if deltas.iter().any(|d| d.regressed) {
-            Status::Regressed
-        } else if deltas.iter().any(|d| d.change < -d.threshold) {
-            Status::Improved
-        } else {
-            Status::Ok
-        };
-        rows.push(Row {
-            key,
+        let current = BaselineEntry {
             kernel: k.display_name.clone(),
             source: k.source.clone(),
-            status,
-            deltas,
-        });
+            time_s: k.prediction.time_s,
+            energy_j: k.prediction.energy_j,
+            power_w: k.prediction.power_w,
+        };
+        let base = baseline.entries.get(&key);
+        rows.push(row(key, &current, base, t));
+    }
+    let totals = Baseline::from_report(report).host_totals;
+    for (key, current) in &totals {
+        rows.push(row(
+            key.clone(),
+            current,
+            baseline.host_totals.get(key),
+            &th.default,
+        ));
     }
     let missing: Vec<String> = baseline
         .entries
         .keys()
         .filter(|k| !seen.contains(*k))
+        .chain(
+            baseline
+                .host_totals
+                .keys()
+                .filter(|k| !totals.contains_key(*k)),
+        )
         .cloned()
         .collect();
     let verdict = if !report.errors.is_empty() {
@@ -273,6 +294,40 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         rows,
         missing,
         errors: report.errors.clone(),
+    }
+}
+
+/// The row of one prediction (`current`) against its baseline entry, if it has one.
+fn row(key: String, current: &BaselineEntry, base: Option<&BaselineEntry>, t: &Thresholds) -> Row {
+    let Some(b) = base else {
+        return Row {
+            key,
+            kernel: current.kernel.clone(),
+            source: current.source.clone(),
+            status: Status::New,
+            deltas: vec![],
+        };
+    };
+    let mut deltas = vec![delta("time", b.time_s, current.time_s, t.time)];
+    if let (Some(be), Some(ce)) = (b.energy_j, current.energy_j) {
+        deltas.push(delta("energy", be, ce, t.energy));
+    }
+    if let (Some(th), Some(bp), Some(cp)) = (t.power, b.power_w, current.power_w) {
+        deltas.push(delta("power", bp, cp, th));
+    }
+    let status = if deltas.iter().any(|d| d.regressed) {
+        Status::Regressed
+    } else if deltas.iter().any(|d| d.change < -d.threshold) {
+        Status::Improved
+    } else {
+        Status::Ok
+    };
+    Row {
+        key,
+        kernel: current.kernel.clone(),
+        source: current.source.clone(),
+        status,
+        deltas,
     }
 }
 
@@ -408,6 +463,56 @@ mod tests {
         let mut nan = r.clone();
         nan.kernels[0].prediction.time_s = f64::NAN;
         assert_eq!(compare(&nan, &base, &th).verdict, Verdict::Regression);
+    }
+
+    /// A change that runs a launch more often leaves its entry as it was; the host file's
+    /// total regresses. A baseline written before totals existed has none to compare.
+    #[test]
+    fn a_host_total_that_grows_is_a_regression() {
+        let mut r = crate::report::sample::report();
+        let runs = |times| {
+            vec![crate::report::HostRun {
+                file: "main.cu".into(),
+                line: 12,
+                at: "main.cu:12".into(),
+                times: Some(times),
+                left_out: None,
+            }]
+        };
+        r.kernels[0].host_runs = runs(10);
+        r.host_totals = crate::report::host_totals::totals(&r.kernels);
+        let base = Baseline::from_report(&r);
+        assert_eq!(
+            base.host_totals.keys().collect::<Vec<_>>(),
+            ["host:main.cu@gtx-titan-x"]
+        );
+        let th = GateThresholds::default();
+        assert_eq!(compare(&r, &base, &th).verdict, Verdict::Pass);
+        let mut more = r.clone();
+        more.kernels[0].host_runs = runs(20);
+        more.host_totals = crate::report::host_totals::totals(&more.kernels);
+        let o = compare(&more, &base, &th);
+        assert_eq!(o.verdict, Verdict::Regression);
+        assert_eq!(o.rows[0].status, Status::Ok, "the entry");
+        assert_eq!(o.rows[1].status, Status::Regressed);
+        assert!(render(&o).contains(
+            "REGRESS  host:main.cu@gtx-titan-x (main.cu:12)  time 25.000 µs -> 50.000 µs \
+             (+100.0%, limit +5.0%)"
+        ));
+        // the total gone: listed as missing; an old baseline without totals: new
+        let mut gone = r.clone();
+        gone.kernels[0].host_runs.clear();
+        gone.host_totals.clear();
+        assert_eq!(
+            compare(&gone, &base, &th).missing,
+            ["host:main.cu@gtx-titan-x"]
+        );
+        let mut old = base.clone();
+        old.host_totals.clear();
+        let text = old.to_json();
+        assert!(!text.contains("host_totals"));
+        let old = Baseline::parse(Path::new("b.json"), &text).unwrap();
+        assert_eq!(compare(&more, &old, &th).rows[1].status, Status::New);
     }
 
     #[test]

@@ -349,6 +349,7 @@ impl<'a> HostFile<'a> {
         let count = |at: String, loops: Vec<HostLoop>| LaunchCount {
             at,
             file: self.name.map(String::from),
+            line: site.line,
             reads_counters: loops
                 .iter()
                 .filter_map(|l| l.counter.clone())

@@ -338,6 +338,7 @@ mod tests {
             at: "line 5".into(),
             loops: vec![inner, outer, lp(2, "it", &[], Ok(10))],
             file: None,
+            line: 5,
             reads_counters: vec!["j".into()],
         }];
         drop_swept(&mut counts, &both.variants[0][1..]);

@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 pub struct HostRun {
     /// The host file the launch is written in.
     pub file: String,
+    /// 1-based line of the launch in it.
+    #[serde(default)]
+    pub line: u32,
     /// Where, as the notes name it: `line 27`, `main.cu:27, called at line 40`.
     pub at: String,
     /// Runs; `None` where a loop around the launch has trips kerncast cannot count.
@@ -28,6 +31,9 @@ pub struct HostRun {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HostTotal {
     pub file: String,
+    /// The first of its launches' lines, for the gate's annotations.
+    #[serde(default)]
+    pub line: u32,
     pub device: String,
     /// Runs in the sums.
     pub launches: u64,
@@ -59,6 +65,11 @@ pub fn shown(r: &Report) -> Vec<&HostTotal> {
 }
 
 impl HostTotal {
+    /// Identity in baselines and gates: `host:file@device`.
+    pub fn key(&self) -> String {
+        format!("host:{}@{}", self.file, self.device)
+    }
+
     /// Worth showing beside the entries: it sums more than one run, or leaves some out.
     pub fn adds_anything(&self) -> bool {
         self.launches > 1 || !self.left_out.is_empty()
@@ -126,6 +137,7 @@ pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
             let key = (run.file.clone(), k.device.clone());
             let total = by_file.entry(key.clone()).or_insert_with(|| HostTotal {
                 file: run.file.clone(),
+                line: run.line,
                 device: k.device.clone(),
                 launches: 0,
                 time_s: 0.0,
@@ -133,6 +145,7 @@ pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
                 kernels: Vec::new(),
                 left_out: Vec::new(),
             });
+            total.line = total.line.min(run.line);
             let (Some(times), None) = (run.times, &run.left_out) else {
                 let why = run.left_out.clone().unwrap_or_default();
                 let what = (k.display_name.clone(), run.at.clone(), why);
@@ -215,6 +228,7 @@ mod tests {
     fn run(file: &str, at: &str, times: Option<u64>, left_out: Option<&str>) -> HostRun {
         HostRun {
             file: file.into(),
+            line: 1,
             at: at.into(),
             times,
             left_out: left_out.map(String::from),

@@ -200,6 +200,7 @@ mod tests {
         let mut r = crate::report::sample::report();
         r.kernels[0].host_runs = vec![crate::report::HostRun {
             file: "main.cu".into(),
+            line: 20,
             at: "main.cu:20".into(),
             times: Some(8),
             left_out: None,

@@ -171,6 +171,7 @@ mod tests {
         let mut r = crate::report::sample::report();
         let run = |times, left_out: Option<&str>| crate::report::HostRun {
             file: "k/saxpy.cu".into(),
+            line: 9,
             at: "line 9".into(),
             times,
             left_out: left_out.map(String::from),

@@ -45,6 +45,8 @@ pub struct LaunchCount {
     pub at: String,
     /// The host file the launch is in, as the report shows it; `None` for the kernel's own.
     pub file: Option<String>,
+    /// 1-based line of the launch in it.
+    pub line: usize,
     /// The loops around it, innermost first.
     pub loops: Vec<HostLoop>,
     /// The loop counters the launch reads (`k` of `for (k = 0; k < n; k++) step<<<…>>>(a, k)`):
@@ -240,6 +242,7 @@ impl WorkloadSpec {
                 };
                 HostRun {
                     file: l.file.clone().unwrap_or_else(|| kernel_file.to_string()),
+                    line: l.line as u32,
                     at: l.at.clone(),
                     times: times.ok(),
                     left_out,
@@ -276,6 +279,7 @@ mod tests {
                 })
                 .collect(),
             file: None,
+            line,
             reads_counters: Vec::new(),
         }
     }
