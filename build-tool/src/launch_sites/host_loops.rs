@@ -124,7 +124,7 @@ fn follow(code: &str, h: &Head, enclosing: &[HostLoop], defs: &HostDefs) -> Opti
             .is_some_and(|c| crate::c_lex::has_word(&h.inner, c))
     })?;
     let counter = outer.counter.clone()?;
-    if outer.values.is_empty() || outer.follows.is_some() {
+    if outer.values.is_empty() {
         return None;
     }
     let at = outer

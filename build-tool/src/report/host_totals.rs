@@ -45,6 +45,19 @@ pub struct HostTotal {
     /// Launches not in the sums, and why (`` `step` at line 31: … ``).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
+    /// The device's clock pair at which the sums take the least energy, where every launch in
+    /// them has a DVFS sweep over the same pairs: one setting for the whole program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub least_energy: Option<ClockTotal>,
+}
+
+/// The sums at one clock pair.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClockTotal {
+    pub core_mhz: f64,
+    pub mem_mhz: f64,
+    pub time_s: f64,
+    pub energy_j: f64,
 }
 
 /// One kernel's runs in a host total.
@@ -73,6 +86,25 @@ impl HostTotal {
     /// Worth showing beside the entries: it sums more than one run, or leaves some out.
     pub fn adds_anything(&self) -> bool {
         self.launches > 1 || !self.left_out.is_empty()
+    }
+
+    /// `least energy at core 785 MHz, memory 3505 MHz: 9.800 J (-14.5 %) in 110.000 ms
+    /// (+15.0 %)`, or that the default clocks take the least.
+    pub fn least_energy_shown(&self) -> Option<String> {
+        let (least, energy) = (self.least_energy.as_ref()?, self.energy_j?);
+        if least.energy_j >= energy * (1.0 - 1e-9) {
+            return Some("no clock pair of the device takes less energy than the default".into());
+        }
+        let change = |now: f64, then: f64| (now / then - 1.0) * 100.0;
+        Some(format!(
+            "least energy at core {:.0} MHz, memory {:.0} MHz: {} ({:+.1} %) in {} ({:+.1} %)",
+            least.core_mhz,
+            least.mem_mhz,
+            fmt_energy(least.energy_j),
+            change(least.energy_j, energy),
+            fmt_time(least.time_s),
+            change(least.time_s, self.time_s)
+        ))
     }
 
     /// The summed time, or `–` where no launch is in the sums.
@@ -132,6 +164,8 @@ pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
     // by (host file, device)
     let mut by_file: BTreeMap<(String, String), HostTotal> = BTreeMap::new();
     let mut left_out: BTreeMap<(String, String), Vec<LeftOut>> = BTreeMap::new();
+    // the sums at each clock pair; `None` once a launch in them has no sweep, or another grid
+    let mut grids: BTreeMap<(String, String), Option<Vec<ClockTotal>>> = BTreeMap::new();
     for k in kernels {
         for run in &k.host_runs {
             let key = (run.file.clone(), k.device.clone());
@@ -144,6 +178,7 @@ pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
                 energy_j: Some(0.0),
                 kernels: Vec::new(),
                 left_out: Vec::new(),
+                least_energy: None,
             });
             total.line = total.line.min(run.line);
             let (Some(times), None) = (run.times, &run.left_out) else {
@@ -159,6 +194,36 @@ pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
                 }
                 continue;
             };
+            let grid = grids.entry(key).or_insert_with(|| {
+                Some(
+                    k.dvfs
+                        .iter()
+                        .map(|p| ClockTotal {
+                            core_mhz: p.core_mhz,
+                            mem_mhz: p.mem_mhz,
+                            time_s: 0.0,
+                            energy_j: 0.0,
+                        })
+                        .collect(),
+                )
+            });
+            let same_pairs = |g: &Vec<ClockTotal>| {
+                g.len() == k.dvfs.len()
+                    && g.iter()
+                        .zip(&k.dvfs)
+                        .all(|(c, p)| (c.core_mhz, c.mem_mhz) == (p.core_mhz, p.mem_mhz))
+            };
+            if grid
+                .as_ref()
+                .is_some_and(|g| !g.is_empty() && same_pairs(g))
+            {
+                for (c, p) in grid.iter_mut().flatten().zip(&k.dvfs) {
+                    c.time_s += p.time_s * times as f64;
+                    c.energy_j += p.energy_j * times as f64;
+                }
+            } else {
+                *grid = None;
+            }
             let time = k.prediction.time_s * times as f64;
             total.launches += times;
             total.time_s += time;
@@ -197,6 +262,14 @@ pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
                     },
                 )
                 .collect();
+        }
+    }
+    for (key, grid) in grids {
+        if let Some(total) = by_file.get_mut(&key) {
+            total.least_energy = grid
+                .into_iter()
+                .flatten()
+                .min_by(|a, b| a.energy_j.total_cmp(&b.energy_j));
         }
     }
     let mut out: Vec<HostTotal> = by_file.into_values().collect();
@@ -264,6 +337,35 @@ mod tests {
         assert_eq!(t[0].kernels[0].launches, 200);
         assert_eq!(t[0].shares(1), "butterfly 97.6 %, 1 more");
         assert!(t[0].left_out.is_empty() && t[0].adds_anything());
+    }
+
+    /// The sums at each clock pair of the entries' DVFS sweeps give the program's least-energy
+    /// setting; an entry without a sweep leaves it unknown.
+    #[test]
+    fn the_least_energy_clocks_are_those_of_the_sums() {
+        let mut k = sample::report().kernels.remove(0);
+        k.host_runs = vec![run("main.cu", "line 4", Some(10), None)];
+        let t = totals(std::slice::from_ref(&k));
+        let least = t[0].least_energy.as_ref().unwrap();
+        assert_eq!((least.core_mhz, least.mem_mhz), (600.0, 3505.0));
+        assert!((least.energy_j - 2.4e-3).abs() < 1e-12);
+        assert_eq!(
+            t[0].least_energy_shown().unwrap(),
+            "least energy at core 600 MHz, memory 3505 MHz: 2.400 mJ (-20.0 %) in 30.000 µs \
+             (+20.0 %)"
+        );
+        let mut swept_out = k.clone();
+        swept_out.dvfs.clear();
+        swept_out.workload.name = "n=8192".into();
+        let t = totals(&[k.clone(), swept_out]);
+        assert_eq!((t[0].launches, t[0].least_energy.is_none()), (20, true));
+        // the default clocks are already the least
+        let mut at_default = k;
+        at_default.prediction.energy_j = Some(2.4e-4);
+        assert_eq!(
+            totals(&[at_default])[0].least_energy_shown().unwrap(),
+            "no clock pair of the device takes less energy than the default"
+        );
     }
 
     /// Launches whose runs are unknown or differ are listed, once per launch and reason, and

@@ -221,6 +221,17 @@ fn host_totals(s: &mut String, r: &Report) {
         );
     }
     s.push_str("</table>\n");
+    for t in &totals {
+        if let Some(least) = t.least_energy_shown() {
+            let _ = writeln!(
+                s,
+                "<p><code>{}</code> on {}: {}.</p>",
+                esc(&t.file),
+                esc(&t.device),
+                esc(&least)
+            );
+        }
+    }
     let left_out: Vec<String> = totals
         .iter()
         .flat_map(|t| {

@@ -156,6 +156,11 @@ fn host_totals(s: &mut String, r: &Report) {
             t.shares(4)
         );
     }
+    for t in &totals {
+        if let Some(least) = t.least_energy_shown() {
+            let _ = writeln!(s, "\n`{}` on {}: {least}.", t.file, t.device);
+        }
+    }
     let left_out: Vec<String> = totals
         .iter()
         .flat_map(|t| t.left_out.iter().map(|l| format!("- `{}`: {l}", t.file)))

@@ -93,6 +93,9 @@ pub fn render(r: &Report) -> String {
             t.device,
             t.sums()
         );
+        if let Some(least) = t.least_energy_shown() {
+            let _ = writeln!(s, "  {least}");
+        }
         for l in &t.left_out {
             let _ = writeln!(s, "  not in the total: {l}");
         }
@@ -181,10 +184,12 @@ mod tests {
         let t = super::render(&r);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(
-            lines[4..6],
+            lines[4..7],
             [
                 "host code k/saxpy.cu on gtx-titan-x: 100 launches, 250.000 µs and 30.000 mJ in \
                  all (saxpy 100.0 %)",
+                "  least energy at core 600 MHz, memory 3505 MHz: 24.000 mJ (-20.0 %) in \
+                 300.000 µs (+20.0 %)",
                 "  not in the total: `saxpy` (n=4096) at line 9: why"
             ],
             "{t}"
