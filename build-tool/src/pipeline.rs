@@ -1060,13 +1060,7 @@ fn one(
     }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
-    let mut runs = spec.clone();
-    let assumed: Vec<String> = stats
-        .assumptions
-        .iter()
-        .map(|a| a.hint_key.clone())
-        .collect();
-    runs.drop_counters_unread(&assumed);
+    let runs = spec.as_predicted(&stats.assumptions);
     notes.extend(runs.runs_note(p.time_s, p.energy_j));
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());

@@ -418,14 +418,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let mut p = sweep::predict_full(model.as_ref(), &input, &d, clocks, power.as_ref())
             .map_err(fail)?;
         p.notes.extend(notes);
-        let mut runs = spec.clone();
-        let assumed: Vec<String> = input
-            .stats
-            .assumptions
-            .iter()
-            .map(|a| a.hint_key.clone())
-            .collect();
-        runs.drop_counters_unread(&assumed);
+        let runs = spec.as_predicted(&input.stats.assumptions);
         p.notes.extend(runs.runs_note(p.time_s, p.energy_j));
         if args.json {
             let names = Some((kname.as_str(), shown.as_str(), d.name.as_str()));

@@ -184,10 +184,14 @@ fn nest_values(l: &HostLoop, f: &Follows, o: &HostLoop) -> Vec<Vec<Swept>> {
 }
 
 fn why_not_swept(c: &str, l: &HostLoop) -> String {
+    let limit = match l.follows {
+        Some(_) => MAX_SWEPT_NEST,
+        None => MAX_SWEPT,
+    };
     match &l.trips {
-        Ok(t) if *t > MAX_SWEPT => format!(
+        Ok(t) if *t > limit => format!(
             "`{c}` is the counter of `{}` (line {}), which takes {t} values, more than the \
-             {MAX_SWEPT} kerncast predicts one by one",
+             {limit} kerncast predicts one by one",
             l.head, l.line
         ),
         Ok(_) => format!(

@@ -5,6 +5,7 @@
 
 use super::WorkloadSpec;
 use crate::report::{fmt_energy, fmt_time, HostRun};
+use kerncast_passes::stats::Assumption;
 
 /// One loop around a launch: its head as written (`for (int it = 0; it < iters; ++it)`), and its
 /// trips, or why they cannot be counted.
@@ -181,6 +182,16 @@ impl WorkloadSpec {
             described.join("; "),
             fmt_time(time_s * total as f64)
         ))
+    }
+
+    /// This workload with only the loop counters its prediction reads, given the prediction's
+    /// `assumptions` ([`WorkloadSpec::drop_counters_unread`]): what its runs note and host
+    /// runs are made from.
+    pub fn as_predicted(&self, assumptions: &[Assumption]) -> WorkloadSpec {
+        let mut spec = self.clone();
+        let assumed: Vec<String> = assumptions.iter().map(|a| a.hint_key.clone()).collect();
+        spec.drop_counters_unread(&assumed);
+        spec
     }
 
     /// Drops from each launch's counters those its prediction does not read, so that its runs
