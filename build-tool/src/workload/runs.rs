@@ -56,8 +56,8 @@ pub struct LaunchCount {
 }
 
 impl LaunchCount {
-    /// The loops whose trips multiply: all but those a loop inside follows, whose trips that
-    /// loop's count.
+    /// The loops whose trips multiply: all but those a loop inside follows, whose trips are in
+    /// that loop's.
     fn multiplying(&self) -> impl Iterator<Item = &HostLoop> {
         self.loops.iter().filter(|l| {
             !self
@@ -198,7 +198,7 @@ impl WorkloadSpec {
     /// are all predicted alike: no size or parameter value comes from them, none given on the
     /// command line, and no value assumed (`assumed`, the prediction's hint keys: an emulated
     /// `param.k` of 0). `t` of `step<<<…>>>(u, n, t * dt)`, where the counts need no `t`.
-    pub fn drop_counters_unread(&mut self, assumed: &[String]) {
+    fn drop_counters_unread(&mut self, assumed: &[String]) {
         let read = self.names_read();
         // a name the counter feeds: itself, or a kernel parameter whose argument reads it
         let fed = |name: &str, c: &str| {
