@@ -16,7 +16,9 @@ use kerncast_passes::cfg::Cfg;
 use kerncast_passes::count::{dynamic_shared_assumption, DYNAMIC_SHARED_BYTES};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{AddrBase, Module, Operand, PtxType};
-use kerncast_passes::reuse::{from_touches, Reuse, MAX_SAMPLE_BLOCKS, MIN_SAMPLE_BLOCKS};
+use kerncast_passes::reuse::{
+    from_touches, Reuse, ReuseProfile, MAX_SAMPLE_BLOCKS, MIN_SAMPLE_BLOCKS,
+};
 use kerncast_passes::stats::{Assumption, BoundStats, DType, Feature, Launch, OpKind, Space};
 use kerncast_passes::taint::Taint;
 use std::collections::BTreeMap;
@@ -137,13 +139,21 @@ struct EmuPrepared {
     memo: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Samples>>>,
     /// Every emulation run so far, by what it read (see `run_inner`).
     runs: std::sync::Mutex<BTreeMap<String, Result<BoundStats, (bool, String)>>>,
-    /// Of the runs that stopped at their step budget, the blocks they had finished.
-    within_budget: std::sync::Mutex<BTreeMap<String, u64>>,
+    /// The runs that stopped at their step budget, by what they read.
+    overruns: std::sync::Mutex<BTreeMap<String, Overrun>>,
     /// PTX lines of the global accesses whose address depends on data (`taint`): on zero-filled
     /// buffers their addresses are not the real ones, so no reuse profile is made of them.
     /// Worked out when first needed: the symbolic counter prepares this fallback for every
     /// kernel, and most never use it.
     data_addresses: std::sync::OnceLock<Vec<u32>>,
+}
+
+/// A run that stopped at its step budget: the blocks it had finished, and the reuse profile of
+/// those of them it traced.
+#[derive(Clone)]
+struct Overrun {
+    blocks_done: u64,
+    profile: Option<ReuseProfile>,
 }
 
 /// Exact counts at a few sizes along one ray: (value of the first size root, counts).
@@ -172,7 +182,7 @@ impl Counter for EmulatorCounter {
             sample_steps: self.sample_steps,
             memo: Default::default(),
             runs: Default::default(),
-            within_budget: Default::default(),
+            overruns: Default::default(),
             data_addresses: Default::default(),
         }))
     }
@@ -692,50 +702,51 @@ impl EmuPrepared {
             }
         }
         let wanted = profiled_blocks(w);
-        // Blocks run in dispatch order, so the blocks a run finished within the budget fit it
-        // again: the whole launch's run, if it stopped at the budget, says how many to trace,
-        // and a traced run that stops says it for the second try.
-        let fitting = |trace: Option<u64>| self.blocks_within(w, params, self.sample_steps, trace);
-        let mut first = wanted.min(fitting(None).unwrap_or(wanted));
-        loop {
-            if first == 0 {
-                return Reuse::Unavailable(format!(
-                    "emulating one block takes more than {} warp steps",
-                    self.sample_steps
-                ));
-            }
-            match self.run_inner(w, params, self.sample_steps, Some(first), 1) {
-                Ok(stats) => {
-                    return stats.reuse.unwrap_or_else(|| {
-                        Reuse::Unavailable("the traced run recorded nothing".into())
-                    })
-                }
-                Err((true, _)) => match fitting(Some(first)) {
-                    Some(done) if done < first => first = done,
-                    _ => {
-                        return Reuse::Unavailable(format!(
-                            "emulating the first {first} blocks takes more than {} warp steps",
-                            self.sample_steps
-                        ))
-                    }
-                },
-                Err((false, m)) => {
-                    return Reuse::Unavailable(format!("emulating the first {first} blocks: {m}"))
-                }
+        // A run that stops at its budget has traced the blocks it finished, as a run of those
+        // alone would, since blocks run in dispatch order: the whole launch's run at the sample
+        // budget, or at the larger one where it finished every block wanted.
+        let traced = |budget: u64, trace: Option<u64>, enough: u64| {
+            let key = run_key(w, params, budget, trace, 1);
+            let overrun = self.overruns.lock().ok()?.get(&key).cloned()?;
+            (overrun.blocks_done >= enough)
+                .then_some(overrun.profile)
+                .flatten()
+        };
+        if let Some(p) =
+            traced(self.sample_steps, None, 1).or_else(|| traced(self.max_steps, None, wanted))
+        {
+            return Reuse::Profile(p);
+        }
+        let unavailable = || {
+            Reuse::Unavailable(format!(
+                "emulating one block takes more than {} warp steps",
+                self.sample_steps
+            ))
+        };
+        let first = wanted.min(
+            self.blocks_within(w, params, self.sample_steps)
+                .unwrap_or(wanted),
+        );
+        if first == 0 {
+            return unavailable();
+        }
+        match self.run_inner(w, params, self.sample_steps, Some(first), 1) {
+            Ok(stats) => stats
+                .reuse
+                .unwrap_or_else(|| Reuse::Unavailable("the traced run recorded nothing".into())),
+            Err((true, _)) => traced(self.sample_steps, Some(first), 1)
+                .map(Reuse::Profile)
+                .unwrap_or_else(unavailable),
+            Err((false, m)) => {
+                Reuse::Unavailable(format!("emulating the first {first} blocks: {m}"))
             }
         }
     }
 
-    /// The blocks that a run which stopped at its step budget had finished (from the runs kept).
-    fn blocks_within(
-        &self,
-        w: &Workload,
-        params: &[String],
-        max_steps: u64,
-        trace: Option<u64>,
-    ) -> Option<u64> {
-        let key = run_key(w, params, max_steps, trace, 1);
-        self.within_budget.lock().ok()?.get(&key).copied()
+    /// The blocks that the whole launch's run had finished where it stopped at `max_steps`.
+    fn blocks_within(&self, w: &Workload, params: &[String], max_steps: u64) -> Option<u64> {
+        let key = run_key(w, params, max_steps, None, 1);
+        Some(self.overruns.lock().ok()?.get(&key)?.blocks_done)
     }
 
     /// One emulation of every `every`-th block; with `trace`, of that many leading blocks only,
@@ -944,19 +955,28 @@ impl EmuPrepared {
         };
         let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)
             .map_err(|e| {
-                let over_budget = match e {
-                    emu::EmuError::StepLimit { blocks_done, .. } => {
-                        if let Ok(mut m) = self.within_budget.lock() {
-                            m.insert(key.to_string(), blocks_done);
-                        }
-                        true
-                    }
-                    _ => false,
+                let message = name_overrun(format!("emulator: {e}"), f, params);
+                let emu::EmuError::StepLimit {
+                    blocks_done,
+                    traced,
+                    ..
+                } = e
+                else {
+                    return (false, message);
                 };
-                (
-                    over_budget,
-                    name_overrun(format!("emulator: {e}"), f, params),
-                )
+                let walked = blocks_done.min(opts.trace_blocks);
+                let profile =
+                    (walked > 0).then(|| from_touches(traced, &[1.0], walked, launch.blocks()));
+                if let Ok(mut m) = self.overruns.lock() {
+                    m.insert(
+                        key.to_string(),
+                        Overrun {
+                            blocks_done,
+                            profile,
+                        },
+                    );
+                }
+                (true, message)
             })?;
         // What the data made the loops do: the mean trips per entry of each loop as run here
         // (the symbolic counter keeps those of its data-dependent loops, see `symbolic`).

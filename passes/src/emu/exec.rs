@@ -226,13 +226,17 @@ pub fn run_observed(
                     max_steps: opts.max_steps,
                     trace: (done < opts.trace_blocks).then(Vec::new),
                 };
-                ctx.run_block().map_err(|e| match e {
-                    EmuError::StepLimit { steps, .. } => EmuError::StepLimit {
-                        steps,
-                        blocks_done: done,
-                    },
-                    e => e,
-                })?;
+                if let Err(e) = ctx.run_block() {
+                    // a block's touches are kept when it finishes: these are the finished ones'
+                    return Err(match e {
+                        EmuError::StepLimit { steps, .. } => EmuError::StepLimit {
+                            steps,
+                            blocks_done: done,
+                            traced: std::mem::take(&mut counts.touches),
+                        },
+                        e => e,
+                    });
+                }
                 steps = ctx.steps;
                 done += 1;
                 block_done(done, last);
@@ -484,6 +488,7 @@ impl Ctx<'_> {
             return Err(EmuError::StepLimit {
                 steps: self.max_steps,
                 blocks_done: 0,
+                traced: Vec::new(),
             });
         }
         // Pop finished entries: reconverged, or every lane exited.
@@ -1140,6 +1145,27 @@ mod tests {
         .unwrap();
         assert_eq!((all.blocks_run, all.blocks_traced), (4, 2));
         assert_eq!(all.touches, r.touches);
+        // a traced run that stops at its step budget in the third block keeps the touches of
+        // the two it finished: those a run of the two alone records
+        let stopped = Options {
+            max_steps: 40,
+            trace_blocks: u64::MAX,
+            ..Options::default()
+        };
+        match run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 1024])],
+            &stopped,
+        ) {
+            Err(crate::emu::EmuError::StepLimit {
+                blocks_done,
+                traced,
+                ..
+            }) => assert_eq!((blocks_done, &traced), (2, &r.touches)),
+            other => panic!("{other:?}"),
+        }
         let written = r.buffers[&0].iter().filter(|b| **b == 1).count();
         assert_eq!(written, 128, "two blocks of 64 threads stored");
         let untraced = run_with(

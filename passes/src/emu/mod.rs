@@ -206,9 +206,14 @@ pub enum EmuError {
         expected: u64,
     },
     /// `blocks_done`: the blocks that finished within the limit (blocks run in dispatch
-    /// order, so a run of only those would stay within it).
+    /// order, so a run of only those would stay within it); `traced`: the touches a traced run
+    /// recorded of those of them it traced, as a run of only those would record them.
     #[error("gave up after {steps} warp steps (an infinite loop?)")]
-    StepLimit { steps: u64, blocks_done: u64 },
+    StepLimit {
+        steps: u64,
+        blocks_done: u64,
+        traced: Vec<crate::reuse::Touch>,
+    },
 }
 
 /// Run `kernel` of `module` on `launch` with `args` (one per kernel parameter).
