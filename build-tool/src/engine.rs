@@ -705,12 +705,13 @@ impl EmuPrepared {
         // A run that stops at its budget has traced the blocks it finished, as a run of those
         // alone would, since blocks run in dispatch order: the whole launch's run at the sample
         // budget, or at the larger one where it finished every block wanted.
-        let traced = |budget: u64, trace: Option<u64>, enough: u64| {
+        let overrun = |budget: u64, trace: Option<u64>| {
             let key = run_key(w, params, budget, trace, 1);
-            let overrun = self.overruns.lock().ok()?.get(&key).cloned()?;
-            (overrun.blocks_done >= enough)
-                .then_some(overrun.profile)
-                .flatten()
+            self.overruns.lock().ok()?.get(&key).cloned()
+        };
+        let traced = |budget: u64, trace: Option<u64>, enough: u64| {
+            let o = overrun(budget, trace)?;
+            (o.blocks_done >= enough).then_some(o.profile).flatten()
         };
         if let Some(p) =
             traced(self.sample_steps, None, 1).or_else(|| traced(self.max_steps, None, wanted))
@@ -723,30 +724,21 @@ impl EmuPrepared {
                 self.sample_steps
             ))
         };
-        let first = wanted.min(
-            self.blocks_within(w, params, self.sample_steps)
-                .unwrap_or(wanted),
-        );
-        if first == 0 {
+        // the whole launch's run at the sample budget stopped before its first block ended
+        if overrun(self.sample_steps, None).is_some() {
             return unavailable();
         }
-        match self.run_inner(w, params, self.sample_steps, Some(first), 1) {
+        match self.run_inner(w, params, self.sample_steps, Some(wanted), 1) {
             Ok(stats) => stats
                 .reuse
                 .unwrap_or_else(|| Reuse::Unavailable("the traced run recorded nothing".into())),
-            Err((true, _)) => traced(self.sample_steps, Some(first), 1)
+            Err((true, _)) => traced(self.sample_steps, Some(wanted), 1)
                 .map(Reuse::Profile)
                 .unwrap_or_else(unavailable),
             Err((false, m)) => {
-                Reuse::Unavailable(format!("emulating the first {first} blocks: {m}"))
+                Reuse::Unavailable(format!("emulating the first {wanted} blocks: {m}"))
             }
         }
-    }
-
-    /// The blocks that the whole launch's run had finished where it stopped at `max_steps`.
-    fn blocks_within(&self, w: &Workload, params: &[String], max_steps: u64) -> Option<u64> {
-        let key = run_key(w, params, max_steps, None, 1);
-        Some(self.overruns.lock().ok()?.get(&key)?.blocks_done)
     }
 
     /// One emulation of every `every`-th block; with `trace`, of that many leading blocks only,
