@@ -7,6 +7,10 @@
 //! instructions, by warp-level executions of the instruction's basic block. Launch overhead
 //! belongs to no line. Energy per line follows the time share (constant power over the kernel),
 //! which the report's notes say.
+//!
+//! A breakdown whose parts add up to more than the time is one of resources working at once,
+//! the time their maximum (the roofline's): only the busiest resource's instructions carry it,
+//! since less work elsewhere would not shorten the kernel.
 
 use crate::report::{HotLine, SourceLoc};
 use kerncast_passes::ptx::{Function, Statement};
@@ -65,6 +69,33 @@ fn is_memory_inst(inst: &kerncast_passes::ptx::Inst) -> bool {
     }
 }
 
+/// The parts of `breakdown` that lines carry: all but launch overhead where they add up to the
+/// time `time_s` does not already give launch, else (resources at work at once) the largest,
+/// as that time.
+fn carried(breakdown: &BTreeMap<String, f64>, time_s: f64) -> Vec<(&str, f64)> {
+    let launch: f64 = breakdown
+        .iter()
+        .filter(|(k, _)| k.contains("launch"))
+        .map(|(_, v)| v)
+        .sum();
+    let parts: Vec<(&str, f64)> = breakdown
+        .iter()
+        .filter(|(k, _)| !k.contains("launch"))
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    let budget = (time_s - launch).max(0.0);
+    let sum: f64 = parts.iter().map(|(_, v)| v).sum();
+    if sum <= budget * (1.0 + 1e-9) {
+        return parts;
+    }
+    parts
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(k, _)| (k, budget))
+        .into_iter()
+        .collect()
+}
+
 /// Attribute `breakdown` (seconds per category) to source lines; `file_of` maps a `.file` name
 /// to the path shown in the report. Returns the `top` lines, most time first.
 pub fn attribute(
@@ -94,10 +125,7 @@ pub fn attribute(
         }
     }
     let (mut t_mem, mut t_other) = (0.0, 0.0);
-    for (k, v) in breakdown {
-        if k.contains("launch") {
-            continue;
-        }
+    for (k, v) in carried(breakdown, time_s) {
         if is_memory_category(k) {
             t_mem += v;
         } else {
@@ -216,5 +244,23 @@ $L_loop:
         // Line 6 (add, setp, bra: 30 warp executions) outweighs lines 3 and 8.
         assert_eq!(hot[1].loc.line, 6);
         assert_eq!(hot[1].loc.file, "k.cu");
+
+        // a roofline's resources at work at once, its time their maximum (dram): the load
+        // carries all of it, and no line more than the kernel's time
+        let roof: BTreeMap<String, f64> = [("dram", 6.0), ("l2", 4.0), ("issue", 3.0)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into_iter()
+            .collect();
+        let hot = attribute(f, &s, &roof, None, 6.0, &|n| n.to_string(), 10);
+        assert_eq!(hot.len(), 1, "{hot:?}");
+        assert_eq!((hot[0].loc.line, hot[0].share), (5, 1.0));
+        // issue-bound: the other instructions carry it, in proportion
+        let issue: BTreeMap<String, f64> = [("dram", 2.0), ("issue", 5.0)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into_iter()
+            .collect();
+        let hot = attribute(f, &s, &issue, None, 5.0, &|n| n.to_string(), 10);
+        let shares: f64 = hot.iter().map(|h| h.share).sum();
+        assert!((shares - 1.0).abs() < 1e-9 && hot.iter().all(|h| h.loc.line != 5));
     }
 }
