@@ -89,7 +89,11 @@ impl Report {
             host_totals: Vec::new(),
         };
         name_shapes_apart(&mut r.kernels);
-        r.kernels.sort_by(|a, b| natural_order(&a.key(), &b.key()));
+        // by the names a reader knows (a C++ entry's mangled name begins with its length)
+        r.kernels.sort_by(|a, b| {
+            natural_order(&a.shown_key(), &b.shown_key())
+                .then_with(|| natural_order(&a.key(), &b.key()))
+        });
         r.errors
             .sort_by(|a, b| (&a.file, a.line, &a.kernel).cmp(&(&b.file, b.line, &b.kernel)));
         r.host_totals = host_totals::totals(&r.kernels);
@@ -285,6 +289,16 @@ pub struct ModelResult {
 }
 
 impl KernelReport {
+    /// [`KernelReport::key`] with the source name in place of the PTX entry's: the report's
+    /// order.
+    fn shown_key(&self) -> String {
+        let file = self.source.as_ref().map(|s| s.file.as_str()).unwrap_or("");
+        format!(
+            "{file}::{}::{}@{}",
+            self.display_name, self.workload.name, self.device
+        )
+    }
+
     /// Identity of an entry in baselines and gates: `file::kernel::workload@device`.
     pub fn key(&self) -> String {
         let file = self.source.as_ref().map(|s| s.file.as_str()).unwrap_or("");
@@ -657,6 +671,35 @@ mod tests {
         assert_eq!(lone.kernels[0].workload.name, r.kernels[0].workload.name);
         let plain = super::sample::report();
         assert_eq!(plain.kernels[0].workload.name, "n=4096");
+    }
+
+    /// C++ entries sort by their source names, not by their mangled ones (`_Z5scale…` before
+    /// `_Z9butterfly…`), and each kernel's workloads by their numbers.
+    #[test]
+    fn entries_sort_by_source_name_then_workload() {
+        let entry = |ptx: &str, name: &str, workload: &str| {
+            let mut k = super::sample::report().kernels.remove(0);
+            (k.kernel, k.display_name) = (ptx.into(), name.into());
+            k.workload.name = workload.into();
+            k
+        };
+        let r = super::Report::new(
+            vec![
+                entry("_Z5scaleP6float2if", "scale", "n=1024"),
+                entry("_Z9butterflyP6float2ii", "butterfly", "stage=10"),
+                entry("_Z9butterflyP6float2ii", "butterfly", "stage=2"),
+            ],
+            vec![],
+        );
+        let order: Vec<String> = r
+            .kernels
+            .iter()
+            .map(|k| format!("{} {}", k.display_name, k.workload.name))
+            .collect();
+        assert_eq!(
+            order,
+            ["butterfly stage=2", "butterfly stage=10", "scale n=1024"]
+        );
     }
 
     #[test]
