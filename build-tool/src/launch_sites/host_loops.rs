@@ -110,18 +110,24 @@ pub fn enclosing_loops_within(
     out
 }
 
-/// A `for` loop `h` whose head reads the counter of one of the loops around it (`enclosing`,
-/// innermost first) that lists its values, counted at each of them: a multi-pass algorithm's
-/// schedule (a bitonic sort's `for (j = k >> 1; j > 0; j >>= 1)` inside `for (k = 2; k <= n;
-/// k <<= 1)`). `None` where it cannot be counted at every value.
+/// A loop `h` whose head (or, for a `while` or `do` loop, its counter's start) reads the
+/// counter of one of the loops around it (`enclosing`, innermost first) that lists its values,
+/// counted at each of them: a multi-pass algorithm's schedule (a bitonic sort's `for (j = k >>
+/// 1; j > 0; j >>= 1)` inside `for (k = 2; k <= n; k <<= 1)`). Only a `for` lists its own
+/// values. `None` where it cannot be counted at every value.
 fn follow(code: &str, h: &Head, enclosing: &[HostLoop], defs: &HostDefs) -> Option<Follows> {
-    if h.kw != "for" {
-        return None;
-    }
+    // a `while` or `do` loop's counter starts before it (`int j = k / 2; while (j > 0) …`)
+    let start = match h.kw {
+        "for" => String::new(),
+        _ => {
+            let (var, _) = stepped_counter(code, h).ok()?;
+            loop_body::start_before(code, h.at, &var).ok()?
+        }
+    };
     let outer = enclosing.iter().find(|o| {
-        o.counter
-            .as_ref()
-            .is_some_and(|c| crate::c_lex::has_word(&h.inner, c))
+        o.counter.as_ref().is_some_and(|c| {
+            crate::c_lex::has_word(&h.inner, c) || crate::c_lex::has_word(&start, c)
+        })
     })?;
     let counter = outer.counter.clone()?;
     if outer.values.is_empty() {
@@ -622,6 +628,12 @@ mod tests {
         let code = "int main() { for (int k = 1; k <= 4; ++k) for (int j = 0; j < k * m; ++j) \
                     k<<<g, b>>>(j); }";
         assert!(loops(code, &d)[0].trips.is_err());
+        // a `while` whose counter starts from the outer one: counted, its values not listed
+        let code = "int main() { for (int k = 2; k <= n; k <<= 1) { int j = k / 2; \
+                    while (j > 0) { k<<<g, b>>>(); j /= 2; } } }";
+        let got = loops(code, &d);
+        assert_eq!((got[0].trips.clone(), got[0].values.len()), (Ok(10), 0));
+        assert_eq!(got[0].follows.as_ref().map(|f| f.at.len()), Some(4));
     }
 
     /// The step forms C allows, counted as C runs them.
