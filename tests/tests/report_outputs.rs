@@ -1297,11 +1297,11 @@ int main() {
     assert_eq!(
         launched,
         [
-            ("scale", [4096, 1, 1], [1024, 1, 1]),
             ("persist", [192, 1, 1], [256, 1, 1]),
+            ("scale", [4096, 1, 1], [1024, 1, 1]),
         ]
     );
-    let persist = &r.kernels[1];
+    let persist = &r.kernels[0];
     assert!(
         persist.notes.iter().any(|n| n
             == "`perSM` = 8 on this device: `cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, persist, threads, 0)`'s answer for this kernel's registers and shared memory"),
