@@ -197,8 +197,17 @@ impl Cfg {
     /// Immediate post-dominator of each block: the first block every path from it to the
     /// function's end passes through. `Some(self.blocks.len())` stands for that end itself (the
     /// block's paths first meet at a return); `None` where no path from the block ends (an endless
-    /// loop). A block with no successors counts as a return.
+    /// loop). A block that exits (a guarded `ret` too) or has no successors counts as a return.
     pub fn post_dominators(&self) -> Vec<Option<usize>> {
+        self.post_dominators_ending_at(|b| {
+            self.blocks[b].exits || self.successors(b).next().is_none()
+        })
+    }
+
+    /// [`Cfg::post_dominators`] with the blocks that lead to the function's end chosen by
+    /// `ends`: the emulator's reconvergence takes only blocks with no successors, since lanes
+    /// that leave through a guarded `ret` leave the warp, not the paths the others reconverge on.
+    pub fn post_dominators_ending_at(&self, ends: impl Fn(usize) -> bool) -> Vec<Option<usize>> {
         let n = self.blocks.len();
         let mut reversed: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, self.edges.len() + n);
         for _ in 0..=n {
@@ -207,10 +216,8 @@ impl Cfg {
         for e in &self.edges {
             reversed.add_edge(NodeIndex::new(e.to), NodeIndex::new(e.from), ());
         }
-        for b in &self.blocks {
-            if b.exits || self.successors(b.id).next().is_none() {
-                reversed.add_edge(NodeIndex::new(n), NodeIndex::new(b.id), ());
-            }
+        for b in (0..n).filter(|&b| ends(b)) {
+            reversed.add_edge(NodeIndex::new(n), NodeIndex::new(b), ());
         }
         let dom = petgraph::algo::dominators::simple_fast(&reversed, NodeIndex::new(n));
         (0..n)

@@ -6,8 +6,6 @@
 
 use crate::cfg::Cfg;
 use crate::ptx::Function;
-use petgraph::algo::dominators::simple_fast;
-use petgraph::graph::{DiGraph, NodeIndex};
 
 /// Block structure the interpreter needs.
 pub struct Blocks {
@@ -39,21 +37,8 @@ pub fn of(f: &Function, ninsts: usize) -> Blocks {
         .iter()
         .flat_map(|l| l.latches.iter().map(move |t| (*t, l.header)))
         .collect();
-    // Post-dominators: dominators of the reversed graph rooted at a virtual exit node.
     let n = cfg.blocks.len();
-    let mut rev: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, cfg.edges.len() + n);
-    for _ in 0..=n {
-        rev.add_node(());
-    }
-    for e in &cfg.edges {
-        rev.add_edge(NodeIndex::new(e.to), NodeIndex::new(e.from), ());
-    }
-    for b in 0..n {
-        if !cfg.edges.iter().any(|e| e.from == b) {
-            rev.add_edge(NodeIndex::new(n), NodeIndex::new(b), ());
-        }
-    }
-    let pdom = simple_fast(&rev, NodeIndex::new(n));
+    let pdom = cfg.post_dominators_ending_at(|b| cfg.successors(b).next().is_none());
     let first = |b: usize| -> u32 {
         // An empty block reconverges at the next instruction in text order.
         cfg.blocks
@@ -62,8 +47,8 @@ pub fn of(f: &Function, ninsts: usize) -> Blocks {
     };
     let mut reconv = vec![u32::MAX; ninsts];
     for b in &cfg.blocks {
-        let r = match pdom.immediate_dominator(NodeIndex::new(b.id)) {
-            Some(p) if p.index() < n => first(p.index()),
+        let r = match pdom[b.id] {
+            Some(p) if p < n => first(p),
             _ => u32::MAX,
         };
         for k in 0..b.insts.len() {
