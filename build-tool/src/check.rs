@@ -89,26 +89,7 @@ impl Baseline {
                     )
                 })
                 .collect(),
-            host_totals: r
-                .host_totals
-                .iter()
-                .filter(|t| t.launches > 0)
-                .map(|t| {
-                    (
-                        t.key(),
-                        BaselineEntry {
-                            kernel: HOST_CODE.into(),
-                            source: Some(SourceLoc {
-                                file: t.file.clone(),
-                                line: t.line,
-                            }),
-                            time_s: t.time_s,
-                            energy_j: t.energy_j,
-                            power_w: None,
-                        },
-                    )
-                })
-                .collect(),
+            host_totals: host_total_entries(r),
         }
     }
 
@@ -150,6 +131,29 @@ impl Baseline {
             source,
         })
     }
+}
+
+/// The report's host totals that sum at least one launch, as baseline entries by key.
+fn host_total_entries(r: &Report) -> BTreeMap<String, BaselineEntry> {
+    r.host_totals
+        .iter()
+        .filter(|t| t.launches > 0)
+        .map(|t| {
+            (
+                t.key(),
+                BaselineEntry {
+                    kernel: HOST_CODE.into(),
+                    source: Some(SourceLoc {
+                        file: t.file.clone(),
+                        line: t.line,
+                    }),
+                    time_s: t.time_s,
+                    energy_j: t.energy_j,
+                    power_w: None,
+                },
+            )
+        })
+        .collect()
 }
 
 /// Writes `bytes` to `file` through a temp file and rename, so readers see old or new, never half.
@@ -261,7 +265,7 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         let base = baseline.entries.get(&key);
         rows.push(row(key, &current, base, t));
     }
-    let totals = Baseline::from_report(report).host_totals;
+    let totals = host_total_entries(report);
     for (key, current) in &totals {
         rows.push(row(
             key.clone(),
