@@ -193,23 +193,42 @@ pub fn write_all(r: &Report, dir: &std::path::Path) -> std::io::Result<Vec<std::
         out.push(p);
     }
     for k in &r.kernels {
-        let name: String = format!("{}-{}-{}", k.display_name, k.workload.name, k.device)
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let p = dir.join("kernels").join(format!("{name}.json"));
+        let p = dir
+            .join("kernels")
+            .join(format!("{}.json", entry_file_stem(k)));
         let mut text = serde_json::to_string_pretty(k).unwrap_or_default();
         text.push('\n');
         crate::check::write_atomic(&p, text.as_bytes())?;
         out.push(p);
     }
     Ok(out)
+}
+
+/// The longest file stem an entry's file gets: file systems allow 255 bytes a name.
+const MOST_STEM_BYTES: usize = 160;
+
+/// The stem of an entry's file under `kernels/`: its kernel, workload and device, each
+/// character outside `[A-Za-z0-9_-]` as `_`; a stem longer than [`MOST_STEM_BYTES`] (a workload
+/// of many parameters) is cut, and ends with a hash of the whole, so that it stays unique.
+fn entry_file_stem(k: &KernelReport) -> String {
+    let whole = format!("{}-{}-{}", k.display_name, k.workload.name, k.device);
+    let stem: String = whole
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.len() <= MOST_STEM_BYTES {
+        return stem;
+    }
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::digest(whole.as_bytes());
+    let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}-{hex}", &stem[..MOST_STEM_BYTES - 17])
 }
 
 /// Where a kernel (or a line of it) is in its source.
@@ -647,6 +666,21 @@ mod tests {
                 fail("b", "needs n")
             ]
         );
+    }
+
+    #[test]
+    fn an_entry_s_file_name_is_cut_to_fit_and_stays_unique() {
+        let mut k = super::sample::report().kernels.remove(0);
+        assert_eq!(super::entry_file_stem(&k), "saxpy-n_4096-gtx-titan-x");
+        let many: Vec<String> = (0..40).map(|i| format!("a.sizes[{i}]=4096")).collect();
+        k.workload.name = many.join(",");
+        let long = super::entry_file_stem(&k);
+        assert_eq!(long.len(), super::MOST_STEM_BYTES);
+        k.workload.name.push('1');
+        let other = super::entry_file_stem(&k);
+        assert_eq!(other.len(), super::MOST_STEM_BYTES);
+        assert_ne!(long, other);
+        assert_eq!(long[..140], other[..140]);
     }
 
     #[test]
