@@ -88,6 +88,14 @@ impl EmbeddedProgram {
         p
     }
 
+    /// The program after `lines`, each from no host line.
+    pub fn preceded_by(&self, lines: &[&str]) -> EmbeddedProgram {
+        let mut p = self.clone();
+        p.text = format!("{}\n{}", lines.join("\n"), self.text);
+        p.host_lines.splice(0..0, lines.iter().map(|_| 0));
+        p
+    }
+
     /// The program between the lines `before` and `after` (`extern "C" {` and `}`), each
     /// from no host line.
     pub fn wrapped(&self, before: &str, after: &str) -> EmbeddedProgram {

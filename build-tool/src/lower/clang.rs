@@ -61,6 +61,7 @@ fn finish(
         ptx: normalize_file_paths(&ptx, Some(tmp.path())),
         frontend: Frontend::Clang,
         command: command.replace(&*tmp.path().to_string_lossy(), "$TMP"),
+        notes: Vec::new(),
     })
 }
 

@@ -68,5 +68,6 @@ pub fn lower(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
             opts.arch,
             path.display()
         ),
+        notes: Vec::new(),
     })
 }

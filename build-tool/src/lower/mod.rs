@@ -16,6 +16,7 @@ mod nvcc;
 mod ptxas;
 mod sass;
 mod tools;
+mod torch;
 
 pub use args::LowerArgs;
 pub use build_options::{add_nvrtc_options, add_opencl_build_options};
@@ -122,6 +123,8 @@ pub struct Lowered {
     pub frontend: Frontend,
     /// The command that ran, for reports and error messages (`in-process LLVM …` for llvm).
     pub command: String,
+    /// What the report should say of every kernel of the source because of how it was lowered.
+    pub notes: Vec<String>,
 }
 
 /// Why lowering failed.
@@ -209,6 +212,7 @@ pub fn lower_file(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerErro
                 ptx,
                 frontend,
                 command: format!("read {}", path.display()),
+                notes: Vec::new(),
             })
         }
         (Frontend::Nvcc, SourceKind::Cuda) => nvcc::lower(path, opts),

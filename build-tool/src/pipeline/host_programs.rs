@@ -89,8 +89,15 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     let compile = python
         .then(|| crate::python_host::compile_call(host, program.line, source))
         .flatten();
+    let torch_inline = python && language == Language::Cuda && host.contains("load_inline");
     let program = match compile.as_ref().is_some_and(|c| c.wraps_in_extern_c()) {
         true => &program.wrapped("extern \"C\" {", "}"),
+        // torch.utils.cpp_extension.load_inline writes these lines above `cuda_sources`
+        false if torch_inline => &program.preceded_by(&[
+            "#include <torch/types.h>",
+            "#include <cuda.h>",
+            "#include <cuda_runtime.h>",
+        ]),
         false => program,
     };
     let expressions = match (python, &compile) {
@@ -162,6 +169,10 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     }
     let compiled = match language {
         Language::OpenCl => "compiled as OpenCL C by clang".to_string(),
+        Language::Cuda if torch_inline => format!(
+            "built by PyTorch's `load_inline` with nvcc, here by {}",
+            parsed.lowered.frontend
+        ),
         Language::Cuda => format!(
             "compiled at run time by NVRTC, here by {}",
             parsed.lowered.frontend

@@ -1,0 +1,125 @@
+//! PyTorch extensions without PyTorch: an extension's CUDA source includes `torch/extension.h`
+//! (or ATen, c10 and pybind11 headers), which a machine without a PyTorch install does not have.
+//! Where the source includes them and no include directory holds PyTorch's own, kerncast lowers
+//! it with its declarations of that API (build-tool/prelude/torch/kerncast_torch_api.h): each
+//! header the source names becomes one that includes them. Host code only has to compile; the
+//! device-side types (half floats, tensor accessors) are laid out as ATen's, so the kernels'
+//! PTX is what a PyTorch build gives.
+
+use regex::Regex;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+/// kerncast's declarations of the PyTorch C++ extension API.
+pub const TORCH_API: &str = include_str!("../../prelude/torch/kerncast_torch_api.h");
+const API_NAME: &str = "kerncast_torch_api.h";
+
+/// What a report says of a kernel lowered with them.
+pub const NOTE: &str = "lowered with kerncast's declarations of the PyTorch extension API \
+     (torch/extension.h, ATen, c10, pybind11), as no include directory has PyTorch's own: \
+     device code sees ATen's layouts of half floats and tensor accessors; pass PyTorch's \
+     include directories with -I to lower with its headers";
+
+/// Added to a compile error of a source lowered with them.
+pub const HINT: &str = "note: kerncast lowered this PyTorch extension with its own \
+     declarations of the extension API, which lack what the source uses above; pass PyTorch's \
+     include directories (`python -c 'from torch.utils.cpp_extension import include_paths; \
+     print(include_paths())'`) with -I";
+
+/// `#include <torch/…>`, `<ATen/…>`, `<c10/…>` or `<pybind11/…>`, in either bracket form.
+static TORCH_INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?m)^\s*#\s*include\s*[<"]((?:torch|ATen|c10|pybind11)/[^>"]+)[>"]"#).unwrap()
+});
+
+/// The PyTorch headers `texts` include, each once, in order.
+pub fn torch_includes<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for text in texts {
+        for c in TORCH_INCLUDE.captures_iter(text) {
+            let name = c[1].to_string();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Whether one of `include_dirs` holds PyTorch's own headers.
+fn has_real_torch(include_dirs: &[PathBuf]) -> bool {
+    include_dirs.iter().any(|d| {
+        d.join("torch/extension.h").is_file()
+            || d.join("ATen/ATen.h").is_file()
+            || d.join("torch/types.h").is_file()
+    })
+}
+
+/// Writes the declarations and one header for each of `headers` under `dir`, when `headers`
+/// is not empty and `include_dirs` has no PyTorch: the directory to add last to the include
+/// path, or `None`.
+pub fn write_headers(
+    headers: &[String],
+    include_dirs: &[PathBuf],
+    dir: &Path,
+) -> std::io::Result<Option<PathBuf>> {
+    if headers.is_empty() || has_real_torch(include_dirs) {
+        return Ok(None);
+    }
+    let root = dir.join("torch-api");
+    std::fs::create_dir_all(&root)?;
+    std::fs::write(root.join(API_NAME), TORCH_API)?;
+    for h in headers {
+        // a header name that climbs out of the directory is not PyTorch's
+        if h.split('/').any(|part| part == "..") {
+            continue;
+        }
+        let file = root.join(h);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&file, format!("#pragma once\n#include <{API_NAME}>\n"))?;
+    }
+    Ok(Some(root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_headers_a_source_names_are_written_unless_pytorch_is_on_the_path() {
+        let src = "#include <torch/extension.h>\n  # include \"ATen/cuda/CUDAContext.h\"\n\
+                   #include <cuda.h>\n#include <torch/extension.h>\n// #include <c10/x.h> in a comment\n";
+        assert_eq!(
+            torch_includes([src]),
+            vec!["torch/extension.h", "ATen/cuda/CUDAContext.h"]
+        );
+        assert!(torch_includes(["#include <cuda_runtime.h>\n"]).is_empty());
+
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = write_headers(&torch_includes([src]), &[], tmp.path())
+            .unwrap()
+            .unwrap();
+        let wrapper = std::fs::read_to_string(dir.join("ATen/cuda/CUDAContext.h")).unwrap();
+        assert!(wrapper.contains("#include <kerncast_torch_api.h>"));
+        assert_eq!(
+            std::fs::read_to_string(dir.join(API_NAME)).unwrap(),
+            TORCH_API
+        );
+        // nothing to write for a source without PyTorch headers
+        assert!(write_headers(&[], &[], tmp.path()).unwrap().is_none());
+
+        // PyTorch's own headers on the include path win: kerncast writes none
+        let real = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(real.path().join("torch")).unwrap();
+        std::fs::write(real.path().join("torch/extension.h"), "").unwrap();
+        let other = tempfile::tempdir().unwrap();
+        assert!(write_headers(
+            &torch_includes([src]),
+            &[real.path().to_path_buf()],
+            other.path()
+        )
+        .unwrap()
+        .is_none());
+    }
+}
