@@ -413,6 +413,26 @@ fn signature(lines: &[&str]) -> String {
     s
 }
 
+/// The parameter declarations of a signature: split at its commas outside brackets, template
+/// arguments included (`PackedTensorAccessor32<float, 2, RestrictPtrTraits> a` is one).
+fn split_params(sig: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in sig.char_indices() {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&sig[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&sig[start..]);
+    out
+}
+
 /// The parameter names of a signature, one per parameter so positions hold. A parameter
 /// without a name (`float *`, `const int`, as in an explicit instantiation's declaration) is
 /// named by its position, `p<i>`, as the counter names PTX parameters.
@@ -449,7 +469,8 @@ fn params_of(sig: &str) -> Vec<String> {
     if sig.is_empty() || sig == "void" {
         return Vec::new();
     }
-    sig.split(',')
+    split_params(sig)
+        .into_iter()
         .enumerate()
         .map(|(i, p)| {
             let p = p.split('=').next().unwrap_or("").trim();
@@ -499,7 +520,8 @@ fn param_types(sig: &str) -> Vec<String> {
     if sig.is_empty() || sig == "void" {
         return Vec::new();
     }
-    sig.split(',')
+    split_params(sig)
+        .into_iter()
         .map(|p| {
             let p = p.split('=').next().unwrap_or("");
             let p = p.split('[').next().unwrap_or("").trim_end();
@@ -780,6 +802,18 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         assert_eq!(
             params_of("__global const float * restrict x, __local float *tmp"),
             vec!["x", "tmp"]
+        );
+        // a template argument list's commas are inside one parameter
+        assert_eq!(
+            params_of(
+                "const torch::PackedTensorAccessor32<scalar_t,3,torch::RestrictPtrTraits> gates, \
+                 std::pair<int, int> p, int n"
+            ),
+            vec!["gates", "p", "n"]
+        );
+        assert_eq!(
+            param_types("const Acc<float, 2> a, int n"),
+            vec!["const Acc<float, 2>", "int"]
         );
     }
 

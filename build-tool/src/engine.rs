@@ -675,6 +675,15 @@ impl EmuPrepared {
     /// those blocks at the workload's own size (their addresses as the kernel computes them),
     /// for the L2 hit rate; or why there is none.
     fn reuse(&self, w: &Workload, params: &[String]) -> Reuse {
+        let unset = self
+            .module
+            .kernels()
+            .find(|k| k.name == self.kernel)
+            .map(|f| crate::param_fields::unset_fields(w, f, params))
+            .unwrap_or_default();
+        if !unset.is_empty() {
+            return Reuse::Unavailable(crate::param_fields::unset_fields_reason(&unset));
+        }
         let data = self.addresses_needing_data(w);
         if !data.is_empty() {
             let n = data.len();

@@ -346,10 +346,12 @@ impl<'a> HostFile<'a> {
         let line = self.name.map_or(format!("line {}", site.line), |f| {
             format!("{f}:{}", site.line)
         });
+        let dispatched = dispatch_macro_around(self.code(), site.at);
         let count = |at: String, loops: Vec<HostLoop>| LaunchCount {
             at,
             file: self.name.map(String::from),
             line: site.line,
+            dispatched: dispatched.clone(),
             reads_counters: loops
                 .iter()
                 .filter_map(|l| l.counter.clone())
@@ -1003,8 +1005,25 @@ fn workload_via(
     let mut args: Vec<(String, Expr)> = Vec::new();
     // where each struct field's value comes from (`p.n = n`), for the report to show
     let mut members: BTreeMap<String, String> = BTreeMap::new();
+    // the values kerncast derives rather than reads (a tensor's strides), left out of the label
+    let mut derived: Vec<String> = Vec::new();
     for (i, a) in site.args.iter().enumerate() {
         let Some(p) = params.get(i) else { break };
+        if let Some(fields) = tensor_accessor_fields(a, p, i, fields) {
+            // a field named as the size it reads is given directly
+            for (field, e, source) in fields {
+                if e != Expr::Var(field.clone()) {
+                    if !source.is_empty() {
+                        members.insert(field.clone(), source);
+                    }
+                    if field.contains(".strides[") {
+                        derived.push(field.clone());
+                    }
+                    args.push((field, e));
+                }
+            }
+            continue;
+        }
         if let Some(var) = bare[i].and_then(|x| defs.structs.get(x)) {
             for (field, value) in struct_args::field_values(var, i, fields) {
                 if let Some(e) = parse(&value) {
@@ -1065,6 +1084,13 @@ fn workload_via(
         pending,
         ..
     } = definer;
+    // a kernel parameter the host computes from a name without a value (`n = t.numel()`)
+    // takes its value where the command line gives that name
+    let mut deferred: Vec<(String, Expr)> = pending
+        .iter()
+        .filter(|(name, _, _)| params.contains(name))
+        .map(|(name, e, _)| (name.clone(), e.clone()))
+        .collect();
     for (name, e, source) in sizing_the_launch(pending, &grid, &block, params) {
         order.push((name, e));
         sources.push(source);
@@ -1118,10 +1144,13 @@ fn workload_via(
                     .or_else(|| why_no_value(v))
                     .map(|w| format!("; {w}"))
                     .unwrap_or_default();
-                unset.insert(p, format!("its argument reads `{v}`{why}"));
+                unset.insert(p.clone(), format!("its argument reads `{v}`{why}"));
+                sources.extend(members.remove(&p));
+                deferred.push((p, e));
             }
         }
     }
+
     let mut hints = BTreeMap::new();
     let shared = site.config.get(2).and_then(|t| parse(t));
     let values = WorkloadSpec {
@@ -1147,6 +1176,7 @@ fn workload_via(
         .map(|(n, _)| n.clone())
         .chain(queries.iter().map(|q| q.name.clone()))
         .filter(|n| !params.contains(n) && !fields.iter().any(|f| &f.name == n))
+        .chain(derived)
         .collect();
     WorkloadSpec {
         params: order,
@@ -1179,6 +1209,7 @@ fn workload_via(
             number.map(|v| v.to_string()).or_else(builtin)
         })),
         unset,
+        deferred,
         device_queries: queries,
         ..empty_spec()
     }
@@ -1257,6 +1288,71 @@ fn empty_spec() -> WorkloadSpec {
 /// workload's error quotes it ("undefined name `blocks(n)`").
 fn unresolved(text: &str) -> String {
     c_text::one_line(text)
+}
+
+/// The sizes and strides a PyTorch packed accessor argument (`t.packed_accessor32<float, 2,
+/// torch::RestrictPtrTraits>()`) gives the accessor parameter `p` (position `i`, whose layout
+/// `fields` has: `p.sizes[k]`), as (field, value, where it comes from): its tensor's sizes
+/// (`t.sizes[k]`, which `t.size(k)` reads in host code) and, as for a contiguous tensor, the
+/// products of the sizes after each dimension as its strides.
+fn tensor_accessor_fields(
+    arg: &str,
+    p: &str,
+    i: usize,
+    fields: &[SourceField],
+) -> Option<Vec<(String, Expr, String)>> {
+    static ACCESSOR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^([A-Za-z_]\w*)\s*\.\s*(?:packed_accessor(?:32|64)?|generic_packed_accessor)\s*<",
+        )
+        .unwrap()
+    });
+    let tensor = ACCESSOR.captures(arg.trim())?.get(1)?.as_str();
+    let size_field = |k: usize| format!("{p}.sizes[{k}]");
+    let dims = (0..)
+        .take_while(|&k| {
+            fields
+                .iter()
+                .any(|f| f.param == i && f.name == size_field(k))
+        })
+        .count();
+    if dims == 0 {
+        return None;
+    }
+    let size = |k: usize| Expr::Var(format!("{tensor}.sizes[{k}]"));
+    let mut out: Vec<(String, Expr, String)> = (0..dims)
+        .map(|k| {
+            let from = format!("{} = {tensor}.size({k})", size_field(k));
+            (size_field(k), size(k), from)
+        })
+        .collect();
+    for k in 0..dims {
+        let stride = (k + 1..dims)
+            .map(size)
+            .reduce(|a, b| Expr::Bin(Box::new(a), '*', Box::new(b)))
+            .unwrap_or(Expr::Int(1));
+        // one note for all of them
+        let from = match k {
+            0 => format!(
+                "{p}.strides from {tensor}'s sizes, as for a contiguous tensor (kerncast does \
+                 not read strides)"
+            ),
+            _ => String::new(),
+        };
+        out.push((format!("{p}.strides[{k}]"), stride, from));
+    }
+    Some(out)
+}
+
+/// The PyTorch `AT_DISPATCH_*` macro call whose arguments hold offset `at` of `code`, by name.
+fn dispatch_macro_around(code: &str, at: usize) -> Option<String> {
+    static DISPATCH: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\bAT_DISPATCH_\w+\s*\(").unwrap());
+    DISPATCH
+        .find_iter(&code[..at.min(code.len())])
+        .filter(|m| matching_close(code.as_bytes(), m.end() - 1).is_some_and(|c| c > at))
+        .last()
+        .map(|m| m.as_str().trim_end_matches('(').trim_end().to_string())
 }
 
 #[cfg(test)]
@@ -1529,6 +1625,35 @@ int main() {
         let w = one(src, &["x", "n"]).resolve().unwrap();
         assert_eq!((w.params["n"], w.params["n_host"]), (500000, 1000000));
         assert_eq!(w.grid, [3907, 1, 1]);
+    }
+
+    /// A value the host reads at run time (a tensor's size) keeps the parameters computed from
+    /// it: they take their values where the command line gives it, and stay unset where not.
+    #[test]
+    fn a_parameter_computed_from_a_name_without_a_value_follows_it() {
+        let src = "torch::Tensor f(torch::Tensor t, torch::Tensor u) {\n  const int64_t n = t.numel();\n  \
+                   k<<<(n + 255) / 256, 256>>>(t.data_ptr<float>(), n, u.size(1) * 2);\n}\n";
+        let mut spec = one(src, &["x", "n", "m"]);
+        assert!(
+            spec.unset["n"].contains("reads `t.numel`"),
+            "{:?}",
+            spec.unset
+        );
+        assert!(spec.resolve().unwrap_err().contains("`n`"));
+        spec.set_values(
+            &[
+                ("t.numel".into(), Expr::Int(1000)),
+                ("u.sizes[1]".into(), Expr::Int(8)),
+            ],
+            &["x".into(), "n".into(), "m".into()],
+        );
+        let w = spec.resolve().unwrap();
+        assert_eq!((w.grid[0], w.params["n"], w.params["m"]), (4, 1000, 16));
+        // without the second size, `m` stays unset and the rest resolves
+        let mut spec = one(src, &["x", "n", "m"]);
+        spec.set_values(&[("t.numel".into(), Expr::Int(1000))], &[]);
+        let w = spec.resolve().unwrap();
+        assert!(!w.params.contains_key("m"));
     }
 
     #[test]

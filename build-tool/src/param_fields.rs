@@ -148,6 +148,28 @@ fn plain_type(ty: &str) -> String {
     words.join(" ").replace(" *", "*")
 }
 
+/// A PyTorch packed tensor accessor (`torch::PackedTensorAccessor32<float, 2, …>`,
+/// `PackedTensorAccessor64`, `GenericPackedTensorAccessor<T, N, Traits, index_t>`): its
+/// dimensions and the bytes of its index type, where its dimensions are a number.
+fn tensor_accessor(ty: &str) -> Option<(u64, u64)> {
+    let (name, rest) = ty.split_once('<')?;
+    let args = crate::workload::split_top(rest.strip_suffix('>')?);
+    let dims = args.get(1)?.trim().parse::<u64>().ok()?;
+    let index_bytes = match name.trim().rsplit("::").next()? {
+        "PackedTensorAccessor32" => 4,
+        "PackedTensorAccessor64" => 8,
+        "GenericPackedTensorAccessor" | "PackedTensorAccessor" => {
+            match args.get(3).map(|a| a.trim()) {
+                Some("int32_t" | "int") => 4,
+                Some("int64_t") | None => 8,
+                Some(_) => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some((dims, index_bytes))
+}
+
 /// Appends the fields of a value of type `ty` at `base` named `prefix`; returns its size and
 /// alignment, or `None` where the layout stops (a type it does not know).
 fn lay_out(
@@ -176,6 +198,18 @@ fn lay_out(
             out.push((format!("{prefix}.{lane}"), base + k as u64 * elem));
         }
         return Some((size, align));
+    }
+    if let Some((dims, index_bytes)) = tensor_accessor(&ty) {
+        // ATen's packed accessor: the data pointer, then `sizes_[N]` and `strides_[N]`
+        out.push((format!("{prefix}.data"), base));
+        for k in 0..dims {
+            out.push((format!("{prefix}.sizes[{k}]"), base + 8 + k * index_bytes));
+        }
+        for k in 0..dims {
+            let at = base + 8 + (dims + k) * index_bytes;
+            out.push((format!("{prefix}.strides[{k}]"), at));
+        }
+        return Some(((8 + 2 * dims * index_bytes).div_ceil(8) * 8, 8));
     }
     let members = structs.get(&ty).filter(|_| depth < 8)?;
     let (mut off, mut align) = (0u64, 1u64);
@@ -233,18 +267,22 @@ pub fn source_fields(text: &str, params: &[(String, String)]) -> Vec<SourceField
 /// Gives every parameter of `spec` that names a source field (`d.m`) an alias by offset
 /// (`d+4`), which is what the counters read; the source name stays for the expressions.
 pub fn alias_fields(spec: &mut WorkloadSpec, fields: &[SourceField], names: &[String]) {
-    let mut extra = Vec::new();
-    for (k, _) in &spec.params {
-        if let Some(f) = fields.iter().find(|f| f.name == *k) {
-            if let Some(param) = names.get(f.param) {
-                let key = offset_key(param, f.offset);
-                if !spec.params.iter().any(|(n, _)| *n == key) {
-                    extra.push((key, Expr::Var(k.clone())));
-                }
-            }
-        }
-    }
+    let alias = |k: &String| {
+        let f = fields.iter().find(|f| f.name == *k)?;
+        let key = offset_key(names.get(f.param)?, f.offset);
+        let taken = spec
+            .params
+            .iter()
+            .chain(&spec.deferred)
+            .any(|(n, _)| *n == key);
+        (!taken).then(|| (key, Expr::Var(k.clone())))
+    };
+    let extra: Vec<(String, Expr)> = spec.params.iter().filter_map(|(k, _)| alias(k)).collect();
+    // a deferred field's alias takes its value after it
+    let deferred: Vec<(String, Expr)> =
+        spec.deferred.iter().filter_map(|(k, _)| alias(k)).collect();
     spec.params.extend(extra);
+    spec.deferred.extend(deferred);
 }
 
 /// The field (position, offset) a workload key names: `NAME+OFFSET`, with NAME the source name
@@ -305,6 +343,75 @@ pub fn struct_bytes(
     (bytes, unset)
 }
 
+/// The fields of `f`'s by-value parameters that its body reads and `w` does not set, by key
+/// (`d+4`, with `names` naming the parameters): the emulator runs them as 0, and an address
+/// walk cannot place a pointer or a stride among them.
+pub fn unset_fields(w: &Workload, f: &Function, names: &[String]) -> Vec<String> {
+    let given = field_values(w, f, names);
+    let pointers = global_pointer_fields(f);
+    f.param_fields()
+        .into_iter()
+        // a pointer is a buffer's base, which the address walk places itself
+        .filter(|fd| !pointers.contains(&(fd.param, fd.offset)))
+        .filter(|fd| {
+            let name = names.get(fd.param).unwrap_or(&f.params[fd.param].name);
+            let key = offset_key(name, fd.offset);
+            !given
+                .iter()
+                .any(|(i, o, _)| *i == fd.param && *o == fd.offset)
+                && !w.hints.contains_key(&format!("param.{key}"))
+        })
+        .map(|fd| {
+            let name = names.get(fd.param).unwrap_or(&f.params[fd.param].name);
+            offset_key(name, fd.offset)
+        })
+        .collect()
+}
+
+/// The fields (parameter, offset) of by-value parameters that hold global pointers: loaded
+/// whole (`ld.param.u64 %rd1, [k_param_0]`) and made a global address (`cvta.to.global.u64
+/// %rd2, %rd1`), as an accessor's data pointer is.
+fn global_pointer_fields(f: &Function) -> Vec<(usize, u64)> {
+    use kerncast_passes::ptx::{AddrBase, Operand, StateSpace};
+    let mut loaded: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for i in f.instructions() {
+        match (i.opcode.as_str(), i.operands.as_slice()) {
+            (
+                "ld",
+                [Operand::Reg(d), Operand::Addr {
+                    base: AddrBase::Symbol(s),
+                    offset,
+                }],
+            ) if i.state_space() == Some(StateSpace::Param) => {
+                let field = f
+                    .param_index(s)
+                    .filter(|&k| f.params[k].is_aggregate() && *offset >= 0);
+                if let Some(k) = field {
+                    loaded.insert(d.as_str(), (k, *offset as u64));
+                }
+            }
+            ("cvta", [Operand::Reg(_), Operand::Reg(r)]) => {
+                if let Some(field) = loaded.get(r.as_str()) {
+                    out.push(*field);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Why no reuse profile is made where [`unset_fields`] is not empty.
+pub fn unset_fields_reason(unset: &[String]) -> String {
+    format!(
+        "the kernel reads fields of by-value parameters that the workload does not set ({}), \
+         which may be the pointers or strides its addresses are made of; give them with --param \
+         to profile the addresses",
+        unset.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +440,51 @@ mod tests {
                 ("p.x".to_string(), 1, 24),
             ]
         );
+    }
+
+    #[test]
+    fn a_pytorch_packed_accessor_has_its_sizes_and_strides() {
+        // the layout nvcc gives ATen's accessors: `ld.param.v2.u32 [gates+16]` reads sizes[2]
+        // and strides[0] of a 3-d PackedTensorAccessor32, a 32-byte parameter
+        let got = fields(
+            "",
+            &[
+                (
+                    "const torch::PackedTensorAccessor32<scalar_t,3,torch::RestrictPtrTraits>",
+                    "g",
+                ),
+                (
+                    "at::GenericPackedTensorAccessor<float, 1, at::DefaultPtrTraits, int64_t>",
+                    "h",
+                ),
+                (
+                    "torch::PackedTensorAccessor32<T, N, torch::RestrictPtrTraits>",
+                    "t",
+                ),
+            ],
+        );
+        let names: Vec<(&str, usize, u64)> =
+            got.iter().map(|(n, p, o)| (n.as_str(), *p, *o)).collect();
+        assert_eq!(
+            names,
+            [
+                ("g.data", 0, 0),
+                ("g.sizes[0]", 0, 8),
+                ("g.sizes[1]", 0, 12),
+                ("g.sizes[2]", 0, 16),
+                ("g.strides[0]", 0, 20),
+                ("g.strides[1]", 0, 24),
+                ("g.strides[2]", 0, 28),
+                ("h.data", 1, 0),
+                ("h.sizes[0]", 1, 8),
+                ("h.strides[0]", 1, 16),
+            ]
+        );
+        assert_eq!(
+            tensor_accessor("PackedTensorAccessor32<float, 3>"),
+            Some((3, 4))
+        );
+        assert_eq!(tensor_accessor("std::array<float, 3>"), None);
     }
 
     #[test]

@@ -466,7 +466,7 @@ fn unit(
         kernels,
         registers,
         job: job.clone(),
-        notes: Vec::new(),
+        notes: lowered.notes,
         uninstantiated: if job.kernel.is_none() {
             uninstantiated(job, src_kernels, &entries, instances)
         } else {
@@ -643,8 +643,16 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                 u.job.workloads.clone()
             };
             let kernel_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+            let fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
+            // a by-value parameter's fields, by source name (`d.m`) or offset (`d+4`)
+            let settable: Vec<String> = kernel_params
+                .iter()
+                .cloned()
+                .chain(fields.iter().map(|f| f.name.clone()))
+                .collect();
             for w in &mut specs {
-                params_used.extend(w.set_values(&opts.params, &kernel_params));
+                params_used.extend(w.set_values(&opts.params, &settable));
+                crate::param_fields::alias_fields(w, &fields, &kernel_params);
             }
             let specs = WorkloadSpec::merge_same_launches(specs);
             if specs.is_empty() {

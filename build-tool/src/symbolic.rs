@@ -21,6 +21,7 @@ use crate::workload::{Workload, WorkloadSpec};
 use kerncast_passes::affine;
 use kerncast_passes::count::{self, KernelStats};
 use kerncast_passes::ptx::Module;
+use kerncast_passes::reuse::Reuse;
 use kerncast_passes::stats::{Assumption, BoundStats};
 use std::collections::BTreeMap;
 use std::sync::{mpsc, Arc, Mutex};
@@ -270,6 +271,14 @@ impl SymPrepared {
                     .into())
             }
         };
+        if let Some(f) = kernel_fn {
+            let unset = param_fields::unset_fields(w, f, params);
+            if !unset.is_empty() && stats.reuse.is_some() {
+                stats.reuse = Some(Reuse::Unavailable(param_fields::unset_fields_reason(
+                    &unset,
+                )));
+            }
+        }
         let open: Vec<&str> = stats
             .assumptions
             .iter()

@@ -15,26 +15,78 @@ pub use device::{Ask, DeviceQuery, Occupancy, DEVICE_SM_COUNT};
 pub use expr::{Div, Expr};
 pub use runs::{Follows, HostLoop, LaunchCount};
 
-/// `s` split at its commas outside brackets, each part trimmed (one empty part when `s` is
-/// blank): the terms of a launch, a `dim3(…)` or a generator's arguments.
+/// `s` split at its commas outside brackets and template argument lists, each part trimmed
+/// (one empty part when `s` is blank): the terms of a launch, a `dim3(…)` or a generator's
+/// arguments.
 pub fn split_top(s: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut depth = 0i32;
-    for c in s.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(String::new());
-                continue;
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let (mut depth, mut start, mut k) = (0i32, 0, 0);
+    while k < b.len() {
+        match b[k] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(s[start..k].trim().to_string());
+                start = k + 1;
+            }
+            b'<' => {
+                if let Some(end) = template_args_close(b, k) {
+                    k = end;
+                }
             }
             _ => {}
         }
-        if let Some(last) = out.last_mut() {
-            last.push(c);
+        k += 1;
+    }
+    out.push(s[start..].trim().to_string());
+    out
+}
+
+/// The `>` that closes the template argument list opening at `lt` in `b`, as in
+/// `t.packed_accessor32<float, 2, RestrictPtrTraits>()`: a `<` right after a name whose
+/// brackets balance and whose `>` is followed by `(`, `{` or `::`. A comparison (`i < n, m >
+/// k`) has no such `>` and is `None`.
+pub(crate) fn template_args_close(b: &[u8], lt: usize) -> Option<usize> {
+    let after_name = lt
+        .checked_sub(1)
+        .is_some_and(|p| b[p].is_ascii_alphanumeric() || b[p] == b'_');
+    if !after_name {
+        return None;
+    }
+    let (mut angles, mut parens) = (0i32, 0i32);
+    for k in lt..b.len() {
+        match b[k] {
+            b'<' => angles += 1,
+            b'>' if parens == 0 => {
+                angles -= 1;
+                if angles == 0 {
+                    let next = b[k + 1..].iter().position(|c| !c.is_ascii_whitespace());
+                    let rest = &b[k + 1 + next.unwrap_or(b.len() - k - 1)..];
+                    let call_or_scope = rest.first().is_some_and(|c| matches!(c, b'(' | b'{'))
+                        || rest.starts_with(b"::");
+                    return call_or_scope.then_some(k);
+                }
+            }
+            b'(' | b'[' => parens += 1,
+            b')' | b']' => {
+                parens -= 1;
+                if parens < 0 {
+                    return None;
+                }
+            }
+            b';' | b'{' | b'}' | b'&' | b'|' | b'?' => return None,
+            _ => {}
         }
     }
-    out.into_iter().map(|p| p.trim().to_string()).collect()
+    None
+}
+
+/// Whether `key` names a field of one of `params` by its offset: `d+4`.
+fn is_field_offset_key(key: &str, params: &[String]) -> bool {
+    key.rsplit_once('+').is_some_and(|(p, off)| {
+        params.iter().any(|n| n == p.trim()) && off.trim().parse::<u64>().is_ok()
+    })
 }
 
 /// 1 to 3 launch dimensions; missing ones are 1.
@@ -130,6 +182,9 @@ pub struct WorkloadSpec {
     /// Names the launch reads that the host code gives no single value, and why (`n` is given
     /// values at lines 15 and 22), for the error that asks for them.
     pub unset: BTreeMap<String, String>,
+    /// Kernel parameters whose argument reads a name of `unset` (`n` of `k<<<…>>>(x, t.numel())`):
+    /// each takes its value where the command line gives those names, and stays unset where not.
+    pub deferred: Vec<(String, Expr)>,
     /// Names the host code sets from the CUDA occupancy API, answered for the device and
     /// kernel a prediction is for ([`WorkloadSpec::on_device`]).
     pub device_queries: Vec<DeviceQuery>,
@@ -169,6 +224,7 @@ impl WorkloadSpec {
             launched_as: None,
             helpers: Vec::new(),
             unset: BTreeMap::new(),
+            deferred: Vec::new(),
             device_queries: Vec::new(),
             answered: Vec::new(),
             launches: Vec::new(),
@@ -256,13 +312,30 @@ impl WorkloadSpec {
             .map(|(k, v)| (k.clone(), *v))
             .collect();
         let extra: Vec<String> = env.keys().cloned().collect();
+        // the deferred values the names so far give
+        let settle = |env: &mut BTreeMap<String, i64>| {
+            for (k, e) in &self.deferred {
+                if let (false, Ok(v)) = (env.contains_key(k), e.eval(env, Div::Floor)) {
+                    env.insert(k.clone(), v);
+                }
+            }
+        };
         for (k, e) in &self.params {
             let v = match overrides.get(k) {
                 Some(v) => *v,
-                None => e.eval(&env, Div::Floor)?,
+                None => match e.eval(&env, Div::Floor) {
+                    Ok(v) => v,
+                    // it may read a deferred value (`blocks = (n + 255) / 256`)
+                    Err(_) if !self.deferred.is_empty() => {
+                        settle(&mut env);
+                        e.eval(&env, Div::Floor)?
+                    }
+                    Err(why) => return Err(why),
+                },
             };
             env.insert(k.clone(), v);
         }
+        settle(&mut env);
         let grid = self.grid.eval(&env, self.grid_div)?;
         let block = self.block.eval(&env, Div::Floor)?;
         for k in &extra {
@@ -275,6 +348,7 @@ impl WorkloadSpec {
                 && self
                     .params
                     .iter()
+                    .chain(&self.deferred)
                     .any(|(p, e)| p == k && matches!(e, Expr::Var(v) if env.contains_key(v)))
         };
         let name = self.name.clone().unwrap_or_else(|| {
@@ -308,8 +382,9 @@ impl WorkloadSpec {
     /// or annotation gives a value is replaced where it stands, so the expressions after it
     /// follow it; a name the expressions read without defining it (a size the host reads at
     /// run time) is given first, and so is a parameter of the kernel the launch leaves unset
-    /// (its argument changes between launches). The names it used; a workload read from host
-    /// code says in its origin which values the command line gave.
+    /// (its argument changes between launches), or a field of one passed by value (`d.m`,
+    /// `d+4`). The names it used; a workload read from host code says in its origin which values
+    /// the command line gave.
     pub fn set_values(
         &mut self,
         given: &[(String, Expr)],
@@ -322,7 +397,7 @@ impl WorkloadSpec {
         for (k, e) in given {
             if let Some(slot) = self.params.iter_mut().find(|(n, _)| n == k) {
                 slot.1 = e.clone();
-            } else if read.contains(k) {
+            } else if read.contains(k) || is_field_offset_key(k, kernel_params) {
                 new.push((k.clone(), e.clone()));
             } else {
                 continue;
@@ -359,7 +434,7 @@ impl WorkloadSpec {
         for e in self.grid.0.iter().chain(&self.block.0) {
             e.vars(&mut read);
         }
-        for (_, e) in &self.params {
+        for (_, e) in self.params.iter().chain(&self.deferred) {
             e.vars(&mut read);
         }
         read

@@ -43,6 +43,14 @@ pub(super) fn dim3_parts(term: &str) -> Option<Vec<String>> {
 /// `prop.multiProcessorCount` of a `cudaDeviceProp`: the SM count of the device.
 static SM_COUNT_MEMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Za-z_]\w*\s*(?:\.|->)\s*multiProcessorCount\b").unwrap());
+/// A PyTorch tensor's shape read in C++: `x.size(1)` and `x.sizes()[1]` (named `x.sizes[1]`),
+/// `x.stride(0)` (`x.strides[0]`), `x.numel()` (`x.numel`).
+static TENSOR_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b([A-Za-z_]\w*)\s*\.\s*(?:(size|stride)\s*\(\s*(\d+)\s*\)|sizes\s*\(\s*\)\s*\[\s*(\d+)\s*\]|numel\s*\(\s*\))",
+    )
+    .unwrap()
+});
 static SUFFIX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d+)[uUlL]+\b").unwrap());
 static BOOL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(true|false)\b").unwrap());
 static SIZEOF: LazyLock<Regex> = LazyLock::new(|| {
@@ -50,7 +58,8 @@ static SIZEOF: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A C integer expression in the workload language: calls of the size helpers `fns` expanded,
-/// a `cudaDeviceProp`'s `multiProcessorCount` read as the device's SM count, suffixes dropped,
+/// a `cudaDeviceProp`'s `multiProcessorCount` read as the device's SM count, a container's
+/// `size()` and a tensor's shape as names ([`TENSOR_SHAPE`]), suffixes dropped,
 /// `true` and `false` as 1 and 0, `sizeof` of a built-in type replaced by its size (other
 /// `sizeof`s are left, and fail to parse).
 pub(super) fn c_expr(text: &str, fns: &BTreeMap<String, size_fns::SizeFn>) -> String {
@@ -58,6 +67,13 @@ pub(super) fn c_expr(text: &str, fns: &BTreeMap<String, size_fns::SizeFn>) -> St
     let t = SM_COUNT_MEMBER.replace_all(&t, crate::workload::DEVICE_SM_COUNT);
     let t = super::containers::SIZE_CALL.replace_all(&t, |c: &regex::Captures| {
         format!("{}.size", c.get(1).or(c.get(2)).map_or("", |m| m.as_str()))
+    });
+    let t = TENSOR_SHAPE.replace_all(&t, |c: &regex::Captures| match (c.get(2), c.get(3)) {
+        (Some(what), Some(k)) => format!("{}.{}s[{}]", &c[1], what.as_str(), k.as_str()),
+        _ => match c.get(4) {
+            Some(k) => format!("{}.sizes[{}]", &c[1], k.as_str()),
+            None => format!("{}.numel", &c[1]),
+        },
     });
     let t = SUFFIX.replace_all(&t, "$1");
     let t = BOOL.replace_all(
@@ -174,16 +190,23 @@ pub(crate) fn call_args(code: &str, open: usize) -> Option<(usize, Vec<std::ops:
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = open + 1;
-    for (k, c) in b[..close].iter().enumerate().skip(open + 1) {
-        match c {
+    let mut k = open + 1;
+    while k < close {
+        match b[k] {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             b',' if depth == 0 => {
                 out.push(trimmed(code, start..k));
                 start = k + 1;
             }
+            b'<' => {
+                if let Some(end) = crate::workload::template_args_close(&b[..close], k) {
+                    k = end;
+                }
+            }
             _ => {}
         }
+        k += 1;
     }
     out.push(trimmed(code, start..close));
     if out.len() == 1 && out[0].is_empty() {
@@ -260,4 +283,38 @@ pub(crate) fn cached_regex(pattern: &str) -> Result<std::sync::Arc<Regex>, regex
     }
     c.insert(pattern.to_string(), re.clone());
     Ok(re)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_argument_list_is_inside_one_argument() {
+        let call = "k<<<g, b>>>(a.packed_accessor32<float, 2, RestrictPtrTraits>(), \
+                    std::min<int>(n, m), Acc<float, 2>{p, 1}, n)";
+        let open = call.find(">>>(").unwrap() + 3;
+        let (_, args) = arg_texts(call, open).unwrap();
+        assert_eq!(
+            args,
+            vec![
+                "a.packed_accessor32<float, 2, RestrictPtrTraits>()",
+                "std::min<int>(n, m)",
+                "Acc<float, 2>{p, 1}",
+                "n"
+            ]
+        );
+        // a tensor's shape, read in C++, as names
+        assert_eq!(
+            c_expr(
+                "(x.size(1) + 255) / x.sizes()[0] * t.numel() + v.stride(0)",
+                &Default::default()
+            ),
+            "(x.sizes[1] + 255) / x.sizes[0] * t.numel + v.strides[0]"
+        );
+        // comparisons are not template arguments
+        let call = "f(i < n, m > k, a<b, (c > d))";
+        let (_, args) = arg_texts(call, 1).unwrap();
+        assert_eq!(args, vec!["i < n", "m > k", "a<b", "(c > d)"]);
+    }
 }

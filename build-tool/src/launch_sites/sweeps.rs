@@ -344,6 +344,7 @@ mod tests {
             file: None,
             line: 5,
             reads_counters: vec!["j".into()],
+            dispatched: None,
         }];
         drop_swept(&mut counts, &both.variants[0][1..]);
         let left: Vec<usize> = counts[0].loops.iter().map(|l| l.line).collect();

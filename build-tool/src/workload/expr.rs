@@ -475,6 +475,18 @@ fn lex(s: &str) -> Result<Vec<String>, String> {
                     break;
                 }
             }
+            // an element of a member array (`q.s[0]`, `x.sizes[1]`) is named as a field is
+            let member = cs[st..i].contains(&'.');
+            while member && cs.get(i) == Some(&'[') {
+                let digits = cs[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                if digits == 0 || cs.get(i + 1 + digits) != Some(&']') {
+                    break;
+                }
+                i += digits + 2;
+            }
             out.push(cs[st..i].iter().collect());
         } else if "+-*/%()<>!?:,".contains(c) {
             out.push(c.to_string());
@@ -686,6 +698,18 @@ mod tests {
         assert_eq!(eval("-3 % 5", &[]), Ok(2));
         assert_eq!(eval("1 << 4 + 1", &[]), Ok(32));
         assert_eq!(eval("n >> 2 + 1", &[("n", 64)]), Ok(8));
+    }
+
+    #[test]
+    fn a_member_array_element_is_one_name() {
+        let e = Expr::parse("(x.sizes[1] + 255) / 256 * q.s[0]").unwrap();
+        let mut names = Vec::new();
+        e.vars(&mut names);
+        assert_eq!(names, ["x.sizes[1]", "q.s[0]"]);
+        assert_eq!(eval("x.sizes[1] / 2", &[("x.sizes[1]", 8)]), Ok(4));
+        // a plain array's element is not a name kerncast knows
+        assert!(Expr::parse("h[0] / 2").is_err());
+        assert!(Expr::parse("x.s[i]").is_err());
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub struct LaunchCount {
     /// The loop counters the launch reads (`k` of `for (k = 0; k < n; k++) step<<<…>>>(a, k)`):
     /// its launches differ, so one launch's figures times the trips are not what they cost.
     pub reads_counters: Vec<String>,
+    /// The PyTorch dispatch macro the launch is written in (`AT_DISPATCH_FLOATING_TYPES`): each
+    /// call runs the instance of one scalar type of its set, chosen by a tensor's dtype.
+    pub dispatched: Option<String>,
 }
 
 impl LaunchCount {
@@ -244,6 +247,11 @@ impl WorkloadSpec {
                     Err((head, why)) => Some(format!(
                         "in a host loop whose trips kerncast cannot count (`{head}`: {why})"
                     )),
+                    Ok(_) if l.dispatched.is_some() => Some(format!(
+                        "in `{}`, which runs the instance of one scalar type per call, chosen by \
+                         a tensor's dtype at run time, so its instances are not added up",
+                        l.dispatched.as_deref().unwrap_or_default()
+                    )),
                     Ok(_) if !counters.is_empty() => Some(format!(
                         "each run reads {}, which changes from one to the next, and only the \
                          values given here are predicted",
@@ -292,6 +300,7 @@ mod tests {
             file: None,
             line,
             reads_counters: Vec::new(),
+            dispatched: None,
         }
     }
 
@@ -437,11 +446,14 @@ mod tests {
         reads_k.reads_counters = vec!["k".into(), "k".into()];
         let mut elsewhere = at(12, &[("for (r…)", Ok(3)), ("for (it…)", Ok(5))]);
         elsewhere.file = Some("main.cu".into());
+        let mut dispatched = at(20, &[("for (int i = 0; i < 4; i++)", Ok(4))]);
+        dispatched.dispatched = Some("AT_DISPATCH_FLOATING_TYPES".into());
         let runs = spec(vec![
             at(3, &[]),
             elsewhere,
             at(9, &[("while (err > tol)", Err("a `while` loop".into()))]),
             reads_k,
+            dispatched,
         ])
         .host_runs("k.cu");
         let got: Vec<(&str, Option<u64>, Option<&str>)> = runs
@@ -467,6 +479,15 @@ mod tests {
                     Some(
                         "each run reads `k`, which changes from one to the next, and only the \
                          values given here are predicted"
+                    )
+                ),
+                (
+                    "k.cu",
+                    Some(4),
+                    Some(
+                        "in `AT_DISPATCH_FLOATING_TYPES`, which runs the instance of one scalar \
+                         type per call, chosen by a tensor's dtype at run time, so its instances \
+                         are not added up"
                     )
                 ),
             ]

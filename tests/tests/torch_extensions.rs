@@ -1,0 +1,212 @@
+//! PyTorch C++/CUDA extensions, analysed without PyTorch: a `.cu` that includes
+//! `torch/extension.h` and a Python file that builds its CUDA with `load_inline` are lowered
+//! with kerncast's declarations of the extension API, their `AT_DISPATCH_*` instances are
+//! predicted one by one and not added up, and a packed accessor's sizes are set by name.
+
+use kerncast::cli::analyze::{analyze, Inputs};
+use kerncast::lower::LowerArgs;
+use kerncast::report::Report;
+use std::path::PathBuf;
+
+const EXTENSION: &str = r#"#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+
+template <typename scalar_t>
+__global__ void add_kernel(const scalar_t* __restrict__ a, const scalar_t* __restrict__ b,
+                           scalar_t* __restrict__ out, int64_t n) {
+  const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i];
+}
+
+template <typename scalar_t>
+__global__ void row_scale(torch::PackedTensorAccessor32<scalar_t, 2, torch::RestrictPtrTraits> x,
+                          float s) {
+  const int r = blockIdx.y;
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < x.size(1)) x[r][c] = x[r][c] * s;
+}
+
+torch::Tensor add_cuda(torch::Tensor a, torch::Tensor b) {
+  TORCH_CHECK(a.is_cuda(), "a must be a CUDA tensor");
+  const at::cuda::OptionalCUDAGuard guard(device_of(a));
+  auto out = torch::empty_like(a);
+  const int64_t n = a.numel();
+  const int threads = 256;
+  const int blocks = (n + threads - 1) / threads;
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES_AND_HALF(a.scalar_type(), "add_cuda", ([&] {
+    add_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        a.data_ptr<scalar_t>(), b.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), n);
+  }));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}
+
+void scale_rows(torch::Tensor x, double s) {
+  const int rows = x.size(0);
+  const int cols = x.size(1);
+  const dim3 blocks((cols + 255) / 256, rows);
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "scale_rows", [&] {
+    row_scale<scalar_t><<<blocks, 256>>>(
+        x.packed_accessor32<scalar_t, 2, torch::RestrictPtrTraits>(), static_cast<float>(s));
+  });
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("add", &add_cuda, "add (CUDA)", py::arg("a"), py::arg("b"));
+  m.def("scale_rows", &scale_rows, "scale each row");
+}
+"#;
+
+const LOAD_INLINE: &str = r#"import torch
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r'''
+__global__ void relu_kernel(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+
+torch::Tensor relu(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int n = x.numel();
+    relu_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+'''
+
+module = load_inline(name="relu_ext", cpp_sources="torch::Tensor relu(torch::Tensor x);",
+                     cuda_sources=cuda_source, functions=["relu"])
+"#;
+
+fn analyze_with(files: Vec<PathBuf>, params: &[&str]) -> Report {
+    let inputs = Inputs {
+        files,
+        config: None,
+        devices: vec!["rtx-2080-ti".into()],
+        model: None,
+        jobs: 1,
+        no_cache: true,
+        lower: LowerArgs::default(),
+        params: params.iter().map(|p| p.to_string()).collect(),
+    };
+    analyze(&inputs, None).expect("analyze")
+}
+
+#[test]
+fn an_extension_lowers_without_pytorch_and_its_dispatch_instances_stay_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ext.cu");
+    std::fs::write(&file, EXTENSION).unwrap();
+    // sizes as the host code reads them: `a.numel()`, `x.size(0)` and `x.size(1)`
+    let r = analyze_with(
+        vec![file],
+        &["a.numel=1048576", "x.sizes[0]=64", "x.sizes[1]=4096"],
+    );
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let mut names: Vec<&str> = r.kernels.iter().map(|k| k.display_name.as_str()).collect();
+    names.sort();
+    // one entry per scalar type of each dispatch set, c10::Half among them
+    assert_eq!(
+        names,
+        [
+            "add_kernel<c10::Half>",
+            "add_kernel<double>",
+            "add_kernel<float>",
+            "row_scale<double>",
+            "row_scale<float>"
+        ]
+    );
+    for k in &r.kernels {
+        assert!(
+            k.notes.iter().any(|n| n
+                .starts_with("lowered with kerncast's declarations of the PyTorch extension API")),
+            "{:#?}",
+            k.notes
+        );
+    }
+    let time = |name: &str| {
+        r.kernels
+            .iter()
+            .find(|k| k.display_name == name)
+            .map(|k| k.prediction.time_s)
+            .unwrap()
+    };
+    // a streaming add moves twice the bytes in double as in float
+    let ratio = time("add_kernel<double>") / time("add_kernel<float>");
+    assert!((1.8..2.2).contains(&ratio), "{ratio}");
+    // the tensor's sizes give the host's grid and the accessor's fields: 64 rows of 4096
+    // columns in blocks of 256; the strides are a contiguous tensor's, which the note says
+    let rows = r
+        .kernels
+        .iter()
+        .find(|k| k.display_name == "row_scale<float>")
+        .unwrap();
+    assert_eq!(rows.workload.grid, [16, 64, 1]);
+    let field = |key: &str| rows.workload.params[key];
+    assert_eq!((field("x+8"), field("x+12")), (64, 4096));
+    assert_eq!((field("x+16"), field("x+20")), (4096, 1));
+    assert_eq!(rows.workload.name, "x.sizes[0]=64,x.sizes[1]=4096");
+    let notes = rows.notes.join("\n");
+    assert!(
+        notes.contains("x.strides from x's sizes, as for a contiguous tensor"),
+        "{notes}"
+    );
+    // with every field set, the addresses are walked: 64 rows read and written once
+    assert!(
+        notes.contains("l2_hit_rate 0.000 from the addresses of the first 1024 of 1024 blocks"),
+        "{notes}"
+    );
+    // each call runs one instance, chosen by the tensor's dtype: none is added up
+    let total = &r.host_totals[0];
+    assert_eq!(total.launches, 0, "{total:#?}");
+    assert_eq!(total.left_out.len(), 5, "{total:#?}");
+    assert!(total.left_out.iter().all(|l| l.contains("AT_DISPATCH_")));
+}
+
+#[test]
+fn load_inline_cuda_sources_get_the_includes_pytorch_gives_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("relu.py");
+    std::fs::write(&file, LOAD_INLINE).unwrap();
+    let r = analyze_with(vec![file], &["x.numel=1000000"]);
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 1);
+    let k = &r.kernels[0];
+    assert_eq!(k.display_name, "relu_kernel");
+    assert_eq!(k.workload.grid, [3907, 1, 1]);
+    assert!(
+        k.notes
+            .iter()
+            .any(|n| n.contains("built by PyTorch's `load_inline` with nvcc")),
+        "{:#?}",
+        k.notes
+    );
+    // the kernel's lines are the Python file's
+    assert!(k.hot_lines.iter().all(|h| h.loc.file.ends_with("relu.py")));
+}
+
+#[test]
+fn an_api_the_declarations_lack_is_a_compile_error_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("native.cu");
+    std::fs::write(
+        &file,
+        "#include <ATen/native/cuda/Loops.cuh>\n\
+         __global__ void k(float *x) { x[threadIdx.x] = 0.f; }\n\
+         void run(at::TensorIteratorBase& iter) { at::native::gpu_kernel(iter, 0); }\n",
+    )
+    .unwrap();
+    let r = analyze_with(vec![file], &[]);
+    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
+    let e = &r.errors[0];
+    assert_eq!(e.stage, "lower");
+    assert_eq!(e.line, Some(3), "{e:#?}");
+    assert!(
+        e.message
+            .contains("kerncast lowered this PyTorch extension with its own declarations"),
+        "{}",
+        e.message
+    );
+}
