@@ -9,14 +9,16 @@ use kerncast::report::Report;
 use std::path::PathBuf;
 
 const EXTENSION: &str = r#"#include <torch/extension.h>
+#include <ATen/AccumulateType.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 
 template <typename scalar_t>
 __global__ void add_kernel(const scalar_t* __restrict__ a, const scalar_t* __restrict__ b,
                            scalar_t* __restrict__ out, int64_t n) {
+  using acc_t = at::acc_type<scalar_t, true>;
   const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i < n) out[i] = a[i] + b[i];
+  if (i < n) out[i] = static_cast<scalar_t>(static_cast<acc_t>(a[i]) + static_cast<acc_t>(b[i]));
 }
 
 template <typename scalar_t>

@@ -137,6 +137,27 @@ KERNCAST_SCALAR(BFloat16, ::c10::BFloat16)
 #undef KERNCAST_SCALAR
 }  // namespace impl
 
+}  // namespace c10
+
+namespace at {
+// The types ATen accumulates and computes in (ATen/AccumulateType.h, ATen/OpMathType.h).
+template <typename T, bool is_cuda> struct AccumulateType { using type = T; };
+template <bool c> struct AccumulateType<::c10::Half, c> { using type = float; };
+template <bool c> struct AccumulateType<::c10::BFloat16, c> { using type = float; };
+template <bool c> struct AccumulateType<float, c> { using type = float; };
+template <> struct AccumulateType<float, false> { using type = double; };
+template <bool c> struct AccumulateType<int8_t, c> { using type = int64_t; };
+template <bool c> struct AccumulateType<uint8_t, c> { using type = int64_t; };
+template <bool c> struct AccumulateType<int16_t, c> { using type = int64_t; };
+template <bool c> struct AccumulateType<int, c> { using type = int64_t; };
+template <typename T, bool is_cuda> using acc_type = typename AccumulateType<T, is_cuda>::type;
+template <typename T> struct OpMathType { using type = T; };
+template <> struct OpMathType<::c10::Half> { using type = float; };
+template <> struct OpMathType<::c10::BFloat16> { using type = float; };
+template <typename T> using opmath_type = typename OpMathType<T>::type;
+}  // namespace at
+
+namespace c10 {
 template <typename T> using optional = std::optional<T>;
 constexpr std::nullopt_t nullopt = std::nullopt;
 

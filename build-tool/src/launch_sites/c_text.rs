@@ -43,11 +43,12 @@ pub(super) fn dim3_parts(term: &str) -> Option<Vec<String>> {
 /// `prop.multiProcessorCount` of a `cudaDeviceProp`: the SM count of the device.
 static SM_COUNT_MEMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Za-z_]\w*\s*(?:\.|->)\s*multiProcessorCount\b").unwrap());
-/// A PyTorch tensor's shape read in C++: `x.size(1)` and `x.sizes()[1]` (named `x.sizes[1]`),
+/// A PyTorch tensor's shape read in C++: `x.size(1)` and `x.sizes()[1]` (named `x.sizes[1]`;
+/// `x.size(-1)`, the last, `x.sizes[-1]`),
 /// `x.stride(0)` (`x.strides[0]`), `x.numel()` (`x.numel`).
 static TENSOR_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b([A-Za-z_]\w*)\s*\.\s*(?:(size|stride)\s*\(\s*(\d+)\s*\)|sizes\s*\(\s*\)\s*\[\s*(\d+)\s*\]|numel\s*\(\s*\))",
+        r"\b([A-Za-z_]\w*)\s*\.\s*(?:(size|stride)\s*\(\s*(-?\d+)\s*\)|sizes\s*\(\s*\)\s*\[\s*(\d+)\s*\]|numel\s*\(\s*\))",
     )
     .unwrap()
 });
@@ -307,10 +308,10 @@ mod tests {
         // a tensor's shape, read in C++, as names
         assert_eq!(
             c_expr(
-                "(x.size(1) + 255) / x.sizes()[0] * t.numel() + v.stride(0)",
+                "(x.size(1) + 255) / x.sizes()[0] * t.numel() + v.stride(0) + x.size(-1)",
                 &Default::default()
             ),
-            "(x.sizes[1] + 255) / x.sizes[0] * t.numel + v.strides[0]"
+            "(x.sizes[1] + 255) / x.sizes[0] * t.numel + v.strides[0] + x.sizes[-1]"
         );
         // comparisons are not template arguments
         let call = "f(i < n, m > k, a<b, (c > d))";

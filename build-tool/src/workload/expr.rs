@@ -478,14 +478,16 @@ fn lex(s: &str) -> Result<Vec<String>, String> {
             // an element of a member array (`q.s[0]`, `x.sizes[1]`) is named as a field is
             let member = cs[st..i].contains(&'.');
             while member && cs.get(i) == Some(&'[') {
-                let digits = cs[i + 1..]
+                // a tensor's last size is `x.sizes[-1]`
+                let sign = usize::from(cs.get(i + 1) == Some(&'-'));
+                let digits = cs[i + 1 + sign..]
                     .iter()
                     .take_while(|c| c.is_ascii_digit())
                     .count();
-                if digits == 0 || cs.get(i + 1 + digits) != Some(&']') {
+                if digits == 0 || cs.get(i + 1 + sign + digits) != Some(&']') {
                     break;
                 }
-                i += digits + 2;
+                i += sign + digits + 2;
             }
             out.push(cs[st..i].iter().collect());
         } else if "+-*/%()<>!?:,".contains(c) {
@@ -707,6 +709,7 @@ mod tests {
         e.vars(&mut names);
         assert_eq!(names, ["x.sizes[1]", "q.s[0]"]);
         assert_eq!(eval("x.sizes[1] / 2", &[("x.sizes[1]", 8)]), Ok(4));
+        assert_eq!(eval("x.sizes[-1] - 1", &[("x.sizes[-1]", 8)]), Ok(7));
         // a plain array's element is not a name kerncast knows
         assert!(Expr::parse("h[0] / 2").is_err());
         assert!(Expr::parse("x.s[i]").is_err());
