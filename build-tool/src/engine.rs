@@ -798,7 +798,20 @@ impl EmuPrepared {
         let mut assumptions = Vec::new();
         let mut args = Vec::new();
         let given_fields = crate::param_fields::field_values(w, f, params);
+        let pointer_fields = crate::param_fields::global_pointer_fields(f);
+        let deciding = kerncast_passes::taint::params_deciding_counts(f);
+        let deciding_fields = kerncast_passes::taint::fields_deciding_counts(f);
         let locals = emu::local_args::local_pointer_params(f);
+        // Room for every element the sizes can address: 16 bytes per thread and per point of
+        // the product of the size parameters (a matrix of n×m float4s).
+        let volume: u64 = w
+            .params
+            .values()
+            .filter(|v| **v > 0)
+            .map(|v| *v as u64)
+            .fold(1u64, |a, b| a.saturating_mul(b));
+        let default_buffer =
+            (16u64.saturating_mul(threads.max(volume)) + 65536).min(1 << 28) as f64;
         let dynamic_shared = w.hints.get(DYNAMIC_SHARED_BYTES).map(|b| *b as u64);
         for (i, p) in f.params.iter().enumerate() {
             let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
@@ -821,7 +834,53 @@ impl EmuPrepared {
                         .map(|(_, _, v)| *v)
                         .or_else(|| hint(off))
                 });
-                for fd in unset {
+                // a pointer field gets a zero-filled buffer, as a pointer parameter does
+                let (pointers, values): (Vec<_>, Vec<_>) = unset
+                    .into_iter()
+                    .partition(|fd| pointer_fields.contains(&(i, fd.offset)));
+                let mut buffers = Vec::new();
+                for fd in pointers {
+                    let key = format!(
+                        "buffer_bytes.{}",
+                        crate::param_fields::offset_key(&name, fd.offset)
+                    );
+                    let given = w.hints.get(&key).copied();
+                    assumptions.push(Assumption {
+                        hint_key: key,
+                        what: format!(
+                            "size of the buffer the field at byte {} of `{name}` points to, for \
+                             the emulator (zero-filled)",
+                            fd.offset
+                        ),
+                        default: default_buffer,
+                        from_user: given.is_some(),
+                        at: None,
+                    });
+                    buffers.push((
+                        fd.offset,
+                        vec![0u8; given.unwrap_or(default_buffer) as usize],
+                    ));
+                }
+                // run as 0, a field that decides a count would be a guess, as a scalar's
+                let keys: Vec<String> = values
+                    .iter()
+                    .filter(|fd| !fd.ty.is_float())
+                    .filter(|fd| deciding_fields.contains(&(i, fd.offset as i64)))
+                    .map(|fd| crate::param_fields::offset_key(&name, fd.offset))
+                    .collect();
+                if let Some(first) = keys.first() {
+                    return Err((
+                        false,
+                        format!(
+                            "the counts depend on the fields {} of the by-value parameter \
+                             `{name}`, which the workload does not set; they decide a branch or \
+                             an address, so running them as 0 would be a guess: give them values \
+                             (`--param {first}=VALUE`, or by the source's field names)",
+                            keys.join(", ")
+                        ),
+                    ));
+                }
+                for fd in values {
                     let key = crate::param_fields::offset_key(&name, fd.offset);
                     assumptions.push(Assumption {
                         hint_key: format!("param.{key}"),
@@ -833,7 +892,10 @@ impl EmuPrepared {
                         at: None,
                     });
                 }
-                args.push(KernelArg::Bytes(bytes));
+                args.push(match buffers.is_empty() {
+                    true => KernelArg::Bytes(bytes),
+                    false => KernelArg::Struct { bytes, buffers },
+                });
                 continue;
             }
             // A `param.NAME` hint stands in for a missing value, as the assumption below offers.
@@ -851,16 +913,7 @@ impl EmuPrepared {
                     continue;
                 }
                 let key = format!("buffer_bytes.{name}");
-                // Room for every element the sizes can address: 16 bytes per thread and per
-                // point of the product of the size parameters (a matrix of n×m float4s).
-                let volume: u64 = w
-                    .params
-                    .values()
-                    .filter(|v| **v > 0)
-                    .map(|v| *v as u64)
-                    .fold(1u64, |a, b| a.saturating_mul(b));
-                let default =
-                    (16u64.saturating_mul(threads.max(volume)) + 65536).min(1 << 28) as f64;
+                let default = default_buffer;
                 let bytes = w.hints.get(&key).copied();
                 assumptions.push(Assumption {
                     hint_key: key,
@@ -881,9 +934,7 @@ impl EmuPrepared {
                 Some(v) => v,
                 // run as 0, a count the value decides would be a guess: asked for, as the
                 // symbolic counter asks for what its closed forms need
-                None if !p.ty.is_float()
-                    && kerncast_passes::taint::params_deciding_counts(f).contains(&i) =>
-                {
+                None if !p.ty.is_float() && deciding.contains(&i) => {
                     return Err((
                         false,
                         format!(

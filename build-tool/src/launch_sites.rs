@@ -1150,7 +1150,6 @@ fn workload_via(
             }
         }
     }
-
     let mut hints = BTreeMap::new();
     let shared = site.config.get(2).and_then(|t| parse(t));
     let values = WorkloadSpec {

@@ -371,7 +371,7 @@ pub fn unset_fields(w: &Workload, f: &Function, names: &[String]) -> Vec<String>
 /// The fields (parameter, offset) of by-value parameters that hold global pointers: loaded
 /// whole (`ld.param.u64 %rd1, [k_param_0]`) and made a global address (`cvta.to.global.u64
 /// %rd2, %rd1`), as an accessor's data pointer is.
-fn global_pointer_fields(f: &Function) -> Vec<(usize, u64)> {
+pub fn global_pointer_fields(f: &Function) -> Vec<(usize, u64)> {
     use kerncast_passes::ptx::{AddrBase, Operand, StateSpace};
     let mut loaded: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
     let mut out = Vec::new();

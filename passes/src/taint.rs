@@ -276,19 +276,50 @@ impl Code {
 /// register holds every parameter any write to it derives from (a struct's fields count as
 /// their parameter).
 pub fn params_deciding_counts(f: &Function) -> BTreeSet<usize> {
+    deciding(f, |s, _| f.param_index(s))
+}
+
+/// The fields (parameter, byte offset) of by-value struct parameters whose value may decide a
+/// guard, a branch or a memory address, as [`params_deciding_counts`] tells parameters: a
+/// size or a stride does, a scale factor does not.
+pub fn fields_deciding_counts(f: &Function) -> BTreeSet<(usize, i64)> {
+    deciding(f, |s, offset| {
+        f.param_index(s)
+            .filter(|&k| f.params[k].is_aggregate())
+            .map(|k| (k, offset))
+    })
+}
+
+/// What `origin` names at each parameter load (its symbol and offset) that may decide a
+/// guard, a branch or a memory address.
+fn deciding<K: Ord + Copy>(f: &Function, origin: impl Fn(&str, i64) -> Option<K>) -> BTreeSet<K> {
     let insts: Vec<&Inst> = f.instructions().collect();
-    let mut from: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    let mut from: BTreeMap<String, BTreeSet<K>> = BTreeMap::new();
     loop {
         let mut changed = false;
         for i in &insts {
-            let mut origins: BTreeSet<usize> = BTreeSet::new();
+            let mut origins: BTreeSet<K> = BTreeSet::new();
             if i.opcode == "ld" && i.modifiers.iter().any(|m| m == "param") {
                 if let Some(Operand::Addr {
                     base: AddrBase::Symbol(s),
-                    ..
+                    offset,
                 }) = i.operands.get(1)
                 {
-                    origins.extend(f.param_index(s));
+                    // a vector load (`ld.param.v2.u32 {%r1, %r2}, [p+16]`) reads one field
+                    // per register
+                    if let Some(Operand::Vector(regs)) = i.operands.first() {
+                        let step = i.types.last().map_or(4, |t| i64::from(t.bits() / 8));
+                        for (k, r) in regs.iter().enumerate() {
+                            let (Operand::Reg(r), Some(o)) =
+                                (r, origin(s, offset + k as i64 * step))
+                            else {
+                                continue;
+                            };
+                            changed |= from.entry(r.clone()).or_default().insert(o);
+                        }
+                        continue;
+                    }
+                    origins.extend(origin(s, *offset));
                 }
             }
             for r in sources(i) {
@@ -461,6 +492,27 @@ mod tests {
         let deciding = params_deciding_counts(&m.functions[0]);
         // n bounds the loop, j indexes the store, p is its base; t is only stored
         assert_eq!(deciding, BTreeSet::from([0, 2, 3]));
+    }
+
+    /// A struct's fields, as an accessor's: its pointer and its stride decide the store's
+    /// address and its size the guard; a scale factor beside them, only stored, does not.
+    #[test]
+    fn struct_fields_that_decide_counts_are_told_apart() {
+        let src = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                   .visible .entry k(.param .align 8 .b8 k_a[24])\n\
+                   {\n.reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n\
+                   ld.param.v2.u32 {%r1, %r2}, [k_a+8];\nld.param.u32 %r3, [k_a+16];\n\
+                   ld.param.u64 %rd1, [k_a];\ncvta.to.global.u64 %rd2, %rd1;\n\
+                   mov.u32 %r4, %tid.x;\nsetp.ge.s32 %p1, %r4, %r1;\n@%p1 bra DONE;\n\
+                   mul.lo.s32 %r5, %r4, %r2;\nmul.wide.s32 %rd3, %r5, 4;\n\
+                   add.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r3;\nDONE:\nret;\n}\n";
+        let m = parse(src).unwrap();
+        let f = &m.functions[0];
+        assert_eq!(
+            fields_deciding_counts(f),
+            BTreeSet::from([(0, 0), (0, 8), (0, 12)])
+        );
+        assert_eq!(params_deciding_counts(f), BTreeSet::from([0]));
     }
 
     fn taint(body: &str) -> (Cfg, Taint) {

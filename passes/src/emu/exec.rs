@@ -182,6 +182,16 @@ pub fn run_observed(
                 shared_top = at + n;
                 at.to_le_bytes().to_vec()
             }
+            KernelArg::Struct { bytes, buffers } => {
+                let mut bytes = bytes.clone();
+                for (field, b) in buffers {
+                    let addr = global.alloc(b.clone(), &format!("{name}+{field}"));
+                    if let Some(slot) = bytes.get_mut(*field as usize..*field as usize + 8) {
+                        slot.copy_from_slice(&addr.to_le_bytes());
+                    }
+                }
+                bytes
+            }
             other => other.scalar_bytes().unwrap_or_default(),
         };
         let n = (*size as usize).min(bytes.len());
@@ -1109,6 +1119,29 @@ mod tests {
             .map(|(i, _)| i)
             .collect();
         assert_eq!(written, [0, 3, 6]);
+    }
+
+    /// A struct's pointer field receives the address of its buffer: a store through it lands
+    /// there, where a field left at 0 would fault.
+    #[test]
+    fn a_struct_s_pointer_field_points_at_its_buffer() {
+        let src = STORE
+            .replace(".param .u64 k_y", ".param .align 8 .b8 k_s[16]")
+            .replace("[k_y]", "[k_s+8]");
+        let m = Module::parse(&src).unwrap();
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+        };
+        let opts = Options::default();
+        let bare = run_with(&m, "k", &launch, &[KernelArg::Bytes(vec![0; 16])], &opts);
+        assert!(bare.is_err());
+        let arg = KernelArg::Struct {
+            bytes: vec![0; 16],
+            buffers: vec![(8, vec![0; 256])],
+        };
+        let r = run_with(&m, "k", &launch, &[arg], &opts).unwrap();
+        assert_eq!(r.blocks_run, 1);
     }
 
     /// Only the first blocks run when asked, and the trace holds each warp's sectors once

@@ -47,6 +47,13 @@ pub enum KernelArg {
     F64(f64),
     /// Raw parameter bytes (structs, `.b8` arrays).
     Bytes(Vec<u8>),
+    /// A struct that holds global pointers (`struct P { float *x; int n; }`, a PyTorch tensor
+    /// accessor): its bytes, and a buffer for each pointer field, by byte offset, whose address
+    /// the field receives.
+    Struct {
+        bytes: Vec<u8>,
+        buffers: Vec<(u64, Vec<u8>)>,
+    },
     /// An OpenCL `__local` argument of this many bytes per block: the parameter receives the
     /// address of its share of the block's shared memory ([`local_args`]).
     Local(u64),
@@ -68,7 +75,7 @@ impl KernelArg {
     /// The parameter bytes of a scalar argument; `None` for buffers and `__local` arguments.
     pub fn scalar_bytes(&self) -> Option<Vec<u8>> {
         Some(match self {
-            KernelArg::Buffer(_) | KernelArg::Local(_) => return None,
+            KernelArg::Buffer(_) | KernelArg::Local(_) | KernelArg::Struct { .. } => return None,
             KernelArg::U8(v) => vec![*v],
             KernelArg::U16(v) => v.to_le_bytes().to_vec(),
             KernelArg::U32(v) => v.to_le_bytes().to_vec(),
