@@ -1482,6 +1482,7 @@ fn model_by_name(name: &str) -> Option<Box<dyn Model + Send + Sync>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Expr;
 
     /// The count of the feature named `name` (its key as the reports print it).
     fn feature(stats: &BoundStats, name: &str) -> f64 {
@@ -1687,6 +1688,46 @@ ret;
     /// The reuse profile traces the launch's first blocks: in the run of the whole launch where
     /// there is one, else in a run of those blocks within the sample budget. Where they would
     /// run past it, it traces as many as a run finished within it, not none.
+    /// A struct of a pointer and a bound, as `struct Rows { float *x; int n; }`: the pointer
+    /// gets a buffer of its own, and the bound, which decides the guard, is asked for rather
+    /// than run as 0.
+    #[test]
+    fn a_struct_s_pointer_gets_a_buffer_and_its_deciding_bound_is_asked_for() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                    .visible .entry k(.param .align 8 .b8 k_r[16])\n{\n\
+                    .reg .pred %p<2>;\n.reg .b32 %r<4>;\n.reg .b64 %rd<6>;\n\
+                    ld.param.u64 %rd1, [k_r];\nld.param.u32 %r1, [k_r+8];\n\
+                    cvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r2, %tid.x;\n\
+                    setp.ge.s32 %p1, %r2, %r1;\n@%p1 bra DONE;\n\
+                    mul.wide.s32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+                    st.global.f32 [%rd4], 0f3F800000;\nDONE:\nret;\n}\n";
+        let m = Module::parse(text).unwrap();
+        let p = EmulatorCounter::default().prepare(&m, "k").unwrap();
+        let params = vec!["r".to_string()];
+        let mut spec = WorkloadSpec::empty();
+        spec.grid = crate::workload::Dims(vec![Expr::Int(1)]);
+        spec.block = crate::workload::Dims(vec![Expr::Int(64)]);
+        let Err(asked) = p.bind_spec(&spec, &BTreeMap::new(), &params) else {
+            panic!("a bound run as 0")
+        };
+        assert!(
+            asked.contains("the fields r+8 of the by-value parameter `r`"),
+            "{asked}"
+        );
+        spec.params.push(("r+8".into(), Expr::Int(40)));
+        let bound = p.bind_spec(&spec, &BTreeMap::new(), &params).unwrap();
+        // 40 of the 64 threads store, into the struct's buffer
+        assert_eq!(
+            feature(&bound.stats, "mem.global.store.b32.stride1.thread"),
+            40.0
+        );
+        assert!(bound
+            .stats
+            .assumptions
+            .iter()
+            .any(|a| a.hint_key == "buffer_bytes.r+0"));
+    }
+
     #[test]
     fn the_reuse_profile_traces_the_blocks_that_fit_the_budget() {
         let text = &format!("// kerncast: workload iters=100 grid=40 block=64\n{LOOP_THEN_STORE}");
