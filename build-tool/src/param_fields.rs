@@ -354,17 +354,15 @@ pub fn unset_fields(w: &Workload, f: &Function, names: &[String]) -> Vec<String>
         // a pointer is a buffer's base, which the address walk places itself
         .filter(|fd| !pointers.contains(&(fd.param, fd.offset)))
         .filter(|fd| {
-            let name = names.get(fd.param).unwrap_or(&f.params[fd.param].name);
-            let key = offset_key(name, fd.offset);
             !given
                 .iter()
-                .any(|(i, o, _)| *i == fd.param && *o == fd.offset)
-                && !w.hints.contains_key(&format!("param.{key}"))
+                .any(|(i, o, _)| (*i, *o) == (fd.param, fd.offset))
         })
         .map(|fd| {
             let name = names.get(fd.param).unwrap_or(&f.params[fd.param].name);
             offset_key(name, fd.offset)
         })
+        .filter(|key| !w.hints.contains_key(&format!("param.{key}")))
         .collect()
 }
 
