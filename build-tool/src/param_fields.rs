@@ -343,14 +343,17 @@ pub fn struct_bytes(
     (bytes, unset)
 }
 
-/// The fields of `f`'s by-value parameters that its body reads and `w` does not set, by key
-/// (`d+4`, with `names` naming the parameters): the emulator runs them as 0, and an address
-/// walk cannot place a pointer or a stride among them.
+/// The fields of `f`'s by-value parameters that may decide a guard, a branch or an address
+/// and that `w` does not set, by key (`d+4`, with `names` naming the parameters): an address
+/// walk cannot place a stride among them. A value only computed with (an axpy's `__nv_bfloat16
+/// a`) is not one of them.
 pub fn unset_fields(w: &Workload, f: &Function, names: &[String]) -> Vec<String> {
     let given = field_values(w, f, names);
     let pointers = global_pointer_fields(f);
+    let deciding = kerncast_passes::taint::fields_deciding_counts(f);
     f.param_fields()
         .into_iter()
+        .filter(|fd| deciding.contains(&(fd.param, fd.offset as i64)))
         // a pointer is a buffer's base, which the address walk places itself
         .filter(|fd| !pointers.contains(&(fd.param, fd.offset)))
         .filter(|fd| {
@@ -404,8 +407,8 @@ pub fn global_pointer_fields(f: &Function) -> Vec<(usize, u64)> {
 pub fn unset_fields_reason(unset: &[String]) -> String {
     format!(
         "the kernel reads fields of by-value parameters that the workload does not set ({}), \
-         which may be the pointers or strides its addresses are made of; give them with --param \
-         to profile the addresses",
+         which may decide its addresses (a size or a stride); give them with --param to profile \
+         the addresses",
         unset.join(", ")
     )
 }
