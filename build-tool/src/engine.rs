@@ -1685,9 +1685,6 @@ ret;
         assert_eq!(get("op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
     }
 
-    /// The reuse profile traces the launch's first blocks: in the run of the whole launch where
-    /// there is one, else in a run of those blocks within the sample budget. Where they would
-    /// run past it, it traces as many as a run finished within it, not none.
     /// A struct of a pointer and a bound, as `struct Rows { float *x; int n; }`: the pointer
     /// gets a buffer of its own, and the bound, which decides the guard, is asked for rather
     /// than run as 0.
@@ -1728,6 +1725,9 @@ ret;
             .any(|a| a.hint_key == "buffer_bytes.r+0"));
     }
 
+    /// The reuse profile traces the launch's first blocks: in the run of the whole launch where
+    /// there is one, else in a run of those blocks within the sample budget. Where they would
+    /// run past it, it traces as many as a run finished within it, not none.
     #[test]
     fn the_reuse_profile_traces_the_blocks_that_fit_the_budget() {
         let text = &format!("// kerncast: workload iters=100 grid=40 block=64\n{LOOP_THEN_STORE}");
