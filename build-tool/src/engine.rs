@@ -798,9 +798,15 @@ impl EmuPrepared {
         let mut assumptions = Vec::new();
         let mut args = Vec::new();
         let given_fields = crate::param_fields::field_values(w, f, params);
-        let pointer_fields = crate::param_fields::global_pointer_fields(f);
-        let deciding = kerncast_passes::taint::params_deciding_counts(f);
-        let deciding_fields = kerncast_passes::taint::fields_deciding_counts(f);
+        // the struct analyses only where there is a struct: this runs once per sample
+        let has_structs = f.params.iter().any(|p| p.is_aggregate());
+        let (pointer_fields, deciding_fields) = match has_structs {
+            true => (
+                crate::param_fields::global_pointer_fields(f),
+                kerncast_passes::taint::fields_deciding_counts(f),
+            ),
+            false => Default::default(),
+        };
         let locals = emu::local_args::local_pointer_params(f);
         // Room for every element the sizes can address: 16 bytes per thread and per point of
         // the product of the size parameters (a matrix of n×m float4s).
@@ -934,7 +940,9 @@ impl EmuPrepared {
                 Some(v) => v,
                 // run as 0, a count the value decides would be a guess: asked for, as the
                 // symbolic counter asks for what its closed forms need
-                None if !p.ty.is_float() && deciding.contains(&i) => {
+                None if !p.ty.is_float()
+                    && kerncast_passes::taint::params_deciding_counts(f).contains(&i) =>
+                {
                     return Err((
                         false,
                         format!(

@@ -348,10 +348,15 @@ pub fn struct_bytes(
 /// walk cannot place a stride among them. A value only computed with (an axpy's `__nv_bfloat16
 /// a`) is not one of them.
 pub fn unset_fields(w: &Workload, f: &Function, names: &[String]) -> Vec<String> {
+    let fields = f.param_fields();
+    // every bind asks: the analyses below only where there are fields
+    if fields.is_empty() {
+        return Vec::new();
+    }
     let given = field_values(w, f, names);
     let pointers = global_pointer_fields(f);
     let deciding = kerncast_passes::taint::fields_deciding_counts(f);
-    f.param_fields()
+    fields
         .into_iter()
         .filter(|fd| deciding.contains(&(fd.param, fd.offset as i64)))
         // a pointer is a buffer's base, which the address walk places itself
