@@ -48,6 +48,7 @@ mod runtime_api;
 mod size_fns;
 mod struct_args;
 mod sweeps;
+mod tensors;
 
 pub use host_defs::{host_defs, HostDefs};
 pub use instantiations::for_instantiation;
@@ -895,6 +896,20 @@ fn bound(params: &[String], args: &[String], defs: &HostDefs, caller: HostDefs) 
         if p.is_empty() || a.is_empty() {
             continue;
         }
+        // a container's or a tensor's names (`v.size`, `t.sizes[0]`) follow it into the
+        // callee, read in the caller, whose names they use and the callee may shadow
+        if let Some(arg) = bare_name(a) {
+            let prefix = format!("{arg}.");
+            let members = caller.scalars.iter().filter_map(|(name, v)| {
+                let member = name.strip_prefix(&prefix)?;
+                let value = branches::value(v, &caller, &mut BTreeMap::new());
+                Some((
+                    format!("{p}.{member}"),
+                    value.map_or_else(|| v.clone(), |n| n.to_string()),
+                ))
+            });
+            d.scalars.extend(members);
+        }
         if let Some(dim) = caller.dims.get(a.as_str()) {
             d.dims.insert(p.clone(), dim.clone());
         } else if a == p {
@@ -1653,6 +1668,21 @@ int main() {
         spec.set_values(&[("t.numel".into(), Expr::Int(1000))], &[]);
         let w = spec.resolve().unwrap();
         assert!(!w.params.contains_key("m"));
+    }
+
+    #[test]
+    fn a_tensor_s_shape_follows_it_into_the_helper_it_is_passed_to() {
+        // the helper's own `n` shadows the caller's, which the tensor's size is written with
+        let src = "void scale(torch::Tensor x, torch::Tensor v) {\n  const long n = x.numel();\n  \
+                   k<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), n, x.size(-1) + v.size(0));\n}\n\
+                   void run(long n) {\n  auto t = torch::randn({n, 64});\n  auto w = at::zeros({8});\n  \
+                   scale(t, w);\n}\n\
+                   int main() { run(1 << 10); }\n";
+        let params: Vec<String> = ["x", "n", "m"].iter().map(|s| s.to_string()).collect();
+        let specs = HostFile::new(src, None).workloads("k", &params, &[]);
+        assert_eq!(specs.len(), 1, "{specs:#?}");
+        let w = specs[0].resolve().unwrap();
+        assert_eq!((w.grid[0], w.params["n"], w.params["m"]), (256, 65536, 72));
     }
 
     #[test]
