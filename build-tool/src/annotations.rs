@@ -62,6 +62,18 @@ pub fn scan_with_headers(
     text: &str,
     headers: &[&str],
 ) -> Result<Vec<SourceKernel>, AnnotationError> {
+    scan_with_host(text, || {
+        crate::launch_sites::HostFile::with_headers(text, None, headers)
+    })
+}
+
+/// [`scan`], the launches read from the host code `launches` gives instead of from `text`: a
+/// program in a Python host's string whose host functions the Python code calls
+/// (`python_host`, PyTorch's `load_inline`).
+pub fn scan_with_host<'h>(
+    text: &str,
+    launches: impl FnOnce() -> crate::launch_sites::HostFile<'h>,
+) -> Result<Vec<SourceKernel>, AnnotationError> {
     let mut kernels: Vec<SourceKernel> = Vec::new();
     let mut pending: Vec<WorkloadSpec> = Vec::new();
     let mut pending_hints: BTreeMap<String, f64> = BTreeMap::new();
@@ -142,7 +154,7 @@ pub fn scan_with_headers(
             }
         }
     }
-    add_launch_sites(text, headers, &mut kernels);
+    add_launch_sites(launches, &mut kernels);
     for k in &mut kernels {
         for w in &mut k.workloads {
             w.macros = macros.clone();
@@ -217,13 +229,16 @@ fn required_local_size(lines: &[&str]) -> Option<[u64; 3]> {
     Some([n(1)?, n(2)?, n(3)?])
 }
 
-/// Kernels without an annotation take the workloads of their launches in the file's host code
-/// ([`crate::launch_sites`]), one per distinct launch.
-fn add_launch_sites(text: &str, headers: &[&str], kernels: &mut [SourceKernel]) {
+/// Kernels without an annotation take the workloads of their launches in the host code
+/// `launches` reads ([`crate::launch_sites`]), one per distinct launch.
+fn add_launch_sites<'h>(
+    launches: impl FnOnce() -> crate::launch_sites::HostFile<'h>,
+    kernels: &mut [SourceKernel],
+) {
     if kernels.iter().all(|k| !k.workloads.is_empty()) {
         return;
     }
-    let host = crate::launch_sites::HostFile::with_headers(text, None, headers);
+    let host = launches();
     for k in kernels.iter_mut().filter(|k| k.workloads.is_empty()) {
         k.workloads = host.workloads(&k.name, &k.params, &k.fields);
     }

@@ -23,6 +23,7 @@ mod arrays;
 mod benchmark;
 mod branches;
 mod calls;
+mod extensions;
 mod loops;
 mod pyopencl;
 mod templates;
@@ -440,13 +441,36 @@ pub fn shape(host: &str) -> Shaped {
     }
     let opencl = pyopencl::Handles::of(statements.iter().flatten().map(|s| s.raw.as_str()));
     let lists = integer_lists(&code);
+    // PyTorch: the tensors made with sizes, in order, and the extension modules built here
+    let mut tensors: Vec<(String, Vec<String>)> = Vec::new();
+    for m in statements
+        .iter()
+        .flatten()
+        .filter_map(|s| arrays::made(&s.text))
+    {
+        if let Some(sizes) = m.tensor_sizes(&tensors) {
+            tensors.push((m.name, sizes));
+        }
+    }
+    let sources = extensions::inline_sources(host);
+    let modules = extensions::Modules::of(
+        statements.iter().flatten().map(|s| s.text.as_str()),
+        &sources,
+    );
+    // a tensor assigned anything else has no one shape
+    let reassigned = |text: &str| match ASSIGNMENT.captures(text) {
+        Some(a) if tensors.iter().any(|(t, _)| *t == a[1]) => format!(" {} = python_value;", &a[1]),
+        _ => String::new(),
+    };
     // a statement that opens no block, as C, and whether it launches a kernel; `params` are
     // those of the function it is in
     let simple = |text: &str, raw: &str, params: &[String]| -> (String, bool) {
         if let Some(array) = arrays::made(text) {
-            (array.c, false)
+            (array.c_with(&tensors), false)
         } else if let Some(call) = calls::call_of_def(text, &defs, &handles) {
             call
+        } else if let Some(call) = modules.call(text) {
+            (format!("{call}{}", reassigned(text)), false)
         } else if let Some(call) = calls::call_of_param(text, params) {
             (call, false)
         } else if let Some(launch) = launch(text, &handles) {
@@ -454,6 +478,10 @@ pub fn shape(host: &str) -> Shaped {
         } else if let Some(shaped) = opencl.shape(text, raw) {
             shaped
         } else if let Some(a) = ASSIGNMENT.captures(text) {
+            let tensor = reassigned(text);
+            if !tensor.is_empty() {
+                return (tensor.trim_start().to_string(), false);
+            }
             let list = lists
                 .contains(&a[1].to_string())
                 .then(|| loops::literal_list(&a[2]));
@@ -561,6 +589,11 @@ pub fn shape(host: &str) -> Shaped {
             c.push_str(&shaped);
         }
         out.push(arrays::as_c(c));
+    }
+    for (line, cpp) in sources {
+        let shaped = &mut out[line];
+        shaped.push(' ');
+        shaped.push_str(&cpp);
     }
     let mut text = out.join("\n");
     for _ in &open {
@@ -1339,6 +1372,55 @@ scale(x, np.int32(m), block=(128, 1, 1), grid=(len(x) // 128, 1))
         assert_eq!(
             lines[9],
             "scale<<<dim3(len(x) / 128, 1), dim3(128, 1, 1)>>>(x, m);"
+        );
+    }
+
+    /// A `load_inline` module's functions are followed into their C++, with the shapes of the
+    /// tensors the Python code passes them.
+    #[test]
+    fn a_load_inline_call_gives_its_launch_the_tensors_shape() {
+        let host = r#"from torch.utils.cpp_extension import load_inline
+src = r'''
+__global__ void k(const float *x, int n, int cols) {}
+void run(torch::Tensor x) {
+  const int n = x.numel();
+  k<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), n, x.size(-1));
+}
+'''
+ext = load_inline("ext", cpp_sources="void run(torch::Tensor x);", cuda_sources=src)
+a = torch.randn(64, 4096, device="cuda").half()
+b = torch.empty_like(a)
+for _ in range(3):
+    ext.run(b.contiguous())
+a = a * 2
+ext.run(a)
+"#;
+        let lines: Vec<String> = shape(host).text.lines().map(String::from).collect();
+        assert_eq!(
+            lines[2],
+            " __global__ void k(const float *x, int n, int cols) {}"
+        );
+        assert_eq!(
+            lines[9],
+            "std::vector<float> a((64) * (4096)); torch::Tensor a = torch::empty({64, 4096});"
+        );
+        assert_eq!(lines[12], "run(b);");
+        assert_eq!(lines[13], "} a = python_value;");
+        let params = ["x".to_string(), "n".to_string(), "cols".to_string()];
+        let specs = crate::launch_sites::HostFile::python(host, None).workloads("k", &params, &[]);
+        // `b`'s shape is `a`'s as made; `a` assigned again has none
+        let resolved: Vec<_> = specs.iter().map(|s| s.resolve()).collect();
+        assert_eq!(resolved.len(), 2, "{specs:#?}");
+        let w = resolved[0].as_ref().unwrap();
+        assert_eq!(
+            (w.grid[0], w.params["n"], w.params["cols"]),
+            (1024, 262144, 4096)
+        );
+        assert!(resolved[1].is_err());
+        assert!(
+            specs[1].unset["n"].contains("reads `x.numel`"),
+            "{:?}",
+            specs[1].unset
         );
     }
 }

@@ -213,3 +213,58 @@ fn an_api_the_declarations_lack_is_a_compile_error_that_says_so() {
         e.message
     );
 }
+
+/// The Python code's calls of a `load_inline` module reach the C++ function's launches with
+/// the shapes of the tensors it passes: no `--param`.
+const LOAD_INLINE_CALLED: &str = r#"import torch
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r'''
+__global__ void scale_rows(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < cols) y[r * cols + c] = 2.f * x[r * cols + c];
+}
+
+torch::Tensor scale_cuda(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    const int rows = x.size(0), cols = x.size(-1);
+    dim3 grid((cols + 127) / 128, rows);
+    scale_rows<<<grid, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), rows, cols);
+    return y;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("scale", &scale_cuda); }
+'''
+
+ext = load_inline(name="scale_ext", cpp_sources="", cuda_sources=cuda_source)
+x = torch.randn((1000, 300), device="cuda")
+for _ in range(10):
+    y = ext.scale(x.contiguous())
+"#;
+
+#[test]
+fn load_inline_calls_are_followed_with_the_shapes_of_their_tensors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("scale.py");
+    std::fs::write(&file, LOAD_INLINE_CALLED).unwrap();
+    let r = analyze_with(vec![file], &[]);
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 1);
+    let k = &r.kernels[0];
+    assert_eq!(k.workload.grid, [3, 1000, 1]);
+    assert_eq!(
+        (k.workload.params["rows"], k.workload.params["cols"]),
+        (1000, 300)
+    );
+    // the launch, at its line of the Python file, runs once per trip of the loop
+    let runs: Vec<(u32, Option<u64>)> = k.host_runs.iter().map(|h| (h.line, h.times)).collect();
+    assert_eq!(runs, [(15, Some(10))], "{:#?}", k.host_runs);
+    assert!(
+        k.notes
+            .iter()
+            .any(|n| n.contains("in scale_cuda(x) at line 25")),
+        "{:#?}",
+        k.notes
+    );
+}

@@ -151,7 +151,14 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
         f.line = f.line.or(at);
         with_notes(f, &notes)
     })?;
-    let mut src_kernels = annotations::scan(&program.text).map_err(|e| {
+    // a `load_inline` program's host functions are called from the Python code, which is
+    // shaped with the program's lines in it (`python_host`)
+    let launches = || crate::launch_sites::HostFile::of_host(host, &job.display_path, None, &[]);
+    let scanned = match torch_inline {
+        true => annotations::scan_with_host(&program.text, launches),
+        false => annotations::scan(&program.text),
+    };
+    let mut src_kernels = scanned.map_err(|e| {
         fail(
             job,
             Some(program.host_line(e.line) as u32),
@@ -160,7 +167,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             e.message,
         )
     })?;
-    let launches = crate::launch_sites::HostFile::of_host(host, &job.display_path, None, &[]);
+    let launches = launches();
     for k in &mut src_kernels {
         k.line = program.host_line(k.line);
         if k.workloads.is_empty() {

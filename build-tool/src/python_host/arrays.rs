@@ -35,6 +35,40 @@ pub(super) struct Made {
     pub flat: bool,
     /// The array a `*_like` maker copies the shape of.
     pub like: Option<String>,
+    /// A PyTorch tensor's sizes, as C expressions, for its shape's names
+    /// (`launch_sites::tensors`); a `*_like` tensor takes those of its `like`.
+    pub tensor: Option<Vec<String>>,
+    /// Made by PyTorch.
+    pub torch: bool,
+}
+
+impl Made {
+    /// The C declarations: the array as a container, and a tensor also as a `torch::` tensor
+    /// of its sizes, `tensors` giving those of the file's tensors (for a `*_like`).
+    pub fn c_with(&self, tensors: &[(String, Vec<String>)]) -> String {
+        match self.tensor_sizes(tensors) {
+            Some(dims) => format!(
+                "{} torch::Tensor {} = torch::empty({{{}}});",
+                self.c,
+                self.name,
+                dims.join(", ")
+            ),
+            None => self.c.clone(),
+        }
+    }
+
+    /// The sizes of the tensor it makes, if it makes one with sizes kerncast reads; a
+    /// `*_like` tensor has those of its model, when the file makes that once.
+    pub fn tensor_sizes(&self, tensors: &[(String, Vec<String>)]) -> Option<Vec<String>> {
+        if self.tensor.is_some() {
+            return self.tensor.clone();
+        }
+        let of = self.like.as_ref().filter(|_| self.torch)?;
+        match tensors.iter().filter(|(n, _)| n == of).collect::<Vec<_>>()[..] {
+            [(_, sizes)] => Some(sizes.clone()),
+            _ => None,
+        }
+    }
 }
 
 /// The array the statement makes, if it makes one with a size kerncast reads.
@@ -44,8 +78,11 @@ pub(super) fn made(statement: &str) -> Option<Made> {
     let open = c.get(0).expect("the match").end() - 1;
     let close = crate::launch_sites::c_text::matching_close(statement.as_bytes(), open)?;
     let after = statement[close + 1..].trim();
-    // `.astype(…)` and `.reshape(…)` keep the size
-    let kept = after.is_empty() || after.starts_with(".astype(") || after.starts_with(".reshape(");
+    // `.astype(…)` and `.reshape(…)` keep the size, and so do PyTorch's moves and casts
+    let kept = after.is_empty()
+        || after.starts_with(".astype(")
+        || after.starts_with(".reshape(")
+        || (module == "torch" && torch_keeps_shape(after));
     if !kept {
         return None;
     }
@@ -59,12 +96,17 @@ pub(super) fn made(statement: &str) -> Option<Made> {
                 c: format!("std::vector<float> {name}({of}.size());"),
                 flat: false,
                 like: Some(of.to_string()),
+                tensor: None,
+                torch: module == "torch",
             });
         }
-        ("torch", "zeros" | "ones" | "empty" | "rand" | "randn") => match positional.as_slice() {
-            [shape] if shape.starts_with(['(', '[']) => tuple(shape),
-            dims => dims.iter().map(|d| d.to_string()).collect(),
-        },
+        ("torch", "zeros" | "ones" | "empty" | "rand" | "randn" | "full") => {
+            match positional.as_slice() {
+                [shape, ..] if maker == "full" => tuple(shape),
+                [shape] if shape.starts_with(['(', '[']) => tuple(shape),
+                dims => dims.iter().map(|d| d.to_string()).collect(),
+            }
+        }
         ("torch", _) => return None,
         (_, "zeros" | "ones" | "empty" | "full" | "random.random" | "random.random_sample") => {
             tuple(positional.first()?)
@@ -77,19 +119,41 @@ pub(super) fn made(statement: &str) -> Option<Made> {
         (_, "random.rand" | "random.randn") => positional.iter().map(|d| d.to_string()).collect(),
         _ => return None,
     };
-    let dims: Vec<String> = dims
+    let exprs: Vec<String> = dims
         .iter()
-        .map(|d| c_expression(d).map(|e| format!("({e})")))
+        .map(|d| c_expression(d))
         .collect::<Option<_>>()?;
-    if dims.is_empty() {
+    if exprs.is_empty() {
         return None;
     }
+    let count: Vec<String> = exprs.iter().map(|e| format!("({e})")).collect();
+    let reshaped = after.starts_with(".reshape(");
     Some(Made {
         name: name.to_string(),
-        c: format!("std::vector<float> {name}({});", dims.join(" * ")),
-        flat: dims.len() == 1 && !after.starts_with(".reshape("),
+        c: format!("std::vector<float> {name}({});", count.join(" * ")),
+        flat: exprs.len() == 1 && !reshaped,
         like: None,
+        tensor: (module == "torch" && !reshaped).then_some(exprs),
+        torch: module == "torch",
     })
+}
+
+/// A tensor's name without the moves and casts after it that keep its shape (`x` of
+/// `x.contiguous().cuda()`).
+pub(super) fn without_moves(arg: &str) -> &str {
+    match arg.find('.') {
+        Some(dot) if torch_keeps_shape(&arg[dot..]) => &arg[..dot],
+        _ => arg,
+    }
+}
+
+/// Whether what follows a PyTorch maker's call (`.cuda()`, `.to(device)`, `.half()`, …) keeps
+/// the tensor's shape: a chain of moves, casts and flags.
+fn torch_keeps_shape(after: &str) -> bool {
+    static KEEPS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:\.(?:cuda|cpu|to|half|float|double|bfloat16|int|long|contiguous|requires_grad_)\s*\([^()]*\)\s*)+$").unwrap()
+    });
+    KEEPS.is_match(after)
 }
 
 /// `e` with the reads of arrays' sizes as C++ container calls: `x.size` and `x.numel()`, and,
@@ -133,7 +197,9 @@ mod tests {
                 name: "x".into(),
                 c: "std::vector<float> x((n));".into(),
                 flat: true,
-                like: None
+                like: None,
+                tensor: None,
+                torch: false,
             })
         );
         assert_eq!(
@@ -161,6 +227,39 @@ mod tests {
         assert_eq!(made("x = cp.zeros(len(data))"), None);
         assert_eq!(made("x = cp.asarray(data)"), None);
         assert_eq!(made("x = cp.zeros(n).sum()"), None);
+    }
+
+    #[test]
+    fn a_pytorch_tensor_is_also_a_torch_tensor_of_its_sizes() {
+        let t = made("t = torch.randn((n, 64), device='cuda').half().contiguous()").unwrap();
+        assert_eq!(
+            t.tensor.as_deref(),
+            Some(&["n".to_string(), "64".to_string()][..])
+        );
+        let tensors = vec![("t".to_string(), vec!["n".to_string(), "64".to_string()])];
+        assert_eq!(
+            t.c_with(&tensors),
+            "std::vector<float> t((n) * (64)); torch::Tensor t = torch::empty({n, 64});"
+        );
+        let f = made("f = torch.full((8,), 1.5)").unwrap();
+        assert_eq!(f.tensor, Some(vec!["8".to_string()]));
+        // a `*_like` tensor has its model's sizes, if the file makes the model once
+        let o = made("o = torch.zeros_like(t)").unwrap();
+        assert_eq!(
+            o.tensor_sizes(&tensors),
+            Some(vec!["n".into(), "64".into()])
+        );
+        let twice = [tensors[0].clone(), ("t".to_string(), vec!["8".to_string()])];
+        assert_eq!(o.tensor_sizes(&twice), None);
+        // a CuPy array is no tensor, and a tensor reshaped or reduced has no sizes read
+        assert_eq!(made("x = cp.zeros(n)").unwrap().tensor, None);
+        assert_eq!(
+            made("r = torch.randn(64).reshape(8, 8)").unwrap().tensor,
+            None
+        );
+        assert_eq!(made("s = torch.randn(64).sum()"), None);
+        assert_eq!(without_moves("x.contiguous().cuda()"), "x");
+        assert_eq!(without_moves("x.view(8, 8)"), "x.view(8, 8)");
     }
 
     #[test]

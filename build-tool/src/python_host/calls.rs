@@ -125,7 +125,7 @@ pub(super) fn call_of_param(statement: &str, params: &[String]) -> Option<String
 }
 
 /// The call in `t = f(…)`, or the statement.
-fn unassigned(statement: &str) -> &str {
+pub(super) fn unassigned(statement: &str) -> &str {
     ASSIGNMENT
         .captures(statement)
         .map_or(statement, |a| a.get(2).expect("the value").as_str())
