@@ -512,6 +512,19 @@ impl EmuPrepared {
     }
 }
 
+/// The size of a zero-filled buffer the emulator passes for a pointer nothing sizes: room for
+/// every element the sizes can address, 16 bytes per thread and per point of the product of
+/// the positive parameters (a matrix of n×m float4s), plus 64 KiB, at most 256 MiB.
+fn default_buffer_bytes(threads: u64, params: impl Iterator<Item = i64>) -> u64 {
+    let volume = params
+        .filter(|v| *v > 0)
+        .fold(1u64, |a, b| a.saturating_mul(b as u64));
+    16u64
+        .saturating_mul(threads.max(volume))
+        .saturating_add(65536)
+        .min(1 << 28)
+}
+
 /// Most blocks a fixed-grid launch too long to emulate whole is sampled at.
 const SPREAD_BLOCKS: u64 = 64;
 
@@ -808,16 +821,7 @@ impl EmuPrepared {
             false => Default::default(),
         };
         let locals = emu::local_args::local_pointer_params(f);
-        // Room for every element the sizes can address: 16 bytes per thread and per point of
-        // the product of the size parameters (a matrix of n×m float4s).
-        let volume: u64 = w
-            .params
-            .values()
-            .filter(|v| **v > 0)
-            .map(|v| *v as u64)
-            .fold(1u64, |a, b| a.saturating_mul(b));
-        let default_buffer =
-            (16u64.saturating_mul(threads.max(volume)) + 65536).min(1 << 28) as f64;
+        let default_buffer = default_buffer_bytes(threads, w.params.values().copied()) as f64;
         let dynamic_shared = w.hints.get(DYNAMIC_SHARED_BYTES).map(|b| *b as u64);
         for (i, p) in f.params.iter().enumerate() {
             let name = params.get(i).cloned().unwrap_or_else(|| p.name.clone());
@@ -1691,6 +1695,22 @@ ret;
         assert_eq!(get("blocks"), 40.0);
         assert_eq!(get("mem.global.store.b32.stride1.thread"), 40.0 * 64.0);
         assert_eq!(get("op.add_sub.s32.thread"), 40.0 * 64.0 * 100.0);
+    }
+
+    #[test]
+    fn a_default_buffer_holds_the_sizes_product_up_to_its_cap() {
+        assert_eq!(
+            default_buffer_bytes(256, [64, 4096].into_iter()),
+            16 * 64 * 4096 + 65536
+        );
+        assert_eq!(
+            default_buffer_bytes(1024, [-1, 0, 8].into_iter()),
+            16 * 1024 + 65536
+        );
+        // sizes whose product overflows get the cap, not a wrapped 64 KiB (the accessors of
+        // an LSTM cell: a dozen sizes and strides of 4096)
+        let many = std::iter::repeat_n(4096, 12);
+        assert_eq!(default_buffer_bytes(1 << 18, many), 1 << 28);
     }
 
     /// A struct of a pointer and a bound, as `struct Rows { float *x; int n; }`: the pointer
