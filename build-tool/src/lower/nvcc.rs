@@ -23,13 +23,17 @@ pub fn lower(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
         source,
     })?;
     let out = tmp.path().join("out.ptx");
-    let torch_dir = torch_headers(path, opts, tmp.path())?;
+    let (extension, torch_dir) = torch_headers(path, opts, tmp.path())?;
     let mut cmd = Command::new(&nvcc);
     cmd.arg("-ptx")
         .arg("-lineinfo")
         .arg(format!("-arch={}", opts.arch))
-        .args(preprocessor_flags(opts))
-        .args(&opts.extra_args);
+        .args(preprocessor_flags(opts));
+    // an extension is built with PyTorch's flags; the user's come after them
+    if extension {
+        cmd.args(torch::NVCC_FLAGS);
+    }
+    cmd.args(&opts.extra_args);
     // last, so that PyTorch's own headers win wherever an include directory has them
     if let Some(dir) = &torch_dir {
         cmd.arg(format!("-I{}", dir.display()));
@@ -57,31 +61,35 @@ pub fn lower(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
         ptx: normalize_file_paths(&ptx, Some(tmp.path())),
         frontend: Frontend::Nvcc,
         command: command.replace(&*tmp.path().to_string_lossy(), "$TMP"),
-        notes: torch_dir
-            .map(|_| torch::NOTE.to_string())
+        notes: extension
+            .then(torch::flags_note)
             .into_iter()
+            .chain(torch_dir.map(|_| torch::NOTE.to_string()))
             .collect(),
     })
 }
 
-/// The directory of kerncast's PyTorch headers for `path`, written under `tmp`, when it or a
-/// header of its own includes PyTorch's and no include directory has them.
+/// Whether `path` is a PyTorch extension (it or a header of its own includes PyTorch's), and
+/// the directory of kerncast's PyTorch headers for it, written under `tmp`, when no include
+/// directory has PyTorch's.
 fn torch_headers(
     path: &Path,
     opts: &LowerOptions,
     tmp: &Path,
-) -> Result<Option<std::path::PathBuf>, LowerError> {
+) -> Result<(bool, Option<std::path::PathBuf>), LowerError> {
     let Ok(text) = std::fs::read_to_string(path) else {
         // nvcc says why it cannot read the file
-        return Ok(None);
+        return Ok((false, None));
     };
     let display = path.display().to_string();
     let headers = crate::includes::local_headers(path, &display, &text, &opts.include_dirs);
     let names = torch::torch_includes(
         std::iter::once(text.as_str()).chain(headers.iter().map(|h| h.text.as_str())),
     );
-    torch::write_headers(&names, &opts.include_dirs, tmp).map_err(|source| LowerError::Io {
-        context: "writing kerncast's PyTorch extension headers to a temp dir".into(),
-        source,
-    })
+    let dir =
+        torch::write_headers(&names, &opts.include_dirs, tmp).map_err(|source| LowerError::Io {
+            context: "writing kerncast's PyTorch extension headers to a temp dir".into(),
+            source,
+        })?;
+    Ok((!names.is_empty(), dir))
 }

@@ -26,6 +26,26 @@ pub const HINT: &str = "note: kerncast lowered this PyTorch extension with its o
      include directories (`python -c 'from torch.utils.cpp_extension import include_paths; \
      print(include_paths())'`) with -I";
 
+/// The flags `torch.utils.cpp_extension` gives nvcc for every extension (its
+/// `COMMON_NVCC_FLAGS`): CUDA's own half and bfloat16 operators and conversions off, as ATen
+/// provides its own, and constexpr host functions (`fmax`, `std::min`) callable from device code.
+/// A user's `-U…` after them turns one back on, as in `extra_cuda_cflags`.
+pub const NVCC_FLAGS: [&str; 5] = [
+    "-D__CUDA_NO_HALF_OPERATORS__",
+    "-D__CUDA_NO_HALF_CONVERSIONS__",
+    "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+    "-D__CUDA_NO_HALF2_OPERATORS__",
+    "--expt-relaxed-constexpr",
+];
+
+/// What a report says of an extension compiled with [`NVCC_FLAGS`].
+pub fn flags_note() -> String {
+    format!(
+        "compiled as a PyTorch extension, with the nvcc flags torch.utils.cpp_extension adds: {}",
+        NVCC_FLAGS.join(" ")
+    )
+}
+
 /// `#include <torch/…>`, `<ATen/…>`, `<c10/…>` or `<pybind11/…>`, in either bracket form.
 static TORCH_INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?m)^\s*#\s*include\s*[<"]((?:torch|ATen|c10|pybind11)/[^>"]+)[>"]"#).unwrap()
