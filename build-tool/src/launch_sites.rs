@@ -1099,11 +1099,14 @@ fn workload_via(
         pending,
         ..
     } = definer;
-    // a kernel parameter the host computes from a name without a value (`n = t.numel()`)
-    // takes its value where the command line gives that name
+    let is_kernel_value =
+        |n: &str| params.iter().any(|p| p == n) || fields.iter().any(|f| f.name == n);
+    // a kernel parameter (or a struct's field: an accessor `x` given the tensor `x`, whose
+    // `x.sizes[1]` the host makes) that the host computes from a name without a value
+    // (`n = t.numel()`) takes its value where the command line gives that name
     let mut deferred: Vec<(String, Expr)> = pending
         .iter()
-        .filter(|(name, _, _)| params.contains(name))
+        .filter(|(name, _, _)| is_kernel_value(name))
         .map(|(name, e, _)| (name.clone(), e.clone()))
         .collect();
     for (name, e, source) in sizing_the_launch(pending, &grid, &block, params) {
@@ -1122,8 +1125,6 @@ fn workload_via(
             floating.insert(name.clone());
         }
     }
-    let is_kernel_value =
-        |n: &str| params.iter().any(|p| p == n) || fields.iter().any(|f| f.name == n);
     order.retain(|(name, e)| {
         let float_param = is_kernel_value(name) && floating.contains(name);
         if float_param {
@@ -1144,7 +1145,12 @@ fn workload_via(
     for (p, e) in args {
         let mut vars = Vec::new();
         e.vars(&mut vars);
-        if defined.contains(&p) || e.is_floating(&|v| floating.contains(v)) {
+        // the field `x.sizes[1]` read as the host's `x.sizes[1]`, which is deferred above
+        let itself = e == Expr::Var(p.clone()) && deferred.iter().any(|(d, _)| *d == p);
+        if defined.contains(&p) || itself || e.is_floating(&|v| floating.contains(v)) {
+            if itself {
+                sources.extend(members.remove(&p));
+            }
             continue;
         }
         match vars.iter().find(|v| !defined.contains(*v)) {

@@ -268,3 +268,65 @@ fn load_inline_calls_are_followed_with_the_shapes_of_their_tensors() {
         k.notes
     );
 }
+
+/// An extension's host code as PyTorch's tutorials write it: output tensors made like an input,
+/// a reshaped tensor, accessors passed under their tensors' names, and a constexpr host
+/// function (`fmax`) in device code, which PyTorch's nvcc flags allow.
+const CELL: &str = r#"#include <torch/extension.h>
+#include <vector>
+
+template <typename scalar_t>
+__device__ __forceinline__ scalar_t relu_like(scalar_t z) { return fmax(0.0, z); }
+
+template <typename scalar_t>
+__global__ void cell_kernel(
+    const torch::PackedTensorAccessor32<scalar_t, 3, torch::RestrictPtrTraits> gates,
+    torch::PackedTensorAccessor32<scalar_t, 2, torch::RestrictPtrTraits> new_h) {
+  const int n = blockIdx.y;
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < gates.size(2)) new_h[n][c] = relu_like(gates[n][0][c]) * gates[n][1][c];
+}
+
+std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old_cell) {
+  auto gate_weights = torch::addmm(old_cell, old_cell, weights.transpose(0, 1));
+  const auto batch_size = old_cell.size(0);
+  const auto state_size = old_cell.size(1);
+  auto gates = gate_weights.reshape({batch_size, 2, state_size});
+  auto new_h = torch::zeros_like(old_cell);
+  const int threads = 256;
+  const dim3 blocks((state_size + threads - 1) / threads, batch_size);
+  AT_DISPATCH_FLOATING_TYPES(gates.scalar_type(), "cell_forward", ([&] {
+    cell_kernel<scalar_t><<<blocks, threads>>>(
+        gates.packed_accessor32<scalar_t, 3, torch::RestrictPtrTraits>(),
+        new_h.packed_accessor32<scalar_t, 2, torch::RestrictPtrTraits>());
+  }));
+  return {new_h, gates};
+}
+"#;
+
+#[test]
+fn tensors_made_like_and_reshaped_size_the_accessors_from_two_given_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cell.cu");
+    std::fs::write(&file, CELL).unwrap();
+    let r = analyze_with(
+        vec![file],
+        &["old_cell.sizes[0]=64", "old_cell.sizes[1]=1024"],
+    );
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 2);
+    for k in &r.kernels {
+        assert_eq!(k.workload.grid, [4, 64, 1], "{}", k.display_name);
+        let p = &k.workload.params;
+        // `gates` from its reshape, `new_h` like `old_cell`
+        assert_eq!((p["gates+16"], p["gates+24"]), (1024, 1024), "{p:?}");
+        assert_eq!(p["new_h+12"], 1024, "{p:?}");
+        assert!(
+            k.notes
+                .iter()
+                .any(|n| n.contains("--expt-relaxed-constexpr")),
+            "{:#?}",
+            k.notes
+        );
+    }
+}

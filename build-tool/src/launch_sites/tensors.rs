@@ -9,8 +9,12 @@
 //!
 //! The makers read are `torch::` and `at::` `zeros`, `ones`, `empty`, `rand`, `randn` and `full`,
 //! whose first argument is the braced list of sizes. A new tensor is contiguous, so its strides
-//! follow from its sizes. A tensor assigned again, or resized in place (`x.resize_(…)`), has no
-//! one shape and gives no names. A Python host's `torch.randn(4096, 4096)` is shaped as such a
+//! follow from its sizes. A tensor reshaped to a braced list of sizes (`g.reshape({b, 3, s})`,
+//! `.view(…)`) has those sizes, and its strides are not known. A `*_like` tensor
+//! (`torch::zeros_like(c)`) has the sizes of its model, under the model's names
+//! (`h.sizes[1] = c.sizes[1]`, for up to [`LIKE_RANK`] dimensions), so they take the model's
+//! values where a caller gives them. A tensor assigned again, or resized in place
+//! (`x.resize_(…)`), has no one shape and gives no names. A Python host's `torch.randn(4096, 4096)` is shaped as such a
 //! declaration (`python_host::arrays`), and a helper given a tensor sees its names under the
 //! parameter's name (`bound`).
 
@@ -20,17 +24,42 @@ use regex::Regex;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-/// `auto x = torch::randn({`, up to the brace that opens the sizes.
+/// `auto x = torch::randn({` or `auto g = w.reshape({`, up to the brace that opens the sizes;
+/// the second group is the reshaped tensor.
 static MADE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?:auto|(?:torch|at)::Tensor)\s+([A-Za-z_]\w*)\s*=\s*(?:torch|at)::(?:zeros|ones|empty|rand|randn|full)\s*\(\s*\{",
+        r"\b(?:auto|(?:torch|at)::Tensor)\s+([A-Za-z_]\w*)\s*=\s*(?:(?:torch|at)::(?:zeros|ones|empty|rand|randn|full)|([A-Za-z_]\w*)\s*\.\s*(?:reshape|view))\s*\(\s*\{",
     )
     .unwrap()
 });
+/// `auto h = torch::zeros_like(c`: the tensor and its model.
+static LIKE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:auto|(?:torch|at)::Tensor)\s+([A-Za-z_]\w*)\s*=\s*(?:torch|at)::(?:zeros|ones|empty|rand|randn|full)_like\s*\(\s*([A-Za-z_]\w*)\s*[,)]",
+    )
+    .unwrap()
+});
+/// How many dimensions of its model a `*_like` tensor's names cover.
+const LIKE_RANK: i64 = 6;
+
+/// How a tensor is made: new with its sizes (contiguous), reshaped to them (strides not
+/// known), or like another tensor.
+#[derive(Clone, Debug, PartialEq)]
+enum Making {
+    New(Vec<String>),
+    Reshaped(Vec<String>),
+    Like(String),
+}
 
 /// The shape names of the tensors `scope` makes that `code` never assigns again or resizes.
 pub(super) fn shapes_in(scope: &str, code: &str) -> BTreeMap<String, String> {
-    let mut made: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
+    let mut made: BTreeMap<String, Option<Making>> = BTreeMap::new();
+    let mut note = |name: &str, making: Option<Making>| {
+        // made twice: which making a launch sees is not known here
+        made.entry(name.to_string())
+            .and_modify(|m| *m = None)
+            .or_insert(making);
+    };
     for c in MADE.captures_iter(scope) {
         let open = c.get(0).expect("the match").end() - 1;
         let sizes = matching_close(scope.as_bytes(), open).map(|close| {
@@ -39,20 +68,47 @@ pub(super) fn shapes_in(scope: &str, code: &str) -> BTreeMap<String, String> {
                 .filter(|d| !d.trim().is_empty())
                 .collect::<Vec<_>>()
         });
-        // made twice: which making a launch sees is not known here
-        made.entry(c[1].to_string())
-            .and_modify(|s| *s = None)
-            .or_insert(sizes.filter(|s| !s.is_empty()));
+        // a size of -1 is inferred from the others, which kerncast does not do
+        let sizes = sizes.filter(|s| !s.is_empty() && s.iter().all(|d| d.trim() != "-1"));
+        let making = match c.get(2) {
+            Some(_) => sizes.map(Making::Reshaped),
+            None => sizes.map(Making::New),
+        };
+        note(&c[1], making);
+    }
+    for c in LIKE.captures_iter(scope) {
+        note(&c[1], Some(Making::Like(c[2].to_string())));
     }
     made.into_iter()
         .filter(|(name, _)| !changed(code, name))
-        .filter_map(|(name, sizes)| Some(shape_names(&name, &sizes?)))
+        .filter_map(|(name, making)| {
+            Some(match making? {
+                Making::New(sizes) => shape_names(&name, &sizes),
+                Making::Reshaped(sizes) => shape_names(&name, &sizes)
+                    .into_iter()
+                    .filter(|(n, _)| !n.contains(".strides["))
+                    .collect(),
+                Making::Like(model) => like_names(&name, &model),
+            })
+        })
         .flatten()
         .collect()
 }
 
+/// The names of a tensor made like `model`: the model's, for up to [`LIKE_RANK`] dimensions.
+fn like_names(name: &str, model: &str) -> Vec<(String, String)> {
+    if name == model {
+        return Vec::new();
+    }
+    let mut out = vec![(format!("{name}.numel"), format!("{model}.numel"))];
+    for k in -LIKE_RANK..LIKE_RANK {
+        out.push((format!("{name}.sizes[{k}]"), format!("{model}.sizes[{k}]")));
+    }
+    out
+}
+
 /// The names of a contiguous tensor `name` of sizes `sizes`, as the expressions read them.
-pub(super) fn shape_names(name: &str, sizes: &[String]) -> Vec<(String, String)> {
+fn shape_names(name: &str, sizes: &[String]) -> Vec<(String, String)> {
     let rank = sizes.len();
     let mut out = Vec::new();
     let product = |dims: &[String]| match dims {
@@ -138,5 +194,22 @@ mod tests {
         // a copy of it, a comparison and a read are no change
         let code = "auto x = torch::randn({64});\nauto y = x.clone();\nbool same = x == y;\n";
         assert_eq!(shapes_in(code, code)["x.numel"], "64");
+    }
+
+    #[test]
+    fn a_reshaped_tensor_has_its_sizes_and_one_made_like_another_has_the_other_s() {
+        let code = "auto gates = gate_weights.reshape({batch, 3, state});\n\
+                    auto flat = x.view({-1, 64});\n\
+                    auto new_h = torch::zeros_like(old_cell);\n";
+        let names = shapes_in(code, code);
+        assert_eq!(names["gates.sizes[1]"], "3");
+        assert_eq!(names["gates.sizes[-1]"], "state");
+        assert_eq!(names["gates.numel"], "(batch) * (3) * (state)");
+        // strides of a reshape depend on the tensor reshaped; an inferred size is not read
+        assert!(!names.contains_key("gates.strides[0]"));
+        assert!(!names.keys().any(|n| n.starts_with("flat.")));
+        assert_eq!(names["new_h.sizes[0]"], "old_cell.sizes[0]");
+        assert_eq!(names["new_h.sizes[-1]"], "old_cell.sizes[-1]");
+        assert_eq!(names["new_h.numel"], "old_cell.numel");
     }
 }
