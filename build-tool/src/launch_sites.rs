@@ -155,6 +155,31 @@ fn every_launch(text: &str, headers: &[&str]) -> Vec<LaunchSite> {
     sites
 }
 
+/// Whether the C or C++ `text` calls one of the functions `names` that it does not define
+/// itself (a file with its own `run` calls that one).
+pub fn calls_any(text: &str, names: &[String]) -> bool {
+    let code = code_only(text);
+    names.iter().any(|name| {
+        let Ok(named) = c_text::cached_regex(&format!(r"\b{}\s*\(", regex::escape(name))) else {
+            return false;
+        };
+        let mut called = false;
+        for m in named.find_iter(&code) {
+            let open = m.end() - 1;
+            let after = matching_close(code.as_bytes(), open).map(|c| code[c + 1..].trim_start());
+            let defined = after.is_some_and(|a| {
+                let a = a.strip_prefix("const").map_or(a, str::trim_start);
+                a.starts_with('{')
+            });
+            if defined {
+                return false;
+            }
+            called |= callers::is_call_position(&code[..m.start()]);
+        }
+        called
+    })
+}
+
 /// The first line of `text` (1-based, with its code on one line) that uses the kernel `name`
 /// outside a declaration of it: where a launch kerncast does not read may be (a macro from a
 /// header, a function pointer), for a kernel none of whose launches was read.
@@ -228,6 +253,9 @@ pub struct HostFile<'a> {
     sites: Vec<LaunchSite>,
     /// A Python host's loop headers as written; empty for C and C++.
     python_loops: Vec<crate::python_host::PythonLoop>,
+    /// Other files appended to the text for the calls they make of its helpers
+    /// ([`HostFile::with_callers`]): the first line of each in the text, and its name.
+    appended: Vec<(usize, String)>,
     defs: OnceLock<HostDefs>,
     code: OnceLock<String>,
     /// What each function body writes, by body, read once for every launch and call in it.
@@ -262,6 +290,55 @@ impl<'a> HostFile<'a> {
         file
     }
 
+    /// The launches of `text` (with the launch macros of `headers`) in the contexts of the
+    /// calls that other files, `callers` (shown name, text), make of its helpers:
+    /// `launch_add(d, n)` in `main.cpp` of `void launch_add(float *x, int n)` in `kernels.cu`,
+    /// whose launch then sees `n` as `main` sets it. The callers are appended to the text,
+    /// their lines shown as theirs (`main.cpp:9`); only the launches of `text` itself are read.
+    pub fn with_callers(text: &'a str, headers: &[&str], callers: &[(&str, &str)]) -> HostFile<'a> {
+        let mut combined = text.to_string();
+        let mut appended = Vec::new();
+        for (name, caller) in callers {
+            if !combined.ends_with('\n') {
+                combined.push('\n');
+            }
+            appended.push((combined.matches('\n').count() + 1, name.to_string()));
+            combined.push_str(caller);
+        }
+        let sites = every_launch(text, headers);
+        let mut file = Self::of_sites(combined.into(), None, sites);
+        file.appended = appended;
+        file
+    }
+
+    /// The names of the functions the launches of `kernel` are written in, each once: the
+    /// helpers another file may call ([`HostFile::with_callers`]).
+    pub fn launching_functions(&self, kernel: &str) -> Vec<String> {
+        let base = crate::annotations::template_base(kernel);
+        let mut out: Vec<String> = Vec::new();
+        for site in self
+            .sites
+            .iter()
+            .filter(|s| crate::annotations::template_base(&s.kernel) == base)
+        {
+            if let Some(f) = callers::enclosing_function(self.code(), site.at) {
+                if !out.contains(&f.name) {
+                    out.push(f.name);
+                }
+            }
+        }
+        out
+    }
+
+    /// A line of the text as the notes show it: `line 9`, or in an appended caller's text
+    /// `main.cpp:9`.
+    fn place(&self, line: usize) -> String {
+        match self.appended.iter().rev().find(|(first, _)| line >= *first) {
+            Some((first, name)) => format!("{name}:{}", line - first + 1),
+            None => format!("line {line}"),
+        }
+    }
+
     fn of_sites(
         text: std::borrow::Cow<'a, str>,
         name: Option<&'a str>,
@@ -272,6 +349,7 @@ impl<'a> HostFile<'a> {
             name,
             sites,
             python_loops: Vec::new(),
+            appended: Vec::new(),
             defs: OnceLock::new(),
             code: OnceLock::new(),
             writes: Default::default(),
@@ -368,7 +446,7 @@ impl<'a> HostFile<'a> {
                 let mut at = line.clone();
                 for (call, at_call) in chain {
                     loops.extend(loops_at(call.at, at_call));
-                    at = format!("{at}, {}", call.called_at());
+                    at = format!("{at}, {}", call.called_at(&self.place(call.line)));
                 }
                 count(at, loops)
             })
@@ -673,7 +751,7 @@ impl<'a> HostFile<'a> {
                     .flat_map(|c| chains_from(c, &caller, &outer))
                     .collect();
                 let d = bound(&params, &args, &defs, caller);
-                let via = format!("{} at line {}", call.shown(&f.name), call.line);
+                let via = format!("{} at {}", call.shown(&f.name), self.place(call.line));
                 let via = match outer_via {
                     Some(o) => format!("{via}, in {o}"),
                     None => via,
@@ -1689,6 +1767,41 @@ int main() {
         assert_eq!(specs.len(), 1, "{specs:#?}");
         let w = specs[0].resolve().unwrap();
         assert_eq!((w.grid[0], w.params["n"], w.params["m"]), (256, 65536, 72));
+    }
+
+    #[test]
+    fn another_file_s_call_of_a_launcher_binds_it_and_shows_its_own_lines() {
+        let kernels = "void run(float *x, int n) {\n  k<<<n / 256, 256>>>(x, n);\n}\n";
+        let main = "void run(float *x, int n);\nint main() {\n  run(x, 4096);\n}\n";
+        let params: Vec<String> = ["x", "n"].iter().map(|s| s.to_string()).collect();
+        let alone = HostFile::new(kernels, None);
+        assert_eq!(alone.launching_functions("k"), ["run"]);
+        assert!(alone.workloads("k", &params, &[])[0].resolve().is_err());
+        assert!(calls_any(main, &["run".to_string()]));
+        assert!(!calls_any(
+            "void run(float *x, int n);\n",
+            &["run".to_string()]
+        ));
+        // a file with a `run` of its own calls that one
+        let own_run = "void run(float *x, int n) { }\nint main() {\n  run(x, 4096);\n}\n";
+        assert!(!calls_any(own_run, &["run".to_string()]));
+        let with = HostFile::with_callers(kernels, &[], &[("main.cpp", main)]);
+        let specs = with.workloads("k", &params, &[]);
+        assert_eq!(specs.len(), 1, "{specs:#?}");
+        assert_eq!(specs[0].resolve().unwrap().grid, [16, 1, 1]);
+        assert!(
+            specs[0]
+                .origin
+                .as_deref()
+                .unwrap()
+                .contains("in run(x, 4096) at main.cpp:3"),
+            "{:?}",
+            specs[0].origin
+        );
+        // the caller's own launches are not the file's
+        let launching = "int main() {\n  k<<<1, 32>>>(x, 32);\n  run(x, 4096);\n}\n";
+        let with = HostFile::with_callers(kernels, &[], &[("main.cpp", launching)]);
+        assert_eq!(with.workloads("k", &params, &[]).len(), 1);
     }
 
     #[test]

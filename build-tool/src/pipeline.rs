@@ -625,9 +625,11 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
             let mut specs = if u.job.workloads.is_empty() {
                 let mut v = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
-                if v.is_empty() {
-                    if let Some(sk) = sk {
+                if let Some(sk) = sk {
+                    if v.is_empty() {
                         v = launches.workloads(sk, &u.job.display_path);
+                    } else if let Some(called) = launches.through_callers(u, sk, &v) {
+                        v = called;
                     }
                 }
                 let mut v = crate::launch_sites::for_instantiation(v, &demangle(entry));
@@ -845,6 +847,9 @@ fn unread_use(units: &[Unit], host_sources: &[(String, String)], name: &str) -> 
 /// launched from `main.c`).
 struct OtherFilesLaunches<'a> {
     files: Vec<crate::launch_sites::HostFile<'a>>,
+    /// Every analysed C or C++ source (shown path, text): those that call a helper of another
+    /// file that launches its kernel ([`Self::through_callers`]).
+    c_texts: Vec<(&'a str, &'a str)>,
 }
 
 impl<'a> OtherFilesLaunches<'a> {
@@ -861,7 +866,48 @@ impl<'a> OtherFilesLaunches<'a> {
                 host.has_launches().then_some(host)
             })
             .collect();
-        OtherFilesLaunches { files }
+        let c_texts = analysed_texts(units, host_sources)
+            .filter(|a| !crate::python_host::is_python(std::path::Path::new(a.display)))
+            .map(|a| (a.display, a.text))
+            .collect();
+        OtherFilesLaunches { files, c_texts }
+    }
+
+    /// The workloads of `kernel`'s launches in its own file (`u`), in the contexts where other
+    /// files call the helpers they are in (`launch_add(d, n)` in `main.cpp` of a helper of
+    /// `kernels.cu`), where those resolve more of them than `own`, the workloads its file
+    /// alone gives.
+    fn through_callers(
+        &self,
+        u: &Unit,
+        kernel: &SourceKernel,
+        own: &[WorkloadSpec],
+    ) -> Option<Vec<WorkloadSpec>> {
+        let text = u.source_text.as_deref()?;
+        let display = u.job.display_path.as_str();
+        if crate::python_host::is_python(std::path::Path::new(display)) {
+            return None;
+        }
+        let headers = header_texts(&u.headers);
+        let alone = crate::launch_sites::HostFile::with_headers(text, None, &headers);
+        let helpers = alone.launching_functions(&kernel.name);
+        let callers: Vec<(&str, &str)> = self
+            .c_texts
+            .iter()
+            .filter(|(d, t)| *d != display && crate::launch_sites::calls_any(t, &helpers))
+            .copied()
+            .collect();
+        if callers.is_empty() {
+            return None;
+        }
+        let with = crate::launch_sites::HostFile::with_callers(text, &headers, &callers);
+        let mut specs = with.workloads(&kernel.name, &kernel.params, &kernel.fields);
+        let macros = crate::annotations::int_macros(text);
+        for w in &mut specs {
+            w.macros = macros.clone();
+        }
+        let resolved = |ws: &[WorkloadSpec]| ws.iter().filter(|w| w.resolve().is_ok()).count();
+        (resolved(&specs) > resolved(own)).then_some(specs)
     }
 
     /// Why the launches of `kernel` (the instantiation `entry`) in its own file (`u`) and in

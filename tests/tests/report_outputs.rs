@@ -1530,3 +1530,62 @@ fn the_same_launch_from_two_host_files_counts_in_both() {
         .collect();
     assert_eq!(totals, [("a.cu".to_string(), 3), ("b.cu".to_string(), 5)]);
 }
+
+/// A launcher in the kernel's file called from another file (`launch_add(d, n)` in
+/// `main.cpp`): the launch takes the sizes the caller gives and runs as often as it calls.
+/// A file that only declares the launcher adds nothing, and a launch the kernel's own file
+/// sizes keeps its own workload.
+#[test]
+fn a_launcher_called_from_another_file_takes_that_file_s_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("kernels.cu"),
+        "__global__ void add(float *x, int n) {\n\
+           int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+           if (i < n) x[i] += 1.f;\n\
+         }\n\
+         void launch_add(float *x, int n) {\n\
+           add<<<(n + 255) / 256, 256>>>(x, n);\n\
+         }\n\
+         __global__ void fill(float *x) { x[threadIdx.x] = 0.f; }\n\
+         void launch_fill(float *x) { fill<<<4, 128>>>(x); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.cpp"),
+        "void launch_add(float *x, int n);\n\
+         void launch_fill(float *x);\n\
+         int main() {\n\
+           const int n = 1 << 22;\n\
+           float *d = nullptr;\n\
+           for (int it = 0; it < 10; ++it)\n\
+             launch_add(d, n);\n\
+           launch_fill(d);\n\
+         }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("decl.cpp"),
+        "void launch_add(float *x, int n);\n",
+    )
+    .unwrap();
+    let r = analyze_dir(dir.path());
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let add = r.kernels.iter().find(|k| k.display_name == "add").unwrap();
+    assert_eq!(add.workload.grid, [16384, 1, 1]);
+    let runs: Vec<(u32, Option<u64>)> = add.host_runs.iter().map(|h| (h.line, h.times)).collect();
+    assert_eq!(runs, [(6, Some(10))]);
+    assert!(
+        add.host_runs[0].at.ends_with("main.cpp:7"),
+        "{}",
+        add.host_runs[0].at
+    );
+    assert!(
+        add.notes[0].contains("in launch_add(d, n) at ") && add.notes[0].contains("main.cpp:7"),
+        "{}",
+        add.notes[0]
+    );
+    let fill = r.kernels.iter().find(|k| k.display_name == "fill").unwrap();
+    assert_eq!(fill.workload.grid, [4, 1, 1]);
+    assert_eq!(fill.host_runs[0].at, "line 9");
+}

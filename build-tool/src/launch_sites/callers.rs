@@ -345,13 +345,14 @@ impl Call {
         format!("{name}{targs}({})", args.join(", "))
     }
 
-    /// How the chain of calls to a launch reads this call: `called at line 9`, or, for a
-    /// helper calling what it was passed, `called at line 9 as `f()``.
-    pub fn called_at(&self) -> String {
+    /// How the chain of calls to a launch reads this call, whose line is shown as `place`
+    /// (`line 9`): `called at line 9`, or, for a helper calling what it was passed, `called at
+    /// line 9 as `f()``.
+    pub fn called_at(&self, place: &str) -> String {
         match &self.how {
-            How::Named => format!("called at line {}", self.line),
-            How::Through(t) => format!("called at line {} as `{}()`", self.line, t.param),
-            How::Graph => format!("in the graph launched at line {}", self.line),
+            How::Named => format!("called at {place}"),
+            How::Through(t) => format!("called at {place} as `{}()`", t.param),
+            How::Graph => format!("in the graph launched at {place}"),
         }
     }
 }

@@ -109,7 +109,10 @@ mod tests {
         let f = callers::enclosing_callable(code, code.find("step<<<").unwrap()).unwrap();
         assert_eq!((f.name.as_str(), &f.kind), ("graph", &Kind::Capture));
         let calls = callers::calls(code, &f);
-        let shown: Vec<String> = calls.iter().map(Call::called_at).collect();
+        let shown: Vec<String> = calls
+            .iter()
+            .map(|c| c.called_at(&format!("line {}", c.line)))
+            .collect();
         assert_eq!(
             shown,
             [

@@ -200,7 +200,10 @@ mod tests {
         assert_eq!(f.kind, Kind::PassedLambda { passing });
         assert!(f.params.is_empty());
         let calls = callers::calls(code, &f);
-        let lines: Vec<(usize, String)> = calls.iter().map(|c| (c.line, c.called_at())).collect();
+        let lines: Vec<(usize, String)> = calls
+            .iter()
+            .map(|c| (c.line, c.called_at(&format!("line {}", c.line))))
+            .collect();
         assert_eq!(
             lines,
             [
