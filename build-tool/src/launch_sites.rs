@@ -155,29 +155,37 @@ fn every_launch(text: &str, headers: &[&str]) -> Vec<LaunchSite> {
     sites
 }
 
-/// Whether the C or C++ `text` calls one of the functions `names` that it does not define
-/// itself (a file with its own `run` calls that one).
-pub fn calls_any(text: &str, names: &[String]) -> bool {
+/// The functions of the C or C++ `text` that call one of the functions `names` it does not
+/// define itself (a file with its own `run` calls that one), each once (`""` for a call
+/// outside any function); empty where it calls none.
+pub fn callers_of(text: &str, names: &[String]) -> Vec<String> {
     let code = code_only(text);
-    names.iter().any(|name| {
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
         let Ok(named) = c_text::cached_regex(&format!(r"\b{}\s*\(", regex::escape(name))) else {
-            return false;
+            continue;
         };
-        let mut called = false;
+        let mut calls = Vec::new();
+        let mut defined = false;
         for m in named.find_iter(&code) {
             let open = m.end() - 1;
             let after = matching_close(code.as_bytes(), open).map(|c| code[c + 1..].trim_start());
-            let defined = after.is_some_and(|a| {
+            defined |= after.is_some_and(|a| {
                 let a = a.strip_prefix("const").map_or(a, str::trim_start);
                 a.starts_with('{')
             });
-            if defined {
-                return false;
+            if callers::is_call_position(&code[..m.start()]) {
+                calls.push(m.start());
             }
-            called |= callers::is_call_position(&code[..m.start()]);
         }
-        called
-    })
+        for at in calls.into_iter().filter(|_| !defined) {
+            let f = callers::enclosing_function(&code, at).map_or(String::new(), |f| f.name);
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    out
 }
 
 /// The first line of `text` (1-based, with its code on one line) that uses the kernel `name`
@@ -1777,14 +1785,12 @@ int main() {
         let alone = HostFile::new(kernels, None);
         assert_eq!(alone.launching_functions("k"), ["run"]);
         assert!(alone.workloads("k", &params, &[])[0].resolve().is_err());
-        assert!(calls_any(main, &["run".to_string()]));
-        assert!(!calls_any(
-            "void run(float *x, int n);\n",
-            &["run".to_string()]
-        ));
+        let run = ["run".to_string()];
+        assert_eq!(callers_of(main, &run), ["main"]);
+        assert!(callers_of("void run(float *x, int n);\n", &run).is_empty());
         // a file with a `run` of its own calls that one
         let own_run = "void run(float *x, int n) { }\nint main() {\n  run(x, 4096);\n}\n";
-        assert!(!calls_any(own_run, &["run".to_string()]));
+        assert!(callers_of(own_run, &run).is_empty());
         let with = HostFile::with_callers(kernels, &[], &[("main.cpp", main)]);
         let specs = with.workloads("k", &params, &[]);
         assert_eq!(specs.len(), 1, "{specs:#?}");

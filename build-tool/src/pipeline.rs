@@ -795,6 +795,10 @@ fn library_definition(u: &Unit, entry: &str) -> Option<(String, u32)> {
     (!project.any(|p| p == at)).then(|| (file.name.clone(), loc.line))
 }
 
+/// How many files out [`OtherFilesLaunches::through_callers`] follows the calls of a
+/// launcher: `main.cpp` calling it, a Python script calling a binding in a `.cpp` that calls it.
+const CALLER_FILES_DEPTH: usize = 3;
+
 /// Why a kernel of the compiled code that no analysed source defines is not predicted.
 const LIBRARY_KERNEL: &str = "defined in a header kerncast does not analyse (a library's, such \
      as CUB's or Thrust's) and launched by that library's code; a [[kernel.workload]] in \
@@ -847,9 +851,10 @@ fn unread_use(units: &[Unit], host_sources: &[(String, String)], name: &str) -> 
 /// launched from `main.c`).
 struct OtherFilesLaunches<'a> {
     files: Vec<crate::launch_sites::HostFile<'a>>,
-    /// Every analysed C or C++ source (shown path, text): those that call a helper of another
+    /// Every analysed C or C++ source, and the C-shaped copy of every Python host that loads a
+    /// PyTorch extension from files (shown path, text): those that call a helper of another
     /// file that launches its kernel ([`Self::through_callers`]).
-    c_texts: Vec<(&'a str, &'a str)>,
+    c_texts: Vec<(&'a str, std::borrow::Cow<'a, str>)>,
 }
 
 impl<'a> OtherFilesLaunches<'a> {
@@ -866,17 +871,30 @@ impl<'a> OtherFilesLaunches<'a> {
                 host.has_launches().then_some(host)
             })
             .collect();
+        let is_python = |d: &str| crate::python_host::is_python(std::path::Path::new(d));
+        // the functions the C++ sources bind for Python, which its calls reach
+        let bindings: Vec<(String, String)> = analysed_texts(units, host_sources)
+            .filter(|a| !is_python(a.display))
+            .flat_map(|a| crate::python_host::bindings_in(a.text))
+            .collect();
         let c_texts = analysed_texts(units, host_sources)
-            .filter(|a| !crate::python_host::is_python(std::path::Path::new(a.display)))
-            .map(|a| (a.display, a.text))
+            .filter_map(|a| match is_python(a.display) {
+                false => Some((a.display, a.text.into())),
+                true => crate::python_host::loads_extension(a.text).then(|| {
+                    let shaped = crate::python_host::shape_with_bindings(a.text, &bindings);
+                    (a.display, shaped.text.into())
+                }),
+            })
             .collect();
         OtherFilesLaunches { files, c_texts }
     }
 
     /// The workloads of `kernel`'s launches in its own file (`u`), in the contexts where other
     /// files call the helpers they are in (`launch_add(d, n)` in `main.cpp` of a helper of
-    /// `kernels.cu`), where those resolve more of them than `own`, the workloads its file
-    /// alone gives.
+    /// `kernels.cu`), or call the functions of such files that call them (a Python script's
+    /// `ext.forward(x)` of the binding that calls the launcher), up to [`CALLER_FILES_DEPTH`]
+    /// files out, where those resolve more of them than `own`, the workloads its file alone
+    /// gives.
     fn through_callers(
         &self,
         u: &Unit,
@@ -890,16 +908,32 @@ impl<'a> OtherFilesLaunches<'a> {
         }
         let headers = header_texts(&u.headers);
         let alone = crate::launch_sites::HostFile::with_headers(text, None, &headers);
-        let helpers = alone.launching_functions(&kernel.name);
-        let callers: Vec<(&str, &str)> = self
-            .c_texts
-            .iter()
-            .filter(|(d, t)| *d != display && crate::launch_sites::calls_any(t, &helpers))
-            .copied()
-            .collect();
-        if callers.is_empty() {
+        let mut called = alone.launching_functions(&kernel.name);
+        let mut chosen: Vec<usize> = Vec::new();
+        for _ in 0..CALLER_FILES_DEPTH {
+            let mut found = Vec::new();
+            for (i, (d, t)) in self.c_texts.iter().enumerate() {
+                if *d == display || chosen.contains(&i) {
+                    continue;
+                }
+                let callers = crate::launch_sites::callers_of(t, &called);
+                if !callers.is_empty() {
+                    found.push(i);
+                    called.extend(callers.into_iter().filter(|c| !c.is_empty()));
+                }
+            }
+            if found.is_empty() {
+                break;
+            }
+            chosen.extend(found);
+        }
+        if chosen.is_empty() {
             return None;
         }
+        let callers: Vec<(&str, &str)> = chosen
+            .iter()
+            .map(|&i| (self.c_texts[i].0, self.c_texts[i].1.as_ref()))
+            .collect();
         let with = crate::launch_sites::HostFile::with_callers(text, &headers, &callers);
         let mut specs = with.workloads(&kernel.name, &kernel.params, &kernel.fields);
         let macros = crate::annotations::int_macros(text);

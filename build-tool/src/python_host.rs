@@ -24,6 +24,8 @@ mod benchmark;
 mod branches;
 mod calls;
 mod extensions;
+
+pub use extensions::{bindings_in, loads_extension};
 mod loops;
 mod pyopencl;
 mod templates;
@@ -51,6 +53,7 @@ pub fn mentions_kernels(text: &str) -> bool {
     ]
     .iter()
     .any(|w| text.contains(w))
+        || extensions::loads_extension(text)
 }
 
 /// A string literal of a Python file: the whole literal and its body, by byte offset.
@@ -413,6 +416,13 @@ static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The C-shaped copy of `host` (see the module's doc).
 pub fn shape(host: &str) -> Shaped {
+    shape_with_bindings(host, &[])
+}
+
+/// [`shape`], where the PyTorch extensions the host loads from files bind `bindings` (Python
+/// name, C++ function: [`bindings_in`] of their sources), so that their calls are those C++
+/// functions' calls.
+pub fn shape_with_bindings(host: &str, bindings: &[(String, String)]) -> Shaped {
     let code = code_only(host);
     let lines: Vec<&str> = code.split('\n').collect();
     let raw_lines: Vec<&str> = host.split('\n').collect();
@@ -456,6 +466,7 @@ pub fn shape(host: &str) -> Shaped {
     let modules = extensions::Modules::of(
         statements.iter().flatten().map(|s| s.text.as_str()),
         &sources,
+        bindings,
     );
     // a tensor assigned anything else has no one shape
     let reassigned = |text: &str| match ASSIGNMENT.captures(text) {

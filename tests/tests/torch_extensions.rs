@@ -330,3 +330,46 @@ fn tensors_made_like_and_reshaped_size_the_accessors_from_two_given_sizes() {
         );
     }
 }
+
+/// An extension built from files, as `cpp_extension.load(sources=[…])` or `setup.py` builds
+/// it: the Python script calls the binding (`ext.forward`), which calls the launcher in the
+/// `.cu`; the launch takes the shapes of the script's tensors and its loop's runs.
+#[test]
+fn a_script_s_calls_reach_an_extension_built_from_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cell_kernel.cu"), CELL).unwrap();
+    std::fs::write(
+        dir.path().join("cell.cpp"),
+        "#include <torch/extension.h>\n\
+         #include <vector>\n\
+         std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old_cell);\n\
+         std::vector<torch::Tensor> forward(torch::Tensor weights, torch::Tensor old_cell) {\n\
+           return cell_forward(weights, old_cell);\n\
+         }\n\
+         PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &forward); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bench.py"),
+        "import torch\n\
+         from torch.utils.cpp_extension import load\n\
+         cell = load(name='cell', sources=['cell.cpp', 'cell_kernel.cu'])\n\
+         W = torch.randn(2048, 1024, device='cuda')\n\
+         c = torch.randn(32, 1024, device='cuda')\n\
+         for _ in range(50):\n    h, g = cell.forward(W, c)\n",
+    )
+    .unwrap();
+    let r = analyze_with(vec![dir.path().to_path_buf()], &[]);
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 2);
+    for k in &r.kernels {
+        assert_eq!(k.workload.grid, [4, 32, 1], "{}", k.display_name);
+        let runs: Vec<Option<u64>> = k.host_runs.iter().map(|h| h.times).collect();
+        assert_eq!(runs, [Some(50)]);
+        let at = &k.host_runs[0].at;
+        assert!(
+            at.contains("cell.cpp:5") && at.ends_with("bench.py:7"),
+            "{at}"
+        );
+    }
+}

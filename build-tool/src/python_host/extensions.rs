@@ -18,9 +18,10 @@ use crate::launch_sites::c_text::matching_close;
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// `ext = load_inline(` or `ext = torch.utils.cpp_extension.load_inline(`.
+/// `ext = load_inline(` or `ext = torch.utils.cpp_extension.load_inline(`, and `load(` of an
+/// extension built from files (`sources=[…]`).
 static MODULE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^([A-Za-z_]\w*)\s*=\s*(?:[A-Za-z_][\w.]*\.)?load_inline\s*\(").unwrap()
+    Regex::new(r"^([A-Za-z_]\w*)\s*=\s*(?:[A-Za-z_][\w.]*\.)?load(?:_inline)?\s*\(").unwrap()
 });
 /// A pybind11 binding, `m.def("forward", &lltm_forward`.
 static BINDING: LazyLock<Regex> =
@@ -71,6 +72,25 @@ pub(super) fn inline_sources(host: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The functions a C++ extension source binds for Python (`m.def("forward", &lltm_forward)`),
+/// as (Python name, C++ function).
+pub fn bindings_in(text: &str) -> Vec<(String, String)> {
+    BINDING
+        .captures_iter(text)
+        .map(|c| {
+            let function = c[2].rsplit("::").next().unwrap_or(&c[2]).to_string();
+            (c[1].to_string(), function)
+        })
+        .collect()
+}
+
+/// Whether a Python host builds an extension from files (`cpp_extension.load(…, sources=…)`),
+/// whose functions it then calls.
+pub fn loads_extension(host: &str) -> bool {
+    static LOAD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bload\s*\(").unwrap());
+    host.contains("cpp_extension") && host.contains("sources") && LOAD.is_match(host)
+}
+
 /// The extension modules of a Python host and the C++ functions they bind.
 pub(super) struct Modules {
     names: Vec<String>,
@@ -79,21 +99,20 @@ pub(super) struct Modules {
 }
 
 impl Modules {
-    /// The modules the `statements` (code only) make with `load_inline`, and the bindings in
-    /// the C++ `sources` ([`inline_sources`]).
-    pub fn of<'s>(statements: impl Iterator<Item = &'s str>, sources: &[(usize, String)]) -> Self {
+    /// The modules the `statements` (code only) make with `load_inline` or `load`, and the
+    /// bindings in the C++ `sources` ([`inline_sources`]) and in the extension's files
+    /// (`elsewhere`, [`bindings_in`]).
+    pub fn of<'s>(
+        statements: impl Iterator<Item = &'s str>,
+        sources: &[(usize, String)],
+        elsewhere: &[(String, String)],
+    ) -> Self {
         let names = statements
             .filter_map(|s| MODULE.captures(s).map(|c| c[1].to_string()))
             .collect();
         let text: Vec<&str> = sources.iter().map(|(_, t)| t.as_str()).collect();
-        let text = text.join("\n");
-        let bindings = BINDING
-            .captures_iter(&text)
-            .map(|c| {
-                let function = c[2].rsplit("::").next().unwrap_or(&c[2]).to_string();
-                (c[1].to_string(), function)
-            })
-            .collect();
+        let mut bindings = bindings_in(&text.join("\n"));
+        bindings.extend(elsewhere.iter().cloned());
         Modules { names, bindings }
     }
 
@@ -102,7 +121,7 @@ impl Modules {
     /// shape (`.contiguous()`, `.cuda()`); an integer expression as C; anything else, a keyword
     /// argument among them, as a value kerncast cannot read.
     pub fn call(&self, statement: &str) -> Option<String> {
-        let call = super::calls::unassigned(statement);
+        let call = super::calls::unassigned(unpacked(statement));
         let open = call.find('(')?;
         let (module, function) = call[..open].trim().split_once('.')?;
         let named = self.names.iter().any(|n| n == module);
@@ -125,6 +144,18 @@ impl Modules {
             .collect();
         Some(format!("{function}({});", args.join(", ")))
     }
+}
+
+/// The value of an assignment to several names (`h, c, *rest = ext.forward(x)`), or the
+/// statement.
+fn unpacked(statement: &str) -> &str {
+    static TARGETS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\(?\s*\*?[A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)+\s*,?\s*\)?\s*=([^=].*)$")
+            .unwrap()
+    });
+    TARGETS
+        .captures(statement)
+        .map_or(statement, |c| c.get(1).expect("the value").as_str().trim())
 }
 
 #[cfg(test)]
@@ -157,6 +188,7 @@ msg = 'torch::Tensor is no program here'\n";
         let modules = Modules::of(
             ["ext = load_inline(name='ext', cpp_sources='', cuda_sources=src)"].into_iter(),
             &sources,
+            &[],
         );
         assert_eq!(
             modules.call("y = ext.forward(x.contiguous().cuda(), 1 << 10)"),
@@ -168,5 +200,25 @@ msg = 'torch::Tensor is no program here'\n";
         );
         assert_eq!(modules.call("y = other.forward(x)"), None);
         assert_eq!(modules.call("y = ext.forward(x).sum()"), None);
+        // a module built from files, its bindings in them
+        let cpp = "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"step\", &ns::lltm_step, \"doc\");\n}\n";
+        let from_files = Modules::of(
+            ["lltm = load(name='lltm', sources=['lltm.cpp', 'lltm_kernel.cu'])"].into_iter(),
+            &[],
+            &bindings_in(cpp),
+        );
+        assert_eq!(
+            from_files.call("lltm.step(x)"),
+            Some("lltm_step(x);".into())
+        );
+        assert_eq!(
+            from_files.call("h, c, *rest = lltm.step(x, h)"),
+            Some("lltm_step(x, h);".into())
+        );
+        let host = "from torch.utils.cpp_extension import load\nlltm = load(name='lltm', sources=['a.cu'])\n";
+        assert!(loads_extension(host));
+        assert!(!loads_extension(
+            "from torch.utils.cpp_extension import CUDAExtension\n"
+        ));
     }
 }
