@@ -901,9 +901,12 @@ impl<'a> OtherFilesLaunches<'a> {
         kernel: &SourceKernel,
         own: &[WorkloadSpec],
     ) -> Option<Vec<WorkloadSpec>> {
+        let resolved = |ws: &[WorkloadSpec]| ws.iter().filter(|w| w.resolve().is_ok()).count();
         let text = u.source_text.as_deref()?;
         let display = u.job.display_path.as_str();
-        if crate::python_host::is_python(std::path::Path::new(display)) {
+        if resolved(own) == own.len()
+            || crate::python_host::is_python(std::path::Path::new(display))
+        {
             return None;
         }
         let headers = header_texts(&u.headers);
@@ -940,7 +943,6 @@ impl<'a> OtherFilesLaunches<'a> {
         for w in &mut specs {
             w.macros = macros.clone();
         }
-        let resolved = |ws: &[WorkloadSpec]| ws.iter().filter(|w| w.resolve().is_ok()).count();
         (resolved(&specs) > resolved(own)).then_some(specs)
     }
 

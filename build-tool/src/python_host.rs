@@ -17,18 +17,20 @@
 //! OpenCL C++ bindings' calls ([`pyopencl`]), each `def` a function and each `if`, `elif` and
 //! `else` a C branch ([`branches`]) whose body ends where its indentation does, and every other
 //! line is left empty. So a launch's sizes are worked out as a C host's are, and what cannot be
-//! read (a size computed by a call) stays unknown and is reported as such.
+//! read (a size computed by a call) stays unknown and is reported as such. A PyTorch
+//! extension's calls (`ext.relu(x)` of a `load_inline` or `load` module) are the C++ calls
+//! they bind, and its tensors are also `torch::` tensors of their sizes ([`extensions`]).
 
 mod arrays;
 mod benchmark;
 mod branches;
 mod calls;
 mod extensions;
-
-pub use extensions::{bindings_in, loads_extension};
 mod loops;
 mod pyopencl;
 mod templates;
+
+pub use extensions::{bindings_in, loads_extension};
 
 use crate::embedded::{program_of_value, EmbeddedProgram};
 use crate::launch_sites::c_text::{arg_texts, call_args, matching_close, one_line};
