@@ -470,10 +470,17 @@ pub fn shape_with_bindings(host: &str, bindings: &[(String, String)]) -> Shaped 
         &sources,
         bindings,
     );
-    // a tensor assigned anything else has no one shape
-    let reassigned = |text: &str| match ASSIGNMENT.captures(text) {
-        Some(a) if tensors.iter().any(|(t, _)| *t == a[1]) => format!(" {} = python_value;", &a[1]),
-        _ => String::new(),
+    // a tensor assigned anything else (alone, or among several names) has no one shape
+    let reassigned = |text: &str| {
+        let names = match ASSIGNMENT.captures(text) {
+            Some(a) => vec![a[1].to_string()],
+            None => extensions::unpacked_names(text),
+        };
+        names
+            .iter()
+            .filter(|n| tensors.iter().any(|(t, _)| t == *n))
+            .map(|n| format!(" {n} = python_value;"))
+            .collect::<String>()
     };
     // a statement that opens no block, as C, and whether it launches a kernel; `params` are
     // those of the function it is in
@@ -512,7 +519,9 @@ pub fn shape_with_bindings(host: &str, bindings: &[(String, String)]) -> Shaped 
             let e = c_expression(&a[3]).unwrap_or_else(|| "python_value".into());
             (format!("{} {op}= {e};", &a[1]), false)
         } else {
-            (tuple_assignment(text).unwrap_or_default(), false)
+            let tensors = reassigned(text);
+            let other = || tensors.trim_start().to_string();
+            (tuple_assignment(text).unwrap_or_else(other), false)
         }
     };
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
@@ -1419,6 +1428,9 @@ ext.run(a)
         );
         assert_eq!(lines[12], "run(b);");
         assert_eq!(lines[13], "} a = python_value;");
+        // among several names too
+        let swapped = shape("t = torch.randn(8)\nt, u = t * 2, t\n");
+        assert_eq!(swapped.text.lines().nth(1), Some("t = python_value;"));
         let params = ["x".to_string(), "n".to_string(), "cols".to_string()];
         let specs = crate::launch_sites::HostFile::python(host, None).workloads("k", &params, &[]);
         // `b`'s shape is `a`'s as made; `a` assigned again has none

@@ -146,16 +146,27 @@ impl Modules {
     }
 }
 
-/// The value of an assignment to several names (`h, c, *rest = ext.forward(x)`), or the
-/// statement.
+/// An assignment to several names (`h, c, *rest = ext.forward(x)`): the names, then the value.
+static TARGETS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\(?(\s*\*?[A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)+\s*,?\s*)\)?\s*=([^=].*)$")
+        .unwrap()
+});
+
+/// The value of an assignment to several names, or the statement.
 fn unpacked(statement: &str) -> &str {
-    static TARGETS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\(?\s*\*?[A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)+\s*,?\s*\)?\s*=([^=].*)$")
-            .unwrap()
-    });
     TARGETS
         .captures(statement)
-        .map_or(statement, |c| c.get(1).expect("the value").as_str().trim())
+        .map_or(statement, |c| c.get(2).expect("the value").as_str().trim())
+}
+
+/// The names an assignment to several names gives values (`h` and `c` of `h, c, *rest = …`).
+pub(super) fn unpacked_names(statement: &str) -> Vec<String> {
+    TARGETS.captures(statement).map_or_else(Vec::new, |c| {
+        c[1].split(',')
+            .map(|n| n.trim().trim_start_matches('*').to_string())
+            .filter(|n| !n.is_empty())
+            .collect()
+    })
 }
 
 #[cfg(test)]
@@ -215,6 +226,11 @@ msg = 'torch::Tensor is no program here'\n";
             from_files.call("h, c, *rest = lltm.step(x, h)"),
             Some("lltm_step(x, h);".into())
         );
+        assert_eq!(
+            unpacked_names("h, c, *rest = lltm.step(x, h)"),
+            ["h", "c", "rest"]
+        );
+        assert!(unpacked_names("h = lltm.step(x)").is_empty());
         let host = "from torch.utils.cpp_extension import load\nlltm = load(name='lltm', sources=['a.cu'])\n";
         assert!(loads_extension(host));
         assert!(!loads_extension(
