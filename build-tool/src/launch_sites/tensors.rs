@@ -14,9 +14,9 @@
 //! (`torch::zeros_like(c)`) has the sizes of its model, under the model's names
 //! (`h.sizes[1] = c.sizes[1]`, for up to [`LIKE_RANK`] dimensions), so they take the model's
 //! values where a caller gives them. A tensor assigned again, or resized in place
-//! (`x.resize_(…)`), has no one shape and gives no names. A Python host's `torch.randn(4096, 4096)` is shaped as such a
-//! declaration (`python_host::arrays`), and a helper given a tensor sees its names under the
-//! parameter's name (`bound`).
+//! (`x.resize_(…)`), has no one shape and gives no names. A Python host's
+//! `torch.randn(4096, 4096)` is shaped as such a declaration (`python_host::arrays`), and a
+//! helper given a tensor sees its names under the parameter's name (`bound`).
 
 use super::c_text::matching_close;
 use crate::workload::split_top;

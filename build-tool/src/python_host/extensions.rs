@@ -1,17 +1,20 @@
-//! PyTorch extensions a Python host builds with `load_inline` and then calls:
+//! PyTorch extensions a Python host builds with `load_inline` (or `load` from files) and then
+//! calls; on the right, the C-shaped copy:
 //!
 //! ```text
-//! ext = load_inline(name="ext", cpp_sources=…,      (the C++ of the strings, at their lines)
+//! ext = load_inline(name="ext",          (the C++ of the strings, at their lines)
+//!                   cpp_sources=…,
 //!                   cuda_sources=src,
 //!                   functions=["relu"])
-//! x = torch.randn(4096, 4096, device="cuda")        … torch::Tensor x = torch::empty({4096, 4096});
-//! y = ext.relu(x)                                   relu(x);
+//! x = torch.randn(4096, 4096)            … torch::Tensor x = torch::empty({4096, 4096});
+//! y = ext.relu(x)                        relu(x);
 //! ```
 //!
 //! The C++ of the program strings is placed in the C-shaped copy at the lines it is written
 //! on, so the C reader follows a Python call of the module into the C++ function, and the
 //! launches there see the tensors' shapes (`launch_sites::tensors`). A function the module
-//! binds under another name (`m.def("forward", &lltm_forward)`) is called by its C++ name.
+//! binds under another name (`m.def("forward", &lltm_forward)`, in its strings or, for one
+//! built from files, in those files) is called by its C++ name.
 
 use super::{c_expression, decode, keyword, lex, split_top};
 use crate::launch_sites::c_text::matching_close;
