@@ -470,9 +470,11 @@ pub fn shape_with_bindings(host: &str, bindings: &[(String, String)]) -> Shaped 
         &sources,
         bindings,
     );
-    // a tensor assigned anything else (alone, or among several names) has no one shape
+    // a tensor assigned anything else (alone, or among several names) has no one shape; moved
+    // or cast (`x = x.cuda()`, `x = x.half()`) it keeps its own
     let reassigned = |text: &str| {
         let names = match ASSIGNMENT.captures(text) {
+            Some(a) if arrays::without_moves(a[2].trim()) == &a[1] => Vec::new(),
             Some(a) => vec![a[1].to_string()],
             None => extensions::unpacked_names(text),
         };
@@ -1428,9 +1430,11 @@ ext.run(a)
         );
         assert_eq!(lines[12], "run(b);");
         assert_eq!(lines[13], "} a = python_value;");
-        // among several names too
+        // among several names too; moved or cast, it keeps its shape
         let swapped = shape("t = torch.randn(8)\nt, u = t * 2, t\n");
         assert_eq!(swapped.text.lines().nth(1), Some("t = python_value;"));
+        let moved = shape("t = torch.randn(8)\nt = t.cuda().half()\n");
+        assert_eq!(moved.text.lines().nth(1), Some(""));
         let params = ["x".to_string(), "n".to_string(), "cols".to_string()];
         let specs = crate::launch_sites::HostFile::python(host, None).workloads("k", &params, &[]);
         // `b`'s shape is `a`'s as made; `a` assigned again has none
