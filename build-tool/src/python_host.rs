@@ -401,6 +401,12 @@ pub struct PythonLoop {
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^([A-Za-z_]\w*)\s*(?::\s*[A-Za-z_][\w.]*\s*)?=\s*([^=].*)$").unwrap()
 });
+/// An assignment to several names (`w, h = 1920, 1080`, `h, c, *rest = ext.forward(x)`): the
+/// names, then the value.
+static TARGETS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\(?(\s*\*?[A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)+\s*,?\s*)\)?\s*=([^=].*)$")
+        .unwrap()
+});
 /// `it += 3`, `n //= 2`: an augmented assignment, as C's compound one.
 static AUGMENTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([A-Za-z_]\w*)\s*(\+|-|\*|//|<<|>>)=\s*(.+)$").unwrap());
@@ -662,15 +668,16 @@ fn integer_lists(code: &str) -> Vec<String> {
 /// `w, h = 1920, 1080` as C declarations, when every value is an integer expression and none
 /// uses a name assigned (Python evaluates them all first: `a, b = b, a` swaps).
 fn tuple_assignment(statement: &str) -> Option<String> {
-    static TUPLE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\(?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*\)?\s*=\s*([^=].*)$")
-            .unwrap()
-    });
-    let c = TUPLE.captures(statement)?;
+    let c = TARGETS.captures(statement)?;
     let names: Vec<&str> = c[1].split(',').map(str::trim).collect();
-    let mut values = split_top(&c[2]);
+    // a starred name takes a list, no integer
+    if names.iter().any(|n| n.starts_with('*')) {
+        return None;
+    }
+    let value = c[2].trim();
+    let mut values = split_top(value);
     if values.len() == 1 {
-        values = tuple(&c[2]);
+        values = tuple(value);
     }
     let uses_assigned = values
         .iter()

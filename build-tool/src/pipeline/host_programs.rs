@@ -167,10 +167,13 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             e.message,
         )
     })?;
-    let launches = launches();
+    // a kernel the program's own launches leave without a workload takes the Python code's
+    // (a `load_inline` program's were read from it already)
+    let unlaunched = src_kernels.iter().any(|k| k.workloads.is_empty());
+    let fallback = (unlaunched && !torch_inline).then(launches);
     for k in &mut src_kernels {
         k.line = program.host_line(k.line);
-        if k.workloads.is_empty() {
+        if let Some(launches) = fallback.as_ref().filter(|_| k.workloads.is_empty()) {
             k.workloads = launches.workloads(&k.name, &k.params, &k.fields);
         }
     }

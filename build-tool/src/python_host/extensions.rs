@@ -16,7 +16,7 @@
 //! binds under another name (`m.def("forward", &lltm_forward)`, in its strings or, for one
 //! built from files, in those files) is called by its C++ name.
 
-use super::{c_expression, decode, keyword, lex, split_top};
+use super::{c_expression, decode, keyword, lex, split_top, TARGETS};
 use crate::launch_sites::c_text::matching_close;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -148,12 +148,6 @@ impl Modules {
         Some(format!("{function}({});", args.join(", ")))
     }
 }
-
-/// An assignment to several names (`h, c, *rest = ext.forward(x)`): the names, then the value.
-static TARGETS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\(?(\s*\*?[A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)+\s*,?\s*)\)?\s*=([^=].*)$")
-        .unwrap()
-});
 
 /// The value of an assignment to several names, or the statement.
 fn unpacked(statement: &str) -> &str {
