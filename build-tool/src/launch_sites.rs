@@ -48,7 +48,7 @@ mod runtime_api;
 mod size_fns;
 mod struct_args;
 mod sweeps;
-mod tensors;
+pub(crate) mod tensors;
 
 pub use host_defs::{host_defs, HostDefs};
 pub use instantiations::for_instantiation;

@@ -373,3 +373,49 @@ fn a_script_s_calls_reach_an_extension_built_from_files() {
         );
     }
 }
+
+/// Reshapes that leave one size to PyTorch (`-1`): the Python script's and the C++'s sizes are
+/// inferred from the element count, as PyTorch infers them.
+const RESHAPED_INFERRED: &str = r#"import torch
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r'''
+__global__ void tile_sums(const float* x, float* out, int rows) {
+    __shared__ float part[128];
+    part[threadIdx.x] = x[blockIdx.x * 128 + threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float s = 0.f;
+        for (int i = 0; i < 128; i++) s += part[i];
+        out[blockIdx.x] = s + rows;
+    }
+}
+
+torch::Tensor sums_cuda(torch::Tensor x) {
+    auto tiles = x.view({-1, 128});
+    auto out = torch::empty({tiles.size(0)}, x.options());
+    tile_sums<<<tiles.size(0), 128>>>(x.data_ptr<float>(), out.data_ptr<float>(), x.size(0));
+    return out;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("sums", &sums_cuda); }
+'''
+
+ext = load_inline(name="sums_ext", cpp_sources="", cuda_sources=cuda_source)
+x = torch.randn(1024, 1024, device="cuda").reshape(-1, 512)
+y = ext.sums(x)
+"#;
+
+#[test]
+fn a_size_left_to_pytorch_in_a_reshape_is_inferred_from_the_element_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sums.py");
+    std::fs::write(&file, RESHAPED_INFERRED).unwrap();
+    let r = analyze_with(vec![file], &[]);
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 1);
+    let k = &r.kernels[0];
+    // x: 1024 × 1024 elements as (-1, 512) is 2048 rows; tiles: (-1, 128) is 8192 of them
+    assert_eq!(k.workload.grid, [8192, 1, 1], "{:#?}", k.workload);
+    assert_eq!(k.workload.params["rows"], 2048);
+}

@@ -10,7 +10,8 @@
 //! The makers read are `torch::` and `at::` `zeros`, `ones`, `empty`, `rand`, `randn` and `full`,
 //! whose first argument is the braced list of sizes. A new tensor is contiguous, so its strides
 //! follow from its sizes. A tensor reshaped to a braced list of sizes (`g.reshape({b, 3, s})`,
-//! `.view(…)`) has those sizes, and its strides are not known. A `*_like` tensor
+//! `.view(…)`) has those sizes, one `-1` among them inferred from `g.numel` as PyTorch infers
+//! it, and its strides are not known. A `*_like` tensor
 //! (`torch::zeros_like(c)`) has the sizes of its model, under the model's names
 //! (`h.sizes[1] = c.sizes[1]`, for up to [`LIKE_RANK`] dimensions), so they take the model's
 //! values where a caller gives them. A tensor assigned again, or resized in place
@@ -68,11 +69,15 @@ pub(super) fn shapes_in(scope: &str, code: &str) -> BTreeMap<String, String> {
                 .filter(|d| !d.trim().is_empty())
                 .collect::<Vec<_>>()
         });
-        // a size of -1 is inferred from the others, which kerncast does not do
-        let sizes = sizes.filter(|s| !s.is_empty() && s.iter().all(|d| d.trim() != "-1"));
+        let sizes = sizes.filter(|s| !s.is_empty());
         let making = match c.get(2) {
-            Some(_) => sizes.map(Making::Reshaped),
-            None => sizes.map(Making::New),
+            Some(of) => sizes
+                .and_then(|s| with_inferred_size(&s, &format!("{}.numel", of.as_str())))
+                .map(Making::Reshaped),
+            // a new tensor's size is never inferred: `torch::zeros({-1})` is an error
+            None => sizes
+                .filter(|s| s.iter().all(|d| d.trim() != "-1"))
+                .map(Making::New),
         };
         note(&c[1], making);
     }
@@ -93,6 +98,30 @@ pub(super) fn shapes_in(scope: &str, code: &str) -> BTreeMap<String, String> {
         })
         .flatten()
         .collect()
+}
+
+/// A reshape's sizes with its one `-1` inferred as PyTorch does: the reshaped tensor's element
+/// count `count` over the other sizes (`w.reshape({b, -1})`: `(w.numel) / ((b))`). Two `-1`s
+/// are an error in PyTorch, so they give no sizes.
+pub(crate) fn with_inferred_size(sizes: &[String], count: &str) -> Option<Vec<String>> {
+    let inferred = |d: &String| d.trim() == "-1";
+    let others: Vec<String> = sizes
+        .iter()
+        .filter(|d| !inferred(d))
+        .map(|d| format!("({})", d.trim()))
+        .collect();
+    let size = match sizes.len() - others.len() {
+        0 => return Some(sizes.to_vec()),
+        1 if others.is_empty() => count.to_string(),
+        1 => format!("({count}) / ({})", others.join(" * ")),
+        _ => return None,
+    };
+    Some(
+        sizes
+            .iter()
+            .map(|d| if inferred(d) { size.clone() } else { d.clone() })
+            .collect(),
+    )
 }
 
 /// The names of a tensor made like `model`: the model's, for up to [`LIKE_RANK`] dimensions.
@@ -205,11 +234,26 @@ mod tests {
         assert_eq!(names["gates.sizes[1]"], "3");
         assert_eq!(names["gates.sizes[-1]"], "state");
         assert_eq!(names["gates.numel"], "(batch) * (3) * (state)");
-        // strides of a reshape depend on the tensor reshaped; an inferred size is not read
+        // strides of a reshape depend on the tensor reshaped
         assert!(!names.contains_key("gates.strides[0]"));
-        assert!(!names.keys().any(|n| n.starts_with("flat.")));
+        // a size of -1 is the reshaped tensor's elements over the other sizes
+        assert_eq!(names["flat.sizes[0]"], "(x.numel) / ((64))");
+        assert_eq!(names["flat.sizes[-1]"], "64");
+        assert_eq!(names["flat.numel"], "((x.numel) / ((64))) * (64)");
         assert_eq!(names["new_h.sizes[0]"], "old_cell.sizes[0]");
         assert_eq!(names["new_h.sizes[-1]"], "old_cell.sizes[-1]");
         assert_eq!(names["new_h.numel"], "old_cell.numel");
+    }
+
+    #[test]
+    fn only_one_size_of_a_reshape_is_inferred_and_none_of_a_new_tensor() {
+        let code = "auto a = x.reshape({-1});\n\
+                    auto b = x.view({-1, -1});\n\
+                    auto c = torch::zeros({-1, 8});\n";
+        let names = shapes_in(code, code);
+        assert_eq!(names["a.sizes[0]"], "x.numel");
+        assert!(!names
+            .keys()
+            .any(|n| n.starts_with("b.") || n.starts_with("c.")));
     }
 }

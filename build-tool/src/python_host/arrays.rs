@@ -12,7 +12,8 @@
 //! `gpuarray`'s `zeros`, `ones`, `empty` and `full` (a shape first), `arange`, `random.rand`
 //! and `random.randn` (sizes as arguments), `random.random` (a shape), `zeros_like` and its
 //! kin (another array's size), and PyTorch's `zeros`, `ones`, `empty`, `rand` and `randn`
-//! (sizes as arguments, or a shape); `.astype(…)` and `.reshape(…)` after one keep its size.
+//! (sizes as arguments, or a shape); `.astype(…)` and `.reshape(…)` after one keep its size,
+//! and a tensor reshaped has the reshape's sizes (one `-1` inferred from its element count).
 //! `x.size`, `x.numel()`, and `len(x)` and `x.shape[0]` of an array of one dimension read it.
 
 use super::{c_expression, keyword, split_top, tuple};
@@ -79,10 +80,12 @@ pub(super) fn made(statement: &str) -> Option<Made> {
     let close = crate::launch_sites::c_text::matching_close(statement.as_bytes(), open)?;
     let after = statement[close + 1..].trim();
     // `.astype(…)` and `.reshape(…)` keep the size, and so do PyTorch's moves and casts
-    let kept = after.is_empty()
-        || after.starts_with(".astype(")
-        || after.starts_with(".reshape(")
-        || (module == "torch" && torch_keeps_shape(after));
+    let keeps = |after: &str| {
+        after.is_empty()
+            || after.starts_with(".astype(")
+            || (module == "torch" && torch_keeps_shape(after))
+    };
+    let kept = keeps(after) || after_reshape(after).is_some_and(keeps);
     if !kept {
         return None;
     }
@@ -127,15 +130,59 @@ pub(super) fn made(statement: &str) -> Option<Made> {
         return None;
     }
     let count: Vec<String> = exprs.iter().map(|e| format!("({e})")).collect();
+    let count = count.join(" * ");
     let reshaped = after.starts_with(".reshape(");
+    let tensor = match module {
+        "torch" if reshaped => reshaped_sizes(after, &count),
+        "torch" => Some(exprs.clone()),
+        _ => None,
+    };
     Some(Made {
         name: name.to_string(),
-        c: format!("std::vector<float> {name}({});", count.join(" * ")),
+        c: format!("std::vector<float> {name}({count});"),
         flat: exprs.len() == 1 && !reshaped,
         like: None,
-        tensor: (module == "torch" && !reshaped).then_some(exprs),
+        tensor,
         torch: module == "torch",
     })
+}
+
+/// The arguments of the `.reshape(…)` that `after` starts with, and what follows it.
+fn split_reshape(after: &str) -> Option<(&str, &str)> {
+    let open = ".reshape".len();
+    if !after.starts_with(".reshape(") {
+        return None;
+    }
+    let close = crate::launch_sites::c_text::matching_close(after.as_bytes(), open)?;
+    Some((&after[open + 1..close], after[close + 1..].trim_start()))
+}
+
+/// What follows the `.reshape(…)` that `after` starts with, if it starts with one.
+fn after_reshape(after: &str) -> Option<&str> {
+    split_reshape(after).map(|(_, rest)| rest)
+}
+
+/// The sizes of `.reshape(…)` at the start of `after`, as C expressions, for a tensor of
+/// `count` elements: one `-1` among them is `count` over the others, as PyTorch infers it.
+/// `None` where what follows the reshape may change the shape, or a size is not read.
+fn reshaped_sizes(after: &str, count: &str) -> Option<Vec<String>> {
+    let (args, rest) = split_reshape(after)?;
+    if !rest.is_empty() && !torch_keeps_shape(rest) {
+        return None;
+    }
+    let args = split_top(args);
+    let dims: Vec<String> = match args.as_slice() {
+        [shape] if shape.trim().starts_with(['(', '[']) => tuple(shape),
+        dims => dims.iter().map(|d| d.trim().to_string()).collect(),
+    };
+    let dims: Vec<String> = dims
+        .iter()
+        .map(|d| match d.trim() {
+            "-1" => Some("-1".to_string()),
+            d => c_expression(d),
+        })
+        .collect::<Option<_>>()?;
+    crate::launch_sites::tensors::with_inferred_size(&dims, count)
 }
 
 /// A tensor's name without the moves and casts after it that keep its shape (`x` of
@@ -251,13 +298,26 @@ mod tests {
         );
         let twice = [tensors[0].clone(), ("t".to_string(), vec!["8".to_string()])];
         assert_eq!(o.tensor_sizes(&twice), None);
-        // a CuPy array is no tensor, and a tensor reshaped or reduced has no sizes read
+        // a CuPy array is no tensor, and a tensor reduced has no sizes read
         assert_eq!(made("x = cp.zeros(n)").unwrap().tensor, None);
-        assert_eq!(
-            made("r = torch.randn(64).reshape(8, 8)").unwrap().tensor,
-            None
-        );
         assert_eq!(made("s = torch.randn(64).sum()"), None);
+        // a tensor reshaped has the reshape's sizes, one -1 inferred from its elements
+        let sizes = |s: &str| made(s).unwrap().tensor;
+        assert_eq!(
+            sizes("r = torch.randn(64).reshape(8, 8)"),
+            Some(vec!["8".into(), "8".into()])
+        );
+        assert_eq!(
+            sizes("r = torch.randn(n, 64).reshape((-1, 4 * k)).cuda()"),
+            Some(vec!["((n) * (64)) / ((4 * k))".into(), "4 * k".into()])
+        );
+        assert_eq!(
+            sizes("r = torch.randn(n).reshape(-1)"),
+            Some(vec!["(n)".into()])
+        );
+        // two inferred sizes are an error in PyTorch; a reduction after the reshape changes it
+        assert_eq!(sizes("r = torch.randn(64).reshape(-1, -1)"), None);
+        assert_eq!(made("r = torch.randn(64).reshape(8, 8).sum(0)"), None);
         assert_eq!(without_moves("x.contiguous().cuda()"), "x");
         assert_eq!(without_moves("x.view(8, 8)"), "x.view(8, 8)");
     }
