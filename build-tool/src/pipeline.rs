@@ -107,23 +107,38 @@ pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ignore::Error> {
+    let mut python: Vec<(PathBuf, String)> = Vec::new();
     // A .gitignore counts outside a git checkout too (an unpacked tarball, a fresh copy).
     for e in ignore::WalkBuilder::new(dir).require_git(false).build() {
         let p = e?.into_path();
-        if p.is_file()
-            && (Frontend::for_path(&p).is_some() || (is_host_source(&p) && !unrelated_python(&p)))
-        {
+        if !p.is_file() {
+            continue;
+        }
+        if crate::python_host::is_python(&p) {
+            python.push((p.clone(), std::fs::read_to_string(&p).unwrap_or_default()));
+        } else if Frontend::for_path(&p).is_some() || is_host_source(&p) {
             out.push(p);
         }
     }
+    // the extension modules the folder's setup.py builds, which a script may import
+    let built: Vec<String> = python
+        .iter()
+        .flat_map(|(_, t)| crate::python_host::setup_extensions(t))
+        .collect();
+    out.extend(
+        python
+            .into_iter()
+            .filter(|(_, t)| gpu_python(t, &built))
+            .map(|(p, _)| p),
+    );
     Ok(())
 }
 
-/// A Python file in a folder that neither carries nor loads a CUDA program (a build script, a
-/// test): not a GPU host, so not listed among the host files read. One given by name is read.
-fn unrelated_python(p: &Path) -> bool {
-    crate::python_host::is_python(p)
-        && !std::fs::read_to_string(p).is_ok_and(|t| crate::python_host::mentions_kernels(&t))
+/// Whether a Python file in a folder carries or loads a CUDA program, or imports an extension
+/// the folder's `setup.py` builds (`built`). One that does not (a test, a plotting script) is
+/// not a GPU host, so not listed among the host files read; one given by name is read.
+fn gpu_python(text: &str, built: &[String]) -> bool {
+    crate::python_host::mentions_kernels(text) || crate::python_host::imports_extension(text, built)
 }
 
 /// A C, C++ or Python file (`main.c`, `host.cpp`, `run.py`): host code that kerncast reads for
@@ -877,13 +892,23 @@ impl<'a> OtherFilesLaunches<'a> {
             .filter(|a| !is_python(a.display))
             .flat_map(|a| crate::python_host::bindings_in(a.text))
             .collect();
+        // the extension modules a setup.py among them builds, which a script may import
+        let built: Vec<String> = analysed_texts(units, host_sources)
+            .filter(|a| is_python(a.display))
+            .flat_map(|a| crate::python_host::setup_extensions(a.text))
+            .collect();
         let c_texts = analysed_texts(units, host_sources)
-            .filter_map(|a| match is_python(a.display) {
-                false => Some((a.display, a.text.into())),
-                true => crate::python_host::loads_extension(a.text).then(|| {
-                    let shaped = crate::python_host::shape_with_bindings(a.text, &bindings);
-                    (a.display, shaped.text.into())
-                }),
+            .filter_map(|a| {
+                let loads = crate::python_host::loads_extension(a.text)
+                    || crate::python_host::imports_extension(a.text, &built);
+                match is_python(a.display) {
+                    false => Some((a.display, a.text.into())),
+                    true => loads.then(|| {
+                        let shaped =
+                            crate::python_host::shape_with_bindings(a.text, &bindings, &built);
+                        (a.display, shaped.text.into())
+                    }),
+                }
             })
             .collect();
         OtherFilesLaunches { files, c_texts }

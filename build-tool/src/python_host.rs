@@ -30,7 +30,7 @@ mod loops;
 mod pyopencl;
 mod templates;
 
-pub use extensions::{bindings_in, loads_extension};
+pub use extensions::{bindings_in, imports_extension, loads_extension, setup_extensions};
 
 use crate::embedded::{program_of_value, EmbeddedProgram};
 use crate::launch_sites::c_text::{arg_texts, call_args, matching_close, one_line};
@@ -42,7 +42,8 @@ pub fn is_python(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e == "py")
 }
 
-/// Whether a Python file carries or loads a CUDA or OpenCL program: a host kerncast reads.
+/// Whether a Python file carries or loads a CUDA or OpenCL program, or builds a PyTorch
+/// extension (`setup.py`'s `CUDAExtension`): a host kerncast reads.
 pub fn mentions_kernels(text: &str) -> bool {
     [
         "__global__",
@@ -56,6 +57,7 @@ pub fn mentions_kernels(text: &str) -> bool {
     .iter()
     .any(|w| text.contains(w))
         || extensions::loads_extension(text)
+        || !extensions::setup_extensions(text).is_empty()
 }
 
 /// A string literal of a Python file: the whole literal and its body, by byte offset.
@@ -424,13 +426,14 @@ static SCALAR: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The C-shaped copy of `host` (see the module's doc).
 pub fn shape(host: &str) -> Shaped {
-    shape_with_bindings(host, &[])
+    shape_with_bindings(host, &[], &[])
 }
 
 /// [`shape`], where the PyTorch extensions the host loads from files bind `bindings` (Python
 /// name, C++ function: [`bindings_in`] of their sources), so that their calls are those C++
-/// functions' calls.
-pub fn shape_with_bindings(host: &str, bindings: &[(String, String)]) -> Shaped {
+/// functions' calls; the modules a `setup.py` builds (`built`, [`setup_extensions`]) are such
+/// extensions where the host imports them.
+pub fn shape_with_bindings(host: &str, bindings: &[(String, String)], built: &[String]) -> Shaped {
     let code = code_only(host);
     let lines: Vec<&str> = code.split('\n').collect();
     let raw_lines: Vec<&str> = host.split('\n').collect();
@@ -475,6 +478,7 @@ pub fn shape_with_bindings(host: &str, bindings: &[(String, String)]) -> Shaped 
         statements.iter().flatten().map(|s| s.text.as_str()),
         &sources,
         bindings,
+        built,
     );
     // a tensor assigned anything else (alone, or among several names) has no one shape; moved
     // or cast (`x = x.cuda()`, `x = x.half()`) it keeps its own

@@ -374,6 +374,64 @@ fn a_script_s_calls_reach_an_extension_built_from_files() {
     }
 }
 
+/// An extension built by a `setup.py` (`CUDAExtension`) and imported by name in a script of the
+/// same folder: the script is read as the extension's host, though it names no kernel, and its
+/// calls reach the launcher with its tensors' shapes. A script that imports nothing the folder
+/// builds is not read.
+#[test]
+fn a_script_importing_an_extension_a_setup_py_builds_reaches_its_launches() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cell_kernel.cu"), CELL).unwrap();
+    std::fs::write(
+        dir.path().join("cell.cpp"),
+        "#include <torch/extension.h>\n\
+         #include <vector>\n\
+         std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old_cell);\n\
+         PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &cell_forward); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("setup.py"),
+        "from setuptools import setup\n\
+         from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\
+         setup(name='cell', ext_modules=[CUDAExtension('cell_cuda', ['cell.cpp', 'cell_kernel.cu'])],\n\
+               cmdclass={'build_ext': BuildExtension})\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bench.py"),
+        "import torch\n\
+         import cell_cuda as cell\n\
+         W = torch.randn(2048, 1024, device='cuda')\n\
+         c = torch.randn(32, 1024, device='cuda')\n\
+         for _ in range(20):\n    h, g = cell.forward(W, c)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("plot.py"),
+        "import matplotlib\nprint('plots')\n",
+    )
+    .unwrap();
+    let r = analyze_with(vec![dir.path().to_path_buf()], &[]);
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert_eq!(r.kernels.len(), 2);
+    for k in &r.kernels {
+        assert_eq!(k.workload.grid, [4, 32, 1], "{}", k.display_name);
+        let runs: Vec<Option<u64>> = k.host_runs.iter().map(|h| h.times).collect();
+        assert_eq!(runs, [Some(20)], "{:#?}", k.host_runs);
+        assert!(
+            k.host_runs[0].at.ends_with("bench.py:6"),
+            "{:#?}",
+            k.host_runs
+        );
+    }
+    // the host files read: the script and the setup.py that names its module, not the plot
+    let read = &r.host_only;
+    assert!(read.iter().any(|f| f.ends_with("bench.py")), "{read:?}");
+    assert!(read.iter().any(|f| f.ends_with("setup.py")), "{read:?}");
+    assert!(!read.iter().any(|f| f.ends_with("plot.py")), "{read:?}");
+}
+
 /// Reshapes that leave one size to PyTorch (`-1`): the Python script's and the C++'s sizes are
 /// inferred from the element count, as PyTorch infers them.
 const RESHAPED_INFERRED: &str = r#"import torch

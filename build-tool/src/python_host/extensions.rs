@@ -94,6 +94,48 @@ pub fn loads_extension(host: &str) -> bool {
     host.contains("cpp_extension") && host.contains("sources") && LOAD.is_match(host)
 }
 
+/// The extension modules a `setup.py` builds with `CUDAExtension` (`'lltm_cuda'`, or
+/// `name='pkg.lltm_cuda'`), by the name Python imports them as.
+pub fn setup_extensions(text: &str) -> Vec<String> {
+    static BUILT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\bCUDAExtension\s*\(\s*(?:name\s*=\s*)?['"]([A-Za-z_][\w.]*)['"]"#).unwrap()
+    });
+    BUILT
+        .captures_iter(text)
+        .map(|c| c[1].to_string())
+        .collect()
+}
+
+/// The names a Python statement imports the extension modules `built` under: `import
+/// lltm_cuda` gives `lltm_cuda`, `import lltm_cuda as ext` and `from pkg import lltm_cuda as
+/// ext` give `ext`.
+fn imported_as(statement: &str, built: &[String]) -> Option<String> {
+    static IMPORT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:from\s+([A-Za-z_][\w.]*)\s+)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$")
+            .unwrap()
+    });
+    let c = IMPORT.captures(statement.trim())?;
+    let module = match c.get(1) {
+        Some(package) => format!("{}.{}", package.as_str(), &c[2]),
+        None => c[2].to_string(),
+    };
+    if !built.contains(&module) {
+        return None;
+    }
+    match (c.get(3), c.get(1)) {
+        (Some(alias), _) => Some(alias.as_str().to_string()),
+        (None, Some(_)) => Some(c[2].to_string()),
+        // `import pkg.ext` is called as `pkg.ext.f(…)`, which a module call does not read
+        (None, None) => (!module.contains('.')).then_some(module),
+    }
+}
+
+/// Whether a Python host imports one of the extension modules a `setup.py` builds (`built`,
+/// [`setup_extensions`]), whose functions it then calls.
+pub fn imports_extension(host: &str, built: &[String]) -> bool {
+    !built.is_empty() && host.lines().any(|l| imported_as(l, built).is_some())
+}
+
 /// The extension modules of a Python host and the C++ functions they bind.
 pub(super) struct Modules {
     names: Vec<String>,
@@ -102,16 +144,22 @@ pub(super) struct Modules {
 }
 
 impl Modules {
-    /// The modules the `statements` (code only) make with `load_inline` or `load`, and the
-    /// bindings in the C++ `sources` ([`inline_sources`]) and in the extension's files
-    /// (`elsewhere`, [`bindings_in`]).
+    /// The modules the `statements` (code only) make with `load_inline` or `load`, or import
+    /// among those a `setup.py` builds (`built`), and the bindings in the C++ `sources`
+    /// ([`inline_sources`]) and in the extension's files (`elsewhere`, [`bindings_in`]).
     pub fn of<'s>(
         statements: impl Iterator<Item = &'s str>,
         sources: &[(usize, String)],
         elsewhere: &[(String, String)],
+        built: &[String],
     ) -> Self {
         let names = statements
-            .filter_map(|s| MODULE.captures(s).map(|c| c[1].to_string()))
+            .filter_map(|s| {
+                MODULE
+                    .captures(s)
+                    .map(|c| c[1].to_string())
+                    .or_else(|| imported_as(s, built))
+            })
             .collect();
         let text: Vec<&str> = sources.iter().map(|(_, t)| t.as_str()).collect();
         let mut bindings = bindings_in(&text.join("\n"));
@@ -197,6 +245,7 @@ msg = 'torch::Tensor is no program here'\n";
             ["ext = load_inline(name='ext', cpp_sources='', cuda_sources=src)"].into_iter(),
             &sources,
             &[],
+            &[],
         );
         assert_eq!(
             modules.call("y = ext.forward(x.contiguous().cuda(), 1 << 10)"),
@@ -214,6 +263,7 @@ msg = 'torch::Tensor is no program here'\n";
             ["lltm = load(name='lltm', sources=['lltm.cpp', 'lltm_kernel.cu'])"].into_iter(),
             &[],
             &bindings_in(cpp),
+            &[],
         );
         assert_eq!(
             from_files.call("lltm.step(x)"),
@@ -233,5 +283,39 @@ msg = 'torch::Tensor is no program here'\n";
         assert!(!loads_extension(
             "from torch.utils.cpp_extension import CUDAExtension\n"
         ));
+    }
+
+    #[test]
+    fn a_module_a_setup_py_builds_is_called_under_the_name_it_is_imported_as() {
+        let setup = "from setuptools import setup\n\
+                     from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\
+                     setup(name='lltm', ext_modules=[\n\
+                         CUDAExtension('lltm_cuda', ['lltm_cuda.cpp', 'lltm_cuda_kernel.cu']),\n\
+                         CUDAExtension(name='ops.fused', sources=['fused.cu'])])\n";
+        let built = setup_extensions(setup);
+        assert_eq!(built, ["lltm_cuda", "ops.fused"]);
+        let cpp = "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &lltm_forward); }";
+        let imports = [
+            ("import lltm_cuda", "lltm_cuda.forward(x)"),
+            ("import lltm_cuda as ext", "h = ext.forward(x)"),
+            ("from ops import fused", "fused.forward(x)"),
+            ("from ops import fused as f", "f.forward(x)"),
+        ];
+        for (import, call) in imports {
+            assert!(imports_extension(
+                &format!("import torch\n{import}\n"),
+                &built
+            ));
+            let modules = Modules::of([import].into_iter(), &[], &bindings_in(cpp), &built);
+            assert_eq!(
+                modules.call(call),
+                Some("lltm_forward(x);".into()),
+                "{import}"
+            );
+        }
+        // a module no setup.py builds, and a dotted import, whose calls name the package
+        assert!(!imports_extension("import numpy as np\n", &built));
+        assert!(!imports_extension("import lltm_cuda\n", &[]));
+        assert_eq!(imported_as("import ops.fused", &built), None);
     }
 }
