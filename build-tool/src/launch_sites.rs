@@ -31,6 +31,7 @@ mod containers;
 mod deduce;
 mod definer;
 mod driver_api;
+mod dtypes;
 mod graphs;
 mod host_defs;
 mod host_loops;
@@ -55,7 +56,7 @@ pub use instantiations::for_instantiation;
 pub use opencl::with_required_local_size;
 
 use crate::param_fields::SourceField;
-use crate::workload::{split_top, Dims, Div, Expr, HostLoop, LaunchCount, WorkloadSpec};
+use crate::workload::{split_top, Dims, Dispatch, Div, Expr, HostLoop, LaunchCount, WorkloadSpec};
 use c_text::{bare_name, c_expr, code_only, dim3_parts, matching_close, matching_open};
 use definer::{rename, Definer};
 use host_defs::defs_in;
@@ -433,7 +434,7 @@ impl<'a> HostFile<'a> {
         let line = self.name.map_or(format!("line {}", site.line), |f| {
             format!("{f}:{}", site.line)
         });
-        let dispatched = dispatch_macro_around(self.code(), site.at);
+        let dispatched = dispatch_around(self.code(), site, defs);
         let count = |at: String, loops: Vec<HostLoop>| LaunchCount {
             at,
             file: self.name.map(String::from),
@@ -1450,15 +1451,52 @@ fn tensor_accessor_fields(
     Some(out)
 }
 
-/// The PyTorch `AT_DISPATCH_*` macro call whose arguments hold offset `at` of `code`, by name.
-fn dispatch_macro_around(code: &str, at: usize) -> Option<String> {
+/// The PyTorch `AT_DISPATCH_*` macro call whose arguments hold `site`, and the instance it
+/// runs where `defs` give the dispatched tensor's dtype (`dtypes`).
+fn dispatch_around(code: &str, site: &LaunchSite, defs: &HostDefs) -> Option<Dispatch> {
     static DISPATCH: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"\bAT_DISPATCH_\w+\s*\(").unwrap());
-    DISPATCH
+    let at = site.at;
+    let (m, close) = DISPATCH
         .find_iter(&code[..at.min(code.len())])
-        .filter(|m| matching_close(code.as_bytes(), m.end() - 1).is_some_and(|c| c > at))
-        .last()
-        .map(|m| m.as_str().trim_end_matches('(').trim_end().to_string())
+        .filter_map(|m| {
+            let close = matching_close(code.as_bytes(), m.end() - 1)?;
+            (close > at).then_some((m, close))
+        })
+        .last()?;
+    let tensor = dtypes::dispatched_tensor(&code[m.end()..close]);
+    let scalar_t = tensor.as_ref().and_then(|t| {
+        let code = branches::value(&format!("{t}.dtype"), defs, &mut BTreeMap::new())?;
+        dtypes::cpp_type(code)
+    });
+    Some(Dispatch {
+        macro_name: m.as_str().trim_end_matches('(').trim_end().to_string(),
+        tensor,
+        scalar_t: scalar_t.map(String::from),
+        runs: dispatched_instance(&site.kernel, scalar_t),
+    })
+}
+
+/// The kernel instance a launch in a dispatch runs: the kernel as launched (`k<scalar_t, 4>`)
+/// with `scalar_t` the case's type, where every template argument is then a type or number
+/// (not `acc_t`, which kerncast does not follow); a kernel launched with no template arguments
+/// is the one every case runs.
+fn dispatched_instance(kernel: &str, scalar_t: Option<&str>) -> Option<String> {
+    let Some((base, args)) = kernel.split_once('<') else {
+        return Some(kernel.trim().to_string());
+    };
+    let args = args.trim_end().strip_suffix('>')?;
+    let scalar_t = scalar_t?;
+    static SCALAR_T: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\bscalar_t\b").unwrap());
+    let args: Vec<String> = split_top(args)
+        .iter()
+        .map(|a| {
+            let a = SCALAR_T.replace_all(a.trim(), scalar_t).into_owned();
+            (a == scalar_t || instantiations::literal_template_arg(&a)).then_some(a)
+        })
+        .collect::<Option<_>>()?;
+    Some(format!("{}<{}>", base.trim(), args.join(", ")))
 }
 
 #[cfg(test)]
@@ -1760,6 +1798,22 @@ int main() {
         spec.set_values(&[("t.numel".into(), Expr::Int(1000))], &[]);
         let w = spec.resolve().unwrap();
         assert!(!w.params.contains_key("m"));
+    }
+
+    #[test]
+    fn a_dispatch_case_names_its_instance_where_the_template_arguments_resolve() {
+        assert_eq!(
+            dispatched_instance("add_kernel<scalar_t>", Some("c10::Half")),
+            Some("add_kernel<c10::Half>".into())
+        );
+        assert_eq!(
+            dispatched_instance("ns::k<scalar_t, 256>", Some("float")),
+            Some("ns::k<float, 256>".into())
+        );
+        // every case launches the same kernel, whatever the dtype
+        assert_eq!(dispatched_instance("relu", None), Some("relu".into()));
+        assert_eq!(dispatched_instance("k<scalar_t>", None), None);
+        assert_eq!(dispatched_instance("k<acc_t>", Some("float")), None);
     }
 
     #[test]

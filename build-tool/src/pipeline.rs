@@ -1219,7 +1219,7 @@ fn one(
         notes,
         counter: bound.counter,
         models: p.models,
-        host_runs: runs.host_runs(&u.job.display_path),
+        host_runs: runs.host_runs(&u.job.display_path, &demangle(entry)),
     };
     if let Some(c) = cache {
         c.put(&key, &report);

@@ -480,6 +480,17 @@ pub fn shape_with_bindings(host: &str, bindings: &[(String, String)], built: &[S
         bindings,
         built,
     );
+    // a tensor cast into its own name (`x = x.half()`) has its shape but no one dtype
+    let recast: Vec<String> = statements
+        .iter()
+        .flatten()
+        .filter_map(|s| {
+            let a = ASSIGNMENT.captures(&s.text)?;
+            let value = a[2].trim();
+            let own = arrays::without_moves(value) == &a[1];
+            (own && arrays::cast(&value[a[1].len()..]).is_some()).then(|| a[1].to_string())
+        })
+        .collect();
     // a tensor assigned anything else (alone, or among several names) has no one shape; moved
     // or cast (`x = x.cuda()`, `x = x.half()`) it keeps its own
     let reassigned = |text: &str| {
@@ -498,7 +509,7 @@ pub fn shape_with_bindings(host: &str, bindings: &[(String, String)], built: &[S
     // those of the function it is in
     let simple = |text: &str, raw: &str, params: &[String]| -> (String, bool) {
         if let Some(array) = arrays::made(text) {
-            (array.c_with(&tensors), false)
+            (array.c_with(&tensors, &recast), false)
         } else if let Some(call) = calls::call_of_def(text, &defs, &handles) {
             call
         } else if let Some(call) = modules.call(text) {
@@ -1437,7 +1448,8 @@ ext.run(a)
         );
         assert_eq!(
             lines[9],
-            "std::vector<float> a((64) * (4096)); torch::Tensor a = torch::empty({64, 4096});"
+            "std::vector<float> a((64) * (4096)); \
+             torch::Tensor a = torch::empty({64, 4096}, torch::kHalf);"
         );
         assert_eq!(lines[12], "run(b);");
         assert_eq!(lines[13], "} a = python_value;");

@@ -13,7 +13,7 @@ mod expr;
 mod runs;
 pub use device::{Ask, DeviceQuery, Occupancy, DEVICE_SM_COUNT};
 pub use expr::{Div, Expr};
-pub use runs::{Follows, HostLoop, LaunchCount};
+pub use runs::{Dispatch, Follows, HostLoop, LaunchCount};
 
 /// `s` split at its commas outside brackets and template argument lists, each part trimmed
 /// (one empty part when `s` is blank): the terms of a launch, a `dim3(…)` or a generator's

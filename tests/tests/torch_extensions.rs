@@ -1,7 +1,8 @@
 //! PyTorch C++/CUDA extensions, analysed without PyTorch: a `.cu` that includes
 //! `torch/extension.h` and a Python file that builds its CUDA with `load_inline` are lowered
 //! with kerncast's declarations of the extension API, their `AT_DISPATCH_*` instances are
-//! predicted one by one and not added up, and a packed accessor's sizes are set by name.
+//! predicted one by one, the host totals add up the one the tensors' dtype picks, and a packed
+//! accessor's sizes are set by name.
 
 use kerncast::cli::analyze::{analyze, Inputs};
 use kerncast::lower::LowerArgs;
@@ -425,6 +426,15 @@ fn a_script_importing_an_extension_a_setup_py_builds_reaches_its_launches() {
             k.host_runs
         );
     }
+    // the script's tensors are float32, so the dispatch runs the float instance, 20 times
+    let total = &r.host_totals[0];
+    assert_eq!(total.launches, 20, "{total:#?}");
+    assert_eq!(total.kernels.len(), 1, "{total:#?}");
+    assert_eq!(total.left_out.len(), 1, "{total:#?}");
+    assert!(
+        total.left_out[0].contains("runs `cell_kernel<float>` for `gates`'s dtype"),
+        "{total:#?}"
+    );
     // the host files read: the script and the setup.py that names its module, not the plot
     let read = &r.host_only;
     assert!(read.iter().any(|f| f.ends_with("bench.py")), "{read:?}");
@@ -476,4 +486,58 @@ fn a_size_left_to_pytorch_in_a_reshape_is_inferred_from_the_element_count() {
     // x: 1024 × 1024 elements as (-1, 512) is 2048 rows; tiles: (-1, 128) is 8192 of them
     assert_eq!(k.workload.grid, [8192, 1, 1], "{:#?}", k.workload);
     assert_eq!(k.workload.params["rows"], 2048);
+}
+
+/// The tensors a script makes give their dtypes to the `AT_DISPATCH_*` calls they reach: the
+/// instance of that scalar type is added up in the host totals, the others are listed as not
+/// run for it.
+#[test]
+fn a_dispatch_runs_the_instance_of_its_tensor_s_dtype() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ext.cu"), EXTENSION).unwrap();
+    std::fs::write(
+        dir.path().join("bench.py"),
+        "import torch\n\
+         from torch.utils.cpp_extension import load\n\
+         ext = load(name='ext', sources=['ext.cu'])\n\
+         a = torch.randn(1 << 20, device='cuda').half()\n\
+         b = torch.ones_like(a)\n\
+         for _ in range(5):\n    c = ext.add(a, b)\n",
+    )
+    .unwrap();
+    let r = analyze_with(
+        vec![dir.path().to_path_buf()],
+        &["x.sizes[0]=64", "x.sizes[1]=4096"],
+    );
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let total = r
+        .host_totals
+        .iter()
+        .find(|t| t.file.ends_with("ext.cu"))
+        .expect("ext.cu's total");
+    // add_kernel<c10::Half> 5 times; the float and double instances do not run, and
+    // scale_rows's dtype is not known (its tensor comes from no script)
+    assert_eq!(total.launches, 5, "{total:#?}");
+    assert_eq!(total.kernels.len(), 1, "{total:#?}");
+    assert_eq!(
+        total.kernels[0].kernel, "add_kernel<c10::Half>",
+        "{total:#?}"
+    );
+    let not_run = |instance: &str| {
+        total.left_out.iter().any(|l| {
+            l.starts_with(&format!("`{instance}`"))
+                && l.contains("runs `add_kernel<c10::Half>` for `a`'s dtype, not this instance")
+        })
+    };
+    assert!(not_run("add_kernel<float>"), "{:#?}", total.left_out);
+    assert!(not_run("add_kernel<double>"), "{:#?}", total.left_out);
+    assert!(
+        total
+            .left_out
+            .iter()
+            .any(|l| l.starts_with("`row_scale<float>`")
+                && l.contains("which kerncast does not know")),
+        "{:#?}",
+        total.left_out
+    );
 }

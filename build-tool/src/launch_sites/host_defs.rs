@@ -166,6 +166,7 @@ pub(super) fn defs_in(scope: &str, code: &str) -> HostDefs {
     }
     scalars.extend(super::containers::sizes_in(scope, code));
     scalars.extend(super::tensors::shapes_in(scope, code));
+    scalars.extend(super::dtypes::dtypes_in(scope, code));
     let dims = dims
         .into_iter()
         .filter_map(|(k, v)| Some((k.clone(), v.filter(|_| assigned_once(code, &k))?)))

@@ -68,7 +68,7 @@ pub fn with_values(kernel: &str, value: &dyn Fn(&str) -> Option<String>) -> Stri
 }
 
 /// A template argument that can only be one instantiation's: a number or a built-in type.
-fn literal_template_arg(a: &str) -> bool {
+pub(super) fn literal_template_arg(a: &str) -> bool {
     let digits = a.trim_end_matches(['u', 'U', 'l', 'L']);
     digits.parse::<i64>().is_ok()
         || a == "true"

@@ -162,7 +162,7 @@ fn shape_names(name: &str, sizes: &[String]) -> Vec<(String, String)> {
 }
 
 /// Whether `code` assigns the tensor `name` again (past its one making) or resizes it in place.
-fn changed(code: &str, name: &str) -> bool {
+pub(super) fn changed(code: &str, name: &str) -> bool {
     let n = regex::escape(name);
     let assigned = crate::launch_sites::c_text::cached_regex(&format!(r"\b{n}\s*=[^=]"))
         .expect("an escaped name makes a valid pattern");

@@ -41,15 +41,42 @@ pub(super) struct Made {
     pub tensor: Option<Vec<String>>,
     /// Made by PyTorch.
     pub torch: bool,
+    /// A PyTorch tensor's dtype, as made and cast in the statement.
+    pub dtype: Dtype,
+}
+
+/// A PyTorch tensor's dtype as a Python statement gives it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Dtype {
+    /// None given: PyTorch's default, float32, or a `*_like` tensor's model's.
+    Default,
+    /// An ATen constant (`torch::kHalf`).
+    Named(&'static str),
+    /// Given in a way kerncast does not read (`dtype=x.dtype`, a variable).
+    Unknown,
 }
 
 impl Made {
     /// The C declarations: the array as a container, and a tensor also as a `torch::` tensor
     /// of its sizes, `tensors` giving those of the file's tensors (for a `*_like`).
-    pub fn c_with(&self, tensors: &[(String, Vec<String>)]) -> String {
+    /// The dtype travels as the options of the C maker, which `launch_sites::dtypes` reads;
+    /// a name in `recast` (cast into itself elsewhere, `x = x.half()`) has no one dtype.
+    pub fn c_with(&self, tensors: &[(String, Vec<String>)], recast: &[String]) -> String {
+        let dtype = if recast.contains(&self.name) {
+            Dtype::Unknown
+        } else {
+            self.dtype
+        };
+        let options = match (dtype, &self.like) {
+            (Dtype::Named(constant), _) => format!(", {constant}"),
+            (Dtype::Default, Some(model)) => format!(", {model}.options()"),
+            (Dtype::Default, None) => String::new(),
+            // options kerncast does not read, so no dtype
+            (Dtype::Unknown, _) => ", python_dtype".to_string(),
+        };
         match self.tensor_sizes(tensors) {
             Some(dims) => format!(
-                "{} torch::Tensor {} = torch::empty({{{}}});",
+                "{} torch::Tensor {} = torch::empty({{{}}}{options});",
                 self.c,
                 self.name,
                 dims.join(", ")
@@ -101,6 +128,10 @@ pub(super) fn made(statement: &str) -> Option<Made> {
                 like: Some(of.to_string()),
                 tensor: None,
                 torch: module == "torch",
+                dtype: match module {
+                    "torch" => dtype_given(&args, None, after),
+                    _ => Dtype::Default,
+                },
             });
         }
         ("torch", "zeros" | "ones" | "empty" | "rand" | "randn" | "full") => {
@@ -137,6 +168,12 @@ pub(super) fn made(statement: &str) -> Option<Made> {
         "torch" => Some(exprs.clone()),
         _ => None,
     };
+    // `torch.full((n,), 7)` is a tensor of int64
+    let fill = (maker == "full")
+        .then(|| positional.get(1))
+        .flatten()
+        .map(|f| f.trim());
+    let integer_fill = fill.is_some_and(|f| f.parse::<i64>().is_ok());
     Some(Made {
         name: name.to_string(),
         c: format!("std::vector<float> {name}({count});"),
@@ -144,6 +181,78 @@ pub(super) fn made(statement: &str) -> Option<Made> {
         like: None,
         tensor,
         torch: module == "torch",
+        dtype: match module {
+            "torch" => dtype_given(&args, integer_fill.then_some("torch::kLong"), after),
+            _ => Dtype::Default,
+        },
+    })
+}
+
+/// The dtype a maker's arguments `args` and the casts after it (`after`: `.half()`,
+/// `.to(torch.float16)`) give a tensor; `fallback` where neither names one and the maker's
+/// default is not float32.
+fn dtype_given(args: &[String], fallback: Option<&'static str>, after: &str) -> Dtype {
+    let made = match super::kwarg(args, "dtype") {
+        Some(d) => python_dtype(&d).map_or(Dtype::Unknown, Dtype::Named),
+        None => fallback.map_or(Dtype::Default, Dtype::Named),
+    };
+    cast(after).unwrap_or(made)
+}
+
+/// The dtype the last cast of a chain of calls (`.cuda().half()`, `.to(device,
+/// torch.float64)`) gives, if it casts.
+pub(super) fn cast(chain: &str) -> Option<Dtype> {
+    static CALL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\.\s*([a-z_0-9]+)\s*\(([^()]*)\)").unwrap());
+    CALL.captures_iter(chain)
+        .filter_map(|c| match &c[1] {
+            "half" => Some(Dtype::Named("torch::kHalf")),
+            "float" => Some(Dtype::Named("torch::kFloat")),
+            "double" => Some(Dtype::Named("torch::kDouble")),
+            "bfloat16" => Some(Dtype::Named("torch::kBFloat16")),
+            "int" => Some(Dtype::Named("torch::kInt")),
+            "long" => Some(Dtype::Named("torch::kLong")),
+            "to" => {
+                let args = split_top(&c[2]);
+                let named = args.iter().find_map(|a| {
+                    let value = a.split_once('=').map_or(a.as_str(), |(_, v)| v);
+                    python_dtype(value)
+                });
+                match named {
+                    Some(constant) => Some(Dtype::Named(constant)),
+                    None if args.iter().all(|a| moves(a)) => None,
+                    None => Some(Dtype::Unknown),
+                }
+            }
+            _ => None,
+        })
+        .last()
+}
+
+/// Whether an argument of `.to(…)` only moves a tensor: a device (`'cuda'`, `device`,
+/// `x.device`) or a flag (`non_blocking=True`).
+fn moves(arg: &str) -> bool {
+    static DEVICE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)^(?:['"](?:cuda|cpu)(?::\d+)?['"]|\w*dev\w*|\w+\.device|torch\.device\(.*\)|non_blocking\s*=.*|copy\s*=.*)$"#)
+            .unwrap()
+    });
+    DEVICE.is_match(arg.trim())
+}
+
+/// The ATen constant of a PyTorch dtype as Python names it (`torch.float16`, `torch.half`).
+fn python_dtype(text: &str) -> Option<&'static str> {
+    Some(match text.trim().strip_prefix("torch.")? {
+        "float16" | "half" => "torch::kHalf",
+        "float32" | "float" => "torch::kFloat",
+        "float64" | "double" => "torch::kDouble",
+        "bfloat16" => "torch::kBFloat16",
+        "int32" | "int" => "torch::kInt",
+        "int64" | "long" => "torch::kLong",
+        "int16" | "short" => "torch::kShort",
+        "int8" => "torch::kChar",
+        "uint8" => "torch::kByte",
+        "bool" => "torch::kBool",
+        _ => return None,
     })
 }
 
@@ -247,6 +356,7 @@ mod tests {
                 like: None,
                 tensor: None,
                 torch: false,
+                dtype: Dtype::Default,
             })
         );
         assert_eq!(
@@ -285,8 +395,8 @@ mod tests {
         );
         let tensors = vec![("t".to_string(), vec!["n".to_string(), "64".to_string()])];
         assert_eq!(
-            t.c_with(&tensors),
-            "std::vector<float> t((n) * (64)); torch::Tensor t = torch::empty({n, 64});"
+            t.c_with(&tensors, &[]),
+            "std::vector<float> t((n) * (64)); torch::Tensor t = torch::empty({n, 64}, torch::kHalf);"
         );
         let f = made("f = torch.full((8,), 1.5)").unwrap();
         assert_eq!(f.tensor, Some(vec!["8".to_string()]));
@@ -320,6 +430,43 @@ mod tests {
         assert_eq!(made("r = torch.randn(64).reshape(8, 8).sum(0)"), None);
         assert_eq!(without_moves("x.contiguous().cuda()"), "x");
         assert_eq!(without_moves("x.view(8, 8)"), "x.view(8, 8)");
+    }
+
+    #[test]
+    fn a_tensor_s_dtype_is_given_by_its_maker_and_its_casts() {
+        let dtype = |s: &str| made(s).unwrap().dtype;
+        assert_eq!(dtype("x = torch.randn(8, device='cuda')"), Dtype::Default);
+        assert_eq!(
+            dtype("x = torch.zeros(8, dtype=torch.float64)"),
+            Dtype::Named("torch::kDouble")
+        );
+        assert_eq!(
+            dtype("x = torch.zeros(8, dtype=torch.float64).to('cuda').half()"),
+            Dtype::Named("torch::kHalf")
+        );
+        assert_eq!(
+            dtype("x = torch.randn(8).to(device, torch.bfloat16)"),
+            Dtype::Named("torch::kBFloat16")
+        );
+        assert_eq!(dtype("x = torch.randn(8).to(device)"), Dtype::Default);
+        assert_eq!(
+            dtype("x = torch.full((8,), 7)"),
+            Dtype::Named("torch::kLong")
+        );
+        assert_eq!(dtype("x = torch.full((8,), 1.5)"), Dtype::Default);
+        assert_eq!(dtype("x = torch.zeros(8, dtype=dt)"), Dtype::Unknown);
+        assert_eq!(dtype("x = torch.zeros(8).to(other)"), Dtype::Unknown);
+        // the C maker carries it; a model's dtype passes to a `*_like`, a recast name has none
+        let tensors = vec![("t".to_string(), vec!["8".to_string()])];
+        let like = made("o = torch.empty_like(t)").unwrap();
+        assert!(like
+            .c_with(&tensors, &[])
+            .ends_with("torch::empty({8}, t.options());"));
+        let x = made("x = torch.randn(8)").unwrap();
+        assert!(x
+            .c_with(&[], &["x".into()])
+            .ends_with("torch::empty({8}, python_dtype);"));
+        assert_eq!(cast(".cuda().contiguous()"), None);
     }
 
     #[test]

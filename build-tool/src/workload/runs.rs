@@ -55,7 +55,87 @@ pub struct LaunchCount {
     pub reads_counters: Vec<String>,
     /// The PyTorch dispatch macro the launch is written in (`AT_DISPATCH_FLOATING_TYPES`): each
     /// call runs the instance of one scalar type of its set, chosen by a tensor's dtype.
-    pub dispatched: Option<String>,
+    pub dispatched: Option<Dispatch>,
+}
+
+/// The `AT_DISPATCH_*` call a launch is written in, and the instance it runs where the
+/// dispatched tensor's dtype is known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dispatch {
+    /// The macro, `AT_DISPATCH_FLOATING_TYPES`.
+    pub macro_name: String,
+    /// The tensor whose dtype it reads (`x` of `x.scalar_type()`), where kerncast reads one.
+    pub tensor: Option<String>,
+    /// The C++ type of that dtype (`float`), where known.
+    pub scalar_t: Option<String>,
+    /// The kernel instance the launch runs, as the demangler names it (`add_kernel<float>`
+    /// where `x` is float32 and the launch is `add_kernel<scalar_t>`; the kernel itself where
+    /// the launch names no template argument, which every case runs); `None` where not known.
+    pub runs: Option<String>,
+}
+
+impl Dispatch {
+    /// Why the launch's runs are not added up for the kernel instance `entry`, or `None` where
+    /// they are: the dispatch runs `entry`.
+    fn left_out(&self, entry: &str) -> Option<String> {
+        let tensor = self
+            .tensor
+            .as_ref()
+            .map_or("a tensor".to_string(), |t| format!("`{t}`"));
+        match &self.runs {
+            Some(runs) if same_instance(runs, entry) => None,
+            Some(runs) => Some(format!(
+                "in `{}`, which runs `{runs}` for {tensor}'s dtype, not this instance",
+                self.macro_name
+            )),
+            None => match &self.scalar_t {
+                Some(ty) => Some(format!(
+                    "in `{}`, which runs the `{ty}` case for {tensor}'s dtype, but kerncast \
+                     cannot tell which instance the launch's template arguments name there, \
+                     so its instances are not added up",
+                    self.macro_name
+                )),
+                None => Some(format!(
+                    "in `{}`, which runs the instance of one scalar type per call, chosen by \
+                     {tensor}'s dtype at run time, which kerncast does not know here, so its \
+                     instances are not added up",
+                    self.macro_name
+                )),
+            },
+        }
+    }
+}
+
+/// Whether two names of a kernel instance name the same one: the same name past its
+/// namespaces, and the same template arguments, spaces aside and numbers as numbers (the
+/// demangler writes `(unsigned int)256` where the source has `256u`).
+fn same_instance(a: &str, b: &str) -> bool {
+    fn parts(name: &str) -> (String, Vec<String>) {
+        let (base, args) = match name.split_once('<') {
+            Some((base, rest)) => (base, rest.strip_suffix('>').unwrap_or(rest)),
+            None => (name, ""),
+        };
+        let base = base.rsplit("::").next().unwrap_or(base).trim().to_string();
+        let args = crate::workload::split_top(args)
+            .iter()
+            .map(|a| {
+                let a: String = a.split_whitespace().collect();
+                let a = match a.strip_prefix('(').and_then(|r| r.split_once(')')) {
+                    Some((_, v)) if v.parse::<i64>().is_ok() => v.to_string(),
+                    _ => a,
+                };
+                let digits = a.trim_end_matches(['u', 'U', 'l', 'L']);
+                if digits.parse::<i64>().is_ok() {
+                    digits.to_string()
+                } else {
+                    a
+                }
+            })
+            .filter(|a| !a.is_empty())
+            .collect();
+        (base, args)
+    }
+    parts(a) == parts(b)
 }
 
 impl LaunchCount {
@@ -235,9 +315,11 @@ impl WorkloadSpec {
     }
 
     /// Each launch this workload stands for, with its runs, and why it cannot be summed where
-    /// it cannot: its trips are unknown, or each run reads a loop counter and so differs from
-    /// the one predicted. A launch in the kernel's own file is in `kernel_file`.
-    pub fn host_runs(&self, kernel_file: &str) -> Vec<HostRun> {
+    /// it cannot: its trips are unknown, it is in a PyTorch dispatch that runs another instance
+    /// than `entry` (the kernel instance predicted, as the demangler names it) or one kerncast
+    /// cannot tell, or each run reads a loop counter and so differs from the one predicted. A
+    /// launch in the kernel's own file is in `kernel_file`.
+    pub fn host_runs(&self, kernel_file: &str, entry: &str) -> Vec<HostRun> {
         self.launches
             .iter()
             .map(|l| {
@@ -247,17 +329,12 @@ impl WorkloadSpec {
                     Err((head, why)) => Some(format!(
                         "in a host loop whose trips kerncast cannot count (`{head}`: {why})"
                     )),
-                    Ok(_) if l.dispatched.is_some() => Some(format!(
-                        "in `{}`, which runs the instance of one scalar type per call, chosen by \
-                         a tensor's dtype at run time, so its instances are not added up",
-                        l.dispatched.as_deref().unwrap_or_default()
-                    )),
-                    Ok(_) if !counters.is_empty() => Some(format!(
-                        "each run reads {}, which changes from one to the next, and only the \
-                         values given here are predicted",
-                        counters.join(", ")
-                    )),
-                    Ok(_) => None,
+                    Ok(_) if l.dispatched.is_some() => l
+                        .dispatched
+                        .as_ref()
+                        .and_then(|d| d.left_out(entry))
+                        .or_else(|| counters_left_out(&counters)),
+                    Ok(_) => counters_left_out(&counters),
                 };
                 HostRun {
                     file: l.file.clone().unwrap_or_else(|| kernel_file.to_string()),
@@ -269,6 +346,17 @@ impl WorkloadSpec {
             })
             .collect()
     }
+}
+
+/// Why a launch whose runs read the loop counters `counters` is not added up, if it reads any.
+fn counters_left_out(counters: &[String]) -> Option<String> {
+    (!counters.is_empty()).then(|| {
+        format!(
+            "each run reads {}, which changes from one to the next, and only the values given \
+             here are predicted",
+            counters.join(", ")
+        )
+    })
 }
 
 #[cfg(test)]
@@ -447,15 +535,32 @@ mod tests {
         let mut elsewhere = at(12, &[("for (r…)", Ok(3)), ("for (it…)", Ok(5))]);
         elsewhere.file = Some("main.cu".into());
         let mut dispatched = at(20, &[("for (int i = 0; i < 4; i++)", Ok(4))]);
-        dispatched.dispatched = Some("AT_DISPATCH_FLOATING_TYPES".into());
+        dispatched.dispatched = Some(Dispatch {
+            macro_name: "AT_DISPATCH_FLOATING_TYPES".into(),
+            tensor: Some("x".into()),
+            scalar_t: None,
+            runs: None,
+        });
+        let mut known = dispatched.clone();
+        known.dispatched = Some(Dispatch {
+            runs: Some("k<double>".into()),
+            ..dispatched.dispatched.clone().unwrap()
+        });
+        let mut other = known.clone();
+        other.dispatched = Some(Dispatch {
+            runs: Some("ns::k<(unsigned int)7>".into()),
+            ..dispatched.dispatched.clone().unwrap()
+        });
         let runs = spec(vec![
             at(3, &[]),
             elsewhere,
             at(9, &[("while (err > tol)", Err("a `while` loop".into()))]),
             reads_k,
             dispatched,
+            known,
+            other,
         ])
-        .host_runs("k.cu");
+        .host_runs("k.cu", "k<double>");
         let got: Vec<(&str, Option<u64>, Option<&str>)> = runs
             .iter()
             .map(|r| (r.file.as_str(), r.times, r.left_out.as_deref()))
@@ -486,11 +591,34 @@ mod tests {
                     Some(4),
                     Some(
                         "in `AT_DISPATCH_FLOATING_TYPES`, which runs the instance of one scalar \
-                         type per call, chosen by a tensor's dtype at run time, so its instances \
-                         are not added up"
+                         type per call, chosen by `x`'s dtype at run time, which kerncast does \
+                         not know here, so its instances are not added up"
+                    )
+                ),
+                // the dispatch runs this instance for `x`'s dtype: its runs add up
+                ("k.cu", Some(4), None),
+                (
+                    "k.cu",
+                    Some(4),
+                    Some(
+                        "in `AT_DISPATCH_FLOATING_TYPES`, which runs `ns::k<(unsigned int)7>` \
+                         for `x`'s dtype, not this instance"
                     )
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn instances_are_the_same_past_namespaces_spaces_and_number_spellings() {
+        assert!(same_instance("k<float>", "ns::k<float>"));
+        assert!(same_instance(
+            "k<c10::Half, 256u>",
+            "k<c10::Half, (unsigned int)256>"
+        ));
+        assert!(same_instance("relu", "relu"));
+        assert!(!same_instance("k<float>", "k<double>"));
+        assert!(!same_instance("k<float>", "j<float>"));
+        assert!(!same_instance("k<float, 128>", "k<float, 256>"));
     }
 }
