@@ -25,6 +25,7 @@ mod arrays;
 mod benchmark;
 mod branches;
 mod calls;
+mod dtypes;
 mod extensions;
 mod loops;
 mod pyopencl;
@@ -488,7 +489,7 @@ pub fn shape_with_bindings(host: &str, bindings: &[(String, String)], built: &[S
             let a = ASSIGNMENT.captures(&s.text)?;
             let value = a[2].trim();
             let own = arrays::without_moves(value) == &a[1];
-            (own && arrays::cast(&value[a[1].len()..]).is_some()).then(|| a[1].to_string())
+            (own && dtypes::cast(&value[a[1].len()..]).is_some()).then(|| a[1].to_string())
         })
         .collect();
     // a tensor assigned anything else (alone, or among several names) has no one shape; moved

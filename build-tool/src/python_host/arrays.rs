@@ -16,6 +16,7 @@
 //! and a tensor reshaped has the reshape's sizes (one `-1` inferred from its element count).
 //! `x.size`, `x.numel()`, and `len(x)` and `x.shape[0]` of an array of one dimension read it.
 
+use super::dtypes::{dtype_given, Dtype};
 use super::{c_expression, keyword, split_top, tuple};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -43,17 +44,6 @@ pub(super) struct Made {
     pub torch: bool,
     /// A PyTorch tensor's dtype, as made and cast in the statement.
     pub dtype: Dtype,
-}
-
-/// A PyTorch tensor's dtype as a Python statement gives it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Dtype {
-    /// None given: PyTorch's default, float32, or a `*_like` tensor's model's.
-    Default,
-    /// An ATen constant (`torch::kHalf`).
-    Named(&'static str),
-    /// Given in a way kerncast does not read (`dtype=x.dtype`, a variable).
-    Unknown,
 }
 
 impl Made {
@@ -185,74 +175,6 @@ pub(super) fn made(statement: &str) -> Option<Made> {
             "torch" => dtype_given(&args, integer_fill.then_some("torch::kLong"), after),
             _ => Dtype::Default,
         },
-    })
-}
-
-/// The dtype a maker's arguments `args` and the casts after it (`after`: `.half()`,
-/// `.to(torch.float16)`) give a tensor; `fallback` where neither names one and the maker's
-/// default is not float32.
-fn dtype_given(args: &[String], fallback: Option<&'static str>, after: &str) -> Dtype {
-    let made = match super::kwarg(args, "dtype") {
-        Some(d) => python_dtype(&d).map_or(Dtype::Unknown, Dtype::Named),
-        None => fallback.map_or(Dtype::Default, Dtype::Named),
-    };
-    cast(after).unwrap_or(made)
-}
-
-/// The dtype the last cast of a chain of calls (`.cuda().half()`, `.to(device,
-/// torch.float64)`) gives, if it casts.
-pub(super) fn cast(chain: &str) -> Option<Dtype> {
-    static CALL: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\.\s*([a-z_0-9]+)\s*\(([^()]*)\)").unwrap());
-    CALL.captures_iter(chain)
-        .filter_map(|c| match &c[1] {
-            "half" => Some(Dtype::Named("torch::kHalf")),
-            "float" => Some(Dtype::Named("torch::kFloat")),
-            "double" => Some(Dtype::Named("torch::kDouble")),
-            "bfloat16" => Some(Dtype::Named("torch::kBFloat16")),
-            "int" => Some(Dtype::Named("torch::kInt")),
-            "long" => Some(Dtype::Named("torch::kLong")),
-            "to" => {
-                let args = split_top(&c[2]);
-                let named = args.iter().find_map(|a| {
-                    let value = a.split_once('=').map_or(a.as_str(), |(_, v)| v);
-                    python_dtype(value)
-                });
-                match named {
-                    Some(constant) => Some(Dtype::Named(constant)),
-                    None if args.iter().all(|a| moves(a)) => None,
-                    None => Some(Dtype::Unknown),
-                }
-            }
-            _ => None,
-        })
-        .last()
-}
-
-/// Whether an argument of `.to(…)` only moves a tensor: a device (`'cuda'`, `device`,
-/// `x.device`) or a flag (`non_blocking=True`).
-fn moves(arg: &str) -> bool {
-    static DEVICE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?i)^(?:['"](?:cuda|cpu)(?::\d+)?['"]|\w*dev\w*|\w+\.device|torch\.device\(.*\)|non_blocking\s*=.*|copy\s*=.*)$"#)
-            .unwrap()
-    });
-    DEVICE.is_match(arg.trim())
-}
-
-/// The ATen constant of a PyTorch dtype as Python names it (`torch.float16`, `torch.half`).
-fn python_dtype(text: &str) -> Option<&'static str> {
-    Some(match text.trim().strip_prefix("torch.")? {
-        "float16" | "half" => "torch::kHalf",
-        "float32" | "float" => "torch::kFloat",
-        "float64" | "double" => "torch::kDouble",
-        "bfloat16" => "torch::kBFloat16",
-        "int32" | "int" => "torch::kInt",
-        "int64" | "long" => "torch::kLong",
-        "int16" | "short" => "torch::kShort",
-        "int8" => "torch::kChar",
-        "uint8" => "torch::kByte",
-        "bool" => "torch::kBool",
-        _ => return None,
     })
 }
 
@@ -433,29 +355,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tensor_s_dtype_is_given_by_its_maker_and_its_casts() {
-        let dtype = |s: &str| made(s).unwrap().dtype;
-        assert_eq!(dtype("x = torch.randn(8, device='cuda')"), Dtype::Default);
-        assert_eq!(
-            dtype("x = torch.zeros(8, dtype=torch.float64)"),
-            Dtype::Named("torch::kDouble")
-        );
-        assert_eq!(
-            dtype("x = torch.zeros(8, dtype=torch.float64).to('cuda').half()"),
-            Dtype::Named("torch::kHalf")
-        );
-        assert_eq!(
-            dtype("x = torch.randn(8).to(device, torch.bfloat16)"),
-            Dtype::Named("torch::kBFloat16")
-        );
-        assert_eq!(dtype("x = torch.randn(8).to(device)"), Dtype::Default);
-        assert_eq!(
-            dtype("x = torch.full((8,), 7)"),
-            Dtype::Named("torch::kLong")
-        );
-        assert_eq!(dtype("x = torch.full((8,), 1.5)"), Dtype::Default);
-        assert_eq!(dtype("x = torch.zeros(8, dtype=dt)"), Dtype::Unknown);
-        assert_eq!(dtype("x = torch.zeros(8).to(other)"), Dtype::Unknown);
+    fn a_tensor_s_dtype_travels_as_the_options_of_its_c_maker() {
         // the C maker carries it; a model's dtype passes to a `*_like`, a recast name has none
         let tensors = vec![("t".to_string(), vec!["8".to_string()])];
         let like = made("o = torch.empty_like(t)").unwrap();
@@ -466,7 +366,6 @@ mod tests {
         assert!(x
             .c_with(&[], &["x".into()])
             .ends_with("torch::empty({8}, python_dtype);"));
-        assert_eq!(cast(".cuda().contiguous()"), None);
     }
 
     #[test]
