@@ -79,7 +79,7 @@ static MADE: LazyLock<Regex> = LazyLock::new(|| {
 /// method.
 static FROM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?:auto|(?:torch|at)::Tensor)\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\.\s*(reshape|view|contiguous|to|half|float|double|bfloat16|int|long)\s*\(",
+        r"\b(?:auto|(?:torch|at)::Tensor)\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\.\s*(reshape|view|contiguous|to|half|bfloat16)\s*\(",
     )
     .unwrap()
 });
@@ -132,12 +132,9 @@ pub(super) fn dtypes_in(scope: &str, code: &str) -> BTreeMap<String, String> {
         let source = format!("{}.dtype", &c[2]);
         let dtype = match &c[3] {
             "reshape" | "view" | "contiguous" => Some(source),
+            // `float()` and the like are C++ keywords, so ATen names only these casts
             "half" => Some("5".to_string()),
-            "float" => Some(FLOAT.to_string()),
-            "double" => Some("7".to_string()),
             "bfloat16" => Some("15".to_string()),
-            "int" => Some("3".to_string()),
-            "long" => Some(LONG.to_string()),
             // `x.to(torch::kHalf)` casts; `x.to(device)` or `x.to(x.device())` moves, keeping it
             _ => call_args(scope, c.get(0).expect("the match").end() - 1).and_then(|args| {
                 let text = args.join(",");

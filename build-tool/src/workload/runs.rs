@@ -329,12 +329,11 @@ impl WorkloadSpec {
                     Err((head, why)) => Some(format!(
                         "in a host loop whose trips kerncast cannot count (`{head}`: {why})"
                     )),
-                    Ok(_) if l.dispatched.is_some() => l
+                    Ok(_) => l
                         .dispatched
                         .as_ref()
                         .and_then(|d| d.left_out(entry))
                         .or_else(|| counters_left_out(&counters)),
-                    Ok(_) => counters_left_out(&counters),
                 };
                 HostRun {
                     file: l.file.clone().unwrap_or_else(|| kernel_file.to_string()),
