@@ -898,17 +898,14 @@ impl<'a> OtherFilesLaunches<'a> {
             .flat_map(|a| crate::python_host::setup_extensions(a.text))
             .collect();
         let c_texts = analysed_texts(units, host_sources)
-            .filter_map(|a| {
-                let loads = crate::python_host::loads_extension(a.text)
-                    || crate::python_host::imports_extension(a.text, &built);
-                match is_python(a.display) {
-                    false => Some((a.display, a.text.into())),
-                    true => loads.then(|| {
-                        let shaped =
-                            crate::python_host::shape_with_bindings(a.text, &bindings, &built);
-                        (a.display, shaped.text.into())
-                    }),
-                }
+            .filter_map(|a| match is_python(a.display) {
+                false => Some((a.display, a.text.into())),
+                true => (crate::python_host::loads_extension(a.text)
+                    || crate::python_host::imports_extension(a.text, &built))
+                .then(|| {
+                    let shaped = crate::python_host::shape_with_bindings(a.text, &bindings, &built);
+                    (a.display, shaped.text.into())
+                }),
             })
             .collect();
         OtherFilesLaunches { files, c_texts }

@@ -133,8 +133,8 @@ pub(super) fn dtypes_in(scope: &str, code: &str) -> BTreeMap<String, String> {
         let dtype = match &c[3] {
             "reshape" | "view" | "contiguous" => Some(source),
             // `float()` and the like are C++ keywords, so ATen names only these casts
-            "half" => Some("5".to_string()),
-            "bfloat16" => Some("15".to_string()),
+            "half" => named_dtype("kHalf").map(|c| c.to_string()),
+            "bfloat16" => named_dtype("kBFloat16").map(|c| c.to_string()),
             // `x.to(torch::kHalf)` casts; `x.to(device)` or `x.to(x.device())` moves, keeping it
             _ => call_args(scope, c.get(0).expect("the match").end() - 1).and_then(|args| {
                 let text = args.join(",");
@@ -180,33 +180,35 @@ fn moves_only(args: &[String]) -> bool {
 /// `x.options()`, an `opts` assigned such options in `scope`); `None` where they name none or
 /// kerncast cannot read them.
 fn options_dtype(options: &[String], scope: &str) -> Option<String> {
-    static OF: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"^([A-Za-z_]\w*)\s*\.\s*options\s*\(\s*\)").unwrap());
     let text = options.join(",");
-    if let Some(code) = named_dtype(&text) {
-        return Some(code.to_string());
-    }
-    let [one] = options else { return None };
-    let one = one.trim();
-    if let Some(c) = OF.captures(one) {
-        return Some(format!("{}.dtype", &c[1]));
+    if let Some(dtype) = written_dtype(&text) {
+        return Some(dtype);
     }
     // `auto opts = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kHalf);`, once
-    let name = super::c_text::bare_name(one)?;
+    let [one] = options else { return None };
+    let name = super::c_text::bare_name(one.trim())?;
     let assigned =
         super::c_text::cached_regex(&format!(r"\b{}\s*=\s*([^;]*);", regex::escape(name)))
             .expect("an escaped name makes a valid pattern");
     let found: Vec<_> = assigned.captures_iter(scope).collect();
     let [only] = &found[..] else { return None };
     let value = only[1].trim();
-    match (named_dtype(value), OF.captures(value)) {
-        (Some(code), _) => Some(code.to_string()),
-        (None, Some(c)) => Some(format!("{}.dtype", &c[1])),
+    written_dtype(value).or_else(|| {
         // options without a dtype keep the default
-        (None, None) if value.contains("TensorOptions") && !value.contains("dtype") => {
-            Some(FLOAT.to_string())
-        }
-        _ => None,
+        (value.contains("TensorOptions") && !value.contains("dtype")).then(|| FLOAT.to_string())
+    })
+}
+
+/// The dtype options written out give: a constant (`torch::kHalf`, `opts.dtype(torch::kDouble)`)
+/// or another tensor's (`x.options()`).
+fn written_dtype(options: &str) -> Option<String> {
+    static OF: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^([A-Za-z_]\w*)\s*\.\s*options\s*\(\s*\)").unwrap());
+    match named_dtype(options) {
+        Some(code) => Some(code.to_string()),
+        None => OF
+            .captures(options.trim())
+            .map(|c| format!("{}.dtype", &c[1])),
     }
 }
 
