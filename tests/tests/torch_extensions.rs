@@ -97,14 +97,29 @@ fn analyze_with(files: Vec<PathBuf>, params: &[&str]) -> Report {
     analyze(&inputs, None).expect("analyze")
 }
 
+/// The report of the one file `name` holding `text`, given by name.
+fn analyze_file(name: &str, text: &str, params: &[&str]) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    analyze_with(vec![file], params)
+}
+
+/// The report of a folder holding `files` (name, text), given as the folder.
+fn analyze_folder(files: &[(&str, &str)], params: &[&str]) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    analyze_with(vec![dir.path().to_path_buf()], params)
+}
+
 #[test]
 fn an_extension_lowers_without_pytorch_and_its_dispatch_instances_stay_apart() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("ext.cu");
-    std::fs::write(&file, EXTENSION).unwrap();
     // sizes as the host code reads them: `a.numel()`, `x.size(0)` and `x.size(1)`
-    let r = analyze_with(
-        vec![file],
+    let r = analyze_file(
+        "ext.cu",
+        EXTENSION,
         &["a.numel=1048576", "x.sizes[0]=64", "x.sizes[1]=4096"],
     );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
@@ -171,10 +186,7 @@ fn an_extension_lowers_without_pytorch_and_its_dispatch_instances_stay_apart() {
 
 #[test]
 fn load_inline_cuda_sources_get_the_includes_pytorch_gives_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("relu.py");
-    std::fs::write(&file, LOAD_INLINE).unwrap();
-    let r = analyze_with(vec![file], &["x.numel=1000000"]);
+    let r = analyze_file("relu.py", LOAD_INLINE, &["x.numel=1000000"]);
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels.len(), 1);
     let k = &r.kernels[0];
@@ -193,16 +205,13 @@ fn load_inline_cuda_sources_get_the_includes_pytorch_gives_them() {
 
 #[test]
 fn an_api_the_declarations_lack_is_a_compile_error_that_says_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("native.cu");
-    std::fs::write(
-        &file,
+    let r = analyze_file(
+        "native.cu",
         "#include <ATen/native/cuda/Loops.cuh>\n\
          __global__ void k(float *x) { x[threadIdx.x] = 0.f; }\n\
          void run(at::TensorIteratorBase& iter) { at::native::gpu_kernel(iter, 0); }\n",
-    )
-    .unwrap();
-    let r = analyze_with(vec![file], &[]);
+        &[],
+    );
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     let e = &r.errors[0];
     assert_eq!(e.stage, "lower");
@@ -246,10 +255,7 @@ for _ in range(10):
 
 #[test]
 fn load_inline_calls_are_followed_with_the_shapes_of_their_tensors() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("scale.py");
-    std::fs::write(&file, LOAD_INLINE_CALLED).unwrap();
-    let r = analyze_with(vec![file], &[]);
+    let r = analyze_file("scale.py", LOAD_INLINE_CALLED, &[]);
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels.len(), 1);
     let k = &r.kernels[0];
@@ -307,11 +313,9 @@ std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old
 
 #[test]
 fn tensors_made_like_and_reshaped_size_the_accessors_from_two_given_sizes() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("cell.cu");
-    std::fs::write(&file, CELL).unwrap();
-    let r = analyze_with(
-        vec![file],
+    let r = analyze_file(
+        "cell.cu",
+        CELL,
         &["old_cell.sizes[0]=64", "old_cell.sizes[1]=1024"],
     );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
@@ -337,30 +341,31 @@ fn tensors_made_like_and_reshaped_size_the_accessors_from_two_given_sizes() {
 /// `.cu`; the launch takes the shapes of the script's tensors and its loop's runs.
 #[test]
 fn a_script_s_calls_reach_an_extension_built_from_files() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("cell_kernel.cu"), CELL).unwrap();
-    std::fs::write(
-        dir.path().join("cell.cpp"),
-        "#include <torch/extension.h>\n\
-         #include <vector>\n\
-         std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old_cell);\n\
-         std::vector<torch::Tensor> forward(torch::Tensor weights, torch::Tensor old_cell) {\n\
-           return cell_forward(weights, old_cell);\n\
-         }\n\
-         PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &forward); }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("bench.py"),
-        "import torch\n\
-         from torch.utils.cpp_extension import load\n\
-         cell = load(name='cell', sources=['cell.cpp', 'cell_kernel.cu'])\n\
-         W = torch.randn(2048, 1024, device='cuda')\n\
-         c = torch.randn(32, 1024, device='cuda')\n\
-         for _ in range(50):\n    h, g = cell.forward(W, c)\n",
-    )
-    .unwrap();
-    let r = analyze_with(vec![dir.path().to_path_buf()], &[]);
+    let r = analyze_folder(
+        &[
+            ("cell_kernel.cu", CELL),
+            (
+                "cell.cpp",
+                "#include <torch/extension.h>\n\
+                #include <vector>\n\
+                std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old_cell);\n\
+                std::vector<torch::Tensor> forward(torch::Tensor weights, torch::Tensor old_cell) {\n\
+                return cell_forward(weights, old_cell);\n\
+                }\n\
+                PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &forward); }\n",
+            ),
+            (
+                "bench.py",
+                "import torch\n\
+                from torch.utils.cpp_extension import load\n\
+                cell = load(name='cell', sources=['cell.cpp', 'cell_kernel.cu'])\n\
+                W = torch.randn(2048, 1024, device='cuda')\n\
+                c = torch.randn(32, 1024, device='cuda')\n\
+                for _ in range(50):\n    h, g = cell.forward(W, c)\n",
+            ),
+        ],
+        &[],
+    );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels.len(), 2);
     for k in &r.kernels {
@@ -381,39 +386,26 @@ fn a_script_s_calls_reach_an_extension_built_from_files() {
 /// builds is not read.
 #[test]
 fn a_script_importing_an_extension_a_setup_py_builds_reaches_its_launches() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("cell_kernel.cu"), CELL).unwrap();
-    std::fs::write(
-        dir.path().join("cell.cpp"),
-        "#include <torch/extension.h>\n\
-         #include <vector>\n\
-         std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old_cell);\n\
-         PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &cell_forward); }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("setup.py"),
-        "from setuptools import setup\n\
-         from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\
-         setup(name='cell', ext_modules=[CUDAExtension('cell_cuda', ['cell.cpp', 'cell_kernel.cu'])],\n\
-               cmdclass={'build_ext': BuildExtension})\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("bench.py"),
-        "import torch\n\
-         import cell_cuda as cell\n\
-         W = torch.randn(2048, 1024, device='cuda')\n\
-         c = torch.randn(32, 1024, device='cuda')\n\
-         for _ in range(20):\n    h, g = cell.forward(W, c)\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("plot.py"),
-        "import matplotlib\nprint('plots')\n",
-    )
-    .unwrap();
-    let r = analyze_with(vec![dir.path().to_path_buf()], &[]);
+    let r = analyze_folder(
+        &[
+            ("cell_kernel.cu", CELL),
+            ("cell.cpp", "#include <torch/extension.h>\n\
+                #include <vector>\n\
+                std::vector<torch::Tensor> cell_forward(torch::Tensor weights, torch::Tensor old_cell);\n\
+                PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &cell_forward); }\n"),
+            ("setup.py", "from setuptools import setup\n\
+                from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\
+                setup(name='cell', ext_modules=[CUDAExtension('cell_cuda', ['cell.cpp', 'cell_kernel.cu'])],\n\
+                cmdclass={'build_ext': BuildExtension})\n"),
+            ("bench.py", "import torch\n\
+                import cell_cuda as cell\n\
+                W = torch.randn(2048, 1024, device='cuda')\n\
+                c = torch.randn(32, 1024, device='cuda')\n\
+                for _ in range(20):\n    h, g = cell.forward(W, c)\n"),
+            ("plot.py", "import matplotlib\nprint('plots')\n"),
+        ],
+        &[],
+    );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels.len(), 2);
     for k in &r.kernels {
@@ -476,10 +468,7 @@ y = ext.sums(x)
 
 #[test]
 fn a_size_left_to_pytorch_in_a_reshape_is_inferred_from_the_element_count() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("sums.py");
-    std::fs::write(&file, RESHAPED_INFERRED).unwrap();
-    let r = analyze_with(vec![file], &[]);
+    let r = analyze_file("sums.py", RESHAPED_INFERRED, &[]);
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels.len(), 1);
     let k = &r.kernels[0];
@@ -493,20 +482,19 @@ fn a_size_left_to_pytorch_in_a_reshape_is_inferred_from_the_element_count() {
 /// run for it.
 #[test]
 fn a_dispatch_runs_the_instance_of_its_tensor_s_dtype() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("ext.cu"), EXTENSION).unwrap();
-    std::fs::write(
-        dir.path().join("bench.py"),
-        "import torch\n\
-         from torch.utils.cpp_extension import load\n\
-         ext = load(name='ext', sources=['ext.cu'])\n\
-         a = torch.randn(1 << 20, device='cuda').half()\n\
-         b = torch.ones_like(a)\n\
-         for _ in range(5):\n    c = ext.add(a, b)\n",
-    )
-    .unwrap();
-    let r = analyze_with(
-        vec![dir.path().to_path_buf()],
+    let r = analyze_folder(
+        &[
+            ("ext.cu", EXTENSION),
+            (
+                "bench.py",
+                "import torch\n\
+                from torch.utils.cpp_extension import load\n\
+                ext = load(name='ext', sources=['ext.cu'])\n\
+                a = torch.randn(1 << 20, device='cuda').half()\n\
+                b = torch.ones_like(a)\n\
+                for _ in range(5):\n    c = ext.add(a, b)\n",
+            ),
+        ],
         &["x.sizes[0]=64", "x.sizes[1]=4096"],
     );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
