@@ -1,0 +1,474 @@
+//! A small safe layer over libclang 19's C API (`clang-sys`): an index, translation units
+//! parsed with a program's real flags, and cursors with what the lowering asks of them.
+//! Every `unsafe` block of the crate is here; a [`Cursor`] cannot outlive its unit.
+
+// libclang's constants keep their C names.
+#![allow(non_upper_case_globals)]
+
+pub mod lower;
+
+use clang_sys::*;
+use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::os::raw::{c_char, c_uint, c_void};
+use std::path::Path;
+
+/// One libclang index (its own diagnostics and caches); one per thread that parses.
+pub struct Index {
+    raw: CXIndex,
+}
+
+impl Index {
+    pub fn new() -> Index {
+        // excludeDeclarationsFromPCH = 0, displayDiagnostics = 0: diagnostics are ours to show.
+        let raw = unsafe { clang_createIndex(0, 0) };
+        Index { raw }
+    }
+
+    /// Parses `file` with `args` (compiler flags, without the compiler and the file).
+    pub fn parse(&self, file: &Path, args: &[String]) -> Result<Unit<'_>, String> {
+        let c_file = CString::new(file.to_string_lossy().as_bytes())
+            .map_err(|_| format!("{}: path has a NUL byte", file.display()))?;
+        let c_args: Vec<CString> = args
+            .iter()
+            .map(|a| CString::new(a.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| "a compiler flag has a NUL byte".to_string())?;
+        let ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        let mut tu: CXTranslationUnit = std::ptr::null_mut();
+        // KeepGoing: a missing header or an error in one function still leaves the rest of the
+        // unit readable; the diagnostics say what was wrong.
+        let options = CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord;
+        let err = unsafe {
+            clang_parseTranslationUnit2(
+                self.raw,
+                c_file.as_ptr(),
+                ptrs.as_ptr(),
+                ptrs.len() as i32,
+                std::ptr::null_mut(),
+                0,
+                options,
+                &mut tu,
+            )
+        };
+        if err != CXError_Success || tu.is_null() {
+            return Err(format!(
+                "{}: libclang could not parse the file (error {err})",
+                file.display()
+            ));
+        }
+        Ok(Unit {
+            raw: tu,
+            _index: PhantomData,
+        })
+    }
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index::new()
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        unsafe { clang_disposeIndex(self.raw) }
+    }
+}
+
+/// A parsed translation unit.
+pub struct Unit<'i> {
+    raw: CXTranslationUnit,
+    _index: PhantomData<&'i Index>,
+}
+
+/// A compiler diagnostic of a unit.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+    Fatal,
+}
+
+impl<'i> Unit<'i> {
+    pub fn cursor(&self) -> Cursor<'_> {
+        Cursor::new(unsafe { clang_getTranslationUnitCursor(self.raw) })
+    }
+
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let n = unsafe { clang_getNumDiagnostics(self.raw) };
+        (0..n)
+            .map(|i| unsafe {
+                let d = clang_getDiagnostic(self.raw, i);
+                let severity = match clang_getDiagnosticSeverity(d) {
+                    CXDiagnostic_Fatal => Severity::Fatal,
+                    CXDiagnostic_Error => Severity::Error,
+                    CXDiagnostic_Warning => Severity::Warning,
+                    _ => Severity::Note,
+                };
+                let (file, line, col, _) = file_location(clang_getDiagnosticLocation(d));
+                let message = take(clang_getDiagnosticSpelling(d));
+                clang_disposeDiagnostic(d);
+                Diagnostic {
+                    severity,
+                    file,
+                    line,
+                    col,
+                    message,
+                }
+            })
+            .collect()
+    }
+
+    /// The spellings of the tokens from `from` (inclusive) to `to` (exclusive), with their
+    /// byte offsets.
+    pub fn tokens_between(&self, from: &Cursor<'_>, to: &Cursor<'_>) -> Vec<(String, u32)> {
+        unsafe {
+            let start = clang_getRangeStart(clang_getCursorExtent(from.raw));
+            let end = clang_getRangeStart(clang_getCursorExtent(to.raw));
+            self.tokens_in(clang_getRange(start, end))
+        }
+    }
+
+    /// The tokens of a cursor's whole extent.
+    pub fn tokens_of(&self, c: &Cursor<'_>) -> Vec<(String, u32)> {
+        unsafe { self.tokens_in(clang_getCursorExtent(c.raw)) }
+    }
+
+    unsafe fn tokens_in(&self, range: CXSourceRange) -> Vec<(String, u32)> {
+        let mut tokens: *mut CXToken = std::ptr::null_mut();
+        let mut n: c_uint = 0;
+        clang_tokenize(self.raw, range, &mut tokens, &mut n);
+        if tokens.is_null() {
+            return Vec::new();
+        }
+        let out = (0..n as usize)
+            .map(|i| {
+                let t = *tokens.add(i);
+                let spelling = take(clang_getTokenSpelling(self.raw, t));
+                let (_, _, _, offset) =
+                    file_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
+                (spelling, offset)
+            })
+            .collect();
+        clang_disposeTokens(self.raw, tokens, n);
+        out
+    }
+}
+
+impl Drop for Unit<'_> {
+    fn drop(&mut self) {
+        unsafe { clang_disposeTranslationUnit(self.raw) }
+    }
+}
+
+/// A node of a unit's AST.
+#[derive(Clone, Copy)]
+pub struct Cursor<'u> {
+    raw: CXCursor,
+    _unit: PhantomData<&'u ()>,
+}
+
+/// Where a cursor is: file, line, column (1-based) and byte offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub offset: u32,
+}
+
+/// A constant clang's evaluator computed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Evaluated {
+    Int(i128),
+    Float(f64),
+    Str(String),
+}
+
+unsafe fn take(s: CXString) -> String {
+    let p = clang_getCString(s);
+    let out = if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    };
+    clang_disposeString(s);
+    out
+}
+
+unsafe fn file_location(loc: CXSourceLocation) -> (String, u32, u32, u32) {
+    let mut file: CXFile = std::ptr::null_mut();
+    let (mut line, mut col, mut offset) = (0, 0, 0);
+    clang_getExpansionLocation(loc, &mut file, &mut line, &mut col, &mut offset);
+    let name = if file.is_null() {
+        String::new()
+    } else {
+        take(clang_getFileName(file))
+    };
+    (name, line, col, offset)
+}
+
+extern "C" fn collect_child(
+    child: CXCursor,
+    _parent: CXCursor,
+    data: *mut c_void,
+) -> CXChildVisitResult {
+    // SAFETY: `data` is the `Vec<CXCursor>` that `children` passes.
+    let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    out.push(child);
+    CXChildVisit_Continue
+}
+
+impl<'u> Cursor<'u> {
+    fn new(raw: CXCursor) -> Cursor<'u> {
+        Cursor {
+            raw,
+            _unit: PhantomData,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        unsafe { clang_Cursor_isNull(self.raw) != 0 }
+    }
+
+    fn non_null(raw: CXCursor) -> Option<Cursor<'u>> {
+        let c = Cursor::new(raw);
+        (!c.is_null()).then_some(c)
+    }
+
+    pub fn kind(&self) -> CXCursorKind {
+        unsafe { clang_getCursorKind(self.raw) }
+    }
+
+    pub fn spelling(&self) -> String {
+        unsafe { take(clang_getCursorSpelling(self.raw)) }
+    }
+
+    pub fn children(&self) -> Vec<Cursor<'u>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        unsafe {
+            clang_visitChildren(
+                self.raw,
+                collect_child,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter().map(Cursor::new).collect()
+    }
+
+    pub fn referenced(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getCursorReferenced(self.raw) })
+    }
+
+    pub fn definition(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getCursorDefinition(self.raw) })
+    }
+
+    pub fn semantic_parent(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getCursorSemanticParent(self.raw) })
+    }
+
+    pub fn usr(&self) -> String {
+        unsafe { take(clang_getCursorUSR(self.raw)) }
+    }
+
+    pub fn mangling(&self) -> String {
+        unsafe { take(clang_Cursor_getMangling(self.raw)) }
+    }
+
+    pub fn location(&self) -> Location {
+        let (file, line, col, offset) =
+            unsafe { file_location(clang_getCursorLocation(self.raw)) };
+        Location {
+            file,
+            line,
+            col,
+            offset,
+        }
+    }
+
+    /// The byte offset where the cursor's extent starts.
+    pub fn start_offset(&self) -> u32 {
+        unsafe { file_location(clang_getRangeStart(clang_getCursorExtent(self.raw))).3 }
+    }
+
+    pub fn in_system_header(&self) -> bool {
+        unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.raw)) != 0 }
+    }
+
+    pub fn ty(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getCursorType(self.raw) })
+    }
+
+    pub fn binary_operator(&self) -> CXBinaryOperatorKind {
+        unsafe { clang_getCursorBinaryOperatorKind(self.raw) }
+    }
+
+    pub fn unary_operator(&self) -> CXUnaryOperatorKind {
+        unsafe { clang_getCursorUnaryOperatorKind(self.raw) }
+    }
+
+    /// The arguments of a call or the parameters of a function declaration.
+    pub fn arguments(&self) -> Option<Vec<Cursor<'u>>> {
+        let n = unsafe { clang_Cursor_getNumArguments(self.raw) };
+        (n >= 0).then(|| {
+            (0..n as u32)
+                .map(|i| Cursor::new(unsafe { clang_Cursor_getArgument(self.raw, i) }))
+                .collect()
+        })
+    }
+
+    pub fn var_initializer(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_Cursor_getVarDeclInitializer(self.raw) })
+    }
+
+    pub fn is_static_storage(&self) -> bool {
+        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
+    }
+
+    pub fn has_global_storage(&self) -> bool {
+        unsafe { clang_Cursor_hasVarDeclGlobalStorage(self.raw) == 1 }
+    }
+
+    pub fn is_static_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isStatic(self.raw) != 0 }
+    }
+
+    pub fn enum_value(&self) -> i64 {
+        unsafe { clang_getEnumConstantDeclValue(self.raw) }
+    }
+
+    /// clang's constant evaluation of an expression, where it has a value.
+    pub fn evaluate(&self) -> Option<Evaluated> {
+        unsafe {
+            let r = clang_Cursor_Evaluate(self.raw);
+            if r.is_null() {
+                return None;
+            }
+            let out = match clang_EvalResult_getKind(r) {
+                CXEval_Int => Some(if clang_EvalResult_isUnsignedInt(r) != 0 {
+                    Evaluated::Int(clang_EvalResult_getAsUnsigned(r) as i128)
+                } else {
+                    Evaluated::Int(clang_EvalResult_getAsLongLong(r) as i128)
+                }),
+                CXEval_Float => Some(Evaluated::Float(clang_EvalResult_getAsDouble(r))),
+                CXEval_StrLiteral => {
+                    let p = clang_EvalResult_getAsStr(r);
+                    (!p.is_null())
+                        .then(|| Evaluated::Str(CStr::from_ptr(p).to_string_lossy().into_owned()))
+                }
+                _ => None,
+            };
+            clang_EvalResult_dispose(r);
+            out
+        }
+    }
+
+    /// Whether a function declaration carries the given CUDA attribute cursor kind
+    /// (`CXCursor_CUDAGlobalAttr`, `CXCursor_CUDADeviceAttr`, `CXCursor_CUDAHostAttr`).
+    pub fn has_attr(&self, attr: CXCursorKind) -> bool {
+        self.children().iter().any(|c| c.kind() == attr)
+    }
+
+    /// The name with its enclosing namespaces and classes (`fp32::axpy`, `std::vector::size`).
+    pub fn qualified_name(&self) -> String {
+        let mut parts = vec![self.spelling()];
+        let mut p = self.semantic_parent();
+        while let Some(c) = p {
+            match c.kind() {
+                CXCursor_Namespace | CXCursor_StructDecl | CXCursor_ClassDecl
+                | CXCursor_ClassTemplate | CXCursor_UnionDecl
+                | CXCursor_ClassTemplatePartialSpecialization => {
+                    let s = c.spelling();
+                    if !s.is_empty() {
+                        parts.push(s);
+                    }
+                }
+                _ => break,
+            }
+            p = c.semantic_parent();
+        }
+        parts.reverse();
+        parts.join("::")
+    }
+
+    pub fn raw_equal(&self, other: &Cursor<'_>) -> bool {
+        unsafe { clang_equalCursors(self.raw, other.raw) != 0 }
+    }
+}
+
+/// A C/C++ type of a cursor.
+#[derive(Clone, Copy)]
+pub struct Type<'u> {
+    raw: CXType,
+    _unit: PhantomData<&'u ()>,
+}
+
+impl<'u> Type<'u> {
+    fn new(raw: CXType) -> Type<'u> {
+        Type {
+            raw,
+            _unit: PhantomData,
+        }
+    }
+
+    pub fn kind(&self) -> CXTypeKind {
+        self.raw.kind
+    }
+
+    /// References seen through, typedefs and `auto` resolved.
+    pub fn canonical(&self) -> Type<'u> {
+        if self.raw.kind == CXType_Invalid {
+            return *self;
+        }
+        unsafe {
+            let t = match self.raw.kind {
+                CXType_LValueReference | CXType_RValueReference => clang_getPointeeType(self.raw),
+                _ => self.raw,
+            };
+            Type::new(clang_getCanonicalType(t))
+        }
+    }
+
+    pub fn spelling(&self) -> String {
+        unsafe { take(clang_getTypeSpelling(self.raw)) }
+    }
+
+    pub fn size_of(&self) -> Option<u64> {
+        let s = unsafe { clang_Type_getSizeOf(self.raw) };
+        (s >= 0).then_some(s as u64)
+    }
+
+    pub fn pointee(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getPointeeType(self.raw) })
+    }
+
+    pub fn element(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getArrayElementType(self.raw) })
+    }
+
+    pub fn array_size(&self) -> Option<u64> {
+        let s = unsafe { clang_getArraySize(self.raw) };
+        (s >= 0).then_some(s as u64)
+    }
+
+    pub fn declaration(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getTypeDeclaration(self.raw) })
+    }
+
+    pub fn enum_integer(&self) -> Option<Type<'u>> {
+        self.declaration()
+            .map(|d| Type::new(unsafe { clang_getEnumDeclIntegerType(d.raw) }))
+    }
+}

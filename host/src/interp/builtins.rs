@@ -1,0 +1,1136 @@
+//! Library functions as the interpreter models them: the C library's argument parsing and
+//! arithmetic, `getopt`, memory allocation, the CUDA runtime and driver APIs, NVRTC, OpenCL,
+//! and the C++ containers and streams host code uses. A call not modelled here gives an
+//! unknown result ([`Interp::unmodelled`]); the GPU APIs' calls that only report a status
+//! return success, with what they write through pointers unknown.
+
+use super::calls::{dims, kernel_name_of, Arg};
+use super::expr::{deref, Place};
+use super::launches::Event;
+use super::value::{convert, Buffer, Handle, Ptr, Record, Value};
+use super::{Exec, Halt, Interp};
+use crate::ast::Expr;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Whether calling `name` launches a kernel.
+pub(super) fn launches(name: &str) -> bool {
+    matches!(
+        last(name),
+        "cudaLaunchKernel"
+            | "cudaLaunchCooperativeKernel"
+            | "cudaLaunchKernelExC"
+            | "cudaLaunchKernelEx"
+            | "cuLaunchKernel"
+            | "cuLaunchCooperativeKernel"
+            | "cudaGraphLaunch"
+            | "clEnqueueNDRangeKernel"
+            | "clEnqueueTask"
+    )
+}
+
+fn last(name: &str) -> &str {
+    name.rsplit("::").next().unwrap_or(name)
+}
+
+/// A library name without the namespaces implementations add (`std::__cxx11::stoi` → `stoi`).
+fn short(name: &str) -> &str {
+    let n = name.strip_prefix("std::").unwrap_or(name);
+    let n = n.strip_prefix("__cxx11::").unwrap_or(n);
+    let n = n.strip_prefix("__1::").unwrap_or(n);
+    n.strip_prefix("chrono::").map(|_| "chrono").unwrap_or(n)
+}
+
+fn int_arg(args: &[Arg], i: usize) -> Option<i128> {
+    args.get(i).and_then(|a| a.value().as_int())
+}
+
+fn str_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) => Some(s.to_string()),
+        Value::Ptr(Ptr::Elem(b, i)) => {
+            // A char buffer holding a string (rare in launch paths): read to the NUL.
+            let b = b.borrow();
+            let mut out = String::new();
+            for k in *i..*i + 4096 {
+                match b.get(k).as_int() {
+                    Some(0) => return Some(out),
+                    Some(c) => out.push(c as u8 as char),
+                    None => return None,
+                }
+            }
+            None
+        }
+        Value::Ptr(Ptr::Cell(c)) => str_of(&c.borrow()),
+        _ => None,
+    }
+}
+
+fn str_arg(args: &[Arg], i: usize) -> Option<String> {
+    args.get(i).and_then(|a| str_of(&a.value()))
+}
+
+/// C's `strtol`: leading blanks, a sign, digits in `base` (0: decimal, octal or hex by prefix).
+pub(super) fn parse_int(s: &str, base: u32) -> Option<i128> {
+    let t = s.trim_start();
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (base, t) = match base {
+        0 if t.starts_with("0x") || t.starts_with("0X") => (16, &t[2..]),
+        0 if t.starts_with('0') && t.len() > 1 => (8, &t[1..]),
+        0 => (10, t),
+        16 => (16, t.trim_start_matches("0x").trim_start_matches("0X")),
+        b => (b, t),
+    };
+    let digits: String = t.chars().take_while(|c| c.is_digit(base)).collect();
+    if digits.is_empty() {
+        return Some(0);
+    }
+    let v = i128::from_str_radix(&digits, base).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// C's `strtod`: the longest prefix that is a number.
+pub(super) fn parse_float(s: &str) -> f64 {
+    let t = s.trim_start();
+    let mut end = 0;
+    let mut best = 0.0;
+    for (i, _) in t.char_indices().chain(std::iter::once((t.len(), ' '))) {
+        if i == 0 {
+            continue;
+        }
+        if let Ok(v) = t[..i].parse::<f64>() {
+            best = v;
+            end = i;
+        } else if i > end + 3 {
+            break;
+        }
+    }
+    best
+}
+
+fn write_through(p: &Value, v: Value) {
+    deref(p).write(v);
+}
+
+fn new_buffer(fill: Value) -> Value {
+    Value::Ptr(Ptr::Elem(Rc::new(RefCell::new(Buffer::new(None, fill))), 0))
+}
+
+fn record(ty: &str, fields: Vec<(&str, Value)>) -> Value {
+    Value::Record(Rc::new(RefCell::new(Record {
+        ty: Arc::from(ty),
+        fields: fields
+            .into_iter()
+            .map(|(k, v)| (Arc::from(k), v))
+            .collect(),
+    })))
+}
+
+/// A container's storage, where the value is one (a vector, an array, `std::array`).
+pub(super) fn buffer_of(v: &Value) -> Option<Rc<RefCell<Buffer>>> {
+    match v {
+        Value::Array(b) => Some(b.clone()),
+        Value::Ptr(Ptr::Elem(b, 0)) => Some(b.clone()),
+        Value::Record(r) => {
+            let r = r.borrow();
+            match r.fields.values().collect::<Vec<_>>().as_slice() {
+                [Value::Array(b)] => Some(b.clone()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+impl Interp<'_> {
+    fn device_value(&mut self, field: &str, known: Option<i64>) -> Value {
+        match known {
+            Some(v) => Value::Int(v as i128),
+            None => self.assumption(
+                &format!("device.{field}"),
+                "a property of the device the program runs on (give --device)",
+            ),
+        }
+    }
+
+    fn device_props(&mut self) -> Value {
+        let d = self.opts.device.clone();
+        let sm = self.device_value("multiProcessorCount", d.multi_processor_count);
+        let mtpb = self.device_value("maxThreadsPerBlock", d.max_threads_per_block);
+        let mtpsm = self.device_value(
+            "maxThreadsPerMultiProcessor",
+            d.max_threads_per_multi_processor,
+        );
+        let warp = self.device_value("warpSize", d.warp_size.or(Some(32)));
+        let smem = self.device_value("sharedMemPerBlock", d.shared_mem_per_block);
+        let mem = self.device_value("totalGlobalMem", d.total_global_mem);
+        let major = self.device_value("major", d.major);
+        let minor = self.device_value("minor", d.minor);
+        let max_grid = Value::Array(Rc::new(RefCell::new(Buffer::from_values(vec![
+            Value::Int(2147483647),
+            Value::Int(65535),
+            Value::Int(65535),
+        ]))));
+        let max_dim = Value::Array(Rc::new(RefCell::new(Buffer::from_values(vec![
+            Value::Int(1024),
+            Value::Int(1024),
+            Value::Int(64),
+        ]))));
+        let name = Value::Str(Rc::from(d.name.clone().unwrap_or_else(|| "unknown device".into())));
+        record(
+            "cudaDeviceProp",
+            vec![
+                ("multiProcessorCount", sm),
+                ("maxThreadsPerBlock", mtpb),
+                ("maxThreadsPerMultiProcessor", mtpsm),
+                ("warpSize", warp),
+                ("sharedMemPerBlock", smem),
+                ("totalGlobalMem", mem),
+                ("major", major),
+                ("minor", minor),
+                ("maxGridSize", max_grid),
+                ("maxThreadsDim", max_dim),
+                ("name", name),
+            ],
+        )
+    }
+
+    fn exit(&mut self) -> Exec<Option<Value>> {
+        if self.uncertain > 0 {
+            Ok(Some(Value::Void))
+        } else {
+            Err(Halt::Exit)
+        }
+    }
+
+    fn getopt(&mut self, optstring: &str, long: Option<&Value>) -> Value {
+        let argv = self.opts.argv.clone();
+        let argc = argv.len() as i128;
+        loop {
+            if self.optpos == 0 {
+                if self.optind >= argc {
+                    return Value::Int(-1);
+                }
+                let a = &argv[self.optind as usize];
+                if a == "--" {
+                    self.optind += 1;
+                    return Value::Int(-1);
+                }
+                if let (Some(table), Some(body)) = (long, a.strip_prefix("--")) {
+                    return self.long_option(table, body, &argv);
+                }
+                if !a.starts_with('-') || a == "-" {
+                    return Value::Int(-1);
+                }
+                self.optpos = 1;
+            }
+            let a = argv[self.optind as usize].clone();
+            let Some(c) = a[self.optpos..].chars().next() else {
+                self.optind += 1;
+                self.optpos = 0;
+                continue;
+            };
+            self.optpos += c.len_utf8();
+            let spec = optstring.find(c).filter(|_| c != ':');
+            let takes_arg = spec.is_some_and(|p| optstring[p + 1..].starts_with(':'));
+            if spec.is_none() {
+                if self.optpos >= a.len() {
+                    self.optind += 1;
+                    self.optpos = 0;
+                }
+                return Value::Int('?' as i128);
+            }
+            if takes_arg {
+                if self.optpos < a.len() {
+                    self.optarg = Value::Str(Rc::from(&a[self.optpos..]));
+                    self.optind += 1;
+                } else if self.optind + 1 < argc {
+                    self.optarg = Value::Str(Rc::from(argv[self.optind as usize + 1].as_str()));
+                    self.optind += 2;
+                } else {
+                    self.optind += 1;
+                    self.optpos = 0;
+                    self.sync_getopt();
+                    return Value::Int('?' as i128);
+                }
+                self.optpos = 0;
+            } else if self.optpos >= a.len() {
+                self.optind += 1;
+                self.optpos = 0;
+            }
+            self.sync_getopt();
+            return Value::Int(c as i128);
+        }
+    }
+
+    fn long_option(&mut self, table: &Value, body: &str, argv: &[String]) -> Value {
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (body, None),
+        };
+        self.optind += 1;
+        let Some(buf) = buffer_of(table).or_else(|| match table {
+            Value::Ptr(Ptr::Elem(b, _)) => Some(b.clone()),
+            _ => None,
+        }) else {
+            return Value::Int('?' as i128);
+        };
+        let entries = buf.borrow().elements().unwrap_or_default();
+        for e in entries {
+            let Value::Record(r) = e else { continue };
+            let r = r.borrow();
+            let get = |f: &str| r.fields.get(f).cloned().unwrap_or(Value::Void);
+            if str_of(&get("name")).as_deref() != Some(name) {
+                continue;
+            }
+            if get("has_arg").as_int().unwrap_or(0) != 0 {
+                self.optarg = match inline {
+                    Some(v) => Value::Str(Rc::from(v)),
+                    None if (self.optind as usize) < argv.len() => {
+                        self.optind += 1;
+                        Value::Str(Rc::from(argv[self.optind as usize - 1].as_str()))
+                    }
+                    None => Value::Ptr(Ptr::Null),
+                };
+            }
+            self.sync_getopt();
+            let val = get("val");
+            return match get("flag") {
+                p @ Value::Ptr(Ptr::Cell(_) | Ptr::Elem(..) | Ptr::Field(..)) => {
+                    write_through(&p, val);
+                    Value::Int(0)
+                }
+                _ => val,
+            };
+        }
+        self.sync_getopt();
+        Value::Int('?' as i128)
+    }
+
+    /// `optind` and `optarg` as the program reads them.
+    fn sync_getopt(&mut self) {
+        if let Some(k) = self.optind_key {
+            if let Some(c) = self.globals.get(&k) {
+                *c.borrow_mut() = Value::Int(self.optind);
+            }
+        }
+        if let Some(k) = self.optarg_key {
+            if let Some(c) = self.globals.get(&k) {
+                *c.borrow_mut() = self.optarg.clone();
+            }
+        }
+    }
+
+    fn launch_by_value(
+        &mut self,
+        func: &Value,
+        grid: [Value; 3],
+        block: [Value; 3],
+        shared: Value,
+        params: &Value,
+        api: &'static str,
+        e: &Expr,
+    ) {
+        let Some((kernel, by_name)) = kernel_name_of(func) else {
+            self.record(Event {
+                kernel: String::from("?"),
+                by_name: true,
+                grid,
+                block,
+                shared_bytes: shared,
+                args: Vec::new(),
+                site: e.span.clone(),
+                api,
+                guards: Vec::new(),
+                stack: Vec::new(),
+            });
+            return;
+        };
+        let names: Vec<Arc<str>> = self
+            .prog
+            .kernels
+            .get(&kernel)
+            .map(|k| k.params.clone())
+            .unwrap_or_default();
+        let mut args = Vec::new();
+        if let Some(b) = buffer_of(params).or_else(|| match params {
+            Value::Ptr(Ptr::Elem(b, _)) => Some(b.clone()),
+            _ => None,
+        }) {
+            let n = names.len().max(b.borrow().len.unwrap_or(0).max(0) as usize);
+            for i in 0..n {
+                let p = b.borrow().get(i as i64);
+                if matches!(p, Value::Unknown(_)) && i >= names.len() {
+                    break;
+                }
+                let v = deref(&p).read();
+                let name = names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from(format!("arg{i}")));
+                args.push((name, v));
+            }
+        }
+        self.record(Event {
+            kernel,
+            by_name,
+            grid,
+            block,
+            shared_bytes: shared,
+            args,
+            site: e.span.clone(),
+            api,
+            guards: Vec::new(),
+            stack: Vec::new(),
+        });
+    }
+
+    fn opencl_launch(&mut self, args: &[Arg], e: &Expr) {
+        let kernel = args.get(1).map(|a| a.value()).unwrap_or(Value::Void);
+        let dims_n = int_arg(args, 2).unwrap_or(1).clamp(1, 3) as i64;
+        let global = args.get(4).map(|a| a.value()).unwrap_or(Value::Void);
+        let local = args.get(5).map(|a| a.value()).unwrap_or(Value::Void);
+        let read = |p: &Value, d: i64| -> Value {
+            match p {
+                Value::Ptr(Ptr::Elem(b, i)) => b.borrow().get(i + d),
+                Value::Ptr(Ptr::Cell(c)) if d == 0 => c.borrow().clone(),
+                Value::Ptr(Ptr::Cell(c)) => match &*c.borrow() {
+                    Value::Array(b) => b.borrow().get(d),
+                    _ => Value::unknown("a work size kerncast cannot read"),
+                },
+                other => other.clone(),
+            }
+        };
+        let mut grid = [Value::Int(1), Value::Int(1), Value::Int(1)];
+        let mut block = [Value::Int(1), Value::Int(1), Value::Int(1)];
+        for d in 0..dims_n {
+            let g = read(&global, d);
+            let l = match &local {
+                Value::Ptr(Ptr::Null) => Value::unknown(
+                    "the work-group size, which the OpenCL runtime picks (local size NULL)",
+                ),
+                p => read(p, d),
+            };
+            grid[d as usize] = match (g.as_int(), l.as_int()) {
+                (Some(g), Some(l)) if l > 0 => Value::Int((g + l - 1) / l),
+                _ => if l.is_unknown() { l.clone() } else { g.clone() },
+            };
+            block[d as usize] = l;
+        }
+        let (name, cl_args) = match &kernel {
+            Value::Handle(h) => match &*h.borrow() {
+                Handle::ClKernel { name, args } => (name.clone(), args.clone()),
+                _ => ("?".to_string(), BTreeMap::new()),
+            },
+            _ => ("?".to_string(), BTreeMap::new()),
+        };
+        let args = cl_args
+            .into_iter()
+            .map(|(i, v)| (Arc::from(format!("arg{i}")), v))
+            .collect();
+        self.record(Event {
+            kernel: name,
+            by_name: true,
+            grid,
+            block,
+            shared_bytes: Value::Int(0),
+            args,
+            site: e.span.clone(),
+            api: "clEnqueueNDRangeKernel",
+            guards: Vec::new(),
+            stack: Vec::new(),
+        });
+    }
+}
+
+fn arg(args: &[Arg], i: usize) -> Value {
+    args.get(i).map(|a| a.value()).unwrap_or(Value::Void)
+}
+
+fn math1(name: &str, x: f64) -> Option<f64> {
+    Some(match name {
+        "sqrt" | "sqrtf" => x.sqrt(),
+        "ceil" | "ceilf" => x.ceil(),
+        "floor" | "floorf" => x.floor(),
+        "round" | "roundf" | "lround" | "llround" => x.round(),
+        "trunc" | "truncf" => x.trunc(),
+        "rint" | "rintf" | "nearbyint" | "lrint" => x.round_ties_even(),
+        "fabs" | "fabsf" | "abs" | "labs" | "llabs" => x.abs(),
+        "log" | "logf" => x.ln(),
+        "log2" | "log2f" => x.log2(),
+        "log10" | "log10f" => x.log10(),
+        "exp" | "expf" => x.exp(),
+        "exp2" | "exp2f" => x.exp2(),
+        "cbrt" | "cbrtf" => x.cbrt(),
+        "sin" | "sinf" => x.sin(),
+        "cos" | "cosf" => x.cos(),
+        "tan" | "tanf" => x.tan(),
+        "atan" | "atanf" => x.atan(),
+        "tanh" | "tanhf" => x.tanh(),
+        _ => return None,
+    })
+}
+
+/// A library function call; `None` when it is not one kerncast models.
+pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    let f = short(name);
+    let f = last(f);
+    let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
+    // Arithmetic of the C library and <algorithm>.
+    if let Some(x) = args.first().map(|a| a.value()) {
+        if args.len() == 1 {
+            if let (Some(v), Some(r)) = (x.as_f64(), x.as_f64().and_then(|v| math1(f, v))) {
+                let _ = v;
+                return ret(Value::Float(r));
+            }
+            if x.is_unknown() && math1(f, 0.0).is_some() {
+                return Ok(Some(x));
+            }
+        }
+    }
+    match f {
+        "min" | "max" | "fmin" | "fmax" | "fminf" | "fmaxf" | "pow" | "powf" | "ldexp"
+        | "fmod" | "fmodf" | "atan2" | "hypot" => {
+            let (a, b) = (arg(args, 0), arg(args, 1));
+            if let Some(u) = [&a, &b].into_iter().find(|v| v.is_unknown()) {
+                return Ok(Some(u.clone()));
+            }
+            let r = match (f, &a, &b) {
+                ("min", Value::Int(x), Value::Int(y)) => Value::Int(*x.min(y)),
+                ("max", Value::Int(x), Value::Int(y)) => Value::Int(*x.max(y)),
+                _ => {
+                    let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) else {
+                        return Ok(None);
+                    };
+                    Value::Float(match f {
+                        "min" | "fmin" | "fminf" => x.min(y),
+                        "max" | "fmax" | "fmaxf" => x.max(y),
+                        "pow" | "powf" => x.powf(y),
+                        "ldexp" => x * 2f64.powf(y),
+                        "fmod" | "fmodf" => x % y,
+                        "atan2" => x.atan2(y),
+                        _ => x.hypot(y),
+                    })
+                }
+            };
+            ret(r)
+        }
+        "clamp" => {
+            let (v, lo, hi) = (arg(args, 0), arg(args, 1), arg(args, 2));
+            match (v.as_f64(), lo.as_f64(), hi.as_f64()) {
+                (Some(x), Some(l), Some(h)) => {
+                    let r = if x < l { lo } else if h < x { hi } else { v };
+                    ret(r)
+                }
+                _ => Ok(Some(Value::unknown("a clamp of values kerncast does not know"))),
+            }
+        }
+        "atoi" | "atol" | "atoll" | "stoi" | "stol" | "stoll" | "stoul" | "stoull" => {
+            let base = if f.starts_with("sto") { int_arg(args, 2).unwrap_or(10) as u32 } else { 10 };
+            match str_arg(args, 0) {
+                Some(s) => ret(Value::Int(parse_int(&s, base).unwrap_or(0))),
+                None => Ok(Some(arg_unknown(&arg(args, 0), f))),
+            }
+        }
+        "strtol" | "strtoll" | "strtoul" | "strtoull" | "strtoimax" | "strtoumax" => {
+            match str_arg(args, 0) {
+                Some(s) => ret(Value::Int(parse_int(&s, int_arg(args, 2).unwrap_or(10) as u32).unwrap_or(0))),
+                None => Ok(Some(arg_unknown(&arg(args, 0), f))),
+            }
+        }
+        "atof" | "strtod" | "strtof" | "stof" | "stod" | "stold" | "strtold" => match str_arg(args, 0) {
+            Some(s) => ret(Value::Float(parse_float(&s))),
+            None => Ok(Some(arg_unknown(&arg(args, 0), f))),
+        },
+        "strcmp" | "strcasecmp" | "strncmp" | "strncasecmp" => {
+            match (str_arg(args, 0), str_arg(args, 1)) {
+                (Some(a), Some(b)) => {
+                    let (a, b) = if f.contains('n') && f != "strcasecmp" {
+                        let n = int_arg(args, 2).unwrap_or(i128::MAX).max(0) as usize;
+                        (a.chars().take(n).collect::<String>(), b.chars().take(n).collect())
+                    } else {
+                        (a, b)
+                    };
+                    let (a, b) = if f.contains("case") {
+                        (a.to_lowercase(), b.to_lowercase())
+                    } else {
+                        (a, b)
+                    };
+                    ret(Value::Int(a.cmp(&b) as i128))
+                }
+                _ => Ok(Some(Value::unknown("a comparison of strings kerncast does not know"))),
+            }
+        }
+        "strlen" => match str_arg(args, 0) {
+            Some(s) => ret(Value::Int(s.len() as i128)),
+            None => Ok(None),
+        },
+        "operator==" | "operator!=" => match (str_arg(args, 0), str_arg(args, 1)) {
+            (Some(a), Some(b)) => ret(Value::Int(((a == b) == (f == "operator==")) as i128)),
+            _ => Ok(None),
+        },
+        "operator<<" => Ok(Some(arg(args, 0))),
+        "operator>>" => {
+            if let Some(Arg::Place(p)) = args.get(1) {
+                p.write(Value::unknown("a value read from a stream"));
+            }
+            Ok(Some(arg(args, 0)))
+        }
+        "to_string" => Ok(Some(match arg(args, 0) {
+            Value::Int(i) => Value::Str(Rc::from(i.to_string())),
+            v => v,
+        })),
+        "getenv" => Ok(Some(Value::Ptr(Ptr::Null))),
+        "printf" | "fprintf" | "puts" | "putchar" | "fputs" | "fflush" | "perror" | "fputc"
+        | "srand" | "srand48" | "free" | "sleep" | "usleep" | "fclose" | "setvbuf" | "setbuf"
+        | "cudaFree" | "cudaFreeHost" | "cudaDeviceSynchronize" | "cudaDeviceReset"
+        | "cudaSetDevice" | "cudaGetLastError" | "cudaPeekAtLastError" | "cudaProfilerStart"
+        | "cudaProfilerStop" | "__cudaRegisterFunction" => ret(Value::Int(0)),
+        "exit" | "abort" | "_Exit" | "_exit" | "quick_exit" | "__assert_fail" | "__assert_rtn"
+        | "terminate" => it.exit(),
+        "rand" | "random" | "rand_r" | "drand48" | "erand48" | "lrand48" | "mrand48" => {
+            Ok(Some(Value::unknown("a random number")))
+        }
+        "time" | "clock" | "gettimeofday" | "clock_gettime" | "omp_get_wtime" => {
+            Ok(Some(Value::unknown("a time read at run time")))
+        }
+        "chrono" => Ok(Some(Value::unknown("a time read at run time"))),
+        "malloc" | "aligned_alloc" | "_mm_malloc" | "memalign" | "valloc" | "operator new"
+        | "operator new[]" => Ok(Some(new_buffer(Value::unknown("uninitialised heap memory")))),
+        "calloc" => Ok(Some(new_buffer(Value::Int(0)))),
+        "realloc" => Ok(Some(arg(args, 0))),
+        "posix_memalign" | "cudaMallocHost" | "cudaHostAlloc" | "cudaMallocManaged" => {
+            write_through(&arg(args, 0), new_buffer(Value::unknown("uninitialised memory")));
+            ret(Value::Int(0))
+        }
+        "cudaMalloc" | "cudaMallocPitch" | "cudaMalloc3D" | "cudaMallocArray" | "cudaMallocAsync"
+        | "cudaMalloc3DArray" | "cuMemAlloc" | "cuMemAlloc_v2" => {
+            write_through(&arg(args, 0), Value::Ptr(Ptr::Opaque("device memory")));
+            if f == "cudaMallocPitch" {
+                write_through(&arg(args, 1), Value::unknown("the pitch cudaMallocPitch chooses"));
+            }
+            ret(Value::Int(0))
+        }
+        "memset" => {
+            if let (Value::Ptr(Ptr::Elem(b, _)), Some(v)) = (arg(args, 0), int_arg(args, 1)) {
+                let mut b = b.borrow_mut();
+                b.forget("memset");
+                b.fill = Value::Int(v);
+                for x in &mut b.dense {
+                    *x = Value::Int(v);
+                }
+            }
+            Ok(Some(arg(args, 0)))
+        }
+        "memcpy" | "memmove" | "strcpy" | "strncpy" | "strcat" | "sprintf" | "snprintf" => {
+            if let Value::Ptr(Ptr::Elem(b, _)) = arg(args, 0) {
+                b.borrow_mut().forget(&format!("written by `{f}`"));
+            }
+            Ok(Some(arg(args, 0)))
+        }
+        "fopen" | "fdopen" | "popen" | "tmpfile" => {
+            Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a file"))))))
+        }
+        "getopt" => {
+            let opts = str_arg(args, 2).unwrap_or_default();
+            ret(it.getopt(&opts, None))
+        }
+        "getopt_long" | "getopt_long_only" => {
+            let opts = str_arg(args, 2).unwrap_or_default();
+            let table = arg(args, 3);
+            ret(it.getopt(&opts, Some(&table)))
+        }
+        "sscanf" => Ok(Some(sscanf(args))),
+        "cudaGetDeviceProperties" | "cudaGetDeviceProperties_v2" => {
+            let props = it.device_props();
+            write_through(&arg(args, 0), props);
+            ret(Value::Int(0))
+        }
+        "cudaGetDeviceCount" => {
+            write_through(&arg(args, 0), Value::Int(1));
+            ret(Value::Int(0))
+        }
+        "cudaGetDevice" => {
+            write_through(&arg(args, 0), Value::Int(0));
+            ret(Value::Int(0))
+        }
+        "cudaDeviceGetAttribute" => {
+            let d = it.opts.device.clone();
+            let v = match int_arg(args, 1) {
+                Some(1) => it.device_value("maxThreadsPerBlock", d.max_threads_per_block),
+                Some(8) => it.device_value("sharedMemPerBlock", d.shared_mem_per_block),
+                Some(10) => Value::Int(d.warp_size.unwrap_or(32) as i128),
+                Some(16) => it.device_value("multiProcessorCount", d.multi_processor_count),
+                Some(39) => it.device_value("maxThreadsPerMultiProcessor", d.max_threads_per_multi_processor),
+                Some(75) => it.device_value("major", d.major),
+                Some(76) => it.device_value("minor", d.minor),
+                _ => Value::unknown("a device attribute kerncast does not model"),
+            };
+            write_through(&arg(args, 0), v);
+            ret(Value::Int(0))
+        }
+        "cudaMemcpy" | "cudaMemcpyAsync" | "cudaMemcpy2D" | "cudaMemcpy2DAsync" | "cudaMemcpy3D"
+        | "cudaMemcpyFromSymbol" | "cudaMemcpyFromSymbolAsync" | "cuMemcpyDtoH" | "cuMemcpyDtoH_v2" => {
+            // Host memory a copy writes holds what the device computed.
+            if let Value::Ptr(Ptr::Elem(b, _)) = arg(args, 0) {
+                b.borrow_mut().forget("data copied from the device");
+            }
+            ret(Value::Int(0))
+        }
+        "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" => {
+            let grid = dims(Some(&arg(args, 1)));
+            let block = dims(Some(&arg(args, 2)));
+            let shared = args.get(4).map(|a| a.value()).unwrap_or(Value::Int(0));
+            let api = if f == "cudaLaunchKernel" { "cudaLaunchKernel" } else { "cudaLaunchCooperativeKernel" };
+            it.launch_by_value(&arg(args, 0), grid, block, shared, &arg(args, 3), api, e);
+            ret(Value::Int(0))
+        }
+        "cudaLaunchKernelEx" | "cudaLaunchKernelExC" => {
+            let config = deref(&arg(args, 0)).read();
+            let field = |n: &str| match &config {
+                Value::Record(r) => r.borrow().fields.get(n).cloned(),
+                _ => None,
+            };
+            let grid = dims(field("gridDim").as_ref());
+            let block = dims(field("blockDim").as_ref());
+            let shared = field("dynamicSmemBytes").unwrap_or(Value::Int(0));
+            if f == "cudaLaunchKernelExC" {
+                it.launch_by_value(&arg(args, 1), grid, block, shared, &arg(args, 2), "cudaLaunchKernelEx", e);
+            } else {
+                // The C++ form takes the kernel's arguments themselves.
+                let params: Vec<Value> = args[2..]
+                    .iter()
+                    .map(|a| Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(a.value())))))
+                    .collect();
+                let array = Value::Array(Rc::new(RefCell::new(Buffer::from_values(params))));
+                it.launch_by_value(&arg(args, 1), grid, block, shared, &array, "cudaLaunchKernelEx", e);
+            }
+            ret(Value::Int(0))
+        }
+        "cuLaunchKernel" | "cuLaunchCooperativeKernel" => {
+            let g = [arg(args, 1), arg(args, 2), arg(args, 3)];
+            let b = [arg(args, 4), arg(args, 5), arg(args, 6)];
+            let shared = arg(args, 7);
+            it.launch_by_value(&arg(args, 0), g, b, shared, &arg(args, 9), "cuLaunchKernel", e);
+            ret(Value::Int(0))
+        }
+        "cuModuleGetFunction" => {
+            let name = str_arg(args, 2).unwrap_or_else(|| "?".into());
+            write_through(
+                &arg(args, 0),
+                Value::Handle(Rc::new(RefCell::new(Handle::NamedKernel(name)))),
+            );
+            ret(Value::Int(0))
+        }
+        "nvrtcGetLoweredName" => {
+            let name = str_arg(args, 1).unwrap_or_else(|| "?".into());
+            write_through(&arg(args, 2), Value::Str(Rc::from(name)));
+            ret(Value::Int(0))
+        }
+        "cudaStreamBeginCapture" => {
+            it.capture = Some(Vec::new());
+            ret(Value::Int(0))
+        }
+        "cudaStreamEndCapture" => {
+            let events = it.capture.take().unwrap_or_default();
+            write_through(&arg(args, 1), Value::Handle(Rc::new(RefCell::new(Handle::Graph(events)))));
+            ret(Value::Int(0))
+        }
+        "cudaGraphCreate" => {
+            write_through(&arg(args, 0), Value::Handle(Rc::new(RefCell::new(Handle::Graph(Vec::new())))));
+            ret(Value::Int(0))
+        }
+        "cudaGraphInstantiate" | "cudaGraphInstantiateWithFlags" => {
+            let g = arg(args, 1);
+            write_through(&arg(args, 0), g);
+            ret(Value::Int(0))
+        }
+        "cudaGraphAddKernelNode" => {
+            let graph = arg(args, 1);
+            let params = deref(&arg(args, 4)).read();
+            if let (Value::Handle(h), Value::Record(r)) = (&graph, &params) {
+                let field = |n: &str| r.borrow().fields.get(n).cloned().unwrap_or(Value::Void);
+                // Record the node's launch into the graph, not as run.
+                let saved = it.capture.replace(Vec::new());
+                it.launch_by_value(
+                    &field("func"),
+                    dims(Some(&field("gridDim"))),
+                    dims(Some(&field("blockDim"))),
+                    field("sharedMemBytes"),
+                    &field("kernelParams"),
+                    "cudaGraphAddKernelNode",
+                    e,
+                );
+                let mut evs = std::mem::replace(&mut it.capture, saved).unwrap_or_default();
+                if let Handle::Graph(g) = &mut *h.borrow_mut() {
+                    g.append(&mut evs);
+                }
+            }
+            write_through(&arg(args, 0), Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a graph node")))));
+            ret(Value::Int(0))
+        }
+        "cudaGraphLaunch" => {
+            if let Value::Handle(h) = arg(args, 0) {
+                let events = match &*h.borrow() {
+                    Handle::Graph(g) => g.clone(),
+                    _ => Vec::new(),
+                };
+                for mut ev in events {
+                    ev.api = "cudaGraphLaunch";
+                    let site = ev.site.clone();
+                    ev.site = site;
+                    it.record(ev);
+                }
+            }
+            ret(Value::Int(0))
+        }
+        "clCreateKernel" => {
+            let name = str_arg(args, 1).unwrap_or_else(|| "?".into());
+            if let Some(err) = args.get(2) {
+                if let Value::Ptr(p) = err.value() {
+                    if !matches!(p, Ptr::Null) {
+                        write_through(&Value::Ptr(p), Value::Int(0));
+                    }
+                }
+            }
+            Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::ClKernel {
+                name,
+                args: BTreeMap::new(),
+            })))))
+        }
+        "clSetKernelArg" => {
+            if let Value::Handle(h) = arg(args, 0) {
+                let index = int_arg(args, 1).unwrap_or(-1);
+                let v = match arg(args, 3) {
+                    Value::Ptr(Ptr::Null) => Value::unknown(&format!(
+                        "a __local buffer of {} bytes",
+                        arg(args, 2).as_int().map(|n| n.to_string()).unwrap_or_else(|| "unknown".into())
+                    )),
+                    p => deref(&p).read().copy(),
+                };
+                if let (Handle::ClKernel { args, .. }, Ok(i)) = (&mut *h.borrow_mut(), u32::try_from(index)) {
+                    args.insert(i, v);
+                }
+            }
+            ret(Value::Int(0))
+        }
+        "clEnqueueNDRangeKernel" => {
+            it.opencl_launch(args, e);
+            ret(Value::Int(0))
+        }
+        "clGetDeviceInfo" => {
+            let d = it.opts.device.clone();
+            let v = match int_arg(args, 1) {
+                Some(0x1002) => it.device_value("multiProcessorCount", d.multi_processor_count),
+                Some(0x1004) => it.device_value("maxThreadsPerBlock", d.max_threads_per_block),
+                _ => Value::unknown("a device property kerncast does not model"),
+            };
+            write_through(&arg(args, 3), v);
+            ret(Value::Int(0))
+        }
+        _ => {
+            // The GPU libraries' other calls: a status of success, writes unknown.
+            let api = ["cuda", "cu", "cl", "nvrtc", "cublas", "cusparse", "cufft", "curand", "nvtx", "cutlass"]
+                .iter()
+                .any(|p| f.starts_with(p) && f[p.len()..].starts_with(|c: char| c.is_ascii_uppercase()));
+            if api {
+                let why = format!("written by `{f}`");
+                for a in args {
+                    if let Value::Ptr(Ptr::Cell(c)) = a.value() {
+                        let keep = matches!(&*c.borrow(), Value::Record(_));
+                        if !keep {
+                            *c.borrow_mut() = Value::unknown(&why);
+                        }
+                    }
+                }
+                if f.starts_with("clCreate") {
+                    return Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("an OpenCL object"))))));
+                }
+                return ret(Value::Int(0));
+            }
+            Ok(None)
+        }
+    }
+}
+
+fn arg_unknown(v: &Value, f: &str) -> Value {
+    match v {
+        Value::Unknown(_) => v.clone(),
+        _ => Value::unknown(&format!("`{f}` of a string kerncast does not know")),
+    }
+}
+
+/// `sscanf` of a known string: `%d`-style integers and `%f`-style floats.
+fn sscanf(args: &[Arg]) -> Value {
+    let (Some(input), Some(format)) = (str_arg(args, 0), str_arg(args, 1)) else {
+        for a in &args[2.min(args.len())..] {
+            write_through(&a.value(), Value::unknown("read by sscanf from a string kerncast does not know"));
+        }
+        return Value::unknown("sscanf of a string kerncast does not know");
+    };
+    let mut rest = input.as_str();
+    let mut n = 0;
+    let mut out = 2;
+    let mut fmt = format.chars().peekable();
+    while let Some(c) = fmt.next() {
+        if c != '%' {
+            if c.is_whitespace() {
+                rest = rest.trim_start();
+            } else if let Some(r) = rest.strip_prefix(c) {
+                rest = r;
+            } else {
+                break;
+            }
+            continue;
+        }
+        let mut conv = String::new();
+        while let Some(&x) = fmt.peek() {
+            fmt.next();
+            conv.push(x);
+            if x.is_ascii_alphabetic() && !matches!(x, 'l' | 'h' | 'z') {
+                break;
+            }
+        }
+        rest = rest.trim_start();
+        let Some(target) = args.get(out) else { break };
+        out += 1;
+        let end = rest
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' || ch == '+'))
+            .unwrap_or(rest.len());
+        let tok = &rest[..end];
+        if tok.is_empty() {
+            break;
+        }
+        let v = if conv.ends_with(['f', 'g', 'e']) {
+            Value::Float(parse_float(tok))
+        } else if conv.ends_with('s') {
+            Value::Str(Rc::from(tok))
+        } else {
+            Value::Int(parse_int(tok, 10).unwrap_or(0))
+        };
+        write_through(&target.value(), v);
+        rest = &rest[end..];
+        n += 1;
+    }
+    Value::Int(n)
+}
+
+/// A method of a library class; `None` when not modelled.
+pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    let m = last(name);
+    let object = obj.read();
+    let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
+    if let Some(b) = buffer_of(&object) {
+        let len = b.borrow().len;
+        return match m {
+            "size" | "length" => match len {
+                Some(n) => ret(Value::Int(n as i128)),
+                None => Ok(Some(Value::unknown("the size of a container kerncast does not follow"))),
+            },
+            "empty" => match len {
+                Some(n) => ret(Value::Int((n == 0) as i128)),
+                None => Ok(None),
+            },
+            "push_back" | "emplace_back" => {
+                b.borrow_mut().push(arg(args, 0).copy());
+                Ok(Some(Value::Void))
+            }
+            "pop_back" => {
+                let mut buf = b.borrow_mut();
+                if let Some(n) = buf.len.filter(|n| *n > 0) {
+                    buf.len = Some(n - 1);
+                    if (n as usize) <= buf.dense.len() {
+                        buf.dense.truncate(n as usize - 1);
+                    }
+                }
+                Ok(Some(Value::Void))
+            }
+            "resize" | "assign" => {
+                let fill = if args.len() > 1 { arg(args, 1) } else { Value::Int(0) };
+                match int_arg(args, 0) {
+                    Some(n) => {
+                        let mut buf = b.borrow_mut();
+                        let old = buf.elements().unwrap_or_default();
+                        *buf = Buffer::new(Some(n as i64), fill);
+                        if m == "resize" {
+                            for (i, v) in old.into_iter().enumerate().take(n as usize) {
+                                buf.set(i as i64, v);
+                            }
+                        }
+                    }
+                    None => b.borrow_mut().len = None,
+                }
+                Ok(Some(Value::Void))
+            }
+            "clear" => {
+                *b.borrow_mut() = Buffer::new(Some(0), Value::Int(0));
+                Ok(Some(Value::Void))
+            }
+            "reserve" | "shrink_to_fit" => Ok(Some(Value::Void)),
+            "insert" | "emplace" => {
+                let at = match arg(args, 0) {
+                    Value::Ptr(Ptr::Elem(_, i)) => Some(i),
+                    _ => None,
+                };
+                let items: Option<Vec<Value>> = match (arg(args, 1), arg(args, 2)) {
+                    (Value::Ptr(Ptr::Elem(src, i)), Value::Ptr(Ptr::Elem(src2, j))) if Rc::ptr_eq(&src, &src2) => {
+                        let src = src.borrow();
+                        Some((i..j).map(|k| src.get(k)).collect())
+                    }
+                    (Value::Int(n), v) if args.len() == 3 => Some(vec![v; n.max(0) as usize]),
+                    (v, Value::Void) => Some(vec![v]),
+                    _ => None,
+                };
+                let mut buf = b.borrow_mut();
+                match (at, items, buf.elements()) {
+                    (Some(at), Some(items), Some(mut cur)) if (at as usize) <= cur.len() => {
+                        let tail = cur.split_off(at as usize);
+                        cur.extend(items);
+                        cur.extend(tail);
+                        *buf = Buffer::from_values(cur);
+                    }
+                    _ => {
+                        buf.len = None;
+                        buf.forget("elements inserted where kerncast does not follow");
+                    }
+                }
+                Ok(Some(Value::Void))
+            }
+            "data" | "begin" | "cbegin" => Ok(Some(Value::Ptr(Ptr::Elem(b, 0)))),
+            "end" | "cend" => Ok(Some(match len {
+                Some(n) => Value::Ptr(Ptr::Elem(b, n)),
+                None => Value::unknown("the end of a container kerncast does not follow"),
+            })),
+            "front" => ret(b.borrow().get(0)),
+            "back" => ret(match len {
+                Some(n) => b.borrow().get(n - 1),
+                None => Value::unknown("the last element of a container kerncast does not follow"),
+            }),
+            "operator[]" | "at" => ret(match int_arg(args, 0) {
+                Some(i) => b.borrow().get(i as i64),
+                None => Value::unknown("an element kerncast cannot index"),
+            }),
+            _ => Ok(None),
+        };
+    }
+    if let Value::Str(s) = &object {
+        return match m {
+            "c_str" | "data" | "basic_string" | "operator basic_string_view" => Ok(Some(object.clone())),
+            "size" | "length" => ret(Value::Int(s.len() as i128)),
+            "empty" => ret(Value::Int(s.is_empty() as i128)),
+            "compare" => match str_arg(args, 0) {
+                Some(t) => ret(Value::Int(s.as_ref().cmp(t.as_str()) as i128)),
+                None => Ok(None),
+            },
+            "operator==" | "operator!=" => match str_arg(args, 0) {
+                Some(t) => ret(Value::Int(((**s == *t) == (m == "operator==")) as i128)),
+                None => Ok(None),
+            },
+            _ => Ok(None),
+        };
+    }
+    if name.contains("basic_ostream") || name.contains("basic_ios") || m == "operator<<" {
+        return Ok(Some(object));
+    }
+    if name.contains("basic_istream") || m == "operator>>" {
+        if let Some(Arg::Place(p)) = args.first() {
+            p.write(Value::unknown("a value read from a stream"));
+        }
+        return Ok(Some(object));
+    }
+    if name.contains("chrono") || name.contains("duration") || name.contains("time_point") {
+        return Ok(Some(Value::unknown("a time read at run time")));
+    }
+    if name.contains("distribution") || name.contains("engine") || name.contains("random_device") {
+        return Ok(Some(Value::unknown("a random number")));
+    }
+    if m.starts_with("operator ") {
+        // A conversion operator of a library type: the value as it is.
+        return Ok(Some(object));
+    }
+    let _ = it;
+    Ok(None)
+}
+
+/// A library type's constructor; `None` when not modelled.
+pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    let class = name.rsplit_once("::").map(|(c, _)| c).unwrap_or(name);
+    let class_last = last(class);
+    match class_last {
+        "dim3" | "uint3" => {
+            if let [a] = args {
+                if let Value::Record(_) = a.value() {
+                    return Ok(Some(a.value().copy()));
+                }
+            }
+            let get = |i: usize| match args.get(i) {
+                Some(a) => convert(a.value(), &crate::ast::Ty::Int { bits: 32, signed: false }),
+                None => Value::Int(1),
+            };
+            Ok(Some(record("dim3", vec![("x", get(0)), ("y", get(1)), ("z", get(2))])))
+        }
+        "vector" | "valarray" | "deque" => {
+            let vals: Vec<Value> = args.iter().map(|a| a.value()).collect();
+            let buf = match vals.as_slice() {
+                [] => Buffer::new(Some(0), Value::Int(0)),
+                [Value::Array(b)] => b.borrow().clone(),
+                [Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j)), ..] if Rc::ptr_eq(b1, b2) => {
+                    let src = b1.borrow();
+                    let mut out = Buffer::new(Some(j - i), Value::Int(0));
+                    for k in *i..*j {
+                        out.set(k - i, src.get(k));
+                    }
+                    out
+                }
+                [Value::Int(n)] | [Value::Int(n), Value::Record(_)] => Buffer::new(Some(*n as i64), Value::Int(0)),
+                [Value::Int(n), fill, ..] => Buffer::new(Some(*n as i64), fill.copy()),
+                [Value::Unknown(u), ..] => {
+                    let mut b = Buffer::new(None, Value::Int(0));
+                    b.fill = Value::Int(0);
+                    let _ = u;
+                    b
+                }
+                _ => Buffer::new(None, Value::unknown("a container's elements kerncast does not follow")),
+            };
+            Ok(Some(Value::Array(Rc::new(RefCell::new(buf)))))
+        }
+        "basic_string" | "basic_string_view" => Ok(Some(match args.first().map(|a| a.value()) {
+            Some(v @ Value::Str(_)) => v,
+            None => Value::Str(Rc::from("")),
+            Some(v) => match str_of(&v) {
+                Some(s) => Value::Str(Rc::from(s)),
+                None => Value::unknown("a string kerncast does not know"),
+            },
+        })),
+        "initializer_list" => Ok(args.first().map(|a| a.value())),
+        _ => {
+            let _ = (it, e);
+            Ok(None)
+        }
+    }
+}
+
+/// The library's global variables the host code reads.
+pub(super) fn system_global(it: &mut Interp<'_>, name: &str, key: crate::ast::DeclKey) -> Option<Value> {
+    match name {
+        "optind" => {
+            it.optind_key = Some(key);
+            Some(Value::Int(it.optind))
+        }
+        "optarg" => {
+            it.optarg_key = Some(key);
+            Some(it.optarg.clone())
+        }
+        "opterr" | "optopt" | "errno" => Some(Value::Int(0)),
+        "stdin" | "stdout" | "stderr" | "cout" | "cerr" | "clog" | "cin" => {
+            Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a standard stream")))))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,334 @@
+//! An abstract interpreter over the lowered host code: it runs `main` (or, in a file with no
+//! `main`, each function nothing else calls) with the program's command line, computing every
+//! value C would where the inputs allow, and `Unknown` with its reason where they do not
+//! (data read from files, `rand()`, a library kerncast does not model). Launches are recorded
+//! with the values that reach them ([`launches`]).
+//!
+//! Everything is bounded by a deterministic work budget ([`Budget`]): statements and
+//! expressions evaluated, iterations per loop, call depth. A loop that runs past its budget
+//! stops being followed: what it writes becomes unknown, and launches inside it are marked as
+//! counted in part, never silently dropped. A condition kerncast cannot decide runs both
+//! branches, each seeing the state from before the `if`, and what they leave different is
+//! unknown after it; launches inside carry the condition.
+
+mod builtins;
+mod calls;
+mod expr;
+pub mod launches;
+mod stmt;
+pub mod value;
+
+use crate::ast::{DeclKey, Span};
+use crate::clang::lower::ProgramAst;
+use launches::Recorder;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+use value::Value;
+
+/// Work limits of one program's reading; the same input always stops at the same point.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Budget {
+    /// Expressions and statements evaluated, in all.
+    pub steps: u64,
+    /// Iterations of one loop, each time it runs, before it is no longer followed.
+    pub loop_iterations: u64,
+    /// Steps a loop that cannot launch runs, after which it is no longer followed (its
+    /// writes become unknown): host initialisation and reference computations cost little.
+    pub quiet_loop_steps: u64,
+    /// Nested calls.
+    pub call_depth: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            steps: 20_000_000,
+            loop_iterations: 1_000_000,
+            quiet_loop_steps: 50_000,
+            call_depth: 48,
+        }
+    }
+}
+
+/// Device properties the host code may ask for (`cudaGetDeviceProperties`), where the target
+/// device is known.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct DeviceProps {
+    pub name: Option<String>,
+    pub multi_processor_count: Option<i64>,
+    pub max_threads_per_block: Option<i64>,
+    pub max_threads_per_multi_processor: Option<i64>,
+    pub warp_size: Option<i64>,
+    pub shared_mem_per_block: Option<i64>,
+    pub total_global_mem: Option<i64>,
+    pub major: Option<i64>,
+    pub minor: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The command line, `argv[0]` first.
+    pub argv: Vec<String>,
+    /// Values for named assumptions (`--param n=4096`).
+    pub params: BTreeMap<String, f64>,
+    pub device: DeviceProps,
+    pub budget: Budget,
+}
+
+/// A scope of variables: a call's locals (with `this` in a method), or a closure's.
+#[derive(Debug, Default)]
+pub struct Frame {
+    vars: RefCell<HashMap<DeclKey, Rc<RefCell<Value>>>>,
+    /// The frame a lambda was made in (its captures).
+    parent: Option<Rc<Frame>>,
+    this: Option<Value>,
+}
+
+impl Frame {
+    fn lookup(&self, k: DeclKey) -> Option<Rc<RefCell<Value>>> {
+        if let Some(c) = self.vars.borrow().get(&k) {
+            return Some(c.clone());
+        }
+        self.parent.as_ref().and_then(|p| p.lookup(k))
+    }
+}
+
+/// Why interpretation stopped early.
+#[derive(Debug)]
+pub enum Halt {
+    /// The program called `exit` / `abort` / returned from `main`.
+    Exit,
+    /// A work budget ran out: which, and where.
+    Budget(String),
+}
+
+/// How a statement ends.
+pub enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Value),
+}
+
+type Exec<T> = Result<T, Halt>;
+
+/// What the interpreter found: the launches, and what stopped it or was left unknown.
+pub struct Outcome {
+    pub recorder: Recorder,
+    /// Where interpretation stopped on a budget, and which.
+    pub halted: Option<String>,
+    /// Named assumptions the launches depend on, with why each is unknown.
+    pub assumptions: BTreeMap<String, String>,
+    /// Steps spent.
+    pub steps: u64,
+}
+
+pub struct Interp<'p> {
+    prog: &'p ProgramAst,
+    opts: &'p RunOptions,
+    globals: HashMap<DeclKey, Rc<RefCell<Value>>>,
+    frames: Vec<Rc<Frame>>,
+    /// The calls being run, outermost first, with where each was called.
+    stack: Vec<(Arc<str>, Span)>,
+    guards: Vec<Rc<str>>,
+    steps: u64,
+    recorder: Recorder,
+    /// Launches captured into a CUDA graph instead of run (`cudaStreamBeginCapture`).
+    capture: Option<Vec<launches::Event>>,
+    /// getopt's state.
+    optind: i128,
+    optarg: Value,
+    optpos: usize,
+    optind_key: Option<DeclKey>,
+    optarg_key: Option<DeclKey>,
+    assumptions: BTreeMap<String, String>,
+    /// Above zero while both sides of an undecided condition run: an `exit` there ends
+    /// only that side, not the program.
+    uncertain: usize,
+    /// Whether a function may launch a kernel, by declaration, as far as computed.
+    may_launch_cache: RefCell<HashMap<DeclKey, bool>>,
+    /// The same for loop bodies, by their address in the (immutable) tree.
+    body_launch_cache: HashMap<*const crate::ast::Stmt, bool>,
+}
+
+impl<'p> Interp<'p> {
+    pub fn new(prog: &'p ProgramAst, opts: &'p RunOptions) -> Interp<'p> {
+        Interp {
+            prog,
+            opts,
+            globals: HashMap::new(),
+            frames: Vec::new(),
+            stack: Vec::new(),
+            guards: Vec::new(),
+            steps: 0,
+            recorder: Recorder::default(),
+            capture: None,
+            optind: 1,
+            optarg: Value::Ptr(value::Ptr::Null),
+            optpos: 0,
+            optind_key: None,
+            optarg_key: None,
+            assumptions: BTreeMap::new(),
+            uncertain: 0,
+            may_launch_cache: RefCell::new(HashMap::new()),
+            body_launch_cache: HashMap::new(),
+        }
+    }
+
+    /// Runs the program from its entry points: `main` where it has one, else each function
+    /// no other function calls, with unknown parameters named after them.
+    pub fn run(mut self, entries: &[DeclKey]) -> Outcome {
+        let mut halted = None;
+        for key in entries {
+            let Some(f) = self.prog.functions.get(key).cloned() else {
+                continue;
+            };
+            let is_main = &*f.name == "main";
+            let args: Vec<calls::Arg> = if is_main {
+                self.main_args(&f)
+            } else {
+                f.params
+                    .iter()
+                    .map(|p| {
+                        calls::Arg::Val(self.assumption(
+                            &p.name,
+                            &format!("a parameter of `{}`, which nothing in the program calls", f.name),
+                        ))
+                    })
+                    .collect()
+            };
+            let this = if f.is_method {
+                Some(Value::unknown("the object of a method nothing calls"))
+            } else {
+                None
+            };
+            match self.call_function(&f, args, this, None, &f.span.clone()) {
+                Ok(_) | Err(Halt::Exit) => {}
+                Err(Halt::Budget(why)) => {
+                    halted = Some(why);
+                    break;
+                }
+            }
+        }
+        Outcome {
+            recorder: self.recorder,
+            halted,
+            assumptions: self.assumptions,
+            steps: self.steps,
+        }
+    }
+
+    fn main_args(&mut self, f: &crate::ast::Function) -> Vec<calls::Arg> {
+        let argv: Vec<Value> = self
+            .opts
+            .argv
+            .iter()
+            .map(|a| Value::Str(Rc::from(a.as_str())))
+            .chain(std::iter::once(Value::Ptr(value::Ptr::Null)))
+            .collect();
+        let argc = Value::Int(self.opts.argv.len() as i128);
+        let argv = Value::Ptr(value::Ptr::Elem(
+            Rc::new(RefCell::new(value::Buffer::from_values(argv))),
+            0,
+        ));
+        let mut out = vec![calls::Arg::Val(argc), calls::Arg::Val(argv)];
+        out.truncate(f.params.len());
+        out
+    }
+
+    /// An unknown value named `name`, or the value the user gave that name.
+    fn assumption(&mut self, name: &str, why: &str) -> Value {
+        if let Some(v) = self.opts.params.get(name) {
+            return if v.fract() == 0.0 {
+                Value::Int(*v as i128)
+            } else {
+                Value::Float(*v)
+            };
+        }
+        Value::Unknown(Rc::new(value::Unknown {
+            why: Rc::from(why),
+            name: Some(Rc::from(name)),
+        }))
+    }
+
+    fn step(&mut self, span: &Span) -> Exec<()> {
+        self.steps += 1;
+        if self.steps > self.opts.budget.steps {
+            return Err(Halt::Budget(format!(
+                "host reading stopped at {span} after {} steps (budget: --host-steps)",
+                self.opts.budget.steps
+            )));
+        }
+        Ok(())
+    }
+
+    fn frame(&self) -> Rc<Frame> {
+        self.frames.last().cloned().unwrap_or_default()
+    }
+
+    /// The cell of a variable: the current frame's (or a closure's), else a global, made and
+    /// initialised the first time it is read.
+    fn cell(&mut self, key: DeclKey, name: &str) -> Exec<Rc<RefCell<Value>>> {
+        if let Some(f) = self.frames.last() {
+            if let Some(c) = f.lookup(key) {
+                return Ok(c);
+            }
+        }
+        if let Some(c) = self.globals.get(&key) {
+            return Ok(c.clone());
+        }
+        let cell = Rc::new(RefCell::new(Value::unknown("not yet initialised")));
+        self.globals.insert(key, cell.clone());
+        let init = match self.prog.globals.get(&key) {
+            Some(g) => match &g.init {
+                Some(e) => {
+                    let frames = std::mem::take(&mut self.frames);
+                    let v = self.eval(e);
+                    self.frames = frames;
+                    let v = v?;
+                    value::convert(v.copy(), &g.ty)
+                }
+                None => self.default_value(&g.ty, true),
+            },
+            None => match builtins::system_global(self, name, key) {
+                Some(v) => v,
+                None => Value::unknown(&format!("`{name}` is not a variable kerncast can read")),
+            },
+        };
+        *cell.borrow_mut() = init;
+        Ok(cell)
+    }
+
+    /// The value a declaration without an initialiser has: zero for globals and statics (as
+    /// C gives them), unknown for locals.
+    fn default_value(&mut self, ty: &crate::ast::Ty, zeroed: bool) -> Value {
+        use crate::ast::Ty;
+        match ty {
+            Ty::Array(elem, n) => {
+                let fill = self.default_value(elem, zeroed);
+                Value::Array(Rc::new(RefCell::new(value::Buffer::new(
+                    n.map(|n| n as i64),
+                    fill,
+                ))))
+            }
+            Ty::Record { name, .. } => Value::Record(Rc::new(RefCell::new(value::Record {
+                ty: Arc::from(&**name),
+                fields: BTreeMap::new(),
+            }))),
+            _ if zeroed => value::convert(Value::Int(0), ty),
+            _ => Value::unknown("an uninitialised variable"),
+        }
+    }
+
+    fn declare(&mut self, key: DeclKey, v: Value) -> Rc<RefCell<Value>> {
+        let cell = Rc::new(RefCell::new(v));
+        if let Some(f) = self.frames.last() {
+            f.vars.borrow_mut().insert(key, cell.clone());
+        } else {
+            self.globals.insert(key, cell.clone());
+        }
+        cell
+    }
+}

@@ -1,0 +1,671 @@
+//! Statements: declarations, branches (both sides where the condition is unknown), loops
+//! (followed iteration by iteration within the budget, a steady loop's remaining iterations
+//! counted without running them), `switch`, `return`.
+
+use super::value::{convert, Value};
+use super::{Exec, Flow, Halt, Interp};
+use crate::ast::*;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// Iterations a loop runs, each launching the same, before its remaining iterations are counted
+/// instead of run.
+const STEADY_SAMPLE: u64 = 256;
+
+impl Interp<'_> {
+    pub(super) fn exec(&mut self, s: &Stmt) -> Exec<Flow> {
+        self.step(&s.span)?;
+        match &s.kind {
+            StmtKind::Block(items) => {
+                for item in items {
+                    match self.exec(item)? {
+                        Flow::Normal => {}
+                        other => return Ok(other),
+                    }
+                }
+                Ok(Flow::Normal)
+            }
+            StmtKind::Decl(vars) => {
+                for v in vars {
+                    self.declare_var(v)?;
+                }
+                Ok(Flow::Normal)
+            }
+            StmtKind::Expr(e) => {
+                self.eval(e)?;
+                Ok(Flow::Normal)
+            }
+            StmtKind::If {
+                init,
+                cond,
+                then,
+                els,
+            } => {
+                if let Some(i) = init {
+                    if let flow @ (Flow::Return(_) | Flow::Break | Flow::Continue) = self.exec(i)? {
+                        return Ok(flow);
+                    }
+                }
+                let c = self.eval(cond)?;
+                match c.truth() {
+                    Some(true) => self.exec(then),
+                    Some(false) => match els {
+                        Some(e) => self.exec(e),
+                        None => Ok(Flow::Normal),
+                    },
+                    None => {
+                        let why = self.condition_note(&c, &s.span);
+                        let mut branches: Vec<&Stmt> = vec![then];
+                        if let Some(e) = els {
+                            branches.push(e);
+                        }
+                        self.alternatives(&branches, &why)?;
+                        Ok(Flow::Normal)
+                    }
+                }
+            }
+            StmtKind::For {
+                init,
+                cond,
+                inc,
+                body,
+            } => {
+                if let Some(i) = init {
+                    self.exec(i)?;
+                }
+                self.run_loop(s, cond.as_ref(), inc.as_ref(), body, false)
+            }
+            StmtKind::While { cond, body } => self.run_loop(s, Some(cond), None, body, false),
+            StmtKind::DoWhile { body, cond } => self.run_loop(s, Some(cond), None, body, true),
+            StmtKind::RangeFor { var, range, body } => self.range_for(s, var, range, body),
+            StmtKind::Switch { cond, body } => self.switch(s, cond, body),
+            StmtKind::Case { body, .. } | StmtKind::Default(body) => self.exec(body),
+            StmtKind::Return(e) => {
+                let v = match e {
+                    Some(e) => self.eval(e)?,
+                    None => Value::Void,
+                };
+                Ok(Flow::Return(v))
+            }
+            StmtKind::Break => Ok(Flow::Break),
+            StmtKind::Continue => Ok(Flow::Continue),
+            StmtKind::Null | StmtKind::Unsupported(_) => Ok(Flow::Normal),
+        }
+    }
+
+    fn declare_var(&mut self, v: &VarDecl) -> Exec<()> {
+        if v.is_static {
+            // A static local keeps its value across calls: it lives with the globals.
+            if self.globals.contains_key(&v.key) {
+                return Ok(());
+            }
+            let init = match &v.init {
+                Some(e) => self.eval(e)?.copy(),
+                None => self.default_value(&v.ty, true),
+            };
+            let init = self.shaped(convert(init, &v.ty), &v.ty, &v.name);
+            self.globals
+                .insert(v.key, Rc::new(std::cell::RefCell::new(init)));
+            return Ok(());
+        }
+        if v.by_ref {
+            if let Some(e) = &v.init {
+                if let super::expr::Place::Cell(cell) = self.place(e)? {
+                    if let Some(f) = self.frames.last() {
+                        f.vars.borrow_mut().insert(v.key, cell);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let value = match &v.init {
+            Some(e) => {
+                let x = self.eval(e)?;
+                convert(x.copy(), &v.ty)
+            }
+            None => self.default_value(&v.ty, false),
+        };
+        let value = self.shaped(value, &v.ty, &v.name);
+        let value = self.named(value, &v.name);
+        self.declare(v.key, value);
+        Ok(())
+    }
+
+    /// An array initialised from a list of fewer elements gets the rest as zeros, as C does.
+    fn shaped(&mut self, v: Value, ty: &Ty, _name: &str) -> Value {
+        if let (Ty::Array(elem, Some(n)), Value::Array(b)) = (ty, &v) {
+            let mut buf = b.borrow_mut();
+            while buf.len.unwrap_or(0) < *n as i64 {
+                let zero = convert(Value::Int(0), elem);
+                buf.push(zero);
+            }
+        }
+        v
+    }
+
+    /// An unknown value stored under a name takes that name, so the user can give it a value
+    /// (`--param n=…`) and the reports say which name a launch depends on.
+    pub(super) fn named(&mut self, v: Value, name: &str) -> Value {
+        match &v {
+            Value::Unknown(u) if u.name.is_none() && !name.is_empty() => {
+                let why = u.why.to_string();
+                self.assumption(name, &why)
+            }
+            _ => v,
+        }
+    }
+
+    pub(super) fn condition_note(&self, c: &Value, span: &Span) -> String {
+        match c.brief() {
+            Some(r) => format!("the condition at line {} ({r})", span.line),
+            None => format!("the condition at line {}", span.line),
+        }
+    }
+
+    /// Runs each of `branches` from the same state (the one before them), since kerncast
+    /// cannot tell which runs; launches inside carry `why`; what the branches leave different
+    /// is unknown afterwards.
+    pub(super) fn alternatives(&mut self, branches: &[&Stmt], why: &str) -> Exec<()> {
+        let mut written = BTreeSet::new();
+        for b in branches {
+            written_by_stmt(b, &mut written);
+        }
+        let cells: Vec<(DeclKey, Rc<std::cell::RefCell<Value>>)> = written
+            .iter()
+            .filter_map(|k| self.existing_cell(*k).map(|c| (*k, c)))
+            .collect();
+        let before: Vec<Value> = cells.iter().map(|(_, c)| c.borrow().copy()).collect();
+        let mut results: Vec<Vec<Value>> = Vec::new();
+        self.guards.push(Rc::from(why));
+        self.uncertain += 1;
+        for b in branches {
+            for ((_, c), v) in cells.iter().zip(&before) {
+                *c.borrow_mut() = v.copy();
+            }
+            let r = self.exec(b);
+            if let Err(Halt::Budget(w)) = r {
+                self.guards.pop();
+                self.uncertain -= 1;
+                return Err(Halt::Budget(w));
+            }
+            results.push(cells.iter().map(|(_, c)| c.borrow().clone()).collect());
+        }
+        self.uncertain -= 1;
+        self.guards.pop();
+        // With one branch, the other "branch" is the state before it.
+        if branches.len() == 1 {
+            results.push(before);
+        }
+        for (i, (_, c)) in cells.iter().enumerate() {
+            let first = &results[0][i];
+            let agree = results.iter().all(|r| r[i].same(first));
+            *c.borrow_mut() = if agree {
+                first.clone()
+            } else {
+                Value::unknown(&format!("it depends on {why}"))
+            };
+        }
+        Ok(())
+    }
+
+    fn existing_cell(&self, k: DeclKey) -> Option<Rc<std::cell::RefCell<Value>>> {
+        self.frames
+            .last()
+            .and_then(|f| f.lookup(k))
+            .or_else(|| self.globals.get(&k).cloned())
+    }
+
+    /// Every variable a statement may write becomes unknown.
+    fn forget_written(&mut self, s: &[&Stmt], extra: &[&Expr], why: &str) {
+        let mut written = BTreeSet::new();
+        for st in s {
+            written_by_stmt(st, &mut written);
+        }
+        for e in extra {
+            written_by_expr(e, &mut written);
+        }
+        for k in written {
+            if let Some(c) = self.existing_cell(k) {
+                let keep = matches!(&*c.borrow(), Value::Array(_) | Value::Record(_) | Value::Func(_) | Value::Handle(_));
+                if !keep {
+                    *c.borrow_mut() = Value::unknown(why);
+                }
+            }
+        }
+    }
+
+    fn run_loop(
+        &mut self,
+        s: &Stmt,
+        cond: Option<&Expr>,
+        inc: Option<&Expr>,
+        body: &Stmt,
+        do_while: bool,
+    ) -> Exec<Flow> {
+        let line = s.span.line;
+        let start_mark = self.recorder.log.len();
+        let start_steps = self.steps;
+        let quiet_body = !self.may_launch_cached(body);
+        let mut iterations: u64 = 0;
+        // Whether every iteration so far launched exactly what the first did.
+        let mut steady = true;
+        let mut first_iteration: Option<Vec<usize>> = None;
+        loop {
+            if !(do_while && iterations == 0) {
+                if let Some(c) = cond {
+                    let v = self.eval(c)?;
+                    match v.truth() {
+                        Some(false) => return Ok(Flow::Normal),
+                        Some(true) => {}
+                        None => {
+                            let why = format!(
+                                "the loop at line {line}, whose end kerncast cannot tell ({})",
+                                v.brief().unwrap_or_default()
+                            );
+                            return self.unknown_loop(body, cond, inc, start_mark, &why);
+                        }
+                    }
+                }
+            }
+            if iterations >= self.opts.budget.loop_iterations {
+                let why = format!(
+                    "the loop at line {line} was followed for {iterations} iterations (budget: --host-loop-iterations)"
+                );
+                self.recorder.partial_since(start_mark, &why);
+                self.forget_written(&[body], &[cond, inc].into_iter().flatten().collect::<Vec<_>>(), &why);
+                return Ok(Flow::Normal);
+            }
+            // A loop that cannot launch is followed only while it is cheap: its values matter
+            // to launches only through what it leaves behind, which becomes unknown.
+            if quiet_body && self.steps - start_steps > self.opts.budget.quiet_loop_steps {
+                let why = format!("it is written by the loop at line {line}, which kerncast did not follow to its end");
+                self.forget_written(&[body], &[cond, inc].into_iter().flatten().collect::<Vec<_>>(), &why);
+                return Ok(Flow::Normal);
+            }
+            let mark = self.recorder.log.len();
+            let flow = self.exec(body)?;
+            iterations += 1;
+            let launched: Vec<usize> = self.recorder.since(mark).to_vec();
+            match &first_iteration {
+                None => first_iteration = Some(launched.clone()),
+                Some(f) => steady &= *f == launched,
+            }
+            match flow {
+                Flow::Break => return Ok(Flow::Normal),
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Normal | Flow::Continue => {}
+            }
+            if let Some(i) = inc {
+                self.eval(i)?;
+            }
+            if steady && !launched.is_empty() && iterations == STEADY_SAMPLE {
+                if let Some(left) = self.remaining_trips(cond, inc, body) {
+                    self.recorder.repeat_since(mark, left);
+                    let why = format!("it is written by the loop at line {line}, whose last {left} iterations were counted, not run");
+                    self.forget_written(&[body], &[cond, inc].into_iter().flatten().collect::<Vec<_>>(), &why);
+                    return Ok(Flow::Normal);
+                }
+            }
+        }
+    }
+
+    /// A loop kerncast cannot tell the end of: its body runs once, under a note, with what it
+    /// writes unknown before and after.
+    fn unknown_loop(
+        &mut self,
+        body: &Stmt,
+        cond: Option<&Expr>,
+        inc: Option<&Expr>,
+        start_mark: usize,
+        why: &str,
+    ) -> Exec<Flow> {
+        let extra: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
+        let forgotten = format!("it is written by {why}");
+        self.forget_written(&[body], &extra, &forgotten);
+        self.guards.push(Rc::from(why));
+        self.uncertain += 1;
+        let mark = self.recorder.log.len();
+        let r = self.exec(body);
+        self.uncertain -= 1;
+        self.guards.pop();
+        r?;
+        self.recorder.partial_since(start_mark.min(mark), why);
+        self.forget_written(&[body], &extra, &forgotten);
+        Ok(Flow::Normal)
+    }
+
+    /// How many more times a counted loop (`for (…; i < n; i += s)`, `i` written only by the
+    /// increment, `n` not written in the body) runs, and the counter set to its final value.
+    fn remaining_trips(&mut self, cond: Option<&Expr>, inc: Option<&Expr>, body: &Stmt) -> Option<u64> {
+        let (op, var, bound) = match &cond?.kind {
+            ExprKind::Binary(op, l, r) => (*op, strip(l), strip(r)),
+            _ => return None,
+        };
+        let ExprKind::Var(key, _) = var.kind else {
+            return None;
+        };
+        let step: i128 = match &inc?.kind {
+            ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, v) if is_var(v, key) => 1,
+            ExprKind::Unary(UnOp::PreDec | UnOp::PostDec, v) if is_var(v, key) => -1,
+            ExprKind::Assign(Some(BinOp::Add), v, s) if is_var(v, key) => self.const_int(s)?,
+            ExprKind::Assign(Some(BinOp::Sub), v, s) if is_var(v, key) => -self.const_int(s)?,
+            _ => return None,
+        };
+        let mut written = BTreeSet::new();
+        written_by_stmt(body, &mut written);
+        let mut bound_vars = BTreeSet::new();
+        vars_read(bound, &mut bound_vars);
+        if written.contains(&key) || bound_vars.iter().any(|b| written.contains(b)) {
+            return None;
+        }
+        let cell = self.existing_cell(key)?;
+        let i = cell.borrow().as_int()?;
+        let n = self.eval(bound).ok()?.as_int()?;
+        let left = match (op, step > 0) {
+            (BinOp::Lt, true) => (n - i + step - 1).max(0) / step,
+            (BinOp::Le, true) => (n - i + step).max(0) / step,
+            (BinOp::Ne, true) if (n - i) % step == 0 => (n - i).max(0) / step,
+            (BinOp::Gt, false) => (i - n + (-step) - 1).max(0) / (-step),
+            (BinOp::Ge, false) => (i - n + (-step)).max(0) / (-step),
+            _ => return None,
+        };
+        *cell.borrow_mut() = Value::Int(i + left * step);
+        u64::try_from(left).ok()
+    }
+
+    fn const_int(&mut self, e: &Expr) -> Option<i128> {
+        let mut reads = BTreeSet::new();
+        vars_read(e, &mut reads);
+        if !reads.is_empty() {
+            return None;
+        }
+        self.eval(e).ok()?.as_int()
+    }
+
+    fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
+        let r = self.eval(range)?;
+        let elems = match &r {
+            Value::Array(b) => b.borrow().elements(),
+            Value::Ptr(super::value::Ptr::Elem(b, 0)) => b.borrow().elements(),
+            _ => None,
+        };
+        let Some(elems) = elems else {
+            let why = format!(
+                "the range-for at line {} over a sequence kerncast does not know",
+                s.span.line
+            );
+            let mark = self.recorder.log.len();
+            let value = self.assumption(&var.name, &why);
+            self.declare(var.key, value);
+            return self.unknown_loop(body, None, None, mark, &why);
+        };
+        for (n, e) in elems.into_iter().enumerate() {
+            if n as u64 >= self.opts.budget.loop_iterations {
+                break;
+            }
+            let v = convert(e.copy(), &var.ty);
+            self.declare(var.key, v);
+            match self.exec(body)? {
+                Flow::Break => break,
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                _ => {}
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn switch(&mut self, s: &Stmt, cond: &Expr, body: &Stmt) -> Exec<Flow> {
+        let v = self.eval(cond)?;
+        let items: Vec<&Stmt> = match &body.kind {
+            StmtKind::Block(items) => items.iter().collect(),
+            _ => vec![body],
+        };
+        let labels: Vec<usize> = (0..items.len())
+            .filter(|i| matches!(items[*i].kind, StmtKind::Case { .. } | StmtKind::Default(_)))
+            .collect();
+        let start = match v.as_int() {
+            Some(x) => {
+                let mut found = None;
+                for &i in &labels {
+                    if self.case_matches(items[i], x)? {
+                        found = Some(i);
+                        break;
+                    }
+                }
+                found.or_else(|| labels.iter().copied().find(|i| is_default(items[*i])))
+            }
+            None => {
+                // Each case from the same state; what they leave different is unknown.
+                let why = self.condition_note(&v, &s.span);
+                let runs: Vec<Stmt> = labels
+                    .iter()
+                    .map(|&i| Stmt {
+                        span: items[i].span.clone(),
+                        kind: StmtKind::Block(items[i..].iter().map(|x| (*x).clone()).collect()),
+                    })
+                    .collect();
+                let refs: Vec<&Stmt> = runs.iter().collect();
+                self.switch_alternatives(&refs, &why)?;
+                return Ok(Flow::Normal);
+            }
+        };
+        let Some(start) = start else {
+            return Ok(Flow::Normal);
+        };
+        for item in &items[start..] {
+            match self.exec(item)? {
+                Flow::Break => break,
+                Flow::Normal | Flow::Continue => {}
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Cases of an undecided `switch`: each runs to its `break` (a `Break` ends the case, not
+    /// the enclosing loop).
+    fn switch_alternatives(&mut self, runs: &[&Stmt], why: &str) -> Exec<()> {
+        self.alternatives(runs, why)
+    }
+
+    fn case_matches(&mut self, s: &Stmt, x: i128) -> Exec<bool> {
+        match &s.kind {
+            StmtKind::Case { value, body } => {
+                if self.eval(value)?.as_int() == Some(x) {
+                    return Ok(true);
+                }
+                self.case_matches(body, x)
+            }
+            StmtKind::Default(body) => self.case_matches(body, x),
+            _ => Ok(false),
+        }
+    }
+}
+
+fn is_default(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Default(_) => true,
+        StmtKind::Case { body, .. } => is_default(body),
+        _ => false,
+    }
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Cast(inner) => strip(inner),
+        _ => e,
+    }
+}
+
+fn is_var(e: &Expr, key: DeclKey) -> bool {
+    matches!(strip(e).kind, ExprKind::Var(k, _) if k == key)
+}
+
+/// The variables an expression reads.
+pub(super) fn vars_read(e: &Expr, out: &mut BTreeSet<DeclKey>) {
+    visit_expr(e, &mut |x| {
+        if let ExprKind::Var(k, _) = x.kind {
+            out.insert(k);
+        }
+    });
+}
+
+/// The variables a statement may write: assigned, incremented, declared, or whose address it
+/// takes.
+pub(super) fn written_by_stmt(s: &Stmt, out: &mut BTreeSet<DeclKey>) {
+    let mut declared = Vec::new();
+    visit_stmt(
+        s,
+        &mut |st| {
+            if let StmtKind::Decl(vs) = &st.kind {
+                declared.extend(vs.iter().map(|v| v.key));
+            }
+            if let StmtKind::RangeFor { var, .. } = &st.kind {
+                declared.push(var.key);
+            }
+        },
+        &mut |e| written_root(e, out),
+    );
+    out.extend(declared);
+}
+
+pub(super) fn written_by_expr(e: &Expr, out: &mut BTreeSet<DeclKey>) {
+    visit_expr(e, &mut |x| written_root(x, out));
+}
+
+fn written_root(e: &Expr, out: &mut BTreeSet<DeclKey>) {
+    let target = match &e.kind {
+        ExprKind::Assign(_, l, _) => Some(&**l),
+        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec | UnOp::AddrOf, x) => {
+            Some(&**x)
+        }
+        _ => None,
+    };
+    if let Some(t) = target {
+        if let Some(k) = root_var(t) {
+            out.insert(k);
+        }
+    }
+    // A variable passed by reference to a call may be written by it.
+    if let ExprKind::Call(c) = &e.kind {
+        let params = match &c.callee {
+            Callee::Direct { params, .. }
+            | Callee::Method { params, .. }
+            | Callee::Construct { params, .. } => Some(params),
+            Callee::Value(_) => None,
+        };
+        for (i, a) in c.args.iter().enumerate() {
+            let by_ref = params.and_then(|p| p.get(i)).is_some_and(|p| p.by_ref);
+            if by_ref {
+                if let Some(k) = root_var(a) {
+                    out.insert(k);
+                }
+            }
+        }
+        if let Callee::Method { object, .. } = &c.callee {
+            if let Some(k) = root_var(object) {
+                out.insert(k);
+            }
+        }
+    }
+}
+
+fn root_var(e: &Expr) -> Option<DeclKey> {
+    match &e.kind {
+        ExprKind::Var(k, _) => Some(*k),
+        ExprKind::Cast(x) | ExprKind::Member { base: x, arrow: false, .. } => root_var(x),
+        ExprKind::Index(b, _) => root_var(b),
+        _ => None,
+    }
+}
+
+pub(super) fn visit_stmt(s: &Stmt, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut(&Expr)) {
+    // An explicit stack: statement nesting is the input's to choose.
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        fs(s);
+        match &s.kind {
+            StmtKind::Block(items) => todo.extend(items.iter()),
+            StmtKind::Decl(vs) => {
+                for v in vs {
+                    if let Some(i) = &v.init {
+                        visit_expr(i, fe);
+                    }
+                }
+            }
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => visit_expr(e, fe),
+            StmtKind::If { init, cond, then, els } => {
+                if let Some(i) = init {
+                    todo.push(i);
+                }
+                visit_expr(cond, fe);
+                todo.push(then);
+                if let Some(e) = els {
+                    todo.push(e);
+                }
+            }
+            StmtKind::For { init, cond, inc, body } => {
+                if let Some(i) = init {
+                    todo.push(i);
+                }
+                for e in [cond, inc].into_iter().flatten() {
+                    visit_expr(e, fe);
+                }
+                todo.push(body);
+            }
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                visit_expr(cond, fe);
+                todo.push(body);
+            }
+            StmtKind::RangeFor { range, body, .. } => {
+                visit_expr(range, fe);
+                todo.push(body);
+            }
+            StmtKind::Switch { cond, body } => {
+                visit_expr(cond, fe);
+                todo.push(body);
+            }
+            StmtKind::Case { value, body } => {
+                visit_expr(value, fe);
+                todo.push(body);
+            }
+            StmtKind::Default(b) => todo.push(b),
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    let mut todo = vec![e];
+    while let Some(e) = todo.pop() {
+        f(e);
+        match &e.kind {
+            ExprKind::Unary(_, x) | ExprKind::Cast(x) => todo.push(x),
+            ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) | ExprKind::Index(a, b) => {
+                todo.push(a);
+                todo.push(b);
+            }
+            ExprKind::Cond(a, b, c) => {
+                todo.push(a);
+                todo.push(b);
+                todo.push(c);
+            }
+            ExprKind::Call(c) => {
+                if let Callee::Method { object, .. } = &c.callee {
+                    todo.push(object);
+                }
+                if let Callee::Value(v) = &c.callee {
+                    todo.push(v);
+                }
+                todo.extend(c.args.iter());
+            }
+            ExprKind::Launch { config, args, .. } => {
+                todo.extend(config.iter());
+                todo.extend(args.iter());
+            }
+            ExprKind::Member { base, .. } => todo.push(base),
+            ExprKind::InitList { elems, .. } => todo.extend(elems.iter()),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! The host reading's result as callers and reports see it: distinct launches with numbers
+//! (or the reason a number is unknown), how often each runs, where it is, and the launch
+//! sites that were never reached.
+
+use crate::clang::lower::ProgramAst;
+use crate::interp::launches::{describe, Record};
+use crate::interp::value::Value;
+use crate::interp::Outcome;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A number of a launch, or why it is unknown.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+    /// A pointer, a record or another value that is not a number.
+    Other(String),
+    Unknown(String),
+}
+
+impl Serialize for Scalar {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Scalar::Int(i) => s.serialize_i64(*i),
+            Scalar::Float(f) => s.serialize_f64(*f),
+            Scalar::Other(o) => s.serialize_str(o),
+            Scalar::Unknown(_) => s.serialize_none(),
+        }
+    }
+}
+
+impl Scalar {
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Scalar::Int(i) => u64::try_from(*i).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn unknown_reason(&self) -> Option<&str> {
+        match self {
+            Scalar::Unknown(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    fn of(v: &Value) -> Scalar {
+        match v {
+            Value::Int(i) => i64::try_from(*i)
+                .map(Scalar::Int)
+                .unwrap_or_else(|_| Scalar::Unknown(format!("{i} does not fit 64 bits"))),
+            Value::Float(f) => Scalar::Float(*f),
+            Value::Unknown(_) => Scalar::Unknown(v.reason().unwrap_or_default()),
+            other => Scalar::Other(describe(other)),
+        }
+    }
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::Float(x) => write!(f, "{x}"),
+            Scalar::Other(o) => write!(f, "{o}"),
+            Scalar::Unknown(_) => write!(f, "?"),
+        }
+    }
+}
+
+/// One distinct launch of the program.
+#[derive(Clone, Debug, Serialize)]
+pub struct Launch {
+    /// The kernel as clang resolved it, demangled (`fp32::axpy(float*, int)`).
+    pub kernel: String,
+    /// Its name alone, as profilers list it (`axpy`).
+    pub name: String,
+    /// The device symbol (as in the PTX), or the name the host passes (OpenCL, the driver API).
+    pub symbol: String,
+    pub grid: [Scalar; 3],
+    pub block: [Scalar; 3],
+    pub shared_bytes: Scalar,
+    /// Argument values by the kernel's parameter names.
+    pub args: BTreeMap<String, Scalar>,
+    /// How many times the program makes this launch.
+    pub count: u64,
+    /// Why `count` is a lower bound, where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count_note: Option<String>,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// `<<<>>>`, `cudaLaunchKernel`, `cuLaunchKernel`, `clEnqueueNDRangeKernel`, …
+    pub api: String,
+    /// Conditions kerncast could not decide that the launch runs under.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<String>,
+    /// The calls that reach it, outermost first (`run_all (main.cu:40)`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
+    /// The launch's place among its kernel's launches in program order (1 = first), where it
+    /// is among the first few.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub order: Vec<usize>,
+}
+
+impl Launch {
+    /// What of this launch is unknown, and why: `grid.x`, `block`, an argument's name.
+    pub fn unknowns(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (what, dims) in [("grid", &self.grid), ("block", &self.block)] {
+            for (axis, s) in ["x", "y", "z"].iter().zip(dims.iter()) {
+                if let Some(r) = s.unknown_reason() {
+                    out.push((format!("{what}.{axis}"), r.to_string()));
+                }
+            }
+        }
+        if let Some(r) = self.shared_bytes.unknown_reason() {
+            out.push(("shared memory".into(), r.to_string()));
+        }
+        for (n, v) in &self.args {
+            if let Some(r) = v.unknown_reason() {
+                out.push((n.clone(), r.to_string()));
+            }
+        }
+        out
+    }
+
+    pub fn dims_known(&self) -> Option<([u64; 3], [u64; 3])> {
+        let g = [self.grid[0].as_u64()?, self.grid[1].as_u64()?, self.grid[2].as_u64()?];
+        let b = [self.block[0].as_u64()?, self.block[1].as_u64()?, self.block[2].as_u64()?];
+        Some((g, b))
+    }
+}
+
+/// A launch written in the code that the program never made when run as read.
+#[derive(Clone, Debug, Serialize)]
+pub struct Unreached {
+    pub kernel: Option<String>,
+    pub file: String,
+    pub line: u32,
+    pub api: String,
+    pub function: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HostReading {
+    pub launches: Vec<Launch>,
+    pub unreached: Vec<Unreached>,
+    /// Names the launches depend on that kerncast could not know, with why; each can be given
+    /// a value (`--param NAME=…`).
+    pub assumptions: BTreeMap<String, String>,
+    /// The compiler's errors (a missing header, a syntax error).
+    pub diagnostics: Vec<String>,
+    pub notes: Vec<String>,
+    /// Steps the interpreter spent (deterministic; the budget is in the same unit).
+    pub steps: u64,
+}
+
+pub(crate) fn diagnostic(d: &crate::clang::Diagnostic) -> String {
+    let mut msg = format!("{}:{}:{}: error: {}", d.file, d.line, d.col, d.message);
+    if let Some(h) = d.message.strip_prefix('\'').and_then(|m| m.split('\'').next()) {
+        if d.message.ends_with("file not found") {
+            msg.push_str(&format!(" ({})", header_hint(h)));
+        }
+    }
+    msg
+}
+
+/// Where a missing header comes from.
+fn header_hint(h: &str) -> String {
+    let from = match h {
+        h if h.starts_with("cublas") => Some("the CUDA 12 cuBLAS headers (nvidia-cublas-cu12, installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cusparse") => Some("nvidia-cusparse-cu12 (installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cufft") => Some("nvidia-cufft-cu12 (installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("curand") => Some("nvidia-curand-cu12 (installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cub/") || h.starts_with("thrust/") => Some("CCCL (nvidia-cuda-cccl-cu12, installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cuda") || h.starts_with("cooperative_groups") => Some("the CUDA 12 runtime headers (`cargo xtask bootstrap`)"),
+        "mpi.h" => Some("an MPI implementation (e.g. Debian's libopenmpi-dev)"),
+        "omp.h" => Some("OpenMP (e.g. Debian's libomp-19-dev)"),
+        _ => None,
+    };
+    match from {
+        Some(f) => format!("provided by {f}"),
+        None => "add the folder that has it with -I, or --compile-commands".to_string(),
+    }
+}
+
+pub(crate) fn build(
+    ast: &ProgramAst,
+    outcome: Outcome,
+    diagnostics: Vec<String>,
+    args_given: bool,
+) -> HostReading {
+    let rec = &outcome.recorder;
+    let mut order: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for ids in rec.trace.values() {
+        for (pos, id) in ids.iter().enumerate() {
+            order.entry(*id).or_default().push(pos + 1);
+        }
+    }
+    let launches: Vec<Launch> = rec
+        .records
+        .iter()
+        .enumerate()
+        .map(|(id, r)| launch(ast, r, order.get(&id).cloned().unwrap_or_default()))
+        .collect();
+    let reached: BTreeSet<(String, u32, u32)> = rec
+        .records
+        .iter()
+        .map(|r| (r.event.site.file.to_string(), r.event.site.line, r.event.site.col))
+        .collect();
+    let unreached = ast
+        .sites
+        .iter()
+        .filter(|s| !reached.contains(&(s.span.file.to_string(), s.span.line, s.span.col)))
+        .map(|s| Unreached {
+            kernel: s.kernel.as_ref().map(|k| {
+                ast.kernels
+                    .get(k)
+                    .map(|d| d.signature.clone())
+                    .unwrap_or_else(|| k.clone())
+            }),
+            file: s.span.file.to_string(),
+            line: s.span.line,
+            api: s.api.to_string(),
+            function: s.function.to_string(),
+            reason: match &outcome.halted {
+                Some(h) => format!("not reached before {h}"),
+                None if s.kernel.is_none() && s.api.as_ref() == "<<<>>>" => {
+                    "clang does not resolve which kernel it launches".into()
+                }
+                None => format!(
+                    "never reached when the program runs{}",
+                    if args_given { " with these arguments" } else { " without arguments" }
+                ),
+            },
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if !args_given {
+        notes.push("the program is read as run without arguments (give them with --args \"…\")".into());
+    }
+    if let Some(h) = &outcome.halted {
+        notes.push(h.clone());
+    }
+    // Keep only the assumptions the launches depend on.
+    HostReading {
+        launches,
+        unreached,
+        assumptions: outcome.assumptions,
+        diagnostics,
+        notes,
+        steps: outcome.steps,
+    }
+}
+
+fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
+    let e = &r.event;
+    let (kernel, name) = match ast.kernels.get(&e.kernel) {
+        Some(k) => (k.signature.clone(), k.name.clone()),
+        None => (e.kernel.clone(), e.kernel.clone()),
+    };
+    let dim = |v: &[Value; 3]| [Scalar::of(&v[0]), Scalar::of(&v[1]), Scalar::of(&v[2])];
+    Launch {
+        kernel,
+        name,
+        symbol: e.kernel.clone(),
+        grid: dim(&e.grid),
+        block: dim(&e.block),
+        shared_bytes: Scalar::of(&e.shared_bytes),
+        args: e
+            .args
+            .iter()
+            .map(|(n, v)| (n.to_string(), Scalar::of(v)))
+            .collect(),
+        count: r.count,
+        count_note: r.partial.as_ref().map(|p| p.to_string()),
+        file: e.site.file.to_string(),
+        line: e.site.line,
+        col: e.site.col,
+        api: e.api.to_string(),
+        conditions: e.guards.iter().map(|g| g.to_string()).collect(),
+        via: e
+            .stack
+            .iter()
+            .skip(1)
+            .map(|(f, at)| format!("{f} (line {})", at.line))
+            .collect(),
+        order,
+    }
+}
