@@ -121,7 +121,19 @@ pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError
             })?,
             (None, None) => Vec::new(),
         };
-        let file = absolute(&dir, &e.file);
+        let mut file = absolute(&dir, &e.file);
+        if !file.exists() {
+            // A database whose `file` disagrees with its command: the command's source wins.
+            let name = file.file_name().map(|n| n.to_os_string());
+            if let Some(w) = words.iter().skip(1).find(|w| {
+                !w.starts_with('-') && Path::new(w).file_name().map(|n| n.to_os_string()) == name
+            }) {
+                let alt = absolute(&dir, w);
+                if alt.exists() {
+                    file = alt;
+                }
+            }
+        }
         out.push(UnitSpec {
             args: clang_args(&words, &file, &dir, tools),
             file,
@@ -240,6 +252,10 @@ pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) 
             }
         }
         if w.starts_with("--cuda-path") || w.starts_with("-Werror") || w == "-fcolor-diagnostics" {
+            continue;
+        }
+        // A C++ standard for a C file (a C++ program's flags given to its C sources).
+        if ext == "c" && w.starts_with("-std=") && w.contains("++") {
             continue;
         }
         if w == "-x" {

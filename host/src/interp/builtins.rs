@@ -938,7 +938,9 @@ pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg],
                 None => Ok(None),
             },
             "push_back" | "emplace_back" => {
-                b.borrow_mut().push(arg(args, 0).copy());
+                // The value first: it may be an element of the same container.
+                let v = arg(args, 0).copy();
+                b.borrow_mut().push(v);
                 Ok(Some(Value::Void))
             }
             "pop_back" => {
