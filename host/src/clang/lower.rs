@@ -153,7 +153,7 @@ pub fn demangle(symbol: &str) -> (String, String) {
 }
 
 /// `void ns::fill<1, float>(int, float*)` → `fill`.
-fn plain_name(signature: &str) -> String {
+pub fn plain_name(signature: &str) -> String {
     // Cut at the parameter list's `(` (the first at template depth 0), then at template args.
     let mut depth = 0i32;
     let mut end = signature.len();
