@@ -287,6 +287,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 body,
                 member_inits,
                 is_method,
+                returns_ref: is_reference(&c.result_type()),
                 span,
             }),
         );
@@ -315,6 +316,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     name: Arc::from(p.spelling()),
                     ty: self.ty(&p.ty()),
                     by_ref: is_reference(&p.ty()),
+                    writes: writes_through(&p.ty()),
                     default,
                 }
             })
@@ -923,6 +925,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                                 name,
                                 system,
                                 params,
+                                is_const: r.is_const_method(),
                             },
                             args: self.args(c, depth),
                         })
@@ -957,6 +960,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                                 name,
                                 system,
                                 params,
+                                is_const: r.is_const_method(),
                             },
                             args,
                         })
@@ -1085,6 +1089,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 name: Arc::from(p.spelling()),
                 ty: self.ty(&p.ty()),
                 by_ref: is_reference(&p.ty()),
+                writes: writes_through(&p.ty()),
                 default: None,
             })
             .collect();
@@ -1100,28 +1105,34 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             body,
             member_inits: Vec::new(),
             is_method: false,
+            returns_ref: false,
             span,
         }))
     }
 
     fn new_expr(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], depth: usize) -> ExprKind {
-        // `new T[n]` has the count among its children; `new T(args)` a constructor call.
-        let exprs: Vec<Expr> = ch
-            .iter()
-            .filter(|x| is_expr_kind(x.kind()))
-            .map(|x| self.expr(x, depth))
-            .collect();
-        let _ = c;
-        ExprKind::Call(Call {
-            callee: Callee::Direct {
-                key: DeclKey(u32::MAX),
-                name: Arc::from("operator new"),
-                system: true,
-                params: Vec::new(),
-            },
-            args: exprs,
-        })
+        // `new T[n]` has the count first among its expression children; a `[` among its
+        // tokens tells it from `new T(args)`, whose one child is the initialiser.
+        let exprs: Vec<&Cursor<'_>> = ch.iter().filter(|x| is_expr_kind(x.kind())).collect();
+        let is_array = self.unit.tokens_of(c).iter().any(|(t, _)| t == "[");
+        if is_array {
+            ExprKind::New {
+                array_len: exprs.first().map(|n| self.bx(n, depth)),
+                init: exprs.get(1).map(|i| self.bx(i, depth)),
+            }
+        } else {
+            ExprKind::New {
+                array_len: None,
+                init: exprs.last().map(|i| self.bx(i, depth)),
+            }
+        }
     }
+}
+
+/// A reference or pointer to something non-`const`: a callee may write through it.
+fn writes_through(t: &Type<'_>) -> bool {
+    let indirect = is_reference(t) || t.canonical().kind() == CXType_Pointer;
+    indirect && !t.canonical_pointee_const()
 }
 
 fn is_reference(t: &Type<'_>) -> bool {

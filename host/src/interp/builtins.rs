@@ -587,6 +587,12 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             v => v,
         })),
         "getenv" => Ok(Some(Value::Ptr(Ptr::Null))),
+        // CUDA's vector types: `make_int2(x, y)`, `make_float4(x, y, z, w)`.
+        f if f.starts_with("make_") && f.ends_with(['1', '2', '3', '4']) => {
+            let fields = ["x", "y", "z", "w"];
+            let vals = args.iter().zip(fields).map(|(a, f)| (f, a.value())).collect();
+            Ok(Some(record(&f["make_".len()..], vals)))
+        }
         "printf" | "fprintf" | "puts" | "putchar" | "fputs" | "fflush" | "perror" | "fputc"
         | "srand" | "srand48" | "free" | "sleep" | "usleep" | "fclose" | "setvbuf" | "setbuf"
         | "cudaFree" | "cudaFreeHost" | "cudaDeviceSynchronize" | "cudaDeviceReset"

@@ -5,7 +5,7 @@
 
 use super::expr::Place;
 use super::launches::Event;
-use super::stmt::visit_stmt;
+use super::effects::visit_stmt;
 use super::value::{convert, Func, Handle, Ptr, Record, Value};
 use super::{builtins, Exec, Flow, Frame, Interp};
 use crate::ast::*;
@@ -54,7 +54,16 @@ impl Interp<'_> {
         Ok(out)
     }
 
+    /// A call's value (a function returning a reference gives the value referred to).
     pub(super) fn call(&mut self, c: &Call, e: &Expr) -> Exec<Value> {
+        let (v, is_ref) = self.call_raw(c, e)?;
+        Ok(if is_ref { super::expr::deref(&v).read() } else { v })
+    }
+
+    /// A call's result, and whether it is a pointer to the place a reference-returning
+    /// function returned.
+    fn call_raw(&mut self, c: &Call, e: &Expr) -> Exec<(Value, bool)> {
+        let plain = |v: Value| Ok((v, false));
         match &c.callee {
             Callee::Direct {
                 key,
@@ -64,9 +73,10 @@ impl Interp<'_> {
             } => {
                 let args = self.args_for(params, &c.args)?;
                 if let Some(f) = self.prog.functions.get(key).cloned() {
-                    return self.call_function(&f, args, None, None, &e.span);
+                    let v = self.call_function(&f, args, None, None, &e.span)?;
+                    return Ok((v, f.returns_ref));
                 }
-                self.library_call(name, *system, &args, e)
+                self.library_call(name, *system, &args, e).map(|v| (v, false))
             }
             Callee::Method {
                 object,
@@ -74,8 +84,13 @@ impl Interp<'_> {
                 name,
                 system,
                 params,
+                ..
             } => {
-                let obj = self.place(object)?;
+                // `p->f()`: the object is what the pointer points at.
+                let obj = match object.ty {
+                    Ty::Pointer(_) => super::expr::deref(&self.eval(object)?),
+                    _ => self.place(object)?,
+                };
                 if let Value::Func(func) = obj.read() {
                     let args = self.args_for(params, &c.args)?;
                     return self.call_value(&func, args, e);
@@ -83,13 +98,14 @@ impl Interp<'_> {
                 let args = self.args_for(params, &c.args)?;
                 if let Some(f) = self.prog.functions.get(key).cloned() {
                     let this = obj.pointer();
-                    return self.call_function(&f, args, Some(this), None, &e.span);
+                    let v = self.call_function(&f, args, Some(this), None, &e.span)?;
+                    return Ok((v, f.returns_ref));
                 }
                 if let Some(v) = builtins::method(self, name, &obj, &args, e)? {
-                    return Ok(v);
+                    return plain(v);
                 }
                 let _ = system;
-                Ok(self.unmodelled(name, &args))
+                plain(self.unmodelled(name, &args))
             }
             Callee::Construct {
                 key,
@@ -107,20 +123,20 @@ impl Interp<'_> {
                         record.clone(),
                     )))));
                     self.call_function(&f, args, Some(this), None, &e.span)?;
-                    return Ok(Value::Record(record));
+                    return plain(Value::Record(record));
                 }
                 if let Some(v) = builtins::construct(self, name, &args, e)? {
-                    return Ok(v);
+                    return plain(v);
                 }
                 let _ = system;
                 // A copy or a conversion of one value of the same kind: the value itself.
                 if let [a] = args.as_slice() {
                     let v = a.value();
                     if matches!(v, Value::Record(_) | Value::Array(_) | Value::Func(_)) {
-                        return Ok(v.copy());
+                        return plain(v.copy());
                     }
                 }
-                Ok(Value::Record(Rc::new(RefCell::new(Record {
+                plain(Value::Record(Rc::new(RefCell::new(Record {
                     ty: Arc::from(e.ty.record_name().unwrap_or("")),
                     ..Record::default()
                 }))))
@@ -136,7 +152,7 @@ impl Interp<'_> {
                 };
                 match f {
                     Value::Func(func) => self.call_value(&func, args, e),
-                    other => Ok(match other.brief() {
+                    other => plain(match other.brief() {
                         Some(r) => Value::unknown(&format!("a call through a value kerncast does not know ({r})")),
                         None => Value::unknown("a call through a value kerncast does not know"),
                     }),
@@ -145,15 +161,19 @@ impl Interp<'_> {
         }
     }
 
-    fn call_value(&mut self, f: &Func, args: Vec<Arg>, e: &Expr) -> Exec<Value> {
+    fn call_value(&mut self, f: &Func, args: Vec<Arg>, e: &Expr) -> Exec<(Value, bool)> {
         match f {
             Func::Closure(body, frame) => {
                 let this = frame.this.clone();
-                self.call_function(body, args, this, Some(frame.clone()), &e.span)
+                let v = self.call_function(body, args, this, Some(frame.clone()), &e.span)?;
+                Ok((v, body.returns_ref))
             }
             Func::Decl { key, name, .. } => match self.prog.functions.get(key).cloned() {
-                Some(body) => self.call_function(&body, args, None, None, &e.span),
-                None => self.library_call(name, true, &args, e),
+                Some(body) => {
+                    let v = self.call_function(&body, args, None, None, &e.span)?;
+                    Ok((v, body.returns_ref))
+                }
+                None => self.library_call(name, true, &args, e).map(|v| (v, false)),
             },
         }
     }
@@ -216,7 +236,9 @@ impl Interp<'_> {
         }
         self.frames.push(frame);
         self.stack.push((f.name.clone(), at.clone()));
+        self.returns_ref.push(f.returns_ref);
         let result = self.run_body(f);
+        self.returns_ref.pop();
         self.stack.pop();
         self.frames.pop();
         result
@@ -237,7 +259,7 @@ impl Interp<'_> {
     }
 
     /// The place a call returns a reference to: an element of a container.
-    pub(super) fn call_place(&mut self, c: &Call) -> Exec<Option<Place>> {
+    pub(super) fn call_place(&mut self, c: &Call, e: &Expr) -> Exec<Option<Place>> {
         if let Callee::Method { object, name, .. } = &c.callee {
             if name.ends_with("::operator[]") || name.ends_with("::at") {
                 let obj = self.place(object)?.read();
@@ -245,12 +267,18 @@ impl Interp<'_> {
                     Some(a) => self.eval(a)?,
                     None => return Ok(None),
                 };
-                if let (Value::Array(b), Some(i)) = (&obj, i.as_int()) {
-                    return Ok(Some(Place::Elem(b.clone(), i as i64)));
+                if let (Some(b), Some(i)) = (builtins::buffer_of(&obj), i.as_int()) {
+                    return Ok(Some(Place::Elem(b, i as i64)));
                 }
             }
         }
-        Ok(None)
+        // A function returning a reference: the place it refers to.
+        let (v, is_ref) = self.call_raw(c, e)?;
+        Ok(Some(if is_ref {
+            super::expr::deref(&v)
+        } else {
+            Place::Temp(v)
+        }))
     }
 
     pub(super) fn launch_expr(

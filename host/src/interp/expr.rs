@@ -139,6 +139,26 @@ impl Interp<'_> {
                 .unwrap_or_else(|| Value::unknown("`this` outside a method")),
             ExprKind::InitList { fields, elems } => self.init_list(fields.as_deref(), elems, &e.ty)?,
             ExprKind::Lambda(f) => Value::Func(Func::Closure(f.clone(), self.frame())),
+            ExprKind::New { array_len, init } => {
+                let elem = match &e.ty {
+                    Ty::Pointer(t) => (**t).clone(),
+                    _ => Ty::Other(Arc::from("?")),
+                };
+                match array_len {
+                    Some(n) => {
+                        let n = self.eval(n)?.as_int().map(|n| n as i64);
+                        let fill = self.default_value(&elem, false);
+                        Value::Ptr(Ptr::Elem(Rc::new(RefCell::new(Buffer::new(n, fill))), 0))
+                    }
+                    None => {
+                        let v = match init {
+                            Some(i) => convert(self.eval(i)?.copy(), &elem),
+                            None => self.default_value(&elem, false),
+                        };
+                        Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(v))))
+                    }
+                }
+            }
             ExprKind::DefaultArg => Value::unknown("a default argument kerncast could not read"),
             ExprKind::Unsupported(what) => Value::unknown(&format!(
                 "kerncast does not read {what} (line {})",
@@ -191,7 +211,7 @@ impl Interp<'_> {
                 self.field_place(holder, field)
             }
             ExprKind::Call(c) => {
-                if let Some(p) = self.call_place(c)? {
+                if let Some(p) = self.call_place(c, e)? {
                     p
                 } else {
                     Place::Temp(self.call(c, e)?)

@@ -13,6 +13,7 @@
 
 mod builtins;
 mod calls;
+mod effects;
 mod expr;
 pub mod launches;
 mod stmt;
@@ -132,6 +133,8 @@ pub struct Interp<'p> {
     frames: Vec<Rc<Frame>>,
     /// The calls being run, outermost first, with where each was called.
     stack: Vec<(Arc<str>, Span)>,
+    /// Whether each call being run returns a reference.
+    returns_ref: Vec<bool>,
     guards: Vec<Rc<str>>,
     steps: u64,
     recorder: Recorder,
@@ -161,6 +164,7 @@ impl<'p> Interp<'p> {
             globals: HashMap::new(),
             frames: Vec::new(),
             stack: Vec::new(),
+            returns_ref: Vec::new(),
             guards: Vec::new(),
             steps: 0,
             recorder: Recorder::default(),
