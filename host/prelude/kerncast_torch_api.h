@@ -185,6 +185,8 @@ class IntArrayRef {
   IntArrayRef(std::initializer_list<int64_t> list);
   IntArrayRef(const std::vector<int64_t>& v);
   IntArrayRef(const int64_t* data, size_t length);
+  IntArrayRef(const IntArrayRef& other);
+  IntArrayRef& operator=(const IntArrayRef& other);
   size_t size() const;
   bool empty() const;
   const int64_t* data() const;
@@ -216,6 +218,8 @@ struct TensorOptions {
   TensorOptions(ScalarType dtype);
   TensorOptions(Device device);
   TensorOptions(DeviceType device);
+  TensorOptions(const TensorOptions& other);
+  TensorOptions& operator=(const TensorOptions& other);
   TensorOptions dtype(ScalarType dtype) const;
   template <typename T> TensorOptions dtype() const;
   ScalarType dtype() const;
@@ -355,6 +359,11 @@ using TensorList = std::vector<Tensor>;
 class Tensor {
  public:
   Tensor();
+  // Declared, not defined: kerncast's host reader models a tensor's copies and assignments.
+  Tensor(const Tensor& other);
+  Tensor(Tensor&& other);
+  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(Tensor&& other);
   int64_t numel() const;
   int64_t size(int64_t dim) const;
   IntArrayRef sizes() const;

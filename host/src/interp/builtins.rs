@@ -928,7 +928,7 @@ fn sscanf(args: &[Arg]) -> Value {
 pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
     let m = last(name);
     let object = obj.read();
-    if let Some(v) = super::torch::method(it, name, &object, args, e) {
+    if let Some(v) = super::torch::method(it, name, obj, &object, args, e) {
         return Ok(Some(v));
     }
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));

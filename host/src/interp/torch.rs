@@ -10,6 +10,7 @@
 //! (`host/prelude/kerncast_torch_api.h`): `at::Tensor::size`, `at::empty`, `c10::…`.
 
 use super::calls::Arg;
+use super::expr::Place;
 use super::value::{Handle, Ptr, Record, Value};
 use super::Interp;
 use crate::ast::Expr;
@@ -202,11 +203,22 @@ fn scalar_type_of_options(v: &Value) -> Option<i8> {
 pub(super) fn method(
     _it: &mut Interp<'_>,
     name: &str,
+    place: &Place,
     object: &Value,
     args: &[Arg],
     _e: &Expr,
 ) -> Option<Value> {
     let m = last(name);
+    let api_class = ["at::Tensor::", "c10::TensorOptions::", "c10::IntArrayRef::"]
+        .iter()
+        .any(|c| name.starts_with(c));
+    // The API declares its classes' copies and assignments (so that clang does not define
+    // them with empty bodies): a copy is the value, an assignment writes it.
+    if api_class && m == "operator=" {
+        let v = arg(args, 0);
+        place.write(v.clone());
+        return Some(v);
+    }
     if name.contains("TensorOptions") {
         if let Value::Record(_) = object {
             return Some(match m {
@@ -503,14 +515,17 @@ pub(super) fn construct(name: &str, args: &[Arg]) -> Option<Value> {
     let class = name.rsplit_once("::").map(|(c, _)| c).unwrap_or(name);
     match last(class) {
         "Tensor" => match args {
-            [a] => tensor_of(&a.value()).map(|_| a.value()),
+            [a] => Some(a.value()),
             [] => Some(Tensor::unknown("an undefined tensor", None).value()),
             _ => None,
         },
-        "TensorOptions" => Some(options(
-            args.first()
-                .and_then(|a| scalar_type_of_options(&a.value())),
-        )),
+        "TensorOptions" => match args {
+            [a] if matches!(a.value(), Value::Record(_) | Value::Unknown(_)) => Some(a.value()),
+            _ => Some(options(
+                args.first()
+                    .and_then(|a| scalar_type_of_options(&a.value())),
+            )),
+        },
         "IntArrayRef" | "ArrayRef" => match args {
             [a] => match a.value() {
                 v @ Value::Int(_) => Some(Value::Array(Rc::new(RefCell::new(
