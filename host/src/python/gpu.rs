@@ -471,7 +471,7 @@ pub fn launch_cuda_handle<'a>(
         block.as_ref(),
         &shared,
         &kargs,
-        "cupy.RawKernel",
+        "cupy",
         at,
     );
 }
