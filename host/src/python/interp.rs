@@ -842,7 +842,22 @@ impl<'a> Interp<'a> {
         let mut steady = true;
         let mut iterations: u64 = 0;
         let mut broke = false;
+        let start_steps = self.steps;
         while i < len {
+            // A loop that has launched nothing is followed only while it is cheap: what it
+            // leaves behind becomes unknown.
+            if self.recorder.log.len() == start_mark
+                && self.steps - start_steps > self.opts.budget.quiet_loop_steps
+            {
+                let why = format!("it is written by the loop at line {line}, which kerncast did not follow to its end");
+                self.forget_written(&f.body, None, &why);
+                let mut targets = BTreeSet::new();
+                target_names(&f.target, &mut targets);
+                for t in targets {
+                    self.assign_name(&t, Val::unknown(&why));
+                }
+                return Ok(Flow::Normal);
+            }
             if iterations >= self.opts.budget.loop_iterations {
                 let why = format!(
                     "the loop at line {line} was followed for {iterations} iterations (budget: --host-loop-iterations)"
