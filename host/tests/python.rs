@@ -338,6 +338,7 @@ cases!(
     file_source,
     classes,
     unknown_iterable,
+    templates_callbacks,
     torch_load_inline,
     torch_load_inline_reshape,
     torch_dispatch,
