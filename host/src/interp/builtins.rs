@@ -926,11 +926,11 @@ fn sscanf(args: &[Arg]) -> Value {
 
 /// A method of a library class; `None` when not modelled.
 pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
-    let m = last(name);
-    let object = obj.read();
-    if let Some(v) = super::torch::method(it, name, obj, &object, args, e) {
+    if let Some(v) = super::torch::method(it, name, obj, &obj.read(), args, e) {
         return Ok(Some(v));
     }
+    let m = last(name);
+    let object = obj.read();
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
     if let Some(b) = buffer_of(&object) {
         let len = b.borrow().len;
