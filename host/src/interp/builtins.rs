@@ -479,6 +479,9 @@ fn math1(name: &str, x: f64) -> Option<f64> {
 
 /// A library function call; `None` when it is not one kerncast models.
 pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    if let Some(v) = super::torch::call(it, name, args, e) {
+        return Ok(Some(v));
+    }
     let f = short(name);
     let f = last(f);
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
@@ -929,6 +932,9 @@ fn sscanf(args: &[Arg]) -> Value {
 
 /// A method of a library class; `None` when not modelled.
 pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    if let Some(v) = super::torch::method(it, name, obj, &obj.read(), args, e) {
+        return Ok(Some(v));
+    }
     let m = last(name);
     let object = obj.read();
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
@@ -1068,6 +1074,9 @@ pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg],
 
 /// A library type's constructor; `None` when not modelled.
 pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    if let Some(v) = super::torch::construct(name, args) {
+        return Ok(Some(v));
+    }
     let class = name.rsplit_once("::").map(|(c, _)| c).unwrap_or(name);
     let class_last = last(class);
     match class_last {
