@@ -903,7 +903,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                             Some(o) => self.expr(&o, depth),
                             None => Expr {
                                 kind: ExprKind::This,
-                                ty: Ty::Other(Arc::from("this")),
+                                ty: Ty::Pointer(Box::new(Ty::Other(Arc::from("this")))),
                                 span: self.span(m),
                             },
                         };
@@ -949,7 +949,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                         } else {
                             Expr {
                                 kind: ExprKind::This,
-                                ty: Ty::Other(Arc::from("this")),
+                                ty: Ty::Pointer(Box::new(Ty::Other(Arc::from("this")))),
                                 span: self.span(c),
                             }
                         };

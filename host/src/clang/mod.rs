@@ -38,7 +38,7 @@ impl Index {
         let mut tu: CXTranslationUnit = std::ptr::null_mut();
         // KeepGoing: a missing header or an error in one function still leaves the rest of the
         // unit readable; the diagnostics say what was wrong.
-        let options = CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord;
+        let options = CXTranslationUnit_KeepGoing;
         let err = unsafe {
             clang_parseTranslationUnit2(
                 self.raw,

@@ -146,11 +146,35 @@ impl Recorder {
     }
 
     /// The launches logged since `mark`, `times` more times each (a loop's remaining
-    /// iterations that would repeat its last one).
+    /// iterations that would repeat its last one exactly).
     pub fn repeat_since(&mut self, mark: usize, times: u64) {
         let ids: Vec<usize> = self.log[mark..].to_vec();
         for id in ids {
             self.records[id].count = self.records[id].count.saturating_add(times);
+        }
+    }
+
+    /// The shapes of the given records, to compare a loop's iterations.
+    pub fn shapes(&self, ids: &[usize]) -> Vec<String> {
+        ids.iter().map(|id| shape_of(&self.records[*id].event)).collect()
+    }
+
+    /// A loop's `times` remaining iterations, counted as its last one (`last`) launched; an
+    /// argument that differs from the iteration before (`before`) is `varies` for them.
+    pub fn repeat_last(&mut self, before: &[usize], last: &[usize], times: u64, varies: &str) {
+        let unknown = Value::unknown(varies);
+        for (i, id) in last.iter().enumerate() {
+            let mut e = self.records[*id].event.clone();
+            if let Some(prev) = before.get(i) {
+                let old = &self.records[*prev].event.args;
+                for (k, (_, v)) in e.args.iter_mut().enumerate() {
+                    let changed = old.get(k).is_none_or(|(_, w)| !w.same(v));
+                    if changed {
+                        *v = unknown.clone();
+                    }
+                }
+            }
+            self.add(e, times);
         }
     }
 

@@ -214,9 +214,11 @@ impl Interp<'_> {
         let start_steps = self.steps;
         let quiet_body = !self.may_launch_cached(body);
         let mut iterations: u64 = 0;
-        // Whether every iteration so far launched exactly what the first did.
+        // Whether every iteration so far launched the same shapes (site, kernel, grid,
+        // block) as the first, and the last two iterations' launches.
         let mut steady = true;
-        let mut first_iteration: Option<Vec<usize>> = None;
+        let mut first_shapes: Option<Vec<String>> = None;
+        let mut previous: Vec<usize> = Vec::new();
         loop {
             if !(do_while && iterations == 0) {
                 if let Some(c) = cond {
@@ -253,9 +255,10 @@ impl Interp<'_> {
             let flow = self.exec(body)?;
             iterations += 1;
             let launched: Vec<usize> = self.recorder.since(mark).to_vec();
-            match &first_iteration {
-                None => first_iteration = Some(launched.clone()),
-                Some(f) => steady &= *f == launched,
+            let shapes = self.recorder.shapes(&launched);
+            match &first_shapes {
+                None => first_shapes = Some(shapes),
+                Some(f) => steady &= *f == shapes,
             }
             match flow {
                 Flow::Break => return Ok(Flow::Normal),
@@ -267,12 +270,18 @@ impl Interp<'_> {
             }
             if steady && !launched.is_empty() && iterations == STEADY_SAMPLE {
                 if let Some(left) = self.remaining_trips(cond, inc, body) {
-                    self.recorder.repeat_since(mark, left);
+                    // The remaining iterations launch what the last did; an argument that
+                    // changed between the last two is not known for them.
+                    let varies = format!(
+                        "it changes with each iteration of the loop at line {line}, whose last {left} iterations were counted, not run"
+                    );
+                    self.recorder.repeat_last(&previous, &launched, left, &varies);
                     let why = format!("it is written by the loop at line {line}, whose last {left} iterations were counted, not run");
                     self.forget_written(&[body], &[cond, inc].into_iter().flatten().collect::<Vec<_>>(), &why);
                     return Ok(Flow::Normal);
                 }
             }
+            previous = launched;
         }
     }
 
