@@ -22,8 +22,8 @@ pub struct ProgramAst {
     pub functions: HashMap<DeclKey, Arc<Function>>,
     /// Globals and static locals, by declaration.
     pub globals: HashMap<DeclKey, VarDecl>,
-    /// Field names of the records the code builds by aggregate initialisation, in order.
-    pub records: HashMap<Arc<str>, Vec<Arc<str>>>,
+    /// The program's own record types' members, in order, by the type's name.
+    pub layouts: HashMap<Arc<str>, Arc<Vec<Field>>>,
     /// Top-level host function definitions of the program's own files, in source order.
     pub roots: Vec<DeclKey>,
     /// Functions some lowered function calls.
@@ -34,6 +34,14 @@ pub struct ProgramAst {
     pub sites: Vec<StaticSite>,
     usrs: HashMap<String, DeclKey>,
     files: HashMap<String, Arc<str>>,
+}
+
+/// A member of a record type, with its in-class initialiser.
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: Arc<str>,
+    pub ty: Ty,
+    pub init: Option<Expr>,
 }
 
 /// A kernel declaration as the host sees it.
@@ -362,13 +370,47 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXType_IncompleteArray | CXType_VariableArray => {
                 Ty::Array(Box::new(self.ty_depth(&c.element(), depth + 1)), None)
             }
-            CXType_Record => Ty::Record {
-                name: Arc::from(c.spelling().trim_start_matches("struct ").trim_start_matches("class ")),
-                size: c.size_of(),
-            },
+            CXType_Record => {
+                let name: Arc<str> = Arc::from(record_name(&c.spelling()));
+                self.layout(&c, &name, depth);
+                Ty::Record {
+                    name,
+                    size: c.size_of(),
+                }
+            }
             CXType_FunctionProto | CXType_FunctionNoProto => Ty::Function,
             _ => Ty::Other(Arc::from(c.spelling())),
         }
+    }
+
+    /// Records the members of a program's own record type, once.
+    fn layout(&mut self, t: &Type<'_>, name: &Arc<str>, depth: usize) {
+        if self.prog.layouts.contains_key(name) {
+            return;
+        }
+        let Some(decl) = t.declaration() else { return };
+        if decl.in_system_header() {
+            return;
+        }
+        // Placeholder first: a member of the record's own type (through a pointer) must not
+        // recurse.
+        self.prog.layouts.insert(name.clone(), Arc::new(Vec::new()));
+        let mut fields = Vec::new();
+        for f in decl.children().iter().filter(|c| c.kind() == CXCursor_FieldDecl) {
+            let ty = self.ty_depth(&f.ty(), depth + 1);
+            let init = f
+                .children()
+                .into_iter()
+                .filter(|x| is_expr_kind(x.kind()))
+                .last()
+                .map(|x| self.expr(&x, 0));
+            fields.push(Field {
+                name: Arc::from(f.spelling()),
+                ty,
+                init,
+            });
+        }
+        self.prog.layouts.insert(name.clone(), Arc::new(fields));
     }
 
     fn record_fields(&mut self, t: &Type<'_>) -> Option<Vec<Arc<str>>> {
@@ -1062,8 +1104,6 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let t = c.ty();
         if t.canonical().kind() == CXType_Record {
             if let Some(fields) = self.record_fields(&t) {
-                let name: Arc<str> = Arc::from(t.canonical().spelling());
-                self.prog.records.insert(name, fields.clone());
                 return ExprKind::InitList {
                     fields: Some(fields),
                     elems,
@@ -1133,6 +1173,15 @@ impl<'a, 'u> Lowerer<'a, 'u> {
 fn writes_through(t: &Type<'_>) -> bool {
     let indirect = is_reference(t) || t.canonical().kind() == CXType_Pointer;
     indirect && !t.canonical_pointee_const()
+}
+
+/// A record type's name as the interpreter keys it (`const`, `struct` left out).
+fn record_name(spelling: &str) -> &str {
+    let mut s = spelling;
+    for p in ["const ", "volatile ", "struct ", "class ", "union "] {
+        s = s.trim_start_matches(p);
+    }
+    s
 }
 
 fn is_reference(t: &Type<'_>) -> bool {

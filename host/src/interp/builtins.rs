@@ -485,6 +485,9 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
     let f = short(name);
     let f = last(f);
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
+    if let Some(v) = it.container_call(f, args) {
+        return Ok(Some(v));
+    }
     // Arithmetic of the C library and <algorithm>.
     if let Some(x) = args.first().map(|a| a.value()) {
         if args.len() == 1 {
@@ -931,8 +934,18 @@ fn sscanf(args: &[Arg]) -> Value {
 }
 
 /// A method of a library class; `None` when not modelled.
-pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+pub(super) fn method(
+    it: &mut Interp<'_>,
+    name: &str,
+    obj: &Place,
+    args: &[Arg],
+    params: &[crate::ast::Param],
+    e: &Expr,
+) -> Exec<Option<Value>> {
     if let Some(v) = super::torch::method(it, name, obj, &obj.read(), args, e) {
+        return Ok(Some(v));
+    }
+    if let Some(v) = it.container_method(name, obj, args, params, e)? {
         return Ok(Some(v));
     }
     let m = last(name);
@@ -1126,6 +1139,31 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
             },
         })),
         "initializer_list" => Ok(args.first().map(|a| a.value())),
+        "basic_stringstream" | "basic_istringstream" | "basic_ostringstream" => {
+            Ok(Some(super::containers::string_stream(args)))
+        }
+        "basic_ifstream" | "basic_fstream" | "basic_ofstream" => Ok(Some(super::containers::file_stream())),
+        "map" | "set" | "unordered_map" | "unordered_set" | "multimap" | "multiset" => {
+            let empty = super::containers::empty_of(e.ty.record_name().unwrap_or(""));
+            match (empty, args.first().map(|a| a.value())) {
+                // From an initializer list of pairs: insert each.
+                (Some(Value::Handle(h)), Some(Value::Array(b))) => {
+                    let items = b.borrow().elements().unwrap_or_default();
+                    let m = Value::Handle(h);
+                    let place = Place::Temp(m.clone());
+                    for item in items {
+                        it.container_method("insert", &place, &[Arg::Val(item)], &[], e)?;
+                    }
+                    Ok(Some(m))
+                }
+                (Some(m), None) => Ok(Some(m)),
+                (Some(m), Some(Value::Handle(other))) => {
+                    let _ = m;
+                    Ok(Some(Value::Handle(Rc::new(RefCell::new(other.borrow().clone())))))
+                }
+                (m, _) => Ok(m),
+            }
+        }
         _ => {
             let _ = (it, e);
             Ok(None)

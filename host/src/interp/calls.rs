@@ -101,7 +101,7 @@ impl Interp<'_> {
                     let v = self.call_function(&f, args, Some(this), None, &e.span)?;
                     return Ok((v, f.returns_ref));
                 }
-                if let Some(v) = builtins::method(self, name, &obj, &args, e)? {
+                if let Some(v) = builtins::method(self, name, &obj, &args, params, e)? {
                     return plain(v);
                 }
                 let _ = system;
@@ -114,11 +114,17 @@ impl Interp<'_> {
                 params,
             } => {
                 let args = self.args_for(params, &c.args)?;
+                let type_name = e.ty.record_name().unwrap_or("").to_string();
                 if let Some(f) = self.prog.functions.get(key).cloned() {
-                    let record = Rc::new(RefCell::new(Record {
-                        ty: Arc::from(e.ty.record_name().unwrap_or("")),
-                        ..Record::default()
-                    }));
+                    // Members start as their declarations give them; the constructor's
+                    // initialisers and body then set what they set.
+                    let record = match self.default_record(&type_name, 0, false) {
+                        Value::Record(r) => r,
+                        _ => Rc::new(RefCell::new(Record {
+                            ty: Arc::from(type_name.as_str()),
+                            ..Record::default()
+                        })),
+                    };
                     let this = Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(
                         record.clone(),
                     )))));
@@ -136,10 +142,8 @@ impl Interp<'_> {
                         return plain(v.copy());
                     }
                 }
-                plain(Value::Record(Rc::new(RefCell::new(Record {
-                    ty: Arc::from(e.ty.record_name().unwrap_or("")),
-                    ..Record::default()
-                }))))
+                // An implicit default constructor: the members' defaults.
+                plain(self.default_record(&type_name, 0, false))
             }
             Callee::Value(callee) => {
                 let f = self.eval(callee)?;
@@ -262,11 +266,19 @@ impl Interp<'_> {
     pub(super) fn call_place(&mut self, c: &Call, e: &Expr) -> Exec<Option<Place>> {
         if let Callee::Method { object, name, .. } = &c.callee {
             if name.ends_with("::operator[]") || name.ends_with("::at") {
-                let obj = self.place(object)?.read();
+                let obj = match object.ty {
+                    Ty::Pointer(_) => super::expr::deref(&self.eval(object)?).read(),
+                    _ => self.place(object)?.read(),
+                };
                 let i = match c.args.first() {
                     Some(a) => self.eval(a)?,
                     None => return Ok(None),
                 };
+                if let Value::Handle(h) = &obj {
+                    if matches!(&*h.borrow(), Handle::Map { .. }) {
+                        return Ok(self.map_index_place(h, &i, &e.ty));
+                    }
+                }
                 if let (Some(b), Some(i)) = (builtins::buffer_of(&obj), i.as_int()) {
                     return Ok(Some(Place::Elem(b, i as i64)));
                 }

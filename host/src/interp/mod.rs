@@ -13,6 +13,7 @@
 
 mod builtins;
 mod calls;
+mod containers;
 mod effects;
 mod expr;
 pub mod launches;
@@ -318,13 +319,41 @@ impl<'p> Interp<'p> {
                     fill,
                 ))))
             }
-            Ty::Record { name, .. } => Value::Record(Rc::new(RefCell::new(value::Record {
-                ty: Arc::from(&**name),
-                fields: BTreeMap::new(),
-            }))),
+            Ty::Record { name, .. } => self.default_record(name, 0, zeroed),
             _ if zeroed => value::convert(Value::Int(0), ty),
             _ => Value::unknown("an uninitialised variable"),
         }
+    }
+
+    /// A record as declared without an initialiser: a library container empty, the program's
+    /// own records with each member's default (its in-class initialiser, an empty container,
+    /// a nested record, else unknown).
+    fn default_record(&mut self, name: &str, depth: usize, zeroed: bool) -> Value {
+        if let Some(v) = containers::empty_of(name) {
+            return v;
+        }
+        let mut rec = value::Record {
+            ty: Arc::from(name),
+            fields: BTreeMap::new(),
+        };
+        if depth < 8 {
+            if let Some(layout) = self.prog.layouts.get(name).cloned() {
+                for f in layout.iter() {
+                    let v = match (&f.init, &f.ty) {
+                        (Some(e), _) => match self.eval(e) {
+                            Ok(v) => value::convert(v.copy(), &f.ty),
+                            Err(_) => Value::unknown("a member initialiser kerncast could not run"),
+                        },
+                        (None, crate::ast::Ty::Record { name, .. }) => self.default_record(name, depth + 1, zeroed),
+                        (None, ty @ crate::ast::Ty::Array(..)) => self.default_value(ty, zeroed),
+                        (None, ty) if zeroed => value::convert(Value::Int(0), ty),
+                        (None, _) => Value::unknown(&format!("the member `{}` is never set", f.name)),
+                    };
+                    rec.fields.insert(f.name.clone(), v);
+                }
+            }
+        }
+        Value::Record(Rc::new(RefCell::new(rec)))
     }
 
     fn declare(&mut self, key: DeclKey, v: Value) -> Rc<RefCell<Value>> {

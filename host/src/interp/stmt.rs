@@ -363,6 +363,8 @@ impl Interp<'_> {
         let elems = match &r {
             Value::Array(b) => b.borrow().elements(),
             Value::Ptr(super::value::Ptr::Elem(b, 0)) => b.borrow().elements(),
+            Value::Handle(_) => super::containers::map_elements(&r),
+            Value::Record(_) => super::builtins::buffer_of(&r).and_then(|b| b.borrow().elements()),
             _ => None,
         };
         let Some(elems) = elems else {

@@ -175,6 +175,18 @@ pub enum Handle {
     Opaque(&'static str),
     /// A PyTorch tensor a Python host passes to an extension ([`super::torch`]).
     Tensor(super::torch::Tensor),
+    /// A `std::map`/`set` (and unordered kin): `{first, second}` entries by key
+    /// ([`super::containers`]).
+    Map {
+        entries: Vec<(super::containers::Key, Rc<RefCell<Record>>)>,
+        ordered: bool,
+    },
+    /// A string stream's text and read position; `None` text for a file stream.
+    Stream {
+        text: Option<String>,
+        pos: usize,
+        failed: bool,
+    },
 }
 
 impl Value {
