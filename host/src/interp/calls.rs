@@ -82,7 +82,15 @@ impl Interp<'_> {
                 }
                 let args = self.args_for(params, &c.args)?;
                 if let Some(f) = self.prog.functions.get(key).cloned() {
-                    let this = obj.pointer();
+                    // `p->f()` and `f()` on the implicit `this` name the object by a pointer
+                    // already: that pointer is the callee's `this`, not a pointer to it.
+                    let by_pointer = matches!(object.ty, Ty::Pointer(_))
+                        || matches!(object.kind, ExprKind::This);
+                    let this = if by_pointer {
+                        obj.read()
+                    } else {
+                        obj.pointer()
+                    };
                     return self.call_function(&f, args, Some(this), None, &e.span);
                 }
                 if let Some(v) = builtins::method(self, name, &obj, &args, e)? {
