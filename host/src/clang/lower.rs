@@ -1105,17 +1105,33 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn new_expr(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], depth: usize) -> ExprKind {
-        // `new T[n]` has the count among its children; `new T(args)` a constructor call.
+        // `new T[n]` has the count among its children; `new T(args)` its initialiser (a
+        // constructor call for a class), which the object it makes holds. libclang does not
+        // say which form it is: a `[` outside parentheses does.
         let exprs: Vec<Expr> = ch
             .iter()
             .filter(|x| is_expr_kind(x.kind()))
             .map(|x| self.expr(x, depth))
             .collect();
-        let _ = c;
+        let mut paren = 0i32;
+        let mut array = false;
+        for (t, _) in self.unit.tokens_of(c) {
+            match t.as_str() {
+                "(" => paren += 1,
+                ")" => paren -= 1,
+                "[" if paren == 0 => array = true,
+                _ => {}
+            }
+        }
+        let name = if array {
+            "operator new"
+        } else {
+            "operator new (object)"
+        };
         ExprKind::Call(Call {
             callee: Callee::Direct {
                 key: DeclKey(u32::MAX),
-                name: Arc::from("operator new"),
+                name: Arc::from(name),
                 system: true,
                 params: Vec::new(),
             },

@@ -603,6 +603,14 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         "chrono" => Ok(Some(Value::unknown("a time read at run time"))),
         "malloc" | "aligned_alloc" | "_mm_malloc" | "memalign" | "valloc" | "operator new"
         | "operator new[]" => Ok(Some(new_buffer(Value::unknown("uninitialised heap memory")))),
+        "operator new (object)" => Ok(Some(match args.first() {
+            // `new T(args)`: one object holding its initialiser's value.
+            Some(a) => Value::Ptr(Ptr::Elem(
+                Rc::new(RefCell::new(Buffer::from_values(vec![a.value().copy()]))),
+                0,
+            )),
+            None => new_buffer(Value::unknown("uninitialised heap memory")),
+        })),
         "calloc" => Ok(Some(new_buffer(Value::Int(0)))),
         "realloc" => Ok(Some(arg(args, 0))),
         "posix_memalign" | "cudaMallocHost" | "cudaHostAlloc" | "cudaMallocManaged" => {
