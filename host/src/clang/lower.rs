@@ -24,6 +24,9 @@ pub struct ProgramAst {
     pub globals: HashMap<DeclKey, VarDecl>,
     /// Field names of the records the code builds by aggregate initialisation, in order.
     pub records: HashMap<Arc<str>, Vec<Arc<str>>>,
+    /// Default member initialisers (`int n = 4096;`) by record type name, in declaration
+    /// order: what a constructor or an aggregate initialisation leaves to them.
+    pub record_defaults: HashMap<Arc<str>, Vec<(Arc<str>, Expr)>>,
     /// Top-level host function definitions of the program's own files, in source order.
     pub roots: Vec<DeclKey>,
     /// Functions some lowered function calls.
@@ -367,6 +370,59 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXType_FunctionProto | CXType_FunctionNoProto => Ty::Function,
             _ => Ty::Other(Arc::from(c.spelling())),
         }
+    }
+
+    /// Lowers a class's default member initialisers, once per class (the program's own
+    /// classes only: library classes are modelled).
+    fn record_defaults(&mut self, class: &Cursor<'_>) {
+        if class.in_system_header() {
+            return;
+        }
+        let Ty::Record { name, .. } = self.ty(&class.ty()) else {
+            return;
+        };
+        if self.prog.record_defaults.contains_key(&name) {
+            return;
+        }
+        // Inserted first: an initialiser that names the class must not loop.
+        self.prog.record_defaults.insert(name.clone(), Vec::new());
+        let mut out = Vec::new();
+        for f in class.children() {
+            if f.kind() != CXCursor_FieldDecl {
+                continue;
+            }
+            // A field's children also hold array sizes and bit-field widths: its initialiser
+            // is the expression after the `=` or `{` that follows its name (past any `[…]`).
+            let name_at = f.location().offset;
+            let mut init_at = None;
+            let mut brackets = 0i32;
+            for (t, off) in self.unit.tokens_of(&f) {
+                if off <= name_at {
+                    continue;
+                }
+                match t.as_str() {
+                    "[" => brackets += 1,
+                    "]" => brackets -= 1,
+                    "=" | "{" if brackets == 0 => {
+                        init_at = Some(off);
+                        break;
+                    }
+                    "," | ";" | ":" if brackets == 0 => break,
+                    _ => {}
+                }
+            }
+            let Some(at) = init_at else { continue };
+            let init = f
+                .children()
+                .into_iter()
+                .rev()
+                .find(|x| is_expr_kind(x.kind()) && x.start_offset() >= at);
+            if let Some(init) = init {
+                let e = self.expr(&init, 0);
+                out.push((Arc::from(f.spelling()), e));
+            }
+        }
+        self.prog.record_defaults.insert(name, out);
     }
 
     fn record_fields(&mut self, t: &Type<'_>) -> Option<Vec<Arc<str>>> {
@@ -878,6 +934,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let params = self.params_of(&r);
         match r.kind() {
             CXCursor_Constructor => {
+                if let Some(class) = r.semantic_parent() {
+                    self.record_defaults(&class);
+                }
                 let key = self.reach(&r);
                 if ch.len() == 1 && ch[0].kind() == CXCursor_UnexposedExpr && c.arguments().is_some_and(|a| a.len() == 1) {
                     // A copy or move: the value itself.
@@ -1057,6 +1116,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             .collect();
         let t = c.ty();
         if t.canonical().kind() == CXType_Record {
+            if let Some(class) = t.canonical().declaration() {
+                self.record_defaults(&class);
+            }
             if let Some(fields) = self.record_fields(&t) {
                 let name: Arc<str> = Arc::from(t.canonical().spelling());
                 self.prog.records.insert(name, fields.clone());

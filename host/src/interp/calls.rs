@@ -6,7 +6,7 @@
 use super::expr::Place;
 use super::launches::Event;
 use super::stmt::visit_stmt;
-use super::value::{convert, Func, Handle, Ptr, Record, Value};
+use super::value::{convert, Func, Handle, Ptr, Value};
 use super::{builtins, Exec, Flow, Frame, Interp};
 use crate::ast::*;
 use std::cell::RefCell;
@@ -107,10 +107,7 @@ impl Interp<'_> {
             } => {
                 let args = self.args_for(params, &c.args)?;
                 if let Some(f) = self.prog.functions.get(key).cloned() {
-                    let record = Rc::new(RefCell::new(Record {
-                        ty: Arc::from(e.ty.record_name().unwrap_or("")),
-                        ..Record::default()
-                    }));
+                    let record = self.new_record(&e.ty)?;
                     let this = Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(
                         record.clone(),
                     )))));
@@ -128,10 +125,7 @@ impl Interp<'_> {
                         return Ok(v.copy());
                     }
                 }
-                Ok(Value::Record(Rc::new(RefCell::new(Record {
-                    ty: Arc::from(e.ty.record_name().unwrap_or("")),
-                    ..Record::default()
-                }))))
+                Ok(Value::Record(self.new_record(&e.ty)?))
             }
             Callee::Value(callee) => {
                 let f = self.eval(callee)?;

@@ -333,14 +333,12 @@ impl Interp<'_> {
             vals.push(self.eval(x)?.copy());
         }
         if let Some(fields) = fields {
-            let mut rec = Record {
-                ty: Arc::from(ty.record_name().unwrap_or("")),
-                ..Record::default()
-            };
+            // The fields the list leaves out keep their default member initialisers.
+            let rec = self.new_record(ty)?;
             for (f, v) in fields.iter().zip(vals) {
-                rec.fields.insert(f.clone(), v);
+                rec.borrow_mut().fields.insert(f.clone(), v);
             }
-            return Ok(Value::Record(Rc::new(RefCell::new(rec))));
+            return Ok(Value::Record(rec));
         }
         if let Ty::Record { .. } = ty {
             // A braced list for a record kerncast has no fields for: one value is that value.

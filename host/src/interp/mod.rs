@@ -322,6 +322,40 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// A new object of a record type, with the fields its default member initialisers set
+    /// (evaluated in order, each seeing the object as `this`).
+    fn new_record(&mut self, ty: &crate::ast::Ty) -> Exec<Rc<RefCell<value::Record>>> {
+        let name = ty.record_name().unwrap_or("");
+        let record = Rc::new(RefCell::new(value::Record {
+            ty: Arc::from(name),
+            fields: BTreeMap::new(),
+        }));
+        let prog = self.prog;
+        let Some(defaults) = prog.record_defaults.get(name).filter(|d| !d.is_empty()) else {
+            return Ok(record);
+        };
+        let this = Value::Ptr(value::Ptr::Cell(Rc::new(RefCell::new(Value::Record(record.clone())))));
+        self.frames.push(Rc::new(Frame {
+            this: Some(this),
+            ..Frame::default()
+        }));
+        let mut result = Ok(());
+        for (field, init) in defaults {
+            match self.eval(init) {
+                Ok(v) => {
+                    let v = value::convert(v.copy(), &init.ty);
+                    record.borrow_mut().fields.insert(field.clone(), v);
+                }
+                Err(h) => {
+                    result = Err(h);
+                    break;
+                }
+            }
+        }
+        self.frames.pop();
+        result.map(|_| record)
+    }
+
     fn declare(&mut self, key: DeclKey, v: Value) -> Rc<RefCell<Value>> {
         let cell = Rc::new(RefCell::new(v));
         if let Some(f) = self.frames.last() {
