@@ -291,5 +291,27 @@ pub struct Function {
     pub member_inits: Vec<(Arc<str>, Expr)>,
     /// Whether it is a method (reads `this`).
     pub is_method: bool,
+    /// A lambda's captures (empty for other functions).
+    pub captures: Captures,
     pub span: Span,
+}
+
+/// How a lambda captures the variables of the function it is made in.
+#[derive(Clone, Debug, Default)]
+pub struct Captures {
+    /// `[=]`: the variables the body reads are copied when the lambda is made; otherwise
+    /// (`[&]`, or none named) they are the enclosing function's own.
+    pub default_copy: bool,
+    /// The captures the list names, in order.
+    pub list: Vec<Capture>,
+}
+
+/// A capture the list names: `n` (a copy), `&n`, or `bs = block * 2` (a variable of the
+/// lambda's own, initialised when it is made).
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The captured variable, or the init capture's own.
+    pub key: DeclKey,
+    pub by_ref: bool,
+    pub init: Option<Expr>,
 }

@@ -290,6 +290,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 body,
                 member_inits,
                 is_method,
+                captures: Captures::default(),
                 span,
             }),
         );
@@ -1155,6 +1156,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         };
         let span = self.span(c);
         let body = self.stmt(body, 0);
+        let captures = self.captures(c, ch);
         ExprKind::Lambda(Arc::new(Function {
             key,
             name: Arc::from(format!("lambda at line {}", loc.line)),
@@ -1162,8 +1164,72 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             body,
             member_inits: Vec::new(),
             is_method: false,
+            captures,
             span,
         }))
+    }
+
+    /// A lambda's captures. libclang lists the named ones as `VariableRef` children, in
+    /// order, without saying how each is captured: the tokens of the capture list do
+    /// (`=`/`&` alone are defaults, `&n` is by reference, `n = e` or `n(e)` an init capture).
+    fn captures(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>]) -> Captures {
+        let mut items: Vec<Vec<String>> = vec![Vec::new()];
+        let mut depth = 0i32;
+        for (t, _) in self.unit.tokens_of(c) {
+            match t.as_str() {
+                "[" | "(" | "{" => {
+                    depth += 1;
+                    if depth == 1 {
+                        continue;
+                    }
+                }
+                "]" | ")" | "}" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                "," if depth == 1 => {
+                    items.push(Vec::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(item) = items.last_mut() {
+                item.push(t);
+            }
+        }
+        let mut caps = Captures::default();
+        let mut named = Vec::new();
+        for item in &items {
+            let item: Vec<&str> = item.iter().map(String::as_str).collect();
+            match item.as_slice() {
+                [] | ["&"] | ["this"] | ["*", "this"] => {}
+                ["="] => caps.default_copy = true,
+                ["&", name @ ..] => named.push((true, matches!(name.get(1), Some(&("=" | "(" | "{"))))),
+                name => named.push((false, matches!(name.get(1), Some(&("=" | "(" | "{"))))),
+            }
+        }
+        let refs: Vec<Cursor<'_>> = ch
+            .iter()
+            .filter(|x| x.kind() == CXCursor_VariableRef)
+            .copied()
+            .collect();
+        if refs.len() != named.len() {
+            // The list was not understood: the captures are left to the default.
+            return caps;
+        }
+        for (r, (by_ref, init)) in refs.iter().zip(named) {
+            let Some(var) = r.referenced() else { continue };
+            let key = self.decl_key(&var);
+            let init = if init {
+                var.var_initializer().map(|e| self.expr(&e, 0))
+            } else {
+                None
+            };
+            caps.list.push(Capture { key, by_ref, init });
+        }
+        caps
     }
 
     fn new_expr(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], depth: usize) -> ExprKind {

@@ -2,7 +2,7 @@
 //! gave it), with unknown operands giving unknown results that keep the first reason.
 
 use super::value::{convert, Buffer, Func, Ptr, Record, Value};
-use super::{Exec, Interp};
+use super::{Exec, Frame, Interp};
 use crate::ast::*;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -138,7 +138,7 @@ impl Interp<'_> {
                 .clone()
                 .unwrap_or_else(|| Value::unknown("`this` outside a method")),
             ExprKind::InitList { fields, elems } => self.init_list(fields.as_deref(), elems, &e.ty)?,
-            ExprKind::Lambda(f) => Value::Func(Func::Closure(f.clone(), self.frame())),
+            ExprKind::Lambda(f) => self.closure(f)?,
             ExprKind::DefaultArg => Value::unknown("a default argument kerncast could not read"),
             ExprKind::Unsupported(what) => Value::unknown(&format!(
                 "kerncast does not read {what} (line {})",
@@ -325,6 +325,59 @@ impl Interp<'_> {
         };
         place.write(v.clone());
         Ok(v)
+    }
+
+    /// A lambda made here: what it captures by copy is copied now (later changes in the
+    /// enclosing function are not its), what it captures by reference stays shared.
+    fn closure(&mut self, f: &Arc<Function>) -> Exec<Value> {
+        let parent = self.frame();
+        let caps = &f.captures;
+        if !caps.default_copy && caps.list.iter().all(|c| c.by_ref && c.init.is_none()) {
+            return Ok(Value::Func(Func::Closure(f.clone(), parent)));
+        }
+        let own = Frame {
+            parent: Some(parent.clone()),
+            this: parent.this.clone(),
+            ..Frame::default()
+        };
+        for c in &caps.list {
+            let cell = match (&c.init, c.by_ref) {
+                (Some(init), true) => match self.place(init)? {
+                    Place::Cell(cell) => cell,
+                    p => Rc::new(RefCell::new(p.read())),
+                },
+                (Some(init), false) => {
+                    let v = self.eval(init)?.copy();
+                    Rc::new(RefCell::new(convert(v, &init.ty)))
+                }
+                (None, true) => continue,
+                (None, false) => match parent.lookup(c.key) {
+                    Some(cell) => Rc::new(RefCell::new(cell.borrow().copy())),
+                    // Not a local (a global is not captured): the lambda reads it as it is.
+                    None => continue,
+                },
+            };
+            own.vars.borrow_mut().insert(c.key, cell);
+        }
+        if caps.default_copy {
+            let mut read = std::collections::BTreeSet::new();
+            super::stmt::visit_stmt(&f.body, &mut |_| {}, &mut |e| {
+                if let ExprKind::Var(k, _) = e.kind {
+                    read.insert(k);
+                }
+            });
+            for k in read {
+                if caps.list.iter().any(|c| c.key == k) {
+                    continue;
+                }
+                if let Some(cell) = parent.lookup(k) {
+                    own.vars
+                        .borrow_mut()
+                        .insert(k, Rc::new(RefCell::new(cell.borrow().copy())));
+                }
+            }
+        }
+        Ok(Value::Func(Func::Closure(f.clone(), Rc::new(own))))
     }
 
     fn init_list(&mut self, fields: Option<&[Arc<str>]>, elems: &[Expr], ty: &Ty) -> Exec<Value> {
