@@ -415,6 +415,12 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
             BinOp::Sub => return Value::Ptr(Ptr::Elem(b.clone(), i - *k as i64)),
             _ => {}
         },
+        // An offset into device memory (`d_x + offset`) is still device memory.
+        (Value::Ptr(Ptr::Opaque(what)), Value::Int(_)) | (Value::Int(_), Value::Ptr(Ptr::Opaque(what)))
+            if matches!(op, BinOp::Add | BinOp::Sub) =>
+        {
+            return Value::Ptr(Ptr::Opaque(what));
+        }
         (Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j))) if Rc::ptr_eq(b1, b2) => {
             return match op {
                 BinOp::Sub => Value::Int((i - j) as i128),
