@@ -426,12 +426,22 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         self.prog.record_defaults.insert(name, out);
     }
 
+    /// The type of a record's field when it has exactly one and it is a fixed-size array.
+    fn sole_array_field(&mut self, t: &Type<'_>) -> Option<Ty> {
+        match t.canonical().fields().as_slice() {
+            [f] if f.ty().canonical().kind() == CXType_ConstantArray => Some(self.ty(&f.ty())),
+            _ => None,
+        }
+    }
+
     fn record_fields(&mut self, t: &Type<'_>) -> Option<Vec<Arc<str>>> {
-        let decl = t.canonical().declaration()?;
-        let fields: Vec<Arc<str>> = decl
-            .children()
+        t.canonical().declaration()?;
+        // The type's fields, not the declaration's children: an implicit template instance
+        // (`Pair<int>{1, 2}`) has none of those.
+        let fields: Vec<Arc<str>> = t
+            .canonical()
+            .fields()
             .iter()
-            .filter(|c| c.kind() == CXCursor_FieldDecl)
             .map(|c| Arc::from(c.spelling()))
             .collect();
         Some(fields)
@@ -1123,6 +1133,25 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             if let Some(fields) = self.record_fields(&t) {
                 let name: Arc<str> = Arc::from(t.canonical().spelling());
                 self.prog.records.insert(name, fields.clone());
+                // Brace elision (`std::array<int, 2> a = {8, 16}`): the values are the
+                // elements of the record's one field, an array.
+                let braced =
+                    matches!(elems.as_slice(), [e] if matches!(e.kind, ExprKind::InitList { .. }));
+                if let (Some(array), false) = (self.sole_array_field(&t), braced) {
+                    let span = self.span(c);
+                    let inner = Expr {
+                        kind: ExprKind::InitList {
+                            fields: None,
+                            elems,
+                        },
+                        ty: array,
+                        span,
+                    };
+                    return ExprKind::InitList {
+                        fields: Some(fields),
+                        elems: vec![inner],
+                    };
+                }
                 return ExprKind::InitList {
                     fields: Some(fields),
                     elems,

@@ -230,6 +230,13 @@ extern "C" fn collect_child(
     CXChildVisit_Continue
 }
 
+extern "C" fn collect_field(field: CXCursor, data: *mut c_void) -> CXVisitorResult {
+    // SAFETY: `data` is the `Vec<CXCursor>` that `Type::fields` passes.
+    let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    out.push(field);
+    CXVisit_Continue
+}
+
 impl<'u> Cursor<'u> {
     fn new(raw: CXCursor) -> Cursor<'u> {
         Cursor {
@@ -465,6 +472,20 @@ impl<'u> Type<'u> {
 
     pub fn declaration(&self) -> Option<Cursor<'u>> {
         Cursor::non_null(unsafe { clang_getTypeDeclaration(self.raw) })
+    }
+
+    /// A record type's fields, in order; unlike a declaration's children, also those of a
+    /// template's implicit instance (`std::array<int, 2>`).
+    pub fn fields(&self) -> Vec<Cursor<'u>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        unsafe {
+            clang_Type_visitFields(
+                self.raw,
+                collect_field,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter().map(Cursor::new).collect()
     }
 
     pub fn enum_integer(&self) -> Option<Type<'u>> {

@@ -384,11 +384,8 @@ impl Interp<'_> {
 
     fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
         let r = self.eval(range)?;
-        let elems = match &r {
-            Value::Array(b) => b.borrow().elements(),
-            Value::Ptr(super::value::Ptr::Elem(b, 0)) => b.borrow().elements(),
-            _ => None,
-        };
+        // An array, a container's storage, or a record holding one (`std::array`).
+        let elems = super::builtins::buffer_of(&r).and_then(|b| b.borrow().elements());
         let Some(elems) = elems else {
             let why = format!(
                 "the range-for at line {} over a sequence kerncast does not know",
