@@ -660,6 +660,14 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             write_through(&arg(args, 0), props);
             ret(Value::Int(0))
         }
+        "make_uint3" | "make_int3" | "make_dim3" | "make_uint2" | "make_int2" => {
+            let fields = ["x", "y", "z"]
+                .iter()
+                .zip(args)
+                .map(|(f, a)| (*f, a.value()))
+                .collect();
+            Ok(Some(record(&f["make_".len()..], fields)))
+        }
         "cudaGetDeviceCount" => {
             write_through(&arg(args, 0), Value::Int(1));
             ret(Value::Int(0))
@@ -1077,6 +1085,20 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
             if let [a] = args {
                 if let Value::Record(_) = a.value() {
                     return Ok(Some(a.value().copy()));
+                }
+                // dim3(uint3) of a vector kerncast does not know: none of x, y, z is 1.
+                let from_record = match &e.kind {
+                    crate::ast::ExprKind::Call(c) => {
+                        c.args.first().is_some_and(|x| x.ty.record_name().is_some())
+                    }
+                    _ => false,
+                };
+                if from_record {
+                    let v = a.value();
+                    return Ok(Some(record(
+                        "dim3",
+                        vec![("x", v.clone()), ("y", v.clone()), ("z", v)],
+                    )));
                 }
             }
             let get = |i: usize| match args.get(i) {
