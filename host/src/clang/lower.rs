@@ -964,7 +964,13 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             }
             CXCursor_CXXMethod | CXCursor_ConversionFunction => {
                 let key = self.reach(&r);
-                let member = ch.first().filter(|x| x.kind() == CXCursor_MemberRefExpr);
+                // `obj.f(…)`: the callee is a member reference naming the method. An
+                // operator's first child may be a member reference too, naming a field that
+                // is the operator's object (`p.gridDim = dim3(…)`, `cfg.sizes[i]`).
+                let member = ch.first().filter(|x| {
+                    x.kind() == CXCursor_MemberRefExpr
+                        && x.referenced().is_some_and(|m| is_function_kind(m.kind()))
+                });
                 match member {
                     Some(m) => {
                         let object = match m.children().into_iter().find(|x| is_expr_kind(x.kind())) {
