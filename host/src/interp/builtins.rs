@@ -940,8 +940,17 @@ fn sscanf(args: &[Arg]) -> Value {
 /// A method of a library class; `None` when not modelled.
 pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
     let m = last(name);
-    let object = obj.read();
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
+    // A copy or move assignment without a body of the program's (an implicit one, or a
+    // library type's from a value of its kind): the object becomes a copy of the value.
+    if m == "operator=" {
+        let v = arg(args, 0);
+        if matches!(v, Value::Record(_) | Value::Array(_) | Value::Str(_)) {
+            obj.write(v.copy());
+            return Ok(Some(obj.read()));
+        }
+    }
+    let object = obj.read();
     if let Some(b) = buffer_of(&object) {
         let len = b.borrow().len;
         return match m {
