@@ -254,6 +254,12 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn lower_function(&mut self, key: DeclKey, c: &Cursor<'_>) {
+        // A defaulted copy or move has an empty body in libclang (the member-wise copy is
+        // implicit): the interpreter copies the value itself, which running the empty body
+        // would lose.
+        if c.is_defaulted_copy_or_move() {
+            return;
+        }
         let span = self.span(c);
         let name: Arc<str> = Arc::from(c.qualified_name());
         let params = self.params_of(c);

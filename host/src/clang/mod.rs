@@ -352,6 +352,18 @@ impl<'u> Cursor<'u> {
         unsafe { clang_CXXMethod_isStatic(self.raw) != 0 }
     }
 
+    /// Whether a function is a copy or move constructor or assignment that is defaulted
+    /// (implicitly, or `= default`): it copies the object member by member.
+    pub fn is_defaulted_copy_or_move(&self) -> bool {
+        unsafe {
+            clang_CXXMethod_isDefaulted(self.raw) != 0
+                && (clang_CXXConstructor_isCopyConstructor(self.raw) != 0
+                    || clang_CXXConstructor_isMoveConstructor(self.raw) != 0
+                    || clang_CXXMethod_isCopyAssignmentOperator(self.raw) != 0
+                    || clang_CXXMethod_isMoveAssignmentOperator(self.raw) != 0)
+        }
+    }
+
     pub fn enum_value(&self) -> i64 {
         unsafe { clang_getEnumConstantDeclValue(self.raw) }
     }
