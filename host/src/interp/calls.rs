@@ -6,7 +6,7 @@
 use super::expr::Place;
 use super::launches::Event;
 use super::stmt::visit_stmt;
-use super::value::{convert, Func, Handle, Ptr, Value};
+use super::value::{convert, Buffer, Func, Handle, Ptr, Value};
 use super::{builtins, Exec, Flow, Frame, Interp};
 use crate::ast::*;
 use std::cell::RefCell;
@@ -105,6 +105,24 @@ impl Interp<'_> {
                 system,
                 params,
             } => {
+                if let Ty::Array(elem, n) = &e.ty {
+                    // `T a[n];` of a class: each element constructed apart.
+                    let Some(n) = n.filter(|n| *n <= super::OBJECTS_MAX) else {
+                        return Ok(Value::unknown("a large array of objects"));
+                    };
+                    let one = Expr {
+                        kind: e.kind.clone(),
+                        ty: (**elem).clone(),
+                        span: e.span.clone(),
+                    };
+                    let mut elems = Vec::new();
+                    for _ in 0..n {
+                        elems.push(self.call(c, &one)?);
+                    }
+                    return Ok(Value::Array(Rc::new(RefCell::new(Buffer::from_values(
+                        elems,
+                    )))));
+                }
                 let args = self.args_for(params, &c.args)?;
                 if let Some(f) = self.prog.functions.get(key).cloned() {
                     let record = self.new_record(&e.ty)?;

@@ -27,6 +27,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 use value::Value;
 
+/// Elements of an array of records or arrays made one by one; a larger one's elements are
+/// unknown.
+const OBJECTS_MAX: u64 = 4096;
+
 /// Work limits of one program's reading; the same input always stops at the same point.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Budget {
@@ -306,8 +310,21 @@ impl<'p> Interp<'p> {
     fn default_value(&mut self, ty: &crate::ast::Ty, zeroed: bool) -> Value {
         use crate::ast::Ty;
         match ty {
+            // Records and arrays are objects of their own, one per element (a shared one would
+            // make a write to a[0] a write to a[1]); too many to make, they read as unknown.
+            Ty::Array(elem, Some(n))
+                if matches!(**elem, Ty::Record { .. } | Ty::Array(..)) && *n <= OBJECTS_MAX =>
+            {
+                let elems = (0..*n).map(|_| self.default_value(elem, zeroed)).collect();
+                Value::Array(Rc::new(RefCell::new(value::Buffer::from_values(elems))))
+            }
             Ty::Array(elem, n) => {
-                let fill = self.default_value(elem, zeroed);
+                let fill = match **elem {
+                    Ty::Record { .. } | Ty::Array(..) => {
+                        Value::unknown("an element of a large array of objects")
+                    }
+                    _ => self.default_value(elem, zeroed),
+                };
                 Value::Array(Rc::new(RefCell::new(value::Buffer::new(
                     n.map(|n| n as i64),
                     fill,
