@@ -223,16 +223,18 @@ impl Interp<'_> {
             )));
         }
         let frame = Rc::new(Frame {
-            vars: RefCell::new(Default::default()),
             parent,
             this,
+            ..Frame::default()
         });
         for (p, a) in f.params.iter().zip(args) {
-            let cell = match a {
-                Arg::Place(Place::Cell(c)) => c,
-                other => Rc::new(RefCell::new(convert(other.value(), &p.ty))),
-            };
-            frame.vars.borrow_mut().insert(p.key, cell);
+            match a {
+                Arg::Place(place) => frame.bind_ref(p.key, place),
+                Arg::Val(v) => {
+                    let cell = Rc::new(RefCell::new(convert(v, &p.ty)));
+                    frame.vars.borrow_mut().insert(p.key, cell);
+                }
+            }
         }
         self.frames.push(frame);
         self.stack.push((f.name.clone(), at.clone()));

@@ -85,7 +85,7 @@ impl Interp<'_> {
             ExprKind::Null => Value::Ptr(Ptr::Null),
             ExprKind::Const(ConstValue::Int(v)) => convert(Value::Int(*v), &e.ty),
             ExprKind::Const(ConstValue::Float(v)) => convert(Value::Float(*v), &e.ty),
-            ExprKind::Var(key, name) => self.cell(*key, name)?.borrow().clone(),
+            ExprKind::Var(key, name) => self.var_place(*key, name)?.read(),
             ExprKind::Function { key, name, kernel } => Value::Func(Func::Decl {
                 key: *key,
                 name: name.clone(),
@@ -148,10 +148,21 @@ impl Interp<'_> {
         Ok(v)
     }
 
+    /// A variable's place: its cell, or what a reference bound to a field or an element
+    /// points at.
+    fn var_place(&mut self, key: DeclKey, name: &str) -> Exec<Place> {
+        let cell = self.cell(key, name)?;
+        if self.frames.last().is_some_and(|f| f.is_ref(key)) {
+            let p = cell.borrow().clone();
+            return Ok(deref(&p));
+        }
+        Ok(Place::Cell(cell))
+    }
+
     /// The place an expression names.
     pub(super) fn place(&mut self, e: &Expr) -> Exec<Place> {
         Ok(match &e.kind {
-            ExprKind::Var(key, name) => Place::Cell(self.cell(*key, name)?),
+            ExprKind::Var(key, name) => self.var_place(*key, name)?,
             ExprKind::Unary(UnOp::Deref, p) => {
                 let pv = self.eval(p)?;
                 deref(&pv)

@@ -88,6 +88,9 @@ pub struct Frame {
     /// The frame a lambda was made in (its captures).
     parent: Option<Rc<Frame>>,
     this: Option<Value>,
+    /// References bound to a field or an element (`int& r = cfg.n;`): their cell holds a
+    /// pointer to it, read through.
+    refs: RefCell<std::collections::HashSet<DeclKey>>,
 }
 
 impl Frame {
@@ -96,6 +99,29 @@ impl Frame {
             return Some(c.clone());
         }
         self.parent.as_ref().and_then(|p| p.lookup(k))
+    }
+
+    /// Whether `k`, as this frame sees it, is a reference read through a pointer.
+    fn is_ref(&self, k: DeclKey) -> bool {
+        if self.vars.borrow().contains_key(&k) {
+            return self.refs.borrow().contains(&k);
+        }
+        self.parent.as_ref().is_some_and(|p| p.is_ref(k))
+    }
+
+    /// Binds a C++ reference to a place: a variable's own cell, else (a field, an element)
+    /// a pointer to it that reads and writes go through; a temporary is its value.
+    fn bind_ref(&self, k: DeclKey, place: expr::Place) {
+        self.refs.borrow_mut().remove(&k);
+        let cell = match place {
+            expr::Place::Cell(c) => c,
+            expr::Place::Temp(v) => Rc::new(RefCell::new(v)),
+            p => {
+                self.refs.borrow_mut().insert(k);
+                Rc::new(RefCell::new(p.pointer()))
+            }
+        };
+        self.vars.borrow_mut().insert(k, cell);
     }
 }
 

@@ -109,13 +109,10 @@ impl Interp<'_> {
             return Ok(());
         }
         if v.by_ref {
-            if let Some(e) = &v.init {
-                if let super::expr::Place::Cell(cell) = self.place(e)? {
-                    if let Some(f) = self.frames.last() {
-                        f.vars.borrow_mut().insert(v.key, cell);
-                        return Ok(());
-                    }
-                }
+            if let (Some(e), Some(f)) = (&v.init, self.frames.last().cloned()) {
+                let place = self.place(e)?;
+                f.bind_ref(v.key, place);
+                return Ok(());
             }
         }
         let value = match &v.init {
@@ -396,12 +393,21 @@ impl Interp<'_> {
             self.declare(var.key, value);
             return self.unknown_loop(body, None, None, mark, &why);
         };
+        let storage = super::builtins::buffer_of(&r);
         for (n, e) in elems.into_iter().enumerate() {
             if n as u64 >= self.opts.budget.loop_iterations {
                 break;
             }
-            let v = convert(e.copy(), &var.ty);
-            self.declare(var.key, v);
+            // `for (int& v : a)` names the elements themselves.
+            match (&storage, var.by_ref, self.frames.last().cloned()) {
+                (Some(b), true, Some(f)) => {
+                    f.bind_ref(var.key, super::expr::Place::Elem(b.clone(), n as i64))
+                }
+                _ => {
+                    let v = convert(e.copy(), &var.ty);
+                    self.declare(var.key, v);
+                }
+            }
             match self.exec(body)? {
                 Flow::Break => break,
                 Flow::Return(v) => return Ok(Flow::Return(v)),
