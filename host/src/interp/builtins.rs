@@ -1120,7 +1120,8 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
             let vals: Vec<Value> = args.iter().map(|a| a.value()).collect();
             let buf = match vals.as_slice() {
                 [] => Buffer::new(Some(0), Value::Int(0)),
-                [Value::Array(b)] => b.borrow().clone(),
+                // A copy, or an initializer list (with the allocator's default argument).
+                [Value::Array(b)] | [Value::Array(b), Value::Record(_)] => b.borrow().clone(),
                 [Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j)), ..] if Rc::ptr_eq(b1, b2) => {
                     let src = b1.borrow();
                     let mut out = Buffer::new(Some(j - i), Value::Int(0));
