@@ -693,9 +693,14 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         "cudaMemcpy" | "cudaMemcpyAsync" | "cudaMemcpy2D" | "cudaMemcpy2DAsync" | "cudaMemcpy3D"
         | "cudaMemcpyFromSymbol" | "cudaMemcpyFromSymbolAsync" | "cuMemcpyDtoH" | "cuMemcpyDtoH_v2" => {
-            // Host memory a copy writes holds what the device computed.
-            if let Value::Ptr(Ptr::Elem(b, _)) = arg(args, 0) {
-                b.borrow_mut().forget("data copied from the device");
+            // Host memory a copy writes holds what the device computed: an array's elements,
+            // or a variable or field (`cudaMemcpy(&converged, d_flag, …)`).
+            match arg(args, 0) {
+                Value::Ptr(Ptr::Elem(b, _)) => b.borrow_mut().forget("data copied from the device"),
+                p @ Value::Ptr(Ptr::Cell(_) | Ptr::Field(..)) => {
+                    write_through(&p, Value::unknown("data copied from the device"))
+                }
+                _ => {}
             }
             ret(Value::Int(0))
         }
