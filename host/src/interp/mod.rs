@@ -237,6 +237,9 @@ impl<'p> Interp<'p> {
             match self.call_function(&f, args, this, None, &f.span.clone()) {
                 Ok(_) | Err(Halt::Exit) => {}
                 Err(Halt::Budget(why)) => {
+                    // The program may launch anything again after the point reading stopped:
+                    // every count so far is a lower bound.
+                    self.recorder.partial_since(0, &why);
                     halted = Some(why);
                     break;
                 }
