@@ -276,6 +276,10 @@ pub enum StmtKind {
     Return(Option<Expr>),
     Break,
     Continue,
+    /// `goto name;`
+    Goto(Arc<str>),
+    /// `name: statement`
+    Label(Arc<str>, Box<Stmt>),
     Null,
     Unsupported(Arc<str>),
 }

@@ -524,12 +524,18 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXCursor_BreakStmt => StmtKind::Break,
             CXCursor_ContinueStmt => StmtKind::Continue,
             CXCursor_NullStmt => StmtKind::Null,
-            CXCursor_LabelStmt if !ch.is_empty() => self.stmt_kind(&ch[ch.len() - 1], depth),
+            CXCursor_LabelStmt if !ch.is_empty() => StmtKind::Label(
+                Arc::from(c.spelling()),
+                self.boxed(&ch[ch.len() - 1], depth),
+            ),
             CXCursor_CXXTryStmt if !ch.is_empty() => self.stmt_kind(&ch[0], depth),
             CXCursor_UnexposedStmt if ch.len() == 1 => {
                 self.stmt_kind(&ch[0], depth)
             }
-            CXCursor_GotoStmt => StmtKind::Unsupported(Arc::from("goto")),
+            CXCursor_GotoStmt => match ch.iter().find(|x| x.kind() == CXCursor_LabelRef) {
+                Some(l) => StmtKind::Goto(Arc::from(l.spelling())),
+                None => StmtKind::Unsupported(Arc::from("goto")),
+            },
             CXCursor_AsmStmt | CXCursor_MSAsmStmt => StmtKind::Null,
             k if is_expr_kind(k) => StmtKind::Expr(self.expr(c, depth)),
             k if (CXCursor_OMPParallelDirective..=CXCursor_OMPAssumeDirective).contains(&k) => {

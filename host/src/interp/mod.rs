@@ -140,6 +140,8 @@ pub enum Flow {
     Break,
     Continue,
     Return(Value),
+    /// A `goto` looking for its label in the enclosing blocks.
+    Goto(Arc<str>),
 }
 
 type Exec<T> = Result<T, Halt>;

@@ -17,9 +17,18 @@ impl Interp<'_> {
         self.step(&s.span)?;
         match &s.kind {
             StmtKind::Block(items) => {
-                for item in items {
+                let mut i = 0;
+                while let Some(item) = items.get(i) {
                     match self.exec(item)? {
-                        Flow::Normal => {}
+                        Flow::Normal => i += 1,
+                        // A jump to a label of this block goes on from there (backwards too:
+                        // the step budget bounds a loop made of gotos); else it leaves.
+                        Flow::Goto(label) => {
+                            match items.iter().position(|s| has_label(s, &label)) {
+                                Some(at) => i = at,
+                                None => return Ok(Flow::Goto(label)),
+                            }
+                        }
                         other => return Ok(other),
                     }
                 }
@@ -89,6 +98,8 @@ impl Interp<'_> {
             }
             StmtKind::Break => Ok(Flow::Break),
             StmtKind::Continue => Ok(Flow::Continue),
+            StmtKind::Goto(label) => Ok(Flow::Goto(label.clone())),
+            StmtKind::Label(_, body) => self.exec(body),
             StmtKind::Null | StmtKind::Unsupported(_) => Ok(Flow::Normal),
         }
     }
@@ -289,7 +300,7 @@ impl Interp<'_> {
             }
             match flow {
                 Flow::Break => return Ok(Flow::Normal),
-                Flow::Return(v) => return Ok(Flow::Return(v)),
+                flow @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
                 Flow::Normal | Flow::Continue => {}
             }
             if let Some(i) = inc {
@@ -410,7 +421,7 @@ impl Interp<'_> {
             }
             match self.exec(body)? {
                 Flow::Break => break,
-                Flow::Return(v) => return Ok(Flow::Return(v)),
+                flow @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
                 _ => {}
             }
         }
@@ -459,7 +470,7 @@ impl Interp<'_> {
             match self.exec(item)? {
                 Flow::Break => break,
                 Flow::Normal | Flow::Continue => {}
-                Flow::Return(v) => return Ok(Flow::Return(v)),
+                flow @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
             }
         }
         Ok(Flow::Normal)
@@ -482,6 +493,14 @@ impl Interp<'_> {
             StmtKind::Default(body) => self.case_matches(body, x),
             _ => Ok(false),
         }
+    }
+}
+
+/// Whether `s` is the statement labelled `label` (labels may be stacked: `a: b: s`).
+fn has_label(s: &Stmt, label: &str) -> bool {
+    match &s.kind {
+        StmtKind::Label(l, body) => &**l == label || has_label(body, label),
+        _ => false,
     }
 }
 
@@ -632,7 +651,7 @@ pub(super) fn visit_stmt(s: &Stmt, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut
                 visit_expr(value, fe);
                 todo.push(body);
             }
-            StmtKind::Default(b) => todo.push(b),
+            StmtKind::Default(b) | StmtKind::Label(_, b) => todo.push(b),
             _ => {}
         }
     }
