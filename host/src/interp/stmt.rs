@@ -469,8 +469,9 @@ impl Interp<'_> {
         for item in &items[start..] {
             match self.exec(item)? {
                 Flow::Break => break,
-                Flow::Normal | Flow::Continue => {}
-                flow @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
+                Flow::Normal => {}
+                // `continue` in a switch continues the loop around it.
+                flow @ (Flow::Continue | Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
             }
         }
         Ok(Flow::Normal)
