@@ -203,6 +203,8 @@ impl Interp<'_> {
 
     fn exit(&mut self) -> Exec<Option<Value>> {
         if self.uncertain > 0 {
+            // Only this side of the condition ends: the rest of the program runs under it.
+            self.left = self.left.max(Some(super::Leave::Program));
             Ok(Some(Value::Void))
         } else {
             Err(Halt::Exit)

@@ -238,7 +238,12 @@ impl Interp<'_> {
         }
         self.frames.push(frame);
         self.stack.push((f.name.clone(), at.clone()));
+        let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         let result = self.run_body(f);
+        self.guards.truncate(guards);
+        self.fn_guards.truncate(fn_guards);
+        // An exit the callee may have made holds for the caller too; a return does not.
+        self.left = left.max(self.left.filter(|l| *l == super::Leave::Program));
         self.stack.pop();
         self.frames.pop();
         result
@@ -319,7 +324,12 @@ impl Interp<'_> {
 
     /// Records a launch (or captures it into the graph being recorded).
     pub(super) fn record(&mut self, mut e: Event) {
-        e.guards = self.guards.clone();
+        e.guards = self
+            .exit_guards
+            .iter()
+            .chain(&self.guards)
+            .cloned()
+            .collect();
         e.stack = self.stack.clone();
         let values = e
             .grid

@@ -125,6 +125,16 @@ impl Frame {
     }
 }
 
+/// How far an undecided branch that leaves early (`if (bad) return 1;`) makes the code
+/// after it uncertain: to the end of the loop (`break`, `continue`), of the function
+/// (`return`, `goto`), or of the program (`exit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Leave {
+    Loop,
+    Function,
+    Program,
+}
+
 /// Why interpretation stopped early.
 #[derive(Debug)]
 pub enum Halt {
@@ -179,6 +189,15 @@ pub struct Interp<'p> {
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     uncertain: usize,
+    /// Conditions of undecided branches that may have exited the program: every launch
+    /// after them runs under them.
+    exit_guards: Vec<Rc<str>>,
+    /// The entries of `guards` added by an undecided branch that may have returned: they
+    /// hold until the function returns (the end of a loop keeps them).
+    fn_guards: Vec<Rc<str>>,
+    /// How far the branch being run may have left early, for the undecided condition
+    /// around it.
+    left: Option<Leave>,
     /// Whether a function may launch a kernel, by declaration, as far as computed.
     may_launch_cache: RefCell<HashMap<DeclKey, bool>>,
     /// The same for loop bodies, by their address in the (immutable) tree.
@@ -204,6 +223,9 @@ impl<'p> Interp<'p> {
             optarg_key: None,
             assumptions: BTreeMap::new(),
             uncertain: 0,
+            exit_guards: Vec::new(),
+            fn_guards: Vec::new(),
+            left: None,
             may_launch_cache: RefCell::new(HashMap::new()),
             body_launch_cache: HashMap::new(),
         }
@@ -297,6 +319,33 @@ impl<'p> Interp<'p> {
             )));
         }
         Ok(())
+    }
+
+    /// Back to the guards of an enclosing statement, keeping those that hold until the
+    /// function returns.
+    fn restore_guards(&mut self, guards: usize, fn_guards: usize) {
+        self.guards.truncate(guards);
+        let kept = self.fn_guards.get(fn_guards..).unwrap_or_default().to_vec();
+        self.guards.extend(kept);
+    }
+
+    /// What an undecided condition `why` whose branches may leave as far as `leave` makes
+    /// of the code after it.
+    fn left_early(&mut self, leave: Option<Leave>, why: &Rc<str>) {
+        // Once is enough: a loop passing the same condition again adds nothing (and its
+        // launches stay one record).
+        if self.guards.contains(why) || self.exit_guards.contains(why) {
+            return;
+        }
+        match leave {
+            Some(Leave::Program) => self.exit_guards.push(why.clone()),
+            Some(Leave::Function) => {
+                self.guards.push(why.clone());
+                self.fn_guards.push(why.clone());
+            }
+            Some(Leave::Loop) => self.guards.push(why.clone()),
+            None => {}
+        }
     }
 
     fn frame(&self) -> Rc<Frame> {

@@ -68,7 +68,7 @@ impl Interp<'_> {
                         if let Some(e) = els {
                             branches.push(e);
                         }
-                        self.alternatives(&branches, &why)?;
+                        self.alternatives(&branches, &why, false)?;
                         Ok(Flow::Normal)
                     }
                 }
@@ -173,7 +173,14 @@ impl Interp<'_> {
     /// Runs each of `branches` from the same state (the one before them), since kerncast
     /// cannot tell which runs; launches inside carry `why`; what the branches leave different
     /// is unknown afterwards.
-    pub(super) fn alternatives(&mut self, branches: &[&Stmt], why: &str) -> Exec<()> {
+    /// A branch that may leave early (`return`, `break`, `exit`; in a `switch`, `break` only
+    /// ends the case) makes what follows run under the condition too.
+    pub(super) fn alternatives(
+        &mut self,
+        branches: &[&Stmt],
+        why: &str,
+        in_switch: bool,
+    ) -> Exec<()> {
         let mut written = BTreeSet::new();
         for b in branches {
             written_by_stmt(b, &mut written);
@@ -184,22 +191,45 @@ impl Interp<'_> {
             .collect();
         let before: Vec<Value> = cells.iter().map(|(_, c)| c.borrow().copy()).collect();
         let mut results: Vec<Vec<Value>> = Vec::new();
-        self.guards.push(Rc::from(why));
+        let why_rc: Rc<str> = Rc::from(why);
+        let (guards, fn_guards, outer_left) =
+            (self.guards.len(), self.fn_guards.len(), self.left.take());
+        self.guards.push(why_rc.clone());
         self.uncertain += 1;
+        let mut leave = None;
         for b in branches {
             for ((_, c), v) in cells.iter().zip(&before) {
                 *c.borrow_mut() = v.copy();
             }
+            self.left = None;
             let r = self.exec(b);
-            if let Err(Halt::Budget(w)) = r {
-                self.guards.pop();
-                self.uncertain -= 1;
-                return Err(Halt::Budget(w));
-            }
+            let flow = match r {
+                Err(Halt::Budget(w)) => {
+                    self.guards.truncate(guards);
+                    self.fn_guards.truncate(fn_guards);
+                    self.uncertain -= 1;
+                    self.left = outer_left;
+                    return Err(Halt::Budget(w));
+                }
+                Err(Halt::Exit) => Flow::Normal,
+                Ok(f) => f,
+            };
+            let by_flow = match flow {
+                Flow::Normal => None,
+                Flow::Break if in_switch => None,
+                Flow::Break | Flow::Continue => Some(super::Leave::Loop),
+                Flow::Return(_) | Flow::Goto(_) => Some(super::Leave::Function),
+            };
+            leave = leave.max(by_flow).max(self.left);
+            // What the branch's own undecided conditions left behind is this condition's now.
+            self.guards.truncate(guards + 1);
+            self.fn_guards.truncate(fn_guards);
             results.push(cells.iter().map(|(_, c)| c.borrow().clone()).collect());
         }
         self.uncertain -= 1;
-        self.guards.pop();
+        self.guards.truncate(guards);
+        self.left = outer_left.max(leave);
+        self.left_early(leave, &why_rc);
         // With one branch, the other "branch" is the state before it.
         if branches.len() == 1 {
             results.push(before);
@@ -243,6 +273,26 @@ impl Interp<'_> {
     }
 
     fn run_loop(
+        &mut self,
+        s: &Stmt,
+        cond: Option<&Expr>,
+        inc: Option<&Expr>,
+        body: &Stmt,
+        do_while: bool,
+    ) -> Exec<Flow> {
+        let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
+        let r = self.follow_loop(s, cond, inc, body, do_while);
+        self.end_loop(guards, fn_guards, left);
+        r
+    }
+
+    /// After a loop: an undecided `break` or `continue` in it no longer matters.
+    fn end_loop(&mut self, guards: usize, fn_guards: usize, left: Option<super::Leave>) {
+        self.restore_guards(guards, fn_guards);
+        self.left = left.max(self.left.filter(|l| *l > super::Leave::Loop));
+    }
+
+    fn follow_loop(
         &mut self,
         s: &Stmt,
         cond: Option<&Expr>,
@@ -330,13 +380,25 @@ impl Interp<'_> {
         let extra: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
         let forgotten = format!("it is written by {why}");
         self.forget_written(&[body], &extra, &forgotten);
-        self.guards.push(Rc::from(why));
+        let why_rc: Rc<str> = Rc::from(why);
+        let (guards, fn_guards, outer_left) =
+            (self.guards.len(), self.fn_guards.len(), self.left.take());
+        self.guards.push(why_rc.clone());
         self.uncertain += 1;
         let mark = self.recorder.log.len();
         let r = self.exec(body);
         self.uncertain -= 1;
-        self.guards.pop();
+        self.restore_guards(guards, fn_guards);
+        // A body that returns or exits, in a loop that may not run, leaves what follows
+        // uncertain; a break or continue does not reach past the loop.
+        let by_flow = match &r {
+            Ok(Flow::Return(_) | Flow::Goto(_)) => Some(super::Leave::Function),
+            _ => None,
+        };
+        let leave = by_flow.max(self.left.filter(|l| *l > super::Leave::Loop));
+        self.left = outer_left.max(leave);
         r?;
+        self.left_early(leave, &why_rc);
         self.recorder.partial_since(start_mark.min(mark), why);
         self.forget_written(&[body], &extra, &forgotten);
         Ok(Flow::Normal)
@@ -391,6 +453,19 @@ impl Interp<'_> {
     }
 
     fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
+        let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
+        let r = self.follow_range_for(s, var, range, body);
+        self.end_loop(guards, fn_guards, left);
+        r
+    }
+
+    fn follow_range_for(
+        &mut self,
+        s: &Stmt,
+        var: &VarDecl,
+        range: &Expr,
+        body: &Stmt,
+    ) -> Exec<Flow> {
         let r = self.eval(range)?;
         // An array, a container's storage, or a record holding one (`std::array`).
         let elems = super::builtins::buffer_of(&r).and_then(|b| b.borrow().elements());
@@ -480,7 +555,7 @@ impl Interp<'_> {
     /// Cases of an undecided `switch`: each runs to its `break` (a `Break` ends the case, not
     /// the enclosing loop).
     fn switch_alternatives(&mut self, runs: &[&Stmt], why: &str) -> Exec<()> {
-        self.alternatives(runs, why)
+        self.alternatives(runs, why, true)
     }
 
     fn case_matches(&mut self, s: &Stmt, x: i128) -> Exec<bool> {
