@@ -293,6 +293,9 @@ pub struct Function {
     pub body: Stmt,
     /// A constructor's member initialisers (`: x(vx), y(vy)`), by field name.
     pub member_inits: Vec<(Arc<str>, Expr)>,
+    /// A constructor's base-class (or delegated) constructor calls (`: Base(256)`), run
+    /// before the members are initialised.
+    pub base_inits: Vec<Expr>,
     /// Whether it is a method (reads `this`).
     pub is_method: bool,
     /// A lambda's captures (empty for other functions).

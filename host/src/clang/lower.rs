@@ -265,6 +265,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let params = self.params_of(c);
         let children = c.children();
         let mut member_inits = Vec::new();
+        let mut base_inits = Vec::new();
         let mut body = None;
         let mut i = 0;
         while i < children.len() {
@@ -274,6 +275,14 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     if let Some(init) = children.get(i + 1) {
                         let e = self.expr(init, 0);
                         member_inits.push((Arc::from(ch.spelling()), e));
+                        i += 1;
+                    }
+                }
+                // `: Base(256)` in a constructor: the base class named, then its constructor
+                // call.
+                CXCursor_TypeRef | CXCursor_TemplateRef if c.kind() == CXCursor_Constructor => {
+                    if let Some(init) = children.get(i + 1).filter(|x| is_expr_kind(x.kind())) {
+                        base_inits.push(self.expr(init, 0));
                         i += 1;
                     }
                 }
@@ -295,6 +304,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 params,
                 body,
                 member_inits,
+                base_inits,
                 is_method,
                 captures: Captures::default(),
                 span,
@@ -1210,6 +1220,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             params,
             body,
             member_inits: Vec::new(),
+            base_inits: Vec::new(),
             is_method: false,
             captures,
             span,

@@ -250,6 +250,15 @@ impl Interp<'_> {
     }
 
     fn run_body(&mut self, f: &Function) -> Exec<Value> {
+        // Base classes first: what their constructors set is this object's.
+        for init in &f.base_inits {
+            let base = self.eval(init)?;
+            let this = self.frame().this.clone().unwrap_or(Value::Void);
+            if let (Value::Record(b), Value::Record(r)) = (base, super::expr::deref(&this).read()) {
+                let fields = b.borrow().fields.clone();
+                r.borrow_mut().fields.extend(fields);
+            }
+        }
         for (field, init) in &f.member_inits {
             let v = self.eval(init)?.copy();
             let this = self.frame().this.clone().unwrap_or(Value::Void);
