@@ -27,6 +27,10 @@ pub struct ProgramAst {
     /// Default member initialisers (`int n = 4096;`) by record type name, in declaration
     /// order: what a constructor or an aggregate initialisation leaves to them.
     pub record_defaults: HashMap<Arc<str>, Vec<(Arc<str>, Expr)>>,
+    /// A record type's direct base classes, by name.
+    pub bases: HashMap<Arc<str>, Vec<Arc<str>>>,
+    /// The methods overriding a virtual method: the class each is in, and the method.
+    pub overrides: HashMap<DeclKey, Vec<(Arc<str>, DeclKey)>>,
     /// Top-level host function definitions of the program's own files, in source order.
     pub roots: Vec<DeclKey>,
     /// Functions some lowered function calls.
@@ -212,6 +216,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         if depth > 8 || c.in_system_header() || !(self.own_file)(&c.location().file) {
             return;
         }
+        if matches!(c.kind(), CXCursor_StructDecl | CXCursor_ClassDecl) {
+            self.record_bases(c);
+        }
         match c.kind() {
             CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl | CXCursor_ClassDecl => {
                 for ch in c.children() {
@@ -296,6 +303,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         };
         let is_method = matches!(c.kind(), CXCursor_CXXMethod | CXCursor_Constructor)
             && !c.is_static_method();
+        // A virtual method's overrides, for calls through a base to run the object's own.
+        if c.kind() == CXCursor_CXXMethod {
+            if let Some(class) = c.semantic_parent() {
+                self.record_bases(&class);
+                if let Ty::Record { name: cls, .. } = self.ty(&class.ty()) {
+                    for o in c.overridden() {
+                        let base = self.decl_key(&o);
+                        let list = self.prog.overrides.entry(base).or_default();
+                        if !list.contains(&(cls.clone(), key)) {
+                            list.push((cls.clone(), key));
+                        }
+                    }
+                }
+            }
+        }
         self.prog.functions.insert(
             key,
             Arc::new(Function {
@@ -387,6 +409,25 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXType_FunctionProto | CXType_FunctionNoProto => Ty::Function,
             _ => Ty::Other(Arc::from(c.spelling())),
         }
+    }
+
+    /// Records a class's direct bases, once per class.
+    fn record_bases(&mut self, class: &Cursor<'_>) {
+        let Ty::Record { name, .. } = self.ty(&class.ty()) else {
+            return;
+        };
+        if self.prog.bases.contains_key(&name) {
+            return;
+        }
+        let mut bases = Vec::new();
+        for b in class.children() {
+            if b.kind() == CXCursor_CXXBaseSpecifier {
+                if let Ty::Record { name: base, .. } = self.ty(&b.ty()) {
+                    bases.push(base);
+                }
+            }
+        }
+        self.prog.bases.insert(name, bases);
     }
 
     /// Lowers a class's default member initialisers, once per class (the program's own

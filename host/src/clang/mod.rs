@@ -364,6 +364,23 @@ impl<'u> Cursor<'u> {
         }
     }
 
+    /// The virtual methods a method overrides (those of its direct bases).
+    pub fn overridden(&self) -> Vec<Cursor<'u>> {
+        let mut out = Vec::new();
+        unsafe {
+            let mut list: *mut CXCursor = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_getOverriddenCursors(self.raw, &mut list, &mut n);
+            if !list.is_null() {
+                for i in 0..n as usize {
+                    out.push(Cursor::new(*list.add(i)));
+                }
+                clang_disposeOverriddenCursors(list);
+            }
+        }
+        out
+    }
+
     pub fn enum_value(&self) -> i64 {
         unsafe { clang_getEnumConstantDeclValue(self.raw) }
     }

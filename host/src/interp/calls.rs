@@ -81,11 +81,12 @@ impl Interp<'_> {
                     return self.call_value(&func, args, e);
                 }
                 let args = self.args_for(params, &c.args)?;
+                // `p->f()` and `f()` on the implicit `this` name the object by a pointer
+                // already: that pointer is the callee's `this`, not a pointer to it.
+                let by_pointer =
+                    matches!(object.ty, Ty::Pointer(_)) || matches!(object.kind, ExprKind::This);
+                let key = &self.dispatch(*key, &obj, by_pointer);
                 if let Some(f) = self.prog.functions.get(key).cloned() {
-                    // `p->f()` and `f()` on the implicit `this` name the object by a pointer
-                    // already: that pointer is the callee's `this`, not a pointer to it.
-                    let by_pointer = matches!(object.ty, Ty::Pointer(_))
-                        || matches!(object.kind, ExprKind::This);
                     let this = if by_pointer {
                         obj.read()
                     } else {
@@ -136,11 +137,16 @@ impl Interp<'_> {
                     return Ok(v);
                 }
                 let _ = system;
-                // A copy or a conversion of one value of the same kind: the value itself.
+                // A copy or a conversion of one value of the same kind: the value itself, of
+                // the type constructed (a derived object copied into a base is a base).
                 if let [a] = args.as_slice() {
                     let v = a.value();
                     if matches!(v, Value::Record(_) | Value::Array(_) | Value::Func(_)) {
-                        return Ok(v.copy());
+                        let v = v.copy();
+                        if let (Value::Record(r), Some(ty)) = (&v, e.ty.record_name()) {
+                            r.borrow_mut().ty = Arc::from(ty);
+                        }
+                        return Ok(v);
                     }
                 }
                 Ok(Value::Record(self.new_record(&e.ty)?))
@@ -163,6 +169,50 @@ impl Interp<'_> {
                 }
             }
         }
+    }
+
+    /// The method a virtual call runs: the override of the object's own class, or the
+    /// nearest of its bases'.
+    fn dispatch(&self, key: DeclKey, obj: &Place, by_pointer: bool) -> DeclKey {
+        let prog = self.prog;
+        if !prog.overrides.contains_key(&key) {
+            return key;
+        }
+        let object = if by_pointer {
+            super::expr::deref(&obj.read()).read()
+        } else {
+            obj.read()
+        };
+        let Value::Record(r) = object else {
+            return key;
+        };
+        let ty = r.borrow().ty.clone();
+        // The overrides, through every level: (class, method).
+        let mut overrides: Vec<(Arc<str>, DeclKey)> = Vec::new();
+        let mut todo = vec![key];
+        while let Some(k) = todo.pop() {
+            for (class, m) in prog.overrides.get(&k).into_iter().flatten() {
+                if !overrides.iter().any(|(_, seen)| seen == m) {
+                    overrides.push((class.clone(), *m));
+                    todo.push(*m);
+                }
+            }
+        }
+        // The object's class, then its bases, nearest first.
+        let mut lineage = vec![ty];
+        let mut i = 0;
+        while let Some(class) = lineage.get(i).cloned() {
+            if let Some((_, m)) = overrides.iter().find(|(c, _)| *c == class) {
+                return *m;
+            }
+            for b in prog.bases.get(&class).into_iter().flatten() {
+                if !lineage.contains(b) {
+                    lineage.push(b.clone());
+                }
+            }
+            i += 1;
+        }
+        key
     }
 
     fn call_value(&mut self, f: &Func, args: Vec<Arg>, e: &Expr) -> Exec<Value> {
