@@ -196,13 +196,18 @@ impl<'a, 'u> Lowerer<'a, 'u> {
 
     fn decl_key(&mut self, c: &Cursor<'_>) -> DeclKey {
         let usr = c.usr();
-        if usr.is_empty() {
+        let mut k = if usr.is_empty() {
             let loc = c.location();
-            let k = format!("loc:{}:{}:{}", loc.file, loc.offset, c.spelling());
-            self.prog.key(&k)
+            format!("loc:{}:{}:{}", loc.file, loc.offset, c.spelling())
         } else {
-            self.prog.key(&usr)
+            usr
+        };
+        // The parameters a pack expands to (`Args... args`) share their USR and location:
+        // the declaration itself tells them apart.
+        if c.kind() == CXCursor_ParmDecl {
+            k.push_str(&format!("#{}", c.hash()));
         }
+        self.prog.key(&k)
     }
 
     fn is_host_function(c: &Cursor<'_>) -> bool {

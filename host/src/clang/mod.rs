@@ -286,6 +286,11 @@ impl<'u> Cursor<'u> {
         Cursor::non_null(unsafe { clang_getCursorSemanticParent(self.raw) })
     }
 
+    /// A hash of the cursor, equal for two cursors of the same declaration in a unit.
+    pub fn hash(&self) -> u32 {
+        unsafe { clang_hashCursor(self.raw) }
+    }
+
     pub fn usr(&self) -> String {
         unsafe { take(clang_getCursorUSR(self.raw)) }
     }
