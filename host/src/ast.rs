@@ -141,6 +141,13 @@ pub enum ExprKind {
         args: Vec<Expr>,
         params: Vec<Arc<str>>,
     },
+    /// `kernel<<<config…>>>(args…)` where `kernel` is a value (a function pointer parameter
+    /// of a generic launcher): which kernel is known when the program runs.
+    LaunchVia {
+        callee: Box<Expr>,
+        config: Vec<Expr>,
+        args: Vec<Expr>,
+    },
     Member {
         base: Box<Expr>,
         field: Arc<str>,

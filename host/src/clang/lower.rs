@@ -1160,7 +1160,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             function: fname.clone(),
         });
         let Some(kernel) = kernel else {
-            return ExprKind::Unsupported(Arc::from("a launch whose kernel clang does not resolve"));
+            // The kernel is a value: the callee, the child before the configuration.
+            let callee = c
+                .children()
+                .into_iter()
+                .find(|x| is_expr_kind(x.kind()) && !x.raw_equal(config));
+            return match callee {
+                Some(callee) => ExprKind::LaunchVia {
+                    callee: self.bx(&callee, depth),
+                    config: self.args(config, depth),
+                    args: self.args(c, depth),
+                },
+                None => {
+                    ExprKind::Unsupported(Arc::from("a launch whose kernel clang does not resolve"))
+                }
+            };
         };
         let params = self
             .prog

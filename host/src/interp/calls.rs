@@ -381,6 +381,28 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// A launch of the kernel a value holds (`kernel<<<g, b>>>(args...)` in a generic
+    /// launcher taking it as a parameter); a kernel kerncast cannot tell is `?`.
+    pub(super) fn launch_via(
+        &mut self,
+        callee: &Expr,
+        config: &[Expr],
+        args: &[Expr],
+        span: &Span,
+    ) -> Exec<()> {
+        let f = self.eval(callee)?;
+        let mangled = kernel_name_of(&f)
+            .map(|(k, _)| k)
+            .unwrap_or_else(|| "?".into());
+        let prog = self.prog;
+        let params = prog
+            .kernels
+            .get(&mangled)
+            .map(|k| k.params.clone())
+            .unwrap_or_default();
+        self.launch_expr(&KernelRef { mangled }, config, args, &params, span)
+    }
+
     /// Records a launch (or captures it into the graph being recorded).
     pub(super) fn record(&mut self, mut e: Event) {
         e.guards = self
@@ -430,7 +452,7 @@ impl Interp<'_> {
             s,
             &mut |_| {},
             &mut |e| match &e.kind {
-                ExprKind::Launch { .. } => found = true,
+                ExprKind::Launch { .. } | ExprKind::LaunchVia { .. } => found = true,
                 ExprKind::Call(c) => match &c.callee {
                     Callee::Direct { key, name, .. }
                     | Callee::Method { key, name, .. }

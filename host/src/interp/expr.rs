@@ -129,6 +129,14 @@ impl Interp<'_> {
                 self.launch_expr(kernel, config, args, params, &e.span)?;
                 Value::Int(0)
             }
+            ExprKind::LaunchVia {
+                callee,
+                config,
+                args,
+            } => {
+                self.launch_via(callee, config, args, &e.span)?;
+                Value::Int(0)
+            }
             ExprKind::Member { .. } | ExprKind::ThisMember(_) | ExprKind::Index(..) => {
                 self.place(e)?.read()
             }

@@ -761,6 +761,15 @@ pub(super) fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 todo.extend(config.iter());
                 todo.extend(args.iter());
             }
+            ExprKind::LaunchVia {
+                callee,
+                config,
+                args,
+            } => {
+                todo.push(callee);
+                todo.extend(config.iter());
+                todo.extend(args.iter());
+            }
             ExprKind::Member { base, .. } => todo.push(base),
             ExprKind::InitList { elems, .. } => todo.extend(elems.iter()),
             _ => {}
