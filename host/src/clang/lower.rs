@@ -22,6 +22,9 @@ pub struct ProgramAst {
     pub functions: HashMap<DeclKey, Arc<Function>>,
     /// Globals and static locals, by declaration.
     pub globals: HashMap<DeclKey, VarDecl>,
+    /// The program's variables of namespace scope, in declaration order: C++ initialises
+    /// them before main (across units in no order the language fixes).
+    pub global_order: Vec<DeclKey>,
     /// Field names of the records the code builds by aggregate initialisation, in order.
     pub records: HashMap<Arc<str>, Vec<Arc<str>>>,
     /// Default member initialisers (`int n = 4096;`) by record type name, in declaration
@@ -236,6 +239,19 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     let key = self.decl_key(c);
                     roots.push(key);
                     self.queue(key, *c);
+                }
+            }
+            // A host variable of namespace scope: initialised before main, in this order.
+            CXCursor_VarDecl => {
+                let device = c.has_attr(CXCursor_CUDADeviceAttr)
+                    || c.has_attr(CXCursor_CUDAConstantAttr)
+                    || c.has_attr(CXCursor_CUDASharedAttr);
+                if !device && c.has_global_storage() {
+                    let key = self.decl_key(c);
+                    self.global(c, key);
+                    if !self.prog.global_order.contains(&key) {
+                        self.prog.global_order.push(key);
+                    }
                 }
             }
             _ => {}
@@ -880,10 +896,13 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn global(&mut self, r: &Cursor<'_>, key: DeclKey) {
-        if self.prog.globals.contains_key(&key) {
-            return;
-        }
         let def = r.definition().unwrap_or(*r);
+        // Known already, unless as an `extern` declaration of another unit's definition.
+        if let Some(known) = self.prog.globals.get(&key) {
+            if known.init.is_some() || def.var_initializer().is_none() {
+                return;
+            }
+        }
         // Insert first: an initialiser that names the global itself must not loop.
         let mut v = self.var_decl_no_init(&def);
         v.is_static = true;

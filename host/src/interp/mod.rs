@@ -235,7 +235,25 @@ impl<'p> Interp<'p> {
     /// no other function calls, with unknown parameters named after them.
     pub fn run(mut self, entries: &[DeclKey]) -> Outcome {
         let mut halted = None;
-        for key in entries {
+        // Variables of namespace scope first, in order: an initialiser sees the values the
+        // ones before it were given, not what main later writes.
+        let prog = self.prog;
+        let mut exited = false;
+        for key in &prog.global_order {
+            let name = prog.globals.get(key).map(|g| g.name.clone()).unwrap_or_default();
+            match self.cell(*key, &name) {
+                Ok(_) => {}
+                Err(Halt::Exit) => exited = true,
+                Err(Halt::Budget(why)) => {
+                    self.recorder.partial_since(0, &why);
+                    halted = Some(why);
+                }
+            }
+            if exited || halted.is_some() {
+                break;
+            }
+        }
+        for key in entries.iter().filter(|_| halted.is_none() && !exited) {
             let Some(f) = self.prog.functions.get(key).cloned() else {
                 continue;
             };
