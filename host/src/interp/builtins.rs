@@ -628,17 +628,21 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             ret(Value::Int(0))
         }
         "memset" => {
-            if let (Value::Ptr(Ptr::Elem(b, _)), Some(v)) = (arg(args, 0), int_arg(args, 1)) {
-                let mut b = b.borrow_mut();
-                b.forget("memset");
-                b.fill = Value::Int(v);
-                for x in &mut b.dense {
-                    *x = Value::Int(v);
-                }
-            }
+            memset(
+                &arg(args, 0),
+                int_arg(args, 1),
+                int_arg(args, 2),
+                pointee_bytes(e, 0),
+            );
             Ok(Some(arg(args, 0)))
         }
-        "memcpy" | "memmove" | "strcpy" | "strncpy" | "strcat" | "sprintf" | "snprintf" => {
+        "memcpy" | "memmove" => {
+            let (dst, src) = (arg(args, 0), arg(args, 1));
+            let size = pointee_bytes(e, 0).filter(|s| Some(*s) == pointee_bytes(e, 1));
+            memcpy(&dst, &src, int_arg(args, 2), size);
+            Ok(Some(dst))
+        }
+        "strcpy" | "strncpy" | "strcat" | "sprintf" | "snprintf" => {
             if let Value::Ptr(Ptr::Elem(b, _)) = arg(args, 0) {
                 b.borrow_mut().forget(&format!("written by `{f}`"));
             }
@@ -879,6 +883,140 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             }
             Ok(None)
         }
+    }
+}
+
+/// The size in bytes of what the `i`-th argument of a call points at, from its type before
+/// any conversion to `void*`.
+fn pointee_bytes(e: &Expr, i: usize) -> Option<i128> {
+    use crate::ast::{ExprKind, Ty};
+    let ExprKind::Call(c) = &e.kind else {
+        return None;
+    };
+    let mut a = c.args.get(i)?;
+    loop {
+        if let Ty::Pointer(t) = &a.ty {
+            if **t != Ty::Void {
+                return ty_bytes(t);
+            }
+        }
+        match &a.kind {
+            ExprKind::Cast(x) => a = x,
+            _ => return None,
+        }
+    }
+}
+
+fn ty_bytes(t: &crate::ast::Ty) -> Option<i128> {
+    use crate::ast::Ty;
+    match t {
+        Ty::Bool => Some(1),
+        Ty::Int { bits, .. } | Ty::Float { bits } => Some(*bits as i128 / 8),
+        Ty::Pointer(_) => Some(8),
+        Ty::Record { size, .. } => size.map(|s| s as i128),
+        Ty::Array(e, Some(n)) => ty_bytes(e).map(|b| b * *n as i128),
+        _ => None,
+    }
+}
+
+/// A value with every number it holds zero, as `memset(p, 0, sizeof *p)` leaves it.
+fn zeroed(v: &Value) -> Value {
+    match v {
+        Value::Record(r) => {
+            let r = r.borrow();
+            let fields = r
+                .fields
+                .iter()
+                .map(|(k, x)| (k.clone(), zeroed(x)))
+                .collect();
+            Value::Record(Rc::new(RefCell::new(Record {
+                ty: r.ty.clone(),
+                fields,
+            })))
+        }
+        Value::Array(b) => {
+            let mut b = b.borrow().clone();
+            b.forget("memset");
+            b.fill = Value::Int(0);
+            for x in &mut b.dense {
+                *x = Value::Int(0);
+            }
+            Value::Array(Rc::new(RefCell::new(b)))
+        }
+        _ => Value::Int(0),
+    }
+}
+
+/// `memset(p, byte, bytes)`: zero bytes over whole elements (or the whole object) are zeros;
+/// any other pattern, or a length kerncast cannot match to elements, leaves them unknown.
+fn memset(p: &Value, byte: Option<i128>, bytes: Option<i128>, size: Option<i128>) {
+    let why = "memory set byte by byte (memset)";
+    match p {
+        Value::Ptr(Ptr::Elem(b, at)) => {
+            let mut b = b.borrow_mut();
+            let count = match (byte, bytes, size) {
+                (Some(0), Some(n), Some(s)) if s > 0 && n % s == 0 => Some(n / s),
+                _ => None,
+            };
+            let whole = count.is_some_and(|c| *at == 0 && b.len.is_some_and(|l| c as i64 >= l));
+            match count {
+                Some(_) if whole => {
+                    b.forget(why);
+                    b.fill = Value::Int(0);
+                    for x in &mut b.dense {
+                        *x = Value::Int(0);
+                    }
+                }
+                Some(c) if c <= 1 << 12 => {
+                    for i in 0..c as i64 {
+                        b.set(at + i, Value::Int(0));
+                    }
+                }
+                _ => b.forget(why),
+            }
+        }
+        Value::Ptr(Ptr::Cell(_) | Ptr::Field(..)) => {
+            let place = deref(p);
+            let v = match (byte, bytes, size) {
+                (Some(0), Some(n), Some(s)) if n == s => zeroed(&place.read()),
+                _ => Value::unknown(why),
+            };
+            place.write(v);
+        }
+        _ => {}
+    }
+}
+
+/// `memcpy(dst, src, bytes)` between objects of the same type: the whole object, or whole
+/// elements of arrays; anything else leaves the destination unknown.
+fn memcpy(dst: &Value, src: &Value, bytes: Option<i128>, size: Option<i128>) {
+    let why = "memory copied byte by byte (memcpy)";
+    let count = match (bytes, size) {
+        (Some(n), Some(s)) if s > 0 && n % s == 0 => Some(n / s),
+        _ => None,
+    };
+    match (dst, src) {
+        (Value::Ptr(Ptr::Elem(d, i)), Value::Ptr(Ptr::Elem(s, j))) => match count {
+            Some(c) if c <= 1 << 12 => {
+                let vals: Vec<Value> = (0..c as i64)
+                    .map(|k| s.borrow().get(j + k).copy())
+                    .collect();
+                let mut d = d.borrow_mut();
+                for (k, v) in vals.into_iter().enumerate() {
+                    d.set(i + k as i64, v);
+                }
+            }
+            _ => d.borrow_mut().forget(why),
+        },
+        (Value::Ptr(Ptr::Elem(d, _)), _) => d.borrow_mut().forget(why),
+        (Value::Ptr(Ptr::Cell(_) | Ptr::Field(..)), _) => {
+            let v = match count {
+                Some(1) => deref(src).read().copy(),
+                _ => Value::unknown(why),
+            };
+            deref(dst).write(v);
+        }
+        _ => {}
     }
 }
 
