@@ -666,6 +666,13 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             write_through(&arg(args, 0), props);
             ret(Value::Int(0))
         }
+        "make_pair" if args.len() == 2 => Ok(Some(record(
+            "std::pair",
+            vec![
+                ("first", arg(args, 0).copy()),
+                ("second", arg(args, 1).copy()),
+            ],
+        ))),
         "make_uint3" | "make_int3" | "make_dim3" | "make_uint2" | "make_int2" => {
             let fields = ["x", "y", "z"]
                 .iter()
@@ -1296,6 +1303,13 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
             },
         })),
         "initializer_list" => Ok(args.first().map(|a| a.value())),
+        "pair" if args.len() == 2 => Ok(Some(record(
+            "std::pair",
+            vec![
+                ("first", arg(args, 0).copy()),
+                ("second", arg(args, 1).copy()),
+            ],
+        ))),
         _ => {
             let _ = (it, e);
             Ok(None)
