@@ -229,6 +229,18 @@ impl Interp<'_> {
     }
 
     fn field_place(&mut self, holder: Place, field: &Arc<str>) -> Place {
+        // A field of a member never set (`o.inner.n = 9` on a fresh `o`): the member is a
+        // record of its own, made now.
+        if let Place::Field(outer, member) = &holder {
+            if !outer.borrow().fields.contains_key(member) {
+                let r = Rc::new(RefCell::new(Record::default()));
+                outer
+                    .borrow_mut()
+                    .fields
+                    .insert(member.clone(), Value::Record(r.clone()));
+                return Place::Field(r, field.clone());
+            }
+        }
         let v = holder.read();
         match v {
             Value::Record(r) => Place::Field(r, field.clone()),
