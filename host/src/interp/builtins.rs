@@ -660,7 +660,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let table = arg(args, 3);
             ret(it.getopt(&opts, Some(&table)))
         }
-        "sscanf" => Ok(Some(sscanf(args))),
+        "sscanf" => Ok(Some(sscanf(args, e))),
         "cudaGetDeviceProperties" | "cudaGetDeviceProperties_v2" => {
             let props = it.device_props();
             write_through(&arg(args, 0), props);
@@ -1034,20 +1034,32 @@ fn arg_unknown(v: &Value, f: &str) -> Value {
     }
 }
 
-/// `sscanf` of a known string: `%d`-style integers and `%f`-style floats.
-fn sscanf(args: &[Arg]) -> Value {
+/// `sscanf` of a known string: integer, floating-point, string and character conversions,
+/// each reading what C's would and stored as the target's type. A conversion kerncast does
+/// not model leaves the targets from it on unknown.
+fn sscanf(args: &[Arg], e: &Expr) -> Value {
     let (Some(input), Some(format)) = (str_arg(args, 0), str_arg(args, 1)) else {
         for a in &args[2.min(args.len())..] {
             write_through(&a.value(), Value::unknown("read by sscanf from a string kerncast does not know"));
         }
         return Value::unknown("sscanf of a string kerncast does not know");
     };
+    let target_ty = |i: usize| match &e.kind {
+        crate::ast::ExprKind::Call(c) => match c.args.get(i).map(|a| &a.ty) {
+            Some(crate::ast::Ty::Pointer(t)) => Some((**t).clone()),
+            _ => None,
+        },
+        _ => None,
+    };
     let mut rest = input.as_str();
     let mut n = 0;
     let mut out = 2;
     let mut fmt = format.chars().peekable();
     while let Some(c) = fmt.next() {
-        if c != '%' {
+        if c != '%' || fmt.peek() == Some(&'%') {
+            if c == '%' {
+                fmt.next();
+            }
             if c.is_whitespace() {
                 rest = rest.trim_start();
             } else if let Some(r) = rest.strip_prefix(c) {
@@ -1061,32 +1073,121 @@ fn sscanf(args: &[Arg]) -> Value {
         while let Some(&x) = fmt.peek() {
             fmt.next();
             conv.push(x);
-            if x.is_ascii_alphabetic() && !matches!(x, 'l' | 'h' | 'z') {
+            if x.is_ascii_alphabetic() && !matches!(x, 'l' | 'h' | 'z' | 'j' | 't' | 'L') {
                 break;
             }
         }
-        rest = rest.trim_start();
-        let Some(target) = args.get(out) else { break };
-        out += 1;
-        let end = rest
-            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' || ch == '+'))
-            .unwrap_or(rest.len());
-        let tok = &rest[..end];
-        if tok.is_empty() {
-            break;
-        }
-        let v = if conv.ends_with(['f', 'g', 'e']) {
-            Value::Float(parse_float(tok))
-        } else if conv.ends_with('s') {
-            Value::Str(Rc::from(tok))
-        } else {
-            Value::Int(parse_int(tok, 10).unwrap_or(0))
+        // Only length modifiers may come before the conversion (no width, no `*`).
+        let plain = conv
+            .chars()
+            .rev()
+            .skip(1)
+            .all(|m| matches!(m, 'l' | 'h' | 'z' | 'j' | 't' | 'L'));
+        let Some(kind) = conv
+            .chars()
+            .last()
+            .filter(|k| plain && "diuxXofeEgGaAsc".contains(*k))
+        else {
+            // `%*d`, `%[…]`, `%n`, a width: not modelled.
+            for a in &args[out.min(args.len())..] {
+                write_through(
+                    &a.value(),
+                    Value::unknown("read by a sscanf conversion kerncast does not model"),
+                );
+            }
+            return Value::unknown("sscanf with a conversion kerncast does not model");
         };
+        if kind != 'c' {
+            rest = rest.trim_start();
+        }
+        let Some(target) = args.get(out) else { break };
+        let (tok, v) = scan(rest, kind);
+        let Some(v) = v else { break };
+        let v = match target_ty(out) {
+            Some(t) => convert(v, &t),
+            None => v,
+        };
+        out += 1;
         write_through(&target.value(), v);
-        rest = &rest[end..];
+        rest = &rest[tok..];
         n += 1;
     }
     Value::Int(n)
+}
+
+/// What one `sscanf` conversion reads at the start of `s`: how many bytes, and the value
+/// (`None` when the input does not match).
+fn scan(s: &str, kind: char) -> (usize, Option<Value>) {
+    let b = s.as_bytes();
+    let digits = |from: usize, ok: &dyn Fn(u8) -> bool| {
+        let mut i = from;
+        while i < b.len() && ok(b[i]) {
+            i += 1;
+        }
+        i
+    };
+    let sign = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let int_of = |end: usize, radix: u32, skip: usize| -> (usize, Option<Value>) {
+        let body = &s[sign + skip..end];
+        if body.is_empty() && skip == 0 {
+            return (0, None);
+        }
+        let v = i128::from_str_radix(if body.is_empty() { "0" } else { body }, radix).ok();
+        let v = v.map(|v| if s.starts_with('-') { -v } else { v });
+        (end, v.map(Value::Int))
+    };
+    match kind {
+        'c' => match s.chars().next() {
+            Some(ch) => (ch.len_utf8(), Some(Value::Int(ch as i128))),
+            None => (0, None),
+        },
+        's' => {
+            let end = s.find(char::is_whitespace).unwrap_or(s.len());
+            (end, (end > 0).then(|| Value::Str(Rc::from(&s[..end]))))
+        }
+        'd' | 'u' => int_of(digits(sign, &|c| c.is_ascii_digit()), 10, 0),
+        'o' => int_of(digits(sign, &|c| (b'0'..=b'7').contains(&c)), 8, 0),
+        'x' | 'X' => {
+            let p = if s[sign..].starts_with("0x") || s[sign..].starts_with("0X") {
+                2
+            } else {
+                0
+            };
+            int_of(digits(sign + p, &|c| c.is_ascii_hexdigit()), 16, p)
+        }
+        'i' => {
+            let t = &s[sign..];
+            if t.starts_with("0x") || t.starts_with("0X") {
+                int_of(digits(sign + 2, &|c| c.is_ascii_hexdigit()), 16, 2)
+            } else if t.starts_with('0') {
+                int_of(digits(sign, &|c| (b'0'..=b'7').contains(&c)), 8, 0)
+            } else {
+                int_of(digits(sign, &|c| c.is_ascii_digit()), 10, 0)
+            }
+        }
+        _ => {
+            // A decimal floating-point number: digits, a point, digits, an exponent.
+            let mut end = digits(sign, &|c| c.is_ascii_digit());
+            let whole = end > sign;
+            let mut frac = false;
+            if b.get(end) == Some(&b'.') {
+                let after = digits(end + 1, &|c| c.is_ascii_digit());
+                frac = after > end + 1;
+                end = after;
+            }
+            if !whole && !frac {
+                return (0, None);
+            }
+            if matches!(b.get(end), Some(b'e' | b'E')) {
+                let es = end + 1 + usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+                let ee = digits(es, &|c| c.is_ascii_digit());
+                if ee > es {
+                    end = ee;
+                }
+            }
+            (end, s[..end].parse::<f64>().ok().map(Value::Float))
+        }
+    }
 }
 
 /// A method of a library class; `None` when not modelled.
@@ -1333,5 +1434,31 @@ pub(super) fn system_global(it: &mut Interp<'_>, name: &str, key: crate::ast::De
             Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a standard stream")))))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: Option<Value>) -> Option<i128> {
+        v.and_then(|v| v.as_int())
+    }
+
+    #[test]
+    fn sscanf_conversions_read_what_c_reads() {
+        let (n, v) = scan("640x480", 'd');
+        assert_eq!((n, int(v)), (3, Some(640)));
+        let (n, v) = scan("0x1Fz", 'x');
+        assert_eq!((n, int(v)), (4, Some(31)));
+        let (n, v) = scan("010 ", 'i');
+        assert_eq!((n, int(v)), (3, Some(8)));
+        let (n, v) = scan("-12abc", 'd');
+        assert_eq!((n, int(v)), (3, Some(-12)));
+        let (n, v) = scan("3.5e2x", 'f');
+        assert_eq!((n, v.and_then(|v| v.as_f64())), (5, Some(350.0)));
+        let (n, v) = scan("1e", 'f');
+        assert_eq!((n, v.and_then(|v| v.as_f64())), (1, Some(1.0)));
+        assert!(scan("x12", 'd').1.is_none());
     }
 }
