@@ -424,7 +424,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 Ty::Array(Box::new(self.ty_depth(&c.element(), depth + 1)), None)
             }
             CXType_Record => Ty::Record {
-                name: Arc::from(c.spelling().trim_start_matches("struct ").trim_start_matches("class ")),
+                name: Arc::from(record_name(&c.spelling())),
                 size: c.size_of(),
             },
             CXType_FunctionProto | CXType_FunctionNoProto => Ty::Function,
@@ -1402,6 +1402,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             },
             args: exprs,
         })
+    }
+}
+
+/// A record type's name without qualifiers and tag (`const struct Cfg` is `Cfg`): objects
+/// of a type are one kind whatever the access path says.
+fn record_name(spelling: &str) -> &str {
+    let mut s = spelling;
+    loop {
+        let before = s;
+        for prefix in ["const ", "volatile ", "struct ", "class ", "union "] {
+            s = s.strip_prefix(prefix).unwrap_or(s);
+        }
+        if s == before {
+            return s;
+        }
     }
 }
 
