@@ -287,6 +287,12 @@ pub enum StmtKind {
     Goto(Arc<str>),
     /// `name: statement`
     Label(Arc<str>, Box<Stmt>),
+    /// `try { body } catch (T e) { handler } …`: each handler with the record type it
+    /// catches (`None`: `catch (...)`; an empty name: a type that is not a record).
+    Try {
+        body: Box<Stmt>,
+        handlers: Vec<(Option<Arc<str>>, Stmt)>,
+    },
     Null,
     Unsupported(Arc<str>),
 }

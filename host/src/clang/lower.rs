@@ -600,7 +600,28 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 Arc::from(c.spelling()),
                 self.boxed(&ch[ch.len() - 1], depth),
             ),
-            CXCursor_CXXTryStmt if !ch.is_empty() => self.stmt_kind(&ch[0], depth),
+            CXCursor_CXXTryStmt if !ch.is_empty() => {
+                let handlers = ch[1..]
+                    .iter()
+                    .filter(|h| h.kind() == CXCursor_CXXCatchStmt)
+                    .filter_map(|h| {
+                        let parts = h.children();
+                        let body = parts.last()?;
+                        let caught = parts
+                            .iter()
+                            .find(|p| p.kind() == CXCursor_VarDecl)
+                            .map(|v| match self.ty(&v.ty()) {
+                                Ty::Record { name, .. } => name,
+                                _ => Arc::from(""),
+                            });
+                        Some((caught, self.stmt(body, depth)))
+                    })
+                    .collect();
+                StmtKind::Try {
+                    body: self.boxed(&ch[0], depth),
+                    handlers,
+                }
+            }
             CXCursor_UnexposedStmt if ch.len() == 1 => {
                 self.stmt_kind(&ch[0], depth)
             }
@@ -830,7 +851,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXCursor_CXXThisExpr => ExprKind::This,
             CXCursor_CXXNewExpr => self.new_expr(c, &ch, depth),
             CXCursor_CXXDeleteExpr => ExprKind::Int(0),
-            CXCursor_CXXThrowExpr => ExprKind::Unsupported(Arc::from("throw")),
+            // `throw e`: the library call `throw` models it (its argument's type says what
+            // is thrown).
+            CXCursor_CXXThrowExpr => ExprKind::Call(Call {
+                callee: Callee::Direct {
+                    key: DeclKey(u32::MAX),
+                    name: Arc::from("throw"),
+                    system: true,
+                    params: Vec::new(),
+                },
+                args: ch
+                    .iter()
+                    .filter(|x| is_expr_kind(x.kind()))
+                    .map(|x| self.expr(x, depth))
+                    .collect(),
+            }),
             CXCursor_PackExpansionExpr | CXCursor_ConceptSpecializationExpr | CXCursor_RequiresExpr => {
                 Self::constant(c).unwrap_or_else(|| ExprKind::Unsupported(Arc::from(kind_name(c))))
             }

@@ -596,6 +596,22 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         | "cudaProfilerStop" | "__cudaRegisterFunction" => ret(Value::Int(0)),
         "exit" | "abort" | "_Exit" | "_exit" | "quick_exit" | "__assert_fail" | "__assert_rtn"
         | "terminate" => it.exit(),
+        "throw" => {
+            if it.uncertain > 0 {
+                // Only this side of the condition throws: what follows runs under it.
+                it.left = it.left.max(Some(super::Leave::Program));
+                return Ok(Some(Value::Void));
+            }
+            let ty = match &e.kind {
+                crate::ast::ExprKind::Call(c) => c
+                    .args
+                    .first()
+                    .and_then(|a| a.ty.record_name())
+                    .map(Arc::from),
+                _ => None,
+            };
+            Err(Halt::Throw(ty))
+        }
         "rand" | "random" | "rand_r" | "drand48" | "erand48" | "lrand48" | "mrand48" => {
             Ok(Some(Value::unknown("a random number")))
         }

@@ -140,6 +140,9 @@ pub enum Leave {
 pub enum Halt {
     /// The program called `exit` / `abort` / returned from `main`.
     Exit,
+    /// An exception thrown, of the record type named (`std::runtime_error`), on its way to
+    /// a handler; uncaught, it ends the program.
+    Throw(Option<Arc<str>>),
     /// A work budget ran out: which, and where.
     Budget(String),
 }
@@ -243,7 +246,7 @@ impl<'p> Interp<'p> {
             let name = prog.globals.get(key).map(|g| g.name.clone()).unwrap_or_default();
             match self.cell(*key, &name) {
                 Ok(_) => {}
-                Err(Halt::Exit) => exited = true,
+                Err(Halt::Exit | Halt::Throw(_)) => exited = true,
                 Err(Halt::Budget(why)) => {
                     self.recorder.partial_since(0, &why);
                     halted = Some(why);
@@ -277,7 +280,7 @@ impl<'p> Interp<'p> {
                 None
             };
             match self.call_function(&f, args, this, None, &f.span.clone()) {
-                Ok(_) | Err(Halt::Exit) => {}
+                Ok(_) | Err(Halt::Exit | Halt::Throw(_)) => {}
                 Err(Halt::Budget(why)) => {
                     // The program may launch anything again after the point reading stopped:
                     // every count so far is a lower bound.

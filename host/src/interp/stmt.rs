@@ -7,6 +7,7 @@ use super::{Exec, Flow, Halt, Interp};
 use crate::ast::*;
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Iterations a loop runs, each launching the same, before its remaining iterations are counted
 /// instead of run.
@@ -99,6 +100,7 @@ impl Interp<'_> {
             StmtKind::Break => Ok(Flow::Break),
             StmtKind::Continue => Ok(Flow::Continue),
             StmtKind::Goto(label) => Ok(Flow::Goto(label.clone())),
+            StmtKind::Try { body, handlers } => self.try_stmt(s, body, handlers),
             StmtKind::Label(_, body) => self.exec(body),
             StmtKind::Null | StmtKind::Unsupported(_) => Ok(Flow::Normal),
         }
@@ -211,7 +213,7 @@ impl Interp<'_> {
                     self.left = outer_left;
                     return Err(Halt::Budget(w));
                 }
-                Err(Halt::Exit) => Flow::Normal,
+                Err(Halt::Exit | Halt::Throw(_)) => Flow::Normal,
                 Ok(f) => f,
             };
             let by_flow = match flow {
@@ -552,6 +554,39 @@ impl Interp<'_> {
         Ok(Flow::Normal)
     }
 
+    /// `try { … } catch (…) { … }`: an exception thrown in the body runs the handler that
+    /// catches it: `catch (...)`, one of its type, or `std::exception` for the standard
+    /// library's. Where kerncast cannot tell which handler catches it (or whether one does),
+    /// each runs under that condition, and what follows too (an uncaught exception ends the
+    /// program).
+    fn try_stmt(
+        &mut self,
+        s: &Stmt,
+        body: &Stmt,
+        handlers: &[(Option<Arc<str>>, Stmt)],
+    ) -> Exec<Flow> {
+        let thrown = match self.exec(body) {
+            Err(Halt::Throw(ty)) => ty,
+            other => return other,
+        };
+        let catches = |h: &Option<Arc<str>>| match (h, &thrown) {
+            (None, _) => true,
+            (Some(h), Some(t)) => h == t || (&**h == "std::exception" && t.starts_with("std::")),
+            (Some(_), None) => false,
+        };
+        if let Some((_, handler)) = handlers.iter().find(|(h, _)| catches(h)) {
+            return self.exec(handler);
+        }
+        let why = format!(
+            "which handler of the try at line {} catches the exception, if any",
+            s.span.line
+        );
+        let branches: Vec<&Stmt> = handlers.iter().map(|(_, h)| h).collect();
+        self.alternatives(&branches, &why, false)?;
+        self.left_early(Some(super::Leave::Program), &Rc::from(why.as_str()));
+        Ok(Flow::Normal)
+    }
+
     /// Cases of an undecided `switch`: each runs to its `break` (a `Break` ends the case, not
     /// the enclosing loop).
     fn switch_alternatives(&mut self, runs: &[&Stmt], why: &str) -> Exec<()> {
@@ -728,6 +763,10 @@ pub(super) fn visit_stmt(s: &Stmt, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut
                 todo.push(body);
             }
             StmtKind::Default(b) | StmtKind::Label(_, b) => todo.push(b),
+            StmtKind::Try { body, handlers } => {
+                todo.push(body);
+                todo.extend(handlers.iter().map(|(_, h)| h));
+            }
             _ => {}
         }
     }
