@@ -391,12 +391,19 @@ impl Interp<'_> {
             own.vars.borrow_mut().insert(c.key, cell);
         }
         if caps.default_copy {
+            // What the body reads, lambdas made in it included (a variable a nested lambda
+            // names is captured by this one too).
             let mut read = std::collections::BTreeSet::new();
-            super::stmt::visit_stmt(&f.body, &mut |_| {}, &mut |e| {
-                if let ExprKind::Var(k, _) = e.kind {
-                    read.insert(k);
-                }
-            });
+            let mut bodies: Vec<Arc<Function>> = vec![f.clone()];
+            while let Some(b) = bodies.pop() {
+                super::stmt::visit_stmt(&b.body, &mut |_| {}, &mut |e| match &e.kind {
+                    ExprKind::Var(k, _) => {
+                        read.insert(*k);
+                    }
+                    ExprKind::Lambda(inner) if bodies.len() < 64 => bodies.push(inner.clone()),
+                    _ => {}
+                });
+            }
             for k in read {
                 if caps.list.iter().any(|c| c.key == k) {
                     continue;

@@ -1,12 +1,14 @@
 /* kerncast-expect
-19: k(float*, int) <<<(8,1,1), (256,1,1), 0>>> x1 {n=2048 x=ptr}
-23: k(float*, int) <<<(32768,1,1), (32,1,1), 0>>> x1 {n=1048576 x=ptr}
-28: k(float*, int) <<<(100,1,1), (64,1,1), 0>>> x1 {n=164 x=ptr}
-33: k(float*, int) <<<(4,1,1), (512,1,1), 0>>> x1 {n=2048 x=ptr}
+21: k(float*, int) <<<(8,1,1), (256,1,1), 0>>> x1 {n=2048 x=ptr}
+25: k(float*, int) <<<(32768,1,1), (32,1,1), 0>>> x1 {n=1048576 x=ptr}
+30: k(float*, int) <<<(100,1,1), (64,1,1), 0>>> x1 {n=164 x=ptr}
+35: k(float*, int) <<<(4,1,1), (512,1,1), 0>>> x1 {n=2048 x=ptr}
+40: k(float*, int) <<<(14,1,1), (32,1,1), 0>>> x1 {n=7 x=ptr}
 */
 // Lambdas capturing by value keep the values of when they were made: launch() still sees
 // n = 2048, block = 256 after both change; by_copy sees n = 2^20, block = 32; mixed copies m
-// (100) but reads n by reference (64); an init capture bs = block * 2 is 512 when made.
+// (100) but reads n by reference (64); an init capture bs = block * 2 is 512 when made; outer
+// captures r (7) by copy because the lambda inside it names r.
 #include <cuda_runtime.h>
 
 __global__ void k(float* x, int n) {}
@@ -33,5 +35,12 @@ int main() {
   auto sized = [bs = block * 2, d](int total) { k<<<total / bs, bs>>>(d, total); };
   block = 1;
   sized(2048);
+  int r = 7;
+  auto outer = [=]() {
+    auto inner = [=]() { k<<<r * 2, 32>>>(d, r); };
+    inner();
+  };
+  r = 100;
+  outer();
   return 0;
 }
