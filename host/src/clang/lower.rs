@@ -102,6 +102,7 @@ impl ProgramAst {
             pending: Vec::new(),
             queued: HashSet::new(),
             own_file,
+            function: Arc::from(""),
         };
         let top = unit.cursor().children();
         let mut roots = Vec::new();
@@ -125,12 +126,20 @@ struct Lowerer<'a, 'u> {
     pending: Vec<(DeclKey, Cursor<'a>)>,
     queued: HashSet<DeclKey>,
     own_file: &'a dyn Fn(&str) -> bool,
+    /// The function being lowered (what a launch site is in).
+    function: Arc<str>,
 }
 
+/// Functions with bodies the lowering reads. A destructor is one (its launch sites are listed)
+/// though the interpreter does not run it when an object goes out of scope.
 fn is_function_kind(k: CXCursorKind) -> bool {
     matches!(
         k,
-        CXCursor_FunctionDecl | CXCursor_CXXMethod | CXCursor_Constructor | CXCursor_ConversionFunction
+        CXCursor_FunctionDecl
+            | CXCursor_CXXMethod
+            | CXCursor_Constructor
+            | CXCursor_Destructor
+            | CXCursor_ConversionFunction
     )
 }
 
@@ -290,6 +299,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         }
         let span = self.span(c);
         let name: Arc<str> = Arc::from(c.qualified_name());
+        self.function = name.clone();
         let params = self.params_of(c);
         let children = c.children();
         let mut member_inits = Vec::new();
@@ -1025,7 +1035,8 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn call(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], ty: &Ty, depth: usize) -> ExprKind {
-        let fname = self.current_function_name(c);
+        // The function it is in (libclang gives expressions no semantic parent).
+        let fname = self.function.clone();
         // A `<<<…>>>` launch: clang makes the configuration a call of
         // `__cudaPushCallConfiguration(grid, block, shmem, stream)` among the children.
         if let Some(config) = ch.iter().find(|x| {
@@ -1188,18 +1199,6 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 }
             },
         }
-    }
-
-    fn current_function_name(&mut self, c: &Cursor<'_>) -> Arc<str> {
-        let mut p = c.semantic_parent();
-        for _ in 0..8 {
-            match p {
-                Some(x) if is_function_kind(x.kind()) => return Arc::from(x.qualified_name()),
-                Some(x) => p = x.semantic_parent(),
-                None => break,
-            }
-        }
-        Arc::from("")
     }
 
     fn launch(&mut self, c: &Cursor<'_>, config: &Cursor<'_>, fname: &Arc<str>, depth: usize) -> ExprKind {
