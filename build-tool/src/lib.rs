@@ -22,6 +22,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod python_host;
 pub mod rank;
+pub mod realcode;
 pub mod registers;
 pub mod report;
 pub mod sarif;

@@ -39,6 +39,10 @@ enum Command {
     Predict(cli::predict::Args),
     /// Accuracy against real GPU measurements (needs the `validation` feature).
     Validate(cli::validate::Args),
+    /// What a program launches: kernel, grid, block, arguments, how often, from its host code.
+    Launches(cli::launches::Args),
+    /// kerncast on real programs against their measured launches (gpuFLOPBench's layout).
+    Realcode(kerncast::realcode::Args),
 }
 
 fn main() -> miette::Result<()> {
@@ -62,5 +66,7 @@ fn main() -> miette::Result<()> {
         Command::Devices(a) => cli::devices::run(a),
         Command::Predict(a) => cli::predict::run(a),
         Command::Validate(a) => cli::validate::run(a),
+        Command::Launches(a) => cli::launches::run(a),
+        Command::Realcode(a) => kerncast::realcode::run(a),
     }
 }

@@ -164,6 +164,11 @@ pub enum ExprKind {
         elems: Vec<Expr>,
     },
     Lambda(Arc<Function>),
+    /// `new T(args)` or `new T[n]`: the node's type is the pointer.
+    New {
+        array_len: Option<Box<Expr>>,
+        init: Option<Box<Expr>>,
+    },
     /// A default argument, taken from the callee's declaration.
     DefaultArg,
     /// What the lowering could not read, with what it was.
@@ -201,6 +206,8 @@ pub enum Callee {
         name: Arc<str>,
         system: bool,
         params: Vec<Param>,
+        /// A `const` method, which does not change its object.
+        is_const: bool,
     },
     /// A constructor making a value of the node's type.
     Construct {
@@ -220,6 +227,9 @@ pub struct Param {
     pub ty: Ty,
     /// A C++ reference parameter: the argument's variable itself, not a copy.
     pub by_ref: bool,
+    /// A reference or pointer to non-`const`, through which the callee may write the
+    /// argument (a reference) or what it points at (a pointer).
+    pub writes: bool,
     pub default: Option<Expr>,
 }
 
@@ -313,6 +323,8 @@ pub struct Function {
     pub is_method: bool,
     /// A lambda's captures (empty for other functions).
     pub captures: Captures,
+    /// Whether it returns a reference (`int& n() { return m_n; }`).
+    pub returns_ref: bool,
     pub span: Span,
 }
 

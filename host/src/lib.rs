@@ -13,10 +13,11 @@ pub mod clang;
 pub mod compdb;
 pub mod interp;
 mod output;
+mod python;
 
 pub use compdb::{Toolchain, UnitSpec};
 pub use interp::{Budget, DeviceProps};
-pub use output::{HostReading, Launch, Scalar, Unreached};
+pub use output::{EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -86,6 +87,11 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
 }
 
 fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading, HostError> {
+    // Python hosts (`.py` units) are read by their own interpreter, which reads the C++ of the
+    // PyTorch extensions they build through this crate's C side.
+    if program.units.iter().any(|u| python::is_python(&u.file)) {
+        return python::read(program, opts);
+    }
     let index = clang::Index::new();
     let mut ast = clang::lower::ProgramAst::default();
     let mut diagnostics = Vec::new();

@@ -156,6 +156,55 @@ pub struct HostReading {
     pub notes: Vec<String>,
     /// Steps the interpreter spent (deterministic; the budget is in the same unit).
     pub steps: u64,
+    /// Kernel programs the host carries or reads and compiles at run time (a Python script's
+    /// CuPy, PyCUDA, PyOpenCL or `load_inline` sources), for the caller to lower.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub embedded: Vec<EmbeddedSource>,
+}
+
+/// A kernel program a host compiles at run time from a string it holds: what it is, where its
+/// text comes from, and what the host asks of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmbeddedSource {
+    /// The call that compiles it: `cupy.RawKernel`, `cupy.RawModule`,
+    /// `pycuda.compiler.SourceModule`, `pyopencl.Program`,
+    /// `torch.utils.cpp_extension.load_inline`.
+    pub api: String,
+    /// `cuda`, `opencl` or `c++`.
+    pub language: String,
+    /// The program's text, where kerncast knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Why the text is unknown, where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
+    pub origin: SourceOrigin,
+    /// The kernels the host asks for by name (`get_function("scale")`, `prg.vadd`).
+    pub kernels: Vec<String>,
+    /// Compiler options the host passes (`options=("-DREPS=3",)`, `build(options=[…])`).
+    pub options: Vec<String>,
+    /// Template instances to compile (CuPy's `name_expressions`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub name_expressions: Vec<String>,
+    /// PyCUDA's `SourceModule` wraps the text in `extern "C" { … }` (unless
+    /// `no_extern_c=True`), so its kernels keep their source names.
+    pub extern_c: bool,
+    /// Where the host compiles it.
+    pub file: String,
+    pub line: u32,
+}
+
+/// Where an embedded program's text comes from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceOrigin {
+    /// A string literal of the host: the file, and the line and column of its first character
+    /// of text (so line `k` of the program is line `line + k - 1` of the file).
+    Literal { file: String, line: u32, col: u32 },
+    /// A file the host reads (`open(path).read()`).
+    File { path: String },
+    /// Text the host computes (joined, formatted): no place in a file.
+    Computed,
 }
 
 pub(crate) fn diagnostic(d: &crate::clang::Diagnostic) -> String {
@@ -258,6 +307,7 @@ pub(crate) fn build(
         diagnostics,
         notes,
         steps: outcome.steps,
+        embedded: Vec::new(),
     }
 }
 

@@ -35,6 +35,12 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// kerncast on real programs (the shared gpuFLOPBench folder by default): launches found,
+    /// and with `--json FILE` one row per measured launch. Extra arguments go to `kerncast realcode`.
+    Realcode {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Run the criterion benchmarks.
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -54,6 +60,7 @@ fn main() -> Result<()> {
             regen::run(&root)
         }
         Cmd::Validate { args } => validate::run(&root, &args),
+        Cmd::Realcode { args } => realcode(&root, &args),
         Cmd::Bench { args } => {
             bootstrap::run(&root)?;
             let mut c = cargo(&root);
@@ -96,6 +103,22 @@ fn test(root: &Path, extra: &[String]) -> Result<()> {
         // A CI clone builds once; incremental state would only take disk (4 GB here).
         c.env("CARGO_INCREMENTAL", "0");
     }
+    run_checked(c)
+}
+
+fn realcode(root: &Path, extra: &[String]) -> Result<()> {
+    bootstrap::run(root)?;
+    let mut build = cargo(root);
+    build.args(["build", "--release", "--package", "kerncast", "--bin", "kerncast"]);
+    run_checked(build)?;
+    let mut c = Command::new(root.join("target/release/kerncast"));
+    c.current_dir(root)
+        .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"))
+        .arg("realcode");
+    if !extra.iter().any(|a| a == "--data") {
+        c.arg("--data").arg(root.join("../shared/data/gpuflopbench"));
+    }
+    c.args(extra);
     run_checked(c)
 }
 

@@ -172,7 +172,7 @@ pub fn demangle(symbol: &str) -> (String, String) {
 }
 
 /// `void ns::fill<1, float>(int, float*)` → `fill`.
-fn plain_name(signature: &str) -> String {
+pub fn plain_name(signature: &str) -> String {
     // Cut at the parameter list's `(` (the first at template depth 0), then at template args.
     let mut depth = 0i32;
     let mut end = signature.len();
@@ -360,6 +360,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 base_inits,
                 is_method,
                 captures: Captures::default(),
+                returns_ref: is_reference(&c.result_type()),
                 span,
             }),
         );
@@ -388,6 +389,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     name: Arc::from(p.spelling()),
                     ty: self.ty(&p.ty()),
                     by_ref: is_reference(&p.ty()),
+                    writes: writes_through(&p.ty()),
                     default,
                 }
             })
@@ -1132,6 +1134,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                                 name,
                                 system,
                                 params,
+                                is_const: r.is_const_method(),
                             },
                             args: self.args(c, depth),
                         })
@@ -1166,6 +1169,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                                 name,
                                 system,
                                 params,
+                                is_const: r.is_const_method(),
                             },
                             args,
                         })
@@ -1318,6 +1322,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 name: Arc::from(p.spelling()),
                 ty: self.ty(&p.ty()),
                 by_ref: is_reference(&p.ty()),
+                writes: writes_through(&p.ty()),
                 default: None,
             })
             .collect();
@@ -1336,6 +1341,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             base_inits: Vec::new(),
             is_method: false,
             captures,
+            returns_ref: false,
             span,
         }))
     }
@@ -1377,7 +1383,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             match item.as_slice() {
                 [] | ["&"] | ["this"] | ["*", "this"] => {}
                 ["="] => caps.default_copy = true,
-                ["&", name @ ..] => named.push((true, matches!(name.get(1), Some(&("=" | "(" | "{"))))),
+                ["&", name @ ..] => {
+                    named.push((true, matches!(name.get(1), Some(&("=" | "(" | "{")))))
+                }
                 name => named.push((false, matches!(name.get(1), Some(&("=" | "(" | "{"))))),
             }
         }
@@ -1404,38 +1412,31 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn new_expr(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], depth: usize) -> ExprKind {
-        // `new T[n]` has the count among its children; `new T(args)` its initialiser (a
-        // constructor call for a class), which the object it makes holds. libclang does not
-        // say which form it is: a `[` outside parentheses does.
-        let exprs: Vec<Expr> = ch
-            .iter()
-            .filter(|x| is_expr_kind(x.kind()))
-            .map(|x| self.expr(x, depth))
-            .collect();
+        // `new T[n]` has the count first among its expression children; a `[` among its
+        // tokens tells it from `new T(args)`, whose one child is the initialiser.
+        let exprs: Vec<&Cursor<'_>> = ch.iter().filter(|x| is_expr_kind(x.kind())).collect();
+        // (A `[` inside parentheses is the initialiser's: `new Solver(a[1])`.)
         let mut paren = 0i32;
-        let mut array = false;
+        let mut is_array = false;
         for (t, _) in self.unit.tokens_of(c) {
             match t.as_str() {
                 "(" => paren += 1,
                 ")" => paren -= 1,
-                "[" if paren == 0 => array = true,
+                "[" if paren == 0 => is_array = true,
                 _ => {}
             }
         }
-        let name = if array {
-            "operator new"
+        if is_array {
+            ExprKind::New {
+                array_len: exprs.first().map(|n| self.bx(n, depth)),
+                init: exprs.get(1).map(|i| self.bx(i, depth)),
+            }
         } else {
-            "operator new (object)"
-        };
-        ExprKind::Call(Call {
-            callee: Callee::Direct {
-                key: DeclKey(u32::MAX),
-                name: Arc::from(name),
-                system: true,
-                params: Vec::new(),
-            },
-            args: exprs,
-        })
+            ExprKind::New {
+                array_len: None,
+                init: exprs.last().map(|i| self.bx(i, depth)),
+            }
+        }
     }
 }
 
@@ -1452,6 +1453,12 @@ fn record_name(spelling: &str) -> &str {
             return s;
         }
     }
+}
+
+/// A reference or pointer to something non-`const`: a callee may write through it.
+fn writes_through(t: &Type<'_>) -> bool {
+    let indirect = is_reference(t) || t.canonical().kind() == CXType_Pointer;
+    indirect && !t.canonical_pointee_const()
 }
 
 fn is_reference(t: &Type<'_>) -> bool {

@@ -323,6 +323,10 @@ impl<'u> Cursor<'u> {
         Type::new(unsafe { clang_getCursorType(self.raw) })
     }
 
+    pub fn result_type(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getCursorResultType(self.raw) })
+    }
+
     pub fn binary_operator(&self) -> CXBinaryOperatorKind {
         unsafe { clang_getCursorBinaryOperatorKind(self.raw) }
     }
@@ -351,6 +355,10 @@ impl<'u> Cursor<'u> {
 
     pub fn has_global_storage(&self) -> bool {
         unsafe { clang_Cursor_hasVarDeclGlobalStorage(self.raw) == 1 }
+    }
+
+    pub fn is_const_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isConst(self.raw) != 0 }
     }
 
     pub fn is_static_method(&self) -> bool {
@@ -489,6 +497,15 @@ impl<'u> Type<'u> {
     pub fn size_of(&self) -> Option<u64> {
         let s = unsafe { clang_Type_getSizeOf(self.raw) };
         (s >= 0).then_some(s as u64)
+    }
+
+    /// Whether what a reference or pointer type refers to is `const`.
+    pub fn canonical_pointee_const(&self) -> bool {
+        unsafe { clang_isConstQualifiedType(clang_getPointeeType(self.raw)) != 0 }
+    }
+
+    pub fn is_const(&self) -> bool {
+        unsafe { clang_isConstQualifiedType(self.raw) != 0 }
     }
 
     pub fn pointee(&self) -> Type<'u> {

@@ -481,6 +481,9 @@ fn math1(name: &str, x: f64) -> Option<f64> {
 
 /// A library function call; `None` when it is not one kerncast models.
 pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    if let Some(v) = super::torch::call(it, name, args, e) {
+        return Ok(Some(v));
+    }
     let f = short(name);
     let f = last(f);
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
@@ -589,6 +592,12 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             v => v,
         })),
         "getenv" => Ok(Some(Value::Ptr(Ptr::Null))),
+        // CUDA's vector types: `make_int2(x, y)`, `make_float4(x, y, z, w)`.
+        f if f.starts_with("make_") && f.ends_with(['1', '2', '3', '4']) => {
+            let fields = ["x", "y", "z", "w"];
+            let vals = args.iter().zip(fields).map(|(a, f)| (f, a.value())).collect();
+            Ok(Some(record(&f["make_".len()..], vals)))
+        }
         "printf" | "fprintf" | "puts" | "putchar" | "fputs" | "fflush" | "perror" | "fputc"
         | "srand" | "srand48" | "free" | "sleep" | "usleep" | "fclose" | "setvbuf" | "setbuf"
         | "cudaFree" | "cudaFreeHost" | "cudaDeviceSynchronize" | "cudaDeviceReset"
@@ -621,14 +630,6 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         "chrono" => Ok(Some(Value::unknown("a time read at run time"))),
         "malloc" | "aligned_alloc" | "_mm_malloc" | "memalign" | "valloc" | "operator new"
         | "operator new[]" => Ok(Some(new_buffer(Value::unknown("uninitialised heap memory")))),
-        "operator new (object)" => Ok(Some(match args.first() {
-            // `new T(args)`: one object holding its initialiser's value.
-            Some(a) => Value::Ptr(Ptr::Elem(
-                Rc::new(RefCell::new(Buffer::from_values(vec![a.value().copy()]))),
-                0,
-            )),
-            None => new_buffer(Value::unknown("uninitialised heap memory")),
-        })),
         "calloc" => Ok(Some(new_buffer(Value::Int(0)))),
         "realloc" => Ok(Some(arg(args, 0))),
         "posix_memalign" | "cudaMallocHost" | "cudaHostAlloc" | "cudaMallocManaged" => {
@@ -1208,6 +1209,9 @@ fn scan(s: &str, kind: char) -> (usize, Option<Value>) {
 
 /// A method of a library class; `None` when not modelled.
 pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    if let Some(v) = super::torch::method(it, name, obj, &obj.read(), args, e) {
+        return Ok(Some(v));
+    }
     let m = last(name);
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
     // A copy or move assignment without a body of the program's (an implicit one, or a
@@ -1356,6 +1360,9 @@ pub(super) fn method(it: &mut Interp<'_>, name: &str, obj: &Place, args: &[Arg],
 
 /// A library type's constructor; `None` when not modelled.
 pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+    if let Some(v) = super::torch::construct(name, args) {
+        return Ok(Some(v));
+    }
     let class = name.rsplit_once("::").map(|(c, _)| c).unwrap_or(name);
     let class_last = last(class);
     match class_last {

@@ -5,7 +5,7 @@
 
 use super::expr::Place;
 use super::launches::Event;
-use super::stmt::visit_stmt;
+use super::effects::visit_stmt;
 use super::value::{convert, Buffer, Func, Handle, Ptr, Value};
 use super::{builtins, Exec, Flow, Frame, Interp};
 use crate::ast::*;
@@ -54,7 +54,16 @@ impl Interp<'_> {
         Ok(out)
     }
 
+    /// A call's value (a function returning a reference gives the value referred to).
     pub(super) fn call(&mut self, c: &Call, e: &Expr) -> Exec<Value> {
+        let (v, is_ref) = self.call_raw(c, e)?;
+        Ok(if is_ref { super::expr::deref(&v).read() } else { v })
+    }
+
+    /// A call's result, and whether it is a pointer to the place a reference-returning
+    /// function returned.
+    fn call_raw(&mut self, c: &Call, e: &Expr) -> Exec<(Value, bool)> {
+        let plain = |v: Value| Ok((v, false));
         match &c.callee {
             Callee::Direct {
                 key,
@@ -64,9 +73,10 @@ impl Interp<'_> {
             } => {
                 let args = self.args_for(params, &c.args)?;
                 if let Some(f) = self.prog.functions.get(key).cloned() {
-                    return self.call_function(&f, args, None, None, &e.span);
+                    let v = self.call_function(&f, args, None, None, &e.span)?;
+                    return Ok((v, f.returns_ref));
                 }
-                self.library_call(name, *system, &args, e)
+                self.library_call(name, *system, &args, e).map(|v| (v, false))
             }
             Callee::Method {
                 object,
@@ -74,31 +84,33 @@ impl Interp<'_> {
                 name,
                 system,
                 params,
+                ..
             } => {
-                let obj = self.place(object)?;
+                // `p->f()` and `f()` on the implicit `this`: the object is what the pointer
+                // points at.
+                let by_pointer =
+                    matches!(object.ty, Ty::Pointer(_)) || matches!(object.kind, ExprKind::This);
+                let obj = if by_pointer {
+                    super::expr::deref(&self.eval(object)?)
+                } else {
+                    self.place(object)?
+                };
                 if let Value::Func(func) = obj.read() {
                     let args = self.args_for(params, &c.args)?;
                     return self.call_value(&func, args, e);
                 }
                 let args = self.args_for(params, &c.args)?;
-                // `p->f()` and `f()` on the implicit `this` name the object by a pointer
-                // already: that pointer is the callee's `this`, not a pointer to it.
-                let by_pointer =
-                    matches!(object.ty, Ty::Pointer(_)) || matches!(object.kind, ExprKind::This);
-                let key = &self.dispatch(*key, &obj, by_pointer);
+                let key = &self.dispatch(*key, &obj);
                 if let Some(f) = self.prog.functions.get(key).cloned() {
-                    let this = if by_pointer {
-                        obj.read()
-                    } else {
-                        obj.pointer()
-                    };
-                    return self.call_function(&f, args, Some(this), None, &e.span);
+                    let this = obj.pointer();
+                    let v = self.call_function(&f, args, Some(this), None, &e.span)?;
+                    return Ok((v, f.returns_ref));
                 }
                 if let Some(v) = builtins::method(self, name, &obj, &args, e)? {
-                    return Ok(v);
+                    return plain(v);
                 }
                 let _ = system;
-                Ok(self.unmodelled(name, &args))
+                plain(self.unmodelled(name, &args))
             }
             Callee::Construct {
                 key,
@@ -109,7 +121,7 @@ impl Interp<'_> {
                 if let Ty::Array(elem, n) = &e.ty {
                     // `T a[n];` of a class: each element constructed apart.
                     let Some(n) = n.filter(|n| *n <= super::OBJECTS_MAX) else {
-                        return Ok(Value::unknown("a large array of objects"));
+                        return plain(Value::unknown("a large array of objects"));
                     };
                     let one = Expr {
                         kind: e.kind.clone(),
@@ -120,7 +132,7 @@ impl Interp<'_> {
                     for _ in 0..n {
                         elems.push(self.call(c, &one)?);
                     }
-                    return Ok(Value::Array(Rc::new(RefCell::new(Buffer::from_values(
+                    return plain(Value::Array(Rc::new(RefCell::new(Buffer::from_values(
                         elems,
                     )))));
                 }
@@ -131,10 +143,10 @@ impl Interp<'_> {
                         record.clone(),
                     )))));
                     self.call_function(&f, args, Some(this), None, &e.span)?;
-                    return Ok(Value::Record(record));
+                    return plain(Value::Record(record));
                 }
                 if let Some(v) = builtins::construct(self, name, &args, e)? {
-                    return Ok(v);
+                    return plain(v);
                 }
                 let _ = system;
                 // A copy or a conversion of one value of the same kind: the value itself, of
@@ -146,10 +158,10 @@ impl Interp<'_> {
                         if let (Value::Record(r), Some(ty)) = (&v, e.ty.record_name()) {
                             r.borrow_mut().ty = Arc::from(ty);
                         }
-                        return Ok(v);
+                        return plain(v);
                     }
                 }
-                Ok(Value::Record(self.new_record(&e.ty)?))
+                plain(Value::Record(self.new_record(&e.ty)?))
             }
             Callee::Value(callee) => {
                 let f = self.eval(callee)?;
@@ -162,7 +174,7 @@ impl Interp<'_> {
                 };
                 match f {
                     Value::Func(func) => self.call_value(&func, args, e),
-                    other => Ok(match other.brief() {
+                    other => plain(match other.brief() {
                         Some(r) => Value::unknown(&format!("a call through a value kerncast does not know ({r})")),
                         None => Value::unknown("a call through a value kerncast does not know"),
                     }),
@@ -173,17 +185,12 @@ impl Interp<'_> {
 
     /// The method a virtual call runs: the override of the object's own class, or the
     /// nearest of its bases'.
-    fn dispatch(&self, key: DeclKey, obj: &Place, by_pointer: bool) -> DeclKey {
+    fn dispatch(&self, key: DeclKey, obj: &Place) -> DeclKey {
         let prog = self.prog;
         if !prog.overrides.contains_key(&key) {
             return key;
         }
-        let object = if by_pointer {
-            super::expr::deref(&obj.read()).read()
-        } else {
-            obj.read()
-        };
-        let Value::Record(r) = object else {
+        let Value::Record(r) = obj.read() else {
             return key;
         };
         let ty = r.borrow().ty.clone();
@@ -215,15 +222,19 @@ impl Interp<'_> {
         key
     }
 
-    fn call_value(&mut self, f: &Func, args: Vec<Arg>, e: &Expr) -> Exec<Value> {
+    fn call_value(&mut self, f: &Func, args: Vec<Arg>, e: &Expr) -> Exec<(Value, bool)> {
         match f {
             Func::Closure(body, frame) => {
                 let this = frame.this.clone();
-                self.call_function(body, args, this, Some(frame.clone()), &e.span)
+                let v = self.call_function(body, args, this, Some(frame.clone()), &e.span)?;
+                Ok((v, body.returns_ref))
             }
             Func::Decl { key, name, .. } => match self.prog.functions.get(key).cloned() {
-                Some(body) => self.call_function(&body, args, None, None, &e.span),
-                None => self.library_call(name, true, &args, e),
+                Some(body) => {
+                    let v = self.call_function(&body, args, None, None, &e.span)?;
+                    Ok((v, body.returns_ref))
+                }
+                None => self.library_call(name, true, &args, e).map(|v| (v, false)),
             },
         }
     }
@@ -289,7 +300,9 @@ impl Interp<'_> {
         self.frames.push(frame);
         self.stack.push((f.name.clone(), at.clone()));
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
+        self.returns_ref.push(f.returns_ref);
         let result = self.run_body(f);
+        self.returns_ref.pop();
         self.guards.truncate(guards);
         self.fn_guards.truncate(fn_guards);
         // An exit the callee may have made holds for the caller too; a return does not.
@@ -323,7 +336,7 @@ impl Interp<'_> {
     }
 
     /// The place a call returns a reference to: an element of a container.
-    pub(super) fn call_place(&mut self, c: &Call) -> Exec<Option<Place>> {
+    pub(super) fn call_place(&mut self, c: &Call, e: &Expr) -> Exec<Option<Place>> {
         if let Callee::Method { object, name, .. } = &c.callee {
             if name.ends_with("::operator[]") || name.ends_with("::at") {
                 let obj = self.place(object)?.read();
@@ -331,12 +344,18 @@ impl Interp<'_> {
                     Some(a) => self.eval(a)?,
                     None => return Ok(None),
                 };
-                if let (Value::Array(b), Some(i)) = (&obj, i.as_int()) {
-                    return Ok(Some(Place::Elem(b.clone(), i as i64)));
+                if let (Some(b), Some(i)) = (builtins::buffer_of(&obj), i.as_int()) {
+                    return Ok(Some(Place::Elem(b, i as i64)));
                 }
             }
         }
-        Ok(None)
+        // A function returning a reference: the place it refers to.
+        let (v, is_ref) = self.call_raw(c, e)?;
+        Ok(Some(if is_ref {
+            super::expr::deref(&v)
+        } else {
+            Place::Temp(v)
+        }))
     }
 
     pub(super) fn launch_expr(

@@ -147,6 +147,29 @@ impl Interp<'_> {
                 .unwrap_or_else(|| Value::unknown("`this` outside a method")),
             ExprKind::InitList { fields, elems } => self.init_list(fields.as_deref(), elems, &e.ty)?,
             ExprKind::Lambda(f) => self.closure(f)?,
+            ExprKind::New { array_len, init } => {
+                let elem = match &e.ty {
+                    Ty::Pointer(t) => (**t).clone(),
+                    _ => Ty::Other(Arc::from("?")),
+                };
+                match array_len {
+                    Some(n) => {
+                        // As a declared array of that length: records one object each.
+                        let n = self.eval(n)?.as_int().and_then(|n| u64::try_from(n).ok());
+                        match self.default_value(&Ty::Array(Box::new(elem), n), false) {
+                            Value::Array(b) => Value::Ptr(Ptr::Elem(b, 0)),
+                            other => other,
+                        }
+                    }
+                    None => {
+                        let v = match init {
+                            Some(i) => convert(self.eval(i)?.copy(), &elem),
+                            None => self.default_value(&elem, false),
+                        };
+                        Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(v))))
+                    }
+                }
+            }
             ExprKind::DefaultArg => Value::unknown("a default argument kerncast could not read"),
             ExprKind::Unsupported(what) => Value::unknown(&format!(
                 "kerncast does not read {what} (line {})",
@@ -210,7 +233,7 @@ impl Interp<'_> {
                 self.field_place(holder, field)
             }
             ExprKind::Call(c) => {
-                if let Some(p) = self.call_place(c)? {
+                if let Some(p) = self.call_place(c, e)? {
                     p
                 } else {
                     Place::Temp(self.call(c, e)?)
@@ -396,7 +419,7 @@ impl Interp<'_> {
             let mut read = std::collections::BTreeSet::new();
             let mut bodies: Vec<Arc<Function>> = vec![f.clone()];
             while let Some(b) = bodies.pop() {
-                super::stmt::visit_stmt(&b.body, &mut |_| {}, &mut |e| match &e.kind {
+                super::effects::visit_stmt(&b.body, &mut |_| {}, &mut |e| match &e.kind {
                     ExprKind::Var(k, _) => {
                         read.insert(*k);
                     }
@@ -454,7 +477,8 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
             _ => {}
         },
         // An offset into device memory (`d_x + offset`) is still device memory.
-        (Value::Ptr(Ptr::Opaque(what)), Value::Int(_)) | (Value::Int(_), Value::Ptr(Ptr::Opaque(what)))
+        (Value::Ptr(Ptr::Opaque(what)), Value::Int(_))
+        | (Value::Int(_), Value::Ptr(Ptr::Opaque(what)))
             if matches!(op, BinOp::Add | BinOp::Sub) =>
         {
             return Value::Ptr(Ptr::Opaque(what));

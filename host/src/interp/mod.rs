@@ -13,9 +13,11 @@
 
 mod builtins;
 mod calls;
+mod effects;
 mod expr;
 pub mod launches;
 mod stmt;
+pub mod torch;
 pub mod value;
 
 use crate::ast::{DeclKey, Span};
@@ -177,6 +179,8 @@ pub struct Interp<'p> {
     frames: Vec<Rc<Frame>>,
     /// The calls being run, outermost first, with where each was called.
     stack: Vec<(Arc<str>, Span)>,
+    /// Whether each call being run returns a reference.
+    returns_ref: Vec<bool>,
     guards: Vec<Rc<str>>,
     steps: u64,
     recorder: Recorder,
@@ -215,6 +219,7 @@ impl<'p> Interp<'p> {
             globals: HashMap::new(),
             frames: Vec::new(),
             stack: Vec::new(),
+            returns_ref: Vec::new(),
             guards: Vec::new(),
             steps: 0,
             recorder: Recorder::default(),
@@ -483,4 +488,60 @@ impl<'p> Interp<'p> {
         }
         cell
     }
+}
+
+/// What a call of one of the program's functions from a host in another language gave
+/// ([`call_named`]).
+pub struct ForeignCall {
+    pub result: Value,
+    /// The launches it made, in order; each event's stack starts with the function called.
+    pub launches: Vec<launches::Event>,
+    /// Named assumptions the launches depend on, with why each is unknown.
+    pub assumptions: BTreeMap<String, String>,
+    pub steps: u64,
+    /// Why it stopped early (a work budget), where it did.
+    pub halted: Option<String>,
+}
+
+/// Runs the program's function `name` (its qualified name, or its last component where that
+/// names one function) with `args`, as a host in another language calls it: a Python script
+/// calling a PyTorch extension's binding with tensors ([`torch::Tensor`]). The launches it
+/// makes are returned, not recorded. `None` when the program has no such function with a body.
+pub fn call_named(
+    prog: &ProgramAst,
+    opts: &RunOptions,
+    name: &str,
+    args: Vec<Value>,
+) -> Option<ForeignCall> {
+    let mut candidates: Vec<&Arc<crate::ast::Function>> = prog
+        .functions
+        .values()
+        .filter(|f| &*f.name == name)
+        .collect();
+    if candidates.is_empty() {
+        let suffix = format!("::{name}");
+        candidates = prog
+            .functions
+            .values()
+            .filter(|f| f.name.ends_with(&suffix) && !f.is_method)
+            .collect();
+    }
+    candidates.sort_by(|a, b| a.span.cmp(&b.span));
+    let f = (*candidates.first()?).clone();
+    let mut it = Interp::new(prog, opts);
+    it.capture = Some(Vec::new());
+    let span = f.span.clone();
+    let args = args.into_iter().map(calls::Arg::Val).collect();
+    let (result, halted) = match it.call_function(&f, args, None, None, &span) {
+        Ok(v) => (v, None),
+        Err(Halt::Exit | Halt::Throw(_)) => (Value::Void, None),
+        Err(Halt::Budget(why)) => (Value::unknown(&why), Some(why)),
+    };
+    Some(ForeignCall {
+        result,
+        launches: it.capture.take().unwrap_or_default(),
+        assumptions: it.assumptions,
+        steps: it.steps,
+        halted,
+    })
 }

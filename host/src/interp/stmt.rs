@@ -2,6 +2,7 @@
 //! (followed iteration by iteration within the budget, a steady loop's remaining iterations
 //! counted without running them), `switch`, `return`.
 
+use super::effects::{vars_read, Written};
 use super::value::{convert, Value};
 use super::{Exec, Flow, Halt, Interp};
 use crate::ast::*;
@@ -91,7 +92,10 @@ impl Interp<'_> {
             StmtKind::Switch { cond, body } => self.switch(s, cond, body),
             StmtKind::Case { body, .. } | StmtKind::Default(body) => self.exec(body),
             StmtKind::Return(e) => {
+                let by_ref = self.returns_ref.last().copied().unwrap_or(false);
                 let v = match e {
+                    // A reference is returned as a pointer to its place.
+                    Some(e) if by_ref => self.place(e)?.pointer(),
                     Some(e) => self.eval(e)?,
                     None => Value::Void,
                 };
@@ -183,35 +187,23 @@ impl Interp<'_> {
         why: &str,
         in_switch: bool,
     ) -> Exec<()> {
-        let mut written = BTreeSet::new();
-        for b in branches {
-            written_by_stmt(b, &mut written);
-        }
-        let cells: Vec<(DeclKey, Rc<std::cell::RefCell<Value>>)> = written
-            .iter()
-            .filter_map(|k| self.existing_cell(*k).map(|c| (*k, c)))
-            .collect();
-        let before: Vec<Value> = cells.iter().map(|(_, c)| c.borrow().copy()).collect();
-        let mut results: Vec<Vec<Value>> = Vec::new();
+        let written = Written::of(branches, &[]);
+        let before = self.save(&written);
+        let mut outcomes = Vec::new();
         let why_rc: Rc<str> = Rc::from(why);
         let (guards, fn_guards, outer_left) =
             (self.guards.len(), self.fn_guards.len(), self.left.take());
         self.guards.push(why_rc.clone());
         self.uncertain += 1;
+        let mut result = Ok(());
         let mut leave = None;
         for b in branches {
-            for ((_, c), v) in cells.iter().zip(&before) {
-                *c.borrow_mut() = v.copy();
-            }
+            self.restore(&before);
             self.left = None;
-            let r = self.exec(b);
-            let flow = match r {
+            let flow = match self.exec(b) {
                 Err(Halt::Budget(w)) => {
-                    self.guards.truncate(guards);
-                    self.fn_guards.truncate(fn_guards);
-                    self.uncertain -= 1;
-                    self.left = outer_left;
-                    return Err(Halt::Budget(w));
+                    result = Err(Halt::Budget(w));
+                    break;
                 }
                 Err(Halt::Exit | Halt::Throw(_)) => Flow::Normal,
                 Ok(f) => f,
@@ -226,52 +218,28 @@ impl Interp<'_> {
             // What the branch's own undecided conditions left behind is this condition's now.
             self.guards.truncate(guards + 1);
             self.fn_guards.truncate(fn_guards);
-            results.push(cells.iter().map(|(_, c)| c.borrow().clone()).collect());
+            outcomes.push(self.snapshot(&before));
         }
         self.uncertain -= 1;
         self.guards.truncate(guards);
+        if result.is_err() {
+            self.left = outer_left;
+        }
+        result?;
         self.left = outer_left.max(leave);
         self.left_early(leave, &why_rc);
         // With one branch, the other "branch" is the state before it.
         if branches.len() == 1 {
-            results.push(before);
+            outcomes.push(before);
         }
-        for (i, (_, c)) in cells.iter().enumerate() {
-            let first = &results[0][i];
-            let agree = results.iter().all(|r| r[i].same(first));
-            *c.borrow_mut() = if agree {
-                first.clone()
-            } else {
-                Value::unknown(&format!("it depends on {why}"))
-            };
-        }
+        self.merge(&outcomes, &format!("it depends on {why}"));
         Ok(())
     }
 
-    fn existing_cell(&self, k: DeclKey) -> Option<Rc<std::cell::RefCell<Value>>> {
-        self.frames
-            .last()
-            .and_then(|f| f.lookup(k))
-            .or_else(|| self.globals.get(&k).cloned())
-    }
-
-    /// Every variable a statement may write becomes unknown.
+    /// Every variable a loop may write becomes unknown, and what they hold.
     fn forget_written(&mut self, s: &[&Stmt], extra: &[&Expr], why: &str) {
-        let mut written = BTreeSet::new();
-        for st in s {
-            written_by_stmt(st, &mut written);
-        }
-        for e in extra {
-            written_by_expr(e, &mut written);
-        }
-        for k in written {
-            if let Some(c) = self.existing_cell(k) {
-                let keep = matches!(&*c.borrow(), Value::Array(_) | Value::Record(_) | Value::Func(_) | Value::Handle(_));
-                if !keep {
-                    *c.borrow_mut() = Value::unknown(why);
-                }
-            }
-        }
+        let written = Written::of(s, extra);
+        self.forget(&written, why);
     }
 
     fn run_loop(
@@ -423,11 +391,11 @@ impl Interp<'_> {
             ExprKind::Assign(Some(BinOp::Sub), v, s) if is_var(v, key) => -self.const_int(s)?,
             _ => return None,
         };
-        let mut written = BTreeSet::new();
-        written_by_stmt(body, &mut written);
+        let written = Written::of(&[body], &[]);
+        let touched = |k: &DeclKey| written.vars.contains(k) || written.contents.contains(k);
         let mut bound_vars = BTreeSet::new();
         vars_read(bound, &mut bound_vars);
-        if written.contains(&key) || bound_vars.iter().any(|b| written.contains(b)) {
+        if touched(&key) || bound_vars.iter().any(touched) {
             return None;
         }
         let cell = self.existing_cell(key)?;
@@ -634,184 +602,3 @@ fn is_var(e: &Expr, key: DeclKey) -> bool {
     matches!(strip(e).kind, ExprKind::Var(k, _) if k == key)
 }
 
-/// The variables an expression reads.
-pub(super) fn vars_read(e: &Expr, out: &mut BTreeSet<DeclKey>) {
-    visit_expr(e, &mut |x| {
-        if let ExprKind::Var(k, _) = x.kind {
-            out.insert(k);
-        }
-    });
-}
-
-/// The variables a statement may write: assigned, incremented, declared, or whose address it
-/// takes.
-pub(super) fn written_by_stmt(s: &Stmt, out: &mut BTreeSet<DeclKey>) {
-    let mut declared = Vec::new();
-    visit_stmt(
-        s,
-        &mut |st| {
-            if let StmtKind::Decl(vs) = &st.kind {
-                declared.extend(vs.iter().map(|v| v.key));
-            }
-            if let StmtKind::RangeFor { var, .. } = &st.kind {
-                declared.push(var.key);
-            }
-        },
-        &mut |e| written_root(e, out),
-    );
-    out.extend(declared);
-}
-
-pub(super) fn written_by_expr(e: &Expr, out: &mut BTreeSet<DeclKey>) {
-    visit_expr(e, &mut |x| written_root(x, out));
-}
-
-fn written_root(e: &Expr, out: &mut BTreeSet<DeclKey>) {
-    let target = match &e.kind {
-        ExprKind::Assign(_, l, _) => Some(&**l),
-        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec | UnOp::AddrOf, x) => {
-            Some(&**x)
-        }
-        _ => None,
-    };
-    if let Some(t) = target {
-        if let Some(k) = root_var(t) {
-            out.insert(k);
-        }
-    }
-    // A variable passed by reference to a call may be written by it.
-    if let ExprKind::Call(c) = &e.kind {
-        let params = match &c.callee {
-            Callee::Direct { params, .. }
-            | Callee::Method { params, .. }
-            | Callee::Construct { params, .. } => Some(params),
-            Callee::Value(_) => None,
-        };
-        for (i, a) in c.args.iter().enumerate() {
-            let by_ref = params.and_then(|p| p.get(i)).is_some_and(|p| p.by_ref);
-            if by_ref {
-                if let Some(k) = root_var(a) {
-                    out.insert(k);
-                }
-            }
-        }
-        if let Callee::Method { object, .. } = &c.callee {
-            if let Some(k) = root_var(object) {
-                out.insert(k);
-            }
-        }
-    }
-}
-
-fn root_var(e: &Expr) -> Option<DeclKey> {
-    match &e.kind {
-        ExprKind::Var(k, _) => Some(*k),
-        ExprKind::Cast(x) | ExprKind::Member { base: x, arrow: false, .. } => root_var(x),
-        ExprKind::Index(b, _) => root_var(b),
-        _ => None,
-    }
-}
-
-pub(super) fn visit_stmt(s: &Stmt, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut(&Expr)) {
-    // An explicit stack: statement nesting is the input's to choose.
-    let mut todo = vec![s];
-    while let Some(s) = todo.pop() {
-        fs(s);
-        match &s.kind {
-            StmtKind::Block(items) => todo.extend(items.iter()),
-            StmtKind::Decl(vs) => {
-                for v in vs {
-                    if let Some(i) = &v.init {
-                        visit_expr(i, fe);
-                    }
-                }
-            }
-            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => visit_expr(e, fe),
-            StmtKind::If { init, cond, then, els } => {
-                if let Some(i) = init {
-                    todo.push(i);
-                }
-                visit_expr(cond, fe);
-                todo.push(then);
-                if let Some(e) = els {
-                    todo.push(e);
-                }
-            }
-            StmtKind::For { init, cond, inc, body } => {
-                if let Some(i) = init {
-                    todo.push(i);
-                }
-                for e in [cond, inc].into_iter().flatten() {
-                    visit_expr(e, fe);
-                }
-                todo.push(body);
-            }
-            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-                visit_expr(cond, fe);
-                todo.push(body);
-            }
-            StmtKind::RangeFor { range, body, .. } => {
-                visit_expr(range, fe);
-                todo.push(body);
-            }
-            StmtKind::Switch { cond, body } => {
-                visit_expr(cond, fe);
-                todo.push(body);
-            }
-            StmtKind::Case { value, body } => {
-                visit_expr(value, fe);
-                todo.push(body);
-            }
-            StmtKind::Default(b) | StmtKind::Label(_, b) => todo.push(b),
-            StmtKind::Try { body, handlers } => {
-                todo.push(body);
-                todo.extend(handlers.iter().map(|(_, h)| h));
-            }
-            _ => {}
-        }
-    }
-}
-
-pub(super) fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    let mut todo = vec![e];
-    while let Some(e) = todo.pop() {
-        f(e);
-        match &e.kind {
-            ExprKind::Unary(_, x) | ExprKind::Cast(x) => todo.push(x),
-            ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) | ExprKind::Index(a, b) => {
-                todo.push(a);
-                todo.push(b);
-            }
-            ExprKind::Cond(a, b, c) => {
-                todo.push(a);
-                todo.push(b);
-                todo.push(c);
-            }
-            ExprKind::Call(c) => {
-                if let Callee::Method { object, .. } = &c.callee {
-                    todo.push(object);
-                }
-                if let Callee::Value(v) = &c.callee {
-                    todo.push(v);
-                }
-                todo.extend(c.args.iter());
-            }
-            ExprKind::Launch { config, args, .. } => {
-                todo.extend(config.iter());
-                todo.extend(args.iter());
-            }
-            ExprKind::LaunchVia {
-                callee,
-                config,
-                args,
-            } => {
-                todo.push(callee);
-                todo.extend(config.iter());
-                todo.extend(args.iter());
-            }
-            ExprKind::Member { base, .. } => todo.push(base),
-            ExprKind::InitList { elems, .. } => todo.extend(elems.iter()),
-            _ => {}
-        }
-    }
-}

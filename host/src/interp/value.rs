@@ -177,6 +177,8 @@ pub enum Handle {
     Graph(Vec<super::launches::Event>),
     /// Something the interpreter only needs to tell apart (a stream, an event, a file).
     Opaque(&'static str),
+    /// A PyTorch tensor a Python host passes to an extension ([`super::torch`]).
+    Tensor(super::torch::Tensor),
 }
 
 impl Value {
