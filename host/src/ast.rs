@@ -141,6 +141,13 @@ pub enum ExprKind {
         args: Vec<Expr>,
         params: Vec<Arc<str>>,
     },
+    /// `kernel<<<config…>>>(args…)` where `kernel` is a value (a function pointer parameter
+    /// of a generic launcher): which kernel is known when the program runs.
+    LaunchVia {
+        callee: Box<Expr>,
+        config: Vec<Expr>,
+        args: Vec<Expr>,
+    },
     Member {
         base: Box<Expr>,
         field: Arc<str>,
@@ -286,6 +293,16 @@ pub enum StmtKind {
     Return(Option<Expr>),
     Break,
     Continue,
+    /// `goto name;`
+    Goto(Arc<str>),
+    /// `name: statement`
+    Label(Arc<str>, Box<Stmt>),
+    /// `try { body } catch (T e) { handler } …`: each handler with the record type it
+    /// catches (`None`: `catch (...)`; an empty name: a type that is not a record).
+    Try {
+        body: Box<Stmt>,
+        handlers: Vec<(Option<Arc<str>>, Stmt)>,
+    },
     Null,
     Unsupported(Arc<str>),
 }
@@ -299,9 +316,34 @@ pub struct Function {
     pub body: Stmt,
     /// A constructor's member initialisers (`: x(vx), y(vy)`), by field name.
     pub member_inits: Vec<(Arc<str>, Expr)>,
+    /// A constructor's base-class (or delegated) constructor calls (`: Base(256)`), run
+    /// before the members are initialised.
+    pub base_inits: Vec<Expr>,
     /// Whether it is a method (reads `this`).
     pub is_method: bool,
+    /// A lambda's captures (empty for other functions).
+    pub captures: Captures,
     /// Whether it returns a reference (`int& n() { return m_n; }`).
     pub returns_ref: bool,
     pub span: Span,
+}
+
+/// How a lambda captures the variables of the function it is made in.
+#[derive(Clone, Debug, Default)]
+pub struct Captures {
+    /// `[=]`: the variables the body reads are copied when the lambda is made; otherwise
+    /// (`[&]`, or none named) they are the enclosing function's own.
+    pub default_copy: bool,
+    /// The captures the list names, in order.
+    pub list: Vec<Capture>,
+}
+
+/// A capture the list names: `n` (a copy), `&n`, or `bs = block * 2` (a variable of the
+/// lambda's own, initialised when it is made).
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The captured variable, or the init capture's own.
+    pub key: DeclKey,
+    pub by_ref: bool,
+    pub init: Option<Expr>,
 }

@@ -277,6 +277,11 @@ pub(crate) fn build(
             function: s.function.to_string(),
             reason: match &outcome.halted {
                 Some(h) => format!("not reached before {h}"),
+                // Destructors run when objects go out of scope, which the interpreter does
+                // not follow: the launch may well run.
+                None if s.function.contains("::~") => {
+                    "in a destructor, which kerncast does not run".into()
+                }
                 None if s.kernel.is_none() && s.api.as_ref() == "<<<>>>" => {
                     "clang does not resolve which kernel it launches".into()
                 }

@@ -24,6 +24,18 @@ pub struct ProgramAst {
     pub globals: HashMap<DeclKey, VarDecl>,
     /// The program's own record types' members, in order, by the type's name.
     pub layouts: HashMap<Arc<str>, Arc<Vec<Field>>>,
+    /// The program's variables of namespace scope, in declaration order: C++ initialises
+    /// them before main (across units in no order the language fixes).
+    pub global_order: Vec<DeclKey>,
+    /// Field names of the records the code builds by aggregate initialisation, in order.
+    pub records: HashMap<Arc<str>, Vec<Arc<str>>>,
+    /// Default member initialisers (`int n = 4096;`) by record type name, in declaration
+    /// order: what a constructor or an aggregate initialisation leaves to them.
+    pub record_defaults: HashMap<Arc<str>, Vec<(Arc<str>, Expr)>>,
+    /// A record type's direct base classes, by name.
+    pub bases: HashMap<Arc<str>, Vec<Arc<str>>>,
+    /// The methods overriding a virtual method: the class each is in, and the method.
+    pub overrides: HashMap<DeclKey, Vec<(Arc<str>, DeclKey)>>,
     /// Top-level host function definitions of the program's own files, in source order.
     pub roots: Vec<DeclKey>,
     /// Functions some lowered function calls.
@@ -36,12 +48,11 @@ pub struct ProgramAst {
     files: HashMap<String, Arc<str>>,
 }
 
-/// A member of a record type, with its in-class initialiser.
+/// A member of a record type (its initialiser, if any, is in `record_defaults`).
 #[derive(Clone, Debug)]
 pub struct Field {
     pub name: Arc<str>,
     pub ty: Ty,
-    pub init: Option<Expr>,
 }
 
 /// A kernel declaration as the host sees it.
@@ -100,6 +111,7 @@ impl ProgramAst {
             pending: Vec::new(),
             queued: HashSet::new(),
             own_file,
+            function: Arc::from(""),
         };
         let top = unit.cursor().children();
         let mut roots = Vec::new();
@@ -123,12 +135,20 @@ struct Lowerer<'a, 'u> {
     pending: Vec<(DeclKey, Cursor<'a>)>,
     queued: HashSet<DeclKey>,
     own_file: &'a dyn Fn(&str) -> bool,
+    /// The function being lowered (what a launch site is in).
+    function: Arc<str>,
 }
 
+/// Functions with bodies the lowering reads. A destructor is one (its launch sites are listed)
+/// though the interpreter does not run it when an object goes out of scope.
 fn is_function_kind(k: CXCursorKind) -> bool {
     matches!(
         k,
-        CXCursor_FunctionDecl | CXCursor_CXXMethod | CXCursor_Constructor | CXCursor_ConversionFunction
+        CXCursor_FunctionDecl
+            | CXCursor_CXXMethod
+            | CXCursor_Constructor
+            | CXCursor_Destructor
+            | CXCursor_ConversionFunction
     )
 }
 
@@ -197,13 +217,18 @@ impl<'a, 'u> Lowerer<'a, 'u> {
 
     fn decl_key(&mut self, c: &Cursor<'_>) -> DeclKey {
         let usr = c.usr();
-        if usr.is_empty() {
+        let mut k = if usr.is_empty() {
             let loc = c.location();
-            let k = format!("loc:{}:{}:{}", loc.file, loc.offset, c.spelling());
-            self.prog.key(&k)
+            format!("loc:{}:{}:{}", loc.file, loc.offset, c.spelling())
         } else {
-            self.prog.key(&usr)
+            usr
+        };
+        // The parameters a pack expands to (`Args... args`) share their USR and location:
+        // the declaration itself tells them apart.
+        if c.kind() == CXCursor_ParmDecl {
+            k.push_str(&format!("#{}", c.hash()));
         }
+        self.prog.key(&k)
     }
 
     fn is_host_function(c: &Cursor<'_>) -> bool {
@@ -217,6 +242,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         if depth > 8 || c.in_system_header() || !(self.own_file)(&c.location().file) {
             return;
         }
+        if matches!(c.kind(), CXCursor_StructDecl | CXCursor_ClassDecl) {
+            self.record_bases(c);
+        }
         match c.kind() {
             CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl | CXCursor_ClassDecl => {
                 for ch in c.children() {
@@ -229,6 +257,19 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     let key = self.decl_key(c);
                     roots.push(key);
                     self.queue(key, *c);
+                }
+            }
+            // A host variable of namespace scope: initialised before main, in this order.
+            CXCursor_VarDecl => {
+                let device = c.has_attr(CXCursor_CUDADeviceAttr)
+                    || c.has_attr(CXCursor_CUDAConstantAttr)
+                    || c.has_attr(CXCursor_CUDASharedAttr);
+                if !device && c.has_global_storage() {
+                    let key = self.decl_key(c);
+                    self.global(c, key);
+                    if !self.prog.global_order.contains(&key) {
+                        self.prog.global_order.push(key);
+                    }
                 }
             }
             _ => {}
@@ -259,11 +300,19 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn lower_function(&mut self, key: DeclKey, c: &Cursor<'_>) {
+        // A defaulted copy or move has an empty body in libclang (the member-wise copy is
+        // implicit): the interpreter copies the value itself, which running the empty body
+        // would lose.
+        if c.is_defaulted_copy_or_move() {
+            return;
+        }
         let span = self.span(c);
         let name: Arc<str> = Arc::from(c.qualified_name());
+        self.function = name.clone();
         let params = self.params_of(c);
         let children = c.children();
         let mut member_inits = Vec::new();
+        let mut base_inits = Vec::new();
         let mut body = None;
         let mut i = 0;
         while i < children.len() {
@@ -273,6 +322,14 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     if let Some(init) = children.get(i + 1) {
                         let e = self.expr(init, 0);
                         member_inits.push((Arc::from(ch.spelling()), e));
+                        i += 1;
+                    }
+                }
+                // `: Base(256)` in a constructor: the base class named, then its constructor
+                // call.
+                CXCursor_TypeRef | CXCursor_TemplateRef if c.kind() == CXCursor_Constructor => {
+                    if let Some(init) = children.get(i + 1).filter(|x| is_expr_kind(x.kind())) {
+                        base_inits.push(self.expr(init, 0));
                         i += 1;
                     }
                 }
@@ -286,6 +343,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         };
         let is_method = matches!(c.kind(), CXCursor_CXXMethod | CXCursor_Constructor)
             && !c.is_static_method();
+        // A virtual method's overrides, for calls through a base to run the object's own.
+        if c.kind() == CXCursor_CXXMethod {
+            if let Some(class) = c.semantic_parent() {
+                self.record_bases(&class);
+                if let Ty::Record { name: cls, .. } = self.ty(&class.ty()) {
+                    for o in c.overridden() {
+                        let base = self.decl_key(&o);
+                        let list = self.prog.overrides.entry(base).or_default();
+                        if !list.contains(&(cls.clone(), key)) {
+                            list.push((cls.clone(), key));
+                        }
+                    }
+                }
+            }
+        }
         self.prog.functions.insert(
             key,
             Arc::new(Function {
@@ -294,7 +366,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 params,
                 body,
                 member_inits,
+                base_inits,
                 is_method,
+                captures: Captures::default(),
                 returns_ref: is_reference(&c.result_type()),
                 span,
             }),
@@ -396,29 +470,106 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         // recurse.
         self.prog.layouts.insert(name.clone(), Arc::new(Vec::new()));
         let mut fields = Vec::new();
-        for f in decl.children().iter().filter(|c| c.kind() == CXCursor_FieldDecl) {
+        // The type's fields, not the declaration's children: an implicit template instance
+        // has none of those.
+        for f in t.fields() {
             let ty = self.ty_depth(&f.ty(), depth + 1);
-            let init = f
-                .children()
-                .into_iter()
-                .filter(|x| is_expr_kind(x.kind()))
-                .last()
-                .map(|x| self.expr(&x, 0));
             fields.push(Field {
                 name: Arc::from(f.spelling()),
                 ty,
-                init,
             });
         }
         self.prog.layouts.insert(name.clone(), Arc::new(fields));
     }
 
+    /// Records a class's direct bases, once per class.
+    fn record_bases(&mut self, class: &Cursor<'_>) {
+        let Ty::Record { name, .. } = self.ty(&class.ty()) else {
+            return;
+        };
+        if self.prog.bases.contains_key(&name) {
+            return;
+        }
+        let mut bases = Vec::new();
+        for b in class.children() {
+            if b.kind() == CXCursor_CXXBaseSpecifier {
+                if let Ty::Record { name: base, .. } = self.ty(&b.ty()) {
+                    bases.push(base);
+                }
+            }
+        }
+        self.prog.bases.insert(name, bases);
+    }
+
+    /// Lowers a class's default member initialisers, once per class (the program's own
+    /// classes only: library classes are modelled).
+    fn record_defaults(&mut self, class: &Cursor<'_>) {
+        if class.in_system_header() {
+            return;
+        }
+        let Ty::Record { name, .. } = self.ty(&class.ty()) else {
+            return;
+        };
+        if self.prog.record_defaults.contains_key(&name) {
+            return;
+        }
+        // Inserted first: an initialiser that names the class must not loop.
+        self.prog.record_defaults.insert(name.clone(), Vec::new());
+        let mut out = Vec::new();
+        for f in class.children() {
+            if f.kind() != CXCursor_FieldDecl {
+                continue;
+            }
+            // A field's children also hold array sizes and bit-field widths: its initialiser
+            // is the expression after the `=` or `{` that follows its name (past any `[…]`).
+            let name_at = f.location().offset;
+            let mut init_at = None;
+            let mut brackets = 0i32;
+            for (t, off) in self.unit.tokens_of(&f) {
+                if off <= name_at {
+                    continue;
+                }
+                match t.as_str() {
+                    "[" => brackets += 1,
+                    "]" => brackets -= 1,
+                    "=" | "{" if brackets == 0 => {
+                        init_at = Some(off);
+                        break;
+                    }
+                    "," | ";" | ":" if brackets == 0 => break,
+                    _ => {}
+                }
+            }
+            let Some(at) = init_at else { continue };
+            let init = f
+                .children()
+                .into_iter()
+                .rev()
+                .find(|x| is_expr_kind(x.kind()) && x.start_offset() >= at);
+            if let Some(init) = init {
+                let e = self.expr(&init, 0);
+                out.push((Arc::from(f.spelling()), e));
+            }
+        }
+        self.prog.record_defaults.insert(name, out);
+    }
+
+    /// The type of a record's field when it has exactly one and it is a fixed-size array.
+    fn sole_array_field(&mut self, t: &Type<'_>) -> Option<Ty> {
+        match t.canonical().fields().as_slice() {
+            [f] if f.ty().canonical().kind() == CXType_ConstantArray => Some(self.ty(&f.ty())),
+            _ => None,
+        }
+    }
+
     fn record_fields(&mut self, t: &Type<'_>) -> Option<Vec<Arc<str>>> {
-        let decl = t.canonical().declaration()?;
-        let fields: Vec<Arc<str>> = decl
-            .children()
+        t.canonical().declaration()?;
+        // The type's fields, not the declaration's children: an implicit template instance
+        // (`Pair<int>{1, 2}`) has none of those.
+        let fields: Vec<Arc<str>> = t
+            .canonical()
+            .fields()
             .iter()
-            .filter(|c| c.kind() == CXCursor_FieldDecl)
             .map(|c| Arc::from(c.spelling()))
             .collect();
         Some(fields)
@@ -495,12 +646,39 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXCursor_BreakStmt => StmtKind::Break,
             CXCursor_ContinueStmt => StmtKind::Continue,
             CXCursor_NullStmt => StmtKind::Null,
-            CXCursor_LabelStmt if !ch.is_empty() => self.stmt_kind(&ch[ch.len() - 1], depth),
-            CXCursor_CXXTryStmt if !ch.is_empty() => self.stmt_kind(&ch[0], depth),
+            CXCursor_LabelStmt if !ch.is_empty() => StmtKind::Label(
+                Arc::from(c.spelling()),
+                self.boxed(&ch[ch.len() - 1], depth),
+            ),
+            CXCursor_CXXTryStmt if !ch.is_empty() => {
+                let handlers = ch[1..]
+                    .iter()
+                    .filter(|h| h.kind() == CXCursor_CXXCatchStmt)
+                    .filter_map(|h| {
+                        let parts = h.children();
+                        let body = parts.last()?;
+                        let caught = parts
+                            .iter()
+                            .find(|p| p.kind() == CXCursor_VarDecl)
+                            .map(|v| match self.ty(&v.ty()) {
+                                Ty::Record { name, .. } => name,
+                                _ => Arc::from(""),
+                            });
+                        Some((caught, self.stmt(body, depth)))
+                    })
+                    .collect();
+                StmtKind::Try {
+                    body: self.boxed(&ch[0], depth),
+                    handlers,
+                }
+            }
             CXCursor_UnexposedStmt if ch.len() == 1 => {
                 self.stmt_kind(&ch[0], depth)
             }
-            CXCursor_GotoStmt => StmtKind::Unsupported(Arc::from("goto")),
+            CXCursor_GotoStmt => match ch.iter().find(|x| x.kind() == CXCursor_LabelRef) {
+                Some(l) => StmtKind::Goto(Arc::from(l.spelling())),
+                None => StmtKind::Unsupported(Arc::from("goto")),
+            },
             CXCursor_AsmStmt | CXCursor_MSAsmStmt => StmtKind::Null,
             k if is_expr_kind(k) => StmtKind::Expr(self.expr(c, depth)),
             k if (CXCursor_OMPParallelDirective..=CXCursor_OMPAssumeDirective).contains(&k) => {
@@ -723,7 +901,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXCursor_CXXThisExpr => ExprKind::This,
             CXCursor_CXXNewExpr => self.new_expr(c, &ch, depth),
             CXCursor_CXXDeleteExpr => ExprKind::Int(0),
-            CXCursor_CXXThrowExpr => ExprKind::Unsupported(Arc::from("throw")),
+            // `throw e`: the library call `throw` models it (its argument's type says what
+            // is thrown).
+            CXCursor_CXXThrowExpr => ExprKind::Call(Call {
+                callee: Callee::Direct {
+                    key: DeclKey(u32::MAX),
+                    name: Arc::from("throw"),
+                    system: true,
+                    params: Vec::new(),
+                },
+                args: ch
+                    .iter()
+                    .filter(|x| is_expr_kind(x.kind()))
+                    .map(|x| self.expr(x, depth))
+                    .collect(),
+            }),
             CXCursor_PackExpansionExpr | CXCursor_ConceptSpecializationExpr | CXCursor_RequiresExpr => {
                 Self::constant(c).unwrap_or_else(|| ExprKind::Unsupported(Arc::from(kind_name(c))))
             }
@@ -789,10 +981,13 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn global(&mut self, r: &Cursor<'_>, key: DeclKey) {
-        if self.prog.globals.contains_key(&key) {
-            return;
-        }
         let def = r.definition().unwrap_or(*r);
+        // Known already, unless as an `extern` declaration of another unit's definition.
+        if let Some(known) = self.prog.globals.get(&key) {
+            if known.init.is_some() || def.var_initializer().is_none() {
+                return;
+            }
+        }
         // Insert first: an initialiser that names the global itself must not loop.
         let mut v = self.var_decl_no_init(&def);
         v.is_static = true;
@@ -880,7 +1075,8 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn call(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], ty: &Ty, depth: usize) -> ExprKind {
-        let fname = self.current_function_name(c);
+        // The function it is in (libclang gives expressions no semantic parent).
+        let fname = self.function.clone();
         // A `<<<…>>>` launch: clang makes the configuration a call of
         // `__cudaPushCallConfiguration(grid, block, shmem, stream)` among the children.
         if let Some(config) = ch.iter().find(|x| {
@@ -922,6 +1118,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let params = self.params_of(&r);
         match r.kind() {
             CXCursor_Constructor => {
+                if let Some(class) = r.semantic_parent() {
+                    self.record_defaults(&class);
+                }
                 let key = self.reach(&r);
                 if ch.len() == 1 && ch[0].kind() == CXCursor_UnexposedExpr && c.arguments().is_some_and(|a| a.len() == 1) {
                     // A copy or move: the value itself.
@@ -938,7 +1137,13 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             }
             CXCursor_CXXMethod | CXCursor_ConversionFunction => {
                 let key = self.reach(&r);
-                let member = ch.first().filter(|x| x.kind() == CXCursor_MemberRefExpr);
+                // `obj.f(…)`: the callee is a member reference naming the method. An
+                // operator's first child may be a member reference too, naming a field that
+                // is the operator's object (`p.gridDim = dim3(…)`, `cfg.sizes[i]`).
+                let member = ch.first().filter(|x| {
+                    x.kind() == CXCursor_MemberRefExpr
+                        && x.referenced().is_some_and(|m| is_function_kind(m.kind()))
+                });
                 match member {
                     Some(m) => {
                         let object = match m.children().into_iter().find(|x| is_expr_kind(x.kind())) {
@@ -1038,18 +1243,6 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         }
     }
 
-    fn current_function_name(&mut self, c: &Cursor<'_>) -> Arc<str> {
-        let mut p = c.semantic_parent();
-        for _ in 0..8 {
-            match p {
-                Some(x) if is_function_kind(x.kind()) => return Arc::from(x.qualified_name()),
-                Some(x) => p = x.semantic_parent(),
-                None => break,
-            }
-        }
-        Arc::from("")
-    }
-
     fn launch(&mut self, c: &Cursor<'_>, config: &Cursor<'_>, fname: &Arc<str>, depth: usize) -> ExprKind {
         let span = self.span(c);
         let kernel = c
@@ -1062,7 +1255,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             function: fname.clone(),
         });
         let Some(kernel) = kernel else {
-            return ExprKind::Unsupported(Arc::from("a launch whose kernel clang does not resolve"));
+            // The kernel is a value: the callee, the child before the configuration.
+            let callee = c
+                .children()
+                .into_iter()
+                .find(|x| is_expr_kind(x.kind()) && !x.raw_equal(config));
+            return match callee {
+                Some(callee) => ExprKind::LaunchVia {
+                    callee: self.bx(&callee, depth),
+                    config: self.args(config, depth),
+                    args: self.args(c, depth),
+                },
+                None => {
+                    ExprKind::Unsupported(Arc::from("a launch whose kernel clang does not resolve"))
+                }
+            };
         };
         let params = self
             .prog
@@ -1103,7 +1310,31 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             .collect();
         let t = c.ty();
         if t.canonical().kind() == CXType_Record {
+            if let Some(class) = t.canonical().declaration() {
+                self.record_defaults(&class);
+            }
             if let Some(fields) = self.record_fields(&t) {
+                let name: Arc<str> = Arc::from(t.canonical().spelling());
+                self.prog.records.insert(name, fields.clone());
+                // Brace elision (`std::array<int, 2> a = {8, 16}`): the values are the
+                // elements of the record's one field, an array.
+                let braced =
+                    matches!(elems.as_slice(), [e] if matches!(e.kind, ExprKind::InitList { .. }));
+                if let (Some(array), false) = (self.sole_array_field(&t), braced) {
+                    let span = self.span(c);
+                    let inner = Expr {
+                        kind: ExprKind::InitList {
+                            fields: None,
+                            elems,
+                        },
+                        ty: array,
+                        span,
+                    };
+                    return ExprKind::InitList {
+                        fields: Some(fields),
+                        elems: vec![inner],
+                    };
+                }
                 return ExprKind::InitList {
                     fields: Some(fields),
                     elems,
@@ -1138,23 +1369,101 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         };
         let span = self.span(c);
         let body = self.stmt(body, 0);
+        let captures = self.captures(c, ch);
         ExprKind::Lambda(Arc::new(Function {
             key,
             name: Arc::from(format!("lambda at line {}", loc.line)),
             params,
             body,
             member_inits: Vec::new(),
+            base_inits: Vec::new(),
             is_method: false,
+            captures,
             returns_ref: false,
             span,
         }))
+    }
+
+    /// A lambda's captures. libclang lists the named ones as `VariableRef` children, in
+    /// order, without saying how each is captured: the tokens of the capture list do
+    /// (`=`/`&` alone are defaults, `&n` is by reference, `n = e` or `n(e)` an init capture).
+    fn captures(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>]) -> Captures {
+        let mut items: Vec<Vec<String>> = vec![Vec::new()];
+        let mut depth = 0i32;
+        for (t, _) in self.unit.tokens_of(c) {
+            match t.as_str() {
+                "[" | "(" | "{" => {
+                    depth += 1;
+                    if depth == 1 {
+                        continue;
+                    }
+                }
+                "]" | ")" | "}" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                "," if depth == 1 => {
+                    items.push(Vec::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(item) = items.last_mut() {
+                item.push(t);
+            }
+        }
+        let mut caps = Captures::default();
+        let mut named = Vec::new();
+        for item in &items {
+            let item: Vec<&str> = item.iter().map(String::as_str).collect();
+            match item.as_slice() {
+                [] | ["&"] | ["this"] | ["*", "this"] => {}
+                ["="] => caps.default_copy = true,
+                ["&", name @ ..] => {
+                    named.push((true, matches!(name.get(1), Some(&("=" | "(" | "{")))))
+                }
+                name => named.push((false, matches!(name.get(1), Some(&("=" | "(" | "{"))))),
+            }
+        }
+        let refs: Vec<Cursor<'_>> = ch
+            .iter()
+            .filter(|x| x.kind() == CXCursor_VariableRef)
+            .copied()
+            .collect();
+        if refs.len() != named.len() {
+            // The list was not understood: the captures are left to the default.
+            return caps;
+        }
+        for (r, (by_ref, init)) in refs.iter().zip(named) {
+            let Some(var) = r.referenced() else { continue };
+            let key = self.decl_key(&var);
+            let init = if init {
+                var.var_initializer().map(|e| self.expr(&e, 0))
+            } else {
+                None
+            };
+            caps.list.push(Capture { key, by_ref, init });
+        }
+        caps
     }
 
     fn new_expr(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], depth: usize) -> ExprKind {
         // `new T[n]` has the count first among its expression children; a `[` among its
         // tokens tells it from `new T(args)`, whose one child is the initialiser.
         let exprs: Vec<&Cursor<'_>> = ch.iter().filter(|x| is_expr_kind(x.kind())).collect();
-        let is_array = self.unit.tokens_of(c).iter().any(|(t, _)| t == "[");
+        // (A `[` inside parentheses is the initialiser's: `new Solver(a[1])`.)
+        let mut paren = 0i32;
+        let mut is_array = false;
+        for (t, _) in self.unit.tokens_of(c) {
+            match t.as_str() {
+                "(" => paren += 1,
+                ")" => paren -= 1,
+                "[" if paren == 0 => is_array = true,
+                _ => {}
+            }
+        }
         if is_array {
             ExprKind::New {
                 array_len: exprs.first().map(|n| self.bx(n, depth)),
@@ -1169,19 +1478,25 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 }
 
+/// A record type's name without qualifiers and tag (`const struct Cfg` is `Cfg`): objects
+/// of a type are one kind whatever the access path says.
+fn record_name(spelling: &str) -> &str {
+    let mut s = spelling;
+    loop {
+        let before = s;
+        for prefix in ["const ", "volatile ", "struct ", "class ", "union "] {
+            s = s.strip_prefix(prefix).unwrap_or(s);
+        }
+        if s == before {
+            return s;
+        }
+    }
+}
+
 /// A reference or pointer to something non-`const`: a callee may write through it.
 fn writes_through(t: &Type<'_>) -> bool {
     let indirect = is_reference(t) || t.canonical().kind() == CXType_Pointer;
     indirect && !t.canonical_pointee_const()
-}
-
-/// A record type's name as the interpreter keys it (`const`, `struct` left out).
-fn record_name(spelling: &str) -> &str {
-    let mut s = spelling;
-    for p in ["const ", "volatile ", "struct ", "class ", "union "] {
-        s = s.trim_start_matches(p);
-    }
-    s
 }
 
 fn is_reference(t: &Type<'_>) -> bool {

@@ -230,6 +230,13 @@ extern "C" fn collect_child(
     CXChildVisit_Continue
 }
 
+extern "C" fn collect_field(field: CXCursor, data: *mut c_void) -> CXVisitorResult {
+    // SAFETY: `data` is the `Vec<CXCursor>` that `Type::fields` passes.
+    let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    out.push(field);
+    CXVisit_Continue
+}
+
 impl<'u> Cursor<'u> {
     fn new(raw: CXCursor) -> Cursor<'u> {
         Cursor {
@@ -277,6 +284,11 @@ impl<'u> Cursor<'u> {
 
     pub fn semantic_parent(&self) -> Option<Cursor<'u>> {
         Cursor::non_null(unsafe { clang_getCursorSemanticParent(self.raw) })
+    }
+
+    /// A hash of the cursor, equal for two cursors of the same declaration in a unit.
+    pub fn hash(&self) -> u32 {
+        unsafe { clang_hashCursor(self.raw) }
     }
 
     pub fn usr(&self) -> String {
@@ -351,6 +363,35 @@ impl<'u> Cursor<'u> {
 
     pub fn is_static_method(&self) -> bool {
         unsafe { clang_CXXMethod_isStatic(self.raw) != 0 }
+    }
+
+    /// Whether a function is a copy or move constructor or assignment that is defaulted
+    /// (implicitly, or `= default`): it copies the object member by member.
+    pub fn is_defaulted_copy_or_move(&self) -> bool {
+        unsafe {
+            clang_CXXMethod_isDefaulted(self.raw) != 0
+                && (clang_CXXConstructor_isCopyConstructor(self.raw) != 0
+                    || clang_CXXConstructor_isMoveConstructor(self.raw) != 0
+                    || clang_CXXMethod_isCopyAssignmentOperator(self.raw) != 0
+                    || clang_CXXMethod_isMoveAssignmentOperator(self.raw) != 0)
+        }
+    }
+
+    /// The virtual methods a method overrides (those of its direct bases).
+    pub fn overridden(&self) -> Vec<Cursor<'u>> {
+        let mut out = Vec::new();
+        unsafe {
+            let mut list: *mut CXCursor = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_getOverriddenCursors(self.raw, &mut list, &mut n);
+            if !list.is_null() {
+                for i in 0..n as usize {
+                    out.push(Cursor::new(*list.add(i)));
+                }
+                clang_disposeOverriddenCursors(list);
+            }
+        }
+        out
     }
 
     pub fn enum_value(&self) -> i64 {
@@ -482,6 +523,20 @@ impl<'u> Type<'u> {
 
     pub fn declaration(&self) -> Option<Cursor<'u>> {
         Cursor::non_null(unsafe { clang_getTypeDeclaration(self.raw) })
+    }
+
+    /// A record type's fields, in order; unlike a declaration's children, also those of a
+    /// template's implicit instance (`std::array<int, 2>`).
+    pub fn fields(&self) -> Vec<Cursor<'u>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        unsafe {
+            clang_Type_visitFields(
+                self.raw,
+                collect_field,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter().map(Cursor::new).collect()
     }
 
     pub fn enum_integer(&self) -> Option<Type<'u>> {

@@ -203,6 +203,8 @@ impl Interp<'_> {
 
     fn exit(&mut self) -> Exec<Option<Value>> {
         if self.uncertain > 0 {
+            // Only this side of the condition ends: the rest of the program runs under it.
+            self.left = self.left.max(Some(super::Leave::Program));
             Ok(Some(Value::Void))
         } else {
             Err(Halt::Exit)
@@ -606,6 +608,22 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         | "cudaProfilerStop" | "__cudaRegisterFunction" => ret(Value::Int(0)),
         "exit" | "abort" | "_Exit" | "_exit" | "quick_exit" | "__assert_fail" | "__assert_rtn"
         | "terminate" => it.exit(),
+        "throw" => {
+            if it.uncertain > 0 {
+                // Only this side of the condition throws: what follows runs under it.
+                it.left = it.left.max(Some(super::Leave::Program));
+                return Ok(Some(Value::Void));
+            }
+            let ty = match &e.kind {
+                crate::ast::ExprKind::Call(c) => c
+                    .args
+                    .first()
+                    .and_then(|a| a.ty.record_name())
+                    .map(Arc::from),
+                _ => None,
+            };
+            Err(Halt::Throw(ty))
+        }
         "rand" | "random" | "rand_r" | "drand48" | "erand48" | "lrand48" | "mrand48" => {
             Ok(Some(Value::unknown("a random number")))
         }
@@ -630,17 +648,21 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             ret(Value::Int(0))
         }
         "memset" => {
-            if let (Value::Ptr(Ptr::Elem(b, _)), Some(v)) = (arg(args, 0), int_arg(args, 1)) {
-                let mut b = b.borrow_mut();
-                b.forget("memset");
-                b.fill = Value::Int(v);
-                for x in &mut b.dense {
-                    *x = Value::Int(v);
-                }
-            }
+            memset(
+                &arg(args, 0),
+                int_arg(args, 1),
+                int_arg(args, 2),
+                pointee_bytes(e, 0),
+            );
             Ok(Some(arg(args, 0)))
         }
-        "memcpy" | "memmove" | "strcpy" | "strncpy" | "strcat" | "sprintf" | "snprintf" => {
+        "memcpy" | "memmove" => {
+            let (dst, src) = (arg(args, 0), arg(args, 1));
+            let size = pointee_bytes(e, 0).filter(|s| Some(*s) == pointee_bytes(e, 1));
+            memcpy(&dst, &src, int_arg(args, 2), size);
+            Ok(Some(dst))
+        }
+        "strcpy" | "strncpy" | "strcat" | "sprintf" | "snprintf" => {
             if let Value::Ptr(Ptr::Elem(b, _)) = arg(args, 0) {
                 b.borrow_mut().forget(&format!("written by `{f}`"));
             }
@@ -658,11 +680,26 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let table = arg(args, 3);
             ret(it.getopt(&opts, Some(&table)))
         }
-        "sscanf" => Ok(Some(sscanf(args))),
+        "sscanf" => Ok(Some(sscanf(args, e))),
         "cudaGetDeviceProperties" | "cudaGetDeviceProperties_v2" => {
             let props = it.device_props();
             write_through(&arg(args, 0), props);
             ret(Value::Int(0))
+        }
+        "make_pair" if args.len() == 2 => Ok(Some(record(
+            "std::pair",
+            vec![
+                ("first", arg(args, 0).copy()),
+                ("second", arg(args, 1).copy()),
+            ],
+        ))),
+        "make_uint3" | "make_int3" | "make_dim3" | "make_uint2" | "make_int2" => {
+            let fields = ["x", "y", "z"]
+                .iter()
+                .zip(args)
+                .map(|(f, a)| (*f, a.value()))
+                .collect();
+            Ok(Some(record(&f["make_".len()..], fields)))
         }
         "cudaGetDeviceCount" => {
             write_through(&arg(args, 0), Value::Int(1));
@@ -689,9 +726,14 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         "cudaMemcpy" | "cudaMemcpyAsync" | "cudaMemcpy2D" | "cudaMemcpy2DAsync" | "cudaMemcpy3D"
         | "cudaMemcpyFromSymbol" | "cudaMemcpyFromSymbolAsync" | "cuMemcpyDtoH" | "cuMemcpyDtoH_v2" => {
-            // Host memory a copy writes holds what the device computed.
-            if let Value::Ptr(Ptr::Elem(b, _)) = arg(args, 0) {
-                b.borrow_mut().forget("data copied from the device");
+            // Host memory a copy writes holds what the device computed: an array's elements,
+            // or a variable or field (`cudaMemcpy(&converged, d_flag, …)`).
+            match arg(args, 0) {
+                Value::Ptr(Ptr::Elem(b, _)) => b.borrow_mut().forget("data copied from the device"),
+                p @ Value::Ptr(Ptr::Cell(_) | Ptr::Field(..)) => {
+                    write_through(&p, Value::unknown("data copied from the device"))
+                }
+                _ => {}
             }
             ret(Value::Int(0))
         }
@@ -871,6 +913,140 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
     }
 }
 
+/// The size in bytes of what the `i`-th argument of a call points at, from its type before
+/// any conversion to `void*`.
+fn pointee_bytes(e: &Expr, i: usize) -> Option<i128> {
+    use crate::ast::{ExprKind, Ty};
+    let ExprKind::Call(c) = &e.kind else {
+        return None;
+    };
+    let mut a = c.args.get(i)?;
+    loop {
+        if let Ty::Pointer(t) = &a.ty {
+            if **t != Ty::Void {
+                return ty_bytes(t);
+            }
+        }
+        match &a.kind {
+            ExprKind::Cast(x) => a = x,
+            _ => return None,
+        }
+    }
+}
+
+fn ty_bytes(t: &crate::ast::Ty) -> Option<i128> {
+    use crate::ast::Ty;
+    match t {
+        Ty::Bool => Some(1),
+        Ty::Int { bits, .. } | Ty::Float { bits } => Some(*bits as i128 / 8),
+        Ty::Pointer(_) => Some(8),
+        Ty::Record { size, .. } => size.map(|s| s as i128),
+        Ty::Array(e, Some(n)) => ty_bytes(e).map(|b| b * *n as i128),
+        _ => None,
+    }
+}
+
+/// A value with every number it holds zero, as `memset(p, 0, sizeof *p)` leaves it.
+fn zeroed(v: &Value) -> Value {
+    match v {
+        Value::Record(r) => {
+            let r = r.borrow();
+            let fields = r
+                .fields
+                .iter()
+                .map(|(k, x)| (k.clone(), zeroed(x)))
+                .collect();
+            Value::Record(Rc::new(RefCell::new(Record {
+                ty: r.ty.clone(),
+                fields,
+            })))
+        }
+        Value::Array(b) => {
+            let mut b = b.borrow().clone();
+            b.forget("memset");
+            b.fill = Value::Int(0);
+            for x in &mut b.dense {
+                *x = Value::Int(0);
+            }
+            Value::Array(Rc::new(RefCell::new(b)))
+        }
+        _ => Value::Int(0),
+    }
+}
+
+/// `memset(p, byte, bytes)`: zero bytes over whole elements (or the whole object) are zeros;
+/// any other pattern, or a length kerncast cannot match to elements, leaves them unknown.
+fn memset(p: &Value, byte: Option<i128>, bytes: Option<i128>, size: Option<i128>) {
+    let why = "memory set byte by byte (memset)";
+    match p {
+        Value::Ptr(Ptr::Elem(b, at)) => {
+            let mut b = b.borrow_mut();
+            let count = match (byte, bytes, size) {
+                (Some(0), Some(n), Some(s)) if s > 0 && n % s == 0 => Some(n / s),
+                _ => None,
+            };
+            let whole = count.is_some_and(|c| *at == 0 && b.len.is_some_and(|l| c as i64 >= l));
+            match count {
+                Some(_) if whole => {
+                    b.forget(why);
+                    b.fill = Value::Int(0);
+                    for x in &mut b.dense {
+                        *x = Value::Int(0);
+                    }
+                }
+                Some(c) if c <= 1 << 12 => {
+                    for i in 0..c as i64 {
+                        b.set(at + i, Value::Int(0));
+                    }
+                }
+                _ => b.forget(why),
+            }
+        }
+        Value::Ptr(Ptr::Cell(_) | Ptr::Field(..)) => {
+            let place = deref(p);
+            let v = match (byte, bytes, size) {
+                (Some(0), Some(n), Some(s)) if n == s => zeroed(&place.read()),
+                _ => Value::unknown(why),
+            };
+            place.write(v);
+        }
+        _ => {}
+    }
+}
+
+/// `memcpy(dst, src, bytes)` between objects of the same type: the whole object, or whole
+/// elements of arrays; anything else leaves the destination unknown.
+fn memcpy(dst: &Value, src: &Value, bytes: Option<i128>, size: Option<i128>) {
+    let why = "memory copied byte by byte (memcpy)";
+    let count = match (bytes, size) {
+        (Some(n), Some(s)) if s > 0 && n % s == 0 => Some(n / s),
+        _ => None,
+    };
+    match (dst, src) {
+        (Value::Ptr(Ptr::Elem(d, i)), Value::Ptr(Ptr::Elem(s, j))) => match count {
+            Some(c) if c <= 1 << 12 => {
+                let vals: Vec<Value> = (0..c as i64)
+                    .map(|k| s.borrow().get(j + k).copy())
+                    .collect();
+                let mut d = d.borrow_mut();
+                for (k, v) in vals.into_iter().enumerate() {
+                    d.set(i + k as i64, v);
+                }
+            }
+            _ => d.borrow_mut().forget(why),
+        },
+        (Value::Ptr(Ptr::Elem(d, _)), _) => d.borrow_mut().forget(why),
+        (Value::Ptr(Ptr::Cell(_) | Ptr::Field(..)), _) => {
+            let v = match count {
+                Some(1) => deref(src).read().copy(),
+                _ => Value::unknown(why),
+            };
+            deref(dst).write(v);
+        }
+        _ => {}
+    }
+}
+
 fn arg_unknown(v: &Value, f: &str) -> Value {
     match v {
         Value::Unknown(_) => v.clone(),
@@ -878,20 +1054,32 @@ fn arg_unknown(v: &Value, f: &str) -> Value {
     }
 }
 
-/// `sscanf` of a known string: `%d`-style integers and `%f`-style floats.
-fn sscanf(args: &[Arg]) -> Value {
+/// `sscanf` of a known string: integer, floating-point, string and character conversions,
+/// each reading what C's would and stored as the target's type. A conversion kerncast does
+/// not model leaves the targets from it on unknown.
+fn sscanf(args: &[Arg], e: &Expr) -> Value {
     let (Some(input), Some(format)) = (str_arg(args, 0), str_arg(args, 1)) else {
         for a in &args[2.min(args.len())..] {
             write_through(&a.value(), Value::unknown("read by sscanf from a string kerncast does not know"));
         }
         return Value::unknown("sscanf of a string kerncast does not know");
     };
+    let target_ty = |i: usize| match &e.kind {
+        crate::ast::ExprKind::Call(c) => match c.args.get(i).map(|a| &a.ty) {
+            Some(crate::ast::Ty::Pointer(t)) => Some((**t).clone()),
+            _ => None,
+        },
+        _ => None,
+    };
     let mut rest = input.as_str();
     let mut n = 0;
     let mut out = 2;
     let mut fmt = format.chars().peekable();
     while let Some(c) = fmt.next() {
-        if c != '%' {
+        if c != '%' || fmt.peek() == Some(&'%') {
+            if c == '%' {
+                fmt.next();
+            }
             if c.is_whitespace() {
                 rest = rest.trim_start();
             } else if let Some(r) = rest.strip_prefix(c) {
@@ -905,32 +1093,121 @@ fn sscanf(args: &[Arg]) -> Value {
         while let Some(&x) = fmt.peek() {
             fmt.next();
             conv.push(x);
-            if x.is_ascii_alphabetic() && !matches!(x, 'l' | 'h' | 'z') {
+            if x.is_ascii_alphabetic() && !matches!(x, 'l' | 'h' | 'z' | 'j' | 't' | 'L') {
                 break;
             }
         }
-        rest = rest.trim_start();
-        let Some(target) = args.get(out) else { break };
-        out += 1;
-        let end = rest
-            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' || ch == '+'))
-            .unwrap_or(rest.len());
-        let tok = &rest[..end];
-        if tok.is_empty() {
-            break;
-        }
-        let v = if conv.ends_with(['f', 'g', 'e']) {
-            Value::Float(parse_float(tok))
-        } else if conv.ends_with('s') {
-            Value::Str(Rc::from(tok))
-        } else {
-            Value::Int(parse_int(tok, 10).unwrap_or(0))
+        // Only length modifiers may come before the conversion (no width, no `*`).
+        let plain = conv
+            .chars()
+            .rev()
+            .skip(1)
+            .all(|m| matches!(m, 'l' | 'h' | 'z' | 'j' | 't' | 'L'));
+        let Some(kind) = conv
+            .chars()
+            .last()
+            .filter(|k| plain && "diuxXofeEgGaAsc".contains(*k))
+        else {
+            // `%*d`, `%[…]`, `%n`, a width: not modelled.
+            for a in &args[out.min(args.len())..] {
+                write_through(
+                    &a.value(),
+                    Value::unknown("read by a sscanf conversion kerncast does not model"),
+                );
+            }
+            return Value::unknown("sscanf with a conversion kerncast does not model");
         };
+        if kind != 'c' {
+            rest = rest.trim_start();
+        }
+        let Some(target) = args.get(out) else { break };
+        let (tok, v) = scan(rest, kind);
+        let Some(v) = v else { break };
+        let v = match target_ty(out) {
+            Some(t) => convert(v, &t),
+            None => v,
+        };
+        out += 1;
         write_through(&target.value(), v);
-        rest = &rest[end..];
+        rest = &rest[tok..];
         n += 1;
     }
     Value::Int(n)
+}
+
+/// What one `sscanf` conversion reads at the start of `s`: how many bytes, and the value
+/// (`None` when the input does not match).
+fn scan(s: &str, kind: char) -> (usize, Option<Value>) {
+    let b = s.as_bytes();
+    let digits = |from: usize, ok: &dyn Fn(u8) -> bool| {
+        let mut i = from;
+        while i < b.len() && ok(b[i]) {
+            i += 1;
+        }
+        i
+    };
+    let sign = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let int_of = |end: usize, radix: u32, skip: usize| -> (usize, Option<Value>) {
+        let body = &s[sign + skip..end];
+        if body.is_empty() && skip == 0 {
+            return (0, None);
+        }
+        let v = i128::from_str_radix(if body.is_empty() { "0" } else { body }, radix).ok();
+        let v = v.map(|v| if s.starts_with('-') { -v } else { v });
+        (end, v.map(Value::Int))
+    };
+    match kind {
+        'c' => match s.chars().next() {
+            Some(ch) => (ch.len_utf8(), Some(Value::Int(ch as i128))),
+            None => (0, None),
+        },
+        's' => {
+            let end = s.find(char::is_whitespace).unwrap_or(s.len());
+            (end, (end > 0).then(|| Value::Str(Rc::from(&s[..end]))))
+        }
+        'd' | 'u' => int_of(digits(sign, &|c| c.is_ascii_digit()), 10, 0),
+        'o' => int_of(digits(sign, &|c| (b'0'..=b'7').contains(&c)), 8, 0),
+        'x' | 'X' => {
+            let p = if s[sign..].starts_with("0x") || s[sign..].starts_with("0X") {
+                2
+            } else {
+                0
+            };
+            int_of(digits(sign + p, &|c| c.is_ascii_hexdigit()), 16, p)
+        }
+        'i' => {
+            let t = &s[sign..];
+            if t.starts_with("0x") || t.starts_with("0X") {
+                int_of(digits(sign + 2, &|c| c.is_ascii_hexdigit()), 16, 2)
+            } else if t.starts_with('0') {
+                int_of(digits(sign, &|c| (b'0'..=b'7').contains(&c)), 8, 0)
+            } else {
+                int_of(digits(sign, &|c| c.is_ascii_digit()), 10, 0)
+            }
+        }
+        _ => {
+            // A decimal floating-point number: digits, a point, digits, an exponent.
+            let mut end = digits(sign, &|c| c.is_ascii_digit());
+            let whole = end > sign;
+            let mut frac = false;
+            if b.get(end) == Some(&b'.') {
+                let after = digits(end + 1, &|c| c.is_ascii_digit());
+                frac = after > end + 1;
+                end = after;
+            }
+            if !whole && !frac {
+                return (0, None);
+            }
+            if matches!(b.get(end), Some(b'e' | b'E')) {
+                let es = end + 1 + usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+                let ee = digits(es, &|c| c.is_ascii_digit());
+                if ee > es {
+                    end = ee;
+                }
+            }
+            (end, s[..end].parse::<f64>().ok().map(Value::Float))
+        }
+    }
 }
 
 /// A method of a library class; `None` when not modelled.
@@ -949,8 +1226,17 @@ pub(super) fn method(
         return Ok(Some(v));
     }
     let m = last(name);
-    let object = obj.read();
     let ret = |v: Value| Ok(Some(convert(v, &e.ty)));
+    // A copy or move assignment without a body of the program's (an implicit one, or a
+    // library type's from a value of its kind): the object becomes a copy of the value.
+    if m == "operator=" {
+        let v = arg(args, 0);
+        if matches!(v, Value::Record(_) | Value::Array(_) | Value::Str(_)) {
+            obj.write(v.copy());
+            return Ok(Some(obj.read()));
+        }
+    }
+    let object = obj.read();
     if let Some(b) = buffer_of(&object) {
         let len = b.borrow().len;
         return match m {
@@ -1098,6 +1384,20 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
                 if let Value::Record(_) = a.value() {
                     return Ok(Some(a.value().copy()));
                 }
+                // dim3(uint3) of a vector kerncast does not know: none of x, y, z is 1.
+                let from_record = match &e.kind {
+                    crate::ast::ExprKind::Call(c) => {
+                        c.args.first().is_some_and(|x| x.ty.record_name().is_some())
+                    }
+                    _ => false,
+                };
+                if from_record {
+                    let v = a.value();
+                    return Ok(Some(record(
+                        "dim3",
+                        vec![("x", v.clone()), ("y", v.clone()), ("z", v)],
+                    )));
+                }
             }
             let get = |i: usize| match args.get(i) {
                 Some(a) => convert(a.value(), &crate::ast::Ty::Int { bits: 32, signed: false }),
@@ -1109,7 +1409,8 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
             let vals: Vec<Value> = args.iter().map(|a| a.value()).collect();
             let buf = match vals.as_slice() {
                 [] => Buffer::new(Some(0), Value::Int(0)),
-                [Value::Array(b)] => b.borrow().clone(),
+                // A copy, or an initializer list (with the allocator's default argument).
+                [Value::Array(b)] | [Value::Array(b), Value::Record(_)] => b.borrow().clone(),
                 [Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j)), ..] if Rc::ptr_eq(b1, b2) => {
                     let src = b1.borrow();
                     let mut out = Buffer::new(Some(j - i), Value::Int(0));
@@ -1164,6 +1465,13 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
                 (m, _) => Ok(m),
             }
         }
+        "pair" if args.len() == 2 => Ok(Some(record(
+            "std::pair",
+            vec![
+                ("first", arg(args, 0).copy()),
+                ("second", arg(args, 1).copy()),
+            ],
+        ))),
         _ => {
             let _ = (it, e);
             Ok(None)
@@ -1187,5 +1495,31 @@ pub(super) fn system_global(it: &mut Interp<'_>, name: &str, key: crate::ast::De
             Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a standard stream")))))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: Option<Value>) -> Option<i128> {
+        v.and_then(|v| v.as_int())
+    }
+
+    #[test]
+    fn sscanf_conversions_read_what_c_reads() {
+        let (n, v) = scan("640x480", 'd');
+        assert_eq!((n, int(v)), (3, Some(640)));
+        let (n, v) = scan("0x1Fz", 'x');
+        assert_eq!((n, int(v)), (4, Some(31)));
+        let (n, v) = scan("010 ", 'i');
+        assert_eq!((n, int(v)), (3, Some(8)));
+        let (n, v) = scan("-12abc", 'd');
+        assert_eq!((n, int(v)), (3, Some(-12)));
+        let (n, v) = scan("3.5e2x", 'f');
+        assert_eq!((n, v.and_then(|v| v.as_f64())), (5, Some(350.0)));
+        let (n, v) = scan("1e", 'f');
+        assert_eq!((n, v.and_then(|v| v.as_f64())), (1, Some(1.0)));
+        assert!(scan("x12", 'd').1.is_none());
     }
 }

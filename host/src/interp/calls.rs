@@ -6,7 +6,7 @@
 use super::expr::Place;
 use super::launches::Event;
 use super::effects::visit_stmt;
-use super::value::{convert, Func, Handle, Ptr, Record, Value};
+use super::value::{convert, Buffer, Func, Handle, Ptr, Value};
 use super::{builtins, Exec, Flow, Frame, Interp};
 use crate::ast::*;
 use std::cell::RefCell;
@@ -86,16 +86,21 @@ impl Interp<'_> {
                 params,
                 ..
             } => {
-                // `p->f()`: the object is what the pointer points at.
-                let obj = match object.ty {
-                    Ty::Pointer(_) => super::expr::deref(&self.eval(object)?),
-                    _ => self.place(object)?,
+                // `p->f()` and `f()` on the implicit `this`: the object is what the pointer
+                // points at.
+                let by_pointer =
+                    matches!(object.ty, Ty::Pointer(_)) || matches!(object.kind, ExprKind::This);
+                let obj = if by_pointer {
+                    super::expr::deref(&self.eval(object)?)
+                } else {
+                    self.place(object)?
                 };
                 if let Value::Func(func) = obj.read() {
                     let args = self.args_for(params, &c.args)?;
                     return self.call_value(&func, args, e);
                 }
                 let args = self.args_for(params, &c.args)?;
+                let key = &self.dispatch(*key, &obj);
                 if let Some(f) = self.prog.functions.get(key).cloned() {
                     let this = obj.pointer();
                     let v = self.call_function(&f, args, Some(this), None, &e.span)?;
@@ -113,18 +118,27 @@ impl Interp<'_> {
                 system,
                 params,
             } => {
-                let args = self.args_for(params, &c.args)?;
-                let type_name = e.ty.record_name().unwrap_or("").to_string();
-                if let Some(f) = self.prog.functions.get(key).cloned() {
-                    // Members start as their declarations give them; the constructor's
-                    // initialisers and body then set what they set.
-                    let record = match self.default_record(&type_name, 0, false) {
-                        Value::Record(r) => r,
-                        _ => Rc::new(RefCell::new(Record {
-                            ty: Arc::from(type_name.as_str()),
-                            ..Record::default()
-                        })),
+                if let Ty::Array(elem, n) = &e.ty {
+                    // `T a[n];` of a class: each element constructed apart.
+                    let Some(n) = n.filter(|n| *n <= super::OBJECTS_MAX) else {
+                        return plain(Value::unknown("a large array of objects"));
                     };
+                    let one = Expr {
+                        kind: e.kind.clone(),
+                        ty: (**elem).clone(),
+                        span: e.span.clone(),
+                    };
+                    let mut elems = Vec::new();
+                    for _ in 0..n {
+                        elems.push(self.call(c, &one)?);
+                    }
+                    return plain(Value::Array(Rc::new(RefCell::new(Buffer::from_values(
+                        elems,
+                    )))));
+                }
+                let args = self.args_for(params, &c.args)?;
+                if let Some(f) = self.prog.functions.get(key).cloned() {
+                    let record = self.new_record(&e.ty)?;
                     let this = Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(
                         record.clone(),
                     )))));
@@ -135,15 +149,19 @@ impl Interp<'_> {
                     return plain(v);
                 }
                 let _ = system;
-                // A copy or a conversion of one value of the same kind: the value itself.
+                // A copy or a conversion of one value of the same kind: the value itself, of
+                // the type constructed (a derived object copied into a base is a base).
                 if let [a] = args.as_slice() {
                     let v = a.value();
                     if matches!(v, Value::Record(_) | Value::Array(_) | Value::Func(_)) {
-                        return plain(v.copy());
+                        let v = v.copy();
+                        if let (Value::Record(r), Some(ty)) = (&v, e.ty.record_name()) {
+                            r.borrow_mut().ty = Arc::from(ty);
+                        }
+                        return plain(v);
                     }
                 }
-                // An implicit default constructor: the members' defaults.
-                plain(self.default_record(&type_name, 0, false))
+                plain(Value::Record(self.new_record(&e.ty)?))
             }
             Callee::Value(callee) => {
                 let f = self.eval(callee)?;
@@ -163,6 +181,45 @@ impl Interp<'_> {
                 }
             }
         }
+    }
+
+    /// The method a virtual call runs: the override of the object's own class, or the
+    /// nearest of its bases'.
+    fn dispatch(&self, key: DeclKey, obj: &Place) -> DeclKey {
+        let prog = self.prog;
+        if !prog.overrides.contains_key(&key) {
+            return key;
+        }
+        let Value::Record(r) = obj.read() else {
+            return key;
+        };
+        let ty = r.borrow().ty.clone();
+        // The overrides, through every level: (class, method).
+        let mut overrides: Vec<(Arc<str>, DeclKey)> = Vec::new();
+        let mut todo = vec![key];
+        while let Some(k) = todo.pop() {
+            for (class, m) in prog.overrides.get(&k).into_iter().flatten() {
+                if !overrides.iter().any(|(_, seen)| seen == m) {
+                    overrides.push((class.clone(), *m));
+                    todo.push(*m);
+                }
+            }
+        }
+        // The object's class, then its bases, nearest first.
+        let mut lineage = vec![ty];
+        let mut i = 0;
+        while let Some(class) = lineage.get(i).cloned() {
+            if let Some((_, m)) = overrides.iter().find(|(c, _)| *c == class) {
+                return *m;
+            }
+            for b in prog.bases.get(&class).into_iter().flatten() {
+                if !lineage.contains(b) {
+                    lineage.push(b.clone());
+                }
+            }
+            i += 1;
+        }
+        key
     }
 
     fn call_value(&mut self, f: &Func, args: Vec<Arg>, e: &Expr) -> Exec<(Value, bool)> {
@@ -227,28 +284,44 @@ impl Interp<'_> {
             )));
         }
         let frame = Rc::new(Frame {
-            vars: RefCell::new(Default::default()),
             parent,
             this,
+            ..Frame::default()
         });
         for (p, a) in f.params.iter().zip(args) {
-            let cell = match a {
-                Arg::Place(Place::Cell(c)) => c,
-                other => Rc::new(RefCell::new(convert(other.value(), &p.ty))),
-            };
-            frame.vars.borrow_mut().insert(p.key, cell);
+            match a {
+                Arg::Place(place) => frame.bind_ref(p.key, place),
+                Arg::Val(v) => {
+                    let cell = Rc::new(RefCell::new(convert(v, &p.ty)));
+                    frame.vars.borrow_mut().insert(p.key, cell);
+                }
+            }
         }
         self.frames.push(frame);
         self.stack.push((f.name.clone(), at.clone()));
+        let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         self.returns_ref.push(f.returns_ref);
         let result = self.run_body(f);
         self.returns_ref.pop();
+        self.guards.truncate(guards);
+        self.fn_guards.truncate(fn_guards);
+        // An exit the callee may have made holds for the caller too; a return does not.
+        self.left = left.max(self.left.filter(|l| *l == super::Leave::Program));
         self.stack.pop();
         self.frames.pop();
         result
     }
 
     fn run_body(&mut self, f: &Function) -> Exec<Value> {
+        // Base classes first: what their constructors set is this object's.
+        for init in &f.base_inits {
+            let base = self.eval(init)?;
+            let this = self.frame().this.clone().unwrap_or(Value::Void);
+            if let (Value::Record(b), Value::Record(r)) = (base, super::expr::deref(&this).read()) {
+                let fields = b.borrow().fields.clone();
+                r.borrow_mut().fields.extend(fields);
+            }
+        }
         for (field, init) in &f.member_inits {
             let v = self.eval(init)?.copy();
             let this = self.frame().this.clone().unwrap_or(Value::Void);
@@ -335,9 +408,36 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// A launch of the kernel a value holds (`kernel<<<g, b>>>(args...)` in a generic
+    /// launcher taking it as a parameter); a kernel kerncast cannot tell is `?`.
+    pub(super) fn launch_via(
+        &mut self,
+        callee: &Expr,
+        config: &[Expr],
+        args: &[Expr],
+        span: &Span,
+    ) -> Exec<()> {
+        let f = self.eval(callee)?;
+        let mangled = kernel_name_of(&f)
+            .map(|(k, _)| k)
+            .unwrap_or_else(|| "?".into());
+        let prog = self.prog;
+        let params = prog
+            .kernels
+            .get(&mangled)
+            .map(|k| k.params.clone())
+            .unwrap_or_default();
+        self.launch_expr(&KernelRef { mangled }, config, args, &params, span)
+    }
+
     /// Records a launch (or captures it into the graph being recorded).
     pub(super) fn record(&mut self, mut e: Event) {
-        e.guards = self.guards.clone();
+        e.guards = self
+            .exit_guards
+            .iter()
+            .chain(&self.guards)
+            .cloned()
+            .collect();
         e.stack = self.stack.clone();
         let values = e
             .grid
@@ -379,7 +479,7 @@ impl Interp<'_> {
             s,
             &mut |_| {},
             &mut |e| match &e.kind {
-                ExprKind::Launch { .. } => found = true,
+                ExprKind::Launch { .. } | ExprKind::LaunchVia { .. } => found = true,
                 ExprKind::Call(c) => match &c.callee {
                     Callee::Direct { key, name, .. }
                     | Callee::Method { key, name, .. }

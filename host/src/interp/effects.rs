@@ -357,7 +357,11 @@ pub(super) fn visit_stmt(s: &Stmt, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut
                 visit_expr(value, fe);
                 todo.push(body);
             }
-            StmtKind::Default(b) => todo.push(b),
+            StmtKind::Default(b) | StmtKind::Label(_, b) => todo.push(b),
+            StmtKind::Try { body, handlers } => {
+                todo.push(body);
+                todo.extend(handlers.iter().map(|(_, h)| h));
+            }
             _ => {}
         }
     }
@@ -388,6 +392,15 @@ pub(super) fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 todo.extend(c.args.iter());
             }
             ExprKind::Launch { config, args, .. } => {
+                todo.extend(config.iter());
+                todo.extend(args.iter());
+            }
+            ExprKind::LaunchVia {
+                callee,
+                config,
+                args,
+            } => {
+                todo.push(callee);
                 todo.extend(config.iter());
                 todo.extend(args.iter());
             }

@@ -2,7 +2,7 @@
 //! gave it), with unknown operands giving unknown results that keep the first reason.
 
 use super::value::{convert, Buffer, Func, Ptr, Record, Value};
-use super::{Exec, Interp};
+use super::{Exec, Frame, Interp};
 use crate::ast::*;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -85,7 +85,7 @@ impl Interp<'_> {
             ExprKind::Null => Value::Ptr(Ptr::Null),
             ExprKind::Const(ConstValue::Int(v)) => convert(Value::Int(*v), &e.ty),
             ExprKind::Const(ConstValue::Float(v)) => convert(Value::Float(*v), &e.ty),
-            ExprKind::Var(key, name) => self.cell(*key, name)?.borrow().clone(),
+            ExprKind::Var(key, name) => self.var_place(*key, name)?.read(),
             ExprKind::Function { key, name, kernel } => Value::Func(Func::Decl {
                 key: *key,
                 name: name.clone(),
@@ -129,6 +129,14 @@ impl Interp<'_> {
                 self.launch_expr(kernel, config, args, params, &e.span)?;
                 Value::Int(0)
             }
+            ExprKind::LaunchVia {
+                callee,
+                config,
+                args,
+            } => {
+                self.launch_via(callee, config, args, &e.span)?;
+                Value::Int(0)
+            }
             ExprKind::Member { .. } | ExprKind::ThisMember(_) | ExprKind::Index(..) => {
                 self.place(e)?.read()
             }
@@ -138,7 +146,7 @@ impl Interp<'_> {
                 .clone()
                 .unwrap_or_else(|| Value::unknown("`this` outside a method")),
             ExprKind::InitList { fields, elems } => self.init_list(fields.as_deref(), elems, &e.ty)?,
-            ExprKind::Lambda(f) => Value::Func(Func::Closure(f.clone(), self.frame())),
+            ExprKind::Lambda(f) => self.closure(f)?,
             ExprKind::New { array_len, init } => {
                 let elem = match &e.ty {
                     Ty::Pointer(t) => (**t).clone(),
@@ -146,9 +154,12 @@ impl Interp<'_> {
                 };
                 match array_len {
                     Some(n) => {
-                        let n = self.eval(n)?.as_int().map(|n| n as i64);
-                        let fill = self.default_value(&elem, false);
-                        Value::Ptr(Ptr::Elem(Rc::new(RefCell::new(Buffer::new(n, fill))), 0))
+                        // As a declared array of that length: records one object each.
+                        let n = self.eval(n)?.as_int().and_then(|n| u64::try_from(n).ok());
+                        match self.default_value(&Ty::Array(Box::new(elem), n), false) {
+                            Value::Array(b) => Value::Ptr(Ptr::Elem(b, 0)),
+                            other => other,
+                        }
                     }
                     None => {
                         let v = match init {
@@ -168,10 +179,21 @@ impl Interp<'_> {
         Ok(v)
     }
 
+    /// A variable's place: its cell, or what a reference bound to a field or an element
+    /// points at.
+    fn var_place(&mut self, key: DeclKey, name: &str) -> Exec<Place> {
+        let cell = self.cell(key, name)?;
+        if self.frames.last().is_some_and(|f| f.is_ref(key)) {
+            let p = cell.borrow().clone();
+            return Ok(deref(&p));
+        }
+        Ok(Place::Cell(cell))
+    }
+
     /// The place an expression names.
     pub(super) fn place(&mut self, e: &Expr) -> Exec<Place> {
         Ok(match &e.kind {
-            ExprKind::Var(key, name) => Place::Cell(self.cell(*key, name)?),
+            ExprKind::Var(key, name) => self.var_place(*key, name)?,
             ExprKind::Unary(UnOp::Deref, p) => {
                 let pv = self.eval(p)?;
                 deref(&pv)
@@ -230,6 +252,18 @@ impl Interp<'_> {
     }
 
     fn field_place(&mut self, holder: Place, field: &Arc<str>) -> Place {
+        // A field of a member never set (`o.inner.n = 9` on a fresh `o`): the member is a
+        // record of its own, made now.
+        if let Place::Field(outer, member) = &holder {
+            if !outer.borrow().fields.contains_key(member) {
+                let r = Rc::new(RefCell::new(Record::default()));
+                outer
+                    .borrow_mut()
+                    .fields
+                    .insert(member.clone(), Value::Record(r.clone()));
+                return Place::Field(r, field.clone());
+            }
+        }
         let v = holder.read();
         match v {
             Value::Record(r) => Place::Field(r, field.clone()),
@@ -347,20 +381,78 @@ impl Interp<'_> {
         Ok(v)
     }
 
+    /// A lambda made here: what it captures by copy is copied now (later changes in the
+    /// enclosing function are not its), what it captures by reference stays shared.
+    fn closure(&mut self, f: &Arc<Function>) -> Exec<Value> {
+        let parent = self.frame();
+        let caps = &f.captures;
+        if !caps.default_copy && caps.list.iter().all(|c| c.by_ref && c.init.is_none()) {
+            return Ok(Value::Func(Func::Closure(f.clone(), parent)));
+        }
+        let own = Frame {
+            parent: Some(parent.clone()),
+            this: parent.this.clone(),
+            ..Frame::default()
+        };
+        for c in &caps.list {
+            let cell = match (&c.init, c.by_ref) {
+                (Some(init), true) => match self.place(init)? {
+                    Place::Cell(cell) => cell,
+                    p => Rc::new(RefCell::new(p.read())),
+                },
+                (Some(init), false) => {
+                    let v = self.eval(init)?.copy();
+                    Rc::new(RefCell::new(convert(v, &init.ty)))
+                }
+                (None, true) => continue,
+                (None, false) => match parent.lookup(c.key) {
+                    Some(cell) => Rc::new(RefCell::new(cell.borrow().copy())),
+                    // Not a local (a global is not captured): the lambda reads it as it is.
+                    None => continue,
+                },
+            };
+            own.vars.borrow_mut().insert(c.key, cell);
+        }
+        if caps.default_copy {
+            // What the body reads, lambdas made in it included (a variable a nested lambda
+            // names is captured by this one too).
+            let mut read = std::collections::BTreeSet::new();
+            let mut bodies: Vec<Arc<Function>> = vec![f.clone()];
+            while let Some(b) = bodies.pop() {
+                super::effects::visit_stmt(&b.body, &mut |_| {}, &mut |e| match &e.kind {
+                    ExprKind::Var(k, _) => {
+                        read.insert(*k);
+                    }
+                    ExprKind::Lambda(inner) if bodies.len() < 64 => bodies.push(inner.clone()),
+                    _ => {}
+                });
+            }
+            for k in read {
+                if caps.list.iter().any(|c| c.key == k) {
+                    continue;
+                }
+                if let Some(cell) = parent.lookup(k) {
+                    own.vars
+                        .borrow_mut()
+                        .insert(k, Rc::new(RefCell::new(cell.borrow().copy())));
+                }
+            }
+        }
+        Ok(Value::Func(Func::Closure(f.clone(), Rc::new(own))))
+    }
+
     fn init_list(&mut self, fields: Option<&[Arc<str>]>, elems: &[Expr], ty: &Ty) -> Exec<Value> {
         let mut vals = Vec::with_capacity(elems.len());
         for x in elems {
             vals.push(self.eval(x)?.copy());
         }
         if let Some(fields) = fields {
-            let mut rec = Record {
-                ty: Arc::from(ty.record_name().unwrap_or("")),
-                ..Record::default()
-            };
+            // The fields the list leaves out keep their default member initialisers.
+            let rec = self.new_record(ty)?;
             for (f, v) in fields.iter().zip(vals) {
-                rec.fields.insert(f.clone(), v);
+                rec.borrow_mut().fields.insert(f.clone(), v);
             }
-            return Ok(Value::Record(Rc::new(RefCell::new(rec))));
+            return Ok(Value::Record(rec));
         }
         if let Ty::Record { .. } = ty {
             // A braced list for a record kerncast has no fields for: one value is that value.
@@ -384,6 +476,13 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
             BinOp::Sub => return Value::Ptr(Ptr::Elem(b.clone(), i - *k as i64)),
             _ => {}
         },
+        // An offset into device memory (`d_x + offset`) is still device memory.
+        (Value::Ptr(Ptr::Opaque(what)), Value::Int(_))
+        | (Value::Int(_), Value::Ptr(Ptr::Opaque(what)))
+            if matches!(op, BinOp::Add | BinOp::Sub) =>
+        {
+            return Value::Ptr(Ptr::Opaque(what));
+        }
         (Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j))) if Rc::ptr_eq(b1, b2) => {
             return match op {
                 BinOp::Sub => Value::Int((i - j) as i128),

@@ -30,6 +30,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 use value::Value;
 
+/// Elements of an array of records or arrays made one by one; a larger one's elements are
+/// unknown.
+const OBJECTS_MAX: u64 = 4096;
+
 /// Work limits of one program's reading; the same input always stops at the same point.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Budget {
@@ -87,6 +91,9 @@ pub struct Frame {
     /// The frame a lambda was made in (its captures).
     parent: Option<Rc<Frame>>,
     this: Option<Value>,
+    /// References bound to a field or an element (`int& r = cfg.n;`): their cell holds a
+    /// pointer to it, read through.
+    refs: RefCell<std::collections::HashSet<DeclKey>>,
 }
 
 impl Frame {
@@ -96,6 +103,39 @@ impl Frame {
         }
         self.parent.as_ref().and_then(|p| p.lookup(k))
     }
+
+    /// Whether `k`, as this frame sees it, is a reference read through a pointer.
+    fn is_ref(&self, k: DeclKey) -> bool {
+        if self.vars.borrow().contains_key(&k) {
+            return self.refs.borrow().contains(&k);
+        }
+        self.parent.as_ref().is_some_and(|p| p.is_ref(k))
+    }
+
+    /// Binds a C++ reference to a place: a variable's own cell, else (a field, an element)
+    /// a pointer to it that reads and writes go through; a temporary is its value.
+    fn bind_ref(&self, k: DeclKey, place: expr::Place) {
+        self.refs.borrow_mut().remove(&k);
+        let cell = match place {
+            expr::Place::Cell(c) => c,
+            expr::Place::Temp(v) => Rc::new(RefCell::new(v)),
+            p => {
+                self.refs.borrow_mut().insert(k);
+                Rc::new(RefCell::new(p.pointer()))
+            }
+        };
+        self.vars.borrow_mut().insert(k, cell);
+    }
+}
+
+/// How far an undecided branch that leaves early (`if (bad) return 1;`) makes the code
+/// after it uncertain: to the end of the loop (`break`, `continue`), of the function
+/// (`return`, `goto`), or of the program (`exit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Leave {
+    Loop,
+    Function,
+    Program,
 }
 
 /// Why interpretation stopped early.
@@ -103,6 +143,9 @@ impl Frame {
 pub enum Halt {
     /// The program called `exit` / `abort` / returned from `main`.
     Exit,
+    /// An exception thrown, of the record type named (`std::runtime_error`), on its way to
+    /// a handler; uncaught, it ends the program.
+    Throw(Option<Arc<str>>),
     /// A work budget ran out: which, and where.
     Budget(String),
 }
@@ -113,6 +156,8 @@ pub enum Flow {
     Break,
     Continue,
     Return(Value),
+    /// A `goto` looking for its label in the enclosing blocks.
+    Goto(Arc<str>),
 }
 
 type Exec<T> = Result<T, Halt>;
@@ -152,6 +197,15 @@ pub struct Interp<'p> {
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     uncertain: usize,
+    /// Conditions of undecided branches that may have exited the program: every launch
+    /// after them runs under them.
+    exit_guards: Vec<Rc<str>>,
+    /// The entries of `guards` added by an undecided branch that may have returned: they
+    /// hold until the function returns (the end of a loop keeps them).
+    fn_guards: Vec<Rc<str>>,
+    /// How far the branch being run may have left early, for the undecided condition
+    /// around it.
+    left: Option<Leave>,
     /// Whether a function may launch a kernel, by declaration, as far as computed.
     may_launch_cache: RefCell<HashMap<DeclKey, bool>>,
     /// The same for loop bodies, by their address in the (immutable) tree.
@@ -178,6 +232,9 @@ impl<'p> Interp<'p> {
             optarg_key: None,
             assumptions: BTreeMap::new(),
             uncertain: 0,
+            exit_guards: Vec::new(),
+            fn_guards: Vec::new(),
+            left: None,
             may_launch_cache: RefCell::new(HashMap::new()),
             body_launch_cache: HashMap::new(),
         }
@@ -187,7 +244,25 @@ impl<'p> Interp<'p> {
     /// no other function calls, with unknown parameters named after them.
     pub fn run(mut self, entries: &[DeclKey]) -> Outcome {
         let mut halted = None;
-        for key in entries {
+        // Variables of namespace scope first, in order: an initialiser sees the values the
+        // ones before it were given, not what main later writes.
+        let prog = self.prog;
+        let mut exited = false;
+        for key in &prog.global_order {
+            let name = prog.globals.get(key).map(|g| g.name.clone()).unwrap_or_default();
+            match self.cell(*key, &name) {
+                Ok(_) => {}
+                Err(Halt::Exit | Halt::Throw(_)) => exited = true,
+                Err(Halt::Budget(why)) => {
+                    self.recorder.partial_since(0, &why);
+                    halted = Some(why);
+                }
+            }
+            if exited || halted.is_some() {
+                break;
+            }
+        }
+        for key in entries.iter().filter(|_| halted.is_none() && !exited) {
             let Some(f) = self.prog.functions.get(key).cloned() else {
                 continue;
             };
@@ -211,8 +286,11 @@ impl<'p> Interp<'p> {
                 None
             };
             match self.call_function(&f, args, this, None, &f.span.clone()) {
-                Ok(_) | Err(Halt::Exit) => {}
+                Ok(_) | Err(Halt::Exit | Halt::Throw(_)) => {}
                 Err(Halt::Budget(why)) => {
+                    // The program may launch anything again after the point reading stopped:
+                    // every count so far is a lower bound.
+                    self.recorder.partial_since(0, &why);
                     halted = Some(why);
                     break;
                 }
@@ -270,6 +348,33 @@ impl<'p> Interp<'p> {
         Ok(())
     }
 
+    /// Back to the guards of an enclosing statement, keeping those that hold until the
+    /// function returns.
+    fn restore_guards(&mut self, guards: usize, fn_guards: usize) {
+        self.guards.truncate(guards);
+        let kept = self.fn_guards.get(fn_guards..).unwrap_or_default().to_vec();
+        self.guards.extend(kept);
+    }
+
+    /// What an undecided condition `why` whose branches may leave as far as `leave` makes
+    /// of the code after it.
+    fn left_early(&mut self, leave: Option<Leave>, why: &Rc<str>) {
+        // Once is enough: a loop passing the same condition again adds nothing (and its
+        // launches stay one record).
+        if self.guards.contains(why) || self.exit_guards.contains(why) {
+            return;
+        }
+        match leave {
+            Some(Leave::Program) => self.exit_guards.push(why.clone()),
+            Some(Leave::Function) => {
+                self.guards.push(why.clone());
+                self.fn_guards.push(why.clone());
+            }
+            Some(Leave::Loop) => self.guards.push(why.clone()),
+            None => {}
+        }
+    }
+
     fn frame(&self) -> Rc<Frame> {
         self.frames.last().cloned().unwrap_or_default()
     }
@@ -312,8 +417,21 @@ impl<'p> Interp<'p> {
     fn default_value(&mut self, ty: &crate::ast::Ty, zeroed: bool) -> Value {
         use crate::ast::Ty;
         match ty {
+            // Records and arrays are objects of their own, one per element (a shared one would
+            // make a write to a[0] a write to a[1]); too many to make, they read as unknown.
+            Ty::Array(elem, Some(n))
+                if matches!(**elem, Ty::Record { .. } | Ty::Array(..)) && *n <= OBJECTS_MAX =>
+            {
+                let elems = (0..*n).map(|_| self.default_value(elem, zeroed)).collect();
+                Value::Array(Rc::new(RefCell::new(value::Buffer::from_values(elems))))
+            }
             Ty::Array(elem, n) => {
-                let fill = self.default_value(elem, zeroed);
+                let fill = match **elem {
+                    Ty::Record { .. } | Ty::Array(..) => {
+                        Value::unknown("an element of a large array of objects")
+                    }
+                    _ => self.default_value(elem, zeroed),
+                };
                 Value::Array(Rc::new(RefCell::new(value::Buffer::new(
                     n.map(|n| n as i64),
                     fill,
@@ -325,35 +443,76 @@ impl<'p> Interp<'p> {
         }
     }
 
-    /// A record as declared without an initialiser: a library container empty, the program's
-    /// own records with each member's default (its in-class initialiser, an empty container,
-    /// a nested record, else unknown).
+    /// A record as declared without an initialiser: a library container empty, else a new
+    /// object of the type ([`Interp::new_record`]); zeroed as a global is.
     fn default_record(&mut self, name: &str, depth: usize, zeroed: bool) -> Value {
         if let Some(v) = containers::empty_of(name) {
             return v;
         }
-        let mut rec = value::Record {
-            ty: Arc::from(name),
-            fields: BTreeMap::new(),
-        };
+        match self.record_with_defaults(name, depth, zeroed) {
+            Ok(r) => Value::Record(r),
+            Err(_) => Value::unknown("a member initialiser kerncast could not run"),
+        }
+    }
+
+    /// A new object of a record type: its members that are containers empty, records built
+    /// the same way, arrays sized; then the fields its default member initialisers set
+    /// (evaluated in order, each seeing the object as `this`).
+    fn new_record(&mut self, ty: &crate::ast::Ty) -> Exec<Rc<RefCell<value::Record>>> {
+        let name = ty.record_name().unwrap_or("").to_string();
+        self.record_with_defaults(&name, 0, false)
+    }
+
+    fn record_with_defaults(
+        &mut self,
+        name: &str,
+        depth: usize,
+        zeroed: bool,
+    ) -> Exec<Rc<RefCell<value::Record>>> {
+        let mut fields = BTreeMap::new();
         if depth < 8 {
             if let Some(layout) = self.prog.layouts.get(name).cloned() {
                 for f in layout.iter() {
-                    let v = match (&f.init, &f.ty) {
-                        (Some(e), _) => match self.eval(e) {
-                            Ok(v) => value::convert(v.copy(), &f.ty),
-                            Err(_) => Value::unknown("a member initialiser kerncast could not run"),
-                        },
-                        (None, crate::ast::Ty::Record { name, .. }) => self.default_record(name, depth + 1, zeroed),
-                        (None, ty @ crate::ast::Ty::Array(..)) => self.default_value(ty, zeroed),
-                        (None, ty) if zeroed => value::convert(Value::Int(0), ty),
-                        (None, _) => Value::unknown(&format!("the member `{}` is never set", f.name)),
+                    let v = match &f.ty {
+                        crate::ast::Ty::Record { name, .. } => {
+                            self.default_record(name, depth + 1, zeroed)
+                        }
+                        ty @ crate::ast::Ty::Array(..) => self.default_value(ty, zeroed),
+                        ty if zeroed => value::convert(Value::Int(0), ty),
+                        _ => continue,
                     };
-                    rec.fields.insert(f.name.clone(), v);
+                    fields.insert(f.name.clone(), v);
                 }
             }
         }
-        Value::Record(Rc::new(RefCell::new(rec)))
+        let record = Rc::new(RefCell::new(value::Record {
+            ty: Arc::from(name),
+            fields,
+        }));
+        let prog = self.prog;
+        let Some(defaults) = prog.record_defaults.get(name).filter(|d| !d.is_empty()) else {
+            return Ok(record);
+        };
+        let this = Value::Ptr(value::Ptr::Cell(Rc::new(RefCell::new(Value::Record(record.clone())))));
+        self.frames.push(Rc::new(Frame {
+            this: Some(this),
+            ..Frame::default()
+        }));
+        let mut result = Ok(());
+        for (field, init) in defaults {
+            match self.eval(init) {
+                Ok(v) => {
+                    let v = value::convert(v.copy(), &init.ty);
+                    record.borrow_mut().fields.insert(field.clone(), v);
+                }
+                Err(h) => {
+                    result = Err(h);
+                    break;
+                }
+            }
+        }
+        self.frames.pop();
+        result.map(|_| record)
     }
 
     fn declare(&mut self, key: DeclKey, v: Value) -> Rc<RefCell<Value>> {
@@ -411,7 +570,7 @@ pub fn call_named(
     let args = args.into_iter().map(calls::Arg::Val).collect();
     let (result, halted) = match it.call_function(&f, args, None, None, &span) {
         Ok(v) => (v, None),
-        Err(Halt::Exit) => (Value::Void, None),
+        Err(Halt::Exit | Halt::Throw(_)) => (Value::Void, None),
         Err(Halt::Budget(why)) => (Value::unknown(&why), Some(why)),
     };
     Some(ForeignCall {

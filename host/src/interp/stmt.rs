@@ -8,6 +8,7 @@ use super::{Exec, Flow, Halt, Interp};
 use crate::ast::*;
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Iterations a loop runs, each launching the same, before its remaining iterations are counted
 /// instead of run.
@@ -18,9 +19,18 @@ impl Interp<'_> {
         self.step(&s.span)?;
         match &s.kind {
             StmtKind::Block(items) => {
-                for item in items {
+                let mut i = 0;
+                while let Some(item) = items.get(i) {
                     match self.exec(item)? {
-                        Flow::Normal => {}
+                        Flow::Normal => i += 1,
+                        // A jump to a label of this block goes on from there (backwards too:
+                        // the step budget bounds a loop made of gotos); else it leaves.
+                        Flow::Goto(label) => {
+                            match items.iter().position(|s| has_label(s, &label)) {
+                                Some(at) => i = at,
+                                None => return Ok(Flow::Goto(label)),
+                            }
+                        }
                         other => return Ok(other),
                     }
                 }
@@ -60,7 +70,7 @@ impl Interp<'_> {
                         if let Some(e) = els {
                             branches.push(e);
                         }
-                        self.alternatives(&branches, &why)?;
+                        self.alternatives(&branches, &why, false)?;
                         Ok(Flow::Normal)
                     }
                 }
@@ -93,6 +103,9 @@ impl Interp<'_> {
             }
             StmtKind::Break => Ok(Flow::Break),
             StmtKind::Continue => Ok(Flow::Continue),
+            StmtKind::Goto(label) => Ok(Flow::Goto(label.clone())),
+            StmtKind::Try { body, handlers } => self.try_stmt(s, body, handlers),
+            StmtKind::Label(_, body) => self.exec(body),
             StmtKind::Null | StmtKind::Unsupported(_) => Ok(Flow::Normal),
         }
     }
@@ -113,13 +126,10 @@ impl Interp<'_> {
             return Ok(());
         }
         if v.by_ref {
-            if let Some(e) = &v.init {
-                if let super::expr::Place::Cell(cell) = self.place(e)? {
-                    if let Some(f) = self.frames.last() {
-                        f.vars.borrow_mut().insert(v.key, cell);
-                        return Ok(());
-                    }
-                }
+            if let (Some(e), Some(f)) = (&v.init, self.frames.last().cloned()) {
+                let place = self.place(e)?;
+                f.bind_ref(v.key, place);
+                return Ok(());
             }
         }
         let value = match &v.init {
@@ -169,24 +179,55 @@ impl Interp<'_> {
     /// Runs each of `branches` from the same state (the one before them), since kerncast
     /// cannot tell which runs; launches inside carry `why`; what the branches leave different
     /// is unknown afterwards.
-    pub(super) fn alternatives(&mut self, branches: &[&Stmt], why: &str) -> Exec<()> {
+    /// A branch that may leave early (`return`, `break`, `exit`; in a `switch`, `break` only
+    /// ends the case) makes what follows run under the condition too.
+    pub(super) fn alternatives(
+        &mut self,
+        branches: &[&Stmt],
+        why: &str,
+        in_switch: bool,
+    ) -> Exec<()> {
         let written = Written::of(branches, &[]);
         let before = self.save(&written);
         let mut outcomes = Vec::new();
-        self.guards.push(Rc::from(why));
+        let why_rc: Rc<str> = Rc::from(why);
+        let (guards, fn_guards, outer_left) =
+            (self.guards.len(), self.fn_guards.len(), self.left.take());
+        self.guards.push(why_rc.clone());
         self.uncertain += 1;
         let mut result = Ok(());
+        let mut leave = None;
         for b in branches {
             self.restore(&before);
-            if let Err(Halt::Budget(w)) = self.exec(b) {
-                result = Err(Halt::Budget(w));
-                break;
-            }
+            self.left = None;
+            let flow = match self.exec(b) {
+                Err(Halt::Budget(w)) => {
+                    result = Err(Halt::Budget(w));
+                    break;
+                }
+                Err(Halt::Exit | Halt::Throw(_)) => Flow::Normal,
+                Ok(f) => f,
+            };
+            let by_flow = match flow {
+                Flow::Normal => None,
+                Flow::Break if in_switch => None,
+                Flow::Break | Flow::Continue => Some(super::Leave::Loop),
+                Flow::Return(_) | Flow::Goto(_) => Some(super::Leave::Function),
+            };
+            leave = leave.max(by_flow).max(self.left);
+            // What the branch's own undecided conditions left behind is this condition's now.
+            self.guards.truncate(guards + 1);
+            self.fn_guards.truncate(fn_guards);
             outcomes.push(self.snapshot(&before));
         }
         self.uncertain -= 1;
-        self.guards.pop();
+        self.guards.truncate(guards);
+        if result.is_err() {
+            self.left = outer_left;
+        }
         result?;
+        self.left = outer_left.max(leave);
+        self.left_early(leave, &why_rc);
         // With one branch, the other "branch" is the state before it.
         if branches.len() == 1 {
             outcomes.push(before);
@@ -202,6 +243,26 @@ impl Interp<'_> {
     }
 
     fn run_loop(
+        &mut self,
+        s: &Stmt,
+        cond: Option<&Expr>,
+        inc: Option<&Expr>,
+        body: &Stmt,
+        do_while: bool,
+    ) -> Exec<Flow> {
+        let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
+        let r = self.follow_loop(s, cond, inc, body, do_while);
+        self.end_loop(guards, fn_guards, left);
+        r
+    }
+
+    /// After a loop: an undecided `break` or `continue` in it no longer matters.
+    fn end_loop(&mut self, guards: usize, fn_guards: usize, left: Option<super::Leave>) {
+        self.restore_guards(guards, fn_guards);
+        self.left = left.max(self.left.filter(|l| *l > super::Leave::Loop));
+    }
+
+    fn follow_loop(
         &mut self,
         s: &Stmt,
         cond: Option<&Expr>,
@@ -262,7 +323,7 @@ impl Interp<'_> {
             }
             match flow {
                 Flow::Break => return Ok(Flow::Normal),
-                Flow::Return(v) => return Ok(Flow::Return(v)),
+                flow @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
                 Flow::Normal | Flow::Continue => {}
             }
             if let Some(i) = inc {
@@ -298,13 +359,25 @@ impl Interp<'_> {
         let extra: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
         let forgotten = format!("it is written by {why}");
         self.forget_written(&[body], &extra, &forgotten);
-        self.guards.push(Rc::from(why));
+        let why_rc: Rc<str> = Rc::from(why);
+        let (guards, fn_guards, outer_left) =
+            (self.guards.len(), self.fn_guards.len(), self.left.take());
+        self.guards.push(why_rc.clone());
         self.uncertain += 1;
         let mark = self.recorder.log.len();
         let r = self.exec(body);
         self.uncertain -= 1;
-        self.guards.pop();
+        self.restore_guards(guards, fn_guards);
+        // A body that returns or exits, in a loop that may not run, leaves what follows
+        // uncertain; a break or continue does not reach past the loop.
+        let by_flow = match &r {
+            Ok(Flow::Return(_) | Flow::Goto(_)) => Some(super::Leave::Function),
+            _ => None,
+        };
+        let leave = by_flow.max(self.left.filter(|l| *l > super::Leave::Loop));
+        self.left = outer_left.max(leave);
         r?;
+        self.left_early(leave, &why_rc);
         self.recorder.partial_since(start_mark.min(mark), why);
         self.forget_written(&[body], &extra, &forgotten);
         Ok(Flow::Normal)
@@ -359,13 +432,24 @@ impl Interp<'_> {
     }
 
     fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
+        let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
+        let r = self.follow_range_for(s, var, range, body);
+        self.end_loop(guards, fn_guards, left);
+        r
+    }
+
+    fn follow_range_for(
+        &mut self,
+        s: &Stmt,
+        var: &VarDecl,
+        range: &Expr,
+        body: &Stmt,
+    ) -> Exec<Flow> {
         let r = self.eval(range)?;
+        // An array, a container's storage, a record holding one (`std::array`), a map.
         let elems = match &r {
-            Value::Array(b) => b.borrow().elements(),
-            Value::Ptr(super::value::Ptr::Elem(b, 0)) => b.borrow().elements(),
             Value::Handle(_) => super::containers::map_elements(&r),
-            Value::Record(_) => super::builtins::buffer_of(&r).and_then(|b| b.borrow().elements()),
-            _ => None,
+            _ => super::builtins::buffer_of(&r).and_then(|b| b.borrow().elements()),
         };
         let Some(elems) = elems else {
             let why = format!(
@@ -377,15 +461,24 @@ impl Interp<'_> {
             self.declare(var.key, value);
             return self.unknown_loop(body, None, None, mark, &why);
         };
+        let storage = super::builtins::buffer_of(&r);
         for (n, e) in elems.into_iter().enumerate() {
             if n as u64 >= self.opts.budget.loop_iterations {
                 break;
             }
-            let v = convert(e.copy(), &var.ty);
-            self.declare(var.key, v);
+            // `for (int& v : a)` names the elements themselves.
+            match (&storage, var.by_ref, self.frames.last().cloned()) {
+                (Some(b), true, Some(f)) => {
+                    f.bind_ref(var.key, super::expr::Place::Elem(b.clone(), n as i64))
+                }
+                _ => {
+                    let v = convert(e.copy(), &var.ty);
+                    self.declare(var.key, v);
+                }
+            }
             match self.exec(body)? {
                 Flow::Break => break,
-                Flow::Return(v) => return Ok(Flow::Return(v)),
+                flow @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
                 _ => {}
             }
         }
@@ -433,17 +526,51 @@ impl Interp<'_> {
         for item in &items[start..] {
             match self.exec(item)? {
                 Flow::Break => break,
-                Flow::Normal | Flow::Continue => {}
-                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Normal => {}
+                // `continue` in a switch continues the loop around it.
+                flow @ (Flow::Continue | Flow::Return(_) | Flow::Goto(_)) => return Ok(flow),
             }
         }
+        Ok(Flow::Normal)
+    }
+
+    /// `try { … } catch (…) { … }`: an exception thrown in the body runs the handler that
+    /// catches it: `catch (...)`, one of its type, or `std::exception` for the standard
+    /// library's. Where kerncast cannot tell which handler catches it (or whether one does),
+    /// each runs under that condition, and what follows too (an uncaught exception ends the
+    /// program).
+    fn try_stmt(
+        &mut self,
+        s: &Stmt,
+        body: &Stmt,
+        handlers: &[(Option<Arc<str>>, Stmt)],
+    ) -> Exec<Flow> {
+        let thrown = match self.exec(body) {
+            Err(Halt::Throw(ty)) => ty,
+            other => return other,
+        };
+        let catches = |h: &Option<Arc<str>>| match (h, &thrown) {
+            (None, _) => true,
+            (Some(h), Some(t)) => h == t || (&**h == "std::exception" && t.starts_with("std::")),
+            (Some(_), None) => false,
+        };
+        if let Some((_, handler)) = handlers.iter().find(|(h, _)| catches(h)) {
+            return self.exec(handler);
+        }
+        let why = format!(
+            "which handler of the try at line {} catches the exception, if any",
+            s.span.line
+        );
+        let branches: Vec<&Stmt> = handlers.iter().map(|(_, h)| h).collect();
+        self.alternatives(&branches, &why, false)?;
+        self.left_early(Some(super::Leave::Program), &Rc::from(why.as_str()));
         Ok(Flow::Normal)
     }
 
     /// Cases of an undecided `switch`: each runs to its `break` (a `Break` ends the case, not
     /// the enclosing loop).
     fn switch_alternatives(&mut self, runs: &[&Stmt], why: &str) -> Exec<()> {
-        self.alternatives(runs, why)
+        self.alternatives(runs, why, true)
     }
 
     fn case_matches(&mut self, s: &Stmt, x: i128) -> Exec<bool> {
@@ -457,6 +584,14 @@ impl Interp<'_> {
             StmtKind::Default(body) => self.case_matches(body, x),
             _ => Ok(false),
         }
+    }
+}
+
+/// Whether `s` is the statement labelled `label` (labels may be stacked: `a: b: s`).
+fn has_label(s: &Stmt, label: &str) -> bool {
+    match &s.kind {
+        StmtKind::Label(l, body) => &**l == label || has_label(body, label),
+        _ => false,
     }
 }
 

@@ -127,7 +127,11 @@ impl Buffer {
     }
 
     pub fn push(&mut self, v: Value) {
-        let n = self.len.unwrap_or(self.dense.len() as i64);
+        // A container of unknown length stays so: which element the value becomes is
+        // unknown, and so is the length after it.
+        let Some(n) = self.len else {
+            return;
+        };
         if self.is_dense() && n < DENSE_MAX {
             self.dense.push(v);
         } else {
