@@ -299,6 +299,9 @@ pub(crate) fn build(
     if let Some(h) = &outcome.halted {
         notes.push(h.clone());
     }
+    if let Some(x) = &outcome.exited_at {
+        notes.push(x.clone());
+    }
     // Keep only the assumptions the launches depend on.
     HostReading {
         launches,

@@ -201,13 +201,42 @@ impl Interp<'_> {
         )
     }
 
-    fn exit(&mut self) -> Exec<Option<Value>> {
-        if self.uncertain > 0 {
-            // Only this side of the condition ends: the rest of the program runs under it.
-            self.left = self.left.max(Some(super::Leave::Program));
-            Ok(Some(Value::Void))
-        } else {
+    fn exit(&mut self, name: &str, e: &Expr) -> Exec<Option<Value>> {
+        // Code reached only under an undecided condition (inside its branch, or after a
+        // branch that may have left) ends the program only on that path.
+        let certain = self.uncertain == 0 && self.guards.is_empty() && self.exit_guards.is_empty();
+        if certain {
+            let via: Vec<String> = self
+                .stack
+                .iter()
+                .skip(1)
+                .map(|(f, at)| format!("{f} (line {})", at.line))
+                .collect();
+            let file = std::path::Path::new(&*e.span.file)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            self.exited_at = Some(format!(
+                "the program ends at {file}:{} (`{name}`){}",
+                e.span.line,
+                if via.is_empty() { String::new() } else { format!(", via {}", via.join(" → ")) }
+            ));
+        }
+        if certain {
             Err(Halt::Exit)
+        } else {
+            // Only this path ends: the rest of the program runs under its conditions.
+            self.left = self.left.max(Some(super::Leave::Program));
+            if self.uncertain == 0 {
+                let file = std::path::Path::new(&*e.span.file)
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let why: Rc<str> =
+                    Rc::from(format!("the program not ending at {file}:{}", e.span.line).as_str());
+                self.left_early(Some(super::Leave::Program), &why);
+            }
+            Ok(Some(Value::Void))
         }
     }
 
@@ -594,7 +623,12 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             Value::Int(i) => Value::Str(Rc::from(i.to_string())),
             v => v,
         })),
-        "getenv" => Ok(Some(Value::Ptr(Ptr::Null))),
+        // The environment the program ran in is not kerncast's: a variable may or may not
+        // be set, and a program that stops without one is read both ways.
+        "getenv" | "secure_getenv" => Ok(Some(Value::unknown(&format!(
+            "the environment variable {}, which kerncast is not given",
+            str_arg(args, 0).map(|n| format!("`{n}`")).unwrap_or_default()
+        )))),
         // CUDA's vector types: `make_int2(x, y)`, `make_float4(x, y, z, w)`.
         f if f.starts_with("make_") && f.ends_with(['1', '2', '3', '4']) => {
             let fields = ["x", "y", "z", "w"];
@@ -607,7 +641,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         | "cudaSetDevice" | "cudaGetLastError" | "cudaPeekAtLastError" | "cudaProfilerStart"
         | "cudaProfilerStop" | "__cudaRegisterFunction" => ret(Value::Int(0)),
         "exit" | "abort" | "_Exit" | "_exit" | "quick_exit" | "__assert_fail" | "__assert_rtn"
-        | "terminate" => it.exit(),
+        | "terminate" => it.exit(f, e),
         "throw" => {
             if it.uncertain > 0 {
                 // Only this side of the condition throws: what follows runs under it.

@@ -171,9 +171,13 @@ pub struct Outcome {
     pub assumptions: BTreeMap<String, String>,
     /// Steps spent.
     pub steps: u64,
+    /// Where the program ended itself (`exit`, `abort`, a failed `assert`), as read.
+    pub exited_at: Option<String>,
 }
 
 pub struct Interp<'p> {
+    /// Where the program ended itself, with the calls that led there.
+    exited_at: Option<String>,
     prog: &'p ProgramAst,
     opts: &'p RunOptions,
     globals: HashMap<DeclKey, Rc<RefCell<Value>>>,
@@ -215,6 +219,7 @@ pub struct Interp<'p> {
 impl<'p> Interp<'p> {
     pub fn new(prog: &'p ProgramAst, opts: &'p RunOptions) -> Interp<'p> {
         Interp {
+            exited_at: None,
             prog,
             opts,
             globals: HashMap::new(),
@@ -301,6 +306,7 @@ impl<'p> Interp<'p> {
             halted,
             assumptions: self.assumptions,
             steps: self.steps,
+            exited_at: self.exited_at,
         }
     }
 
@@ -358,7 +364,7 @@ impl<'p> Interp<'p> {
 
     /// What an undecided condition `why` whose branches may leave as far as `leave` makes
     /// of the code after it.
-    fn left_early(&mut self, leave: Option<Leave>, why: &Rc<str>) {
+    pub(super) fn left_early(&mut self, leave: Option<Leave>, why: &Rc<str>) {
         // Once is enough: a loop passing the same condition again adds nothing (and its
         // launches stay one record).
         if self.guards.contains(why) || self.exit_guards.contains(why) {

@@ -185,6 +185,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         halted,
         assumptions: std::mem::take(&mut it.assumptions),
         steps: it.steps,
+        exited_at: None,
     };
     let mut reading = crate::output::build(
         &ast,

@@ -1,5 +1,6 @@
 /* kerncast-expect
-20: unreached k(float*, int) ?{never reached}
+21: unreached k(float*, int) ?{never reached}
+note ?{the program ends at argc_exit.cu:15 (`exit`)}
 */
 // Run without arguments, the program prints its usage and exits before any launch.
 #include <cstdio>

@@ -1,7 +1,8 @@
 /* kerncast-expect
 args: 0
-25: first(float*) <<<(1,1,1), (1,1,1), 0>>> x1 {x=ptr}
-27: unreached k(float*, int) ?{never reached}
+26: first(float*) <<<(1,1,1), (1,1,1), 0>>> x1 {x=ptr}
+28: unreached k(float*, int) ?{never reached}
+note ?{the program ends at exit_in_helper.cu:18 (`exit`), via check (line 27)}
 */
 // A helper that exits on a bad size: with "0" the first launch runs, then check() exits.
 #include <cstdio>
