@@ -719,11 +719,27 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let last = &ch[ch.len() - 1];
         let has_else = ch.len() >= 3 && {
             let prev = &ch[ch.len() - 2];
-            let toks = self.unit.tokens_between(prev, last);
-            toks.iter()
-                .rev()
-                .find(|(_, off)| *off < last.start_offset())
-                .is_some_and(|(t, _)| t == "else")
+            // The token before the last child, as written (in a macro's definition for an
+            // `if` a macro expands).
+            let (file, from) = prev.spelled_start();
+            let (last_file, to) = last.spelled_start();
+            let written = if !c.in_macro() {
+                Some((self.unit.tokens_between(prev, last), last.start_offset()))
+            } else if file == last_file && from < to {
+                Some((self.unit.tokens_spelled(&file, from, to), to))
+            } else {
+                None
+            };
+            match written {
+                Some((toks, end)) => toks
+                    .iter()
+                    .rev()
+                    .find(|(_, off)| *off < end)
+                    .is_some_and(|(t, _)| t == "else"),
+                // Without the tokens: three children are `cond, then, else` unless the
+                // first is an initialiser (C++17's `if (init; cond)`), four always.
+                None => ch.len() >= 4 || !matches!(ch[0].kind(), CXCursor_DeclStmt | CXCursor_VarDecl),
+            }
         };
         let (rest, then, els) = if has_else {
             (&ch[..ch.len() - 2], &ch[ch.len() - 2], Some(last))
@@ -755,7 +771,29 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let Some((body, parts)) = ch.split_last() else {
             return StmtKind::Unsupported(Arc::from("for without body"));
         };
-        let toks = self.unit.tokens_between(c, body);
+        // The header's tokens and the parts' starts, as written: inside a macro's definition
+        // for a loop a macro expands (its expanded places are all the macro's use).
+        let (toks, starts): (Vec<(String, u32)>, Option<Vec<u32>>) = if c.in_macro() {
+            let (file, from) = c.spelled_start();
+            let (body_file, to) = body.spelled_start();
+            let starts: Vec<(String, u32)> = parts.iter().map(|p| p.spelled_start()).collect();
+            let inside = body_file == file
+                && from < to
+                && starts.iter().all(|(f, o)| *f == file && (from..to).contains(o));
+            if inside {
+                (
+                    self.unit.tokens_spelled(&file, from, to),
+                    Some(starts.into_iter().map(|(_, o)| o).collect()),
+                )
+            } else {
+                (Vec::new(), None)
+            }
+        } else {
+            (
+                self.unit.tokens_between(c, body),
+                Some(parts.iter().map(|p| p.start_offset()).collect()),
+            )
+        };
         let mut semis = Vec::new();
         let mut paren = 0i32;
         for (t, off) in &toks {
@@ -766,13 +804,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 _ => {}
             }
         }
-        let (s1, s2) = match semis.as_slice() {
-            [a, b, ..] => (*a, *b),
-            _ => return StmtKind::Unsupported(Arc::from("for header not understood")),
+        let (s1, s2, starts) = match (semis.as_slice(), starts) {
+            ([a, b, ..], Some(st)) => (*a, *b, st),
+            _ => {
+                // A header kerncast cannot take apart: the body runs as a loop whose end it
+                // cannot tell, never dropped.
+                return StmtKind::For {
+                    init: None,
+                    cond: Some(self.unsupported(c, "a `for` header written through macros")),
+                    inc: None,
+                    body: self.boxed(body, depth),
+                };
+            }
         };
         let (mut init, mut cond, mut inc) = (None, None, None);
-        for p in parts {
-            let at = p.start_offset();
+        for (p, at) in parts.iter().zip(starts) {
             if at < s1 {
                 init = Some(self.boxed(p, depth));
             } else if at < s2 {

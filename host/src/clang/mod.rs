@@ -140,6 +140,39 @@ impl<'i> Unit<'i> {
         }
     }
 
+    /// The tokens of `file` from byte `from` to byte `to`, as written there: for code a
+    /// macro expands, the macro definition's own tokens.
+    pub fn tokens_spelled(&self, file: &str, from: u32, to: u32) -> Vec<(String, u32)> {
+        let Ok(name) = CString::new(file.as_bytes()) else {
+            return Vec::new();
+        };
+        unsafe {
+            let f = clang_getFile(self.raw, name.as_ptr());
+            if f.is_null() {
+                return Vec::new();
+            }
+            let start = clang_getLocationForOffset(self.raw, f, from);
+            let end = clang_getLocationForOffset(self.raw, f, to);
+            let mut tokens: *mut CXToken = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_tokenize(self.raw, clang_getRange(start, end), &mut tokens, &mut n);
+            if tokens.is_null() {
+                return Vec::new();
+            }
+            let out = (0..n as usize)
+                .map(|i| {
+                    let t = *tokens.add(i);
+                    let spelling = take(clang_getTokenSpelling(self.raw, t));
+                    let (_, offset) =
+                        spelling_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
+                    (spelling, offset)
+                })
+                .collect();
+            clang_disposeTokens(self.raw, tokens, n);
+            out
+        }
+    }
+
     /// The tokens of a cursor's whole extent.
     pub fn tokens_of(&self, c: &Cursor<'_>) -> Vec<(String, u32)> {
         unsafe { self.tokens_in(clang_getCursorExtent(c.raw)) }
@@ -217,6 +250,19 @@ unsafe fn file_location(loc: CXSourceLocation) -> (String, u32, u32, u32) {
         take(clang_getFileName(file))
     };
     (name, line, col, offset)
+}
+
+/// Where the text at `loc` is written: in a macro's definition for code the macro expands.
+unsafe fn spelling_location(loc: CXSourceLocation) -> (String, u32) {
+    let mut file: CXFile = std::ptr::null_mut();
+    let (mut line, mut col, mut offset) = (0, 0, 0);
+    clang_getSpellingLocation(loc, &mut file, &mut line, &mut col, &mut offset);
+    let name = if file.is_null() {
+        String::new()
+    } else {
+        take(clang_getFileName(file))
+    };
+    (name, offset)
 }
 
 extern "C" fn collect_child(
@@ -313,6 +359,19 @@ impl<'u> Cursor<'u> {
     /// The byte offset where the cursor's extent starts.
     pub fn start_offset(&self) -> u32 {
         unsafe { file_location(clang_getRangeStart(clang_getCursorExtent(self.raw))).3 }
+    }
+
+    /// Where the cursor's extent starts as written (file, byte offset): inside a macro's
+    /// definition for code the macro expands.
+    pub fn spelled_start(&self) -> (String, u32) {
+        unsafe { spelling_location(clang_getRangeStart(clang_getCursorExtent(self.raw))) }
+    }
+
+    /// Whether the cursor is code a macro expands (its written and expanded places differ).
+    pub fn in_macro(&self) -> bool {
+        let (file, offset) = self.spelled_start();
+        let expanded = unsafe { file_location(clang_getRangeStart(clang_getCursorExtent(self.raw))) };
+        file != expanded.0 || offset != expanded.3
     }
 
     pub fn in_system_header(&self) -> bool {
