@@ -606,7 +606,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         "strlen" => match str_arg(args, 0) {
             Some(s) => ret(Value::Int(s.len() as i128)),
-            None => Ok(None),
+            None => Ok(Some(arg_unknown(&arg(args, 0), f))),
         },
         "operator==" | "operator!=" => match (str_arg(args, 0), str_arg(args, 1)) {
             (Some(a), Some(b)) => ret(Value::Int(((a == b) == (f == "operator==")) as i128)),
