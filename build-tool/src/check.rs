@@ -1,8 +1,11 @@
 //! The CI gate: compare a report with a committed baseline.
 //!
 //! Exit codes are the contract with CI: 0 = within thresholds, 1 = a regression, 2 = an error.
-//! An analysis error is never a pass (a kernel that stops compiling must not slip through as
-//! "no regression"), and a corrupt baseline is an error naming file:line. Baselines are written
+//! The gate fails closed: an analysis error is never a pass (a kernel that stops compiling must
+//! not slip through as "no regression"), nor is a baseline entry that no analysed kernel
+//! matches (a kernel renamed, removed or no longer analysed: removing one from the gate is a
+//! deliberate `--update-baseline`), an empty baseline, or an analysis of no kernel at all. A
+//! corrupt baseline is an error naming file:line. Baselines are written
 //! atomically (temp file in the same folder + rename), so an interrupted `--update-baseline` never
 //! leaves half a file behind.
 
@@ -224,9 +227,13 @@ impl Verdict {
 pub struct Outcome {
     pub verdict: Verdict,
     pub rows: Vec<Row>,
-    /// Baseline entries with no current prediction (a kernel or workload was removed or renamed).
+    /// Baseline entries with no current prediction (a kernel or workload was removed or
+    /// renamed): an error, since the gate can no longer vouch for them.
     pub missing: Vec<String>,
     pub errors: Vec<Failure>,
+    /// Why the comparison itself cannot pass (an empty baseline, nothing analysed), beside
+    /// `missing` and `errors`.
+    pub refusals: Vec<String>,
 }
 
 /// Thresholds for one entry: the per-kernel ones when set, else the defaults.
@@ -286,7 +293,17 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         )
         .cloned()
         .collect();
-    let verdict = if !report.errors.is_empty() {
+    let mut refusals = Vec::new();
+    if baseline.entries.is_empty() && baseline.host_totals.is_empty() {
+        refusals.push(
+            "the baseline has no entries: it gates nothing (write one with --update-baseline)"
+                .to_string(),
+        );
+    }
+    if report.kernels.is_empty() {
+        refusals.push("no kernel was analysed: an empty analysis is never a pass".to_string());
+    }
+    let verdict = if !report.errors.is_empty() || !missing.is_empty() || !refusals.is_empty() {
         Verdict::Error
     } else if rows.iter().any(|r| r.status == Status::Regressed) {
         Verdict::Regression
@@ -298,6 +315,7 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         rows,
         missing,
         errors: report.errors.clone(),
+        refusals,
     }
 }
 
@@ -391,7 +409,14 @@ pub fn render(o: &Outcome) -> String {
         s.push('\n');
     }
     for m in &o.missing {
-        let _ = writeln!(s, "missing  {m} (in the baseline, not analysed now)");
+        let _ = writeln!(
+            s,
+            "missing  {m} (in the baseline, not analysed now; if it was removed on purpose, \
+             run with --update-baseline)"
+        );
+    }
+    for r in &o.refusals {
+        let _ = writeln!(s, "error    {r}");
     }
     for e in &o.errors {
         let at = e
@@ -411,7 +436,11 @@ pub fn render(o: &Outcome) -> String {
         match o.verdict {
             Verdict::Pass => "pass",
             Verdict::Regression => "regression",
-            Verdict::Error => "error (analysis failed; never a pass)",
+            Verdict::Error if !o.errors.is_empty() => "error (analysis failed; never a pass)",
+            Verdict::Error if !o.missing.is_empty() => {
+                "error (baseline entries not analysed; never a pass)"
+            }
+            Verdict::Error => "error (nothing to compare; never a pass)",
         },
         o.verdict.exit_code()
     );
@@ -507,16 +536,64 @@ mod tests {
         let mut gone = r.clone();
         gone.kernels[0].host_runs.clear();
         gone.host_totals.clear();
-        assert_eq!(
-            compare(&gone, &base, &th).missing,
-            ["host:main.cu@gtx-titan-x"]
-        );
+        let o = compare(&gone, &base, &th);
+        assert_eq!(o.missing, ["host:main.cu@gtx-titan-x"]);
+        assert_eq!(o.verdict, Verdict::Error, "a missing entry fails closed");
         let mut old = base.clone();
         old.host_totals.clear();
         let text = old.to_json();
         assert!(!text.contains("host_totals"));
         let old = Baseline::parse(Path::new("b.json"), &text).unwrap();
         assert_eq!(compare(&more, &old, &th).rows[1].status, Status::New);
+    }
+
+    /// A kernel renamed or removed, most of the baseline not analysed, an empty baseline and
+    /// an empty analysis all fail closed (exit 2), naming what is missing.
+    #[test]
+    fn the_gate_fails_closed() {
+        let r = crate::report::sample::report();
+        let base = Baseline::from_report(&r);
+        let th = GateThresholds::default();
+        let key = r.kernels[0].key();
+
+        let mut renamed = r.clone();
+        renamed.kernels[0].kernel = "saxpy_v2".into();
+        renamed.kernels[0].display_name = "saxpy_v2".into();
+        let o = compare(&renamed, &base, &th);
+        assert_eq!(o.verdict, Verdict::Error);
+        assert_eq!(o.verdict.exit_code(), 2);
+        assert_eq!(o.missing, [key.clone()]);
+        let text = render(&o);
+        assert!(text.contains(&format!("missing  {key}")), "{text}");
+        assert!(text.contains("--update-baseline"), "{text}");
+
+        // 7 of 8 entries not analysed
+        let mut eight = base.clone();
+        for i in 0..7 {
+            let mut e = eight.entries[&key].clone();
+            e.kernel = format!("k{i}");
+            eight.entries.insert(format!("k.cu::k{i}@gtx-titan-x"), e);
+        }
+        let o = compare(&r, &eight, &th);
+        assert_eq!((o.verdict, o.missing.len()), (Verdict::Error, 7));
+
+        let mut empty = base.clone();
+        empty.entries.clear();
+        empty.host_totals.clear();
+        let o = compare(&r, &empty, &th);
+        assert_eq!(o.verdict, Verdict::Error);
+        assert!(render(&o).contains("the baseline has no entries"));
+
+        let mut nothing = r.clone();
+        nothing.kernels.clear();
+        nothing.host_totals.clear();
+        let o = compare(&nothing, &empty, &th);
+        assert_eq!(o.verdict, Verdict::Error);
+        assert!(
+            render(&o).contains("no kernel was analysed"),
+            "{}",
+            render(&o)
+        );
     }
 
     #[test]
