@@ -1072,6 +1072,8 @@ fn one(
         &serde_json::to_string(&t.device).unwrap_or_default(),
         &t.model_name,
         counter.name(),
+        // a budget decides whether a kernel is counted or refused
+        &format!("{:?}", kerncast_passes::budget::get()),
         env!("CARGO_PKG_VERSION"),
         &Cache::tool_fingerprint(),
         &u.job.display_path,

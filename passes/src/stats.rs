@@ -461,11 +461,12 @@ pub struct Launch {
 }
 
 impl Launch {
+    // saturating: a launch read from user input may overflow u64 before it is refused
     pub fn blocks(&self) -> u64 {
-        self.grid.iter().product()
+        self.grid.iter().fold(1u64, |a, b| a.saturating_mul(*b))
     }
     pub fn threads_per_block(&self) -> u64 {
-        self.block.iter().product()
+        self.block.iter().fold(1u64, |a, b| a.saturating_mul(*b))
     }
     pub fn warps_per_block(&self) -> u64 {
         self.threads_per_block().div_ceil(32)
