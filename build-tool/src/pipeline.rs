@@ -419,15 +419,17 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
         let line = e.location().map(|(_, l)| l);
         fail(job, line, None, "lower", e.to_string())
     })?;
-    let module = Module::parse(&lowered.ptx).map_err(|e| {
-        fail(
-            job,
-            None,
-            None,
-            "parse",
-            format!("PTX from {}: {e}", lowered.command),
-        )
-    })?;
+    let module = Module::parse(&lowered.ptx)
+        .and_then(|m| kerncast_passes::ptx::verify(&m).map(|()| m))
+        .map_err(|e| {
+            fail(
+                job,
+                None,
+                None,
+                "parse",
+                format!("PTX from {}: {e}", lowered.command),
+            )
+        })?;
     let registers = crate::registers::assemble(&module, &lowered.ptx);
     let inlined = kerncast_passes::inline::inline_calls(&module);
     Ok(Parsed {

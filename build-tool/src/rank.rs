@@ -355,7 +355,9 @@ fn prepare_variant(
     lo.defines
         .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
     let lowered = lower::lower_file(&opts.file, &lo).map_err(|e| e.to_string())?;
-    let module = Module::parse(&lowered.ptx).map_err(|e| format!("PTX: {e}"))?;
+    let module = Module::parse(&lowered.ptx)
+        .and_then(|m| kerncast_passes::ptx::verify(&m).map(|()| m))
+        .map_err(|e| format!("PTX: {e}"))?;
     let entry = module
         .kernels()
         .find(|k| k.name == name || demangle(&k.name) == name)

@@ -133,6 +133,44 @@ impl Dims {
     }
 }
 
+/// Largest block per dimension and in all, and largest grid per dimension, that CUDA and PTX
+/// allow (`.maxntid` 1024; grid x below 2^31, y and z below 2^16).
+pub const MAX_BLOCK: [u64; 3] = [1024, 1024, 64];
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+pub const MAX_GRID: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// A launch shape no GPU runs is refused at the door, naming the dimension and the limit: a
+/// grid of 0 or of 2^32 blocks, a block of 2048 threads.
+pub fn check_launch(grid: [u64; 3], block: [u64; 3]) -> Result<(), String> {
+    const AXES: [&str; 3] = ["x", "y", "z"];
+    for (i, axis) in AXES.iter().enumerate() {
+        if grid[i] == 0 || block[i] == 0 {
+            return Err(format!(
+                "launch grid {grid:?} block {block:?}: dimension {axis} is 0 (every dimension is at least 1)"
+            ));
+        }
+        if grid[i] > MAX_GRID[i] {
+            return Err(format!(
+                "launch grid {grid:?}: grid {axis} = {} is more than the {} blocks a GPU launches",
+                grid[i], MAX_GRID[i]
+            ));
+        }
+        if block[i] > MAX_BLOCK[i] {
+            return Err(format!(
+                "launch block {block:?}: block {axis} = {} is more than the {} threads a block has",
+                block[i], MAX_BLOCK[i]
+            ));
+        }
+    }
+    let threads = block.iter().product::<u64>();
+    if threads > MAX_BLOCK_THREADS {
+        return Err(format!(
+            "launch block {block:?}: {threads} threads per block, more than the {MAX_BLOCK_THREADS} a block has"
+        ));
+    }
+    Ok(())
+}
+
 fn balanced(s: &str) -> bool {
     let mut d = 0i32;
     for c in s.chars() {
@@ -338,6 +376,7 @@ impl WorkloadSpec {
         settle(&mut env);
         let grid = self.grid.eval(&env, self.grid_div)?;
         let block = self.block.eval(&env, Div::Floor)?;
+        check_launch(grid, block)?;
         for k in &extra {
             env.remove(k);
         }

@@ -166,7 +166,7 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
             }
         }
     }
-    let w = workload(sk, args, &overrides)?;
+    let w = workload(sk, f, args, &overrides)?;
     let launch = Launch {
         grid: w.grid,
         block: w.block,
@@ -295,6 +295,7 @@ fn canonical(k: &str, f: &Function, names: &[String]) -> String {
 
 fn workload(
     sk: Option<&SourceKernel>,
+    f: &Function,
     args: &Args,
     overrides: &BTreeMap<String, i64>,
 ) -> Result<Workload, String> {
@@ -326,6 +327,11 @@ fn workload(
     }
     if spec.grid.0.is_empty() || spec.block.0.is_empty() {
         return Err("no launch: give --grid and --block (or a workload annotation)".into());
+    }
+    // a misspelt --param would otherwise run its parameter as 0
+    let (source, fields) = sk.map_or((&[][..], &[][..]), |s| (&s.params[..], &s.fields[..]));
+    if let Some(e) = super::predict::unknown_param(&spec, f, source, fields) {
+        return Err(e);
     }
     spec.resolve_with(overrides)
 }

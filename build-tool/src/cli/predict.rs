@@ -516,7 +516,7 @@ fn with_params(mut spec: WorkloadSpec, given: Vec<(String, Expr)>) -> WorkloadSp
 /// source-only name on a PTX file would otherwise leave the parameter unset, and counted as 0.
 /// A struct passed by value is set field by field (`d.m`, or `d+4` by offset), and only the
 /// fields the kernel reads.
-fn unknown_param(
+pub(crate) fn unknown_param(
     spec: &WorkloadSpec,
     f: &Function,
     source: &[String],
