@@ -160,13 +160,22 @@ fn host_total_entries(r: &Report) -> BTreeMap<String, BaselineEntry> {
 }
 
 /// Writes `bytes` to `file` through a temp file and rename, so readers see old or new, never half.
+/// The file gets the permissions a plain write would (0666 less the umask), so reports and
+/// baselines are readable by the group where the umask says so, not the temp file's 0600.
 pub fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut b = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // open(2) applies the umask to this mode, as it does for any new file
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = b.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(file).map_err(|e| e.error)?;
@@ -605,6 +614,22 @@ mod tests {
         assert_eq!(Baseline::load(&f).unwrap(), b);
         // Only the baseline is left in the folder: the temp file was renamed.
         assert_eq!(std::fs::read_dir(f.parent().unwrap()).unwrap().count(), 1);
+        // 0666 less the umask, as any new file (the temp file alone would be 0600)
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+            let umask = std::fs::read_to_string("/proc/self/status")
+                .ok()
+                .and_then(|s| {
+                    let l = s.lines().find(|l| l.starts_with("Umask:"))?.to_string();
+                    u32::from_str_radix(l.trim_start_matches("Umask:").trim(), 8).ok()
+                });
+            if let Some(umask) = umask {
+                assert_eq!(mode, 0o666 & !umask, "mode {mode:o}, umask {umask:o}");
+            }
+            assert_ne!(mode, 0o600, "not the temp file's mode");
+        }
 
         let text = b.to_json().replacen("\"time_s\"", "\"time_s\" 1.0,", 1);
         let e = Baseline::parse(&f, &text).unwrap_err();
