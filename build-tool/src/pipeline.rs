@@ -422,13 +422,20 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
     let module = Module::parse(&lowered.ptx)
         .and_then(|m| kerncast_passes::ptx::verify(&m).map(|()| m))
         .map_err(|e| {
-            fail(
-                job,
-                None,
-                None,
-                "parse",
-                format!("PTX from {}: {e}", lowered.command),
-            )
+            if lowered.frontend == lower::Frontend::Ptx {
+                // the file is the PTX: its own line and column
+                let (line, col) = (e.span.line, e.span.col);
+                let at = format!("{}:{line}:{col}", job.display_path);
+                return fail(
+                    job,
+                    Some(line),
+                    None,
+                    "parse",
+                    format!("{at}: {}", e.message),
+                );
+            }
+            let what = format!("PTX from {}: {e}", lowered.command);
+            fail(job, None, None, "parse", what)
         })?;
     let registers = crate::registers::assemble(&module, &lowered.ptx);
     let inlined = kerncast_passes::inline::inline_calls(&module);

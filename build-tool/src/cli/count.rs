@@ -122,7 +122,8 @@ pub fn run(args: Args) -> miette::Result<()> {
     };
     if let Some(b) = block {
         // before the analysis, which is per block size
-        crate::workload::check_launch([1; 3], b).map_err(|e| miette::miette!("--block: {e}"))?;
+        crate::workload::check_launch([1; 3], b)
+            .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
     }
     let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
     let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
@@ -155,7 +156,7 @@ pub fn run(args: Args) -> miette::Result<()> {
     }
     let grid = dims(args.grid.as_deref().unwrap_or("1"), "grid")?;
     crate::workload::check_launch(grid, block.unwrap_or(stats.block))
-        .map_err(|e| miette::miette!("--grid/--block: {e}"))?;
+        .map_err(|e| miette::miette!("{name}: --grid/--block: {e}"))?;
     let w = Workload {
         grid,
         block: block.unwrap_or(stats.block),
