@@ -53,7 +53,7 @@ pub trait Prepared: Send + Sync {
         overrides: &BTreeMap<String, i64>,
         params: &[String],
     ) -> Result<Bound, String> {
-        let w = spec.resolve_with(overrides)?;
+        let w = spec.resolve_launch(overrides)?;
         Ok(Bound {
             stats: self.bind(&w, params)?,
             notes: Vec::new(),
@@ -69,7 +69,7 @@ pub trait Prepared: Send + Sync {
         params: &[String],
         scales: &[f64],
     ) -> Result<Vec<Bound>, String> {
-        let base = spec.resolve_with(overrides)?;
+        let base = spec.resolve_launch(overrides)?;
         scales
             .iter()
             .map(|f| {
@@ -244,7 +244,7 @@ impl Prepared for EmuPrepared {
         params: &[String],
         scales: &[f64],
     ) -> Result<Vec<Bound>, String> {
-        let w = spec.resolve_with(overrides)?;
+        let w = spec.resolve_launch(overrides)?;
         let mut samples: Option<std::sync::Arc<Samples>> = None;
         let mut out = Vec::new();
         for &f in scales {

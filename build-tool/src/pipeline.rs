@@ -1064,7 +1064,7 @@ fn one(
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
     let spec = &spec_on_device(u, entry, &t.device, spec);
-    let w = spec.resolve().map_err(|m| {
+    let w = spec.resolve_launch(&Default::default()).map_err(|m| {
         let how = spec.how_to_set(&m);
         match &spec.origin {
             Some(o) => err("workload", format!("{m}{how} (the workload of {o})")),

@@ -118,7 +118,7 @@ pub fn predict_points(
         .map(|o| {
             let mut b = prepared.bind_spec(spec, o, params)?;
             b.stats.regs_per_thread = regs_per_thread;
-            let w = spec.resolve_with(o)?;
+            let w = spec.resolve_launch(o)?;
             target.quick(&b.stats, blocks, &w.hints)
         })
         .collect()

@@ -325,7 +325,7 @@ impl Prepared for SymPrepared {
         overrides: &BTreeMap<String, i64>,
         params: &[String],
     ) -> Result<Bound, String> {
-        let w = spec.resolve_with(overrides)?;
+        let w = spec.resolve_launch(overrides)?;
         match self.symbolic(&w, params) {
             Ok(stats) => Ok(Bound {
                 stats,
@@ -377,7 +377,7 @@ impl Prepared for SymPrepared {
         scales: &[f64],
     ) -> Result<Vec<Bound>, String> {
         if self.cheap() {
-            let base = spec.resolve_with(overrides)?;
+            let base = spec.resolve_launch(overrides)?;
             let all: Result<Vec<Bound>, String> = scales
                 .iter()
                 .map(|f| {

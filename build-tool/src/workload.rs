@@ -339,6 +339,16 @@ impl WorkloadSpec {
     }
 
     /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
+    /// [`Self::resolve_with`] for a launch to analyse: a shape no GPU runs (a 0 dimension, a
+    /// block over 1024 threads, a grid past the limits) is an error naming the dimension.
+    /// Host reading resolves without it: a host may well write such a launch, and the read
+    /// only records it.
+    pub fn resolve_launch(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
+        let w = self.resolve_with(overrides)?;
+        check_launch(w.grid, w.block)?;
+        Ok(w)
+    }
+
     pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
         // Overrides that are not parameters of the spec (rank's -D values such as TILE) are
         // visible to the expressions too.
@@ -376,7 +386,6 @@ impl WorkloadSpec {
         settle(&mut env);
         let grid = self.grid.eval(&env, self.grid_div)?;
         let block = self.block.eval(&env, Div::Floor)?;
-        check_launch(grid, block)?;
         for k in &extra {
             env.remove(k);
         }

@@ -333,7 +333,7 @@ fn workload(
     if let Some(e) = super::predict::unknown_param(&spec, f, source, fields) {
         return Err(e);
     }
-    spec.resolve_with(overrides)
+    spec.resolve_launch(overrides)
 }
 
 /// The text rendering.

@@ -290,7 +290,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     }
     let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
     let spec = pipeline::spec_on_device(&unit, &kname, &d, &spec);
-    let w = spec.resolve().map_err(|e| {
+    let w = spec.resolve_launch(&Default::default()).map_err(|e| {
         let at = sk
             .as_ref()
             .map_or(String::new(), |s| format!(":{}", s.line));
