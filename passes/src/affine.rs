@@ -995,6 +995,7 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                 (Some(x), Some(y), _) if x == y => x.clone(),
                 (Some(Val::Num(x)), Some(Val::Num(y)), Some(Val::Pred(c))) if !is_float => {
                     match (lin(x), lin(y)) {
+                        (Some(x), Some(y)) if too_deep(&[&x, &y]) => Val::Unknown,
                         (Some(x), Some(y)) => {
                             Val::Num(Poly::from_lin(&named::name(Piecewise::Select(
                                 Box::new(c.clone()),
@@ -1008,6 +1009,7 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                 _ => Val::Unknown,
             },
             "min" | "max" => match (a.and_then(lin), b.and_then(lin)) {
+                (Some(x), Some(y)) if too_deep(&[&x, &y]) => Val::Unknown,
                 (Some(x), Some(y)) => Val::Num(Poly::from_lin(&extremum(i.opcode == "max", x, y))),
                 _ => Val::Unknown,
             },
@@ -1225,6 +1227,11 @@ fn floor_div_magic(e: &LinExpr, m: i128) -> LinExpr {
 /// `max(x, y)` (`want_max`) or `min(x, y)` as a named value ([`crate::named`]); an argument
 /// that is itself a named extremum of the same kind, plus a constant, lends its arguments, so
 /// nested bounds stay one flat tree.
+/// Whether a min, max or select of these would nest named values past [`named::MAX_DEPTH`].
+fn too_deep(args: &[&LinExpr]) -> bool {
+    args.iter().any(|e| named::depth(e) >= named::MAX_DEPTH)
+}
+
 fn extremum(want_max: bool, x: LinExpr, y: LinExpr) -> LinExpr {
     let unfold = |e: &LinExpr| -> Piecewise {
         let syms: Vec<(&Atom, &i128)> = e

@@ -259,6 +259,27 @@ fn budget_cases(out: &mut Vec<Case>) {
         0,
         &["kernel k", "threads = 32"],
     ));
+    // a chain of 5000 min/max, each reading the last: bounded nesting, seconds, not minutes
+    let mut chain = String::from(
+        ".version 9.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 k_param_0)\n\
+         {\n.reg .pred %p<2>;\n.reg .b32 %r<5010>;\nld.param.u32 %r1, [k_param_0];\n\
+         mov.u32 %r2, %tid.x;\n",
+    );
+    for i in 3..5000 {
+        let (op, other) = if i % 2 == 1 { ("min", 1) } else { ("max", 2) };
+        chain.push_str(&format!("{op}.s32 %r{i}, %r{}, %r{other};\n", i - 1));
+    }
+    chain.push_str(
+        "setp.lt.s32 %p1, %r4999, 5;\n@%p1 bra L;\nadd.s32 %r5000, %r5000, 1;\nL:\nret;\n}\n",
+    );
+    let mut c = case(
+        "a chain of 5000 min/max stays bounded",
+        &[&["count", "chain.ptx"][..], &run].concat(),
+        0,
+        &["kernel k", "threads = 32"],
+    );
+    c.files.push(("chain.ptx".into(), chain));
+    out.push(c);
     out.push(case(
         "isl budget runs out: the emulator counts, and says why",
         &[&["predict", "good.ptx", "--isl-ops", "1"][..], &run].concat(),
