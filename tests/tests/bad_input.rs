@@ -560,6 +560,28 @@ fn gate_cases(out: &mut Vec<Case>) {
         2,
         &["infinite_loop.ptx", "--emu-steps"],
     );
+    for (what, grid, block, expect) in [
+        (
+            "a block of 2^32 - 1",
+            "4",
+            "4294967295",
+            "block x = 4294967295 is more than the 1024",
+        ),
+        ("a grid of 0", "0", "256", "evaluates to 0"),
+        ("a grid of 2^32", "4294967296", "256", "grid x = 4294967296"),
+    ] {
+        let text = config("good.ptx")
+            .replace("grid = 4", &format!("grid = {grid}"))
+            .replace("block = 256", &format!("block = {block}"));
+        gate(
+            &format!("gate: a workload with {what}"),
+            vec![("kerncast.toml", text)],
+            false,
+            "--update-baseline",
+            2,
+            &["good.ptx", expect],
+        );
+    }
     let bad_configs = [
         (
             "a TOML syntax error",

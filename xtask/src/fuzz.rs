@@ -65,7 +65,9 @@ pub fn run(root: &Path, minutes: f64, only: &[String]) -> Result<()> {
         let status = Command::new("cargo")
             .current_dir(root.join("fuzz"))
             .env("RUSTC_BOOTSTRAP", "1")
-            .args(["fuzz", "run", "--jobs", "1", t])
+            // its own target folder: the instrumented build shares nothing with the workspace's
+            .env("CARGO_TARGET_DIR", root.join("fuzz/target"))
+            .args(["fuzz", "run", t])
             .arg(&corpus)
             .args([
                 "--",
@@ -80,11 +82,12 @@ pub fn run(root: &Path, minutes: f64, only: &[String]) -> Result<()> {
             .status()
             .with_context(|| format!("cargo fuzz run {t}"))?;
         let text = std::fs::read_to_string(&log).unwrap_or_default();
+        // `stat::number_of_executed_units: 131804`
         let last = |key: &str| {
             text.lines()
                 .rev()
                 .find(|l| l.starts_with(key))
-                .and_then(|l| l.split(':').nth(1))
+                .and_then(|l| l.rsplit(':').next())
                 .map(|v| v.trim().to_string())
                 .unwrap_or_else(|| "?".into())
         };
