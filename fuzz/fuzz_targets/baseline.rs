@@ -11,7 +11,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(b) = Baseline::parse(std::path::Path::new("b.json"), text) {
         let empty = kerncast::report::Report::new(vec![], vec![]);
         let o = compare(&empty, &b, &GateThresholds::default());
-        assert_eq!(o.verdict, Verdict::Error, "nothing analysed is never a pass");
+        assert_eq!(
+            o.verdict,
+            Verdict::Error,
+            "nothing analysed is never a pass"
+        );
         let _ = kerncast::check::render(&o);
         let _ = b.to_json();
     }
