@@ -419,15 +419,24 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
         let line = e.location().map(|(_, l)| l);
         fail(job, line, None, "lower", e.to_string())
     })?;
-    let module = Module::parse(&lowered.ptx).map_err(|e| {
-        fail(
-            job,
-            None,
-            None,
-            "parse",
-            format!("PTX from {}: {e}", lowered.command),
-        )
-    })?;
+    let module = Module::parse(&lowered.ptx)
+        .and_then(|m| kerncast_passes::ptx::verify(&m).map(|()| m))
+        .map_err(|e| {
+            if lowered.frontend == lower::Frontend::Ptx {
+                // the file is the PTX: its own line and column
+                let (line, col) = (e.span.line, e.span.col);
+                let at = format!("{}:{line}:{col}", job.display_path);
+                return fail(
+                    job,
+                    Some(line),
+                    None,
+                    "parse",
+                    format!("{at}: {}", e.message),
+                );
+            }
+            let what = format!("PTX from {}: {e}", lowered.command);
+            fail(job, None, None, "parse", what)
+        })?;
     let registers = crate::registers::assemble(&module, &lowered.ptx);
     let inlined = kerncast_passes::inline::inline_calls(&module);
     Ok(Parsed {
@@ -1055,7 +1064,7 @@ fn one(
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
     let spec = &spec_on_device(u, entry, &t.device, spec);
-    let w = spec.resolve().map_err(|m| {
+    let w = spec.resolve_launch(&Default::default()).map_err(|m| {
         let how = spec.how_to_set(&m);
         match &spec.origin {
             Some(o) => err("workload", format!("{m}{how} (the workload of {o})")),
@@ -1072,6 +1081,8 @@ fn one(
         &serde_json::to_string(&t.device).unwrap_or_default(),
         &t.model_name,
         counter.name(),
+        // a budget decides whether a kernel is counted or refused
+        &format!("{:?}", kerncast_passes::budget::get()),
         env!("CARGO_PKG_VERSION"),
         &Cache::tool_fingerprint(),
         &u.job.display_path,

@@ -118,7 +118,7 @@ pub fn predict_points(
         .map(|o| {
             let mut b = prepared.bind_spec(spec, o, params)?;
             b.stats.regs_per_thread = regs_per_thread;
-            let w = spec.resolve_with(o)?;
+            let w = spec.resolve_launch(o)?;
             target.quick(&b.stats, blocks, &w.hints)
         })
         .collect()
@@ -355,7 +355,9 @@ fn prepare_variant(
     lo.defines
         .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
     let lowered = lower::lower_file(&opts.file, &lo).map_err(|e| e.to_string())?;
-    let module = Module::parse(&lowered.ptx).map_err(|e| format!("PTX: {e}"))?;
+    let module = Module::parse(&lowered.ptx)
+        .and_then(|m| kerncast_passes::ptx::verify(&m).map(|()| m))
+        .map_err(|e| format!("PTX: {e}"))?;
     let entry = module
         .kernels()
         .find(|k| k.name == name || demangle(&k.name) == name)

@@ -133,6 +133,44 @@ impl Dims {
     }
 }
 
+/// Largest block per dimension and in all, and largest grid per dimension, that CUDA and PTX
+/// allow (`.maxntid` 1024; grid x below 2^31, y and z below 2^16).
+pub const MAX_BLOCK: [u64; 3] = [1024, 1024, 64];
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+pub const MAX_GRID: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// A launch shape no GPU runs is refused at the door, naming the dimension and the limit: a
+/// grid of 0 or of 2^32 blocks, a block of 2048 threads.
+pub fn check_launch(grid: [u64; 3], block: [u64; 3]) -> Result<(), String> {
+    const AXES: [&str; 3] = ["x", "y", "z"];
+    for (i, axis) in AXES.iter().enumerate() {
+        if grid[i] == 0 || block[i] == 0 {
+            return Err(format!(
+                "launch grid {grid:?} block {block:?}: dimension {axis} is 0 (every dimension is at least 1)"
+            ));
+        }
+        if grid[i] > MAX_GRID[i] {
+            return Err(format!(
+                "launch grid {grid:?}: grid {axis} = {} is more than the {} blocks a GPU launches",
+                grid[i], MAX_GRID[i]
+            ));
+        }
+        if block[i] > MAX_BLOCK[i] {
+            return Err(format!(
+                "launch block {block:?}: block {axis} = {} is more than the {} threads a block has",
+                block[i], MAX_BLOCK[i]
+            ));
+        }
+    }
+    let threads = block.iter().product::<u64>();
+    if threads > MAX_BLOCK_THREADS {
+        return Err(format!(
+            "launch block {block:?}: {threads} threads per block, more than the {MAX_BLOCK_THREADS} a block has"
+        ));
+    }
+    Ok(())
+}
+
 fn balanced(s: &str) -> bool {
     let mut d = 0i32;
     for c in s.chars() {
@@ -301,6 +339,16 @@ impl WorkloadSpec {
     }
 
     /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
+    /// [`Self::resolve_with`] for a launch to analyse: a shape no GPU runs (a 0 dimension, a
+    /// block over 1024 threads, a grid past the limits) is an error naming the dimension.
+    /// Host reading resolves without it: a host may well write such a launch, and the read
+    /// only records it.
+    pub fn resolve_launch(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
+        let w = self.resolve_with(overrides)?;
+        check_launch(w.grid, w.block)?;
+        Ok(w)
+    }
+
     pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
         // Overrides that are not parameters of the spec (rank's -D values such as TILE) are
         // visible to the expressions too.

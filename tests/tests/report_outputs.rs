@@ -268,10 +268,10 @@ fn reports_name_the_counter_and_why_it_fell_back() {
     );
 }
 
-/// An analysis that overruns its time limit falls back to the emulator instead of hanging, and
-/// says so.
+/// An analysis that runs out of its work budget (isl operations, not seconds) falls back to
+/// the emulator instead of hanging, and says which budget and how to raise it.
 #[test]
-fn symbolic_analysis_over_its_time_limit_falls_back() {
+fn symbolic_analysis_over_its_budget_falls_back() {
     use kerncast::engine::Counter;
     use kerncast::symbolic::SymbolicCounter;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -281,7 +281,10 @@ fn symbolic_analysis_over_its_time_limit_falls_back() {
     let sk = kerncast::annotations::scan(&src).unwrap()[0].clone();
     let entry = m.kernels().next().unwrap().name.clone();
     let c = SymbolicCounter {
-        time_limit: std::time::Duration::ZERO,
+        budgets: kerncast_passes::budget::Budgets {
+            isl_ops: 1,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let p = c.prepare(&m, &entry).unwrap();
@@ -289,7 +292,8 @@ fn symbolic_analysis_over_its_time_limit_falls_back() {
     let b = p.bind_spec(&sk.workloads[0], &o, &sk.params).unwrap();
     assert_eq!(b.counter, "emulator");
     assert!(
-        b.notes[0].contains("did not finish within 0 s"),
+        b.notes[0].contains("budget of 1 isl operations ran out")
+            && b.notes[0].contains("--isl-ops"),
         "{:?}",
         b.notes
     );

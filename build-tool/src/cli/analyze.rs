@@ -66,6 +66,9 @@ impl Inputs {
             Some(p) => Some(Config::load(p).map_err(|e| miette::Report::new(*e))?),
             None => None,
         };
+        if let Some(c) = &config {
+            kerncast_passes::budget::set_from_config(&c.budgets);
+        }
         let devices = if !self.devices.is_empty() {
             self.devices.clone()
         } else {

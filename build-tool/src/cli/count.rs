@@ -120,6 +120,11 @@ pub fn run(args: Args) -> miette::Result<()> {
         Some(b) => Some(dims(b, "block")?),
         None => sk.and_then(workload_block),
     };
+    if let Some(b) = block {
+        // before the analysis, which is per block size
+        crate::workload::check_launch([1; 3], b)
+            .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
+    }
     let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
     let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
     let stats = analyze_kernel_with(
@@ -140,7 +145,18 @@ pub fn run(args: Args) -> miette::Result<()> {
         }
         return Ok(());
     }
+    let given = pairs::<i64>(&args.params, "param")?;
+    let mut probe = crate::workload::WorkloadSpec::empty();
+    probe.params = given
+        .keys()
+        .map(|k| (k.clone(), crate::workload::Expr::Int(0)))
+        .collect();
+    if let Some(e) = super::predict::unknown_param(&probe, f, &source_names, &source_fields) {
+        return Err(miette::miette!("{name}: kernel `{kernel}`: {e}"));
+    }
     let grid = dims(args.grid.as_deref().unwrap_or("1"), "grid")?;
+    crate::workload::check_launch(grid, block.unwrap_or(stats.block))
+        .map_err(|e| miette::miette!("{name}: --grid/--block: {e}"))?;
     let w = Workload {
         grid,
         block: block.unwrap_or(stats.block),

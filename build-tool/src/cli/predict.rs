@@ -290,7 +290,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     }
     let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
     let spec = pipeline::spec_on_device(&unit, &kname, &d, &spec);
-    let w = spec.resolve().map_err(|e| {
+    let w = spec.resolve_launch(&Default::default()).map_err(|e| {
         let at = sk
             .as_ref()
             .map_or(String::new(), |s| format!(":{}", s.line));
@@ -516,7 +516,7 @@ fn with_params(mut spec: WorkloadSpec, given: Vec<(String, Expr)>) -> WorkloadSp
 /// source-only name on a PTX file would otherwise leave the parameter unset, and counted as 0.
 /// A struct passed by value is set field by field (`d.m`, or `d+4` by offset), and only the
 /// fields the kernel reads.
-fn unknown_param(
+pub(crate) fn unknown_param(
     spec: &WorkloadSpec,
     f: &Function,
     source: &[String],
