@@ -45,6 +45,14 @@ impl Scalar {
         }
     }
 
+    /// The name of an unknown value, where the host code stored it under one (`n` of
+    /// "`n`: read from a file"): the name a value can be given by (`--param n=…`).
+    pub fn unknown_name(&self) -> Option<&str> {
+        let r = self.unknown_reason()?;
+        let (name, _) = r.strip_prefix('`')?.split_once("`: ")?;
+        (!name.is_empty()).then_some(name)
+    }
+
     fn of(v: &Value) -> Scalar {
         match v {
             Value::Int(i) => i64::try_from(*i)
@@ -77,6 +85,9 @@ pub struct Launch {
     pub name: String,
     /// The device symbol (as in the PTX), or the name the host passes (OpenCL, the driver API).
     pub symbol: String,
+    /// Whether `symbol` is a name the host passes (`clCreateKernel(p, "scale")`,
+    /// `cuModuleGetFunction`, CuPy's `get_function`), not a declaration clang resolved.
+    pub by_name: bool,
     pub grid: [Scalar; 3],
     pub block: [Scalar; 3],
     pub shared_bytes: Scalar,
@@ -98,6 +109,9 @@ pub struct Launch {
     /// The calls that reach it, outermost first (`run_all (main.cu:40)`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub via: Vec<String>,
+    /// The same calls with the file and line of each, outermost first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<CallSite>,
     /// The launch's place among its kernel's launches in program order (1 = first), where it
     /// is among the first few.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -133,10 +147,21 @@ impl Launch {
     }
 }
 
+/// A call on the way to a launch: the function called, and where the call is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallSite {
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+}
+
 /// A launch written in the code that the program never made when run as read.
 #[derive(Clone, Debug, Serialize)]
 pub struct Unreached {
     pub kernel: Option<String>,
+    /// The kernel's device symbol, where clang resolved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
     pub file: String,
     pub line: u32,
     pub api: String,
@@ -271,6 +296,7 @@ pub(crate) fn build(
                     .map(|d| d.signature.clone())
                     .unwrap_or_else(|| k.clone())
             }),
+            symbol: s.kernel.clone(),
             file: s.span.file.to_string(),
             line: s.span.line,
             api: s.api.to_string(),
@@ -317,6 +343,7 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
         kernel,
         name,
         symbol: e.kernel.clone(),
+        by_name: e.by_name,
         grid: dim(&e.grid),
         block: dim(&e.block),
         shared_bytes: Scalar::of(&e.shared_bytes),
@@ -338,6 +365,32 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .skip(1)
             .map(|(f, at)| format!("{f} (line {})", at.line))
             .collect(),
+        calls: e
+            .stack
+            .iter()
+            .skip(1)
+            .map(|(f, at)| CallSite {
+                function: f.to_string(),
+                file: at.file.to_string(),
+                line: at.line,
+            })
+            .collect(),
         order,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scalar;
+
+    #[test]
+    fn an_unknown_value_is_named_where_the_host_stored_it_under_a_name() {
+        let named = Scalar::Unknown("`n`: read from a file".into());
+        assert_eq!(named.unknown_name(), Some("n"));
+        let field = Scalar::Unknown("`x.sizes[0]`: a tensor's size".into());
+        assert_eq!(field.unknown_name(), Some("x.sizes[0]"));
+        let unnamed = Scalar::Unknown("written by `cudaFoo`".into());
+        assert_eq!(unnamed.unknown_name(), None);
+        assert_eq!(Scalar::Int(3).unknown_name(), None);
     }
 }
