@@ -16,7 +16,7 @@ mod output;
 mod python;
 
 pub use compdb::{Toolchain, UnitSpec};
-pub use interp::{Budget, DeviceProps};
+pub use interp::{Budget, DeviceProps, OccupancyOracle};
 pub use output::{CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};
 
 use std::collections::BTreeMap;
@@ -38,6 +38,9 @@ pub struct Options {
     pub device: DeviceProps,
     pub budget: Budget,
     pub toolchain: Toolchain,
+    /// Answers to the CUDA occupancy API for the program's kernels on the device; without
+    /// them, what the host code sizes with it is an assumption named after its variable.
+    pub occupancy: Option<std::sync::Arc<dyn OccupancyOracle>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,9 +114,12 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
     while i < units.len() {
         let unit = &units[i];
         i += 1;
-        let tu = index
-            .parse(&unit.file, &unit.args)
-            .map_err(HostError::Parse)?;
+        // an extension's `.cu` read on its own parses against kerncast's PyTorch declarations
+        let text = std::fs::read_to_string(&unit.file).unwrap_or_default();
+        let shim = python::extension::torch_shim(&text, &unit.args);
+        let mut args = unit.args.clone();
+        args.extend(shim.iter().flat_map(|s| s.args.iter().cloned()));
+        let tu = index.parse(&unit.file, &args).map_err(HostError::Parse)?;
         for d in tu.diagnostics() {
             if d.severity >= clang::Severity::Error {
                 diagnostics.push(output::diagnostic(&d));
@@ -133,6 +139,7 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         params: opts.params.clone(),
         device: opts.device.clone(),
         budget: opts.budget.clone(),
+        occupancy: opts.occupancy.clone(),
     };
     let entries = entries(&ast);
     let outcome = interp::Interp::new(&ast, &run).run(&entries);

@@ -661,6 +661,43 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             write_through(&arg(args, 0), props);
             ret(Value::Int(0))
         }
+        "cudaOccupancyMaxPotentialBlockSize" | "cudaOccupancyMaxPotentialBlockSizeWithFlags" => {
+            let kernel = kernel_name_of(&arg(args, 2)).map(|(k, _)| k);
+            let sizes = [size_arg(args, 3, "dynamic shared memory"), size_arg(args, 4, "block size limit")];
+            let answer = match sizes {
+                [Ok(shared), Ok(limit)] => it.occupancy(f, kernel.as_deref(), |o, k| {
+                    o.max_potential_block_size(k, shared, limit)
+                }),
+                [Err(why), _] | [_, Err(why)] => Err(why),
+            };
+            let (grid, block) = match answer {
+                Ok((g, b)) => (Value::Int(g as i128), Value::Int(b as i128)),
+                Err(why) => (
+                    it.occupancy_unknown(e, 0, &why),
+                    it.occupancy_unknown(e, 1, &why),
+                ),
+            };
+            write_through(&arg(args, 0), grid);
+            write_through(&arg(args, 1), block);
+            ret(Value::Int(0))
+        }
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+        | "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags" => {
+            let kernel = kernel_name_of(&arg(args, 1)).map(|(k, _)| k);
+            let sizes = [size_arg(args, 2, "block size"), size_arg(args, 3, "dynamic shared memory")];
+            let answer = match sizes {
+                [Ok(threads), Ok(shared)] => it.occupancy(f, kernel.as_deref(), |o, k| {
+                    o.active_blocks_per_sm(k, threads, shared)
+                }),
+                [Err(why), _] | [_, Err(why)] => Err(why),
+            };
+            let blocks = match answer {
+                Ok(n) => Value::Int(n as i128),
+                Err(why) => it.occupancy_unknown(e, 0, &why),
+            };
+            write_through(&arg(args, 0), blocks);
+            ret(Value::Int(0))
+        }
         "cudaGetDeviceCount" => {
             write_through(&arg(args, 0), Value::Int(1));
             ret(Value::Int(0))
@@ -864,6 +901,64 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 return ret(Value::Int(0));
             }
             Ok(None)
+        }
+    }
+}
+
+/// An occupancy-API size argument `i` (absent: 0, as the API's defaults), or why it is unknown.
+fn size_arg(args: &[Arg], i: usize, what: &str) -> Result<u64, String> {
+    match args.get(i).map(|a| a.value()) {
+        None => Ok(0),
+        Some(Value::Int(v)) => u64::try_from(v).map_err(|_| format!("its {what} is negative ({v})")),
+        Some(v) => Err(format!(
+            "its {what} is unknown{}",
+            v.brief().map(|b| format!(" ({b})")).unwrap_or_default()
+        )),
+    }
+}
+
+/// The variable whose address a call's argument `i` is (`blockSize` of `&blockSize`).
+fn addressed_variable(e: &Expr, i: usize) -> Option<String> {
+    use crate::ast::{ExprKind, UnOp};
+    let ExprKind::Call(c) = &e.kind else {
+        return None;
+    };
+    let mut a = c.args.get(i)?;
+    loop {
+        match &a.kind {
+            ExprKind::Cast(inner) => a = inner,
+            ExprKind::Unary(UnOp::AddrOf, inner) => {
+                return match &inner.kind {
+                    ExprKind::Var(_, name) => Some(name.to_string()),
+                    _ => None,
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+impl Interp<'_> {
+    /// The occupancy API's answer `ask` for `kernel` (the function argument of the call `f`).
+    fn occupancy<T>(
+        &self,
+        f: &str,
+        kernel: Option<&str>,
+        ask: impl Fn(&dyn super::OccupancyOracle, &str) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let kernel = kernel.ok_or_else(|| format!("`{f}` is asked about a function kerncast does not resolve to a kernel"))?;
+        let oracle = self.opts.occupancy.as_deref().ok_or_else(|| {
+            format!("`{f}`'s answer depends on the kernel's registers and shared memory, which the host reading alone does not know")
+        })?;
+        ask(oracle, kernel).map_err(|why| format!("`{f}` for `{kernel}`: {why}"))
+    }
+
+    /// What the occupancy call `e` writes through its argument `i` where its answer is
+    /// unknown: an assumption named after the variable (`blockSize`), which can be given.
+    fn occupancy_unknown(&mut self, e: &Expr, i: usize, why: &str) -> Value {
+        match addressed_variable(e, i) {
+            Some(name) => self.assumption(&name, why),
+            None => Value::unknown(why),
         }
     }
 }

@@ -69,6 +69,18 @@ pub struct DeviceProps {
     pub minor: Option<i64>,
 }
 
+/// The CUDA occupancy API's answers for a kernel on the target device, which depend on the
+/// kernel's registers and shared memory (known to the caller, which compiled it, not to the
+/// host reading). `Err` says why an answer is unknown.
+pub trait OccupancyOracle: Send + Sync + std::fmt::Debug {
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `threads` threads with
+    /// `dynamic_shared` bytes that one SM runs at once.
+    fn active_blocks_per_sm(&self, kernel: &str, threads: u64, dynamic_shared: u64) -> Result<u64, String>;
+    /// `cudaOccupancyMaxPotentialBlockSize`: (the grid that fills the device, the block size of
+    /// the highest occupancy), blocks of at most `limit` threads (0: no limit).
+    fn max_potential_block_size(&self, kernel: &str, dynamic_shared: u64, limit: u64) -> Result<(u64, u64), String>;
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// The command line, `argv[0]` first.
@@ -77,6 +89,7 @@ pub struct RunOptions {
     pub params: BTreeMap<String, f64>,
     pub device: DeviceProps,
     pub budget: Budget,
+    pub occupancy: Option<Arc<dyn OccupancyOracle>>,
 }
 
 /// A scope of variables: a call's locals (with `this` in a method), or a closure's.
