@@ -17,7 +17,7 @@ mod python;
 
 pub use compdb::{Toolchain, UnitSpec};
 pub use interp::{Budget, DeviceProps, OccupancyOracle};
-pub use output::{CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};
+pub use output::{CallSite, LOCAL_SIZE_NAMES, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

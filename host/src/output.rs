@@ -9,6 +9,11 @@ use crate::interp::Outcome;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The names of an OpenCL launch's work-group size, by dimension, where the host leaves it to
+/// the runtime (`clEnqueueNDRangeKernel(…, NULL, …)`, PyOpenCL's `None`): a value given for
+/// them (the kernel's `reqd_work_group_size`, or `--param local_size=64`) sizes the launch.
+pub const LOCAL_SIZE_NAMES: [&str; 3] = ["local_size", "local_size.y", "local_size.z"];
+
 /// A number of a launch, or why it is unknown.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scalar {
@@ -93,6 +98,10 @@ pub struct Launch {
     pub shared_bytes: Scalar,
     /// Argument values by the kernel's parameter names.
     pub args: BTreeMap<String, Scalar>,
+    /// The names of `args` in the order of the kernel's parameters (the names are those of
+    /// the declaration the host code sees, which may differ from the definition's).
+    #[serde(skip)]
+    pub arg_order: Vec<String>,
     /// How many times the program makes this launch.
     pub count: u64,
     /// Why `count` is a lower bound, where it is.
@@ -176,6 +185,10 @@ pub struct HostReading {
     /// Names the launches depend on that kerncast could not know, with why; each can be given
     /// a value (`--param NAME=…`).
     pub assumptions: BTreeMap<String, String>,
+    /// The given values (`Options::params`) the program read: the others name nothing it
+    /// leaves unknown.
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub params_used: BTreeSet<String>,
     /// The compiler's errors (a missing header, a syntax error).
     pub diagnostics: Vec<String>,
     pub notes: Vec<String>,
@@ -325,6 +338,7 @@ pub(crate) fn build(
         launches,
         unreached,
         assumptions: outcome.assumptions,
+        params_used: outcome.used,
         diagnostics,
         notes,
         steps: outcome.steps,
@@ -352,6 +366,7 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .iter()
             .map(|(n, v)| (n.to_string(), Scalar::of(v)))
             .collect(),
+        arg_order: e.args.iter().map(|(n, _)| n.to_string()).collect(),
         count: r.count,
         count_note: r.partial.as_ref().map(|p| p.to_string()),
         file: e.site.file.to_string(),

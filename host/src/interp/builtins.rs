@@ -412,7 +412,8 @@ impl Interp<'_> {
         for d in 0..dims_n {
             let g = read(&global, d);
             let l = match &local {
-                Value::Ptr(Ptr::Null) => Value::unknown(
+                Value::Ptr(Ptr::Null) => self.assumption(
+                    crate::output::LOCAL_SIZE_NAMES[d as usize],
                     "the work-group size, which the OpenCL runtime picks (local size NULL)",
                 ),
                 p => read(p, d),

@@ -138,6 +138,8 @@ pub struct Outcome {
     pub assumptions: BTreeMap<String, String>,
     /// Steps spent.
     pub steps: u64,
+    /// The given values (`RunOptions::params`) the program read.
+    pub used: std::collections::BTreeSet<String>,
 }
 
 pub struct Interp<'p> {
@@ -161,6 +163,8 @@ pub struct Interp<'p> {
     optind_key: Option<DeclKey>,
     optarg_key: Option<DeclKey>,
     assumptions: BTreeMap<String, String>,
+    /// The given values the program read.
+    used: std::collections::BTreeSet<String>,
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     uncertain: usize,
@@ -189,6 +193,7 @@ impl<'p> Interp<'p> {
             optind_key: None,
             optarg_key: None,
             assumptions: BTreeMap::new(),
+            used: Default::default(),
             uncertain: 0,
             may_launch_cache: RefCell::new(HashMap::new()),
             body_launch_cache: HashMap::new(),
@@ -235,6 +240,7 @@ impl<'p> Interp<'p> {
             halted,
             assumptions: self.assumptions,
             steps: self.steps,
+            used: self.used,
         }
     }
 
@@ -259,6 +265,7 @@ impl<'p> Interp<'p> {
     /// An unknown value named `name`, or the value the user gave that name.
     fn assumption(&mut self, name: &str, why: &str) -> Value {
         if let Some(v) = self.opts.params.get(name) {
+            self.used.insert(name.to_string());
             return if v.fract() == 0.0 {
                 Value::Int(*v as i128)
             } else {
@@ -359,6 +366,8 @@ pub struct ForeignCall {
     pub launches: Vec<launches::Event>,
     /// Named assumptions the launches depend on, with why each is unknown.
     pub assumptions: BTreeMap<String, String>,
+    /// The given values it read.
+    pub used: std::collections::BTreeSet<String>,
     pub steps: u64,
     /// Why it stopped early (a work budget), where it did.
     pub halted: Option<String>,
@@ -402,6 +411,7 @@ pub fn call_named(
         result,
         launches: it.capture.take().unwrap_or_default(),
         assumptions: it.assumptions,
+        used: it.used,
         steps: it.steps,
         halted,
     })

@@ -761,6 +761,7 @@ pub fn call<'a>(
     };
     let remap = built.remap.clone();
     it.steps += result.steps;
+    it.used.extend(result.used);
     for (k, v) in result.assumptions {
         it.assumptions.entry(k).or_insert(v);
     }

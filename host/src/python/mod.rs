@@ -184,6 +184,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         recorder: std::mem::take(&mut it.recorder),
         halted,
         assumptions: std::mem::take(&mut it.assumptions),
+        used: std::mem::take(&mut it.used),
         steps: it.steps,
     };
     let mut reading = crate::output::build(
@@ -218,6 +219,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         reading.launches.extend(c.launches);
         reading.unreached.extend(c.unreached);
         reading.assumptions.extend(c.assumptions);
+        reading.params_used.extend(c.params_used);
         reading.diagnostics.extend(c.diagnostics);
         for n in c.notes {
             if !reading.notes.contains(&n) {
