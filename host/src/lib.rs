@@ -15,6 +15,8 @@ pub mod interp;
 mod output;
 mod python;
 
+pub use python::gpu_scripts;
+
 pub use compdb::{Toolchain, UnitSpec};
 pub use interp::{Budget, DeviceProps, OccupancyOracle};
 pub use output::{CallSite, LOCAL_SIZE_NAMES, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};

@@ -31,7 +31,10 @@ mod builtins;
 pub mod extension;
 mod gpu;
 pub mod interp;
+mod select;
 pub mod value;
+
+pub use select::gpu_scripts;
 
 use crate::{HostError, HostReading, Options, Program};
 use std::path::{Path, PathBuf};
