@@ -98,7 +98,6 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         return python::read(program, opts);
     }
     let index = clang::Index::new();
-    let mut ast = clang::lower::ProgramAst::default();
     let mut diagnostics = Vec::new();
     let own_dirs: Vec<PathBuf> = program
         .units
@@ -111,6 +110,9 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
             && (own_dirs.iter().any(|d| Path::new(f).starts_with(d))
                 || own_roots.iter().any(|d| Path::new(f).starts_with(d)))
     };
+    // each unit parsed, with whether it defines `main` (and the PyTorch declarations it was
+    // parsed against, kept while it is)
+    let mut parsed = Vec::new();
     let mut units = program.units.clone();
     let mut i = 0;
     while i < units.len() {
@@ -127,13 +129,25 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
                 diagnostics.push(output::diagnostic(&d));
             }
         }
-        ast.add_unit(&tu, &own_file);
+        let mut alone = clang::lower::ProgramAst::default();
+        alone.add_unit(&tu, &own_file);
+        parsed.push((tu, has_main(&alone), shim));
         // A program whose listed units have no `main` (a compilation database of its CUDA
         // files only) has it in a source beside them: read those too, with the same flags.
-        if i == units.len() && i == program.units.len() && !has_main(&ast) {
+        if i == units.len() && i == program.units.len() && !parsed.iter().any(|p| p.1) {
             units.extend(siblings(program, &opts.toolchain));
         }
     }
+    // Files that each define `main` are programs of their own, each with the files that do
+    // not (two test drivers beside one kernel file): each is run, and their launches listed.
+    let mains: Vec<usize> = (0..parsed.len()).filter(|&i| parsed[i].1).collect();
+    let groups: Vec<Vec<usize>> = match mains.len() {
+        0 | 1 => vec![(0..parsed.len()).collect()],
+        _ => mains
+            .iter()
+            .map(|&m| (0..parsed.len()).filter(|&i| i == m || !parsed[i].1).collect())
+            .collect(),
+    };
     let mut argv = vec!["./main".to_string()];
     argv.extend(program.args.clone().unwrap_or_default());
     let run = interp::RunOptions {
@@ -143,9 +157,19 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         budget: opts.budget.clone(),
         occupancy: opts.occupancy.clone(),
     };
-    let entries = entries(&ast);
-    let outcome = interp::Interp::new(&ast, &run).run(&entries);
-    Ok(output::build(&ast, outcome, diagnostics, program.args.is_some()))
+    let readings: Vec<HostReading> = groups
+        .iter()
+        .map(|g| {
+            let mut ast = clang::lower::ProgramAst::default();
+            for &i in g {
+                ast.add_unit(&parsed[i].0, &own_file);
+            }
+            let entries = entries(&ast);
+            let outcome = interp::Interp::new(&ast, &run).run(&entries);
+            output::build(&ast, outcome, diagnostics.clone(), program.args.is_some())
+        })
+        .collect();
+    Ok(output::merge(readings))
 }
 
 fn has_main(ast: &clang::lower::ProgramAst) -> bool {

@@ -274,6 +274,50 @@ fn header_hint(h: &str) -> String {
     }
 }
 
+/// The readings of the programs one read holds (files that each define `main`) as one: their
+/// launches, and the sites that none of them reached.
+pub(crate) fn merge(mut readings: Vec<HostReading>) -> HostReading {
+    if readings.len() <= 1 {
+        return readings.pop().unwrap_or_default();
+    }
+    let mut out = HostReading::default();
+    // a site one program never reaches and another does is reached
+    let launched = |u: &Unreached| {
+        readings
+            .iter()
+            .any(|r| r.launches.iter().any(|l| (&l.file, l.line) == (&u.file, u.line)))
+    };
+    for u in readings.iter().flat_map(|r| &r.unreached) {
+        let listed = out
+            .unreached
+            .iter()
+            .any(|o| (&o.file, o.line, &o.symbol) == (&u.file, u.line, &u.symbol));
+        if !listed && !launched(u) {
+            out.unreached.push(u.clone());
+        }
+    }
+    for r in readings {
+        out.launches.extend(r.launches);
+        for (k, v) in r.assumptions {
+            out.assumptions.entry(k).or_insert(v);
+        }
+        out.params_used.extend(r.params_used);
+        for d in r.diagnostics {
+            if !out.diagnostics.contains(&d) {
+                out.diagnostics.push(d);
+            }
+        }
+        for n in r.notes {
+            if !out.notes.contains(&n) {
+                out.notes.push(n);
+            }
+        }
+        out.steps += r.steps;
+        out.embedded.extend(r.embedded);
+    }
+    out
+}
+
 pub(crate) fn build(
     ast: &ProgramAst,
     outcome: Outcome,
