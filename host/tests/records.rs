@@ -1,5 +1,6 @@
-//! Files that each define `main` are programs of their own (two drivers beside one kernel
-//! file): each runs, with the files that define no `main`, and each one's launches are listed.
+//! How launches are recorded: files that each define `main` are programs of their own (two
+//! drivers beside one kernel file), and a launch made with many distinct arguments keeps the
+//! ones that do not change.
 
 use kerncast_host::{read, Options, Program, Toolchain};
 
@@ -49,4 +50,38 @@ fn each_file_with_a_main_is_a_program_of_its_own() {
         [("a.cu".to_string(), 8, 3), ("b.cu".to_string(), 16, 5)]
     );
     assert!(r.unreached.is_empty(), "{:?}", r.unreached);
+}
+
+/// A launch made with more distinct arguments than are kept apart (a time step's float) still
+/// has the arguments that never change: only those that vary read as unknown.
+#[test]
+fn past_the_distinct_launches_kept_only_the_varying_arguments_are_unknown() {
+    let dir = std::env::temp_dir().join(format!("kerncast-variants-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("drift.cu");
+    std::fs::write(
+        &file,
+        "__global__ void drift(float *u, int n, float t) { u[threadIdx.x] += t * n; }\n\
+         int main() {\n  const int n = 4096;\n  float *u;\n\
+         for (int t = 0; t < 100; ++t) drift<<<(n + 255) / 256, 256>>>(u, n, t * 0.01f);\n}\n",
+    )
+    .unwrap();
+    let tools = Toolchain::discover();
+    let opts = Options {
+        toolchain: tools.clone(),
+        ..Options::default()
+    };
+    let r = read(&Program::from_files(&[file], &[], &tools), &opts).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let total: u64 = r.launches.iter().map(|l| l.count).sum();
+    assert_eq!(total, 100);
+    for l in &r.launches {
+        assert_eq!(l.args["n"], kerncast_host::Scalar::Int(4096), "{l:?}");
+    }
+    let varied = r
+        .launches
+        .iter()
+        .filter(|l| l.args["t"].unknown_reason().is_some())
+        .count();
+    assert_eq!((r.launches.len(), varied), (65, 1));
 }
