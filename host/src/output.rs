@@ -102,6 +102,10 @@ pub struct Launch {
     /// the declaration the host code sees, which may differ from the definition's).
     #[serde(skip)]
     pub arg_order: Vec<String>,
+    /// The fields of arguments passed by value as structs, by path (`p.n`, `p.inner.x`; a
+    /// PyTorch packed accessor's as ATen names them, `x.sizes[0]`, `x.strides[1]`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, Scalar>,
     /// How many times the program makes this launch.
     pub count: u64,
     /// Why `count` is a lower bound, where it is.
@@ -390,6 +394,32 @@ pub(crate) fn build(
     }
 }
 
+/// The numeric fields of a by-value struct argument `v` named `prefix`, by path.
+fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
+    let Value::Record(r) = v else {
+        return Vec::new();
+    };
+    let r = r.borrow();
+    let accessor = r.ty.contains("PackedTensorAccessor");
+    let mut out = Vec::new();
+    for (k, f) in &r.fields {
+        // ATen's accessor holds `sizes_[N]` and `strides_[N]`, which the host reading keeps as
+        // `size0`, `stride0`, …
+        let member = match (accessor, k.strip_prefix("size"), k.strip_prefix("stride")) {
+            (true, Some(i), _) if i.parse::<usize>().is_ok() => format!("sizes[{i}]"),
+            (true, _, Some(i)) if i.parse::<usize>().is_ok() => format!("strides[{i}]"),
+            _ => k.to_string(),
+        };
+        let path = format!("{prefix}.{member}");
+        match f {
+            Value::Record(_) => out.extend(fields_of(&path, f)),
+            Value::Int(_) | Value::Float(_) | Value::Unknown(_) => out.push((path, Scalar::of(f))),
+            _ => {}
+        }
+    }
+    out
+}
+
 fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
     let e = &r.event;
     let (kernel, name) = match ast.kernels.get(&e.kernel) {
@@ -411,6 +441,7 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .map(|(n, v)| (n.to_string(), Scalar::of(v)))
             .collect(),
         arg_order: e.args.iter().map(|(n, _)| n.to_string()).collect(),
+        fields: e.args.iter().flat_map(|(n, v)| fields_of(n, v)).collect(),
         count: r.count,
         count_note: r.partial.as_ref().map(|p| p.to_string()),
         file: e.site.file.to_string(),

@@ -85,3 +85,39 @@ fn past_the_distinct_launches_kept_only_the_varying_arguments_are_unknown() {
         .count();
     assert_eq!((r.launches.len(), varied), (65, 1));
 }
+
+/// A struct passed by value reaches the launch with its fields (the implicit copy constructor
+/// copies it), listed by path.
+#[test]
+fn a_struct_argument_s_fields_are_listed_by_path() {
+    let dir = std::env::temp_dir().join(format!("kerncast-struct-arg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("affine.cu");
+    std::fs::write(
+        &file,
+        "struct Params { float a; float b; int n; };\n\
+         __global__ void affine(Params p, float *y) { y[threadIdx.x] = p.a * p.n + p.b; }\n\
+         int main() {\n  float *y;\n  Params p{2.f, 1.f, 1 << 20};\n  affine<<<256, 128>>>(p, y);\n}\n",
+    )
+    .unwrap();
+    let tools = Toolchain::discover();
+    let opts = Options {
+        toolchain: tools.clone(),
+        ..Options::default()
+    };
+    let r = read(&Program::from_files(&[file], &[], &tools), &opts).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let fields: Vec<(&str, String)> = r.launches[0]
+        .fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.to_string()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("p.a", "2".to_string()),
+            ("p.b", "1".to_string()),
+            ("p.n", "1048576".to_string())
+        ]
+    );
+}
