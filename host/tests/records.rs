@@ -121,3 +121,33 @@ fn a_struct_argument_s_fields_are_listed_by_path() {
         ]
     );
 }
+
+/// A struct a copy from the device writes (`cudaMemcpy(&p, …)`) holds what the device
+/// computed: its fields are unknown, not the values from before.
+#[test]
+fn a_struct_written_by_a_copy_from_the_device_is_unknown() {
+    let dir = std::env::temp_dir().join(format!("kerncast-struct-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("affine.cu");
+    std::fs::write(
+        &file,
+        "struct Params { float a; int n; };\n\
+         __global__ void affine(Params p, float *y) { y[threadIdx.x] = p.a * p.n; }\n\
+         int main() {\n  float *y;\n  Params p{2.f, 1 << 20};\n\
+         cudaMemcpy(&p, y, sizeof(p), cudaMemcpyDefault);\n  affine<<<256, 128>>>(p, y);\n}\n",
+    )
+    .unwrap();
+    let tools = Toolchain::discover();
+    let opts = Options {
+        toolchain: tools.clone(),
+        ..Options::default()
+    };
+    let r = read(&Program::from_files(&[file], &[], &tools), &opts).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let n = &r.launches[0].fields["p.n"];
+    assert!(
+        n.unknown_reason()
+            .is_some_and(|w| w.contains("copied from the device")),
+        "{n:?}"
+    );
+}

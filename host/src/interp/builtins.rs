@@ -725,8 +725,13 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         "cudaMemcpy" | "cudaMemcpyAsync" | "cudaMemcpy2D" | "cudaMemcpy2DAsync" | "cudaMemcpy3D"
         | "cudaMemcpyFromSymbol" | "cudaMemcpyFromSymbolAsync" | "cuMemcpyDtoH" | "cuMemcpyDtoH_v2" => {
             // Host memory a copy writes holds what the device computed.
-            if let Value::Ptr(Ptr::Elem(b, _)) = arg(args, 0) {
-                b.borrow_mut().forget("data copied from the device");
+            match arg(args, 0) {
+                Value::Ptr(Ptr::Elem(b, _)) => b.borrow_mut().forget("data copied from the device"),
+                Value::Ptr(Ptr::Cell(c)) => {
+                    let v = c.borrow().clone();
+                    *c.borrow_mut() = forgotten(&v, "data copied from the device");
+                }
+                _ => {}
             }
             ret(Value::Int(0))
         }
@@ -903,6 +908,26 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             }
             Ok(None)
         }
+    }
+}
+
+/// A value overwritten with data kerncast does not know: a record keeps its fields' names,
+/// each unknown.
+fn forgotten(v: &Value, why: &str) -> Value {
+    match v {
+        Value::Record(r) => {
+            let r = r.borrow();
+            let fields = r
+                .fields
+                .iter()
+                .map(|(k, f)| (k.clone(), forgotten(f, why)))
+                .collect();
+            Value::Record(Rc::new(RefCell::new(Record {
+                ty: r.ty.clone(),
+                fields,
+            })))
+        }
+        _ => Value::unknown(why),
     }
 }
 
