@@ -335,12 +335,18 @@ pub(crate) fn build(
             order.entry(*id).or_default().push(pos + 1);
         }
     }
-    let launches: Vec<Launch> = rec
+    let mut launches: Vec<Launch> = rec
         .records
         .iter()
         .enumerate()
         .map(|(id, r)| launch(ast, r, order.get(&id).cloned().unwrap_or_default()))
         .collect();
+    // a reading that stopped before the program ended counted each launch so far only
+    if let Some(h) = &outcome.halted {
+        for l in launches.iter_mut().filter(|l| l.count_note.is_none()) {
+            l.count_note = Some(format!("the reading stopped before the program ended ({h})"));
+        }
+    }
     let reached: BTreeSet<(String, u32, u32)> = rec
         .records
         .iter()

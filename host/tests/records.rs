@@ -151,3 +151,35 @@ fn a_struct_written_by_a_copy_from_the_device_is_unknown() {
         "{n:?}"
     );
 }
+
+/// A program that runs longer than the reading's budget (a loop whose condition never
+/// changes) has its launches counted only until the reading stopped: each count says it is a
+/// lower bound.
+#[test]
+fn counts_of_a_reading_that_stopped_early_are_lower_bounds() {
+    let dir = std::env::temp_dir().join(format!("kerncast-halted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("forever.cu");
+    std::fs::write(
+        &file,
+        "__global__ void k(float *a) { a[threadIdx.x] = 0; }\n\
+         int main() {\n  float *a, err = 1;\n  while (err > 1e-6f) k<<<1, 32>>>(a);\n}\n",
+    )
+    .unwrap();
+    let tools = Toolchain::discover();
+    let mut opts = Options {
+        toolchain: tools.clone(),
+        ..Options::default()
+    };
+    opts.budget.steps = 20_000;
+    let r = read(&Program::from_files(&[file], &[], &tools), &opts).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let l = &r.launches[0];
+    assert!(l.count > 1, "{l:?}");
+    assert!(
+        l.count_note
+            .as_deref()
+            .is_some_and(|n| n.starts_with("the reading stopped before the program ended")),
+        "{l:?}"
+    );
+}
