@@ -347,15 +347,43 @@ pub(crate) fn build(
             l.count_note = Some(format!("the reading stopped before the program ended ({h})"));
         }
     }
-    let reached: BTreeSet<(String, u32, u32)> = rec
+    // a site is reached for the kernel it launched: a dispatch's other instances, written at
+    // the same place, are not
+    let reached: BTreeSet<(String, u32, u32, Option<String>)> = rec
         .records
         .iter()
-        .map(|r| (r.event.site.file.to_string(), r.event.site.line, r.event.site.col))
+        .map(|r| {
+            let s = &r.event.site;
+            (s.file.to_string(), s.line, s.col, Some(r.event.kernel.clone()))
+        })
         .collect();
+    let reached_site = |s: &crate::clang::lower::StaticSite| {
+        let at = (s.span.file.to_string(), s.span.line, s.span.col);
+        match &s.kernel {
+            Some(k) => reached.contains(&(at.0, at.1, at.2, Some(k.clone()))),
+            None => reached.iter().any(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2)),
+        }
+    };
+    // the kernel another instance launched at the same place is, where one did
+    let other_instance = |s: &crate::clang::lower::StaticSite| {
+        let at = (s.span.file.to_string(), s.span.line, s.span.col);
+        reached
+            .iter()
+            .find(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2) && r.3 != s.kernel)
+            .and_then(|r| r.3.as_ref())
+            .map(|k| {
+                ast.kernels.get(k).map_or(k.clone(), |d| {
+                    let head = d.signature.split('(').next().unwrap_or(&d.signature);
+                    head.trim_start_matches("void ").to_string()
+                })
+            })
+    };
+    let mut seen = BTreeSet::new();
     let unreached = ast
         .sites
         .iter()
-        .filter(|s| !reached.contains(&(s.span.file.to_string(), s.span.line, s.span.col)))
+        .filter(|s| !reached_site(s))
+        .filter(|s| seen.insert((s.span.file.to_string(), s.span.line, s.span.col, s.kernel.clone())))
         .map(|s| Unreached {
             kernel: s.kernel.as_ref().map(|k| {
                 ast.kernels
@@ -368,12 +396,16 @@ pub(crate) fn build(
             line: s.span.line,
             api: s.api.to_string(),
             function: s.function.to_string(),
-            reason: match &outcome.halted {
-                Some(h) => format!("not reached before {h}"),
-                None if s.kernel.is_none() && s.api.as_ref() == "<<<>>>" => {
+            reason: match (&outcome.halted, other_instance(s)) {
+                (Some(h), _) => format!("not reached before {h}"),
+                (None, _) if s.kernel.is_none() && s.api.as_ref() == "<<<>>>" => {
                     "clang does not resolve which kernel it launches".into()
                 }
-                None => format!(
+                (None, Some(other)) => format!(
+                    "never made: the program launches another instance here, `{other}` (an \
+                     `AT_DISPATCH` or a template picks it by the values the program has)"
+                ),
+                (None, None) => format!(
                     "never reached when the program runs{}",
                     if args_given { " with these arguments" } else { " without arguments" }
                 ),
