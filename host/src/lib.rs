@@ -257,9 +257,11 @@ fn entries(ast: &clang::lower::ProgramAst) -> Vec<ast::DeclKey> {
     if !mains.is_empty() {
         return mains;
     }
+    // and the functions an extension binds for Python, which its script calls
+    let bound = interp::bound_functions(ast);
     ast.roots
         .iter()
         .copied()
-        .filter(|k| !ast.called.contains(k))
+        .filter(|k| !ast.called.contains(k) || bound.contains(k))
         .collect()
 }

@@ -129,6 +129,27 @@ pub enum Flow {
 
 type Exec<T> = Result<T, Halt>;
 
+/// The functions a PyTorch extension's module binds for Python (`m.def("add", &add_cuda)`
+/// in `PYBIND11_MODULE`, as kerncast's declarations expand it): entry points of a program
+/// read without the script that calls them.
+pub(crate) fn bound_functions(prog: &ProgramAst) -> Vec<DeclKey> {
+    let mut out = Vec::new();
+    for f in prog.functions.values() {
+        let binds = f.name.starts_with("kerncast_pybind11_") || f.name.starts_with("kerncast_torch_library");
+        if !binds {
+            continue;
+        }
+        effects::visit_stmt(&f.body, &mut |_| {}, &mut |e| {
+            if let crate::ast::ExprKind::Function { key, kernel: None, .. } = &e.kind {
+                if !out.contains(key) {
+                    out.push(*key);
+                }
+            }
+        });
+    }
+    out
+}
+
 /// What the interpreter found: the launches, and what stopped it or was left unknown.
 pub struct Outcome {
     pub recorder: Recorder,
@@ -215,10 +236,17 @@ impl<'p> Interp<'p> {
                 f.params
                     .iter()
                     .map(|p| {
-                        calls::Arg::Val(self.assumption(
-                            &p.name,
-                            &format!("a parameter of `{}`, which nothing in the program calls", f.name),
-                        ))
+                        let tensor = p
+                            .ty
+                            .record_name()
+                            .is_some_and(|r| r == "at::Tensor" || r == "torch::Tensor");
+                        calls::Arg::Val(match tensor {
+                            true => torch::given(&p.name),
+                            false => self.assumption(
+                                &p.name,
+                                &format!("a parameter of `{}`, which nothing in the program calls", f.name),
+                            ),
+                        })
                     })
                     .collect()
             };

@@ -652,6 +652,7 @@ fn to_cpp(v: &Val<'_>) -> Value {
                     sizes,
                     scalar_type: a.dtype.and_then(|d| d.scalar_type),
                     unknown_shape,
+                    named: None,
                 }
                 .value()
             }
