@@ -419,6 +419,7 @@ pub(crate) fn build(
     if let Some(h) = &outcome.halted {
         notes.push(h.clone());
     }
+    notes.extend(outcome.notes.iter().cloned());
     // Keep only the assumptions the launches depend on.
     HostReading {
         launches,

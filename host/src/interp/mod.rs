@@ -161,6 +161,8 @@ pub struct Outcome {
     pub steps: u64,
     /// The given values (`RunOptions::params`) the program read.
     pub used: std::collections::BTreeSet<String>,
+    /// What the reading assumed that the launches do not show (a given tensor's layout).
+    pub notes: Vec<String>,
 }
 
 pub struct Interp<'p> {
@@ -186,6 +188,7 @@ pub struct Interp<'p> {
     assumptions: BTreeMap<String, String>,
     /// The given values the program read.
     used: std::collections::BTreeSet<String>,
+    notes: Vec<String>,
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     uncertain: usize,
@@ -215,6 +218,7 @@ impl<'p> Interp<'p> {
             optarg_key: None,
             assumptions: BTreeMap::new(),
             used: Default::default(),
+            notes: Vec::new(),
             uncertain: 0,
             may_launch_cache: RefCell::new(HashMap::new()),
             body_launch_cache: HashMap::new(),
@@ -269,6 +273,14 @@ impl<'p> Interp<'p> {
             assumptions: self.assumptions,
             steps: self.steps,
             used: self.used,
+            notes: self.notes,
+        }
+    }
+
+    /// Notes what the reading assumed, once.
+    pub(super) fn note(&mut self, n: String) {
+        if !self.notes.contains(&n) {
+            self.notes.push(n);
         }
     }
 

@@ -449,6 +449,10 @@ fn named_size(it: &mut Interp<'_>, t: &Tensor, m: &str, a0: &Value, e: &Expr) ->
         | "generic_packed_accessor" => {
             let rank = accessor_rank(e.ty.record_name()?)?;
             let sizes: Vec<Value> = (0..rank).map(|i| size(it, i)).collect();
+            it.note(format!(
+                "`{name}.strides` are those of a contiguous tensor of `{name}`'s sizes: the \
+                 tensor is given from outside the program, and kerncast takes it as contiguous"
+            ));
             let known = Tensor {
                 sizes,
                 scalar_type: t.scalar_type,

@@ -188,6 +188,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         halted,
         assumptions: std::mem::take(&mut it.assumptions),
         used: std::mem::take(&mut it.used),
+        notes: Vec::new(),
         steps: it.steps,
     };
     let mut reading = crate::output::build(
