@@ -11,6 +11,7 @@
 pub mod ast;
 pub mod clang;
 pub mod compdb;
+mod embedded_c;
 pub mod interp;
 mod output;
 mod python;
@@ -113,6 +114,8 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
     // each unit parsed, with whether it defines `main` (and the PyTorch declarations it was
     // parsed against, kept while it is)
     let mut parsed = Vec::new();
+    // the kernel programs in the units' string literals
+    let mut literals = Vec::new();
     let mut units = program.units.clone();
     let mut i = 0;
     while i < units.len() {
@@ -131,6 +134,10 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         }
         let mut alone = clang::lower::ProgramAst::default();
         alone.add_unit(&tu, &own_file);
+        literals.extend(embedded_c::programs(
+            &unit.file.to_string_lossy(),
+            &tu.string_literals(&unit.file),
+        ));
         parsed.push((tu, has_main(&alone), shim));
         // A program whose listed units have no `main` (a compilation database of its CUDA
         // files only) has it in a source beside them: read those too, with the same flags.
@@ -157,6 +164,7 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         budget: opts.budget.clone(),
         occupancy: opts.occupancy.clone(),
     };
+    let mut compiled = Vec::new();
     let readings: Vec<HostReading> = groups
         .iter()
         .map(|g| {
@@ -165,11 +173,14 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
                 ast.add_unit(&parsed[i].0, &own_file);
             }
             let entries = entries(&ast);
-            let outcome = interp::Interp::new(&ast, &run).run(&entries);
+            let mut outcome = interp::Interp::new(&ast, &run).run(&entries);
+            compiled.append(&mut outcome.programs);
             output::build(&ast, outcome, diagnostics.clone(), program.args.is_some())
         })
         .collect();
-    Ok(output::merge(readings))
+    let mut reading = output::merge(readings);
+    reading.embedded = embedded_c::sources(&literals, &compiled);
+    Ok(reading)
 }
 
 fn has_main(ast: &clang::lower::ProgramAst) -> bool {

@@ -231,6 +231,14 @@ pub struct EmbeddedSource {
     /// PyCUDA's `SourceModule` wraps the text in `extern "C" { … }` (unless
     /// `no_extern_c=True`), so its kernels keep their source names.
     pub extern_c: bool,
+    /// Headers the host gives the compiler as strings (NVRTC's `headers` and
+    /// `includeNames`), by the name the program includes them by.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+    /// The program's name where the host gives one (NVRTC's `name`, by convention the file
+    /// it was read from).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Where the host compiles it.
     pub file: String,
     pub line: u32,
@@ -245,6 +253,9 @@ pub enum SourceOrigin {
     Literal { file: String, line: u32, col: u32 },
     /// A file the host reads (`open(path).read()`).
     File { path: String },
+    /// String literals of the host joined (C's adjacent literals, a `\`-continued one, a raw
+    /// string): the file, and the line of each line of the program.
+    Lines { file: String, lines: Vec<u32> },
     /// Text the host computes (joined, formatted): no place in a file.
     Computed,
 }

@@ -47,7 +47,7 @@ fn int_arg(args: &[Arg], i: usize) -> Option<i128> {
     args.get(i).and_then(|a| a.value().as_int())
 }
 
-fn str_of(v: &Value) -> Option<String> {
+pub(super) fn str_of(v: &Value) -> Option<String> {
     match v {
         Value::Str(s) => Some(s.to_string()),
         Value::Ptr(Ptr::Elem(b, i)) => {
@@ -114,7 +114,7 @@ pub(super) fn parse_float(s: &str) -> f64 {
     best
 }
 
-fn write_through(p: &Value, v: Value) {
+pub(super) fn write_through(p: &Value, v: Value) {
     deref(p).write(v);
 }
 
@@ -481,6 +481,9 @@ fn math1(name: &str, x: f64) -> Option<f64> {
 /// A library function call; `None` when it is not one kerncast models.
 pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
     if let Some(v) = super::torch::call(it, name, args, e) {
+        return Ok(Some(v));
+    }
+    if let Some(v) = super::programs::call(it, last(short(name)), args, e) {
         return Ok(Some(v));
     }
     let f = short(name);

@@ -16,6 +16,7 @@ mod calls;
 mod effects;
 mod expr;
 pub mod launches;
+pub mod programs;
 mod stmt;
 pub mod torch;
 pub mod value;
@@ -163,6 +164,8 @@ pub struct Outcome {
     pub used: std::collections::BTreeSet<String>,
     /// What the reading assumed that the launches do not show (a given tensor's layout).
     pub notes: Vec<String>,
+    /// Programs the host compiles at run time.
+    pub programs: Vec<programs::CompiledProgram>,
 }
 
 pub struct Interp<'p> {
@@ -189,6 +192,7 @@ pub struct Interp<'p> {
     /// The given values the program read.
     used: std::collections::BTreeSet<String>,
     notes: Vec<String>,
+    programs: Vec<programs::CompiledProgram>,
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     uncertain: usize,
@@ -219,6 +223,7 @@ impl<'p> Interp<'p> {
             assumptions: BTreeMap::new(),
             used: Default::default(),
             notes: Vec::new(),
+            programs: Vec::new(),
             uncertain: 0,
             may_launch_cache: RefCell::new(HashMap::new()),
             body_launch_cache: HashMap::new(),
@@ -274,6 +279,7 @@ impl<'p> Interp<'p> {
             steps: self.steps,
             used: self.used,
             notes: self.notes,
+            programs: self.programs,
         }
     }
 

@@ -175,6 +175,9 @@ pub enum Handle {
     Opaque(&'static str),
     /// A PyTorch tensor a Python host passes to an extension ([`super::torch`]).
     Tensor(super::torch::Tensor),
+    /// A program the host compiles at run time (NVRTC's, OpenCL's), by its index among the
+    /// reading's ([`super::programs`]).
+    Program(usize),
 }
 
 impl Value {

@@ -175,6 +175,8 @@ pub fn embed(
         options,
         name_expressions: Vec::new(),
         extern_c: false,
+        headers: Vec::new(),
+        name: None,
         file: span.file.to_string(),
         line: span.line,
     });

@@ -189,6 +189,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         assumptions: std::mem::take(&mut it.assumptions),
         used: std::mem::take(&mut it.used),
         notes: Vec::new(),
+        programs: Vec::new(),
         steps: it.steps,
     };
     let mut reading = crate::output::build(
@@ -224,6 +225,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         reading.unreached.extend(c.unreached);
         reading.assumptions.extend(c.assumptions);
         reading.params_used.extend(c.params_used);
+        reading.embedded.extend(c.embedded);
         reading.diagnostics.extend(c.diagnostics);
         for n in c.notes {
             if !reading.notes.contains(&n) {
