@@ -976,7 +976,13 @@ impl EmuPrepared {
                     0
                 }
             };
-            args.push(scalar_arg(p.ty, v));
+            // a floating-point value given as such (`param.NAME`) keeps its fraction
+            let float = w.hints.get(&format!("param.{name}")).copied();
+            let f32_or_f64 = matches!(p.ty.as_str(), "f32" | "f64");
+            args.push(match (f32_or_f64, float, w.params.contains_key(&name)) {
+                (true, Some(x), false) => float_arg(p.ty, x),
+                _ => scalar_arg(p.ty, v),
+            });
         }
         let shared = self.module.kernel_shared(f);
         let sized_by_launch: Vec<String> = shared
@@ -1173,6 +1179,14 @@ pub fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
         "u64" | "b64" => KernelArg::U64(v as u64),
         "s32" => KernelArg::S32(v as i32),
         _ => KernelArg::U32(v as u32),
+    }
+}
+
+/// A floating-point kernel argument of type `ty`.
+fn float_arg(ty: PtxType, x: f64) -> KernelArg {
+    match ty.as_str() {
+        "f64" => KernelArg::F64(x),
+        _ => KernelArg::F32(x as f32),
     }
 }
 
