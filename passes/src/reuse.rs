@@ -19,9 +19,11 @@ use crate::domains::WarpWalk;
 use crate::named;
 use crate::poly::linexpr::Atom;
 use crate::poly::{LinExpr, Poly};
+use crate::slots::SplitForm;
 use crate::stats::{Dir, Space};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// `requests` sector requests whose last touch was `min_distance` or more blocks earlier (and
 /// fewer than the next power of two: buckets 0, 1, 2, 4, 8, …), at a progress difference of
@@ -197,54 +199,98 @@ pub fn profile(
         .zip(&windows)
         .map(|((w, _), k)| k.map_or(1.0, |k| w.outer_trips() as f64 / k as f64))
         .collect();
-    let mut touches: Vec<Touch> = Vec::new();
+    let compiled: Vec<Vec<Option<SplitForm>>> = walks
+        .iter()
+        .map(|(w, accesses)| {
+            let slots = w.slot_names();
+            let resolve = crate::slots::resolver(&slots);
+            accesses
+                .iter()
+                .map(|a| {
+                    let l = crate::slots::Lin::compile(a.lin.as_ref()?, &resolve)?;
+                    Some(SplitForm::new(l, block))
+                })
+                .collect()
+        })
+        .collect();
+    let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
-    for (g, (w, accesses)) in walks.iter().enumerate() {
-        let mut bad: BTreeSet<usize> = BTreeSet::new();
-        let res = w.walk_window(0..walked, windows[g], &mut |point, lanes, _| {
-            let b = linear_block(point, env);
-            let t = (w.progress(point) * PROGRESS_SCALE) as u32;
-            for (k, a) in accesses.iter().enumerate() {
-                warp_sectors.clear();
-                let at_point = a.at_point(point, &sc);
-                // a tile's base is the same in every lane: the first one gives it
-                let lanes = if a.tile.is_some() {
-                    &lanes[..lanes.len().min(1)]
-                } else {
-                    lanes
-                };
-                for (_, tid) in lanes {
-                    let Some(addr) = a.lane(at_point, *tid, point, &sc) else {
-                        bad.insert(k);
-                        continue;
+    let mut here: Vec<Touch> = Vec::new();
+    let mut stream = TouchStream::new(&weights, walked, blocks);
+    for b in 0..walked {
+        here.clear();
+        for (g, (w, accesses)) in walks.iter().enumerate() {
+            let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
+                let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
+                for (k, a) in accesses.iter().enumerate() {
+                    warp_sectors.clear();
+                    // a tile's base is the same in every lane: the first one gives it
+                    let lanes = if a.tile.is_some() {
+                        &lanes[..lanes.len().min(1)]
+                    } else {
+                        lanes
                     };
-                    match a.tile {
+                    let mut push = |addr: i128| match a.tile {
                         None => warp_sectors.extend(lane_sectors(addr, a.width)),
                         Some((rows, pitch)) => warp_sectors.extend(
                             (0..rows as i128)
                                 .flat_map(|row| lane_sectors(addr + row * pitch, a.width)),
                         ),
+                    };
+                    match &compiled[g][k] {
+                        Some(f) => {
+                            let base = f.base(point);
+                            for (_, tid) in lanes {
+                                push(f.at(base, point, *tid, block));
+                            }
+                        }
+                        None => {
+                            let map = slot_map(w, point);
+                            let at_point = a.at_point(&map, &sc);
+                            for (_, tid) in lanes {
+                                match a.lane(at_point, *tid, &map, &sc) {
+                                    Some(addr) => push(addr),
+                                    None => {
+                                        bad[g].insert(k);
+                                    }
+                                }
+                            }
+                        }
                     }
+                    if !warp_sectors.is_sorted() {
+                        warp_sectors.sort_unstable();
+                    }
+                    warp_sectors.dedup();
+                    here.extend(warp_sectors.iter().map(|s| (b, t, *s, a.writes, g as u16)));
                 }
-                warp_sectors.sort_unstable();
-                warp_sectors.dedup();
-                touches.extend(warp_sectors.iter().map(|s| (b, t, *s, a.writes, g as u16)));
+            });
+            if let Err(e) = res {
+                return Reuse::Unavailable(format!("walking the global accesses: {e}"));
             }
-        });
-        if let Err(e) = res {
-            return Reuse::Unavailable(format!("walking the global accesses: {e}"));
         }
-        for k in bad {
+        here.sort_unstable();
+        stream.block(b, &here);
+    }
+    for (g, (_, accesses)) in walks.iter().enumerate() {
+        for k in &bad[g] {
             left_out.push(format!(
                 "a global {:?} of {} bytes: some lane's address has no value",
-                accesses[k].dir, accesses[k].width
+                accesses[*k].dir, accesses[*k].width
             ));
         }
     }
-    let mut p = from_touches(touches, &weights, walked, blocks);
+    let mut p = stream.finish();
     p.left_out = left_out;
     p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
     Reuse::Profile(p)
+}
+
+/// A walk's point by name, for the addresses that are not compiled (they read a named value).
+fn slot_map(w: &WarpWalk, point: &[i128]) -> BTreeMap<String, i128> {
+    w.slot_names()
+        .into_iter()
+        .zip(point.iter().copied())
+        .collect()
 }
 
 /// The 32-byte sectors a lane's access of `width` bytes at `addr` covers.
@@ -275,6 +321,8 @@ struct Walked {
     addr: Addr,
     /// A `wmma` tile: its rows, `pitch` bytes apart, each `width` bytes from the address.
     tile: Option<(u32, i128)>,
+    /// The address as a quasi-affine form with the launch's values in, for compiling.
+    lin: Option<LinExpr>,
 }
 
 /// An address linear in the indices and floors of them (the common case, evaluated by
@@ -393,7 +441,8 @@ impl Walked {
                 fixed = fixed.subst(v, &LinExpr::constant(*x));
             }
         }
-        let addr = match affine::as_lin(&fixed).and_then(|l| Lin::of(&l, sc.defs)) {
+        let lin = affine::as_lin(&fixed);
+        let addr = match lin.as_ref().and_then(|l| Lin::of(l, sc.defs)) {
             Some(l) => {
                 let (lane, warp): (Vec<_>, Vec<_>) =
                     l.terms.into_iter().partition(|(t, _)| t.reads_tid());
@@ -416,6 +465,7 @@ impl Walked {
             writes: r.dir != Dir::Load,
             addr,
             tile: None,
+            lin,
         }
     }
 
@@ -484,14 +534,6 @@ fn buffer_bases(
         .collect()
 }
 
-fn linear_block(point: &BTreeMap<String, i128>, env: &BTreeMap<String, i128>) -> u64 {
-    let get = |m: &BTreeMap<String, i128>, k: &str, d: i128| m.get(k).copied().unwrap_or(d);
-    let gx = get(env, "nctaid_x", 1);
-    let gy = get(env, "nctaid_y", 1);
-    (get(point, "ctaid_x", 0) + gx * (get(point, "ctaid_y", 0) + gy * get(point, "ctaid_z", 0)))
-        as u64
-}
-
 /// The profile of the sector touches of the first `walked` of `blocks` blocks.
 ///
 /// Touches are taken in block order and, within a block, in progress order. A load re-touches
@@ -508,107 +550,256 @@ pub fn from_touches(
     blocks: u64,
 ) -> ReuseProfile {
     touches.sort_unstable();
-    // A cut loop stands for `weight` times its requests, but for more data only as far as its
-    // blocks touch new data from trip to trip: a sweep of the same rows adds none.
-    let growth: Vec<Option<CutGrowth>> = weights
-        .iter()
-        .enumerate()
-        .map(|(g, w)| (*w > 1.0).then(|| CutGrowth::of(&touches, g as u16, 1.0 / w)))
-        .collect();
-    let data_weights: Vec<f64> = growth
-        .iter()
-        .map(|c| c.as_ref().map_or(1.0, CutGrowth::data_weight))
-        .collect();
-    let walked_share = weights.iter().fold(1.0f64, |a, w| a.min(1.0 / w));
-    let mut windows = window_sectors(&touches, walked_share);
-    for w in &mut windows {
-        w.sectors += growth
-            .iter()
-            .flatten()
-            .map(|c| c.beyond_walk(w.lifetime))
-            .sum::<f64>();
-    }
-    let mut requests = 0.0;
-    let mut sectors = 0.0;
-    let mut last_any: HashMap<i128, (u64, u32)> = HashMap::new();
-    let mut last_write: HashMap<i128, (u64, u32)> = HashMap::new();
-    // (block bucket, progress bucket) → (requests, summed progress difference)
-    let mut buckets: BTreeMap<(u64, i32), (f64, f64)> = BTreeMap::new();
-    let mut first_touches = 0.0;
-    // load requests, and those for data new to their block (first touches, or another block's)
-    let (mut load_requests, mut loads_new) = (0.0, 0.0);
-    let mut footprint = Vec::new();
-    let mut next_mark = 1u64;
+    let mut stream = TouchStream::new(weights, walked, blocks);
+    // the windows and growth read the leading blocks' touches, walked or not
+    stream.begin(leading_blocks(&touches).flatten().copied().collect());
     let mut i = 0;
     for b in 0..walked {
+        let start = i;
         while i < touches.len() && touches[i].0 == b {
-            let (_, t, s, w, g) = touches[i];
-            let weight = weights[g as usize];
-            let data_weight = data_weights[g as usize];
-            requests += weight;
-            if !w {
-                load_requests += weight;
-            }
             i += 1;
+        }
+        stream.block(b, &touches[start..i]);
+    }
+    stream.finish()
+}
+
+/// [`from_touches`] fed block by block, in order, so a walk keeps only the touches of the
+/// leading blocks (which the windows and a cut loop's growth are read from) and of the block
+/// at hand, whatever the number of blocks walked.
+pub struct TouchStream<'w> {
+    weights: &'w [f64],
+    walked: u64,
+    blocks: u64,
+    /// The touches of the leading blocks, until they are all in.
+    lead: Vec<Touch>,
+    /// Blocks fed so far.
+    fed: u64,
+    windows: Vec<WindowPoint>,
+    state: Option<Tally>,
+}
+
+/// The running figures of [`from_touches`].
+struct Tally {
+    data_weights: Vec<f64>,
+    requests: f64,
+    sectors: f64,
+    last_any: SectorMap,
+    last_write: SectorMap,
+    // (block bucket, progress bucket) → (requests, summed progress difference)
+    buckets: BTreeMap<(u64, i32), (f64, f64)>,
+    first_touches: f64,
+    // load requests, and those for data new to their block (first touches, or another block's)
+    load_requests: f64,
+    loads_new: f64,
+    footprint: Vec<FootprintPoint>,
+    next_mark: u64,
+}
+
+impl<'w> TouchStream<'w> {
+    pub fn new(weights: &'w [f64], walked: u64, blocks: u64) -> TouchStream<'w> {
+        TouchStream {
+            weights,
+            walked,
+            blocks,
+            lead: Vec::new(),
+            fed: 0,
+            windows: Vec::new(),
+            state: None,
+        }
+    }
+
+    /// The touches of block `b` (the next one: blocks come in order from 0), sorted.
+    pub fn block(&mut self, b: u64, touches: &[Touch]) {
+        debug_assert_eq!(b, self.fed);
+        self.fed = b + 1;
+        match &mut self.state {
+            Some(t) => t.block(b, touches, self.weights, self.walked),
+            None => {
+                self.lead.extend_from_slice(touches);
+                if self.fed >= WINDOW_BLOCKS.min(self.walked) {
+                    let lead = std::mem::take(&mut self.lead);
+                    self.begin(lead.clone());
+                    let mut i = 0;
+                    for b in 0..self.fed {
+                        let start = i;
+                        while i < lead.len() && lead[i].0 == b {
+                            i += 1;
+                        }
+                        if let Some(t) = &mut self.state {
+                            t.block(b, &lead[start..i], self.weights, self.walked);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The cut groups' growth and the windows, from the touches of the leading blocks.
+    fn begin(&mut self, touches: Vec<Touch>) {
+        // A cut loop stands for `weight` times its requests, but for more data only as far as
+        // its blocks touch new data from trip to trip: a sweep of the same rows adds none.
+        let growth: Vec<Option<CutGrowth>> = self
+            .weights
+            .iter()
+            .enumerate()
+            .map(|(g, w)| (*w > 1.0).then(|| CutGrowth::of(&touches, g as u16, 1.0 / w)))
+            .collect();
+        let data_weights: Vec<f64> = growth
+            .iter()
+            .map(|c| c.as_ref().map_or(1.0, CutGrowth::data_weight))
+            .collect();
+        let walked_share = self.weights.iter().fold(1.0f64, |a, w| a.min(1.0 / w));
+        let mut windows = window_sectors(&touches, walked_share);
+        for w in &mut windows {
+            w.sectors += growth
+                .iter()
+                .flatten()
+                .map(|c| c.beyond_walk(w.lifetime))
+                .sum::<f64>();
+        }
+        self.windows = windows;
+        self.state = Some(Tally::new(data_weights));
+    }
+
+    pub fn finish(mut self) -> ReuseProfile {
+        if self.state.is_none() {
+            let lead = std::mem::take(&mut self.lead);
+            self.begin(lead);
+        }
+        let windows = std::mem::take(&mut self.windows);
+        let Some(t) = self.state else {
+            return ReuseProfile {
+                windows,
+                blocks_walked: self.walked,
+                blocks: self.blocks,
+                requests: 0.0,
+                first_touches: 0.0,
+                block_reloads: 0.0,
+                outer_share: 1.0,
+                reuse: Vec::new(),
+                footprint: Vec::new(),
+                left_out: Vec::new(),
+            };
+        };
+        ReuseProfile {
+            windows,
+            blocks_walked: self.walked,
+            blocks: self.blocks,
+            requests: t.requests,
+            first_touches: t.first_touches,
+            block_reloads: (t.load_requests - t.loads_new).max(0.0),
+            outer_share: 1.0,
+            reuse: t
+                .buckets
+                .into_iter()
+                .map(|((min_distance, _), (requests, dt))| ReuseBucket {
+                    min_distance,
+                    progress: dt / requests,
+                    requests,
+                })
+                .collect(),
+            footprint: t.footprint,
+            left_out: Vec::new(),
+        }
+    }
+}
+
+impl Tally {
+    fn new(data_weights: Vec<f64>) -> Tally {
+        Tally {
+            data_weights,
+            requests: 0.0,
+            sectors: 0.0,
+            last_any: SectorMap::default(),
+            last_write: SectorMap::default(),
+            buckets: BTreeMap::new(),
+            first_touches: 0.0,
+            load_requests: 0.0,
+            loads_new: 0.0,
+            footprint: Vec::new(),
+            next_mark: 1,
+        }
+    }
+
+    fn block(&mut self, b: u64, touches: &[Touch], weights: &[f64], walked: u64) {
+        for &(_, t, s, w, g) in touches {
+            let weight = weights[g as usize];
+            let data_weight = self.data_weights[g as usize];
+            self.requests += weight;
+            if !w {
+                self.load_requests += weight;
+            }
             let prev = if w {
-                last_write.get(&s)
+                self.last_write.get(&s)
             } else {
-                last_any.get(&s)
+                self.last_any.get(&s)
             };
             match prev {
                 None => {
-                    first_touches += data_weight;
+                    self.first_touches += data_weight;
                     if !w {
-                        loads_new += data_weight;
+                        self.loads_new += data_weight;
                     }
                 }
                 Some(&(pb, pt)) => {
                     if !w && pb != b {
-                        loads_new += weight;
+                        self.loads_new += weight;
                     }
                     let dt = (t as f64 - pt as f64) / PROGRESS_SCALE;
-                    let e = buckets
+                    let e = self
+                        .buckets
                         .entry((bucket_of(b - pb), progress_bucket(dt)))
                         .or_insert((0.0, 0.0));
                     e.0 += weight;
                     e.1 += weight * dt;
                 }
             }
-            if last_any.insert(s, (b, t)).is_none() {
-                sectors += data_weight;
+            if self.last_any.insert(s, (b, t)).is_none() {
+                self.sectors += data_weight;
             }
             if w {
-                last_write.insert(s, (b, t));
+                self.last_write.insert(s, (b, t));
             }
         }
-        if b + 1 == next_mark || b + 1 == walked {
-            footprint.push(FootprintPoint {
+        if b + 1 == self.next_mark || b + 1 == walked {
+            self.footprint.push(FootprintPoint {
                 blocks: b + 1,
-                sectors,
+                sectors: self.sectors,
             });
-            if b + 1 == next_mark {
-                next_mark *= 2;
+            if b + 1 == self.next_mark {
+                self.next_mark *= 2;
             }
         }
     }
-    ReuseProfile {
-        windows,
-        blocks_walked: walked,
-        blocks,
-        requests,
-        first_touches,
-        block_reloads: (load_requests - loads_new).max(0.0),
-        outer_share: 1.0,
-        reuse: buckets
-            .into_iter()
-            .map(|((min_distance, _), (requests, dt))| ReuseBucket {
-                min_distance,
-                progress: dt / requests,
-                requests,
-            })
-            .collect(),
-        footprint,
-        left_out: Vec::new(),
+}
+
+/// Sector → (block, progress) of its last touch, hashed by a multiply-rotate of the sector
+/// number: the maps take every touch of a walk, and the standard SipHash is several times
+/// slower on them (the keys come from our own walk, so flooding is no concern).
+type SectorMap = HashMap<i128, (u64, u32), BuildHasherDefault<SectorHasher>>;
+
+#[derive(Default)]
+struct SectorHasher(u64);
+
+impl Hasher for SectorHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_i128(&mut self, x: i128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
     }
 }
 
