@@ -182,7 +182,12 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
 /// seconds each) and then is the real one, and whose other tools are the real ones: so a
 /// kerncast run's CPU time less its own nvcc calls can be read off. `bench` is the benchmark
 /// binary, which has the `timed-exec` subcommand the wrapper calls.
-pub fn recording_toolchain(dir: &Path, real: &Path, bench: &Path, log: &Path) -> std::io::Result<()> {
+pub fn recording_toolchain(
+    dir: &Path,
+    real: &Path,
+    bench: &Path,
+    log: &Path,
+) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin)?;

@@ -104,7 +104,8 @@ fn main() {
     }
     let out = workspace_root().join("target/kerncast-bench");
     let _ = std::fs::create_dir_all(&out);
-    let text = serde_json::to_string_pretty(&serde_json::Value::Object(results)).unwrap_or_default();
+    let text =
+        serde_json::to_string_pretty(&serde_json::Value::Object(results)).unwrap_or_default();
     match std::fs::write(out.join("bench.json"), text) {
         Ok(()) => println!("written: {}", out.join("bench.json").display()),
         Err(e) => eprintln!("kerncast-bench: writing bench.json: {e}"),
@@ -144,13 +145,19 @@ fn run(c: Command) -> Usage {
 /// `kerncast predict` of every corpus kernel at its first annotated workload, one at a time.
 fn predict_section(args: &Args) -> serde_json::Value {
     let cases = predict_cases();
-    println!("\n== predict: {} corpus kernels as whole processes", cases.len());
+    println!(
+        "\n== predict: {} corpus kernels as whole processes",
+        cases.len()
+    );
     let mut rows = Vec::new();
     let mut failed = Vec::new();
     let mut l2 = Vec::new();
     for case in &cases {
         let mut c = kerncast(args);
-        c.arg("predict").arg(&case.ptx).args(&case.args).arg("--json");
+        c.arg("predict")
+            .arg(&case.ptx)
+            .args(&case.args)
+            .arg("--json");
         let u = measure_output(c).unwrap_or_else(|e| Usage {
             stderr_tail: format!("could not start: {e}"),
             ..Usage::default()
@@ -241,7 +248,11 @@ fn compare_dram(base: &Path, rows: &[(String, Usage)], l2: &[Option<(f64, f64)>]
         match (was, now) {
             (Some((h0, s0)), Some((h1, s1))) => {
                 let (d0, d1) = (32.0 * s0 * (1.0 - h0), 32.0 * s1 * (1.0 - h1));
-                let rel = if d0 > 0.0 { (d1 - d0) / d0 } else { d1.signum() };
+                let rel = if d0 > 0.0 {
+                    (d1 - d0) / d0
+                } else {
+                    d1.signum()
+                };
                 moves.push(((h1 - h0) * 100.0, rel * 100.0, id.clone()));
             }
             (None, None) => {}
@@ -347,17 +358,28 @@ fn analyze_section(args: &Args) -> serde_json::Value {
     };
     let time = |label: &str| {
         let mut c = kerncast(args);
-        c.args(["analyze", "tests/kernels", "--device", "gtx-titan-x", "-j", "2"])
-            .arg("--out")
-            .arg(tmp.path().join("out"))
-            .env("KERNCAST_CACHE", tmp.path().join("cache"));
+        c.args([
+            "analyze",
+            "tests/kernels",
+            "--device",
+            "gtx-titan-x",
+            "-j",
+            "2",
+        ])
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .env("KERNCAST_CACHE", tmp.path().join("cache"));
         let u = run_limited(c, args.analyze_limit_s);
         println!(
             "  {label:<9} {:>7.2} s wall {:>7.2} s cpu {:>6.0} MB{}",
             u.wall_s,
             u.cpu_s,
             u.peak_mb,
-            if u.success { "" } else { "  (did not finish or failed)" }
+            if u.success {
+                ""
+            } else {
+                "  (did not finish or failed)"
+            }
         );
         u
     };
@@ -405,11 +427,7 @@ fn run_limited(c: Command, limit_s: f64) -> Usage {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    handle
-        .join()
-        .ok()
-        .and_then(Result::ok)
-        .unwrap_or_default()
+    handle.join().ok().and_then(Result::ok).unwrap_or_default()
 }
 
 /// SIGKILL the process groups of this process's direct children (only ever the one running).
@@ -472,11 +490,18 @@ fn cu_section(args: &Args) -> serde_json::Value {
         let n = run(nvcc);
         let _ = std::fs::remove_file(&log);
         let mut k = kerncast(args);
-        k.args(["analyze", "--no-cache", "--device", "gtx-titan-x", "-j", "1"])
-            .arg(f)
-            .arg("--out")
-            .arg(tmp.path().join("out"))
-            .env("KERNCAST_TOOLCHAIN", tmp.path().join("tc"));
+        k.args([
+            "analyze",
+            "--no-cache",
+            "--device",
+            "gtx-titan-x",
+            "-j",
+            "1",
+        ])
+        .arg(f)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .env("KERNCAST_TOOLCHAIN", tmp.path().join("tc"));
         let u = run(k);
         let own_nvcc: f64 = std::fs::read_to_string(&log)
             .unwrap_or_default()
@@ -485,7 +510,10 @@ fn cu_section(args: &Args) -> serde_json::Value {
             .sum();
         let analysis = (u.cpu_s - own_nvcc).max(0.0);
         let ratio = analysis / n.cpu_s.max(1e-9);
-        let name = f.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let name = f
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
         println!(
             "  {name:<24} nvcc -c {:>6.2} s, kerncast {:>6.2} s of which its nvcc {:>6.2} s: analysis {:>5.1} %{}",
             n.cpu_s,
@@ -497,8 +525,10 @@ fn cu_section(args: &Args) -> serde_json::Value {
         if n.success {
             ratios.push(ratio);
         }
-        rows.push(json!({"file": name, "nvcc_c_cpu_s": n.cpu_s, "kerncast_cpu_s": u.cpu_s,
-                         "kerncast_nvcc_cpu_s": own_nvcc, "ratio": ratio}));
+        rows.push(
+            json!({"file": name, "nvcc_c_cpu_s": n.cpu_s, "kerncast_cpu_s": u.cpu_s,
+                         "kerncast_nvcc_cpu_s": own_nvcc, "ratio": ratio}),
+        );
     }
     ratios.sort_by(f64::total_cmp);
     let (median, max) = (quantile(&ratios, 0.5), quantile(&ratios, 1.0));
@@ -536,7 +566,11 @@ fn timed_exec(argv: &[String]) -> i32 {
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     let cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
     use std::io::Write;
-    if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open(log) {
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)
+    {
         let _ = writeln!(f, "{cpu}");
     }
     match status {
