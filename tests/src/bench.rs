@@ -20,7 +20,8 @@ pub struct PredictCase {
 }
 
 /// Every kernel of the checked-in PTX whose source annotates a workload that resolves, with
-/// that workload as `--grid`, `--block`, `--param POSITION=VALUE` and `--hint KEY=VALUE`.
+/// that workload as `--grid`, `--block`, `--param PTX_NAME=VALUE`, `--buffer PTX_NAME=GEN` and
+/// `--hint KEY=VALUE`.
 /// A workload value that is not a kernel parameter (a helper name) is left out: the annotation
 /// resolved it into the launch already.
 pub fn predict_cases() -> Vec<PredictCase> {
@@ -68,8 +69,9 @@ pub fn predict_cases() -> Vec<PredictCase> {
                 dims(w.block),
             ];
             for (name, v) in &w.params {
-                if let Some(i) = sk.params.iter().position(|p| p == name) {
-                    args.extend(["--param".to_string(), format!("{i}={v}")]);
+                let at = sk.params.iter().position(|p| p == name);
+                if let Some(p) = at.and_then(|i| f.params.get(i)) {
+                    args.extend(["--param".to_string(), format!("{}={v}", p.name)]);
                 }
             }
             for (name, gen) in &w.buffers {

@@ -250,8 +250,10 @@ fn compare_dram(base: &Path, rows: &[(String, Usage)], l2: &[Option<(f64, f64)>]
                 let (d0, d1) = (32.0 * s0 * (1.0 - h0), 32.0 * s1 * (1.0 - h1));
                 let rel = if d0 > 0.0 {
                     (d1 - d0) / d0
+                } else if d1 > 0.0 {
+                    1.0
                 } else {
-                    d1.signum()
+                    0.0
                 };
                 moves.push(((h1 - h0) * 100.0, rel * 100.0, id.clone()));
             }
