@@ -38,6 +38,9 @@ pub struct Job {
     pub kernel: Option<String>,
     /// Workloads from kerncast.toml; when empty, the source's annotations are used.
     pub workloads: Vec<WorkloadSpec>,
+    /// Where the PTX the source lowers to and ptxas's resources are kept between runs
+    /// ([`crate::cache`]); `None`: lowered and assembled every time.
+    pub cache: Option<PathBuf>,
 }
 
 /// How to analyse.
@@ -102,6 +105,7 @@ pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job
             lower: base.clone(),
             kernel: None,
             workloads: Vec::new(),
+            cache: None,
         })
         .collect())
 }
@@ -181,6 +185,7 @@ pub fn jobs_from_config(cfg: &Config, base: &LowerOptions) -> Vec<Job> {
                 lower: lo,
                 kernel: k.name.clone(),
                 workloads: k.workloads.clone(),
+                cache: None,
             }
         })
         .collect()
@@ -415,7 +420,8 @@ struct Parsed {
 /// `path` (the job's file, or a program written out from it) lowered, parsed, assembled for its
 /// registers and with its calls inlined; failures name the job's file.
 fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
-    let lowered = lower::lower_file(path, &job.lower).map_err(|e| {
+    let cache = job.cache.clone().map(Cache::new);
+    let lowered = lower_cached(job, path, cache.as_ref()).map_err(|e| {
         let line = e.location().map(|(_, l)| l);
         fail(job, line, None, "lower", e.to_string())
     })?;
@@ -428,13 +434,82 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
             format!("PTX from {}: {e}", lowered.command),
         )
     })?;
-    let registers = crate::registers::assemble(&module, &lowered.ptx);
+    let registers = assemble_cached(&module, &lowered.ptx, cache.as_ref());
     let inlined = kerncast_passes::inline::inline_calls(&module);
     Ok(Parsed {
         lowered,
         registers,
         inlined,
     })
+}
+
+/// `path` lowered for `job`, from the cache where the same source, project headers, flags,
+/// compiler and kerncast lowered it before. PTX input is read, not cached.
+fn lower_cached(
+    job: &Job,
+    path: &Path,
+    cache: Option<&Cache>,
+) -> Result<lower::Lowered, lower::LowerError> {
+    let frontend = job
+        .lower
+        .frontend
+        .or_else(|| lower::SourceKind::of(path).map(lower::default_frontend));
+    let tool = match frontend {
+        Some(lower::Frontend::Nvcc) => "nvcc",
+        Some(lower::Frontend::Clang) => "clang",
+        Some(lower::Frontend::Llvm) => "",
+        Some(lower::Frontend::Ptx) | None => return lower::lower_file(path, &job.lower),
+    };
+    let Some((cache, source)) = cache.zip(std::fs::read(path).ok()) else {
+        return lower::lower_file(path, &job.lower);
+    };
+    let text = String::from_utf8_lossy(&source);
+    let headers =
+        crate::includes::local_headers(path, &job.display_path, &text, &job.lower.include_dirs);
+    let mut parts: Vec<Vec<u8>> = vec![
+        b"lowered".to_vec(),
+        env!("CARGO_PKG_VERSION").into(),
+        Cache::tool_fingerprint().into(),
+        path.display().to_string().into(),
+        source.clone(),
+        format!("{:?} {:?}", frontend, job.lower).into(),
+        Cache::tool_identity(tool).into(),
+    ];
+    for h in &headers {
+        parts.push(h.display.clone().into());
+        parts.push(h.text.clone().into());
+    }
+    let key = Cache::key(&parts);
+    if let Some(hit) = cache.get_value::<lower::Lowered>(&key) {
+        return Ok(hit);
+    }
+    let lowered = lower::lower_file(path, &job.lower)?;
+    cache.put_value(&key, &lowered);
+    Ok(lowered)
+}
+
+/// [`crate::registers::assemble`], from the cache where ptxas assembled the same PTX before.
+fn assemble_cached(
+    module: &Module,
+    ptx: &str,
+    cache: Option<&Cache>,
+) -> crate::registers::Assembled {
+    let Some(cache) = cache else {
+        return crate::registers::assemble(module, ptx);
+    };
+    let key = Cache::key(&[
+        "ptxas",
+        env!("CARGO_PKG_VERSION"),
+        &Cache::tool_fingerprint(),
+        ptx,
+        &Cache::tool_identity("ptxas"),
+    ]);
+    if let Some(hit) = cache.get_value(&key) {
+        return hit;
+    }
+    let a = crate::registers::assemble(module, ptx);
+    cache.put_value(&key, &a);
+    a
 }
 
 /// The unit of a lowered source: its kernels (all, or `job.kernel`), each with its source

@@ -166,6 +166,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         lower: args.lower.options_for(std::slice::from_ref(&args.device)),
         kernel: args.kernel.clone(),
         workloads: Vec::new(),
+        cache: None,
     };
     let hosts = read_hosts(&args.hosts)?;
     let unit = pipeline::prepare_with_hosts(&job, &hosts).map_err(|f| {
