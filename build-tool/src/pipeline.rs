@@ -787,11 +787,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                 });
                 continue;
             }
-            for (wi, _) in specs.iter().enumerate() {
-                for ti in 0..targets.len() {
-                    items.push((ui, ki, wi, ti, specs.clone()));
-                }
-            }
+            items.push((ui, ki, specs));
         }
     }
     for (name, value) in opts.params.iter().filter(|(n, _)| !params_used.contains(n)) {
@@ -805,44 +801,35 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             ),
         });
     }
-    let bar = progress_bar(items.len() as u64, opts.progress);
-    // Prepare each kernel once (symbolic analysis is reused across workloads and devices).
-    let prepared: BTreeMap<(usize, usize), Result<Box<dyn Prepared>, String>> = ok_units
-        .iter()
-        .enumerate()
-        .flat_map(|(ui, u)| (0..u.kernels.len()).map(move |ki| (ui, ki)))
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|(ui, ki)| {
-            let u = &ok_units[ui];
-            ((ui, ki), counter.prepare(&u.module, &u.kernels[ki].0))
-        })
-        .collect();
+    let runs: usize = items.iter().map(|(_, _, specs)| specs.len()).sum();
+    let bar = progress_bar((runs * targets.len()) as u64, opts.progress);
+    // One task per kernel: it is prepared once (its symbolic analysis serves every workload and
+    // device), its workloads run, and it is dropped before the worker takes the next kernel, so
+    // memory holds the kernels in progress, not every kernel analysed so far.
     let results: Vec<Result<KernelReport, Failure>> = items
         .par_iter()
-        .map(|(ui, ki, wi, ti, specs)| {
+        .flat_map_iter(|(ui, ki, specs)| {
             let u = &ok_units[*ui];
-            let r = match &prepared[&(*ui, *ki)] {
-                Ok(p) => one(
-                    u,
-                    *ki,
-                    &specs[*wi],
-                    &targets[*ti],
-                    p.as_ref(),
-                    counter,
-                    opts,
-                    cache.as_ref(),
-                ),
-                Err(m) => Err(fail(
-                    &u.job,
-                    None,
-                    Some(&u.kernels[*ki].0),
-                    "count",
-                    m.clone(),
-                )),
-            };
-            bar.inc(1);
-            r
+            let prepared = counter.prepare(&u.module, &u.kernels[*ki].0);
+            let out: Vec<Result<KernelReport, Failure>> = specs
+                .iter()
+                .flat_map(|spec| targets.iter().map(move |t| (spec, t)))
+                .map(|(spec, t)| {
+                    let r = match &prepared {
+                        Ok(p) => one(u, *ki, spec, t, p.as_ref(), counter, opts, cache.as_ref()),
+                        Err(m) => Err(fail(
+                            &u.job,
+                            None,
+                            Some(&u.kernels[*ki].0),
+                            "count",
+                            m.clone(),
+                        )),
+                    };
+                    bar.inc(1);
+                    r
+                })
+                .collect();
+            out
         })
         .collect();
     bar.finish_and_clear();

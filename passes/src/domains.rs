@@ -591,6 +591,52 @@ impl WarpWalk {
         pos / size
     }
 
+    /// What a walk of the first `walked` blocks (the outer counter cut to `outer_trips`) sees,
+    /// written out: the grid, the counters' ranges, and the domain with every comparison that
+    /// holds (or fails) throughout the blocks, counters and threads walked replaced by its
+    /// truth. Two walks with the same description visit the same warps with the same lanes, so
+    /// what they record is the same although the launches differ (a guard `i < n` that no
+    /// walked thread reaches, for two values of `n`).
+    pub fn walked_description(&self, walked: u64, outer_trips: Option<u64>) -> String {
+        let Some(ranges) = &self.ranges else {
+            return format!("empty {:?}", self.grid);
+        };
+        let mut cut = ranges.clone();
+        if let (Some(n), Some(first)) = (outer_trips, cut.first_mut()) {
+            first.1 = first.1.min(first.0 + n.max(1) as i128 - 1);
+        }
+        let [gx, gy, gz] = self.grid;
+        let rows =
+            |per: i128, g: i128| ((walked as i128 + per - 1) / per.max(1)).clamp(1, g.max(1));
+        let mut bounds: BTreeMap<String, (i128, i128)> = BTreeMap::new();
+        bounds.insert("ctaid_x".into(), (0, rows(1, gx) - 1));
+        bounds.insert("ctaid_y".into(), (0, rows(gx.max(1), gy) - 1));
+        bounds.insert("ctaid_z".into(), (0, rows((gx * gy).max(1), gz) - 1));
+        for (d, n) in ["tid_x", "tid_y", "tid_z"].iter().zip(self.block) {
+            bounds.insert(d.to_string(), (0, n as i128 - 1));
+        }
+        for (k, r) in self.counters.iter().zip(&cut) {
+            bounds.insert(k.clone(), *r);
+        }
+        // the walked blocks' coordinates depend on the grid only below `walked` blocks
+        let w = walked as i128;
+        let seen = [
+            gx.min(w),
+            if gx >= w { 1 } else { gy.min(rows(gx, gy)) },
+            if gx * gy >= w { 1 } else { gz },
+        ];
+        format!(
+            "grid {:?} weight {} block {:?} counters {:?} ranges {:?} walked {:?} domain {}",
+            seen,
+            self.weight,
+            self.block,
+            self.counters,
+            ranges,
+            cut,
+            settled(&self.fixed, &bounds).to_isl()
+        )
+    }
+
     /// [`Self::progress`] of a point given by its slots.
     pub fn progress_slots(&self, point: &[i128]) -> f64 {
         let Some(ranges) = &self.ranges else {
@@ -844,6 +890,49 @@ impl WarpWalk {
             }
         }
         Ok(())
+    }
+}
+
+/// `c` with each comparison that has one truth over the box `bounds` (every variable's least
+/// and greatest value) replaced by it. A comparison with a floor, or a variable without
+/// bounds, stays.
+fn settled(c: &Cond, bounds: &BTreeMap<String, (i128, i128)>) -> Cond {
+    let range = |e: &LinExpr| -> Option<(i128, i128)> {
+        let (mut lo, mut hi) = (e.constant, e.constant);
+        for (atom, k) in &e.terms {
+            let crate::poly::Atom::Var(v) = atom else {
+                return None;
+            };
+            let (a, b) = *bounds.get(&**v)?;
+            let (x, y) = (k * a, k * b);
+            lo += x.min(y);
+            hi += x.max(y);
+        }
+        Some((lo, hi))
+    };
+    let truth = |b: bool| if b { Cond::True } else { Cond::True.not() };
+    match c {
+        Cond::Ge(e) => match range(e) {
+            Some((lo, _)) if lo >= 0 => truth(true),
+            Some((_, hi)) if hi < 0 => truth(false),
+            _ => c.clone(),
+        },
+        Cond::Eq(e) => match range(e) {
+            Some((0, 0)) => truth(true),
+            Some((lo, hi)) if lo > 0 || hi < 0 => truth(false),
+            _ => c.clone(),
+        },
+        Cond::Not(x) => settled(x, bounds).not(),
+        Cond::And(a, b) => {
+            let (a, b) = (settled(a, bounds), settled(b, bounds));
+            if a.is_false() || b.is_false() {
+                truth(false)
+            } else {
+                a.and(b)
+            }
+        }
+        Cond::Or(a, b) => settled(a, bounds).or(settled(b, bounds)),
+        Cond::True => Cond::True,
     }
 }
 

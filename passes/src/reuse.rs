@@ -95,6 +95,15 @@ pub enum Reuse {
 const BUFFER_STRIDE: i128 = 1 << 44;
 const SECTOR: i128 = 32;
 
+/// Profiles of earlier workloads of the same counts, by what their walks saw
+/// ([`WarpWalk::walked_description`] and the addresses): a workload whose walk would see the
+/// same warps at the same addresses takes the profile without walking. At most
+/// [`MEMO_ENTRIES`] are kept.
+#[derive(Clone, Debug, Default)]
+pub struct ReuseMemo(std::sync::Arc<std::sync::Mutex<BTreeMap<String, ReuseProfile>>>);
+
+pub const MEMO_ENTRIES: usize = 64;
+
 /// The profile of `records` (the kernel's memory accesses) for a launch with every parameter
 /// fixed in `env`, walking as many leading blocks as `budget` (counters × threads points) allows.
 pub fn profile(
@@ -103,6 +112,7 @@ pub fn profile(
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
     budget: u64,
+    memo: Option<&ReuseMemo>,
 ) -> Reuse {
     let mut left_out = Vec::new();
     let bases = buffer_bases(records, defs, env);
@@ -217,6 +227,36 @@ pub fn profile(
                 .collect()
         })
         .collect();
+    // Only walks whose every address is compiled are remembered: the others read the
+    // workload's values through named values, which the description does not show.
+    let seen = compiled
+        .iter()
+        .all(|g| g.iter().all(Option::is_some))
+        .then(|| {
+            let mut d = format!("block {block:?} walked {walked} weights {weights:?}");
+            for ((w, accesses), win) in walks.iter().zip(&windows) {
+                d += &format!("\n{}", w.walked_description(walked, *win));
+                for a in accesses {
+                    d += &format!(
+                        "\n  {} {} {} {:?}",
+                        a.lin.as_ref().map_or(String::new(), |l| l.to_string()),
+                        a.width,
+                        a.writes,
+                        a.tile
+                    );
+                }
+            }
+            d
+        });
+    let remembered = seen
+        .as_ref()
+        .zip(memo)
+        .and_then(|(d, m)| m.0.lock().ok()?.get(d).cloned());
+    if let Some(mut p) = remembered {
+        p.blocks = blocks;
+        p.left_out = left_out;
+        return Reuse::Profile(p);
+    }
     let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
     let mut here: Vec<Touch> = Vec::new();
@@ -289,8 +329,16 @@ pub fn profile(
         }
     }
     let mut p = stream.finish();
-    p.left_out = left_out;
     p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
+    if let (Some(d), Some(m), true) = (seen, memo, left_out.is_empty()) {
+        if let Ok(mut m) = m.0.lock() {
+            if m.len() >= MEMO_ENTRIES {
+                m.clear();
+            }
+            m.insert(d, p.clone());
+        }
+    }
+    p.left_out = left_out;
     Reuse::Profile(p)
 }
 
