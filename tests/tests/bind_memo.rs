@@ -29,8 +29,7 @@ fn workload(args: &[String], f: &kerncast_passes::ptx::Function) -> Workload {
             "--block" => w.block = dims(value),
             "--param" => {
                 let (name, v) = kv();
-                if let (Some(i), Ok(v)) =
-                    (f.params.iter().position(|p| p.name == name), v.parse())
+                if let (Some(i), Ok(v)) = (f.params.iter().position(|p| p.name == name), v.parse())
                 {
                     w.params.insert(i.to_string(), v);
                 }
