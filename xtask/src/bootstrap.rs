@@ -51,6 +51,23 @@ const CUDA_WHEELS: &[(&str, &str)] = &[
     ("nvidia-curand", "include/curand_kernel.h"),
 ];
 
+/// CUDA 12.6 headers (the toolkit gpuFLOPBench's programs were built with, and the newest that
+/// clang 19 parses), from PyPI wheels: host code is read by libclang against them, and real
+/// programs include the libraries' headers too (cuBLAS, cuSPARSE, cuFFT, cuRAND, CUB/Thrust,
+/// the profiler API, NVRTC). Only `include/` folders and libdevice are kept, in
+/// `.toolchain/cuda-12`, laid out as a CUDA installation clang accepts (`--cuda-path`).
+const CUDA12_WHEELS: &[&str] = &[
+    "nvidia-cuda-runtime-cu12==12.6.77",
+    "nvidia-cuda-nvcc-cu12==12.6.85",
+    "nvidia-cuda-cccl-cu12==12.6.77",
+    "nvidia-cuda-profiler-api-cu12==12.6.77",
+    "nvidia-cuda-nvrtc-cu12==12.6.77",
+    "nvidia-curand-cu12==10.3.7.77",
+    "nvidia-cublas-cu12==12.6.4.1",
+    "nvidia-cusparse-cu12==12.5.4.2",
+    "nvidia-cufft-cu12==11.3.0.4",
+];
+
 /// Tools exposed in `.toolchain/bin`, relative to the wheel's `nvidia/cu13` folder.
 const CUDA_TOOLS: &[&str] = &["nvcc", "ptxas", "nvdisasm", "cuobjdump"];
 
@@ -58,7 +75,8 @@ pub fn run(root: &Path) -> Result<()> {
     let started = std::time::Instant::now();
     let installed_debs = ensure_debian_packages()?;
     let installed_cuda = ensure_cuda(root)?;
-    if !installed_debs && !installed_cuda {
+    let installed_headers = ensure_cuda12_headers(root)?;
+    if !installed_debs && !installed_cuda && !installed_headers {
         eprintln!(
             "bootstrap: everything present, nothing installed ({:.1} s)",
             started.elapsed().as_secs_f64()
@@ -229,6 +247,68 @@ fn ensure_cuda(root: &Path) -> Result<bool> {
         }
     }
     Ok(installed)
+}
+
+/// `.toolchain/cuda-12`: the CUDA 12 headers (and libdevice) from [`CUDA12_WHEELS`]. A marker
+/// file lists the wheels it was made from; a different list remakes it.
+fn ensure_cuda12_headers(root: &Path) -> Result<bool> {
+    let dest = root.join(".toolchain/cuda-12");
+    let marker = dest.join(".wheels");
+    let want = CUDA12_WHEELS.join("\n");
+    if std::fs::read_to_string(&marker).ok().as_deref() == Some(want.as_str()) {
+        return Ok(false);
+    }
+    eprintln!(
+        "bootstrap: fetching the CUDA 12.6 headers from PyPI into .toolchain/cuda-12 (about 1.1 GB of wheels, 25 MB kept)"
+    );
+    let venv = root.join(".toolchain/venv");
+    let downloads = root.join(".toolchain/wheels-cuda12");
+    std::fs::create_dir_all(&downloads)?;
+    let st = Command::new(venv.join("bin/pip"))
+        .args(["download", "--quiet", "--no-deps", "--disable-pip-version-check", "--dest"])
+        .arg(&downloads)
+        .args(CUDA12_WHEELS)
+        .stdin(Stdio::null())
+        .status()
+        .context("could not run pip download")?;
+    if !st.success() {
+        bail!("pip download {} failed", CUDA12_WHEELS.join(" "));
+    }
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest)?;
+    }
+    // Each wheel's nvidia/<lib>/include/** goes to include/, libdevice to nvvm/libdevice.
+    let script = r#"
+import sys, zipfile, pathlib, os
+src, dest = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+for whl in sorted(src.glob('*.whl')):
+    with zipfile.ZipFile(whl) as z:
+        for name in z.namelist():
+            parts = name.split('/')
+            if len(parts) < 4 or parts[0] != 'nvidia' or name.endswith('/'):
+                continue
+            if parts[2] == 'include' and parts[-1] != '__init__.py':
+                out = dest / 'include' / '/'.join(parts[3:])
+            elif parts[2] == 'nvvm' and parts[3] == 'libdevice':
+                out = dest / 'nvvm' / 'libdevice' / parts[-1]
+            else:
+                continue
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(z.read(name))
+(dest / 'bin').mkdir(parents=True, exist_ok=True)
+"#;
+    let st = Command::new(venv.join("bin/python"))
+        .args(["-c", script])
+        .arg(&downloads)
+        .arg(&dest)
+        .status()
+        .context("could not run the wheel extraction")?;
+    if !st.success() || !dest.join("include/cuda_runtime.h").is_file() {
+        bail!("extracting the CUDA 12 headers into {} failed", dest.display());
+    }
+    std::fs::write(&marker, want)?;
+    std::fs::remove_dir_all(&downloads)?;
+    Ok(true)
 }
 
 fn which(name: &str) -> Option<PathBuf> {

@@ -1,6 +1,7 @@
 //! kerncast's build system, written in Rust (`cargo xtask <command>`).
 
 mod bootstrap;
+mod fuzz;
 mod regen;
 mod validate;
 
@@ -35,6 +36,21 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// kerncast on real programs (the shared gpuFLOPBench folder by default): launches found,
+    /// and with `--json FILE` one row per measured launch. Extra arguments go to `kerncast realcode`.
+    Realcode {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Coverage-guided fuzzing (cargo-fuzz, libFuzzer) of the PTX parser and verifier, the
+    /// counter, the emulator, device profiles, kerncast.toml and baselines.
+    Fuzz {
+        /// Minutes in all, shared out evenly over the targets.
+        #[arg(long, default_value_t = 6.0)]
+        minutes: f64,
+        /// Only these targets (ptx, count, emulate, device_toml, config_toml, baseline).
+        targets: Vec<String>,
+    },
     /// Build-time cost, side by side with its targets (issue 50): `predict` over the corpus
     /// PTX, counting loop nests with a launch, `rank` points per second, `analyze
     /// tests/kernels` cold and unchanged, a `.cu` beside `nvcc -c`; then the criterion
@@ -59,6 +75,8 @@ fn main() -> Result<()> {
             regen::run(&root)
         }
         Cmd::Validate { args } => validate::run(&root, &args),
+        Cmd::Realcode { args } => realcode(&root, &args),
+        Cmd::Fuzz { minutes, targets } => fuzz::run(&root, minutes, &targets),
         Cmd::Bench { args } => {
             bootstrap::run(&root)?;
             bench(&root, &args)
@@ -147,6 +165,22 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
         run_checked(c)?;
     }
     Ok(())
+}
+
+fn realcode(root: &Path, extra: &[String]) -> Result<()> {
+    bootstrap::run(root)?;
+    let mut build = cargo(root);
+    build.args(["build", "--release", "--package", "kerncast", "--bin", "kerncast"]);
+    run_checked(build)?;
+    let mut c = Command::new(root.join("target/release/kerncast"));
+    c.current_dir(root)
+        .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"))
+        .arg("realcode");
+    if !extra.iter().any(|a| a == "--data") {
+        c.arg("--data").arg(root.join("../shared/data/gpuflopbench"));
+    }
+    c.args(extra);
+    run_checked(c)
 }
 
 fn demo(root: &Path) -> Result<()> {

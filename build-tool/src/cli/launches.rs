@@ -1,0 +1,275 @@
+//! `kerncast launches PROGRAM… [--compile-commands F] [--args "…"] [--json]`: what kerncast
+//! thinks a program launches (the host reading of `kerncast-host`), launch by launch, then
+//! what it could not resolve and why.
+
+use kerncast_host::{HostReading, Launch, Options, Program, Toolchain};
+use miette::miette;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Source files or folders of the program (host and kernels).
+    #[arg(required = true)]
+    pub program: Vec<PathBuf>,
+    /// A compilation database (`compile_commands.json`); without it one is looked for beside
+    /// the program and in `build/`, as clangd does, else the files are read with -I/-D/-std.
+    #[arg(long)]
+    pub compile_commands: Option<PathBuf>,
+    /// The program's command line (without the program's name), e.g. `--args "2048 100"`.
+    #[arg(long, allow_hyphen_values = true)]
+    pub args: Option<String>,
+    /// A value for a name the host code leaves unknown: `--param n=4096`.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Answer the host code's device queries (`cudaGetDeviceProperties`) for this device.
+    #[arg(long)]
+    pub device: Option<String>,
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    #[arg(short = 'D', value_name = "MACRO[=VALUE]")]
+    pub define: Vec<String>,
+    /// The C++ standard (`c++17`).
+    #[arg(long = "std")]
+    pub std: Option<String>,
+    /// Machine-readable output: a list of launch objects.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> miette::Result<()> {
+    let reading = read(&args)?;
+    if args.json {
+        let rows: Vec<serde_json::Value> = reading.launches.iter().map(json_row).collect();
+        let out = serde_json::to_string_pretty(&rows).map_err(|e| miette!("{e}"))?;
+        println!("{out}");
+    } else {
+        print!("{}", render(&reading));
+    }
+    for d in &reading.diagnostics {
+        eprintln!("{d}");
+    }
+    Ok(())
+}
+
+/// The program the arguments name, read.
+pub fn read(args: &Args) -> miette::Result<HostReading> {
+    let tools = Toolchain::discover();
+    let program = program_of(args, &tools)?;
+    let mut opts = Options {
+        toolchain: tools,
+        ..Options::default()
+    };
+    for p in &args.params {
+        let (name, value) = p
+            .split_once('=')
+            .ok_or_else(|| miette!("--param {p}: expected NAME=VALUE"))?;
+        let v: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| miette!("--param {p}: `{value}` is not a number"))?;
+        opts.params.insert(name.trim().to_string(), v);
+    }
+    if let Some(d) = &args.device {
+        opts.device = device_props(d)?;
+    }
+    kerncast_host::read(&program, &opts).map_err(|e| miette!("{e}"))
+}
+
+fn program_of(args: &Args, tools: &Toolchain) -> miette::Result<Program> {
+    let mut files = Vec::new();
+    for p in &args.program {
+        if !p.exists() {
+            return Err(miette!("{}: no such file or folder", p.display()));
+        }
+        if p.is_dir() {
+            files.extend(sources_in(p));
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let files: Vec<PathBuf> = files
+        .iter()
+        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
+        .collect();
+    let db = match &args.compile_commands {
+        Some(c) => Some(c.clone()),
+        None => args.program.first().and_then(|p| kerncast_host::compdb::find_near(p)),
+    };
+    let mut program = match db {
+        Some(db) => {
+            let units = kerncast_host::compdb::read(&db, tools).map_err(|e| miette!("{e}"))?;
+            let units: Vec<_> = units
+                .into_iter()
+                .filter(|u| files.iter().any(|f| u.file == *f || u.file.starts_with(f)))
+                .collect();
+            if units.is_empty() {
+                from_flags(args, &files, tools)
+            } else {
+                Program { units, args: None }
+            }
+        }
+        None => from_flags(args, &files, tools),
+    };
+    program.args = args
+        .args
+        .as_ref()
+        .map(|a| shlex::split(a).unwrap_or_else(|| a.split_whitespace().map(String::from).collect()));
+    Ok(program)
+}
+
+fn from_flags(args: &Args, files: &[PathBuf], tools: &Toolchain) -> Program {
+    let mut flags: Vec<String> = args
+        .include
+        .iter()
+        .map(|i| format!("-I{}", i.display()))
+        .collect();
+    flags.extend(args.define.iter().map(|d| format!("-D{d}")));
+    if let Some(s) = &args.std {
+        flags.push(format!("-std={s}"));
+    }
+    Program::from_files(files, &flags, tools)
+}
+
+/// The C, C++ and CUDA sources of a folder, in name order.
+fn sources_in(dir: &Path) -> Vec<PathBuf> {
+    const SOURCES: &[&str] = &["c", "cc", "cpp", "cxx", "cu"];
+    let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
+        .build()
+        .filter_map(|e| e.ok().map(|e| e.into_path()))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| SOURCES.contains(&e.to_string_lossy().as_ref()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// What the host code can ask of a bundled device profile.
+pub fn device_props(name: &str) -> miette::Result<kerncast_host::DeviceProps> {
+    let d = kerncast_models::Device::load(name).map_err(|e| miette!("{e}"))?;
+    let v = |x: &Option<kerncast_models::device::Sourced<u32>>| x.as_ref().map(|s| s.value as i64);
+    let cc = d
+        .hw
+        .compute_capability
+        .as_ref()
+        .map(|c| c.value.clone())
+        .unwrap_or_default();
+    let (major, minor) = match cc.split_once('.') {
+        Some((a, b)) => (a.parse().ok(), b.parse().ok()),
+        None => (None, None),
+    };
+    Ok(kerncast_host::DeviceProps {
+        name: Some(d.full_name.clone()),
+        multi_processor_count: v(&d.hw.sm_count),
+        max_threads_per_block: v(&d.hw.max_threads_per_block),
+        max_threads_per_multi_processor: v(&d.hw.max_threads_per_sm),
+        warp_size: v(&d.hw.warp_size),
+        shared_mem_per_block: d.hw.shared_bytes_per_block.as_ref().map(|s| s.value as i64),
+        total_global_mem: None,
+        major,
+        minor,
+    })
+}
+
+fn dims(d: &[kerncast_host::Scalar; 3]) -> String {
+    format!("({}, {}, {})", d[0], d[1], d[2])
+}
+
+/// The text report: each launch, then what is unknown, never reached, or assumed.
+pub fn render(r: &HostReading) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} launch{}", r.launches.len(), if r.launches.len() == 1 { "" } else { "es" });
+    for l in &r.launches {
+        let _ = writeln!(
+            out,
+            "  {}:{}  {}  grid {}  block {}{}  x{}",
+            short_path(&l.file),
+            l.line,
+            l.kernel,
+            dims(&l.grid),
+            dims(&l.block),
+            match &l.shared_bytes {
+                kerncast_host::Scalar::Int(0) => String::new(),
+                s => format!("  shared {s}"),
+            },
+            l.count
+        );
+        let scalars: Vec<String> = l
+            .args
+            .iter()
+            .filter(|(_, v)| matches!(v, kerncast_host::Scalar::Int(_) | kerncast_host::Scalar::Float(_)))
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        if !scalars.is_empty() {
+            let _ = writeln!(out, "      args: {}", scalars.join(", "));
+        }
+        if !l.via.is_empty() {
+            let _ = writeln!(out, "      via: {}", l.via.join(" → "));
+        }
+        for c in &l.conditions {
+            let _ = writeln!(out, "      only if {c}");
+        }
+        if let Some(n) = &l.count_note {
+            let _ = writeln!(out, "      count: at least {} ({n})", l.count);
+        }
+        for (what, why) in l.unknowns() {
+            let _ = writeln!(out, "      unknown {what}: {why}");
+        }
+    }
+    if !r.unreached.is_empty() {
+        let _ = writeln!(out, "not reached:");
+        for u in &r.unreached {
+            let _ = writeln!(
+                out,
+                "  {}:{}  {}  ({})",
+                short_path(&u.file),
+                u.line,
+                u.kernel.as_deref().unwrap_or(&u.api),
+                u.reason
+            );
+        }
+    }
+    if !r.assumptions.is_empty() {
+        let _ = writeln!(out, "unknown names (give them with --param NAME=VALUE):");
+        for (n, why) in &r.assumptions {
+            let _ = writeln!(out, "  {n}: {why}");
+        }
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+fn short_path(p: &str) -> String {
+    let cwd = std::env::current_dir().ok();
+    match cwd.and_then(|c| Path::new(p).strip_prefix(&c).ok().map(Path::to_path_buf)) {
+        Some(rel) => rel.display().to_string(),
+        None => p.to_string(),
+    }
+}
+
+/// One launch as the JSON list gives it.
+pub fn json_row(l: &Launch) -> serde_json::Value {
+    let args: BTreeMap<&String, &kerncast_host::Scalar> = l.args.iter().collect();
+    let unknown: BTreeMap<String, String> = l.unknowns().into_iter().collect();
+    serde_json::json!({
+        "kernel": l.kernel,
+        "name": l.name,
+        "symbol": l.symbol,
+        "grid": l.grid,
+        "block": l.block,
+        "shared_bytes": l.shared_bytes,
+        "count": l.count,
+        "count_note": l.count_note,
+        "args": args,
+        "file": l.file,
+        "line": l.line,
+        "api": l.api,
+        "conditions": l.conditions,
+        "unknown": unknown,
+    })
+}

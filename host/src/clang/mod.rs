@@ -1,0 +1,667 @@
+//! A small safe layer over libclang 19's C API (`clang-sys`): an index, translation units
+//! parsed with a program's real flags, and cursors with what the lowering asks of them.
+//! Every `unsafe` block of the crate is here; a [`Cursor`] cannot outlive its unit.
+
+// libclang's constants keep their C names.
+#![allow(non_upper_case_globals)]
+
+pub mod lower;
+
+use clang_sys::*;
+use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::os::raw::{c_char, c_uint, c_void};
+use std::path::Path;
+
+/// One libclang index (its own diagnostics and caches); one per thread that parses.
+pub struct Index {
+    raw: CXIndex,
+}
+
+impl Index {
+    pub fn new() -> Index {
+        // excludeDeclarationsFromPCH = 0, displayDiagnostics = 0: diagnostics are ours to show.
+        let raw = unsafe { clang_createIndex(0, 0) };
+        Index { raw }
+    }
+
+    /// Parses `file` with `args` (compiler flags, without the compiler and the file).
+    pub fn parse(&self, file: &Path, args: &[String]) -> Result<Unit<'_>, String> {
+        let c_file = CString::new(file.to_string_lossy().as_bytes())
+            .map_err(|_| format!("{}: path has a NUL byte", file.display()))?;
+        let c_args: Vec<CString> = args
+            .iter()
+            .map(|a| CString::new(a.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| "a compiler flag has a NUL byte".to_string())?;
+        let ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        let mut tu: CXTranslationUnit = std::ptr::null_mut();
+        // KeepGoing: a missing header or an error in one function still leaves the rest of the
+        // unit readable; the diagnostics say what was wrong.
+        let options = CXTranslationUnit_KeepGoing;
+        let err = unsafe {
+            clang_parseTranslationUnit2(
+                self.raw,
+                c_file.as_ptr(),
+                ptrs.as_ptr(),
+                ptrs.len() as i32,
+                std::ptr::null_mut(),
+                0,
+                options,
+                &mut tu,
+            )
+        };
+        if err != CXError_Success || tu.is_null() {
+            return Err(format!(
+                "{}: libclang could not parse the file (error {err})",
+                file.display()
+            ));
+        }
+        Ok(Unit {
+            raw: tu,
+            _index: PhantomData,
+        })
+    }
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index::new()
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        unsafe { clang_disposeIndex(self.raw) }
+    }
+}
+
+/// A parsed translation unit.
+pub struct Unit<'i> {
+    raw: CXTranslationUnit,
+    _index: PhantomData<&'i Index>,
+}
+
+/// A compiler diagnostic of a unit.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+    Fatal,
+}
+
+impl<'i> Unit<'i> {
+    pub fn cursor(&self) -> Cursor<'_> {
+        Cursor::new(unsafe { clang_getTranslationUnitCursor(self.raw) })
+    }
+
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let n = unsafe { clang_getNumDiagnostics(self.raw) };
+        (0..n)
+            .map(|i| unsafe {
+                let d = clang_getDiagnostic(self.raw, i);
+                let severity = match clang_getDiagnosticSeverity(d) {
+                    CXDiagnostic_Fatal => Severity::Fatal,
+                    CXDiagnostic_Error => Severity::Error,
+                    CXDiagnostic_Warning => Severity::Warning,
+                    _ => Severity::Note,
+                };
+                let (file, line, col, _) = file_location(clang_getDiagnosticLocation(d));
+                let message = take(clang_getDiagnosticSpelling(d));
+                clang_disposeDiagnostic(d);
+                Diagnostic {
+                    severity,
+                    file,
+                    line,
+                    col,
+                    message,
+                }
+            })
+            .collect()
+    }
+
+    /// The spellings of the tokens from `from` (inclusive) to `to` (exclusive), with their
+    /// byte offsets.
+    pub fn tokens_between(&self, from: &Cursor<'_>, to: &Cursor<'_>) -> Vec<(String, u32)> {
+        unsafe {
+            let start = clang_getRangeStart(clang_getCursorExtent(from.raw));
+            let end = clang_getRangeStart(clang_getCursorExtent(to.raw));
+            self.tokens_in(clang_getRange(start, end))
+        }
+    }
+
+    /// The tokens of `file` from byte `from` to byte `to`, as written there: for code a
+    /// macro expands, the macro definition's own tokens.
+    pub fn tokens_spelled(&self, file: &str, from: u32, to: u32) -> Vec<(String, u32)> {
+        let Ok(name) = CString::new(file.as_bytes()) else {
+            return Vec::new();
+        };
+        unsafe {
+            let f = clang_getFile(self.raw, name.as_ptr());
+            if f.is_null() {
+                return Vec::new();
+            }
+            let start = clang_getLocationForOffset(self.raw, f, from);
+            let end = clang_getLocationForOffset(self.raw, f, to);
+            let mut tokens: *mut CXToken = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_tokenize(self.raw, clang_getRange(start, end), &mut tokens, &mut n);
+            if tokens.is_null() {
+                return Vec::new();
+            }
+            let out = (0..n as usize)
+                .map(|i| {
+                    let t = *tokens.add(i);
+                    let spelling = take(clang_getTokenSpelling(self.raw, t));
+                    let (_, offset) =
+                        spelling_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
+                    (spelling, offset)
+                })
+                .collect();
+            clang_disposeTokens(self.raw, tokens, n);
+            out
+        }
+    }
+
+    /// The tokens of a cursor's whole extent.
+    pub fn tokens_of(&self, c: &Cursor<'_>) -> Vec<(String, u32)> {
+        unsafe { self.tokens_in(clang_getCursorExtent(c.raw)) }
+    }
+
+    unsafe fn tokens_in(&self, range: CXSourceRange) -> Vec<(String, u32)> {
+        let mut tokens: *mut CXToken = std::ptr::null_mut();
+        let mut n: c_uint = 0;
+        clang_tokenize(self.raw, range, &mut tokens, &mut n);
+        if tokens.is_null() {
+            return Vec::new();
+        }
+        let out = (0..n as usize)
+            .map(|i| {
+                let t = *tokens.add(i);
+                let spelling = take(clang_getTokenSpelling(self.raw, t));
+                let (_, _, _, offset) =
+                    file_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
+                (spelling, offset)
+            })
+            .collect();
+        clang_disposeTokens(self.raw, tokens, n);
+        out
+    }
+}
+
+/// A string literal token of a file: its spelling as written (prefix, quotes, escapes and
+/// line continuations included), and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiteralToken {
+    pub spelling: String,
+    pub line: u32,
+    pub col: u32,
+    /// Whether the token right before it is a string literal too (C joins the two).
+    pub joined: bool,
+}
+
+impl Unit<'_> {
+    /// The string literal tokens of `file` (one of the unit's own files), in order.
+    pub fn string_literals(&self, file: &Path) -> Vec<LiteralToken> {
+        let Ok(c_file) = CString::new(file.to_string_lossy().as_bytes()) else {
+            return Vec::new();
+        };
+        let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) as u32;
+        let mut out: Vec<LiteralToken> = Vec::new();
+        unsafe {
+            let f = clang_getFile(self.raw, c_file.as_ptr());
+            if f.is_null() {
+                return out;
+            }
+            let start = clang_getLocationForOffset(self.raw, f, 0);
+            let end = clang_getLocationForOffset(self.raw, f, size);
+            let mut tokens: *mut CXToken = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_tokenize(self.raw, clang_getRange(start, end), &mut tokens, &mut n);
+            if tokens.is_null() {
+                return out;
+            }
+            let mut previous_literal = false;
+            for i in 0..n as usize {
+                let t = *tokens.add(i);
+                let spelling = take(clang_getTokenSpelling(self.raw, t));
+                let literal = clang_getTokenKind(t) == CXToken_Literal && is_string_token(&spelling);
+                if literal {
+                    let (_, line, col, _) =
+                        file_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
+                    out.push(LiteralToken {
+                        spelling,
+                        line,
+                        col,
+                        joined: previous_literal,
+                    });
+                }
+                previous_literal = literal;
+            }
+            clang_disposeTokens(self.raw, tokens, n);
+        }
+        out
+    }
+}
+
+/// Whether a literal token's spelling is a string's (`"…"`, `u8"…"`, `R"(…)"`), not a
+/// character's or a number's.
+fn is_string_token(spelling: &str) -> bool {
+    let body = spelling.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    body.starts_with('"')
+}
+
+impl Drop for Unit<'_> {
+    fn drop(&mut self) {
+        unsafe { clang_disposeTranslationUnit(self.raw) }
+    }
+}
+
+/// A node of a unit's AST.
+#[derive(Clone, Copy)]
+pub struct Cursor<'u> {
+    raw: CXCursor,
+    _unit: PhantomData<&'u ()>,
+}
+
+/// Where a cursor is: file, line, column (1-based) and byte offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub offset: u32,
+}
+
+/// A constant clang's evaluator computed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Evaluated {
+    Int(i128),
+    Float(f64),
+    Str(String),
+}
+
+unsafe fn take(s: CXString) -> String {
+    let p = clang_getCString(s);
+    let out = if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    };
+    clang_disposeString(s);
+    out
+}
+
+unsafe fn file_location(loc: CXSourceLocation) -> (String, u32, u32, u32) {
+    let mut file: CXFile = std::ptr::null_mut();
+    let (mut line, mut col, mut offset) = (0, 0, 0);
+    clang_getExpansionLocation(loc, &mut file, &mut line, &mut col, &mut offset);
+    let name = if file.is_null() {
+        String::new()
+    } else {
+        take(clang_getFileName(file))
+    };
+    (name, line, col, offset)
+}
+
+/// Where the text at `loc` is written: in a macro's definition for code the macro expands.
+unsafe fn spelling_location(loc: CXSourceLocation) -> (String, u32) {
+    let mut file: CXFile = std::ptr::null_mut();
+    let (mut line, mut col, mut offset) = (0, 0, 0);
+    clang_getSpellingLocation(loc, &mut file, &mut line, &mut col, &mut offset);
+    let name = if file.is_null() {
+        String::new()
+    } else {
+        take(clang_getFileName(file))
+    };
+    (name, offset)
+}
+
+extern "C" fn collect_child(
+    child: CXCursor,
+    _parent: CXCursor,
+    data: *mut c_void,
+) -> CXChildVisitResult {
+    // SAFETY: `data` is the `Vec<CXCursor>` that `children` passes.
+    let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    out.push(child);
+    CXChildVisit_Continue
+}
+
+extern "C" fn collect_field(field: CXCursor, data: *mut c_void) -> CXVisitorResult {
+    // SAFETY: `data` is the `Vec<CXCursor>` that `Type::fields` passes.
+    let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+    out.push(field);
+    CXVisit_Continue
+}
+
+impl<'u> Cursor<'u> {
+    fn new(raw: CXCursor) -> Cursor<'u> {
+        Cursor {
+            raw,
+            _unit: PhantomData,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        unsafe { clang_Cursor_isNull(self.raw) != 0 }
+    }
+
+    fn non_null(raw: CXCursor) -> Option<Cursor<'u>> {
+        let c = Cursor::new(raw);
+        (!c.is_null()).then_some(c)
+    }
+
+    pub fn kind(&self) -> CXCursorKind {
+        unsafe { clang_getCursorKind(self.raw) }
+    }
+
+    pub fn spelling(&self) -> String {
+        unsafe { take(clang_getCursorSpelling(self.raw)) }
+    }
+
+    pub fn children(&self) -> Vec<Cursor<'u>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        unsafe {
+            clang_visitChildren(
+                self.raw,
+                collect_child,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter().map(Cursor::new).collect()
+    }
+
+    pub fn referenced(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getCursorReferenced(self.raw) })
+    }
+
+    pub fn definition(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getCursorDefinition(self.raw) })
+    }
+
+    pub fn semantic_parent(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getCursorSemanticParent(self.raw) })
+    }
+
+    /// A hash of the cursor, equal for two cursors of the same declaration in a unit.
+    pub fn hash(&self) -> u32 {
+        unsafe { clang_hashCursor(self.raw) }
+    }
+
+    pub fn usr(&self) -> String {
+        unsafe { take(clang_getCursorUSR(self.raw)) }
+    }
+
+    pub fn mangling(&self) -> String {
+        unsafe { take(clang_Cursor_getMangling(self.raw)) }
+    }
+
+    pub fn location(&self) -> Location {
+        let (file, line, col, offset) =
+            unsafe { file_location(clang_getCursorLocation(self.raw)) };
+        Location {
+            file,
+            line,
+            col,
+            offset,
+        }
+    }
+
+    /// The byte offset where the cursor's extent starts.
+    pub fn start_offset(&self) -> u32 {
+        unsafe { file_location(clang_getRangeStart(clang_getCursorExtent(self.raw))).3 }
+    }
+
+    /// Where the cursor's extent starts as written (file, byte offset): inside a macro's
+    /// definition for code the macro expands.
+    pub fn spelled_start(&self) -> (String, u32) {
+        unsafe { spelling_location(clang_getRangeStart(clang_getCursorExtent(self.raw))) }
+    }
+
+    /// Whether the cursor is code a macro expands (its written and expanded places differ).
+    pub fn in_macro(&self) -> bool {
+        let (file, offset) = self.spelled_start();
+        let expanded = unsafe { file_location(clang_getRangeStart(clang_getCursorExtent(self.raw))) };
+        file != expanded.0 || offset != expanded.3
+    }
+
+    pub fn in_system_header(&self) -> bool {
+        unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.raw)) != 0 }
+    }
+
+    pub fn ty(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getCursorType(self.raw) })
+    }
+
+    pub fn result_type(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getCursorResultType(self.raw) })
+    }
+
+    pub fn binary_operator(&self) -> CXBinaryOperatorKind {
+        unsafe { clang_getCursorBinaryOperatorKind(self.raw) }
+    }
+
+    pub fn unary_operator(&self) -> CXUnaryOperatorKind {
+        unsafe { clang_getCursorUnaryOperatorKind(self.raw) }
+    }
+
+    /// The arguments of a call or the parameters of a function declaration.
+    pub fn arguments(&self) -> Option<Vec<Cursor<'u>>> {
+        let n = unsafe { clang_Cursor_getNumArguments(self.raw) };
+        (n >= 0).then(|| {
+            (0..n as u32)
+                .map(|i| Cursor::new(unsafe { clang_Cursor_getArgument(self.raw, i) }))
+                .collect()
+        })
+    }
+
+    pub fn var_initializer(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_Cursor_getVarDeclInitializer(self.raw) })
+    }
+
+    pub fn is_static_storage(&self) -> bool {
+        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
+    }
+
+    pub fn has_global_storage(&self) -> bool {
+        unsafe { clang_Cursor_hasVarDeclGlobalStorage(self.raw) == 1 }
+    }
+
+    pub fn is_const_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isConst(self.raw) != 0 }
+    }
+
+    pub fn is_static_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isStatic(self.raw) != 0 }
+    }
+
+    /// Whether a function is a copy or move constructor or assignment that is defaulted
+    /// (implicitly, or `= default`): it copies the object member by member.
+    pub fn is_defaulted_copy_or_move(&self) -> bool {
+        unsafe {
+            clang_CXXMethod_isDefaulted(self.raw) != 0
+                && (clang_CXXConstructor_isCopyConstructor(self.raw) != 0
+                    || clang_CXXConstructor_isMoveConstructor(self.raw) != 0
+                    || clang_CXXMethod_isCopyAssignmentOperator(self.raw) != 0
+                    || clang_CXXMethod_isMoveAssignmentOperator(self.raw) != 0)
+        }
+    }
+
+    /// The virtual methods a method overrides (those of its direct bases).
+    pub fn overridden(&self) -> Vec<Cursor<'u>> {
+        let mut out = Vec::new();
+        unsafe {
+            let mut list: *mut CXCursor = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_getOverriddenCursors(self.raw, &mut list, &mut n);
+            if !list.is_null() {
+                for i in 0..n as usize {
+                    out.push(Cursor::new(*list.add(i)));
+                }
+                clang_disposeOverriddenCursors(list);
+            }
+        }
+        out
+    }
+
+    pub fn enum_value(&self) -> i64 {
+        unsafe { clang_getEnumConstantDeclValue(self.raw) }
+    }
+
+    /// clang's constant evaluation of an expression, where it has a value.
+    pub fn evaluate(&self) -> Option<Evaluated> {
+        unsafe {
+            let r = clang_Cursor_Evaluate(self.raw);
+            if r.is_null() {
+                return None;
+            }
+            let out = match clang_EvalResult_getKind(r) {
+                CXEval_Int => Some(if clang_EvalResult_isUnsignedInt(r) != 0 {
+                    Evaluated::Int(clang_EvalResult_getAsUnsigned(r) as i128)
+                } else {
+                    Evaluated::Int(clang_EvalResult_getAsLongLong(r) as i128)
+                }),
+                CXEval_Float => Some(Evaluated::Float(clang_EvalResult_getAsDouble(r))),
+                CXEval_StrLiteral => {
+                    let p = clang_EvalResult_getAsStr(r);
+                    (!p.is_null())
+                        .then(|| Evaluated::Str(CStr::from_ptr(p).to_string_lossy().into_owned()))
+                }
+                _ => None,
+            };
+            clang_EvalResult_dispose(r);
+            out
+        }
+    }
+
+    /// Whether a function declaration carries the given CUDA attribute cursor kind
+    /// (`CXCursor_CUDAGlobalAttr`, `CXCursor_CUDADeviceAttr`, `CXCursor_CUDAHostAttr`).
+    pub fn has_attr(&self, attr: CXCursorKind) -> bool {
+        self.children().iter().any(|c| c.kind() == attr)
+    }
+
+    /// The name with its enclosing namespaces and classes (`fp32::axpy`, `std::vector::size`).
+    pub fn qualified_name(&self) -> String {
+        let mut parts = vec![self.spelling()];
+        let mut p = self.semantic_parent();
+        while let Some(c) = p {
+            match c.kind() {
+                CXCursor_Namespace | CXCursor_StructDecl | CXCursor_ClassDecl
+                | CXCursor_ClassTemplate | CXCursor_UnionDecl
+                | CXCursor_ClassTemplatePartialSpecialization => {
+                    let s = c.spelling();
+                    if !s.is_empty() {
+                        parts.push(s);
+                    }
+                }
+                _ => break,
+            }
+            p = c.semantic_parent();
+        }
+        parts.reverse();
+        parts.join("::")
+    }
+
+    pub fn raw_equal(&self, other: &Cursor<'_>) -> bool {
+        unsafe { clang_equalCursors(self.raw, other.raw) != 0 }
+    }
+}
+
+/// A C/C++ type of a cursor.
+#[derive(Clone, Copy)]
+pub struct Type<'u> {
+    raw: CXType,
+    _unit: PhantomData<&'u ()>,
+}
+
+impl<'u> Type<'u> {
+    fn new(raw: CXType) -> Type<'u> {
+        Type {
+            raw,
+            _unit: PhantomData,
+        }
+    }
+
+    pub fn kind(&self) -> CXTypeKind {
+        self.raw.kind
+    }
+
+    /// References seen through, typedefs and `auto` resolved.
+    pub fn canonical(&self) -> Type<'u> {
+        if self.raw.kind == CXType_Invalid {
+            return *self;
+        }
+        unsafe {
+            let t = match self.raw.kind {
+                CXType_LValueReference | CXType_RValueReference => clang_getPointeeType(self.raw),
+                _ => self.raw,
+            };
+            Type::new(clang_getCanonicalType(t))
+        }
+    }
+
+    pub fn spelling(&self) -> String {
+        unsafe { take(clang_getTypeSpelling(self.raw)) }
+    }
+
+    pub fn size_of(&self) -> Option<u64> {
+        let s = unsafe { clang_Type_getSizeOf(self.raw) };
+        (s >= 0).then_some(s as u64)
+    }
+
+    /// Whether what a reference or pointer type refers to is `const`.
+    pub fn canonical_pointee_const(&self) -> bool {
+        unsafe { clang_isConstQualifiedType(clang_getPointeeType(self.raw)) != 0 }
+    }
+
+    pub fn is_const(&self) -> bool {
+        unsafe { clang_isConstQualifiedType(self.raw) != 0 }
+    }
+
+    pub fn pointee(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getPointeeType(self.raw) })
+    }
+
+    pub fn element(&self) -> Type<'u> {
+        Type::new(unsafe { clang_getArrayElementType(self.raw) })
+    }
+
+    pub fn array_size(&self) -> Option<u64> {
+        let s = unsafe { clang_getArraySize(self.raw) };
+        (s >= 0).then_some(s as u64)
+    }
+
+    pub fn declaration(&self) -> Option<Cursor<'u>> {
+        Cursor::non_null(unsafe { clang_getTypeDeclaration(self.raw) })
+    }
+
+    /// A record type's fields, in order; unlike a declaration's children, also those of a
+    /// template's implicit instance (`std::array<int, 2>`).
+    pub fn fields(&self) -> Vec<Cursor<'u>> {
+        let mut raw: Vec<CXCursor> = Vec::new();
+        unsafe {
+            clang_Type_visitFields(
+                self.raw,
+                collect_field,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
+        }
+        raw.into_iter().map(Cursor::new).collect()
+    }
+
+    pub fn enum_integer(&self) -> Option<Type<'u>> {
+        self.declaration()
+            .map(|d| Type::new(unsafe { clang_getEnumDeclIntegerType(d.raw) }))
+    }
+}

@@ -1,0 +1,435 @@
+//! Which files make a program and the flags each is built with: a `compile_commands.json`
+//! (clang's compilation database, as CMake and Bear write it), or files with `-I`/`-D`/`-std`
+//! given by the caller. A command is turned into what libclang needs to read the file's host
+//! side: nvcc's flags into clang's, relative paths made absolute, the CUDA headers kerncast
+//! bootstraps in place of the build machine's.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One translation unit: a source file and the flags libclang parses it with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitSpec {
+    pub file: PathBuf,
+    pub args: Vec<String>,
+    /// The program the unit belongs to, where the database says (gpuFLOPBench's `program`).
+    pub program: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompDbError {
+    #[error("{file}: cannot read the compilation database: {source}")]
+    Read {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: not a compilation database: {message}")]
+    Parse {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: entry {index} has a command kerncast cannot split into words")]
+    Command { file: PathBuf, index: usize },
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    directory: String,
+    file: String,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    arguments: Option<Vec<String>>,
+    #[serde(default)]
+    program: Option<String>,
+}
+
+/// Where the CUDA headers kerncast parses host code against live, and the clang resource
+/// folder (builtin headers) for libclang.
+#[derive(Clone, Debug, Default)]
+pub struct Toolchain {
+    /// A CUDA installation layout clang accepts (`include/cuda.h`, `nvvm/libdevice`).
+    pub cuda_path: Option<PathBuf>,
+    pub resource_dir: Option<PathBuf>,
+}
+
+impl Toolchain {
+    /// The bootstrapped CUDA 12 headers (`.toolchain/cuda-12` of the checkout, or
+    /// `$KERNCAST_TOOLCHAIN/cuda-12`, or `$KERNCAST_CUDA_PATH`), and clang 19's resource folder.
+    pub fn discover() -> Toolchain {
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(p) = std::env::var_os("KERNCAST_CUDA_PATH") {
+            candidates.push(PathBuf::from(p));
+        }
+        if let Some(t) = std::env::var_os("KERNCAST_TOOLCHAIN") {
+            candidates.push(PathBuf::from(t).join("cuda-12"));
+        }
+        if let Ok(exe) = std::env::current_exe() {
+            // target/<profile>/kerncast → the checkout's .toolchain.
+            for a in exe.ancestors().skip(1).take(4) {
+                candidates.push(a.join(".toolchain/cuda-12"));
+            }
+        }
+        if let Ok(cwd) = std::env::current_dir() {
+            for a in cwd.ancestors().take(6) {
+                candidates.push(a.join(".toolchain/cuda-12"));
+            }
+        }
+        candidates.push(PathBuf::from("/usr/local/cuda"));
+        let cuda_path = candidates
+            .into_iter()
+            .find(|c| c.join("include/cuda_runtime.h").is_file());
+        let resource_dir = ["/usr/lib/llvm-19/lib/clang/19", "/usr/lib/clang/19"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.join("include/stddef.h").is_file());
+        Toolchain {
+            cuda_path,
+            resource_dir,
+        }
+    }
+}
+
+/// Reads a compilation database. Paths become absolute (relative to each entry's
+/// `directory`, itself relative to the database's folder).
+pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CompDbError::Read {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| CompDbError::Parse {
+        file: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let base = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let base = std::fs::canonicalize(&base).unwrap_or(base);
+    let mut out = Vec::new();
+    for (index, e) in entries.into_iter().enumerate() {
+        let dir = absolute(&base, &e.directory);
+        let words = match (e.arguments, e.command) {
+            (Some(a), _) => a,
+            (None, Some(c)) => shlex::split(&c).ok_or_else(|| CompDbError::Command {
+                file: path.to_path_buf(),
+                index,
+            })?,
+            (None, None) => Vec::new(),
+        };
+        let mut file = absolute(&dir, &e.file);
+        if !file.exists() {
+            // A database whose `file` disagrees with its command: the command's source wins.
+            let name = file.file_name().map(|n| n.to_os_string());
+            if let Some(w) = words.iter().skip(1).find(|w| {
+                !w.starts_with('-') && Path::new(w).file_name().map(|n| n.to_os_string()) == name
+            }) {
+                let alt = absolute(&dir, w);
+                if alt.exists() {
+                    file = alt;
+                }
+            }
+        }
+        out.push(UnitSpec {
+            args: clang_args(&words, &file, &dir, tools),
+            file,
+            program: e.program,
+        });
+    }
+    Ok(out)
+}
+
+/// Finds a `compile_commands.json` the way clangd does: in the folder, its `build/`, and the
+/// same up through the parents.
+pub fn find_near(start: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(start).ok()?;
+    let dir = if start.is_file() {
+        start.parent()?.to_path_buf()
+    } else {
+        start
+    };
+    for a in dir.ancestors() {
+        for c in [a.join("compile_commands.json"), a.join("build/compile_commands.json")] {
+            if c.is_file() {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+fn absolute(base: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
+    normalize(&joined)
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Flags taking a path as their value, as a separate word or joined.
+const PATH_FLAGS: &[&str] = &["-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros"];
+
+/// nvcc flags with a value that clang has no use for.
+const NVCC_VALUE_FLAGS: &[&str] = &[
+    "-ccbin",
+    "--compiler-bindir",
+    "-Xptxas",
+    "--ptxas-options",
+    "-Xlinker",
+    "--linker-options",
+    "-maxrregcount",
+    "--maxrregcount",
+    "-Xnvlink",
+    "-t",
+    "--threads",
+    "-Xcudafe",
+    "-gencode",
+    "--generate-code",
+    "-code",
+    "--gpu-code",
+];
+
+/// The flags of a compile command (compiler first) as libclang should parse `file`'s host side.
+pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) -> Vec<String> {
+    let compiler = words.first().map(String::as_str).unwrap_or("");
+    let nvcc = Path::new(compiler)
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("nvcc"));
+    let ext = file
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    let mut arch: Option<String> = None;
+    let mut lang: Option<String> = None;
+    let file_name = file.file_name().map(|f| f.to_string_lossy().into_owned());
+    let mut i = 1;
+    while i < words.len() {
+        let w = words[i].replace("${CUDA_PATH}", "$CUDA_PATH");
+        let next = words.get(i + 1).cloned();
+        i += 1;
+        // Outputs, dependency files and the source itself.
+        if matches!(w.as_str(), "-c" | "-S" | "-E" | "-M" | "-MM" | "-MD" | "-MMD" | "-MP") {
+            continue;
+        }
+        if matches!(w.as_str(), "-o" | "-MF" | "-MT" | "-MQ") {
+            i += 1;
+            continue;
+        }
+        if w.starts_with("-o") && w.len() > 2 && !w.starts_with("-ob") {
+            continue;
+        }
+        if !w.starts_with('-') {
+            let p = Path::new(&w);
+            if p == file || p.file_name().map(|f| f.to_string_lossy().into_owned()) == file_name {
+                continue;
+            }
+            if absolute(dir, &w) == *file {
+                continue;
+            }
+        }
+        if w.starts_with("--cuda-path") || w.starts_with("-Werror") || w == "-fcolor-diagnostics" {
+            continue;
+        }
+        // A C++ standard for a C file (a C++ program's flags given to its C sources).
+        if ext == "c" && w.starts_with("-std=") && w.contains("++") {
+            continue;
+        }
+        if w == "-x" {
+            lang = next.map(|l| if l == "cu" { "cuda".into() } else { l });
+            i += 1;
+            continue;
+        }
+        if let Some(a) = w.strip_prefix("--cuda-gpu-arch=") {
+            arch = Some(a.to_string());
+            continue;
+        }
+        if nvcc {
+            if let Some(a) = nvcc_arch(&w, next.as_deref()) {
+                if arch.is_none() {
+                    arch = Some(a);
+                }
+                if !w.contains('=') && (w == "-arch" || w == "--gpu-architecture" || w == "-gencode") {
+                    i += 1;
+                }
+                continue;
+            }
+            if NVCC_VALUE_FLAGS.contains(&w.as_str()) {
+                i += 1;
+                continue;
+            }
+            if w == "-Xcompiler" || w == "--compiler-options" {
+                if let Some(v) = next {
+                    for part in v.split(',') {
+                        if part.starts_with("-D") || part.starts_with("-I") || part.starts_with("-std") || part.starts_with("-f") {
+                            out.push(part.to_string());
+                        }
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            let keep = w.starts_with("-I")
+                || w.starts_with("-D")
+                || w.starts_with("-U")
+                || w.starts_with("-std")
+                || w.starts_with("-O")
+                || w.starts_with("-isystem")
+                || w.starts_with("-include");
+            if !keep {
+                continue;
+            }
+        }
+        if let Some(flag) = PATH_FLAGS.iter().find(|f| w == **f) {
+            if let Some(v) = next {
+                out.push(flag.to_string());
+                out.push(absolute(dir, &v).to_string_lossy().into_owned());
+                i += 1;
+            }
+            continue;
+        }
+        if let Some(flag) = PATH_FLAGS
+            .iter()
+            .find(|f| w.starts_with(**f) && w.len() > f.len() && **f == "-I")
+        {
+            out.push(format!(
+                "{flag}{}",
+                absolute(dir, &w[flag.len()..]).to_string_lossy()
+            ));
+            continue;
+        }
+        out.push(w);
+    }
+    let lang = lang.unwrap_or_else(|| {
+        match ext.as_str() {
+            "cu" | "cuh" => "cuda",
+            "c" => "c",
+            "cl" => "c",
+            _ => "c++",
+        }
+        .to_string()
+    });
+    let mut head: Vec<String> = vec!["-x".into(), lang.clone()];
+    if let Some(r) = &tools.resource_dir {
+        head.push("-resource-dir".into());
+        head.push(r.to_string_lossy().into_owned());
+    }
+    if lang == "cuda" {
+        head.push("--cuda-host-only".into());
+        head.push("-nocudalib".into());
+        head.push("-Wno-unknown-cuda-version".into());
+        head.push(format!("--cuda-gpu-arch={}", arch.unwrap_or_else(|| "sm_80".into())));
+        match &tools.cuda_path {
+            Some(p) => head.push(format!("--cuda-path={}", p.display())),
+            None => head.push("-nocudainc".into()),
+        }
+    } else if let Some(p) = &tools.cuda_path {
+        // Host files of a CUDA program include cuda_runtime.h without nvcc's paths.
+        head.push("-isystem".into());
+        head.push(p.join("include").to_string_lossy().into_owned());
+    }
+    head.push("-w".into());
+    let mut all = head;
+    all.extend(out.into_iter().map(|a| match &tools.cuda_path {
+        Some(p) => a.replace("$CUDA_PATH", &p.to_string_lossy()),
+        None => a,
+    }));
+    all
+}
+
+/// The `sm_XX` an nvcc architecture flag names.
+fn nvcc_arch(w: &str, next: Option<&str>) -> Option<String> {
+    let value = if let Some(v) = w.strip_prefix("-arch=").or_else(|| w.strip_prefix("--gpu-architecture=")) {
+        v.to_string()
+    } else if w == "-arch" || w == "--gpu-architecture" {
+        next?.to_string()
+    } else if let Some(v) = w.strip_prefix("-gencode=").or_else(|| w.strip_prefix("--generate-code=")) {
+        v.to_string()
+    } else if w == "-gencode" || w == "--generate-code" {
+        next?.to_string()
+    } else if w.starts_with("-arch") {
+        w.trim_start_matches("-arch").to_string()
+    } else {
+        return None;
+    };
+    let digits: String = value
+        .split(['_', ','])
+        .find_map(|p| p.chars().all(|c| c.is_ascii_digit()).then_some(p).filter(|p| !p.is_empty()))
+        .map(String::from)
+        .or_else(|| {
+            let at = value.find("sm_").or_else(|| value.find("compute_"))?;
+            let rest = &value[at..];
+            let rest = rest.split('_').nth(1)?;
+            Some(rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect())
+        })?;
+    Some(format!("sm_{digits}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        shlex::split(s).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_clang_cuda_command_keeps_its_flags_and_reads_the_host_side() {
+        let tools = Toolchain {
+            cuda_path: Some(PathBuf::from("/opt/cuda12")),
+            resource_dir: None,
+        };
+        let a = clang_args(
+            &words("clang++ -Isrc/x -O3 -DNDEBUG -std=gnu++14 --cuda-gpu-arch=sm_86 --cuda-path=$CUDA_PATH -x cuda -c src/x/main.cu"),
+            Path::new("/data/src/x/main.cu"),
+            Path::new("/data"),
+            &tools,
+        );
+        assert!(a.contains(&"-I/data/src/x".to_string()), "{a:?}");
+        assert!(a.contains(&"--cuda-host-only".to_string()));
+        assert!(a.contains(&"--cuda-gpu-arch=sm_86".to_string()));
+        assert!(a.contains(&"--cuda-path=/opt/cuda12".to_string()));
+        assert!(a.contains(&"-DNDEBUG".to_string()));
+        assert!(!a.iter().any(|x| x == "-c" || x.ends_with("main.cu")));
+    }
+
+    #[test]
+    fn an_nvcc_command_becomes_clangs() {
+        let tools = Toolchain::default();
+        let a = clang_args(
+            &words("nvcc -arch=sm_70 -O3 --use_fast_math -Xcompiler -fopenmp,-Wall -lineinfo -I../common -DN=4 -o k k.cu"),
+            Path::new("/p/k.cu"),
+            Path::new("/p"),
+            &tools,
+        );
+        assert!(a.contains(&"--cuda-gpu-arch=sm_70".to_string()), "{a:?}");
+        assert!(a.contains(&"-I/common".to_string()), "{a:?}");
+        assert!(a.contains(&"-DN=4".to_string()));
+        assert!(a.contains(&"-fopenmp".to_string()));
+        assert!(!a.iter().any(|x| x == "--use_fast_math" || x == "-lineinfo" || x == "k"));
+        assert_eq!(nvcc_arch("-gencode", Some("arch=compute_80,code=sm_80")).as_deref(), Some("sm_80"));
+    }
+}

@@ -1,0 +1,403 @@
+//! The interpreter's values: C's scalars, what a pointer points at, records and arrays by
+//! value, functions and closures, the handles of GPU APIs, and `Unknown` with its reason.
+
+use crate::ast::{DeclKey, Function, KernelRef, Ty};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Int(i128),
+    Float(f64),
+    Unknown(Rc<Unknown>),
+    Ptr(Ptr),
+    Record(Rc<RefCell<Record>>),
+    Array(Rc<RefCell<Buffer>>),
+    Func(Func),
+    Str(Rc<str>),
+    Handle(Rc<RefCell<Handle>>),
+    Void,
+}
+
+/// A value the program computes from what kerncast cannot know: why, and the name the user
+/// can give it a value by (`--param n=…`), once it has one.
+#[derive(Debug, PartialEq)]
+pub struct Unknown {
+    pub why: Rc<str>,
+    pub name: Option<Rc<str>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Ptr {
+    /// A variable.
+    Cell(Rc<RefCell<Value>>),
+    /// An element of an array or heap block.
+    Elem(Rc<RefCell<Buffer>>, i64),
+    /// A field of a record.
+    Field(Rc<RefCell<Record>>, Arc<str>),
+    Null,
+    /// Memory the host does not read (device memory, a file's bytes).
+    Opaque(&'static str),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Record {
+    pub ty: Arc<str>,
+    pub fields: BTreeMap<Arc<str>, Value>,
+}
+
+/// An array or heap block: dense while small, else the elements written, up to a cap.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    pub dense: Vec<Value>,
+    pub sparse: HashMap<i64, Value>,
+    /// Elements, where known.
+    pub len: Option<i64>,
+    /// What an element never written reads as.
+    pub fill: Value,
+}
+
+/// How many elements a buffer keeps dense.
+const DENSE_MAX: i64 = 1 << 12;
+/// How many written elements a large buffer keeps before it forgets them all.
+const SPARSE_MAX: usize = 1 << 14;
+
+impl Buffer {
+    pub fn new(len: Option<i64>, fill: Value) -> Buffer {
+        let dense = match len {
+            Some(n) if (0..=DENSE_MAX).contains(&n) => vec![fill.clone(); n as usize],
+            _ => Vec::new(),
+        };
+        Buffer {
+            dense,
+            sparse: HashMap::new(),
+            len,
+            fill,
+        }
+    }
+
+    pub fn from_values(v: Vec<Value>) -> Buffer {
+        let len = Some(v.len() as i64);
+        Buffer {
+            dense: v,
+            sparse: HashMap::new(),
+            len,
+            fill: Value::unknown("an element past the end of an array"),
+        }
+    }
+
+    fn is_dense(&self) -> bool {
+        matches!(self.len, Some(n) if n <= DENSE_MAX) || (!self.dense.is_empty() && self.sparse.is_empty())
+    }
+
+    pub fn get(&self, i: i64) -> Value {
+        if self.is_dense() {
+            return usize::try_from(i)
+                .ok()
+                .and_then(|i| self.dense.get(i).cloned())
+                .unwrap_or_else(|| Value::unknown("an element past the end of an array"));
+        }
+        self.sparse.get(&i).cloned().unwrap_or_else(|| self.fill.clone())
+    }
+
+    pub fn set(&mut self, i: i64, v: Value) {
+        if self.is_dense() {
+            if let Some(slot) = usize::try_from(i).ok().and_then(|i| self.dense.get_mut(i)) {
+                *slot = v;
+            }
+            return;
+        }
+        if self.sparse.len() >= SPARSE_MAX && !self.sparse.contains_key(&i) {
+            self.forget("more elements written than kerncast follows");
+            return;
+        }
+        self.sparse.insert(i, v);
+    }
+
+    /// Every element becomes unknown (the program wrote it from data kerncast does not have).
+    pub fn forget(&mut self, why: &str) {
+        let u = Value::unknown(why);
+        for v in &mut self.dense {
+            *v = u.clone();
+        }
+        self.sparse.clear();
+        self.fill = u;
+    }
+
+    pub fn push(&mut self, v: Value) {
+        // A container of unknown length stays so: which element the value becomes is
+        // unknown, and so is the length after it.
+        let Some(n) = self.len else {
+            return;
+        };
+        if self.is_dense() && n < DENSE_MAX {
+            self.dense.push(v);
+        } else {
+            self.set(n, v);
+        }
+        self.len = Some(n + 1);
+    }
+
+    /// The elements, where the buffer is small and known in length.
+    pub fn elements(&self) -> Option<Vec<Value>> {
+        let n = self.len?;
+        if self.is_dense() {
+            Some(self.dense.iter().take(n as usize).cloned().collect())
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Func {
+    /// A function the program declares (a kernel carries its symbol).
+    Decl {
+        key: DeclKey,
+        name: Arc<str>,
+        kernel: Option<KernelRef>,
+    },
+    /// A lambda with the frame it was made in.
+    Closure(Arc<Function>, Rc<super::Frame>),
+}
+
+/// Objects of the GPU APIs the host code passes around.
+#[derive(Clone, Debug)]
+pub enum Handle {
+    /// An OpenCL kernel (`clCreateKernel`) with the arguments set so far, by index.
+    ClKernel {
+        name: String,
+        args: BTreeMap<u32, Value>,
+    },
+    /// A kernel looked up by name (`cuModuleGetFunction`, NVRTC's lowered names).
+    NamedKernel(String),
+    /// A CUDA graph or its executable instance: the launches captured into it.
+    Graph(Vec<super::launches::Event>),
+    /// Something the interpreter only needs to tell apart (a stream, an event, a file).
+    Opaque(&'static str),
+    /// A PyTorch tensor a Python host passes to an extension ([`super::torch`]).
+    Tensor(super::torch::Tensor),
+    /// A `std::map`/`set` (and unordered kin): `{first, second}` entries by key
+    /// ([`super::containers`]).
+    Map {
+        entries: Vec<(super::containers::Key, Rc<RefCell<Record>>)>,
+        ordered: bool,
+    },
+    /// A string stream's text and read position; `None` text for a file stream.
+    Stream {
+        text: Option<String>,
+        pos: usize,
+        failed: bool,
+    },
+    /// A program the host compiles at run time (NVRTC's, OpenCL's), by its index among the
+    /// reading's ([`super::programs`]).
+    Program(usize),
+}
+
+impl Value {
+    pub fn unknown(why: &str) -> Value {
+        Value::Unknown(Rc::new(Unknown {
+            why: Rc::from(why),
+            name: None,
+        }))
+    }
+
+    pub fn as_int(&self) -> Option<i128> {
+        match self {
+            Value::Int(v) => Some(*v),
+            Value::Float(f) if f.is_finite() => Some(f.trunc() as i128),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(v) => Some(*v as f64),
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Value::Unknown(_))
+    }
+
+    /// Truth as C tests it; `None` when unknown.
+    pub fn truth(&self) -> Option<bool> {
+        match self {
+            Value::Int(v) => Some(*v != 0),
+            Value::Float(f) => Some(*f != 0.0),
+            Value::Ptr(Ptr::Null) => Some(false),
+            Value::Ptr(_) | Value::Str(_) | Value::Func(_) | Value::Handle(_) => Some(true),
+            Value::Array(_) => Some(true),
+            _ => None,
+        }
+    }
+
+    /// A copy with C's value semantics: records and arrays are copied, not shared.
+    pub fn copy(&self) -> Value {
+        match self {
+            Value::Record(r) => Value::Record(Rc::new(RefCell::new(r.borrow().deep_copy()))),
+            Value::Array(b) => Value::Array(Rc::new(RefCell::new(b.borrow().deep_copy()))),
+            v => v.clone(),
+        }
+    }
+
+    /// A short form of the reason, for another reason to refer to: the name where the value
+    /// has one, else the reason's first words (reasons must not nest without bound).
+    pub fn brief(&self) -> Option<String> {
+        match self {
+            Value::Unknown(u) => Some(match &u.name {
+                Some(n) => format!("`{n}`"),
+                None => {
+                    let w: String = u.why.chars().take(80).collect();
+                    if w.len() < u.why.len() {
+                        format!("{w}…")
+                    } else {
+                        w
+                    }
+                }
+            }),
+            _ => None,
+        }
+    }
+
+    /// The reason an unknown value carries (its name first, when it has one).
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            Value::Unknown(u) => Some(match &u.name {
+                Some(n) => format!("`{n}`: {}", u.why),
+                None => u.why.to_string(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Whether two values are the same for the purpose of merging paths and comparing
+    /// launches (records and arrays compare by content).
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (Value::Unknown(a), Value::Unknown(b)) => Rc::ptr_eq(a, b) || a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Record(a), Value::Record(b)) => {
+                Rc::ptr_eq(a, b) || {
+                    let (a, b) = (a.borrow(), b.borrow());
+                    a.fields.len() == b.fields.len()
+                        && a.fields
+                            .iter()
+                            .all(|(k, v)| b.fields.get(k).is_some_and(|w| v.same(w)))
+                }
+            }
+            (Value::Array(a), Value::Array(b)) => Rc::ptr_eq(a, b),
+            (Value::Ptr(a), Value::Ptr(b)) => match (a, b) {
+                (Ptr::Cell(x), Ptr::Cell(y)) => Rc::ptr_eq(x, y),
+                (Ptr::Elem(x, i), Ptr::Elem(y, j)) => Rc::ptr_eq(x, y) && i == j,
+                (Ptr::Null, Ptr::Null) => true,
+                (Ptr::Opaque(x), Ptr::Opaque(y)) => x == y,
+                _ => false,
+            },
+            (Value::Handle(a), Value::Handle(b)) => Rc::ptr_eq(a, b),
+            (Value::Void, Value::Void) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Record {
+    fn deep_copy(&self) -> Record {
+        Record {
+            ty: self.ty.clone(),
+            fields: self.fields.iter().map(|(k, v)| (k.clone(), v.copy())).collect(),
+        }
+    }
+}
+
+impl Buffer {
+    fn deep_copy(&self) -> Buffer {
+        Buffer {
+            dense: self.dense.iter().map(Value::copy).collect(),
+            sparse: self.sparse.iter().map(|(k, v)| (*k, v.copy())).collect(),
+            len: self.len,
+            fill: self.fill.clone(),
+        }
+    }
+}
+
+/// `v` converted to a C type, as an assignment or a cast does: integers wrap to their width,
+/// floats round to `float`, floats truncate to integers.
+pub fn convert(v: Value, ty: &Ty) -> Value {
+    match ty {
+        Ty::Bool => match v.truth() {
+            Some(b) => Value::Int(b as i128),
+            None => v,
+        },
+        Ty::Int { bits, signed } => match v {
+            Value::Int(i) => Value::Int(wrap(i, *bits, *signed)),
+            Value::Float(f) if f.is_finite() => Value::Int(wrap(f.trunc() as i128, *bits, *signed)),
+            Value::Float(_) => Value::unknown("a non-finite float converted to an integer"),
+            Value::Ptr(Ptr::Null) => Value::Int(0),
+            other => other,
+        },
+        Ty::Float { bits } => match v {
+            Value::Int(i) => Value::Float(round_float(i as f64, *bits)),
+            Value::Float(f) => Value::Float(round_float(f, *bits)),
+            other => other,
+        },
+        Ty::Pointer(_) => match v {
+            Value::Int(0) => Value::Ptr(Ptr::Null),
+            Value::Array(b) => Value::Ptr(Ptr::Elem(b, 0)),
+            other => other,
+        },
+        _ => v,
+    }
+}
+
+fn round_float(f: f64, bits: u8) -> f64 {
+    if bits == 32 {
+        f as f32 as f64
+    } else {
+        f
+    }
+}
+
+/// `i` wrapped to a `bits`-wide integer of the given signedness (two's complement).
+pub fn wrap(i: i128, bits: u8, signed: bool) -> i128 {
+    if bits >= 128 {
+        return i;
+    }
+    let m = 1i128 << bits;
+    let r = i.rem_euclid(m);
+    if signed && r >= m / 2 {
+        r - m
+    } else {
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_wrap_as_c_converts_them() {
+        assert_eq!(wrap(-1, 32, false), 4294967295);
+        assert_eq!(wrap(4294967296 + 5, 32, true), 5);
+        assert_eq!(wrap(2147483648, 32, true), -2147483648);
+        let f = convert(Value::Float(3.9), &Ty::Int { bits: 32, signed: true });
+        assert!(f.same(&Value::Int(3)));
+        let g = convert(Value::Float(-3.9), &Ty::Int { bits: 32, signed: true });
+        assert!(g.same(&Value::Int(-3)));
+    }
+
+    #[test]
+    fn large_buffers_keep_written_elements_only() {
+        let mut b = Buffer::new(Some(1 << 24), Value::unknown("uninitialised"));
+        b.set(5, Value::Int(7));
+        assert!(b.get(5).same(&Value::Int(7)));
+        assert!(b.get(6).is_unknown());
+    }
+}

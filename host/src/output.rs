@@ -1,0 +1,544 @@
+//! The host reading's result as callers and reports see it: distinct launches with numbers
+//! (or the reason a number is unknown), how often each runs, where it is, and the launch
+//! sites that were never reached.
+
+use crate::clang::lower::ProgramAst;
+use crate::interp::launches::{describe, Record};
+use crate::interp::value::Value;
+use crate::interp::Outcome;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The names of an OpenCL launch's work-group size, by dimension, where the host leaves it to
+/// the runtime (`clEnqueueNDRangeKernel(…, NULL, …)`, PyOpenCL's `None`): a value given for
+/// them (the kernel's `reqd_work_group_size`, or `--param local_size=64`) sizes the launch.
+pub const LOCAL_SIZE_NAMES: [&str; 3] = ["local_size", "local_size.y", "local_size.z"];
+
+/// A number of a launch, or why it is unknown.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+    /// A pointer, a record or another value that is not a number.
+    Other(String),
+    Unknown(String),
+}
+
+impl Serialize for Scalar {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Scalar::Int(i) => s.serialize_i64(*i),
+            Scalar::Float(f) => s.serialize_f64(*f),
+            Scalar::Other(o) => s.serialize_str(o),
+            Scalar::Unknown(_) => s.serialize_none(),
+        }
+    }
+}
+
+impl Scalar {
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Scalar::Int(i) => u64::try_from(*i).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn unknown_reason(&self) -> Option<&str> {
+        match self {
+            Scalar::Unknown(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The name of an unknown value, where the host code stored it under one (`n` of
+    /// "`n`: read from a file"): the name a value can be given by (`--param n=…`).
+    pub fn unknown_name(&self) -> Option<&str> {
+        let r = self.unknown_reason()?;
+        let (name, _) = r.strip_prefix('`')?.split_once("`: ")?;
+        (!name.is_empty()).then_some(name)
+    }
+
+    fn of(v: &Value) -> Scalar {
+        match v {
+            Value::Int(i) => i64::try_from(*i)
+                .map(Scalar::Int)
+                .unwrap_or_else(|_| Scalar::Unknown(format!("{i} does not fit 64 bits"))),
+            Value::Float(f) => Scalar::Float(*f),
+            Value::Unknown(_) => Scalar::Unknown(v.reason().unwrap_or_default()),
+            other => Scalar::Other(describe(other)),
+        }
+    }
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::Float(x) => write!(f, "{x}"),
+            Scalar::Other(o) => write!(f, "{o}"),
+            Scalar::Unknown(_) => write!(f, "?"),
+        }
+    }
+}
+
+/// One distinct launch of the program.
+#[derive(Clone, Debug, Serialize)]
+pub struct Launch {
+    /// The kernel as clang resolved it, demangled (`fp32::axpy(float*, int)`).
+    pub kernel: String,
+    /// Its name alone, as profilers list it (`axpy`).
+    pub name: String,
+    /// The device symbol (as in the PTX), or the name the host passes (OpenCL, the driver API).
+    pub symbol: String,
+    /// Whether `symbol` is a name the host passes (`clCreateKernel(p, "scale")`,
+    /// `cuModuleGetFunction`, CuPy's `get_function`), not a declaration clang resolved.
+    pub by_name: bool,
+    pub grid: [Scalar; 3],
+    pub block: [Scalar; 3],
+    pub shared_bytes: Scalar,
+    /// Argument values by the kernel's parameter names.
+    pub args: BTreeMap<String, Scalar>,
+    /// The names of `args` in the order of the kernel's parameters (the names are those of
+    /// the declaration the host code sees, which may differ from the definition's).
+    #[serde(skip)]
+    pub arg_order: Vec<String>,
+    /// The fields of arguments passed by value as structs, by path (`p.n`, `p.inner.x`; a
+    /// PyTorch packed accessor's as ATen names them, `x.sizes[0]`, `x.strides[1]`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, Scalar>,
+    /// How many times the program makes this launch.
+    pub count: u64,
+    /// Why `count` is a lower bound, where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count_note: Option<String>,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// `<<<>>>`, `cudaLaunchKernel`, `cuLaunchKernel`, `clEnqueueNDRangeKernel`, …
+    pub api: String,
+    /// Conditions kerncast could not decide that the launch runs under.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<String>,
+    /// The calls that reach it, outermost first (`run_all (main.cu:40)`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
+    /// The same calls with the file and line of each, outermost first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<CallSite>,
+    /// The launch's place among its kernel's launches in program order (1 = first), where it
+    /// is among the first few.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub order: Vec<usize>,
+}
+
+impl Launch {
+    /// What of this launch is unknown, and why: `grid.x`, `block`, an argument's name.
+    pub fn unknowns(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (what, dims) in [("grid", &self.grid), ("block", &self.block)] {
+            for (axis, s) in ["x", "y", "z"].iter().zip(dims.iter()) {
+                if let Some(r) = s.unknown_reason() {
+                    out.push((format!("{what}.{axis}"), r.to_string()));
+                }
+            }
+        }
+        if let Some(r) = self.shared_bytes.unknown_reason() {
+            out.push(("shared memory".into(), r.to_string()));
+        }
+        for (n, v) in &self.args {
+            if let Some(r) = v.unknown_reason() {
+                out.push((n.clone(), r.to_string()));
+            }
+        }
+        out
+    }
+
+    pub fn dims_known(&self) -> Option<([u64; 3], [u64; 3])> {
+        let g = [self.grid[0].as_u64()?, self.grid[1].as_u64()?, self.grid[2].as_u64()?];
+        let b = [self.block[0].as_u64()?, self.block[1].as_u64()?, self.block[2].as_u64()?];
+        Some((g, b))
+    }
+}
+
+/// A call on the way to a launch: the function called, and where the call is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallSite {
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+}
+
+/// A launch written in the code that the program never made when run as read.
+#[derive(Clone, Debug, Serialize)]
+pub struct Unreached {
+    pub kernel: Option<String>,
+    /// The kernel's device symbol, where clang resolved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    pub file: String,
+    pub line: u32,
+    pub api: String,
+    pub function: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HostReading {
+    pub launches: Vec<Launch>,
+    pub unreached: Vec<Unreached>,
+    /// Names the launches depend on that kerncast could not know, with why; each can be given
+    /// a value (`--param NAME=…`).
+    pub assumptions: BTreeMap<String, String>,
+    /// The given values (`Options::params`) the program read: the others name nothing it
+    /// leaves unknown.
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub params_used: BTreeSet<String>,
+    /// The compiler's errors (a missing header, a syntax error).
+    pub diagnostics: Vec<String>,
+    pub notes: Vec<String>,
+    /// Steps the interpreter spent (deterministic; the budget is in the same unit).
+    pub steps: u64,
+    /// Kernel programs the host carries or reads and compiles at run time (a Python script's
+    /// CuPy, PyCUDA, PyOpenCL or `load_inline` sources), for the caller to lower.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub embedded: Vec<EmbeddedSource>,
+}
+
+/// A kernel program a host compiles at run time from a string it holds: what it is, where its
+/// text comes from, and what the host asks of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmbeddedSource {
+    /// The call that compiles it: `cupy.RawKernel`, `cupy.RawModule`,
+    /// `pycuda.compiler.SourceModule`, `pyopencl.Program`,
+    /// `torch.utils.cpp_extension.load_inline`.
+    pub api: String,
+    /// `cuda`, `opencl` or `c++`.
+    pub language: String,
+    /// The program's text, where kerncast knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Why the text is unknown, where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
+    pub origin: SourceOrigin,
+    /// The kernels the host asks for by name (`get_function("scale")`, `prg.vadd`).
+    pub kernels: Vec<String>,
+    /// Compiler options the host passes (`options=("-DREPS=3",)`, `build(options=[…])`).
+    pub options: Vec<String>,
+    /// Template instances to compile (CuPy's `name_expressions`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub name_expressions: Vec<String>,
+    /// PyCUDA's `SourceModule` wraps the text in `extern "C" { … }` (unless
+    /// `no_extern_c=True`), so its kernels keep their source names.
+    pub extern_c: bool,
+    /// Headers the host gives the compiler as strings (NVRTC's `headers` and
+    /// `includeNames`), by the name the program includes them by.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+    /// The program's name where the host gives one (NVRTC's `name`, by convention the file
+    /// it was read from).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Where the host compiles it.
+    pub file: String,
+    pub line: u32,
+}
+
+/// Where an embedded program's text comes from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceOrigin {
+    /// A string literal of the host: the file, and the line and column of its first character
+    /// of text (so line `k` of the program is line `line + k - 1` of the file).
+    Literal { file: String, line: u32, col: u32 },
+    /// A file the host reads (`open(path).read()`).
+    File { path: String },
+    /// String literals of the host joined (C's adjacent literals, a `\`-continued one, a raw
+    /// string): the file, and the line of each line of the program.
+    Lines { file: String, lines: Vec<u32> },
+    /// Text the host computes (joined, formatted): no place in a file.
+    Computed,
+}
+
+pub(crate) fn diagnostic(d: &crate::clang::Diagnostic) -> String {
+    let mut msg = format!("{}:{}:{}: error: {}", d.file, d.line, d.col, d.message);
+    if let Some(h) = d.message.strip_prefix('\'').and_then(|m| m.split('\'').next()) {
+        if d.message.ends_with("file not found") {
+            msg.push_str(&format!(" ({})", header_hint(h)));
+        }
+    }
+    msg
+}
+
+/// Where a missing header comes from.
+fn header_hint(h: &str) -> String {
+    let from = match h {
+        h if h.starts_with("cublas") => Some("the CUDA 12 cuBLAS headers (nvidia-cublas-cu12, installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cusparse") => Some("nvidia-cusparse-cu12 (installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cufft") => Some("nvidia-cufft-cu12 (installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("curand") => Some("nvidia-curand-cu12 (installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cub/") || h.starts_with("thrust/") => Some("CCCL (nvidia-cuda-cccl-cu12, installed by `cargo xtask bootstrap`)"),
+        h if h.starts_with("cuda") || h.starts_with("cooperative_groups") => Some("the CUDA 12 runtime headers (`cargo xtask bootstrap`)"),
+        "mpi.h" => Some("an MPI implementation (e.g. Debian's libopenmpi-dev)"),
+        "omp.h" => Some("OpenMP (e.g. Debian's libomp-19-dev)"),
+        _ => None,
+    };
+    match from {
+        Some(f) => format!("provided by {f}"),
+        None => "add the folder that has it with -I, or --compile-commands".to_string(),
+    }
+}
+
+/// The readings of the programs one read holds (files that each define `main`) as one: their
+/// launches, and the sites that none of them reached.
+pub(crate) fn merge(mut readings: Vec<HostReading>) -> HostReading {
+    if readings.len() <= 1 {
+        return readings.pop().unwrap_or_default();
+    }
+    let mut out = HostReading::default();
+    // a site one program never reaches and another does is reached
+    let launched = |u: &Unreached| {
+        readings
+            .iter()
+            .any(|r| r.launches.iter().any(|l| (&l.file, l.line) == (&u.file, u.line)))
+    };
+    for u in readings.iter().flat_map(|r| &r.unreached) {
+        let listed = out
+            .unreached
+            .iter()
+            .any(|o| (&o.file, o.line, &o.symbol) == (&u.file, u.line, &u.symbol));
+        if !listed && !launched(u) {
+            out.unreached.push(u.clone());
+        }
+    }
+    for r in readings {
+        out.launches.extend(r.launches);
+        for (k, v) in r.assumptions {
+            out.assumptions.entry(k).or_insert(v);
+        }
+        out.params_used.extend(r.params_used);
+        for d in r.diagnostics {
+            if !out.diagnostics.contains(&d) {
+                out.diagnostics.push(d);
+            }
+        }
+        for n in r.notes {
+            if !out.notes.contains(&n) {
+                out.notes.push(n);
+            }
+        }
+        out.steps += r.steps;
+        out.embedded.extend(r.embedded);
+    }
+    out
+}
+
+pub(crate) fn build(
+    ast: &ProgramAst,
+    outcome: Outcome,
+    diagnostics: Vec<String>,
+    args_given: bool,
+) -> HostReading {
+    let rec = &outcome.recorder;
+    let mut order: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for ids in rec.trace.values() {
+        for (pos, id) in ids.iter().enumerate() {
+            order.entry(*id).or_default().push(pos + 1);
+        }
+    }
+    let mut launches: Vec<Launch> = rec
+        .records
+        .iter()
+        .enumerate()
+        .map(|(id, r)| launch(ast, r, order.get(&id).cloned().unwrap_or_default()))
+        .collect();
+    // a reading that stopped before the program ended counted each launch so far only
+    if let Some(h) = &outcome.halted {
+        for l in launches.iter_mut().filter(|l| l.count_note.is_none()) {
+            l.count_note = Some(format!("the reading stopped before the program ended ({h})"));
+        }
+    }
+    // a site is reached for the kernel it launched: a dispatch's other instances, written at
+    // the same place, are not
+    let reached: BTreeSet<(String, u32, u32, Option<String>)> = rec
+        .records
+        .iter()
+        .map(|r| {
+            let s = &r.event.site;
+            (s.file.to_string(), s.line, s.col, Some(r.event.kernel.clone()))
+        })
+        .collect();
+    let reached_site = |s: &crate::clang::lower::StaticSite| {
+        let at = (s.span.file.to_string(), s.span.line, s.span.col);
+        match &s.kernel {
+            Some(k) => reached.contains(&(at.0, at.1, at.2, Some(k.clone()))),
+            None => reached.iter().any(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2)),
+        }
+    };
+    // the kernel another instance launched at the same place is, where one did
+    let other_instance = |s: &crate::clang::lower::StaticSite| {
+        let at = (s.span.file.to_string(), s.span.line, s.span.col);
+        reached
+            .iter()
+            .find(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2) && r.3 != s.kernel)
+            .and_then(|r| r.3.as_ref())
+            .map(|k| {
+                ast.kernels.get(k).map_or(k.clone(), |d| {
+                    let head = d.signature.split('(').next().unwrap_or(&d.signature);
+                    head.trim_start_matches("void ").to_string()
+                })
+            })
+    };
+    let mut seen = BTreeSet::new();
+    let unreached = ast
+        .sites
+        .iter()
+        .filter(|s| !reached_site(s))
+        .filter(|s| seen.insert((s.span.file.to_string(), s.span.line, s.span.col, s.kernel.clone())))
+        .map(|s| Unreached {
+            kernel: s.kernel.as_ref().map(|k| {
+                ast.kernels
+                    .get(k)
+                    .map(|d| d.signature.clone())
+                    .unwrap_or_else(|| k.clone())
+            }),
+            symbol: s.kernel.clone(),
+            file: s.span.file.to_string(),
+            line: s.span.line,
+            api: s.api.to_string(),
+            function: s.function.to_string(),
+            reason: match (&outcome.halted, other_instance(s)) {
+                (Some(h), _) => format!("not reached before {h}"),
+                // Destructors run when objects go out of scope, which the interpreter does
+                // not follow: the launch may well run.
+                (None, _) if s.function.contains("::~") => {
+                    "in a destructor, which kerncast does not run".into()
+                }
+                (None, _) if s.kernel.is_none() && s.api.as_ref() == "<<<>>>" => {
+                    "clang does not resolve which kernel it launches".into()
+                }
+                (None, Some(other)) => format!(
+                    "never made: the program launches another instance here, `{other}` (an \
+                     `AT_DISPATCH` or a template picks it by the values the program has)"
+                ),
+                (None, None) => format!(
+                    "never reached when the program runs{}",
+                    if args_given { " with these arguments" } else { " without arguments" }
+                ),
+            },
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if !args_given {
+        notes.push("the program is read as run without arguments (give them with --args \"…\")".into());
+    }
+    if let Some(h) = &outcome.halted {
+        notes.push(h.clone());
+    }
+    if let Some(x) = &outcome.exited_at {
+        notes.push(x.clone());
+    }
+    notes.extend(outcome.notes.iter().cloned());
+    // Keep only the assumptions the launches depend on.
+    HostReading {
+        launches,
+        unreached,
+        assumptions: outcome.assumptions,
+        params_used: outcome.used,
+        diagnostics,
+        notes,
+        steps: outcome.steps,
+        embedded: Vec::new(),
+    }
+}
+
+/// The numeric fields of a by-value struct argument `v` named `prefix`, by path.
+fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
+    let Value::Record(r) = v else {
+        return Vec::new();
+    };
+    let r = r.borrow();
+    let accessor = r.ty.contains("PackedTensorAccessor");
+    let mut out = Vec::new();
+    for (k, f) in &r.fields {
+        // ATen's accessor holds `sizes_[N]` and `strides_[N]`, which the host reading keeps as
+        // `size0`, `stride0`, …
+        let member = match (accessor, k.strip_prefix("size"), k.strip_prefix("stride")) {
+            (true, Some(i), _) if i.parse::<usize>().is_ok() => format!("sizes[{i}]"),
+            (true, _, Some(i)) if i.parse::<usize>().is_ok() => format!("strides[{i}]"),
+            _ => k.to_string(),
+        };
+        let path = format!("{prefix}.{member}");
+        match f {
+            Value::Record(_) => out.extend(fields_of(&path, f)),
+            Value::Int(_) | Value::Float(_) | Value::Unknown(_) => out.push((path, Scalar::of(f))),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
+    let e = &r.event;
+    let (kernel, name) = match ast.kernels.get(&e.kernel) {
+        Some(k) => (k.signature.clone(), k.name.clone()),
+        None => (e.kernel.clone(), e.kernel.clone()),
+    };
+    let dim = |v: &[Value; 3]| [Scalar::of(&v[0]), Scalar::of(&v[1]), Scalar::of(&v[2])];
+    Launch {
+        kernel,
+        name,
+        symbol: e.kernel.clone(),
+        by_name: e.by_name,
+        grid: dim(&e.grid),
+        block: dim(&e.block),
+        shared_bytes: Scalar::of(&e.shared_bytes),
+        args: e
+            .args
+            .iter()
+            .map(|(n, v)| (n.to_string(), Scalar::of(v)))
+            .collect(),
+        arg_order: e.args.iter().map(|(n, _)| n.to_string()).collect(),
+        fields: e.args.iter().flat_map(|(n, v)| fields_of(n, v)).collect(),
+        count: r.count,
+        count_note: r.partial.as_ref().map(|p| p.to_string()),
+        file: e.site.file.to_string(),
+        line: e.site.line,
+        col: e.site.col,
+        api: e.api.to_string(),
+        conditions: e.guards.iter().map(|g| g.to_string()).collect(),
+        via: e
+            .stack
+            .iter()
+            .skip(1)
+            .map(|(f, at)| format!("{f} (line {})", at.line))
+            .collect(),
+        calls: e
+            .stack
+            .iter()
+            .skip(1)
+            .map(|(f, at)| CallSite {
+                function: f.to_string(),
+                file: at.file.to_string(),
+                line: at.line,
+            })
+            .collect(),
+        order,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scalar;
+
+    #[test]
+    fn an_unknown_value_is_named_where_the_host_stored_it_under_a_name() {
+        let named = Scalar::Unknown("`n`: read from a file".into());
+        assert_eq!(named.unknown_name(), Some("n"));
+        let field = Scalar::Unknown("`x.sizes[0]`: a tensor's size".into());
+        assert_eq!(field.unknown_name(), Some("x.sizes[0]"));
+        let unnamed = Scalar::Unknown("written by `cudaFoo`".into());
+        assert_eq!(unnamed.unknown_name(), None);
+        assert_eq!(Scalar::Int(3).unknown_name(), None);
+    }
+}

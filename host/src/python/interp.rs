@@ -1,0 +1,2121 @@
+//! The abstract interpreter over a Python host's AST, with the C interpreter's design: values
+//! are computed as Python computes them (unbounded integers, `//` and `%` rounding toward
+//! negative infinity, `/` giving floats), names live in Python's scopes (module, function,
+//! closures, `global` and `nonlocal`), the script's own functions and classes run with their
+//! arguments, `for` over a known sequence runs once per element, `if` on a known value takes
+//! one branch and on an unknown one runs both from the same state (what they leave different
+//! is unknown after, and launches inside carry the condition). A loop is followed within the
+//! work budget ([`crate::Budget`]); one whose iterations launch the same and whose body does
+//! not read its variable has its remaining iterations counted, not run.
+
+use super::value::*;
+use super::Script;
+use crate::ast::Span;
+use crate::interp::launches::Recorder;
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive, Zero};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Iterations a loop runs, each launching the same, before its remaining ones are counted.
+const STEADY_SAMPLE: u64 = 64;
+
+/// A scope of names: a module's globals, or one call of a function (whose parent is the
+/// scope the function was defined in).
+#[derive(Debug, Default)]
+pub struct Scope<'a> {
+    pub vars: RefCell<HashMap<Rc<str>, Val<'a>>>,
+    pub parent: Option<Rc<Scope<'a>>>,
+    /// Names declared `global` or `nonlocal` in this function.
+    pub globals: RefCell<BTreeSet<Rc<str>>>,
+    pub nonlocals: RefCell<BTreeSet<Rc<str>>>,
+}
+
+impl<'a> Scope<'a> {
+    fn lookup(&self, name: &str) -> Option<Val<'a>> {
+        if let Some(v) = self.vars.borrow().get(name) {
+            return Some(v.clone());
+        }
+        self.parent.as_ref().and_then(|p| p.lookup(name))
+    }
+
+    fn module(self: &Rc<Self>) -> Rc<Scope<'a>> {
+        let mut s = self.clone();
+        while let Some(p) = s.parent.clone() {
+            s = p;
+        }
+        s
+    }
+
+    /// The enclosing function scope that holds `name` (for `nonlocal`).
+    fn holder(self: &Rc<Self>, name: &str) -> Option<Rc<Scope<'a>>> {
+        let mut s = self.parent.clone();
+        while let Some(p) = s {
+            if p.parent.is_some() && p.vars.borrow().contains_key(name) {
+                return Some(p);
+            }
+            s = p.parent.clone();
+        }
+        None
+    }
+}
+
+/// Why interpretation of a path stopped.
+#[derive(Debug)]
+pub enum Halt {
+    /// `sys.exit()`, `exit()`, an exception the script raises (`raise`), or one Python would
+    /// raise (the reason).
+    Exit(String),
+    /// A work budget ran out: which, and where.
+    Budget(String),
+}
+
+pub enum Flow<'a> {
+    Normal,
+    Break,
+    Continue,
+    Return(Val<'a>),
+}
+
+pub type Exec<T> = Result<T, Halt>;
+
+/// A call's arguments: positional, then keywords.
+#[derive(Default, Clone)]
+pub struct Args<'a> {
+    pub pos: Vec<Val<'a>>,
+    pub kw: Vec<(Rc<str>, Val<'a>)>,
+}
+
+impl<'a> Args<'a> {
+    pub fn get(&self, i: usize, name: &str) -> Option<Val<'a>> {
+        self.kw
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| self.pos.get(i).cloned())
+    }
+
+    pub fn kw(&self, name: &str) -> Option<Val<'a>> {
+        self.kw
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| v.clone())
+    }
+}
+
+pub struct Interp<'a> {
+    pub scripts: &'a [Script],
+    /// Each module's globals, once it has run (or while it runs).
+    pub modules: Vec<Option<Rc<Scope<'a>>>>,
+    pub opts: &'a crate::Options,
+    /// `sys.argv` of the script being run, and the list the script sees it as.
+    pub argv: Vec<String>,
+    pub argv_list: Option<Rc<RefCell<Vec<Val<'a>>>>>,
+    /// Whether the command line was given.
+    pub args_given: bool,
+    pub steps: u64,
+    pub recorder: Recorder,
+    pub guards: Vec<Rc<str>>,
+    pub stack: Vec<(Arc<str>, Span)>,
+    pub assumptions: BTreeMap<String, String>,
+    /// The given values (`Options::params`) the script read.
+    pub used: std::collections::BTreeSet<String>,
+    pub embedded: Vec<crate::output::EmbeddedSource>,
+    pub notes: Vec<String>,
+    pub diagnostics: Vec<String>,
+    /// Where string literals long enough to be programs come from, by the address of their
+    /// text (the `Rc` is kept so the address stays theirs).
+    pub origins: HashMap<usize, (Rc<str>, Origin)>,
+    /// The extensions a `setup.py` builds, by the name Python imports them as.
+    pub setup_extensions: BTreeMap<String, (Vec<Rc<str>>, std::path::PathBuf)>,
+    pub extensions: super::extension::Builder,
+    /// Above zero while both sides of an undecided condition run.
+    pub uncertain: usize,
+    /// The module being run (for spans).
+    pub module: usize,
+    scope: Vec<Rc<Scope<'a>>>,
+}
+
+/// A class of the script: its name and its attributes (methods, class variables).
+#[derive(Debug)]
+pub struct ClassDef<'a> {
+    pub name: Rc<str>,
+    pub attrs: RefCell<BTreeMap<Rc<str>, Val<'a>>>,
+}
+
+fn op_name(op: ast::Operator) -> &'static str {
+    use ast::Operator::*;
+    match op {
+        Add => "+",
+        Sub => "-",
+        Mult => "*",
+        MatMult => "@",
+        Div => "/",
+        Mod => "%",
+        Pow => "**",
+        LShift => "<<",
+        RShift => ">>",
+        BitOr => "|",
+        BitXor => "^",
+        BitAnd => "&",
+        FloorDiv => "//",
+    }
+}
+
+impl<'a> Interp<'a> {
+    pub fn new(
+        scripts: &'a [Script],
+        opts: &'a crate::Options,
+        args: Option<Vec<String>>,
+    ) -> Interp<'a> {
+        Interp {
+            scripts,
+            modules: vec![None; scripts.len()],
+            opts,
+            argv: Vec::new(),
+            argv_list: None,
+            args_given: args.is_some(),
+            steps: 0,
+            recorder: Recorder::default(),
+            guards: Vec::new(),
+            stack: Vec::new(),
+            assumptions: BTreeMap::new(),
+            used: Default::default(),
+            embedded: Vec::new(),
+            notes: Vec::new(),
+            diagnostics: Vec::new(),
+            origins: HashMap::new(),
+            setup_extensions: BTreeMap::new(),
+            extensions: super::extension::Builder::default(),
+            uncertain: 0,
+            module: 0,
+            scope: Vec::new(),
+        }
+    }
+
+    // ---- places and names ----
+
+    pub fn span_at(&self, offset: ruff_text_size::TextSize) -> Span {
+        let s = &self.scripts[self.module];
+        let (line, col) = s.line_col(offset.to_usize());
+        Span {
+            file: s.display.clone(),
+            line,
+            col,
+        }
+    }
+
+    pub fn span(&self, node: &impl Ranged) -> Span {
+        self.span_at(node.start())
+    }
+
+    pub fn step(&mut self, node: &impl Ranged) -> Exec<()> {
+        self.steps += 1;
+        if self.steps > self.opts.budget.steps {
+            let at = self.span(node);
+            return Err(Halt::Budget(format!(
+                "host reading stopped at {at} after {} steps (budget: --host-steps)",
+                self.opts.budget.steps
+            )));
+        }
+        Ok(())
+    }
+
+    fn scope(&self) -> Rc<Scope<'a>> {
+        self.scope.last().cloned().unwrap_or_default()
+    }
+
+    pub fn lookup(&mut self, name: &str) -> Val<'a> {
+        if let Some(v) = self.scope().lookup(name) {
+            return v;
+        }
+        super::builtins::builtin(self, name)
+            .unwrap_or_else(|| Val::unknown(&format!("`{name}` is not defined where it is read")))
+    }
+
+    /// The scope an assignment to `name` writes.
+    fn write_scope(&self, name: &str) -> Rc<Scope<'a>> {
+        let s = self.scope();
+        if s.globals.borrow().contains(name) {
+            return s.module();
+        }
+        if s.nonlocals.borrow().contains(name) {
+            if let Some(h) = s.holder(name) {
+                return h;
+            }
+        }
+        s
+    }
+
+    pub fn assign_name(&mut self, name: &str, v: Val<'a>) {
+        let v = self.named(v, name);
+        self.write_scope(name)
+            .vars
+            .borrow_mut()
+            .insert(Rc::from(name), v);
+    }
+
+    /// An unknown value stored under a name takes that name, so the user can give it a value
+    /// (`--param n=…`) and the reports say which name a launch depends on.
+    pub fn named(&mut self, v: Val<'a>, name: &str) -> Val<'a> {
+        match &v {
+            Val::Unknown(u) if u.name.is_none() && !name.is_empty() && name != "_" => {
+                let why = u.why.to_string();
+                self.assumption(name, &why)
+            }
+            _ => v,
+        }
+    }
+
+    /// An unknown value named `name`, or the value the user gave that name.
+    pub fn assumption(&mut self, name: &str, why: &str) -> Val<'a> {
+        if let Some(v) = self.opts.params.get(name) {
+            self.used.insert(name.to_string());
+            return if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                Val::int(*v as i64)
+            } else {
+                Val::Float(*v)
+            };
+        }
+        Val::named_unknown(name, why)
+    }
+
+    // ---- modules ----
+
+    /// Runs module `i` as `__name__` (`"__main__"` for the script run).
+    pub fn run_module(&mut self, i: usize, name: &str) -> Exec<Rc<Scope<'a>>> {
+        if let Some(s) = &self.modules[i] {
+            return Ok(s.clone());
+        }
+        let globals = Rc::new(Scope::default());
+        {
+            let script = &self.scripts[i];
+            let mut vars = globals.vars.borrow_mut();
+            vars.insert(Rc::from("__name__"), Val::str(name));
+            vars.insert(
+                Rc::from("__file__"),
+                Val::str(&script.path.to_string_lossy()),
+            );
+        }
+        self.modules[i] = Some(globals.clone());
+        let saved_module = std::mem::replace(&mut self.module, i);
+        let saved_scope = std::mem::replace(&mut self.scope, vec![globals.clone()]);
+        let file = self.scripts[i].display.clone();
+        self.stack.push((
+            Arc::from("<module>"),
+            Span {
+                file,
+                line: 1,
+                col: 1,
+            },
+        ));
+        let body: &'a [Stmt] = &self.scripts[i].module.body;
+        let r = self.block(body);
+        self.stack.pop();
+        self.scope = saved_scope;
+        self.module = saved_module;
+        match r {
+            Ok(_) => Ok(globals),
+            Err(Halt::Exit(why)) => {
+                if !why.is_empty() {
+                    self.notes.push(why);
+                }
+                Ok(globals)
+            }
+            Err(b) => Err(b),
+        }
+    }
+
+    // ---- statements ----
+
+    pub fn block(&mut self, body: &'a [Stmt]) -> Exec<Flow<'a>> {
+        for s in body {
+            match self.stmt(s)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn stmt(&mut self, s: &'a Stmt) -> Exec<Flow<'a>> {
+        self.step(s)?;
+        match s {
+            Stmt::Expr(e) => {
+                self.eval(&e.value)?;
+            }
+            Stmt::Assign(a) => {
+                let v = self.eval(&a.value)?;
+                for t in &a.targets {
+                    self.assign(t, v.clone())?;
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Some(value) = &a.value {
+                    let v = self.eval(value)?;
+                    self.assign(&a.target, v)?;
+                }
+            }
+            Stmt::AugAssign(a) => {
+                let cur = self.eval(&a.target)?;
+                let r = self.eval(&a.value)?;
+                let v = self.binop(a.op, &cur, &r, true);
+                self.assign(&a.target, v)?;
+            }
+            Stmt::If(i) => return self.if_stmt(i),
+            Stmt::For(f) => return self.for_stmt(f),
+            Stmt::While(w) => return self.while_stmt(w),
+            Stmt::FunctionDef(f) => {
+                let v = self.make_function(f)?;
+                let v = self.decorate(&f.decorator_list, v)?;
+                self.assign_name(f.name.as_str(), v);
+            }
+            Stmt::ClassDef(c) => self.class_def(c)?,
+            Stmt::Return(r) => {
+                let v = match &r.value {
+                    Some(e) => self.eval(e)?,
+                    None => Val::None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            Stmt::Pass(_) => {}
+            Stmt::Break(_) => return Ok(Flow::Break),
+            Stmt::Continue(_) => return Ok(Flow::Continue),
+            Stmt::Import(i) => {
+                for alias in &i.names {
+                    let full = alias.name.as_str();
+                    match &alias.asname {
+                        Some(a) => {
+                            let v = self.import(full, s)?;
+                            self.assign_name(a.as_str(), v);
+                        }
+                        None => {
+                            // `import a.b.c` binds `a`.
+                            let top = full.split('.').next().unwrap_or(full);
+                            let v = self.import(top, s)?;
+                            if full.contains('.') {
+                                // run the submodule too (a local package's), keeping `a`
+                                let _ = self.import(full, s)?;
+                            }
+                            self.assign_name(top, v);
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                let module = i.module.as_ref().map(|m| m.as_str()).unwrap_or("");
+                for alias in &i.names {
+                    let name = alias.name.as_str();
+                    if name == "*" {
+                        if let Val::Obj(o) = self.import(module, s)? {
+                            if let Obj::PyModule(m) = &*o {
+                                if let Some(g) = self.modules[*m].clone() {
+                                    let vars: Vec<(Rc<str>, Val<'a>)> = g
+                                        .vars
+                                        .borrow()
+                                        .iter()
+                                        .filter(|(k, _)| !k.starts_with('_'))
+                                        .map(|(k, v)| (k.clone(), v.clone()))
+                                        .collect();
+                                    for (k, v) in vars {
+                                        self.assign_name(&k, v);
+                                    }
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                    let full = if module.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{module}.{name}")
+                    };
+                    let v = match self.import(module, s)? {
+                        Val::Obj(o) if matches!(&*o, Obj::PyModule(_)) => {
+                            let m = Val::Obj(o);
+                            match self.getattr(&m, name, s)? {
+                                Val::Unknown(_) => self.import(&full, s)?,
+                                v => v,
+                            }
+                        }
+                        _ => self.import(&full, s)?,
+                    };
+                    let bind = alias.asname.as_ref().map(|a| a.as_str()).unwrap_or(name);
+                    self.assign_name(bind, v);
+                }
+            }
+            Stmt::Global(g) => {
+                let sc = self.scope();
+                for n in &g.names {
+                    sc.globals.borrow_mut().insert(Rc::from(n.as_str()));
+                }
+            }
+            Stmt::Nonlocal(g) => {
+                let sc = self.scope();
+                for n in &g.names {
+                    sc.nonlocals.borrow_mut().insert(Rc::from(n.as_str()));
+                }
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    let v = self.eval(&item.context_expr)?;
+                    if let Some(t) = &item.optional_vars {
+                        let entered = super::builtins::enter(self, v);
+                        self.assign(t, entered)?;
+                    }
+                }
+                return self.block(&w.body);
+            }
+            Stmt::Try(t) => {
+                let r = self.block(&t.body);
+                let flow = match r {
+                    Err(Halt::Exit(why))
+                        if !t.handlers.is_empty() && !why.starts_with("sys.exit") =>
+                    {
+                        // The first handler runs (kerncast does not match exception types).
+                        match &t.handlers[0] {
+                            ast::ExceptHandler::ExceptHandler(h) => {
+                                if let Some(n) = &h.name {
+                                    self.assign_name(n.as_str(), Val::unknown("an exception"));
+                                }
+                                self.block(&h.body)
+                            }
+                        }
+                    }
+                    Ok(Flow::Normal) => self.block(&t.orelse),
+                    other => other,
+                };
+                let fin = self.block(&t.finalbody)?;
+                let flow = flow?;
+                return Ok(match fin {
+                    Flow::Normal => flow,
+                    other => other,
+                });
+            }
+            Stmt::Raise(r) => {
+                let what = match &r.exc {
+                    Some(e) => {
+                        let at = self.span(&**e);
+                        format!("the script raises an exception at line {}", at.line)
+                    }
+                    None => "the script re-raises an exception".into(),
+                };
+                return self.exit(what);
+            }
+            Stmt::Assert(a) => {
+                let v = self.eval(&a.test)?;
+                if v.truth() == Some(false) {
+                    let at = self.span(a);
+                    return self.exit(format!("an assertion fails at line {}", at.line));
+                }
+            }
+            Stmt::Delete(d) => {
+                for t in &d.targets {
+                    if let Expr::Name(n) = t {
+                        self.write_scope(n.id.as_str())
+                            .vars
+                            .borrow_mut()
+                            .remove(n.id.as_str());
+                    }
+                }
+            }
+            Stmt::TypeAlias(_) | Stmt::IpyEscapeCommand(_) => {}
+            Stmt::Match(m) => {
+                let at = self.span(m);
+                self.notes.push(format!(
+                    "{}:{}: a `match` statement is not followed",
+                    at.file, at.line
+                ));
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// The program stops (an exit or an uncaught exception), or, inside an undecided
+    /// branch, that branch does.
+    pub fn exit(&mut self, why: String) -> Exec<Flow<'a>> {
+        Err(Halt::Exit(why))
+    }
+
+    fn decorate(&mut self, decorators: &'a [ast::Decorator], v: Val<'a>) -> Exec<Val<'a>> {
+        let mut v = v;
+        for d in decorators.iter().rev() {
+            let dv = self.eval(&d.expression)?;
+            v = match &dv {
+                // Decorators that keep the function callable as written.
+                Val::Lib(n)
+                    if matches!(
+                        &**n,
+                        "functools.lru_cache"
+                            | "functools.cache"
+                            | "staticmethod"
+                            | "classmethod"
+                            | "property"
+                            | "torch.no_grad"
+                            | "torch.inference_mode"
+                            | "functools.wraps"
+                    ) =>
+                {
+                    v
+                }
+                Val::Method(..) | Val::Lib(_) => v,
+                _ => self.call(
+                    dv,
+                    Args {
+                        pos: vec![v],
+                        kw: Vec::new(),
+                    },
+                    &d.expression,
+                )?,
+            };
+        }
+        Ok(v)
+    }
+
+    fn make_function(&mut self, f: &'a ast::StmtFunctionDef) -> Exec<Val<'a>> {
+        let defaults = self.defaults(&f.parameters)?;
+        Ok(Val::Func(Rc::new(PyFunc {
+            name: Rc::from(f.name.as_str()),
+            params: &f.parameters,
+            body: FuncBody::Def(f),
+            defaults,
+            scope: self.scope(),
+            module: self.module,
+        })))
+    }
+
+    fn defaults(&mut self, p: &'a ast::Parameters) -> Exec<Vec<(Rc<str>, Val<'a>)>> {
+        let mut out = Vec::new();
+        for a in p
+            .posonlyargs
+            .iter()
+            .chain(p.args.iter())
+            .chain(p.kwonlyargs.iter())
+        {
+            if let Some(d) = &a.default {
+                let v = self.eval(d)?;
+                out.push((Rc::from(a.parameter.name.as_str()), v));
+            }
+        }
+        Ok(out)
+    }
+
+    fn class_def(&mut self, c: &'a ast::StmtClassDef) -> Exec<()> {
+        let class = Rc::new(ClassDef {
+            name: Rc::from(c.name.as_str()),
+            attrs: RefCell::new(BTreeMap::new()),
+        });
+        // The class body runs in a scope of its own whose names become the attributes.
+        let sc = Rc::new(Scope {
+            parent: Some(self.scope()),
+            ..Scope::default()
+        });
+        self.scope.push(sc.clone());
+        let r = self.block(&c.body);
+        self.scope.pop();
+        r?;
+        // Methods see the enclosing scope, not the class body's, as Python's do.
+        let outer = self.scope();
+        for (k, v) in sc.vars.borrow().iter() {
+            let v = match v {
+                Val::Func(f) => Val::Func(Rc::new(PyFunc {
+                    name: f.name.clone(),
+                    params: f.params,
+                    body: match &f.body {
+                        FuncBody::Def(d) => FuncBody::Def(d),
+                        FuncBody::Lambda(e) => FuncBody::Lambda(e),
+                    },
+                    defaults: f.defaults.clone(),
+                    scope: outer.clone(),
+                    module: f.module,
+                })),
+                other => other.clone(),
+            };
+            class.attrs.borrow_mut().insert(k.clone(), v);
+        }
+        self.assign_name(c.name.as_str(), Val::obj(Obj::Class(class)));
+        Ok(())
+    }
+
+    fn if_stmt(&mut self, i: &'a ast::StmtIf) -> Exec<Flow<'a>> {
+        // The `if` and its `elif`s in turn: the first whose test is true runs; an undecided
+        // test runs its branch and the rest as alternatives.
+        let mut arms: Vec<(Option<&'a Expr>, &'a [Stmt])> = vec![(Some(&i.test), &i.body[..])];
+        for c in &i.elif_else_clauses {
+            arms.push((c.test.as_ref(), &c.body[..]));
+        }
+        self.arms(&arms, i)
+    }
+
+    fn arms(
+        &mut self,
+        arms: &[(Option<&'a Expr>, &'a [Stmt])],
+        at: &ast::StmtIf,
+    ) -> Exec<Flow<'a>> {
+        let Some(((test, body), rest)) = arms.split_first() else {
+            return Ok(Flow::Normal);
+        };
+        let Some(test) = test else {
+            return self.block(body);
+        };
+        let c = self.eval(test)?;
+        match c.truth() {
+            Some(true) => self.block(body),
+            Some(false) => self.arms(rest, at),
+            None => {
+                let line = self.span(*test).line;
+                let why = match c.brief() {
+                    Some(r) => format!("the condition at line {line} ({r})"),
+                    None => format!("the condition at line {line}"),
+                };
+                self.alternatives(body, rest, at, &why)?;
+                Ok(Flow::Normal)
+            }
+        }
+    }
+
+    /// Runs `body` and the remaining arms each from the same state, since kerncast cannot
+    /// tell which runs; what they leave different is unknown afterwards.
+    fn alternatives(
+        &mut self,
+        body: &'a [Stmt],
+        rest: &[(Option<&'a Expr>, &'a [Stmt])],
+        at: &ast::StmtIf,
+        why: &str,
+    ) -> Exec<()> {
+        let mut written = BTreeSet::new();
+        written_by(body, &mut written);
+        for (t, b) in rest {
+            if let Some(t) = t {
+                written_in_expr(t, &mut written);
+            }
+            written_by(b, &mut written);
+        }
+        let before = self.snapshot(&written);
+        let mut results = Vec::new();
+        self.guards.push(Rc::from(why));
+        self.uncertain += 1;
+        let r = self.block(body).map(|_| ());
+        let r = match r {
+            Err(Halt::Exit(_)) => Ok(()),
+            other => other,
+        };
+        if let Err(e) = r {
+            self.uncertain -= 1;
+            self.guards.pop();
+            return Err(e);
+        }
+        results.push(self.snapshot(&written));
+        self.restore(&before);
+        let r = self.arms(rest, at).map(|_| ());
+        let r = match r {
+            Err(Halt::Exit(_)) => Ok(()),
+            other => other,
+        };
+        self.uncertain -= 1;
+        self.guards.pop();
+        r?;
+        results.push(self.snapshot(&written));
+        for (name, _) in &before {
+            let vals: Vec<Option<Val<'a>>> = results
+                .iter()
+                .map(|r| {
+                    r.iter()
+                        .find(|(n, _)| n == name)
+                        .and_then(|(_, v)| v.clone())
+                })
+                .collect();
+            let first = vals[0].clone();
+            let agree = vals.iter().all(|v| match (v, &first) {
+                (Some(a), Some(b)) => a.same(b),
+                (None, None) => true,
+                _ => false,
+            });
+            let v = if agree {
+                first
+            } else {
+                Some(Val::unknown(&format!("it depends on {why}")))
+            };
+            let sc = self.write_scope(name);
+            match v {
+                Some(v) => {
+                    sc.vars.borrow_mut().insert(name.clone(), v);
+                }
+                None => {
+                    sc.vars.borrow_mut().remove(name);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn snapshot(&self, names: &BTreeSet<Rc<str>>) -> Vec<(Rc<str>, Option<Val<'a>>)> {
+        names
+            .iter()
+            .map(|n| (n.clone(), self.write_scope(n).vars.borrow().get(n).cloned()))
+            .collect()
+    }
+
+    fn restore(&self, snap: &[(Rc<str>, Option<Val<'a>>)]) {
+        for (n, v) in snap {
+            let sc = self.write_scope(n);
+            match v {
+                Some(v) => {
+                    sc.vars.borrow_mut().insert(n.clone(), v.clone());
+                }
+                None => {
+                    sc.vars.borrow_mut().remove(n);
+                }
+            }
+        }
+    }
+
+    /// Every name the statements may write becomes unknown (`why`).
+    fn forget_written(&mut self, body: &'a [Stmt], extra: Option<&'a Expr>, why: &str) {
+        let mut written = BTreeSet::new();
+        written_by(body, &mut written);
+        if let Some(e) = extra {
+            written_in_expr(e, &mut written);
+        }
+        for n in written {
+            let sc = self.write_scope(&n);
+            let keep = matches!(
+                sc.vars.borrow().get(&n),
+                Some(Val::Func(_) | Val::Obj(_) | Val::Lib(_) | Val::List(_) | Val::Dict(_))
+            );
+            if !keep {
+                let v = Val::unknown(why);
+                sc.vars.borrow_mut().insert(n.clone(), v);
+            }
+        }
+    }
+
+    fn for_stmt(&mut self, f: &'a ast::StmtFor) -> Exec<Flow<'a>> {
+        let iter = self.eval(&f.iter)?;
+        let line = self.span(f).line;
+        let start_mark = self.recorder.log.len();
+        // A range is walked without listing it.
+        let (len, get): (Option<BigInt>, Box<dyn Fn(&BigInt) -> Val<'a>>) = match &iter {
+            Val::Range(r) => {
+                let r = r.clone();
+                (
+                    Some(r.len()),
+                    Box::new(move |i: &BigInt| Val::Int(r.get(i))),
+                )
+            }
+            other => match super::builtins::iterate(self, other) {
+                Some(items) => {
+                    let n = BigInt::from(items.len());
+                    (
+                        Some(n),
+                        Box::new(move |i: &BigInt| {
+                            i.to_usize()
+                                .and_then(|i| items.get(i).cloned())
+                                .unwrap_or(Val::None)
+                        }),
+                    )
+                }
+                None => (None, Box::new(|_: &BigInt| Val::None)),
+            },
+        };
+        let Some(len) = len else {
+            let why = match iter.brief() {
+                Some(r) => {
+                    format!("the loop at line {line} over a sequence kerncast does not know ({r})")
+                }
+                None => format!("the loop at line {line} over a sequence kerncast does not know"),
+            };
+            let target_value = Val::unknown(&why);
+            self.assign(&f.target, target_value)?;
+            return self.unknown_loop(&f.body, None, start_mark, &why);
+        };
+        let reads_target = {
+            let mut targets = BTreeSet::new();
+            target_names(&f.target, &mut targets);
+            let mut read = BTreeSet::new();
+            names_read(&f.body, &mut read);
+            targets.iter().any(|t| read.contains(t))
+        };
+        let mut i = BigInt::zero();
+        let mut first: Option<Vec<usize>> = None;
+        let mut steady = true;
+        let mut iterations: u64 = 0;
+        let mut broke = false;
+        let start_steps = self.steps;
+        while i < len {
+            // A loop that has launched nothing is followed only while it is cheap: what it
+            // leaves behind becomes unknown.
+            if self.recorder.log.len() == start_mark
+                && self.steps - start_steps > self.opts.budget.quiet_loop_steps
+            {
+                let why = format!("it is written by the loop at line {line}, which kerncast did not follow to its end");
+                self.forget_written(&f.body, None, &why);
+                let mut targets = BTreeSet::new();
+                target_names(&f.target, &mut targets);
+                for t in targets {
+                    self.assign_name(&t, Val::unknown(&why));
+                }
+                return Ok(Flow::Normal);
+            }
+            if iterations >= self.opts.budget.loop_iterations {
+                let why = format!(
+                    "the loop at line {line} was followed for {iterations} iterations (budget: --host-loop-iterations)"
+                );
+                self.recorder.partial_since(start_mark, &why);
+                self.forget_written(&f.body, None, &why);
+                return Ok(Flow::Normal);
+            }
+            let v = get(&i);
+            self.assign(&f.target, v)?;
+            let mark = self.recorder.log.len();
+            let flow = self.block(&f.body)?;
+            iterations += 1;
+            let launched = self.recorder.since(mark).to_vec();
+            match &first {
+                None => first = Some(launched.clone()),
+                Some(fl) => steady &= *fl == launched,
+            }
+            match flow {
+                Flow::Break => {
+                    broke = true;
+                    break;
+                }
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                _ => {}
+            }
+            i += 1;
+            if steady
+                && !reads_target
+                && !launched.is_empty()
+                && iterations == STEADY_SAMPLE
+                && i < len
+            {
+                let left = &len - &i;
+                let Some(left_u) = left.to_u64() else { break };
+                self.recorder.repeat_since(mark, left_u);
+                let last = get(&(&len - 1));
+                self.assign(&f.target, last)?;
+                let why = format!(
+                    "it is written by the loop at line {line}, whose last {left_u} iterations were counted, not run"
+                );
+                self.forget_written(&f.body, None, &why);
+                return Ok(Flow::Normal);
+            }
+        }
+        if !broke {
+            return self.block(&f.orelse);
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn while_stmt(&mut self, w: &'a ast::StmtWhile) -> Exec<Flow<'a>> {
+        let line = self.span(w).line;
+        let start_mark = self.recorder.log.len();
+        let start_steps = self.steps;
+        let mut iterations: u64 = 0;
+        loop {
+            let c = self.eval(&w.test)?;
+            match c.truth() {
+                Some(false) => return self.block(&w.orelse),
+                Some(true) => {}
+                None => {
+                    let why = format!(
+                        "the loop at line {line}, whose end kerncast cannot tell ({})",
+                        c.brief().unwrap_or_default()
+                    );
+                    return self.unknown_loop(&w.body, Some(&w.test), start_mark, &why);
+                }
+            }
+            if iterations >= self.opts.budget.loop_iterations
+                || (self.recorder.log.len() == start_mark
+                    && self.steps - start_steps > self.opts.budget.quiet_loop_steps)
+            {
+                let why = format!("the loop at line {line} was followed for {iterations} iterations (budget: --host-loop-iterations)");
+                self.recorder.partial_since(start_mark, &why);
+                self.forget_written(&w.body, Some(&w.test), &why);
+                return Ok(Flow::Normal);
+            }
+            iterations += 1;
+            match self.block(&w.body)? {
+                Flow::Break => return Ok(Flow::Normal),
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                _ => {}
+            }
+        }
+    }
+
+    /// A loop kerncast cannot tell the end of: its body runs once, under a note, with what it
+    /// writes unknown before and after.
+    fn unknown_loop(
+        &mut self,
+        body: &'a [Stmt],
+        test: Option<&'a Expr>,
+        start_mark: usize,
+        why: &str,
+    ) -> Exec<Flow<'a>> {
+        let forgotten = format!("it is written by {why}");
+        self.forget_written(body, test, &forgotten);
+        self.guards.push(Rc::from(why));
+        self.uncertain += 1;
+        let mark = self.recorder.log.len();
+        let r = self.block(body);
+        self.uncertain -= 1;
+        self.guards.pop();
+        match r {
+            Ok(_) | Err(Halt::Exit(_)) => {}
+            Err(e) => return Err(e),
+        }
+        self.recorder.partial_since(start_mark.min(mark), why);
+        self.forget_written(body, test, &forgotten);
+        Ok(Flow::Normal)
+    }
+
+    // ---- assignment ----
+
+    pub fn assign(&mut self, target: &'a Expr, v: Val<'a>) -> Exec<()> {
+        match target {
+            Expr::Name(n) => self.assign_name(n.id.as_str(), v),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                let star = elts.iter().position(|e| matches!(e, Expr::Starred(_)));
+                match super::builtins::iterate(self, &v) {
+                    Some(items) => {
+                        let n = elts.len();
+                        match star {
+                            None if items.len() == n => {
+                                for (t, x) in elts.iter().zip(items) {
+                                    self.assign(t, x)?;
+                                }
+                            }
+                            Some(s) if items.len() + 1 >= n => {
+                                let tail = n - s - 1;
+                                for (t, x) in elts[..s].iter().zip(items.iter()) {
+                                    self.assign(t, x.clone())?;
+                                }
+                                let mid: Vec<Val<'a>> = items[s..items.len() - tail].to_vec();
+                                if let Expr::Starred(st) = &elts[s] {
+                                    self.assign(&st.value, Val::list(mid))?;
+                                }
+                                for (t, x) in
+                                    elts[s + 1..].iter().zip(items[items.len() - tail..].iter())
+                                {
+                                    self.assign(t, x.clone())?;
+                                }
+                            }
+                            _ => {
+                                let line = self.span(target).line;
+                                let u = Val::unknown(&format!(
+                                    "an unpacking at line {line} of {} values into {n} names",
+                                    items.len()
+                                ));
+                                for t in elts {
+                                    self.assign(t, u.clone())?;
+                                }
+                            }
+                        }
+                    }
+                    None => {
+                        let u = match &v {
+                            Val::Unknown(_) => v.clone(),
+                            _ => Val::unknown("an element of a value kerncast cannot unpack"),
+                        };
+                        for t in elts {
+                            let t = match t {
+                                Expr::Starred(s) => &*s.value,
+                                t => t,
+                            };
+                            self.assign(t, u.clone())?;
+                        }
+                    }
+                }
+            }
+            Expr::Starred(s) => self.assign(&s.value, v)?,
+            Expr::Attribute(a) => {
+                let obj = self.eval(&a.value)?;
+                super::builtins::setattr(self, &obj, a.attr.as_str(), v);
+            }
+            Expr::Subscript(s) => {
+                let obj = self.eval(&s.value)?;
+                let key = self.eval(&s.slice)?;
+                match &obj {
+                    Val::List(l) => {
+                        let len = l.borrow().len();
+                        if let Some(i) = key.as_i64().and_then(|i| index(i, len)) {
+                            l.borrow_mut()[i] = v;
+                        } else {
+                            // An element kerncast cannot place: the list's elements are no
+                            // longer known.
+                            let u = Val::unknown(
+                                "an element of a list set at an index kerncast does not know",
+                            );
+                            for x in l.borrow_mut().iter_mut() {
+                                *x = u.clone();
+                            }
+                        }
+                    }
+                    Val::Dict(d) => {
+                        let mut d = d.borrow_mut();
+                        if let Some(slot) = d.iter_mut().find(|(k, _)| k.same(&key)) {
+                            slot.1 = v;
+                        } else {
+                            d.push((key, v));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    // ---- expressions ----
+
+    pub fn eval(&mut self, e: &'a Expr) -> Exec<Val<'a>> {
+        self.step(e)?;
+        Ok(match e {
+            Expr::NumberLiteral(n) => match &n.value {
+                ast::Number::Int(i) => match i.as_u64() {
+                    Some(u) => Val::Int(BigInt::from(u)),
+                    None => parse_big(&i.to_string())
+                        .map(Val::Int)
+                        .unwrap_or_else(|| Val::unknown("an integer literal kerncast cannot read")),
+                },
+                ast::Number::Float(f) => Val::Float(*f),
+                ast::Number::Complex { .. } => Val::unknown("a complex number"),
+            },
+            Expr::StringLiteral(s) => {
+                let text: Rc<str> = Rc::from(s.value.to_str());
+                if text.len() >= 24 && !s.value.is_implicit_concatenated() {
+                    let origin = self.literal_origin(s);
+                    self.origins.insert(
+                        Rc::as_ptr(&text) as *const u8 as usize,
+                        (text.clone(), origin),
+                    );
+                }
+                Val::Str(text)
+            }
+            Expr::BytesLiteral(_) => Val::unknown("a bytes literal"),
+            Expr::FString(_) | Expr::TString(_) => {
+                Val::unknown("an f-string, which kerncast does not format")
+            }
+            Expr::BooleanLiteral(b) => Val::Bool(b.value),
+            Expr::NoneLiteral(_) => Val::None,
+            Expr::EllipsisLiteral(_) => Val::None,
+            Expr::Name(n) => self.lookup(n.id.as_str()),
+            Expr::BinOp(b) => {
+                let l = self.eval(&b.left)?;
+                let r = self.eval(&b.right)?;
+                self.binop(b.op, &l, &r, false)
+            }
+            Expr::UnaryOp(u) => {
+                let v = self.eval(&u.operand)?;
+                unary(u.op, v)
+            }
+            Expr::BoolOp(b) => {
+                // `and`/`or` give one of their operands, as Python does.
+                let mut last = Val::None;
+                for (k, x) in b.values.iter().enumerate() {
+                    let v = self.eval(x)?;
+                    let t = v.truth();
+                    let stop = match b.op {
+                        ast::BoolOp::And => t == Some(false),
+                        ast::BoolOp::Or => t == Some(true),
+                    };
+                    if stop || k + 1 == b.values.len() {
+                        return Ok(v);
+                    }
+                    if t.is_none() {
+                        // The result is this operand or a later one: unknown unless all agree.
+                        let rest = self.eval_bool_rest(b, k + 1)?;
+                        return Ok(if rest.same(&v) {
+                            v
+                        } else {
+                            first_unknown(&v, &rest)
+                        });
+                    }
+                    last = v;
+                }
+                last
+            }
+            Expr::Compare(c) => {
+                let mut left = self.eval(&c.left)?;
+                let mut result = Val::Bool(true);
+                for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+                    let r = self.eval(right)?;
+                    let v = self.compare(*op, &left, &r);
+                    match v.truth() {
+                        Some(false) => return Ok(Val::Bool(false)),
+                        Some(true) => {}
+                        None => result = v,
+                    }
+                    left = r;
+                }
+                result
+            }
+            Expr::If(i) => {
+                let c = self.eval(&i.test)?;
+                match c.truth() {
+                    Some(true) => self.eval(&i.body)?,
+                    Some(false) => self.eval(&i.orelse)?,
+                    None => {
+                        let a = self.eval(&i.body)?;
+                        let b = self.eval(&i.orelse)?;
+                        if a.same(&b) {
+                            a
+                        } else {
+                            let line = self.span(e).line;
+                            Val::unknown(&format!(
+                                "it depends on the condition at line {line}{}",
+                                c.brief().map(|r| format!(" ({r})")).unwrap_or_default()
+                            ))
+                        }
+                    }
+                }
+            }
+            Expr::Tuple(t) => Val::tuple(self.eval_elts(&t.elts)?),
+            Expr::List(l) => Val::list(self.eval_elts(&l.elts)?),
+            Expr::Set(s) => Val::list(self.eval_elts(&s.elts)?),
+            Expr::Dict(d) => {
+                let mut items = Vec::new();
+                for it in &d.items {
+                    let v = self.eval(&it.value)?;
+                    match &it.key {
+                        Some(k) => {
+                            let k = self.eval(k)?;
+                            items.push((k, v));
+                        }
+                        None => {
+                            if let Val::Dict(other) = v {
+                                items.extend(other.borrow().iter().cloned());
+                            }
+                        }
+                    }
+                }
+                Val::Dict(Rc::new(RefCell::new(items)))
+            }
+            Expr::ListComp(c) => Val::list(self.comprehension(&c.elt, &c.generators)?),
+            Expr::SetComp(c) => Val::list(self.comprehension(&c.elt, &c.generators)?),
+            Expr::Generator(c) => Val::list(self.comprehension(&c.elt, &c.generators)?),
+            Expr::DictComp(_) => Val::unknown("a dict comprehension"),
+            Expr::Lambda(l) => {
+                let defaults = match &l.parameters {
+                    Some(p) => self.defaults(p)?,
+                    None => Vec::new(),
+                };
+                Val::Func(Rc::new(PyFunc {
+                    name: Rc::from("<lambda>"),
+                    params: l.parameters.as_deref().unwrap_or(&EMPTY_PARAMS),
+                    body: FuncBody::Lambda(&l.body),
+                    defaults,
+                    scope: self.scope(),
+                    module: self.module,
+                }))
+            }
+            Expr::Named(n) => {
+                let v = self.eval(&n.value)?;
+                self.assign(&n.target, v.clone())?;
+                v
+            }
+            Expr::Call(c) => {
+                let f = self.eval(&c.func)?;
+                let args = self.eval_args(&c.arguments)?;
+                self.call(f, args, e)?
+            }
+            Expr::Attribute(a) => {
+                let v = self.eval(&a.value)?;
+                self.getattr(&v, a.attr.as_str(), e)?
+            }
+            Expr::Subscript(s) => {
+                let v = self.eval(&s.value)?;
+                if let Expr::Slice(sl) = &*s.slice {
+                    let lo = opt_eval(self, &sl.lower)?;
+                    let hi = opt_eval(self, &sl.upper)?;
+                    let st = opt_eval(self, &sl.step)?;
+                    super::builtins::slice(&v, lo, hi, st)
+                } else {
+                    let k = self.eval(&s.slice)?;
+                    super::builtins::subscript(self, &v, &k)
+                }
+            }
+            Expr::Starred(s) => self.eval(&s.value)?,
+            Expr::Slice(_) => Val::unknown("a slice outside a subscript"),
+            Expr::Await(a) => self.eval(&a.value)?,
+            Expr::Yield(_) | Expr::YieldFrom(_) => Val::unknown("a generator's value"),
+            Expr::IpyEscapeCommand(_) => Val::None,
+        })
+    }
+
+    fn eval_bool_rest(&mut self, b: &'a ast::ExprBoolOp, from: usize) -> Exec<Val<'a>> {
+        let mut v = Val::None;
+        for x in &b.values[from..] {
+            v = self.eval(x)?;
+            let t = v.truth();
+            let stop = match b.op {
+                ast::BoolOp::And => t == Some(false),
+                ast::BoolOp::Or => t == Some(true),
+            };
+            if stop || t.is_none() {
+                break;
+            }
+        }
+        Ok(v)
+    }
+
+    fn literal_origin(&self, s: &ast::ExprStringLiteral) -> Origin {
+        let script = &self.scripts[self.module];
+        let start = s.start().to_usize();
+        let bytes = script.text.as_bytes();
+        let mut i = start;
+        while i < bytes.len() && b"rRuUbBfF".contains(&bytes[i]) {
+            i += 1;
+        }
+        if i < bytes.len() && (bytes[i] == b'"' || bytes[i] == b'\'') {
+            let q = bytes[i];
+            let triple = bytes.get(i + 1) == Some(&q) && bytes.get(i + 2) == Some(&q);
+            i += if triple { 3 } else { 1 };
+        }
+        let (line, col) = script.line_col(i);
+        Origin::Literal {
+            file: script.display.clone().as_ref().into(),
+            line,
+            col,
+        }
+    }
+
+    fn eval_elts(&mut self, elts: &'a [Expr]) -> Exec<Vec<Val<'a>>> {
+        let mut out = Vec::with_capacity(elts.len());
+        for x in elts {
+            if let Expr::Starred(s) = x {
+                let v = self.eval(&s.value)?;
+                match super::builtins::iterate(self, &v) {
+                    Some(items) => out.extend(items),
+                    None => {
+                        return Ok(vec![Val::unknown("a starred value kerncast cannot unpack")])
+                    }
+                }
+            } else {
+                out.push(self.eval(x)?);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn eval_args(&mut self, a: &'a ast::Arguments) -> Exec<Args<'a>> {
+        let mut out = Args::default();
+        for x in a.args.iter() {
+            if let Expr::Starred(s) = x {
+                let v = self.eval(&s.value)?;
+                match super::builtins::iterate(self, &v) {
+                    Some(items) => out.pos.extend(items),
+                    None => out
+                        .pos
+                        .push(Val::unknown("arguments kerncast cannot unpack (*args)")),
+                }
+            } else {
+                out.pos.push(self.eval(x)?);
+            }
+        }
+        for k in a.keywords.iter() {
+            let v = self.eval(&k.value)?;
+            match &k.arg {
+                Some(name) => out.kw.push((Rc::from(name.as_str()), v)),
+                None => {
+                    if let Val::Dict(d) = v {
+                        for (k, v) in d.borrow().iter() {
+                            if let Val::Str(s) = k {
+                                out.kw.push((s.clone(), v.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn comprehension(
+        &mut self,
+        elt: &'a Expr,
+        gens: &'a [ast::Comprehension],
+    ) -> Exec<Vec<Val<'a>>> {
+        // Its own scope, so its variables do not leak (Python 3).
+        let sc = Rc::new(Scope {
+            parent: Some(self.scope()),
+            ..Scope::default()
+        });
+        self.scope.push(sc);
+        let mut out = Vec::new();
+        let r = self.comp_level(elt, gens, &mut out);
+        self.scope.pop();
+        r?;
+        Ok(out)
+    }
+
+    fn comp_level(
+        &mut self,
+        elt: &'a Expr,
+        gens: &'a [ast::Comprehension],
+        out: &mut Vec<Val<'a>>,
+    ) -> Exec<()> {
+        let Some((g, rest)) = gens.split_first() else {
+            out.push(self.eval(elt)?);
+            return Ok(());
+        };
+        let it = self.eval(&g.iter)?;
+        let Some(items) = super::builtins::iterate(self, &it) else {
+            *out = vec![Val::unknown(
+                "a comprehension over a sequence kerncast does not know",
+            )];
+            return Ok(());
+        };
+        'items: for x in items {
+            self.assign(&g.target, x)?;
+            for cond in &g.ifs {
+                match self.eval(cond)?.truth() {
+                    Some(true) => {}
+                    Some(false) => continue 'items,
+                    None => {
+                        *out = vec![Val::unknown(
+                            "a comprehension whose condition kerncast cannot decide",
+                        )];
+                        return Ok(());
+                    }
+                }
+            }
+            self.comp_level(elt, rest, out)?;
+        }
+        Ok(())
+    }
+
+    pub fn binop(&mut self, op: ast::Operator, l: &Val<'a>, r: &Val<'a>, _aug: bool) -> Val<'a> {
+        binop(op, l, r)
+    }
+
+    pub fn compare(&mut self, op: ast::CmpOp, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
+        compare(op, l, r)
+    }
+
+    // ---- attributes and calls ----
+
+    pub fn getattr(&mut self, v: &Val<'a>, name: &str, at: &impl Ranged) -> Exec<Val<'a>> {
+        if let Val::Obj(o) = v {
+            match &**o {
+                Obj::PyModule(m) => {
+                    let g = self.modules[*m].clone();
+                    return Ok(g
+                        .and_then(|g| g.vars.borrow().get(name).cloned())
+                        .unwrap_or_else(|| {
+                            Val::unknown(&format!("`{name}` is not defined in the module"))
+                        }));
+                }
+                Obj::Instance { class, attrs } => {
+                    if let Some(v) = attrs.borrow().get(name) {
+                        return Ok(v.clone());
+                    }
+                    return Ok(match class.attrs.borrow().get(name) {
+                        Some(Val::Func(f)) => Val::Bound(f.clone(), Box::new(v.clone())),
+                        Some(other) => other.clone(),
+                        None => Val::unknown(&format!(
+                            "the attribute `{name}` of a `{}`, never set",
+                            class.name
+                        )),
+                    });
+                }
+                Obj::Class(c) => {
+                    return Ok(c.attrs.borrow().get(name).cloned().unwrap_or_else(|| {
+                        Val::unknown(&format!("the attribute `{name}` of `{}`", c.name))
+                    }));
+                }
+                _ => {}
+            }
+        }
+        let _ = at;
+        Ok(super::builtins::getattr(self, v, name))
+    }
+
+    pub fn call(&mut self, f: Val<'a>, args: Args<'a>, at: &'a Expr) -> Exec<Val<'a>> {
+        match f {
+            Val::Func(func) => self.call_function(&func, None, args, at),
+            Val::Bound(func, this) => self.call_function(&func, Some(*this), args, at),
+            Val::Obj(o) => {
+                let Obj::Class(c) = &*o else {
+                    return super::builtins::call(self, Val::Obj(o), args, at);
+                };
+                let inst = Val::obj(Obj::Instance {
+                    class: c.clone(),
+                    attrs: RefCell::new(BTreeMap::new()),
+                });
+                let init = c.attrs.borrow().get("__init__").cloned();
+                if let Some(Val::Func(init)) = init {
+                    self.call_function(&init, Some(inst.clone()), args, at)?;
+                }
+                Ok(inst)
+            }
+            Val::Unknown(u) => {
+                // A callable kerncast does not know may call what it is given.
+                let funcs: Vec<Val<'a>> = args
+                    .pos
+                    .iter()
+                    .chain(args.kw.iter().map(|(_, v)| v))
+                    .filter(|v| matches!(v, Val::Func(_) | Val::Bound(..)))
+                    .cloned()
+                    .collect();
+                let why = format!(
+                    "a call of a value kerncast does not know ({})",
+                    Val::Unknown(u.clone()).brief().unwrap_or_default()
+                );
+                for func in funcs {
+                    self.call_unseen(func, &why, at)?;
+                }
+                Ok(Val::unknown(&why))
+            }
+            other => super::builtins::call(self, other, args, at),
+        }
+    }
+
+    /// A function of the script handed to a callable kerncast does not follow: it runs once
+    /// with unknown arguments, its launches marked as counted in part.
+    pub fn call_unseen(&mut self, func: Val<'a>, why: &str, at: &'a Expr) -> Exec<()> {
+        let n = match &func {
+            Val::Func(f) | Val::Bound(f, _) => f.params.args.len() + f.params.posonlyargs.len(),
+            _ => 0,
+        };
+        let args = Args {
+            pos: (0..n).map(|_| Val::unknown(why)).collect(),
+            kw: Vec::new(),
+        };
+        let mark = self.recorder.log.len();
+        self.guards.push(Rc::from(why));
+        self.uncertain += 1;
+        let r = self.call(func, args, at);
+        self.uncertain -= 1;
+        self.guards.pop();
+        match r {
+            Ok(_) | Err(Halt::Exit(_)) => {}
+            Err(e) => return Err(e),
+        }
+        self.recorder.partial_since(mark, why);
+        Ok(())
+    }
+
+    pub fn call_function(
+        &mut self,
+        f: &Rc<PyFunc<'a>>,
+        this: Option<Val<'a>>,
+        args: Args<'a>,
+        at: &'a Expr,
+    ) -> Exec<Val<'a>> {
+        if self.stack.len() >= self.opts.budget.call_depth {
+            return Ok(Val::unknown(&format!(
+                "calls nest deeper than {} (budget: --host-call-depth)",
+                self.opts.budget.call_depth
+            )));
+        }
+        let scope = Rc::new(Scope {
+            parent: Some(f.scope.clone()),
+            ..Scope::default()
+        });
+        self.bind_params(f, &scope, this, args);
+        let call_span = self.span(at);
+        let saved_module = std::mem::replace(&mut self.module, f.module);
+        self.scope.push(scope);
+        self.stack.push((Arc::from(&*f.name), call_span));
+        let r = match &f.body {
+            FuncBody::Def(d) => self.block(&d.body).map(|flow| match flow {
+                Flow::Return(v) => v,
+                _ => Val::None,
+            }),
+            FuncBody::Lambda(e) => self.eval(e),
+        };
+        self.stack.pop();
+        self.scope.pop();
+        self.module = saved_module;
+        r
+    }
+
+    fn bind_params(
+        &mut self,
+        f: &PyFunc<'a>,
+        scope: &Rc<Scope<'a>>,
+        this: Option<Val<'a>>,
+        args: Args<'a>,
+    ) {
+        let p = f.params;
+        let mut pos = args.pos;
+        if let Some(t) = this {
+            pos.insert(0, t);
+        }
+        let mut kw = args.kw;
+        let mut vars = scope.vars.borrow_mut();
+        let positional: Vec<&ast::ParameterWithDefault> =
+            p.posonlyargs.iter().chain(p.args.iter()).collect();
+        let mut rest = Vec::new();
+        for (i, v) in pos.into_iter().enumerate() {
+            match positional.get(i) {
+                Some(param) => {
+                    vars.insert(Rc::from(param.parameter.name.as_str()), v);
+                }
+                None => rest.push(v),
+            }
+        }
+        for param in positional
+            .iter()
+            .chain(p.kwonlyargs.iter().collect::<Vec<_>>().iter())
+        {
+            let name = param.parameter.name.as_str();
+            if let Some(k) = kw.iter().position(|(k, _)| &**k == name) {
+                let (_, v) = kw.remove(k);
+                vars.insert(Rc::from(name), v);
+            }
+            if !vars.contains_key(name) {
+                let v = f
+                    .defaults
+                    .iter()
+                    .find(|(n, _)| &**n == name)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_else(|| {
+                        Val::unknown(&format!("the argument `{name}` of `{}`, not given", f.name))
+                    });
+                vars.insert(Rc::from(name), v);
+            }
+        }
+        if let Some(va) = &p.vararg {
+            vars.insert(Rc::from(va.name.as_str()), Val::tuple(rest));
+        }
+        if let Some(kwa) = &p.kwarg {
+            let items = kw.into_iter().map(|(k, v)| (Val::Str(k), v)).collect();
+            vars.insert(
+                Rc::from(kwa.name.as_str()),
+                Val::Dict(Rc::new(RefCell::new(items))),
+            );
+        }
+        drop(vars);
+        // `global` and `nonlocal` declarations hold for the whole body.
+        if let FuncBody::Def(d) = &f.body {
+            declared(&d.body, scope);
+        }
+    }
+
+    /// `import name`: a module of the program (run once), an extension a `setup.py` builds,
+    /// or a library.
+    pub fn import(&mut self, name: &str, at: &'a Stmt) -> Exec<Val<'a>> {
+        if let Some(i) = self.local_module(name) {
+            if self.modules[i].is_none() {
+                self.run_module(i, name)?;
+            }
+            return Ok(Val::obj(Obj::PyModule(i)));
+        }
+        if let Some((sources, dir)) = self.setup_extensions.get(name).cloned() {
+            let span = self.span(at);
+            return Ok(super::extension::build_from_files(
+                self, name, &sources, &dir, &span,
+            ));
+        }
+        Ok(Val::Lib(Rc::from(super::builtins::canonical_module(name))))
+    }
+
+    fn local_module(&self, name: &str) -> Option<usize> {
+        let here = self.scripts[self.module].path.parent()?.to_path_buf();
+        let rel = name.replace('.', "/");
+        let candidates = [
+            here.join(format!("{rel}.py")),
+            here.join(&rel).join("__init__.py"),
+        ];
+        self.scripts
+            .iter()
+            .position(|s| candidates.iter().any(|c| *c == s.path))
+    }
+
+    pub fn record_assumptions(&mut self, values: &[crate::interp::value::Value]) {
+        for v in values {
+            if let crate::interp::value::Value::Unknown(u) = v {
+                if let Some(n) = &u.name {
+                    self.assumptions
+                        .entry(n.to_string())
+                        .or_insert_with(|| u.why.to_string());
+                }
+            }
+        }
+    }
+}
+
+static EMPTY_PARAMS: std::sync::LazyLock<ast::Parameters> =
+    std::sync::LazyLock::new(ast::Parameters::default);
+
+fn opt_eval<'a>(it: &mut Interp<'a>, e: &'a Option<Box<Expr>>) -> Exec<Option<Val<'a>>> {
+    match e {
+        Some(e) => it.eval(e).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `i` as an index into a sequence of `len` elements (negative from the end).
+pub fn index(i: i64, len: usize) -> Option<usize> {
+    let len = len as i64;
+    let j = if i < 0 { i + len } else { i };
+    (0..len).contains(&j).then_some(j as usize)
+}
+
+fn parse_big(s: &str) -> Option<BigInt> {
+    let t: String = s.chars().filter(|c| *c != '_').collect();
+    let t = t.to_ascii_lowercase();
+    let (radix, digits) = if let Some(d) = t.strip_prefix("0x") {
+        (16, d)
+    } else if let Some(d) = t.strip_prefix("0o") {
+        (8, d)
+    } else if let Some(d) = t.strip_prefix("0b") {
+        (2, d)
+    } else {
+        (10, t.as_str())
+    };
+    BigInt::parse_bytes(digits.as_bytes(), radix)
+}
+
+fn first_unknown<'a>(a: &Val<'a>, b: &Val<'a>) -> Val<'a> {
+    if a.is_unknown() {
+        a.clone()
+    } else if b.is_unknown() {
+        b.clone()
+    } else {
+        Val::unknown("a value kerncast does not compute")
+    }
+}
+
+pub fn unary<'a>(op: ast::UnaryOp, v: Val<'a>) -> Val<'a> {
+    use ast::UnaryOp::*;
+    match (op, &v) {
+        (Not, _) => match v.truth() {
+            Some(t) => Val::Bool(!t),
+            None => v,
+        },
+        (_, Val::Unknown(_)) => v,
+        (USub, _) if v.as_bigint().is_some() => Val::Int(-v.as_bigint().unwrap_or_default()),
+        (USub, Val::Float(f)) => Val::Float(-f),
+        (UAdd, _) if v.as_bigint().is_some() => Val::Int(v.as_bigint().unwrap_or_default()),
+        (UAdd, Val::Float(_)) => v,
+        (Invert, _) if v.as_bigint().is_some() => Val::Int(!v.as_bigint().unwrap_or_default()),
+        _ => Val::unknown("a unary operation on a value kerncast does not compute"),
+    }
+}
+
+/// `l op r` as Python computes it.
+pub fn binop<'a>(op: ast::Operator, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
+    use ast::Operator::*;
+    if l.is_unknown() || r.is_unknown() {
+        return first_unknown(l, r);
+    }
+    // Sequences.
+    match (op, l, r) {
+        (Add, Val::Str(a), Val::Str(b)) => return Val::Str(Rc::from(format!("{a}{b}"))),
+        (Add, Val::List(a), Val::List(b)) => {
+            let mut v = a.borrow().clone();
+            v.extend(b.borrow().iter().cloned());
+            return Val::list(v);
+        }
+        (Add, Val::Tuple(a), Val::Tuple(b)) => {
+            let mut v = a.as_ref().clone();
+            v.extend(b.iter().cloned());
+            return Val::tuple(v);
+        }
+        (Mult, Val::Str(_) | Val::List(_) | Val::Tuple(_), n)
+        | (Mult, n, Val::Str(_) | Val::List(_) | Val::Tuple(_))
+            if n.as_bigint().is_some() =>
+        {
+            let seq = if n.same(l) && !matches!(l, Val::Str(_) | Val::List(_) | Val::Tuple(_)) {
+                r
+            } else {
+                l
+            };
+            let times = n.as_i64().unwrap_or(0).clamp(0, 1 << 20) as usize;
+            return match seq {
+                Val::Str(s) => Val::Str(Rc::from(s.repeat(times))),
+                Val::List(v) => Val::list(
+                    v.borrow()
+                        .iter()
+                        .cloned()
+                        .cycle()
+                        .take(v.borrow().len() * times)
+                        .collect(),
+                ),
+                Val::Tuple(v) => {
+                    Val::tuple(v.iter().cloned().cycle().take(v.len() * times).collect())
+                }
+                _ => Val::unknown("a repeated sequence"),
+            };
+        }
+        (Mod, Val::Str(fmt), args) => {
+            return super::builtins::percent_format(fmt, args)
+                .map(|s| Val::Str(Rc::from(s)))
+                .unwrap_or_else(|| {
+                    Val::unknown("a string formatted with `%` that kerncast cannot fill in")
+                });
+        }
+        _ => {}
+    }
+    match (l.as_bigint(), r.as_bigint()) {
+        (Some(a), Some(b)) => int_op(op, a, b),
+        _ => match (l.as_f64(), r.as_f64()) {
+            (Some(a), Some(b)) => float_op(op, a, b),
+            _ => Val::unknown(&format!(
+                "`{}` on values kerncast does not compute",
+                op_name(op)
+            )),
+        },
+    }
+}
+
+fn int_op<'a>(op: ast::Operator, a: BigInt, b: BigInt) -> Val<'a> {
+    use ast::Operator::*;
+    Val::Int(match op {
+        Add => a + b,
+        Sub => a - b,
+        Mult => a * b,
+        Div => {
+            if b.is_zero() {
+                return Val::unknown("a division by zero (Python raises ZeroDivisionError)");
+            }
+            return match (a.to_f64(), b.to_f64()) {
+                (Some(x), Some(y)) => Val::Float(x / y),
+                _ => Val::unknown("a true division of integers too large for a float"),
+            };
+        }
+        FloorDiv => {
+            if b.is_zero() {
+                return Val::unknown("a division by zero (Python raises ZeroDivisionError)");
+            }
+            a.div_floor(&b)
+        }
+        Mod => {
+            if b.is_zero() {
+                return Val::unknown("a modulo by zero (Python raises ZeroDivisionError)");
+            }
+            a.mod_floor(&b)
+        }
+        Pow => {
+            if b.is_negative() {
+                return match (a.to_f64(), b.to_f64()) {
+                    (Some(x), Some(y)) => Val::Float(x.powf(y)),
+                    _ => Val::unknown("a power kerncast does not compute"),
+                };
+            }
+            match b.to_u32() {
+                Some(e) if e <= 4096 => num_traits::pow(a, e as usize),
+                _ => return Val::unknown("a power too large to compute"),
+            }
+        }
+        LShift => match b.to_usize() {
+            Some(s) if s <= 4096 => a << s,
+            _ => return Val::unknown("a shift kerncast does not compute"),
+        },
+        RShift => match b.to_usize() {
+            // `>>` rounds toward negative infinity on big integers, as Python's does.
+            Some(s) => a >> s,
+            None => return Val::unknown("a shift kerncast does not compute"),
+        },
+        BitOr => a | b,
+        BitXor => a ^ b,
+        BitAnd => a & b,
+        MatMult => return Val::unknown("`@` on integers"),
+    })
+}
+
+fn float_op<'a>(op: ast::Operator, a: f64, b: f64) -> Val<'a> {
+    use ast::Operator::*;
+    Val::Float(match op {
+        Add => a + b,
+        Sub => a - b,
+        Mult => a * b,
+        Div | FloorDiv | Mod if b == 0.0 => {
+            return Val::unknown("a division by zero (Python raises ZeroDivisionError)")
+        }
+        Div => a / b,
+        FloorDiv => (a / b).floor(),
+        Mod => {
+            let m = a % b;
+            if m != 0.0 && (m < 0.0) != (b < 0.0) {
+                m + b
+            } else {
+                m
+            }
+        }
+        Pow => a.powf(b),
+        _ => return Val::unknown(&format!("`{}` on a float", op_name(op))),
+    })
+}
+
+/// `l op r` for a comparison, as Python computes it.
+pub fn compare<'a>(op: ast::CmpOp, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
+    use ast::CmpOp::*;
+    match op {
+        Is | IsNot => {
+            let same = match (l, r) {
+                (Val::None, Val::None) => Some(true),
+                (Val::None, Val::Unknown(_)) | (Val::Unknown(_), Val::None) => None,
+                (Val::None, _) | (_, Val::None) => Some(false),
+                (Val::Bool(a), Val::Bool(b)) => Some(a == b),
+                _ => {
+                    if l.is_unknown() || r.is_unknown() {
+                        None
+                    } else {
+                        Some(l.same(r))
+                    }
+                }
+            };
+            return match same {
+                Some(s) => Val::Bool(s == (op == Is)),
+                None => first_unknown(l, r),
+            };
+        }
+        In | NotIn => {
+            if r.is_unknown() {
+                return r.clone();
+            }
+            let found = match r {
+                Val::Str(hay) => match l {
+                    Val::Str(needle) => Some(hay.contains(&**needle)),
+                    _ => None,
+                },
+                _ => r.elements().and_then(|items| {
+                    let mut unknown = false;
+                    for x in &items {
+                        match equal(l, x) {
+                            Some(true) => return Some(true),
+                            None => unknown = true,
+                            _ => {}
+                        }
+                    }
+                    (!unknown).then_some(false)
+                }),
+            };
+            return match found {
+                Some(f) => Val::Bool(f == (op == In)),
+                None => first_unknown(l, &Val::unknown("a membership test kerncast cannot decide")),
+            };
+        }
+        _ => {}
+    }
+    if l.is_unknown() || r.is_unknown() {
+        return first_unknown(l, r);
+    }
+    match op {
+        Eq | NotEq => match equal(l, r) {
+            Some(e) => Val::Bool(e == (op == Eq)),
+            None => Val::unknown("an equality kerncast cannot decide"),
+        },
+        _ => match order(l, r) {
+            Some(o) => Val::Bool(match op {
+                Lt => o.is_lt(),
+                LtE => o.is_le(),
+                Gt => o.is_gt(),
+                GtE => o.is_ge(),
+                _ => false,
+            }),
+            None => Val::unknown("a comparison kerncast cannot decide"),
+        },
+    }
+}
+
+/// Python's `==`, where decidable.
+pub fn equal<'a>(a: &Val<'a>, b: &Val<'a>) -> Option<bool> {
+    if a.is_unknown() || b.is_unknown() {
+        return None;
+    }
+    match (a, b) {
+        (Val::Str(x), Val::Str(y)) => Some(x == y),
+        (Val::None, Val::None) => Some(true),
+        (Val::None, _) | (_, Val::None) => Some(false),
+        (Val::Tuple(_) | Val::List(_), Val::Tuple(_) | Val::List(_)) => {
+            let (x, y) = (a.elements()?, b.elements()?);
+            if x.len() != y.len() || std::mem::discriminant(a) != std::mem::discriminant(b) {
+                return Some(false);
+            }
+            for (p, q) in x.iter().zip(y.iter()) {
+                if !equal(p, q)? {
+                    return Some(false);
+                }
+            }
+            Some(true)
+        }
+        _ => match (a.as_bigint(), b.as_bigint()) {
+            (Some(x), Some(y)) => Some(x == y),
+            _ => match (a.as_f64(), b.as_f64()) {
+                (Some(x), Some(y)) => Some(x == y),
+                _ => match (a, b) {
+                    (Val::Str(_), _) | (_, Val::Str(_)) => Some(false),
+                    _ => Some(a.same(b)),
+                },
+            },
+        },
+    }
+}
+
+fn order<'a>(a: &Val<'a>, b: &Val<'a>) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (Val::Str(x), Val::Str(y)) => Some(x.cmp(y)),
+        (Val::Tuple(_) | Val::List(_), Val::Tuple(_) | Val::List(_)) => {
+            let (x, y) = (a.elements()?, b.elements()?);
+            for (p, q) in x.iter().zip(y.iter()) {
+                match order(p, q)? {
+                    std::cmp::Ordering::Equal => {}
+                    o => return Some(o),
+                }
+            }
+            Some(x.len().cmp(&y.len()))
+        }
+        _ => match (a.as_bigint(), b.as_bigint()) {
+            (Some(x), Some(y)) => Some(x.cmp(&y)),
+            _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+        },
+    }
+}
+
+/// The names a block may write (not looking into nested functions and classes, whose names
+/// are their own).
+pub fn written_by(body: &[Stmt], out: &mut BTreeSet<Rc<str>>) {
+    for s in body {
+        match s {
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    target_names(t, out);
+                }
+                written_in_expr(&a.value, out);
+            }
+            Stmt::AugAssign(a) => target_names(&a.target, out),
+            Stmt::AnnAssign(a) => target_names(&a.target, out),
+            Stmt::For(f) => {
+                target_names(&f.target, out);
+                written_by(&f.body, out);
+                written_by(&f.orelse, out);
+            }
+            Stmt::While(w) => {
+                written_by(&w.body, out);
+                written_by(&w.orelse, out);
+            }
+            Stmt::If(i) => {
+                written_in_expr(&i.test, out);
+                written_by(&i.body, out);
+                for c in &i.elif_else_clauses {
+                    written_by(&c.body, out);
+                }
+            }
+            Stmt::With(w) => {
+                for it in &w.items {
+                    if let Some(t) = &it.optional_vars {
+                        target_names(t, out);
+                    }
+                }
+                written_by(&w.body, out);
+            }
+            Stmt::Try(t) => {
+                written_by(&t.body, out);
+                for ast::ExceptHandler::ExceptHandler(h) in &t.handlers {
+                    written_by(&h.body, out);
+                }
+                written_by(&t.orelse, out);
+                written_by(&t.finalbody, out);
+            }
+            Stmt::FunctionDef(f) => {
+                out.insert(Rc::from(f.name.as_str()));
+            }
+            Stmt::ClassDef(c) => {
+                out.insert(Rc::from(c.name.as_str()));
+            }
+            Stmt::Import(i) => {
+                for a in &i.names {
+                    let n = a
+                        .asname
+                        .as_ref()
+                        .map(|x| x.as_str())
+                        .unwrap_or_else(|| a.name.as_str());
+                    out.insert(Rc::from(n.split('.').next().unwrap_or(n)));
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                for a in &i.names {
+                    let n = a
+                        .asname
+                        .as_ref()
+                        .map(|x| x.as_str())
+                        .unwrap_or_else(|| a.name.as_str());
+                    out.insert(Rc::from(n));
+                }
+            }
+            Stmt::Expr(e) => written_in_expr(&e.value, out),
+            _ => {}
+        }
+    }
+}
+
+/// Names a walrus (`(n := …)`) in an expression writes.
+pub fn written_in_expr(e: &Expr, out: &mut BTreeSet<Rc<str>>) {
+    if let Expr::Named(n) = e {
+        target_names(&n.target, out);
+    }
+}
+
+pub fn target_names(t: &Expr, out: &mut BTreeSet<Rc<str>>) {
+    match t {
+        Expr::Name(n) => {
+            out.insert(Rc::from(n.id.as_str()));
+        }
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            for e in elts {
+                target_names(e, out);
+            }
+        }
+        Expr::Starred(s) => target_names(&s.value, out),
+        _ => {}
+    }
+}
+
+/// The names a block reads anywhere (nested functions included).
+pub fn names_read(body: &[Stmt], out: &mut BTreeSet<Rc<str>>) {
+    use ruff_python_ast::visitor::{self, Visitor};
+    struct V<'o>(&'o mut BTreeSet<Rc<str>>);
+    impl<'x> Visitor<'x> for V<'_> {
+        fn visit_expr(&mut self, e: &'x Expr) {
+            if let Expr::Name(n) = e {
+                self.0.insert(Rc::from(n.id.as_str()));
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let mut v = V(out);
+    for s in body {
+        v.visit_stmt(s);
+    }
+}
+
+/// The `global` and `nonlocal` declarations of a function body (not of nested functions).
+fn declared(body: &[Stmt], scope: &Scope<'_>) {
+    for s in body {
+        match s {
+            Stmt::Global(g) => {
+                for n in &g.names {
+                    scope.globals.borrow_mut().insert(Rc::from(n.as_str()));
+                }
+            }
+            Stmt::Nonlocal(g) => {
+                for n in &g.names {
+                    scope.nonlocals.borrow_mut().insert(Rc::from(n.as_str()));
+                }
+            }
+            Stmt::If(i) => {
+                declared(&i.body, scope);
+                for c in &i.elif_else_clauses {
+                    declared(&c.body, scope);
+                }
+            }
+            Stmt::For(f) => declared(&f.body, scope),
+            Stmt::While(w) => declared(&w.body, scope),
+            Stmt::With(w) => declared(&w.body, scope),
+            Stmt::Try(t) => declared(&t.body, scope),
+            _ => {}
+        }
+    }
+}

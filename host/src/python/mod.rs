@@ -1,0 +1,239 @@
+//! Python hosts: scripts that compile CUDA or OpenCL at run time and launch it (CuPy, PyCUDA,
+//! PyOpenCL), or that build a PyTorch C++/CUDA extension and call it with tensors.
+//!
+//! # The parser: ruff's
+//!
+//! Scripts are parsed by `ruff_python_parser`, the parser of the ruff linter and the ty type
+//! checker, published on crates.io as an internal crate of ruff (pinned exactly, as it has no
+//! semver promise). It was chosen over the two alternatives that resolve from crates.io here:
+//! - `rustpython-parser` 0.4 is no longer maintained (RustPython itself moved to ruff's
+//!   parser), stops at Python 3.11's grammar, has no error recovery, and its LALRPOP-generated
+//!   parser is slow to build;
+//! - `tree-sitter-python` gives a concrete syntax tree of untyped nodes told apart by kind
+//!   strings, which an interpreter would have to re-check at every step.
+//!
+//! ruff's parser gives a typed AST (`Stmt`/`Expr` enums whose nodes carry byte ranges) of
+//! current Python (3.14's grammar), is hand-written, fast, and recovers from syntax errors: a
+//! script with an error is still read where it parses, and the error is listed. Its price is a
+//! newer Rust (1.95) than the workspace's stated minimum and about 70 small dependencies.
+//!
+//! # What is read
+//!
+//! Each `.py` unit is run as `__main__` by an abstract interpreter over that AST
+//! ([`interp`]), with `sys.argv` from the program's command line; a `setup.py` among them (or
+//! beside them) runs first, so that the extension modules it builds can be imported. Modules
+//! of the program's folders that a script imports run once, as Python runs them. Launches are
+//! CuPy's, PyCUDA's and PyOpenCL's ([`gpu`]) and those the C++ of PyTorch extensions makes when
+//! the script calls it ([`extension`]). Kernel programs compiled at run time are listed as
+//! embedded sources ([`crate::output::EmbeddedSource`]), with where their text comes from.
+
+mod builtins;
+pub mod extension;
+mod gpu;
+pub mod interp;
+mod select;
+pub mod value;
+
+pub use select::gpu_scripts;
+
+use crate::{HostError, HostReading, Options, Program};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Whether a file is a Python host.
+pub fn is_python(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "py")
+}
+
+/// A parsed Python file.
+pub struct Script {
+    pub path: PathBuf,
+    /// The name reports give it (its path as given).
+    pub display: Arc<str>,
+    pub text: String,
+    pub module: ruff_python_ast::ModModule,
+    line_starts: Vec<usize>,
+}
+
+impl Script {
+    /// Reads and parses a file; syntax errors go to `diagnostics`, and the statements that
+    /// parse are kept.
+    fn load(path: &Path, display: &str, diagnostics: &mut Vec<String>) -> Option<Script> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                diagnostics.push(format!("{display}: error: cannot read the file: {e}"));
+                return None;
+            }
+        };
+        let parsed = ruff_python_parser::parse_unchecked_source(
+            &text,
+            ruff_python_ast::PySourceType::Python,
+        );
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        for e in parsed.errors() {
+            let (line, col) = line_col(&line_starts, &text, e.location.start().to_usize());
+            diagnostics.push(format!("{display}:{line}:{col}: error: {}", e.error));
+        }
+        let script = Script {
+            path: path.to_path_buf(),
+            display: Arc::from(display),
+            module: parsed.into_syntax(),
+            text,
+            line_starts,
+        };
+        Some(script)
+    }
+
+    /// The 1-based line and column of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (u32, u32) {
+        line_col(&self.line_starts, &self.text, offset)
+    }
+}
+
+fn line_col(line_starts: &[usize], text: &str, offset: usize) -> (u32, u32) {
+    let line = line_starts.partition_point(|s| *s <= offset).max(1);
+    let start = line_starts[line - 1];
+    let col = text
+        .get(start..offset.min(text.len()))
+        .map(|s| s.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line as u32, col as u32)
+}
+
+/// Other Python files in the folders of the program's scripts, which they may import.
+fn siblings(scripts: &[PathBuf]) -> Vec<PathBuf> {
+    const MAX: usize = 200;
+    let mut out = Vec::new();
+    for s in scripts {
+        let Some(dir) = s.parent() else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| is_python(p) && !scripts.contains(p))
+            .collect();
+        files.sort();
+        for f in files {
+            if !out.contains(&f) && out.len() < MAX {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+fn is_setup(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n == "setup.py")
+}
+
+/// Reads a program whose units include Python scripts: each script run, the program's other
+/// (C, C++, CUDA) units read as the C reader reads them, the two readings joined.
+pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError> {
+    let mut diagnostics = Vec::new();
+    let units: Vec<PathBuf> = program
+        .units
+        .iter()
+        .filter(|u| is_python(&u.file))
+        .map(|u| u.file.clone())
+        .collect();
+    let mut scripts = Vec::new();
+    for p in &units {
+        if let Some(s) = Script::load(p, &p.to_string_lossy(), &mut diagnostics) {
+            scripts.push(s);
+        }
+    }
+    let hosts = scripts.len();
+    for p in siblings(&units) {
+        let mut quiet = Vec::new();
+        if let Some(s) = Script::load(&p, &p.to_string_lossy(), &mut quiet) {
+            scripts.push(s);
+        }
+    }
+    let args = program.args.clone();
+    let mut it = interp::Interp::new(&scripts, opts, args.clone());
+    it.diagnostics = diagnostics;
+    // A setup.py first: the extensions it builds are what scripts import.
+    let mut halted = None;
+    for i in 0..scripts.len() {
+        if is_setup(&scripts[i].path) {
+            it.argv = vec![
+                scripts[i].path.to_string_lossy().into_owned(),
+                "build_ext".into(),
+            ];
+            if let Err(interp::Halt::Budget(w)) = it.run_module(i, "__main__") {
+                halted = Some(w);
+            }
+        }
+    }
+    for i in 0..hosts {
+        if is_setup(&scripts[i].path) || halted.is_some() {
+            continue;
+        }
+        it.argv = std::iter::once(scripts[i].path.to_string_lossy().into_owned())
+            .chain(args.clone().unwrap_or_default())
+            .collect();
+        it.argv_list = None;
+        if let Err(interp::Halt::Budget(w)) = it.run_module(i, "__main__") {
+            halted = Some(w);
+        }
+    }
+    let ast = extension::merged(&it.extensions);
+    let outcome = crate::interp::Outcome {
+        recorder: std::mem::take(&mut it.recorder),
+        halted,
+        assumptions: std::mem::take(&mut it.assumptions),
+        used: std::mem::take(&mut it.used),
+        notes: Vec::new(),
+        programs: Vec::new(),
+        steps: it.steps,
+        exited_at: None,
+    };
+    let mut reading = crate::output::build(
+        &ast,
+        outcome,
+        std::mem::take(&mut it.diagnostics),
+        args.is_some(),
+    );
+    reading.embedded = std::mem::take(&mut it.embedded);
+    reading.notes.extend(std::mem::take(&mut it.notes));
+    let consumed = std::mem::take(&mut it.extensions.files);
+    drop(it);
+    // The program's C, C++ and CUDA units are read as the C reader reads them.
+    let others: Vec<crate::UnitSpec> = program
+        .units
+        .iter()
+        .filter(|u| {
+            !is_python(&u.file)
+                && !consumed
+                    .contains(&std::fs::canonicalize(&u.file).unwrap_or_else(|_| u.file.clone()))
+        })
+        .cloned()
+        .collect();
+    if !others.is_empty() {
+        let c = crate::read_on_this_thread(
+            &Program {
+                units: others,
+                args: program.args.clone(),
+            },
+            opts,
+        )?;
+        reading.launches.extend(c.launches);
+        reading.unreached.extend(c.unreached);
+        reading.assumptions.extend(c.assumptions);
+        reading.params_used.extend(c.params_used);
+        reading.embedded.extend(c.embedded);
+        reading.diagnostics.extend(c.diagnostics);
+        for n in c.notes {
+            if !reading.notes.contains(&n) {
+                reading.notes.push(n);
+            }
+        }
+        reading.steps += c.steps;
+    }
+    Ok(reading)
+}

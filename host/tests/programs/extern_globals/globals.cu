@@ -1,0 +1,1 @@
+int g_block = 128;
