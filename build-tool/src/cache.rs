@@ -1,12 +1,18 @@
-//! Content-addressed cache of per-kernel results. The key hashes everything a prediction
-//! depends on (PTX text, kernel, workload, device profile, model, counter, tool version), so an
-//! unchanged kernel is not re-analysed and a changed input can never hit a stale entry. Entries
-//! are written atomically; a corrupt or unreadable entry is a miss, never an error, because the
+//! Content-addressed cache that survives between builds: per-kernel results, and before them
+//! the PTX a source lowers to and ptxas's resources for it. Each key hashes everything the
+//! entry depends on (the source and the project headers it includes, or the PTX; the flags;
+//! kernel, workload, device profile, model and counter for a result; kerncast's version and
+//! binary; the compilers' own `--version`), so an unchanged kernel costs neither a compile nor
+//! an analysis in the next build, and a changed input can never hit a stale entry. Entries are
+//! written atomically; a corrupt or unreadable entry is a miss, never an error, because the
 //! cache is only an accelerator. Location: `$KERNCAST_CACHE`, else `target/kerncast-cache`.
 
 use crate::report::KernelReport;
+use serde::{de::DeserializeOwned, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 pub struct Cache {
     dir: PathBuf,
@@ -42,13 +48,41 @@ impl Cache {
     }
 
     /// A key from the parts a result depends on (length-prefixed, so parts cannot run together).
-    pub fn key(parts: &[&str]) -> String {
+    pub fn key<P: AsRef<[u8]>>(parts: &[P]) -> String {
         let mut h = Sha256::new();
         for p in parts {
+            let p = p.as_ref();
             h.update((p.len() as u64).to_le_bytes());
-            h.update(p.as_bytes());
+            h.update(p);
         }
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// What an external tool says of itself (`nvcc --version`), asked once per process: part
+    /// of the key of what it produced, so a new compiler never reuses the old one's output.
+    /// Empty when the tool is absent or says nothing.
+    pub fn tool_identity(name: &str) -> String {
+        static SEEN: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+        if let Some(v) = SEEN.lock().ok().and_then(|m| m.get(name).cloned()) {
+            return v;
+        }
+        let tool = match name {
+            "clang" => crate::lower::clang_tool(),
+            n => crate::lower::find_tool(n),
+        };
+        let v = tool
+            .and_then(|t| {
+                std::process::Command::new(&t)
+                    .arg("--version")
+                    .output()
+                    .ok()
+                    .map(|o| format!("{}\n{}", t.display(), String::from_utf8_lossy(&o.stdout)))
+            })
+            .unwrap_or_default();
+        if let Ok(mut m) = SEEN.lock() {
+            m.insert(name.to_string(), v.clone());
+        }
+        v
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -58,13 +92,23 @@ impl Cache {
     }
 
     pub fn get(&self, key: &str) -> Option<KernelReport> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
-        serde_json::from_str(&text).ok()
+        self.get_value(key)
     }
 
     /// Stores a result; failures to write are ignored (the next run recomputes).
     pub fn put(&self, key: &str, r: &KernelReport) {
-        if let Ok(text) = serde_json::to_string(r) {
+        self.put_value(key, r)
+    }
+
+    /// Any entry; a missing, unreadable or unparsable one is `None`.
+    pub fn get_value<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Stores any entry; failures to write are ignored (the next run recomputes).
+    pub fn put_value<T: Serialize>(&self, key: &str, v: &T) {
+        if let Ok(text) = serde_json::to_string(v) {
             let _ = crate::check::write_atomic(&self.path(key), text.as_bytes());
         }
     }
@@ -87,5 +131,25 @@ mod tests {
         assert_eq!(c.get(&k), Some(r));
         std::fs::write(c.path(&k), "{ broken").unwrap();
         assert!(c.get(&k).is_none(), "a corrupt entry is a miss");
+    }
+
+    /// A lowered source reads back as it was written, floats of results exactly too.
+    #[test]
+    fn typed_entries_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::new(dir.path().to_path_buf());
+        let lowered = crate::lower::Lowered {
+            ptx: ".version 8.0".into(),
+            frontend: crate::lower::Frontend::Nvcc,
+            command: "nvcc -ptx k.cu".into(),
+            notes: vec!["a note".into()],
+        };
+        let k = Cache::key(&[b"lowered".as_slice(), &[0xff, 0x00]]);
+        c.put_value(&k, &lowered);
+        assert_eq!(c.get_value::<crate::lower::Lowered>(&k), Some(lowered));
+        let x = 120.20648929155843f64;
+        c.put_value(&k, &x);
+        assert_eq!(c.get_value::<f64>(&k), Some(x));
+        assert_eq!(Cache::tool_identity("kerncast-no-such-tool-xyz"), "");
     }
 }

@@ -39,6 +39,9 @@ pub struct Job {
     pub kernel: Option<String>,
     /// Workloads from kerncast.toml; when empty, the source's annotations are used.
     pub workloads: Vec<WorkloadSpec>,
+    /// Where the PTX the source lowers to and ptxas's resources are kept between runs
+    /// ([`crate::cache`]); `None`: lowered and assembled every time.
+    pub cache: Option<PathBuf>,
 }
 
 /// How to analyse.
@@ -107,6 +110,7 @@ pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job
             lower: base.clone(),
             kernel: None,
             workloads: Vec::new(),
+            cache: None,
         })
         .collect())
 }
@@ -170,6 +174,7 @@ pub fn jobs_from_config(cfg: &Config, base: &LowerOptions) -> Vec<Job> {
                 lower: lo,
                 kernel: k.name.clone(),
                 workloads: k.workloads.clone(),
+                cache: None,
             }
         })
         .collect()
@@ -403,7 +408,8 @@ struct Parsed {
 /// `path` (the job's file, or a program written out from it) lowered, parsed, assembled for its
 /// registers and with its calls inlined; failures name the job's file.
 fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
-    let lowered = lower::lower_file(path, &job.lower).map_err(|e| {
+    let cache = job.cache.clone().map(Cache::new);
+    let lowered = lower_cached(job, path, cache.as_ref()).map_err(|e| {
         let line = e.location().map(|(_, l)| l);
         fail(job, line, None, "lower", e.to_string())
     })?;
@@ -425,13 +431,82 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
             let what = format!("PTX from {}: {e}", lowered.command);
             fail(job, None, None, "parse", what)
         })?;
-    let registers = crate::registers::assemble(&module, &lowered.ptx);
+    let registers = assemble_cached(&module, &lowered.ptx, cache.as_ref());
     let inlined = kerncast_passes::inline::inline_calls(&module);
     Ok(Parsed {
         lowered,
         registers,
         inlined,
     })
+}
+
+/// `path` lowered for `job`, from the cache where the same source, project headers, flags,
+/// compiler and kerncast lowered it before. PTX input is read, not cached.
+fn lower_cached(
+    job: &Job,
+    path: &Path,
+    cache: Option<&Cache>,
+) -> Result<lower::Lowered, lower::LowerError> {
+    let frontend = job
+        .lower
+        .frontend
+        .or_else(|| lower::SourceKind::of(path).map(lower::default_frontend));
+    let tool = match frontend {
+        Some(lower::Frontend::Nvcc) => "nvcc",
+        Some(lower::Frontend::Clang) => "clang",
+        Some(lower::Frontend::Llvm) => "",
+        Some(lower::Frontend::Ptx) | None => return lower::lower_file(path, &job.lower),
+    };
+    let Some((cache, source)) = cache.zip(std::fs::read(path).ok()) else {
+        return lower::lower_file(path, &job.lower);
+    };
+    let text = String::from_utf8_lossy(&source);
+    let headers =
+        crate::includes::local_headers(path, &job.display_path, &text, &job.lower.include_dirs);
+    let mut parts: Vec<Vec<u8>> = vec![
+        b"lowered".to_vec(),
+        env!("CARGO_PKG_VERSION").into(),
+        Cache::tool_fingerprint().into(),
+        path.display().to_string().into(),
+        source.clone(),
+        format!("{:?} {:?}", frontend, job.lower).into(),
+        Cache::tool_identity(tool).into(),
+    ];
+    for h in &headers {
+        parts.push(h.display.clone().into());
+        parts.push(h.text.clone().into());
+    }
+    let key = Cache::key(&parts);
+    if let Some(hit) = cache.get_value::<lower::Lowered>(&key) {
+        return Ok(hit);
+    }
+    let lowered = lower::lower_file(path, &job.lower)?;
+    cache.put_value(&key, &lowered);
+    Ok(lowered)
+}
+
+/// [`crate::registers::assemble`], from the cache where ptxas assembled the same PTX before.
+fn assemble_cached(
+    module: &Module,
+    ptx: &str,
+    cache: Option<&Cache>,
+) -> crate::registers::Assembled {
+    let Some(cache) = cache else {
+        return crate::registers::assemble(module, ptx);
+    };
+    let key = Cache::key(&[
+        "ptxas",
+        env!("CARGO_PKG_VERSION"),
+        &Cache::tool_fingerprint(),
+        ptx,
+        &Cache::tool_identity("ptxas"),
+    ]);
+    if let Some(hit) = cache.get_value(&key) {
+        return hit;
+    }
+    let a = crate::registers::assemble(module, ptx);
+    cache.put_value(&key, &a);
+    a
 }
 
 /// The unit of a lowered source: its kernels (all, or `job.kernel`), each with its source
@@ -626,43 +701,49 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     );
     let (not_launched, library_kernels) = found.listed();
     let bar = progress_bar(items.len() as u64, opts.progress);
-    // Prepare each kernel once (symbolic analysis is reused across workloads and devices).
-    let prepared: BTreeMap<(usize, usize), Result<Box<dyn Prepared>, String>> = ok_units
-        .iter()
-        .enumerate()
-        .flat_map(|(ui, u)| (0..u.kernels.len()).map(move |ki| (ui, ki)))
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|(ui, ki)| {
-            let u = &ok_units[ui];
-            ((ui, ki), counter.prepare(&u.module, &u.kernels[ki].0))
-        })
-        .collect();
-    let results: Vec<Result<KernelReport, Failure>> = items
+    // One task per kernel: it is prepared once (its symbolic analysis serves every workload and
+    // device), its workloads run, and it is dropped before the worker takes the next kernel, so
+    // memory holds the kernels in progress, not every kernel analysed so far.
+    let mut per_kernel: Vec<(usize, usize, Vec<(usize, WorkloadSpec)>)> = Vec::new();
+    // a kernel's items come together (the loop above goes file, kernel, device)
+    for (ui, ki, ti, spec) in items {
+        match per_kernel.last_mut().filter(|(u, k, _)| (*u, *k) == (ui, ki)) {
+            Some((_, _, runs)) => runs.push((ti, spec)),
+            None => per_kernel.push((ui, ki, vec![(ti, spec)])),
+        }
+    }
+    let results: Vec<Result<KernelReport, Failure>> = per_kernel
         .par_iter()
-        .map(|(ui, ki, ti, spec)| {
+        .flat_map_iter(|(ui, ki, runs)| {
             let u = &ok_units[*ui];
-            let r = match &prepared[&(*ui, *ki)] {
-                Ok(p) => one(
-                    u,
-                    *ki,
-                    spec,
-                    &targets[*ti],
-                    p.as_ref(),
-                    counter,
-                    opts,
-                    cache.as_ref(),
-                ),
-                Err(m) => Err(fail(
-                    &u.job,
-                    None,
-                    Some(&u.kernels[*ki].0),
-                    "count",
-                    m.clone(),
-                )),
-            };
-            bar.inc(1);
-            r
+            let prepared = counter.prepare(&u.module, &u.kernels[*ki].0);
+            let out: Vec<Result<KernelReport, Failure>> = runs
+                .iter()
+                .map(|(ti, spec)| {
+                    let r = match &prepared {
+                        Ok(p) => one(
+                            u,
+                            *ki,
+                            spec,
+                            &targets[*ti],
+                            p.as_ref(),
+                            counter,
+                            opts,
+                            cache.as_ref(),
+                        ),
+                        Err(m) => Err(fail(
+                            &u.job,
+                            None,
+                            Some(&u.kernels[*ki].0),
+                            "count",
+                            m.clone(),
+                        )),
+                    };
+                    bar.inc(1);
+                    r
+                })
+                .collect();
+            out
         })
         .collect();
     bar.finish_and_clear();

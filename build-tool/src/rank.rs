@@ -396,6 +396,7 @@ fn variant_job(opts: &RankOptions, defs: &BTreeMap<String, String>, kernel: Opti
         lower: lo,
         kernel: kernel.map(str::to_string),
         workloads: Vec::new(),
+        cache: None,
     }
 }
 

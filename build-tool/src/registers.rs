@@ -18,7 +18,7 @@ use kerncast_passes::stats::BoundStats;
 const PTXAS_OLDEST_SM: u32 = 75;
 
 /// What ptxas said about a module: per-kernel resources, for one architecture.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Assembled {
     /// `-arch` given to ptxas (`sm_80`).
     pub arch: String,

@@ -123,6 +123,12 @@ pub struct KernelStats {
     /// The named min/max/select values that addresses may use ([`crate::named`]).
     #[serde(skip)]
     pub defs: std::sync::Arc<named::Defs>,
+    /// Sector and line counts in closed form, shared by the workloads bound to these counts.
+    #[serde(skip)]
+    sector_forms: SectorForms,
+    /// The reuse profiles of the workloads bound so far ([`reuse::ReuseMemo`]).
+    #[serde(skip)]
+    reuse_memo: reuse::ReuseMemo,
 }
 
 /// Counts of `kernel` in `module` for its declared block size (`.reqntid`), or 256×1×1 (listed
@@ -532,6 +538,8 @@ fn analyze_launch(
         specialized: false,
         grid: opts.grid,
         defs: std::sync::Arc::new(named::current()),
+        sector_forms: SectorForms::default(),
+        reuse_memo: reuse::ReuseMemo::default(),
     })
 }
 
@@ -760,16 +768,108 @@ impl SegmentFrame {
 /// segment. Bases of buffers are taken as 256-byte aligned (as `cudaMalloc` and the emulator
 /// allocate), so pointer parameters count as 0. `None` when the address is not affine once the
 /// parameters are fixed.
+///
+/// Where the count is too large to visit point by point, it is a quasi-polynomial. That closed
+/// form is the same for every workload whose address keeps its coefficients (no parameter
+/// multiplies an index): the second time an access is counted this way, it is counted once
+/// with the parameters free and kept in `forms`, and each further workload evaluates it.
 fn segments(
+    (i, r): (usize, &AccessRecord),
+    defs: &named::Defs,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    seg: u64,
+    forms: &SectorForms,
+) -> Result<Option<f64>, CountError> {
+    let Some(text) = segment_set(r, defs, block, env, seg, false) else {
+        return Ok(None);
+    };
+    // isl's point count is exact whatever the set's shape; the quasi-polynomial count is
+    // used only where visiting every point would be slow (its result for the 33×33
+    // `transpose_naive` store, 605 sectors against 625 true, is reported as a counting bug).
+    let est = r
+        .warp
+        .eval_map(env)
+        .map(|v| rat_to_f64(&v))
+        .unwrap_or(f64::INFINITY)
+        * (32 * (r.width.div_ceil(seg) + 1)) as f64;
+    let ctx = Ctx::new();
+    if est <= POINT_COUNT_BUDGET {
+        let set = Set::parse(&ctx, &text)?;
+        let np = set.dim(DimType::isl_dim_param)?;
+        let free = set.project_out(DimType::isl_dim_param, 0, np)?;
+        let (n, d) = free.count_val()?.to_rational()?;
+        return Ok(Some(n as f64 / d as f64));
+    }
+    let unset: Vec<String> = {
+        let mut vs = BTreeSet::new();
+        if let Some(a) = &r.addr {
+            a.vars(&mut vs);
+        }
+        r.cond.vars(&mut vs);
+        vs.into_iter()
+            .filter(|v| !env.contains_key(v) && !named::is_symbol(v))
+            .collect()
+    };
+    let key = (i, seg, unset);
+    let known = forms.0.lock().ok().and_then(|m| m.get(&key).cloned());
+    let closed = match known {
+        Some(SectorForm::Closed(q)) => Some(q),
+        Some(SectorForm::CountedOnce) => {
+            let q = segment_set(r, defs, block, env, seg, true)
+                .and_then(|t| Set::parse(&ctx, &t).ok())
+                .and_then(|set| poly_mod::count(&set).ok());
+            if let Ok(mut m) = forms.0.lock() {
+                m.insert(
+                    key.clone(),
+                    q.clone()
+                        .map_or(SectorForm::Unavailable, SectorForm::Closed),
+                );
+            }
+            q
+        }
+        Some(SectorForm::Unavailable) => None,
+        None => {
+            if let Ok(mut m) = forms.0.lock() {
+                m.insert(key.clone(), SectorForm::CountedOnce);
+            }
+            None
+        }
+    };
+    if let Some(v) = closed.and_then(|q| q.eval_map(env)) {
+        return Ok(Some(rat_to_f64(&v)));
+    }
+    let set = Set::parse(&ctx, &text)?;
+    let q = poly_mod::count(&set)?;
+    Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
+}
+
+/// The closed forms of [`segments`] a kernel's workloads share, by (access, segment size, the
+/// variables taken as 0).
+#[derive(Clone, Debug, Default)]
+pub struct SectorForms(Arc<std::sync::Mutex<BTreeMap<(usize, u64, Vec<String>), SectorForm>>>);
+
+#[derive(Clone, Debug)]
+enum SectorForm {
+    /// Counted once with the workload's values: the next workload counts the closed form.
+    CountedOnce,
+    Closed(QPoly),
+    /// The address has a parameter times an index, or the free count failed.
+    Unavailable,
+}
+
+/// The isl set whose points [`segments`] counts, as text; with `free`, the workload's values
+/// stay parameters (only the variables it does not set, the buffers, are 0), and `None` also
+/// where that leaves a parameter multiplying an index.
+fn segment_set(
     r: &AccessRecord,
     defs: &named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
     seg: u64,
-) -> Result<Option<f64>, CountError> {
-    let Some(addr) = &r.addr else {
-        return Ok(None);
-    };
+    free: bool,
+) -> Option<String> {
+    let addr = r.addr.as_ref()?;
     let is_dim = |v: &str| {
         v.starts_with("tid_") || v.starts_with("ctaid_") || r.counters.iter().any(|k| k == v)
     };
@@ -777,12 +877,13 @@ fn segments(
     addr.vars(&mut vars);
     let mut a = addr.clone();
     for v in vars.iter().filter(|v| !is_dim(v) && !named::is_symbol(v)) {
-        let val = env.get(v.as_str()).copied().unwrap_or(0);
+        let val = match (env.get(v.as_str()), free) {
+            (Some(_), true) => continue,
+            (val, _) => val.copied().unwrap_or(0),
+        };
         a = a.subst(v, &crate::poly::LinExpr::constant(val));
     }
-    let Some(off) = affine::as_lin(&a) else {
-        return Ok(None);
-    };
+    let off = affine::as_lin(&a)?;
     let frame = SegmentFrame::of(&off, seg as i128, |v| is_dim(v) && !v.starts_with("tid_"));
     let segv = frame.shift.add(&LinExpr::var("seg")).scale(seg as i128);
     // the domain and the segment's bounds on the address, with named values put back
@@ -800,16 +901,18 @@ fn segments(
     let is_dim = |v: &str| is_dim(v) || frame.introduces(v);
     let mut fixed = Vec::new();
     for v in cvars.iter().filter(|v| !is_dim(v)) {
-        fixed.push(format!(
-            "{v} = {}",
-            env.get(v.as_str()).copied().unwrap_or(0)
-        ));
+        match (env.get(v.as_str()), free) {
+            (Some(_), true) => {}
+            (val, _) => fixed.push(format!("{v} = {}", val.copied().unwrap_or(0))),
+        }
     }
-    for d in ["x", "y", "z"] {
-        fixed.push(format!(
-            "nctaid_{d} = {}",
-            env.get(&format!("nctaid_{d}")).copied().unwrap_or(1)
-        ));
+    if !free {
+        for d in ["x", "y", "z"] {
+            fixed.push(format!(
+                "nctaid_{d} = {}",
+                env.get(&format!("nctaid_{d}")).copied().unwrap_or(1)
+            ));
+        }
     }
     let mut params: BTreeSet<String> = cvars.iter().filter(|v| !is_dim(v)).cloned().collect();
     params.extend(
@@ -831,7 +934,10 @@ fn segments(
     }
     dims.push("seg".to_string());
     ranges.extend(frame.residue_ranges());
-    let text = format!(
+    if fixed.is_empty() {
+        fixed.push("0 = 0".into());
+    }
+    Some(format!(
         "[{}] -> {{ [{}] : {} and {} and exists (tid_x, tid_y, tid_z : 0 <= tid_x < {nx} and 0 <= tid_y < {ny} and 0 <= tid_z < {nz} and {} and 32 warp <= tid_x + {nx} tid_y + {} tid_z <= 32 warp + 31) }}",
         params.into_iter().collect::<Vec<_>>().join(", "),
         dims.join(", "),
@@ -839,26 +945,7 @@ fn segments(
         ranges.join(" and "),
         cond.to_isl(),
         nx * ny,
-    );
-    let ctx = Ctx::new();
-    let set = Set::parse(&ctx, &text)?;
-    // isl's point count is exact whatever the set's shape; the quasi-polynomial count is
-    // used only where visiting every point would be slow (its result for the 33×33
-    // `transpose_naive` store, 605 sectors against 625 true, is reported as a counting bug).
-    let est = r
-        .warp
-        .eval_map(env)
-        .map(|v| rat_to_f64(&v))
-        .unwrap_or(f64::INFINITY)
-        * (32 * (r.width.div_ceil(seg) + 1)) as f64;
-    if est <= POINT_COUNT_BUDGET {
-        let np = set.dim(DimType::isl_dim_param)?;
-        let free = set.project_out(DimType::isl_dim_param, 0, np)?;
-        let (n, d) = free.count_val()?.to_rational()?;
-        return Ok(Some(n as f64 / d as f64));
-    }
-    let q = poly_mod::count(&set)?;
-    Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
+    ))
 }
 
 /// Most (ctaid, counters, tid) points `wavefronts` visits for one access, and most distinct
@@ -1116,10 +1203,11 @@ impl KernelStats {
             }
         }
         let mut any_tile = false;
-        for r in self
+        for (i, r) in self
             .accesses
             .iter()
-            .filter(|r| classify::counts_sectors(r.space))
+            .enumerate()
+            .filter(|(_, r)| classify::counts_sectors(r.space))
         {
             let cerr = |e: CountError| AnalyzeError::Count {
                 kernel: self.kernel.clone(),
@@ -1137,8 +1225,17 @@ impl KernelStats {
                     (per(32), per(128))
                 }
                 None => (
-                    segments(r, &self.defs, self.block, &env, 32).map_err(cerr)?,
-                    segments(r, &self.defs, self.block, &env, 128).map_err(cerr)?,
+                    segments((i, r), &self.defs, self.block, &env, 32, &self.sector_forms)
+                        .map_err(cerr)?,
+                    segments(
+                        (i, r),
+                        &self.defs,
+                        self.block,
+                        &env,
+                        128,
+                        &self.sector_forms,
+                    )
+                    .map_err(cerr)?,
                 ),
             };
             match (sec, lin) {
@@ -1209,7 +1306,14 @@ impl KernelStats {
             block_execs,
             assumptions,
             reuse: w.reuse.then(|| {
-                reuse::profile(&self.accesses, &self.defs, self.block, &env, REUSE_BUDGET)
+                reuse::profile(
+                    &self.accesses,
+                    &self.defs,
+                    self.block,
+                    &env,
+                    REUSE_BUDGET,
+                    Some(&self.reuse_memo),
+                )
             }),
         })
     }

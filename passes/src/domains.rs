@@ -22,6 +22,7 @@ use crate::cfg::{Cfg, EdgeKind};
 use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::{CountError, LinExpr};
+use crate::slots::{self, CondProgram};
 use crate::sync_idioms;
 use crate::taint::Taint;
 use std::collections::{BTreeMap, BTreeSet};
@@ -478,6 +479,9 @@ pub struct WarpWalk {
     weight: u64,
     /// Each counter's range over the whole launch; `None` when the domain is empty.
     ranges: Option<Vec<(i128, i128)>>,
+    /// `fixed` compiled over the point's slots ([`WarpWalk::slot_names`]); `None` when it
+    /// reads a variable that is neither an index nor a counter.
+    program: Option<CondProgram>,
 }
 
 impl WarpWalk {
@@ -533,6 +537,8 @@ impl WarpWalk {
                 )
             };
         }
+        let slots = slot_names(counters);
+        let program = CondProgram::compile(&fixed, block, &slots::resolver(&slots));
         Ok(WarpWalk {
             counters: counters.to_vec(),
             fixed,
@@ -540,7 +546,14 @@ impl WarpWalk {
             grid,
             weight,
             ranges,
+            program,
         })
+    }
+
+    /// The variables of a walk's point, in slot order: `ctaid_x`, `ctaid_y`, `ctaid_z`, then
+    /// the counters.
+    pub fn slot_names(&self) -> Vec<String> {
+        slot_names(&self.counters)
     }
 
     /// Blocks a whole walk visits (the grid, less the collapsed dimensions).
@@ -572,6 +585,68 @@ impl WarpWalk {
         for (k, (lo, hi)) in self.counters.iter().zip(ranges) {
             let n = (hi - lo + 1).max(1) as f64;
             let v = point.get(k).map_or(0, |v| v - lo) as f64;
+            pos = pos * n + v;
+            size *= n;
+        }
+        pos / size
+    }
+
+    /// What a walk of the first `walked` blocks (the outer counter cut to `outer_trips`) sees,
+    /// written out: the grid, the counters' ranges, and the domain with every comparison that
+    /// holds (or fails) throughout the blocks, counters and threads walked replaced by its
+    /// truth. Two walks with the same description visit the same warps with the same lanes, so
+    /// what they record is the same although the launches differ (a guard `i < n` that no
+    /// walked thread reaches, for two values of `n`).
+    pub fn walked_description(&self, walked: u64, outer_trips: Option<u64>) -> String {
+        let Some(ranges) = &self.ranges else {
+            return format!("empty {:?}", self.grid);
+        };
+        let mut cut = ranges.clone();
+        if let (Some(n), Some(first)) = (outer_trips, cut.first_mut()) {
+            first.1 = first.1.min(first.0 + n.max(1) as i128 - 1);
+        }
+        let [gx, gy, gz] = self.grid;
+        let rows =
+            |per: i128, g: i128| ((walked as i128 + per - 1) / per.max(1)).clamp(1, g.max(1));
+        let mut bounds: BTreeMap<String, (i128, i128)> = BTreeMap::new();
+        bounds.insert("ctaid_x".into(), (0, rows(1, gx) - 1));
+        bounds.insert("ctaid_y".into(), (0, rows(gx.max(1), gy) - 1));
+        bounds.insert("ctaid_z".into(), (0, rows((gx * gy).max(1), gz) - 1));
+        for (d, n) in ["tid_x", "tid_y", "tid_z"].iter().zip(self.block) {
+            bounds.insert(d.to_string(), (0, n as i128 - 1));
+        }
+        for (k, r) in self.counters.iter().zip(&cut) {
+            bounds.insert(k.clone(), *r);
+        }
+        // the walked blocks' coordinates depend on the grid only below `walked` blocks
+        let w = walked as i128;
+        let seen = [
+            gx.min(w),
+            if gx >= w { 1 } else { gy.min(rows(gx, gy)) },
+            if gx * gy >= w { 1 } else { gz },
+        ];
+        format!(
+            "grid {:?} weight {} block {:?} counters {:?} ranges {:?} walked {:?} domain {}",
+            seen,
+            self.weight,
+            self.block,
+            self.counters,
+            ranges,
+            cut,
+            settled(&self.fixed, &bounds).to_isl()
+        )
+    }
+
+    /// [`Self::progress`] of a point given by its slots.
+    pub fn progress_slots(&self, point: &[i128]) -> f64 {
+        let Some(ranges) = &self.ranges else {
+            return 0.0;
+        };
+        let mut pos = 0.0;
+        let mut size = 1.0;
+        for (k, (lo, hi)) in ranges.iter().enumerate() {
+            let n = (hi - lo + 1).max(1) as f64;
+            let v = point.get(3 + k).map_or(0, |v| v - lo) as f64;
             pos = pos * n + v;
             size *= n;
         }
@@ -707,6 +782,29 @@ impl WarpWalk {
         self.walk_blocks(blocks, &ranges, self.weight, visit)
     }
 
+    /// [`Self::walk_window`], the visit given the point as its slots ([`Self::slot_names`]).
+    pub fn walk_window_slots(
+        &self,
+        blocks: std::ops::Range<u64>,
+        outer_trips: Option<u64>,
+        visit: &mut dyn FnMut(&[i128], &[(u32, [u64; 3])], u64),
+    ) -> Result<(), EnumerateError> {
+        let Some(ranges) = &self.ranges else {
+            return Ok(());
+        };
+        let mut ranges = ranges.clone();
+        if let (Some(n), Some(first)) = (outer_trips, ranges.first_mut()) {
+            first.1 = first.1.min(first.0 + n.max(1) as i128 - 1);
+        }
+        self.walk_core(
+            blocks,
+            &ranges,
+            self.weight,
+            None,
+            &mut |slots, _, lanes, w| visit(slots, lanes, w),
+        )
+    }
+
     /// Visit the warp executions of `blocks` with the counters in `ranges`, each block standing
     /// for `weight`.
     fn walk_blocks(
@@ -716,52 +814,75 @@ impl WarpWalk {
         weight: u64,
         visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
     ) -> Result<(), EnumerateError> {
+        let mut point: BTreeMap<String, i128> =
+            self.slot_names().into_iter().map(|n| (n, 0)).collect();
+        self.walk_core(
+            blocks,
+            ranges,
+            weight,
+            Some(&mut point),
+            &mut |_, map, lanes, w| visit(map, lanes, w),
+        )
+    }
+
+    /// The walk: blocks in dispatch order, counter tuples odometer style (innermost fastest),
+    /// warps in order; `point`, when given, is kept equal to the slots by name for the visit.
+    fn walk_core(
+        &self,
+        blocks: std::ops::Range<u64>,
+        ranges: &[(i128, i128)],
+        weight: u64,
+        mut point: Option<&mut BTreeMap<String, i128>>,
+        visit: &mut dyn FnMut(&[i128], &BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+    ) -> Result<(), EnumerateError> {
+        let program = self.program.as_ref().ok_or(EnumerateError::Unbound(None))?;
         let block = self.block;
-        let mut point: BTreeMap<String, i128> = BTreeMap::new();
-        let mut ks: Vec<i128> = ranges.iter().map(|r| r.0).collect();
+        let names = self.slot_names();
+        let empty = BTreeMap::new();
+        let mut slots: Vec<i128> = vec![0; names.len()];
+        let mut bases = Vec::new();
         let mut lanes: Vec<(u32, [u64; 3])> = Vec::with_capacity(32);
         let tpb: u64 = block.iter().product();
         for b in blocks.start..blocks.end.min(self.blocks()) {
             let c = self.coords(b);
-            for (d, v) in ["ctaid_x", "ctaid_y", "ctaid_z"].iter().zip(c) {
-                point.insert(d.to_string(), v as i128);
+            for (d, v) in c.iter().enumerate() {
+                slots[d] = *v as i128;
             }
-            ks.iter_mut().zip(ranges).for_each(|(k, r)| *k = r.0);
+            for (k, r) in ranges.iter().enumerate() {
+                slots[3 + k] = r.0;
+            }
             loop {
-                for (k, v) in self.counters.iter().zip(&ks) {
-                    point.insert(k.clone(), *v);
-                }
-                for w in 0..tpb.div_ceil(32) {
-                    lanes.clear();
-                    for t in 32 * w..(32 * w + 32).min(tpb) {
-                        let tid = [
-                            t % block[0],
-                            t / block[0] % block[1],
-                            t / (block[0] * block[1]),
-                        ];
-                        let at = |v: &str| match v {
-                            "tid_x" => Some(tid[0] as i128),
-                            "tid_y" => Some(tid[1] as i128),
-                            "tid_z" => Some(tid[2] as i128),
-                            _ => point.get(v).copied(),
-                        };
-                        if self.fixed.eval(&at).ok_or(EnumerateError::Unbound(None))? {
-                            lanes.push(((t - 32 * w) as u32, tid));
+                if let Some(p) = point.as_deref_mut() {
+                    for (name, v) in names.iter().zip(&slots) {
+                        if let Some(x) = p.get_mut(name) {
+                            *x = *v;
                         }
                     }
-                    if !lanes.is_empty() {
-                        visit(&point, &lanes, weight);
+                }
+                program.bases(&slots, &mut bases);
+                for w in 0..tpb.div_ceil(32) {
+                    let mask = program.warp_mask(&slots, &bases, w);
+                    if mask == 0 {
+                        continue;
                     }
+                    lanes.clear();
+                    let mut m = mask;
+                    while m != 0 {
+                        let l = m.trailing_zeros() as u64;
+                        m &= m - 1;
+                        lanes.push((l as u32, slots::tid_of(32 * w + l, block)));
+                    }
+                    visit(&slots, point.as_deref().unwrap_or(&empty), &lanes, weight);
                 }
                 // Next counter tuple, odometer style (innermost counter fastest).
                 let mut carry = true;
-                for i in (0..ks.len()).rev() {
-                    if ks[i] < ranges[i].1 {
-                        ks[i] += 1;
+                for i in (0..ranges.len()).rev() {
+                    if slots[3 + i] < ranges[i].1 {
+                        slots[3 + i] += 1;
                         carry = false;
                         break;
                     }
-                    ks[i] = ranges[i].0;
+                    slots[3 + i] = ranges[i].0;
                 }
                 if carry {
                     break;
@@ -770,6 +891,58 @@ impl WarpWalk {
         }
         Ok(())
     }
+}
+
+/// `c` with each comparison that has one truth over the box `bounds` (every variable's least
+/// and greatest value) replaced by it. A comparison with a floor, or a variable without
+/// bounds, stays.
+fn settled(c: &Cond, bounds: &BTreeMap<String, (i128, i128)>) -> Cond {
+    let range = |e: &LinExpr| -> Option<(i128, i128)> {
+        let (mut lo, mut hi) = (e.constant, e.constant);
+        for (atom, k) in &e.terms {
+            let crate::poly::Atom::Var(v) = atom else {
+                return None;
+            };
+            let (a, b) = *bounds.get(&**v)?;
+            let (x, y) = (k * a, k * b);
+            lo += x.min(y);
+            hi += x.max(y);
+        }
+        Some((lo, hi))
+    };
+    let truth = |b: bool| if b { Cond::True } else { Cond::True.not() };
+    match c {
+        Cond::Ge(e) => match range(e) {
+            Some((lo, _)) if lo >= 0 => truth(true),
+            Some((_, hi)) if hi < 0 => truth(false),
+            _ => c.clone(),
+        },
+        Cond::Eq(e) => match range(e) {
+            Some((0, 0)) => truth(true),
+            Some((lo, hi)) if lo > 0 || hi < 0 => truth(false),
+            _ => c.clone(),
+        },
+        Cond::Not(x) => settled(x, bounds).not(),
+        Cond::And(a, b) => {
+            let (a, b) = (settled(a, bounds), settled(b, bounds));
+            if a.is_false() || b.is_false() {
+                truth(false)
+            } else {
+                a.and(b)
+            }
+        }
+        Cond::Or(a, b) => settled(a, bounds).or(settled(b, bounds)),
+        Cond::True => Cond::True,
+    }
+}
+
+/// `ctaid_x`, `ctaid_y`, `ctaid_z`, then `counters`.
+fn slot_names(counters: &[String]) -> Vec<String> {
+    ["ctaid_x", "ctaid_y", "ctaid_z"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(counters.iter().cloned())
+        .collect()
 }
 
 /// Smallest or largest value of set dimension `pos` over a parameter-free set.

@@ -17,6 +17,7 @@ pub mod piecewise;
 pub mod poly;
 pub mod ptx;
 pub mod reuse;
+pub mod slots;
 pub mod stats;
 pub mod sync_idioms;
 pub mod taint;

@@ -19,9 +19,15 @@ use crate::domains::WarpWalk;
 use crate::named;
 use crate::poly::linexpr::Atom;
 use crate::poly::{LinExpr, Poly};
+use crate::slots::SplitForm;
 use crate::stats::{Dir, Space};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+mod tally;
+#[cfg(test)]
+use tally::{bucket_of, progress_bucket};
+pub use tally::{from_touches, TouchStream};
 
 /// `requests` sector requests whose last touch was `min_distance` or more blocks earlier (and
 /// fewer than the next power of two: buckets 0, 1, 2, 4, 8, …), at a progress difference of
@@ -89,6 +95,15 @@ pub enum Reuse {
 const BUFFER_STRIDE: i128 = 1 << 44;
 const SECTOR: i128 = 32;
 
+/// Profiles of earlier workloads of the same counts, by what their walks saw
+/// ([`WarpWalk::walked_description`] and the addresses): a workload whose walk would see the
+/// same warps at the same addresses takes the profile without walking. At most
+/// [`MEMO_ENTRIES`] are kept.
+#[derive(Clone, Debug, Default)]
+pub struct ReuseMemo(std::sync::Arc<std::sync::Mutex<BTreeMap<String, ReuseProfile>>>);
+
+pub const MEMO_ENTRIES: usize = 64;
+
 /// The profile of `records` (the kernel's memory accesses) for a launch with every parameter
 /// fixed in `env`, walking as many leading blocks as `budget` (counters × threads points) allows.
 pub fn profile(
@@ -97,6 +112,7 @@ pub fn profile(
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
     budget: u64,
+    memo: Option<&ReuseMemo>,
 ) -> Reuse {
     let mut left_out = Vec::new();
     let bases = buffer_bases(records, defs, env);
@@ -197,54 +213,141 @@ pub fn profile(
         .zip(&windows)
         .map(|((w, _), k)| k.map_or(1.0, |k| w.outer_trips() as f64 / k as f64))
         .collect();
-    let mut touches: Vec<Touch> = Vec::new();
+    let compiled: Vec<Vec<Option<SplitForm>>> = walks
+        .iter()
+        .map(|(w, accesses)| {
+            let slots = w.slot_names();
+            let resolve = crate::slots::resolver(&slots);
+            accesses
+                .iter()
+                .map(|a| {
+                    let l = crate::slots::Lin::compile(a.lin.as_ref()?, &resolve)?;
+                    Some(SplitForm::new(l, block))
+                })
+                .collect()
+        })
+        .collect();
+    // Only walks whose every address is compiled are remembered: the others read the
+    // workload's values through named values, which the description does not show.
+    let seen = compiled
+        .iter()
+        .all(|g| g.iter().all(Option::is_some))
+        .then(|| {
+            let mut d = format!("block {block:?} walked {walked} weights {weights:?}");
+            for ((w, accesses), win) in walks.iter().zip(&windows) {
+                d += &format!("\n{}", w.walked_description(walked, *win));
+                for a in accesses {
+                    d += &format!(
+                        "\n  {} {} {} {:?}",
+                        a.lin.as_ref().map_or(String::new(), |l| l.to_string()),
+                        a.width,
+                        a.writes,
+                        a.tile
+                    );
+                }
+            }
+            d
+        });
+    let remembered = seen
+        .as_ref()
+        .zip(memo)
+        .and_then(|(d, m)| m.0.lock().ok()?.get(d).cloned());
+    if let Some(mut p) = remembered {
+        p.blocks = blocks;
+        p.left_out = left_out;
+        return Reuse::Profile(p);
+    }
+    let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
-    for (g, (w, accesses)) in walks.iter().enumerate() {
-        let mut bad: BTreeSet<usize> = BTreeSet::new();
-        let res = w.walk_window(0..walked, windows[g], &mut |point, lanes, _| {
-            let b = linear_block(point, env);
-            let t = (w.progress(point) * PROGRESS_SCALE) as u32;
-            for (k, a) in accesses.iter().enumerate() {
-                warp_sectors.clear();
-                let at_point = a.at_point(point, &sc);
-                // a tile's base is the same in every lane: the first one gives it
-                let lanes = if a.tile.is_some() {
-                    &lanes[..lanes.len().min(1)]
-                } else {
-                    lanes
-                };
-                for (_, tid) in lanes {
-                    let Some(addr) = a.lane(at_point, *tid, point, &sc) else {
-                        bad.insert(k);
-                        continue;
+    let mut here: Vec<Touch> = Vec::new();
+    let mut stream = TouchStream::new(&weights, walked, blocks);
+    for b in 0..walked {
+        here.clear();
+        for (g, (w, accesses)) in walks.iter().enumerate() {
+            let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
+                let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
+                for (k, a) in accesses.iter().enumerate() {
+                    warp_sectors.clear();
+                    // a tile's base is the same in every lane: the first one gives it
+                    let lanes = if a.tile.is_some() {
+                        &lanes[..lanes.len().min(1)]
+                    } else {
+                        lanes
                     };
-                    match a.tile {
+                    let mut push = |addr: i128| match a.tile {
                         None => warp_sectors.extend(lane_sectors(addr, a.width)),
                         Some((rows, pitch)) => warp_sectors.extend(
                             (0..rows as i128)
                                 .flat_map(|row| lane_sectors(addr + row * pitch, a.width)),
                         ),
+                    };
+                    match &compiled[g][k] {
+                        Some(f) => {
+                            let base = f.base(point);
+                            for (_, tid) in lanes {
+                                push(f.at(base, point, *tid, block));
+                            }
+                        }
+                        None => {
+                            let map = slot_map(w, point);
+                            let at_point = a.at_point(&map, &sc);
+                            for (_, tid) in lanes {
+                                match a.lane(at_point, *tid, &map, &sc) {
+                                    Some(addr) => push(addr),
+                                    None => {
+                                        bad[g].insert(k);
+                                    }
+                                }
+                            }
+                        }
                     }
+                    if !warp_sectors.is_sorted() {
+                        warp_sectors.sort_unstable();
+                    }
+                    warp_sectors.dedup();
+                    here.extend(warp_sectors.iter().map(|s| (b, t, *s, a.writes, g as u16)));
                 }
-                warp_sectors.sort_unstable();
-                warp_sectors.dedup();
-                touches.extend(warp_sectors.iter().map(|s| (b, t, *s, a.writes, g as u16)));
+            });
+            if let Err(e) = res {
+                return Reuse::Unavailable(format!("walking the global accesses: {e}"));
             }
-        });
-        if let Err(e) = res {
-            return Reuse::Unavailable(format!("walking the global accesses: {e}"));
         }
-        for k in bad {
+        // Each group's touches come in progress order: merging those runs, then ordering
+        // each progress step by sector, is the full sort at a fraction of its cost.
+        here.sort_by_key(|x| x.1);
+        for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
+            run.sort_unstable();
+        }
+        stream.block(b, &here);
+    }
+    for (g, (_, accesses)) in walks.iter().enumerate() {
+        for k in &bad[g] {
             left_out.push(format!(
                 "a global {:?} of {} bytes: some lane's address has no value",
-                accesses[k].dir, accesses[k].width
+                accesses[*k].dir, accesses[*k].width
             ));
         }
     }
-    let mut p = from_touches(touches, &weights, walked, blocks);
-    p.left_out = left_out;
+    let mut p = stream.finish();
     p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
+    if let (Some(d), Some(m), true) = (seen, memo, left_out.is_empty()) {
+        if let Ok(mut m) = m.0.lock() {
+            if m.len() >= MEMO_ENTRIES {
+                m.clear();
+            }
+            m.insert(d, p.clone());
+        }
+    }
+    p.left_out = left_out;
     Reuse::Profile(p)
+}
+
+/// A walk's point by name, for the addresses that are not compiled (they read a named value).
+fn slot_map(w: &WarpWalk, point: &[i128]) -> BTreeMap<String, i128> {
+    w.slot_names()
+        .into_iter()
+        .zip(point.iter().copied())
+        .collect()
 }
 
 /// The 32-byte sectors a lane's access of `width` bytes at `addr` covers.
@@ -275,6 +378,8 @@ struct Walked {
     addr: Addr,
     /// A `wmma` tile: its rows, `pitch` bytes apart, each `width` bytes from the address.
     tile: Option<(u32, i128)>,
+    /// The address as a quasi-affine form with the launch's values in, for compiling.
+    lin: Option<LinExpr>,
 }
 
 /// An address linear in the indices and floors of them (the common case, evaluated by
@@ -393,7 +498,8 @@ impl Walked {
                 fixed = fixed.subst(v, &LinExpr::constant(*x));
             }
         }
-        let addr = match affine::as_lin(&fixed).and_then(|l| Lin::of(&l, sc.defs)) {
+        let lin = affine::as_lin(&fixed);
+        let addr = match lin.as_ref().and_then(|l| Lin::of(l, sc.defs)) {
             Some(l) => {
                 let (lane, warp): (Vec<_>, Vec<_>) =
                     l.terms.into_iter().partition(|(t, _)| t.reads_tid());
@@ -416,6 +522,7 @@ impl Walked {
             writes: r.dir != Dir::Load,
             addr,
             tile: None,
+            lin,
         }
     }
 
@@ -482,267 +589,6 @@ fn buffer_bases(
         .enumerate()
         .map(|(i, v)| (v, (i as i128 + 1) * BUFFER_STRIDE))
         .collect()
-}
-
-fn linear_block(point: &BTreeMap<String, i128>, env: &BTreeMap<String, i128>) -> u64 {
-    let get = |m: &BTreeMap<String, i128>, k: &str, d: i128| m.get(k).copied().unwrap_or(d);
-    let gx = get(env, "nctaid_x", 1);
-    let gy = get(env, "nctaid_y", 1);
-    (get(point, "ctaid_x", 0) + gx * (get(point, "ctaid_y", 0) + gy * get(point, "ctaid_z", 0)))
-        as u64
-}
-
-/// The profile of the sector touches of the first `walked` of `blocks` blocks.
-///
-/// Touches are taken in block order and, within a block, in progress order. A load re-touches
-/// the last read or write of its sector; a write re-touches only the last write, since a
-/// sector written for the first time must go back to DRAM once whatever read it before (a load
-/// then a store of `y[i]` is two DRAM transfers, not one).
-///
-/// `weights[g]` is how many touches one touch of group `g` stands for (its loops were walked
-/// for a share of their trips); every figure is weighted by it.
-pub fn from_touches(
-    mut touches: Vec<Touch>,
-    weights: &[f64],
-    walked: u64,
-    blocks: u64,
-) -> ReuseProfile {
-    touches.sort_unstable();
-    // A cut loop stands for `weight` times its requests, but for more data only as far as its
-    // blocks touch new data from trip to trip: a sweep of the same rows adds none.
-    let growth: Vec<Option<CutGrowth>> = weights
-        .iter()
-        .enumerate()
-        .map(|(g, w)| (*w > 1.0).then(|| CutGrowth::of(&touches, g as u16, 1.0 / w)))
-        .collect();
-    let data_weights: Vec<f64> = growth
-        .iter()
-        .map(|c| c.as_ref().map_or(1.0, CutGrowth::data_weight))
-        .collect();
-    let walked_share = weights.iter().fold(1.0f64, |a, w| a.min(1.0 / w));
-    let mut windows = window_sectors(&touches, walked_share);
-    for w in &mut windows {
-        w.sectors += growth
-            .iter()
-            .flatten()
-            .map(|c| c.beyond_walk(w.lifetime))
-            .sum::<f64>();
-    }
-    let mut requests = 0.0;
-    let mut sectors = 0.0;
-    let mut last_any: HashMap<i128, (u64, u32)> = HashMap::new();
-    let mut last_write: HashMap<i128, (u64, u32)> = HashMap::new();
-    // (block bucket, progress bucket) → (requests, summed progress difference)
-    let mut buckets: BTreeMap<(u64, i32), (f64, f64)> = BTreeMap::new();
-    let mut first_touches = 0.0;
-    // load requests, and those for data new to their block (first touches, or another block's)
-    let (mut load_requests, mut loads_new) = (0.0, 0.0);
-    let mut footprint = Vec::new();
-    let mut next_mark = 1u64;
-    let mut i = 0;
-    for b in 0..walked {
-        while i < touches.len() && touches[i].0 == b {
-            let (_, t, s, w, g) = touches[i];
-            let weight = weights[g as usize];
-            let data_weight = data_weights[g as usize];
-            requests += weight;
-            if !w {
-                load_requests += weight;
-            }
-            i += 1;
-            let prev = if w {
-                last_write.get(&s)
-            } else {
-                last_any.get(&s)
-            };
-            match prev {
-                None => {
-                    first_touches += data_weight;
-                    if !w {
-                        loads_new += data_weight;
-                    }
-                }
-                Some(&(pb, pt)) => {
-                    if !w && pb != b {
-                        loads_new += weight;
-                    }
-                    let dt = (t as f64 - pt as f64) / PROGRESS_SCALE;
-                    let e = buckets
-                        .entry((bucket_of(b - pb), progress_bucket(dt)))
-                        .or_insert((0.0, 0.0));
-                    e.0 += weight;
-                    e.1 += weight * dt;
-                }
-            }
-            if last_any.insert(s, (b, t)).is_none() {
-                sectors += data_weight;
-            }
-            if w {
-                last_write.insert(s, (b, t));
-            }
-        }
-        if b + 1 == next_mark || b + 1 == walked {
-            footprint.push(FootprintPoint {
-                blocks: b + 1,
-                sectors,
-            });
-            if b + 1 == next_mark {
-                next_mark *= 2;
-            }
-        }
-    }
-    ReuseProfile {
-        windows,
-        blocks_walked: walked,
-        blocks,
-        requests,
-        first_touches,
-        block_reloads: (load_requests - loads_new).max(0.0),
-        outer_share: 1.0,
-        reuse: buckets
-            .into_iter()
-            .map(|((min_distance, _), (requests, dt))| ReuseBucket {
-                min_distance,
-                progress: dt / requests,
-                requests,
-            })
-            .collect(),
-        footprint,
-        left_out: Vec::new(),
-    }
-}
-
-/// Window sizes 4^-k of a lifetime, k < this.
-const WINDOW_LEVELS: u32 = 7;
-/// Blocks the window sizes are averaged over.
-const WINDOW_BLOCKS: u64 = 32;
-
-/// The touches of each of the first `WINDOW_BLOCKS` blocks of sorted `touches`, block by block.
-fn leading_blocks(touches: &[Touch]) -> impl Iterator<Item = &[Touch]> {
-    touches
-        .chunk_by(|a, b| a.0 == b.0)
-        .take_while(|here| here[0].0 < WINDOW_BLOCKS)
-}
-
-/// Mean distinct sectors per block and window, for windows of 1, 1/4, … of a lifetime, over the
-/// first blocks of sorted `touches`. Of a walk cut at `walked_share` of the lifetime, only the
-/// windows inside the walked share count, or the first window where it is longer: a window
-/// the cut runs through would be only partly walked.
-fn window_sectors(touches: &[Touch], walked_share: f64) -> Vec<WindowPoint> {
-    let walked_end = (walked_share * PROGRESS_SCALE) as u64;
-    let mut sums = [(0.0f64, 0u64); WINDOW_LEVELS as usize];
-    let mut in_window: Vec<i128> = Vec::new();
-    for here in leading_blocks(touches) {
-        for (k, sum) in sums.iter_mut().enumerate() {
-            let shift = 24 - 2 * k as u32;
-            let mut i = 0;
-            while i < here.len() {
-                let w = here[i].1 >> shift;
-                in_window.clear();
-                while i < here.len() && here[i].1 >> shift == w {
-                    in_window.push(here[i].2);
-                    i += 1;
-                }
-                if w > 0 && (u64::from(w) + 1) << shift > walked_end {
-                    continue;
-                }
-                in_window.sort_unstable();
-                in_window.dedup();
-                sum.0 += in_window.len() as f64;
-                sum.1 += 1;
-            }
-        }
-    }
-    sums.iter()
-        .enumerate()
-        .filter(|(_, (_, n))| *n > 0)
-        .map(|(k, (s, n))| WindowPoint {
-            lifetime: 0.25f64.powi(k as i32),
-            sectors: s / *n as f64,
-        })
-        .collect()
-}
-
-/// How a cut group's data grows over a block's lifetime, measured on the walked trips: the
-/// mean distinct sectors per block within the first half of the walked share of its lifetime,
-/// and within all of it. Extrapolated along that slope: a block that streams adds as much data
-/// in every trip, one that sweeps the same rows adds none, and one that streams beside a table
-/// it re-reads adds the streamed part only.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct CutGrowth {
-    /// The share of the lifetime walked.
-    share: f64,
-    /// Distinct sectors per block over the walked share.
-    walked: f64,
-    /// Distinct sectors per block added per lifetime, along the walked share's second half.
-    slope: f64,
-}
-
-impl CutGrowth {
-    fn of(touches: &[Touch], group: u16, share: f64) -> CutGrowth {
-        let half = (share / 2.0 * PROGRESS_SCALE) as u32;
-        let (mut whole, mut first_half, mut blocks) = (0usize, 0usize, 0u64);
-        let mut seen: Vec<i128> = Vec::new();
-        let mut seen_half: Vec<i128> = Vec::new();
-        for here in leading_blocks(touches) {
-            seen.clear();
-            seen_half.clear();
-            for t in here.iter().filter(|t| t.4 == group) {
-                seen.push(t.2);
-                if t.1 < half {
-                    seen_half.push(t.2);
-                }
-            }
-            for v in [&mut seen, &mut seen_half] {
-                v.sort_unstable();
-                v.dedup();
-            }
-            if !seen.is_empty() {
-                whole += seen.len();
-                first_half += seen_half.len();
-                blocks += 1;
-            }
-        }
-        let per_block = |n: usize| n as f64 / blocks.max(1) as f64;
-        let walked = per_block(whole);
-        CutGrowth {
-            share,
-            walked,
-            slope: (walked - per_block(first_half)).max(0.0) / (share / 2.0),
-        }
-    }
-
-    /// How many sectors of data one walked first touch stands for over the whole lifetime.
-    fn data_weight(&self) -> f64 {
-        if self.walked > 0.0 {
-            1.0 + self.slope * (1.0 - self.share) / self.walked
-        } else {
-            1.0
-        }
-    }
-
-    /// The sectors a window of `lifetime` would add past the walked share.
-    fn beyond_walk(&self, lifetime: f64) -> f64 {
-        self.slope * (lifetime - self.share).max(0.0)
-    }
-}
-
-/// 0 for no difference; else ±(1 + k) for a difference in [2^-(k+1), 2^-k), k up to 24.
-fn progress_bucket(dt: f64) -> i32 {
-    if dt == 0.0 {
-        return 0;
-    }
-    let k = ((-dt.abs().log2()).ceil() - 1.0).clamp(0.0, 24.0) as i32;
-    (1 + k) * dt.signum() as i32
-}
-
-/// 0 → 0; otherwise the largest power of two not above `d`.
-fn bucket_of(d: u64) -> u64 {
-    if d == 0 {
-        0
-    } else {
-        1 << (63 - d.leading_zeros())
-    }
 }
 
 impl ReuseProfile {

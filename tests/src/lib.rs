@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod bench;
 pub mod gpuptxmodel;
 
 /// The workspace root.

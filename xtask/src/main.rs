@@ -52,7 +52,12 @@ enum Cmd {
         /// host_python, host_c).
         targets: Vec<String>,
     },
-    /// Run the criterion benchmarks.
+    /// Build-time cost, side by side with its targets (issue 50): `predict` over the corpus
+    /// PTX, counting loop nests with a launch, `rank` points per second, `analyze
+    /// tests/kernels` cold and unchanged, a `.cu` beside `nvcc -c`; then the criterion
+    /// benchmarks of the same paths (`--no-criterion` skips them). Other arguments go to the
+    /// whole-process benchmark (`--only predict,nest,rank,analyze,cu`, `--compare
+    /// target/kerncast-bench/bench.json`).
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
@@ -75,9 +80,7 @@ fn main() -> Result<()> {
         Cmd::Fuzz { minutes, targets } => fuzz::run(&root, minutes, &targets),
         Cmd::Bench { args } => {
             bootstrap::run(&root)?;
-            let mut c = cargo(&root);
-            c.args(["bench", "--workspace"]).args(&args);
-            run_checked(c)
+            bench(&root, &args)
         }
     }
 }
@@ -116,6 +119,53 @@ fn test(root: &Path, extra: &[String]) -> Result<()> {
         c.env("CARGO_INCREMENTAL", "0");
     }
     run_checked(c)
+}
+
+/// The whole-process benchmark (`kerncast-bench`, release, against a release `kerncast`), then
+/// the criterion benchmarks of the paths it measures.
+fn bench(root: &Path, args: &[String]) -> Result<()> {
+    let criterion = !args.iter().any(|a| a == "--no-criterion");
+    let pass: Vec<&String> = args.iter().filter(|a| *a != "--no-criterion").collect();
+    let mut build = cargo(root);
+    build.args([
+        "build",
+        "--release",
+        "--package",
+        "kerncast",
+        "--bin",
+        "kerncast",
+    ]);
+    run_checked(build)?;
+    let mut whole = cargo(root);
+    whole
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "--package",
+            "kerncast-tests",
+            "--bin",
+            "kerncast-bench",
+            "--",
+            "--kerncast",
+        ])
+        .arg(root.join("target/release/kerncast"))
+        .args(&pass);
+    run_checked(whole)?;
+    if criterion {
+        let mut c = cargo(root);
+        c.args([
+            "bench",
+            "--package",
+            "kerncast",
+            "--bench",
+            "rank",
+            "--bench",
+            "predict_path",
+        ]);
+        run_checked(c)?;
+    }
+    Ok(())
 }
 
 fn realcode(root: &Path, extra: &[String]) -> Result<()> {

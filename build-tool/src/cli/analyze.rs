@@ -29,7 +29,8 @@ pub struct Inputs {
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     pub jobs: usize,
-    /// Do not read or write the result cache ($KERNCAST_CACHE or target/kerncast-cache).
+    /// Do not read or write the cache of lowered PTX, ptxas resources and results
+    /// ($KERNCAST_CACHE or target/kerncast-cache).
     #[arg(long)]
     pub no_cache: bool,
     /// [KERNEL:]NAME=VALUE (repeatable): a value for a name the host code leaves unknown (a
@@ -123,6 +124,10 @@ impl Inputs {
             return Err(miette!("no kernel sources found"));
         }
         jobs.sort_by(|a, b| a.display_path.cmp(&b.display_path));
+        let cache = (!self.no_cache).then(crate::cache::Cache::default_dir);
+        for j in &mut jobs {
+            j.cache = cache.clone();
+        }
         let model = self
             .model
             .clone()
@@ -146,7 +151,7 @@ impl Inputs {
                 model,
                 jobs: self.jobs,
                 progress: true,
-                cache: (!self.no_cache).then(crate::cache::Cache::default_dir),
+                cache,
                 hot_lines: 8,
                 params: crate::params::parse(&self.params).map_err(|e| miette!("{e}"))?,
                 run: self.host.run_spec(&self.files),

@@ -244,6 +244,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         lower: lower.clone(),
         kernel: args.kernel.clone(),
         workloads: Vec::new(),
+        cache: None,
     };
     let mut jobs = vec![job.clone()];
     for h in &args.hosts {
@@ -256,6 +257,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             lower: lower.clone(),
             kernel: None,
             workloads: Vec::new(),
+            cache: job.cache.clone(),
         });
     }
     let given = params::parse(&args.params).map_err(|e| miette!("{e}"))?;

@@ -25,14 +25,26 @@ pub use ptxas::{
     parse_ptxas_report, ptxas_resources, ptxas_resources_relocatable, ResourceProbe, Resources,
 };
 pub use sass::sass;
-pub use tools::find_tool;
+pub use tools::{clang as clang_tool, find_tool};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Which compiler turns the source into PTX.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum Frontend {
     /// NVIDIA nvcc (`-ptx -lineinfo`), CUDA only.
     Nvcc,
@@ -117,7 +129,7 @@ impl Default for LowerOptions {
 }
 
 /// The result of lowering one source.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Lowered {
     pub ptx: String,
     pub frontend: Frontend,

@@ -24,7 +24,7 @@ pub struct Resources {
 }
 
 /// The outcome of asking ptxas: per-kernel resources, or why they are not available.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ResourceProbe {
     Measured(BTreeMap<String, Resources>),
     Unavailable { reason: String },

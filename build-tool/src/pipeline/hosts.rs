@@ -185,6 +185,7 @@ impl HostSide {
             lower: jobs.first().map(|j| j.lower.clone()).unwrap_or_default(),
             kernel: None,
             workloads: Vec::new(),
+            cache: jobs.first().and_then(|j| j.cache.clone()),
         }
     }
 

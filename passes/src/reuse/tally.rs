@@ -1,0 +1,438 @@
+//! The tally of a walk's sector touches into a [`ReuseProfile`], fed block by block.
+//!
+//! A walk hands over the touches of one block at a time, sorted, and keeps none: what the
+//! profile needs of the leading blocks (the windows, a cut loop's growth) is summed as they go
+//! by, and what a cut loop's growth scales (first touches, distinct sectors) is counted per
+//! group of accesses and scaled at the end, so memory is the block at hand and one entry per
+//! distinct sector, however many blocks are walked.
+
+use super::{FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The profile of the sector touches of the first `walked` of `blocks` blocks.
+///
+/// Touches are taken in block order and, within a block, in progress order. A load re-touches
+/// the last read or write of its sector; a write re-touches only the last write, since a
+/// sector written for the first time must go back to DRAM once whatever read it before (a load
+/// then a store of `y[i]` is two DRAM transfers, not one).
+///
+/// `weights[g]` is how many touches one touch of group `g` stands for (its loops were walked
+/// for a share of their trips); every figure is weighted by it.
+pub fn from_touches(
+    mut touches: Vec<Touch>,
+    weights: &[f64],
+    walked: u64,
+    blocks: u64,
+) -> ReuseProfile {
+    touches.sort_unstable();
+    let mut stream = TouchStream::new(weights, walked, blocks);
+    let mut i = 0;
+    for b in 0..walked {
+        let start = i;
+        while i < touches.len() && touches[i].0 == b {
+            i += 1;
+        }
+        stream.block(b, &touches[start..i]);
+    }
+    stream.finish()
+}
+
+/// [`from_touches`], fed the sorted touches of blocks 0, 1, … in turn.
+pub struct TouchStream {
+    weights: Vec<f64>,
+    walked: u64,
+    blocks: u64,
+    fed: u64,
+    tally: Tally,
+    windows: WindowSums,
+    /// For each group walked for a share of its loops, how its data grows.
+    growth: Vec<Option<GrowthSums>>,
+}
+
+impl TouchStream {
+    pub fn new(weights: &[f64], walked: u64, blocks: u64) -> TouchStream {
+        let walked_share = weights.iter().fold(1.0f64, |a, w| a.min(1.0 / w));
+        TouchStream {
+            weights: weights.to_vec(),
+            walked,
+            blocks,
+            fed: 0,
+            tally: Tally::new(weights.len()),
+            windows: WindowSums::new(walked_share),
+            growth: weights
+                .iter()
+                .map(|w| (*w > 1.0).then(|| GrowthSums::new(1.0 / w)))
+                .collect(),
+        }
+    }
+
+    /// The touches of block `b`, the next one, sorted.
+    pub fn block(&mut self, b: u64, touches: &[Touch]) {
+        debug_assert_eq!(b, self.fed, "blocks come in order");
+        self.fed = b + 1;
+        if b < WINDOW_BLOCKS && !touches.is_empty() {
+            self.windows.block(touches);
+            for (g, sums) in self.growth.iter_mut().enumerate() {
+                if let Some(s) = sums {
+                    s.block(touches, g as u16);
+                }
+            }
+        }
+        self.tally.block(b, touches, &self.weights, self.walked);
+    }
+
+    pub fn finish(self) -> ReuseProfile {
+        // A cut loop stands for `weight` times its requests, but for more data only as far as
+        // its blocks touch new data from trip to trip: a sweep of the same rows adds none.
+        let growth: Vec<Option<CutGrowth>> = self
+            .growth
+            .iter()
+            .map(|s| s.as_ref().map(GrowthSums::growth))
+            .collect();
+        let data_weights: Vec<f64> = growth
+            .iter()
+            .map(|c| c.as_ref().map_or(1.0, CutGrowth::data_weight))
+            .collect();
+        let mut windows = self.windows.points();
+        for w in &mut windows {
+            w.sectors += growth
+                .iter()
+                .flatten()
+                .map(|c| c.beyond_walk(w.lifetime))
+                .sum::<f64>();
+        }
+        let t = self.tally;
+        let scaled = |per_group: &[f64]| -> f64 {
+            per_group
+                .iter()
+                .zip(&data_weights)
+                .map(|(n, w)| n * w)
+                .sum()
+        };
+        ReuseProfile {
+            windows,
+            blocks_walked: self.walked,
+            blocks: self.blocks,
+            requests: t.requests,
+            first_touches: scaled(&t.first),
+            block_reloads: (t.load_requests - t.loads_seen - scaled(&t.loads_first)).max(0.0),
+            outer_share: 1.0,
+            reuse: t
+                .buckets
+                .into_iter()
+                .map(|((min_distance, _), (requests, dt))| ReuseBucket {
+                    min_distance,
+                    progress: dt / requests,
+                    requests,
+                })
+                .collect(),
+            footprint: t
+                .marks
+                .iter()
+                .map(|(blocks, per_group)| FootprintPoint {
+                    blocks: *blocks,
+                    sectors: scaled(per_group),
+                })
+                .collect(),
+            left_out: Vec::new(),
+        }
+    }
+}
+
+/// The running counts. What a cut loop's growth scales is kept per group (`first`,
+/// `loads_first`, the distinct sectors at each footprint mark), as counts of walked touches.
+struct Tally {
+    requests: f64,
+    load_requests: f64,
+    /// Loads of a sector another block touched last (weighted): new to their block.
+    loads_seen: f64,
+    first: Vec<f64>,
+    loads_first: Vec<f64>,
+    sectors: Vec<f64>,
+    last_any: SectorMap,
+    last_write: SectorMap,
+    // (block bucket, progress bucket) → (requests, summed progress difference)
+    buckets: BTreeMap<(u64, i32), (f64, f64)>,
+    /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks and after the last.
+    marks: Vec<(u64, Vec<f64>)>,
+    next_mark: u64,
+}
+
+impl Tally {
+    fn new(groups: usize) -> Tally {
+        Tally {
+            requests: 0.0,
+            load_requests: 0.0,
+            loads_seen: 0.0,
+            first: vec![0.0; groups],
+            loads_first: vec![0.0; groups],
+            sectors: vec![0.0; groups],
+            last_any: SectorMap::default(),
+            last_write: SectorMap::default(),
+            buckets: BTreeMap::new(),
+            marks: Vec::new(),
+            next_mark: 1,
+        }
+    }
+
+    fn block(&mut self, b: u64, touches: &[Touch], weights: &[f64], walked: u64) {
+        for &(_, t, s, w, g) in touches {
+            let g = g as usize;
+            let weight = weights[g];
+            self.requests += weight;
+            if !w {
+                self.load_requests += weight;
+            }
+            let prev = if w {
+                self.last_write.get(&s)
+            } else {
+                self.last_any.get(&s)
+            };
+            match prev {
+                None => {
+                    self.first[g] += 1.0;
+                    if !w {
+                        self.loads_first[g] += 1.0;
+                    }
+                }
+                Some(&(pb, pt)) => {
+                    if !w && pb != b {
+                        self.loads_seen += weight;
+                    }
+                    let dt = (t as f64 - pt as f64) / PROGRESS_SCALE;
+                    let e = self
+                        .buckets
+                        .entry((bucket_of(b - pb), progress_bucket(dt)))
+                        .or_insert((0.0, 0.0));
+                    e.0 += weight;
+                    e.1 += weight * dt;
+                }
+            }
+            if self.last_any.insert(s, (b, t)).is_none() {
+                self.sectors[g] += 1.0;
+            }
+            if w {
+                self.last_write.insert(s, (b, t));
+            }
+        }
+        if b + 1 == self.next_mark || b + 1 == walked {
+            self.marks.push((b + 1, self.sectors.clone()));
+            if b + 1 == self.next_mark {
+                self.next_mark *= 2;
+            }
+        }
+    }
+}
+
+/// Sector → (block, progress) of its last touch, hashed by a multiply-rotate of the sector
+/// number: the maps take every touch of a walk, and the standard SipHash is several times
+/// slower on them (the keys come from our own walk, so flooding is no concern).
+type SectorMap = HashMap<i128, (u64, u32), BuildHasherDefault<SectorHasher>>;
+
+#[derive(Default)]
+struct SectorHasher(u64);
+
+impl Hasher for SectorHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_i128(&mut self, x: i128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
+    }
+}
+
+/// Window sizes 4^-k of a lifetime, k < this.
+const WINDOW_LEVELS: u32 = 7;
+/// Blocks the window sizes and a cut loop's growth are averaged over.
+const WINDOW_BLOCKS: u64 = 32;
+
+/// Mean distinct sectors per block and window, for windows of 1, 1/4, … of a lifetime, over
+/// the leading blocks. Of a walk cut at `walked_share` of the lifetime, only the windows inside
+/// the walked share count, or the first window where it is longer: a window the cut runs
+/// through would be only partly walked.
+struct WindowSums {
+    walked_end: u64,
+    sums: [(f64, u64); WINDOW_LEVELS as usize],
+    /// Sector → 1 + the window of each level it was last seen in (0: not in this block).
+    last: HashMap<i128, [u32; WINDOW_LEVELS as usize], BuildHasherDefault<SectorHasher>>,
+}
+
+impl WindowSums {
+    fn new(walked_share: f64) -> WindowSums {
+        WindowSums {
+            walked_end: (walked_share * PROGRESS_SCALE) as u64,
+            sums: [(0.0, 0); WINDOW_LEVELS as usize],
+            last: HashMap::default(),
+        }
+    }
+
+    fn shift(k: usize) -> u32 {
+        24 - 2 * k as u32
+    }
+
+    /// One block's touches, in progress order: the windows of each level come one after the
+    /// other, and a sector counts once in a window however often it is touched there.
+    fn block(&mut self, here: &[Touch]) {
+        self.last.clear();
+        // per level: (the current window, its distinct sectors so far)
+        let mut open: [Option<(u32, usize)>; WINDOW_LEVELS as usize] =
+            [None; WINDOW_LEVELS as usize];
+        for &(_, t, s, _, _) in here {
+            let seen = self.last.entry(s).or_insert([0; WINDOW_LEVELS as usize]);
+            for (k, cur) in open.iter_mut().enumerate() {
+                let w = t >> Self::shift(k);
+                match cur {
+                    Some((cw, _)) if *cw == w => {}
+                    _ => {
+                        if let Some((cw, n)) = cur.take() {
+                            Self::close(&mut self.sums[k], self.walked_end, k, cw, n);
+                        }
+                        *cur = Some((w, 0));
+                    }
+                }
+                if seen[k] != w + 1 {
+                    seen[k] = w + 1;
+                    if let Some((_, n)) = cur {
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        for (k, cur) in open.iter().enumerate() {
+            if let Some((cw, n)) = cur {
+                Self::close(&mut self.sums[k], self.walked_end, k, *cw, *n);
+            }
+        }
+    }
+
+    fn close(sum: &mut (f64, u64), walked_end: u64, k: usize, w: u32, n: usize) {
+        let shift = Self::shift(k);
+        if w > 0 && (u64::from(w) + 1) << shift > walked_end {
+            return;
+        }
+        sum.0 += n as f64;
+        sum.1 += 1;
+    }
+
+    fn points(&self) -> Vec<WindowPoint> {
+        self.sums
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, n))| *n > 0)
+            .map(|(k, (s, n))| WindowPoint {
+                lifetime: 0.25f64.powi(k as i32),
+                sectors: s / *n as f64,
+            })
+            .collect()
+    }
+}
+
+/// [`CutGrowth`]'s sums over the leading blocks: distinct sectors of the group per block, and
+/// those within the first half of the walked share of the lifetime.
+struct GrowthSums {
+    share: f64,
+    half: u32,
+    whole: usize,
+    first_half: usize,
+    blocks: u64,
+    /// Sector → whether it was touched within the first half, for the block at hand.
+    seen: HashMap<i128, bool, BuildHasherDefault<SectorHasher>>,
+}
+
+impl GrowthSums {
+    fn new(share: f64) -> GrowthSums {
+        GrowthSums {
+            share,
+            half: (share / 2.0 * PROGRESS_SCALE) as u32,
+            whole: 0,
+            first_half: 0,
+            blocks: 0,
+            seen: HashMap::default(),
+        }
+    }
+
+    fn block(&mut self, here: &[Touch], group: u16) {
+        self.seen.clear();
+        for t in here.iter().filter(|t| t.4 == group) {
+            let early = self.seen.entry(t.2).or_insert(false);
+            *early |= t.1 < self.half;
+        }
+        if !self.seen.is_empty() {
+            self.whole += self.seen.len();
+            self.first_half += self.seen.values().filter(|e| **e).count();
+            self.blocks += 1;
+        }
+    }
+
+    fn growth(&self) -> CutGrowth {
+        let per_block = |n: usize| n as f64 / self.blocks.max(1) as f64;
+        let walked = per_block(self.whole);
+        CutGrowth {
+            share: self.share,
+            walked,
+            slope: (walked - per_block(self.first_half)).max(0.0) / (self.share / 2.0),
+        }
+    }
+}
+
+/// How a cut group's data grows over a block's lifetime, measured on the walked trips: the
+/// mean distinct sectors per block within the first half of the walked share of its lifetime,
+/// and within all of it. Extrapolated along that slope: a block that streams adds as much data
+/// in every trip, one that sweeps the same rows adds none, and one that streams beside a table
+/// it re-reads adds the streamed part only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CutGrowth {
+    /// The share of the lifetime walked.
+    share: f64,
+    /// Distinct sectors per block over the walked share.
+    walked: f64,
+    /// Distinct sectors per block added per lifetime, along the walked share's second half.
+    slope: f64,
+}
+
+impl CutGrowth {
+    /// How many sectors of data one walked first touch stands for over the whole lifetime.
+    fn data_weight(&self) -> f64 {
+        if self.walked > 0.0 {
+            1.0 + self.slope * (1.0 - self.share) / self.walked
+        } else {
+            1.0
+        }
+    }
+
+    /// The sectors a window of `lifetime` would add past the walked share.
+    fn beyond_walk(&self, lifetime: f64) -> f64 {
+        self.slope * (lifetime - self.share).max(0.0)
+    }
+}
+
+/// 0 for no difference; else ±(1 + k) for a difference in [2^-(k+1), 2^-k), k up to 24.
+pub(super) fn progress_bucket(dt: f64) -> i32 {
+    if dt == 0.0 {
+        return 0;
+    }
+    let k = ((-dt.abs().log2()).ceil() - 1.0).clamp(0.0, 24.0) as i32;
+    (1 + k) * dt.signum() as i32
+}
+
+/// 0 → 0; otherwise the largest power of two not above `d`.
+pub(super) fn bucket_of(d: u64) -> u64 {
+    if d == 0 {
+        0
+    } else {
+        1 << (63 - d.leading_zeros())
+    }
+}

@@ -1,0 +1,362 @@
+//! Quasi-affine forms and conditions compiled for evaluation at many points of a walk.
+//!
+//! The walks over a launch's warps (`domains::WarpWalk`, the L2 reuse profile) evaluate the
+//! same guard and the same addresses at up to millions of (block, loop counters, thread)
+//! points. Evaluated from the symbolic forms, every lane looks its variables up by name and
+//! recurses through boxed trees. Compiled here once per walk, a variable is an index into the
+//! point's values (its *slot*) or a thread index, and each form is split into the part the
+//! point alone decides and the part each lane adds: the lane part of a form that reads only
+//! the thread index is a table over the block's threads, so a lane costs an addition and a
+//! comparison. Results are those of [`LinExpr::eval`] and [`Cond::eval`], exactly.
+
+use crate::affine::Cond;
+use crate::poly::linexpr::{Atom, LinExpr};
+
+/// Where a variable's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Var {
+    /// The point's value at this index.
+    Slot(usize),
+    /// `tid_x`, `tid_y` or `tid_z`.
+    Tid(usize),
+}
+
+/// The variable `name` resolves to, for a walk whose point has `slots` (in order) besides the
+/// thread index.
+pub fn resolver(slots: &[String]) -> impl Fn(&str) -> Option<Var> + '_ {
+    move |name: &str| match name {
+        "tid_x" => Some(Var::Tid(0)),
+        "tid_y" => Some(Var::Tid(1)),
+        "tid_z" => Some(Var::Tid(2)),
+        v => slots.iter().position(|s| s == v).map(Var::Slot),
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Term {
+    Var(Var),
+    Floor(Box<Lin>, i128),
+}
+
+/// `Σ c·term + constant` with every variable resolved.
+#[derive(Clone, Debug, Default)]
+pub struct Lin {
+    terms: Vec<(Term, i128)>,
+    constant: i128,
+}
+
+impl Lin {
+    /// `e` compiled; `None` when some variable does not resolve.
+    pub fn compile(e: &LinExpr, resolve: &dyn Fn(&str) -> Option<Var>) -> Option<Lin> {
+        let mut out = Lin {
+            terms: Vec::with_capacity(e.terms.len()),
+            constant: e.constant,
+        };
+        for (atom, c) in &e.terms {
+            let t = match atom {
+                Atom::Var(v) => Term::Var(resolve(v)?),
+                Atom::Floor(inner, m) => Term::Floor(Box::new(Lin::compile(inner, resolve)?), *m),
+            };
+            out.terms.push((t, *c));
+        }
+        Some(out)
+    }
+
+    pub fn eval(&self, point: &[i128], tid: [u64; 3]) -> i128 {
+        self.terms
+            .iter()
+            .fold(self.constant, |acc, (t, c)| acc + c * t.eval(point, tid))
+    }
+
+    pub fn reads_tid(&self) -> bool {
+        self.terms.iter().any(|(t, _)| t.reads_tid())
+    }
+
+    fn reads_point(&self) -> bool {
+        self.terms.iter().any(|(t, _)| t.reads_point())
+    }
+
+    /// (the terms that do not read the thread index, with the constant; the terms that do).
+    pub fn split(self) -> (Lin, Lin) {
+        let (lane, point): (Vec<_>, Vec<_>) =
+            self.terms.into_iter().partition(|(t, _)| t.reads_tid());
+        (
+            Lin {
+                terms: point,
+                constant: self.constant,
+            },
+            Lin {
+                terms: lane,
+                constant: 0,
+            },
+        )
+    }
+}
+
+impl Term {
+    fn eval(&self, point: &[i128], tid: [u64; 3]) -> i128 {
+        match self {
+            Term::Var(Var::Slot(i)) => point[*i],
+            Term::Var(Var::Tid(i)) => tid[*i] as i128,
+            Term::Floor(l, m) => l.eval(point, tid).div_euclid(*m),
+        }
+    }
+
+    fn reads_tid(&self) -> bool {
+        match self {
+            Term::Var(v) => matches!(v, Var::Tid(_)),
+            Term::Floor(l, _) => l.reads_tid(),
+        }
+    }
+
+    fn reads_point(&self) -> bool {
+        match self {
+            Term::Var(v) => matches!(v, Var::Slot(_)),
+            Term::Floor(l, _) => l.reads_point(),
+        }
+    }
+}
+
+/// The thread index of thread `t` of a block of `block` threads (x fastest).
+pub fn tid_of(t: u64, block: [u64; 3]) -> [u64; 3] {
+    [
+        t % block[0],
+        t / block[0] % block[1],
+        t / (block[0] * block[1]),
+    ]
+}
+
+/// A form as the point part, evaluated once per point, plus the lane part: a table over the
+/// block's threads where it reads only the thread index, else evaluated lane by lane.
+#[derive(Clone, Debug)]
+pub struct SplitForm {
+    point: Lin,
+    lane: Lane,
+}
+
+#[derive(Clone, Debug)]
+enum Lane {
+    Table(Vec<i128>),
+    PerLane(Lin),
+}
+
+impl SplitForm {
+    pub fn new(l: Lin, block: [u64; 3]) -> SplitForm {
+        let (point, lane) = l.split();
+        let lane = if lane.reads_point() {
+            Lane::PerLane(lane)
+        } else {
+            let threads = block.iter().product::<u64>();
+            Lane::Table(
+                (0..threads)
+                    .map(|t| lane.eval(&[], tid_of(t, block)))
+                    .collect(),
+            )
+        };
+        SplitForm { point, lane }
+    }
+
+    /// The point part at `point`.
+    pub fn base(&self, point: &[i128]) -> i128 {
+        self.point.eval(point, [0; 3])
+    }
+
+    /// The value for the thread of index `tid`, given the point part `base`.
+    pub fn at(&self, base: i128, point: &[i128], tid: [u64; 3], block: [u64; 3]) -> i128 {
+        base + match &self.lane {
+            Lane::Table(tab) => tab[(tid[0] + block[0] * (tid[1] + block[1] * tid[2])) as usize],
+            Lane::PerLane(lin) => lin.eval(point, tid),
+        }
+    }
+
+    /// `f(l, value)` for lanes `l` in `0..n` of the warp whose first thread is `first`, given
+    /// the point part `base`.
+    pub fn for_lanes(
+        &self,
+        base: i128,
+        point: &[i128],
+        first: u64,
+        n: u64,
+        block: [u64; 3],
+        mut f: impl FnMut(u64, i128),
+    ) {
+        match &self.lane {
+            Lane::Table(tab) => {
+                let lanes = &tab[first as usize..(first + n) as usize];
+                for (l, v) in lanes.iter().enumerate() {
+                    f(l as u64, base + v);
+                }
+            }
+            Lane::PerLane(lin) => {
+                for l in 0..n {
+                    f(l, base + lin.eval(point, tid_of(first + l, block)));
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Node {
+    Ge(usize),
+    Eq(usize),
+    Not(Box<Node>),
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    True,
+}
+
+/// A condition compiled for a block shape: which lanes of a warp hold at a point, as a mask.
+#[derive(Clone, Debug)]
+pub struct CondProgram {
+    node: Node,
+    forms: Vec<SplitForm>,
+    block: [u64; 3],
+}
+
+impl CondProgram {
+    /// `c` compiled for blocks of `block` threads; `None` when some variable does not resolve.
+    pub fn compile(
+        c: &Cond,
+        block: [u64; 3],
+        resolve: &dyn Fn(&str) -> Option<Var>,
+    ) -> Option<CondProgram> {
+        let mut forms = Vec::new();
+        let node = Self::node(c, block, resolve, &mut forms)?;
+        Some(CondProgram { node, forms, block })
+    }
+
+    fn node(
+        c: &Cond,
+        block: [u64; 3],
+        resolve: &dyn Fn(&str) -> Option<Var>,
+        forms: &mut Vec<SplitForm>,
+    ) -> Option<Node> {
+        let mut leaf = |e: &LinExpr| -> Option<usize> {
+            forms.push(SplitForm::new(Lin::compile(e, resolve)?, block));
+            Some(forms.len() - 1)
+        };
+        Some(match c {
+            Cond::Ge(e) => Node::Ge(leaf(e)?),
+            Cond::Eq(e) => Node::Eq(leaf(e)?),
+            Cond::Not(x) => Node::Not(Box::new(Self::node(x, block, resolve, forms)?)),
+            Cond::And(a, b) => Node::And(
+                Box::new(Self::node(a, block, resolve, forms)?),
+                Box::new(Self::node(b, block, resolve, forms)?),
+            ),
+            Cond::Or(a, b) => Node::Or(
+                Box::new(Self::node(a, block, resolve, forms)?),
+                Box::new(Self::node(b, block, resolve, forms)?),
+            ),
+            Cond::True => Node::True,
+        })
+    }
+
+    /// The point parts of every form at `point` (into `bases`), once per point.
+    pub fn bases(&self, point: &[i128], bases: &mut Vec<i128>) {
+        bases.clear();
+        bases.extend(self.forms.iter().map(|f| f.base(point)));
+    }
+
+    /// Bit `l` set for each lane `l` of warp `w` (threads 32·w …) where the condition holds,
+    /// given the point's `bases`; lanes past the block's last thread are clear.
+    pub fn warp_mask(&self, point: &[i128], bases: &[i128], w: u64) -> u32 {
+        let threads = self.block.iter().product::<u64>();
+        let first = 32 * w;
+        let n = threads.saturating_sub(first).min(32);
+        let valid = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let leaf = |i: usize, eq: bool| -> u32 {
+            let mut m = 0u32;
+            self.forms[i].for_lanes(bases[i], point, first, n, self.block, |l, v| {
+                if (eq && v == 0) || (!eq && v >= 0) {
+                    m |= 1 << l;
+                }
+            });
+            m
+        };
+        fn go(n: &Node, leaf: &dyn Fn(usize, bool) -> u32, valid: u32) -> u32 {
+            match n {
+                Node::Ge(i) => leaf(*i, false),
+                Node::Eq(i) => leaf(*i, true),
+                Node::Not(x) => !go(x, leaf, valid) & valid,
+                Node::And(a, b) => {
+                    let m = go(a, leaf, valid);
+                    if m == 0 {
+                        0
+                    } else {
+                        m & go(b, leaf, valid)
+                    }
+                }
+                Node::Or(a, b) => {
+                    let m = go(a, leaf, valid);
+                    if m == valid {
+                        m
+                    } else {
+                        m | go(b, leaf, valid)
+                    }
+                }
+                Node::True => valid,
+            }
+        }
+        go(&self.node, &leaf, valid) & valid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn v(n: &str) -> LinExpr {
+        LinExpr::var(n)
+    }
+
+    /// Every lane's truth from the mask equals `Cond::eval` at that lane, for a guard with a
+    /// floor that mixes the thread and the point, a disequality and a disjunction.
+    #[test]
+    fn masks_agree_with_cond_eval() {
+        let block = [8, 5, 2];
+        let x = v("ctaid_x").scale(8).add(&v("tid_x"));
+        let mixed = x.add(&v("k").scale(3)).floor_div(4);
+        let c = Cond::Ge(v("n").sub(&x).add_const(-1))
+            .and(Cond::Eq(mixed.sub(&v("tid_y"))).not())
+            .and(Cond::Ge(v("tid_z").add_const(-1)).or(Cond::Ge(v("k").add_const(-2))));
+        let slots: Vec<String> = ["ctaid_x", "k", "n"].map(String::from).to_vec();
+        let prog = CondProgram::compile(&c, block, &resolver(&slots)).unwrap();
+        let mut bases = Vec::new();
+        for (cx, k, n) in [(0, 0, 5), (1, 3, 13), (2, 1, 100), (3, 2, 0)] {
+            let point = [cx, k, n];
+            prog.bases(&point, &mut bases);
+            for w in 0..3 {
+                let m = prog.warp_mask(&point, &bases, w);
+                for l in 0..32u64 {
+                    let t = 32 * w + l;
+                    let want = t < 80 && {
+                        let tid = tid_of(t, block);
+                        let env: BTreeMap<&str, i128> = [
+                            ("ctaid_x", cx),
+                            ("k", k),
+                            ("n", n),
+                            ("tid_x", tid[0] as i128),
+                            ("tid_y", tid[1] as i128),
+                            ("tid_z", tid[2] as i128),
+                        ]
+                        .into();
+                        c.eval(&|s| env.get(s).copied()).unwrap()
+                    };
+                    assert_eq!(m >> l & 1 == 1, want, "point {point:?} thread {t}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_variable_does_not_compile() {
+        let slots = vec!["k".to_string()];
+        assert!(Lin::compile(&v("m"), &resolver(&slots)).is_none());
+        let l = Lin::compile(&v("k").scale(3).add(&v("tid_y")), &resolver(&slots)).unwrap();
+        assert_eq!(l.eval(&[4], [0, 2, 0]), 14);
+        let (p, lane) = l.split();
+        assert_eq!((p.eval(&[4], [0; 3]), lane.eval(&[0], [0, 2, 0])), (12, 2));
+    }
+}
