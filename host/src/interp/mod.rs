@@ -54,7 +54,7 @@ impl Default for Budget {
         Budget {
             steps: 20_000_000,
             loop_iterations: 1_000_000,
-            quiet_loop_steps: 1_000_000,
+            quiet_loop_steps: 50_000,
             call_depth: 48,
         }
     }
