@@ -707,7 +707,10 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     let mut per_kernel: Vec<(usize, usize, Vec<(usize, WorkloadSpec)>)> = Vec::new();
     // a kernel's items come together (the loop above goes file, kernel, device)
     for (ui, ki, ti, spec) in items {
-        match per_kernel.last_mut().filter(|(u, k, _)| (*u, *k) == (ui, ki)) {
+        match per_kernel
+            .last_mut()
+            .filter(|(u, k, _)| (*u, *k) == (ui, ki))
+        {
             Some((_, _, runs)) => runs.push((ti, spec)),
             None => per_kernel.push((ui, ki, vec![(ti, spec)])),
         }

@@ -300,6 +300,8 @@ pub fn run(args: Args) -> miette::Result<()> {
     let opts = Options {
         device: crate::cli::launches::device_props(&args.device)?,
         toolchain: tools,
+        // the database lists some programs' CUDA files only; `main` is in a file beside them
+        find_main_beside: true,
         ..Options::default()
     };
     let jobs = args.jobs.unwrap_or_else(|| {

@@ -50,6 +50,7 @@ fn main() {
             &prog,
             &Options {
                 toolchain: tools.clone(),
+                find_main_beside: true,
                 ..Options::default()
             },
         ) {

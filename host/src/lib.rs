@@ -47,6 +47,10 @@ pub struct Options {
     /// Answers to the CUDA occupancy API for the program's kernels on the device; without
     /// them, what the host code sizes with it is an assumption named after its variable.
     pub occupancy: Option<std::sync::Arc<dyn OccupancyOracle>>,
+    /// Where no unit defines `main`, also read the C, C++ and CUDA sources beside them (a
+    /// compilation database that lists a program's CUDA files only). Off for files a user
+    /// names: a folder of many programs would be parsed whole for each of its files.
+    pub find_main_beside: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -144,7 +148,11 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         parsed.push((tu, has_main(&alone), shim));
         // A program whose listed units have no `main` (a compilation database of its CUDA
         // files only) has it in a source beside them: read those too, with the same flags.
-        if i == units.len() && i == program.units.len() && !parsed.iter().any(|p| p.1) {
+        if opts.find_main_beside
+            && i == units.len()
+            && i == program.units.len()
+            && !parsed.iter().any(|p| p.1)
+        {
             units.extend(siblings(program, &opts.toolchain));
         }
     }

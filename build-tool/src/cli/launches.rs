@@ -58,6 +58,8 @@ pub fn read(args: &Args) -> miette::Result<HostReading> {
     let program = program_of(args, &tools)?;
     let mut opts = Options {
         toolchain: tools,
+        // one program, named by the user: its `main` may be in a file beside the one named
+        find_main_beside: true,
         ..Options::default()
     };
     for p in &args.params {

@@ -41,6 +41,8 @@ pub struct HostProgram {
     tools: Toolchain,
     /// The shown path of each file, by its canonical path.
     shown: BTreeMap<PathBuf, String>,
+    /// Units from a compilation database: `main` may be in a source beside them.
+    from_database: bool,
     readings: Mutex<BTreeMap<String, Arc<Result<HostReading, String>>>>,
 }
 
@@ -97,6 +99,7 @@ impl HostProgram {
             },
             tools,
             shown,
+            from_database: db.is_some(),
             readings: Mutex::new(BTreeMap::new()),
         }))
     }
@@ -112,6 +115,7 @@ impl HostProgram {
             device: what.props.clone(),
             toolchain: self.tools.clone(),
             occupancy: what.occupancy.clone(),
+            find_main_beside: self.from_database,
             ..Options::default()
         };
         let r = Arc::new(kerncast_host::read(&self.program, &opts).map_err(|e| e.to_string()));
