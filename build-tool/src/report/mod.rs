@@ -299,6 +299,19 @@ pub struct KernelReport {
     pub host_runs: Vec<HostRun>,
 }
 
+/// A failure's message for a terminal: its first line as is, the rest (a compiler's command
+/// line and its diagnostics, word for word) on lines indented by `indent`.
+pub fn verbatim(message: &str, indent: &str) -> String {
+    let mut lines = message.trim_end().lines();
+    let mut s = lines.next().unwrap_or("").to_string();
+    for l in lines {
+        s.push('\n');
+        s.push_str(indent);
+        s.push_str(l);
+    }
+    s
+}
+
 /// `dvfs 1.2 ms (dram); schedule 3.4 ms (latency); linear: needs …` for the text renderers.
 pub fn models_line(k: &KernelReport) -> String {
     k.models
