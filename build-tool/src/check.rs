@@ -285,7 +285,7 @@ pub struct Moved {
 }
 
 /// How many moved counts and lines an explanation lists.
-pub const MAX_MOVED: usize = 5;
+pub const MAX_MOVED: usize = 8;
 
 /// A count moved when it changed by more than this share (or appeared, or vanished).
 const MOVED_SHARE: f64 = 0.005;
@@ -322,6 +322,16 @@ pub fn explain(base: &BaselineEntry, current: &BaselineEntry) -> Explanation {
         })
         .filter(|m| moved(m.before, m.after))
         .collect();
+    // a per-warp count moves with its per-thread twin: name the thread's only
+    let thread_moved: std::collections::BTreeSet<String> = counts
+        .iter()
+        .filter_map(|m| m.name.strip_suffix(".thread").map(str::to_string))
+        .collect();
+    counts.retain(|m| {
+        m.name
+            .strip_suffix(".warp")
+            .is_none_or(|stem| !thread_moved.contains(stem))
+    });
     counts.sort_by(|a, b| {
         magnitude(b)
             .partial_cmp(&magnitude(a))
@@ -884,6 +894,80 @@ mod tests {
         let mut nan = r.clone();
         nan.kernels[0].prediction.time_s = f64::NAN;
         assert_eq!(compare(&nan, &base, &th).verdict, Verdict::Regression);
+    }
+
+    /// A regression names the counts that moved (most first, a warp twin folded into its
+    /// thread count), the bottleneck before and after, and the line whose time grew; the
+    /// terminal, the Markdown and the SARIF message all say it.
+    #[test]
+    fn a_regression_says_which_counts_moved() {
+        let mut r = crate::report::sample::report();
+        let k = &mut r.kernels[0];
+        k.counts = [
+            ("sectors.global.load", 100.0),
+            ("op.fma.f32.thread", 50.0),
+            ("op.fma.f32.warp", 2.0),
+            ("threads", 4096.0),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b))
+        .collect();
+        let base = Baseline::from_report(&r);
+        let mut worse = r.clone();
+        let w = &mut worse.kernels[0];
+        w.prediction.time_s *= 2.0;
+        w.prediction.bottleneck = "l2".into();
+        w.hot_lines[0].time_s *= 3.0;
+        w.counts.insert("sectors.global.load".into(), 800.0);
+        w.counts.insert("op.fma.f32.thread".into(), 100.0);
+        w.counts.insert("op.fma.f32.warp".into(), 4.0);
+        let o = compare(&worse, &base, &GateThresholds::default());
+        let why = o.rows[0].why.as_ref().expect("a regressed row explains itself");
+        let names: Vec<&str> = why.counts.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["sectors.global.load", "op.fma.f32.thread"]);
+        assert_eq!(why.bottleneck, Some(("dram".into(), "l2".into())));
+        let text = render(&o);
+        assert!(
+            text.contains(
+                "why: counts moved: sectors.global.load 100 -> 800 (x8.00), \
+                 op.fma.f32.thread 50 -> 100 (x2.00); bottleneck dram -> l2; \
+                 lines whose time grew: k/saxpy.cu:5 2.000 µs -> 6.000 µs"
+            ),
+            "{text}"
+        );
+        let md = markdown(&o);
+        assert!(md.contains("| `sectors.global.load` | 100 | 800 | x8.00 |"), "{md}");
+        assert!(md.contains("Bottleneck: dram → **l2**."), "{md}");
+        assert!(crate::sarif::to_json(&o).contains("Why: counts moved: sectors.global.load"));
+
+        // a baseline from before counts were recorded says so
+        let mut old = base.clone();
+        for e in old.entries.values_mut() {
+            e.counts.clear();
+        }
+        let o = compare(&worse, &old, &GateThresholds::default());
+        assert!(render(&o).contains("the baseline records no counts"), "{}", render(&o));
+    }
+
+    /// A compiler's diagnostics reach the terminal and the Markdown word for word.
+    #[test]
+    fn compiler_errors_are_shown_verbatim() {
+        let r = crate::report::sample::report();
+        let base = Baseline::from_report(&r);
+        let mut broken = r.clone();
+        broken.errors.push(Failure {
+            file: "bad.cu".into(),
+            line: Some(4),
+            kernel: None,
+            stage: "lower".into(),
+            message: "bad.cu: nvcc failed (exit status: 1)\n  command: nvcc -ptx bad.cu\nbad.cu(4): error: expected a \";\"\n1 error detected".into(),
+        });
+        let o = compare(&broken, &base, &GateThresholds::default());
+        let text = render(&o);
+        assert!(text.contains("bad.cu(4): error: expected a \";\""), "{text}");
+        assert!(text.contains("1 error detected"), "{text}");
+        let md = markdown(&o);
+        assert!(md.contains("```text\nbad.cu: nvcc failed (exit status: 1)\n  command: nvcc -ptx bad.cu\nbad.cu(4): error"), "{md}");
     }
 
     /// A change that runs a launch more often leaves its entry as it was; the host file's

@@ -467,7 +467,7 @@ mod tests {
     fn shares(svg: &str) -> Vec<f64> {
         svg.split("<text")
             .filter_map(|t| {
-                let body = t.split('>').nth(1)?.split('<').next()?;
+                let body = t.split('>').nth(1)?.split('<').next()?.trim();
                 let v = body.strip_suffix(" %")?.rsplit(' ').next()?;
                 v.parse().ok()
             })

@@ -297,7 +297,9 @@ mod tests {
     fn self_contained_with_charts() {
         let h = super::render(&crate::report::sample::report());
         assert!(h.starts_with("<!DOCTYPE html>"));
-        assert_eq!(h.matches("<svg").count(), 4);
+        // four charts of the kernel, and the roofline of its device
+        assert_eq!(h.matches("<svg").count(), 5);
+        assert!(h.contains("class=\"device-roofline\" data-device=\"gtx-titan-x\""));
         assert!(!h.contains("<script"));
         assert!(!h.contains("src=\"http"));
         assert!(h.contains("y[i] = a * x[i] + y[i];"));
