@@ -113,7 +113,16 @@ impl Inputs {
                 from_db = Some((db, units));
                 None
             }
-            (None, false) => None,
+            (None, false) => {
+                if Path::new("kerncast.toml").is_file() {
+                    // said, not silently ignored: its workloads and thresholds do not apply
+                    eprintln!(
+                        "note: ./kerncast.toml is not read when files are named; pass \
+                         --config kerncast.toml to use it"
+                    );
+                }
+                None
+            }
         };
         let db_files = from_db.as_ref().map(|(db, units)| compdb_files(db, units));
         if let Some(Err(e)) = &db_files {
@@ -319,4 +328,37 @@ pub fn run(args: Args) -> miette::Result<()> {
         std::process::exit(2);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// A compile command's include folders and macros, joined or apart, reach the lowering;
+    /// the options the command line gave stay first.
+    #[test]
+    fn a_units_flags_reach_the_lowering() {
+        let mut lower = crate::lower::LowerOptions {
+            defines: vec![("A".into(), Some("1".into()))],
+            ..Default::default()
+        };
+        let args: Vec<String> = [
+            "-I/p/include", "-I", "/q", "-DSTRIDE=32", "-D", "FOO", "-DA=2", "-isystem", "/sys",
+            "-std=c++17",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        super::add_unit_flags(&mut lower, &args);
+        assert_eq!(
+            lower.include_dirs,
+            [std::path::PathBuf::from("/p/include"), "/q".into()]
+        );
+        assert_eq!(
+            lower.defines,
+            [
+                ("A".to_string(), Some("1".to_string())),
+                ("STRIDE".into(), Some("32".into())),
+                ("FOO".into(), None)
+            ]
+        );
+    }
 }
