@@ -56,8 +56,9 @@ pub struct Toolchain {
 }
 
 impl Toolchain {
-    /// The bootstrapped CUDA 12 headers (`.toolchain/cuda-12` of the checkout, or
-    /// `$KERNCAST_TOOLCHAIN/cuda-12`, or `$KERNCAST_CUDA_PATH`), and clang 19's resource folder.
+    /// The bootstrapped CUDA 12 headers (`$KERNCAST_CUDA_PATH`, `$KERNCAST_TOOLCHAIN/cuda-12`,
+    /// or `.toolchain/cuda-12` beside the binary, the working directory or the checkout it was
+    /// built from), and clang 19's resource folder.
     pub fn discover() -> Toolchain {
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let Some(p) = std::env::var_os("KERNCAST_CUDA_PATH") {
@@ -77,6 +78,9 @@ impl Toolchain {
                 candidates.push(a.join(".toolchain/cuda-12"));
             }
         }
+        // the checkout kerncast was built from: an installed binary (`cargo install --path
+        // build-tool` puts it in ~/.cargo/bin) finds the bootstrapped headers as it finds nvcc
+        candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.toolchain/cuda-12"));
         candidates.push(PathBuf::from("/usr/local/cuda"));
         let cuda_path = candidates
             .into_iter()
