@@ -340,10 +340,7 @@ pub fn explain(base: &BaselineEntry, current: &BaselineEntry) -> Explanation {
     });
     let more_counts = counts.len().saturating_sub(MAX_MOVED);
     counts.truncate(MAX_MOVED);
-    let bottleneck = base
-        .bottleneck
-        .clone()
-        .zip(current.bottleneck.clone());
+    let bottleneck = base.bottleneck.clone().zip(current.bottleneck.clone());
     let at = |l: &LineCost| format!("{}:{}", l.file, l.line);
     let mut lines: Vec<Moved> = current
         .lines
@@ -586,8 +583,8 @@ fn row(key: String, current: &BaselineEntry, base: Option<&BaselineEntry>, t: &T
         Status::Ok
     };
     // Host totals carry no counts: their rows say which launches moved through the entries'.
-    let why = (status == Status::Regressed && current.kernel != HOST_CODE)
-        .then(|| explain(b, current));
+    let why =
+        (status == Status::Regressed && current.kernel != HOST_CODE).then(|| explain(b, current));
     Row {
         key,
         kernel: current.kernel.clone(),
@@ -922,7 +919,10 @@ mod tests {
         w.counts.insert("op.fma.f32.thread".into(), 100.0);
         w.counts.insert("op.fma.f32.warp".into(), 4.0);
         let o = compare(&worse, &base, &GateThresholds::default());
-        let why = o.rows[0].why.as_ref().expect("a regressed row explains itself");
+        let why = o.rows[0]
+            .why
+            .as_ref()
+            .expect("a regressed row explains itself");
         let names: Vec<&str> = why.counts.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["sectors.global.load", "op.fma.f32.thread"]);
         assert_eq!(why.bottleneck, Some(("dram".into(), "l2".into())));
@@ -936,7 +936,10 @@ mod tests {
             "{text}"
         );
         let md = markdown(&o);
-        assert!(md.contains("| `sectors.global.load` | 100 | 800 | x8.00 |"), "{md}");
+        assert!(
+            md.contains("| `sectors.global.load` | 100 | 800 | x8.00 |"),
+            "{md}"
+        );
         assert!(md.contains("Bottleneck: dram → **l2**."), "{md}");
         assert!(crate::sarif::to_json(&o).contains("Why: counts moved: sectors.global.load"));
 
@@ -946,7 +949,11 @@ mod tests {
             e.counts.clear();
         }
         let o = compare(&worse, &old, &GateThresholds::default());
-        assert!(render(&o).contains("the baseline records no counts"), "{}", render(&o));
+        assert!(
+            render(&o).contains("the baseline records no counts"),
+            "{}",
+            render(&o)
+        );
     }
 
     /// A compiler's diagnostics reach the terminal and the Markdown word for word.
@@ -964,7 +971,10 @@ mod tests {
         });
         let o = compare(&broken, &base, &GateThresholds::default());
         let text = render(&o);
-        assert!(text.contains("bad.cu(4): error: expected a \";\""), "{text}");
+        assert!(
+            text.contains("bad.cu(4): error: expected a \";\""),
+            "{text}"
+        );
         assert!(text.contains("1 error detected"), "{text}");
         let md = markdown(&o);
         assert!(md.contains("```text\nbad.cu: nvcc failed (exit status: 1)\n  command: nvcc -ptx bad.cu\nbad.cu(4): error"), "{md}");

@@ -184,7 +184,11 @@ mod tests {
         let lines_then = buf.lock().unwrap().len();
         std::thread::sleep(Duration::from_millis(200));
         let text = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
-        assert_eq!(text.len(), lines_then, "no line after the bar finished:\n{text}");
+        assert_eq!(
+            text.len(),
+            lines_then,
+            "no line after the bar finished:\n{text}"
+        );
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines.len() >= 2, "{text}");
         for l in &lines {

@@ -281,7 +281,11 @@ fn update_command(cmd: &Command) -> String {
 fn config_paths(cfg: &str) -> Vec<&str> {
     cfg.lines()
         .filter_map(|l| {
-            let rest = l.trim().strip_prefix("path")?.trim_start().strip_prefix('=')?;
+            let rest = l
+                .trim()
+                .strip_prefix("path")?
+                .trim_start()
+                .strip_prefix('=')?;
             rest.split('"').nth(1)
         })
         .collect()

@@ -78,7 +78,10 @@ fn user_command(program: &str, dir: &Path, bin: &Path) -> Command {
 fn cargo_install_then_a_fresh_crate_gates_its_kernels() {
     let root = kerncast_tests::workspace_root();
     let tmp = tempfile::tempdir().unwrap();
-    assert!(!tmp.path().starts_with(&root), "the scratch folder is outside the checkout");
+    assert!(
+        !tmp.path().starts_with(&root),
+        "the scratch folder is outside the checkout"
+    );
 
     // 1. the documented install
     let install_root = tmp.path().join("cargo-root");
@@ -88,7 +91,14 @@ fn cargo_install_then_a_fresh_crate_gates_its_kernels() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
     let o = Command::new(cargo())
-        .args(["install", "--offline", "--locked", "--debug", "--path", "build-tool"])
+        .args([
+            "install",
+            "--offline",
+            "--locked",
+            "--debug",
+            "--path",
+            "build-tool",
+        ])
         .arg("--root")
         .arg(&install_root)
         .env("CARGO_TARGET_DIR", target)
@@ -98,7 +108,11 @@ fn cargo_install_then_a_fresh_crate_gates_its_kernels() {
     assert!(o.status.success(), "cargo install failed:\n{}", text(&o));
     let bin = install_root.join("bin");
     for b in ["kerncast", "cargo-kerncast"] {
-        assert!(bin.join(b).is_file(), "cargo install gave no {b}:\n{}", text(&o));
+        assert!(
+            bin.join(b).is_file(),
+            "cargo install gave no {b}:\n{}",
+            text(&o)
+        );
     }
 
     // 2. a fresh crate, written as the docs say
@@ -175,6 +189,7 @@ fn cargo_install_then_a_fresh_crate_gates_its_kernels() {
     let log = text(&o);
     assert_eq!(o.status.code(), Some(1), "{log}");
     assert!(log.contains("counts moved:"), "{log}");
-    let sarif = std::fs::read_to_string(app.join("target/kerncast/gpu-app/kerncast.sarif")).unwrap();
+    let sarif =
+        std::fs::read_to_string(app.join("target/kerncast/gpu-app/kerncast.sarif")).unwrap();
     assert!(sarif.contains("counts moved:"), "{sarif}");
 }

@@ -38,7 +38,10 @@ fn the_workflow_runs_the_gate_script() {
     let root = kerncast_tests::workspace_root();
     let yml = std::fs::read_to_string(root.join("docs/ci/github-actions-kerncast.yml")).unwrap();
     assert!(yml.contains("run: bash ci/kerncast-gate.sh"), "{yml}");
-    assert!(yml.contains("sarif_file: target/kerncast/kerncast.sarif"), "{yml}");
+    assert!(
+        yml.contains("sarif_file: target/kerncast/kerncast.sarif"),
+        "{yml}"
+    );
 }
 
 #[test]
@@ -77,23 +80,28 @@ fn the_gate_step_passes_then_explains_a_regression() {
     let o = gate_step(proj, &summary);
     let log = text(&o);
     assert_eq!(o.status.code(), Some(1), "{log}");
-    assert!(log.contains("::error title=kerncast::predicted regression"), "{log}");
+    assert!(
+        log.contains("::error title=kerncast::predicted regression"),
+        "{log}"
+    );
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.contains("## kerncast gate: regression (exit 1)"), "{md}");
     assert!(md.contains("### Why `kernels/scale.cu::scale"), "{md}");
     assert!(md.contains("| count | baseline | now | change |"), "{md}");
     let why = &md[md.find("### Why").unwrap()..];
-    assert!(why.contains("| `sectors.global.load` | 131072 | 1048576 | x8.00 |"), "{md}");
+    assert!(
+        why.contains("| `sectors.global.load` | 131072 | 1048576 | x8.00 |"),
+        "{md}"
+    );
 
     // the published schema's `run.language` pattern has a stray `]` that strict regex checking
     // rejects (see check_gate.rs); kerncast never writes `language`
-    let schema: serde_json::Value = serde_json::from_str(
-        &include_str!("check-sarif-schema-2.1.0.json").replace(
+    let schema: serde_json::Value =
+        serde_json::from_str(&include_str!("check-sarif-schema-2.1.0.json").replace(
             "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$",
             "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$",
-        ),
-    )
-    .unwrap();
+        ))
+        .unwrap();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let sarif: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(proj.join("target/kerncast/kerncast.sarif")).unwrap(),

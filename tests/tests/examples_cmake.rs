@@ -141,7 +141,13 @@ fn cmake_project_analysed_through_compile_commands() {
     let configure = || {
         run(Command::new("cmake")
             .current_dir(&proj)
-            .args(["-S", ".", "-B", "build", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"])
+            .args([
+                "-S",
+                ".",
+                "-B",
+                "build",
+                "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+            ])
             .arg(format!("-DCMAKE_CUDA_COMPILER={}", nvcc.display())))
     };
     let o = configure();
@@ -164,7 +170,13 @@ fn cmake_project_analysed_through_compile_commands() {
         baseline.contains("\"kernels/scale.cu::scale"),
         "the entry names the file relative to the project:\n{baseline}"
     );
-    let o = kerncast(&["check", "--device", "gtx-titan-x", "--baseline", "kerncast-baseline.json"]);
+    let o = kerncast(&[
+        "check",
+        "--device",
+        "gtx-titan-x",
+        "--baseline",
+        "kerncast-baseline.json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 
     std::fs::write(proj.join("CMakeLists.txt"), lists(32)).unwrap();
@@ -190,5 +202,8 @@ fn the_config_version_is_the_workspace_version() {
     let root = kerncast_tests::workspace_root();
     let cmake = std::fs::read_to_string(root.join("cmake/KerncastConfigVersion.cmake")).unwrap();
     let want = format!("set(PACKAGE_VERSION \"{}\")", env!("CARGO_PKG_VERSION"));
-    assert!(cmake.contains(&want), "{want} not in KerncastConfigVersion.cmake");
+    assert!(
+        cmake.contains(&want),
+        "{want} not in KerncastConfigVersion.cmake"
+    );
 }

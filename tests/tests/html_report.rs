@@ -115,9 +115,17 @@ fn html_report_renders_in_headless_chromium() {
         })
         .collect();
     assert!(!placed.is_empty());
-    assert_eq!(device.matches("<circle").count(), 2 * placed.len(), "{device}");
+    assert_eq!(
+        device.matches("<circle").count(),
+        2 * placed.len(),
+        "{device}"
+    );
     for k in placed {
-        assert!(device.contains(&k.display_name), "{} not on the roofline", k.display_name);
+        assert!(
+            device.contains(&k.display_name),
+            "{} not on the roofline",
+            k.display_name
+        );
     }
     // each component chart adds up: its shares of the predicted time, read from the SVG, never
     // exceed the whole, and either the bottleneck is the whole time (components that overlap)

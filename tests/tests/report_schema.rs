@@ -24,9 +24,10 @@ fn the_published_schema_is_the_generated_one() {
 #[test]
 fn a_real_report_validates_against_the_published_schema() {
     let root = kerncast_tests::workspace_root();
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("docs/report-schema.json")).unwrap())
-            .unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/report-schema.json")).unwrap(),
+    )
+    .unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     let tmp = tempfile::tempdir().unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_kerncast-gate"))

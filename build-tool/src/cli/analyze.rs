@@ -105,11 +105,9 @@ impl Inputs {
                          CMAKE_EXPORT_COMPILE_COMMANDS=ON writes it)"
                     ));
                 };
-                let units = kerncast_host::compdb::read(
-                    &db,
-                    &kerncast_host::compdb::Toolchain::discover(),
-                )
-                .map_err(|e| miette!("{e}"))?;
+                let units =
+                    kerncast_host::compdb::read(&db, &kerncast_host::compdb::Toolchain::discover())
+                        .map_err(|e| miette!("{e}"))?;
                 from_db = Some((db, units));
                 None
             }
@@ -341,7 +339,15 @@ mod tests {
             ..Default::default()
         };
         let args: Vec<String> = [
-            "-I/p/include", "-I", "/q", "-DSTRIDE=32", "-D", "FOO", "-DA=2", "-isystem", "/sys",
+            "-I/p/include",
+            "-I",
+            "/q",
+            "-DSTRIDE=32",
+            "-D",
+            "FOO",
+            "-DA=2",
+            "-isystem",
+            "/sys",
             "-std=c++17",
         ]
         .iter()

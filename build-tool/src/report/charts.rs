@@ -501,8 +501,14 @@ mod tests {
         }
         let svg = device_roofline("gtx-titan-x", &[&r.kernels[0], &b]).unwrap();
         assert!(svg.contains("roofline: gtx-titan-x"), "{svg}");
-        assert!(svg.contains("1: saxpy") && svg.contains("2: other"), "{svg}");
-        assert!(svg.contains("fp32 roof") && svg.contains("fp64 roof"), "{svg}");
+        assert!(
+            svg.contains("1: saxpy") && svg.contains("2: other"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("fp32 roof") && svg.contains("fp64 roof"),
+            "{svg}"
+        );
         // a point and a legend swatch per kernel
         assert_eq!(svg.matches("<circle").count(), 4, "{svg}");
         let mut none = r.kernels[0].clone();

@@ -259,7 +259,9 @@ fn entry_file_stem(k: &KernelReport) -> String {
 }
 
 /// Where a kernel (or a line of it) is in its source.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct SourceLoc {
     /// As given (relative to the working directory or the config's folder).
     pub file: String,
