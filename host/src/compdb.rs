@@ -175,9 +175,14 @@ pub fn expand_response_files(words: Vec<String>, dir: &Path) -> Vec<String> {
         } else {
             None
         };
-        match file.as_deref().and_then(read) {
-            Some(inner) => out.extend(inner),
-            None => out.push(w),
+        match file.as_deref().map(|f| (f, read(f))) {
+            Some((_, Some(inner))) => out.extend(inner),
+            // unreadable: the words stay as they were
+            Some((f, None)) if w == "--options-file" || w == "-optf" => {
+                out.push(w.clone());
+                out.push(f.to_string());
+            }
+            _ => out.push(w),
         }
     }
     out
