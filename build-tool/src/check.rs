@@ -43,11 +43,55 @@ pub struct BaselineEntry {
     /// `None` when the device had no power data; such a metric is not gated.
     pub energy_j: Option<f64>,
     pub power_w: Option<f64>,
+    /// What limited the prediction (`dram`, `fp32` …), to say whether a regression moved it.
+    /// Absent in baselines written before kerncast recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<String>,
+    /// The bound feature counts ([`crate::report::KernelReport::counts`]), so a regression can
+    /// name the counts that moved. Absent in older baselines and for host totals.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counts: BTreeMap<String, f64>,
+    /// Predicted time per source line (the report's hot lines), to name the lines whose cost
+    /// grew.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<LineCost>,
+}
+
+/// Predicted time of one source line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LineCost {
+    pub file: String,
+    pub line: u32,
+    pub time_s: f64,
+}
+
+impl BaselineEntry {
+    /// The entry a kernel's prediction makes.
+    pub fn of_kernel(k: &crate::report::KernelReport) -> BaselineEntry {
+        BaselineEntry {
+            kernel: k.display_name.clone(),
+            source: k.source.clone(),
+            time_s: k.prediction.time_s,
+            energy_j: k.prediction.energy_j,
+            power_w: k.prediction.power_w,
+            bottleneck: Some(k.prediction.bottleneck.clone()),
+            counts: k.counts.clone(),
+            lines: k
+                .hot_lines
+                .iter()
+                .map(|h| LineCost {
+                    file: h.loc.file.clone(),
+                    line: h.loc.line,
+                    time_s: h.time_s,
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    #[error("{file}: cannot read baseline: {source}")]
+    #[error("{file}: cannot read baseline: {source}{}", read_hint(source))]
     Read {
         file: PathBuf,
         source: std::io::Error,
@@ -72,6 +116,15 @@ pub enum BaselineError {
     },
 }
 
+/// What to do about a baseline that is not there yet.
+fn read_hint(e: &std::io::Error) -> &'static str {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        " (write the first one with the same command and --update-baseline, then commit it)"
+    } else {
+        ""
+    }
+}
+
 impl Baseline {
     pub fn from_report(r: &Report) -> Baseline {
         Baseline {
@@ -79,18 +132,7 @@ impl Baseline {
             entries: r
                 .kernels
                 .iter()
-                .map(|k| {
-                    (
-                        k.key(),
-                        BaselineEntry {
-                            kernel: k.display_name.clone(),
-                            source: k.source.clone(),
-                            time_s: k.prediction.time_s,
-                            energy_j: k.prediction.energy_j,
-                            power_w: k.prediction.power_w,
-                        },
-                    )
-                })
+                .map(|k| (k.key(), BaselineEntry::of_kernel(k)))
                 .collect(),
             host_totals: host_total_entries(r),
         }
@@ -153,6 +195,9 @@ fn host_total_entries(r: &Report) -> BTreeMap<String, BaselineEntry> {
                     time_s: t.time_s,
                     energy_j: t.energy_j,
                     power_w: None,
+                    bottleneck: None,
+                    counts: BTreeMap::new(),
+                    lines: vec![],
                 },
             )
         })
@@ -211,6 +256,195 @@ pub struct Row {
     pub source: Option<SourceLoc>,
     pub status: Status,
     pub deltas: Vec<MetricDelta>,
+    /// Why a regressed entry regressed, against its baseline entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<Explanation>,
+}
+
+/// What changed between a baseline entry and the current prediction of a regressed entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Explanation {
+    /// The counts that moved most (by relative change), most first; at most [`MAX_MOVED`].
+    pub counts: Vec<Moved>,
+    /// How many more counts moved than are listed.
+    pub more_counts: usize,
+    /// The bottleneck before and after, when the baseline recorded it.
+    pub bottleneck: Option<(String, String)>,
+    /// Source lines whose predicted time grew, most first.
+    pub lines: Vec<Moved>,
+    /// Why there is less to say (a baseline written before counts were recorded).
+    pub note: Option<String>,
+}
+
+/// One quantity before and after.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Moved {
+    pub name: String,
+    pub before: f64,
+    pub after: f64,
+}
+
+/// How many moved counts and lines an explanation lists.
+pub const MAX_MOVED: usize = 8;
+
+/// A count moved when it changed by more than this share (or appeared, or vanished).
+const MOVED_SHARE: f64 = 0.005;
+
+fn moved(before: f64, after: f64) -> bool {
+    if before == 0.0 {
+        after != 0.0
+    } else {
+        ((after - before) / before).abs() > MOVED_SHARE
+    }
+}
+
+/// Orders moves by the size of their relative change, then by name.
+fn magnitude(m: &Moved) -> f64 {
+    if m.before == 0.0 || m.after == 0.0 {
+        f64::INFINITY
+    } else {
+        (m.after / m.before).ln().abs()
+    }
+}
+
+/// Explains a regression of `current` against `base`.
+pub fn explain(base: &BaselineEntry, current: &BaselineEntry) -> Explanation {
+    let mut counts: Vec<Moved> = base
+        .counts
+        .keys()
+        .chain(current.counts.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|k| Moved {
+            name: k.clone(),
+            before: base.counts.get(k).copied().unwrap_or(0.0),
+            after: current.counts.get(k).copied().unwrap_or(0.0),
+        })
+        .filter(|m| moved(m.before, m.after))
+        .collect();
+    // a per-warp count moves with its per-thread twin: name the thread's only
+    let thread_moved: std::collections::BTreeSet<String> = counts
+        .iter()
+        .filter_map(|m| m.name.strip_suffix(".thread").map(str::to_string))
+        .collect();
+    counts.retain(|m| {
+        m.name
+            .strip_suffix(".warp")
+            .is_none_or(|stem| !thread_moved.contains(stem))
+    });
+    counts.sort_by(|a, b| {
+        magnitude(b)
+            .partial_cmp(&magnitude(a))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let more_counts = counts.len().saturating_sub(MAX_MOVED);
+    counts.truncate(MAX_MOVED);
+    let bottleneck = base.bottleneck.clone().zip(current.bottleneck.clone());
+    let at = |l: &LineCost| format!("{}:{}", l.file, l.line);
+    let mut lines: Vec<Moved> = current
+        .lines
+        .iter()
+        .map(|l| Moved {
+            name: at(l),
+            before: base
+                .lines
+                .iter()
+                .find(|b| b.file == l.file && b.line == l.line)
+                .map_or(0.0, |b| b.time_s),
+            after: l.time_s,
+        })
+        .filter(|m| m.after > m.before * (1.0 + MOVED_SHARE))
+        .collect();
+    lines.sort_by(|a, b| {
+        (b.after - b.before)
+            .partial_cmp(&(a.after - a.before))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    lines.truncate(MAX_MOVED);
+    let note = (base.counts.is_empty() && !current.counts.is_empty()).then(|| {
+        "the baseline records no counts (written by an older kerncast); \
+         `--update-baseline` records them"
+            .to_string()
+    });
+    Explanation {
+        counts,
+        more_counts,
+        bottleneck,
+        lines,
+        note,
+    }
+}
+
+/// A count in the terminal and the Markdown: integers as integers.
+pub fn fmt_count(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn fmt_ratio(m: &Moved) -> String {
+    if m.before == 0.0 {
+        "new".into()
+    } else if m.after == 0.0 {
+        "gone".into()
+    } else {
+        format!("x{:.2}", m.after / m.before)
+    }
+}
+
+impl Explanation {
+    /// `counts moved: a 1 -> 8 (x8.00), …` and the other clauses, `; `-separated, for one
+    /// line of text (the terminal, SARIF).
+    pub fn sentence(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.counts.is_empty() {
+            let mut c = self
+                .counts
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{} {} -> {} ({})",
+                        m.name,
+                        fmt_count(m.before),
+                        fmt_count(m.after),
+                        fmt_ratio(m)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            if self.more_counts > 0 {
+                let _ = write!(c, " and {} more", self.more_counts);
+            }
+            parts.push(format!("counts moved: {c}"));
+        } else if self.note.is_none() {
+            parts.push("no count moved (the model or its device data did)".into());
+        }
+        if let Some((b, a)) = &self.bottleneck {
+            if b == a {
+                parts.push(format!("bottleneck {b} (unchanged)"));
+            } else {
+                parts.push(format!("bottleneck {b} -> {a}"));
+            }
+        }
+        if !self.lines.is_empty() {
+            parts.push(format!(
+                "lines whose time grew: {}",
+                self.lines
+                    .iter()
+                    .map(|m| format!("{} {} -> {}", m.name, fmt_time(m.before), fmt_time(m.after)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if let Some(n) = &self.note {
+            parts.push(n.clone());
+        }
+        parts.join("; ")
+    }
 }
 
 /// What the gate decided.
@@ -271,13 +505,7 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         let key = k.key();
         seen.insert(key.clone());
         let t = th.for_kernel(&k.display_name, &k.kernel);
-        let current = BaselineEntry {
-            kernel: k.display_name.clone(),
-            source: k.source.clone(),
-            time_s: k.prediction.time_s,
-            energy_j: k.prediction.energy_j,
-            power_w: k.prediction.power_w,
-        };
+        let current = BaselineEntry::of_kernel(k);
         let base = baseline.entries.get(&key);
         rows.push(row(key, &current, base, t));
     }
@@ -337,6 +565,7 @@ fn row(key: String, current: &BaselineEntry, base: Option<&BaselineEntry>, t: &T
             source: current.source.clone(),
             status: Status::New,
             deltas: vec![],
+            why: None,
         };
     };
     let mut deltas = vec![delta("time", b.time_s, current.time_s, t.time)];
@@ -353,12 +582,16 @@ fn row(key: String, current: &BaselineEntry, base: Option<&BaselineEntry>, t: &T
     } else {
         Status::Ok
     };
+    // Host totals carry no counts: their rows say which launches moved through the entries'.
+    let why =
+        (status == Status::Regressed && current.kernel != HOST_CODE).then(|| explain(b, current));
     Row {
         key,
         kernel: current.kernel.clone(),
         source: current.source.clone(),
         status,
         deltas,
+        why,
     }
 }
 
@@ -416,6 +649,9 @@ pub fn render(o: &Outcome) -> String {
             );
         }
         s.push('\n');
+        if let Some(w) = &r.why {
+            let _ = writeln!(s, "         why: {}", w.sentence());
+        }
     }
     for m in &o.missing {
         let _ = writeln!(
@@ -432,27 +668,177 @@ pub fn render(o: &Outcome) -> String {
             .line
             .map(|l| format!("{}:{l}", e.file))
             .unwrap_or_else(|| e.file.clone());
+        // the compiler's output in full: its words, not a summary of them
         let _ = writeln!(
             s,
             "error    {at}: {}: {}",
             e.stage,
-            e.message.lines().next().unwrap_or("")
+            crate::report::verbatim(&e.message, "         ")
         );
     }
     let _ = writeln!(
         s,
         "verdict: {} (exit {})",
-        match o.verdict {
-            Verdict::Pass => "pass",
-            Verdict::Regression => "regression",
-            Verdict::Error if !o.errors.is_empty() => "error (analysis failed; never a pass)",
-            Verdict::Error if !o.missing.is_empty() => {
-                "error (baseline entries not analysed; never a pass)"
-            }
-            Verdict::Error => "error (nothing to compare; never a pass)",
-        },
+        verdict_words(o),
         o.verdict.exit_code()
     );
+    s
+}
+
+fn verdict_words(o: &Outcome) -> &'static str {
+    match o.verdict {
+        Verdict::Pass => "pass",
+        Verdict::Regression => "regression",
+        Verdict::Error if !o.errors.is_empty() => "error (analysis failed; never a pass)",
+        Verdict::Error if !o.missing.is_empty() => {
+            "error (baseline entries not analysed; never a pass)"
+        }
+        Verdict::Error => "error (nothing to compare; never a pass)",
+    }
+}
+
+fn fmt_metric(metric: &str, v: f64) -> String {
+    match metric {
+        "time" => fmt_time(v),
+        "energy" => fmt_energy(v),
+        _ => format!("{v:.1} W"),
+    }
+}
+
+/// A table cell: no `|` or line break survives to break the table.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// The gate's outcome as GitHub-flavoured Markdown (for `$GITHUB_STEP_SUMMARY` and
+/// `kerncast-check.md`): the verdict, a row per entry, why each regression regressed, and the
+/// errors with the compiler's text verbatim.
+pub fn markdown(o: &Outcome) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## kerncast gate: {} (exit {})\n",
+        verdict_words(o),
+        o.verdict.exit_code()
+    );
+    if !o.rows.is_empty() {
+        s.push_str("| status | entry | source | change |\n|---|---|---|---|\n");
+        for r in &o.rows {
+            let status = match r.status {
+                Status::Ok => "ok",
+                Status::Improved => "improved",
+                Status::Regressed => "**regressed**",
+                Status::New => "new",
+            };
+            let at = r
+                .source
+                .as_ref()
+                .map(|l| format!("`{}:{}`", cell(&l.file), l.line))
+                .unwrap_or_default();
+            let change = r
+                .deltas
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{} {} → {} ({:+.1} %, limit +{:.1} %)",
+                        d.metric,
+                        fmt_metric(d.metric, d.baseline),
+                        fmt_metric(d.metric, d.current),
+                        d.change * 100.0,
+                        d.threshold * 100.0
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("<br>");
+            let _ = writeln!(s, "| {status} | `{}` | {at} | {change} |", cell(&r.key));
+        }
+    }
+    for r in &o.rows {
+        let Some(w) = &r.why else { continue };
+        let _ = writeln!(s, "\n### Why `{}` regressed\n", r.key);
+        if let Some((b, a)) = &w.bottleneck {
+            if b == a {
+                let _ = writeln!(s, "Bottleneck: {b} (unchanged).\n");
+            } else {
+                let _ = writeln!(s, "Bottleneck: {b} → **{a}**.\n");
+            }
+        }
+        if w.counts.is_empty() {
+            if w.note.is_none() {
+                s.push_str("No count moved: the model or its device data did.\n");
+            }
+        } else {
+            s.push_str("| count | baseline | now | change |\n|---|---:|---:|---:|\n");
+            for m in &w.counts {
+                let _ = writeln!(
+                    s,
+                    "| `{}` | {} | {} | {} |",
+                    cell(&m.name),
+                    fmt_count(m.before),
+                    fmt_count(m.after),
+                    fmt_ratio(m)
+                );
+            }
+            if w.more_counts > 0 {
+                let _ = writeln!(s, "\nand {} more counts moved.", w.more_counts);
+            }
+        }
+        if !w.lines.is_empty() {
+            s.push_str("\nSource lines whose predicted time grew:\n\n");
+            for m in &w.lines {
+                let _ = writeln!(
+                    s,
+                    "- `{}`: {} → {}",
+                    m.name,
+                    fmt_time(m.before),
+                    fmt_time(m.after)
+                );
+            }
+        }
+        if let Some(n) = &w.note {
+            let _ = writeln!(s, "\n{n}.");
+        }
+    }
+    if !o.missing.is_empty() || !o.refusals.is_empty() || !o.errors.is_empty() {
+        s.push_str("\n### Errors\n\n");
+    }
+    for m in &o.missing {
+        let _ = writeln!(
+            s,
+            "- `{m}`: in the baseline, not analysed now (if it was removed on purpose, run with \
+             `--update-baseline`)"
+        );
+    }
+    for r in &o.refusals {
+        let _ = writeln!(s, "- {r}");
+    }
+    for e in &o.errors {
+        let at = e
+            .line
+            .map(|l| format!("{}:{l}", e.file))
+            .unwrap_or_else(|| e.file.clone());
+        // the compiler's own words, verbatim, in a fence long enough for any backticks in them
+        let fence = "`".repeat(
+            3.max(
+                e.message
+                    .split(|c| c != '`')
+                    .map(str::len)
+                    .max()
+                    .unwrap_or(0)
+                    + 1,
+            ),
+        );
+        let _ = writeln!(
+            s,
+            "- `{at}`{}: {}\n\n{fence}text\n{}\n{fence}\n",
+            e.kernel
+                .as_deref()
+                .map(|k| format!(" ({k})"))
+                .unwrap_or_default(),
+            e.stage,
+            e.message.trim_end()
+        );
+    }
     s
 }
 
@@ -505,6 +891,93 @@ mod tests {
         let mut nan = r.clone();
         nan.kernels[0].prediction.time_s = f64::NAN;
         assert_eq!(compare(&nan, &base, &th).verdict, Verdict::Regression);
+    }
+
+    /// A regression names the counts that moved (most first, a warp twin folded into its
+    /// thread count), the bottleneck before and after, and the line whose time grew; the
+    /// terminal, the Markdown and the SARIF message all say it.
+    #[test]
+    fn a_regression_says_which_counts_moved() {
+        let mut r = crate::report::sample::report();
+        let k = &mut r.kernels[0];
+        k.counts = [
+            ("sectors.global.load", 100.0),
+            ("op.fma.f32.thread", 50.0),
+            ("op.fma.f32.warp", 2.0),
+            ("threads", 4096.0),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b))
+        .collect();
+        let base = Baseline::from_report(&r);
+        let mut worse = r.clone();
+        let w = &mut worse.kernels[0];
+        w.prediction.time_s *= 2.0;
+        w.prediction.bottleneck = "l2".into();
+        w.hot_lines[0].time_s *= 3.0;
+        w.counts.insert("sectors.global.load".into(), 800.0);
+        w.counts.insert("op.fma.f32.thread".into(), 100.0);
+        w.counts.insert("op.fma.f32.warp".into(), 4.0);
+        let o = compare(&worse, &base, &GateThresholds::default());
+        let why = o.rows[0]
+            .why
+            .as_ref()
+            .expect("a regressed row explains itself");
+        let names: Vec<&str> = why.counts.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["sectors.global.load", "op.fma.f32.thread"]);
+        assert_eq!(why.bottleneck, Some(("dram".into(), "l2".into())));
+        let text = render(&o);
+        assert!(
+            text.contains(
+                "why: counts moved: sectors.global.load 100 -> 800 (x8.00), \
+                 op.fma.f32.thread 50 -> 100 (x2.00); bottleneck dram -> l2; \
+                 lines whose time grew: k/saxpy.cu:5 2.000 µs -> 6.000 µs"
+            ),
+            "{text}"
+        );
+        let md = markdown(&o);
+        assert!(
+            md.contains("| `sectors.global.load` | 100 | 800 | x8.00 |"),
+            "{md}"
+        );
+        assert!(md.contains("Bottleneck: dram → **l2**."), "{md}");
+        assert!(crate::sarif::to_json(&o).contains("Why: counts moved: sectors.global.load"));
+
+        // a baseline from before counts were recorded says so
+        let mut old = base.clone();
+        for e in old.entries.values_mut() {
+            e.counts.clear();
+        }
+        let o = compare(&worse, &old, &GateThresholds::default());
+        assert!(
+            render(&o).contains("the baseline records no counts"),
+            "{}",
+            render(&o)
+        );
+    }
+
+    /// A compiler's diagnostics reach the terminal and the Markdown word for word.
+    #[test]
+    fn compiler_errors_are_shown_verbatim() {
+        let r = crate::report::sample::report();
+        let base = Baseline::from_report(&r);
+        let mut broken = r.clone();
+        broken.errors.push(Failure {
+            file: "bad.cu".into(),
+            line: Some(4),
+            kernel: None,
+            stage: "lower".into(),
+            message: "bad.cu: nvcc failed (exit status: 1)\n  command: nvcc -ptx bad.cu\nbad.cu(4): error: expected a \";\"\n1 error detected".into(),
+        });
+        let o = compare(&broken, &base, &GateThresholds::default());
+        let text = render(&o);
+        assert!(
+            text.contains("bad.cu(4): error: expected a \";\""),
+            "{text}"
+        );
+        assert!(text.contains("1 error detected"), "{text}");
+        let md = markdown(&o);
+        assert!(md.contains("```text\nbad.cu: nvcc failed (exit status: 1)\n  command: nvcc -ptx bad.cu\nbad.cu(4): error"), "{md}");
     }
 
     /// A change that runs a launch more often leaves its entry as it was; the host file's

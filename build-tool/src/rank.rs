@@ -561,7 +561,7 @@ pub fn render(r: &Ranking, top: usize) -> String {
         let _ = writeln!(
             s,
             "failed  {vals}: {}",
-            f.message.lines().next().unwrap_or("")
+            crate::report::verbatim(&f.message, "        ")
         );
     }
     for n in &r.notes {

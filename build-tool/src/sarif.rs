@@ -56,7 +56,7 @@ pub fn render(o: &Outcome) -> Sarif {
     for r in o.rows.iter().filter(|r| r.status == Status::Regressed) {
         for d in r.deltas.iter().filter(|d| d.regressed) {
             let id = format!("kerncast/{}-regression", d.metric);
-            let text = format!(
+            let mut text = format!(
                 "{}: predicted {} grew {:+.1}% (limit +{:.1}%): {:.6e} -> {:.6e} ({})",
                 r.kernel,
                 d.metric,
@@ -66,6 +66,10 @@ pub fn render(o: &Outcome) -> Sarif {
                 d.current,
                 r.key
             );
+            if let Some(w) = &r.why {
+                text.push_str(". Why: ");
+                text.push_str(&w.sentence());
+            }
             let locations: Vec<Location> = r
                 .source
                 .iter()

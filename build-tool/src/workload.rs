@@ -219,7 +219,7 @@ pub struct WorkloadSpec {
 }
 
 /// A workload with numbers.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Workload {
     pub name: String,
     pub grid: [u64; 3],

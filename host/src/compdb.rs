@@ -56,8 +56,9 @@ pub struct Toolchain {
 }
 
 impl Toolchain {
-    /// The bootstrapped CUDA 12 headers (`.toolchain/cuda-12` of the checkout, or
-    /// `$KERNCAST_TOOLCHAIN/cuda-12`, or `$KERNCAST_CUDA_PATH`), and clang 19's resource folder.
+    /// The bootstrapped CUDA 12 headers (`$KERNCAST_CUDA_PATH`, `$KERNCAST_TOOLCHAIN/cuda-12`,
+    /// or `.toolchain/cuda-12` beside the binary, the working directory or the checkout it was
+    /// built from), and clang 19's resource folder.
     pub fn discover() -> Toolchain {
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let Some(p) = std::env::var_os("KERNCAST_CUDA_PATH") {
@@ -77,6 +78,9 @@ impl Toolchain {
                 candidates.push(a.join(".toolchain/cuda-12"));
             }
         }
+        // the checkout kerncast was built from: an installed binary (`cargo install --path
+        // build-tool` puts it in ~/.cargo/bin) finds the bootstrapped headers as it finds nvcc
+        candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.toolchain/cuda-12"));
         candidates.push(PathBuf::from("/usr/local/cuda"));
         let cuda_path = candidates
             .into_iter()
@@ -121,6 +125,7 @@ pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError
             })?,
             (None, None) => Vec::new(),
         };
+        let words = expand_response_files(words, &dir);
         let mut file = absolute(&dir, &e.file);
         if !file.exists() {
             // A database whose `file` disagrees with its command: the command's source wins.
@@ -141,6 +146,46 @@ pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError
         });
     }
     Ok(out)
+}
+
+/// Replaces the response files of a command (`@FILE`, nvcc's `--options-file FILE` and
+/// `-optf FILE`, relative to the entry's `directory`) with the words they hold: CMake passes a
+/// CUDA target's include folders to nvcc in `includes_CUDA.rsp`. A file that cannot be read
+/// stays as it was (the flag is then dropped like any other the reader does not know).
+pub fn expand_response_files(words: Vec<String>, dir: &Path) -> Vec<String> {
+    let read = |f: &str| -> Option<Vec<String>> {
+        let text = std::fs::read_to_string(absolute(dir, f)).ok()?;
+        shlex::split(&text)
+    };
+    let mut out = Vec::with_capacity(words.len());
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let file = if w == "--options-file" || w == "-optf" {
+            match it.next() {
+                Some(f) => Some(f),
+                None => {
+                    out.push(w);
+                    continue;
+                }
+            }
+        } else if let Some(f) = w.strip_prefix("--options-file=") {
+            Some(f.to_string())
+        } else if let Some(f) = w.strip_prefix('@').filter(|f| !f.is_empty()) {
+            Some(f.to_string())
+        } else {
+            None
+        };
+        match file.as_deref().map(|f| (f, read(f))) {
+            Some((_, Some(inner))) => out.extend(inner),
+            // unreadable: the words stay as they were
+            Some((f, None)) if w == "--options-file" || w == "-optf" => {
+                out.push(w.clone());
+                out.push(f.to_string());
+            }
+            _ => out.push(w),
+        }
+    }
+    out
 }
 
 /// Finds a `compile_commands.json` the way clangd does: in the folder, its `build/`, and the
@@ -427,6 +472,24 @@ fn nvcc_arch(w: &str, next: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    /// CMake hands nvcc a CUDA target's include folders in a response file.
+    #[test]
+    fn response_files_are_expanded() {
+        let dir = std::env::temp_dir().join(format!("kerncast-rsp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("inc.rsp"), "-I\"/p/include\" -I/q\n").unwrap();
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let out = super::expand_response_files(
+            w(&["nvcc", "-DA=1", "--options-file", "inc.rsp", "@inc.rsp", "-optf", "none.rsp", "x.cu"]),
+            &dir,
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            out,
+            w(&["nvcc", "-DA=1", "-I/p/include", "-I/q", "-I/p/include", "-I/q", "-optf", "none.rsp", "x.cu"])
+        );
+    }
+
     use super::*;
 
     fn words(s: &str) -> Vec<String> {

@@ -1,6 +1,13 @@
 //! kerncast from a `build.rs`: analyse the crate's GPU kernels during `cargo build`, print the
 //! predictions as `cargo:warning` lines, and fail the build on a predicted regression when asked.
 //!
+//! In `Cargo.toml` (a path or git dependency until kerncast is on crates.io):
+//!
+//! ```toml
+//! [build-dependencies]
+//! kerncast-build = { git = "https://github.com/…/kerncast" }   # or { path = "…/kerncast/kerncast-build" }
+//! ```
+//!
 //! ```no_run
 //! // build.rs
 //! fn main() {
@@ -12,6 +19,9 @@
 //!         .unwrap_or_else(|e| panic!("{e}"));
 //! }
 //! ```
+//!
+//! The first build writes the baseline (one `cargo:warning` says so; commit the file); later
+//! builds are quiet unless a prediction regresses. Under CI a missing baseline is an error.
 //!
 //! Why a process and not a library call: like `cc` runs the C compiler, this crate runs the
 //! `kerncast` tool (`$KERNCAST`, else `kerncast` on PATH). A build script then compiles in
@@ -30,6 +40,8 @@ pub enum Error {
     Regression { output: String },
     /// kerncast ran and reported an analysis error (exit 2).
     Analysis { output: String },
+    /// The baseline does not exist, under CI (elsewhere the first build writes it).
+    NoBaseline { baseline: PathBuf, command: String },
 }
 
 impl fmt::Display for Error {
@@ -44,6 +56,12 @@ impl fmt::Display for Error {
                 write!(f, "kerncast: predicted regression\n{output}")
             }
             Error::Analysis { output } => write!(f, "kerncast: analysis failed\n{output}"),
+            Error::NoBaseline { baseline, command } => write!(
+                f,
+                "kerncast: {}: no baseline to gate against (CI is set, so the build does not \
+                 write one); write it with `{command}` and commit it",
+                baseline.display()
+            ),
         }
     }
 }
@@ -57,6 +75,10 @@ pub struct Outcome {
     pub exit_code: i32,
     /// Where the reports were written.
     pub out_dir: PathBuf,
+    /// What kerncast printed (also in `kerncast.log` in `out_dir`).
+    pub output: String,
+    /// Whether this run wrote the baseline, which did not exist.
+    pub baseline_created: bool,
 }
 
 /// Builder for one kerncast run.
@@ -147,64 +169,126 @@ impl Kerncast {
         c
     }
 
-    /// Runs kerncast, prints `cargo:rerun-if-changed` and `cargo:warning` lines.
+    /// Runs kerncast and prints `cargo:rerun-if-changed` lines. Quiet when all is well: the
+    /// only `cargo:warning` lines are a regression (when not failing on it) and, once, the
+    /// baseline written on the first build. What kerncast printed is in [`Outcome::output`]
+    /// and in `kerncast.log` beside the reports.
+    ///
+    /// A baseline that does not exist yet is written from this build's predictions, with one
+    /// warning saying so (commit it: later builds are gated against it). Under CI (`$CI` set,
+    /// as GitHub Actions, GitLab and most CI systems set it) a missing baseline is an error
+    /// instead, since a gate that writes its own baseline passes whatever it is given.
     pub fn run(&self) -> Result<Outcome, Error> {
         let mut cmd = self.command();
         let tool = PathBuf::from(cmd.get_program());
         let args: Vec<PathBuf> = cmd.get_args().map(PathBuf::from).collect();
-        let out_dir = args
-            .iter()
-            .position(|a| a.as_os_str() == "--out")
-            .and_then(|i| args.get(i + 1).cloned())
-            .unwrap_or_default();
-        let config = args
-            .iter()
-            .position(|a| a.as_os_str() == "--config")
-            .and_then(|i| args.get(i + 1).cloned())
-            .unwrap_or_default();
+        let after = |flag: &str| {
+            args.iter()
+                .position(|a| a.as_os_str() == flag)
+                .and_then(|i| args.get(i + 1).cloned())
+                .unwrap_or_default()
+        };
+        let out_dir = after("--out");
+        let config = after("--config");
         println!("cargo:rerun-if-changed={}", config.display());
-        if let Some(b) = &self.baseline {
-            let root = std::env::var_os("CARGO_MANIFEST_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_default();
-            println!("cargo:rerun-if-changed={}", root.join(b).display());
+        let baseline = self.baseline.as_ref().map(|_| after("--baseline"));
+        if let Some(b) = &baseline {
+            println!("cargo:rerun-if-changed={}", b.display());
         }
         println!("cargo:rerun-if-env-changed=KERNCAST");
+        // Kernel sources named in the config: rebuild when they change.
+        if let Ok(cfg) = std::fs::read_to_string(&config) {
+            let base = config.parent().unwrap_or(Path::new("."));
+            for p in config_paths(&cfg) {
+                println!("cargo:rerun-if-changed={}", base.join(p).display());
+            }
+        }
+        let first = baseline.as_ref().filter(|b| !b.exists());
+        if let Some(b) = first {
+            if in_ci() {
+                return Err(Error::NoBaseline {
+                    baseline: b.clone(),
+                    command: update_command(&cmd),
+                });
+            }
+            cmd.arg("--update-baseline");
+        }
         let o = cmd.output().map_err(|e| Error::Tool {
             tool: tool.clone(),
             message: e.to_string(),
         })?;
         let text =
             String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
-        for l in text.lines().filter(|l| !l.trim().is_empty()) {
-            println!("cargo:warning=kerncast: {l}");
-        }
-        // Kernel sources named in the config: rebuild when they change.
-        if let Ok(cfg) = std::fs::read_to_string(&config) {
-            let base = config.parent().unwrap_or(Path::new("."));
-            for l in cfg.lines() {
-                let t = l.trim();
-                if let Some(rest) = t.strip_prefix("path") {
-                    if let Some(p) = rest.split('"').nth(1) {
-                        println!("cargo:rerun-if-changed={}", base.join(p).display());
-                    }
-                }
-            }
+        if !out_dir.as_os_str().is_empty() {
+            let _ = std::fs::create_dir_all(&out_dir);
+            let _ = std::fs::write(out_dir.join("kerncast.log"), &text);
         }
         let code = o.status.code().unwrap_or(2);
+        let outcome = |exit_code| Outcome {
+            exit_code,
+            out_dir: out_dir.clone(),
+            output: text.clone(),
+            baseline_created: first.is_some() && exit_code == 0,
+        };
         match code {
-            0 => Ok(Outcome {
-                exit_code: 0,
-                out_dir,
-            }),
-            1 if !self.fail => Ok(Outcome {
-                exit_code: 1,
-                out_dir,
-            }),
+            0 => {
+                if let Some(b) = first {
+                    let written = text
+                        .lines()
+                        .find(|l| l.starts_with("baseline written"))
+                        .unwrap_or("baseline written");
+                    println!(
+                        "cargo:warning=kerncast: no baseline yet, so this build wrote one from its \
+                         predictions ({written}); commit {}: later builds are gated against it",
+                        b.display()
+                    );
+                }
+                Ok(outcome(0))
+            }
+            1 if !self.fail => {
+                for l in text.lines().filter(|l| !l.trim().is_empty()) {
+                    println!("cargo:warning=kerncast: {l}");
+                }
+                Ok(outcome(1))
+            }
             1 => Err(Error::Regression { output: text }),
             _ => Err(Error::Analysis { output: text }),
         }
     }
+}
+
+/// Whether this build runs under CI (`$CI` set to anything but `false` or `0`).
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// The command that writes the missing baseline, for the error that asks for it.
+fn update_command(cmd: &Command) -> String {
+    let mut s = String::new();
+    if let Some(d) = cmd.get_current_dir() {
+        s.push_str(&format!("cd {} && ", d.display()));
+    }
+    s.push_str(&cmd.get_program().to_string_lossy());
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s.push_str(" --update-baseline");
+    s
+}
+
+/// The `path = "…"` values of a kerncast.toml (its kernel sources and folders).
+fn config_paths(cfg: &str) -> Vec<&str> {
+    cfg.lines()
+        .filter_map(|l| {
+            let rest = l
+                .trim()
+                .strip_prefix("path")?
+                .trim_start()
+                .strip_prefix('=')?;
+            rest.split('"').nth(1)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -230,6 +314,26 @@ mod tests {
         assert!(args.windows(2).any(|w| w[0] == "--device" && w[1] == "t4"));
         let a = Kerncast::new().tool("/bin/kc").out_dir("/o").command();
         assert_eq!(a.get_args().next().unwrap(), "analyze");
+    }
+
+    #[test]
+    fn config_paths_are_the_kernel_sources() {
+        let cfg = "devices = [\"t4\"]\n[[kernel]]\npath = \"kernels/a.cu\"\n  path=\"b\"\npathological = 1\n";
+        assert_eq!(config_paths(cfg), ["kernels/a.cu", "b"]);
+    }
+
+    #[test]
+    fn the_update_command_is_the_check_with_update_baseline() {
+        let c = Kerncast::new()
+            .tool("/bin/kc")
+            .config("k.toml")
+            .baseline("b.json")
+            .out_dir("/o")
+            .command();
+        let u = update_command(&c);
+        assert!(u.starts_with("cd "), "{u}");
+        assert!(u.contains("/bin/kc check --baseline"), "{u}");
+        assert!(u.ends_with("--update-baseline"), "{u}");
     }
 
     #[test]

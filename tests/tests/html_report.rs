@@ -88,13 +88,69 @@ fn html_report_renders_in_headless_chromium() {
         report.kernels.len()
     );
     for name in [
-        "time and energy by component",
+        "time by component, % of predicted time",
         "DVFS: energy vs time",
         "roofline",
+        "roofline: gtx-titan-x",
     ] {
         assert!(
             dom_text.contains(name),
             "chart `{name}` missing from the DOM"
+        );
+    }
+    // the device's roofline: every kernel a point (and a legend swatch), named in the legend
+    let device = dom_text
+        .split("class=\"device-roofline\"")
+        .nth(1)
+        .and_then(|f| f.split("</figure>").next())
+        .expect("a roofline figure per device");
+    // (a kernel without flops, such as a transpose, has no place on a log-log roofline)
+    let placed: Vec<_> = report
+        .kernels
+        .iter()
+        .filter(|k| {
+            k.roofline
+                .as_ref()
+                .is_some_and(|r| r.flops_per_s > 0.0 && r.intensity > 0.0)
+        })
+        .collect();
+    assert!(!placed.is_empty());
+    assert_eq!(
+        device.matches("<circle").count(),
+        2 * placed.len(),
+        "{device}"
+    );
+    for k in placed {
+        assert!(
+            device.contains(&k.display_name),
+            "{} not on the roofline",
+            k.display_name
+        );
+    }
+    // each component chart adds up: its shares of the predicted time, read from the SVG, never
+    // exceed the whole, and either the bottleneck is the whole time (components that overlap)
+    // or the parts sum to it (components that add)
+    let charts: Vec<&str> = dom_text
+        .split("<svg")
+        .filter_map(|c| c.split("</svg>").next())
+        .filter(|c| c.contains("time by component, % of predicted time"))
+        .collect();
+    assert_eq!(charts.len(), report.kernels.len());
+    for c in charts {
+        let shares: Vec<f64> = c
+            .split("<text")
+            .filter_map(|t| {
+                let body = t.split('>').nth(1)?.split('<').next()?.trim();
+                body.strip_suffix(" %")?.rsplit(' ').next()?.parse().ok()
+            })
+            .collect();
+        assert!(!shares.is_empty(), "{c}");
+        let max = shares.iter().cloned().fold(0.0, f64::max);
+        let sum: f64 = shares.iter().sum();
+        assert!(max <= 100.1, "a part above the whole: {shares:?}");
+        assert!(
+            (max - 100.0).abs() < 0.2 || (sum - 100.0).abs() < 0.5,
+            "the parts neither overlap to the whole nor add up to it: {shares:?}"
         );
     }
 

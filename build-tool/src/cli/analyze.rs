@@ -83,18 +83,52 @@ pub struct Resolved {
 
 impl Inputs {
     pub fn resolve(&self) -> miette::Result<Resolved> {
+        // Without files or a kerncast.toml, a compilation database names them (`--compile-commands`,
+        // else ./compile_commands.json or ./build/compile_commands.json, where CMake's
+        // CMAKE_EXPORT_COMPILE_COMMANDS writes it), with each file's include folders and macros.
+        let mut from_db: Option<(PathBuf, Vec<kerncast_host::compdb::UnitSpec>)> = None;
         let config_path = match (&self.config, self.files.is_empty()) {
             (Some(c), _) => Some(c.clone()),
             (None, true) if Path::new("kerncast.toml").is_file() => {
                 Some(PathBuf::from("kerncast.toml"))
             }
             (None, true) => {
-                return Err(miette!(
-                    "nothing to analyse: give kernel files or folders, or --config kerncast.toml"
-                ))
+                let db = self.host.compile_commands.clone().or_else(|| {
+                    ["compile_commands.json", "build/compile_commands.json"]
+                        .into_iter()
+                        .map(PathBuf::from)
+                        .find(|p| p.is_file())
+                });
+                let Some(db) = db else {
+                    return Err(miette!(
+                        "nothing to analyse: give kernel files or folders, --config kerncast.toml, \
+                         or --compile-commands build/compile_commands.json (a CMake build with \
+                         CMAKE_EXPORT_COMPILE_COMMANDS=ON writes it)"
+                    ));
+                };
+                let units =
+                    kerncast_host::compdb::read(&db, &kerncast_host::compdb::Toolchain::discover())
+                        .map_err(|e| miette!("{e}"))?;
+                from_db = Some((db, units));
+                None
             }
-            (None, false) => None,
+            (None, false) => {
+                if Path::new("kerncast.toml").is_file() {
+                    // said, not silently ignored: its workloads and thresholds do not apply
+                    eprintln!(
+                        "note: ./kerncast.toml is not read when files are named; pass \
+                         --config kerncast.toml to use it"
+                    );
+                }
+                None
+            }
         };
+        let db_files = from_db.as_ref().map(|(db, units)| compdb_files(db, units));
+        if let Some(Err(e)) = &db_files {
+            return Err(miette!("{e}"));
+        }
+        let db_files: Option<Vec<PathBuf>> = db_files.map(|r| r.unwrap_or_default());
+        let files: &[PathBuf] = db_files.as_deref().unwrap_or(&self.files);
         let config = match &config_path {
             Some(p) => Some(Config::load(p).map_err(|e| miette::Report::new(*e))?),
             None => None,
@@ -118,8 +152,15 @@ impl Inputs {
         let base = self.lower.options_for(&devices);
         let mut jobs = match (&config, self.files.is_empty()) {
             (Some(c), true) => pipeline::jobs_from_config(c, &base),
-            _ => pipeline::jobs_from_paths(&self.files, &base).map_err(|m| miette!("{m}"))?,
+            _ => pipeline::jobs_from_paths(files, &base).map_err(|m| miette!("{m}"))?,
         };
+        if let Some((_, units)) = &from_db {
+            for j in &mut jobs {
+                if let Some(u) = unit_of(units, &j.path) {
+                    add_unit_flags(&mut j.lower, &u.args);
+                }
+            }
+        }
         if jobs.is_empty() {
             return Err(miette!("no kernel sources found"));
         }
@@ -154,10 +195,94 @@ impl Inputs {
                 cache,
                 hot_lines: 8,
                 params: crate::params::parse(&self.params).map_err(|e| miette!("{e}"))?,
-                run: self.host.run_spec(&self.files),
+                run: {
+                    let mut run = self.host.run_spec(files);
+                    if let Some((db, _)) = &from_db {
+                        run.compile_commands = Some(db.clone());
+                    }
+                    run
+                },
             },
             thresholds,
         })
+    }
+}
+
+/// The source files a compilation database compiles that kerncast reads (kernels and host
+/// code), relative to the working directory where they are under it, so reports and baselines
+/// name them the same on every machine; each once.
+fn compdb_files(
+    db: &Path,
+    units: &[kerncast_host::compdb::UnitSpec],
+) -> Result<Vec<PathBuf>, String> {
+    const READ: &[&str] = &["cu", "cl", "ll", "bc", "ptx", "c", "cc", "cpp", "cxx", "py"];
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|d| std::fs::canonicalize(d).ok());
+    let mut out: Vec<PathBuf> = Vec::new();
+    for u in units {
+        let ext = u
+            .file
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        if !READ.contains(&ext.as_str()) || !u.file.is_file() {
+            continue;
+        }
+        let f = std::fs::canonicalize(&u.file).unwrap_or_else(|_| u.file.clone());
+        let f = match &cwd {
+            Some(c) => f.strip_prefix(c).map(Path::to_path_buf).unwrap_or(f),
+            None => f,
+        };
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{}: the compilation database compiles no file kerncast reads (.cu, .cl, .cpp, …)",
+            db.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// The database's unit for `path` (compared as canonical paths).
+fn unit_of<'a>(
+    units: &'a [kerncast_host::compdb::UnitSpec],
+    path: &Path,
+) -> Option<&'a kerncast_host::compdb::UnitSpec> {
+    let want = std::fs::canonicalize(path).ok()?;
+    units
+        .iter()
+        .find(|u| std::fs::canonicalize(&u.file).is_ok_and(|f| f == want))
+}
+
+/// A unit's `-I` folders and `-D` macros (as a separate word or joined), added to how its
+/// kernels are lowered: the flags the project's own build compiles the file with.
+fn add_unit_flags(lower: &mut crate::lower::LowerOptions, args: &[String]) {
+    let mut it = args.iter();
+    while let Some(w) = it.next() {
+        let value = |flag: &str, it: &mut std::slice::Iter<String>| -> Option<String> {
+            match w.strip_prefix(flag)? {
+                "" => it.next().cloned(),
+                v => Some(v.to_string()),
+            }
+        };
+        if let Some(dir) = value("-I", &mut it) {
+            let dir = PathBuf::from(dir);
+            if !lower.include_dirs.contains(&dir) {
+                lower.include_dirs.push(dir);
+            }
+        } else if let Some(d) = value("-D", &mut it) {
+            let (name, val) = match d.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (d, None),
+            };
+            if !lower.defines.iter().any(|(n, _)| *n == name) {
+                lower.defines.push((name, val));
+            }
+        }
     }
 }
 
@@ -206,4 +331,45 @@ pub fn run(args: Args) -> miette::Result<()> {
         std::process::exit(2);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// A compile command's include folders and macros, joined or apart, reach the lowering;
+    /// the options the command line gave stay first.
+    #[test]
+    fn a_units_flags_reach_the_lowering() {
+        let mut lower = crate::lower::LowerOptions {
+            defines: vec![("A".into(), Some("1".into()))],
+            ..Default::default()
+        };
+        let args: Vec<String> = [
+            "-I/p/include",
+            "-I",
+            "/q",
+            "-DSTRIDE=32",
+            "-D",
+            "FOO",
+            "-DA=2",
+            "-isystem",
+            "/sys",
+            "-std=c++17",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        super::add_unit_flags(&mut lower, &args);
+        assert_eq!(
+            lower.include_dirs,
+            [std::path::PathBuf::from("/p/include"), "/q".into()]
+        );
+        assert_eq!(
+            lower.defines,
+            [
+                ("A".to_string(), Some("1".to_string())),
+                ("STRIDE".into(), Some("32".into())),
+                ("FOO".into(), None)
+            ]
+        );
+    }
 }

@@ -31,6 +31,24 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
+/// The gate's Markdown, beside the reports in `--out`.
+pub const CHECK_MD: &str = "kerncast-check.md";
+
+/// Appends to `$GITHUB_STEP_SUMMARY` when GitHub Actions sets it (best effort: a summary that
+/// cannot be written does not change the gate's verdict).
+fn append_step_summary(md: &str) {
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(summary)
+        {
+            let _ = f.write_all(md.as_bytes());
+        }
+    }
+}
+
 /// What a check run decided and printed.
 pub struct CheckRun {
     pub exit_code: i32,
@@ -109,6 +127,19 @@ pub fn check(args: &Args) -> CheckRun {
     };
     let outcome = check::compare(&report, &baseline, &th);
     let mut text = check::render(&outcome);
+    let md = check::markdown(&outcome);
+    if let Some(dir) = &args.out {
+        let p = dir.join(CHECK_MD);
+        if let Err(e) = check::write_atomic(&p, md.as_bytes()) {
+            text.push_str(&format!("error: cannot write {}: {e}\n", p.display()));
+            return CheckRun {
+                exit_code: 2,
+                text,
+                report: Some(report),
+            };
+        }
+    }
+    append_step_summary(&md);
     if let Some(p) = &args.sarif {
         if let Err(e) = check::write_atomic(p, crate::sarif::to_json(&outcome).as_bytes()) {
             text.push_str(&format!("error: cannot write {}: {e}\n", p.display()));

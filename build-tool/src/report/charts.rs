@@ -50,59 +50,54 @@ fn bounds(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((lo, hi))
 }
 
-/// Time and energy shares per component, as side-by-side bars (percent of the kernel's total).
+/// Each component's time as a share of the kernel's predicted time, one bar each with its
+/// percentage written above it. Against the prediction, not against the components' sum: in a
+/// model whose components overlap (time = the slowest of them) the bottleneck stands at 100 %;
+/// in one that adds them (the linear model) the bars add up to 100 %. Energy is split among
+/// components in proportion to time, so its shares are the same.
 pub fn breakdown(k: &KernelReport) -> Option<String> {
-    if k.breakdown.is_empty() {
+    let total = k.prediction.time_s;
+    if k.breakdown.is_empty() || !(total > 0.0) {
         return None;
     }
-    let tt: f64 = k.breakdown.iter().map(|c| c.time_s).sum();
-    let te: f64 = k.breakdown.iter().map(|c| c.energy_j).sum();
     let n = k.breakdown.len();
-    let names: Vec<String> = k.breakdown.iter().map(|c| c.name.clone()).collect();
+    let pct: Vec<f64> = k
+        .breakdown
+        .iter()
+        .map(|c| 100.0 * c.time_s / total)
+        .collect();
+    let top = pct.iter().cloned().fold(100.0, f64::max) * 1.15;
     svg(|root| {
         let mut ch = ChartBuilder::on(&root)
-            .caption("time and energy by component", ("sans-serif", 16))
+            .caption("time by component, % of predicted time", ("sans-serif", 16))
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(45)
-            .build_cartesian_2d(0f64..n as f64, 0f64..100f64)?;
+            .build_cartesian_2d(0f64..n as f64, 0f64..top)?;
         ch.configure_mesh()
             .disable_x_mesh()
             .x_labels(0)
-            .y_desc("% of total")
+            .y_desc("% of predicted time")
             .draw()?;
-        let pct = |v: f64, t: f64| if t > 0.0 { 100.0 * v / t } else { 0.0 };
-        ch.draw_series(k.breakdown.iter().enumerate().map(|(i, c)| {
+        // the predicted time itself
+        ch.draw_series(DashedLineSeries::new(
+            vec![(0.0, 100.0), (n as f64, 100.0)],
+            4,
+            3,
+            GREY.stroke_width(1),
+        ))?;
+        ch.draw_series(pct.iter().enumerate().map(|(i, &p)| {
             let x = i as f64;
-            Rectangle::new(
-                [(x + 0.1, 0.0), (x + 0.48, pct(c.time_s, tt))],
-                BLUE.filled(),
-            )
-        }))?
-        .label("time")
-        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], BLUE.filled()));
-        ch.draw_series(k.breakdown.iter().enumerate().map(|(i, c)| {
-            let x = i as f64;
-            Rectangle::new(
-                [(x + 0.52, 0.0), (x + 0.9, pct(c.energy_j, te))],
-                ORANGE.filled(),
-            )
-        }))?
-        .label("energy")
-        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], ORANGE.filled()));
-        // Component names above their bars (tick labels would not line up with bar pairs).
-        ch.draw_series(k.breakdown.iter().enumerate().map(|(i, c)| {
-            let top = pct(c.time_s, tt).max(pct(c.energy_j, te));
+            Rectangle::new([(x + 0.15, 0.0), (x + 0.85, p)], BLUE.filled())
+        }))?;
+        // "name 80.0 %" above each bar: the numbers the bars are drawn from
+        ch.draw_series(k.breakdown.iter().zip(&pct).enumerate().map(|(i, (c, p))| {
             Text::new(
-                names[i].clone(),
-                (i as f64 + 0.1, (top + 3.0).min(96.0)),
+                format!("{} {p:.1} %", c.name),
+                (i as f64 + 0.15, (p + top * 0.03).min(top * 0.95)),
                 ("sans-serif", 13),
             )
         }))?;
-        ch.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE)
-            .draw()?;
         Ok(())
     })
 }
@@ -199,6 +194,89 @@ pub fn roofline(k: &KernelReport) -> Option<String> {
                 PURPLE.filled(),
             )))?;
             entries.push((format!("{} (L2)", k.display_name), PURPLE, Swatch::Triangle));
+        }
+        side_legend(&legend, &entries)
+    })
+}
+
+/// Every kernel of one device as a point (its DRAM intensity, its flop rate) under the device's
+/// roofline: the DRAM slope, the f32 roof and the other compute ceilings the kernels name.
+/// Points are numbered in the order of `kernels`; the legend names them. `None` when no
+/// kernel has a roofline.
+pub fn device_roofline(device: &str, kernels: &[&KernelReport]) -> Option<String> {
+    let pts: Vec<(usize, &KernelReport, &super::Roofline)> = kernels
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| Some((i + 1, *k, k.roofline.as_ref()?)))
+        .filter(|(_, _, r)| {
+            r.peak_flops_per_s > 0.0
+                && r.peak_bytes_per_s > 0.0
+                && r.intensity > 0.0
+                && r.flops_per_s > 0.0
+        })
+        .collect();
+    let (_, _, first) = pts.first()?;
+    let bw = first.peak_bytes_per_s;
+    let mut roofs: Vec<(String, f64)> = vec![("fp32".into(), first.peak_flops_per_s)];
+    for (_, _, r) in &pts {
+        for c in &r.ceilings {
+            if c.flops_per_s > 0.0 && !roofs.iter().any(|(n, _)| *n == c.name) {
+                roofs.push((c.name.clone(), c.flops_per_s));
+            }
+        }
+    }
+    let lowest = roofs.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
+    let highest = roofs.iter().map(|r| r.1).fold(0.0, f64::max);
+    let (ilo, ihi) = bounds(pts.iter().map(|p| p.2.intensity))?;
+    let (flo, _) = bounds(pts.iter().map(|p| p.2.flops_per_s))?;
+    let xlo = (ilo.min(lowest / bw) / 10.0).max(1e-4);
+    let xhi = ihi.max(highest / bw) * 10.0;
+    let ylo = (flo.min(xlo * bw) / 2.0).max(1.0);
+    let yhi = highest * 2.0;
+    let colours = [GREY, ORANGE, GREEN_DARK, PURPLE];
+    let height = H.max(50 + 18 * (roofs.len() + pts.len()) as u32);
+    svg_sized((W + LEGEND_W, height), |root| {
+        let (plot, legend) = root.split_horizontally(W);
+        let mut ch = ChartBuilder::on(&plot)
+            .caption(format!("roofline: {device}"), ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+        ch.configure_mesh()
+            .x_desc("flop / byte (DRAM)")
+            .y_desc("flop/s")
+            .y_label_formatter(&|v| format!("{v:.0e}"))
+            .x_label_formatter(&|v| intensity_label(*v))
+            .draw()?;
+        let mut entries = Vec::new();
+        for (i, (name, peak)) in roofs.iter().enumerate() {
+            let colour = colours[i % colours.len()];
+            let line: Vec<(f64, f64)> = (0..=60)
+                .map(|j| {
+                    let x = xlo * (xhi / xlo).powf(j as f64 / 60.0);
+                    (x, (x * bw).min(*peak))
+                })
+                .collect();
+            ch.draw_series(LineSeries::new(line, colour.stroke_width(2)))?;
+            entries.push((format!("{name} roof"), colour, Swatch::Line));
+        }
+        for (n, k, r) in &pts {
+            ch.draw_series(std::iter::once(Circle::new(
+                (r.intensity, r.flops_per_s),
+                5,
+                BLUE.filled(),
+            )))?;
+            ch.draw_series(std::iter::once(Text::new(
+                n.to_string(),
+                (r.intensity, r.flops_per_s),
+                ("sans-serif", 12),
+            )))?;
+            entries.push((
+                format!("{n}: {} ({})", k.display_name, k.workload.name),
+                BLUE,
+                Swatch::Circle,
+            ));
         }
         side_legend(&legend, &entries)
     })
@@ -383,6 +461,59 @@ mod tests {
         empty.roofline = None;
         assert!(pareto(&empty).is_none());
         assert!(roofline(&empty).is_none());
+    }
+
+    /// The percentages the breakdown writes, read back from the SVG.
+    fn shares(svg: &str) -> Vec<f64> {
+        svg.split("<text")
+            .filter_map(|t| {
+                let body = t.split('>').nth(1)?.split('<').next()?.trim();
+                let v = body.strip_suffix(" %")?.rsplit(' ').next()?;
+                v.parse().ok()
+            })
+            .collect()
+    }
+
+    /// Against the predicted time: components that add up (the sample's 2 + 0.5 of 2.5 µs)
+    /// give 80 % and 20 %, summing to 100; in an overlapping model the bottleneck is at 100 %.
+    #[test]
+    fn breakdown_shares_are_of_the_predicted_time() {
+        let r = crate::report::sample::report();
+        let k = &r.kernels[0];
+        let v = shares(&breakdown(k).unwrap());
+        assert_eq!(v, [80.0, 20.0]);
+        assert!((v.iter().sum::<f64>() - 100.0).abs() < 0.2);
+        let mut overlap = k.clone();
+        overlap.prediction.time_s = 2.0e-6;
+        let v = shares(&breakdown(&overlap).unwrap());
+        assert_eq!(v, [100.0, 25.0], "the bottleneck, dram, is the whole time");
+    }
+
+    /// One point per kernel, numbered and named in the legend, under the device's roofs.
+    #[test]
+    fn the_device_roofline_has_a_point_per_kernel() {
+        let r = crate::report::sample::report();
+        let mut b = r.kernels[0].clone();
+        b.display_name = "other".into();
+        if let Some(rf) = b.roofline.as_mut() {
+            rf.intensity *= 8.0;
+            rf.flops_per_s *= 4.0;
+        }
+        let svg = device_roofline("gtx-titan-x", &[&r.kernels[0], &b]).unwrap();
+        assert!(svg.contains("roofline: gtx-titan-x"), "{svg}");
+        assert!(
+            svg.contains("1: saxpy") && svg.contains("2: other"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("fp32 roof") && svg.contains("fp64 roof"),
+            "{svg}"
+        );
+        // a point and a legend swatch per kernel
+        assert_eq!(svg.matches("<circle").count(), 4, "{svg}");
+        let mut none = r.kernels[0].clone();
+        none.roofline = None;
+        assert!(device_roofline("d", &[&none]).is_none());
     }
 
     #[test]

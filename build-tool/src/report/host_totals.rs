@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 /// One launch in the host code that a report entry stands for, and how often the host code runs
 /// it at the entry's workload.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostRun {
     /// The host file the launch is written in.
     pub file: String,
@@ -28,7 +28,7 @@ pub struct HostRun {
 }
 
 /// The launches of one host file on one device, summed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostTotal {
     pub file: String,
     /// The first of its launches' lines, for the gate's annotations.
@@ -52,7 +52,7 @@ pub struct HostTotal {
 }
 
 /// The sums at one clock pair.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockTotal {
     pub core_mhz: f64,
     pub mem_mhz: f64,
@@ -61,7 +61,7 @@ pub struct ClockTotal {
 }
 
 /// One kernel's runs in a host total.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelShare {
     pub kernel: String,
     pub launches: u64,

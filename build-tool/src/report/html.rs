@@ -28,6 +28,32 @@ td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}code{
 .bar{background:#1f77b4;height:.8em;display:inline-block}.note{color:#555;font-style:italic}\
 .err{color:#b00}details{margin:.5em 0}";
 
+/// A roofline per device with every kernel predicted on it as a point.
+fn device_rooflines(s: &mut String, r: &Report) {
+    let mut devices: Vec<&str> = r.kernels.iter().map(|k| k.device.as_str()).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    let charts: Vec<(&str, String)> = devices
+        .into_iter()
+        .filter_map(|d| {
+            let ks: Vec<&KernelReport> = r.kernels.iter().filter(|k| k.device == d).collect();
+            Some((d, super::charts::device_roofline(d, &ks)?))
+        })
+        .collect();
+    if charts.is_empty() {
+        return;
+    }
+    s.push_str("<h2>Rooflines</h2>\n<div class=\"charts\">");
+    for (d, svg) in charts {
+        let _ = write!(
+            s,
+            "<figure class=\"device-roofline\" data-device=\"{}\">{svg}</figure>",
+            esc(d)
+        );
+    }
+    s.push_str("</div>\n");
+}
+
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
     let _ = write!(
@@ -91,6 +117,7 @@ pub fn render(r: &Report) -> String {
         }
         s.push_str("</ul>\n");
     }
+    device_rooflines(&mut s, r);
     for (i, k) in r.kernels.iter().enumerate() {
         kernel(&mut s, i, k);
     }
@@ -141,7 +168,7 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
     }
     s.push_str("<div class=\"charts\">\n");
     for (title, chart) in [
-        ("time and energy breakdown", charts::breakdown(k)),
+        ("time by component", charts::breakdown(k)),
         ("roofline", charts::roofline(k)),
         ("DVFS Pareto", charts::pareto(k)),
         ("time vs problem size", charts::scaling(k)),
@@ -270,7 +297,9 @@ mod tests {
     fn self_contained_with_charts() {
         let h = super::render(&crate::report::sample::report());
         assert!(h.starts_with("<!DOCTYPE html>"));
-        assert_eq!(h.matches("<svg").count(), 4);
+        // four charts of the kernel, and the roofline of its device
+        assert_eq!(h.matches("<svg").count(), 5);
+        assert!(h.contains("class=\"device-roofline\" data-device=\"gtx-titan-x\""));
         assert!(!h.contains("<script"));
         assert!(!h.contains("src=\"http"));
         assert!(h.contains("y[i] = a * x[i] + y[i];"));

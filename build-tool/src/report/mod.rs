@@ -18,7 +18,16 @@ use std::collections::BTreeMap;
 /// Version of the JSON report format.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The JSON Schema of [`Report`] (draft 2020-12, generated from these types with schemars),
+/// as published in `docs/report-schema.json`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Report);
+    let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
     pub schema_version: u32,
     pub tool: String,
@@ -54,7 +63,7 @@ pub struct Report {
 
 /// A kernel the sources define and kerncast has nothing to predict for, and why: never
 /// launched at the host code's values, or a template never instantiated.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NotLaunched {
     pub kernel: String,
     pub file: String,
@@ -250,14 +259,16 @@ fn entry_file_stem(k: &KernelReport) -> String {
 }
 
 /// Where a kernel (or a line of it) is in its source.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct SourceLoc {
     /// As given (relative to the working directory or the config's folder).
     pub file: String,
     pub line: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelReport {
     /// The PTX entry name.
     pub kernel: String,
@@ -281,6 +292,9 @@ pub struct KernelReport {
     pub counts: BTreeMap<String, f64>,
     /// Instructions the counter could not classify, by opcode. Never dropped.
     pub unknowns: BTreeMap<String, f64>,
+    /// What the counts assume (a data-dependent trip count, an unknown instruction), each
+    /// with its key, value and why (kerncast-passes' `stats::Assumption`).
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub assumptions: Vec<Assumption>,
     pub resources: Resources,
     /// Caveats, e.g. which parts of the pipeline are approximations.
@@ -297,6 +311,19 @@ pub struct KernelReport {
     /// [`Report::host_totals`] adds up. Empty for workloads written for kerncast.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_runs: Vec<HostRun>,
+}
+
+/// A failure's message for a terminal: its first line as is, the rest (a compiler's command
+/// line and its diagnostics, word for word) on lines indented by `indent`.
+pub fn verbatim(message: &str, indent: &str) -> String {
+    let mut lines = message.trim_end().lines();
+    let mut s = lines.next().unwrap_or("").to_string();
+    for l in lines {
+        s.push('\n');
+        s.push_str(indent);
+        s.push_str(l);
+    }
+    s
 }
 
 /// `dvfs 1.2 ms (dram); schedule 3.4 ms (latency); linear: needs …` for the text renderers.
@@ -317,7 +344,7 @@ pub fn models_line(k: &KernelReport) -> String {
 }
 
 /// One model's time at the default clocks, or why it could not predict.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ModelResult {
     pub model: String,
     pub time_s: Option<f64>,
@@ -346,13 +373,13 @@ impl KernelReport {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Resources {
     pub regs_per_thread: Option<u32>,
     pub shared_bytes_per_block: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Prediction {
     pub time_s: f64,
     /// `None` when the device profile lacks the power data the model needs (see `notes`).
@@ -365,7 +392,7 @@ pub struct Prediction {
 }
 
 /// One part of the predicted time and energy.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Component {
     pub name: String,
     pub time_s: f64,
@@ -373,7 +400,7 @@ pub struct Component {
 }
 
 /// Position on the roofline.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Roofline {
     /// Floating-point operations: CUDA-core ops (fma = 2) and tensor-core multiply–adds (× 2).
     pub flops: f64,
@@ -403,7 +430,7 @@ pub struct Roofline {
 
 /// The L2 level of a hierarchical roofline: the bytes that reach the L2 and the rate it serves
 /// them at, for this kernel's mix of reads and writes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct L2Level {
     pub bytes: f64,
     /// flops per L2 byte.
@@ -413,13 +440,13 @@ pub struct L2Level {
 }
 
 /// A compute ceiling of the roofline: a pipe's peak flop rate on the device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Ceiling {
     pub name: String,
     pub flops_per_s: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DvfsPoint {
     pub core_mhz: f64,
     pub mem_mhz: f64,
@@ -431,20 +458,20 @@ pub struct DvfsPoint {
 }
 
 /// Predicted time and energy as the size parameter varies, from the symbolic counts.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Scaling {
     pub param: String,
     pub points: Vec<ScalingPoint>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScalingPoint {
     pub value: i64,
     pub time_s: f64,
     pub energy_j: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HotLine {
     pub loc: SourceLoc,
     /// The source text of the line, when the file could be read.
@@ -456,7 +483,7 @@ pub struct HotLine {
 }
 
 /// A kernel (or file) that could not be analysed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Failure {
     pub file: String,
     pub line: Option<u32>,
