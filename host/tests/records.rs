@@ -183,3 +183,46 @@ fn counts_of_a_reading_that_stopped_early_are_lower_bounds() {
         "{l:?}"
     );
 }
+
+/// A size read from a file is unknown, and named after the variable it was read into, so the
+/// user can give it: with `n=4096` given, the launch is 16 blocks and its argument 4096.
+#[test]
+fn a_size_read_from_a_file_is_a_name_the_user_can_give() {
+    let dir = std::env::temp_dir().join(format!("kerncast-file-param-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sizes.cu");
+    std::fs::write(
+        &file,
+        "#include <cstdio>\n__global__ void k(float *x, int n) {}\n\
+         int main() {\n  int n = 1024;\n  FILE *f = fopen(\"sizes.txt\", \"r\");\n  fscanf(f, \"%d\", &n);\n\
+         \x20 k<<<n / 256, 256>>>(0, n);\n}\n",
+    )
+    .unwrap();
+    let tools = Toolchain::discover();
+    let program = Program::from_files(&[file], &[], &tools);
+    let unknown = read(
+        &program,
+        &Options {
+            toolchain: tools.clone(),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let l = &unknown.launches[0];
+    assert_eq!(l.grid[0].as_u64(), None, "{l:?}");
+    assert!(
+        l.unknowns().iter().any(|(what, why)| what == "n" && why.contains("`n`")),
+        "{:?}",
+        l.unknowns()
+    );
+    let mut opts = Options {
+        toolchain: tools,
+        ..Options::default()
+    };
+    opts.params.insert("n".into(), 4096.0);
+    let given = read(&program, &opts).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let l = &given.launches[0];
+    assert_eq!(l.grid[0].as_u64(), Some(16), "{l:?}");
+    assert_eq!(l.args.get("n").and_then(|v| v.as_u64()), Some(4096), "{l:?}");
+}

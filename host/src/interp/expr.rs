@@ -87,7 +87,23 @@ impl Interp<'_> {
             ExprKind::Null => Value::Ptr(Ptr::Null),
             ExprKind::Const(ConstValue::Int(v)) => convert(Value::Int(*v), &e.ty),
             ExprKind::Const(ConstValue::Float(v)) => convert(Value::Float(*v), &e.ty),
-            ExprKind::Var(key, name) => self.var_place(*key, name)?.read(),
+            ExprKind::Var(key, name) => {
+                let place = self.var_place(*key, name)?;
+                let v = place.read();
+                // A number written where kerncast cannot follow (`fscanf(f, "%d", &n)`, a copy
+                // from the device) takes the variable's name when read, so the user can give
+                // it (`--param n=…`) and the reports say which name a launch depends on.
+                match (&v, &e.ty) {
+                    (Value::Unknown(u), crate::ast::Ty::Int { .. } | crate::ast::Ty::Float { .. })
+                        if u.name.is_none() =>
+                    {
+                        let named = self.named(v, name);
+                        place.write(named.clone());
+                        named
+                    }
+                    _ => v,
+                }
+            }
             ExprKind::Function { key, name, kernel } => Value::Func(Func::Decl {
                 key: *key,
                 name: name.clone(),
