@@ -75,7 +75,53 @@ pub fn read(args: &Args) -> miette::Result<HostReading> {
     if let Some(d) = &args.device {
         opts.device = device_props(d)?;
     }
-    kerncast_host::read(&program, &opts).map_err(|e| miette!("{e}"))
+    let reading = kerncast_host::read(&program, &opts).map_err(|e| miette!("{e}"))?;
+    unknown_params(&opts, &reading)?;
+    Ok(reading)
+}
+
+/// A `--param` the program never read is a typo or a name it does not have: an error listing
+/// the names it has (the values its launches leave unknown, and those it read).
+fn unknown_params(opts: &Options, reading: &HostReading) -> miette::Result<()> {
+    let unused: Vec<&String> = opts
+        .params
+        .keys()
+        .filter(|k| !reading.params_used.contains(*k))
+        .collect();
+    if unused.is_empty() {
+        return Ok(());
+    }
+    let mut names: std::collections::BTreeSet<String> =
+        reading.assumptions.keys().cloned().collect();
+    names.extend(reading.params_used.iter().cloned());
+    for l in &reading.launches {
+        let scalars = l
+            .grid
+            .iter()
+            .chain(&l.block)
+            .chain(std::iter::once(&l.shared_bytes));
+        for s in scalars.chain(l.args.values()) {
+            if let Some(n) = s.unknown_name() {
+                names.insert(n.to_string());
+            }
+        }
+    }
+    let listed = if names.is_empty() {
+        "it has none".to_string()
+    } else {
+        format!(
+            "the names it has: {}",
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    };
+    Err(miette!(
+        "--param {}: the program has no value of that name ({listed})",
+        unused
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }
 
 fn program_of(args: &Args, tools: &Toolchain) -> miette::Result<Program> {

@@ -1,0 +1,58 @@
+//! `kerncast launches`: what a program launches, a size read from a file named so `--param`
+//! gives it, and an unknown `--param` refused with the names the program has.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CLI: &str = env!("CARGO_BIN_EXE_kerncast-cli");
+
+const PROGRAM: &str = "#include <cstdio>\n#include <cuda_runtime.h>\n\
+__global__ void k(float *x, int n) {}\n\
+int main() {\n  int n = 1024;\n  FILE *f = fopen(\"sizes.txt\", \"r\");\n  fscanf(f, \"%d\", &n);\n\
+  k<<<n / 256, 256>>>(0, n);\n  k<<<4, 32>>>(0, 1);\n}\n";
+
+fn launches(dir: &Path, extra: &[&str]) -> Output {
+    Command::new(CLI)
+        .arg("launches")
+        .arg(dir.join("sizes.cu"))
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("kerncast-cli runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("--json prints JSON")
+}
+
+#[test]
+fn a_size_read_from_a_file_is_unknown_until_given_and_a_bad_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("sizes.cu"), PROGRAM).unwrap();
+
+    let read = json(&launches(dir.path(), &["--json"]));
+    let first = &read[0];
+    assert_eq!(first["kernel"], "k(float*, int)");
+    assert_eq!(first["line"], 8);
+    assert!(first["grid"][0].is_null(), "{first}");
+    assert_eq!(first["block"], serde_json::json!([256, 1, 1]));
+    assert_eq!(first["count"], 1);
+    assert_eq!(read[1]["grid"], serde_json::json!([4, 1, 1]));
+
+    let given = json(&launches(dir.path(), &["--json", "--param", "n=4096"]));
+    assert_eq!(given[0]["grid"], serde_json::json!([16, 1, 1]), "{given}");
+    assert_eq!(given[0]["args"]["n"], 4096);
+
+    let bad = launches(dir.path(), &["--param", "nn=4096"]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--param nn") && err.contains("the names it has: n"),
+        "{err}"
+    );
+}
