@@ -6,6 +6,7 @@ pub mod check;
 pub mod count;
 pub mod devices;
 pub mod emulate;
+pub mod flop_table;
 pub mod launches;
 pub mod lower;
 pub mod predict;

@@ -43,6 +43,8 @@ enum Command {
     Launches(cli::launches::Args),
     /// kerncast on real programs against their measured launches (gpuFLOPBench's layout).
     Realcode(kerncast::realcode::Args),
+    /// FLOPs per PTX instruction on an architecture's SASS, from probe kernels (ptxas, nvdisasm).
+    FlopTable(cli::flop_table::Args),
 }
 
 fn main() -> miette::Result<()> {
@@ -68,5 +70,6 @@ fn main() -> miette::Result<()> {
         Command::Validate(a) => cli::validate::run(a),
         Command::Launches(a) => cli::launches::run(a),
         Command::Realcode(a) => kerncast::realcode::run(a),
+        Command::FlopTable(a) => cli::flop_table::run(a),
     }
 }

@@ -10,6 +10,7 @@
 mod args;
 mod build_options;
 mod clang;
+pub mod compile_command;
 #[cfg(feature = "llvm")]
 mod llvm;
 mod nvcc;
