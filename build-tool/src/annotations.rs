@@ -28,6 +28,8 @@ pub struct SourceKernel {
     pub line: usize,
     /// Parameter names in declaration order (empty when they could not be read).
     pub params: Vec<String>,
+    /// Each parameter's type as written (`const float *`), in the same order.
+    pub param_types: Vec<String>,
     /// Fields of the parameters passed by value as structs, laid out from the source.
     pub fields: Vec<SourceField>,
     pub workloads: Vec<WorkloadSpec>,
@@ -51,29 +53,10 @@ pub struct AnnotationError {
     pub message: String,
 }
 
-/// Scans a source file for kernel definitions and `kerncast:` annotations.
+/// Scans a source file for kernel definitions and `kerncast:` annotations. A kernel without
+/// an annotation has no workload here; its launches in the host code give it its workloads
+/// (`crate::host_workloads`).
 pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
-    scan_with_headers(text, &[])
-}
-
-/// [`scan`], where the launches of `text` may use the launch macros of the project headers it
-/// includes (`headers`, their texts).
-pub fn scan_with_headers(
-    text: &str,
-    headers: &[&str],
-) -> Result<Vec<SourceKernel>, AnnotationError> {
-    scan_with_host(text, || {
-        crate::launch_sites::HostFile::with_headers(text, None, headers)
-    })
-}
-
-/// [`scan`], the launches read from the host code `launches` gives instead of from `text`: a
-/// program in a Python host's string whose host functions the Python code calls
-/// (`python_host`, PyTorch's `load_inline`).
-pub fn scan_with_host<'h>(
-    text: &str,
-    launches: impl FnOnce() -> crate::launch_sites::HostFile<'h>,
-) -> Result<Vec<SourceKernel>, AnnotationError> {
     let mut kernels: Vec<SourceKernel> = Vec::new();
     let mut pending: Vec<WorkloadSpec> = Vec::new();
     let mut pending_hints: BTreeMap<String, f64> = BTreeMap::new();
@@ -119,12 +102,13 @@ pub fn scan_with_host<'h>(
             }
             pending_hints.clear();
             let params = params_of(&sig);
-            let typed: Vec<(String, String)> =
-                param_types(&sig).into_iter().zip(params.clone()).collect();
+            let types = param_types(&sig);
+            let typed: Vec<(String, String)> = types.iter().cloned().zip(params.clone()).collect();
             kernels.push(SourceKernel {
                 line,
                 fields: source_fields(text, &typed),
                 params,
+                param_types: types,
                 workloads,
                 file: None,
                 required_local_size: required_local_size(&lines[i.saturating_sub(1)..=i + joined]),
@@ -154,7 +138,6 @@ pub fn scan_with_host<'h>(
             }
         }
     }
-    add_launch_sites(launches, &mut kernels);
     for k in &mut kernels {
         for w in &mut k.workloads {
             w.macros = macros.clone();
@@ -227,21 +210,6 @@ fn required_local_size(lines: &[&str]) -> Option<[u64; 3]> {
     let c = lines.iter().rev().find_map(|l| REQD.captures(l))?;
     let n = |i: usize| c[i].parse::<u64>().ok();
     Some([n(1)?, n(2)?, n(3)?])
-}
-
-/// Kernels without an annotation take the workloads of their launches in the host code
-/// `launches` reads ([`crate::launch_sites`]), one per distinct launch.
-fn add_launch_sites<'h>(
-    launches: impl FnOnce() -> crate::launch_sites::HostFile<'h>,
-    kernels: &mut [SourceKernel],
-) {
-    if kernels.iter().all(|k| !k.workloads.is_empty()) {
-        return;
-    }
-    let host = launches();
-    for k in kernels.iter_mut().filter(|k| k.workloads.is_empty()) {
-        k.workloads = host.workloads(&k.name, &k.params, &k.fields);
-    }
 }
 
 /// Object-like macros with an integer value (`#define TILE 16`), for workload expressions. A

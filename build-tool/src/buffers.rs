@@ -22,13 +22,21 @@ pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Ve
         .collect::<Result<_, _>>()
         .map_err(|e| bad(&e))?;
     let arg = |i: usize| a.get(i).copied().ok_or_else(|| bad("too few arguments"));
+    // refused before anything is allocated: `zeros(1 << 40)` is a typo, not a buffer
+    let budget = kerncast_passes::budget::get().emu_bytes;
+    if fname.trim() != "list" {
+        let bytes = (arg(0)?.max(0) as u64).saturating_mul(8);
+        kerncast_passes::emu::check_bytes("buffer", bytes, budget)
+            .map_err(|e| bad(&e.to_string()))?;
+    }
     let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = |lo: i64, hi: i64| {
         rng = rng
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        let span = (hi - lo + 1).max(1) as u64;
-        lo + ((rng >> 33) % span) as i64
+        // in i128: `rand(n, -2^63, 2^63 - 1)` spans more than an i64
+        let span = (hi as i128 - lo as i128 + 1).max(1) as u128;
+        (lo as i128 + ((rng >> 33) as u128 % span) as i128) as i64
     };
     let real = matches!(ty.trim(), "f32" | "f64");
     if real && fname.trim() == "rand" {

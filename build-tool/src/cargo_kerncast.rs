@@ -83,6 +83,7 @@ pub fn run_all(mode: &str, manifest: Option<&PathBuf>, devices: &[String]) -> (i
                 no_cache: false,
                 lower: LowerArgs::default(),
                 params: vec![],
+                host: Default::default(),
             },
             baseline: p.baseline.clone(),
             update_baseline: mode == "update-baseline",

@@ -1,8 +1,11 @@
 //! The CI gate: compare a report with a committed baseline.
 //!
 //! Exit codes are the contract with CI: 0 = within thresholds, 1 = a regression, 2 = an error.
-//! An analysis error is never a pass (a kernel that stops compiling must not slip through as
-//! "no regression"), and a corrupt baseline is an error naming file:line. Baselines are written
+//! The gate fails closed: an analysis error is never a pass (a kernel that stops compiling must
+//! not slip through as "no regression"), nor is a baseline entry that no analysed kernel
+//! matches (a kernel renamed, removed or no longer analysed: removing one from the gate is a
+//! deliberate `--update-baseline`), an empty baseline, or an analysis of no kernel at all. A
+//! corrupt baseline is an error naming file:line. Baselines are written
 //! atomically (temp file in the same folder + rename), so an interrupted `--update-baseline` never
 //! leaves half a file behind.
 
@@ -157,13 +160,22 @@ fn host_total_entries(r: &Report) -> BTreeMap<String, BaselineEntry> {
 }
 
 /// Writes `bytes` to `file` through a temp file and rename, so readers see old or new, never half.
+/// The file gets the permissions a plain write would (0666 less the umask), so reports and
+/// baselines are readable by the group where the umask says so, not the temp file's 0600.
 pub fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut b = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // open(2) applies the umask to this mode, as it does for any new file
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = b.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(file).map_err(|e| e.error)?;
@@ -224,9 +236,13 @@ impl Verdict {
 pub struct Outcome {
     pub verdict: Verdict,
     pub rows: Vec<Row>,
-    /// Baseline entries with no current prediction (a kernel or workload was removed or renamed).
+    /// Baseline entries with no current prediction (a kernel or workload was removed or
+    /// renamed): an error, since the gate can no longer vouch for them.
     pub missing: Vec<String>,
     pub errors: Vec<Failure>,
+    /// Why the comparison itself cannot pass (an empty baseline, nothing analysed), beside
+    /// `missing` and `errors`.
+    pub refusals: Vec<String>,
 }
 
 /// Thresholds for one entry: the per-kernel ones when set, else the defaults.
@@ -286,7 +302,17 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         )
         .cloned()
         .collect();
-    let verdict = if !report.errors.is_empty() {
+    let mut refusals = Vec::new();
+    if baseline.entries.is_empty() && baseline.host_totals.is_empty() {
+        refusals.push(
+            "the baseline has no entries: it gates nothing (write one with --update-baseline)"
+                .to_string(),
+        );
+    }
+    if report.kernels.is_empty() {
+        refusals.push("no kernel was analysed: an empty analysis is never a pass".to_string());
+    }
+    let verdict = if !report.errors.is_empty() || !missing.is_empty() || !refusals.is_empty() {
         Verdict::Error
     } else if rows.iter().any(|r| r.status == Status::Regressed) {
         Verdict::Regression
@@ -298,6 +324,7 @@ pub fn compare(report: &Report, baseline: &Baseline, th: &GateThresholds) -> Out
         rows,
         missing,
         errors: report.errors.clone(),
+        refusals,
     }
 }
 
@@ -391,7 +418,14 @@ pub fn render(o: &Outcome) -> String {
         s.push('\n');
     }
     for m in &o.missing {
-        let _ = writeln!(s, "missing  {m} (in the baseline, not analysed now)");
+        let _ = writeln!(
+            s,
+            "missing  {m} (in the baseline, not analysed now; if it was removed on purpose, \
+             run with --update-baseline)"
+        );
+    }
+    for r in &o.refusals {
+        let _ = writeln!(s, "error    {r}");
     }
     for e in &o.errors {
         let at = e
@@ -411,7 +445,11 @@ pub fn render(o: &Outcome) -> String {
         match o.verdict {
             Verdict::Pass => "pass",
             Verdict::Regression => "regression",
-            Verdict::Error => "error (analysis failed; never a pass)",
+            Verdict::Error if !o.errors.is_empty() => "error (analysis failed; never a pass)",
+            Verdict::Error if !o.missing.is_empty() => {
+                "error (baseline entries not analysed; never a pass)"
+            }
+            Verdict::Error => "error (nothing to compare; never a pass)",
         },
         o.verdict.exit_code()
     );
@@ -507,16 +545,64 @@ mod tests {
         let mut gone = r.clone();
         gone.kernels[0].host_runs.clear();
         gone.host_totals.clear();
-        assert_eq!(
-            compare(&gone, &base, &th).missing,
-            ["host:main.cu@gtx-titan-x"]
-        );
+        let o = compare(&gone, &base, &th);
+        assert_eq!(o.missing, ["host:main.cu@gtx-titan-x"]);
+        assert_eq!(o.verdict, Verdict::Error, "a missing entry fails closed");
         let mut old = base.clone();
         old.host_totals.clear();
         let text = old.to_json();
         assert!(!text.contains("host_totals"));
         let old = Baseline::parse(Path::new("b.json"), &text).unwrap();
         assert_eq!(compare(&more, &old, &th).rows[1].status, Status::New);
+    }
+
+    /// A kernel renamed or removed, most of the baseline not analysed, an empty baseline and
+    /// an empty analysis all fail closed (exit 2), naming what is missing.
+    #[test]
+    fn the_gate_fails_closed() {
+        let r = crate::report::sample::report();
+        let base = Baseline::from_report(&r);
+        let th = GateThresholds::default();
+        let key = r.kernels[0].key();
+
+        let mut renamed = r.clone();
+        renamed.kernels[0].kernel = "saxpy_v2".into();
+        renamed.kernels[0].display_name = "saxpy_v2".into();
+        let o = compare(&renamed, &base, &th);
+        assert_eq!(o.verdict, Verdict::Error);
+        assert_eq!(o.verdict.exit_code(), 2);
+        assert_eq!(o.missing, [key.clone()]);
+        let text = render(&o);
+        assert!(text.contains(&format!("missing  {key}")), "{text}");
+        assert!(text.contains("--update-baseline"), "{text}");
+
+        // 7 of 8 entries not analysed
+        let mut eight = base.clone();
+        for i in 0..7 {
+            let mut e = eight.entries[&key].clone();
+            e.kernel = format!("k{i}");
+            eight.entries.insert(format!("k.cu::k{i}@gtx-titan-x"), e);
+        }
+        let o = compare(&r, &eight, &th);
+        assert_eq!((o.verdict, o.missing.len()), (Verdict::Error, 7));
+
+        let mut empty = base.clone();
+        empty.entries.clear();
+        empty.host_totals.clear();
+        let o = compare(&r, &empty, &th);
+        assert_eq!(o.verdict, Verdict::Error);
+        assert!(render(&o).contains("the baseline has no entries"));
+
+        let mut nothing = r.clone();
+        nothing.kernels.clear();
+        nothing.host_totals.clear();
+        let o = compare(&nothing, &empty, &th);
+        assert_eq!(o.verdict, Verdict::Error);
+        assert!(
+            render(&o).contains("no kernel was analysed"),
+            "{}",
+            render(&o)
+        );
     }
 
     #[test]
@@ -528,6 +614,22 @@ mod tests {
         assert_eq!(Baseline::load(&f).unwrap(), b);
         // Only the baseline is left in the folder: the temp file was renamed.
         assert_eq!(std::fs::read_dir(f.parent().unwrap()).unwrap().count(), 1);
+        // 0666 less the umask, as any new file (the temp file alone would be 0600)
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+            let umask = std::fs::read_to_string("/proc/self/status")
+                .ok()
+                .and_then(|s| {
+                    let l = s.lines().find(|l| l.starts_with("Umask:"))?.to_string();
+                    u32::from_str_radix(l.trim_start_matches("Umask:").trim(), 8).ok()
+                });
+            if let Some(umask) = umask {
+                assert_eq!(mode, 0o666 & !umask, "mode {mode:o}, umask {umask:o}");
+            }
+            assert_ne!(mode, 0o600, "not the temp file's mode");
+        }
 
         let text = b.to_json().replacen("\"time_s\"", "\"time_s\" 1.0,", 1);
         let e = Baseline::parse(&f, &text).unwrap_err();

@@ -13,3 +13,97 @@ pub mod predict;
 pub mod ptx;
 pub mod rank;
 pub mod validate;
+
+use clap::{Parser, Subcommand};
+
+/// Predict how long a GPU kernel runs, how much power it draws and how much energy it uses,
+/// from its source or PTX, without a GPU.
+#[derive(Parser, Debug)]
+#[command(name = "kerncast", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    budgets: BudgetFlags,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Lower a source (.cu, .cl, .ll/.bc) to PTX with nvcc, clang or in-process LLVM.
+    Lower(lower::Args),
+    /// Per-kernel instruction summary of a PTX module.
+    Ptx(ptx::Args),
+    /// Control-flow graph of a kernel (text or Graphviz).
+    Cfg(cfg::Args),
+    /// Exact static counts of a kernel: closed forms (--symbolic) or numbers for a workload.
+    Count(count::Args),
+    /// Run a kernel in the functional emulator: counts, loop trips, trip-count hints.
+    Emulate(emulate::Args),
+    /// Predict every kernel and write JSON, Markdown and HTML reports.
+    Analyze(analyze::Args),
+    /// CI gate: compare predictions with a baseline (exit 0 ok, 1 regression, 2 error).
+    Check(check::Args),
+    /// Rank -D macro and workload variants of a kernel by predicted time, energy or EDP.
+    Rank(rank::Args),
+    /// List device profiles, or show one with the source of every value.
+    Devices(devices::Args),
+    /// Time, power, energy, breakdown and bottleneck of one kernel; --sweep for the DVFS grid.
+    Predict(predict::Args),
+    /// Accuracy against real GPU measurements (needs the `validation` feature).
+    Validate(validate::Args),
+    /// What a program launches: kernel, grid, block, arguments, how often, from its host code.
+    Launches(launches::Args),
+    /// kerncast on real programs against their measured launches (gpuFLOPBench's layout).
+    Realcode(crate::realcode::Args),
+    /// FLOPs per PTX instruction on an architecture's SASS, from probe kernels (ptxas, nvdisasm).
+    FlopTable(flop_table::Args),
+}
+
+/// Budgets of work, for every subcommand (they override `[budgets]` in kerncast.toml).
+#[derive(clap::Args, Debug)]
+struct BudgetFlags {
+    /// isl operations one analysis may do per isl context before the kernel is refused (or
+    /// handed to the emulator), instead of a time limit: the same on any machine.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    isl_ops: Option<u64>,
+    /// Warp-instruction steps one emulated run may take (an infinite loop stops here).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    emu_steps: Option<u64>,
+    /// Bytes one emulated run may hold (buffers, module variables, a block's memory).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    emu_bytes: Option<u64>,
+}
+
+/// The `kerncast` command line (the binary's `main`, and test binaries that run the same CLI).
+pub fn main() -> miette::Result<()> {
+    let cli = Cli::parse();
+    kerncast_passes::budget::set_from_flags(&kerncast_passes::budget::Overrides {
+        isl_ops: cli.budgets.isl_ops,
+        emu_steps: cli.budgets.emu_steps,
+        emu_bytes: cli.budgets.emu_bytes,
+    });
+    let command = cli.command;
+    // One kernel at a time: an emulated launch, which can take seconds, shows its own bar.
+    if matches!(
+        command,
+        Command::Predict(_) | Command::Count(_) | Command::Emulate(_)
+    ) {
+        crate::progress::enable_launch_bars();
+    }
+    match command {
+        Command::Lower(a) => lower::run(a),
+        Command::Ptx(a) => ptx::run(a),
+        Command::Cfg(a) => cfg::run(a),
+        Command::Count(a) => count::run(a),
+        Command::Emulate(a) => emulate::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Rank(a) => rank::run(a),
+        Command::Devices(a) => devices::run(a),
+        Command::Predict(a) => predict::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Launches(a) => launches::run(a),
+        Command::Realcode(a) => crate::realcode::run(a),
+        Command::FlopTable(a) => flop_table::run(a),
+    }
+}

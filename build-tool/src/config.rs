@@ -144,6 +144,8 @@ struct ConfigToml {
     arch: Option<String>,
     #[serde(default, rename = "kernel")]
     kernels: Vec<KernelToml>,
+    #[serde(default)]
+    budgets: Option<Spanned<kerncast_passes::budget::Overrides>>,
 }
 
 /// Which front end lowers a source file to PTX.
@@ -216,6 +218,8 @@ pub struct Config {
     pub thresholds: Thresholds,
     pub arch: Option<String>,
     pub kernels: Vec<KernelEntry>,
+    /// `[budgets]`: work limits of the counter and the emulator ([`kerncast_passes::budget`]).
+    pub budgets: kerncast_passes::budget::Overrides,
 }
 
 impl Config {
@@ -251,6 +255,14 @@ impl Config {
         };
         let raw: ConfigToml =
             toml::from_str(text).map_err(|e| err(e.message().to_string(), e.span()))?;
+        if let Some(b) = &raw.budgets {
+            if let Some(k) = b.get_ref().zero() {
+                return Err(err(
+                    format!("budget `{k}` must be at least 1 (every stage has a work limit)"),
+                    Some(b.span()),
+                ));
+            }
+        }
         for (what, v) in [
             ("time", raw.thresholds.time),
             ("energy", raw.thresholds.energy),
@@ -332,6 +344,7 @@ impl Config {
             thresholds: raw.thresholds,
             arch: raw.arch,
             kernels,
+            budgets: raw.budgets.map(|b| b.into_inner()).unwrap_or_default(),
         })
     }
 }

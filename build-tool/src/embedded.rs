@@ -1,36 +1,19 @@
-//! Kernel programs that host code carries as string literals: the OpenCL C handed to
-//! `clCreateProgramWithSource` and the CUDA handed to NVRTC's `nvrtcCreateProgram`
-//! (`const char *src = "__kernel void vadd(…)\n" …;`), in adjacent literals that C joins, in
-//! one literal continued with `\` at line ends, or in one raw string (`R"(…)"`).
+//! Kernel programs that host code carries as strings (the OpenCL C handed to
+//! `clCreateProgramWithSource`, the CUDA handed to NVRTC, CuPy, PyCUDA or PyTorch's
+//! `load_inline`), as the host reading finds them ([`kerncast_host::EmbeddedSource`]).
 //!
-//! A program is a run of adjacent string literals (only white space and comments between them)
-//! whose text defines a kernel. It is decoded as the compiler would (escapes, joining), and
-//! written out with `#line` directives that put every line back at the line of the host file
-//! its literal sits on, so that the compiler's errors, the PTX's `.loc` lines and the report's
-//! hot lines all name the host file and the line the user wrote.
+//! A program is written out with `#line` directives that put every line back at the line of
+//! the host file it comes from, so that the compiler's errors, the PTX's `.loc` lines and the
+//! report's hot lines all name the host file and the line the user wrote.
 
-use crate::c_lex::{self, Kind, Span, PREFIXES};
-use regex::Regex;
-use std::sync::LazyLock;
-
-/// A string literal's text defines an OpenCL kernel: `__kernel void name(` or
-/// `kernel void name(`, attributes allowed between.
-static DEFINES_OPENCL_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)\b(?:__)?kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+\w+\s*\(").unwrap()
-});
-
-/// A string literal's text defines a CUDA kernel: `__global__ void name(`, launch bounds, cluster
-/// dimensions and register limits allowed on either side of `void`.
-static DEFINES_CUDA_KERNEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)\b__global__\s+(?:(?:__launch_bounds__|__cluster_dims__|__maxnreg__)\s*\([^)]*\)\s*)*void\s+(?:(?:__launch_bounds__|__cluster_dims__|__maxnreg__)\s*\([^)]*\)\s*)*\w+\s*\(").unwrap()
-});
+use kerncast_host::{EmbeddedSource, SourceOrigin};
 
 /// The language a program in a host string is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
     /// OpenCL C, built by `clBuildProgram`.
     OpenCl,
-    /// CUDA C++, compiled at run time by NVRTC.
+    /// CUDA C++, compiled at run time by NVRTC (or by nvcc for PyTorch's `load_inline`).
     Cuda,
 }
 
@@ -49,6 +32,16 @@ impl Language {
             Language::Cuda => "CUDA",
         }
     }
+
+    /// The language the host reading names (`cuda`, `opencl`); `None` for one kerncast does
+    /// not lower (a `load_inline`'s C++ sources).
+    pub fn of(name: &str) -> Option<Language> {
+        match name {
+            "cuda" => Some(Language::Cuda),
+            "opencl" => Some(Language::OpenCl),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,15 +49,61 @@ pub struct EmbeddedProgram {
     pub language: Language,
     /// The program's source, `#line` directives included.
     pub text: String,
-    /// 1-based host line of the program's first literal.
+    /// 1-based host line of the program's first line.
     pub line: usize,
     /// The host line of each line of `text` (index 0 is line 1), 0 for a directive.
     host_lines: Vec<usize>,
-    /// The variable the literals initialise (`src` in `const char *src = "…";`), if any.
-    pub variable: Option<String>,
 }
 
 impl EmbeddedProgram {
+    /// `text`, each line placed at its host line of `file` (`lines[i]` for line `i + 1`;
+    /// a line past them at the last one's).
+    pub fn placed(language: Language, text: &str, lines: &[usize], file: &str) -> EmbeddedProgram {
+        let mut out = String::new();
+        let mut host_lines = Vec::new();
+        let mut next = None;
+        for (i, piece) in text.lines().enumerate() {
+            let host_line = lines.get(i).or(lines.last()).copied().unwrap_or(1);
+            if next != Some(host_line) {
+                out.push_str(&format!("#line {host_line} \"{}\"\n", escape(file)));
+                host_lines.push(0);
+            }
+            out.push_str(piece);
+            out.push('\n');
+            host_lines.push(host_line);
+            next = Some(host_line + 1);
+        }
+        EmbeddedProgram {
+            language,
+            text: out,
+            line: lines.first().copied().unwrap_or(1),
+            host_lines,
+        }
+    }
+
+    /// The program a host reading found, placed where its text comes from: a literal's lines
+    /// in the host file (`host_file` as shown), a file's own lines, or the line of the call
+    /// that compiles it for text the host computes. `None` for a program whose text or
+    /// language kerncast does not know.
+    pub fn of_source(s: &EmbeddedSource, host_file: &str) -> Option<EmbeddedProgram> {
+        let language = Language::of(&s.language)?;
+        let text = s.text.as_deref()?;
+        let n = text.lines().count().max(1);
+        let (file, lines): (String, Vec<usize>) = match &s.origin {
+            SourceOrigin::Literal { line, .. } => (
+                host_file.to_string(),
+                (0..n).map(|k| *line as usize + k).collect(),
+            ),
+            SourceOrigin::File { path } => (path.clone(), (1..=n).collect()),
+            SourceOrigin::Lines { lines, .. } => (
+                host_file.to_string(),
+                lines.iter().map(|l| *l as usize).collect(),
+            ),
+            SourceOrigin::Computed => (host_file.to_string(), vec![s.line as usize; n]),
+        };
+        Some(EmbeddedProgram::placed(language, text, &lines, &file))
+    }
+
     /// The host line that line `line` (1-based) of [`Self::text`] comes from.
     pub fn host_line(&self, line: usize) -> usize {
         line.checked_sub(1)
@@ -73,9 +112,7 @@ impl EmbeddedProgram {
             .filter(|&h| h > 0)
             .unwrap_or(self.line)
     }
-}
 
-impl EmbeddedProgram {
     /// The program with `lines` added at its end, each placed at its host line by a `#line`
     /// directive naming `file`.
     pub fn with_lines(&self, lines: &[(String, usize)], file: &str) -> EmbeddedProgram {
@@ -107,125 +144,6 @@ impl EmbeddedProgram {
     }
 }
 
-/// The OpenCL and CUDA programs in `host`, in order. `file` is the name the `#line` directives give.
-pub fn programs(host: &str, file: &str) -> Vec<EmbeddedProgram> {
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(host.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
-    let spans = c_lex::spans(host);
-    c_lex::joined_runs(host, &spans)
-        .iter()
-        .filter_map(|run| program(host, run, &line_of, file))
-        .collect()
-}
-
-/// Whether a string literal of `host` names the file `name` (`"kernels.cl"`,
-/// `"src/kernels.cl"`), as a host that reads its program from a file does.
-pub fn names_file(host: &str, name: &str) -> bool {
-    c_lex::spans(host)
-        .into_iter()
-        .filter(|s| s.kind == Kind::Str || s.kind == Kind::RawStr)
-        .any(|s| {
-            let v = &host[s.body];
-            v.strip_suffix(name)
-                .is_some_and(|dir| dir.is_empty() || dir.ends_with(['/', '\\']))
-        })
-}
-
-/// The program a run of joined literals holds, if it defines a kernel.
-fn program(
-    host: &str,
-    run: &[&Span],
-    line_of: &dyn Fn(usize) -> usize,
-    file: &str,
-) -> Option<EmbeddedProgram> {
-    // each byte of the joined value with the host line it comes from
-    let value: Vec<(u8, usize)> = c_lex::decode(host, run)
-        .into_iter()
-        .map(|(c, at)| (c, line_of(at)))
-        .collect();
-    program_of_value(
-        &value,
-        line_of(run[0].range.start),
-        initialised(&host[..run[0].range.start]),
-        file,
-    )
-}
-
-/// The program a string's decoded value holds (each byte with the host line it comes from), if
-/// it defines a kernel; `line` is the string's first host line, `variable` the one it
-/// initialises. Shared by the C hosts' literals and other hosts' strings (`python_host`).
-pub(crate) fn program_of_value(
-    value: &[(u8, usize)],
-    line: usize,
-    variable: Option<String>,
-    file: &str,
-) -> Option<EmbeddedProgram> {
-    let bytes: Vec<u8> = value.iter().map(|(c, _)| *c).collect();
-    let text = String::from_utf8_lossy(&bytes);
-    let language = if DEFINES_OPENCL_KERNEL.is_match(&text) {
-        Language::OpenCl
-    } else if DEFINES_CUDA_KERNEL.is_match(&text) {
-        Language::Cuda
-    } else {
-        return None;
-    };
-    let mut out = String::new();
-    let mut host_lines = Vec::new();
-    let mut next_line = None;
-    let mut at = 0;
-    for piece in text.split_inclusive('\n') {
-        let host_line = value.get(at).map_or(0, |(_, l)| *l);
-        at += piece.len();
-        if next_line != Some(host_line) {
-            out.push_str(&format!("#line {host_line} \"{}\"\n", escape(file)));
-            host_lines.push(0);
-        }
-        out.push_str(piece.strip_suffix('\n').unwrap_or(piece));
-        out.push('\n');
-        host_lines.push(host_line);
-        next_line = Some(host_line + 1);
-    }
-    Some(EmbeddedProgram {
-        language,
-        text: out,
-        line,
-        host_lines,
-        variable,
-    })
-}
-
-/// The variable a literal that follows `before` initialises: `src` in `const char *src =`,
-/// `char src[] =`, `std::string src(`.
-fn initialised(before: &str) -> Option<String> {
-    let t = before.trim_end();
-    // the literal's own encoding prefix (`R`, `u8R`, `L`)
-    let t = PREFIXES
-        .iter()
-        .filter(|p| !p.is_empty())
-        .find_map(|p| {
-            t.strip_suffix(p)
-                .filter(|r| !r.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
-        })
-        .unwrap_or(t)
-        .trim_end();
-    let t = t.strip_suffix(['=', '(', '{'])?.trim_end();
-    let t = match t.strip_suffix(']') {
-        Some(r) => r.rsplit_once('[')?.0.trim_end(),
-        None => t,
-    };
-    let name: String = t
-        .chars()
-        .rev()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
-}
-
 fn escape(file: &str) -> String {
     file.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -234,96 +152,65 @@ fn escape(file: &str) -> String {
 mod tests {
     use super::*;
 
-    const HOST: &str = r#"#include <CL/cl.h>
-static const char *src =
-    "__kernel void vadd(__global const float *a, // a comment in the kernel\n"
-    "                   __global float *c, const unsigned int n)\n"  /* joined */
-    "{\n"
-    "    int i = get_global_id(0);\n"
-    "    if (i < n) c[i] = a[i] * 2.0f;\n"
-    "}\n";
-int main(void) {
-    const char *name = "vadd";
-    printf("kernel void %s\n", name);
-    return 0;
-}
-"#;
+    fn source(text: &str, origin: SourceOrigin) -> EmbeddedSource {
+        EmbeddedSource {
+            api: "cupy.RawKernel".into(),
+            language: "cuda".into(),
+            text: Some(text.into()),
+            unknown: None,
+            origin,
+            kernels: vec![],
+            options: vec![],
+            name_expressions: vec![],
+            extern_c: false,
+            headers: vec![],
+            name: None,
+            file: "/abs/host.py".into(),
+            line: 9,
+        }
+    }
 
     #[test]
-    fn adjacent_literals_join_into_one_program_placed_at_its_host_lines() {
-        let p = programs(HOST, "src/main.c");
-        assert_eq!(p.len(), 1, "{p:?}");
-        let p = &p[0];
-        assert_eq!(p.line, 3);
+    fn a_literal_s_lines_are_the_host_file_s() {
+        let s = source(
+            "\n__global__ void k(int *x) {\n  x[0] = 1;\n}\n",
+            SourceOrigin::Literal {
+                file: "/abs/host.py".into(),
+                line: 2,
+                col: 20,
+            },
+        );
+        let p = EmbeddedProgram::of_source(&s, "host.py").unwrap();
         assert_eq!(
             p.text,
-            "#line 3 \"src/main.c\"\n\
-             __kernel void vadd(__global const float *a, // a comment in the kernel\n\
-             \x20                  __global float *c, const unsigned int n)\n\
-             {\n\
-             \x20   int i = get_global_id(0);\n\
-             \x20   if (i < n) c[i] = a[i] * 2.0f;\n\
-             }\n"
+            "#line 2 \"host.py\"\n\n__global__ void k(int *x) {\n  x[0] = 1;\n}\n"
         );
-        assert_eq!(p.host_line(2), 3);
-        assert_eq!(p.host_line(5), 6);
-        assert_eq!(p.host_line(7), 8);
-        assert_eq!(p.variable.as_deref(), Some("src"));
-    }
-
-    #[test]
-    fn a_raw_string_keeps_its_lines_and_several_lines_in_one_literal_get_directives() {
-        let host = "auto s = R\"CLC(\n#define TILE 16\n__kernel void k(global int *x) { x[0] = TILE; }\n)CLC\";\nconst char *t = \"kernel void a(){}\\nkernel void b(){}\\n\";\n";
-        let p = programs(host, "h.cpp");
-        assert_eq!(p.len(), 2, "{p:?}");
-        assert_eq!(
-            p[0].text,
-            "#line 1 \"h.cpp\"\n\n#define TILE 16\n__kernel void k(global int *x) { x[0] = TILE; }\n"
-        );
-        assert_eq!(p[0].host_line(4), 3);
-        assert_eq!(
-            p[1].text,
-            "#line 5 \"h.cpp\"\nkernel void a(){}\n#line 5 \"h.cpp\"\nkernel void b(){}\n"
-        );
-        assert_eq!(p[1].host_line(4), 5);
-        assert_eq!(p[0].variable.as_deref(), Some("s"));
-        assert_eq!(initialised("char prog[ ] = "), Some("prog".into()));
-        assert_eq!(initialised("clCreateProgramWithSource(ctx, 1, "), None);
-    }
-
-    #[test]
-    fn cuda_programs_continued_with_backslashes_and_added_lines_keep_their_host_lines() {
-        let host = "const char *k = \"\\n\\\nextern \\\"C\\\" __global__\\n\\\nvoid f(int *x) { x[0] = 1; }\\n\";\nnvrtcAddNameExpression(p, \"g<1>\");\n";
-        let p = programs(host, "m.cpp");
-        assert_eq!(p.len(), 1, "{p:?}");
-        assert_eq!(p[0].language, Language::Cuda);
-        assert_eq!(
-            p[0].text,
-            "#line 1 \"m.cpp\"\n\nextern \"C\" __global__\nvoid f(int *x) { x[0] = 1; }\n"
-        );
-        assert_eq!(p[0].host_line(4), 3);
-        let added = p[0].with_lines(&[("void *e = (void *)&g<1>;".into(), 5)], "m.cpp");
+        assert_eq!((p.host_line(3), p.host_line(5)), (3, 5));
+        let added = p.with_lines(&[("void *e = (void *)&g<1>;".into(), 7)], "host.py");
         assert!(added
             .text
-            .ends_with("#line 5 \"m.cpp\"\nvoid *e = (void *)&g<1>;\n"));
-        assert_eq!(added.host_line(6), 5);
-        assert_eq!(added.host_line(4), 3);
+            .ends_with("#line 7 \"host.py\"\nvoid *e = (void *)&g<1>;\n"));
+        assert_eq!(added.host_line(7), 7);
     }
 
     #[test]
-    fn a_file_is_named_by_a_literal_ending_in_its_name() {
-        let host = "FILE *f = fopen(\"../src/kernels.cl\", \"r\");";
-        assert!(names_file(host, "kernels.cl"));
-        assert!(!names_file(host, "els.cl"));
-        assert!(!names_file("// kernels.cl\n", "kernels.cl"));
-    }
-
-    #[test]
-    fn literals_separated_by_code_are_separate_and_host_strings_are_not_programs() {
-        let host =
-            "f(\"__kernel\", \"void k(){}\");\nprintf(\"kernel void %s\\n\", \"__kernel\");\n";
-        assert_eq!(programs(host, "m.c"), vec![]);
-        let attr = "s = \"__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\"\n    \" void k(){}\";";
-        assert_eq!(programs(attr, "m.c").len(), 1);
+    fn computed_text_is_placed_at_its_compile_call_and_a_file_s_at_its_own_lines() {
+        let computed = source("__global__ void k() {}\n// two\n", SourceOrigin::Computed);
+        let p = EmbeddedProgram::of_source(&computed, "host.py").unwrap();
+        assert_eq!(
+            p.text,
+            "#line 9 \"host.py\"\n__global__ void k() {}\n#line 9 \"host.py\"\n// two\n"
+        );
+        let file = source(
+            "__global__ void k() {}\n",
+            SourceOrigin::File {
+                path: "kernels/k.cu".into(),
+            },
+        );
+        let p = EmbeddedProgram::of_source(&file, "host.py").unwrap();
+        assert_eq!(p.text, "#line 1 \"kernels/k.cu\"\n__global__ void k() {}\n");
+        let mut cpp = computed.clone();
+        cpp.language = "c++".into();
+        assert!(EmbeddedProgram::of_source(&cpp, "host.py").is_none());
     }
 }

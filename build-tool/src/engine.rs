@@ -53,7 +53,7 @@ pub trait Prepared: Send + Sync {
         overrides: &BTreeMap<String, i64>,
         params: &[String],
     ) -> Result<Bound, String> {
-        let w = spec.resolve_with(overrides)?;
+        let w = spec.resolve_launch(overrides)?;
         Ok(Bound {
             stats: self.bind(&w, params)?,
             notes: Vec::new(),
@@ -69,7 +69,7 @@ pub trait Prepared: Send + Sync {
         params: &[String],
         scales: &[f64],
     ) -> Result<Vec<Bound>, String> {
-        let base = spec.resolve_with(overrides)?;
+        let base = spec.resolve_launch(overrides)?;
         scales
             .iter()
             .map(|f| {
@@ -109,7 +109,7 @@ pub struct EmulatorCounter {
 impl Default for EmulatorCounter {
     fn default() -> Self {
         EmulatorCounter {
-            max_steps: 200_000_000,
+            max_steps: kerncast_passes::budget::get().emu_steps,
             // Unoptimised builds (tests) emulate about a hundred times slower.
             direct_threads: if cfg!(debug_assertions) {
                 1 << 13
@@ -244,7 +244,7 @@ impl Prepared for EmuPrepared {
         params: &[String],
         scales: &[f64],
     ) -> Result<Vec<Bound>, String> {
-        let w = spec.resolve_with(overrides)?;
+        let w = spec.resolve_launch(overrides)?;
         let mut samples: Option<std::sync::Arc<Samples>> = None;
         let mut out = Vec::new();
         for &f in scales {
@@ -373,7 +373,7 @@ impl EmuPrepared {
             // the step limit still bounds the run. A launch small enough to have been run whole
             // before it came here already ran past the limit.
             let too_long = format!(
-                "the whole launch takes more than {} warp steps",
+                "the whole launch takes more than {} warp steps (the budget: --emu-steps, or `emu_steps` under [budgets] in kerncast.toml)",
                 self.max_steps
             );
             let (stats, how) = if threads(w) <= self.direct_threads {
@@ -506,7 +506,7 @@ impl EmuPrepared {
             }
         }
         Err(format!(
-            "emulator: a launch of {blocks} block(s) takes more than {} warp steps, and so does a sample of them",
+            "emulator: a launch of {blocks} block(s) takes more than {} warp steps, and so does a sample of them (the budget: --emu-steps, or `emu_steps` under [budgets] in kerncast.toml)",
             self.max_steps
         ))
     }
@@ -742,7 +742,7 @@ impl EmuPrepared {
         }
         let unavailable = || {
             Reuse::Unavailable(format!(
-                "emulating one block takes more than {} warp steps",
+                "emulating one block takes more than {} warp steps (the budget: --emu-steps, or `emu_steps` under [budgets] in kerncast.toml)",
                 self.sample_steps
             ))
         };
@@ -856,7 +856,7 @@ impl EmuPrepared {
                     );
                     let given = w.hints.get(&key).copied();
                     assumptions.push(Assumption {
-                        hint_key: key,
+                        hint_key: key.clone(),
                         what: format!(
                             "size of the buffer the field at byte {} of `{name}` points to, for \
                              the emulator (zero-filled)",
@@ -866,10 +866,14 @@ impl EmuPrepared {
                         from_user: given.is_some(),
                         at: None,
                     });
-                    buffers.push((
-                        fd.offset,
-                        vec![0u8; given.unwrap_or(default_buffer) as usize],
-                    ));
+                    let bytes = given.unwrap_or(default_buffer).max(0.0) as u64;
+                    emu::check_bytes(
+                        &format!("the buffer `{key}`"),
+                        bytes,
+                        kerncast_passes::budget::get().emu_bytes,
+                    )
+                    .map_err(|e| (false, e.to_string()))?;
+                    buffers.push((fd.offset, vec![0u8; bytes as usize]));
                 }
                 // run as 0, a field that decides a count would be a guess, as a scalar's
                 let keys: Vec<String> = values
@@ -934,10 +938,14 @@ impl EmuPrepared {
                     from_user: bytes.is_some(),
                     at: None,
                 });
-                args.push(KernelArg::Buffer(vec![
-                    0u8;
-                    bytes.unwrap_or(default) as usize
-                ]));
+                let bytes = bytes.unwrap_or(default).max(0.0) as u64;
+                emu::check_bytes(
+                    &format!("the buffer `{name}`"),
+                    bytes,
+                    kerncast_passes::budget::get().emu_bytes,
+                )
+                .map_err(|e| (false, e.to_string()))?;
+                args.push(KernelArg::Buffer(vec![0u8; bytes as usize]));
                 continue;
             }
             let v = match given {
@@ -968,7 +976,13 @@ impl EmuPrepared {
                     0
                 }
             };
-            args.push(scalar_arg(p.ty, v));
+            // a floating-point value given as such (`param.NAME`) keeps its fraction
+            let float = w.hints.get(&format!("param.{name}")).copied();
+            let f32_or_f64 = matches!(p.ty.as_str(), "f32" | "f64");
+            args.push(match (f32_or_f64, float, w.params.contains_key(&name)) {
+                (true, Some(x), false) => float_arg(p.ty, x),
+                _ => scalar_arg(p.ty, v),
+            });
         }
         let shared = self.module.kernel_shared(f);
         let sized_by_launch: Vec<String> = shared
@@ -1003,6 +1017,7 @@ impl EmuPrepared {
                 dynamic_shared.unwrap_or(EMULATED_DYNAMIC_SHARED)
             },
             max_steps,
+            max_bytes: kerncast_passes::budget::get().emu_bytes,
             max_blocks: trace,
             every,
             // a whole run traces the blocks the reuse profile wants, as a run of those alone
@@ -1164,6 +1179,14 @@ pub fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
         "u64" | "b64" => KernelArg::U64(v as u64),
         "s32" => KernelArg::S32(v as i32),
         _ => KernelArg::U32(v as u32),
+    }
+}
+
+/// A floating-point kernel argument of type `ty`.
+fn float_arg(ty: PtxType, x: f64) -> KernelArg {
+    match ty.as_str() {
+        "f64" => KernelArg::F64(x),
+        _ => KernelArg::F32(x as f32),
     }
 }
 

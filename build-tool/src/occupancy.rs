@@ -9,9 +9,10 @@
 //! with the occupancy it was sized for.
 
 use crate::lower::Resources;
-use crate::workload::Occupancy;
 use kerncast_models::schedule::thesis::SmLimits;
 use kerncast_models::Device;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One kernel's resources against one device's limits.
 #[derive(Clone, Debug)]
@@ -71,8 +72,10 @@ impl KernelOnDevice {
     }
 }
 
-impl Occupancy for KernelOnDevice {
-    fn active_blocks_per_sm(&self, threads: u64, dynamic_shared: u64) -> u64 {
+impl KernelOnDevice {
+    /// Blocks of `threads` threads with `dynamic_shared` bytes one SM runs at once (0 where a
+    /// block cannot launch).
+    pub fn active_blocks_per_sm(&self, threads: u64, dynamic_shared: u64) -> u64 {
         let shared = self.static_shared + dynamic_shared;
         if threads == 0
             || threads > self.max_threads_per_block
@@ -85,7 +88,9 @@ impl Occupancy for KernelOnDevice {
             .resident_blocks(threads, regs, Some(shared).filter(|&s| s > 0))
     }
 
-    fn max_potential_block_size(&self, dynamic_shared: u64, limit: u64) -> (u64, u64) {
+    /// The block size of the highest occupancy (the largest of equals), at most `limit`
+    /// threads (0: no limit), and the grid that fills the device with it: (grid, block).
+    pub fn max_potential_block_size(&self, dynamic_shared: u64, limit: u64) -> (u64, u64) {
         let limit = match limit {
             0 => self.max_threads_per_block,
             l => l.min(self.max_threads_per_block),
@@ -104,6 +109,100 @@ impl Occupancy for KernelOnDevice {
             aligned -= self.warp_size;
         }
         (best.2 * self.sm_count, best.1)
+    }
+}
+
+/// The occupancy API's answers for an analysis's kernels on one device, by PTX entry and by
+/// demangled name (a host that names its kernel by string), for the host reading.
+#[derive(Debug, Default)]
+pub struct Answers {
+    kernels: BTreeMap<String, Result<KernelOnDevice, String>>,
+    /// Whether the host reading asked anything.
+    asked: AtomicBool,
+    /// The answers given, for the notes: (kernel asked about, what was answered).
+    given: std::sync::Mutex<Vec<(String, String)>>,
+}
+
+impl Answers {
+    /// Adds a kernel by its entry and its demangled name.
+    pub fn add(&mut self, entry: &str, demangled: &str, k: Result<KernelOnDevice, String>) {
+        self.kernels.insert(demangled.to_string(), k.clone());
+        self.kernels.insert(entry.to_string(), k);
+    }
+
+    /// Whether the host reading asked the occupancy API anything.
+    pub fn was_asked(&self) -> bool {
+        self.asked.load(Ordering::Relaxed)
+    }
+
+    /// What the occupancy API answered about the kernel `entry` (or its demangled name).
+    pub fn notes_for(&self, entry: &str, demangled: &str) -> Vec<String> {
+        let given = self.given.lock().map(|g| g.clone()).unwrap_or_default();
+        let mut out: Vec<String> = Vec::new();
+        for (k, note) in given {
+            if (k == entry || k == demangled) && !out.contains(&note) {
+                out.push(note);
+            }
+        }
+        out
+    }
+
+    fn note(&self, kernel: &str, note: String) {
+        if let Ok(mut g) = self.given.lock() {
+            g.push((kernel.to_string(), note));
+        }
+    }
+
+    fn kernel(&self, kernel: &str) -> Result<&KernelOnDevice, String> {
+        self.asked.store(true, Ordering::Relaxed);
+        match self.kernels.get(kernel) {
+            Some(Ok(k)) => Ok(k),
+            Some(Err(why)) => Err(why.clone()),
+            None => {
+                Err("kerncast has not compiled this kernel, so its registers are unknown".into())
+            }
+        }
+    }
+}
+
+impl kerncast_host::OccupancyOracle for Answers {
+    fn active_blocks_per_sm(
+        &self,
+        kernel: &str,
+        threads: u64,
+        dynamic_shared: u64,
+    ) -> Result<u64, String> {
+        let n = self
+            .kernel(kernel)?
+            .active_blocks_per_sm(threads, dynamic_shared);
+        self.note(
+            kernel,
+            format!(
+                "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` answered {n} blocks of {threads} \
+                 threads per SM on this device, for this kernel's registers and shared memory"
+            ),
+        );
+        Ok(n)
+    }
+
+    fn max_potential_block_size(
+        &self,
+        kernel: &str,
+        dynamic_shared: u64,
+        limit: u64,
+    ) -> Result<(u64, u64), String> {
+        let (grid, block) = self
+            .kernel(kernel)?
+            .max_potential_block_size(dynamic_shared, limit);
+        self.note(
+            kernel,
+            format!(
+                "`cudaOccupancyMaxPotentialBlockSize` answered a block of {block} threads and a \
+                 minimum grid of {grid} blocks on this device, for this kernel's registers and \
+                 shared memory"
+            ),
+        );
+        Ok((grid, block))
     }
 }
 

@@ -270,19 +270,11 @@ pub fn alias_fields(spec: &mut WorkloadSpec, fields: &[SourceField], names: &[St
     let alias = |k: &String| {
         let f = fields.iter().find(|f| f.name == *k)?;
         let key = offset_key(names.get(f.param)?, f.offset);
-        let taken = spec
-            .params
-            .iter()
-            .chain(&spec.deferred)
-            .any(|(n, _)| *n == key);
+        let taken = spec.params.iter().any(|(n, _)| *n == key);
         (!taken).then(|| (key, Expr::Var(k.clone())))
     };
     let extra: Vec<(String, Expr)> = spec.params.iter().filter_map(|(k, _)| alias(k)).collect();
-    // a deferred field's alias takes its value after it
-    let deferred: Vec<(String, Expr)> =
-        spec.deferred.iter().filter_map(|(k, _)| alias(k)).collect();
     spec.params.extend(extra);
-    spec.deferred.extend(deferred);
 }
 
 /// The field (position, offset) a workload key names: `NAME+OFFSET`, with NAME the source name

@@ -14,7 +14,7 @@ use crate::lower::{self, LowerOptions};
 use crate::report::{
     Failure, KernelReport, Prediction, Report, Resources, Scaling, ScalingPoint, SourceLoc,
 };
-use crate::workload::{Occupancy, WorkloadSpec};
+use crate::workload::WorkloadSpec;
 use kerncast_passes::ptx::Module;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -22,9 +22,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod host_programs;
+pub mod hosts;
 mod templates;
-use host_programs::prepare_host_file;
-pub use host_programs::{prepare_embedded, prepare_with_hosts};
+pub mod workloads;
+pub use host_programs::{prepare_compiled_file, prepare_embedded};
 use templates::{not_instantiated, uninstantiated};
 
 /// One source file to analyse and how.
@@ -51,8 +52,11 @@ pub struct Options {
     pub cache: Option<PathBuf>,
     /// Lines listed in the hot-line table.
     pub hot_lines: usize,
-    /// Values the command line sets in every workload that has or reads the name (`--param`).
-    pub params: Vec<(String, crate::workload::Expr)>,
+    /// Values the command line gives (`--param [KERNEL:]NAME=VALUE`): to the host code where
+    /// it leaves the name unknown, else to the kernels' parameters and workloads.
+    pub params: Vec<crate::params::Given>,
+    /// How the host code runs and is built (`--args`, `--compile-commands`).
+    pub run: crate::host_workloads::RunSpec,
 }
 
 impl Default for Options {
@@ -65,6 +69,7 @@ impl Default for Options {
             cache: None,
             hot_lines: 8,
             params: Vec::new(),
+            run: Default::default(),
         }
     }
 }
@@ -107,46 +112,30 @@ pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ignore::Error> {
-    let mut python: Vec<(PathBuf, String)> = Vec::new();
+    let mut python: Vec<PathBuf> = Vec::new();
     // A .gitignore counts outside a git checkout too (an unpacked tarball, a fresh copy).
     for e in ignore::WalkBuilder::new(dir).require_git(false).build() {
         let p = e?.into_path();
         if !p.is_file() {
             continue;
         }
-        if crate::python_host::is_python(&p) {
-            python.push((p.clone(), std::fs::read_to_string(&p).unwrap_or_default()));
+        if crate::host_workloads::is_python(&p) {
+            python.push(p);
         } else if Frontend::for_path(&p).is_some() || is_host_source(&p) {
             out.push(p);
         }
     }
-    // the extension modules the folder's setup.py builds, which a script may import
-    let built: Vec<String> = python
-        .iter()
-        .flat_map(|(_, t)| crate::python_host::setup_extensions(t))
-        .collect();
-    out.extend(
-        python
-            .into_iter()
-            .filter(|(_, t)| gpu_python(t, &built))
-            .map(|(p, _)| p),
-    );
+    // A Python file that neither imports a GPU module nor an extension the folder builds (a
+    // test, a plotting script) is not a host, so not read; one given by name is.
+    out.extend(kerncast_host::gpu_scripts(&python));
     Ok(())
-}
-
-/// Whether a Python file in a folder carries or loads a CUDA program, or imports an extension
-/// the folder's `setup.py` builds (`built`). One that does not (a test, a plotting script) is
-/// not a GPU host, so not listed among the host files read; one given by name is read.
-fn gpu_python(text: &str, built: &[String]) -> bool {
-    crate::python_host::mentions_kernels(text) || crate::python_host::imports_extension(text, built)
 }
 
 /// A C, C++ or Python file (`main.c`, `host.cpp`, `run.py`): host code that kerncast reads for
 /// its kernel launches (an OpenCL program's `clEnqueueNDRangeKernel`s, a CuPy kernel's calls)
 /// and the programs its strings carry, never lowers as it is.
 pub fn is_host_source(p: &Path) -> bool {
-    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-    ["c", "cc", "cpp", "cxx", "c++", "py"].contains(&ext)
+    hosts::is_host_only(p)
 }
 
 /// Jobs for the kernels of a kerncast.toml.
@@ -369,12 +358,17 @@ fn fail_at_kernel(
     f
 }
 
-/// Lowers and parses one source; matches PTX entries to source kernels. A C or C++ host file
-/// gives the OpenCL or CUDA program one of its strings carries ([`prepare_embedded`]): the one that
-/// defines `job.kernel`, or the first.
+/// Lowers and parses one source; matches PTX entries to source kernels. Host code only (a C,
+/// C++ or Python file) is no unit: the programs its strings carry are ([`prepare_embedded`]).
 pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
     if is_host_source(&job.path) {
-        return prepare_host_file(job);
+        return Err(fail(
+            job,
+            None,
+            job.kernel.as_deref(),
+            "lower",
+            "host code with no OpenCL or CUDA program in its strings: kerncast reads it only for the launches it makes; give the kernel's own file, with this one as --host".into(),
+        ));
     }
     let parsed = lower_and_parse(job, &job.path)?;
     let source_text = std::fs::read_to_string(&job.path)
@@ -386,19 +380,13 @@ pub fn prepare_unit(job: &Job) -> Result<Unit, Failure> {
         }
         None => Vec::new(),
     };
-    let header_texts = header_texts(&headers);
     let mut src_kernels = match &source_text {
-        Some(t) => annotations::scan_with_headers(t, &header_texts)
+        Some(t) => annotations::scan(t)
             .map_err(|e| fail(job, Some(e.line as u32), None, "annotation", e.message))?,
         None => Vec::new(),
     };
     for h in &headers {
-        src_kernels.extend(header_kernels(
-            h,
-            &src_kernels,
-            source_text.as_deref(),
-            &header_texts,
-        )?);
+        src_kernels.extend(header_kernels(h, &src_kernels)?);
     }
     let instances = "a template that this compilation unit never instantiates, so the compiler emitted no code for it: instantiate it (`template __global__ void NAME<float>(…);`) or launch an instance in this file (`NAME<float><<<…>>>`)";
     unit(job, parsed, source_text, headers, &src_kernels, instances)
@@ -419,15 +407,24 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
         let line = e.location().map(|(_, l)| l);
         fail(job, line, None, "lower", e.to_string())
     })?;
-    let module = Module::parse(&lowered.ptx).map_err(|e| {
-        fail(
-            job,
-            None,
-            None,
-            "parse",
-            format!("PTX from {}: {e}", lowered.command),
-        )
-    })?;
+    let module = Module::parse(&lowered.ptx)
+        .and_then(|m| kerncast_passes::ptx::verify(&m).map(|()| m))
+        .map_err(|e| {
+            if lowered.frontend == lower::Frontend::Ptx {
+                // the file is the PTX: its own line and column
+                let (line, col) = (e.span.line, e.span.col);
+                let at = format!("{}:{line}:{col}", job.display_path);
+                return fail(
+                    job,
+                    Some(line),
+                    None,
+                    "parse",
+                    format!("{at}: {}", e.message),
+                );
+            }
+            let what = format!("PTX from {}: {e}", lowered.command);
+            fail(job, None, None, "parse", what)
+        })?;
     let registers = crate::registers::assemble(&module, &lowered.ptx);
     let inlined = kerncast_passes::inline::inline_calls(&module);
     Ok(Parsed {
@@ -490,19 +487,11 @@ fn unit(
     })
 }
 
-/// The texts of `headers`, read for their launch macros.
-fn header_texts(headers: &[crate::includes::Header]) -> Vec<&str> {
-    headers.iter().map(|h| h.text.as_str()).collect()
-}
-
 /// The kernels `header` defines that the analysed file (`known`) does not, each with the
-/// header's annotations or else the launches of the including file (`host`, whose launch
-/// macros may be those of any header it includes, `headers`).
+/// header's annotations (its launches in the host code give the others their workloads).
 fn header_kernels(
     header: &crate::includes::Header,
     known: &[SourceKernel],
-    host: Option<&str>,
-    headers: &[&str],
 ) -> Result<Vec<SourceKernel>, Failure> {
     let kernels = annotations::scan(&header.text).map_err(|e| Failure {
         file: header.display.clone(),
@@ -511,21 +500,14 @@ fn header_kernels(
         stage: "annotation".into(),
         message: e.message,
     })?;
-    let launches = host.map(|t| crate::launch_sites::HostFile::with_headers(t, None, headers));
-    let mut out = Vec::new();
-    for mut k in kernels {
-        if known.iter().any(|s| s.name == k.name) {
-            continue;
-        }
-        if k.workloads.is_empty() {
-            if let Some(l) = &launches {
-                k.workloads = l.workloads(&k.name, &k.params, &k.fields);
-            }
-        }
-        k.file = Some(header.display.clone());
-        out.push(k);
-    }
-    Ok(out)
+    Ok(kernels
+        .into_iter()
+        .filter(|k| !known.iter().any(|s| s.name == k.name))
+        .map(|mut k| {
+            k.file = Some(header.display.clone());
+            k
+        })
+        .collect())
 }
 
 /// The build's integer `-D` values replace the source's `#define`s in a workload's expressions,
@@ -574,43 +556,10 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             }),
         }
     }
-    let (host_jobs, kernel_jobs): (Vec<&Job>, Vec<&Job>) =
-        jobs.iter().partition(|j| is_host_source(&j.path));
-    let mut host_sources = Vec::new();
-    let mut embedded = Vec::new();
-    for j in host_jobs {
-        match std::fs::read_to_string(&j.path) {
-            Ok(text) => {
-                for p in host_programs::programs_in(&j.path, &text, &j.display_path) {
-                    embedded.push((j, host_sources.len(), p));
-                }
-                host_sources.push((j.display_path.clone(), text));
-            }
-            Err(e) => errors.push(fail(
-                j,
-                None,
-                None,
-                "read",
-                format!("cannot read host code: {e}"),
-            )),
-        }
-    }
-    // a host file that carries a program is also a kernel file, whether or not it compiles
-    let carry_programs: Vec<String> = embedded
-        .iter()
-        .map(|(j, _, _)| j.display_path.clone())
-        .collect();
-    let units: Vec<Result<Unit, Failure>> = kernel_jobs
-        .into_par_iter()
-        .map(|j| prepare_with_hosts(j, &host_sources))
-        .chain(
-            embedded
-                .into_par_iter()
-                .map(|(j, text, p)| prepare_embedded(j, &host_sources[text].1, &p)),
-        )
-        .collect();
+    let side = hosts::HostSide::new(jobs, opts, &targets, &mut errors);
+    let kernel_jobs: Vec<&Job> = jobs.iter().filter(|j| !is_host_source(&j.path)).collect();
+    let units = side.units(jobs, &kernel_jobs);
     let cache = opts.cache.as_ref().map(|d| Cache::new(d.clone()));
-    let mut items = Vec::new();
     let mut ok_units = Vec::new();
     for u in units {
         match u {
@@ -619,6 +568,8 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         }
     }
     let not_instantiated = not_instantiated(&ok_units);
+    // a host file that carries a program is also a kernel file, whether or not it compiles
+    let carry_programs = side.carrying_programs(&kernel_jobs);
     let mut host_only: Vec<String> = ok_units
         .iter()
         .filter(|u| u.kernels.is_empty())
@@ -627,109 +578,53 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             !not_instantiated.iter().any(|n| &n.file == display)
         })
         .map(|u| u.job.display_path.clone())
-        .chain(host_sources.iter().map(|(display, _)| display.clone()))
+        .chain(
+            jobs.iter()
+                .filter(|j| is_host_source(&j.path))
+                .map(|j| j.display_path.clone()),
+        )
         .filter(|display| !carry_programs.contains(display))
         .collect();
     host_only.sort();
     host_only.dedup();
-    let launches = OtherFilesLaunches::new(&ok_units, &host_sources);
-    let mut not_launched = Vec::new();
-    let mut library_kernels = Vec::new();
-    let mut params_used: Vec<String> = Vec::new();
+    let answers: Vec<_> = targets.iter().map(|t| side.answers(&ok_units, t)).collect();
+    let mut found = workloads::Found::default();
+    let mut items = Vec::new();
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
-            let mut specs = if u.job.workloads.is_empty() {
-                let mut v = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
-                if let Some(sk) = sk {
-                    if v.is_empty() {
-                        v = launches.workloads(sk, &u.job.display_path);
-                    } else if let Some(called) = launches.through_callers(u, sk, &v) {
-                        v = called;
-                    }
-                }
-                let mut v = crate::launch_sites::for_instantiation(v, &demangle(entry));
-                let required = sk.as_ref().and_then(|s| s.required_local_size);
-                for w in &mut v {
-                    apply_defines(w, &u.job.lower.defines);
-                    if let Some(size) = required {
-                        crate::launch_sites::with_required_local_size(w, size);
-                    }
-                }
-                v
-            } else {
-                u.job.workloads.clone()
-            };
-            let kernel_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
-            let fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
-            // a by-value parameter's fields, by source name (`d.m`) or offset (`d+4`)
-            let settable: Vec<String> = kernel_params
-                .iter()
-                .cloned()
-                .chain(fields.iter().map(|f| f.name.clone()))
-                .collect();
-            for w in &mut specs {
-                params_used.extend(w.set_values(&opts.params, &settable));
-                crate::param_fields::alias_fields(w, &fields, &kernel_params);
-            }
-            let specs = WorkloadSpec::merge_same_launches(specs);
-            if specs.is_empty() {
-                let untaken = sk
-                    .as_ref()
-                    .map(|sk| launches.untaken(u, sk, &demangle(entry)))
-                    .unwrap_or_default();
-                let at = fail_at_kernel(u, sk.as_ref(), entry, "workload", String::new());
-                if !untaken.is_empty() {
-                    not_launched.push(crate::report::NotLaunched {
-                        kernel: demangle(entry),
-                        file: at.file,
-                        line: at.line,
-                        why: untaken.join("; "),
-                    });
-                    continue;
-                }
-                if let Some((file, line)) =
-                    sk.is_none().then(|| library_definition(u, entry)).flatten()
-                {
-                    library_kernels.push(crate::report::NotLaunched {
-                        kernel: demangle(entry),
-                        file,
-                        line: Some(line),
-                        why: LIBRARY_KERNEL.into(),
-                    });
-                    continue;
-                }
-                let name = sk
-                    .as_ref()
-                    .map_or_else(|| demangle(entry), |s| s.name.clone());
-                let used = unread_use(&ok_units, &host_sources, &name);
-                errors.push(Failure {
-                    message: format!(
-                        "no workload for kernel `{}`: no file analysed with it launches it in a form kerncast reads{}, so add `// kerncast: workload n=... grid=... block=...` above it or a [[kernel.workload]] in kerncast.toml",
-                        demangle(entry),
-                        used.map(|u| format!(" (its name is used at {u}: a launch through a function pointer, or through a macro of a system header or of one kerncast did not find, is not read)")).unwrap_or_default()
-                    ),
-                    ..at
-                });
-                continue;
-            }
-            for (wi, _) in specs.iter().enumerate() {
-                for ti in 0..targets.len() {
-                    items.push((ui, ki, wi, ti, specs.clone()));
+            for (ti, t) in targets.iter().enumerate() {
+                let specs = workloads::of_kernel(
+                    &side,
+                    u,
+                    entry,
+                    sk.as_ref(),
+                    (ti, t),
+                    answers[ti].as_ref(),
+                    opts,
+                    &mut found,
+                );
+                match specs {
+                    Ok(specs) => items.extend(specs.into_iter().map(|s| (ui, ki, ti, s))),
+                    Err(workloads::Missing::NotLaunched(n)) => found.not_launched(n),
+                    Err(workloads::Missing::Library(n)) => found.library(n),
+                    Err(workloads::Missing::Failed(f)) => errors.push(f),
                 }
             }
         }
     }
-    for (name, value) in opts.params.iter().filter(|(n, _)| !params_used.contains(n)) {
-        errors.push(Failure {
-            file: "(command line)".into(),
-            line: None,
-            kernel: None,
-            stage: "param".into(),
-            message: format!(
-                "--param {name}={value}: no workload of the kernels analysed has or reads `{name}`"
-            ),
-        });
-    }
+    errors.extend(found.param_errors(&opts.params, &side));
+    // the host code's compile errors in a file whose lowering failed say nothing more
+    let unlowered: Vec<String> = errors
+        .iter()
+        .filter(|f| f.stage == "lower")
+        .map(|f| f.file.clone())
+        .collect();
+    errors.extend(
+        side.failures()
+            .into_iter()
+            .filter(|f| !unlowered.contains(&f.file)),
+    );
+    let (not_launched, library_kernels) = found.listed();
     let bar = progress_bar(items.len() as u64, opts.progress);
     // Prepare each kernel once (symbolic analysis is reused across workloads and devices).
     let prepared: BTreeMap<(usize, usize), Result<Box<dyn Prepared>, String>> = ok_units
@@ -745,13 +640,13 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         .collect();
     let results: Vec<Result<KernelReport, Failure>> = items
         .par_iter()
-        .map(|(ui, ki, wi, ti, specs)| {
+        .map(|(ui, ki, ti, spec)| {
             let u = &ok_units[*ui];
             let r = match &prepared[&(*ui, *ki)] {
                 Ok(p) => one(
                     u,
                     *ki,
-                    &specs[*wi],
+                    spec,
                     &targets[*ti],
                     p.as_ref(),
                     counter,
@@ -790,7 +685,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
 /// `.loc` of its body (its definition, as the compiler records it), where that file is neither
 /// the analysed source nor a project header it includes. `None` for a kernel of the project
 /// that no source scan found (one a macro defines), and where the PTX has no line table.
-fn library_definition(u: &Unit, entry: &str) -> Option<(String, u32)> {
+pub(crate) fn library_definition(u: &Unit, entry: &str) -> Option<(String, u32)> {
     use kerncast_passes::ptx::Statement;
     let f = u.module.functions.iter().find(|f| f.name == entry)?;
     let loc = f.body.iter().find_map(|s| match s {
@@ -810,202 +705,6 @@ fn library_definition(u: &Unit, entry: &str) -> Option<(String, u32)> {
     (!project.any(|p| p == at)).then(|| (file.name.clone(), loc.line))
 }
 
-/// How many files out [`OtherFilesLaunches::through_callers`] follows the calls of a
-/// launcher: `main.cpp` calling it, a Python script calling a binding in a `.cpp` that calls it.
-const CALLER_FILES_DEPTH: usize = 3;
-
-/// Why a kernel of the compiled code that no analysed source defines is not predicted.
-const LIBRARY_KERNEL: &str = "defined in a header kerncast does not analyse (a library's, such \
-     as CUB's or Thrust's) and launched by that library's code; a [[kernel.workload]] in \
-     kerncast.toml predicts it";
-
-/// An analysed source: its shown path, its text, and the texts of the project headers it
-/// includes (for their launch macros).
-struct AnalysedText<'a> {
-    display: &'a str,
-    text: &'a str,
-    headers: Vec<&'a str>,
-}
-
-/// Every analysed source, each file once: a host file that carries programs is each program's
-/// unit too. Host-only C and C++ files launch through APIs, not `<<<…>>>` macros, so their
-/// headers are not read.
-fn analysed_texts<'a>(
-    units: &'a [Unit],
-    host_sources: &'a [(String, String)],
-) -> impl Iterator<Item = AnalysedText<'a>> {
-    let mut seen = std::collections::BTreeSet::new();
-    units
-        .iter()
-        .filter_map(|u| {
-            Some(AnalysedText {
-                display: u.job.display_path.as_str(),
-                text: u.source_text.as_deref()?,
-                headers: header_texts(&u.headers),
-            })
-        })
-        .chain(host_sources.iter().map(|(d, t)| AnalysedText {
-            display: d.as_str(),
-            text: t.as_str(),
-            headers: Vec::new(),
-        }))
-        .filter(move |a| seen.insert(a.display))
-}
-
-/// Where the kernel `name` is used outside its declarations, in the analysed files
-/// (`file:line (code)`), for a kernel none of whose launches was read.
-fn unread_use(units: &[Unit], host_sources: &[(String, String)], name: &str) -> Option<String> {
-    analysed_texts(units, host_sources).find_map(|a| {
-        let (line, code) = crate::launch_sites::unread_use(a.text, name)?;
-        Some(format!("{}:{line} (`{code}`)", a.display))
-    })
-}
-
-/// The launches in every analysed source, for kernels their own file neither annotates nor
-/// launches (kernels in `kernels.cu` launched from `main.cu`, an OpenCL program's `kernels.cl`
-/// launched from `main.c`).
-struct OtherFilesLaunches<'a> {
-    files: Vec<crate::launch_sites::HostFile<'a>>,
-    /// Every analysed C or C++ source, and the C-shaped copy of every Python host that loads a
-    /// PyTorch extension from files (shown path, text): those that call a helper of another
-    /// file that launches its kernel ([`Self::through_callers`]).
-    c_texts: Vec<(&'a str, std::borrow::Cow<'a, str>)>,
-}
-
-impl<'a> OtherFilesLaunches<'a> {
-    /// The launches of `units` and of the host sources, (shown path, text).
-    fn new(units: &'a [Unit], host_sources: &'a [(String, String)]) -> Self {
-        let files = analysed_texts(units, host_sources)
-            .filter_map(|a| {
-                let host = crate::launch_sites::HostFile::of_host(
-                    a.text,
-                    a.display,
-                    Some(a.display),
-                    &a.headers,
-                );
-                host.has_launches().then_some(host)
-            })
-            .collect();
-        let is_python = |d: &str| crate::python_host::is_python(std::path::Path::new(d));
-        // the functions the C++ sources bind for Python, which its calls reach
-        let bindings: Vec<(String, String)> = analysed_texts(units, host_sources)
-            .filter(|a| !is_python(a.display))
-            .flat_map(|a| crate::python_host::bindings_in(a.text))
-            .collect();
-        // the extension modules a setup.py among them builds, which a script may import
-        let built: Vec<String> = analysed_texts(units, host_sources)
-            .filter(|a| is_python(a.display))
-            .flat_map(|a| crate::python_host::setup_extensions(a.text))
-            .collect();
-        let c_texts = analysed_texts(units, host_sources)
-            .filter_map(|a| match is_python(a.display) {
-                false => Some((a.display, a.text.into())),
-                true => (crate::python_host::loads_extension(a.text)
-                    || crate::python_host::imports_extension(a.text, &built))
-                .then(|| {
-                    let shaped = crate::python_host::shape_with_bindings(a.text, &bindings, &built);
-                    (a.display, shaped.text.into())
-                }),
-            })
-            .collect();
-        OtherFilesLaunches { files, c_texts }
-    }
-
-    /// The workloads of `kernel`'s launches in its own file (`u`), in the contexts where other
-    /// files call the helpers they are in (`launch_add(d, n)` in `main.cpp` of a helper of
-    /// `kernels.cu`), or call the functions of such files that call them (a Python script's
-    /// `ext.forward(x)` of the binding that calls the launcher), up to [`CALLER_FILES_DEPTH`]
-    /// files out, where those resolve more of them than `own`, the workloads its file alone
-    /// gives.
-    fn through_callers(
-        &self,
-        u: &Unit,
-        kernel: &SourceKernel,
-        own: &[WorkloadSpec],
-    ) -> Option<Vec<WorkloadSpec>> {
-        let resolved = |ws: &[WorkloadSpec]| ws.iter().filter(|w| w.resolve().is_ok()).count();
-        let text = u.source_text.as_deref()?;
-        let display = u.job.display_path.as_str();
-        if resolved(own) == own.len()
-            || crate::python_host::is_python(std::path::Path::new(display))
-        {
-            return None;
-        }
-        let headers = header_texts(&u.headers);
-        let alone = crate::launch_sites::HostFile::with_headers(text, None, &headers);
-        let mut called = alone.launching_functions(&kernel.name);
-        let mut chosen: Vec<usize> = Vec::new();
-        for _ in 0..CALLER_FILES_DEPTH {
-            let mut found = Vec::new();
-            for (i, (d, t)) in self.c_texts.iter().enumerate() {
-                if *d == display || chosen.contains(&i) {
-                    continue;
-                }
-                let callers = crate::launch_sites::callers_of(t, &called);
-                if !callers.is_empty() {
-                    found.push(i);
-                    called.extend(callers.into_iter().filter(|c| !c.is_empty()));
-                }
-            }
-            if found.is_empty() {
-                break;
-            }
-            chosen.extend(found);
-        }
-        if chosen.is_empty() {
-            return None;
-        }
-        let callers: Vec<(&str, &str)> = chosen
-            .iter()
-            .map(|&i| (self.c_texts[i].0, self.c_texts[i].1.as_ref()))
-            .collect();
-        let with = crate::launch_sites::HostFile::with_callers(text, &headers, &callers);
-        let mut specs = with.workloads(&kernel.name, &kernel.params, &kernel.fields);
-        let macros = crate::annotations::int_macros(text);
-        for w in &mut specs {
-            w.macros = macros.clone();
-        }
-        (resolved(&specs) > resolved(own)).then_some(specs)
-    }
-
-    /// Why the launches of `kernel` (the instantiation `entry`) in its own file (`u`) and in
-    /// the others are not predicted: each is in a branch the host code does not take.
-    fn untaken(&self, u: &Unit, kernel: &SourceKernel, entry: &str) -> Vec<String> {
-        let own = u.source_text.as_deref().map(|t| {
-            crate::launch_sites::HostFile::of_host(
-                t,
-                &u.job.display_path,
-                None,
-                &header_texts(&u.headers),
-            )
-        });
-        own.iter()
-            .chain(
-                self.files
-                    .iter()
-                    .filter(|h| h.name() != Some(&u.job.display_path)),
-            )
-            .flat_map(|h| h.untaken(entry, &kernel.params, &kernel.fields))
-            .collect()
-    }
-
-    /// The workloads of `kernel`'s launches in files other than its own (`own`). The same
-    /// launch from two files is one workload, which counts the launches of both.
-    fn workloads(&self, kernel: &SourceKernel, own: &str) -> Vec<WorkloadSpec> {
-        let mut out: Vec<WorkloadSpec> = Vec::new();
-        for host in self.files.iter().filter(|h| h.name() != Some(own)) {
-            for w in host.workloads(&kernel.name, &kernel.params, &kernel.fields) {
-                match out.iter_mut().find(|o| o.same_launch(&w)) {
-                    Some(o) if o.launched_as == w.launched_as => o.launches.extend(w.launches),
-                    Some(_) => {}
-                    None => out.push(w),
-                }
-            }
-        }
-        out
-    }
-}
-
 fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
     if !want {
         return indicatif::ProgressBar::hidden();
@@ -1013,30 +712,6 @@ fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
     crate::progress::bar(
         n,
         "{spinner} analysing kernels [{bar:30}] {pos}/{len} {elapsed}",
-    )
-}
-
-/// `spec` for kernel `entry` of `u` on `device` ([`WorkloadSpec::on_device`]): its SM count, and
-/// the occupancy API's answers from ptxas's resources and the kernel's `__launch_bounds__`.
-pub(crate) fn spec_on_device(
-    u: &Unit,
-    entry: &str,
-    device: &kerncast_models::Device,
-    spec: &WorkloadSpec,
-) -> WorkloadSpec {
-    let max_ntid = u
-        .module
-        .kernels()
-        .find(|k| k.name == entry)
-        .and_then(|k| k.perf_values("maxntid"))
-        .map(|v| v.iter().map(|&d| d.max(1)).product());
-    let occupancy = crate::occupancy::KernelOnDevice::new(device, u.registers.of(entry), max_ntid);
-    spec.on_device(
-        device.hw.sm_count.as_ref().map(|n| n.value),
-        occupancy
-            .as_ref()
-            .map(|o| o as &dyn Occupancy)
-            .map_err(|e| e.clone()),
     )
 }
 
@@ -1054,8 +729,7 @@ fn one(
     let (entry, sk) = &u.kernels[ki];
     let src_line = sk.as_ref().map(|s| s.line as u32);
     let err = |stage: &str, m: String| fail_at_kernel(u, sk.as_ref(), entry, stage, m);
-    let spec = &spec_on_device(u, entry, &t.device, spec);
-    let w = spec.resolve().map_err(|m| {
+    let w = spec.resolve_launch(&Default::default()).map_err(|m| {
         let how = spec.how_to_set(&m);
         match &spec.origin {
             Some(o) => err("workload", format!("{m}{how} (the workload of {o})")),
@@ -1072,13 +746,15 @@ fn one(
         &serde_json::to_string(&t.device).unwrap_or_default(),
         &t.model_name,
         counter.name(),
+        // a budget decides whether a kernel is counted or refused
+        &format!("{:?}", kerncast_passes::budget::get()),
         env!("CARGO_PKG_VERSION"),
         &Cache::tool_fingerprint(),
         &u.job.display_path,
         &format!("{:?}", u.registers.of(entry)),
         // the notes the host code gives (where the launch is, how often it runs) change with
         // the host file, which the kernel's PTX does not
-        &format!("{:?} {:?} {:?}", spec.origin, spec.answered, spec.launches),
+        &format!("{:?} {:?}", spec.origin, spec.launches),
     ]);
     if let Some(hit) = cache.and_then(|c| c.get(&key)) {
         return Ok(hit);
@@ -1172,8 +848,7 @@ fn one(
     }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
-    let runs = spec.as_predicted(&stats.assumptions);
-    notes.extend(runs.runs_note(p.time_s, p.energy_j));
+    notes.extend(spec.runs_note(p.time_s, p.energy_j));
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
     }
@@ -1216,7 +891,7 @@ fn one(
         notes,
         counter: bound.counter,
         models: p.models,
-        host_runs: runs.host_runs(&u.job.display_path, &demangle(entry)),
+        host_runs: spec.host_runs(),
     };
     if let Some(c) = cache {
         c.put(&key, &report);
@@ -1334,6 +1009,7 @@ mod tests {
             name: name.into(),
             line: 1,
             params: vec![],
+            param_types: vec![],
             fields: vec![],
             workloads: vec![],
             file: None,

@@ -9,10 +9,12 @@
 
 use crate::annotations;
 use crate::engine::{Blocks, Counter, Prepared, Target};
-use crate::lower::{self, LowerOptions};
-use crate::pipeline::demangle;
+use crate::lower::LowerOptions;
+use crate::params::{Given, Value};
+use crate::pipeline::hosts::HostSide;
+use crate::pipeline::workloads::Missing;
+use crate::pipeline::{demangle, Job, Unit};
 use crate::workload::WorkloadSpec;
-use kerncast_passes::ptx::Module;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -118,7 +120,7 @@ pub fn predict_points(
         .map(|o| {
             let mut b = prepared.bind_spec(spec, o, params)?;
             b.stats.regs_per_thread = regs_per_thread;
-            let w = spec.resolve_with(o)?;
+            let w = spec.resolve_launch(o)?;
             target.quick(&b.stats, blocks, &w.hints)
         })
         .collect()
@@ -149,33 +151,36 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         })
     };
     let sk = pick(&src)?;
-    let spec = match &opts.workload {
-        None => sk.workloads.first(),
-        Some(w) => match w.parse::<usize>() {
-            Ok(i) => sk.workloads.get(i),
-            Err(_) => sk.workloads.iter().find(|s| s.name.as_deref() == Some(w)),
-        },
-    }
-    .map(|s| {
-        s.on_device(
-            target.device.hw.sm_count.as_ref().map(|n| n.value),
-            Err("rank reads the kernel's annotated workloads, not its host code".into()),
+    // an annotated workload, else the launches of the host code
+    let annotated = if sk.workloads.is_empty() {
+        None
+    } else {
+        Some(
+            pick_workload(&sk.workloads, opts.workload.as_deref()).ok_or_else(|| {
+                format!(
+                    "{}:{}: kernel `{}` has no such `// kerncast: workload` annotation",
+                    opts.file.display(),
+                    sk.line,
+                    sk.name
+                )
+            })?,
         )
-    })
-    .ok_or_else(|| {
-        format!(
-            "{}:{}: kernel `{}` has no such `// kerncast: workload` annotation",
-            opts.file.display(),
-            sk.line,
-            sk.name
-        )
-    })?;
-    // Split the varied names into workload parameters and macros.
+    };
+    // Split the varied names into host values (the host code reads them), workload
+    // parameters, and macros.
+    let host_names = match &annotated {
+        Some(_) => Vec::new(),
+        None => HostVariant::new(opts, &BTreeMap::new(), &target)?.names(),
+    };
+    let params: Vec<String> = match &annotated {
+        Some(s) => s.params.iter().map(|(p, _)| p.clone()).collect(),
+        None => sk.params.clone(),
+    };
     let (wvary, mvary): (Vec<_>, Vec<_>) = opts
         .vary
         .iter()
         .cloned()
-        .partition(|(k, _)| spec.params.iter().any(|(p, _)| p == k));
+        .partition(|(k, _)| params.contains(k) || host_names.contains(k));
     let variants = product(&mvary);
     let points = product(&wvary);
     let reference: BTreeMap<String, String> = opts
@@ -187,31 +192,46 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         .par_iter()
         .map(|defs| {
             let prepared = prepare_variant(opts, defs, &sk.name, counter, &target);
-            let ptx = prepared.as_ref().ok().map(|(_, _, _, ptx)| ptx.clone());
+            let host = match (&annotated, &prepared) {
+                (None, Ok(_)) => Some(HostVariant::new(opts, defs, &target)),
+                _ => None,
+            };
+            let ptx = prepared.as_ref().ok().map(|v| v.ptx.clone());
             let results = points
                 .iter()
                 .map(|pt| {
                     let mut values = defs.clone();
                     values.extend(pt.clone());
                     let r = match &prepared {
-                        Ok((p, regs, blocks, _)) => {
+                        Ok(v) => {
+                            let spec = match (&annotated, &host) {
+                                (Some(s), _) => Ok(s.clone()),
+                                (None, Some(Ok(h))) => h.spec(v, pt, &host_names, opts),
+                                (None, Some(Err(e))) => Err(e.clone()),
+                                (None, None) => Err("no host code was read".into()),
+                            };
                             let mut o: BTreeMap<String, i64> = BTreeMap::new();
-                            for (k, v) in defs.iter().chain(pt.iter()) {
-                                if let Ok(i) = v.parse::<i64>() {
+                            for (k, val) in defs.iter().chain(pt.iter()) {
+                                if host_names.contains(k) {
+                                    continue;
+                                }
+                                if let Ok(i) = val.parse::<i64>() {
                                     o.insert(k.clone(), i);
                                 }
                             }
-                            predict_points(
-                                p.as_ref(),
-                                *regs,
-                                &spec,
-                                &sk.params,
-                                &[o],
-                                &target,
-                                blocks,
-                            )
-                            .pop()
-                            .unwrap_or_else(|| Err("no result".into()))
+                            spec.and_then(|spec| {
+                                predict_points(
+                                    v.prepared.as_ref(),
+                                    v.regs,
+                                    &spec,
+                                    &sk.params,
+                                    &[o],
+                                    &target,
+                                    &v.blocks,
+                                )
+                                .pop()
+                                .unwrap_or_else(|| Err("no result".into()))
+                            })
                         }
                         Err(e) => Err(e.clone()),
                     };
@@ -221,7 +241,15 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
             (ptx, results)
         })
         .collect();
-    let notes = idle_macros(&mvary, &variants, &per_variant, &spec, &text);
+    let read = match &annotated {
+        Some(s) => s.names_read(),
+        None => Vec::new(),
+    };
+    let notes = match &annotated {
+        Some(_) => idle_macros(&mvary, &variants, &per_variant, &read, &text),
+        // the host code's launches may follow a macro the PTX does not
+        None => Vec::new(),
+    };
     let results: Vec<Point> = per_variant.into_iter().flat_map(|(_, r)| r).collect();
     let ref_obj = results
         .iter()
@@ -284,10 +312,9 @@ fn idle_macros(
     mvary: &[(String, Vec<String>)],
     variants: &[BTreeMap<String, String>],
     per_variant: &[(Option<String>, Vec<Point>)],
-    spec: &WorkloadSpec,
+    read: &[String],
     source: &str,
 ) -> Vec<String> {
-    let read = spec.names_read();
     let mut notes = Vec::new();
     for (name, values) in mvary.iter().filter(|(_, v)| v.len() > 1) {
         if read.contains(name) {
@@ -334,40 +361,155 @@ fn idle_macros(
     notes
 }
 
-/// The prepared kernel of one macro combination, its registers per thread (a tile size changes
-/// them, and with them how many blocks an SM holds), its scheduler blocks and its PTX.
+/// The workload a `--workload` selects (an index or a name; the first without one).
+fn pick_workload(specs: &[WorkloadSpec], which: Option<&str>) -> Option<WorkloadSpec> {
+    match which {
+        None => specs.first(),
+        Some(w) => match w.parse::<usize>() {
+            Ok(i) => specs.get(i),
+            Err(_) => specs.iter().find(|s| s.name.as_deref() == Some(w)),
+        },
+    }
+    .cloned()
+}
+
+/// One macro combination lowered: its unit, the kernel prepared, its registers per thread (a
+/// tile size changes them, and with them how many blocks an SM holds), its scheduler blocks
+/// and its PTX.
+struct Variant {
+    unit: Unit,
+    entry: String,
+    prepared: Box<dyn Prepared>,
+    regs: Option<u32>,
+    blocks: Result<Blocks, String>,
+    ptx: String,
+}
+
+/// The job of the ranked file built with the macros `defs`.
+fn variant_job(opts: &RankOptions, defs: &BTreeMap<String, String>, kernel: Option<&str>) -> Job {
+    let mut lo = opts.lower.clone();
+    lo.defines
+        .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
+    Job {
+        path: opts.file.clone(),
+        display_path: opts.file.display().to_string(),
+        lower: lo,
+        kernel: kernel.map(str::to_string),
+        workloads: Vec::new(),
+    }
+}
+
 fn prepare_variant(
     opts: &RankOptions,
     defs: &BTreeMap<String, String>,
     name: &str,
     counter: &dyn Counter,
     target: &Target,
-) -> Result<
-    (
-        Box<dyn Prepared>,
-        Option<u32>,
-        Result<Blocks, String>,
-        String,
-    ),
-    String,
-> {
-    let mut lo = opts.lower.clone();
-    lo.defines
-        .extend(defs.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
-    let lowered = lower::lower_file(&opts.file, &lo).map_err(|e| e.to_string())?;
-    let module = Module::parse(&lowered.ptx).map_err(|e| format!("PTX: {e}"))?;
-    let entry = module
-        .kernels()
-        .find(|k| k.name == name || demangle(&k.name) == name)
-        .map(|k| k.name.clone())
+) -> Result<Variant, String> {
+    let unit = crate::pipeline::prepare_unit(&variant_job(opts, defs, Some(name)))
+        .map_err(|f| format!("{} failed: {}", f.stage, f.message))?;
+    let entry = unit
+        .kernels
+        .first()
+        .map(|(e, _)| e.clone())
         .ok_or_else(|| format!("kernel `{name}` not in the PTX"))?;
     // A device without the scheduler's latencies still ranks with the other models.
-    let blocks = target.blocks(&module, &entry);
-    let regs = crate::registers::assemble(&module, &lowered.ptx)
-        .of(&entry)
-        .ok()
-        .map(|r| r.regs_per_thread);
-    Ok((counter.prepare(&module, &entry)?, regs, blocks, lowered.ptx))
+    let blocks = target.blocks(&unit.module, &entry);
+    let regs = unit.registers.of(&entry).ok().map(|r| r.regs_per_thread);
+    Ok(Variant {
+        prepared: counter.prepare(&unit.module, &entry)?,
+        ptx: unit.ptx.clone(),
+        unit,
+        entry,
+        regs,
+        blocks,
+    })
+}
+
+/// The host code of one macro combination, for a kernel without an annotated workload: its
+/// launches, read with the combination's `-D` flags and each point's host values.
+struct HostVariant {
+    side: HostSide,
+    opts: crate::pipeline::Options,
+}
+
+impl HostVariant {
+    fn new(
+        opts: &RankOptions,
+        defs: &BTreeMap<String, String>,
+        target: &Target,
+    ) -> Result<HostVariant, String> {
+        let job = variant_job(opts, defs, opts.kernel.as_deref());
+        let popts = crate::pipeline::Options {
+            devices: vec![opts.device.clone()],
+            model: opts.model.clone(),
+            ..crate::pipeline::Options::default()
+        };
+        let mut errors = Vec::new();
+        let side = HostSide::new(&[job], &popts, std::slice::from_ref(target), &mut errors);
+        match errors.first() {
+            Some(f) => Err(f.message.clone()),
+            None => Ok(HostVariant { side, opts: popts }),
+        }
+    }
+
+    /// The names the host code leaves unknown or reads: those `--vary` gives it.
+    fn names(&self) -> Vec<String> {
+        self.side
+            .first()
+            .map(|r| match r.as_ref() {
+                Ok(r) => r.assumptions.keys().cloned().collect(),
+                Err(_) => Vec::new(),
+            })
+            .unwrap_or_default()
+    }
+
+    /// The workload of the variant `v` at the point `pt` (the host values among its names).
+    fn spec(
+        &self,
+        v: &Variant,
+        pt: &BTreeMap<String, String>,
+        host_names: &[String],
+        opts: &RankOptions,
+    ) -> Result<WorkloadSpec, String> {
+        let mut popts = self.opts.clone();
+        for (k, val) in pt.iter().filter(|(k, _)| host_names.contains(k)) {
+            popts.params.push(Given {
+                kernel: None,
+                name: k.clone(),
+                value: Value::Float(
+                    val.parse::<f64>()
+                        .map_err(|_| format!("{k}={val}: not a number"))?,
+                ),
+            });
+        }
+        let target = Target::load(&opts.device, &opts.model)?;
+        let answers = self.side.answers(std::slice::from_ref(&v.unit), &target);
+        let mut found = crate::pipeline::workloads::Found::default();
+        let sk = v.unit.kernels.first().and_then(|(_, sk)| sk.as_ref());
+        let specs = crate::pipeline::workloads::of_kernel(
+            &self.side,
+            &v.unit,
+            &v.entry,
+            sk,
+            (0, &target),
+            answers.as_ref(),
+            &popts,
+            &mut found,
+        )
+        .map_err(|m| match m {
+            Missing::NotLaunched(n) => format!("no workload: {}", n.why),
+            Missing::Library(n) => n.why,
+            Missing::Failed(f) => f.message,
+        })?;
+        pick_workload(&specs, opts.workload.as_deref()).ok_or_else(|| {
+            format!(
+                "kernel `{}` has no workload {}",
+                demangle(&v.entry),
+                opts.workload.as_deref().unwrap_or("0")
+            )
+        })
+    }
 }
 
 /// The ranking as a table, best first.

@@ -1,6 +1,7 @@
 //! SARIF 2.1.0 output of the gate (serde-sarif types), so GitHub code scanning shows a predicted
 //! regression or an analysis error at the kernel's source line. One rule per metric plus one for
-//! analysis errors; baselines' `new`/`missing` entries are notes, not results.
+//! analysis errors; a baseline entry no kernel matches, or a comparison that cannot be made,
+//! is an error result too (the gate fails closed); `new` entries are notes, not results.
 
 use crate::check::{Outcome, Status};
 use serde_sarif::sarif::{
@@ -8,7 +9,7 @@ use serde_sarif::sarif::{
     ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
 };
 
-const RULES: [(&str, &str); 4] = [
+const RULES: [(&str, &str); 5] = [
     (
         "kerncast/time-regression",
         "Predicted kernel time grew beyond the threshold",
@@ -24,6 +25,10 @@ const RULES: [(&str, &str); 4] = [
     (
         "kerncast/analysis-error",
         "The kernel could not be analysed",
+    ),
+    (
+        "kerncast/baseline-unmatched",
+        "A baseline entry is matched by no analysed kernel, or there is nothing to compare",
     ),
 ];
 
@@ -100,6 +105,20 @@ pub fn render(o: &Outcome) -> Sarif {
                 .level(ResultLevel::Error)
                 .message(Message::builder().text(text).build())
                 .locations(locations)
+                .build(),
+        );
+    }
+    let id = "kerncast/baseline-unmatched";
+    let unmatched = o.missing.iter().map(|m| {
+        format!("{m}: in the baseline, not analysed now (run with --update-baseline to remove it)")
+    });
+    for text in unmatched.chain(o.refusals.iter().cloned()) {
+        results.push(
+            SarifResult::builder()
+                .rule_id(id)
+                .rule_index(rule_index(id))
+                .level(ResultLevel::Error)
+                .message(Message::builder().text(text).build())
                 .build(),
         );
     }

@@ -5,9 +5,9 @@
 //!
 //! It is the default wherever its counts are complete, and hands a kernel to the emulator-backed
 //! counter otherwise, saying why in the report:
-//! - the analysis failed, or did not finish within the time limit (it runs on its own thread
-//!   with a deadline, so a slow analysis never hangs a build; the abandoned thread ends with
-//!   the process);
+//! - the analysis failed, or ran out of its work budget (isl operations, `--isl-ops`: a count
+//!   of work, not a time, so the same kernel is counted the same way on a busy machine); it
+//!   runs on its own thread with a large stack, so a deep input cannot overflow the caller's;
 //! - the counts depend on data (`trip.`, `branch.`, `pred.` assumptions) that the workload does
 //!   not set as hints: the emulator follows the real control flow on its buffers instead of a
 //!   documented default;
@@ -19,13 +19,13 @@ use crate::engine::{Bound, Counter, EmulatorCounter, Prepared};
 use crate::param_fields;
 use crate::workload::{Workload, WorkloadSpec};
 use kerncast_passes::affine;
+use kerncast_passes::budget;
 use kerncast_passes::count::{self, KernelStats};
 use kerncast_passes::ptx::Module;
 use kerncast_passes::reuse::Reuse;
 use kerncast_passes::stats::{Assumption, BoundStats};
 use std::collections::BTreeMap;
-use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 /// Assumption keys of data-dependent control flow: the counts hold only for their values.
 pub(crate) const DATA_DEPENDENT: [&str; 3] = ["trip.", "branch.", "pred."];
@@ -35,26 +35,40 @@ const INCOMPLETE: [&str; 2] = ["sectors", "wavefronts"];
 /// `bind` resolves them for the workload, and any it cannot resolve leaves a guess.
 const NON_AFFINE: &str = kerncast_passes::domains::NON_AFFINE;
 
+/// Stack of the analysis and binding threads: the counter's recursion follows the nesting of
+/// loops and formulas, which the input decides; reserved, not used, unless needed.
+const ANALYSIS_STACK_BYTES: usize = 256 << 20;
+
 /// Symbolic counting with an emulator fallback.
 pub struct SymbolicCounter {
-    /// Longest a kernel's analysis (per block size) may take before the fallback is used.
-    pub time_limit: Duration,
     pub fallback: EmulatorCounter,
+    /// The work budgets of its analyses (by default those of the command line and config).
+    pub budgets: budget::Budgets,
 }
 
 impl Default for SymbolicCounter {
-    /// 30 s per kernel and block size; `KERNCAST_SYMBOLIC_TIMEOUT_S` overrides it.
     fn default() -> Self {
-        let secs = std::env::var("KERNCAST_SYMBOLIC_TIMEOUT_S")
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .unwrap_or(30.0);
         SymbolicCounter {
-            time_limit: Duration::from_secs_f64(secs),
             fallback: EmulatorCounter::default(),
+            budgets: budget::get(),
         }
     }
+}
+
+/// Runs `f` on a thread of its own with [`ANALYSIS_STACK_BYTES`] of stack; a panic is an error
+/// naming `what`, not the end of the run.
+fn on_analysis_thread<T: Send + 'static>(
+    what: &str,
+    name: String,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(ANALYSIS_STACK_BYTES)
+        .spawn(f)
+        .map_err(|e| format!("cannot start the {what} thread: {e}"))?
+        .join()
+        .map_err(|_| format!("the {what} failed (an internal error: it panicked)"))
 }
 
 impl Counter for SymbolicCounter {
@@ -67,7 +81,7 @@ impl Counter for SymbolicCounter {
             emu: self.fallback.prepare(m, kernel)?,
             module: Arc::new(m.clone()),
             kernel: kernel.to_string(),
-            limit: self.time_limit,
+            budgets: self.budgets,
             analyses: Mutex::new(BTreeMap::new()),
             fell_back: Mutex::new(false),
         }))
@@ -125,7 +139,7 @@ struct SymPrepared {
     emu: Box<dyn Prepared>,
     module: Arc<Module>,
     kernel: String,
-    limit: Duration,
+    budgets: budget::Budgets,
     analyses: Mutex<BTreeMap<LaunchKey, Analysis>>,
     /// Whether any workload fell back (then size sweeps are as costly as the emulator's).
     fell_back: Mutex<bool>,
@@ -139,34 +153,23 @@ impl SymPrepared {
         if let Some(a) = memo.get(&(block, grid)) {
             return a.clone();
         }
-        let (tx, rx) = mpsc::channel();
-        let (m, k) = (self.module.clone(), self.kernel.clone());
-        let spawned = std::thread::Builder::new()
-            .name(format!("kerncast-count-{k}"))
-            .spawn(move || {
-                let r = count::analyze_kernel_with(
+        let (m, k, b) = (self.module.clone(), self.kernel.clone(), self.budgets);
+        let name = format!("kerncast-count-{k}");
+        let a = on_analysis_thread("analysis", name, move || {
+            budget::scoped(b, || {
+                count::analyze_kernel_with(
                     &m,
                     &k,
                     &count::Options {
                         block: Some(block),
                         grid,
                     },
-                );
-                let _ = tx.send(r.map_err(|e| e.to_string()));
-            });
-        let a = match spawned {
-            Err(e) => Err(format!("cannot start the analysis thread: {e}")),
-            Ok(_) => match rx.recv_timeout(self.limit) {
-                Ok(r) => r.map(Arc::new).map_err(|e| format!("analysis failed: {e}")),
-                Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
-                    "analysis did not finish within {:.0} s (KERNCAST_SYMBOLIC_TIMEOUT_S)",
-                    self.limit.as_secs_f64()
-                )),
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    Err("analysis thread ended without a result (it panicked)".into())
-                }
-            },
-        };
+                )
+            })
+            .map_err(|e| e.to_string())
+        })
+        .and_then(|r| r.map_err(|e| format!("analysis failed: {e}")))
+        .map(Arc::new);
         memo.insert((block, grid), a.clone());
         a
     }
@@ -232,18 +235,14 @@ impl SymPrepared {
             }
         }
         // Binding may analyse again (for the workload's parameter values and grid): under the
-        // same time limit as the analysis, on its own thread.
-        let (tx, rx) = mpsc::channel();
-        let bound = ks.clone();
-        std::thread::Builder::new()
-            .name(format!("kerncast-bind-{}", self.kernel))
-            .spawn(move || {
-                let _ = tx.send(bound.bind(&cw));
-            })
-            .map_err(|e| format!("cannot start the binding thread: {e}"))?;
-        let mut stats = match rx.recv_timeout(self.limit) {
-            Ok(Ok(stats)) => stats,
-            Ok(Err(count::AnalyzeError::MissingParam { name, .. })) => {
+        // same budgets as the analysis, on a thread of its own.
+        let (bound, b) = (ks.clone(), self.budgets);
+        let done = on_analysis_thread("binding", format!("kerncast-bind-{}", self.kernel), {
+            move || budget::scoped(b, || bound.bind(&cw))
+        })?;
+        let mut stats = match done {
+            Ok(stats) => stats,
+            Err(count::AnalyzeError::MissingParam { name, .. }) => {
                 if let Some(f) = kernel_fn.filter(|f| holds_buffer(f, &name)) {
                     // code that tests a pointer's alignment (a vectorised path, a loop up to an
                     // aligned address): the emulator places its buffers as cudaMalloc does
@@ -257,19 +256,7 @@ impl SymPrepared {
                     &name, kernel_fn, params,
                 )));
             }
-            Ok(Err(e)) => return Err(format!("binding failed: {e}").into()),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(format!(
-                    "binding did not finish within {:.0} s (KERNCAST_SYMBOLIC_TIMEOUT_S)",
-                    self.limit.as_secs_f64()
-                )
-                .into())
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err("binding thread ended without a result (it panicked)"
-                    .to_string()
-                    .into())
-            }
+            Err(e) => return Err(format!("binding failed: {e}").into()),
         };
         if let Some(f) = kernel_fn {
             let unset = param_fields::unset_fields(w, f, params);
@@ -338,7 +325,7 @@ impl Prepared for SymPrepared {
         overrides: &BTreeMap<String, i64>,
         params: &[String],
     ) -> Result<Bound, String> {
-        let w = spec.resolve_with(overrides)?;
+        let w = spec.resolve_launch(overrides)?;
         match self.symbolic(&w, params) {
             Ok(stats) => Ok(Bound {
                 stats,
@@ -390,7 +377,7 @@ impl Prepared for SymPrepared {
         scales: &[f64],
     ) -> Result<Vec<Bound>, String> {
         if self.cheap() {
-            let base = spec.resolve_with(overrides)?;
+            let base = spec.resolve_launch(overrides)?;
             let all: Result<Vec<Bound>, String> = scales
                 .iter()
                 .map(|f| {

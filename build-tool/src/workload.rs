@@ -8,12 +8,10 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-mod device;
 mod expr;
 mod runs;
-pub use device::{Ask, DeviceQuery, Occupancy, DEVICE_SM_COUNT};
 pub use expr::{Div, Expr};
-pub use runs::{Dispatch, Follows, HostLoop, LaunchCount};
+pub use runs::LaunchCount;
 
 /// `s` split at its commas outside brackets and template argument lists, each part trimmed
 /// (one empty part when `s` is blank): the terms of a launch, a `dim3(…)` or a generator's
@@ -133,6 +131,44 @@ impl Dims {
     }
 }
 
+/// Largest block per dimension and in all, and largest grid per dimension, that CUDA and PTX
+/// allow (`.maxntid` 1024; grid x below 2^31, y and z below 2^16).
+pub const MAX_BLOCK: [u64; 3] = [1024, 1024, 64];
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+pub const MAX_GRID: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// A launch shape no GPU runs is refused at the door, naming the dimension and the limit: a
+/// grid of 0 or of 2^32 blocks, a block of 2048 threads.
+pub fn check_launch(grid: [u64; 3], block: [u64; 3]) -> Result<(), String> {
+    const AXES: [&str; 3] = ["x", "y", "z"];
+    for (i, axis) in AXES.iter().enumerate() {
+        if grid[i] == 0 || block[i] == 0 {
+            return Err(format!(
+                "launch grid {grid:?} block {block:?}: dimension {axis} is 0 (every dimension is at least 1)"
+            ));
+        }
+        if grid[i] > MAX_GRID[i] {
+            return Err(format!(
+                "launch grid {grid:?}: grid {axis} = {} is more than the {} blocks a GPU launches",
+                grid[i], MAX_GRID[i]
+            ));
+        }
+        if block[i] > MAX_BLOCK[i] {
+            return Err(format!(
+                "launch block {block:?}: block {axis} = {} is more than the {} threads a block has",
+                block[i], MAX_BLOCK[i]
+            ));
+        }
+    }
+    let threads = block.iter().product::<u64>();
+    if threads > MAX_BLOCK_THREADS {
+        return Err(format!(
+            "launch block {block:?}: {threads} threads per block, more than the {MAX_BLOCK_THREADS} a block has"
+        ));
+    }
+    Ok(())
+}
+
 fn balanced(s: &str) -> bool {
     let mut d = 0i32;
     for c in s.chars() {
@@ -172,27 +208,14 @@ pub struct WorkloadSpec {
     /// Contents the emulator gives buffer parameters instead of zeros, by name:
     /// `TYPE:GEN(args)` ([`crate::buffers`]).
     pub buffers: BTreeMap<String, String>,
-    /// The kernel as a launch in host code names it (`fill<float>`), which says which of a
-    /// template's instantiations the workload is for.
-    pub launched_as: Option<String>,
-    /// Parameters that are not the kernel's but values its sizes are computed from (the host's
-    /// `threadsPerBlock`, `device.sm_count`): left out of the workload's label, which names
-    /// what the kernel is given.
-    pub helpers: Vec<String>,
-    /// Names the launch reads that the host code gives no single value, and why (`n` is given
-    /// values at lines 15 and 22), for the error that asks for them.
+    /// Names the workload reads that the host code gives no value, and why (`n` is read from a
+    /// file), for the errors that ask for them.
     pub unset: BTreeMap<String, String>,
-    /// Kernel parameters whose argument reads a name of `unset` (`n` of `k<<<…>>>(x, t.numel())`):
-    /// each takes its value where the command line gives those names, and stays unset where not.
-    pub deferred: Vec<(String, Expr)>,
-    /// Names the host code sets from the CUDA occupancy API, answered for the device and
-    /// kernel a prediction is for ([`WorkloadSpec::on_device`]).
-    pub device_queries: Vec<DeviceQuery>,
-    /// The answers [`WorkloadSpec::on_device`] gave them, for the report's notes.
-    pub answered: Vec<String>,
-    /// The launches in host code this workload stands for, with the loops around each
+    /// The launches in host code this workload stands for, with how often each runs
     /// ([`WorkloadSpec::runs_note`]); empty for kerncast's own workloads.
     pub launches: Vec<LaunchCount>,
+    /// What else the host code tells about it (the occupancy API's answers), for the notes.
+    pub notes: Vec<String>,
 }
 
 /// A workload with numbers.
@@ -221,23 +244,19 @@ impl WorkloadSpec {
             grid_div: Div::Ceil,
             origin: None,
             buffers: BTreeMap::new(),
-            launched_as: None,
-            helpers: Vec::new(),
             unset: BTreeMap::new(),
-            deferred: Vec::new(),
-            device_queries: Vec::new(),
-            answered: Vec::new(),
             launches: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
     /// What the host code tells about this launch, for the report's notes: where the workload
-    /// was read from, and the occupancy API's answers ([`WorkloadSpec::on_device`]).
+    /// was read from, and what else it says ([`WorkloadSpec::notes`]).
     pub fn host_notes(&self) -> Vec<String> {
         self.origin
             .iter()
             .map(|o| format!("workload from {o}"))
-            .chain(self.answered.iter().cloned())
+            .chain(self.notes.iter().cloned())
             .collect()
     }
 
@@ -295,12 +314,17 @@ impl WorkloadSpec {
         (&self.params, &self.grid, &self.block) == (&other.params, &other.grid, &other.block)
     }
 
-    /// The same launch of the same instantiation of the kernel.
-    pub fn same_kernel_launch(&self, other: &WorkloadSpec) -> bool {
-        self.same_launch(other) && self.launched_as == other.launched_as
+    /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
+    /// [`Self::resolve_with`] for a launch to analyse: a shape no GPU runs (a 0 dimension, a
+    /// block over 1024 threads, a grid past the limits) is an error naming the dimension.
+    /// Host reading resolves without it: a host may well write such a launch, and the read
+    /// only records it.
+    pub fn resolve_launch(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
+        let w = self.resolve_with(overrides)?;
+        check_launch(w.grid, w.block)?;
+        Ok(w)
     }
 
-    /// Resolves with some parameters replaced (rank sweeps and the time-vs-size chart).
     pub fn resolve_with(&self, overrides: &BTreeMap<String, i64>) -> Result<Workload, String> {
         // Overrides that are not parameters of the spec (rank's -D values such as TILE) are
         // visible to the expressions too.
@@ -312,30 +336,13 @@ impl WorkloadSpec {
             .map(|(k, v)| (k.clone(), *v))
             .collect();
         let extra: Vec<String> = env.keys().cloned().collect();
-        // the deferred values the names so far give
-        let settle = |env: &mut BTreeMap<String, i64>| {
-            for (k, e) in &self.deferred {
-                if let (false, Ok(v)) = (env.contains_key(k), e.eval(env, Div::Floor)) {
-                    env.insert(k.clone(), v);
-                }
-            }
-        };
         for (k, e) in &self.params {
             let v = match overrides.get(k) {
                 Some(v) => *v,
-                None => match e.eval(&env, Div::Floor) {
-                    Ok(v) => v,
-                    // it may read a deferred value (`blocks = (n + 255) / 256`)
-                    Err(_) if !self.deferred.is_empty() => {
-                        settle(&mut env);
-                        e.eval(&env, Div::Floor)?
-                    }
-                    Err(why) => return Err(why),
-                },
+                None => e.eval(&env, Div::Floor)?,
             };
             env.insert(k.clone(), v);
         }
-        settle(&mut env);
         let grid = self.grid.eval(&env, self.grid_div)?;
         let block = self.block.eval(&env, Div::Floor)?;
         for k in &extra {
@@ -348,7 +355,6 @@ impl WorkloadSpec {
                 && self
                     .params
                     .iter()
-                    .chain(&self.deferred)
                     .any(|(p, e)| p == k && matches!(e, Expr::Var(v) if env.contains_key(v)))
         };
         let name = self.name.clone().unwrap_or_else(|| {
@@ -358,7 +364,6 @@ impl WorkloadSpec {
                 let shown: Vec<String> = env
                     .iter()
                     .filter(|(k, _)| !alias(k))
-                    .filter(|(k, _)| !self.helpers.contains(k))
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect();
                 if shown.is_empty() {
@@ -418,9 +423,10 @@ impl WorkloadSpec {
     pub fn merge_same_launches(specs: Vec<WorkloadSpec>) -> Vec<WorkloadSpec> {
         let mut out: Vec<WorkloadSpec> = Vec::new();
         for w in specs {
-            match out.iter_mut().find(|o| {
-                !o.launches.is_empty() && !w.launches.is_empty() && o.same_kernel_launch(&w)
-            }) {
+            match out
+                .iter_mut()
+                .find(|o| !o.launches.is_empty() && !w.launches.is_empty() && o.same_launch(&w))
+            {
                 Some(o) => o.launches.extend(w.launches),
                 None => out.push(w),
             }
@@ -434,7 +440,7 @@ impl WorkloadSpec {
         for e in self.grid.0.iter().chain(&self.block.0) {
             e.vars(&mut read);
         }
-        for (_, e) in self.params.iter().chain(&self.deferred) {
+        for (_, e) in &self.params {
             e.vars(&mut read);
         }
         read

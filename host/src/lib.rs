@@ -11,13 +11,16 @@
 pub mod ast;
 pub mod clang;
 pub mod compdb;
+mod embedded_c;
 pub mod interp;
 mod output;
 mod python;
 
+pub use python::gpu_scripts;
+
 pub use compdb::{Toolchain, UnitSpec};
-pub use interp::{Budget, DeviceProps};
-pub use output::{EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};
+pub use interp::{Budget, DeviceProps, OccupancyOracle};
+pub use output::{CallSite, LOCAL_SIZE_NAMES, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +41,9 @@ pub struct Options {
     pub device: DeviceProps,
     pub budget: Budget,
     pub toolchain: Toolchain,
+    /// Answers to the CUDA occupancy API for the program's kernels on the device; without
+    /// them, what the host code sizes with it is an assumption named after its variable.
+    pub occupancy: Option<std::sync::Arc<dyn OccupancyOracle>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -93,7 +99,6 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         return python::read(program, opts);
     }
     let index = clang::Index::new();
-    let mut ast = clang::lower::ProgramAst::default();
     let mut diagnostics = Vec::new();
     let own_dirs: Vec<PathBuf> = program
         .units
@@ -106,26 +111,50 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
             && (own_dirs.iter().any(|d| Path::new(f).starts_with(d))
                 || own_roots.iter().any(|d| Path::new(f).starts_with(d)))
     };
+    // each unit parsed, with whether it defines `main` (and the PyTorch declarations it was
+    // parsed against, kept while it is)
+    let mut parsed = Vec::new();
+    // the kernel programs in the units' string literals
+    let mut literals = Vec::new();
     let mut units = program.units.clone();
     let mut i = 0;
     while i < units.len() {
         let unit = &units[i];
         i += 1;
-        let tu = index
-            .parse(&unit.file, &unit.args)
-            .map_err(HostError::Parse)?;
+        // an extension's `.cu` read on its own parses against kerncast's PyTorch declarations
+        let text = std::fs::read_to_string(&unit.file).unwrap_or_default();
+        let shim = python::extension::torch_shim(&text, &unit.args);
+        let mut args = unit.args.clone();
+        args.extend(shim.iter().flat_map(|s| s.args.iter().cloned()));
+        let tu = index.parse(&unit.file, &args).map_err(HostError::Parse)?;
         for d in tu.diagnostics() {
             if d.severity >= clang::Severity::Error {
                 diagnostics.push(output::diagnostic(&d));
             }
         }
-        ast.add_unit(&tu, &own_file);
+        let mut alone = clang::lower::ProgramAst::default();
+        alone.add_unit(&tu, &own_file);
+        literals.extend(embedded_c::programs(
+            &unit.file.to_string_lossy(),
+            &tu.string_literals(&unit.file),
+        ));
+        parsed.push((tu, has_main(&alone), shim));
         // A program whose listed units have no `main` (a compilation database of its CUDA
         // files only) has it in a source beside them: read those too, with the same flags.
-        if i == units.len() && i == program.units.len() && !has_main(&ast) {
+        if i == units.len() && i == program.units.len() && !parsed.iter().any(|p| p.1) {
             units.extend(siblings(program, &opts.toolchain));
         }
     }
+    // Files that each define `main` are programs of their own, each with the files that do
+    // not (two test drivers beside one kernel file): each is run, and their launches listed.
+    let mains: Vec<usize> = (0..parsed.len()).filter(|&i| parsed[i].1).collect();
+    let groups: Vec<Vec<usize>> = match mains.len() {
+        0 | 1 => vec![(0..parsed.len()).collect()],
+        _ => mains
+            .iter()
+            .map(|&m| (0..parsed.len()).filter(|&i| i == m || !parsed[i].1).collect())
+            .collect(),
+    };
     let mut argv = vec!["./main".to_string()];
     argv.extend(program.args.clone().unwrap_or_default());
     let run = interp::RunOptions {
@@ -133,10 +162,25 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         params: opts.params.clone(),
         device: opts.device.clone(),
         budget: opts.budget.clone(),
+        occupancy: opts.occupancy.clone(),
     };
-    let entries = entries(&ast);
-    let outcome = interp::Interp::new(&ast, &run).run(&entries);
-    Ok(output::build(&ast, outcome, diagnostics, program.args.is_some()))
+    let mut compiled = Vec::new();
+    let readings: Vec<HostReading> = groups
+        .iter()
+        .map(|g| {
+            let mut ast = clang::lower::ProgramAst::default();
+            for &i in g {
+                ast.add_unit(&parsed[i].0, &own_file);
+            }
+            let entries = entries(&ast);
+            let mut outcome = interp::Interp::new(&ast, &run).run(&entries);
+            compiled.append(&mut outcome.programs);
+            output::build(&ast, outcome, diagnostics.clone(), program.args.is_some())
+        })
+        .collect();
+    let mut reading = output::merge(readings);
+    reading.embedded = embedded_c::sources(&literals, &compiled);
+    Ok(reading)
 }
 
 fn has_main(ast: &clang::lower::ProgramAst) -> bool {
@@ -224,9 +268,11 @@ fn entries(ast: &clang::lower::ProgramAst) -> Vec<ast::DeclKey> {
     if !mains.is_empty() {
         return mains;
     }
+    // and the functions an extension binds for Python, which its script calls
+    let bound = interp::bound_functions(ast);
     ast.roots
         .iter()
         .copied()
-        .filter(|k| !ast.called.contains(k))
+        .filter(|k| !ast.called.contains(k) || bound.contains(k))
         .collect()
 }

@@ -9,6 +9,11 @@ use crate::interp::Outcome;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The names of an OpenCL launch's work-group size, by dimension, where the host leaves it to
+/// the runtime (`clEnqueueNDRangeKernel(…, NULL, …)`, PyOpenCL's `None`): a value given for
+/// them (the kernel's `reqd_work_group_size`, or `--param local_size=64`) sizes the launch.
+pub const LOCAL_SIZE_NAMES: [&str; 3] = ["local_size", "local_size.y", "local_size.z"];
+
 /// A number of a launch, or why it is unknown.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scalar {
@@ -45,6 +50,14 @@ impl Scalar {
         }
     }
 
+    /// The name of an unknown value, where the host code stored it under one (`n` of
+    /// "`n`: read from a file"): the name a value can be given by (`--param n=…`).
+    pub fn unknown_name(&self) -> Option<&str> {
+        let r = self.unknown_reason()?;
+        let (name, _) = r.strip_prefix('`')?.split_once("`: ")?;
+        (!name.is_empty()).then_some(name)
+    }
+
     fn of(v: &Value) -> Scalar {
         match v {
             Value::Int(i) => i64::try_from(*i)
@@ -77,11 +90,22 @@ pub struct Launch {
     pub name: String,
     /// The device symbol (as in the PTX), or the name the host passes (OpenCL, the driver API).
     pub symbol: String,
+    /// Whether `symbol` is a name the host passes (`clCreateKernel(p, "scale")`,
+    /// `cuModuleGetFunction`, CuPy's `get_function`), not a declaration clang resolved.
+    pub by_name: bool,
     pub grid: [Scalar; 3],
     pub block: [Scalar; 3],
     pub shared_bytes: Scalar,
     /// Argument values by the kernel's parameter names.
     pub args: BTreeMap<String, Scalar>,
+    /// The names of `args` in the order of the kernel's parameters (the names are those of
+    /// the declaration the host code sees, which may differ from the definition's).
+    #[serde(skip)]
+    pub arg_order: Vec<String>,
+    /// The fields of arguments passed by value as structs, by path (`p.n`, `p.inner.x`; a
+    /// PyTorch packed accessor's as ATen names them, `x.sizes[0]`, `x.strides[1]`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, Scalar>,
     /// How many times the program makes this launch.
     pub count: u64,
     /// Why `count` is a lower bound, where it is.
@@ -98,6 +122,9 @@ pub struct Launch {
     /// The calls that reach it, outermost first (`run_all (main.cu:40)`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub via: Vec<String>,
+    /// The same calls with the file and line of each, outermost first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<CallSite>,
     /// The launch's place among its kernel's launches in program order (1 = first), where it
     /// is among the first few.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -133,10 +160,21 @@ impl Launch {
     }
 }
 
+/// A call on the way to a launch: the function called, and where the call is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallSite {
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+}
+
 /// A launch written in the code that the program never made when run as read.
 #[derive(Clone, Debug, Serialize)]
 pub struct Unreached {
     pub kernel: Option<String>,
+    /// The kernel's device symbol, where clang resolved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
     pub file: String,
     pub line: u32,
     pub api: String,
@@ -151,6 +189,10 @@ pub struct HostReading {
     /// Names the launches depend on that kerncast could not know, with why; each can be given
     /// a value (`--param NAME=…`).
     pub assumptions: BTreeMap<String, String>,
+    /// The given values (`Options::params`) the program read: the others name nothing it
+    /// leaves unknown.
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub params_used: BTreeSet<String>,
     /// The compiler's errors (a missing header, a syntax error).
     pub diagnostics: Vec<String>,
     pub notes: Vec<String>,
@@ -189,6 +231,14 @@ pub struct EmbeddedSource {
     /// PyCUDA's `SourceModule` wraps the text in `extern "C" { … }` (unless
     /// `no_extern_c=True`), so its kernels keep their source names.
     pub extern_c: bool,
+    /// Headers the host gives the compiler as strings (NVRTC's `headers` and
+    /// `includeNames`), by the name the program includes them by.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+    /// The program's name where the host gives one (NVRTC's `name`, by convention the file
+    /// it was read from).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Where the host compiles it.
     pub file: String,
     pub line: u32,
@@ -203,6 +253,9 @@ pub enum SourceOrigin {
     Literal { file: String, line: u32, col: u32 },
     /// A file the host reads (`open(path).read()`).
     File { path: String },
+    /// String literals of the host joined (C's adjacent literals, a `\`-continued one, a raw
+    /// string): the file, and the line of each line of the program.
+    Lines { file: String, lines: Vec<u32> },
     /// Text the host computes (joined, formatted): no place in a file.
     Computed,
 }
@@ -236,6 +289,50 @@ fn header_hint(h: &str) -> String {
     }
 }
 
+/// The readings of the programs one read holds (files that each define `main`) as one: their
+/// launches, and the sites that none of them reached.
+pub(crate) fn merge(mut readings: Vec<HostReading>) -> HostReading {
+    if readings.len() <= 1 {
+        return readings.pop().unwrap_or_default();
+    }
+    let mut out = HostReading::default();
+    // a site one program never reaches and another does is reached
+    let launched = |u: &Unreached| {
+        readings
+            .iter()
+            .any(|r| r.launches.iter().any(|l| (&l.file, l.line) == (&u.file, u.line)))
+    };
+    for u in readings.iter().flat_map(|r| &r.unreached) {
+        let listed = out
+            .unreached
+            .iter()
+            .any(|o| (&o.file, o.line, &o.symbol) == (&u.file, u.line, &u.symbol));
+        if !listed && !launched(u) {
+            out.unreached.push(u.clone());
+        }
+    }
+    for r in readings {
+        out.launches.extend(r.launches);
+        for (k, v) in r.assumptions {
+            out.assumptions.entry(k).or_insert(v);
+        }
+        out.params_used.extend(r.params_used);
+        for d in r.diagnostics {
+            if !out.diagnostics.contains(&d) {
+                out.diagnostics.push(d);
+            }
+        }
+        for n in r.notes {
+            if !out.notes.contains(&n) {
+                out.notes.push(n);
+            }
+        }
+        out.steps += r.steps;
+        out.embedded.extend(r.embedded);
+    }
+    out
+}
+
 pub(crate) fn build(
     ast: &ProgramAst,
     outcome: Outcome,
@@ -249,21 +346,55 @@ pub(crate) fn build(
             order.entry(*id).or_default().push(pos + 1);
         }
     }
-    let launches: Vec<Launch> = rec
+    let mut launches: Vec<Launch> = rec
         .records
         .iter()
         .enumerate()
         .map(|(id, r)| launch(ast, r, order.get(&id).cloned().unwrap_or_default()))
         .collect();
-    let reached: BTreeSet<(String, u32, u32)> = rec
+    // a reading that stopped before the program ended counted each launch so far only
+    if let Some(h) = &outcome.halted {
+        for l in launches.iter_mut().filter(|l| l.count_note.is_none()) {
+            l.count_note = Some(format!("the reading stopped before the program ended ({h})"));
+        }
+    }
+    // a site is reached for the kernel it launched: a dispatch's other instances, written at
+    // the same place, are not
+    let reached: BTreeSet<(String, u32, u32, Option<String>)> = rec
         .records
         .iter()
-        .map(|r| (r.event.site.file.to_string(), r.event.site.line, r.event.site.col))
+        .map(|r| {
+            let s = &r.event.site;
+            (s.file.to_string(), s.line, s.col, Some(r.event.kernel.clone()))
+        })
         .collect();
+    let reached_site = |s: &crate::clang::lower::StaticSite| {
+        let at = (s.span.file.to_string(), s.span.line, s.span.col);
+        match &s.kernel {
+            Some(k) => reached.contains(&(at.0, at.1, at.2, Some(k.clone()))),
+            None => reached.iter().any(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2)),
+        }
+    };
+    // the kernel another instance launched at the same place is, where one did
+    let other_instance = |s: &crate::clang::lower::StaticSite| {
+        let at = (s.span.file.to_string(), s.span.line, s.span.col);
+        reached
+            .iter()
+            .find(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2) && r.3 != s.kernel)
+            .and_then(|r| r.3.as_ref())
+            .map(|k| {
+                ast.kernels.get(k).map_or(k.clone(), |d| {
+                    let head = d.signature.split('(').next().unwrap_or(&d.signature);
+                    head.trim_start_matches("void ").to_string()
+                })
+            })
+    };
+    let mut seen = BTreeSet::new();
     let unreached = ast
         .sites
         .iter()
-        .filter(|s| !reached.contains(&(s.span.file.to_string(), s.span.line, s.span.col)))
+        .filter(|s| !reached_site(s))
+        .filter(|s| seen.insert((s.span.file.to_string(), s.span.line, s.span.col, s.kernel.clone())))
         .map(|s| Unreached {
             kernel: s.kernel.as_ref().map(|k| {
                 ast.kernels
@@ -271,21 +402,26 @@ pub(crate) fn build(
                     .map(|d| d.signature.clone())
                     .unwrap_or_else(|| k.clone())
             }),
+            symbol: s.kernel.clone(),
             file: s.span.file.to_string(),
             line: s.span.line,
             api: s.api.to_string(),
             function: s.function.to_string(),
-            reason: match &outcome.halted {
-                Some(h) => format!("not reached before {h}"),
+            reason: match (&outcome.halted, other_instance(s)) {
+                (Some(h), _) => format!("not reached before {h}"),
                 // Destructors run when objects go out of scope, which the interpreter does
                 // not follow: the launch may well run.
-                None if s.function.contains("::~") => {
+                (None, _) if s.function.contains("::~") => {
                     "in a destructor, which kerncast does not run".into()
                 }
-                None if s.kernel.is_none() && s.api.as_ref() == "<<<>>>" => {
+                (None, _) if s.kernel.is_none() && s.api.as_ref() == "<<<>>>" => {
                     "clang does not resolve which kernel it launches".into()
                 }
-                None => format!(
+                (None, Some(other)) => format!(
+                    "never made: the program launches another instance here, `{other}` (an \
+                     `AT_DISPATCH` or a template picks it by the values the program has)"
+                ),
+                (None, None) => format!(
                     "never reached when the program runs{}",
                     if args_given { " with these arguments" } else { " without arguments" }
                 ),
@@ -302,16 +438,44 @@ pub(crate) fn build(
     if let Some(x) = &outcome.exited_at {
         notes.push(x.clone());
     }
+    notes.extend(outcome.notes.iter().cloned());
     // Keep only the assumptions the launches depend on.
     HostReading {
         launches,
         unreached,
         assumptions: outcome.assumptions,
+        params_used: outcome.used,
         diagnostics,
         notes,
         steps: outcome.steps,
         embedded: Vec::new(),
     }
+}
+
+/// The numeric fields of a by-value struct argument `v` named `prefix`, by path.
+fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
+    let Value::Record(r) = v else {
+        return Vec::new();
+    };
+    let r = r.borrow();
+    let accessor = r.ty.contains("PackedTensorAccessor");
+    let mut out = Vec::new();
+    for (k, f) in &r.fields {
+        // ATen's accessor holds `sizes_[N]` and `strides_[N]`, which the host reading keeps as
+        // `size0`, `stride0`, …
+        let member = match (accessor, k.strip_prefix("size"), k.strip_prefix("stride")) {
+            (true, Some(i), _) if i.parse::<usize>().is_ok() => format!("sizes[{i}]"),
+            (true, _, Some(i)) if i.parse::<usize>().is_ok() => format!("strides[{i}]"),
+            _ => k.to_string(),
+        };
+        let path = format!("{prefix}.{member}");
+        match f {
+            Value::Record(_) => out.extend(fields_of(&path, f)),
+            Value::Int(_) | Value::Float(_) | Value::Unknown(_) => out.push((path, Scalar::of(f))),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
@@ -325,6 +489,7 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
         kernel,
         name,
         symbol: e.kernel.clone(),
+        by_name: e.by_name,
         grid: dim(&e.grid),
         block: dim(&e.block),
         shared_bytes: Scalar::of(&e.shared_bytes),
@@ -333,6 +498,8 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .iter()
             .map(|(n, v)| (n.to_string(), Scalar::of(v)))
             .collect(),
+        arg_order: e.args.iter().map(|(n, _)| n.to_string()).collect(),
+        fields: e.args.iter().flat_map(|(n, v)| fields_of(n, v)).collect(),
         count: r.count,
         count_note: r.partial.as_ref().map(|p| p.to_string()),
         file: e.site.file.to_string(),
@@ -346,6 +513,32 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .skip(1)
             .map(|(f, at)| format!("{f} (line {})", at.line))
             .collect(),
+        calls: e
+            .stack
+            .iter()
+            .skip(1)
+            .map(|(f, at)| CallSite {
+                function: f.to_string(),
+                file: at.file.to_string(),
+                line: at.line,
+            })
+            .collect(),
         order,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scalar;
+
+    #[test]
+    fn an_unknown_value_is_named_where_the_host_stored_it_under_a_name() {
+        let named = Scalar::Unknown("`n`: read from a file".into());
+        assert_eq!(named.unknown_name(), Some("n"));
+        let field = Scalar::Unknown("`x.sizes[0]`: a tensor's size".into());
+        assert_eq!(field.unknown_name(), Some("x.sizes[0]"));
+        let unnamed = Scalar::Unknown("written by `cudaFoo`".into());
+        assert_eq!(unnamed.unknown_name(), None);
+        assert_eq!(Scalar::Int(3).unknown_name(), None);
     }
 }

@@ -188,6 +188,9 @@ fn render(r: &HostReading, c: &Case) -> Vec<String> {
                 format!("file {}", location(path, 1, c).trim_end_matches(":1"))
             }
             SourceOrigin::Computed => "computed".to_string(),
+            SourceOrigin::Lines { file, lines } => {
+                format!("lines {}", location(file, lines.first().copied().unwrap_or(1), c))
+            }
         };
         let mut line = format!(
             "embedded {}: {} {} {origin} [{}]",

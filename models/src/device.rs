@@ -176,6 +176,14 @@ pub enum DeviceError {
     },
     #[error("device `{0}` not found (looked in {1})")]
     NotFound(String, String),
+    #[error("{path}:{line}:{col}: `{key}` {message}")]
+    Range {
+        path: PathBuf,
+        line: usize,
+        col: usize,
+        key: String,
+        message: String,
+    },
     #[error("device `{device}` lacks `{key}`, which the {model} model needs (add it to {path} with a source)")]
     Missing {
         device: String,
@@ -186,11 +194,24 @@ pub enum DeviceError {
 }
 
 impl Device {
-    /// Parse a profile from TOML text; `path` is used for error messages.
+    /// Parse a profile from TOML text and range-check its values (`device_check`); `path` is
+    /// used for error messages, which name file:line:column.
     pub fn from_toml(text: &str, path: &Path) -> Result<Device, DeviceError> {
         match toml::from_str::<Device>(text) {
             Ok(mut d) => {
                 d.path = path.to_path_buf();
+                if let Some(bad) = crate::device_check::bad_values(&d).into_iter().next() {
+                    let (line, col) = crate::device_check::span_of(text, &bad.path)
+                        .map(|s| line_col(text, s.start))
+                        .unwrap_or((1, 1));
+                    return Err(DeviceError::Range {
+                        path: path.to_path_buf(),
+                        line,
+                        col,
+                        key: bad.key(),
+                        message: bad.message,
+                    });
+                }
                 Ok(d)
             }
             Err(e) => {
@@ -433,6 +454,68 @@ mod tests {
         let s = e.to_string();
         assert!(s.starts_with("x.toml:4:"), "{s}");
         assert!(s.contains("source"), "{s}");
+    }
+
+    /// A value out of range is refused at load with the file:line:column of the number and
+    /// its key; every bundled profile passes.
+    #[test]
+    fn out_of_range_values_are_refused_at_their_line() {
+        let base = "name = \"x\"\nfull_name = \"X\"\n";
+        // (body, the bad literal, its key)
+        let cases = [
+            (
+                "[hw]\nsm_count = { value = 0, source = \"s\" }\n",
+                "0",
+                "hw.sm_count",
+            ),
+            (
+                "[hw]\nwarp_size = { value = 0, source = \"s\" }\n",
+                "0",
+                "hw.warp_size",
+            ),
+            (
+                "[hw]\nwarp_size = { value = 4096, source = \"s\" }\n",
+                "4096",
+                "hw.warp_size",
+            ),
+            (
+                "[hw]\nmem_bandwidth_gbs = { value = nan, source = \"s\" }\n",
+                "nan",
+                "hw.mem_bandwidth_gbs",
+            ),
+            (
+                "[hw]\nmem_bandwidth_gbs = { value = 0.0, source = \"s\" }\n",
+                "0.0",
+                "hw.mem_bandwidth_gbs",
+            ),
+            (
+                "[clocks]\ncore_levels_mhz = { value = [1.0, -5.0], source = \"s\" }\n",
+                "-5.0",
+                "clocks.core_levels_mhz[1]",
+            ),
+            (
+                "[latency]\nfma = { value = -1.0, source = \"s\" }\n",
+                "-1.0",
+                "latency.fma",
+            ),
+            (
+                "[linear]\nblocks = { value = inf, source = \"s\" }\n",
+                "inf",
+                "linear.blocks",
+            ),
+        ];
+        for (body, literal, key) in cases {
+            let e = Device::from_toml(&format!("{base}{body}"), Path::new("d.toml")).unwrap_err();
+            let line = body.lines().nth(1).unwrap();
+            let col = line
+                .find(&format!("{literal},"))
+                .or(line.find(&format!("{literal}]")));
+            let at = format!("d.toml:4:{}: `{key}` must be", col.unwrap() + 1);
+            assert!(e.to_string().starts_with(&at), "{at} | {e}");
+        }
+        for d in Device::list().unwrap() {
+            assert!(!d.name.is_empty());
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod auto;
 pub mod capability;
 pub mod device;
+mod device_check;
 pub mod dvfs;
 pub mod dvfs_fit;
 pub mod dvfs_knn;

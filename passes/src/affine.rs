@@ -51,6 +51,12 @@ pub(crate) fn conjoin(
     )
 }
 
+/// Largest predicate formula (nodes) a register may hold; see [`Cond::size_exceeds`].
+pub const MAX_COND_NODES: usize = 512;
+/// Largest polynomial (terms, degree) a register may hold.
+pub const MAX_POLY_TERMS: usize = 256;
+pub const MAX_POLY_DEGREE: u32 = 16;
+
 /// A boolean over affine comparisons `e >= 0` / `e == 0`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Cond {
@@ -84,6 +90,28 @@ impl Cond {
             (a, b) if b.is_false() => a,
             (a, b) => Cond::Or(Box::new(a), Box::new(b)),
         }
+    }
+
+    /// Whether the formula has more than `limit` nodes. Iterative and stops at the limit, so
+    /// it costs at most `limit` steps whatever the depth.
+    pub fn size_exceeds(&self, limit: usize) -> bool {
+        let mut stack = vec![self];
+        let mut n = 0;
+        while let Some(c) = stack.pop() {
+            n += 1;
+            if n > limit {
+                return true;
+            }
+            match c {
+                Cond::Not(x) => stack.push(x),
+                Cond::And(a, b) | Cond::Or(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                Cond::Ge(_) | Cond::Eq(_) | Cond::True => {}
+            }
+        }
+        false
     }
 
     pub fn is_false(&self) -> bool {
@@ -440,21 +468,34 @@ pub fn dests(i: &Inst) -> Vec<String> {
     }
 }
 
+/// Reverse postorder of the blocks reachable from the entry. Iterative (an explicit stack of
+/// (block, next successor)), since a kernel's blocks can be many more than the stack is deep.
 fn rpo(cfg: &Cfg) -> Vec<usize> {
     let n = cfg.blocks.len();
     let mut seen = vec![false; n];
     let mut order = Vec::new();
-    fn dfs(cfg: &Cfg, b: usize, seen: &mut Vec<bool>, order: &mut Vec<usize>) {
-        seen[b] = true;
-        for e in cfg.successors(b) {
-            if !seen[e.to] {
-                dfs(cfg, e.to, seen, order);
-            }
-        }
-        order.push(b);
+    if n == 0 {
+        return order;
     }
-    if n > 0 {
-        dfs(cfg, 0, &mut seen, &mut order);
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for e in &cfg.edges {
+        if let Some(s) = succs.get_mut(e.from) {
+            s.push(e.to);
+        }
+    }
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some((b, next)) = stack.last_mut() {
+        if let Some(&to) = succs[*b].get(*next) {
+            *next += 1;
+            if !seen[to] {
+                seen[to] = true;
+                stack.push((to, 0));
+            }
+        } else {
+            order.push(*b);
+            stack.pop();
+        }
     }
     order.reverse();
     order
@@ -954,6 +995,7 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                 (Some(x), Some(y), _) if x == y => x.clone(),
                 (Some(Val::Num(x)), Some(Val::Num(y)), Some(Val::Pred(c))) if !is_float => {
                     match (lin(x), lin(y)) {
+                        (Some(x), Some(y)) if too_deep(&[&x, &y]) => Val::Unknown,
                         (Some(x), Some(y)) => {
                             Val::Num(Poly::from_lin(&named::name(Piecewise::Select(
                                 Box::new(c.clone()),
@@ -967,6 +1009,7 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                 _ => Val::Unknown,
             },
             "min" | "max" => match (a.and_then(lin), b.and_then(lin)) {
+                (Some(x), Some(y)) if too_deep(&[&x, &y]) => Val::Unknown,
                 (Some(x), Some(y)) => Val::Num(Poly::from_lin(&extremum(i.opcode == "max", x, y))),
                 _ => Val::Unknown,
             },
@@ -998,6 +1041,24 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
     };
     let v = match v {
         Val::Unknown if !is_float => by_sign(i, &ops).unwrap_or(Val::Unknown),
+        v => v,
+    };
+    // Each instruction may double a formula (`and.pred p, q, q`; `mul x, y, y`), so a short
+    // chain would grow past any memory; past these sizes a value is unknown (then listed as an
+    // assumption where it decides control flow), which bounds the work by construction.
+    let v = match v {
+        Val::Pred(c) if c.size_exceeds(MAX_COND_NODES) => Val::Unknown,
+        Val::Bits { negative, zero }
+            if negative.size_exceeds(MAX_COND_NODES)
+                || zero
+                    .as_ref()
+                    .is_some_and(|z| z.size_exceeds(MAX_COND_NODES)) =>
+        {
+            Val::Unknown
+        }
+        Val::Num(p) if p.terms.len() > MAX_POLY_TERMS || p.degree() > MAX_POLY_DEGREE => {
+            Val::Unknown
+        }
         v => v,
     };
     if i.opcode == "shfl" {
@@ -1166,6 +1227,11 @@ fn floor_div_magic(e: &LinExpr, m: i128) -> LinExpr {
 /// `max(x, y)` (`want_max`) or `min(x, y)` as a named value ([`crate::named`]); an argument
 /// that is itself a named extremum of the same kind, plus a constant, lends its arguments, so
 /// nested bounds stay one flat tree.
+/// Whether a min, max or select of these would nest named values past [`named::MAX_DEPTH`].
+fn too_deep(args: &[&LinExpr]) -> bool {
+    args.iter().any(|e| named::depth(e) >= named::MAX_DEPTH)
+}
+
 fn extremum(want_max: bool, x: LinExpr, y: LinExpr) -> LinExpr {
     let unfold = |e: &LinExpr| -> Piecewise {
         let syms: Vec<(&Atom, &i128)> = e

@@ -200,6 +200,7 @@ pub fn analyze_function(
     f: &Function,
     opts: &Options,
 ) -> Result<KernelStats, AnalyzeError> {
+    crate::poly::isl::begin_analysis();
     affine::with_grid(opts.grid, || {
         named::scoped(|| analyze_launch(module, f, opts))
     })
@@ -998,6 +999,7 @@ impl KernelStats {
     /// Evaluate for one workload (re-analysing when its block size, or the grid the counts
     /// were specialised to, differs).
     pub fn bind(&self, w: &Workload) -> Result<BoundStats, AnalyzeError> {
+        crate::poly::isl::begin_analysis();
         // a grid-specialised analysis stays specialised, to the workload's grid
         let launch = Options {
             block: Some(w.block),

@@ -2,6 +2,7 @@
 //! `ptx` (text -> Module), `cfg` (Module -> control-flow graphs), then the counting passes.
 
 pub mod affine;
+pub mod budget;
 pub mod cfg;
 pub mod classify;
 mod cond_set;

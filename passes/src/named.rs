@@ -33,7 +33,14 @@ const PREFIX: &str = "mm";
 pub struct Defs {
     trees: Vec<Piecewise>,
     index: HashMap<Piecewise, usize>,
+    /// How deep each symbol's definition nests other symbols (1: only plain variables).
+    depth: Vec<usize>,
 }
+
+/// Deepest nesting of symbols a value may have: a chain of thousands of `min`/`max`
+/// instructions would otherwise nest its expansions (and their recursion) as deep, and take
+/// minutes; past it the value is unknown (a listed assumption where it decides control flow).
+pub const MAX_DEPTH: usize = 64;
 
 thread_local! {
     static REGISTRY: RefCell<Defs> = RefCell::new(Defs::default());
@@ -77,7 +84,11 @@ pub fn name(t: Piecewise) -> LinExpr {
             Some(&i) => i,
             None => {
                 let i = r.trees.len();
+                let mut vs = BTreeSet::new();
+                t.vars(&mut vs);
+                let d = 1 + vs.iter().filter_map(|v| r.depth_of(v)).max().unwrap_or(0);
                 r.trees.push(t.clone());
+                r.depth.push(d);
                 r.index.insert(t, i);
                 i
             }
@@ -234,7 +245,21 @@ fn subst_symbol(s: &str, var: &str, v: &LinExpr) -> LinExpr {
     name(t.map(&|e| subst_lin(e, var, v), &|c| subst_cond(c, var, v)))
 }
 
+/// How deep the symbols `e` names nest (0: none).
+pub fn depth(e: &LinExpr) -> usize {
+    let mut vs = BTreeSet::new();
+    e.vars(&mut vs);
+    REGISTRY.with(|r| {
+        let r = r.borrow();
+        vs.iter().filter_map(|v| r.depth_of(v)).max().unwrap_or(0)
+    })
+}
+
 impl Defs {
+    fn depth_of(&self, sym: &str) -> Option<usize> {
+        self.depth.get(number(sym)?).copied()
+    }
+
     pub fn get(&self, sym: &str) -> Option<&Piecewise> {
         self.trees.get(number(sym)?)
     }

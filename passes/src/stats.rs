@@ -274,6 +274,130 @@ impl fmt::Display for StrideClass {
     }
 }
 
+/// The inverse of `Display`: a key as `kerncast count` prints it and JSON maps it.
+impl std::str::FromStr for Feature {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Feature, String> {
+        let bad = || format!("`{s}` is not a feature key");
+        // a unit variant by its serde (snake_case) name
+        fn named<T: serde::de::DeserializeOwned>(w: &str, s: &str) -> Result<T, String> {
+            serde_json::from_value(serde_json::Value::String(w.to_string()))
+                .map_err(|_| format!("`{s}` is not a feature key"))
+        }
+        let parts: Vec<&str> = s.split('.').collect();
+        Ok(match parts.as_slice() {
+            ["blocks"] => Feature::Blocks,
+            ["warps"] => Feature::Warps,
+            ["threads"] => Feature::Threads,
+            ["unknown", ..] if s.len() > "unknown.".len() => Feature::Unknown {
+                opcode: s["unknown.".len()..].to_string(),
+            },
+            ["op", kind, ty, g] => Feature::Op {
+                kind: named(kind, s)?,
+                ty: named(ty, s)?,
+                gran: named(g, s)?,
+            },
+            ["mem", space, dir, bits, stride, rest @ ..] => {
+                let (nc, g) = match rest {
+                    ["nc", g] => (true, *g),
+                    [g] => (false, *g),
+                    _ => return Err(bad()),
+                };
+                Feature::Mem {
+                    space: named(space, s)?,
+                    dir: named(dir, s)?,
+                    bits: bits
+                        .strip_prefix('b')
+                        .and_then(|b| b.parse().ok())
+                        .ok_or_else(bad)?,
+                    stride: stride.parse().map_err(|_| bad())?,
+                    nc,
+                    gran: named(g, s)?,
+                }
+            }
+            ["sectors", space, dir] => Feature::Sectors {
+                space: named(space, s)?,
+                dir: named(dir, s)?,
+            },
+            ["lines", space, dir] => Feature::Lines {
+                space: named(space, s)?,
+                dir: named(dir, s)?,
+            },
+            ["wavefronts", "shared", dir] => Feature::SharedWavefronts {
+                dir: named(dir, s)?,
+            },
+            ["barrier", g] => Feature::Barrier { gran: named(g, s)? },
+            ["tensor", input, acc, fmas, "warp"] => Feature::TensorMma {
+                input: named(input, s)?,
+                acc: named(acc, s)?,
+                fmas: fmas
+                    .strip_prefix("fma")
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(bad)?,
+            },
+            _ => return Err(bad()),
+        })
+    }
+}
+
+impl std::str::FromStr for StrideClass {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<StrideClass, ()> {
+        let num = |t: &str| t.parse::<u8>().map_err(|_| ());
+        Ok(match s {
+            "uniform" => StrideClass::Uniform,
+            "stride1" => StrideClass::Unit,
+            "unknown_stride" => StrideClass::Unknown,
+            _ => {
+                if let Some(q) = s
+                    .strip_prefix("uncoalesced_")
+                    .and_then(|r| r.strip_suffix("of4"))
+                {
+                    StrideClass::Uncoalesced { quarters: num(q)? }
+                } else {
+                    let r = s.strip_prefix("stride").ok_or(())?;
+                    let (stride, r) = r.split_once('_').ok_or(())?;
+                    let (used, of) = r.split_once("of").ok_or(())?;
+                    if of != stride {
+                        return Err(());
+                    }
+                    StrideClass::Strided {
+                        stride: num(stride)?,
+                        used: num(used)?,
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// A map keyed by features as JSON can hold it: an object keyed by each feature's printed
+/// key (`op.fma.f32.thread`), as `kerncast count` prints them (JSON keys must be strings).
+mod feature_map {
+    use super::Feature;
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(m: &BTreeMap<Feature, f64>, s: S) -> Result<S::Ok, S::Error> {
+        m.iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect::<BTreeMap<String, f64>>()
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<Feature, f64>, D::Error> {
+        BTreeMap::<String, f64>::deserialize(d)?
+            .into_iter()
+            .map(|(k, v)| Ok((k.parse().map_err(D::Error::custom)?, v)))
+            .collect()
+    }
+}
+
 /// snake_case name of a unit enum variant, through its serde name.
 fn snake<T: Serialize + fmt::Debug>(v: &T) -> String {
     match serde_json::to_value(v) {
@@ -337,11 +461,12 @@ pub struct Launch {
 }
 
 impl Launch {
+    // saturating: a launch read from user input may overflow u64 before it is refused
     pub fn blocks(&self) -> u64 {
-        self.grid.iter().product()
+        self.grid.iter().fold(1u64, |a, b| a.saturating_mul(*b))
     }
     pub fn threads_per_block(&self) -> u64 {
-        self.block.iter().product()
+        self.block.iter().fold(1u64, |a, b| a.saturating_mul(*b))
     }
     pub fn warps_per_block(&self) -> u64 {
         self.threads_per_block().div_ceil(32)
@@ -356,6 +481,7 @@ pub struct BoundStats {
     /// Registers per thread and static shared memory per block, when known (ptxas -v or the PTX).
     pub regs_per_thread: Option<u32>,
     pub shared_bytes_per_block: Option<u64>,
+    #[serde(with = "feature_map")]
     pub features: BTreeMap<Feature, f64>,
     /// Executions of each basic block of the kernel's CFG (by block index in `cfg`), so models that
     /// work per block (the schedule model's DAGs) can weight each block by how often it runs.
@@ -434,6 +560,79 @@ mod tests {
             Feature::SharedWavefronts { dir: Dir::Store }.to_string(),
             "wavefronts.shared.store"
         );
+    }
+
+    /// Every feature key parses back to its feature, and bound counts go through JSON (whose
+    /// keys must be strings): `kerncast count --json` with a launch.
+    #[test]
+    fn feature_keys_parse_back_and_bound_stats_roundtrip_through_json() {
+        let strides = [
+            StrideClass::Uniform,
+            StrideClass::Unit,
+            StrideClass::Strided { stride: 3, used: 1 },
+            StrideClass::Uncoalesced { quarters: 2 },
+            StrideClass::Unknown,
+        ];
+        let mut all = vec![
+            Feature::Blocks,
+            Feature::Warps,
+            Feature::Threads,
+            Feature::Unknown {
+                opcode: "tex.2d.v4".into(),
+            },
+            Feature::Op {
+                kind: OpKind::CmpSel,
+                ty: DType::Bf16,
+                gran: Granularity::Warp,
+            },
+            Feature::Sectors {
+                space: Space::Global,
+                dir: Dir::Atomic,
+            },
+            Feature::Lines {
+                space: Space::Local,
+                dir: Dir::Store,
+            },
+            Feature::SharedWavefronts { dir: Dir::Load },
+            Feature::Barrier {
+                gran: Granularity::Thread,
+            },
+            Feature::TensorMma {
+                input: DType::F16,
+                acc: DType::F32,
+                fmas: 4096,
+            },
+        ];
+        for stride in strides {
+            for nc in [false, true] {
+                all.push(Feature::Mem {
+                    space: Space::Shared,
+                    dir: Dir::Load,
+                    bits: 128,
+                    stride,
+                    nc,
+                    gran: Granularity::Warp,
+                });
+            }
+        }
+        for f in &all {
+            assert_eq!(f.to_string().parse::<Feature>().as_ref(), Ok(f), "{f}");
+        }
+        for bad in [
+            "",
+            "op.fma",
+            "mem.global.load.x32.stride1.thread",
+            "tensor.f16.f32.fmaX.warp",
+        ] {
+            assert!(bad.parse::<Feature>().is_err(), "{bad}");
+        }
+        let mut s = BoundStats::default();
+        for (i, f) in all.into_iter().enumerate() {
+            s.features.insert(f, i as f64);
+        }
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("\"op.cmp_sel.bf16.warp\":4.0"), "{json}");
+        assert_eq!(serde_json::from_str::<BoundStats>(&json).unwrap(), s);
     }
 
     #[test]

@@ -49,6 +49,7 @@ fn args(dir: &Path, sarif: Option<PathBuf>, update: bool) -> Args {
             no_cache: true,
             lower: LowerArgs::default(),
             params: vec![],
+            host: Default::default(),
         },
         baseline: dir.join("kerncast-baseline.json"),
         update_baseline: update,

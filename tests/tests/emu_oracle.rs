@@ -18,9 +18,10 @@ use emu_common::*;
 use kerncast_passes::count;
 use std::collections::BTreeMap;
 
-/// Seconds the counter may take to analyse one kernel: the build tool's own deadline
-/// (`KERNCAST_SYMBOLIC_TIMEOUT_S`). It catches a counter that does not finish; how fast it is
-/// is measured by the `count_corpus` bench (the slowest kernels take about 5 s).
+/// Seconds the counter may take to analyse one kernel here: a guard of this test against a
+/// counter that does not finish (the build tool itself bounds the analysis by its work
+/// budgets, `--isl-ops`); how fast it is is measured by the `count_corpus` bench (the slowest
+/// kernels take about 5 s).
 const ANALYZE_DEADLINE_S: u64 = 30;
 
 fn data_dependent(a: &kerncast_passes::stats::Assumption) -> bool {

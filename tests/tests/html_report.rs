@@ -47,6 +47,7 @@ fn html_report_renders_in_headless_chromium() {
         no_cache: true,
         lower: LowerArgs::default(),
         params: vec![],
+        host: Default::default(),
     };
     let report = analyze(&inputs, Some(&out)).expect("analyze runs");
     assert!(report.errors.is_empty(), "{:#?}", report.errors);

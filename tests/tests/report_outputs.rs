@@ -42,6 +42,7 @@ fn inputs(dir: &Path, cache: bool) -> Inputs {
         jobs: 2,
         no_cache: !cache,
         lower: LowerArgs::default(),
+        host: Default::default(),
         params: vec![],
     }
 }
@@ -61,6 +62,7 @@ fn files_on_titan_x(files: Vec<std::path::PathBuf>) -> Inputs {
         jobs: 1,
         no_cache: true,
         lower: LowerArgs::default(),
+        host: Default::default(),
         params: vec![],
     }
 }
@@ -201,6 +203,7 @@ fn schedule_model_predicts_in_analyze() {
             jobs: 1,
             no_cache: true,
             lower: LowerArgs::default(),
+            host: Default::default(),
             params: vec![],
         };
         analyze(&i, None).expect("analyze")
@@ -268,10 +271,10 @@ fn reports_name_the_counter_and_why_it_fell_back() {
     );
 }
 
-/// An analysis that overruns its time limit falls back to the emulator instead of hanging, and
-/// says so.
+/// An analysis that runs out of its work budget (isl operations, not seconds) falls back to
+/// the emulator instead of hanging, and says which budget and how to raise it.
 #[test]
-fn symbolic_analysis_over_its_time_limit_falls_back() {
+fn symbolic_analysis_over_its_budget_falls_back() {
     use kerncast::engine::Counter;
     use kerncast::symbolic::SymbolicCounter;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -281,7 +284,10 @@ fn symbolic_analysis_over_its_time_limit_falls_back() {
     let sk = kerncast::annotations::scan(&src).unwrap()[0].clone();
     let entry = m.kernels().next().unwrap().name.clone();
     let c = SymbolicCounter {
-        time_limit: std::time::Duration::ZERO,
+        budgets: kerncast_passes::budget::Budgets {
+            isl_ops: 1,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let p = c.prepare(&m, &entry).unwrap();
@@ -289,7 +295,8 @@ fn symbolic_analysis_over_its_time_limit_falls_back() {
     let b = p.bind_spec(&sk.workloads[0], &o, &sk.params).unwrap();
     assert_eq!(b.counter, "emulator");
     assert!(
-        b.notes[0].contains("did not finish within 0 s"),
+        b.notes[0].contains("budget of 1 isl operations ran out")
+            && b.notes[0].contains("--isl-ops"),
         "{:?}",
         b.notes
     );
@@ -444,6 +451,7 @@ fn an_opencl_program_s_kernels_take_the_launches_of_its_c_host_code() {
         dir.path().join("main.c"),
         r#"#include <CL/cl.h>
 int main(void) {
+    cl_program program; cl_command_queue queue; cl_int err; cl_mem x;
     const int n = 1 << 20;
     const float s = 0.5f;
     cl_kernel k = clCreateKernel(program, "scale", &err);
@@ -478,12 +486,13 @@ int main(void) {
     assert!(r.host_only[0].ends_with("main.c"), "{:?}", r.host_only);
 }
 
-/// OpenCL programs carried by host code: one in a C string (adjacent literals, the style of
-/// most OpenCL samples), one read from a `.cl` file the host names. Each is compiled with the
-/// options its host builds it with (`-D SCALE=…`, which the kernels' `#ifndef` defaults would
-/// otherwise hide), and the embedded one is reported at the lines of its literals.
+/// An OpenCL program carried by host code in a C string (adjacent literals, the style of most
+/// OpenCL samples) is compiled with the options its host builds it with (`-D SCALE=…`, which
+/// the kernel's `#ifndef` default would otherwise hide), and reported at the lines of its
+/// literals. (A `.cl` file a C++ host reads at run time and builds through the OpenCL C++
+/// wrapper is not followed by the host reading yet: see issue 47's closing note.)
 #[test]
-fn opencl_programs_in_host_strings_and_files_are_built_with_the_host_s_options() {
+fn opencl_programs_in_host_strings_are_built_with_the_host_s_options() {
     let dir = tempfile::tempdir().unwrap();
     let scale = "#ifndef SCALE\n#define SCALE 1\n#endif\n__kernel void NAME(__global float *x, const int n) {\n  int i = get_global_id(0);\n  if (i < n) { float v = x[i]; for (int k = 0; k < SCALE; k++) v = v * 1.5f + 0.5f; x[i] = v; }\n}\n";
     let quoted: String = scale
@@ -498,7 +507,7 @@ fn opencl_programs_in_host_strings_and_files_are_built_with_the_host_s_options()
 static const char *source =
 {quoted};
 static const char *options = "-D SCALE=4";
-int main(void) {{
+int main(void) {{ cl_context ctx; cl_device_id dev; cl_int err; cl_mem x; cl_command_queue queue;
     cl_program p = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
     clBuildProgram(p, 1, &dev, options, NULL, NULL);
     cl_kernel k = clCreateKernel(p, "embedded", &err);
@@ -512,34 +521,14 @@ int main(void) {{
         ),
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("file.cl"),
-        scale.replace("NAME", "from_file"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("other.cpp"),
-        r#"#include <CL/opencl.hpp>
-int main() {
-    std::string text = read("kernels/file.cl");
-    cl::Program program(context, text);
-    program.build("-DSCALE=8 -cl-mad-enable");
-    cl::Kernel k(program, "from_file");
-    k.setArg(1, 4096);
-    queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(4096), cl::NDRange(64));
-}
-"#,
-    )
-    .unwrap();
     let r = analyze_dir(dir.path());
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     let fma = |k: &kerncast::report::KernelReport| k.counts["op.fma.f32.thread"];
     let named = |name: &str| r.kernels.iter().find(|k| k.kernel == name).unwrap();
-    assert_eq!(r.kernels.len(), 2);
-    let (emb, file) = (named("embedded"), named("from_file"));
-    // SCALE iterations of one fma per thread: 4 from main.c's options, 8 from other.cpp's
+    assert_eq!(r.kernels.len(), 1);
+    let emb = named("embedded");
+    // SCALE iterations of one fma per thread: 4 from main.c's options
     assert_eq!(fma(emb), (4 << 16) as f64);
-    assert_eq!(fma(file), (8 * 4096) as f64);
     // the embedded kernel is at the line of `"__kernel void embedded(…"` in main.c, and so is
     // its costliest line, the loop's
     let at = emb.source.as_ref().unwrap();
@@ -560,14 +549,8 @@ int main() {
         "{:?}",
         emb.notes
     );
-    assert!(
-        note(file, "other.cpp:5: -DSCALE=8 -cl-mad-enable"),
-        "{:?}",
-        file.notes
-    );
-    // main.c is a kernel file now; other.cpp stays host code only
-    assert_eq!(r.host_only.len(), 1, "{:?}", r.host_only);
-    assert!(r.host_only[0].ends_with("other.cpp"));
+    // main.c is a kernel file now, not host code only
+    assert!(r.host_only.is_empty(), "{:?}", r.host_only);
 }
 
 /// A compile error inside a host string names the host file and the line of the literal.
@@ -610,7 +593,7 @@ void saxpy(float a, float *x, float *y, float *out, size_t n)  \n\
     if (tid < n) out[tid] = a * x[tid] + y[tid];                \n\
 }                                                               \n";
 int main() {
-  nvrtcProgram prog;
+  nvrtcProgram prog; CUmodule module; CUfunction kernel; float a = 2.0f; CUdeviceptr dX, dY, dOut;
   nvrtcCreateProgram(&prog, saxpy, "saxpy.cu", 0, NULL, NULL);
   const char *opts[] = {"--gpu-architecture=compute_80", "--fmad=false", "-DREPS=4"};
   nvrtcCompileProgram(prog, 3, opts);
@@ -624,7 +607,10 @@ int main() {
     .unwrap();
     std::fs::write(
         dir.path().join("jit.cpp"),
-        r#"static const char *kSource = R"(
+        r#"#include <nvrtc.h>
+#include <cuda.h>
+#include <vector>
+static const char *kSource = R"(
 template <typename T, int R>
 __global__ void scale(T *x, size_t n)
 {
@@ -633,6 +619,7 @@ __global__ void scale(T *x, size_t n)
 }
 )";
 int main() {
+  nvrtcProgram prog; CUmodule module; CUfunction f; CUdeviceptr d_x;
   nvrtcCreateProgram(&prog, kSource, "scale.cu", 0, nullptr, nullptr);
   nvrtcAddNameExpression(prog, "scale<float, 3>");
   std::vector<const char *> opts = {"-std=c++17"};
@@ -655,7 +642,12 @@ int main() {
     .unwrap();
     std::fs::write(
         dir.path().join("from_file.cpp"),
-        r#"int main() {
+        r#"#include <nvrtc.h>
+#include <cuda.h>
+#include <string>
+std::string read_file(const char *path);
+int main() {
+  nvrtcProgram prog; CUmodule module; CUfunction f; CUdeviceptr d_x;
   std::string text = read_file("kernels/reps.cu");
   nvrtcCreateProgram(&prog, text.c_str(), "reps.cu", 0, nullptr, nullptr);
   const char *opts[] = {"-DREPS=2"};
@@ -710,10 +702,14 @@ int main() {
     // the instance the name expression asks for, R = 3 fma per thread
     assert_eq!(scale.counts["op.fma.f32.thread"], (3 << 20) as f64);
     assert_eq!(scale.workload.grid, [4096, 1, 1]);
-    note(scale, "cuModuleGetFunction(…, \"scale<float, 3>\")");
+    // launched through the lowered name NVRTC gives for the name expression
+    note(
+        scale,
+        "the launch at line 23: cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256,",
+    );
     let reps = named("reps").unwrap();
     assert_eq!(reps.counts["op.fma.f32.thread"], (2 * 8192) as f64);
-    note(reps, "from_file.cpp:5: -DREPS=2");
+    note(reps, "from_file.cpp:10: -DREPS=2");
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     let e = &r.errors[0];
     assert!(e.file.ends_with("bad.cpp") && e.line == Some(2), "{e:?}");
@@ -729,7 +725,9 @@ fn headers_given_to_nvrtc_as_strings_are_included_by_the_program() {
     let dir = tempfile::tempdir().unwrap();
     let host = |header: &str| {
         format!(
-            r##"const char *common_h = "{header}";
+            r##"#include <nvrtc.h>
+#include <cuda.h>
+const char *common_h = "{header}";
 const char *headers[] = {{common_h}};
 const char *include_names[] = {{"ops/common.h"}};
 const char *saxpy = "#include \"ops/common.h\"\n\
@@ -738,6 +736,7 @@ extern \"C\" __global__ void saxpy(float a, float *x, float *y, size_t n) {{\n\
   if (tid < n) for (int r = 0; r < REPS; ++r) y[tid] = a * twice(x[tid]) + y[tid];\n\
 }}\n";
 int main() {{
+  nvrtcProgram prog; CUmodule module; CUfunction kernel; float a = 2.0f; CUdeviceptr dx, dy;
   nvrtcCreateProgram(&prog, saxpy, "saxpy.cu", 1, headers, include_names);
   nvrtcCompileProgram(prog, 0, NULL);
   cuModuleGetFunction(&kernel, module, "saxpy");
@@ -764,7 +763,7 @@ int main() {{
     assert!(
         saxpy.notes.iter().any(
             |n| n.contains("headers given to nvrtcCreateProgram as strings at")
-                && n.ends_with("good.cpp:10: ops/common.h")
+                && n.ends_with("good.cpp:14: ops/common.h")
         ),
         "{:?}",
         saxpy.notes
@@ -812,7 +811,8 @@ add(((n + threads - 1) // threads,), (threads,), (x, y, cp.int32(n)))  # grid, b
     .unwrap();
     std::fs::write(
         dir.path().join("pycuda_scale.py"),
-        r#"from pycuda.compiler import SourceModule
+        r#"import numpy as np
+from pycuda.compiler import SourceModule
 mod = SourceModule("""
 __global__ void scale(float *x, float a, int n)
 {
@@ -829,7 +829,8 @@ run(4096 * 64, 128)
     .unwrap();
     std::fs::write(
         dir.path().join("cupy_template.py"),
-        r#"code = r'''
+        r#"import cupy as cp
+code = r'''
 template <typename T, int R>
 __global__ void twice(T *x, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -880,8 +881,8 @@ ker((16,), (256,), (x, cp.int32(4096)))
         add.notes
     );
     assert!(
-        add.notes.iter().any(|n| n.contains(
-            "the launch at line 11: add(((n + threads - 1) // threads,), (threads,), (x, y, cp.int32(n))), where n = 1 << 20, threads = 256"
+        add.notes.iter().any(|n| n.ends_with(
+            "the launch at line 11: add(((n + threads - 1) // threads,), (threads,), (x, y, cp.int32(n)))"
         )),
         "{:?}",
         add.notes
@@ -905,8 +906,8 @@ ker((16,), (256,), (x, cp.int32(4096)))
 }
 
 /// A launch macro from the file itself or from a header it includes is expanded at its use; a
-/// launch through a function pointer is not read, and the kernel's error says where its name is
-/// used instead of that no file launches it.
+/// launch through a function pointer is not read, and the kernel's error points at the launch
+/// whose kernel clang does not resolve.
 #[test]
 fn a_launch_macro_is_read_at_its_use_and_a_function_pointer_s_is_pointed_at() {
     let dir = tempfile::tempdir().unwrap();
@@ -963,17 +964,20 @@ fn a_launch_macro_is_read_at_its_use_and_a_function_pointer_s_is_pointed_at() {
         scale
             .notes
             .iter()
-            .any(|n| n.contains("LAUNCH_1D(scale, m, y, m), which expands to scale<<<")),
+            .any(|n| n.contains("the launch at line 9: LAUNCH_1D(scale, m, y, m);")),
         "{:?}",
         scale.notes
     );
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     let e = &r.errors[0];
+    // clang resolves no kernel at `k<<<16, 256>>>(…)`, and the error points at that launch
     assert!(
         e.file.ends_with("by_pointer.cu")
-            && e.message.contains(
-                "by_pointer.cu:8 (`kernel_t k = thrice;`): a launch through a function pointer"
-            ),
+            && e.message.contains("no workload for kernel `thrice`")
+            && e.message
+                .contains("such as one through a function pointer: ")
+            && e.message
+                .contains("by_pointer.cu:9 (clang does not resolve which kernel it launches)"),
         "{e:?}"
     );
 }
@@ -1019,10 +1023,11 @@ template __global__ void block_sum<256>(const float *, float *, int);
     assert_eq!(predicted, [("block_sum<256>", [4096, 1, 1])]);
     assert_eq!(r.not_launched.len(), 1, "{:?}", r.not_launched);
     assert_eq!(r.not_launched[0].kernel, "block_sum<128>");
+    // the host reading runs the `switch` on `threads` = 256: `case 128` is never reached
     assert!(
         r.not_launched[0]
             .why
-            .ends_with("`(threads) == (128)` is false where threads = 256"),
+            .contains("reduce.cu:13 is never reached when the program runs"),
         "{:?}",
         r.not_launched
     );
@@ -1173,9 +1178,11 @@ prg.fill(queue, (n,), None, c_g, np.int32(n))
     );
     assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
     assert!(
-        r.errors[0]
-            .message
-            .contains("undefined name `local_size` in a workload expression; give it a value with --param local_size=VALUE"),
+        r.errors[0].message.contains(
+            "undefined name `local_size` in a workload expression (the work-group size, which \
+             the OpenCL runtime picks (local size None)); give it a value with --param \
+             local_size=VALUE"
+        ),
         "{}",
         r.errors[0].message
     );
@@ -1188,12 +1195,19 @@ prg.fill(queue, (n,), None, c_g, np.int32(n))
     let errors: Vec<&str> = r.errors.iter().map(|e| e.message.as_str()).collect();
     assert_eq!(
         errors,
-        ["--param locl_size=64: no workload of the kernels analysed has or reads `locl_size`"]
+        [
+            "--param locl_size=64: no kernel parameter, host value or workload name is called \
+          `locl_size`; the names this program has: h, local_size, n, w"
+        ]
     );
 }
 
+/// A reduction whose passes shrink the launch (`n = blocks` at the end of each trip of a
+/// `while`): the host reading follows the loop, so each pass is a workload of its own with its
+/// own sizes, and nothing is asked for. A `--param` for a name the program does not leave
+/// unknown and no kernel has is an error that lists the names it has.
 #[test]
-fn a_launch_whose_sizes_change_between_launches_asks_for_them_and_says_why() {
+fn a_launch_whose_sizes_change_between_launches_is_a_workload_per_pass() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("reduce.cu"),
@@ -1226,39 +1240,34 @@ int main() {
         inputs.params = params.iter().map(|p| p.to_string()).collect();
         analyze(&inputs, None).expect("analyze")
     };
-    let why_n = "`n` is given a value at lines 13 and 19, so it may differ from one launch to the \
-                 next: line 19 assigns it after line 17, which the loop at line 15 may run again";
     let r = run(&[]);
-    assert!(r.kernels.is_empty());
-    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
-    assert!(
-        r.errors[0].message.starts_with(&format!(
-            "undefined name `n` in a workload expression ({why_n}); give it a value with \
-             --param n=VALUE (the workload of the launch at line 17: reduce_sum<<<blocks, \
-             256>>>(a, b, n), where blocks = (n + 255) / 256)"
-        )),
-        "{}",
-        r.errors[0].message
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let passes: Vec<([u64; 3], i64, Vec<Option<u64>>)> = r
+        .kernels
+        .iter()
+        .map(|k| {
+            let runs = k.host_runs.iter().map(|h| h.times).collect();
+            (k.workload.grid, k.workload.params["n"], runs)
+        })
+        .collect();
+    assert_eq!(
+        passes,
+        [
+            ([1, 1, 1], 256, vec![Some(1)]),
+            ([256, 1, 1], 65536, vec![Some(1)]),
+            ([65536, 1, 1], 1 << 24, vec![Some(1)]),
+        ]
     );
-    // the grid given, the kernel's own `n` is still unset, and the count says why
+    // `blocks` is the host's, computed from `n`: nothing to give it
     let r = run(&["blocks=65536"]);
-    assert_eq!(r.errors.len(), 1, "{:#?}", r.errors);
-    assert!(
-        r.errors[0].message.starts_with(&format!(
-            "the counts depend on parameter `n`, which the workload does not set ({why_n})"
-        )),
-        "{}",
-        r.errors[0].message
+    let errors: Vec<&str> = r.errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        errors,
+        [
+            "--param blocks=65536: no kernel parameter, host value or workload name is called \
+          `blocks`; the names this program has: n"
+        ]
     );
-    // a kernel parameter the launch leaves unset takes --param
-    let r = run(&["blocks=65536", "n=16777216"]);
-    assert!(r.errors.is_empty(), "{:#?}", r.errors);
-    assert_eq!(r.kernels[0].workload.grid, [65536, 1, 1]);
-    assert_eq!(r.kernels[0].workload.params["n"], 16777216);
-    // `n` alone sizes the grid too, through the host's `blocks`
-    let r = run(&["n=1048576"]);
-    assert!(r.errors.is_empty(), "{:#?}", r.errors);
-    assert_eq!(r.kernels[0].workload.grid, [4096, 1, 1]);
 }
 
 #[test]
@@ -1304,7 +1313,7 @@ int main() {
     let persist = &r.kernels[0];
     assert!(
         persist.notes.iter().any(|n| n
-            == "`perSM` = 8 on this device: `cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, persist, threads, 0)`'s answer for this kernel's registers and shared memory"),
+            == "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` answered 8 blocks of 256 threads per SM on this device, for this kernel's registers and shared memory"),
         "{:?}",
         persist.notes
     );
@@ -1393,8 +1402,8 @@ int main() {
 }
 
 /// What a program's launches cost together: an FFT's swept stages add up with the loops
-/// around them, a time loop whose counter the counts do not need is summed, and a launch in a
-/// loop kerncast cannot count is listed, not guessed.
+/// around them, a time loop whose counter the counts do not need is summed, and so is a
+/// `while` loop on a float the host code computes (ten halvings take `err` below 1e-3).
 #[test]
 fn host_totals_add_each_launch_s_runs_and_list_what_they_leave_out() {
     let dir = tempfile::tempdir().unwrap();
@@ -1449,8 +1458,8 @@ int main() {
     assert_eq!(r.host_totals.len(), 1, "{:#?}", r.host_totals);
     let t = &r.host_totals[0];
     assert!(t.file.ends_with("fft.cu"), "{}", t.file);
-    assert_eq!(t.launches, 12 * 10 + 10 + 100);
-    // the sums are the entries' figures times their runs, apart from the uncounted loop
+    assert_eq!(t.launches, 12 * 10 + 10 + 100 + 10);
+    // the sums are the entries' figures times their runs
     let (mut time, mut energy) = (0.0, 0.0);
     for k in &r.kernels {
         for h in k.host_runs.iter().filter(|h| h.left_out.is_none()) {
@@ -1472,14 +1481,15 @@ int main() {
         .collect();
     assert_eq!(names[0], ("butterfly", 120), "{names:?}");
     assert_eq!(names.len(), 3);
-    assert_eq!(t.left_out.len(), 1, "{:?}", t.left_out);
-    assert!(
-        t.left_out[0].starts_with("`scale` (n=4096")
-            && t.left_out[0].contains("at line 29: in a host loop whose trips")
-            && t.left_out[0].contains("while (err > 1e-3f)"),
-        "{}",
-        t.left_out[0]
-    );
+    assert!(t.left_out.is_empty(), "{:?}", t.left_out);
+    // `scale` at line 24 ten times, and at line 29, in the `while` loop, ten times
+    let scale_runs: Vec<(u32, Option<u64>)> = r
+        .kernels
+        .iter()
+        .filter(|k| k.display_name == "scale")
+        .flat_map(|k| k.host_runs.iter().map(|h| (h.line, h.times)))
+        .collect();
+    assert_eq!(scale_runs, [(24, Some(10)), (29, Some(10))]);
     // `t` feeds only a float the counts do not read: every run is predicted alike
     let drift = r
         .kernels
@@ -1487,10 +1497,9 @@ int main() {
         .find(|k| k.display_name == "drift")
         .unwrap();
     assert!(
-        drift.notes.iter().any(|n| n.starts_with(
-            "the host code runs this launch 100 times (line 26: 100 times, in `for (int t = 0; \
-             t < 100; ++t)`): "
-        ) && n.ends_with(" in all")),
+        drift.notes.iter().any(|n| n
+            .starts_with("the host code runs this launch 100 times (line 26: 100 times): ")
+            && n.ends_with(" in all")),
         "{:#?}",
         drift.notes
     );
@@ -1581,11 +1590,16 @@ fn a_launcher_called_from_another_file_takes_that_file_s_sizes() {
         add.host_runs[0].at
     );
     assert!(
-        add.notes[0].contains("in launch_add(d, n) at ") && add.notes[0].contains("main.cpp:7"),
+        add.notes[0].contains("in launch_add called at ") && add.notes[0].contains("main.cpp:7"),
         "{}",
         add.notes[0]
     );
     let fill = r.kernels.iter().find(|k| k.display_name == "fill").unwrap();
     assert_eq!(fill.workload.grid, [4, 1, 1]);
-    assert_eq!(fill.host_runs[0].at, "line 9");
+    // the launch is in the kernel's file, and main.cpp calls the launcher
+    let at = &fill.host_runs[0].at;
+    assert!(
+        at.starts_with("line 9, in launch_fill called at ") && at.ends_with("main.cpp:8"),
+        "{at}"
+    );
 }

@@ -81,6 +81,7 @@ torch::Tensor relu(torch::Tensor x) {
 
 module = load_inline(name="relu_ext", cpp_sources="torch::Tensor relu(torch::Tensor x);",
                      cuda_sources=cuda_source, functions=["relu"])
+y = module.relu(torch.randn(1000000, device="cuda"))
 "#;
 
 fn analyze_with(files: Vec<PathBuf>, params: &[&str]) -> Report {
@@ -92,6 +93,7 @@ fn analyze_with(files: Vec<PathBuf>, params: &[&str]) -> Report {
         jobs: 1,
         no_cache: true,
         lower: LowerArgs::default(),
+        host: Default::default(),
         params: params.iter().map(|p| p.to_string()).collect(),
     };
     analyze(&inputs, None).expect("analyze")
@@ -165,10 +167,14 @@ fn an_extension_lowers_without_pytorch_and_its_dispatch_instances_stay_apart() {
     let field = |key: &str| rows.workload.params[key];
     assert_eq!((field("x+8"), field("x+12")), (64, 4096));
     assert_eq!((field("x+16"), field("x+20")), (4096, 1));
-    assert_eq!(rows.workload.name, "x.sizes[0]=64,x.sizes[1]=4096");
+    // the strides are the host's, a contiguous tensor's, and a workload value like the sizes
+    assert_eq!(
+        rows.workload.name,
+        "x.sizes[0]=64,x.sizes[1]=4096,x.strides[0]=4096,x.strides[1]=1"
+    );
     let notes = rows.notes.join("\n");
     assert!(
-        notes.contains("x.strides from x's sizes, as for a contiguous tensor"),
+        notes.contains("`x.strides` are those of a contiguous tensor of `x`'s sizes"),
         "{notes}"
     );
     // with every field set, the addresses are walked (as many blocks as the walk's budget
@@ -177,16 +183,21 @@ fn an_extension_lowers_without_pytorch_and_its_dispatch_instances_stay_apart() {
         notes.contains("l2_hit_rate 0.000 from the addresses of the first"),
         "{notes}"
     );
-    // each call runs one instance, chosen by the tensor's dtype: none is added up
+    // each call runs one instance, chosen by the tensor's dtype, which kerncast does not
+    // know: each runs only under the dispatch's condition, and none is added up
     let total = &r.host_totals[0];
     assert_eq!(total.launches, 0, "{total:#?}");
     assert_eq!(total.left_out.len(), 5, "{total:#?}");
-    assert!(total.left_out.iter().all(|l| l.contains("AT_DISPATCH_")));
+    assert!(total
+        .left_out
+        .iter()
+        .all(|l| l.contains("it runs only if the condition at line")
+            && l.contains("(`kerncast_dispatch_type`), which kerncast could not decide")));
 }
 
 #[test]
 fn load_inline_cuda_sources_get_the_includes_pytorch_gives_them() {
-    let r = analyze_file("relu.py", LOAD_INLINE, &["x.numel=1000000"]);
+    let r = analyze_file("relu.py", LOAD_INLINE, &[]);
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     assert_eq!(r.kernels.len(), 1);
     let k = &r.kernels[0];
@@ -268,9 +279,10 @@ fn load_inline_calls_are_followed_with_the_shapes_of_their_tensors() {
     let runs: Vec<(u32, Option<u64>)> = k.host_runs.iter().map(|h| (h.line, h.times)).collect();
     assert_eq!(runs, [(15, Some(10))], "{:#?}", k.host_runs);
     assert!(
-        k.notes
-            .iter()
-            .any(|n| n.contains("in scale_cuda(x) at line 25")),
+        k.notes.iter().any(
+            |n| n.contains("the launch at line 15: scale_rows<<<grid, 128>>>(")
+                && n.ends_with(", in scale_cuda called at line 25")
+        ),
         "{:#?}",
         k.notes
     );
@@ -367,17 +379,35 @@ fn a_script_s_calls_reach_an_extension_built_from_files() {
         &[],
     );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
-    assert_eq!(r.kernels.len(), 2);
-    for k in &r.kernels {
-        assert_eq!(k.workload.grid, [4, 32, 1], "{}", k.display_name);
-        let runs: Vec<Option<u64>> = k.host_runs.iter().map(|h| h.times).collect();
-        assert_eq!(runs, [Some(50)]);
-        let at = &k.host_runs[0].at;
-        assert!(
-            at.contains("cell.cpp:5") && at.ends_with("bench.py:7"),
-            "{at}"
-        );
-    }
+    // the script's tensors are float32: the dispatch runs the float instance, and the double
+    // instance is never made
+    let names: Vec<&str> = r.kernels.iter().map(|k| k.display_name.as_str()).collect();
+    assert_eq!(names, ["cell_kernel<float>"]);
+    let k = &r.kernels[0];
+    assert_eq!(k.workload.grid, [4, 32, 1], "{}", k.display_name);
+    let runs: Vec<Option<u64>> = k.host_runs.iter().map(|h| h.times).collect();
+    assert_eq!(runs, [Some(50)]);
+    let at = &k.host_runs[0].at;
+    assert!(
+        at.contains("cell.cpp:5") && at.ends_with("bench.py:7"),
+        "{at}"
+    );
+    let not: Vec<(&str, bool)> = r
+        .not_launched
+        .iter()
+        .map(|n| {
+            let why = n
+                .why
+                .contains("the program launches another instance here, `cell_kernel<float>`");
+            (n.kernel.as_str(), why)
+        })
+        .collect();
+    assert_eq!(
+        not,
+        [("cell_kernel<double>", true)],
+        "{:#?}",
+        r.not_launched
+    );
 }
 
 /// An extension built by a `setup.py` (`CUDAExtension`) and imported by name in a script of the
@@ -407,25 +437,31 @@ fn a_script_importing_an_extension_a_setup_py_builds_reaches_its_launches() {
         &[],
     );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
-    assert_eq!(r.kernels.len(), 2);
-    for k in &r.kernels {
-        assert_eq!(k.workload.grid, [4, 32, 1], "{}", k.display_name);
-        let runs: Vec<Option<u64>> = k.host_runs.iter().map(|h| h.times).collect();
-        assert_eq!(runs, [Some(20)], "{:#?}", k.host_runs);
-        assert!(
-            k.host_runs[0].at.ends_with("bench.py:6"),
-            "{:#?}",
-            k.host_runs
-        );
-    }
-    // the script's tensors are float32, so the dispatch runs the float instance, 20 times
+    // the script's tensors are float32, so the dispatch runs the float instance, 20 times;
+    // the double instance is never made
+    let names: Vec<&str> = r.kernels.iter().map(|k| k.display_name.as_str()).collect();
+    assert_eq!(names, ["cell_kernel<float>"]);
+    let k = &r.kernels[0];
+    assert_eq!(k.workload.grid, [4, 32, 1], "{}", k.display_name);
+    let runs: Vec<Option<u64>> = k.host_runs.iter().map(|h| h.times).collect();
+    assert_eq!(runs, [Some(20)], "{:#?}", k.host_runs);
+    assert!(
+        k.host_runs[0].at.ends_with("bench.py:6"),
+        "{:#?}",
+        k.host_runs
+    );
     let total = &r.host_totals[0];
     assert_eq!(total.launches, 20, "{total:#?}");
     assert_eq!(total.kernels.len(), 1, "{total:#?}");
-    assert_eq!(total.left_out.len(), 1, "{total:#?}");
+    assert!(total.left_out.is_empty(), "{total:#?}");
     assert!(
-        total.left_out[0].contains("runs `cell_kernel<float>` for `gates`'s dtype"),
-        "{total:#?}"
+        r.not_launched
+            .iter()
+            .any(|n| n.kernel == "cell_kernel<double>"
+                && n.why
+                    .contains("another instance here, `cell_kernel<float>`")),
+        "{:#?}",
+        r.not_launched
     );
     // the host files read: the script and the setup.py that names its module, not the plot
     let read = &r.host_only;
@@ -478,8 +514,8 @@ fn a_size_left_to_pytorch_in_a_reshape_is_inferred_from_the_element_count() {
 }
 
 /// The tensors a script makes give their dtypes to the `AT_DISPATCH_*` calls they reach: the
-/// instance of that scalar type is added up in the host totals, the others are listed as not
-/// run for it.
+/// instance of that scalar type is added up in the host totals, the others are listed as never
+/// made, and so are the launches of a binding the script never calls (`scale_rows`).
 #[test]
 fn a_dispatch_runs_the_instance_of_its_tensor_s_dtype() {
     let r = analyze_folder(
@@ -495,7 +531,7 @@ fn a_dispatch_runs_the_instance_of_its_tensor_s_dtype() {
                 for _ in range(5):\n    c = ext.add(a, b)\n",
             ),
         ],
-        &["x.sizes[0]=64", "x.sizes[1]=4096"],
+        &[],
     );
     assert!(r.errors.is_empty(), "{:#?}", r.errors);
     let total = r
@@ -504,28 +540,34 @@ fn a_dispatch_runs_the_instance_of_its_tensor_s_dtype() {
         .find(|t| t.file.ends_with("ext.cu"))
         .expect("ext.cu's total");
     // add_kernel<c10::Half> 5 times; the float and double instances do not run, and
-    // scale_rows's dtype is not known (its tensor comes from no script)
+    // scale_rows is never called
     assert_eq!(total.launches, 5, "{total:#?}");
     assert_eq!(total.kernels.len(), 1, "{total:#?}");
     assert_eq!(
         total.kernels[0].kernel, "add_kernel<c10::Half>",
         "{total:#?}"
     );
-    let not_run = |instance: &str| {
-        total.left_out.iter().any(|l| {
-            l.starts_with(&format!("`{instance}`"))
-                && l.contains("runs `add_kernel<c10::Half>` for `a`'s dtype, not this instance")
-        })
-    };
-    assert!(not_run("add_kernel<float>"), "{:#?}", total.left_out);
-    assert!(not_run("add_kernel<double>"), "{:#?}", total.left_out);
-    assert!(
-        total
-            .left_out
+    assert!(total.left_out.is_empty(), "{total:#?}");
+    let why = |instance: &str| {
+        r.not_launched
             .iter()
-            .any(|l| l.starts_with("`row_scale<float>`")
-                && l.contains("which kerncast does not know")),
-        "{:#?}",
-        total.left_out
-    );
+            .find(|n| n.kernel == instance)
+            .map(|n| n.why.clone())
+            .unwrap_or_default()
+    };
+    for other in ["add_kernel<float>", "add_kernel<double>"] {
+        assert!(
+            why(other)
+                .contains("the program launches another instance here, `add_kernel<c10::Half>`"),
+            "{other}: {:#?}",
+            r.not_launched
+        );
+    }
+    for never in ["row_scale<float>", "row_scale<double>"] {
+        assert!(
+            why(never).contains("is never reached when the program runs"),
+            "{never}: {:#?}",
+            r.not_launched
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! kerncast's build system, written in Rust (`cargo xtask <command>`).
 
 mod bootstrap;
+mod fuzz;
 mod regen;
 mod validate;
 
@@ -41,6 +42,15 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Coverage-guided fuzzing (cargo-fuzz, libFuzzer) of the PTX parser and verifier, the
+    /// counter, the emulator, device profiles, kerncast.toml and baselines.
+    Fuzz {
+        /// Minutes in all, shared out evenly over the targets.
+        #[arg(long, default_value_t = 6.0)]
+        minutes: f64,
+        /// Only these targets (ptx, count, emulate, device_toml, config_toml, baseline).
+        targets: Vec<String>,
+    },
     /// Run the criterion benchmarks.
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -61,6 +71,7 @@ fn main() -> Result<()> {
         }
         Cmd::Validate { args } => validate::run(&root, &args),
         Cmd::Realcode { args } => realcode(&root, &args),
+        Cmd::Fuzz { minutes, targets } => fuzz::run(&root, minutes, &targets),
         Cmd::Bench { args } => {
             bootstrap::run(&root)?;
             let mut c = cargo(&root);

@@ -32,13 +32,45 @@ pub struct Inputs {
     /// Do not read or write the result cache ($KERNCAST_CACHE or target/kerncast-cache).
     #[arg(long)]
     pub no_cache: bool,
-    /// NAME=VALUE (repeatable): a value for every workload that has or reads NAME. It replaces
-    /// the value a launch or annotation gives, or gives one the host code does not fix (a size
-    /// read at run time, an OpenCL local size left to the runtime).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
+    /// [KERNEL:]NAME=VALUE (repeatable): a value for a name the host code leaves unknown (a
+    /// size read at run time, an OpenCL local size left to the runtime), else for a kernel
+    /// parameter or a name a workload reads; with KERNEL, for that kernel's launches only. A
+    /// name nothing has is an error that lists the names there are.
+    #[arg(long = "param", value_name = "[KERNEL:]NAME=VALUE")]
     pub params: Vec<String>,
     #[command(flatten)]
+    pub host: HostArgs,
+    #[command(flatten)]
     pub lower: LowerArgs,
+}
+
+/// How the host code runs and is built: shared by the subcommands that read it.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct HostArgs {
+    /// The program's command line (without its name), e.g. `--args "2048 100"`; without it the
+    /// host code is read as run without arguments.
+    #[arg(long, allow_hyphen_values = true)]
+    pub args: Option<String>,
+    /// A compilation database (`compile_commands.json`) whose flags the host code is read
+    /// with; without it one is looked for beside the files and in `build/`, as clangd does.
+    #[arg(long)]
+    pub compile_commands: Option<PathBuf>,
+}
+
+impl HostArgs {
+    /// The run of the host code of `files`.
+    pub fn run_spec(&self, files: &[PathBuf]) -> crate::host_workloads::RunSpec {
+        crate::host_workloads::RunSpec {
+            args: self.args.as_ref().map(|a| {
+                shlex::split(a).unwrap_or_else(|| a.split_whitespace().map(String::from).collect())
+            }),
+            compile_commands: self.compile_commands.clone().or_else(|| {
+                files
+                    .first()
+                    .and_then(|f| kerncast_host::compdb::find_near(f))
+            }),
+        }
+    }
 }
 
 /// Jobs, options and gate thresholds resolved from the inputs.
@@ -66,6 +98,9 @@ impl Inputs {
             Some(p) => Some(Config::load(p).map_err(|e| miette::Report::new(*e))?),
             None => None,
         };
+        if let Some(c) = &config {
+            kerncast_passes::budget::set_from_config(&c.budgets);
+        }
         let devices = if !self.devices.is_empty() {
             self.devices.clone()
         } else {
@@ -113,7 +148,8 @@ impl Inputs {
                 progress: true,
                 cache: (!self.no_cache).then(crate::cache::Cache::default_dir),
                 hot_lines: 8,
-                params: crate::cli::predict::given_params(&self.params)?,
+                params: crate::params::parse(&self.params).map_err(|e| miette!("{e}"))?,
+                run: self.host.run_spec(&self.files),
             },
             thresholds,
         })

@@ -1,5 +1,6 @@
 //! `kerncast check`: the CI gate. Exit 0 = within thresholds, 1 = regression, 2 = error (an
-//! analysis error or an unreadable baseline never passes).
+//! analysis error, an unreadable or empty baseline, a baseline entry no analysed kernel
+//! matches, or an analysis of nothing never passes).
 
 use crate::check::{self, Baseline};
 use crate::cli::analyze::{analyze_resolved, Inputs};
@@ -72,6 +73,17 @@ pub fn check(args: &Args) -> CheckRun {
             };
         }
         let b = Baseline::from_report(&report);
+        if b.entries.is_empty() {
+            // a baseline of nothing would gate nothing; the next check refuses it anyway
+            return CheckRun {
+                exit_code: 2,
+                text: format!(
+                    "error: no kernel was analysed; baseline not written: {}\n",
+                    args.baseline.display()
+                ),
+                report: Some(report),
+            };
+        }
         return match b.save(&args.baseline) {
             Ok(()) => CheckRun {
                 exit_code: 0,

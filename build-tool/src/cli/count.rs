@@ -99,7 +99,7 @@ fn by_position(
         .collect()
 }
 
-/// The block of the kernel's first workload (its annotation, or its launch in the file).
+/// The block of the kernel's first annotated workload.
 fn workload_block(sk: &crate::annotations::SourceKernel) -> Option<[u64; 3]> {
     sk.workloads.first()?.resolve().ok().map(|w| w.block)
 }
@@ -115,11 +115,19 @@ pub fn run(args: Args) -> miette::Result<()> {
     let kernels = crate::annotations::scan(&source).unwrap_or_default();
     let sk = crate::pipeline::source_kernel(&kernels, &kernel);
     // Closed forms are exact for one block shape: the one given, else the block of the
-    // kernel's first workload (annotation or launch), else the analysis default.
+    // kernel's first workload (annotation, else its first launch in the file), else the
+    // analysis default.
     let block = match args.block.as_deref() {
         Some(b) => Some(dims(b, "block")?),
-        None => sk.and_then(workload_block),
+        None => sk.and_then(workload_block).or_else(|| {
+            crate::host_workloads::first_block(&args.file, &args.lower.options(), &kernel)
+        }),
     };
+    if let Some(b) = block {
+        // before the analysis, which is per block size
+        crate::workload::check_launch([1; 3], b)
+            .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
+    }
     let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
     let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
     let stats = analyze_kernel_with(
@@ -140,7 +148,18 @@ pub fn run(args: Args) -> miette::Result<()> {
         }
         return Ok(());
     }
+    let given = pairs::<i64>(&args.params, "param")?;
+    let mut probe = crate::workload::WorkloadSpec::empty();
+    probe.params = given
+        .keys()
+        .map(|k| (k.clone(), crate::workload::Expr::Int(0)))
+        .collect();
+    if let Some(e) = super::predict::unknown_param(&probe, f, &source_names, &source_fields) {
+        return Err(miette::miette!("{name}: kernel `{kernel}`: {e}"));
+    }
     let grid = dims(args.grid.as_deref().unwrap_or("1"), "grid")?;
+    crate::workload::check_launch(grid, block.unwrap_or(stats.block))
+        .map_err(|e| miette::miette!("{name}: --grid/--block: {e}"))?;
     let w = Workload {
         grid,
         block: block.unwrap_or(stats.block),
@@ -221,8 +240,20 @@ mod tests {
     #[test]
     fn the_block_comes_from_the_kernels_launch() {
         let src = "#define T 16\n__global__ void k(float *a, int n) {}\nint main() {\n  dim3 b(T, T);\n  k<<<dim3(4, 4), b>>>(0, 64);\n}\n";
-        let ks = crate::annotations::scan(src).unwrap();
-        assert_eq!(workload_block(&ks[0]), Some([16, 16, 1]));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("k.cu");
+        std::fs::write(&file, src).unwrap();
+        let lower = crate::lower::LowerOptions::default();
+        assert_eq!(
+            crate::host_workloads::first_block(&file, &lower, "_Z1kPfi"),
+            Some([16, 16, 1])
+        );
+        // an annotation's block wins
+        let ks = crate::annotations::scan(
+            "// kerncast: workload grid=1 block=(8,8)\n__global__ void k(float *a, int n) {}\n",
+        )
+        .unwrap();
+        assert_eq!(workload_block(&ks[0]), Some([8, 8, 1]));
     }
 
     #[test]

@@ -166,7 +166,7 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
             }
         }
     }
-    let w = workload(sk, args, &overrides)?;
+    let w = workload(sk, f, args, &overrides)?;
     let launch = Launch {
         grid: w.grid,
         block: w.block,
@@ -178,8 +178,10 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
             .ok_or_else(|| format!("--buffer `{b}`: expected NAME=TYPE:GEN"))?;
         gen.insert(canonical(k.trim(), f, &names), v.trim());
     }
-    let threads = launch.blocks() * launch.threads_per_block();
-    let default_bytes = args.default_buffer_bytes.unwrap_or(16 * threads + 65536);
+    let threads = launch.blocks().saturating_mul(launch.threads_per_block());
+    let default_bytes = args
+        .default_buffer_bytes
+        .unwrap_or(threads.saturating_mul(16).saturating_add(65536));
     let mut kargs = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
         let n = &names[i];
@@ -212,6 +214,14 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         } else if let Some(v) = w.params.get(n) {
             kargs.push(scalar_arg(p.ty, *v));
         } else if p.ty.bits() == 64 {
+            let what =
+                format!("the zero-filled buffer `{n}` (--default-buffer-bytes, or --buffer {n}=…)");
+            emu::check_bytes(
+                &what,
+                default_bytes,
+                kerncast_passes::budget::get().emu_bytes,
+            )
+            .map_err(|e| e.to_string())?;
             kargs.push(KernelArg::Buffer(vec![0; default_bytes as usize]));
         } else {
             return Err(format!(
@@ -285,6 +295,7 @@ fn canonical(k: &str, f: &Function, names: &[String]) -> String {
 
 fn workload(
     sk: Option<&SourceKernel>,
+    f: &Function,
     args: &Args,
     overrides: &BTreeMap<String, i64>,
 ) -> Result<Workload, String> {
@@ -317,7 +328,12 @@ fn workload(
     if spec.grid.0.is_empty() || spec.block.0.is_empty() {
         return Err("no launch: give --grid and --block (or a workload annotation)".into());
     }
-    spec.resolve_with(overrides)
+    // a misspelt --param would otherwise run its parameter as 0
+    let (source, fields) = sk.map_or((&[][..], &[][..]), |s| (&s.params[..], &s.fields[..]));
+    if let Some(e) = super::predict::unknown_param(&spec, f, source, fields) {
+        return Err(e);
+    }
+    spec.resolve_launch(overrides)
 }
 
 /// The text rendering.

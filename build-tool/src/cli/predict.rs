@@ -8,16 +8,20 @@
 //! `kerncast_models`.
 
 use crate::annotations;
+use crate::cli::analyze::HostArgs;
 use crate::engine;
 use crate::lower::LowerArgs;
 use crate::param_fields::{self, SourceField};
-use crate::pipeline::{self, Job};
+use crate::params::{self, Given, Value};
+use crate::pipeline::hosts::HostSide;
+use crate::pipeline::workloads::{self, Missing};
+use crate::pipeline::{self, Job, Unit};
 use crate::symbolic::DATA_DEPENDENT;
 use crate::workload::{Dims, Expr, WorkloadSpec};
 use kerncast_models::model::MODEL_HINTS;
 use kerncast_models::power::PhysicalPowerParams;
 use kerncast_models::schedule::adapter::blocks_from_cfg;
-use kerncast_models::{auto, render, sweep, Clocks, Device, ModelInput};
+use kerncast_models::{auto, render, sweep, Clocks, ModelInput};
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::ptx::Function;
 use kerncast_passes::stats::{Assumption, Feature, Launch};
@@ -54,9 +58,10 @@ pub struct Args {
     pub grid: Option<String>,
     #[arg(long, requires = "grid")]
     pub block: Option<String>,
-    /// Scalar kernel parameter NAME=VALUE (repeatable); it sets or replaces the annotated
-    /// workload's value too. A by-value struct's field as `d.m` or `d+4`.
-    #[arg(long = "param", value_name = "NAME=VALUE")]
+    /// [KERNEL:]NAME=VALUE (repeatable): a value for a name the host code leaves unknown, else
+    /// a scalar kernel parameter (it sets or replaces the workload's value too; a by-value
+    /// struct's field as `d.m` or `d+4`), or a name the workload reads.
+    #[arg(long = "param", value_name = "[KERNEL:]NAME=VALUE")]
     pub params: Vec<String>,
     /// Model hint KEY=VALUE (repeatable), e.g. l2_hit_rate=0.5.
     #[arg(long = "hint", value_name = "KEY=VALUE")]
@@ -72,6 +77,8 @@ pub struct Args {
     #[arg(long = "host", value_name = "FILE")]
     pub hosts: Vec<PathBuf>,
     #[command(flatten)]
+    pub host: HostArgs,
+    #[command(flatten)]
     pub lower: LowerArgs,
 }
 
@@ -82,18 +89,6 @@ pub fn run(args: Args) -> miette::Result<()> {
 
 fn dims(s: &str) -> miette::Result<Dims> {
     Dims::parse(s).map_err(|e| miette!("bad dimensions: {e} (expected X[,Y[,Z]])"))
-}
-
-/// The command line's `--param NAME=VALUE`s (`predict`'s and `analyze`'s), each value an
-/// expression (`1<<20`); a name given twice takes its last value.
-pub(crate) fn given_params(params: &[String]) -> miette::Result<Vec<(String, Expr)>> {
-    pairs::<String>(params, "--param")?
-        .into_iter()
-        .map(|(k, v)| {
-            let e = Expr::parse(&v).map_err(|e| miette!("--param {k}={v}: {e}"))?;
-            Ok((k, e))
-        })
-        .collect()
 }
 
 fn pairs<T: std::str::FromStr>(v: &[String], what: &str) -> miette::Result<BTreeMap<String, T>>
@@ -114,64 +109,170 @@ where
         .collect()
 }
 
-/// The `--host` files, (shown path, text).
-fn read_hosts(hosts: &[PathBuf]) -> miette::Result<Vec<(String, String)>> {
-    hosts
-        .iter()
-        .map(|h| {
-            let text = std::fs::read_to_string(h)
-                .map_err(|e| miette!("--host {}: cannot read it: {e}", h.display()))?;
-            Ok((h.display().to_string(), text))
-        })
-        .collect()
-}
-
-/// The workloads of `kernel`'s launches in the host files, and why the launches of the
-/// instantiation `shown` there and in the kernel's own file (`own`) that are not predicted
-/// are not.
-fn host_launches(
-    hosts: &[(String, String)],
-    own: Option<&str>,
-    kernel: &annotations::SourceKernel,
-    shown: &str,
-) -> (Vec<WorkloadSpec>, Vec<String>) {
-    let mut out: Vec<WorkloadSpec> = Vec::new();
-    let mut untaken = own
-        .map(|t| {
-            crate::launch_sites::HostFile::new(t, None).untaken(
-                shown,
-                &kernel.params,
-                &kernel.fields,
-            )
-        })
-        .unwrap_or_default();
-    for (name, text) in hosts {
-        let file = crate::launch_sites::HostFile::of_host(text, name, Some(name), &[]);
-        untaken.extend(file.untaken(shown, &kernel.params, &kernel.fields));
-        for w in file.workloads(&kernel.name, &kernel.params, &kernel.fields) {
-            if !out.iter().any(|o| o.same_launch(&w)) {
-                out.push(w);
+/// The unit of the file predicted (`job`): its own, or (host code) the program its strings
+/// carry that defines the kernel asked for; the host files read with it are `side`'s.
+fn unit_of(job: &Job, jobs: &[Job], side: &HostSide) -> miette::Result<Unit> {
+    let own = |u: &Result<Unit, crate::report::Failure>| match u {
+        Ok(u) => u.job.path == job.path,
+        Err(f) => f.file == job.display_path,
+    };
+    let kernel_jobs: Vec<&Job> = match pipeline::is_host_source(&job.path) {
+        true => Vec::new(),
+        false => vec![job],
+    };
+    let failed = |f: &crate::report::Failure| {
+        let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+        miette!("{}{at}: {} failed: {}", f.file, f.stage, f.message)
+    };
+    let mut first_err = None;
+    for u in side.units(jobs, &kernel_jobs).into_iter().filter(own) {
+        match u {
+            Ok(u) => return Ok(u),
+            Err(f) => {
+                first_err.get_or_insert(f);
             }
         }
     }
-    (out, untaken)
+    match first_err {
+        Some(f) => Err(failed(&f)),
+        None => pipeline::prepare_unit(job).map_err(|f| failed(&f)),
+    }
+}
+
+/// The workloads the host code or the annotations give the kernel, and the note that says
+/// which of them is predicted; or why it has none.
+fn chosen_workload(
+    args: &Args,
+    side: &HostSide,
+    unit: &Unit,
+    entry: &str,
+    sk: Option<&annotations::SourceKernel>,
+    target: &engine::Target,
+    opts: &pipeline::Options,
+) -> miette::Result<WorkloadSpec> {
+    let path = args.file.display().to_string();
+    let shown = pipeline::demangle(entry);
+    let answers = side.answers(std::slice::from_ref(unit), target);
+    let mut found = workloads::Found::default();
+    let specs = workloads::of_kernel(
+        side,
+        unit,
+        entry,
+        sk,
+        (0, target),
+        answers.as_ref(),
+        opts,
+        &mut found,
+    );
+    if let Some(f) = found.param_errors(&opts.params, side).first() {
+        return Err(miette!("{path}: kernel `{shown}`: {}", f.message));
+    }
+    let specs = match specs {
+        Ok(s) => s,
+        Err(Missing::NotLaunched(n)) => {
+            return Err(miette!(
+                "{path}: kernel `{shown}` has no workload: {}; give --grid and --block",
+                n.why
+            ))
+        }
+        Err(Missing::Library(_)) | Err(Missing::Failed(_)) => {
+            if let Some(f) = side.failures().first() {
+                return Err(miette!("{}: {}", f.file, f.message));
+            }
+            let files = if args.hosts.is_empty() && !crate::host_workloads::is_host_code(&args.file)
+            {
+                "this file; give --host FILE for the host code that launches it, or --grid and --block".to_string()
+            } else {
+                let mut read: Vec<String> = vec![path.clone()];
+                read.extend(args.hosts.iter().map(|h| h.display().to_string()));
+                format!(
+                    "{}; give --host FILE for other host code, or --grid and --block",
+                    read.join(", ")
+                )
+            };
+            return Err(miette!(
+                "{path}: kernel `{shown}` has no such workload (no annotation, and no launch of it in {files})"
+            ));
+        }
+    };
+    // the host code's launches, of which only the first is predicted here
+    let others = (args.workload.is_none() && specs.len() > 1).then(|| {
+        let labels: Vec<String> = specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match s.resolve() {
+                Ok(w) => format!("{i}: {}", w.name),
+                Err(_) => format!("{i}: unresolved"),
+            })
+            .collect();
+        format!(
+            "; it is the first of {} workloads ({}), and `--workload N` predicts another",
+            specs.len(),
+            labels.join(", ")
+        )
+    });
+    let mut spec = match &args.workload {
+        None => specs.first(),
+        Some(sel) => match sel.parse::<usize>() {
+            Ok(i) => specs.get(i),
+            Err(_) => specs
+                .iter()
+                .find(|s| s.name.as_deref() == Some(sel.as_str())),
+        },
+    }
+    .cloned()
+    .ok_or_else(|| {
+        miette!(
+            "{path}: kernel `{shown}` has no workload {} (it has {})",
+            args.workload.as_deref().unwrap_or("0"),
+            specs.len()
+        )
+    })?;
+    if let (Some(o), Some(others)) = (&mut spec.origin, &others) {
+        o.push_str(others);
+    }
+    Ok(spec)
 }
 
 /// What `kerncast predict` prints (text or JSON).
 pub fn output(args: &Args) -> miette::Result<String> {
     let path = args.file.display().to_string();
+    let lower = args.lower.options_for(std::slice::from_ref(&args.device));
     let job = Job {
         path: args.file.clone(),
         display_path: path.clone(),
-        lower: args.lower.options_for(std::slice::from_ref(&args.device)),
+        lower: lower.clone(),
         kernel: args.kernel.clone(),
         workloads: Vec::new(),
     };
-    let hosts = read_hosts(&args.hosts)?;
-    let unit = pipeline::prepare_with_hosts(&job, &hosts).map_err(|f| {
-        let at = f.line.map_or(String::new(), |l| format!(":{l}"));
-        miette!("{}{at}: {} failed: {}", f.file, f.stage, f.message)
-    })?;
+    let mut jobs = vec![job.clone()];
+    for h in &args.hosts {
+        if !h.is_file() {
+            return Err(miette!("--host {}: no such file", h.display()));
+        }
+        jobs.push(Job {
+            path: h.clone(),
+            display_path: h.display().to_string(),
+            lower: lower.clone(),
+            kernel: None,
+            workloads: Vec::new(),
+        });
+    }
+    let given = params::parse(&args.params).map_err(|e| miette!("{e}"))?;
+    let opts = pipeline::Options {
+        devices: vec![args.device.clone()],
+        model: args.model.clone(),
+        params: given.clone(),
+        run: args.host.run_spec(std::slice::from_ref(&args.file)),
+        ..pipeline::Options::default()
+    };
+    let target = engine::Target::load(&args.device, &args.model).map_err(|e| miette!("{e}"))?;
+    let mut setup = Vec::new();
+    let side = HostSide::new(&jobs, &opts, std::slice::from_ref(&target), &mut setup);
+    if let Some(f) = setup.first() {
+        return Err(miette!("{}: {}", f.file, f.message));
+    }
+    let unit = unit_of(&job, &jobs, &side)?;
     if let (Some(want), [_, _, ..]) = (&args.kernel, unit.kernels.as_slice()) {
         let names: Vec<&str> = unit.kernels.iter().map(|(k, _)| k.as_str()).collect();
         return Err(miette!(
@@ -192,85 +293,41 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .ok_or_else(|| miette!("{path}: kernel `{kname}` not in the PTX"))?;
     // messages name the kernel as its source does
     let shown = pipeline::demangle(&kname);
-    let given = given_params(&args.params)?;
     let mut spec: WorkloadSpec = match (&args.grid, &args.block) {
-        (Some(g), Some(b)) => WorkloadSpec {
-            name: Some("command line".into()),
-            params: given,
-            grid: dims(g)?,
-            block: dims(b)?,
-            // the source's integer #defines, as its annotations see them
-            macros: unit
-                .source_text
-                .as_deref()
-                .map(annotations::int_macros)
-                .unwrap_or_default(),
-            ..WorkloadSpec::empty()
-        },
-        _ => {
-            let mut specs = sk.as_ref().map(|s| s.workloads.clone()).unwrap_or_default();
-            let (launched, untaken) = sk
-                .as_ref()
-                .map(|sk| host_launches(&hosts, unit.source_text.as_deref(), sk, &shown))
-                .unwrap_or_default();
-            if specs.is_empty() {
-                specs = launched;
-            }
-            let specs = crate::launch_sites::for_instantiation(specs, &shown);
-            // the host code's launches, of which only the first is predicted here
-            let others = (args.workload.is_none() && specs.len() > 1).then(|| {
-                let labels: Vec<String> = specs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| match s.resolve() {
-                        Ok(w) => format!("{i}: {}", w.name),
-                        Err(_) => format!("{i}: unresolved"),
-                    })
-                    .collect();
-                format!(
-                    "; it is the first of {} workloads ({}), and `--workload N` predicts another",
-                    specs.len(),
-                    labels.join(", ")
-                )
-            });
-            match &args.workload {
-                None => specs.first(),
-                Some(sel) => match sel.parse::<usize>() {
-                    Ok(i) => specs.get(i),
-                    Err(_) => specs.iter().find(|s| s.name.as_deref() == Some(sel.as_str())),
-                },
-            }
-            .cloned()
-            .map(|spec| {
-                let mut spec = with_params(spec, given);
-                if let (Some(o), Some(others)) = (&mut spec.origin, &others) {
-                    o.push_str(others);
-                }
-                if let Some(size) = sk.as_ref().and_then(|s| s.required_local_size) {
-                    crate::launch_sites::with_required_local_size(&mut spec, size);
-                }
-                spec
-            })
-            .ok_or_else(|| {
-                if !untaken.is_empty() {
-                    return miette!("{path}: kernel `{shown}` has no workload: {}; give --grid and --block", untaken.join("; "));
-                }
-                let files = if args.hosts.is_empty() {
-                    "this file; give --host FILE for the host code that launches it, or --grid and --block".to_string()
-                } else {
-                    let hosts: Vec<String> = args.hosts.iter().map(|h| h.display().to_string()).collect();
-                    format!("this file or {}; give --grid and --block", hosts.join(", "))
-                };
-                miette!("{path}: kernel `{shown}` has no such workload (no annotation, and no launch of it in {files})")
-            })?
+        (Some(g), Some(b)) => {
+            let ints: Vec<(String, Expr)> = params::for_kernel(&given, &shown)
+                .iter()
+                .filter_map(|g| match &g.value {
+                    Value::Int(e) => Some((g.name.clone(), e.clone())),
+                    Value::Float(_) => None,
+                })
+                .collect();
+            let mut spec = WorkloadSpec {
+                name: Some("command line".into()),
+                params: ints,
+                grid: dims(g)?,
+                block: dims(b)?,
+                // the source's integer #defines, as its annotations see them
+                macros: unit
+                    .source_text
+                    .as_deref()
+                    .map(annotations::int_macros)
+                    .unwrap_or_default(),
+                ..WorkloadSpec::empty()
+            };
+            spec.hints.extend(floats(&given, &shown));
+            pipeline::apply_defines(&mut spec, &lower.defines);
+            let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+            let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
+            unknown_param(&spec, f, &source_params, &source_fields)
+                .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{shown}`: {e}")))?;
+            spec
         }
+        _ => chosen_workload(args, &side, &unit, &kname, sk.as_ref(), &target, &opts)?,
     };
     let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
-    unknown_param(&spec, f, &source_params, &source_fields)
-        .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{shown}`: {e}")))?;
     param_fields::alias_fields(&mut spec, &source_fields, &source_params);
-    pipeline::apply_defines(&mut spec, &job.lower.defines);
     spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
     for b in &args.buffers {
         let (name, gen) = b
@@ -288,9 +345,8 @@ pub fn output(args: &Args) -> miette::Result<String> {
         spec.buffers
             .insert(name.to_string(), gen.trim().to_string());
     }
-    let d = Device::load(&args.device).map_err(|e| miette!("{e}"))?;
-    let spec = pipeline::spec_on_device(&unit, &kname, &d, &spec);
-    let w = spec.resolve().map_err(|e| {
+    let d = target.device.clone();
+    let w = spec.resolve_launch(&Default::default()).map_err(|e| {
         let at = sk
             .as_ref()
             .map_or(String::new(), |s| format!(":{}", s.line));
@@ -418,8 +474,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         let mut p = sweep::predict_full(model.as_ref(), &input, &d, clocks, power.as_ref())
             .map_err(fail)?;
         p.notes.extend(notes);
-        let runs = spec.as_predicted(&input.stats.assumptions);
-        p.notes.extend(runs.runs_note(p.time_s, p.energy_j));
+        p.notes.extend(spec.runs_note(p.time_s, p.energy_j));
         if args.json {
             let names = Some((kname.as_str(), shown.as_str(), d.name.as_str()));
             let doc = JsonOutput::new(names, &w, &counted_by, &input.stats.features, &p);
@@ -491,24 +546,16 @@ fn unclassified_note(features: &BTreeMap<Feature, f64>) -> Option<String> {
     })
 }
 
-/// An annotated workload with the command line's `--param` values: a value the annotation sets
-/// is replaced where it stands, so the expressions after it (`grid=(n/256)`) follow it; a new
-/// name goes first, where every expression of the annotation can refer to it. A workload read
-/// from host code says in its origin which values the command line gave.
-fn with_params(mut spec: WorkloadSpec, given: Vec<(String, Expr)>) -> WorkloadSpec {
-    let mut new = Vec::new();
-    for (k, e) in given {
-        if let Some(o) = &mut spec.origin {
-            o.push_str(&format!(", with {k} = {e} from --param"));
-        }
-        match spec.params.iter_mut().find(|(n, _)| *n == k) {
-            Some(slot) => slot.1 = e,
-            None => new.push((k, e)),
-        }
-    }
-    new.append(&mut spec.params);
-    spec.params = new;
-    spec
+/// The floating-point `--param`s for the kernel `shown`, as the `param.NAME` values the
+/// emulator runs it with.
+fn floats(given: &[Given], shown: &str) -> Vec<(String, f64)> {
+    params::for_kernel(given, shown)
+        .iter()
+        .filter_map(|g| match g.value {
+            Value::Float(x) => Some((format!("param.{}", g.name), x)),
+            Value::Int(_) => None,
+        })
+        .collect()
 }
 
 /// The first `--param` that names no parameter of the kernel (by its PTX name, its source name,
@@ -516,7 +563,7 @@ fn with_params(mut spec: WorkloadSpec, given: Vec<(String, Expr)>) -> WorkloadSp
 /// source-only name on a PTX file would otherwise leave the parameter unset, and counted as 0.
 /// A struct passed by value is set field by field (`d.m`, or `d+4` by offset), and only the
 /// fields the kernel reads.
-fn unknown_param(
+pub(crate) fn unknown_param(
     spec: &WorkloadSpec,
     f: &Function,
     source: &[String],

@@ -66,23 +66,26 @@ pub struct PtxSyntaxError {
     pub at: SourceSpan,
 }
 
-/// Parses PTX text; a syntax error becomes a [`PtxSyntaxError`] naming `name`.
+/// Parses and verifies PTX text ([`ptx::verify`]: what ptxas would reject); an error becomes a
+/// [`PtxSyntaxError`] naming `name`, line and column.
 pub fn parse_named(name: &str, text: &str) -> miette::Result<Module> {
-    ptx::parse(text).map_err(|e| {
-        let len = e.span.end.saturating_sub(e.span.start).max(1);
-        miette::Report::new(PtxSyntaxError {
-            file: name.to_string(),
-            line: e.span.line,
-            col: e.span.col,
-            message: e.message.clone(),
-            src: NamedSource::new(name, text.to_string()),
-            at: (
-                e.span.start.min(text.len()),
-                len.min(text.len() - e.span.start.min(text.len())),
-            )
-                .into(),
+    ptx::parse(text)
+        .and_then(|m| ptx::verify(&m).map(|()| m))
+        .map_err(|e| {
+            let len = e.span.end.saturating_sub(e.span.start).max(1);
+            miette::Report::new(PtxSyntaxError {
+                file: name.to_string(),
+                line: e.span.line,
+                col: e.span.col,
+                message: e.message.clone(),
+                src: NamedSource::new(name, text.to_string()),
+                at: (
+                    e.span.start.min(text.len()),
+                    len.min(text.len() - e.span.start.min(text.len())),
+                )
+                    .into(),
+            })
         })
-    })
 }
 
 /// Parses PTX text for analysis: device-function calls inlined, and each call that stays a call

@@ -1,69 +1,39 @@
-//! Programs whose host code is known: an OpenCL or CUDA (NVRTC) program carried in a host
-//! file's strings ([`crate::embedded`]), and the options a host builds a program with
-//! ([`crate::launch_sites::cl_build`], [`crate::launch_sites::nvrtc`]).
+//! Programs whose host code compiles them at run time, as the host reading found them
+//! ([`kerncast_host::EmbeddedSource`]): an OpenCL or CUDA program carried in a host's string
+//! (CuPy, PyCUDA, PyOpenCL, PyTorch's `load_inline`, NVRTC, `clCreateProgramWithSource`), or a
+//! kernel file the host reads and compiles, each lowered with the options the host builds it
+//! with.
 
 use super::{fail, lower_and_parse, prepare_unit, unit, Job, Unit};
 use crate::annotations;
 use crate::embedded::{EmbeddedProgram, Language};
 use crate::lower;
 use crate::report::Failure;
+use kerncast_host::{EmbeddedSource, SourceOrigin};
 use std::path::Path;
 
-/// The unit of the OpenCL or CUDA program in a host file's strings that defines `job.kernel` (the
-/// first program when no kernel is asked for).
-pub(super) fn prepare_host_file(job: &Job) -> Result<Unit, Failure> {
-    let host = std::fs::read_to_string(&job.path).map_err(|e| {
-        fail(
+/// The unit of a program a host file (`job`, the host's) carries in a string (`source`). It is
+/// lowered from a temporary `.cl` or `.cu` whose `#line` directives name the host file, so its
+/// errors, `.loc` lines and hot lines point at the host file's lines.
+pub fn prepare_embedded(job: &Job, source: &EmbeddedSource) -> Result<Unit, Failure> {
+    let at = Some(source.line);
+    let Some(program) = EmbeddedProgram::of_source(source, &job.display_path) else {
+        return Err(fail(
             job,
+            at,
             None,
-            None,
-            "read",
-            format!("cannot read host code: {e}"),
-        )
-    })?;
-    let programs = programs_in(&job.path, &host, &job.display_path);
-    if job.kernel.is_none() {
-        if let Some(first) = programs.first() {
-            return prepare_embedded(job, &host, first);
-        }
-    }
-    let mut first_err = None;
-    for p in &programs {
-        match prepare_embedded(job, &host, p) {
-            Ok(u) => return Ok(u),
-            Err(f) => {
-                first_err.get_or_insert(f);
-            }
-        }
-    }
-    Err(first_err.unwrap_or_else(|| {
-        fail(
-            job,
-            None,
-            job.kernel.as_deref(),
             "lower",
-            "host code with no OpenCL or CUDA program in its strings: kerncast reads it only for the launches it makes; give the kernel's own file, with this one as --host".into(),
-        )
-    }))
-}
-
-/// The programs a host file carries in its strings: a C or C++ host's literals
-/// ([`crate::embedded`]) or a Python host's strings ([`crate::python_host`]).
-pub fn programs_in(path: &Path, host: &str, display: &str) -> Vec<EmbeddedProgram> {
-    if crate::python_host::is_python(path) {
-        crate::python_host::programs(host, display)
-    } else {
-        crate::embedded::programs(host, display)
-    }
-}
-
-/// The unit of an OpenCL or CUDA program a host file carries in its strings (`embedded`). It
-/// is lowered from a temporary `.cl` or `.cu` whose `#line` directives name the host file, so
-/// its errors, `.loc` lines and hot lines point at the host file's lines; its kernels take
-/// their launches from the same host file.
-pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Result<Unit, Failure> {
+            format!(
+                "the {} program of the {} call at line {} is not lowered: {}",
+                source.language,
+                api_shown(&source.api),
+                source.line,
+                source.unknown.as_deref().unwrap_or("its text is unknown")
+            ),
+        ));
+    };
     let language = program.language;
-    let at = Some(program.line as u32);
+    let first_line = program.line;
     let io = |e: std::io::Error| {
         fail(
             job,
@@ -73,7 +43,7 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             format!(
                 "cannot write the {} program of line {} to a temp file: {e}",
                 language.name(),
-                program.line
+                first_line
             ),
         )
     };
@@ -83,40 +53,22 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
         .tempdir()
         .map_err(io)?;
     let file = dir.path().join(format!("program.{}", language.extension()));
-    let python = crate::python_host::is_python(&job.path);
-    let source = program.variable.as_deref();
-    // a Python host's compiling call (CuPy's, PyCUDA's, PyOpenCL's), found once
-    let compile = python
-        .then(|| crate::python_host::compile_call(host, program.line, source))
-        .flatten();
-    let torch_inline = python && language == Language::Cuda && host.contains("load_inline");
-    let program = match compile.as_ref().is_some_and(|c| c.wraps_in_extern_c()) {
-        true => &program.wrapped("extern \"C\" {", "}"),
+    let torch_inline = source.api.ends_with("load_inline");
+    let program = if source.extern_c {
+        program.wrapped("extern \"C\" {", "}")
+    } else if torch_inline {
         // torch.utils.cpp_extension.load_inline writes these lines above `cuda_sources`
-        false if torch_inline => &program.preceded_by(&[
+        program.preceded_by(&[
             "#include <torch/types.h>",
             "#include <cuda.h>",
             "#include <cuda_runtime.h>",
-        ]),
-        false => program,
+        ])
+    } else {
+        program
     };
-    let expressions = match (python, &compile) {
-        (true, Some(c)) => c.name_expressions(),
-        (true, None) => Vec::new(),
-        (false, _) => crate::launch_sites::nvrtc::name_expressions(host, source),
-    };
-    let program = &with_name_expressions(program, expressions, &job.display_path);
+    let program = with_name_expressions(&program, source, &job.display_path);
     std::fs::write(&file, &program.text).map_err(io)?;
-    let headers = match language {
-        Language::Cuda => write_string_headers(
-            dir.path(),
-            host,
-            &job.display_path,
-            program.variable.as_deref(),
-        )
-        .map_err(io)?,
-        Language::OpenCl => None,
-    };
+    let headers = write_string_headers(dir.path(), source, &job.display_path).map_err(io)?;
     let mut lowering = job.clone();
     if language == Language::OpenCl {
         lowering.lower.frontend = Some(lower::Frontend::Clang);
@@ -124,18 +76,10 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     if let Some(dir) = job.path.parent() {
         lowering.lower.include_dirs.push(dir.to_path_buf());
     }
-    let build = if python {
-        python_build(&mut lowering, language, &job.display_path, compile.as_ref())
-    } else {
-        host_build(
-            &mut lowering,
-            language,
-            &job.display_path,
-            host,
-            program.variable.as_deref(),
-        )
-    };
-    let notes: Vec<String> = build.into_iter().chain(headers).collect();
+    let notes: Vec<String> = build_options(&mut lowering, language, source, &job.display_path)
+        .into_iter()
+        .chain(headers)
+        .collect();
     let shown = format!(
         "the {} program in the string at {}:{}",
         language.name(),
@@ -144,21 +88,13 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     );
     let parsed = lower_and_parse(&lowering, &file).map_err(|mut f| {
         f.message = f.message.replace(&*file.to_string_lossy(), &shown);
-        // a string header's errors name it as the program includes it
         f.message = f
             .message
             .replace(&format!("{}/", dir.path().to_string_lossy()), "");
         f.line = f.line.or(at);
         with_notes(f, &notes)
     })?;
-    // a `load_inline` program's host functions are called from the Python code, which is
-    // shaped with the program's lines in it (`python_host`)
-    let launches = || crate::launch_sites::HostFile::of_host(host, &job.display_path, None, &[]);
-    let scanned = match torch_inline {
-        true => annotations::scan_with_host(&program.text, launches),
-        false => annotations::scan(&program.text),
-    };
-    let mut src_kernels = scanned.map_err(|e| {
+    let mut src_kernels = annotations::scan(&program.text).map_err(|e| {
         fail(
             job,
             Some(program.host_line(e.line) as u32),
@@ -167,15 +103,8 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             e.message,
         )
     })?;
-    // a kernel the program's own launches leave without a workload takes the Python code's
-    // (a `load_inline` program's were read from it already)
-    let unlaunched = src_kernels.iter().any(|k| k.workloads.is_empty());
-    let fallback = (unlaunched && !torch_inline).then(launches);
     for k in &mut src_kernels {
         k.line = program.host_line(k.line);
-        if let Some(launches) = fallback.as_ref().filter(|_| k.workloads.is_empty()) {
-            k.workloads = launches.workloads(&k.name, &k.params, &k.fields);
-        }
     }
     let compiled = match language {
         Language::OpenCl => "compiled as OpenCL C by clang".to_string(),
@@ -184,15 +113,16 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
             parsed.lowered.frontend
         ),
         Language::Cuda => format!(
-            "compiled at run time by NVRTC, here by {}",
-            parsed.lowered.frontend
+            "compiled at run time by `{}`, here by {}",
+            source.api, parsed.lowered.frontend
         ),
     };
     let instances = "a template that the program never instantiates, so NVRTC emits no code for it: name the instances the host uses (`nvrtcAddNameExpression(prog, \"NAME<float>\")`, CuPy's `name_expressions=[\"NAME<float>\"]`) or instantiate them in the program";
+    let host_text = std::fs::read_to_string(&job.path).ok();
     let mut u = unit(
         &lowering,
         parsed,
-        Some(host.to_string()),
+        host_text,
         Vec::new(),
         &src_kernels,
         instances,
@@ -202,71 +132,16 @@ pub fn prepare_embedded(job: &Job, host: &str, program: &EmbeddedProgram) -> Res
     Ok(u)
 }
 
-/// A CUDA program with the template instances the host asks NVRTC for (`expressions`, each
-/// with the line of its call: `nvrtcAddNameExpression(prog, "scale<float, 3>")`, or CuPy's
-/// `name_expressions=[…]`) made, as NVRTC makes them: by taking their addresses, at the line
-/// of the host's call. An expression whose name the program does not define belongs to
-/// another program of the file.
-fn with_name_expressions(
-    program: &EmbeddedProgram,
-    expressions: Vec<(String, usize)>,
-    display: &str,
-) -> EmbeddedProgram {
-    if program.language != Language::Cuda {
-        return program.clone();
-    }
-    let lines: Vec<(String, usize)> = expressions
-        .into_iter()
-        .filter(|(e, _)| defines(&program.text, e))
-        .enumerate()
-        .map(|(i, (e, line))| {
-            let e = e.trim().trim_start_matches('&');
-            (
-                format!("void *__kerncast_name_expression_{i} = (void *)&{e};"),
-                line,
-            )
-        })
-        .collect();
-    program.with_lines(&lines, display)
-}
-
-/// Whether `text` has the name an expression (`&ns::scale<float, 3>`) names, as a word.
-fn defines(text: &str, expression: &str) -> bool {
-    let head = expression
-        .trim()
-        .trim_start_matches('&')
-        .split('<')
-        .next()
-        .unwrap_or("");
-    let name = head.rsplit("::").next().unwrap_or(head).trim();
-    crate::c_lex::has_word(text, name)
-}
-
-/// [`prepare_unit`] for a job whose host files are known, `hosts` (shown path, text): an OpenCL
-/// program file, or a CUDA one a host compiles with NVRTC, is lowered with the build options
-/// of the host file that reads it, the one that names it in a string
-/// (`fopen("kernels.cl", "r")`).
-pub fn prepare_with_hosts(job: &Job, hosts: &[(String, String)]) -> Result<Unit, Failure> {
-    let file_name = job.path.file_name().and_then(|n| n.to_str());
-    let language = match job.path.extension().and_then(|e| e.to_str()) {
-        Some("cl") => Some(Language::OpenCl),
-        Some("cu" | "cuh") => Some(Language::Cuda),
-        _ => None,
-    };
-    let reader = language.and_then(|language| {
-        hosts.iter().find(|(_, text)| {
-            let builds = match language {
-                Language::OpenCl => true,
-                Language::Cuda => crate::launch_sites::nvrtc::compiles(text),
-            };
-            builds && file_name.is_some_and(|name| crate::embedded::names_file(text, name))
-        })
-    });
-    let (Some(language), Some((display, text))) = (language, reader) else {
-        return prepare_unit(job);
-    };
+/// [`prepare_unit`] for a kernel file that a host reads and compiles at run time (`source`,
+/// whose text is the file's): lowered with the options the host builds it with.
+pub fn prepare_compiled_file(
+    job: &Job,
+    source: &EmbeddedSource,
+    host: &str,
+) -> Result<Unit, Failure> {
+    let language = Language::of(&source.language);
     let mut built = job.clone();
-    let note = host_build(&mut built, language, display, text, None);
+    let note = language.and_then(|l| build_options(&mut built, l, source, host));
     match prepare_unit(&built) {
         Ok(mut u) => {
             u.notes.extend(note);
@@ -276,124 +151,117 @@ pub fn prepare_with_hosts(job: &Job, hosts: &[(String, String)]) -> Result<Unit,
     }
 }
 
-/// Adds to `job`'s lowering the options the host file `host` (shown as `display`) builds its
-/// program with (OpenCL's `clBuildProgram`, `launch_sites::cl_build`, or NVRTC's
-/// `nvrtcCompileProgram`, `launch_sites::nvrtc`; `source` is the variable holding the
-/// program's text, for an embedded one), and returns the note that says which, or why none.
-fn host_build(
-    job: &mut Job,
-    language: Language,
-    display: &str,
-    host: &str,
-    source: Option<&str>,
-) -> Option<String> {
-    use crate::launch_sites::{cl_build, nvrtc};
-    let (build, found) = match language {
-        Language::OpenCl => (
-            "OpenCL build",
-            cl_build::options_for(host, source)
-                .map(|c| c.map(|c| (c.line, c.options.map(|o| vec![o])))),
-        ),
-        Language::Cuda => (
-            "NVRTC compile",
-            nvrtc::options_for(host, source).map(|c| c.map(|c| (c.line, c.options))),
-        ),
-    };
-    with_build_options(job, language, build, display, found)
-}
-
-/// The options a Python host compiles its program with (CuPy's or PyCUDA's `options=`,
-/// PyOpenCL's `build(options=…)`, of its `compile` call), added to `job`'s lowering as NVRTC's
-/// or an OpenCL build's are, and the note.
-fn python_build(
-    job: &mut Job,
-    language: Language,
-    display: &str,
-    compile: Option<&crate::python_host::CompileCall>,
-) -> Option<String> {
-    let found = compile
-        .map_or(Ok(None), |c| c.options())
-        .map(|c| c.map(|(line, call, options)| (line, Ok(options), call)));
-    let (build, found) = match found {
-        Ok(Some((line, options, call))) => (call, Ok(Some((line, options)))),
-        Ok(None) => return None,
-        Err(why) => ("compile".to_string(), Err(why)),
-    };
-    with_build_options(job, language, &build, display, found)
-}
-
-/// The call a host builds its program with: its line and the options it passes, or why they
-/// are not read. `Ok(None)` when there is no such call; `Err` says why it is not known.
-type FoundBuild = Result<Option<(usize, Result<Vec<String>, String>)>, String>;
-
-/// Adds the options of a host's `build` call (`found`) to `job`'s lowering, and returns the
-/// note that says which.
-fn with_build_options(
-    job: &mut Job,
-    language: Language,
-    build: &str,
-    display: &str,
-    found: FoundBuild,
-) -> Option<String> {
-    let base = Path::new(display).parent().unwrap_or(Path::new(""));
-    match found {
-        Ok(None) => None,
-        Ok(Some((line, options))) => {
-            // `options_for` gives a call only when its options were read
-            let options = options.unwrap_or_default();
-            let shown = options.join(" ");
-            if shown.trim().is_empty() {
-                return None;
-            }
-            let ignored = match language {
-                Language::OpenCl => lower::add_opencl_build_options(&mut job.lower, &shown, base),
-                Language::Cuda => lower::add_nvrtc_options(&mut job.lower, &options, base),
-            };
-            let mut note =
-                format!("built with the options of the {build} at {display}:{line}: {shown}");
-            if !ignored.is_empty() {
-                note.push_str(&format!(
-                    " (not given to the compiler: {})",
-                    ignored.join(" ")
-                ));
-            }
-            Some(note)
+/// Whether `source` is the file `path` compiled by a host: its text read from that file, or
+/// (its text unknown) NVRTC's name for it is the file's name, as hosts name a program read
+/// from a file.
+pub fn is_file_of(source: &EmbeddedSource, path: &Path) -> bool {
+    match &source.origin {
+        SourceOrigin::File { path: p } => {
+            let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+            canonical(Path::new(p)).is_some_and(|c| Some(c) == canonical(path))
         }
-        Err(why) => Some(format!(
-            "built without the host's {build} options ({display}: {why}); give a macro they define with -D NAME=VALUE"
-        )),
+        _ => {
+            let file_name = path.file_name().and_then(|n| n.to_str());
+            source.text.is_none() && source.name.is_some() && source.name.as_deref() == file_name
+        }
     }
 }
 
-/// Writes into `dir` the headers the host gives its NVRTC program (made from the variable
-/// `source`) as strings, where the program's `#include "name"` finds them, and returns the
-/// note that says which, or why they are not known.
+/// How a report names the call that compiles a program (`RawKernel call`, `PyOpenCL Program
+/// build`).
+fn api_shown(api: &str) -> String {
+    match api {
+        "pyopencl.Program" => "PyOpenCL Program build".into(),
+        "clBuildProgram" | "clCreateProgramWithSource" => "OpenCL build".into(),
+        "nvrtcCreateProgram" | "nvrtcCompileProgram" => "NVRTC compile".into(),
+        other => format!("{} call", other.rsplit('.').next().unwrap_or(other)),
+    }
+}
+
+/// A CUDA program with the template instances the host asks for (`source.name_expressions`:
+/// `nvrtcAddNameExpression(prog, "scale<float, 3>")`, CuPy's `name_expressions=[…]`) made, as
+/// NVRTC makes them: by taking their addresses, at the line of the host's compile call.
+fn with_name_expressions(
+    program: &EmbeddedProgram,
+    source: &EmbeddedSource,
+    display: &str,
+) -> EmbeddedProgram {
+    if program.language != Language::Cuda || source.name_expressions.is_empty() {
+        return program.clone();
+    }
+    let lines: Vec<(String, usize)> = source
+        .name_expressions
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let e = e.trim().trim_start_matches('&');
+            (
+                format!("void *__kerncast_name_expression_{i} = (void *)&{e};"),
+                source.line as usize,
+            )
+        })
+        .collect();
+    program.with_lines(&lines, display)
+}
+
+/// Adds the options a host compiles its program with (`source.options`: NVRTC's or CuPy's,
+/// an OpenCL or PyOpenCL build's) to `job`'s lowering, and returns the note that says which.
+fn build_options(
+    job: &mut Job,
+    language: Language,
+    source: &EmbeddedSource,
+    display: &str,
+) -> Option<String> {
+    let shown = source.options.join(" ");
+    if shown.trim().is_empty() {
+        return None;
+    }
+    let base = Path::new(display).parent().unwrap_or(Path::new(""));
+    let ignored = match language {
+        Language::OpenCl => lower::add_opencl_build_options(&mut job.lower, &shown, base),
+        Language::Cuda => lower::add_nvrtc_options(&mut job.lower, &source.options, base),
+    };
+    let mut note = format!(
+        "built with the options of the {} at {display}:{}: {shown}",
+        api_shown(&source.api),
+        source.line
+    );
+    if !ignored.is_empty() {
+        note.push_str(&format!(
+            " (not given to the compiler: {})",
+            ignored.join(" ")
+        ));
+    }
+    Some(note)
+}
+
+/// Writes into `dir` the headers the host gives its NVRTC program as strings, where the
+/// program's `#include "name"` finds them, and returns the note that says which.
 fn write_string_headers(
     dir: &Path,
-    host: &str,
+    source: &EmbeddedSource,
     display: &str,
-    source: Option<&str>,
 ) -> std::io::Result<Option<String>> {
-    match crate::launch_sites::nvrtc::headers_for(host, source) {
-        Ok(None) => Ok(None),
-        Ok(Some((line, headers))) => {
-            for h in &headers {
-                let path = dir.join(&h.name);
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::fs::write(path, &h.text)?;
-            }
-            let names: Vec<&str> = headers.iter().map(|h| h.name.as_str()).collect();
-            Ok(Some(format!(
-                "headers given to nvrtcCreateProgram as strings at {display}:{line}: {}",
-                names.join(", ")
-            )))
-        }
-        Err(why) => Ok(Some(format!(
-            "headers given to nvrtcCreateProgram as strings not written out ({display}: {why})"
-        ))),
+    if source.headers.is_empty() {
+        return Ok(None);
     }
+    for (name, text) in &source.headers {
+        // a name that climbs out of the folder is not written
+        if name.split(['/', '\\']).any(|p| p == "..") || Path::new(name).is_absolute() {
+            continue;
+        }
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text)?;
+    }
+    let names: Vec<&str> = source.headers.iter().map(|(n, _)| n.as_str()).collect();
+    Ok(Some(format!(
+        "headers given to nvrtcCreateProgram as strings at {display}:{}: {}",
+        source.line,
+        names.join(", ")
+    )))
 }
 
 /// `f` with the notes on how its program was built added, for a failure they may explain.

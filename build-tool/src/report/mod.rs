@@ -201,7 +201,25 @@ pub fn write_all(r: &Report, dir: &std::path::Path) -> std::io::Result<Vec<std::
         crate::check::write_atomic(&p, text.as_bytes())?;
         out.push(p);
     }
+    remove_stale_entries(&dir.join("kernels"), &out)?;
     Ok(out)
+}
+
+/// Removes the per-entry files of an earlier run that this run did not write (a kernel renamed
+/// or removed since), so the folder holds this report's entries and no others. Only `.json`
+/// files are touched: anything else there is not ours.
+fn remove_stale_entries(
+    kernels: &std::path::Path,
+    written: &[std::path::PathBuf],
+) -> std::io::Result<()> {
+    for e in std::fs::read_dir(kernels)?.flatten() {
+        let p = e.path();
+        let ours = p.extension().is_some_and(|x| x == "json") && e.file_type()?.is_file();
+        if ours && !written.contains(&p) {
+            std::fs::remove_file(&p)?;
+        }
+    }
+    Ok(())
 }
 
 /// The longest file stem an entry's file gets: file systems allow 255 bytes a name.
@@ -666,6 +684,29 @@ mod tests {
                 fail("b", "needs n")
             ]
         );
+    }
+
+    /// A second run into the same folder leaves only its own per-entry files: the entry of a
+    /// kernel renamed since is removed, a file that is not an entry's stays.
+    #[test]
+    fn stale_entry_files_of_an_earlier_run_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = super::sample::report();
+        super::write_all(&first, dir.path()).unwrap();
+        let kernels = dir.path().join("kernels");
+        std::fs::write(kernels.join("README.txt"), "mine").unwrap();
+        let mut renamed = first.clone();
+        renamed.kernels[0].display_name = "saxpy2".into();
+        let written = super::write_all(&renamed, dir.path()).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(&kernels)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["README.txt", "saxpy2-n_4096-gtx-titan-x.json"]);
+        assert!(written
+            .iter()
+            .any(|p| p.ends_with("saxpy2-n_4096-gtx-titan-x.json")));
     }
 
     #[test]

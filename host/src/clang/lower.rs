@@ -890,7 +890,14 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             },
             CXCursor_StringLiteral => match c.evaluate() {
                 Some(Evaluated::Str(s)) => ExprKind::Str(Arc::from(s)),
-                _ => ExprKind::Str(Arc::from(c.spelling().trim_matches('"'))),
+                // where clang does not evaluate it, its tokens decoded as the compiler does
+                _ => {
+                    let tokens = self.unit.tokens_of(c);
+                    let value = crate::embedded_c::decode_literal(
+                        tokens.iter().map(|(s, _)| s.as_str()).filter(|s| s.contains('"')),
+                    );
+                    ExprKind::Str(Arc::from(value))
+                }
             },
             CXCursor_CXXNullPtrLiteralExpr | CXCursor_GNUNullExpr => ExprKind::Null,
             CXCursor_ParenExpr if ch.len() == 1 => self.expr_kind(&ch[0], ty, depth),

@@ -199,6 +199,68 @@ impl<'i> Unit<'i> {
     }
 }
 
+/// A string literal token of a file: its spelling as written (prefix, quotes, escapes and
+/// line continuations included), and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiteralToken {
+    pub spelling: String,
+    pub line: u32,
+    pub col: u32,
+    /// Whether the token right before it is a string literal too (C joins the two).
+    pub joined: bool,
+}
+
+impl Unit<'_> {
+    /// The string literal tokens of `file` (one of the unit's own files), in order.
+    pub fn string_literals(&self, file: &Path) -> Vec<LiteralToken> {
+        let Ok(c_file) = CString::new(file.to_string_lossy().as_bytes()) else {
+            return Vec::new();
+        };
+        let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) as u32;
+        let mut out: Vec<LiteralToken> = Vec::new();
+        unsafe {
+            let f = clang_getFile(self.raw, c_file.as_ptr());
+            if f.is_null() {
+                return out;
+            }
+            let start = clang_getLocationForOffset(self.raw, f, 0);
+            let end = clang_getLocationForOffset(self.raw, f, size);
+            let mut tokens: *mut CXToken = std::ptr::null_mut();
+            let mut n: c_uint = 0;
+            clang_tokenize(self.raw, clang_getRange(start, end), &mut tokens, &mut n);
+            if tokens.is_null() {
+                return out;
+            }
+            let mut previous_literal = false;
+            for i in 0..n as usize {
+                let t = *tokens.add(i);
+                let spelling = take(clang_getTokenSpelling(self.raw, t));
+                let literal = clang_getTokenKind(t) == CXToken_Literal && is_string_token(&spelling);
+                if literal {
+                    let (_, line, col, _) =
+                        file_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
+                    out.push(LiteralToken {
+                        spelling,
+                        line,
+                        col,
+                        joined: previous_literal,
+                    });
+                }
+                previous_literal = literal;
+            }
+            clang_disposeTokens(self.raw, tokens, n);
+        }
+        out
+    }
+}
+
+/// Whether a literal token's spelling is a string's (`"…"`, `u8"…"`, `R"(…)"`), not a
+/// character's or a number's.
+fn is_string_token(spelling: &str) -> bool {
+    let body = spelling.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    body.starts_with('"')
+}
+
 impl Drop for Unit<'_> {
     fn drop(&mut self) {
         unsafe { clang_disposeTranslationUnit(self.raw) }

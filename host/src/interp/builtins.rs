@@ -47,7 +47,7 @@ fn int_arg(args: &[Arg], i: usize) -> Option<i128> {
     args.get(i).and_then(|a| a.value().as_int())
 }
 
-fn str_of(v: &Value) -> Option<String> {
+pub(super) fn str_of(v: &Value) -> Option<String> {
     match v {
         Value::Str(s) => Some(s.to_string()),
         Value::Ptr(Ptr::Elem(b, i)) => {
@@ -114,7 +114,7 @@ pub(super) fn parse_float(s: &str) -> f64 {
     best
 }
 
-fn write_through(p: &Value, v: Value) {
+pub(super) fn write_through(p: &Value, v: Value) {
     deref(p).write(v);
 }
 
@@ -443,7 +443,8 @@ impl Interp<'_> {
         for d in 0..dims_n {
             let g = read(&global, d);
             let l = match &local {
-                Value::Ptr(Ptr::Null) => Value::unknown(
+                Value::Ptr(Ptr::Null) => self.assumption(
+                    crate::output::LOCAL_SIZE_NAMES[d as usize],
                     "the work-group size, which the OpenCL runtime picks (local size NULL)",
                 ),
                 p => read(p, d),
@@ -511,6 +512,9 @@ fn math1(name: &str, x: f64) -> Option<f64> {
 /// A library function call; `None` when it is not one kerncast models.
 pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
     if let Some(v) = super::torch::call(it, name, args, e) {
+        return Ok(Some(v));
+    }
+    if let Some(v) = super::programs::call(it, last(short(name)), args, e) {
         return Ok(Some(v));
     }
     let f = short(name);
@@ -735,6 +739,43 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 .collect();
             Ok(Some(record(&f["make_".len()..], fields)))
         }
+        "cudaOccupancyMaxPotentialBlockSize" | "cudaOccupancyMaxPotentialBlockSizeWithFlags" => {
+            let kernel = kernel_name_of(&arg(args, 2)).map(|(k, _)| k);
+            let sizes = [size_arg(args, 3, "dynamic shared memory"), size_arg(args, 4, "block size limit")];
+            let answer = match sizes {
+                [Ok(shared), Ok(limit)] => it.occupancy(f, kernel.as_deref(), |o, k| {
+                    o.max_potential_block_size(k, shared, limit)
+                }),
+                [Err(why), _] | [_, Err(why)] => Err(why),
+            };
+            let (grid, block) = match answer {
+                Ok((g, b)) => (Value::Int(g as i128), Value::Int(b as i128)),
+                Err(why) => (
+                    it.occupancy_unknown(e, 0, &why),
+                    it.occupancy_unknown(e, 1, &why),
+                ),
+            };
+            write_through(&arg(args, 0), grid);
+            write_through(&arg(args, 1), block);
+            ret(Value::Int(0))
+        }
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+        | "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags" => {
+            let kernel = kernel_name_of(&arg(args, 1)).map(|(k, _)| k);
+            let sizes = [size_arg(args, 2, "block size"), size_arg(args, 3, "dynamic shared memory")];
+            let answer = match sizes {
+                [Ok(threads), Ok(shared)] => it.occupancy(f, kernel.as_deref(), |o, k| {
+                    o.active_blocks_per_sm(k, threads, shared)
+                }),
+                [Err(why), _] | [_, Err(why)] => Err(why),
+            };
+            let blocks = match answer {
+                Ok(n) => Value::Int(n as i128),
+                Err(why) => it.occupancy_unknown(e, 0, &why),
+            };
+            write_through(&arg(args, 0), blocks);
+            ret(Value::Int(0))
+        }
         "cudaGetDeviceCount" => {
             write_through(&arg(args, 0), Value::Int(1));
             ret(Value::Int(0))
@@ -761,11 +802,13 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         "cudaMemcpy" | "cudaMemcpyAsync" | "cudaMemcpy2D" | "cudaMemcpy2DAsync" | "cudaMemcpy3D"
         | "cudaMemcpyFromSymbol" | "cudaMemcpyFromSymbolAsync" | "cuMemcpyDtoH" | "cuMemcpyDtoH_v2" => {
             // Host memory a copy writes holds what the device computed: an array's elements,
-            // or a variable or field (`cudaMemcpy(&converged, d_flag, …)`).
+            // or a variable or field (`cudaMemcpy(&converged, d_flag, …)`), a record's fields each.
             match arg(args, 0) {
                 Value::Ptr(Ptr::Elem(b, _)) => b.borrow_mut().forget("data copied from the device"),
                 p @ Value::Ptr(Ptr::Cell(_) | Ptr::Field(..)) => {
-                    write_through(&p, Value::unknown("data copied from the device"))
+                    let place = deref(&p);
+                    let v = place.read();
+                    place.write(forgotten(&v, "data copied from the device"));
                 }
                 _ => {}
             }
@@ -1078,6 +1121,84 @@ fn memcpy(dst: &Value, src: &Value, bytes: Option<i128>, size: Option<i128>) {
             deref(dst).write(v);
         }
         _ => {}
+    }
+}
+
+/// A value overwritten with data kerncast does not know: a record keeps its fields' names,
+/// each unknown.
+fn forgotten(v: &Value, why: &str) -> Value {
+    match v {
+        Value::Record(r) => {
+            let r = r.borrow();
+            let fields = r
+                .fields
+                .iter()
+                .map(|(k, f)| (k.clone(), forgotten(f, why)))
+                .collect();
+            Value::Record(Rc::new(RefCell::new(Record {
+                ty: r.ty.clone(),
+                fields,
+            })))
+        }
+        _ => Value::unknown(why),
+    }
+}
+
+/// An occupancy-API size argument `i` (absent: 0, as the API's defaults), or why it is unknown.
+fn size_arg(args: &[Arg], i: usize, what: &str) -> Result<u64, String> {
+    match args.get(i).map(|a| a.value()) {
+        None => Ok(0),
+        Some(Value::Int(v)) => u64::try_from(v).map_err(|_| format!("its {what} is negative ({v})")),
+        Some(v) => Err(format!(
+            "its {what} is unknown{}",
+            v.brief().map(|b| format!(" ({b})")).unwrap_or_default()
+        )),
+    }
+}
+
+/// The variable whose address a call's argument `i` is (`blockSize` of `&blockSize`).
+fn addressed_variable(e: &Expr, i: usize) -> Option<String> {
+    use crate::ast::{ExprKind, UnOp};
+    let ExprKind::Call(c) = &e.kind else {
+        return None;
+    };
+    let mut a = c.args.get(i)?;
+    loop {
+        match &a.kind {
+            ExprKind::Cast(inner) => a = inner,
+            ExprKind::Unary(UnOp::AddrOf, inner) => {
+                return match &inner.kind {
+                    ExprKind::Var(_, name) => Some(name.to_string()),
+                    _ => None,
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+impl Interp<'_> {
+    /// The occupancy API's answer `ask` for `kernel` (the function argument of the call `f`).
+    fn occupancy<T>(
+        &self,
+        f: &str,
+        kernel: Option<&str>,
+        ask: impl Fn(&dyn super::OccupancyOracle, &str) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let kernel = kernel.ok_or_else(|| format!("`{f}` is asked about a function kerncast does not resolve to a kernel"))?;
+        let oracle = self.opts.occupancy.as_deref().ok_or_else(|| {
+            format!("`{f}`'s answer depends on the kernel's registers and shared memory, which the host reading alone does not know")
+        })?;
+        ask(oracle, kernel).map_err(|why| format!("`{f}` for `{kernel}`: {why}"))
+    }
+
+    /// What the occupancy call `e` writes through its argument `i` where its answer is
+    /// unknown: an assumption named after the variable (`blockSize`), which can be given.
+    fn occupancy_unknown(&mut self, e: &Expr, i: usize, why: &str) -> Value {
+        match addressed_variable(e, i) {
+            Some(name) => self.assumption(&name, why),
+            None => Value::unknown(why),
+        }
     }
 }
 

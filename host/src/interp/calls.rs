@@ -137,7 +137,19 @@ impl Interp<'_> {
                     )))));
                 }
                 let args = self.args_for(params, &c.args)?;
-                if let Some(f) = self.prog.functions.get(key).cloned() {
+                let f = self.prog.functions.get(key).cloned();
+                // An implicit copy or move constructor (no body, no initialisers: libclang
+                // shows neither) copies the record it is given.
+                let implicit = f.as_ref().is_some_and(|f| {
+                    f.member_inits.is_empty()
+                        && matches!(&f.body.kind, StmtKind::Block(b) if b.is_empty())
+                });
+                if let ([a], true) = (args.as_slice(), implicit) {
+                    if let v @ Value::Record(_) = a.value() {
+                        return plain(v.copy());
+                    }
+                }
+                if let Some(f) = f {
                     let record = self.new_record(&e.ty)?;
                     let this = Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(
                         record.clone(),

@@ -50,6 +50,9 @@ pub struct Recorder {
     pub trace: HashMap<String, Vec<usize>>,
     /// Argument lists recorded per launch shape.
     variants: HashMap<String, usize>,
+    /// The first argument list of each launch shape: past [`MAX_VARIANTS`], only the arguments
+    /// that differ from it read as unknown.
+    first_args: HashMap<String, String>,
 }
 
 /// The launch's shape: where, which kernel, grid, block, shared memory, conditions.
@@ -112,14 +115,19 @@ impl Recorder {
                 let varies = Value::unknown(&format!(
                     "it takes more than {MAX_VARIANTS} values across this launch's runs"
                 ));
-                for (_, v) in &mut e.args {
-                    if matches!(v, Value::Int(_) | Value::Float(_)) {
+                let first = format!(";{}", self.first_args.get(&shape).cloned().unwrap_or_default());
+                for (name, v) in &mut e.args {
+                    let same = first.contains(&format!(";{name}={};", describe(v)));
+                    if matches!(v, Value::Int(_) | Value::Float(_)) && !same {
                         *v = varies.clone();
                     }
                 }
                 key = format!("{shape}{}", args_of(&e));
             } else {
                 *n += 1;
+                self.first_args
+                    .entry(shape.clone())
+                    .or_insert_with(|| args_of(&e));
             }
         }
         let kernel = e.kernel.clone();

@@ -17,6 +17,7 @@ mod containers;
 mod effects;
 mod expr;
 pub mod launches;
+pub mod programs;
 mod stmt;
 pub mod torch;
 pub mod value;
@@ -74,6 +75,18 @@ pub struct DeviceProps {
     pub minor: Option<i64>,
 }
 
+/// The CUDA occupancy API's answers for a kernel on the target device, which depend on the
+/// kernel's registers and shared memory (known to the caller, which compiled it, not to the
+/// host reading). `Err` says why an answer is unknown.
+pub trait OccupancyOracle: Send + Sync + std::fmt::Debug {
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `threads` threads with
+    /// `dynamic_shared` bytes that one SM runs at once.
+    fn active_blocks_per_sm(&self, kernel: &str, threads: u64, dynamic_shared: u64) -> Result<u64, String>;
+    /// `cudaOccupancyMaxPotentialBlockSize`: (the grid that fills the device, the block size of
+    /// the highest occupancy), blocks of at most `limit` threads (0: no limit).
+    fn max_potential_block_size(&self, kernel: &str, dynamic_shared: u64, limit: u64) -> Result<(u64, u64), String>;
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// The command line, `argv[0]` first.
@@ -82,6 +95,7 @@ pub struct RunOptions {
     pub params: BTreeMap<String, f64>,
     pub device: DeviceProps,
     pub budget: Budget,
+    pub occupancy: Option<Arc<dyn OccupancyOracle>>,
 }
 
 /// A scope of variables: a call's locals (with `this` in a method), or a closure's.
@@ -162,6 +176,27 @@ pub enum Flow {
 
 type Exec<T> = Result<T, Halt>;
 
+/// The functions a PyTorch extension's module binds for Python (`m.def("add", &add_cuda)`
+/// in `PYBIND11_MODULE`, as kerncast's declarations expand it): entry points of a program
+/// read without the script that calls them.
+pub(crate) fn bound_functions(prog: &ProgramAst) -> Vec<DeclKey> {
+    let mut out = Vec::new();
+    for f in prog.functions.values() {
+        let binds = f.name.starts_with("kerncast_pybind11_") || f.name.starts_with("kerncast_torch_library");
+        if !binds {
+            continue;
+        }
+        effects::visit_stmt(&f.body, &mut |_| {}, &mut |e| {
+            if let crate::ast::ExprKind::Function { key, kernel: None, .. } = &e.kind {
+                if !out.contains(key) {
+                    out.push(*key);
+                }
+            }
+        });
+    }
+    out
+}
+
 /// What the interpreter found: the launches, and what stopped it or was left unknown.
 pub struct Outcome {
     pub recorder: Recorder,
@@ -173,6 +208,12 @@ pub struct Outcome {
     pub steps: u64,
     /// Where the program ended itself (`exit`, `abort`, a failed `assert`), as read.
     pub exited_at: Option<String>,
+    /// The given values (`RunOptions::params`) the program read.
+    pub used: std::collections::BTreeSet<String>,
+    /// What the reading assumed that the launches do not show (a given tensor's layout).
+    pub notes: Vec<String>,
+    /// Programs the host compiles at run time.
+    pub programs: Vec<programs::CompiledProgram>,
 }
 
 pub struct Interp<'p> {
@@ -198,6 +239,10 @@ pub struct Interp<'p> {
     optind_key: Option<DeclKey>,
     optarg_key: Option<DeclKey>,
     assumptions: BTreeMap<String, String>,
+    /// The given values the program read.
+    used: std::collections::BTreeSet<String>,
+    notes: Vec<String>,
+    programs: Vec<programs::CompiledProgram>,
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     uncertain: usize,
@@ -236,6 +281,9 @@ impl<'p> Interp<'p> {
             optind_key: None,
             optarg_key: None,
             assumptions: BTreeMap::new(),
+            used: Default::default(),
+            notes: Vec::new(),
+            programs: Vec::new(),
             uncertain: 0,
             exit_guards: Vec::new(),
             fn_guards: Vec::new(),
@@ -278,10 +326,17 @@ impl<'p> Interp<'p> {
                 f.params
                     .iter()
                     .map(|p| {
-                        calls::Arg::Val(self.assumption(
-                            &p.name,
-                            &format!("a parameter of `{}`, which nothing in the program calls", f.name),
-                        ))
+                        let tensor = p
+                            .ty
+                            .record_name()
+                            .is_some_and(|r| r == "at::Tensor" || r == "torch::Tensor");
+                        calls::Arg::Val(match tensor {
+                            true => torch::given(&p.name),
+                            false => self.assumption(
+                                &p.name,
+                                &format!("a parameter of `{}`, which nothing in the program calls", f.name),
+                            ),
+                        })
                     })
                     .collect()
             };
@@ -307,6 +362,16 @@ impl<'p> Interp<'p> {
             assumptions: self.assumptions,
             steps: self.steps,
             exited_at: self.exited_at,
+            used: self.used,
+            notes: self.notes,
+            programs: self.programs,
+        }
+    }
+
+    /// Notes what the reading assumed, once.
+    pub(super) fn note(&mut self, n: String) {
+        if !self.notes.contains(&n) {
+            self.notes.push(n);
         }
     }
 
@@ -331,6 +396,7 @@ impl<'p> Interp<'p> {
     /// An unknown value named `name`, or the value the user gave that name.
     fn assumption(&mut self, name: &str, why: &str) -> Value {
         if let Some(v) = self.opts.params.get(name) {
+            self.used.insert(name.to_string());
             return if v.fract() == 0.0 {
                 Value::Int(*v as i128)
             } else {
@@ -540,6 +606,8 @@ pub struct ForeignCall {
     pub launches: Vec<launches::Event>,
     /// Named assumptions the launches depend on, with why each is unknown.
     pub assumptions: BTreeMap<String, String>,
+    /// The given values it read.
+    pub used: std::collections::BTreeSet<String>,
     pub steps: u64,
     /// Why it stopped early (a work budget), where it did.
     pub halted: Option<String>,
@@ -583,6 +651,7 @@ pub fn call_named(
         result,
         launches: it.capture.take().unwrap_or_default(),
         assumptions: it.assumptions,
+        used: it.used,
         steps: it.steps,
         halted,
     })

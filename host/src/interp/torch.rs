@@ -26,6 +26,10 @@ pub struct Tensor {
     pub scalar_type: Option<i8>,
     /// Why the sizes are not known, where they are not (then `sizes` is empty).
     pub unknown_shape: Option<Rc<str>>,
+    /// The name of a tensor the program is given from outside (a parameter of an extension's
+    /// function nothing in the program calls): its sizes are assumptions named after it
+    /// (`x.sizes[0]`, `x.numel`), which values can be given for.
+    pub named: Option<Rc<str>>,
 }
 
 impl Tensor {
@@ -38,6 +42,7 @@ impl Tensor {
             sizes: Vec::new(),
             scalar_type,
             unknown_shape: Some(Rc::from(why)),
+            named: None,
         }
     }
 
@@ -91,6 +96,7 @@ impl Tensor {
             sizes,
             scalar_type: self.scalar_type,
             unknown_shape: None,
+            named: None,
         }
         .value()
     }
@@ -234,6 +240,9 @@ pub(super) fn method(
     }
     let t = tensor_of(object)?;
     let a0 = arg(args, 0);
+    if let Some(v) = named_size(_it, &t, m, &a0, _e) {
+        return Some(v);
+    }
     Some(match m {
         "size" => t.dim(&a0),
         "sizes" => match &t.unknown_shape {
@@ -408,6 +417,68 @@ pub(super) fn method(
     })
 }
 
+/// A tensor the program is given from outside, named `name` (a parameter of an extension's
+/// function that nothing in the program calls): its shape is unknown, its sizes assumptions
+/// named after it.
+pub(super) fn given(name: &str) -> Value {
+    Tensor {
+        sizes: Vec::new(),
+        scalar_type: None,
+        unknown_shape: Some(Rc::from(format!(
+            "a size of the tensor `{name}` the function is given, which nothing in the program makes"
+        ))),
+        named: Some(Rc::from(name)),
+    }
+    .value()
+}
+
+/// What a method of a named tensor of unknown shape ([`given`]) reads of its sizes: an
+/// assumption named after the size (`x.sizes[0]`, `x.numel`); a packed accessor holds the
+/// sizes its rank names and the strides of a contiguous tensor of them. `None` for anything
+/// else.
+fn named_size(it: &mut Interp<'_>, t: &Tensor, m: &str, a0: &Value, e: &Expr) -> Option<Value> {
+    let (name, why) = (t.named.as_ref()?, t.unknown_shape.as_ref()?);
+    let size = |it: &mut Interp<'_>, i: usize| it.assumption(&format!("{name}.sizes[{i}]"), why);
+    match m {
+        "size" => {
+            let i = usize::try_from(a0.as_int()?).ok()?;
+            Some(size(it, i))
+        }
+        "numel" => Some(it.assumption(&format!("{name}.numel"), why)),
+        "accessor" | "packed_accessor" | "packed_accessor32" | "packed_accessor64"
+        | "generic_packed_accessor" => {
+            let rank = accessor_rank(e.ty.record_name()?)?;
+            let sizes: Vec<Value> = (0..rank).map(|i| size(it, i)).collect();
+            it.note(format!(
+                "`{name}.strides` are those of a contiguous tensor of `{name}`'s sizes: the \
+                 tensor is given from outside the program, and kerncast takes it as contiguous"
+            ));
+            let known = Tensor {
+                sizes,
+                scalar_type: t.scalar_type,
+                unknown_shape: None,
+                named: None,
+            };
+            Some(accessor(&known))
+        }
+        _ => None,
+    }
+}
+
+/// The rank `N` of a packed accessor type (`at::GenericPackedTensorAccessor<float, 2, …>`,
+/// `(unsigned long)2` as clang may spell it).
+fn accessor_rank(ty: &str) -> Option<usize> {
+    let args = ty.split_once('<')?.1;
+    let n = args.split(',').nth(1)?.trim();
+    let digits: String = n
+        .rsplit(')')
+        .next()?
+        .trim()
+        .trim_end_matches(['u', 'U', 'l', 'L'])
+        .to_string();
+    digits.parse().ok().filter(|r| *r <= 8)
+}
+
 /// A function of the extension API (`at::empty`, `at::zeros_like`, `at::matmul`, …); `None`
 /// when `name` is not one.
 pub(super) fn call(_it: &mut Interp<'_>, name: &str, args: &[Arg], _e: &Expr) -> Option<Value> {
@@ -429,6 +500,7 @@ pub(super) fn call(_it: &mut Interp<'_>, name: &str, args: &[Arg], _e: &Expr) ->
                     sizes: s,
                     scalar_type: dtype.or(Some(6)),
                     unknown_shape: None,
+                    named: None,
                 }
                 .value(),
                 None => Tensor::unknown("a shape kerncast does not know", dtype).value(),

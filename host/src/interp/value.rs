@@ -191,6 +191,9 @@ pub enum Handle {
         pos: usize,
         failed: bool,
     },
+    /// A program the host compiles at run time (NVRTC's, OpenCL's), by its index among the
+    /// reading's ([`super::programs`]).
+    Program(usize),
 }
 
 impl Value {

@@ -271,6 +271,39 @@ fn clang_words(ext: &str, api_header: &Path, includes: &[PathBuf]) -> Vec<String
     w
 }
 
+/// kerncast's declarations of the PyTorch API for a C++ or CUDA unit of a program that
+/// includes PyTorch's headers where its flags name no folder that has them (an extension's
+/// `.cu` read on its own): the folder, kept while the unit is parsed, and the flags that use it.
+pub(crate) struct TorchShim {
+    _dir: TempDir,
+    pub args: Vec<String>,
+}
+
+/// The [`TorchShim`] for a unit of `text` built with `args`, where it needs one.
+pub(crate) fn torch_shim(text: &str, args: &[String]) -> Option<TorchShim> {
+    if torch_includes(text).is_empty() {
+        return None;
+    }
+    let real = args.iter().any(|a| {
+        a.strip_prefix("-I")
+            .is_some_and(|d| Path::new(d).join("torch/extension.h").is_file())
+    });
+    if real {
+        return None;
+    }
+    let dir = TempDir::new().ok()?;
+    let header = write_api(&dir.0, &[text]).ok()?;
+    let mut shim = vec!["-include".to_string(), header.to_string_lossy().into_owned()];
+    shim.extend(NVCC_FLAGS.iter().map(|s| s.to_string()));
+    if let Some(api) = header.parent() {
+        shim.push(format!("-I{}", api.display()));
+    }
+    Some(TorchShim {
+        _dir: dir,
+        args: shim,
+    })
+}
+
 /// Parses the units into one program of their own; the diagnostics go to the reading.
 fn parse_units(
     it: &mut Interp<'_>,
@@ -619,6 +652,7 @@ fn to_cpp(v: &Val<'_>) -> Value {
                     sizes,
                     scalar_type: a.dtype.and_then(|d| d.scalar_type),
                     unknown_shape,
+                    named: None,
                 }
                 .value()
             }
@@ -715,6 +749,7 @@ pub fn call<'a>(
         params: it.opts.params.clone(),
         device: it.opts.device.clone(),
         budget,
+        occupancy: it.opts.occupancy.clone(),
     };
     let Some(built) = it.extensions.built.get(ext.built) else {
         return Ok(Val::unknown("an extension kerncast did not build"));
@@ -727,6 +762,7 @@ pub fn call<'a>(
     };
     let remap = built.remap.clone();
     it.steps += result.steps;
+    it.used.extend(result.used);
     for (k, v) in result.assumptions {
         it.assumptions.entry(k).or_insert(v);
     }

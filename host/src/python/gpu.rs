@@ -175,6 +175,8 @@ pub fn embed(
         options,
         name_expressions: Vec::new(),
         extern_c: false,
+        headers: Vec::new(),
+        name: None,
         file: span.file.to_string(),
         line: span.line,
     });
@@ -558,9 +560,10 @@ fn launch_cl<'a>(
     let mut block = [Value::Int(1), Value::Int(1), Value::Int(1)];
     for d in 0..g.len().min(3) {
         let lv = match &l {
-            None => Value::unknown(
+            None => to_c(&it.assumption(
+                crate::output::LOCAL_SIZE_NAMES[d],
                 "the work-group size, which the OpenCL runtime picks (local size None)",
-            ),
+            )),
             Some(l) => l.get(d).map(to_c).unwrap_or(Value::Int(1)),
         };
         let gv = to_c(&g[d]);

@@ -123,6 +123,8 @@ pub struct Interp<'a> {
     pub guards: Vec<Rc<str>>,
     pub stack: Vec<(Arc<str>, Span)>,
     pub assumptions: BTreeMap<String, String>,
+    /// The given values (`Options::params`) the script read.
+    pub used: std::collections::BTreeSet<String>,
     pub embedded: Vec<crate::output::EmbeddedSource>,
     pub notes: Vec<String>,
     pub diagnostics: Vec<String>,
@@ -183,6 +185,7 @@ impl<'a> Interp<'a> {
             guards: Vec::new(),
             stack: Vec::new(),
             assumptions: BTreeMap::new(),
+            used: Default::default(),
             embedded: Vec::new(),
             notes: Vec::new(),
             diagnostics: Vec::new(),
@@ -272,6 +275,7 @@ impl<'a> Interp<'a> {
     /// An unknown value named `name`, or the value the user gave that name.
     pub fn assumption(&mut self, name: &str, why: &str) -> Val<'a> {
         if let Some(v) = self.opts.params.get(name) {
+            self.used.insert(name.to_string());
             return if v.fract() == 0.0 && v.abs() < 9.0e15 {
                 Val::int(*v as i64)
             } else {

@@ -31,7 +31,10 @@ mod builtins;
 pub mod extension;
 mod gpu;
 pub mod interp;
+mod select;
 pub mod value;
+
+pub use select::gpu_scripts;
 
 use crate::{HostError, HostReading, Options, Program};
 use std::path::{Path, PathBuf};
@@ -184,6 +187,9 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         recorder: std::mem::take(&mut it.recorder),
         halted,
         assumptions: std::mem::take(&mut it.assumptions),
+        used: std::mem::take(&mut it.used),
+        notes: Vec::new(),
+        programs: Vec::new(),
         steps: it.steps,
         exited_at: None,
     };
@@ -219,6 +225,8 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         reading.launches.extend(c.launches);
         reading.unreached.extend(c.unreached);
         reading.assumptions.extend(c.assumptions);
+        reading.params_used.extend(c.params_used);
+        reading.embedded.extend(c.embedded);
         reading.diagnostics.extend(c.diagnostics);
         for n in c.notes {
             if !reading.notes.contains(&n) {

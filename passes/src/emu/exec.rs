@@ -138,6 +138,30 @@ pub fn run_observed(
     if launch.threads_per_block() == 0 || launch.blocks() == 0 {
         return Err(EmuError::Args("empty launch".into()));
     }
+    let arg_bytes = args.iter().fold(0u64, |n, a| {
+        n.saturating_add(match a {
+            KernelArg::Buffer(b) => b.len() as u64,
+            KernelArg::Struct { bytes, buffers } => {
+                buffers.iter().fold(bytes.len() as u64, |m, (_, b)| {
+                    m.saturating_add(b.len() as u64)
+                })
+            }
+            KernelArg::Bytes(b) => b.len() as u64,
+            KernelArg::Local(n) => *n,
+            _ => 8,
+        })
+    });
+    let module_bytes = module
+        .globals
+        .iter()
+        .filter(|g| matches!(g.space, StateSpace::Global | StateSpace::Const))
+        .fold(0u64, |n, g| n.saturating_add(g.size_bytes().unwrap_or(0)));
+    // the run holds a copy of every buffer beside the caller's
+    super::check_bytes(
+        "buffers and module variables",
+        arg_bytes.saturating_add(module_bytes),
+        opts.max_bytes,
+    )?;
     let mut global = Global::new();
     let mut konst = Vec::new();
     let mut syms = Symbols::new();
@@ -165,6 +189,20 @@ pub fn run_observed(
         }
     }
     let prog = decode::decode(f, &syms, shared_top, &extern_shared)?;
+    // one block at a time: its shared memory and each warp's registers and local memory
+    let per_block = (prog.shared_bytes.saturating_add(opts.dynamic_shared)).saturating_add(
+        launch.threads_per_block().saturating_mul(
+            (prog.nregs as u64)
+                .saturating_mul(8)
+                .saturating_add(prog.local_bytes),
+        ),
+    );
+    super::check_bytes(
+        "shared, local and register memory per block",
+        per_block.saturating_add(prog.param_bytes as u64),
+        opts.max_bytes
+            .saturating_sub(arg_bytes.saturating_add(module_bytes)),
+    )?;
     // Parameters.
     let mut param = vec![0u8; prog.param_bytes as usize];
     let mut buffers = Vec::new();

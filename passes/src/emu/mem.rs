@@ -95,7 +95,10 @@ impl Global {
                 let past = k
                     .map(|k| {
                         let a = &self.allocs[k];
-                        let over = (addr + len as u64).saturating_sub(a.base + a.data.len() as u64);
+                        // an address near 2^64 wraps: saturate, it is past the end anyway
+                        let over = addr
+                            .saturating_add(len as u64)
+                            .saturating_sub(a.base.saturating_add(a.data.len() as u64));
                         format!(
                             ", {over} bytes past the end of `{}` ({} bytes)",
                             a.name,
@@ -150,6 +153,18 @@ pub fn write_le(b: &mut [u8], v: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by `cargo xtask fuzz` (emulate): a load at `[%rd+-4]` with `%rd` still 0 is an
+    /// address just below 2^64, whose end wrapped (an overflow panic) while the error message
+    /// was made. It is an out-of-bounds error.
+    #[test]
+    fn an_access_that_wraps_past_2_64_is_out_of_bounds() {
+        let mut g = Global::new();
+        g.alloc(vec![0; 64], "k_param_1");
+        let e = g.slice(u64::MAX - 3, 4).unwrap_err();
+        assert!(e.to_string().contains("out of bounds"), "{e}");
+        assert!(g.slice(u64::MAX, 8).is_err());
+    }
 
     #[test]
     fn generic_windows_round_trip() {

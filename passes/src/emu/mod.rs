@@ -89,6 +89,12 @@ impl KernelArg {
     }
 }
 
+/// Warp steps one emulated run may take by default: a few seconds of an optimised build.
+pub const DEFAULT_MAX_STEPS: u64 = 200_000_000;
+/// Bytes one emulated run may hold by default (a twelfth of a 24 GiB machine's memory, so a
+/// few runs side by side fit).
+pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
+
 /// Run-time options.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -96,6 +102,11 @@ pub struct Options {
     pub dynamic_shared: u64,
     /// Warp-level instruction steps after which the run is abandoned (an infinite loop guard).
     pub max_steps: u64,
+    /// Bytes the run may hold (buffers, module globals, parameters, one block's shared, local
+    /// and register memory); a launch or a module that needs more is refused before anything
+    /// is allocated ([`EmuError::Budget`]), so a huge buffer or `.local` array is an error
+    /// naming the knob, not an abort.
+    pub max_bytes: u64,
     /// Run only the first blocks of the launch (in dispatch order, x fastest).
     pub max_blocks: Option<u64>,
     /// Run only the blocks whose dispatch index is a multiple of this (1: every block), so a
@@ -123,7 +134,8 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             dynamic_shared: 0,
-            max_steps: 200_000_000,
+            max_steps: crate::budget::get().emu_steps,
+            max_bytes: crate::budget::get().emu_bytes,
             max_blocks: None,
             every: 1,
             trace_blocks: 0,
@@ -215,12 +227,36 @@ pub enum EmuError {
     /// `blocks_done`: the blocks that finished within the limit (blocks run in dispatch
     /// order, so a run of only those would stay within it); `traced`: the touches a traced run
     /// recorded of those of them it traced, as a run of only those would record them.
-    #[error("gave up after {steps} warp steps (an infinite loop?)")]
+    #[error(
+        "needs {bytes} bytes of {what}, more than the emulator's budget of {budget} bytes \
+         (raise it with --emu-bytes, or `emu_bytes` under [budgets] in kerncast.toml)"
+    )]
+    Budget {
+        what: String,
+        bytes: u64,
+        budget: u64,
+    },
+    #[error(
+        "gave up after {steps} warp steps (an infinite loop?); the budget is --emu-steps, or \
+         `emu_steps` under [budgets] in kerncast.toml"
+    )]
     StepLimit {
         steps: u64,
         blocks_done: u64,
         traced: Vec<crate::reuse::Touch>,
     },
+}
+
+/// `bytes` of `what` within `budget`, or the error naming the knob.
+pub fn check_bytes(what: &str, bytes: u64, budget: u64) -> Result<(), EmuError> {
+    if bytes > budget {
+        return Err(EmuError::Budget {
+            what: what.to_string(),
+            bytes,
+            budget,
+        });
+    }
+    Ok(())
 }
 
 /// Run `kernel` of `module` on `launch` with `args` (one per kernel parameter).

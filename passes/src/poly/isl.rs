@@ -20,13 +20,29 @@ pub struct IslError(pub String);
 
 pub type Result<T> = std::result::Result<T, IslError>;
 
-struct CtxInner(*mut ffi::isl_ctx);
+struct CtxInner {
+    ptr: *mut ffi::isl_ctx,
+    /// The analysis ([`begin_analysis`]) whose budget the context's operation count is under.
+    epoch: std::cell::Cell<u64>,
+}
 
 impl Drop for CtxInner {
     fn drop(&mut self) {
         // SAFETY: the context outlives every object (each holds an Rc to it).
-        unsafe { ffi::isl_ctx_free(self.0) }
+        unsafe { ffi::isl_ctx_free(self.ptr) }
     }
+}
+
+thread_local! {
+    /// Bumped at the start of each analysis on this thread (contexts are cached per thread).
+    static EPOCH: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Starts a new analysis on this thread: every isl context gets a fresh operation budget
+/// ([`crate::budget::Budgets::isl_ops`]) when it is next used, so what one kernel may do does
+/// not depend on what the thread counted before (contexts are cached per thread).
+pub fn begin_analysis() {
+    EPOCH.with(|e| e.set(e.get() + 1));
 }
 
 /// An isl context. Cheap to clone (reference counted); objects keep their context alive.
@@ -47,15 +63,39 @@ impl Ctx {
             assert!(!p.is_null(), "isl_ctx_alloc returned NULL (out of memory)");
             // ISL_ON_ERROR_CONTINUE (options.h) is a macro bindgen does not see through the allowlist.
             ffi::isl_options_set_on_error(p, 1);
-            Ctx(Rc::new(CtxInner(p)))
+            let c = Ctx(Rc::new(CtxInner {
+                ptr: p,
+                epoch: std::cell::Cell::new(u64::MAX),
+            }));
+            c.raw();
+            c
         }
     }
 
     fn raw(&self) -> *mut ffi::isl_ctx {
-        self.0 .0
+        let inner = &*self.0;
+        let now = EPOCH.with(|e| e.get());
+        if inner.epoch.get() != now {
+            inner.epoch.set(now);
+            // SAFETY: the context is alive; both calls only set counters.
+            unsafe {
+                ffi::isl_ctx_reset_operations(inner.ptr);
+                ffi::isl_ctx_set_max_operations(inner.ptr, crate::budget::get().isl_ops as _);
+            }
+        }
+        inner.ptr
     }
 
     fn error(&self, what: &str) -> IslError {
+        // SAFETY: the context is alive.
+        if unsafe { ffi::isl_ctx_last_error(self.raw()) } == ffi::isl_error::isl_error_quota {
+            unsafe { ffi::isl_ctx_reset_error(self.raw()) };
+            return IslError(format!(
+                "{what}: the counting budget of {} isl operations ran out (raise it with \
+                 --isl-ops, or `isl_ops` under [budgets] in kerncast.toml)",
+                crate::budget::get().isl_ops
+            ));
+        }
         // SAFETY: the context is alive; the message is a static or ctx-owned C string.
         let msg = unsafe {
             let m = ffi::isl_ctx_last_error_msg(self.raw());
@@ -132,11 +172,15 @@ macro_rules! handle {
         }
         #[allow(dead_code)]
         impl $name {
-            /// Give up ownership (isl_take).
+            /// Give up ownership (isl_take). The handle's reference to its context is
+            /// dropped here (forgetting the whole handle leaked one per call, so no context
+            /// was ever freed); every caller holds a clone of the context across the call.
             fn into_raw(self) -> *mut $raw {
-                let p = self.ptr;
-                std::mem::forget(self);
-                p
+                let me = std::mem::ManuallyDrop::new(self);
+                // SAFETY: `ctx` is moved out once and dropped; `me` is never used again, and
+                // its own Drop (which would free `ptr`) does not run.
+                drop(unsafe { std::ptr::read(&me.ctx) });
+                me.ptr
             }
             fn from_raw(ctx: &Ctx, p: *mut $raw, what: &str) -> Result<Self> {
                 Ok($name {
@@ -812,6 +856,20 @@ impl Constraint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by `cargo xtask fuzz` (count, as a LeakSanitizer report): every consuming call
+    /// leaked one reference to the context, so no context was ever freed. Once the sets are
+    /// gone, the context's own handle is its only reference again.
+    #[test]
+    fn consuming_calls_do_not_leak_the_context() {
+        let ctx = Ctx::new();
+        let a = Set::parse(&ctx, "[n] -> { [i] : 0 <= i < n }").unwrap();
+        let b = Set::parse(&ctx, "[n] -> { [i] : i >= 2 }").unwrap();
+        let c = a.clone().intersect(b.clone()).unwrap().union(a).unwrap();
+        let d = c.subtract(b).unwrap().coalesce().unwrap();
+        drop(d);
+        assert_eq!(Rc::strong_count(&ctx.0), 1);
+    }
 
     #[test]
     fn count_and_bounds() {

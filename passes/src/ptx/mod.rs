@@ -22,10 +22,12 @@ mod lexer;
 mod parser;
 mod printer;
 mod scopes;
+mod verify;
 
 pub use error::ParseError;
 pub use ir::*;
 pub use parser::parse;
+pub use verify::verify;
 
 /// Shared memory of one kernel; see [`Module::kernel_shared`].
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -138,6 +140,20 @@ pub struct RegDecl {
     pub count: Option<u32>,
     pub ty: PtxType,
     pub vector: Option<u32>,
+}
+
+impl RegDecl {
+    /// Whether this declaration declares register `name` (`%r7` of `%r<8>`).
+    pub fn covers(&self, name: &str) -> bool {
+        match self.count {
+            None => self.prefix == name,
+            Some(n) => name
+                .strip_prefix(self.prefix.as_str())
+                .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|k| k.parse::<u32>().ok())
+                .is_some_and(|k| k < n),
+        }
+    }
 }
 
 /// A field of a by-value aggregate parameter (a struct, a `float3`) that the body reads with

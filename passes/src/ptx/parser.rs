@@ -783,6 +783,9 @@ impl<'a> Parser<'a> {
                     Tok::DecFloat => {
                         self.bump();
                         let v: f64 = self.text(n).parse().or_else(|_| self.err(n, "bad float"))?;
+                        if !v.is_finite() {
+                            return self.err(n, "floating-point literal out of range");
+                        }
                         Operand::ImmFloat((-v).to_bits())
                     }
                     _ => Operand::Imm((self.uint("a number")? as i64).wrapping_neg()),
@@ -800,6 +803,10 @@ impl<'a> Parser<'a> {
             Tok::DecFloat => {
                 self.bump();
                 let v: f64 = self.text(t).parse().or_else(|_| self.err(t, "bad float"))?;
+                if !v.is_finite() {
+                    // `3E800`: no double holds it (write infinity as 0d7FF0000000000000)
+                    return self.err(t, "floating-point literal out of range");
+                }
                 Operand::ImmFloat(v.to_bits())
             }
             Tok::Ident => {

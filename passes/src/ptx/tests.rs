@@ -397,3 +397,19 @@ fn kernel_shared_counts_what_the_kernel_names() {
     let j = m.kernel_shared(m.function("j").unwrap());
     assert_eq!((j.static_bytes, j.dynamic.len()), (1024, 0));
 }
+
+/// Found by `cargo xtask fuzz` (ptx): `3E800` parsed as infinity and printed as `inf.0`, which
+/// does not parse back. A decimal literal no double holds is an error at its column.
+#[test]
+fn a_float_literal_out_of_range_is_an_error() {
+    for lit in ["3E800", "-3E800"] {
+        let e = parse(&format!(".entry s{{d {lit};}}")).unwrap_err();
+        assert!(e.message.contains("out of range"), "{lit}: {}", e.message);
+        assert_eq!(e.span.line, 1);
+    }
+    let m = parse(".entry s{d 3E300;}").unwrap();
+    assert_eq!(
+        parse(&m.to_string()).unwrap().without_spans(),
+        m.without_spans()
+    );
+}

@@ -1,0 +1,405 @@
+//! A kernel's workloads from the launches the host reading found: each launch of the kernel
+//! (matched by the device symbol clang resolved, or by the name the host passes) becomes a
+//! workload with its grid, block and arguments as numbers. What the reading could not know
+//! stays a name the workload reads, with why, so resolving or counting asks for it
+//! (`--param NAME=VALUE`); nothing is guessed.
+
+use super::program::HostProgram;
+use crate::workload::{Dims, Expr, LaunchCount, WorkloadSpec};
+use kerncast_host::{Launch, Scalar};
+use std::collections::BTreeMap;
+
+/// What the workloads need to know of the kernel: its PTX entry and source.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    /// The PTX entry (`_Z5scalePfi`, or `scale` for `extern "C"` and OpenCL).
+    pub entry: String,
+    /// Its demangled name without parameters (`scale`, `fill<float>`).
+    pub demangled: String,
+    /// Parameter names in order: the source's where known, else the PTX's.
+    pub params: Vec<String>,
+    /// Which parameters are pointers (their arguments are buffers, not sizes).
+    pub pointers: Vec<bool>,
+    /// Which parameters decide a count (a branch or an address): launches that differ only in
+    /// the others' arguments are predicted alike.
+    pub deciding: Vec<bool>,
+    /// Whether the kernel has `extern __shared__` memory, which the launch sizes.
+    pub dynamic_shared: bool,
+    /// The file the kernel is defined in, as shown: launches there are named by line alone.
+    pub file: String,
+}
+
+/// Whether `launch` runs the kernel `k`: its resolved symbol is the entry, or the name the host
+/// passes is the entry or its demangled name (`scale<float, 3>` through NVRTC's lowered name).
+pub fn runs(launch: &Launch, k: &KernelInfo) -> bool {
+    if launch.symbol == k.entry {
+        return true;
+    }
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    launch.by_name && squeeze(&launch.symbol) == squeeze(&k.demangled)
+}
+
+/// The workloads of `k`'s launches in `launches`: one per launch, where launches that agree in
+/// their grid, block, shared memory and the arguments that decide counts are one workload that
+/// stands for all of them.
+pub fn workloads(launches: &[&Launch], k: &KernelInfo, host: &HostProgram) -> Vec<WorkloadSpec> {
+    let mut groups: Vec<(Vec<String>, Vec<&Launch>)> = Vec::new();
+    for l in launches {
+        let key = identity(l, k);
+        match groups.iter_mut().find(|(g, _)| *g == key) {
+            Some((_, ls)) => ls.push(l),
+            None => groups.push((key, vec![l])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, ls)| spec_of(&ls, k, host))
+        .collect()
+}
+
+/// What makes two launches predict differently: grid, block, shared memory and the arguments
+/// of the parameters that decide counts (or whose role is not known).
+fn identity(l: &Launch, k: &KernelInfo) -> Vec<String> {
+    let mut key: Vec<String> = l
+        .grid
+        .iter()
+        .chain(&l.block)
+        .chain(std::iter::once(&l.shared_bytes))
+        .map(shown)
+        .collect();
+    let args = l.args.iter().map(|(n, v)| (n.as_str(), n.as_str(), v));
+    let fields = l
+        .fields
+        .iter()
+        .map(|(path, v)| (path.split('.').next().unwrap_or(path), path.as_str(), v));
+    for (arg, name, v) in args.chain(fields) {
+        let deciding = index_of(l, arg).is_none_or(|i| k.deciding.get(i).copied().unwrap_or(true));
+        if deciding && !is_pointer(l, arg, k) {
+            key.push(format!("{}={}", field_name(l, arg, name, k), shown(v)));
+        }
+    }
+    key
+}
+
+/// The names of the unknown values a launch of `k` depends on: in its grid, block or shared
+/// memory, or an argument that is not a pointer (the names `--param` can give it).
+pub fn unknown_names(l: &Launch, k: &KernelInfo) -> Vec<String> {
+    let sizes = l
+        .grid
+        .iter()
+        .chain(&l.block)
+        .chain(std::iter::once(&l.shared_bytes));
+    let args = l
+        .args
+        .iter()
+        .filter(|(n, _)| !is_pointer(l, n, k))
+        .map(|(_, v)| v);
+    sizes
+        .chain(args)
+        .filter_map(|s| s.unknown_name().map(str::to_string))
+        .collect()
+}
+
+fn shown(s: &Scalar) -> String {
+    match s {
+        Scalar::Unknown(why) => format!("?{why}"),
+        other => other.to_string(),
+    }
+}
+
+/// The index of the parameter an argument is for: `argN`'s where the host names the kernel by
+/// string, else its position among the launch's arguments (whose names are those of the
+/// declaration the host code sees).
+fn index_of(l: &Launch, name: &str) -> Option<usize> {
+    if l.by_name {
+        // a host that names the kernel by string sets its arguments by index (`argN`)
+        if let Some(i) = name
+            .strip_prefix("arg")
+            .and_then(|i| i.parse::<usize>().ok())
+        {
+            return Some(i);
+        }
+    }
+    l.arg_order.iter().position(|n| n == name)
+}
+
+/// The kernel's name for an argument: its parameter's at the argument's position.
+fn param_name(l: &Launch, name: &str, k: &KernelInfo) -> String {
+    match index_of(l, name).and_then(|i| k.params.get(i)) {
+        Some(p) => p.clone(),
+        None => name.to_string(),
+    }
+}
+
+/// The kernel's name for an argument or a field of one (`p.n` with the definition's `p`).
+fn field_name(l: &Launch, arg: &str, path: &str, k: &KernelInfo) -> String {
+    let param = param_name(l, arg, k);
+    match path.strip_prefix(arg) {
+        Some(rest) => format!("{param}{rest}"),
+        None => param,
+    }
+}
+
+/// Whether an argument is a pointer's (a buffer, not a size).
+fn is_pointer(l: &Launch, name: &str, k: &KernelInfo) -> bool {
+    index_of(l, name).is_some_and(|i| k.pointers.get(i).copied().unwrap_or(false))
+}
+
+/// A launch dimension: its number, or the name the host code stored the unknown value under
+/// (which `--param` can give), or a description that says it is not a name.
+fn dim(s: &Scalar, what: &str, unset: &mut BTreeMap<String, String>) -> Expr {
+    match s {
+        Scalar::Int(v) => Expr::Int(*v),
+        Scalar::Unknown(why) => {
+            let name = match s.unknown_name() {
+                Some(n) => n.to_string(),
+                None => format!("the launch's {what}"),
+            };
+            unset.insert(name.clone(), unnamed(why).to_string());
+            Expr::Var(name)
+        }
+        other => {
+            let name = format!("the launch's {what}");
+            unset.insert(name.clone(), format!("it is {other}, not a number"));
+            Expr::Var(name)
+        }
+    }
+}
+
+/// An unknown value's reason without the name it starts with (`` `n`: read from a file ``).
+fn unnamed(why: &str) -> &str {
+    match why.strip_prefix('`').and_then(|r| r.split_once("`: ")) {
+        Some((_, rest)) => rest,
+        None => why,
+    }
+}
+
+/// The workload of launches that predict alike (the first one's values).
+fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
+    let first = ls[0];
+    let mut spec = WorkloadSpec::empty();
+    spec.grid_div = crate::workload::Div::Floor;
+    let mut unset = BTreeMap::new();
+    let axes = ["x", "y", "z"];
+    spec.grid = Dims(
+        first
+            .grid
+            .iter()
+            .zip(axes)
+            .map(|(s, a)| dim(s, &format!("grid.{a}"), &mut unset))
+            .collect(),
+    );
+    spec.block = Dims(
+        first
+            .block
+            .iter()
+            .zip(axes)
+            .map(|(s, a)| dim(s, &format!("block.{a}"), &mut unset))
+            .collect(),
+    );
+    match &first.shared_bytes {
+        Scalar::Int(v) if *v > 0 || k.dynamic_shared => {
+            spec.hints.insert(
+                kerncast_passes::count::DYNAMIC_SHARED_BYTES.to_string(),
+                *v as f64,
+            );
+        }
+        _ => {}
+    }
+    for (name, v) in &first.args {
+        if is_pointer(first, name, k) {
+            continue;
+        }
+        let param = param_name(first, name, k);
+        match v {
+            Scalar::Int(x) => spec.params.push((param, Expr::Int(*x))),
+            Scalar::Float(x) => {
+                spec.hints.insert(format!("param.{param}"), *x);
+            }
+            Scalar::Unknown(why) => {
+                let why = match v.unknown_name() {
+                    Some(n) if n != param => format!(
+                        "its argument is the host's `{n}`, which kerncast does not know ({}); \
+                         give it with --param {n}=VALUE",
+                        unnamed(why)
+                    ),
+                    _ => unnamed(why).to_string(),
+                };
+                unset.insert(param, why);
+            }
+            Scalar::Other(_) => {}
+        }
+    }
+    // the fields of a struct passed by value, by the kernel's names (`p.n`, `x.sizes[0]`)
+    for (path, v) in &first.fields {
+        let arg = path.split('.').next().unwrap_or(path);
+        if is_pointer(first, arg, k) {
+            continue;
+        }
+        let name = field_name(first, arg, path, k);
+        match v {
+            Scalar::Int(x) => spec.params.push((name, Expr::Int(*x))),
+            Scalar::Unknown(why) => {
+                unset.insert(name, unnamed(why).to_string());
+            }
+            Scalar::Float(_) | Scalar::Other(_) => {}
+        }
+    }
+    spec.unset = unset;
+    spec.origin = Some(origin(ls, k, host));
+    spec.launches = launch_counts(ls, k, host);
+    spec
+}
+
+/// Where a launch is, as the notes name it: `line 17` in the kernel's own file, else
+/// `main.cu:5`; then the calls that reach it, innermost first (`line 6, in launch_add called
+/// at main.cpp:7`): those from other files only, or (`all_calls`) every one.
+fn place(l: &Launch, k: &KernelInfo, host: &HostProgram, all_calls: bool) -> String {
+    format!("{}{}", site(l, k, host), calls(l, k, host, all_calls))
+}
+
+/// `line 17` in the kernel's own file, else `main.cu:5`.
+fn site(l: &Launch, k: &KernelInfo, host: &HostProgram) -> String {
+    let file = host.shown(&l.file);
+    match file == k.file {
+        true => format!("line {}", l.line),
+        false => format!("{file}:{}", l.line),
+    }
+}
+
+/// The calls that reach a launch, innermost first: `, in launch_add called at main.cpp:7`.
+fn calls(l: &Launch, k: &KernelInfo, host: &HostProgram, all_calls: bool) -> String {
+    let file = host.shown(&l.file);
+    let mut at = String::new();
+    let mut inner = l.file.as_str();
+    for c in l.calls.iter().rev() {
+        if c.file != inner || all_calls {
+            let shown = host.shown(&c.file);
+            let call = match c.file == l.file && file == k.file {
+                true => format!("line {}", c.line),
+                false => format!("{shown}:{}", c.line),
+            };
+            at.push_str(&format!(", in {} called at {call}", c.function));
+        }
+        inner = &c.file;
+    }
+    at
+}
+
+/// The line of code a launch is written on, trimmed, without a comment at its end.
+fn code_at(file: &str, line: u32) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let l = text.lines().nth((line as usize).checked_sub(1)?)?;
+    let python = file.ends_with(".py");
+    let l = without_comment(l, python).trim();
+    (!l.is_empty()).then(|| l.to_string())
+}
+
+/// `line` up to a comment that ends it (`// …`, or `# …` in Python) outside quotes.
+fn without_comment(line: &str, python: bool) -> &str {
+    let b = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match (quote, b[i]) {
+            (Some(_), b'\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (None, b'"' | b'\'') => quote = Some(b[i]),
+            (None, b'#') if python => return &line[..i],
+            (None, b'/') if !python && b.get(i + 1) == Some(&b'/') => return &line[..i],
+            _ => {}
+        }
+        i += 1;
+    }
+    line
+}
+
+/// `the launch at main.cu:5: scale<<<N / 128, 128>>>(x, N);`, and for launches that predict
+/// alike, how many there are and which arguments differ between them.
+fn origin(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> String {
+    let first = ls[0];
+    let mut o = format!("the launch at {}", site(first, k, host));
+    if let Some(code) = code_at(&first.file, first.line) {
+        o.push_str(&format!(": {code}"));
+    }
+    o.push_str(&calls(first, k, host, true));
+    if ls.len() > 1 {
+        let mut differ: Vec<String> = Vec::new();
+        for (name, v) in &first.args {
+            if ls.iter().any(|l| l.args.get(name) != Some(v)) {
+                let p = param_name(first, name, k);
+                if !differ.contains(&p) {
+                    differ.push(p);
+                }
+            }
+        }
+        o.push_str(&format!(
+            ", standing for {} launches alike in what decides the counts",
+            ls.len()
+        ));
+        if !differ.is_empty() {
+            let names: Vec<String> = differ.iter().map(|d| format!("`{d}`")).collect();
+            o.push_str(&format!(
+                " ({} differ{} between them; the first launch's values are shown)",
+                names.join(", "),
+                if names.len() == 1 { "s" } else { "" }
+            ));
+        }
+    }
+    o
+}
+
+/// Each launch site's runs, the same site's launches added up.
+fn launch_counts(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> Vec<LaunchCount> {
+    let mut out: Vec<LaunchCount> = Vec::new();
+    for l in ls {
+        let at = place(l, k, host, false);
+        let times = match (&l.count_note, l.count) {
+            (Some(why), 1) => Err(format!("it runs at least once: {why}")),
+            (Some(why), n) => Err(format!("it runs at least {n} times: {why}")),
+            (None, n) => Ok(n),
+        };
+        match out
+            .iter_mut()
+            .find(|o| o.at == at && o.conditions == l.conditions)
+        {
+            Some(o) => {
+                o.times = match (&o.times, &times) {
+                    (Ok(a), Ok(b)) => Ok(a.saturating_add(*b)),
+                    (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+                }
+            }
+            None => out.push(LaunchCount {
+                at,
+                file: host.shown(&l.file),
+                line: l.line as usize,
+                times,
+                conditions: l.conditions.clone(),
+            }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_comment;
+
+    #[test]
+    fn a_comment_at_the_end_of_a_launch_line_is_cut_but_not_one_in_quotes() {
+        assert_eq!(
+            without_comment("add((n,), (256,), (x,))  # grid, block", true),
+            "add((n,), (256,), (x,))  "
+        );
+        assert_eq!(without_comment("f(\"#x\") # c", true), "f(\"#x\") ");
+        assert_eq!(
+            without_comment("k<<<g, b>>>(x); // run", false),
+            "k<<<g, b>>>(x); "
+        );
+        assert_eq!(
+            without_comment("k<<<g, b>>>(\"//\", '\\'');", false),
+            "k<<<g, b>>>(\"//\", '\\'');"
+        );
+        assert_eq!(without_comment("a = n # c", false), "a = n # c");
+    }
+}
