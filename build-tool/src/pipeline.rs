@@ -846,6 +846,34 @@ fn one(
         }
         counts.insert(f.to_string(), *v);
     }
+    // FLOPs as Nsight counts them on SASS (the PTX-level counts stay under their own keys)
+    if !stats.block_execs.is_empty() {
+        let arch = u
+            .job
+            .lower
+            .command
+            .as_ref()
+            .and_then(|c| c.arch())
+            .unwrap_or_else(|| u.job.lower.arch.clone());
+        match crate::sass_flops::FlopTable::for_arch(&arch) {
+            Ok((table, note)) => {
+                let s = crate::sass_flops::count(f, &stats, &table);
+                counts.insert("flops.f32".into(), s.f32);
+                counts.insert("flops.f64".into(), s.f64);
+                counts.insert("flops.f16".into(), s.f16);
+                counts.insert("flops.ptx.f32".into(), s.ptx_f32);
+                counts.insert("flops.ptx.f64".into(), s.ptx_f64);
+                notes.extend(note);
+                if !s.unlisted.is_empty() {
+                    notes.push(format!(
+                        "SASS FLOPs: forms the {arch} expansion table lacks, counted at the PTX level: {}",
+                        s.unlisted.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ));
+                }
+            }
+            Err(e) => notes.push(format!("no SASS FLOPs: {e}")),
+        }
+    }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);
     notes.extend(spec.runs_note(p.time_s, p.energy_j));

@@ -7,6 +7,8 @@
 //! `--param`, and reports which profiled launches — (kernel, grid, block) — kerncast finds,
 //! the rest grouped by reason.
 
+use crate::lower::compile_command::{self, CompileCommand};
+use crate::report::{KernelReport, Report};
 use kerncast_host::{compdb, HostReading, Options, Program, Toolchain};
 use miette::{miette, IntoDiagnostic};
 use rayon::prelude::*;
@@ -34,6 +36,12 @@ pub struct Args {
     /// List every program's missing launches.
     #[arg(long)]
     pub verbose: bool,
+    /// Only match launches: do not lower, count or predict.
+    #[arg(long)]
+    pub no_predict: bool,
+    /// The model that predicts time (`auto`: the device's fitted model where it ships one).
+    #[arg(long, default_value = "auto")]
+    pub model: String,
 }
 
 /// One profiled launch (a row of `measurements.csv`).
@@ -45,6 +53,11 @@ pub struct Measured {
     pub grid: [u64; 3],
     pub block: [u64; 3],
     pub exe_args: String,
+    /// What the profiler measured (None where the cell is empty).
+    pub time_ns: Option<f64>,
+    pub dram_bytes: Option<f64>,
+    pub sp_flops: Option<f64>,
+    pub dp_flops: Option<f64>,
 }
 
 /// A measured launch and what kerncast found for it.
@@ -61,6 +74,37 @@ pub struct Row {
     /// The group the reason falls in, for the summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason_group: Option<String>,
+    /// What the profiler measured.
+    pub measured_time_ns: Option<f64>,
+    pub measured_dram_bytes: Option<f64>,
+    pub measured_flops_f32: Option<f64>,
+    pub measured_flops_f64: Option<f64>,
+    /// kerncast's prediction for the launch (null where there is none, with `predict_reason`).
+    pub predicted_time_ns: Option<f64>,
+    /// FP32 / FP64 FLOPs as Nsight counts them (the SASS expansion table's).
+    pub flops_f32: Option<f64>,
+    pub flops_f64: Option<f64>,
+    /// The PTX-level counts (div, sqrt 1 each; fma 2), kept beside them.
+    pub ptx_flops_f32: Option<f64>,
+    pub ptx_flops_f64: Option<f64>,
+    /// DRAM bytes read and written (the L2 model's).
+    pub dram_bytes: Option<f64>,
+    /// The roofline's time for the same launch (the figure the fitted model is judged beside).
+    pub roofline_time_ns: Option<f64>,
+    /// Model, counter and bottleneck of the prediction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counter: Option<String>,
+    /// The features the fitted model reads (the report's counts, by key).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub counts: BTreeMap<String, f64>,
+    /// Whether the counts' control flow was static (symbolic counter, no assumption made).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub static_counts: Option<bool>,
+    /// Why there is no prediction (lowering, counting or model failure, or the launch was not found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predict_reason: Option<String>,
 }
 
 pub fn default_data() -> PathBuf {
@@ -101,6 +145,8 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
         col("block")?,
         col("exe_args")?,
     );
+    let opt = |name: &str| headers.iter().position(|h| h == name);
+    let (t, d, sp, dp) = (opt("time_ns"), opt("dram_bytes"), opt("sp_flops"), opt("dp_flops"));
     let mut out = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| miette!("{}:{}: {e}", path.display(), i + 2))?;
@@ -113,6 +159,10 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
             grid: dims(&field(g)).ok_or_else(|| bad("grid"))?,
             block: dims(&field(b)).ok_or_else(|| bad("block"))?,
             exe_args: field(a),
+            time_ns: t.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
+            dram_bytes: d.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
+            sp_flops: sp.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
+            dp_flops: dp.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
         });
     }
     Ok(out)
@@ -174,6 +224,22 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                 found,
                 reason,
                 reason_group,
+                measured_time_ns: m.time_ns,
+                measured_dram_bytes: m.dram_bytes,
+                measured_flops_f32: m.sp_flops,
+                measured_flops_f64: m.dp_flops,
+                predicted_time_ns: None,
+                flops_f32: None,
+                flops_f64: None,
+                ptx_flops_f32: None,
+                ptx_flops_f64: None,
+                dram_bytes: None,
+                roofline_time_ns: None,
+                model: None,
+                counter: None,
+                counts: BTreeMap::new(),
+                static_counts: None,
+                predict_reason: None,
             }
         })
         .collect()
@@ -251,6 +317,8 @@ pub fn run(args: Args) -> miette::Result<()> {
     }
     let units = compdb::read(&data.join("compile_commands.json"), &tools).map_err(|e| miette!("{e}"))?;
     let measured = read_measurements(&data.join("measurements.csv"))?;
+    let commands = compile_command::read_database(&data.join("compile_commands.json"))
+        .map_err(|e| miette!("{e}"))?;
     let mut by_program: BTreeMap<String, Vec<&Measured>> = BTreeMap::new();
     for m in &measured {
         if args.programs.is_empty() || args.programs.contains(&m.program) {
@@ -285,8 +353,17 @@ pub fn run(args: Args) -> miette::Result<()> {
                 } else {
                     read_program(&mine, &rows[0].exe_args, &opts)
                 };
+                let mut matched = match_rows(rows, &reading);
+                if !args.no_predict {
+                    let mine: Vec<&CompileCommand> = commands
+                        .iter()
+                        .filter(|c| c.program.as_deref() == Some(p))
+                        .collect();
+                    let report = predict_program(&mine, &rows[0].exe_args, &data, &args);
+                    attach(&mut matched, &report);
+                }
                 bar.inc(1);
-                (p.clone(), match_rows(rows, &reading))
+                (p.clone(), matched)
             })
             .collect()
     });
@@ -325,6 +402,7 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
             let _ = writeln!(out, "  {n:>5}  {g}");
         }
     }
+    out.push_str(&accuracy(rows));
     if verbose {
         for r in rows.iter().filter(|r| !r.found) {
             let _ = writeln!(
@@ -335,6 +413,305 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
                 r.launch,
                 r.reason.as_deref().unwrap_or("")
             );
+        }
+    }
+    out
+}
+
+/// One program analysed as its measured build made it: every CUDA unit lowered with its own
+/// compile command (device side), its host code read with the command line it was profiled
+/// with, every launch found counted and predicted on the device.
+pub fn predict_program(commands: &[&CompileCommand], exe_args: &str, data: &Path, args: &Args) -> Report {
+    let base = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
+    let jobs: Vec<crate::pipeline::Job> = commands
+        .iter()
+        .map(|c| {
+            let mut lower = crate::lower::LowerOptions::default();
+            if let Some(a) = c.arch() {
+                lower.arch = a;
+            }
+            if c.is_cuda() {
+                lower.command = Some((*c).clone());
+            }
+            crate::pipeline::Job {
+                display_path: c
+                    .file
+                    .strip_prefix(&base)
+                    .unwrap_or(&c.file)
+                    .display()
+                    .to_string(),
+                path: c.file.clone(),
+                lower,
+                kernel: None,
+                workloads: Vec::new(),
+            }
+        })
+        .collect();
+    let opts = crate::pipeline::Options {
+        devices: vec![args.device.clone()],
+        model: args.model.clone(),
+        jobs: 1,
+        progress: false,
+        cache: None,
+        hot_lines: 0,
+        params: Vec::new(),
+        run: crate::host_workloads::RunSpec {
+            args: Some(shlex::split(exe_args).unwrap_or_else(|| {
+                exe_args.split_whitespace().map(String::from).collect()
+            })),
+            compile_commands: Some(data.join("compile_commands.json")),
+        },
+    };
+    let counter = crate::engine::default_counter();
+    crate::pipeline::analyze(&jobs, &opts, counter.as_ref())
+}
+
+/// A kernel name without template arguments and parameters (`fill<float>(float*)` → `fill`).
+fn base_name(n: &str) -> String {
+    let n = n.split(['<', '(']).next().unwrap_or(n).trim();
+    n.rsplit("::").next().unwrap_or(n).to_string()
+}
+
+/// Puts each measured launch's prediction from `report` on its row, or why there is none.
+pub fn attach(rows: &mut [Row], report: &Report) {
+    for r in rows.iter_mut() {
+        let name = base_name(&plain(&r.kernel));
+        let hit: Option<&KernelReport> = report.kernels.iter().find(|k| {
+            base_name(&k.display_name) == name && k.workload.grid == r.grid && k.workload.block == r.block
+        });
+        match hit {
+            Some(k) => {
+                r.predicted_time_ns = Some(k.prediction.time_s * 1e9);
+                r.flops_f32 = k.counts.get("flops.f32").copied();
+                r.flops_f64 = k.counts.get("flops.f64").copied();
+                r.ptx_flops_f32 = k.counts.get("flops.ptx.f32").copied();
+                r.ptx_flops_f64 = k.counts.get("flops.ptx.f64").copied();
+                r.dram_bytes = k.roofline.as_ref().map(|x| x.dram_bytes);
+                r.roofline_time_ns = k
+                    .models
+                    .iter()
+                    .find(|m| m.model == "roofline")
+                    .and_then(|m| m.time_s)
+                    .map(|t| t * 1e9);
+                r.model = Some(k.model.clone());
+                r.counter = Some(k.counter.clone());
+                r.static_counts = Some(k.counter == "symbolic" && k.assumptions.is_empty());
+                r.counts = k.counts.clone();
+                if r.flops_f32.is_none() {
+                    r.predict_reason = Some("no per-block counts for SASS FLOPs".into());
+                }
+            }
+            None => r.predict_reason = Some(no_prediction(r, &name, report)),
+        }
+    }
+}
+
+fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
+    let of_kernel = |k: &Option<String>| {
+        k.as_deref()
+            .is_some_and(|k| base_name(&crate::pipeline::demangle(k)) == name)
+    };
+    if let Some(f) = report.errors.iter().find(|f| of_kernel(&f.kernel)) {
+        return format!("{} failed ({}): {}", f.stage, f.file, first_lines(&f.message));
+    }
+    if let Some(f) = report.errors.iter().find(|f| f.stage == "lower") {
+        return format!("lowering {} failed: {}", f.file, first_lines(&f.message));
+    }
+    if let Some(n) = report
+        .not_launched
+        .iter()
+        .chain(&report.not_instantiated)
+        .chain(&report.library_kernels)
+        .find(|n| base_name(&n.kernel) == name)
+    {
+        return format!("not predicted: {}", n.shown());
+    }
+    if !r.found {
+        return format!(
+            "launch not found: {}",
+            r.reason.as_deref().unwrap_or("kerncast found no launch with this grid and block")
+        );
+    }
+    let same: Vec<String> = report
+        .kernels
+        .iter()
+        .filter(|k| base_name(&k.display_name) == name)
+        .take(3)
+        .map(|k| format!("{:?}/{:?}", k.workload.grid, k.workload.block))
+        .collect();
+    if same.is_empty() {
+        match report.errors.first() {
+            Some(f) => format!("no prediction of the kernel; first error: {} {}", f.stage, first_lines(&f.message)),
+            None => "the analysis predicted no launch of this kernel".into(),
+        }
+    } else {
+        format!("the analysis predicted other launches of it: {}", same.join(", "))
+    }
+}
+
+fn first_lines(m: &str) -> String {
+    let s: String = m.lines().take(3).collect::<Vec<_>>().join(" | ");
+    s.chars().take(400).collect()
+}
+
+/// Median of `v` (0 for none).
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Spearman's rank correlation of two equally long lists.
+pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    fn ranks(v: &[f64]) -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+        let mut r = vec![0.0; v.len()];
+        let mut i = 0;
+        while i < idx.len() {
+            let mut j = i;
+            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+                j += 1;
+            }
+            let avg = (i + j) as f64 / 2.0 + 1.0;
+            for k in i..=j {
+                r[idx[k]] = avg;
+            }
+            i = j + 1;
+        }
+        r
+    }
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = a.len() as f64;
+    if n < 2.0 {
+        return f64::NAN;
+    }
+    let ma = ra.iter().sum::<f64>() / n;
+    let mb = rb.iter().sum::<f64>() / n;
+    let (mut c, mut va, mut vb) = (0.0, 0.0, 0.0);
+    for i in 0..a.len() {
+        c += (ra[i] - ma) * (rb[i] - mb);
+        va += (ra[i] - ma).powi(2);
+        vb += (rb[i] - mb).powi(2);
+    }
+    c / (va * vb).sqrt()
+}
+
+/// Time figures of predicted against measured: median absolute relative error, share within
+/// 2×, rank correlation.
+pub fn time_figures(pairs: &[(f64, f64)]) -> (f64, f64, f64) {
+    let errs: Vec<f64> = pairs.iter().map(|(p, m)| ((p - m) / m).abs()).collect();
+    let within = pairs
+        .iter()
+        .filter(|(p, m)| *p > 0.0 && p / m <= 2.0 && m / p <= 2.0)
+        .count() as f64
+        / pairs.len().max(1) as f64;
+    let (p, m): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    (median(errs), within, spearman(&p, &m))
+}
+
+/// FLOP, DRAM and time accuracy of the rows that have a prediction, against the measured.
+pub fn accuracy(rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let predicted: Vec<&Row> = rows.iter().filter(|r| r.predicted_time_ns.is_some()).collect();
+    if predicted.is_empty() && rows.iter().all(|r| r.predict_reason.is_none()) {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "launches predicted: {} of {} ({:.1} %)",
+        predicted.len(),
+        rows.len(),
+        100.0 * predicted.len() as f64 / rows.len().max(1) as f64
+    );
+    // FLOPs: FP32 + FP64 within 0.1 % (both measured 0 counts as exact when predicted 0)
+    let close = |p: f64, m: f64| (p - m).abs() <= 1e-3 * m.abs().max(1.0);
+    let flop_rows: Vec<&&Row> = predicted
+        .iter()
+        .filter(|r| r.flops_f32.is_some() && r.measured_flops_f32.is_some())
+        .collect();
+    let flops_ok = |r: &Row| {
+        let p = r.flops_f32.unwrap_or(0.0) + r.flops_f64.unwrap_or(0.0);
+        let m = r.measured_flops_f32.unwrap_or(0.0) + r.measured_flops_f64.unwrap_or(0.0);
+        close(p, m)
+    };
+    let ptx_ok = |r: &Row| {
+        let p = r.ptx_flops_f32.unwrap_or(0.0) + r.ptx_flops_f64.unwrap_or(0.0);
+        let m = r.measured_flops_f32.unwrap_or(0.0) + r.measured_flops_f64.unwrap_or(0.0);
+        close(p, m)
+    };
+    let stat: Vec<&&&Row> = flop_rows.iter().filter(|r| r.static_counts == Some(true)).collect();
+    let _ = writeln!(
+        out,
+        "FLOPs (FP32+FP64, SASS table) within 0.1 %: {} of {} predicted launches; static control flow: {} of {} (PTX-level counts: {} of {})",
+        flop_rows.iter().filter(|r| flops_ok(r)).count(),
+        flop_rows.len(),
+        stat.iter().filter(|r| flops_ok(r)).count(),
+        stat.len(),
+        flop_rows.iter().filter(|r| ptx_ok(r)).count(),
+        flop_rows.len(),
+    );
+    let big: Vec<&&Row> = predicted
+        .iter()
+        .filter(|r| r.measured_dram_bytes.is_some_and(|m| m > 1e6) && r.dram_bytes.is_some())
+        .collect();
+    let dram_ok = big
+        .iter()
+        .filter(|r| {
+            let (p, m) = (r.dram_bytes.unwrap_or(0.0), r.measured_dram_bytes.unwrap_or(1.0));
+            ((p - m) / m).abs() <= 0.10
+        })
+        .count();
+    let _ = writeln!(
+        out,
+        "DRAM bytes within 10 % (launches moving > 1 MB): {dram_ok} of {}",
+        big.len()
+    );
+    let pairs = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
+        predicted
+            .iter()
+            .filter_map(|r| Some((f(r)?, r.measured_time_ns?)))
+            .filter(|(p, m)| *p > 0.0 && *m > 0.0)
+            .collect()
+    };
+    let both: Vec<&&Row> = predicted
+        .iter()
+        .filter(|r| r.roofline_time_ns.is_some_and(|t| t > 0.0) && r.measured_time_ns.is_some())
+        .collect();
+    let model = pairs(&|r| if r.roofline_time_ns.is_some() { r.predicted_time_ns } else { None });
+    let roof = pairs(&|r| r.roofline_time_ns);
+    for (name, p) in [("prediction", &model), ("roofline", &roof)] {
+        let (mae, w2, rho) = time_figures(p);
+        let _ = writeln!(
+            out,
+            "time ({name}, {} launches): median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}",
+            p.len(),
+            100.0 * mae,
+            100.0 * w2,
+            rho
+        );
+    }
+    let _ = both;
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.predicted_time_ns.is_none()) {
+        let why = r.predict_reason.clone().unwrap_or_default();
+        let g = why.split(':').next().unwrap_or("").chars().take(70).collect::<String>();
+        *reasons.entry(g).or_default() += 1;
+    }
+    let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    if !reasons.is_empty() {
+        let _ = writeln!(out, "not predicted, by reason:");
+        for (g, n) in reasons.iter().take(15) {
+            let _ = writeln!(out, "  {n:>5}  {g}");
         }
     }
     out

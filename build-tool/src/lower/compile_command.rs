@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// One entry of a compilation database, as written (the command split into words).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CompileCommand {
     /// The source, absolute.
     pub file: PathBuf,
