@@ -846,6 +846,10 @@ fn one(
         }
         counts.insert(f.to_string(), *v);
     }
+    // the linear model's features (Stevens & Klöckner's), for `kerncast fit` to read back
+    for (k, v) in kerncast_models::linear::features(&stats) {
+        counts.insert(format!("linear.{k}"), v);
+    }
     // FLOPs as Nsight counts them on SASS (the PTX-level counts stay under their own keys)
     if !stats.block_execs.is_empty() {
         let arch = u
