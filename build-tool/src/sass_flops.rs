@@ -25,6 +25,12 @@
 //! instruction that reads it (no FLOP) unless its value is stored, moved into a register with
 //! several definitions, or read by a division or square root, where ptxas materialises it with
 //! an `FADD x, -y, -RZ` (one FLOP); probed on sm_86.
+//!
+//! Known limit (haccmk-cuda, measured 34 FP32 FLOPs per loop iteration, the table 33): ptxas
+//! does not always make the same code for an instruction in context as in its probe. The probe
+//! of a non-ftz `sqrt.approx.f32` pre-scales small inputs with a predicated `@!P0 FMUL` (off
+//! for ordinary data: no FLOP), while in haccmk's loop ptxas scales unconditionally
+//! (`FMUL x, 2^24` and a select: one FLOP every time). The table records the probe's choice.
 
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::ptx::{Function, Inst, Operand, PtxType};
