@@ -48,7 +48,10 @@ pub struct Args {
 #[derive(Clone, Debug)]
 pub struct Measured {
     pub program: String,
+    /// The profiler's kernel filter: a name, or a prefix that also matched other kernels.
     pub kernel: String,
+    /// The launched kernel's signature (demangled, or the mangled symbol of a `static` one).
+    pub signature: String,
     pub launch: u32,
     pub grid: [u64; 3],
     pub block: [u64; 3],
@@ -123,7 +126,10 @@ pub fn default_data() -> PathBuf {
 }
 
 fn dims(s: &str) -> Option<[u64; 3]> {
-    let v: Vec<u64> = s.split('x').map(|p| p.trim().parse().ok()).collect::<Option<_>>()?;
+    let v: Vec<u64> = s
+        .split('x')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
     (v.len() == 3).then(|| [v[0], v[1], v[2]])
 }
 
@@ -137,6 +143,8 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
             .position(|h| h == name)
             .ok_or_else(|| miette!("{}: no column `{name}`", path.display()))
     };
+    // Older files have no signature column; the kernel column then names the kernel.
+    let sig = headers.iter().position(|h| h == "kernel_signature");
     let (p, k, l, g, b, a) = (
         col("program")?,
         col("kernel")?,
@@ -155,6 +163,7 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
         out.push(Measured {
             program: field(p),
             kernel: field(k),
+            signature: sig.map(field).unwrap_or_default(),
             launch: field(l).parse().unwrap_or(1),
             grid: dims(&field(g)).ok_or_else(|| bad("grid"))?,
             block: dims(&field(b)).ok_or_else(|| bad("block"))?,
@@ -178,6 +187,24 @@ fn plain(kernel: &str) -> String {
     }
 }
 
+/// The name of the kernel a measured launch ran: the function its signature names, since the
+/// profiler's kernel filter is a prefix (`step_4` also caught `step_4_init`'s launches).
+fn launched_kernel(m: &Measured) -> String {
+    let sig = m.signature.trim();
+    if sig.is_empty() {
+        return plain(&m.kernel);
+    }
+    if sig.starts_with("_Z") {
+        return plain(sig);
+    }
+    // `void ns::k<float, 4>(float *, int)`: the name before the parameter list, without its
+    // template arguments, scope or return type.
+    match kerncast_host::clang::lower::plain_name(sig) {
+        name if name.is_empty() => plain(&m.kernel),
+        name => name,
+    }
+}
+
 /// Reads one program's host code as profiled.
 pub fn read_program(
     units: &[compdb::UnitSpec],
@@ -186,9 +213,10 @@ pub fn read_program(
 ) -> Result<HostReading, String> {
     let program = Program {
         units: units.to_vec(),
-        args: Some(shlex::split(exe_args).unwrap_or_else(|| {
-            exe_args.split_whitespace().map(String::from).collect()
-        })),
+        args: Some(
+            shlex::split(exe_args)
+                .unwrap_or_else(|| exe_args.split_whitespace().map(String::from).collect()),
+        ),
     };
     kerncast_host::read(&program, opts).map_err(|e| e.to_string())
 }
@@ -198,7 +226,7 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
     measured
         .iter()
         .map(|m| {
-            let name = plain(&m.kernel);
+            let name = launched_kernel(m);
             let (found, reason) = match reading {
                 Err(e) => (false, Some(format!("the program could not be read: {e}"))),
                 Ok(r) => {
@@ -217,7 +245,7 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
             let reason_group = reason.as_deref().map(group_of);
             Row {
                 program: m.program.clone(),
-                kernel: m.kernel.clone(),
+                kernel: name,
                 launch: m.launch,
                 grid: m.grid,
                 block: m.block,
@@ -252,7 +280,10 @@ fn why_not(r: &HostReading, name: &str, same: &[&kerncast_host::Launch]) -> Stri
                 .as_deref()
                 .is_some_and(|k| kerncast_host::clang::lower::plain_name(k) == name)
         }) {
-            return format!("its launch at line {} was not reached: {}", u.line, u.reason);
+            return format!(
+                "its launch at line {} was not reached: {}",
+                u.line, u.reason
+            );
         }
         if let Some(d) = r.diagnostics.first() {
             return format!("no launch of it was read; the compiler said: {d}");
@@ -261,7 +292,10 @@ fn why_not(r: &HostReading, name: &str, same: &[&kerncast_host::Launch]) -> Stri
     }
     for l in same {
         let unknown = l.unknowns();
-        if let Some((what, why)) = unknown.iter().find(|(w, _)| w.starts_with("grid") || w.starts_with("block")) {
+        if let Some((what, why)) = unknown
+            .iter()
+            .find(|(w, _)| w.starts_with("grid") || w.starts_with("block"))
+        {
             return format!("{what} unknown: {why}");
         }
     }
@@ -289,7 +323,12 @@ fn group_of(reason: &str) -> String {
         "no launch of the kernel found"
     } else if r.contains("random") {
         "depends on random numbers"
-    } else if r.contains("file") || r.contains("stream") || r.contains("fscanf") || r.contains("fread") || r.contains("fgets") {
+    } else if r.contains("file")
+        || r.contains("stream")
+        || r.contains("fscanf")
+        || r.contains("fread")
+        || r.contains("fgets")
+    {
         "depends on data read from files"
     } else if r.contains("from the device") {
         "depends on data computed on the device"
@@ -315,7 +354,8 @@ pub fn run(args: Args) -> miette::Result<()> {
             "no CUDA 12 headers found to read host code against: run `cargo xtask bootstrap` (or set KERNCAST_CUDA_PATH)"
         ));
     }
-    let units = compdb::read(&data.join("compile_commands.json"), &tools).map_err(|e| miette!("{e}"))?;
+    let units =
+        compdb::read(&data.join("compile_commands.json"), &tools).map_err(|e| miette!("{e}"))?;
     let measured = read_measurements(&data.join("measurements.csv"))?;
     let commands = compile_command::read_database(&data.join("compile_commands.json"))
         .map_err(|e| miette!("{e}"))?;
@@ -330,14 +370,19 @@ pub fn run(args: Args) -> miette::Result<()> {
         toolchain: tools,
         ..Options::default()
     };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2));
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .map_err(|e| miette!("{e}"))?;
-    let bar = crate::progress::bar(by_program.len() as u64, "realcode {bar:40} {pos}/{len} programs read ({elapsed})");
+    let bar = crate::progress::bar(
+        by_program.len() as u64,
+        "realcode {bar:40} {pos}/{len} programs read ({elapsed})",
+    );
     let started = std::time::Instant::now();
     let results: Vec<(String, Vec<Row>)> = pool.install(|| {
         by_program
@@ -369,11 +414,24 @@ pub fn run(args: Args) -> miette::Result<()> {
     });
     bar.finish_and_clear();
     let rows: Vec<Row> = results.into_iter().flat_map(|(_, r)| r).collect();
-    print!("{}", summary(&rows, by_program.len(), started.elapsed().as_secs_f64(), args.verbose));
+    print!(
+        "{}",
+        summary(
+            &rows,
+            by_program.len(),
+            started.elapsed().as_secs_f64(),
+            args.verbose
+        )
+    );
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| miette!("{e}"))?;
-        crate::check::write_atomic(path, text.as_bytes()).map_err(|e| miette!("{}: {e}", path.display()))?;
-        eprintln!("realcode: {} rows written to {}", rows.len(), path.display());
+        crate::check::write_atomic(path, text.as_bytes())
+            .map_err(|e| miette!("{}: {e}", path.display()))?;
+        eprintln!(
+            "realcode: {} rows written to {}",
+            rows.len(),
+            path.display()
+        );
     }
     Ok(())
 }
@@ -715,4 +773,49 @@ pub fn accuracy(rows: &[Row]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(kernel: &str, signature: &str) -> Measured {
+        Measured {
+            program: "p".into(),
+            kernel: kernel.into(),
+            signature: signature.into(),
+            launch: 1,
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            exe_args: String::new(),
+            time_ns: None,
+            dram_bytes: None,
+            sp_flops: None,
+            dp_flops: None,
+        }
+    }
+
+    #[test]
+    fn the_launched_kernel_is_the_one_its_signature_names_not_the_filter() {
+        assert_eq!(
+            launched_kernel(&measured("step_4", "step_4_init()")),
+            "step_4_init"
+        );
+        assert_eq!(
+            launched_kernel(&measured(
+                "comm_aosoa",
+                "comm_aosoa_naive(const float2 *, float2 *, int)"
+            )),
+            "comm_aosoa_naive"
+        );
+        assert_eq!(
+            launched_kernel(&measured("k", "void ns::k<float, (int)4>(float *, int)")),
+            "k"
+        );
+        assert_eq!(
+            launched_kernel(&measured("calc_x", "_ZL7calc_xliiPKfS0_Pf")),
+            "calc_xl"
+        );
+        assert_eq!(launched_kernel(&measured("gemm", "")), "gemm");
+    }
 }

@@ -15,7 +15,7 @@ fn program(lines: usize) -> String {
         "#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <cuda_runtime.h>\n\
          struct Cfg { int n; int block; int reps; };\n",
     );
-    let stages = lines / 50;
+    let stages = lines / 40;
     for i in 0..stages {
         let _ = write!(
             s,

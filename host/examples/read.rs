@@ -11,7 +11,11 @@ fn main() {
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--args" => args = it.next().map(|s| s.split_whitespace().map(String::from).collect()),
+            "--args" => {
+                args = it
+                    .next()
+                    .map(|s| s.split_whitespace().map(String::from).collect())
+            }
             "--compile-commands" => compdb = it.next().map(PathBuf::from),
             "--program" => program = it.next(),
             _ => files.push(PathBuf::from(a)),
@@ -21,13 +25,26 @@ fn main() {
     let mut p = match compdb {
         Some(c) => {
             let units = compdb::read(&c, &tools).unwrap_or_else(|e| panic!("{e}"));
-            Program { units: units.into_iter().filter(|u| program.is_none() || u.program == program).collect(), args: None }
+            Program {
+                units: units
+                    .into_iter()
+                    .filter(|u| program.is_none() || u.program == program)
+                    .collect(),
+                args: None,
+            }
         }
         None => Program::from_files(&files, &[], &tools),
     };
     p.args = args;
     let t = std::time::Instant::now();
-    let r = read(&p, &Options { toolchain: tools, ..Options::default() }).unwrap_or_else(|e| panic!("{e}"));
+    let r = read(
+        &p,
+        &Options {
+            toolchain: tools,
+            ..Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     eprintln!("read in {:?}", t.elapsed());
     println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
 }

@@ -31,15 +31,23 @@ pub enum Ty {
     Void,
     Bool,
     /// Integers and enums, by width in bits and signedness.
-    Int { bits: u8, signed: bool },
+    Int {
+        bits: u8,
+        signed: bool,
+    },
     /// `float` (32), `double` (64), `long double` (treated as 64).
-    Float { bits: u8 },
+    Float {
+        bits: u8,
+    },
     Pointer(Box<Ty>),
     /// A fixed-size array (`int s[4]`), or one of unknown size.
     Array(Box<Ty>, Option<u64>),
     /// A struct, class or union by its qualified name (`dim3`, `std::vector<int>`), with the
     /// size clang gives it.
-    Record { name: Arc<str>, size: Option<u64> },
+    Record {
+        name: Arc<str>,
+        size: Option<u64>,
+    },
     /// A function or function pointer.
     Function,
     /// What the interpreter need not tell apart (references are seen through).

@@ -153,7 +153,10 @@ pub fn find_near(start: &Path) -> Option<PathBuf> {
         start
     };
     for a in dir.ancestors() {
-        for c in [a.join("compile_commands.json"), a.join("build/compile_commands.json")] {
+        for c in [
+            a.join("compile_commands.json"),
+            a.join("build/compile_commands.json"),
+        ] {
             if c.is_file() {
                 return Some(c);
             }
@@ -190,7 +193,14 @@ fn normalize(p: &Path) -> PathBuf {
 }
 
 /// Flags taking a path as their value, as a separate word or joined.
-const PATH_FLAGS: &[&str] = &["-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros"];
+const PATH_FLAGS: &[&str] = &[
+    "-I",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-include",
+    "-imacros",
+];
 
 /// nvcc flags with a value that clang has no use for.
 const NVCC_VALUE_FLAGS: &[&str] = &[
@@ -232,7 +242,10 @@ pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) 
         let next = words.get(i + 1).cloned();
         i += 1;
         // Outputs, dependency files and the source itself.
-        if matches!(w.as_str(), "-c" | "-S" | "-E" | "-M" | "-MM" | "-MD" | "-MMD" | "-MP") {
+        if matches!(
+            w.as_str(),
+            "-c" | "-S" | "-E" | "-M" | "-MM" | "-MD" | "-MMD" | "-MP"
+        ) {
             continue;
         }
         if matches!(w.as_str(), "-o" | "-MF" | "-MT" | "-MQ") {
@@ -272,7 +285,9 @@ pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) 
                 if arch.is_none() {
                     arch = Some(a);
                 }
-                if !w.contains('=') && (w == "-arch" || w == "--gpu-architecture" || w == "-gencode") {
+                if !w.contains('=')
+                    && (w == "-arch" || w == "--gpu-architecture" || w == "-gencode")
+                {
                     i += 1;
                 }
                 continue;
@@ -284,7 +299,11 @@ pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) 
             if w == "-Xcompiler" || w == "--compiler-options" {
                 if let Some(v) = next {
                     for part in v.split(',') {
-                        if part.starts_with("-D") || part.starts_with("-I") || part.starts_with("-std") || part.starts_with("-f") {
+                        if part.starts_with("-D")
+                            || part.starts_with("-I")
+                            || part.starts_with("-std")
+                            || part.starts_with("-f")
+                        {
                             out.push(part.to_string());
                         }
                     }
@@ -341,7 +360,10 @@ pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) 
         head.push("--cuda-host-only".into());
         head.push("-nocudalib".into());
         head.push("-Wno-unknown-cuda-version".into());
-        head.push(format!("--cuda-gpu-arch={}", arch.unwrap_or_else(|| "sm_80".into())));
+        head.push(format!(
+            "--cuda-gpu-arch={}",
+            arch.unwrap_or_else(|| "sm_80".into())
+        ));
         match &tools.cuda_path {
             Some(p) => head.push(format!("--cuda-path={}", p.display())),
             None => head.push("-nocudainc".into()),
@@ -362,11 +384,17 @@ pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) 
 
 /// The `sm_XX` an nvcc architecture flag names.
 fn nvcc_arch(w: &str, next: Option<&str>) -> Option<String> {
-    let value = if let Some(v) = w.strip_prefix("-arch=").or_else(|| w.strip_prefix("--gpu-architecture=")) {
+    let value = if let Some(v) = w
+        .strip_prefix("-arch=")
+        .or_else(|| w.strip_prefix("--gpu-architecture="))
+    {
         v.to_string()
     } else if w == "-arch" || w == "--gpu-architecture" {
         next?.to_string()
-    } else if let Some(v) = w.strip_prefix("-gencode=").or_else(|| w.strip_prefix("--generate-code=")) {
+    } else if let Some(v) = w
+        .strip_prefix("-gencode=")
+        .or_else(|| w.strip_prefix("--generate-code="))
+    {
         v.to_string()
     } else if w == "-gencode" || w == "--generate-code" {
         next?.to_string()
@@ -377,13 +405,22 @@ fn nvcc_arch(w: &str, next: Option<&str>) -> Option<String> {
     };
     let digits: String = value
         .split(['_', ','])
-        .find_map(|p| p.chars().all(|c| c.is_ascii_digit()).then_some(p).filter(|p| !p.is_empty()))
+        .find_map(|p| {
+            p.chars()
+                .all(|c| c.is_ascii_digit())
+                .then_some(p)
+                .filter(|p| !p.is_empty())
+        })
         .map(String::from)
         .or_else(|| {
             let at = value.find("sm_").or_else(|| value.find("compute_"))?;
             let rest = &value[at..];
             let rest = rest.split('_').nth(1)?;
-            Some(rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect())
+            Some(
+                rest.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect(),
+            )
         })?;
     Some(format!("sm_{digits}"))
 }
@@ -429,7 +466,12 @@ mod tests {
         assert!(a.contains(&"-I/common".to_string()), "{a:?}");
         assert!(a.contains(&"-DN=4".to_string()));
         assert!(a.contains(&"-fopenmp".to_string()));
-        assert!(!a.iter().any(|x| x == "--use_fast_math" || x == "-lineinfo" || x == "k"));
-        assert_eq!(nvcc_arch("-gencode", Some("arch=compute_80,code=sm_80")).as_deref(), Some("sm_80"));
+        assert!(!a
+            .iter()
+            .any(|x| x == "--use_fast_math" || x == "-lineinfo" || x == "k"));
+        assert_eq!(
+            nvcc_arch("-gencode", Some("arch=compute_80,code=sm_80")).as_deref(),
+            Some("sm_80")
+        );
     }
 }

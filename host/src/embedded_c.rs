@@ -131,7 +131,10 @@ fn decode(t: &LiteralToken) -> Vec<(u8, u32)> {
             b'f' => 0x0c,
             b'v' => 0x0b,
             b'x' => {
-                let digits = body[i..].iter().take_while(|d| d.is_ascii_hexdigit()).count();
+                let digits = body[i..]
+                    .iter()
+                    .take_while(|d| d.is_ascii_hexdigit())
+                    .count();
                 let v = std::str::from_utf8(&body[i..i + digits])
                     .ok()
                     .and_then(|h| u32::from_str_radix(h, 16).ok())
@@ -180,8 +183,9 @@ fn language_of(text: &str) -> Option<&'static str> {
         let next = words.get(i + 1).map(|(w, _)| *w);
         let void = match next {
             Some("void") => Some(i + 1),
-            Some(a) if ATTRIBUTES.contains(&a) => (i + 2..words.len().min(i + 16))
-                .find(|&k| words[k].0 == "void"),
+            Some(a) if ATTRIBUTES.contains(&a) => {
+                (i + 2..words.len().min(i + 16)).find(|&k| words[k].0 == "void")
+            }
             _ => None,
         };
         let named = void
@@ -295,19 +299,36 @@ mod tests {
         let p = programs("m.c", &toks);
         assert_eq!(p.len(), 1, "{p:?}");
         assert_eq!(p[0].language, "opencl");
-        assert_eq!(p[0].text, "__kernel void vadd(__global float *c)\n{\n  c[0] = 1;\n}\n");
+        assert_eq!(
+            p[0].text,
+            "__kernel void vadd(__global float *c)\n{\n  c[0] = 1;\n}\n"
+        );
         assert_eq!(p[0].lines, [3, 4, 5, 6]);
     }
 
     #[test]
     fn continued_and_raw_literals_keep_their_lines_and_escapes_decode() {
-        let cont = tok("\"\\n\\\nextern \\\"C\\\" __global__\\n\\\nvoid f(int *x) { x[0] = '\\x41'; }\\n\"", 1, false);
+        let cont = tok(
+            "\"\\n\\\nextern \\\"C\\\" __global__\\n\\\nvoid f(int *x) { x[0] = '\\x41'; }\\n\"",
+            1,
+            false,
+        );
         let p = programs("m.cpp", &[cont]);
-        assert_eq!(p[0].text, "\nextern \"C\" __global__\nvoid f(int *x) { x[0] = 'A'; }\n");
+        assert_eq!(
+            p[0].text,
+            "\nextern \"C\" __global__\nvoid f(int *x) { x[0] = 'A'; }\n"
+        );
         assert_eq!(p[0].lines, [1, 2, 3]);
-        let raw = tok("R\"CLC(\n#define T 16\n__kernel void k(global int *x) { x[0] = T; }\n)CLC\"", 7, false);
+        let raw = tok(
+            "R\"CLC(\n#define T 16\n__kernel void k(global int *x) { x[0] = T; }\n)CLC\"",
+            7,
+            false,
+        );
         let p = programs("h.cpp", &[raw]);
-        assert_eq!(p[0].text, "\n#define T 16\n__kernel void k(global int *x) { x[0] = T; }\n");
+        assert_eq!(
+            p[0].text,
+            "\n#define T 16\n__kernel void k(global int *x) { x[0] = T; }\n"
+        );
         assert_eq!(p[0].lines, [7, 8, 9]);
         let attr = tok(
             "\"__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void k(){}\"",

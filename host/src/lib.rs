@@ -20,7 +20,10 @@ pub use python::gpu_scripts;
 
 pub use compdb::{Toolchain, UnitSpec};
 pub use interp::{Budget, DeviceProps, OccupancyOracle};
-pub use output::{CallSite, LOCAL_SIZE_NAMES, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached};
+pub use output::{
+    CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached,
+    LOCAL_SIZE_NAMES,
+};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -152,7 +155,11 @@ fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading,
         0 | 1 => vec![(0..parsed.len()).collect()],
         _ => mains
             .iter()
-            .map(|&m| (0..parsed.len()).filter(|&i| i == m || !parsed[i].1).collect())
+            .map(|&m| {
+                (0..parsed.len())
+                    .filter(|&i| i == m || !parsed[i].1)
+                    .collect()
+            })
             .collect(),
     };
     let mut argv = vec!["./main".to_string()];
@@ -197,7 +204,9 @@ fn siblings(program: &Program, tools: &Toolchain) -> Vec<UnitSpec> {
     let mut seen: Vec<PathBuf> = program.units.iter().map(|u| u.file.clone()).collect();
     for u in &program.units {
         let Some(dir) = u.file.parent() else { continue };
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
@@ -209,7 +218,11 @@ fn siblings(program: &Program, tools: &Toolchain) -> Vec<UnitSpec> {
         let mut words = vec!["clang++".to_string()];
         let mut it = u.args.iter();
         while let Some(a) = it.next() {
-            if a.starts_with("-I") || a.starts_with("-D") || a.starts_with("-U") || a.starts_with("-std=") {
+            if a.starts_with("-I")
+                || a.starts_with("-D")
+                || a.starts_with("-U")
+                || a.starts_with("-std=")
+            {
                 words.push(a.clone());
             }
             if a == "-include" || a == "-isystem" {

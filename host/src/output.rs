@@ -154,8 +154,16 @@ impl Launch {
     }
 
     pub fn dims_known(&self) -> Option<([u64; 3], [u64; 3])> {
-        let g = [self.grid[0].as_u64()?, self.grid[1].as_u64()?, self.grid[2].as_u64()?];
-        let b = [self.block[0].as_u64()?, self.block[1].as_u64()?, self.block[2].as_u64()?];
+        let g = [
+            self.grid[0].as_u64()?,
+            self.grid[1].as_u64()?,
+            self.grid[2].as_u64()?,
+        ];
+        let b = [
+            self.block[0].as_u64()?,
+            self.block[1].as_u64()?,
+            self.block[2].as_u64()?,
+        ];
         Some((g, b))
     }
 }
@@ -262,7 +270,11 @@ pub enum SourceOrigin {
 
 pub(crate) fn diagnostic(d: &crate::clang::Diagnostic) -> String {
     let mut msg = format!("{}:{}:{}: error: {}", d.file, d.line, d.col, d.message);
-    if let Some(h) = d.message.strip_prefix('\'').and_then(|m| m.split('\'').next()) {
+    if let Some(h) = d
+        .message
+        .strip_prefix('\'')
+        .and_then(|m| m.split('\'').next())
+    {
         if d.message.ends_with("file not found") {
             msg.push_str(&format!(" ({})", header_hint(h)));
         }
@@ -273,12 +285,24 @@ pub(crate) fn diagnostic(d: &crate::clang::Diagnostic) -> String {
 /// Where a missing header comes from.
 fn header_hint(h: &str) -> String {
     let from = match h {
-        h if h.starts_with("cublas") => Some("the CUDA 12 cuBLAS headers (nvidia-cublas-cu12, installed by `cargo xtask bootstrap`)"),
-        h if h.starts_with("cusparse") => Some("nvidia-cusparse-cu12 (installed by `cargo xtask bootstrap`)"),
-        h if h.starts_with("cufft") => Some("nvidia-cufft-cu12 (installed by `cargo xtask bootstrap`)"),
-        h if h.starts_with("curand") => Some("nvidia-curand-cu12 (installed by `cargo xtask bootstrap`)"),
-        h if h.starts_with("cub/") || h.starts_with("thrust/") => Some("CCCL (nvidia-cuda-cccl-cu12, installed by `cargo xtask bootstrap`)"),
-        h if h.starts_with("cuda") || h.starts_with("cooperative_groups") => Some("the CUDA 12 runtime headers (`cargo xtask bootstrap`)"),
+        h if h.starts_with("cublas") => Some(
+            "the CUDA 12 cuBLAS headers (nvidia-cublas-cu12, installed by `cargo xtask bootstrap`)",
+        ),
+        h if h.starts_with("cusparse") => {
+            Some("nvidia-cusparse-cu12 (installed by `cargo xtask bootstrap`)")
+        }
+        h if h.starts_with("cufft") => {
+            Some("nvidia-cufft-cu12 (installed by `cargo xtask bootstrap`)")
+        }
+        h if h.starts_with("curand") => {
+            Some("nvidia-curand-cu12 (installed by `cargo xtask bootstrap`)")
+        }
+        h if h.starts_with("cub/") || h.starts_with("thrust/") => {
+            Some("CCCL (nvidia-cuda-cccl-cu12, installed by `cargo xtask bootstrap`)")
+        }
+        h if h.starts_with("cuda") || h.starts_with("cooperative_groups") => {
+            Some("the CUDA 12 runtime headers (`cargo xtask bootstrap`)")
+        }
         "mpi.h" => Some("an MPI implementation (e.g. Debian's libopenmpi-dev)"),
         "omp.h" => Some("OpenMP (e.g. Debian's libomp-19-dev)"),
         _ => None,
@@ -298,9 +322,11 @@ pub(crate) fn merge(mut readings: Vec<HostReading>) -> HostReading {
     let mut out = HostReading::default();
     // a site one program never reaches and another does is reached
     let launched = |u: &Unreached| {
-        readings
-            .iter()
-            .any(|r| r.launches.iter().any(|l| (&l.file, l.line) == (&u.file, u.line)))
+        readings.iter().any(|r| {
+            r.launches
+                .iter()
+                .any(|l| (&l.file, l.line) == (&u.file, u.line))
+        })
     };
     for u in readings.iter().flat_map(|r| &r.unreached) {
         let listed = out
@@ -355,7 +381,9 @@ pub(crate) fn build(
     // a reading that stopped before the program ended counted each launch so far only
     if let Some(h) = &outcome.halted {
         for l in launches.iter_mut().filter(|l| l.count_note.is_none()) {
-            l.count_note = Some(format!("the reading stopped before the program ended ({h})"));
+            l.count_note = Some(format!(
+                "the reading stopped before the program ended ({h})"
+            ));
         }
     }
     // a site is reached for the kernel it launched: a dispatch's other instances, written at
@@ -365,14 +393,21 @@ pub(crate) fn build(
         .iter()
         .map(|r| {
             let s = &r.event.site;
-            (s.file.to_string(), s.line, s.col, Some(r.event.kernel.clone()))
+            (
+                s.file.to_string(),
+                s.line,
+                s.col,
+                Some(r.event.kernel.clone()),
+            )
         })
         .collect();
     let reached_site = |s: &crate::clang::lower::StaticSite| {
         let at = (s.span.file.to_string(), s.span.line, s.span.col);
         match &s.kernel {
             Some(k) => reached.contains(&(at.0, at.1, at.2, Some(k.clone()))),
-            None => reached.iter().any(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2)),
+            None => reached
+                .iter()
+                .any(|r| (&r.0, r.1, r.2) == (&at.0, at.1, at.2)),
         }
     };
     // the kernel another instance launched at the same place is, where one did
@@ -394,7 +429,14 @@ pub(crate) fn build(
         .sites
         .iter()
         .filter(|s| !reached_site(s))
-        .filter(|s| seen.insert((s.span.file.to_string(), s.span.line, s.span.col, s.kernel.clone())))
+        .filter(|s| {
+            seen.insert((
+                s.span.file.to_string(),
+                s.span.line,
+                s.span.col,
+                s.kernel.clone(),
+            ))
+        })
         .map(|s| Unreached {
             kernel: s.kernel.as_ref().map(|k| {
                 ast.kernels
@@ -423,14 +465,20 @@ pub(crate) fn build(
                 ),
                 (None, None) => format!(
                     "never reached when the program runs{}",
-                    if args_given { " with these arguments" } else { " without arguments" }
+                    if args_given {
+                        " with these arguments"
+                    } else {
+                        " without arguments"
+                    }
                 ),
             },
         })
         .collect();
     let mut notes = Vec::new();
     if !args_given {
-        notes.push("the program is read as run without arguments (give them with --args \"…\")".into());
+        notes.push(
+            "the program is read as run without arguments (give them with --args \"…\")".into(),
+        );
     }
     if let Some(h) = &outcome.halted {
         notes.push(h.clone());

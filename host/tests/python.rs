@@ -189,7 +189,10 @@ fn render(r: &HostReading, c: &Case) -> Vec<String> {
             }
             SourceOrigin::Computed => "computed".to_string(),
             SourceOrigin::Lines { file, lines } => {
-                format!("lines {}", location(file, lines.first().copied().unwrap_or(1), c))
+                format!(
+                    "lines {}",
+                    location(file, lines.first().copied().unwrap_or(1), c)
+                )
             }
         };
         let mut line = format!(

@@ -35,6 +35,11 @@ const TARGETS: &[(&str, &[(&str, &str)])] = &[
         "baseline",
         &[("examples", "json"), ("tests/tests/bad_input", "json")],
     ),
+    ("host_python", &[("host/tests/python", "py")]),
+    (
+        "host_c",
+        &[("host/tests/programs", "cu"), ("host/tests/programs", "c"), ("host/tests/programs", "cpp")],
+    ),
 ];
 
 pub fn run(root: &Path, minutes: f64, only: &[String]) -> Result<()> {

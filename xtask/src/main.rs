@@ -48,7 +48,8 @@ enum Cmd {
         /// Minutes in all, shared out evenly over the targets.
         #[arg(long, default_value_t = 6.0)]
         minutes: f64,
-        /// Only these targets (ptx, count, emulate, device_toml, config_toml, baseline).
+        /// Only these targets (ptx, count, emulate, device_toml, config_toml, baseline,
+        /// host_python, host_c).
         targets: Vec<String>,
     },
     /// Run the criterion benchmarks.

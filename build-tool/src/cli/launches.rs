@@ -94,7 +94,10 @@ fn program_of(args: &Args, tools: &Toolchain) -> miette::Result<Program> {
         .collect();
     let db = match &args.compile_commands {
         Some(c) => Some(c.clone()),
-        None => args.program.first().and_then(|p| kerncast_host::compdb::find_near(p)),
+        None => args
+            .program
+            .first()
+            .and_then(|p| kerncast_host::compdb::find_near(p)),
     };
     let mut program = match db {
         Some(db) => {
@@ -111,10 +114,9 @@ fn program_of(args: &Args, tools: &Toolchain) -> miette::Result<Program> {
         }
         None => from_flags(args, &files, tools),
     };
-    program.args = args
-        .args
-        .as_ref()
-        .map(|a| shlex::split(a).unwrap_or_else(|| a.split_whitespace().map(String::from).collect()));
+    program.args = args.args.as_ref().map(|a| {
+        shlex::split(a).unwrap_or_else(|| a.split_whitespace().map(String::from).collect())
+    });
     Ok(program)
 }
 
@@ -150,12 +152,11 @@ fn sources_in(dir: &Path) -> Vec<PathBuf> {
 pub fn device_props(name: &str) -> miette::Result<kerncast_host::DeviceProps> {
     let d = kerncast_models::Device::load(name).map_err(|e| miette!("{e}"))?;
     let v = |x: &Option<kerncast_models::device::Sourced<u32>>| x.as_ref().map(|s| s.value as i64);
-    let cc = d
-        .hw
-        .compute_capability
-        .as_ref()
-        .map(|c| c.value.clone())
-        .unwrap_or_default();
+    let cc =
+        d.hw.compute_capability
+            .as_ref()
+            .map(|c| c.value.clone())
+            .unwrap_or_default();
     let (major, minor) = match cc.split_once('.') {
         Some((a, b)) => (a.parse().ok(), b.parse().ok()),
         None => (None, None),
@@ -181,7 +182,12 @@ fn dims(d: &[kerncast_host::Scalar; 3]) -> String {
 pub fn render(r: &HostReading) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let _ = writeln!(out, "{} launch{}", r.launches.len(), if r.launches.len() == 1 { "" } else { "es" });
+    let _ = writeln!(
+        out,
+        "{} launch{}",
+        r.launches.len(),
+        if r.launches.len() == 1 { "" } else { "es" }
+    );
     for l in &r.launches {
         let _ = writeln!(
             out,
@@ -200,7 +206,12 @@ pub fn render(r: &HostReading) -> String {
         let scalars: Vec<String> = l
             .args
             .iter()
-            .filter(|(_, v)| matches!(v, kerncast_host::Scalar::Int(_) | kerncast_host::Scalar::Float(_)))
+            .filter(|(_, v)| {
+                matches!(
+                    v,
+                    kerncast_host::Scalar::Int(_) | kerncast_host::Scalar::Float(_)
+                )
+            })
             .map(|(n, v)| format!("{n}={v}"))
             .collect();
         if !scalars.is_empty() {

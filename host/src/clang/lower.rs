@@ -112,6 +112,11 @@ impl ProgramAst {
             queued: HashSet::new(),
             own_file,
             function: Arc::from(""),
+            errors: unit
+                .diagnostics()
+                .into_iter()
+                .filter(|d| d.severity >= super::Severity::Error)
+                .collect(),
         };
         let top = unit.cursor().children();
         let mut roots = Vec::new();
@@ -137,6 +142,8 @@ struct Lowerer<'a, 'u> {
     own_file: &'a dyn Fn(&str) -> bool,
     /// The function being lowered (what a launch site is in).
     function: Arc<str>,
+    /// The unit's compile errors: code around them is missing from the AST.
+    errors: Vec<super::Diagnostic>,
 }
 
 /// Functions with bodies the lowering reads. A destructor is one (its launch sites are listed)
@@ -169,6 +176,17 @@ pub fn device_symbol(stub: &str, name: &str) -> String {
     }
     // `extern "C"`: the stub is the plain name with the prefix.
     stub.replacen(STUB, "", 1)
+}
+
+/// The initialiser of `v` that did not compile: a value kerncast cannot know.
+fn not_compiled(v: &VarDecl, error: &str) -> Expr {
+    Expr {
+        kind: ExprKind::Unsupported(Arc::from(format!(
+            "an initialiser that does not compile ({error})"
+        ))),
+        ty: v.ty.clone(),
+        span: v.span.clone(),
+    }
 }
 
 /// A symbol demangled (`fp32::axpy(float*, int)`), and the plain name a profiler lists.
@@ -246,13 +264,17 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             self.record_bases(c);
         }
         match c.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl | CXCursor_ClassDecl => {
+            CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl
+            | CXCursor_ClassDecl => {
                 for ch in c.children() {
                     self.collect_top(&ch, roots, depth + 1);
                 }
             }
             k if is_function_kind(k) => {
-                let has_body = c.children().iter().any(|ch| ch.kind() == CXCursor_CompoundStmt);
+                let has_body = c
+                    .children()
+                    .iter()
+                    .any(|ch| ch.kind() == CXCursor_CompoundStmt);
                 if has_body && Self::is_host_function(c) {
                     let key = self.decl_key(c);
                     roots.push(key);
@@ -289,7 +311,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let key = self.decl_key(decl);
         self.prog.called.insert(key);
         if let Some(def) = decl.definition() {
-            if is_function_kind(def.kind()) && !def.in_system_header() && Self::is_host_function(&def)
+            if is_function_kind(def.kind())
+                && !def.in_system_header()
+                && Self::is_host_function(&def)
             {
                 // SAFETY of the lifetime: cursors of this unit live as long as the unit.
                 let def: Cursor<'a> = Cursor::new(def.raw);
@@ -341,8 +365,8 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let Some(body) = body else {
             return;
         };
-        let is_method = matches!(c.kind(), CXCursor_CXXMethod | CXCursor_Constructor)
-            && !c.is_static_method();
+        let is_method =
+            matches!(c.kind(), CXCursor_CXXMethod | CXCursor_Constructor) && !c.is_static_method();
         // A virtual method's overrides, for calls through a base to run the object's own.
         if c.kind() == CXCursor_CXXMethod {
             if let Some(class) = c.semantic_parent() {
@@ -376,14 +400,12 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     fn params_of(&mut self, f: &Cursor<'_>) -> Vec<Param> {
-        let decls = f
-            .arguments()
-            .unwrap_or_else(|| {
-                f.children()
-                    .into_iter()
-                    .filter(|c| c.kind() == CXCursor_ParmDecl)
-                    .collect()
-            });
+        let decls = f.arguments().unwrap_or_else(|| {
+            f.children()
+                .into_iter()
+                .filter(|c| c.kind() == CXCursor_ParmDecl)
+                .collect()
+        });
         decls
             .iter()
             .map(|p| {
@@ -597,12 +619,27 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXCursor_CompoundStmt => {
                 StmtKind::Block(ch.iter().map(|s| self.stmt(s, depth)).collect())
             }
-            CXCursor_DeclStmt => StmtKind::Decl(
-                ch.iter()
-                    .filter(|d| d.kind() == CXCursor_VarDecl)
-                    .map(|d| self.var_decl(d, depth))
-                    .collect(),
-            ),
+            CXCursor_DeclStmt => {
+                let decls: Vec<&Cursor<'_>> =
+                    ch.iter().filter(|d| d.kind() == CXCursor_VarDecl).collect();
+                let (file, _, end) = c.extent();
+                let mut out = Vec::new();
+                for (i, d) in decls.iter().enumerate() {
+                    let mut v = self.var_decl(d, depth);
+                    // An initialiser that does not compile (it names what a missing header
+                    // declares) is not in the AST, nor in the declarator's extent: look up to
+                    // the next declarator.
+                    if v.init.is_none() {
+                        let (_, from, _) = d.extent();
+                        let to = decls.get(i + 1).map_or(end, |n| n.extent().1);
+                        if let Some(e) = self.error_between(&file, from, to) {
+                            v.init = Some(not_compiled(&v, &e));
+                        }
+                    }
+                    out.push(v);
+                }
+                StmtKind::Decl(out)
+            }
             CXCursor_VarDecl => StmtKind::Decl(vec![self.var_decl(c, depth)]),
             CXCursor_IfStmt => self.if_stmt(c, &ch, depth),
             CXCursor_ForStmt => self.for_stmt(c, &ch, depth),
@@ -672,9 +709,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     handlers,
                 }
             }
-            CXCursor_UnexposedStmt if ch.len() == 1 => {
-                self.stmt_kind(&ch[0], depth)
-            }
+            CXCursor_UnexposedStmt if ch.len() == 1 => self.stmt_kind(&ch[0], depth),
             CXCursor_GotoStmt => match ch.iter().find(|x| x.kind() == CXCursor_LabelRef) {
                 Some(l) => StmtKind::Goto(Arc::from(l.spelling())),
                 None => StmtKind::Unsupported(Arc::from("goto")),
@@ -696,6 +731,14 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let mut v = self.var_decl_no_init(d);
         v.init = d.var_initializer().map(|i| self.expr(&i, depth));
         v
+    }
+
+    /// The first compile error in `file` from `from` to `to` (line, column).
+    fn error_between(&self, file: &str, from: (u32, u32), to: (u32, u32)) -> Option<String> {
+        self.errors
+            .iter()
+            .find(|d| d.file == file && (from..=to).contains(&(d.line, d.col)))
+            .map(|d| d.message.clone())
     }
 
     fn var_decl_no_init(&mut self, d: &Cursor<'_>) -> VarDecl {
@@ -738,7 +781,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     .is_some_and(|(t, _)| t == "else"),
                 // Without the tokens: three children are `cond, then, else` unless the
                 // first is an initialiser (C++17's `if (init; cond)`), four always.
-                None => ch.len() >= 4 || !matches!(ch[0].kind(), CXCursor_DeclStmt | CXCursor_VarDecl),
+                None => {
+                    ch.len() >= 4 || !matches!(ch[0].kind(), CXCursor_DeclStmt | CXCursor_VarDecl)
+                }
             }
         };
         let (rest, then, els) = if has_else {
@@ -779,7 +824,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             let starts: Vec<(String, u32)> = parts.iter().map(|p| p.spelled_start()).collect();
             let inside = body_file == file
                 && from < to
-                && starts.iter().all(|(f, o)| *f == file && (from..to).contains(o));
+                && starts
+                    .iter()
+                    .all(|(f, o)| *f == file && (from..to).contains(o));
             if inside {
                 (
                     self.unit.tokens_spelled(&file, from, to),
@@ -894,7 +941,10 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 _ => {
                     let tokens = self.unit.tokens_of(c);
                     let value = crate::embedded_c::decode_literal(
-                        tokens.iter().map(|(s, _)| s.as_str()).filter(|s| s.contains('"')),
+                        tokens
+                            .iter()
+                            .map(|(s, _)| s.as_str())
+                            .filter(|s| s.contains('"')),
                     );
                     ExprKind::Str(Arc::from(value))
                 }
@@ -936,7 +986,8 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             | CXCursor_CXXReinterpretCastExpr
             | CXCursor_CXXConstCastExpr
             | CXCursor_CXXDynamicCastExpr
-            | CXCursor_BuiltinBitCastExpr => match ch.iter().rev().find(|x| is_expr_kind(x.kind())) {
+            | CXCursor_BuiltinBitCastExpr => match ch.iter().rev().find(|x| is_expr_kind(x.kind()))
+            {
                 Some(e) => ExprKind::Cast(self.bx(e, depth)),
                 None => ExprKind::Unsupported(Arc::from("cast")),
             },
@@ -946,10 +997,12 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 ExprKind::Index(self.bx(&ch[0], depth), self.bx(&ch[1], depth))
             }
             CXCursor_InitListExpr | CXCursor_CXXParenListInitExpr => self.init_list(c, &ch, depth),
-            CXCursor_CompoundLiteralExpr => match ch.iter().rev().find(|x| is_expr_kind(x.kind())) {
-                Some(e) => self.expr_kind(e, ty, depth),
-                None => ExprKind::Unsupported(Arc::from("compound literal")),
-            },
+            CXCursor_CompoundLiteralExpr => {
+                match ch.iter().rev().find(|x| is_expr_kind(x.kind())) {
+                    Some(e) => self.expr_kind(e, ty, depth),
+                    None => ExprKind::Unsupported(Arc::from("compound literal")),
+                }
+            }
             CXCursor_LambdaExpr => self.lambda(c, &ch),
             CXCursor_CXXThisExpr => ExprKind::This,
             CXCursor_CXXNewExpr => self.new_expr(c, &ch, depth),
@@ -969,7 +1022,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     .map(|x| self.expr(x, depth))
                     .collect(),
             }),
-            CXCursor_PackExpansionExpr | CXCursor_ConceptSpecializationExpr | CXCursor_RequiresExpr => {
+            CXCursor_PackExpansionExpr
+            | CXCursor_ConceptSpecializationExpr
+            | CXCursor_RequiresExpr => {
                 Self::constant(c).unwrap_or_else(|| ExprKind::Unsupported(Arc::from(kind_name(c))))
             }
             _ => Self::constant(c).unwrap_or_else(|| {
@@ -981,6 +1036,28 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     /// libclang's catch-all: implicit conversions, temporaries, default arguments.
     fn unexposed(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], ty: &Ty, depth: usize) -> ExprKind {
         let exprs: Vec<&Cursor<'_>> = ch.iter().filter(|x| is_expr_kind(x.kind())).collect();
+        // A call of a name clang could not resolve (an undeclared function: its RecoveryExpr
+        // holds the unresolved name, then the arguments). It is a call of a function kerncast
+        // does not know, so what it is given by address is unknown after it, not unset.
+        let unresolved = ch
+            .first()
+            .filter(|f| f.kind() == CXCursor_DeclRefExpr)
+            .and_then(|f| {
+                f.children()
+                    .into_iter()
+                    .find(|n| n.kind() == CXCursor_OverloadedDeclRef)
+            });
+        if let Some(callee) = unresolved {
+            return ExprKind::Call(Call {
+                callee: Callee::Direct {
+                    key: DeclKey(u32::MAX),
+                    name: Arc::from(callee.spelling()),
+                    system: false,
+                    params: Vec::new(),
+                },
+                args: exprs[1..].iter().map(|x| self.expr(x, depth)).collect(),
+            });
+        }
         match exprs.as_slice() {
             [] => {
                 if ch.is_empty() && c.location().line == 0 {
@@ -1002,7 +1079,8 @@ impl<'a, 'u> Lowerer<'a, 'u> {
 
     fn decl_ref(&mut self, c: &Cursor<'_>) -> ExprKind {
         let Some(r) = c.referenced() else {
-            return Self::constant(c).unwrap_or_else(|| ExprKind::Unsupported(Arc::from(c.spelling())));
+            return Self::constant(c)
+                .unwrap_or_else(|| ExprKind::Unsupported(Arc::from(c.spelling())));
         };
         match r.kind() {
             CXCursor_VarDecl | CXCursor_ParmDecl => {
@@ -1175,7 +1253,10 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     self.record_defaults(&class);
                 }
                 let key = self.reach(&r);
-                if ch.len() == 1 && ch[0].kind() == CXCursor_UnexposedExpr && c.arguments().is_some_and(|a| a.len() == 1) {
+                if ch.len() == 1
+                    && ch[0].kind() == CXCursor_UnexposedExpr
+                    && c.arguments().is_some_and(|a| a.len() == 1)
+                {
                     // A copy or move: the value itself.
                 }
                 ExprKind::Call(Call {
@@ -1199,7 +1280,8 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 });
                 match member {
                     Some(m) => {
-                        let object = match m.children().into_iter().find(|x| is_expr_kind(x.kind())) {
+                        let object = match m.children().into_iter().find(|x| is_expr_kind(x.kind()))
+                        {
                             Some(o) => self.expr(&o, depth),
                             None => Expr {
                                 kind: ExprKind::This,
@@ -1296,11 +1378,15 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         }
     }
 
-    fn launch(&mut self, c: &Cursor<'_>, config: &Cursor<'_>, fname: &Arc<str>, depth: usize) -> ExprKind {
+    fn launch(
+        &mut self,
+        c: &Cursor<'_>,
+        config: &Cursor<'_>,
+        fname: &Arc<str>,
+        depth: usize,
+    ) -> ExprKind {
         let span = self.span(c);
-        let kernel = c
-            .referenced()
-            .and_then(|r| self.kernel_of(&r));
+        let kernel = c.referenced().and_then(|r| self.kernel_of(&r));
         self.prog.sites.push(StaticSite {
             span,
             kernel: kernel.as_ref().map(|k| k.mangled.clone()),
@@ -1557,7 +1643,8 @@ fn is_reference(t: &Type<'_>) -> bool {
 }
 
 pub fn is_expr_kind(k: CXCursorKind) -> bool {
-    (CXCursor_UnexposedExpr..=CXCursor_PackIndexingExpr).contains(&k) || k == CXCursor_BuiltinBitCastExpr
+    (CXCursor_UnexposedExpr..=CXCursor_PackIndexingExpr).contains(&k)
+        || k == CXCursor_BuiltinBitCastExpr
 }
 
 fn kind_name(c: &Cursor<'_>) -> String {
@@ -1580,7 +1667,10 @@ mod tests {
 
     #[test]
     fn device_symbols_drop_the_stub_prefix() {
-        assert_eq!(device_symbol("_ZN4fp3219__device_stub__axpyEfPfi", "axpy"), "_ZN4fp324axpyEfPfi");
+        assert_eq!(
+            device_symbol("_ZN4fp3219__device_stub__axpyEfPfi", "axpy"),
+            "_ZN4fp324axpyEfPfi"
+        );
         assert_eq!(
             device_symbol("_Z19__device_stub__fillILi1EfEvPT0_i", "fill"),
             "_Z4fillILi1EfEvPT0_i"

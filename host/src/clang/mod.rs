@@ -235,7 +235,8 @@ impl Unit<'_> {
             for i in 0..n as usize {
                 let t = *tokens.add(i);
                 let spelling = take(clang_getTokenSpelling(self.raw, t));
-                let literal = clang_getTokenKind(t) == CXToken_Literal && is_string_token(&spelling);
+                let literal =
+                    clang_getTokenKind(t) == CXToken_Literal && is_string_token(&spelling);
                 if literal {
                     let (_, line, col, _) =
                         file_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
@@ -408,14 +409,21 @@ impl<'u> Cursor<'u> {
     }
 
     pub fn location(&self) -> Location {
-        let (file, line, col, offset) =
-            unsafe { file_location(clang_getCursorLocation(self.raw)) };
+        let (file, line, col, offset) = unsafe { file_location(clang_getCursorLocation(self.raw)) };
         Location {
             file,
             line,
             col,
             offset,
         }
+    }
+
+    /// The file and the (line, column) where the cursor's extent starts and ends, as expanded.
+    pub fn extent(&self) -> (String, (u32, u32), (u32, u32)) {
+        let range = unsafe { clang_getCursorExtent(self.raw) };
+        let (file, l0, c0, _) = unsafe { file_location(clang_getRangeStart(range)) };
+        let (_, l1, c1, _) = unsafe { file_location(clang_getRangeEnd(range)) };
+        (file, (l0, c0), (l1, c1))
     }
 
     /// The byte offset where the cursor's extent starts.
@@ -432,7 +440,8 @@ impl<'u> Cursor<'u> {
     /// Whether the cursor is code a macro expands (its written and expanded places differ).
     pub fn in_macro(&self) -> bool {
         let (file, offset) = self.spelled_start();
-        let expanded = unsafe { file_location(clang_getRangeStart(clang_getCursorExtent(self.raw))) };
+        let expanded =
+            unsafe { file_location(clang_getRangeStart(clang_getCursorExtent(self.raw))) };
         file != expanded.0 || offset != expanded.3
     }
 
@@ -557,8 +566,11 @@ impl<'u> Cursor<'u> {
         let mut p = self.semantic_parent();
         while let Some(c) = p {
             match c.kind() {
-                CXCursor_Namespace | CXCursor_StructDecl | CXCursor_ClassDecl
-                | CXCursor_ClassTemplate | CXCursor_UnionDecl
+                CXCursor_Namespace
+                | CXCursor_StructDecl
+                | CXCursor_ClassDecl
+                | CXCursor_ClassTemplate
+                | CXCursor_UnionDecl
                 | CXCursor_ClassTemplatePartialSpecialization => {
                     let s = c.spelling();
                     if !s.is_empty() {

@@ -125,10 +125,7 @@ fn new_buffer(fill: Value) -> Value {
 fn record(ty: &str, fields: Vec<(&str, Value)>) -> Value {
     Value::Record(Rc::new(RefCell::new(Record {
         ty: Arc::from(ty),
-        fields: fields
-            .into_iter()
-            .map(|(k, v)| (Arc::from(k), v))
-            .collect(),
+        fields: fields.into_iter().map(|(k, v)| (Arc::from(k), v)).collect(),
     })))
 }
 
@@ -182,7 +179,9 @@ impl Interp<'_> {
             Value::Int(1024),
             Value::Int(64),
         ]))));
-        let name = Value::Str(Rc::from(d.name.clone().unwrap_or_else(|| "unknown device".into())));
+        let name = Value::Str(Rc::from(
+            d.name.clone().unwrap_or_else(|| "unknown device".into()),
+        ));
         record(
             "cudaDeviceProp",
             vec![
@@ -219,7 +218,11 @@ impl Interp<'_> {
             self.exited_at = Some(format!(
                 "the program ends at {file}:{} (`{name}`){}",
                 e.span.line,
-                if via.is_empty() { String::new() } else { format!(", via {}", via.join(" → ")) }
+                if via.is_empty() {
+                    String::new()
+                } else {
+                    format!(", via {}", via.join(" → "))
+                }
             ));
         }
         if certain {
@@ -451,7 +454,13 @@ impl Interp<'_> {
             };
             grid[d as usize] = match (g.as_int(), l.as_int()) {
                 (Some(g), Some(l)) if l > 0 => Value::Int((g + l - 1) / l),
-                _ => if l.is_unknown() { l.clone() } else { g.clone() },
+                _ => {
+                    if l.is_unknown() {
+                        l.clone()
+                    } else {
+                        g.clone()
+                    }
+                }
             };
             block[d as usize] = l;
         }
@@ -536,8 +545,8 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
     }
     match f {
-        "min" | "max" | "fmin" | "fmax" | "fminf" | "fmaxf" | "pow" | "powf" | "ldexp"
-        | "fmod" | "fmodf" | "atan2" | "hypot" => {
+        "min" | "max" | "fmin" | "fmax" | "fminf" | "fmaxf" | "pow" | "powf" | "ldexp" | "fmod"
+        | "fmodf" | "atan2" | "hypot" => {
             let (a, b) = (arg(args, 0), arg(args, 1));
             if let Some(u) = [&a, &b].into_iter().find(|v| v.is_unknown()) {
                 return Ok(Some(u.clone()));
@@ -566,14 +575,26 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let (v, lo, hi) = (arg(args, 0), arg(args, 1), arg(args, 2));
             match (v.as_f64(), lo.as_f64(), hi.as_f64()) {
                 (Some(x), Some(l), Some(h)) => {
-                    let r = if x < l { lo } else if h < x { hi } else { v };
+                    let r = if x < l {
+                        lo
+                    } else if h < x {
+                        hi
+                    } else {
+                        v
+                    };
                     ret(r)
                 }
-                _ => Ok(Some(Value::unknown("a clamp of values kerncast does not know"))),
+                _ => Ok(Some(Value::unknown(
+                    "a clamp of values kerncast does not know",
+                ))),
             }
         }
         "atoi" | "atol" | "atoll" | "stoi" | "stol" | "stoll" | "stoul" | "stoull" => {
-            let base = if f.starts_with("sto") { int_arg(args, 2).unwrap_or(10) as u32 } else { 10 };
+            let base = if f.starts_with("sto") {
+                int_arg(args, 2).unwrap_or(10) as u32
+            } else {
+                10
+            };
             match str_arg(args, 0) {
                 Some(s) => ret(Value::Int(parse_int(&s, base).unwrap_or(0))),
                 None => Ok(Some(arg_unknown(&arg(args, 0), f))),
@@ -581,20 +602,27 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         "strtol" | "strtoll" | "strtoul" | "strtoull" | "strtoimax" | "strtoumax" => {
             match str_arg(args, 0) {
-                Some(s) => ret(Value::Int(parse_int(&s, int_arg(args, 2).unwrap_or(10) as u32).unwrap_or(0))),
+                Some(s) => ret(Value::Int(
+                    parse_int(&s, int_arg(args, 2).unwrap_or(10) as u32).unwrap_or(0),
+                )),
                 None => Ok(Some(arg_unknown(&arg(args, 0), f))),
             }
         }
-        "atof" | "strtod" | "strtof" | "stof" | "stod" | "stold" | "strtold" => match str_arg(args, 0) {
-            Some(s) => ret(Value::Float(parse_float(&s))),
-            None => Ok(Some(arg_unknown(&arg(args, 0), f))),
-        },
+        "atof" | "strtod" | "strtof" | "stof" | "stod" | "stold" | "strtold" => {
+            match str_arg(args, 0) {
+                Some(s) => ret(Value::Float(parse_float(&s))),
+                None => Ok(Some(arg_unknown(&arg(args, 0), f))),
+            }
+        }
         "strcmp" | "strcasecmp" | "strncmp" | "strncasecmp" => {
             match (str_arg(args, 0), str_arg(args, 1)) {
                 (Some(a), Some(b)) => {
                     let (a, b) = if f.contains('n') && f != "strcasecmp" {
                         let n = int_arg(args, 2).unwrap_or(i128::MAX).max(0) as usize;
-                        (a.chars().take(n).collect::<String>(), b.chars().take(n).collect())
+                        (
+                            a.chars().take(n).collect::<String>(),
+                            b.chars().take(n).collect(),
+                        )
                     } else {
                         (a, b)
                     };
@@ -605,7 +633,9 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     };
                     ret(Value::Int(a.cmp(&b) as i128))
                 }
-                _ => Ok(Some(Value::unknown("a comparison of strings kerncast does not know"))),
+                _ => Ok(Some(Value::unknown(
+                    "a comparison of strings kerncast does not know",
+                ))),
             }
         }
         "strlen" => match str_arg(args, 0) {
@@ -631,19 +661,46 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         // be set, and a program that stops without one is read both ways.
         "getenv" | "secure_getenv" => Ok(Some(Value::unknown(&format!(
             "the environment variable {}, which kerncast is not given",
-            str_arg(args, 0).map(|n| format!("`{n}`")).unwrap_or_default()
+            str_arg(args, 0)
+                .map(|n| format!("`{n}`"))
+                .unwrap_or_default()
         )))),
         // CUDA's vector types: `make_int2(x, y)`, `make_float4(x, y, z, w)`.
         f if f.starts_with("make_") && f.ends_with(['1', '2', '3', '4']) => {
             let fields = ["x", "y", "z", "w"];
-            let vals = args.iter().zip(fields).map(|(a, f)| (f, a.value())).collect();
+            let vals = args
+                .iter()
+                .zip(fields)
+                .map(|(a, f)| (f, a.value()))
+                .collect();
             Ok(Some(record(&f["make_".len()..], vals)))
         }
-        "printf" | "fprintf" | "puts" | "putchar" | "fputs" | "fflush" | "perror" | "fputc"
-        | "srand" | "srand48" | "free" | "sleep" | "usleep" | "fclose" | "setvbuf" | "setbuf"
-        | "cudaFree" | "cudaFreeHost" | "cudaDeviceSynchronize" | "cudaDeviceReset"
-        | "cudaSetDevice" | "cudaGetLastError" | "cudaPeekAtLastError" | "cudaProfilerStart"
-        | "cudaProfilerStop" | "__cudaRegisterFunction" => ret(Value::Int(0)),
+        "printf"
+        | "fprintf"
+        | "puts"
+        | "putchar"
+        | "fputs"
+        | "fflush"
+        | "perror"
+        | "fputc"
+        | "srand"
+        | "srand48"
+        | "free"
+        | "sleep"
+        | "usleep"
+        | "fclose"
+        | "setvbuf"
+        | "setbuf"
+        | "cudaFree"
+        | "cudaFreeHost"
+        | "cudaDeviceSynchronize"
+        | "cudaDeviceReset"
+        | "cudaSetDevice"
+        | "cudaGetLastError"
+        | "cudaPeekAtLastError"
+        | "cudaProfilerStart"
+        | "cudaProfilerStop"
+        | "__cudaRegisterFunction" => ret(Value::Int(0)),
         "exit" | "abort" | "_Exit" | "_exit" | "quick_exit" | "__assert_fail" | "__assert_rtn"
         | "terminate" => it.exit(f, e),
         "throw" => {
@@ -670,18 +727,26 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         "chrono" => Ok(Some(Value::unknown("a time read at run time"))),
         "malloc" | "aligned_alloc" | "_mm_malloc" | "memalign" | "valloc" | "operator new"
-        | "operator new[]" => Ok(Some(new_buffer(Value::unknown("uninitialised heap memory")))),
+        | "operator new[]" => Ok(Some(new_buffer(Value::unknown(
+            "uninitialised heap memory",
+        )))),
         "calloc" => Ok(Some(new_buffer(Value::Int(0)))),
         "realloc" => Ok(Some(arg(args, 0))),
         "posix_memalign" | "cudaMallocHost" | "cudaHostAlloc" | "cudaMallocManaged" => {
-            write_through(&arg(args, 0), new_buffer(Value::unknown("uninitialised memory")));
+            write_through(
+                &arg(args, 0),
+                new_buffer(Value::unknown("uninitialised memory")),
+            );
             ret(Value::Int(0))
         }
-        "cudaMalloc" | "cudaMallocPitch" | "cudaMalloc3D" | "cudaMallocArray" | "cudaMallocAsync"
-        | "cudaMalloc3DArray" | "cuMemAlloc" | "cuMemAlloc_v2" => {
+        "cudaMalloc" | "cudaMallocPitch" | "cudaMalloc3D" | "cudaMallocArray"
+        | "cudaMallocAsync" | "cudaMalloc3DArray" | "cuMemAlloc" | "cuMemAlloc_v2" => {
             write_through(&arg(args, 0), Value::Ptr(Ptr::Opaque("device memory")));
             if f == "cudaMallocPitch" {
-                write_through(&arg(args, 1), Value::unknown("the pitch cudaMallocPitch chooses"));
+                write_through(
+                    &arg(args, 1),
+                    Value::unknown("the pitch cudaMallocPitch chooses"),
+                );
             }
             ret(Value::Int(0))
         }
@@ -706,9 +771,9 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             }
             Ok(Some(arg(args, 0)))
         }
-        "fopen" | "fdopen" | "popen" | "tmpfile" => {
-            Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a file"))))))
-        }
+        "fopen" | "fdopen" | "popen" | "tmpfile" => Ok(Some(Value::Handle(Rc::new(RefCell::new(
+            Handle::Opaque("a file"),
+        ))))),
         "getopt" => {
             let opts = str_arg(args, 2).unwrap_or_default();
             ret(it.getopt(&opts, None))
@@ -741,7 +806,10 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         "cudaOccupancyMaxPotentialBlockSize" | "cudaOccupancyMaxPotentialBlockSizeWithFlags" => {
             let kernel = kernel_name_of(&arg(args, 2)).map(|(k, _)| k);
-            let sizes = [size_arg(args, 3, "dynamic shared memory"), size_arg(args, 4, "block size limit")];
+            let sizes = [
+                size_arg(args, 3, "dynamic shared memory"),
+                size_arg(args, 4, "block size limit"),
+            ];
             let answer = match sizes {
                 [Ok(shared), Ok(limit)] => it.occupancy(f, kernel.as_deref(), |o, k| {
                     o.max_potential_block_size(k, shared, limit)
@@ -762,7 +830,10 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor"
         | "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags" => {
             let kernel = kernel_name_of(&arg(args, 1)).map(|(k, _)| k);
-            let sizes = [size_arg(args, 2, "block size"), size_arg(args, 3, "dynamic shared memory")];
+            let sizes = [
+                size_arg(args, 2, "block size"),
+                size_arg(args, 3, "dynamic shared memory"),
+            ];
             let answer = match sizes {
                 [Ok(threads), Ok(shared)] => it.occupancy(f, kernel.as_deref(), |o, k| {
                     o.active_blocks_per_sm(k, threads, shared)
@@ -791,7 +862,10 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 Some(8) => it.device_value("sharedMemPerBlock", d.shared_mem_per_block),
                 Some(10) => Value::Int(d.warp_size.unwrap_or(32) as i128),
                 Some(16) => it.device_value("multiProcessorCount", d.multi_processor_count),
-                Some(39) => it.device_value("maxThreadsPerMultiProcessor", d.max_threads_per_multi_processor),
+                Some(39) => it.device_value(
+                    "maxThreadsPerMultiProcessor",
+                    d.max_threads_per_multi_processor,
+                ),
                 Some(75) => it.device_value("major", d.major),
                 Some(76) => it.device_value("minor", d.minor),
                 _ => Value::unknown("a device attribute kerncast does not model"),
@@ -799,8 +873,15 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             write_through(&arg(args, 0), v);
             ret(Value::Int(0))
         }
-        "cudaMemcpy" | "cudaMemcpyAsync" | "cudaMemcpy2D" | "cudaMemcpy2DAsync" | "cudaMemcpy3D"
-        | "cudaMemcpyFromSymbol" | "cudaMemcpyFromSymbolAsync" | "cuMemcpyDtoH" | "cuMemcpyDtoH_v2" => {
+        "cudaMemcpy"
+        | "cudaMemcpyAsync"
+        | "cudaMemcpy2D"
+        | "cudaMemcpy2DAsync"
+        | "cudaMemcpy3D"
+        | "cudaMemcpyFromSymbol"
+        | "cudaMemcpyFromSymbolAsync"
+        | "cuMemcpyDtoH"
+        | "cuMemcpyDtoH_v2" => {
             // Host memory a copy writes holds what the device computed: an array's elements,
             // or a variable or field (`cudaMemcpy(&converged, d_flag, …)`), a record's fields each.
             match arg(args, 0) {
@@ -818,7 +899,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let grid = dims(Some(&arg(args, 1)));
             let block = dims(Some(&arg(args, 2)));
             let shared = args.get(4).map(|a| a.value()).unwrap_or(Value::Int(0));
-            let api = if f == "cudaLaunchKernel" { "cudaLaunchKernel" } else { "cudaLaunchCooperativeKernel" };
+            let api = if f == "cudaLaunchKernel" {
+                "cudaLaunchKernel"
+            } else {
+                "cudaLaunchCooperativeKernel"
+            };
             it.launch_by_value(&arg(args, 0), grid, block, shared, &arg(args, 3), api, e);
             ret(Value::Int(0))
         }
@@ -832,7 +917,15 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let block = dims(field("blockDim").as_ref());
             let shared = field("dynamicSmemBytes").unwrap_or(Value::Int(0));
             if f == "cudaLaunchKernelExC" {
-                it.launch_by_value(&arg(args, 1), grid, block, shared, &arg(args, 2), "cudaLaunchKernelEx", e);
+                it.launch_by_value(
+                    &arg(args, 1),
+                    grid,
+                    block,
+                    shared,
+                    &arg(args, 2),
+                    "cudaLaunchKernelEx",
+                    e,
+                );
             } else {
                 // The C++ form takes the kernel's arguments themselves.
                 let params: Vec<Value> = args[2..]
@@ -840,7 +933,15 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     .map(|a| Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(a.value())))))
                     .collect();
                 let array = Value::Array(Rc::new(RefCell::new(Buffer::from_values(params))));
-                it.launch_by_value(&arg(args, 1), grid, block, shared, &array, "cudaLaunchKernelEx", e);
+                it.launch_by_value(
+                    &arg(args, 1),
+                    grid,
+                    block,
+                    shared,
+                    &array,
+                    "cudaLaunchKernelEx",
+                    e,
+                );
             }
             ret(Value::Int(0))
         }
@@ -848,7 +949,15 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let g = [arg(args, 1), arg(args, 2), arg(args, 3)];
             let b = [arg(args, 4), arg(args, 5), arg(args, 6)];
             let shared = arg(args, 7);
-            it.launch_by_value(&arg(args, 0), g, b, shared, &arg(args, 9), "cuLaunchKernel", e);
+            it.launch_by_value(
+                &arg(args, 0),
+                g,
+                b,
+                shared,
+                &arg(args, 9),
+                "cuLaunchKernel",
+                e,
+            );
             ret(Value::Int(0))
         }
         "cuModuleGetFunction" => {
@@ -870,11 +979,17 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         "cudaStreamEndCapture" => {
             let events = it.capture.take().unwrap_or_default();
-            write_through(&arg(args, 1), Value::Handle(Rc::new(RefCell::new(Handle::Graph(events)))));
+            write_through(
+                &arg(args, 1),
+                Value::Handle(Rc::new(RefCell::new(Handle::Graph(events)))),
+            );
             ret(Value::Int(0))
         }
         "cudaGraphCreate" => {
-            write_through(&arg(args, 0), Value::Handle(Rc::new(RefCell::new(Handle::Graph(Vec::new())))));
+            write_through(
+                &arg(args, 0),
+                Value::Handle(Rc::new(RefCell::new(Handle::Graph(Vec::new())))),
+            );
             ret(Value::Int(0))
         }
         "cudaGraphInstantiate" | "cudaGraphInstantiateWithFlags" => {
@@ -903,7 +1018,10 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     g.append(&mut evs);
                 }
             }
-            write_through(&arg(args, 0), Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a graph node")))));
+            write_through(
+                &arg(args, 0),
+                Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a graph node")))),
+            );
             ret(Value::Int(0))
         }
         "cudaGraphLaunch" => {
@@ -930,10 +1048,12 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     }
                 }
             }
-            Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::ClKernel {
-                name,
-                args: BTreeMap::new(),
-            })))))
+            Ok(Some(Value::Handle(Rc::new(RefCell::new(
+                Handle::ClKernel {
+                    name,
+                    args: BTreeMap::new(),
+                },
+            )))))
         }
         "clSetKernelArg" => {
             if let Value::Handle(h) = arg(args, 0) {
@@ -941,11 +1061,16 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 let v = match arg(args, 3) {
                     Value::Ptr(Ptr::Null) => Value::unknown(&format!(
                         "a __local buffer of {} bytes",
-                        arg(args, 2).as_int().map(|n| n.to_string()).unwrap_or_else(|| "unknown".into())
+                        arg(args, 2)
+                            .as_int()
+                            .map(|n| n.to_string())
+                            .unwrap_or_else(|| "unknown".into())
                     )),
                     p => deref(&p).read().copy(),
                 };
-                if let (Handle::ClKernel { args, .. }, Ok(i)) = (&mut *h.borrow_mut(), u32::try_from(index)) {
+                if let (Handle::ClKernel { args, .. }, Ok(i)) =
+                    (&mut *h.borrow_mut(), u32::try_from(index))
+                {
                     args.insert(i, v);
                 }
             }
@@ -967,9 +1092,14 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         }
         _ => {
             // The GPU libraries' other calls: a status of success, writes unknown.
-            let api = ["cuda", "cu", "cl", "nvrtc", "cublas", "cusparse", "cufft", "curand", "nvtx", "cutlass"]
-                .iter()
-                .any(|p| f.starts_with(p) && f[p.len()..].starts_with(|c: char| c.is_ascii_uppercase()));
+            let api = [
+                "cuda", "cu", "cl", "nvrtc", "cublas", "cusparse", "cufft", "curand", "nvtx",
+                "cutlass",
+            ]
+            .iter()
+            .any(|p| {
+                f.starts_with(p) && f[p.len()..].starts_with(|c: char| c.is_ascii_uppercase())
+            });
             if api {
                 let why = format!("written by `{f}`");
                 for a in args {
@@ -981,7 +1111,9 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     }
                 }
                 if f.starts_with("clCreate") {
-                    return Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("an OpenCL object"))))));
+                    return Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque(
+                        "an OpenCL object",
+                    ))))));
                 }
                 return ret(Value::Int(0));
             }
@@ -1148,7 +1280,9 @@ fn forgotten(v: &Value, why: &str) -> Value {
 fn size_arg(args: &[Arg], i: usize, what: &str) -> Result<u64, String> {
     match args.get(i).map(|a| a.value()) {
         None => Ok(0),
-        Some(Value::Int(v)) => u64::try_from(v).map_err(|_| format!("its {what} is negative ({v})")),
+        Some(Value::Int(v)) => {
+            u64::try_from(v).map_err(|_| format!("its {what} is negative ({v})"))
+        }
         Some(v) => Err(format!(
             "its {what} is unknown{}",
             v.brief().map(|b| format!(" ({b})")).unwrap_or_default()
@@ -1185,7 +1319,9 @@ impl Interp<'_> {
         kernel: Option<&str>,
         ask: impl Fn(&dyn super::OccupancyOracle, &str) -> Result<T, String>,
     ) -> Result<T, String> {
-        let kernel = kernel.ok_or_else(|| format!("`{f}` is asked about a function kerncast does not resolve to a kernel"))?;
+        let kernel = kernel.ok_or_else(|| {
+            format!("`{f}` is asked about a function kerncast does not resolve to a kernel")
+        })?;
         let oracle = self.opts.occupancy.as_deref().ok_or_else(|| {
             format!("`{f}`'s answer depends on the kernel's registers and shared memory, which the host reading alone does not know")
         })?;
@@ -1215,7 +1351,10 @@ fn arg_unknown(v: &Value, f: &str) -> Value {
 fn sscanf(args: &[Arg], e: &Expr) -> Value {
     let (Some(input), Some(format)) = (str_arg(args, 0), str_arg(args, 1)) else {
         for a in &args[2.min(args.len())..] {
-            write_through(&a.value(), Value::unknown("read by sscanf from a string kerncast does not know"));
+            write_through(
+                &a.value(),
+                Value::unknown("read by sscanf from a string kerncast does not know"),
+            );
         }
         return Value::unknown("sscanf of a string kerncast does not know");
     };
@@ -1397,7 +1536,9 @@ pub(super) fn method(
         return match m {
             "size" | "length" => match len {
                 Some(n) => ret(Value::Int(n as i128)),
-                None => Ok(Some(Value::unknown("the size of a container kerncast does not follow"))),
+                None => Ok(Some(Value::unknown(
+                    "the size of a container kerncast does not follow",
+                ))),
             },
             "empty" => match len {
                 Some(n) => ret(Value::Int((n == 0) as i128)),
@@ -1420,7 +1561,11 @@ pub(super) fn method(
                 Ok(Some(Value::Void))
             }
             "resize" | "assign" => {
-                let fill = if args.len() > 1 { arg(args, 1) } else { Value::Int(0) };
+                let fill = if args.len() > 1 {
+                    arg(args, 1)
+                } else {
+                    Value::Int(0)
+                };
                 match int_arg(args, 0) {
                     Some(n) => {
                         let mut buf = b.borrow_mut();
@@ -1447,7 +1592,9 @@ pub(super) fn method(
                     _ => None,
                 };
                 let items: Option<Vec<Value>> = match (arg(args, 1), arg(args, 2)) {
-                    (Value::Ptr(Ptr::Elem(src, i)), Value::Ptr(Ptr::Elem(src2, j))) if Rc::ptr_eq(&src, &src2) => {
+                    (Value::Ptr(Ptr::Elem(src, i)), Value::Ptr(Ptr::Elem(src2, j)))
+                        if Rc::ptr_eq(&src, &src2) =>
+                    {
                         let src = src.borrow();
                         Some((i..j).map(|k| src.get(k)).collect())
                     }
@@ -1489,7 +1636,9 @@ pub(super) fn method(
     }
     if let Value::Str(s) = &object {
         return match m {
-            "c_str" | "data" | "basic_string" | "operator basic_string_view" => Ok(Some(object.clone())),
+            "c_str" | "data" | "basic_string" | "operator basic_string_view" => {
+                Ok(Some(object.clone()))
+            }
             "size" | "length" => ret(Value::Int(s.len() as i128)),
             "empty" => ret(Value::Int(s.is_empty() as i128)),
             "compare" => match str_arg(args, 0) {
@@ -1527,7 +1676,12 @@ pub(super) fn method(
 }
 
 /// A library type's constructor; `None` when not modelled.
-pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
+pub(super) fn construct(
+    it: &mut Interp<'_>,
+    name: &str,
+    args: &[Arg],
+    e: &Expr,
+) -> Exec<Option<Value>> {
     if let Some(v) = super::torch::construct(name, args) {
         return Ok(Some(v));
     }
@@ -1555,10 +1709,19 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
                 }
             }
             let get = |i: usize| match args.get(i) {
-                Some(a) => convert(a.value(), &crate::ast::Ty::Int { bits: 32, signed: false }),
+                Some(a) => convert(
+                    a.value(),
+                    &crate::ast::Ty::Int {
+                        bits: 32,
+                        signed: false,
+                    },
+                ),
                 None => Value::Int(1),
             };
-            Ok(Some(record("dim3", vec![("x", get(0)), ("y", get(1)), ("z", get(2))])))
+            Ok(Some(record(
+                "dim3",
+                vec![("x", get(0)), ("y", get(1)), ("z", get(2))],
+            )))
         }
         "vector" | "valarray" | "deque" => {
             let vals: Vec<Value> = args.iter().map(|a| a.value()).collect();
@@ -1566,7 +1729,9 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
                 [] => Buffer::new(Some(0), Value::Int(0)),
                 // A copy, or an initializer list (with the allocator's default argument).
                 [Value::Array(b)] | [Value::Array(b), Value::Record(_)] => b.borrow().clone(),
-                [Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j)), ..] if Rc::ptr_eq(b1, b2) => {
+                [Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j)), ..]
+                    if Rc::ptr_eq(b1, b2) =>
+                {
                     let src = b1.borrow();
                     let mut out = Buffer::new(Some(j - i), Value::Int(0));
                     for k in *i..*j {
@@ -1574,7 +1739,9 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
                     }
                     out
                 }
-                [Value::Int(n)] | [Value::Int(n), Value::Record(_)] => Buffer::new(Some(*n as i64), Value::Int(0)),
+                [Value::Int(n)] | [Value::Int(n), Value::Record(_)] => {
+                    Buffer::new(Some(*n as i64), Value::Int(0))
+                }
                 [Value::Int(n), fill, ..] => Buffer::new(Some(*n as i64), fill.copy()),
                 [Value::Unknown(u), ..] => {
                     let mut b = Buffer::new(None, Value::Int(0));
@@ -1582,7 +1749,10 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
                     let _ = u;
                     b
                 }
-                _ => Buffer::new(None, Value::unknown("a container's elements kerncast does not follow")),
+                _ => Buffer::new(
+                    None,
+                    Value::unknown("a container's elements kerncast does not follow"),
+                ),
             };
             Ok(Some(Value::Array(Rc::new(RefCell::new(buf)))))
         }
@@ -1598,7 +1768,9 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
         "basic_stringstream" | "basic_istringstream" | "basic_ostringstream" => {
             Ok(Some(super::containers::string_stream(args)))
         }
-        "basic_ifstream" | "basic_fstream" | "basic_ofstream" => Ok(Some(super::containers::file_stream())),
+        "basic_ifstream" | "basic_fstream" | "basic_ofstream" => {
+            Ok(Some(super::containers::file_stream()))
+        }
         "map" | "set" | "unordered_map" | "unordered_set" | "multimap" | "multiset" => {
             let empty = super::containers::empty_of(e.ty.record_name().unwrap_or(""));
             match (empty, args.first().map(|a| a.value())) {
@@ -1615,7 +1787,9 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
                 (Some(m), None) => Ok(Some(m)),
                 (Some(m), Some(Value::Handle(other))) => {
                     let _ = m;
-                    Ok(Some(Value::Handle(Rc::new(RefCell::new(other.borrow().clone())))))
+                    Ok(Some(Value::Handle(Rc::new(RefCell::new(
+                        other.borrow().clone(),
+                    )))))
                 }
                 (m, _) => Ok(m),
             }
@@ -1635,7 +1809,11 @@ pub(super) fn construct(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr)
 }
 
 /// The library's global variables the host code reads.
-pub(super) fn system_global(it: &mut Interp<'_>, name: &str, key: crate::ast::DeclKey) -> Option<Value> {
+pub(super) fn system_global(
+    it: &mut Interp<'_>,
+    name: &str,
+    key: crate::ast::DeclKey,
+) -> Option<Value> {
     match name {
         "optind" => {
             it.optind_key = Some(key);
@@ -1646,9 +1824,9 @@ pub(super) fn system_global(it: &mut Interp<'_>, name: &str, key: crate::ast::De
             Some(it.optarg.clone())
         }
         "opterr" | "optopt" | "errno" => Some(Value::Int(0)),
-        "stdin" | "stdout" | "stderr" | "cout" | "cerr" | "clog" | "cin" => {
-            Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a standard stream")))))
-        }
+        "stdin" | "stdout" | "stderr" | "cout" | "cerr" | "clog" | "cin" => Some(Value::Handle(
+            Rc::new(RefCell::new(Handle::Opaque("a standard stream"))),
+        )),
         _ => None,
     }
 }

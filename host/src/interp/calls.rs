@@ -3,9 +3,9 @@
 //! ([`super::builtins`]) or give an unknown result, with what they may write through their
 //! pointer arguments made unknown. Launches are recorded here.
 
+use super::effects::visit_stmt;
 use super::expr::Place;
 use super::launches::Event;
-use super::effects::visit_stmt;
 use super::value::{convert, Buffer, Func, Handle, Ptr, Value};
 use super::{builtins, Exec, Flow, Frame, Interp};
 use crate::ast::*;
@@ -34,7 +34,9 @@ impl Interp<'_> {
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
             let param = params.get(i);
-            let arg = args.get(i).filter(|a| !matches!(a.kind, ExprKind::DefaultArg));
+            let arg = args
+                .get(i)
+                .filter(|a| !matches!(a.kind, ExprKind::DefaultArg));
             let by_ref = param.is_some_and(|p| p.by_ref);
             let a = match (arg, param) {
                 (Some(a), _) if by_ref => Arg::Place(self.place(a)?),
@@ -57,7 +59,11 @@ impl Interp<'_> {
     /// A call's value (a function returning a reference gives the value referred to).
     pub(super) fn call(&mut self, c: &Call, e: &Expr) -> Exec<Value> {
         let (v, is_ref) = self.call_raw(c, e)?;
-        Ok(if is_ref { super::expr::deref(&v).read() } else { v })
+        Ok(if is_ref {
+            super::expr::deref(&v).read()
+        } else {
+            v
+        })
     }
 
     /// A call's result, and whether it is a pointer to the place a reference-returning
@@ -76,7 +82,8 @@ impl Interp<'_> {
                     let v = self.call_function(&f, args, None, None, &e.span)?;
                     return Ok((v, f.returns_ref));
                 }
-                self.library_call(name, *system, &args, e).map(|v| (v, false))
+                self.library_call(name, *system, &args, e)
+                    .map(|v| (v, false))
             }
             Callee::Method {
                 object,
@@ -187,7 +194,9 @@ impl Interp<'_> {
                 match f {
                     Value::Func(func) => self.call_value(&func, args, e),
                     other => plain(match other.brief() {
-                        Some(r) => Value::unknown(&format!("a call through a value kerncast does not know ({r})")),
+                        Some(r) => Value::unknown(&format!(
+                            "a call through a value kerncast does not know ({r})"
+                        )),
                         None => Value::unknown("a call through a value kerncast does not know"),
                     }),
                 }
@@ -266,14 +275,19 @@ impl Interp<'_> {
             match a {
                 Arg::Place(p) => p.write(Value::unknown(&why)),
                 Arg::Val(Value::Ptr(Ptr::Cell(c))) => {
-                    let keep = matches!(&*c.borrow(), Value::Func(_) | Value::Handle(_) | Value::Str(_));
+                    let keep = matches!(
+                        &*c.borrow(),
+                        Value::Func(_) | Value::Handle(_) | Value::Str(_)
+                    );
                     if !keep {
                         *c.borrow_mut() = Value::unknown(&why);
                     }
                 }
                 Arg::Val(Value::Ptr(Ptr::Elem(b, _))) => b.borrow_mut().forget(&why),
                 Arg::Val(Value::Ptr(Ptr::Field(r, f))) => {
-                    r.borrow_mut().fields.insert(f.clone(), Value::unknown(&why));
+                    r.borrow_mut()
+                        .fields
+                        .insert(f.clone(), Value::unknown(&why));
                 }
                 _ => {}
             }
@@ -487,26 +501,22 @@ impl Interp<'_> {
     pub(super) fn may_launch(&self, s: &Stmt) -> bool {
         let mut found = false;
         let mut callees = Vec::new();
-        visit_stmt(
-            s,
-            &mut |_| {},
-            &mut |e| match &e.kind {
-                ExprKind::Launch { .. } | ExprKind::LaunchVia { .. } => found = true,
-                ExprKind::Call(c) => match &c.callee {
-                    Callee::Direct { key, name, .. }
-                    | Callee::Method { key, name, .. }
-                    | Callee::Construct { key, name, .. } => {
-                        if builtins::launches(name) {
-                            found = true;
-                        } else {
-                            callees.push(*key);
-                        }
+        visit_stmt(s, &mut |_| {}, &mut |e| match &e.kind {
+            ExprKind::Launch { .. } | ExprKind::LaunchVia { .. } => found = true,
+            ExprKind::Call(c) => match &c.callee {
+                Callee::Direct { key, name, .. }
+                | Callee::Method { key, name, .. }
+                | Callee::Construct { key, name, .. } => {
+                    if builtins::launches(name) {
+                        found = true;
+                    } else {
+                        callees.push(*key);
                     }
-                    Callee::Value(_) => found = true,
-                },
-                _ => {}
+                }
+                Callee::Value(_) => found = true,
             },
-        );
+            _ => {}
+        });
         found || callees.into_iter().any(|k| self.function_may_launch(k))
     }
 

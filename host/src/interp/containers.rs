@@ -24,15 +24,15 @@ pub(super) fn empty_of(type_name: &str) -> Option<Value> {
     let t = type_name.trim_start_matches("const ");
     let is = |p: &str| t.starts_with(p);
     if is("std::vector<") || is("std::deque<") || is("std::valarray<") || is("std::list<") {
-        return Some(Value::Array(Rc::new(RefCell::new(super::value::Buffer::new(
-            Some(0),
-            Value::Int(0),
-        )))));
+        return Some(Value::Array(Rc::new(RefCell::new(
+            super::value::Buffer::new(Some(0), Value::Int(0)),
+        ))));
     }
     if is("std::basic_string<") || is("std::__cxx11::basic_string<") || is("std::string") {
         return Some(Value::Str(Rc::from("")));
     }
-    let ordered = is("std::map<") || is("std::set<") || is("std::multimap<") || is("std::multiset<");
+    let ordered =
+        is("std::map<") || is("std::set<") || is("std::multimap<") || is("std::multiset<");
     let unordered = is("std::unordered_map<") || is("std::unordered_set<");
     if ordered || unordered {
         return Some(Value::Handle(Rc::new(RefCell::new(Handle::Map {
@@ -65,8 +65,10 @@ fn iterator(map: &Rc<RefCell<Handle>>, index: usize) -> Value {
         ty: Arc::from("iterator"),
         ..Record::default()
     };
-    r.fields.insert(Arc::from("__map"), Value::Handle(map.clone()));
-    r.fields.insert(Arc::from("__index"), Value::Int(index as i128));
+    r.fields
+        .insert(Arc::from("__map"), Value::Handle(map.clone()));
+    r.fields
+        .insert(Arc::from("__index"), Value::Int(index as i128));
     Value::Record(Rc::new(RefCell::new(r)))
 }
 
@@ -138,9 +140,12 @@ fn entry(h: &Rc<RefCell<Handle>>, i: usize) -> Option<Rc<RefCell<Record>>> {
 pub(super) fn map_elements(v: &Value) -> Option<Vec<Value>> {
     let Value::Handle(h) = v else { return None };
     match &*h.borrow() {
-        Handle::Map { entries, .. } => {
-            Some(entries.iter().map(|(_, p)| Value::Record(p.clone())).collect())
-        }
+        Handle::Map { entries, .. } => Some(
+            entries
+                .iter()
+                .map(|(_, p)| Value::Record(p.clone()))
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -197,27 +202,40 @@ impl Interp<'_> {
         args: &[Arg],
     ) -> Option<Value> {
         match m {
-            "operator->" => entry(map, i).map(|p| {
-                Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(p)))))
-            }),
+            "operator->" => entry(map, i)
+                .map(|p| Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(p)))))),
             "operator*" => entry(map, i).map(Value::Record),
             "operator++" | "operator--" => {
-                let next = if m == "operator++" { i + 1 } else { i.saturating_sub(1) };
+                let next = if m == "operator++" {
+                    i + 1
+                } else {
+                    i.saturating_sub(1)
+                };
                 let old = obj.read();
                 obj.write(iterator(map, next));
                 // `it++` (an int argument) gives the old position, `++it` the new.
-                Some(if args.is_empty() { iterator(map, next) } else { old })
+                Some(if args.is_empty() {
+                    iterator(map, next)
+                } else {
+                    old
+                })
             }
             "operator==" | "operator!=" => {
-                let same = iter_parts(&arg(args, 0))
-                    .map(|(m2, j)| Rc::ptr_eq(map, &m2) && i == j)?;
+                let same =
+                    iter_parts(&arg(args, 0)).map(|(m2, j)| Rc::ptr_eq(map, &m2) && i == j)?;
                 Some(Value::Int((same == (m == "operator==")) as i128))
             }
             _ => None,
         }
     }
 
-    fn map_method(&mut self, m: &str, h: &Rc<RefCell<Handle>>, args: &[Arg], e: &Expr) -> Option<Value> {
+    fn map_method(
+        &mut self,
+        m: &str,
+        h: &Rc<RefCell<Handle>>,
+        args: &[Arg],
+        e: &Expr,
+    ) -> Option<Value> {
         let key_value = arg(args, 0);
         let key = key_of(&key_value);
         let len = entries_len(h);
@@ -263,7 +281,9 @@ impl Interp<'_> {
                     _ => (key_value.clone(), arg(args, 1).copy()),
                 };
                 let Some(kk) = key_of(&k) else {
-                    return Some(Value::unknown("an insertion of a key kerncast does not know"));
+                    return Some(Value::unknown(
+                        "an insertion of a key kerncast does not know",
+                    ));
                 };
                 let i = insert(h, kk, k, v);
                 Some(iterator(h, i))
@@ -279,7 +299,12 @@ impl Interp<'_> {
     }
 
     /// `m[k]`: the entry's value, inserted with the mapped type's default if absent.
-    pub(super) fn map_index_place(&mut self, h: &Rc<RefCell<Handle>>, key: &Value, mapped: &Ty) -> Option<Place> {
+    pub(super) fn map_index_place(
+        &mut self,
+        h: &Rc<RefCell<Handle>>,
+        key: &Value,
+        mapped: &Ty,
+    ) -> Option<Place> {
         let k = key_of(key)?;
         let i = match find(h, &k) {
             Some(i) => i,
@@ -291,7 +316,13 @@ impl Interp<'_> {
         entry(h, i).map(|p| Place::Field(p, Arc::from("second")))
     }
 
-    fn stream_method(&mut self, m: &str, h: &Rc<RefCell<Handle>>, args: &[Arg], params: &[Param]) -> Option<Value> {
+    fn stream_method(
+        &mut self,
+        m: &str,
+        h: &Rc<RefCell<Handle>>,
+        args: &[Arg],
+        params: &[Param],
+    ) -> Option<Value> {
         let stream = Value::Handle(h.clone());
         match m {
             "operator>>" => {
@@ -323,7 +354,9 @@ impl Interp<'_> {
                     _ => (false, false),
                 };
                 if !known {
-                    return Some(Value::unknown("the state of a file stream kerncast does not read"));
+                    return Some(Value::unknown(
+                        "the state of a file stream kerncast does not read",
+                    ));
                 }
                 let ok = !failed;
                 Some(Value::Int(match m {
@@ -359,7 +392,10 @@ impl Interp<'_> {
                     return None;
                 }
                 let v = if f == "getline" {
-                    let delim = arg(args, 2).as_int().map(|c| c as u8 as char).unwrap_or('\n');
+                    let delim = arg(args, 2)
+                        .as_int()
+                        .map(|c| c as u8 as char)
+                        .unwrap_or('\n');
                     read_until(h, delim)
                 } else {
                     read_token(h, &Ty::Other(Arc::from("string")))
@@ -386,7 +422,10 @@ fn read_token(h: &Rc<RefCell<Handle>>, ty: &Ty) -> Value {
     };
     let rest = &t[*pos..];
     let start = rest.len() - rest.trim_start().len();
-    let tok: String = rest[start..].chars().take_while(|c| !c.is_whitespace()).collect();
+    let tok: String = rest[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
     *pos += start + tok.len();
     if tok.is_empty() {
         *failed = true;
@@ -438,7 +477,9 @@ fn string_method(m: &str, s: &Rc<str>, obj: &Place, args: &[Arg]) -> Option<Valu
         "back" => Value::Int(s.as_bytes().last().copied().unwrap_or(0) as i128),
         "substr" => {
             let start = (int(0).unwrap_or(0) as usize).min(s.len());
-            let n = int(1).map(|n| n.clamp(0, i128::from(u32::MAX)) as usize).unwrap_or(usize::MAX);
+            let n = int(1)
+                .map(|n| n.clamp(0, i128::from(u32::MAX)) as usize)
+                .unwrap_or(usize::MAX);
             let end = start.saturating_add(n).min(s.len());
             Value::Str(Rc::from(s.get(start..end).unwrap_or("")))
         }
@@ -446,7 +487,9 @@ fn string_method(m: &str, s: &Rc<str>, obj: &Place, args: &[Arg]) -> Option<Valu
             let needle = text_of(&arg(args, 0))?;
             let from = int(1).unwrap_or(0) as usize;
             let hit = if m == "find" {
-                s.get(from..).and_then(|t| t.find(&needle)).map(|p| p + from)
+                s.get(from..)
+                    .and_then(|t| t.find(&needle))
+                    .map(|p| p + from)
             } else {
                 s.rfind(&needle)
             };

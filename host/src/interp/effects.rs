@@ -170,7 +170,9 @@ impl Interp<'_> {
             records: Vec::new(),
         };
         for k in w.vars.iter().chain(&w.contents) {
-            let Some(c) = self.existing_cell(*k) else { continue };
+            let Some(c) = self.existing_cell(*k) else {
+                continue;
+            };
             if !s.cells.iter().any(|(x, _)| Rc::ptr_eq(x, &c)) {
                 let v = c.borrow().copy();
                 s.cells.push((c.clone(), v));
@@ -207,15 +209,29 @@ impl Interp<'_> {
     /// What is now where `s` was saved.
     pub(super) fn snapshot(&self, s: &Saved) -> Saved {
         Saved {
-            cells: s.cells.iter().map(|(c, _)| (c.clone(), c.borrow().copy())).collect(),
-            buffers: s.buffers.iter().map(|(b, _)| (b.clone(), b.borrow().clone())).collect(),
-            records: s.records.iter().map(|(r, _)| (r.clone(), r.borrow().clone())).collect(),
+            cells: s
+                .cells
+                .iter()
+                .map(|(c, _)| (c.clone(), c.borrow().copy()))
+                .collect(),
+            buffers: s
+                .buffers
+                .iter()
+                .map(|(b, _)| (b.clone(), b.borrow().clone()))
+                .collect(),
+            records: s
+                .records
+                .iter()
+                .map(|(r, _)| (r.clone(), r.borrow().clone()))
+                .collect(),
         }
     }
 
     /// Sets every saved place to what all `outcomes` agree on, or to unknown.
     pub(super) fn merge(&self, outcomes: &[Saved], why: &str) {
-        let Some(first) = outcomes.first() else { return };
+        let Some(first) = outcomes.first() else {
+            return;
+        };
         let unknown = Value::unknown(why);
         for (i, (c, v)) in first.cells.iter().enumerate() {
             let agree = outcomes.iter().all(|o| o.cells[i].1.same(v));
@@ -253,7 +269,9 @@ impl Interp<'_> {
     pub(super) fn forget(&self, w: &Written, why: &str) {
         let unknown = Value::unknown(why);
         for k in &w.contents {
-            let Some(c) = self.existing_cell(*k) else { continue };
+            let Some(c) = self.existing_cell(*k) else {
+                continue;
+            };
             let holder = holder_of(&c.borrow());
             match holder {
                 Some(Holder::Buffer(b)) => {
@@ -270,7 +288,9 @@ impl Interp<'_> {
             }
         }
         for k in &w.vars {
-            let Some(c) = self.existing_cell(*k) else { continue };
+            let Some(c) = self.existing_cell(*k) else {
+                continue;
+            };
             let keep = matches!(&*c.borrow(), Value::Func(_) | Value::Handle(_));
             if !keep {
                 *c.borrow_mut() = unknown.clone();

@@ -64,7 +64,9 @@ pub(super) fn deref(p: &Value) -> Place {
         Value::Ptr(Ptr::Field(r, f)) => Place::Field(r.clone(), f.clone()),
         Value::Array(b) => Place::Elem(b.clone(), 0),
         Value::Ptr(Ptr::Null) => Place::Temp(Value::unknown("a null pointer read")),
-        Value::Ptr(Ptr::Opaque(what)) => Place::Temp(Value::unknown(&format!("{what}, which the host does not read"))),
+        Value::Ptr(Ptr::Opaque(what)) => Place::Temp(Value::unknown(&format!(
+            "{what}, which the host does not read"
+        ))),
         Value::Unknown(_) => Place::Temp(p.clone()),
         Value::Str(s) => Place::Temp(Value::Int(s.bytes().next().unwrap_or(0) as i128)),
         _ => Place::Temp(Value::unknown("memory kerncast does not model")),
@@ -145,7 +147,9 @@ impl Interp<'_> {
                 .this
                 .clone()
                 .unwrap_or_else(|| Value::unknown("`this` outside a method")),
-            ExprKind::InitList { fields, elems } => self.init_list(fields.as_deref(), elems, &e.ty)?,
+            ExprKind::InitList { fields, elems } => {
+                self.init_list(fields.as_deref(), elems, &e.ty)?
+            }
             ExprKind::Lambda(f) => self.closure(f)?,
             ExprKind::New { array_len, init } => {
                 let elem = match &e.ty {
@@ -198,7 +202,9 @@ impl Interp<'_> {
                 let pv = self.eval(p)?;
                 deref(&pv)
             }
-            ExprKind::Cast(x) if !matches!(x.ty, Ty::Array(..)) || matches!(e.ty, Ty::Array(..)) => {
+            ExprKind::Cast(x)
+                if !matches!(x.ty, Ty::Array(..)) || matches!(e.ty, Ty::Array(..)) =>
+            {
                 self.place(x)?
             }
             ExprKind::Index(base, idx) => {
@@ -287,7 +293,11 @@ impl Interp<'_> {
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
                 let place = self.place(x)?;
                 let old = place.read();
-                let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) { 1 } else { -1 };
+                let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+                    1
+                } else {
+                    -1
+                };
                 let new = match &old {
                     Value::Ptr(Ptr::Elem(b, i)) => Value::Ptr(Ptr::Elem(b.clone(), i + delta)),
                     Value::Int(i) => convert(Value::Int(i + delta as i128), &x.ty),
@@ -336,7 +346,11 @@ impl Interp<'_> {
         match op {
             BinOp::LAnd | BinOp::LOr => {
                 let l = self.eval(a)?;
-                let decided = if op == BinOp::LAnd { Some(false) } else { Some(true) };
+                let decided = if op == BinOp::LAnd {
+                    Some(false)
+                } else {
+                    Some(true)
+                };
                 if l.truth() == decided {
                     return Ok(Value::Int((decided == Some(true)) as i128));
                 }
@@ -344,7 +358,9 @@ impl Interp<'_> {
                 Ok(match (l.truth(), r.truth()) {
                     (Some(_), Some(y)) => Value::Int(y as i128),
                     (None, Some(y)) if Some(y) == decided => Value::Int(y as i128),
-                    _ => first_unknown(&[&l, &r]).cloned().unwrap_or_else(|| Value::unknown("a condition")),
+                    _ => first_unknown(&[&l, &r])
+                        .cloned()
+                        .unwrap_or_else(|| Value::unknown("a condition")),
                 })
             }
             BinOp::Comma => {
@@ -460,7 +476,9 @@ impl Interp<'_> {
                 return Ok(vals.remove(0));
             }
         }
-        Ok(Value::Array(Rc::new(RefCell::new(Buffer::from_values(vals)))))
+        Ok(Value::Array(Rc::new(RefCell::new(Buffer::from_values(
+            vals,
+        )))))
     }
 }
 
@@ -499,7 +517,12 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
     }
     if matches!(op, BinOp::Eq | BinOp::Ne) {
         let null = |v: &Value| matches!(v, Value::Ptr(Ptr::Null)) || matches!(v, Value::Int(0));
-        let is_ptr = |v: &Value| matches!(v, Value::Ptr(_) | Value::Str(_) | Value::Handle(_) | Value::Func(_));
+        let is_ptr = |v: &Value| {
+            matches!(
+                v,
+                Value::Ptr(_) | Value::Str(_) | Value::Handle(_) | Value::Func(_)
+            )
+        };
         if (is_ptr(l) || is_ptr(r)) && (null(l) || null(r)) {
             let eq = null(l) && null(r);
             return Value::Int(((op == BinOp::Eq) == eq) as i128);
@@ -523,7 +546,10 @@ fn int_op(op: BinOp, a: i128, b: i128, ty: &Ty) -> Value {
         BinOp::Rem => a.checked_rem(b),
         BinOp::Add => a.checked_add(b),
         BinOp::Sub => a.checked_sub(b),
-        BinOp::Shl => u32::try_from(b).ok().filter(|s| *s < 127).and_then(|s| a.checked_shl(s)),
+        BinOp::Shl => u32::try_from(b)
+            .ok()
+            .filter(|s| *s < 127)
+            .and_then(|s| a.checked_shl(s)),
         BinOp::Shr => u32::try_from(b).ok().filter(|s| *s < 127).map(|s| a >> s),
         BinOp::Lt => Some((a < b) as i128),
         BinOp::Gt => Some((a > b) as i128),
@@ -568,10 +594,18 @@ mod tests {
 
     #[test]
     fn integer_division_truncates_and_unsigned_wraps() {
-        let int = Ty::Int { bits: 32, signed: true };
-        let uint = Ty::Int { bits: 32, signed: false };
+        let int = Ty::Int {
+            bits: 32,
+            signed: true,
+        };
+        let uint = Ty::Int {
+            bits: 32,
+            signed: false,
+        };
         assert!(arith(BinOp::Div, &Value::Int(-7), &Value::Int(2), &int).same(&Value::Int(-3)));
-        assert!(arith(BinOp::Sub, &Value::Int(0), &Value::Int(1), &uint).same(&Value::Int(4294967295)));
+        assert!(
+            arith(BinOp::Sub, &Value::Int(0), &Value::Int(1), &uint).same(&Value::Int(4294967295))
+        );
         let float = Ty::Float { bits: 32 };
         let third = arith(BinOp::Div, &Value::Float(1.0), &Value::Float(3.0), &float);
         assert!(third.same(&Value::Float((1.0f32 / 3.0f32) as f64)));

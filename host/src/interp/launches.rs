@@ -59,7 +59,12 @@ pub struct Recorder {
 fn shape_of(e: &Event) -> String {
     use std::fmt::Write;
     let mut k = format!("{}|{}|{}|", e.site, e.kernel, e.api);
-    for v in e.grid.iter().chain(e.block.iter()).chain(std::iter::once(&e.shared_bytes)) {
+    for v in e
+        .grid
+        .iter()
+        .chain(e.block.iter())
+        .chain(std::iter::once(&e.shared_bytes))
+    {
         let _ = write!(k, "{},", describe(v));
     }
     for g in &e.guards {
@@ -115,7 +120,10 @@ impl Recorder {
                 let varies = Value::unknown(&format!(
                     "it takes more than {MAX_VARIANTS} values across this launch's runs"
                 ));
-                let first = format!(";{}", self.first_args.get(&shape).cloned().unwrap_or_default());
+                let first = format!(
+                    ";{}",
+                    self.first_args.get(&shape).cloned().unwrap_or_default()
+                );
                 for (name, v) in &mut e.args {
                     let same = first.contains(&format!(";{name}={};", describe(v)));
                     if matches!(v, Value::Int(_) | Value::Float(_)) && !same {
@@ -164,7 +172,9 @@ impl Recorder {
 
     /// The shapes of the given records, to compare a loop's iterations.
     pub fn shapes(&self, ids: &[usize]) -> Vec<String> {
-        ids.iter().map(|id| shape_of(&self.records[*id].event)).collect()
+        ids.iter()
+            .map(|id| shape_of(&self.records[*id].event))
+            .collect()
     }
 
     /// A loop's `times` remaining iterations, counted as its last one (`last`) launched; an

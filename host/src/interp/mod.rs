@@ -54,7 +54,7 @@ impl Default for Budget {
         Budget {
             steps: 20_000_000,
             loop_iterations: 1_000_000,
-            quiet_loop_steps: 50_000,
+            quiet_loop_steps: 1_000_000,
             call_depth: 48,
         }
     }
@@ -81,10 +81,20 @@ pub struct DeviceProps {
 pub trait OccupancyOracle: Send + Sync + std::fmt::Debug {
     /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `threads` threads with
     /// `dynamic_shared` bytes that one SM runs at once.
-    fn active_blocks_per_sm(&self, kernel: &str, threads: u64, dynamic_shared: u64) -> Result<u64, String>;
+    fn active_blocks_per_sm(
+        &self,
+        kernel: &str,
+        threads: u64,
+        dynamic_shared: u64,
+    ) -> Result<u64, String>;
     /// `cudaOccupancyMaxPotentialBlockSize`: (the grid that fills the device, the block size of
     /// the highest occupancy), blocks of at most `limit` threads (0: no limit).
-    fn max_potential_block_size(&self, kernel: &str, dynamic_shared: u64, limit: u64) -> Result<(u64, u64), String>;
+    fn max_potential_block_size(
+        &self,
+        kernel: &str,
+        dynamic_shared: u64,
+        limit: u64,
+    ) -> Result<(u64, u64), String>;
 }
 
 #[derive(Clone, Debug, Default)]
@@ -182,12 +192,16 @@ type Exec<T> = Result<T, Halt>;
 pub(crate) fn bound_functions(prog: &ProgramAst) -> Vec<DeclKey> {
     let mut out = Vec::new();
     for f in prog.functions.values() {
-        let binds = f.name.starts_with("kerncast_pybind11_") || f.name.starts_with("kerncast_torch_library");
+        let binds = f.name.starts_with("kerncast_pybind11_")
+            || f.name.starts_with("kerncast_torch_library");
         if !binds {
             continue;
         }
         effects::visit_stmt(&f.body, &mut |_| {}, &mut |e| {
-            if let crate::ast::ExprKind::Function { key, kernel: None, .. } = &e.kind {
+            if let crate::ast::ExprKind::Function {
+                key, kernel: None, ..
+            } = &e.kind
+            {
                 if !out.contains(key) {
                     out.push(*key);
                 }
@@ -302,7 +316,11 @@ impl<'p> Interp<'p> {
         let prog = self.prog;
         let mut exited = false;
         for key in &prog.global_order {
-            let name = prog.globals.get(key).map(|g| g.name.clone()).unwrap_or_default();
+            let name = prog
+                .globals
+                .get(key)
+                .map(|g| g.name.clone())
+                .unwrap_or_default();
             match self.cell(*key, &name) {
                 Ok(_) => {}
                 Err(Halt::Exit | Halt::Throw(_)) => exited = true,
@@ -326,15 +344,17 @@ impl<'p> Interp<'p> {
                 f.params
                     .iter()
                     .map(|p| {
-                        let tensor = p
-                            .ty
-                            .record_name()
-                            .is_some_and(|r| r == "at::Tensor" || r == "torch::Tensor");
+                        let tensor =
+                            p.ty.record_name()
+                                .is_some_and(|r| r == "at::Tensor" || r == "torch::Tensor");
                         calls::Arg::Val(match tensor {
                             true => torch::given(&p.name),
                             false => self.assumption(
                                 &p.name,
-                                &format!("a parameter of `{}`, which nothing in the program calls", f.name),
+                                &format!(
+                                    "a parameter of `{}`, which nothing in the program calls",
+                                    f.name
+                                ),
                             ),
                         })
                     })
@@ -565,7 +585,9 @@ impl<'p> Interp<'p> {
         let Some(defaults) = prog.record_defaults.get(name).filter(|d| !d.is_empty()) else {
             return Ok(record);
         };
-        let this = Value::Ptr(value::Ptr::Cell(Rc::new(RefCell::new(Value::Record(record.clone())))));
+        let this = Value::Ptr(value::Ptr::Cell(Rc::new(RefCell::new(Value::Record(
+            record.clone(),
+        )))));
         self.frames.push(Rc::new(Frame {
             this: Some(this),
             ..Frame::default()

@@ -302,14 +302,22 @@ impl Interp<'_> {
                     "the loop at line {line} was followed for {iterations} iterations (budget: --host-loop-iterations)"
                 );
                 self.recorder.partial_since(start_mark, &why);
-                self.forget_written(&[body], &[cond, inc].into_iter().flatten().collect::<Vec<_>>(), &why);
+                self.forget_written(
+                    &[body],
+                    &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
+                    &why,
+                );
                 return Ok(Flow::Normal);
             }
             // A loop that cannot launch is followed only while it is cheap: its values matter
             // to launches only through what it leaves behind, which becomes unknown.
             if quiet_body && self.steps - start_steps > self.opts.budget.quiet_loop_steps {
                 let why = format!("it is written by the loop at line {line}, which kerncast did not follow to its end");
-                self.forget_written(&[body], &[cond, inc].into_iter().flatten().collect::<Vec<_>>(), &why);
+                self.forget_written(
+                    &[body],
+                    &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
+                    &why,
+                );
                 return Ok(Flow::Normal);
             }
             let mark = self.recorder.log.len();
@@ -336,9 +344,14 @@ impl Interp<'_> {
                     let varies = format!(
                         "it changes with each iteration of the loop at line {line}, whose last {left} iterations were counted, not run"
                     );
-                    self.recorder.repeat_last(&previous, &launched, left, &varies);
+                    self.recorder
+                        .repeat_last(&previous, &launched, left, &varies);
                     let why = format!("it is written by the loop at line {line}, whose last {left} iterations were counted, not run");
-                    self.forget_written(&[body], &[cond, inc].into_iter().flatten().collect::<Vec<_>>(), &why);
+                    self.forget_written(
+                        &[body],
+                        &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
+                        &why,
+                    );
                     return Ok(Flow::Normal);
                 }
             }
@@ -385,7 +398,12 @@ impl Interp<'_> {
 
     /// How many more times a counted loop (`for (…; i < n; i += s)`, `i` written only by the
     /// increment, `n` not written in the body) runs, and the counter set to its final value.
-    fn remaining_trips(&mut self, cond: Option<&Expr>, inc: Option<&Expr>, body: &Stmt) -> Option<u64> {
+    fn remaining_trips(
+        &mut self,
+        cond: Option<&Expr>,
+        inc: Option<&Expr>,
+        body: &Stmt,
+    ) -> Option<u64> {
         let (op, var, bound) = match &cond?.kind {
             ExprKind::Binary(op, l, r) => (*op, strip(l), strip(r)),
             _ => return None,
@@ -613,4 +631,3 @@ fn strip(e: &Expr) -> &Expr {
 fn is_var(e: &Expr, key: DeclKey) -> bool {
     matches!(strip(e).kind, ExprKind::Var(k, _) if k == key)
 }
-

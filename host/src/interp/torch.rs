@@ -445,7 +445,10 @@ fn named_size(it: &mut Interp<'_>, t: &Tensor, m: &str, a0: &Value, e: &Expr) ->
             Some(size(it, i))
         }
         "numel" => Some(it.assumption(&format!("{name}.numel"), why)),
-        "accessor" | "packed_accessor" | "packed_accessor32" | "packed_accessor64"
+        "accessor"
+        | "packed_accessor"
+        | "packed_accessor32"
+        | "packed_accessor64"
         | "generic_packed_accessor" => {
             let rank = accessor_rank(e.ty.record_name()?)?;
             let sizes: Vec<Value> = (0..rank).map(|i| size(it, i)).collect();

@@ -89,7 +89,8 @@ impl Buffer {
     }
 
     fn is_dense(&self) -> bool {
-        matches!(self.len, Some(n) if n <= DENSE_MAX) || (!self.dense.is_empty() && self.sparse.is_empty())
+        matches!(self.len, Some(n) if n <= DENSE_MAX)
+            || (!self.dense.is_empty() && self.sparse.is_empty())
     }
 
     pub fn get(&self, i: i64) -> Value {
@@ -99,7 +100,10 @@ impl Buffer {
                 .and_then(|i| self.dense.get(i).cloned())
                 .unwrap_or_else(|| Value::unknown("an element past the end of an array"));
         }
-        self.sparse.get(&i).cloned().unwrap_or_else(|| self.fill.clone())
+        self.sparse
+            .get(&i)
+            .cloned()
+            .unwrap_or_else(|| self.fill.clone())
     }
 
     pub fn set(&mut self, i: i64, v: Value) {
@@ -311,7 +315,11 @@ impl Record {
     fn deep_copy(&self) -> Record {
         Record {
             ty: self.ty.clone(),
-            fields: self.fields.iter().map(|(k, v)| (k.clone(), v.copy())).collect(),
+            fields: self
+                .fields
+                .iter()
+                .map(|(k, v)| (k.clone(), v.copy()))
+                .collect(),
         }
     }
 }
@@ -387,9 +395,21 @@ mod tests {
         assert_eq!(wrap(-1, 32, false), 4294967295);
         assert_eq!(wrap(4294967296 + 5, 32, true), 5);
         assert_eq!(wrap(2147483648, 32, true), -2147483648);
-        let f = convert(Value::Float(3.9), &Ty::Int { bits: 32, signed: true });
+        let f = convert(
+            Value::Float(3.9),
+            &Ty::Int {
+                bits: 32,
+                signed: true,
+            },
+        );
         assert!(f.same(&Value::Int(3)));
-        let g = convert(Value::Float(-3.9), &Ty::Int { bits: 32, signed: true });
+        let g = convert(
+            Value::Float(-3.9),
+            &Ty::Int {
+                bits: 32,
+                signed: true,
+            },
+        );
         assert!(g.same(&Value::Int(-3)));
     }
 

@@ -293,7 +293,10 @@ pub(crate) fn torch_shim(text: &str, args: &[String]) -> Option<TorchShim> {
     }
     let dir = TempDir::new().ok()?;
     let header = write_api(&dir.0, &[text]).ok()?;
-    let mut shim = vec!["-include".to_string(), header.to_string_lossy().into_owned()];
+    let mut shim = vec![
+        "-include".to_string(),
+        header.to_string_lossy().into_owned(),
+    ];
     shim.extend(NVCC_FLAGS.iter().map(|s| s.to_string()));
     if let Some(api) = header.parent() {
         shim.push(format!("-I{}", api.display()));
