@@ -42,6 +42,10 @@ pub struct Args {
     /// The model that predicts time (`auto`: the device's fitted model where it ships one).
     #[arg(long, default_value = "auto")]
     pub model: String,
+    /// Keep the rows `--json` already holds and analyse only the programs it lacks (a run that
+    /// was cut off goes on where it stopped).
+    #[arg(long, requires = "json")]
+    pub resume: bool,
 }
 
 /// One profiled launch (a row of `measurements.csv`).
@@ -64,7 +68,7 @@ pub struct Measured {
 }
 
 /// A measured launch and what kerncast found for it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Row {
     pub program: String,
     pub kernel: String,
@@ -72,10 +76,10 @@ pub struct Row {
     pub grid: [u64; 3],
     pub block: [u64; 3],
     pub found: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The group the reason falls in, for the summary.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason_group: Option<String>,
     /// What the profiler measured.
     pub measured_time_ns: Option<f64>,
@@ -95,19 +99,23 @@ pub struct Row {
     /// The roofline's time for the same launch (the figure the fitted model is judged beside).
     pub roofline_time_ns: Option<f64>,
     /// Model, counter and bottleneck of the prediction.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<String>,
     /// The features the fitted model reads (the report's counts, by key).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counts: BTreeMap<String, f64>,
     /// Whether the counts' control flow was static (symbolic counter, no assumption made).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_counts: Option<bool>,
     /// Why there is no prediction (lowering, counting or model failure, or the launch was not found).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predict_reason: Option<String>,
+    /// Wall-clock seconds kerncast spent on the launch's whole program (reading, lowering,
+    /// counting and predicting every launch of it): an observation of this run, not an input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_seconds: Option<f64>,
 }
 
 pub fn default_data() -> PathBuf {
@@ -125,7 +133,7 @@ pub fn default_data() -> PathBuf {
     PathBuf::from("../shared/data/gpuflopbench")
 }
 
-fn dims(s: &str) -> Option<[u64; 3]> {
+pub(crate) fn dims(s: &str) -> Option<[u64; 3]> {
     let v: Vec<u64> = s
         .split('x')
         .map(|p| p.trim().parse().ok())
@@ -189,7 +197,7 @@ fn plain(kernel: &str) -> String {
 
 /// The name of the kernel a measured launch ran: the function its signature names, since the
 /// profiler's kernel filter is a prefix (`step_4` also caught `step_4_init`'s launches).
-fn launched_kernel(m: &Measured) -> String {
+pub(crate) fn launched_kernel(m: &Measured) -> String {
     let sig = m.signature.trim();
     if sig.is_empty() {
         return plain(&m.kernel);
@@ -268,6 +276,7 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                 counts: BTreeMap::new(),
                 static_counts: None,
                 predict_reason: None,
+                program_seconds: None,
             }
         })
         .collect()
@@ -379,20 +388,45 @@ pub fn run(args: Args) -> miette::Result<()> {
         .num_threads(jobs)
         .build()
         .map_err(|e| miette!("{e}"))?;
+    // Rows of an earlier, cut-off run: their programs are not analysed again.
+    let mut kept: Vec<Row> = Vec::new();
+    if let (true, Some(path)) = (args.resume, &args.json) {
+        if path.is_file() {
+            kept = read_rows(path)?;
+            let done: std::collections::BTreeSet<String> =
+                kept.iter().map(|r| r.program.clone()).collect();
+            by_program.retain(|p, _| !done.contains(p));
+            kept.retain(|r| args.programs.is_empty() || args.programs.contains(&r.program));
+            eprintln!(
+                "realcode: {} rows of {} programs kept from {}; {} programs to go",
+                kept.len(),
+                done.len(),
+                path.display(),
+                by_program.len()
+            );
+        }
+    }
     let bar = crate::progress::bar(
         by_program.len() as u64,
         "realcode {bar:40} {pos}/{len} programs read ({elapsed})",
     );
     let started = std::time::Instant::now();
-    let results: Vec<(String, Vec<Row>)> = pool.install(|| {
-        by_program
-            .par_iter()
-            .map(|(p, rows)| {
-                let mine: Vec<compdb::UnitSpec> = units
-                    .iter()
-                    .filter(|u| u.program.as_deref() == Some(p))
-                    .cloned()
-                    .collect();
+    // Every finished program's rows go to `--json` at once (the whole file rewritten
+    // atomically), so a run that is cut off keeps what it did and `--resume` goes on from it.
+    let sink = std::sync::Mutex::new(Sink {
+        rows: kept,
+        path: args.json.clone(),
+        error: None,
+    });
+    pool.install(|| {
+        by_program.par_iter().for_each(|(p, rows)| {
+            let t0 = std::time::Instant::now();
+            let mine: Vec<compdb::UnitSpec> = units
+                .iter()
+                .filter(|u| u.program.as_deref() == Some(p))
+                .cloned()
+                .collect();
+            let matched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let reading = if mine.is_empty() {
                     Err("no compile command for it".to_string())
                 } else {
@@ -407,26 +441,46 @@ pub fn run(args: Args) -> miette::Result<()> {
                     let report = predict_program(&mine, &rows[0].exe_args, &data, &args);
                     attach(&mut matched, &report);
                 }
-                bar.inc(1);
-                (p.clone(), matched)
-            })
-            .collect()
+                matched
+            }));
+            let mut matched = matched.unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                panicked(rows, &what)
+            });
+            let secs = t0.elapsed().as_secs_f64();
+            for r in &mut matched {
+                r.program_seconds = Some(secs);
+            }
+            sink.lock().unwrap_or_else(|e| e.into_inner()).add(matched);
+            bar.inc(1);
+        })
     });
     bar.finish_and_clear();
-    let rows: Vec<Row> = results.into_iter().flat_map(|(_, r)| r).collect();
+    let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = sink.error {
+        return Err(e);
+    }
+    let mut rows = sink.rows;
+    sort_rows(&mut rows);
+    let programs = rows
+        .iter()
+        .map(|r| r.program.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     print!(
         "{}",
         summary(
             &rows,
-            by_program.len(),
+            programs,
             started.elapsed().as_secs_f64(),
             args.verbose
         )
     );
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&rows).map_err(|e| miette!("{e}"))?;
-        crate::check::write_atomic(path, text.as_bytes())
-            .map_err(|e| miette!("{}: {e}", path.display()))?;
         eprintln!(
             "realcode: {} rows written to {}",
             rows.len(),
@@ -434,6 +488,63 @@ pub fn run(args: Args) -> miette::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The rows finished so far, and the file they are kept in.
+struct Sink {
+    rows: Vec<Row>,
+    path: Option<PathBuf>,
+    error: Option<miette::Report>,
+}
+
+impl Sink {
+    /// Adds a finished program's rows and rewrites the file with every row so far.
+    fn add(&mut self, rows: Vec<Row>) {
+        self.rows.extend(rows);
+        sort_rows(&mut self.rows);
+        let Some(path) = &self.path else { return };
+        if self.error.is_some() {
+            return;
+        }
+        let written = serde_json::to_string_pretty(&self.rows)
+            .map_err(|e| miette!("{e}"))
+            .and_then(|text| {
+                crate::check::write_atomic(path, text.as_bytes())
+                    .map_err(|e| miette!("{}: {e}", path.display()))
+            });
+        if let Err(e) = written {
+            self.error = Some(e);
+        }
+    }
+}
+
+/// Rows in a fixed order (by program, each program's in measurements.csv's order), whatever
+/// order the threads finished in.
+fn sort_rows(rows: &mut [Row]) {
+    rows.sort_by(|a, b| a.program.cmp(&b.program));
+}
+
+/// `kerncast realcode --json` rows read back.
+pub fn read_rows(path: &Path) -> miette::Result<Vec<Row>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        miette!(
+            "{}:{}:{}: not kerncast realcode --json rows: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// A program whose analysis panicked: each of its launches says so (the run goes on).
+fn panicked(measured: &[&Measured], what: &str) -> Vec<Row> {
+    let mut rows = match_rows(measured, &Err(format!("kerncast panicked: {what}")));
+    for r in &mut rows {
+        r.predict_reason = Some(format!("kerncast panicked: {}", first_lines(what)));
+    }
+    rows
 }
 
 pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> String {
@@ -460,6 +571,7 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
             let _ = writeln!(out, "  {n:>5}  {g}");
         }
     }
+    out.push_str(&timing(rows));
     out.push_str(&accuracy(rows));
     if verbose {
         for r in rows.iter().filter(|r| !r.found) {
@@ -610,6 +722,33 @@ fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
 fn first_lines(m: &str) -> String {
     let s: String = m.lines().take(3).collect::<Vec<_>>().join(" | ");
     s.chars().take(400).collect()
+}
+
+/// How long the programs took (wall clock on this machine; the work itself is bounded by the
+/// budgets, isl operations and emulator steps, not by time).
+fn timing(rows: &[Row]) -> String {
+    let mut per: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for r in rows {
+        if let Some(s) = r.program_seconds {
+            let e = per.entry(r.program.as_str()).or_insert((s, 0));
+            e.1 += 1;
+        }
+    }
+    if per.is_empty() {
+        return String::new();
+    }
+    let mut v: Vec<(&str, f64, usize)> = per.into_iter().map(|(p, (s, n))| (p, s, n)).collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let over: Vec<&(&str, f64, usize)> = v.iter().filter(|x| x.1 > 10.0).collect();
+    let over_launch = v.iter().filter(|x| x.1 / x.2.max(1) as f64 > 10.0).count();
+    format!(
+        "seconds per program: median {:.1}, slowest {} {:.1}; {} programs took over 10 s ({} over 10 s per measured launch)\n",
+        median(v.iter().map(|x| x.1).collect()),
+        v[0].0,
+        v[0].1,
+        over.len(),
+        over_launch
+    )
 }
 
 /// Median of `v` (0 for none).
@@ -817,5 +956,45 @@ mod tests {
             "calc_xl"
         );
         assert_eq!(launched_kernel(&measured("gemm", "")), "gemm");
+    }
+
+    fn row_of(program: &str) -> Row {
+        let m = Measured {
+            program: program.into(),
+            ..measured("k", "k(int)")
+        };
+        match_rows(&[&m], &Err("not read in this test".into())).remove(0)
+    }
+
+    #[test]
+    fn every_finished_program_is_on_disk_before_the_next_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.json");
+        let mut sink = Sink {
+            rows: Vec::new(),
+            path: Some(path.clone()),
+            error: None,
+        };
+        sink.add(vec![row_of("zeta"), row_of("zeta")]);
+        let first = read_rows(&path).unwrap();
+        assert_eq!(first.len(), 2);
+        sink.add(vec![row_of("alpha")]);
+        let second = read_rows(&path).unwrap();
+        let programs: Vec<&str> = second.iter().map(|r| r.program.as_str()).collect();
+        assert_eq!(programs, ["alpha", "zeta", "zeta"], "rows in program order");
+        assert!(sink.error.is_none());
+        // what was read back is what was written (the fields a fit and a resume read)
+        assert_eq!(second[0].reason.as_deref(), Some("the program could not be read: not read in this test"));
+    }
+
+    #[test]
+    fn a_program_whose_analysis_panicked_names_it_on_every_launch() {
+        let (a, b) = (measured("k", "k(int)"), measured("j", "j(float)"));
+        let rows = panicked(&[&a, &b], "index out of bounds");
+        assert_eq!(rows.len(), 2);
+        for r in rows {
+            assert!(r.predicted_time_ns.is_none());
+            assert_eq!(r.predict_reason.as_deref(), Some("kerncast panicked: index out of bounds"));
+        }
     }
 }
