@@ -397,4 +397,56 @@ mod tests {
         let i = f.instructions().next().expect("an instruction");
         assert_eq!(form_key(i), "ex2.approx.ftz.f32");
     }
+
+    /// The lookup: a form the table lists is taken as listed; one it lists only without a
+    /// rounding modifier is taken from that base form; one it lacks entirely is counted by
+    /// the PTX rule and named in `unlisted`; another architecture gets sm_86's table and says so.
+    #[test]
+    fn a_form_is_looked_up_by_its_key_then_its_base_form_then_the_ptx_rule() {
+        let mut t = FlopTable {
+            arch: "sm_86".into(),
+            source: "test".into(),
+            forms: BTreeMap::new(),
+        };
+        t.forms.insert(
+            "mul.f32".into(),
+            Expansion {
+                f32: 5.0,
+                ..Expansion::default()
+            },
+        );
+        let ptx = ".version 8.5\n.target sm_86\n.address_size 64\n\
+            .visible .entry k(.param .u64 k_param_0)\n{\n\
+            .reg .f32 %f<5>;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [k_param_0];\n\
+            ld.global.f32 %f1, [%rd1];\n\
+            mul.rz.f32 %f2, %f1, %f1;\n\
+            fma.rn.f32 %f3, %f2, %f1, %f1;\n\
+            add.f32 %f4, %f3, %f1;\n\
+            st.global.f32 [%rd1], %f4;\n\
+            ret;\n}\n";
+        let m = Module::parse(ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let mut s = BoundStats::default();
+        s.block_execs.insert(
+            0,
+            BlockExecs {
+                threads: 10.0,
+                warps: 1.0,
+            },
+        );
+        let c = count(f, &s, &t);
+        // mul.rz through its base form (5), fma and add by the PTX rule (2 + 1)
+        assert_eq!(c.f32, 10.0 * 8.0, "{c:?}");
+        assert_eq!(
+            c.unlisted.keys().cloned().collect::<Vec<_>>(),
+            vec!["add.f32".to_string(), "fma.rn.f32".to_string()]
+        );
+        assert_eq!(c.unlisted["fma.rn.f32"], 10.0);
+        let (own, note) = FlopTable::for_arch("sm_86").unwrap();
+        assert_eq!((own.arch.as_str(), note), ("sm_86", None));
+        let (other, note) = FlopTable::for_arch("sm_90").unwrap();
+        assert_eq!(other.arch, "sm_86");
+        assert!(note.is_some_and(|n| n.contains("sm_90")));
+    }
 }
