@@ -46,6 +46,18 @@ pub struct Args {
     /// was cut off goes on where it stopped).
     #[arg(long, requires = "json")]
     pub resume: bool,
+    /// Analyse every program in this process instead of one child process per program (a
+    /// child that uses more than `--max-memory-gib` is stopped and its launches say so).
+    #[arg(long)]
+    pub in_process: bool,
+    /// Resident memory one program's analysis may use before it is stopped (child processes).
+    #[arg(long, default_value_t = 6.0)]
+    pub max_memory_gib: f64,
+    /// Wall-clock seconds after which one program's analysis is stopped (child processes): a
+    /// safety net only; the work itself is bounded by the budgets (isl operations, emulator
+    /// steps and bytes), which give the same answer on any machine.
+    #[arg(long, default_value_t = 600)]
+    pub max_program_seconds: u64,
 }
 
 /// One profiled launch (a row of `measurements.csv`).
@@ -426,7 +438,11 @@ pub fn run(args: Args) -> miette::Result<()> {
                 .filter(|u| u.program.as_deref() == Some(p))
                 .cloned()
                 .collect();
+            let isolate = !args.in_process && by_program.len() > 1;
             let matched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if isolate {
+                    return in_child(p, rows, &data, &args);
+                }
                 let reading = if mine.is_empty() {
                     Err("no compile command for it".to_string())
                 } else {
@@ -488,6 +504,115 @@ pub fn run(args: Args) -> miette::Result<()> {
         );
     }
     Ok(())
+}
+
+/// One program analysed by a child process (this executable, `realcode --program P
+/// --in-process`), whose resident memory and wall time are watched: a program that would take
+/// the machine's memory stops alone, and its launches say why.
+fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> Vec<Row> {
+    let stopped = |why: String| -> Vec<Row> {
+        let mut rows = match_rows(measured, &Err(why.clone()));
+        for r in &mut rows {
+            r.predict_reason = Some(why.clone());
+        }
+        rows
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return stopped(format!("kerncast could not start a child process: {e}")),
+    };
+    let out = match tempfile::Builder::new().suffix(".json").tempfile() {
+        Ok(f) => f.into_temp_path(),
+        Err(e) => return stopped(format!("kerncast could not make a temporary file: {e}")),
+    };
+    let b = kerncast_passes::budget::get();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("realcode")
+        .arg("--data")
+        .arg(data)
+        .arg("--program")
+        .arg(program)
+        .arg("--json")
+        .arg(&*out)
+        .args(["--jobs", "1", "--in-process", "--device", &args.device, "--model", &args.model])
+        .args(["--isl-ops", &b.isl_ops.to_string()])
+        .args(["--emu-steps", &b.emu_steps.to_string()])
+        .args(["--emu-bytes", &b.emu_bytes.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    if args.no_predict {
+        cmd.arg("--no-predict");
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return stopped(format!("kerncast could not start a child process: {e}")),
+    };
+    // stderr is drained on its own thread so a chatty child never blocks on a full pipe
+    let err = child.stderr.take().map(|mut e| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut e, &mut s);
+            s
+        })
+    });
+    let limit_kib = (args.max_memory_gib * 1024.0 * 1024.0) as u64;
+    let started = std::time::Instant::now();
+    let mut killed: Option<String> = None;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if killed.is_none() {
+            if rss_kib(child.id()).is_some_and(|k| k > limit_kib) {
+                killed = Some(format!(
+                    "the analysis of the program was stopped: it used more than {} GiB of memory (--max-memory-gib)",
+                    args.max_memory_gib
+                ));
+            } else if started.elapsed().as_secs() > args.max_program_seconds {
+                killed = Some(format!(
+                    "the analysis of the program was stopped after {} s of wall clock (--max-program-seconds; a safety net, not a work budget)",
+                    args.max_program_seconds
+                ));
+            }
+            if killed.is_some() {
+                let _ = child.kill();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let stderr = err.and_then(|h| h.join().ok()).unwrap_or_default();
+    if let Some(why) = killed {
+        return stopped(why);
+    }
+    let rows = read_rows(&out).ok().filter(|r| !r.is_empty());
+    match (status, rows) {
+        (Some(st), Some(rows)) if st.success() => rows,
+        (st, _) => {
+            let last: String = stderr
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .last()
+                .unwrap_or("")
+                .chars()
+                .take(300)
+                .collect();
+            let how = st.map_or("unknown".to_string(), |s| s.to_string());
+            stopped(format!(
+                "the analysis of the program failed ({how}): {last}"
+            ))
+        }
+    }
+}
+
+/// Resident memory of a process, in KiB (Linux; None elsewhere).
+fn rss_kib(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// The rows finished so far, and the file they are kept in.
