@@ -57,6 +57,10 @@ pub struct Options {
     pub params: Vec<crate::params::Given>,
     /// How the host code runs and is built (`--args`, `--compile-commands`).
     pub run: crate::host_workloads::RunSpec,
+    /// Whether each report charts time against the size parameter (up to five more counts of
+    /// the kernel, each an emulated run where the counts are emulated); `realcode` needs only
+    /// the measured launch.
+    pub size_chart: bool,
 }
 
 impl Default for Options {
@@ -68,6 +72,7 @@ impl Default for Options {
             progress: false,
             cache: None,
             hot_lines: 8,
+            size_chart: true,
             params: Vec::new(),
             run: Default::default(),
         }
@@ -829,15 +834,19 @@ fn one(
                 .map(|l| l.trim().to_string());
         }
     }
-    let scaling = scaling(
-        spec,
-        prepared,
-        &params,
-        t,
-        &blocks,
-        &w,
-        stats.regs_per_thread,
-    );
+    let scaling = if opts.size_chart {
+        scaling(
+            spec,
+            prepared,
+            &params,
+            t,
+            &blocks,
+            &w,
+            stats.regs_per_thread,
+        )
+    } else {
+        None
+    };
     let mut counts = BTreeMap::new();
     let mut unknowns = BTreeMap::new();
     for (f, v) in &stats.features {

@@ -756,6 +756,7 @@ pub fn predict_program(commands: &[&CompileCommand], exe_args: &str, data: &Path
             })),
             compile_commands: Some(data.join("compile_commands.json")),
         },
+        size_chart: false,
     };
     let counter = crate::engine::default_counter();
     crate::pipeline::analyze(&jobs, &opts, counter.as_ref())

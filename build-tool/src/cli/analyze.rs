@@ -148,6 +148,7 @@ impl Inputs {
                 progress: true,
                 cache: (!self.no_cache).then(crate::cache::Cache::default_dir),
                 hot_lines: 8,
+                size_chart: true,
                 params: crate::params::parse(&self.params).map_err(|e| miette!("{e}"))?,
                 run: self.host.run_spec(&self.files),
             },
