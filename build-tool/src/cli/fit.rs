@@ -228,6 +228,18 @@ pub fn run(args: Args) -> miette::Result<()> {
         read_json(&args.measurements)?
     };
     let total = rows.len();
+    // One order whatever the source (realcode JSON or a CSV): a fold's NNLS problem can be
+    // rank-deficient, and then which of its solutions is found depends on the row order.
+    let mut rows = rows;
+    rows.sort_by(|a, b| {
+        (&a.program, &a.kernel, a.grid, a.block)
+            .cmp(&(&b.program, &b.kernel, b.grid, b.block))
+            .then(
+                a.measured_time_ns
+                    .unwrap_or(0.0)
+                    .total_cmp(&b.measured_time_ns.unwrap_or(0.0)),
+            )
+    });
     let usable: Vec<(&Row, Measurement)> = rows
         .iter()
         .filter_map(|r| {
