@@ -174,7 +174,12 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
         col("exe_args")?,
     );
     let opt = |name: &str| headers.iter().position(|h| h == name);
-    let (t, d, sp, dp) = (opt("time_ns"), opt("dram_bytes"), opt("sp_flops"), opt("dp_flops"));
+    let (t, d, sp, dp) = (
+        opt("time_ns"),
+        opt("dram_bytes"),
+        opt("sp_flops"),
+        opt("dp_flops"),
+    );
     let mut out = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| miette!("{}:{}: {e}", path.display(), i + 2))?;
@@ -188,10 +193,18 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
             grid: dims(&field(g)).ok_or_else(|| bad("grid"))?,
             block: dims(&field(b)).ok_or_else(|| bad("block"))?,
             exe_args: field(a),
-            time_ns: t.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
-            dram_bytes: d.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
-            sp_flops: sp.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
-            dp_flops: dp.and_then(|c| rec.get(c)).and_then(|v| v.trim().parse().ok()),
+            time_ns: t
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
+            dram_bytes: d
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
+            sp_flops: sp
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
+            dp_flops: dp
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
         });
     }
     Ok(out)
@@ -534,7 +547,15 @@ fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> 
         .arg(program)
         .arg("--json")
         .arg(&*out)
-        .args(["--jobs", "1", "--in-process", "--device", &args.device, "--model", &args.model])
+        .args([
+            "--jobs",
+            "1",
+            "--in-process",
+            "--device",
+            &args.device,
+            "--model",
+            &args.model,
+        ])
         .args(["--isl-ops", &b.isl_ops.to_string()])
         .args(["--emu-steps", &b.emu_steps.to_string()])
         .args(["--emu-bytes", &b.emu_bytes.to_string()])
@@ -716,7 +737,12 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
 /// One program analysed as its measured build made it: every CUDA unit lowered with its own
 /// compile command (device side), its host code read with the command line it was profiled
 /// with, every launch found counted and predicted on the device.
-pub fn predict_program(commands: &[&CompileCommand], exe_args: &str, data: &Path, args: &Args) -> Report {
+pub fn predict_program(
+    commands: &[&CompileCommand],
+    exe_args: &str,
+    data: &Path,
+    args: &Args,
+) -> Report {
     let base = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
     let jobs: Vec<crate::pipeline::Job> = commands
         .iter()
@@ -751,9 +777,10 @@ pub fn predict_program(commands: &[&CompileCommand], exe_args: &str, data: &Path
         hot_lines: 0,
         params: Vec::new(),
         run: crate::host_workloads::RunSpec {
-            args: Some(shlex::split(exe_args).unwrap_or_else(|| {
-                exe_args.split_whitespace().map(String::from).collect()
-            })),
+            args: Some(
+                shlex::split(exe_args)
+                    .unwrap_or_else(|| exe_args.split_whitespace().map(String::from).collect()),
+            ),
             compile_commands: Some(data.join("compile_commands.json")),
         },
         size_chart: false,
@@ -773,7 +800,9 @@ pub fn attach(rows: &mut [Row], report: &Report) {
     for r in rows.iter_mut() {
         let name = base_name(&plain(&r.kernel));
         let hit: Option<&KernelReport> = report.kernels.iter().find(|k| {
-            base_name(&k.display_name) == name && k.workload.grid == r.grid && k.workload.block == r.block
+            base_name(&k.display_name) == name
+                && k.workload.grid == r.grid
+                && k.workload.block == r.block
         });
         match hit {
             Some(k) => {
@@ -808,7 +837,12 @@ fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
             .is_some_and(|k| base_name(&crate::pipeline::demangle(k)) == name)
     };
     if let Some(f) = report.errors.iter().find(|f| of_kernel(&f.kernel)) {
-        return format!("{} failed ({}): {}", f.stage, f.file, first_lines(&f.message));
+        return format!(
+            "{} failed ({}): {}",
+            f.stage,
+            f.file,
+            first_lines(&f.message)
+        );
     }
     if let Some(f) = report.errors.iter().find(|f| f.stage == "lower") {
         return format!("lowering {} failed: {}", f.file, first_lines(&f.message));
@@ -825,7 +859,9 @@ fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
     if !r.found {
         return format!(
             "launch not found: {}",
-            r.reason.as_deref().unwrap_or("kerncast found no launch with this grid and block")
+            r.reason
+                .as_deref()
+                .unwrap_or("kerncast found no launch with this grid and block")
         );
     }
     let same: Vec<String> = report
@@ -837,11 +873,18 @@ fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
         .collect();
     if same.is_empty() {
         match report.errors.first() {
-            Some(f) => format!("no prediction of the kernel; first error: {} {}", f.stage, first_lines(&f.message)),
+            Some(f) => format!(
+                "no prediction of the kernel; first error: {} {}",
+                f.stage,
+                first_lines(&f.message)
+            ),
             None => "the analysis predicted no launch of this kernel".into(),
         }
     } else {
-        format!("the analysis predicted other launches of it: {}", same.join(", "))
+        format!(
+            "the analysis predicted other launches of it: {}",
+            same.join(", ")
+        )
     }
 }
 
@@ -944,7 +987,10 @@ pub fn time_figures(pairs: &[(f64, f64)]) -> (f64, f64, f64) {
 pub fn accuracy(rows: &[Row]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let predicted: Vec<&Row> = rows.iter().filter(|r| r.predicted_time_ns.is_some()).collect();
+    let predicted: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.predicted_time_ns.is_some())
+        .collect();
     if predicted.is_empty() && rows.iter().all(|r| r.predict_reason.is_none()) {
         return out;
     }
@@ -971,7 +1017,10 @@ pub fn accuracy(rows: &[Row]) -> String {
         let m = r.measured_flops_f32.unwrap_or(0.0) + r.measured_flops_f64.unwrap_or(0.0);
         close(p, m)
     };
-    let stat: Vec<&&&Row> = flop_rows.iter().filter(|r| r.static_counts == Some(true)).collect();
+    let stat: Vec<&&&Row> = flop_rows
+        .iter()
+        .filter(|r| r.static_counts == Some(true))
+        .collect();
     let _ = writeln!(
         out,
         "FLOPs (FP32+FP64, SASS table) within 0.1 %: {} of {} predicted launches; static control flow: {} of {} (PTX-level counts: {} of {})",
@@ -989,7 +1038,10 @@ pub fn accuracy(rows: &[Row]) -> String {
     let dram_ok = big
         .iter()
         .filter(|r| {
-            let (p, m) = (r.dram_bytes.unwrap_or(0.0), r.measured_dram_bytes.unwrap_or(1.0));
+            let (p, m) = (
+                r.dram_bytes.unwrap_or(0.0),
+                r.measured_dram_bytes.unwrap_or(1.0),
+            );
             ((p - m) / m).abs() <= 0.10
         })
         .count();
@@ -1009,7 +1061,13 @@ pub fn accuracy(rows: &[Row]) -> String {
         .iter()
         .filter(|r| r.roofline_time_ns.is_some_and(|t| t > 0.0) && r.measured_time_ns.is_some())
         .collect();
-    let model = pairs(&|r| if r.roofline_time_ns.is_some() { r.predicted_time_ns } else { None });
+    let model = pairs(&|r| {
+        if r.roofline_time_ns.is_some() {
+            r.predicted_time_ns
+        } else {
+            None
+        }
+    });
     let roof = pairs(&|r| r.roofline_time_ns);
     for (name, p) in [("prediction", &model), ("roofline", &roof)] {
         let (mae, w2, rho) = time_figures(p);
@@ -1026,7 +1084,13 @@ pub fn accuracy(rows: &[Row]) -> String {
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.predicted_time_ns.is_none()) {
         let why = r.predict_reason.clone().unwrap_or_default();
-        let g = why.split(':').next().unwrap_or("").chars().take(70).collect::<String>();
+        let g = why
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(70)
+            .collect::<String>();
         *reasons.entry(g).or_default() += 1;
     }
     let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
@@ -1110,7 +1174,10 @@ mod tests {
         assert_eq!(programs, ["alpha", "zeta", "zeta"], "rows in program order");
         assert!(sink.error.is_none());
         // what was read back is what was written (the fields a fit and a resume read)
-        assert_eq!(second[0].reason.as_deref(), Some("the program could not be read: not read in this test"));
+        assert_eq!(
+            second[0].reason.as_deref(),
+            Some("the program could not be read: not read in this test")
+        );
     }
 
     #[test]
@@ -1120,7 +1187,10 @@ mod tests {
         assert_eq!(rows.len(), 2);
         for r in rows {
             assert!(r.predicted_time_ns.is_none());
-            assert_eq!(r.predict_reason.as_deref(), Some("kerncast panicked: index out of bounds"));
+            assert_eq!(
+                r.predict_reason.as_deref(),
+                Some("kerncast panicked: index out of bounds")
+            );
         }
     }
 }

@@ -117,7 +117,12 @@ pub fn form_key(inst: &Inst) -> String {
 fn is_float_type(t: PtxType) -> bool {
     matches!(
         t,
-        PtxType::F16 | PtxType::F16x2 | PtxType::Bf16 | PtxType::Bf16x2 | PtxType::F32 | PtxType::F64
+        PtxType::F16
+            | PtxType::F16x2
+            | PtxType::Bf16
+            | PtxType::Bf16x2
+            | PtxType::F32
+            | PtxType::F64
     )
 }
 
@@ -189,8 +194,21 @@ struct DefUse<'a> {
 fn dest(inst: &Inst) -> Option<&str> {
     if matches!(
         inst.opcode.as_str(),
-        "st" | "red" | "bar" | "barrier" | "bra" | "ret" | "exit" | "call" | "membar" | "fence"
-            | "prefetch" | "trap" | "sust" | "sured" | "stmatrix" | "cp"
+        "st" | "red"
+            | "bar"
+            | "barrier"
+            | "bra"
+            | "ret"
+            | "exit"
+            | "call"
+            | "membar"
+            | "fence"
+            | "prefetch"
+            | "trap"
+            | "sust"
+            | "sured"
+            | "stmatrix"
+            | "cp"
     ) {
         return None;
     }

@@ -114,7 +114,8 @@ pub fn read_csv(path: &Path) -> miette::Result<Vec<CsvLaunch>> {
         .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
     let headers = rdr.headers().into_diagnostic()?.clone();
     let pos = |name: &str| headers.iter().position(|h| h.trim() == name);
-    let col = |name: &str| pos(name).ok_or_else(|| miette!("{}: no column `{name}`", path.display()));
+    let col =
+        |name: &str| pos(name).ok_or_else(|| miette!("{}: no column `{name}`", path.display()));
     let (p, k, g, b) = (col("program")?, col("kernel")?, col("grid")?, col("block")?);
     let t = pos("time_ns")
         .or_else(|| pos("time"))
@@ -183,7 +184,10 @@ pub fn split(programs: &[&str], folds: usize, f: usize) -> (Vec<usize>, Vec<usiz
 }
 
 /// Each row's time (ns) predicted by weights fitted on the other folds only.
-pub fn cross_validate(rows: &[(&str, Measurement)], folds: usize) -> miette::Result<Vec<Option<f64>>> {
+pub fn cross_validate(
+    rows: &[(&str, Measurement)],
+    folds: usize,
+) -> miette::Result<Vec<Option<f64>>> {
     let programs: Vec<&str> = rows.iter().map(|(p, _)| *p).collect();
     let mut cv: Vec<Option<f64>> = vec![None; rows.len()];
     for f in 0..folds {
@@ -331,14 +335,21 @@ pub fn run(args: Args) -> miette::Result<()> {
         fit.geomean_rel_error
     );
     let nonzero: Vec<(&String, &f64)> = fit.weights.iter().filter(|(_, w)| **w > 0.0).collect();
-    println!("weights (fitted on every row; {} of {} features non-zero):", nonzero.len(), fit.weights.len());
+    println!(
+        "weights (fitted on every row; {} of {} features non-zero):",
+        nonzero.len(),
+        fit.weights.len()
+    );
     for (k, w) in &nonzero {
         println!("  {k:<40} {w:.4e} s");
     }
     if args.dry_run {
         return Ok(());
     }
-    let path = args.profile.clone().unwrap_or_else(|| profile_path(&args.device));
+    let path = args
+        .profile
+        .clone()
+        .unwrap_or_else(|| profile_path(&args.device));
     write_linear(&path, &fit.weights, &provenance)?;
     println!("weights written to {} [linear]", path.display());
     Ok(())
@@ -366,12 +377,19 @@ fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> m
     out.push_str("\n[linear]\n");
     let src = source.replace('\\', "\\\\").replace('"', "\\\"");
     for (k, w) in weights.iter().filter(|(_, w)| **w > 0.0) {
-        out.push_str(&format!("\"{k}\" = {{ value = {w:e}, source = \"{src}\" }}\n"));
+        out.push_str(&format!(
+            "\"{k}\" = {{ value = {w:e}, source = \"{src}\" }}\n"
+        ));
     }
     // the profile must still load
     toml::from_str::<toml::Value>(&out)
         .into_diagnostic()
-        .map_err(|e| miette!("{}: the written profile would not parse: {e}", path.display()))?;
+        .map_err(|e| {
+            miette!(
+                "{}: the written profile would not parse: {e}",
+                path.display()
+            )
+        })?;
     crate::check::write_atomic(path, out.as_bytes()).map_err(|e| miette!("{}: {e}", path.display()))
 }
 
@@ -381,7 +399,11 @@ mod tests {
 
     /// Launch rows of `programs` programs, `per` launches each, whose times are exactly
     /// Σ w·f with the weights `truth`.
-    fn synthetic(programs: usize, per: usize, truth: &BTreeMap<String, f64>) -> Vec<(String, Measurement)> {
+    fn synthetic(
+        programs: usize,
+        per: usize,
+        truth: &BTreeMap<String, f64>,
+    ) -> Vec<(String, Measurement)> {
         let mut out = Vec::new();
         for p in 0..programs {
             for l in 0..per {
@@ -389,7 +411,10 @@ mod tests {
                 let features: BTreeMap<String, f64> = [
                     ("const".to_string(), 1.0),
                     ("flop.add.f32".to_string(), 1e6 * x * (1 + l % 2) as f64),
-                    ("gmem.load.b32.1".to_string(), 1e5 * (p as f64 + 1.0) * (l as f64 + 1.0)),
+                    (
+                        "gmem.load.b32.1".to_string(),
+                        1e5 * (p as f64 + 1.0) * (l as f64 + 1.0),
+                    ),
                     ("groups".to_string(), (16 << (l % 4)) as f64),
                 ]
                 .into_iter()
@@ -428,7 +453,10 @@ mod tests {
         let fit = linear::fit(&all, true).unwrap();
         for (k, w) in &truth {
             let got = fit.weights[k];
-            assert!(((got - w) / w).abs() < 1e-6, "{k}: fitted {got:e}, true {w:e}");
+            assert!(
+                ((got - w) / w).abs() < 1e-6,
+                "{k}: fitted {got:e}, true {w:e}"
+            );
         }
         let labelled: Vec<(&str, Measurement)> =
             rows.iter().map(|(p, m)| (p.as_str(), m.clone())).collect();
@@ -436,7 +464,10 @@ mod tests {
         for ((p, m), c) in rows.iter().zip(&cv) {
             let c = c.unwrap_or_else(|| panic!("{p}: no held-out prediction"));
             let t = m.seconds * 1e9;
-            assert!(((c - t) / t).abs() < 1e-6, "{p}: held out {c} ns, true {t} ns");
+            assert!(
+                ((c - t) / t).abs() < 1e-6,
+                "{p}: held out {c} ns, true {t} ns"
+            );
         }
     }
 
@@ -451,12 +482,19 @@ mod tests {
             assert!(!test.is_empty(), "fold {f} tests nothing");
             let fitted: BTreeSet<&str> = train.iter().map(|&i| rows[i]).collect();
             for &i in &test {
-                assert!(!fitted.contains(rows[i]), "{} is both fitted and tested in fold {f}", rows[i]);
+                assert!(
+                    !fitted.contains(rows[i]),
+                    "{} is both fitted and tested in fold {f}",
+                    rows[i]
+                );
                 tested[i] += 1;
             }
             assert_eq!(train.len() + test.len(), rows.len());
         }
-        assert!(tested.iter().all(|&n| n == 1), "every row is tested exactly once");
+        assert!(
+            tested.iter().all(|&n| n == 1),
+            "every row is tested exactly once"
+        );
     }
 
     #[test]
@@ -470,13 +508,17 @@ mod tests {
             }
         }
         let label = |v: &[(String, Measurement)]| -> Vec<Option<f64>> {
-            let l: Vec<(&str, Measurement)> = v.iter().map(|(p, m)| (p.as_str(), m.clone())).collect();
+            let l: Vec<(&str, Measurement)> =
+                v.iter().map(|(p, m)| (p.as_str(), m.clone())).collect();
             cross_validate(&l, 5).unwrap()
         };
         let (clean, dirty) = (label(&rows), label(&poisoned));
         for (i, (p, _)) in rows.iter().enumerate() {
             if p == "prog3" {
-                assert_eq!(clean[i], dirty[i], "prog3's held-out prediction moved with its own times");
+                assert_eq!(
+                    clean[i], dirty[i],
+                    "prog3's held-out prediction moved with its own times"
+                );
             }
         }
         // and the poisoned times do reach the programs fitted with them
@@ -499,7 +541,10 @@ mod tests {
         )
         .unwrap();
         let launches = read_csv(&csv).unwrap();
-        assert_eq!(launches[0].kernel, "step_init", "the signature names the launched kernel");
+        assert_eq!(
+            launches[0].kernel, "step_init",
+            "the signature names the launched kernel"
+        );
         assert_eq!(launches[1].grid, [8, 8, 1]);
         assert_eq!(launches[2].time_ns, None);
         let feat = |program: &str, kernel: &str, grid, block, v: f64| Row {
@@ -520,8 +565,14 @@ mod tests {
         let rows = rows_from_csv(&launches, &features);
         assert_eq!(rows[0].counts["linear.const"], 1.0);
         assert_eq!(rows[0].measured_time_ns, Some(1500.0));
-        assert_eq!(rows[1].counts["linear.const"], 2.0, "same program, kernel, grid and block");
-        assert!(rows[2].counts.is_empty(), "another program's launch is not matched");
+        assert_eq!(
+            rows[1].counts["linear.const"], 2.0,
+            "same program, kernel, grid and block"
+        );
+        assert!(
+            rows[2].counts.is_empty(),
+            "another program's launch is not matched"
+        );
     }
 
     #[test]
@@ -529,7 +580,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("d.toml");
         std::fs::write(&p, "name = \"d\"\n[memory]\nbw = 1\n[linear]\n\"old\" = { value = 1.0, source = \"x\" }\n[other]\na = 2\n").unwrap();
-        let w: BTreeMap<String, f64> = [("const".to_string(), 2e-6), ("zero".to_string(), 0.0)].into_iter().collect();
+        let w: BTreeMap<String, f64> = [("const".to_string(), 2e-6), ("zero".to_string(), 0.0)]
+            .into_iter()
+            .collect();
         write_linear(&p, &w, "a \"quoted\" source").unwrap();
         let v: toml::Value = toml::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
         assert_eq!(v["other"]["a"].as_integer(), Some(2));

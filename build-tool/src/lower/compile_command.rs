@@ -241,9 +241,12 @@ pub fn device_command(
     clang: &Path,
     nvcc: Option<&Path>,
 ) -> Result<Command, String> {
-    let compiler = cmd
-        .compiler()
-        .ok_or_else(|| format!("`{}` is neither clang nor nvcc", cmd.words.first().map(String::as_str).unwrap_or("")))?;
+    let compiler = cmd.compiler().ok_or_else(|| {
+        format!(
+            "`{}` is neither clang nor nvcc",
+            cmd.words.first().map(String::as_str).unwrap_or("")
+        )
+    })?;
     let file_name = cmd.file.file_name().map(|f| f.to_os_string());
     let mut args: Vec<String> = Vec::new();
     let mut i = 1;
@@ -328,7 +331,10 @@ pub fn device_command(
 
 /// Lowers one unit of a compilation database to PTX with its own command, device side only.
 /// `cuda_path`: the CUDA install layout clang compiles against (`.toolchain/cuda-12`).
-pub fn lower_command(cmd: &CompileCommand, cuda_path: Option<&Path>) -> Result<Lowered, LowerError> {
+pub fn lower_command(
+    cmd: &CompileCommand,
+    cuda_path: Option<&Path>,
+) -> Result<Lowered, LowerError> {
     let clang = tools::clang().ok_or_else(|| LowerError::ToolMissing {
         tool: "clang-19".into(),
         path: cmd.file.clone(),
@@ -413,7 +419,9 @@ mod tests {
     }
 
     fn args(c: &Command) -> Vec<String> {
-        c.get_args().map(|a| a.to_string_lossy().into_owned()).collect()
+        c.get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
     }
 
     #[test]
@@ -446,7 +454,10 @@ mod tests {
         ] {
             assert!(a.iter().any(|x| x == want), "{want} missing in {a:?}");
         }
-        assert!(!a.iter().any(|x| x == "-c" || x == "--cuda-path=$CUDA_PATH"), "{a:?}");
+        assert!(
+            !a.iter().any(|x| x == "-c" || x == "--cuda-path=$CUDA_PATH"),
+            "{a:?}"
+        );
         // the source comes last, once
         assert_eq!(a.last().map(String::as_str), Some("/data/src/x/main.cu"));
         assert_eq!(a.iter().filter(|x| x.ends_with("main.cu")).count(), 1);

@@ -25,7 +25,12 @@ fn form(text: &str, srcs: usize, src: &'static str, dst: &'static str) -> Form {
 fn forms() -> Vec<Form> {
     let mut v = Vec::new();
     for (ty, variants) in [
-        ("f32", &["", ".rn", ".rz", ".rm", ".rp", ".ftz", ".rn.ftz", ".sat", ".rn.sat", ".ftz.sat"][..]),
+        (
+            "f32",
+            &[
+                "", ".rn", ".rz", ".rm", ".rp", ".ftz", ".rn.ftz", ".sat", ".rn.sat", ".ftz.sat",
+            ][..],
+        ),
         ("f64", &["", ".rn", ".rz", ".rm", ".rp"][..]),
     ] {
         for op in ["add", "sub", "mul"] {
@@ -34,7 +39,15 @@ fn forms() -> Vec<Form> {
             }
         }
     }
-    for m in [".rn", ".rz", ".rm", ".rp", ".rn.ftz", ".rn.sat", ".rn.ftz.sat"] {
+    for m in [
+        ".rn",
+        ".rz",
+        ".rm",
+        ".rp",
+        ".rn.ftz",
+        ".rn.sat",
+        ".rn.ftz.sat",
+    ] {
         v.push(form(&format!("fma{m}.f32"), 3, "f32", "f32"));
         v.push(form(&format!("mad{m}.f32"), 3, "f32", "f32"));
     }
@@ -164,7 +177,11 @@ pub fn fast_path_flops(sass: &str) -> (f64, f64, f64, Vec<String>) {
             break;
         }
         // `/*0040*/   @!P0 FMUL R0, R0, 0.5 ;`
-        let Some(rest) = t.strip_prefix("/*").and_then(|r| r.split_once("*/")).map(|x| x.1) else {
+        let Some(rest) = t
+            .strip_prefix("/*")
+            .and_then(|r| r.split_once("*/"))
+            .map(|x| x.1)
+        else {
             continue;
         };
         let mut words = rest.split_whitespace();
@@ -172,7 +189,10 @@ pub fn fast_path_flops(sass: &str) -> (f64, f64, f64, Vec<String>) {
         if let Some(p) = op.strip_prefix('@') {
             let p = p.trim_start_matches('!');
             if p != "PT" && p != "UPT" {
-                seen.push(format!("({op} {}): predicated", words.clone().next().unwrap_or("")));
+                seen.push(format!(
+                    "({op} {}): predicated",
+                    words.clone().next().unwrap_or("")
+                ));
                 continue;
             }
             match words.next() {
