@@ -6,6 +6,8 @@ pub mod check;
 pub mod count;
 pub mod devices;
 pub mod emulate;
+pub mod fit;
+pub mod flop_table;
 pub mod launches;
 pub mod lower;
 pub mod predict;
@@ -54,6 +56,11 @@ enum Command {
     Launches(launches::Args),
     /// kerncast on real programs against their measured launches (gpuFLOPBench's layout).
     Realcode(crate::realcode::Args),
+    /// FLOPs per PTX instruction on an architecture's SASS, from probe kernels (ptxas, nvdisasm).
+    FlopTable(flop_table::Args),
+    /// Fit the linear model on measured launches (realcode's --json rows), with 5-fold
+    /// cross-validation grouped by program, and write the weights into a device profile.
+    Fit(fit::Args),
 }
 
 /// Budgets of work, for every subcommand (they override `[budgets]` in kerncast.toml).
@@ -101,5 +108,7 @@ pub fn main() -> miette::Result<()> {
         Command::Validate(a) => validate::run(a),
         Command::Launches(a) => launches::run(a),
         Command::Realcode(a) => crate::realcode::run(a),
+        Command::FlopTable(a) => flop_table::run(a),
+        Command::Fit(a) => fit::run(a),
     }
 }

@@ -108,19 +108,22 @@ pub struct EmulatorCounter {
 
 impl Default for EmulatorCounter {
     fn default() -> Self {
+        let max_steps = kerncast_passes::budget::get().emu_steps;
         EmulatorCounter {
-            max_steps: kerncast_passes::budget::get().emu_steps,
+            max_steps,
             // Unoptimised builds (tests) emulate about a hundred times slower.
             direct_threads: if cfg!(debug_assertions) {
                 1 << 13
             } else {
                 1 << 16
             },
+            // never more than the budget: `--emu-steps` bounds every run, samples included
             sample_steps: if cfg!(debug_assertions) {
                 2_000_000
             } else {
                 20_000_000
-            },
+            }
+            .min(max_steps),
         }
     }
 }

@@ -25,5 +25,6 @@ pub mod realcode;
 pub mod registers;
 pub mod report;
 pub mod sarif;
+pub mod sass_flops;
 pub mod symbolic;
 pub mod workload;

@@ -60,6 +60,10 @@ pub struct Options {
     pub params: Vec<crate::params::Given>,
     /// How the host code runs and is built (`--args`, `--compile-commands`).
     pub run: crate::host_workloads::RunSpec,
+    /// Whether each report charts time against the size parameter (up to five more counts of
+    /// the kernel, each an emulated run where the counts are emulated); `realcode` needs only
+    /// the measured launch.
+    pub size_chart: bool,
 }
 
 impl Default for Options {
@@ -71,6 +75,7 @@ impl Default for Options {
             progress: false,
             cache: None,
             hot_lines: 8,
+            size_chart: true,
             params: Vec::new(),
             run: Default::default(),
         }
@@ -913,15 +918,19 @@ fn one(
                 .map(|l| l.trim().to_string());
         }
     }
-    let scaling = scaling(
-        spec,
-        prepared,
-        &params,
-        t,
-        &blocks,
-        &w,
-        stats.regs_per_thread,
-    );
+    let scaling = if opts.size_chart {
+        scaling(
+            spec,
+            prepared,
+            &params,
+            t,
+            &blocks,
+            &w,
+            stats.regs_per_thread,
+        )
+    } else {
+        None
+    };
     let mut counts = BTreeMap::new();
     let mut unknowns = BTreeMap::new();
     for (f, v) in &stats.features {
@@ -929,6 +938,38 @@ fn one(
             unknowns.insert(opcode.clone(), *v);
         }
         counts.insert(f.to_string(), *v);
+    }
+    // the linear model's features (Stevens & Klöckner's), for `kerncast fit` to read back
+    for (k, v) in kerncast_models::linear::features(&stats) {
+        counts.insert(format!("linear.{k}"), v);
+    }
+    // FLOPs as Nsight counts them on SASS (the PTX-level counts stay under their own keys)
+    if !stats.block_execs.is_empty() {
+        let arch = u
+            .job
+            .lower
+            .command
+            .as_ref()
+            .and_then(|c| c.arch())
+            .unwrap_or_else(|| u.job.lower.arch.clone());
+        match crate::sass_flops::FlopTable::for_arch(&arch) {
+            Ok((table, note)) => {
+                let s = crate::sass_flops::count(f, &stats, &table);
+                counts.insert("flops.f32".into(), s.f32);
+                counts.insert("flops.f64".into(), s.f64);
+                counts.insert("flops.f16".into(), s.f16);
+                counts.insert("flops.ptx.f32".into(), s.ptx_f32);
+                counts.insert("flops.ptx.f64".into(), s.ptx_f64);
+                notes.extend(note);
+                if !s.unlisted.is_empty() {
+                    notes.push(format!(
+                        "SASS FLOPs: forms the {arch} expansion table lacks, counted at the PTX level: {}",
+                        s.unlisted.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ));
+                }
+            }
+            Err(e) => notes.push(format!("no SASS FLOPs: {e}")),
+        }
     }
     notes.extend(p.notes.iter().cloned());
     notes.extend(bound.notes);

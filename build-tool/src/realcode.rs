@@ -7,6 +7,8 @@
 //! `--param`, and reports which profiled launches — (kernel, grid, block) — kerncast finds,
 //! the rest grouped by reason.
 
+use crate::lower::compile_command::{self, CompileCommand};
+use crate::report::{KernelReport, Report};
 use kerncast_host::{compdb, HostReading, Options, Program, Toolchain};
 use miette::{miette, IntoDiagnostic};
 use rayon::prelude::*;
@@ -34,6 +36,28 @@ pub struct Args {
     /// List every program's missing launches.
     #[arg(long)]
     pub verbose: bool,
+    /// Only match launches: do not lower, count or predict.
+    #[arg(long)]
+    pub no_predict: bool,
+    /// The model that predicts time (`auto`: the device's fitted model where it ships one).
+    #[arg(long, default_value = "auto")]
+    pub model: String,
+    /// Keep the rows `--json` already holds and analyse only the programs it lacks (a run that
+    /// was cut off goes on where it stopped).
+    #[arg(long, requires = "json")]
+    pub resume: bool,
+    /// Analyse every program in this process instead of one child process per program (a
+    /// child that uses more than `--max-memory-gib` is stopped and its launches say so).
+    #[arg(long)]
+    pub in_process: bool,
+    /// Resident memory one program's analysis may use before it is stopped (child processes).
+    #[arg(long, default_value_t = 6.0)]
+    pub max_memory_gib: f64,
+    /// Wall-clock seconds after which one program's analysis is stopped (child processes): a
+    /// safety net only; the work itself is bounded by the budgets (isl operations, emulator
+    /// steps and bytes), which give the same answer on any machine.
+    #[arg(long, default_value_t = 600)]
+    pub max_program_seconds: u64,
 }
 
 /// One profiled launch (a row of `measurements.csv`).
@@ -48,10 +72,15 @@ pub struct Measured {
     pub grid: [u64; 3],
     pub block: [u64; 3],
     pub exe_args: String,
+    /// What the profiler measured (None where the cell is empty).
+    pub time_ns: Option<f64>,
+    pub dram_bytes: Option<f64>,
+    pub sp_flops: Option<f64>,
+    pub dp_flops: Option<f64>,
 }
 
 /// A measured launch and what kerncast found for it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Row {
     pub program: String,
     pub kernel: String,
@@ -59,11 +88,46 @@ pub struct Row {
     pub grid: [u64; 3],
     pub block: [u64; 3],
     pub found: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The group the reason falls in, for the summary.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason_group: Option<String>,
+    /// What the profiler measured.
+    pub measured_time_ns: Option<f64>,
+    pub measured_dram_bytes: Option<f64>,
+    pub measured_flops_f32: Option<f64>,
+    pub measured_flops_f64: Option<f64>,
+    /// kerncast's prediction for the launch (null where there is none, with `predict_reason`).
+    pub predicted_time_ns: Option<f64>,
+    /// FP32 / FP64 FLOPs as Nsight counts them (the SASS expansion table's).
+    pub flops_f32: Option<f64>,
+    pub flops_f64: Option<f64>,
+    /// The PTX-level counts (div, sqrt 1 each; fma 2), kept beside them.
+    pub ptx_flops_f32: Option<f64>,
+    pub ptx_flops_f64: Option<f64>,
+    /// DRAM bytes read and written (the L2 model's).
+    pub dram_bytes: Option<f64>,
+    /// The roofline's time for the same launch (the figure the fitted model is judged beside).
+    pub roofline_time_ns: Option<f64>,
+    /// Model, counter and bottleneck of the prediction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<String>,
+    /// The features the fitted model reads (the report's counts, by key).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counts: BTreeMap<String, f64>,
+    /// Whether the counts' control flow was static (symbolic counter, no assumption made).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_counts: Option<bool>,
+    /// Why there is no prediction (lowering, counting or model failure, or the launch was not found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predict_reason: Option<String>,
+    /// Wall-clock seconds kerncast spent on the launch's whole program (reading, lowering,
+    /// counting and predicting every launch of it): an observation of this run, not an input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_seconds: Option<f64>,
 }
 
 pub fn default_data() -> PathBuf {
@@ -81,7 +145,7 @@ pub fn default_data() -> PathBuf {
     PathBuf::from("../shared/data/gpuflopbench")
 }
 
-fn dims(s: &str) -> Option<[u64; 3]> {
+pub(crate) fn dims(s: &str) -> Option<[u64; 3]> {
     let v: Vec<u64> = s
         .split('x')
         .map(|p| p.trim().parse().ok())
@@ -109,6 +173,13 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
         col("block")?,
         col("exe_args")?,
     );
+    let opt = |name: &str| headers.iter().position(|h| h == name);
+    let (t, d, sp, dp) = (
+        opt("time_ns"),
+        opt("dram_bytes"),
+        opt("sp_flops"),
+        opt("dp_flops"),
+    );
     let mut out = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| miette!("{}:{}: {e}", path.display(), i + 2))?;
@@ -122,6 +193,18 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
             grid: dims(&field(g)).ok_or_else(|| bad("grid"))?,
             block: dims(&field(b)).ok_or_else(|| bad("block"))?,
             exe_args: field(a),
+            time_ns: t
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
+            dram_bytes: d
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
+            sp_flops: sp
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
+            dp_flops: dp
+                .and_then(|c| rec.get(c))
+                .and_then(|v| v.trim().parse().ok()),
         });
     }
     Ok(out)
@@ -139,7 +222,7 @@ fn plain(kernel: &str) -> String {
 
 /// The name of the kernel a measured launch ran: the function its signature names, since the
 /// profiler's kernel filter is a prefix (`step_4` also caught `step_4_init`'s launches).
-fn launched_kernel(m: &Measured) -> String {
+pub(crate) fn launched_kernel(m: &Measured) -> String {
     let sig = m.signature.trim();
     if sig.is_empty() {
         return plain(&m.kernel);
@@ -202,6 +285,23 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                 found,
                 reason,
                 reason_group,
+                measured_time_ns: m.time_ns,
+                measured_dram_bytes: m.dram_bytes,
+                measured_flops_f32: m.sp_flops,
+                measured_flops_f64: m.dp_flops,
+                predicted_time_ns: None,
+                flops_f32: None,
+                flops_f64: None,
+                ptx_flops_f32: None,
+                ptx_flops_f64: None,
+                dram_bytes: None,
+                roofline_time_ns: None,
+                model: None,
+                counter: None,
+                counts: BTreeMap::new(),
+                static_counts: None,
+                predict_reason: None,
+                program_seconds: None,
             }
         })
         .collect()
@@ -291,6 +391,8 @@ pub fn run(args: Args) -> miette::Result<()> {
     let units =
         compdb::read(&data.join("compile_commands.json"), &tools).map_err(|e| miette!("{e}"))?;
     let measured = read_measurements(&data.join("measurements.csv"))?;
+    let commands = compile_command::read_database(&data.join("compile_commands.json"))
+        .map_err(|e| miette!("{e}"))?;
     let mut by_program: BTreeMap<String, Vec<&Measured>> = BTreeMap::new();
     for m in &measured {
         if args.programs.is_empty() || args.programs.contains(&m.program) {
@@ -313,45 +415,103 @@ pub fn run(args: Args) -> miette::Result<()> {
         .num_threads(jobs)
         .build()
         .map_err(|e| miette!("{e}"))?;
+    // Rows of an earlier, cut-off run: their programs are not analysed again.
+    let mut kept: Vec<Row> = Vec::new();
+    if let (true, Some(path)) = (args.resume, &args.json) {
+        if path.is_file() {
+            kept = read_rows(path)?;
+            let done: std::collections::BTreeSet<String> =
+                kept.iter().map(|r| r.program.clone()).collect();
+            by_program.retain(|p, _| !done.contains(p));
+            kept.retain(|r| args.programs.is_empty() || args.programs.contains(&r.program));
+            eprintln!(
+                "realcode: {} rows of {} programs kept from {}; {} programs to go",
+                kept.len(),
+                done.len(),
+                path.display(),
+                by_program.len()
+            );
+        }
+    }
     let bar = crate::progress::bar(
         by_program.len() as u64,
         "realcode {bar:40} {pos}/{len} programs read ({elapsed})",
     );
     let started = std::time::Instant::now();
-    let results: Vec<(String, Vec<Row>)> = pool.install(|| {
-        by_program
-            .par_iter()
-            .map(|(p, rows)| {
-                let mine: Vec<compdb::UnitSpec> = units
-                    .iter()
-                    .filter(|u| u.program.as_deref() == Some(p))
-                    .cloned()
-                    .collect();
+    // Every finished program's rows go to `--json` at once (the whole file rewritten
+    // atomically), so a run that is cut off keeps what it did and `--resume` goes on from it.
+    let sink = std::sync::Mutex::new(Sink {
+        rows: kept,
+        path: args.json.clone(),
+        error: None,
+    });
+    pool.install(|| {
+        by_program.par_iter().for_each(|(p, rows)| {
+            let t0 = std::time::Instant::now();
+            let mine: Vec<compdb::UnitSpec> = units
+                .iter()
+                .filter(|u| u.program.as_deref() == Some(p))
+                .cloned()
+                .collect();
+            let isolate = !args.in_process && by_program.len() > 1;
+            let matched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if isolate {
+                    return in_child(p, rows, &data, &args);
+                }
                 let reading = if mine.is_empty() {
                     Err("no compile command for it".to_string())
                 } else {
                     read_program(&mine, &rows[0].exe_args, &opts)
                 };
-                bar.inc(1);
-                (p.clone(), match_rows(rows, &reading))
-            })
-            .collect()
+                let mut matched = match_rows(rows, &reading);
+                if !args.no_predict {
+                    let mine: Vec<&CompileCommand> = commands
+                        .iter()
+                        .filter(|c| c.program.as_deref() == Some(p))
+                        .collect();
+                    let report = predict_program(&mine, &rows[0].exe_args, &data, &args);
+                    attach(&mut matched, &report);
+                }
+                matched
+            }));
+            let mut matched = matched.unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                panicked(rows, &what)
+            });
+            let secs = t0.elapsed().as_secs_f64();
+            for r in &mut matched {
+                r.program_seconds = Some(secs);
+            }
+            sink.lock().unwrap_or_else(|e| e.into_inner()).add(matched);
+            bar.inc(1);
+        })
     });
     bar.finish_and_clear();
-    let rows: Vec<Row> = results.into_iter().flat_map(|(_, r)| r).collect();
+    let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = sink.error {
+        return Err(e);
+    }
+    let mut rows = sink.rows;
+    sort_rows(&mut rows);
+    let programs = rows
+        .iter()
+        .map(|r| r.program.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     print!(
         "{}",
         summary(
             &rows,
-            by_program.len(),
+            programs,
             started.elapsed().as_secs_f64(),
             args.verbose
         )
     );
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&rows).map_err(|e| miette!("{e}"))?;
-        crate::check::write_atomic(path, text.as_bytes())
-            .map_err(|e| miette!("{}: {e}", path.display()))?;
         eprintln!(
             "realcode: {} rows written to {}",
             rows.len(),
@@ -359,6 +519,180 @@ pub fn run(args: Args) -> miette::Result<()> {
         );
     }
     Ok(())
+}
+
+/// One program analysed by a child process (this executable, `realcode --program P
+/// --in-process`), whose resident memory and wall time are watched: a program that would take
+/// the machine's memory stops alone, and its launches say why.
+fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> Vec<Row> {
+    let stopped = |why: String| -> Vec<Row> {
+        let mut rows = match_rows(measured, &Err(why.clone()));
+        for r in &mut rows {
+            r.predict_reason = Some(why.clone());
+        }
+        rows
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return stopped(format!("kerncast could not start a child process: {e}")),
+    };
+    let out = match tempfile::Builder::new().suffix(".json").tempfile() {
+        Ok(f) => f.into_temp_path(),
+        Err(e) => return stopped(format!("kerncast could not make a temporary file: {e}")),
+    };
+    let b = kerncast_passes::budget::get();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("realcode")
+        .arg("--data")
+        .arg(data)
+        .arg("--program")
+        .arg(program)
+        .arg("--json")
+        .arg(&*out)
+        .args([
+            "--jobs",
+            "1",
+            "--in-process",
+            "--device",
+            &args.device,
+            "--model",
+            &args.model,
+        ])
+        .args(["--isl-ops", &b.isl_ops.to_string()])
+        .args(["--emu-steps", &b.emu_steps.to_string()])
+        .args(["--emu-bytes", &b.emu_bytes.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    if args.no_predict {
+        cmd.arg("--no-predict");
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return stopped(format!("kerncast could not start a child process: {e}")),
+    };
+    // stderr is drained on its own thread so a chatty child never blocks on a full pipe
+    let err = child.stderr.take().map(|mut e| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut e, &mut s);
+            s
+        })
+    });
+    let limit_kib = (args.max_memory_gib * 1024.0 * 1024.0) as u64;
+    let started = std::time::Instant::now();
+    let mut killed: Option<String> = None;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if killed.is_none() {
+            if rss_kib(child.id()).is_some_and(|k| k > limit_kib) {
+                killed = Some(format!(
+                    "the analysis of the program was stopped: it used more than {} GiB of memory (--max-memory-gib)",
+                    args.max_memory_gib
+                ));
+            } else if started.elapsed().as_secs() > args.max_program_seconds {
+                killed = Some(format!(
+                    "the analysis of the program was stopped after {} s of wall clock (--max-program-seconds; a safety net, not a work budget)",
+                    args.max_program_seconds
+                ));
+            }
+            if killed.is_some() {
+                let _ = child.kill();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let stderr = err.and_then(|h| h.join().ok()).unwrap_or_default();
+    if let Some(why) = killed {
+        return stopped(why);
+    }
+    let rows = read_rows(&out).ok().filter(|r| !r.is_empty());
+    match (status, rows) {
+        (Some(st), Some(rows)) if st.success() => rows,
+        (st, _) => {
+            let last: String = stderr
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .last()
+                .unwrap_or("")
+                .chars()
+                .take(300)
+                .collect();
+            let how = st.map_or("unknown".to_string(), |s| s.to_string());
+            stopped(format!(
+                "the analysis of the program failed ({how}): {last}"
+            ))
+        }
+    }
+}
+
+/// Resident memory of a process, in KiB (Linux; None elsewhere).
+fn rss_kib(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The rows finished so far, and the file they are kept in.
+struct Sink {
+    rows: Vec<Row>,
+    path: Option<PathBuf>,
+    error: Option<miette::Report>,
+}
+
+impl Sink {
+    /// Adds a finished program's rows and rewrites the file with every row so far.
+    fn add(&mut self, rows: Vec<Row>) {
+        self.rows.extend(rows);
+        sort_rows(&mut self.rows);
+        let Some(path) = &self.path else { return };
+        if self.error.is_some() {
+            return;
+        }
+        let written = serde_json::to_string_pretty(&self.rows)
+            .map_err(|e| miette!("{e}"))
+            .and_then(|text| {
+                crate::check::write_atomic(path, text.as_bytes())
+                    .map_err(|e| miette!("{}: {e}", path.display()))
+            });
+        if let Err(e) = written {
+            self.error = Some(e);
+        }
+    }
+}
+
+/// Rows in a fixed order (by program, each program's in measurements.csv's order), whatever
+/// order the threads finished in.
+fn sort_rows(rows: &mut [Row]) {
+    rows.sort_by(|a, b| a.program.cmp(&b.program));
+}
+
+/// `kerncast realcode --json` rows read back.
+pub fn read_rows(path: &Path) -> miette::Result<Vec<Row>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        miette!(
+            "{}:{}:{}: not kerncast realcode --json rows: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// A program whose analysis panicked: each of its launches says so (the run goes on).
+fn panicked(measured: &[&Measured], what: &str) -> Vec<Row> {
+    let mut rows = match_rows(measured, &Err(format!("kerncast panicked: {what}")));
+    for r in &mut rows {
+        r.predict_reason = Some(format!("kerncast panicked: {}", first_lines(what)));
+    }
+    rows
 }
 
 pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> String {
@@ -385,6 +719,8 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
             let _ = writeln!(out, "  {n:>5}  {g}");
         }
     }
+    out.push_str(&timing(rows));
+    out.push_str(&accuracy(rows));
     if verbose {
         for r in rows.iter().filter(|r| !r.found) {
             let _ = writeln!(
@@ -395,6 +731,376 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
                 r.launch,
                 r.reason.as_deref().unwrap_or("")
             );
+        }
+    }
+    out
+}
+
+/// One program analysed as its measured build made it: every CUDA unit lowered with its own
+/// compile command (device side), its host code read with the command line it was profiled
+/// with, every launch found counted and predicted on the device.
+pub fn predict_program(
+    commands: &[&CompileCommand],
+    exe_args: &str,
+    data: &Path,
+    args: &Args,
+) -> Report {
+    let base = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
+    let jobs: Vec<crate::pipeline::Job> = commands
+        .iter()
+        .map(|c| {
+            let mut lower = crate::lower::LowerOptions::default();
+            if let Some(a) = c.arch() {
+                lower.arch = a;
+            }
+            if c.is_cuda() {
+                lower.command = Some((*c).clone());
+            }
+            crate::pipeline::Job {
+                display_path: c
+                    .file
+                    .strip_prefix(&base)
+                    .unwrap_or(&c.file)
+                    .display()
+                    .to_string(),
+                path: c.file.clone(),
+                lower,
+                kernel: None,
+                workloads: Vec::new(),
+            }
+        })
+        .collect();
+    let opts = crate::pipeline::Options {
+        devices: vec![args.device.clone()],
+        model: args.model.clone(),
+        jobs: 1,
+        progress: false,
+        cache: None,
+        hot_lines: 0,
+        params: Vec::new(),
+        run: crate::host_workloads::RunSpec {
+            args: Some(
+                shlex::split(exe_args)
+                    .unwrap_or_else(|| exe_args.split_whitespace().map(String::from).collect()),
+            ),
+            compile_commands: Some(data.join("compile_commands.json")),
+        },
+        size_chart: false,
+    };
+    let counter = crate::engine::default_counter();
+    crate::pipeline::analyze(&jobs, &opts, counter.as_ref())
+}
+
+/// A kernel name without template arguments and parameters (`fill<float>(float*)` → `fill`).
+fn base_name(n: &str) -> String {
+    let n = n.split(['<', '(']).next().unwrap_or(n).trim();
+    n.rsplit("::").next().unwrap_or(n).to_string()
+}
+
+/// Puts each measured launch's prediction from `report` on its row, or why there is none.
+pub fn attach(rows: &mut [Row], report: &Report) {
+    for r in rows.iter_mut() {
+        let name = base_name(&plain(&r.kernel));
+        let hit: Option<&KernelReport> = report.kernels.iter().find(|k| {
+            base_name(&k.display_name) == name
+                && k.workload.grid == r.grid
+                && k.workload.block == r.block
+        });
+        match hit {
+            Some(k) => {
+                r.predicted_time_ns = Some(k.prediction.time_s * 1e9);
+                r.flops_f32 = k.counts.get("flops.f32").copied();
+                r.flops_f64 = k.counts.get("flops.f64").copied();
+                r.ptx_flops_f32 = k.counts.get("flops.ptx.f32").copied();
+                r.ptx_flops_f64 = k.counts.get("flops.ptx.f64").copied();
+                r.dram_bytes = k.roofline.as_ref().map(|x| x.dram_bytes);
+                r.roofline_time_ns = k
+                    .models
+                    .iter()
+                    .find(|m| m.model == "roofline")
+                    .and_then(|m| m.time_s)
+                    .map(|t| t * 1e9);
+                r.model = Some(k.model.clone());
+                r.counter = Some(k.counter.clone());
+                r.static_counts = Some(k.counter == "symbolic" && k.assumptions.is_empty());
+                r.counts = k.counts.clone();
+                if r.flops_f32.is_none() {
+                    r.predict_reason = Some("no per-block counts for SASS FLOPs".into());
+                }
+            }
+            None => r.predict_reason = Some(no_prediction(r, &name, report)),
+        }
+    }
+}
+
+fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
+    let of_kernel = |k: &Option<String>| {
+        k.as_deref()
+            .is_some_and(|k| base_name(&crate::pipeline::demangle(k)) == name)
+    };
+    if let Some(f) = report.errors.iter().find(|f| of_kernel(&f.kernel)) {
+        return format!(
+            "{} failed ({}): {}",
+            f.stage,
+            f.file,
+            first_lines(&f.message)
+        );
+    }
+    if let Some(f) = report.errors.iter().find(|f| f.stage == "lower") {
+        return format!("lowering {} failed: {}", f.file, first_lines(&f.message));
+    }
+    if let Some(n) = report
+        .not_launched
+        .iter()
+        .chain(&report.not_instantiated)
+        .chain(&report.library_kernels)
+        .find(|n| base_name(&n.kernel) == name)
+    {
+        return format!("not predicted: {}", n.shown());
+    }
+    if !r.found {
+        return format!(
+            "launch not found: {}",
+            r.reason
+                .as_deref()
+                .unwrap_or("kerncast found no launch with this grid and block")
+        );
+    }
+    let same: Vec<String> = report
+        .kernels
+        .iter()
+        .filter(|k| base_name(&k.display_name) == name)
+        .take(3)
+        .map(|k| format!("{:?}/{:?}", k.workload.grid, k.workload.block))
+        .collect();
+    if same.is_empty() {
+        match report.errors.first() {
+            Some(f) => format!(
+                "no prediction of the kernel; first error: {} {}",
+                f.stage,
+                first_lines(&f.message)
+            ),
+            None => "the analysis predicted no launch of this kernel".into(),
+        }
+    } else {
+        format!(
+            "the analysis predicted other launches of it: {}",
+            same.join(", ")
+        )
+    }
+}
+
+fn first_lines(m: &str) -> String {
+    let s: String = m.lines().take(3).collect::<Vec<_>>().join(" | ");
+    s.chars().take(400).collect()
+}
+
+/// How long the programs took (wall clock on this machine; the work itself is bounded by the
+/// budgets, isl operations and emulator steps, not by time).
+fn timing(rows: &[Row]) -> String {
+    let mut per: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for r in rows {
+        if let Some(s) = r.program_seconds {
+            let e = per.entry(r.program.as_str()).or_insert((s, 0));
+            e.1 += 1;
+        }
+    }
+    if per.is_empty() {
+        return String::new();
+    }
+    let mut v: Vec<(&str, f64, usize)> = per.into_iter().map(|(p, (s, n))| (p, s, n)).collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let over: Vec<&(&str, f64, usize)> = v.iter().filter(|x| x.1 > 10.0).collect();
+    let over_launch = v.iter().filter(|x| x.1 / x.2.max(1) as f64 > 10.0).count();
+    format!(
+        "seconds per program: median {:.1}, slowest {} {:.1}; {} programs took over 10 s ({} over 10 s per measured launch)\n",
+        median(v.iter().map(|x| x.1).collect()),
+        v[0].0,
+        v[0].1,
+        over.len(),
+        over_launch
+    )
+}
+
+/// Median of `v` (0 for none).
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Spearman's rank correlation of two equally long lists.
+pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    fn ranks(v: &[f64]) -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+        let mut r = vec![0.0; v.len()];
+        let mut i = 0;
+        while i < idx.len() {
+            let mut j = i;
+            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+                j += 1;
+            }
+            let avg = (i + j) as f64 / 2.0 + 1.0;
+            for k in i..=j {
+                r[idx[k]] = avg;
+            }
+            i = j + 1;
+        }
+        r
+    }
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = a.len() as f64;
+    if n < 2.0 {
+        return f64::NAN;
+    }
+    let ma = ra.iter().sum::<f64>() / n;
+    let mb = rb.iter().sum::<f64>() / n;
+    let (mut c, mut va, mut vb) = (0.0, 0.0, 0.0);
+    for i in 0..a.len() {
+        c += (ra[i] - ma) * (rb[i] - mb);
+        va += (ra[i] - ma).powi(2);
+        vb += (rb[i] - mb).powi(2);
+    }
+    c / (va * vb).sqrt()
+}
+
+/// Time figures of predicted against measured: median absolute relative error, share within
+/// 2×, rank correlation.
+pub fn time_figures(pairs: &[(f64, f64)]) -> (f64, f64, f64) {
+    let errs: Vec<f64> = pairs.iter().map(|(p, m)| ((p - m) / m).abs()).collect();
+    let within = pairs
+        .iter()
+        .filter(|(p, m)| *p > 0.0 && p / m <= 2.0 && m / p <= 2.0)
+        .count() as f64
+        / pairs.len().max(1) as f64;
+    let (p, m): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    (median(errs), within, spearman(&p, &m))
+}
+
+/// FLOP, DRAM and time accuracy of the rows that have a prediction, against the measured.
+pub fn accuracy(rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let predicted: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.predicted_time_ns.is_some())
+        .collect();
+    if predicted.is_empty() && rows.iter().all(|r| r.predict_reason.is_none()) {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "launches predicted: {} of {} ({:.1} %)",
+        predicted.len(),
+        rows.len(),
+        100.0 * predicted.len() as f64 / rows.len().max(1) as f64
+    );
+    // FLOPs: FP32 + FP64 within 0.1 % (both measured 0 counts as exact when predicted 0)
+    let close = |p: f64, m: f64| (p - m).abs() <= 1e-3 * m.abs().max(1.0);
+    let flop_rows: Vec<&&Row> = predicted
+        .iter()
+        .filter(|r| r.flops_f32.is_some() && r.measured_flops_f32.is_some())
+        .collect();
+    let flops_ok = |r: &Row| {
+        let p = r.flops_f32.unwrap_or(0.0) + r.flops_f64.unwrap_or(0.0);
+        let m = r.measured_flops_f32.unwrap_or(0.0) + r.measured_flops_f64.unwrap_or(0.0);
+        close(p, m)
+    };
+    let ptx_ok = |r: &Row| {
+        let p = r.ptx_flops_f32.unwrap_or(0.0) + r.ptx_flops_f64.unwrap_or(0.0);
+        let m = r.measured_flops_f32.unwrap_or(0.0) + r.measured_flops_f64.unwrap_or(0.0);
+        close(p, m)
+    };
+    let stat: Vec<&&&Row> = flop_rows
+        .iter()
+        .filter(|r| r.static_counts == Some(true))
+        .collect();
+    let _ = writeln!(
+        out,
+        "FLOPs (FP32+FP64, SASS table) within 0.1 %: {} of {} predicted launches; static control flow: {} of {} (PTX-level counts: {} of {})",
+        flop_rows.iter().filter(|r| flops_ok(r)).count(),
+        flop_rows.len(),
+        stat.iter().filter(|r| flops_ok(r)).count(),
+        stat.len(),
+        flop_rows.iter().filter(|r| ptx_ok(r)).count(),
+        flop_rows.len(),
+    );
+    let big: Vec<&&Row> = predicted
+        .iter()
+        .filter(|r| r.measured_dram_bytes.is_some_and(|m| m > 1e6) && r.dram_bytes.is_some())
+        .collect();
+    let dram_ok = big
+        .iter()
+        .filter(|r| {
+            let (p, m) = (
+                r.dram_bytes.unwrap_or(0.0),
+                r.measured_dram_bytes.unwrap_or(1.0),
+            );
+            ((p - m) / m).abs() <= 0.10
+        })
+        .count();
+    let _ = writeln!(
+        out,
+        "DRAM bytes within 10 % (launches moving > 1 MB): {dram_ok} of {}",
+        big.len()
+    );
+    let pairs = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
+        predicted
+            .iter()
+            .filter_map(|r| Some((f(r)?, r.measured_time_ns?)))
+            .filter(|(p, m)| *p > 0.0 && *m > 0.0)
+            .collect()
+    };
+    let both: Vec<&&Row> = predicted
+        .iter()
+        .filter(|r| r.roofline_time_ns.is_some_and(|t| t > 0.0) && r.measured_time_ns.is_some())
+        .collect();
+    let model = pairs(&|r| {
+        if r.roofline_time_ns.is_some() {
+            r.predicted_time_ns
+        } else {
+            None
+        }
+    });
+    let roof = pairs(&|r| r.roofline_time_ns);
+    for (name, p) in [("prediction", &model), ("roofline", &roof)] {
+        let (mae, w2, rho) = time_figures(p);
+        let _ = writeln!(
+            out,
+            "time ({name}, {} launches): median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}",
+            p.len(),
+            100.0 * mae,
+            100.0 * w2,
+            rho
+        );
+    }
+    let _ = both;
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.predicted_time_ns.is_none()) {
+        let why = r.predict_reason.clone().unwrap_or_default();
+        let g = why
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(70)
+            .collect::<String>();
+        *reasons.entry(g).or_default() += 1;
+    }
+    let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    if !reasons.is_empty() {
+        let _ = writeln!(out, "not predicted, by reason:");
+        for (g, n) in reasons.iter().take(15) {
+            let _ = writeln!(out, "  {n:>5}  {g}");
         }
     }
     out
@@ -413,6 +1119,10 @@ mod tests {
             grid: [1, 1, 1],
             block: [1, 1, 1],
             exe_args: String::new(),
+            time_ns: None,
+            dram_bytes: None,
+            sp_flops: None,
+            dp_flops: None,
         }
     }
 
@@ -438,5 +1148,51 @@ mod tests {
             "calc_xl"
         );
         assert_eq!(launched_kernel(&measured("gemm", "")), "gemm");
+    }
+
+    fn row_of(program: &str) -> Row {
+        let m = Measured {
+            program: program.into(),
+            ..measured("k", "k(int)")
+        };
+        match_rows(&[&m], &Err("not read in this test".into())).remove(0)
+    }
+
+    #[test]
+    fn every_finished_program_is_on_disk_before_the_next_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.json");
+        let mut sink = Sink {
+            rows: Vec::new(),
+            path: Some(path.clone()),
+            error: None,
+        };
+        sink.add(vec![row_of("zeta"), row_of("zeta")]);
+        let first = read_rows(&path).unwrap();
+        assert_eq!(first.len(), 2);
+        sink.add(vec![row_of("alpha")]);
+        let second = read_rows(&path).unwrap();
+        let programs: Vec<&str> = second.iter().map(|r| r.program.as_str()).collect();
+        assert_eq!(programs, ["alpha", "zeta", "zeta"], "rows in program order");
+        assert!(sink.error.is_none());
+        // what was read back is what was written (the fields a fit and a resume read)
+        assert_eq!(
+            second[0].reason.as_deref(),
+            Some("the program could not be read: not read in this test")
+        );
+    }
+
+    #[test]
+    fn a_program_whose_analysis_panicked_names_it_on_every_launch() {
+        let (a, b) = (measured("k", "k(int)"), measured("j", "j(float)"));
+        let rows = panicked(&[&a, &b], "index out of bounds");
+        assert_eq!(rows.len(), 2);
+        for r in rows {
+            assert!(r.predicted_time_ns.is_none());
+            assert_eq!(
+                r.predict_reason.as_deref(),
+                Some("kerncast panicked: index out of bounds")
+            );
+        }
     }
 }

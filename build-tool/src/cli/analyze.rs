@@ -194,6 +194,7 @@ impl Inputs {
                 progress: true,
                 cache,
                 hot_lines: 8,
+                size_chart: true,
                 params: crate::params::parse(&self.params).map_err(|e| miette!("{e}"))?,
                 run: {
                     let mut run = self.host.run_spec(files);

@@ -64,6 +64,7 @@ impl LowerArgs {
             include_dirs: self.include.clone(),
             opt_level: self.opt_level,
             extra_args: self.compiler_arg.clone(),
+            command: None,
         }
     }
 

@@ -10,6 +10,7 @@
 mod args;
 mod build_options;
 mod clang;
+pub mod compile_command;
 #[cfg(feature = "llvm")]
 mod llvm;
 mod nvcc;
@@ -112,6 +113,10 @@ pub struct LowerOptions {
     pub opt_level: u8,
     /// Passed to the compiler verbatim, after kerncast's own flags.
     pub extra_args: Vec<String>,
+    /// The unit's own compile command (a compilation database's entry): when set, the source
+    /// is lowered with it, device side only ([`compile_command::lower_command`]), and the
+    /// other options are not used.
+    pub command: Option<compile_command::CompileCommand>,
 }
 
 impl Default for LowerOptions {
@@ -124,6 +129,7 @@ impl Default for LowerOptions {
             include_dirs: Vec::new(),
             opt_level: 3,
             extra_args: Vec::new(),
+            command: None,
         }
     }
 }
@@ -204,6 +210,10 @@ pub fn lower_file(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerErro
             path: path.to_path_buf(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
         });
+    }
+    if let Some(cmd) = &opts.command {
+        let cuda = kerncast_host::Toolchain::discover().cuda_path;
+        return compile_command::lower_command(cmd, cuda.as_deref());
     }
     let frontend = match opts.frontend {
         Some(f) => f,

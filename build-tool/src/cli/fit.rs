@@ -1,0 +1,595 @@
+//! `kerncast fit --measurements FILE --device NAME`: fits the linear model (Stevens &
+//! Klöckner's features, [`kerncast_models::linear`]) on measured launch times, judges it by
+//! 5-fold cross-validation grouped by program (a program's launches are never both fitted and
+//! tested), prints its figures beside the roofline's on the same launches, and writes the
+//! weights fitted on every row into the device profile's `[linear]` table, each with its
+//! provenance.
+//!
+//! The measurements are `kerncast realcode --json` rows: each carries the launch's program,
+//! its measured time and the features kerncast counted for it (`counts`, keys `linear.*`). Rows
+//! without a prediction (and so without features) or a measured time are left out and counted.
+//! A CSV of measured launches (columns program, kernel, grid, block and time_ns; gpuFLOPBench's
+//! measurements.csv is one) is read too: its times are fitted on the features of the realcode
+//! rows given with `--features` for the same program, kernel, grid and block.
+
+use kerncast_models::linear::{self, Measurement};
+use miette::{miette, IntoDiagnostic};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// `kerncast realcode --json` rows (program, kernel, measured_time_ns, counts), or a CSV
+    /// of measured launches (program, kernel, grid, block, time_ns) with `--features`.
+    #[arg(long)]
+    pub measurements: PathBuf,
+    /// With a CSV: the `kerncast realcode --json` rows whose features the CSV's launches take
+    /// (matched by program, kernel, grid and block).
+    #[arg(long)]
+    pub features: Option<PathBuf>,
+    /// The device profile the weights are for (`rtx-3080`).
+    #[arg(long)]
+    pub device: String,
+    /// The profile file to write (default: devices/<device>.toml found from the working
+    /// directory up).
+    #[arg(long)]
+    pub profile: Option<PathBuf>,
+    /// Print the figures only; leave the profile as it is.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Folds of the cross-validation (grouped by program).
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+}
+
+#[derive(Clone, Deserialize)]
+struct Row {
+    program: String,
+    kernel: String,
+    #[serde(default)]
+    launch: u32,
+    #[serde(default)]
+    grid: [u64; 3],
+    #[serde(default)]
+    block: [u64; 3],
+    #[serde(default)]
+    measured_time_ns: Option<f64>,
+    #[serde(default)]
+    roofline_time_ns: Option<f64>,
+    #[serde(default)]
+    counts: BTreeMap<String, f64>,
+}
+
+/// A program's fold: a fixed hash of its name (FNV-1a), so folds do not depend on the order of
+/// the rows or on the data, and every launch of a program is in the same fold.
+pub fn fold_of(program: &str, folds: usize) -> usize {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in program.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    (h % folds as u64) as usize
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|f| f.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+fn is_csv(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
+fn read_json(path: &Path) -> miette::Result<Vec<Row>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        miette!(
+            "{}:{}:{}: not kerncast realcode --json rows: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// One measured launch of a CSV.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsvLaunch {
+    pub program: String,
+    /// The launched kernel's name (from `kernel_signature` where the CSV has it).
+    pub kernel: String,
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+    pub time_ns: Option<f64>,
+}
+
+/// A CSV of measured launches: program, kernel, grid, block (`XxYxZ`) and time in ns
+/// (`time_ns`, or `time`); `kernel_signature` names the launched kernel where `kernel` is a
+/// profiler's filter.
+pub fn read_csv(path: &Path) -> miette::Result<Vec<CsvLaunch>> {
+    let mut rdr = csv::Reader::from_path(path)
+        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
+    let headers = rdr.headers().into_diagnostic()?.clone();
+    let pos = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let col =
+        |name: &str| pos(name).ok_or_else(|| miette!("{}: no column `{name}`", path.display()));
+    let (p, k, g, b) = (col("program")?, col("kernel")?, col("grid")?, col("block")?);
+    let t = pos("time_ns")
+        .or_else(|| pos("time"))
+        .ok_or_else(|| miette!("{}: no column `time_ns` (or `time`, in ns)", path.display()))?;
+    let sig = pos("kernel_signature");
+    let mut out = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| miette!("{}:{}: {e}", path.display(), i + 2))?;
+        let field = |c: usize| rec.get(c).unwrap_or("").trim().to_string();
+        let bad = |what: &str| miette!("{}:{}: `{what}` is not XxYxZ", path.display(), i + 2);
+        let m = crate::realcode::Measured {
+            program: field(p),
+            kernel: field(k),
+            signature: sig.map(field).unwrap_or_default(),
+            launch: 0,
+            grid: crate::realcode::dims(&field(g)).ok_or_else(|| bad("grid"))?,
+            block: crate::realcode::dims(&field(b)).ok_or_else(|| bad("block"))?,
+            exe_args: String::new(),
+            time_ns: None,
+            dram_bytes: None,
+            sp_flops: None,
+            dp_flops: None,
+        };
+        out.push(CsvLaunch {
+            kernel: crate::realcode::launched_kernel(&m),
+            program: m.program,
+            grid: m.grid,
+            block: m.block,
+            time_ns: field(t).parse().ok(),
+        });
+    }
+    Ok(out)
+}
+
+/// The CSV's launches with the features of the realcode row of the same program, kernel,
+/// grid and block (the first that has features); a launch with none has no features and is
+/// left out of the fit like a realcode row without a prediction.
+fn rows_from_csv(csv: &[CsvLaunch], features: &[Row]) -> Vec<Row> {
+    let mut by_key: BTreeMap<(&str, &str, [u64; 3], [u64; 3]), &Row> = BTreeMap::new();
+    for r in features.iter().filter(|r| !r.counts.is_empty()) {
+        by_key
+            .entry((r.program.as_str(), r.kernel.as_str(), r.grid, r.block))
+            .or_insert(r);
+    }
+    csv.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let hit = by_key.get(&(c.program.as_str(), c.kernel.as_str(), c.grid, c.block));
+            Row {
+                program: c.program.clone(),
+                kernel: c.kernel.clone(),
+                launch: i as u32 + 1,
+                grid: c.grid,
+                block: c.block,
+                measured_time_ns: c.time_ns,
+                roofline_time_ns: hit.and_then(|r| r.roofline_time_ns),
+                counts: hit.map(|r| r.counts.clone()).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// The rows of fold `f` (tested) and of the other folds (fitted), by program.
+pub fn split(programs: &[&str], folds: usize, f: usize) -> (Vec<usize>, Vec<usize>) {
+    (0..programs.len()).partition(|&i| fold_of(programs[i], folds) != f)
+}
+
+/// Each row's time (ns) predicted by weights fitted on the other folds only.
+pub fn cross_validate(
+    rows: &[(&str, Measurement)],
+    folds: usize,
+) -> miette::Result<Vec<Option<f64>>> {
+    let programs: Vec<&str> = rows.iter().map(|(p, _)| *p).collect();
+    let mut cv: Vec<Option<f64>> = vec![None; rows.len()];
+    for f in 0..folds {
+        let (train, test) = split(&programs, folds, f);
+        if train.is_empty() || test.is_empty() {
+            continue;
+        }
+        let train: Vec<Measurement> = train.iter().map(|&i| rows[i].1.clone()).collect();
+        let fit = linear::fit(&train, true).map_err(|e| miette!("fold {f}: {e}"))?;
+        for i in test {
+            cv[i] = Some(linear::predict_time(&fit.weights, &rows[i].1.features).0 * 1e9);
+        }
+    }
+    Ok(cv)
+}
+
+fn profile_path(device: &str) -> PathBuf {
+    let here = std::env::current_dir().unwrap_or_default();
+    for a in here.ancestors() {
+        let p = a.join("devices").join(format!("{device}.toml"));
+        if p.is_file() {
+            return p;
+        }
+    }
+    PathBuf::from("devices").join(format!("{device}.toml"))
+}
+
+pub fn run(args: Args) -> miette::Result<()> {
+    if args.folds < 2 {
+        return Err(miette!("--folds must be at least 2"));
+    }
+    let rows: Vec<Row> = if is_csv(&args.measurements) {
+        let Some(f) = &args.features else {
+            return Err(miette!(
+                "{}: a CSV carries times only; give the features with --features ROWS.json (kerncast realcode --json on the same programs)",
+                args.measurements.display()
+            ));
+        };
+        let features: Vec<Row> = read_json(f)?;
+        rows_from_csv(&read_csv(&args.measurements)?, &features)
+    } else {
+        read_json(&args.measurements)?
+    };
+    let total = rows.len();
+    // One order whatever the source (realcode JSON or a CSV): a fold's NNLS problem can be
+    // rank-deficient, and then which of its solutions is found depends on the row order.
+    let mut rows = rows;
+    rows.sort_by(|a, b| {
+        (&a.program, &a.kernel, a.grid, a.block)
+            .cmp(&(&b.program, &b.kernel, b.grid, b.block))
+            .then(
+                a.measured_time_ns
+                    .unwrap_or(0.0)
+                    .total_cmp(&b.measured_time_ns.unwrap_or(0.0)),
+            )
+    });
+    let usable: Vec<(&Row, Measurement)> = rows
+        .iter()
+        .filter_map(|r| {
+            let t = r.measured_time_ns.filter(|t| *t > 0.0)?;
+            let features: BTreeMap<String, f64> = r
+                .counts
+                .iter()
+                .filter_map(|(k, v)| k.strip_prefix("linear.").map(|k| (k.to_string(), *v)))
+                .collect();
+            if features.is_empty() {
+                return None;
+            }
+            Some((
+                r,
+                Measurement {
+                    kernel: format!("{}/{}", r.program, r.kernel),
+                    workload: format!("launch {}", r.launch),
+                    features,
+                    seconds: t * 1e-9,
+                },
+            ))
+        })
+        .collect();
+    let programs: BTreeSet<&str> = usable.iter().map(|(r, _)| r.program.as_str()).collect();
+    println!(
+        "{}: {} rows; {} with a measured time and kerncast's features, from {} programs",
+        args.measurements.display(),
+        total,
+        usable.len(),
+        programs.len()
+    );
+    if programs.len() < args.folds {
+        return Err(miette!(
+            "{} programs with features: too few for {}-fold cross-validation grouped by program",
+            programs.len(),
+            args.folds
+        ));
+    }
+    // cross-validation grouped by program
+    let labelled: Vec<(&str, Measurement)> = usable
+        .iter()
+        .map(|(r, m)| (r.program.as_str(), m.clone()))
+        .collect();
+    let cv = cross_validate(&labelled, args.folds)?;
+    let same: Vec<(f64, f64, f64)> = usable
+        .iter()
+        .zip(&cv)
+        .filter_map(|((r, m), p)| {
+            Some((
+                (*p)?,
+                r.roofline_time_ns.filter(|t| *t > 0.0)?,
+                m.seconds * 1e9,
+            ))
+        })
+        .collect();
+    let lin: Vec<(f64, f64)> = same.iter().map(|(p, _, m)| (*p, *m)).collect();
+    let roof: Vec<(f64, f64)> = same.iter().map(|(_, r, m)| (*r, *m)).collect();
+    for (name, pairs) in [
+        (format!("linear, {}-fold CV by program", args.folds), &lin),
+        ("roofline".to_string(), &roof),
+    ] {
+        let (mae, w2, rho) = crate::realcode::time_figures(pairs);
+        println!(
+            "time ({name}, {} launches): median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}",
+            pairs.len(),
+            100.0 * mae,
+            100.0 * w2,
+            rho
+        );
+    }
+    let all: Vec<Measurement> = usable.iter().map(|(_, m)| m.clone()).collect();
+    let fit = linear::fit(&all, true).map_err(|e| miette!("{e}"))?;
+    let (mae, w2, rho) = crate::realcode::time_figures(&lin);
+    let provenance = format!(
+        "kerncast fit --measurements {}{} --device {}: NNLS on relative error over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}; fit geomean rel error {:.3}",
+        file_name(&args.measurements),
+        args.features
+            .as_ref()
+            .map(|f| format!(" --features {}", file_name(f)))
+            .unwrap_or_default(),
+        args.device,
+        usable.len(),
+        programs.len(),
+        programs.iter().copied().collect::<Vec<_>>().join(" "),
+        args.folds,
+        100.0 * mae,
+        100.0 * w2,
+        rho,
+        fit.geomean_rel_error
+    );
+    let nonzero: Vec<(&String, &f64)> = fit.weights.iter().filter(|(_, w)| **w > 0.0).collect();
+    println!(
+        "weights (fitted on every row; {} of {} features non-zero):",
+        nonzero.len(),
+        fit.weights.len()
+    );
+    for (k, w) in &nonzero {
+        println!("  {k:<40} {w:.4e} s");
+    }
+    if args.dry_run {
+        return Ok(());
+    }
+    let path = args
+        .profile
+        .clone()
+        .unwrap_or_else(|| profile_path(&args.device));
+    write_linear(&path, &fit.weights, &provenance)?;
+    println!("weights written to {} [linear]", path.display());
+    Ok(())
+}
+
+/// Replaces the `[linear]` table of a profile (its other text kept as written).
+fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> miette::Result<()> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| miette!("{}: cannot read the device profile: {e}", path.display()))?;
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            skipping = t == "[linear]";
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out.push_str("\n[linear]\n");
+    let src = source.replace('\\', "\\\\").replace('"', "\\\"");
+    for (k, w) in weights.iter().filter(|(_, w)| **w > 0.0) {
+        out.push_str(&format!(
+            "\"{k}\" = {{ value = {w:e}, source = \"{src}\" }}\n"
+        ));
+    }
+    // the profile must still load
+    toml::from_str::<toml::Value>(&out)
+        .into_diagnostic()
+        .map_err(|e| {
+            miette!(
+                "{}: the written profile would not parse: {e}",
+                path.display()
+            )
+        })?;
+    crate::check::write_atomic(path, out.as_bytes()).map_err(|e| miette!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Launch rows of `programs` programs, `per` launches each, whose times are exactly
+    /// Σ w·f with the weights `truth`.
+    fn synthetic(
+        programs: usize,
+        per: usize,
+        truth: &BTreeMap<String, f64>,
+    ) -> Vec<(String, Measurement)> {
+        let mut out = Vec::new();
+        for p in 0..programs {
+            for l in 0..per {
+                let x = (1 + p * 7 + l * 3) as f64;
+                let features: BTreeMap<String, f64> = [
+                    ("const".to_string(), 1.0),
+                    ("flop.add.f32".to_string(), 1e6 * x * (1 + l % 2) as f64),
+                    (
+                        "gmem.load.b32.1".to_string(),
+                        1e5 * (p as f64 + 1.0) * (l as f64 + 1.0),
+                    ),
+                    ("groups".to_string(), (16 << (l % 4)) as f64),
+                ]
+                .into_iter()
+                .collect();
+                let seconds = linear::predict_time(truth, &features).0;
+                out.push((
+                    format!("prog{p}"),
+                    Measurement {
+                        kernel: format!("prog{p}/k"),
+                        workload: format!("launch {l}"),
+                        features,
+                        seconds,
+                    },
+                ));
+            }
+        }
+        out
+    }
+
+    fn truth() -> BTreeMap<String, f64> {
+        [
+            ("const".to_string(), 3e-6),
+            ("flop.add.f32".to_string(), 4e-13),
+            ("gmem.load.b32.1".to_string(), 2e-11),
+            ("groups".to_string(), 5e-9),
+        ]
+        .into_iter()
+        .collect()
+    }
+
+    #[test]
+    fn the_fit_recovers_known_weights_and_cross_validation_predicts_unseen_programs() {
+        let truth = truth();
+        let rows = synthetic(20, 4, &truth);
+        let all: Vec<Measurement> = rows.iter().map(|(_, m)| m.clone()).collect();
+        let fit = linear::fit(&all, true).unwrap();
+        for (k, w) in &truth {
+            let got = fit.weights[k];
+            assert!(
+                ((got - w) / w).abs() < 1e-6,
+                "{k}: fitted {got:e}, true {w:e}"
+            );
+        }
+        let labelled: Vec<(&str, Measurement)> =
+            rows.iter().map(|(p, m)| (p.as_str(), m.clone())).collect();
+        let cv = cross_validate(&labelled, 5).unwrap();
+        for ((p, m), c) in rows.iter().zip(&cv) {
+            let c = c.unwrap_or_else(|| panic!("{p}: no held-out prediction"));
+            let t = m.seconds * 1e9;
+            assert!(
+                ((c - t) / t).abs() < 1e-6,
+                "{p}: held out {c} ns, true {t} ns"
+            );
+        }
+    }
+
+    #[test]
+    fn a_program_is_never_split_between_fitted_and_tested() {
+        let names: Vec<String> = (0..40).map(|i| format!("program-{i}-cuda")).collect();
+        // several launches per program, interleaved
+        let rows: Vec<&str> = (0..200).map(|i| names[(i * 7) % 40].as_str()).collect();
+        let mut tested = vec![0; rows.len()];
+        for f in 0..5 {
+            let (train, test) = split(&rows, 5, f);
+            assert!(!test.is_empty(), "fold {f} tests nothing");
+            let fitted: BTreeSet<&str> = train.iter().map(|&i| rows[i]).collect();
+            for &i in &test {
+                assert!(
+                    !fitted.contains(rows[i]),
+                    "{} is both fitted and tested in fold {f}",
+                    rows[i]
+                );
+                tested[i] += 1;
+            }
+            assert_eq!(train.len() + test.len(), rows.len());
+        }
+        assert!(
+            tested.iter().all(|&n| n == 1),
+            "every row is tested exactly once"
+        );
+    }
+
+    #[test]
+    fn a_held_out_prediction_does_not_see_its_own_programs_times() {
+        let truth = truth();
+        let rows = synthetic(15, 3, &truth);
+        let mut poisoned = rows.clone();
+        for (p, m) in poisoned.iter_mut() {
+            if p == "prog3" {
+                m.seconds *= 50.0;
+            }
+        }
+        let label = |v: &[(String, Measurement)]| -> Vec<Option<f64>> {
+            let l: Vec<(&str, Measurement)> =
+                v.iter().map(|(p, m)| (p.as_str(), m.clone())).collect();
+            cross_validate(&l, 5).unwrap()
+        };
+        let (clean, dirty) = (label(&rows), label(&poisoned));
+        for (i, (p, _)) in rows.iter().enumerate() {
+            if p == "prog3" {
+                assert_eq!(
+                    clean[i], dirty[i],
+                    "prog3's held-out prediction moved with its own times"
+                );
+            }
+        }
+        // and the poisoned times do reach the programs fitted with them
+        assert!(rows
+            .iter()
+            .enumerate()
+            .any(|(i, (p, _))| p != "prog3" && clean[i] != dirty[i]));
+    }
+
+    #[test]
+    fn a_csv_of_launches_takes_the_features_of_the_same_launch() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("m.csv");
+        std::fs::write(
+            &csv,
+            "program,kernel,kernel_signature,grid,block,time_ns\n\
+             a-cuda,step,\"step_init(float *, int)\",4x1x1,256x1x1,1500.0\n\
+             a-cuda,gemm,,8x8x1,16x16x1,90000\n\
+             b-cuda,gemm,,8x8x1,16x16x1,\n",
+        )
+        .unwrap();
+        let launches = read_csv(&csv).unwrap();
+        assert_eq!(
+            launches[0].kernel, "step_init",
+            "the signature names the launched kernel"
+        );
+        assert_eq!(launches[1].grid, [8, 8, 1]);
+        assert_eq!(launches[2].time_ns, None);
+        let feat = |program: &str, kernel: &str, grid, block, v: f64| Row {
+            program: program.into(),
+            kernel: kernel.into(),
+            launch: 1,
+            grid,
+            block,
+            measured_time_ns: None,
+            roofline_time_ns: Some(1000.0),
+            counts: [("linear.const".to_string(), v)].into_iter().collect(),
+        };
+        let features = vec![
+            feat("a-cuda", "step_init", [4, 1, 1], [256, 1, 1], 1.0),
+            feat("a-cuda", "gemm", [8, 8, 1], [16, 16, 1], 2.0),
+            feat("a-cuda", "gemm", [4, 8, 1], [16, 16, 1], 3.0),
+        ];
+        let rows = rows_from_csv(&launches, &features);
+        assert_eq!(rows[0].counts["linear.const"], 1.0);
+        assert_eq!(rows[0].measured_time_ns, Some(1500.0));
+        assert_eq!(
+            rows[1].counts["linear.const"], 2.0,
+            "same program, kernel, grid and block"
+        );
+        assert!(
+            rows[2].counts.is_empty(),
+            "another program's launch is not matched"
+        );
+    }
+
+    #[test]
+    fn the_written_profile_keeps_its_other_tables_and_replaces_linear() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.toml");
+        std::fs::write(&p, "name = \"d\"\n[memory]\nbw = 1\n[linear]\n\"old\" = { value = 1.0, source = \"x\" }\n[other]\na = 2\n").unwrap();
+        let w: BTreeMap<String, f64> = [("const".to_string(), 2e-6), ("zero".to_string(), 0.0)]
+            .into_iter()
+            .collect();
+        write_linear(&p, &w, "a \"quoted\" source").unwrap();
+        let v: toml::Value = toml::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(v["other"]["a"].as_integer(), Some(2));
+        assert_eq!(v["memory"]["bw"].as_integer(), Some(1));
+        let lin = v["linear"].as_table().unwrap();
+        assert!(lin.get("old").is_none() && lin.get("zero").is_none());
+        assert_eq!(lin["const"]["value"].as_float(), Some(2e-6));
+        assert_eq!(lin["const"]["source"].as_str(), Some("a \"quoted\" source"));
+    }
+}

@@ -1,0 +1,470 @@
+//! Floating-point operations as Nsight Compute counts them: on the SASS the GPU runs, where a
+//! `div.rn.f32` is a reciprocal (MUFU, no FLOP) refined by five FFMAs (10 FLOPs), a `sqrt.rn.f32`
+//! two FMULs and two FFMAs, a `div.rn.f64` seven DFMAs, a DMUL and one FP32 FFMA, and a `mov`,
+//! `min` or `max` no FLOP at all. The profiler's FP32 count is `fadd + fmul + 2 × ffma` over the
+//! threads whose predicate is on (FP64 likewise with dadd/dmul/dfma; half precision with
+//! hadd/hmul/hfma, per lane of a packed pair).
+//!
+//! **How: per-architecture expansion tables, derived by compiling probe kernels.** For every
+//! floating-point PTX instruction form (`div.rn.f32`, `sqrt.approx.ftz.f32`, `rcp.rn.f64` …)
+//! kerncast compiles a probe kernel that loads its operands, runs the one instruction and stores
+//! the result, with the real `ptxas` for the architecture, disassembles it with `nvdisasm`, and
+//! counts the FADD/FMUL/FFMA, DADD/DMUL/DFMA and HADD2/HMUL2/HFMA2 of the path every thread
+//! runs: the out-of-line slow path (`$__internal_…_slowpath`, taken for denormal or special
+//! operands) and the predicated range fix-ups (`@!P0 FMUL`, taken for inputs beyond 2^±126) are
+//! left out, as Nsight leaves them out for ordinary data. [`generate`] writes the table
+//! (`kerncast flop-table --arch sm_86`); `devices/sass/<arch>.toml` ships it with the ptxas
+//! version that made it. The FLOPs of a launch are then the table's per-instruction values
+//! weighted by the symbolic (or emulated) execution count of each instruction's PTX block, so
+//! closed forms still apply at any size.
+//!
+//! Why not count the kernel's own SASS: mapping SASS blocks back to PTX blocks breaks wherever
+//! ptxas unrolls, if-converts or duplicates code, and every launch would need ptxas. The PTX to
+//! SASS expansion of an arithmetic instruction does not depend on its neighbours, with one
+//! exception, handled here: a `neg`/`abs` is folded into the operand modifier of the
+//! instruction that reads it (no FLOP) unless its value is stored, moved into a register with
+//! several definitions, or read by a division or square root, where ptxas materialises it with
+//! an `FADD x, -y, -RZ` (one FLOP); probed on sm_86.
+//!
+//! Known limit (haccmk-cuda, measured 34 FP32 FLOPs per loop iteration, the table 33): ptxas
+//! does not always make the same code for an instruction in context as in its probe. The probe
+//! of a non-ftz `sqrt.approx.f32` pre-scales small inputs with a predicated `@!P0 FMUL` (off
+//! for ordinary data: no FLOP), while in haccmk's loop ptxas scales unconditionally
+//! (`FMUL x, 2^24` and a select: one FLOP every time). The table records the probe's choice.
+
+use kerncast_passes::cfg::Cfg;
+use kerncast_passes::ptx::{Function, Inst, Operand, PtxType};
+use kerncast_passes::stats::BoundStats;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What one PTX instruction becomes on the SASS fast path.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Expansion {
+    /// FP32 FLOPs: FADD + FMUL + 2 × FFMA.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub f32: f64,
+    /// FP64 FLOPs: DADD + DMUL + 2 × DFMA.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub f64: f64,
+    /// Half-precision FLOPs per lane: HADD2 + HMUL2 + 2 × HFMA2 (× 2 for a packed pair).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub f16: f64,
+    /// The SASS of the fast path (floating-point and MUFU instructions), for the record.
+    #[serde(default)]
+    pub sass: String,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
+/// One architecture's expansion table.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlopTable {
+    pub arch: String,
+    /// How the table was made (tool versions, the rule).
+    pub source: String,
+    /// By form key ([`form_key`]).
+    pub forms: BTreeMap<String, Expansion>,
+}
+
+/// The sm_86 table shipped with kerncast (`kerncast flop-table --arch sm_86`).
+pub const SM_86: &str = include_str!("../../devices/sass/sm_86.toml");
+
+impl FlopTable {
+    pub fn parse(text: &str) -> Result<FlopTable, String> {
+        toml::from_str(text).map_err(|e| format!("a FLOP expansion table: {e}"))
+    }
+
+    /// The table for `arch`: a shipped one, else the nearest older shipped one with a note.
+    pub fn for_arch(arch: &str) -> Result<(FlopTable, Option<String>), String> {
+        let t = FlopTable::parse(SM_86)?;
+        if t.arch == arch {
+            Ok((t, None))
+        } else {
+            Ok((
+                t,
+                Some(format!(
+                    "SASS FLOPs from the sm_86 expansion table (no table for {arch} ships; `kerncast flop-table --arch {arch}` makes one)"
+                )),
+            ))
+        }
+    }
+
+    pub fn to_toml(&self) -> Result<String, String> {
+        toml::to_string(self).map_err(|e| e.to_string())
+    }
+}
+
+/// An instruction's key in the table: opcode, its modifiers sorted (the order PTX writes them
+/// in does not change the instruction), its types: `div.rn.f32`, `ex2.approx.ftz.f32`.
+pub fn form_key(inst: &Inst) -> String {
+    let mut mods: Vec<&str> = inst.modifiers.iter().map(String::as_str).collect();
+    mods.sort_unstable();
+    let mut s = inst.opcode.clone();
+    for m in mods {
+        s.push('.');
+        s.push_str(m);
+    }
+    for t in &inst.types {
+        s.push('.');
+        s.push_str(t.as_str());
+    }
+    s
+}
+
+fn is_float_type(t: PtxType) -> bool {
+    matches!(
+        t,
+        PtxType::F16
+            | PtxType::F16x2
+            | PtxType::Bf16
+            | PtxType::Bf16x2
+            | PtxType::F32
+            | PtxType::F64
+    )
+}
+
+/// Opcodes whose float forms the table describes (the rest produce no floating-point SASS:
+/// moves, loads, stores, compares, selects and min/max, which are FMNMX).
+const FLOAT_OPCODES: &[&str] = &[
+    "add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos",
+    "tanh", "neg", "abs", "cvt",
+];
+
+/// Whether the table has (or should have) a form for this instruction.
+pub fn is_float_op(inst: &Inst) -> bool {
+    FLOAT_OPCODES.contains(&inst.opcode.as_str()) && inst.types.iter().copied().any(is_float_type)
+}
+
+/// The PTX-level rule, for a form the table lacks: add/sub/mul one operation per lane, fma two,
+/// everything else none (its expansion is unknown: the caller lists it).
+fn ptx_rule(inst: &Inst) -> Expansion {
+    let per = match inst.opcode.as_str() {
+        "add" | "sub" | "mul" => 1.0,
+        "fma" | "mad" => 2.0,
+        _ => 0.0,
+    };
+    let mut e = Expansion::default();
+    match inst.types.first() {
+        Some(PtxType::F32) => e.f32 = per,
+        Some(PtxType::F64) => e.f64 = per,
+        Some(PtxType::F16 | PtxType::Bf16) => e.f16 = per,
+        Some(PtxType::F16x2 | PtxType::Bf16x2) => e.f16 = 2.0 * per,
+        _ => {}
+    }
+    e
+}
+
+/// A form without its rounding, flush and saturation modifiers (`add.rn.sat.f32` → `add.f32`):
+/// they do not change what the instruction becomes.
+fn base_key(inst: &Inst) -> String {
+    let mut i = inst.clone();
+    i.modifiers
+        .retain(|m| !matches!(m.as_str(), "rn" | "rz" | "rm" | "rp" | "ftz" | "sat"));
+    form_key(&i)
+}
+
+/// FLOPs of a launch as Nsight counts them on SASS, with the PTX-level counts beside them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SassFlops {
+    pub f32: f64,
+    pub f64: f64,
+    pub f16: f64,
+    /// The PTX-level counts (add/sub/mul 1, fma 2, div/sqrt/rcp/special 1), as before.
+    pub ptx_f32: f64,
+    pub ptx_f64: f64,
+    /// Executions of forms the table lacks, by form (counted by the PTX rule).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub unlisted: BTreeMap<String, f64>,
+    /// Thread executions of guarded (`@p`) floating-point instructions, counted as often as
+    /// their block runs.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub guarded: f64,
+}
+
+/// Where every register is read, and how many times it is written, in a function.
+struct DefUse<'a> {
+    uses: BTreeMap<&'a str, Vec<&'a Inst>>,
+    defs: BTreeMap<&'a str, usize>,
+}
+
+/// The destination of an instruction that writes a register (operand 0), if any.
+fn dest(inst: &Inst) -> Option<&str> {
+    if matches!(
+        inst.opcode.as_str(),
+        "st" | "red"
+            | "bar"
+            | "barrier"
+            | "bra"
+            | "ret"
+            | "exit"
+            | "call"
+            | "membar"
+            | "fence"
+            | "prefetch"
+            | "trap"
+            | "sust"
+            | "sured"
+            | "stmatrix"
+            | "cp"
+    ) {
+        return None;
+    }
+    match inst.operands.first()? {
+        Operand::Reg(r) => Some(r.as_str()),
+        _ => None,
+    }
+}
+
+fn regs_of<'a>(o: &'a Operand, out: &mut Vec<&'a str>) {
+    match o {
+        Operand::Reg(r) => out.push(r),
+        Operand::Addr {
+            base: kerncast_passes::ptx::AddrBase::Reg(r),
+            ..
+        } => out.push(r),
+        Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+            for x in v {
+                regs_of(x, out);
+            }
+        }
+        Operand::Pair(a, b) => {
+            regs_of(a, out);
+            regs_of(b, out);
+        }
+        Operand::Not(a) => regs_of(a, out),
+        _ => {}
+    }
+}
+
+impl<'a> DefUse<'a> {
+    fn of(f: &'a Function) -> DefUse<'a> {
+        let mut uses: BTreeMap<&str, Vec<&Inst>> = BTreeMap::new();
+        let mut defs: BTreeMap<&str, usize> = BTreeMap::new();
+        for inst in f.instructions() {
+            let d = dest(inst);
+            if let Some(d) = d {
+                *defs.entry(d).or_default() += 1;
+            }
+            let skip = usize::from(d.is_some());
+            let mut rs = Vec::new();
+            for o in inst.operands.iter().skip(skip) {
+                regs_of(o, &mut rs);
+            }
+            for r in rs {
+                uses.entry(r).or_default().push(inst);
+            }
+        }
+        DefUse { uses, defs }
+    }
+
+    /// Whether ptxas must materialise the value of `reg` (the result of a `neg`/`abs`): some
+    /// reader takes no operand modifier (a store, a division or square root that hands it to
+    /// the slow path, a move into a register written elsewhere too).
+    fn materialised(&self, reg: &str, depth: u32) -> bool {
+        let Some(readers) = self.uses.get(reg) else {
+            return false;
+        };
+        readers.iter().any(|u| match u.opcode.as_str() {
+            "st" | "atom" | "red" | "shfl" | "call" | "ret" | "sust" | "stmatrix" => true,
+            "div" | "sqrt" | "rcp" => u.modifiers.iter().any(|m| m == "rn" || m == "full"),
+            "mov" => match dest(u) {
+                Some(d) if self.defs.get(d).copied().unwrap_or(0) <= 1 && depth < 8 => {
+                    self.materialised(d, depth + 1)
+                }
+                _ => true,
+            },
+            _ => false,
+        })
+    }
+}
+
+/// The Nsight-style FLOPs of `stats` (counts of the kernel `f`, whose CFG blocks its
+/// `block_execs` index) under `table`.
+pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
+    let cfg = Cfg::build(f);
+    let du = DefUse::of(f);
+    let mut out = SassFlops::default();
+    for (b, block) in cfg.blocks.iter().enumerate() {
+        let execs = stats.block_execs.get(&b).map_or(0.0, |e| e.threads);
+        if execs == 0.0 {
+            continue;
+        }
+        for inst in &block.insts {
+            if !is_float_op(inst) {
+                continue;
+            }
+            let ptx = ptx_rule(inst);
+            // the PTX level: div, sqrt, rcp and the special functions one operation each
+            let ptx_per = match inst.opcode.as_str() {
+                "div" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => 1.0,
+                _ => 0.0,
+            };
+            match inst.types.first() {
+                Some(PtxType::F32) => out.ptx_f32 += execs * (ptx.f32 + ptx_per),
+                Some(PtxType::F64) => out.ptx_f64 += execs * (ptx.f64 + ptx_per),
+                _ => {}
+            }
+            if inst.pred.is_some() {
+                out.guarded += execs;
+            }
+            let e = if matches!(inst.opcode.as_str(), "neg" | "abs") {
+                let materialised = dest(inst).is_some_and(|d| du.materialised(d, 0));
+                if !materialised {
+                    continue;
+                }
+                table.forms.get(&form_key(inst)).cloned()
+            } else {
+                table
+                    .forms
+                    .get(&form_key(inst))
+                    .or_else(|| table.forms.get(&base_key(inst)))
+                    .cloned()
+            };
+            let e = match e {
+                Some(e) => e,
+                None => {
+                    *out.unlisted.entry(form_key(inst)).or_default() += execs;
+                    ptx
+                }
+            };
+            out.f32 += execs * e.f32;
+            out.f64 += execs * e.f64;
+            out.f16 += execs * e.f16;
+        }
+    }
+    out
+}
+
+pub mod probe;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerncast_passes::ptx::Module;
+    use kerncast_passes::stats::BlockExecs;
+
+    fn table() -> FlopTable {
+        FlopTable::parse(SM_86).expect("the shipped table parses")
+    }
+
+    #[test]
+    fn the_shipped_table_has_the_expansions_nsight_counts() {
+        let t = table();
+        assert_eq!(t.arch, "sm_86");
+        let f = |k: &str| t.forms.get(k).cloned().unwrap_or_default();
+        // MUFU.RCP and five FFMAs
+        assert_eq!(f("div.rn.f32").f32, 10.0);
+        // MUFU.RSQ, two FMULs, two FFMAs
+        assert_eq!(f("sqrt.rn.f32").f32, 6.0);
+        assert_eq!(f("fma.rn.f32").f32, 2.0);
+        assert_eq!(f("add.f32").f32, 1.0);
+        // MUFU alone
+        assert_eq!(f("ex2.approx.ftz.f32").f32, 0.0);
+        // seven DFMAs and a DMUL, and an FP32 FFMA on the exponent
+        assert_eq!(f("div.rn.f64").f64, 15.0);
+        assert_eq!(f("div.rn.f64").f32, 2.0);
+    }
+
+    /// A small kernel: one block of a division, an fma, a negation folded into an add, an
+    /// absolute value stored, and a move; counted as the SASS runs them.
+    #[test]
+    fn a_small_kernel_counts_as_its_sass() {
+        let ptx = ".version 8.5\n.target sm_86\n.address_size 64\n\
+            .visible .entry k(.param .u64 k_param_0)\n{\n\
+            .reg .f32 %f<9>;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [k_param_0];\n\
+            ld.global.f32 %f1, [%rd1];\n\
+            ld.global.f32 %f2, [%rd1+4];\n\
+            div.rn.f32 %f3, %f1, %f2;\n\
+            fma.rn.f32 %f4, %f3, %f2, %f1;\n\
+            neg.f32 %f5, %f4;\n\
+            add.rn.f32 %f6, %f5, %f1;\n\
+            abs.f32 %f7, %f6;\n\
+            mov.f32 %f8, %f7;\n\
+            st.global.f32 [%rd1], %f8;\n\
+            max.f32 %f8, %f1, %f2;\n\
+            ret;\n}\n";
+        let m = Module::parse(ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let mut s = BoundStats::default();
+        s.block_execs.insert(
+            0,
+            BlockExecs {
+                threads: 100.0,
+                warps: 4.0,
+            },
+        );
+        let c = count(f, &s, &table());
+        // div 10 + fma 2 + add 1 + abs (stored through a move) 1; neg folded; max none
+        assert_eq!(c.f32, 100.0 * 14.0, "{c:?}");
+        // the PTX level: div 1 + fma 2 + add 1
+        assert_eq!(c.ptx_f32, 100.0 * 4.0);
+        assert!(c.unlisted.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn modifiers_in_any_order_make_one_key() {
+        let m = Module::parse(
+            ".version 8.5\n.target sm_86\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<3>;\nex2.approx.ftz.f32 %f1, %f2;\nret;\n}\n",
+        )
+        .expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let i = f.instructions().next().expect("an instruction");
+        assert_eq!(form_key(i), "ex2.approx.ftz.f32");
+    }
+
+    /// The lookup: a form the table lists is taken as listed; one it lists only without a
+    /// rounding modifier is taken from that base form; one it lacks entirely is counted by
+    /// the PTX rule and named in `unlisted`; another architecture gets sm_86's table and says so.
+    #[test]
+    fn a_form_is_looked_up_by_its_key_then_its_base_form_then_the_ptx_rule() {
+        let mut t = FlopTable {
+            arch: "sm_86".into(),
+            source: "test".into(),
+            forms: BTreeMap::new(),
+        };
+        t.forms.insert(
+            "mul.f32".into(),
+            Expansion {
+                f32: 5.0,
+                ..Expansion::default()
+            },
+        );
+        let ptx = ".version 8.5\n.target sm_86\n.address_size 64\n\
+            .visible .entry k(.param .u64 k_param_0)\n{\n\
+            .reg .f32 %f<5>;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [k_param_0];\n\
+            ld.global.f32 %f1, [%rd1];\n\
+            mul.rz.f32 %f2, %f1, %f1;\n\
+            fma.rn.f32 %f3, %f2, %f1, %f1;\n\
+            add.f32 %f4, %f3, %f1;\n\
+            st.global.f32 [%rd1], %f4;\n\
+            ret;\n}\n";
+        let m = Module::parse(ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let mut s = BoundStats::default();
+        s.block_execs.insert(
+            0,
+            BlockExecs {
+                threads: 10.0,
+                warps: 1.0,
+            },
+        );
+        let c = count(f, &s, &t);
+        // mul.rz through its base form (5), fma and add by the PTX rule (2 + 1)
+        assert_eq!(c.f32, 10.0 * 8.0, "{c:?}");
+        assert_eq!(
+            c.unlisted.keys().cloned().collect::<Vec<_>>(),
+            vec!["add.f32".to_string(), "fma.rn.f32".to_string()]
+        );
+        assert_eq!(c.unlisted["fma.rn.f32"], 10.0);
+        let (own, note) = FlopTable::for_arch("sm_86").unwrap();
+        assert_eq!((own.arch.as_str(), note), ("sm_86", None));
+        let (other, note) = FlopTable::for_arch("sm_90").unwrap();
+        assert_eq!(other.arch, "sm_86");
+        assert!(note.is_some_and(|n| n.contains("sm_90")));
+    }
+}
