@@ -767,6 +767,8 @@ pub fn predict_program(
                 lower,
                 kernel: None,
                 workloads: Vec::new(),
+                // each program is lowered once per run: nothing to keep between runs
+                cache: None,
             }
         })
         .collect();
