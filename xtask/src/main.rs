@@ -171,14 +171,22 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
 fn realcode(root: &Path, extra: &[String]) -> Result<()> {
     bootstrap::run(root)?;
     let mut build = cargo(root);
-    build.args(["build", "--release", "--package", "kerncast", "--bin", "kerncast"]);
+    build.args([
+        "build",
+        "--release",
+        "--package",
+        "kerncast",
+        "--bin",
+        "kerncast",
+    ]);
     run_checked(build)?;
     let mut c = Command::new(root.join("target/release/kerncast"));
     c.current_dir(root)
         .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"))
         .arg("realcode");
     if !extra.iter().any(|a| a == "--data") {
-        c.arg("--data").arg(root.join("../shared/data/gpuflopbench"));
+        c.arg("--data")
+            .arg(root.join("../shared/data/gpuflopbench"));
     }
     c.args(extra);
     run_checked(c)
