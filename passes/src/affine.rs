@@ -33,6 +33,7 @@ use crate::piecewise::Piecewise;
 use crate::poly::{Atom, Constraint, LinExpr, Poly};
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg, StateSpace};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 
 /// Every conjunction of one term of `a` and one of `b` (disjoint terms stay disjoint); `None`
 /// past `limit` terms.
@@ -68,14 +69,19 @@ pub enum Cond {
     True,
 }
 
-impl Cond {
-    pub fn not(self) -> Cond {
+/// Negation; a double negation cancels.
+impl std::ops::Not for Cond {
+    type Output = Cond;
+
+    fn not(self) -> Cond {
         match self {
             Cond::Not(c) => *c,
             c => Cond::Not(Box::new(c)),
         }
     }
+}
 
+impl Cond {
     pub fn and(self, o: Cond) -> Cond {
         match (self, o) {
             (Cond::True, c) | (c, Cond::True) => c,

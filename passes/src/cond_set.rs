@@ -299,6 +299,7 @@ impl CondSets {
 mod tests {
     use super::*;
     use crate::poly::LinExpr;
+    use std::ops::Not;
 
     fn ge(e: LinExpr) -> Cond {
         Cond::Ge(e)

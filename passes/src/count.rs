@@ -28,6 +28,7 @@ use crate::stats::{
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
@@ -847,7 +848,10 @@ fn segments(
 /// The closed forms of [`segments`] a kernel's workloads share, by (access, segment size, the
 /// variables taken as 0).
 #[derive(Clone, Debug, Default)]
-pub struct SectorForms(Arc<std::sync::Mutex<BTreeMap<(usize, u64, Vec<String>), SectorForm>>>);
+pub struct SectorForms(Arc<std::sync::Mutex<BTreeMap<SectorFormKey, SectorForm>>>);
+
+/// (access, segment size, the variables taken as 0).
+type SectorFormKey = (usize, u64, Vec<String>);
 
 #[derive(Clone, Debug)]
 enum SectorForm {
@@ -978,7 +982,7 @@ fn wavefronts(
     let mut deps = BTreeSet::new();
     addr.vars(&mut deps);
     defs.close(&mut deps);
-    let mut memo: std::collections::HashMap<(Vec<i128>, Vec<(u32, [u64; 3])>), u64> =
+    let mut memo: std::collections::HashMap<(Vec<i128>, Vec<domains::Lane>), u64> =
         std::collections::HashMap::new();
     let mut over = false;
     domains::for_each_warp(

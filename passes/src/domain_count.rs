@@ -27,6 +27,7 @@ use crate::poly::{self as poly_mod, Constraint, CountError, LinExpr, Poly, QPoly
 use crate::ptx::{ParamField, PtxType, VarDecl};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 
 const TIDS: [&str; 3] = ["tid_x", "tid_y", "tid_z"];
 const CTAIDS: [&str; 3] = ["ctaid_x", "ctaid_y", "ctaid_z"];
