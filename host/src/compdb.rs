@@ -170,10 +170,10 @@ pub fn expand_response_files(words: Vec<String>, dir: &Path) -> Vec<String> {
             }
         } else if let Some(f) = w.strip_prefix("--options-file=") {
             Some(f.to_string())
-        } else if let Some(f) = w.strip_prefix('@').filter(|f| !f.is_empty()) {
-            Some(f.to_string())
         } else {
-            None
+            w.strip_prefix('@')
+                .filter(|f| !f.is_empty())
+                .map(str::to_string)
         };
         match file.as_deref().map(|f| (f, read(f))) {
             Some((_, Some(inner))) => out.extend(inner),
