@@ -696,7 +696,9 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
              __global__ void\nsplit(int n) {}\n__kernel void plain(int n) {}\n",
         )
         .unwrap();
-        let got: Vec<(&str, usize, &[String], Option<[u64; 3]>)> = ks
+        // (name, line, parameters, required local size)
+        type Scanned<'a> = (&'a str, usize, &'a [String], Option<[u64; 3]>);
+        let got: Vec<Scanned> = ks
             .iter()
             .map(|k| {
                 (

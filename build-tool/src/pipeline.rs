@@ -616,6 +616,9 @@ pub fn analyze(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
     }
 }
 
+/// One kernel's share of an analysis: (unit, kernel, its runs as (target, workload)).
+type KernelRuns = (usize, usize, Vec<(usize, WorkloadSpec)>);
+
 fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
     let mut errors = Vec::new();
     let mut targets = Vec::new();
@@ -704,7 +707,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     // One task per kernel: it is prepared once (its symbolic analysis serves every workload and
     // device), its workloads run, and it is dropped before the worker takes the next kernel, so
     // memory holds the kernels in progress, not every kernel analysed so far.
-    let mut per_kernel: Vec<(usize, usize, Vec<(usize, WorkloadSpec)>)> = Vec::new();
+    let mut per_kernel: Vec<KernelRuns> = Vec::new();
     // a kernel's items come together (the loop above goes file, kernel, device)
     for (ui, ki, ti, spec) in items {
         match per_kernel
@@ -1157,7 +1160,8 @@ mod tests {
         assert_eq!(names, [PathBuf::from("a.cu"), PathBuf::from("sub/b.cl")]);
         // A file named on the command line is taken even where a folder walk would skip it.
         let ignored = d.path().join("target/lowered.ptx");
-        let jobs = jobs_from_paths(&[ignored.clone()], &LowerOptions::default()).unwrap();
+        let jobs =
+            jobs_from_paths(std::slice::from_ref(&ignored), &LowerOptions::default()).unwrap();
         assert_eq!(jobs.len(), 1);
     }
 }
