@@ -303,11 +303,13 @@ fn analyze_launch(
         let mut per_block: BTreeMap<Feature, i128> = BTreeMap::new();
         let mut env = vals.entry[b].clone();
         for (k, inst) in bb.insts.iter().enumerate() {
-            let guarded = inst.pred.is_some() && !classify::counts_when_guard_false(inst);
+            let guard = inst
+                .pred
+                .as_ref()
+                .filter(|_| !classify::counts_when_guard_false(inst));
             // the instruction's own lane groups and counts, where a known guard restricts it
             let mut own: Option<(Parts, QPoly, QPoly)> = None;
-            if guarded {
-                let g = inst.pred.as_ref().expect("checked");
+            if let Some(g) = guard {
                 let c = match env.get(&g.reg) {
                     Some(Val::Pred(c)) => Some(if g.negated {
                         c.clone().not()
