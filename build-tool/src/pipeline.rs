@@ -209,6 +209,9 @@ pub struct Unit {
 /// names unchanged. An integer template argument reads as the source writes it, `256`, where
 /// the demangler writes the type of a non-`int` parameter (`(unsigned int)256`).
 pub fn demangle(name: &str) -> String {
+    // A literal pattern, built once: demangles_itanium_names_with_templates_and_namespaces
+    // compiles it, so the unwrap cannot fail at run time.
+    #[allow(clippy::unwrap_used)]
     static INT_CAST: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
             r"\((?:(?:unsigned|signed) )?(?:char|short|int|long|long long)(?: int)?\)(-?\d+)",
