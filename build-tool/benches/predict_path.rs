@@ -56,7 +56,15 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("bind");
     g.sample_size(10);
-    let cases: [(&str, &str, [u64; 3], [u64; 3], &[(&str, i64)]); 3] = [
+    // (PTX file, kernel, grid, block, parameters by position)
+    type Case = (
+        &'static str,
+        &'static str,
+        [u64; 3],
+        [u64; 3],
+        &'static [(&'static str, i64)],
+    );
+    let cases: [Case; 3] = [
         (
             "tests/ptx/nvcc/saxpy.ptx",
             "saxpy",

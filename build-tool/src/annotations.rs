@@ -203,6 +203,9 @@ fn defines_template(lines: &[&str], at: usize) -> bool {
 /// `reqd_work_group_size(x, y, z)` on a kernel's line or the line before it (where
 /// `__kernel __attribute__((…))` often stands alone).
 fn required_local_size(lines: &[&str]) -> Option<[u64; 3]> {
+    // A literal pattern, built once: a_qualifier_alone_on_its_line_joins_the_name_on_the_next
+    // compiles it, so the unwrap cannot fail at run time.
+    #[allow(clippy::unwrap_used)]
     static REQD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"reqd_work_group_size\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
             .unwrap()
@@ -696,7 +699,9 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
              __global__ void\nsplit(int n) {}\n__kernel void plain(int n) {}\n",
         )
         .unwrap();
-        let got: Vec<(&str, usize, &[String], Option<[u64; 3]>)> = ks
+        // (name, line, parameters, required local size)
+        type Scanned<'a> = (&'a str, usize, &'a [String], Option<[u64; 3]>);
+        let got: Vec<Scanned> = ks
             .iter()
             .map(|k| {
                 (

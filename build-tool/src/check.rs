@@ -1044,7 +1044,7 @@ mod tests {
         let o = compare(&renamed, &base, &th);
         assert_eq!(o.verdict, Verdict::Error);
         assert_eq!(o.verdict.exit_code(), 2);
-        assert_eq!(o.missing, [key.clone()]);
+        assert_eq!(o.missing, std::slice::from_ref(&key));
         let text = render(&o);
         assert!(text.contains(&format!("missing  {key}")), "{text}");
         assert!(text.contains("--update-baseline"), "{text}");

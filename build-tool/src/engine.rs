@@ -131,6 +131,9 @@ impl Default for EmulatorCounter {
 const EMULATED: &str =
     "counts from emulating the whole launch (functionally, on zero-filled buffers)";
 
+/// An emulation run's outcome: its counts, or whether it stopped at its step budget and why.
+type RunOutcome = Result<BoundStats, (bool, String)>;
+
 struct EmuPrepared {
     module: Module,
     kernel: String,
@@ -141,7 +144,7 @@ struct EmuPrepared {
     /// point on that ray: rank and the size sweep emulate five times, not once per point.
     memo: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Samples>>>,
     /// Every emulation run so far, by what it read (see `run_inner`).
-    runs: std::sync::Mutex<BTreeMap<String, Result<BoundStats, (bool, String)>>>,
+    runs: std::sync::Mutex<BTreeMap<String, RunOutcome>>,
     /// The runs that stopped at their step budget, by what they read.
     overruns: std::sync::Mutex<BTreeMap<String, Overrun>>,
     /// PTX lines of the global accesses whose address depends on data (`taint`): on zero-filled
@@ -667,12 +670,7 @@ impl EmuPrepared {
     }
 
     /// One emulation with a step budget; the flag says whether the budget ran out.
-    fn run_steps(
-        &self,
-        w: &Workload,
-        params: &[String],
-        max_steps: u64,
-    ) -> Result<BoundStats, (bool, String)> {
+    fn run_steps(&self, w: &Workload, params: &[String], max_steps: u64) -> RunOutcome {
         self.run_inner(w, params, max_steps, None, 1)
     }
 
@@ -780,7 +778,7 @@ impl EmuPrepared {
         max_steps: u64,
         trace: Option<u64>,
         every: u64,
-    ) -> Result<BoundStats, (bool, String)> {
+    ) -> RunOutcome {
         let key = run_key(w, params, max_steps, trace, every);
         if let Some(done) = self.runs.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return done;
@@ -800,7 +798,7 @@ impl EmuPrepared {
         max_steps: u64,
         trace: Option<u64>,
         every: u64,
-    ) -> Result<BoundStats, (bool, String)> {
+    ) -> RunOutcome {
         let f = self
             .module
             .kernels()

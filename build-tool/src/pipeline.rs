@@ -214,6 +214,9 @@ pub struct Unit {
 /// names unchanged. An integer template argument reads as the source writes it, `256`, where
 /// the demangler writes the type of a non-`int` parameter (`(unsigned int)256`).
 pub fn demangle(name: &str) -> String {
+    // A literal pattern, built once: demangles_itanium_names_with_templates_and_namespaces
+    // compiles it, so the unwrap cannot fail at run time.
+    #[allow(clippy::unwrap_used)]
     static INT_CAST: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
             r"\((?:(?:unsigned|signed) )?(?:char|short|int|long|long long)(?: int)?\)(-?\d+)",
@@ -621,6 +624,9 @@ pub fn analyze(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
     }
 }
 
+/// One kernel's share of an analysis: (unit, kernel, its runs as (target, workload)).
+type KernelRuns = (usize, usize, Vec<(usize, WorkloadSpec)>);
+
 fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
     let mut errors = Vec::new();
     let mut targets = Vec::new();
@@ -709,7 +715,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     // One task per kernel: it is prepared once (its symbolic analysis serves every workload and
     // device), its workloads run, and it is dropped before the worker takes the next kernel, so
     // memory holds the kernels in progress, not every kernel analysed so far.
-    let mut per_kernel: Vec<(usize, usize, Vec<(usize, WorkloadSpec)>)> = Vec::new();
+    let mut per_kernel: Vec<KernelRuns> = Vec::new();
     // a kernel's items come together (the loop above goes file, kernel, device)
     for (ui, ki, ti, spec) in items {
         match per_kernel
@@ -1198,7 +1204,8 @@ mod tests {
         assert_eq!(names, [PathBuf::from("a.cu"), PathBuf::from("sub/b.cl")]);
         // A file named on the command line is taken even where a folder walk would skip it.
         let ignored = d.path().join("target/lowered.ptx");
-        let jobs = jobs_from_paths(&[ignored.clone()], &LowerOptions::default()).unwrap();
+        let jobs =
+            jobs_from_paths(std::slice::from_ref(&ignored), &LowerOptions::default()).unwrap();
         assert_eq!(jobs.len(), 1);
     }
 }

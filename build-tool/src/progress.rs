@@ -96,7 +96,7 @@ fn log_lines(pb: &ProgressBar, label: String, every: Duration, mut out: Box<dyn 
                     return;
                 }
                 let (pos, len) = (pb.position(), pb.length().unwrap_or(0));
-                let pct = if len > 0 { pos * 100 / len } else { 0 };
+                let pct = (pos * 100).checked_div(len).unwrap_or(0);
                 let _ = writeln!(
                     out,
                     "kerncast: {label}: {pos}/{len} ({pct} %), {} s",

@@ -47,7 +47,7 @@ fn bench(c: &mut Criterion) {
         return;
     }
     eprintln!("host_read: {} lines", text.lines().count());
-    let program = Program::from_files(&[file.clone()], &[], &tools);
+    let program = Program::from_files(std::slice::from_ref(&file), &[], &tools);
     let opts = Options {
         toolchain: tools,
         ..Options::default()

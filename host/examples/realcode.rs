@@ -3,6 +3,9 @@ use kerncast_host::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+/// A profiled launch: (kernel, launch, grid, block).
+type Row = (String, String, String, String);
+
 fn main() {
     let data = PathBuf::from(
         std::env::args()
@@ -16,9 +19,8 @@ fn main() {
     let csv = std::fs::read_to_string(data.join("measurements.csv")).unwrap_or_default();
     let mut rdr = csv.lines();
     rdr.next();
-    // program -> (exe_args, rows of (kernel, launch, grid, block))
-    let mut rows: BTreeMap<String, (String, Vec<(String, String, String, String)>)> =
-        BTreeMap::new();
+    // program -> (exe_args, its profiled launches)
+    let mut rows: BTreeMap<String, (String, Vec<Row>)> = BTreeMap::new();
     for line in csv.lines().skip(1) {
         let f = split_csv(line);
         let e = rows

@@ -170,10 +170,10 @@ pub fn expand_response_files(words: Vec<String>, dir: &Path) -> Vec<String> {
             }
         } else if let Some(f) = w.strip_prefix("--options-file=") {
             Some(f.to_string())
-        } else if let Some(f) = w.strip_prefix('@').filter(|f| !f.is_empty()) {
-            Some(f.to_string())
         } else {
-            None
+            w.strip_prefix('@')
+                .filter(|f| !f.is_empty())
+                .map(str::to_string)
         };
         match file.as_deref().map(|f| (f, read(f))) {
             Some((_, Some(inner))) => out.extend(inner),
@@ -480,13 +480,32 @@ mod tests {
         std::fs::write(dir.join("inc.rsp"), "-I\"/p/include\" -I/q\n").unwrap();
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let out = super::expand_response_files(
-            w(&["nvcc", "-DA=1", "--options-file", "inc.rsp", "@inc.rsp", "-optf", "none.rsp", "x.cu"]),
+            w(&[
+                "nvcc",
+                "-DA=1",
+                "--options-file",
+                "inc.rsp",
+                "@inc.rsp",
+                "-optf",
+                "none.rsp",
+                "x.cu",
+            ]),
             &dir,
         );
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(
             out,
-            w(&["nvcc", "-DA=1", "-I/p/include", "-I/q", "-I/p/include", "-I/q", "-optf", "none.rsp", "x.cu"])
+            w(&[
+                "nvcc",
+                "-DA=1",
+                "-I/p/include",
+                "-I/q",
+                "-I/p/include",
+                "-I/q",
+                "-optf",
+                "none.rsp",
+                "x.cu"
+            ])
         );
     }
 

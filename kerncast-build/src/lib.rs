@@ -27,6 +27,9 @@
 //! `kerncast` tool (`$KERNCAST`, else `kerncast` on PATH). A build script then compiles in
 //! seconds and does not link the analysis engine (LLVM, isl) into every crate that uses it.
 
+// The example above is a whole build.rs: its `fn main` is what a user copies, not noise.
+#![allow(clippy::needless_doctest_main)]
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -53,8 +53,17 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// (PTX file, kernel, block, grid, parameters by position): launches of 2^20 threads.
-const BINDS: &[(&str, &str, [u64; 3], [u64; 3], &[(&str, i64)])] = &[
+/// (PTX file, kernel, block, grid, parameters by position).
+type Bind = (
+    &'static str,
+    &'static str,
+    [u64; 3],
+    [u64; 3],
+    &'static [(&'static str, i64)],
+);
+
+/// Launches of 2^20 threads.
+const BINDS: &[Bind] = &[
     (
         "transpose_tiled",
         "transpose_tiled",

@@ -33,6 +33,7 @@ use crate::piecewise::Piecewise;
 use crate::poly::{Atom, Constraint, LinExpr, Poly};
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg, StateSpace};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 
 /// Every conjunction of one term of `a` and one of `b` (disjoint terms stay disjoint); `None`
 /// past `limit` terms.
@@ -68,14 +69,19 @@ pub enum Cond {
     True,
 }
 
-impl Cond {
-    pub fn not(self) -> Cond {
+/// Negation; a double negation cancels.
+impl std::ops::Not for Cond {
+    type Output = Cond;
+
+    fn not(self) -> Cond {
         match self {
             Cond::Not(c) => *c,
             c => Cond::Not(Box::new(c)),
         }
     }
+}
 
+impl Cond {
     pub fn and(self, o: Cond) -> Cond {
         match (self, o) {
             (Cond::True, c) | (c, Cond::True) => c,
@@ -962,24 +968,25 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
                     _ => Val::Unknown,
                 }
             }
-            // `x | c` and `x ^ c` with x a multiple of 2^k and 0 <= c < 2^k set bits that x has
-            // clear: x + c (`(m << 1) | 1` is how compilers write 2m + 1).
-            "or" | "xor" if matches!((a, b), (Some(_), Some(_))) => {
-                let (x, y) = (a.expect("matched"), b.expect("matched"));
-                let disjoint =
-                    |x: &Poly, c: i128| c >= 0 && power_of_two_dividing(x).is_some_and(|d| c < d);
-                match (konst(x), konst(y)) {
-                    (_, Some(c)) if disjoint(x, c) => Val::Num(x.add(y)),
-                    (Some(c), _) if disjoint(y, c) => Val::Num(x.add(y)),
-                    _ => Val::Unknown,
-                }
-            }
             "and" | "or" | "xor" => match (ops.first(), ops.get(1)) {
                 (Some(Val::Pred(x)), Some(Val::Pred(y))) => Val::Pred(match i.opcode.as_str() {
                     "and" => Cond::And(Box::new(x.clone()), Box::new(y.clone())),
                     "or" => Cond::Or(Box::new(x.clone()), Box::new(y.clone())),
                     _ => x.clone().xor(y.clone()),
                 }),
+                // `x | c` and `x ^ c` with x a multiple of 2^k and 0 <= c < 2^k set bits that x
+                // has clear: x + c (`(m << 1) | 1` is how compilers write 2m + 1). A numeric
+                // `and` was taken above.
+                (Some(Val::Num(x)), Some(Val::Num(y))) if i.opcode != "and" => {
+                    let disjoint = |x: &Poly, c: i128| {
+                        c >= 0 && power_of_two_dividing(x).is_some_and(|d| c < d)
+                    };
+                    match (konst(x), konst(y)) {
+                        (_, Some(c)) if disjoint(x, c) => Val::Num(x.add(y)),
+                        (Some(c), _) if disjoint(y, c) => Val::Num(x.add(y)),
+                        _ => Val::Unknown,
+                    }
+                }
                 _ => Val::Unknown,
             },
             "not" => match ops.first() {

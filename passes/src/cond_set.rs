@@ -12,6 +12,7 @@ use crate::affine::{isl_lin, Cond};
 use crate::poly::isl::{Ctx, IslError, Set};
 use crate::poly::{fm, Atom, Constraint, LinExpr};
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 
 /// Whether no point of the space (`params`, `dims`) within `launch` satisfies `cond`.
@@ -162,11 +163,10 @@ impl Spaces {
         dims: &[String],
     ) -> Result<&mut CondSets, IslError> {
         let key = (params.to_vec(), dims.to_vec());
-        if !self.by_space.contains_key(&key) {
-            let sets = CondSets::new(&self.ctx, params, dims)?;
-            self.by_space.insert(key.clone(), sets);
-        }
-        Ok(self.by_space.get_mut(&key).expect("inserted above"))
+        Ok(match self.by_space.entry(key) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => v.insert(CondSets::new(&self.ctx, params, dims)?),
+        })
     }
 }
 
@@ -299,6 +299,7 @@ impl CondSets {
 mod tests {
     use super::*;
     use crate::poly::LinExpr;
+    use std::ops::Not;
 
     fn ge(e: LinExpr) -> Cond {
         Cond::Ge(e)

@@ -28,6 +28,7 @@ use crate::stats::{
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
@@ -302,11 +303,13 @@ fn analyze_launch(
         let mut per_block: BTreeMap<Feature, i128> = BTreeMap::new();
         let mut env = vals.entry[b].clone();
         for (k, inst) in bb.insts.iter().enumerate() {
-            let guarded = inst.pred.is_some() && !classify::counts_when_guard_false(inst);
+            let guard = inst
+                .pred
+                .as_ref()
+                .filter(|_| !classify::counts_when_guard_false(inst));
             // the instruction's own lane groups and counts, where a known guard restricts it
             let mut own: Option<(Parts, QPoly, QPoly)> = None;
-            if guarded {
-                let g = inst.pred.as_ref().expect("checked");
+            if let Some(g) = guard {
                 let c = match env.get(&g.reg) {
                     Some(Val::Pred(c)) => Some(if g.negated {
                         c.clone().not()
@@ -847,7 +850,10 @@ fn segments(
 /// The closed forms of [`segments`] a kernel's workloads share, by (access, segment size, the
 /// variables taken as 0).
 #[derive(Clone, Debug, Default)]
-pub struct SectorForms(Arc<std::sync::Mutex<BTreeMap<(usize, u64, Vec<String>), SectorForm>>>);
+pub struct SectorForms(Arc<std::sync::Mutex<BTreeMap<SectorFormKey, SectorForm>>>);
+
+/// (access, segment size, the variables taken as 0).
+type SectorFormKey = (usize, u64, Vec<String>);
 
 #[derive(Clone, Debug)]
 enum SectorForm {
@@ -978,7 +984,7 @@ fn wavefronts(
     let mut deps = BTreeSet::new();
     addr.vars(&mut deps);
     defs.close(&mut deps);
-    let mut memo: std::collections::HashMap<(Vec<i128>, Vec<(u32, [u64; 3])>), u64> =
+    let mut memo: std::collections::HashMap<(Vec<i128>, Vec<domains::Lane>), u64> =
         std::collections::HashMap::new();
     let mut over = false;
     domains::for_each_warp(

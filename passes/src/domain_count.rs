@@ -27,6 +27,7 @@ use crate::poly::{self as poly_mod, Constraint, CountError, LinExpr, Poly, QPoly
 use crate::ptx::{ParamField, PtxType, VarDecl};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 
 const TIDS: [&str; 3] = ["tid_x", "tid_y", "tid_z"];
 const CTAIDS: [&str; 3] = ["ctaid_x", "ctaid_y", "ctaid_z"];
@@ -279,11 +280,8 @@ impl DomainCounter {
             match o {
                 Some(k) => {
                     let r = find(&mut root, k);
-                    by_root
-                        .get_mut(&r)
-                        .expect("every root has a group")
-                        .conjuncts
-                        .push(c);
+                    // every dimension's root got its group above
+                    by_root.entry(r).or_default().conjuncts.push(c);
                 }
                 None => params_only.conjuncts.push(c),
             }
@@ -327,17 +325,16 @@ impl DomainCounter {
             for d in disjuncts {
                 let mut vars = BTreeSet::new();
                 d.vars(&mut vars);
-                let owners: BTreeSet<usize> = groups
+                let mut owners = groups
                     .iter()
                     .enumerate()
                     .filter(|(_, g)| g.dims.iter().any(|x| vars.contains(x)))
-                    .map(|(k, _)| k)
-                    .collect();
-                if owners.len() != 1 {
+                    .map(|(k, _)| k);
+                // exactly one group owns the disjunct's variables
+                let (Some(g), None) = (owners.next(), owners.next()) else {
                     fits = false;
                     break;
-                }
-                let g = *owners.iter().next().expect("one owner");
+                };
                 let e = per_group.entry(g).or_insert(Cond::True.not());
                 *e = e.clone().or(d);
             }

@@ -26,6 +26,7 @@ use crate::slots::{self, CondProgram};
 use crate::sync_idioms;
 use crate::taint::Taint;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 
 /// Prefix of the hint keys of control flow that no data decides ([`crate::taint`]) but that is
 /// not affine in the launch and the parameters (products such as `blockIdx.y * rows`):
@@ -429,6 +430,19 @@ pub enum EnumerateError {
     Isl(CountError),
 }
 
+/// One active lane of a warp: its lane number (0..32) and its thread index (x, y, z).
+pub type Lane = (u32, [u64; 3]);
+
+/// `visit(point, lanes, weight)` of a walk: the values of ctaid and the counters by name, the
+/// active lanes of one warp, and how many blocks that warp stands for.
+pub type WarpVisit<'a> = dyn FnMut(&BTreeMap<String, i128>, &[Lane], u64) + 'a;
+
+/// [`WarpVisit`] with the point as slot values (ctaid x, y, z, then the counters) instead of names.
+pub type SlotWarpVisit<'a> = dyn FnMut(&[i128], &[Lane], u64) + 'a;
+
+/// What the walks share: the slot values and, when asked for, the point by name.
+type CoreWarpVisit<'a> = dyn FnMut(&[i128], &BTreeMap<String, i128>, &[Lane], u64) + 'a;
+
 /// Walk the domain `counters`/`cond` of a launch with every parameter fixed (`env`: grid size,
 /// kernel parameters, hint parameters), one warp execution at a time: `visit(point, lanes)` gets
 /// the values of ctaid and the counters and the thread indices (in lane order) of one warp
@@ -445,7 +459,7 @@ pub fn for_each_warp(
     env: &BTreeMap<String, i128>,
     budget: u64,
     visit_reads: &BTreeSet<String>,
-    visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+    visit: &mut WarpVisit<'_>,
 ) -> Result<(), EnumerateError> {
     let walk = WarpWalk::new(counters, cond, block, env, visit_reads)?;
     let per_block = walk.points_per_block();
@@ -739,7 +753,7 @@ impl WarpWalk {
         &self,
         b: u64,
         weight: u64,
-        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+        visit: &mut WarpVisit<'_>,
     ) -> Result<(), EnumerateError> {
         match &self.ranges {
             Some(ranges) => self.walk_blocks(b..b + 1, ranges, weight, visit),
@@ -752,7 +766,7 @@ impl WarpWalk {
     pub fn walk(
         &self,
         blocks: std::ops::Range<u64>,
-        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+        visit: &mut WarpVisit<'_>,
     ) -> Result<(), EnumerateError> {
         self.walk_window(blocks, None, visit)
     }
@@ -770,7 +784,7 @@ impl WarpWalk {
         &self,
         blocks: std::ops::Range<u64>,
         outer_trips: Option<u64>,
-        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+        visit: &mut WarpVisit<'_>,
     ) -> Result<(), EnumerateError> {
         let Some(ranges) = &self.ranges else {
             return Ok(());
@@ -787,7 +801,7 @@ impl WarpWalk {
         &self,
         blocks: std::ops::Range<u64>,
         outer_trips: Option<u64>,
-        visit: &mut dyn FnMut(&[i128], &[(u32, [u64; 3])], u64),
+        visit: &mut SlotWarpVisit<'_>,
     ) -> Result<(), EnumerateError> {
         let Some(ranges) = &self.ranges else {
             return Ok(());
@@ -812,7 +826,7 @@ impl WarpWalk {
         blocks: std::ops::Range<u64>,
         ranges: &[(i128, i128)],
         weight: u64,
-        visit: &mut dyn FnMut(&BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+        visit: &mut WarpVisit<'_>,
     ) -> Result<(), EnumerateError> {
         let mut point: BTreeMap<String, i128> =
             self.slot_names().into_iter().map(|n| (n, 0)).collect();
@@ -833,7 +847,7 @@ impl WarpWalk {
         ranges: &[(i128, i128)],
         weight: u64,
         mut point: Option<&mut BTreeMap<String, i128>>,
-        visit: &mut dyn FnMut(&[i128], &BTreeMap<String, i128>, &[(u32, [u64; 3])], u64),
+        visit: &mut CoreWarpVisit<'_>,
     ) -> Result<(), EnumerateError> {
         let program = self.program.as_ref().ok_or(EnumerateError::Unbound(None))?;
         let block = self.block;
@@ -841,7 +855,7 @@ impl WarpWalk {
         let empty = BTreeMap::new();
         let mut slots: Vec<i128> = vec![0; names.len()];
         let mut bases = Vec::new();
-        let mut lanes: Vec<(u32, [u64; 3])> = Vec::with_capacity(32);
+        let mut lanes: Vec<Lane> = Vec::with_capacity(32);
         let tpb: u64 = block.iter().product();
         for b in blocks.start..blocks.end.min(self.blocks()) {
             let c = self.coords(b);

@@ -38,6 +38,7 @@ use crate::poly::{Atom, LinExpr, Poly};
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Not;
 
 /// isl sets and emptiness cache shared by the rounds of one analysis.
 pub(crate) struct Prover {
@@ -336,8 +337,11 @@ pub(crate) struct Paths<'a> {
     doms: Domains,
     /// Per exit edge (from, to) of a single loop, computed when a value needs it: the counter
     /// and its value when control leaves.
-    exits: RefCell<BTreeMap<(usize, usize), Option<(String, LinExpr)>>>,
+    exits: RefCell<BTreeMap<(usize, usize), Option<LoopExit>>>,
 }
+
+/// A loop's counter and its value when control leaves the loop.
+type LoopExit = (String, LinExpr);
 
 impl<'a> Paths<'a> {
     /// The domains from the values of the previous round.
@@ -352,7 +356,7 @@ impl<'a> Paths<'a> {
 
     /// The exit iteration on the edge `from` → `to` leaving loop `li` (`env`: the values at the
     /// end of `from`, for the edge's condition).
-    fn exit(&self, li: usize, from: usize, to: usize, env: &Env) -> Option<(String, LinExpr)> {
+    fn exit(&self, li: usize, from: usize, to: usize, env: &Env) -> Option<LoopExit> {
         if let Some(e) = self.exits.borrow().get(&(from, to)) {
             return e.clone();
         }
@@ -501,13 +505,7 @@ fn fitted(vals: &[LinExpr], pins: &[Vec<(LinExpr, i128)>]) -> Vec<LinExpr> {
 
 /// Values along an edge given the exit iteration of the loop it leaves (if it leaves one and the
 /// iteration is known); values that depend on a counter of a left loop are otherwise unknown.
-pub(crate) fn along(
-    cfg: &Cfg,
-    from: usize,
-    to: usize,
-    env: &Env,
-    exit: Option<&(String, LinExpr)>,
-) -> Env {
+pub(crate) fn along(cfg: &Cfg, from: usize, to: usize, env: &Env, exit: Option<&LoopExit>) -> Env {
     let left: Vec<String> = left_loops(cfg, from, to).into_iter().map(counter).collect();
     if left.is_empty() {
         return env.clone();

@@ -24,6 +24,7 @@ use crate::piecewise::Piecewise;
 use crate::poly::{Atom, LinExpr, Poly};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Not;
 
 const PREFIX: &str = "mm";
 

@@ -12,6 +12,7 @@
 
 use crate::affine::Cond;
 use crate::poly::LinExpr;
+use std::ops::Not;
 
 /// Most leaves a tree may have; sums of trees multiply their leaf counts, so a bound keeps the
 /// conditions a tree expands into small.

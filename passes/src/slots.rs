@@ -306,6 +306,7 @@ impl CondProgram {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+    use std::ops::Not;
 
     fn v(n: &str) -> LinExpr {
         LinExpr::var(n)

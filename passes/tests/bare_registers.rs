@@ -5,7 +5,6 @@ use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Operand, Statement};
 use kerncast_passes::stats::{DType, Feature, Launch, OpKind};
 
-#[allow(dead_code)] // this file does not use `emulate`
 mod common;
 use common::{analyze, data_dependent, kernel, workload};
 

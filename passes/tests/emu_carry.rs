@@ -5,7 +5,6 @@
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::stats::Launch;
 
-#[allow(dead_code)] // this file uses only `kernel`
 mod common;
 use common::kernel;
 

@@ -4,7 +4,6 @@
 use kerncast_passes::emu::{self, EmuError, KernelArg};
 use kerncast_passes::stats::Launch;
 
-#[allow(dead_code)] // this file uses only `kernel`
 mod common;
 use common::kernel;
 

@@ -9,7 +9,6 @@ use kerncast_passes::ptx::Module;
 use kerncast_passes::stats::{DType, Feature, Granularity, Launch, OpKind};
 use std::collections::BTreeMap;
 
-#[allow(dead_code)] // this file does not use `kernel` and `emulate`
 mod common;
 use common::{analyze, data_dependent, workload};
 

@@ -98,9 +98,9 @@ const BEGIN: [u32; 6] = [101, 0, 0, 0, 0, 0];
 const END: [u32; 6] = [102, 0, 0, 0, 0, 0];
 
 /// The instruction sequence the model reads for a benchmark: BEGIN, the last `MAX_LEN − 2`
-/// instructions of its faithful kernel, END.
+/// instructions of its faithful kernel, END (BEGIN, END for a benchmark without kernels).
 pub fn sequence(b: &Benchmark) -> Vec<[u32; 6]> {
-    let k = &b.faithful_kernel().insts;
+    let k: &[Inst] = b.faithful_kernel().map_or(&[], |k| &k.insts);
     let keep = MAX_LEN - 2;
     let tail = &k[k.len().saturating_sub(keep)..];
     let mut s = Vec::with_capacity(tail.len() + 2);

@@ -265,7 +265,13 @@ fn ensure_cuda12_headers(root: &Path) -> Result<bool> {
     let downloads = root.join(".toolchain/wheels-cuda12");
     std::fs::create_dir_all(&downloads)?;
     let st = Command::new(venv.join("bin/pip"))
-        .args(["download", "--quiet", "--no-deps", "--disable-pip-version-check", "--dest"])
+        .args([
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--dest",
+        ])
         .arg(&downloads)
         .args(CUDA12_WHEELS)
         .stdin(Stdio::null())
@@ -304,7 +310,10 @@ for whl in sorted(src.glob('*.whl')):
         .status()
         .context("could not run the wheel extraction")?;
     if !st.success() || !dest.join("include/cuda_runtime.h").is_file() {
-        bail!("extracting the CUDA 12 headers into {} failed", dest.display());
+        bail!(
+            "extracting the CUDA 12 headers into {} failed",
+            dest.display()
+        );
     }
     std::fs::write(&marker, want)?;
     std::fs::remove_dir_all(&downloads)?;

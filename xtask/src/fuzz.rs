@@ -38,7 +38,11 @@ const TARGETS: &[(&str, &[(&str, &str)])] = &[
     ("host_python", &[("host/tests/python", "py")]),
     (
         "host_c",
-        &[("host/tests/programs", "cu"), ("host/tests/programs", "c"), ("host/tests/programs", "cpp")],
+        &[
+            ("host/tests/programs", "cu"),
+            ("host/tests/programs", "c"),
+            ("host/tests/programs", "cpp"),
+        ],
     ),
 ];
 

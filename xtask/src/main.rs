@@ -23,12 +23,15 @@ enum Cmd {
     Bootstrap,
     /// Bootstrap, build, analyse the bundled example kernels for a bundled device, print a summary.
     Demo,
-    /// Bootstrap, then run every test of the workspace.
+    /// Bootstrap, lint (as `lint`), then run every test of the workspace.
     Test {
         /// Extra arguments passed to `cargo test`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// The lint floor CI holds: `cargo fmt --check`, clippy with warnings denied on every
+    /// target, and no unwrap/expect/panic in library and binary code (tests may).
+    Lint,
     /// Lower the kernel corpus (tests/kernels) with every available front end into tests/ptx.
     Regen,
     /// Validate the models against the real GTX Titan X measurements (shared/data/gpuptxmodel).
@@ -65,12 +68,16 @@ enum Cmd {
 }
 
 fn main() -> Result<()> {
-    let root = workspace_root();
+    let root = workspace_root()?;
     std::env::set_current_dir(&root)?;
     match Cli::parse().command {
         Cmd::Bootstrap => bootstrap::run(&root),
         Cmd::Demo => demo(&root),
         Cmd::Test { args } => test(&root, &args),
+        Cmd::Lint => {
+            bootstrap::run(&root)?;
+            lint(&root)
+        }
         Cmd::Regen => {
             bootstrap::run(&root)?;
             regen::run(&root)
@@ -85,11 +92,14 @@ fn main() -> Result<()> {
     }
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
-        .to_path_buf()
+fn workspace_root() -> Result<PathBuf> {
+    let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().map(Path::to_path_buf).with_context(|| {
+        format!(
+            "{} has no parent folder to be the workspace",
+            xtask.display()
+        )
+    })
 }
 
 /// A `cargo` command that sees the project-local toolchain (nvcc, ptxas) through `KERNCAST_TOOLCHAIN`.
@@ -112,6 +122,7 @@ pub fn run_checked(mut c: Command) -> Result<()> {
 
 fn test(root: &Path, extra: &[String]) -> Result<()> {
     bootstrap::run(root)?;
+    lint(root)?;
     let mut c = cargo(root);
     c.args(["test", "--workspace"]).args(extra);
     if std::env::var_os("CI").is_some() {
@@ -119,6 +130,54 @@ fn test(root: &Path, extra: &[String]) -> Result<()> {
         c.env("CARGO_INCREMENTAL", "0");
     }
     run_checked(c)
+}
+
+/// The lint floor (issue 49): formatting, clippy's warnings on every target, and no
+/// `unwrap`/`expect`/`panic!` in library and binary code. clippy.toml lets tests use them; build
+/// scripts are not lib or bin targets; kerncast-tests is the integration-test crate (its
+/// binaries are test drivers). A `#[allow]` of one of these lints says why beside it.
+fn lint(root: &Path) -> Result<()> {
+    for (sub, component) in [("fmt", "rustfmt"), ("clippy", "clippy")] {
+        let ok = cargo(root)
+            .args([sub, "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            bail!("`cargo {sub}` is not installed: rustup component add {component}");
+        }
+    }
+    let mut fmt = cargo(root);
+    fmt.args(["fmt", "--all", "--check"]);
+    run_checked(fmt).context("formatting differs from rustfmt's: run `cargo fmt --all`")?;
+    let mut warnings = cargo(root);
+    warnings.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    run_checked(warnings)?;
+    let mut floor = cargo(root);
+    floor.args([
+        "clippy",
+        "--workspace",
+        "--exclude",
+        "kerncast-tests",
+        "--lib",
+        "--bins",
+        "--",
+        "-D",
+        "warnings",
+        "-D",
+        "clippy::unwrap_used",
+        "-D",
+        "clippy::expect_used",
+        "-D",
+        "clippy::panic",
+    ]);
+    run_checked(floor)
 }
 
 /// The whole-process benchmark (`kerncast-bench`, release, against a release `kerncast`), then
@@ -171,14 +230,22 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
 fn realcode(root: &Path, extra: &[String]) -> Result<()> {
     bootstrap::run(root)?;
     let mut build = cargo(root);
-    build.args(["build", "--release", "--package", "kerncast", "--bin", "kerncast"]);
+    build.args([
+        "build",
+        "--release",
+        "--package",
+        "kerncast",
+        "--bin",
+        "kerncast",
+    ]);
     run_checked(build)?;
     let mut c = Command::new(root.join("target/release/kerncast"));
     c.current_dir(root)
         .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"))
         .arg("realcode");
     if !extra.iter().any(|a| a == "--data") {
-        c.arg("--data").arg(root.join("../shared/data/gpuflopbench"));
+        c.arg("--data")
+            .arg(root.join("../shared/data/gpuflopbench"));
     }
     c.args(extra);
     run_checked(c)

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 /// Sources that also go clang -> .ll -> in-process LLVM (tests/ptx/llvm/): a few of each shape.
 const LLVM_ROUTE: &[&str] = &[
@@ -120,14 +120,16 @@ pub fn run(root: &Path) -> Result<()> {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(job) = jobs.get(i) else { break };
                 let outcome = lower_one(root, &kerncast, ptxas.as_deref(), job);
+                // a worker that panicked holding the lock left the map whole (an insert is
+                // the only thing done under it), and the scope re-raises that panic anyway
                 results
                     .lock()
-                    .expect("no worker panics while holding the lock")
+                    .unwrap_or_else(PoisonError::into_inner)
                     .insert((job.rel.clone(), job.fe), outcome);
             });
         }
     });
-    let results = results.into_inner().expect("workers finished");
+    let results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
 
     let removed = remove_stale(root, &sources, &available)?;
     write_manifest(root, &sources)?;

@@ -47,6 +47,9 @@ pub fn flags_note() -> String {
 }
 
 /// `#include <torch/…>`, `<ATen/…>`, `<c10/…>` or `<pybind11/…>`, in either bracket form.
+// A literal pattern, built once: the_headers_a_source_names_are_written_unless_pytorch_is_on_the_path
+// compiles it, so the unwrap cannot fail at run time.
+#[allow(clippy::unwrap_used)]
 static TORCH_INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?m)^\s*#\s*include\s*[<"]((?:torch|ATen|c10|pybind11)/[^>"]+)[>"]"#).unwrap()
 });

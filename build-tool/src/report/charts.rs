@@ -57,7 +57,7 @@ fn bounds(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 /// components in proportion to time, so its shares are the same.
 pub fn breakdown(k: &KernelReport) -> Option<String> {
     let total = k.prediction.time_s;
-    if k.breakdown.is_empty() || !(total > 0.0) {
+    if k.breakdown.is_empty() || total.is_nan() || total <= 0.0 {
         return None;
     }
     let n = k.breakdown.len();

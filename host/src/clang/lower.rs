@@ -412,8 +412,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 let default = p
                     .children()
                     .into_iter()
-                    .filter(|c| is_expr_kind(c.kind()))
-                    .last()
+                    .rfind(|c| is_expr_kind(c.kind()))
                     .map(|d| self.expr(&d, 0));
                 Param {
                     key: self.decl_key(p),

@@ -145,6 +145,14 @@ pub(super) fn buffer_of(v: &Value) -> Option<Rc<RefCell<Buffer>>> {
     }
 }
 
+/// A launch's shape as the launch APIs take it (`cudaLaunchConfig_t`'s fields): grid and block
+/// dimensions and the dynamic shared memory in bytes, as the program computed them.
+struct LaunchConfig {
+    grid: [Value; 3],
+    block: [Value; 3],
+    shared: Value,
+}
+
 impl Interp<'_> {
     fn device_value(&mut self, field: &str, known: Option<i64>) -> Value {
         match known {
@@ -364,13 +372,16 @@ impl Interp<'_> {
     fn launch_by_value(
         &mut self,
         func: &Value,
-        grid: [Value; 3],
-        block: [Value; 3],
-        shared: Value,
+        config: LaunchConfig,
         params: &Value,
         api: &'static str,
         e: &Expr,
     ) {
+        let LaunchConfig {
+            grid,
+            block,
+            shared,
+        } = config;
         let Some((kernel, by_name)) = kernel_name_of(func) else {
             self.record(Event {
                 kernel: String::from("?"),
@@ -904,7 +915,17 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             } else {
                 "cudaLaunchCooperativeKernel"
             };
-            it.launch_by_value(&arg(args, 0), grid, block, shared, &arg(args, 3), api, e);
+            it.launch_by_value(
+                &arg(args, 0),
+                LaunchConfig {
+                    grid,
+                    block,
+                    shared,
+                },
+                &arg(args, 3),
+                api,
+                e,
+            );
             ret(Value::Int(0))
         }
         "cudaLaunchKernelEx" | "cudaLaunchKernelExC" => {
@@ -919,9 +940,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             if f == "cudaLaunchKernelExC" {
                 it.launch_by_value(
                     &arg(args, 1),
-                    grid,
-                    block,
-                    shared,
+                    LaunchConfig {
+                        grid,
+                        block,
+                        shared,
+                    },
                     &arg(args, 2),
                     "cudaLaunchKernelEx",
                     e,
@@ -935,9 +958,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 let array = Value::Array(Rc::new(RefCell::new(Buffer::from_values(params))));
                 it.launch_by_value(
                     &arg(args, 1),
-                    grid,
-                    block,
-                    shared,
+                    LaunchConfig {
+                        grid,
+                        block,
+                        shared,
+                    },
                     &array,
                     "cudaLaunchKernelEx",
                     e,
@@ -951,9 +976,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let shared = arg(args, 7);
             it.launch_by_value(
                 &arg(args, 0),
-                g,
-                b,
-                shared,
+                LaunchConfig {
+                    grid: g,
+                    block: b,
+                    shared,
+                },
                 &arg(args, 9),
                 "cuLaunchKernel",
                 e,
@@ -1006,9 +1033,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 let saved = it.capture.replace(Vec::new());
                 it.launch_by_value(
                     &field("func"),
-                    dims(Some(&field("gridDim"))),
-                    dims(Some(&field("blockDim"))),
-                    field("sharedMemBytes"),
+                    LaunchConfig {
+                        grid: dims(Some(&field("gridDim"))),
+                        block: dims(Some(&field("blockDim"))),
+                        shared: field("sharedMemBytes"),
+                    },
                     &field("kernelParams"),
                     "cudaGraphAddKernelNode",
                     e,

@@ -167,6 +167,9 @@ fn op_name(op: ast::Operator) -> &'static str {
     }
 }
 
+/// The item at an index of what a `for` loop walks.
+type ItemAt<'a> = Box<dyn Fn(&BigInt) -> Val<'a> + 'a>;
+
 impl<'a> Interp<'a> {
     pub fn new(
         scripts: &'a [Script],
@@ -800,7 +803,7 @@ impl<'a> Interp<'a> {
         let line = self.span(f).line;
         let start_mark = self.recorder.log.len();
         // A range is walked without listing it.
-        let (len, get): (Option<BigInt>, Box<dyn Fn(&BigInt) -> Val<'a>>) = match &iter {
+        let (len, get): (Option<BigInt>, ItemAt<'a>) = match &iter {
             Val::Range(r) => {
                 let r = r.clone();
                 (
@@ -1628,7 +1631,7 @@ impl<'a> Interp<'a> {
         ];
         self.scripts
             .iter()
-            .position(|s| candidates.iter().any(|c| *c == s.path))
+            .position(|s| candidates.contains(&s.path))
     }
 
     pub fn record_assumptions(&mut self, values: &[crate::interp::value::Value]) {

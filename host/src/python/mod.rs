@@ -159,10 +159,10 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
     it.diagnostics = diagnostics;
     // A setup.py first: the extensions it builds are what scripts import.
     let mut halted = None;
-    for i in 0..scripts.len() {
-        if is_setup(&scripts[i].path) {
+    for (i, script) in scripts.iter().enumerate() {
+        if is_setup(&script.path) {
             it.argv = vec![
-                scripts[i].path.to_string_lossy().into_owned(),
+                script.path.to_string_lossy().into_owned(),
                 "build_ext".into(),
             ];
             if let Err(interp::Halt::Budget(w)) = it.run_module(i, "__main__") {
@@ -170,11 +170,11 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
             }
         }
     }
-    for i in 0..hosts {
-        if is_setup(&scripts[i].path) || halted.is_some() {
+    for (i, script) in scripts.iter().enumerate().take(hosts) {
+        if is_setup(&script.path) || halted.is_some() {
             continue;
         }
-        it.argv = std::iter::once(scripts[i].path.to_string_lossy().into_owned())
+        it.argv = std::iter::once(script.path.to_string_lossy().into_owned())
             .chain(args.clone().unwrap_or_default())
             .collect();
         it.argv_list = None;

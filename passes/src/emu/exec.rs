@@ -199,7 +199,7 @@ pub fn run_observed(
     );
     super::check_bytes(
         "shared, local and register memory per block",
-        per_block.saturating_add(prog.param_bytes as u64),
+        per_block.saturating_add(prog.param_bytes),
         opts.max_bytes
             .saturating_sub(arg_bytes.saturating_add(module_bytes)),
     )?;
@@ -254,7 +254,7 @@ pub fn run_observed(
                     break 'grid;
                 }
                 dispatched += 1;
-                if (dispatched - 1) % every != 0 {
+                if !(dispatched - 1).is_multiple_of(every) {
                     continue;
                 }
                 let mut ctx = Ctx {

@@ -468,13 +468,11 @@ fn flat_product_expanded(a: &QPoly, b: &QPoly) -> QPoly {
 /// the factors.
 fn product_times_flat(p: &Product, f: &QPoly) -> QPoly {
     let mut factors = p.factors.clone();
-    if f.pieces.len() == 1 {
-        let k = (0..factors.len())
-            .min_by_key(|&i| factors[i].pieces.len())
-            .expect("a product has factors");
-        factors[k] = flat_product_expanded(&factors[k], f);
-    } else {
-        factors.push(f.clone());
+    let smallest = (0..factors.len()).min_by_key(|&i| factors[i].pieces.len());
+    match smallest {
+        Some(k) if f.pieces.len() == 1 => factors[k] = flat_product_expanded(&factors[k], f),
+        // no factors is the empty product, 1: then 1 · f is f alone
+        _ => factors.push(f.clone()),
     }
     factors.sort();
     QPoly {
