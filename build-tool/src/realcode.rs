@@ -616,8 +616,7 @@ fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> 
         (st, _) => {
             let last: String = stderr
                 .lines()
-                .filter(|l| !l.trim().is_empty())
-                .last()
+                .rfind(|l| !l.trim().is_empty())
                 .unwrap_or("")
                 .chars()
                 .take(300)
@@ -1098,7 +1097,7 @@ pub fn accuracy(rows: &[Row]) -> String {
         *reasons.entry(g).or_default() += 1;
     }
     let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
-    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
     if !reasons.is_empty() {
         let _ = writeln!(out, "not predicted, by reason:");
         for (g, n) in reasons.iter().take(15) {

@@ -211,7 +211,9 @@ fn a_size_read_from_a_file_is_a_name_the_user_can_give() {
     let l = &unknown.launches[0];
     assert_eq!(l.grid[0].as_u64(), None, "{l:?}");
     assert!(
-        l.unknowns().iter().any(|(what, why)| what == "n" && why.contains("`n`")),
+        l.unknowns()
+            .iter()
+            .any(|(what, why)| what == "n" && why.contains("`n`")),
         "{:?}",
         l.unknowns()
     );
@@ -224,5 +226,9 @@ fn a_size_read_from_a_file_is_a_name_the_user_can_give() {
     std::fs::remove_dir_all(&dir).unwrap();
     let l = &given.launches[0];
     assert_eq!(l.grid[0].as_u64(), Some(16), "{l:?}");
-    assert_eq!(l.args.get("n").and_then(|v| v.as_u64()), Some(4096), "{l:?}");
+    assert_eq!(
+        l.args.get("n").and_then(|v| v.as_u64()),
+        Some(4096),
+        "{l:?}"
+    );
 }

@@ -138,7 +138,10 @@ fn config_driven_reports_are_complete_and_deterministic() {
     let entries = walk_count(&cache_dir);
     // one result per (kernel, workload, device), and the source's lowered PTX and ptxas's
     // resources for it
-    assert_eq!(entries, 3, "a result, the lowered PTX and ptxas's resources");
+    assert_eq!(
+        entries, 3,
+        "a result, the lowered PTX and ptxas's resources"
+    );
     let c2 = analyze(&inputs(d, true), None).unwrap();
     assert_eq!(c1, r);
     assert_eq!(c2, r);

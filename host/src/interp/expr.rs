@@ -94,9 +94,10 @@ impl Interp<'_> {
                 // from the device) takes the variable's name when read, so the user can give
                 // it (`--param n=…`) and the reports say which name a launch depends on.
                 match (&v, &e.ty) {
-                    (Value::Unknown(u), crate::ast::Ty::Int { .. } | crate::ast::Ty::Float { .. })
-                        if u.name.is_none() =>
-                    {
+                    (
+                        Value::Unknown(u),
+                        crate::ast::Ty::Int { .. } | crate::ast::Ty::Float { .. },
+                    ) if u.name.is_none() => {
                         let named = self.named(v, name);
                         place.write(named.clone());
                         named
