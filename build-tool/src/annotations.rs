@@ -203,14 +203,13 @@ fn defines_template(lines: &[&str], at: usize) -> bool {
 /// `reqd_work_group_size(x, y, z)` on a kernel's line or the line before it (where
 /// `__kernel __attribute__((…))` often stands alone).
 fn required_local_size(lines: &[&str]) -> Option<[u64; 3]> {
-    // A literal pattern, built once: a_qualifier_alone_on_its_line_joins_the_name_on_the_next
-    // compiles it, so the unwrap cannot fail at run time.
-    #[allow(clippy::unwrap_used)]
-    static REQD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"reqd_work_group_size\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
-            .unwrap()
+    // A literal pattern, built once (a_qualifier_alone_on_its_line_joins_the_name_on_the_next
+    // compiles it).
+    static REQD: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"reqd_work_group_size\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)").ok()
     });
-    let c = lines.iter().rev().find_map(|l| REQD.captures(l))?;
+    let re = REQD.as_ref()?;
+    let c = lines.iter().rev().find_map(|l| re.captures(l))?;
     let n = |i: usize| c[i].parse::<u64>().ok();
     Some([n(1)?, n(2)?, n(3)?])
 }

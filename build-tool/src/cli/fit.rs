@@ -150,12 +150,12 @@ pub fn read_csv(path: &Path) -> miette::Result<Vec<CsvLaunch>> {
     Ok(out)
 }
 
-/// The CSV's launches with the features of the realcode row of the same program, kernel,
-/// grid and block (the first that has features); a launch with none has no features and is
-/// left out of the fit like a realcode row without a prediction.
 /// A measured launch's identity: program, kernel, grid, block.
 type LaunchKey<'a> = (&'a str, &'a str, [u64; 3], [u64; 3]);
 
+/// The CSV's launches with the features of the realcode row of the same program, kernel,
+/// grid and block (the first that has features); a launch with none has no features and is
+/// left out of the fit like a realcode row without a prediction.
 fn rows_from_csv(csv: &[CsvLaunch], features: &[Row]) -> Vec<Row> {
     let mut by_key: BTreeMap<LaunchKey<'_>, &Row> = BTreeMap::new();
     for r in features.iter().filter(|r| !r.counts.is_empty()) {

@@ -47,18 +47,20 @@ pub fn flags_note() -> String {
 }
 
 /// `#include <torch/…>`, `<ATen/…>`, `<c10/…>` or `<pybind11/…>`, in either bracket form.
-// A literal pattern, built once: the_headers_a_source_names_are_written_unless_pytorch_is_on_the_path
-// compiles it, so the unwrap cannot fail at run time.
-#[allow(clippy::unwrap_used)]
-static TORCH_INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?m)^\s*#\s*include\s*[<"]((?:torch|ATen|c10|pybind11)/[^>"]+)[>"]"#).unwrap()
+// A literal pattern, built once (the_headers_a_source_names_are_written_unless_pytorch_is_on_the_path
+// compiles it).
+static TORCH_INCLUDE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r#"(?m)^\s*#\s*include\s*[<"]((?:torch|ATen|c10|pybind11)/[^>"]+)[>"]"#).ok()
 });
 
 /// The PyTorch headers `texts` include, each once, in order.
 pub fn torch_includes<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for text in texts {
-        for c in TORCH_INCLUDE.captures_iter(text) {
+        let Some(re) = TORCH_INCLUDE.as_ref() else {
+            break;
+        };
+        for c in re.captures_iter(text) {
             let name = c[1].to_string();
             if !out.contains(&name) {
                 out.push(name);

@@ -163,6 +163,8 @@ pub struct Compiled {
 pub enum CompileError {
     #[error("coefficient {0} does not fit the compiled program's 64/128-bit registers")]
     Overflow(String),
+    #[error("a piece's guard is missing from the compiled program's guard list")]
+    GuardMissing,
 }
 
 struct Builder {
@@ -334,13 +336,17 @@ impl Compiled {
         conds.sort_unstable();
         conds.dedup();
         if conds.len() <= 64 {
-            // Every guard of a piece is in `conds`, collected from the pieces' guards above: the
-            // search cannot miss, and skipping a bit instead would widen the piece silently.
-            #[allow(clippy::expect_used)]
+            // Every guard of a piece is in `conds`, collected from the pieces' guards above;
+            // skipping a bit instead would widen the piece silently, so a miss is an error.
             for p in &mut pieces {
-                p.mask = p.guards.iter().fold(0u64, |m, g| {
-                    m | 1 << conds.binary_search(g).expect("collected above")
-                });
+                let mut mask = 0u64;
+                for g in &p.guards {
+                    let bit = conds
+                        .binary_search(g)
+                        .map_err(|_| CompileError::GuardMissing)?;
+                    mask |= 1 << bit;
+                }
+                p.mask = mask;
             }
         } else {
             conds.clear();
