@@ -493,8 +493,9 @@ impl Set {
 
     /// Exact number of points; every parameter must be fixed (the counting oracle).
     pub fn count_val(&self) -> Result<Val> {
-        // SAFETY: copy then take.
-        let p = unsafe { ffi::isl_set_count_val(ffi::isl_set_copy(self.ptr)) };
+        // SAFETY: keep (`__isl_keep isl_set *`): a copy passed here was never freed, and the
+        // set it held kept its context alive (cargo xtask fuzz, count, LeakSanitizer).
+        let p = unsafe { ffi::isl_set_count_val(self.ptr) };
         let v = Val::from_raw(&self.ctx, p, "isl_set_count_val")?;
         if v.is_nan_or_inf() {
             return Err(IslError("count of an unbounded set".into()));
