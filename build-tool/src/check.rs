@@ -321,6 +321,8 @@ pub fn explain(base: &BaselineEntry, current: &BaselineEntry) -> Explanation {
             after: current.counts.get(k).copied().unwrap_or(0.0),
         })
         .filter(|m| moved(m.before, m.after))
+        // the linear model's features (`linear.*`) are made of the counts listed beside them
+        .filter(|m| !m.name.starts_with("linear."))
         .collect();
     // a per-warp count moves with its per-thread twin: name the thread's only
     let thread_moved: std::collections::BTreeSet<String> = counts
