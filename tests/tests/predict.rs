@@ -917,8 +917,7 @@ int main() {
     assert!(
         out.contains(
             "the launch at line 23 is not counted (it runs at least once: the loop at line 22, \
-             whose end kerncast cannot tell (data copied from the device)): the figures are one \
-             launch's"
+             whose end kerncast cannot tell (`err`)): the figures are one launch's"
         ),
         "{out}"
     );
