@@ -96,9 +96,109 @@ impl Toolchain {
     }
 }
 
-/// Reads a compilation database. Paths become absolute (relative to each entry's
-/// `directory`, itself relative to the database's folder).
-pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError> {
+/// One entry of a compilation database as written: its command split into words, its paths
+/// absolute. The host reader turns it into a [`UnitSpec`]; the build tool lowers its kernels
+/// with it as the build did.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CompileCommand {
+    /// The source, absolute.
+    pub file: PathBuf,
+    /// The folder the command runs in, absolute.
+    pub directory: PathBuf,
+    /// The command's words, compiler first.
+    pub words: Vec<String>,
+    /// gpuFLOPBench's `program` key, where the database has one.
+    pub program: Option<String>,
+}
+
+/// Which compiler a command runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compiler {
+    Clang,
+    Nvcc,
+}
+
+impl CompileCommand {
+    /// The compiler the command runs, from its first word.
+    pub fn compiler(&self) -> Option<Compiler> {
+        let name = Path::new(self.words.first()?)
+            .file_name()?
+            .to_string_lossy()
+            .into_owned();
+        if name.starts_with("nvcc") {
+            Some(Compiler::Nvcc)
+        } else if name.starts_with("clang") {
+            Some(Compiler::Clang)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the unit has device code: a CUDA source (`-x cuda`, `-x cu`, `.cu`), or any
+    /// source nvcc compiles as CUDA (`.cu`, or `-x cu`).
+    pub fn is_cuda(&self) -> bool {
+        let ext = self
+            .file
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let mut lang: Option<&str> = None;
+        for w in self.words.windows(2) {
+            if w[0] == "-x" {
+                lang = Some(w[1].as_str());
+            }
+        }
+        match lang {
+            Some(l) => l == "cuda" || l == "cu",
+            None => ext == "cu",
+        }
+    }
+
+    /// The architecture the command compiles device code for (`--cuda-gpu-arch=`, `-arch=`,
+    /// `-gencode arch=…,code=…`), the first where several are given.
+    pub fn arch(&self) -> Option<String> {
+        let mut it = self.words.iter().peekable();
+        while let Some(w) = it.next() {
+            if let Some(a) = w.strip_prefix("--cuda-gpu-arch=") {
+                return Some(a.to_string());
+            }
+            if let Some(a) = w
+                .strip_prefix("-arch=")
+                .or_else(|| w.strip_prefix("--gpu-architecture="))
+            {
+                return Some(sm_of(a));
+            }
+            if w == "-arch" || w == "--gpu-architecture" {
+                return it.peek().map(|a| sm_of(a));
+            }
+            if w == "-gencode" || w == "--generate-code" {
+                return it.peek().map(|a| sm_of(a));
+            }
+            if let Some(a) = w.strip_prefix("-gencode=") {
+                return Some(sm_of(a));
+            }
+        }
+        None
+    }
+}
+
+/// `sm_86` from `sm_86`, `compute_86`, `arch=compute_86,code=sm_86`.
+pub fn sm_of(v: &str) -> String {
+    let digits: String = v
+        .split(['_', ',', '='])
+        .find(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or("")
+        .to_string();
+    if digits.is_empty() {
+        v.to_string()
+    } else {
+        format!("sm_{digits}")
+    }
+}
+
+/// Reads a compilation database's entries. `directory` becomes absolute (relative to the
+/// database's folder) and `file` too (relative to its `directory`).
+pub fn read_commands(path: &Path) -> Result<Vec<CompileCommand>, CompDbError> {
     let text = std::fs::read_to_string(path).map_err(|source| CompDbError::Read {
         file: path.to_path_buf(),
         source,
@@ -114,19 +214,36 @@ pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."));
     let base = std::fs::canonicalize(&base).unwrap_or(base);
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(index, e)| {
+            let words = match (e.arguments, e.command) {
+                (Some(a), _) => a,
+                (None, Some(c)) => shlex::split(&c).ok_or_else(|| CompDbError::Command {
+                    file: path.to_path_buf(),
+                    index,
+                })?,
+                (None, None) => Vec::new(),
+            };
+            let directory = absolute(&base, &e.directory);
+            Ok(CompileCommand {
+                file: absolute(&directory, &e.file),
+                directory,
+                words,
+                program: e.program,
+            })
+        })
+        .collect()
+}
+
+/// Reads a compilation database as the units libclang parses.
+pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError> {
     let mut out = Vec::new();
-    for (index, e) in entries.into_iter().enumerate() {
-        let dir = absolute(&base, &e.directory);
-        let words = match (e.arguments, e.command) {
-            (Some(a), _) => a,
-            (None, Some(c)) => shlex::split(&c).ok_or_else(|| CompDbError::Command {
-                file: path.to_path_buf(),
-                index,
-            })?,
-            (None, None) => Vec::new(),
-        };
-        let words = expand_response_files(words, &dir);
-        let mut file = absolute(&dir, &e.file);
+    for c in read_commands(path)? {
+        let dir = c.directory;
+        let words = expand_response_files(c.words, &dir);
+        let mut file = c.file;
         if !file.exists() {
             // A database whose `file` disagrees with its command: the command's source wins.
             let name = file.file_name().map(|n| n.to_os_string());
@@ -142,7 +259,7 @@ pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError
         out.push(UnitSpec {
             args: clang_args(&words, &file, &dir, tools),
             file,
-            program: e.program,
+            program: c.program,
         });
     }
     Ok(out)
@@ -210,7 +327,9 @@ pub fn find_near(start: &Path) -> Option<PathBuf> {
     None
 }
 
-fn absolute(base: &Path, p: &str) -> PathBuf {
+/// `p` relative to `base` (unless absolute), with `.` and `..` resolved without touching the
+/// file system.
+pub fn absolute(base: &Path, p: &str) -> PathBuf {
     let p = Path::new(p);
     let joined = if p.is_absolute() {
         p.to_path_buf()

@@ -15,6 +15,7 @@ mod embedded_c;
 pub mod interp;
 mod output;
 mod python;
+pub mod torch_api;
 
 pub use python::gpu_scripts;
 

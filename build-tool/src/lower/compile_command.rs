@@ -9,201 +9,13 @@
 //! the compiler's own diagnostics.
 
 use super::{normalize_file_paths, run_compiler, tools, Frontend, LowerError, Lowered};
-use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// One entry of a compilation database, as written (the command split into words).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CompileCommand {
-    /// The source, absolute.
-    pub file: PathBuf,
-    /// The folder the command runs in, absolute.
-    pub directory: PathBuf,
-    /// The command's words, compiler first.
-    pub words: Vec<String>,
-    /// gpuFLOPBench's `program` key, where the database has one.
-    pub program: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Entry {
-    directory: String,
-    file: String,
-    #[serde(default)]
-    command: Option<String>,
-    #[serde(default)]
-    arguments: Option<Vec<String>>,
-    #[serde(default)]
-    program: Option<String>,
-}
-
-/// Why a database could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum DatabaseError {
-    #[error("{file}: cannot read the compilation database: {source}")]
-    Read {
-        file: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{file}:{line}:{column}: not a compilation database: {message}")]
-    Parse {
-        file: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("{file}: entry {index} has a command kerncast cannot split into words")]
-    Command { file: PathBuf, index: usize },
-}
-
-/// Reads a compilation database; `directory` and `file` become absolute (a relative
-/// `directory` is relative to the database's folder).
-pub fn read_database(path: &Path) -> Result<Vec<CompileCommand>, DatabaseError> {
-    let text = std::fs::read_to_string(path).map_err(|source| DatabaseError::Read {
-        file: path.to_path_buf(),
-        source,
-    })?;
-    let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| DatabaseError::Parse {
-        file: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
-    let base = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let base = std::fs::canonicalize(&base).unwrap_or(base);
-    entries
-        .into_iter()
-        .enumerate()
-        .map(|(index, e)| {
-            let words = match (e.arguments, e.command) {
-                (Some(a), _) => a,
-                (None, Some(c)) => shlex::split(&c).ok_or_else(|| DatabaseError::Command {
-                    file: path.to_path_buf(),
-                    index,
-                })?,
-                (None, None) => Vec::new(),
-            };
-            let directory = join(&base, &e.directory);
-            Ok(CompileCommand {
-                file: join(&directory, &e.file),
-                directory,
-                words,
-                program: e.program,
-            })
-        })
-        .collect()
-}
-
-fn join(base: &Path, p: &str) -> PathBuf {
-    let p = Path::new(p);
-    let joined = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// Which compiler a command runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compiler {
-    Clang,
-    Nvcc,
-}
-
-impl CompileCommand {
-    /// The compiler the command runs, from its first word.
-    pub fn compiler(&self) -> Option<Compiler> {
-        let name = Path::new(self.words.first()?)
-            .file_name()?
-            .to_string_lossy()
-            .into_owned();
-        if name.starts_with("nvcc") {
-            Some(Compiler::Nvcc)
-        } else if name.starts_with("clang") {
-            Some(Compiler::Clang)
-        } else {
-            None
-        }
-    }
-
-    /// Whether the unit has device code: a CUDA source (`-x cuda`, `-x cu`, `.cu`), or any
-    /// source nvcc compiles as CUDA (`.cu`, or `-x cu`).
-    pub fn is_cuda(&self) -> bool {
-        let ext = self
-            .file
-            .extension()
-            .map(|e| e.to_string_lossy().to_lowercase())
-            .unwrap_or_default();
-        let mut lang: Option<&str> = None;
-        for w in self.words.windows(2) {
-            if w[0] == "-x" {
-                lang = Some(w[1].as_str());
-            }
-        }
-        match lang {
-            Some(l) => l == "cuda" || l == "cu",
-            None => ext == "cu",
-        }
-    }
-
-    /// The architecture the command compiles device code for (`--cuda-gpu-arch=`, `-arch=`,
-    /// `-gencode arch=…,code=…`), the first where several are given.
-    pub fn arch(&self) -> Option<String> {
-        let mut it = self.words.iter().peekable();
-        while let Some(w) = it.next() {
-            if let Some(a) = w.strip_prefix("--cuda-gpu-arch=") {
-                return Some(a.to_string());
-            }
-            if let Some(a) = w
-                .strip_prefix("-arch=")
-                .or_else(|| w.strip_prefix("--gpu-architecture="))
-            {
-                return Some(sm_of(a));
-            }
-            if w == "-arch" || w == "--gpu-architecture" {
-                return it.peek().map(|a| sm_of(a));
-            }
-            if w == "-gencode" || w == "--generate-code" {
-                return it.peek().map(|a| sm_of(a));
-            }
-            if let Some(a) = w.strip_prefix("-gencode=") {
-                return Some(sm_of(a));
-            }
-        }
-        None
-    }
-}
-
-/// `sm_86` from `sm_86`, `compute_86`, `arch=compute_86,code=sm_86`.
-fn sm_of(v: &str) -> String {
-    let digits: String = v
-        .split(['_', ',', '='])
-        .find(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-        .unwrap_or("")
-        .to_string();
-    if digits.is_empty() {
-        v.to_string()
-    } else {
-        format!("sm_{digits}")
-    }
-}
+// The database is read once, by the host crate; lowering takes its entries as written.
+pub use kerncast_host::compdb::{
+    read_commands as read_database, CompDbError as DatabaseError, CompileCommand, Compiler,
+};
 
 /// Flags that end a command's work early or write something other than the object file, with
 /// the value they take as the next word.
@@ -273,7 +85,7 @@ pub fn device_command(
         if !w.starts_with('-') && {
             let p = Path::new(&w);
             p.file_name().map(|f| f.to_os_string()) == file_name
-                && join(&cmd.directory, &w) == cmd.file
+                && kerncast_host::compdb::absolute(&cmd.directory, &w) == cmd.file
         } {
             continue;
         }
@@ -408,6 +220,7 @@ pub fn failure_cause(e: &LowerError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn cmd(words: &str, file: &str) -> CompileCommand {
         CompileCommand {
@@ -486,6 +299,9 @@ mod tests {
     fn host_sources_have_no_device_code() {
         assert!(!cmd("clang++ -O3 -c util.cpp", "util.cpp").is_cuda());
         assert!(cmd("clang++ -x cuda -O3 -c k.cpp", "k.cpp").is_cuda());
-        assert_eq!(sm_of("arch=compute_80,code=sm_80"), "sm_80");
+        assert_eq!(
+            kerncast_host::compdb::sm_of("arch=compute_80,code=sm_80"),
+            "sm_80"
+        );
     }
 }

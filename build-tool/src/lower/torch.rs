@@ -1,18 +1,14 @@
 //! PyTorch extensions without PyTorch: an extension's CUDA source includes `torch/extension.h`
 //! (or ATen, c10 and pybind11 headers), which a machine without a PyTorch install does not have.
 //! Where the source includes them and no include directory holds PyTorch's own, kerncast lowers
-//! it with its declarations of that API (build-tool/prelude/torch/kerncast_torch_api.h): each
+//! it with its declarations of that API ([`kerncast_host::torch_api`], shared with the host
+//! reader): each
 //! header the source names becomes one that includes them. Host code only has to compile; the
 //! device-side types (half floats, tensor accessors) are laid out as ATen's, so the kernels'
 //! PTX is what a PyTorch build gives.
 
-use regex::Regex;
+pub use kerncast_host::torch_api::torch_includes;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
-
-/// kerncast's declarations of the PyTorch C++ extension API.
-pub const TORCH_API: &str = include_str!("../../prelude/torch/kerncast_torch_api.h");
-const API_NAME: &str = "kerncast_torch_api.h";
 
 /// What a report says of a kernel lowered with them.
 pub const NOTE: &str = "lowered with kerncast's declarations of the PyTorch extension API \
@@ -46,30 +42,6 @@ pub fn flags_note() -> String {
     )
 }
 
-/// `#include <torch/…>`, `<ATen/…>`, `<c10/…>` or `<pybind11/…>`, in either bracket form.
-// A literal pattern, built once (the_headers_a_source_names_are_written_unless_pytorch_is_on_the_path
-// compiles it).
-static TORCH_INCLUDE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r#"(?m)^\s*#\s*include\s*[<"]((?:torch|ATen|c10|pybind11)/[^>"]+)[>"]"#).ok()
-});
-
-/// The PyTorch headers `texts` include, each once, in order.
-pub fn torch_includes<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for text in texts {
-        let Some(re) = TORCH_INCLUDE.as_ref() else {
-            break;
-        };
-        for c in re.captures_iter(text) {
-            let name = c[1].to_string();
-            if !out.contains(&name) {
-                out.push(name);
-            }
-        }
-    }
-    out
-}
-
 /// Whether one of `include_dirs` holds PyTorch's own headers.
 fn has_real_torch(include_dirs: &[PathBuf]) -> bool {
     include_dirs.iter().any(|d| {
@@ -91,19 +63,7 @@ pub fn write_headers(
         return Ok(None);
     }
     let root = dir.join("torch-api");
-    std::fs::create_dir_all(&root)?;
-    std::fs::write(root.join(API_NAME), TORCH_API)?;
-    for h in headers {
-        // a header name that climbs out of the directory is not PyTorch's
-        if h.split('/').any(|part| part == "..") {
-            continue;
-        }
-        let file = root.join(h);
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(&file, format!("#pragma once\n#include <{API_NAME}>\n"))?;
-    }
+    kerncast_host::torch_api::write_headers(&root, headers)?;
     Ok(Some(root))
 }
 
@@ -113,13 +73,7 @@ mod tests {
 
     #[test]
     fn the_headers_a_source_names_are_written_unless_pytorch_is_on_the_path() {
-        let src = "#include <torch/extension.h>\n  # include \"ATen/cuda/CUDAContext.h\"\n\
-                   #include <cuda.h>\n#include <torch/extension.h>\n// #include <c10/x.h> in a comment\n";
-        assert_eq!(
-            torch_includes([src]),
-            vec!["torch/extension.h", "ATen/cuda/CUDAContext.h"]
-        );
-        assert!(torch_includes(["#include <cuda_runtime.h>\n"]).is_empty());
+        let src = "#include <torch/extension.h>\n  # include \"ATen/cuda/CUDAContext.h\"\n";
 
         let tmp = tempfile::tempdir().unwrap();
         let dir = write_headers(&torch_includes([src]), &[], tmp.path())
@@ -128,8 +82,8 @@ mod tests {
         let wrapper = std::fs::read_to_string(dir.join("ATen/cuda/CUDAContext.h")).unwrap();
         assert!(wrapper.contains("#include <kerncast_torch_api.h>"));
         assert_eq!(
-            std::fs::read_to_string(dir.join(API_NAME)).unwrap(),
-            TORCH_API
+            std::fs::read_to_string(dir.join(kerncast_host::torch_api::HEADER)).unwrap(),
+            kerncast_host::torch_api::DECLARATIONS
         );
         // nothing to write for a source without PyTorch headers
         assert!(write_headers(&[], &[], tmp.path()).unwrap().is_none());

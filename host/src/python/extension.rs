@@ -8,7 +8,7 @@
 //! - a module a `setup.py` builds with `CUDAExtension(name, sources)` and the script imports.
 //!
 //! The C++ is parsed with kerncast's declarations of the extension API
-//! (`host/prelude/kerncast_torch_api.h`, given with `-include`, and a header of that name for
+//! ([`crate::torch_api`], given with `-include`, and a header of that name for
 //! each `torch/…`, `ATen/…`, `c10/…` or `pybind11/…` header a source includes), with the
 //! flags `torch.utils.cpp_extension` gives nvcc. A call of the module's function
 //! (`ext.forward(x, w)`) runs the C++ function it binds (`m.def("forward", &lltm_forward)`,
@@ -22,15 +22,13 @@ use crate::ast::{Callee, Expr as CExpr, ExprKind, Span, Stmt as CStmt, StmtKind}
 use crate::clang::lower::ProgramAst;
 use crate::interp::torch::Tensor;
 use crate::interp::value::{Buffer, Handle, Value};
+use crate::torch_api::torch_includes;
 use ruff_python_ast::Expr;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// kerncast's declarations of the PyTorch extension API.
-pub const TORCH_API: &str = include_str!("../../prelude/kerncast_torch_api.h");
 
 /// The flags `torch.utils.cpp_extension` gives nvcc for every extension (its
 /// `COMMON_NVCC_FLAGS`), as far as they change what host code parses to.
@@ -199,58 +197,19 @@ impl Drop for TempDir {
     }
 }
 
-/// The PyTorch headers a source includes (`#include <torch/extension.h>`), by name.
-fn torch_includes(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let l = line.trim_start();
-        let Some(rest) = l.strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("include") else {
-            continue;
-        };
-        let rest = rest.trim();
-        let name = rest
-            .strip_prefix('<')
-            .and_then(|r| r.split('>').next())
-            .or_else(|| rest.strip_prefix('"').and_then(|r| r.split('"').next()));
-        if let Some(n) = name {
-            let torch = ["torch/", "ATen/", "c10/", "pybind11/"]
-                .iter()
-                .any(|p| n.starts_with(p));
-            if torch && !n.split('/').any(|p| p == "..") && !out.iter().any(|o| o == n) {
-                out.push(n.to_string());
-            }
-        }
-    }
-    out
-}
-
-/// Writes the API declarations and a header for each PyTorch header the texts include.
+/// Writes the API declarations and a header for each PyTorch header the texts include, and
+/// for the ones every extension may use without naming them.
 fn write_api(dir: &Path, texts: &[&str]) -> std::io::Result<PathBuf> {
-    let api = dir.join("api");
-    let header = api.join("kerncast_torch_api.h");
-    std::fs::write(&header, TORCH_API)?;
     let mut names: Vec<String> = ["torch/extension.h", "torch/types.h", "torch/torch.h"]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    for t in texts {
-        for n in torch_includes(t) {
-            if !names.contains(&n) {
-                names.push(n);
-            }
+    for n in torch_includes(texts.iter().copied()) {
+        if !names.contains(&n) {
+            names.push(n);
         }
     }
-    for n in names {
-        let f = api.join(&n);
-        if let Some(p) = f.parent() {
-            std::fs::create_dir_all(p)?;
-        }
-        std::fs::write(&f, "#pragma once\n#include <kerncast_torch_api.h>\n")?;
-    }
-    Ok(header)
+    crate::torch_api::write_headers(&dir.join("api"), &names)
 }
 
 fn clang_words(ext: &str, api_header: &Path, includes: &[PathBuf]) -> Vec<String> {
@@ -281,7 +240,7 @@ pub(crate) struct TorchShim {
 
 /// The [`TorchShim`] for a unit of `text` built with `args`, where it needs one.
 pub(crate) fn torch_shim(text: &str, args: &[String]) -> Option<TorchShim> {
-    if torch_includes(text).is_empty() {
+    if torch_includes([text]).is_empty() {
         return None;
     }
     let real = args.iter().any(|a| {
