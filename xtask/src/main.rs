@@ -2,6 +2,7 @@
 
 mod bootstrap;
 mod fuzz;
+mod modgraph;
 mod regen;
 mod validate;
 
@@ -55,6 +56,12 @@ enum Cmd {
         /// host_python, host_c).
         targets: Vec<String>,
     },
+    /// The import graph between each crate's modules (one per file, parsed with syn) and its
+    /// cycles; exits non-zero when there is one.
+    Modgraph {
+        /// Crate folders (default: every crate of the workspace).
+        crates: Vec<String>,
+    },
     /// Build-time cost, side by side with its targets (issue 50): `predict` over the corpus
     /// PTX, counting loop nests with a launch, `rank` points per second, `analyze
     /// tests/kernels` cold and unchanged, a `.cu` beside `nvcc -c`; then the criterion
@@ -85,6 +92,7 @@ fn main() -> Result<()> {
         Cmd::Validate { args } => validate::run(&root, &args),
         Cmd::Realcode { args } => realcode(&root, &args),
         Cmd::Fuzz { minutes, targets } => fuzz::run(&root, minutes, &targets),
+        Cmd::Modgraph { crates } => modgraph::run(&root, &crates),
         Cmd::Bench { args } => {
             bootstrap::run(&root)?;
             bench(&root, &args)
