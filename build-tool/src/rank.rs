@@ -232,6 +232,11 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         .iter()
         .filter_map(|(k, v)| Some((k.clone(), v.first()?.clone())))
         .collect();
+    // Each variant is a compile; a long sweep shows it is alive in a CI log too.
+    let bar = crate::progress::bar(
+        variants.len() as u64,
+        "{spinner} ranking variants [{bar:30}] {pos}/{len} {elapsed}",
+    );
     let per_variant: Vec<(Option<String>, Vec<Point>)> = variants
         .par_iter()
         .map(|defs| {
@@ -282,9 +287,11 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
                     (values, r)
                 })
                 .collect::<Vec<_>>();
+            bar.inc(1);
             (ptx, results)
         })
         .collect();
+    bar.finish_and_clear();
     let read = match &annotated {
         Some(s) => s.names_read(),
         None => Vec::new(),

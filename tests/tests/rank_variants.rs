@@ -286,3 +286,23 @@ fn the_ratio_column_is_named_for_the_objective() {
         "the two ratios differ here"
     );
 }
+
+/// In a CI log (stderr not a terminal) a rank over several compiles prints plain progress
+/// lines, as analyze does, so a long sweep shows it is alive.
+#[test]
+fn rank_prints_progress_lines_when_not_watched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("saxpy_block.cu");
+    std::fs::write(&file, SAXPY_BLOCK).unwrap();
+    let (_, stderr) = rank_cli(
+        &file,
+        &["--device", "a100", "--vary", "BLOCK=128,256,512,1024"],
+        &[("KERNCAST_PROGRESS_SECS", "0.01")],
+    );
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("kerncast: ranking variants: "))
+        .collect();
+    assert!(!lines.is_empty(), "{stderr}");
+    assert!(lines.iter().all(|l| l.contains("/4 (")), "{stderr}");
+}
