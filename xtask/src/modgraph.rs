@@ -168,7 +168,7 @@ impl Module {
                 self.bind(public, r.rename.to_string(), v);
             }
             syn::UseTree::Glob(_) => {
-                let path = self.from_file(prefix.clone());
+                let path = self.as_file_writes(prefix.clone());
                 if public {
                     self.globs.push(path);
                 } else {
@@ -185,7 +185,7 @@ impl Module {
 
     /// A path as the file's own module would write it: the `super::`s that only leave an
     /// inline module of the file are dropped.
-    fn from_file(&self, mut path: Vec<String>) -> Vec<String> {
+    fn as_file_writes(&self, mut path: Vec<String>) -> Vec<String> {
         let mut inner = self.inline_depth;
         while inner > 0 && path.first().is_some_and(|s| s == "super") {
             path.remove(0);
@@ -198,7 +198,7 @@ impl Module {
     }
 
     fn bind(&mut self, public: bool, seen: String, path: Vec<String>) {
-        let path = self.from_file(path);
+        let path = self.as_file_writes(path);
         if public {
             self.reexports.insert(seen, path);
         } else {
@@ -249,7 +249,7 @@ impl<'ast> Visit<'ast> for Module {
     fn visit_path(&mut self, p: &'ast syn::Path) {
         let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() > 1 {
-            let path = self.from_file(segs);
+            let path = self.as_file_writes(segs);
             self.paths.push(path);
         }
         syn::visit::visit_path(self, p);
