@@ -89,12 +89,6 @@ impl KernelArg {
     }
 }
 
-/// Warp steps one emulated run may take by default: a few seconds of an optimised build.
-pub const DEFAULT_MAX_STEPS: u64 = 200_000_000;
-/// Bytes one emulated run may hold by default (a twelfth of a 24 GiB machine's memory, so a
-/// few runs side by side fit).
-pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
-
 /// Run-time options.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
