@@ -153,7 +153,7 @@ pub struct EmuResult {
     /// With [`Options::trace_blocks`]: the global sectors each warp access touched, as the
     /// reuse profile takes them (`crate::reuse::from_touches`): block in dispatch order, the
     /// warp's progress through its own instructions, sector, whether it writes.
-    pub touches: Vec<crate::reuse::Touch>,
+    pub touches: Vec<crate::reuse::profile::Touch>,
     /// Blocks run (all of the launch's, unless [`Options::max_blocks`] or [`Options::every`]
     /// cut it).
     pub blocks_run: u64,
@@ -237,7 +237,7 @@ pub enum EmuError {
     StepLimit {
         steps: u64,
         blocks_done: u64,
-        traced: Vec<crate::reuse::Touch>,
+        traced: Vec<crate::reuse::profile::Touch>,
     },
 }
 
