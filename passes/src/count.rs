@@ -8,12 +8,13 @@
 //! analysis (so `ctaid.x * ntid.x` is affine); `bind` re-analyses when a workload uses another
 //! block size. What is data dependent becomes a hint parameter, listed as an `Assumption`.
 
-use crate::affine::{self, Cond, Val};
+use crate::affine::{self, Val};
 use crate::cfg::Cfg;
 use crate::classify::{
     self, stride as lanes,
     warp::{class_of, from_coefficient},
 };
+use crate::cond::Cond;
 use crate::domain_count::DomainCounter;
 use crate::domains::{self, HintParam};
 use crate::named;

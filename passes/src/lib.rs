@@ -5,6 +5,7 @@ pub mod affine;
 pub mod budget;
 pub mod cfg;
 pub mod classify;
+pub mod cond;
 mod cond_set;
 pub mod count;
 pub mod domain_count;

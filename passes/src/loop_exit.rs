@@ -27,8 +27,9 @@
 //! condition that was unknown there is a free hint parameter, which only makes the sets larger,
 //! so every proof here still holds for the real execution.
 
-use crate::affine::{counter, dests, Cond, Env, Val, Values};
+use crate::affine::{counter, dests, Env, Val, Values};
 use crate::cfg::{Cfg, EdgeKind};
+use crate::cond::Cond;
 use crate::cond_set::{launch_box, Spaces};
 use crate::domains::{self, loop_chain, Domains};
 use crate::named;

@@ -13,7 +13,8 @@
 //! Buffers do not alias: each pointer parameter (and module variable) gets its own base, 2^44
 //! bytes apart, aligned as `cudaMalloc` aligns.
 
-use crate::affine::{self, Cond};
+use crate::affine;
+use crate::cond::Cond;
 use crate::count::AccessRecord;
 use crate::domains::WarpWalk;
 use crate::named;

@@ -4,7 +4,7 @@
 //! is unobservable and counts as 0, as in the emulator's `StrideEvidence`).
 
 use super::warp::{class_of, varying_dims, LaneAccess, StrideEvidence};
-use crate::affine::Cond;
+use crate::cond::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{Atom, LinExpr, Poly};
 use crate::stats::StrideClass;
