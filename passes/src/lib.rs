@@ -13,6 +13,7 @@ pub mod domains;
 pub mod emu;
 pub mod inline;
 pub mod loop_exit;
+pub mod mem_sites;
 pub mod named;
 pub mod piecewise;
 pub mod poly;

@@ -15,8 +15,8 @@
 
 use crate::affine;
 use crate::cond::Cond;
-use crate::count::AccessRecord;
 use crate::domains::WarpWalk;
+use crate::mem_sites::AccessRecord;
 use crate::named;
 use crate::poly::linexpr::Atom;
 use crate::poly::{LinExpr, Poly};

@@ -161,7 +161,7 @@ fn first_block_shows(fixed: &Cond, block: [u64; 3], d: usize) -> bool {
 /// (floors, from `%` and `/`) is classed by walking its warp executions, as the emulator does.
 /// `Err` says why the class could not be decided.
 pub fn bound_class(
-    m: &crate::count::MemSite,
+    m: &crate::mem_sites::MemSite,
     defs: &crate::named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
@@ -189,7 +189,7 @@ pub fn bound_class(
 const WALK_BUDGET: u64 = 1 << 20;
 
 fn walked_class(
-    m: &crate::count::MemSite,
+    m: &crate::mem_sites::MemSite,
     addr: &Poly,
     defs: &crate::named::Defs,
     block: [u64; 3],
