@@ -83,7 +83,7 @@ impl DomainCounter {
             .map(|(i, p)| (format!("p{i}"), p.ty.bits()))
             .chain(fields.iter().filter(|f| integer(f.ty)).map(|f| {
                 (
-                    crate::affine::param_field_symbol(f.param, f.offset),
+                    crate::affine::symbols::param_field_symbol(f.param, f.offset),
                     f.ty.bits(),
                 )
             }))

@@ -252,7 +252,7 @@ pub fn eval_addr(
             .get(v)
             .or_else(|| env.get(v))
             .copied()
-            .or_else(|| crate::affine::is_param_symbol(v).then_some(0)),
+            .or_else(|| crate::affine::symbols::is_param_symbol(v).then_some(0)),
     };
     let a = defs.eval_poly(addr, &at)?;
     if !a.is_integer() {

@@ -1,39 +1,21 @@
-//! Affine recovery over PTX: the value of every integer register as a polynomial (usually a
-//! quasi-affine expression) in the launch symbols, kernel parameters and loop counters, and of
-//! every predicate as a boolean formula over affine comparisons.
+//! The transfer function of one instruction on the register values ([`transfer`]), and the
+//! readings of operands and addresses it is made of, which the counter also takes for memory
+//! instructions ([`address`], [`wmma_base`], [`wmma_pitch`]).
 //!
-//! Why polynomials rather than affine forms only: addresses such as `row * n + col` multiply a
-//! thread index by a parameter; they are not affine, but their lane stride (the coefficient of
-//! `tid_x`) is still exact. Guards and loop bounds must be affine to become isl constraints; a
-//! non-affine one is reported by the domain pass.
-//!
-//! The block size is fixed (`ntid` are constants), which makes `ctaid.x * ntid.x + tid.x`
-//! affine. Symbols: `tid_x…`, `ctaid_x…`, `nctaid_x…`, kernel parameters `p0, p1, …` (by
-//! position), loop counters `k0, k1, …` (by loop index in the CFG).
-//!
-//! Method: forward abstract interpretation over the CFG in reverse postorder, ignoring back edges;
-//! a join keeps a register's value only where all predecessors agree. Loops take two passes: the
-//! first gives every register written in the loop a symbolic header value `h`; a register whose
-//! latch value is `h + s` with `s` loop-invariant is an induction variable, `init + s·k`; the
-//! second pass uses those forms (other loop-written registers are unknown).
-//!
-//! A min, max or select (`selp`) of quasi-affine values is a named symbol `mmN` whose definition
-//! is the tree of its arguments ([`crate::named`]): arithmetic on it stays quasi-affine, and the
-//! definition is put back where domains are counted. A bit operation that is not arithmetic on
-//! its operands is kept by its sign and its zeros alone ([`Val::Bits`]) when a test reads them.
-//!
-//! Simplification rule: `shr.s` by width−1 (the sign of a value, in signed-division idioms) is
-//! taken as 0, i.e. the dividend is assumed non-negative; nvcc guards its loop-trip computations
-//! so that this holds.
+//! A min, max or select of quasi-affine values is a named symbol ([`crate::named`]); a bit
+//! operation that is not arithmetic on its operands is kept by its sign and zeros
+//! ([`Val::Bits`]). `shr.s` by width−1 is taken as 0 (see the stage's notes in `affine`).
 
-use crate::cfg::{Cfg, EdgeKind};
+use super::symbols::{
+    aggregate_vector_read, cluster_sreg, grid, lane_id, param_read, param_read_symbol,
+    param_symbol, param_value, sanitize, sreg,
+};
+use super::value::{konst, lin, num, Env, Val};
 use crate::cond::Cond;
-use crate::loop_exit;
 use crate::named;
 use crate::piecewise::Piecewise;
 use crate::poly::{Atom, LinExpr, Poly};
-use crate::ptx::{AddrBase, Function, Inst, Operand, SReg, StateSpace};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
 use std::ops::Not;
 
 /// Largest predicate formula (nodes) a register may hold; see [`Cond::size_exceeds`].
@@ -41,216 +23,6 @@ pub const MAX_COND_NODES: usize = 512;
 /// Largest polynomial (terms, degree) a register may hold.
 pub const MAX_POLY_TERMS: usize = 256;
 pub const MAX_POLY_DEGREE: u32 = 16;
-
-/// An abstract register value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Val {
-    Num(Poly),
-    Pred(Cond),
-    /// An integer known only by its sign and, where known, where it is zero: negative exactly
-    /// where `negative` holds, zero exactly where `zero` does. nvcc tests `a < 0 || b < 0` as
-    /// the sign of `a | b`, and `a == 0 && b == 0` as `a | b` against 0, neither an affine value.
-    Bits {
-        negative: Cond,
-        zero: Option<Cond>,
-    },
-    Unknown,
-}
-
-pub type Env = BTreeMap<String, Val>;
-
-/// Result of the analysis of one function.
-#[derive(Clone, Debug, Default)]
-pub struct Values {
-    /// Register values at the entry of each block.
-    pub entry: Vec<Env>,
-    /// Register values at the end of each block (before its terminator's effect on control).
-    pub exit: Vec<Env>,
-    /// Induction variables per loop: register → step.
-    pub ivs: BTreeMap<usize, BTreeMap<String, Poly>>,
-}
-
-thread_local! {
-    /// Kernel parameters read as numbers rather than symbols (see [`with_param_values`]).
-    static PARAM_VALUES: std::cell::RefCell<BTreeMap<String, i128>> = Default::default();
-}
-
-/// Run `f` with the named parameters (`p<index>` → value) read as constants: an address such as
-/// `(tid * stride) % 8192` is a polynomial only once `stride` is a number.
-pub fn with_param_values<T>(vals: BTreeMap<String, i128>, f: impl FnOnce() -> T) -> T {
-    let old = PARAM_VALUES.with(|p| std::mem::replace(&mut *p.borrow_mut(), vals));
-    let out = f();
-    PARAM_VALUES.with(|p| *p.borrow_mut() = old);
-    out
-}
-
-thread_local! {
-    /// The grid size read as numbers rather than symbols (see [`with_grid`]).
-    static GRID: std::cell::Cell<Option<[u64; 3]>> = const { std::cell::Cell::new(None) };
-}
-
-/// Run `f` with `%nctaid` read as the constants `grid` (symbols `nctaid_*` when `None`): a
-/// grid-stride loop steps by `ntid·nctaid`, a constant only once the grid is fixed.
-pub fn with_grid<T>(grid: Option<[u64; 3]>, f: impl FnOnce() -> T) -> T {
-    let old = GRID.with(|g| g.replace(grid));
-    let out = f();
-    GRID.with(|g| g.set(old));
-    out
-}
-
-/// Symbol of a kernel parameter: `p<index>`.
-pub fn param_symbol(f: &Function, name: &str) -> String {
-    match f.param_index(name) {
-        Some(i) => format!("p{i}"),
-        None => name.replace(['.', '$'], "_"),
-    }
-}
-
-/// Symbol of the field at byte `offset` of the aggregate parameter `index`: `p<index>_<offset>`.
-pub fn param_field_symbol(index: usize, offset: u64) -> String {
-    format!("p{index}_{offset}")
-}
-
-/// Whether `v` is a parameter symbol: `p<index>` or a field's `p<index>_<offset>`.
-pub fn is_param_symbol(v: &str) -> bool {
-    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-    v.strip_prefix('p')
-        .is_some_and(|rest| match rest.split_once('_') {
-            Some((i, off)) => digits(i) && digits(off),
-            None => digits(rest),
-        })
-}
-
-/// The symbol an `ld.param` of `name` at byte `offset` reads: the parameter's own for a scalar,
-/// the field's for an aggregate (a struct by value); `None` for what is neither.
-fn param_read_symbol(f: &Function, name: &str, offset: i64) -> Option<String> {
-    let i = f.param_index(name)?;
-    match (f.params[i].is_aggregate(), u64::try_from(offset)) {
-        (true, Ok(off)) => Some(param_field_symbol(i, off)),
-        (false, Ok(0)) => Some(param_symbol(f, name)),
-        _ => None,
-    }
-}
-
-/// The parameter and byte offset an `ld.param` address reads: `[k_param_0+8]`, or a register
-/// holding an aggregate's address (`mov.b64 %rd1, k_param_0;` then `[%rd1+8]`, as LLVM's
-/// NVPTX back end reads a struct passed by value).
-fn param_read<'a>(f: &'a Function, addr: Option<&'a Operand>, env: &Env) -> Option<(&'a str, i64)> {
-    match addr? {
-        Operand::Addr {
-            base: AddrBase::Symbol(s),
-            offset,
-        } => Some((s.as_str(), *offset)),
-        Operand::Addr {
-            base: AddrBase::Reg(r),
-            offset,
-        } => {
-            let Some(Val::Num(p)) = env.get(r) else {
-                return None;
-            };
-            f.params.iter().filter(|q| q.is_aggregate()).find_map(|q| {
-                let rest = p.sub(&Poly::var(&format!("sym_{}", sanitize(&q.name))));
-                let c = konst(&rest)?;
-                Some((q.name.as_str(), i64::try_from(c).ok()? + offset))
-            })
-        }
-        _ => None,
-    }
-}
-
-/// The aggregate parameter and offset of a vector `ld.param`.
-fn aggregate_vector_read<'a>(f: &'a Function, i: &'a Inst, env: &Env) -> Option<(&'a str, i64)> {
-    if i.opcode != "ld" || i.state_space() != Some(StateSpace::Param) {
-        return None;
-    }
-    if !matches!(i.operands.first(), Some(Operand::Vector(_))) {
-        return None;
-    }
-    param_read(f, i.operands.get(1), env)
-        .filter(|(s, _)| f.param_index(s).is_some_and(|k| f.params[k].is_aggregate()))
-}
-
-fn param_value(sym: &str) -> Val {
-    match PARAM_VALUES.with(|p| p.borrow().get(sym).copied()) {
-        Some(v) => Val::Num(Poly::constant(crate::poly::poly::rat(v))),
-        None => Val::Num(Poly::var(sym)),
-    }
-}
-
-pub fn counter(loop_index: usize) -> String {
-    format!("k{loop_index}")
-}
-
-/// Recover register values; `ntid` is the fixed block size.
-pub fn analyze(f: &Function, cfg: &Cfg, ntid: [u64; 3]) -> Values {
-    let phis = run(f, cfg, ntid, None, None);
-    // induction variables from pass 1
-    let mut ivs: BTreeMap<usize, BTreeMap<String, Poly>> = BTreeMap::new();
-    for (li, l) in cfg.loops.iter().enumerate() {
-        let written = written_in(cfg, &l.blocks);
-        let mut m = BTreeMap::new();
-        'reg: for r in &written {
-            let h = Poly::var(&phi_name(li, r));
-            let mut step: Option<Poly> = None;
-            for &lat in &l.latches {
-                let Some(Val::Num(v)) = phis.exit[lat].get(r) else {
-                    continue 'reg;
-                };
-                let s = v.sub(&h);
-                let mut vars = BTreeSet::new();
-                s.vars(&mut vars);
-                named::close(&mut vars);
-                if vars
-                    .iter()
-                    .any(|v| v.starts_with("h") || v.starts_with('k'))
-                {
-                    continue 'reg;
-                }
-                if step.as_ref().is_some_and(|p| *p != s) {
-                    continue 'reg;
-                }
-                step = Some(s);
-            }
-            if let Some(s) = step {
-                m.insert(r.clone(), s);
-            }
-        }
-        ivs.insert(li, m);
-    }
-    let mut v = run(f, cfg, ntid, Some(&ivs), None);
-    v.ivs = ivs.clone();
-    // Exit iterations and path-aware joins need the domains, which need the values: iterate
-    // from what the previous round knew, until nothing more is learnt (each loop's exit can
-    // only feed what comes after it, so the loop count bounds the rounds).
-    let prover = loop_exit::Prover::new(cfg, ntid);
-    for _ in 0..=cfg.loops.len() {
-        let paths = loop_exit::Paths::new(cfg, &v, &prover);
-        let mut next = run(f, cfg, ntid, Some(&ivs), Some(&paths));
-        next.ivs = ivs.clone();
-        let stable = next.entry == v.entry && next.exit == v.exit;
-        v = next;
-        if stable {
-            break;
-        }
-    }
-    v
-}
-
-fn phi_name(li: usize, reg: &str) -> String {
-    format!("h{li}_{}", reg.trim_start_matches('%'))
-}
-
-fn written_in(cfg: &Cfg, blocks: &[usize]) -> BTreeSet<String> {
-    let mut w = BTreeSet::new();
-    for &b in blocks {
-        for i in &cfg.blocks[b].insts {
-            for d in dests(i) {
-                w.insert(d);
-            }
-        }
-    }
-    w
-}
 
 /// Registers an instruction writes.
 pub fn dests(i: &Inst) -> Vec<String> {
@@ -271,178 +43,6 @@ pub fn dests(i: &Inst) -> Vec<String> {
             .collect(),
         _ => vec![],
     }
-}
-
-/// Reverse postorder of the blocks reachable from the entry. Iterative (an explicit stack of
-/// (block, next successor)), since a kernel's blocks can be many more than the stack is deep.
-fn rpo(cfg: &Cfg) -> Vec<usize> {
-    let n = cfg.blocks.len();
-    let mut seen = vec![false; n];
-    let mut order = Vec::new();
-    if n == 0 {
-        return order;
-    }
-    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for e in &cfg.edges {
-        if let Some(s) = succs.get_mut(e.from) {
-            s.push(e.to);
-        }
-    }
-    let mut stack = vec![(0usize, 0usize)];
-    seen[0] = true;
-    while let Some((b, next)) = stack.last_mut() {
-        if let Some(&to) = succs[*b].get(*next) {
-            *next += 1;
-            if !seen[to] {
-                seen[to] = true;
-                stack.push((to, 0));
-            }
-        } else {
-            order.push(*b);
-            stack.pop();
-        }
-    }
-    order.reverse();
-    order
-}
-
-fn is_back_edge(cfg: &Cfg, from: usize, to: usize) -> bool {
-    cfg.dominates(to, from)
-}
-
-fn run(
-    f: &Function,
-    cfg: &Cfg,
-    ntid: [u64; 3],
-    ivs: Option<&BTreeMap<usize, BTreeMap<String, Poly>>>,
-    paths: Option<&loop_exit::Paths>,
-) -> Values {
-    let n = cfg.blocks.len();
-    let mut entry: Vec<Env> = vec![Env::new(); n];
-    let mut exit: Vec<Env> = vec![Env::new(); n];
-    for b in rpo(cfg) {
-        let preds: Vec<usize> = cfg
-            .predecessors(b)
-            .filter(|e| !is_back_edge(cfg, e.from, b))
-            .map(|e| e.from)
-            .collect();
-        let mut env = merge(cfg, b, &preds, &exit, ivs.is_some(), paths);
-        if let Some((li, _)) = cfg.loops.iter().enumerate().find(|(_, l)| l.header == b) {
-            for r in written_in(cfg, &cfg.loops[li].blocks) {
-                let v = match ivs {
-                    None => Val::Num(Poly::var(&phi_name(li, &r))),
-                    Some(ivs) => match (ivs.get(&li).and_then(|m| m.get(&r)), env.get(&r)) {
-                        (Some(step), Some(Val::Num(init))) => {
-                            Val::Num(init.add(&step.mul(&Poly::var(&counter(li)))))
-                        }
-                        _ => Val::Unknown,
-                    },
-                };
-                env.insert(r, v);
-            }
-        }
-        entry[b] = env.clone();
-        for i in &cfg.blocks[b].insts {
-            transfer(f, i, &mut env, ntid);
-        }
-        exit[b] = env;
-    }
-    Values {
-        entry,
-        exit,
-        ivs: BTreeMap::new(),
-    }
-}
-
-/// Join the values at the end of `b`'s forward predecessors. Pass 1 (`leave` false: symbolic
-/// header values, no counters yet) keeps a register only where all agree. Later passes also
-/// replace, on an edge that leaves a loop, the loop's counter by its exit iteration (or forget
-/// what depends on it), and with `paths` keep differing values that are provably equal.
-fn merge(
-    cfg: &Cfg,
-    b: usize,
-    preds: &[usize],
-    exit: &[Env],
-    leave: bool,
-    paths: Option<&loop_exit::Paths>,
-) -> Env {
-    if !leave {
-        return loop_exit::plain_join(preds.iter().map(|p| &exit[*p]));
-    }
-    let incoming: Vec<(usize, &Env, Env)> = preds
-        .iter()
-        .map(|&p| {
-            let e = match paths {
-                Some(x) => x.along(p, b, &exit[p]),
-                None => loop_exit::along(cfg, p, b, &exit[p], None),
-            };
-            (p, &exit[p], e)
-        })
-        .collect();
-    match paths {
-        Some(x) => x.join(b, &incoming),
-        None => loop_exit::plain_join(incoming.iter().map(|(_, _, e)| e)),
-    }
-}
-
-fn sreg(s: &SReg, ntid: [u64; 3]) -> Val {
-    let d = |n: &str, dim: &crate::ptx::Dim| format!("{n}_{}", dim.as_str());
-    match s {
-        SReg::Tid(dim) => Val::Num(Poly::var(&d("tid", dim))),
-        SReg::Ctaid(dim) => Val::Num(Poly::var(&d("ctaid", dim))),
-        SReg::Nctaid(dim) => Val::Num(Poly::var(&d("nctaid", dim))),
-        SReg::Ntid(dim) => Val::Num(Poly::constant(crate::poly::poly::rat(
-            ntid[dim.index()] as i128,
-        ))),
-        SReg::Laneid => Val::Num(Poly::from_lin(&lane_id(ntid))),
-        _ => Val::Unknown,
-    }
-}
-
-/// A cluster special register of a kernel compiled for one cluster shape (`.reqnctapercluster X,
-/// Y, Z`, what `__cluster_dims__` writes): the grid is cut into clusters of that shape, so each
-/// register is the block index, or the grid size, split by it. `None` for any other register, or
-/// where the shape is set at launch (`cudaLaunchKernelEx`), which the PTX does not say.
-fn cluster_sreg(f: &Function, s: &SReg) -> Option<Poly> {
-    let shape = f.perf_values("reqnctapercluster")?;
-    let c = |d: usize| shape.get(d).copied().unwrap_or(1).max(1) as i128;
-    let (base, suffix) = s.cluster_register()?;
-    let dim = || ["x", "y", "z"].iter().position(|d| *d == suffix);
-    let ctaid = |d: usize| LinExpr::var(&format!("ctaid_{}", ["x", "y", "z"][d]));
-    let in_cluster = |d: usize| ctaid(d).sub(&ctaid(d).floor_div(c(d)).scale(c(d)));
-    let lin = match base {
-        "cluster_ctaid" => in_cluster(dim()?),
-        "cluster_nctaid" => LinExpr::constant(c(dim()?)),
-        "clusterid" => {
-            let d = dim()?;
-            ctaid(d).floor_div(c(d))
-        }
-        "nclusterid" => {
-            let d = dim()?;
-            let n = match GRID.with(|g| g.get()) {
-                Some(g) => LinExpr::constant(g[d] as i128),
-                None => LinExpr::var(&format!("nctaid_{}", ["x", "y", "z"][d])),
-            };
-            n.floor_div(c(d))
-        }
-        "cluster_ctarank" => in_cluster(0)
-            .add(&in_cluster(1).scale(c(0)))
-            .add(&in_cluster(2).scale(c(0) * c(1))),
-        "cluster_nctarank" => LinExpr::constant(c(0) * c(1) * c(2)),
-        "is_explicit_cluster" => LinExpr::constant(1),
-        _ => return None,
-    };
-    Some(Poly::from_lin(&lin))
-}
-
-/// `%laneid`: the thread's linear index in its block, modulo the warp size (warps are cut from
-/// the linear index).
-fn lane_id(ntid: [u64; 3]) -> LinExpr {
-    let (nx, ny) = (ntid[0] as i128, ntid[1] as i128);
-    let linear = LinExpr::var("tid_x")
-        .add(&LinExpr::var("tid_y").scale(nx))
-        .add(&LinExpr::var("tid_z").scale(nx * ny));
-    linear.sub(&linear.floor_div(32).scale(32))
 }
 
 /// The predicate `p` of `shfl.sync.mode.b32 d|p, a, b, c, mask`: whether the source lane is in
@@ -495,8 +95,8 @@ pub fn operand(f: &Function, o: &Operand, env: &Env, ntid: [u64; 3]) -> Val {
     match o {
         Operand::Reg(r) => env.get(r).cloned().unwrap_or(Val::Unknown),
         Operand::Imm(v) => Val::Num(Poly::constant(crate::poly::poly::rat(*v as i128))),
-        Operand::SpecialReg(SReg::Nctaid(d)) if GRID.with(|g| g.get()).is_some() => {
-            let g = GRID.with(|g| g.get()).unwrap_or([1; 3]);
+        Operand::SpecialReg(SReg::Nctaid(d)) if grid().is_some() => {
+            let g = grid().unwrap_or([1; 3]);
             Val::Num(Poly::constant(crate::poly::poly::rat(g[d.index()] as i128)))
         }
         Operand::SpecialReg(s) if s.cluster_register().is_some() => {
@@ -510,12 +110,6 @@ pub fn operand(f: &Function, o: &Operand, env: &Env, ntid: [u64; 3]) -> Val {
         },
         _ => Val::Unknown,
     }
-}
-
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
 }
 
 /// Address of the memory operand that `classify::mem_access` describes, as a polynomial (base
@@ -567,34 +161,6 @@ fn operand_address(f: &Function, op: &Operand, env: &Env) -> Option<Poly> {
     Some(b.add(&Poly::constant(crate::poly::poly::rat(*offset as i128))))
 }
 
-fn lin(p: &Poly) -> Option<LinExpr> {
-    let mut e = LinExpr::default();
-    for (m, c) in &p.terms {
-        if !c.is_integer() {
-            return None;
-        }
-        let c: i128 = num_traits::ToPrimitive::to_i128(&c.to_integer())?;
-        match m.as_slice() {
-            [] => e.constant += c,
-            [(a, 1)] => e.add_term(a.clone(), c),
-            _ => return None,
-        }
-    }
-    Some(e)
-}
-
-/// A polynomial as a quasi-affine expression, when it is one.
-pub fn as_lin(p: &Poly) -> Option<LinExpr> {
-    lin(p)
-}
-
-fn num(v: &Val) -> Option<&Poly> {
-    match v {
-        Val::Num(p) => Some(p),
-        _ => None,
-    }
-}
-
 /// The largest power of two (up to 2^62) that divides every value of `p` because it divides
 /// every coefficient (all integers); `None` when a coefficient is not an integer. The zero
 /// polynomial gives 2^62.
@@ -610,14 +176,6 @@ fn power_of_two_dividing(p: &Poly) -> Option<i128> {
         }
     }
     Some(1i128 << k)
-}
-
-fn konst(p: &Poly) -> Option<i128> {
-    let c = p.as_constant()?;
-    if !c.is_integer() {
-        return None;
-    }
-    num_traits::ToPrimitive::to_i128(&c.to_integer())
 }
 
 /// The transfer function of one instruction on the register environment.
@@ -1082,22 +640,6 @@ fn compare(cmp: &str, x: &LinExpr, y: &LinExpr) -> Option<Cond> {
         "ne" => Cond::Eq(d).not(),
         _ => return None,
     })
-}
-
-/// The condition under which control follows `edge` out of block `from` (None: unconditional;
-/// Some(None): data dependent).
-pub fn edge_cond(cfg: &Cfg, vals: &Values, from: usize, kind: EdgeKind) -> Option<Option<Cond>> {
-    let t = cfg.blocks[from].terminator()?;
-    let g = t.pred.as_ref()?;
-    if !matches!(kind, EdgeKind::Taken | EdgeKind::NotTaken) {
-        return None;
-    }
-    let c = match vals.exit[from].get(&g.reg) {
-        Some(Val::Pred(c)) => c.clone(),
-        _ => return Some(None),
-    };
-    let c = if g.negated { c.not() } else { c };
-    Some(Some(if kind == EdgeKind::Taken { c } else { c.not() }))
 }
 
 #[allow(dead_code)]
