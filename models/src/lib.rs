@@ -20,6 +20,7 @@ pub mod periods;
 pub mod power;
 pub mod render;
 pub mod roofline;
+pub mod sched_inst;
 pub mod schedule;
 pub mod sweep;
 
