@@ -27,11 +27,11 @@
 //! so that this holds.
 //!
 //! Layout: what a register holds ([`value`]), the symbols it is written in ([`symbols`]), the
-//! transfer function of one instruction ([`transfer`]), and here the driver, [`analyze`]. The
-//! driver runs rounds whose joins use the loop-exit proofs (`crate::loop_exit`) over the domains
-//! of the previous round (`crate::domains`), so it sits above both while the children sit below
-//! them: the passes under the driver import from the children, the rest of the crate and other
-//! crates may use the re-exports below.
+//! transfer function of one instruction ([`transfer`](mod@transfer)), and here the driver,
+//! [`analyze`]. The driver runs rounds whose joins use the loop-exit proofs (`crate::loop_exit`)
+//! over the domains of the previous round (`crate::domains`), so it sits above both while the
+//! children sit below them: the passes under the driver import from the children, the rest of the
+//! crate and other crates may use the re-exports below.
 
 pub mod symbols;
 #[cfg(test)]
