@@ -4,10 +4,11 @@
 
 mod floors;
 
+use super::constraint::Constraint;
 use super::isl::{Aff, BasicSet, Ctx, DimType, IslError, Set};
 use super::linexpr::LinExpr;
 use super::poly::Poly;
-use super::qpoly::{Constraint, Guard, QPoly};
+use super::qpoly::{Guard, QPoly};
 use num_integer::Integer;
 use std::collections::BTreeMap;
 
