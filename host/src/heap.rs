@@ -21,7 +21,9 @@
 //!
 //! The C interpreter's values are `'static` and are made everywhere (copies, library calls,
 //! the Python reader's tensors), so its registry is per thread, and tracks only while a
-//! [`Reading`] is open: what was made outside a reading is its maker's, not the sweep's.
+//! [`Reading`] is open: what was made outside a reading is its maker's, not the sweep's. The
+//! Python interpreter's values borrow the script's syntax tree, which a thread-local cannot
+//! hold; its interpreter owns a [`Registry`] of its own, swept when it is dropped.
 
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
@@ -137,8 +139,8 @@ impl Drop for Reading {
     }
 }
 
-/// The containers the last outermost reading on this thread made that were still alive when
-/// it ended: zero unless something outside them holds one.
+/// The containers the last outermost reading on this thread made (in either interpreter)
+/// that were still alive when it ended: zero unless something outside them holds one.
 pub fn left_alive() -> usize {
     LEFT.try_with(Cell::get).unwrap_or(0)
 }

@@ -116,8 +116,8 @@ thread_local! {
 }
 
 /// How many of the containers the last [`read`] on this thread made (variables' cells,
-/// records, buffers, handles, frames) were still alive when it ended: zero, unless something
-/// holds one past the reading (a leak). For tests.
+/// records, buffers, frames; Python lists, dicts, objects, scopes) were still alive when it
+/// ended: zero, unless something holds one past the reading (a leak). For tests.
 #[doc(hidden)]
 pub fn live_containers() -> usize {
     LEFT_BY_LAST_READ.with(std::cell::Cell::get)

@@ -1,7 +1,8 @@
-//! Programs that make their values point at themselves (a C++ lambda stored in a variable it
+//! Programs that make their values point at themselves (a Python list appended to itself, a
+//! function stored in the scope it closes over, a C++ lambda stored in a variable it
 //! captures, a struct whose pointer points at it) leave nothing alive once their reading has
 //! ended: the cycles are `Rc` cycles, which only the sweep at the end of a reading frees.
-//! LeakSanitizer found them when fuzzing the reader (`host_c`).
+//! LeakSanitizer found them when fuzzing the readers (`host_python`, `host_c`).
 
 use kerncast_host::{live_containers, read, HostReading, Options, Program, Toolchain};
 
@@ -32,6 +33,37 @@ fn assert_nothing_left(name: &str, text: &str) {
         reading.diagnostics
     );
     assert_eq!(left, 0, "{name}: containers left alive after the reading");
+}
+
+#[test]
+fn python_a_function_defined_in_its_module() {
+    // the module's scope holds the function, which holds the module's scope
+    assert_nothing_left("def.py", "def f(n):\n    return n + 1\n\nx = f(1)\n");
+}
+
+#[test]
+fn python_a_list_appended_to_itself() {
+    assert_nothing_left("list.py", "a = [1, 2]\na.append(a)\nb = {}\nb['b'] = b\n");
+}
+
+#[test]
+fn python_an_attribute_pointing_at_its_object() {
+    assert_nothing_left(
+        "attr.py",
+        "class Node:\n    def __init__(self):\n        self.me = self\n        self.n = 0\n\n\
+         n = Node()\n",
+    );
+}
+
+#[test]
+fn python_a_closure_made_and_dropped_in_a_function() {
+    // each call's scope holds `inner`, which holds that scope: a cycle per call, no longer
+    // reachable once `outer` returns
+    assert_nothing_left(
+        "closure.py",
+        "def outer(k):\n    def inner():\n        return k\n    return inner()\n\n\
+         total = 0\nfor i in range(5):\n    total += outer(i)\n",
+    );
 }
 
 #[test]
