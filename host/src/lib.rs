@@ -12,6 +12,7 @@ pub mod ast;
 pub mod clang;
 pub mod compdb;
 mod embedded_c;
+mod heap;
 pub mod interp;
 mod output;
 mod python;
@@ -91,13 +92,36 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
     // limit and the call-depth budget); give it a stack that holds the deepest allowed.
     let program = program.clone();
     let opts = opts.clone();
-    std::thread::Builder::new()
+    let (reading, left) = std::thread::Builder::new()
         .name("kerncast-host".into())
         .stack_size(256 << 20)
-        .spawn(move || read_on_this_thread(&program, &opts))
+        .spawn(move || {
+            // What the interpreters made is emptied when the reading ends, which frees the
+            // cycles the program made among it. What it returns cannot hold any of it: a
+            // reading crosses threads here, and the interpreters' values are not `Send`.
+            let reading = {
+                let _heap = heap::Reading::open();
+                read_on_this_thread(&program, &opts)
+            };
+            (reading, heap::left_alive())
+        })
         .map_err(|e| HostError::Parse(format!("cannot start the host reader: {e}")))?
         .join()
-        .map_err(|_| HostError::Parse("the host reader stopped unexpectedly".into()))?
+        .map_err(|_| HostError::Parse("the host reader stopped unexpectedly".into()))?;
+    LEFT_BY_LAST_READ.with(|l| l.set(left));
+    reading
+}
+
+thread_local! {
+    static LEFT_BY_LAST_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many of the containers the last [`read`] on this thread made (variables' cells,
+/// records, buffers, frames; Python lists, dicts, objects, scopes) were still alive when it
+/// ended: zero, unless something holds one past the reading (a leak). For tests.
+#[doc(hidden)]
+pub fn live_containers() -> usize {
+    LEFT_BY_LAST_READ.with(std::cell::Cell::get)
 }
 
 fn read_on_this_thread(program: &Program, opts: &Options) -> Result<HostReading, HostError> {

@@ -306,6 +306,13 @@ fn check(case: &Case, tools: &Toolchain, bless: bool) -> Result<(), String> {
         ..Options::default()
     };
     let reading = read(&program, &opts).map_err(|e| format!("{}: {e}", case.name))?;
+    if kerncast_host::live_containers() != 0 {
+        return Err(format!(
+            "{}: {} of the reader's containers were left alive after the reading",
+            case.name,
+            kerncast_host::live_containers()
+        ));
+    }
     let expected_errors = reading.diagnostics.len() == header.errors.len()
         && header
             .errors

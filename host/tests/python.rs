@@ -275,6 +275,11 @@ fn run(name: &str) {
         ..Options::default()
     };
     let reading = read(&program, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(
+        kerncast_host::live_containers(),
+        0,
+        "{name}: the reader's containers left alive after the reading"
+    );
     let actual = render(&reading, &c);
     let ok =
         actual.len() == h.lines.len() && actual.iter().zip(&h.lines).all(|(a, e)| matches(e, a));

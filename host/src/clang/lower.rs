@@ -110,6 +110,7 @@ impl ProgramAst {
             prog: self,
             pending: Vec::new(),
             queued: HashSet::new(),
+            initialising: HashSet::new(),
             own_file,
             function: Arc::from(""),
             errors: unit
@@ -139,6 +140,8 @@ struct Lowerer<'a, 'u> {
     prog: &'a mut ProgramAst,
     pending: Vec<(DeclKey, Cursor<'a>)>,
     queued: HashSet<DeclKey>,
+    /// The globals whose initialisers are being lowered.
+    initialising: HashSet<DeclKey>,
     own_file: &'a dyn Fn(&str) -> bool,
     /// The function being lowered (what a launch site is in).
     function: Arc<str>,
@@ -1118,7 +1121,12 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 return;
             }
         }
-        // Insert first: an initialiser that names the global itself must not loop.
+        // An initialiser that names the global itself (`int g = g + 1;`, `S a = a;`) reaches
+        // it again while it is lowered: known without its initialiser yet, which reads as a
+        // declaration still to be completed, so it is lowered again, without end.
+        if !self.initialising.insert(key) {
+            return;
+        }
         let mut v = self.var_decl_no_init(&def);
         v.is_static = true;
         self.prog.globals.insert(key, v.clone());
@@ -1126,6 +1134,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             v.init = def.var_initializer().map(|i| self.expr(&i, 0));
         }
         self.prog.globals.insert(key, v);
+        self.initialising.remove(&key);
     }
 
     /// The kernel a function declaration is, when it is one (`__global__`).

@@ -10,6 +10,7 @@ use super::launches::Event;
 use super::value::{convert, Buffer, Handle, Ptr, Record, Value};
 use super::{Exec, Halt, Interp};
 use crate::ast::Expr;
+use crate::heap;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -119,14 +120,14 @@ pub(super) fn write_through(p: &Value, v: Value) {
 }
 
 fn new_buffer(fill: Value) -> Value {
-    Value::Ptr(Ptr::Elem(Rc::new(RefCell::new(Buffer::new(None, fill))), 0))
+    Value::Ptr(Ptr::Elem(heap::shared(Buffer::new(None, fill)), 0))
 }
 
 fn record(ty: &str, fields: Vec<(&str, Value)>) -> Value {
-    Value::Record(Rc::new(RefCell::new(Record {
+    Value::Record(heap::shared(Record {
         ty: Arc::from(ty),
         fields: fields.into_iter().map(|(k, v)| (Arc::from(k), v)).collect(),
-    })))
+    }))
 }
 
 /// A container's storage, where the value is one (a vector, an array, `std::array`).
@@ -177,16 +178,16 @@ impl Interp<'_> {
         let mem = self.device_value("totalGlobalMem", d.total_global_mem);
         let major = self.device_value("major", d.major);
         let minor = self.device_value("minor", d.minor);
-        let max_grid = Value::Array(Rc::new(RefCell::new(Buffer::from_values(vec![
+        let max_grid = Value::Array(heap::shared(Buffer::from_values(vec![
             Value::Int(2147483647),
             Value::Int(65535),
             Value::Int(65535),
-        ]))));
-        let max_dim = Value::Array(Rc::new(RefCell::new(Buffer::from_values(vec![
+        ])));
+        let max_dim = Value::Array(heap::shared(Buffer::from_values(vec![
             Value::Int(1024),
             Value::Int(1024),
             Value::Int(64),
-        ]))));
+        ])));
         let name = Value::Str(Rc::from(
             d.name.clone().unwrap_or_else(|| "unknown device".into()),
         ));
@@ -782,9 +783,9 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             }
             Ok(Some(arg(args, 0)))
         }
-        "fopen" | "fdopen" | "popen" | "tmpfile" => Ok(Some(Value::Handle(Rc::new(RefCell::new(
-            Handle::Opaque("a file"),
-        ))))),
+        "fopen" | "fdopen" | "popen" | "tmpfile" => {
+            Ok(Some(Value::Handle(heap::shared(Handle::Opaque("a file")))))
+        }
         "getopt" => {
             let opts = str_arg(args, 2).unwrap_or_default();
             ret(it.getopt(&opts, None))
@@ -953,9 +954,9 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 // The C++ form takes the kernel's arguments themselves.
                 let params: Vec<Value> = args[2..]
                     .iter()
-                    .map(|a| Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(a.value())))))
+                    .map(|a| Value::Ptr(Ptr::Cell(heap::shared(a.value()))))
                     .collect();
-                let array = Value::Array(Rc::new(RefCell::new(Buffer::from_values(params))));
+                let array = Value::Array(heap::shared(Buffer::from_values(params)));
                 it.launch_by_value(
                     &arg(args, 1),
                     LaunchConfig {
@@ -991,7 +992,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let name = str_arg(args, 2).unwrap_or_else(|| "?".into());
             write_through(
                 &arg(args, 0),
-                Value::Handle(Rc::new(RefCell::new(Handle::NamedKernel(name)))),
+                Value::Handle(heap::shared(Handle::NamedKernel(name))),
             );
             ret(Value::Int(0))
         }
@@ -1008,14 +1009,14 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             let events = it.capture.take().unwrap_or_default();
             write_through(
                 &arg(args, 1),
-                Value::Handle(Rc::new(RefCell::new(Handle::Graph(events)))),
+                Value::Handle(heap::shared(Handle::Graph(events))),
             );
             ret(Value::Int(0))
         }
         "cudaGraphCreate" => {
             write_through(
                 &arg(args, 0),
-                Value::Handle(Rc::new(RefCell::new(Handle::Graph(Vec::new())))),
+                Value::Handle(heap::shared(Handle::Graph(Vec::new()))),
             );
             ret(Value::Int(0))
         }
@@ -1049,7 +1050,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             }
             write_through(
                 &arg(args, 0),
-                Value::Handle(Rc::new(RefCell::new(Handle::Opaque("a graph node")))),
+                Value::Handle(heap::shared(Handle::Opaque("a graph node"))),
             );
             ret(Value::Int(0))
         }
@@ -1077,12 +1078,10 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     }
                 }
             }
-            Ok(Some(Value::Handle(Rc::new(RefCell::new(
-                Handle::ClKernel {
-                    name,
-                    args: BTreeMap::new(),
-                },
-            )))))
+            Ok(Some(Value::Handle(heap::shared(Handle::ClKernel {
+                name,
+                args: BTreeMap::new(),
+            }))))
         }
         "clSetKernelArg" => {
             if let Value::Handle(h) = arg(args, 0) {
@@ -1140,9 +1139,9 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     }
                 }
                 if f.starts_with("clCreate") {
-                    return Ok(Some(Value::Handle(Rc::new(RefCell::new(Handle::Opaque(
+                    return Ok(Some(Value::Handle(heap::shared(Handle::Opaque(
                         "an OpenCL object",
-                    ))))));
+                    )))));
                 }
                 return ret(Value::Int(0));
             }
@@ -1194,10 +1193,10 @@ fn zeroed(v: &Value) -> Value {
                 .iter()
                 .map(|(k, x)| (k.clone(), zeroed(x)))
                 .collect();
-            Value::Record(Rc::new(RefCell::new(Record {
+            Value::Record(heap::shared(Record {
                 ty: r.ty.clone(),
                 fields,
-            })))
+            }))
         }
         Value::Array(b) => {
             let mut b = b.borrow().clone();
@@ -1206,7 +1205,7 @@ fn zeroed(v: &Value) -> Value {
             for x in &mut b.dense {
                 *x = Value::Int(0);
             }
-            Value::Array(Rc::new(RefCell::new(b)))
+            Value::Array(heap::shared(b))
         }
         _ => Value::Int(0),
     }
@@ -1296,10 +1295,10 @@ fn forgotten(v: &Value, why: &str) -> Value {
                 .iter()
                 .map(|(k, f)| (k.clone(), forgotten(f, why)))
                 .collect();
-            Value::Record(Rc::new(RefCell::new(Record {
+            Value::Record(heap::shared(Record {
                 ty: r.ty.clone(),
                 fields,
-            })))
+            }))
         }
         _ => Value::unknown(why),
     }
@@ -1783,7 +1782,7 @@ pub(super) fn construct(
                     Value::unknown("a container's elements kerncast does not follow"),
                 ),
             };
-            Ok(Some(Value::Array(Rc::new(RefCell::new(buf)))))
+            Ok(Some(Value::Array(heap::shared(buf))))
         }
         "basic_string" | "basic_string_view" => Ok(Some(match args.first().map(|a| a.value()) {
             Some(v @ Value::Str(_)) => v,
@@ -1816,9 +1815,7 @@ pub(super) fn construct(
                 (Some(m), None) => Ok(Some(m)),
                 (Some(m), Some(Value::Handle(other))) => {
                     let _ = m;
-                    Ok(Some(Value::Handle(Rc::new(RefCell::new(
-                        other.borrow().clone(),
-                    )))))
+                    Ok(Some(Value::Handle(heap::shared(other.borrow().clone()))))
                 }
                 (m, _) => Ok(m),
             }
@@ -1854,7 +1851,7 @@ pub(super) fn system_global(
         }
         "opterr" | "optopt" | "errno" => Some(Value::Int(0)),
         "stdin" | "stdout" | "stderr" | "cout" | "cerr" | "clog" | "cin" => Some(Value::Handle(
-            Rc::new(RefCell::new(Handle::Opaque("a standard stream"))),
+            heap::shared(Handle::Opaque("a standard stream")),
         )),
         _ => None,
     }

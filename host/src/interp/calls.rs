@@ -9,7 +9,7 @@ use super::launches::Event;
 use super::value::{convert, Buffer, Func, Handle, Ptr, Value};
 use super::{builtins, Exec, Flow, Frame, Interp};
 use crate::ast::*;
-use std::cell::RefCell;
+use crate::heap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -139,9 +139,7 @@ impl Interp<'_> {
                     for _ in 0..n {
                         elems.push(self.call(c, &one)?);
                     }
-                    return plain(Value::Array(Rc::new(RefCell::new(Buffer::from_values(
-                        elems,
-                    )))));
+                    return plain(Value::Array(heap::shared(Buffer::from_values(elems))));
                 }
                 let args = self.args_for(params, &c.args)?;
                 let f = self.prog.functions.get(key).cloned();
@@ -158,9 +156,7 @@ impl Interp<'_> {
                 }
                 if let Some(f) = f {
                     let record = self.new_record(&e.ty)?;
-                    let this = Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(
-                        record.clone(),
-                    )))));
+                    let this = Value::Ptr(Ptr::Cell(heap::shared(Value::Record(record.clone()))));
                     self.call_function(&f, args, Some(this), None, &e.span)?;
                     return plain(Value::Record(record));
                 }
@@ -309,7 +305,7 @@ impl Interp<'_> {
                 self.opts.budget.call_depth
             )));
         }
-        let frame = Rc::new(Frame {
+        let frame = heap::frame(Frame {
             parent,
             this,
             ..Frame::default()
@@ -318,7 +314,7 @@ impl Interp<'_> {
             match a {
                 Arg::Place(place) => frame.bind_ref(p.key, place),
                 Arg::Val(v) => {
-                    let cell = Rc::new(RefCell::new(convert(v, &p.ty)));
+                    let cell = heap::shared(convert(v, &p.ty));
                     frame.vars.borrow_mut().insert(p.key, cell);
                 }
             }

@@ -12,6 +12,7 @@ use super::expr::Place;
 use super::value::{Handle, Ptr, Record, Value};
 use super::{Exec, Interp};
 use crate::ast::{Expr, Param, Ty};
+use crate::heap;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -24,8 +25,9 @@ pub(super) fn empty_of(type_name: &str) -> Option<Value> {
     let t = type_name.trim_start_matches("const ");
     let is = |p: &str| t.starts_with(p);
     if is("std::vector<") || is("std::deque<") || is("std::valarray<") || is("std::list<") {
-        return Some(Value::Array(Rc::new(RefCell::new(
-            super::value::Buffer::new(Some(0), Value::Int(0)),
+        return Some(Value::Array(heap::shared(super::value::Buffer::new(
+            Some(0),
+            Value::Int(0),
         ))));
     }
     if is("std::basic_string<") || is("std::__cxx11::basic_string<") || is("std::string") {
@@ -35,10 +37,10 @@ pub(super) fn empty_of(type_name: &str) -> Option<Value> {
         is("std::map<") || is("std::set<") || is("std::multimap<") || is("std::multiset<");
     let unordered = is("std::unordered_map<") || is("std::unordered_set<");
     if ordered || unordered {
-        return Some(Value::Handle(Rc::new(RefCell::new(Handle::Map {
+        return Some(Value::Handle(heap::shared(Handle::Map {
             entries: Vec::new(),
             ordered,
-        }))));
+        })));
     }
     None
 }
@@ -69,7 +71,7 @@ fn iterator(map: &Rc<RefCell<Handle>>, index: usize) -> Value {
         .insert(Arc::from("__map"), Value::Handle(map.clone()));
     r.fields
         .insert(Arc::from("__index"), Value::Int(index as i128));
-    Value::Record(Rc::new(RefCell::new(r)))
+    Value::Record(heap::shared(r))
 }
 
 /// The map and position of an iterator value.
@@ -105,7 +107,7 @@ fn pair(k: Value, v: Value) -> Rc<RefCell<Record>> {
     };
     r.fields.insert(Arc::from("first"), k);
     r.fields.insert(Arc::from("second"), v);
-    Rc::new(RefCell::new(r))
+    heap::shared(r)
 }
 
 /// Inserts `k → v` unless `k` is there; the entry's index.
@@ -202,8 +204,9 @@ impl Interp<'_> {
         args: &[Arg],
     ) -> Option<Value> {
         match m {
-            "operator->" => entry(map, i)
-                .map(|p| Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(Value::Record(p)))))),
+            "operator->" => {
+                entry(map, i).map(|p| Value::Ptr(Ptr::Cell(heap::shared(Value::Record(p)))))
+            }
             "operator*" => entry(map, i).map(Value::Record),
             "operator++" | "operator--" => {
                 let next = if m == "operator++" {
@@ -529,18 +532,18 @@ pub(super) fn string_stream(args: &[Arg]) -> Value {
         None => Some(String::new()),
         Some(_) => None,
     };
-    Value::Handle(Rc::new(RefCell::new(Handle::Stream {
+    Value::Handle(heap::shared(Handle::Stream {
         text,
         pos: 0,
         failed: false,
-    })))
+    }))
 }
 
 /// A file stream: its contents are not kerncast's to read.
 pub(super) fn file_stream() -> Value {
-    Value::Handle(Rc::new(RefCell::new(Handle::Stream {
+    Value::Handle(heap::shared(Handle::Stream {
         text: None,
         pos: 0,
         failed: false,
-    })))
+    }))
 }

@@ -4,6 +4,7 @@
 use super::value::{convert, Buffer, Func, Ptr, Record, Value};
 use super::{Exec, Frame, Interp};
 use crate::ast::*;
+use crate::heap;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -50,7 +51,7 @@ impl Place {
             Place::Field(r, f) => Value::Ptr(Ptr::Field(r.clone(), f.clone())),
             Place::Temp(v) => match v {
                 Value::Array(b) => Value::Ptr(Ptr::Elem(b.clone(), 0)),
-                _ => Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(v.clone())))),
+                _ => Value::Ptr(Ptr::Cell(heap::shared(v.clone()))),
             },
         }
     }
@@ -187,7 +188,7 @@ impl Interp<'_> {
                             Some(i) => convert(self.eval(i)?.copy(), &elem),
                             None => self.default_value(&elem, false),
                         };
-                        Value::Ptr(Ptr::Cell(Rc::new(RefCell::new(v))))
+                        Value::Ptr(Ptr::Cell(heap::shared(v)))
                     }
                 }
             }
@@ -279,7 +280,7 @@ impl Interp<'_> {
         // record of its own, made now.
         if let Place::Field(outer, member) = &holder {
             if !outer.borrow().fields.contains_key(member) {
-                let r = Rc::new(RefCell::new(Record::default()));
+                let r = heap::shared(Record::default());
                 outer
                     .borrow_mut()
                     .fields
@@ -293,7 +294,7 @@ impl Interp<'_> {
             Value::Unknown(u) => Place::Temp(Value::Unknown(u)),
             _ => {
                 // A record that did not exist yet (an unknown struct being filled in).
-                let r = Rc::new(RefCell::new(Record::default()));
+                let r = heap::shared(Record::default());
                 holder.write(Value::Record(r.clone()));
                 match holder {
                     Place::Temp(_) => Place::Temp(Value::unknown(&format!(
@@ -431,15 +432,15 @@ impl Interp<'_> {
             let cell = match (&c.init, c.by_ref) {
                 (Some(init), true) => match self.place(init)? {
                     Place::Cell(cell) => cell,
-                    p => Rc::new(RefCell::new(p.read())),
+                    p => heap::shared(p.read()),
                 },
                 (Some(init), false) => {
                     let v = self.eval(init)?.copy();
-                    Rc::new(RefCell::new(convert(v, &init.ty)))
+                    heap::shared(convert(v, &init.ty))
                 }
                 (None, true) => continue,
                 (None, false) => match parent.lookup(c.key) {
-                    Some(cell) => Rc::new(RefCell::new(cell.borrow().copy())),
+                    Some(cell) => heap::shared(cell.borrow().copy()),
                     // Not a local (a global is not captured): the lambda reads it as it is.
                     None => continue,
                 },
@@ -467,11 +468,11 @@ impl Interp<'_> {
                 if let Some(cell) = parent.lookup(k) {
                     own.vars
                         .borrow_mut()
-                        .insert(k, Rc::new(RefCell::new(cell.borrow().copy())));
+                        .insert(k, heap::shared(cell.borrow().copy()));
                 }
             }
         }
-        Ok(Value::Func(Func::Closure(f.clone(), Rc::new(own))))
+        Ok(Value::Func(Func::Closure(f.clone(), heap::frame(own))))
     }
 
     fn init_list(&mut self, fields: Option<&[Arc<str>]>, elems: &[Expr], ty: &Ty) -> Exec<Value> {
@@ -493,9 +494,7 @@ impl Interp<'_> {
                 return Ok(vals.remove(0));
             }
         }
-        Ok(Value::Array(Rc::new(RefCell::new(Buffer::from_values(
-            vals,
-        )))))
+        Ok(Value::Array(heap::shared(Buffer::from_values(vals))))
     }
 }
 

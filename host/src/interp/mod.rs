@@ -24,6 +24,7 @@ pub mod value;
 
 use crate::ast::{DeclKey, Span};
 use crate::clang::lower::ProgramAst;
+use crate::heap;
 use launches::Recorder;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -142,13 +143,19 @@ impl Frame {
         self.refs.borrow_mut().remove(&k);
         let cell = match place {
             expr::Place::Cell(c) => c,
-            expr::Place::Temp(v) => Rc::new(RefCell::new(v)),
+            expr::Place::Temp(v) => heap::shared(v),
             p => {
                 self.refs.borrow_mut().insert(k);
-                Rc::new(RefCell::new(p.pointer()))
+                heap::shared(p.pointer())
             }
         };
         self.vars.borrow_mut().insert(k, cell);
+    }
+}
+
+impl heap::Sweep for Frame {
+    fn sweep(&self) {
+        heap::empty(&self.vars, HashMap::new());
     }
 }
 
@@ -405,7 +412,7 @@ impl<'p> Interp<'p> {
             .collect();
         let argc = Value::Int(self.opts.argv.len() as i128);
         let argv = Value::Ptr(value::Ptr::Elem(
-            Rc::new(RefCell::new(value::Buffer::from_values(argv))),
+            heap::shared(value::Buffer::from_values(argv)),
             0,
         ));
         let mut out = vec![calls::Arg::Val(argc), calls::Arg::Val(argv)];
@@ -468,7 +475,10 @@ impl<'p> Interp<'p> {
     }
 
     fn frame(&self) -> Rc<Frame> {
-        self.frames.last().cloned().unwrap_or_default()
+        self.frames
+            .last()
+            .cloned()
+            .unwrap_or_else(|| heap::frame(Frame::default()))
     }
 
     /// The cell of a variable: the current frame's (or a closure's), else a global, made and
@@ -482,7 +492,7 @@ impl<'p> Interp<'p> {
         if let Some(c) = self.globals.get(&key) {
             return Ok(c.clone());
         }
-        let cell = Rc::new(RefCell::new(Value::unknown("not yet initialised")));
+        let cell = heap::shared(Value::unknown("not yet initialised"));
         self.globals.insert(key, cell.clone());
         let init = match self.prog.globals.get(&key) {
             Some(g) => match &g.init {
@@ -515,7 +525,7 @@ impl<'p> Interp<'p> {
                 if matches!(**elem, Ty::Record { .. } | Ty::Array(..)) && *n <= OBJECTS_MAX =>
             {
                 let elems = (0..*n).map(|_| self.default_value(elem, zeroed)).collect();
-                Value::Array(Rc::new(RefCell::new(value::Buffer::from_values(elems))))
+                Value::Array(heap::shared(value::Buffer::from_values(elems)))
             }
             Ty::Array(elem, n) => {
                 let fill = match **elem {
@@ -524,10 +534,7 @@ impl<'p> Interp<'p> {
                     }
                     _ => self.default_value(elem, zeroed),
                 };
-                Value::Array(Rc::new(RefCell::new(value::Buffer::new(
-                    n.map(|n| n as i64),
-                    fill,
-                ))))
+                Value::Array(heap::shared(value::Buffer::new(n.map(|n| n as i64), fill)))
             }
             Ty::Record { name, .. } => self.default_record(name, 0, zeroed),
             _ if zeroed => value::convert(Value::Int(0), ty),
@@ -577,18 +584,18 @@ impl<'p> Interp<'p> {
                 }
             }
         }
-        let record = Rc::new(RefCell::new(value::Record {
+        let record = heap::shared(value::Record {
             ty: Arc::from(name),
             fields,
-        }));
+        });
         let prog = self.prog;
         let Some(defaults) = prog.record_defaults.get(name).filter(|d| !d.is_empty()) else {
             return Ok(record);
         };
-        let this = Value::Ptr(value::Ptr::Cell(Rc::new(RefCell::new(Value::Record(
+        let this = Value::Ptr(value::Ptr::Cell(heap::shared(Value::Record(
             record.clone(),
-        )))));
-        self.frames.push(Rc::new(Frame {
+        ))));
+        self.frames.push(heap::frame(Frame {
             this: Some(this),
             ..Frame::default()
         }));
@@ -610,7 +617,7 @@ impl<'p> Interp<'p> {
     }
 
     fn declare(&mut self, key: DeclKey, v: Value) -> Rc<RefCell<Value>> {
-        let cell = Rc::new(RefCell::new(v));
+        let cell = heap::shared(v);
         if let Some(f) = self.frames.last() {
             f.vars.borrow_mut().insert(key, cell.clone());
         } else {

@@ -10,8 +10,7 @@ use super::expr::deref;
 use super::value::{Handle, Ptr, Value};
 use super::Interp;
 use crate::ast::{Expr, Span};
-use std::cell::RefCell;
-use std::rc::Rc;
+use crate::heap;
 
 /// A program the host compiles at run time.
 #[derive(Clone, Debug)]
@@ -74,7 +73,7 @@ fn program_of(v: &Value) -> Option<usize> {
 }
 
 fn handle(i: usize) -> Value {
-    Value::Handle(Rc::new(RefCell::new(Handle::Program(i))))
+    Value::Handle(heap::shared(Handle::Program(i)))
 }
 
 /// A runtime-compilation call of the host (`f`), where it is one: what it returns.

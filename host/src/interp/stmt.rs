@@ -6,6 +6,7 @@ use super::effects::{vars_read, Written};
 use super::value::{convert, Value};
 use super::{Exec, Flow, Halt, Interp};
 use crate::ast::*;
+use crate::heap;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -121,8 +122,7 @@ impl Interp<'_> {
                 None => self.default_value(&v.ty, true),
             };
             let init = self.shaped(convert(init, &v.ty), &v.ty, &v.name);
-            self.globals
-                .insert(v.key, Rc::new(std::cell::RefCell::new(init)));
+            self.globals.insert(v.key, heap::shared(init));
             return Ok(());
         }
         if v.by_ref {

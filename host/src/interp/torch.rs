@@ -14,7 +14,7 @@ use super::expr::Place;
 use super::value::{Handle, Ptr, Record, Value};
 use super::Interp;
 use crate::ast::Expr;
-use std::cell::RefCell;
+use crate::heap;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub struct Tensor {
 
 impl Tensor {
     pub fn value(self) -> Value {
-        Value::Handle(Rc::new(RefCell::new(Handle::Tensor(self))))
+        Value::Handle(heap::shared(Handle::Tensor(self)))
     }
 
     fn unknown(why: &str, scalar_type: Option<i8>) -> Tensor {
@@ -163,13 +163,13 @@ fn arg(args: &[Arg], i: usize) -> Value {
 }
 
 fn record(ty: &str, fields: Vec<(String, Value)>) -> Value {
-    Value::Record(Rc::new(RefCell::new(Record {
+    Value::Record(heap::shared(Record {
         ty: Arc::from(ty),
         fields: fields
             .into_iter()
             .map(|(k, v)| (Arc::from(k.as_str()), v))
             .collect::<BTreeMap<_, _>>(),
-    })))
+    }))
 }
 
 /// A packed accessor: its sizes and strides by value, as ATen's hold them.
@@ -247,17 +247,15 @@ pub(super) fn method(
         "size" => t.dim(&a0),
         "sizes" => match &t.unknown_shape {
             Some(w) => Value::unknown(w),
-            None => Value::Array(Rc::new(RefCell::new(super::value::Buffer::from_values(
+            None => Value::Array(heap::shared(super::value::Buffer::from_values(
                 t.sizes.clone(),
-            )))),
+            ))),
         },
         "stride" => match a0.as_int().and_then(|i| t.index(i)) {
             Some(j) => t.strides()[j].clone(),
             None => Value::unknown("a stride kerncast does not know"),
         },
-        "strides" => Value::Array(Rc::new(RefCell::new(super::value::Buffer::from_values(
-            t.strides(),
-        )))),
+        "strides" => Value::Array(heap::shared(super::value::Buffer::from_values(t.strides()))),
         "numel" | "nbytes" if m == "numel" => t.numel(),
         "dim" | "ndimension" => match &t.unknown_shape {
             Some(w) => Value::unknown(w),
@@ -603,9 +601,9 @@ pub(super) fn construct(name: &str, args: &[Arg]) -> Option<Value> {
         },
         "IntArrayRef" | "ArrayRef" => match args {
             [a] => match a.value() {
-                v @ Value::Int(_) => Some(Value::Array(Rc::new(RefCell::new(
+                v @ Value::Int(_) => Some(Value::Array(heap::shared(
                     super::value::Buffer::from_values(vec![v]),
-                )))),
+                ))),
                 v => super::builtins::buffer_of(&v).map(|_| v),
             },
             _ => None,

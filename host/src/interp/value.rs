@@ -2,6 +2,7 @@
 //! value, functions and closures, the handles of GPU APIs, and `Unknown` with its reason.
 
 use crate::ast::{DeclKey, Function, KernelRef, Ty};
+use crate::heap;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -243,8 +244,8 @@ impl Value {
     /// A copy with C's value semantics: records and arrays are copied, not shared.
     pub fn copy(&self) -> Value {
         match self {
-            Value::Record(r) => Value::Record(Rc::new(RefCell::new(r.borrow().deep_copy()))),
-            Value::Array(b) => Value::Array(Rc::new(RefCell::new(b.borrow().deep_copy()))),
+            Value::Record(r) => Value::Record(heap::shared(r.borrow().deep_copy())),
+            Value::Array(b) => Value::Array(heap::shared(b.borrow().deep_copy())),
             v => v.clone(),
         }
     }

@@ -7,6 +7,7 @@
 
 use super::interp::{binop, equal, index, Args, Exec, Interp};
 use super::value::*;
+use crate::heap::Registry;
 use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 use ruff_python_ast::Expr;
@@ -132,7 +133,7 @@ pub fn iterate<'a>(it: &mut Interp<'a>, v: &Val<'a>) -> Option<Vec<Val<'a>>> {
                 };
                 Some(
                     (0..n)
-                        .map(|_| Val::obj(Obj::Array(Rc::new(row.clone()))))
+                        .map(|_| Val::obj(&it.heap, Obj::Array(Rc::new(row.clone()))))
                         .collect(),
                 )
             }
@@ -163,6 +164,7 @@ pub fn setattr<'a>(_it: &mut Interp<'a>, obj: &Val<'a>, name: &str, v: Val<'a>) 
 }
 
 pub fn slice<'a>(
+    heap: &Registry<'a>,
     v: &Val<'a>,
     lo: Option<Val<'a>>,
     hi: Option<Val<'a>>,
@@ -175,7 +177,7 @@ pub fn slice<'a>(
         if let Val::Obj(o) = v {
             if let Obj::Array(a) = &**o {
                 // `x[a:b]` of an array: its first dimension sliced.
-                return slice_array(a, lo, hi, st);
+                return slice_array(heap, a, lo, hi, st);
             }
         }
         return Val::unknown("a slice of a value kerncast does not know");
@@ -227,11 +229,12 @@ pub fn slice<'a>(
             out.iter().map(|c| c.display()).collect::<String>(),
         )),
         Val::Tuple(_) => Val::tuple(out),
-        _ => Val::list(out),
+        _ => Val::list(heap, out),
     }
 }
 
 fn slice_array<'a>(
+    heap: &Registry<'a>,
     a: &Array,
     lo: Option<Val<'a>>,
     hi: Option<Val<'a>>,
@@ -248,7 +251,13 @@ fn slice_array<'a>(
                 stop: BigInt::from(n),
                 step: BigInt::from(1),
             }));
-            match slice(&Val::list(seq.elements().unwrap_or_default()), lo, hi, st) {
+            match slice(
+                heap,
+                &Val::list(heap, seq.elements().unwrap_or_default()),
+                lo,
+                hi,
+                st,
+            ) {
                 Val::List(l) => Ok(l.borrow().len() as i128),
                 u => Err(unknown_of(&u)),
             }
@@ -256,7 +265,7 @@ fn slice_array<'a>(
         e => e,
     };
     out.shape[0] = dim;
-    Val::obj(Obj::Array(Rc::new(out)))
+    Val::obj(heap, Obj::Array(Rc::new(out)))
 }
 
 fn unknown_of(v: &Val<'_>) -> Rc<crate::interp::value::Unknown> {
@@ -342,7 +351,7 @@ pub fn subscript<'a>(it: &mut Interp<'a>, v: &Val<'a>, k: &Val<'a>) -> Val<'a> {
                 if out.shape.is_empty() {
                     Val::unknown("an element of an array, which the host does not read")
                 } else {
-                    Val::obj(Obj::Array(Rc::new(out)))
+                    Val::obj(&it.heap, Obj::Array(Rc::new(out)))
                 }
             }
             Obj::Opaque(name) if &**name == "os.environ" => match k.as_str() {
@@ -393,7 +402,7 @@ pub fn getattr<'a>(it: &mut Interp<'a>, v: &Val<'a>, name: &str) -> Val<'a> {
         Val::Unknown(_) => v.clone(),
         Val::Lib(path) => lib_attr(it, path, name),
         Val::Obj(o) => match &**o {
-            Obj::Array(a) => array_attr(v, a, name),
+            Obj::Array(a) => array_attr(&it.heap, v, a, name),
             Obj::Namespace(attrs) => attrs.borrow().get(name).cloned().unwrap_or_else(|| {
                 Val::unknown(&format!("`{name}` is not an attribute of the namespace"))
             }),
@@ -401,7 +410,7 @@ pub fn getattr<'a>(it: &mut Interp<'a>, v: &Val<'a>, name: &str) -> Val<'a> {
                 super::gpu::cl_kernel_of(it, m, name)
             }
             Obj::File { path, .. } => match name {
-                "parent" => file(parent_of(path)),
+                "parent" => file(&it.heap, parent_of(path)),
                 "name" => Val::str(path.rsplit('/').next().unwrap_or(path)),
                 "stem" => {
                     let n = path.rsplit('/').next().unwrap_or(path);
@@ -432,12 +441,15 @@ const PROGRAM_METHODS: &[&str] = &[
     "int_ptr",
 ];
 
-fn file<'a>(path: String) -> Val<'a> {
+fn file<'a>(heap: &Registry<'a>, path: String) -> Val<'a> {
     let exists = std::path::Path::new(&path).exists();
-    Val::obj(Obj::File {
-        path: Rc::from(path),
-        exists,
-    })
+    Val::obj(
+        heap,
+        Obj::File {
+            path: Rc::from(path),
+            exists,
+        },
+    )
 }
 
 fn parent_of(path: &str) -> String {
@@ -457,18 +469,19 @@ fn lib_attr<'a>(it: &mut Interp<'a>, path: &str, name: &str) -> Val<'a> {
             if let Some(l) = &it.argv_list {
                 return Val::List(l.clone());
             }
-            let l = Rc::new(RefCell::new(it.argv.iter().map(|a| Val::str(a)).collect()));
+            let argv = it.argv.iter().map(|a| Val::str(a)).collect();
+            let l = it.heap.track(Rc::new(RefCell::new(argv)));
             it.argv_list = Some(l.clone());
             return Val::List(l);
         }
         ("sys", "maxsize") => return Val::int(i64::MAX),
-        ("os", "environ") => return Val::obj(Obj::Opaque(Rc::from("os.environ"))),
+        ("os", "environ") => return Val::obj(&it.heap, Obj::Opaque(Rc::from("os.environ"))),
         ("os", "sep") => return Val::str("/"),
         _ => {}
     }
     if root(path) == "torch" && path == "torch" {
         if let Some(d) = Dtype::torch(name) {
-            return Val::obj(Obj::Dtype(d));
+            return Val::obj(&it.heap, Obj::Dtype(d));
         }
     }
     Val::Lib(Rc::from(full))
@@ -502,13 +515,13 @@ fn numel_val<'a>(a: &Array) -> Val<'a> {
     dim_val(&a.numel())
 }
 
-fn array_attr<'a>(v: &Val<'a>, a: &Array, name: &str) -> Val<'a> {
+fn array_attr<'a>(heap: &Registry<'a>, v: &Val<'a>, a: &Array, name: &str) -> Val<'a> {
     match name {
         "shape" => dims_tuple(a),
         "size" if a.lib != Lib::Torch => numel_val(a),
         "ndim" => Val::int(a.shape.len() as i64),
         "dtype" => match a.dtype {
-            Some(d) => Val::obj(Obj::Dtype(d)),
+            Some(d) => Val::obj(heap, Obj::Dtype(d)),
             None => Val::unknown("the dtype of an array kerncast does not know"),
         },
         "itemsize" => match a.dtype {
@@ -523,16 +536,17 @@ fn array_attr<'a>(v: &Val<'a>, a: &Array, name: &str) -> Val<'a> {
         "T" | "mT" => {
             let mut out = a.clone();
             out.shape.reverse();
-            Val::obj(Obj::Array(Rc::new(out)))
+            Val::obj(heap, Obj::Array(Rc::new(out)))
         }
         "data" | "gpudata" | "ptr" | "device" | "is_cuda" => {
-            Val::obj(Obj::Opaque(Rc::from("device memory")))
+            Val::obj(heap, Obj::Opaque(Rc::from("device memory")))
         }
         _ => Val::Method(Box::new(v.clone()), Rc::from(name)),
     }
 }
 
 pub fn new_array<'a>(
+    heap: &Registry<'a>,
     lib: Lib,
     shape: Result<Vec<Dim>, Rc<str>>,
     dtype: Option<Dtype>,
@@ -542,13 +556,16 @@ pub fn new_array<'a>(
         Ok(s) => (s, None),
         Err(why) => (Vec::new(), Some(why)),
     };
-    Val::obj(Obj::Array(Rc::new(Array {
-        lib,
-        shape,
-        dtype,
-        unknown_shape,
-        device,
-    })))
+    Val::obj(
+        heap,
+        Obj::Array(Rc::new(Array {
+            lib,
+            shape,
+            dtype,
+            unknown_shape,
+            device,
+        })),
+    )
 }
 
 /// A shape argument: an integer, or a tuple or list of them.
@@ -688,14 +705,14 @@ fn reshaped(a: &Array, sizes: Vec<Dim>) -> Result<Vec<Dim>, Rc<str>> {
         .collect())
 }
 
-fn with_shape<'a>(a: &Array, shape: Result<Vec<Dim>, Rc<str>>) -> Val<'a> {
-    new_array(a.lib, shape, a.dtype, a.device)
+fn with_shape<'a>(heap: &Registry<'a>, a: &Array, shape: Result<Vec<Dim>, Rc<str>>) -> Val<'a> {
+    new_array(heap, a.lib, shape, a.dtype, a.device)
 }
 
-fn with_dtype<'a>(a: &Array, dtype: Option<Dtype>) -> Val<'a> {
+fn with_dtype<'a>(heap: &Registry<'a>, a: &Array, dtype: Option<Dtype>) -> Val<'a> {
     let mut out = a.clone();
     out.dtype = dtype;
-    Val::obj(Obj::Array(Rc::new(out)))
+    Val::obj(heap, Obj::Array(Rc::new(out)))
 }
 
 // ---- calls ----
@@ -817,7 +834,7 @@ fn call_lib<'a>(it: &mut Interp<'a>, path: &str, args: Args<'a>, at: &'a Expr) -
         return builtin_call(it, path, args, at);
     }
     match root(path) {
-        "math" => return Ok(math(name, &args.pos)),
+        "math" => return Ok(math(&it.heap, name, &args.pos)),
         "sys" if name == "exit" => {
             it.exit(format!(
                 "the script calls sys.exit at line {}",
@@ -831,12 +848,12 @@ fn call_lib<'a>(it: &mut Interp<'a>, path: &str, args: Args<'a>, at: &'a Expr) -
             if parts.len() != args.pos.len() {
                 return Ok(Val::unknown("a path kerncast does not know"));
             }
-            return Ok(file(join_paths(&parts)));
+            return Ok(file(&it.heap, join_paths(&parts)));
         }
         "time" | "timeit" => return Ok(Val::unknown("a time read at run time")),
         "random" => return Ok(Val::unknown("a random number")),
         "argparse" if name == "ArgumentParser" => {
-            return Ok(Val::obj(Obj::ArgParser(RefCell::new(Vec::new()))))
+            return Ok(Val::obj(&it.heap, Obj::ArgParser(RefCell::new(Vec::new()))))
         }
         "setuptools" | "distutils" if name == "setup" => {
             super::extension::setup(it, &args, at);
@@ -909,7 +926,7 @@ fn call_lib<'a>(it: &mut Interp<'a>, path: &str, args: Args<'a>, at: &'a Expr) -
         if matches!(name, "In" | "Out" | "InOut") {
             return Ok(a0);
         }
-        return Ok(Val::obj(Obj::Opaque(Rc::from(path))));
+        return Ok(Val::obj(&it.heap, Obj::Opaque(Rc::from(path))));
     }
     Ok(Val::unknown(&format!(
         "it comes from `{path}`, which kerncast does not model"
@@ -1014,7 +1031,7 @@ fn os_call<'a>(it: &mut Interp<'a>, path: &str, args: &Args<'a>) -> Val<'a> {
     }
 }
 
-fn math<'a>(name: &str, args: &[Val<'a>]) -> Val<'a> {
+fn math<'a>(heap: &Registry<'a>, name: &str, args: &[Val<'a>]) -> Val<'a> {
     if let Some(u) = unknown_in(args) {
         return u;
     }
@@ -1059,7 +1076,7 @@ fn math<'a>(name: &str, args: &[Val<'a>]) -> Val<'a> {
         },
         "prod" => match a.elements() {
             Some(items) => items.iter().fold(Val::int(1), |acc, x| {
-                binop(ruff_python_ast::Operator::Mult, &acc, x)
+                binop(heap, ruff_python_ast::Operator::Mult, &acc, x)
             }),
             None => Val::unknown("math.prod of a value kerncast does not know"),
         },
@@ -1201,7 +1218,7 @@ fn builtin_call<'a>(
             Some(items) => {
                 let start = pos.get(1).cloned().unwrap_or(Val::int(0));
                 items.iter().fold(start, |acc, x| {
-                    binop(ruff_python_ast::Operator::Add, &acc, x)
+                    binop(&it.heap, ruff_python_ast::Operator::Add, &acc, x)
                 })
             }
             None => first_or(&a0, "sum() of a value kerncast does not know"),
@@ -1221,15 +1238,15 @@ fn builtin_call<'a>(
         "divmod" => {
             let b = pos.get(1).cloned().unwrap_or(Val::None);
             Val::tuple(vec![
-                binop(ruff_python_ast::Operator::FloorDiv, &a0, &b),
-                binop(ruff_python_ast::Operator::Mod, &a0, &b),
+                binop(&it.heap, ruff_python_ast::Operator::FloorDiv, &a0, &b),
+                binop(&it.heap, ruff_python_ast::Operator::Mod, &a0, &b),
             ])
         }
         "pow" => {
             let b = pos.get(1).cloned().unwrap_or(Val::None);
-            let p = binop(ruff_python_ast::Operator::Pow, &a0, &b);
+            let p = binop(&it.heap, ruff_python_ast::Operator::Pow, &a0, &b);
             match pos.get(2) {
-                Some(m) => binop(ruff_python_ast::Operator::Mod, &p, m),
+                Some(m) => binop(&it.heap, ruff_python_ast::Operator::Mod, &p, m),
                 None => p,
             }
         }
@@ -1242,6 +1259,7 @@ fn builtin_call<'a>(
                     .and_then(|s| s.as_i64())
                     .unwrap_or(0);
                 Val::list(
+                    &it.heap,
                     items
                         .into_iter()
                         .enumerate()
@@ -1257,6 +1275,7 @@ fn builtin_call<'a>(
                 Some(seqs) => {
                     let n = seqs.iter().map(|s| s.len()).min().unwrap_or(0);
                     Val::list(
+                        &it.heap,
                         (0..n)
                             .map(|i| Val::tuple(seqs.iter().map(|s| s[i].clone()).collect()))
                             .collect(),
@@ -1270,7 +1289,7 @@ fn builtin_call<'a>(
                 return Ok(if name == "tuple" {
                     Val::tuple(Vec::new())
                 } else {
-                    Val::list(Vec::new())
+                    Val::list(&it.heap, Vec::new())
                 });
             }
             match iterate(it, &a0) {
@@ -1307,7 +1326,7 @@ fn builtin_call<'a>(
                     if name == "tuple" {
                         Val::tuple(items)
                     } else {
-                        Val::list(items)
+                        Val::list(&it.heap, items)
                     }
                 }
                 None => first_or(
@@ -1326,7 +1345,7 @@ fn builtin_call<'a>(
                     .iter()
                     .map(|(k, v)| (Val::Str(k.clone()), v.clone())),
             );
-            Val::Dict(Rc::new(RefCell::new(items)))
+            Val::dict(&it.heap, items)
         }
         "any" | "all" => match a0.elements() {
             Some(items) => {
@@ -1345,7 +1364,7 @@ fn builtin_call<'a>(
         "open" => match path_str(&a0) {
             Some(p) => {
                 let full = it.resolve_path(&p);
-                file(full)
+                file(&it.heap, full)
             }
             None => Val::unknown("a file whose name kerncast does not know"),
         },
@@ -1371,7 +1390,7 @@ fn builtin_call<'a>(
                             at,
                         )?);
                     }
-                    Val::list(out)
+                    Val::list(&it.heap, out)
                 }
                 None => Val::unknown("map() over a sequence kerncast does not know"),
             }
@@ -1424,7 +1443,7 @@ fn builtin_call<'a>(
         | "iter" | "next" | "filter" | "super" | "object" | "format" | "hex" | "bin" | "oct"
         | "bytes" => Val::unknown(&format!("{name}(), which kerncast does not model")),
         // Exceptions: made, to be raised.
-        _ => Val::obj(Obj::Opaque(Rc::from(name))),
+        _ => Val::obj(&it.heap, Obj::Opaque(Rc::from(name))),
     })
 }
 
@@ -1452,7 +1471,13 @@ fn array_maker<'a>(it: &mut Interp<'a>, lib: Lib, path: &str, args: &Args<'a>) -
     let first = pos.first().cloned();
     let shape_kw = args.kw("shape").or_else(|| args.kw("size"));
     let out = |shape: Result<Vec<Dim>, Rc<str>>, dtype: Option<Dtype>| {
-        new_array(lib, shape, dtype.or(Some(default_dtype(lib))), device)
+        new_array(
+            &it.heap,
+            lib,
+            shape,
+            dtype.or(Some(default_dtype(lib))),
+            device,
+        )
     };
     Some(match name {
         "zeros" | "ones" | "empty" | "rand" | "randn" | "full" if torch => {
@@ -1564,7 +1589,7 @@ fn array_maker<'a>(it: &mut Interp<'a>, lib: Lib, path: &str, args: &Args<'a>) -
                 v.device = true;
                 v.lib = lib;
             }
-            Val::obj(Obj::Array(Rc::new(v)))
+            Val::obj(&it.heap, Obj::Array(Rc::new(v)))
         }
         "array" | "asarray" | "ascontiguousarray" | "tensor" | "as_tensor" | "from_numpy"
         | "to_gpu" | "to_device" | "asnumpy" | "to_gpu_async" => {
@@ -1593,6 +1618,7 @@ fn array_maker<'a>(it: &mut Interp<'a>, lib: Lib, path: &str, args: &Args<'a>) -
                 _ => device,
             };
             new_array(
+                &it.heap,
                 if name == "asnumpy" { Lib::NumPy } else { lib },
                 shape,
                 dtype,
@@ -1649,7 +1675,7 @@ fn call_method<'a>(
                         None => Val::unknown("pop() of an empty list"),
                     }
                 }
-                "copy" => Val::list(l.borrow().clone()),
+                "copy" => Val::list(&it.heap, l.borrow().clone()),
                 "index" => match l.borrow().iter().position(|x| equal(x, &a0) == Some(true)) {
                     Some(i) => Val::int(i as i64),
                     None => Val::unknown("index() of a value not in the list"),
@@ -1699,9 +1725,16 @@ fn call_method<'a>(
                         .map(|(_, v)| v.clone());
                     found.unwrap_or_else(|| args.pos.get(1).cloned().unwrap_or(Val::None))
                 }
-                "keys" => Val::list(d.borrow().iter().map(|(k, _)| k.clone()).collect()),
-                "values" => Val::list(d.borrow().iter().map(|(_, v)| v.clone()).collect()),
+                "keys" => Val::list(
+                    &it.heap,
+                    d.borrow().iter().map(|(k, _)| k.clone()).collect(),
+                ),
+                "values" => Val::list(
+                    &it.heap,
+                    d.borrow().iter().map(|(_, v)| v.clone()).collect(),
+                ),
                 "items" => Val::list(
+                    &it.heap,
                     d.borrow()
                         .iter()
                         .map(|(k, v)| Val::tuple(vec![k.clone(), v.clone()]))
@@ -1741,7 +1774,7 @@ fn call_method<'a>(
                         }
                     }
                 }
-                "copy" => Val::Dict(Rc::new(RefCell::new(d.borrow().clone()))),
+                "copy" => Val::dict(&it.heap, d.borrow().clone()),
                 _ => Val::unknown(&format!(
                     "the dict method `{name}`, which kerncast does not model"
                 )),
@@ -1759,7 +1792,7 @@ fn call_method<'a>(
                         "exists" | "is_file" => Val::Bool(*exists),
                         "resolve" | "absolute" | "expanduser" => obj.clone(),
                         "joinpath" => match path_str(&a0) {
-                            Some(p) => file(join_paths(&[path.to_string(), p])),
+                            Some(p) => file(&it.heap, join_paths(&[path.to_string(), p])),
                             None => Val::unknown("a path kerncast does not know"),
                         },
                         "close" | "__exit__" | "write" => Val::None,
@@ -1845,7 +1878,7 @@ fn str_method<'a>(
                 Some(sep) if !sep.is_empty() => s.split(sep).map(Val::str).collect(),
                 _ => s.split_whitespace().map(Val::str).collect(),
             };
-            Val::list(parts)
+            Val::list(&it.heap, parts)
         }
         "join" => match iterate(it, &a0) {
             Some(items) => {
@@ -2006,17 +2039,19 @@ fn array_method<'a>(
                 None => sizes_of(&args.pos),
             };
             let sizes = sizes.and_then(|s| reshaped(a, s));
-            with_shape(a, sizes)
+            with_shape(&it.heap, a, sizes)
         }
         "view_as" | "reshape_as" | "expand_as" | "type_as" => {
             match a0.as_ref().and_then(array_of) {
-                Some(o) => with_shape(a, Ok(o.shape.clone())),
+                Some(o) => with_shape(&it.heap, a, Ok(o.shape.clone())),
                 None => Val::unknown("an array shaped as one kerncast does not know"),
             }
         }
-        "ravel" | "flatten" => {
-            with_shape(a, a.numel().map(|n| vec![Ok(n)]).map_err(|u| u.why.clone()))
-        }
+        "ravel" | "flatten" => with_shape(
+            &it.heap,
+            a,
+            a.numel().map(|n| vec![Ok(n)]).map_err(|u| u.why.clone()),
+        ),
         "t" | "transpose" | "swapaxes" | "permute" => {
             let mut out = (**a).clone();
             let n = out.shape.len();
@@ -2050,7 +2085,7 @@ fn array_method<'a>(
                 }
                 _ => return Val::unknown("a transpose kerncast does not read"),
             }
-            Val::obj(Obj::Array(Rc::new(out)))
+            Val::obj(&it.heap, Obj::Array(Rc::new(out)))
         }
         "unsqueeze" => match a0.as_ref().and_then(|d| d.as_i64()) {
             Some(d) => {
@@ -2061,7 +2096,7 @@ fn array_method<'a>(
                     return Val::unknown("an unsqueeze out of range");
                 }
                 out.shape.insert(d as usize, Ok(1));
-                Val::obj(Obj::Array(Rc::new(out)))
+                Val::obj(&it.heap, Obj::Array(Rc::new(out)))
             }
             None => Val::unknown("an unsqueeze of a dimension kerncast does not know"),
         },
@@ -2083,7 +2118,7 @@ fn array_method<'a>(
                 }
                 None => return Val::unknown("a squeeze of a dimension kerncast does not know"),
             }
-            Val::obj(Obj::Array(Rc::new(out)))
+            Val::obj(&it.heap, Obj::Array(Rc::new(out)))
         }
         "size" if torch => match a0 {
             None => dims_tuple(a),
@@ -2125,15 +2160,15 @@ fn array_method<'a>(
                     .any(|v| matches!(v, Val::Str(s) if s.starts_with("cuda")));
                 out.device |= dev;
             }
-            Val::obj(Obj::Array(Rc::new(out)))
+            Val::obj(&it.heap, Obj::Array(Rc::new(out)))
         }
-        "half" => with_dtype(a, Dtype::torch("half")),
-        "float" => with_dtype(a, Dtype::torch("float")),
-        "double" => with_dtype(a, Dtype::torch("double")),
-        "int" => with_dtype(a, Dtype::torch("int")),
-        "long" => with_dtype(a, Dtype::torch("long")),
-        "bfloat16" => with_dtype(a, Dtype::torch("bfloat16")),
-        "bool" => with_dtype(a, Dtype::torch("bool")),
+        "half" => with_dtype(&it.heap, a, Dtype::torch("half")),
+        "float" => with_dtype(&it.heap, a, Dtype::torch("float")),
+        "double" => with_dtype(&it.heap, a, Dtype::torch("double")),
+        "int" => with_dtype(&it.heap, a, Dtype::torch("int")),
+        "long" => with_dtype(&it.heap, a, Dtype::torch("long")),
+        "bfloat16" => with_dtype(&it.heap, a, Dtype::torch("bfloat16")),
+        "bool" => with_dtype(&it.heap, a, Dtype::torch("bool")),
         "cuda" | "get" | "cpu" | "numpy" | "contiguous" | "clone" | "detach" | "copy"
         | "requires_grad_" | "fill_" | "zero_" | "normal_" | "uniform_" | "random_"
         | "pin_memory" | "set" | "abs" | "exp" | "relu" | "sigmoid" | "tanh" | "neg" | "sqrt"
@@ -2153,7 +2188,7 @@ fn array_method<'a>(
             if out.device == a.device && out.lib == a.lib && name.ends_with('_') {
                 return obj.clone();
             }
-            Val::obj(Obj::Array(Rc::new(out)))
+            Val::obj(&it.heap, Obj::Array(Rc::new(out)))
         }
         "item" | "tolist" => Val::unknown("an array's values, which the host does not read"),
         "sum" | "mean" | "max" | "min" | "norm" | "std" | "var"
@@ -2161,7 +2196,7 @@ fn array_method<'a>(
         {
             Val::unknown("a reduction of an array's values, which the host does not read")
         }
-        "data_ptr" => Val::obj(Obj::Opaque(Rc::from("device memory"))),
+        "data_ptr" => Val::obj(&it.heap, Obj::Opaque(Rc::from("device memory"))),
         _ => {
             let _ = it;
             Val::unknown(&format!(
@@ -2241,7 +2276,7 @@ fn argparse_method<'a>(
             let specs = p.borrow().clone();
             let ns = parse_args(it, &specs, &words);
             if name == "parse_known_args" {
-                Val::tuple(vec![ns, Val::list(Vec::new())])
+                Val::tuple(vec![ns, Val::list(&it.heap, Vec::new())])
             } else {
                 ns
             }
@@ -2292,7 +2327,7 @@ fn parse_args<'a>(it: &mut Interp<'a>, specs: &[ArgSpec<'a>], words: &[String]) 
                             items.push(convert_arg(it, &spec.ty, &words[i]));
                             i += 1;
                         }
-                        Val::list(items)
+                        Val::list(&it.heap, items)
                     } else {
                         let text = match inline {
                             Some(t) => t,
@@ -2314,7 +2349,7 @@ fn parse_args<'a>(it: &mut Interp<'a>, specs: &[ArgSpec<'a>], words: &[String]) 
                     .and_then(|v| v.elements())
                     .unwrap_or_default();
                 cur.push(v);
-                Val::list(cur)
+                Val::list(&it.heap, cur)
             } else {
                 v
             };
@@ -2338,7 +2373,7 @@ fn parse_args<'a>(it: &mut Interp<'a>, specs: &[ArgSpec<'a>], words: &[String]) 
             values.insert(spec.dest.clone(), v);
         }
     }
-    Val::obj(Obj::Namespace(RefCell::new(values)))
+    Val::obj(&it.heap, Obj::Namespace(RefCell::new(values)))
 }
 
 fn convert_arg<'a>(it: &mut Interp<'a>, ty: &Val<'a>, text: &str) -> Val<'a> {

@@ -20,11 +20,12 @@ use super::interp::{Args, Exec, Interp};
 use super::value::*;
 use crate::ast::{Callee, Expr as CExpr, ExprKind, Span, Stmt as CStmt, StmtKind};
 use crate::clang::lower::ProgramAst;
+use crate::heap;
+use crate::heap::Registry;
 use crate::interp::torch::Tensor;
 use crate::interp::value::{Buffer, Handle, Value};
 use crate::torch_api::torch_includes;
 use ruff_python_ast::Expr;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -145,13 +146,16 @@ pub fn call_lib<'a>(
                 .get(1, "sources")
                 .map(|s| strings(&s))
                 .unwrap_or_default();
-            Val::obj(Obj::ExtensionSpec {
-                name: Rc::from(ext),
-                sources: sources.iter().map(|s| Rc::from(s.as_str())).collect(),
-            })
+            Val::obj(
+                &it.heap,
+                Obj::ExtensionSpec {
+                    name: Rc::from(ext),
+                    sources: sources.iter().map(|s| Rc::from(s.as_str())).collect(),
+                },
+            )
         }
         "BuildExtension" | "include_paths" | "library_paths" => {
-            Val::obj(Obj::Opaque(Rc::from(path)))
+            Val::obj(&it.heap, Obj::Opaque(Rc::from(path)))
         }
         _ => return Ok(None),
     }))
@@ -406,11 +410,14 @@ fn load_inline<'a>(it: &mut Interp<'a>, args: &Args<'a>, at: &'a Expr, span: &Sp
         }
     }
     it.extensions.built.push(Built { ast, remap });
-    Val::obj(Obj::Extension(Rc::new(Extension {
-        name: ext,
-        bindings,
-        built: it.extensions.built.len() - 1,
-    })))
+    Val::obj(
+        &it.heap,
+        Obj::Extension(Rc::new(Extension {
+            name: ext,
+            bindings,
+            built: it.extensions.built.len() - 1,
+        })),
+    )
 }
 
 fn remap_diagnostic(r: &Remap, rest: &str) -> String {
@@ -508,11 +515,14 @@ fn build_files<'a>(
         ast,
         remap: Vec::new(),
     });
-    Val::obj(Obj::Extension(Rc::new(Extension {
-        name: ext.to_string(),
-        bindings,
-        built: it.extensions.built.len() - 1,
-    })))
+    Val::obj(
+        &it.heap,
+        Obj::Extension(Rc::new(Extension {
+            name: ext.to_string(),
+            bindings,
+            built: it.extensions.built.len() - 1,
+        })),
+    )
 }
 
 /// The functions a module binds for Python: `m.def("forward", &lltm_forward, …)` in its
@@ -627,14 +637,14 @@ fn to_cpp(v: &Val<'_>) -> Value {
                 .iter()
                 .map(to_cpp)
                 .collect();
-            Value::Array(Rc::new(RefCell::new(Buffer::from_values(items))))
+            Value::Array(heap::shared(Buffer::from_values(items)))
         }
         other => super::gpu::to_c(other),
     }
 }
 
 /// A C++ value returned to Python.
-fn from_cpp<'a>(v: &Value) -> Val<'a> {
+fn from_cpp<'a>(heap: &Registry<'a>, v: &Value) -> Val<'a> {
     match v {
         Value::Void => Val::None,
         Value::Int(i) => Val::Int((*i).into()),
@@ -666,18 +676,21 @@ fn from_cpp<'a>(v: &Value) -> Val<'a> {
                     .get(s as usize)
                     .and_then(|n| Dtype::torch(n))
                 });
-                Val::obj(Obj::Array(Rc::new(Array {
-                    lib: Lib::Torch,
-                    shape,
-                    dtype,
-                    unknown_shape,
-                    device: true,
-                })))
+                Val::obj(
+                    heap,
+                    Obj::Array(Rc::new(Array {
+                        lib: Lib::Torch,
+                        shape,
+                        dtype,
+                        unknown_shape,
+                        device: true,
+                    })),
+                )
             }
             _ => Val::unknown("an object an extension returns"),
         },
         Value::Array(b) => match b.borrow().elements() {
-            Some(items) => Val::list(items.iter().map(from_cpp).collect()),
+            Some(items) => Val::list(heap, items.iter().map(|v| from_cpp(heap, v)).collect()),
             None => Val::unknown("a list an extension returns"),
         },
         _ => Val::unknown("a value an extension returns"),
@@ -759,7 +772,7 @@ pub fn call<'a>(
         it.record_assumptions(&values);
         it.recorder.add(e, 1);
     }
-    Ok(from_cpp(&result.result))
+    Ok(from_cpp(&it.heap, &result.result))
 }
 
 fn remapped(remap: &[Remap], s: &Span) -> Span {

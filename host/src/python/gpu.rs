@@ -219,10 +219,13 @@ pub fn call_lib<'a>(
             );
             let _ = source;
             match kname_s {
-                Some(n) => Val::obj(Obj::Kernel(Rc::new(KernelHandle {
-                    name: Rc::from(n),
-                    api: "cupy",
-                }))),
+                Some(n) => Val::obj(
+                    &it.heap,
+                    Obj::Kernel(Rc::new(KernelHandle {
+                        name: Rc::from(n),
+                        api: "cupy",
+                    })),
+                ),
                 None => Val::unknown("a RawKernel whose name kerncast does not know"),
             }
         }
@@ -247,10 +250,13 @@ pub fn call_lib<'a>(
             if let Some(ne) = args.kw("name_expressions") {
                 it.embedded[source].name_expressions = strings(&ne);
             }
-            Val::obj(Obj::Module(Rc::new(ModuleHandle {
-                source,
-                api: "cupy",
-            })))
+            Val::obj(
+                &it.heap,
+                Obj::Module(Rc::new(ModuleHandle {
+                    source,
+                    api: "cupy",
+                })),
+            )
         }
         ("pycuda", "SourceModule" | "DynamicSourceModule") => {
             let code = args.get(0, "source").unwrap_or(Val::None);
@@ -273,10 +279,13 @@ pub fn call_lib<'a>(
                 .and_then(|v| v.truth())
                 .unwrap_or(false);
             it.embedded[source].extern_c = !no_extern_c;
-            Val::obj(Obj::Module(Rc::new(ModuleHandle {
-                source,
-                api: "pycuda",
-            })))
+            Val::obj(
+                &it.heap,
+                Obj::Module(Rc::new(ModuleHandle {
+                    source,
+                    api: "pycuda",
+                })),
+            )
         }
         ("pyopencl", "Program") => {
             let code = args.pos.get(1).cloned().unwrap_or(Val::None);
@@ -289,10 +298,13 @@ pub fn call_lib<'a>(
                 Vec::new(),
                 at,
             );
-            Val::obj(Obj::Module(Rc::new(ModuleHandle {
-                source,
-                api: "pyopencl",
-            })))
+            Val::obj(
+                &it.heap,
+                Obj::Module(Rc::new(ModuleHandle {
+                    source,
+                    api: "pyopencl",
+                })),
+            )
         }
         ("pyopencl", "Kernel") => {
             let prg = args.pos.first().cloned().unwrap_or(Val::None);
@@ -307,9 +319,10 @@ pub fn call_lib<'a>(
                 _ => Val::unknown("an OpenCL kernel kerncast does not know"),
             }
         }
-        ("pyopencl", "LocalMemory") => Val::obj(Obj::LocalMemory(
-            args.pos.first().cloned().unwrap_or(Val::None),
-        )),
+        ("pyopencl", "LocalMemory") => Val::obj(
+            &it.heap,
+            Obj::LocalMemory(args.pos.first().cloned().unwrap_or(Val::None)),
+        ),
         ("pyopencl", "enqueue_nd_range_kernel") => {
             let knl = args.get(1, "kernel").unwrap_or(Val::None);
             if let Val::Obj(o) = &knl {
@@ -325,7 +338,10 @@ pub fn call_lib<'a>(
                         .and_then(|v| v.truth())
                         .unwrap_or(false);
                     launch_cl(it, &kname, global, local, g_times_l, set, at);
-                    return Ok(Some(Val::obj(Obj::Opaque(Rc::from("an OpenCL event")))));
+                    return Ok(Some(Val::obj(
+                        &it.heap,
+                        Obj::Opaque(Rc::from("an OpenCL event")),
+                    )));
                 }
             }
             Val::unknown("an OpenCL launch of a kernel kerncast does not know")
@@ -338,10 +354,13 @@ pub fn call_lib<'a>(
 /// `prg.name` or `cl.Kernel(prg, "name")`: an OpenCL kernel of a program.
 pub fn cl_kernel_of<'a>(it: &mut Interp<'a>, m: &Rc<ModuleHandle>, name: &str) -> Val<'a> {
     add_kernel_name(it, m.source, name);
-    Val::obj(Obj::ClKernel(RefCell::new(ClKernel {
-        name: Rc::from(name),
-        args: BTreeMap::new(),
-    })))
+    Val::obj(
+        &it.heap,
+        Obj::ClKernel(RefCell::new(ClKernel {
+            name: Rc::from(name),
+            args: BTreeMap::new(),
+        })),
+    )
 }
 
 /// The methods of compiled modules and kernel handles.
@@ -360,10 +379,13 @@ pub fn call_method<'a>(
             {
                 Some(n) => {
                     add_kernel_name(it, m.source, &n);
-                    Val::obj(Obj::Kernel(Rc::new(KernelHandle {
-                        name: Rc::from(n),
-                        api: m.api,
-                    })))
+                    Val::obj(
+                        &it.heap,
+                        Obj::Kernel(Rc::new(KernelHandle {
+                            name: Rc::from(n),
+                            api: m.api,
+                        })),
+                    )
                 }
                 None => Val::unknown("a kernel whose name kerncast does not know"),
             },
@@ -379,7 +401,7 @@ pub fn call_method<'a>(
             }
             "compile" => Val::Obj(o.clone()),
             "get_global" | "get_texref" | "get_surfref" => {
-                Val::obj(Obj::Opaque(Rc::from("a module's global")))
+                Val::obj(&it.heap, Obj::Opaque(Rc::from("a module's global")))
             }
             _ => return Ok(None),
         },

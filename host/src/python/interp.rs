@@ -11,6 +11,7 @@
 use super::value::*;
 use super::Script;
 use crate::ast::Span;
+use crate::heap::{self, Registry, Sweep};
 use crate::interp::launches::Recorder;
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -34,6 +35,12 @@ pub struct Scope<'a> {
     /// Names declared `global` or `nonlocal` in this function.
     pub globals: RefCell<BTreeSet<Rc<str>>>,
     pub nonlocals: RefCell<BTreeSet<Rc<str>>>,
+}
+
+impl Sweep for Scope<'_> {
+    fn sweep(&self) {
+        heap::empty(&self.vars, HashMap::new());
+    }
 }
 
 impl<'a> Scope<'a> {
@@ -139,6 +146,10 @@ pub struct Interp<'a> {
     /// The module being run (for spans).
     pub module: usize,
     scope: Vec<Rc<Scope<'a>>>,
+    /// The lists, dicts, objects, classes and scopes made: swept when the interpreter is
+    /// dropped. Last, so that it is dropped last: its sweep then finds alive only what
+    /// cycles hold, and what it counts still alive after is a leak ([`crate::heap`]).
+    pub heap: Registry<'a>,
 }
 
 /// A class of the script: its name and its attributes (methods, class variables).
@@ -146,6 +157,12 @@ pub struct Interp<'a> {
 pub struct ClassDef<'a> {
     pub name: Rc<str>,
     pub attrs: RefCell<BTreeMap<Rc<str>, Val<'a>>>,
+}
+
+impl Sweep for ClassDef<'_> {
+    fn sweep(&self) {
+        heap::empty(&self.attrs, BTreeMap::new());
+    }
 }
 
 fn op_name(op: ast::Operator) -> &'static str {
@@ -198,6 +215,7 @@ impl<'a> Interp<'a> {
             uncertain: 0,
             module: 0,
             scope: Vec::new(),
+            heap: Registry::default(),
         }
     }
 
@@ -230,7 +248,10 @@ impl<'a> Interp<'a> {
     }
 
     fn scope(&self) -> Rc<Scope<'a>> {
-        self.scope.last().cloned().unwrap_or_default()
+        self.scope
+            .last()
+            .cloned()
+            .unwrap_or_else(|| self.heap.track(Rc::default()))
     }
 
     pub fn lookup(&mut self, name: &str) -> Val<'a> {
@@ -295,7 +316,7 @@ impl<'a> Interp<'a> {
         if let Some(s) = &self.modules[i] {
             return Ok(s.clone());
         }
-        let globals = Rc::new(Scope::default());
+        let globals = self.heap.track(Rc::new(Scope::default()));
         {
             let script = &self.scripts[i];
             let mut vars = globals.vars.borrow_mut();
@@ -609,15 +630,15 @@ impl<'a> Interp<'a> {
     }
 
     fn class_def(&mut self, c: &'a ast::StmtClassDef) -> Exec<()> {
-        let class = Rc::new(ClassDef {
+        let class = self.heap.track(Rc::new(ClassDef {
             name: Rc::from(c.name.as_str()),
             attrs: RefCell::new(BTreeMap::new()),
-        });
+        }));
         // The class body runs in a scope of its own whose names become the attributes.
-        let sc = Rc::new(Scope {
+        let sc = self.heap.track(Rc::new(Scope {
             parent: Some(self.scope()),
             ..Scope::default()
-        });
+        }));
         self.scope.push(sc.clone());
         let r = self.block(&c.body);
         self.scope.pop();
@@ -641,7 +662,7 @@ impl<'a> Interp<'a> {
             };
             class.attrs.borrow_mut().insert(k.clone(), v);
         }
-        self.assign_name(c.name.as_str(), Val::obj(Obj::Class(class)));
+        self.assign_name(c.name.as_str(), Val::obj(&self.heap, Obj::Class(class)));
         Ok(())
     }
 
@@ -1001,7 +1022,7 @@ impl<'a> Interp<'a> {
                                 }
                                 let mid: Vec<Val<'a>> = items[s..items.len() - tail].to_vec();
                                 if let Expr::Starred(st) = &elts[s] {
-                                    self.assign(&st.value, Val::list(mid))?;
+                                    self.assign(&st.value, Val::list(&self.heap, mid))?;
                                 }
                                 for (t, x) in
                                     elts[s + 1..].iter().zip(items[items.len() - tail..].iter())
@@ -1181,8 +1202,8 @@ impl<'a> Interp<'a> {
                 }
             }
             Expr::Tuple(t) => Val::tuple(self.eval_elts(&t.elts)?),
-            Expr::List(l) => Val::list(self.eval_elts(&l.elts)?),
-            Expr::Set(s) => Val::list(self.eval_elts(&s.elts)?),
+            Expr::List(l) => self.eval_elts(&l.elts).map(|v| Val::list(&self.heap, v))?,
+            Expr::Set(s) => self.eval_elts(&s.elts).map(|v| Val::list(&self.heap, v))?,
             Expr::Dict(d) => {
                 let mut items = Vec::new();
                 for it in &d.items {
@@ -1199,11 +1220,17 @@ impl<'a> Interp<'a> {
                         }
                     }
                 }
-                Val::Dict(Rc::new(RefCell::new(items)))
+                Val::dict(&self.heap, items)
             }
-            Expr::ListComp(c) => Val::list(self.comprehension(&c.elt, &c.generators)?),
-            Expr::SetComp(c) => Val::list(self.comprehension(&c.elt, &c.generators)?),
-            Expr::Generator(c) => Val::list(self.comprehension(&c.elt, &c.generators)?),
+            Expr::ListComp(c) => self
+                .comprehension(&c.elt, &c.generators)
+                .map(|v| Val::list(&self.heap, v))?,
+            Expr::SetComp(c) => self
+                .comprehension(&c.elt, &c.generators)
+                .map(|v| Val::list(&self.heap, v))?,
+            Expr::Generator(c) => self
+                .comprehension(&c.elt, &c.generators)
+                .map(|v| Val::list(&self.heap, v))?,
             Expr::DictComp(_) => Val::unknown("a dict comprehension"),
             Expr::Lambda(l) => {
                 let defaults = match &l.parameters {
@@ -1239,7 +1266,7 @@ impl<'a> Interp<'a> {
                     let lo = opt_eval(self, &sl.lower)?;
                     let hi = opt_eval(self, &sl.upper)?;
                     let st = opt_eval(self, &sl.step)?;
-                    super::builtins::slice(&v, lo, hi, st)
+                    super::builtins::slice(&self.heap, &v, lo, hi, st)
                 } else {
                     let k = self.eval(&s.slice)?;
                     super::builtins::subscript(self, &v, &k)
@@ -1347,10 +1374,10 @@ impl<'a> Interp<'a> {
         gens: &'a [ast::Comprehension],
     ) -> Exec<Vec<Val<'a>>> {
         // Its own scope, so its variables do not leak (Python 3).
-        let sc = Rc::new(Scope {
+        let sc = self.heap.track(Rc::new(Scope {
             parent: Some(self.scope()),
             ..Scope::default()
-        });
+        }));
         self.scope.push(sc);
         let mut out = Vec::new();
         let r = self.comp_level(elt, gens, &mut out);
@@ -1396,7 +1423,7 @@ impl<'a> Interp<'a> {
     }
 
     pub fn binop(&mut self, op: ast::Operator, l: &Val<'a>, r: &Val<'a>, _aug: bool) -> Val<'a> {
-        binop(op, l, r)
+        binop(&self.heap, op, l, r)
     }
 
     pub fn compare(&mut self, op: ast::CmpOp, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
@@ -1449,10 +1476,13 @@ impl<'a> Interp<'a> {
                 let Obj::Class(c) = &*o else {
                     return super::builtins::call(self, Val::Obj(o), args, at);
                 };
-                let inst = Val::obj(Obj::Instance {
-                    class: c.clone(),
-                    attrs: RefCell::new(BTreeMap::new()),
-                });
+                let inst = Val::obj(
+                    &self.heap,
+                    Obj::Instance {
+                        class: c.clone(),
+                        attrs: RefCell::new(BTreeMap::new()),
+                    },
+                );
                 let init = c.attrs.borrow().get("__init__").cloned();
                 if let Some(Val::Func(init)) = init {
                     self.call_function(&init, Some(inst.clone()), args, at)?;
@@ -1519,10 +1549,10 @@ impl<'a> Interp<'a> {
                 self.opts.budget.call_depth
             )));
         }
-        let scope = Rc::new(Scope {
+        let scope = self.heap.track(Rc::new(Scope {
             parent: Some(f.scope.clone()),
             ..Scope::default()
-        });
+        }));
         self.bind_params(f, &scope, this, args);
         let call_span = self.span(at);
         let saved_module = std::mem::replace(&mut self.module, f.module);
@@ -1592,10 +1622,7 @@ impl<'a> Interp<'a> {
         }
         if let Some(kwa) = &p.kwarg {
             let items = kw.into_iter().map(|(k, v)| (Val::Str(k), v)).collect();
-            vars.insert(
-                Rc::from(kwa.name.as_str()),
-                Val::Dict(Rc::new(RefCell::new(items))),
-            );
+            vars.insert(Rc::from(kwa.name.as_str()), Val::dict(&self.heap, items));
         }
         drop(vars);
         // `global` and `nonlocal` declarations hold for the whole body.
@@ -1611,7 +1638,7 @@ impl<'a> Interp<'a> {
             if self.modules[i].is_none() {
                 self.run_module(i, name)?;
             }
-            return Ok(Val::obj(Obj::PyModule(i)));
+            return Ok(Val::obj(&self.heap, Obj::PyModule(i)));
         }
         if let Some((sources, dir)) = self.setup_extensions.get(name).cloned() {
             let span = self.span(at);
@@ -1707,7 +1734,7 @@ pub fn unary<'a>(op: ast::UnaryOp, v: Val<'a>) -> Val<'a> {
 }
 
 /// `l op r` as Python computes it.
-pub fn binop<'a>(op: ast::Operator, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
+pub fn binop<'a>(heap: &Registry<'a>, op: ast::Operator, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
     use ast::Operator::*;
     if l.is_unknown() || r.is_unknown() {
         return first_unknown(l, r);
@@ -1718,7 +1745,7 @@ pub fn binop<'a>(op: ast::Operator, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
         (Add, Val::List(a), Val::List(b)) => {
             let mut v = a.borrow().clone();
             v.extend(b.borrow().iter().cloned());
-            return Val::list(v);
+            return Val::list(heap, v);
         }
         (Add, Val::Tuple(a), Val::Tuple(b)) => {
             let mut v = a.as_ref().clone();
@@ -1738,6 +1765,7 @@ pub fn binop<'a>(op: ast::Operator, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
             return match seq {
                 Val::Str(s) => Val::Str(Rc::from(s.repeat(times))),
                 Val::List(v) => Val::list(
+                    heap,
                     v.borrow()
                         .iter()
                         .cloned()

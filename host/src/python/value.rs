@@ -3,6 +3,7 @@
 //! (kernel handles, compiled modules, arrays and tensors with their shapes, PyTorch
 //! extensions, an `argparse` parser) and `Unknown` with its reason.
 
+use crate::heap::{self, Registry, Sweep};
 use crate::interp::value::Unknown;
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
@@ -266,6 +267,39 @@ impl Array {
     }
 }
 
+impl<'a> Sweep for RefCell<Vec<Val<'a>>> {
+    fn sweep(&self) {
+        heap::empty(self, Vec::new());
+    }
+}
+
+impl<'a> Sweep for RefCell<Vec<(Val<'a>, Val<'a>)>> {
+    fn sweep(&self) {
+        heap::empty(self, Vec::new());
+    }
+}
+
+/// Objects are all tracked (made in one place); only those with attributes or arguments set
+/// after they are made can close a cycle, and are emptied.
+impl Sweep for Obj<'_> {
+    fn sweep(&self) {
+        match self {
+            Obj::ClKernel(k) => {
+                let args = match k.try_borrow_mut() {
+                    Ok(mut k) => std::mem::take(&mut k.args),
+                    Err(_) => return,
+                };
+                drop(args);
+            }
+            Obj::ArgParser(specs) => heap::empty(specs, Vec::new()),
+            Obj::Namespace(attrs) | Obj::Instance { attrs, .. } => {
+                heap::empty(attrs, BTreeMap::new())
+            }
+            _ => {}
+        }
+    }
+}
+
 /// One `add_argument` of an `argparse` parser.
 #[derive(Clone, Debug)]
 pub struct ArgSpec<'a> {
@@ -310,12 +344,16 @@ impl<'a> Val<'a> {
         Val::Tuple(Rc::new(v))
     }
 
-    pub fn list(v: Vec<Val<'a>>) -> Val<'a> {
-        Val::List(Rc::new(RefCell::new(v)))
+    pub fn list(heap: &Registry<'a>, v: Vec<Val<'a>>) -> Val<'a> {
+        Val::List(heap.track(Rc::new(RefCell::new(v))))
     }
 
-    pub fn obj(o: Obj<'a>) -> Val<'a> {
-        Val::Obj(Rc::new(o))
+    pub fn dict(heap: &Registry<'a>, items: Vec<(Val<'a>, Val<'a>)>) -> Val<'a> {
+        Val::Dict(heap.track(Rc::new(RefCell::new(items))))
+    }
+
+    pub fn obj(heap: &Registry<'a>, o: Obj<'a>) -> Val<'a> {
+        Val::Obj(heap.track(Rc::new(o)))
     }
 
     pub fn is_unknown(&self) -> bool {
