@@ -76,6 +76,9 @@ pub fn run(root: &Path, minutes: f64, only: &[String]) -> Result<()> {
             .env("RUSTC_BOOTSTRAP", "1")
             // its own target folder: the instrumented build shares nothing with the workspace's
             .env("CARGO_TARGET_DIR", root.join("fuzz/target"))
+            // libclang's crash recovery replaces AddressSanitizer's signal handlers: a stack
+            // overflow in host_c would end the run silently, with no report and no input saved
+            .env("LIBCLANG_DISABLE_CRASH_RECOVERY", "1")
             .args(["fuzz", "run", t])
             .arg(&corpus)
             .args([
