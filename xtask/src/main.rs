@@ -198,7 +198,7 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
         "build",
         "--release",
         "--package",
-        "kerncast",
+        "kerncast-cli",
         "--bin",
         "kerncast",
     ]);
@@ -242,7 +242,7 @@ fn realcode(root: &Path, extra: &[String]) -> Result<()> {
         "build",
         "--release",
         "--package",
-        "kerncast",
+        "kerncast-cli",
         "--bin",
         "kerncast",
     ]);
@@ -266,7 +266,7 @@ fn demo(root: &Path) -> Result<()> {
         "build",
         "--release",
         "--package",
-        "kerncast",
+        "kerncast-cli",
         "--bin",
         "kerncast",
     ]);

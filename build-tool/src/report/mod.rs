@@ -198,7 +198,7 @@ pub fn write_all(r: &Report, dir: &std::path::Path) -> std::io::Result<Vec<std::
         (HTML_FILE, html::render(r)),
     ] {
         let p = dir.join(name);
-        crate::check::write_atomic(&p, text.as_bytes())?;
+        crate::fsio::write_atomic(&p, text.as_bytes())?;
         out.push(p);
     }
     for k in &r.kernels {
@@ -207,7 +207,7 @@ pub fn write_all(r: &Report, dir: &std::path::Path) -> std::io::Result<Vec<std::
             .join(format!("{}.json", entry_file_stem(k)));
         let mut text = serde_json::to_string_pretty(k).unwrap_or_default();
         text.push('\n');
-        crate::check::write_atomic(&p, text.as_bytes())?;
+        crate::fsio::write_atomic(&p, text.as_bytes())?;
         out.push(p);
     }
     remove_stale_entries(&dir.join("kernels"), &out)?;
