@@ -1232,6 +1232,16 @@ fn model_input(
 }
 
 /// A device with its model and power data, loaded once per run.
+/// [`Target::quick`]'s answer: the bottleneck comes along so that rank can say why variants
+/// tie (every one bound by the same part, which the varied values do not move).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quick {
+    pub time_s: f64,
+    pub energy_j: Option<f64>,
+    /// The part that limits the kernel (`dram`, `compute`, `l2` …), as the model names it.
+    pub bottleneck: String,
+}
+
 pub struct Target {
     pub device: Device,
     pub model: Box<dyn Model + Send + Sync>,
@@ -1260,7 +1270,7 @@ impl Target {
         stats: &BoundStats,
         blocks: &Result<Blocks, String>,
         hints: &BTreeMap<String, f64>,
-    ) -> Result<(f64, Option<f64>), String> {
+    ) -> Result<Quick, String> {
         let input = model_input(stats, blocks, hints);
         let clocks = self.device.default_clocks().map_err(|e| e.to_string())?;
         let p = sweep::predict_full(
@@ -1271,7 +1281,11 @@ impl Target {
             self.power.as_ref(),
         )
         .map_err(|e| e.to_string())?;
-        Ok((p.time_s, p.energy_j))
+        Ok(Quick {
+            time_s: p.time_s,
+            energy_j: p.energy_j,
+            bottleneck: p.bottleneck,
+        })
     }
 
     /// The scheduler's blocks of `kernel` for this device; the error (a latency the device

@@ -1063,14 +1063,14 @@ fn scaling(
         for (f, mut b) in scales.iter().zip(bounds) {
             let v = ((base as f64) * f).round() as i64;
             b.stats.regs_per_thread = regs_per_thread;
-            let Ok((time_s, energy_j)) = t.quick(&b.stats, blocks, &w.hints) else {
+            let Ok(q) = t.quick(&b.stats, blocks, &w.hints) else {
                 break;
             };
             if points.iter().all(|p: &ScalingPoint| p.value != v) {
                 points.push(ScalingPoint {
                     value: v,
-                    time_s,
-                    energy_j: energy_j.unwrap_or(0.0),
+                    time_s: q.time_s,
+                    energy_j: q.energy_j.unwrap_or(0.0),
                 });
             }
         }

@@ -4,9 +4,10 @@
 //! (default 10; 0 for none), so a long run shows it is alive; a run shorter than that prints
 //! nothing.
 //!
-//! `analyze` and `check` draw one bar over their jobs. The single-kernel commands (`predict`,
-//! `count`, `emulate`) turn on [`enable_launch_bars`], and then every emulated launch, the one
-//! step of theirs that can take seconds, draws a bar over its blocks. The batch commands leave
+//! `analyze` and `check` draw one bar over their jobs, `rank` one over its variants. The
+//! single-kernel commands (`predict`, `count`, `emulate`) turn on [`enable_launch_bars`], and
+//! then every emulated launch, the one step of theirs that can take seconds, draws a bar over
+//! its blocks. The batch commands leave
 //! it off, so their workers never draw over their own bar.
 
 use indicatif::{ProgressBar, ProgressStyle};

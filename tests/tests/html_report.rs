@@ -172,3 +172,77 @@ fn html_report_renders_in_headless_chromium() {
     let png = std::fs::metadata(&shot).expect("screenshot saved");
     assert!(png.len() > 10_000, "screenshot is {} bytes", png.len());
 }
+
+/// Notes every kernel shares (the device profile a model lacks data in, the arch the bundled
+/// compiler targets) are listed once under Notes, with the entries they apply to, instead of in
+/// every kernel's section; backticks in them are `<code>`; and no path carries the absolute
+/// path of the checkout: the files given with their full paths read relative to the folder
+/// that holds them, and the device profile's file relative to it too. The Markdown alike.
+#[test]
+fn shared_notes_appear_once_with_code_and_relative_paths() {
+    let root = kerncast_tests::workspace_root();
+    let ex = root.join("examples/kernels");
+    let files: Vec<PathBuf> = ["saxpy.cu", "transpose.cu", "stencil.cl"]
+        .iter()
+        .map(|f| ex.join(f))
+        .collect();
+    assert!(files.iter().all(|f| f.is_absolute()));
+    let out = tempfile::tempdir().unwrap();
+    let inputs = Inputs {
+        files,
+        config: None,
+        devices: vec!["gtx-titan-x".into()],
+        model: None,
+        jobs: 0,
+        no_cache: true,
+        lower: LowerArgs::default(),
+        params: vec![],
+        host: Default::default(),
+    };
+    let report = analyze(&inputs, Some(out.path())).expect("analyze runs");
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    assert_eq!(report.kernels.len(), 3);
+    let html = std::fs::read_to_string(out.path().join(HTML_FILE)).unwrap();
+    let md = std::fs::read_to_string(out.path().join(kerncast::report::MARKDOWN_FILE)).unwrap();
+
+    // a note of every entry, and a model's error of every entry, once each
+    let note = "energy per source line assumes constant power over the kernel";
+    let lacks = "the schedule model could not predict: device <code>gtx-titan-x</code> lacks \
+                 <code>latency.global</code>, which the schedule model needs (add it to \
+                 ../../devices/gtx-titan-x.toml with a source)";
+    assert!(
+        report
+            .kernels
+            .iter()
+            .all(|k| k.notes.iter().any(|n| n == note)),
+        "every entry has the note: {:#?}",
+        report.kernels[0].notes
+    );
+    assert_eq!(
+        html.matches("<h2 id=\"notes\">Notes</h2>").count(),
+        1,
+        "{html}"
+    );
+    assert_eq!(html.matches(note).count(), 1, "{html}");
+    assert_eq!(html.matches(lacks).count(), 1, "{html}");
+    assert!(html.contains("schedule: see note "), "{html}");
+    assert_eq!(md.matches(note).count(), 1, "{md}");
+    assert_eq!(md.matches("lacks `latency.global`").count(), 1, "{md}");
+    assert!(md.contains("(all 3 entries)"), "{md}");
+
+    assert!(!html.contains('`'), "a raw backtick in the HTML");
+    let checkout = root.to_string_lossy().into_owned();
+    for (name, text) in [("HTML", &html), ("Markdown", &md)] {
+        assert!(
+            !text.contains(&checkout),
+            "{name} holds the checkout's path {checkout}:\n{text}"
+        );
+    }
+    assert!(html.contains("<code>saxpy.cu:3</code>"), "{html}");
+    assert!(md.contains("Source `saxpy.cu:3`"), "{md}");
+    // the JSON keeps the paths as given
+    assert_eq!(
+        report.kernels[0].source.as_ref().map(|s| s.file.clone()),
+        Some(ex.join("saxpy.cu").display().to_string())
+    );
+}

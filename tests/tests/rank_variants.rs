@@ -148,3 +148,161 @@ fn a_macro_that_changes_nothing_is_named() {
         Vec::<String>::new()
     );
 }
+
+/// saxpy whose block size is a macro only its launch reads: every block size moves the same
+/// bytes, so on a memory-bound device every variant is predicted at the same time.
+const SAXPY_BLOCK: &str = r#"// kerncast: workload n=16777216 grid=(n/BLOCK) block=BLOCK
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+"#;
+
+const CLI: &str = env!("CARGO_BIN_EXE_kerncast-cli");
+
+/// `kerncast rank FILE ARGS…` as a user runs it; its stdout and stderr.
+fn rank_cli(file: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let out = std::process::Command::new(CLI)
+        .arg("rank")
+        .arg(file)
+        .args(args)
+        .envs(env.iter().copied())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("kerncast-cli runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+/// On the A100 every block size of saxpy is bound by DRAM bandwidth and predicted alike; the
+/// ranking says which variants tie and why, in the table and in `--json`, instead of leaving
+/// three equal rows to read as a choice.
+#[test]
+fn variants_that_tie_at_the_bandwidth_limit_are_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("saxpy_block.cu");
+    std::fs::write(&file, SAXPY_BLOCK).unwrap();
+    let note = "BLOCK=128,256,512 tie at 129.470 µs: each is bound by dram (the device's DRAM \
+                bandwidth), so changing BLOCK does not move the predicted time";
+    let args = ["--device", "a100", "--vary", "BLOCK=128,256,512"];
+    let (text, _) = rank_cli(&file, &args, &[]);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("BLOCK=")).collect();
+    assert_eq!(
+        rows.len(),
+        1 + 3 + 1,
+        "header, three rows, the note:\n{text}"
+    );
+    for row in &rows[1..4] {
+        assert!(
+            row.contains("129.470 µs") && row.contains(" dram ") && row.ends_with("1.00x"),
+            "{text}"
+        );
+    }
+    assert!(text.contains(&format!("note: {note}\n")), "{text}");
+
+    let (json, _) = rank_cli(&file, &[&args[..], &["--json"]].concat(), &[]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["notes"], serde_json::json!([note]), "{json:#}");
+    assert_eq!(json["ranked"][2]["bottleneck"], "dram");
+
+    // Variants that do not tie get no such note.
+    let (text, _) = rank_cli(
+        &file,
+        &[
+            "--device",
+            "a100",
+            "--vary",
+            "BLOCK=256",
+            "--vary",
+            "n=1048576,16777216",
+        ],
+        &[],
+    );
+    assert!(!text.contains("note:"), "{text}");
+}
+
+/// The ratio column says what it divides: a speed-up under `time`, an energy ratio under
+/// `energy`, an EDP ratio under `edp`, with the reference named in the header. In `--json`,
+/// `objective_ratio` is the ranked ratio and `speedup` stays a ratio of times.
+#[test]
+fn the_ratio_column_is_named_for_the_objective() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/kernels/matmul_tiled.cu");
+    let base = [
+        "--device",
+        "gtx-titan-x",
+        "--vary",
+        "TILE=8,16",
+        "--vary",
+        "n=256",
+        "--objective",
+    ];
+    for (objective, column, noun) in [
+        ("time", "speedup", "time"),
+        ("energy", "energy ratio", "energy"),
+        ("edp", "EDP ratio", "energy-delay product"),
+    ] {
+        let (text, _) = rank_cli(&file, &[&base[..], &[objective]].concat(), &[]);
+        let mut lines = text.lines();
+        let header = lines.next().unwrap_or_default();
+        assert_eq!(
+            header,
+            format!(
+                "kernel matmul_tiled on gtx-titan-x, objective {noun}; {column} = the \
+                 reference's {noun} / each one's (> 1 is better), reference TILE=8 n=256"
+            ),
+            "{text}"
+        );
+        let columns = lines.next().unwrap_or_default();
+        assert!(columns.trim_end().ends_with(column), "{text}");
+        if objective != "time" {
+            assert!(!columns.contains("speedup"), "{text}");
+        }
+        assert_eq!(columns.contains("EDP "), objective == "edp", "{text}");
+    }
+    let (json, _) = rank_cli(&file, &[&base[..], &["edp", "--json"]].concat(), &[]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let ranked = json["ranked"].as_array().unwrap();
+    let at = |tile: &str| {
+        ranked
+            .iter()
+            .find(|r| r["values"]["TILE"] == tile)
+            .unwrap_or_else(|| panic!("TILE={tile} ranked: {json:#}"))
+    };
+    let (reference, other) = (at("8"), at("16"));
+    let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+    let edp_ratio = f(reference, "edp") / f(other, "edp");
+    let time_ratio = f(reference, "time_s") / f(other, "time_s");
+    assert!((f(other, "objective_ratio") - edp_ratio).abs() < 1e-9 * edp_ratio);
+    assert!((f(other, "speedup") - time_ratio).abs() < 1e-9 * time_ratio);
+    assert!(
+        (edp_ratio - time_ratio).abs() > 1e-3,
+        "the two ratios differ here"
+    );
+}
+
+/// In a CI log (stderr not a terminal) a rank over several compiles prints plain progress
+/// lines, as analyze does, so a long sweep shows it is alive.
+#[test]
+fn rank_prints_progress_lines_when_not_watched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("saxpy_block.cu");
+    std::fs::write(&file, SAXPY_BLOCK).unwrap();
+    let (_, stderr) = rank_cli(
+        &file,
+        &["--device", "a100", "--vary", "BLOCK=128,256,512,1024"],
+        &[("KERNCAST_PROGRESS_SECS", "0.01")],
+    );
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("kerncast: ranking variants: "))
+        .collect();
+    assert!(!lines.is_empty(), "{stderr}");
+    assert!(lines.iter().all(|l| l.contains("/4 (")), "{stderr}");
+}

@@ -79,6 +79,8 @@ pub struct Resolved {
     pub jobs: Vec<Job>,
     pub options: Options,
     pub thresholds: GateThresholds,
+    /// The folder the Markdown and HTML reports show paths relative to.
+    pub root: Option<PathBuf>,
 }
 
 impl Inputs {
@@ -174,6 +176,23 @@ impl Inputs {
             .clone()
             .or_else(|| config.as_ref().and_then(|c| c.models.first().cloned()))
             .unwrap_or_else(|| "auto".into());
+        // Where the reports' paths start: the config's folder (its paths are relative to it),
+        // the working directory for a compilation database's files (made relative to it) and
+        // for files named relative to it, else the folder that holds every file named.
+        let root = match (&config_path, &from_db) {
+            (Some(c), _) => {
+                let dir = c.parent().unwrap_or(Path::new(""));
+                crate::report::shown::absolute(dir)
+            }
+            (None, Some(_)) => crate::report::shown::absolute(Path::new(".")),
+            (None, None) => {
+                let mut named = files.to_vec();
+                if files.iter().any(|f| f.is_relative()) {
+                    named.push(PathBuf::from("."));
+                }
+                crate::report::shown::common_folder(&named)
+            }
+        };
         let mut thresholds = GateThresholds::default();
         if let Some(c) = &config {
             thresholds.default = c.thresholds.clone();
@@ -205,6 +224,7 @@ impl Inputs {
                 },
             },
             thresholds,
+            root,
         })
     }
 }
@@ -304,7 +324,8 @@ pub fn analyze(inputs: &Inputs, out: Option<&Path>) -> miette::Result<Report> {
 /// [`analyze`] for inputs already resolved.
 pub fn analyze_resolved(r: &Resolved, out: Option<&Path>) -> miette::Result<Report> {
     let counter = crate::engine::default_counter();
-    let report = pipeline::analyze(&r.jobs, &r.options, counter.as_ref());
+    let mut report = pipeline::analyze(&r.jobs, &r.options, counter.as_ref());
+    report.root = r.root.clone();
     if let Some(dir) = out {
         report::write_all(&report, dir)
             .into_diagnostic()

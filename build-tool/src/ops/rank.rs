@@ -1,6 +1,7 @@
 //! `kerncast rank FILE --kernel K --vary TILE=8,16,32 --vary UNROLL=1,2,4`: predict every
-//! combination and print them best first, with the predicted speed-up over the first
-//! combination; `--json` for autotuners. Thin over [`crate::rank`].
+//! combination and print them best first, with the ratio of the objective to the first
+//! combination's (a speed-up under `time`), and a note on points that tie; `--json` for
+//! autotuners. Thin over [`crate::rank`].
 
 use crate::lower::LowerArgs;
 use crate::rank::Objective;

@@ -1,8 +1,30 @@
 //! The HTML report: one self-contained file (inline CSS and SVG, no scripts, no external assets)
 //! so it can be attached to a CI run or opened from disk anywhere.
 
+use super::shown::{self, SharedNotes};
 use super::{charts, fmt_energy, fmt_energy_opt, fmt_power, fmt_time, KernelReport, Report};
 use std::fmt::Write;
+
+/// Prose for HTML: escaped, with each pair of backticks (the Markdown the notes and messages
+/// are written in) as `<code>`, so no raw backtick reaches the page; a lone one is escaped.
+pub fn prose(s: &str) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    let paired = parts.len() % 2 == 1;
+    let mut o = String::with_capacity(s.len() + 16);
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        match (i % 2 == 1, paired || !last) {
+            (true, true) => {
+                let _ = write!(o, "<code>{}</code>", esc(part));
+            }
+            (true, false) => {
+                let _ = write!(o, "&#96;{}", esc(part));
+            }
+            (false, _) => o.push_str(&esc(part)),
+        }
+    }
+    o
+}
 
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -26,7 +48,7 @@ table{border-collapse:collapse;margin:.6em 0}td,th{padding:.25em .7em;border-bot
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}code{font-size:.92em}\
 .charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;border:1px solid #eee}\
 .bar{background:#1f77b4;height:.8em;display:inline-block}.note{color:#555;font-style:italic}\
-.err{color:#b00}details{margin:.5em 0}";
+.err{color:#b00}details{margin:.5em 0}ol.notes li{margin:.3em 0}";
 
 /// A roofline per device with every kernel predicted on it as a point.
 fn device_rooflines(s: &mut String, r: &Report) {
@@ -117,15 +139,53 @@ pub fn render(r: &Report) -> String {
         }
         s.push_str("</ul>\n");
     }
+    let shared = SharedNotes::of(r);
+    shared_notes(&mut s, r, &shared);
     device_rooflines(&mut s, r);
     for (i, k) in r.kernels.iter().enumerate() {
-        kernel(&mut s, i, k);
+        kernel(&mut s, i, k, &shared);
     }
     s.push_str("</body></html>\n");
-    s
+    // last, so that a path in any note, message or location is caught
+    shown::relative_paths(&s, r.root.as_deref())
 }
 
-fn kernel(s: &mut String, i: usize, k: &KernelReport) {
+/// The notes several entries share, each once with links to the entries it applies to, where
+/// they would otherwise repeat in every kernel's section.
+fn shared_notes(s: &mut String, r: &Report, shared: &SharedNotes) {
+    if shared.notes.is_empty() {
+        return;
+    }
+    s.push_str("<h2 id=\"notes\">Notes</h2>\n<ol class=\"notes\">\n");
+    for (n, note) in shared.notes.iter().enumerate() {
+        let to = if note.entries.len() == r.kernels.len() {
+            format!("all {} entries", r.kernels.len())
+        } else {
+            note.entries
+                .iter()
+                .filter_map(|&i| Some((i, r.kernels.get(i)?)))
+                .map(|(i, k)| {
+                    format!(
+                        "<a href=\"#k{i}\"><code>{}</code> {} on {}</a>",
+                        esc(&k.display_name),
+                        esc(&k.workload.name),
+                        esc(&k.device)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "<li id=\"note{}\">{} <span class=\"note\">({to})</span></li>",
+            n + 1,
+            prose(&note.text)
+        );
+    }
+    s.push_str("</ol>\n");
+}
+
+fn kernel(s: &mut String, i: usize, k: &KernelReport, shared: &SharedNotes) {
     let p = &k.prediction;
     let _ = writeln!(
         s,
@@ -161,10 +221,23 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
         s,
         "<p>Counts from the <code>{}</code> counter. All models at the default clocks: {}.</p>",
         esc(&k.counter),
-        esc(&super::models_line(k))
+        prose(&shown::models_line(k, shared))
     );
-    for n in &k.notes {
-        let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(n));
+    for n in shared.own(k) {
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", prose(n));
+    }
+    let numbers: Vec<String> = shared
+        .of_entry(i)
+        .iter()
+        .map(|n| format!("<a href=\"#note{n}\">{n}</a>"))
+        .collect();
+    if !numbers.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">See also {} {} under Notes, shared with other entries.</p>",
+            if numbers.len() == 1 { "note" } else { "notes" },
+            shown::and_list(&numbers)
+        );
     }
     s.push_str("<div class=\"charts\">\n");
     for (title, chart) in [
@@ -206,7 +279,7 @@ fn kernel(s: &mut String, i: usize, k: &KernelReport) {
                 a.at.as_deref()
                     .map(|l| format!(" at <code>{}</code>", esc(l)))
                     .unwrap_or_default(),
-                esc(&a.what)
+                prose(&a.what)
             );
         }
         for (op, n) in &k.unknowns {
@@ -255,7 +328,7 @@ fn host_totals(s: &mut String, r: &Report) {
                 "<p><code>{}</code> on {}: {}.</p>",
                 esc(&t.file),
                 esc(&t.device),
-                esc(&least)
+                prose(&least)
             );
         }
     }
@@ -264,7 +337,7 @@ fn host_totals(s: &mut String, r: &Report) {
         .flat_map(|t| {
             t.left_out
                 .iter()
-                .map(|l| format!("<li><code>{}</code>: {}</li>", esc(&t.file), esc(l)))
+                .map(|l| format!("<li><code>{}</code>: {}</li>", esc(&t.file), prose(l)))
         })
         .collect();
     if !left_out.is_empty() {
@@ -286,7 +359,7 @@ fn skipped_kernels(s: &mut String, title: &str, kernels: &[super::NotLaunched]) 
     }
     let _ = writeln!(s, "<h2>{title} ({})</h2><ul>", kernels.len());
     for n in kernels {
-        let _ = writeln!(s, "<li>{}</li>", esc(&n.shown()));
+        let _ = writeln!(s, "<li>{}</li>", prose(&n.shown()));
     }
     s.push_str("</ul>\n");
 }

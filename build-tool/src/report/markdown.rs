@@ -1,10 +1,17 @@
 //! Markdown rendering, sized for `$GITHUB_STEP_SUMMARY` (a summary table, then a short section
 //! per kernel; no HTML, no images).
 
+use super::shown::{self, SharedNotes};
 use super::{fmt_energy, fmt_energy_opt, fmt_power, fmt_time, Report};
 use std::fmt::Write;
 
+/// The report as Markdown, its paths relative to the report's root.
 pub fn render(r: &Report) -> String {
+    // last, so that a path in any note, message or location is caught
+    shown::relative_paths(&render_as_given(r), r.root.as_deref())
+}
+
+fn render_as_given(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "## kerncast: predicted time, power and energy\n");
     if r.kernels.is_empty() && r.errors.is_empty() {
@@ -58,7 +65,9 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "- `{at}` ({}): {first}", e.stage);
         }
     }
-    for k in &r.kernels {
+    let shared = SharedNotes::of(r);
+    shared_notes(&mut s, r, &shared);
+    for (i, k) in r.kernels.iter().enumerate() {
         let _ = writeln!(
             s,
             "\n### `{}` — {} on {}\n",
@@ -75,7 +84,7 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(
                 s,
                 "All models at the default clocks: {}.\n",
-                super::models_line(k)
+                shown::models_line(k, &shared)
             );
         }
         if !k.breakdown.is_empty() {
@@ -125,11 +134,42 @@ pub fn render(r: &Report) -> String {
                 .collect();
             let _ = writeln!(s, "Unclassified instructions: {}\n", list.join(", "));
         }
-        for n in &k.notes {
+        for n in shared.own(k) {
             let _ = writeln!(s, "> {n}");
+        }
+        let numbers: Vec<String> = shared.of_entry(i).iter().map(|n| n.to_string()).collect();
+        if !numbers.is_empty() {
+            let _ = writeln!(
+                s,
+                "> See also {} {} under Notes, shared with other entries.",
+                if numbers.len() == 1 { "note" } else { "notes" },
+                shown::and_list(&numbers)
+            );
         }
     }
     s
+}
+
+/// The notes several entries share, each once with the entries it applies to, where they
+/// would otherwise repeat in every kernel's section.
+fn shared_notes(s: &mut String, r: &Report, shared: &SharedNotes) {
+    if shared.notes.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\n### Notes\n");
+    for (n, note) in shared.notes.iter().enumerate() {
+        let to = if note.entries.len() == r.kernels.len() {
+            format!("all {} entries", r.kernels.len())
+        } else {
+            note.entries
+                .iter()
+                .filter_map(|&i| r.kernels.get(i))
+                .map(|k| format!("`{}` {} on {}", k.display_name, k.workload.name, k.device))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(s, "{}. {} ({to})", n + 1, note.text);
+    }
 }
 
 /// What each host file's launches cost together, where that adds to the entries.

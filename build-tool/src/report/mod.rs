@@ -7,6 +7,7 @@ pub mod charts;
 pub mod host_totals;
 pub mod html;
 pub mod markdown;
+pub mod shown;
 pub mod table;
 
 use crate::workload::Workload;
@@ -59,6 +60,12 @@ pub struct Report {
     /// ([`host_totals`]), from the entries' `host_runs`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_totals: Vec<HostTotal>,
+    /// The project's folder (the config's, or the one that holds every analysed input), which
+    /// the Markdown and HTML show paths relative to. Not in the JSON: it would put the
+    /// machine's absolute path in a file that is otherwise the same on every machine.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub root: Option<std::path::PathBuf>,
 }
 
 /// A kernel the sources define and kerncast has nothing to predict for, and why: never
@@ -96,6 +103,7 @@ impl Report {
             not_instantiated: Vec::new(),
             library_kernels: Vec::new(),
             host_totals: Vec::new(),
+            root: None,
         };
         name_shapes_apart(&mut r.kernels);
         // by the names a reader knows (a C++ entry's mangled name begins with its length)
@@ -324,23 +332,6 @@ pub fn verbatim(message: &str, indent: &str) -> String {
         s.push_str(l);
     }
     s
-}
-
-/// `dvfs 1.2 ms (dram); schedule 3.4 ms (latency); linear: needs …` for the text renderers.
-pub fn models_line(k: &KernelReport) -> String {
-    k.models
-        .iter()
-        .map(|m| match (m.time_s, &m.error) {
-            (Some(t), _) => format!(
-                "{} {} ({})",
-                m.model,
-                fmt_time(t),
-                m.bottleneck.as_deref().unwrap_or("–")
-            ),
-            (None, e) => format!("{}: {}", m.model, e.as_deref().unwrap_or("no result")),
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// One model's time at the default clocks, or why it could not predict.
