@@ -1,10 +1,11 @@
 //! `cargo xtask modgraph [CRATE_DIR…]`: the import graph between the modules (files) of each
 //! workspace crate, and its cycles. Every `.rs` file under a crate's `src/` is parsed with
-//! `syn`; a path that names another module of the same crate (`use crate::a::b`, `super::x`,
-//! `self::y`, or `crate::a::f()` in an expression) is an edge from the file to the file of the
-//! longest module the path names. Strongly connected components with more than one file are
-//! the cycles (petgraph's Tarjan). Declaring a child (`mod x;`) is not an edge: a parent owns
-//! its children; only what it uses of them is.
+//! `syn`. A path that names an item of another module of the same crate (`use crate::a::T`,
+//! `super::f`, `self::b::C`, `b::C` for a child `b`, or such a path in code, also through a
+//! name a `use` brought in) is an edge from the file to the file that defines the item: a
+//! re-export (`pub use b::C` in `a`) is followed to `b`, since `a` is then only the way in.
+//! Re-exports themselves and child declarations (`mod x;`) are not edges. Strongly connected
+//! components with more than one file are the cycles (petgraph's Tarjan).
 
 use anyhow::{Context, Result};
 use petgraph::graph::DiGraph;
@@ -96,31 +97,131 @@ impl Graph {
 }
 
 fn crate_graph(src: &Path) -> Result<Graph> {
-    let mut modules = BTreeMap::new();
-    collect_modules(src, src, &mut modules)?;
-    let mut edges = BTreeSet::new();
-    for (module, file) in &modules {
+    let mut files = BTreeMap::new();
+    collect_modules(src, src, &mut files)?;
+    let mut modules: BTreeMap<String, Module> = BTreeMap::new();
+    for (name, file) in &files {
         let text =
             std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
         let ast = syn::parse_file(&text).with_context(|| format!("parsing {}", file.display()))?;
-        let mut paths = PathCollector::default();
-        paths.visit_file(&ast);
-        for p in paths.paths {
-            if let Some(target) = resolve(module, &p, &modules) {
-                if target != *module && !into_root(&target, module) {
-                    edges.insert((module.clone(), target));
+        let mut m = Module::default();
+        m.visit_file(&ast);
+        modules.insert(name.clone(), m);
+    }
+    let mut edges = BTreeSet::new();
+    for (name, m) in &modules {
+        for p in &m.paths {
+            // a path through a name a `use` brought in starts where that `use` points
+            let full: Vec<String> = match p.first().and_then(|f| m.aliases.get(f)) {
+                Some(target) if p.len() > 1 => target.iter().chain(&p[1..]).cloned().collect(),
+                _ => p.clone(),
+            };
+            if let Some(target) = resolve(name, &full, &modules, 0) {
+                if target != *name {
+                    edges.insert((name.clone(), target));
                 }
             }
         }
     }
-    Ok(Graph { modules, edges })
+    Ok(Graph {
+        modules: files,
+        edges,
+    })
 }
 
-/// Whether an edge from `b` to `a` is left out: edges into the crate root are, since what a
-/// module names there is mostly the root's re-exports of other modules (`pub use`), whose
-/// real owner a path alone does not tell; the root's own edges to its modules are kept.
-fn into_root(a: &str, b: &str) -> bool {
-    a == "crate" && b != "crate"
+/// What one file defines, re-exports and uses.
+#[derive(Default)]
+struct Module {
+    /// Names of the items it defines (types, functions, traits, constants, macros).
+    items: BTreeSet<String>,
+    /// `pub use` by the name it is seen under: the path it re-exports.
+    reexports: BTreeMap<String, Vec<String>>,
+    /// `pub use a::*`: the paths whose items it re-exports.
+    globs: Vec<Vec<String>>,
+    /// A private `use`'s name: the path it brings in.
+    aliases: BTreeMap<String, Vec<String>>,
+    /// Paths it uses: private `use`s and paths in code.
+    paths: Vec<Vec<String>>,
+}
+
+impl Module {
+    fn use_tree(&mut self, public: bool, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(public, prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let mut v = prefix.clone();
+                if n.ident != "self" {
+                    v.push(n.ident.to_string());
+                }
+                let seen = v.last().cloned().unwrap_or_default();
+                self.bind(public, seen, v);
+            }
+            syn::UseTree::Rename(r) => {
+                let mut v = prefix.clone();
+                v.push(r.ident.to_string());
+                self.bind(public, r.rename.to_string(), v);
+            }
+            syn::UseTree::Glob(_) => {
+                if public {
+                    self.globs.push(prefix.clone());
+                } else {
+                    self.paths.push(prefix.clone());
+                }
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(public, prefix, t);
+                }
+            }
+        }
+    }
+
+    fn bind(&mut self, public: bool, seen: String, path: Vec<String>) {
+        if public {
+            self.reexports.insert(seen, path);
+        } else {
+            self.aliases.insert(seen, path.clone());
+            self.paths.push(path);
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Module {
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        let name = match i {
+            syn::Item::Const(x) => Some(&x.ident),
+            syn::Item::Enum(x) => Some(&x.ident),
+            syn::Item::Fn(x) => Some(&x.sig.ident),
+            syn::Item::Macro(x) => x.ident.as_ref(),
+            syn::Item::Static(x) => Some(&x.ident),
+            syn::Item::Struct(x) => Some(&x.ident),
+            syn::Item::Trait(x) => Some(&x.ident),
+            syn::Item::Type(x) => Some(&x.ident),
+            syn::Item::Union(x) => Some(&x.ident),
+            _ => None,
+        };
+        if let Some(n) = name {
+            self.items.insert(n.to_string());
+        }
+        syn::visit::visit_item(self, i);
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        let public = !matches!(u.vis, syn::Visibility::Inherited);
+        self.use_tree(public, &mut Vec::new(), &u.tree);
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segs.len() > 1 {
+            self.paths.push(segs);
+        }
+        syn::visit::visit_path(self, p);
+    }
 }
 
 /// Every file of the crate by module path.
@@ -158,9 +259,15 @@ fn collect_modules(src: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) 
     Ok(())
 }
 
-/// The module a path (as written in `module`) lands in: the longest existing module prefix.
-fn resolve(module: &str, path: &[String], modules: &BTreeMap<String, PathBuf>) -> Option<String> {
-    let mut base: Vec<String> = if module == "crate" {
+/// The module that defines what a path (as written in `module`) names: the modules it walks
+/// through, then the item, followed through re-exports (to a depth of 8).
+fn resolve(
+    module: &str,
+    path: &[String],
+    modules: &BTreeMap<String, Module>,
+    depth: usize,
+) -> Option<String> {
+    let mut cur: Vec<String> = if module == "crate" {
         Vec::new()
     } else {
         module.split("::").map(str::to_string).collect()
@@ -168,20 +275,27 @@ fn resolve(module: &str, path: &[String], modules: &BTreeMap<String, PathBuf>) -
     let mut rest = path;
     match rest.first().map(String::as_str) {
         Some("crate") => {
-            base.clear();
+            cur.clear();
             rest = &rest[1..];
         }
         Some("self") => rest = &rest[1..],
         Some("super") => {
             while rest.first().is_some_and(|s| s == "super") {
-                base.pop()?;
+                cur.pop()?;
                 rest = &rest[1..];
             }
         }
-        _ => return None,
+        // a path that starts with a child module's name (`host_totals::HostRun` in
+        // `report`) is relative to the module, as `self::` is
+        Some(first) => {
+            let mut child = cur.clone();
+            child.push(first.to_string());
+            if !modules.contains_key(&child.join("::")) {
+                return None;
+            }
+        }
+        None => return None,
     }
-    let mut best = None;
-    let mut cur = base.clone();
     let name = |v: &[String]| {
         if v.is_empty() {
             "crate".to_string()
@@ -189,95 +303,94 @@ fn resolve(module: &str, path: &[String], modules: &BTreeMap<String, PathBuf>) -
             v.join("::")
         }
     };
-    if modules.contains_key(&name(&cur)) {
-        best = Some(name(&cur));
-    }
-    for seg in rest {
-        cur.push(seg.clone());
-        let n = name(&cur);
-        if modules.contains_key(&n) {
-            best = Some(n);
-        } else {
-            break;
+    for (i, seg) in rest.iter().enumerate() {
+        let mut next = cur.clone();
+        next.push(seg.clone());
+        if modules.contains_key(&name(&next)) {
+            cur = next;
+            continue;
         }
-    }
-    best
-}
-
-/// The paths a file writes: `use` trees flattened, and paths in expressions and types.
-#[derive(Default)]
-struct PathCollector {
-    paths: Vec<Vec<String>>,
-}
-
-impl PathCollector {
-    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
-        match tree {
-            syn::UseTree::Path(p) => {
-                prefix.push(p.ident.to_string());
-                self.use_tree(prefix, &p.tree);
-                prefix.pop();
-            }
-            syn::UseTree::Name(n) => {
-                let mut v = prefix.clone();
-                if n.ident != "self" {
-                    v.push(n.ident.to_string());
-                }
-                self.paths.push(v);
-            }
-            syn::UseTree::Rename(r) => {
-                let mut v = prefix.clone();
-                v.push(r.ident.to_string());
-                self.paths.push(v);
-            }
-            syn::UseTree::Glob(_) => self.paths.push(prefix.clone()),
-            syn::UseTree::Group(g) => {
-                for t in &g.items {
-                    self.use_tree(prefix, t);
+        // `seg` is an item of `cur`: defined there, or re-exported from elsewhere
+        let here = name(&cur);
+        let m = modules.get(&here)?;
+        if m.items.contains(seg) || depth >= 8 {
+            return Some(here);
+        }
+        if let Some(target) = m.reexports.get(seg) {
+            let mut p = target.clone();
+            p.extend(rest[i + 1..].iter().cloned());
+            return resolve(&here, &p, modules, depth + 1).or(Some(here));
+        }
+        for g in &m.globs {
+            let mut p = g.clone();
+            p.push(seg.clone());
+            if let Some(t) = resolve(&here, &p, modules, depth + 1) {
+                if modules
+                    .get(&t)
+                    .is_some_and(|tm| tm.items.contains(seg) || tm.reexports.contains_key(seg))
+                {
+                    return Some(t);
                 }
             }
         }
+        return Some(here);
     }
-}
-
-impl<'ast> Visit<'ast> for PathCollector {
-    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        self.use_tree(&mut Vec::new(), &u.tree);
-    }
-
-    fn visit_path(&mut self, p: &'ast syn::Path) {
-        let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
-        if segs.len() > 1 {
-            self.paths.push(segs);
-        }
-        syn::visit::visit_path(self, p);
-    }
+    // the path names a module itself (`use crate::ptx;`): what is used through it counts
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn paths_resolve_to_the_longest_module_they_name() {
-        let modules: BTreeMap<String, PathBuf> = ["crate", "a", "a::b", "c"]
+    fn parsed(files: &[(&str, &str)]) -> BTreeMap<String, Module> {
+        files
             .iter()
-            .map(|m| (m.to_string(), PathBuf::new()))
-            .collect();
+            .map(|(name, text)| {
+                let mut m = Module::default();
+                m.visit_file(&syn::parse_file(text).unwrap());
+                (name.to_string(), m)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn paths_resolve_to_the_module_that_defines_the_item() {
+        let modules = parsed(&[
+            ("crate", "pub mod a; pub mod c;"),
+            ("a", "pub mod b; pub use b::Inner; pub use b::*;"),
+            (
+                "a::b",
+                "pub struct Inner; pub fn f() {} pub struct Globbed;",
+            ),
+            ("c", "pub fn g() {}"),
+        ]);
         let p = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
-        assert_eq!(
-            resolve("c", &p("crate::a::b::f"), &modules).as_deref(),
-            Some("a::b")
-        );
-        assert_eq!(
-            resolve("a::b", &p("super::g"), &modules).as_deref(),
-            Some("a")
-        );
-        assert_eq!(
-            resolve("a", &p("self::b::T"), &modules).as_deref(),
-            Some("a::b")
-        );
-        assert_eq!(resolve("a", &p("std::fmt"), &modules), None);
+        let at = |m: &str, s: &str| resolve(m, &p(s), &modules, 0);
+        assert_eq!(at("c", "crate::a::b::f").as_deref(), Some("a::b"));
+        // through the re-export, to where it is defined
+        assert_eq!(at("c", "crate::a::Inner").as_deref(), Some("a::b"));
+        assert_eq!(at("c", "crate::a::Globbed").as_deref(), Some("a::b"));
+        assert_eq!(at("a::b", "super::super::c::g").as_deref(), Some("c"));
+        assert_eq!(at("a", "b::f").as_deref(), Some("a::b"));
+        assert_eq!(at("a", "self::b::f").as_deref(), Some("a::b"));
+        assert_eq!(at("c", "b::f"), None);
+        assert_eq!(at("a", "std::fmt::Write"), None);
+        // a module named by itself is not a use of anything in it
+        assert_eq!(at("c", "crate::a"), None);
+    }
+
+    #[test]
+    fn a_re_export_is_not_an_edge_and_a_name_brought_in_is_followed() {
+        let modules = parsed(&[
+            ("a", "pub use crate::b::T; use crate::c; fn f() { c::g(); }"),
+            ("b", "pub struct T;"),
+            ("c", "pub fn g() {}"),
+        ]);
+        let a = &modules["a"];
+        assert!(a.reexports.contains_key("T"));
+        assert!(!a.paths.iter().any(|p| p.last().is_some_and(|l| l == "T")));
+        assert_eq!(a.aliases["c"], vec!["crate", "c"]);
     }
 
     #[test]
