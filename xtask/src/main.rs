@@ -1,6 +1,7 @@
 //! kerncast's build system, written in Rust (`cargo xtask <command>`).
 
 mod bootstrap;
+mod cmd;
 mod fuzz;
 mod modgraph;
 mod regen;
@@ -8,6 +9,7 @@ mod validate;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+use cmd::{cargo, run_checked};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -108,24 +110,6 @@ fn workspace_root() -> Result<PathBuf> {
             xtask.display()
         )
     })
-}
-
-/// A `cargo` command that sees the project-local toolchain (nvcc, ptxas) through `KERNCAST_TOOLCHAIN`.
-pub fn cargo(root: &Path) -> Command {
-    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    c.current_dir(root)
-        .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"));
-    c
-}
-
-pub fn run_checked(mut c: Command) -> Result<()> {
-    let status = c
-        .status()
-        .with_context(|| format!("could not start {c:?}"))?;
-    if !status.success() {
-        bail!("{c:?} failed with {status}");
-    }
-    Ok(())
 }
 
 fn test(root: &Path, extra: &[String]) -> Result<()> {

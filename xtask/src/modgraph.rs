@@ -142,6 +142,8 @@ struct Module {
     aliases: BTreeMap<String, Vec<String>>,
     /// Paths it uses: private `use`s and paths in code.
     paths: Vec<Vec<String>>,
+    /// How many inline `mod x { … }` the visitor is inside: their `super::` stays in the file.
+    inline_depth: usize,
 }
 
 impl Module {
@@ -166,10 +168,11 @@ impl Module {
                 self.bind(public, r.rename.to_string(), v);
             }
             syn::UseTree::Glob(_) => {
+                let path = self.as_file_writes(prefix.clone());
                 if public {
-                    self.globs.push(prefix.clone());
+                    self.globs.push(path);
                 } else {
-                    self.paths.push(prefix.clone());
+                    self.paths.push(path);
                 }
             }
             syn::UseTree::Group(g) => {
@@ -180,7 +183,22 @@ impl Module {
         }
     }
 
+    /// A path as the file's own module would write it: the `super::`s that only leave an
+    /// inline module of the file are dropped.
+    fn as_file_writes(&self, mut path: Vec<String>) -> Vec<String> {
+        let mut inner = self.inline_depth;
+        while inner > 0 && path.first().is_some_and(|s| s == "super") {
+            path.remove(0);
+            inner -= 1;
+        }
+        if inner < self.inline_depth && path.first().is_some_and(|s| s != "super") {
+            path.insert(0, "self".to_string());
+        }
+        path
+    }
+
     fn bind(&mut self, public: bool, seen: String, path: Vec<String>) {
+        let path = self.as_file_writes(path);
         if public {
             self.reexports.insert(seen, path);
         } else {
@@ -191,6 +209,19 @@ impl Module {
 }
 
 impl<'ast> Visit<'ast> for Module {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        // test code is not what the module depends on
+        let test_only = m.attrs.iter().any(|a| {
+            a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
+        });
+        if test_only {
+            return;
+        }
+        self.inline_depth += 1;
+        syn::visit::visit_item_mod(self, m);
+        self.inline_depth -= 1;
+    }
+
     fn visit_item(&mut self, i: &'ast syn::Item) {
         let name = match i {
             syn::Item::Const(x) => Some(&x.ident),
@@ -218,7 +249,8 @@ impl<'ast> Visit<'ast> for Module {
     fn visit_path(&mut self, p: &'ast syn::Path) {
         let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() > 1 {
-            self.paths.push(segs);
+            let path = self.as_file_writes(segs);
+            self.paths.push(path);
         }
         syn::visit::visit_path(self, p);
     }
@@ -378,6 +410,16 @@ mod tests {
         assert_eq!(at("a", "std::fmt::Write"), None);
         // a module named by itself is not a use of anything in it
         assert_eq!(at("c", "crate::a"), None);
+    }
+
+    #[test]
+    fn an_inline_module_s_super_stays_in_the_file_and_tests_are_left_out() {
+        let modules = parsed(&[(
+            "a",
+            "mod inner { use super::helper; } #[cfg(test)] mod tests { use crate::b::T; }",
+        )]);
+        let a = &modules["a"];
+        assert_eq!(a.paths, vec![vec!["self", "helper"]]);
     }
 
     #[test]

@@ -54,7 +54,7 @@ enum Outcome {
 }
 
 pub fn run(root: &Path) -> Result<()> {
-    let mut build = crate::cargo(root);
+    let mut build = crate::cmd::cargo(root);
     build.args([
         "build",
         "--quiet",
@@ -63,7 +63,8 @@ pub fn run(root: &Path) -> Result<()> {
         "--bin",
         "kerncast",
     ]);
-    crate::run_checked(build).context("building the kerncast binary that does the lowering")?;
+    crate::cmd::run_checked(build)
+        .context("building the kerncast binary that does the lowering")?;
     let kerncast = root.join("target/debug/kerncast");
 
     let kernels_dir = root.join("tests/kernels");

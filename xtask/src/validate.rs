@@ -12,7 +12,7 @@ use anyhow::Result;
 use std::path::Path;
 
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
-    let mut c = crate::cargo(root);
+    let mut c = crate::cmd::cargo(root);
     c.args([
         "run",
         "--release",
@@ -24,5 +24,5 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         "--",
     ])
     .args(args);
-    crate::run_checked(c)
+    crate::cmd::run_checked(c)
 }
