@@ -8,6 +8,7 @@ pub mod auto;
 pub mod capability;
 pub mod device;
 mod device_check;
+pub mod device_file;
 pub mod dvfs;
 pub mod dvfs_fit;
 pub mod dvfs_knn;
@@ -20,6 +21,7 @@ pub mod periods;
 pub mod power;
 pub mod render;
 pub mod roofline;
+pub mod sched_inst;
 pub mod schedule;
 pub mod sweep;
 

@@ -21,7 +21,7 @@
 //! kernel has registers: with the allocated count known, a load that would exceed it waits
 //! for those before it first.
 
-use crate::schedule::dag::{MemOrder, SchedInst};
+use crate::sched_inst::{MemOrder, SchedInst};
 use kerncast_passes::stats::BlockExecs;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -118,7 +118,7 @@ pub fn launch_mlp(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::dag::UnitClass;
+    use crate::sched_inst::UnitClass;
 
     fn ld(dst: &str, addr: &str) -> SchedInst {
         SchedInst {

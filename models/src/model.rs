@@ -3,7 +3,7 @@
 //! and an error band out. Reports, gates and sweeps only ever see this trait.
 
 use crate::device::{Clocks, Device, DeviceError};
-use crate::schedule::dag::SchedInst;
+use crate::sched_inst::SchedInst;
 use kerncast_passes::stats::{BoundStats, Launch};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

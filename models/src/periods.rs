@@ -19,7 +19,7 @@
 //! and counts fewer periods. The shared-memory cases then charge fewer global latencies but the
 //! same DRAM transfers and shared-memory chain, so the time is short by those latencies only.
 
-use crate::schedule::dag::{MemOrder, SchedInst};
+use crate::sched_inst::{MemOrder, SchedInst};
 use kerncast_passes::stats::BlockExecs;
 use std::collections::BTreeMap;
 
@@ -56,7 +56,7 @@ pub fn launch_load_periods(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::dag::UnitClass;
+    use crate::sched_inst::UnitClass;
 
     fn ld_global() -> SchedInst {
         SchedInst {

@@ -21,20 +21,26 @@ pub struct Budgets {
 
 /// isl operations per context by default: the whole test corpus counts well within a tenth of it.
 pub const DEFAULT_ISL_OPS: u64 = 200_000_000;
+/// Warp steps one emulated run may take by default: a few seconds of an optimised build.
+/// (Defined here, not in `emu`, so the budgets stay a leaf that `poly::isl` and `emu` both read.)
+pub const DEFAULT_EMU_STEPS: u64 = 200_000_000;
+/// Bytes one emulated run may hold by default (a twelfth of a 24 GiB machine's memory, so a
+/// few runs side by side fit).
+pub const DEFAULT_EMU_BYTES: u64 = 2 << 30;
 
 impl Default for Budgets {
     fn default() -> Self {
         Budgets {
             isl_ops: DEFAULT_ISL_OPS,
-            emu_steps: crate::emu::DEFAULT_MAX_STEPS,
-            emu_bytes: crate::emu::DEFAULT_MAX_BYTES,
+            emu_steps: DEFAULT_EMU_STEPS,
+            emu_bytes: DEFAULT_EMU_BYTES,
         }
     }
 }
 
 static ISL_OPS: AtomicU64 = AtomicU64::new(DEFAULT_ISL_OPS);
-static EMU_STEPS: AtomicU64 = AtomicU64::new(crate::emu::DEFAULT_MAX_STEPS);
-static EMU_BYTES: AtomicU64 = AtomicU64::new(crate::emu::DEFAULT_MAX_BYTES);
+static EMU_STEPS: AtomicU64 = AtomicU64::new(DEFAULT_EMU_STEPS);
+static EMU_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_EMU_BYTES);
 
 /// Sets the budgets for the rest of the process (the CLI does it once, before any analysis).
 pub fn set(b: Budgets) {

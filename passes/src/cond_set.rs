@@ -8,7 +8,7 @@
 //! of the base restricted by each side, coalesced. Each atom (`e >= 0`, `e = 0`) is parsed once
 //! per space, as a short text.
 
-use crate::affine::{isl_lin, Cond};
+use crate::cond::{isl_lin, Cond};
 use crate::poly::isl::{Ctx, IslError, Set};
 use crate::poly::{fm, Atom, Constraint, LinExpr};
 use rustc_hash::FxHashMap as HashMap;

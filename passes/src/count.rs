@@ -8,14 +8,16 @@
 //! analysis (so `ctaid.x * ntid.x` is affine); `bind` re-analyses when a workload uses another
 //! block size. What is data dependent becomes a hint parameter, listed as an `Assumption`.
 
-use crate::affine::{self, Cond, Val};
+use crate::affine::{self, Val};
 use crate::cfg::Cfg;
 use crate::classify::{
     self, stride as lanes,
     warp::{class_of, from_coefficient},
 };
+use crate::cond::Cond;
 use crate::domain_count::DomainCounter;
 use crate::domains::{self, HintParam};
+use crate::mem_sites::{AccessRecord, MemSite, WmmaTile};
 use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::poly::{rat, rat_to_f64};
@@ -608,51 +610,6 @@ fn stride(coefs: Option<&[Poly; 3]>, bits: u16) -> Result<StrideClass, [Poly; 3]
         (Some([x, _, _]), None) if x != 0 => Ok(from_coefficient(x, width)),
         _ => Err(coefs.clone()),
     }
-}
-
-/// One memory instruction, for its stride class bound to a workload (`bind`).
-#[derive(Clone, Debug)]
-pub struct MemSite {
-    /// Index of the instruction in the function, shared by the copies unrolling makes of it.
-    pub inst: usize,
-    pub space: Space,
-    pub dir: Dir,
-    pub bits: u16,
-    pub nc: bool,
-    /// Byte coefficients along the thread index; `None` when not affine in it.
-    pub coefs: Option<[Poly; 3]>,
-    pub counters: Vec<String>,
-    pub cond: Cond,
-    pub addr: Option<Poly>,
-    pub width: u64,
-    pub thread: Arc<QPoly>,
-    pub warp: Arc<QPoly>,
-}
-
-/// One global/local memory instruction: its domain and address, for sector and line counts.
-#[derive(Clone, Debug)]
-pub struct AccessRecord {
-    pub counters: Vec<String>,
-    pub cond: Cond,
-    pub addr: Option<Poly>,
-    pub width: u64,
-    pub space: Space,
-    pub dir: Dir,
-    /// Warp executions of the access.
-    pub warp: Arc<QPoly>,
-    /// A `wmma` tile access, which the warp moves together.
-    pub tile: Option<WmmaTile>,
-}
-
-/// The tile a `wmma.load` / `wmma.store` moves: `rows` rows of `row_bytes` each, the first at
-/// `base` and each `pitch` bytes after the one before (either `None` where it is not a
-/// polynomial).
-#[derive(Clone, Debug)]
-pub struct WmmaTile {
-    pub rows: u32,
-    pub row_bytes: u32,
-    pub base: Option<Poly>,
-    pub pitch: Option<Poly>,
 }
 
 /// Most (counter, thread) points the reuse profile walks: about 0.4 s in a release build.

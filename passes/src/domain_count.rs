@@ -20,7 +20,7 @@
 //! within it the sign-bit floors of unroll masks (`floor((i + 1)/2^31)`) are constants. Grid
 //! sizes are at least 1, as every launch has them.
 
-use crate::affine::Cond;
+use crate::cond::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::poly::rat;
 use crate::poly::{self as poly_mod, Constraint, CountError, LinExpr, Poly, QPoly};
@@ -83,7 +83,7 @@ impl DomainCounter {
             .map(|(i, p)| (format!("p{i}"), p.ty.bits()))
             .chain(fields.iter().filter(|f| integer(f.ty)).map(|f| {
                 (
-                    crate::affine::param_field_symbol(f.param, f.offset),
+                    crate::affine::symbols::param_field_symbol(f.param, f.offset),
                     f.ty.bits(),
                 )
             }))
@@ -518,7 +518,7 @@ impl DomainCounter {
         }
         let mut terms = vec![Vec::new()];
         for c in &g.conjuncts {
-            terms = crate::affine::conjoin(&terms, &c.dnf(true, MAX_TERMS)?, MAX_TERMS)?;
+            terms = crate::cond::conjoin(&terms, &c.dnf(true, MAX_TERMS)?, MAX_TERMS)?;
         }
         if !projected.is_empty() && terms.len() > 1 {
             return None; // the projections of disjoint terms may overlap

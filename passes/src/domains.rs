@@ -17,8 +17,9 @@
 //! fixes ([`crate::sync_idioms`]: a branch to a trap, a spin-wait) gets a [`TRAP`] or [`SPIN`]
 //! key with that run's value as its default.
 
-use crate::affine::{counter, edge_cond, Cond, Values};
+use crate::affine::value::{counter, edge_cond, Values};
 use crate::cfg::{Cfg, EdgeKind};
+use crate::cond::Cond;
 use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::{CountError, LinExpr};

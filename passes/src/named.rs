@@ -19,7 +19,7 @@
 //! Symbols live in a per-thread registry while a kernel is analysed ([`scoped`]); results that
 //! outlive the analysis keep a copy ([`current`]).
 
-use crate::affine::Cond;
+use crate::cond::Cond;
 use crate::piecewise::Piecewise;
 use crate::poly::{Atom, LinExpr, Poly};
 use std::cell::RefCell;

@@ -10,7 +10,7 @@
 //! anything, scaling, a monotone floor) can be pushed down to the leaves. Trees past
 //! [`MAX_LEAVES`] are not built (an argument is then kept as a symbol rather than inlined).
 
-use crate::affine::Cond;
+use crate::cond::Cond;
 use crate::poly::LinExpr;
 use std::ops::Not;
 

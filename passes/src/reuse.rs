@@ -13,87 +13,27 @@
 //! Buffers do not alias: each pointer parameter (and module variable) gets its own base, 2^44
 //! bytes apart, aligned as `cudaMalloc` aligns.
 
-use crate::affine::{self, Cond};
-use crate::count::AccessRecord;
+use crate::affine;
+use crate::cond::Cond;
 use crate::domains::WarpWalk;
+use crate::mem_sites::AccessRecord;
 use crate::named;
 use crate::poly::linexpr::Atom;
 use crate::poly::{LinExpr, Poly};
 use crate::slots::SplitForm;
 use crate::stats::{Dir, Space};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod profile;
 mod tally;
+use profile::{lane_sectors, PROGRESS_SCALE};
+pub use profile::{FootprintPoint, Reuse, ReuseBucket, ReuseProfile, Touch, WindowPoint};
 #[cfg(test)]
 use tally::{bucket_of, progress_bucket};
 pub use tally::{from_touches, TouchStream};
 
-/// `requests` sector requests whose last touch was `min_distance` or more blocks earlier (and
-/// fewer than the next power of two: buckets 0, 1, 2, 4, 8, …), at a progress difference of
-/// about `progress` (their mean; buckets by powers of two of it too, with its sign).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReuseBucket {
-    pub min_distance: u64,
-    pub progress: f64,
-    pub requests: f64,
-}
-
-/// Distinct sectors the first `blocks` blocks touch together.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FootprintPoint {
-    pub blocks: u64,
-    pub sectors: f64,
-}
-
-/// Mean distinct sectors per block in a window of `lifetime` of a block's lifetime (over the
-/// windows that saw any touch).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WindowPoint {
-    pub lifetime: f64,
-    pub sectors: f64,
-}
-
-/// The reuse of global sectors over the first `blocks_walked` blocks of a launch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReuseProfile {
-    pub blocks_walked: u64,
-    pub blocks: u64,
-    /// Sector requests walked: distinct sectors per warp access, summed.
-    pub requests: f64,
-    /// Requests for a sector no earlier block (nor the same block) had touched.
-    pub first_touches: f64,
-    /// The other requests, by block distance to the previous touch.
-    pub reuse: Vec<ReuseBucket>,
-    /// Load requests for a sector the same block had touched before: the most an L1 could
-    /// serve (an L1 as large as the block's data). Of a cut loop, the load requests its trips
-    /// stand for less the new data they stand for, as `first_touches` extrapolates it.
-    #[serde(default)]
-    pub block_reloads: f64,
-    /// Distinct sectors after 1, 2, 4, … blocks, and after all the blocks walked.
-    pub footprint: Vec<FootprintPoint>,
-    /// Distinct sectors one block touches within a window of its lifetime, for windows of 1,
-    /// 1/4, 1/16, … of it: how much data a block cycles through between two touches of the
-    /// same sector (a block that sweeps the same data again and again touches all of it in
-    /// every window; a streaming one, a share proportional to the window).
-    pub windows: Vec<WindowPoint>,
-    /// Global accesses left out of the profile, and why (their requests are in no figure here).
-    pub left_out: Vec<String>,
-    /// The least share of its outer loop's trips any access was walked for (1: whole loops);
-    /// the figures above are scaled up to whole loops.
-    pub outer_share: f64,
-}
-
-/// A reuse profile, or why the launch has none.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Reuse {
-    Profile(ReuseProfile),
-    Unavailable(String),
-}
-
 /// Bytes between the bases given to different buffers.
 const BUFFER_STRIDE: i128 = 1 << 44;
-const SECTOR: i128 = 32;
 
 /// Profiles of earlier workloads of the same counts, by what their walks saw
 /// ([`WarpWalk::walked_description`] and the addresses): a workload whose walk would see the
@@ -350,24 +290,12 @@ fn slot_map(w: &WarpWalk, point: &[i128]) -> BTreeMap<String, i128> {
         .collect()
 }
 
-/// The 32-byte sectors a lane's access of `width` bytes at `addr` covers.
-pub fn lane_sectors(addr: i128, width: u64) -> std::ops::RangeInclusive<i128> {
-    addr.div_euclid(SECTOR)..=(addr + width as i128 - 1).div_euclid(SECTOR)
-}
-
-/// One sector a warp access requests: (block, progress × 2^24, sector, whether it writes, the
-/// group of accesses walked together).
-pub type Touch = (u64, u32, i128, bool, u16);
-
 /// Blocks the profile walks at least (when the launch has them), cutting loops short if it
 /// must, and at most for that reason.
 pub const MIN_SAMPLE_BLOCKS: u64 = 64;
 pub const MAX_SAMPLE_BLOCKS: u64 = 1024;
 /// Outer trips a cut loop keeps at least.
 const MIN_TRIPS: u64 = 4;
-
-/// Progress is kept as an integer so touches sort exactly.
-pub const PROGRESS_SCALE: f64 = (1u32 << 24) as f64;
 
 /// One access to walk, with its address ready to evaluate.
 struct Walked {
@@ -589,58 +517,6 @@ fn buffer_bases(
         .enumerate()
         .map(|(i, v)| (v, (i as i128 + 1) * BUFFER_STRIDE))
         .collect()
-}
-
-impl ReuseProfile {
-    /// The share of a block's lifetime data it touches within a window of `lifetime` (0 to 1),
-    /// read off `windows` on a log scale; below the smallest window, in proportion to it.
-    pub fn window_share(&self, lifetime: f64) -> f64 {
-        let w = &self.windows;
-        let Some(whole) = w.first().filter(|p| p.sectors > 0.0) else {
-            return lifetime.clamp(0.0, 1.0);
-        };
-        let share = |p: &WindowPoint| p.sectors / whole.sectors;
-        if lifetime >= 1.0 {
-            return 1.0;
-        }
-        for pair in w.windows(2) {
-            let (big, small) = (&pair[0], &pair[1]);
-            if lifetime >= small.lifetime {
-                let t = (lifetime / small.lifetime).ln() / (big.lifetime / small.lifetime).ln();
-                return share(small) * (share(big) / share(small)).powf(t);
-            }
-        }
-        let last = w.last().unwrap_or(whole);
-        (share(last) * lifetime / last.lifetime).max(0.0)
-    }
-
-    /// Distinct sectors of `n` consecutive blocks, read off the footprint curve: linear between
-    /// its points, and past the last one along the slope of its last stretch (what each further
-    /// block added there), since only the leading blocks were walked.
-    pub fn sectors_of_blocks(&self, n: f64) -> f64 {
-        let pts = &self.footprint;
-        let Some(lastp) = pts.last() else {
-            return 0.0;
-        };
-        if n <= pts[0].blocks as f64 {
-            return pts[0].sectors * n / pts[0].blocks as f64;
-        }
-        for w in pts.windows(2) {
-            let (a, b) = (&w[0], &w[1]);
-            if n <= b.blocks as f64 {
-                let t = (n - a.blocks as f64) / (b.blocks - a.blocks) as f64;
-                return a.sectors + t * (b.sectors - a.sectors);
-            }
-        }
-        let slope = match pts.len() {
-            1 => lastp.sectors / lastp.blocks as f64,
-            k => {
-                let a = &pts[k - 2];
-                (lastp.sectors - a.sectors) / (lastp.blocks - a.blocks) as f64
-            }
-        };
-        lastp.sectors + slope * (n - lastp.blocks as f64)
-    }
 }
 
 #[cfg(test)]

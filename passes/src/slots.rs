@@ -9,7 +9,7 @@
 //! the thread index is a table over the block's threads, so a lane costs an addition and a
 //! comparison. Results are those of [`LinExpr::eval`] and [`Cond::eval`], exactly.
 
-use crate::affine::Cond;
+use crate::cond::Cond;
 use crate::poly::linexpr::{Atom, LinExpr};
 
 /// Where a variable's value comes from.

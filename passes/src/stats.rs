@@ -490,7 +490,7 @@ pub struct BoundStats {
     /// Reuse of the global sectors between blocks, for the L2 hit rate; `None` when the counter
     /// does not walk addresses (the emulator).
     #[serde(default)]
-    pub reuse: Option<crate::reuse::Reuse>,
+    pub reuse: Option<crate::reuse::profile::Reuse>,
 }
 
 /// How often one basic block executes over the whole launch.

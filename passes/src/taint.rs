@@ -26,7 +26,7 @@
 //! counter; the counter is not data. A register written on a data-dependent path is data at
 //! the join.
 
-use crate::affine::dests;
+use crate::affine::transfer::dests;
 use crate::cfg::Cfg;
 use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
 use std::collections::{BTreeMap, BTreeSet};

@@ -351,7 +351,8 @@ fn resolve(
         if let Some(target) = m.reexports.get(seg) {
             let mut p = target.clone();
             p.extend(rest[i + 1..].iter().cloned());
-            return resolve(&here, &p, modules, depth + 1).or(Some(here));
+            // None: the re-export is of another crate's item (`pub use kerncast_host::X`)
+            return resolve(&here, &p, modules, depth + 1);
         }
         for g in &m.globs {
             let mut p = g.clone();
@@ -390,7 +391,10 @@ mod tests {
     fn paths_resolve_to_the_module_that_defines_the_item() {
         let modules = parsed(&[
             ("crate", "pub mod a; pub mod c;"),
-            ("a", "pub mod b; pub use b::Inner; pub use b::*;"),
+            (
+                "a",
+                "pub mod b; pub use b::Inner; pub use b::*; pub use std::fmt::Write;",
+            ),
             (
                 "a::b",
                 "pub struct Inner; pub fn f() {} pub struct Globbed;",
@@ -403,6 +407,8 @@ mod tests {
         // through the re-export, to where it is defined
         assert_eq!(at("c", "crate::a::Inner").as_deref(), Some("a::b"));
         assert_eq!(at("c", "crate::a::Globbed").as_deref(), Some("a::b"));
+        // another crate's item, re-exported, is no edge
+        assert_eq!(at("c", "crate::a::Write"), None);
         assert_eq!(at("a::b", "super::super::c::g").as_deref(), Some("c"));
         assert_eq!(at("a", "b::f").as_deref(), Some("a::b"));
         assert_eq!(at("a", "self::b::f").as_deref(), Some("a::b"));

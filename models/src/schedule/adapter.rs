@@ -10,9 +10,9 @@
 //! sources; the guard predicate is a source. A latency key missing from the device is an error
 //! naming `latency.<key>`.
 
-use super::dag::{MemOrder, SchedInst, UnitClass};
 use super::{classify_op, mem_key};
 use crate::device::{Device, DeviceError};
+use crate::sched_inst::{MemOrder, SchedInst, UnitClass};
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::classify::{is_cta_barrier, mem_access, op_feature};
 use kerncast_passes::ptx::{AddrBase, Inst, Operand};

@@ -16,7 +16,8 @@ pub mod thesis;
 
 use crate::device::{Clocks, Device};
 use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
-use dag::{schedule_block, SchedInst, UnitClass, Units};
+use crate::sched_inst::{SchedInst, UnitClass};
+use dag::{schedule_block, Units};
 use kerncast_passes::stats::{DType, Dir, Feature, Granularity, OpKind, Space};
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! is unobservable and counts as 0, as in the emulator's `StrideEvidence`).
 
 use super::warp::{class_of, varying_dims, LaneAccess, StrideEvidence};
-use crate::affine::Cond;
+use crate::cond::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{Atom, LinExpr, Poly};
 use crate::stats::StrideClass;
@@ -161,7 +161,7 @@ fn first_block_shows(fixed: &Cond, block: [u64; 3], d: usize) -> bool {
 /// (floors, from `%` and `/`) is classed by walking its warp executions, as the emulator does.
 /// `Err` says why the class could not be decided.
 pub fn bound_class(
-    m: &crate::count::MemSite,
+    m: &crate::mem_sites::MemSite,
     defs: &crate::named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
@@ -189,7 +189,7 @@ pub fn bound_class(
 const WALK_BUDGET: u64 = 1 << 20;
 
 fn walked_class(
-    m: &crate::count::MemSite,
+    m: &crate::mem_sites::MemSite,
     addr: &Poly,
     defs: &crate::named::Defs,
     block: [u64; 3],
@@ -252,7 +252,7 @@ pub fn eval_addr(
             .get(v)
             .or_else(|| env.get(v))
             .copied()
-            .or_else(|| crate::affine::is_param_symbol(v).then_some(0)),
+            .or_else(|| crate::affine::symbols::is_param_symbol(v).then_some(0)),
     };
     let a = defs.eval_poly(addr, &at)?;
     if !a.is_integer() {

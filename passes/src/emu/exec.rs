@@ -63,7 +63,7 @@ struct Counts {
     block_execs: Vec<(u64, u64)>,
     edges: BTreeMap<(usize, usize), u64>,
     entries: u64,
-    touches: Vec<crate::reuse::Touch>,
+    touches: Vec<crate::reuse::profile::Touch>,
     /// Per memory instruction and resolved space: its executions and what they show of its
     /// lane stride; the class is decided once the launch is done (`stats::StrideClass`).
     mem_sites: BTreeMap<(u32, Space), MemSite>,
@@ -522,7 +522,8 @@ impl Ctx<'_> {
         let block = self.ctaid[0] + g[0] * (self.ctaid[1] + g[1] * self.ctaid[2]);
         for (warp, step, sector, writes) in raw {
             let total = warps.get(warp as usize).map_or(1, |w| w.steps.max(1));
-            let progress = (step as f64 / total as f64 * crate::reuse::PROGRESS_SCALE) as u32;
+            let progress =
+                (step as f64 / total as f64 * crate::reuse::profile::PROGRESS_SCALE) as u32;
             self.counts
                 .touches
                 .push((block, progress, sector, writes, 0));
@@ -852,7 +853,7 @@ impl Ctx<'_> {
             if let (Some(t), Space::Global) = (self.trace.as_mut(), space) {
                 let mut sectors: Vec<i128> = acc
                     .iter()
-                    .flat_map(|a| crate::reuse::lane_sectors(a.addr as i128, width as u64))
+                    .flat_map(|a| crate::reuse::profile::lane_sectors(a.addr as i128, width as u64))
                     .collect();
                 sectors.sort_unstable();
                 sectors.dedup();

@@ -4,7 +4,7 @@
 //! global pointer, so the emulator finds them by where their value goes: a 64-bit parameter
 //! whose value reaches the address of a `.shared` access that no shared variable is the base of.
 
-use crate::affine::dests;
+use crate::affine::transfer::dests;
 use crate::ptx::{AddrBase, Function, Inst, Operand, StateSpace, Statement};
 use std::collections::{BTreeMap, BTreeSet};
 

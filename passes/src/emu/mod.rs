@@ -89,12 +89,6 @@ impl KernelArg {
     }
 }
 
-/// Warp steps one emulated run may take by default: a few seconds of an optimised build.
-pub const DEFAULT_MAX_STEPS: u64 = 200_000_000;
-/// Bytes one emulated run may hold by default (a twelfth of a 24 GiB machine's memory, so a
-/// few runs side by side fit).
-pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
-
 /// Run-time options.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -159,7 +153,7 @@ pub struct EmuResult {
     /// With [`Options::trace_blocks`]: the global sectors each warp access touched, as the
     /// reuse profile takes them (`crate::reuse::from_touches`): block in dispatch order, the
     /// warp's progress through its own instructions, sector, whether it writes.
-    pub touches: Vec<crate::reuse::Touch>,
+    pub touches: Vec<crate::reuse::profile::Touch>,
     /// Blocks run (all of the launch's, unless [`Options::max_blocks`] or [`Options::every`]
     /// cut it).
     pub blocks_run: u64,
@@ -243,7 +237,7 @@ pub enum EmuError {
     StepLimit {
         steps: u64,
         blocks_done: u64,
-        traced: Vec<crate::reuse::Touch>,
+        traced: Vec<crate::reuse::profile::Touch>,
     },
 }
 

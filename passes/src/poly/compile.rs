@@ -495,8 +495,9 @@ fn ratio_i128(num: i128, den: i128) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::poly::constraint::Constraint;
     use crate::poly::poly::{rat_to_f64, Poly};
-    use crate::poly::qpoly::{Constraint, Guard};
+    use crate::poly::qpoly::Guard;
 
     #[test]
     fn compiled_matches_exact_evaluation() {

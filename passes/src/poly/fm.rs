@@ -7,8 +7,8 @@
 //! context, parsed atoms, a tableau). A contradiction found here is a proof; no contradiction
 //! proves nothing (Fourier–Motzkin is exact over the rationals only), and the caller asks isl.
 
+use super::constraint::Constraint;
 use super::linexpr::{Atom, LinExpr};
-use super::qpoly::Constraint;
 use num_integer::Integer;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
-//! Polyhedral counting: a safe isl wrapper (`isl`), quasi-affine expressions (`linexpr`),
-//! exact rational polynomials over them (`poly`), piecewise quasi-polynomials (`qpoly`), their
-//! compiled evaluation (`compile`), the counting algorithm (`count`), its isl-free fast path
-//! (`native`) and emptiness proofs by Fourier–Motzkin (`fm`).
+//! Polyhedral counting: a safe isl wrapper (`isl`), quasi-affine expressions (`linexpr`) and
+//! constraints on them (`constraint`), exact rational polynomials over them (`poly`), piecewise
+//! quasi-polynomials (`qpoly`), their compiled evaluation (`compile`), the counting algorithm
+//! (`count`), its isl-free fast path (`native`) and emptiness proofs by Fourier–Motzkin (`fm`).
 //!
 //! # Why our own counter
 //! isl 0.25 counts a set only at fixed parameters (`isl_set_count_val`); the parametric count
@@ -61,6 +61,7 @@
 //! the question to isl). `tests/tests/counting_native.rs` counts the corpus both ways.
 
 pub mod compile;
+pub mod constraint;
 pub mod count;
 pub mod fm;
 pub mod isl;
@@ -71,7 +72,8 @@ pub mod poly;
 pub mod qpoly;
 
 pub use compile::Compiled;
+pub use constraint::Constraint;
 pub use count::{count, sum, CountError};
 pub use linexpr::{Atom, LinExpr};
 pub use poly::{Poly, Rat};
-pub use qpoly::{Constraint, Guard, Piece, QPoly, QPolySum};
+pub use qpoly::{Guard, Piece, QPoly, QPolySum};

@@ -16,9 +16,10 @@
 //! cells) is `None`, and the caller counts with isl. Cells are not tested for emptiness beyond
 //! constant comparisons, so a result may carry pieces whose guards never hold; they add 0.
 
+use super::constraint::Constraint;
 use super::linexpr::{Atom, LinExpr};
 use super::poly::Poly;
-use super::qpoly::{Constraint, Guard, QPoly};
+use super::qpoly::{Guard, QPoly};
 
 /// Pieces one count may produce before it is left to isl.
 const MAX_PIECES: usize = 512;

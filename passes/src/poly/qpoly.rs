@@ -3,6 +3,7 @@
 //! evaluation picks at most one; the algebra (add, mul, substitution) is valid without
 //! disjointness because the value is defined as the sum over every piece whose guard holds.
 
+use super::constraint::Constraint;
 use super::linexpr::LinExpr;
 use super::poly::{rat_to_f64, Poly, Rat};
 use num_traits::{One, Zero};
@@ -11,20 +12,6 @@ use serde::{Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
-
-/// One constraint `expr >= 0` or `expr == 0`.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Constraint {
-    pub expr: LinExpr,
-    pub eq: bool,
-}
-
-impl Constraint {
-    pub fn holds(&self, env: &dyn Fn(&str) -> Option<i128>) -> Option<bool> {
-        let v = self.expr.eval(env)?;
-        Some(if self.eq { v == 0 } else { v >= 0 })
-    }
-}
 
 /// A conjunction of constraints (empty = always true).
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -481,26 +468,6 @@ fn product_times_flat(p: &Product, f: &QPoly) -> QPoly {
             coeff: p.coeff.clone(),
             factors,
         }]),
-    }
-}
-
-impl fmt::Display for Constraint {
-    /// `n >= m + 1` rather than `n - m - 1 >= 0`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut lhs = LinExpr::default();
-        let mut rhs = LinExpr::constant(-self.expr.constant);
-        for (a, c) in &self.expr.terms {
-            if *c > 0 {
-                lhs.add_term(a.clone(), *c);
-            } else {
-                rhs.add_term(a.clone(), -c);
-            }
-        }
-        if lhs.terms.is_empty() {
-            // 0 >= rhs  ->  rhs <= 0
-            return write!(f, "{rhs} {} 0", if self.eq { "=" } else { "<=" });
-        }
-        write!(f, "{lhs} {} {rhs}", if self.eq { "=" } else { ">=" })
     }
 }
 

@@ -6,7 +6,9 @@
 //! group of accesses and scaled at the end, so memory is the block at hand and one entry per
 //! distinct sector, however many blocks are walked.
 
-use super::{FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE};
+use super::profile::{
+    FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 

@@ -8,7 +8,7 @@
 
 use crate::classify::stride::{bound_class, integer_coefs, lane_dependent, observable};
 use crate::classify::warp::class_of;
-use crate::count::MemSite;
+use crate::mem_sites::MemSite;
 use crate::stats::StrideClass;
 use num_traits::Zero;
 use std::collections::BTreeMap;

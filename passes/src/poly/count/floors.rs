@@ -3,7 +3,8 @@
 //! classes, although on the cell (with the parameters in their value ranges) the floor is 0.
 //! Replacing such a floor by its value is exact on the cell, and it needs no split.
 
-use super::{lin_constraints, Result};
+use super::lin::lin_constraints;
+use super::Result;
 use crate::poly::isl::{BasicSet, DimType, Set};
 use crate::poly::linexpr::{Atom, LinExpr};
 use crate::poly::poly::Poly;
