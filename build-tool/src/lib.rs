@@ -2,6 +2,7 @@
 //! this crate lowers sources to PTX, wires the passes together and renders their results.
 
 pub mod lower;
+pub mod names;
 pub mod ops;
 // issue 5: configuration, workloads, reports, gates, rank, cache
 pub mod annotations;

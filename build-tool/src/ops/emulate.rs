@@ -5,9 +5,9 @@
 //! kernel on a representative small input is the honest way to get one.
 
 use crate::annotations::SourceKernel;
-use crate::engine::scalar_arg;
 use crate::lower::LowerArgs;
 use crate::param_fields;
+use crate::param_fields::scalar_arg;
 use crate::workload::{Dims, Expr, Workload, WorkloadSpec};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Function, Module};
