@@ -348,7 +348,8 @@ fn resolve(
         if m.items.contains(seg) || depth >= 8 {
             return Some(here);
         }
-        if let Some(target) = m.reexports.get(seg) {
+        // a re-export, or a private `use` the module's children see through `super::`
+        if let Some(target) = m.reexports.get(seg).or_else(|| m.aliases.get(seg)) {
             let mut p = target.clone();
             p.extend(rest[i + 1..].iter().cloned());
             // None: the re-export is of another crate's item (`pub use kerncast_host::X`)
@@ -399,7 +400,8 @@ mod tests {
                 "a::b",
                 "pub struct Inner; pub fn f() {} pub struct Globbed;",
             ),
-            ("c", "pub fn g() {}"),
+            ("c", "pub fn g() {} use crate::a::b::Inner;"),
+            ("c::d", ""),
         ]);
         let p = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
         let at = |m: &str, s: &str| resolve(m, &p(s), &modules, 0);
@@ -407,6 +409,8 @@ mod tests {
         // through the re-export, to where it is defined
         assert_eq!(at("c", "crate::a::Inner").as_deref(), Some("a::b"));
         assert_eq!(at("c", "crate::a::Globbed").as_deref(), Some("a::b"));
+        // a child naming what its parent brought in with `use` reaches where it is defined
+        assert_eq!(at("c::d", "super::Inner").as_deref(), Some("a::b"));
         // another crate's item, re-exported, is no edge
         assert_eq!(at("c", "crate::a::Write"), None);
         assert_eq!(at("a::b", "super::super::c::g").as_deref(), Some("c"));
