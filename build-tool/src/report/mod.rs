@@ -302,7 +302,10 @@ mod tests {
     #[test]
     fn an_entry_s_file_name_is_cut_to_fit_and_stays_unique() {
         let mut k = super::sample::report().kernels.remove(0);
-        assert_eq!(super::files::entry_file_stem(&k), "saxpy-n_4096-gtx-titan-x");
+        assert_eq!(
+            super::files::entry_file_stem(&k),
+            "saxpy-n_4096-gtx-titan-x"
+        );
         let many: Vec<String> = (0..40).map(|i| format!("a.sizes[{i}]=4096")).collect();
         k.workload.name = many.join(",");
         let long = super::files::entry_file_stem(&k);
