@@ -32,7 +32,7 @@ if(NOT KERNCAST_EXECUTABLE)
 endif()
 if(NOT KERNCAST_EXECUTABLE AND NOT KERNCAST_FIND_QUIETLY_FROM_CONFIG)
   message(FATAL_ERROR "kerncast not found: set KERNCAST_EXECUTABLE or $KERNCAST, or put kerncast "
-                      "on PATH (cargo install --path build-tool, from a kerncast checkout)")
+                      "on PATH (cargo install --path cli, from a kerncast checkout)")
 endif()
 
 function(kerncast_add_kernels)

@@ -9,7 +9,7 @@ if(NOT KERNCAST_EXECUTABLE)
   set(Kerncast_FOUND FALSE)
   set(Kerncast_NOT_FOUND_MESSAGE
       "the kerncast binary was not found: set KERNCAST_EXECUTABLE or $KERNCAST, or put kerncast "
-      "on PATH (cargo install --path build-tool, from a kerncast checkout)")
+      "on PATH (cargo install --path cli, from a kerncast checkout)")
   return()
 endif()
 set(Kerncast_EXECUTABLE ${KERNCAST_EXECUTABLE})

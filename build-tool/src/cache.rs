@@ -109,7 +109,7 @@ impl Cache {
     /// Stores any entry; failures to write are ignored (the next run recomputes).
     pub fn put_value<T: Serialize>(&self, key: &str, v: &T) {
         if let Ok(text) = serde_json::to_string(v) {
-            let _ = crate::check::write_atomic(&self.path(key), text.as_bytes());
+            let _ = crate::fsio::write_atomic(&self.path(key), text.as_bytes());
         }
     }
 }

@@ -14,7 +14,6 @@ use crate::report::{fmt_energy, fmt_time, Failure, Report, SourceLoc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 pub const BASELINE_SCHEMA_VERSION: u32 = 1;
@@ -171,9 +170,11 @@ impl Baseline {
 
     /// Writes the baseline atomically: a temp file in the target's folder, then a rename.
     pub fn save(&self, file: &Path) -> Result<(), BaselineError> {
-        write_atomic(file, self.to_json().as_bytes()).map_err(|source| BaselineError::Write {
-            file: file.to_path_buf(),
-            source,
+        crate::fsio::write_atomic(file, self.to_json().as_bytes()).map_err(|source| {
+            BaselineError::Write {
+                file: file.to_path_buf(),
+                source,
+            }
         })
     }
 }
@@ -202,29 +203,6 @@ fn host_total_entries(r: &Report) -> BTreeMap<String, BaselineEntry> {
             )
         })
         .collect()
-}
-
-/// Writes `bytes` to `file` through a temp file and rename, so readers see old or new, never half.
-/// The file gets the permissions a plain write would (0666 less the umask), so reports and
-/// baselines are readable by the group where the umask says so, not the temp file's 0600.
-pub fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let mut b = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // open(2) applies the umask to this mode, as it does for any new file
-        b.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = b.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(file).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -982,7 +982,7 @@ impl EmuPrepared {
             let f32_or_f64 = matches!(p.ty.as_str(), "f32" | "f64");
             args.push(match (f32_or_f64, float, w.params.contains_key(&name)) {
                 (true, Some(x), false) => float_arg(p.ty, x),
-                _ => scalar_arg(p.ty, v),
+                _ => crate::param_fields::scalar_arg(p.ty, v),
             });
         }
         let shared = self.module.kernel_shared(f);
@@ -1168,21 +1168,6 @@ const BUFFER_SEED: u64 = 1;
 /// 48 KiB a block may have without opting in to more (every CUDA GPU since Fermi).
 const EMULATED_DYNAMIC_SHARED: u64 = 48 * 1024;
 
-/// A scalar argument of PTX type `ty` holding `v`.
-pub fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
-    let name = ty.as_str();
-    match name {
-        "f32" => KernelArg::F32(v as f32),
-        "f64" => KernelArg::F64(v as f64),
-        "u8" | "s8" | "b8" => KernelArg::U8(v as u8),
-        "u16" | "s16" | "b16" => KernelArg::U16(v as u16),
-        "s64" => KernelArg::S64(v),
-        "u64" | "b64" => KernelArg::U64(v as u64),
-        "s32" => KernelArg::S32(v as i32),
-        _ => KernelArg::U32(v as u32),
-    }
-}
-
 /// A floating-point kernel argument of type `ty`.
 fn float_arg(ty: PtxType, x: f64) -> KernelArg {
     match ty.as_str() {
@@ -1191,11 +1176,7 @@ fn float_arg(ty: PtxType, x: f64) -> KernelArg {
     }
 }
 
-/// The counter this build uses: symbolic, falling back to the emulator per kernel (see
-/// [`crate::symbolic`]).
-pub fn default_counter() -> Box<dyn Counter> {
-    Box::new(crate::symbolic::SymbolicCounter::default())
-}
+pub use crate::symbolic::default_counter;
 
 /// A prediction at the default clocks, plus the DVFS sweep when the device has clock levels.
 pub struct Predicted {

@@ -1,17 +1,18 @@
 //! kerncast: the build tool. The engine lives in `kerncast-passes` and `kerncast-models`;
 //! this crate lowers sources to PTX, wires the passes together and renders their results.
 
-pub mod cli;
 pub mod lower;
+pub mod names;
+pub mod ops;
 // issue 5: configuration, workloads, reports, gates, rank, cache
 pub mod annotations;
 pub mod buffers;
 pub mod cache;
-pub mod cargo_kerncast;
 pub mod check;
 pub mod config;
 pub mod embedded;
 pub mod engine;
+pub mod fsio;
 pub mod host_workloads;
 pub mod hotlines;
 pub mod includes;

@@ -8,7 +8,8 @@
 //! offset only, never by a guessed one.
 
 use crate::workload::{Expr, Workload, WorkloadSpec};
-use kerncast_passes::ptx::{Function, ParamField};
+use kerncast_passes::emu::KernelArg;
+use kerncast_passes::ptx::{Function, ParamField, PtxType};
 use std::collections::BTreeMap;
 
 /// A field of a by-value parameter, named as the source names it.
@@ -324,9 +325,7 @@ pub fn struct_bytes(
             unset.push(fd.clone());
             0
         });
-        let field = crate::engine::scalar_arg(fd.ty, v)
-            .scalar_bytes()
-            .unwrap_or_default();
+        let field = scalar_arg(fd.ty, v).scalar_bytes().unwrap_or_default();
         let at = fd.offset as usize;
         if let Some(slot) = bytes.get_mut(at..at + field.len()) {
             slot.copy_from_slice(&field);
@@ -408,6 +407,21 @@ pub fn unset_fields_reason(unset: &[String]) -> String {
          the addresses",
         unset.join(", ")
     )
+}
+
+/// A scalar argument of PTX type `ty` holding `v`.
+pub fn scalar_arg(ty: PtxType, v: i64) -> KernelArg {
+    let name = ty.as_str();
+    match name {
+        "f32" => KernelArg::F32(v as f32),
+        "f64" => KernelArg::F64(v as f64),
+        "u8" | "s8" | "b8" => KernelArg::U8(v as u8),
+        "u16" | "s16" | "b16" => KernelArg::U16(v as u16),
+        "s64" => KernelArg::S64(v),
+        "u64" | "b64" => KernelArg::U64(v as u64),
+        "s32" => KernelArg::S32(v as i32),
+        _ => KernelArg::U32(v as u32),
+    }
 }
 
 #[cfg(test)]

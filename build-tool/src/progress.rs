@@ -136,7 +136,7 @@ fn launch_bar(kernel: &str, blocks: u64) -> ProgressBar {
         blocks,
         "{spinner} emulating {msg} [{bar:30}] {pos}/{len} blocks, {elapsed} (eta {eta})",
     );
-    pb.set_message(crate::pipeline::demangle(kernel));
+    pb.set_message(crate::names::demangle(kernel));
     pb
 }
 

@@ -400,7 +400,9 @@ pub fn run(args: Args) -> miette::Result<()> {
         }
     }
     let opts = Options {
-        device: crate::cli::launches::device_props(&args.device)?,
+        device: crate::host_workloads::program::device_props(
+            &kerncast_models::Device::load(&args.device).map_err(|e| miette::miette!("{e}"))?,
+        ),
         toolchain: tools,
         // the database lists some programs' CUDA files only; `main` is in a file beside them
         find_main_beside: true,
@@ -656,7 +658,7 @@ impl Sink {
         let written = serde_json::to_string_pretty(&self.rows)
             .map_err(|e| miette!("{e}"))
             .and_then(|text| {
-                crate::check::write_atomic(path, text.as_bytes())
+                crate::fsio::write_atomic(path, text.as_bytes())
                     .map_err(|e| miette!("{}: {e}", path.display()))
             });
         if let Err(e) = written {

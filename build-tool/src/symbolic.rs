@@ -485,6 +485,11 @@ pub(crate) fn missing_param_message(
     }
 }
 
+/// The counter this build uses: symbolic, falling back to the emulator per kernel.
+pub fn default_counter() -> Box<dyn Counter> {
+    Box::new(SymbolicCounter::default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{missing_param_message, NotCounted};

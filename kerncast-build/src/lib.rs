@@ -52,7 +52,7 @@ impl fmt::Display for Error {
         match self {
             Error::Tool { tool, message } => write!(
                 f,
-                "cannot run {}: {message} (set KERNCAST to the kerncast binary, or install it with `cargo install --path build-tool`)",
+                "cannot run {}: {message} (set KERNCAST to the kerncast binary, or install it with `cargo install --path cli`)",
                 tool.display()
             ),
             Error::Regression { output } => {

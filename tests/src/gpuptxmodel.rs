@@ -2,7 +2,7 @@
 //! sweep of a corpus kernel over the same clock grid, for the checks against measurement.
 
 use clap::Parser;
-use kerncast::cli::predict;
+use kerncast::ops::predict;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

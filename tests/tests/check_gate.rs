@@ -4,9 +4,9 @@
 //! a corrupt baseline exits 2 naming file:line, and the SARIF log validates against the
 //! SARIF 2.1.0 schema (vendored from the OASIS spec repository via the serde-sarif crate).
 
-use kerncast::cli::analyze::Inputs;
-use kerncast::cli::check::{check, Args};
 use kerncast::lower::LowerArgs;
+use kerncast::ops::analyze::Inputs;
+use kerncast::ops::check::{check, Args};
 use std::path::{Path, PathBuf};
 
 const COALESCED: &str = r#"// A copy kernel: lane i reads element i, so a warp reads one contiguous 128-byte line.

@@ -1,5 +1,5 @@
 //! The cargo path as a new user takes it, from a scratch folder outside the repository:
-//! `cargo install --path build-tool` (into a temporary root) gives `kerncast` and
+//! `cargo install --path cli` (into a temporary root) gives `kerncast` and
 //! `cargo-kerncast`; a fresh crate written as docs/build-integration.md says (a `build.rs` with
 //! `kerncast-build`, `[package.metadata.kerncast]`) builds, writes its baseline on the first
 //! build and says so once, is quiet on the next, passes `cargo kerncast check`, and fails both
@@ -97,7 +97,7 @@ fn cargo_install_then_a_fresh_crate_gates_its_kernels() {
             "--locked",
             "--debug",
             "--path",
-            "build-tool",
+            "cli",
         ])
         .arg("--root")
         .arg(&install_root)

@@ -90,7 +90,7 @@ fn cargo_project_builds_reports_and_fails_on_regression() {
 
     // `cargo kerncast check` finds the package through its metadata and passes.
     let (code, text) =
-        kerncast::cargo_kerncast::run_all("check", Some(&proj.join("Cargo.toml")), &[]);
+        kerncast_cli::cargo_kerncast::run_all("check", Some(&proj.join("Cargo.toml")), &[]);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("== kerncast-cargo-example"), "{text}");
 
@@ -103,7 +103,7 @@ fn cargo_project_builds_reports_and_fails_on_regression() {
     // the committed baseline records the counts, so the failure says which moved
     assert!(log.contains("counts moved:"), "{log}");
     let (code, text) =
-        kerncast::cargo_kerncast::run_all("check", Some(&proj.join("Cargo.toml")), &[]);
+        kerncast_cli::cargo_kerncast::run_all("check", Some(&proj.join("Cargo.toml")), &[]);
     assert_eq!(code, 1, "{text}");
 }
 

@@ -6,8 +6,8 @@
 //! In unoptimised test builds the counting back end is slow on the O(n³) examples, so the test
 //! analyses the examples that finish in seconds; `cargo xtask demo` (release) analyses them all.
 
-use kerncast::cli::analyze::{analyze, Inputs};
 use kerncast::lower::LowerArgs;
+use kerncast::ops::analyze::{analyze, Inputs};
 use kerncast::report::HTML_FILE;
 use std::path::PathBuf;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! plus the single-pair view and `kerncast devices`.
 
 use clap::Parser;
-use kerncast::cli::{devices, predict};
+use kerncast::ops::{devices, predict};
 use kerncast_tests::{snapshot_settings, workspace_root};
 
 fn args(extra: &[&str]) -> predict::Args {
@@ -373,8 +373,8 @@ fn count_both(
 ) {
     use kerncast::engine::{Counter, EmulatorCounter};
     let (name, text) =
-        kerncast::cli::ptx::load(file, &kerncast::lower::LowerArgs::default()).unwrap();
-    let module = kerncast::cli::ptx::parse_for_analysis(&name, &text).unwrap();
+        kerncast::ops::ptx::load(file, &kerncast::lower::LowerArgs::default()).unwrap();
+    let module = kerncast::ops::ptx::parse_for_analysis(&name, &text).unwrap();
     let kernel = module.kernels().next().unwrap().name.clone();
     let symbolic = kerncast::engine::default_counter()
         .prepare(&module, &kernel)

@@ -5,7 +5,7 @@
 //! passes/tests/fixtures/kernels.cu), plus a fixed set of corpus kernels from tests/ptx once that
 //! directory holds files (then each listed file must exist).
 
-use kerncast::cli::{cfg, ptx};
+use kerncast::ops::{cfg, ptx};
 use std::path::{Path, PathBuf};
 
 /// Corpus kernels with distinct shapes: guards, shared-memory tiles, warp shuffles, atomics,

@@ -3,8 +3,8 @@
 //! summary, the outputs are byte-identical from run to run, and the content-addressed cache
 //! returns the same report without recomputing.
 
-use kerncast::cli::analyze::{analyze, Inputs};
 use kerncast::lower::LowerArgs;
+use kerncast::ops::analyze::{analyze, Inputs};
 use kerncast::report::{JSON_FILE, MARKDOWN_FILE, SCHEMA_VERSION};
 use std::path::Path;
 

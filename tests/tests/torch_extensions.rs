@@ -4,8 +4,8 @@
 //! predicted one by one, the host totals add up the one the tensors' dtype picks, and a packed
 //! accessor's sizes are set by name.
 
-use kerncast::cli::analyze::{analyze, Inputs};
 use kerncast::lower::LowerArgs;
+use kerncast::ops::analyze::{analyze, Inputs};
 use kerncast::report::Report;
 use std::path::PathBuf;
 

@@ -182,7 +182,7 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
         "build",
         "--release",
         "--package",
-        "kerncast",
+        "kerncast-cli",
         "--bin",
         "kerncast",
     ]);
@@ -226,7 +226,7 @@ fn realcode(root: &Path, extra: &[String]) -> Result<()> {
         "build",
         "--release",
         "--package",
-        "kerncast",
+        "kerncast-cli",
         "--bin",
         "kerncast",
     ]);
@@ -250,7 +250,7 @@ fn demo(root: &Path) -> Result<()> {
         "build",
         "--release",
         "--package",
-        "kerncast",
+        "kerncast-cli",
         "--bin",
         "kerncast",
     ]);

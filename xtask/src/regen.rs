@@ -55,7 +55,14 @@ enum Outcome {
 
 pub fn run(root: &Path) -> Result<()> {
     let mut build = crate::cmd::cargo(root);
-    build.args(["build", "--quiet", "-p", "kerncast", "--bin", "kerncast"]);
+    build.args([
+        "build",
+        "--quiet",
+        "-p",
+        "kerncast-cli",
+        "--bin",
+        "kerncast",
+    ]);
     crate::cmd::run_checked(build)
         .context("building the kerncast binary that does the lowering")?;
     let kerncast = root.join("target/debug/kerncast");

@@ -166,7 +166,7 @@ pub fn first_block(
     )
     .ok()??;
     let reading = program.read(&ReadFor::default());
-    let demangled = crate::pipeline::demangle(entry);
+    let demangled = crate::names::demangle(entry);
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     reading
         .as_ref()

@@ -1,7 +1,7 @@
 //! The lowering flags every kerncast subcommand that accepts sources shares
 //! (`#[command(flatten)] lower: LowerArgs`).
 
-use super::{Frontend, LowerOptions};
+use super::{Frontend, LowerOptions, DEFAULT_ARCH};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Clone, Debug)]
@@ -86,9 +86,6 @@ impl LowerArgs {
         o
     }
 }
-
-/// The target when neither `--arch` nor a device says otherwise.
-pub const DEFAULT_ARCH: &str = "sm_80";
 
 /// The oldest compute capability the bundled CUDA 13 nvcc and ptxas compile for.
 pub const OLDEST_ARCH: (u32, u32) = (7, 5);

@@ -11,6 +11,7 @@ mod args;
 mod build_options;
 mod clang;
 pub mod compile_command;
+mod driver;
 #[cfg(feature = "llvm")]
 mod llvm;
 mod nvcc;
@@ -22,6 +23,7 @@ mod torch;
 pub use args::LowerArgs;
 pub use build_options::{add_nvrtc_options, add_opencl_build_options};
 pub use clang::emit_llvm_ir;
+pub use driver::lower_file;
 pub use ptxas::{
     parse_ptxas_report, ptxas_resources, ptxas_resources_relocatable, ResourceProbe, Resources,
 };
@@ -123,7 +125,7 @@ impl Default for LowerOptions {
     fn default() -> Self {
         LowerOptions {
             frontend: None,
-            arch: args::DEFAULT_ARCH.into(),
+            arch: DEFAULT_ARCH.into(),
             arch_note: None,
             defines: Vec::new(),
             include_dirs: Vec::new(),
@@ -197,68 +199,11 @@ impl LowerError {
     }
 }
 
+/// The target when neither `--arch` nor a device says otherwise.
+pub const DEFAULT_ARCH: &str = "sm_80";
+
 /// Install hint shown with every missing-tool error.
 pub const INSTALL_HINT: &str = "cargo xtask bootstrap";
-
-/// Lower one source file to PTX.
-pub fn lower_file(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
-    let kind = SourceKind::of(path).ok_or_else(|| LowerError::UnknownKind {
-        path: path.to_path_buf(),
-    })?;
-    if !path.is_file() {
-        return Err(LowerError::Read {
-            path: path.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
-    }
-    if let Some(cmd) = &opts.command {
-        let cuda = kerncast_host::Toolchain::discover().cuda_path;
-        return compile_command::lower_command(cmd, cuda.as_deref());
-    }
-    let frontend = match opts.frontend {
-        Some(f) => f,
-        None => default_frontend(kind),
-    };
-    let unsupported = |k: &'static str| LowerError::Unsupported {
-        path: path.to_path_buf(),
-        frontend,
-        kind: k,
-    };
-    match (frontend, kind) {
-        (Frontend::Ptx, SourceKind::Ptx) => {
-            let ptx = std::fs::read_to_string(path).map_err(|source| LowerError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            Ok(Lowered {
-                ptx,
-                frontend,
-                command: format!("read {}", path.display()),
-                notes: Vec::new(),
-            })
-        }
-        (Frontend::Nvcc, SourceKind::Cuda) => nvcc::lower(path, opts),
-        (Frontend::Clang, SourceKind::Cuda) => clang::lower_cuda(path, opts),
-        (Frontend::Clang, SourceKind::OpenCl) => clang::lower_opencl(path, opts),
-        (Frontend::Llvm, SourceKind::LlvmIr) => lower_llvm(path, opts),
-        (_, SourceKind::Cuda) => Err(unsupported("CUDA")),
-        (_, SourceKind::OpenCl) => Err(unsupported("OpenCL")),
-        (_, SourceKind::LlvmIr) => Err(unsupported("LLVM IR")),
-        (_, SourceKind::Ptx) => Err(unsupported("PTX")),
-    }
-}
-
-#[cfg(feature = "llvm")]
-fn lower_llvm(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
-    llvm::lower(path, opts)
-}
-
-#[cfg(not(feature = "llvm"))]
-fn lower_llvm(path: &Path, _opts: &LowerOptions) -> Result<Lowered, LowerError> {
-    Err(LowerError::NoLlvmFeature {
-        path: path.to_path_buf(),
-    })
-}
 
 /// The front end used when none is asked for.
 pub fn default_frontend(kind: SourceKind) -> Frontend {

@@ -17,12 +17,6 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-/// A file read only as host code, never lowered itself: C, C++ and Python (a `.cu` is both).
-pub fn is_host_only(p: &Path) -> bool {
-    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-    ["c", "cc", "cpp", "cxx", "c++", "py"].contains(&ext)
-}
-
 /// An analysis's host code and its first reading (at the first device, without occupancy
 /// answers), which says what programs the host compiles at run time; read when first needed.
 pub struct HostSide {
@@ -71,7 +65,7 @@ impl HostSide {
             .iter()
             .filter(|j| host_workloads::is_host_code(&j.path))
             .count();
-        let units_need_it = host_code > 1 || jobs.iter().any(|j| is_host_only(&j.path));
+        let units_need_it = host_code > 1 || jobs.iter().any(|j| super::is_host_source(&j.path));
         HostSide {
             hosts,
             first: std::sync::OnceLock::new(),

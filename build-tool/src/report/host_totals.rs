@@ -5,68 +5,8 @@
 //! counted, or whose runs all differ (they read a loop counter that is not swept), are left out
 //! of the sums and listed, never guessed.
 
-use super::{fmt_energy, fmt_time, KernelReport, Report};
-use serde::{Deserialize, Serialize};
+use super::{fmt_energy, fmt_time, ClockTotal, HostTotal, KernelReport, KernelShare, Report};
 use std::collections::BTreeMap;
-
-/// One launch in the host code that a report entry stands for, and how often the host code runs
-/// it at the entry's workload.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct HostRun {
-    /// The host file the launch is written in.
-    pub file: String,
-    /// 1-based line of the launch in it.
-    #[serde(default)]
-    pub line: u32,
-    /// Where, as the notes name it: `line 27`, `main.cu:27, called at line 40`.
-    pub at: String,
-    /// Runs; `None` where a loop around the launch has trips kerncast cannot count.
-    pub times: Option<u64>,
-    /// Why the launch is left out of its file's total; `None` when it is in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub left_out: Option<String>,
-}
-
-/// The launches of one host file on one device, summed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct HostTotal {
-    pub file: String,
-    /// The first of its launches' lines, for the gate's annotations.
-    #[serde(default)]
-    pub line: u32,
-    pub device: String,
-    /// Runs in the sums.
-    pub launches: u64,
-    pub time_s: f64,
-    /// `None` when some launch in the sums has no energy (the device has no power data).
-    pub energy_j: Option<f64>,
-    /// Each kernel's part of the sums, the most time first.
-    pub kernels: Vec<KernelShare>,
-    /// Launches not in the sums, and why (`` `step` at line 31: … ``).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub left_out: Vec<String>,
-    /// The device's clock pair at which the sums take the least energy, where every launch in
-    /// them has a DVFS sweep over the same pairs: one setting for the whole program.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub least_energy: Option<ClockTotal>,
-}
-
-/// The sums at one clock pair.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ClockTotal {
-    pub core_mhz: f64,
-    pub mem_mhz: f64,
-    pub time_s: f64,
-    pub energy_j: f64,
-}
-
-/// One kernel's runs in a host total.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct KernelShare {
-    pub kernel: String,
-    pub launches: u64,
-    pub time_s: f64,
-}
 
 /// Said under the totals of a report with errors.
 pub const ERRORS_NOT_IN_TOTALS: &str =
@@ -287,6 +227,7 @@ pub fn totals(kernels: &[KernelReport]) -> Vec<HostTotal> {
 mod tests {
     use super::*;
     use crate::report::sample;
+    use crate::report::HostRun;
 
     fn entry(name: &str, workload: &str, time_s: f64, runs: Vec<HostRun>) -> KernelReport {
         let mut k = sample::report().kernels.remove(0);

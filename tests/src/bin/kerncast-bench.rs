@@ -74,7 +74,7 @@ fn main() {
     };
     if !args.kerncast.is_file() {
         eprintln!(
-            "kerncast-bench: no kerncast binary at {} (cargo build --release -p kerncast)",
+            "kerncast-bench: no kerncast binary at {} (cargo build --release -p kerncast-cli)",
             args.kerncast.display()
         );
         std::process::exit(2);

@@ -3,5 +3,5 @@
 //! (`CARGO_BIN_EXE_kerncast-cli`) and sees its exit status, a panic or an abort, as a user would.
 
 fn main() -> miette::Result<()> {
-    kerncast::cli::main()
+    kerncast_cli::main()
 }

@@ -14,13 +14,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    Analyze(kerncast::cli::analyze::Args),
-    Check(kerncast::cli::check::Args),
+    Analyze(kerncast::ops::analyze::Args),
+    Check(kerncast::ops::check::Args),
 }
 
 fn main() -> miette::Result<()> {
     match Cli::parse().command {
-        Command::Analyze(a) => kerncast::cli::analyze::run(a),
-        Command::Check(a) => kerncast::cli::check::run(a),
+        Command::Analyze(a) => kerncast_cli::commands::analyze::run(a),
+        Command::Check(a) => kerncast_cli::commands::check::run(a),
     }
 }

@@ -104,104 +104,6 @@ fn workload_block(sk: &crate::annotations::SourceKernel) -> Option<[u64; 3]> {
     sk.workloads.first()?.resolve().ok().map(|w| w.block)
 }
 
-pub fn run(args: Args) -> miette::Result<()> {
-    let (name, text) = super::ptx::load(&args.file, &args.lower)?;
-    let m = super::ptx::parse_for_analysis(&name, &text)?;
-    let f = super::ptx::pick_kernel(&m, args.kernel.as_deref())
-        .map_err(|e| miette::miette!("{name}: {e}"))?;
-    let kernel = f.name.clone();
-    // Source names of the parameters (from the source file, when it is one) → positions.
-    let source = std::fs::read_to_string(&args.file).unwrap_or_default();
-    let kernels = crate::annotations::scan(&source).unwrap_or_default();
-    let sk = crate::pipeline::source_kernel(&kernels, &kernel);
-    // Closed forms are exact for one block shape: the one given, else the block of the
-    // kernel's first workload (annotation, else its first launch in the file), else the
-    // analysis default.
-    let block = match args.block.as_deref() {
-        Some(b) => Some(dims(b, "block")?),
-        None => sk.and_then(workload_block).or_else(|| {
-            crate::host_workloads::first_block(&args.file, &args.lower.options(), &kernel)
-        }),
-    };
-    if let Some(b) = block {
-        // before the analysis, which is per block size
-        crate::workload::check_launch([1; 3], b)
-            .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
-    }
-    let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
-    let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
-    let stats = analyze_kernel_with(
-        &m,
-        &kernel,
-        &Options {
-            block,
-            ..Default::default()
-        },
-    )
-    .map_err(|e| miette::miette!("{name}: {e}"))?;
-    if args.symbolic || args.grid.is_none() {
-        if args.json {
-            let s = serde_json::to_string_pretty(&stats).map_err(|e| miette::miette!("{e}"))?;
-            println!("{s}");
-        } else {
-            print!("{}", stats.symbolic_text());
-        }
-        return Ok(());
-    }
-    let given = pairs::<i64>(&args.params, "param")?;
-    let mut probe = crate::workload::WorkloadSpec::empty();
-    probe.params = given
-        .keys()
-        .map(|k| (k.clone(), crate::workload::Expr::Int(0)))
-        .collect();
-    if let Some(e) = super::predict::unknown_param(&probe, f, &source_names, &source_fields) {
-        return Err(miette::miette!("{name}: kernel `{kernel}`: {e}"));
-    }
-    let grid = dims(args.grid.as_deref().unwrap_or("1"), "grid")?;
-    crate::workload::check_launch(grid, block.unwrap_or(stats.block))
-        .map_err(|e| miette::miette!("{name}: --grid/--block: {e}"))?;
-    let w = Workload {
-        grid,
-        block: block.unwrap_or(stats.block),
-        params: by_position(
-            pairs(&args.params, "param")?,
-            f,
-            &source_names,
-            &source_fields,
-        ),
-        hints: pairs(&args.hints, "hint")?,
-        reuse: true,
-    };
-    let bound = stats.bind(&w).map_err(|e| match e {
-        kerncast_passes::count::AnalyzeError::MissingParam { name: p, .. } => miette::miette!(
-            "{name}: kernel `{kernel}`: {}",
-            crate::symbolic::missing_param_message(&p, Some(f), &source_names)
-        ),
-        e => miette::miette!("{name}: {e}"),
-    })?;
-    if args.json {
-        let s = serde_json::to_string_pretty(&bound).map_err(|e| miette::miette!("{e}"))?;
-        println!("{s}");
-    } else {
-        println!(
-            "kernel {}  grid {:?} block {:?}",
-            bound.kernel, w.grid, w.block
-        );
-        for (k, v) in &bound.features {
-            println!("{k} = {v:.0}");
-        }
-        match &bound.reuse {
-            Some(Reuse::Profile(p)) => println!("{}", reuse_line(p)),
-            Some(Reuse::Unavailable(why)) => println!("l2 reuse profile: none ({why})"),
-            None => {}
-        }
-        for a in &bound.assumptions {
-            println!("assumption {} {}: {}", a.hint_key, a.value_label(), a.what);
-        }
-    }
-    Ok(())
-}
-
 /// The device-independent figures of a reuse profile (the models add the device's L2 and
 /// occupancy to them).
 fn reuse_line(p: &ReuseProfile) -> String {
@@ -273,4 +175,109 @@ mod tests {
             .into();
         assert_eq!(got, want);
     }
+}
+
+/// What `kerncast count` prints: the closed forms, or the counts at a launch.
+pub fn output(args: &Args) -> miette::Result<String> {
+    let mut out = String::new();
+    let (name, text) = super::ptx::load(&args.file, &args.lower)?;
+    let m = super::ptx::parse_for_analysis(&name, &text)?;
+    let f = super::ptx::pick_kernel(&m, args.kernel.as_deref())
+        .map_err(|e| miette::miette!("{name}: {e}"))?;
+    let kernel = f.name.clone();
+    // Source names of the parameters (from the source file, when it is one) → positions.
+    let source = std::fs::read_to_string(&args.file).unwrap_or_default();
+    let kernels = crate::annotations::scan(&source).unwrap_or_default();
+    let sk = crate::pipeline::source_kernel(&kernels, &kernel);
+    // Closed forms are exact for one block shape: the one given, else the block of the
+    // kernel's first workload (annotation, else its first launch in the file), else the
+    // analysis default.
+    let block = match args.block.as_deref() {
+        Some(b) => Some(dims(b, "block")?),
+        None => sk.and_then(workload_block).or_else(|| {
+            crate::host_workloads::first_block(&args.file, &args.lower.options(), &kernel)
+        }),
+    };
+    if let Some(b) = block {
+        // before the analysis, which is per block size
+        crate::workload::check_launch([1; 3], b)
+            .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
+    }
+    let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
+    let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
+    let stats = analyze_kernel_with(
+        &m,
+        &kernel,
+        &Options {
+            block,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| miette::miette!("{name}: {e}"))?;
+    if args.symbolic || args.grid.is_none() {
+        if args.json {
+            let s = serde_json::to_string_pretty(&stats).map_err(|e| miette::miette!("{e}"))?;
+            out += &format!("{s}\n");
+        } else {
+            out += &format!("{}", stats.symbolic_text());
+        }
+        return Ok(out);
+    }
+    let given = pairs::<i64>(&args.params, "param")?;
+    let mut probe = crate::workload::WorkloadSpec::empty();
+    probe.params = given
+        .keys()
+        .map(|k| (k.clone(), crate::workload::Expr::Int(0)))
+        .collect();
+    if let Some(e) = super::predict::unknown_param(&probe, f, &source_names, &source_fields) {
+        return Err(miette::miette!("{name}: kernel `{kernel}`: {e}"));
+    }
+    let grid = dims(args.grid.as_deref().unwrap_or("1"), "grid")?;
+    crate::workload::check_launch(grid, block.unwrap_or(stats.block))
+        .map_err(|e| miette::miette!("{name}: --grid/--block: {e}"))?;
+    let w = Workload {
+        grid,
+        block: block.unwrap_or(stats.block),
+        params: by_position(
+            pairs(&args.params, "param")?,
+            f,
+            &source_names,
+            &source_fields,
+        ),
+        hints: pairs(&args.hints, "hint")?,
+        reuse: true,
+    };
+    let bound = stats.bind(&w).map_err(|e| match e {
+        kerncast_passes::count::AnalyzeError::MissingParam { name: p, .. } => miette::miette!(
+            "{name}: kernel `{kernel}`: {}",
+            crate::symbolic::missing_param_message(&p, Some(f), &source_names)
+        ),
+        e => miette::miette!("{name}: {e}"),
+    })?;
+    if args.json {
+        let s = serde_json::to_string_pretty(&bound).map_err(|e| miette::miette!("{e}"))?;
+        out += &format!("{s}\n");
+    } else {
+        out += &format!(
+            "kernel {}  grid {:?} block {:?}\n",
+            bound.kernel, w.grid, w.block
+        );
+        for (k, v) in &bound.features {
+            out += &format!("{k} = {v:.0}\n");
+        }
+        match &bound.reuse {
+            Some(Reuse::Profile(p)) => out += &format!("{}\n", reuse_line(p)),
+            Some(Reuse::Unavailable(why)) => out += &format!("l2 reuse profile: none ({why})\n"),
+            None => {}
+        }
+        for a in &bound.assumptions {
+            out += &format!(
+                "assumption {} {}: {}\n",
+                a.hint_key,
+                a.value_label(),
+                a.what
+            );
+        }
+    }
+    Ok(out)
 }

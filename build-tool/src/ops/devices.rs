@@ -12,11 +12,6 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(args: Args) -> miette::Result<()> {
-    print!("{}", output(&args)?);
-    Ok(())
-}
-
 /// What `kerncast devices` prints.
 pub fn output(args: &Args) -> miette::Result<String> {
     match &args.name {

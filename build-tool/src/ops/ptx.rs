@@ -25,19 +25,6 @@ pub struct Args {
     pub lower: LowerArgs,
 }
 
-pub fn run(args: Args) -> miette::Result<()> {
-    let (name, text) = load(&args.file, &args.lower)?;
-    let m = parse_named(&name, &text)?;
-    let out = if args.json {
-        render_json(&m, args.kernel.as_deref())
-    } else {
-        render(&name, &m, args.kernel.as_deref())
-    }
-    .map_err(|e| miette::miette!("{name}: {e}"))?;
-    print!("{out}");
-    Ok(())
-}
-
 /// Reads a `.ptx` file, or lowers a source file to PTX. Returns a display name and the PTX text.
 pub fn load(file: &Path, lower_args: &LowerArgs) -> miette::Result<(String, String)> {
     let name = file.display().to_string();

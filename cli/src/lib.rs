@@ -1,19 +1,11 @@
-//! One module per subcommand; each owns its clap `Args` and a `run` function.
+//! kerncast's command line: `kerncast` and `cargo kerncast`. One module per subcommand, each
+//! with its clap `Args` and a `run` that turns them into the library's (`kerncast`) inputs,
+//! calls it and prints the result.
 
-pub mod analyze;
-pub mod cfg;
-pub mod check;
-pub mod count;
-pub mod devices;
-pub mod emulate;
-pub mod fit;
-pub mod flop_table;
-pub mod launches;
-pub mod lower;
-pub mod predict;
-pub mod ptx;
-pub mod rank;
-pub mod validate;
+pub mod cargo_kerncast;
+pub mod commands;
+
+use kerncast::ops;
 
 use clap::{Parser, Subcommand};
 
@@ -31,36 +23,36 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Lower a source (.cu, .cl, .ll/.bc) to PTX with nvcc, clang or in-process LLVM.
-    Lower(lower::Args),
+    Lower(ops::lower::Args),
     /// Per-kernel instruction summary of a PTX module.
-    Ptx(ptx::Args),
+    Ptx(ops::ptx::Args),
     /// Control-flow graph of a kernel (text or Graphviz).
-    Cfg(cfg::Args),
+    Cfg(ops::cfg::Args),
     /// Exact static counts of a kernel: closed forms (--symbolic) or numbers for a workload.
-    Count(count::Args),
+    Count(ops::count::Args),
     /// Run a kernel in the functional emulator: counts, loop trips, trip-count hints.
-    Emulate(emulate::Args),
+    Emulate(ops::emulate::Args),
     /// Predict every kernel and write JSON, Markdown and HTML reports.
-    Analyze(analyze::Args),
+    Analyze(ops::analyze::Args),
     /// CI gate: compare predictions with a baseline (exit 0 ok, 1 regression, 2 error).
-    Check(check::Args),
+    Check(ops::check::Args),
     /// Rank -D macro and workload variants of a kernel by predicted time, energy or EDP.
-    Rank(rank::Args),
+    Rank(ops::rank::Args),
     /// List device profiles, or show one with the source of every value.
-    Devices(devices::Args),
+    Devices(ops::devices::Args),
     /// Time, power, energy, breakdown and bottleneck of one kernel; --sweep for the DVFS grid.
-    Predict(predict::Args),
+    Predict(ops::predict::Args),
     /// Accuracy against real GPU measurements (needs the `validation` feature).
-    Validate(validate::Args),
+    Validate(ops::validate::Args),
     /// What a program launches: kernel, grid, block, arguments, how often, from its host code.
-    Launches(launches::Args),
+    Launches(ops::launches::Args),
     /// kerncast on real programs against their measured launches (gpuFLOPBench's layout).
-    Realcode(crate::realcode::Args),
+    Realcode(kerncast::realcode::Args),
     /// FLOPs per PTX instruction on an architecture's SASS, from probe kernels (ptxas, nvdisasm).
-    FlopTable(flop_table::Args),
+    FlopTable(ops::flop_table::Args),
     /// Fit the linear model on measured launches (realcode's --json rows), with 5-fold
     /// cross-validation grouped by program, and write the weights into a device profile.
-    Fit(fit::Args),
+    Fit(ops::fit::Args),
 }
 
 /// Budgets of work, for every subcommand (they override `[budgets]` in kerncast.toml).
@@ -92,23 +84,23 @@ pub fn main() -> miette::Result<()> {
         command,
         Command::Predict(_) | Command::Count(_) | Command::Emulate(_)
     ) {
-        crate::progress::enable_launch_bars();
+        kerncast::progress::enable_launch_bars();
     }
     match command {
-        Command::Lower(a) => lower::run(a),
-        Command::Ptx(a) => ptx::run(a),
-        Command::Cfg(a) => cfg::run(a),
-        Command::Count(a) => count::run(a),
-        Command::Emulate(a) => emulate::run(a),
-        Command::Analyze(a) => analyze::run(a),
-        Command::Check(a) => check::run(a),
-        Command::Rank(a) => rank::run(a),
-        Command::Devices(a) => devices::run(a),
-        Command::Predict(a) => predict::run(a),
-        Command::Validate(a) => validate::run(a),
-        Command::Launches(a) => launches::run(a),
-        Command::Realcode(a) => crate::realcode::run(a),
-        Command::FlopTable(a) => flop_table::run(a),
-        Command::Fit(a) => fit::run(a),
+        Command::Lower(a) => commands::lower::run(a),
+        Command::Ptx(a) => commands::ptx::run(a),
+        Command::Cfg(a) => commands::cfg::run(a),
+        Command::Count(a) => commands::count::run(a),
+        Command::Emulate(a) => commands::emulate::run(a),
+        Command::Analyze(a) => commands::analyze::run(a),
+        Command::Check(a) => commands::check::run(a),
+        Command::Rank(a) => commands::rank::run(a),
+        Command::Devices(a) => commands::devices::run(a),
+        Command::Predict(a) => commands::predict::run(a),
+        Command::Validate(a) => commands::validate::run(a),
+        Command::Launches(a) => commands::launches::run(a),
+        Command::Realcode(a) => kerncast::realcode::run(a),
+        Command::FlopTable(a) => commands::flop_table::run(a),
+        Command::Fit(a) => commands::fit::run(a),
     }
 }

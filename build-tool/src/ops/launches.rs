@@ -37,21 +37,6 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(args: Args) -> miette::Result<()> {
-    let reading = read(&args)?;
-    if args.json {
-        let rows: Vec<serde_json::Value> = reading.launches.iter().map(json_row).collect();
-        let out = serde_json::to_string_pretty(&rows).map_err(|e| miette!("{e}"))?;
-        println!("{out}");
-    } else {
-        print!("{}", render(&reading));
-    }
-    for d in &reading.diagnostics {
-        eprintln!("{d}");
-    }
-    Ok(())
-}
-
 /// The program the arguments name, read.
 pub fn read(args: &Args) -> miette::Result<HostReading> {
     let tools = Toolchain::discover();
@@ -199,27 +184,7 @@ fn sources_in(dir: &Path) -> Vec<PathBuf> {
 /// What the host code can ask of a bundled device profile.
 pub fn device_props(name: &str) -> miette::Result<kerncast_host::DeviceProps> {
     let d = kerncast_models::Device::load(name).map_err(|e| miette!("{e}"))?;
-    let v = |x: &Option<kerncast_models::device::Sourced<u32>>| x.as_ref().map(|s| s.value as i64);
-    let cc =
-        d.hw.compute_capability
-            .as_ref()
-            .map(|c| c.value.clone())
-            .unwrap_or_default();
-    let (major, minor) = match cc.split_once('.') {
-        Some((a, b)) => (a.parse().ok(), b.parse().ok()),
-        None => (None, None),
-    };
-    Ok(kerncast_host::DeviceProps {
-        name: Some(d.full_name.clone()),
-        multi_processor_count: v(&d.hw.sm_count),
-        max_threads_per_block: v(&d.hw.max_threads_per_block),
-        max_threads_per_multi_processor: v(&d.hw.max_threads_per_sm),
-        warp_size: v(&d.hw.warp_size),
-        shared_mem_per_block: d.hw.shared_bytes_per_block.as_ref().map(|s| s.value as i64),
-        total_global_mem: None,
-        major,
-        minor,
-    })
+    Ok(crate::host_workloads::program::device_props(&d))
 }
 
 fn dims(d: &[kerncast_host::Scalar; 3]) -> String {

@@ -4,8 +4,7 @@
 //! autotuners. Thin over [`crate::rank`].
 
 use crate::lower::LowerArgs;
-use crate::rank::{self, Objective, RankOptions};
-use miette::miette;
+use crate::rank::Objective;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -52,38 +51,4 @@ pub fn parse_vary(s: &str) -> Result<(String, Vec<String>), String> {
         return Err(format!("--vary `{s}`: expected NAME=V1,V2,..."));
     }
     Ok((k.to_string(), vals))
-}
-
-pub fn run(args: Args) -> miette::Result<()> {
-    let vary = args
-        .vary
-        .iter()
-        .map(|v| parse_vary(v))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| miette!("{e}"))?;
-    let opts = RankOptions {
-        file: args.file.clone(),
-        kernel: args.kernel.clone(),
-        vary,
-        objective: args.objective,
-        device: args.device.clone(),
-        model: args.model.clone(),
-        lower: args.lower.options_for(std::slice::from_ref(&args.device)),
-        workload: args.workload.clone(),
-    };
-    let counter = crate::engine::default_counter();
-    let mut r = rank::rank(&opts, counter.as_ref()).map_err(|e| miette!("{e}"))?;
-    if args.json {
-        r.ranked.truncate(args.top);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&r).map_err(|e| miette!("{e}"))?
-        );
-    } else {
-        print!("{}", rank::render(&r, args.top));
-    }
-    if r.ranked.is_empty() {
-        std::process::exit(2);
-    }
-    Ok(())
 }

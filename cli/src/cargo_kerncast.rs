@@ -8,9 +8,9 @@
 //! baseline = "kerncast-baseline.json"   # default
 //! ```
 
-use crate::cli::analyze::Inputs;
-use crate::cli::check::{check, Args as CheckArgs};
-use crate::lower::LowerArgs;
+use kerncast::lower::LowerArgs;
+use kerncast::ops::analyze::Inputs;
+use kerncast::ops::check::{check, Args as CheckArgs};
 use std::path::PathBuf;
 
 /// One package to analyse.
@@ -93,9 +93,9 @@ pub fn run_all(mode: &str, manifest: Option<&PathBuf>, devices: &[String]) -> (i
             out: Some(p.out.clone()),
         };
         if mode == "analyze" {
-            match crate::cli::analyze::analyze(&args.inputs, Some(&p.out)) {
+            match kerncast::ops::analyze::analyze(&args.inputs, Some(&p.out)) {
                 Ok(r) => {
-                    text.push_str(&crate::report::table::render(&r));
+                    text.push_str(&kerncast::report::table::render(&r));
                     text.push_str(&format!("reports: {}\n", p.out.display()));
                     if !r.errors.is_empty() {
                         worst = worst.max(2);

@@ -30,7 +30,7 @@ struct Args {
 fn main() {
     let Cargo::Kerncast(a) = Cargo::parse();
     let (code, text) =
-        kerncast::cargo_kerncast::run_all(&a.mode, a.manifest_path.as_ref(), &a.devices);
+        kerncast_cli::cargo_kerncast::run_all(&a.mode, a.manifest_path.as_ref(), &a.devices);
     print!("{text}");
     std::process::exit(code);
 }

@@ -4,10 +4,10 @@
 //! data-dependent loop (SpMV's row loop, a while loop) has no static trip count; running the
 //! kernel on a representative small input is the honest way to get one.
 
-use crate::annotations::{self, SourceKernel};
-use crate::engine::scalar_arg;
+use crate::annotations::SourceKernel;
 use crate::lower::LowerArgs;
 use crate::param_fields;
+use crate::param_fields::scalar_arg;
 use crate::workload::{Dims, Expr, Workload, WorkloadSpec};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Function, Module};
@@ -89,22 +89,6 @@ pub struct LoopOut {
     pub iterations: u64,
     pub mean_trips: f64,
     pub hint_key: String,
-}
-
-pub fn run(args: Args) -> miette::Result<()> {
-    let (name, text) = super::ptx::load(&args.file, &args.lower)?;
-    let m = super::ptx::parse_for_analysis(&name, &text)?;
-    let source = std::fs::read_to_string(&args.file).unwrap_or_default();
-    let kernels = annotations::scan(&source).unwrap_or_default();
-    let report = emulate(&m, &kernels, &args).map_err(|e| miette::miette!("{name}: {e}"))?;
-    let out = if args.json {
-        serde_json::to_string_pretty(&report).map_err(|e| miette::miette!("{e}"))? + "\n"
-    } else {
-        render(&report)
-    };
-    // A closed pipe (`| head`) is not an error worth a panic.
-    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes());
-    Ok(())
 }
 
 /// Run the emulator as the flags say and collect the report.

@@ -4,5 +4,5 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> miette::Result<()> {
-    kerncast::cli::main()
+    kerncast_cli::main()
 }

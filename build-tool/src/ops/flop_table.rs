@@ -34,7 +34,8 @@ fn version(tool: &str) -> String {
         .unwrap_or_else(|| "version unknown".into())
 }
 
-pub fn run(args: Args) -> miette::Result<()> {
+/// The FLOP table of `args.arch`, as TOML with its header.
+pub fn generate(args: &Args) -> miette::Result<String> {
     let tools = format!("ptxas ({}) and nvdisasm", version("ptxas"));
     let arch = args.arch.clone();
     let run = |ptx: &str| -> Result<String, String> {
@@ -55,10 +56,5 @@ pub fn run(args: Args) -> miette::Result<()> {
         "# FLOPs per PTX instruction on {} SASS, as Nsight Compute counts them. Made by `kerncast flop-table --arch {}`; do not edit.\n{text}",
         args.arch, args.arch
     );
-    match &args.out {
-        Some(p) => crate::check::write_atomic(p, text.as_bytes())
-            .map_err(|e| miette!("{}: {e}", p.display()))?,
-        None => print!("{text}"),
-    }
-    Ok(())
+    Ok(text)
 }

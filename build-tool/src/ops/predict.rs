@@ -8,9 +8,9 @@
 //! `kerncast_models`.
 
 use crate::annotations;
-use crate::cli::analyze::HostArgs;
 use crate::engine;
 use crate::lower::LowerArgs;
+use crate::ops::analyze::HostArgs;
 use crate::param_fields::{self, SourceField};
 use crate::params::{self, Given, Value};
 use crate::pipeline::hosts::HostSide;
@@ -80,11 +80,6 @@ pub struct Args {
     pub host: HostArgs,
     #[command(flatten)]
     pub lower: LowerArgs,
-}
-
-pub fn run(args: Args) -> miette::Result<()> {
-    print!("{}", output(&args)?);
-    Ok(())
 }
 
 fn dims(s: &str) -> miette::Result<Dims> {

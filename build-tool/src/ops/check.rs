@@ -3,7 +3,8 @@
 //! matches, or an analysis of nothing never passes).
 
 use crate::check::{self, Baseline};
-use crate::cli::analyze::{analyze_resolved, Inputs};
+use crate::fsio;
+use crate::ops::analyze::{analyze_resolved, Inputs};
 use crate::report::Report;
 use std::path::PathBuf;
 
@@ -130,7 +131,7 @@ pub fn check(args: &Args) -> CheckRun {
     let md = check::markdown(&outcome);
     if let Some(dir) = &args.out {
         let p = dir.join(CHECK_MD);
-        if let Err(e) = check::write_atomic(&p, md.as_bytes()) {
+        if let Err(e) = fsio::write_atomic(&p, md.as_bytes()) {
             text.push_str(&format!("error: cannot write {}: {e}\n", p.display()));
             return CheckRun {
                 exit_code: 2,
@@ -141,7 +142,7 @@ pub fn check(args: &Args) -> CheckRun {
     }
     append_step_summary(&md);
     if let Some(p) = &args.sarif {
-        if let Err(e) = check::write_atomic(p, crate::sarif::to_json(&outcome).as_bytes()) {
+        if let Err(e) = fsio::write_atomic(p, crate::sarif::to_json(&outcome).as_bytes()) {
             text.push_str(&format!("error: cannot write {}: {e}\n", p.display()));
             return CheckRun {
                 exit_code: 2,
@@ -155,10 +156,4 @@ pub fn check(args: &Args) -> CheckRun {
         text,
         report: Some(report),
     }
-}
-
-pub fn run(args: Args) -> miette::Result<()> {
-    let r = check(&args);
-    print!("{}", r.text);
-    std::process::exit(r.exit_code);
 }

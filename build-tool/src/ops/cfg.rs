@@ -20,15 +20,6 @@ pub struct Args {
     pub lower: LowerArgs,
 }
 
-pub fn run(args: Args) -> miette::Result<()> {
-    let (name, text) = super::ptx::load(&args.file, &args.lower)?;
-    let m = super::ptx::parse_named(&name, &text)?;
-    let out =
-        render(&m, args.kernel.as_deref(), args.dot).map_err(|e| miette::miette!("{name}: {e}"))?;
-    print!("{out}");
-    Ok(())
-}
-
 /// The CFGs of `kernel` (or of every kernel), as text or Graphviz.
 pub fn render(m: &Module, kernel: Option<&str>, dot: bool) -> Result<String, String> {
     let funcs: Vec<_> = match kernel {
