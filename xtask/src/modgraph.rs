@@ -15,6 +15,7 @@ use syn::visit::Visit;
 
 /// The crates whose modules are checked, by folder, when none is named.
 const CRATES: &[&str] = &[
+    "cli",
     "build-tool",
     "passes",
     "models",
