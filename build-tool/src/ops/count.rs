@@ -134,49 +134,6 @@ fn reuse_line(p: &ReuseProfile) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Without --block the closed forms are for the block the file launches the kernel with.
-    #[test]
-    fn the_block_comes_from_the_kernels_launch() {
-        let src = "#define T 16\n__global__ void k(float *a, int n) {}\nint main() {\n  dim3 b(T, T);\n  k<<<dim3(4, 4), b>>>(0, 64);\n}\n";
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("k.cu");
-        std::fs::write(&file, src).unwrap();
-        let lower = crate::lower::LowerOptions::default();
-        assert_eq!(
-            crate::host_workloads::first_block(&file, &lower, "_Z1kPfi"),
-            Some([16, 16, 1])
-        );
-        // an annotation's block wins
-        let ks = crate::annotations::scan(
-            "// kerncast: workload grid=1 block=(8,8)\n__global__ void k(float *a, int n) {}\n",
-        )
-        .unwrap();
-        assert_eq!(workload_block(&ks[0]), Some([8, 8, 1]));
-    }
-
-    #[test]
-    fn source_names_become_positions_and_ptx_names_stay() {
-        let m = kerncast_passes::ptx::Module::parse(
-            ".version 7.0\n.target sm_80\n.address_size 64\n\
-             .visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1, .param .u32 k_param_2)\n{\nret;\n}\n",
-        )
-        .unwrap();
-        let names = ["a".to_string(), "nx".to_string(), "ny".to_string()];
-        let given = [("nx", 7), ("k_param_2", 9), ("p0", 1)]
-            .map(|(k, v)| (k.to_string(), v))
-            .into();
-        let got = by_position(given, &m.functions[0], &names, &[]);
-        let want: BTreeMap<String, i64> = [("1", 7), ("k_param_2", 9), ("p0", 1)]
-            .map(|(k, v)| (k.to_string(), v))
-            .into();
-        assert_eq!(got, want);
-    }
-}
-
 /// What `kerncast count` prints: the closed forms, or the counts at a launch.
 pub fn output(args: &Args) -> miette::Result<String> {
     let mut out = String::new();
@@ -219,7 +176,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             let s = serde_json::to_string_pretty(&stats).map_err(|e| miette::miette!("{e}"))?;
             out += &format!("{s}\n");
         } else {
-            out += &format!("{}", stats.symbolic_text());
+            out += &stats.symbolic_text();
         }
         return Ok(out);
     }
@@ -280,4 +237,47 @@ pub fn output(args: &Args) -> miette::Result<String> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without --block the closed forms are for the block the file launches the kernel with.
+    #[test]
+    fn the_block_comes_from_the_kernels_launch() {
+        let src = "#define T 16\n__global__ void k(float *a, int n) {}\nint main() {\n  dim3 b(T, T);\n  k<<<dim3(4, 4), b>>>(0, 64);\n}\n";
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("k.cu");
+        std::fs::write(&file, src).unwrap();
+        let lower = crate::lower::LowerOptions::default();
+        assert_eq!(
+            crate::host_workloads::first_block(&file, &lower, "_Z1kPfi"),
+            Some([16, 16, 1])
+        );
+        // an annotation's block wins
+        let ks = crate::annotations::scan(
+            "// kerncast: workload grid=1 block=(8,8)\n__global__ void k(float *a, int n) {}\n",
+        )
+        .unwrap();
+        assert_eq!(workload_block(&ks[0]), Some([8, 8, 1]));
+    }
+
+    #[test]
+    fn source_names_become_positions_and_ptx_names_stay() {
+        let m = kerncast_passes::ptx::Module::parse(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1, .param .u32 k_param_2)\n{\nret;\n}\n",
+        )
+        .unwrap();
+        let names = ["a".to_string(), "nx".to_string(), "ny".to_string()];
+        let given = [("nx", 7), ("k_param_2", 9), ("p0", 1)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into();
+        let got = by_position(given, &m.functions[0], &names, &[]);
+        let want: BTreeMap<String, i64> = [("1", 7), ("k_param_2", 9), ("p0", 1)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into();
+        assert_eq!(got, want);
+    }
 }

@@ -256,6 +256,149 @@ fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> m
     crate::fsio::write_atomic(path, out.as_bytes()).map_err(|e| miette!("{}: {e}", path.display()))
 }
 
+/// Fits the linear model as `kerncast fit` asks, writes the weights where it says, and
+/// returns the cross-validation report.
+pub fn fit(args: &Args) -> miette::Result<String> {
+    let mut out = String::new();
+    if args.folds < 2 {
+        return Err(miette!("--folds must be at least 2"));
+    }
+    let rows: Vec<Row> = if is_csv(&args.measurements) {
+        let Some(f) = &args.features else {
+            return Err(miette!(
+                "{}: a CSV carries times only; give the features with --features ROWS.json (kerncast realcode --json on the same programs)",
+                args.measurements.display()
+            ));
+        };
+        let features: Vec<Row> = read_json(f)?;
+        rows_from_csv(&read_csv(&args.measurements)?, &features)
+    } else {
+        read_json(&args.measurements)?
+    };
+    let total = rows.len();
+    // One order whatever the source (realcode JSON or a CSV): a fold's NNLS problem can be
+    // rank-deficient, and then which of its solutions is found depends on the row order.
+    let mut rows = rows;
+    rows.sort_by(|a, b| {
+        (&a.program, &a.kernel, a.grid, a.block)
+            .cmp(&(&b.program, &b.kernel, b.grid, b.block))
+            .then(
+                a.measured_time_ns
+                    .unwrap_or(0.0)
+                    .total_cmp(&b.measured_time_ns.unwrap_or(0.0)),
+            )
+    });
+    let usable: Vec<(&Row, Measurement)> = rows
+        .iter()
+        .filter_map(|r| {
+            let t = r.measured_time_ns.filter(|t| *t > 0.0)?;
+            let features: BTreeMap<String, f64> = r
+                .counts
+                .iter()
+                .filter_map(|(k, v)| k.strip_prefix("linear.").map(|k| (k.to_string(), *v)))
+                .collect();
+            if features.is_empty() {
+                return None;
+            }
+            Some((
+                r,
+                Measurement {
+                    kernel: format!("{}/{}", r.program, r.kernel),
+                    workload: format!("launch {}", r.launch),
+                    features,
+                    seconds: t * 1e-9,
+                },
+            ))
+        })
+        .collect();
+    let programs: BTreeSet<&str> = usable.iter().map(|(r, _)| r.program.as_str()).collect();
+    out += &format!(
+        "{}: {} rows; {} with a measured time and kerncast's features, from {} programs\n",
+        args.measurements.display(),
+        total,
+        usable.len(),
+        programs.len()
+    );
+    if programs.len() < args.folds {
+        return Err(miette!(
+            "{} programs with features: too few for {}-fold cross-validation grouped by program",
+            programs.len(),
+            args.folds
+        ));
+    }
+    // cross-validation grouped by program
+    let labelled: Vec<(&str, Measurement)> = usable
+        .iter()
+        .map(|(r, m)| (r.program.as_str(), m.clone()))
+        .collect();
+    let cv = cross_validate(&labelled, args.folds)?;
+    let same: Vec<(f64, f64, f64)> = usable
+        .iter()
+        .zip(&cv)
+        .filter_map(|((r, m), p)| {
+            Some((
+                (*p)?,
+                r.roofline_time_ns.filter(|t| *t > 0.0)?,
+                m.seconds * 1e9,
+            ))
+        })
+        .collect();
+    let lin: Vec<(f64, f64)> = same.iter().map(|(p, _, m)| (*p, *m)).collect();
+    let roof: Vec<(f64, f64)> = same.iter().map(|(_, r, m)| (*r, *m)).collect();
+    for (name, pairs) in [
+        (format!("linear, {}-fold CV by program", args.folds), &lin),
+        ("roofline".to_string(), &roof),
+    ] {
+        let (mae, w2, rho) = crate::realcode::time_figures(pairs);
+        out += &format!(
+            "time ({name}, {} launches): median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}\n",
+            pairs.len(),
+            100.0 * mae,
+            100.0 * w2,
+            rho
+        );
+    }
+    let all: Vec<Measurement> = usable.iter().map(|(_, m)| m.clone()).collect();
+    let fit = linear::fit(&all, true).map_err(|e| miette!("{e}"))?;
+    let (mae, w2, rho) = crate::realcode::time_figures(&lin);
+    let provenance = format!(
+        "kerncast fit --measurements {}{} --device {}: NNLS on relative error over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}; fit geomean rel error {:.3}",
+        file_name(&args.measurements),
+        args.features
+            .as_ref()
+            .map(|f| format!(" --features {}", file_name(f)))
+            .unwrap_or_default(),
+        args.device,
+        usable.len(),
+        programs.len(),
+        programs.iter().copied().collect::<Vec<_>>().join(" "),
+        args.folds,
+        100.0 * mae,
+        100.0 * w2,
+        rho,
+        fit.geomean_rel_error
+    );
+    let nonzero: Vec<(&String, &f64)> = fit.weights.iter().filter(|(_, w)| **w > 0.0).collect();
+    out += &format!(
+        "weights (fitted on every row; {} of {} features non-zero):\n",
+        nonzero.len(),
+        fit.weights.len()
+    );
+    for (k, w) in &nonzero {
+        out += &format!("  {k:<40} {w:.4e} s\n");
+    }
+    if args.dry_run {
+        return Ok(out);
+    }
+    let path = args
+        .profile
+        .clone()
+        .unwrap_or_else(|| profile_path(&args.device));
+    write_linear(&path, &fit.weights, &provenance)?;
+    out += &format!("weights written to {} [linear]\n", path.display());
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,147 +598,4 @@ mod tests {
         assert_eq!(lin["const"]["value"].as_float(), Some(2e-6));
         assert_eq!(lin["const"]["source"].as_str(), Some("a \"quoted\" source"));
     }
-}
-
-/// Fits the linear model as `kerncast fit` asks, writes the weights where it says, and
-/// returns the cross-validation report.
-pub fn fit(args: &Args) -> miette::Result<String> {
-    let mut out = String::new();
-    if args.folds < 2 {
-        return Err(miette!("--folds must be at least 2"));
-    }
-    let rows: Vec<Row> = if is_csv(&args.measurements) {
-        let Some(f) = &args.features else {
-            return Err(miette!(
-                "{}: a CSV carries times only; give the features with --features ROWS.json (kerncast realcode --json on the same programs)",
-                args.measurements.display()
-            ));
-        };
-        let features: Vec<Row> = read_json(f)?;
-        rows_from_csv(&read_csv(&args.measurements)?, &features)
-    } else {
-        read_json(&args.measurements)?
-    };
-    let total = rows.len();
-    // One order whatever the source (realcode JSON or a CSV): a fold's NNLS problem can be
-    // rank-deficient, and then which of its solutions is found depends on the row order.
-    let mut rows = rows;
-    rows.sort_by(|a, b| {
-        (&a.program, &a.kernel, a.grid, a.block)
-            .cmp(&(&b.program, &b.kernel, b.grid, b.block))
-            .then(
-                a.measured_time_ns
-                    .unwrap_or(0.0)
-                    .total_cmp(&b.measured_time_ns.unwrap_or(0.0)),
-            )
-    });
-    let usable: Vec<(&Row, Measurement)> = rows
-        .iter()
-        .filter_map(|r| {
-            let t = r.measured_time_ns.filter(|t| *t > 0.0)?;
-            let features: BTreeMap<String, f64> = r
-                .counts
-                .iter()
-                .filter_map(|(k, v)| k.strip_prefix("linear.").map(|k| (k.to_string(), *v)))
-                .collect();
-            if features.is_empty() {
-                return None;
-            }
-            Some((
-                r,
-                Measurement {
-                    kernel: format!("{}/{}", r.program, r.kernel),
-                    workload: format!("launch {}", r.launch),
-                    features,
-                    seconds: t * 1e-9,
-                },
-            ))
-        })
-        .collect();
-    let programs: BTreeSet<&str> = usable.iter().map(|(r, _)| r.program.as_str()).collect();
-    out += &format!(
-        "{}: {} rows; {} with a measured time and kerncast's features, from {} programs\n",
-        args.measurements.display(),
-        total,
-        usable.len(),
-        programs.len()
-    );
-    if programs.len() < args.folds {
-        return Err(miette!(
-            "{} programs with features: too few for {}-fold cross-validation grouped by program",
-            programs.len(),
-            args.folds
-        ));
-    }
-    // cross-validation grouped by program
-    let labelled: Vec<(&str, Measurement)> = usable
-        .iter()
-        .map(|(r, m)| (r.program.as_str(), m.clone()))
-        .collect();
-    let cv = cross_validate(&labelled, args.folds)?;
-    let same: Vec<(f64, f64, f64)> = usable
-        .iter()
-        .zip(&cv)
-        .filter_map(|((r, m), p)| {
-            Some((
-                (*p)?,
-                r.roofline_time_ns.filter(|t| *t > 0.0)?,
-                m.seconds * 1e9,
-            ))
-        })
-        .collect();
-    let lin: Vec<(f64, f64)> = same.iter().map(|(p, _, m)| (*p, *m)).collect();
-    let roof: Vec<(f64, f64)> = same.iter().map(|(_, r, m)| (*r, *m)).collect();
-    for (name, pairs) in [
-        (format!("linear, {}-fold CV by program", args.folds), &lin),
-        ("roofline".to_string(), &roof),
-    ] {
-        let (mae, w2, rho) = crate::realcode::time_figures(pairs);
-        out += &format!(
-            "time ({name}, {} launches): median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}\n",
-            pairs.len(),
-            100.0 * mae,
-            100.0 * w2,
-            rho
-        );
-    }
-    let all: Vec<Measurement> = usable.iter().map(|(_, m)| m.clone()).collect();
-    let fit = linear::fit(&all, true).map_err(|e| miette!("{e}"))?;
-    let (mae, w2, rho) = crate::realcode::time_figures(&lin);
-    let provenance = format!(
-        "kerncast fit --measurements {}{} --device {}: NNLS on relative error over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}; fit geomean rel error {:.3}",
-        file_name(&args.measurements),
-        args.features
-            .as_ref()
-            .map(|f| format!(" --features {}", file_name(f)))
-            .unwrap_or_default(),
-        args.device,
-        usable.len(),
-        programs.len(),
-        programs.iter().copied().collect::<Vec<_>>().join(" "),
-        args.folds,
-        100.0 * mae,
-        100.0 * w2,
-        rho,
-        fit.geomean_rel_error
-    );
-    let nonzero: Vec<(&String, &f64)> = fit.weights.iter().filter(|(_, w)| **w > 0.0).collect();
-    out += &format!(
-        "weights (fitted on every row; {} of {} features non-zero):\n",
-        nonzero.len(),
-        fit.weights.len()
-    );
-    for (k, w) in &nonzero {
-        out += &format!("  {k:<40} {w:.4e} s\n");
-    }
-    if args.dry_run {
-        return Ok(out);
-    }
-    let path = args
-        .profile
-        .clone()
-        .unwrap_or_else(|| profile_path(&args.device));
-    write_linear(&path, &fit.weights, &provenance)?;
-    out += &format!("weights written to {} [linear]\n", path.display());
-    Ok(out)
 }
