@@ -101,7 +101,13 @@ fn decode(t: &LiteralToken) -> Vec<(u8, u32)> {
         }
         return out;
     }
-    let body = &s[quote + 1..s.len().saturating_sub(1)];
+    // Up to the closing quote, or to the end where the spelling has none: libclang gives a
+    // spelling as a C string, so a literal holding a NUL byte arrives cut after its opening quote.
+    let close = match s.last() {
+        Some(b'"') if s.len() > quote + 1 => s.len() - 1,
+        _ => s.len(),
+    };
+    let body = &s[quote + 1..close];
     let mut i = 0;
     while i < body.len() {
         let c = body[i];

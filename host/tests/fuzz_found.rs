@@ -34,3 +34,14 @@ fn a_global_whose_initialiser_names_itself() {
         "struct S { S(const S &o); int n; };\nS a = a;\nint main() { return a.n; }\n",
     );
 }
+
+#[test]
+fn a_string_literal_holding_a_nul_byte() {
+    // libclang spells the literal up to the NUL, `"` alone: decoding it sliced past its end.
+    reads(
+        "nul_in_literal.cpp",
+        "struct option { const char *name; int has_arg; int *flag; int val; };\n\
+         option opts[] = {{\"\u{0}\u{0}\u{0}\u{4}\", 1, 0, 't'}};\n\
+         int main() { return 0; }\n",
+    );
+}
