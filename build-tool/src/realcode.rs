@@ -673,8 +673,9 @@ fn sort_rows(rows: &mut [Row]) {
     rows.sort_by(|a, b| a.program.cmp(&b.program));
 }
 
-/// `kerncast realcode --json` rows read back.
-pub fn read_rows(path: &Path) -> miette::Result<Vec<Row>> {
+/// `kerncast realcode --json` rows read back, as [`Row`]s or as any subset of their fields
+/// (`kerncast fit` reads only what it fits on).
+pub fn read_rows<R: serde::de::DeserializeOwned>(path: &Path) -> miette::Result<Vec<R>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| {
@@ -1171,10 +1172,10 @@ mod tests {
             error: None,
         };
         sink.add(vec![row_of("zeta"), row_of("zeta")]);
-        let first = read_rows(&path).unwrap();
+        let first = read_rows::<Row>(&path).unwrap();
         assert_eq!(first.len(), 2);
         sink.add(vec![row_of("alpha")]);
-        let second = read_rows(&path).unwrap();
+        let second = read_rows::<Row>(&path).unwrap();
         let programs: Vec<&str> = second.iter().map(|r| r.program.as_str()).collect();
         assert_eq!(programs, ["alpha", "zeta", "zeta"], "rows in program order");
         assert!(sink.error.is_none());

@@ -82,19 +82,6 @@ fn is_csv(p: &Path) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
-fn read_json(path: &Path) -> miette::Result<Vec<Row>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        miette!(
-            "{}:{}:{}: not kerncast realcode --json rows: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        )
-    })
-}
-
 /// One measured launch of a CSV.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CsvLaunch {
@@ -270,10 +257,10 @@ pub fn fit(args: &Args) -> miette::Result<String> {
                 args.measurements.display()
             ));
         };
-        let features: Vec<Row> = read_json(f)?;
+        let features: Vec<Row> = crate::realcode::read_rows(f)?;
         rows_from_csv(&read_csv(&args.measurements)?, &features)
     } else {
-        read_json(&args.measurements)?
+        crate::realcode::read_rows(&args.measurements)?
     };
     let total = rows.len();
     // One order whatever the source (realcode JSON or a CSV): a fold's NNLS problem can be
