@@ -1356,3 +1356,68 @@ int main() {
         "{tensor} against {want}"
     );
 }
+
+/// A subcommand's flags (`count::Args`, …) parsed as the CLI parses them.
+fn parse_flags<'a, T: clap::Args>(v: impl IntoIterator<Item = &'a str>) -> T {
+    #[derive(clap::Parser)]
+    struct Flags<T: clap::Args> {
+        #[command(flatten)]
+        args: T,
+    }
+    Flags::<T>::try_parse_from(v).unwrap().args
+}
+
+/// `count`, `emulate` and `predict` read the same workload flags the same way: `--workload`
+/// picks an annotated workload by name, a lone `--grid` replaces its grid (its block and
+/// parameters stay), and a `--param` may be scoped to the kernel.
+#[test]
+fn the_workload_flags_mean_the_same_in_count_emulate_and_predict() {
+    use kerncast::ops::{count, emulate};
+    let (_dir, file) = source_file(
+        "scale.cu",
+        "// kerncast: workload name=small n=1024 grid=(n/128) block=128\n\
+         // kerncast: workload name=big n=65536 grid=(n/128) block=128\n\
+         __global__ void scale(float *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= 2.0f;\n}\n",
+    );
+    let path = file.display().to_string();
+    let flags = [
+        "--workload",
+        "big",
+        "--grid",
+        "8",
+        "--param",
+        "scale:n=65536",
+    ];
+    let counted = count::output(&parse_flags(
+        ["count", path.as_str()].into_iter().chain(flags),
+    ))
+    .unwrap();
+    assert!(
+        counted.starts_with("kernel _Z5scalePfi  grid [8, 1, 1] block [128, 1, 1]"),
+        "{counted}"
+    );
+    let emulated = emulate::output(&parse_flags(
+        ["emulate", path.as_str()].into_iter().chain(flags),
+    ))
+    .unwrap();
+    assert!(emulated.contains("grid 8x1x1  block 128x1x1"), "{emulated}");
+    let predicted = predict_file(&file, &flags).unwrap();
+    assert!(
+        predicted.contains("workload big (grid [8, 1, 1], block [128, 1, 1])"),
+        "{predicted}"
+    );
+    // a flag a command cannot use is refused, not ignored
+    let refused = count::output(&parse_flags([
+        "count",
+        &path,
+        "--grid",
+        "8",
+        "--buffer",
+        "x=f32:zeros(4)",
+    ]))
+    .unwrap_err();
+    assert!(
+        refused.to_string().contains("--buffer: `kerncast count`"),
+        "{refused}"
+    );
+}

@@ -2,8 +2,10 @@
 //! size and kernel parameters (`--symbolic`), or numbers for a workload (`--grid`, `--block`,
 //! `--param`). The engine is `kerncast_passes::count`; this is the thin front.
 
+use super::workload_args::{Flag, WorkloadArgs};
 use crate::lower::LowerArgs;
 use crate::param_fields::{field_of_key, SourceField};
+use crate::workload::{Dims, Expr, WorkloadSpec};
 use kerncast_passes::affine::param_field_symbol;
 use kerncast_passes::count::{analyze_kernel_with, Options, Workload};
 use kerncast_passes::reuse::{Reuse, ReuseProfile};
@@ -17,20 +19,11 @@ pub struct Args {
     /// Kernel (PTX or source name); default: the module's only kernel.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Grid size X[,Y[,Z]] (blocks).
-    #[arg(long)]
-    pub grid: Option<String>,
-    /// Block size X[,Y[,Z]] (threads); the symbolic counts are exact for this block size.
-    /// Default: the block of the kernel's first workload (annotation, or launch in the file).
-    #[arg(long)]
-    pub block: Option<String>,
-    /// Scalar parameter NAME=INTEGER (source name, PTX name, `p<i>` or position; a by-value
-    /// struct's field as `d.m` or `d+4`; repeatable).
-    #[arg(long = "param", value_name = "NAME=INT")]
-    pub params: Vec<String>,
-    /// Hint KEY=VALUE for a data-dependent quantity (repeatable).
-    #[arg(long = "hint", value_name = "KEY=VALUE")]
-    pub hints: Vec<String>,
+    /// The launch to count (without one, or with --symbolic, the closed forms are printed);
+    /// the closed forms are exact for the block given, else the block of the kernel's first
+    /// workload (annotation, or launch in the file).
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
     /// Print the closed forms (quasi-polynomials) instead of numbers.
     #[arg(long)]
     pub symbolic: bool,
@@ -39,21 +32,6 @@ pub struct Args {
     pub json: bool,
     #[command(flatten)]
     pub lower: LowerArgs,
-}
-
-fn dims(s: &str, what: &str) -> miette::Result<[u64; 3]> {
-    let mut out = [1u64; 3];
-    let parts: Vec<&str> = s.split([',', 'x']).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(miette::miette!("--{what} `{s}`: expected X[,Y[,Z]]"));
-    }
-    for (i, p) in parts.iter().enumerate() {
-        out[i] = p
-            .trim()
-            .parse()
-            .map_err(|_| miette::miette!("--{what} `{s}`: `{p}` is not a positive integer"))?;
-    }
-    Ok(out)
 }
 
 fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> miette::Result<BTreeMap<String, T>> {
@@ -97,6 +75,21 @@ fn by_position(
             }
         })
         .collect()
+}
+
+/// The module's kernels, demangled.
+fn kernels_of(m: &kerncast_passes::ptx::Module) -> Vec<String> {
+    m.kernels()
+        .map(|k| crate::names::demangle(&k.name))
+        .collect()
+}
+
+/// The block a workload resolves to, its grid aside (a block's expressions read parameters
+/// only).
+fn block_of(spec: &WorkloadSpec, ints: &BTreeMap<String, i64>) -> Result<[u64; 3], String> {
+    let mut spec = spec.clone();
+    spec.grid = Dims(vec![Expr::Int(1)]);
+    spec.resolve_with(ints).map(|w| w.block)
 }
 
 /// The block of the kernel's first annotated workload.
@@ -146,15 +139,40 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let source = std::fs::read_to_string(&args.file).unwrap_or_default();
     let kernels = crate::annotations::scan(&source).unwrap_or_default();
     let sk = crate::pipeline::source_kernel(&kernels, &kernel);
-    // Closed forms are exact for one block shape: the one given, else the block of the
-    // kernel's first workload (annotation, else its first launch in the file), else the
-    // analysis default.
-    let block = match args.block.as_deref() {
-        Some(b) => Some(dims(b, "block")?),
-        None => sk.and_then(workload_block).or_else(|| {
+    let wa = &args.workload;
+    wa.refuse("count", &[Flag::Buffer])
+        .map_err(|e| miette::miette!("{e}"))?;
+    let ints = pairs::<i64>(
+        &wa.params_for(&crate::names::demangle(&kernel), &kernels_of(&m))
+            .map_err(|e| miette::miette!("{name}: {e}"))?,
+        "param",
+    )?;
+    let in_workload = |e: String| miette::miette!("{name}: kernel `{kernel}`: {e}");
+    // A launch is counted when the flags write one out or pick one; otherwise the closed forms
+    // are printed.
+    let launch = (!args.symbolic && (wa.grid.is_some() || wa.pick.is_some()))
+        .then(|| wa.annotated_spec(sk, f, &ints))
+        .transpose()
+        .map_err(in_workload)?;
+    // Closed forms are exact for one block shape: the launch's, else the one given, else the
+    // block of the kernel's first workload (annotation, else its first launch in the file),
+    // else the analysis default.
+    let given_block = match (&launch, &wa.block) {
+        (Some(spec), _) if !spec.block.0.is_empty() => Some(block_of(spec, &ints)),
+        (None, Some(b)) => {
+            let mut spec = WorkloadSpec::empty();
+            spec.block = Dims::parse(b).map_err(|e| miette::miette!("--block: {e}"))?;
+            Some(block_of(&spec, &ints))
+        }
+        _ => None,
+    }
+    .transpose()
+    .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
+    let block = given_block.or_else(|| {
+        sk.and_then(workload_block).or_else(|| {
             crate::host_workloads::first_block(&args.file, &args.lower.options(), &kernel)
-        }),
-    };
+        })
+    });
     if let Some(b) = block {
         // before the analysis, which is per block size
         crate::workload::check_launch([1; 3], b)
@@ -171,7 +189,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         },
     )
     .map_err(|e| miette::miette!("{name}: {e}"))?;
-    if args.symbolic || args.grid.is_none() {
+    let Some(mut spec) = launch else {
         if args.json {
             let s = serde_json::to_string_pretty(&stats).map_err(|e| miette::miette!("{e}"))?;
             out += &format!("{s}\n");
@@ -179,29 +197,21 @@ pub fn output(args: &Args) -> miette::Result<String> {
             out += &stats.symbolic_text();
         }
         return Ok(out);
+    };
+    if spec.block.0.is_empty() {
+        spec.block = Dims(stats.block.iter().map(|b| Expr::Int(*b as i64)).collect());
     }
-    let given = pairs::<i64>(&args.params, "param")?;
-    let mut probe = crate::workload::WorkloadSpec::empty();
-    probe.params = given
-        .keys()
-        .map(|k| (k.clone(), crate::workload::Expr::Int(0)))
-        .collect();
-    if let Some(e) = super::predict::unknown_param(&probe, f, &source_names, &source_fields) {
-        return Err(miette::miette!("{name}: kernel `{kernel}`: {e}"));
-    }
-    let grid = dims(args.grid.as_deref().unwrap_or("1"), "grid")?;
-    crate::workload::check_launch(grid, block.unwrap_or(stats.block))
-        .map_err(|e| miette::miette!("{name}: --grid/--block: {e}"))?;
+    let resolved = spec.resolve_launch(&ints).map_err(|e| {
+        miette::miette!(
+            "{name}: kernel `{kernel}`: workload: {e}{}",
+            spec.how_to_set(&e)
+        )
+    })?;
     let w = Workload {
-        grid,
-        block: block.unwrap_or(stats.block),
-        params: by_position(
-            pairs(&args.params, "param")?,
-            f,
-            &source_names,
-            &source_fields,
-        ),
-        hints: pairs(&args.hints, "hint")?,
+        grid: resolved.grid,
+        block: resolved.block,
+        params: by_position(resolved.params, f, &source_names, &source_fields),
+        hints: wa.hint_values().map_err(|e| miette::miette!("{e}"))?,
         reuse: true,
     };
     let bound = stats.bind(&w).map_err(|e| match e {

@@ -4,11 +4,12 @@
 //! data-dependent loop (SpMV's row loop, a while loop) has no static trip count; running the
 //! kernel on a representative small input is the honest way to get one.
 
+use super::workload_args::{Flag, WorkloadArgs};
 use crate::annotations::SourceKernel;
 use crate::lower::LowerArgs;
 use crate::param_fields;
 use crate::param_fields::scalar_arg;
-use crate::workload::{Dims, Expr, Workload, WorkloadSpec};
+use crate::workload::Workload;
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Function, Module};
 use kerncast_passes::stats::Launch;
@@ -24,26 +25,8 @@ pub struct Args {
     /// Kernel (PTX or source name); default: the module's only kernel.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Workload from the source's `// kerncast: workload` annotations (default: the first).
-    #[arg(long)]
-    pub workload: Option<String>,
-    /// Grid, e.g. `4`, `(n/16,n/16)`: replaces the annotation's (`/` rounds up).
-    #[arg(long)]
-    pub grid: Option<String>,
-    /// Block, e.g. `256` or `(16,16)`.
-    #[arg(long)]
-    pub block: Option<String>,
-    /// Scalar parameter NAME=VALUE (source or PTX name; a by-value struct's field as `d.m`
-    /// or `d+4`; repeatable). Integer, or a decimal for a float parameter.
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Buffer contents NAME=TYPE:GEN (repeatable). TYPE: i32 u32 i64 u64 f32 f64 u8.
-    /// GEN: zeros(N), fill(N,V), ramp(N,START,STEP), rand(N,LO,HI) (integers in LO..=HI; for f32
-    /// and f64 uniform reals in [LO,HI)), cumsum(N,LO,HI) (prefix sums of random steps in LO..=HI
-    /// starting at 0, e.g. CSR row pointers), list(A,B,…). Arguments are integer expressions over
-    /// the parameters. Other buffers are zero-filled.
-    #[arg(long = "buffer", value_name = "NAME=TYPE:GEN")]
-    pub buffers: Vec<String>,
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
     /// Bytes of a zero-filled buffer that has no --buffer (default: 16 per thread + 64 KiB).
     #[arg(long)]
     pub default_buffer_bytes: Option<u64>,
@@ -91,6 +74,20 @@ pub struct LoopOut {
     pub hint_key: String,
 }
 
+/// What `kerncast emulate` prints (text or JSON).
+pub fn output(args: &Args) -> miette::Result<String> {
+    let (name, text) = super::ptx::load(&args.file, &args.lower)?;
+    let m = super::ptx::parse_for_analysis(&name, &text)?;
+    let source = std::fs::read_to_string(&args.file).unwrap_or_default();
+    let kernels = crate::annotations::scan(&source).unwrap_or_default();
+    let report = emulate(&m, &kernels, args).map_err(|e| miette::miette!("{name}: {e}"))?;
+    Ok(if args.json {
+        serde_json::to_string_pretty(&report).map_err(|e| miette::miette!("{e}"))? + "\n"
+    } else {
+        render(&report)
+    })
+}
+
 /// Run the emulator as the flags say and collect the report.
 pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateReport, String> {
     let f = super::ptx::pick_kernel(m, args.kernel.as_deref())?;
@@ -118,10 +115,18 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
             if locals.len() == 1 { "" } else { "s" }
         ));
     }
+    args.workload.refuse("emulate", &[Flag::Hint])?;
     let mut overrides = BTreeMap::new();
     // A float parameter's value runs as given; workloads are integer, so it stays out of them.
     let mut floats: BTreeMap<String, f64> = BTreeMap::new();
-    for p in &args.params {
+    let kernels: Vec<String> = m
+        .kernels()
+        .map(|k| crate::names::demangle(&k.name))
+        .collect();
+    for p in &args
+        .workload
+        .params_for(&crate::names::demangle(&f.name), &kernels)?
+    {
         let (k, v) = p
             .split_once('=')
             .ok_or_else(|| format!("--param `{p}`: expected NAME=VALUE"))?;
@@ -156,7 +161,7 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         block: w.block,
     };
     let mut gen: BTreeMap<String, &str> = BTreeMap::new();
-    for b in &args.buffers {
+    for b in &args.workload.buffers {
         let (k, v) = b
             .split_once('=')
             .ok_or_else(|| format!("--buffer `{b}`: expected NAME=TYPE:GEN"))?;
@@ -277,45 +282,16 @@ fn canonical(k: &str, f: &Function, names: &[String]) -> String {
     }
 }
 
+/// The launch to run: the chosen annotated workload with the flags laid over it.
 fn workload(
     sk: Option<&SourceKernel>,
     f: &Function,
     args: &Args,
     overrides: &BTreeMap<String, i64>,
 ) -> Result<Workload, String> {
-    let base = match (&args.workload, sk) {
-        (Some(wn), Some(s)) => Some(
-            s.workloads
-                .iter()
-                .find(|w| w.name.as_deref() == Some(wn))
-                .ok_or_else(|| format!("no workload `{wn}` in the annotations"))?
-                .clone(),
-        ),
-        (Some(wn), None) => return Err(format!("no annotations, so no workload `{wn}`")),
-        (None, s) => s.and_then(|s| s.workloads.first().cloned()),
-    };
-    let mut spec = match base {
-        Some(s) => s,
-        None => WorkloadSpec::empty(),
-    };
-    for (k, v) in overrides {
-        if !spec.params.iter().any(|(n, _)| n == k) {
-            spec.params.push((k.clone(), Expr::Int(*v)));
-        }
-    }
-    if let Some(g) = &args.grid {
-        spec.grid = Dims::parse(g)?;
-    }
-    if let Some(b) = &args.block {
-        spec.block = Dims::parse(b)?;
-    }
+    let spec = args.workload.annotated_spec(sk, f, overrides)?;
     if spec.grid.0.is_empty() || spec.block.0.is_empty() {
         return Err("no launch: give --grid and --block (or a workload annotation)".into());
-    }
-    // a misspelt --param would otherwise run its parameter as 0
-    let (source, fields) = sk.map_or((&[][..], &[][..]), |s| (&s.params[..], &s.fields[..]));
-    if let Some(e) = super::predict::unknown_param(&spec, f, source, fields) {
-        return Err(e);
     }
     spec.resolve_launch(overrides)
 }

@@ -16,3 +16,4 @@ pub mod predict;
 pub mod ptx;
 pub mod rank;
 pub mod validate;
+pub mod workload_args;

@@ -7,11 +7,12 @@
 //! instructions from `kerncast_models::schedule::adapter`, predictions and text from
 //! `kerncast_models`.
 
+use super::workload_args::{self, unknown_param, WorkloadArgs};
 use crate::annotations;
 use crate::engine;
 use crate::lower::LowerArgs;
 use crate::ops::analyze::HostArgs;
-use crate::param_fields::{self, SourceField};
+use crate::param_fields;
 use crate::params::{self, Given, Value};
 use crate::pipeline::hosts::HostSide;
 use crate::pipeline::workloads::{self, Missing};
@@ -23,7 +24,6 @@ use kerncast_models::power::PhysicalPowerParams;
 use kerncast_models::schedule::adapter::blocks_from_cfg;
 use kerncast_models::{auto, render, sweep, Clocks, ModelInput};
 use kerncast_passes::cfg::Cfg;
-use kerncast_passes::ptx::Function;
 use kerncast_passes::stats::{Assumption, Feature, Launch};
 use miette::miette;
 use std::collections::BTreeMap;
@@ -50,27 +50,10 @@ pub struct Args {
     /// JSON: the prediction (or the sweep) with the kernel, workload, counter and counts.
     #[arg(long)]
     pub json: bool,
-    /// Which annotated workload of the source (index or name; default 0).
-    #[arg(long)]
-    pub workload: Option<String>,
-    /// Grid (X[,Y[,Z]]) instead of an annotated workload; needs --block.
-    #[arg(long, requires = "block")]
-    pub grid: Option<String>,
-    #[arg(long, requires = "grid")]
-    pub block: Option<String>,
-    /// [KERNEL:]NAME=VALUE (repeatable): a value for a name the host code leaves unknown, else
-    /// a scalar kernel parameter (it sets or replaces the workload's value too; a by-value
-    /// struct's field as `d.m` or `d+4`), or a name the workload reads.
-    #[arg(long = "param", value_name = "[KERNEL:]NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Model hint KEY=VALUE (repeatable), e.g. l2_hit_rate=0.5.
-    #[arg(long = "hint", value_name = "KEY=VALUE")]
-    pub hints: Vec<String>,
-    /// Buffer contents NAME=TYPE:GEN (repeatable) for a kernel the emulator counts (its work
-    /// depends on data): `row_ptr=i32:cumsum(rows+1,8,24)` instead of zeros. The generators are
-    /// `kerncast emulate --buffer`'s.
-    #[arg(long = "buffer", value_name = "NAME=TYPE:GEN")]
-    pub buffers: Vec<String>,
+    /// The workload: with both --grid and --block the launch is the command line's alone;
+    /// otherwise the chosen workload, with a --grid or --block given replacing its own.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
     /// Host code that launches the kernel (repeatable): an OpenCL program's main.c, or the .cu
     /// or .cpp file with the `<<<…>>>`. Its launches are the workloads when the kernel's own
     /// file has no annotation or launch of it.
@@ -84,24 +67,6 @@ pub struct Args {
 
 fn dims(s: &str) -> miette::Result<Dims> {
     Dims::parse(s).map_err(|e| miette!("bad dimensions: {e} (expected X[,Y[,Z]])"))
-}
-
-fn pairs<T: std::str::FromStr>(v: &[String], what: &str) -> miette::Result<BTreeMap<String, T>>
-where
-    T::Err: std::fmt::Display,
-{
-    v.iter()
-        .map(|p| {
-            let (k, x) = p
-                .split_once('=')
-                .ok_or_else(|| miette!("{what} `{p}`: expected KEY=VALUE"))?;
-            let x = x
-                .trim()
-                .parse::<T>()
-                .map_err(|e| miette!("{what} `{p}`: {e}"))?;
-            Ok((k.trim().to_string(), x))
-        })
-        .collect()
 }
 
 /// The unit of the file predicted (`job`): its own, or (host code) the program its strings
@@ -191,7 +156,7 @@ fn chosen_workload(
         }
     };
     // the host code's launches, of which only the first is predicted here
-    let others = (args.workload.is_none() && specs.len() > 1).then(|| {
+    let others = (args.workload.pick.is_none() && specs.len() > 1).then(|| {
         let labels: Vec<String> = specs
             .iter()
             .enumerate()
@@ -206,20 +171,14 @@ fn chosen_workload(
             labels.join(", ")
         )
     });
-    let mut spec = match &args.workload {
-        None => specs.first(),
-        Some(sel) => match sel.parse::<usize>() {
-            Ok(i) => specs.get(i),
-            Err(_) => specs
-                .iter()
-                .find(|s| s.name.as_deref() == Some(sel.as_str())),
-        },
+    let mut spec = match &args.workload.pick {
+        None => specs.first().cloned(),
+        Some(sel) => workload_args::pick(&specs, sel),
     }
-    .cloned()
     .ok_or_else(|| {
         miette!(
             "{path}: kernel `{shown}` has no workload {} (it has {})",
-            args.workload.as_deref().unwrap_or("0"),
+            args.workload.pick.as_deref().unwrap_or("0"),
             specs.len()
         )
     })?;
@@ -255,7 +214,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             cache: job.cache.clone(),
         });
     }
-    let given = params::parse(&args.params).map_err(|e| miette!("{e}"))?;
+    let given = params::parse(&args.workload.params).map_err(|e| miette!("{e}"))?;
     let opts = pipeline::Options {
         devices: vec![args.device.clone()],
         model: args.model.clone(),
@@ -290,7 +249,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         .ok_or_else(|| miette!("{path}: kernel `{kname}` not in the PTX"))?;
     // messages name the kernel as its source does
     let shown = pipeline::demangle(&kname);
-    let mut spec: WorkloadSpec = match (&args.grid, &args.block) {
+    let mut spec: WorkloadSpec = match (&args.workload.grid, &args.workload.block) {
         (Some(g), Some(b)) => {
             let ints: Vec<(String, Expr)> = params::for_kernel(&given, &shown)
                 .iter()
@@ -320,13 +279,24 @@ pub fn output(args: &Args) -> miette::Result<String> {
                 .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{shown}`: {e}")))?;
             spec
         }
-        _ => chosen_workload(args, &side, &unit, &kname, sk.as_ref(), &target, &opts)?,
+        (grid, block) => {
+            let mut spec =
+                chosen_workload(args, &side, &unit, &kname, sk.as_ref(), &target, &opts)?;
+            if let Some(g) = grid {
+                spec.grid = dims(g)?;
+            }
+            if let Some(b) = block {
+                spec.block = dims(b)?;
+            }
+            spec
+        }
     };
     let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
     param_fields::alias_fields(&mut spec, &source_fields, &source_params);
-    spec.hints.extend(pairs::<f64>(&args.hints, "--hint")?);
-    for b in &args.buffers {
+    spec.hints
+        .extend(args.workload.hint_values().map_err(|e| miette!("{e}"))?);
+    for b in &args.workload.buffers {
         let (name, gen) = b
             .split_once('=')
             .ok_or_else(|| miette!("--buffer `{b}`: expected NAME=TYPE:GEN"))?;
@@ -553,93 +523,6 @@ fn floats(given: &[Given], shown: &str) -> Vec<(String, f64)> {
             Value::Int(_) => None,
         })
         .collect()
-}
-
-/// The first `--param` that names no parameter of the kernel (by its PTX name, its source name,
-/// `p<i>` or its position) and that no other expression of the workload reads: a misspelt or
-/// source-only name on a PTX file would otherwise leave the parameter unset, and counted as 0.
-/// A struct passed by value is set field by field (`d.m`, or `d+4` by offset), and only the
-/// fields the kernel reads.
-pub(crate) fn unknown_param(
-    spec: &WorkloadSpec,
-    f: &Function,
-    source: &[String],
-    fields: &[SourceField],
-) -> Option<String> {
-    let read = spec.names_read();
-    let n = f.params.len();
-    let names = |i: usize| {
-        [
-            Some(f.params[i].name.clone()),
-            source.get(i).cloned(),
-            Some(format!("p{i}")),
-            Some(i.to_string()),
-        ]
-    };
-    let named = |i: usize, k: &str| names(i).iter().flatten().any(|n| n == k);
-    let label = |i: usize| source.get(i).unwrap_or(&f.params[i].name).clone();
-    let read_fields = f.param_fields();
-    let read_at = |i: usize, off: u64| read_fields.iter().any(|r| r.param == i && r.offset == off);
-    // the keys the counters read (`param_fields::field_values`), for a field the kernel reads
-    let is_field = |k: &str| {
-        param_fields::field_of_key(k, f, source, fields).is_some_and(|(i, off)| read_at(i, off))
-    };
-    let field_list = |i: usize| -> String {
-        let list: Vec<String> = read_fields
-            .iter()
-            .filter(|r| r.param == i)
-            .map(|r| {
-                let key = param_fields::offset_key(&label(i), r.offset);
-                match fields
-                    .iter()
-                    .find(|fd| fd.param == i && fd.offset == r.offset)
-                {
-                    Some(fd) => format!("{} ({key}, {})", fd.name, r.ty.as_str()),
-                    None => format!("{key} ({})", r.ty.as_str()),
-                }
-            })
-            .collect();
-        if list.is_empty() {
-            "none".into()
-        } else {
-            list.join(", ")
-        }
-    };
-    for (k, _) in &spec.params {
-        if let Some(i) = (0..n).find(|&i| f.params[i].is_aggregate() && named(i, k)) {
-            return Some(format!(
-                "--param {k}: `{}` is passed by value as a struct; set the fields the kernel reads: {}",
-                label(i),
-                field_list(i)
-            ));
-        }
-    }
-    let (bad, _) = spec
-        .params
-        .iter()
-        .find(|(k, _)| !(0..n).any(|i| named(i, k)) && !is_field(k) && !read.contains(k))?;
-    let list: Vec<String> = (0..n)
-        .map(|i| {
-            let ptx = &f.params[i].name;
-            let fields = if f.params[i].is_aggregate() {
-                format!("; fields {}", field_list(i))
-            } else {
-                String::new()
-            };
-            match source.get(i) {
-                Some(s) if s != ptx => format!("{s} ({ptx}, {i}{fields})"),
-                _ => format!("{ptx} ({i}{fields})"),
-            }
-        })
-        .collect();
-    Some(format!(
-        "--param {bad}: no such parameter; the kernel's parameters: {}",
-        if list.is_empty() {
-            "none".to_string()
-        } else {
-            list.join(", ")
-        }
-    ))
 }
 
 /// A note for each hint nothing reads: a model's key ([`MODEL_HINTS`]), the emulator's
