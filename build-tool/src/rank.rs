@@ -200,7 +200,7 @@ pub fn rank(opts: &RankOptions, counter: &dyn Counter) -> Result<Ranking, String
         None
     } else {
         Some(
-            pick_workload(&sk.workloads, opts.workload.as_deref()).ok_or_else(|| {
+            WorkloadSpec::pick(&sk.workloads, opts.workload.as_deref()).ok_or_else(|| {
                 format!(
                     "{}:{}: kernel `{}` has no such `// kerncast: workload` annotation",
                     opts.file.display(),
@@ -557,18 +557,6 @@ fn bound_in_words(b: &str) -> String {
     }
 }
 
-/// The workload a `--workload` selects (an index or a name; the first without one).
-fn pick_workload(specs: &[WorkloadSpec], which: Option<&str>) -> Option<WorkloadSpec> {
-    match which {
-        None => specs.first(),
-        Some(w) => match w.parse::<usize>() {
-            Ok(i) => specs.get(i),
-            Err(_) => specs.iter().find(|s| s.name.as_deref() == Some(w)),
-        },
-    }
-    .cloned()
-}
-
 /// One macro combination lowered: its unit, the kernel prepared, its registers per thread (a
 /// tile size changes them, and with them how many blocks an SM holds), its scheduler blocks
 /// and its PTX.
@@ -699,7 +687,7 @@ impl HostVariant {
             Missing::Library(n) => n.why,
             Missing::Failed(f) => f.message,
         })?;
-        pick_workload(&specs, opts.workload.as_deref()).ok_or_else(|| {
+        WorkloadSpec::pick(&specs, opts.workload.as_deref()).ok_or_else(|| {
             format!(
                 "kernel `{}` has no workload {}",
                 demangle(&v.entry),

@@ -233,6 +233,19 @@ pub struct Workload {
 
 impl WorkloadSpec {
     /// No parameters, no launch yet, grid `/` rounding up (kerncast's own workloads).
+    /// The workload `--workload` selects from `specs`: by index (`0`) or by name; the first
+    /// without one.
+    pub fn pick(specs: &[WorkloadSpec], which: Option<&str>) -> Option<WorkloadSpec> {
+        match which {
+            None => specs.first(),
+            Some(w) => match w.parse::<usize>() {
+                Ok(i) => specs.get(i),
+                Err(_) => specs.iter().find(|s| s.name.as_deref() == Some(w)),
+            },
+        }
+        .cloned()
+    }
+
     pub fn empty() -> WorkloadSpec {
         WorkloadSpec {
             name: None,

@@ -7,7 +7,7 @@
 //! instructions from `kerncast_models::schedule::adapter`, predictions and text from
 //! `kerncast_models`.
 
-use super::workload_args::{self, unknown_param, WorkloadArgs};
+use super::workload_args::{unknown_param, WorkloadArgs};
 use crate::annotations;
 use crate::engine;
 use crate::lower::LowerArgs;
@@ -171,11 +171,7 @@ fn chosen_workload(
             labels.join(", ")
         )
     });
-    let mut spec = match &args.workload.pick {
-        None => specs.first().cloned(),
-        Some(sel) => workload_args::pick(&specs, sel),
-    }
-    .ok_or_else(|| {
+    let mut spec = WorkloadSpec::pick(&specs, args.workload.pick.as_deref()).ok_or_else(|| {
         miette!(
             "{path}: kernel `{shown}` has no workload {} (it has {})",
             args.workload.pick.as_deref().unwrap_or("0"),

@@ -129,12 +129,14 @@ impl WorkloadArgs {
         ints: &BTreeMap<String, i64>,
     ) -> Result<WorkloadSpec, String> {
         let base = match (&self.pick, sk) {
-            (Some(wn), Some(s)) => Some(pick(&s.workloads, wn).ok_or_else(|| {
-                format!(
-                    "no workload `{wn}` in the annotations (it has {})",
-                    s.workloads.len()
-                )
-            })?),
+            (Some(wn), Some(s)) => {
+                Some(WorkloadSpec::pick(&s.workloads, Some(wn)).ok_or_else(|| {
+                    format!(
+                        "no workload `{wn}` in the annotations (it has {})",
+                        s.workloads.len()
+                    )
+                })?)
+            }
             (Some(wn), None) => return Err(format!("no annotations, so no workload `{wn}`")),
             (None, s) => s.and_then(|s| s.workloads.first().cloned()),
         };
@@ -158,15 +160,6 @@ impl WorkloadArgs {
         }
         Ok(spec)
     }
-}
-
-/// A workload by index (`0`) or by name.
-pub fn pick(specs: &[WorkloadSpec], which: &str) -> Option<WorkloadSpec> {
-    match which.parse::<usize>() {
-        Ok(i) => specs.get(i),
-        Err(_) => specs.iter().find(|s| s.name.as_deref() == Some(which)),
-    }
-    .cloned()
 }
 
 /// The first `--param` that names no parameter of the kernel (by its PTX name, its source name,
@@ -302,10 +295,17 @@ mod tests {
             "// kerncast: workload name=small n=32 grid=1 block=32\n// kerncast: workload name=big n=2048 grid=8 block=256\n__global__ void k(float *a, int n) {}\n",
         )
         .unwrap();
-        let by_name = pick(&ks[0].workloads, "big").unwrap();
-        let by_index = pick(&ks[0].workloads, "1").unwrap();
+        let by_name = WorkloadSpec::pick(&ks[0].workloads, Some("big")).unwrap();
+        let by_index = WorkloadSpec::pick(&ks[0].workloads, Some("1")).unwrap();
         assert_eq!(by_name.name.as_deref(), Some("big"));
         assert_eq!(by_index.name, by_name.name);
-        assert!(pick(&ks[0].workloads, "2").is_none());
+        assert!(WorkloadSpec::pick(&ks[0].workloads, Some("2")).is_none());
+        assert_eq!(
+            WorkloadSpec::pick(&ks[0].workloads, None)
+                .unwrap()
+                .name
+                .as_deref(),
+            Some("small")
+        );
     }
 }
