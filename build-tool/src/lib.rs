@@ -1,7 +1,9 @@
 //! kerncast: the build tool. The engine lives in `kerncast-passes` and `kerncast-models`;
 //! this crate lowers sources to PTX, wires the passes together and renders their results.
 
+pub mod error;
 pub mod lower;
+pub use error::{Error, Result};
 pub mod names;
 pub mod ops;
 // issue 5: configuration, workloads, reports, gates, rank, cache

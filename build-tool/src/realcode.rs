@@ -9,8 +9,8 @@
 
 use crate::lower::compile_command::{self, CompileCommand};
 use crate::report::{KernelReport, Report};
+use crate::Error;
 use kerncast_host::{compdb, HostReading, Options, Program, Toolchain};
-use miette::{miette, IntoDiagnostic};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -153,15 +153,18 @@ pub(crate) fn dims(s: &str) -> Option<[u64; 3]> {
     (v.len() == 3).then(|| [v[0], v[1], v[2]])
 }
 
-pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
+pub fn read_measurements(path: &Path) -> crate::Result<Vec<Measured>> {
     let mut rdr = csv::Reader::from_path(path)
-        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
-    let headers = rdr.headers().into_diagnostic()?.clone();
+        .map_err(|e| Error::Input(format!("{}: cannot read: {e}", path.display())))?;
+    let headers = rdr
+        .headers()
+        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?
+        .clone();
     let col = |name: &str| {
         headers
             .iter()
             .position(|h| h == name)
-            .ok_or_else(|| miette!("{}: no column `{name}`", path.display()))
+            .ok_or_else(|| Error::Input(format!("{}: no column `{name}`", path.display())))
     };
     // Older files have no signature column; the kernel column then names the kernel.
     let sig = headers.iter().position(|h| h == "kernel_signature");
@@ -182,9 +185,15 @@ pub fn read_measurements(path: &Path) -> miette::Result<Vec<Measured>> {
     );
     let mut out = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| miette!("{}:{}: {e}", path.display(), i + 2))?;
+        let rec = rec.map_err(|e| Error::Input(format!("{}:{}: {e}", path.display(), i + 2)))?;
         let field = |c: usize| rec.get(c).unwrap_or("").to_string();
-        let bad = |what: &str| miette!("{}:{}: `{what}` is not X×Y×Z", path.display(), i + 2);
+        let bad = |what: &str| {
+            Error::Input(format!(
+                "{}:{}: `{what}` is not X×Y×Z",
+                path.display(),
+                i + 2
+            ))
+        };
         out.push(Measured {
             program: field(p),
             kernel: field(k),
@@ -380,19 +389,17 @@ fn group_of(reason: &str) -> String {
     g.to_string()
 }
 
-pub fn run(args: Args) -> miette::Result<()> {
+pub fn run(args: Args) -> crate::Result<()> {
     let data = args.data.clone().unwrap_or_else(default_data);
     let tools = Toolchain::discover();
     if tools.cuda_path.is_none() {
-        return Err(miette!(
-            "no CUDA 12 headers found to read host code against: run `cargo xtask bootstrap` (or set KERNCAST_CUDA_PATH)"
-        ));
+        return Err(Error::Input("no CUDA 12 headers found to read host code against: run `cargo xtask bootstrap` (or set KERNCAST_CUDA_PATH)".to_string()));
     }
-    let units =
-        compdb::read(&data.join("compile_commands.json"), &tools).map_err(|e| miette!("{e}"))?;
+    let units = compdb::read(&data.join("compile_commands.json"), &tools)
+        .map_err(|e| Error::Input(e.to_string()))?;
     let measured = read_measurements(&data.join("measurements.csv"))?;
     let commands = compile_command::read_database(&data.join("compile_commands.json"))
-        .map_err(|e| miette!("{e}"))?;
+        .map_err(|e| Error::Input(e.to_string()))?;
     let mut by_program: BTreeMap<String, Vec<&Measured>> = BTreeMap::new();
     for m in &measured {
         if args.programs.is_empty() || args.programs.contains(&m.program) {
@@ -401,7 +408,8 @@ pub fn run(args: Args) -> miette::Result<()> {
     }
     let opts = Options {
         device: crate::host_workloads::program::device_props(
-            &kerncast_models::Device::load(&args.device).map_err(|e| miette::miette!("{e}"))?,
+            &kerncast_models::Device::load(&args.device)
+                .map_err(|e| Error::Device(e.to_string()))?,
         ),
         toolchain: tools,
         // the database lists some programs' CUDA files only; `main` is in a file beside them
@@ -416,7 +424,7 @@ pub fn run(args: Args) -> miette::Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| miette!("{e}"))?;
+        .map_err(|e| Error::Analysis(e.to_string()))?;
     // Rows of an earlier, cut-off run: their programs are not analysed again.
     let mut kept: Vec<Row> = Vec::new();
     if let (true, Some(path)) = (args.resume, &args.json) {
@@ -643,7 +651,7 @@ fn rss_kib(pid: u32) -> Option<u64> {
 struct Sink {
     rows: Vec<Row>,
     path: Option<PathBuf>,
-    error: Option<miette::Report>,
+    error: Option<Error>,
 }
 
 impl Sink {
@@ -656,10 +664,10 @@ impl Sink {
             return;
         }
         let written = serde_json::to_string_pretty(&self.rows)
-            .map_err(|e| miette!("{e}"))
+            .map_err(|e| Error::Output(e.to_string()))
             .and_then(|text| {
                 crate::fsio::write_atomic(path, text.as_bytes())
-                    .map_err(|e| miette!("{}: {e}", path.display()))
+                    .map_err(|e| Error::Output(format!("{}: {e}", path.display())))
             });
         if let Err(e) = written {
             self.error = Some(e);
@@ -675,16 +683,16 @@ fn sort_rows(rows: &mut [Row]) {
 
 /// `kerncast realcode --json` rows read back, as [`Row`]s or as any subset of their fields
 /// (`kerncast fit` reads only what it fits on).
-pub fn read_rows<R: serde::de::DeserializeOwned>(path: &Path) -> miette::Result<Vec<R>> {
+pub fn read_rows<R: serde::de::DeserializeOwned>(path: &Path) -> crate::Result<Vec<R>> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
+        .map_err(|e| Error::Input(format!("{}: cannot read: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| {
-        miette!(
+        Error::Input(format!(
             "{}:{}:{}: not kerncast realcode --json rows: {e}",
             path.display(),
             e.line(),
             e.column()
-        )
+        ))
     })
 }
 

@@ -102,7 +102,7 @@ pub fn run_all(mode: &str, manifest: Option<&PathBuf>, devices: &[String]) -> (i
                     }
                 }
                 Err(e) => {
-                    text.push_str(&format!("error: {e:?}\n"));
+                    text.push_str(&format!("error: {}", kerncast::error::render(&e)));
                     worst = 2;
                 }
             }

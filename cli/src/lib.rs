@@ -99,7 +99,7 @@ pub fn main() -> miette::Result<()> {
         Command::Predict(a) => commands::predict::run(a),
         Command::Validate(a) => commands::validate::run(a),
         Command::Launches(a) => commands::launches::run(a),
-        Command::Realcode(a) => kerncast::realcode::run(a),
+        Command::Realcode(a) => Ok(kerncast::realcode::run(a)?),
         Command::FlopTable(a) => commands::flop_table::run(a),
         Command::Fit(a) => commands::fit::run(a),
     }

@@ -36,7 +36,7 @@ fn relative(s: String) -> String {
 }
 
 /// `kerncast predict FILE ARGS…` as the CLI runs it.
-fn predict_file(file: &std::path::Path, rest: &[&str]) -> miette::Result<String> {
+fn predict_file(file: &std::path::Path, rest: &[&str]) -> kerncast::Result<String> {
     let file = file.display().to_string();
     let v = ["predict", file.as_str()]
         .into_iter()
@@ -1095,7 +1095,7 @@ __global__ void rowsum(int rows, const int *row_ptr, const float *val, float *ou
     assert_ne!(time(&zeros), time(&given));
 
     // miette wraps its lines: the message as one line
-    let flat = |e: miette::Report| {
+    let flat = |e: kerncast::Error| {
         format!("{e:?}")
             .replace('│', " ")
             .split_whitespace()
@@ -1420,4 +1420,48 @@ fn the_workload_flags_mean_the_same_in_count_emulate_and_predict() {
         refused.to_string().contains("--buffer: `kerncast count`"),
         "{refused}"
     );
+}
+
+/// A library caller tells what went wrong by the error's kind, not its text.
+#[test]
+fn errors_come_by_kind() {
+    let ptx = workspace_root().join("tests/ptx/nvcc/vecadd.ptx");
+    let launch = [
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "--param",
+        "vecadd_param_0=1024",
+    ];
+    let with = |extra: &[&str]| {
+        let mut v = launch.to_vec();
+        v.extend(extra);
+        predict_file(&ptx, &v).unwrap_err()
+    };
+    assert!(matches!(
+        with(&["--model", "oracle"]),
+        kerncast::Error::Device(_)
+    ));
+    assert!(matches!(
+        with(&["--device", "no-such-gpu"]),
+        kerncast::Error::Device(_)
+    ));
+    assert!(matches!(
+        with(&["--clocks", "fast"]),
+        kerncast::Error::Flag(_)
+    ));
+    assert!(matches!(
+        with(&["--param", "nope=1"]),
+        kerncast::Error::Flag(_)
+    ));
+    let (_dir, bad) = source_file("bad.ptx", ".version 7.0\n.target sm_80\n.entry k( {\n");
+    let e = predict_file(&bad, &launch).unwrap_err();
+    assert!(matches!(e, kerncast::Error::Input(_)), "{e:?}");
+    assert!(e.to_string().contains("bad.ptx:3:"), "{e}");
+    // `count` parses the file itself: the error carries the span to draw a caret under
+    let flags = ["count", bad.to_str().unwrap()];
+    let e = kerncast::ops::count::output(&parse_flags(flags)).unwrap_err();
+    assert!(matches!(e, kerncast::Error::Ptx(_)), "{e:?}");
+    assert!(e.to_string().contains("bad.ptx:3:"), "{e}");
 }

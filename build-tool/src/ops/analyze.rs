@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::lower::LowerArgs;
 use crate::pipeline::{self, Job, Options};
 use crate::report::{self, Report};
-use miette::{miette, IntoDiagnostic};
+use crate::Error;
 use std::path::{Path, PathBuf};
 
 /// Which kernels, devices and model: shared by `analyze` and `check`.
@@ -84,7 +84,7 @@ pub struct Resolved {
 }
 
 impl Inputs {
-    pub fn resolve(&self) -> miette::Result<Resolved> {
+    pub fn resolve(&self) -> crate::Result<Resolved> {
         // Without files or a kerncast.toml, a compilation database names them (`--compile-commands`,
         // else ./compile_commands.json or ./build/compile_commands.json, where CMake's
         // CMAKE_EXPORT_COMPILE_COMMANDS writes it), with each file's include folders and macros.
@@ -102,15 +102,16 @@ impl Inputs {
                         .find(|p| p.is_file())
                 });
                 let Some(db) = db else {
-                    return Err(miette!(
+                    return Err(Error::Input(
                         "nothing to analyse: give kernel files or folders, --config kerncast.toml, \
                          or --compile-commands build/compile_commands.json (a CMake build with \
                          CMAKE_EXPORT_COMPILE_COMMANDS=ON writes it)"
+                            .to_string(),
                     ));
                 };
                 let units =
                     kerncast_host::compdb::read(&db, &kerncast_host::compdb::Toolchain::discover())
-                        .map_err(|e| miette!("{e}"))?;
+                        .map_err(|e| Error::Input(e.to_string()))?;
                 from_db = Some((db, units));
                 None
             }
@@ -127,12 +128,12 @@ impl Inputs {
         };
         let db_files = from_db.as_ref().map(|(db, units)| compdb_files(db, units));
         if let Some(Err(e)) = &db_files {
-            return Err(miette!("{e}"));
+            return Err(Error::Input(e.to_string()));
         }
         let db_files: Option<Vec<PathBuf>> = db_files.map(|r| r.unwrap_or_default());
         let files: &[PathBuf] = db_files.as_deref().unwrap_or(&self.files);
         let config = match &config_path {
-            Some(p) => Some(Config::load(p).map_err(|e| miette::Report::new(*e))?),
+            Some(p) => Some(Config::load(p)?),
             None => None,
         };
         if let Some(c) = &config {
@@ -147,14 +148,14 @@ impl Inputs {
                 .unwrap_or_default()
         };
         if devices.is_empty() {
-            return Err(miette!(
-                "no device: pass --device NAME (e.g. gtx-titan-x) or set `devices` in kerncast.toml"
-            ));
+            return Err(Error::Device("no device: pass --device NAME (e.g. gtx-titan-x) or set `devices` in kerncast.toml".to_string()));
         }
         let base = self.lower.options_for(&devices);
         let mut jobs = match (&config, self.files.is_empty()) {
             (Some(c), true) => pipeline::jobs_from_config(c, &base),
-            _ => pipeline::jobs_from_paths(files, &base).map_err(|m| miette!("{m}"))?,
+            _ => {
+                pipeline::jobs_from_paths(files, &base).map_err(|m| Error::Input(m.to_string()))?
+            }
         };
         if let Some((_, units)) = &from_db {
             for j in &mut jobs {
@@ -164,7 +165,7 @@ impl Inputs {
             }
         }
         if jobs.is_empty() {
-            return Err(miette!("no kernel sources found"));
+            return Err(Error::Workload("no kernel sources found".to_string()));
         }
         jobs.sort_by(|a, b| a.display_path.cmp(&b.display_path));
         let cache = (!self.no_cache).then(crate::cache::Cache::default_dir);
@@ -214,7 +215,8 @@ impl Inputs {
                 cache,
                 hot_lines: 8,
                 size_chart: true,
-                params: crate::params::parse(&self.params).map_err(|e| miette!("{e}"))?,
+                params: crate::params::parse(&self.params)
+                    .map_err(|e| Error::Flag(e.to_string()))?,
                 run: {
                     let mut run = self.host.run_spec(files);
                     if let Some((db, _)) = &from_db {
@@ -317,19 +319,18 @@ pub struct Args {
 }
 
 /// Analyses and writes the reports; returns the report (for tests and the other subcommands).
-pub fn analyze(inputs: &Inputs, out: Option<&Path>) -> miette::Result<Report> {
+pub fn analyze(inputs: &Inputs, out: Option<&Path>) -> crate::Result<Report> {
     analyze_resolved(&inputs.resolve()?, out)
 }
 
 /// [`analyze`] for inputs already resolved.
-pub fn analyze_resolved(r: &Resolved, out: Option<&Path>) -> miette::Result<Report> {
+pub fn analyze_resolved(r: &Resolved, out: Option<&Path>) -> crate::Result<Report> {
     let counter = crate::engine::default_counter();
     let mut report = pipeline::analyze(&r.jobs, &r.options, counter.as_ref());
     report.root = r.root.clone();
     if let Some(dir) = out {
         report::write_all(&report, dir)
-            .into_diagnostic()
-            .map_err(|e| e.wrap_err(format!("writing reports to {}", dir.display())))?;
+            .map_err(|e| Error::Output(format!("writing reports to {}: {e}", dir.display())))?;
     }
     Ok(report)
 }

@@ -66,11 +66,11 @@ pub fn check(args: &Args) -> CheckRun {
     };
     let resolved = match args.inputs.resolve() {
         Ok(r) => r,
-        Err(e) => return errored(format!("error: {e:?}\n")),
+        Err(e) => return errored(format!("error: {}", crate::error::render(&e))),
     };
     let report = match analyze_resolved(&resolved, args.out.as_deref()) {
         Ok(r) => r,
-        Err(e) => return errored(format!("error: {e:?}\n")),
+        Err(e) => return errored(format!("error: {}", crate::error::render(&e))),
     };
     let mut th = resolved.thresholds.clone();
     if let Some(t) = args.time_threshold {

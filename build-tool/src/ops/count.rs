@@ -6,6 +6,7 @@ use super::workload_args::{Flag, WorkloadArgs};
 use crate::lower::LowerArgs;
 use crate::param_fields::{field_of_key, SourceField};
 use crate::workload::{Dims, Expr, WorkloadSpec};
+use crate::Error;
 use kerncast_passes::affine::param_field_symbol;
 use kerncast_passes::count::{analyze_kernel_with, Options, Workload};
 use kerncast_passes::reuse::{Reuse, ReuseProfile};
@@ -34,21 +35,21 @@ pub struct Args {
     pub lower: LowerArgs,
 }
 
-fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> miette::Result<BTreeMap<String, T>> {
+fn pairs<T: std::str::FromStr>(v: &[String], flag: &str) -> crate::Result<BTreeMap<String, T>> {
     let mut m = BTreeMap::new();
     for p in v {
         let (k, val) = p
             .split_once('=')
-            .ok_or_else(|| miette::miette!("--{flag} `{p}`: expected NAME=VALUE"))?;
+            .ok_or_else(|| Error::Flag(format!("--{flag} `{p}`: expected NAME=VALUE")))?;
         let val = val
             .trim()
             .parse()
             .map_err(|_| match val.trim().parse::<f64>() {
                 // only `--param` is integer; a float parameter's value changes no count
-                Ok(_) => miette::miette!(
+                Ok(_) => Error::Flag(format!(
                     "--{flag} `{p}`: `{val}` is not an integer: counts take integer values; leave a float parameter out (counts read a float only through the branches that test it, which are listed assumptions)"
-                ),
-                Err(_) => miette::miette!("--{flag} `{p}`: `{val}` is not a number"),
+                )),
+                Err(_) => Error::Flag(format!("--{flag} `{p}`: `{val}` is not a number")),
             })?;
         m.insert(k.trim().to_string(), val);
     }
@@ -128,12 +129,12 @@ fn reuse_line(p: &ReuseProfile) -> String {
 }
 
 /// What `kerncast count` prints: the closed forms, or the counts at a launch.
-pub fn output(args: &Args) -> miette::Result<String> {
+pub fn output(args: &Args) -> crate::Result<String> {
     let mut out = String::new();
     let (name, text) = super::ptx::load(&args.file, &args.lower)?;
     let m = super::ptx::parse_for_analysis(&name, &text)?;
     let f = super::ptx::pick_kernel(&m, args.kernel.as_deref())
-        .map_err(|e| miette::miette!("{name}: {e}"))?;
+        .map_err(|e| Error::Workload(format!("{name}: {e}")))?;
     let kernel = f.name.clone();
     // Source names of the parameters (from the source file, when it is one) → positions.
     let source = std::fs::read_to_string(&args.file).unwrap_or_default();
@@ -141,13 +142,13 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let sk = crate::pipeline::source_kernel(&kernels, &kernel);
     let wa = &args.workload;
     wa.refuse("count", &[Flag::Buffer])
-        .map_err(|e| miette::miette!("{e}"))?;
+        .map_err(|e| Error::Flag(e.to_string()))?;
     let ints = pairs::<i64>(
         &wa.params_for(&crate::names::demangle(&kernel), &kernels_of(&m))
-            .map_err(|e| miette::miette!("{name}: {e}"))?,
+            .map_err(|e| Error::Flag(format!("{name}: {e}")))?,
         "param",
     )?;
-    let in_workload = |e: String| miette::miette!("{name}: kernel `{kernel}`: {e}");
+    let in_workload = |e: String| Error::Workload(format!("{name}: kernel `{kernel}`: {e}"));
     // A launch is counted when the flags write one out or pick one; otherwise the closed forms
     // are printed.
     let launch = (!args.symbolic && (wa.grid.is_some() || wa.pick.is_some()))
@@ -161,13 +162,13 @@ pub fn output(args: &Args) -> miette::Result<String> {
         (Some(spec), _) if !spec.block.0.is_empty() => Some(block_of(spec, &ints)),
         (None, Some(b)) => {
             let mut spec = WorkloadSpec::empty();
-            spec.block = Dims::parse(b).map_err(|e| miette::miette!("--block: {e}"))?;
+            spec.block = Dims::parse(b).map_err(|e| Error::Flag(format!("--block: {e}")))?;
             Some(block_of(&spec, &ints))
         }
         _ => None,
     }
     .transpose()
-    .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
+    .map_err(|e| Error::Flag(format!("{}: --block: {e}", args.file.display())))?;
     let block = given_block.or_else(|| {
         sk.and_then(workload_block).or_else(|| {
             crate::host_workloads::first_block(&args.file, &args.lower.options(), &kernel)
@@ -176,7 +177,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     if let Some(b) = block {
         // before the analysis, which is per block size
         crate::workload::check_launch([1; 3], b)
-            .map_err(|e| miette::miette!("{}: --block: {e}", args.file.display()))?;
+            .map_err(|e| Error::Flag(format!("{}: --block: {e}", args.file.display())))?;
     }
     let source_names = sk.map(|sk| sk.params.clone()).unwrap_or_default();
     let source_fields = sk.map(|sk| sk.fields.clone()).unwrap_or_default();
@@ -188,10 +189,11 @@ pub fn output(args: &Args) -> miette::Result<String> {
             ..Default::default()
         },
     )
-    .map_err(|e| miette::miette!("{name}: {e}"))?;
+    .map_err(|e| Error::Analysis(format!("{name}: {e}")))?;
     let Some(mut spec) = launch else {
         if args.json {
-            let s = serde_json::to_string_pretty(&stats).map_err(|e| miette::miette!("{e}"))?;
+            let s =
+                serde_json::to_string_pretty(&stats).map_err(|e| Error::Output(e.to_string()))?;
             out += &format!("{s}\n");
         } else {
             out += &stats.symbolic_text();
@@ -202,27 +204,29 @@ pub fn output(args: &Args) -> miette::Result<String> {
         spec.block = Dims(stats.block.iter().map(|b| Expr::Int(*b as i64)).collect());
     }
     let resolved = spec.resolve_launch(&ints).map_err(|e| {
-        miette::miette!(
+        Error::Workload(format!(
             "{name}: kernel `{kernel}`: workload: {e}{}",
             spec.how_to_set(&e)
-        )
+        ))
     })?;
     let w = Workload {
         grid: resolved.grid,
         block: resolved.block,
         params: by_position(resolved.params, f, &source_names, &source_fields),
-        hints: wa.hint_values().map_err(|e| miette::miette!("{e}"))?,
+        hints: wa.hint_values().map_err(|e| Error::Flag(e.to_string()))?,
         reuse: true,
     };
     let bound = stats.bind(&w).map_err(|e| match e {
-        kerncast_passes::count::AnalyzeError::MissingParam { name: p, .. } => miette::miette!(
-            "{name}: kernel `{kernel}`: {}",
-            crate::symbolic::missing_param_message(&p, Some(f), &source_names)
-        ),
-        e => miette::miette!("{name}: {e}"),
+        kerncast_passes::count::AnalyzeError::MissingParam { name: p, .. } => {
+            Error::Workload(format!(
+                "{name}: kernel `{kernel}`: {}",
+                crate::symbolic::missing_param_message(&p, Some(f), &source_names)
+            ))
+        }
+        e => Error::Analysis(format!("{name}: {e}")),
     })?;
     if args.json {
-        let s = serde_json::to_string_pretty(&bound).map_err(|e| miette::miette!("{e}"))?;
+        let s = serde_json::to_string_pretty(&bound).map_err(|e| Error::Output(e.to_string()))?;
         out += &format!("{s}\n");
     } else {
         out += &format!(

@@ -10,6 +10,7 @@ use crate::lower::LowerArgs;
 use crate::param_fields;
 use crate::param_fields::scalar_arg;
 use crate::workload::Workload;
+use crate::Error;
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::ptx::{Function, Module};
 use kerncast_passes::stats::Launch;
@@ -75,14 +76,15 @@ pub struct LoopOut {
 }
 
 /// What `kerncast emulate` prints (text or JSON).
-pub fn output(args: &Args) -> miette::Result<String> {
+pub fn output(args: &Args) -> crate::Result<String> {
     let (name, text) = super::ptx::load(&args.file, &args.lower)?;
     let m = super::ptx::parse_for_analysis(&name, &text)?;
     let source = std::fs::read_to_string(&args.file).unwrap_or_default();
     let kernels = crate::annotations::scan(&source).unwrap_or_default();
-    let report = emulate(&m, &kernels, args).map_err(|e| miette::miette!("{name}: {e}"))?;
+    let report =
+        emulate(&m, &kernels, args).map_err(|e| Error::Analysis(format!("{name}: {e}")))?;
     Ok(if args.json {
-        serde_json::to_string_pretty(&report).map_err(|e| miette::miette!("{e}"))? + "\n"
+        serde_json::to_string_pretty(&report).map_err(|e| Error::Output(e.to_string()))? + "\n"
     } else {
         render(&report)
     })

@@ -12,8 +12,8 @@
 //! measurements.csv is one) is read too: its times are fitted on the features of the realcode
 //! rows given with `--features` for the same program, kernel, grid and block.
 
+use crate::Error;
 use kerncast_models::linear::{self, Measurement};
-use miette::{miette, IntoDiagnostic};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -96,23 +96,36 @@ pub struct CsvLaunch {
 /// A CSV of measured launches: program, kernel, grid, block (`XxYxZ`) and time in ns
 /// (`time_ns`, or `time`); `kernel_signature` names the launched kernel where `kernel` is a
 /// profiler's filter.
-pub fn read_csv(path: &Path) -> miette::Result<Vec<CsvLaunch>> {
+pub fn read_csv(path: &Path) -> crate::Result<Vec<CsvLaunch>> {
     let mut rdr = csv::Reader::from_path(path)
-        .map_err(|e| miette!("{}: cannot read: {e}", path.display()))?;
-    let headers = rdr.headers().into_diagnostic()?.clone();
+        .map_err(|e| Error::Input(format!("{}: cannot read: {e}", path.display())))?;
+    let headers = rdr
+        .headers()
+        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?
+        .clone();
     let pos = |name: &str| headers.iter().position(|h| h.trim() == name);
-    let col =
-        |name: &str| pos(name).ok_or_else(|| miette!("{}: no column `{name}`", path.display()));
+    let col = |name: &str| {
+        pos(name).ok_or_else(|| Error::Input(format!("{}: no column `{name}`", path.display())))
+    };
     let (p, k, g, b) = (col("program")?, col("kernel")?, col("grid")?, col("block")?);
-    let t = pos("time_ns")
-        .or_else(|| pos("time"))
-        .ok_or_else(|| miette!("{}: no column `time_ns` (or `time`, in ns)", path.display()))?;
+    let t = pos("time_ns").or_else(|| pos("time")).ok_or_else(|| {
+        Error::Input(format!(
+            "{}: no column `time_ns` (or `time`, in ns)",
+            path.display()
+        ))
+    })?;
     let sig = pos("kernel_signature");
     let mut out = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| miette!("{}:{}: {e}", path.display(), i + 2))?;
+        let rec = rec.map_err(|e| Error::Input(format!("{}:{}: {e}", path.display(), i + 2)))?;
         let field = |c: usize| rec.get(c).unwrap_or("").trim().to_string();
-        let bad = |what: &str| miette!("{}:{}: `{what}` is not XxYxZ", path.display(), i + 2);
+        let bad = |what: &str| {
+            Error::Input(format!(
+                "{}:{}: `{what}` is not XxYxZ",
+                path.display(),
+                i + 2
+            ))
+        };
         let m = crate::realcode::Measured {
             program: field(p),
             kernel: field(k),
@@ -177,7 +190,7 @@ pub fn split(programs: &[&str], folds: usize, f: usize) -> (Vec<usize>, Vec<usiz
 pub fn cross_validate(
     rows: &[(&str, Measurement)],
     folds: usize,
-) -> miette::Result<Vec<Option<f64>>> {
+) -> crate::Result<Vec<Option<f64>>> {
     let programs: Vec<&str> = rows.iter().map(|(p, _)| *p).collect();
     let mut cv: Vec<Option<f64>> = vec![None; rows.len()];
     for f in 0..folds {
@@ -186,7 +199,8 @@ pub fn cross_validate(
             continue;
         }
         let train: Vec<Measurement> = train.iter().map(|&i| rows[i].1.clone()).collect();
-        let fit = linear::fit(&train, true).map_err(|e| miette!("fold {f}: {e}"))?;
+        let fit =
+            linear::fit(&train, true).map_err(|e| Error::Analysis(format!("fold {f}: {e}")))?;
         for i in test {
             cv[i] = Some(linear::predict_time(&fit.weights, &rows[i].1.features).0 * 1e9);
         }
@@ -206,9 +220,13 @@ fn profile_path(device: &str) -> PathBuf {
 }
 
 /// Replaces the `[linear]` table of a profile (its other text kept as written).
-fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> miette::Result<()> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| miette!("{}: cannot read the device profile: {e}", path.display()))?;
+fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> crate::Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::Input(format!(
+            "{}: cannot read the device profile: {e}",
+            path.display()
+        ))
+    })?;
     let mut out = String::new();
     let mut skipping = false;
     for line in text.lines() {
@@ -232,30 +250,29 @@ fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> m
         ));
     }
     // the profile must still load
-    toml::from_str::<toml::Value>(&out)
-        .into_diagnostic()
-        .map_err(|e| {
-            miette!(
-                "{}: the written profile would not parse: {e}",
-                path.display()
-            )
-        })?;
-    crate::fsio::write_atomic(path, out.as_bytes()).map_err(|e| miette!("{}: {e}", path.display()))
+    toml::from_str::<toml::Value>(&out).map_err(|e| {
+        Error::Input(format!(
+            "{}: the written profile would not parse: {e}",
+            path.display()
+        ))
+    })?;
+    crate::fsio::write_atomic(path, out.as_bytes())
+        .map_err(|e| Error::Output(format!("{}: {e}", path.display())))
 }
 
 /// Fits the linear model as `kerncast fit` asks, writes the weights where it says, and
 /// returns the cross-validation report.
-pub fn fit(args: &Args) -> miette::Result<String> {
+pub fn fit(args: &Args) -> crate::Result<String> {
     let mut out = String::new();
     if args.folds < 2 {
-        return Err(miette!("--folds must be at least 2"));
+        return Err(Error::Flag("--folds must be at least 2".to_string()));
     }
     let rows: Vec<Row> = if is_csv(&args.measurements) {
         let Some(f) = &args.features else {
-            return Err(miette!(
+            return Err(Error::Flag(format!(
                 "{}: a CSV carries times only; give the features with --features ROWS.json (kerncast realcode --json on the same programs)",
                 args.measurements.display()
-            ));
+            )));
         };
         let features: Vec<Row> = crate::realcode::read_rows(f)?;
         rows_from_csv(&read_csv(&args.measurements)?, &features)
@@ -307,11 +324,11 @@ pub fn fit(args: &Args) -> miette::Result<String> {
         programs.len()
     );
     if programs.len() < args.folds {
-        return Err(miette!(
+        return Err(Error::Analysis(format!(
             "{} programs with features: too few for {}-fold cross-validation grouped by program",
             programs.len(),
             args.folds
-        ));
+        )));
     }
     // cross-validation grouped by program
     let labelled: Vec<(&str, Measurement)> = usable
@@ -346,7 +363,7 @@ pub fn fit(args: &Args) -> miette::Result<String> {
         );
     }
     let all: Vec<Measurement> = usable.iter().map(|(_, m)| m.clone()).collect();
-    let fit = linear::fit(&all, true).map_err(|e| miette!("{e}"))?;
+    let fit = linear::fit(&all, true).map_err(|e| Error::Analysis(e.to_string()))?;
     let (mae, w2, rho) = crate::realcode::time_figures(&lin);
     let provenance = format!(
         "kerncast fit --measurements {}{} --device {}: NNLS on relative error over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}; fit geomean rel error {:.3}",

@@ -5,7 +5,7 @@
 
 use crate::lower::{find_tool, sass};
 use crate::sass_flops::probe;
-use miette::miette;
+use crate::Error;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -35,7 +35,7 @@ fn version(tool: &str) -> String {
 }
 
 /// The FLOP table of `args.arch`, as TOML with its header.
-pub fn generate(args: &Args) -> miette::Result<String> {
+pub fn generate(args: &Args) -> crate::Result<String> {
     let tools = format!("ptxas ({}) and nvdisasm", version("ptxas"));
     let arch = args.arch.clone();
     let run = |ptx: &str| -> Result<String, String> {
@@ -46,12 +46,11 @@ pub fn generate(args: &Args) -> miette::Result<String> {
         }
     };
     if find_tool("ptxas").is_none() || find_tool("nvdisasm").is_none() {
-        return Err(miette!(
-            "ptxas and nvdisasm are needed to probe SASS; install them with `cargo xtask bootstrap`"
-        ));
+        return Err(Error::Input("ptxas and nvdisasm are needed to probe SASS; install them with `cargo xtask bootstrap`".to_string()));
     }
-    let table = probe::generate(&args.arch, &tools, &run).map_err(|e| miette!("{e}"))?;
-    let text = table.to_toml().map_err(|e| miette!("{e}"))?;
+    let table =
+        probe::generate(&args.arch, &tools, &run).map_err(|e| Error::Analysis(e.to_string()))?;
+    let text = table.to_toml().map_err(|e| Error::Output(e.to_string()))?;
     let text = format!(
         "# FLOPs per PTX instruction on {} SASS, as Nsight Compute counts them. Made by `kerncast flop-table --arch {}`; do not edit.\n{text}",
         args.arch, args.arch

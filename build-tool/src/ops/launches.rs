@@ -2,8 +2,8 @@
 //! thinks a program launches (the host reading of `kerncast-host`), launch by launch, then
 //! what it could not resolve and why.
 
+use crate::Error;
 use kerncast_host::{HostReading, Launch, Options, Program, Toolchain};
-use miette::miette;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,7 @@ pub struct Args {
 }
 
 /// The program the arguments name, read.
-pub fn read(args: &Args) -> miette::Result<HostReading> {
+pub fn read(args: &Args) -> crate::Result<HostReading> {
     let tools = Toolchain::discover();
     let program = program_of(args, &tools)?;
     let mut opts = Options {
@@ -50,24 +50,24 @@ pub fn read(args: &Args) -> miette::Result<HostReading> {
     for p in &args.params {
         let (name, value) = p
             .split_once('=')
-            .ok_or_else(|| miette!("--param {p}: expected NAME=VALUE"))?;
+            .ok_or_else(|| Error::Flag(format!("--param {p}: expected NAME=VALUE")))?;
         let v: f64 = value
             .trim()
             .parse()
-            .map_err(|_| miette!("--param {p}: `{value}` is not a number"))?;
+            .map_err(|_| Error::Flag(format!("--param {p}: `{value}` is not a number")))?;
         opts.params.insert(name.trim().to_string(), v);
     }
     if let Some(d) = &args.device {
         opts.device = device_props(d)?;
     }
-    let reading = kerncast_host::read(&program, &opts).map_err(|e| miette!("{e}"))?;
+    let reading = kerncast_host::read(&program, &opts).map_err(|e| Error::Input(e.to_string()))?;
     unknown_params(&opts, &reading)?;
     Ok(reading)
 }
 
 /// A `--param` the program never read is a typo or a name it does not have: an error listing
 /// the names it has (the values its launches leave unknown, and those it read).
-fn unknown_params(opts: &Options, reading: &HostReading) -> miette::Result<()> {
+fn unknown_params(opts: &Options, reading: &HostReading) -> crate::Result<()> {
     let unused: Vec<&String> = opts
         .params
         .keys()
@@ -99,21 +99,24 @@ fn unknown_params(opts: &Options, reading: &HostReading) -> miette::Result<()> {
             names.into_iter().collect::<Vec<_>>().join(", ")
         )
     };
-    Err(miette!(
+    Err(Error::Flag(format!(
         "--param {}: the program has no value of that name ({listed})",
         unused
             .iter()
             .map(|s| s.as_str())
             .collect::<Vec<_>>()
             .join(", ")
-    ))
+    )))
 }
 
-fn program_of(args: &Args, tools: &Toolchain) -> miette::Result<Program> {
+fn program_of(args: &Args, tools: &Toolchain) -> crate::Result<Program> {
     let mut files = Vec::new();
     for p in &args.program {
         if !p.exists() {
-            return Err(miette!("{}: no such file or folder", p.display()));
+            return Err(Error::Input(format!(
+                "{}: no such file or folder",
+                p.display()
+            )));
         }
         if p.is_dir() {
             files.extend(sources_in(p));
@@ -134,7 +137,8 @@ fn program_of(args: &Args, tools: &Toolchain) -> miette::Result<Program> {
     };
     let mut program = match db {
         Some(db) => {
-            let units = kerncast_host::compdb::read(&db, tools).map_err(|e| miette!("{e}"))?;
+            let units =
+                kerncast_host::compdb::read(&db, tools).map_err(|e| Error::Input(e.to_string()))?;
             let units: Vec<_> = units
                 .into_iter()
                 .filter(|u| files.iter().any(|f| u.file == *f || u.file.starts_with(f)))
@@ -182,8 +186,8 @@ fn sources_in(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// What the host code can ask of a bundled device profile.
-pub fn device_props(name: &str) -> miette::Result<kerncast_host::DeviceProps> {
-    let d = kerncast_models::Device::load(name).map_err(|e| miette!("{e}"))?;
+pub fn device_props(name: &str) -> crate::Result<kerncast_host::DeviceProps> {
+    let d = kerncast_models::Device::load(name).map_err(|e| Error::Device(e.to_string()))?;
     Ok(crate::host_workloads::program::device_props(&d))
 }
 

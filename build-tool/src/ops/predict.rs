@@ -19,13 +19,13 @@ use crate::pipeline::workloads::{self, Missing};
 use crate::pipeline::{self, Job, Unit};
 use crate::symbolic::DATA_DEPENDENT;
 use crate::workload::{Dims, Expr, WorkloadSpec};
+use crate::Error;
 use kerncast_models::model::MODEL_HINTS;
 use kerncast_models::power::PhysicalPowerParams;
 use kerncast_models::schedule::adapter::blocks_from_cfg;
 use kerncast_models::{auto, render, sweep, Clocks, ModelInput};
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::stats::{Assumption, Feature, Launch};
-use miette::miette;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -65,13 +65,13 @@ pub struct Args {
     pub lower: LowerArgs,
 }
 
-fn dims(s: &str) -> miette::Result<Dims> {
-    Dims::parse(s).map_err(|e| miette!("bad dimensions: {e} (expected X[,Y[,Z]])"))
+fn dims(s: &str) -> crate::Result<Dims> {
+    Dims::parse(s).map_err(|e| Error::Flag(format!("bad dimensions: {e} (expected X[,Y[,Z]])")))
 }
 
 /// The unit of the file predicted (`job`): its own, or (host code) the program its strings
 /// carry that defines the kernel asked for; the host files read with it are `side`'s.
-fn unit_of(job: &Job, jobs: &[Job], side: &HostSide) -> miette::Result<Unit> {
+fn unit_of(job: &Job, jobs: &[Job], side: &HostSide) -> crate::Result<Unit> {
     let own = |u: &Result<Unit, crate::report::Failure>| match u {
         Ok(u) => u.job.path == job.path,
         Err(f) => f.file == job.display_path,
@@ -82,7 +82,10 @@ fn unit_of(job: &Job, jobs: &[Job], side: &HostSide) -> miette::Result<Unit> {
     };
     let failed = |f: &crate::report::Failure| {
         let at = f.line.map_or(String::new(), |l| format!(":{l}"));
-        miette!("{}{at}: {} failed: {}", f.file, f.stage, f.message)
+        Error::at_stage(
+            &f.stage,
+            format!("{}{at}: {} failed: {}", f.file, f.stage, f.message),
+        )
     };
     let mut first_err = None;
     for u in side.units(jobs, &kernel_jobs).into_iter().filter(own) {
@@ -109,7 +112,7 @@ fn chosen_workload(
     sk: Option<&annotations::SourceKernel>,
     target: &engine::Target,
     opts: &pipeline::Options,
-) -> miette::Result<WorkloadSpec> {
+) -> crate::Result<WorkloadSpec> {
     let path = args.file.display().to_string();
     let shown = pipeline::demangle(entry);
     let answers = side.answers(std::slice::from_ref(unit), target);
@@ -125,19 +128,25 @@ fn chosen_workload(
         &mut found,
     );
     if let Some(f) = found.param_errors(&opts.params, side).first() {
-        return Err(miette!("{path}: kernel `{shown}`: {}", f.message));
+        return Err(Error::Flag(format!(
+            "{path}: kernel `{shown}`: {}",
+            f.message
+        )));
     }
     let specs = match specs {
         Ok(s) => s,
         Err(Missing::NotLaunched(n)) => {
-            return Err(miette!(
+            return Err(Error::Workload(format!(
                 "{path}: kernel `{shown}` has no workload: {}; give --grid and --block",
                 n.why
-            ))
+            )))
         }
         Err(Missing::Library(_)) | Err(Missing::Failed(_)) => {
             if let Some(f) = side.failures().first() {
-                return Err(miette!("{}: {}", f.file, f.message));
+                return Err(Error::at_stage(
+                    &f.stage,
+                    format!("{}: {}", f.file, f.message),
+                ));
             }
             let files = if args.hosts.is_empty() && !crate::host_workloads::is_host_code(&args.file)
             {
@@ -150,9 +159,9 @@ fn chosen_workload(
                     read.join(", ")
                 )
             };
-            return Err(miette!(
+            return Err(Error::Workload(format!(
                 "{path}: kernel `{shown}` has no such workload (no annotation, and no launch of it in {files})"
-            ));
+            )));
         }
     };
     // the host code's launches, of which only the first is predicted here
@@ -172,11 +181,11 @@ fn chosen_workload(
         )
     });
     let mut spec = WorkloadSpec::pick(&specs, args.workload.pick.as_deref()).ok_or_else(|| {
-        miette!(
+        Error::Workload(format!(
             "{path}: kernel `{shown}` has no workload {} (it has {})",
             args.workload.pick.as_deref().unwrap_or("0"),
             specs.len()
-        )
+        ))
     })?;
     if let (Some(o), Some(others)) = (&mut spec.origin, &others) {
         o.push_str(others);
@@ -185,7 +194,7 @@ fn chosen_workload(
 }
 
 /// What `kerncast predict` prints (text or JSON).
-pub fn output(args: &Args) -> miette::Result<String> {
+pub fn output(args: &Args) -> crate::Result<String> {
     let path = args.file.display().to_string();
     let lower = args.lower.options_for(std::slice::from_ref(&args.device));
     let job = Job {
@@ -199,7 +208,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let mut jobs = vec![job.clone()];
     for h in &args.hosts {
         if !h.is_file() {
-            return Err(miette!("--host {}: no such file", h.display()));
+            return Err(Error::Flag(format!("--host {}: no such file", h.display())));
         }
         jobs.push(Job {
             path: h.clone(),
@@ -210,7 +219,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
             cache: job.cache.clone(),
         });
     }
-    let given = params::parse(&args.workload.params).map_err(|e| miette!("{e}"))?;
+    let given = params::parse(&args.workload.params).map_err(|e| Error::Flag(e.to_string()))?;
     let opts = pipeline::Options {
         devices: vec![args.device.clone()],
         model: args.model.clone(),
@@ -218,31 +227,35 @@ pub fn output(args: &Args) -> miette::Result<String> {
         run: args.host.run_spec(std::slice::from_ref(&args.file)),
         ..pipeline::Options::default()
     };
-    let target = engine::Target::load(&args.device, &args.model).map_err(|e| miette!("{e}"))?;
+    let target = engine::Target::load(&args.device, &args.model)
+        .map_err(|e| Error::Device(e.to_string()))?;
     let mut setup = Vec::new();
     let side = HostSide::new(&jobs, &opts, std::slice::from_ref(&target), &mut setup);
     if let Some(f) = setup.first() {
-        return Err(miette!("{}: {}", f.file, f.message));
+        return Err(Error::at_stage(
+            &f.stage,
+            format!("{}: {}", f.file, f.message),
+        ));
     }
     let unit = unit_of(&job, &jobs, &side)?;
     if let (Some(want), [_, _, ..]) = (&args.kernel, unit.kernels.as_slice()) {
         let names: Vec<&str> = unit.kernels.iter().map(|(k, _)| k.as_str()).collect();
-        return Err(miette!(
+        return Err(Error::Flag(format!(
             "{path}: --kernel {want} names {} kernels (overloads): {}; give the mangled name",
             names.len(),
             names.join(", ")
-        ));
+        )));
     }
     let (kname, sk) = unit
         .kernels
         .first()
         .cloned()
-        .ok_or_else(|| miette!("{path}: no kernel"))?;
+        .ok_or_else(|| Error::Workload(format!("{path}: no kernel")))?;
     let f = unit
         .module
         .kernels()
         .find(|k| k.name == kname)
-        .ok_or_else(|| miette!("{path}: kernel `{kname}` not in the PTX"))?;
+        .ok_or_else(|| Error::Workload(format!("{path}: kernel `{kname}` not in the PTX")))?;
     // messages name the kernel as its source does
     let shown = pipeline::demangle(&kname);
     let mut spec: WorkloadSpec = match (&args.workload.grid, &args.workload.block) {
@@ -271,8 +284,9 @@ pub fn output(args: &Args) -> miette::Result<String> {
             pipeline::apply_defines(&mut spec, &lower.defines);
             let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
             let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
-            unknown_param(&spec, f, &source_params, &source_fields)
-                .map_or(Ok(()), |e| Err(miette!("{path}: kernel `{shown}`: {e}")))?;
+            unknown_param(&spec, f, &source_params, &source_fields).map_or(Ok(()), |e| {
+                Err(Error::Flag(format!("{path}: kernel `{shown}`: {e}")))
+            })?;
             spec
         }
         (grid, block) => {
@@ -290,20 +304,23 @@ pub fn output(args: &Args) -> miette::Result<String> {
     let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
     param_fields::alias_fields(&mut spec, &source_fields, &source_params);
-    spec.hints
-        .extend(args.workload.hint_values().map_err(|e| miette!("{e}"))?);
+    spec.hints.extend(
+        args.workload
+            .hint_values()
+            .map_err(|e| Error::Flag(e.to_string()))?,
+    );
     for b in &args.workload.buffers {
         let (name, gen) = b
             .split_once('=')
-            .ok_or_else(|| miette!("--buffer `{b}`: expected NAME=TYPE:GEN"))?;
+            .ok_or_else(|| Error::Flag(format!("--buffer `{b}`: expected NAME=TYPE:GEN")))?;
         let name = name.trim();
         let pointer = f.params.iter().enumerate().any(|(i, p)| {
             (p.name == name || source_params.get(i).is_some_and(|s| s == name)) && p.ty.bits() == 64
         });
         if !pointer {
-            return Err(miette!(
+            return Err(Error::Flag(format!(
                 "{path}: kernel `{shown}`: --buffer `{name}`: no pointer parameter of that name"
-            ));
+            )));
         }
         spec.buffers
             .insert(name.to_string(), gen.trim().to_string());
@@ -318,27 +335,29 @@ pub fn output(args: &Args) -> miette::Result<String> {
             .origin
             .as_ref()
             .map_or(String::new(), |o| format!(" (the workload of {o})"));
-        miette!("{path}{at}: kernel `{shown}`: workload: {e}{how}{from}")
+        Error::Workload(format!(
+            "{path}{at}: kernel `{shown}`: workload: {e}{how}{from}"
+        ))
     })?;
     let counter = engine::default_counter();
     let bound = counter
         .prepare(&unit.module, &kname)
         .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &source_params))
         .map_err(|e| {
-            miette!(
+            Error::Analysis(format!(
                 "{path}: kernel `{shown}`: counting ({}) failed: {}",
                 counter.name(),
                 spec.why_unset(e.to_string())
-            )
+            ))
         })?;
     let stats = bound.stats;
     let counted_by = bound.counter;
 
     let model = auto::by_name(&args.model).ok_or_else(|| {
-        miette!(
+        Error::Device(format!(
             "unknown model `{}` (auto, linear, schedule, dvfs, roofline)",
             args.model
-        )
+        ))
     })?;
     let mut input = ModelInput {
         stats,
@@ -400,8 +419,9 @@ pub fn output(args: &Args) -> miette::Result<String> {
         "{path} kernel {heading}, workload {} (grid {:?}, block {:?}), device {}, counts: {}\n",
         w.name, w.grid, w.block, d.name, counted_by
     );
-    let fail =
-        |e: kerncast_models::ModelError| miette!("{path}: kernel `{shown}` on {}: {e}", d.name);
+    let fail = |e: kerncast_models::ModelError| {
+        Error::Analysis(format!("{path}: kernel `{shown}` on {}: {e}", d.name))
+    };
     let mut out = String::new();
     if args.sweep {
         let mut sw = sweep::sweep(model.as_ref(), &input, &d, power.as_ref()).map_err(fail)?;
@@ -410,7 +430,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         }
         if args.json {
             let doc = JsonOutput::new(None, &w, &counted_by, &input.stats.features, &sw);
-            out = serde_json::to_string_pretty(&doc).map_err(|e| miette!("{e}"))?;
+            out = serde_json::to_string_pretty(&doc).map_err(|e| Error::Output(e.to_string()))?;
             out.push('\n');
         } else {
             out.push_str(&header);
@@ -423,16 +443,18 @@ pub fn output(args: &Args) -> miette::Result<String> {
                     .split(',')
                     .map(|x| x.trim().parse::<f64>())
                     .collect::<Result<_, _>>()
-                    .map_err(|e| miette!("--clocks `{c}`: {e}"))?;
+                    .map_err(|e| Error::Flag(format!("--clocks `{c}`: {e}")))?;
                 let pair = match v.as_slice() {
                     [core, mem] => Clocks::new(*core, *mem),
-                    _ => return Err(miette!("--clocks `{c}`: expected CORE,MEM")),
+                    _ => return Err(Error::Flag(format!("--clocks `{c}`: expected CORE,MEM"))),
                 };
                 d.check_clocks(pair)
-                    .map_err(|e| miette!("--clocks `{c}`: {e}"))?;
+                    .map_err(|e| Error::Flag(format!("--clocks `{c}`: {e}")))?;
                 pair
             }
-            None => d.default_clocks().map_err(|e| miette!("{e}"))?,
+            None => d
+                .default_clocks()
+                .map_err(|e| Error::Device(e.to_string()))?,
         };
         let mut p = sweep::predict_full(model.as_ref(), &input, &d, clocks, power.as_ref())
             .map_err(fail)?;
@@ -441,7 +463,7 @@ pub fn output(args: &Args) -> miette::Result<String> {
         if args.json {
             let names = Some((kname.as_str(), shown.as_str(), d.name.as_str()));
             let doc = JsonOutput::new(names, &w, &counted_by, &input.stats.features, &p);
-            out = serde_json::to_string_pretty(&doc).map_err(|e| miette!("{e}"))?;
+            out = serde_json::to_string_pretty(&doc).map_err(|e| Error::Output(e.to_string()))?;
             out.push('\n');
         } else {
             out.push_str(&header);

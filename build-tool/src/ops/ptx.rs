@@ -4,9 +4,12 @@
 //! file), [`parse_named`] (parse, with malformed PTX rendered by miette with a caret) and
 //! [`parse_for_analysis`] (parse and inline device-function calls).
 
+pub use crate::error::render as render_report;
+use crate::error::PtxSyntaxError;
 use crate::lower::{self, LowerArgs, SourceKind};
+use crate::Error;
 use kerncast_passes::ptx::{self, Function, Inst, Module, StateSpace};
-use miette::{NamedSource, SourceSpan};
+use miette::NamedSource;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -26,41 +29,26 @@ pub struct Args {
 }
 
 /// Reads a `.ptx` file, or lowers a source file to PTX. Returns a display name and the PTX text.
-pub fn load(file: &Path, lower_args: &LowerArgs) -> miette::Result<(String, String)> {
+pub fn load(file: &Path, lower_args: &LowerArgs) -> crate::Result<(String, String)> {
     let name = file.display().to_string();
     if SourceKind::of(file) == Some(SourceKind::Ptx) || SourceKind::of(file).is_none() {
         let text = std::fs::read_to_string(file)
-            .map_err(|e| miette::miette!("{name}: cannot read: {e}"))?;
+            .map_err(|e| Error::Input(format!("{name}: cannot read: {e}")))?;
         return Ok((name, text));
     }
     let lowered =
-        lower::lower_file(file, &lower_args.options()).map_err(|e| miette::miette!("{e}"))?;
+        lower::lower_file(file, &lower_args.options()).map_err(|e| Error::Lower(e.to_string()))?;
     Ok((format!("{name} (via {})", lowered.frontend), lowered.ptx))
-}
-
-/// Malformed PTX, rendered with the file name and a caret under the offending token.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
-#[error("{file}:{line}:{col}: {message}")]
-#[diagnostic(code(kerncast::ptx::parse))]
-pub struct PtxSyntaxError {
-    pub file: String,
-    pub line: u32,
-    pub col: u32,
-    pub message: String,
-    #[source_code]
-    pub src: NamedSource<String>,
-    #[label("{message}")]
-    pub at: SourceSpan,
 }
 
 /// Parses and verifies PTX text ([`ptx::verify`]: what ptxas would reject); an error becomes a
 /// [`PtxSyntaxError`] naming `name`, line and column.
-pub fn parse_named(name: &str, text: &str) -> miette::Result<Module> {
+pub fn parse_named(name: &str, text: &str) -> crate::Result<Module> {
     ptx::parse(text)
         .and_then(|m| ptx::verify(&m).map(|()| m))
         .map_err(|e| {
             let len = e.span.end.saturating_sub(e.span.start).max(1);
-            miette::Report::new(PtxSyntaxError {
+            Error::from(PtxSyntaxError {
                 file: name.to_string(),
                 line: e.span.line,
                 col: e.span.col,
@@ -77,7 +65,7 @@ pub fn parse_named(name: &str, text: &str) -> miette::Result<Module> {
 
 /// Parses PTX text for analysis: device-function calls inlined, and each call that stays a call
 /// reported on stderr (its callee's work is not counted).
-pub fn parse_for_analysis(name: &str, text: &str) -> miette::Result<Module> {
+pub fn parse_for_analysis(name: &str, text: &str) -> crate::Result<Module> {
     let inlined = kerncast_passes::inline::inline_calls(&parse_named(name, text)?);
     for c in &inlined.not_inlined {
         eprintln!("note: {name}: {c}");
@@ -336,17 +324,6 @@ pub fn render(name: &str, m: &Module, kernel: Option<&str>) -> Result<String, St
         );
     }
     Ok(o)
-}
-
-/// Renders a diagnostic the way the CLI prints it, without colours (for tests and logs).
-pub fn render_report(r: &miette::Report) -> String {
-    let mut s = String::new();
-    let h = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-        .with_width(100);
-    match h.render_report(&mut s, r.as_ref()) {
-        Ok(()) => s,
-        Err(_) => format!("{r:?}"),
-    }
 }
 
 /// The kernel `want` names, as `predict` and `analyze` select it (PTX, demangled or template
