@@ -36,7 +36,9 @@ pub mod value;
 
 pub use select::gpu_scripts;
 
-use crate::{HostError, HostReading, Options, Program};
+use crate::compdb::UnitSpec;
+use crate::output::HostReading;
+use crate::program::{HostError, Options, Program};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -204,7 +206,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
     let consumed = std::mem::take(&mut it.extensions.files);
     drop(it);
     // The program's C, C++ and CUDA units are read as the C reader reads them.
-    let others: Vec<crate::UnitSpec> = program
+    let others: Vec<UnitSpec> = program
         .units
         .iter()
         .filter(|u| {
@@ -215,7 +217,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         .cloned()
         .collect();
     if !others.is_empty() {
-        let c = crate::read_on_this_thread(
+        let c = crate::c_host::read(
             &Program {
                 units: others,
                 args: program.args.clone(),
