@@ -29,9 +29,8 @@ use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::rc::{Rc, Weak};
 
-use crate::interp::value::{Buffer, Handle, Record, Value};
-
-/// A container a cycle can close through.
+/// A container a cycle can close through. Each container type implements it where it is
+/// defined, so that the heap stays below both interpreters' values.
 pub trait Sweep {
     /// Drops what it holds; it stays usable, empty.
     fn sweep(&self);
@@ -160,7 +159,8 @@ where
     track(Rc::new(RefCell::new(v)))
 }
 
-pub fn frame(f: crate::interp::Frame) -> Rc<crate::interp::Frame> {
+/// A container of the C interpreter that sweeps itself (a frame's variables), shared.
+pub fn frame<T: Sweep + 'static>(f: T) -> Rc<T> {
     track(Rc::new(f))
 }
 
@@ -174,40 +174,17 @@ pub fn empty<T>(c: &RefCell<T>, empty: T) {
     drop(old);
 }
 
-impl Sweep for RefCell<Value> {
-    fn sweep(&self) {
-        empty(self, Value::Void);
-    }
-}
-
-impl Sweep for RefCell<Record> {
-    fn sweep(&self) {
-        empty(self, Record::default());
-    }
-}
-
-impl Sweep for RefCell<Buffer> {
-    fn sweep(&self) {
-        empty(self, Buffer::new(Some(0), Value::Void));
-    }
-}
-
-impl Sweep for RefCell<Handle> {
-    fn sweep(&self) {
-        empty(self, Handle::Opaque("an object of an ended reading"));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interp::value::{Ptr, Value};
 
     #[test]
     fn a_cycle_is_freed_by_the_sweep_of_its_reading() {
         let weak = {
             let _reading = Reading::open();
             let c = shared(Value::Void);
-            *c.borrow_mut() = Value::Ptr(crate::interp::value::Ptr::Cell(c.clone()));
+            *c.borrow_mut() = Value::Ptr(Ptr::Cell(c.clone()));
             Rc::downgrade(&c)
         };
         assert_eq!(weak.strong_count(), 0);

@@ -4,15 +4,12 @@
 
 use crate::clang::lower::ProgramAst;
 use crate::interp::launches::{describe, Record};
+// named where the interpreter records launches, which gives those values the names
+pub use crate::interp::launches::LOCAL_SIZE_NAMES;
 use crate::interp::value::Value;
 use crate::interp::Outcome;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The names of an OpenCL launch's work-group size, by dimension, where the host leaves it to
-/// the runtime (`clEnqueueNDRangeKernel(…, NULL, …)`, PyOpenCL's `None`): a value given for
-/// them (the kernel's `reqd_work_group_size`, or `--param local_size=64`) sizes the launch.
-pub const LOCAL_SIZE_NAMES: [&str; 3] = ["local_size", "local_size.y", "local_size.z"];
 
 /// A number of a launch, or why it is unknown.
 #[derive(Clone, Debug, PartialEq)]

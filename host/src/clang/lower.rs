@@ -942,7 +942,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 // where clang does not evaluate it, its tokens decoded as the compiler does
                 _ => {
                     let tokens = self.unit.tokens_of(c);
-                    let value = crate::embedded_c::decode_literal(
+                    let value = super::decode_literal(
                         tokens
                             .iter()
                             .map(|(s, _)| s.as_str())

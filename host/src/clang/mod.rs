@@ -210,6 +210,124 @@ pub struct LiteralToken {
     pub joined: bool,
 }
 
+// Decoding sits with the tokens: the lowering reads literals' values, and the embedded
+// programs their bytes with lines, and both come through here.
+impl LiteralToken {
+    /// A literal token's bytes as the compiler decodes them, each with its host line.
+    pub(crate) fn decode(&self) -> Vec<(u8, u32)> {
+        let s = self.spelling.as_bytes();
+        let Some(quote) = s.iter().position(|c| *c == b'"') else {
+            return Vec::new();
+        };
+        let raw = s[..quote].ends_with(b"R");
+        let mut line = self.line;
+        let mut out = Vec::new();
+        if raw {
+            // R"delim( … )delim"
+            let Some(open) = s[quote..].iter().position(|c| *c == b'(') else {
+                return out;
+            };
+            let delim = &s[quote + 1..quote + open];
+            let body_start = quote + open + 1;
+            let end = s.len().saturating_sub(delim.len() + 2);
+            for (i, c) in s.iter().enumerate() {
+                if i >= body_start && i < end {
+                    out.push((*c, line));
+                }
+                if *c == b'\n' {
+                    line += 1;
+                }
+            }
+            return out;
+        }
+        // Up to the closing quote, or to the end where the spelling has none: libclang gives a
+        // spelling as a C string, so a literal holding a NUL byte arrives cut after its opening quote.
+        let close = match s.last() {
+            Some(b'"') if s.len() > quote + 1 => s.len() - 1,
+            _ => s.len(),
+        };
+        let body = &s[quote + 1..close];
+        let mut i = 0;
+        while i < body.len() {
+            let c = body[i];
+            if c == b'\n' {
+                line += 1;
+                i += 1;
+                continue;
+            }
+            if c != b'\\' {
+                out.push((c, line));
+                i += 1;
+                continue;
+            }
+            let Some(&e) = body.get(i + 1) else { break };
+            i += 2;
+            let byte = match e {
+                b'\n' => {
+                    // a line continuation: neither character is in the string
+                    line += 1;
+                    continue;
+                }
+                b'n' => b'\n',
+                b't' => b'\t',
+                b'r' => b'\r',
+                b'a' => 0x07,
+                b'b' => 0x08,
+                b'f' => 0x0c,
+                b'v' => 0x0b,
+                b'x' => {
+                    let digits = body[i..]
+                        .iter()
+                        .take_while(|d| d.is_ascii_hexdigit())
+                        .count();
+                    let v = std::str::from_utf8(&body[i..i + digits])
+                        .ok()
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .unwrap_or(0);
+                    i += digits;
+                    v as u8
+                }
+                b'0'..=b'7' => {
+                    let digits = 1 + body[i..]
+                        .iter()
+                        .take(2)
+                        .take_while(|d| (b'0'..=b'7').contains(*d))
+                        .count();
+                    let start = i - 1;
+                    let v = std::str::from_utf8(&body[start..start + digits])
+                        .ok()
+                        .and_then(|o| u32::from_str_radix(o, 8).ok())
+                        .unwrap_or(0);
+                    i = start + digits;
+                    v as u8
+                }
+                other => other,
+            };
+            out.push((byte, line));
+        }
+        out
+    }
+}
+
+/// The value of a string literal written as the tokens `spellings` (adjacent ones joined), as
+/// the compiler decodes it.
+pub(crate) fn decode_literal<'a>(spellings: impl IntoIterator<Item = &'a str>) -> String {
+    let bytes: Vec<u8> = spellings
+        .into_iter()
+        .flat_map(|s| {
+            LiteralToken {
+                spelling: s.to_string(),
+                line: 1,
+                col: 1,
+                joined: false,
+            }
+            .decode()
+        })
+        .map(|(b, _)| b)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 impl Unit<'_> {
     /// The string literal tokens of `file` (one of the unit's own files), in order.
     pub fn string_literals(&self, file: &Path) -> Vec<LiteralToken> {

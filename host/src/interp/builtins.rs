@@ -4,14 +4,13 @@
 //! unknown result ([`Interp::unmodelled`]); the GPU APIs' calls that only report a status
 //! return success, with what they write through pointers unknown.
 
-use super::calls::{dims, kernel_name_of, Arg};
-use super::expr::{deref, Place};
-use super::launches::Event;
+use super::access::{buffer_of, deref, parse_float, parse_int, str_of, write_through, Arg, Place};
+use super::launches::{dims, kernel_name_of, Event, LOCAL_SIZE_NAMES};
+use super::state::{Exec, Halt, Interp, Leave, OccupancyOracle};
 use super::value::{convert, Buffer, Handle, Ptr, Record, Value};
-use super::{Exec, Halt, Interp};
+use super::{containers, programs, torch};
 use crate::ast::Expr;
 use crate::heap;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -48,75 +47,8 @@ fn int_arg(args: &[Arg], i: usize) -> Option<i128> {
     args.get(i).and_then(|a| a.value().as_int())
 }
 
-pub(super) fn str_of(v: &Value) -> Option<String> {
-    match v {
-        Value::Str(s) => Some(s.to_string()),
-        Value::Ptr(Ptr::Elem(b, i)) => {
-            // A char buffer holding a string (rare in launch paths): read to the NUL.
-            let b = b.borrow();
-            let mut out = String::new();
-            for k in *i..*i + 4096 {
-                match b.get(k).as_int() {
-                    Some(0) => return Some(out),
-                    Some(c) => out.push(c as u8 as char),
-                    None => return None,
-                }
-            }
-            None
-        }
-        Value::Ptr(Ptr::Cell(c)) => str_of(&c.borrow()),
-        _ => None,
-    }
-}
-
 fn str_arg(args: &[Arg], i: usize) -> Option<String> {
     args.get(i).and_then(|a| str_of(&a.value()))
-}
-
-/// C's `strtol`: leading blanks, a sign, digits in `base` (0: decimal, octal or hex by prefix).
-pub(super) fn parse_int(s: &str, base: u32) -> Option<i128> {
-    let t = s.trim_start();
-    let (neg, t) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let (base, t) = match base {
-        0 if t.starts_with("0x") || t.starts_with("0X") => (16, &t[2..]),
-        0 if t.starts_with('0') && t.len() > 1 => (8, &t[1..]),
-        0 => (10, t),
-        16 => (16, t.trim_start_matches("0x").trim_start_matches("0X")),
-        b => (b, t),
-    };
-    let digits: String = t.chars().take_while(|c| c.is_digit(base)).collect();
-    if digits.is_empty() {
-        return Some(0);
-    }
-    let v = i128::from_str_radix(&digits, base).ok()?;
-    Some(if neg { -v } else { v })
-}
-
-/// C's `strtod`: the longest prefix that is a number.
-pub(super) fn parse_float(s: &str) -> f64 {
-    let t = s.trim_start();
-    let mut end = 0;
-    let mut best = 0.0;
-    for (i, _) in t.char_indices().chain(std::iter::once((t.len(), ' '))) {
-        if i == 0 {
-            continue;
-        }
-        if let Ok(v) = t[..i].parse::<f64>() {
-            best = v;
-            end = i;
-        } else if i > end + 3 {
-            break;
-        }
-    }
-    best
-}
-
-pub(super) fn write_through(p: &Value, v: Value) {
-    deref(p).write(v);
 }
 
 fn new_buffer(fill: Value) -> Value {
@@ -128,22 +60,6 @@ fn record(ty: &str, fields: Vec<(&str, Value)>) -> Value {
         ty: Arc::from(ty),
         fields: fields.into_iter().map(|(k, v)| (Arc::from(k), v)).collect(),
     }))
-}
-
-/// A container's storage, where the value is one (a vector, an array, `std::array`).
-pub(super) fn buffer_of(v: &Value) -> Option<Rc<RefCell<Buffer>>> {
-    match v {
-        Value::Array(b) => Some(b.clone()),
-        Value::Ptr(Ptr::Elem(b, 0)) => Some(b.clone()),
-        Value::Record(r) => {
-            let r = r.borrow();
-            match r.fields.values().collect::<Vec<_>>().as_slice() {
-                [Value::Array(b)] => Some(b.clone()),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
 }
 
 /// A launch's shape as the launch APIs take it (`cudaLaunchConfig_t`'s fields): grid and block
@@ -238,7 +154,7 @@ impl Interp<'_> {
             Err(Halt::Exit)
         } else {
             // Only this path ends: the rest of the program runs under its conditions.
-            self.left = self.left.max(Some(super::Leave::Program));
+            self.left = self.left.max(Some(Leave::Program));
             if self.uncertain == 0 {
                 let file = std::path::Path::new(&*e.span.file)
                     .file_name()
@@ -246,7 +162,7 @@ impl Interp<'_> {
                     .unwrap_or_default();
                 let why: Rc<str> =
                     Rc::from(format!("the program not ending at {file}:{}", e.span.line).as_str());
-                self.left_early(Some(super::Leave::Program), &why);
+                self.left_early(Some(Leave::Program), &why);
             }
             Ok(Some(Value::Void))
         }
@@ -459,7 +375,7 @@ impl Interp<'_> {
             let g = read(&global, d);
             let l = match &local {
                 Value::Ptr(Ptr::Null) => self.assumption(
-                    crate::output::LOCAL_SIZE_NAMES[d as usize],
+                    LOCAL_SIZE_NAMES[d as usize],
                     "the work-group size, which the OpenCL runtime picks (local size NULL)",
                 ),
                 p => read(p, d),
@@ -532,10 +448,10 @@ fn math1(name: &str, x: f64) -> Option<f64> {
 
 /// A library function call; `None` when it is not one kerncast models.
 pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> Exec<Option<Value>> {
-    if let Some(v) = super::torch::call(it, name, args, e) {
+    if let Some(v) = torch::call(it, name, args, e) {
         return Ok(Some(v));
     }
-    if let Some(v) = super::programs::call(it, last(short(name)), args, e) {
+    if let Some(v) = programs::call(it, last(short(name)), args, e) {
         return Ok(Some(v));
     }
     let f = short(name);
@@ -718,7 +634,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         "throw" => {
             if it.uncertain > 0 {
                 // Only this side of the condition throws: what follows runs under it.
-                it.left = it.left.max(Some(super::Leave::Program));
+                it.left = it.left.max(Some(Leave::Program));
                 return Ok(Some(Value::Void));
             }
             let ty = match &e.kind {
@@ -1345,7 +1261,7 @@ impl Interp<'_> {
         &self,
         f: &str,
         kernel: Option<&str>,
-        ask: impl Fn(&dyn super::OccupancyOracle, &str) -> Result<T, String>,
+        ask: impl Fn(&dyn OccupancyOracle, &str) -> Result<T, String>,
     ) -> Result<T, String> {
         let kernel = kernel.ok_or_else(|| {
             format!("`{f}` is asked about a function kerncast does not resolve to a kernel")
@@ -1541,7 +1457,7 @@ pub(super) fn method(
     params: &[crate::ast::Param],
     e: &Expr,
 ) -> Exec<Option<Value>> {
-    if let Some(v) = super::torch::method(it, name, obj, &obj.read(), args, e) {
+    if let Some(v) = torch::method(it, name, obj, &obj.read(), args, e) {
         return Ok(Some(v));
     }
     if let Some(v) = it.container_method(name, obj, args, params, e)? {
@@ -1710,7 +1626,7 @@ pub(super) fn construct(
     args: &[Arg],
     e: &Expr,
 ) -> Exec<Option<Value>> {
-    if let Some(v) = super::torch::construct(name, args) {
+    if let Some(v) = torch::construct(name, args) {
         return Ok(Some(v));
     }
     let class = name.rsplit_once("::").map(|(c, _)| c).unwrap_or(name);
@@ -1794,13 +1710,13 @@ pub(super) fn construct(
         })),
         "initializer_list" => Ok(args.first().map(|a| a.value())),
         "basic_stringstream" | "basic_istringstream" | "basic_ostringstream" => {
-            Ok(Some(super::containers::string_stream(args)))
+            Ok(Some(containers::string_stream(args)))
         }
         "basic_ifstream" | "basic_fstream" | "basic_ofstream" => {
-            Ok(Some(super::containers::file_stream()))
+            Ok(Some(containers::file_stream()))
         }
         "map" | "set" | "unordered_map" | "unordered_set" | "multimap" | "multiset" => {
-            let empty = super::containers::empty_of(e.ty.record_name().unwrap_or(""));
+            let empty = containers::empty_of(e.ty.record_name().unwrap_or(""));
             match (empty, args.first().map(|a| a.value())) {
                 // From an initializer list of pairs: insert each.
                 (Some(Value::Handle(h)), Some(Value::Array(b))) => {

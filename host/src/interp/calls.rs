@@ -3,30 +3,16 @@
 //! ([`super::builtins`]) or give an unknown result, with what they may write through their
 //! pointer arguments made unknown. Launches are recorded here.
 
+use super::access::{buffer_of, deref, Arg, Place};
+use super::builtins;
 use super::effects::visit_stmt;
-use super::expr::Place;
-use super::launches::Event;
-use super::value::{convert, Buffer, Func, Handle, Ptr, Value};
-use super::{builtins, Exec, Flow, Frame, Interp};
+use super::launches::{dims, kernel_name_of, Event};
+use super::state::{Exec, Flow, Interp, Leave, OBJECTS_MAX};
+use super::value::{convert, Buffer, Frame, Func, Handle, Ptr, Value};
 use crate::ast::*;
 use crate::heap;
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// An argument as a callee receives it: a value, or the caller's place for a reference.
-pub(super) enum Arg {
-    Val(Value),
-    Place(Place),
-}
-
-impl Arg {
-    pub(super) fn value(&self) -> Value {
-        match self {
-            Arg::Val(v) => v.clone(),
-            Arg::Place(p) => p.read(),
-        }
-    }
-}
 
 impl Interp<'_> {
     fn args_for(&mut self, params: &[Param], args: &[Expr]) -> Exec<Vec<Arg>> {
@@ -59,11 +45,7 @@ impl Interp<'_> {
     /// A call's value (a function returning a reference gives the value referred to).
     pub(super) fn call(&mut self, c: &Call, e: &Expr) -> Exec<Value> {
         let (v, is_ref) = self.call_raw(c, e)?;
-        Ok(if is_ref {
-            super::expr::deref(&v).read()
-        } else {
-            v
-        })
+        Ok(if is_ref { deref(&v).read() } else { v })
     }
 
     /// A call's result, and whether it is a pointer to the place a reference-returning
@@ -98,7 +80,7 @@ impl Interp<'_> {
                 let by_pointer =
                     matches!(object.ty, Ty::Pointer(_)) || matches!(object.kind, ExprKind::This);
                 let obj = if by_pointer {
-                    super::expr::deref(&self.eval(object)?)
+                    deref(&self.eval(object)?)
                 } else {
                     self.place(object)?
                 };
@@ -127,7 +109,7 @@ impl Interp<'_> {
             } => {
                 if let Ty::Array(elem, n) = &e.ty {
                     // `T a[n];` of a class: each element constructed apart.
-                    let Some(n) = n.filter(|n| *n <= super::OBJECTS_MAX) else {
+                    let Some(n) = n.filter(|n| *n <= OBJECTS_MAX) else {
                         return plain(Value::unknown("a large array of objects"));
                     };
                     let one = Expr {
@@ -328,7 +310,7 @@ impl Interp<'_> {
         self.guards.truncate(guards);
         self.fn_guards.truncate(fn_guards);
         // An exit the callee may have made holds for the caller too; a return does not.
-        self.left = left.max(self.left.filter(|l| *l == super::Leave::Program));
+        self.left = left.max(self.left.filter(|l| *l == Leave::Program));
         self.stack.pop();
         self.frames.pop();
         result
@@ -339,7 +321,7 @@ impl Interp<'_> {
         for init in &f.base_inits {
             let base = self.eval(init)?;
             let this = self.frame().this.clone().unwrap_or(Value::Void);
-            if let (Value::Record(b), Value::Record(r)) = (base, super::expr::deref(&this).read()) {
+            if let (Value::Record(b), Value::Record(r)) = (base, deref(&this).read()) {
                 let fields = b.borrow().fields.clone();
                 r.borrow_mut().fields.extend(fields);
             }
@@ -347,7 +329,7 @@ impl Interp<'_> {
         for (field, init) in &f.member_inits {
             let v = self.eval(init)?.copy();
             let this = self.frame().this.clone().unwrap_or(Value::Void);
-            if let Value::Record(r) = super::expr::deref(&this).read() {
+            if let Value::Record(r) = deref(&this).read() {
                 r.borrow_mut().fields.insert(field.clone(), v);
             }
         }
@@ -362,7 +344,7 @@ impl Interp<'_> {
         if let Callee::Method { object, name, .. } = &c.callee {
             if name.ends_with("::operator[]") || name.ends_with("::at") {
                 let obj = match object.ty {
-                    Ty::Pointer(_) => super::expr::deref(&self.eval(object)?).read(),
+                    Ty::Pointer(_) => deref(&self.eval(object)?).read(),
                     _ => self.place(object)?.read(),
                 };
                 let i = match c.args.first() {
@@ -374,18 +356,14 @@ impl Interp<'_> {
                         return Ok(self.map_index_place(h, &i, &e.ty));
                     }
                 }
-                if let (Some(b), Some(i)) = (builtins::buffer_of(&obj), i.as_int()) {
+                if let (Some(b), Some(i)) = (buffer_of(&obj), i.as_int()) {
                     return Ok(Some(Place::Elem(b, i as i64)));
                 }
             }
         }
         // A function returning a reference: the place it refers to.
         let (v, is_ref) = self.call_raw(c, e)?;
-        Ok(Some(if is_ref {
-            super::expr::deref(&v)
-        } else {
-            Place::Temp(v)
-        }))
+        Ok(Some(if is_ref { deref(&v) } else { Place::Temp(v) }))
     }
 
     pub(super) fn launch_expr(
@@ -528,47 +506,5 @@ impl Interp<'_> {
         let v = self.may_launch(&f.body);
         self.may_launch_cache.borrow_mut().insert(key, v);
         v
-    }
-}
-
-/// A launch dimension (`dim3`, or an integer converted to one) as x, y, z.
-pub(super) fn dims(v: Option<&Value>) -> [Value; 3] {
-    match v {
-        Some(Value::Record(r)) => {
-            let r = r.borrow();
-            let get = |f: &str| {
-                r.fields
-                    .get(f)
-                    .cloned()
-                    .unwrap_or_else(|| Value::unknown(&format!("the `{f}` of a dim3 never set")))
-            };
-            [get("x"), get("y"), get("z")]
-        }
-        Some(Value::Int(i)) => [Value::Int(*i), Value::Int(1), Value::Int(1)],
-        Some(Value::Ptr(Ptr::Elem(b, i))) => {
-            let b = b.borrow();
-            [b.get(*i), b.get(*i + 1), b.get(*i + 2)]
-        }
-        Some(u @ Value::Unknown(_)) => [u.clone(), u.clone(), u.clone()],
-        _ => {
-            let u = Value::unknown("a launch dimension kerncast cannot read");
-            [u.clone(), u.clone(), u]
-        }
-    }
-}
-
-/// A handle's kernel name, for launches by name.
-pub(super) fn kernel_name_of(v: &Value) -> Option<(String, bool)> {
-    match v {
-        Value::Func(Func::Decl {
-            kernel: Some(k), ..
-        }) => Some((k.mangled.clone(), false)),
-        Value::Handle(h) => match &*h.borrow() {
-            Handle::NamedKernel(n) => Some((n.clone(), true)),
-            Handle::ClKernel { name, .. } => Some((name.clone(), true)),
-            _ => None,
-        },
-        Value::Ptr(Ptr::Cell(c)) => kernel_name_of(&c.borrow()),
-        _ => None,
     }
 }

@@ -7,10 +7,9 @@
 //! `m[k] = v` write the entry itself; an iterator is a record `{__map, __index}` copied by
 //! value as C++ copies iterators.
 
-use super::calls::Arg;
-use super::expr::Place;
-use super::value::{Handle, Ptr, Record, Value};
-use super::{Exec, Interp};
+use super::access::{parse_float, parse_int, Arg, Place};
+use super::state::{Exec, Interp};
+use super::value::{Buffer, Handle, Key, Ptr, Record, Value};
 use crate::ast::{Expr, Param, Ty};
 use crate::heap;
 use std::cell::RefCell;
@@ -25,7 +24,7 @@ pub(super) fn empty_of(type_name: &str) -> Option<Value> {
     let t = type_name.trim_start_matches("const ");
     let is = |p: &str| t.starts_with(p);
     if is("std::vector<") || is("std::deque<") || is("std::valarray<") || is("std::list<") {
-        return Some(Value::Array(heap::shared(super::value::Buffer::new(
+        return Some(Value::Array(heap::shared(Buffer::new(
             Some(0),
             Value::Int(0),
         ))));
@@ -43,14 +42,6 @@ pub(super) fn empty_of(type_name: &str) -> Option<Value> {
         })));
     }
     None
-}
-
-/// A key as maps order and compare them.
-#[derive(Clone, Debug, PartialEq, PartialOrd)]
-pub enum Key {
-    Int(i128),
-    Float(f64),
-    Str(String),
 }
 
 fn key_of(v: &Value) -> Option<Key> {
@@ -435,14 +426,14 @@ fn read_token(h: &Rc<RefCell<Handle>>, ty: &Ty) -> Value {
         return Value::unknown("a read past the end of a string stream");
     }
     match ty {
-        Ty::Int { .. } | Ty::Bool => match super::builtins::parse_int(&tok, 10) {
+        Ty::Int { .. } | Ty::Bool => match parse_int(&tok, 10) {
             Some(v) => Value::Int(v),
             None => {
                 *failed = true;
                 Value::Int(0)
             }
         },
-        Ty::Float { .. } => Value::Float(super::builtins::parse_float(&tok)),
+        Ty::Float { .. } => Value::Float(parse_float(&tok)),
         _ => Value::Str(Rc::from(tok)),
     }
 }

@@ -8,8 +8,8 @@
 //! forgetting the second keeps the variable (the same array, the same pointer) but makes its
 //! elements and length, or fields, unknown.
 
+use super::state::Interp;
 use super::value::{Buffer, Ptr, Record, Value};
-use super::Interp;
 use crate::ast::*;
 use std::cell::RefCell;
 use std::collections::BTreeSet;

@@ -1,78 +1,14 @@
 //! Expressions: computed as C computes them (each node's value converted to the type clang
 //! gave it), with unknown operands giving unknown results that keep the first reason.
 
-use super::value::{convert, Buffer, Func, Ptr, Record, Value};
-use super::{Exec, Frame, Interp};
+use super::access::{deref, Place};
+use super::effects::visit_stmt;
+use super::state::{Exec, Interp};
+use super::value::{convert, Buffer, Frame, Func, Ptr, Record, Value};
 use crate::ast::*;
 use crate::heap;
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// Where a value lives, for assignment and `&`.
-pub(super) enum Place {
-    Cell(Rc<RefCell<Value>>),
-    Elem(Rc<RefCell<Buffer>>, i64),
-    Field(Rc<RefCell<Record>>, Arc<str>),
-    /// A temporary or memory kerncast does not model: reads give the value, writes are lost.
-    Temp(Value),
-}
-
-impl Place {
-    pub(super) fn read(&self) -> Value {
-        match self {
-            Place::Cell(c) => c.borrow().clone(),
-            Place::Elem(b, i) => b.borrow().get(*i),
-            Place::Field(r, f) => r
-                .borrow()
-                .fields
-                .get(f)
-                .cloned()
-                .unwrap_or_else(|| Value::unknown(&format!("the field `{f}` is never set"))),
-            Place::Temp(v) => v.clone(),
-        }
-    }
-
-    pub(super) fn write(&self, v: Value) {
-        match self {
-            Place::Cell(c) => *c.borrow_mut() = v,
-            Place::Elem(b, i) => b.borrow_mut().set(*i, v),
-            Place::Field(r, f) => {
-                r.borrow_mut().fields.insert(f.clone(), v);
-            }
-            Place::Temp(_) => {}
-        }
-    }
-
-    pub(super) fn pointer(&self) -> Value {
-        match self {
-            Place::Cell(c) => Value::Ptr(Ptr::Cell(c.clone())),
-            Place::Elem(b, i) => Value::Ptr(Ptr::Elem(b.clone(), *i)),
-            Place::Field(r, f) => Value::Ptr(Ptr::Field(r.clone(), f.clone())),
-            Place::Temp(v) => match v {
-                Value::Array(b) => Value::Ptr(Ptr::Elem(b.clone(), 0)),
-                _ => Value::Ptr(Ptr::Cell(heap::shared(v.clone()))),
-            },
-        }
-    }
-}
-
-/// The place a pointer points at.
-pub(super) fn deref(p: &Value) -> Place {
-    match p {
-        Value::Ptr(Ptr::Cell(c)) => Place::Cell(c.clone()),
-        Value::Ptr(Ptr::Elem(b, i)) => Place::Elem(b.clone(), *i),
-        Value::Ptr(Ptr::Field(r, f)) => Place::Field(r.clone(), f.clone()),
-        Value::Array(b) => Place::Elem(b.clone(), 0),
-        Value::Ptr(Ptr::Null) => Place::Temp(Value::unknown("a null pointer read")),
-        Value::Ptr(Ptr::Opaque(what)) => Place::Temp(Value::unknown(&format!(
-            "{what}, which the host does not read"
-        ))),
-        Value::Unknown(_) => Place::Temp(p.clone()),
-        Value::Str(s) => Place::Temp(Value::Int(s.bytes().next().unwrap_or(0) as i128)),
-        _ => Place::Temp(Value::unknown("memory kerncast does not model")),
-    }
-}
 
 fn first_unknown<'v>(vs: &[&'v Value]) -> Option<&'v Value> {
     vs.iter().copied().find(|v| v.is_unknown())
@@ -453,7 +389,7 @@ impl Interp<'_> {
             let mut read = std::collections::BTreeSet::new();
             let mut bodies: Vec<Arc<Function>> = vec![f.clone()];
             while let Some(b) = bodies.pop() {
-                super::effects::visit_stmt(&b.body, &mut |_| {}, &mut |e| match &e.kind {
+                visit_stmt(&b.body, &mut |_| {}, &mut |e| match &e.kind {
                     ExprKind::Var(k, _) => {
                         read.insert(*k);
                     }

@@ -2,30 +2,16 @@
 //! kernel, grid, block, shared memory, arguments, the conditions it ran under) with how many
 //! times it ran, and each kernel's first launches in the order the program makes them.
 
-use super::value::Value;
-use crate::ast::Span;
+use super::value::{Func, Handle, Ptr, Value};
+// defined with the values: a CUDA graph's handle holds the launches captured into it
+pub use super::value::Event;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
-/// One launch as the program makes it.
-#[derive(Clone, Debug)]
-pub struct Event {
-    /// The kernel's device symbol, or its name where the host names it by string (OpenCL,
-    /// `cuModuleGetFunction`).
-    pub kernel: String,
-    pub by_name: bool,
-    pub grid: [Value; 3],
-    pub block: [Value; 3],
-    pub shared_bytes: Value,
-    pub args: Vec<(Arc<str>, Value)>,
-    pub site: Span,
-    pub api: &'static str,
-    /// Conditions kerncast could not decide that this launch ran under.
-    pub guards: Vec<Rc<str>>,
-    /// The calls that led here, outermost first: (function, line of the call).
-    pub stack: Vec<(Arc<str>, Span)>,
-}
+/// The names of an OpenCL launch's work-group size, by dimension, where the host leaves it to
+/// the runtime (`clEnqueueNDRangeKernel(…, NULL, …)`, PyOpenCL's `None`): a value given for
+/// them (the kernel's `reqd_work_group_size`, or `--param local_size=64`) sizes the launch.
+pub const LOCAL_SIZE_NAMES: [&str; 3] = ["local_size", "local_size.y", "local_size.z"];
 
 /// A distinct launch and how often it ran.
 #[derive(Clone, Debug)]
@@ -107,6 +93,48 @@ pub fn describe(v: &Value) -> String {
         Value::Func(_) => "function".into(),
         Value::Handle(_) => "handle".into(),
         Value::Void => "void".into(),
+    }
+}
+
+/// A launch dimension (`dim3`, or an integer converted to one) as x, y, z.
+pub(super) fn dims(v: Option<&Value>) -> [Value; 3] {
+    match v {
+        Some(Value::Record(r)) => {
+            let r = r.borrow();
+            let get = |f: &str| {
+                r.fields
+                    .get(f)
+                    .cloned()
+                    .unwrap_or_else(|| Value::unknown(&format!("the `{f}` of a dim3 never set")))
+            };
+            [get("x"), get("y"), get("z")]
+        }
+        Some(Value::Int(i)) => [Value::Int(*i), Value::Int(1), Value::Int(1)],
+        Some(Value::Ptr(Ptr::Elem(b, i))) => {
+            let b = b.borrow();
+            [b.get(*i), b.get(*i + 1), b.get(*i + 2)]
+        }
+        Some(u @ Value::Unknown(_)) => [u.clone(), u.clone(), u.clone()],
+        _ => {
+            let u = Value::unknown("a launch dimension kerncast cannot read");
+            [u.clone(), u.clone(), u]
+        }
+    }
+}
+
+/// A handle's kernel name, for launches by name.
+pub(super) fn kernel_name_of(v: &Value) -> Option<(String, bool)> {
+    match v {
+        Value::Func(Func::Decl {
+            kernel: Some(k), ..
+        }) => Some((k.mangled.clone(), false)),
+        Value::Handle(h) => match &*h.borrow() {
+            Handle::NamedKernel(n) => Some((n.clone(), true)),
+            Handle::ClKernel { name, .. } => Some((name.clone(), true)),
+            _ => None,
+        },
+        Value::Ptr(Ptr::Cell(c)) => kernel_name_of(&c.borrow()),
+        _ => None,
     }
 }
 

@@ -10,7 +10,15 @@
 //! counted in part, never silently dropped. A condition kerncast cannot decide runs both
 //! branches, each seeing the state from before the `if`, and what they leave different is
 //! unknown after it; launches inside carry the condition.
+//!
+//! The modules are layers, each importing only those below it: the values ([`value`], and
+//! `access` to read and write through them) and the launches; the interpreter's state
+//! (`state`); the parts that run the program, `impl Interp` blocks; this module's entry
+//! points. The parts recurse into each other (a call runs a body whose statements evaluate
+//! expressions that call) through methods of [`Interp`], which need no import; a part imports
+//! another's items only where that one is a model below it (the library's, the effects').
 
+mod access;
 mod builtins;
 mod calls;
 mod containers;
@@ -18,180 +26,25 @@ mod effects;
 mod expr;
 pub mod launches;
 pub mod programs;
+mod state;
 mod stmt;
 pub mod torch;
 pub mod value;
 
+pub use state::{Budget, DeviceProps, Flow, Halt, Interp, Leave, OccupancyOracle, RunOptions};
+pub use value::Frame;
+
 use crate::ast::{DeclKey, Span};
 use crate::clang::lower::ProgramAst;
 use crate::heap;
+use access::Arg;
 use launches::Recorder;
+use state::{Exec, OBJECTS_MAX};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 use value::Value;
-
-/// Elements of an array of records or arrays made one by one; a larger one's elements are
-/// unknown.
-const OBJECTS_MAX: u64 = 4096;
-
-/// Work limits of one program's reading; the same input always stops at the same point.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Budget {
-    /// Expressions and statements evaluated, in all.
-    pub steps: u64,
-    /// Iterations of one loop, each time it runs, before it is no longer followed.
-    pub loop_iterations: u64,
-    /// Steps a loop that cannot launch runs, after which it is no longer followed (its
-    /// writes become unknown): host initialisation and reference computations cost little.
-    pub quiet_loop_steps: u64,
-    /// Nested calls.
-    pub call_depth: usize,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            steps: 20_000_000,
-            loop_iterations: 1_000_000,
-            quiet_loop_steps: 50_000,
-            call_depth: 48,
-        }
-    }
-}
-
-/// Device properties the host code may ask for (`cudaGetDeviceProperties`), where the target
-/// device is known.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct DeviceProps {
-    pub name: Option<String>,
-    pub multi_processor_count: Option<i64>,
-    pub max_threads_per_block: Option<i64>,
-    pub max_threads_per_multi_processor: Option<i64>,
-    pub warp_size: Option<i64>,
-    pub shared_mem_per_block: Option<i64>,
-    pub total_global_mem: Option<i64>,
-    pub major: Option<i64>,
-    pub minor: Option<i64>,
-}
-
-/// The CUDA occupancy API's answers for a kernel on the target device, which depend on the
-/// kernel's registers and shared memory (known to the caller, which compiled it, not to the
-/// host reading). `Err` says why an answer is unknown.
-pub trait OccupancyOracle: Send + Sync + std::fmt::Debug {
-    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `threads` threads with
-    /// `dynamic_shared` bytes that one SM runs at once.
-    fn active_blocks_per_sm(
-        &self,
-        kernel: &str,
-        threads: u64,
-        dynamic_shared: u64,
-    ) -> Result<u64, String>;
-    /// `cudaOccupancyMaxPotentialBlockSize`: (the grid that fills the device, the block size of
-    /// the highest occupancy), blocks of at most `limit` threads (0: no limit).
-    fn max_potential_block_size(
-        &self,
-        kernel: &str,
-        dynamic_shared: u64,
-        limit: u64,
-    ) -> Result<(u64, u64), String>;
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
-    /// The command line, `argv[0]` first.
-    pub argv: Vec<String>,
-    /// Values for named assumptions (`--param n=4096`).
-    pub params: BTreeMap<String, f64>,
-    pub device: DeviceProps,
-    pub budget: Budget,
-    pub occupancy: Option<Arc<dyn OccupancyOracle>>,
-}
-
-/// A scope of variables: a call's locals (with `this` in a method), or a closure's.
-#[derive(Debug, Default)]
-pub struct Frame {
-    vars: RefCell<HashMap<DeclKey, Rc<RefCell<Value>>>>,
-    /// The frame a lambda was made in (its captures).
-    parent: Option<Rc<Frame>>,
-    this: Option<Value>,
-    /// References bound to a field or an element (`int& r = cfg.n;`): their cell holds a
-    /// pointer to it, read through.
-    refs: RefCell<std::collections::HashSet<DeclKey>>,
-}
-
-impl Frame {
-    fn lookup(&self, k: DeclKey) -> Option<Rc<RefCell<Value>>> {
-        if let Some(c) = self.vars.borrow().get(&k) {
-            return Some(c.clone());
-        }
-        self.parent.as_ref().and_then(|p| p.lookup(k))
-    }
-
-    /// Whether `k`, as this frame sees it, is a reference read through a pointer.
-    fn is_ref(&self, k: DeclKey) -> bool {
-        if self.vars.borrow().contains_key(&k) {
-            return self.refs.borrow().contains(&k);
-        }
-        self.parent.as_ref().is_some_and(|p| p.is_ref(k))
-    }
-
-    /// Binds a C++ reference to a place: a variable's own cell, else (a field, an element)
-    /// a pointer to it that reads and writes go through; a temporary is its value.
-    fn bind_ref(&self, k: DeclKey, place: expr::Place) {
-        self.refs.borrow_mut().remove(&k);
-        let cell = match place {
-            expr::Place::Cell(c) => c,
-            expr::Place::Temp(v) => heap::shared(v),
-            p => {
-                self.refs.borrow_mut().insert(k);
-                heap::shared(p.pointer())
-            }
-        };
-        self.vars.borrow_mut().insert(k, cell);
-    }
-}
-
-impl heap::Sweep for Frame {
-    fn sweep(&self) {
-        heap::empty(&self.vars, HashMap::new());
-    }
-}
-
-/// How far an undecided branch that leaves early (`if (bad) return 1;`) makes the code
-/// after it uncertain: to the end of the loop (`break`, `continue`), of the function
-/// (`return`, `goto`), or of the program (`exit`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Leave {
-    Loop,
-    Function,
-    Program,
-}
-
-/// Why interpretation stopped early.
-#[derive(Debug)]
-pub enum Halt {
-    /// The program called `exit` / `abort` / returned from `main`.
-    Exit,
-    /// An exception thrown, of the record type named (`std::runtime_error`), on its way to
-    /// a handler; uncaught, it ends the program.
-    Throw(Option<Arc<str>>),
-    /// A work budget ran out: which, and where.
-    Budget(String),
-}
-
-/// How a statement ends.
-pub enum Flow {
-    Normal,
-    Break,
-    Continue,
-    Return(Value),
-    /// A `goto` looking for its label in the enclosing blocks.
-    Goto(Arc<str>),
-}
-
-type Exec<T> = Result<T, Halt>;
 
 /// The functions a PyTorch extension's module binds for Python (`m.def("add", &add_cuda)`
 /// in `PYBIND11_MODULE`, as kerncast's declarations expand it): entry points of a program
@@ -235,51 +88,6 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// Programs the host compiles at run time.
     pub programs: Vec<programs::CompiledProgram>,
-}
-
-pub struct Interp<'p> {
-    /// Where the program ended itself, with the calls that led there.
-    exited_at: Option<String>,
-    prog: &'p ProgramAst,
-    opts: &'p RunOptions,
-    globals: HashMap<DeclKey, Rc<RefCell<Value>>>,
-    frames: Vec<Rc<Frame>>,
-    /// The calls being run, outermost first, with where each was called.
-    stack: Vec<(Arc<str>, Span)>,
-    /// Whether each call being run returns a reference.
-    returns_ref: Vec<bool>,
-    guards: Vec<Rc<str>>,
-    steps: u64,
-    recorder: Recorder,
-    /// Launches captured into a CUDA graph instead of run (`cudaStreamBeginCapture`).
-    capture: Option<Vec<launches::Event>>,
-    /// getopt's state.
-    optind: i128,
-    optarg: Value,
-    optpos: usize,
-    optind_key: Option<DeclKey>,
-    optarg_key: Option<DeclKey>,
-    assumptions: BTreeMap<String, String>,
-    /// The given values the program read.
-    used: std::collections::BTreeSet<String>,
-    notes: Vec<String>,
-    programs: Vec<programs::CompiledProgram>,
-    /// Above zero while both sides of an undecided condition run: an `exit` there ends
-    /// only that side, not the program.
-    uncertain: usize,
-    /// Conditions of undecided branches that may have exited the program: every launch
-    /// after them runs under them.
-    exit_guards: Vec<Rc<str>>,
-    /// The entries of `guards` added by an undecided branch that may have returned: they
-    /// hold until the function returns (the end of a loop keeps them).
-    fn_guards: Vec<Rc<str>>,
-    /// How far the branch being run may have left early, for the undecided condition
-    /// around it.
-    left: Option<Leave>,
-    /// Whether a function may launch a kernel, by declaration, as far as computed.
-    may_launch_cache: RefCell<HashMap<DeclKey, bool>>,
-    /// The same for loop bodies, by their address in the (immutable) tree.
-    body_launch_cache: HashMap<*const crate::ast::Stmt, bool>,
 }
 
 impl<'p> Interp<'p> {
@@ -345,7 +153,7 @@ impl<'p> Interp<'p> {
                 continue;
             };
             let is_main = &*f.name == "main";
-            let args: Vec<calls::Arg> = if is_main {
+            let args: Vec<Arg> = if is_main {
                 self.main_args(&f)
             } else {
                 f.params
@@ -354,7 +162,7 @@ impl<'p> Interp<'p> {
                         let tensor =
                             p.ty.record_name()
                                 .is_some_and(|r| r == "at::Tensor" || r == "torch::Tensor");
-                        calls::Arg::Val(match tensor {
+                        Arg::Val(match tensor {
                             true => torch::given(&p.name),
                             false => self.assumption(
                                 &p.name,
@@ -402,7 +210,7 @@ impl<'p> Interp<'p> {
         }
     }
 
-    fn main_args(&mut self, f: &crate::ast::Function) -> Vec<calls::Arg> {
+    fn main_args(&mut self, f: &crate::ast::Function) -> Vec<Arg> {
         let argv: Vec<Value> = self
             .opts
             .argv
@@ -415,7 +223,7 @@ impl<'p> Interp<'p> {
             heap::shared(value::Buffer::from_values(argv)),
             0,
         ));
-        let mut out = vec![calls::Arg::Val(argc), calls::Arg::Val(argv)];
+        let mut out = vec![Arg::Val(argc), Arg::Val(argv)];
         out.truncate(f.params.len());
         out
     }
@@ -670,7 +478,7 @@ pub fn call_named(
     let mut it = Interp::new(prog, opts);
     it.capture = Some(Vec::new());
     let span = f.span.clone();
-    let args = args.into_iter().map(calls::Arg::Val).collect();
+    let args = args.into_iter().map(Arg::Val).collect();
     let (result, halted) = match it.call_function(&f, args, None, None, &span) {
         Ok(v) => (v, None),
         Err(Halt::Exit | Halt::Throw(_)) => (Value::Void, None),

@@ -4,30 +4,13 @@
 //! the headers it is given as strings, the options it is compiled with and the template
 //! instances asked for, for the caller to lower ([`crate::EmbeddedSource`]).
 
-use super::builtins::{buffer_of, str_of};
-use super::calls::Arg;
-use super::expr::deref;
+use super::access::{buffer_of, deref, str_of, write_through, Arg};
+use super::state::Interp;
 use super::value::{Handle, Ptr, Value};
-use super::Interp;
-use crate::ast::{Expr, Span};
+// kept with the interpreter's state, which collects them
+pub use super::state::CompiledProgram;
+use crate::ast::Expr;
 use crate::heap;
-
-/// A program the host compiles at run time.
-#[derive(Clone, Debug)]
-pub struct CompiledProgram {
-    /// `nvrtcCreateProgram` or `clCreateProgramWithSource`.
-    pub api: &'static str,
-    /// The program's text, or why it is unknown.
-    pub text: Result<String, String>,
-    /// NVRTC's name for it.
-    pub name: Option<String>,
-    /// NVRTC's headers given as strings: (include name, text).
-    pub headers: Vec<(String, String)>,
-    pub options: Vec<String>,
-    pub name_expressions: Vec<String>,
-    /// Where it is compiled (`nvrtcCompileProgram`, `clBuildProgram`), else created.
-    pub site: Span,
-}
 
 fn arg(args: &[Arg], i: usize) -> Value {
     args.get(i).map(|a| a.value()).unwrap_or(Value::Void)
@@ -98,7 +81,7 @@ pub(super) fn call(it: &mut Interp<'_>, f: &str, args: &[Arg], e: &Expr) -> Opti
                 name_expressions: Vec::new(),
                 site: e.span.clone(),
             });
-            super::builtins::write_through(&arg(args, 0), handle(i));
+            write_through(&arg(args, 0), handle(i));
             Some(Value::Int(0))
         }
         "nvrtcAddNameExpression" => {
@@ -137,7 +120,7 @@ pub(super) fn call(it: &mut Interp<'_>, f: &str, args: &[Arg], e: &Expr) -> Opti
             if let Some(err) = args.get(4) {
                 if let Value::Ptr(p) = err.value() {
                     if !matches!(p, Ptr::Null) {
-                        super::builtins::write_through(&Value::Ptr(p), Value::Int(0));
+                        write_through(&Value::Ptr(p), Value::Int(0));
                     }
                 }
             }

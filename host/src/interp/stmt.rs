@@ -2,9 +2,11 @@
 //! (followed iteration by iteration within the budget, a steady loop's remaining iterations
 //! counted without running them), `switch`, `return`.
 
+use super::access::{buffer_of, Place};
+use super::containers::map_elements;
 use super::effects::{vars_read, Written};
+use super::state::{Exec, Flow, Halt, Interp, Leave};
 use super::value::{convert, Value};
-use super::{Exec, Flow, Halt, Interp};
 use crate::ast::*;
 use crate::heap;
 use std::collections::BTreeSet;
@@ -211,8 +213,8 @@ impl Interp<'_> {
             let by_flow = match flow {
                 Flow::Normal => None,
                 Flow::Break if in_switch => None,
-                Flow::Break | Flow::Continue => Some(super::Leave::Loop),
-                Flow::Return(_) | Flow::Goto(_) => Some(super::Leave::Function),
+                Flow::Break | Flow::Continue => Some(Leave::Loop),
+                Flow::Return(_) | Flow::Goto(_) => Some(Leave::Function),
             };
             leave = leave.max(by_flow).max(self.left);
             // What the branch's own undecided conditions left behind is this condition's now.
@@ -257,9 +259,9 @@ impl Interp<'_> {
     }
 
     /// After a loop: an undecided `break` or `continue` in it no longer matters.
-    fn end_loop(&mut self, guards: usize, fn_guards: usize, left: Option<super::Leave>) {
+    fn end_loop(&mut self, guards: usize, fn_guards: usize, left: Option<Leave>) {
         self.restore_guards(guards, fn_guards);
-        self.left = left.max(self.left.filter(|l| *l > super::Leave::Loop));
+        self.left = left.max(self.left.filter(|l| *l > Leave::Loop));
     }
 
     fn follow_loop(
@@ -384,10 +386,10 @@ impl Interp<'_> {
         // A body that returns or exits, in a loop that may not run, leaves what follows
         // uncertain; a break or continue does not reach past the loop.
         let by_flow = match &r {
-            Ok(Flow::Return(_) | Flow::Goto(_)) => Some(super::Leave::Function),
+            Ok(Flow::Return(_) | Flow::Goto(_)) => Some(Leave::Function),
             _ => None,
         };
-        let leave = by_flow.max(self.left.filter(|l| *l > super::Leave::Loop));
+        let leave = by_flow.max(self.left.filter(|l| *l > Leave::Loop));
         self.left = outer_left.max(leave);
         r?;
         self.left_early(leave, &why_rc);
@@ -466,8 +468,8 @@ impl Interp<'_> {
         let r = self.eval(range)?;
         // An array, a container's storage, a record holding one (`std::array`), a map.
         let elems = match &r {
-            Value::Handle(_) => super::containers::map_elements(&r),
-            _ => super::builtins::buffer_of(&r).and_then(|b| b.borrow().elements()),
+            Value::Handle(_) => map_elements(&r),
+            _ => buffer_of(&r).and_then(|b| b.borrow().elements()),
         };
         let Some(elems) = elems else {
             let why = format!(
@@ -479,16 +481,14 @@ impl Interp<'_> {
             self.declare(var.key, value);
             return self.unknown_loop(body, None, None, mark, &why);
         };
-        let storage = super::builtins::buffer_of(&r);
+        let storage = buffer_of(&r);
         for (n, e) in elems.into_iter().enumerate() {
             if n as u64 >= self.opts.budget.loop_iterations {
                 break;
             }
             // `for (int& v : a)` names the elements themselves.
             match (&storage, var.by_ref, self.frames.last().cloned()) {
-                (Some(b), true, Some(f)) => {
-                    f.bind_ref(var.key, super::expr::Place::Elem(b.clone(), n as i64))
-                }
+                (Some(b), true, Some(f)) => f.bind_ref(var.key, Place::Elem(b.clone(), n as i64)),
                 _ => {
                     let v = convert(e.copy(), &var.ty);
                     self.declare(var.key, v);
@@ -581,7 +581,7 @@ impl Interp<'_> {
         );
         let branches: Vec<&Stmt> = handlers.iter().map(|(_, h)| h).collect();
         self.alternatives(&branches, &why, false)?;
-        self.left_early(Some(super::Leave::Program), &Rc::from(why.as_str()));
+        self.left_early(Some(Leave::Program), &Rc::from(why.as_str()));
         Ok(Flow::Normal)
     }
 

@@ -9,28 +9,17 @@
 //! The names are those kerncast's declarations of the extension API give
 //! (`host/prelude/kerncast_torch_api.h`): `at::Tensor::size`, `at::empty`, `c10::…`.
 
-use super::calls::Arg;
-use super::expr::Place;
-use super::value::{Handle, Ptr, Record, Value};
-use super::Interp;
+use super::access::{buffer_of, Arg, Place};
+use super::launches;
+use super::state::Interp;
+use super::value::{Buffer, Handle, Ptr, Record, Value};
+// defined with the values, as a handle holds one
+pub use super::value::Tensor;
 use crate::ast::Expr;
 use crate::heap;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// A tensor: its sizes (each a number or unknown) and its `c10::ScalarType`, where known.
-#[derive(Clone, Debug)]
-pub struct Tensor {
-    pub sizes: Vec<Value>,
-    pub scalar_type: Option<i8>,
-    /// Why the sizes are not known, where they are not (then `sizes` is empty).
-    pub unknown_shape: Option<Rc<str>>,
-    /// The name of a tensor the program is given from outside (a parameter of an extension's
-    /// function nothing in the program calls): its sizes are assumptions named after it
-    /// (`x.sizes[0]`, `x.numel`), which values can be given for.
-    pub named: Option<Rc<str>>,
-}
 
 impl Tensor {
     pub fn value(self) -> Value {
@@ -126,7 +115,7 @@ fn last(name: &str) -> &str {
 fn sizes_arg(v: &Value) -> Option<Vec<Value>> {
     match v {
         Value::Int(_) => Some(vec![v.clone()]),
-        _ => super::builtins::buffer_of(v).and_then(|b| b.borrow().elements()),
+        _ => buffer_of(v).and_then(|b| b.borrow().elements()),
     }
 }
 
@@ -247,15 +236,13 @@ pub(super) fn method(
         "size" => t.dim(&a0),
         "sizes" => match &t.unknown_shape {
             Some(w) => Value::unknown(w),
-            None => Value::Array(heap::shared(super::value::Buffer::from_values(
-                t.sizes.clone(),
-            ))),
+            None => Value::Array(heap::shared(Buffer::from_values(t.sizes.clone()))),
         },
         "stride" => match a0.as_int().and_then(|i| t.index(i)) {
             Some(j) => t.strides()[j].clone(),
             None => Value::unknown("a stride kerncast does not know"),
         },
-        "strides" => Value::Array(heap::shared(super::value::Buffer::from_values(t.strides()))),
+        "strides" => Value::Array(heap::shared(Buffer::from_values(t.strides()))),
         "numel" | "nbytes" if m == "numel" => t.numel(),
         "dim" | "ndimension" => match &t.unknown_shape {
             Some(w) => Value::unknown(w),
@@ -601,10 +588,8 @@ pub(super) fn construct(name: &str, args: &[Arg]) -> Option<Value> {
         },
         "IntArrayRef" | "ArrayRef" => match args {
             [a] => match a.value() {
-                v @ Value::Int(_) => Some(Value::Array(heap::shared(
-                    super::value::Buffer::from_values(vec![v]),
-                ))),
-                v => super::builtins::buffer_of(&v).map(|_| v),
+                v @ Value::Int(_) => Some(Value::Array(heap::shared(Buffer::from_values(vec![v])))),
+                v => buffer_of(&v).map(|_| v),
             },
             _ => None,
         },
@@ -614,6 +599,6 @@ pub(super) fn construct(name: &str, args: &[Arg]) -> Option<Value> {
 
 /// What a launch argument shows for a tensor (a packed accessor's sizes are its fields).
 pub fn describe(t: &Tensor) -> String {
-    let sizes: Vec<String> = t.sizes.iter().map(super::launches::describe).collect();
+    let sizes: Vec<String> = t.sizes.iter().map(launches::describe).collect();
     format!("tensor[{}]", sizes.join(","))
 }

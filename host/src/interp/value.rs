@@ -1,7 +1,11 @@
 //! The interpreter's values: C's scalars, what a pointer points at, records and arrays by
 //! value, functions and closures, the handles of GPU APIs, and `Unknown` with its reason.
+//!
+//! What a value can hold is defined here too (a closure's frame, a CUDA graph's launches, a
+//! tensor, a map's keys): the types refer to each other, and the interpreter's parts all
+//! build on them, so they form the layer below every part.
 
-use crate::ast::{DeclKey, Function, KernelRef, Ty};
+use crate::ast::{DeclKey, Function, KernelRef, Span, Ty};
 use crate::heap;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -165,7 +169,7 @@ pub enum Func {
         kernel: Option<KernelRef>,
     },
     /// A lambda with the frame it was made in.
-    Closure(Arc<Function>, Rc<super::Frame>),
+    Closure(Arc<Function>, Rc<Frame>),
 }
 
 /// Objects of the GPU APIs the host code passes around.
@@ -179,15 +183,15 @@ pub enum Handle {
     /// A kernel looked up by name (`cuModuleGetFunction`, NVRTC's lowered names).
     NamedKernel(String),
     /// A CUDA graph or its executable instance: the launches captured into it.
-    Graph(Vec<super::launches::Event>),
+    Graph(Vec<Event>),
     /// Something the interpreter only needs to tell apart (a stream, an event, a file).
     Opaque(&'static str),
     /// A PyTorch tensor a Python host passes to an extension ([`super::torch`]).
-    Tensor(super::torch::Tensor),
+    Tensor(Tensor),
     /// A `std::map`/`set` (and unordered kin): `{first, second}` entries by key
     /// ([`super::containers`]).
     Map {
-        entries: Vec<(super::containers::Key, Rc<RefCell<Record>>)>,
+        entries: Vec<(Key, Rc<RefCell<Record>>)>,
         ordered: bool,
     },
     /// A string stream's text and read position; `None` text for a file stream.
@@ -333,6 +337,105 @@ impl Buffer {
             len: self.len,
             fill: self.fill.clone(),
         }
+    }
+}
+
+/// A scope of variables: a call's locals (with `this` in a method), or a closure's.
+#[derive(Debug, Default)]
+pub struct Frame {
+    pub(super) vars: RefCell<HashMap<DeclKey, Rc<RefCell<Value>>>>,
+    /// The frame a lambda was made in (its captures).
+    pub(super) parent: Option<Rc<Frame>>,
+    pub(super) this: Option<Value>,
+    /// References bound to a field or an element (`int& r = cfg.n;`): their cell holds a
+    /// pointer to it, read through.
+    pub(super) refs: RefCell<std::collections::HashSet<DeclKey>>,
+}
+
+impl Frame {
+    pub(super) fn lookup(&self, k: DeclKey) -> Option<Rc<RefCell<Value>>> {
+        if let Some(c) = self.vars.borrow().get(&k) {
+            return Some(c.clone());
+        }
+        self.parent.as_ref().and_then(|p| p.lookup(k))
+    }
+
+    /// Whether `k`, as this frame sees it, is a reference read through a pointer.
+    pub(super) fn is_ref(&self, k: DeclKey) -> bool {
+        if self.vars.borrow().contains_key(&k) {
+            return self.refs.borrow().contains(&k);
+        }
+        self.parent.as_ref().is_some_and(|p| p.is_ref(k))
+    }
+}
+
+impl heap::Sweep for Frame {
+    fn sweep(&self) {
+        heap::empty(&self.vars, HashMap::new());
+    }
+}
+
+/// A key as maps order and compare them.
+#[derive(Clone, Debug, PartialEq, PartialOrd)]
+pub enum Key {
+    Int(i128),
+    Float(f64),
+    Str(String),
+}
+
+/// A tensor: its sizes (each a number or unknown) and its `c10::ScalarType`, where known.
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    pub sizes: Vec<Value>,
+    pub scalar_type: Option<i8>,
+    /// Why the sizes are not known, where they are not (then `sizes` is empty).
+    pub unknown_shape: Option<Rc<str>>,
+    /// The name of a tensor the program is given from outside (a parameter of an extension's
+    /// function nothing in the program calls): its sizes are assumptions named after it
+    /// (`x.sizes[0]`, `x.numel`), which values can be given for.
+    pub named: Option<Rc<str>>,
+}
+
+/// One launch as the program makes it.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// The kernel's device symbol, or its name where the host names it by string (OpenCL,
+    /// `cuModuleGetFunction`).
+    pub kernel: String,
+    pub by_name: bool,
+    pub grid: [Value; 3],
+    pub block: [Value; 3],
+    pub shared_bytes: Value,
+    pub args: Vec<(Arc<str>, Value)>,
+    pub site: Span,
+    pub api: &'static str,
+    /// Conditions kerncast could not decide that this launch ran under.
+    pub guards: Vec<Rc<str>>,
+    /// The calls that led here, outermost first: (function, line of the call).
+    pub stack: Vec<(Arc<str>, Span)>,
+}
+
+impl heap::Sweep for RefCell<Value> {
+    fn sweep(&self) {
+        heap::empty(self, Value::Void);
+    }
+}
+
+impl heap::Sweep for RefCell<Record> {
+    fn sweep(&self) {
+        heap::empty(self, Record::default());
+    }
+}
+
+impl heap::Sweep for RefCell<Buffer> {
+    fn sweep(&self) {
+        heap::empty(self, Buffer::new(Some(0), Value::Void));
+    }
+}
+
+impl heap::Sweep for RefCell<Handle> {
+    fn sweep(&self) {
+        heap::empty(self, Handle::Opaque("an object of an ended reading"));
     }
 }
 

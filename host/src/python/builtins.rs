@@ -5,7 +5,8 @@
 //! launch calls are in [`super::gpu`], PyTorch extensions in [`super::extension`]. A call not
 //! modelled gives an unknown result that names it.
 
-use super::interp::{binop, equal, index, Args, Exec, Interp};
+use super::ops::{binop, compare, equal, index};
+use super::state::{Args, Exec, Interp};
 use super::value::*;
 use crate::heap::Registry;
 use num_bigint::BigInt;
@@ -1297,7 +1298,7 @@ fn builtin_call<'a>(
                     if name == "sorted" {
                         let mut failed = false;
                         items.sort_by(|x, y| {
-                            super::interp::compare(ruff_python_ast::CmpOp::Lt, x, y)
+                            compare(ruff_python_ast::CmpOp::Lt, x, y)
                                 .truth()
                                 .map(|lt| {
                                     if lt {
@@ -1951,71 +1952,6 @@ fn brace_format(s: &str, args: &Args<'_>) -> Option<String> {
                 }
             }
             c => out.push(c),
-        }
-    }
-    Some(out)
-}
-
-/// `fmt % args`: `%d`, `%i`, `%s`, `%r`, `%f`, `%%`, and `%(name)d` from a dict.
-pub fn percent_format(fmt: &str, args: &Val<'_>) -> Option<String> {
-    let positional: Vec<Val<'_>> = match args {
-        Val::Tuple(t) => t.as_ref().clone(),
-        Val::Dict(_) => Vec::new(),
-        v => vec![v.clone()],
-    };
-    let mut next = 0usize;
-    let mut out = String::new();
-    let mut chars = fmt.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        let mut key = None;
-        if chars.peek() == Some(&'(') {
-            chars.next();
-            let mut k = String::new();
-            for d in chars.by_ref() {
-                if d == ')' {
-                    break;
-                }
-                k.push(d);
-            }
-            key = Some(k);
-        }
-        // Flags and width are not read: a conversion with them is not filled in.
-        let conv = chars.next()?;
-        if conv == '%' {
-            out.push('%');
-            continue;
-        }
-        let v = match &key {
-            Some(k) => match args {
-                Val::Dict(d) => d
-                    .borrow()
-                    .iter()
-                    .find(|(x, _)| x.as_str() == Some(k))
-                    .map(|(_, v)| v.clone())?,
-                _ => return None,
-            },
-            None => {
-                next += 1;
-                positional.get(next - 1).cloned()?
-            }
-        };
-        if v.is_unknown() {
-            return None;
-        }
-        match conv {
-            'd' | 'i' | 'u' => match (v.as_bigint(), v.as_f64()) {
-                (Some(i), _) => out.push_str(&i.to_string()),
-                (None, Some(f)) => out.push_str(&(f.trunc() as i128).to_string()),
-                _ => return None,
-            },
-            's' => out.push_str(&v.display()),
-            'r' => out.push_str(&v.repr()),
-            'f' => out.push_str(&format!("{:.6}", v.as_f64()?)),
-            _ => return None,
         }
     }
     Some(out)

@@ -16,7 +16,7 @@
 //! its tensors passed with their shapes and dtypes ([`crate::interp::torch::Tensor`]); the
 //! launches it makes count where and as often as the script makes the call.
 
-use super::interp::{Args, Exec, Interp};
+use super::state::{Args, Builder, Built, Exec, Interp, Remap};
 use super::value::*;
 use crate::ast::{Callee, Expr as CExpr, ExprKind, Span, Stmt as CStmt, StmtKind};
 use crate::clang::lower::ProgramAst;
@@ -39,41 +39,6 @@ const NVCC_FLAGS: [&str; 4] = [
     "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
     "-D__CUDA_NO_HALF2_OPERATORS__",
 ];
-
-/// A PyTorch extension module.
-#[derive(Debug)]
-pub struct Extension {
-    pub name: String,
-    /// Python name → C++ function.
-    pub bindings: BTreeMap<String, String>,
-    /// Index into [`Builder::built`].
-    pub built: usize,
-}
-
-/// The extensions built so far: each its own program (two extensions may define the same
-/// function).
-#[derive(Default)]
-pub struct Builder {
-    pub built: Vec<Built>,
-    /// The program's files read as extension sources (not read again on their own).
-    pub files: Vec<PathBuf>,
-}
-
-pub struct Built {
-    pub ast: ProgramAst,
-    /// Temporary source files and where their lines are in the script.
-    pub remap: Vec<Remap>,
-}
-
-/// A temporary file holding a string of the script.
-#[derive(Clone, Debug)]
-pub struct Remap {
-    pub temp: String,
-    /// The script, and the line of the string's first character of text; or, for a string
-    /// the script computes, a name for it.
-    pub shown: String,
-    pub first_line: Option<u32>,
-}
 
 fn source_text(v: &Val<'_>) -> Option<String> {
     match v {

@@ -16,7 +16,7 @@
 //! ([`crate::output::EmbeddedSource`]): its text and where it comes from (a literal of the
 //! script, a file it reads), for the caller to lower.
 
-use super::interp::{Args, Exec, Interp};
+use super::state::{Args, Exec, Interp};
 use super::value::*;
 use crate::interp::launches::Event;
 use crate::interp::value::{Ptr, Value};

@@ -8,13 +8,15 @@
 //! work budget ([`crate::Budget`]); one whose iterations launch the same and whose body does
 //! not read its variable has its remaining iterations counted, not run.
 
+use super::ops::{binop, compare, first_unknown, index, unary};
+use super::script::Script;
+use super::state::{Args, Builder, Exec, Flow, Halt, Interp};
 use super::value::*;
-use super::Script;
 use crate::ast::Span;
-use crate::heap::{self, Registry, Sweep};
+use crate::heap::Registry;
 use crate::interp::launches::Recorder;
+use crate::program::Options;
 use num_bigint::BigInt;
-use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive, Zero};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
@@ -25,23 +27,6 @@ use std::sync::Arc;
 
 /// Iterations a loop runs, each launching the same, before its remaining ones are counted.
 const STEADY_SAMPLE: u64 = 64;
-
-/// A scope of names: a module's globals, or one call of a function (whose parent is the
-/// scope the function was defined in).
-#[derive(Debug, Default)]
-pub struct Scope<'a> {
-    pub vars: RefCell<HashMap<Rc<str>, Val<'a>>>,
-    pub parent: Option<Rc<Scope<'a>>>,
-    /// Names declared `global` or `nonlocal` in this function.
-    pub globals: RefCell<BTreeSet<Rc<str>>>,
-    pub nonlocals: RefCell<BTreeSet<Rc<str>>>,
-}
-
-impl Sweep for Scope<'_> {
-    fn sweep(&self) {
-        heap::empty(&self.vars, HashMap::new());
-    }
-}
 
 impl<'a> Scope<'a> {
     fn lookup(&self, name: &str) -> Option<Val<'a>> {
@@ -72,127 +57,11 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// Why interpretation of a path stopped.
-#[derive(Debug)]
-pub enum Halt {
-    /// `sys.exit()`, `exit()`, an exception the script raises (`raise`), or one Python would
-    /// raise (the reason).
-    Exit(String),
-    /// A work budget ran out: which, and where.
-    Budget(String),
-}
-
-pub enum Flow<'a> {
-    Normal,
-    Break,
-    Continue,
-    Return(Val<'a>),
-}
-
-pub type Exec<T> = Result<T, Halt>;
-
-/// A call's arguments: positional, then keywords.
-#[derive(Default, Clone)]
-pub struct Args<'a> {
-    pub pos: Vec<Val<'a>>,
-    pub kw: Vec<(Rc<str>, Val<'a>)>,
-}
-
-impl<'a> Args<'a> {
-    pub fn get(&self, i: usize, name: &str) -> Option<Val<'a>> {
-        self.kw
-            .iter()
-            .find(|(k, _)| &**k == name)
-            .map(|(_, v)| v.clone())
-            .or_else(|| self.pos.get(i).cloned())
-    }
-
-    pub fn kw(&self, name: &str) -> Option<Val<'a>> {
-        self.kw
-            .iter()
-            .find(|(k, _)| &**k == name)
-            .map(|(_, v)| v.clone())
-    }
-}
-
-pub struct Interp<'a> {
-    pub scripts: &'a [Script],
-    /// Each module's globals, once it has run (or while it runs).
-    pub modules: Vec<Option<Rc<Scope<'a>>>>,
-    pub opts: &'a crate::Options,
-    /// `sys.argv` of the script being run, and the list the script sees it as.
-    pub argv: Vec<String>,
-    pub argv_list: Option<Rc<RefCell<Vec<Val<'a>>>>>,
-    /// Whether the command line was given.
-    pub args_given: bool,
-    pub steps: u64,
-    pub recorder: Recorder,
-    pub guards: Vec<Rc<str>>,
-    pub stack: Vec<(Arc<str>, Span)>,
-    pub assumptions: BTreeMap<String, String>,
-    /// The given values (`Options::params`) the script read.
-    pub used: std::collections::BTreeSet<String>,
-    pub embedded: Vec<crate::output::EmbeddedSource>,
-    pub notes: Vec<String>,
-    pub diagnostics: Vec<String>,
-    /// Where string literals long enough to be programs come from, by the address of their
-    /// text (the `Rc` is kept so the address stays theirs).
-    pub origins: HashMap<usize, (Rc<str>, Origin)>,
-    /// The extensions a `setup.py` builds, by the name Python imports them as.
-    pub setup_extensions: BTreeMap<String, (Vec<Rc<str>>, std::path::PathBuf)>,
-    pub extensions: super::extension::Builder,
-    /// Above zero while both sides of an undecided condition run.
-    pub uncertain: usize,
-    /// The module being run (for spans).
-    pub module: usize,
-    scope: Vec<Rc<Scope<'a>>>,
-    /// The lists, dicts, objects, classes and scopes made: swept when the interpreter is
-    /// dropped. Last, so that it is dropped last: its sweep then finds alive only what
-    /// cycles hold, and what it counts still alive after is a leak ([`crate::heap`]).
-    pub heap: Registry<'a>,
-}
-
-/// A class of the script: its name and its attributes (methods, class variables).
-#[derive(Debug)]
-pub struct ClassDef<'a> {
-    pub name: Rc<str>,
-    pub attrs: RefCell<BTreeMap<Rc<str>, Val<'a>>>,
-}
-
-impl Sweep for ClassDef<'_> {
-    fn sweep(&self) {
-        heap::empty(&self.attrs, BTreeMap::new());
-    }
-}
-
-fn op_name(op: ast::Operator) -> &'static str {
-    use ast::Operator::*;
-    match op {
-        Add => "+",
-        Sub => "-",
-        Mult => "*",
-        MatMult => "@",
-        Div => "/",
-        Mod => "%",
-        Pow => "**",
-        LShift => "<<",
-        RShift => ">>",
-        BitOr => "|",
-        BitXor => "^",
-        BitAnd => "&",
-        FloorDiv => "//",
-    }
-}
-
 /// The item at an index of what a `for` loop walks.
 type ItemAt<'a> = Box<dyn Fn(&BigInt) -> Val<'a> + 'a>;
 
 impl<'a> Interp<'a> {
-    pub fn new(
-        scripts: &'a [Script],
-        opts: &'a crate::Options,
-        args: Option<Vec<String>>,
-    ) -> Interp<'a> {
+    pub fn new(scripts: &'a [Script], opts: &'a Options, args: Option<Vec<String>>) -> Interp<'a> {
         Interp {
             scripts,
             modules: vec![None; scripts.len()],
@@ -211,7 +80,7 @@ impl<'a> Interp<'a> {
             diagnostics: Vec::new(),
             origins: HashMap::new(),
             setup_extensions: BTreeMap::new(),
-            extensions: super::extension::Builder::default(),
+            extensions: Builder::default(),
             uncertain: 0,
             module: 0,
             scope: Vec::new(),
@@ -1684,13 +1553,6 @@ fn opt_eval<'a>(it: &mut Interp<'a>, e: &'a Option<Box<Expr>>) -> Exec<Option<Va
     }
 }
 
-/// `i` as an index into a sequence of `len` elements (negative from the end).
-pub fn index(i: i64, len: usize) -> Option<usize> {
-    let len = len as i64;
-    let j = if i < 0 { i + len } else { i };
-    (0..len).contains(&j).then_some(j as usize)
-}
-
 fn parse_big(s: &str) -> Option<BigInt> {
     let t: String = s.chars().filter(|c| *c != '_').collect();
     let t = t.to_ascii_lowercase();
@@ -1704,305 +1566,6 @@ fn parse_big(s: &str) -> Option<BigInt> {
         (10, t.as_str())
     };
     BigInt::parse_bytes(digits.as_bytes(), radix)
-}
-
-fn first_unknown<'a>(a: &Val<'a>, b: &Val<'a>) -> Val<'a> {
-    if a.is_unknown() {
-        a.clone()
-    } else if b.is_unknown() {
-        b.clone()
-    } else {
-        Val::unknown("a value kerncast does not compute")
-    }
-}
-
-pub fn unary<'a>(op: ast::UnaryOp, v: Val<'a>) -> Val<'a> {
-    use ast::UnaryOp::*;
-    match (op, &v) {
-        (Not, _) => match v.truth() {
-            Some(t) => Val::Bool(!t),
-            None => v,
-        },
-        (_, Val::Unknown(_)) => v,
-        (USub, _) if v.as_bigint().is_some() => Val::Int(-v.as_bigint().unwrap_or_default()),
-        (USub, Val::Float(f)) => Val::Float(-f),
-        (UAdd, _) if v.as_bigint().is_some() => Val::Int(v.as_bigint().unwrap_or_default()),
-        (UAdd, Val::Float(_)) => v,
-        (Invert, _) if v.as_bigint().is_some() => Val::Int(!v.as_bigint().unwrap_or_default()),
-        _ => Val::unknown("a unary operation on a value kerncast does not compute"),
-    }
-}
-
-/// `l op r` as Python computes it.
-pub fn binop<'a>(heap: &Registry<'a>, op: ast::Operator, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
-    use ast::Operator::*;
-    if l.is_unknown() || r.is_unknown() {
-        return first_unknown(l, r);
-    }
-    // Sequences.
-    match (op, l, r) {
-        (Add, Val::Str(a), Val::Str(b)) => return Val::Str(Rc::from(format!("{a}{b}"))),
-        (Add, Val::List(a), Val::List(b)) => {
-            let mut v = a.borrow().clone();
-            v.extend(b.borrow().iter().cloned());
-            return Val::list(heap, v);
-        }
-        (Add, Val::Tuple(a), Val::Tuple(b)) => {
-            let mut v = a.as_ref().clone();
-            v.extend(b.iter().cloned());
-            return Val::tuple(v);
-        }
-        (Mult, Val::Str(_) | Val::List(_) | Val::Tuple(_), n)
-        | (Mult, n, Val::Str(_) | Val::List(_) | Val::Tuple(_))
-            if n.as_bigint().is_some() =>
-        {
-            let seq = if n.same(l) && !matches!(l, Val::Str(_) | Val::List(_) | Val::Tuple(_)) {
-                r
-            } else {
-                l
-            };
-            let times = n.as_i64().unwrap_or(0).clamp(0, 1 << 20) as usize;
-            return match seq {
-                Val::Str(s) => Val::Str(Rc::from(s.repeat(times))),
-                Val::List(v) => Val::list(
-                    heap,
-                    v.borrow()
-                        .iter()
-                        .cloned()
-                        .cycle()
-                        .take(v.borrow().len() * times)
-                        .collect(),
-                ),
-                Val::Tuple(v) => {
-                    Val::tuple(v.iter().cloned().cycle().take(v.len() * times).collect())
-                }
-                _ => Val::unknown("a repeated sequence"),
-            };
-        }
-        (Mod, Val::Str(fmt), args) => {
-            return super::builtins::percent_format(fmt, args)
-                .map(|s| Val::Str(Rc::from(s)))
-                .unwrap_or_else(|| {
-                    Val::unknown("a string formatted with `%` that kerncast cannot fill in")
-                });
-        }
-        _ => {}
-    }
-    match (l.as_bigint(), r.as_bigint()) {
-        (Some(a), Some(b)) => int_op(op, a, b),
-        _ => match (l.as_f64(), r.as_f64()) {
-            (Some(a), Some(b)) => float_op(op, a, b),
-            _ => Val::unknown(&format!(
-                "`{}` on values kerncast does not compute",
-                op_name(op)
-            )),
-        },
-    }
-}
-
-fn int_op<'a>(op: ast::Operator, a: BigInt, b: BigInt) -> Val<'a> {
-    use ast::Operator::*;
-    Val::Int(match op {
-        Add => a + b,
-        Sub => a - b,
-        Mult => a * b,
-        Div => {
-            if b.is_zero() {
-                return Val::unknown("a division by zero (Python raises ZeroDivisionError)");
-            }
-            return match (a.to_f64(), b.to_f64()) {
-                (Some(x), Some(y)) => Val::Float(x / y),
-                _ => Val::unknown("a true division of integers too large for a float"),
-            };
-        }
-        FloorDiv => {
-            if b.is_zero() {
-                return Val::unknown("a division by zero (Python raises ZeroDivisionError)");
-            }
-            a.div_floor(&b)
-        }
-        Mod => {
-            if b.is_zero() {
-                return Val::unknown("a modulo by zero (Python raises ZeroDivisionError)");
-            }
-            a.mod_floor(&b)
-        }
-        Pow => {
-            if b.is_negative() {
-                return match (a.to_f64(), b.to_f64()) {
-                    (Some(x), Some(y)) => Val::Float(x.powf(y)),
-                    _ => Val::unknown("a power kerncast does not compute"),
-                };
-            }
-            match b.to_u32() {
-                Some(e) if e <= 4096 => num_traits::pow(a, e as usize),
-                _ => return Val::unknown("a power too large to compute"),
-            }
-        }
-        LShift => match b.to_usize() {
-            Some(s) if s <= 4096 => a << s,
-            _ => return Val::unknown("a shift kerncast does not compute"),
-        },
-        RShift => match b.to_usize() {
-            // `>>` rounds toward negative infinity on big integers, as Python's does.
-            Some(s) => a >> s,
-            None => return Val::unknown("a shift kerncast does not compute"),
-        },
-        BitOr => a | b,
-        BitXor => a ^ b,
-        BitAnd => a & b,
-        MatMult => return Val::unknown("`@` on integers"),
-    })
-}
-
-fn float_op<'a>(op: ast::Operator, a: f64, b: f64) -> Val<'a> {
-    use ast::Operator::*;
-    Val::Float(match op {
-        Add => a + b,
-        Sub => a - b,
-        Mult => a * b,
-        Div | FloorDiv | Mod if b == 0.0 => {
-            return Val::unknown("a division by zero (Python raises ZeroDivisionError)")
-        }
-        Div => a / b,
-        FloorDiv => (a / b).floor(),
-        Mod => {
-            let m = a % b;
-            if m != 0.0 && (m < 0.0) != (b < 0.0) {
-                m + b
-            } else {
-                m
-            }
-        }
-        Pow => a.powf(b),
-        _ => return Val::unknown(&format!("`{}` on a float", op_name(op))),
-    })
-}
-
-/// `l op r` for a comparison, as Python computes it.
-pub fn compare<'a>(op: ast::CmpOp, l: &Val<'a>, r: &Val<'a>) -> Val<'a> {
-    use ast::CmpOp::*;
-    match op {
-        Is | IsNot => {
-            let same = match (l, r) {
-                (Val::None, Val::None) => Some(true),
-                (Val::None, Val::Unknown(_)) | (Val::Unknown(_), Val::None) => None,
-                (Val::None, _) | (_, Val::None) => Some(false),
-                (Val::Bool(a), Val::Bool(b)) => Some(a == b),
-                _ => {
-                    if l.is_unknown() || r.is_unknown() {
-                        None
-                    } else {
-                        Some(l.same(r))
-                    }
-                }
-            };
-            return match same {
-                Some(s) => Val::Bool(s == (op == Is)),
-                None => first_unknown(l, r),
-            };
-        }
-        In | NotIn => {
-            if r.is_unknown() {
-                return r.clone();
-            }
-            let found = match r {
-                Val::Str(hay) => match l {
-                    Val::Str(needle) => Some(hay.contains(&**needle)),
-                    _ => None,
-                },
-                _ => r.elements().and_then(|items| {
-                    let mut unknown = false;
-                    for x in &items {
-                        match equal(l, x) {
-                            Some(true) => return Some(true),
-                            None => unknown = true,
-                            _ => {}
-                        }
-                    }
-                    (!unknown).then_some(false)
-                }),
-            };
-            return match found {
-                Some(f) => Val::Bool(f == (op == In)),
-                None => first_unknown(l, &Val::unknown("a membership test kerncast cannot decide")),
-            };
-        }
-        _ => {}
-    }
-    if l.is_unknown() || r.is_unknown() {
-        return first_unknown(l, r);
-    }
-    match op {
-        Eq | NotEq => match equal(l, r) {
-            Some(e) => Val::Bool(e == (op == Eq)),
-            None => Val::unknown("an equality kerncast cannot decide"),
-        },
-        _ => match order(l, r) {
-            Some(o) => Val::Bool(match op {
-                Lt => o.is_lt(),
-                LtE => o.is_le(),
-                Gt => o.is_gt(),
-                GtE => o.is_ge(),
-                _ => false,
-            }),
-            None => Val::unknown("a comparison kerncast cannot decide"),
-        },
-    }
-}
-
-/// Python's `==`, where decidable.
-pub fn equal<'a>(a: &Val<'a>, b: &Val<'a>) -> Option<bool> {
-    if a.is_unknown() || b.is_unknown() {
-        return None;
-    }
-    match (a, b) {
-        (Val::Str(x), Val::Str(y)) => Some(x == y),
-        (Val::None, Val::None) => Some(true),
-        (Val::None, _) | (_, Val::None) => Some(false),
-        (Val::Tuple(_) | Val::List(_), Val::Tuple(_) | Val::List(_)) => {
-            let (x, y) = (a.elements()?, b.elements()?);
-            if x.len() != y.len() || std::mem::discriminant(a) != std::mem::discriminant(b) {
-                return Some(false);
-            }
-            for (p, q) in x.iter().zip(y.iter()) {
-                if !equal(p, q)? {
-                    return Some(false);
-                }
-            }
-            Some(true)
-        }
-        _ => match (a.as_bigint(), b.as_bigint()) {
-            (Some(x), Some(y)) => Some(x == y),
-            _ => match (a.as_f64(), b.as_f64()) {
-                (Some(x), Some(y)) => Some(x == y),
-                _ => match (a, b) {
-                    (Val::Str(_), _) | (_, Val::Str(_)) => Some(false),
-                    _ => Some(a.same(b)),
-                },
-            },
-        },
-    }
-}
-
-fn order<'a>(a: &Val<'a>, b: &Val<'a>) -> Option<std::cmp::Ordering> {
-    match (a, b) {
-        (Val::Str(x), Val::Str(y)) => Some(x.cmp(y)),
-        (Val::Tuple(_) | Val::List(_), Val::Tuple(_) | Val::List(_)) => {
-            let (x, y) = (a.elements()?, b.elements()?);
-            for (p, q) in x.iter().zip(y.iter()) {
-                match order(p, q)? {
-                    std::cmp::Ordering::Equal => {}
-                    o => return Some(o),
-                }
-            }
-            Some(x.len().cmp(&y.len()))
-        }
-        _ => match (a.as_bigint(), b.as_bigint()) {
-            (Some(x), Some(y)) => Some(x.cmp(&y)),
-            _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
-        },
-    }
 }
 
 /// The names a block may write (not looking into nested functions and classes, whose names

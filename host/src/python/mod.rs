@@ -26,82 +26,34 @@
 //! CuPy's, PyCUDA's and PyOpenCL's ([`gpu`]) and those the C++ of PyTorch extensions makes when
 //! the script calls it ([`extension`]). Kernel programs compiled at run time are listed as
 //! embedded sources ([`crate::output::EmbeddedSource`]), with where their text comes from.
+//!
+//! The modules are layers, each importing only those below it: the values (`value`, `script`,
+//! and `ops`, Python's operators on values); the interpreter's state (`state`); the library
+//! models ([`gpu`], then [`extension`], then `builtins`); the evaluator ([`interp`]); this
+//! module's [`read`]. The models run script code back through methods of the interpreter,
+//! which need no import.
 
 mod builtins;
 pub mod extension;
 mod gpu;
 pub mod interp;
+mod ops;
+mod script;
 mod select;
+mod state;
 pub mod value;
 
 pub use select::gpu_scripts;
 
-use crate::{HostError, HostReading, Options, Program};
+use crate::compdb::UnitSpec;
+use crate::output::HostReading;
+use crate::program::{HostError, Options, Program};
+use script::Script;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Whether a file is a Python host.
 pub fn is_python(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "py")
-}
-
-/// A parsed Python file.
-pub struct Script {
-    pub path: PathBuf,
-    /// The name reports give it (its path as given).
-    pub display: Arc<str>,
-    pub text: String,
-    pub module: ruff_python_ast::ModModule,
-    line_starts: Vec<usize>,
-}
-
-impl Script {
-    /// Reads and parses a file; syntax errors go to `diagnostics`, and the statements that
-    /// parse are kept.
-    fn load(path: &Path, display: &str, diagnostics: &mut Vec<String>) -> Option<Script> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                diagnostics.push(format!("{display}: error: cannot read the file: {e}"));
-                return None;
-            }
-        };
-        let parsed = ruff_python_parser::parse_unchecked_source(
-            &text,
-            ruff_python_ast::PySourceType::Python,
-        );
-        let line_starts: Vec<usize> = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        for e in parsed.errors() {
-            let (line, col) = line_col(&line_starts, &text, e.location.start().to_usize());
-            diagnostics.push(format!("{display}:{line}:{col}: error: {}", e.error));
-        }
-        let script = Script {
-            path: path.to_path_buf(),
-            display: Arc::from(display),
-            module: parsed.into_syntax(),
-            text,
-            line_starts,
-        };
-        Some(script)
-    }
-
-    /// The 1-based line and column of a byte offset.
-    pub fn line_col(&self, offset: usize) -> (u32, u32) {
-        line_col(&self.line_starts, &self.text, offset)
-    }
-}
-
-fn line_col(line_starts: &[usize], text: &str, offset: usize) -> (u32, u32) {
-    let line = line_starts.partition_point(|s| *s <= offset).max(1);
-    let start = line_starts[line - 1];
-    let col = text
-        .get(start..offset.min(text.len()))
-        .map(|s| s.chars().count())
-        .unwrap_or(0)
-        + 1;
-    (line as u32, col as u32)
 }
 
 /// Other Python files in the folders of the program's scripts, which they may import.
@@ -155,7 +107,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         }
     }
     let args = program.args.clone();
-    let mut it = interp::Interp::new(&scripts, opts, args.clone());
+    let mut it = state::Interp::new(&scripts, opts, args.clone());
     it.diagnostics = diagnostics;
     // A setup.py first: the extensions it builds are what scripts import.
     let mut halted = None;
@@ -165,7 +117,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
                 script.path.to_string_lossy().into_owned(),
                 "build_ext".into(),
             ];
-            if let Err(interp::Halt::Budget(w)) = it.run_module(i, "__main__") {
+            if let Err(state::Halt::Budget(w)) = it.run_module(i, "__main__") {
                 halted = Some(w);
             }
         }
@@ -178,7 +130,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
             .chain(args.clone().unwrap_or_default())
             .collect();
         it.argv_list = None;
-        if let Err(interp::Halt::Budget(w)) = it.run_module(i, "__main__") {
+        if let Err(state::Halt::Budget(w)) = it.run_module(i, "__main__") {
             halted = Some(w);
         }
     }
@@ -204,7 +156,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
     let consumed = std::mem::take(&mut it.extensions.files);
     drop(it);
     // The program's C, C++ and CUDA units are read as the C reader reads them.
-    let others: Vec<crate::UnitSpec> = program
+    let others: Vec<UnitSpec> = program
         .units
         .iter()
         .filter(|u| {
@@ -215,7 +167,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         .cloned()
         .collect();
     if !others.is_empty() {
-        let c = crate::read_on_this_thread(
+        let c = crate::c_host::read(
             &Program {
                 units: others,
                 args: program.args.clone(),

@@ -1,7 +1,8 @@
 //! The Python reader's values: what Python computes with (unbounded integers, floats, strings,
 //! tuples, lists, dicts, ranges, functions and closures), the library objects a GPU host makes
 //! (kernel handles, compiled modules, arrays and tensors with their shapes, PyTorch
-//! extensions, an `argparse` parser) and `Unknown` with its reason.
+//! extensions, an `argparse` parser) and `Unknown` with its reason. The scopes and classes
+//! values hold are defined here too, so that the values import nothing of the interpreter.
 
 use crate::heap::{self, Registry, Sweep};
 use crate::interp::value::Unknown;
@@ -9,7 +10,7 @@ use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
 use ruff_python_ast as ast;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 #[derive(Clone, Debug)]
@@ -70,7 +71,7 @@ pub struct PyFunc<'a> {
     pub params: &'a ast::Parameters,
     pub body: FuncBody<'a>,
     pub defaults: Vec<(Rc<str>, Val<'a>)>,
-    pub scope: Rc<super::interp::Scope<'a>>,
+    pub scope: Rc<Scope<'a>>,
     pub module: usize,
 }
 
@@ -78,6 +79,46 @@ pub struct PyFunc<'a> {
 pub enum FuncBody<'a> {
     Def(&'a ast::StmtFunctionDef),
     Lambda(&'a ast::Expr),
+}
+
+/// A scope of names: a module's globals, or one call of a function (whose parent is the
+/// scope the function was defined in).
+#[derive(Debug, Default)]
+pub struct Scope<'a> {
+    pub vars: RefCell<HashMap<Rc<str>, Val<'a>>>,
+    pub parent: Option<Rc<Scope<'a>>>,
+    /// Names declared `global` or `nonlocal` in this function.
+    pub globals: RefCell<BTreeSet<Rc<str>>>,
+    pub nonlocals: RefCell<BTreeSet<Rc<str>>>,
+}
+
+impl Sweep for Scope<'_> {
+    fn sweep(&self) {
+        heap::empty(&self.vars, HashMap::new());
+    }
+}
+
+/// A class of the script: its name and its attributes (methods, class variables).
+#[derive(Debug)]
+pub struct ClassDef<'a> {
+    pub name: Rc<str>,
+    pub attrs: RefCell<BTreeMap<Rc<str>, Val<'a>>>,
+}
+
+impl Sweep for ClassDef<'_> {
+    fn sweep(&self) {
+        heap::empty(&self.attrs, BTreeMap::new());
+    }
+}
+
+/// A PyTorch extension module.
+#[derive(Debug)]
+pub struct Extension {
+    pub name: String,
+    /// Python name → C++ function.
+    pub bindings: BTreeMap<String, String>,
+    /// Index into the extensions built (`Builder::built`).
+    pub built: usize,
 }
 
 /// Where a kernel program's text comes from.
@@ -104,7 +145,7 @@ pub enum Obj<'a> {
     /// An array or tensor with its shape.
     Array(Rc<Array>),
     /// A PyTorch extension module (`load_inline`, `load`, or one a `setup.py` builds).
-    Extension(Rc<super::extension::Extension>),
+    Extension(Rc<Extension>),
     /// The description of an extension in a `setup.py` (`CUDAExtension(name, sources)`).
     ExtensionSpec {
         name: Rc<str>,
@@ -125,10 +166,10 @@ pub enum Obj<'a> {
     /// A module of the program (another `.py` file), by its index.
     PyModule(usize),
     /// A class of the script.
-    Class(Rc<super::interp::ClassDef<'a>>),
+    Class(Rc<ClassDef<'a>>),
     /// An instance of a script's class, with its attributes.
     Instance {
-        class: Rc<super::interp::ClassDef<'a>>,
+        class: Rc<ClassDef<'a>>,
         attrs: RefCell<BTreeMap<Rc<str>, Val<'a>>>,
     },
 }

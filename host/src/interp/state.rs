@@ -1,0 +1,186 @@
+//! The interpreter's state and the types its parts share. It is apart from the parts
+//! (expressions, statements, calls, the library models: `impl Interp` blocks in files of
+//! their own) so that each can import it without importing the others.
+
+use super::launches::Recorder;
+use super::value::{Event, Frame, Value};
+use crate::ast::{DeclKey, Span};
+use crate::clang::lower::ProgramAst;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Elements of an array of records or arrays made one by one; a larger one's elements are
+/// unknown.
+pub(super) const OBJECTS_MAX: u64 = 4096;
+
+/// Work limits of one program's reading; the same input always stops at the same point.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Budget {
+    /// Expressions and statements evaluated, in all.
+    pub steps: u64,
+    /// Iterations of one loop, each time it runs, before it is no longer followed.
+    pub loop_iterations: u64,
+    /// Steps a loop that cannot launch runs, after which it is no longer followed (its
+    /// writes become unknown): host initialisation and reference computations cost little.
+    pub quiet_loop_steps: u64,
+    /// Nested calls.
+    pub call_depth: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            steps: 20_000_000,
+            loop_iterations: 1_000_000,
+            quiet_loop_steps: 50_000,
+            call_depth: 48,
+        }
+    }
+}
+
+/// Device properties the host code may ask for (`cudaGetDeviceProperties`), where the target
+/// device is known.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct DeviceProps {
+    pub name: Option<String>,
+    pub multi_processor_count: Option<i64>,
+    pub max_threads_per_block: Option<i64>,
+    pub max_threads_per_multi_processor: Option<i64>,
+    pub warp_size: Option<i64>,
+    pub shared_mem_per_block: Option<i64>,
+    pub total_global_mem: Option<i64>,
+    pub major: Option<i64>,
+    pub minor: Option<i64>,
+}
+
+/// The CUDA occupancy API's answers for a kernel on the target device, which depend on the
+/// kernel's registers and shared memory (known to the caller, which compiled it, not to the
+/// host reading). `Err` says why an answer is unknown.
+pub trait OccupancyOracle: Send + Sync + std::fmt::Debug {
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `threads` threads with
+    /// `dynamic_shared` bytes that one SM runs at once.
+    fn active_blocks_per_sm(
+        &self,
+        kernel: &str,
+        threads: u64,
+        dynamic_shared: u64,
+    ) -> Result<u64, String>;
+    /// `cudaOccupancyMaxPotentialBlockSize`: (the grid that fills the device, the block size of
+    /// the highest occupancy), blocks of at most `limit` threads (0: no limit).
+    fn max_potential_block_size(
+        &self,
+        kernel: &str,
+        dynamic_shared: u64,
+        limit: u64,
+    ) -> Result<(u64, u64), String>;
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The command line, `argv[0]` first.
+    pub argv: Vec<String>,
+    /// Values for named assumptions (`--param n=4096`).
+    pub params: BTreeMap<String, f64>,
+    pub device: DeviceProps,
+    pub budget: Budget,
+    pub occupancy: Option<Arc<dyn OccupancyOracle>>,
+}
+
+/// How far an undecided branch that leaves early (`if (bad) return 1;`) makes the code
+/// after it uncertain: to the end of the loop (`break`, `continue`), of the function
+/// (`return`, `goto`), or of the program (`exit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Leave {
+    Loop,
+    Function,
+    Program,
+}
+
+/// Why interpretation stopped early.
+#[derive(Debug)]
+pub enum Halt {
+    /// The program called `exit` / `abort` / returned from `main`.
+    Exit,
+    /// An exception thrown, of the record type named (`std::runtime_error`), on its way to
+    /// a handler; uncaught, it ends the program.
+    Throw(Option<Arc<str>>),
+    /// A work budget ran out: which, and where.
+    Budget(String),
+}
+
+/// How a statement ends.
+pub enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Value),
+    /// A `goto` looking for its label in the enclosing blocks.
+    Goto(Arc<str>),
+}
+
+pub(super) type Exec<T> = Result<T, Halt>;
+
+/// A program the host compiles at run time.
+#[derive(Clone, Debug)]
+pub struct CompiledProgram {
+    /// `nvrtcCreateProgram` or `clCreateProgramWithSource`.
+    pub api: &'static str,
+    /// The program's text, or why it is unknown.
+    pub text: Result<String, String>,
+    /// NVRTC's name for it.
+    pub name: Option<String>,
+    /// NVRTC's headers given as strings: (include name, text).
+    pub headers: Vec<(String, String)>,
+    pub options: Vec<String>,
+    pub name_expressions: Vec<String>,
+    /// Where it is compiled (`nvrtcCompileProgram`, `clBuildProgram`), else created.
+    pub site: Span,
+}
+
+/// The state of one run of the interpreter over a program.
+pub struct Interp<'p> {
+    /// Where the program ended itself, with the calls that led there.
+    pub(super) exited_at: Option<String>,
+    pub(super) prog: &'p ProgramAst,
+    pub(super) opts: &'p RunOptions,
+    pub(super) globals: HashMap<DeclKey, Rc<RefCell<Value>>>,
+    pub(super) frames: Vec<Rc<Frame>>,
+    /// The calls being run, outermost first, with where each was called.
+    pub(super) stack: Vec<(Arc<str>, Span)>,
+    /// Whether each call being run returns a reference.
+    pub(super) returns_ref: Vec<bool>,
+    pub(super) guards: Vec<Rc<str>>,
+    pub(super) steps: u64,
+    pub(super) recorder: Recorder,
+    /// Launches captured into a CUDA graph instead of run (`cudaStreamBeginCapture`).
+    pub(super) capture: Option<Vec<Event>>,
+    /// getopt's state.
+    pub(super) optind: i128,
+    pub(super) optarg: Value,
+    pub(super) optpos: usize,
+    pub(super) optind_key: Option<DeclKey>,
+    pub(super) optarg_key: Option<DeclKey>,
+    pub(super) assumptions: BTreeMap<String, String>,
+    /// The given values the program read.
+    pub(super) used: std::collections::BTreeSet<String>,
+    pub(super) notes: Vec<String>,
+    pub(super) programs: Vec<CompiledProgram>,
+    /// Above zero while both sides of an undecided condition run: an `exit` there ends
+    /// only that side, not the program.
+    pub(super) uncertain: usize,
+    /// Conditions of undecided branches that may have exited the program: every launch
+    /// after them runs under them.
+    pub(super) exit_guards: Vec<Rc<str>>,
+    /// The entries of `guards` added by an undecided branch that may have returned: they
+    /// hold until the function returns (the end of a loop keeps them).
+    pub(super) fn_guards: Vec<Rc<str>>,
+    /// How far the branch being run may have left early, for the undecided condition
+    /// around it.
+    pub(super) left: Option<Leave>,
+    /// Whether a function may launch a kernel, by declaration, as far as computed.
+    pub(super) may_launch_cache: RefCell<HashMap<DeclKey, bool>>,
+    /// The same for loop bodies, by their address in the (immutable) tree.
+    pub(super) body_launch_cache: HashMap<*const crate::ast::Stmt, bool>,
+}
