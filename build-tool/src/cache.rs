@@ -30,6 +30,12 @@ impl Cache {
             .unwrap_or_else(|| PathBuf::from("target/kerncast-cache"))
     }
 
+    /// Where host reading keeps its precompiled CUDA preludes (`kerncast_host`'s
+    /// `Options::prelude_cache`), beside the results.
+    pub fn host_preludes_dir() -> PathBuf {
+        Self::default_dir().join("host-preludes")
+    }
+
     /// Identity of the running binary (its size and modification time): the crate version alone
     /// does not change when the tool is rebuilt with different models or counters, and a
     /// rebuilt tool must not reuse results of the old one.

@@ -414,6 +414,7 @@ pub fn run(args: Args) -> crate::Result<()> {
         toolchain: tools,
         // the database lists some programs' CUDA files only; `main` is in a file beside them
         find_main_beside: true,
+        prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
         ..Options::default()
     };
     let jobs = args.jobs.unwrap_or_else(|| {

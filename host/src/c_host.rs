@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 /// Reads a program of C, C++ and CUDA units.
 pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError> {
     let index = clang::Index::new();
+    let preludes = opts
+        .prelude_cache
+        .clone()
+        .map(clang::prelude::PreludeCache::new);
     let mut diagnostics = Vec::new();
     let own_dirs: Vec<PathBuf> = program
         .units
@@ -38,7 +42,8 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
         let shim = torch_shim(&text, &unit.args);
         let mut args = unit.args.clone();
         args.extend(shim.iter().flat_map(|s| s.args.iter().cloned()));
-        let tu = index.parse(&unit.file, &args).map_err(HostError::Parse)?;
+        let tu = clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
+            .map_err(HostError::Parse)?;
         for d in tu.diagnostics() {
             if d.severity >= clang::Severity::Error {
                 diagnostics.push(output::diagnostic(&d));

@@ -30,6 +30,9 @@ pub struct Options {
     /// compilation database that lists a program's CUDA files only). Off for files a user
     /// names: a folder of many programs would be parsed whole for each of its files.
     pub find_main_beside: bool,
+    /// A folder to keep precompiled CUDA preludes in between runs (`clang::prelude`): a `.cu`
+    /// unit then parses in about half the time, to the same AST. `None`: parse them whole.
+    pub prelude_cache: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]

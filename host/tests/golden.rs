@@ -297,12 +297,15 @@ fn cases(root: &Path) -> Vec<Case> {
 }
 
 /// Reads one case; `Err` with what differs.
-fn check(case: &Case, tools: &Toolchain, bless: bool) -> Result<(), String> {
+/// The cases' CUDA units load their prelude precompiled (as kerncast reads programs), so the
+/// expected launches hold through it; `tests/prelude.rs` checks it against parsing whole.
+fn check(case: &Case, tools: &Toolchain, preludes: &Path, bless: bool) -> Result<(), String> {
     let header = parse_header(&case.header_file)?;
     let mut program = Program::from_files(&case.files, &header.flags, tools);
     program.args = header.args.clone();
     let opts = Options {
         toolchain: tools.clone(),
+        prelude_cache: Some(preludes.to_path_buf()),
         ..Options::default()
     };
     let reading = read(&program, &opts).map_err(|e| format!("{}: {e}", case.name))?;
@@ -410,6 +413,7 @@ fn golden_programs_launch_what_their_headers_state() {
         .map(|n| n.get())
         .unwrap_or(1)
         .clamp(1, 4);
+    let preludes = std::env::temp_dir().join(format!("kerncast-golden-{}", std::process::id()));
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -417,12 +421,13 @@ fn golden_programs_launch_what_their_headers_state() {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = selected.get(i) else { break };
-                if let Err(e) = check(case, &tools, bless) {
+                if let Err(e) = check(case, &tools, &preludes, bless) {
                     failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
                 }
             });
         }
     });
+    let _ = std::fs::remove_dir_all(&preludes);
     let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
     failures.sort();
     assert!(

@@ -116,6 +116,7 @@ impl HostProgram {
             toolchain: self.tools.clone(),
             occupancy: what.occupancy.clone(),
             find_main_beside: self.from_database,
+            prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
             ..Options::default()
         };
         let r = Arc::new(kerncast_host::read(&self.program, &opts).map_err(|e| e.to_string()));

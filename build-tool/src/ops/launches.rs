@@ -45,6 +45,7 @@ pub fn read(args: &Args) -> crate::Result<HostReading> {
         toolchain: tools,
         // one program, named by the user: its `main` may be in a file beside the one named
         find_main_beside: true,
+        prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
         ..Options::default()
     };
     for p in &args.params {

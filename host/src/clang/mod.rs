@@ -6,6 +6,7 @@
 #![allow(non_upper_case_globals)]
 
 pub mod lower;
+pub mod prelude;
 
 use clang_sys::*;
 use std::ffi::{CStr, CString};
@@ -27,6 +28,21 @@ impl Index {
 
     /// Parses `file` with `args` (compiler flags, without the compiler and the file).
     pub fn parse(&self, file: &Path, args: &[String]) -> Result<Unit<'_>, String> {
+        // KeepGoing: a missing header or an error in one function still leaves the rest of the
+        // unit readable; the diagnostics say what was wrong.
+        self.parse_raw(file, args, CXTranslationUnit_KeepGoing)
+    }
+
+    /// Parses `file` to be saved as a precompiled header ([`Unit::save`]).
+    pub(crate) fn parse_for_saving(
+        &self,
+        file: &Path,
+        args: &[String],
+    ) -> Result<Unit<'_>, String> {
+        self.parse_raw(file, args, CXTranslationUnit_ForSerialization)
+    }
+
+    fn parse_raw(&self, file: &Path, args: &[String], options: i32) -> Result<Unit<'_>, String> {
         let c_file = CString::new(file.to_string_lossy().as_bytes())
             .map_err(|_| format!("{}: path has a NUL byte", file.display()))?;
         let c_args: Vec<CString> = args
@@ -36,9 +52,6 @@ impl Index {
             .map_err(|_| "a compiler flag has a NUL byte".to_string())?;
         let ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let mut tu: CXTranslationUnit = std::ptr::null_mut();
-        // KeepGoing: a missing header or an error in one function still leaves the rest of the
-        // unit readable; the diagnostics say what was wrong.
-        let options = CXTranslationUnit_KeepGoing;
         let err = unsafe {
             clang_parseTranslationUnit2(
                 self.raw,
@@ -62,6 +75,11 @@ impl Index {
             _index: PhantomData,
         })
     }
+}
+
+/// libclang's version string (`clang version 19.1.7 …`).
+pub fn clang_version() -> String {
+    unsafe { take(clang_getClangVersion()) }
 }
 
 impl Default for Index {
@@ -101,6 +119,58 @@ pub enum Severity {
 }
 
 impl<'i> Unit<'i> {
+    /// The files the unit read, the main file among them.
+    pub fn inclusions(&self) -> Vec<String> {
+        extern "C" fn visit(
+            file: CXFile,
+            _stack: *mut CXSourceLocation,
+            _depth: c_uint,
+            data: CXClientData,
+        ) {
+            // SAFETY: `data` is the `Vec` handed to clang_getInclusions below, alive for the call
+            let out = unsafe { &mut *(data as *mut Vec<String>) };
+            out.push(unsafe { take(clang_getFileName(file)) });
+        }
+        let mut out: Vec<String> = Vec::new();
+        unsafe {
+            clang_getInclusions(
+                self.raw,
+                visit,
+                &mut out as *mut Vec<String> as CXClientData,
+            )
+        };
+        out
+    }
+
+    /// Saves the unit as a precompiled header at `path`.
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let c_path = CString::new(path.to_string_lossy().as_bytes())
+            .map_err(|_| format!("{}: path has a NUL byte", path.display()))?;
+        let err = unsafe {
+            clang_saveTranslationUnit(
+                self.raw,
+                c_path.as_ptr(),
+                clang_defaultSaveOptions(self.raw),
+            )
+        };
+        match err {
+            0 => Ok(()),
+            e => Err(format!(
+                "{}: libclang could not save the unit ({e})",
+                path.display()
+            )),
+        }
+    }
+
+    /// Whether clang refused the precompiled header the unit was told to load (a header it
+    /// was built from changed, or a flag differs).
+    pub(crate) fn refused_precompiled(&self) -> bool {
+        self.diagnostics().iter().any(|d| {
+            d.severity == Severity::Fatal
+                && (d.message.contains("precompiled header") || d.message.contains("AST file"))
+        })
+    }
+
     pub fn cursor(&self) -> Cursor<'_> {
         Cursor::new(unsafe { clang_getTranslationUnitCursor(self.raw) })
     }

@@ -1,0 +1,249 @@
+//! The prelude clang puts ahead of every CUDA unit (`__clang_cuda_runtime_wrapper.h`: the CUDA
+//! runtime API and the C and C++ math headers) is most of what parsing a host `.cu` costs, and it
+//! is the same for every unit built with the same flags. So it is parsed once into a precompiled
+//! header, kept on disk between runs, and each unit loads it (`-include-pch`) instead of parsing
+//! it again.
+//!
+//! The result must be the unit clang would have parsed without it, so a unit takes the
+//! precompiled prelude only where that is certain:
+//! - the prelude is parsed with the unit's own flags, all but the folders it searches first for
+//!   headers (`-I`, `-iquote`): those are a program's own folders, which differ from program to
+//!   program while everything else (language, standard, `-D`s, CUDA path, architecture) is what a
+//!   build shares. The key of a precompiled prelude is everything else, and clang's version;
+//! - a unit whose own header folders hold a file that could stand for one of the prelude's
+//!   headers (the same name, or the same last two or three path parts) parses without it, since
+//!   its `#include <math.h>` could have found that file instead;
+//! - a unit that forces includes of its own (`-include`) parses without it, as they may come
+//!   ahead of the prelude and change it;
+//! - clang checks what it loads against the flags and the headers' files: a precompiled prelude
+//!   it refuses (a header changed, a flag differs) is rebuilt and the unit parsed without it.
+
+use super::{Index, Severity, Unit};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// [`Index::parse`], with the prelude clang puts ahead of a CUDA unit loaded precompiled from
+/// `cache` where it applies; the unit is the same either way.
+pub fn parse<'i>(
+    index: &'i Index,
+    file: &Path,
+    args: &[String],
+    cache: Option<&PreludeCache>,
+) -> Result<Unit<'i>, String> {
+    if let Some((cache, pre)) = cache.and_then(|c| c.for_unit(args).map(|p| (c, p))) {
+        let mut with = pre.args();
+        with.extend(args.iter().cloned());
+        match index.parse(file, &with) {
+            Ok(u) if !u.refused_precompiled() => return Ok(u),
+            _ => cache.discard(&pre),
+        }
+    }
+    index.parse(file, args)
+}
+
+/// Precompiled preludes in one folder, by key.
+#[derive(Clone, Debug)]
+pub struct PreludeCache {
+    dir: PathBuf,
+}
+
+/// A precompiled prelude a unit can load.
+pub struct Prelude {
+    pub pch: PathBuf,
+}
+
+impl Prelude {
+    /// The flags that load it.
+    pub fn args(&self) -> Vec<String> {
+        vec!["-include-pch".into(), self.pch.display().to_string()]
+    }
+}
+
+impl PreludeCache {
+    pub fn new(dir: PathBuf) -> PreludeCache {
+        PreludeCache { dir }
+    }
+
+    /// The precompiled prelude for a unit parsed with `args` (its flags, without the file),
+    /// built on first use; `None` where the unit is not CUDA or cannot take one (see the
+    /// module's notes) or where the prelude does not parse cleanly.
+    pub fn for_unit(&self, args: &[String]) -> Option<Prelude> {
+        if !is_cuda(args) || forces_includes(args) {
+            return None;
+        }
+        let (shared, own_dirs) = split_own_dirs(args);
+        let key = key_of(&shared);
+        let pch = self.dir.join(format!("{key}.pch"));
+        let headers = self.dir.join(format!("{key}.headers"));
+        if !(pch.is_file() && headers.is_file()) {
+            self.build(&shared, &key)?;
+        }
+        let included = std::fs::read_to_string(&headers).ok()?;
+        let shadowed = included
+            .lines()
+            .any(|h| own_dirs.iter().any(|d| could_shadow(d, Path::new(h))));
+        (!shadowed).then_some(Prelude { pch })
+    }
+
+    /// Forgets a prelude clang refused, so the next unit builds it again.
+    pub fn discard(&self, prelude: &Prelude) {
+        let _ = std::fs::remove_file(&prelude.pch);
+        let _ = std::fs::remove_file(prelude.pch.with_extension("headers"));
+    }
+
+    /// Parses an empty CUDA unit with `args` and saves it, with the headers it read. The empty
+    /// unit stays beside it (clang checks a precompiled header's input files when it loads
+    /// one). Files are written under temporary names and renamed, so a reader never sees half
+    /// of one.
+    fn build(&self, args: &[String], key: &str) -> Option<()> {
+        std::fs::create_dir_all(&self.dir).ok()?;
+        let source = self.dir.join(format!("{key}.cu"));
+        if !source.is_file() {
+            std::fs::write(&source, "").ok()?;
+        }
+        let index = Index::new();
+        let unit = index.parse_for_saving(&source, args).ok()?;
+        if unit
+            .diagnostics()
+            .iter()
+            .any(|d| d.severity >= Severity::Error)
+        {
+            return None;
+        }
+        let included: Vec<String> = unit
+            .inclusions()
+            .into_iter()
+            .filter(|f| Path::new(f) != source)
+            .collect();
+        let tag = format!("{}-{:?}", std::process::id(), std::thread::current().id())
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "");
+        let pch_tmp = self.dir.join(format!("{key}.{tag}.pch.tmp"));
+        let headers_tmp = self.dir.join(format!("{key}.{tag}.headers.tmp"));
+        unit.save(&pch_tmp).ok()?;
+        std::fs::write(&headers_tmp, included.join("\n")).ok()?;
+        // the headers list first: a `.pch` is only taken with its list beside it
+        std::fs::rename(&headers_tmp, self.dir.join(format!("{key}.headers"))).ok()?;
+        std::fs::rename(&pch_tmp, self.dir.join(format!("{key}.pch"))).ok()?;
+        Some(())
+    }
+}
+
+/// Whether the flags parse the unit as CUDA (`-x cuda`).
+fn is_cuda(args: &[String]) -> bool {
+    args.windows(2).any(|w| w[0] == "-x" && w[1] == "cuda") || args.iter().any(|a| a == "-xcuda")
+}
+
+fn forces_includes(args: &[String]) -> bool {
+    args.iter()
+        .any(|a| a.starts_with("-include") || a.starts_with("-imacros"))
+}
+
+/// The flags but the unit's own header folders, and those folders.
+fn split_own_dirs(args: &[String]) -> (Vec<String>, Vec<PathBuf>) {
+    let mut shared = Vec::new();
+    let mut dirs = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let own = ["-I", "-iquote", "--include-directory"]
+            .iter()
+            .find_map(|f| a.strip_prefix(f).map(|rest| (*f, rest)));
+        match own {
+            Some((_, "")) => {
+                if let Some(d) = it.next() {
+                    dirs.push(PathBuf::from(d));
+                }
+            }
+            Some(("--include-directory", rest)) => {
+                dirs.push(PathBuf::from(rest.trim_start_matches('=')))
+            }
+            Some((_, rest)) => dirs.push(PathBuf::from(rest)),
+            None => shared.push(a.clone()),
+        }
+    }
+    (shared, dirs)
+}
+
+/// The key of a precompiled prelude: the flags it was parsed with and clang's version.
+fn key_of(args: &[String]) -> String {
+    let mut h = Sha256::new();
+    h.update(super::clang_version().as_bytes());
+    for a in args {
+        h.update(a.as_bytes());
+        h.update([0]);
+    }
+    h.finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether `dir` holds a file an `#include` of `header` could find instead of it: one named
+/// as the header's last one, two or three path parts (`math.h`, `bits/types.h`).
+fn could_shadow(dir: &Path, header: &Path) -> bool {
+    let parts: Vec<_> = header.components().collect();
+    (1..=3.min(parts.len())).any(|n| {
+        let tail: PathBuf = parts[parts.len() - n..].iter().collect();
+        dir.join(tail).is_file()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_programs_own_header_folders_are_not_part_of_the_key() {
+        let a = strings(&[
+            "-x",
+            "cuda",
+            "-Isrc/a",
+            "-DN=4",
+            "-I",
+            "src/a/inc",
+            "-std=c++17",
+        ]);
+        let (shared, dirs) = split_own_dirs(&a);
+        assert_eq!(shared, strings(&["-x", "cuda", "-DN=4", "-std=c++17"]));
+        assert_eq!(dirs, [PathBuf::from("src/a"), PathBuf::from("src/a/inc")]);
+        let b = strings(&["-x", "cuda", "-Isrc/b", "-DN=4", "-std=c++17"]);
+        assert_eq!(key_of(&split_own_dirs(&b).0), key_of(&shared));
+        let c = strings(&["-x", "cuda", "-Isrc/b", "-DN=5", "-std=c++17"]);
+        assert_ne!(key_of(&split_own_dirs(&c).0), key_of(&shared));
+    }
+
+    #[test]
+    fn a_header_of_the_same_name_in_a_programs_folder_could_stand_for_the_preludes() {
+        let dir = tempfile_dir();
+        std::fs::create_dir_all(dir.join("bits")).unwrap();
+        std::fs::write(dir.join("bits/types.h"), "").unwrap();
+        assert!(could_shadow(
+            &dir,
+            Path::new("/usr/include/x86_64-linux-gnu/bits/types.h")
+        ));
+        assert!(!could_shadow(&dir, Path::new("/usr/include/math.h")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn only_a_cuda_unit_without_forced_includes_takes_a_prelude() {
+        assert!(is_cuda(&strings(&["-x", "cuda", "-O3"])));
+        assert!(!is_cuda(&strings(&["-x", "c++", "-O3"])));
+        assert!(forces_includes(&strings(&["-include", "torch.h"])));
+        assert!(!forces_includes(&strings(&["-I", "inc"])));
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "kerncast-prelude-test-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+}
