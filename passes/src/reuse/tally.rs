@@ -9,6 +9,7 @@
 use super::profile::{
     FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE,
 };
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -123,6 +124,8 @@ impl TouchStream {
             reuse: t
                 .buckets
                 .into_iter()
+                .collect::<BTreeMap<_, _>>()
+                .into_iter()
                 .map(|((min_distance, _), (requests, dt))| ReuseBucket {
                     min_distance,
                     progress: dt / requests,
@@ -152,10 +155,11 @@ struct Tally {
     first: Vec<f64>,
     loads_first: Vec<f64>,
     sectors: Vec<f64>,
-    last_any: SectorMap,
-    last_write: SectorMap,
-    // (block bucket, progress bucket) → (requests, summed progress difference)
-    buckets: BTreeMap<(u64, i32), (f64, f64)>,
+    /// Sector → its last touches (one map, one lookup per touch).
+    last: SectorMap,
+    // (block bucket, progress bucket) → (requests, summed progress difference); hashed, as it
+    // takes every re-touch, and put in order once at the end
+    buckets: HashMap<(u64, i32), (f64, f64), BuildHasherDefault<SectorHasher>>,
     /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks and after the last.
     marks: Vec<(u64, Vec<f64>)>,
     next_mark: u64,
@@ -170,9 +174,8 @@ impl Tally {
             first: vec![0.0; groups],
             loads_first: vec![0.0; groups],
             sectors: vec![0.0; groups],
-            last_any: SectorMap::default(),
-            last_write: SectorMap::default(),
-            buckets: BTreeMap::new(),
+            last: SectorMap::default(),
+            buckets: HashMap::default(),
             marks: Vec::new(),
             next_mark: 1,
         }
@@ -186,10 +189,26 @@ impl Tally {
             if !w {
                 self.load_requests += weight;
             }
-            let prev = if w {
-                self.last_write.get(&s)
-            } else {
-                self.last_any.get(&s)
+            // a walk's blocks number fewer than 2^32 (it walks at most its budget of points)
+            let here = (u32::try_from(b).unwrap_or(u32::MAX - 1), t);
+            let prev = match self.last.entry(s) {
+                Entry::Vacant(e) => {
+                    e.insert(Last {
+                        any: here,
+                        write: if w { here } else { NO_WRITE },
+                    });
+                    self.sectors[g] += 1.0;
+                    None
+                }
+                Entry::Occupied(mut e) => {
+                    let last = e.get_mut();
+                    let prev = if w { last.write } else { last.any };
+                    last.any = here;
+                    if w {
+                        last.write = here;
+                    }
+                    (prev != NO_WRITE).then_some((u64::from(prev.0), prev.1))
+                }
             };
             match prev {
                 None => {
@@ -198,7 +217,7 @@ impl Tally {
                         self.loads_first[g] += 1.0;
                     }
                 }
-                Some(&(pb, pt)) => {
+                Some((pb, pt)) => {
                     if !w && pb != b {
                         self.loads_seen += weight;
                     }
@@ -211,12 +230,6 @@ impl Tally {
                     e.1 += weight * dt;
                 }
             }
-            if self.last_any.insert(s, (b, t)).is_none() {
-                self.sectors[g] += 1.0;
-            }
-            if w {
-                self.last_write.insert(s, (b, t));
-            }
         }
         if b + 1 == self.next_mark || b + 1 == walked {
             self.marks.push((b + 1, self.sectors.clone()));
@@ -227,10 +240,22 @@ impl Tally {
     }
 }
 
-/// Sector → (block, progress) of its last touch, hashed by a multiply-rotate of the sector
-/// number: the maps take every touch of a walk, and the standard SipHash is several times
-/// slower on them (the keys come from our own walk, so flooding is no concern).
-type SectorMap = HashMap<i128, (u64, u32), BuildHasherDefault<SectorHasher>>;
+/// Sector → its last touches, hashed by a multiply-rotate of the sector number: the map takes
+/// every touch of a walk, and the standard SipHash is several times slower on it (the keys
+/// come from our own walk, so flooding is no concern).
+type SectorMap = HashMap<i128, Last, BuildHasherDefault<SectorHasher>>;
+
+/// The (block, progress) of a sector's last touch, and of its last write ([`NO_WRITE`]: none
+/// yet). A load re-touches the first, a write the second. 16 bytes, as the one (u64, u32) of
+/// each of the two maps this replaces was.
+#[derive(Clone, Copy)]
+struct Last {
+    any: (u32, u32),
+    write: (u32, u32),
+}
+
+/// [`Last::write`] of a sector never written: no walk reaches block `u32::MAX`.
+const NO_WRITE: (u32, u32) = (u32::MAX, u32::MAX);
 
 #[derive(Default)]
 struct SectorHasher(u64);
