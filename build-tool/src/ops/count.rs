@@ -149,16 +149,16 @@ pub fn output(args: &Args) -> crate::Result<String> {
         "param",
     )?;
     let in_workload = |e: String| Error::Workload(format!("{name}: kernel `{kernel}`: {e}"));
-    // A launch is counted when the flags write one out or pick one; otherwise the closed forms
-    // are printed.
-    let launch = (!args.symbolic && (wa.grid.is_some() || wa.pick.is_some()))
+    // The workload the flags write out or pick; its launch is counted, unless --symbolic asks
+    // for the closed forms (which are printed too when there is none).
+    let chosen = (wa.grid.is_some() || wa.pick.is_some())
         .then(|| wa.annotated_spec(sk, f, &ints))
         .transpose()
         .map_err(in_workload)?;
-    // Closed forms are exact for one block shape: the launch's, else the one given, else the
-    // block of the kernel's first workload (annotation, else its first launch in the file),
-    // else the analysis default.
-    let given_block = match (&launch, &wa.block) {
+    // Closed forms are exact for one block shape: the chosen workload's, else the one given,
+    // else the block of the kernel's first workload (annotation, else its first launch in the
+    // file), else the analysis default.
+    let given_block = match (&chosen, &wa.block) {
         (Some(spec), _) if !spec.block.0.is_empty() => Some(block_of(spec, &ints)),
         (None, Some(b)) => {
             let mut spec = WorkloadSpec::empty();
@@ -190,7 +190,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
         },
     )
     .map_err(|e| Error::Analysis(format!("{name}: {e}")))?;
-    let Some(mut spec) = launch else {
+    let Some(mut spec) = chosen.filter(|_| !args.symbolic) else {
         if args.json {
             let s =
                 serde_json::to_string_pretty(&stats).map_err(|e| Error::Output(e.to_string()))?;
