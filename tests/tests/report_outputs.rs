@@ -135,13 +135,16 @@ fn config_driven_reports_are_complete_and_deterministic() {
     let cache_dir = d.join("cache");
     std::env::set_var("KERNCAST_CACHE", &cache_dir);
     let c1 = analyze(&inputs(d, true), None).unwrap();
-    let entries = walk_count(&cache_dir);
     // one result per (kernel, workload, device), and the source's lowered PTX and ptxas's
-    // resources for it
+    // resources for it; beside them, the host reading's precompiled CUDA prelude (the empty
+    // unit it was made from, the header, the list of headers it read)
+    let preludes = cache_dir.join("host-preludes");
+    let entries = walk_count(&cache_dir) - walk_count(&preludes);
     assert_eq!(
         entries, 3,
         "a result, the lowered PTX and ptxas's resources"
     );
+    assert_eq!(walk_count(&preludes), 3, "one precompiled prelude");
     let c2 = analyze(&inputs(d, true), None).unwrap();
     assert_eq!(c1, r);
     assert_eq!(c2, r);
