@@ -1,5 +1,6 @@
 /* kerncast-expect
 args: 100000
+30: rows_kernel(float*, long) <<<(391,1,1), (256,1,1), 0>>> x1 {n=100000 x=ptr}
 */
 // A class template's constructor copies sizes from a pointer to `const` with `std::copy`,
 // which kerncast does not model: it writes through its output, not through its input range,

@@ -1,4 +1,6 @@
 /* kerncast-expect
+65: push(double*, int) <<<(1954,1,1), (256,1,1), 0>>> x1 {n=?{did not follow to its end} p=ptr}
+68: cells(double*, int, int) <<<(63,500,1), (32,4,1), 0>>> x1 {rho=ptr sx=2000 sy=?{did not follow to its end}}
 */
 // A loop too long to follow fills particles through a helper that writes the species' count
 // and its particles (through a pointer it uses only for that), and a loop over cells writes

@@ -1,4 +1,6 @@
 /* kerncast-expect
+22: k(float*, int) <<<(4,1,1), (?{`block`: it depends on the condition},1,1), 0>>> x1 {n=1 x=ptr}
+25: k(float*, int) <<<(4,1,1), (?{whose end kerncast cannot tell},1,1), 0>>> x1 {n=2 x=ptr}
 */
 // A helper that changes a global, called on one side of a condition kerncast cannot decide
 // and inside a loop whose end it cannot tell: after them the global is unknown, not the value

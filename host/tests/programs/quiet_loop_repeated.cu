@@ -1,4 +1,5 @@
 /* kerncast-expect
+26: sampled(float const*, float*, int) <<<(7813,1,1), (256,1,1), 0>>> x200 {b=ptr d=ptr n=2000000}
 */
 // Long host loops that launch nothing, inside a loop that launches: each time round they are
 // not followed to their end (what they write becomes unknown), and each time they run again

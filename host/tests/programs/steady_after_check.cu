@@ -1,4 +1,7 @@
 /* kerncast-expect
+23: check(int, int*) <<<(3907,1,1), (256,1,1), 0>>> x1 {divisor=7 results=ptr}
+23: check(int, int*) <<<(3907,1,1), (256,1,1), 0>>> x99998 {divisor=7 results=ptr} when ?{data copied from the device}
+35: bench(int, int*) <<<(32768,1,1), (256,1,1), 0>>> x100 {a=3 out=ptr} when ?{data copied from the device}
 */
 // A functional test that launches once per divisor and stops at the first failure, which it
 // learns from the device: the first iteration's launch runs unconditionally, every later one

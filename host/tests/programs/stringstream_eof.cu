@@ -1,5 +1,8 @@
 /* kerncast-expect
 args: -p=1000
+37: compute(int) <<<(4096,1,1), (64,1,1), 0>>> x1000 {n=7}
+42: other(int) <<<(2,1,1), (32,1,1), 0>>> x1 {n=1}
+46: other(int) <<<(12,1,1), (1,1,1), 0>>> x1 {n=12}
 */
 // An option parser that converts an option's text with a string stream and checks that the
 // whole text was consumed (`ss.fail() || !ss.eof()`): reading the number "1000" to the end
