@@ -499,6 +499,15 @@ impl Interp<'_> {
     /// Every variable `w` covers becomes unknown; what it holds keeps its identity (the same
     /// array, the same pointer) with its contents unknown.
     pub(super) fn forget(&self, w: &Written, why: &str) {
+        self.forget_with(w, why, false);
+    }
+
+    /// [`Self::forget`] for stores into elements, which keep each container's length.
+    pub(super) fn forget_stored(&self, w: &Written, why: &str) {
+        self.forget_with(w, why, true);
+    }
+
+    fn forget_with(&self, w: &Written, why: &str, keep_len: bool) {
         let unknown = Value::unknown(why);
         // A field of a record: that field alone; what a field holds: that alone. Where the
         // variable holds no record (an array of them), all it holds.
@@ -529,7 +538,9 @@ impl Interp<'_> {
                         Some(Holder::Buffer(b)) => {
                             let mut buf = b.borrow_mut();
                             buf.forget(why);
-                            buf.len = None;
+                            if !keep_len {
+                                buf.len = None;
+                            }
                         }
                         Some(Holder::Record(inner)) => {
                             for v in inner.borrow_mut().fields.values_mut() {
@@ -572,7 +583,9 @@ impl Interp<'_> {
                 Some(Holder::Buffer(b)) => {
                     let mut buf = b.borrow_mut();
                     buf.forget(why);
-                    buf.len = None;
+                    if !keep_len {
+                        buf.len = None;
+                    }
                 }
                 Some(Holder::Record(r)) => {
                     for v in r.borrow_mut().fields.values_mut() {
@@ -730,24 +743,28 @@ pub(super) fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     }
 }
 
-/// Whether evaluating `e` can change anything but what it computes: an assignment, an
-/// increment, a call, a launch, an allocation.
+/// Whether evaluating `e` can change anything kerncast follows but what it computes: an
+/// assignment, an increment, a launch, an allocation, a call — except a call of a library
+/// function given only scalars (`rand()`, `sqrt(x)`), which can write nothing kerncast
+/// models.
 fn has_effects(e: &Expr) -> bool {
     let mut found = false;
     visit_expr(e, &mut |x| {
-        found |= matches!(
-            x.kind,
+        found |= match &x.kind {
             ExprKind::Assign(..)
-                | ExprKind::Unary(
-                    UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec,
-                    _
-                )
-                | ExprKind::Call(_)
-                | ExprKind::Launch { .. }
-                | ExprKind::LaunchVia { .. }
-                | ExprKind::New { .. }
-                | ExprKind::Lambda(_)
-        )
+            | ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, _)
+            | ExprKind::Launch { .. }
+            | ExprKind::LaunchVia { .. }
+            | ExprKind::New { .. }
+            | ExprKind::Lambda(_) => true,
+            ExprKind::Call(c) => match &c.callee {
+                Callee::Direct { system: true, .. } => c.args.iter().any(|a| {
+                    !matches!(strip(a).ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Bool)
+                }),
+                _ => true,
+            },
+            _ => false,
+        }
     });
     found
 }
@@ -767,23 +784,62 @@ fn only_stores(s: &Stmt) -> bool {
     };
     let into_memory = !matches!(strip(place).kind, ExprKind::Var(..))
         && root_var(place).is_some()
-        && !has_effects(place);
+        && (!has_effects(place) || is_element_access(place));
     into_memory && !value.is_some_and(has_effects)
 }
 
-/// `s` with every statement that only stores into memory left out (what those stores write
-/// is the caller's to forget), and how many were left out.
-pub(super) fn without_stores(s: &Stmt) -> (Stmt, usize) {
+/// `v[i]` of a sequence of the library (`std::vector`, `std::array`, `std::deque`): an
+/// element, which storing into does not resize (unlike a map's `m[k]`).
+fn is_element_access(place: &Expr) -> bool {
+    let ExprKind::Call(c) = &strip(place).kind else {
+        return false;
+    };
+    let Callee::Method {
+        object,
+        name,
+        system: true,
+        ..
+    } = &c.callee
+    else {
+        return false;
+    };
+    let sequence = match &strip(object).ty {
+        Ty::Record { name, .. } => ["std::vector<", "std::array<", "std::deque<"]
+            .iter()
+            .any(|p| name.starts_with(p)),
+        _ => false,
+    };
+    name.ends_with("operator[]")
+        && sequence
+        && !has_effects(object)
+        && !c.args.iter().any(has_effects)
+}
+
+/// `s` with every statement that only stores into memory left out, and those statements
+/// (what they write is the caller's to forget; none changes a container's length).
+pub(super) fn without_stores(s: &Stmt) -> (Stmt, Vec<Stmt>) {
     let mut out = s.clone();
-    let mut dropped = 0;
+    let mut dropped = Vec::new();
     drop_stores(&mut out, &mut dropped);
     (out, dropped)
 }
 
-fn drop_stores(s: &mut Stmt, dropped: &mut usize) {
+/// Whether running `s` does nothing (empty blocks, empty statements).
+pub(super) fn is_empty(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Null => true,
+        StmtKind::Block(items) => items.iter().all(is_empty),
+        _ => false,
+    }
+}
+
+fn drop_stores(s: &mut Stmt, dropped: &mut Vec<Stmt>) {
     if only_stores(s) {
-        s.kind = StmtKind::Null;
-        *dropped += 1;
+        let kind = std::mem::replace(&mut s.kind, StmtKind::Null);
+        dropped.push(Stmt {
+            kind,
+            span: s.span.clone(),
+        });
         return;
     }
     match &mut s.kind {
