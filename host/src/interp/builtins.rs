@@ -1193,9 +1193,11 @@ fn copy_or_fill(f: &str, args: &[Arg]) -> Value {
             _ => (None, arg(args, 2), None),
         },
         "fill" => match (arg(args, 0), arg(args, 1)) {
-            (Value::Ptr(Ptr::Elem(a, i)), Value::Ptr(Ptr::Elem(b, j))) if Rc::ptr_eq(&a, &b) => {
-                (Some((a.clone(), i, j - i)), Value::Ptr(Ptr::Elem(a, i)), Some(arg(args, 2)))
-            }
+            (Value::Ptr(Ptr::Elem(a, i)), Value::Ptr(Ptr::Elem(b, j))) if Rc::ptr_eq(&a, &b) => (
+                Some((a.clone(), i, j - i)),
+                Value::Ptr(Ptr::Elem(a, i)),
+                Some(arg(args, 2)),
+            ),
             _ => (None, arg(args, 0), None),
         },
         _ => match int_arg(args, 1) {

@@ -6,8 +6,8 @@
 use super::access::{buffer_of, deref, Arg, Place};
 use super::builtins;
 use super::effects::visit_stmt;
-use super::state::Written;
 use super::launches::{dims, kernel_name_of, Event};
+use super::state::Written;
 use super::state::{Exec, Flow, Interp, Leave, OBJECTS_MAX};
 use super::value::{convert, Buffer, Frame, Func, Handle, Ptr, Value};
 use crate::ast::*;
@@ -292,9 +292,7 @@ impl Interp<'_> {
                 }
                 Arg::Val(Value::Ptr(Ptr::Elem(b, _))) => b.borrow_mut().forget(why),
                 Arg::Val(Value::Ptr(Ptr::Field(r, f))) => {
-                    r.borrow_mut()
-                        .fields
-                        .insert(f.clone(), Value::unknown(why));
+                    r.borrow_mut().fields.insert(f.clone(), Value::unknown(why));
                 }
                 _ => {}
             }
@@ -366,7 +364,12 @@ impl Interp<'_> {
     /// path, twice as many at each level: such a call, of a function that cannot launch, is
     /// not followed. Its result is unknown, and so is everything it may write (through its
     /// arguments, and the program's variables it or its callees write).
-    fn undecided_recursion(&mut self, f: &Function, args: &[Arg], params: &[Param]) -> Option<Value> {
+    fn undecided_recursion(
+        &mut self,
+        f: &Function,
+        args: &[Arg],
+        params: &[Param],
+    ) -> Option<Value> {
         let entered = self.active.iter().find(|(k, _)| *k == f.key)?.1;
         if self.uncertain <= entered || self.may_launch(&f.body) {
             return None;

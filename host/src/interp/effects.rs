@@ -69,10 +69,8 @@ impl Written {
             ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, x) => {
                 self.target(x)
             }
-            ExprKind::Unary(UnOp::AddrOf, x) => {
-                if !self.exact_args.contains(&(e as *const Expr)) {
-                    self.target(x)
-                }
+            ExprKind::Unary(UnOp::AddrOf, x) if !self.exact_args.contains(&(e as *const Expr)) => {
+                self.target(x)
             }
             ExprKind::Call(c) => {
                 let (params, key) = match &c.callee {
@@ -146,7 +144,8 @@ impl Written {
     pub(super) fn absorb(&mut self, s: &Summary) {
         let own = |k: &DeclKey| s.params.contains(k) || s.locals.contains(k);
         self.vars.extend(s.w.vars.iter().filter(|k| !own(k)));
-        self.contents.extend(s.w.contents.iter().filter(|k| !own(k)));
+        self.contents
+            .extend(s.w.contents.iter().filter(|k| !own(k)));
         self.fields
             .extend(s.w.fields.iter().filter(|(k, _)| !own(k)).cloned());
         self.field_contents
@@ -758,9 +757,10 @@ fn has_effects(e: &Expr) -> bool {
             | ExprKind::New { .. }
             | ExprKind::Lambda(_) => true,
             ExprKind::Call(c) => match &c.callee {
-                Callee::Direct { system: true, .. } => c.args.iter().any(|a| {
-                    !matches!(strip(a).ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Bool)
-                }),
+                Callee::Direct { system: true, .. } => c
+                    .args
+                    .iter()
+                    .any(|a| !matches!(strip(a).ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Bool)),
                 _ => true,
             },
             _ => false,

@@ -292,7 +292,11 @@ impl Interp<'_> {
         let quiet_body = !self.may_launch_cached(body);
         // The body without its stores into memory, once the loop has run long (see below).
         let mut sliced: Option<Rc<Stmt>> = None;
-        let cuts = self.quiet_cut.get(&(s as *const Stmt)).copied().unwrap_or(0);
+        let cuts = self
+            .quiet_cut
+            .get(&(s as *const Stmt))
+            .copied()
+            .unwrap_or(0);
         let quiet_steps = (self.opts.budget.quiet_loop_steps >> cuts.min(63))
             .max(self.opts.budget.quiet_loop_steps / QUIET_FLOOR);
         let mut iterations: u64 = 0;
