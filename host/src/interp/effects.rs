@@ -867,3 +867,56 @@ fn drop_stores(s: &mut Stmt, dropped: &mut Vec<Stmt>) {
         _ => {}
     }
 }
+
+/// The vectors a loop body only appends to, with how many elements each iteration appends:
+/// a body of declarations and `v.push_back(x);` statements, run in order (no branch, no
+/// jump), where each such `v` is named nowhere else in it. `None` for any other body.
+pub(super) fn appends_only(body: &Stmt) -> Option<Vec<(DeclKey, i64)>> {
+    let StmtKind::Block(items) = &body.kind else {
+        return None;
+    };
+    let mut pushes: Vec<(DeclKey, i64)> = Vec::new();
+    for item in items {
+        match &item.kind {
+            StmtKind::Decl(_) | StmtKind::Null => {}
+            StmtKind::Expr(e) => {
+                let ExprKind::Call(c) = &strip(e).kind else {
+                    return None;
+                };
+                let Callee::Method {
+                    object,
+                    name,
+                    system: true,
+                    ..
+                } = &c.callee
+                else {
+                    return None;
+                };
+                let vector = matches!(&strip(object).ty, Ty::Record { name, .. }
+                    if name.starts_with("std::vector<"));
+                let ExprKind::Var(k, _) = strip(object).kind else {
+                    return None;
+                };
+                if !vector || !(name.ends_with("push_back") || name.ends_with("emplace_back")) {
+                    return None;
+                }
+                match pushes.iter_mut().find(|(x, _)| *x == k) {
+                    Some((_, n)) => *n += 1,
+                    None => pushes.push((k, 1)),
+                }
+            }
+            _ => return None,
+        }
+    }
+    // Each vector named only as the object of its appends.
+    let mut named: Vec<DeclKey> = Vec::new();
+    visit_stmt(body, &mut |_| {}, &mut |e| {
+        if let ExprKind::Var(k, _) = &e.kind {
+            named.push(*k);
+        }
+    });
+    let only_appended = pushes
+        .iter()
+        .all(|(k, n)| named.iter().filter(|x| *x == k).count() as i64 == *n);
+    (!pushes.is_empty() && only_appended).then_some(pushes)
+}

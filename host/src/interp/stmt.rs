@@ -4,11 +4,12 @@
 
 use super::access::{buffer_of, Place};
 use super::containers::map_elements;
-use super::effects::{is_empty, vars_read, without_stores};
+use super::effects::{appends_only, is_empty, vars_read, without_stores};
 use super::state::{Exec, Flow, Halt, Interp, Leave};
-use super::value::{convert, Value};
+use super::value::{convert, Buffer, Value};
 use crate::ast::*;
 use crate::heap;
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -341,6 +342,35 @@ impl Interp<'_> {
             // to launches only through what it leaves behind, which becomes unknown.
             if quiet_body && self.steps - start_steps > quiet_steps {
                 *self.quiet_cut.entry(s as *const Stmt).or_default() += 1;
+                // A counted loop that only appends to vectors: each grows by what one
+                // iteration appends times the iterations left; what it appends is unknown.
+                if let Some(pushes) = appends_only(body) {
+                    let lens: Vec<Option<(Rc<RefCell<Buffer>>, i64)>> = pushes
+                        .iter()
+                        .map(|(k, _)| {
+                            let c = self.existing_cell(*k)?;
+                            let Value::Array(b) = &*c.borrow() else {
+                                return None;
+                            };
+                            let n = b.borrow().len?;
+                            Some((b.clone(), n))
+                        })
+                        .collect();
+                    if lens.iter().all(Option::is_some) {
+                        if let Some(left) = self.remaining_trips(cond, inc, body) {
+                            let why = format!("it is written by the loop at line {line}, whose last {left} iterations were counted, not run");
+                            self.forget_written(
+                                &[body],
+                                &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
+                                &why,
+                            );
+                            for ((b, n), (_, per)) in lens.into_iter().flatten().zip(&pushes) {
+                                b.borrow_mut().len = Some(n + left as i64 * per);
+                            }
+                            return Ok(Flow::Normal);
+                        }
+                    }
+                }
                 // Once: go on without the body's stores into memory (`a[i].x = v;`), whose
                 // places become unknown now, for the variables the loop computes (a count, a
                 // position), within the same allowance again.
