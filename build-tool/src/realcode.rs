@@ -264,6 +264,19 @@ pub fn read_program(
 }
 
 /// Matches a program's measured launches with its reading.
+/// A program's measured rows grouped by the command line they were profiled with, in the
+/// order each first appears.
+fn by_command_line<'a>(rows: &[&'a Measured]) -> Vec<(&'a str, Vec<&'a Measured>)> {
+    let mut groups: Vec<(&'a str, Vec<&'a Measured>)> = Vec::new();
+    for m in rows {
+        match groups.iter_mut().find(|(a, _)| *a == m.exe_args) {
+            Some((_, g)) => g.push(m),
+            None => groups.push((m.exe_args.as_str(), vec![*m])),
+        }
+    }
+    groups
+}
+
 pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>) -> Vec<Row> {
     measured
         .iter()
@@ -469,19 +482,25 @@ pub fn run(args: Args) -> crate::Result<()> {
                 if isolate {
                     return in_child(p, rows, &data, &args);
                 }
-                let reading = if mine.is_empty() {
-                    Err("no compile command for it".to_string())
-                } else {
-                    read_program(&mine, &rows[0].exe_args, &opts)
-                };
-                let mut matched = match_rows(rows, &reading);
-                if !args.no_predict {
-                    let mine: Vec<&CompileCommand> = commands
-                        .iter()
-                        .filter(|c| c.program.as_deref() == Some(p))
-                        .collect();
-                    let report = predict_program(&mine, &rows[0].exe_args, &data, &args);
-                    attach(&mut matched, &report);
+                // A program profiled with several command lines is read once for each, and
+                // each row is matched against the launches of its own command line.
+                let mut matched = Vec::new();
+                for (exe_args, group) in by_command_line(rows) {
+                    let reading = if mine.is_empty() {
+                        Err("no compile command for it".to_string())
+                    } else {
+                        read_program(&mine, exe_args, &opts)
+                    };
+                    let mut group_rows = match_rows(&group, &reading);
+                    if !args.no_predict {
+                        let mine: Vec<&CompileCommand> = commands
+                            .iter()
+                            .filter(|c| c.program.as_deref() == Some(p))
+                            .collect();
+                        let report = predict_program(&mine, exe_args, &data, &args);
+                        attach(&mut group_rows, &report);
+                    }
+                    matched.extend(group_rows);
                 }
                 matched
             }));

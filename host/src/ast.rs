@@ -224,8 +224,10 @@ pub enum Callee {
         system: bool,
         params: Vec<Param>,
     },
-    /// A call through a value: a function pointer, a lambda, a functor.
-    Value(Box<Expr>),
+    /// A call through a value: a function pointer, a lambda, a functor, or a call in a
+    /// template that names a function clang resolves only per instance. The parameters are
+    /// what the arguments say of them, where they say it (a pointer to `const` is read only).
+    Value(Box<Expr>, Vec<Param>),
 }
 
 #[derive(Clone, Debug)]

@@ -1050,12 +1050,16 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                     .find(|n| n.kind() == CXCursor_OverloadedDeclRef)
             });
         if let Some(callee) = unresolved {
+            // With no declaration to say which parameters it writes through, only an
+            // argument that is a pointer to `const` is known not to be written (the source
+            // range of `std::copy(first, last, out)` in a template).
+            let params = exprs[1..].iter().map(|x| arg_param(x)).collect();
             return ExprKind::Call(Call {
                 callee: Callee::Direct {
                     key: DeclKey(u32::MAX),
                     name: Arc::from(callee.spelling()),
                     system: false,
-                    params: Vec::new(),
+                    params,
                 },
                 args: exprs[1..].iter().map(|x| self.expr(x, depth)).collect(),
             });
@@ -1237,7 +1241,14 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             // A call through a value: a function pointer, or a dependent call.
             return match ch.first() {
                 Some(callee) => ExprKind::Call(Call {
-                    callee: Callee::Value(self.bx(callee, depth)),
+                    callee: Callee::Value(
+                        self.bx(callee, depth),
+                        ch[1..]
+                            .iter()
+                            .filter(|x| is_expr_kind(x.kind()))
+                            .map(arg_param)
+                            .collect(),
+                    ),
                     args: self.args(c, depth),
                 }),
                 None => ExprKind::Unsupported(Arc::from("call")),
@@ -1375,7 +1386,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             // A call through a variable holding a function (pointer) or a functor.
             _ => match ch.first() {
                 Some(callee) => ExprKind::Call(Call {
-                    callee: Callee::Value(self.bx(callee, depth)),
+                    callee: Callee::Value(self.bx(callee, depth), Vec::new()),
                     args: self.args(c, depth),
                 }),
                 None => {
@@ -1637,6 +1648,21 @@ fn record_name(spelling: &str) -> &str {
         if s == before {
             return s;
         }
+    }
+}
+
+/// What an argument says of the parameter it is given to, where no declaration says more: it
+/// may be written through, unless it is a pointer to `const`.
+fn arg_param(x: &Cursor<'_>) -> Param {
+    let t = x.ty();
+    let read_only = t.canonical().kind() == CXType_Pointer && t.canonical_pointee_const();
+    Param {
+        key: DeclKey(u32::MAX),
+        name: Arc::from(""),
+        ty: Ty::Other(Arc::from("")),
+        by_ref: false,
+        writes: !read_only,
+        default: None,
     }
 }
 

@@ -687,6 +687,12 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             );
             Ok(Some(arg(args, 0)))
         }
+        // <algorithm>'s copies and fills: they write their destination, never their source.
+        "copy" | "copy_n" | "fill" | "fill_n"
+            if name.contains("std::") || name.contains("thrust::") =>
+        {
+            Ok(Some(copy_or_fill(f, args)))
+        }
         "memcpy" | "memmove" => {
             let (dst, src) = (arg(args, 0), arg(args, 1));
             let size = pointee_bytes(e, 0).filter(|s| Some(*s) == pointee_bytes(e, 1));
@@ -1169,6 +1175,69 @@ fn memset(p: &Value, byte: Option<i128>, bytes: Option<i128>, size: Option<i128>
 
 /// `memcpy(dst, src, bytes)` between objects of the same type: the whole object, or whole
 /// elements of arrays; anything else leaves the destination unknown.
+/// `std::copy(first, last, out)`, `std::copy_n(first, n, out)`, `std::fill(first, last, v)`,
+/// `std::fill_n(out, n, v)` on arrays kerncast follows: elementwise; elsewhere what the
+/// destination holds becomes unknown (not the source). The value: the end of what was written.
+fn copy_or_fill(f: &str, args: &[Arg]) -> Value {
+    let why = format!("written by `std::{f}` where kerncast does not follow it");
+    // The source, as a buffer, its start and its length; the destination; the fill value.
+    let (src, dst, fill) = match f {
+        "copy" => match (arg(args, 0), arg(args, 1)) {
+            (Value::Ptr(Ptr::Elem(a, i)), Value::Ptr(Ptr::Elem(b, j))) if Rc::ptr_eq(&a, &b) => {
+                (Some((a, i, j - i)), arg(args, 2), None)
+            }
+            _ => (None, arg(args, 2), None),
+        },
+        "copy_n" => match (arg(args, 0), int_arg(args, 1)) {
+            (Value::Ptr(Ptr::Elem(a, i)), Some(n)) => (Some((a, i, n as i64)), arg(args, 2), None),
+            _ => (None, arg(args, 2), None),
+        },
+        "fill" => match (arg(args, 0), arg(args, 1)) {
+            (Value::Ptr(Ptr::Elem(a, i)), Value::Ptr(Ptr::Elem(b, j))) if Rc::ptr_eq(&a, &b) => (
+                Some((a.clone(), i, j - i)),
+                Value::Ptr(Ptr::Elem(a, i)),
+                Some(arg(args, 2)),
+            ),
+            _ => (None, arg(args, 0), None),
+        },
+        _ => match int_arg(args, 1) {
+            Some(n) => {
+                let d = arg(args, 0);
+                let len = match &d {
+                    Value::Ptr(Ptr::Elem(a, i)) => Some((a.clone(), *i, n as i64)),
+                    _ => None,
+                };
+                (len, d, Some(arg(args, 2)))
+            }
+            None => (None, arg(args, 0), None),
+        },
+    };
+    match (src, &dst) {
+        (Some((a, i, n)), Value::Ptr(Ptr::Elem(d, j))) if (0..=1 << 16).contains(&n) => {
+            let vals: Vec<Value> = match &fill {
+                Some(v) => vec![v.copy(); n as usize],
+                None => (0..n).map(|k| a.borrow().get(i + k).copy()).collect(),
+            };
+            {
+                let mut out = d.borrow_mut();
+                for (k, v) in vals.into_iter().enumerate() {
+                    out.set(j + k as i64, v);
+                }
+            }
+            Value::Ptr(Ptr::Elem(d.clone(), j + n))
+        }
+        (_, Value::Ptr(Ptr::Elem(d, _))) => {
+            d.borrow_mut().forget(&why);
+            Value::unknown(&why)
+        }
+        (_, Value::Ptr(Ptr::Cell(_) | Ptr::Field(..))) => {
+            deref(&dst).write(Value::unknown(&why));
+            Value::unknown(&why)
+        }
+        _ => Value::unknown(&why),
+    }
+}
+
 fn memcpy(dst: &Value, src: &Value, bytes: Option<i128>, size: Option<i128>) {
     let why = "memory copied byte by byte (memcpy)";
     let count = match (bytes, size) {

@@ -7,6 +7,7 @@ use super::access::{buffer_of, deref, Arg, Place};
 use super::builtins;
 use super::effects::visit_stmt;
 use super::launches::{dims, kernel_name_of, Event};
+use super::state::Written;
 use super::state::{Exec, Flow, Interp, Leave, OBJECTS_MAX};
 use super::value::{convert, Buffer, Frame, Func, Handle, Ptr, Value};
 use crate::ast::*;
@@ -61,10 +62,13 @@ impl Interp<'_> {
             } => {
                 let args = self.args_for(params, &c.args)?;
                 if let Some(f) = self.prog.functions.get(key).cloned() {
+                    if let Some(v) = self.undecided_recursion(&f, &args, params) {
+                        return plain(v);
+                    }
                     let v = self.call_function(&f, args, None, None, &e.span)?;
                     return Ok((v, f.returns_ref));
                 }
-                self.library_call(name, *system, &args, e)
+                self.library_call(name, *system, &args, params, e)
                     .map(|v| (v, false))
             }
             Callee::Method {
@@ -86,7 +90,7 @@ impl Interp<'_> {
                 };
                 if let Value::Func(func) = obj.read() {
                     let args = self.args_for(params, &c.args)?;
-                    return self.call_value(&func, args, e);
+                    return self.call_value(&func, args, params, e);
                 }
                 let args = self.args_for(params, &c.args)?;
                 let key = &self.dispatch(*key, &obj);
@@ -99,7 +103,7 @@ impl Interp<'_> {
                     return plain(v);
                 }
                 let _ = system;
-                plain(self.unmodelled(name, &args))
+                plain(self.unmodelled(name, &args, params))
             }
             Callee::Construct {
                 key,
@@ -160,7 +164,7 @@ impl Interp<'_> {
                 }
                 plain(Value::Record(self.new_record(&e.ty)?))
             }
-            Callee::Value(callee) => {
+            Callee::Value(callee, params) => {
                 let f = self.eval(callee)?;
                 let args: Vec<Arg> = {
                     let mut v = Vec::new();
@@ -170,7 +174,7 @@ impl Interp<'_> {
                     v
                 };
                 match f {
-                    Value::Func(func) => self.call_value(&func, args, e),
+                    Value::Func(func) => self.call_value(&func, args, params, e),
                     other => plain(match other.brief() {
                         Some(r) => Value::unknown(&format!(
                             "a call through a value kerncast does not know ({r})"
@@ -221,7 +225,13 @@ impl Interp<'_> {
         key
     }
 
-    fn call_value(&mut self, f: &Func, args: Vec<Arg>, e: &Expr) -> Exec<(Value, bool)> {
+    fn call_value(
+        &mut self,
+        f: &Func,
+        args: Vec<Arg>,
+        params: &[Param],
+        e: &Expr,
+    ) -> Exec<(Value, bool)> {
         match f {
             Func::Closure(body, frame) => {
                 let this = frame.this.clone();
@@ -233,44 +243,60 @@ impl Interp<'_> {
                     let v = self.call_function(&body, args, None, None, &e.span)?;
                     Ok((v, body.returns_ref))
                 }
-                None => self.library_call(name, true, &args, e).map(|v| (v, false)),
+                None => self
+                    .library_call(name, true, &args, params, e)
+                    .map(|v| (v, false)),
             },
         }
     }
 
-    fn library_call(&mut self, name: &str, _system: bool, args: &[Arg], e: &Expr) -> Exec<Value> {
+    fn library_call(
+        &mut self,
+        name: &str,
+        _system: bool,
+        args: &[Arg],
+        params: &[Param],
+        e: &Expr,
+    ) -> Exec<Value> {
         if let Some(v) = builtins::call(self, name, args, e)? {
             return Ok(v);
         }
-        Ok(self.unmodelled(name, args))
+        Ok(self.unmodelled(name, args, params))
     }
 
     /// A call kerncast does not model: its result is unknown, and so is what it may write
-    /// through a pointer to host memory.
-    pub(super) fn unmodelled(&mut self, name: &str, args: &[Arg]) -> Value {
+    /// through a pointer to host memory — not through a parameter that is a pointer or
+    /// reference to `const` (`std::copy(first, last, out)` reads `first`).
+    pub(super) fn unmodelled(&mut self, name: &str, args: &[Arg], params: &[Param]) -> Value {
         let why = format!("it comes from `{name}`, which kerncast does not model");
-        for a in args {
+        self.unmodelled_writes(args, params, &why);
+        Value::unknown(&why)
+    }
+
+    /// What a call kerncast does not follow may write through its arguments becomes `why`.
+    fn unmodelled_writes(&mut self, args: &[Arg], params: &[Param], why: &str) {
+        for (i, a) in args.iter().enumerate() {
+            if params.get(i).is_some_and(|p| !p.writes) {
+                continue;
+            }
             match a {
-                Arg::Place(p) => p.write(Value::unknown(&why)),
+                Arg::Place(p) => p.write(Value::unknown(why)),
                 Arg::Val(Value::Ptr(Ptr::Cell(c))) => {
                     let keep = matches!(
                         &*c.borrow(),
                         Value::Func(_) | Value::Handle(_) | Value::Str(_)
                     );
                     if !keep {
-                        *c.borrow_mut() = Value::unknown(&why);
+                        *c.borrow_mut() = Value::unknown(why);
                     }
                 }
-                Arg::Val(Value::Ptr(Ptr::Elem(b, _))) => b.borrow_mut().forget(&why),
+                Arg::Val(Value::Ptr(Ptr::Elem(b, _))) => b.borrow_mut().forget(why),
                 Arg::Val(Value::Ptr(Ptr::Field(r, f))) => {
-                    r.borrow_mut()
-                        .fields
-                        .insert(f.clone(), Value::unknown(&why));
+                    r.borrow_mut().fields.insert(f.clone(), Value::unknown(why));
                 }
                 _ => {}
             }
         }
-        Value::unknown(&why)
     }
 
     pub(super) fn call_function(
@@ -303,20 +329,68 @@ impl Interp<'_> {
         }
         self.frames.push(frame);
         self.stack.push((f.name.clone(), at.clone()));
+        self.active.push((f.key, self.uncertain));
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         self.returns_ref.push(f.returns_ref);
+        self.early_returns.push(Vec::new());
         let result = self.run_body(f);
+        let early = self.early_returns.pop().unwrap_or_default();
         self.returns_ref.pop();
+        // A value returned on a side of an undecided condition is as likely as the last.
+        let result = result.map(|(last, fell_off)| {
+            let mut all = early.iter().map(|(v, _)| v);
+            let first = if fell_off { all.next() } else { Some(&last) };
+            match first {
+                None => last,
+                Some(v) if all.all(|w| w.same(v)) => v.clone(),
+                Some(_) => {
+                    let why = early.first().map(|(_, w)| w.as_ref()).unwrap_or("");
+                    Value::unknown(&format!("it depends on {why}"))
+                }
+            }
+        });
         self.guards.truncate(guards);
         self.fn_guards.truncate(fn_guards);
         // An exit the callee may have made holds for the caller too; a return does not.
         self.left = left.max(self.left.filter(|l| *l == Leave::Program));
+        self.active.pop();
         self.stack.pop();
         self.frames.pop();
         result
     }
 
-    fn run_body(&mut self, f: &Function) -> Exec<Value> {
+    /// A function calling itself under a condition it decided none of before (`if (buf[0]
+    /// == '#') return read_line(f, buf);` with the line unknown) would be followed down every
+    /// path, twice as many at each level: such a call, of a function that cannot launch, is
+    /// not followed. Its result is unknown, and so is everything it may write (through its
+    /// arguments, and the program's variables it or its callees write).
+    fn undecided_recursion(
+        &mut self,
+        f: &Function,
+        args: &[Arg],
+        params: &[Param],
+    ) -> Option<Value> {
+        let entered = self.active.iter().find(|(k, _)| *k == f.key)?.1;
+        if self.uncertain <= entered || self.may_launch(&f.body) {
+            return None;
+        }
+        let summary = self.summary(f.key)?;
+        let why = format!(
+            "it may be written by a call of `{}` under a condition kerncast cannot decide, which it did not follow (a recursion)",
+            f.name
+        );
+        let mut w = Written::default();
+        w.absorb(&summary);
+        self.forget(&w, &why);
+        self.unmodelled_writes(args, params, &why);
+        Some(Value::unknown(&format!(
+            "a call of `{}` under a condition kerncast cannot decide, which it did not follow (a recursion)",
+            f.name
+        )))
+    }
+
+    /// The value a function's body returns, and whether it ended without a `return`.
+    fn run_body(&mut self, f: &Function) -> Exec<(Value, bool)> {
         // Base classes first: what their constructors set is this object's.
         for init in &f.base_inits {
             let base = self.eval(init)?;
@@ -334,8 +408,8 @@ impl Interp<'_> {
             }
         }
         match self.exec(&f.body)? {
-            Flow::Return(v) => Ok(v),
-            _ => Ok(Value::Void),
+            Flow::Return(v) => Ok((v, false)),
+            _ => Ok((Value::Void, true)),
         }
     }
 
@@ -487,7 +561,7 @@ impl Interp<'_> {
                         callees.push(*key);
                     }
                 }
-                Callee::Value(_) => found = true,
+                Callee::Value(..) => found = true,
             },
             _ => {}
         });

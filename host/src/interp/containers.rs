@@ -343,23 +343,32 @@ impl Interp<'_> {
                 _ => Value::unknown("the text of a stream kerncast does not follow"),
             }),
             "operator bool" | "good" | "operator!" | "fail" | "eof" | "is_open" => {
-                let (failed, known) = match &*h.borrow() {
-                    Handle::Stream { failed, text, .. } => (*failed, text.is_some()),
-                    _ => (false, false),
+                let (failed, eof, known) = match &*h.borrow() {
+                    Handle::Stream {
+                        failed, eof, text, ..
+                    } => (*failed, *eof, text.is_some()),
+                    _ => (false, false, false),
                 };
                 if !known {
                     return Some(Value::unknown(
                         "the state of a file stream kerncast does not read",
                     ));
                 }
-                let ok = !failed;
                 Some(Value::Int(match m {
-                    "operator!" | "fail" => !ok as i128,
-                    "eof" => failed as i128,
-                    _ => ok as i128,
+                    "operator!" | "fail" => failed as i128,
+                    "eof" => eof as i128,
+                    "good" => (!failed && !eof) as i128,
+                    _ => !failed as i128,
                 }))
             }
-            "close" | "clear" | "seekg" | "precision" | "setf" | "imbue" => Some(Value::Void),
+            "clear" => {
+                if let Handle::Stream { failed, eof, .. } = &mut *h.borrow_mut() {
+                    *failed = false;
+                    *eof = false;
+                }
+                Some(Value::Void)
+            }
+            "close" | "seekg" | "precision" | "setf" | "imbue" => Some(Value::Void),
             _ => None,
         }
     }
@@ -379,6 +388,19 @@ impl Interp<'_> {
                     _ => return None,
                 };
                 Some(Value::Int((eq == (f == "operator==")) as i128))
+            }
+            // `ss << text` with a string (a free operator): appended, as the method's.
+            "operator<<" => {
+                let Value::Handle(h) = &a0 else { return None };
+                if let Handle::Stream { text, .. } = &mut *h.borrow_mut() {
+                    match (text.as_mut(), text_of(&arg(args, 1))) {
+                        (Some(t), Some(add)) => t.push_str(&add),
+                        _ => *text = None,
+                    }
+                } else {
+                    return None;
+                }
+                Some(a0.clone())
             }
             "operator>>" | "getline" => {
                 let Value::Handle(h) = &a0 else { return None };
@@ -408,7 +430,13 @@ impl Interp<'_> {
 /// The next whitespace-separated token of a string stream, as `ty`.
 fn read_token(h: &Rc<RefCell<Handle>>, ty: &Ty) -> Value {
     let mut hb = h.borrow_mut();
-    let Handle::Stream { text, pos, failed } = &mut *hb else {
+    let Handle::Stream {
+        text,
+        pos,
+        failed,
+        eof,
+    } = &mut *hb
+    else {
         return Value::unknown("a stream kerncast does not follow");
     };
     let Some(t) = text.as_ref() else {
@@ -421,6 +449,10 @@ fn read_token(h: &Rc<RefCell<Handle>>, ty: &Ty) -> Value {
         .take_while(|c| !c.is_whitespace())
         .collect();
     *pos += start + tok.len();
+    // The extraction stops at whitespace, or at the end of the text, which sets eof.
+    if *pos >= t.len() {
+        *eof = true;
+    }
     if tok.is_empty() {
         *failed = true;
         return Value::unknown("a read past the end of a string stream");
@@ -440,7 +472,13 @@ fn read_token(h: &Rc<RefCell<Handle>>, ty: &Ty) -> Value {
 
 fn read_until(h: &Rc<RefCell<Handle>>, delim: char) -> Value {
     let mut hb = h.borrow_mut();
-    let Handle::Stream { text, pos, failed } = &mut *hb else {
+    let Handle::Stream {
+        text,
+        pos,
+        failed,
+        eof,
+    } = &mut *hb
+    else {
         return Value::unknown("a stream kerncast does not follow");
     };
     let Some(t) = text.as_ref() else {
@@ -448,10 +486,15 @@ fn read_until(h: &Rc<RefCell<Handle>>, delim: char) -> Value {
     };
     if *pos >= t.len() {
         *failed = true;
+        *eof = true;
         return Value::Str(Rc::from(""));
     }
     let rest = &t[*pos..];
     let line: String = rest.chars().take_while(|c| *c != delim).collect();
+    // A line ended by the end of the text rather than the delimiter sets eof.
+    if line.len() == rest.len() {
+        *eof = true;
+    }
     *pos += line.len() + usize::from(line.len() < rest.len());
     Value::Str(Rc::from(line))
 }
@@ -527,6 +570,7 @@ pub(super) fn string_stream(args: &[Arg]) -> Value {
         text,
         pos: 0,
         failed: false,
+        eof: false,
     }))
 }
 
@@ -536,5 +580,6 @@ pub(super) fn file_stream() -> Value {
         text: None,
         pos: 0,
         failed: false,
+        eof: false,
     }))
 }

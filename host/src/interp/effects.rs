@@ -8,21 +8,22 @@
 //! forgetting the second keeps the variable (the same array, the same pointer) but makes its
 //! elements and length, or fields, unknown.
 
-use super::state::Interp;
+use super::access::Place;
+use super::state::{Interp, Summary, Written};
 use super::value::{Buffer, Ptr, Record, Value};
 use crate::ast::*;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use std::sync::Arc;
 
-#[derive(Default, Debug)]
-pub(super) struct Written {
-    pub vars: BTreeSet<DeclKey>,
-    pub contents: BTreeSet<DeclKey>,
-}
+/// The summaries of called functions, where known.
+pub(super) type Summaries<'a> = &'a dyn Fn(DeclKey) -> Option<Rc<Summary>>;
 
 impl Written {
-    pub fn of(stmts: &[&Stmt], exprs: &[&Expr]) -> Written {
+    /// What `stmts` and `exprs` may write, the functions they call included where `sums`
+    /// knows them.
+    pub fn of_with(stmts: &[&Stmt], exprs: &[&Expr], sums: Summaries<'_>) -> Written {
         let mut w = Written::default();
         for s in stmts {
             let mut declared = Vec::new();
@@ -36,40 +37,88 @@ impl Written {
                         declared.push(var.key);
                     }
                 },
-                &mut |e| w.note(e),
+                &mut |e| w.note(e, sums),
             );
             w.vars.extend(declared);
         }
         for e in exprs {
-            visit_expr(e, &mut |x| w.note(x));
+            visit_expr(e, &mut |x| w.note(x, sums));
         }
         w
     }
 
-    fn note(&mut self, e: &Expr) {
+    /// Whether `k` is written in any way.
+    pub fn touches(&self, k: &DeclKey) -> bool {
+        self.vars.contains(k)
+            || self.contents.contains(k)
+            || self.fields.iter().any(|(x, _)| x == k)
+            || self.field_contents.iter().any(|(x, _)| x == k)
+    }
+
+    /// Every variable `w` names in any way.
+    fn keys(&self) -> BTreeSet<DeclKey> {
+        let mut out: BTreeSet<DeclKey> = self.vars.union(&self.contents).copied().collect();
+        out.extend(self.fields.iter().map(|(k, _)| *k));
+        out.extend(self.field_contents.iter().map(|(k, _)| *k));
+        out
+    }
+
+    fn note(&mut self, e: &Expr, sums: Summaries<'_>) {
         match &e.kind {
             ExprKind::Assign(_, l, _) => self.target(l),
             ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, x) => {
                 self.target(x)
             }
-            ExprKind::Unary(UnOp::AddrOf, x) => self.target(x),
+            ExprKind::Unary(UnOp::AddrOf, x) if !self.exact_args.contains(&(e as *const Expr)) => {
+                self.target(x)
+            }
             ExprKind::Call(c) => {
-                let params = match &c.callee {
-                    Callee::Direct { params, .. }
-                    | Callee::Method { params, .. }
-                    | Callee::Construct { params, .. } => Some(params),
-                    Callee::Value(_) => None,
+                let (params, key) = match &c.callee {
+                    Callee::Direct { params, key, .. }
+                    | Callee::Method { params, key, .. }
+                    | Callee::Construct { params, key, .. } => (Some(params), Some(*key)),
+                    Callee::Value(_, params) => (Some(params), None),
                 };
+                let summary = key.and_then(sums);
+                // What the callee writes other than through its parameters (globals).
+                if let Some(s) = &summary {
+                    self.absorb(s);
+                }
                 for (i, a) in c.args.iter().enumerate() {
                     match params.and_then(|p| p.get(i)) {
                         Some(p) if p.writes && p.by_ref => self.target(a),
                         Some(p) if !p.writes => {}
                         // A pointer to non-const, or an argument of unknown type (varargs,
-                        // a call through a value): what it points at may be written.
+                        // a call through a value): what it points at may be written — only
+                        // the fields the callee names, where it uses the pointer for no more.
                         _ => {
                             if matches!(strip(a).ty, Ty::Pointer(_) | Ty::Array(..)) {
-                                if let Some(k) = root_var(a) {
-                                    self.contents.insert(k);
+                                let exact = summary.as_ref().and_then(|s| {
+                                    let pk = *s.params.get(i)?;
+                                    let ok = s.scalar_only.get(i) == Some(&true)
+                                        && !s.w.vars.contains(&pk)
+                                        && !s.w.contents.contains(&pk);
+                                    ok.then_some((s, pk))
+                                });
+                                match (exact, record_root(a)) {
+                                    (Some((s, pk)), Some(r)) => {
+                                        self.exact_args.insert(strip(a) as *const Expr);
+                                        for (k, f) in &s.w.fields {
+                                            if *k == pk {
+                                                self.fields.insert((r, f.clone()));
+                                            }
+                                        }
+                                        for (k, f) in &s.w.field_contents {
+                                            if *k == pk {
+                                                self.field_contents.insert((r, f.clone()));
+                                            }
+                                        }
+                                    }
+                                    _ => {
+                                        if let Some(k) = root_var(a) {
+                                            self.contents.insert(k);
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -90,19 +139,162 @@ impl Written {
         }
     }
 
-    /// `e` is written: a variable itself, or what one holds.
+    /// A callee's writes that are not through its parameters (nor to its own automatic
+    /// variables).
+    pub(super) fn absorb(&mut self, s: &Summary) {
+        let own = |k: &DeclKey| s.params.contains(k) || s.locals.contains(k);
+        self.vars.extend(s.w.vars.iter().filter(|k| !own(k)));
+        self.contents
+            .extend(s.w.contents.iter().filter(|k| !own(k)));
+        self.fields
+            .extend(s.w.fields.iter().filter(|(k, _)| !own(k)).cloned());
+        self.field_contents
+            .extend(s.w.field_contents.iter().filter(|(k, _)| !own(k)).cloned());
+    }
+
+    /// `e` is written: a variable itself, a field of the record it holds or points at, what
+    /// such a field holds, or what a variable holds.
     fn target(&mut self, e: &Expr) {
         let e = strip(e);
-        match &e.kind {
-            ExprKind::Var(k, _) => {
-                self.vars.insert(*k);
-            }
-            _ => {
-                if let Some(k) = root_var(e) {
-                    self.contents.insert(k);
+        if let ExprKind::Var(k, _) = &e.kind {
+            self.vars.insert(*k);
+            return;
+        }
+        if let Some((k, steps)) = chain(e) {
+            if let Some(Step::Field(f)) = steps.first() {
+                if steps.len() == 1 {
+                    self.fields.insert((k, f.clone()));
+                } else {
+                    self.field_contents.insert((k, f.clone()));
                 }
+                return;
             }
         }
+        if let Some(k) = root_var(e) {
+            self.contents.insert(k);
+        }
+    }
+}
+
+/// One access on the way from a variable to a place: a field, or an element (`[i]`, `*`).
+enum Step {
+    Field(Arc<str>),
+    Elem,
+}
+
+/// A place as a variable and the accesses from it, outermost first (`p->a[i].x`: `p`, then
+/// `a`, element, `x`).
+fn chain(e: &Expr) -> Option<(DeclKey, Vec<Step>)> {
+    let mut steps = Vec::new();
+    let mut e = strip(e);
+    for _ in 0..64 {
+        match &e.kind {
+            ExprKind::Var(k, _) => {
+                steps.reverse();
+                return Some((*k, steps));
+            }
+            ExprKind::Member { base, field, .. } => {
+                steps.push(Step::Field(field.clone()));
+                e = strip(base);
+            }
+            ExprKind::Index(base, _) | ExprKind::Unary(UnOp::Deref, base) => {
+                steps.push(Step::Elem);
+                e = strip(base);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The variable whose record (held, or pointed at) an argument gives a callee: `&s` or `p`.
+fn record_root(a: &Expr) -> Option<DeclKey> {
+    let a = strip(a);
+    match &a.kind {
+        ExprKind::Var(k, _) if matches!(a.ty, Ty::Pointer(_)) => Some(*k),
+        ExprKind::Unary(UnOp::AddrOf, x) => match &strip(x).kind {
+            ExprKind::Var(k, _) => Some(*k),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Per parameter of `f`: whether every use of it is an access that ends in a scalar
+/// (`p->n`, `p->a[i].x`), so that nothing else can reach what it points at.
+fn scalar_only_params(f: &Function) -> Vec<bool> {
+    // Chain nodes that are the base of a larger chain, or an operand of `&`: not maximal,
+    // or escaping.
+    let mut inner: BTreeSet<*const Expr> = BTreeSet::new();
+    let mut addr_of: BTreeSet<*const Expr> = BTreeSet::new();
+    let mut all: Vec<*const Expr> = Vec::new();
+    let mut visit = |e: &Expr| {
+        all.push(e as *const Expr);
+        match &e.kind {
+            ExprKind::Member { base, .. }
+            | ExprKind::Index(base, _)
+            | ExprKind::Unary(UnOp::Deref, base)
+            | ExprKind::Cast(base) => {
+                inner.insert(&**base as *const Expr);
+            }
+            ExprKind::Unary(UnOp::AddrOf, x) => {
+                addr_of.insert(&**x as *const Expr);
+            }
+            _ => {}
+        }
+    };
+    visit_stmt(&f.body, &mut |_| {}, &mut visit);
+    for (_, e) in &f.member_inits {
+        visit_expr(e, &mut visit);
+    }
+    for e in &f.base_inits {
+        visit_expr(e, &mut visit);
+    }
+    let mut ok = vec![true; f.params.len()];
+    for &ptr in &all {
+        if inner.contains(&ptr) {
+            continue;
+        }
+        // SAFETY: the pointers are of nodes of `f`, which outlives this function.
+        let e: &Expr = unsafe { &*ptr };
+        let root = match chain(e) {
+            Some((k, _)) => k,
+            None => continue,
+        };
+        let Some(i) = f.params.iter().position(|p| p.key == root) else {
+            continue;
+        };
+        let scalar = matches!(e.ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Bool)
+            && !matches!(strip(e).kind, ExprKind::Var(..));
+        if !scalar || addr_of.contains(&ptr) {
+            ok[i] = false;
+        }
+    }
+    ok
+}
+
+/// The summary of a function's writes (`sums` gives its callees').
+pub(super) fn summarize(f: &Function, sums: Summaries<'_>) -> Summary {
+    let mut exprs: Vec<&Expr> = f.member_inits.iter().map(|(_, e)| e).collect();
+    exprs.extend(f.base_inits.iter());
+    let w = Written::of_with(&[&f.body], &exprs, sums);
+    let mut locals = BTreeSet::new();
+    visit_stmt(
+        &f.body,
+        &mut |st| match &st.kind {
+            StmtKind::Decl(vs) => locals.extend(vs.iter().filter(|v| !v.is_static).map(|v| v.key)),
+            StmtKind::RangeFor { var, .. } => {
+                locals.insert(var.key);
+            }
+            _ => {}
+        },
+        &mut |_| {},
+    );
+    Summary {
+        params: f.params.iter().map(|p| p.key).collect(),
+        scalar_only: scalar_only_params(f),
+        locals,
+        w,
     }
 }
 
@@ -156,6 +348,24 @@ pub(super) struct Saved {
 }
 
 impl Interp<'_> {
+    /// What a function of the program may write (cached; `None` for one without a body, or
+    /// one whose summary is being made, as a recursive call's is).
+    pub(super) fn summary(&self, key: DeclKey) -> Option<Rc<Summary>> {
+        if let Some(s) = self.summaries.borrow().get(&key) {
+            return s.clone();
+        }
+        let f = self.prog.functions.get(&key)?.clone();
+        self.summaries.borrow_mut().insert(key, None);
+        let s = Rc::new(summarize(&f, &|k| self.summary(k)));
+        self.summaries.borrow_mut().insert(key, Some(s.clone()));
+        Some(s)
+    }
+
+    /// What `stmts` and `exprs` may write, the program's functions they call included.
+    pub(super) fn written(&self, stmts: &[&Stmt], exprs: &[&Expr]) -> Written {
+        Written::of_with(stmts, exprs, &|k| self.summary(k))
+    }
+
     pub(super) fn existing_cell(&self, k: DeclKey) -> Option<Rc<RefCell<Value>>> {
         self.frames
             .last()
@@ -169,7 +379,28 @@ impl Interp<'_> {
             buffers: Vec::new(),
             records: Vec::new(),
         };
-        for k in w.vars.iter().chain(&w.contents) {
+        // What a written field holds (a buffer it points at) is saved too.
+        for (k, f) in &w.field_contents {
+            let Some(c) = self.existing_cell(*k) else {
+                continue;
+            };
+            let Some(Holder::Record(r)) = holder_of(&c.borrow()) else {
+                continue;
+            };
+            let field = r.borrow().fields.get(f).cloned();
+            match field.as_ref().and_then(holder_of) {
+                Some(Holder::Buffer(b)) if !s.buffers.iter().any(|(x, _)| Rc::ptr_eq(x, &b)) => {
+                    let copy = b.borrow().clone();
+                    s.buffers.push((b, copy));
+                }
+                Some(Holder::Record(r)) if !s.records.iter().any(|(x, _)| Rc::ptr_eq(x, &r)) => {
+                    let copy = r.borrow().clone();
+                    s.records.push((r, copy));
+                }
+                _ => {}
+            }
+        }
+        for k in &w.keys() {
             let Some(c) = self.existing_cell(*k) else {
                 continue;
             };
@@ -267,17 +498,93 @@ impl Interp<'_> {
     /// Every variable `w` covers becomes unknown; what it holds keeps its identity (the same
     /// array, the same pointer) with its contents unknown.
     pub(super) fn forget(&self, w: &Written, why: &str) {
+        self.forget_with(w, why, false);
+    }
+
+    /// [`Self::forget`] for stores into elements, which keep each container's length.
+    pub(super) fn forget_stored(&self, w: &Written, why: &str) {
+        self.forget_with(w, why, true);
+    }
+
+    fn forget_with(&self, w: &Written, why: &str, keep_len: bool) {
         let unknown = Value::unknown(why);
-        for k in &w.contents {
+        // A field of a record: that field alone; what a field holds: that alone. Where the
+        // variable holds no record (an array of them), all it holds.
+        let mut contents = w.contents.clone();
+        for (k, f) in &w.fields {
             let Some(c) = self.existing_cell(*k) else {
                 continue;
             };
             let holder = holder_of(&c.borrow());
             match holder {
+                Some(Holder::Record(r)) => {
+                    r.borrow_mut().fields.insert(f.clone(), unknown.clone());
+                }
+                _ => {
+                    contents.insert(*k);
+                }
+            }
+        }
+        for (k, f) in &w.field_contents {
+            let Some(c) = self.existing_cell(*k) else {
+                continue;
+            };
+            let holder = holder_of(&c.borrow());
+            match holder {
+                Some(Holder::Record(r)) => {
+                    let field = r.borrow().fields.get(f).cloned();
+                    match field.as_ref().and_then(holder_of) {
+                        Some(Holder::Buffer(b)) => {
+                            let mut buf = b.borrow_mut();
+                            buf.forget(why);
+                            if !keep_len {
+                                buf.len = None;
+                            }
+                        }
+                        Some(Holder::Record(inner)) => {
+                            for v in inner.borrow_mut().fields.values_mut() {
+                                *v = unknown.clone();
+                            }
+                        }
+                        None => {}
+                    }
+                }
+                _ => {
+                    contents.insert(*k);
+                }
+            }
+        }
+        for k in &contents {
+            let Some(c) = self.existing_cell(*k) else {
+                continue;
+            };
+            // A pointer to a scalar (`int* p = &n;` then `*p = …`): the scalar itself.
+            let target = match &*c.borrow() {
+                Value::Ptr(Ptr::Cell(t)) if holder_of(&t.borrow()).is_none() => {
+                    Some(Place::Cell(t.clone()))
+                }
+                Value::Ptr(Ptr::Field(r, f))
+                    if r.borrow().fields.get(f).and_then(holder_of).is_none() =>
+                {
+                    Some(Place::Field(r.clone(), f.clone()))
+                }
+                _ => None,
+            };
+            if let Some(t) = target {
+                let keep = matches!(t.read(), Value::Func(_) | Value::Handle(_));
+                if !keep {
+                    t.write(unknown.clone());
+                }
+                continue;
+            }
+            let holder = holder_of(&c.borrow());
+            match holder {
                 Some(Holder::Buffer(b)) => {
                     let mut buf = b.borrow_mut();
                     buf.forget(why);
-                    buf.len = None;
+                    if !keep_len {
+                        buf.len = None;
+                    }
                 }
                 Some(Holder::Record(r)) => {
                     for v in r.borrow_mut().fields.values_mut() {
@@ -406,7 +713,7 @@ pub(super) fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 if let Callee::Method { object, .. } = &c.callee {
                     todo.push(object);
                 }
-                if let Callee::Value(v) = &c.callee {
+                if let Callee::Value(v, _) = &c.callee {
                     todo.push(v);
                 }
                 todo.extend(c.args.iter());
@@ -433,4 +740,183 @@ pub(super) fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             _ => {}
         }
     }
+}
+
+/// Whether evaluating `e` can change anything kerncast follows but what it computes: an
+/// assignment, an increment, a launch, an allocation, a call — except a call of a library
+/// function given only scalars (`rand()`, `sqrt(x)`), which can write nothing kerncast
+/// models.
+fn has_effects(e: &Expr) -> bool {
+    let mut found = false;
+    visit_expr(e, &mut |x| {
+        found |= match &x.kind {
+            ExprKind::Assign(..)
+            | ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, _)
+            | ExprKind::Launch { .. }
+            | ExprKind::LaunchVia { .. }
+            | ExprKind::New { .. }
+            | ExprKind::Lambda(_) => true,
+            ExprKind::Call(c) => match &c.callee {
+                Callee::Direct { system: true, .. } => c
+                    .args
+                    .iter()
+                    .any(|a| !matches!(strip(a).ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Bool)),
+                _ => true,
+            },
+            _ => false,
+        }
+    });
+    found
+}
+
+/// A statement that only stores a value into memory (`a[i].x = v;`, `p->n += 2;`,
+/// `q[j]++;`): it writes no variable, and computing what it stores changes nothing else.
+fn only_stores(s: &Stmt) -> bool {
+    let StmtKind::Expr(e) = &s.kind else {
+        return false;
+    };
+    let (place, value) = match &e.kind {
+        ExprKind::Assign(_, l, r) => (&**l, Some(&**r)),
+        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, x) => {
+            (&**x, None)
+        }
+        _ => return false,
+    };
+    let into_memory = !matches!(strip(place).kind, ExprKind::Var(..))
+        && root_var(place).is_some()
+        && (!has_effects(place) || is_element_access(place));
+    into_memory && !value.is_some_and(has_effects)
+}
+
+/// `v[i]` of a sequence of the library (`std::vector`, `std::array`, `std::deque`): an
+/// element, which storing into does not resize (unlike a map's `m[k]`).
+fn is_element_access(place: &Expr) -> bool {
+    let ExprKind::Call(c) = &strip(place).kind else {
+        return false;
+    };
+    let Callee::Method {
+        object,
+        name,
+        system: true,
+        ..
+    } = &c.callee
+    else {
+        return false;
+    };
+    let sequence = match &strip(object).ty {
+        Ty::Record { name, .. } => ["std::vector<", "std::array<", "std::deque<"]
+            .iter()
+            .any(|p| name.starts_with(p)),
+        _ => false,
+    };
+    name.ends_with("operator[]")
+        && sequence
+        && !has_effects(object)
+        && !c.args.iter().any(has_effects)
+}
+
+/// `s` with every statement that only stores into memory left out, and those statements
+/// (what they write is the caller's to forget; none changes a container's length).
+pub(super) fn without_stores(s: &Stmt) -> (Stmt, Vec<Stmt>) {
+    let mut out = s.clone();
+    let mut dropped = Vec::new();
+    drop_stores(&mut out, &mut dropped);
+    (out, dropped)
+}
+
+/// Whether running `s` does nothing (empty blocks, empty statements).
+pub(super) fn is_empty(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Null => true,
+        StmtKind::Block(items) => items.iter().all(is_empty),
+        _ => false,
+    }
+}
+
+fn drop_stores(s: &mut Stmt, dropped: &mut Vec<Stmt>) {
+    if only_stores(s) {
+        let kind = std::mem::replace(&mut s.kind, StmtKind::Null);
+        dropped.push(Stmt {
+            kind,
+            span: s.span.clone(),
+        });
+        return;
+    }
+    match &mut s.kind {
+        StmtKind::Block(items) => items.iter_mut().for_each(|x| drop_stores(x, dropped)),
+        StmtKind::If { then, els, .. } => {
+            drop_stores(then, dropped);
+            if let Some(e) = els {
+                drop_stores(e, dropped);
+            }
+        }
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. }
+        | StmtKind::RangeFor { body, .. }
+        | StmtKind::Switch { body, .. }
+        | StmtKind::Case { body, .. }
+        | StmtKind::Default(body)
+        | StmtKind::Label(_, body) => drop_stores(body, dropped),
+        StmtKind::Try { body, handlers } => {
+            drop_stores(body, dropped);
+            handlers
+                .iter_mut()
+                .for_each(|(_, h)| drop_stores(h, dropped));
+        }
+        _ => {}
+    }
+}
+
+/// The vectors a loop body only appends to, with how many elements each iteration appends:
+/// a body of declarations and `v.push_back(x);` statements, run in order (no branch, no
+/// jump), where each such `v` is named nowhere else in it. `None` for any other body.
+pub(super) fn appends_only(body: &Stmt) -> Option<Vec<(DeclKey, i64)>> {
+    let StmtKind::Block(items) = &body.kind else {
+        return None;
+    };
+    let mut pushes: Vec<(DeclKey, i64)> = Vec::new();
+    for item in items {
+        match &item.kind {
+            StmtKind::Decl(_) | StmtKind::Null => {}
+            StmtKind::Expr(e) => {
+                let ExprKind::Call(c) = &strip(e).kind else {
+                    return None;
+                };
+                let Callee::Method {
+                    object,
+                    name,
+                    system: true,
+                    ..
+                } = &c.callee
+                else {
+                    return None;
+                };
+                let vector = matches!(&strip(object).ty, Ty::Record { name, .. }
+                    if name.starts_with("std::vector<"));
+                let ExprKind::Var(k, _) = strip(object).kind else {
+                    return None;
+                };
+                if !vector || !(name.ends_with("push_back") || name.ends_with("emplace_back")) {
+                    return None;
+                }
+                match pushes.iter_mut().find(|(x, _)| *x == k) {
+                    Some((_, n)) => *n += 1,
+                    None => pushes.push((k, 1)),
+                }
+            }
+            _ => return None,
+        }
+    }
+    // Each vector named only as the object of its appends.
+    let mut named: Vec<DeclKey> = Vec::new();
+    visit_stmt(body, &mut |_| {}, &mut |e| {
+        if let ExprKind::Var(k, _) = &e.kind {
+            named.push(*k);
+        }
+    });
+    let only_appended = pushes
+        .iter()
+        .all(|(k, n)| named.iter().filter(|x| *x == k).count() as i64 == *n);
+    (!pushes.is_empty() && only_appended).then_some(pushes)
 }

@@ -119,6 +119,10 @@ impl<'p> Interp<'p> {
             left: None,
             may_launch_cache: RefCell::new(HashMap::new()),
             body_launch_cache: HashMap::new(),
+            quiet_cut: HashMap::new(),
+            summaries: RefCell::new(HashMap::new()),
+            active: Vec::new(),
+            early_returns: Vec::new(),
         }
     }
 

@@ -7,7 +7,7 @@ use super::value::{Event, Frame, Value};
 use crate::ast::{DeclKey, Span};
 use crate::clang::lower::ProgramAst;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -183,4 +183,45 @@ pub struct Interp<'p> {
     pub(super) may_launch_cache: RefCell<HashMap<DeclKey, bool>>,
     /// The same for loop bodies, by their address in the (immutable) tree.
     pub(super) body_launch_cache: HashMap<*const crate::ast::Stmt, bool>,
+    /// How often each loop that cannot launch (by its address in the tree) was not followed
+    /// to its end: each time it runs again it is followed for half as many steps as the time
+    /// before, so a costly loop inside a launching loop does not spend the whole budget.
+    pub(super) quiet_cut: HashMap<*const crate::ast::Stmt, u32>,
+    /// What each function of the program may write, as far as made.
+    pub(super) summaries: RefCell<HashMap<DeclKey, Option<Rc<Summary>>>>,
+    /// The functions being run, outermost first, with how many undecided conditions were
+    /// around each call of them.
+    pub(super) active: Vec<(DeclKey, usize)>,
+    /// Per function being run: the values it may have returned on a side of a condition
+    /// kerncast could not decide, with the condition.
+    pub(super) early_returns: Vec<Vec<(Value, Rc<str>)>>,
+}
+
+/// What code may write (found syntactically, and through the summaries of the functions it
+/// calls): see [`super::effects`].
+#[derive(Default, Debug)]
+pub(super) struct Written {
+    pub vars: BTreeSet<DeclKey>,
+    pub contents: BTreeSet<DeclKey>,
+    /// A field of the record a variable holds or points at (`s.n = …`, `p->n++`): only that
+    /// field is written, not the record's others.
+    pub fields: BTreeSet<(DeclKey, Arc<str>)>,
+    /// What a field of such a record holds or points at (`s.data[i] = …`, `p->part[i].x = …`).
+    pub field_contents: BTreeSet<(DeclKey, Arc<str>)>,
+    /// `&x` arguments whose writes a callee's summary says exactly (not all of `x`).
+    pub(super) exact_args: BTreeSet<*const crate::ast::Expr>,
+}
+
+/// What a function of the program may write, as its callers see it: its parameters, its
+/// writes, and which pointer parameters it uses only to reach scalars (`p->n++`,
+/// `p->a[i] = x`), so that what it writes through them is exactly the fields named.
+#[derive(Debug)]
+pub(super) struct Summary {
+    pub(super) params: Vec<DeclKey>,
+    /// Per parameter: used only in accesses that end in a scalar, never copied, passed on,
+    /// or its address (or a field's) taken.
+    pub(super) scalar_only: Vec<bool>,
+    /// Its own automatic variables: another activation's, not its caller's.
+    pub(super) locals: BTreeSet<DeclKey>,
+    pub(super) w: Written,
 }

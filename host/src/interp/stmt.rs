@@ -4,11 +4,12 @@
 
 use super::access::{buffer_of, Place};
 use super::containers::map_elements;
-use super::effects::{vars_read, Written};
+use super::effects::{appends_only, is_empty, vars_read, without_stores};
 use super::state::{Exec, Flow, Halt, Interp, Leave};
-use super::value::{convert, Value};
+use super::value::{convert, Buffer, Value};
 use crate::ast::*;
 use crate::heap;
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -16,6 +17,10 @@ use std::sync::Arc;
 /// Iterations a loop runs, each launching the same, before its remaining iterations are counted
 /// instead of run.
 const STEADY_SAMPLE: u64 = 256;
+
+/// A loop that cannot launch and was cut short before is followed, each time it runs again,
+/// for half the steps of the time before, down to this fraction of `quiet_loop_steps`.
+const QUIET_FLOOR: u64 = 64;
 
 impl Interp<'_> {
     pub(super) fn exec(&mut self, s: &Stmt) -> Exec<Flow> {
@@ -189,7 +194,7 @@ impl Interp<'_> {
         why: &str,
         in_switch: bool,
     ) -> Exec<()> {
-        let written = Written::of(branches, &[]);
+        let written = self.written(branches, &[]);
         let before = self.save(&written);
         let mut outcomes = Vec::new();
         let why_rc: Rc<str> = Rc::from(why);
@@ -210,6 +215,9 @@ impl Interp<'_> {
                 Err(Halt::Exit | Halt::Throw(_)) => Flow::Normal,
                 Ok(f) => f,
             };
+            if let Flow::Return(v) = &flow {
+                self.return_early(v, &why_rc);
+            }
             let by_flow = match flow {
                 Flow::Normal => None,
                 Flow::Break if in_switch => None,
@@ -238,9 +246,16 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// The function being run may have returned `v` under `why`.
+    fn return_early(&mut self, v: &Value, why: &Rc<str>) {
+        if let Some(list) = self.early_returns.last_mut() {
+            list.push((v.copy(), why.clone()));
+        }
+    }
+
     /// Every variable a loop may write becomes unknown, and what they hold.
     fn forget_written(&mut self, s: &[&Stmt], extra: &[&Expr], why: &str) {
-        let written = Written::of(s, extra);
+        let written = self.written(s, extra);
         self.forget(&written, why);
     }
 
@@ -274,13 +289,25 @@ impl Interp<'_> {
     ) -> Exec<Flow> {
         let line = s.span.line;
         let start_mark = self.recorder.log.len();
-        let start_steps = self.steps;
+        let mut start_steps = self.steps;
         let quiet_body = !self.may_launch_cached(body);
+        // The body without its stores into memory, once the loop has run long (see below).
+        let mut sliced: Option<Rc<Stmt>> = None;
+        let cuts = self
+            .quiet_cut
+            .get(&(s as *const Stmt))
+            .copied()
+            .unwrap_or(0);
+        let quiet_steps = (self.opts.budget.quiet_loop_steps >> cuts.min(63))
+            .max(self.opts.budget.quiet_loop_steps / QUIET_FLOOR);
         let mut iterations: u64 = 0;
-        // Whether every iteration so far launched the same shapes (site, kernel, grid,
-        // block) as the first, and the last two iterations' launches.
-        let mut steady = true;
-        let mut first_shapes: Option<Vec<String>> = None;
+        // How many iterations in a row, up to the last, launched the same shapes (site,
+        // kernel, grid, block, the conditions they run under) — counted again from where the
+        // shapes last changed, so that a first iteration that differs (one before a check
+        // kerncast cannot decide) does not keep the rest from being counted — and the last
+        // two iterations' launches.
+        let mut steady: u64 = 0;
+        let mut last_shapes: Option<Vec<String>> = None;
         let mut previous: Vec<usize> = Vec::new();
         loop {
             if !(do_while && iterations == 0) {
@@ -313,23 +340,87 @@ impl Interp<'_> {
             }
             // A loop that cannot launch is followed only while it is cheap: its values matter
             // to launches only through what it leaves behind, which becomes unknown.
-            if quiet_body && self.steps - start_steps > self.opts.budget.quiet_loop_steps {
-                let why = format!("it is written by the loop at line {line}, which kerncast did not follow to its end");
-                self.forget_written(
-                    &[body],
-                    &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
-                    &why,
-                );
-                return Ok(Flow::Normal);
+            if quiet_body && self.steps - start_steps > quiet_steps {
+                *self.quiet_cut.entry(s as *const Stmt).or_default() += 1;
+                // A counted loop that only appends to vectors: each grows by what one
+                // iteration appends times the iterations left; what it appends is unknown.
+                if let Some(pushes) = appends_only(body) {
+                    let lens: Vec<Option<(Rc<RefCell<Buffer>>, i64)>> = pushes
+                        .iter()
+                        .map(|(k, _)| {
+                            let c = self.existing_cell(*k)?;
+                            let Value::Array(b) = &*c.borrow() else {
+                                return None;
+                            };
+                            let n = b.borrow().len?;
+                            Some((b.clone(), n))
+                        })
+                        .collect();
+                    if lens.iter().all(Option::is_some) {
+                        if let Some(left) = self.remaining_trips(cond, inc, body) {
+                            let why = format!("it is written by the loop at line {line}, whose last {left} iterations were counted, not run");
+                            self.forget_written(
+                                &[body],
+                                &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
+                                &why,
+                            );
+                            for ((b, n), (_, per)) in lens.into_iter().flatten().zip(&pushes) {
+                                b.borrow_mut().len = Some(n + left as i64 * per);
+                            }
+                            return Ok(Flow::Normal);
+                        }
+                    }
+                }
+                // Once: go on without the body's stores into memory (`a[i].x = v;`), whose
+                // places become unknown now, for the variables the loop computes (a count, a
+                // position), within the same allowance again.
+                let mut go_on = false;
+                if sliced.is_none() {
+                    let (without, dropped) = without_stores(body);
+                    if !dropped.is_empty() {
+                        // What the left-out stores write: elements and fields, never a
+                        // variable or a container's length.
+                        let stores: Vec<&Stmt> = dropped.iter().collect();
+                        let w = self.written(&stores, &[]);
+                        let why = format!("it is stored by the loop at line {line}, whose stores kerncast did not follow to its end");
+                        self.forget_stored(&w, &why);
+                        sliced = Some(Rc::new(without));
+                        start_steps = self.steps;
+                        go_on = true;
+                    }
+                }
+                if !go_on {
+                    let why = format!("it is written by the loop at line {line}, which kerncast did not follow to its end");
+                    self.forget_written(
+                        &[body],
+                        &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
+                        &why,
+                    );
+                    return Ok(Flow::Normal);
+                }
+            }
+            // A counted loop whose body does nothing (or nothing once its stores are left
+            // out) ends at once: its counter takes its last value.
+            if quiet_body && is_empty(sliced.as_deref().unwrap_or(body)) {
+                let now: &Stmt = sliced.as_deref().unwrap_or(body);
+                let now = now.clone();
+                if self.remaining_trips(cond, inc, &now).is_some() {
+                    return Ok(Flow::Normal);
+                }
             }
             let mark = self.recorder.log.len();
-            let flow = self.exec(body)?;
+            let flow = match &sliced {
+                Some(b) => self.exec(&b.clone())?,
+                None => self.exec(body)?,
+            };
             iterations += 1;
             let launched: Vec<usize> = self.recorder.since(mark).to_vec();
             let shapes = self.recorder.shapes(&launched);
-            match &first_shapes {
-                None => first_shapes = Some(shapes),
-                Some(f) => steady &= *f == shapes,
+            if last_shapes.as_ref() == Some(&shapes) {
+                steady += 1;
+            } else {
+                steady = 1;
+                last_shapes = Some(shapes);
             }
             match flow {
                 Flow::Break => return Ok(Flow::Normal),
@@ -339,7 +430,7 @@ impl Interp<'_> {
             if let Some(i) = inc {
                 self.eval(i)?;
             }
-            if steady && !launched.is_empty() && iterations == STEADY_SAMPLE {
+            if steady == STEADY_SAMPLE && !launched.is_empty() {
                 if let Some(left) = self.remaining_trips(cond, inc, body) {
                     // The remaining iterations launch what the last did; an argument that
                     // changed between the last two is not known for them.
@@ -385,6 +476,9 @@ impl Interp<'_> {
         self.restore_guards(guards, fn_guards);
         // A body that returns or exits, in a loop that may not run, leaves what follows
         // uncertain; a break or continue does not reach past the loop.
+        if let Ok(Flow::Return(v)) = &r {
+            self.return_early(v, &why_rc);
+        }
         let by_flow = match &r {
             Ok(Flow::Return(_) | Flow::Goto(_)) => Some(Leave::Function),
             _ => None,
@@ -420,8 +514,8 @@ impl Interp<'_> {
             ExprKind::Assign(Some(BinOp::Sub), v, s) if is_var(v, key) => -self.const_int(s)?,
             _ => return None,
         };
-        let written = Written::of(&[body], &[]);
-        let touched = |k: &DeclKey| written.vars.contains(k) || written.contents.contains(k);
+        let written = self.written(&[body], &[]);
+        let touched = |k: &DeclKey| written.touches(k);
         let mut bound_vars = BTreeSet::new();
         vars_read(bound, &mut bound_vars);
         if touched(&key) || bound_vars.iter().any(touched) {

@@ -199,6 +199,8 @@ pub enum Handle {
         text: Option<String>,
         pos: usize,
         failed: bool,
+        /// An extraction reached the end of the text (`eof()`).
+        eof: bool,
     },
     /// A program the host compiles at run time (NVRTC's, OpenCL's), by its index among the
     /// reading's ([`super::programs`]).

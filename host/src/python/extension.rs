@@ -553,7 +553,7 @@ fn visit_expr(e: &CExpr, f: &mut dyn FnMut(&CExpr)) {
         ExprKind::Call(c) => {
             match &c.callee {
                 Callee::Method { object, .. } => visit_expr(object, f),
-                Callee::Value(v) => visit_expr(v, f),
+                Callee::Value(v, _) => visit_expr(v, f),
                 _ => {}
             }
             c.args.iter().for_each(|a| visit_expr(a, f));
