@@ -330,6 +330,26 @@ enum Holder {
     Record(Rc<RefCell<Record>>),
 }
 
+/// What a container holds becomes unknown: a buffer's elements (and its length, unless
+/// `keep_len`), a record's fields.
+fn forget_contents(h: &Holder, why: &str, keep_len: bool) {
+    match h {
+        Holder::Buffer(b) => {
+            let mut buf = b.borrow_mut();
+            buf.forget(why);
+            if !keep_len {
+                buf.len = None;
+            }
+        }
+        Holder::Record(r) => {
+            let unknown = Value::unknown(why);
+            for v in r.borrow_mut().fields.values_mut() {
+                *v = unknown.clone();
+            }
+        }
+    }
+}
+
 fn holder_of(v: &Value) -> Option<Holder> {
     match v {
         Value::Array(b) | Value::Ptr(Ptr::Elem(b, _)) => Some(Holder::Buffer(b.clone())),
@@ -533,20 +553,8 @@ impl Interp<'_> {
             match holder {
                 Some(Holder::Record(r)) => {
                     let field = r.borrow().fields.get(f).cloned();
-                    match field.as_ref().and_then(holder_of) {
-                        Some(Holder::Buffer(b)) => {
-                            let mut buf = b.borrow_mut();
-                            buf.forget(why);
-                            if !keep_len {
-                                buf.len = None;
-                            }
-                        }
-                        Some(Holder::Record(inner)) => {
-                            for v in inner.borrow_mut().fields.values_mut() {
-                                *v = unknown.clone();
-                            }
-                        }
-                        None => {}
+                    if let Some(h) = field.as_ref().and_then(holder_of) {
+                        forget_contents(&h, why, keep_len);
                     }
                 }
                 _ => {
@@ -578,20 +586,8 @@ impl Interp<'_> {
                 continue;
             }
             let holder = holder_of(&c.borrow());
-            match holder {
-                Some(Holder::Buffer(b)) => {
-                    let mut buf = b.borrow_mut();
-                    buf.forget(why);
-                    if !keep_len {
-                        buf.len = None;
-                    }
-                }
-                Some(Holder::Record(r)) => {
-                    for v in r.borrow_mut().fields.values_mut() {
-                        *v = unknown.clone();
-                    }
-                }
-                None => {}
+            if let Some(h) = holder {
+                forget_contents(&h, why, keep_len);
             }
         }
         for k in &w.vars {
