@@ -787,28 +787,40 @@ fn only_stores(s: &Stmt) -> bool {
 /// `v[i]` of a sequence of the library (`std::vector`, `std::array`, `std::deque`): an
 /// element, which storing into does not resize (unlike a map's `m[k]`).
 fn is_element_access(place: &Expr) -> bool {
-    let ExprKind::Call(c) = &strip(place).kind else {
+    let Some((object, name, args)) = library_method(place) else {
         return false;
     };
-    let Callee::Method {
-        object,
-        name,
-        system: true,
-        ..
-    } = &c.callee
-    else {
-        return false;
-    };
-    let sequence = match &strip(object).ty {
-        Ty::Record { name, .. } => ["std::vector<", "std::array<", "std::deque<"]
-            .iter()
-            .any(|p| name.starts_with(p)),
-        _ => false,
-    };
+    let sequence = ["std::vector<", "std::array<", "std::deque<"]
+        .iter()
+        .any(|p| record_of(object).is_some_and(|r| r.starts_with(p)));
     name.ends_with("operator[]")
         && sequence
         && !has_effects(object)
-        && !c.args.iter().any(has_effects)
+        && !args.iter().any(has_effects)
+}
+
+/// `object.name(args)` where the method is the library's (`std::vector::push_back`).
+fn library_method(e: &Expr) -> Option<(&Expr, &str, &[Expr])> {
+    let ExprKind::Call(c) = &strip(e).kind else {
+        return None;
+    };
+    match &c.callee {
+        Callee::Method {
+            object,
+            name,
+            system: true,
+            ..
+        } => Some((object, name, &c.args)),
+        _ => None,
+    }
+}
+
+/// The record type an expression has (`std::vector<float>`), if it has one.
+fn record_of(e: &Expr) -> Option<&str> {
+    match &strip(e).ty {
+        Ty::Record { name, .. } => Some(name),
+        _ => None,
+    }
 }
 
 /// `s` with every statement that only stores into memory left out, and those statements
@@ -876,20 +888,8 @@ pub(super) fn appends_only(body: &Stmt) -> Option<Vec<(DeclKey, i64)>> {
         match &item.kind {
             StmtKind::Decl(_) | StmtKind::Null => {}
             StmtKind::Expr(e) => {
-                let ExprKind::Call(c) = &strip(e).kind else {
-                    return None;
-                };
-                let Callee::Method {
-                    object,
-                    name,
-                    system: true,
-                    ..
-                } = &c.callee
-                else {
-                    return None;
-                };
-                let vector = matches!(&strip(object).ty, Ty::Record { name, .. }
-                    if name.starts_with("std::vector<"));
+                let (object, name, _) = library_method(e)?;
+                let vector = record_of(object).is_some_and(|r| r.starts_with("std::vector<"));
                 let ExprKind::Var(k, _) = strip(object).kind else {
                     return None;
                 };

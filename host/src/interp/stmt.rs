@@ -309,6 +309,8 @@ impl Interp<'_> {
         let mut steady: u64 = 0;
         let mut last_shapes: Option<Vec<String>> = None;
         let mut previous: Vec<usize> = Vec::new();
+        // what a loop left unfinished has written includes its condition's and step's writes
+        let heads: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
         loop {
             if !(do_while && iterations == 0) {
                 if let Some(c) = cond {
@@ -331,11 +333,7 @@ impl Interp<'_> {
                     "the loop at line {line} was followed for {iterations} iterations (budget: --host-loop-iterations)"
                 );
                 self.recorder.partial_since(start_mark, &why);
-                self.forget_written(
-                    &[body],
-                    &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
-                    &why,
-                );
+                self.forget_written(&[body], &heads, &why);
                 return Ok(Flow::Normal);
             }
             // A loop that cannot launch is followed only while it is cheap: its values matter
@@ -359,11 +357,7 @@ impl Interp<'_> {
                     if lens.iter().all(Option::is_some) {
                         if let Some(left) = self.remaining_trips(cond, inc, body) {
                             let why = format!("it is written by the loop at line {line}, whose last {left} iterations were counted, not run");
-                            self.forget_written(
-                                &[body],
-                                &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
-                                &why,
-                            );
+                            self.forget_written(&[body], &heads, &why);
                             for ((b, n), (_, per)) in lens.into_iter().flatten().zip(&pushes) {
                                 b.borrow_mut().len = Some(n + left as i64 * per);
                             }
@@ -391,28 +385,18 @@ impl Interp<'_> {
                 }
                 if !go_on {
                     let why = format!("it is written by the loop at line {line}, which kerncast did not follow to its end");
-                    self.forget_written(
-                        &[body],
-                        &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
-                        &why,
-                    );
+                    self.forget_written(&[body], &heads, &why);
                     return Ok(Flow::Normal);
                 }
             }
             // A counted loop whose body does nothing (or nothing once its stores are left
             // out) ends at once: its counter takes its last value.
-            if quiet_body && is_empty(sliced.as_deref().unwrap_or(body)) {
-                let now: &Stmt = sliced.as_deref().unwrap_or(body);
-                let now = now.clone();
-                if self.remaining_trips(cond, inc, &now).is_some() {
-                    return Ok(Flow::Normal);
-                }
+            let now: &Stmt = sliced.as_deref().unwrap_or(body);
+            if quiet_body && is_empty(now) && self.remaining_trips(cond, inc, now).is_some() {
+                return Ok(Flow::Normal);
             }
             let mark = self.recorder.log.len();
-            let flow = match &sliced {
-                Some(b) => self.exec(&b.clone())?,
-                None => self.exec(body)?,
-            };
+            let flow = self.exec(now)?;
             iterations += 1;
             let launched: Vec<usize> = self.recorder.since(mark).to_vec();
             let shapes = self.recorder.shapes(&launched);
@@ -440,11 +424,7 @@ impl Interp<'_> {
                     self.recorder
                         .repeat_last(&previous, &launched, left, &varies);
                     let why = format!("it is written by the loop at line {line}, whose last {left} iterations were counted, not run");
-                    self.forget_written(
-                        &[body],
-                        &[cond, inc].into_iter().flatten().collect::<Vec<_>>(),
-                        &why,
-                    );
+                    self.forget_written(&[body], &heads, &why);
                     return Ok(Flow::Normal);
                 }
             }
