@@ -1,5 +1,65 @@
 //! Kernel names as the source writes them.
 
+/// The template arguments of a kernel's name or signature, in one spelling
+/// (`void fill<float, 256u>(float *, int)` and `fill<float, 256>` → `float,256`); None for a
+/// name without them. The arguments are the first `<…>` of the name, up to its matching `>`;
+/// spaces, integer suffixes (`256u`) and the demangler's integer casts (`(unsigned int)256`)
+/// are dropped, so a profiler's and a demangler's spellings of one instance compare equal.
+pub fn template_args(name: &str) -> Option<String> {
+    let head = name.split('(').next().unwrap_or(name);
+    let open = head.find('<')?;
+    let mut depth = 0i32;
+    let mut close = None;
+    for (i, c) in name[open..].char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let inner = &name[open + 1..close?];
+    let mut out = String::new();
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {}
+            // an integer cast `(unsigned int)` before a digit or a sign
+            '(' => {
+                let cast: String = chars.clone().take_while(|&c| c != ')').collect();
+                let after = chars.clone().nth(cast.chars().count() + 1);
+                let is_int_cast = cast.split_whitespace().all(|w| {
+                    matches!(w, "unsigned" | "signed" | "char" | "short" | "int" | "long")
+                });
+                if is_int_cast && after.is_some_and(|a| a.is_ascii_digit() || a == '-') {
+                    for _ in 0..=cast.chars().count() {
+                        chars.next();
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            // an integer literal's suffix: after a number, not inside a name like `x2u`
+            'u' | 'U' | 'l' | 'L' if ends_with_number(&out) => {}
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Whether `s` ends with an integer literal (digits not preceded by a name's letters).
+fn ends_with_number(s: &str) -> bool {
+    let digits = s.trim_end_matches(|c: char| c.is_ascii_digit() || "uUlL".contains(c));
+    digits.len() < s.len()
+        && s[digits.len()..].starts_with(|c: char| c.is_ascii_digit())
+        && !digits.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+}
+
 /// An Itanium-mangled entry's source name without parameters or return type
 /// (`_Z6matmuliPKfS0_Pf` → `matmul`, `_Z9tiled_sumILi128EEvPKfPfi` → `tiled_sum<128>`); other
 /// names unchanged. An integer template argument reads as the source writes it, `256`, where
@@ -24,4 +84,38 @@ pub fn demangle(name: &str) -> String {
             None => d,
         })
         .unwrap_or_else(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profilers_and_a_demanglers_spelling_of_one_instance_compare_equal() {
+        assert_eq!(
+            template_args("void surfel_render<float>(const T1 *, int, T1, int, int, T1 *)"),
+            Some("float".into())
+        );
+        assert_eq!(
+            template_args("surfel_render<double>"),
+            Some("double".into())
+        );
+        assert_eq!(
+            template_args("void reduce6<float, 256u>(T1 *, T1 *, unsigned int)"),
+            template_args("reduce6<float, (unsigned int)256>")
+        );
+        assert_eq!(
+            template_args("reduce6<float, 256>"),
+            Some("float,256".into())
+        );
+        assert_eq!(
+            template_args("ns::k<vec<int, 4>, 2>"),
+            Some("vec<int,4>,2".into())
+        );
+        assert_eq!(template_args("k<-3L>"), Some("-3".into()));
+        assert_eq!(template_args("k<ulong>"), Some("ulong".into()));
+        assert_eq!(template_args("k<x2u, 3u>"), Some("x2u,3".into()));
+        assert_eq!(template_args("saxpy"), None);
+        assert_eq!(template_args("void saxpy(float *, vec<int>)"), None);
+    }
 }

@@ -88,6 +88,10 @@ pub struct Row {
     pub grid: [u64; 3],
     pub block: [u64; 3],
     pub found: bool,
+    /// The template arguments of the measured instance (`float` of `k<float>`), one spelling
+    /// ([`crate::names::template_args`]); a prediction is only taken from that instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The group the reason falls in, for the summary.
@@ -118,6 +122,11 @@ pub struct Row {
     /// The features the fitted model reads (the report's counts, by key).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counts: BTreeMap<String, f64>,
+    /// Registers per thread and static shared memory per block, for occupancy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regs_per_thread: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_bytes_per_block: Option<u64>,
     /// Whether the counts' control flow was static (symbolic counter, no assumption made).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_counts: Option<bool>,
@@ -247,6 +256,16 @@ pub(crate) fn launched_kernel(m: &Measured) -> String {
     }
 }
 
+/// The template arguments of the instance a measured launch ran, from its signature.
+fn measured_instance(m: &Measured) -> Option<String> {
+    let sig = m.signature.trim();
+    if sig.starts_with("_Z") {
+        crate::names::template_args(&crate::names::demangle(sig))
+    } else {
+        crate::names::template_args(sig)
+    }
+}
+
 /// Reads one program's host code as profiled.
 pub fn read_program(
     units: &[compdb::UnitSpec],
@@ -301,6 +320,7 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
             Row {
                 program: m.program.clone(),
                 kernel: name,
+                instance: measured_instance(m),
                 launch: m.launch,
                 grid: m.grid,
                 block: m.block,
@@ -321,6 +341,8 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                 model: None,
                 counter: None,
                 counts: BTreeMap::new(),
+                regs_per_thread: None,
+                shared_bytes_per_block: None,
                 static_counts: None,
                 predict_reason: None,
                 program_seconds: None,
@@ -833,10 +855,13 @@ fn base_name(n: &str) -> String {
 pub fn attach(rows: &mut [Row], report: &Report) {
     for r in rows.iter_mut() {
         let name = base_name(&plain(&r.kernel));
+        // the measured instance only: `k<double>`'s counts are not `k<float>`'s
         let hit: Option<&KernelReport> = report.kernels.iter().find(|k| {
             base_name(&k.display_name) == name
                 && k.workload.grid == r.grid
                 && k.workload.block == r.block
+                && (r.instance.is_none()
+                    || crate::names::template_args(&k.display_name) == r.instance)
         });
         match hit {
             Some(k) => {
@@ -856,6 +881,8 @@ pub fn attach(rows: &mut [Row], report: &Report) {
                 r.counter = Some(k.counter.clone());
                 r.static_counts = Some(k.counter == "symbolic" && k.assumptions.is_empty());
                 r.counts = k.counts.clone();
+                r.regs_per_thread = k.resources.regs_per_thread;
+                r.shared_bytes_per_block = k.resources.shared_bytes_per_block;
                 if r.flops_f32.is_none() {
                     r.predict_reason = Some("no per-block counts for SASS FLOPs".into());
                 }
@@ -896,6 +923,22 @@ fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
             r.reason
                 .as_deref()
                 .unwrap_or("kerncast found no launch with this grid and block")
+        );
+    }
+    let other_instances: Vec<&str> = report
+        .kernels
+        .iter()
+        .filter(|k| {
+            base_name(&k.display_name) == name
+                && k.workload.grid == r.grid
+                && k.workload.block == r.block
+        })
+        .map(|k| k.display_name.as_str())
+        .collect();
+    if let (Some(want), false) = (&r.instance, other_instances.is_empty()) {
+        return format!(
+            "the measured instance <{want}> was not analysed at this launch; analysed: {}",
+            other_instances.join(", ")
         );
     }
     let same: Vec<String> = report
@@ -1180,6 +1223,39 @@ mod tests {
             "calc_xl"
         );
         assert_eq!(launched_kernel(&measured("gemm", "")), "gemm");
+    }
+
+    /// `k<float>` measured, `k<double>` and `k<float>` analysed at the same launch: the row
+    /// takes `k<float>`'s prediction, and with only `k<double>` analysed it takes none.
+    #[test]
+    fn a_prediction_is_taken_from_the_measured_template_instance_only() {
+        let mut report = crate::report::sample::report();
+        let mut instance = |name: &str, time_s: f64| {
+            let mut k = report.kernels[0].clone();
+            k.display_name = name.into();
+            k.workload.grid = [8, 1, 1];
+            k.workload.block = [64, 1, 1];
+            k.prediction.time_s = time_s;
+            k
+        };
+        let (double, float) = (instance("k<double>", 2e-3), instance("k<float>", 1e-3));
+        let m = Measured {
+            grid: [8, 1, 1],
+            block: [64, 1, 1],
+            ..measured("k", "void k<float>(const T1 *, int)")
+        };
+        let mut rows = match_rows(&[&m], &Err("not read in this test".into()));
+        assert_eq!(rows[0].instance.as_deref(), Some("float"));
+        report.kernels = vec![double.clone(), float];
+        attach(&mut rows, &report);
+        assert_eq!(rows[0].predicted_time_ns, Some(1e6));
+        let mut rows = match_rows(&[&m], &Err("not read in this test".into()));
+        rows[0].found = true;
+        report.kernels = vec![double];
+        attach(&mut rows, &report);
+        assert_eq!(rows[0].predicted_time_ns, None);
+        let why = rows[0].predict_reason.as_deref().unwrap_or_default();
+        assert!(why.contains("instance <float> was not analysed"), "{why}");
     }
 
     fn row_of(program: &str) -> Row {
