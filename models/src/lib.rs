@@ -22,6 +22,7 @@ pub mod power;
 pub mod render;
 pub mod roofline;
 pub mod sched_inst;
+pub mod sched_terms;
 pub mod schedule;
 pub mod sweep;
 

@@ -11,10 +11,16 @@
 //! - `barriers` (thread level), `groups` (work-groups), `const` (1: launch overhead).
 //!
 //! Integer arithmetic is not a feature, as in the paper.
+//!
+//! Weights with `sched.*` keys are of the scheduler form instead ([`crate::sched_terms`]):
+//! launch overhead, the roofline's time and the latency of each warp's chain per wave, fitted
+//! by [`fit_log_l1`]. The device's weights say which form it ships.
 
 use crate::device::{Clocks, Device};
 use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
 use crate::nnls::{lstsq, nnls};
+use crate::roofline::RooflineModel;
+use crate::sched_terms;
 use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, OpKind, Space};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
@@ -190,6 +196,114 @@ pub fn fit(rows: &[Measurement], non_negative: bool) -> Result<Fit> {
     })
 }
 
+/// The fit that [`fit_log_l1`] minimises: Σ |ln(pred / meas)| over rows of features scaled by
+/// their measured times.
+struct LogL1<'a> {
+    /// Row-major: `scaled[i][j]` = feature j of row i / row i's time.
+    scaled: &'a [Vec<f64>],
+}
+
+impl argmin::core::CostFunction for LogL1<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+
+    fn cost(&self, log_w: &Vec<f64>) -> std::result::Result<f64, argmin::core::Error> {
+        let w: Vec<f64> = log_w.iter().map(|x| x.exp()).collect();
+        Ok(self
+            .scaled
+            .iter()
+            .map(|row| {
+                let ratio: f64 = row.iter().zip(&w).map(|(a, b)| a * b).sum();
+                ratio.max(f64::MIN_POSITIVE).ln().abs()
+            })
+            .sum())
+    }
+}
+
+/// Least absolute log error over positive weights: Σ |ln(pred / meas)|. An over- and an
+/// under-estimate by the same factor weigh the same, and the few launches the features cannot
+/// explain (an atomic storm on one address, a loop the counts got wrong) pull the weights no
+/// harder than any other row, where squared relative errors let them decide the fit.
+/// Nelder–Mead over the logarithms of the weights, from the NNLS fit on relative error; a
+/// feature that is zero on every row keeps weight 0. Deterministic: fixed start, fixed simplex,
+/// fixed iteration budget.
+pub fn fit_log_l1(rows: &[Measurement]) -> Result<Fit> {
+    let start = fit(rows, true)?;
+    let names: Vec<String> = start.weights.keys().cloned().collect();
+    let scaled_all: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|r| {
+            names
+                .iter()
+                .map(|n| r.features.get(n).copied().unwrap_or(0.0) / r.seconds)
+                .collect()
+        })
+        .collect();
+    // only features some row has take part; the largest share a feature has of a row sets
+    // how small a weight may start (a thousandth of that row's time)
+    let largest: Vec<f64> = (0..names.len())
+        .map(|j| scaled_all.iter().map(|r| r[j]).fold(0.0, f64::max))
+        .collect();
+    let live: Vec<usize> = (0..names.len()).filter(|&j| largest[j] > 0.0).collect();
+    let scaled: Vec<Vec<f64>> = scaled_all
+        .iter()
+        .map(|r| live.iter().map(|&j| r[j]).collect())
+        .collect();
+    let mut best: Vec<f64> = live
+        .iter()
+        .map(|&j| start.weights[&names[j]].max(1e-3 / largest[j]).ln())
+        .collect();
+    let cost = |p: &Vec<f64>| argmin::core::CostFunction::cost(&LogL1 { scaled: &scaled }, p);
+    let mut best_cost = cost(&best).map_err(|e| ModelError::Fit(e.to_string()))?;
+    // restarts from the best point with a fresh simplex, until one gains nothing
+    for _ in 0..8 {
+        let mut simplex = vec![best.clone()];
+        for k in 0..best.len() {
+            let mut v = best.clone();
+            v[k] += 0.5;
+            simplex.push(v);
+        }
+        let solver = argmin::solver::neldermead::NelderMead::new(simplex)
+            .with_sd_tolerance(1e-12)
+            .map_err(|e| ModelError::Fit(e.to_string()))?;
+        let res = argmin::core::Executor::new(LogL1 { scaled: &scaled }, solver)
+            .configure(|state| state.max_iters(4000))
+            .run()
+            .map_err(|e| ModelError::Fit(e.to_string()))?;
+        use argmin::core::State;
+        let (Some(p), c) = (res.state().get_best_param(), res.state().get_best_cost()) else {
+            break;
+        };
+        if c >= best_cost - 1e-12 {
+            break;
+        }
+        best = p.clone();
+        best_cost = c;
+    }
+    let mut weights: BTreeMap<String, f64> = names.iter().map(|n| (n.clone(), 0.0)).collect();
+    for (k, &j) in live.iter().enumerate() {
+        weights.insert(names[j].clone(), best[k].exp());
+    }
+    let residuals: Vec<(String, String, f64)> = rows
+        .iter()
+        .map(|r| {
+            let pred = predict_time(&weights, &r.features).0;
+            (
+                r.kernel.clone(),
+                r.workload.clone(),
+                (pred - r.seconds) / r.seconds,
+            )
+        })
+        .collect();
+    let geomean_rel_error = geomean(residuals.iter().map(|r| r.2.abs()));
+    Ok(Fit {
+        weights,
+        residuals,
+        geomean_rel_error,
+        non_negative: true,
+    })
+}
+
 /// Geometric mean (0 if any value is 0, NaN for an empty input).
 pub fn geomean(v: impl Iterator<Item = f64>) -> f64 {
     let (n, s) = v.fold((0usize, 0.0), |(n, s), x| (n + 1, s + x.ln()));
@@ -236,11 +350,21 @@ impl Model for LinearModel {
             }
             None => return Err(d.missing("linear.*", NAME).into()),
         };
-        let p = features(&input.stats);
+        let scheduler_form = sched_terms::is_scheduler_form(&w);
+        let p = if scheduler_form {
+            let roofline = RooflineModel.predict(input, d, clocks)?;
+            sched_terms::features(&input.stats, roofline.time_s, d, clocks, NAME)?
+        } else {
+            features(&input.stats)
+        };
         let (time_s, parts, unweighted) = predict_time(&w, &p);
         let mut breakdown: BTreeMap<String, f64> = BTreeMap::new();
         for (k, v) in parts {
-            let cat = if k.starts_with("flop") {
+            let cat = if k == sched_terms::ROOFLINE {
+                "throughput"
+            } else if k.starts_with("sched.latency") {
+                "latency"
+            } else if k.starts_with("flop") {
                 "compute"
             } else if k.contains("gmem") {
                 "global memory"
@@ -257,7 +381,13 @@ impl Model for LinearModel {
             .iter()
             .map(|k| format!("feature `{k}` has no weight on {}: not counted", d.name))
             .collect();
-        notes.push("weights are for the device's default clocks; no clock scaling".into());
+        if scheduler_form {
+            notes.push(
+                "scheduler form: launch overhead + roofline time + waves × each warp's chain of instructions, weights fitted on measured launches at the default clocks; at other clocks the latency terms scale with the core clock and the roofline term with the resource that bounds it".into(),
+            );
+        } else {
+            notes.push("weights are for the device's default clocks; no clock scaling".into());
+        }
         let error_band = ErrorBand {
             rel: self.fit_error.unwrap_or(0.4),
             source: match self.fit_error {

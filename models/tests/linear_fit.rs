@@ -101,3 +101,90 @@ fn rejects_non_positive_times() {
     let e = fit(&rows, false).unwrap_err().to_string();
     assert!(e.contains("k2"), "{e}");
 }
+
+/// The scheduler form's truth: launch overhead, roofline factor, cycles per chained ALU and
+/// global-memory instruction (the weights multiply seconds).
+fn scheduler_truth() -> BTreeMap<String, f64> {
+    [
+        ("const", 2.5e-6),
+        ("sched.roofline", 0.95),
+        ("sched.latency.alu", 12.0),
+        ("sched.latency.gmem", 25.0),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+fn scheduler_table(rng: &mut ChaCha8Rng, n: usize) -> Vec<Measurement> {
+    let w = scheduler_truth();
+    (0..n)
+        .map(|i| {
+            let f: BTreeMap<String, f64> = [
+                ("const", 1.0),
+                ("sched.roofline", 10f64.powf(rng.random_range(-7.0..-2.0))),
+                (
+                    "sched.latency.alu",
+                    10f64.powf(rng.random_range(-9.0..-4.0)),
+                ),
+                (
+                    "sched.latency.gmem",
+                    10f64.powf(rng.random_range(-10.0..-5.0)),
+                ),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+            let t = kerncast_models::linear::predict_time(&w, &f).0;
+            Measurement {
+                kernel: format!("k{i}"),
+                workload: "synthetic".into(),
+                features: f,
+                seconds: t,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_log_l1_fit_recovers_the_scheduler_forms_weights() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let rows = scheduler_table(&mut rng, 80);
+    let got = kerncast_models::linear::fit_log_l1(&rows).unwrap();
+    for (k, w) in scheduler_truth() {
+        let g = got.weights[&k];
+        assert!(((g - w) / w).abs() < 1e-3, "{k}: fitted {g:e}, true {w:e}");
+    }
+}
+
+/// A tenth of the launches measured 30× faster than the features say (a data-dependent loop
+/// the counts took at its bound): least absolute log error keeps the weights of the other nine
+/// tenths, where least squares on relative error, whose error on an overestimate is unbounded,
+/// is pulled towards the outliers.
+#[test]
+fn the_log_l1_fit_is_not_pulled_by_a_few_launches_the_features_cannot_explain() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut rows = scheduler_table(&mut rng, 100);
+    for r in rows.iter_mut().step_by(10) {
+        r.seconds /= 30.0;
+    }
+    let truth = scheduler_truth();
+    let worst = |w: &BTreeMap<String, f64>| {
+        truth
+            .iter()
+            .map(|(k, t)| ((w[k] - t) / t).abs())
+            .fold(0.0, f64::max)
+    };
+    let robust = kerncast_models::linear::fit_log_l1(&rows).unwrap();
+    let squares = fit(&rows, true).unwrap();
+    assert!(
+        worst(&robust.weights) < 0.05,
+        "log-L1 weights {:?}",
+        robust.weights
+    );
+    assert!(
+        worst(&squares.weights) > 0.5,
+        "NNLS on relative error was expected to move: {:?}",
+        squares.weights
+    );
+}

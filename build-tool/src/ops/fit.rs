@@ -1,12 +1,16 @@
-//! `kerncast fit --measurements FILE --device NAME`: fits the linear model (Stevens &
-//! Klöckner's features, [`kerncast_models::linear`]) on measured launch times, judges it by
+//! `kerncast fit --measurements FILE --device NAME`: fits the linear model on measured launch
+//! times, in one of two forms: `--form scheduler` (the default; launch overhead, the roofline's
+//! time and the latency of each warp's chain per wave, [`kerncast_models::sched_terms`], fitted
+//! on absolute log error) or `--form stevens` (Stevens & Klöckner's counts,
+//! [`kerncast_models::linear`], NNLS on relative error). It judges the fit by
 //! 5-fold cross-validation grouped by program (a program's launches are never both fitted and
 //! tested), prints its figures beside the roofline's on the same launches, and writes the
 //! weights fitted on every row into the device profile's `[linear]` table, each with its
 //! provenance.
 //!
 //! The measurements are `kerncast realcode --json` rows: each carries the launch's program,
-//! its measured time and the features kerncast counted for it (`counts`, keys `linear.*`). Rows
+//! its measured time, the roofline's time and the counts kerncast made for it (`counts`: the
+//! counter's features by key, and Stevens & Klöckner's under `linear.*`). Rows
 //! without a prediction (and so without features) or a measured time are left out and counted.
 //! A CSV of measured launches (columns program, kernel, grid, block and time_ns; gpuFLOPBench's
 //! measurements.csv is one) is read too: its times are fitted on the features of the realcode
@@ -14,6 +18,7 @@
 
 use crate::Error;
 use kerncast_models::linear::{self, Measurement};
+use kerncast_models::sched_terms;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -41,6 +46,38 @@ pub struct Args {
     /// Folds of the cross-validation (grouped by program).
     #[arg(long, default_value_t = 5)]
     pub folds: usize,
+    /// Rows of other programs (realcode JSON) that are only predicted, never fitted: their
+    /// figures are printed beside the roofline's.
+    #[arg(long)]
+    pub held_out: Option<PathBuf>,
+    /// Which features are fitted: `scheduler` (launch overhead, the roofline's time and the
+    /// latency of each warp's chain per wave, fitted on absolute log error) or `stevens`
+    /// (Stevens & Klöckner's counts, NNLS on relative error).
+    #[arg(long, value_enum, default_value_t = Form::Scheduler)]
+    pub form: Form,
+}
+
+/// The feature set a fit uses ([`kerncast_models::sched_terms`] or [`linear::features`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    Scheduler,
+    Stevens,
+}
+
+impl Form {
+    fn fit(self, rows: &[Measurement]) -> kerncast_models::model::Result<linear::Fit> {
+        match self {
+            Form::Scheduler => linear::fit_log_l1(rows),
+            Form::Stevens => linear::fit(rows, true),
+        }
+    }
+
+    fn method(self) -> &'static str {
+        match self {
+            Form::Scheduler => "scheduler form (const, sched.roofline, sched.latency.alu, sched.latency.gmem), least absolute log error",
+            Form::Stevens => "Stevens & Klöckner features, NNLS on relative error",
+        }
+    }
 }
 
 #[derive(Clone, Deserialize)]
@@ -59,6 +96,10 @@ struct Row {
     roofline_time_ns: Option<f64>,
     #[serde(default)]
     counts: BTreeMap<String, f64>,
+    #[serde(default)]
+    regs_per_thread: Option<u32>,
+    #[serde(default)]
+    shared_bytes_per_block: Option<u64>,
 }
 
 /// A program's fold: a fixed hash of its name (FNV-1a), so folds do not depend on the order of
@@ -176,6 +217,8 @@ fn rows_from_csv(csv: &[CsvLaunch], features: &[Row]) -> Vec<Row> {
                 measured_time_ns: c.time_ns,
                 roofline_time_ns: hit.and_then(|r| r.roofline_time_ns),
                 counts: hit.map(|r| r.counts.clone()).unwrap_or_default(),
+                regs_per_thread: hit.and_then(|r| r.regs_per_thread),
+                shared_bytes_per_block: hit.and_then(|r| r.shared_bytes_per_block),
             }
         })
         .collect()
@@ -190,6 +233,7 @@ pub fn split(programs: &[&str], folds: usize, f: usize) -> (Vec<usize>, Vec<usiz
 pub fn cross_validate(
     rows: &[(&str, Measurement)],
     folds: usize,
+    form: Form,
 ) -> crate::Result<Vec<Option<f64>>> {
     let programs: Vec<&str> = rows.iter().map(|(p, _)| *p).collect();
     let mut cv: Vec<Option<f64>> = vec![None; rows.len()];
@@ -199,13 +243,104 @@ pub fn cross_validate(
             continue;
         }
         let train: Vec<Measurement> = train.iter().map(|&i| rows[i].1.clone()).collect();
-        let fit =
-            linear::fit(&train, true).map_err(|e| Error::Analysis(format!("fold {f}: {e}")))?;
+        let fit = form
+            .fit(&train)
+            .map_err(|e| Error::Analysis(format!("fold {f}: {e}")))?;
         for i in test {
             cv[i] = Some(linear::predict_time(&fit.weights, &rows[i].1.features).0 * 1e9);
         }
     }
     Ok(cv)
+}
+
+/// The rows with a measured time and the form's features (the scheduler form's with the
+/// device, else the `linear.*` counts), as measurements.
+fn usable_rows<'a>(
+    rows: &'a [Row],
+    device: Option<&kerncast_models::Device>,
+) -> Vec<(&'a Row, Measurement)> {
+    rows.iter()
+        .filter_map(|r| {
+            let t = r.measured_time_ns.filter(|t| *t > 0.0)?;
+            let features = match device {
+                Some(d) => scheduler_features(r, d)?,
+                None => r
+                    .counts
+                    .iter()
+                    .filter_map(|(k, v)| k.strip_prefix("linear.").map(|k| (k.to_string(), *v)))
+                    .collect(),
+            };
+            if features.is_empty() {
+                return None;
+            }
+            Some((
+                r,
+                Measurement {
+                    kernel: format!("{}/{}", r.program, r.kernel),
+                    workload: format!("launch {}", r.launch),
+                    features,
+                    seconds: t * 1e-9,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Figures of predicted against measured times beside the roofline's on the same launches.
+fn figures_beside_roofline(
+    name: &str,
+    rows: &[(&Row, Measurement)],
+    predicted: &[Option<f64>],
+) -> (String, Vec<(f64, f64)>) {
+    let same: Vec<(f64, f64, f64)> = rows
+        .iter()
+        .zip(predicted)
+        .filter_map(|((r, m), p)| {
+            Some((
+                (*p)?,
+                r.roofline_time_ns.filter(|t| *t > 0.0)?,
+                m.seconds * 1e9,
+            ))
+        })
+        .collect();
+    let lin: Vec<(f64, f64)> = same.iter().map(|(p, _, m)| (*p, *m)).collect();
+    let roof: Vec<(f64, f64)> = same.iter().map(|(_, r, m)| (*r, *m)).collect();
+    let mut out = String::new();
+    for (name, pairs) in [(name, &lin), ("roofline", &roof)] {
+        let (mae, w2, rho) = crate::realcode::time_figures(pairs);
+        out += &format!(
+            "time ({name}, {} launches): median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}\n",
+            pairs.len(),
+            100.0 * mae,
+            100.0 * w2,
+            rho
+        );
+    }
+    (out, lin)
+}
+
+/// The scheduler form's features of a realcode row: its counts read back into the counter's
+/// features, the launch from its grid and block, the roofline's time from the same run. None
+/// where the row lacks the roofline's time or the device its SM limits.
+fn scheduler_features(r: &Row, d: &kerncast_models::Device) -> Option<BTreeMap<String, f64>> {
+    let roofline_s = r.roofline_time_ns.filter(|t| *t > 0.0)? / 1e9;
+    let stats = kerncast_passes::stats::BoundStats {
+        kernel: r.kernel.clone(),
+        launch: Some(kerncast_passes::stats::Launch {
+            grid: r.grid,
+            block: r.block,
+        }),
+        features: r
+            .counts
+            .iter()
+            .filter_map(|(k, v)| Some((k.parse().ok()?, *v)))
+            .collect(),
+        regs_per_thread: r.regs_per_thread,
+        shared_bytes_per_block: r.shared_bytes_per_block,
+        ..Default::default()
+    };
+    let clocks = d.default_clocks().ok()?;
+    sched_terms::features(&stats, roofline_s, d, clocks, "linear").ok()
 }
 
 fn profile_path(device: &str) -> PathBuf {
@@ -292,29 +427,14 @@ pub fn fit(args: &Args) -> crate::Result<String> {
                     .total_cmp(&b.measured_time_ns.unwrap_or(0.0)),
             )
     });
-    let usable: Vec<(&Row, Measurement)> = rows
-        .iter()
-        .filter_map(|r| {
-            let t = r.measured_time_ns.filter(|t| *t > 0.0)?;
-            let features: BTreeMap<String, f64> = r
-                .counts
-                .iter()
-                .filter_map(|(k, v)| k.strip_prefix("linear.").map(|k| (k.to_string(), *v)))
-                .collect();
-            if features.is_empty() {
-                return None;
-            }
-            Some((
-                r,
-                Measurement {
-                    kernel: format!("{}/{}", r.program, r.kernel),
-                    workload: format!("launch {}", r.launch),
-                    features,
-                    seconds: t * 1e-9,
-                },
-            ))
-        })
-        .collect();
+    let device = match args.form {
+        Form::Scheduler => Some(
+            kerncast_models::Device::load(&args.device)
+                .map_err(|e| Error::Device(e.to_string()))?,
+        ),
+        Form::Stevens => None,
+    };
+    let usable = usable_rows(&rows, device.as_ref());
     let programs: BTreeSet<&str> = usable.iter().map(|(r, _)| r.program.as_str()).collect();
     out += &format!(
         "{}: {} rows; {} with a measured time and kerncast's features, from {} programs\n",
@@ -335,44 +455,67 @@ pub fn fit(args: &Args) -> crate::Result<String> {
         .iter()
         .map(|(r, m)| (r.program.as_str(), m.clone()))
         .collect();
-    let cv = cross_validate(&labelled, args.folds)?;
-    let same: Vec<(f64, f64, f64)> = usable
-        .iter()
-        .zip(&cv)
-        .filter_map(|((r, m), p)| {
-            Some((
-                (*p)?,
-                r.roofline_time_ns.filter(|t| *t > 0.0)?,
-                m.seconds * 1e9,
-            ))
-        })
-        .collect();
-    let lin: Vec<(f64, f64)> = same.iter().map(|(p, _, m)| (*p, *m)).collect();
-    let roof: Vec<(f64, f64)> = same.iter().map(|(_, r, m)| (*r, *m)).collect();
-    for (name, pairs) in [
-        (format!("linear, {}-fold CV by program", args.folds), &lin),
-        ("roofline".to_string(), &roof),
-    ] {
-        let (mae, w2, rho) = crate::realcode::time_figures(pairs);
-        out += &format!(
-            "time ({name}, {} launches): median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}\n",
-            pairs.len(),
-            100.0 * mae,
-            100.0 * w2,
-            rho
-        );
-    }
+    let cv = cross_validate(&labelled, args.folds, args.form)?;
+    let form = format!("{:?}", args.form).to_lowercase();
+    let (text, lin) = figures_beside_roofline(
+        &format!("linear {form}, {}-fold CV by program", args.folds),
+        &usable,
+        &cv,
+    );
+    out += &text;
     let all: Vec<Measurement> = usable.iter().map(|(_, m)| m.clone()).collect();
-    let fit = linear::fit(&all, true).map_err(|e| Error::Analysis(e.to_string()))?;
+    let fit = args
+        .form
+        .fit(&all)
+        .map_err(|e| Error::Analysis(e.to_string()))?;
+    if let Some(path) = &args.held_out {
+        let held: Vec<Row> = crate::realcode::read_rows(path)?;
+        let shared: BTreeSet<&str> = held
+            .iter()
+            .map(|r| r.program.as_str())
+            .filter(|p| programs.contains(p))
+            .collect();
+        if !shared.is_empty() {
+            return Err(Error::Input(format!(
+                "{}: {} program(s) are also in the fitted rows, so they are not held out: {}",
+                path.display(),
+                shared.len(),
+                shared.into_iter().collect::<Vec<_>>().join(" ")
+            )));
+        }
+        let held_usable = usable_rows(&held, device.as_ref());
+        let predicted: Vec<Option<f64>> = held_usable
+            .iter()
+            .map(|(_, m)| Some(linear::predict_time(&fit.weights, &m.features).0 * 1e9))
+            .collect();
+        let held_programs: BTreeSet<&str> = held_usable
+            .iter()
+            .map(|(r, _)| r.program.as_str())
+            .collect();
+        out += &format!(
+            "held out ({}: {} launches of {} programs, predicted with the weights fitted on every row above):\n",
+            path.display(),
+            held_usable.len(),
+            held_programs.len()
+        );
+        out += &figures_beside_roofline(
+            &format!("linear {form}, held out"),
+            &held_usable,
+            &predicted,
+        )
+        .0;
+    }
     let (mae, w2, rho) = crate::realcode::time_figures(&lin);
     let provenance = format!(
-        "kerncast fit --measurements {}{} --device {}: NNLS on relative error over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}; fit geomean rel error {:.3}",
+        "kerncast fit --measurements {}{} --device {} --form {}: {} over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}; fit geomean rel error {:.3}",
         file_name(&args.measurements),
         args.features
             .as_ref()
             .map(|f| format!(" --features {}", file_name(f)))
             .unwrap_or_default(),
         args.device,
+        form,
+        args.form.method(),
         usable.len(),
         programs.len(),
         programs.iter().copied().collect::<Vec<_>>().join(" "),
@@ -470,7 +613,7 @@ mod tests {
         }
         let labelled: Vec<(&str, Measurement)> =
             rows.iter().map(|(p, m)| (p.as_str(), m.clone())).collect();
-        let cv = cross_validate(&labelled, 5).unwrap();
+        let cv = cross_validate(&labelled, 5, Form::Stevens).unwrap();
         for ((p, m), c) in rows.iter().zip(&cv) {
             let c = c.unwrap_or_else(|| panic!("{p}: no held-out prediction"));
             let t = m.seconds * 1e9;
@@ -520,7 +663,7 @@ mod tests {
         let label = |v: &[(String, Measurement)]| -> Vec<Option<f64>> {
             let l: Vec<(&str, Measurement)> =
                 v.iter().map(|(p, m)| (p.as_str(), m.clone())).collect();
-            cross_validate(&l, 5).unwrap()
+            cross_validate(&l, 5, Form::Stevens).unwrap()
         };
         let (clean, dirty) = (label(&rows), label(&poisoned));
         for (i, (p, _)) in rows.iter().enumerate() {
@@ -566,6 +709,8 @@ mod tests {
             measured_time_ns: None,
             roofline_time_ns: Some(1000.0),
             counts: [("linear.const".to_string(), v)].into_iter().collect(),
+            regs_per_thread: None,
+            shared_bytes_per_block: None,
         };
         let features = vec![
             feat("a-cuda", "step_init", [4, 1, 1], [256, 1, 1], 1.0),
@@ -583,6 +728,95 @@ mod tests {
             rows[2].counts.is_empty(),
             "another program's launch is not matched"
         );
+    }
+
+    /// `kerncast fit` reads a launch's scheduler features back from a realcode row's counts; a
+    /// prediction computes them from the counter's stats. Both must see the same numbers.
+    #[test]
+    fn a_rows_counts_give_the_scheduler_features_the_prediction_sees() {
+        use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, Launch};
+        use kerncast_passes::stats::{OpKind, Space, StrideClass};
+        let d = kerncast_models::Device::load("rtx-3080").unwrap();
+        let launch = Launch {
+            grid: [3000, 2, 1],
+            block: [96, 2, 1],
+        };
+        let stats = BoundStats {
+            kernel: "k".into(),
+            launch: Some(launch),
+            features: [
+                (Feature::Blocks, 6000.0),
+                (Feature::Warps, 36000.0),
+                (Feature::Threads, 1_152_000.0),
+                (
+                    Feature::Op {
+                        kind: OpKind::AddSub,
+                        ty: DType::S32,
+                        gran: Granularity::Warp,
+                    },
+                    7.0e6,
+                ),
+                (
+                    Feature::Mem {
+                        space: Space::Global,
+                        dir: Dir::Store,
+                        bits: 64,
+                        stride: StrideClass::Strided { stride: 2, used: 1 },
+                        nc: false,
+                        gran: Granularity::Warp,
+                    },
+                    3.0e5,
+                ),
+                (
+                    Feature::Mem {
+                        space: Space::Global,
+                        dir: Dir::Load,
+                        bits: 32,
+                        stride: StrideClass::Unit,
+                        nc: true,
+                        gran: Granularity::Warp,
+                    },
+                    9.0e5,
+                ),
+            ]
+            .into_iter()
+            .collect(),
+            regs_per_thread: Some(128),
+            shared_bytes_per_block: Some(20_000),
+            ..Default::default()
+        };
+        let row = Row {
+            program: "p".into(),
+            kernel: "k".into(),
+            launch: 1,
+            grid: launch.grid,
+            block: launch.block,
+            measured_time_ns: Some(5000.0),
+            roofline_time_ns: Some(1234.0),
+            counts: stats
+                .features
+                .iter()
+                .map(|(f, v)| (f.to_string(), *v))
+                .chain([
+                    ("flops.f32".to_string(), 1.0),
+                    ("linear.const".to_string(), 1.0),
+                ])
+                .collect(),
+            regs_per_thread: stats.regs_per_thread,
+            shared_bytes_per_block: stats.shared_bytes_per_block,
+        };
+        let clocks = d.default_clocks().unwrap();
+        let direct = sched_terms::features(&stats, 1234e-9, &d, clocks, "linear").unwrap();
+        assert_eq!(scheduler_features(&row, &d).unwrap(), direct);
+        assert!(direct[sched_terms::LATENCY_GMEM] > 0.0 && direct[sched_terms::LATENCY_ALU] > 0.0);
+        // the registers limit the blocks an SM holds, so they lengthen the waves
+        let unlimited = Row {
+            regs_per_thread: None,
+            shared_bytes_per_block: None,
+            ..row
+        };
+        let more_resident = scheduler_features(&unlimited, &d).unwrap();
+        assert!(more_resident[sched_terms::LATENCY_ALU] < direct[sched_terms::LATENCY_ALU]);
     }
 
     #[test]
