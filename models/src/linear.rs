@@ -220,6 +220,39 @@ impl argmin::core::CostFunction for LogL1<'_> {
     }
 }
 
+/// Nelder–Mead from `start`, restarted with a fresh simplex at its best point until a restart
+/// gains nothing: the point and its cost.
+fn descend(scaled: &[Vec<f64>], start: Vec<f64>) -> Result<(Vec<f64>, f64)> {
+    let err = |e: argmin::core::Error| ModelError::Fit(e.to_string());
+    let mut best_cost = argmin::core::CostFunction::cost(&LogL1 { scaled }, &start).map_err(err)?;
+    let mut best = start;
+    for _ in 0..8 {
+        let mut simplex = vec![best.clone()];
+        for k in 0..best.len() {
+            let mut v = best.clone();
+            v[k] += 0.5;
+            simplex.push(v);
+        }
+        let solver = argmin::solver::neldermead::NelderMead::new(simplex)
+            .with_sd_tolerance(1e-12)
+            .map_err(err)?;
+        let res = argmin::core::Executor::new(LogL1 { scaled }, solver)
+            .configure(|state| state.max_iters(4000))
+            .run()
+            .map_err(err)?;
+        use argmin::core::State;
+        let (Some(p), c) = (res.state().get_best_param(), res.state().get_best_cost()) else {
+            break;
+        };
+        if c >= best_cost - 1e-12 {
+            break;
+        }
+        best = p.clone();
+        best_cost = c;
+    }
+    Ok((best, best_cost))
+}
+
 /// Least absolute log error over positive weights: Σ |ln(pred / meas)|. An over- and an
 /// under-estimate by the same factor weigh the same, and the few launches the features cannot
 /// explain (an atomic storm on one address, a loop the counts got wrong) pull the weights no
@@ -249,37 +282,28 @@ pub fn fit_log_l1(rows: &[Measurement]) -> Result<Fit> {
         .iter()
         .map(|r| live.iter().map(|&j| r[j]).collect())
         .collect();
-    let mut best: Vec<f64> = live
+    let from_nnls: Vec<f64> = live
         .iter()
         .map(|&j| start.weights[&names[j]].max(1e-3 / largest[j]).ln())
         .collect();
-    let cost = |p: &Vec<f64>| argmin::core::CostFunction::cost(&LogL1 { scaled: &scaled }, p);
-    let mut best_cost = cost(&best).map_err(|e| ModelError::Fit(e.to_string()))?;
-    // restarts from the best point with a fresh simplex, until one gains nothing
-    for _ in 0..8 {
-        let mut simplex = vec![best.clone()];
-        for k in 0..best.len() {
-            let mut v = best.clone();
-            v[k] += 0.5;
-            simplex.push(v);
+    // The loss has local minima: descend from the NNLS start and from it with each weight
+    // ten times larger and smaller, and keep the lowest (the first of equals).
+    let mut starts = vec![from_nnls.clone()];
+    for k in 0..from_nnls.len() {
+        for step in [10f64.ln(), -(10f64.ln())] {
+            let mut s = from_nnls.clone();
+            s[k] += step;
+            starts.push(s);
         }
-        let solver = argmin::solver::neldermead::NelderMead::new(simplex)
-            .with_sd_tolerance(1e-12)
-            .map_err(|e| ModelError::Fit(e.to_string()))?;
-        let res = argmin::core::Executor::new(LogL1 { scaled: &scaled }, solver)
-            .configure(|state| state.max_iters(4000))
-            .run()
-            .map_err(|e| ModelError::Fit(e.to_string()))?;
-        use argmin::core::State;
-        let (Some(p), c) = (res.state().get_best_param(), res.state().get_best_cost()) else {
-            break;
-        };
-        if c >= best_cost - 1e-12 {
-            break;
-        }
-        best = p.clone();
-        best_cost = c;
     }
+    let mut best: Option<(Vec<f64>, f64)> = None;
+    for s in starts {
+        let (p, c) = descend(&scaled, s)?;
+        if best.as_ref().is_none_or(|(_, b)| c < *b) {
+            best = Some((p, c));
+        }
+    }
+    let best = best.map(|(p, _)| p).unwrap_or(from_nnls);
     let mut weights: BTreeMap<String, f64> = names.iter().map(|n| (n.clone(), 0.0)).collect();
     for (k, &j) in live.iter().enumerate() {
         weights.insert(names[j].clone(), best[k].exp());
