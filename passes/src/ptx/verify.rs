@@ -227,8 +227,12 @@ const MEMORY_QUALIFIERS: &[&str] = &[
 
 /// Instructions whose register operands all have the width of the instruction's type.
 const SAME_WIDTH: &[&str] = &[
-    "add", "sub", "div", "rem", "min", "max", "neg", "abs", "and", "or", "xor", "not", "popc",
+    "add", "sub", "div", "rem", "min", "max", "neg", "abs", "and", "or", "xor", "not",
 ];
+
+/// Instructions whose destination is a `.u32` whatever their type (a bit count or position),
+/// and whose sources have the type's width: `popc.b64 %r1, %rd1` (PTX ISA, popc, clz, bfind).
+const COUNT_TO_U32: &[&str] = &["popc", "clz", "bfind"];
 
 /// Checks every function of `m`; the first problem in text order.
 pub fn verify(m: &Module) -> Result<(), ParseError> {
@@ -317,14 +321,20 @@ pub fn verify(m: &Module) -> Result<(), ParseError> {
 /// same (`add.f32 %rd1, …` with `%rd1` a `.b64`), or a predicate where a value belongs.
 fn width_mismatch(i: &Inst, reg_type: &dyn Fn(&str) -> Option<PtxType>) -> Option<String> {
     let ty = *i.types.first()?;
-    if i.types.len() != 1 || !SAME_WIDTH.contains(&i.opcode.as_str()) {
+    let count_to_u32 = COUNT_TO_U32.contains(&i.opcode.as_str());
+    if i.types.len() != 1 || !(SAME_WIDTH.contains(&i.opcode.as_str()) || count_to_u32) {
         return None;
     }
-    for o in &i.operands {
+    for (k, o) in i.operands.iter().enumerate() {
         let Operand::Reg(r) = o else { continue };
         let Some(rt) = reg_type(r) else { continue };
+        let want = if count_to_u32 && k == 0 {
+            PtxType::U32
+        } else {
+            ty
+        };
         let pred = |t: PtxType| t == PtxType::Pred;
-        if pred(ty) != pred(rt) || (!pred(ty) && rt.bits() != ty.bits()) {
+        if pred(want) != pred(rt) || (!pred(want) && rt.bits() != want.bits()) {
             return Some(format!(
                 "`{}.{}`: operand `{r}` is a .{} register (type mismatch)",
                 i.opcode,
@@ -372,6 +382,8 @@ mod tests {
                 "and.pred %p1, %r1, %p0;",
                 "operand `%r1` is a .b32 register",
             ),
+            ("popc.b64 %rd2, %rd1;", "operand `%rd2` is a .b64 register"),
+            ("clz.b64 %r1, %r2;", "operand `%r2` is a .b32 register"),
         ];
         for (body, want) in bad {
             let e = verdict(body).unwrap_err();
@@ -393,6 +405,9 @@ mod tests {
             "mul.wide.u32 %rd1, %r1, 4;",
             "L: add.u32 %r1, %r1, 1; @%p1 bra L;",
             "and.pred %p0, %p1, %p0;",
+            "popc.b64 %r1, %rd1;",
+            "clz.b32 %r1, %r2;",
+            "bfind.u64 %r1, %rd1;",
         ] {
             assert_eq!(verdict(ok), Ok(()), "{ok}");
         }
