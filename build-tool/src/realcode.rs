@@ -13,7 +13,7 @@ use crate::Error;
 use kerncast_host::{compdb, HostReading, Options, Program, Toolchain};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
@@ -1134,10 +1134,14 @@ pub fn accuracy(rows: &[Row]) -> String {
             .filter(|(p, m)| *p > 0.0 && *m > 0.0)
             .collect()
     };
-    let both: Vec<&&Row> = predicted
+    let models: BTreeSet<&str> = predicted
         .iter()
-        .filter(|r| r.roofline_time_ns.is_some_and(|t| t > 0.0) && r.measured_time_ns.is_some())
+        .filter_map(|r| r.model.as_deref())
         .collect();
+    let model_name = format!(
+        "prediction: {}",
+        models.into_iter().collect::<Vec<_>>().join(", ")
+    );
     let model = pairs(&|r| {
         if r.roofline_time_ns.is_some() {
             r.predicted_time_ns
@@ -1146,7 +1150,7 @@ pub fn accuracy(rows: &[Row]) -> String {
         }
     });
     let roof = pairs(&|r| r.roofline_time_ns);
-    for (name, p) in [("prediction", &model), ("roofline", &roof)] {
+    for (name, p) in [(model_name.as_str(), &model), ("roofline", &roof)] {
         let (mae, w2, rho) = time_figures(p);
         let _ = writeln!(
             out,
@@ -1157,7 +1161,6 @@ pub fn accuracy(rows: &[Row]) -> String {
             rho
         );
     }
-    let _ = both;
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.predicted_time_ns.is_none()) {
         let why = r.predict_reason.clone().unwrap_or_default();
