@@ -468,6 +468,7 @@ pub fn fit(args: &Args) -> crate::Result<String> {
         .form
         .fit(&all)
         .map_err(|e| Error::Analysis(e.to_string()))?;
+    let mut held_note = String::new();
     if let Some(path) = &args.held_out {
         let held: Vec<Row> = crate::realcode::read_rows(path)?;
         let shared: BTreeSet<&str> = held
@@ -498,16 +499,26 @@ pub fn fit(args: &Args) -> crate::Result<String> {
             held_usable.len(),
             held_programs.len()
         );
-        out += &figures_beside_roofline(
+        let (text, pairs) = figures_beside_roofline(
             &format!("linear {form}, held out"),
             &held_usable,
             &predicted,
-        )
-        .0;
+        );
+        out += &text;
+        let (mae, w2, rho) = crate::realcode::time_figures(&pairs);
+        held_note = format!(
+            "; predicting the {} launches of {} held-out programs in {}: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}",
+            pairs.len(),
+            held_programs.len(),
+            file_name(path),
+            100.0 * mae,
+            100.0 * w2,
+            rho
+        );
     }
     let (mae, w2, rho) = crate::realcode::time_figures(&lin);
     let provenance = format!(
-        "kerncast fit --measurements {}{} --device {} --form {}: {} over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}; fit geomean rel error {:.3}",
+        "kerncast fit --measurements {}{} --device {} --form {}: {} over {} measured launches of {} programs ({}); {}-fold CV grouped by program: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}{held_note}; fit geomean rel error {:.3}",
         file_name(&args.measurements),
         args.features
             .as_ref()
@@ -817,6 +828,101 @@ mod tests {
         };
         let more_resident = scheduler_features(&unlimited, &d).unwrap();
         assert!(more_resident[sched_terms::LATENCY_ALU] < direct[sched_terms::LATENCY_ALU]);
+    }
+
+    /// realcode-like rows of `programs`, timed by known scheduler-form weights.
+    fn scheduler_rows(programs: std::ops::Range<usize>) -> Vec<serde_json::Value> {
+        let d = kerncast_models::Device::load("rtx-3080").unwrap();
+        let w: BTreeMap<String, f64> = [
+            ("const", 3e-6),
+            (sched_terms::ROOFLINE, 1.2),
+            (sched_terms::LATENCY_ALU, 10.0),
+            (sched_terms::LATENCY_GMEM, 30.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let mut out = Vec::new();
+        for p in programs {
+            for l in 0..3u64 {
+                let blocks = 17 * (p as u64 + 1) * (l + 1) * (l + 1);
+                let warps = blocks * 4;
+                let counts: BTreeMap<String, f64> = [
+                    ("blocks".to_string(), blocks as f64),
+                    ("warps".to_string(), warps as f64),
+                    ("threads".to_string(), (warps * 32) as f64),
+                    (
+                        "op.add_sub.s32.warp".to_string(),
+                        (warps * (50 + 400 * (p as u64 % 4))) as f64,
+                    ),
+                    (
+                        "mem.global.load.b32.stride1.warp".to_string(),
+                        (warps * (2 + 7 * l)) as f64,
+                    ),
+                ]
+                .into_iter()
+                .collect();
+                let mut row = Row {
+                    program: format!("prog{p}"),
+                    kernel: "k".into(),
+                    launch: l as u32 + 1,
+                    grid: [blocks, 1, 1],
+                    block: [128, 1, 1],
+                    measured_time_ns: None,
+                    roofline_time_ns: Some(1000.0 * (1 + (p * 7 + l as usize) % 50) as f64),
+                    counts,
+                    regs_per_thread: Some(32),
+                    shared_bytes_per_block: None,
+                };
+                let f = scheduler_features(&row, &d).unwrap();
+                row.measured_time_ns = Some(linear::predict_time(&w, &f).0 * 1e9);
+                out.push(serde_json::json!({
+                    "program": row.program, "kernel": row.kernel, "launch": row.launch,
+                    "grid": row.grid, "block": row.block,
+                    "measured_time_ns": row.measured_time_ns,
+                    "roofline_time_ns": row.roofline_time_ns, "counts": row.counts,
+                    "regs_per_thread": row.regs_per_thread,
+                }));
+            }
+        }
+        out
+    }
+
+    /// Held-out programs are predicted with the weights of the others, and their figures are
+    /// printed and kept in the provenance; a "held-out" file that shares a program with the
+    /// fitted rows is refused.
+    #[test]
+    fn held_out_programs_are_only_predicted_and_never_fitted() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, rows: Vec<serde_json::Value>| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, serde_json::to_string(&rows).unwrap()).unwrap();
+            p
+        };
+        let fitted = write("fit.json", scheduler_rows(0..12));
+        let held = write("held.json", scheduler_rows(12..16));
+        let overlapping = write("overlap.json", scheduler_rows(10..14));
+        let args = |held_out: &Path| Args {
+            measurements: fitted.clone(),
+            features: None,
+            device: "rtx-3080".into(),
+            profile: None,
+            dry_run: true,
+            folds: 5,
+            held_out: Some(held_out.to_path_buf()),
+            form: Form::Scheduler,
+        };
+        let out = fit(&args(&held)).unwrap();
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("time (linear scheduler, held out, 12 launches)"))
+            .unwrap_or_else(|| panic!("no held-out line in:\n{out}"));
+        assert!(line.contains("median abs error 0.0 %"), "{line}");
+        let err = fit(&args(&overlapping)).unwrap_err().to_string();
+        assert!(
+            err.contains("prog10 prog11") && err.contains("not held out"),
+            "{err}"
+        );
     }
 
     #[test]
