@@ -1233,7 +1233,7 @@ mod tests {
     #[test]
     fn a_prediction_is_taken_from_the_measured_template_instance_only() {
         let mut report = crate::report::sample::report();
-        let mut instance = |name: &str, time_s: f64| {
+        let instance = |name: &str, time_s: f64| {
             let mut k = report.kernels[0].clone();
             k.display_name = name.into();
             k.workload.grid = [8, 1, 1];
