@@ -43,6 +43,10 @@ pub struct Args {
     /// Print the figures only; leave the profile as it is.
     #[arg(long)]
     pub dry_run: bool,
+    /// Write the rows the weights were fitted on here (JSON, with only the counts the form
+    /// reads): the data behind the weights, which `--measurements` reads back.
+    #[arg(long)]
+    pub write_rows: Option<PathBuf>,
     /// Folds of the cross-validation (grouped by program).
     #[arg(long, default_value_t = 5)]
     pub folds: usize,
@@ -72,6 +76,28 @@ impl Form {
         }
     }
 
+    /// Whether the form reads a row's count `key`: the counter's warp-level instructions and
+    /// the launch's size for the scheduler form, the `linear.*` features for Stevens'.
+    fn reads(self, key: &str) -> bool {
+        use kerncast_passes::stats::{Feature, Granularity, Space};
+        match self {
+            Form::Stevens => key.starts_with("linear."),
+            Form::Scheduler => matches!(
+                key.parse::<Feature>(),
+                Ok(Feature::Op {
+                    gran: Granularity::Warp,
+                    ..
+                } | Feature::Mem {
+                    space: Space::Global,
+                    gran: Granularity::Warp,
+                    ..
+                } | Feature::Blocks
+                    | Feature::Warps
+                    | Feature::Threads)
+            ),
+        }
+    }
+
     fn method(self) -> &'static str {
         match self {
             Form::Scheduler => "scheduler form (const, sched.roofline, sched.latency.alu, sched.latency.gmem), least absolute log error",
@@ -80,7 +106,7 @@ impl Form {
     }
 }
 
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Deserialize, serde::Serialize)]
 struct Row {
     program: String,
     kernel: String,
@@ -436,6 +462,24 @@ pub fn fit(args: &Args) -> crate::Result<String> {
     };
     let usable = usable_rows(&rows, device.as_ref());
     let programs: BTreeSet<&str> = usable.iter().map(|(r, _)| r.program.as_str()).collect();
+    if let Some(path) = &args.write_rows {
+        let kept: Vec<Row> = usable
+            .iter()
+            .map(|(r, _)| Row {
+                counts: r
+                    .counts
+                    .iter()
+                    .filter(|(k, _)| args.form.reads(k))
+                    .map(|(k, v)| (k.clone(), *v))
+                    .collect(),
+                ..(*r).clone()
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&kept)
+            .map_err(|e| Error::Output(format!("{}: {e}", path.display())))?;
+        crate::fsio::write_atomic(path, text.as_bytes())
+            .map_err(|e| Error::Output(format!("{}: {e}", path.display())))?;
+    }
     out += &format!(
         "{}: {} rows; {} with a measured time and kerncast's features, from {} programs\n",
         args.measurements.display(),
@@ -908,6 +952,7 @@ mod tests {
             device: "rtx-3080".into(),
             profile: None,
             dry_run: true,
+            write_rows: None,
             folds: 5,
             held_out: Some(held_out.to_path_buf()),
             form: Form::Scheduler,
@@ -923,6 +968,40 @@ mod tests {
             err.contains("prog10 prog11") && err.contains("not held out"),
             "{err}"
         );
+    }
+
+    /// The rows `--write-rows` keeps (with only the counts the form reads) give the same fit.
+    #[test]
+    fn the_written_rows_give_the_same_weights() {
+        let dir = tempfile::tempdir().unwrap();
+        let full = dir.path().join("full.json");
+        let mut rows = scheduler_rows(0..10);
+        for r in rows.iter_mut() {
+            r["counts"]["op.add_sub.s32.thread"] = serde_json::json!(1e9);
+            r["counts"]["flops.f32"] = serde_json::json!(5.0);
+        }
+        std::fs::write(&full, serde_json::to_string(&rows).unwrap()).unwrap();
+        let kept = dir.path().join("kept.json");
+        let args = |measurements: &Path, write_rows: Option<PathBuf>| Args {
+            measurements: measurements.to_path_buf(),
+            features: None,
+            device: "rtx-3080".into(),
+            profile: None,
+            dry_run: true,
+            write_rows,
+            folds: 5,
+            held_out: None,
+            form: Form::Scheduler,
+        };
+        let first = fit(&args(&full, Some(kept.clone()))).unwrap();
+        let again = fit(&args(&kept, None)).unwrap();
+        let body = |out: &str| out.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(body(&first), body(&again));
+        let written: Vec<Row> = crate::realcode::read_rows(&kept).unwrap();
+        assert_eq!(written.len(), 30);
+        assert!(written.iter().all(|r| !r.counts.contains_key("flops.f32")
+            && !r.counts.contains_key("op.add_sub.s32.thread")
+            && r.counts.contains_key("op.add_sub.s32.warp")));
     }
 
     #[test]
