@@ -29,14 +29,15 @@ pub fn template_args(name: &str) -> Option<String> {
     while let Some(c) = chars.next() {
         match c {
             c if c.is_whitespace() => {}
-            // an integer cast `(unsigned int)` before a digit or a sign
+            // a cast of a literal, `(unsigned int)256` or an enum's `(lattice_type)19`
             '(' => {
                 let cast: String = chars.clone().take_while(|&c| c != ')').collect();
                 let after = chars.clone().nth(cast.chars().count() + 1);
-                let is_int_cast = cast.split_whitespace().all(|w| {
-                    matches!(w, "unsigned" | "signed" | "char" | "short" | "int" | "long")
-                });
-                if is_int_cast && after.is_some_and(|a| a.is_ascii_digit() || a == '-') {
+                let is_type_name = !cast.trim().is_empty()
+                    && cast
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == ' ');
+                if is_type_name && after.is_some_and(|a| a.is_ascii_digit() || a == '-') {
                     for _ in 0..=cast.chars().count() {
                         chars.next();
                     }
@@ -50,6 +51,39 @@ pub fn template_args(name: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Whether a measured instance's template arguments (`measured`, from a profiler's
+/// signature) name the analysed instance's (`analysed`, from the demangler), both in the
+/// spelling of [`template_args`]. Argument by argument; a lambda's or an anonymous type's has
+/// no spelling two tools share, so it matches any.
+pub fn same_instance(measured: &str, analysed: &str) -> bool {
+    let (m, a) = (top_level_args(measured), top_level_args(analysed));
+    let unnamed =
+        |s: &str| s.contains("lambda") || s.contains("anonymous") || s.contains("unnamed");
+    m.len() == a.len()
+        && m.iter()
+            .zip(&a)
+            .all(|(m, a)| m == a || unnamed(m) || unnamed(a))
+}
+
+/// Arguments split at the commas outside `<…>` and `(…)`.
+fn top_level_args(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&args[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&args[start..]);
+    out
 }
 
 /// Whether `s` ends with an integer literal (digits not preceded by a name's letters).
@@ -115,7 +149,28 @@ mod tests {
         assert_eq!(template_args("k<-3L>"), Some("-3".into()));
         assert_eq!(template_args("k<ulong>"), Some("ulong".into()));
         assert_eq!(template_args("k<x2u, 3u>"), Some("x2u,3".into()));
+        assert_eq!(
+            template_args("init_velocity_g<(lattice_type)19>"),
+            template_args("void init_velocity_g<19>(float *)")
+        );
+        assert_eq!(template_args("k<(instance 1)>"), Some("(instance1)".into()));
         assert_eq!(template_args("saxpy"), None);
         assert_eq!(template_args("void saxpy(float *, vec<int>)"), None);
+    }
+
+    #[test]
+    fn instances_compare_argument_by_argument_and_a_lambda_matches_any_spelling() {
+        let args = |s: &str| template_args(s).unwrap();
+        let measured =
+            args("void k<2, lambda(float, float) (instance 1)], Array<char *, 6>>(int, T2)");
+        let analysed =
+            args("k<2, __nv_dl_wrapper_t<__nv_dl_tag<void (*)(), &f, 1u>>, Array<char*, 6>>");
+        assert!(same_instance(&measured, &analysed));
+        assert!(!same_instance(&args("k<float>"), &args("k<double>")));
+        assert!(!same_instance(
+            &args("k<2, lambda()>"),
+            &args("k<3, lambda()>")
+        ));
+        assert!(!same_instance(&args("k<float, 2>"), &args("k<float>")));
     }
 }

@@ -860,8 +860,10 @@ pub fn attach(rows: &mut [Row], report: &Report) {
             base_name(&k.display_name) == name
                 && k.workload.grid == r.grid
                 && k.workload.block == r.block
-                && (r.instance.is_none()
-                    || crate::names::template_args(&k.display_name) == r.instance)
+                && r.instance.as_deref().is_none_or(|want| {
+                    crate::names::template_args(&k.display_name)
+                        .is_some_and(|got| crate::names::same_instance(want, &got))
+                })
         });
         match hit {
             Some(k) => {
