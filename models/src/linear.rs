@@ -176,18 +176,7 @@ pub fn fit(rows: &[Measurement], non_negative: bool) -> Result<Fit> {
         .enumerate()
         .map(|(j, n)| (n.clone(), x[j] / scale[j]))
         .collect();
-    let residuals: Vec<(String, String, f64)> = rows
-        .iter()
-        .map(|r| {
-            let pred = predict_time(&weights, &r.features).0;
-            (
-                r.kernel.clone(),
-                r.workload.clone(),
-                (pred - r.seconds) / r.seconds,
-            )
-        })
-        .collect();
-    let geomean_rel_error = geomean(residuals.iter().map(|r| r.2.abs()));
+    let (residuals, geomean_rel_error) = residuals(rows, &weights);
     Ok(Fit {
         weights,
         residuals,
@@ -308,10 +297,24 @@ pub fn fit_log_l1(rows: &[Measurement]) -> Result<Fit> {
     for (k, &j) in live.iter().enumerate() {
         weights.insert(names[j].clone(), best[k].exp());
     }
+    let (residuals, geomean_rel_error) = residuals(rows, &weights);
+    Ok(Fit {
+        weights,
+        residuals,
+        geomean_rel_error,
+        non_negative: true,
+    })
+}
+
+/// Each row's relative error (pred − meas)/meas under `weights`, and their geometric mean.
+fn residuals(
+    rows: &[Measurement],
+    weights: &BTreeMap<String, f64>,
+) -> (Vec<(String, String, f64)>, f64) {
     let residuals: Vec<(String, String, f64)> = rows
         .iter()
         .map(|r| {
-            let pred = predict_time(&weights, &r.features).0;
+            let pred = predict_time(weights, &r.features).0;
             (
                 r.kernel.clone(),
                 r.workload.clone(),
@@ -320,12 +323,7 @@ pub fn fit_log_l1(rows: &[Measurement]) -> Result<Fit> {
         })
         .collect();
     let geomean_rel_error = geomean(residuals.iter().map(|r| r.2.abs()));
-    Ok(Fit {
-        weights,
-        residuals,
-        geomean_rel_error,
-        non_negative: true,
-    })
+    (residuals, geomean_rel_error)
 }
 
 /// Geometric mean (0 if any value is 0, NaN for an empty input).
