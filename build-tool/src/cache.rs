@@ -36,6 +36,11 @@ impl Cache {
         Self::default_dir().join("host-preludes")
     }
 
+    /// Where host readings are kept ([`crate::host_cache`]) in the cache at `root`.
+    pub fn host_readings_dir(root: &std::path::Path) -> PathBuf {
+        root.join("host-readings")
+    }
+
     /// Identity of the running binary (its size and modification time): the crate version alone
     /// does not change when the tool is rebuilt with different models or counters, and a
     /// rebuilt tool must not reuse results of the old one.

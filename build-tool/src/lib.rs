@@ -15,6 +15,7 @@ pub mod config;
 pub mod embedded;
 pub mod engine;
 pub mod fsio;
+pub mod host_cache;
 pub mod host_workloads;
 pub mod hotlines;
 pub mod includes;

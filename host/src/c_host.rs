@@ -6,6 +6,7 @@ use crate::output::HostReading;
 use crate::program::{HostError, Options, Program};
 use crate::python::extension::torch_shim;
 use crate::{ast, clang, embedded_c, interp, output};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Reads a program of C, C++ and CUDA units.
@@ -33,6 +34,8 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
     // the kernel programs in the units' string literals
     let mut literals = Vec::new();
     let mut units = program.units.clone();
+    // every file the units read, for the caller to tell whether a reading still holds
+    let mut read_files = BTreeSet::new();
     let mut i = 0;
     while i < units.len() {
         let unit = &units[i];
@@ -42,8 +45,10 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
         let shim = torch_shim(&text, &unit.args);
         let mut args = unit.args.clone();
         args.extend(shim.iter().flat_map(|s| s.args.iter().cloned()));
-        let tu = clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
-            .map_err(HostError::Parse)?;
+        let clang::prelude::Parsed { unit: tu, inputs } =
+            clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
+                .map_err(HostError::Parse)?;
+        read_files.extend(inputs.into_iter().map(PathBuf::from));
         for d in tu.diagnostics() {
             if d.severity >= clang::Severity::Error {
                 diagnostics.push(output::diagnostic(&d));
@@ -105,6 +110,7 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
         .collect();
     let mut reading = output::merge(readings);
     reading.embedded = embedded_c::sources(&literals, &compiled);
+    reading.inputs = Some(read_files);
     Ok(reading)
 }
 

@@ -207,6 +207,11 @@ pub struct HostReading {
     /// CuPy, PyCUDA, PyOpenCL or `load_inline` sources), for the caller to lower.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub embedded: Vec<EmbeddedSource>,
+    /// Every file the reading read (each unit, every file its translation unit included, the
+    /// headers of a precompiled prelude it loaded), so a cache of readings can tell whether one
+    /// still holds; `None` where that is not all it read (a Python host reads files as it runs).
+    #[serde(skip)]
+    pub inputs: Option<BTreeSet<std::path::PathBuf>>,
 }
 
 /// A kernel program a host compiles at run time from a string it holds: what it is, where its
@@ -494,6 +499,7 @@ pub(crate) fn build(
         notes,
         steps: outcome.steps,
         embedded: Vec::new(),
+        inputs: None,
     }
 }
 

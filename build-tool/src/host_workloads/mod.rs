@@ -16,6 +16,7 @@ pub use spec::KernelInfo;
 use crate::params::{self, Given};
 use kerncast_host::HostReading;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The host code of an analysis and the values given for it.
@@ -25,14 +26,16 @@ pub struct Hosts {
 }
 
 impl Hosts {
-    /// The host code of `files` (`None` where none of them is host code).
+    /// The host code of `files` (`None` where none of them is host code), its readings kept
+    /// between runs in `reading_cache` (`None`: not kept).
     pub fn new(
         files: &[HostFile<'_>],
         run: &RunSpec,
         given: &[Given],
+        reading_cache: Option<PathBuf>,
     ) -> Result<Option<Hosts>, String> {
         Ok(HostProgram::new(files, run)?.map(|program| Hosts {
-            program,
+            program: program.with_reading_cache(reading_cache),
             given: given.to_vec(),
         }))
     }

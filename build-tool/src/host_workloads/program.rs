@@ -44,6 +44,8 @@ pub struct HostProgram {
     /// Units from a compilation database: `main` may be in a source beside them.
     from_database: bool,
     readings: Mutex<BTreeMap<String, Arc<Result<HostReading, String>>>>,
+    /// Where readings are kept between runs ([`crate::host_cache`]); `None`: not kept.
+    reading_cache: Option<PathBuf>,
 }
 
 /// What a reading is for: the device whose properties the host code asks for, the values of
@@ -101,7 +103,14 @@ impl HostProgram {
             shown,
             from_database: db.is_some(),
             readings: Mutex::new(BTreeMap::new()),
+            reading_cache: None,
         }))
+    }
+
+    /// The program, its readings kept between runs in `dir` (`None`: not kept).
+    pub fn with_reading_cache(mut self, dir: Option<PathBuf>) -> HostProgram {
+        self.reading_cache = dir;
+        self
     }
 
     /// The program read for `what`, once for each distinct `what`.
@@ -119,7 +128,10 @@ impl HostProgram {
             prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
             ..Options::default()
         };
-        let r = Arc::new(kerncast_host::read(&self.program, &opts).map_err(|e| e.to_string()));
+        let r = Arc::new(match &self.reading_cache {
+            Some(dir) => crate::host_cache::read(&self.program, &opts, dir),
+            None => kerncast_host::read(&self.program, &opts).map_err(|e| e.to_string()),
+        });
         if let Ok(mut m) = self.readings.lock() {
             m.insert(key, r.clone());
         }

@@ -5,6 +5,7 @@
 
 use super::host_programs::{is_file_of, prepare_compiled_file, prepare_embedded};
 use super::{demangle, fail, prepare_unit, Job, Options, SourceKernel, Unit};
+use crate::cache::Cache;
 use crate::engine::Target;
 use crate::host_workloads::{self, HostFile, Hosts, KernelInfo, ReadFor};
 use crate::occupancy::{Answers, KernelOnDevice};
@@ -48,7 +49,9 @@ impl HostSide {
                 lower: &j.lower,
             })
             .collect();
-        let hosts = match Hosts::new(&files, &opts.run, &opts.params) {
+        // readings are kept with the analysis's other cached results, and not where it keeps none
+        let reading_cache = opts.cache.as_ref().map(|c| Cache::host_readings_dir(c));
+        let hosts = match Hosts::new(&files, &opts.run, &opts.params, reading_cache) {
             Ok(h) => h,
             Err(message) => {
                 errors.push(Failure {

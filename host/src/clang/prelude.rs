@@ -22,6 +22,15 @@ use super::{Index, Severity, Unit};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
+/// A unit parsed by [`parse`], and the files it read.
+pub struct Parsed<'i> {
+    pub unit: Unit<'i>,
+    /// Every file the unit read: its own inclusions, the main file among them, and the headers
+    /// of the precompiled prelude it loaded, which clang does not list among the unit's
+    /// inclusions (they are in the precompiled file).
+    pub inputs: Vec<String>,
+}
+
 /// [`Index::parse`], with the prelude clang puts ahead of a CUDA unit loaded precompiled from
 /// `cache` where it applies; the unit is the same either way.
 pub fn parse<'i>(
@@ -29,16 +38,22 @@ pub fn parse<'i>(
     file: &Path,
     args: &[String],
     cache: Option<&PreludeCache>,
-) -> Result<Unit<'i>, String> {
+) -> Result<Parsed<'i>, String> {
     if let Some((cache, pre)) = cache.and_then(|c| c.for_unit(args).map(|p| (c, p))) {
         let mut with = pre.args();
         with.extend(args.iter().cloned());
         match index.parse(file, &with) {
-            Ok(u) if !u.refused_precompiled() => return Ok(u),
+            Ok(u) if !u.refused_precompiled() => {
+                let mut inputs = u.inclusions();
+                inputs.extend(pre.headers);
+                return Ok(Parsed { unit: u, inputs });
+            }
             _ => cache.discard(&pre),
         }
     }
-    index.parse(file, args)
+    let unit = index.parse(file, args)?;
+    let inputs = unit.inclusions();
+    Ok(Parsed { unit, inputs })
 }
 
 /// Precompiled preludes in one folder, by key.
@@ -50,6 +65,8 @@ pub struct PreludeCache {
 /// A precompiled prelude a unit can load.
 pub struct Prelude {
     pub pch: PathBuf,
+    /// The headers it was parsed from.
+    pub headers: Vec<String>,
 }
 
 impl Prelude {
@@ -82,7 +99,8 @@ impl PreludeCache {
         let shadowed = included
             .lines()
             .any(|h| own_dirs.iter().any(|d| could_shadow(d, Path::new(h))));
-        (!shadowed).then_some(Prelude { pch })
+        let headers = included.lines().map(String::from).collect();
+        (!shadowed).then_some(Prelude { pch, headers })
     }
 
     /// Forgets a prelude clang refused, so the next unit builds it again.
