@@ -1778,6 +1778,12 @@ pub(super) fn construct(
             },
         })),
         "initializer_list" => Ok(args.first().map(|a| a.value())),
+        // A vector's iterator made from another (an `iterator` passed where a
+        // `const_iterator` is taken: `v.insert(v.end(), …)`): the same position.
+        c if c.starts_with("__normal_iterator") => Ok(match args {
+            [a] if matches!(a.value(), Value::Ptr(_)) => Some(a.value()),
+            _ => None,
+        }),
         "basic_stringstream" | "basic_istringstream" | "basic_ostringstream" => {
             Ok(Some(containers::string_stream(args)))
         }
