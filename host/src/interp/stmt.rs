@@ -556,8 +556,17 @@ impl Interp<'_> {
             return self.unknown_loop(body, None, None, mark, &why);
         };
         let storage = buffer_of(&r);
+        let start_mark = self.recorder.log.len();
         for (n, e) in elems.into_iter().enumerate() {
             if n as u64 >= self.opts.budget.loop_iterations {
+                // The iterations left are not run: what they would write is unknown, and
+                // the launches in them are counted in part.
+                let why = format!(
+                    "the range-for at line {} was followed for {n} iterations (budget: --host-loop-iterations)",
+                    s.span.line
+                );
+                self.recorder.partial_since(start_mark, &why);
+                self.forget_written(&[body], &[], &why);
                 break;
             }
             // `for (int& v : a)` names the elements themselves.
