@@ -18,6 +18,12 @@ use std::sync::Arc;
 /// instead of run.
 const STEADY_SAMPLE: u64 = 256;
 
+/// The fewer iterations launching the same that are enough for a loop that has spent half
+/// the steps left when it started: followed to `STEADY_SAMPLE`, it would stop the whole
+/// reading on the step budget (an outer repetition loop around work that runs as known, a
+/// generator seeded by `srand`, at every iteration), and nothing after it would be read.
+const STEADY_COSTLY: u64 = 16;
+
 /// A loop that cannot launch and was cut short before is followed, each time it runs again,
 /// for half the steps of the time before, down to this fraction of `quiet_loop_steps`.
 const QUIET_FLOOR: u64 = 64;
@@ -290,6 +296,8 @@ impl Interp<'_> {
         let line = s.span.line;
         let start_mark = self.recorder.log.len();
         let mut start_steps = self.steps;
+        let entry_steps = self.steps;
+        let left_at_entry = self.opts.budget.steps.saturating_sub(entry_steps);
         let quiet_body = !self.may_launch_cached(body);
         // The body without its stores into memory, once the loop has run long (see below).
         let mut sliced: Option<Rc<Stmt>> = None;
@@ -414,7 +422,9 @@ impl Interp<'_> {
             if let Some(i) = inc {
                 self.eval(i)?;
             }
-            if steady == STEADY_SAMPLE && !launched.is_empty() {
+            let costly = (self.steps - entry_steps).saturating_mul(2) > left_at_entry;
+            let sampled = steady == STEADY_SAMPLE || (costly && steady >= STEADY_COSTLY);
+            if sampled && !launched.is_empty() {
                 if let Some(left) = self.remaining_trips(cond, inc, body) {
                     // The remaining iterations launch what the last did; an argument that
                     // changed between the last two is not known for them.
