@@ -25,6 +25,7 @@ mod containers;
 mod effects;
 mod expr;
 pub mod launches;
+mod libc_rand;
 pub mod programs;
 mod state;
 mod stmt;
@@ -114,6 +115,8 @@ impl<'p> Interp<'p> {
             notes: Vec::new(),
             programs: Vec::new(),
             uncertain: 0,
+            // A program that never calls `srand` runs as seeded with 1.
+            rand: RefCell::new(Some(libc_rand::LibcRand::seeded(1))),
             exit_guards: Vec::new(),
             fn_guards: Vec::new(),
             left: None,
@@ -157,6 +160,11 @@ impl<'p> Interp<'p> {
                 continue;
             };
             let is_main = &*f.name == "main";
+            // A function run as an entry point may run after anything: the generator's state
+            // when it starts is unknown.
+            if !is_main {
+                self.forget_rand();
+            }
             let args: Vec<Arg> = if is_main {
                 self.main_args(&f)
             } else {

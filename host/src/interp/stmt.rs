@@ -4,7 +4,7 @@
 
 use super::access::{buffer_of, Place};
 use super::containers::map_elements;
-use super::effects::{appends_only, is_empty, vars_read, without_stores};
+use super::effects::{appends_only, is_empty, vars_read, visit_expr, without_stores};
 use super::state::{Exec, Flow, Halt, Interp, Leave};
 use super::value::{convert, Buffer, Value};
 use crate::ast::*;
@@ -201,6 +201,10 @@ impl Interp<'_> {
         in_switch: bool,
     ) -> Exec<()> {
         let written = self.written(branches, &[]);
+        // Each branch would draw from the same generator state, and which ran is unknown.
+        if written.rand {
+            self.forget_rand();
+        }
         let before = self.save(&written);
         let mut outcomes = Vec::new();
         let why_rc: Rc<str> = Rc::from(why);
@@ -513,7 +517,12 @@ impl Interp<'_> {
         }
         let cell = self.existing_cell(key)?;
         let i = cell.borrow().as_int()?;
-        let n = self.eval(bound).ok()?.as_int()?;
+        // kerncast's own look at the bound, not the program's: a draw of the random number
+        // generator in it is not one the program makes.
+        let generator = self.rand.borrow().clone();
+        let n = self.eval(bound);
+        *self.rand.borrow_mut() = generator;
+        let n = n.ok()?.as_int()?;
         let left = match (op, step > 0) {
             (BinOp::Lt, true) => (n - i + step - 1).max(0) / step,
             (BinOp::Le, true) => (n - i + step).max(0) / step,
@@ -529,7 +538,10 @@ impl Interp<'_> {
     fn const_int(&mut self, e: &Expr) -> Option<i128> {
         let mut reads = BTreeSet::new();
         vars_read(e, &mut reads);
-        if !reads.is_empty() {
+        // A call may give another value each time (`i += rand() % 4`).
+        let mut calls = false;
+        visit_expr(e, &mut |x| calls |= matches!(x.kind, ExprKind::Call(_)));
+        if !reads.is_empty() || calls {
             return None;
         }
         self.eval(e).ok()?.as_int()
