@@ -44,6 +44,11 @@ pub struct ProgramAst {
     pub kernels: HashMap<String, KernelDecl>,
     /// Every launch the code writes, in source order: what is reported when it is never reached.
     pub sites: Vec<StaticSite>,
+    /// Globals the program's code defines (with or without an initialiser), and those it
+    /// only declares `extern`: one of the second kind alone is defined outside the code read
+    /// (a library's `extern char *optarg;`), not zero.
+    pub defined_globals: HashSet<DeclKey>,
+    pub extern_globals: HashSet<DeclKey>,
     usrs: HashMap<String, DeclKey>,
     files: HashMap<String, Arc<str>>,
 }
@@ -1119,6 +1124,11 @@ impl<'a, 'u> Lowerer<'a, 'u> {
 
     fn global(&mut self, r: &Cursor<'_>, key: DeclKey) {
         let def = r.definition().unwrap_or(*r);
+        if def.is_extern() && def.var_initializer().is_none() {
+            self.prog.extern_globals.insert(key);
+        } else {
+            self.prog.defined_globals.insert(key);
+        }
         // Known already, unless as an `extern` declaration of another unit's definition.
         if let Some(known) = self.prog.globals.get(&key) {
             if known.init.is_some() || def.var_initializer().is_none() {

@@ -314,7 +314,11 @@ impl<'p> Interp<'p> {
         }
         let cell = heap::shared(Value::unknown("not yet initialised"));
         self.globals.insert(key, cell.clone());
-        let init = match self.prog.globals.get(&key) {
+        let prog = self.prog;
+        // Declared `extern` and defined nowhere in the code read: the library's variable (or
+        // another program's file's), which the program does not see as zero.
+        let elsewhere = prog.extern_globals.contains(&key) && !prog.defined_globals.contains(&key);
+        let init = match self.prog.globals.get(&key).filter(|_| !elsewhere) {
             Some(g) => match &g.init {
                 Some(e) => {
                     let frames = std::mem::take(&mut self.frames);
@@ -327,6 +331,9 @@ impl<'p> Interp<'p> {
             },
             None => match builtins::system_global(self, name, key) {
                 Some(v) => v,
+                None if elsewhere => Value::unknown(&format!(
+                    "`{name}` is declared `extern` and defined in code kerncast did not read"
+                )),
                 None => Value::unknown(&format!("`{name}` is not a variable kerncast can read")),
             },
         };
