@@ -456,6 +456,23 @@ impl Interp<'_> {
                 let v = c.borrow().copy();
                 s.cells.push((c.clone(), v));
             }
+            // A pointer to a variable or a field (`set(&n)`, then `*p = 64;` or `*out = NULL;`
+            // on one side): what it points at is written, whatever that holds, so it is saved
+            // too.
+            let pointee = c.borrow().clone();
+            match pointee {
+                Value::Ptr(Ptr::Cell(t)) if !s.cells.iter().any(|(x, _)| Rc::ptr_eq(x, &t)) => {
+                    let v = t.borrow().copy();
+                    s.cells.push((t, v));
+                }
+                Value::Ptr(Ptr::Field(r, _))
+                    if !s.records.iter().any(|(x, _)| Rc::ptr_eq(x, &r)) =>
+                {
+                    let copy = r.borrow().clone();
+                    s.records.push((r, copy));
+                }
+                _ => {}
+            }
             let holder = holder_of(&c.borrow());
             match holder {
                 Some(Holder::Buffer(b)) if !s.buffers.iter().any(|(x, _)| Rc::ptr_eq(x, &b)) => {

@@ -24,6 +24,10 @@ const STEADY_SAMPLE: u64 = 256;
 /// generator seeded by `srand`, at every iteration), and nothing after it would be read.
 const STEADY_COSTLY: u64 = 16;
 
+/// What a function returns after a `goto` taken on one side of an undecided condition: the
+/// code at the label is not run from there (what follows the condition runs instead).
+const GOTO_PATH: &str = "a return after a goto on one side of an undecided condition";
+
 /// A loop that cannot launch and was cut short before is followed, each time it runs again,
 /// for half the steps of the time before, down to this fraction of `quiet_loop_steps`.
 const QUIET_FLOOR: u64 = 64;
@@ -225,8 +229,12 @@ impl Interp<'_> {
                 Err(Halt::Exit | Halt::Throw(_)) => Flow::Normal,
                 Ok(f) => f,
             };
-            if let Flow::Return(v) = &flow {
-                self.return_early(v, &why_rc);
+            match &flow {
+                Flow::Return(v) => self.return_early(v, &why_rc),
+                // A jump out of the branch to a label kerncast does not run from here: what
+                // the function returns on that path is unknown.
+                Flow::Goto(_) => self.return_early(&Value::unknown(GOTO_PATH), &why_rc),
+                _ => {}
             }
             let by_flow = match flow {
                 Flow::Normal => None,
@@ -470,8 +478,10 @@ impl Interp<'_> {
         self.restore_guards(guards, fn_guards);
         // A body that returns or exits, in a loop that may not run, leaves what follows
         // uncertain; a break or continue does not reach past the loop.
-        if let Ok(Flow::Return(v)) = &r {
-            self.return_early(v, &why_rc);
+        match &r {
+            Ok(Flow::Return(v)) => self.return_early(v, &why_rc),
+            Ok(Flow::Goto(_)) => self.return_early(&Value::unknown(GOTO_PATH), &why_rc),
+            _ => {}
         }
         let by_flow = match &r {
             Ok(Flow::Return(_) | Flow::Goto(_)) => Some(Leave::Function),
