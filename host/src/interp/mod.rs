@@ -1,7 +1,8 @@
 //! An abstract interpreter over the lowered host code: it runs `main` (or, in a file with no
 //! `main`, each function nothing else calls) with the program's command line, computing every
 //! value C would where the inputs allow, and `Unknown` with its reason where they do not
-//! (data read from files, `rand()`, a library kerncast does not model). Launches are recorded
+//! (data read from files, `rand()` after a draw kerncast did not follow, a library kerncast
+//! does not model; `rand()` after `srand` is glibc's, `libc_rand`). Launches are recorded
 //! with the values that reach them ([`launches`]).
 //!
 //! Everything is bounded by a deterministic work budget ([`Budget`]): statements and
