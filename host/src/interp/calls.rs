@@ -7,6 +7,7 @@ use super::access::{buffer_of, deref, Arg, Place};
 use super::builtins;
 use super::effects::visit_stmt;
 use super::launches::{dims, kernel_name_of, Event};
+use super::libc_rand;
 use super::state::Written;
 use super::state::{Exec, Flow, Interp, Leave, OBJECTS_MAX};
 use super::value::{convert, Buffer, Frame, Func, Handle, Ptr, Value};
@@ -103,7 +104,7 @@ impl Interp<'_> {
                 if let Some(v) = builtins::method(self, name, &obj, &args, params, e)? {
                     return plain(v);
                 }
-                self.runs_unseen(*system, &args);
+                self.runs_unseen(name, *system, &args);
                 plain(self.unmodelled(name, &args, params))
             }
             Callee::Construct {
@@ -150,7 +151,7 @@ impl Interp<'_> {
                 if let Some(v) = builtins::construct(self, name, &args, e)? {
                     return plain(v);
                 }
-                self.runs_unseen(*system, &args);
+                self.runs_unseen(name, *system, &args);
                 // A copy or a conversion of one value of the same kind: the value itself, of
                 // the type constructed (a derived object copied into a base is a base).
                 if let [a] = args.as_slice() {
@@ -266,16 +267,17 @@ impl Interp<'_> {
         if let Some(v) = builtins::call(self, name, args, e)? {
             return Ok(v);
         }
-        self.runs_unseen(system, args);
+        self.runs_unseen(name, system, args);
         Ok(self.unmodelled(name, args, params))
     }
 
     /// A call kerncast does not follow may run the random number generator unseen: a
-    /// function of the program it has no body for, or a library function given code to run
-    /// (a function or lambda: `std::generate(v.begin(), v.end(), rand)`, a thread).
-    fn runs_unseen(&self, system: bool, args: &[Arg]) {
+    /// function of the program it has no body for, a library function that draws
+    /// (`std::random_shuffle`), or one given code to run (a function or lambda:
+    /// `std::generate(v.begin(), v.end(), rand)`, a thread).
+    fn runs_unseen(&self, name: &str, system: bool, args: &[Arg]) {
         let gives_code = args.iter().any(|a| matches!(a.value(), Value::Func(_)));
-        if !system || gives_code {
+        if !system || gives_code || libc_rand::draws(name) {
             self.forget_rand();
         }
     }

@@ -28,6 +28,8 @@ impl Written {
         let mut w = Written::default();
         for s in stmts {
             let mut declared = Vec::new();
+            // Code kerncast does not lower may draw from the random number generator.
+            let mut unread = false;
             visit_stmt(
                 s,
                 &mut |st| {
@@ -37,10 +39,12 @@ impl Written {
                     if let StmtKind::RangeFor { var, .. } = &st.kind {
                         declared.push(var.key);
                     }
+                    unread |= matches!(st.kind, StmtKind::Unsupported(_));
                 },
                 &mut |e| w.note(e, sums),
             );
             w.vars.extend(declared);
+            w.rand |= unread;
         }
         for e in exprs {
             visit_expr(e, &mut |x| w.note(x, sums));
@@ -66,6 +70,8 @@ impl Written {
 
     fn note(&mut self, e: &Expr, sums: Summaries<'_>) {
         match &e.kind {
+            // What it contains is not lowered: it may draw from the random number generator.
+            ExprKind::Unsupported(_) => self.rand = true,
             ExprKind::Assign(_, l, _) => self.target(l),
             ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, x) => {
                 self.target(x)

@@ -129,10 +129,15 @@ impl Interp<'_> {
                 }
             }
             ExprKind::DefaultArg => Value::unknown("a default argument kerncast could not read"),
-            ExprKind::Unsupported(what) => Value::unknown(&format!(
-                "kerncast does not read {what} (line {})",
-                e.span.line
-            )),
+            ExprKind::Unsupported(what) => {
+                // What it contains is not run: a draw of the random number generator in it
+                // would be missed.
+                self.forget_rand();
+                Value::unknown(&format!(
+                    "kerncast does not read {what} (line {})",
+                    e.span.line
+                ))
+            }
         };
         Ok(v)
     }

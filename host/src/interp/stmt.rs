@@ -124,7 +124,13 @@ impl Interp<'_> {
             StmtKind::Goto(label) => Ok(Flow::Goto(label.clone())),
             StmtKind::Try { body, handlers } => self.try_stmt(s, body, handlers),
             StmtKind::Label(_, body) => self.exec(body),
-            StmtKind::Null | StmtKind::Unsupported(_) => Ok(Flow::Normal),
+            StmtKind::Null => Ok(Flow::Normal),
+            // Not run (an OpenMP directive, a statement kerncast does not lower): a draw of
+            // the random number generator in it would be missed.
+            StmtKind::Unsupported(_) => {
+                self.forget_rand();
+                Ok(Flow::Normal)
+            }
         }
     }
 
