@@ -528,7 +528,8 @@ impl Interp<'_> {
         let touched = |k: &DeclKey| written.touches(k);
         let mut bound_vars = BTreeSet::new();
         vars_read(bound, &mut bound_vars);
-        if touched(&key) || bound_vars.iter().any(touched) {
+        // A bound that draws from the random number generator is another each time.
+        if touched(&key) || bound_vars.iter().any(touched) || self.written(&[], &[bound]).rand {
             return None;
         }
         let cell = self.existing_cell(key)?;
