@@ -2,8 +2,8 @@
 //! in a `/* kerncast-expect … */` header, the launches it really makes, worked out by hand from
 //! C semantics; this test reads each with [`kerncast_host::read`], renders what it finds in
 //! the same text form and compares line by line. What C leaves unknown without running the
-//! program (a file's contents, `rand()`, the device) is written `?{key words}`, and the
-//! reader's reason must contain those words.
+//! program (a file's contents, a `rand()` kerncast did not follow, the device) is written
+//! `?{key words}`, and the reader's reason must contain those words.
 //!
 //! `KERNCAST_BLESS=1 cargo test -p kerncast-host --test golden` rewrites the headers from what
 //! the reader finds, keeping each expected line that still matches (so key words survive);

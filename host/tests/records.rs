@@ -184,6 +184,54 @@ fn counts_of_a_reading_that_stopped_early_are_lower_bounds() {
     );
 }
 
+/// A loop repeating the same launches whose iterations are costly to follow (the work around
+/// each launch runs as known) is counted once it has spent half the steps left when it began,
+/// after fewer identical iterations than usual: followed further it would stop the reading on
+/// the budget, and the launch after it would never be read.
+#[test]
+fn a_costly_repetition_loop_is_counted_before_it_exhausts_the_budget() {
+    let dir = std::env::temp_dir().join(format!("kerncast-costly-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("repeat.cu");
+    std::fs::write(
+        &file,
+        "__global__ void k(float *a, int n) {}
+__global__ void after(float *a) {}
+         int main() {
+  float *a = 0;
+  for (int r = 0; r < 1000; r++) {
+             int s = 0;
+    for (int i = 0; i < 300; i++) s += i % 7;
+             k<<<4, 32>>>(a, s > 0 ? 1 : 0);
+  }
+  after<<<8, 64>>>(a);
+}
+",
+    )
+    .unwrap();
+    let tools = Toolchain::discover();
+    let mut opts = Options {
+        toolchain: tools.clone(),
+        ..Options::default()
+    };
+    opts.budget.steps = 200_000;
+    let r = read(&Program::from_files(&[file], &[], &tools), &opts).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let counts: Vec<(String, u64, Option<u64>)> = r
+        .launches
+        .iter()
+        .map(|l| (l.name.clone(), l.count, l.grid[0].as_u64()))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            ("k".to_string(), 1000, Some(4)),
+            ("after".to_string(), 1, Some(8))
+        ]
+    );
+    assert!(r.launches.iter().all(|l| l.count_note.is_none()), "{r:?}");
+}
+
 /// A size read from a file is unknown, and named after the variable it was read into, so the
 /// user can give it: with `n=4096` given, the launch is 16 blocks and its argument 4096.
 #[test]

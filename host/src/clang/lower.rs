@@ -44,6 +44,11 @@ pub struct ProgramAst {
     pub kernels: HashMap<String, KernelDecl>,
     /// Every launch the code writes, in source order: what is reported when it is never reached.
     pub sites: Vec<StaticSite>,
+    /// Globals the program's code defines (with or without an initialiser), and those it
+    /// only declares `extern`: one of the second kind alone is defined outside the code read
+    /// (a library's `extern char *optarg;`), not zero.
+    pub defined_globals: HashSet<DeclKey>,
+    pub extern_globals: HashSet<DeclKey>,
     usrs: HashMap<String, DeclKey>,
     files: HashMap<String, Arc<str>>,
 }
@@ -719,13 +724,82 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             CXCursor_AsmStmt | CXCursor_MSAsmStmt => StmtKind::Null,
             k if is_expr_kind(k) => StmtKind::Expr(self.expr(c, depth)),
             k if (CXCursor_OMPParallelDirective..=CXCursor_OMPAssumeDirective).contains(&k) => {
-                // An OpenMP directive's associated statement is its last child.
-                match ch.last() {
-                    Some(s) => self.stmt_kind(s, depth),
-                    None => StmtKind::Null,
-                }
+                self.omp_directive(c, &ch, depth)
             }
             _ => StmtKind::Unsupported(Arc::from(format!("statement `{}`", kind_name(c)))),
+        }
+    }
+
+    /// An OpenMP directive. Its associated statement is its last child where libclang shows
+    /// it (a region's block); a loop directive's (`#pragma omp parallel for`) it does not show
+    /// at all, only the clauses' variables. Such a loop is code kerncast cannot read: it runs
+    /// as a branch it cannot decide that gives each variable the directive names an unknown
+    /// value (its private copies and reductions, its counter), so none keeps the value from
+    /// before the loop as if the loop had not run, and nothing it may draw from `rand()` is
+    /// followed. What else its body writes (an array it shares) is a gap: kerncast cannot see it.
+    fn omp_directive(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], depth: usize) -> StmtKind {
+        let shown = ch.last().filter(|s| {
+            matches!(
+                s.kind(),
+                CXCursor_CompoundStmt
+                    | CXCursor_ForStmt
+                    | CXCursor_CXXForRangeStmt
+                    | CXCursor_WhileStmt
+                    | CXCursor_DoStmt
+                    | CXCursor_IfStmt
+            )
+        });
+        if let Some(s) = shown {
+            return self.stmt_kind(s, depth);
+        }
+        if ch.is_empty() {
+            // A directive without a statement (`#pragma omp barrier`).
+            return StmtKind::Null;
+        }
+        let span = self.span(c);
+        let unread = |ty: Ty| Expr {
+            kind: ExprKind::Unsupported(Arc::from(
+                "an OpenMP loop, whose statement libclang does not show",
+            )),
+            ty,
+            span: span.clone(),
+        };
+        let mut writes = Vec::new();
+        let mut named = Vec::new();
+        for x in ch {
+            if x.kind() != CXCursor_DeclRefExpr {
+                continue;
+            }
+            let var = self.expr(x, depth);
+            let ExprKind::Var(key, _) = &var.kind else {
+                continue;
+            };
+            if named.contains(key) {
+                continue;
+            }
+            named.push(*key);
+            let value = unread(var.ty.clone());
+            writes.push(Stmt {
+                kind: StmtKind::Expr(Expr {
+                    ty: var.ty.clone(),
+                    span: span.clone(),
+                    kind: ExprKind::Assign(None, Box::new(var), Box::new(value)),
+                }),
+                span: span.clone(),
+            });
+        }
+        writes.push(Stmt {
+            kind: StmtKind::Unsupported(Arc::from("an OpenMP loop")),
+            span: span.clone(),
+        });
+        StmtKind::If {
+            init: None,
+            cond: unread(Ty::Bool),
+            then: Box::new(Stmt {
+                kind: StmtKind::Block(writes),
+                span,
+            }),
+            els: None,
         }
     }
 
@@ -1119,6 +1193,11 @@ impl<'a, 'u> Lowerer<'a, 'u> {
 
     fn global(&mut self, r: &Cursor<'_>, key: DeclKey) {
         let def = r.definition().unwrap_or(*r);
+        if def.is_extern() && def.var_initializer().is_none() {
+            self.prog.extern_globals.insert(key);
+        } else {
+            self.prog.defined_globals.insert(key);
+        }
         // Known already, unless as an `extern` declaration of another unit's definition.
         if let Some(known) = self.prog.globals.get(&key) {
             if known.init.is_some() || def.var_initializer().is_none() {

@@ -671,6 +671,11 @@ impl<'u> Cursor<'u> {
         unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
     }
 
+    /// Declared `extern` (`extern char *optarg;`).
+    pub fn is_extern(&self) -> bool {
+        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Extern }
+    }
+
     pub fn has_global_storage(&self) -> bool {
         unsafe { clang_Cursor_hasVarDeclGlobalStorage(self.raw) == 1 }
     }

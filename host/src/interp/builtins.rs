@@ -6,6 +6,7 @@
 
 use super::access::{buffer_of, deref, parse_float, parse_int, str_of, write_through, Arg, Place};
 use super::launches::{dims, kernel_name_of, Event, LOCAL_SIZE_NAMES};
+use super::libc_rand::LibcRand;
 use super::state::{Exec, Halt, Interp, Leave, OccupancyOracle};
 use super::value::{convert, Buffer, Handle, Ptr, Record, Value};
 use super::{containers, programs, torch};
@@ -71,6 +72,34 @@ struct LaunchConfig {
 }
 
 impl Interp<'_> {
+    /// Whether a call of the random number generator here is one the program surely makes,
+    /// in the order kerncast follows: not on a side of an undecided condition, and not in
+    /// an initialiser of a variable of namespace scope (whose order across files C++ leaves
+    /// open).
+    fn follows_random(&self) -> bool {
+        self.uncertain == 0 && !self.frames.is_empty()
+    }
+
+    /// `rand()`: the generator's next number where kerncast has followed it.
+    fn draw_random(&mut self) -> Value {
+        if !self.follows_random() {
+            self.forget_rand();
+        }
+        match self.rand.borrow_mut().as_mut() {
+            Some(r) => Value::Int(i128::from(r.next())),
+            None => Value::unknown("a random number"),
+        }
+    }
+
+    /// `srand(seed)`: the generator starts again from a seed kerncast knows, or becomes
+    /// unknown. The seed is an `unsigned int`, as C converts it.
+    fn seed_random(&mut self, seed: Option<i128>) {
+        let seeded = seed
+            .filter(|_| self.follows_random())
+            .map(|s| LibcRand::seeded(s as u32));
+        *self.rand.borrow_mut() = seeded;
+    }
+
     fn device_value(&mut self, field: &str, known: Option<i64>) -> Value {
         match known {
             Some(v) => Value::Int(v as i128),
@@ -611,7 +640,6 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         | "fflush"
         | "perror"
         | "fputc"
-        | "srand"
         | "srand48"
         | "free"
         | "sleep"
@@ -647,7 +675,12 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             };
             Err(Halt::Throw(ty))
         }
-        "rand" | "random" | "rand_r" | "drand48" | "erand48" | "lrand48" | "mrand48" => {
+        "rand" | "random" => Ok(Some(it.draw_random())),
+        "srand" | "srandom" => {
+            it.seed_random(int_arg(args, 0));
+            Ok(Some(Value::Void))
+        }
+        "rand_r" | "drand48" | "erand48" | "lrand48" | "mrand48" => {
             Ok(Some(Value::unknown("a random number")))
         }
         "time" | "clock" | "gettimeofday" | "clock_gettime" | "omp_get_wtime" => {
@@ -1778,6 +1811,12 @@ pub(super) fn construct(
             },
         })),
         "initializer_list" => Ok(args.first().map(|a| a.value())),
+        // A vector's iterator made from another (an `iterator` passed where a
+        // `const_iterator` is taken: `v.insert(v.end(), …)`): the same position.
+        c if c.starts_with("__normal_iterator") => Ok(match args {
+            [a] if matches!(a.value(), Value::Ptr(_)) => Some(a.value()),
+            _ => None,
+        }),
         "basic_stringstream" | "basic_istringstream" | "basic_ostringstream" => {
             Ok(Some(containers::string_stream(args)))
         }

@@ -7,6 +7,7 @@ use super::access::{buffer_of, deref, Arg, Place};
 use super::builtins;
 use super::effects::visit_stmt;
 use super::launches::{dims, kernel_name_of, Event};
+use super::libc_rand;
 use super::state::Written;
 use super::state::{Exec, Flow, Interp, Leave, OBJECTS_MAX};
 use super::value::{convert, Buffer, Frame, Func, Handle, Ptr, Value};
@@ -17,6 +18,7 @@ use std::sync::Arc;
 
 impl Interp<'_> {
     fn args_for(&mut self, params: &[Param], args: &[Expr]) -> Exec<Vec<Arg>> {
+        self.unsequenced_draws(&args.iter().collect::<Vec<_>>());
         let n = params.len().max(args.len());
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
@@ -102,7 +104,7 @@ impl Interp<'_> {
                 if let Some(v) = builtins::method(self, name, &obj, &args, params, e)? {
                     return plain(v);
                 }
-                let _ = system;
+                self.runs_unseen(name, *system, &args);
                 plain(self.unmodelled(name, &args, params))
             }
             Callee::Construct {
@@ -149,7 +151,7 @@ impl Interp<'_> {
                 if let Some(v) = builtins::construct(self, name, &args, e)? {
                     return plain(v);
                 }
-                let _ = system;
+                self.runs_unseen(name, *system, &args);
                 // A copy or a conversion of one value of the same kind: the value itself, of
                 // the type constructed (a derived object copied into a base is a base).
                 if let [a] = args.as_slice() {
@@ -175,12 +177,16 @@ impl Interp<'_> {
                 };
                 match f {
                     Value::Func(func) => self.call_value(&func, args, params, e),
-                    other => plain(match other.brief() {
-                        Some(r) => Value::unknown(&format!(
-                            "a call through a value kerncast does not know ({r})"
-                        )),
-                        None => Value::unknown("a call through a value kerncast does not know"),
-                    }),
+                    other => {
+                        // What it calls may run the random number generator unseen.
+                        self.forget_rand();
+                        plain(match other.brief() {
+                            Some(r) => Value::unknown(&format!(
+                                "a call through a value kerncast does not know ({r})"
+                            )),
+                            None => Value::unknown("a call through a value kerncast does not know"),
+                        })
+                    }
                 }
             }
         }
@@ -253,7 +259,7 @@ impl Interp<'_> {
     fn library_call(
         &mut self,
         name: &str,
-        _system: bool,
+        system: bool,
         args: &[Arg],
         params: &[Param],
         e: &Expr,
@@ -261,7 +267,19 @@ impl Interp<'_> {
         if let Some(v) = builtins::call(self, name, args, e)? {
             return Ok(v);
         }
+        self.runs_unseen(name, system, args);
         Ok(self.unmodelled(name, args, params))
+    }
+
+    /// A call kerncast does not follow may run the random number generator unseen: a
+    /// function of the program it has no body for, a library function that draws
+    /// (`std::random_shuffle`), or one given code to run (a function or lambda:
+    /// `std::generate(v.begin(), v.end(), rand)`, a thread).
+    fn runs_unseen(&self, name: &str, system: bool, args: &[Arg]) {
+        let gives_code = args.iter().any(|a| matches!(a.value(), Value::Func(_)));
+        if !system || gives_code || libc_rand::draws(name) {
+            self.forget_rand();
+        }
     }
 
     /// A call kerncast does not model: its result is unknown, and so is what it may write
@@ -308,6 +326,8 @@ impl Interp<'_> {
         at: &Span,
     ) -> Exec<Value> {
         if self.stack.len() >= self.opts.budget.call_depth {
+            // The body is not run: a draw of the random number generator in it is missed.
+            self.forget_rand();
             return Ok(Value::unknown(&format!(
                 "calls nest deeper than {} (budget: --host-call-depth)",
                 self.opts.budget.call_depth
@@ -448,6 +468,8 @@ impl Interp<'_> {
         params: &[Arc<str>],
         span: &Span,
     ) -> Exec<()> {
+        let operands: Vec<&Expr> = config.iter().chain(args).collect();
+        self.unsequenced_draws(&operands);
         let mut cfg = Vec::new();
         for c in config {
             // `<<<g, b>>>` leaves the shared memory and the stream to their defaults.

@@ -9,6 +9,7 @@
 //! elements and length, or fields, unknown.
 
 use super::access::Place;
+use super::libc_rand;
 use super::state::{Interp, Summary, Written};
 use super::value::{Buffer, Ptr, Record, Value};
 use crate::ast::*;
@@ -27,6 +28,8 @@ impl Written {
         let mut w = Written::default();
         for s in stmts {
             let mut declared = Vec::new();
+            // Code kerncast does not lower may draw from the random number generator.
+            let mut unread = false;
             visit_stmt(
                 s,
                 &mut |st| {
@@ -36,10 +39,12 @@ impl Written {
                     if let StmtKind::RangeFor { var, .. } = &st.kind {
                         declared.push(var.key);
                     }
+                    unread |= matches!(st.kind, StmtKind::Unsupported(_));
                 },
                 &mut |e| w.note(e, sums),
             );
             w.vars.extend(declared);
+            w.rand |= unread;
         }
         for e in exprs {
             visit_expr(e, &mut |x| w.note(x, sums));
@@ -65,6 +70,8 @@ impl Written {
 
     fn note(&mut self, e: &Expr, sums: Summaries<'_>) {
         match &e.kind {
+            // What it contains is not lowered: it may draw from the random number generator.
+            ExprKind::Unsupported(_) => self.rand = true,
             ExprKind::Assign(_, l, _) => self.target(l),
             ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, x) => {
                 self.target(x)
@@ -83,6 +90,8 @@ impl Written {
                 // What the callee writes other than through its parameters (globals).
                 if let Some(s) = &summary {
                     self.absorb(s);
+                } else if may_draw_random(&c.callee, &c.args) {
+                    self.rand = true;
                 }
                 for (i, a) in c.args.iter().enumerate() {
                     match params.and_then(|p| p.get(i)) {
@@ -150,6 +159,7 @@ impl Written {
             .extend(s.w.fields.iter().filter(|(k, _)| !own(k)).cloned());
         self.field_contents
             .extend(s.w.field_contents.iter().filter(|(k, _)| !own(k)).cloned());
+        self.rand |= s.w.rand;
     }
 
     /// `e` is written: a variable itself, a field of the record it holds or points at, what
@@ -271,6 +281,30 @@ fn scalar_only_params(f: &Function) -> Vec<bool> {
         }
     }
     ok
+}
+
+/// Whether a call kerncast has no body for may run the C library's random number generator:
+/// it is one of its functions (or a library function known to call it), the program's own
+/// code kerncast did not read, a call through a value, or a library function given code to
+/// run (a lambda, a function pointer).
+fn may_draw_random(callee: &Callee, args: &[Expr]) -> bool {
+    let (name, system) = match callee {
+        Callee::Direct { name, system, .. }
+        | Callee::Method { name, system, .. }
+        | Callee::Construct { name, system, .. } => (name, *system),
+        Callee::Value(..) => return true,
+    };
+    let gives_code = args.iter().any(|a| {
+        let a = strip(a);
+        let lambda = matches!(&a.ty, Ty::Record { name, .. } if name.contains("lambda"));
+        let function = match &a.ty {
+            Ty::Function => true,
+            Ty::Pointer(t) => matches!(**t, Ty::Function),
+            _ => false,
+        };
+        lambda || function || matches!(a.kind, ExprKind::Lambda(_))
+    });
+    !system || gives_code || libc_rand::draws(name)
 }
 
 /// The summary of a function's writes (`sums` gives its callees').
@@ -428,6 +462,23 @@ impl Interp<'_> {
                 let v = c.borrow().copy();
                 s.cells.push((c.clone(), v));
             }
+            // A pointer to a variable or a field (`set(&n)`, then `*p = 64;` or `*out = NULL;`
+            // on one side): what it points at is written, whatever that holds, so it is saved
+            // too.
+            let pointee = c.borrow().clone();
+            match pointee {
+                Value::Ptr(Ptr::Cell(t)) if !s.cells.iter().any(|(x, _)| Rc::ptr_eq(x, &t)) => {
+                    let v = t.borrow().copy();
+                    s.cells.push((t, v));
+                }
+                Value::Ptr(Ptr::Field(r, _))
+                    if !s.records.iter().any(|(x, _)| Rc::ptr_eq(x, &r)) =>
+                {
+                    let copy = r.borrow().clone();
+                    s.records.push((r, copy));
+                }
+                _ => {}
+            }
             let holder = holder_of(&c.borrow());
             match holder {
                 Some(Holder::Buffer(b)) if !s.buffers.iter().any(|(x, _)| Rc::ptr_eq(x, &b)) => {
@@ -515,6 +566,35 @@ impl Interp<'_> {
         }
     }
 
+    /// Operands C evaluates in an order it leaves to the compiler (a call's arguments, both
+    /// sides of `+`; GCC and clang differ): when two of them may draw from the random number
+    /// generator, which draw comes first is unknown, and so is every draw from here on.
+    pub(super) fn unsequenced_draws(&self, operands: &[&Expr]) {
+        let has_call = |e: &Expr| {
+            let mut found = false;
+            visit_expr(e, &mut |x| found |= matches!(x.kind, ExprKind::Call(_)));
+            found
+        };
+        // Most operands call nothing: the cheap look first.
+        let calling: Vec<&Expr> = operands.iter().copied().filter(|e| has_call(e)).collect();
+        if calling.len() < 2 {
+            return;
+        }
+        let drawing = calling
+            .iter()
+            .filter(|e| self.written(&[], &[e]).rand)
+            .count();
+        if drawing > 1 {
+            self.forget_rand();
+        }
+    }
+
+    /// The random number generator may have run where kerncast did not follow it: what it
+    /// gives from now on is unknown (until the program seeds it again).
+    pub(super) fn forget_rand(&self) {
+        *self.rand.borrow_mut() = None;
+    }
+
     /// Every variable `w` covers becomes unknown; what it holds keeps its identity (the same
     /// array, the same pointer) with its contents unknown.
     pub(super) fn forget(&self, w: &Written, why: &str) {
@@ -527,6 +607,9 @@ impl Interp<'_> {
     }
 
     fn forget_with(&self, w: &Written, why: &str, keep_len: bool) {
+        if w.rand {
+            self.forget_rand();
+        }
         let unknown = Value::unknown(why);
         // A field of a record: that field alone; what a field holds: that alone. Where the
         // variable holds no record (an array of them), all it holds.

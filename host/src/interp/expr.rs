@@ -129,10 +129,15 @@ impl Interp<'_> {
                 }
             }
             ExprKind::DefaultArg => Value::unknown("a default argument kerncast could not read"),
-            ExprKind::Unsupported(what) => Value::unknown(&format!(
-                "kerncast does not read {what} (line {})",
-                e.span.line
-            )),
+            ExprKind::Unsupported(what) => {
+                // What it contains is not run: a draw of the random number generator in it
+                // would be missed.
+                self.forget_rand();
+                Value::unknown(&format!(
+                    "kerncast does not read {what} (line {})",
+                    e.span.line
+                ))
+            }
         };
         Ok(v)
     }
@@ -308,6 +313,11 @@ impl Interp<'_> {
                 if l.truth() == decided {
                     return Ok(Value::Int((decided == Some(true)) as i128));
                 }
+                // With the left side unknown, C may not evaluate the right one at all: a draw
+                // of the random number generator there may not happen.
+                if l.truth().is_none() && self.written(&[], &[b]).rand {
+                    self.forget_rand();
+                }
                 let r = self.eval(b)?;
                 Ok(match (l.truth(), r.truth()) {
                     (Some(_), Some(y)) => Value::Int(y as i128),
@@ -322,6 +332,7 @@ impl Interp<'_> {
                 self.eval(b)
             }
             _ => {
+                self.unsequenced_draws(&[a, b]);
                 let l = self.eval(a)?;
                 let r = self.eval(b)?;
                 Ok(arith(op, &l, &r, &e.ty))

@@ -1,7 +1,8 @@
 //! An abstract interpreter over the lowered host code: it runs `main` (or, in a file with no
 //! `main`, each function nothing else calls) with the program's command line, computing every
 //! value C would where the inputs allow, and `Unknown` with its reason where they do not
-//! (data read from files, `rand()`, a library kerncast does not model). Launches are recorded
+//! (data read from files, `rand()` after a draw kerncast did not follow, a library kerncast
+//! does not model; `rand()` after `srand` is glibc's, `libc_rand`). Launches are recorded
 //! with the values that reach them ([`launches`]).
 //!
 //! Everything is bounded by a deterministic work budget ([`Budget`]): statements and
@@ -25,6 +26,7 @@ mod containers;
 mod effects;
 mod expr;
 pub mod launches;
+mod libc_rand;
 pub mod programs;
 mod state;
 mod stmt;
@@ -114,6 +116,8 @@ impl<'p> Interp<'p> {
             notes: Vec::new(),
             programs: Vec::new(),
             uncertain: 0,
+            // A program that never calls `srand` runs as seeded with 1.
+            rand: RefCell::new(Some(libc_rand::LibcRand::seeded(1))),
             exit_guards: Vec::new(),
             fn_guards: Vec::new(),
             left: None,
@@ -157,6 +161,11 @@ impl<'p> Interp<'p> {
                 continue;
             };
             let is_main = &*f.name == "main";
+            // A function run as an entry point may run after anything: the generator's state
+            // when it starts is unknown.
+            if !is_main {
+                self.forget_rand();
+            }
             let args: Vec<Arg> = if is_main {
                 self.main_args(&f)
             } else {
@@ -306,7 +315,11 @@ impl<'p> Interp<'p> {
         }
         let cell = heap::shared(Value::unknown("not yet initialised"));
         self.globals.insert(key, cell.clone());
-        let init = match self.prog.globals.get(&key) {
+        let prog = self.prog;
+        // Declared `extern` and defined nowhere in the code read: the library's variable (or
+        // another program's file's), which the program does not see as zero.
+        let elsewhere = prog.extern_globals.contains(&key) && !prog.defined_globals.contains(&key);
+        let init = match self.prog.globals.get(&key).filter(|_| !elsewhere) {
             Some(g) => match &g.init {
                 Some(e) => {
                     let frames = std::mem::take(&mut self.frames);
@@ -319,6 +332,9 @@ impl<'p> Interp<'p> {
             },
             None => match builtins::system_global(self, name, key) {
                 Some(v) => v,
+                None if elsewhere => Value::unknown(&format!(
+                    "`{name}` is declared `extern` and defined in code kerncast did not read"
+                )),
                 None => Value::unknown(&format!("`{name}` is not a variable kerncast can read")),
             },
         };

@@ -3,6 +3,7 @@
 //! their own) so that each can import it without importing the others.
 
 use super::launches::Recorder;
+use super::libc_rand::LibcRand;
 use super::value::{Event, Frame, Value};
 use crate::ast::{DeclKey, Span};
 use crate::clang::lower::ProgramAst;
@@ -170,6 +171,10 @@ pub struct Interp<'p> {
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     pub(super) uncertain: usize,
+    /// The C library's random number generator (`rand`, `srand`) while kerncast has
+    /// followed every call of it; `None` once one may have run unseen (in a loop not
+    /// followed to its end, on a side of an undecided condition, in code not read).
+    pub(super) rand: RefCell<Option<LibcRand>>,
     /// Conditions of undecided branches that may have exited the program: every launch
     /// after them runs under them.
     pub(super) exit_guards: Vec<Rc<str>>,
@@ -210,6 +215,9 @@ pub(super) struct Written {
     pub field_contents: BTreeSet<(DeclKey, Arc<str>)>,
     /// `&x` arguments whose writes a callee's summary says exactly (not all of `x`).
     pub(super) exact_args: BTreeSet<*const crate::ast::Expr>,
+    /// Whether it may call the C library's random number generator (or code kerncast does
+    /// not read, which may): the generator's state is written too.
+    pub(super) rand: bool,
 }
 
 /// What a function of the program may write, as its callers see it: its parameters, its

@@ -4,7 +4,7 @@
 
 use super::access::{buffer_of, Place};
 use super::containers::map_elements;
-use super::effects::{appends_only, is_empty, vars_read, without_stores};
+use super::effects::{appends_only, is_empty, vars_read, visit_expr, without_stores};
 use super::state::{Exec, Flow, Halt, Interp, Leave};
 use super::value::{convert, Buffer, Value};
 use crate::ast::*;
@@ -17,6 +17,16 @@ use std::sync::Arc;
 /// Iterations a loop runs, each launching the same, before its remaining iterations are counted
 /// instead of run.
 const STEADY_SAMPLE: u64 = 256;
+
+/// The fewer iterations launching the same that are enough for a loop that has spent half
+/// the steps left when it started: followed to `STEADY_SAMPLE`, it would stop the whole
+/// reading on the step budget (an outer repetition loop around work that runs as known, a
+/// generator seeded by `srand`, at every iteration), and nothing after it would be read.
+const STEADY_COSTLY: u64 = 16;
+
+/// What a function returns after a `goto` taken on one side of an undecided condition: the
+/// code at the label is not run from there (what follows the condition runs instead).
+const GOTO_PATH: &str = "a return after a goto on one side of an undecided condition";
 
 /// A loop that cannot launch and was cut short before is followed, each time it runs again,
 /// for half the steps of the time before, down to this fraction of `quiet_loop_steps`.
@@ -114,7 +124,13 @@ impl Interp<'_> {
             StmtKind::Goto(label) => Ok(Flow::Goto(label.clone())),
             StmtKind::Try { body, handlers } => self.try_stmt(s, body, handlers),
             StmtKind::Label(_, body) => self.exec(body),
-            StmtKind::Null | StmtKind::Unsupported(_) => Ok(Flow::Normal),
+            StmtKind::Null => Ok(Flow::Normal),
+            // Not run (an OpenMP directive, a statement kerncast does not lower): a draw of
+            // the random number generator in it would be missed.
+            StmtKind::Unsupported(_) => {
+                self.forget_rand();
+                Ok(Flow::Normal)
+            }
         }
     }
 
@@ -195,6 +211,10 @@ impl Interp<'_> {
         in_switch: bool,
     ) -> Exec<()> {
         let written = self.written(branches, &[]);
+        // Each branch would draw from the same generator state, and which ran is unknown.
+        if written.rand {
+            self.forget_rand();
+        }
         let before = self.save(&written);
         let mut outcomes = Vec::new();
         let why_rc: Rc<str> = Rc::from(why);
@@ -215,8 +235,12 @@ impl Interp<'_> {
                 Err(Halt::Exit | Halt::Throw(_)) => Flow::Normal,
                 Ok(f) => f,
             };
-            if let Flow::Return(v) = &flow {
-                self.return_early(v, &why_rc);
+            match &flow {
+                Flow::Return(v) => self.return_early(v, &why_rc),
+                // A jump out of the branch to a label kerncast does not run from here: what
+                // the function returns on that path is unknown.
+                Flow::Goto(_) => self.return_early(&Value::unknown(GOTO_PATH), &why_rc),
+                _ => {}
             }
             let by_flow = match flow {
                 Flow::Normal => None,
@@ -290,6 +314,8 @@ impl Interp<'_> {
         let line = s.span.line;
         let start_mark = self.recorder.log.len();
         let mut start_steps = self.steps;
+        let entry_steps = self.steps;
+        let left_at_entry = self.opts.budget.steps.saturating_sub(entry_steps);
         let quiet_body = !self.may_launch_cached(body);
         // The body without its stores into memory, once the loop has run long (see below).
         let mut sliced: Option<Rc<Stmt>> = None;
@@ -414,7 +440,9 @@ impl Interp<'_> {
             if let Some(i) = inc {
                 self.eval(i)?;
             }
-            if steady == STEADY_SAMPLE && !launched.is_empty() {
+            let costly = (self.steps - entry_steps).saturating_mul(2) > left_at_entry;
+            let sampled = steady == STEADY_SAMPLE || (costly && steady >= STEADY_COSTLY);
+            if sampled && !launched.is_empty() {
                 if let Some(left) = self.remaining_trips(cond, inc, body) {
                     // The remaining iterations launch what the last did; an argument that
                     // changed between the last two is not known for them.
@@ -456,8 +484,10 @@ impl Interp<'_> {
         self.restore_guards(guards, fn_guards);
         // A body that returns or exits, in a loop that may not run, leaves what follows
         // uncertain; a break or continue does not reach past the loop.
-        if let Ok(Flow::Return(v)) = &r {
-            self.return_early(v, &why_rc);
+        match &r {
+            Ok(Flow::Return(v)) => self.return_early(v, &why_rc),
+            Ok(Flow::Goto(_)) => self.return_early(&Value::unknown(GOTO_PATH), &why_rc),
+            _ => {}
         }
         let by_flow = match &r {
             Ok(Flow::Return(_) | Flow::Goto(_)) => Some(Leave::Function),
@@ -498,12 +528,18 @@ impl Interp<'_> {
         let touched = |k: &DeclKey| written.touches(k);
         let mut bound_vars = BTreeSet::new();
         vars_read(bound, &mut bound_vars);
-        if touched(&key) || bound_vars.iter().any(touched) {
+        // A bound that draws from the random number generator is another each time.
+        if touched(&key) || bound_vars.iter().any(touched) || self.written(&[], &[bound]).rand {
             return None;
         }
         let cell = self.existing_cell(key)?;
         let i = cell.borrow().as_int()?;
-        let n = self.eval(bound).ok()?.as_int()?;
+        // kerncast's own look at the bound, not the program's: a draw of the random number
+        // generator in it is not one the program makes.
+        let generator = self.rand.borrow().clone();
+        let n = self.eval(bound);
+        *self.rand.borrow_mut() = generator;
+        let n = n.ok()?.as_int()?;
         let left = match (op, step > 0) {
             (BinOp::Lt, true) => (n - i + step - 1).max(0) / step,
             (BinOp::Le, true) => (n - i + step).max(0) / step,
@@ -519,7 +555,10 @@ impl Interp<'_> {
     fn const_int(&mut self, e: &Expr) -> Option<i128> {
         let mut reads = BTreeSet::new();
         vars_read(e, &mut reads);
-        if !reads.is_empty() {
+        // A call may give another value each time (`i += rand() % 4`).
+        let mut calls = false;
+        visit_expr(e, &mut |x| calls |= matches!(x.kind, ExprKind::Call(_)));
+        if !reads.is_empty() || calls {
             return None;
         }
         self.eval(e).ok()?.as_int()
@@ -556,8 +595,17 @@ impl Interp<'_> {
             return self.unknown_loop(body, None, None, mark, &why);
         };
         let storage = buffer_of(&r);
+        let start_mark = self.recorder.log.len();
         for (n, e) in elems.into_iter().enumerate() {
             if n as u64 >= self.opts.budget.loop_iterations {
+                // The iterations left are not run: what they would write is unknown, and
+                // the launches in them are counted in part.
+                let why = format!(
+                    "the range-for at line {} was followed for {n} iterations (budget: --host-loop-iterations)",
+                    s.span.line
+                );
+                self.recorder.partial_since(start_mark, &why);
+                self.forget_written(&[body], &[], &why);
                 break;
             }
             // `for (int& v : a)` names the elements themselves.

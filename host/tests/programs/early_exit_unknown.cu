@@ -1,15 +1,16 @@
 /* kerncast-expect
-26: k(float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=?{fscanf} x=ptr} when ?{condition at line 25}
-38: k(float*, int) <<<(2,1,1), (64,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 18}
-41: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=0 x=ptr} when ?{condition at line 18} when ?{condition at line 40}
-41: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 18} when ?{condition at line 40}
-41: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=2 x=ptr} when ?{condition at line 18} when ?{condition at line 40}
+27: k(float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=?{fscanf} x=ptr} when ?{condition at line 26}
+39: k(float*, int) <<<(2,1,1), (64,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 19}
+42: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=0 x=ptr} when ?{condition at line 19} when ?{condition at line 41}
+42: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 19} when ?{condition at line 41}
+42: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=2 x=ptr} when ?{condition at line 19} when ?{condition at line 41}
 */
 // Early returns, exits and continues under conditions on data read at run time: what follows
 // runs only when the condition lets it, and says so. run() launches unless n > 4096; after
-// check(n) everything runs only if n > 0; each launch of the loop only when rand() lets it.
+// check(n) everything runs only if n > 0; each launch of the loop only when the clock lets it.
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <cuda_runtime.h>
 
 __global__ void k(float* x, int n) {}
@@ -37,7 +38,7 @@ int main() {
   check(n);
   k<<<2, 64>>>(x, 1);
   for (int i = 0; i < 3; i++) {
-    if (rand() % 2) continue;
+    if (time(NULL) % 2) continue;
     k<<<3, 96>>>(x, i);
   }
   return 0;
