@@ -414,6 +414,10 @@ impl Model for LinearModel {
             rel: self.fit_error.unwrap_or(0.4),
             source: match self.fit_error {
                 Some(_) => "geometric-mean relative error of the weights' fit".into(),
+                None if scheduler_form => format!(
+                    "a rough band: the cross-validated error of {}'s weights is in their source (`kerncast devices {}`)",
+                    d.name, d.name
+                ),
                 None => "Stevens & Klöckner 2016 §7: per-kernel geometric-mean errors up to ~40 % across GPUs".into(),
             },
         };
