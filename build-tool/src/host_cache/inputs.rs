@@ -5,8 +5,8 @@
 //! now find first, or a new source beside a unit (read where no unit has `main`), changes its
 //! folder's.
 
+use crate::cache::Cache;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -67,13 +67,13 @@ fn modified_after(f: &Path, since: SystemTime) -> bool {
         .map_or(true, |t| t >= since)
 }
 
-/// The SHA-256 of a file's content, in hex; `None` where it cannot be read.
+/// The digest of a file's content (the cache's own key of it); `None` where it cannot be read.
 pub fn file_digest(f: &Path) -> Option<String> {
     let bytes = std::fs::read(f).ok()?;
-    Some(hex(&Sha256::digest(&bytes)))
+    Some(Cache::key(&[bytes]))
 }
 
-/// The SHA-256 of the names in a folder, sorted; that of no names where it cannot be listed.
+/// The digest of the names in a folder, sorted; that of no names where it cannot be listed.
 fn folder_digest(d: &Path) -> String {
     let mut names: Vec<Vec<u8>> = std::fs::read_dir(d)
         .map(|entries| {
@@ -84,16 +84,7 @@ fn folder_digest(d: &Path) -> String {
         })
         .unwrap_or_default();
     names.sort();
-    let mut h = Sha256::new();
-    for n in names {
-        h.update((n.len() as u64).to_le_bytes());
-        h.update(n);
-    }
-    hex(&h.finalize())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    Cache::key(&names)
 }
 
 #[cfg(test)]
