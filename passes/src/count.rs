@@ -620,6 +620,11 @@ const REUSE_BUDGET: u64 = if cfg!(debug_assertions) {
     1 << 20
 };
 
+/// Most (counter, thread) points `segments` walks to count an access's segments directly
+/// (about 0.1 s in a release build, where isl's scanning of as many took seconds); beyond
+/// it, isl counts them.
+const SEGMENT_WALK_BUDGET: u64 = 1 << 20;
+
 /// Most points `segments` counts one by one (about a second of isl scanning), so `bind` stays
 /// quick at real problem sizes.
 const POINT_COUNT_BUDGET: f64 = (1u64 << 20) as f64;
@@ -753,8 +758,13 @@ fn segments(
         .map(|v| rat_to_f64(&v))
         .unwrap_or(f64::INFINITY)
         * (32 * (r.width.div_ceil(seg) + 1)) as f64;
+    // the same count as isl's below, walked warp by warp where that is cheap
+    let walked = || reuse::segments_walked(r, defs, block, env, seg, SEGMENT_WALK_BUDGET);
     let ctx = Ctx::new();
     if est <= POINT_COUNT_BUDGET {
+        if let Some(n) = walked() {
+            return Ok(Some(n as f64));
+        }
         let set = Set::parse(&ctx, &text)?;
         let np = set.dim(DimType::isl_dim_param)?;
         let free = set.project_out(DimType::isl_dim_param, 0, np)?;
@@ -798,6 +808,9 @@ fn segments(
     };
     if let Some(v) = closed.and_then(|q| q.eval_map(env)) {
         return Ok(Some(rat_to_f64(&v)));
+    }
+    if let Some(n) = walked() {
+        return Ok(Some(n as f64));
     }
     let set = Set::parse(&ctx, &text)?;
     let q = poly_mod::count(&set)?;
@@ -1312,3 +1325,6 @@ impl KernelStats {
         s
     }
 }
+
+#[cfg(test)]
+mod segment_walk_tests;

@@ -25,9 +25,11 @@ use crate::stats::{Dir, Space};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod profile;
+mod segments;
 mod tally;
 use profile::{lane_sectors, PROGRESS_SCALE};
 pub use profile::{FootprintPoint, Reuse, ReuseBucket, ReuseProfile, Touch, WindowPoint};
+pub use segments::segments_walked;
 #[cfg(test)]
 use tally::{bucket_of, progress_bucket};
 pub use tally::{from_touches, TouchStream};
