@@ -1327,4 +1327,4 @@ impl KernelStats {
 }
 
 #[cfg(test)]
-mod segment_walk_tests;
+mod walk_tests;
