@@ -1110,6 +1110,7 @@ pub fn accuracy(rows: &[Row]) -> String {
         flop_rows.iter().filter(|r| ptx_ok(r)).count(),
         flop_rows.len(),
     );
+    out.push_str(&static_flop_misses(&stat, rows));
     let big: Vec<&&Row> = predicted
         .iter()
         .filter(|r| r.measured_dram_bytes.is_some_and(|m| m > 1e6) && r.dram_bytes.is_some())
@@ -1182,6 +1183,81 @@ pub fn accuracy(rows: &[Row]) -> String {
         for (g, n) in reasons.iter().take(15) {
             let _ = writeln!(out, "  {n:>5}  {g}");
         }
+    }
+    out
+}
+
+/// FP32 + FP64 FLOPs: kerncast's SASS-table count, its PTX-level count, and Nsight's.
+fn flop_totals(r: &Row) -> (f64, f64, f64) {
+    (
+        r.flops_f32.unwrap_or(0.0) + r.flops_f64.unwrap_or(0.0),
+        r.ptx_flops_f32.unwrap_or(0.0) + r.ptx_flops_f64.unwrap_or(0.0),
+        r.measured_flops_f32.unwrap_or(0.0) + r.measured_flops_f64.unwrap_or(0.0),
+    )
+}
+
+fn within_a_thousandth(p: f64, m: f64) -> bool {
+    (p - m).abs() <= 1e-3 * m.abs().max(1.0)
+}
+
+/// Why a launch with static control flow misses Nsight's FLOPs, as far as the rows tell: the
+/// measured count itself moves between launches of the same kernel and sizes (data the count
+/// cannot see), or the miss comes with a division, square root or transcendental that the SASS
+/// table expands, or the PTX alone already differs (the code kerncast compiled is not the
+/// measured build's: compiler version, contraction, constant folding).
+fn flop_miss_cause(r: &Row, rows: &[Row]) -> &'static str {
+    let (_, _, m) = flop_totals(r);
+    let varies = rows.iter().any(|o| {
+        o.program == r.program
+            && o.kernel == r.kernel
+            && o.grid == r.grid
+            && o.block == r.block
+            && !within_a_thousandth(flop_totals(o).2, m)
+    });
+    let (p, ptx, _) = flop_totals(r);
+    if varies {
+        "the measured count differs between launches of the same kernel and sizes"
+    } else if !within_a_thousandth(p, ptx) {
+        "with a division, sqrt or transcendental the SASS table expands"
+    } else {
+        "no expansion involved: the compiled code differs from the measured build's"
+    }
+}
+
+/// The launches with static control flow whose FLOPs miss Nsight's by more than 0.1 %, by
+/// likely cause, each with kerncast's count over the measured one.
+fn static_flop_misses(stat: &[&&&Row], rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let mut by_cause: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for r in stat {
+        let (p, _, m) = flop_totals(r);
+        if within_a_thousandth(p, m) {
+            continue;
+        }
+        let ratio = if m > 0.0 { p / m } else { f64::INFINITY };
+        by_cause
+            .entry(flop_miss_cause(r, rows))
+            .or_default()
+            .push(format!(
+                "{}/{} #{} {ratio:.4}",
+                r.program, r.kernel, r.launch
+            ));
+    }
+    let mut out = String::new();
+    if by_cause.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "FLOP misses with static control flow (kerncast / measured), by likely cause:"
+    );
+    for (cause, launches) in by_cause {
+        let _ = writeln!(
+            out,
+            "  {:>5}  {cause}: {}",
+            launches.len(),
+            launches.join(", ")
+        );
     }
     out
 }
@@ -1269,6 +1345,50 @@ mod tests {
             ..measured("k", "k(int)")
         };
         match_rows(&[&m], &Err("not read in this test".into())).remove(0)
+    }
+
+    /// A launch of static control flow with FLOPs (SASS table, PTX, measured per launch).
+    fn counted(program: &str, launch: u32, flops: (f64, f64), measured: f64) -> Row {
+        Row {
+            launch,
+            predicted_time_ns: Some(1.0),
+            flops_f32: Some(flops.0),
+            flops_f64: Some(0.0),
+            ptx_flops_f32: Some(flops.1),
+            ptx_flops_f64: Some(0.0),
+            measured_flops_f32: Some(measured),
+            measured_flops_f64: Some(0.0),
+            static_counts: Some(true),
+            ..row_of(program)
+        }
+    }
+
+    #[test]
+    fn static_flop_misses_are_listed_by_cause() {
+        let rows = vec![
+            counted("exact", 1, (100.0, 100.0), 100.0),
+            // Nsight counted 100 and 130 on two launches of the same sizes: data decides
+            counted("varies", 1, (100.0, 100.0), 130.0),
+            counted("varies", 2, (100.0, 100.0), 100.0),
+            // the SASS table's expansion (150) is not the measured 140
+            counted("expanded", 1, (150.0, 110.0), 140.0),
+            // PTX and table agree and both miss
+            counted("compiled", 1, (80.0, 80.0), 100.0),
+        ];
+        let text = accuracy(&rows);
+        assert!(text.contains("static control flow: 2 of 5"), "{text}");
+        let line = |cause: &str| {
+            text.lines()
+                .find(|l| l.contains(cause))
+                .unwrap_or_else(|| panic!("no line for {cause}: {text}"))
+                .to_string()
+        };
+        let varies = line("differs between launches");
+        assert!(varies.trim_start().starts_with("1  "), "{varies}");
+        assert!(varies.contains("varies/k #1 0.7692"), "{varies}");
+        assert!(line("the SASS table expands").contains("expanded/k #1 1.0714"));
+        assert!(line("no expansion involved").contains("compiled/k #1 0.8000"));
+        assert!(!text.contains("exact/k"));
     }
 
     #[test]
