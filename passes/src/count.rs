@@ -738,6 +738,9 @@ impl SegmentFrame {
 /// form is the same for every workload whose address keeps its coefficients (no parameter
 /// multiplies an index): the second time an access is counted this way, it is counted once
 /// with the parameters free and kept in `forms`, and each further workload evaluates it.
+///
+/// `memo` keeps the counts of one workload by set: copies of an access with the same address
+/// and domain (an unrolled `out[i] = in[i]`) have the same segments, counted once.
 fn segments(
     (i, r): (usize, &AccessRecord),
     defs: &named::Defs,
@@ -745,10 +748,29 @@ fn segments(
     env: &BTreeMap<String, i128>,
     seg: u64,
     forms: &SectorForms,
+    memo: &mut BTreeMap<String, Option<f64>>,
 ) -> Result<Option<f64>, CountError> {
     let Some(text) = segment_set(r, defs, block, env, seg, false) else {
         return Ok(None);
     };
+    if let Some(n) = memo.get(&text) {
+        return Ok(*n);
+    }
+    let n = segments_of_set((i, r), &text, defs, block, env, seg, forms)?;
+    memo.insert(text, n);
+    Ok(n)
+}
+
+/// [`segments`] of the set `text` of access `r`.
+fn segments_of_set(
+    (i, r): (usize, &AccessRecord),
+    text: &str,
+    defs: &named::Defs,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    seg: u64,
+    forms: &SectorForms,
+) -> Result<Option<f64>, CountError> {
     // isl's point count is exact whatever the set's shape; the quasi-polynomial count is
     // used only where visiting every point would be slow (its result for the 33×33
     // `transpose_naive` store, 605 sectors against 625 true, is reported as a counting bug).
@@ -765,7 +787,7 @@ fn segments(
         if let Some(n) = walked() {
             return Ok(Some(n as f64));
         }
-        let set = Set::parse(&ctx, &text)?;
+        let set = Set::parse(&ctx, text)?;
         let np = set.dim(DimType::isl_dim_param)?;
         let free = set.project_out(DimType::isl_dim_param, 0, np)?;
         let (n, d) = free.count_val()?.to_rational()?;
@@ -812,7 +834,7 @@ fn segments(
     if let Some(n) = walked() {
         return Ok(Some(n as f64));
     }
-    let set = Set::parse(&ctx, &text)?;
+    let set = Set::parse(&ctx, text)?;
     let q = poly_mod::count(&set)?;
     Ok(q.eval_map(env).map(|v| rat_to_f64(&v)))
 }
@@ -1179,6 +1201,7 @@ impl KernelStats {
             }
         }
         let mut any_tile = false;
+        let mut segment_memo = BTreeMap::new();
         for (i, r) in self
             .accesses
             .iter()
@@ -1200,19 +1223,21 @@ impl KernelStats {
                     any_tile = true;
                     (per(32), per(128))
                 }
-                None => (
-                    segments((i, r), &self.defs, self.block, &env, 32, &self.sector_forms)
-                        .map_err(cerr)?,
-                    segments(
-                        (i, r),
-                        &self.defs,
-                        self.block,
-                        &env,
-                        128,
-                        &self.sector_forms,
-                    )
-                    .map_err(cerr)?,
-                ),
+                None => {
+                    let mut count = |seg| {
+                        segments(
+                            (i, r),
+                            &self.defs,
+                            self.block,
+                            &env,
+                            seg,
+                            &self.sector_forms,
+                            &mut segment_memo,
+                        )
+                        .map_err(cerr)
+                    };
+                    (count(32)?, count(128)?)
+                }
             };
             match (sec, lin) {
                 (Some(s), Some(l)) => {

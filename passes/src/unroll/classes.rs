@@ -30,9 +30,22 @@ pub fn site_classes(
     }
     let mut out: Vec<Result<StrideClass, String>> =
         sites.iter().map(|_| Ok(StrideClass::Unknown)).collect();
+    // a class reads only these of a site: copies of one access (an unrolled `out[i] = in[i]`
+    // is 32 instructions) are classed once
+    let mut classed: BTreeMap<String, Result<StrideClass, String>> = BTreeMap::new();
+    let mut class_of_site = |m: &MemSite| {
+        let key = format!(
+            "{:?}|{:?}|{:?}|{:?}|{}",
+            m.coefs, m.addr, m.cond, m.counters, m.width
+        );
+        classed
+            .entry(key)
+            .or_insert_with(|| bound_class(m, defs, block, env))
+            .clone()
+    };
     for idx in groups.values() {
         let c = match idx.as_slice() {
-            [one] => bound_class(&sites[*one], defs, block, env),
+            [one] => class_of_site(&sites[*one]),
             _ => pooled_class(idx.iter().map(|&i| &sites[i]), block, env),
         };
         for &i in idx {
