@@ -4,7 +4,7 @@
 //! unknown result ([`Interp::unmodelled`]); the GPU APIs' calls that only report a status
 //! return success, with what they write through pointers unknown.
 
-use super::access::{buffer_of, deref, parse_float, parse_int, str_of, write_through, Arg, Place};
+use super::access::{buffer_of, deref, parse_float, parse_int, str_of, str_unknown_why, write_through, Arg, Place};
 use super::launches::{dims, kernel_name_of, Event, LOCAL_SIZE_NAMES};
 use super::libc_rand::LibcRand;
 use super::state::{Exec, Halt, Interp, Leave, OccupancyOracle};
@@ -1387,7 +1387,10 @@ impl Interp<'_> {
 fn arg_unknown(v: &Value, f: &str) -> Value {
     match v {
         Value::Unknown(_) => v.clone(),
-        _ => Value::unknown(&format!("`{f}` of a string kerncast does not know")),
+        _ => Value::unknown(&match str_unknown_why(v) {
+            Some(why) => format!("`{f}` of a string kerncast does not know ({why})"),
+            None => format!("`{f}` of a string kerncast does not know"),
+        }),
     }
 }
 
