@@ -72,12 +72,12 @@ impl Written {
         match &e.kind {
             // What it contains is not lowered: it may draw from the random number generator.
             ExprKind::Unsupported(_) => self.rand = true,
-            ExprKind::Assign(_, l, _) => self.target(l),
+            ExprKind::Assign(_, l, _) => self.target(l, sums),
             ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, x) => {
-                self.target(x)
+                self.target(x, sums)
             }
             ExprKind::Unary(UnOp::AddrOf, x) if !self.exact_args.contains(&(e as *const Expr)) => {
-                self.target(x)
+                self.target(x, sums)
             }
             ExprKind::Call(c) => {
                 let (params, key) = match &c.callee {
@@ -95,7 +95,7 @@ impl Written {
                 }
                 for (i, a) in c.args.iter().enumerate() {
                     match params.and_then(|p| p.get(i)) {
-                        Some(p) if p.writes && p.by_ref => self.target(a),
+                        Some(p) if p.writes && p.by_ref => self.target(a, sums),
                         Some(p) if !p.writes => {}
                         // A pointer to non-const, or an argument of unknown type (varargs,
                         // a call through a value): what it points at may be written — only
@@ -180,6 +180,12 @@ impl Written {
                     .extend(s.w.this_field_contents.iter().cloned());
             }
             _ => match root(object) {
+                // A member's method (`s.v.push_back(x)`, `p->v[i]`): what that member holds.
+                Some(Root::Var(_)) if member_of_var(object).is_some() => {
+                    if let Some((k, f)) = member_of_var(object) {
+                        self.field_contents.insert((k, f));
+                    }
+                }
                 Some(Root::Var(k)) => {
                     self.contents.insert(k);
                 }
@@ -216,7 +222,7 @@ impl Written {
 
     /// `e` is written: a variable itself, a field of the record it holds or points at, what
     /// such a field holds, or what a variable holds.
-    fn target(&mut self, e: &Expr) {
+    fn target(&mut self, e: &Expr, sums: Summaries<'_>) {
         let e = strip(e);
         if let ExprKind::Var(k, _) = &e.kind {
             self.vars.insert(*k);
@@ -239,6 +245,33 @@ impl Written {
                 self.this_field_contents.insert(f);
             }
             return;
+        }
+        // Through a method that returns a member of its object (`volo(i) = v;` with
+        // `Real_t& volo(int i) { return m_volo[i]; }`, `d.size() = n`): that member of the
+        // object it is called on.
+        if let Some((object, above, key)) = method_chain(e) {
+            if let Some((f, direct)) = sums(key).and_then(|s| s.returns_field.clone()) {
+                let whole = above == 0 && direct;
+                match &strip(object).kind {
+                    ExprKind::Var(k, _) => {
+                        if whole {
+                            self.fields.insert((*k, f));
+                        } else {
+                            self.field_contents.insert((*k, f));
+                        }
+                        return;
+                    }
+                    ExprKind::This => {
+                        if whole {
+                            self.this_fields.insert(f);
+                        } else {
+                            self.this_field_contents.insert(f);
+                        }
+                        return;
+                    }
+                    _ => {}
+                }
+            }
         }
         match root(e) {
             Some(Root::Var(k)) => {
@@ -274,6 +307,19 @@ fn chain(e: &Expr) -> Option<(DeclKey, Vec<Step>)> {
             ExprKind::Index(base, _) | ExprKind::Unary(UnOp::Deref, base) => {
                 steps.push(Step::Elem);
                 e = strip(base);
+            }
+            // A library container's element (`s.v[i]`, `p->v.at(i)`).
+            ExprKind::Call(Call {
+                callee:
+                    Callee::Method {
+                        object,
+                        system: true,
+                        ..
+                    },
+                ..
+            }) => {
+                steps.push(Step::Elem);
+                e = strip(object);
             }
             _ => return None,
         }
@@ -389,6 +435,7 @@ pub(super) fn summarize(f: &Function, sums: Summaries<'_>) -> Summary {
         &mut |_| {},
     );
     Summary {
+        returns_field: returned_field(f),
         params: f.params.iter().map(|p| p.key).collect(),
         scalar_only: scalar_only_params(f),
         locals,
@@ -467,6 +514,68 @@ fn root(e: &Expr) -> Option<Root> {
     None
 }
 
+/// The variable and its record's member a place starts with (`s.v`, `p->v[i].x`).
+fn member_of_var(e: &Expr) -> Option<(DeclKey, Arc<str>)> {
+    match chain(e) {
+        Some((k, steps)) => match steps.first() {
+            Some(Step::Field(f)) => Some((k, f.clone())),
+            _ => None,
+        },
+        None => None,
+    }
+}
+
+/// A place reached from what a method call returns: the object the method is called on,
+/// how many accesses lead from the call to the place, and the method.
+fn method_chain(e: &Expr) -> Option<(&Expr, usize, DeclKey)> {
+    let mut above = 0;
+    let mut e = strip(e);
+    for _ in 0..64 {
+        match &e.kind {
+            ExprKind::Call(Call {
+                callee: Callee::Method { object, key, .. },
+                ..
+            }) => return Some((object, above, *key)),
+            ExprKind::Member { base, .. }
+            | ExprKind::Index(base, _)
+            | ExprKind::Unary(UnOp::Deref, base) => {
+                above += 1;
+                e = strip(base);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The member of its object every `return` of a method gives (itself or a place in what it
+/// holds), with whether it is the member itself: what a caller writes through the result.
+fn returned_field(f: &Function) -> Option<(Arc<str>, bool)> {
+    let mut out: Option<(Arc<str>, bool)> = None;
+    let mut other = false;
+    visit_stmt(
+        &f.body,
+        &mut |st| {
+            if let StmtKind::Return(r) = &st.kind {
+                match r.as_ref().and_then(this_chain) {
+                    Some((field, steps)) => match &mut out {
+                        None => out = Some((field, steps == 1)),
+                        Some((g, direct)) if *g == field => *direct &= steps == 1,
+                        Some(_) => other = true,
+                    },
+                    None => other = true,
+                }
+            }
+        },
+        &mut |_| {},
+    );
+    if other {
+        None
+    } else {
+        out
+    }
+}
+
 /// A place inside the object a method runs on, as its first field and how many accesses
 /// lead to the place from the object (`n`, `this->n`: 1; `v[i]`, `this->s.x`: 2).
 fn this_chain(e: &Expr) -> Option<(Arc<str>, usize)> {
@@ -483,6 +592,20 @@ fn this_chain(e: &Expr) -> Option<(Arc<str>, usize)> {
             | ExprKind::Unary(UnOp::Deref, base) => {
                 steps += 1;
                 e = strip(base);
+            }
+            // A library container's element (`v[i]`, `v.at(i)`, `v.back()` on a member
+            // vector): a place in what the member holds.
+            ExprKind::Call(Call {
+                callee:
+                    Callee::Method {
+                        object,
+                        system: true,
+                        ..
+                    },
+                ..
+            }) => {
+                steps += 1;
+                e = strip(object);
             }
             _ => return None,
         }
@@ -516,6 +639,17 @@ fn forget_contents(h: &Holder, why: &str, keep_len: bool) {
     }
 }
 
+/// What `v.f` or `v->f` reaches a field of: the record `v` holds or points at, also when it
+/// points at one record among others (`Domain* d = new Domain(…)`, an element of a buffer).
+fn field_holder(v: &Value) -> Option<Holder> {
+    if let Value::Ptr(Ptr::Elem(b, i)) = v {
+        if let Value::Record(r) = b.borrow().get(*i) {
+            return Some(Holder::Record(r));
+        }
+    }
+    holder_of(v)
+}
+
 fn holder_of(v: &Value) -> Option<Holder> {
     match v {
         Value::Array(b) | Value::Ptr(Ptr::Elem(b, _)) => Some(Holder::Buffer(b.clone())),
@@ -547,6 +681,7 @@ impl Interp<'_> {
         // its own fields: what it writes of the object is not known from this body.
         if self.prog.overrides.get(&key).is_some_and(|o| !o.is_empty()) {
             s.w.this_all = true;
+            s.returns_field = None;
         }
         let s = Rc::new(s);
         self.summaries.borrow_mut().insert(key, Some(s.clone()));
@@ -810,7 +945,7 @@ impl Interp<'_> {
             let Some(c) = self.existing_cell(*k) else {
                 continue;
             };
-            let holder = holder_of(&c.borrow());
+            let holder = field_holder(&c.borrow());
             match holder {
                 Some(Holder::Record(r)) => {
                     r.borrow_mut().fields.insert(f.clone(), unknown.clone());
@@ -824,7 +959,7 @@ impl Interp<'_> {
             let Some(c) = self.existing_cell(*k) else {
                 continue;
             };
-            let holder = holder_of(&c.borrow());
+            let holder = field_holder(&c.borrow());
             match holder {
                 Some(Holder::Record(r)) => {
                     let field = r.borrow().fields.get(f).cloned();

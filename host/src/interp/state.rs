@@ -240,4 +240,7 @@ pub(super) struct Summary {
     /// Its own automatic variables: another activation's, not its caller's.
     pub(super) locals: BTreeSet<DeclKey>,
     pub(super) w: Written,
+    /// The member of its object a method returns (or a place in what it holds), with
+    /// whether it is the member itself: see `effects::returned_field`.
+    pub(super) returns_field: Option<(Arc<str>, bool)>,
 }
