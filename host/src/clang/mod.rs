@@ -42,8 +42,7 @@ impl Index {
         args: &[String],
         extra: &str,
     ) -> Result<Unit<'_>, String> {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
         let first_extra_line = text.lines().count() as u32 + 2;
         let contents = format!("{text}\n{extra}\n");
         let mut unit = self.parse_raw(
@@ -155,13 +154,19 @@ fn instance_refs(decl: &[&str]) -> Vec<String> {
             _ => {}
         }
     }
-    let Some(close) = close else { return Vec::new() };
+    let Some(close) = close else {
+        return Vec::new();
+    };
     let quals = &decl[close + 1..];
     if quals.contains(&"->") || quals.contains(&"=") {
         return Vec::new();
     }
     // The name: an identifier with its template arguments, after its qualifiers.
-    let ident = |t: &str| t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
+    let ident = |t: &str| {
+        t.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+    };
     let mut start = open;
     let mut last_start = open;
     loop {

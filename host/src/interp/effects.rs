@@ -485,7 +485,9 @@ fn root(e: &Expr) -> Option<Root> {
             ExprKind::Var(k, _) => return Some(Root::Var(*k)),
             ExprKind::ThisMember(f) => return Some(Root::This(Some(f.clone()))),
             ExprKind::This => return Some(Root::This(field)),
-            ExprKind::Member { base: x, field: f, .. } => {
+            ExprKind::Member {
+                base: x, field: f, ..
+            } => {
                 field = Some(f.clone());
                 e = x;
             }
@@ -929,7 +931,8 @@ impl Interp<'_> {
                     }
                     let mut r = r.borrow_mut();
                     for f in &w.this_fields {
-                        let keep = matches!(r.fields.get(f), Some(Value::Func(_) | Value::Handle(_)));
+                        let keep =
+                            matches!(r.fields.get(f), Some(Value::Func(_) | Value::Handle(_)));
                         if !keep {
                             r.fields.insert(f.clone(), unknown.clone());
                         }
