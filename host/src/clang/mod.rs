@@ -30,7 +30,29 @@ impl Index {
     pub fn parse(&self, file: &Path, args: &[String]) -> Result<Unit<'_>, String> {
         // KeepGoing: a missing header or an error in one function still leaves the rest of the
         // unit readable; the diagnostics say what was wrong.
-        self.parse_raw(file, args, CXTranslationUnit_KeepGoing)
+        self.parse_raw(file, args, CXTranslationUnit_KeepGoing, None)
+    }
+
+    /// [`Index::parse`] of `file`'s text with `extra` declarations after it (read as the file
+    /// itself, so they are the unit's own code); the compiler's diagnostics on them are not
+    /// the program's and are left out.
+    pub fn parse_with(
+        &self,
+        file: &Path,
+        args: &[String],
+        extra: &str,
+    ) -> Result<Unit<'_>, String> {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let first_extra_line = text.lines().count() as u32 + 2;
+        let contents = format!("{text}\n{extra}\n");
+        let mut unit = self.parse_raw(
+            file,
+            args,
+            CXTranslationUnit_KeepGoing,
+            Some(contents.as_str()),
+        )?;
+        unit.extra_from = Some((file.to_string_lossy().into_owned(), first_extra_line));
+        Ok(unit)
     }
 
     /// Parses `file` to be saved as a precompiled header ([`Unit::save`]).
@@ -39,10 +61,16 @@ impl Index {
         file: &Path,
         args: &[String],
     ) -> Result<Unit<'_>, String> {
-        self.parse_raw(file, args, CXTranslationUnit_ForSerialization)
+        self.parse_raw(file, args, CXTranslationUnit_ForSerialization, None)
     }
 
-    fn parse_raw(&self, file: &Path, args: &[String], options: i32) -> Result<Unit<'_>, String> {
+    fn parse_raw(
+        &self,
+        file: &Path,
+        args: &[String],
+        options: i32,
+        contents: Option<&str>,
+    ) -> Result<Unit<'_>, String> {
         let c_file = CString::new(file.to_string_lossy().as_bytes())
             .map_err(|_| format!("{}: path has a NUL byte", file.display()))?;
         let c_args: Vec<CString> = args
@@ -51,6 +79,14 @@ impl Index {
             .collect::<Result<_, _>>()
             .map_err(|_| "a compiler flag has a NUL byte".to_string())?;
         let ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        let mut unsaved: Vec<CXUnsavedFile> = contents
+            .map(|c| CXUnsavedFile {
+                Filename: c_file.as_ptr(),
+                Contents: c.as_ptr() as *const c_char,
+                Length: c.len() as _,
+            })
+            .into_iter()
+            .collect();
         let mut tu: CXTranslationUnit = std::ptr::null_mut();
         let err = unsafe {
             clang_parseTranslationUnit2(
@@ -58,8 +94,12 @@ impl Index {
                 c_file.as_ptr(),
                 ptrs.as_ptr(),
                 ptrs.len() as i32,
-                std::ptr::null_mut(),
-                0,
+                if unsaved.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    unsaved.as_mut_ptr()
+                },
+                unsaved.len() as c_uint,
                 options,
                 &mut tu,
             )
@@ -72,9 +112,125 @@ impl Index {
         }
         Ok(Unit {
             raw: tu,
+            extra_from: None,
             _index: PhantomData,
         })
     }
+}
+
+/// Expressions taking the address of the function an explicit instantiation's declaration
+/// (its tokens after `template`, without the `;`) names, cast to its type: as a function, and
+/// for a qualified name also as a member function. None for what is not a plain function
+/// declaration (a constructor, an operator, a trailing return type).
+fn instance_refs(decl: &[&str]) -> Vec<String> {
+    // The parameter list: the first `(` outside template arguments.
+    let mut angle = 0i32;
+    let mut open = None;
+    for (i, t) in decl.iter().enumerate() {
+        match *t {
+            "<" => angle += 1,
+            ">" => angle -= 1,
+            ">>" => angle -= 2,
+            "(" if angle == 0 => {
+                open = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some(open) = open else { return Vec::new() };
+    let mut depth = 0i32;
+    let mut close = None;
+    for (i, t) in decl.iter().enumerate().skip(open) {
+        match *t {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return Vec::new();
+    };
+    let quals = &decl[close + 1..];
+    if quals.contains(&"->") || quals.contains(&"=") {
+        return Vec::new();
+    }
+    // The name: an identifier with its template arguments, after its qualifiers.
+    let ident = |t: &str| {
+        t.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+    };
+    let mut start = open;
+    let mut last_start = open;
+    loop {
+        let mut j = start;
+        if j > 0 && matches!(decl[j - 1], ">" | ">>") {
+            let mut d = 0i32;
+            while j > 0 {
+                j -= 1;
+                match decl[j] {
+                    ">" => d += 1,
+                    ">>" => d += 2,
+                    "<" => d -= 1,
+                    _ => {}
+                }
+                if d == 0 {
+                    break;
+                }
+            }
+            if d != 0 {
+                return Vec::new();
+            }
+        }
+        if j == 0 || !ident(decl[j - 1]) || decl[j - 1] == "operator" {
+            return Vec::new();
+        }
+        j -= 1;
+        if start == open {
+            last_start = j;
+        }
+        start = j;
+        if j > 0 && decl[j - 1] == "::" {
+            start = j - 1;
+            if start > 0 && (ident(decl[start - 1]) || matches!(decl[start - 1], ">" | ">>")) {
+                continue;
+            }
+        }
+        break;
+    }
+    // The return type, without what specifies the function rather than its type.
+    let ret: Vec<&str> = decl[..start]
+        .iter()
+        .copied()
+        .filter(|t| {
+            !matches!(
+                *t,
+                "inline" | "static" | "constexpr" | "__host__" | "__device__" | "__forceinline__"
+            )
+        })
+        .collect();
+    if ret.is_empty() {
+        return Vec::new();
+    }
+    let ret = ret.join(" ");
+    let name = decl[start..open].join(" ");
+    let params = decl[open..=close].join(" ");
+    let mut out = vec![format!("static_cast<{ret} (*){params}>(&{name})")];
+    if last_start > start + 1 {
+        let class = decl[start..last_start - 1].join(" ");
+        out.push(format!(
+            "static_cast<{ret} ({class}::*){params} {}>(&{name})",
+            quals.join(" ")
+        ));
+    }
+    out
 }
 
 /// libclang's version string (`clang version 19.1.7 …`).
@@ -97,6 +253,9 @@ impl Drop for Index {
 /// A parsed translation unit.
 pub struct Unit<'i> {
     raw: CXTranslationUnit,
+    /// Where declarations kerncast added after the main file's text start
+    /// ([`Index::parse_with`]): the file and the first line of them.
+    extra_from: Option<(String, u32)>,
     _index: PhantomData<&'i Index>,
 }
 
@@ -197,7 +356,78 @@ impl<'i> Unit<'i> {
                     message,
                 }
             })
+            .filter(|d: &Diagnostic| {
+                !matches!(&self.extra_from, Some((f, l)) if d.file == *f && d.line >= *l)
+            })
             .collect()
+    }
+
+    /// The explicit instantiation definitions of function templates written at namespace scope
+    /// in `file` (`template void f<float>(float*, int);`), as declarations that take each
+    /// instance's address. clang instantiates them, but its AST (through libclang) has no
+    /// node for them, so nothing in the unit names an instance another unit calls; a
+    /// reference added after the file ([`Index::parse_with`]) makes the instance's body
+    /// reachable. A name with qualifiers gets a second reference as a member function: the one
+    /// of the two that does not compile is left out with its diagnostics. Empty when there are
+    /// none.
+    pub fn explicit_instance_refs(&self, file: &Path) -> String {
+        let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) as u32;
+        let name = file.to_string_lossy();
+        let toks = self.tokens_spelled(&name, 0, size);
+        let mut out = String::new();
+        let mut n = 0;
+        for (i, (t, offset)) in toks.iter().enumerate() {
+            if t != "template" {
+                continue;
+            }
+            let prev = if i > 0 { toks[i - 1].0.as_str() } else { "" };
+            let next = toks.get(i + 1).map(|t| t.0.as_str()).unwrap_or("");
+            // `template<…>` declares a template or a specialization; `extern template` only
+            // declares an instance; `x.template f<…>`, `T::template X<…>` name a member.
+            if matches!(next, "<" | "class" | "struct" | "union")
+                || matches!(prev, "extern" | "." | "->" | "::")
+            {
+                continue;
+            }
+            // Only at namespace scope: inside a function the keyword is something else.
+            let at = self.cursor_at(&name, *offset);
+            if !matches!(
+                at.map(|c| c.kind()),
+                None | Some(CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_NoDeclFound)
+                    | Some(CXCursor_TranslationUnit)
+            ) {
+                continue;
+            }
+            let decl: Vec<&str> = toks[i + 1..]
+                .iter()
+                .map(|t| t.0.as_str())
+                .take_while(|t| *t != ";" && *t != "{")
+                .collect();
+            // A kernel's instance is device code: no host body to reach.
+            if decl.contains(&"__global__") {
+                continue;
+            }
+            for r in instance_refs(&decl) {
+                out.push_str(&format!(
+                    "static const auto __kerncast_instance_{n} = {r};\n"
+                ));
+                n += 1;
+            }
+        }
+        out
+    }
+
+    /// The most specific cursor at byte `offset` of `file`, when there is one.
+    fn cursor_at(&self, file: &str, offset: u32) -> Option<Cursor<'_>> {
+        let name = CString::new(file.as_bytes()).ok()?;
+        unsafe {
+            let f = clang_getFile(self.raw, name.as_ptr());
+            if f.is_null() {
+                return None;
+            }
+            let c = clang_getCursor(self.raw, clang_getLocationForOffset(self.raw, f, offset));
+            (clang_Cursor_isNull(c) == 0).then(|| Cursor::new(c))
+        }
     }
 
     /// The spellings of the tokens from `from` (inclusive) to `to` (exclusive), with their

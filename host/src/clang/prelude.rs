@@ -46,14 +46,31 @@ pub fn parse<'i>(
             Ok(u) if !u.refused_precompiled() => {
                 let mut inputs = u.inclusions();
                 inputs.extend(pre.headers);
-                return Ok(Parsed { unit: u, inputs });
+                let unit = with_instances(index, file, &with, u);
+                return Ok(Parsed { unit, inputs });
             }
             _ => cache.discard(&pre),
         }
     }
     let unit = index.parse(file, args)?;
     let inputs = unit.inclusions();
+    let unit = with_instances(index, file, args, unit);
     Ok(Parsed { unit, inputs })
+}
+
+/// The unit parsed again with references to the function template instances its file
+/// instantiates explicitly ([`Unit::explicit_instance_refs`]), when it has any: their bodies
+/// are then reached like those of instances a call names. The first parse when there are
+/// none, or when the second fails.
+fn with_instances<'i>(index: &'i Index, file: &Path, args: &[String], unit: Unit<'i>) -> Unit<'i> {
+    let refs = unit.explicit_instance_refs(file);
+    if refs.is_empty() {
+        return unit;
+    }
+    match index.parse_with(file, args, &refs) {
+        Ok(u) if !u.refused_precompiled() => u,
+        _ => unit,
+    }
 }
 
 /// Precompiled preludes in one folder, by key.

@@ -129,6 +129,28 @@ pub(super) fn str_of(v: &Value) -> Option<String> {
     }
 }
 
+/// Why [`str_of`] does not know the string a value holds: the value's own reason when it is
+/// unknown, else the reason of the first character it cannot read (a buffer filled from a
+/// file says so), or that no NUL ends it within the characters it reads.
+pub(super) fn str_unknown_why(v: &Value) -> Option<String> {
+    match v {
+        Value::Unknown(_) => v.reason(),
+        Value::Ptr(Ptr::Elem(b, i)) => {
+            let b = b.borrow();
+            for k in *i..*i + 4096 {
+                match b.get(k) {
+                    Value::Int(0) => return None,
+                    Value::Int(_) => {}
+                    c => return c.reason().map(|r| format!("its characters: {r}")),
+                }
+            }
+            Some("no NUL ends it within its first 4096 characters".into())
+        }
+        Value::Ptr(Ptr::Cell(c)) => str_unknown_why(&c.borrow()),
+        _ => None,
+    }
+}
+
 pub(super) fn write_through(p: &Value, v: Value) {
     deref(p).write(v);
 }

@@ -4,7 +4,9 @@
 //! unknown result ([`Interp::unmodelled`]); the GPU APIs' calls that only report a status
 //! return success, with what they write through pointers unknown.
 
-use super::access::{buffer_of, deref, parse_float, parse_int, str_of, write_through, Arg, Place};
+use super::access::{
+    buffer_of, deref, parse_float, parse_int, str_of, str_unknown_why, write_through, Arg, Place,
+};
 use super::launches::{dims, kernel_name_of, Event, LOCAL_SIZE_NAMES};
 use super::libc_rand::LibcRand;
 use super::state::{Exec, Halt, Interp, Leave, OccupancyOracle};
@@ -1387,7 +1389,10 @@ impl Interp<'_> {
 fn arg_unknown(v: &Value, f: &str) -> Value {
     match v {
         Value::Unknown(_) => v.clone(),
-        _ => Value::unknown(&format!("`{f}` of a string kerncast does not know")),
+        _ => Value::unknown(&match str_unknown_why(v) {
+            Some(why) => format!("`{f}` of a string kerncast does not know ({why})"),
+            None => format!("`{f}` of a string kerncast does not know"),
+        }),
     }
 }
 
@@ -1687,6 +1692,15 @@ pub(super) fn method(
             }
             "size" | "length" => ret(Value::Int(s.len() as i128)),
             "empty" => ret(Value::Int(s.is_empty() as i128)),
+            // A character read (a write goes through `Interp::call_place`): the byte, and the
+            // NUL at `size()`.
+            "operator[]" | "at" => ret(match int_arg(args, 0) {
+                Some(i) if (0..s.len() as i128).contains(&i) => {
+                    Value::Int(s.as_bytes()[i as usize] as i8 as i128)
+                }
+                Some(i) if i == s.len() as i128 && m == "operator[]" => Value::Int(0),
+                _ => Value::unknown("a character past the end of a string"),
+            }),
             "compare" => match str_arg(args, 0) {
                 Some(t) => ret(Value::Int(s.as_ref().cmp(t.as_str()) as i128)),
                 None => Ok(None),

@@ -453,6 +453,13 @@ impl Interp<'_> {
                 if let (Some(b), Some(i)) = (buffer_of(&obj), i.as_int()) {
                     return Ok(Some(Place::Elem(b, i as i64)));
                 }
+                // A character of a `std::string` as a place (`s[0] = 'x'`, `&s[i]`): kerncast
+                // keeps strings whole, so the string may change in ways it does not follow.
+                if matches!(obj, Value::Str(_)) && !matches!(object.ty, Ty::Pointer(_)) {
+                    let why = "a string written through `[]`, which kerncast does not follow";
+                    self.place(object)?.write(Value::unknown(why));
+                    return Ok(Some(Place::Temp(Value::unknown(why))));
+                }
             }
         }
         // A function returning a reference: the place it refers to.

@@ -72,12 +72,12 @@ impl Written {
         match &e.kind {
             // What it contains is not lowered: it may draw from the random number generator.
             ExprKind::Unsupported(_) => self.rand = true,
-            ExprKind::Assign(_, l, _) => self.target(l),
+            ExprKind::Assign(_, l, _) => self.target(l, sums),
             ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, x) => {
-                self.target(x)
+                self.target(x, sums)
             }
             ExprKind::Unary(UnOp::AddrOf, x) if !self.exact_args.contains(&(e as *const Expr)) => {
-                self.target(x)
+                self.target(x, sums)
             }
             ExprKind::Call(c) => {
                 let (params, key) = match &c.callee {
@@ -95,7 +95,7 @@ impl Written {
                 }
                 for (i, a) in c.args.iter().enumerate() {
                     match params.and_then(|p| p.get(i)) {
-                        Some(p) if p.writes && p.by_ref => self.target(a),
+                        Some(p) if p.writes && p.by_ref => self.target(a, sums),
                         Some(p) if !p.writes => {}
                         // A pointer to non-const, or an argument of unknown type (varargs,
                         // a call through a value): what it points at may be written — only
@@ -123,11 +123,13 @@ impl Written {
                                             }
                                         }
                                     }
-                                    _ => {
-                                        if let Some(k) = root_var(a) {
+                                    _ => match root(a) {
+                                        Some(Root::Var(k)) => {
                                             self.contents.insert(k);
                                         }
-                                    }
+                                        Some(Root::This(f)) => self.this_contents(f),
+                                        None => {}
+                                    },
                                 }
                             }
                         }
@@ -137,14 +139,70 @@ impl Written {
                     object, is_const, ..
                 } = &c.callee
                 {
+                    if matches!(strip(object).kind, ExprKind::This) {
+                        self.this_bases.insert(strip(object) as *const Expr);
+                    }
                     if !is_const {
-                        if let Some(k) = root_var(object) {
-                            self.contents.insert(k);
-                        }
+                        self.method_object(object, summary.as_deref());
                     }
                 }
             }
+            // `this` as a value (copied, handed out, returned): what it points at may be
+            // written anywhere. `this->f` is a member access, noted where it is written.
+            ExprKind::This if !self.this_bases.contains(&(e as *const Expr)) => {
+                self.this_all = true
+            }
+            ExprKind::Member { base, .. } if matches!(strip(base).kind, ExprKind::This) => {
+                self.this_bases.insert(strip(base) as *const Expr);
+            }
             _ => {}
+        }
+    }
+
+    /// A non-const method runs on `object`: on a variable's record with a summary that says
+    /// which of its fields the method writes, those fields alone; on the object a method
+    /// itself runs on (`f()` inside a method), what that method writes of it; else all the
+    /// object holds.
+    fn method_object(&mut self, object: &Expr, summary: Option<&Summary>) {
+        let object = strip(object);
+        let exact = summary.filter(|s| !s.w.this_all);
+        match (&object.kind, exact) {
+            (ExprKind::Var(k, _), Some(s)) => {
+                self.fields
+                    .extend(s.w.this_fields.iter().map(|f| (*k, f.clone())));
+                self.field_contents
+                    .extend(s.w.this_field_contents.iter().map(|f| (*k, f.clone())));
+            }
+            (ExprKind::This, Some(s)) => {
+                self.this_bases.insert(object as *const Expr);
+                self.this_fields.extend(s.w.this_fields.iter().cloned());
+                self.this_field_contents
+                    .extend(s.w.this_field_contents.iter().cloned());
+            }
+            _ => match root(object) {
+                // A member's method (`s.v.push_back(x)`, `p->v[i]`): what that member holds.
+                Some(Root::Var(_)) if member_of_var(object).is_some() => {
+                    if let Some((k, f)) = member_of_var(object) {
+                        self.field_contents.insert((k, f));
+                    }
+                }
+                Some(Root::Var(k)) => {
+                    self.contents.insert(k);
+                }
+                Some(Root::This(f)) => self.this_contents(f),
+                None => {}
+            },
+        }
+    }
+
+    /// What a field of the object a method runs on holds is written (all of the object's
+    /// contents when no field is named).
+    fn this_contents(&mut self, field: Option<Arc<str>>) {
+        match field {
+            Some(f) => {
+                self.this_field_contents.insert(f);
+            }
+            None => self.this_all = true,
         }
     }
 
@@ -164,7 +222,7 @@ impl Written {
 
     /// `e` is written: a variable itself, a field of the record it holds or points at, what
     /// such a field holds, or what a variable holds.
-    fn target(&mut self, e: &Expr) {
+    fn target(&mut self, e: &Expr, sums: Summaries<'_>) {
         let e = strip(e);
         if let ExprKind::Var(k, _) = &e.kind {
             self.vars.insert(*k);
@@ -180,8 +238,47 @@ impl Written {
                 return;
             }
         }
-        if let Some(k) = root_var(e) {
-            self.contents.insert(k);
+        if let Some((f, steps)) = this_chain(e) {
+            if steps == 1 {
+                self.this_fields.insert(f);
+            } else {
+                self.this_field_contents.insert(f);
+            }
+            return;
+        }
+        // Through a method that returns a member of its object (`volo(i) = v;` with
+        // `Real_t& volo(int i) { return m_volo[i]; }`, `d.size() = n`): that member of the
+        // object it is called on.
+        if let Some((object, above, key)) = method_chain(e) {
+            if let Some((f, direct)) = sums(key).and_then(|s| s.returns_field.clone()) {
+                let whole = above == 0 && direct;
+                match &strip(object).kind {
+                    ExprKind::Var(k, _) => {
+                        if whole {
+                            self.fields.insert((*k, f));
+                        } else {
+                            self.field_contents.insert((*k, f));
+                        }
+                        return;
+                    }
+                    ExprKind::This => {
+                        if whole {
+                            self.this_fields.insert(f);
+                        } else {
+                            self.this_field_contents.insert(f);
+                        }
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        match root(e) {
+            Some(Root::Var(k)) => {
+                self.contents.insert(k);
+            }
+            Some(Root::This(f)) => self.this_contents(f),
+            None => {}
         }
     }
 }
@@ -210,6 +307,19 @@ fn chain(e: &Expr) -> Option<(DeclKey, Vec<Step>)> {
             ExprKind::Index(base, _) | ExprKind::Unary(UnOp::Deref, base) => {
                 steps.push(Step::Elem);
                 e = strip(base);
+            }
+            // A library container's element (`s.v[i]`, `p->v.at(i)`).
+            ExprKind::Call(Call {
+                callee:
+                    Callee::Method {
+                        object,
+                        system: true,
+                        ..
+                    },
+                ..
+            }) => {
+                steps.push(Step::Elem);
+                e = strip(object);
             }
             _ => return None,
         }
@@ -325,6 +435,7 @@ pub(super) fn summarize(f: &Function, sums: Summaries<'_>) -> Summary {
         &mut |_| {},
     );
     Summary {
+        returns_field: returned_field(f),
         params: f.params.iter().map(|p| p.key).collect(),
         scalar_only: scalar_only_params(f),
         locals,
@@ -358,6 +469,152 @@ fn root_var(e: &Expr) -> Option<DeclKey> {
     None
 }
 
+/// What a place or pointer expression is based on: a variable, or (inside a method) the
+/// object the method runs on, with the field of it the expression goes through first.
+enum Root {
+    Var(DeclKey),
+    This(Option<Arc<str>>),
+}
+
+fn root(e: &Expr) -> Option<Root> {
+    let mut e = e;
+    // the field last passed on the way in: the first from the root
+    let mut field: Option<Arc<str>> = None;
+    for _ in 0..64 {
+        match &e.kind {
+            ExprKind::Var(k, _) => return Some(Root::Var(*k)),
+            ExprKind::ThisMember(f) => return Some(Root::This(Some(f.clone()))),
+            ExprKind::This => return Some(Root::This(field)),
+            ExprKind::Member {
+                base: x, field: f, ..
+            } => {
+                field = Some(f.clone());
+                e = x;
+            }
+            ExprKind::Cast(x) | ExprKind::Index(x, _) => {
+                field = None;
+                e = x;
+            }
+            ExprKind::Unary(UnOp::Deref | UnOp::AddrOf, x) => {
+                // `(*this).f` goes through the object; `*this` alone is all of it.
+                e = x;
+            }
+            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, _) => {
+                field = None;
+                e = a;
+            }
+            ExprKind::Call(Call {
+                callee: Callee::Method { object, .. },
+                ..
+            }) => {
+                field = None;
+                e = object;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The variable and its record's member a place starts with (`s.v`, `p->v[i].x`).
+fn member_of_var(e: &Expr) -> Option<(DeclKey, Arc<str>)> {
+    match chain(e) {
+        Some((k, steps)) => match steps.first() {
+            Some(Step::Field(f)) => Some((k, f.clone())),
+            _ => None,
+        },
+        None => None,
+    }
+}
+
+/// A place reached from what a method call returns: the object the method is called on,
+/// how many accesses lead from the call to the place, and the method.
+fn method_chain(e: &Expr) -> Option<(&Expr, usize, DeclKey)> {
+    let mut above = 0;
+    let mut e = strip(e);
+    for _ in 0..64 {
+        match &e.kind {
+            ExprKind::Call(Call {
+                callee: Callee::Method { object, key, .. },
+                ..
+            }) => return Some((object, above, *key)),
+            ExprKind::Member { base, .. }
+            | ExprKind::Index(base, _)
+            | ExprKind::Unary(UnOp::Deref, base) => {
+                above += 1;
+                e = strip(base);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The member of its object every `return` of a method gives (itself or a place in what it
+/// holds), with whether it is the member itself: what a caller writes through the result.
+fn returned_field(f: &Function) -> Option<(Arc<str>, bool)> {
+    let mut out: Option<(Arc<str>, bool)> = None;
+    let mut other = false;
+    visit_stmt(
+        &f.body,
+        &mut |st| {
+            if let StmtKind::Return(r) = &st.kind {
+                match r.as_ref().and_then(this_chain) {
+                    Some((field, steps)) => match &mut out {
+                        None => out = Some((field, steps == 1)),
+                        Some((g, direct)) if *g == field => *direct &= steps == 1,
+                        Some(_) => other = true,
+                    },
+                    None => other = true,
+                }
+            }
+        },
+        &mut |_| {},
+    );
+    if other {
+        None
+    } else {
+        out
+    }
+}
+
+/// A place inside the object a method runs on, as its first field and how many accesses
+/// lead to the place from the object (`n`, `this->n`: 1; `v[i]`, `this->s.x`: 2).
+fn this_chain(e: &Expr) -> Option<(Arc<str>, usize)> {
+    let mut steps = 0;
+    let mut e = strip(e);
+    for _ in 0..64 {
+        match &e.kind {
+            ExprKind::ThisMember(f) => return Some((f.clone(), steps + 1)),
+            ExprKind::Member { base, field, .. } if matches!(strip(base).kind, ExprKind::This) => {
+                return Some((field.clone(), steps + 1))
+            }
+            ExprKind::Member { base, .. }
+            | ExprKind::Index(base, _)
+            | ExprKind::Unary(UnOp::Deref, base) => {
+                steps += 1;
+                e = strip(base);
+            }
+            // A library container's element (`v[i]`, `v.at(i)`, `v.back()` on a member
+            // vector): a place in what the member holds.
+            ExprKind::Call(Call {
+                callee:
+                    Callee::Method {
+                        object,
+                        system: true,
+                        ..
+                    },
+                ..
+            }) => {
+                steps += 1;
+                e = strip(object);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The storage a value gives access to: an array's or a pointee's buffer, a record.
 enum Holder {
     Buffer(Rc<RefCell<Buffer>>),
@@ -382,6 +639,17 @@ fn forget_contents(h: &Holder, why: &str, keep_len: bool) {
             }
         }
     }
+}
+
+/// What `v.f` or `v->f` reaches a field of: the record `v` holds or points at, also when it
+/// points at one record among others (`Domain* d = new Domain(…)`, an element of a buffer).
+fn field_holder(v: &Value) -> Option<Holder> {
+    if let Value::Ptr(Ptr::Elem(b, i)) = v {
+        if let Value::Record(r) = b.borrow().get(*i) {
+            return Some(Holder::Record(r));
+        }
+    }
+    holder_of(v)
 }
 
 fn holder_of(v: &Value) -> Option<Holder> {
@@ -410,7 +678,14 @@ impl Interp<'_> {
         }
         let f = self.prog.functions.get(&key)?.clone();
         self.summaries.borrow_mut().insert(key, None);
-        let s = Rc::new(summarize(&f, &|k| self.summary(k)));
+        let mut s = summarize(&f, &|k| self.summary(k));
+        // A virtual method another class overrides may run as the override, which writes
+        // its own fields: what it writes of the object is not known from this body.
+        if self.prog.overrides.get(&key).is_some_and(|o| !o.is_empty()) {
+            s.w.this_all = true;
+            s.returns_field = None;
+        }
+        let s = Rc::new(s);
         self.summaries.borrow_mut().insert(key, Some(s.clone()));
         Some(s)
     }
@@ -452,6 +727,31 @@ impl Interp<'_> {
                     s.records.push((r, copy));
                 }
                 _ => {}
+            }
+        }
+        // The object a method runs on, and what its written fields hold.
+        if let Some(Holder::Record(r)) = self.this_written(w) {
+            for f in &w.this_field_contents {
+                let field = r.borrow().fields.get(f).cloned();
+                match field.as_ref().and_then(holder_of) {
+                    Some(Holder::Buffer(b))
+                        if !s.buffers.iter().any(|(x, _)| Rc::ptr_eq(x, &b)) =>
+                    {
+                        let copy = b.borrow().clone();
+                        s.buffers.push((b, copy));
+                    }
+                    Some(Holder::Record(q))
+                        if !s.records.iter().any(|(x, _)| Rc::ptr_eq(x, &q)) =>
+                    {
+                        let copy = q.borrow().clone();
+                        s.records.push((q, copy));
+                    }
+                    _ => {}
+                }
+            }
+            if !s.records.iter().any(|(x, _)| Rc::ptr_eq(x, &r)) {
+                let copy = r.borrow().clone();
+                s.records.push((r, copy));
             }
         }
         for k in &w.keys() {
@@ -606,11 +906,41 @@ impl Interp<'_> {
         self.forget_with(w, why, true);
     }
 
+    /// The object of the method running now, when `w` writes any of it.
+    fn this_written(&self, w: &Written) -> Option<Holder> {
+        if !w.this_all && w.this_fields.is_empty() && w.this_field_contents.is_empty() {
+            return None;
+        }
+        let this = self.frames.last()?.this.clone()?;
+        holder_of(&this)
+    }
+
     fn forget_with(&self, w: &Written, why: &str, keep_len: bool) {
         if w.rand {
             self.forget_rand();
         }
         let unknown = Value::unknown(why);
+        if let Some(h) = self.this_written(w) {
+            match &h {
+                Holder::Record(r) if !w.this_all => {
+                    for f in &w.this_field_contents {
+                        let field = r.borrow().fields.get(f).cloned();
+                        if let Some(x) = field.as_ref().and_then(holder_of) {
+                            forget_contents(&x, why, keep_len);
+                        }
+                    }
+                    let mut r = r.borrow_mut();
+                    for f in &w.this_fields {
+                        let keep =
+                            matches!(r.fields.get(f), Some(Value::Func(_) | Value::Handle(_)));
+                        if !keep {
+                            r.fields.insert(f.clone(), unknown.clone());
+                        }
+                    }
+                }
+                _ => forget_contents(&h, why, keep_len),
+            }
+        }
         // A field of a record: that field alone; what a field holds: that alone. Where the
         // variable holds no record (an array of them), all it holds.
         let mut contents = w.contents.clone();
@@ -618,7 +948,7 @@ impl Interp<'_> {
             let Some(c) = self.existing_cell(*k) else {
                 continue;
             };
-            let holder = holder_of(&c.borrow());
+            let holder = field_holder(&c.borrow());
             match holder {
                 Some(Holder::Record(r)) => {
                     r.borrow_mut().fields.insert(f.clone(), unknown.clone());
@@ -632,7 +962,7 @@ impl Interp<'_> {
             let Some(c) = self.existing_cell(*k) else {
                 continue;
             };
-            let holder = holder_of(&c.borrow());
+            let holder = field_holder(&c.borrow());
             match holder {
                 Some(Holder::Record(r)) => {
                     let field = r.borrow().fields.get(f).cloned();

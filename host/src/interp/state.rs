@@ -213,8 +213,16 @@ pub(super) struct Written {
     pub fields: BTreeSet<(DeclKey, Arc<str>)>,
     /// What a field of such a record holds or points at (`s.data[i] = …`, `p->part[i].x = …`).
     pub field_contents: BTreeSet<(DeclKey, Arc<str>)>,
+    /// Inside a method, a field of the object it runs on (`n = …`, `this->n++`).
+    pub this_fields: BTreeSet<Arc<str>>,
+    /// What such a field holds (`v.push_back(…)`, `a[i] = …` on members).
+    pub this_field_contents: BTreeSet<Arc<str>>,
+    /// The object itself may be written in any way (`this` handed out, `*this = …`).
+    pub this_all: bool,
     /// `&x` arguments whose writes a callee's summary says exactly (not all of `x`).
     pub(super) exact_args: BTreeSet<*const crate::ast::Expr>,
+    /// `this` nodes that are the base of a member access or a method call, not a value.
+    pub(super) this_bases: BTreeSet<*const crate::ast::Expr>,
     /// Whether it may call the C library's random number generator (or code kerncast does
     /// not read, which may): the generator's state is written too.
     pub(super) rand: bool,
@@ -232,4 +240,7 @@ pub(super) struct Summary {
     /// Its own automatic variables: another activation's, not its caller's.
     pub(super) locals: BTreeSet<DeclKey>,
     pub(super) w: Written,
+    /// The member of its object a method returns (or a place in what it holds), with
+    /// whether it is the member itself: see `effects::returned_field`.
+    pub(super) returns_field: Option<(Arc<str>, bool)>,
 }
