@@ -660,7 +660,7 @@ impl EmuPrepared {
         let spread = Spread::of(&ran.block_steps, blocks);
         let how = format!(
             "counts estimated from {n} of the launch's {blocks} blocks, spread evenly over the \
-             grid (as many as {} warp steps run), scaled by {scale:.2}: {why}. {}",
+             grid (as many as {} warp steps run), scaled by {scale:.2}: {why}; {}",
             self.soft_steps(),
             spread.said()
         );
@@ -722,11 +722,11 @@ impl Spread {
         );
         match self.min == self.max {
             true => format!(
-                "Every sampled block took {} warp steps: {se}, for blocks like the sampled ones",
+                "every sampled block took {} warp steps: {se}, for blocks like the sampled ones",
                 self.min
             ),
             false => format!(
-                "The sampled blocks took {} to {} warp steps each: {se}",
+                "the sampled blocks took {} to {} warp steps each: {se}",
                 self.min, self.max
             ),
         }
@@ -1966,7 +1966,7 @@ ret;
                 bound.notes
             );
             assert!(
-                bound.notes[0].contains("Every sampled block took 622 warp steps"),
+                bound.notes[0].contains("; every sampled block took 622 warp steps"),
                 "{:?}",
                 bound.notes
             );
@@ -2012,7 +2012,7 @@ ret;
             bound.notes
         );
         assert!(
-            bound.notes[0].contains("The sampled blocks took "),
+            bound.notes[0].contains("; the sampled blocks took "),
             "{:?}",
             bound.notes
         );
@@ -2170,7 +2170,7 @@ ret;
             bound.notes[0].starts_with(
                 "counts estimated from 30 of the launch's 256 blocks, spread evenly over the \
                  grid (as many as 600 warp steps run), scaled by 8.53: log2n cannot be scaled \
-                 down far enough to emulate, in proportion and in multiples of 64. Every \
+                 down far enough to emulate, in proportion and in multiples of 64; every \
                  sampled block took 20 warp steps"
             ),
             "{:?}",
