@@ -424,14 +424,17 @@ pub struct Assumption {
 }
 
 /// Keys of what the analysis could not resolve, as opposed to a value it reads: a lane stride, an
-/// access's sectors or wavefronts, a control-flow warning, the sector alignment of wmma rows.
+/// access's sectors or wavefronts, a control-flow warning, the sector alignment of wmma rows,
+/// counts the emulator estimated from a sample of blocks or with accesses outside its buffers.
 /// No hint replaces them, so none may mark them as given.
-pub const UNRESOLVED_KEYS: [&str; 5] = [
+pub const UNRESOLVED_KEYS: [&str; 7] = [
     "stride",
     "sectors",
     "wavefronts",
     "cfg",
     "wmma.rows_aligned",
+    "emulator.sample",
+    "emulator.outside",
 ];
 
 impl Assumption {

@@ -84,6 +84,7 @@ pub enum Op {
     Vote,
     Activemask,
     Redux,
+    Match,
 }
 
 /// A source operand.
@@ -506,6 +507,7 @@ impl Decoder {
             "vote" => Op::Vote,
             "activemask" => Op::Activemask,
             "redux" => Op::Redux,
+            "match" => Op::Match,
             _ => return Err(unsupported("opcode not implemented by the emulator")),
         };
         let ty = match i.types.first() {
@@ -769,7 +771,7 @@ fn src_ty(op: Op, ty: Ty, ty2: Ty, k: usize) -> Ty {
         Op::Dp4a | Op::Dp2a if k == 1 => ty2,
         Op::Shl | Op::Shr | Op::Bfe if k >= 1 => Ty::U32,
         Op::Bfi if k >= 2 => Ty::U32,
-        Op::Shfl | Op::Vote | Op::Redux if k >= 1 => Ty::U32,
+        Op::Shfl | Op::Vote | Op::Redux | Op::Match if k >= 1 => Ty::U32,
         Op::Set => ty2,
         _ => ty,
     }

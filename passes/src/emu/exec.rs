@@ -147,7 +147,7 @@ pub fn run_observed(
                 })
             }
             KernelArg::Bytes(b) => b.len() as u64,
-            KernelArg::Local(n) => *n,
+            KernelArg::Local(n) | KernelArg::Zeros(n) => *n,
             _ => 8,
         })
     });
@@ -215,6 +215,12 @@ pub fn run_observed(
                 buffers.push((k, addr, b.len()));
                 addr.to_le_bytes().to_vec()
             }
+            KernelArg::Zeros(n) => {
+                // zeroed by the allocator, not written: untouched pages stay unmapped
+                let addr = global.alloc(vec![0; *n as usize], name);
+                buffers.push((k, addr, *n as usize));
+                addr.to_le_bytes().to_vec()
+            }
             KernelArg::Local(n) => {
                 let at = align(shared_top, 16);
                 shared_top = at + n;
@@ -246,50 +252,47 @@ pub fn run_observed(
     let mut done = 0;
     let last = opts.blocks_of(launch);
     let every = opts.every.max(1);
-    let mut dispatched = 0u64;
-    'grid: for z in 0..launch.grid[2] {
-        for y in 0..launch.grid[1] {
-            for x in 0..launch.grid[0] {
-                if done == last {
-                    break 'grid;
-                }
-                dispatched += 1;
-                if !(dispatched - 1).is_multiple_of(every) {
-                    continue;
-                }
-                let mut ctx = Ctx {
-                    prog: &prog,
-                    block_of,
-                    reconv: &blocks.reconv,
-                    launch,
-                    ctaid: [x, y, z],
-                    global: &mut global,
-                    konst: &mut konst,
-                    param: &mut param,
-                    shared: vec![0; shared_top as usize],
-                    arrived: [0; 16],
-                    expected: [None; 16],
-                    counts: &mut counts,
-                    steps,
-                    max_steps: opts.max_steps,
-                    trace: (done < opts.trace_blocks).then(Vec::new),
-                };
-                if let Err(e) = ctx.run_block() {
-                    // a block's touches are kept when it finishes: these are the finished ones'
-                    return Err(match e {
-                        EmuError::StepLimit { steps, .. } => EmuError::StepLimit {
-                            steps,
-                            blocks_done: done,
-                            traced: std::mem::take(&mut counts.touches),
-                        },
-                        e => e,
-                    });
-                }
-                steps = ctx.steps;
-                done += 1;
-                block_done(done, last);
-            }
+    let mut block_steps = Vec::new();
+    for i in sample_order(last, opts.spread_order) {
+        if opts.soft_steps.is_some_and(|s| steps >= s) && done >= opts.trace_blocks {
+            break;
         }
+        // the `i`-th chosen block's dispatch index, x fastest
+        let lin = i * every;
+        let (gx, gy) = (launch.grid[0], launch.grid[1]);
+        let ctaid = [lin % gx, lin / gx % gy, lin / (gx * gy)];
+        let mut ctx = Ctx {
+            prog: &prog,
+            block_of,
+            reconv: &blocks.reconv,
+            launch,
+            ctaid,
+            global: &mut global,
+            konst: &mut konst,
+            param: &mut param,
+            shared: vec![0; shared_top as usize],
+            arrived: [0; 16],
+            expected: [None; 16],
+            counts: &mut counts,
+            steps,
+            max_steps: opts.max_steps,
+            trace: (done < opts.trace_blocks).then(Vec::new),
+        };
+        if let Err(e) = ctx.run_block() {
+            // a block's touches are kept when it finishes: these are the finished ones'
+            return Err(match e {
+                EmuError::StepLimit { steps, .. } => EmuError::StepLimit {
+                    steps,
+                    blocks_done: done,
+                    traced: std::mem::take(&mut counts.touches),
+                },
+                e => e,
+            });
+        }
+        block_steps.push(ctx.steps - steps);
+        steps = ctx.steps;
+        done += 1;
+        block_done(done, last);
     }
     if !opts.keep_buffers {
         buffers.clear();
@@ -297,7 +300,23 @@ pub fn run_observed(
     let mut r = finish(f, &prog, &blocks, launch, counts, &mut global, &buffers)?;
     r.blocks_run = done;
     r.blocks_traced = done.min(opts.trace_blocks);
+    r.block_steps = block_steps;
+    r.outside = std::mem::take(&mut global.outside);
     Ok(r)
+}
+
+/// The indices `0..n` in the order a run visits them: as they come, or, `spread`, by the
+/// bit-reversed counter (0, n/2, n/4, 3n/4, …), so that every prefix is spread evenly over them.
+fn sample_order(n: u64, spread: bool) -> Box<dyn Iterator<Item = u64>> {
+    let bits = 64 - n.saturating_sub(1).leading_zeros();
+    if !spread || n <= 2 || bits >= 63 {
+        return Box::new(0..n);
+    }
+    Box::new(
+        (0..1u64 << bits)
+            .map(move |i| i.reverse_bits() >> (64 - bits))
+            .filter(move |i| *i < n),
+    )
 }
 
 fn finish(
@@ -394,8 +413,7 @@ fn finish(
         entries: c.entries,
         loops,
         touches: c.touches,
-        blocks_run: 0,
-        blocks_traced: 0,
+        ..EmuResult::default()
     })
 }
 
@@ -676,7 +694,9 @@ impl Ctx<'_> {
                 EmuError::OutOfBounds { .. } => fault(e.to_string()),
                 e => e,
             })?,
-            Op::Shfl | Op::Vote | Op::Activemask | Op::Redux => self.collective(w, inst, exec),
+            Op::Shfl | Op::Vote | Op::Activemask | Op::Redux | Op::Match => {
+                self.collective(w, inst, exec)
+            }
             Op::Mov | Op::Cvta => {
                 for l in lanes(exec) {
                     let v = match &inst.src.first() {
@@ -802,7 +822,7 @@ impl Ctx<'_> {
             match inst.op {
                 Op::Ld => {
                     let mut buf = [0u8; 64];
-                    let src = self.bytes(w, l, space, addr, width)?;
+                    let src = self.bytes(w, l, space, addr, width, false)?;
                     let n = src.len().min(64);
                     buf[..n].copy_from_slice(&src[..n]);
                     let dsts: &[Dst] = match inst.dst.first() {
@@ -827,7 +847,7 @@ impl Ctx<'_> {
                         }
                         s => vec![self.val(w, l, s, inst.ty)],
                     };
-                    let buf = self.bytes(w, l, space, addr, width)?;
+                    let buf = self.bytes(w, l, space, addr, width, true)?;
                     for (k, v) in vals.iter().enumerate() {
                         mem::write_le(&mut buf[k * elem..(k + 1) * elem], *v);
                     }
@@ -835,7 +855,7 @@ impl Ctx<'_> {
                 _ => {
                     let b = self.val(w, l, inst.src.get(1), inst.ty);
                     let c = self.val(w, l, inst.src.get(2), inst.ty);
-                    let buf = self.bytes(w, l, space, addr, elem)?;
+                    let buf = self.bytes(w, l, space, addr, elem, true)?;
                     let old = mem::read_le(buf);
                     let new = atomic(inst, old, b, c).map_err(|why| EmuError::Fault {
                         line: inst.line,
@@ -914,9 +934,9 @@ impl Ctx<'_> {
             };
             let mut buf = [0u8; 16];
             if n > 0 {
-                buf[..n].copy_from_slice(self.bytes(w, l, ssp, src, n)?);
+                buf[..n].copy_from_slice(self.bytes(w, l, ssp, src, n, false)?);
             }
-            self.bytes(w, l, dsp, dst, size)?
+            self.bytes(w, l, dsp, dst, size, true)?
                 .copy_from_slice(&buf[..size]);
             acc.push(LaneAccess {
                 lane: l as u32,
@@ -937,9 +957,10 @@ impl Ctx<'_> {
         space: Space,
         addr: u64,
         len: usize,
+        writes: bool,
     ) -> Result<&'b mut [u8], EmuError> {
         match space {
-            Space::Global | Space::Generic => self.global.slice(addr, len),
+            Space::Global | Space::Generic => self.global.access(addr, len, writes),
             Space::Shared => mem::flat(&mut self.shared, "shared", addr, len),
             Space::Local => mem::flat(&mut w.local[l], "local", addr, len),
             Space::Const => mem::flat(self.konst, "const", addr, len),
@@ -947,7 +968,8 @@ impl Ctx<'_> {
         }
     }
 
-    /// shfl, vote, activemask, redux: every executing lane reads the others' values first.
+    /// shfl, vote, activemask, redux, match: every executing lane reads the others' values
+    /// first.
     fn collective(&mut self, w: &mut Warp, inst: &DInst, exec: u32) {
         let a: Vec<u64> = (0..32)
             .map(|l| self.val(w, l, inst.src.first(), inst.ty))
@@ -998,6 +1020,31 @@ impl Ctx<'_> {
             }
             Op::Activemask => {
                 lanes(exec).for_each(|l| write(w, l, inst.dst.first(), exec as u64, Ty::B32))
+            }
+            // `match.any.sync.type d, a, membermask`: the lanes of the member mask holding the
+            // same `a` as this one; `match.all.sync.type d|p, a, membermask`: the member mask
+            // (p true) when all its lanes hold the same `a`, else 0 (p false). The members are
+            // the lanes executing here, as for `vote`.
+            Op::Match => {
+                let ty = inst.ty;
+                for l in lanes(exec) {
+                    let members = self.val(w, l, inst.src.get(1), Ty::U32) as u32 & exec;
+                    let same = lanes(members)
+                        .filter(|k| a[*k] & ty.mask() == a[l] & ty.mask())
+                        .fold(0u32, |m, k| m | 1 << k);
+                    let (d, p) = match inst.has(F_ALL) {
+                        true if same == members => (members, true),
+                        true => (0, false),
+                        false => (same, true),
+                    };
+                    match inst.dst.first() {
+                        Some(Dst::Vec(ds)) => {
+                            write(w, l, ds.first(), d as u64, Ty::B32);
+                            write(w, l, ds.get(1), p as u64, Ty::Pred);
+                        }
+                        dst => write(w, l, dst, d as u64, Ty::B32),
+                    }
+                }
             }
             _ => {
                 let ty = inst.ty;
@@ -1158,6 +1205,164 @@ mod tests {
             .map(|(i, _)| i)
             .collect();
         assert_eq!(written, [0, 3, 6]);
+    }
+
+    /// Sixteen blocks in spread order, cut by a soft budget of one block's steps after the
+    /// first: the blocks that ran are the grid's 0 and 8 (the first two of 0, 8, 4, 12, …),
+    /// not 0 and 1, and the run ends with them instead of an error. Each block's steps are
+    /// kept.
+    #[test]
+    fn a_soft_budget_ends_a_spread_run_with_blocks_spread_over_the_grid() {
+        let m = Module::parse(STORE).unwrap();
+        let launch = Launch {
+            grid: [16, 1, 1],
+            block: [64, 1, 1],
+        };
+        let whole = run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 16 * 256])],
+            &Options::default(),
+        )
+        .unwrap();
+        let per_block = whole.block_steps[0];
+        assert_eq!(whole.block_steps, vec![per_block; 16]);
+        let opts = Options {
+            soft_steps: Some(per_block + 1),
+            spread_order: true,
+            ..Options::default()
+        };
+        let r = run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 16 * 256])],
+            &opts,
+        )
+        .unwrap();
+        assert_eq!((r.blocks_run, r.block_steps.len()), (2, 2));
+        let written: Vec<usize> = r.buffers[&0]
+            .chunks(256)
+            .enumerate()
+            .filter(|(_, block)| block[0] == 1)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(written, [0, 8]);
+        // the order visits every block once, spread at every prefix
+        let order: Vec<u64> = super::sample_order(6, true).collect();
+        assert_eq!(order, [0, 4, 2, 1, 5, 3]);
+    }
+
+    /// `y[i] = x[i + 1]` over 64 threads and 64 words of `x`: the last thread reads one word
+    /// past the end, which a GPU tolerates within its allocation; the emulator reads it as zero
+    /// and counts it. An address far from every buffer is still an error.
+    #[test]
+    fn a_load_just_past_a_buffer_reads_zero_and_is_counted() {
+        let text = STORE
+            .replace(".param .u64 k_y)", ".param .u64 k_y, .param .u64 k_x)")
+            .replace(
+                "st.global.u32 [%rd3], 1;",
+                "ld.param.u64 %rd4, [k_x];\n    add.s64 %rd5, %rd4, %rd2;\n    \
+                 ld.global.u32 %r4, [%rd5+4];\n    st.global.u32 [%rd3], %r4;",
+            )
+            .replace(".reg .b64 %rd<4>;", ".reg .b64 %rd<8>;")
+            .replace(".reg .b32 %r<4>;", ".reg .b32 %r<8>;");
+        let m = Module::parse(&text).unwrap();
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+        };
+        let x: Vec<u32> = (1..=64).collect();
+        let args = [KernelArg::Buffer(vec![0; 256]), KernelArg::u32s(&x)];
+        let r = run_with(&m, "k", &launch, &args, &Options::default()).unwrap();
+        let y = r.u32s(0);
+        assert_eq!((y[0], y[62], y[63]), (2, 64, 0));
+        assert_eq!(
+            r.outside,
+            crate::emu::mem::Outside {
+                loads: 1,
+                stores: 0,
+                bytes: 4,
+                near: vec!["k_x".into()],
+            }
+        );
+        // 64 MiB past the end: no allocation is near
+        let far = text.replace("[%rd5+4]", "[%rd5+67108864]");
+        let m = Module::parse(&far).unwrap();
+        let e = run_with(&m, "k", &launch, &args, &Options::default()).unwrap_err();
+        assert!(e.to_string().contains("out of bounds"), "{e}");
+    }
+
+    /// `match.any` gives each lane the lanes holding its value (`tid % 4` here: every fourth
+    /// lane); `match.all` gives the member mask and true where all agree (a value every lane
+    /// holds), 0 and false where they do not. Each lane stores the three masks and the
+    /// predicate.
+    #[test]
+    fn match_sync_gives_the_lanes_that_hold_the_same_value() {
+        let text = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_y)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [k_y];
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 3;
+    cvt.u64.u32 %rd4, %r2;
+    match.any.sync.b64 %r3, %rd4, -1;
+    mov.u64 %rd5, 7;
+    match.all.sync.b64 %r4|%p1, %rd5, -1;
+    match.all.sync.b32 %r5|%p1, %r2, -1;
+    selp.u32 %r6, 1, 0, %p1;
+    mul.wide.u32 %rd2, %r1, 16;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.v4.u32 [%rd3], {%r3, %r4, %r5, %r6};
+    ret;
+}
+"#;
+        let m = Module::parse(text).unwrap();
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+        };
+        let r = run_with(
+            &m,
+            "k",
+            &launch,
+            &[KernelArg::Buffer(vec![0; 32 * 16])],
+            &Options::default(),
+        )
+        .unwrap();
+        let y = r.u32s(0);
+        for lane in 0..32 {
+            let row = &y[lane * 4..lane * 4 + 4];
+            assert_eq!(
+                row,
+                [0x1111_1111 << (lane % 4), u32::MAX, 0, 0],
+                "lane {lane}"
+            );
+        }
+    }
+
+    /// A zero-filled buffer given by its size runs as the same buffer given by its bytes.
+    #[test]
+    fn a_buffer_of_zeros_given_by_its_size_runs_as_its_bytes() {
+        let m = Module::parse(STORE).unwrap();
+        let launch = Launch {
+            grid: [4, 1, 1],
+            block: [64, 1, 1],
+        };
+        let opts = Options::default();
+        let bytes = run_with(&m, "k", &launch, &[KernelArg::Buffer(vec![0; 1024])], &opts);
+        let sized = run_with(&m, "k", &launch, &[KernelArg::Zeros(1024)], &opts);
+        let (bytes, sized) = (bytes.unwrap(), sized.unwrap());
+        assert_eq!(sized.buffers[&0], bytes.buffers[&0]);
+        assert!(sized.buffers[&0].iter().all(|b| *b <= 1));
+        assert_eq!(sized.stats.features, bytes.stats.features);
     }
 
     /// A struct's pointer field receives the address of its buffer: a store through it lands

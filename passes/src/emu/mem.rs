@@ -47,11 +47,43 @@ pub struct Alloc {
     pub name: String,
 }
 
+/// The CUDA driver's allocation granularity (`cuMemGetAllocationGranularity`: 2 MiB on every
+/// GPU since Pascal): device memory is mapped in granules this large, so a real GPU does not fault
+/// on an access a little past the end (or before the start) of a `cudaMalloc`'d buffer; it reads
+/// whatever lies there.
+pub const GRANULE: u64 = 2 << 20;
+
 /// Global memory: allocations sorted by base address.
+///
+/// Why accesses near a buffer read zero instead of failing: the emulator runs a kernel on buffers
+/// kerncast sized and filled (zeros, or `--buffer` data), not on the program's own, so an index
+/// the data decides (`row_ptr[i + 1]` on zeros, a stencil's neighbour one element past the end,
+/// which the GPU tolerates within its allocation) can fall just outside them. Such an access
+/// within [`GRANULE`] of a buffer, where a real GPU has memory mapped, reads zeros and a store
+/// there is dropped; both are counted ([`Outside`]), so the caller says the counts are an estimate.
+/// The rule is the allocation granularity rather than "any address" so that an address far from
+/// every buffer (a pointer never set, an index gone wild) stays an error naming the buffer it ran
+/// past, as it would fault on the GPU. Buffers are placed [`GRANULE`]-aligned with two free
+/// granules between them, so such an access never reads another buffer's data.
 #[derive(Debug, Default)]
 pub struct Global {
     pub allocs: Vec<Alloc>,
     next: u64,
+    /// Accesses that fell near but outside every buffer.
+    pub outside: Outside,
+    /// What an access outside the buffers reads (zeros) and writes (dropped).
+    scratch: Vec<u8>,
+}
+
+/// Accesses the emulator let through near a buffer (see [`Global`]): per lane, loads that read
+/// zeros, stores (and atomics) whose writes were dropped, the bytes they covered, and the
+/// buffers they fell near (by name, in the order first met).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outside {
+    pub loads: u64,
+    pub stores: u64,
+    pub bytes: u64,
+    pub near: Vec<String>,
 }
 
 impl Global {
@@ -59,6 +91,8 @@ impl Global {
         Global {
             allocs: Vec::new(),
             next: GLOBAL_BASE,
+            outside: Outside::default(),
+            scratch: Vec::new(),
         }
     }
 
@@ -66,7 +100,8 @@ impl Global {
     pub fn alloc(&mut self, data: Vec<u8>, name: &str) -> u64 {
         let base = self.next;
         let len = data.len().max(1) as u64;
-        self.next = (base + len).div_ceil(256) * 256 + 256;
+        // the granules after it are its slack and the next buffer's, which never meet
+        self.next = (base + len).div_ceil(GRANULE) * GRANULE + 2 * GRANULE;
         self.allocs.push(Alloc {
             base,
             data,
@@ -75,20 +110,67 @@ impl Global {
         base
     }
 
+    /// The bytes a kernel's access of `addr..addr + len` reads or writes: those of the
+    /// allocation it falls in; zeros (a scratch copy, whose writes are dropped) where it falls
+    /// outside every allocation but within [`GRANULE`] of one, counted in [`Global::outside`];
+    /// else the error naming the buffer it runs past. One search per access: this is every
+    /// global load and store of the emulator.
+    pub fn access(&mut self, addr: u64, len: usize, writes: bool) -> Result<&mut [u8], EmuError> {
+        if let (None, Some(k)) = (self.find(addr, len), self.near(addr, len)) {
+            let name = &self.allocs[k].name;
+            if !self.outside.near.contains(name) {
+                self.outside.near.push(name.clone());
+            }
+            self.outside.bytes += len as u64;
+            match writes {
+                true => self.outside.stores += 1,
+                false => self.outside.loads += 1,
+            }
+            self.scratch.clear();
+            self.scratch.resize(len, 0);
+            return Ok(&mut self.scratch);
+        }
+        self.slice(addr, len)
+    }
+
+    /// The allocation `addr..addr + len` lies in: (index, offset, end offset).
+    fn find(&self, addr: u64, len: usize) -> Option<(usize, usize, usize)> {
+        let k = self
+            .allocs
+            .partition_point(|a| a.base <= addr)
+            .checked_sub(1)?;
+        let a = &self.allocs[k];
+        let off = usize::try_from(addr - a.base).ok()?;
+        let end = off.checked_add(len).filter(|e| *e <= a.data.len())?;
+        Some((k, off, end))
+    }
+
+    /// The allocation `addr..addr + len` lies within [`GRANULE`] past the end or before the
+    /// start of.
+    fn near(&self, addr: u64, len: usize) -> Option<usize> {
+        let end = addr.checked_add(len as u64)?;
+        let k = self.allocs.partition_point(|a| a.base <= addr);
+        let after = k.checked_sub(1).filter(|k| {
+            let a = &self.allocs[*k];
+            end <= (a.base + a.data.len() as u64).saturating_add(GRANULE)
+        });
+        let before = || {
+            self.allocs
+                .get(k)
+                .is_some_and(|a| addr >= a.base.saturating_sub(GRANULE))
+                .then_some(k)
+        };
+        after.or_else(before)
+    }
+
     /// The bytes `addr..addr + len` of one allocation, or an error naming the buffer the access
-    /// runs past. One search per access: this is every global load and store of the emulator.
+    /// runs past.
     pub fn slice(&mut self, addr: u64, len: usize) -> Result<&mut [u8], EmuError> {
         let k = self
             .allocs
             .partition_point(|a| a.base <= addr)
             .checked_sub(1);
-        let range = k.and_then(|k| {
-            let a = &self.allocs[k];
-            let off = (addr - a.base) as usize;
-            let end = off.checked_add(len).filter(|e| *e <= a.data.len())?;
-            Some((k, off, end))
-        });
-        match range {
+        match self.find(addr, len) {
             Some((k, off, end)) => Ok(&mut self.allocs[k].data[off..end]),
             None => {
                 // the buffer it overran, for the error
@@ -164,6 +246,34 @@ mod tests {
         let e = g.slice(u64::MAX - 3, 4).unwrap_err();
         assert!(e.to_string().contains("out of bounds"), "{e}");
         assert!(g.slice(u64::MAX, 8).is_err());
+    }
+
+    /// Within a granule of a buffer, before its start or past its end, an access reads zeros
+    /// and its writes are dropped, counted by direction; further away it is an error. The
+    /// buffer's own bytes are untouched, and strict `slice` still refuses the near access.
+    #[test]
+    fn an_access_near_a_buffer_reads_zeros_and_is_counted() {
+        let mut g = Global::new();
+        let a = g.alloc(vec![7; 64], "a");
+        let b = g.alloc(vec![9; 64], "b");
+        assert!(b >= a + 64 + 2 * GRANULE, "their slack zones never meet");
+        assert_eq!(g.access(a + 60, 8, false).unwrap(), &[0; 8]);
+        g.access(a + 64, 4, true).unwrap().copy_from_slice(&[1; 4]);
+        assert_eq!(g.access(b - 4, 4, false).unwrap(), &[0; 4]);
+        assert_eq!(
+            g.outside,
+            Outside {
+                loads: 2,
+                stores: 1,
+                bytes: 16,
+                near: vec!["a".into(), "b".into()],
+            }
+        );
+        assert_eq!(g.slice(a, 64).unwrap(), &[7; 64]);
+        assert!(g.slice(a + 64, 4).is_err());
+        assert!(g.access(b + 64 + GRANULE, 4, false).is_err());
+        assert!(g.access(a - GRANULE - 4, 4, false).is_err());
+        assert_eq!(g.access(b + 8, 2, false).unwrap(), &[9, 9]);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub use exec::{run_observed, run_with};
 pub enum KernelArg {
     /// A global buffer: the parameter receives its address; its final contents come back.
     Buffer(Vec<u8>),
+    /// A zero-filled global buffer of this many bytes, as `Buffer(vec![0; n])` without the
+    /// copy the run makes of a `Buffer`: its memory is only touched where the kernel touches
+    /// it, so a sample of a few blocks of a launch over large buffers costs what they touch.
+    Zeros(u64),
     U8(u8),
     U16(u16),
     U32(u32),
@@ -75,7 +79,10 @@ impl KernelArg {
     /// The parameter bytes of a scalar argument; `None` for buffers and `__local` arguments.
     pub fn scalar_bytes(&self) -> Option<Vec<u8>> {
         Some(match self {
-            KernelArg::Buffer(_) | KernelArg::Local(_) | KernelArg::Struct { .. } => return None,
+            KernelArg::Buffer(_)
+            | KernelArg::Zeros(_)
+            | KernelArg::Local(_)
+            | KernelArg::Struct { .. } => return None,
             KernelArg::U8(v) => vec![*v],
             KernelArg::U16(v) => v.to_le_bytes().to_vec(),
             KernelArg::U32(v) => v.to_le_bytes().to_vec(),
@@ -112,6 +119,17 @@ pub struct Options {
     /// Hand back the buffers' final contents ([`EmuResult::buffers`]); a caller that wants
     /// only counts saves a copy of every buffer.
     pub keep_buffers: bool,
+    /// Start no further block once the run has taken this many warp steps and has run the
+    /// blocks it traces ([`Options::trace_blocks`]): the run ends with the blocks it finished
+    /// ([`EmuResult::blocks_run`]), where `max_steps` would end it with an error. A work budget
+    /// for sampling, not an infinite-loop guard.
+    pub soft_steps: Option<u64>,
+    /// Run the chosen blocks (every `every`-th, at most `max_blocks`) in an order whose every
+    /// prefix is spread evenly over them (bit-reversed sample index, the van der Corput
+    /// sequence), not in dispatch order: a run that `soft_steps` cuts short has still sampled
+    /// the whole grid. Blocks then see the global writes of blocks dispatched after them; for
+    /// blocks that do not wait on each other, as CUDA requires, the counts are the same.
+    pub spread_order: bool,
 }
 
 impl Options {
@@ -134,6 +152,8 @@ impl Default for Options {
             every: 1,
             trace_blocks: 0,
             keep_buffers: true,
+            soft_steps: None,
+            spread_order: false,
         }
     }
 }
@@ -159,6 +179,12 @@ pub struct EmuResult {
     pub blocks_run: u64,
     /// Of those, the leading blocks whose sectors are in `touches`.
     pub blocks_traced: u64,
+    /// Warp steps (warp-level instructions issued) of each block run, in the order they ran:
+    /// how much the work of the blocks varies, for the spread of an estimate from a sample.
+    pub block_steps: Vec<u64>,
+    /// Accesses that fell near, but outside, the buffers: loads that read zeros and stores that
+    /// were dropped ([`mem::Global`]). Not zero, the counts are an estimate.
+    pub outside: mem::Outside,
 }
 
 impl EmuResult {
