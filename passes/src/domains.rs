@@ -481,6 +481,9 @@ pub fn for_each_warp(
     Err(EnumerateError::TooLarge(boxed))
 }
 
+/// Most blocks [`WarpWalk::alike_blocks_by`] sorts into classes (one step each).
+pub const MAX_CLASSED_BLOCKS: u64 = 1 << 22;
+
 /// A domain prepared for walking warp by warp (see [`for_each_warp`]), so a caller can ask what
 /// a walk costs before it chooses which blocks to walk.
 pub struct WarpWalk {
@@ -674,8 +677,64 @@ impl WarpWalk {
     /// rest. The skipping blocks are found with isl, as the bounding boxes of the disjoint pieces
     /// of their set. `None` when more than `most` blocks would be walked.
     pub fn alike_blocks(&self, most: u64) -> Result<Option<Vec<(u64, u64)>>, EnumerateError> {
-        let Some(ranges) = &self.ranges else {
+        if self.ranges.is_none() {
             return Ok(Some(Vec::new()));
+        }
+        let Some(walked) = self.partial_blocks(most)? else {
+            return Ok(None);
+        };
+        let total = self.blocks();
+        let alike = total - walked.len() as u64;
+        let mut plan: Vec<(u64, u64)> = Vec::new();
+        // at most `walked.len()` blocks are tried before one outside them
+        if let Some(first) = (0..total).find(|b| !walked.contains(b)) {
+            plan.push((first, alike * self.weight));
+        }
+        plan.extend(walked.into_iter().map(|b| (b, self.weight)));
+        Ok(Some(plan))
+    }
+
+    /// [`Self::alike_blocks`] for a visit that reads the block index only through `class` of
+    /// its (ctaid_x, ctaid_y, ctaid_z): the blocks that run every point of the box are alike
+    /// within a class, so one of each class stands for the others of it. `None` also when the
+    /// grid has more than [`MAX_CLASSED_BLOCKS`] blocks to sort into classes.
+    pub fn alike_blocks_by(
+        &self,
+        most: u64,
+        class: &dyn Fn([u64; 3]) -> u64,
+    ) -> Result<Option<Vec<(u64, u64)>>, EnumerateError> {
+        let total = self.blocks();
+        if total > MAX_CLASSED_BLOCKS {
+            return Ok(None);
+        }
+        if self.ranges.is_none() {
+            return Ok(Some(Vec::new()));
+        }
+        let Some(walked) = self.partial_blocks(most)? else {
+            return Ok(None);
+        };
+        // (first block, blocks) of each class, in the order classes first appear
+        let mut classes: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        for b in (0..total).filter(|b| !walked.contains(b)) {
+            classes.entry(class(self.coords(b))).or_insert((b, 0)).1 += 1;
+        }
+        if (walked.len() + classes.len()) as u64 > most {
+            return Ok(None);
+        }
+        let mut plan: Vec<(u64, u64)> = classes
+            .into_values()
+            .map(|(b, n)| (b, n * self.weight))
+            .collect();
+        plan.sort_unstable();
+        plan.extend(walked.into_iter().map(|b| (b, self.weight)));
+        Ok(Some(plan))
+    }
+
+    /// The blocks that skip some (counters, tid) point of the box (with, perhaps, full blocks
+    /// that share their bounding boxes); `None` when there are `most` or more of them.
+    fn partial_blocks(&self, most: u64) -> Result<Option<BTreeSet<u64>>, EnumerateError> {
+        let Some(ranges) = &self.ranges else {
+            return Ok(Some(BTreeSet::new()));
         };
         let [cx, cy, cz] = self.grid;
         let [nx, ny, nz] = self.block;
@@ -703,7 +762,6 @@ impl WarpWalk {
             .subtract(taken)
             .and_then(|s| s.project_out(DimType::isl_dim_set, 3, dims.len() - 3))
             .map_err(isl)?;
-        let total = self.blocks();
         let [gx, gy, _] = self.grid.map(|g| g.max(1) as u64);
         // The partial blocks lie in the bounding boxes of the set's disjoint pieces; a full block
         // in one of them is walked on its own, which counts it the same.
@@ -733,14 +791,7 @@ impl WarpWalk {
                 }
             }
         }
-        let alike = total - walked.len() as u64;
-        let mut plan: Vec<(u64, u64)> = Vec::new();
-        // at most `walked.len()` blocks are tried before one outside them
-        if let Some(first) = (0..total).find(|b| !walked.contains(b)) {
-            plan.push((first, alike * self.weight));
-        }
-        plan.extend(walked.into_iter().map(|b| (b, self.weight)));
-        Ok(Some(plan))
+        Ok(Some(walked))
     }
 
     /// A walked block's (ctaid_x, ctaid_y, ctaid_z) from its linear index, x fastest.

@@ -12,6 +12,8 @@ use super::{Scope, Walked};
 use crate::domains::WarpWalk;
 use crate::mem_sites::AccessRecord;
 use crate::named;
+use crate::poly::linexpr::Atom;
+use crate::poly::LinExpr;
 use crate::slots::SplitForm;
 use crate::stats::Space;
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,35 +57,72 @@ pub fn segments_walked(
         bases: &zeros,
     };
     let walked = Walked::new(r, addr, &sc);
+    let lin = walked.lin.as_ref()?;
     // A grid dimension the address and the domain do not read is walked once, weighted.
     let walk = WarpWalk::new(&r.counters, &r.cond, block, env, &vars).ok()?;
-    let points = walk.points_per_block().checked_mul(walk.blocks())?;
-    if points > budget {
-        return None;
-    }
+    let per_block = walk.points_per_block();
+    let plan: Vec<(u64, u64)> = match per_block.checked_mul(walk.blocks())? <= budget {
+        // every block, each standing for the blocks a collapsed dimension repeats
+        true => (0..walk.blocks()).map(|b| (b, 0)).collect(),
+        // A block's address is a whole offset from another's, the same in every lane: blocks
+        // that run every point of the domain's box and sit at the same offset modulo the
+        // segment request the same segments, and one of each stands for the others.
+        false => {
+            let c = block_coefficients(lin)?;
+            let offset = |[x, y, z]: [u64; 3]| -> u64 {
+                (c[0] * x as i128 + c[1] * y as i128 + c[2] * z as i128).rem_euclid(seg as i128)
+                    as u64
+            };
+            walk.alike_blocks_by(budget / per_block.max(1), &offset)
+                .ok()??
+        }
+    };
     let slots = walk.slot_names();
     let resolve = crate::slots::resolver(&slots);
-    let form = SplitForm::new(
-        crate::slots::Lin::compile(walked.lin.as_ref()?, &resolve)?,
-        block,
-    );
+    let form = SplitForm::new(crate::slots::Lin::compile(lin, &resolve)?, block);
     let shift = seg.trailing_zeros();
     let width = r.width.max(1) as i128;
     let mut total = 0u64;
     let mut touched: Vec<i128> = Vec::with_capacity(64);
-    walk.walk_window_slots(0..walk.blocks(), None, &mut |point, lanes, weight| {
-        touched.clear();
-        let base = form.base(point);
-        for (_, tid) in lanes {
-            let a = form.at(base, point, *tid, block);
-            touched.extend((a >> shift)..=((a + width - 1) >> shift));
-        }
-        if !touched.is_sorted() {
-            touched.sort_unstable();
-        }
-        touched.dedup();
-        total = total.saturating_add((touched.len() as u64).saturating_mul(weight));
-    })
-    .ok()?;
+    for (b, stands_for) in plan {
+        walk.walk_window_slots(b..b + 1, None, &mut |point, lanes, weight| {
+            let weight = if stands_for == 0 { weight } else { stands_for };
+            touched.clear();
+            let base = form.base(point);
+            for (_, tid) in lanes {
+                let a = form.at(base, point, *tid, block);
+                touched.extend((a >> shift)..=((a + width - 1) >> shift));
+            }
+            if !touched.is_sorted() {
+                touched.sort_unstable();
+            }
+            touched.dedup();
+            total = total.saturating_add((touched.len() as u64).saturating_mul(weight));
+        })
+        .ok()?;
+    }
     Some(total)
+}
+
+/// The byte coefficient of each block index in the address `lin`, where each appears only as
+/// a term of its own; `None` where one is inside a floor.
+fn block_coefficients(lin: &LinExpr) -> Option<[i128; 3]> {
+    let mut c = [0i128; 3];
+    for (atom, k) in &lin.terms {
+        let mut vars = BTreeSet::new();
+        atom.vars(&mut vars);
+        match atom {
+            Atom::Var(v) => {
+                if let Some(d) = ["ctaid_x", "ctaid_y", "ctaid_z"]
+                    .iter()
+                    .position(|x| *x == &**v)
+                {
+                    c[d] += k;
+                }
+            }
+            Atom::Floor(..) if vars.iter().any(|v| v.starts_with("ctaid_")) => return None,
+            Atom::Floor(..) => {}
+        }
+    }
+    Some(c)
 }
