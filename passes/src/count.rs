@@ -734,7 +734,9 @@ impl SegmentFrame {
 /// allocate), so pointer parameters count as 0. `None` when the address is not affine once the
 /// parameters are fixed.
 ///
-/// Where the count is too large to visit point by point, it is a quasi-polynomial. That closed
+/// The points are counted by walking the launch's warps where that stays within
+/// [`SEGMENT_WALK_BUDGET`] (`reuse::segments_walked`), else by isl. Where the count is too
+/// large to visit point by point, it is a quasi-polynomial. That closed
 /// form is the same for every workload whose address keeps its coefficients (no parameter
 /// multiplies an index): the second time an access is counted this way, it is counted once
 /// with the parameters free and kept in `forms`, and each further workload evaluates it.
