@@ -835,9 +835,9 @@ impl Interp<'_> {
             return;
         };
         let unknown = Value::unknown(why);
-        for (i, (c, v)) in first.cells.iter().enumerate() {
-            let agree = outcomes.iter().all(|o| o.cells[i].1.same(v));
-            *c.borrow_mut() = if agree { v.clone() } else { unknown.clone() };
+        for (i, (c, _)) in first.cells.iter().enumerate() {
+            let values: Vec<&Value> = outcomes.iter().map(|o| &o.cells[i].1).collect();
+            *c.borrow_mut() = merged_value(&values, &unknown);
         }
         for (i, (b, v)) in first.buffers.iter().enumerate() {
             let agree = outcomes.iter().all(|o| same_buffer(&o.buffers[i].1, v));
@@ -1013,6 +1013,51 @@ impl Interp<'_> {
             }
         }
     }
+}
+
+/// What all `values` agree on: the value itself, or for records of the same type and
+/// fields, a record whose fields are merged one by one (a method that wrote one member on one
+/// side leaves the others known); else `unknown`.
+fn merged_value(values: &[&Value], unknown: &Value) -> Value {
+    let Some(first) = values.first() else {
+        return unknown.clone();
+    };
+    if values.iter().all(|v| v.same(first)) {
+        return (*first).clone();
+    }
+    let Value::Record(r) = first else {
+        return unknown.clone();
+    };
+    let r = r.borrow();
+    let records: Option<Vec<std::cell::Ref<'_, Record>>> = values
+        .iter()
+        .map(|v| match v {
+            Value::Record(x) => Some(x.borrow()),
+            _ => None,
+        })
+        .collect();
+    let Some(records) = records else {
+        return unknown.clone();
+    };
+    let alike = records.iter().all(|x| {
+        x.ty == r.ty
+            && x.fields.len() == r.fields.len()
+            && x.fields.keys().all(|k| r.fields.contains_key(k))
+    });
+    if !alike {
+        return unknown.clone();
+    }
+    let mut merged = Record {
+        ty: r.ty.clone(),
+        fields: Default::default(),
+    };
+    for f in r.fields.keys() {
+        let field: Vec<&Value> = records.iter().map(|x| &x.fields[f]).collect();
+        merged
+            .fields
+            .insert(f.clone(), merged_value(&field, unknown));
+    }
+    Value::Record(crate::heap::shared(merged))
 }
 
 fn same_buffer(a: &Buffer, b: &Buffer) -> bool {
