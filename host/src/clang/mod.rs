@@ -441,7 +441,8 @@ impl<'i> Unit<'i> {
     }
 
     /// The tokens of `file` from byte `from` to byte `to`, as written there: for code a
-    /// macro expands, the macro definition's own tokens.
+    /// macro expands, the macro definition's own tokens. Comments are left out (libclang's
+    /// tokenizer keeps them), as in every token list here.
     pub fn tokens_spelled(&self, file: &str, from: u32, to: u32) -> Vec<(String, u32)> {
         let Ok(name) = CString::new(file.as_bytes()) else {
             return Vec::new();
@@ -460,8 +461,9 @@ impl<'i> Unit<'i> {
                 return Vec::new();
             }
             let out = (0..n as usize)
-                .map(|i| {
-                    let t = *tokens.add(i);
+                .map(|i| *tokens.add(i))
+                .filter(|t| clang_getTokenKind(*t) != CXToken_Comment)
+                .map(|t| {
                     let spelling = take(clang_getTokenSpelling(self.raw, t));
                     let (_, offset) =
                         spelling_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));
@@ -478,6 +480,8 @@ impl<'i> Unit<'i> {
         unsafe { self.tokens_in(clang_getCursorExtent(c.raw)) }
     }
 
+    /// The tokens of a range, without its comments: the token before `{` in `else // why\n{`
+    /// is `else`.
     unsafe fn tokens_in(&self, range: CXSourceRange) -> Vec<(String, u32)> {
         let mut tokens: *mut CXToken = std::ptr::null_mut();
         let mut n: c_uint = 0;
@@ -486,8 +490,9 @@ impl<'i> Unit<'i> {
             return Vec::new();
         }
         let out = (0..n as usize)
-            .map(|i| {
-                let t = *tokens.add(i);
+            .map(|i| *tokens.add(i))
+            .filter(|t| clang_getTokenKind(*t) != CXToken_Comment)
+            .map(|t| {
                 let spelling = take(clang_getTokenSpelling(self.raw, t));
                 let (_, _, _, offset) =
                     file_location(clang_getRangeStart(clang_getTokenExtent(self.raw, t)));

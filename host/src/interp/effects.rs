@@ -417,6 +417,10 @@ fn may_draw_random(callee: &Callee, args: &[Expr]) -> bool {
     !system || gives_code || libc_rand::draws(name)
 }
 
+/// Rounds a summary of functions that call each other is made in before it is given up
+/// (each round adds writes; few recursions need more than two).
+const SUMMARY_ROUNDS: usize = 16;
+
 /// The summary of a function's writes (`sums` gives its callees').
 pub(super) fn summarize(f: &Function, sums: Summaries<'_>) -> Summary {
     let mut exprs: Vec<&Expr> = f.member_inits.iter().map(|(_, e)| e).collect();
@@ -670,24 +674,95 @@ pub(super) struct Saved {
 }
 
 impl Interp<'_> {
-    /// What a function of the program may write (cached; `None` for one without a body, or
-    /// one whose summary is being made, as a recursive call's is).
+    /// What a function of the program may write (cached; `None` for one without a body).
+    /// Functions that call each other (`parse` → `parseFile` → `parse`) are summarised
+    /// together: a call of one whose summary is being made reads its value so far (at first,
+    /// no writes), and that summary is made again until it no longer changes: the writes of
+    /// every path through the recursion, not "anything" for the call that closes it.
     pub(super) fn summary(&self, key: DeclKey) -> Option<Rc<Summary>> {
         if let Some(s) = self.summaries.borrow().get(&key) {
             return s.clone();
         }
+        let open = self
+            .summary_stack
+            .borrow()
+            .iter()
+            .position(|(k, _)| *k == key);
+        if let Some(at) = open {
+            self.summary_low.set(self.summary_low.get().min(at));
+            return Some(self.summary_stack.borrow()[at].1.clone());
+        }
+        if let Some((s, low)) = self.provisional.borrow().get(&key).cloned() {
+            self.summary_low.set(self.summary_low.get().min(low));
+            return Some(s);
+        }
         let f = self.prog.functions.get(&key)?.clone();
-        self.summaries.borrow_mut().insert(key, None);
-        let mut s = summarize(&f, &|k| self.summary(k));
-        // A virtual method another class overrides may run as the override, which writes
-        // its own fields: what it writes of the object is not known from this body.
-        if self.prog.overrides.get(&key).is_some_and(|o| !o.is_empty()) {
-            s.w.this_all = true;
+        let at = self.summary_stack.borrow().len();
+        let none = Rc::new(self.summarize_nothing(&f));
+        self.summary_stack.borrow_mut().push((key, none));
+        let outer_low = self.summary_low.get();
+        let mut result = None;
+        for _ in 0..SUMMARY_ROUNDS {
+            self.summary_low.set(usize::MAX);
+            let mut s = summarize(&f, &|k| self.summary(k));
+            // A virtual method another class overrides may run as the override, which writes
+            // its own fields: what it writes of the object is not known from this body.
+            if self.prog.overrides.get(&key).is_some_and(|o| !o.is_empty()) {
+                s.w.this_all = true;
+                s.returns_field = None;
+            }
+            let low = self.summary_low.get();
+            let s = Rc::new(s);
+            // What was made from this one's value so far is stale now.
+            self.provisional.borrow_mut().retain(|_, (_, l)| *l < at);
+            // Made from the value so far of a summary further out: good until that one
+            // changes.
+            if low < at {
+                result = Some((s, low));
+                break;
+            }
+            let same = self.summary_stack.borrow()[at].1.w == s.w;
+            if low == at && !same {
+                self.summary_stack.borrow_mut()[at].1 = s;
+                continue;
+            }
+            result = Some((s, usize::MAX));
+            break;
+        }
+        self.summary_stack.borrow_mut().truncate(at);
+        self.summary_low
+            .set(outer_low.min(result.as_ref().map_or(usize::MAX, |r| r.1)));
+        match result {
+            Some((s, low)) if low < at => {
+                self.provisional.borrow_mut().insert(key, (s.clone(), low));
+                Some(s)
+            }
+            Some((s, _)) => {
+                self.summaries.borrow_mut().insert(key, Some(s.clone()));
+                Some(s)
+            }
+            // Not settled within the rounds: unknown, as a function kerncast cannot read.
+            None => {
+                self.summaries.borrow_mut().insert(key, None);
+                None
+            }
+        }
+    }
+
+    /// A function's summary before its calls are known: what its body tells alone (its
+    /// parameters, locals, the member it returns), and no writes.
+    fn summarize_nothing(&self, f: &Function) -> Summary {
+        let mut s = summarize(f, &|_| None);
+        s.w = Written::default();
+        if self
+            .prog
+            .overrides
+            .get(&f.key)
+            .is_some_and(|o| !o.is_empty())
+        {
             s.returns_field = None;
         }
-        let s = Rc::new(s);
-        self.summaries.borrow_mut().insert(key, Some(s.clone()));
-        Some(s)
+        s
     }
 
     /// What `stmts` and `exprs` may write, the program's functions they call included.
@@ -835,9 +910,9 @@ impl Interp<'_> {
             return;
         };
         let unknown = Value::unknown(why);
-        for (i, (c, v)) in first.cells.iter().enumerate() {
-            let agree = outcomes.iter().all(|o| o.cells[i].1.same(v));
-            *c.borrow_mut() = if agree { v.clone() } else { unknown.clone() };
+        for (i, (c, _)) in first.cells.iter().enumerate() {
+            let values: Vec<&Value> = outcomes.iter().map(|o| &o.cells[i].1).collect();
+            *c.borrow_mut() = merged_value(&values, &unknown);
         }
         for (i, (b, v)) in first.buffers.iter().enumerate() {
             let agree = outcomes.iter().all(|o| same_buffer(&o.buffers[i].1, v));
@@ -1013,6 +1088,51 @@ impl Interp<'_> {
             }
         }
     }
+}
+
+/// What all `values` agree on: the value itself, or for records of the same type and
+/// fields, a record whose fields are merged one by one (a method that wrote one member on one
+/// side leaves the others known); else `unknown`.
+fn merged_value(values: &[&Value], unknown: &Value) -> Value {
+    let Some(first) = values.first() else {
+        return unknown.clone();
+    };
+    if values.iter().all(|v| v.same(first)) {
+        return (*first).clone();
+    }
+    let Value::Record(r) = first else {
+        return unknown.clone();
+    };
+    let r = r.borrow();
+    let records: Option<Vec<std::cell::Ref<'_, Record>>> = values
+        .iter()
+        .map(|v| match v {
+            Value::Record(x) => Some(x.borrow()),
+            _ => None,
+        })
+        .collect();
+    let Some(records) = records else {
+        return unknown.clone();
+    };
+    let alike = records.iter().all(|x| {
+        x.ty == r.ty
+            && x.fields.len() == r.fields.len()
+            && x.fields.keys().all(|k| r.fields.contains_key(k))
+    });
+    if !alike {
+        return unknown.clone();
+    }
+    let mut merged = Record {
+        ty: r.ty.clone(),
+        fields: Default::default(),
+    };
+    for f in r.fields.keys() {
+        let field: Vec<&Value> = records.iter().map(|x| &x.fields[f]).collect();
+        merged
+            .fields
+            .insert(f.clone(), merged_value(&field, unknown));
+    }
+    Value::Record(crate::heap::shared(merged))
 }
 
 fn same_buffer(a: &Buffer, b: &Buffer) -> bool {

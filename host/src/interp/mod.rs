@@ -125,6 +125,9 @@ impl<'p> Interp<'p> {
             body_launch_cache: HashMap::new(),
             quiet_cut: HashMap::new(),
             summaries: RefCell::new(HashMap::new()),
+            summary_stack: RefCell::new(Vec::new()),
+            provisional: RefCell::new(HashMap::new()),
+            summary_low: std::cell::Cell::new(usize::MAX),
             active: Vec::new(),
             early_returns: Vec::new(),
         }

@@ -194,6 +194,15 @@ pub struct Interp<'p> {
     pub(super) quiet_cut: HashMap<*const crate::ast::Stmt, u32>,
     /// What each function of the program may write, as far as made.
     pub(super) summaries: RefCell<HashMap<DeclKey, Option<Rc<Summary>>>>,
+    /// The summaries being made, outermost first, each with its value so far: a recursive
+    /// call (`parse` → `parseFile` → `parse`) reads it, and the summary is made again until
+    /// it no longer changes.
+    pub(super) summary_stack: RefCell<Vec<(DeclKey, Rc<Summary>)>>,
+    /// Summaries made from such a value so far, with the position in `summary_stack` of the
+    /// outermost one they read: good until that one's value changes.
+    pub(super) provisional: RefCell<HashMap<DeclKey, (Rc<Summary>, usize)>>,
+    /// The outermost position in `summary_stack` read by the summary being made.
+    pub(super) summary_low: std::cell::Cell<usize>,
     /// The functions being run, outermost first, with how many undecided conditions were
     /// around each call of them.
     pub(super) active: Vec<(DeclKey, usize)>,
@@ -204,7 +213,7 @@ pub struct Interp<'p> {
 
 /// What code may write (found syntactically, and through the summaries of the functions it
 /// calls): see [`super::effects`].
-#[derive(Default, Debug)]
+#[derive(Default, Debug, PartialEq)]
 pub(super) struct Written {
     pub vars: BTreeSet<DeclKey>,
     pub contents: BTreeSet<DeclKey>,
