@@ -280,12 +280,35 @@ fn budget_cases(out: &mut Vec<Case>) {
     );
     c.files.push(("chain.ptx".into(), chain));
     out.push(c);
-    out.push(case(
+    // a kernel whose binding needs isl: a loop nest whose sectors are too many to walk warp
+    // by warp (good.ptx's are walked, with no isl operation to run out of)
+    let mut c = case(
         "isl budget runs out: the emulator counts, and says why",
-        &[&["predict", "good.ptx", "--isl-ops", "1"][..], &run].concat(),
+        &[
+            "predict",
+            "matmul.ptx",
+            "--isl-ops",
+            "1",
+            "--grid",
+            "64,64",
+            "--block",
+            "16,16",
+            "--param",
+            "matmul_naive_param_0=1024",
+            "--param",
+            "matmul_naive_param_1=1024",
+            "--param",
+            "matmul_naive_param_2=1024",
+        ],
         0,
-        &["--isl-ops", "isl operations ran out"],
+        &["--isl-ops", "isl operations ran out", "counts: emulator"],
+    );
+    let matmul = kerncast_tests::workspace_root().join("tests/ptx/clang/matmul_naive.ptx");
+    c.files.push((
+        "matmul.ptx".into(),
+        std::fs::read_to_string(matmul).expect("the corpus's matmul_naive.ptx"),
     ));
+    out.push(c);
 }
 
 /// `count --json` with a launch (it failed on every kernel with "key must be a string").
