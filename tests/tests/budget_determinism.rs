@@ -55,11 +55,24 @@ fn runs() -> Vec<Vec<String>> {
             a(&["--param", "triangular_param_0=4096", "--json"]),
         ]
         .concat(),
+        // a loop nest whose sectors isl counts (saxpy's are walked warp by warp, with no isl
+        // operation to run out of)
         [
-            a(&["predict", &ptx("saxpy"), "--grid", "64", "--block", "256"]),
+            a(&[
+                "predict",
+                &ptx("matmul_naive"),
+                "--grid",
+                "64,64",
+                "--block",
+                "16,16",
+            ]),
             a(&[
                 "--param",
-                "saxpy_param_0=16384",
+                "matmul_naive_param_0=1024",
+                "--param",
+                "matmul_naive_param_1=1024",
+                "--param",
+                "matmul_naive_param_2=1024",
                 "--isl-ops",
                 "1000",
                 "--json",
