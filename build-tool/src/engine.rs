@@ -5,7 +5,7 @@
 //! it lands) without touching any renderer, and lets rank reuse a prepared kernel across
 //! thousands of workloads.
 
-use crate::report::{Ceiling, Component, DvfsPoint, L2Level, ModelResult, Roofline};
+use crate::report::{Ceiling, Component, DramTraffic, DvfsPoint, L2Level, ModelResult, Roofline};
 use crate::workload::{Workload, WorkloadSpec};
 use kerncast_models::model::Model;
 use kerncast_models::power::PhysicalPowerParams;
@@ -1622,6 +1622,36 @@ impl Target {
     /// tensor-core multiply–adds (× 2); DRAM bytes from the global sectors that miss the L2, at
     /// the hit rate the models take (`hints`, or the reuse profile); the device's compute
     /// ceilings for the work the kernel does.
+    /// The global memory traffic the kernel's sectors and the L2 model give.
+    pub fn dram_traffic(&self, stats: &BoundStats, hints: &BTreeMap<String, f64>) -> DramTraffic {
+        let sector_bytes = 32.0
+            * stats.sum_where(|f| {
+                matches!(
+                    f,
+                    Feature::Sectors {
+                        space: Space::Global,
+                        ..
+                    }
+                )
+            });
+        let mut input = ModelInput::new(stats.clone());
+        input.hints = hints.clone();
+        // where no hit rate can be had the models take 0 (and say so in their notes)
+        let l2_hit_rate = kerncast_models::l2::l2_hit_rate(
+            &input,
+            &self.device,
+            sector_bytes,
+            "roofline",
+            &mut Vec::new(),
+        )
+        .unwrap_or(0.0);
+        DramTraffic {
+            sector_bytes,
+            l2_hit_rate,
+            bytes: sector_bytes * (1.0 - l2_hit_rate),
+        }
+    }
+
     pub fn roofline(
         &self,
         stats: &BoundStats,
@@ -1664,28 +1694,9 @@ impl Target {
             }
         }
         flops += tensor_flops;
-        let sector_bytes = 32.0
-            * stats.sum_where(|f| {
-                matches!(
-                    f,
-                    Feature::Sectors {
-                        space: Space::Global,
-                        ..
-                    }
-                )
-            });
-        let mut input = ModelInput::new(stats.clone());
-        input.hints = hints.clone();
-        // where no hit rate can be had the models take 0 (and say so in their notes)
-        let l2_hit_rate = kerncast_models::l2::l2_hit_rate(
-            &input,
-            &self.device,
-            sector_bytes,
-            "roofline",
-            &mut Vec::new(),
-        )
-        .unwrap_or(0.0);
-        let bytes = sector_bytes * (1.0 - l2_hit_rate);
+        let DramTraffic {
+            l2_hit_rate, bytes, ..
+        } = self.dram_traffic(stats, hints);
         let hw = &self.device.hw;
         let clocks = self.device.default_clocks().ok()?;
         let sms = hw.sm_count.as_ref()?.value as f64;

@@ -62,9 +62,18 @@ pub fn same_instance(measured: &str, analysed: &str) -> bool {
     let unnamed =
         |s: &str| s.contains("lambda") || s.contains("anonymous") || s.contains("unnamed");
     m.len() == a.len()
-        && m.iter()
-            .zip(&a)
-            .all(|(m, a)| m == a || unnamed(m) || unnamed(a))
+        && m.iter().zip(&a).all(|(m, a)| {
+            m == a || as_bool(m).is_some_and(|m| as_bool(a) == Some(m)) || unnamed(m) || unnamed(a)
+        })
+}
+
+/// A `bool` template argument, as the demangler (`true`) or a profiler (`1`) writes it.
+fn as_bool(arg: &str) -> Option<bool> {
+    match arg.trim() {
+        "true" | "1" | "(bool)1" => Some(true),
+        "false" | "0" | "(bool)0" => Some(false),
+        _ => None,
+    }
 }
 
 /// Arguments split at the commas outside `<…>` and `(…)`.
@@ -172,5 +181,10 @@ mod tests {
             &args("k<3, lambda()>")
         ));
         assert!(!same_instance(&args("k<float, 2>"), &args("k<float>")));
+        // a profiler writes a `bool` argument as a number
+        assert!(same_instance(&args("k<1, float>"), &args("k<true, float>")));
+        assert!(same_instance(&args("k<0>"), &args("k<false>")));
+        assert!(!same_instance(&args("k<1>"), &args("k<false>")));
+        assert!(!same_instance(&args("k<2>"), &args("k<true>")));
     }
 }

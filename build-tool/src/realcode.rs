@@ -872,7 +872,7 @@ pub fn attach(rows: &mut [Row], report: &Report) {
                 r.flops_f64 = k.counts.get("flops.f64").copied();
                 r.ptx_flops_f32 = k.counts.get("flops.ptx.f32").copied();
                 r.ptx_flops_f64 = k.counts.get("flops.ptx.f64").copied();
-                r.dram_bytes = k.roofline.as_ref().map(|x| x.dram_bytes);
+                r.dram_bytes = k.dram.as_ref().map(|d| d.bytes);
                 r.roofline_time_ns = k
                     .models
                     .iter()
@@ -1337,6 +1337,31 @@ mod tests {
         assert_eq!(rows[0].predicted_time_ns, None);
         let why = rows[0].predict_reason.as_deref().unwrap_or_default();
         assert!(why.contains("instance <float> was not analysed"), "{why}");
+    }
+
+    /// A kernel without floating-point work has no roofline, but its row still carries the DRAM
+    /// bytes the L2 model predicts.
+    #[test]
+    fn a_kernel_without_flops_still_has_its_dram_bytes() {
+        let mut report = crate::report::sample::report();
+        let k = &mut report.kernels[0];
+        k.display_name = "popcount".into();
+        k.workload.grid = [8, 1, 1];
+        k.workload.block = [64, 1, 1];
+        k.roofline = None;
+        k.dram = Some(crate::report::DramTraffic {
+            sector_bytes: 4096.0,
+            l2_hit_rate: 0.5,
+            bytes: 2048.0,
+        });
+        let m = Measured {
+            grid: [8, 1, 1],
+            block: [64, 1, 1],
+            ..measured("popcount", "popcount(const unsigned *, int *)")
+        };
+        let mut rows = match_rows(&[&m], &Err("not read in this test".into()));
+        attach(&mut rows, &report);
+        assert_eq!(rows[0].dram_bytes, Some(2048.0));
     }
 
     fn row_of(program: &str) -> Row {

@@ -361,6 +361,7 @@ fn one(
         notes.push("energy per source line assumes constant power over the kernel".into());
     }
     let roofline = t.roofline(&stats, &w.hints, p.time_s);
+    let dram = Some(t.dram_traffic(&stats, &w.hints));
     let report = KernelReport {
         kernel: entry.clone(),
         // the instantiation (`block_sum<256>`), even where its template's annotation applies
@@ -386,6 +387,7 @@ fn one(
         },
         breakdown: p.breakdown,
         roofline,
+        dram,
         dvfs: p.dvfs,
         scaling,
         hot_lines: hot,

@@ -2,7 +2,7 @@
 //! per kernel; no HTML, no images).
 
 use super::shown::{self, SharedNotes};
-use super::{fmt_energy, fmt_energy_opt, fmt_power, fmt_time, Report};
+use super::{fmt_bytes, fmt_energy, fmt_energy_opt, fmt_power, fmt_time, Report};
 use std::fmt::Write;
 
 /// The report as Markdown, its paths relative to the report's root.
@@ -85,6 +85,15 @@ fn render_as_given(r: &Report) -> String {
                 s,
                 "All models at the default clocks: {}.\n",
                 shown::models_line(k, &shared)
+            );
+        }
+        if let Some(d) = k.dram.as_ref().filter(|d| d.sector_bytes > 0.0) {
+            let _ = writeln!(
+                s,
+                "Global memory: {} in 32-byte sectors, L2 hit rate {:.1} %, {} from DRAM.\n",
+                fmt_bytes(d.sector_bytes),
+                d.l2_hit_rate * 100.0,
+                fmt_bytes(d.bytes)
             );
         }
         if !k.breakdown.is_empty() {

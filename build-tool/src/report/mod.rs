@@ -188,6 +188,11 @@ pub(crate) mod sample {
                     peak_bytes_per_s: 1.2e12,
                 }),
             }),
+            dram: Some(DramTraffic {
+                sector_bytes: 65536.0,
+                l2_hit_rate: 0.25,
+                bytes: 49152.0,
+            }),
             dvfs: vec![
                 DvfsPoint {
                     core_mhz: 1000.0,

@@ -105,6 +105,10 @@ pub struct KernelReport {
     pub prediction: Prediction,
     pub breakdown: Vec<Component>,
     pub roofline: Option<Roofline>,
+    /// The DRAM traffic the L2 model predicts, kept apart from the roofline, which a kernel
+    /// without floating-point work (hashing, sorting, bit packing) does not have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram: Option<DramTraffic>,
     pub dvfs: Vec<DvfsPoint>,
     pub scaling: Option<Scaling>,
     /// Source lines carrying the most predicted time, most first.
@@ -232,6 +236,18 @@ pub struct Roofline {
     pub l2: Option<L2Level>,
 }
 
+/// The global memory traffic of a kernel, and the part of it the L2 does not serve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DramTraffic {
+    /// Bytes of the 32-byte sectors global loads and stores touch.
+    pub sector_bytes: f64,
+    /// The fraction of them the L2 serves (0 where the L2 model has no hit rate; its note
+    /// says so).
+    pub l2_hit_rate: f64,
+    /// The bytes that reach DRAM: `sector_bytes × (1 − l2_hit_rate)`.
+    pub bytes: f64,
+}
+
 /// The L2 level of a hierarchical roofline: the bytes that reach the L2 and the rate it serves
 /// them at, for this kernel's mix of reads and writes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -347,6 +363,20 @@ pub fn fmt_energy(j: f64) -> String {
         format!("{:.3} mJ", j * 1e3)
     } else {
         format!("{j:.3} J")
+    }
+}
+
+/// Bytes in decimal units, as Nsight Compute shows them.
+pub fn fmt_bytes(b: f64) -> String {
+    let a = b.abs();
+    if a < 1e3 {
+        format!("{b:.0} B")
+    } else if a < 1e6 {
+        format!("{:.3} kB", b / 1e3)
+    } else if a < 1e9 {
+        format!("{:.3} MB", b / 1e6)
+    } else {
+        format!("{:.3} GB", b / 1e9)
     }
 }
 
