@@ -209,10 +209,11 @@ pub fn read_commands(path: &Path) -> Result<Vec<CompileCommand>, CompDbError> {
         column: e.column(),
         message: e.to_string(),
     })?;
-    let base = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
+    // a bare `compile_commands.json` has the parent "", which is the working directory
+    let base = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
     let base = std::fs::canonicalize(&base).unwrap_or(base);
     entries
         .into_iter()

@@ -178,6 +178,19 @@ fn cmake_project_analysed_through_compile_commands() {
         "kerncast-baseline.json",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // a file named beside the database is lowered with the flags the database builds it with
+    // (without them `index.h` is not found and STRIDE is not defined)
+    let o = kerncast(&[
+        "check",
+        "kernels/scale.cu",
+        "--compile-commands",
+        "build/compile_commands.json",
+        "--device",
+        "gtx-titan-x",
+        "--baseline",
+        "kerncast-baseline.json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 
     std::fs::write(proj.join("CMakeLists.txt"), lists(32)).unwrap();
     let o = configure();

@@ -157,12 +157,14 @@ impl Inputs {
                 pipeline::jobs_from_paths(files, &base).map_err(|m| Error::Input(m.to_string()))?
             }
         };
-        if let Some((_, units)) = &from_db {
-            for j in &mut jobs {
-                if let Some(u) = unit_of(units, &j.path) {
-                    add_unit_flags(&mut j.lower, &u.args);
-                }
-            }
+        // The compilation database the host code is read with also says how each of its
+        // files is built: those are lowered as the build compiles them.
+        let db = match &from_db {
+            Some((db, _)) => Some(db.clone()),
+            None => self.host.run_spec(files).compile_commands,
+        };
+        if let Some(db) = db.filter(|_| config.is_none() || !self.files.is_empty()) {
+            follow_compile_commands(&mut jobs, &db, &self.lower, from_db.as_ref().map(|d| &d.1))?;
         }
         if jobs.is_empty() {
             return Err(Error::Workload("no kernel sources found".to_string()));
@@ -271,6 +273,48 @@ fn compdb_files(
 }
 
 /// The database's unit for `path` (compared as canonical paths).
+/// Each job whose file the database compiles gets the flags it is built with: a CUDA unit is
+/// lowered with its own command (its compiler, architecture and flags, device side only), unless
+/// the command line chose the front end or architecture; any other unit gets its `-I` and `-D`.
+fn follow_compile_commands(
+    jobs: &mut [Job],
+    db: &Path,
+    lower: &crate::lower::LowerArgs,
+    units: Option<&Vec<kerncast_host::compdb::UnitSpec>>,
+) -> crate::Result<()> {
+    let commands = crate::lower::compile_command::read_database(db)
+        .map_err(|e| Error::Input(e.to_string()))?;
+    let read;
+    let units = match units {
+        Some(u) => u,
+        None => {
+            read = kerncast_host::compdb::read(db, &kerncast_host::compdb::Toolchain::discover())
+                .map_err(|e| Error::Input(e.to_string()))?;
+            &read
+        }
+    };
+    let chosen = lower.frontend.is_some() || lower.arch.is_some();
+    for j in jobs {
+        if let Some(u) = unit_of(units, &j.path) {
+            add_unit_flags(&mut j.lower, &u.args);
+        }
+        let Ok(want) = std::fs::canonicalize(&j.path) else {
+            continue;
+        };
+        let command = commands
+            .iter()
+            .find(|c| std::fs::canonicalize(&c.file).is_ok_and(|f| f == want));
+        if let Some(c) = command.filter(|c| c.is_cuda() && !chosen) {
+            if let Some(a) = c.arch() {
+                j.lower.arch = a;
+                j.lower.arch_note = None;
+            }
+            j.lower.command = Some(c.clone());
+        }
+    }
+    Ok(())
+}
+
 fn unit_of<'a>(
     units: &'a [kerncast_host::compdb::UnitSpec],
     path: &Path,
