@@ -23,6 +23,13 @@ const PROBE_ABOVE: usize = 128;
 /// Levels one direct summation may enter before [`count`] factors the set instead; the corpus
 /// needs at most about a thousand, a boundary-checked 2-D convolution hundreds of thousands.
 const MAX_VISITS: usize = 1_500;
+/// Work one count may do, in polynomial terms handed from level to level (each level's summand
+/// counts its terms, plus one): a bound on the arithmetic, where the levels alone do not bound
+/// it (a lattice of three block indices under a parametric grid restrides into summands of
+/// thousands of terms with huge rationals, minutes of work). Past it the count fails with
+/// `OverBudget` and its caller falls back. The corpus needs at most about 2,100, and one unit
+/// of work costs about 20 µs in the shape above.
+const MAX_WORK: usize = 100_000;
 /// Residue classes one split may enumerate: the corpus splits by unroll factors, warp and
 /// segment sizes (at most a few hundred); more means a fixed parameter became the modulus
 /// (`(32 i) % n` bound at n = 2^20 splits into 65536 classes, hours of isl work), so the count
@@ -53,14 +60,15 @@ pub fn count_in(set: &Set, context: &Set) -> Result<QPoly> {
 }
 
 fn count_context(set: &Set, context: Option<&Set>) -> Result<QPoly> {
-    match sum_within(set, &Poly::one(), MAX_VISITS, context) {
-        Err(CountError::TooComplex(_)) => count_factored(set, context),
+    let mut work = 0;
+    match sum_within(set, &Poly::one(), MAX_VISITS, context, &mut work) {
+        Err(CountError::TooComplex(_)) => count_factored(set, context, &mut work),
         r => r,
     }
 }
 
-fn count_factored(set: &Set, context: Option<&Set>) -> Result<QPoly> {
-    let sum = |s: &Set, p: &Poly| sum_within(s, p, usize::MAX, context);
+fn count_factored(set: &Set, context: Option<&Set>, work: &mut usize) -> Result<QPoly> {
+    let mut sum = |s: &Set, p: &Poly| sum_within(s, p, usize::MAX, context, work);
     let nd = set.dim(DimType::isl_dim_set)?;
     let mut total = QPoly::zero();
     for bs in set.clone().compute_divs()?.make_disjoint()?.basic_sets()? {
@@ -141,12 +149,19 @@ fn aff_dims(aff: &Aff, nd: usize, out: &mut Vec<usize>) -> Result<()> {
 
 /// `Σ_{x ∈ set} summand(x)`; the summand names set dimensions by their isl names.
 pub fn sum(set: &Set, summand: &Poly) -> Result<QPoly> {
-    sum_within(set, summand, usize::MAX, None)
+    sum_within(set, summand, usize::MAX, None, &mut 0)
 }
 
 /// [`sum`] within `context` (see [`count_in`]), giving up with `TooComplex` after `budget`
-/// levels.
-fn sum_within(set: &Set, summand: &Poly, budget: usize, context: Option<&Set>) -> Result<QPoly> {
+/// levels, and with `OverBudget` once `work` (shared by the sums of one count) passes
+/// [`MAX_WORK`].
+fn sum_within(
+    set: &Set,
+    summand: &Poly,
+    budget: usize,
+    context: Option<&Set>,
+    work: &mut usize,
+) -> Result<QPoly> {
     let nd = set.dim(DimType::isl_dim_set)?;
     let np = set.dim(DimType::isl_dim_param)?;
     let mut vars = Vec::with_capacity(nd);
@@ -171,9 +186,12 @@ fn sum_within(set: &Set, summand: &Poly, budget: usize, context: Option<&Set>) -
         out: Vec::new(),
         visits: 0,
         budget,
+        work: *work,
         context: context.cloned(),
     };
-    c.level(s, &vars, summand.clone())?;
+    let r = c.level(s, &vars, summand.clone());
+    *work = c.work;
+    r?;
     c.finish()
 }
 
@@ -185,6 +203,8 @@ struct Counter {
     /// levels entered so far, against `budget`
     visits: usize,
     budget: usize,
+    /// polynomial terms handed to levels so far, against [`MAX_WORK`]
+    work: usize,
     /// What is known of the parameters (their value ranges): the count is exact inside it.
     context: Option<Set>,
 }
@@ -196,6 +216,10 @@ impl Counter {
         self.visits += 1;
         if self.visits > self.budget {
             return Err(CountError::TooComplex(self.budget));
+        }
+        self.work += 1 + summand.terms.len();
+        if self.work > MAX_WORK {
+            return Err(CountError::OverBudget(MAX_WORK));
         }
         if summand.is_zero() || s.is_empty()? {
             return Ok(());
@@ -808,7 +832,7 @@ mod tests {
         ] {
             let ctx = Ctx::new();
             let s = Set::parse(&ctx, set).unwrap();
-            let q = count_factored(&s, None).unwrap();
+            let q = count_factored(&s, None, &mut 0).unwrap();
             for (n, m) in [(-1i64, 3i64), (0, 0), (1, 5), (4, 2), (7, 9), (12, 3)] {
                 let fixed = s
                     .clone()
@@ -885,6 +909,31 @@ mod tests {
         check(
             "[n] -> { [i, j] : 0 <= i < n and 0 <= 2 j <= i }",
             &[0, 1, 2, 3, 9, 30],
+        );
+    }
+
+    /// A row index over three block indices with unrelated strides under a parametric grid
+    /// (a real softmax kernel's guard): minutes of rational arithmetic unbounded, a fixed
+    /// amount of work here, the same on every machine.
+    #[test]
+    fn a_count_past_its_work_budget_fails_as_over_budget() {
+        let ctx = Ctx::new();
+        let set = Set::parse(
+            &ctx,
+            "[nx, ny, nz, p4] -> { [cx, cy, cz, warp] : 0 <= cx < nx and 0 <= cy < ny and \
+             0 <= cz < nz and 0 <= warp < 4 and exists (t : 0 <= t < 4 and \
+             ((-8cx - 64cy - 768cz + p4 - 2t - 1) < 0 or (-8cx - 64cy - 768cz + p4 - 2t - 1) > 0) \
+             and (8cx + 64cy + 768cz - p4 + 2t) < 0 and warp = t) }",
+        )
+        .unwrap();
+        let context = Set::parse(
+            &ctx,
+            "[nx, ny, nz, p4] -> { : nx > 0 and ny > 0 and nz > 0 and -2147483648 <= p4 <= 2147483647 }",
+        )
+        .unwrap();
+        assert_eq!(
+            count_in(&set, &context).unwrap_err(),
+            CountError::OverBudget(MAX_WORK)
         );
     }
 }

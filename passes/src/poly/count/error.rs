@@ -16,6 +16,8 @@ pub enum CountError {
     NonIntegral(String),
     #[error("the direct summation split into more than {0} cells")]
     TooComplex(usize),
+    #[error("the summation's polynomials passed {0} terms in all")]
+    OverBudget(usize),
 }
 
 pub type Result<T> = std::result::Result<T, CountError>;
