@@ -41,6 +41,14 @@ pub struct StrideEvidence {
 impl StrideEvidence {
     /// Take in one warp access.
     pub fn observe(&mut self, lanes: &[LaneAccess]) {
+        if self.conflict || self.agrees(lanes) {
+            return;
+        }
+        self.reduce(lanes);
+    }
+
+    /// Take in one warp access by the row reduction.
+    fn reduce(&mut self, lanes: &[LaneAccess]) {
         if self.conflict {
             return;
         }
@@ -56,6 +64,28 @@ impl StrideEvidence {
                 }
             }
         }
+    }
+
+    /// Whether the coefficients known so far cover every dimension the warp's lanes vary in and
+    /// give each lane's address: then the warp pins nothing new and conflicts with nothing (any
+    /// coefficient it pins is the one solution, which the known ones are). The common case, in
+    /// integer multiplications, where the full reduction divides.
+    fn agrees(&self, lanes: &[LaneAccess]) -> bool {
+        let Some(first) = lanes.first() else {
+            return true;
+        };
+        lanes.iter().all(|l| {
+            let mut predicted: i128 = 0;
+            for (d, c) in self.coef.iter().enumerate() {
+                let dt = l.tid[d] as i128 - first.tid[d] as i128;
+                match (dt, c) {
+                    (0, _) => {}
+                    (_, Some(c)) => predicted += c * dt,
+                    (_, None) => return false,
+                }
+            }
+            predicted == l.addr as i128 - first.addr as i128
+        })
     }
 
     /// The instruction's class; a dimension no warp access pinned down has coefficient 0.
@@ -344,6 +374,45 @@ mod tests {
                 let shortcut = one_dimension_coefficients(&l);
                 prop_assert!(shortcut.is_some());
                 prop_assert_eq!(shortcut.unwrap(), row_reduced_coefficients(&l));
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+            /// Warps of a 2-D block, some of whose addresses break the affine form: the evidence
+            /// is the same with the shortcut for warps that agree with what is known as with the
+            /// row reduction of every warp.
+            #[test]
+            fn the_agreeing_warp_shortcut_changes_no_evidence(
+                width in 1u64..40,
+                coef in (-8i64..9, -300i64..300),
+                warps in proptest::collection::vec((0u64..8, proptest::option::of((0usize..32, 1u64..5))), 1..6),
+            ) {
+                let mut shortcut = StrideEvidence::default();
+                let mut reduced = StrideEvidence::default();
+                for (w, noise) in warps {
+                    let mut l: Vec<LaneAccess> = (0..32u64)
+                        .map(|lane| {
+                            let t = 32 * w + lane;
+                            let (x, y) = (t % width, t / width);
+                            LaneAccess {
+                                lane: lane as u32,
+                                tid: [x, y, 0],
+                                addr: (1u64 << 40)
+                                    .wrapping_add_signed(coef.0 * x as i64 + coef.1 * y as i64),
+                            }
+                        })
+                        .collect();
+                    if let Some((i, extra)) = noise {
+                        l[i].addr += extra;
+                    }
+                    shortcut.observe(&l);
+                    reduced.reduce(&l);
+                }
+                prop_assert_eq!(shortcut.conflict, reduced.conflict);
+                if !reduced.conflict {
+                    prop_assert_eq!(shortcut.coef, reduced.coef);
+                }
             }
         }
 
