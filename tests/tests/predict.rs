@@ -1466,3 +1466,47 @@ fn errors_come_by_kind() {
     assert!(matches!(e, kerncast::Error::Ptx(_)), "{e:?}");
     assert!(e.to_string().contains("bad.ptx:3:"), "{e}");
 }
+
+/// A kernel whose counts depend on data runs in the emulator on zero-filled buffers. Where the
+/// host code allocates them (`cudaMalloc`), they have the program's sizes: here a table of 4096
+/// rows of 4096 floats (64 MiB), read one element per row, far past the size the emulator would
+/// guess from the launch alone (16 bytes per thread). A size the user gives still wins.
+#[test]
+fn the_emulator_sizes_buffers_as_the_host_allocates_them() {
+    let (_dir, file) = source_file(
+        "gather.cu",
+        r#"#include <cuda_runtime.h>
+__global__ void gather(const int *flag, const float *table, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && flag[i] == 0) out[i] = table[i * 4096 + 7];
+}
+int main() {
+  const int n = 4096;
+  int *flag;
+  float *table, *out;
+  cudaMalloc(&flag, n * sizeof(int));
+  cudaMalloc(&table, (size_t)n * 4096 * sizeof(float));
+  cudaMalloc(&out, n * sizeof(float));
+  gather<<<n / 256, 256>>>(flag, table, out, n);
+  return 0;
+}
+"#,
+    );
+    let out = predict_file(&file, &[]).unwrap();
+    assert!(out.contains("counts: emulator"), "{out}");
+    assert!(
+        !out.contains("fell outside the buffers") && !out.contains("buffer_bytes.table"),
+        "{out}"
+    );
+    // the user's size replaces the program's: the reads past it are named
+    let small = predict_file(&file, &["--hint", "buffer_bytes.table=65536"]);
+    let text = match small {
+        Ok(s) => s,
+        Err(e) => format!("{e:?}"),
+    };
+    assert!(text.contains("table"), "{text}");
+    assert!(
+        text.contains("out of bounds") || text.contains("fell outside the buffers"),
+        "{text}"
+    );
+}
