@@ -485,7 +485,7 @@ mod tests {
             sizes.into_iter().collect::<Vec<_>>(),
             vec![("dst".to_string(), 100), ("src".to_string(), 16384)]
         );
-        assert!(buffer_bytes(&[&first], &k).get("dst").is_none());
+        assert!(!buffer_bytes(&[&first], &k).contains_key("dst"));
     }
 
     #[test]
