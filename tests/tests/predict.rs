@@ -1510,3 +1510,44 @@ int main() {
         "{text}"
     );
 }
+
+/// The same for a buffer a by-value struct's pointer field points to: the host's allocation
+/// sizes it by the field's name, which the source's layout keys by offset for the emulator; a
+/// size the user gives by the field's name still wins.
+#[test]
+fn a_struct_fields_buffer_is_sized_as_the_host_allocates_it() {
+    let (_dir, file) = source_file(
+        "gather_struct.cu",
+        r#"#include <cuda_runtime.h>
+struct Args {
+  const int *flag;
+  const float *table;
+  float *out;
+};
+__global__ void gather(Args a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && a.flag[i] == 0) a.out[i] = a.table[i * 4096 + 7];
+}
+int main() {
+  const int n = 4096;
+  Args a;
+  cudaMalloc(&a.flag, n * sizeof(int));
+  cudaMalloc(&a.table, (size_t)n * 4096 * sizeof(float));
+  cudaMalloc(&a.out, n * sizeof(float));
+  gather<<<n / 256, 256>>>(a, n);
+  return 0;
+}
+"#,
+    );
+    let out = predict_file(&file, &[]).unwrap();
+    assert!(out.contains("counts: emulator"), "{out}");
+    assert!(!out.contains("fell outside the buffers"), "{out}");
+    let small = match predict_file(&file, &["--hint", "buffer_bytes.a.table=65536"]) {
+        Ok(s) => s,
+        Err(e) => format!("{e:?}"),
+    };
+    assert!(
+        small.contains("out of bounds") || small.contains("fell outside the buffers"),
+        "{small}"
+    );
+}

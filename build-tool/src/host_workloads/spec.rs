@@ -269,16 +269,26 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
 /// whose size is unknown adds nothing; where none knows it, the emulator's default and its
 /// assumption stay.
 ///
-/// Only whole pointer arguments: a pointer field of a struct passed by value is keyed by its
-/// byte offset in the emulator (`buffer_bytes.p+8`), which the launch's field paths do not give.
+/// A pointer field of a struct passed by value is named by its path with the kernel's name for
+/// the parameter (`p.in`): the source's field names key it by offset for the emulator
+/// (`param_fields::alias_fields`).
 fn buffer_bytes(ls: &[&Launch], k: &KernelInfo) -> BTreeMap<String, u64> {
     let mut out: BTreeMap<String, u64> = BTreeMap::new();
     for l in ls {
-        for (name, bytes) in &l.buffer_bytes {
-            let (Some(b), true) = (bytes.as_u64(), is_pointer(l, name, k)) else {
+        for (path, bytes) in &l.buffer_bytes {
+            let Some(b) = bytes.as_u64() else {
                 continue;
             };
-            let e = out.entry(param_name(l, name, k)).or_insert(b);
+            let arg = path.split('.').next().unwrap_or(path);
+            let name = match path == arg {
+                true if is_pointer(l, arg, k) => param_name(l, arg, k),
+                // a field of a struct argument (a pointer argument has none)
+                false if index_of(l, arg).is_some() && !is_pointer(l, arg, k) => {
+                    field_name(l, arg, path, k)
+                }
+                _ => continue,
+            };
+            let e = out.entry(name).or_insert(b);
             *e = (*e).max(b);
         }
     }
