@@ -276,6 +276,36 @@ pub fn alias_fields(spec: &mut WorkloadSpec, fields: &[SourceField], names: &[St
     };
     let extra: Vec<(String, Expr)> = spec.params.iter().filter_map(|(k, _)| alias(k)).collect();
     spec.params.extend(extra);
+    let given = spec.hints.clone();
+    alias_buffer_hints(&mut spec.hints, &given, fields, names, false);
+}
+
+/// The `buffer_bytes.FIELD` hints of `given` that size the buffer a pointer field points to by
+/// the field's source name (`buffer_bytes.p.in`, as a host's allocation gives it) also under
+/// the key the emulator reads, by offset (`buffer_bytes.p+0`). A size `hints` already has by
+/// offset stays unless `replace` (a user's hint by name over the host's).
+pub fn alias_buffer_hints(
+    hints: &mut BTreeMap<String, f64>,
+    given: &BTreeMap<String, f64>,
+    fields: &[SourceField],
+    names: &[String],
+    replace: bool,
+) {
+    for (k, v) in given {
+        let Some(field) = k.strip_prefix("buffer_bytes.") else {
+            continue;
+        };
+        let Some(f) = fields.iter().find(|f| f.name == field) else {
+            continue;
+        };
+        let Some(param) = names.get(f.param) else {
+            continue;
+        };
+        let key = format!("buffer_bytes.{}", offset_key(param, f.offset));
+        if replace || !hints.contains_key(&key) {
+            hints.insert(key, *v);
+        }
+    }
 }
 
 /// The field (position, offset) a workload key names: `NAME+OFFSET`, with NAME the source name

@@ -440,7 +440,17 @@ impl WorkloadSpec {
                 .iter_mut()
                 .find(|o| !o.launches.is_empty() && !w.launches.is_empty() && o.same_launch(&w))
             {
-                Some(o) => o.launches.extend(w.launches),
+                Some(o) => {
+                    // buffers sized by the host's allocations: the largest, as one workload's
+                    // launches take it (`host_workloads::spec`)
+                    for (key, bytes) in &w.hints {
+                        if key.starts_with("buffer_bytes.") {
+                            let kept = o.hints.entry(key.clone()).or_insert(*bytes);
+                            *kept = kept.max(*bytes);
+                        }
+                    }
+                    o.launches.extend(w.launches)
+                }
                 None => out.push(w),
             }
         }

@@ -6,7 +6,7 @@ use crate::clang::lower::ProgramAst;
 use crate::interp::launches::{describe, Record};
 // named where the interpreter records launches, which gives those values the names
 pub use crate::interp::launches::LOCAL_SIZE_NAMES;
-use crate::interp::value::Value;
+use crate::interp::value::{Ptr, Value};
 use crate::interp::Outcome;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -103,6 +103,12 @@ pub struct Launch {
     /// PyTorch packed accessor's as ATen names them, `x.sizes[0]`, `x.strides[1]`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub fields: BTreeMap<String, Scalar>,
+    /// The bytes from each pointer argument to the end of the device allocation it points
+    /// into (`cudaMalloc`, `clCreateBuffer`), by the names of `args` (a by-value struct's
+    /// pointer fields by path, as in `fields`): a number, or why it is unknown. Where the
+    /// launch stands for runs on allocations of different sizes, the largest known.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub buffer_bytes: BTreeMap<String, Scalar>,
     /// How many times the program makes this launch.
     pub count: u64,
     /// Why `count` is a lower bound, where it is.
@@ -529,6 +535,21 @@ fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
     out
 }
 
+/// The device allocations an argument `v` named `path` points into, with their bytes from
+/// where it points: the argument itself, or the pointer fields of a by-value struct.
+fn buffers_of(path: String, v: &Value) -> Vec<(String, Scalar)> {
+    match v {
+        Value::Ptr(Ptr::Device(bytes)) => vec![(path, Scalar::of(bytes))],
+        Value::Record(r) => r
+            .borrow()
+            .fields
+            .iter()
+            .flat_map(|(k, f)| buffers_of(format!("{path}.{k}"), f))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
     let e = &r.event;
     let (kernel, name) = match ast.kernels.get(&e.kernel) {
@@ -551,6 +572,11 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .collect(),
         arg_order: e.args.iter().map(|(n, _)| n.to_string()).collect(),
         fields: e.args.iter().flat_map(|(n, v)| fields_of(n, v)).collect(),
+        buffer_bytes: e
+            .args
+            .iter()
+            .flat_map(|(n, v)| buffers_of(n.to_string(), v))
+            .collect(),
         count: r.count,
         count_note: r.partial.as_ref().map(|p| p.to_string()),
         file: e.site.file.to_string(),

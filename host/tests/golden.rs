@@ -73,7 +73,10 @@ struct Header {
     /// `errors:` the compile errors the program is written to have (a header its build has
     /// that the reader does not see), each `|`-separated part found in one error.
     errors: Vec<String>,
-    /// `args:`, `flags:` and `errors:` lines as written, kept by a bless.
+    /// `show: buffer_bytes`: each launch line ends with the bytes of the device allocations
+    /// its pointer arguments point into (`bytes{x=4096 y=?{why}}`).
+    show_buffers: bool,
+    /// `args:`, `flags:`, `errors:` and `show:` lines as written, kept by a bless.
     setup: Vec<String>,
     lines: Vec<Line>,
     block_lines: usize,
@@ -101,6 +104,7 @@ fn parse_header(path: &Path) -> Result<Header, String> {
         args: None,
         flags: Vec::new(),
         errors: Vec::new(),
+        show_buffers: false,
         setup: Vec::new(),
         lines: Vec::new(),
         block_lines: block.lines().count(),
@@ -119,6 +123,9 @@ fn parse_header(path: &Path) -> Result<Header, String> {
             h.setup.push(l.to_string());
         } else if let Some(e) = l.strip_prefix("errors:") {
             h.errors = e.split('|').map(|s| s.trim().to_string()).collect();
+            h.setup.push(l.to_string());
+        } else if let Some(what) = l.strip_prefix("show:") {
+            h.show_buffers = what.split_whitespace().any(|w| w == "buffer_bytes");
             h.setup.push(l.to_string());
         } else {
             h.lines.push(Line::parse(l));
@@ -163,7 +170,7 @@ fn location(file: &str, line: u32, case: &Case) -> String {
     format!("{rel}:{line}")
 }
 
-fn launch_line(l: &Launch, case: &Case) -> Line {
+fn launch_line(l: &Launch, case: &Case, show_buffers: bool) -> Line {
     let mut body = String::new();
     if l.api != "<<<>>>" {
         body.push_str(&format!("{} ", l.api));
@@ -187,6 +194,14 @@ fn launch_line(l: &Launch, case: &Case) -> Line {
             .collect();
         body.push_str(&format!(" {{{}}}", args.join(" ")));
     }
+    if show_buffers && !l.buffer_bytes.is_empty() {
+        let bytes: Vec<String> = l
+            .buffer_bytes
+            .iter()
+            .map(|(n, v)| format!("{n}={}", scalar(v)))
+            .collect();
+        body.push_str(&format!(" bytes{{{}}}", bytes.join(" ")));
+    }
     for c in &l.conditions {
         body.push_str(&format!(" when {}", unknown(c)));
     }
@@ -197,8 +212,12 @@ fn launch_line(l: &Launch, case: &Case) -> Line {
 }
 
 /// The reading in the header's text form.
-fn render(r: &HostReading, case: &Case) -> Vec<Line> {
-    let mut out: Vec<Line> = r.launches.iter().map(|l| launch_line(l, case)).collect();
+fn render(r: &HostReading, case: &Case, show_buffers: bool) -> Vec<Line> {
+    let mut out: Vec<Line> = r
+        .launches
+        .iter()
+        .map(|l| launch_line(l, case, show_buffers))
+        .collect();
     for u in &r.unreached {
         let mut body = format!("unreached {}", u.kernel.as_deref().unwrap_or("?"));
         if u.api != "<<<>>>" {
@@ -328,7 +347,7 @@ fn check(case: &Case, tools: &Toolchain, preludes: &Path, bless: bool) -> Result
             reading.diagnostics.join("\n  ")
         ));
     }
-    let actual = render(&reading, case);
+    let actual = render(&reading, case, header.show_buffers);
     let same = actual.len() == header.lines.len()
         && header.lines.iter().zip(&actual).all(|(e, a)| matches(e, a));
     if same {

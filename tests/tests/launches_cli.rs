@@ -56,3 +56,25 @@ fn a_size_read_from_a_file_is_unknown_until_given_and_a_bad_name_is_refused() {
         "{err}"
     );
 }
+
+/// Each launch lists the device allocations its pointer arguments point into: as JSON
+/// (`buffer_bytes`, `null` where unknown) and as a `buffers:` line with why a size is unknown.
+#[test]
+fn a_launch_lists_the_sizes_of_the_device_buffers_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = "#include <cstdio>\n#include <cuda_runtime.h>\n\
+__global__ void k(float *x, float *y, int n) {}\n\
+int main() {\n  int n = 1024, m = 8;\n  FILE *f = fopen(\"sizes.txt\", \"r\");\n  fscanf(f, \"%d\", &m);\n\
+  float *x, *y;\n  cudaMalloc(&x, n * sizeof(float));\n  cudaMalloc(&y, m);\n\
+  k<<<n / 256, 256>>>(x + 256, y, n);\n}\n";
+    std::fs::write(dir.path().join("sizes.cu"), program).unwrap();
+    let read = json(&launches(dir.path(), &["--json"]));
+    assert_eq!(read[0]["buffer_bytes"]["x"], 3072, "{read}");
+    assert!(read[0]["buffer_bytes"]["y"].is_null(), "{read}");
+    let text = launches(dir.path(), &[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("buffers: x=3072 B, y=? (`m`: it comes from `fscanf`"),
+        "{text}"
+    );
+}

@@ -1466,3 +1466,88 @@ fn errors_come_by_kind() {
     assert!(matches!(e, kerncast::Error::Ptx(_)), "{e:?}");
     assert!(e.to_string().contains("bad.ptx:3:"), "{e}");
 }
+
+/// A kernel whose counts depend on data runs in the emulator on zero-filled buffers. Where the
+/// host code allocates them (`cudaMalloc`), they have the program's sizes: here a table of 4096
+/// rows of 4096 floats (64 MiB), read one element per row, far past the size the emulator would
+/// guess from the launch alone (16 bytes per thread). A size the user gives still wins.
+#[test]
+fn the_emulator_sizes_buffers_as_the_host_allocates_them() {
+    let (_dir, file) = source_file(
+        "gather.cu",
+        r#"#include <cuda_runtime.h>
+__global__ void gather(const int *flag, const float *table, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && flag[i] == 0) out[i] = table[i * 4096 + 7];
+}
+int main() {
+  const int n = 4096;
+  int *flag;
+  float *table, *out;
+  cudaMalloc(&flag, n * sizeof(int));
+  cudaMalloc(&table, (size_t)n * 4096 * sizeof(float));
+  cudaMalloc(&out, n * sizeof(float));
+  gather<<<n / 256, 256>>>(flag, table, out, n);
+  return 0;
+}
+"#,
+    );
+    let out = predict_file(&file, &[]).unwrap();
+    assert!(out.contains("counts: emulator"), "{out}");
+    assert!(
+        !out.contains("fell outside the buffers") && !out.contains("buffer_bytes.table"),
+        "{out}"
+    );
+    // the user's size replaces the program's: the reads past it are named
+    let small = predict_file(&file, &["--hint", "buffer_bytes.table=65536"]);
+    let text = match small {
+        Ok(s) => s,
+        Err(e) => format!("{e:?}"),
+    };
+    assert!(text.contains("table"), "{text}");
+    assert!(
+        text.contains("out of bounds") || text.contains("fell outside the buffers"),
+        "{text}"
+    );
+}
+
+/// The same for a buffer a by-value struct's pointer field points to: the host's allocation
+/// sizes it by the field's name, which the source's layout keys by offset for the emulator; a
+/// size the user gives by the field's name still wins.
+#[test]
+fn a_struct_fields_buffer_is_sized_as_the_host_allocates_it() {
+    let (_dir, file) = source_file(
+        "gather_struct.cu",
+        r#"#include <cuda_runtime.h>
+struct Args {
+  const int *flag;
+  const float *table;
+  float *out;
+};
+__global__ void gather(Args a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && a.flag[i] == 0) a.out[i] = a.table[i * 4096 + 7];
+}
+int main() {
+  const int n = 4096;
+  Args a;
+  cudaMalloc(&a.flag, n * sizeof(int));
+  cudaMalloc(&a.table, (size_t)n * 4096 * sizeof(float));
+  cudaMalloc(&a.out, n * sizeof(float));
+  gather<<<n / 256, 256>>>(a, n);
+  return 0;
+}
+"#,
+    );
+    let out = predict_file(&file, &[]).unwrap();
+    assert!(out.contains("counts: emulator"), "{out}");
+    assert!(!out.contains("fell outside the buffers"), "{out}");
+    let small = match predict_file(&file, &["--hint", "buffer_bytes.a.table=65536"]) {
+        Ok(s) => s,
+        Err(e) => format!("{e:?}"),
+    };
+    assert!(
+        small.contains("out of bounds") || small.contains("fell outside the buffers"),
+        "{small}"
+    );
+}

@@ -43,6 +43,7 @@ struct StoredLaunch {
     args: BTreeMap<String, StoredScalar>,
     arg_order: Vec<String>,
     fields: BTreeMap<String, StoredScalar>,
+    buffer_bytes: BTreeMap<String, StoredScalar>,
     count: u64,
     count_note: Option<String>,
     file: String,
@@ -197,6 +198,7 @@ impl StoredLaunch {
             args,
             arg_order,
             fields,
+            buffer_bytes,
             count,
             count_note,
             file,
@@ -219,6 +221,7 @@ impl StoredLaunch {
             args: stored_map(args),
             arg_order,
             fields: stored_map(fields),
+            buffer_bytes: stored_map(buffer_bytes),
             count,
             count_note,
             file,
@@ -258,6 +261,7 @@ impl StoredLaunch {
             args,
             arg_order,
             fields,
+            buffer_bytes,
             count,
             count_note,
             file,
@@ -280,6 +284,7 @@ impl StoredLaunch {
             args: scalar_map(args),
             arg_order,
             fields: scalar_map(fields),
+            buffer_bytes: scalar_map(buffer_bytes),
             count,
             count_note,
             file,
@@ -455,6 +460,15 @@ mod tests {
             fields: [("p.n".to_string(), Scalar::Float(f64::INFINITY))]
                 .into_iter()
                 .collect(),
+            buffer_bytes: [
+                ("x".to_string(), Scalar::Int(1 << 20)),
+                (
+                    "p.y".to_string(),
+                    Scalar::Unknown("the pitch cudaMallocPitch chooses".into()),
+                ),
+            ]
+            .into_iter()
+            .collect(),
             count: 3,
             count_note: Some("a lower bound".into()),
             file: "/src/main.cu".into(),

@@ -230,6 +230,11 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
             Scalar::Other(_) => {}
         }
     }
+    // the emulator's buffers, sized as the host allocated them
+    for (param, bytes) in buffer_bytes(ls, k) {
+        spec.hints
+            .insert(format!("buffer_bytes.{param}"), bytes as f64);
+    }
     // the fields of a struct passed by value, by the kernel's names (`p.n`, `x.sizes[0]`)
     for (path, v) in &first.fields {
         let arg = path.split('.').next().unwrap_or(path);
@@ -249,6 +254,45 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
     spec.origin = Some(origin(ls, k, host));
     spec.launches = launch_counts(ls, k, host);
     spec
+}
+
+/// The bytes of the device allocation each pointer argument points into (from where it
+/// points), by the kernel's parameter names, where the host code sizes it: the emulator runs a
+/// kernel whose counts depend on data on zero-filled buffers of these sizes.
+///
+/// The workload stands for all the launches `ls`, which agree in everything that decides the
+/// counts but may pass allocations of different sizes (a loop over buffers, a sweep that only
+/// changes the data): each buffer takes the largest size any of them gives it. What a kernel
+/// reads is decided by the arguments they share and no launch reads past its own allocation,
+/// so the largest is room for the reads of every launch the workload stands for (the smallest
+/// would be too, were every size known; the largest stays right where one is not). A launch
+/// whose size is unknown adds nothing; where none knows it, the emulator's default and its
+/// assumption stay.
+///
+/// A pointer field of a struct passed by value is named by its path with the kernel's name for
+/// the parameter (`p.in`): the source's field names key it by offset for the emulator
+/// (`param_fields::alias_fields`).
+fn buffer_bytes(ls: &[&Launch], k: &KernelInfo) -> BTreeMap<String, u64> {
+    let mut out: BTreeMap<String, u64> = BTreeMap::new();
+    for l in ls {
+        for (path, bytes) in &l.buffer_bytes {
+            let Some(b) = bytes.as_u64() else {
+                continue;
+            };
+            let arg = path.split('.').next().unwrap_or(path);
+            let name = match path == arg {
+                true if is_pointer(l, arg, k) => param_name(l, arg, k),
+                // a field of a struct argument (a pointer argument has none)
+                false if index_of(l, arg).is_some() && !is_pointer(l, arg, k) => {
+                    field_name(l, arg, path, k)
+                }
+                _ => continue,
+            };
+            let e = out.entry(name).or_insert(b);
+            *e = (*e).max(b);
+        }
+    }
+    out
 }
 
 /// Where a launch is, as the notes name it: `line 17` in the kernel's own file, else
@@ -383,7 +427,76 @@ fn launch_counts(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> Vec<Laun
 
 #[cfg(test)]
 mod tests {
-    use super::without_comment;
+    use super::{buffer_bytes, without_comment, KernelInfo};
+    use kerncast_host::{Launch, Scalar};
+
+    fn launch(args: &[(&str, Scalar)], bytes: &[(&str, Scalar)]) -> Launch {
+        Launch {
+            kernel: "k(float*, float*, int)".into(),
+            name: "k".into(),
+            symbol: "_Z1kPfS_i".into(),
+            by_name: false,
+            grid: [Scalar::Int(4), Scalar::Int(1), Scalar::Int(1)],
+            block: [Scalar::Int(256), Scalar::Int(1), Scalar::Int(1)],
+            shared_bytes: Scalar::Int(0),
+            args: args
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.clone()))
+                .collect(),
+            arg_order: args.iter().map(|(n, _)| n.to_string()).collect(),
+            fields: Default::default(),
+            buffer_bytes: bytes
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.clone()))
+                .collect(),
+            count: 1,
+            count_note: None,
+            file: "main.cu".into(),
+            line: 1,
+            col: 1,
+            api: "<<<>>>".into(),
+            conditions: Vec::new(),
+            via: Vec::new(),
+            calls: Vec::new(),
+            order: Vec::new(),
+        }
+    }
+
+    /// A workload's buffers are sized by the kernel's parameter names (the host's declaration
+    /// may name them otherwise), each the largest any of its launches allocates; a size the
+    /// host does not know adds nothing.
+    #[test]
+    fn a_workload_sizes_each_buffer_by_the_largest_allocation_of_its_launches() {
+        let k = KernelInfo {
+            entry: "_Z1kPfS_i".into(),
+            demangled: "k".into(),
+            params: vec!["src".into(), "dst".into(), "n".into()],
+            pointers: vec![true, true, false],
+            deciding: vec![false, false, true],
+            dynamic_shared: false,
+            file: "main.cu".into(),
+        };
+        let args = [
+            ("a", Scalar::Other("ptr".into())),
+            ("b", Scalar::Other("ptr".into())),
+            ("n", Scalar::Int(1024)),
+        ];
+        let first = launch(
+            &args,
+            &[
+                ("a", Scalar::Int(4096)),
+                ("b", Scalar::Unknown("read from a file".into())),
+            ],
+        );
+        let second = launch(&args, &[("a", Scalar::Int(16384)), ("b", Scalar::Int(100))]);
+        let third = launch(&args, &[("a", Scalar::Int(8192))]);
+        let sizes = buffer_bytes(&[&first, &second, &third], &k);
+        assert_eq!(
+            sizes.into_iter().collect::<Vec<_>>(),
+            vec![("dst".to_string(), 100), ("src".to_string(), 16384)]
+        );
+        assert!(!buffer_bytes(&[&first], &k).contains_key("dst"));
+    }
 
     #[test]
     fn a_comment_at_the_end_of_a_launch_line_is_cut_but_not_one_in_quotes() {

@@ -235,6 +235,18 @@ pub fn render(r: &HostReading) -> String {
         if !scalars.is_empty() {
             let _ = writeln!(out, "      args: {}", scalars.join(", "));
         }
+        // the device allocations the pointer arguments point into (bytes from the pointer on)
+        let buffers: Vec<String> = l
+            .buffer_bytes
+            .iter()
+            .map(|(n, v)| match v.unknown_reason() {
+                Some(why) => format!("{n}=? ({why})"),
+                None => format!("{n}={v} B"),
+            })
+            .collect();
+        if !buffers.is_empty() {
+            let _ = writeln!(out, "      buffers: {}", buffers.join(", "));
+        }
         if !l.via.is_empty() {
             let _ = writeln!(out, "      via: {}", l.via.join(" → "));
         }
@@ -285,7 +297,7 @@ fn short_path(p: &str) -> String {
 pub fn json_row(l: &Launch) -> serde_json::Value {
     let args: BTreeMap<&String, &kerncast_host::Scalar> = l.args.iter().collect();
     let unknown: BTreeMap<String, String> = l.unknowns().into_iter().collect();
-    serde_json::json!({
+    let mut row = serde_json::json!({
         "kernel": l.kernel,
         "name": l.name,
         "symbol": l.symbol,
@@ -300,5 +312,10 @@ pub fn json_row(l: &Launch) -> serde_json::Value {
         "api": l.api,
         "conditions": l.conditions,
         "unknown": unknown,
-    })
+    });
+    // the device allocations the pointer arguments point into, where the host sizes any
+    if !l.buffer_bytes.is_empty() {
+        row["buffer_bytes"] = serde_json::json!(l.buffer_bytes);
+    }
+    row
 }

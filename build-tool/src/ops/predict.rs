@@ -304,10 +304,18 @@ pub fn output(args: &Args) -> crate::Result<String> {
     let source_params = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let source_fields = sk.as_ref().map(|s| s.fields.clone()).unwrap_or_default();
     param_fields::alias_fields(&mut spec, &source_fields, &source_params);
-    spec.hints.extend(
-        args.workload
-            .hint_values()
-            .map_err(|e| Error::Flag(e.to_string()))?,
+    let given = args
+        .workload
+        .hint_values()
+        .map_err(|e| Error::Flag(e.to_string()))?;
+    spec.hints.extend(given.clone());
+    // a buffer size given by a pointer field's name replaces the host's, keyed by offset by now
+    param_fields::alias_buffer_hints(
+        &mut spec.hints,
+        &given,
+        &source_fields,
+        &source_params,
+        true,
     );
     for b in &args.workload.buffers {
         let (name, gen) = b

@@ -69,6 +69,9 @@ pub(super) fn deref(p: &Value) -> Place {
         Value::Ptr(Ptr::Opaque(what)) => Place::Temp(Value::unknown(&format!(
             "{what}, which the host does not read"
         ))),
+        Value::Ptr(Ptr::Device(_)) => Place::Temp(Value::unknown(
+            "device memory, which the host does not read",
+        )),
         Value::Unknown(_) => Place::Temp(p.clone()),
         Value::Str(s) => Place::Temp(Value::Int(s.bytes().next().unwrap_or(0) as i128)),
         _ => Place::Temp(Value::unknown("memory kerncast does not model")),

@@ -702,16 +702,32 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             );
             ret(Value::Int(0))
         }
-        "cudaMalloc" | "cudaMallocPitch" | "cudaMalloc3D" | "cudaMallocArray"
-        | "cudaMallocAsync" | "cudaMalloc3DArray" | "cuMemAlloc" | "cuMemAlloc_v2" => {
-            write_through(&arg(args, 0), Value::Ptr(Ptr::Opaque("device memory")));
-            if f == "cudaMallocPitch" {
-                write_through(
-                    &arg(args, 1),
-                    Value::unknown("the pitch cudaMallocPitch chooses"),
-                );
-            }
+        // Device memory keeps its size: a kernel's buffers, where the host's data does not
+        // reach the count, are sized from it for the emulator.
+        "cudaMalloc" | "cudaMallocAsync" | "cuMemAlloc" | "cuMemAlloc_v2" | "hipMalloc"
+        | "hipMallocAsync" => {
+            write_through(&arg(args, 0), Value::device(arg(args, 1)));
             ret(Value::Int(0))
+        }
+        "cudaMallocPitch" | "hipMallocPitch" => {
+            // pitch × height, with a pitch the runtime picks (at least the width, rounded up
+            // to an alignment of the device's): no size to give
+            let pitch = Value::unknown(&format!("the pitch {f} chooses"));
+            write_through(&arg(args, 0), Value::device(pitch.clone()));
+            write_through(&arg(args, 1), pitch);
+            ret(Value::Int(0))
+        }
+        "cudaMalloc3D" | "cudaMallocArray" | "cudaMalloc3DArray" => {
+            write_through(&arg(args, 0), Value::Ptr(Ptr::Opaque("device memory")));
+            ret(Value::Int(0))
+        }
+        // OpenCL's buffer object, as `clSetKernelArg` passes it: device memory of its size.
+        // The error code it writes stays unknown, as other `clCreate…` calls leave theirs.
+        "clCreateBuffer" => {
+            if let p @ Value::Ptr(Ptr::Cell(_)) = arg(args, 4) {
+                write_through(&p, Value::unknown("written by `clCreateBuffer`"));
+            }
+            Ok(Some(Value::device(arg(args, 2))))
         }
         "memset" => {
             memset(
@@ -1128,7 +1144,7 @@ fn pointee_bytes(e: &Expr, i: usize) -> Option<i128> {
     }
 }
 
-fn ty_bytes(t: &crate::ast::Ty) -> Option<i128> {
+pub(super) fn ty_bytes(t: &crate::ast::Ty) -> Option<i128> {
     use crate::ast::Ty;
     match t {
         Ty::Bool => Some(1),

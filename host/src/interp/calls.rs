@@ -362,10 +362,12 @@ impl Interp<'_> {
             let first = if fell_off { all.next() } else { Some(&last) };
             match first {
                 None => last,
-                Some(v) if all.all(|w| w.same(v)) => v.clone(),
-                Some(_) => {
+                Some(v) if all.clone().all(|w| w.same(v)) => v.clone(),
+                Some(v) => {
                     let why = early.first().map(|(_, w)| w.as_ref()).unwrap_or("");
-                    Value::unknown(&format!("it depends on {why}"))
+                    let differ = Value::unknown(&format!("it depends on {why}"));
+                    let returned: Vec<&Value> = std::iter::once(v).chain(all).collect();
+                    Value::device_join(&returned, &differ).unwrap_or(differ)
                 }
             }
         });

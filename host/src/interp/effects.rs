@@ -1100,6 +1100,10 @@ fn merged_value(values: &[&Value], unknown: &Value) -> Value {
     if values.iter().all(|v| v.same(first)) {
         return (*first).clone();
     }
+    // device memory of sizes that differ is still device memory
+    if let Some(v) = Value::device_join(values, unknown) {
+        return v;
+    }
     let Value::Record(r) = first else {
         return unknown.clone();
     };

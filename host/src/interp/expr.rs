@@ -63,10 +63,11 @@ impl Interp<'_> {
                         if x.same(&y) {
                             x
                         } else {
-                            Value::unknown(&format!(
+                            let differ = Value::unknown(&format!(
                                 "it depends on {}",
                                 self.condition_note(&cv, &e.span)
-                            ))
+                            ));
+                            Value::device_join(&[&x, &y], &differ).unwrap_or(differ)
                         }
                     }
                 }
@@ -169,19 +170,7 @@ impl Interp<'_> {
             ExprKind::Index(base, idx) => {
                 let b = self.eval(base)?;
                 let i = self.eval(idx)?;
-                match (b, i.as_int()) {
-                    (Value::Ptr(Ptr::Elem(buf, j)), Some(i)) => Place::Elem(buf, j + i as i64),
-                    (Value::Array(buf), Some(i)) => Place::Elem(buf, i as i64),
-                    (Value::Str(s), Some(i)) => Place::Temp(Value::Int(
-                        s.as_bytes().get(i as usize).copied().unwrap_or(0) as i128,
-                    )),
-                    (Value::Unknown(u), _) => Place::Temp(Value::Unknown(u)),
-                    (_, None) => Place::Temp(match i {
-                        Value::Unknown(u) => Value::Unknown(u),
-                        _ => Value::unknown("an index kerncast cannot compute"),
-                    }),
-                    (b, _) => deref(&b),
-                }
+                index_place(b, i)
             }
             ExprKind::Member { base, field, arrow } => {
                 let holder = if *arrow {
@@ -259,6 +248,7 @@ impl Interp<'_> {
                 };
                 let new = match &old {
                     Value::Ptr(Ptr::Elem(b, i)) => Value::Ptr(Ptr::Elem(b.clone(), i + delta)),
+                    Value::Ptr(Ptr::Device(b)) => device_offset(b, delta as i128, &x.ty),
                     Value::Int(i) => convert(Value::Int(i + delta as i128), &x.ty),
                     Value::Float(f) => convert(Value::Float(f + delta as f64), &x.ty),
                     other => other.clone(),
@@ -272,6 +262,16 @@ impl Interp<'_> {
             }
             UnOp::AddrOf => match &x.kind {
                 ExprKind::Function { .. } => self.eval(x)?,
+                // `&d_x[i]` into device memory is `d_x + i`
+                ExprKind::Index(base, idx) => {
+                    let (b, i) = (self.eval(base)?, self.eval(idx)?);
+                    match (&b, &i) {
+                        (Value::Ptr(Ptr::Device(_)), Value::Int(_)) => {
+                            arith(BinOp::Add, &b, &i, &e.ty)
+                        }
+                        _ => index_place(b, i).pointer(),
+                    }
+                }
                 _ => self.place(x)?.pointer(),
             },
             UnOp::Deref => {
@@ -464,6 +464,13 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
         {
             return Value::Ptr(Ptr::Opaque(what));
         }
+        // ... with the bytes left from the offset to the allocation's end.
+        (Value::Ptr(Ptr::Device(bytes)), Value::Int(k))
+        | (Value::Int(k), Value::Ptr(Ptr::Device(bytes)))
+            if op == BinOp::Add || (op == BinOp::Sub && matches!(l, Value::Ptr(_))) =>
+        {
+            return device_offset(bytes, if op == BinOp::Add { *k } else { -*k }, ty);
+        }
         (Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j))) if Rc::ptr_eq(b1, b2) => {
             return match op {
                 BinOp::Sub => Value::Int((i - j) as i128),
@@ -497,6 +504,46 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
             (Some(a), Some(b)) => float_op(op, a, b, ty),
             _ => Value::unknown("arithmetic on values kerncast does not compute"),
         },
+    }
+}
+
+/// The place `b[i]` is.
+fn index_place(b: Value, i: Value) -> Place {
+    match (b, i.as_int()) {
+        (Value::Ptr(Ptr::Elem(buf, j)), Some(i)) => Place::Elem(buf, j + i as i64),
+        (Value::Array(buf), Some(i)) => Place::Elem(buf, i as i64),
+        (Value::Str(s), Some(i)) => Place::Temp(Value::Int(
+            s.as_bytes().get(i as usize).copied().unwrap_or(0) as i128,
+        )),
+        (Value::Unknown(u), _) => Place::Temp(Value::Unknown(u)),
+        (_, None) => Place::Temp(match i {
+            Value::Unknown(u) => Value::Unknown(u),
+            _ => Value::unknown("an index kerncast cannot compute"),
+        }),
+        (b, _) => deref(&b),
+    }
+}
+
+/// A device pointer `elems` elements of the pointer type `ty` past one with `bytes` to its
+/// allocation's end.
+pub(super) fn device_offset(bytes: &Value, elems: i128, ty: &Ty) -> Value {
+    let Value::Int(left) = bytes else {
+        // no size to take from: the allocation's unknown size stays the reason
+        return Value::device(bytes.clone());
+    };
+    let elem = match ty {
+        // `void*` arithmetic (a GNU extension) steps bytes, as does a driver API's
+        // `CUdeviceptr`, an integer
+        Ty::Pointer(t) if **t == Ty::Void => Some(1),
+        Ty::Int { .. } => Some(1),
+        Ty::Pointer(t) => super::builtins::ty_bytes(t),
+        _ => None,
+    };
+    match elem.and_then(|s| s.checked_mul(elems)) {
+        Some(off) => Value::device(Value::Int(left.saturating_sub(off))),
+        None => Value::device(Value::unknown(
+            "an offset into device memory by elements kerncast does not size",
+        )),
     }
 }
 

@@ -96,6 +96,46 @@ pub fn describe(v: &Value) -> String {
     }
 }
 
+/// One launch record stands for runs whose device pointers may point at allocations of
+/// different sizes (`describe` shows each as `ptr`): it keeps, for each, the largest size known
+/// of any run. The runs agree in every other argument, so none reads more than that, and a
+/// buffer that size holds what any of them reads (the emulator sizes its buffers by it).
+fn widen_buffers(kept: &mut [(std::sync::Arc<str>, Value)], new: &[(std::sync::Arc<str>, Value)]) {
+    for ((_, k), (_, n)) in kept.iter_mut().zip(new) {
+        widen(k, n);
+    }
+}
+
+fn widen(kept: &mut Value, new: &Value) {
+    match (&*kept, new) {
+        (Value::Ptr(Ptr::Device(a)), Value::Ptr(Ptr::Device(b))) => {
+            let larger = match (&**a, &**b) {
+                (Value::Int(x), Value::Int(y)) => x < y,
+                (Value::Int(_), _) => false,
+                (_, Value::Int(_)) => true,
+                _ => false,
+            };
+            if larger {
+                *kept = new.clone();
+            }
+        }
+        (Value::Record(a), Value::Record(b)) if !std::rc::Rc::ptr_eq(a, b) => {
+            // a copy: the record may be the program's own
+            let copy = kept.copy();
+            if let Value::Record(c) = &copy {
+                let b = b.borrow();
+                for (f, v) in c.borrow_mut().fields.iter_mut() {
+                    if let Some(w) = b.fields.get(f) {
+                        widen(v, w);
+                    }
+                }
+            }
+            *kept = copy;
+        }
+        _ => {}
+    }
+}
+
 /// A launch dimension (`dim3`, or an integer converted to one) as x, y, z.
 pub(super) fn dims(v: Option<&Value>) -> [Value; 3] {
     match v {
@@ -170,6 +210,7 @@ impl Recorder {
         let id = match self.index.get(&key) {
             Some(&id) => {
                 self.records[id].count = self.records[id].count.saturating_add(times);
+                widen_buffers(&mut self.records[id].event.args, &e.args);
                 id
             }
             None => {
@@ -216,7 +257,11 @@ impl Recorder {
                 for (k, (_, v)) in e.args.iter_mut().enumerate() {
                     let changed = old.get(k).is_none_or(|(_, w)| !w.same(v));
                     if changed {
-                        *v = unknown.clone();
+                        // device memory of a size that changes is still device memory
+                        let was = old.get(k).map(|(_, w)| w);
+                        *v = was
+                            .and_then(|w| Value::device_join(&[w, v], &unknown))
+                            .unwrap_or_else(|| unknown.clone());
                     }
                 }
             }

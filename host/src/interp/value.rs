@@ -43,8 +43,12 @@ pub enum Ptr {
     /// A field of a record.
     Field(Rc<RefCell<Record>>, Arc<str>),
     Null,
-    /// Memory the host does not read (device memory, a file's bytes).
+    /// Memory the host does not read (a file's bytes, a tensor's device memory).
     Opaque(&'static str),
+    /// Device memory the host allocated (`cudaMalloc`) and does not read: the bytes from this
+    /// pointer to the end of its allocation, an `Int`, or `Unknown` with why (a size read from
+    /// a file, the pitch `cudaMallocPitch` chooses).
+    Device(Rc<Value>),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -215,6 +219,38 @@ impl Value {
         }))
     }
 
+    /// A pointer to device memory with `bytes` from it to its allocation's end: a number of
+    /// bytes (a negative one is past the end), or the unknown it is computed from.
+    pub fn device(bytes: Value) -> Value {
+        let bytes = match bytes {
+            u @ Value::Unknown(_) => u,
+            v => match v.as_int() {
+                Some(n) if n >= 0 => Value::Int(n),
+                Some(_) => Value::unknown("a pointer past the end of its device allocation"),
+                None => Value::unknown("an allocation size kerncast cannot read"),
+            },
+        };
+        Value::Ptr(Ptr::Device(Rc::new(bytes)))
+    }
+
+    /// What device pointers that may each be the value agree on (two sides of a condition,
+    /// a launch's runs): device memory still, of their common size, or of the size `differ`
+    /// (an unknown that says why). `None` unless every value is a device pointer.
+    pub fn device_join(values: &[&Value], differ: &Value) -> Option<Value> {
+        let bytes: Vec<&Value> = values
+            .iter()
+            .map(|v| match v {
+                Value::Ptr(Ptr::Device(b)) => Some(&**b),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let first = *bytes.first()?;
+        Some(match bytes.iter().all(|b| b.same(first)) {
+            true => Value::Ptr(Ptr::Device(Rc::new(first.clone()))),
+            false => Value::device(differ.clone()),
+        })
+    }
+
     pub fn as_int(&self) -> Option<i128> {
         match self {
             Value::Int(v) => Some(*v),
@@ -309,6 +345,7 @@ impl Value {
                 (Ptr::Elem(x, i), Ptr::Elem(y, j)) => Rc::ptr_eq(x, y) && i == j,
                 (Ptr::Null, Ptr::Null) => true,
                 (Ptr::Opaque(x), Ptr::Opaque(y)) => x == y,
+                (Ptr::Device(x), Ptr::Device(y)) => x.same(y),
                 _ => false,
             },
             (Value::Handle(a), Value::Handle(b)) => Rc::ptr_eq(a, b),

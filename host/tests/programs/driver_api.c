@@ -1,6 +1,7 @@
 /* kerncast-expect
-28: cuLaunchKernel vecAdd <<<(40,1,1), (256,1,1), 0>>> x1 {arg0=ptr arg1=ptr arg2=ptr arg3=10000}
-30: cuLaunchKernel transpose <<<(32,32,1), (16,16,1), 1088>>> x1
+show: buffer_bytes
+29: cuLaunchKernel vecAdd <<<(40,1,1), (256,1,1), 0>>> x1 {arg0=ptr arg1=ptr arg2=ptr arg3=10000} bytes{arg0=40000 arg1=40000 arg2=40000}
+31: cuLaunchKernel transpose <<<(32,32,1), (16,16,1), 1088>>> x1
 */
 // The driver API from C: kernels looked up by name in a module, launched with cuLaunchKernel.
 // (10000 + 255) / 256 = 40 blocks; transpose's shared memory is 16 * 17 * 4 = 1088 bytes.

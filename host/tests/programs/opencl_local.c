@@ -1,6 +1,7 @@
 /* kerncast-expect
-33: clEnqueueNDRangeKernel vadd <<<(4096,1,1), (256,1,1), 0>>> x1 {arg0=handle arg1=handle arg2=handle arg3=1048576}
-39: clEnqueueNDRangeKernel transpose <<<(64,96,1), (16,8,1), 0>>> x1 {arg0=handle arg1=?{local buffer of 512 bytes}}
+show: buffer_bytes
+34: clEnqueueNDRangeKernel vadd <<<(4096,1,1), (256,1,1), 0>>> x1 {arg0=ptr arg1=ptr arg2=ptr arg3=1048576} bytes{arg0=4194304 arg1=4194304 arg2=4194304}
+40: clEnqueueNDRangeKernel transpose <<<(64,96,1), (16,8,1), 0>>> x1 {arg0=ptr arg1=?{local buffer of 512 bytes}} bytes{arg0=4194304}
 */
 // OpenCL with local sizes: a 1-D range of 2^20 work-items in groups of 256 (4096 groups) and a
 // 2-D range of 1024 x 768 in groups of 16 x 8 (64 x 96 groups). A __local argument has no

@@ -1,5 +1,5 @@
 /* kerncast-expect
-27: clEnqueueNDRangeKernel scale <<<(?{runtime picks},1,1), (?{runtime picks},1,1), 0>>> x1 {arg0=handle arg1=2}
+27: clEnqueueNDRangeKernel scale <<<(?{runtime picks},1,1), (?{runtime picks},1,1), 0>>> x1 {arg0=ptr arg1=2}
 */
 // OpenCL without a local size: the runtime picks the work-group size, so the block and the
 // number of groups are unknown (the 65536 work-items are known, but not how they are grouped).
