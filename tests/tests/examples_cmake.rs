@@ -170,40 +170,27 @@ fn cmake_project_analysed_through_compile_commands() {
         baseline.contains("\"kernels/scale.cu::scale"),
         "the entry names the file relative to the project:\n{baseline}"
     );
-    let o = kerncast(&[
-        "check",
-        "--device",
-        "gtx-titan-x",
-        "--baseline",
-        "kerncast-baseline.json",
-    ]);
+    let check = |inputs: &[&str]| {
+        let gate_args = [
+            "--device",
+            "gtx-titan-x",
+            "--baseline",
+            "kerncast-baseline.json",
+        ];
+        kerncast(&[&["check"], inputs, &gate_args[..]].concat())
+    };
+    let o = check(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     // a file named beside the database is lowered with the flags the database builds it with
     // (without them `index.h` is not found and STRIDE is not defined)
-    let o = kerncast(&[
-        "check",
-        "kernels/scale.cu",
-        "--compile-commands",
-        "build/compile_commands.json",
-        "--device",
-        "gtx-titan-x",
-        "--baseline",
-        "kerncast-baseline.json",
-    ]);
+    let db = ["--compile-commands", "build/compile_commands.json"];
+    let o = check(&[&["kernels/scale.cu"], &db[..]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 
     std::fs::write(proj.join("CMakeLists.txt"), lists(32)).unwrap();
     let o = configure();
     assert!(o.status.success(), "{}", text(&o));
-    let o = kerncast(&[
-        "check",
-        "--compile-commands",
-        "build/compile_commands.json",
-        "--device",
-        "gtx-titan-x",
-        "--baseline",
-        "kerncast-baseline.json",
-    ]);
+    let o = check(&db);
     let log = text(&o);
     assert_eq!(o.status.code(), Some(1), "{log}");
     assert_explained(&log);
