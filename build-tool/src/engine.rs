@@ -1618,10 +1618,6 @@ impl Target {
         })
     }
 
-    /// Roofline position: flops from the floating-point op counts (fma = 2) and the
-    /// tensor-core multiply–adds (× 2); DRAM bytes from the global sectors that miss the L2, at
-    /// the hit rate the models take (`hints`, or the reuse profile); the device's compute
-    /// ceilings for the work the kernel does.
     /// The global memory traffic the kernel's sectors and the L2 model give.
     pub fn dram_traffic(&self, stats: &BoundStats, hints: &BTreeMap<String, f64>) -> DramTraffic {
         let sector_bytes = 32.0
@@ -1652,10 +1648,14 @@ impl Target {
         }
     }
 
+    /// Roofline position: flops from the floating-point op counts (fma = 2) and the
+    /// tensor-core multiply–adds (× 2); DRAM bytes from the global sectors that miss the L2, at
+    /// the hit rate the models take ([`Target::dram_traffic`]); the device's compute
+    /// ceilings for the work the kernel does.
     pub fn roofline(
         &self,
         stats: &BoundStats,
-        hints: &BTreeMap<String, f64>,
+        dram: &DramTraffic,
         time_s: f64,
     ) -> Option<Roofline> {
         let (mut flops, mut f64_flops, mut tensor_flops) = (0.0, 0.0, 0.0);
@@ -1694,9 +1694,7 @@ impl Target {
             }
         }
         flops += tensor_flops;
-        let DramTraffic {
-            l2_hit_rate, bytes, ..
-        } = self.dram_traffic(stats, hints);
+        let (l2_hit_rate, bytes) = (dram.l2_hit_rate, dram.bytes);
         let hw = &self.device.hw;
         let clocks = self.device.default_clocks().ok()?;
         let sms = hw.sm_count.as_ref()?.value as f64;
@@ -2280,7 +2278,9 @@ ret;
             400.0,
         );
         let hints: BTreeMap<String, f64> = [("l2_hit_rate".to_string(), 0.75)].into();
-        let r = t.roofline(&stats, &hints, 1e-6).unwrap();
+        let r = t
+            .roofline(&stats, &t.dram_traffic(&stats, &hints), 1e-6)
+            .unwrap();
         assert_eq!(r.tensor_flops, 2.0 * 4096.0 * 10.0);
         assert_eq!(r.flops, 2000.0 + 81920.0);
         assert_eq!((r.l2_hit_rate, r.dram_bytes), (0.75, 32.0 * 400.0 * 0.25));
@@ -2310,7 +2310,9 @@ ret;
             acc: DType::F32,
             fmas: 4096,
         });
-        let r = t.roofline(&stats, &hints, 1e-6).unwrap();
+        let r = t
+            .roofline(&stats, &t.dram_traffic(&stats, &hints), 1e-6)
+            .unwrap();
         assert_eq!((r.tensor_flops, r.ceilings.len()), (81920.0, 0));
         // an f64 kernel gets the fp64 ceiling, and no tensor one; without a hint the L2 hit
         // rate is the models' 0 (no reuse profile)
@@ -2323,7 +2325,9 @@ ret;
             },
             100.0,
         );
-        let r = t.roofline(&stats, &BTreeMap::new(), 1e-6).unwrap();
+        let r = t
+            .roofline(&stats, &t.dram_traffic(&stats, &BTreeMap::new()), 1e-6)
+            .unwrap();
         assert_eq!(
             (r.tensor_flops, r.l2_hit_rate, r.dram_bytes),
             (0.0, 0.0, 3200.0)

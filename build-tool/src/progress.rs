@@ -98,11 +98,13 @@ fn log_lines(pb: &ProgressBar, label: String, every: Duration, mut out: Box<dyn 
                 }
                 let (pos, len) = (pb.position(), pb.length().unwrap_or(0));
                 let pct = (pos * 100).checked_div(len).unwrap_or(0);
-                let _ = writeln!(
-                    out,
-                    "kerncast: {label}: {pos}/{len} ({pct} %), {} s",
+                // one write, so a process that exits meanwhile leaves no half line (stderr is
+                // unbuffered: `writeln!` writes each piece of the format on its own)
+                let line = format!(
+                    "kerncast: {label}: {pos}/{len} ({pct} %), {} s\n",
                     start.elapsed().as_secs()
                 );
+                let _ = out.write_all(line.as_bytes());
                 let _ = out.flush();
                 next += every;
             }

@@ -272,7 +272,6 @@ fn compdb_files(
     Ok(out)
 }
 
-/// The database's unit for `path` (compared as canonical paths).
 /// Each job whose file the database compiles gets the flags it is built with: a CUDA unit is
 /// lowered with its own command (its compiler, architecture and flags, device side only), unless
 /// the command line chose the front end or architecture; any other unit gets its `-I` and `-D`.
@@ -315,6 +314,7 @@ fn follow_compile_commands(
     Ok(())
 }
 
+/// The database's unit for `path` (compared as canonical paths).
 fn unit_of<'a>(
     units: &'a [kerncast_host::compdb::UnitSpec],
     path: &Path,

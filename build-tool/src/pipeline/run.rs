@@ -360,8 +360,8 @@ fn one(
     if !hot.is_empty() {
         notes.push("energy per source line assumes constant power over the kernel".into());
     }
-    let roofline = t.roofline(&stats, &w.hints, p.time_s);
-    let dram = Some(t.dram_traffic(&stats, &w.hints));
+    let dram = t.dram_traffic(&stats, &w.hints);
+    let roofline = t.roofline(&stats, &dram, p.time_s);
     let report = KernelReport {
         kernel: entry.clone(),
         // the instantiation (`block_sum<256>`), even where its template's annotation applies
@@ -387,7 +387,7 @@ fn one(
         },
         breakdown: p.breakdown,
         roofline,
-        dram,
+        dram: Some(dram),
         dvfs: p.dvfs,
         scaling,
         hot_lines: hot,
