@@ -11,6 +11,7 @@
 //! `tests/programs/README.md`.
 
 use kerncast_host::{read, HostReading, Launch, Options, Program, Scalar, Toolchain};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -186,21 +187,18 @@ fn launch_line(l: &Launch, case: &Case, show_buffers: bool) -> Line {
         Some(why) => body.push_str(&format!(" x>={}{}", l.count, unknown(why))),
         None => body.push_str(&format!(" x{}", l.count)),
     }
-    if !l.args.is_empty() {
-        let args: Vec<String> = l
-            .args
+    let named = |values: &BTreeMap<String, Scalar>| {
+        let shown: Vec<String> = values
             .iter()
             .map(|(n, v)| format!("{n}={}", scalar(v)))
             .collect();
-        body.push_str(&format!(" {{{}}}", args.join(" ")));
+        shown.join(" ")
+    };
+    if !l.args.is_empty() {
+        body.push_str(&format!(" {{{}}}", named(&l.args)));
     }
     if show_buffers && !l.buffer_bytes.is_empty() {
-        let bytes: Vec<String> = l
-            .buffer_bytes
-            .iter()
-            .map(|(n, v)| format!("{n}={}", scalar(v)))
-            .collect();
-        body.push_str(&format!(" bytes{{{}}}", bytes.join(" ")));
+        body.push_str(&format!(" bytes{{{}}}", named(&l.buffer_bytes)));
     }
     for c in &l.conditions {
         body.push_str(&format!(" when {}", unknown(c)));
