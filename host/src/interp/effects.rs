@@ -292,14 +292,37 @@ enum Step {
 /// A place as a variable and the accesses from it, outermost first (`p->a[i].x`: `p`, then
 /// `a`, element, `x`).
 fn chain(e: &Expr) -> Option<(DeclKey, Vec<Step>)> {
+    match access_path(e)? {
+        (PathRoot::Var(k), steps) => Some((k, steps)),
+        (PathRoot::ThisField(_), _) => None,
+    }
+}
+
+/// Where an access path starts: a variable, or (inside a method) a field of the object the
+/// method runs on.
+enum PathRoot {
+    Var(DeclKey),
+    ThisField(Arc<str>),
+}
+
+/// A place as its root and the accesses from it, outermost first.
+fn access_path(e: &Expr) -> Option<(PathRoot, Vec<Step>)> {
     let mut steps = Vec::new();
     let mut e = strip(e);
     for _ in 0..64 {
-        match &e.kind {
-            ExprKind::Var(k, _) => {
-                steps.reverse();
-                return Some((*k, steps));
+        let root = match &e.kind {
+            ExprKind::Var(k, _) => Some(PathRoot::Var(*k)),
+            ExprKind::ThisMember(f) => Some(PathRoot::ThisField(f.clone())),
+            ExprKind::Member { base, field, .. } if matches!(strip(base).kind, ExprKind::This) => {
+                Some(PathRoot::ThisField(field.clone()))
             }
+            _ => None,
+        };
+        if let Some(root) = root {
+            steps.reverse();
+            return Some((root, steps));
+        }
+        match &e.kind {
             ExprKind::Member { base, field, .. } => {
                 steps.push(Step::Field(field.clone()));
                 e = strip(base);
@@ -308,7 +331,8 @@ fn chain(e: &Expr) -> Option<(DeclKey, Vec<Step>)> {
                 steps.push(Step::Elem);
                 e = strip(base);
             }
-            // A library container's element (`s.v[i]`, `p->v.at(i)`).
+            // A library container's element (`s.v[i]`, `p->v.at(i)`, `v.back()` on a member
+            // vector).
             ExprKind::Call(Call {
                 callee:
                     Callee::Method {
@@ -585,38 +609,10 @@ fn returned_field(f: &Function) -> Option<(Arc<str>, bool)> {
 /// A place inside the object a method runs on, as its first field and how many accesses
 /// lead to the place from the object (`n`, `this->n`: 1; `v[i]`, `this->s.x`: 2).
 fn this_chain(e: &Expr) -> Option<(Arc<str>, usize)> {
-    let mut steps = 0;
-    let mut e = strip(e);
-    for _ in 0..64 {
-        match &e.kind {
-            ExprKind::ThisMember(f) => return Some((f.clone(), steps + 1)),
-            ExprKind::Member { base, field, .. } if matches!(strip(base).kind, ExprKind::This) => {
-                return Some((field.clone(), steps + 1))
-            }
-            ExprKind::Member { base, .. }
-            | ExprKind::Index(base, _)
-            | ExprKind::Unary(UnOp::Deref, base) => {
-                steps += 1;
-                e = strip(base);
-            }
-            // A library container's element (`v[i]`, `v.at(i)`, `v.back()` on a member
-            // vector): a place in what the member holds.
-            ExprKind::Call(Call {
-                callee:
-                    Callee::Method {
-                        object,
-                        system: true,
-                        ..
-                    },
-                ..
-            }) => {
-                steps += 1;
-                e = strip(object);
-            }
-            _ => return None,
-        }
+    match access_path(e)? {
+        (PathRoot::ThisField(f), steps) => Some((f, steps.len() + 1)),
+        (PathRoot::Var(_), _) => None,
     }
-    None
 }
 
 /// The storage a value gives access to: an array's or a pointee's buffer, a record.
