@@ -293,16 +293,20 @@ fn follow_compile_commands(
         }
     };
     let chosen = lower.frontend.is_some() || lower.arch.is_some();
+    // each command's file resolved once, the first command of a file winning
+    let mut by_file = std::collections::BTreeMap::new();
+    for c in &commands {
+        if let Ok(f) = std::fs::canonicalize(&c.file) {
+            by_file.entry(f).or_insert(c);
+        }
+    }
     for j in jobs {
         if let Some(u) = unit_of(units, &j.path) {
             add_unit_flags(&mut j.lower, &u.args);
         }
-        let Ok(want) = std::fs::canonicalize(&j.path) else {
-            continue;
-        };
-        let command = commands
-            .iter()
-            .find(|c| std::fs::canonicalize(&c.file).is_ok_and(|f| f == want));
+        let command = std::fs::canonicalize(&j.path)
+            .ok()
+            .and_then(|f| by_file.get(&f).copied());
         if let Some(c) = command.filter(|c| c.is_cuda() && !chosen) {
             if let Some(a) = c.arch() {
                 j.lower.arch = a;
