@@ -23,6 +23,7 @@ use crate::cond::Cond;
 use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::{CountError, LinExpr};
+use crate::set_memo::SetMemo;
 use crate::slots::{self, CondProgram};
 use crate::sync_idioms;
 use crate::taint::Taint;
@@ -543,17 +544,7 @@ impl WarpWalk {
                 counters.join(", "),
                 fixed.to_isl()
             );
-            let ctx = Ctx::new();
-            let set = Set::parse(&ctx, &text).map_err(|e| EnumerateError::Isl(e.into()))?;
-            ranges = if set.is_empty().map_err(|e| EnumerateError::Isl(e.into()))? {
-                None
-            } else {
-                Some(
-                    (0..counters.len())
-                        .map(|k| Ok((bound(&set, 6 + k, false)?, bound(&set, 6 + k, true)?)))
-                        .collect::<Result<_, EnumerateError>>()?,
-                )
-            };
+            ranges = counter_ranges(text, counters.len())?;
         }
         let slots = slot_names(counters);
         let program = CondProgram::compile(&fixed, block, &slots::resolver(&slots));
@@ -750,17 +741,30 @@ impl WarpWalk {
             box_text += &format!(" and {lo} <= {k} <= {hi}");
         }
         let tuple = dims.join(", ");
+        let whole = format!("{{ [{tuple}] : {box_text} }}");
+        let taken = format!("{{ [{tuple}] : {box_text} and {} }}", self.fixed.to_isl());
+        static MEMO: SetMemo<Option<BTreeSet<u64>>> = SetMemo::new();
+        MEMO.get_or(format!("{most}\n{whole}\n{taken}"), |_| {
+            self.partial_blocks_of(&whole, &taken, most)
+        })
+    }
+
+    /// [`WarpWalk::partial_blocks`] of the launch's box `whole` and the points of it the
+    /// domain takes, `taken` (isl sets over the indices and the counters).
+    fn partial_blocks_of(
+        &self,
+        whole: &str,
+        taken: &str,
+        most: u64,
+    ) -> Result<Option<BTreeSet<u64>>, EnumerateError> {
         let isl = |e: crate::poly::isl::IslError| EnumerateError::Isl(e.into());
         let ctx = Ctx::new();
-        let whole = Set::parse(&ctx, &format!("{{ [{tuple}] : {box_text} }}")).map_err(isl)?;
-        let taken = Set::parse(
-            &ctx,
-            &format!("{{ [{tuple}] : {box_text} and {} }}", self.fixed.to_isl()),
-        )
-        .map_err(isl)?;
+        let whole = Set::parse(&ctx, whole).map_err(isl)?;
+        let taken = Set::parse(&ctx, taken).map_err(isl)?;
+        let dims = 6 + self.counters.len();
         let partial = whole
             .subtract(taken)
-            .and_then(|s| s.project_out(DimType::isl_dim_set, 3, dims.len() - 3))
+            .and_then(|s| s.project_out(DimType::isl_dim_set, 3, dims - 3))
             .map_err(isl)?;
         let [gx, gy, _] = self.grid.map(|g| g.max(1) as u64);
         // The partial blocks lie in the bounding boxes of the set's disjoint pieces; a full block
@@ -1009,6 +1013,30 @@ fn slot_names(counters: &[String]) -> Vec<String> {
         .map(|s| s.to_string())
         .chain(counters.iter().cloned())
         .collect()
+}
+
+/// Each counter's range over the set `text` (its dimensions: the six indices, then the
+/// counters), or `None` when it is empty.
+///
+/// Remembered by text: the accesses of one loop share a domain, and each is walked for its
+/// sectors, its lines and its reuse.
+fn counter_ranges(
+    text: String,
+    counters: usize,
+) -> Result<Option<Vec<(i128, i128)>>, EnumerateError> {
+    static MEMO: SetMemo<Option<Vec<(i128, i128)>>> = SetMemo::new();
+    MEMO.get_or(text, |text| {
+        let ctx = Ctx::new();
+        let set = Set::parse(&ctx, text).map_err(|e| EnumerateError::Isl(e.into()))?;
+        if set.is_empty().map_err(|e| EnumerateError::Isl(e.into()))? {
+            return Ok(None);
+        }
+        Ok(Some(
+            (0..counters)
+                .map(|k| Ok((bound(&set, 6 + k, false)?, bound(&set, 6 + k, true)?)))
+                .collect::<Result<_, EnumerateError>>()?,
+        ))
+    })
 }
 
 /// Smallest or largest value of set dimension `pos` over a parameter-free set.

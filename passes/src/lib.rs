@@ -19,6 +19,7 @@ pub mod piecewise;
 pub mod poly;
 pub mod ptx;
 pub mod reuse;
+mod set_memo;
 pub mod slots;
 pub mod stats;
 pub mod sync_idioms;

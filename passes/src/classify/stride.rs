@@ -7,6 +7,7 @@ use super::warp::{class_of, varying_dims, LaneAccess, StrideEvidence};
 use crate::cond::Cond;
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::{Atom, LinExpr, Poly};
+use crate::set_memo::SetMemo;
 use crate::stats::StrideClass;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -121,9 +122,12 @@ pub fn observable(
         lin("a"),
         lin("b"),
     );
-    let ctx = Ctx::new();
-    let set = Set::parse(&ctx, &text).map_err(|e| e.to_string())?;
-    Ok(!set.is_empty().map_err(|e| e.to_string())?)
+    static MEMO: SetMemo<bool> = SetMemo::new();
+    MEMO.get_or(text, |text| {
+        let ctx = Ctx::new();
+        let set = Set::parse(&ctx, text).map_err(|e| e.to_string())?;
+        Ok(!set.is_empty().map_err(|e| e.to_string())?)
+    })
 }
 
 /// Whether a warp of the first block holds two threads of the domain `fixed` (every parameter
