@@ -217,7 +217,16 @@ pub fn profile(
                         lanes
                     };
                     let mut push = |addr: i128| match a.tile {
-                        None => warp_sectors.extend(lane_sectors(addr, a.width)),
+                        // neighbouring lanes mostly share a sector: the sort and dedup below
+                        // then see each once
+                        None => {
+                            let sectors = lane_sectors(addr, a.width);
+                            let from = match warp_sectors.last() {
+                                Some(&l) if sectors.contains(&l) => l + 1,
+                                _ => *sectors.start(),
+                            };
+                            warp_sectors.extend(from..=*sectors.end());
+                        }
                         Some((rows, pitch)) => warp_sectors.extend(
                             (0..rows as i128)
                                 .flat_map(|row| lane_sectors(addr + row * pitch, a.width)),
