@@ -72,6 +72,7 @@ struct BudgetFlags {
 
 /// The `kerncast` command line (the binary's `main`, and test binaries that run the same CLI).
 pub fn main() -> miette::Result<()> {
+    quit_quietly_on_closed_output();
     let cli = Cli::parse();
     kerncast_passes::budget::set_from_flags(&kerncast_passes::budget::Overrides {
         isl_ops: cli.budgets.isl_ops,
@@ -102,5 +103,18 @@ pub fn main() -> miette::Result<()> {
         Command::Realcode(a) => Ok(kerncast::realcode::run(a)?),
         Command::FlopTable(a) => commands::flop_table::run(a),
         Command::Fit(a) => commands::fit::run(a),
+    }
+}
+
+/// `kerncast … | head` should stop as `cat` or `grep` do, not print a panic: Rust ignores
+/// SIGPIPE, so a write to a closed pipe is an error that `println!` turns into one. With the
+/// default action back, the process ends quietly at that write. kerncast writes to no child's
+/// stdin, so no other pipe can end it this way, and its files are written atomically.
+fn quit_quietly_on_closed_output() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; it sets a signal's action
+    // to the default and installs no handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -140,3 +140,27 @@ fn malformed_ptx_is_reported_with_file_line_col_and_caret() {
         Some(src_line[..tok_col].chars().count() + 1)
     );
 }
+
+/// `kerncast ptx … | head`: the reader closes the pipe before kerncast writes, and kerncast
+/// ends at its first write as `cat` would, with no panic message.
+#[test]
+fn a_closed_output_pipe_ends_the_command_without_a_panic() {
+    use std::process::{Command, Stdio};
+    let fixture = &fixtures()[0];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kerncast-cli"))
+        .arg("ptx")
+        .arg(fixture)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kerncast-cli starts");
+    // closed before the child, still loading its libraries, can have written a byte
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("kerncast-cli ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked") && out.status.code() != Some(101),
+        "status {:?}, stderr:\n{stderr}",
+        out.status
+    );
+}
