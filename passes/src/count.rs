@@ -741,26 +741,35 @@ impl SegmentFrame {
 /// multiplies an index): the second time an access is counted this way, it is counted once
 /// with the parameters free and kept in `forms`, and each further workload evaluates it.
 ///
-/// `memo` keeps the counts of one workload by set: copies of an access with the same address
-/// and domain (an unrolled `out[i] = in[i]`) have the same segments, counted once.
+/// `state.memo` keeps the counts of one workload by set: copies of an access with the same
+/// address and domain (an unrolled `out[i] = in[i]`) have the same segments, counted once.
 fn segments(
     (i, r): (usize, &AccessRecord),
     defs: &named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
     seg: u64,
-    forms: &SectorForms,
-    memo: &mut BTreeMap<String, Option<f64>>,
+    state: &mut SegmentCounting,
 ) -> Result<Option<f64>, CountError> {
     let Some(text) = segment_set(r, defs, block, env, seg, false) else {
         return Ok(None);
     };
-    if let Some(n) = memo.get(&text) {
+    if let Some(n) = state.memo.get(&text) {
         return Ok(*n);
     }
-    let n = segments_of_set((i, r), &text, defs, block, env, seg, forms)?;
-    memo.insert(text, n);
+    let n = segments_of_set((i, r), &text, defs, block, env, seg, state)?;
+    state.memo.insert(text, n);
     Ok(n)
+}
+
+/// What [`segments`] keeps from one access to the next of a workload.
+struct SegmentCounting<'a> {
+    /// The kernel's closed forms, shared by its workloads.
+    forms: &'a SectorForms,
+    /// Counts by set text.
+    memo: BTreeMap<String, Option<f64>>,
+    /// The warp walks, one per domain.
+    walks: reuse::SegmentWalks<'a>,
 }
 
 /// [`segments`] of the set `text` of access `r`.
@@ -771,8 +780,9 @@ fn segments_of_set(
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
     seg: u64,
-    forms: &SectorForms,
+    state: &mut SegmentCounting,
 ) -> Result<Option<f64>, CountError> {
+    let forms = state.forms;
     // isl's point count is exact whatever the set's shape; the quasi-polynomial count is
     // used only where visiting every point would be slow (its result for the 33×33
     // `transpose_naive` store, 605 sectors against 625 true, is reported as a counting bug).
@@ -783,7 +793,11 @@ fn segments_of_set(
         .unwrap_or(f64::INFINITY)
         * (32 * (r.width.div_ceil(seg) + 1)) as f64;
     // the same count as isl's below, walked warp by warp where that is cheap
-    let walked = || reuse::segments_walked(r, defs, block, env, seg, SEGMENT_WALK_BUDGET);
+    let mut walked = || {
+        state
+            .walks
+            .count(i, defs, block, env, seg, SEGMENT_WALK_BUDGET)
+    };
     let ctx = Ctx::new();
     if est <= POINT_COUNT_BUDGET {
         if let Some(n) = walked() {
@@ -1203,7 +1217,11 @@ impl KernelStats {
             }
         }
         let mut any_tile = false;
-        let mut segment_memo = BTreeMap::new();
+        let mut segment_state = SegmentCounting {
+            forms: &self.sector_forms,
+            memo: BTreeMap::new(),
+            walks: reuse::SegmentWalks::new(&self.accesses),
+        };
         for (i, r) in self
             .accesses
             .iter()
@@ -1233,8 +1251,7 @@ impl KernelStats {
                             self.block,
                             &env,
                             seg,
-                            &self.sector_forms,
-                            &mut segment_memo,
+                            &mut segment_state,
                         )
                         .map_err(cerr)
                     };

@@ -689,10 +689,10 @@ impl WarpWalk {
     /// its (ctaid_x, ctaid_y, ctaid_z): the blocks that run every point of the box are alike
     /// within a class, so one of each class stands for the others of it. `None` also when the
     /// grid has more than [`MAX_CLASSED_BLOCKS`] blocks to sort into classes.
-    pub fn alike_blocks_by(
+    pub fn alike_blocks_by<K: Ord>(
         &self,
         most: u64,
-        class: &dyn Fn([u64; 3]) -> u64,
+        class: &dyn Fn([u64; 3]) -> K,
     ) -> Result<Option<Vec<(u64, u64)>>, EnumerateError> {
         let total = self.blocks();
         if total > MAX_CLASSED_BLOCKS {
@@ -705,7 +705,7 @@ impl WarpWalk {
             return Ok(None);
         };
         // (first block, blocks) of each class, in the order classes first appear
-        let mut classes: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        let mut classes: BTreeMap<K, (u64, u64)> = BTreeMap::new();
         for b in (0..total).filter(|b| !walked.contains(b)) {
             classes.entry(class(self.coords(b))).or_insert((b, 0)).1 += 1;
         }

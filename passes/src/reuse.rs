@@ -29,7 +29,7 @@ mod segments;
 mod tally;
 use profile::{lane_sectors, PROGRESS_SCALE};
 pub use profile::{FootprintPoint, Reuse, ReuseBucket, ReuseProfile, Touch, WindowPoint};
-pub use segments::segments_walked;
+pub use segments::{segments_walked, segments_walked_together, SegmentWalks};
 #[cfg(test)]
 use tally::{bucket_of, progress_bucket};
 pub use tally::{from_touches, TouchStream};

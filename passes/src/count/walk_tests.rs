@@ -105,6 +105,47 @@ fn walking_warps_counts_the_segments_isl_counts() {
     );
 }
 
+/// One walk for all the accesses under a domain counts, for each of them, what its own walk
+/// counts (whole grids, and a budget that forces one block per class of offsets).
+#[test]
+fn walking_a_domain_s_accesses_together_counts_what_each_walk_counts() {
+    let (mut compared, mut together) = (0, 0);
+    for (path, kernel, s, env) in corpus_at([40, 3, 1], 37) {
+        let mut groups: BTreeMap<(&[String], &Cond), Vec<&AccessRecord>> = BTreeMap::new();
+        for r in &s.accesses {
+            groups.entry((&r.counters, &r.cond)).or_default().push(r);
+        }
+        for rs in groups.values() {
+            for budget in [1 << 22, 1 << 12] {
+                let both = reuse::segments_walked_together(rs, &s.defs, s.block, &env, budget);
+                for (r, b) in rs.iter().zip(&both) {
+                    let Some(b) = b else { continue };
+                    for (seg, n) in [(32, b[0]), (128, b[1])] {
+                        let own = reuse::segments_walked(r, &s.defs, s.block, &env, seg, budget);
+                        if let Some(own) = own {
+                            assert_eq!(
+                                n,
+                                own,
+                                "{} `{kernel}`: {seg}-byte segments of a global {} walked \
+                                 with {} others (budget {budget})",
+                                path.display(),
+                                r.dir,
+                                rs.len() - 1
+                            );
+                            compared += 1;
+                            together += usize::from(rs.len() > 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        compared >= 1000 && together >= 500,
+        "compared {compared} counts, {together} of them walked with other accesses"
+    );
+}
+
 #[test]
 fn a_compiled_address_gets_the_stride_class_its_named_evaluation_gets() {
     use crate::classify::stride::{walked_class_compiled, walked_class_named};

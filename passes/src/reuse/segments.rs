@@ -30,58 +30,19 @@ pub fn segments_walked(
     budget: u64,
 ) -> Option<u64> {
     // a power of two, so a segment index is a shift (floor division, for negative offsets too)
-    if r.space != Space::Global || r.tile.is_some() || !seg.is_power_of_two() {
+    if !seg.is_power_of_two() {
         return None;
     }
-    let addr = r.addr.as_ref()?;
-    // Every other variable of the address is a buffer's base (or a value the workload does
-    // not set): 0, as `count::segments` takes it. Bases are aligned far beyond a line, so
-    // which multiple they are does not move a segment boundary.
-    let mut vars = BTreeSet::new();
-    addr.vars(&mut vars);
-    defs.close(&mut vars);
-    let zeros: BTreeMap<String, i128> = vars
-        .iter()
-        .filter(|v| {
-            !v.starts_with("tid_")
-                && !v.starts_with("ctaid_")
-                && !named::is_symbol(v)
-                && !env.contains_key(v.as_str())
-                && !r.counters.contains(v)
-        })
-        .map(|v| (v.clone(), 0))
-        .collect();
-    let sc = Scope {
-        defs,
-        env,
-        bases: &zeros,
-    };
-    let walked = Walked::new(r, addr, &sc);
-    let lin = walked.lin.as_ref()?;
-    // A grid dimension the address and the domain do not read is walked once, weighted.
-    let walk = WarpWalk::new(&r.counters, &r.cond, block, env, &vars).ok()?;
-    let per_block = walk.points_per_block();
-    let plan: Vec<(u64, u64)> = match per_block.checked_mul(walk.blocks())? <= budget {
-        // every block, each standing for the blocks a collapsed dimension repeats
-        true => (0..walk.blocks()).map(|b| (b, 0)).collect(),
-        // A block's address is a whole offset from another's, the same in every lane: blocks
-        // that run every point of the domain's box and sit at the same offset modulo the
-        // segment request the same segments, and one of each stands for the others.
-        false => {
-            let c = block_coefficients(lin)?;
-            let offset = |[x, y, z]: [u64; 3]| -> u64 {
-                (c[0] * x as i128 + c[1] * y as i128 + c[2] * z as i128).rem_euclid(seg as i128)
-                    as u64
-            };
-            walk.alike_blocks_by(budget / per_block.max(1), &offset)
-                .ok()??
-        }
-    };
-    let slots = walk.slot_names();
-    let resolve = crate::slots::resolver(&slots);
-    let form = SplitForm::new(crate::slots::Lin::compile(lin, &resolve)?, block);
+    let a = Prepared::new(r, defs, env)?;
+    let walk = WarpWalk::new(&r.counters, &r.cond, block, env, &a.vars).ok()?;
+    let plan = plan(&walk, &[&a.lin], seg, budget)?;
     let shift = seg.trailing_zeros();
     let width = r.width.max(1) as i128;
+    let slots = walk.slot_names();
+    let form = SplitForm::new(
+        crate::slots::Lin::compile(&a.lin, &crate::slots::resolver(&slots))?,
+        block,
+    );
     let mut total = 0u64;
     let mut touched: Vec<i128> = Vec::with_capacity(64);
     for (b, stands_for) in plan {
@@ -102,6 +63,234 @@ pub fn segments_walked(
         .ok()?;
     }
     Some(total)
+}
+
+/// [`segments_walked`] of several accesses under one domain (the same counters and guard), for
+/// 32-byte sectors and 128-byte lines both, in one walk: the domain's test of each lane, which
+/// is most of a walk's cost, is then made once for all of them (an unrolled stencil has a
+/// dozen loads under one guard). Each count is the one `segments_walked` gives; `None` where
+/// an access cannot be walked, and for all of them where the walk would pass `budget`.
+pub fn segments_walked_together(
+    rs: &[&AccessRecord],
+    defs: &named::Defs,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    budget: u64,
+) -> Vec<Option<[u64; 2]>> {
+    let mut out = vec![None; rs.len()];
+    let prepared: Vec<Option<Prepared>> = rs.iter().map(|r| Prepared::new(r, defs, env)).collect();
+    let Some(first) = rs.first() else {
+        return out;
+    };
+    let vars: BTreeSet<String> = prepared
+        .iter()
+        .flatten()
+        .flat_map(|a| a.vars.clone())
+        .collect();
+    let Ok(walk) = WarpWalk::new(&first.counters, &first.cond, block, env, &vars) else {
+        return out;
+    };
+    let lins: Vec<&LinExpr> = prepared.iter().flatten().map(|a| &a.lin).collect();
+    // lines are the coarser segment: blocks alike for them are alike for sectors too
+    let Some(plan) = plan(&walk, &lins, LINE, budget) else {
+        return out;
+    };
+    let slots = walk.slot_names();
+    let resolve = crate::slots::resolver(&slots);
+    let forms: Vec<Option<(SplitForm, i128)>> = prepared
+        .iter()
+        .zip(rs)
+        .map(|(a, r)| {
+            let lin = crate::slots::Lin::compile(&a.as_ref()?.lin, &resolve)?;
+            Some((SplitForm::new(lin, block), r.width.max(1) as i128))
+        })
+        .collect();
+    let mut totals = vec![[0u64; 2]; rs.len()];
+    let mut sectors: Vec<i128> = Vec::with_capacity(64);
+    for (b, stands_for) in plan {
+        let res = walk.walk_window_slots(b..b + 1, None, &mut |point, lanes, weight| {
+            let weight = if stands_for == 0 { weight } else { stands_for };
+            for ((form, width), total) in forms
+                .iter()
+                .zip(totals.iter_mut())
+                .filter_map(|(f, t)| Some((f.as_ref()?, t)))
+            {
+                sectors.clear();
+                let base = form.base(point);
+                for (_, tid) in lanes {
+                    let a = form.at(base, point, *tid, block);
+                    sectors.extend((a >> SECTOR_SHIFT)..=((a + width - 1) >> SECTOR_SHIFT));
+                }
+                if !sectors.is_sorted() {
+                    sectors.sort_unstable();
+                }
+                sectors.dedup();
+                // a line holds four sectors: sorted sectors give their lines in order
+                let mut lines = 0u64;
+                let mut last_line = None;
+                for s in &sectors {
+                    let l = s >> (LINE_SHIFT - SECTOR_SHIFT);
+                    if last_line != Some(l) {
+                        lines += 1;
+                        last_line = Some(l);
+                    }
+                }
+                total[0] = total[0].saturating_add((sectors.len() as u64).saturating_mul(weight));
+                total[1] = total[1].saturating_add(lines.saturating_mul(weight));
+            }
+        });
+        if res.is_err() {
+            return out;
+        }
+    }
+    for ((o, t), f) in out.iter_mut().zip(totals).zip(&forms) {
+        if f.is_some() {
+            *o = Some(t);
+        }
+    }
+    out
+}
+
+/// The walks of [`segments_walked_together`] for a launch's accesses, each group's made the
+/// first time one of its accesses is asked for.
+pub struct SegmentWalks<'a> {
+    accesses: &'a [AccessRecord],
+    /// Access → its group (the accesses under the same counters and guard).
+    group_of: Vec<usize>,
+    members: Vec<Vec<usize>>,
+    /// Per group, once walked: each member's (sectors, lines).
+    walked: Vec<Option<Vec<Option<[u64; 2]>>>>,
+}
+
+impl<'a> SegmentWalks<'a> {
+    pub fn new(accesses: &'a [AccessRecord]) -> SegmentWalks<'a> {
+        let mut ids: BTreeMap<(&[String], &crate::cond::Cond), usize> = BTreeMap::new();
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        let group_of = accesses
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let n = ids.len();
+                let g = *ids.entry((&r.counters, &r.cond)).or_insert(n);
+                if g == members.len() {
+                    members.push(Vec::new());
+                }
+                members[g].push(i);
+                g
+            })
+            .collect();
+        let walked = vec![None; members.len()];
+        SegmentWalks {
+            accesses,
+            group_of,
+            members,
+            walked,
+        }
+    }
+
+    /// Access `i`'s `seg`-byte segments over the launch, as [`segments_walked`] counts them;
+    /// 32 and 128 bytes come from its group's walk where that one could be made.
+    pub fn count(
+        &mut self,
+        i: usize,
+        defs: &named::Defs,
+        block: [u64; 3],
+        env: &BTreeMap<String, i128>,
+        seg: u64,
+        budget: u64,
+    ) -> Option<u64> {
+        let r = &self.accesses[i];
+        let Some(which) = [1u64 << SECTOR_SHIFT, LINE].iter().position(|s| *s == seg) else {
+            return segments_walked(r, defs, block, env, seg, budget);
+        };
+        let g = self.group_of[i];
+        if self.walked[g].is_none() {
+            let rs: Vec<&AccessRecord> =
+                self.members[g].iter().map(|k| &self.accesses[*k]).collect();
+            self.walked[g] = Some(segments_walked_together(&rs, defs, block, env, budget));
+        }
+        let k = self.members[g].iter().position(|k| *k == i)?;
+        match self.walked[g].as_ref().and_then(|w| w[k]) {
+            Some(both) => Some(both[which]),
+            // the group's walk, classing blocks by every address at once, may pass the budget
+            // where this access's own does not
+            None => segments_walked(r, defs, block, env, seg, budget),
+        }
+    }
+}
+
+const SECTOR_SHIFT: u32 = 5;
+const LINE_SHIFT: u32 = 7;
+const LINE: u64 = 1 << LINE_SHIFT;
+
+/// One access made ready to walk: its address with the launch's values in, and the
+/// variables it reads.
+struct Prepared {
+    lin: LinExpr,
+    vars: BTreeSet<String>,
+}
+
+impl Prepared {
+    fn new(r: &AccessRecord, defs: &named::Defs, env: &BTreeMap<String, i128>) -> Option<Prepared> {
+        if r.space != Space::Global || r.tile.is_some() {
+            return None;
+        }
+        let addr = r.addr.as_ref()?;
+        // Every other variable of the address is a buffer's base (or a value the workload does
+        // not set): 0, as `count::segments` takes it. Bases are aligned far beyond a line, so
+        // which multiple they are does not move a segment boundary.
+        let mut vars = BTreeSet::new();
+        addr.vars(&mut vars);
+        defs.close(&mut vars);
+        let zeros: BTreeMap<String, i128> = vars
+            .iter()
+            .filter(|v| {
+                !v.starts_with("tid_")
+                    && !v.starts_with("ctaid_")
+                    && !named::is_symbol(v)
+                    && !env.contains_key(v.as_str())
+                    && !r.counters.contains(v)
+            })
+            .map(|v| (v.clone(), 0))
+            .collect();
+        let sc = Scope {
+            defs,
+            env,
+            bases: &zeros,
+        };
+        let lin = Walked::new(r, addr, &sc).lin?;
+        Some(Prepared { lin, vars })
+    }
+}
+
+/// The blocks to walk, each with the blocks it stands for (0: the walk's own weight): every
+/// block when that stays within `budget` points; else, since a block's address is a whole
+/// offset from another's, the same in every lane, blocks that run every point of the domain's
+/// box and sit at the same offsets modulo the segment in every address request the same
+/// segments, and one of each class stands for the others.
+fn plan(walk: &WarpWalk, lins: &[&LinExpr], seg: u64, budget: u64) -> Option<Vec<(u64, u64)>> {
+    let per_block = walk.points_per_block();
+    if per_block.checked_mul(walk.blocks())? <= budget {
+        // a grid dimension no address and no guard reads is walked once, weighted
+        return Some((0..walk.blocks()).map(|b| (b, 0)).collect());
+    }
+    let mut coefs: Vec<[i128; 3]> = lins
+        .iter()
+        .map(|l| block_coefficients(l))
+        .collect::<Option<_>>()?;
+    coefs.sort_unstable();
+    coefs.dedup();
+    let offsets = |[x, y, z]: [u64; 3]| -> Vec<u64> {
+        coefs
+            .iter()
+            .map(|c| {
+                (c[0] * x as i128 + c[1] * y as i128 + c[2] * z as i128).rem_euclid(seg as i128)
+                    as u64
+            })
+            .collect()
+    };
+    walk.alike_blocks_by(budget / per_block.max(1), &offsets)
+        .ok()?
 }
 
 /// The byte coefficient of each block index in the address `lin`, where each appears only as

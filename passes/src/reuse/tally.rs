@@ -10,7 +10,7 @@ use super::profile::{
     FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE,
 };
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// The profile of the sector touches of the first `walked` of `blocks` blocks.
@@ -121,17 +121,7 @@ impl TouchStream {
             first_touches: scaled(&t.first),
             block_reloads: (t.load_requests - t.loads_seen - scaled(&t.loads_first)).max(0.0),
             outer_share: 1.0,
-            reuse: t
-                .buckets
-                .into_iter()
-                .collect::<BTreeMap<_, _>>()
-                .into_iter()
-                .map(|((min_distance, _), (requests, dt))| ReuseBucket {
-                    min_distance,
-                    progress: dt / requests,
-                    requests,
-                })
-                .collect(),
+            reuse: t.buckets.in_order(),
             footprint: t
                 .marks
                 .iter()
@@ -157,9 +147,7 @@ struct Tally {
     sectors: Vec<f64>,
     /// Sector → its last touches (one map, one lookup per touch).
     last: SectorMap,
-    // (block bucket, progress bucket) → (requests, summed progress difference); hashed, as it
-    // takes every re-touch, and put in order once at the end
-    buckets: HashMap<(u64, i32), (f64, f64), BuildHasherDefault<SectorHasher>>,
+    buckets: Buckets,
     /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks and after the last.
     marks: Vec<(u64, Vec<f64>)>,
     next_mark: u64,
@@ -175,7 +163,7 @@ impl Tally {
             loads_first: vec![0.0; groups],
             sectors: vec![0.0; groups],
             last: SectorMap::default(),
-            buckets: HashMap::default(),
+            buckets: Buckets::new(),
             marks: Vec::new(),
             next_mark: 1,
         }
@@ -222,12 +210,7 @@ impl Tally {
                         self.loads_seen += weight;
                     }
                     let dt = (t as f64 - pt as f64) / PROGRESS_SCALE;
-                    let e = self
-                        .buckets
-                        .entry((bucket_of(b - pb), progress_bucket(dt)))
-                        .or_insert((0.0, 0.0));
-                    e.0 += weight;
-                    e.1 += weight * dt;
+                    self.buckets.add(b - pb, dt, weight);
                 }
             }
         }
@@ -453,6 +436,56 @@ impl CutGrowth {
     /// The sectors a window of `lifetime` would add past the walked share.
     fn beyond_walk(&self, lifetime: f64) -> f64 {
         self.slope * (lifetime - self.share).max(0.0)
+    }
+}
+
+/// Largest progress bucket ([`progress_bucket`]): ±(1 + 24).
+const PROGRESS_BUCKETS: i32 = 25;
+
+/// (block-distance bucket, progress bucket) → (requests, summed progress difference), one
+/// cell each: every re-touch adds to one, so they are an array rather than a map. Distance
+/// buckets are 0 and the powers of two up to 2^63 (index 0 to 64).
+struct Buckets {
+    cells: Vec<(f64, f64)>,
+}
+
+const PROGRESS_CELLS: usize = 2 * PROGRESS_BUCKETS as usize + 1;
+
+impl Buckets {
+    fn new() -> Buckets {
+        Buckets {
+            cells: vec![(0.0, 0.0); 65 * PROGRESS_CELLS],
+        }
+    }
+
+    /// A re-touch `distance` blocks and `dt` of a lifetime after the last, standing for
+    /// `weight` requests.
+    fn add(&mut self, distance: u64, dt: f64, weight: f64) {
+        let d = match distance {
+            0 => 0,
+            d => bucket_of(d).trailing_zeros() as usize + 1,
+        };
+        let p = (progress_bucket(dt) + PROGRESS_BUCKETS) as usize;
+        let c = &mut self.cells[d * PROGRESS_CELLS + p];
+        c.0 += weight;
+        c.1 += weight * dt;
+    }
+
+    /// The buckets with requests, by distance and then progress.
+    fn in_order(&self) -> Vec<ReuseBucket> {
+        self.cells
+            .iter()
+            .enumerate()
+            .filter(|(_, (requests, _))| *requests > 0.0)
+            .map(|(i, &(requests, dt))| ReuseBucket {
+                min_distance: match i / PROGRESS_CELLS {
+                    0 => 0,
+                    d => 1 << (d - 1),
+                },
+                progress: dt / requests,
+                requests,
+            })
+            .collect()
     }
 }
 
