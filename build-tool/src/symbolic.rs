@@ -83,6 +83,7 @@ impl Counter for SymbolicCounter {
             kernel: kernel.to_string(),
             budgets: self.budgets,
             analyses: Mutex::new(BTreeMap::new()),
+            at_workload: Mutex::new(BTreeMap::new()),
             fell_back: Mutex::new(false),
         }))
     }
@@ -133,7 +134,15 @@ impl From<String> for NotCounted {
 /// One analysis per block size (and grid, for a grid-specialised one): the stats, or why
 /// they cannot be used.
 type Analysis = Result<Arc<KernelStats>, String>;
-type LaunchKey = ([u64; 3], Option<[u64; 3]>);
+/// (block, grid for a grid-specialised analysis, whether under [`QUICK_ISL_OPS`]).
+type LaunchKey = ([u64; 3], Option<[u64; 3]>, bool);
+
+/// isl operations per context the symbolic count of every workload at once may take before
+/// each workload is counted at its own values instead, a hundredth of the default budget. The
+/// test corpus needs more only for loop bounds that take a min and a max of parameters
+/// (`banded_matvec`, `conv2d`: 2.4 to 3.8 s symbolically, under 0.1 s at a workload's values).
+/// A budget of work, so the choice is the same on any machine.
+const QUICK_ISL_OPS: u64 = 500_000;
 
 struct SymPrepared {
     emu: Box<dyn Prepared>,
@@ -141,19 +150,24 @@ struct SymPrepared {
     kernel: String,
     budgets: budget::Budgets,
     analyses: Mutex<BTreeMap<LaunchKey, Analysis>>,
+    /// Analyses at one workload's values ([`count::analyze_for_workload`]), by workload.
+    at_workload: Mutex<BTreeMap<String, Analysis>>,
     /// Whether any workload fell back (then size sweeps are as costly as the emulator's).
     fell_back: Mutex<bool>,
 }
 
 impl SymPrepared {
     /// The analysis for `block` (and `grid`, when given), run at most once (other workloads of
-    /// the kernel wait for it).
-    fn analysis(&self, block: [u64; 3], grid: Option<[u64; 3]>) -> Analysis {
+    /// the kernel wait for it); `quick`: within [`QUICK_ISL_OPS`].
+    fn analysis(&self, block: [u64; 3], grid: Option<[u64; 3]>, quick: bool) -> Analysis {
         let mut memo = self.analyses.lock().map_err(|e| e.to_string())?;
-        if let Some(a) = memo.get(&(block, grid)) {
+        if let Some(a) = memo.get(&(block, grid, quick)) {
             return a.clone();
         }
-        let (m, k, b) = (self.module.clone(), self.kernel.clone(), self.budgets);
+        let (m, k, mut b) = (self.module.clone(), self.kernel.clone(), self.budgets);
+        if quick {
+            b.isl_ops = b.isl_ops.min(QUICK_ISL_OPS);
+        }
         let name = format!("kerncast-count-{k}");
         let a = on_analysis_thread("analysis", name, move || {
             budget::scoped(b, || {
@@ -170,8 +184,40 @@ impl SymPrepared {
         })
         .and_then(|r| r.map_err(|e| format!("analysis failed: {e}")))
         .map(Arc::new);
-        memo.insert((block, grid), a.clone());
+        memo.insert((block, grid, quick), a.clone());
         a
+    }
+
+    /// The analysis at `w`'s own values, run at most once per workload.
+    fn analysis_at(&self, w: &count::Workload) -> Analysis {
+        let key = format!("{w:?}");
+        let mut memo = self.at_workload.lock().map_err(|e| e.to_string())?;
+        if let Some(a) = memo.get(&key) {
+            return a.clone();
+        }
+        let (m, k, b, at) = (
+            self.module.clone(),
+            self.kernel.clone(),
+            self.budgets,
+            w.clone(),
+        );
+        let name = format!("kerncast-count-{k}");
+        let a = on_analysis_thread("analysis", name, move || {
+            budget::scoped(b, || count::analyze_for_workload(&m, &k, &at))
+                .map_err(|e| e.to_string())
+        })
+        .and_then(|r| r.map_err(|e| format!("analysis failed: {e}")))
+        .map(Arc::new);
+        memo.insert(key, a.clone());
+        a
+    }
+
+    /// The symbolic analysis for `cw`'s block, or, where that is costly, the one at `cw`'s
+    /// values; the full symbolic one where that fails.
+    fn analysis_for(&self, cw: &count::Workload) -> Analysis {
+        self.analysis(cw.block, None, true)
+            .or_else(|_| self.analysis_at(cw))
+            .or_else(|_| self.analysis(cw.block, None, false))
     }
 
     /// Symbolic counts for `w`, or the reason the emulator must count it instead.
@@ -184,24 +230,6 @@ impl SymPrepared {
                 .filter(|k| !w.hints.contains_key(k))
                 .collect()
         };
-        let mut ks = self.analysis(w.block, None)?;
-        let mut unset = unset_in(&ks);
-        // A grid-stride loop's step is ntid·nctaid: affine, and its trip count exact, only
-        // for a fixed grid, so such a kernel is analysed again for this workload's grid.
-        if !unset.is_empty() && ks.reads_grid_size() {
-            if let Ok(at_grid) = self.analysis(w.block, Some(w.grid)) {
-                if unset_in(&at_grid).is_empty() {
-                    ks = at_grid;
-                    unset.clear();
-                }
-            }
-        }
-        if !unset.is_empty() {
-            // one hint sets every assumption that shares its key
-            unset.sort();
-            unset.dedup();
-            return Err(NotCounted::DependsOnData(unset));
-        }
         // Source parameter names in declaration order also name the PTX parameters by position.
         let mut cw = count::Workload {
             grid: w.grid,
@@ -233,6 +261,24 @@ impl SymPrepared {
             for (i, offset, v) in param_fields::field_values(w, f, params) {
                 cw.params.insert(affine::param_field_symbol(i, offset), v);
             }
+        }
+        let mut ks = self.analysis_for(&cw)?;
+        let mut unset = unset_in(&ks);
+        // A grid-stride loop's step is ntid·nctaid: affine, and its trip count exact, only
+        // for a fixed grid, so such a kernel is analysed again for this workload's grid.
+        if !unset.is_empty() && ks.reads_grid_size() {
+            if let Ok(at_grid) = self.analysis(w.block, Some(w.grid), false) {
+                if unset_in(&at_grid).is_empty() {
+                    ks = at_grid;
+                    unset.clear();
+                }
+            }
+        }
+        if !unset.is_empty() {
+            // one hint sets every assumption that shares its key
+            unset.sort();
+            unset.dedup();
+            return Err(NotCounted::DependsOnData(unset));
         }
         // Binding may analyse again (for the workload's parameter values and grid): under the
         // same budgets as the analysis, on a thread of its own.

@@ -151,6 +151,47 @@ pub fn analyze_kernel_with(
     analyze_function(module, f, opts)
 }
 
+/// Counts of `kernel` for the one workload `w`: its parameter values are numbers from the
+/// start (and its grid, where the kernel reads the grid size), as `bind` analyses again when
+/// a symbolic count leaves something open. Where the symbolic count of every workload at once
+/// is costly (loop bounds with a min and a max of parameters split it into hundreds of
+/// pieces), this one is cheap: `banded_matvec` takes 48 ms here against 3.8 s symbolically,
+/// with the same counts.
+pub fn analyze_for_workload(
+    module: &Module,
+    kernel: &str,
+    w: &Workload,
+) -> Result<KernelStats, AnalyzeError> {
+    let f = module
+        .function(kernel)
+        .ok_or_else(|| AnalyzeError::NoKernel(kernel.to_string()))?;
+    let mut vals: BTreeMap<String, i128> = BTreeMap::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let sym = format!("p{i}");
+        let v = [p.name.as_str(), sym.as_str(), &i.to_string()]
+            .into_iter()
+            .find_map(|k| w.params.get(k));
+        if let Some(v) = v {
+            vals.insert(sym, *v as i128);
+        }
+    }
+    // a by-value struct's fields, keyed by their symbols (`p<i>_<offset>`)
+    for (k, v) in &w.params {
+        if affine::is_param_symbol(k) && !vals.contains_key(k) {
+            vals.insert(k.clone(), *v as i128);
+        }
+    }
+    let opts = Options {
+        block: Some(w.block),
+        grid: reads_grid_size(f).then_some(w.grid),
+    };
+    let stats = affine::with_param_values(vals, || analyze_function(module, f, &opts))?;
+    Ok(KernelStats {
+        specialized: true,
+        ..stats
+    })
+}
+
 fn file_line(module: &Module, cfg: &Cfg, b: usize) -> Option<String> {
     // line 0 is code the compiler made up (nvcc's `.loc 1 0 5`), no place a user can find
     let i = cfg
@@ -1370,5 +1411,7 @@ impl KernelStats {
     }
 }
 
+#[cfg(test)]
+mod at_workload_tests;
 #[cfg(test)]
 mod walk_tests;

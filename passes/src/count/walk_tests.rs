@@ -22,7 +22,7 @@ fn isl_count(
 }
 
 /// A corpus kernel: its file, name, counts, and the values it is bound to.
-type Bound = (
+pub(super) type Bound = (
     std::path::PathBuf,
     String,
     KernelStats,
@@ -36,7 +36,7 @@ fn corpus() -> Vec<Bound> {
 }
 
 /// The corpus kernels on `grid`, parameters at `size`, `size + 1`, ….
-fn corpus_at(grid: [i128; 3], size: i128) -> Vec<Bound> {
+pub(super) fn corpus_at(grid: [i128; 3], size: i128) -> Vec<Bound> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ptx/clang");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("the corpus PTX")
