@@ -257,7 +257,7 @@ mod tests {
     fn halo() -> ReuseProfile {
         let t = (0..64u64)
             .flat_map(|b| {
-                let own = 10 * b as i128;
+                let own = 10 * b as i64;
                 (own - 10..own + 10)
                     .filter(|s| *s >= 0)
                     .map(move |s| (b, 0, s, false, 0))
@@ -319,8 +319,8 @@ mod tests {
             .flat_map(|b| {
                 (0..4).flat_map(move |s| {
                     [
-                        (b, 0, 4 * b as i128 + s, false, 0),
-                        (b, end, 4 * b as i128 + s, false, 0),
+                        (b, 0, 4 * b as i64 + s, false, 0),
+                        (b, end, 4 * b as i64 + s, false, 0),
                     ]
                 })
             })
@@ -335,7 +335,7 @@ mod tests {
     #[test]
     fn streaming_never_hits() {
         let t = (0..32u64)
-            .flat_map(|b| (0..4).map(move |s| (b, 0, 4 * b as i128 + s, false, 0)))
+            .flat_map(|b| (0..4).map(move |s| (b, 0, 4 * b as i64 + s, false, 0)))
             .collect();
         let p = from_touches(t, &[1.0], 32, 32);
         let h = hit_from_profile(&p, 4.0, 1e9);
@@ -365,7 +365,7 @@ mod tests {
         let t = (0..2u64)
             .flat_map(|b| {
                 (0..8)
-                    .chain([100 + 2 * b as i128, 101 + 2 * b as i128])
+                    .chain([100 + 2 * b as i64, 101 + 2 * b as i64])
                     .map(move |s| (b, 0, s, false, 0))
             })
             .collect();
@@ -385,7 +385,7 @@ mod tests {
         let t = (0..4u64)
             .flat_map(|b| {
                 (0..8u32).flat_map(move |k| {
-                    (0..8).map(move |s| (b, k * pass, 8 * b as i128 + s, false, 0))
+                    (0..8).map(move |s| (b, k * pass, 8 * b as i64 + s, false, 0))
                 })
             })
             .collect();

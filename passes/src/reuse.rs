@@ -28,7 +28,9 @@ pub mod profile;
 mod segments;
 mod tally;
 use profile::{lane_sectors, PROGRESS_SCALE};
-pub use profile::{FootprintPoint, Reuse, ReuseBucket, ReuseProfile, Touch, WindowPoint};
+pub use profile::{
+    touch_sector, FootprintPoint, Reuse, ReuseBucket, ReuseProfile, Touch, WindowPoint,
+};
 pub use segments::{segments_walked, segments_walked_together, SegmentWalks};
 #[cfg(test)]
 use tally::{bucket_of, progress_bucket};
@@ -201,10 +203,7 @@ pub fn profile(
     }
     let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
-    let mut here: Vec<Touch> = Vec::new();
-    let mut stream = TouchStream::new(&weights, walked, blocks);
-    for b in 0..walked {
-        here.clear();
+    let streamed = tally::stream_blocks(&weights, walked, blocks, |b, here| {
         for (g, (w, accesses)) in walks.iter().enumerate() {
             let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
                 let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
@@ -256,12 +255,14 @@ pub fn profile(
                         warp_sectors.sort_unstable();
                     }
                     warp_sectors.dedup();
-                    here.extend(warp_sectors.iter().map(|s| (b, t, *s, a.writes, g as u16)));
+                    here.extend(
+                        warp_sectors
+                            .iter()
+                            .map(|s| (b, t, touch_sector(*s), a.writes, g as u16)),
+                    );
                 }
             });
-            if let Err(e) = res {
-                return Reuse::Unavailable(format!("walking the global accesses: {e}"));
-            }
+            res.map_err(|e| format!("walking the global accesses: {e}"))?;
         }
         // Each group's touches come in progress order: merging those runs, then ordering
         // each progress step by sector, is the full sort at a fraction of its cost.
@@ -269,8 +270,12 @@ pub fn profile(
         for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
             run.sort_unstable();
         }
-        stream.block(b, &here);
-    }
+        Ok(())
+    });
+    let mut p = match streamed {
+        Ok(p) => p,
+        Err(e) => return Reuse::Unavailable(e),
+    };
     for (g, (_, accesses)) in walks.iter().enumerate() {
         for k in &bad[g] {
             left_out.push(format!(
@@ -279,7 +284,6 @@ pub fn profile(
             ));
         }
     }
-    let mut p = stream.finish();
     p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
     if let (Some(d), Some(m), true) = (seen, memo, left_out.is_empty()) {
         if let Ok(mut m) = m.0.lock() {
@@ -563,7 +567,7 @@ mod tests {
     fn a_halo_is_reuse_at_distance_one() {
         let mut t = Vec::new();
         for b in 0..8u64 {
-            let s = b as i128;
+            let s = b as i64;
             t.extend([
                 (b, 0, s, false, 0),
                 (b, HALF, s, false, 0),
@@ -622,7 +626,7 @@ mod tests {
     fn a_cut_loop_scales_requests_and_only_growing_data() {
         let q = 1u32 << 20; // a sixteenth of a lifetime
         let stream: Vec<Touch> = (0..4u32)
-            .map(|k| (0, k * q, 100 + k as i128, false, 0))
+            .map(|k| (0, k * q, 100 + k as i64, false, 0))
             .collect();
         let p = from_touches(stream, &[4.0], 1, 1);
         assert_eq!(p.requests, 16.0);
@@ -651,7 +655,7 @@ mod tests {
         let at = |i: u32| ((i as f64 / trips as f64) * PROGRESS_SCALE) as u32;
         let weight = trips as f64 / 16.0;
         let stream: Vec<Touch> = (0..16u32)
-            .map(|i| (0, at(i), 100 + i as i128, false, 0))
+            .map(|i| (0, at(i), 100 + i as i64, false, 0))
             .collect();
         let p = from_touches(stream.clone(), &[weight], 1, 1);
         assert!(

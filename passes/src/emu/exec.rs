@@ -542,9 +542,13 @@ impl Ctx<'_> {
             let total = warps.get(warp as usize).map_or(1, |w| w.steps.max(1));
             let progress =
                 (step as f64 / total as f64 * crate::reuse::profile::PROGRESS_SCALE) as u32;
-            self.counts
-                .touches
-                .push((block, progress, sector, writes, 0));
+            self.counts.touches.push((
+                block,
+                progress,
+                crate::reuse::touch_sector(sector),
+                writes,
+                0,
+            ));
         }
     }
 

@@ -78,8 +78,14 @@ pub fn lane_sectors(addr: i128, width: u64) -> std::ops::RangeInclusive<i128> {
 }
 
 /// One sector a warp access requests: (block, progress × 2^24, sector, whether it writes, the
-/// group of accesses walked together).
-pub type Touch = (u64, u32, i128, bool, u16);
+/// group of accesses walked together). 24 bytes: a walk keeps a block's touches, and sorts them.
+pub type Touch = (u64, u32, i64, bool, u16);
+
+/// A touch's sector from a sector number: its low 64 bits, which tell apart the sectors of any
+/// 64-bit address (they have at most 59 bits).
+pub fn touch_sector(sector: i128) -> i64 {
+    sector as i64
+}
 
 /// Progress is kept as an integer so touches sort exactly.
 pub const PROGRESS_SCALE: f64 = (1u32 << 24) as f64;
