@@ -33,36 +33,10 @@ pub fn segments_walked(
     if !seg.is_power_of_two() {
         return None;
     }
-    let a = Prepared::new(r, defs, env)?;
-    let walk = WarpWalk::new(&r.counters, &r.cond, block, env, &a.vars).ok()?;
-    let plan = plan(&walk, &[&a.lin], seg, budget)?;
-    let shift = seg.trailing_zeros();
-    let width = r.width.max(1) as i128;
-    let slots = walk.slot_names();
-    let form = SplitForm::new(
-        crate::slots::Lin::compile(&a.lin, &crate::slots::resolver(&slots))?,
-        block,
-    );
-    let mut total = 0u64;
-    let mut touched: Vec<i128> = Vec::with_capacity(64);
-    for (b, stands_for) in plan {
-        walk.walk_window_slots(b..b + 1, None, &mut |point, lanes, weight| {
-            let weight = if stands_for == 0 { weight } else { stands_for };
-            touched.clear();
-            let base = form.base(point);
-            for (_, tid) in lanes {
-                let a = form.at(base, point, *tid, block);
-                touched.extend((a >> shift)..=((a + width - 1) >> shift));
-            }
-            if !touched.is_sorted() {
-                touched.sort_unstable();
-            }
-            touched.dedup();
-            total = total.saturating_add((touched.len() as u64).saturating_mul(weight));
-        })
+    let [counts] = walk_segments(&[r], defs, block, env, &[seg.trailing_zeros()], budget)
+        .try_into()
         .ok()?;
-    }
-    Some(total)
+    Some(counts?[0])
 }
 
 /// [`segments_walked`] of several accesses under one domain (the same counters and guard), for
@@ -77,11 +51,29 @@ pub fn segments_walked_together(
     env: &BTreeMap<String, i128>,
     budget: u64,
 ) -> Vec<Option<[u64; 2]>> {
+    walk_segments(rs, defs, block, env, &[SECTOR_SHIFT, LINE_SHIFT], budget)
+        .into_iter()
+        .map(|c| c.map(|c| [c[0], c[1]]))
+        .collect()
+}
+
+/// The segments of `2^shifts[k]` bytes (shifts ascending) each access of `rs` requests, in one
+/// walk of their shared domain: the finest from the lanes' bytes, each coarser one from the
+/// finest, sorted (a coarser segment holds whole finer ones).
+fn walk_segments(
+    rs: &[&AccessRecord],
+    defs: &named::Defs,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    shifts: &[u32],
+    budget: u64,
+) -> Vec<Option<Vec<u64>>> {
     let mut out = vec![None; rs.len()];
-    let prepared: Vec<Option<Prepared>> = rs.iter().map(|r| Prepared::new(r, defs, env)).collect();
-    let Some(first) = rs.first() else {
+    let (Some(first), Some(&finest), Some(&coarsest)) = (rs.first(), shifts.first(), shifts.last())
+    else {
         return out;
     };
+    let prepared: Vec<Option<Prepared>> = rs.iter().map(|r| Prepared::new(r, defs, env)).collect();
     let vars: BTreeSet<String> = prepared
         .iter()
         .flatten()
@@ -91,8 +83,8 @@ pub fn segments_walked_together(
         return out;
     };
     let lins: Vec<&LinExpr> = prepared.iter().flatten().map(|a| &a.lin).collect();
-    // lines are the coarser segment: blocks alike for them are alike for sectors too
-    let Some(plan) = plan(&walk, &lins, LINE, budget) else {
+    // blocks alike for the coarsest segment are alike for the finer ones too
+    let Some(plan) = plan(&walk, &lins, 1 << coarsest, budget) else {
         return out;
     };
     let slots = walk.slot_names();
@@ -105,8 +97,8 @@ pub fn segments_walked_together(
             Some((SplitForm::new(lin, block), r.width.max(1) as i128))
         })
         .collect();
-    let mut totals = vec![[0u64; 2]; rs.len()];
-    let mut sectors: Vec<i128> = Vec::with_capacity(64);
+    let mut totals = vec![vec![0u64; shifts.len()]; rs.len()];
+    let mut touched: Vec<i128> = Vec::with_capacity(64);
     for (b, stands_for) in plan {
         let res = walk.walk_window_slots(b..b + 1, None, &mut |point, lanes, weight| {
             let weight = if stands_for == 0 { weight } else { stands_for };
@@ -115,28 +107,28 @@ pub fn segments_walked_together(
                 .zip(totals.iter_mut())
                 .filter_map(|(f, t)| Some((f.as_ref()?, t)))
             {
-                sectors.clear();
+                touched.clear();
                 let base = form.base(point);
                 for (_, tid) in lanes {
                     let a = form.at(base, point, *tid, block);
-                    sectors.extend((a >> SECTOR_SHIFT)..=((a + width - 1) >> SECTOR_SHIFT));
+                    touched.extend((a >> finest)..=((a + width - 1) >> finest));
                 }
-                if !sectors.is_sorted() {
-                    sectors.sort_unstable();
+                if !touched.is_sorted() {
+                    touched.sort_unstable();
                 }
-                sectors.dedup();
-                // a line holds four sectors: sorted sectors give their lines in order
-                let mut lines = 0u64;
-                let mut last_line = None;
-                for s in &sectors {
-                    let l = s >> (LINE_SHIFT - SECTOR_SHIFT);
-                    if last_line != Some(l) {
-                        lines += 1;
-                        last_line = Some(l);
+                touched.dedup();
+                for (shift, t) in shifts.iter().zip(total.iter_mut()) {
+                    let mut n = 0u64;
+                    let mut last = None;
+                    for s in &touched {
+                        let c = s >> (shift - finest);
+                        if last != Some(c) {
+                            n += 1;
+                            last = Some(c);
+                        }
                     }
+                    *t = t.saturating_add(n.saturating_mul(weight));
                 }
-                total[0] = total[0].saturating_add((sectors.len() as u64).saturating_mul(weight));
-                total[1] = total[1].saturating_add(lines.saturating_mul(weight));
             }
         });
         if res.is_err() {
