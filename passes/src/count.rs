@@ -22,7 +22,7 @@ use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
 use crate::poly::poly::{rat, rat_to_f64};
 use crate::poly::{self as poly_mod, CountError, LinExpr, Poly, QPoly, QPolySum};
-use crate::ptx::{Function, Module};
+use crate::ptx::{Function, Module, ParamField};
 use crate::reuse;
 use crate::stats::{
     Assumption, BlockExecs, BoundStats, Dir, Feature, Granularity, Launch, OpKind, Space,
@@ -165,22 +165,7 @@ pub fn analyze_for_workload(
     let f = module
         .function(kernel)
         .ok_or_else(|| AnalyzeError::NoKernel(kernel.to_string()))?;
-    let mut vals: BTreeMap<String, i128> = BTreeMap::new();
-    for (i, p) in f.params.iter().enumerate() {
-        let sym = format!("p{i}");
-        let v = [p.name.as_str(), sym.as_str(), &i.to_string()]
-            .into_iter()
-            .find_map(|k| w.params.get(k));
-        if let Some(v) = v {
-            vals.insert(sym, *v as i128);
-        }
-    }
-    // a by-value struct's fields, keyed by their symbols (`p<i>_<offset>`)
-    for (k, v) in &w.params {
-        if affine::is_param_symbol(k) && !vals.contains_key(k) {
-            vals.insert(k.clone(), *v as i128);
-        }
-    }
+    let vals = param_values(&param_symbols(f, &f.param_fields()), w);
     let opts = Options {
         block: Some(w.block),
         grid: reads_grid_size(f).then_some(w.grid),
@@ -190,6 +175,39 @@ pub fn analyze_for_workload(
         specialized: true,
         ..stats
     })
+}
+
+/// Each parameter's symbol (`p<i>`, a by-value struct's field `p<i>_<offset>`) and its name
+/// (the field's as `name+offset`).
+fn param_symbols(f: &Function, fields: &[ParamField]) -> BTreeMap<String, String> {
+    f.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("p{i}"), p.name.clone()))
+        .chain(fields.iter().map(|fd| {
+            (
+                affine::param_field_symbol(fd.param, fd.offset),
+                format!("{}+{}", f.params[fd.param].name, fd.offset),
+            )
+        }))
+        .collect()
+}
+
+/// The values `w` gives the parameters `params` (symbol → name), by symbol: a workload names
+/// a parameter by its name, its symbol or its position.
+fn param_values(params: &BTreeMap<String, String>, w: &Workload) -> BTreeMap<String, i128> {
+    params
+        .iter()
+        .filter_map(|(sym, name)| {
+            let idx = sym.trim_start_matches('p');
+            let v = w
+                .params
+                .get(name)
+                .or_else(|| w.params.get(sym))
+                .or_else(|| w.params.get(idx))?;
+            Some((sym.clone(), *v as i128))
+        })
+        .collect()
 }
 
 fn file_line(module: &Module, cfg: &Cfg, b: usize) -> Option<String> {
@@ -549,18 +567,7 @@ fn analyze_launch(
         sums.into_iter().map(|(k, s)| (k, s.finish())).collect();
     features.retain(|_, q| !q.is_zero());
     let block_execs = crate::unroll::fold(&origin, block_execs);
-    let params = f
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (format!("p{i}"), p.name.clone()))
-        .chain(fields.iter().map(|fd| {
-            (
-                affine::param_field_symbol(fd.param, fd.offset),
-                format!("{}+{}", f.params[fd.param].name, fd.offset),
-            )
-        }))
-        .collect();
+    let params = param_symbols(f, &fields);
     let mut dynamic_shared = shared.dynamic;
     dynamic_shared.extend(local_memory_args(&mem_sites, &params));
     Ok(KernelStats {
@@ -834,11 +841,7 @@ fn segments_of_set(
         .unwrap_or(f64::INFINITY)
         * (32 * (r.width.div_ceil(seg) + 1)) as f64;
     // the same count as isl's below, walked warp by warp where that is cheap
-    let mut walked = || {
-        state
-            .walks
-            .count(i, defs, block, env, seg, SEGMENT_WALK_BUDGET)
-    };
+    let mut walked = || state.walks.count(i, seg, SEGMENT_WALK_BUDGET);
     let ctx = Ctx::new();
     if est <= POINT_COUNT_BUDGET {
         if let Some(n) = walked() {
@@ -1100,17 +1103,7 @@ impl KernelStats {
         for (i, d) in ["x", "y", "z"].iter().enumerate() {
             env.insert(format!("nctaid_{d}"), w.grid[i] as i128);
         }
-        for (sym, name) in &self.params {
-            let idx = sym.trim_start_matches('p');
-            if let Some(v) = w
-                .params
-                .get(name)
-                .or_else(|| w.params.get(sym))
-                .or_else(|| w.params.get(idx))
-            {
-                env.insert(sym.clone(), *v as i128);
-            }
-        }
+        env.extend(param_values(&self.params, w));
         for h in &self.hints {
             let v = w
                 .hints
@@ -1261,7 +1254,7 @@ impl KernelStats {
         let mut segment_state = SegmentCounting {
             forms: &self.sector_forms,
             memo: BTreeMap::new(),
-            walks: reuse::SegmentWalks::new(&self.accesses),
+            walks: reuse::SegmentWalks::new(&self.accesses, &self.defs, self.block, &env),
         };
         for (i, r) in self
             .accesses

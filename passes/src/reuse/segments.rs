@@ -79,10 +79,13 @@ fn walk_segments(
         .flatten()
         .flat_map(|a| a.vars.clone())
         .collect();
+    let lins: Vec<&LinExpr> = prepared.iter().flatten().map(|a| &a.lin).collect();
+    if lins.is_empty() {
+        return out;
+    }
     let Ok(walk) = WarpWalk::new(&first.counters, &first.cond, block, env, &vars) else {
         return out;
     };
-    let lins: Vec<&LinExpr> = prepared.iter().flatten().map(|a| &a.lin).collect();
     // blocks alike for the coarsest segment are alike for the finer ones too
     let Some(plan) = plan(&walk, &lins, 1 << coarsest, budget) else {
         return out;
@@ -147,6 +150,9 @@ fn walk_segments(
 /// first time one of its accesses is asked for.
 pub struct SegmentWalks<'a> {
     accesses: &'a [AccessRecord],
+    defs: &'a named::Defs,
+    block: [u64; 3],
+    env: &'a BTreeMap<String, i128>,
     /// Access → its group (the accesses under the same counters and guard).
     group_of: Vec<usize>,
     members: Vec<Vec<usize>>,
@@ -155,7 +161,13 @@ pub struct SegmentWalks<'a> {
 }
 
 impl<'a> SegmentWalks<'a> {
-    pub fn new(accesses: &'a [AccessRecord]) -> SegmentWalks<'a> {
+    /// The walks of `accesses` over the launch of `block`-sized blocks with the values `env`.
+    pub fn new(
+        accesses: &'a [AccessRecord],
+        defs: &'a named::Defs,
+        block: [u64; 3],
+        env: &'a BTreeMap<String, i128>,
+    ) -> SegmentWalks<'a> {
         let mut ids: BTreeMap<(&[String], &crate::cond::Cond), usize> = BTreeMap::new();
         let mut members: Vec<Vec<usize>> = Vec::new();
         let group_of = accesses
@@ -174,6 +186,9 @@ impl<'a> SegmentWalks<'a> {
         let walked = vec![None; members.len()];
         SegmentWalks {
             accesses,
+            defs,
+            block,
+            env,
             group_of,
             members,
             walked,
@@ -182,16 +197,8 @@ impl<'a> SegmentWalks<'a> {
 
     /// Access `i`'s `seg`-byte segments over the launch, as [`segments_walked`] counts them;
     /// 32 and 128 bytes come from its group's walk where that one could be made.
-    pub fn count(
-        &mut self,
-        i: usize,
-        defs: &named::Defs,
-        block: [u64; 3],
-        env: &BTreeMap<String, i128>,
-        seg: u64,
-        budget: u64,
-    ) -> Option<u64> {
-        let r = &self.accesses[i];
+    pub fn count(&mut self, i: usize, seg: u64, budget: u64) -> Option<u64> {
+        let (r, defs, block, env) = (&self.accesses[i], self.defs, self.block, self.env);
         let Some(which) = [1u64 << SECTOR_SHIFT, LINE].iter().position(|s| *s == seg) else {
             return segments_walked(r, defs, block, env, seg, budget);
         };
