@@ -168,26 +168,15 @@ impl SymPrepared {
         if let Some(a) = memo.get(&(block, grid, quick)) {
             return a.clone();
         }
-        let (m, k, mut b) = (self.module.clone(), self.kernel.clone(), self.budgets);
+        let mut b = self.budgets;
         if quick {
             b.isl_ops = b.isl_ops.min(QUICK_ISL_OPS);
         }
-        let name = format!("kerncast-count-{k}");
-        let a = on_analysis_thread("analysis", name, move || {
-            budget::scoped(b, || {
-                count::analyze_kernel_with(
-                    &m,
-                    &k,
-                    &count::Options {
-                        block: Some(block),
-                        grid,
-                    },
-                )
-            })
-            .map_err(|e| e.to_string())
-        })
-        .and_then(|r| r.map_err(|e| format!("analysis failed: {e}")))
-        .map(Arc::new);
+        let opts = count::Options {
+            block: Some(block),
+            grid,
+        };
+        let a = self.analyse(b, move |m, k| count::analyze_kernel_with(m, k, &opts));
         memo.insert((block, grid, quick), a.clone());
         a
     }
@@ -205,21 +194,27 @@ impl SymPrepared {
                 "more than {MOST_AT_WORKLOAD} workloads: one symbolic count serves them"
             ));
         }
-        let (m, k, b, at) = (
-            self.module.clone(),
-            self.kernel.clone(),
-            self.budgets,
-            w.clone(),
-        );
-        let name = format!("kerncast-count-{k}");
-        let a = on_analysis_thread("analysis", name, move || {
-            budget::scoped(b, || count::analyze_for_workload(&m, &k, &at))
-                .map_err(|e| e.to_string())
-        })
-        .and_then(|r| r.map_err(|e| format!("analysis failed: {e}")))
-        .map(Arc::new);
+        let at = w.clone();
+        let a = self.analyse(self.budgets, move |m, k| {
+            count::analyze_for_workload(m, k, &at)
+        });
         memo.insert(key, a.clone());
         a
+    }
+
+    /// Runs `analyse` on the kernel, on a thread of its own under budgets `b`.
+    fn analyse(
+        &self,
+        b: budget::Budgets,
+        analyse: impl FnOnce(&Module, &str) -> Result<KernelStats, count::AnalyzeError> + Send + 'static,
+    ) -> Analysis {
+        let (m, k) = (self.module.clone(), self.kernel.clone());
+        let name = format!("kerncast-count-{k}");
+        on_analysis_thread("analysis", name, move || {
+            budget::scoped(b, || analyse(&m, &k)).map_err(|e| e.to_string())
+        })
+        .and_then(|r| r.map_err(|e| format!("analysis failed: {e}")))
+        .map(Arc::new)
     }
 
     /// The symbolic analysis for `cw`'s block, or, where that is costly, the one at `cw`'s

@@ -120,11 +120,12 @@ fn quit_quietly_on_closed_output() {
     }
 }
 
-/// mimalloc keeps freed pages for 10 ms before it gives them back. The reuse walk tallies on a
-/// thread of its own, whose heap the growing sector map leaves behind table after table that no
-/// other allocation of that thread takes up: held, they raised predict's peak memory by 50 MB
-/// on a matrix-vector kernel; given back at once, peak memory is below what it was with one
-/// thread, at no measured cost in time (`cargo xtask bench`, predict section).
+/// mimalloc keeps freed pages a while before it gives them back (1 s in the version built
+/// here). The reuse walk tallies on a thread of its own, whose heap the growing sector map
+/// leaves behind table after table that no other allocation of that thread takes up: held,
+/// they raised gesummv's predict peak from 246 to 290 MB; given back at once, it is 250 MB,
+/// and over the corpus the kernels above 150 MB fell from 43 to 19, at no measured cost in
+/// time (`cargo xtask bench`, predict section).
 fn free_memory_promptly() {
     // `mi_option_purge_delay` in mimalloc.h's `mi_option_e`, the same in its v2 and v3, which
     // libmimalloc-sys 0.1.49 builds; the crate names no constant for it
