@@ -67,6 +67,26 @@ pub struct Options {
     /// the kernel, each an emulated run where the counts are emulated); `realcode` needs only
     /// the measured launch.
     pub size_chart: bool,
+    /// Only the launches these keys name are analysed (`realcode`: the measured ones); the
+    /// host code's other launches are left out. `None`: every launch.
+    pub only_launches: Option<Vec<LaunchKey>>,
+}
+
+/// A launch by kernel and sizes: the kernel's name without namespace, template arguments and
+/// parameters ([`launch_base_name`]), its grid and its block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchKey {
+    pub kernel: String,
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+}
+
+/// A kernel's name without namespace, template arguments and parameters
+/// (`ns::fill<float>(float*)` → `fill`), as measured launches and the PTX's kernels both
+/// spell it.
+pub fn launch_base_name(n: &str) -> String {
+    let n = n.split(['<', '(']).next().unwrap_or(n).trim();
+    n.rsplit("::").next().unwrap_or(n).to_string()
 }
 
 impl Default for Options {
@@ -79,6 +99,7 @@ impl Default for Options {
             cache: None,
             hot_lines: 8,
             size_chart: true,
+            only_launches: None,
             params: Vec::new(),
             run: Default::default(),
         }

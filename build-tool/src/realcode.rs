@@ -519,7 +519,8 @@ pub fn run(args: Args) -> crate::Result<()> {
                             .iter()
                             .filter(|c| c.program.as_deref() == Some(p))
                             .collect();
-                        let report = predict_program(&mine, exe_args, &data, &args);
+                        let report =
+                            predict_program(&mine, exe_args, &measured_keys(&group_rows), &data, &args);
                         attach(&mut group_rows, &report);
                     }
                     matched.extend(group_rows);
@@ -791,9 +792,23 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
 /// One program analysed as its measured build made it: every CUDA unit lowered with its own
 /// compile command (device side), its host code read with the command line it was profiled
 /// with, every launch found counted and predicted on the device.
+/// The launches `rows` measured, by kernel and sizes: the only ones a program's analysis
+/// predicts, since the others have nothing to be compared with (a program that launches a
+/// kernel at 500 sizes in a loop was measured at two of them).
+fn measured_keys(rows: &[Row]) -> Vec<crate::pipeline::LaunchKey> {
+    rows.iter()
+        .map(|r| crate::pipeline::LaunchKey {
+            kernel: base_name(&plain(&r.kernel)),
+            grid: r.grid,
+            block: r.block,
+        })
+        .collect()
+}
+
 pub fn predict_program(
     commands: &[&CompileCommand],
     exe_args: &str,
+    measured: &[crate::pipeline::LaunchKey],
     data: &Path,
     args: &Args,
 ) -> Report {
@@ -840,16 +855,13 @@ pub fn predict_program(
             compile_commands: Some(data.join("compile_commands.json")),
         },
         size_chart: false,
+        only_launches: Some(measured.to_vec()),
     };
     let counter = crate::engine::default_counter();
     crate::pipeline::analyze(&jobs, &opts, counter.as_ref())
 }
 
-/// A kernel name without template arguments and parameters (`fill<float>(float*)` → `fill`).
-fn base_name(n: &str) -> String {
-    let n = n.split(['<', '(']).next().unwrap_or(n).trim();
-    n.rsplit("::").next().unwrap_or(n).to_string()
-}
+use crate::pipeline::launch_base_name as base_name;
 
 /// Puts each measured launch's prediction from `report` on its row, or why there is none.
 pub fn attach(rows: &mut [Row], report: &Report) {

@@ -217,6 +217,7 @@ impl Inputs {
                 cache,
                 hot_lines: 8,
                 size_chart: true,
+                only_launches: None,
                 params: crate::params::parse(&self.params)
                     .map_err(|e| Error::Flag(e.to_string()))?,
                 run: {

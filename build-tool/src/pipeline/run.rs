@@ -4,6 +4,7 @@
 use super::templates::template_of;
 use super::*;
 use crate::report::NotLaunched;
+use std::collections::BTreeSet;
 
 /// Analyses every job for every device.
 pub fn analyze(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Report {
@@ -77,6 +78,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     let answers: Vec<_> = targets.iter().map(|t| side.answers(&ok_units, t)).collect();
     let mut found = workloads::Found::default();
     let mut items = Vec::new();
+    let mut kept = BTreeSet::new();
     for (ui, u) in ok_units.iter().enumerate() {
         for (ki, (entry, sk)) in u.kernels.iter().enumerate() {
             for (ti, t) in targets.iter().enumerate() {
@@ -91,7 +93,12 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
                     &mut found,
                 );
                 match specs {
-                    Ok(specs) => items.extend(specs.into_iter().map(|s| (ui, ki, ti, s))),
+                    Ok(specs) => items.extend(
+                        specs
+                            .into_iter()
+                            .filter(|s| wanted(opts, entry, s, &mut kept))
+                            .map(|s| (ui, ki, ti, s)),
+                    ),
                     Err(workloads::Missing::NotLaunched(n)) => found.not_launched(n),
                     Err(workloads::Missing::Library(n)) => found.library(n),
                     Err(workloads::Missing::Failed(f)) => errors.push(f),
@@ -175,6 +182,28 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     report.not_instantiated = not_instantiated;
     report.library_kernels = library_kernels;
     report
+}
+
+/// Whether `opts.only_launches` keeps workload `s` of kernel `entry`: the first of the
+/// kernel's workloads at each listed launch (`kept` holds those taken), since a measured
+/// launch is compared with the first prediction at its sizes. A workload whose sizes cannot be
+/// worked out is kept: its analysis says why.
+fn wanted(
+    opts: &Options,
+    entry: &str,
+    s: &WorkloadSpec,
+    kept: &mut BTreeSet<(String, [u64; 3], [u64; 3])>,
+) -> bool {
+    let Some(keys) = &opts.only_launches else {
+        return true;
+    };
+    let Ok(w) = s.resolve_launch(&Default::default()) else {
+        return true;
+    };
+    let name = crate::pipeline::launch_base_name(&crate::pipeline::demangle(entry));
+    keys.iter()
+        .any(|k| k.kernel == name && k.grid == w.grid && k.block == w.block)
+        && kept.insert((entry.to_string(), w.grid, w.block))
 }
 
 fn progress_bar(n: u64, want: bool) -> indicatif::ProgressBar {
@@ -477,4 +506,39 @@ pub(super) fn not_instantiated(units: &[Unit]) -> Vec<NotLaunched> {
     }
     out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Dims;
+
+    fn launch(grid: &str, block: &str) -> WorkloadSpec {
+        WorkloadSpec {
+            grid: Dims::parse(grid).unwrap(),
+            block: Dims::parse(block).unwrap(),
+            ..WorkloadSpec::empty()
+        }
+    }
+
+    #[test]
+    fn only_the_first_workload_at_each_listed_launch_is_analysed() {
+        let opts = Options {
+            only_launches: Some(vec![LaunchKey {
+                kernel: "scale".into(),
+                grid: [8, 1, 1],
+                block: [256, 1, 1],
+            }]),
+            ..Options::default()
+        };
+        let mut kept = BTreeSet::new();
+        let entry = "_ZN2ns5scaleIfEEvPT_i";
+        let mut take = |s: &WorkloadSpec| wanted(&opts, entry, s, &mut kept);
+        assert!(take(&launch("8", "256")), "the listed launch is analysed");
+        assert!(!take(&launch("8", "256")), "a second one at the same sizes is not");
+        assert!(!take(&launch("16", "256")), "an unlisted grid is not");
+        assert!(take(&launch("n / 256", "256")), "sizes not worked out: kept, to say why");
+        let all = Options::default();
+        assert!(wanted(&all, entry, &launch("16", "256"), &mut BTreeSet::new()));
+    }
 }
