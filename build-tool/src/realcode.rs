@@ -893,7 +893,11 @@ pub fn attach(rows: &mut [Row], report: &Report) {
                     .map(|t| t * 1e9);
                 r.model = Some(k.model.clone());
                 r.counter = Some(k.counter.clone());
-                r.static_counts = Some(k.counter == "symbolic" && k.assumptions.is_empty());
+                // an instruction the counter could not class (a call left to an external
+                // function) counts as nothing: the counts are not the launch's whole work
+                let unknown = k.counts.keys().any(|c| c.starts_with("unknown."));
+                r.static_counts =
+                    Some(k.counter == "symbolic" && k.assumptions.is_empty() && !unknown);
                 r.counts = k.counts.clone();
                 r.regs_per_thread = k.resources.regs_per_thread;
                 r.shared_bytes_per_block = k.resources.shared_bytes_per_block;
@@ -1374,6 +1378,32 @@ mod tests {
         let mut rows = match_rows(&[&m], &Err("not read in this test".into()));
         attach(&mut rows, &report);
         assert_eq!(rows[0].dram_bytes, Some(2048.0));
+    }
+
+    #[test]
+    fn counts_with_a_call_left_to_an_external_function_are_not_static() {
+        let mut report = crate::report::sample::report();
+        let k = &mut report.kernels[0];
+        k.display_name = "phase0".into();
+        k.workload.grid = [8, 1, 1];
+        k.workload.block = [32, 1, 1];
+        k.counter = "symbolic".into();
+        k.assumptions.clear();
+        let m = Measured {
+            grid: [8, 1, 1],
+            block: [32, 1, 1],
+            ..measured("phase0", "phase0(const unsigned long *)")
+        };
+        let rows = |report: &Report| {
+            let mut rows = match_rows(&[&m], &Err("not read in this test".into()));
+            attach(&mut rows, report);
+            rows.remove(0).static_counts
+        };
+        assert_eq!(rows(&report), Some(true));
+        report.kernels[0]
+            .counts
+            .insert("unknown.call:_Z5mergePKm".into(), 8.0);
+        assert_eq!(rows(&report), Some(false));
     }
 
     fn row_of(program: &str) -> Row {
