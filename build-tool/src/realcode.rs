@@ -519,8 +519,13 @@ pub fn run(args: Args) -> crate::Result<()> {
                             .iter()
                             .filter(|c| c.program.as_deref() == Some(p))
                             .collect();
-                        let report =
-                            predict_program(&mine, exe_args, &measured_keys(&group_rows), &data, &args);
+                        let report = predict_program(
+                            &mine,
+                            exe_args,
+                            &measured_keys(&group_rows),
+                            &data,
+                            &args,
+                        );
                         attach(&mut group_rows, &report);
                     }
                     matched.extend(group_rows);

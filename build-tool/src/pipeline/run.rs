@@ -535,10 +535,21 @@ mod tests {
         let entry = "_ZN2ns5scaleIfEEvPT_i";
         let mut take = |s: &WorkloadSpec| wanted(&opts, entry, s, &mut kept);
         assert!(take(&launch("8", "256")), "the listed launch is analysed");
-        assert!(!take(&launch("8", "256")), "a second one at the same sizes is not");
+        assert!(
+            !take(&launch("8", "256")),
+            "a second one at the same sizes is not"
+        );
         assert!(!take(&launch("16", "256")), "an unlisted grid is not");
-        assert!(take(&launch("n / 256", "256")), "sizes not worked out: kept, to say why");
+        assert!(
+            take(&launch("n / 256", "256")),
+            "sizes not worked out: kept, to say why"
+        );
         let all = Options::default();
-        assert!(wanted(&all, entry, &launch("16", "256"), &mut BTreeSet::new()));
+        assert!(wanted(
+            &all,
+            entry,
+            &launch("16", "256"),
+            &mut BTreeSet::new()
+        ));
     }
 }
