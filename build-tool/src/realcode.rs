@@ -8,6 +8,7 @@
 //! the rest grouped by reason.
 
 use crate::lower::compile_command::{self, CompileCommand};
+use crate::pipeline::launch_base_name as base_name;
 use crate::report::{KernelReport, Report};
 use crate::Error;
 use kerncast_host::{compdb, HostReading, Options, Program, Toolchain};
@@ -794,9 +795,6 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
     out
 }
 
-/// One program analysed as its measured build made it: every CUDA unit lowered with its own
-/// compile command (device side), its host code read with the command line it was profiled
-/// with, every launch found counted and predicted on the device.
 /// The launches `rows` measured, by kernel and sizes: the only ones a program's analysis
 /// predicts, since the others have nothing to be compared with (a program that launches a
 /// kernel at 500 sizes in a loop was measured at two of them).
@@ -810,6 +808,10 @@ fn measured_keys(rows: &[Row]) -> Vec<crate::pipeline::LaunchKey> {
         .collect()
 }
 
+/// One program analysed as its measured build made it: every CUDA unit lowered with its own
+/// compile command (device side), its host code read with the command line it was profiled
+/// with, and the first launch the host code makes at each of the `measured` launches counted
+/// and predicted on the device.
 pub fn predict_program(
     commands: &[&CompileCommand],
     exe_args: &str,
@@ -865,8 +867,6 @@ pub fn predict_program(
     let counter = crate::engine::default_counter();
     crate::pipeline::analyze(&jobs, &opts, counter.as_ref())
 }
-
-use crate::pipeline::launch_base_name as base_name;
 
 /// Puts each measured launch's prediction from `report` on its row, or why there is none.
 pub fn attach(rows: &mut [Row], report: &Report) {
