@@ -554,10 +554,13 @@ pub(crate) fn plain_join<'e>(mut envs: impl Iterator<Item = &'e Env>) -> Env {
     };
     let mut out = first.clone();
     for e in envs {
-        for (k, v) in out.iter_mut() {
-            if e.get(k) != Some(v) {
-                *v = Val::Unknown;
-            }
+        let differ: Vec<String> = out
+            .iter()
+            .filter(|(k, v)| e.get(*k) != Some(*v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in differ {
+            out.insert(k, Val::Unknown);
         }
         for k in e.keys() {
             if !out.contains_key(k) {

@@ -26,7 +26,7 @@ pub enum Val {
     Unknown,
 }
 
-pub type Env = BTreeMap<String, Val>;
+pub type Env = imbl::OrdMap<String, Val>;
 
 /// Result of the analysis of one function.
 #[derive(Clone, Debug, Default)]
