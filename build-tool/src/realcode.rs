@@ -506,30 +506,43 @@ pub fn run(args: Args) -> crate::Result<()> {
                     return in_child(p, rows, &data, &args);
                 }
                 // A program profiled with several command lines is read once for each, and
-                // each row is matched against the launches of its own command line.
-                let mut matched = Vec::new();
-                for (exe_args, group) in by_command_line(rows) {
-                    let reading = if mine.is_empty() {
-                        Err("no compile command for it".to_string())
-                    } else {
-                        read_program(&mine, exe_args, &opts)
-                    };
-                    let mut group_rows = match_rows(&group, &reading);
-                    if !args.no_predict {
-                        let mine: Vec<&CompileCommand> = commands
-                            .iter()
-                            .filter(|c| c.program.as_deref() == Some(p))
-                            .collect();
-                        let report = predict_program(
-                            &mine,
-                            exe_args,
-                            &measured_keys(&group_rows),
-                            &data,
-                            &args,
-                        );
-                        attach(&mut group_rows, &report);
+                // each row is matched against the launches of its own command line. Every
+                // command line is read before any is predicted, and the reading is written at
+                // once, so a child stopped while predicting still reports what it found.
+                let groups = by_command_line(rows);
+                let mut read: Vec<(&str, Vec<Row>)> = groups
+                    .iter()
+                    .map(|(exe_args, group)| {
+                        let reading = if mine.is_empty() {
+                            Err("no compile command for it".to_string())
+                        } else {
+                            read_program(&mine, exe_args, &opts)
+                        };
+                        (*exe_args, match_rows(group, &reading))
+                    })
+                    .collect();
+                if args.no_predict {
+                    return read.into_iter().flat_map(|(_, r)| r).collect();
+                }
+                if let (true, Some(path)) = (args.in_process, &args.json) {
+                    let mut so_far: Vec<Row> =
+                        read.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
+                    for r in &mut so_far {
+                        r.predict_reason = Some(PREDICTION_UNFINISHED.to_string());
                     }
-                    matched.extend(group_rows);
+                    // a checkpoint only: the finished rows replace it
+                    let _ = write_rows(path, &so_far);
+                }
+                let mine: Vec<&CompileCommand> = commands
+                    .iter()
+                    .filter(|c| c.program.as_deref() == Some(p))
+                    .collect();
+                let mut matched = Vec::new();
+                for (exe_args, group_rows) in &mut read {
+                    let report =
+                        predict_program(&mine, exe_args, &measured_keys(group_rows), &data, &args);
+                    attach(group_rows, &report);
+                    matched.append(group_rows);
                 }
                 matched
             }));
@@ -584,13 +597,7 @@ pub fn run(args: Args) -> crate::Result<()> {
 /// --in-process`), whose resident memory and wall time are watched: a program that would take
 /// the machine's memory stops alone, and its launches say why.
 fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> Vec<Row> {
-    let stopped = |why: String| -> Vec<Row> {
-        let mut rows = match_rows(measured, &Err(why.clone()));
-        for r in &mut rows {
-            r.predict_reason = Some(why.clone());
-        }
-        rows
-    };
+    let stopped = |why: String| stopped_child_rows(None, measured, &why);
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => return stopped(format!("kerncast could not start a child process: {e}")),
@@ -667,7 +674,9 @@ fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> 
     };
     let stderr = err.and_then(|h| h.join().ok()).unwrap_or_default();
     if let Some(why) = killed {
-        return stopped(why);
+        // A child stopped while predicting has written its host reading: what it found stands,
+        // and only the predictions say why they are missing.
+        return stopped_child_rows(read_rows::<Row>(&out).ok(), measured, &why);
     }
     let rows = read_rows(&out).ok().filter(|r| !r.is_empty());
     match (status, rows) {
@@ -684,6 +693,29 @@ fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> 
             stopped(format!(
                 "the analysis of the program failed ({how}): {last}"
             ))
+        }
+    }
+}
+
+/// The rows of a child stopped for `why`: its checkpoint (the host reading, written before any
+/// prediction) where it wrote one for every measured launch, each unfinished prediction saying
+/// why; else every launch not found, for `why`.
+fn stopped_child_rows(checkpoint: Option<Vec<Row>>, measured: &[&Measured], why: &str) -> Vec<Row> {
+    match checkpoint {
+        Some(mut rows) if rows.len() == measured.len() => {
+            for r in &mut rows {
+                if r.predict_reason.as_deref() == Some(PREDICTION_UNFINISHED) {
+                    r.predict_reason = Some(format!("{PREDICTION_UNFINISHED}: {why}"));
+                }
+            }
+            rows
+        }
+        _ => {
+            let mut rows = match_rows(measured, &Err(why.to_string()));
+            for r in &mut rows {
+                r.predict_reason = Some(why.to_string());
+            }
+            rows
         }
     }
 }
@@ -712,16 +744,20 @@ impl Sink {
         if self.error.is_some() {
             return;
         }
-        let written = serde_json::to_string_pretty(&self.rows)
-            .map_err(|e| Error::Output(e.to_string()))
-            .and_then(|text| {
-                crate::fsio::write_atomic(path, text.as_bytes())
-                    .map_err(|e| Error::Output(format!("{}: {e}", path.display())))
-            });
-        if let Err(e) = written {
+        if let Err(e) = write_rows(path, &self.rows) {
             self.error = Some(e);
         }
     }
+}
+
+/// The `predict_reason` of a launch found by a child that was stopped before its prediction.
+const PREDICTION_UNFINISHED: &str = "the prediction did not finish";
+
+/// Writes rows as `--json` holds them, atomically.
+fn write_rows(path: &Path, rows: &[Row]) -> crate::Result<()> {
+    let text = serde_json::to_string_pretty(rows).map_err(|e| Error::Output(e.to_string()))?;
+    crate::fsio::write_atomic(path, text.as_bytes())
+        .map_err(|e| Error::Output(format!("{}: {e}", path.display())))
 }
 
 /// Rows in a fixed order (by program, each program's in measurements.csv's order), whatever
@@ -1301,6 +1337,31 @@ mod tests {
             sp_flops: None,
             dp_flops: None,
         }
+    }
+
+    /// A child stopped while predicting keeps the launches its checkpoint found; one stopped
+    /// before writing a checkpoint for every launch finds none.
+    #[test]
+    fn a_child_stopped_while_predicting_keeps_what_its_host_reading_found() {
+        let (a, b) = (measured("a", "a()"), measured("b", "b()"));
+        let mut checkpoint = match_rows(&[&a, &b], &Err("not read in this test".into()));
+        checkpoint[0].found = true;
+        checkpoint[0].reason = None;
+        for r in &mut checkpoint {
+            r.predict_reason = Some(PREDICTION_UNFINISHED.into());
+        }
+        let rows = stopped_child_rows(Some(checkpoint.clone()), &[&a, &b], "out of memory");
+        assert!(rows[0].found && !rows[1].found);
+        assert_eq!(
+            rows[0].predict_reason.as_deref(),
+            Some("the prediction did not finish: out of memory")
+        );
+        let rows = stopped_child_rows(Some(checkpoint[..1].to_vec()), &[&a, &b], "out of memory");
+        assert!(rows.iter().all(|r| !r.found));
+        assert_eq!(
+            rows[0].reason.as_deref(),
+            Some("the program could not be read: out of memory")
+        );
     }
 
     #[test]
