@@ -1026,7 +1026,15 @@ fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
 
 fn first_lines(m: &str) -> String {
     let s: String = m.lines().take(3).collect::<Vec<_>>().join(" | ");
-    s.chars().take(400).collect()
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= 400 {
+        return s;
+    }
+    // the head names the stage, the tail the last cause (the emulator's, after the counter's
+    // list of assumptions): both are kept
+    let head: String = chars[..200].iter().collect();
+    let tail: String = chars[chars.len() - 200..].iter().collect();
+    format!("{head} … {tail}")
 }
 
 /// How long the programs took (wall clock on this machine; the work itself is bounded by the
@@ -1337,6 +1345,16 @@ mod tests {
             sp_flops: None,
             dp_flops: None,
         }
+    }
+
+    #[test]
+    fn a_long_failure_keeps_its_stage_and_its_last_cause() {
+        let m = format!("count failed: {} and so did the emulator: no memory", "x, ".repeat(300));
+        let short = first_lines(&m);
+        assert!(short.starts_with("count failed: x, "), "{short}");
+        assert!(short.ends_with("and so did the emulator: no memory"), "{short}");
+        assert!(short.chars().count() < 410);
+        assert_eq!(first_lines("short"), "short");
     }
 
     /// A child stopped while predicting keeps the launches its checkpoint found; one stopped
