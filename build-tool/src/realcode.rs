@@ -1349,10 +1349,16 @@ mod tests {
 
     #[test]
     fn a_long_failure_keeps_its_stage_and_its_last_cause() {
-        let m = format!("count failed: {} and so did the emulator: no memory", "x, ".repeat(300));
+        let m = format!(
+            "count failed: {} and so did the emulator: no memory",
+            "x, ".repeat(300)
+        );
         let short = first_lines(&m);
         assert!(short.starts_with("count failed: x, "), "{short}");
-        assert!(short.ends_with("and so did the emulator: no memory"), "{short}");
+        assert!(
+            short.ends_with("and so did the emulator: no memory"),
+            "{short}"
+        );
         assert!(short.chars().count() < 410);
         assert_eq!(first_lines("short"), "short");
     }
