@@ -1,6 +1,7 @@
 //! kerncast analysis passes. Each module is one pass with typed input and output:
 //! `ptx` (text -> Module), `cfg` (Module -> control-flow graphs), then the counting passes.
 
+pub mod addr_program;
 pub mod affine;
 pub mod budget;
 pub mod cfg;

@@ -202,7 +202,65 @@ fn walked_class(
     if let Some(class) = walked_class_compiled(m, addr, defs, block, env) {
         return class;
     }
+    if let Some(class) = walked_class_program(m, addr, defs, block, env) {
+        return class;
+    }
     walked_class_named(m, addr, defs, block, env)
+}
+
+/// [`walked_class`] of an address with named values, floors or products, evaluated as an
+/// [`AddrProgram`](crate::addr_program::AddrProgram) over the walk's slots: the same warps in
+/// the same order and the same addresses as [`walked_class_named`]. `None` for what it does
+/// not take (a variable without a value, a walk over the budget, an `i128` overflow), which the
+/// general walk handles.
+pub(crate) fn walked_class_program(
+    m: &crate::mem_sites::MemSite,
+    addr: &Poly,
+    defs: &crate::named::Defs,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+) -> Option<Result<StrideClass, String>> {
+    let mut reads = BTreeSet::new();
+    addr.vars(&mut reads);
+    defs.close(&mut reads);
+    let walk = crate::domains::WarpWalk::new(&m.counters, &m.cond, block, env, &reads).ok()?;
+    if walk.points_per_block().checked_mul(walk.blocks())? > WALK_BUDGET {
+        return None;
+    }
+    let slots = walk.slot_names();
+    let program = crate::addr_program::AddrProgram::compile(
+        addr,
+        defs,
+        &slots,
+        crate::addr_program::Outside { env },
+    )?;
+    let mut ev = StrideEvidence::default();
+    let (mut unvalued, mut overflow) = (false, false);
+    let mut acc = Vec::with_capacity(32);
+    let mut table = Vec::new();
+    walk.walk_window_slots(0..walk.blocks(), None, &mut |point, lanes, _| {
+        acc.clear();
+        for (lane, tid) in lanes {
+            match program.eval(point, *tid, &mut table).map(u64::try_from) {
+                Some(Ok(a)) => acc.push(LaneAccess {
+                    lane: *lane,
+                    tid: *tid,
+                    addr: a,
+                }),
+                Some(Err(_)) => unvalued = true,
+                None => overflow = true,
+            }
+        }
+        ev.observe(&acc);
+    })
+    .ok()?;
+    if overflow {
+        return None;
+    }
+    Some(match unvalued {
+        true => Err(format!("address {addr} has no value at some point")),
+        false => Ok(ev.class(m.width)),
+    })
 }
 
 /// [`walked_class`] through [`eval_addr`], for any address.

@@ -175,6 +175,42 @@ fn a_compiled_address_gets_the_stride_class_its_named_evaluation_gets() {
     );
 }
 
+/// The program path takes the addresses the affine one refuses (named values, floors,
+/// products) and classes every one as the named evaluation does.
+#[test]
+fn an_address_program_gets_the_stride_class_its_named_evaluation_gets() {
+    use crate::classify::stride::{
+        walked_class_compiled, walked_class_named, walked_class_program,
+    };
+    let (mut compared, mut sites, mut beyond_affine) = (0, 0, 0);
+    for (path, kernel, s, env) in corpus() {
+        for m in &s.mem_sites {
+            let Some(addr) = &m.addr else { continue };
+            sites += 1;
+            let Some(fast) = walked_class_program(m, addr, &s.defs, s.block, &env) else {
+                continue;
+            };
+            let named = walked_class_named(m, addr, &s.defs, s.block, &env);
+            assert_eq!(
+                fast,
+                named,
+                "{} `{kernel}`: class of the {} {} at {addr}",
+                path.display(),
+                m.space,
+                m.dir
+            );
+            compared += 1;
+            beyond_affine +=
+                usize::from(walked_class_compiled(m, addr, &s.defs, s.block, &env).is_none());
+        }
+    }
+    eprintln!("compared {compared} of {sites} sites, {beyond_affine} beyond the affine path");
+    assert!(
+        compared * 100 >= sites * 90 && beyond_affine >= 10,
+        "compared {compared} of {sites} sites, {beyond_affine} beyond the affine path"
+    );
+}
+
 /// On a grid of mostly full blocks, one block per class of block offsets (a budget of a few
 /// blocks) counts what walking every block counts.
 #[test]
