@@ -223,10 +223,7 @@ pub(crate) fn walked_class_program(
     let mut reads = BTreeSet::new();
     addr.vars(&mut reads);
     defs.close(&mut reads);
-    let walk = crate::domains::WarpWalk::new(&m.counters, &m.cond, block, env, &reads).ok()?;
-    if walk.points_per_block().checked_mul(walk.blocks())? > WALK_BUDGET {
-        return None;
-    }
+    let walk = budgeted_walk(m, block, env, &reads)?;
     let slots = walk.slot_names();
     let program = crate::addr_program::AddrProgram::compile(
         addr,
@@ -234,27 +231,51 @@ pub(crate) fn walked_class_program(
         &slots,
         crate::addr_program::Outside { env },
     )?;
-    let mut ev = StrideEvidence::default();
-    let (mut unvalued, mut overflow) = (false, false);
-    let mut acc = Vec::with_capacity(32);
     let mut table = Vec::new();
+    slot_walk_class(m, addr, &walk, &mut |point, tid| {
+        program.eval(point, tid, &mut table)
+    })
+}
+
+/// The walk over `m`'s warps that reads `reads`, where it stays within the budget.
+fn budgeted_walk(
+    m: &crate::mem_sites::MemSite,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    reads: &BTreeSet<String>,
+) -> Option<crate::domains::WarpWalk> {
+    let walk = crate::domains::WarpWalk::new(&m.counters, &m.cond, block, env, reads).ok()?;
+    (walk.points_per_block().checked_mul(walk.blocks())? <= WALK_BUDGET).then_some(walk)
+}
+
+/// The class from walking `walk`'s warps with `address` giving a lane's address at a point
+/// (`None` where it cannot be evaluated exactly, which makes the whole walk `None`).
+fn slot_walk_class(
+    m: &crate::mem_sites::MemSite,
+    addr: &Poly,
+    walk: &crate::domains::WarpWalk,
+    address: &mut dyn FnMut(&[i128], [u64; 3]) -> Option<i128>,
+) -> Option<Result<StrideClass, String>> {
+    let mut ev = StrideEvidence::default();
+    let (mut unvalued, mut inexact) = (false, false);
+    let mut acc = Vec::with_capacity(32);
     walk.walk_window_slots(0..walk.blocks(), None, &mut |point, lanes, _| {
         acc.clear();
         for (lane, tid) in lanes {
-            match program.eval(point, *tid, &mut table).map(u64::try_from) {
+            match address(point, *tid).map(u64::try_from) {
                 Some(Ok(a)) => acc.push(LaneAccess {
                     lane: *lane,
                     tid: *tid,
                     addr: a,
                 }),
                 Some(Err(_)) => unvalued = true,
-                None => overflow = true,
+                None => inexact = true,
             }
         }
         ev.observe(&acc);
     })
     .ok()?;
-    if overflow {
+    if inexact {
         return None;
     }
     Some(match unvalued {
@@ -336,37 +357,20 @@ pub(crate) fn walked_class_compiled(
     }
     let lin = crate::affine::as_lin(&fixed)?;
     defs.close(&mut reads);
-    let walk = crate::domains::WarpWalk::new(&m.counters, &m.cond, block, env, &reads).ok()?;
-    if walk.points_per_block().checked_mul(walk.blocks())? > WALK_BUDGET {
-        return None;
-    }
+    let walk = budgeted_walk(m, block, env, &reads)?;
     let slots = walk.slot_names();
     let form = crate::slots::SplitForm::new(
         crate::slots::Lin::compile(&lin, &crate::slots::resolver(&slots))?,
         block,
     );
-    let mut ev = StrideEvidence::default();
-    let mut unvalued = false;
-    let mut acc = Vec::with_capacity(32);
-    walk.walk_window_slots(0..walk.blocks(), None, &mut |point, lanes, _| {
-        acc.clear();
-        let base = form.base(point);
-        for (lane, tid) in lanes {
-            match u64::try_from(form.at(base, point, *tid, block)) {
-                Ok(a) => acc.push(LaneAccess {
-                    lane: *lane,
-                    tid: *tid,
-                    addr: a,
-                }),
-                Err(_) => unvalued = true,
-            }
+    // the point's part of the address, computed once per point (the lanes of a warp share it)
+    let (mut at_point, mut base): (Option<Vec<i128>>, i128) = (None, 0);
+    slot_walk_class(m, addr, &walk, &mut |point, tid| {
+        if at_point.as_deref() != Some(point) {
+            at_point = Some(point.to_vec());
+            base = form.base(point);
         }
-        ev.observe(&acc);
-    })
-    .ok()?;
-    Some(match unvalued {
-        true => Err(format!("address {addr} has no value at some point")),
-        false => Ok(ev.class(m.width)),
+        Some(form.at(base, point, tid, block))
     })
 }
 
