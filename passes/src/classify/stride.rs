@@ -248,13 +248,16 @@ fn budgeted_walk(
     (walk.points_per_block().checked_mul(walk.blocks())? <= WALK_BUDGET).then_some(walk)
 }
 
+/// A lane's address at a walk's point (its slots' values) for a thread index.
+type LaneAddress<'a> = dyn FnMut(&[i128], [u64; 3]) -> Option<i128> + 'a;
+
 /// The class from walking `walk`'s warps with `address` giving a lane's address at a point
 /// (`None` where it cannot be evaluated exactly, which makes the whole walk `None`).
 fn slot_walk_class(
     m: &crate::mem_sites::MemSite,
     addr: &Poly,
     walk: &crate::domains::WarpWalk,
-    address: &mut dyn FnMut(&[i128], [u64; 3]) -> Option<i128>,
+    address: &mut LaneAddress<'_>,
 ) -> Option<Result<StrideClass, String>> {
     let mut ev = StrideEvidence::default();
     let (mut unvalued, mut inexact) = (false, false);
