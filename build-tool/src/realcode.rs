@@ -487,6 +487,9 @@ pub fn run(args: Args) -> crate::Result<()> {
     let started = std::time::Instant::now();
     // Every finished program's rows go to `--json` at once (the whole file rewritten
     // atomically), so a run that is cut off keeps what it did and `--resume` goes on from it.
+    // A child (one program, in process) checkpoints its host reading into `--json`; a run with
+    // other rows in that file never does, since the checkpoint holds one program's rows only.
+    let checkpoint = args.in_process && by_program.len() == 1 && kept.is_empty();
     let sink = std::sync::Mutex::new(Sink {
         rows: kept,
         path: args.json.clone(),
@@ -524,7 +527,7 @@ pub fn run(args: Args) -> crate::Result<()> {
                 if args.no_predict {
                     return read.into_iter().flat_map(|(_, r)| r).collect();
                 }
-                if let (true, Some(path)) = (args.in_process, &args.json) {
+                if let (true, Some(path)) = (checkpoint, &args.json) {
                     let mut so_far: Vec<Row> =
                         read.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
                     for r in &mut so_far {

@@ -26,6 +26,9 @@ pub enum Val {
     Unknown,
 }
 
+/// Register values, in a persistent map: each block keeps its entry and exit environments, and
+/// consecutive ones differ in a few registers, so they share the rest (a full copy per block of
+/// a 5000-register kernel unrolled to 512 blocks took over 8 GB).
 pub type Env = imbl::OrdMap<String, Val>;
 
 /// Result of the analysis of one function.
