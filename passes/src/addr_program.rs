@@ -69,32 +69,25 @@ pub struct AddrProgram {
     constant: i128,
 }
 
-/// The values variables other than the point's and the thread index's take, as
-/// [`crate::classify::stride::eval_addr`] gives them.
-pub struct Outside<'a> {
-    pub env: &'a BTreeMap<String, i128>,
-}
-
-impl Outside<'_> {
-    fn value(&self, v: &str) -> Option<i128> {
-        if v.starts_with("sym_") {
-            return Some(0);
-        }
-        self.env
-            .get(v)
-            .copied()
-            .or_else(|| crate::affine::symbols::is_param_symbol(v).then_some(0))
+/// The value of a variable neither in the point nor the thread index, as
+/// [`crate::classify::stride::eval_addr`] gives it: a shared-array symbol and an unset
+/// parameter at 0, the rest from the workload.
+fn outside(env: &BTreeMap<String, i128>, v: &str) -> Option<i128> {
+    if v.starts_with("sym_") {
+        return Some(0);
     }
+    env.get(v)
+        .copied()
+        .or_else(|| crate::affine::symbols::is_param_symbol(v).then_some(0))
 }
 
 struct Compiler<'a> {
     defs: &'a Defs,
     slots: &'a [String],
-    outside: Outside<'a>,
+    env: &'a BTreeMap<String, i128>,
     steps: Vec<Step>,
-    /// Table index of each atom already compiled.
+    /// Table index of each atom already compiled (a named value used twice is evaluated once).
     index: HashMap<Atom, usize>,
-    named: HashMap<String, usize>,
 }
 
 impl Compiler<'_> {
@@ -107,22 +100,12 @@ impl Compiler<'_> {
     }
 
     fn var(&mut self, v: &str) -> Option<usize> {
-        if let Some(&i) = self.named.get(v) {
-            return Some(i);
-        }
         let step = match crate::slots::resolver(self.slots)(v) {
             Some(var) => Step::Var(var),
-            None if named::is_symbol(v) => {
-                let tree = self.tree(self.defs.get(v)?)?;
-                let i = self.push(Step::Named(tree))?;
-                self.named.insert(v.to_string(), i);
-                return Some(i);
-            }
-            None => Step::Const(self.outside.value(v)?),
+            None if named::is_symbol(v) => Step::Named(self.tree(self.defs.get(v)?)?),
+            None => Step::Const(outside(self.env, v)?),
         };
-        let i = self.push(step)?;
-        self.named.insert(v.to_string(), i);
-        Some(i)
+        self.push(step)
     }
 
     fn atom(&mut self, a: &Atom) -> Option<usize> {
@@ -183,15 +166,14 @@ impl AddrProgram {
         addr: &Poly,
         defs: &Defs,
         slots: &[String],
-        outside: Outside<'_>,
+        env: &BTreeMap<String, i128>,
     ) -> Option<AddrProgram> {
         let mut c = Compiler {
             defs,
             slots,
-            outside,
+            env,
             steps: Vec::new(),
             index: HashMap::new(),
-            named: HashMap::new(),
         };
         let mut terms = Vec::with_capacity(addr.terms.len());
         let mut constant = 0i128;
@@ -313,7 +295,7 @@ mod tests {
             addr.terms.insert(vec![], rat(7));
             let env: BTreeMap<String, i128> = [("n".to_string(), 100)].into();
             let slots = vec!["ctaid_x".to_string(), "k0".to_string()];
-            let p = AddrProgram::compile(&addr, &defs, &slots, Outside { env: &env }).unwrap();
+            let p = AddrProgram::compile(&addr, &defs, &slots, &env).unwrap();
             let mut table = Vec::new();
             for k0 in [0i128, 3, 17] {
                 for t in 0..32u64 {
@@ -337,7 +319,7 @@ mod tests {
         addr.terms
             .insert(vec![(Atom::Var("tid_x".into()), 3)], rat(i128::MAX / 2));
         let env = BTreeMap::new();
-        let p = AddrProgram::compile(&addr, &defs, &[], Outside { env: &env }).unwrap();
+        let p = AddrProgram::compile(&addr, &defs, &[], &env).unwrap();
         assert_eq!(p.eval(&[], [1, 0, 0], &mut Vec::new()), Some(i128::MAX / 2));
         assert_eq!(p.eval(&[], [2, 0, 0], &mut Vec::new()), None);
     }

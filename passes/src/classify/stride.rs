@@ -225,15 +225,14 @@ pub(crate) fn walked_class_program(
     defs.close(&mut reads);
     let walk = budgeted_walk(m, block, env, &reads)?;
     let slots = walk.slot_names();
-    let program = crate::addr_program::AddrProgram::compile(
-        addr,
-        defs,
-        &slots,
-        crate::addr_program::Outside { env },
-    )?;
+    let program = crate::addr_program::AddrProgram::compile(addr, defs, &slots, env)?;
     let mut table = Vec::new();
-    slot_walk_class(m, addr, &walk, &mut |point, tid| {
-        program.eval(point, tid, &mut table)
+    slot_walk_class(m, addr, &walk, &mut |point, lanes, out| {
+        out.extend(
+            lanes
+                .iter()
+                .map(|(_, tid)| program.eval(point, *tid, &mut table)),
+        );
     })
 }
 
@@ -248,24 +247,28 @@ fn budgeted_walk(
     (walk.points_per_block().checked_mul(walk.blocks())? <= WALK_BUDGET).then_some(walk)
 }
 
-/// A lane's address at a walk's point (its slots' values) for a thread index.
-type LaneAddress<'a> = dyn FnMut(&[i128], [u64; 3]) -> Option<i128> + 'a;
+/// The addresses of a warp's lanes at a walk's point (its slots' values), one per lane, in
+/// order; `None` where one cannot be evaluated exactly.
+type WarpAddresses<'a> = dyn FnMut(&[i128], &[crate::domains::Lane], &mut Vec<Option<i128>>) + 'a;
 
-/// The class from walking `walk`'s warps with `address` giving a lane's address at a point
-/// (`None` where it cannot be evaluated exactly, which makes the whole walk `None`).
+/// The class from walking `walk`'s warps with `addresses` giving their lanes' addresses (a
+/// `None` among them makes the whole walk `None`).
 fn slot_walk_class(
     m: &crate::mem_sites::MemSite,
     addr: &Poly,
     walk: &crate::domains::WarpWalk,
-    address: &mut LaneAddress<'_>,
+    addresses: &mut WarpAddresses<'_>,
 ) -> Option<Result<StrideClass, String>> {
     let mut ev = StrideEvidence::default();
     let (mut unvalued, mut inexact) = (false, false);
     let mut acc = Vec::with_capacity(32);
+    let mut values = Vec::with_capacity(32);
     walk.walk_window_slots(0..walk.blocks(), None, &mut |point, lanes, _| {
         acc.clear();
-        for (lane, tid) in lanes {
-            match address(point, *tid).map(u64::try_from) {
+        values.clear();
+        addresses(point, lanes, &mut values);
+        for ((lane, tid), a) in lanes.iter().zip(&values) {
+            match a.map(u64::try_from) {
                 Some(Ok(a)) => acc.push(LaneAccess {
                     lane: *lane,
                     tid: *tid,
@@ -366,14 +369,13 @@ pub(crate) fn walked_class_compiled(
         crate::slots::Lin::compile(&lin, &crate::slots::resolver(&slots))?,
         block,
     );
-    // the point's part of the address, computed once per point (the lanes of a warp share it)
-    let (mut at_point, mut base): (Option<Vec<i128>>, i128) = (None, 0);
-    slot_walk_class(m, addr, &walk, &mut |point, tid| {
-        if at_point.as_deref() != Some(point) {
-            at_point = Some(point.to_vec());
-            base = form.base(point);
-        }
-        Some(form.at(base, point, tid, block))
+    slot_walk_class(m, addr, &walk, &mut |point, lanes, out| {
+        let base = form.base(point);
+        out.extend(
+            lanes
+                .iter()
+                .map(|(_, tid)| Some(form.at(base, point, *tid, block))),
+        );
     })
 }
 
