@@ -24,7 +24,7 @@ fn main() {
     let file = PathBuf::from(args.next().expect("a file"));
     let function = args.next().unwrap_or_else(|| "main".into());
     let flags: Vec<String> = args.collect();
-    let index = Index::new();
+    let index = Index::new().unwrap_or_else(|e| panic!("{e}"));
     let unit = index.parse(&file, &flags).unwrap_or_else(|e| panic!("{e}"));
     for d in unit.diagnostics() {
         println!("{d:?}");

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Reads a program of C, C++ and CUDA units.
 pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError> {
-    let index = clang::Index::new();
+    let index = clang::Index::new().map_err(HostError::Parse)?;
     let preludes = opts
         .prelude_cache
         .clone()

@@ -13,6 +13,51 @@ use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_uint, c_void};
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+/// The oldest libclang whose C API and CUDA support the reading relies on.
+const MIN_LIBCLANG_MAJOR: u32 = 19;
+
+/// Makes libclang callable on this thread, loading it on first use.
+///
+/// libclang is opened when host code is first read, not linked into the executable: most
+/// commands (`predict`, `count`, `check`) never read host code, and loading libclang with the
+/// LLVM it links costs about 20 ms and 60 MB before `main`. `clang-sys` keeps the loaded
+/// library per thread, so each thread that parses shares the one loaded here.
+pub fn load() -> Result<(), String> {
+    static LIBRARY: OnceLock<Result<Arc<SharedLibrary>, String>> = OnceLock::new();
+    if is_loaded() {
+        return Ok(());
+    }
+    let library = LIBRARY.get_or_init(|| {
+        let library = load_manually().map_err(|e| {
+            format!(
+                "libclang {MIN_LIBCLANG_MAJOR} could not be loaded ({e}); `cargo xtask bootstrap` installs libclang-{MIN_LIBCLANG_MAJOR}-dev, and LIBCLANG_PATH names another folder to look in"
+            )
+        })?;
+        Ok(Arc::new(library))
+    });
+    set_library(Some(library.clone()?));
+    let version = unsafe { take(clang_getClangVersion()) };
+    let major = version
+        .split_whitespace()
+        .skip_while(|w| *w != "version")
+        .nth(1)
+        .and_then(|v| v.split('.').next()?.parse::<u32>().ok());
+    match major {
+        Some(m) if m >= MIN_LIBCLANG_MAJOR => Ok(()),
+        _ => {
+            let path = library
+                .as_ref()
+                .map(|l| l.path().display().to_string())
+                .unwrap_or_default();
+            set_library(None);
+            Err(format!(
+                "the libclang found at {path} is `{version}`; kerncast needs libclang {MIN_LIBCLANG_MAJOR} or later (set LIBCLANG_PATH to its folder)"
+            ))
+        }
+    }
+}
 
 /// One libclang index (its own diagnostics and caches); one per thread that parses.
 pub struct Index {
@@ -20,10 +65,12 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn new() -> Index {
+    /// A new index; loads libclang on first use ([`load`]).
+    pub fn new() -> Result<Index, String> {
+        load()?;
         // excludeDeclarationsFromPCH = 0, displayDiagnostics = 0: diagnostics are ours to show.
         let raw = unsafe { clang_createIndex(0, 0) };
-        Index { raw }
+        Ok(Index { raw })
     }
 
     /// Parses `file` with `args` (compiler flags, without the compiler and the file).
@@ -233,14 +280,11 @@ fn instance_refs(decl: &[&str]) -> Vec<String> {
     out
 }
 
-/// libclang's version string (`clang version 19.1.7 …`).
+/// libclang's version string (`clang version 19.1.7 …`), or why libclang could not be loaded.
 pub fn clang_version() -> String {
-    unsafe { take(clang_getClangVersion()) }
-}
-
-impl Default for Index {
-    fn default() -> Self {
-        Index::new()
+    match load() {
+        Ok(()) => unsafe { take(clang_getClangVersion()) },
+        Err(e) => e,
     }
 }
 

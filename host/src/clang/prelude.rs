@@ -136,7 +136,7 @@ impl PreludeCache {
         if !source.is_file() {
             std::fs::write(&source, "").ok()?;
         }
-        let index = Index::new();
+        let index = Index::new().ok()?;
         let unit = index.parse_for_saving(&source, args).ok()?;
         if unit
             .diagnostics()

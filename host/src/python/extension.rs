@@ -241,8 +241,14 @@ fn parse_units(
     units: &[(PathBuf, Vec<String>)],
     own: &[PathBuf],
 ) -> ProgramAst {
-    let index = crate::clang::Index::new();
     let mut ast = ProgramAst::default();
+    let index = match crate::clang::Index::new() {
+        Ok(index) => index,
+        Err(e) => {
+            it.diagnostics.push(e);
+            return ast;
+        }
+    };
     let own_file = |f: &str| !f.is_empty() && own.iter().any(|d| Path::new(f).starts_with(d));
     for (file, args) in units {
         match index.parse(file, args) {
