@@ -296,11 +296,11 @@ fn broken_kernels_report_file_and_line() {
 }
 
 #[test]
-fn llvm_ir_lowers_in_process() {
+fn llvm_ir_lowers_through_the_nvptx_back_end() {
     let ll = ptx_dir().join("llvm/saxpy.ll");
     let l = lower_file(&ll, &LowerOptions::default()).unwrap();
     assert_eq!(l.frontend, Frontend::Llvm);
-    assert!(l.command.starts_with("in-process LLVM"));
+    assert!(l.command.starts_with("LLVM 19 NVPTX"), "{}", l.command);
     assert!(l.ptx.contains(".visible .entry saxpy("));
     assert!(l.ptx.contains(".target sm_80"));
     assert!(l.ptx.contains("fma.rn.f32") && l.ptx.contains(".loc"));
@@ -321,11 +321,11 @@ fn llvm_ir_lowers_in_process() {
 }
 
 #[test]
-fn llvm_bitcode_lowers_in_process() {
+fn llvm_bitcode_lowers_like_its_text() {
     let llvm_as = Path::new("/usr/lib/llvm-19/bin/llvm-as");
     if !llvm_as.is_file() {
         println!(
-            "SKIP llvm_bitcode_lowers_in_process: {} absent",
+            "SKIP llvm_bitcode_lowers_like_its_text: {} absent",
             llvm_as.display()
         );
         return;

@@ -21,3 +21,15 @@ pub fn run_checked(mut c: Command) -> Result<()> {
     }
     Ok(())
 }
+
+/// Builds `kerncast` and its LLVM IR front end `kerncast-llvm` (which kerncast runs from its
+/// own folder) with `profile_args` (`--release`, or none for debug).
+pub fn build_kerncast(root: &Path, profile_args: &[&str]) -> Result<()> {
+    let mut build = cargo(root);
+    build
+        .arg("build")
+        .args(profile_args)
+        .args(["--package", "kerncast-cli", "--bin", "kerncast"])
+        .args(["--package", "kerncast-llvm", "--bin", "kerncast-llvm"]);
+    run_checked(build)
+}

@@ -177,16 +177,7 @@ fn lint(root: &Path) -> Result<()> {
 fn bench(root: &Path, args: &[String]) -> Result<()> {
     let criterion = !args.iter().any(|a| a == "--no-criterion");
     let pass: Vec<&String> = args.iter().filter(|a| *a != "--no-criterion").collect();
-    let mut build = cargo(root);
-    build.args([
-        "build",
-        "--release",
-        "--package",
-        "kerncast-cli",
-        "--bin",
-        "kerncast",
-    ]);
-    run_checked(build)?;
+    cmd::build_kerncast(root, &["--release"])?;
     let mut whole = cargo(root);
     whole
         .args([
@@ -221,16 +212,7 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
 
 fn realcode(root: &Path, extra: &[String]) -> Result<()> {
     bootstrap::run(root)?;
-    let mut build = cargo(root);
-    build.args([
-        "build",
-        "--release",
-        "--package",
-        "kerncast-cli",
-        "--bin",
-        "kerncast",
-    ]);
-    run_checked(build)?;
+    cmd::build_kerncast(root, &["--release"])?;
     let mut c = Command::new(root.join("target/release/kerncast"));
     c.current_dir(root)
         .env("KERNCAST_TOOLCHAIN", root.join(".toolchain"))
@@ -245,16 +227,7 @@ fn realcode(root: &Path, extra: &[String]) -> Result<()> {
 
 fn demo(root: &Path) -> Result<()> {
     bootstrap::run(root)?;
-    let mut build = cargo(root);
-    build.args([
-        "build",
-        "--release",
-        "--package",
-        "kerncast-cli",
-        "--bin",
-        "kerncast",
-    ]);
-    run_checked(build)?;
+    cmd::build_kerncast(root, &["--release"])?;
     let kerncast = root.join("target/release/kerncast");
     let out = root.join("target/kerncast-demo");
     let mut c = Command::new(&kerncast);

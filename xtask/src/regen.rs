@@ -54,16 +54,7 @@ enum Outcome {
 }
 
 pub fn run(root: &Path) -> Result<()> {
-    let mut build = crate::cmd::cargo(root);
-    build.args([
-        "build",
-        "--quiet",
-        "-p",
-        "kerncast-cli",
-        "--bin",
-        "kerncast",
-    ]);
-    crate::cmd::run_checked(build)
+    crate::cmd::build_kerncast(root, &["--quiet"])
         .context("building the kerncast binary that does the lowering")?;
     let kerncast = root.join("target/debug/kerncast");
 

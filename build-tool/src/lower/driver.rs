@@ -1,7 +1,6 @@
 //! Which front end lowers a source, and running it: a compile command of the build where
 //! there is one, else the front end the options or the source's kind choose.
 
-#[cfg(feature = "llvm")]
 use super::llvm;
 use super::{
     clang, compile_command, default_frontend, nvcc, Frontend, LowerError, LowerOptions, Lowered,
@@ -49,22 +48,10 @@ pub fn lower_file(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerErro
         (Frontend::Nvcc, SourceKind::Cuda) => nvcc::lower(path, opts),
         (Frontend::Clang, SourceKind::Cuda) => clang::lower_cuda(path, opts),
         (Frontend::Clang, SourceKind::OpenCl) => clang::lower_opencl(path, opts),
-        (Frontend::Llvm, SourceKind::LlvmIr) => lower_llvm(path, opts),
+        (Frontend::Llvm, SourceKind::LlvmIr) => llvm::lower(path, opts),
         (_, SourceKind::Cuda) => Err(unsupported("CUDA")),
         (_, SourceKind::OpenCl) => Err(unsupported("OpenCL")),
         (_, SourceKind::LlvmIr) => Err(unsupported("LLVM IR")),
         (_, SourceKind::Ptx) => Err(unsupported("PTX")),
     }
-}
-
-#[cfg(feature = "llvm")]
-fn lower_llvm(path: &Path, opts: &LowerOptions) -> Result<Lowered, LowerError> {
-    llvm::lower(path, opts)
-}
-
-#[cfg(not(feature = "llvm"))]
-fn lower_llvm(path: &Path, _opts: &LowerOptions) -> Result<Lowered, LowerError> {
-    Err(LowerError::NoLlvmFeature {
-        path: path.to_path_buf(),
-    })
 }

@@ -1,8 +1,8 @@
 //! Lowering drivers: turn a kernel source (`.cu`, `.cl`, `.ll`/`.bc`, `.ptx`) into PTX text.
 //!
 //! Everything downstream (parser, counting, models) reads PTX, so this module is the single door
-//! through which sources enter kerncast. It picks a front end (nvcc, clang-19, in-process LLVM or
-//! none), runs it with line info on so PTX carries `.loc`, and normalises host paths in `.file`
+//! through which sources enter kerncast. It picks a front end (nvcc, clang-19, LLVM's NVPTX back end
+//! or none), runs it with line info on so PTX carries `.loc`, and normalises host paths in `.file`
 //! directives so that the same source gives byte-identical PTX wherever it is lowered. A missing
 //! compiler is an error naming the tool and `cargo xtask bootstrap`; a compile failure carries the
 //! compiler's own `file:line` diagnostics.
@@ -12,7 +12,6 @@ mod build_options;
 mod clang;
 pub mod compile_command;
 mod driver;
-#[cfg(feature = "llvm")]
 mod llvm;
 mod nvcc;
 mod ptxas;
@@ -53,7 +52,7 @@ pub enum Frontend {
     Nvcc,
     /// clang-19: CUDA with the kerncast prelude, OpenCL C with libclc.
     Clang,
-    /// LLVM IR (`.ll`/`.bc`) through LLVM's NVPTX back end, in process.
+    /// LLVM IR (`.ll`/`.bc`) through LLVM's NVPTX back end (`kerncast-llvm`).
     Llvm,
     /// The file already is PTX.
     Ptx,
@@ -141,7 +140,7 @@ impl Default for LowerOptions {
 pub struct Lowered {
     pub ptx: String,
     pub frontend: Frontend,
-    /// The command that ran, for reports and error messages (`in-process LLVM …` for llvm).
+    /// The command that ran, for reports and error messages (`LLVM 19 NVPTX (…kerncast-llvm): …` for llvm).
     pub command: String,
     /// What the report should say of every kernel of the source because of how it was lowered.
     pub notes: Vec<String>,
@@ -180,8 +179,6 @@ pub enum LowerError {
     },
     #[error("{path}: LLVM: {message}")]
     Llvm { path: PathBuf, message: String },
-    #[error("{path}: kerncast was built without the `llvm` feature, so .ll/.bc cannot be lowered")]
-    NoLlvmFeature { path: PathBuf },
     #[error("{context}: {source}")]
     Io {
         context: String,
@@ -239,7 +236,7 @@ pub fn available_frontends(kind: SourceKind) -> Vec<Frontend> {
             }
         }
         SourceKind::LlvmIr => {
-            if cfg!(feature = "llvm") {
+            if llvm::helper().is_some() {
                 out.push(Frontend::Llvm);
             }
         }
