@@ -7,6 +7,29 @@
 use crate::workload::{Div, Expr};
 use std::collections::BTreeMap;
 
+/// The spec of a buffer holding `bytes` as they are: `u8:hex(…)`, two digits a byte (the
+/// data the host code writes into a buffer, [`crate::host_workloads`]).
+pub fn hex_spec(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(8 + 2 * bytes.len());
+    s.push_str("u8:hex(");
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s.push(')');
+    s
+}
+
+fn from_hex(digits: &str) -> Option<Vec<u8>> {
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// `TYPE:GEN(args)` → bytes.
 pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Vec<u8>, String> {
     let bad = |why: &str| format!("--buffer `{spec}`: {why}");
@@ -15,6 +38,12 @@ pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Ve
         .ok_or_else(|| bad("expected TYPE:GEN"))?;
     let (fname, rest) = g.split_once('(').ok_or_else(|| bad("expected GEN(args)"))?;
     let inner = rest.strip_suffix(')').ok_or_else(|| bad("missing `)`"))?;
+    if fname.trim() == "hex" {
+        if ty.trim() != "u8" {
+            return Err(bad("`hex` gives bytes: write `u8:hex(…)`"));
+        }
+        return from_hex(inner.trim()).ok_or_else(|| bad("not an even number of hex digits"));
+    }
     let a: Vec<i64> = crate::workload::split_top(inner)
         .iter()
         .filter(|s| !s.trim().is_empty())
@@ -111,6 +140,17 @@ mod tests {
         assert!(v.windows(2).all(|w| (1..=3).contains(&(w[1] - w[0]))));
         assert!(generate("q32:zeros(2)", &env, 1).is_err());
         assert!(generate("i32:bogus(2)", &env, 1).is_err());
+    }
+
+    /// The host's bytes go to the emulator as they are, two hex digits a byte.
+    #[test]
+    fn bytes_written_as_hex_come_back_as_they_were() {
+        let bytes = vec![0u8, 3, 0xe0, 0x3f, 255];
+        let spec = hex_spec(&bytes);
+        assert_eq!(spec, "u8:hex(0003e03fff)");
+        assert_eq!(generate(&spec, &BTreeMap::new(), 9).unwrap(), bytes);
+        assert!(generate("u8:hex(123)", &BTreeMap::new(), 1).is_err());
+        assert!(generate("i32:hex(00)", &BTreeMap::new(), 1).is_err());
     }
 
     #[test]

@@ -147,8 +147,8 @@ impl Default for EmulatorCounter {
     }
 }
 
-const EMULATED: &str =
-    "counts from emulating the whole launch (functionally, on zero-filled buffers)";
+/// (What the buffers held, zeros or the data given, the symbolic counter's note says.)
+const EMULATED: &str = "counts from emulating the whole launch (functionally)";
 
 /// An emulation run's outcome: what it ran, or whether it stopped at its step budget and why.
 type RunOutcome = Result<Ran, (bool, String)>;

@@ -399,7 +399,7 @@ impl Prepared for SymPrepared {
                     "zero-filled buffers".to_string()
                 } else {
                     format!(
-                        "the given buffers ({}), others zero-filled",
+                        "the data given for {} (by --buffer or the host code), other buffers zero-filled",
                         given.join(", ")
                     )
                 };

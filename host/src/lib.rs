@@ -25,7 +25,7 @@ pub use python::gpu_scripts;
 pub use compdb::{Toolchain, UnitSpec};
 pub use interp::{Budget, DeviceProps, OccupancyOracle};
 pub use output::{
-    CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached,
+    BufferData, CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached,
     LOCAL_SIZE_NAMES,
 };
 pub use program::{HostError, Options, Program};

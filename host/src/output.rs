@@ -6,7 +6,7 @@ use crate::clang::lower::ProgramAst;
 use crate::interp::launches::{describe, Record};
 // named where the interpreter records launches, which gives those values the names
 pub use crate::interp::launches::LOCAL_SIZE_NAMES;
-use crate::interp::value::{Ptr, Value};
+use crate::interp::value::{DevicePtr, Ptr, Value};
 use crate::interp::Outcome;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -78,6 +78,18 @@ impl std::fmt::Display for Scalar {
     }
 }
 
+/// The bytes the host wrote into a pointer argument's device allocation, from where it
+/// points to the allocation's end (zero where the host wrote nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferData {
+    pub bytes: Vec<u8>,
+    /// Whether the allocation was passed to a kernel before this launch (which may have
+    /// changed the bytes).
+    pub after_a_kernel: bool,
+    /// Why some bytes are zeros that stand for host values kerncast does not know, where so.
+    pub zeros_for: Option<String>,
+}
+
 /// One distinct launch of the program.
 #[derive(Clone, Debug, Serialize)]
 pub struct Launch {
@@ -109,6 +121,11 @@ pub struct Launch {
     /// launch stands for runs on allocations of different sizes, the largest known.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub buffer_bytes: BTreeMap<String, Scalar>,
+    /// What the host wrote into the device allocations of `buffer_bytes` before the launch
+    /// (`cudaMemcpy` from host memory, `cudaMemset`), from where each argument points: the
+    /// emulator's data for a kernel whose work depends on it. Left out of `--json`.
+    #[serde(skip)]
+    pub buffer_data: BTreeMap<String, BufferData>,
     /// How many times the program makes this launch.
     pub count: u64,
     /// Why `count` is a lower bound, where it is.
@@ -538,13 +555,39 @@ fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
 /// The device allocations an argument `v` named `path` points into, with their bytes from
 /// where it points: the argument itself, or the pointer fields of a by-value struct.
 fn buffers_of(path: String, v: &Value) -> Vec<(String, Scalar)> {
+    device_pointers(path, v)
+        .into_iter()
+        .map(|(path, d)| (path, Scalar::of(&d.left)))
+        .collect()
+}
+
+/// The pointer arguments (and by-value structs' pointer fields) whose allocations hold bytes
+/// the host wrote, with them.
+fn data_of(path: String, v: &Value) -> Vec<(String, BufferData)> {
+    device_pointers(path, v)
+        .into_iter()
+        .filter_map(|(path, d)| {
+            let c = d.contents().ok()?;
+            Some((
+                path,
+                BufferData {
+                    bytes: c.bytes.to_vec(),
+                    after_a_kernel: c.launched,
+                    zeros_for: c.zeros_for.map(|w| w.to_string()),
+                },
+            ))
+        })
+        .collect()
+}
+
+fn device_pointers(path: String, v: &Value) -> Vec<(String, DevicePtr)> {
     match v {
-        Value::Ptr(Ptr::Device(bytes)) => vec![(path, Scalar::of(bytes))],
+        Value::Ptr(Ptr::Device(d)) => vec![(path, d.clone())],
         Value::Record(r) => r
             .borrow()
             .fields
             .iter()
-            .flat_map(|(k, f)| buffers_of(format!("{path}.{k}"), f))
+            .flat_map(|(k, f)| device_pointers(format!("{path}.{k}"), f))
             .collect(),
         _ => Vec::new(),
     }
@@ -576,6 +619,11 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .args
             .iter()
             .flat_map(|(n, v)| buffers_of(n.to_string(), v))
+            .collect(),
+        buffer_data: e
+            .args
+            .iter()
+            .flat_map(|(n, v)| data_of(n.to_string(), v))
             .collect(),
         count: r.count,
         count_note: r.partial.as_ref().map(|p| p.to_string()),

@@ -77,6 +77,10 @@ struct Header {
     /// `show: buffer_bytes`: each launch line ends with the bytes of the device allocations
     /// its pointer arguments point into (`bytes{x=4096 y=?{why}}`).
     show_buffers: bool,
+    /// `show: buffer_data`: each launch line ends with the bytes the host wrote into those
+    /// allocations, in hex (`data{x=0100000002000000}`), `!` after them where a kernel ran on
+    /// the allocation since, and `?{why}` where some are zeros for values the reader lacks.
+    show_data: bool,
     /// `args:`, `flags:`, `errors:` and `show:` lines as written, kept by a bless.
     setup: Vec<String>,
     lines: Vec<Line>,
@@ -106,6 +110,7 @@ fn parse_header(path: &Path) -> Result<Header, String> {
         flags: Vec::new(),
         errors: Vec::new(),
         show_buffers: false,
+        show_data: false,
         setup: Vec::new(),
         lines: Vec::new(),
         block_lines: block.lines().count(),
@@ -127,6 +132,7 @@ fn parse_header(path: &Path) -> Result<Header, String> {
             h.setup.push(l.to_string());
         } else if let Some(what) = l.strip_prefix("show:") {
             h.show_buffers = what.split_whitespace().any(|w| w == "buffer_bytes");
+            h.show_data = what.split_whitespace().any(|w| w == "buffer_data");
             h.setup.push(l.to_string());
         } else {
             h.lines.push(Line::parse(l));
@@ -171,7 +177,7 @@ fn location(file: &str, line: u32, case: &Case) -> String {
     format!("{rel}:{line}")
 }
 
-fn launch_line(l: &Launch, case: &Case, show_buffers: bool) -> Line {
+fn launch_line(l: &Launch, case: &Case, show_buffers: bool, show_data: bool) -> Line {
     let mut body = String::new();
     if l.api != "<<<>>>" {
         body.push_str(&format!("{} ", l.api));
@@ -200,6 +206,19 @@ fn launch_line(l: &Launch, case: &Case, show_buffers: bool) -> Line {
     if show_buffers && !l.buffer_bytes.is_empty() {
         body.push_str(&format!(" bytes{{{}}}", named(&l.buffer_bytes)));
     }
+    if show_data && !l.buffer_data.is_empty() {
+        let shown: Vec<String> = l
+            .buffer_data
+            .iter()
+            .map(|(n, d)| {
+                let hex: String = d.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                let kernel = if d.after_a_kernel { "!" } else { "" };
+                let zeros = d.zeros_for.as_deref().map(unknown).unwrap_or_default();
+                format!("{n}={hex}{kernel}{zeros}")
+            })
+            .collect();
+        body.push_str(&format!(" data{{{}}}", shown.join(" ")));
+    }
     for c in &l.conditions {
         body.push_str(&format!(" when {}", unknown(c)));
     }
@@ -210,11 +229,11 @@ fn launch_line(l: &Launch, case: &Case, show_buffers: bool) -> Line {
 }
 
 /// The reading in the header's text form.
-fn render(r: &HostReading, case: &Case, show_buffers: bool) -> Vec<Line> {
+fn render(r: &HostReading, case: &Case, show_buffers: bool, show_data: bool) -> Vec<Line> {
     let mut out: Vec<Line> = r
         .launches
         .iter()
-        .map(|l| launch_line(l, case, show_buffers))
+        .map(|l| launch_line(l, case, show_buffers, show_data))
         .collect();
     for u in &r.unreached {
         let mut body = format!("unreached {}", u.kernel.as_deref().unwrap_or("?"));
@@ -345,7 +364,7 @@ fn check(case: &Case, tools: &Toolchain, preludes: &Path, bless: bool) -> Result
             reading.diagnostics.join("\n  ")
         ));
     }
-    let actual = render(&reading, case, header.show_buffers);
+    let actual = render(&reading, case, header.show_buffers, header.show_data);
     let same = actual.len() == header.lines.len()
         && header.lines.iter().zip(&actual).all(|(e, a)| matches(e, a));
     if same {

@@ -5,7 +5,7 @@
 //! reading is a compile error here, never silently dropped from the cache.
 
 use kerncast_host::{
-    CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached,
+    BufferData, CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,6 +44,9 @@ struct StoredLaunch {
     arg_order: Vec<String>,
     fields: BTreeMap<String, StoredScalar>,
     buffer_bytes: BTreeMap<String, StoredScalar>,
+    /// What the host wrote into them: the bytes in hex, whether after a kernel ran, and why
+    /// some are zeros.
+    buffer_data: BTreeMap<String, (String, bool, Option<String>)>,
     count: u64,
     count_note: Option<String>,
     file: String,
@@ -199,6 +202,7 @@ impl StoredLaunch {
             arg_order,
             fields,
             buffer_bytes,
+            buffer_data,
             count,
             count_note,
             file,
@@ -222,6 +226,13 @@ impl StoredLaunch {
             arg_order,
             fields: stored_map(fields),
             buffer_bytes: stored_map(buffer_bytes),
+            buffer_data: buffer_data
+                .into_iter()
+                .map(|(k, d)| {
+                    let hex = crate::buffers::hex_spec(&d.bytes);
+                    (k, (hex, d.after_a_kernel, d.zeros_for))
+                })
+                .collect(),
             count,
             count_note,
             file,
@@ -262,6 +273,7 @@ impl StoredLaunch {
             arg_order,
             fields,
             buffer_bytes,
+            buffer_data,
             count,
             count_note,
             file,
@@ -285,6 +297,20 @@ impl StoredLaunch {
             arg_order,
             fields: scalar_map(fields),
             buffer_bytes: scalar_map(buffer_bytes),
+            buffer_data: buffer_data
+                .into_iter()
+                .filter_map(|(k, (hex, after_a_kernel, zeros_for))| {
+                    let bytes = crate::buffers::generate(&hex, &BTreeMap::new(), 0).ok()?;
+                    Some((
+                        k,
+                        BufferData {
+                            bytes,
+                            after_a_kernel,
+                            zeros_for,
+                        },
+                    ))
+                })
+                .collect(),
             count,
             count_note,
             file,
@@ -467,6 +493,16 @@ mod tests {
                     Scalar::Unknown("the pitch cudaMallocPitch chooses".into()),
                 ),
             ]
+            .into_iter()
+            .collect(),
+            buffer_data: [(
+                "x".to_string(),
+                BufferData {
+                    bytes: vec![0, 1, 0xfe, 0xff],
+                    after_a_kernel: true,
+                    zeros_for: Some("an uninitialised variable".into()),
+                },
+            )]
             .into_iter()
             .collect(),
             count: 3,

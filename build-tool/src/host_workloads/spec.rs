@@ -6,7 +6,7 @@
 
 use super::program::HostProgram;
 use crate::workload::{Dims, Expr, LaunchCount, WorkloadSpec};
-use kerncast_host::{Launch, Scalar};
+use kerncast_host::{BufferData, Launch, Scalar};
 use std::collections::BTreeMap;
 
 /// What the workloads need to know of the kernel: its PTX entry and source.
@@ -235,6 +235,21 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
         spec.hints
             .insert(format!("buffer_bytes.{param}"), bytes as f64);
     }
+    // what the host wrote into them, for the emulator to run on instead of zeros
+    for (param, data) in buffer_data(ls, k) {
+        if data.after_a_kernel {
+            spec.notes.push(format!(
+                "the emulator runs on the bytes the host wrote into `{param}`, although a kernel launched on it before may have changed them"
+            ));
+        }
+        if let Some(why) = &data.zeros_for {
+            spec.notes.push(format!(
+                "some bytes the host wrote into `{param}` are values kerncast does not know, run as zero ({why})"
+            ));
+        }
+        spec.buffers
+            .insert(param, crate::buffers::hex_spec(&data.bytes));
+    }
     // the fields of a struct passed by value, by the kernel's names (`p.n`, `x.sizes[0]`)
     for (path, v) in &first.fields {
         let arg = path.split('.').next().unwrap_or(path);
@@ -293,6 +308,35 @@ fn buffer_bytes(ls: &[&Launch], k: &KernelInfo) -> BTreeMap<String, u64> {
         }
     }
     out
+}
+
+/// The bytes the host wrote into the allocation each pointer argument points into, by the
+/// kernel's parameter names, where every launch the workload stands for gives the same: data
+/// that differs between them would decide different counts, and no one of them stands for
+/// all. Pointer fields of by-value structs are not given data.
+fn buffer_data(ls: &[&Launch], k: &KernelInfo) -> BTreeMap<String, BufferData> {
+    let Some(first) = ls.first() else {
+        return BTreeMap::new();
+    };
+    first
+        .buffer_data
+        .iter()
+        .filter(|(arg, _)| index_of(first, arg).is_some() && is_pointer(first, arg, k))
+        .filter(|(arg, data)| {
+            ls.iter().all(|l| {
+                l.buffer_data
+                    .get(*arg)
+                    .is_some_and(|d| d.bytes == data.bytes && d.zeros_for == data.zeros_for)
+            })
+        })
+        .map(|(arg, data)| {
+            let mut data = data.clone();
+            data.after_a_kernel = ls
+                .iter()
+                .any(|l| l.buffer_data.get(arg).is_some_and(|d| d.after_a_kernel));
+            (param_name(first, arg, k), data)
+        })
+        .collect()
 }
 
 /// Where a launch is, as the notes name it: `line 17` in the kernel's own file, else
@@ -427,8 +471,8 @@ fn launch_counts(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> Vec<Laun
 
 #[cfg(test)]
 mod tests {
-    use super::{buffer_bytes, without_comment, KernelInfo};
-    use kerncast_host::{Launch, Scalar};
+    use super::{buffer_bytes, buffer_data, without_comment, KernelInfo};
+    use kerncast_host::{BufferData, Launch, Scalar};
 
     fn launch(args: &[(&str, Scalar)], bytes: &[(&str, Scalar)]) -> Launch {
         Launch {
@@ -449,6 +493,7 @@ mod tests {
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.clone()))
                 .collect(),
+            buffer_data: Default::default(),
             count: 1,
             count_note: None,
             file: "main.cu".into(),
@@ -496,6 +541,42 @@ mod tests {
             vec![("dst".to_string(), 100), ("src".to_string(), 16384)]
         );
         assert!(!buffer_bytes(&[&first], &k).contains_key("dst"));
+    }
+
+    /// The data the host wrote reaches the workload by the kernel's parameter names where
+    /// every launch it stands for has the same; one launch after a kernel ran on the
+    /// allocation marks it so; data that differs between the launches is left out.
+    #[test]
+    fn a_workload_takes_the_hosts_data_only_where_its_launches_agree() {
+        let k = KernelInfo {
+            entry: "_Z1kPfS_i".into(),
+            demangled: "k".into(),
+            params: vec!["src".into(), "dst".into(), "n".into()],
+            pointers: vec![true, true, false],
+            deciding: vec![true, false, false],
+            dynamic_shared: false,
+            file: "main.cu".into(),
+        };
+        let args = [
+            ("a", Scalar::Other("ptr".into())),
+            ("b", Scalar::Other("ptr".into())),
+            ("n", Scalar::Int(2)),
+        ];
+        let data = |bytes: &[u8], after_a_kernel: bool| BufferData {
+            bytes: bytes.to_vec(),
+            after_a_kernel,
+            zeros_for: None,
+        };
+        let mut first = launch(&args, &[]);
+        first.buffer_data.insert("a".into(), data(&[1, 2], false));
+        first.buffer_data.insert("b".into(), data(&[9], false));
+        let mut second = launch(&args, &[]);
+        second.buffer_data.insert("a".into(), data(&[1, 2], true));
+        second.buffer_data.insert("b".into(), data(&[8], false));
+        let both = buffer_data(&[&first, &second], &k);
+        assert_eq!(both.keys().collect::<Vec<_>>(), vec!["src"]);
+        assert_eq!(both["src"], data(&[1, 2], true));
+        assert_eq!(buffer_data(&[&first], &k)["dst"], data(&[9], false));
     }
 
     #[test]

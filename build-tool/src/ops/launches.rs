@@ -239,9 +239,17 @@ pub fn render(r: &HostReading) -> String {
         let buffers: Vec<String> = l
             .buffer_bytes
             .iter()
-            .map(|(n, v)| match v.unknown_reason() {
-                Some(why) => format!("{n}=? ({why})"),
-                None => format!("{n}={v} B"),
+            .map(|(n, v)| {
+                // whether the emulator gets the bytes the host wrote into it
+                let data = match l.buffer_data.get(n) {
+                    Some(d) if d.after_a_kernel => ", the host's data (a kernel ran on it since)",
+                    Some(_) => ", the host's data",
+                    None => "",
+                };
+                match v.unknown_reason() {
+                    Some(why) => format!("{n}=? ({why})"),
+                    None => format!("{n}={v} B{data}"),
+                }
             })
             .collect();
         if !buffers.is_empty() {

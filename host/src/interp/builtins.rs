@@ -11,7 +11,7 @@ use super::launches::{dims, kernel_name_of, Event, LOCAL_SIZE_NAMES};
 use super::libc_rand::LibcRand;
 use super::state::{Exec, Halt, Interp, Leave, OccupancyOracle};
 use super::value::{convert, Buffer, Handle, Ptr, Record, Value};
-use super::{containers, programs, torch};
+use super::{containers, device_data, programs, torch};
 use crate::ast::Expr;
 use crate::heap;
 use std::collections::BTreeMap;
@@ -706,7 +706,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         // reach the count, are sized from it for the emulator.
         "cudaMalloc" | "cudaMallocAsync" | "cuMemAlloc" | "cuMemAlloc_v2" | "hipMalloc"
         | "hipMallocAsync" => {
-            write_through(&arg(args, 0), Value::device(arg(args, 1)));
+            write_through(&arg(args, 0), Value::device_allocation(arg(args, 1)));
             ret(Value::Int(0))
         }
         "cudaMallocPitch" | "hipMallocPitch" => {
@@ -727,7 +727,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             if let p @ Value::Ptr(Ptr::Cell(_)) = arg(args, 4) {
                 write_through(&p, Value::unknown("written by `clCreateBuffer`"));
             }
-            Ok(Some(Value::device(arg(args, 2))))
+            Ok(Some(Value::device_allocation(arg(args, 2))))
         }
         "memset" => {
             memset(
@@ -867,6 +867,20 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         | "cudaMemcpyFromSymbolAsync"
         | "cuMemcpyDtoH"
         | "cuMemcpyDtoH_v2" => {
+            // Device memory a copy writes holds what the host (or another allocation) held.
+            let certain = it.uncertain == 0;
+            if matches!(f, "cudaMemcpy" | "cudaMemcpyAsync") {
+                let elem = pointee_ty(e, 1);
+                device_data::copy_in(
+                    &arg(args, 0),
+                    &arg(args, 1),
+                    int_arg(args, 2),
+                    elem.as_ref(),
+                    certain,
+                );
+            } else {
+                device_data::copy_in(&arg(args, 0), &Value::Void, None, None, certain);
+            }
             // Host memory a copy writes holds what the device computed: an array's elements,
             // or a variable or field (`cudaMemcpy(&converged, d_flag, …)`), a record's fields each.
             match arg(args, 0) {
@@ -878,6 +892,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 }
                 _ => {}
             }
+            ret(Value::Int(0))
+        }
+        "cudaMemset" | "cudaMemsetAsync" => {
+            let certain = it.uncertain == 0;
+            device_data::set(&arg(args, 0), int_arg(args, 1), int_arg(args, 2), certain);
             ret(Value::Int(0))
         }
         "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" => {
@@ -1135,6 +1154,26 @@ fn pointee_bytes(e: &Expr, i: usize) -> Option<i128> {
         if let Ty::Pointer(t) = &a.ty {
             if **t != Ty::Void {
                 return ty_bytes(t);
+            }
+        }
+        match &a.kind {
+            ExprKind::Cast(x) => a = x,
+            _ => return None,
+        }
+    }
+}
+
+/// The element type argument `i` of call `e` points to, seen through casts to `void*`.
+fn pointee_ty(e: &Expr, i: usize) -> Option<crate::ast::Ty> {
+    use crate::ast::{ExprKind, Ty};
+    let ExprKind::Call(c) = &e.kind else {
+        return None;
+    };
+    let mut a = c.args.get(i)?;
+    loop {
+        if let Ty::Pointer(t) = &a.ty {
+            if **t != Ty::Void {
+                return Some((**t).clone());
             }
         }
         match &a.kind {

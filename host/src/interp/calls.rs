@@ -544,6 +544,9 @@ impl Interp<'_> {
             .cloned()
             .collect();
         e.stack = self.stack.clone();
+        for (_, v) in &mut e.args {
+            *v = super::value::at_launch(v, self.device_data_lost.as_ref());
+        }
         let values = e
             .grid
             .iter()

@@ -4,7 +4,7 @@
 use super::access::{deref, Place};
 use super::effects::visit_stmt;
 use super::state::{Exec, Interp};
-use super::value::{convert, Buffer, Frame, Func, Ptr, Record, Value};
+use super::value::{convert, Buffer, DevicePtr, Frame, Func, Ptr, Record, Value};
 use crate::ast::*;
 use crate::heap;
 use std::rc::Rc;
@@ -465,11 +465,11 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
             return Value::Ptr(Ptr::Opaque(what));
         }
         // ... with the bytes left from the offset to the allocation's end.
-        (Value::Ptr(Ptr::Device(bytes)), Value::Int(k))
-        | (Value::Int(k), Value::Ptr(Ptr::Device(bytes)))
+        (Value::Ptr(Ptr::Device(p)), Value::Int(k))
+        | (Value::Int(k), Value::Ptr(Ptr::Device(p)))
             if op == BinOp::Add || (op == BinOp::Sub && matches!(l, Value::Ptr(_))) =>
         {
-            return device_offset(bytes, if op == BinOp::Add { *k } else { -*k }, ty);
+            return device_offset(p, if op == BinOp::Add { *k } else { -*k }, ty);
         }
         (Value::Ptr(Ptr::Elem(b1, i)), Value::Ptr(Ptr::Elem(b2, j))) if Rc::ptr_eq(b1, b2) => {
             return match op {
@@ -526,10 +526,10 @@ fn index_place(b: Value, i: Value) -> Place {
 
 /// A device pointer `elems` elements of the pointer type `ty` past one with `bytes` to its
 /// allocation's end.
-pub(super) fn device_offset(bytes: &Value, elems: i128, ty: &Ty) -> Value {
-    let Value::Int(left) = bytes else {
+pub(super) fn device_offset(p: &DevicePtr, elems: i128, ty: &Ty) -> Value {
+    let Value::Int(left) = &*p.left else {
         // no size to take from: the allocation's unknown size stays the reason
-        return Value::device(bytes.clone());
+        return Value::device((*p.left).clone());
     };
     let elem = match ty {
         // `void*` arithmetic (a GNU extension) steps bytes, as does a driver API's
@@ -540,7 +540,16 @@ pub(super) fn device_offset(bytes: &Value, elems: i128, ty: &Ty) -> Value {
         _ => None,
     };
     match elem.and_then(|s| s.checked_mul(elems)) {
-        Some(off) => Value::device(Value::Int(left.saturating_sub(off))),
+        Some(off) => {
+            let mut moved = Value::device(Value::Int(left.saturating_sub(off)));
+            if let (Value::Ptr(Ptr::Device(d)), Some((data, at))) = (&mut moved, &p.data) {
+                d.data = i64::try_from(off)
+                    .ok()
+                    .and_then(|off| at.checked_add(off))
+                    .map(|at| (data.clone(), at));
+            }
+            moved
+        }
         None => Value::device(Value::unknown(
             "an offset into device memory by elements kerncast does not size",
         )),

@@ -109,7 +109,7 @@ fn widen_buffers(kept: &mut [(std::sync::Arc<str>, Value)], new: &[(std::sync::A
 fn widen(kept: &mut Value, new: &Value) {
     match (&*kept, new) {
         (Value::Ptr(Ptr::Device(a)), Value::Ptr(Ptr::Device(b))) => {
-            let larger = match (&**a, &**b) {
+            let larger = match (&*a.left, &*b.left) {
                 (Value::Int(x), Value::Int(y)) => x < y,
                 (Value::Int(_), _) => false,
                 (_, Value::Int(_)) => true,

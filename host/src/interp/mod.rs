@@ -23,6 +23,7 @@ mod access;
 mod builtins;
 mod calls;
 mod containers;
+mod device_data;
 mod effects;
 mod expr;
 pub mod launches;
@@ -116,6 +117,7 @@ impl<'p> Interp<'p> {
             notes: Vec::new(),
             programs: Vec::new(),
             uncertain: 0,
+            device_data_lost: None,
             // A program that never calls `srand` runs as seeded with 1.
             rand: RefCell::new(Some(libc_rand::LibcRand::seeded(1))),
             exit_guards: Vec::new(),

@@ -171,6 +171,9 @@ pub struct Interp<'p> {
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.
     pub(super) uncertain: usize,
+    /// Why what the host wrote into device memory is no longer followed, once a loop that
+    /// copies into it was not followed to its end: launches after it do not take the bytes.
+    pub(super) device_data_lost: Option<Rc<str>>,
     /// The C library's random number generator (`rand`, `srand`) while kerncast has
     /// followed every call of it; `None` once one may have run unseen (in a loop not
     /// followed to its end, on a side of an undecided condition, in code not read).

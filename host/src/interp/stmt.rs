@@ -281,6 +281,15 @@ impl Interp<'_> {
     fn forget_written(&mut self, s: &[&Stmt], extra: &[&Expr], why: &str) {
         let written = self.written(s, extra);
         self.forget(&written, why);
+        if self.device_data_lost.is_none() && s.iter().any(|s| copies_to_device(s)) {
+            self.device_data_lost = Some(
+                format!(
+                    "copied into by {}",
+                    why.trim_start_matches("it is written by ")
+                )
+                .into(),
+            );
+        }
     }
 
     fn run_loop(
@@ -752,4 +761,17 @@ fn strip(e: &Expr) -> &Expr {
 
 fn is_var(e: &Expr, key: DeclKey) -> bool {
     matches!(strip(e).kind, ExprKind::Var(k, _) if k == key)
+}
+
+/// Whether `s` calls a copy or set of device memory (`cudaMemcpy`, `cudaMemset`, …).
+fn copies_to_device(s: &Stmt) -> bool {
+    let mut found = false;
+    super::effects::visit_stmt(s, &mut |_| {}, &mut |e| {
+        if let ExprKind::Call(c) = &e.kind {
+            if let Callee::Direct { name, .. } = &c.callee {
+                found |= name.starts_with("cudaMemcpy") || name.starts_with("cudaMemset");
+            }
+        }
+    });
+    found
 }
