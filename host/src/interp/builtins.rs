@@ -706,7 +706,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         // reach the count, are sized from it for the emulator.
         "cudaMalloc" | "cudaMallocAsync" | "cuMemAlloc" | "cuMemAlloc_v2" | "hipMalloc"
         | "hipMallocAsync" => {
-            write_through(&arg(args, 0), Value::device_allocation(arg(args, 1)));
+            write_through(&arg(args, 0), device_data::allocation(arg(args, 1)));
             ret(Value::Int(0))
         }
         "cudaMallocPitch" | "hipMallocPitch" => {
@@ -727,7 +727,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             if let p @ Value::Ptr(Ptr::Cell(_)) = arg(args, 4) {
                 write_through(&p, Value::unknown("written by `clCreateBuffer`"));
             }
-            Ok(Some(Value::device_allocation(arg(args, 2))))
+            Ok(Some(device_data::allocation(arg(args, 2))))
         }
         "memset" => {
             memset(

@@ -1,20 +1,141 @@
 //! What the host writes into device memory, followed so that a kernel whose work depends on
 //! its data (a CSR's row offsets, a model's parameters in a small array) is emulated on the
 //! data the program gives it, not on zeros: `cudaMemcpy` from host memory (or another
-//! allocation) and `cudaMemset`, into allocations of at most
-//! [`DEVICE_DATA_MAX`](super::value::DEVICE_DATA_MAX) bytes.
+//! allocation) and `cudaMemset`, into allocations of at most [`DEVICE_DATA_MAX`] bytes. A
+//! launch keeps the bytes as they are when it is made ([`at_launch`]).
 //!
 //! Bytes are written as C lays the host's values out (little-endian, the element type of the
 //! source pointer). An element whose value kerncast does not know (one the program never set,
 //! one read from a file) is written as zero, the emulator's fill for data it does not have,
 //! and the allocation keeps why. A copy kerncast cannot follow at all (a size it does not
-//! know, records, a copy on one side of an undecided condition) loses the whole allocation's
-//! contents, with why: the emulator then runs on zeros, and says so.
+//! know, records, a copy on one side of an undecided condition, copies in a loop not followed
+//! to its end) loses the whole allocation's contents, with why: the emulator then runs on
+//! zeros, and says so.
 
-use super::value::{DeviceData, DevicePtr, Ptr, Value};
+use super::value::{Ptr, Value};
 use crate::ast::Ty;
 use std::cell::RefCell;
 use std::rc::Rc;
+
+/// The largest allocation whose contents are followed: the emulator's data for the kernels
+/// whose work depends on it (a CSR's row offsets, a model's parameters).
+pub const DEVICE_DATA_MAX: i128 = 1 << 16;
+
+/// A pointer into device memory.
+#[derive(Clone, Debug)]
+pub struct DevicePtr {
+    /// The bytes from this pointer to the end of its allocation, an `Int`, or `Unknown` with
+    /// why (a size read from a file, the pitch `cudaMallocPitch` chooses).
+    pub left: Rc<Value>,
+    /// The allocation's contents as the host wrote them, and this pointer's byte offset into
+    /// it, where both are followed.
+    pub data: Option<(Rc<RefCell<DeviceData>>, i64)>,
+}
+
+/// What the host put in one device allocation.
+#[derive(Clone, Debug)]
+pub struct DeviceData {
+    /// The allocation's size in bytes.
+    size: usize,
+    /// Its bytes once the host writes some (zero where it wrote nothing), else empty. Shared
+    /// with the launches that saw them, and copied when written after.
+    bytes: Rc<Vec<u8>>,
+    /// Why the contents are no longer followed (a copy of data kerncast does not know).
+    lost: Option<Rc<str>>,
+    /// Whether the allocation was passed to a kernel, which may have written it.
+    launched: bool,
+    /// Why some bytes are zeros standing for host values kerncast does not know (the first).
+    zeros_for: Option<Rc<str>>,
+}
+
+/// An allocation's bytes from a pointer to its end, as [`DevicePtr::contents`] gives them.
+pub struct Contents {
+    pub bytes: Rc<Vec<u8>>,
+    /// Whether a kernel ran on the allocation since the host wrote them.
+    pub launched: bool,
+    pub zeros_for: Option<Rc<str>>,
+}
+
+/// A pointer to a new device allocation of `bytes`, whose contents are followed when its size
+/// is known and at most [`DEVICE_DATA_MAX`].
+pub fn allocation(bytes: Value) -> Value {
+    let mut p = Value::device(bytes);
+    if let Value::Ptr(Ptr::Device(d)) = &mut p {
+        if let Value::Int(n @ 0..=DEVICE_DATA_MAX) = *d.left {
+            let data = DeviceData {
+                size: n as usize,
+                bytes: Rc::new(Vec::new()),
+                lost: None,
+                launched: false,
+                zeros_for: None,
+            };
+            d.data = Some((Rc::new(RefCell::new(data)), 0));
+        }
+    }
+    p
+}
+
+/// `v` as a launch keeps it: its device pointers (a by-value struct's pointer fields too)
+/// with their allocations' bytes as they are now (or `lost`, why they are not followed);
+/// each allocation is then marked as passed to a kernel, which may write it.
+pub fn at_launch(v: &Value, lost: Option<&Rc<str>>) -> Value {
+    match v {
+        Value::Ptr(Ptr::Device(d)) => {
+            let mut d = d.clone();
+            if let Some((data, at)) = &d.data {
+                let mut now = data.borrow().clone();
+                if now.lost.is_none() {
+                    now.lost = lost.cloned();
+                }
+                data.borrow_mut().launched = true;
+                d.data = Some((Rc::new(RefCell::new(now)), *at));
+            }
+            Value::Ptr(Ptr::Device(d))
+        }
+        Value::Record(r) => {
+            let points = |f: &Value| matches!(f, Value::Ptr(Ptr::Device(_)) | Value::Record(_));
+            if !r.borrow().fields.values().any(points) {
+                return v.clone();
+            }
+            // a copy: the record is the program's own
+            let copy = v.copy();
+            if let Value::Record(c) = &copy {
+                for f in c.borrow_mut().fields.values_mut() {
+                    *f = at_launch(f, lost);
+                }
+            }
+            copy
+        }
+        _ => v.clone(),
+    }
+}
+
+impl DevicePtr {
+    /// The contents from this pointer to the allocation's end, as the host wrote them, or
+    /// why there are none.
+    pub fn contents(&self) -> Result<Contents, Rc<str>> {
+        let Some((data, at)) = &self.data else {
+            return Err("an allocation whose contents kerncast does not follow".into());
+        };
+        let d = data.borrow();
+        if let Some(why) = &d.lost {
+            return Err(why.clone());
+        }
+        if d.bytes.is_empty() {
+            return Err("nothing the host wrote".into());
+        }
+        let at = usize::try_from(*at).map_err(|_| Rc::from("a pointer before its allocation"))?;
+        let bytes = match at {
+            0 => d.bytes.clone(),
+            _ => Rc::new(d.bytes.get(at..).unwrap_or_default().to_vec()),
+        };
+        Ok(Contents {
+            bytes,
+            launched: d.launched,
+            zeros_for: d.zeros_for.clone(),
+        })
+    }
+}
 
 /// `dst` gets `bytes` bytes from `src`, host memory whose elements are `elem` (or another
 /// allocation). `certain`: the copy surely runs (not on one side of an undecided condition).
@@ -69,16 +190,18 @@ fn write(data: &Rc<RefCell<DeviceData>>, at: i64, written: Written) {
     let range = usize::try_from(at).ok().and_then(|at| {
         let (w, _) = written.as_ref().ok()?;
         let end = at.checked_add(w.len())?;
-        (end <= d.bytes.len()).then_some(at..end)
+        (end <= d.size).then_some(at..end)
     });
     match (written, range) {
         (Ok((w, zeros_for)), Some(r)) => {
             // the host's bytes again, wherever a kernel wrote before
-            if r.len() == d.bytes.len() {
+            if r.len() == d.size {
                 d.launched = false;
             }
-            Rc::make_mut(&mut d.bytes)[r].copy_from_slice(&w);
-            d.written = true;
+            let size = d.size;
+            let bytes = Rc::make_mut(&mut d.bytes);
+            bytes.resize(size, 0);
+            bytes[r].copy_from_slice(&w);
             if d.zeros_for.is_none() {
                 d.zeros_for = zeros_for.map(Rc::from);
             }

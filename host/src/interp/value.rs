@@ -49,106 +49,7 @@ pub enum Ptr {
     Device(DevicePtr),
 }
 
-/// A pointer into device memory.
-#[derive(Clone, Debug)]
-pub struct DevicePtr {
-    /// The bytes from this pointer to the end of its allocation, an `Int`, or `Unknown` with
-    /// why (a size read from a file, the pitch `cudaMallocPitch` chooses).
-    pub left: Rc<Value>,
-    /// The allocation's contents as the host wrote them, and this pointer's byte offset into
-    /// it, where both are followed.
-    pub data: Option<(Rc<RefCell<DeviceData>>, i64)>,
-}
-
-/// What the host put in one device allocation (`cudaMemcpy` from host memory, `cudaMemset`).
-#[derive(Clone, Debug)]
-pub struct DeviceData {
-    /// The allocation's bytes: zero where the host wrote nothing. Shared with the launches
-    /// that saw them, and copied when written after.
-    pub bytes: Rc<Vec<u8>>,
-    /// Whether the host wrote any of them.
-    pub written: bool,
-    /// Why the contents are no longer followed (a copy of data kerncast does not know).
-    pub lost: Option<Rc<str>>,
-    /// Whether the allocation was passed to a kernel, which may have written it.
-    pub launched: bool,
-    /// Why some bytes are zeros standing for host values kerncast does not know (the first).
-    pub zeros_for: Option<Rc<str>>,
-}
-
-/// An allocation's bytes from a pointer to its end, as [`DevicePtr::contents`] gives them.
-pub struct Contents {
-    pub bytes: Rc<Vec<u8>>,
-    /// Whether a kernel ran on the allocation since the host wrote them.
-    pub launched: bool,
-    pub zeros_for: Option<Rc<str>>,
-}
-
-/// `v` as a launch keeps it: its device pointers (a by-value struct's pointer fields too)
-/// with their allocations' bytes as they are now (or `lost`, why they are not followed);
-/// each allocation is then marked as passed to a kernel, which may write it.
-pub fn at_launch(v: &Value, lost: Option<&Rc<str>>) -> Value {
-    match v {
-        Value::Ptr(Ptr::Device(d)) => {
-            let mut d = d.clone();
-            if let Some((data, at)) = &d.data {
-                let mut now = data.borrow().clone();
-                if now.lost.is_none() {
-                    now.lost = lost.cloned();
-                }
-                data.borrow_mut().launched = true;
-                d.data = Some((Rc::new(RefCell::new(now)), *at));
-            }
-            Value::Ptr(Ptr::Device(d))
-        }
-        Value::Record(r) => {
-            let points = |f: &Value| matches!(f, Value::Ptr(Ptr::Device(_)) | Value::Record(_));
-            if !r.borrow().fields.values().any(points) {
-                return v.clone();
-            }
-            // a copy: the record is the program's own
-            let copy = v.copy();
-            if let Value::Record(c) = &copy {
-                for f in c.borrow_mut().fields.values_mut() {
-                    *f = at_launch(f, lost);
-                }
-            }
-            copy
-        }
-        _ => v.clone(),
-    }
-}
-
-/// The largest allocation whose contents are followed: the emulator's data for the kernels
-/// whose work depends on it (a CSR's row offsets, a model's parameters).
-pub const DEVICE_DATA_MAX: i128 = 1 << 16;
-
-impl DevicePtr {
-    /// The contents from this pointer to the allocation's end, as the host wrote them, or
-    /// why there are none.
-    pub fn contents(&self) -> Result<Contents, Rc<str>> {
-        let Some((data, at)) = &self.data else {
-            return Err("an allocation whose contents kerncast does not follow".into());
-        };
-        let d = data.borrow();
-        if let Some(why) = &d.lost {
-            return Err(why.clone());
-        }
-        if !d.written {
-            return Err("nothing the host wrote".into());
-        }
-        let at = usize::try_from(*at).map_err(|_| Rc::from("a pointer before its allocation"))?;
-        let bytes = match at {
-            0 => d.bytes.clone(),
-            _ => Rc::new(d.bytes.get(at..).unwrap_or_default().to_vec()),
-        };
-        Ok(Contents {
-            bytes,
-            launched: d.launched,
-            zeros_for: d.zeros_for.clone(),
-        })
-    }
-}
+pub use super::device_data::{at_launch, DevicePtr};
 
 #[derive(Clone, Debug, Default)]
 pub struct Record {
@@ -333,27 +234,6 @@ impl Value {
             left: Rc::new(bytes),
             data: None,
         }))
-    }
-
-    /// A new device allocation of `bytes`, whose contents the host writes are followed when
-    /// its size is known and at most [`DEVICE_DATA_MAX`].
-    pub fn device_allocation(bytes: Value) -> Value {
-        let mut p = Value::device(bytes);
-        if let Value::Ptr(Ptr::Device(d)) = &mut p {
-            if let Value::Int(n @ 0..=DEVICE_DATA_MAX) = *d.left {
-                d.data = Some((
-                    Rc::new(RefCell::new(DeviceData {
-                        bytes: Rc::new(vec![0; n as usize]),
-                        written: false,
-                        lost: None,
-                        launched: false,
-                        zeros_for: None,
-                    })),
-                    0,
-                ));
-            }
-        }
-        p
     }
 
     /// What device pointers that may each be the value agree on (two sides of a condition,
