@@ -1145,22 +1145,7 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
 /// The size in bytes of what the `i`-th argument of a call points at, from its type before
 /// any conversion to `void*`.
 fn pointee_bytes(e: &Expr, i: usize) -> Option<i128> {
-    use crate::ast::{ExprKind, Ty};
-    let ExprKind::Call(c) = &e.kind else {
-        return None;
-    };
-    let mut a = c.args.get(i)?;
-    loop {
-        if let Ty::Pointer(t) = &a.ty {
-            if **t != Ty::Void {
-                return ty_bytes(t);
-            }
-        }
-        match &a.kind {
-            ExprKind::Cast(x) => a = x,
-            _ => return None,
-        }
-    }
+    ty_bytes(&pointee_ty(e, i)?)
 }
 
 /// The element type argument `i` of call `e` points to, seen through casts to `void*`.
