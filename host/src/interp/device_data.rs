@@ -216,6 +216,10 @@ fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>) -> Written {
     if let Value::Ptr(Ptr::Device(d)) = src {
         // device to device
         let c = d.contents().map_err(|why| format!("a copy from {why}"))?;
+        if c.launched {
+            // what a kernel wrote there is not what the host did
+            return Err("a copy from an allocation a kernel ran on".into());
+        }
         return c
             .bytes
             .get(..usize::try_from(n).unwrap_or(usize::MAX))

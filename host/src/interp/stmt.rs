@@ -283,11 +283,8 @@ impl Interp<'_> {
         self.forget(&written, why);
         if self.device_data_lost.is_none() && s.iter().any(|s| copies_to_device(s)) {
             self.device_data_lost = Some(
-                format!(
-                    "copied into by {}",
-                    why.trim_start_matches("it is written by ")
-                )
-                .into(),
+                format!("copies into device memory in a loop not followed to its end ({why})")
+                    .into(),
             );
         }
     }

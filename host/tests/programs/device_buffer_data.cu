@@ -1,20 +1,23 @@
 /* kerncast-expect
 show: buffer_data
-41: rows(int const*, float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000}
-42: scale(double const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 par=ptr} data{par=000000000000e03f00000000000000400000000000000000?{an uninitialised variable}}
-43: fill(unsigned char*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {b=ptr n=4} data{b=07070707}
-44: rows(int const*, float*, int) <<<(1,1,1), (64,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000!}
-47: rows(int const*, float*, int) <<<(1,1,1), (128,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000040000000500000009000000}
-60: rows(int const*, float*, int) <<<(1,1,1), (256,1,1), 0>>> x1 {n=3 offs=ptr out=ptr}
-64: rows(int const*, float*, int) <<<(2,1,1), (32,1,1), 0>>> x1 {n=1 offs=ptr out=ptr}
+47: rows(int const*, float*, int) <<<(3,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000}
+48: rows(int const*, float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000}
+49: scale(double const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 par=ptr} data{par=000000000000e03f00000000000000400000000000000000?{an uninitialised variable}}
+50: fill(unsigned char*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {b=ptr n=4} data{b=07070707}
+51: rows(int const*, float*, int) <<<(1,1,1), (64,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000!}
+55: rows(int const*, float*, int) <<<(4,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr}
+58: rows(int const*, float*, int) <<<(1,1,1), (128,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000040000000500000009000000}
+71: rows(int const*, float*, int) <<<(1,1,1), (256,1,1), 0>>> x1 {n=3 offs=ptr out=ptr}
+75: rows(int const*, float*, int) <<<(2,1,1), (32,1,1), 0>>> x1 {n=1 offs=ptr out=ptr}
 */
 // What the host writes into device memory reaches the launches that read it, as C lays it
 // out: offs holds the ints 0, 3, 5, 9 (little-endian), par the doubles 0.5 and 2 with a third
-// the program never sets (zero, and the reader says why); the launch of line 36 comes after
-// one on offs, which may have written it (`!`); after the whole of offs is copied again
-// the host's bytes are the launch's own. A memset fills bytes; a copy on one side of a
-// condition the reader cannot decide (on a number read from a file) loses the allocation's data, and
-// a copy of half an element is not followed.
+// the program never sets (zero, and the reader says why). The second launch on offs comes
+// after one that may have written it (`!`); once the whole of offs is copied again, the
+// host's bytes are the launch's own. A device-to-device copy carries the bytes (dup), but
+// not once a kernel ran on the source (late), whose bytes may then be the kernel's. A memset
+// fills bytes; a copy on one side of a condition the reader cannot decide (on a number read
+// from a file) loses the allocation's data, and a copy of half an element is not followed.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -38,10 +41,18 @@ int main(int argc, char** argv) {
   unsigned char* b;
   cudaMalloc(&b, 4);
   cudaMemset(b, 7, 4);
+  int* dup;
+  cudaMalloc(&dup, sizeof(h));
+  cudaMemcpy(dup, offs, sizeof(h), cudaMemcpyDeviceToDevice);
+  rows<<<3, 32>>>(dup, out, 3);
   rows<<<1, 32>>>(offs, out, 3);
   scale<<<1, 32>>>(par, 3);
   fill<<<1, 32>>>(b, 4);
   rows<<<1, 64>>>(offs, out, 3);
+  int* late;
+  cudaMalloc(&late, sizeof(h));
+  cudaMemcpy(late, offs, sizeof(h), cudaMemcpyDeviceToDevice);
+  rows<<<4, 32>>>(late, out, 3);
   h[1] = 4;
   cudaMemcpy(offs, h, sizeof(h), cudaMemcpyHostToDevice);
   rows<<<1, 128>>>(offs, out, 3);
