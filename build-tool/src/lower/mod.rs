@@ -1,11 +1,11 @@
 //! Lowering drivers: turn a kernel source (`.cu`, `.cl`, `.ll`/`.bc`, `.ptx`) into PTX text.
 //!
 //! Everything downstream (parser, counting, models) reads PTX, so this module is the single door
-//! through which sources enter kerncast. It picks a front end (nvcc, clang-19, LLVM's NVPTX back end
-//! or none), runs it with line info on so PTX carries `.loc`, and normalises host paths in `.file`
-//! directives so that the same source gives byte-identical PTX wherever it is lowered. A missing
-//! compiler is an error naming the tool and `cargo xtask bootstrap`; a compile failure carries the
-//! compiler's own `file:line` diagnostics.
+//! through which sources enter kerncast. It picks a front end (nvcc, clang-19, LLVM's NVPTX back
+//! end or none), runs it with line info on so PTX carries `.loc`, and normalises host paths in
+//! `.file` directives so that the same source gives byte-identical PTX wherever it is lowered. A
+//! missing compiler is an error naming the tool and `cargo xtask bootstrap`; a compile failure
+//! carries the compiler's own `file:line` diagnostics.
 
 mod args;
 mod build_options;
@@ -140,7 +140,8 @@ impl Default for LowerOptions {
 pub struct Lowered {
     pub ptx: String,
     pub frontend: Frontend,
-    /// The command that ran, for reports and error messages (`LLVM 19 NVPTX (…kerncast-llvm): …` for llvm).
+    /// The command that ran, for reports and error messages (`LLVM 19 NVPTX (…/kerncast-llvm):
+    /// …` for llvm).
     pub command: String,
     /// What the report should say of every kernel of the source because of how it was lowered.
     pub notes: Vec<String>,
