@@ -507,20 +507,25 @@ mod tests {
         }
     }
 
+    /// `k(float* src, float* dst, int n)`, with which parameters decide its counts.
+    fn kernel(deciding: Vec<bool>) -> KernelInfo {
+        KernelInfo {
+            entry: "_Z1kPfS_i".into(),
+            demangled: "k".into(),
+            params: vec!["src".into(), "dst".into(), "n".into()],
+            pointers: vec![true, true, false],
+            deciding,
+            dynamic_shared: false,
+            file: "main.cu".into(),
+        }
+    }
+
     /// A workload's buffers are sized by the kernel's parameter names (the host's declaration
     /// may name them otherwise), each the largest any of its launches allocates; a size the
     /// host does not know adds nothing.
     #[test]
     fn a_workload_sizes_each_buffer_by_the_largest_allocation_of_its_launches() {
-        let k = KernelInfo {
-            entry: "_Z1kPfS_i".into(),
-            demangled: "k".into(),
-            params: vec!["src".into(), "dst".into(), "n".into()],
-            pointers: vec![true, true, false],
-            deciding: vec![false, false, true],
-            dynamic_shared: false,
-            file: "main.cu".into(),
-        };
+        let k = kernel(vec![false, false, true]);
         let args = [
             ("a", Scalar::Other("ptr".into())),
             ("b", Scalar::Other("ptr".into())),
@@ -548,15 +553,7 @@ mod tests {
     /// allocation marks it so; data that differs between the launches is left out.
     #[test]
     fn a_workload_takes_the_hosts_data_only_where_its_launches_agree() {
-        let k = KernelInfo {
-            entry: "_Z1kPfS_i".into(),
-            demangled: "k".into(),
-            params: vec!["src".into(), "dst".into(), "n".into()],
-            pointers: vec![true, true, false],
-            deciding: vec![true, false, false],
-            dynamic_shared: false,
-            file: "main.cu".into(),
-        };
+        let k = kernel(vec![true, false, false]);
         let args = [
             ("a", Scalar::Other("ptr".into())),
             ("b", Scalar::Other("ptr".into())),
