@@ -789,6 +789,7 @@ fn interpolate(
         launch: Some(Launch { grid, block }),
         regs_per_thread: samples[0].1.regs_per_thread,
         shared_bytes_per_block: samples[0].1.shared_bytes_per_block,
+        local_bytes_per_thread: samples[0].1.local_bytes_per_thread,
         ..Default::default()
     };
     let mut bad = Vec::new();
@@ -1618,7 +1619,8 @@ impl Target {
         })
     }
 
-    /// The global memory traffic the kernel's sectors and the L2 model give.
+    /// The DRAM traffic the kernel's global sectors and the L2 model give, with the local
+    /// sectors whose frames outgrow the L2.
     pub fn dram_traffic(&self, stats: &BoundStats, hints: &BTreeMap<String, f64>) -> DramTraffic {
         let sector_bytes = 32.0
             * stats.sum_where(|f| {
@@ -1641,10 +1643,13 @@ impl Target {
             &mut Vec::new(),
         )
         .unwrap_or(0.0);
+        let local_bytes =
+            kerncast_models::l2::local_dram_bytes(&input, &self.device, &mut Vec::new());
         DramTraffic {
             sector_bytes,
             l2_hit_rate,
-            bytes: sector_bytes * (1.0 - l2_hit_rate),
+            local_bytes,
+            bytes: sector_bytes * (1.0 - l2_hit_rate) + local_bytes,
         }
     }
 

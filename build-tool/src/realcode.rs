@@ -1461,6 +1461,7 @@ mod tests {
         k.dram = Some(crate::report::DramTraffic {
             sector_bytes: 4096.0,
             l2_hit_rate: 0.5,
+            local_bytes: 0.0,
             bytes: 2048.0,
         });
         let m = Measured {

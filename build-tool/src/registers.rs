@@ -98,6 +98,9 @@ impl Assembled {
         match self.of(entry) {
             Ok(r) => {
                 stats.regs_per_thread = Some(r.regs_per_thread);
+                // the frame ptxas allocates, spills included; the PTX's declarations may have
+                // been promoted to registers or grown
+                stats.local_bytes_per_thread = Some(r.stack_frame_bytes.max(r.local_bytes));
                 let relocatable = if self.relocatable {
                     " -c, as the module calls functions it does not define"
                 } else {
@@ -165,6 +168,7 @@ mod tests {
             regs_per_thread: regs,
             spill_store_bytes: spill,
             spill_load_bytes: spill,
+            stack_frame_bytes: spill,
             ..Resources::default()
         };
         Assembled {
@@ -183,7 +187,13 @@ mod tests {
             notes,
             ["registers: 40 per thread (ptxas -arch=sm_80), for occupancy"]
         );
+        assert_eq!(stats.local_bytes_per_thread, Some(0));
         let notes = measured(255, 96).apply("k", &mut stats);
+        assert_eq!(
+            stats.local_bytes_per_thread,
+            Some(96),
+            "the frame holds the spills"
+        );
         assert!(
             notes[1].contains("96 bytes stored and 96 loaded"),
             "{notes:?}"

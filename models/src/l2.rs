@@ -27,6 +27,7 @@ use crate::device::Device;
 use crate::model::{ModelInput, Result, HINT_FOOTPRINT_BYTES, HINT_L2_HIT_RATE};
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::reuse::{Reuse, ReuseProfile};
+use kerncast_passes::stats::{Feature, Space};
 
 const SECTOR_BYTES: f64 = 32.0;
 
@@ -86,6 +87,60 @@ pub fn l2_hit_from_footprint(traffic: f64, footprint: f64, l2_bytes: f64) -> f64
     };
     let dram = f + (traffic - f) * (1.0 - fits);
     (1.0 - dram / traffic).clamp(0.0, 1.0)
+}
+
+/// DRAM bytes of the kernel's local-memory traffic: local arrays and stack frames the PTX
+/// declares (register spills ptxas adds are not in the counts). Every resident thread owns a
+/// frame of `local_bytes_per_thread`, so the frames of the threads resident at once are the data
+/// the local sectors cycle through. A frame is written before it is read, so nothing is fetched
+/// on a first touch; a request misses with the probability that its sector was evicted, taken as
+/// 1 − L2 / footprint once the frames outgrow the L2 (random replacement, as for global
+/// re-touches), else 0. Left out as for global traffic: the L1, which serves some local loads,
+/// and the write-back of frames still dirty when the kernel ends.
+pub fn local_dram_bytes(input: &ModelInput, d: &Device, notes: &mut Vec<String>) -> f64 {
+    let s = &input.stats;
+    let sectors = s.sum_where(|f| {
+        matches!(
+            f,
+            Feature::Sectors {
+                space: Space::Local,
+                ..
+            }
+        )
+    });
+    let traffic = SECTOR_BYTES * sectors;
+    if traffic <= 0.0 {
+        return 0.0;
+    }
+    let resident = concurrent_blocks(input, d)
+        .zip(s.launch.as_ref())
+        .map(|(blocks, l)| blocks * l.threads_per_block() as f64);
+    let (Some(frame), Some(resident), Some(l2)) =
+        (s.local_bytes_per_thread, resident, d.hw.l2_bytes.as_ref())
+    else {
+        notes.push(format!(
+            "local memory: {:.3} GB of sectors taken to stay on chip (the frame size, the \
+             occupancy or the L2 size is unknown)",
+            traffic / 1e9
+        ));
+        return 0.0;
+    };
+    let footprint = resident * frame as f64;
+    let l2 = l2.value as f64;
+    let miss = if footprint > l2 {
+        1.0 - l2 / footprint
+    } else {
+        0.0
+    };
+    notes.push(format!(
+        "local memory: {:.3} GB of sectors; frames of {frame} B × {resident:.0} resident threads \
+         = {:.2} MB against a {:.2} MB L2, so {:.0} % of them reach DRAM",
+        traffic / 1e9,
+        footprint / 1048576.0,
+        l2 / 1048576.0,
+        100.0 * miss
+    ));
+    traffic * miss
 }
 
 /// Blocks resident at once over the device: blocks per SM (threads, blocks, registers and
@@ -241,6 +296,52 @@ impl ProfileHit {
 mod tests {
     use super::*;
     use kerncast_passes::reuse::from_touches;
+
+    /// `blocks` blocks of 256 threads storing 10 local sectors per warp, frames of `frame` B.
+    fn local_input(blocks: u64, frame: Option<u64>) -> ModelInput {
+        use kerncast_passes::stats::{BoundStats, Dir, Launch};
+        let mut s = BoundStats {
+            launch: Some(Launch {
+                grid: [blocks, 1, 1],
+                block: [256, 1, 1],
+            }),
+            local_bytes_per_thread: frame,
+            ..Default::default()
+        };
+        s.features.insert(
+            Feature::Sectors {
+                space: Space::Local,
+                dir: Dir::Store,
+            },
+            10.0 * 8.0 * blocks as f64,
+        );
+        ModelInput::new(s)
+    }
+
+    #[test]
+    fn local_traffic_reaches_dram_once_the_resident_frames_outgrow_the_l2() {
+        let d = Device::load("rtx-3080").unwrap();
+        let mut notes = Vec::new();
+        // 68 SMs × 1536 threads resident, 5 MiB of L2: frames of 1 KiB fill 102 MiB
+        let many = local_input(100_000, Some(1024));
+        let traffic = 32.0 * 10.0 * 8.0 * 100_000.0;
+        let resident = 68.0 * 1536.0;
+        let want = traffic * (1.0 - 5.0 * 1048576.0 / (resident * 1024.0));
+        let got = local_dram_bytes(&many, &d, &mut notes);
+        assert!((got - want).abs() < 1e-6 * want, "{got} against {want}");
+        assert!(notes[0].contains("% of them reach DRAM"), "{notes:?}");
+        // 16 bytes each: 1.6 MiB of frames stay in the L2
+        assert_eq!(
+            local_dram_bytes(&local_input(100_000, Some(16)), &d, &mut notes),
+            0.0
+        );
+        // no frame size: on chip, and said so
+        assert_eq!(
+            local_dram_bytes(&local_input(100_000, None), &d, &mut notes),
+            0.0
+        );
+        assert!(notes.last().unwrap().contains("frame size"), "{notes:?}");
+    }
 
     #[test]
     fn l2_hit_rate_from_footprint() {

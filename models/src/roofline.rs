@@ -28,7 +28,7 @@
 //! the L1's share is unknown and there is no L2 roof; a note says why.
 
 use crate::device::{Clocks, Device};
-use crate::l2::l2_hit_rate;
+use crate::l2::{l2_hit_rate, local_dram_bytes};
 use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
 use kerncast_passes::reuse::Reuse;
 use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, OpKind, Space};
@@ -269,7 +269,8 @@ impl Model for RooflineModel {
         if let Some(per_sm) = &d.hw.tensor_f16_f32_fma_per_sm {
             put("tensor", tensor_fmas / rate(per_sm.value as f64));
         }
-        put("dram", traffic * (1.0 - hit) / dram_bw);
+        let local = local_dram_bytes(input, d, &mut notes);
+        put("dram", (traffic * (1.0 - hit) + local) / dram_bw);
         if traffic > 0.0 {
             match l2_time(s, d, clocks.core_mhz) {
                 Ok((t, note)) => {

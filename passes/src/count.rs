@@ -112,6 +112,9 @@ pub struct KernelStats {
     pub assumptions: Vec<Assumption>,
     /// Static shared memory per block, bytes.
     pub shared_bytes: u64,
+    /// The kernel's `.local` declarations, bytes per thread.
+    #[serde(default)]
+    pub local_bytes: u64,
     /// Dynamic (`extern __shared__`) arrays, sized by the launch: `dynamic_shared_bytes`.
     pub dynamic_shared: Vec<String>,
     #[serde(skip)]
@@ -586,6 +589,11 @@ fn analyze_launch(
         hints: doms.hints,
         assumptions,
         shared_bytes: shared.static_bytes,
+        local_bytes: f
+            .var_decls()
+            .filter(|d| d.space == crate::ptx::StateSpace::Local)
+            .map(|d| d.size_bytes().unwrap_or(0))
+            .sum(),
         dynamic_shared,
         function: Some(f.clone()),
         specialized: false,
@@ -1289,7 +1297,15 @@ impl KernelStats {
                         )
                         .map_err(cerr)
                     };
-                    (count(32)?, count(128)?)
+                    if r.space == Space::Local {
+                        // interleaved (classify::warp): a line per distinct word of the
+                        // lanes' frames, a sector per word and group of 8 lanes of a warp
+                        let words = count(4)?;
+                        let lanes = self.block.iter().product::<u64>().min(32);
+                        (words.map(|w| w * lanes.div_ceil(8) as f64), words)
+                    } else {
+                        (count(32)?, count(128)?)
+                    }
                 }
             };
             match (sec, lin) {
@@ -1356,6 +1372,7 @@ impl KernelStats {
             }),
             regs_per_thread: None,
             shared_bytes_per_block: Some(self.shared_bytes + dynamic_bytes.unwrap_or(0.0) as u64),
+            local_bytes_per_thread: Some(self.local_bytes),
             features,
             block_execs,
             assumptions,

@@ -484,6 +484,11 @@ pub struct BoundStats {
     /// Registers per thread and static shared memory per block, when known (ptxas -v or the PTX).
     pub regs_per_thread: Option<u32>,
     pub shared_bytes_per_block: Option<u64>,
+    /// Local memory one thread's frame holds, bytes: ptxas's stack frame when ptxas ran, else
+    /// the kernel's `.local` declarations. With the threads resident at once it is the
+    /// footprint of the local traffic in the caches.
+    #[serde(default)]
+    pub local_bytes_per_thread: Option<u64>,
     #[serde(with = "feature_map")]
     pub features: BTreeMap<Feature, f64>,
     /// Executions of each basic block of the kernel's CFG (by block index in `cfg`), so models that

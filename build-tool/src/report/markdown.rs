@@ -93,7 +93,14 @@ fn render_as_given(r: &Report) -> String {
                 "Global memory: {} in 32-byte sectors, L2 hit rate {:.1} %, {} from DRAM.\n",
                 fmt_bytes(d.sector_bytes),
                 d.l2_hit_rate * 100.0,
-                fmt_bytes(d.bytes)
+                fmt_bytes(d.bytes - d.local_bytes)
+            );
+        }
+        if let Some(d) = k.dram.as_ref().filter(|d| d.local_bytes > 0.0) {
+            let _ = writeln!(
+                s,
+                "Local memory: {} from DRAM (the frames of the resident threads outgrow the L2).\n",
+                fmt_bytes(d.local_bytes)
             );
         }
         if !k.breakdown.is_empty() {

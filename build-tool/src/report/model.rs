@@ -244,7 +244,11 @@ pub struct DramTraffic {
     /// The fraction of them the L2 serves (0 where the L2 model has no hit rate; its note
     /// says so).
     pub l2_hit_rate: f64,
-    /// The bytes that reach DRAM: `sector_bytes × (1 − l2_hit_rate)`.
+    /// Bytes of local-memory sectors (local arrays, stack frames) that reach DRAM because the
+    /// frames of the threads resident at once outgrow the L2.
+    #[serde(default)]
+    pub local_bytes: f64,
+    /// The bytes that reach DRAM: `sector_bytes × (1 − l2_hit_rate) + local_bytes`.
     pub bytes: f64,
 }
 

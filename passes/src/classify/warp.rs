@@ -10,6 +10,12 @@
 //! lanes of one warp access (each lane's access spans `width` bytes), counted for the global and
 //! local spaces only.
 //!
+//! **Local memory** is interleaved by the hardware: 4-byte word `k` of lane `l`'s frame lies at
+//! byte `(32 k + l) · 4` of its warp's local window, so a warp whose lanes access the same offset
+//! reads one whole 128-byte line per word. [`local_sectors`] and [`local_lines`] count in that
+//! layout from the lanes' frame offsets: a line per distinct word, a sector per distinct word
+//! and group of 8 lanes.
+//!
 //! **Shared wavefronts**: lanes are processed in phases of 128 bytes (32 lanes for accesses up to
 //! 32 bits, 16 lanes for 64-bit, 8 for 128-bit). In a phase each lane touches `width/4` 4-byte
 //! words (at least one); bank = word mod 32; the phase costs the largest number of *distinct*
@@ -273,6 +279,37 @@ pub fn sectors(lanes: &[LaneAccess], width: u64) -> u64 {
 /// 128-byte lines touched by one warp access.
 pub fn lines(lanes: &[LaneAccess], width: u64) -> u64 {
     segments(lanes, width, 128)
+}
+
+/// The (word, lane) slots of a local access: lanes' `addr` are offsets in their own frames.
+fn local_slots(lanes: &[LaneAccess], width: u64) -> Vec<(u64, u32)> {
+    let mut slots: Vec<(u64, u32)> = lanes
+        .iter()
+        .flat_map(|l| (l.addr / 4..=(l.addr + width.max(1) - 1) / 4).map(move |w| (w, l.lane)))
+        .collect();
+    slots.sort_unstable();
+    slots.dedup();
+    slots
+}
+
+/// 32-byte sectors of one warp access to local memory (module doc): distinct (word, lane / 8).
+pub fn local_sectors(lanes: &[LaneAccess], width: u64) -> u64 {
+    let mut s: Vec<(u64, u32)> = local_slots(lanes, width)
+        .into_iter()
+        .map(|(w, lane)| (w, lane / 8))
+        .collect();
+    s.dedup();
+    s.len() as u64
+}
+
+/// 128-byte lines of one warp access to local memory (module doc): distinct words.
+pub fn local_lines(lanes: &[LaneAccess], width: u64) -> u64 {
+    let mut w: Vec<u64> = local_slots(lanes, width)
+        .into_iter()
+        .map(|(w, _)| w)
+        .collect();
+    w.dedup();
+    w.len() as u64
 }
 
 /// Shared-memory wavefronts of one warp access (see the module doc).
@@ -573,6 +610,20 @@ mod tests {
         assert_eq!(sectors(&row(32, |_| 0), 4), 1);
         assert_eq!(sectors(&row(32, |l| 128 * l), 4), 32);
         assert_eq!(lines(&row(1, |_| 126), 4), 2);
+    }
+
+    #[test]
+    fn local_accesses_count_in_the_interleaved_layout() {
+        // the same offset in every lane's frame: one line per word, four sectors each
+        assert_eq!(local_lines(&row(32, |_| 12), 4), 1);
+        assert_eq!(local_sectors(&row(32, |_| 12), 4), 4);
+        assert_eq!(local_lines(&row(32, |_| 16), 8), 2);
+        assert_eq!(local_sectors(&row(32, |_| 16), 16), 16);
+        // lanes at different words of their frames each fill a line of their own
+        assert_eq!(local_lines(&row(32, |l| 4 * (l % 4)), 4), 4);
+        assert_eq!(local_sectors(&row(32, |l| 4 * (l % 4)), 4), 16);
+        // half a warp: two groups of 8 lanes
+        assert_eq!(local_sectors(&row(16, |_| 0), 4), 2);
     }
 
     #[test]

@@ -375,6 +375,7 @@ fn finish(
         kernel: f.name.clone(),
         launch: Some(*launch),
         shared_bytes_per_block: Some(prog.shared_bytes),
+        local_bytes_per_thread: Some(prog.local_bytes),
         features: feats.into_iter().map(|(k, v)| (k, v as f64)).collect(),
         ..Default::default()
     };
@@ -896,8 +897,17 @@ impl Ctx<'_> {
         site.warps += 1;
         site.evidence.observe(acc);
         if classify::counts_sectors(space) {
-            let s = classify::warp::sectors(acc, width);
-            let li = classify::warp::lines(acc, width);
+            let (s, li) = if space == Space::Local {
+                (
+                    classify::warp::local_sectors(acc, width),
+                    classify::warp::local_lines(acc, width),
+                )
+            } else {
+                (
+                    classify::warp::sectors(acc, width),
+                    classify::warp::lines(acc, width),
+                )
+            };
             self.counts.add(Feature::Sectors { space, dir }, s);
             self.counts.add(Feature::Lines { space, dir }, li);
         }
