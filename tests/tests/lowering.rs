@@ -435,6 +435,77 @@ fn missing_tool_names_the_tool_and_the_install_command() {
     std::fs::remove_dir_all(&empty).ok();
 }
 
+/// `KERNCAST_CLANG` picks the clang that lowers (a child process again, so the variable never
+/// reaches the other tests): here a wrapper that leaves a mark and runs clang-19; a name that
+/// is not there is an error that says where it came from.
+#[test]
+fn kerncast_clang_picks_the_compiler_that_lowers() {
+    const CHILD: &str = "KERNCAST_CLANG_TEST_CHILD";
+    let clang = Path::new("/usr/lib/llvm-19/bin/clang");
+    if !clang.is_file() {
+        println!("SKIP: {} absent", clang.display());
+        return;
+    }
+    if let Some(mark) = std::env::var_os(CHILD).map(PathBuf::from) {
+        let saxpy = kernels_dir().join("saxpy.cu");
+        let l = match lower_file(&saxpy, &with(Frontend::Clang)) {
+            Ok(l) => l,
+            Err(e) => {
+                println!("LOWER-ERROR: {e}");
+                std::process::exit(3);
+            }
+        };
+        assert!(l.ptx.contains(".entry"), "{}", l.ptx);
+        assert!(
+            mark.is_file(),
+            "the wrapper KERNCAST_CLANG names did not run"
+        );
+        println!("CHILD-CHECKED");
+        return;
+    }
+    let dir = scratch("kerncast-clang");
+    let mark = dir.join("used");
+    let wrapper = dir.join("my-clang");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\ntouch '{}'\nexec '{}' \"$@\"\n",
+            mark.display(),
+            clang.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = |chosen: &Path| {
+        Command::new(std::env::current_exe().unwrap())
+            .args([
+                "kerncast_clang_picks_the_compiler_that_lowers",
+                "--exact",
+                "--nocapture",
+            ])
+            .env(CHILD, &mark)
+            .env("KERNCAST_CLANG", chosen)
+            .output()
+            .unwrap()
+    };
+    let out = run(&wrapper);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("CHILD-CHECKED"),
+        "child failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let missing = run(&dir.join("no-such-clang"));
+    let said = String::from_utf8_lossy(&missing.stdout) + String::from_utf8_lossy(&missing.stderr);
+    assert!(!missing.status.success(), "{said}");
+    assert!(
+        said.contains("no-such-clang (KERNCAST_CLANG) not found"),
+        "{said}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 fn corpus_sources() -> Vec<PathBuf> {
     fn walk(d: &Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(d).unwrap().flatten() {

@@ -320,6 +320,76 @@ for whl in sorted(src.glob('*.whl')):
     Ok(true)
 }
 
+/// The wheel that carries clang 18 ([`ensure_clang18`]).
+const ZIG_WHEEL: &str = "ziglang==0.13.0";
+
+/// The folder of the ziglang wheel inside the virtualenv, whatever its Python version.
+fn zig_home(venv: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(venv.join("lib"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join("site-packages/ziglang"))
+        .find(|home| home.join("zig").is_file())
+}
+
+/// `.toolchain/bin/clang-18`: the clang release gpuFLOPBench's programs were built with (its
+/// README: "compiled with clang++ 18 -O3"), for `cargo xtask realcode`, so that device code is
+/// lowered by the measured build's compiler (clang 19 turns MRCGradient2's `-y * (a - b) + m <
+/// 0` into a compare of `y * (a - b)` with `m`, one FLOP fewer than clang 18's FMA). Debian 12
+/// has no clang 18; the ziglang wheel on PyPI carries one (`zig clang`), with its builtin headers
+/// as the resource folder. Only `realcode` asks for it, so the bootstrap of a build or of the
+/// tests does not download it.
+pub fn ensure_clang18(root: &Path) -> Result<PathBuf> {
+    let venv = root.join(".toolchain/venv");
+    if zig_home(&venv).is_none() {
+        eprintln!(
+            "bootstrap: installing clang 18 (the measured build's compiler) from PyPI into .toolchain/venv: {ZIG_WHEEL} (about 50 MB)"
+        );
+        let st = Command::new(venv.join("bin/pip"))
+            .args([
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                ZIG_WHEEL,
+            ])
+            .stdin(Stdio::null())
+            .status()
+            .context("could not run pip")?;
+        if !st.success() {
+            bail!("pip install {ZIG_WHEEL} failed");
+        }
+    }
+    let home = zig_home(&venv).context("pip finished but the ziglang wheel has no zig")?;
+    let bin = root.join(".toolchain/bin");
+    std::fs::create_dir_all(&bin)?;
+    let wrapper = bin.join("clang-18");
+    // zig's own default target is musl; the programs are built for the host's glibc
+    let script = format!(
+        "#!/bin/sh\nexec '{}' clang --target={}-unknown-linux-gnu -resource-dir '{}' \"$@\"\n",
+        home.join("zig").display(),
+        std::env::consts::ARCH,
+        home.join("lib").display()
+    );
+    if std::fs::read_to_string(&wrapper).ok().as_deref() != Some(script.as_str()) {
+        std::fs::write(&wrapper, script)?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let out = Command::new(&wrapper)
+        .arg("--version")
+        .output()
+        .context("could not run .toolchain/bin/clang-18")?;
+    let version = String::from_utf8_lossy(&out.stdout);
+    if !version.contains("clang version 18.") {
+        bail!(
+            "{} is not clang 18: {}",
+            wrapper.display(),
+            version.lines().next().unwrap_or("")
+        );
+    }
+    Ok(wrapper)
+}
+
 fn which(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)

@@ -220,6 +220,10 @@ fn realcode(root: &Path, extra: &[String]) -> Result<()> {
     if !extra.iter().any(|a| a == "--data") {
         c.arg("--data")
             .arg(root.join("../shared/data/gpuflopbench"));
+        // the shared programs are lowered by the compiler they were measured with
+        if std::env::var_os("KERNCAST_CLANG").is_none() {
+            c.env("KERNCAST_CLANG", bootstrap::ensure_clang18(root)?);
+        }
     }
     c.args(extra);
     run_checked(c)

@@ -23,7 +23,7 @@ pub const OPENCL_NATIVE: &str = include_str!("../../prelude/opencl_native.h");
 
 fn clang_or_err(path: &Path) -> Result<PathBuf, LowerError> {
     tools::clang().ok_or_else(|| LowerError::ToolMissing {
-        tool: "clang-19".into(),
+        tool: tools::clang_wanted(),
         path: path.to_path_buf(),
         install: INSTALL_HINT,
     })

@@ -148,7 +148,7 @@ pub fn lower_command(
     cuda_path: Option<&Path>,
 ) -> Result<Lowered, LowerError> {
     let clang = tools::clang().ok_or_else(|| LowerError::ToolMissing {
-        tool: "clang-19".into(),
+        tool: tools::clang_wanted(),
         path: cmd.file.clone(),
         install: super::INSTALL_HINT,
     })?;

@@ -40,13 +40,30 @@ fn is_executable(p: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// The clang that lowers CUDA and OpenCL: clang-19 (the version the probes validated),
-/// else `/usr/lib/llvm-19/bin/clang`.
+/// The clang that lowers CUDA and OpenCL: `KERNCAST_CLANG` where it is set (a path, or a name
+/// looked up as [`find_tool`] does), so device code is compiled by the same clang as the build
+/// being predicted; else clang-19 (the version the probes validated), else
+/// `/usr/lib/llvm-19/bin/clang`.
 pub fn clang() -> Option<PathBuf> {
+    if let Some(chosen) = std::env::var_os("KERNCAST_CLANG") {
+        let p = PathBuf::from(&chosen);
+        return if p.components().count() > 1 {
+            is_executable(&p).then_some(p)
+        } else {
+            find_tool(&p.to_string_lossy())
+        };
+    }
     find_tool("clang-19").or_else(|| {
         let p = PathBuf::from("/usr/lib/llvm-19/bin/clang");
         is_executable(&p).then_some(p)
     })
+}
+
+/// The clang [`clang`] looks for, as an error names it.
+pub fn clang_wanted() -> String {
+    std::env::var("KERNCAST_CLANG")
+        .map(|c| format!("{c} (KERNCAST_CLANG)"))
+        .unwrap_or_else(|_| "clang-19".into())
 }
 
 /// libclc's NVPTX bitcode (Debian package libclc-19), which resolves the OpenCL built-ins.
