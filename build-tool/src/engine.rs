@@ -1152,12 +1152,9 @@ impl EmuPrepared {
                     at: None,
                 });
                 let bytes = bytes.unwrap_or(default).max(0.0) as u64;
-                emu::check_bytes(
-                    &format!("the buffer `{name}`"),
-                    bytes,
-                    kerncast_passes::budget::get().emu_bytes,
-                )
-                .map_err(|e| (false, e.to_string()))?;
+                // mapped, not written: the run pays for the pages it touches
+                emu::check_zeroed(&format!("the zero-filled buffer `{name}`"), bytes)
+                    .map_err(|e| (false, e.to_string()))?;
                 args.push(KernelArg::Zeros(bytes));
                 continue;
             }

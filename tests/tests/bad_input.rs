@@ -231,7 +231,7 @@ fn budget_cases(out: &mut Vec<Case>) {
         ]
         .concat(),
         1,
-        &["k_param_1", "--emu-bytes"],
+        &["k_param_1", "address space", "--default-buffer-bytes"],
     ));
     out.push(case(
         "a small bytes budget",

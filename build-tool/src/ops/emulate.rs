@@ -207,13 +207,8 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
         } else if p.ty.bits() == 64 {
             let what =
                 format!("the zero-filled buffer `{n}` (--default-buffer-bytes, or --buffer {n}=…)");
-            emu::check_bytes(
-                &what,
-                default_bytes,
-                kerncast_passes::budget::get().emu_bytes,
-            )
-            .map_err(|e| e.to_string())?;
-            kargs.push(KernelArg::Buffer(vec![0; default_bytes as usize]));
+            emu::check_zeroed(&what, default_bytes).map_err(|e| e.to_string())?;
+            kargs.push(KernelArg::Zeros(default_bytes));
         } else {
             return Err(format!(
                 "parameter `{n}` has no value: give --param {n}=… (or a workload annotation)"

@@ -147,10 +147,17 @@ pub fn run_observed(
                 })
             }
             KernelArg::Bytes(b) => b.len() as u64,
-            KernelArg::Local(n) | KernelArg::Zeros(n) => *n,
+            KernelArg::Local(n) => *n,
+            // paid for by the pages the run touches ([`Global::alloc_zeroed`])
+            KernelArg::Zeros(_) => 0,
             _ => 8,
         })
     });
+    let zeroed_bytes = args.iter().fold(0u64, |n, a| match a {
+        KernelArg::Zeros(z) => n.saturating_add(*z),
+        _ => n,
+    });
+    super::check_zeroed("the zero-filled buffers", zeroed_bytes)?;
     let module_bytes = module
         .globals
         .iter()
@@ -197,12 +204,17 @@ pub fn run_observed(
                 .saturating_add(prog.local_bytes),
         ),
     );
+    let held = arg_bytes.saturating_add(module_bytes);
     super::check_bytes(
         "shared, local and register memory per block",
         per_block.saturating_add(prog.param_bytes),
-        opts.max_bytes
-            .saturating_sub(arg_bytes.saturating_add(module_bytes)),
+        opts.max_bytes.saturating_sub(held),
     )?;
+    global.limit_touched(
+        opts.max_bytes
+            .saturating_sub(held)
+            .saturating_sub(per_block.saturating_add(prog.param_bytes)),
+    );
     // Parameters.
     let mut param = vec![0u8; prog.param_bytes as usize];
     let mut buffers = Vec::new();
@@ -217,7 +229,7 @@ pub fn run_observed(
             }
             KernelArg::Zeros(n) => {
                 // zeroed by the allocator, not written: untouched pages stay unmapped
-                let addr = global.alloc(vec![0; *n as usize], name);
+                let addr = global.alloc_zeroed(*n, name)?;
                 buffers.push((k, addr, *n as usize));
                 addr.to_le_bytes().to_vec()
             }

@@ -45,6 +45,19 @@ pub struct Alloc {
     pub data: Vec<u8>,
     /// What it holds, for errors: a parameter's or a module variable's name.
     pub name: String,
+    /// For a zero-filled buffer, the [`PAGE`]s the run has touched (a bit each): its memory is
+    /// mapped by the allocator, not written, and costs only the pages the kernel touches.
+    touched: Option<Vec<u64>>,
+}
+
+/// The granularity at which the pages a run touches in zero-filled buffers are counted.
+pub const PAGE: u64 = 64 << 10;
+
+/// What the run's zero-filled buffers cost so far, against what it may hold.
+#[derive(Debug, Default)]
+struct PageBudget {
+    touched_bytes: u64,
+    limit: u64,
 }
 
 /// The CUDA driver's allocation granularity (`cuMemGetAllocationGranularity`: 2 MiB on every
@@ -73,6 +86,7 @@ pub struct Global {
     pub outside: Outside,
     /// What an access outside the buffers reads (zeros) and writes (dropped).
     scratch: Vec<u8>,
+    pages: PageBudget,
 }
 
 /// Accesses the emulator let through near a buffer (see [`Global`]): per lane, loads that read
@@ -93,11 +107,52 @@ impl Global {
             next: GLOBAL_BASE,
             outside: Outside::default(),
             scratch: Vec::new(),
+            pages: PageBudget::default(),
         }
+    }
+
+    /// The bytes the touched pages of zero-filled buffers may take in all
+    /// ([`Global::alloc_zeroed`]).
+    pub fn limit_touched(&mut self, bytes: u64) {
+        self.pages.limit = bytes;
     }
 
     /// Place a buffer; returns its generic (= global) address.
     pub fn alloc(&mut self, data: Vec<u8>, name: &str) -> u64 {
+        self.place(data, name, None)
+    }
+
+    /// Place a zero-filled buffer of `len` bytes whose pages count against
+    /// [`Global::limit_touched`] as the run touches them; or why the memory could not be
+    /// mapped.
+    pub fn alloc_zeroed(&mut self, len: u64, name: &str) -> Result<u64, EmuError> {
+        let unmapped = || {
+            EmuError::Args(format!(
+                "this machine refused to map the {len} bytes of the zero-filled buffer `{name}`"
+            ))
+        };
+        let n = usize::try_from(len).map_err(|_| unmapped())?;
+        let data = if n == 0 {
+            Vec::new()
+        } else {
+            let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| unmapped())?;
+            // SAFETY: a non-zero layout of `n` bytes with u8's alignment, as a Vec<u8> of
+            // capacity `n` uses; `alloc_zeroed` initialises all of them (the allocator maps
+            // zero pages for a large request instead of writing them), so the Vec owns `n`
+            // initialised bytes. A null pointer (the mapping refused) is an error, not an abort.
+            unsafe {
+                let p = std::alloc::alloc_zeroed(layout);
+                if p.is_null() {
+                    return Err(unmapped());
+                }
+                Vec::from_raw_parts(p, n, n)
+            }
+        };
+        let pages = len.div_ceil(PAGE).div_ceil(64) as usize;
+        Ok(self.place(data, name, Some(vec![0; pages])))
+    }
+
+    fn place(&mut self, data: Vec<u8>, name: &str, touched: Option<Vec<u64>>) -> u64 {
         let base = self.next;
         let len = data.len().max(1) as u64;
         // the granules after it are its slack and the next buffer's, which never meet
@@ -106,8 +161,34 @@ impl Global {
             base,
             data,
             name: name.to_string(),
+            touched,
         });
         base
+    }
+
+    /// Marks the pages of `off..end` of allocation `k` touched; an error once the touched
+    /// pages of zero-filled buffers outgrow their limit.
+    fn touch(&mut self, k: usize, off: usize, end: usize) -> Result<(), EmuError> {
+        let Some(bits) = self.allocs[k].touched.as_mut() else {
+            return Ok(());
+        };
+        let first = off as u64 / PAGE;
+        let last = (end.max(off + 1) as u64 - 1) / PAGE;
+        for page in first..=last {
+            let (word, bit) = ((page / 64) as usize, 1u64 << (page % 64));
+            if bits[word] & bit == 0 {
+                bits[word] |= bit;
+                self.pages.touched_bytes += PAGE;
+            }
+        }
+        if self.pages.touched_bytes > self.pages.limit {
+            return Err(EmuError::Budget {
+                what: "the pages of zero-filled buffers the run touched".into(),
+                bytes: self.pages.touched_bytes,
+                budget: self.pages.limit,
+            });
+        }
+        Ok(())
     }
 
     /// The bytes a kernel's access of `addr..addr + len` reads or writes: those of the
@@ -171,7 +252,10 @@ impl Global {
             .partition_point(|a| a.base <= addr)
             .checked_sub(1);
         match self.find(addr, len) {
-            Some((k, off, end)) => Ok(&mut self.allocs[k].data[off..end]),
+            Some((k, off, end)) => {
+                self.touch(k, off, end)?;
+                Ok(&mut self.allocs[k].data[off..end])
+            }
             None => {
                 // the buffer it overran, for the error
                 let past = k
@@ -235,6 +319,37 @@ pub fn write_le(b: &mut [u8], v: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zero_filled_buffer_costs_the_pages_the_run_touches() {
+        let mut g = Global::new();
+        g.limit_touched(2 * PAGE);
+        // 1 GiB declared: mapped, not written
+        let a = g.alloc_zeroed(1 << 30, "big").unwrap();
+        assert_eq!(g.slice(a + 8, 4).unwrap(), &[0, 0, 0, 0]);
+        g.slice(a + 16, 4).unwrap().copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(g.slice(a + 16, 4).unwrap(), &[1, 2, 3, 4]);
+        // an access across a page boundary touches both pages: the second and third
+        let at = a + 5 * PAGE - 2;
+        assert!(
+            g.slice(at, 4).is_err(),
+            "three pages are over a limit of two"
+        );
+        let mut g = Global::new();
+        g.limit_touched(3 * PAGE);
+        let a = g.alloc_zeroed(1 << 30, "big").unwrap();
+        g.slice(a, 4).unwrap();
+        g.slice(a + 5 * PAGE - 2, 4).unwrap();
+        // a buffer with data is paid for up front, not per page
+        let b = g.alloc(vec![7; 4 * PAGE as usize], "data");
+        g.slice(b + 3 * PAGE, 4).unwrap();
+        match g.slice(a + 9 * PAGE, 1) {
+            Err(EmuError::Budget { bytes, budget, .. }) => {
+                assert_eq!((bytes, budget), (4 * PAGE, 3 * PAGE))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     /// Found by `cargo xtask fuzz` (emulate): a load at `[%rd+-4]` with `%rd` still 0 is an
     /// address just below 2^64, whose end wrapped (an overflow panic) while the error message

@@ -39,7 +39,9 @@ pub enum KernelArg {
     Buffer(Vec<u8>),
     /// A zero-filled global buffer of this many bytes, as `Buffer(vec![0; n])` without the
     /// copy the run makes of a `Buffer`: its memory is only touched where the kernel touches
-    /// it, so a sample of a few blocks of a launch over large buffers costs what they touch.
+    /// it, so a sample of a few blocks of a launch over large buffers costs what they touch
+    /// (the pages touched count against [`Options::max_bytes`], the declared size against
+    /// [`ZEROED_MAX_BYTES`]).
     Zeros(u64),
     U8(u8),
     U16(u16),
@@ -257,6 +259,16 @@ pub enum EmuError {
         budget: u64,
     },
     #[error(
+        "needs {bytes} bytes of address space for {what}, more than the {limit} bytes kerncast \
+         maps for zero-filled buffers: a size that large is likely computed wrongly; give the \
+         buffer its size"
+    )]
+    AddressSpace {
+        what: String,
+        bytes: u64,
+        limit: u64,
+    },
+    #[error(
         "gave up after {steps} warp steps (an infinite loop?); the budget is --emu-steps, or \
          `emu_steps` under [budgets] in kerncast.toml"
     )]
@@ -265,6 +277,25 @@ pub enum EmuError {
         blocks_done: u64,
         traced: Vec<crate::reuse::profile::Touch>,
     },
+}
+
+/// The declared size zero-filled buffers ([`KernelArg::Zeros`]) may have in all. They are mapped,
+/// not written, and cost the run only the pages it touches, which count against
+/// [`Options::max_bytes`]; the declared size only needs address space, limited here so that
+/// a size computed wrongly (a count gone negative) is an error rather than a mapping the
+/// machine refuses. 16 GiB is more than the memory of most GPUs kerncast models.
+pub const ZEROED_MAX_BYTES: u64 = 16 << 30;
+
+/// `bytes` of zero-filled `what` within [`ZEROED_MAX_BYTES`], or the error saying so.
+pub fn check_zeroed(what: &str, bytes: u64) -> Result<(), EmuError> {
+    if bytes > ZEROED_MAX_BYTES {
+        return Err(EmuError::AddressSpace {
+            what: what.to_string(),
+            bytes,
+            limit: ZEROED_MAX_BYTES,
+        });
+    }
+    Ok(())
 }
 
 /// `bytes` of `what` within `budget`, or the error naming the knob.
