@@ -1046,15 +1046,18 @@ impl EmuPrepared {
                 continue;
             }
             if p.is_aggregate() {
+                use crate::param_fields::FieldValue;
                 let hint = |off: u64| {
                     let key = crate::param_fields::offset_key(&name, off);
-                    w.hints.get(&format!("param.{key}")).map(|v| *v as i64)
+                    w.hints
+                        .get(&format!("param.{key}"))
+                        .map(|x| FieldValue::Float(*x))
                 };
                 let (bytes, unset) = crate::param_fields::struct_bytes(f, i, |off| {
                     given_fields
                         .iter()
                         .find(|(gi, o, _)| *gi == i && *o == off)
-                        .map(|(_, _, v)| *v)
+                        .map(|(_, _, v)| FieldValue::Int(*v))
                         .or_else(|| hint(off))
                 });
                 // a pointer field gets a zero-filled buffer, as a pointer parameter does

@@ -340,22 +340,37 @@ pub fn field_values(w: &Workload, f: &Function, names: &[String]) -> Vec<(usize,
         .collect()
 }
 
+/// What a workload gives a field: an integer (`--param p+8=3`) or a float (a `param.p+8`
+/// hint, as host code's floats come).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldValue {
+    Int(i64),
+    Float(f64),
+}
+
 /// The bytes of the aggregate parameter `i` of `f`: each field the body reads holds
-/// `value(offset)` in the type the body reads it as, the rest is zero. The fields `value` has
-/// nothing for come back beside the bytes, and hold 0.
+/// `value(offset)` in the type the body reads it as (a float as a float, an integer as the
+/// integer it holds), the rest is zero. The fields `value` has nothing for come back beside the
+/// bytes, and hold 0.
 pub fn struct_bytes(
     f: &Function,
     i: usize,
-    value: impl Fn(u64) -> Option<i64>,
+    value: impl Fn(u64) -> Option<FieldValue>,
 ) -> (Vec<u8>, Vec<ParamField>) {
     let mut bytes = vec![0u8; f.params[i].size_bytes().unwrap_or(0) as usize];
     let mut unset = Vec::new();
     for fd in f.param_fields().into_iter().filter(|fd| fd.param == i) {
         let v = value(fd.offset).unwrap_or_else(|| {
             unset.push(fd.clone());
-            0
+            FieldValue::Int(0)
         });
-        let field = scalar_arg(fd.ty, v).scalar_bytes().unwrap_or_default();
+        let arg = match (fd.ty.as_str(), v) {
+            ("f32", FieldValue::Float(x)) => KernelArg::F32(x as f32),
+            ("f64", FieldValue::Float(x)) => KernelArg::F64(x),
+            (_, FieldValue::Float(x)) => scalar_arg(fd.ty, x as i64),
+            (_, FieldValue::Int(n)) => scalar_arg(fd.ty, n),
+        };
+        let field = arg.scalar_bytes().unwrap_or_default();
         let at = fd.offset as usize;
         if let Some(slot) = bytes.get_mut(at..at + field.len()) {
             slot.copy_from_slice(&field);

@@ -115,6 +115,10 @@ pub struct Launch {
     /// PyTorch packed accessor's as ATen names them, `x.sizes[0]`, `x.strides[1]`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub fields: BTreeMap<String, Scalar>,
+    /// The byte offset of each of `fields` within its argument, as clang lays the struct out
+    /// (where it does): a kernel reads a by-value struct's fields by offset.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub field_offsets: BTreeMap<String, u64>,
     /// The bytes from each pointer argument to the end of the device allocation it points
     /// into (`cudaMalloc`, `clCreateBuffer`), by the names of `args` (a by-value struct's
     /// pointer fields by path, as in `fields`): a number, or why it is unknown. Where the
@@ -552,6 +556,32 @@ fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
     out
 }
 
+/// The byte offsets of the scalar fields of a record `v` named `prefix` that starts `base`
+/// bytes into its argument, by the paths [`fields_of`] gives them, where the program's own
+/// record types' layouts (clang's) say.
+fn offsets_of(ast: &ProgramAst, prefix: &str, v: &Value, base: u64) -> Vec<(String, u64)> {
+    let Value::Record(r) = v else {
+        return Vec::new();
+    };
+    let r = r.borrow();
+    let Some(layout) = ast.layouts.get(&r.ty) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for field in layout.iter() {
+        let (Some(off), Some(f)) = (field.offset, r.fields.get(&field.name)) else {
+            continue;
+        };
+        let path = format!("{prefix}.{}", field.name);
+        match f {
+            Value::Record(_) => out.extend(offsets_of(ast, &path, f, base + off)),
+            Value::Int(_) | Value::Float(_) | Value::Unknown(_) => out.push((path, base + off)),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The device allocations an argument `v` named `path` points into, with their bytes from
 /// where it points: the argument itself, or the pointer fields of a by-value struct.
 fn buffers_of(path: String, v: &Value) -> Vec<(String, Scalar)> {
@@ -615,6 +645,11 @@ fn launch(ast: &ProgramAst, r: &Record, order: Vec<usize>) -> Launch {
             .collect(),
         arg_order: e.args.iter().map(|(n, _)| n.to_string()).collect(),
         fields: e.args.iter().flat_map(|(n, v)| fields_of(n, v)).collect(),
+        field_offsets: e
+            .args
+            .iter()
+            .flat_map(|(n, v)| offsets_of(ast, n, v, 0))
+            .collect(),
         buffer_bytes: e
             .args
             .iter()

@@ -74,19 +74,28 @@ struct Header {
     /// `errors:` the compile errors the program is written to have (a header its build has
     /// that the reader does not see), each `|`-separated part found in one error.
     errors: Vec<String>,
-    /// `show: buffer_bytes`: each launch line ends with the bytes of the device allocations
-    /// its pointer arguments point into (`bytes{x=4096 y=?{why}}`).
-    show_buffers: bool,
-    /// `show: buffer_data`: each launch line ends with the bytes the host wrote into those
-    /// allocations, in hex (`data{x=0100000002000000}`), `!` after them where a kernel ran on
-    /// the allocation since, and `?{why}` where some are zeros for values the reader lacks.
-    show_data: bool,
+    show: Show,
     /// `args:`, `flags:`, `errors:` and `show:` lines as written, kept by a bless.
     setup: Vec<String>,
     lines: Vec<Line>,
     block_lines: usize,
     /// The file after the header block.
     rest: String,
+}
+
+/// What launch lines show beyond kernel, sizes, count and arguments (a `show:` line).
+#[derive(Clone, Copy, Debug, Default)]
+struct Show {
+    /// `buffer_bytes`: the bytes of the device allocations the pointer arguments point into
+    /// (`bytes{x=4096 y=?{why}}`).
+    buffers: bool,
+    /// `buffer_data`: the bytes the host wrote into those allocations, in hex
+    /// (`data{x=0100000002000000}`), `!` after them where a kernel ran on the allocation
+    /// since, and `?{why}` where some are zeros for values the reader lacks.
+    data: bool,
+    /// `field_offsets`: where each field of a by-value struct argument lies in it, as clang
+    /// lays the struct out (`at{p.n@4}`).
+    offsets: bool,
 }
 
 fn parse_header(path: &Path) -> Result<Header, String> {
@@ -109,8 +118,7 @@ fn parse_header(path: &Path) -> Result<Header, String> {
         args: None,
         flags: Vec::new(),
         errors: Vec::new(),
-        show_buffers: false,
-        show_data: false,
+        show: Show::default(),
         setup: Vec::new(),
         lines: Vec::new(),
         block_lines: block.lines().count(),
@@ -131,8 +139,12 @@ fn parse_header(path: &Path) -> Result<Header, String> {
             h.errors = e.split('|').map(|s| s.trim().to_string()).collect();
             h.setup.push(l.to_string());
         } else if let Some(what) = l.strip_prefix("show:") {
-            h.show_buffers = what.split_whitespace().any(|w| w == "buffer_bytes");
-            h.show_data = what.split_whitespace().any(|w| w == "buffer_data");
+            let has = |w: &str| what.split_whitespace().any(|x| x == w);
+            h.show = Show {
+                buffers: has("buffer_bytes"),
+                data: has("buffer_data"),
+                offsets: has("field_offsets"),
+            };
             h.setup.push(l.to_string());
         } else {
             h.lines.push(Line::parse(l));
@@ -177,7 +189,7 @@ fn location(file: &str, line: u32, case: &Case) -> String {
     format!("{rel}:{line}")
 }
 
-fn launch_line(l: &Launch, case: &Case, show_buffers: bool, show_data: bool) -> Line {
+fn launch_line(l: &Launch, case: &Case, show: Show) -> Line {
     let mut body = String::new();
     if l.api != "<<<>>>" {
         body.push_str(&format!("{} ", l.api));
@@ -203,10 +215,10 @@ fn launch_line(l: &Launch, case: &Case, show_buffers: bool, show_data: bool) -> 
     if !l.args.is_empty() {
         body.push_str(&format!(" {{{}}}", named(&l.args)));
     }
-    if show_buffers && !l.buffer_bytes.is_empty() {
+    if show.buffers && !l.buffer_bytes.is_empty() {
         body.push_str(&format!(" bytes{{{}}}", named(&l.buffer_bytes)));
     }
-    if show_data && !l.buffer_data.is_empty() {
+    if show.data && !l.buffer_data.is_empty() {
         let shown: Vec<String> = l
             .buffer_data
             .iter()
@@ -219,6 +231,14 @@ fn launch_line(l: &Launch, case: &Case, show_buffers: bool, show_data: bool) -> 
             .collect();
         body.push_str(&format!(" data{{{}}}", shown.join(" ")));
     }
+    if show.offsets && !l.field_offsets.is_empty() {
+        let shown: Vec<String> = l
+            .field_offsets
+            .iter()
+            .map(|(n, at)| format!("{n}@{at}"))
+            .collect();
+        body.push_str(&format!(" at{{{}}}", shown.join(" ")));
+    }
     for c in &l.conditions {
         body.push_str(&format!(" when {}", unknown(c)));
     }
@@ -229,11 +249,11 @@ fn launch_line(l: &Launch, case: &Case, show_buffers: bool, show_data: bool) -> 
 }
 
 /// The reading in the header's text form.
-fn render(r: &HostReading, case: &Case, show_buffers: bool, show_data: bool) -> Vec<Line> {
+fn render(r: &HostReading, case: &Case, show: Show) -> Vec<Line> {
     let mut out: Vec<Line> = r
         .launches
         .iter()
-        .map(|l| launch_line(l, case, show_buffers, show_data))
+        .map(|l| launch_line(l, case, show))
         .collect();
     for u in &r.unreached {
         let mut body = format!("unreached {}", u.kernel.as_deref().unwrap_or("?"));
@@ -364,7 +384,7 @@ fn check(case: &Case, tools: &Toolchain, preludes: &Path, bless: bool) -> Result
             reading.diagnostics.join("\n  ")
         ));
     }
-    let actual = render(&reading, case, header.show_buffers, header.show_data);
+    let actual = render(&reading, case, header.show);
     let same = actual.len() == header.lines.len()
         && header.lines.iter().zip(&actual).all(|(e, a)| matches(e, a));
     if same {

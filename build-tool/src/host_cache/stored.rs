@@ -43,6 +43,7 @@ struct StoredLaunch {
     args: BTreeMap<String, StoredScalar>,
     arg_order: Vec<String>,
     fields: BTreeMap<String, StoredScalar>,
+    field_offsets: BTreeMap<String, u64>,
     buffer_bytes: BTreeMap<String, StoredScalar>,
     /// What the host wrote into them: the bytes in hex, whether after a kernel ran, and why
     /// some are zeros.
@@ -201,6 +202,7 @@ impl StoredLaunch {
             args,
             arg_order,
             fields,
+            field_offsets,
             buffer_bytes,
             buffer_data,
             count,
@@ -225,6 +227,7 @@ impl StoredLaunch {
             args: stored_map(args),
             arg_order,
             fields: stored_map(fields),
+            field_offsets,
             buffer_bytes: stored_map(buffer_bytes),
             buffer_data: buffer_data
                 .into_iter()
@@ -272,6 +275,7 @@ impl StoredLaunch {
             args,
             arg_order,
             fields,
+            field_offsets,
             buffer_bytes,
             buffer_data,
             count,
@@ -296,6 +300,7 @@ impl StoredLaunch {
             args: scalar_map(args),
             arg_order,
             fields: scalar_map(fields),
+            field_offsets,
             buffer_bytes: scalar_map(buffer_bytes),
             buffer_data: buffer_data
                 .into_iter()
@@ -486,6 +491,7 @@ mod tests {
             fields: [("p.n".to_string(), Scalar::Float(f64::INFINITY))]
                 .into_iter()
                 .collect(),
+            field_offsets: [("p.n".to_string(), 8)].into_iter().collect(),
             buffer_bytes: [
                 ("x".to_string(), Scalar::Int(1 << 20)),
                 (

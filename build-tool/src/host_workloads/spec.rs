@@ -250,25 +250,50 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
         spec.buffers
             .insert(param, crate::buffers::hex_spec(&data.bytes));
     }
-    // the fields of a struct passed by value, by the kernel's names (`p.n`, `x.sizes[0]`)
-    for (path, v) in &first.fields {
-        let arg = path.split('.').next().unwrap_or(path);
-        if is_pointer(first, arg, k) {
-            continue;
-        }
-        let name = field_name(first, arg, path, k);
-        match v {
-            Scalar::Int(x) => spec.params.push((name, Expr::Int(*x))),
-            Scalar::Unknown(why) => {
-                unset.insert(name, unnamed(why).to_string());
-            }
-            Scalar::Float(_) | Scalar::Other(_) => {}
-        }
-    }
+    struct_fields(first, k, &mut spec, &mut unset);
     spec.unset = unset;
     spec.origin = Some(origin(ls, k, host));
     spec.launches = launch_counts(ls, k, host);
     spec
+}
+
+/// The fields of the structs `l` passes by value, into `spec`: by the kernel's names (`p.n`,
+/// `x.sizes[0]`) and, where clang laid the struct out, by their offsets (`p+12`), as the kernel
+/// reads them; a float field as a `param.` hint, an unknown one into `unset`.
+fn struct_fields(
+    l: &Launch,
+    k: &KernelInfo,
+    spec: &mut WorkloadSpec,
+    unset: &mut BTreeMap<String, String>,
+) {
+    for (path, v) in &l.fields {
+        let arg = path.split('.').next().unwrap_or(path);
+        if is_pointer(l, arg, k) {
+            continue;
+        }
+        let name = field_name(l, arg, path, k);
+        let at = l
+            .field_offsets
+            .get(path)
+            .map(|off| crate::param_fields::offset_key(&param_name(l, arg, k), *off));
+        match v {
+            Scalar::Int(x) => {
+                spec.params.push((name, Expr::Int(*x)));
+                if let Some(key) = at {
+                    spec.params.push((key, Expr::Int(*x)));
+                }
+            }
+            Scalar::Float(x) => {
+                if let Some(key) = at {
+                    spec.hints.insert(format!("param.{key}"), *x);
+                }
+            }
+            Scalar::Unknown(why) => {
+                unset.insert(name, unnamed(why).to_string());
+            }
+            Scalar::Other(_) => {}
+        }
+    }
 }
 
 /// The bytes of the device allocation each pointer argument points into (from where it
@@ -471,8 +496,10 @@ fn launch_counts(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> Vec<Laun
 
 #[cfg(test)]
 mod tests {
-    use super::{buffer_bytes, buffer_data, without_comment, KernelInfo};
+    use super::{buffer_bytes, buffer_data, struct_fields, without_comment, KernelInfo};
+    use crate::workload::{Expr, WorkloadSpec};
     use kerncast_host::{BufferData, Launch, Scalar};
+    use std::collections::BTreeMap;
 
     fn launch(args: &[(&str, Scalar)], bytes: &[(&str, Scalar)]) -> Launch {
         Launch {
@@ -489,6 +516,7 @@ mod tests {
                 .collect(),
             arg_order: args.iter().map(|(n, _)| n.to_string()).collect(),
             fields: Default::default(),
+            field_offsets: Default::default(),
             buffer_bytes: bytes
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.clone()))
@@ -574,6 +602,43 @@ mod tests {
         assert_eq!(both.keys().collect::<Vec<_>>(), vec!["src"]);
         assert_eq!(both["src"], data(&[1, 2], true));
         assert_eq!(buffer_data(&[&first], &k)["dst"], data(&[9], false));
+    }
+
+    /// A struct's fields reach the workload by the kernel's name for them and by the offset
+    /// clang gives them (the key the counter and the emulator read a field by); a float field
+    /// as a hint; a field without an offset by name only.
+    #[test]
+    fn struct_fields_are_keyed_by_name_and_by_offset() {
+        let k = KernelInfo {
+            params: vec!["in".into(), "out".into(), "p".into()],
+            ..kernel(vec![false, false, true])
+        };
+        let mut l = launch(&[], &[]);
+        l.args.insert("cfg".into(), Scalar::Other("{…}".into()));
+        l.arg_order = vec!["a".into(), "b".into(), "cfg".into()];
+        for (path, v, at) in [
+            ("cfg.n", Scalar::Int(640), Some(12)),
+            ("cfg.scale", Scalar::Float(0.5), Some(16)),
+            ("cfg.extra", Scalar::Int(3), None),
+        ] {
+            l.fields.insert(path.into(), v);
+            if let Some(at) = at {
+                l.field_offsets.insert(path.into(), at);
+            }
+        }
+        let mut spec = WorkloadSpec::empty();
+        let mut unset = BTreeMap::new();
+        struct_fields(&l, &k, &mut spec, &mut unset);
+        assert_eq!(
+            spec.params,
+            vec![
+                ("p.extra".to_string(), Expr::Int(3)),
+                ("p.n".to_string(), Expr::Int(640)),
+                ("p+12".to_string(), Expr::Int(640)),
+            ]
+        );
+        assert_eq!(spec.hints.get("param.p+16"), Some(&0.5));
+        assert!(unset.is_empty());
     }
 
     #[test]

@@ -187,7 +187,7 @@ pub fn emulate(m: &Module, src: &[SourceKernel], args: &Args) -> Result<EmulateR
             let (bytes, unset) = param_fields::struct_bytes(f, i, |off| {
                 w.params.iter().find_map(|(k, v)| {
                     (param_fields::field_of_key(k, f, &names, fields) == Some((i, off)))
-                        .then_some(*v)
+                        .then_some(param_fields::FieldValue::Int(*v))
                 })
             });
             if let Some(fd) = unset.first() {

@@ -58,6 +58,8 @@ pub struct ProgramAst {
 pub struct Field {
     pub name: Arc<str>,
     pub ty: Ty,
+    /// Bytes from the start of the record, as clang lays it out.
+    pub offset: Option<u64>,
 }
 
 /// A kernel declaration as the host sees it.
@@ -506,6 +508,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             fields.push(Field {
                 name: Arc::from(f.spelling()),
                 ty,
+                offset: f.field_offset(),
             });
         }
         self.prog.layouts.insert(name.clone(), Arc::new(fields));

@@ -825,6 +825,13 @@ impl<'u> Cursor<'u> {
         unsafe { clang_Cursor_isNull(self.raw) != 0 }
     }
 
+    /// A field's byte offset in its record as clang lays it out; `None` for a bit-field that
+    /// does not start a byte, or where clang cannot say (a dependent type).
+    pub fn field_offset(&self) -> Option<u64> {
+        let bits = unsafe { clang_Cursor_getOffsetOfField(self.raw) };
+        (bits >= 0 && bits % 8 == 0).then_some(bits as u64 / 8)
+    }
+
     fn non_null(raw: CXCursor) -> Option<Cursor<'u>> {
         let c = Cursor::new(raw);
         (!c.is_null()).then_some(c)
