@@ -1299,7 +1299,9 @@ impl KernelStats {
                     };
                     if r.space == Space::Local {
                         // interleaved (classify::warp): a line per distinct word of the
-                        // lanes' frames, a sector per word and group of 8 lanes of a warp
+                        // lanes' frames, a sector per word and group of 8 lanes; every lane
+                        // of the block's first warp is taken to access, so a warp a condition
+                        // thins out counts the sectors of a full one (the emulator sees lanes)
                         let words = count(4)?;
                         let lanes = self.block.iter().product::<u64>().min(32);
                         (words.map(|w| w * lanes.div_ceil(8) as f64), words)
