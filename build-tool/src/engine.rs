@@ -1026,10 +1026,11 @@ impl EmuPrepared {
         let given_fields = crate::param_fields::field_values(w, f, params);
         // the struct analyses only where there is a struct: this runs once per sample
         let has_structs = f.params.iter().any(|p| p.is_aggregate());
-        let (pointer_fields, deciding_fields) = match has_structs {
+        let (pointer_fields, deciding_fields, computed_offsets) = match has_structs {
             true => (
                 crate::param_fields::global_pointer_fields(f),
                 kerncast_passes::taint::fields_deciding_counts(f),
+                f.params_read_at_computed_offsets(),
             ),
             false => Default::default(),
         };
@@ -1047,6 +1048,16 @@ impl EmuPrepared {
             }
             if p.is_aggregate() {
                 use crate::param_fields::FieldValue;
+                if computed_offsets.contains(&i) {
+                    return Err((
+                        false,
+                        format!(
+                            "the kernel reads the by-value parameter `{name}` at offsets it \
+                             computes (an array inside a struct, indexed at run time), whose \
+                             bytes a workload cannot set; running them as 0 would be a guess"
+                        ),
+                    ));
+                }
                 let hint = |off: u64| {
                     let key = crate::param_fields::offset_key(&name, off);
                     w.hints

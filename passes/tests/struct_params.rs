@@ -86,3 +86,25 @@ fn loop_bounded_by_fields(ptx: &str) {
         assert_eq!(adds, (rows * cols) as f64);
     }
 }
+
+/// A struct read at a constant offset from its address is placed; one whose address the body
+/// adds a run-time index to (an array inside the struct) is named as read at computed offsets.
+#[test]
+fn an_array_in_a_struct_indexed_at_run_time_is_read_at_computed_offsets() {
+    let m = Module::parse(&through_a_register()).expect("parses");
+    let f = m.kernels().next().unwrap();
+    assert!(f.params_read_at_computed_offsets().is_empty());
+    let indexed = through_a_register().replace(
+        "ld.param.u32 %r2, [%rd6+4];\n",
+        "mov.u32 %r9, %tid.x;\nmul.wide.u32 %rd7, %r9, 4;\nadd.s64 %rd7, %rd6, %rd7;\n\
+         ld.param.u32 %r2, [%rd7];\n",
+    );
+    let m = Module::parse(&indexed).expect("parses");
+    let f = m.kernels().next().unwrap();
+    assert_eq!(
+        f.params_read_at_computed_offsets()
+            .into_iter()
+            .collect::<Vec<_>>(),
+        [0]
+    );
+}

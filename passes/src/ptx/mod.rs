@@ -336,6 +336,47 @@ impl Function {
         out
     }
 
+    /// The aggregate parameters whose address the body computes with beyond a constant offset
+    /// (`add.s64 %rd2, %rd1, %rd7` on `mov.b64 %rd1, k_param_6`): an array inside a by-value
+    /// struct indexed at run time, whose reads [`Function::param_fields`] cannot place.
+    pub fn params_read_at_computed_offsets(&self) -> std::collections::BTreeSet<usize> {
+        let aggregate = |s: &str| {
+            self.param_index(s)
+                .filter(|&k| self.params[k].is_aggregate())
+        };
+        let mut address: std::collections::BTreeMap<&str, usize> =
+            std::collections::BTreeMap::new();
+        let mut computed = std::collections::BTreeSet::new();
+        for i in self.instructions() {
+            let held = match (i.opcode.as_str(), i.operands.as_slice()) {
+                ("mov", [Operand::Reg(d), Operand::Symbol(s)]) => aggregate(s).map(|k| (d, k)),
+                ("mov", [Operand::Reg(d), Operand::Reg(r)])
+                | ("add", [Operand::Reg(d), Operand::Reg(r), Operand::Imm(_)]) => {
+                    address.get(r.as_str()).map(|k| (d, *k))
+                }
+                _ => None,
+            };
+            if let Some((d, k)) = held {
+                address.insert(d.as_str(), k);
+                continue;
+            }
+            // a load at a held address plus a constant is a field param_fields places
+            let placed = i.is_load() && i.state_space() == Some(StateSpace::Param);
+            for o in i.operands.iter().skip(1) {
+                let used = match o {
+                    Operand::Reg(r) => address.get(r.as_str()),
+                    Operand::Addr {
+                        base: AddrBase::Reg(r),
+                        ..
+                    } if !placed => address.get(r.as_str()),
+                    _ => None,
+                };
+                computed.extend(used.copied());
+            }
+        }
+        computed
+    }
+
     /// Every statement of the body, nested blocks flattened depth-first in text order.
     pub fn statements(&self) -> Vec<&Statement> {
         fn walk<'a>(b: &'a [Statement], out: &mut Vec<&'a Statement>) {
