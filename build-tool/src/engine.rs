@@ -1030,7 +1030,7 @@ impl EmuPrepared {
             true => (
                 crate::param_fields::global_pointer_fields(f),
                 kerncast_passes::taint::fields_deciding_counts(f),
-                f.params_read_at_computed_offsets(),
+                kerncast_passes::taint::computed_param_reads_deciding(f),
             ),
             false => Default::default(),
         };
@@ -1052,9 +1052,10 @@ impl EmuPrepared {
                     return Err((
                         false,
                         format!(
-                            "the kernel reads the by-value parameter `{name}` at offsets it \
-                             computes (an array inside a struct, indexed at run time), whose \
-                             bytes a workload cannot set; running them as 0 would be a guess"
+                            "the counts depend on what the kernel reads of the by-value \
+                             parameter `{name}` at offsets it computes (an array inside a \
+                             struct, indexed at run time), bytes a workload cannot set; running \
+                             them as 0 would be a guess"
                         ),
                     ));
                 }

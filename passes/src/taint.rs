@@ -290,15 +290,79 @@ pub fn fields_deciding_counts(f: &Function) -> BTreeSet<(usize, i64)> {
     })
 }
 
+/// The by-value struct parameters read at offsets the body computes
+/// ([`Function::params_read_at_computed_offsets`]) whose values so read may decide a guard, a
+/// branch or a memory address: a kernel that only stores such a value does not depend on it.
+pub fn computed_param_reads_deciding(f: &Function) -> BTreeSet<usize> {
+    let computed = f.params_read_at_computed_offsets();
+    if computed.is_empty() {
+        return BTreeSet::new();
+    }
+    // registers that hold an address inside one of those parameters, and those of them at a
+    // constant offset from its start (whose loads are fields `param_fields` places)
+    let mut inside: BTreeMap<String, usize> = BTreeMap::new();
+    let mut constant: BTreeSet<String> = BTreeSet::new();
+    for i in f.instructions() {
+        if i.opcode == "ld" {
+            continue;
+        }
+        let at_constant = match (i.opcode.as_str(), i.operands.as_slice()) {
+            ("mov", [_, Operand::Symbol(_)]) => true,
+            ("mov", [_, Operand::Reg(r)]) | ("add", [_, Operand::Reg(r), Operand::Imm(_)]) => {
+                constant.contains(r)
+            }
+            _ => false,
+        };
+        let k = match i.operands.get(1) {
+            Some(Operand::Symbol(s)) if i.opcode == "mov" => {
+                f.param_index(s).filter(|k| computed.contains(k))
+            }
+            _ => sources(i).iter().find_map(|r| inside.get(r).copied()),
+        };
+        if let Some(k) = k {
+            for d in dests(i) {
+                if at_constant {
+                    constant.insert(d.clone());
+                }
+                inside.insert(d, k);
+            }
+        }
+    }
+    deciding_with(
+        f,
+        |_, _| None,
+        |i| {
+            let is_param_load = i.opcode == "ld" && i.modifiers.iter().any(|m| m == "param");
+            match i.operands.get(1) {
+                Some(Operand::Addr {
+                    base: AddrBase::Reg(r),
+                    ..
+                }) if is_param_load && !constant.contains(r) => inside.get(r).copied(),
+                _ => None,
+            }
+        },
+    )
+}
+
 /// What `origin` names at each parameter load (its symbol and offset) that may decide a
 /// guard, a branch or a memory address.
 fn deciding<K: Ord + Copy>(f: &Function, origin: impl Fn(&str, i64) -> Option<K>) -> BTreeSet<K> {
+    deciding_with(f, origin, |_| None)
+}
+
+/// [`deciding`], with `through` naming the parameter load at a register address an origin.
+fn deciding_with<K: Ord + Copy>(
+    f: &Function,
+    origin: impl Fn(&str, i64) -> Option<K>,
+    through: impl Fn(&Inst) -> Option<K>,
+) -> BTreeSet<K> {
     let insts: Vec<&Inst> = f.instructions().collect();
     let mut from: BTreeMap<String, BTreeSet<K>> = BTreeMap::new();
     loop {
         let mut changed = false;
         for i in &insts {
             let mut origins: BTreeSet<K> = BTreeSet::new();
+            origins.extend(through(i));
             if i.opcode == "ld" && i.modifiers.iter().any(|m| m == "param") {
                 if let Some(Operand::Addr {
                     base: AddrBase::Symbol(s),

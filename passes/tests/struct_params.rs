@@ -107,4 +107,22 @@ fn an_array_in_a_struct_indexed_at_run_time_is_read_at_computed_offsets() {
             .collect::<Vec<_>>(),
         [0]
     );
+    // the indexed read bounds the loop: it decides the counts
+    let deciding = kerncast_passes::taint::computed_param_reads_deciding(f);
+    assert_eq!(deciding.into_iter().collect::<Vec<_>>(), [0]);
+    // an indexed read that is only stored does not
+    let stored = through_a_register().replace(
+        "cvta.to.global.u64 %rd2, %rd1;\n",
+        "cvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r9, %tid.x;\nmul.wide.u32 %rd7, %r9, 4;\n\
+         add.s64 %rd7, %rd6, %rd7;\nld.param.u32 %r10, [%rd7];\nst.global.u32 [%rd2], %r10;\n",
+    );
+    let m = Module::parse(&stored).expect("parses");
+    let f = m.kernels().next().unwrap();
+    assert_eq!(
+        f.params_read_at_computed_offsets()
+            .into_iter()
+            .collect::<Vec<_>>(),
+        [0]
+    );
+    assert!(kerncast_passes::taint::computed_param_reads_deciding(f).is_empty());
 }
