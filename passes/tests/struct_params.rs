@@ -87,42 +87,35 @@ fn loop_bounded_by_fields(ptx: &str) {
     }
 }
 
+/// The parameters `ptx`'s kernel reads at computed offsets, and those of them whose values so
+/// read decide its counts.
+fn computed_reads(ptx: &str) -> (Vec<usize>, Vec<usize>) {
+    let m = Module::parse(ptx).expect("parses");
+    let f = m.kernels().next().unwrap();
+    (
+        f.params_read_at_computed_offsets().into_iter().collect(),
+        kerncast_passes::taint::computed_param_reads_deciding(f)
+            .into_iter()
+            .collect(),
+    )
+}
+
 /// A struct read at a constant offset from its address is placed; one whose address the body
-/// adds a run-time index to (an array inside the struct) is named as read at computed offsets.
+/// adds a run-time index to (an array inside the struct) is named as read at computed offsets,
+/// and as deciding the counts where what it reads bounds a loop, not where it is only stored.
 #[test]
 fn an_array_in_a_struct_indexed_at_run_time_is_read_at_computed_offsets() {
-    let m = Module::parse(&through_a_register()).expect("parses");
-    let f = m.kernels().next().unwrap();
-    assert!(f.params_read_at_computed_offsets().is_empty());
+    assert_eq!(computed_reads(&through_a_register()), (vec![], vec![]));
     let indexed = through_a_register().replace(
         "ld.param.u32 %r2, [%rd6+4];\n",
         "mov.u32 %r9, %tid.x;\nmul.wide.u32 %rd7, %r9, 4;\nadd.s64 %rd7, %rd6, %rd7;\n\
          ld.param.u32 %r2, [%rd7];\n",
     );
-    let m = Module::parse(&indexed).expect("parses");
-    let f = m.kernels().next().unwrap();
-    assert_eq!(
-        f.params_read_at_computed_offsets()
-            .into_iter()
-            .collect::<Vec<_>>(),
-        [0]
-    );
-    // the indexed read bounds the loop: it decides the counts
-    let deciding = kerncast_passes::taint::computed_param_reads_deciding(f);
-    assert_eq!(deciding.into_iter().collect::<Vec<_>>(), [0]);
-    // an indexed read that is only stored does not
+    assert_eq!(computed_reads(&indexed), (vec![0], vec![0]));
     let stored = through_a_register().replace(
         "cvta.to.global.u64 %rd2, %rd1;\n",
         "cvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r9, %tid.x;\nmul.wide.u32 %rd7, %r9, 4;\n\
          add.s64 %rd7, %rd6, %rd7;\nld.param.u32 %r10, [%rd7];\nst.global.u32 [%rd2], %r10;\n",
     );
-    let m = Module::parse(&stored).expect("parses");
-    let f = m.kernels().next().unwrap();
-    assert_eq!(
-        f.params_read_at_computed_offsets()
-            .into_iter()
-            .collect::<Vec<_>>(),
-        [0]
-    );
-    assert!(kerncast_passes::taint::computed_param_reads_deciding(f).is_empty());
+    assert_eq!(computed_reads(&stored), (vec![0], vec![]));
 }
