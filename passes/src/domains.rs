@@ -466,21 +466,35 @@ pub fn for_each_warp(
     let walk = WarpWalk::new(counters, cond, block, env, visit_reads)?;
     let per_block = walk.points_per_block();
     let boxed = per_block.saturating_mul(walk.blocks());
+    if boxed <= SMALL_WALK.min(budget) {
+        return walk.walk(0..walk.blocks(), visit);
+    }
+    // A launch whose visit reads no block index is walked one block for all those that run
+    // every point of the counters' box (they are alike), and every other block: within the
+    // budget, cheaper than every block once isl's sorting of them is paid for; over it, the
+    // only way.
+    if !visit_reads.iter().any(|v| v.starts_with("ctaid_")) {
+        match walk.alike_blocks(budget / per_block.max(1)) {
+            Ok(Some(plan)) => {
+                for (b, weight) in plan {
+                    walk.walk_block(b, weight, visit)?;
+                }
+                return Ok(());
+            }
+            Ok(None) => {}
+            Err(e) if boxed > budget => return Err(e),
+            Err(_) => {}
+        }
+    }
     if boxed <= budget {
         return walk.walk(0..walk.blocks(), visit);
     }
-    // Over the budget, a launch whose visit reads no block index may still be walked: its
-    // blocks that run every point of the counters' box are alike, so one stands for them all.
-    if !visit_reads.iter().any(|v| v.starts_with("ctaid_")) {
-        if let Some(plan) = walk.alike_blocks(budget / per_block.max(1))? {
-            for (b, weight) in plan {
-                walk.walk_block(b, weight, visit)?;
-            }
-            return Ok(());
-        }
-    }
     Err(EnumerateError::TooLarge(boxed))
 }
+
+/// (counter, thread) points below which a walk visits every block rather than first sorting
+/// them into alike blocks with isl: about what that sorting costs.
+pub const SMALL_WALK: u64 = 1 << 16;
 
 /// Most blocks [`WarpWalk::alike_blocks_by`] sorts into classes (one step each).
 pub const MAX_CLASSED_BLOCKS: u64 = 1 << 22;

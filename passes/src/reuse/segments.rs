@@ -262,17 +262,36 @@ impl Prepared {
     }
 }
 
-/// The blocks to walk, each with the blocks it stands for (0: the walk's own weight): every
-/// block when that stays within `budget` points; else, since a block's address is a whole
-/// offset from another's, the same in every lane, blocks that run every point of the domain's
-/// box and sit at the same offsets modulo the segment in every address request the same
-/// segments, and one of each class stands for the others.
+/// The blocks to walk, each with the blocks it stands for (0: the walk's own weight). Since a
+/// block's address is a whole offset from another's, the same in every lane, blocks that run
+/// every point of the domain's box and sit at the same offsets modulo the segment in every
+/// address request the same segments, and one of each class stands for the others: the
+/// counts are those of walking every block, at the cost of the classes. Every block where the
+/// walk is small ([`crate::domains::SMALL_WALK`]) or the classes cannot be formed, within
+/// `budget` points.
 fn plan(walk: &WarpWalk, lins: &[&LinExpr], seg: u64, budget: u64) -> Option<Vec<(u64, u64)>> {
     let per_block = walk.points_per_block();
-    if per_block.checked_mul(walk.blocks())? <= budget {
-        // a grid dimension no address and no guard reads is walked once, weighted
-        return Some((0..walk.blocks()).map(|b| (b, 0)).collect());
+    let boxed = per_block.checked_mul(walk.blocks())?;
+    // a grid dimension no address and no guard reads is walked once, weighted
+    let every = || (0..walk.blocks()).map(|b| (b, 0)).collect();
+    if boxed <= crate::domains::SMALL_WALK.min(budget) {
+        return Some(every());
     }
+    match classed_plan(walk, lins, seg, budget / per_block.max(1)) {
+        Some(p) => Some(p),
+        None => (boxed <= budget).then(every),
+    }
+}
+
+/// One block of each class of alike blocks (see [`plan`]), and every block that skips part of
+/// the domain; `None` where the classes cannot be formed or more than `most` blocks would be
+/// walked.
+fn classed_plan(
+    walk: &WarpWalk,
+    lins: &[&LinExpr],
+    seg: u64,
+    most: u64,
+) -> Option<Vec<(u64, u64)>> {
     let mut coefs: Vec<[i128; 3]> = lins
         .iter()
         .map(|l| block_coefficients(l))
@@ -288,8 +307,7 @@ fn plan(walk: &WarpWalk, lins: &[&LinExpr], seg: u64, budget: u64) -> Option<Vec
             })
             .collect()
     };
-    walk.alike_blocks_by(budget / per_block.max(1), &offsets)
-        .ok()?
+    walk.alike_blocks_by(most, &offsets).ok()?
 }
 
 /// The byte coefficient of each block index in the address `lin`, where each appears only as
