@@ -266,7 +266,7 @@ pub fn run_observed(
     let every = opts.every.max(1);
     let mut block_steps = Vec::new();
     for i in sample_order(last, opts.spread_order) {
-        if opts.soft_steps.is_some_and(|s| steps >= s) && done >= opts.trace_blocks {
+        if done >= opts.trace_blocks && stops_here(opts, steps, done, last, &block_steps) {
             break;
         }
         // the `i`-th chosen block's dispatch index, x fastest
@@ -315,6 +315,23 @@ pub fn run_observed(
     r.block_steps = block_steps;
     r.outside = std::mem::take(&mut global.outside);
     Ok(r)
+}
+
+/// Whether a run that has run `done` of its `last` blocks, in `steps` warp steps (`block_steps`
+/// each), and those it traces, starts no further block ([`Options::soft_steps`],
+/// [`Options::stop_when_over`], [`Options::settle_rel_se`]).
+fn stops_here(opts: &Options, steps: u64, done: u64, last: u64, block_steps: &[u64]) -> bool {
+    let projected = (steps as f64 / done.max(1) as f64) * last as f64;
+    let over = opts.soft_steps.is_some_and(|soft| {
+        steps >= soft || (opts.stop_when_over && done > 0 && projected > 2.0 * soft as f64)
+    });
+    let settled = opts.settle_rel_se.is_some_and(|most| {
+        let n = block_steps.len();
+        n >= super::SETTLE_MIN_BLOCKS
+            && n.is_power_of_two()
+            && super::sample_rel_se(block_steps, last) <= most
+    });
+    over || settled
 }
 
 /// The indices `0..n` in the order a run visits them: as they come, or, `spread`, by the
@@ -1278,6 +1295,48 @@ mod tests {
         // the order visits every block once, spread at every prefix
         let order: Vec<u64> = super::sample_order(6, true).collect();
         assert_eq!(order, [0, 4, 2, 1, 5, 3]);
+    }
+
+    /// A run that will not finish within its budget stops once it has run the blocks it traces
+    /// (`stop_when_over`); a spread run of blocks alike in work stops at the first 256
+    /// (`settle_rel_se`); blocks that differ in work leave the estimate far from settled.
+    #[test]
+    fn a_run_stops_early_once_more_blocks_would_change_nothing() {
+        let m = Module::parse(STORE).unwrap();
+        let run = |grid: u64, opts: &Options| {
+            let launch = Launch {
+                grid: [grid, 1, 1],
+                block: [64, 1, 1],
+            };
+            let out = vec![0; grid as usize * 256];
+            run_with(&m, "k", &launch, &[KernelArg::Buffer(out)], opts).unwrap()
+        };
+        let per_block = run(1, &Options::default()).block_steps[0];
+        // 16 blocks at 4 blocks' budget: past twice the budget, so it stops after the 2 traced
+        let traced = Options {
+            soft_steps: Some(4 * per_block),
+            trace_blocks: 2,
+            ..Options::default()
+        };
+        assert_eq!(run(16, &traced).blocks_run, 4, "without the projection");
+        let projected = Options {
+            stop_when_over: true,
+            ..traced.clone()
+        };
+        assert_eq!(run(16, &projected).blocks_run, 2);
+        // 8 blocks at 4 blocks' budget: not past twice the budget, so it runs to the budget
+        assert_eq!(run(8, &projected).blocks_run, 4);
+        let spread = Options {
+            soft_steps: Some(1000 * per_block),
+            spread_order: true,
+            settle_rel_se: Some(0.001),
+            ..Options::default()
+        };
+        let r = run(2048, &spread);
+        assert_eq!(r.blocks_run, super::super::SETTLE_MIN_BLOCKS as u64);
+        assert_eq!(super::super::sample_rel_se(&r.block_steps, 2048), 0.0);
+        // blocks that differ: 1 and 3 steps make a relative error far above 0.1 %
+        assert!(super::super::sample_rel_se(&[1, 3].repeat(128), 2048) > 0.01);
     }
 
     /// `y[i] = x[i + 1]` over 64 threads and 64 words of `x`: the last thread reads one word
