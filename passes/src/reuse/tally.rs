@@ -9,7 +9,6 @@
 use super::profile::{
     FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE,
 };
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -215,8 +214,11 @@ struct Tally {
     first: Vec<f64>,
     loads_first: Vec<f64>,
     sectors: Vec<f64>,
-    /// Sector → its last touches (one map, one lookup per touch).
+    /// Sector → (block, progress) of its last touch.
     last: SectorMap,
+    /// Sector → (block, progress) of its last write, for the sectors written: apart from
+    /// `last`, so a sector only read (most of a matrix) costs one 16-byte entry.
+    last_write: SectorMap,
     buckets: Buckets,
     /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks and after the last.
     marks: Vec<(u64, Vec<f64>)>,
@@ -233,6 +235,7 @@ impl Tally {
             loads_first: vec![0.0; groups],
             sectors: vec![0.0; groups],
             last: SectorMap::default(),
+            last_write: SectorMap::default(),
             buckets: Buckets::new(),
             marks: Vec::new(),
             next_mark: 1,
@@ -249,25 +252,16 @@ impl Tally {
             }
             // a walk's blocks number fewer than 2^32 (it walks at most its budget of points)
             let here = (u32::try_from(b).unwrap_or(u32::MAX - 1), t);
-            let prev = match self.last.entry(s) {
-                Entry::Vacant(e) => {
-                    e.insert(Last {
-                        any: here,
-                        write: if w { here } else { NO_WRITE },
-                    });
-                    self.sectors[g] += 1.0;
-                    None
-                }
-                Entry::Occupied(mut e) => {
-                    let last = e.get_mut();
-                    let prev = if w { last.write } else { last.any };
-                    last.any = here;
-                    if w {
-                        last.write = here;
-                    }
-                    (prev != NO_WRITE).then_some((u64::from(prev.0), prev.1))
-                }
-            };
+            // a load re-touches the sector's last touch, a write its last write
+            let prev_touch = self.last.insert(s, here);
+            if prev_touch.is_none() {
+                self.sectors[g] += 1.0;
+            }
+            let prev = match w {
+                true => self.last_write.insert(s, here),
+                false => prev_touch,
+            }
+            .map(|(pb, pt)| (u64::from(pb), pt));
             match prev {
                 None => {
                     self.first[g] += 1.0;
@@ -293,22 +287,10 @@ impl Tally {
     }
 }
 
-/// Sector → its last touches, hashed by a multiply-rotate of the sector number: the map takes
-/// every touch of a walk, and the standard SipHash is several times slower on it (the keys
-/// come from our own walk, so flooding is no concern).
-type SectorMap = HashMap<i64, Last, BuildHasherDefault<SectorHasher>>;
-
-/// The (block, progress) of a sector's last touch, and of its last write ([`NO_WRITE`]: none
-/// yet). A load re-touches the first, a write the second. 16 bytes, as the one (u64, u32) of
-/// each of the two maps this replaces was.
-#[derive(Clone, Copy)]
-struct Last {
-    any: (u32, u32),
-    write: (u32, u32),
-}
-
-/// [`Last::write`] of a sector never written: no walk reaches block `u32::MAX`.
-const NO_WRITE: (u32, u32) = (u32::MAX, u32::MAX);
+/// Sector → the (block, progress) of a touch, hashed by a multiply-rotate of the sector
+/// number: the maps take every touch of a walk, and the standard SipHash is several times
+/// slower on them (the keys come from our own walk, so flooding is no concern).
+type SectorMap = HashMap<i64, (u32, u32), BuildHasherDefault<SectorHasher>>;
 
 #[derive(Default)]
 struct SectorHasher(u64);
