@@ -13,6 +13,7 @@
 //! Buffers do not alias: each pointer parameter (and module variable) gets its own base, 2^44
 //! bytes apart, aligned as `cudaMalloc` aligns.
 
+use crate::addr_program::AddrProgram;
 use crate::affine;
 use crate::cond::Cond;
 use crate::domains::WarpWalk;
@@ -157,7 +158,7 @@ pub fn profile(
         .zip(&windows)
         .map(|((w, _), k)| k.map_or(1.0, |k| w.outer_trips() as f64 / k as f64))
         .collect();
-    let compiled: Vec<Vec<Option<SplitForm>>> = walks
+    let compiled: Vec<Vec<Compiled>> = walks
         .iter()
         .map(|(w, accesses)| {
             let slots = w.slot_names();
@@ -165,17 +166,24 @@ pub fn profile(
             accesses
                 .iter()
                 .map(|a| {
-                    let l = crate::slots::Lin::compile(a.lin.as_ref()?, &resolve)?;
-                    Some(SplitForm::new(l, block))
+                    let split = a
+                        .lin
+                        .as_ref()
+                        .and_then(|l| crate::slots::Lin::compile(l, &resolve));
+                    match split {
+                        Some(l) => Compiled::Split(SplitForm::new(l, block)),
+                        None => AddrProgram::compile(&a.fixed, defs, &slots, env)
+                            .map_or(Compiled::Named, Compiled::Program),
+                    }
                 })
                 .collect()
         })
         .collect();
-    // Only walks whose every address is compiled are remembered: the others read the
+    // Only walks whose every address is an affine form are remembered: the others read the
     // workload's values through named values, which the description does not show.
     let seen = compiled
         .iter()
-        .all(|g| g.iter().all(Option::is_some))
+        .all(|g| g.iter().all(|c| matches!(c, Compiled::Split(_))))
         .then(|| {
             let mut d = format!("block {block:?} walked {walked} weights {weights:?}");
             for ((w, accesses), win) in walks.iter().zip(&windows) {
@@ -203,6 +211,7 @@ pub fn profile(
     }
     let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
+    let mut table = Vec::new();
     let streamed = tally::stream_blocks(&weights, walked, blocks, |b, here| {
         for (g, (w, accesses)) in walks.iter().enumerate() {
             let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
@@ -231,25 +240,40 @@ pub fn profile(
                                 .flat_map(|row| lane_sectors(addr + row * pitch, a.width)),
                         ),
                     };
-                    match &compiled[g][k] {
-                        Some(f) => {
-                            let base = f.base(point);
-                            for (_, tid) in lanes {
-                                push(f.at(base, point, *tid, block));
-                            }
-                        }
-                        None => {
+                    // through the named values, for what no compiled form evaluates
+                    let mut by_name =
+                        |tids: &mut dyn Iterator<Item = [u64; 3]>, push: &mut dyn FnMut(i128)| {
                             let map = slot_map(w, point);
                             let at_point = a.at_point(&map, &sc);
-                            for (_, tid) in lanes {
-                                match a.lane(at_point, *tid, &map, &sc) {
+                            for tid in tids {
+                                match a.lane(at_point, tid, &map, &sc) {
                                     Some(addr) => push(addr),
                                     None => {
                                         bad[g].insert(k);
                                     }
                                 }
                             }
+                        };
+                    match &compiled[g][k] {
+                        Compiled::Split(f) => {
+                            let base = f.base(point);
+                            for (_, tid) in lanes {
+                                push(f.at(base, point, *tid, block));
+                            }
                         }
+                        Compiled::Program(p) => {
+                            let mut overflowed = Vec::new();
+                            for (_, tid) in lanes {
+                                match p.eval(point, *tid, &mut table) {
+                                    Some(addr) => push(addr),
+                                    None => overflowed.push(*tid),
+                                }
+                            }
+                            if !overflowed.is_empty() {
+                                by_name(&mut overflowed.into_iter(), &mut push);
+                            }
+                        }
+                        Compiled::Named => by_name(&mut lanes.iter().map(|l| l.1), &mut push),
                     }
                     if !warp_sectors.is_sorted() {
                         warp_sectors.sort_unstable();
@@ -297,6 +321,15 @@ pub fn profile(
     Reuse::Profile(p)
 }
 
+/// How an access's lane addresses are evaluated in the walk, fastest first: an affine form of
+/// the slots; a program over them that evaluates named values (min, max, select) and products
+/// too, falling back to the next where `i128` overflows; the named values looked up by name.
+enum Compiled {
+    Split(SplitForm),
+    Program(AddrProgram),
+    Named,
+}
+
 /// A walk's point by name, for the addresses that are not compiled (they read a named value).
 fn slot_map(w: &WarpWalk, point: &[i128]) -> BTreeMap<String, i128> {
     w.slot_names()
@@ -323,6 +356,8 @@ struct Walked {
     tile: Option<(u32, i128)>,
     /// The address as a quasi-affine form with the launch's values in, for compiling.
     lin: Option<LinExpr>,
+    /// The address with the launch's values and the buffers' bases in.
+    fixed: Poly,
 }
 
 /// An address linear in the indices and floors of them (the common case, evaluated by
@@ -457,7 +492,7 @@ impl Walked {
                     },
                 }
             }
-            None => Addr::Poly(fixed),
+            None => Addr::Poly(fixed.clone()),
         };
         Walked {
             dir: r.dir,
@@ -466,6 +501,7 @@ impl Walked {
             addr,
             tile: None,
             lin,
+            fixed,
         }
     }
 
