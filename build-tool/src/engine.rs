@@ -178,13 +178,14 @@ struct Plan {
     /// Stop once the blocks it traces are run and the whole launch would pass twice the soft
     /// limit (`emu::Options::stop_when_over`).
     stop_when_over: bool,
-    /// Stop once the spread sample's work estimate is within [`SETTLED_REL_SE`]
+    /// Stop once the spread sample's estimates of work and sectors are within [`SETTLED_REL_SE`]
     /// (`emu::Options::settle_rel_se`).
     settle: bool,
 }
 
-/// Relative standard error of the total work at which a spread sample stops growing: blocks
-/// that all take the same warp steps settle it at [`emu::SETTLE_MIN_BLOCKS`].
+/// Relative standard error of the total work and sectors at which a spread sample stops
+/// growing: blocks that all take the same warp steps and sectors settle it at
+/// [`emu::SETTLE_MIN_BLOCKS`].
 const SETTLED_REL_SE: f64 = 0.001;
 
 impl Plan {
@@ -677,8 +678,8 @@ impl EmuPrepared {
         let spread = Spread::of(&ran.block_steps, blocks);
         let how = format!(
             "counts estimated from {n} of the launch's {blocks} blocks, spread evenly over the \
-             grid (until as many as {} warp steps ran or the work estimate settled within \
-             {:.1} %), scaled by {scale:.2}: {why}; {}",
+             grid (until as many as {} warp steps ran or the estimates of their work and \
+             sectors settled within {:.1} %), scaled by {scale:.2}: {why}; {}",
             self.soft_steps(),
             SETTLED_REL_SE * 100.0,
             spread.said()
@@ -1990,9 +1991,9 @@ ret;
             assert!(
                 bound.notes[0].starts_with(&format!(
                     "counts estimated from 7 of the launch's {grid} blocks, spread evenly over \
-                     the grid (until as many as 4000 warp steps ran or the work estimate \
-                     settled within 0.1 %), scaled by {scale:.2}: the whole launch takes more \
-                     than 4000 warp steps"
+                     the grid (until as many as 4000 warp steps ran or the estimates of their \
+                     work and sectors settled within 0.1 %), scaled by {scale:.2}: the whole \
+                     launch takes more than 4000 warp steps"
                 )),
                 "{:?}",
                 bound.notes
@@ -2201,8 +2202,8 @@ ret;
         assert!(
             bound.notes[0].starts_with(
                 "counts estimated from 30 of the launch's 256 blocks, spread evenly over the \
-                 grid (until as many as 600 warp steps ran or the work estimate settled within \
-                 0.1 %), scaled by 8.53: log2n cannot be scaled \
+                 grid (until as many as 600 warp steps ran or the estimates of their work and \
+                 sectors settled within 0.1 %), scaled by 8.53: log2n cannot be scaled \
                  down far enough to emulate, in proportion and in multiples of 64; every \
                  sampled block took 20 warp steps"
             ),

@@ -138,18 +138,20 @@ pub struct Options {
     /// it has what it traces, where it would otherwise go on to the budget.
     pub stop_when_over: bool,
     /// With `spread_order`, end the run at the first power of two of blocks run, at least
-    /// [`SETTLE_MIN_BLOCKS`], where the relative standard error of the whole launch's warp
-    /// steps estimated from them ([`sample_rel_se`]) is at most this: blocks alike in work add
-    /// nothing to the estimate, so the sample stops growing with the launch.
+    /// [`SETTLE_MIN_BLOCKS`], where the relative standard errors of the whole launch's warp
+    /// steps and memory sectors estimated from them ([`sample_rel_se`]) are at most this:
+    /// blocks alike in both add nothing to the estimate, so the sample stops growing with the
+    /// launch. Steps alone would not do: masked stores leave the steps alike and the sectors
+    /// not.
     pub settle_rel_se: Option<f64>,
 }
 
 /// Blocks a settling run ([`Options::settle_rel_se`]) runs at least.
 pub const SETTLE_MIN_BLOCKS: usize = 256;
 
-/// Relative standard error of a launch's total warp steps estimated from the `steps` of a
-/// sample of its `blocks` blocks, taken as a simple random sample (with the finite-population
-/// correction); 0 for an empty or all-zero sample.
+/// Relative standard error of a launch's total (warp steps, sectors, …) estimated from the
+/// per-block `steps` of a sample of its `blocks` blocks, taken as a simple random sample (with
+/// the finite-population correction); 0 for an empty or all-zero sample.
 pub fn sample_rel_se(steps: &[u64], blocks: u64) -> f64 {
     let n = steps.len() as f64;
     let mean = steps.iter().sum::<u64>() as f64 / n.max(1.0);
