@@ -178,15 +178,7 @@ struct Plan {
     /// Stop once the blocks it traces are run and the whole launch would pass twice the soft
     /// limit (`emu::Options::stop_when_over`).
     stop_when_over: bool,
-    /// Stop once the spread sample's estimates of work and sectors are within [`SETTLED_REL_SE`]
-    /// (`emu::Options::settle_rel_se`).
-    settle: bool,
 }
-
-/// Relative standard error of the total work and sectors at which a spread sample stops
-/// growing: blocks that all take the same warp steps and sectors settle it at
-/// [`emu::SETTLE_MIN_BLOCKS`].
-const SETTLED_REL_SE: f64 = 0.001;
 
 impl Plan {
     /// The whole launch in dispatch order within `max_steps`.
@@ -198,7 +190,6 @@ impl Plan {
             every: 1,
             spread: false,
             stop_when_over: false,
-            settle: false,
         }
     }
 }
@@ -654,7 +645,6 @@ impl EmuPrepared {
         let plan = Plan {
             spread: true,
             stop_when_over: false,
-            settle: true,
             ..self.first_plan()
         };
         let ran = self.run_inner(w, params, plan).map_err(too_long(hard))?;
@@ -678,10 +668,8 @@ impl EmuPrepared {
         let spread = Spread::of(&ran.block_steps, blocks);
         let how = format!(
             "counts estimated from {n} of the launch's {blocks} blocks, spread evenly over the \
-             grid (until as many as {} warp steps ran or the estimates of their work and \
-             sectors settled within {:.1} %), scaled by {scale:.2}: {why}; {}",
+             grid (as many as {} warp steps run), scaled by {scale:.2}: {why}; {}",
             self.soft_steps(),
-            SETTLED_REL_SE * 100.0,
             spread.said()
         );
         stats.assumptions.push(Assumption {
@@ -710,7 +698,23 @@ struct Spread {
 
 impl Spread {
     fn of(steps: &[u64], blocks: u64) -> Spread {
-        let rel_se = emu::sample_rel_se(steps, blocks);
+        let n = steps.len() as f64;
+        let mean = steps.iter().sum::<u64>() as f64 / n.max(1.0);
+        let var = match steps.len() {
+            0 | 1 => 0.0,
+            _ => {
+                steps
+                    .iter()
+                    .map(|s| (*s as f64 - mean).powi(2))
+                    .sum::<f64>()
+                    / (n - 1.0)
+            }
+        };
+        let fpc = (1.0 - n / blocks.max(1) as f64).max(0.0);
+        let rel_se = match mean > 0.0 {
+            true => (var / n.max(1.0) * fpc).sqrt() / mean,
+            false => 0.0,
+        };
         Spread {
             min: steps.iter().copied().min().unwrap_or(0),
             max: steps.iter().copied().max().unwrap_or(0),
@@ -1263,7 +1267,6 @@ impl EmuPrepared {
             soft_steps: plan.soft_steps,
             spread_order: plan.spread,
             stop_when_over: plan.stop_when_over,
-            settle_rel_se: plan.settle.then_some(SETTLED_REL_SE),
         };
         let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)
             .map_err(|e| {
@@ -1991,8 +1994,7 @@ ret;
             assert!(
                 bound.notes[0].starts_with(&format!(
                     "counts estimated from 7 of the launch's {grid} blocks, spread evenly over \
-                     the grid (until as many as 4000 warp steps ran or the estimates of their \
-                     work and sectors settled within 0.1 %), scaled by {scale:.2}: the whole \
+                     the grid (as many as 4000 warp steps run), scaled by {scale:.2}: the whole \
                      launch takes more than 4000 warp steps"
                 )),
                 "{:?}",
@@ -2202,8 +2204,7 @@ ret;
         assert!(
             bound.notes[0].starts_with(
                 "counts estimated from 30 of the launch's 256 blocks, spread evenly over the \
-                 grid (until as many as 600 warp steps ran or the estimates of their work and \
-                 sectors settled within 0.1 %), scaled by 8.53: log2n cannot be scaled \
+                 grid (as many as 600 warp steps run), scaled by 8.53: log2n cannot be scaled \
                  down far enough to emulate, in proportion and in multiples of 64; every \
                  sampled block took 20 warp steps"
             ),

@@ -63,9 +63,6 @@ struct Counts {
     block_execs: Vec<(u64, u64)>,
     edges: BTreeMap<(usize, usize), u64>,
     entries: u64,
-    /// Sectors of every warp access, all spaces: what a block adds to it tells the blocks'
-    /// memory work apart where their warp steps are alike.
-    sectors: u64,
     touches: Vec<crate::reuse::profile::Touch>,
     /// Per memory instruction and resolved space: its executions and what they show of its
     /// lane stride; the class is decided once the launch is done (`stats::StrideClass`).
@@ -268,18 +265,10 @@ pub fn run_observed(
     let last = opts.blocks_of(launch);
     let every = opts.every.max(1);
     let mut block_steps = Vec::new();
-    let mut block_sectors = Vec::new();
     for i in sample_order(last, opts.spread_order) {
-        let ran = Ran {
-            steps,
-            blocks: done,
-            block_steps: &block_steps,
-            block_sectors: &block_sectors,
-        };
-        if done >= opts.trace_blocks && stops_here(opts, &ran, last) {
+        if done >= opts.trace_blocks && stops_here(opts, steps, done, last) {
             break;
         }
-        let sectors_before = counts.sectors;
         // the `i`-th chosen block's dispatch index, x fastest
         let lin = i * every;
         let (gx, gy) = (launch.grid[0], launch.grid[1]);
@@ -314,7 +303,6 @@ pub fn run_observed(
         }
         block_steps.push(ctx.steps - steps);
         steps = ctx.steps;
-        block_sectors.push(counts.sectors - sectors_before);
         done += 1;
         block_done(done, last);
     }
@@ -329,31 +317,13 @@ pub fn run_observed(
     Ok(r)
 }
 
-/// What a run has done so far: its warp steps and blocks, and each block's steps and sectors.
-struct Ran<'a> {
-    steps: u64,
-    blocks: u64,
-    block_steps: &'a [u64],
-    block_sectors: &'a [u64],
-}
-
-/// Whether a run that has done `ran` of its `last` blocks, and run those it traces, starts no
-/// further block ([`Options::soft_steps`], [`Options::stop_when_over`],
-/// [`Options::settle_rel_se`]).
-fn stops_here(opts: &Options, ran: &Ran, last: u64) -> bool {
-    let projected = (ran.steps as f64 / ran.blocks.max(1) as f64) * last as f64;
-    let over = opts.soft_steps.is_some_and(|soft| {
-        ran.steps >= soft
-            || (opts.stop_when_over && ran.blocks > 0 && projected > 2.0 * soft as f64)
-    });
-    let settled = opts.settle_rel_se.is_some_and(|most| {
-        let n = ran.block_steps.len();
-        n >= super::SETTLE_MIN_BLOCKS
-            && n.is_power_of_two()
-            && super::sample_rel_se(ran.block_steps, last) <= most
-            && super::sample_rel_se(ran.block_sectors, last) <= most
-    });
-    over || settled
+/// Whether a run that has run `done` of its `last` blocks in `steps` warp steps, and those it
+/// traces, starts no further block ([`Options::soft_steps`], [`Options::stop_when_over`]).
+fn stops_here(opts: &Options, steps: u64, done: u64, last: u64) -> bool {
+    let projected = (steps as f64 / done.max(1) as f64) * last as f64;
+    opts.soft_steps.is_some_and(|soft| {
+        steps >= soft || (opts.stop_when_over && done > 0 && projected > 2.0 * soft as f64)
+    })
 }
 
 /// The indices `0..n` in the order a run visits them: as they come, or, `spread`, by the
@@ -960,7 +930,6 @@ impl Ctx<'_> {
                 )
             };
             self.counts.add(Feature::Sectors { space, dir }, s);
-            self.counts.sectors += s;
             self.counts.add(Feature::Lines { space, dir }, li);
         }
         if space == Space::Shared {
@@ -1321,10 +1290,9 @@ mod tests {
     }
 
     /// A run that will not finish within its budget stops once it has run the blocks it traces
-    /// (`stop_when_over`); a spread run of blocks alike in work stops at the first 256
-    /// (`settle_rel_se`); blocks that differ in work leave the estimate far from settled.
+    /// (`stop_when_over`), where it would go on to the budget; one that may finish goes on.
     #[test]
-    fn a_run_stops_early_once_more_blocks_would_change_nothing() {
+    fn a_run_past_its_budget_stops_once_it_has_traced() {
         let m = Module::parse(STORE).unwrap();
         let run = |grid: u64, opts: &Options| {
             let launch = Launch {
@@ -1349,34 +1317,6 @@ mod tests {
         assert_eq!(run(16, &projected).blocks_run, 2);
         // 8 blocks at 4 blocks' budget: not past twice the budget, so it runs to the budget
         assert_eq!(run(8, &projected).blocks_run, 4);
-        let spread = Options {
-            soft_steps: Some(1000 * per_block),
-            spread_order: true,
-            settle_rel_se: Some(0.001),
-            ..Options::default()
-        };
-        let r = run(2048, &spread);
-        assert_eq!(r.blocks_run, super::super::SETTLE_MIN_BLOCKS as u64);
-        assert_eq!(super::super::sample_rel_se(&r.block_steps, 2048), 0.0);
-        // blocks that differ: 1 and 3 steps make a relative error far above 0.1 %
-        assert!(super::super::sample_rel_se(&[1, 3].repeat(128), 2048) > 0.01);
-        // the store predicated off in every third block: the steps are alike, the sectors not,
-        // so the sample goes on to its budget
-        let masked = STORE
-            .replace(".reg .b32 %r<4>;", ".reg .b32 %r<5>;\n    .reg .pred %p1;")
-            .replace(
-                "st.global.u32 [%rd3], 1;",
-                "rem.u32 %r4, %r1, 3;\n    setp.ne.u32 %p1, %r4, 0;\n    @%p1 st.global.u32 [%rd3], 1;",
-            );
-        let m = Module::parse(&masked).unwrap();
-        let launch = Launch {
-            grid: [2048, 1, 1],
-            block: [64, 1, 1],
-        };
-        let out = vec![0; 2048 * 256];
-        let r = run_with(&m, "k", &launch, &[KernelArg::Buffer(out)], &spread).unwrap();
-        assert!(r.block_steps.iter().all(|s| *s == r.block_steps[0]));
-        assert!(r.blocks_run > 256, "{}", r.blocks_run);
     }
 
     /// `y[i] = x[i + 1]` over 64 threads and 64 words of `x`: the last thread reads one word

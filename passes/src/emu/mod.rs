@@ -137,39 +137,6 @@ pub struct Options {
     /// than twice `soft_steps`: a run that will not finish within the budget stops as soon as
     /// it has what it traces, where it would otherwise go on to the budget.
     pub stop_when_over: bool,
-    /// With `spread_order`, end the run at the first power of two of blocks run, at least
-    /// [`SETTLE_MIN_BLOCKS`], where the relative standard errors of the whole launch's warp
-    /// steps and memory sectors estimated from them ([`sample_rel_se`]) are at most this:
-    /// blocks alike in both add nothing to the estimate, so the sample stops growing with the
-    /// launch. Steps alone would not do: masked stores leave the steps alike and the sectors
-    /// not.
-    pub settle_rel_se: Option<f64>,
-}
-
-/// Blocks a settling run ([`Options::settle_rel_se`]) runs at least.
-pub const SETTLE_MIN_BLOCKS: usize = 256;
-
-/// Relative standard error of a launch's total (warp steps, sectors, …) estimated from the
-/// per-block `steps` of a sample of its `blocks` blocks, taken as a simple random sample (with
-/// the finite-population correction); 0 for an empty or all-zero sample.
-pub fn sample_rel_se(steps: &[u64], blocks: u64) -> f64 {
-    let n = steps.len() as f64;
-    let mean = steps.iter().sum::<u64>() as f64 / n.max(1.0);
-    let var = match steps.len() {
-        0 | 1 => 0.0,
-        _ => {
-            steps
-                .iter()
-                .map(|s| (*s as f64 - mean).powi(2))
-                .sum::<f64>()
-                / (n - 1.0)
-        }
-    };
-    let fpc = (1.0 - n / blocks.max(1) as f64).max(0.0);
-    match mean > 0.0 {
-        true => (var / n.max(1.0) * fpc).sqrt() / mean,
-        false => 0.0,
-    }
 }
 
 impl Options {
@@ -195,7 +162,6 @@ impl Default for Options {
             soft_steps: None,
             spread_order: false,
             stop_when_over: false,
-            settle_rel_se: None,
         }
     }
 }
