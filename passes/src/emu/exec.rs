@@ -1312,7 +1312,7 @@ mod tests {
         assert_eq!(run(16, &traced).blocks_run, 4, "without the projection");
         let projected = Options {
             stop_when_over: true,
-            ..traced.clone()
+            ..traced
         };
         assert_eq!(run(16, &projected).blocks_run, 2);
         // 8 blocks at 4 blocks' budget: not past twice the budget, so it runs to the budget
