@@ -28,7 +28,7 @@
 
 use crate::affine::transfer::dests;
 use crate::cfg::Cfg;
-use crate::ptx::{AddrBase, Function, Inst, Operand, SReg};
+use crate::ptx::{AddrBase, Function, Inst, Operand, ParamOffset, SReg};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub struct Taint {
@@ -294,39 +294,9 @@ pub fn fields_deciding_counts(f: &Function) -> BTreeSet<(usize, i64)> {
 /// ([`Function::params_read_at_computed_offsets`]) whose values so read may decide a guard, a
 /// branch or a memory address: a kernel that only stores such a value does not depend on it.
 pub fn computed_param_reads_deciding(f: &Function) -> BTreeSet<usize> {
-    let computed = f.params_read_at_computed_offsets();
-    if computed.is_empty() {
+    let held = f.param_addresses();
+    if !held.values().any(|a| a.offset == ParamOffset::Computed) {
         return BTreeSet::new();
-    }
-    // registers that hold an address inside one of those parameters, and those of them at a
-    // constant offset from its start (whose loads are fields `param_fields` places)
-    let mut inside: BTreeMap<String, usize> = BTreeMap::new();
-    let mut constant: BTreeSet<String> = BTreeSet::new();
-    for i in f.instructions() {
-        if i.opcode == "ld" {
-            continue;
-        }
-        let at_constant = match (i.opcode.as_str(), i.operands.as_slice()) {
-            ("mov", [_, Operand::Symbol(_)]) => true,
-            ("mov", [_, Operand::Reg(r)]) | ("add", [_, Operand::Reg(r), Operand::Imm(_)]) => {
-                constant.contains(r)
-            }
-            _ => false,
-        };
-        let k = match i.operands.get(1) {
-            Some(Operand::Symbol(s)) if i.opcode == "mov" => {
-                f.param_index(s).filter(|k| computed.contains(k))
-            }
-            _ => sources(i).iter().find_map(|r| inside.get(r).copied()),
-        };
-        if let Some(k) = k {
-            for d in dests(i) {
-                if at_constant {
-                    constant.insert(d.clone());
-                }
-                inside.insert(d, k);
-            }
-        }
     }
     deciding_with(
         f,
@@ -337,7 +307,10 @@ pub fn computed_param_reads_deciding(f: &Function) -> BTreeSet<usize> {
                 Some(Operand::Addr {
                     base: AddrBase::Reg(r),
                     ..
-                }) if is_param_load && !constant.contains(r) => inside.get(r).copied(),
+                }) if is_param_load => held
+                    .get(r.as_str())
+                    .filter(|a| a.offset == ParamOffset::Computed)
+                    .map(|a| a.param),
                 _ => None,
             }
         },

@@ -19,6 +19,7 @@
 mod error;
 mod ir;
 mod lexer;
+mod param_address;
 mod parser;
 mod printer;
 mod scopes;
@@ -26,6 +27,7 @@ mod verify;
 
 pub use error::ParseError;
 pub use ir::*;
+pub use param_address::{ParamAddress, ParamOffset};
 pub use parser::parse;
 pub use verify::verify;
 
@@ -274,29 +276,8 @@ impl Function {
     /// first type read at an offset stands for it).
     pub fn param_fields(&self) -> Vec<ParamField> {
         let mut out: Vec<ParamField> = Vec::new();
-        let aggregate = |s: &str| {
-            self.param_index(s)
-                .filter(|&k| self.params[k].is_aggregate())
-        };
-        // registers holding an aggregate's address (LLVM: `mov.b64 %rd1, k_param_0`), as
-        // (parameter, offset); LLVM assigns its registers once, so text order suffices
-        let mut address: std::collections::BTreeMap<&str, (usize, i64)> =
-            std::collections::BTreeMap::new();
+        let held = self.param_addresses();
         for i in self.instructions() {
-            let held = match (i.opcode.as_str(), i.operands.as_slice()) {
-                ("mov", [Operand::Reg(d), Operand::Symbol(s)]) => aggregate(s).map(|k| (d, (k, 0))),
-                ("mov", [Operand::Reg(d), Operand::Reg(r)]) => {
-                    address.get(r.as_str()).map(|a| (d, *a))
-                }
-                ("add", [Operand::Reg(d), Operand::Reg(r), Operand::Imm(c)]) => {
-                    address.get(r.as_str()).map(|(k, o)| (d, (*k, o + c)))
-                }
-                _ => None,
-            };
-            if let Some((d, a)) = held {
-                address.insert(d.as_str(), a);
-                continue;
-            }
             if !i.is_load() || i.state_space() != Some(StateSpace::Param) {
                 continue;
             }
@@ -306,13 +287,19 @@ impl Function {
                 continue;
             };
             let (param, offset) = match base {
-                AddrBase::Symbol(s) => match aggregate(s) {
+                AddrBase::Symbol(s) => match self
+                    .param_index(s)
+                    .filter(|&k| self.params[k].is_aggregate())
+                {
                     Some(k) => (k, *offset),
                     None => continue,
                 },
-                AddrBase::Reg(r) => match address.get(r.as_str()) {
-                    Some((k, o)) => (*k, o + offset),
-                    None => continue,
+                AddrBase::Reg(r) => match held.get(r.as_str()) {
+                    Some(ParamAddress {
+                        param,
+                        offset: ParamOffset::Constant(o),
+                    }) => (*param, o + offset),
+                    _ => continue,
                 },
                 AddrBase::None => continue,
             };
@@ -334,47 +321,6 @@ impl Function {
         }
         out.sort();
         out
-    }
-
-    /// The aggregate parameters whose address the body computes with beyond a constant offset
-    /// (`add.s64 %rd2, %rd1, %rd7` on `mov.b64 %rd1, k_param_6`): an array inside a by-value
-    /// struct indexed at run time, whose reads [`Function::param_fields`] cannot place.
-    pub fn params_read_at_computed_offsets(&self) -> std::collections::BTreeSet<usize> {
-        let aggregate = |s: &str| {
-            self.param_index(s)
-                .filter(|&k| self.params[k].is_aggregate())
-        };
-        let mut address: std::collections::BTreeMap<&str, usize> =
-            std::collections::BTreeMap::new();
-        let mut computed = std::collections::BTreeSet::new();
-        for i in self.instructions() {
-            let held = match (i.opcode.as_str(), i.operands.as_slice()) {
-                ("mov", [Operand::Reg(d), Operand::Symbol(s)]) => aggregate(s).map(|k| (d, k)),
-                ("mov", [Operand::Reg(d), Operand::Reg(r)])
-                | ("add", [Operand::Reg(d), Operand::Reg(r), Operand::Imm(_)]) => {
-                    address.get(r.as_str()).map(|k| (d, *k))
-                }
-                _ => None,
-            };
-            if let Some((d, k)) = held {
-                address.insert(d.as_str(), k);
-                continue;
-            }
-            // a load at a held address plus a constant is a field param_fields places
-            let placed = i.is_load() && i.state_space() == Some(StateSpace::Param);
-            for o in i.operands.iter().skip(1) {
-                let used = match o {
-                    Operand::Reg(r) => address.get(r.as_str()),
-                    Operand::Addr {
-                        base: AddrBase::Reg(r),
-                        ..
-                    } if !placed => address.get(r.as_str()),
-                    _ => None,
-                };
-                computed.extend(used.copied());
-            }
-        }
-        computed
     }
 
     /// Every statement of the body, nested blocks flattened depth-first in text order.
