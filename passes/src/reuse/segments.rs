@@ -5,15 +5,18 @@
 //! It is the number `count::segments` gets by counting the points of its isl set (ctaid,
 //! counters, warp and segment, with a lane of the warp in the domain touching the segment),
 //! obtained with the walk the reuse profile already makes: a few integer operations per lane
-//! where isl's point scanning projects the lanes out at every point. isl stays the fallback for
-//! what the walk cannot take (an address that is not affine, a domain with an unset value).
+//! where isl's point scanning projects the lanes out at every point. An address through named
+//! values (min, max, select) or with products is evaluated by its [`AddrProgram`]. isl stays
+//! the fallback for what the walk cannot take (a domain with an unset value, a lane address
+//! past `i128`, a walk over its budget).
 
 use super::{Scope, Walked};
+use crate::addr_program::AddrProgram;
 use crate::domains::WarpWalk;
 use crate::mem_sites::AccessRecord;
 use crate::named;
 use crate::poly::linexpr::Atom;
-use crate::poly::LinExpr;
+use crate::poly::{LinExpr, Poly};
 use crate::slots::SplitForm;
 use crate::stats::Space;
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,42 +82,81 @@ fn walk_segments(
         .flatten()
         .flat_map(|a| a.vars.clone())
         .collect();
-    let lins: Vec<&LinExpr> = prepared.iter().flatten().map(|a| &a.lin).collect();
-    if lins.is_empty() {
+    if prepared.iter().all(Option::is_none) {
         return out;
     }
+    // how each address moves from block to block, where it is affine in the block index
+    let coefs: Vec<Option<[i128; 3]>> = prepared
+        .iter()
+        .map(|a| block_coefficients(a.as_ref()?.lin.as_ref()?, defs))
+        .collect();
     let Ok(walk) = WarpWalk::new(&first.counters, &first.cond, block, env, &vars) else {
         return out;
     };
     // blocks alike for the coarsest segment are alike for the finer ones too
-    let Some(plan) = plan(&walk, &lins, 1 << coarsest, budget) else {
+    let Some((plan, all)) = plan(&walk, &prepared, &coefs, 1 << coarsest, budget) else {
         return out;
     };
+    let mut prepared = prepared;
+    if !all {
+        // the classes stand for the blocks in the addresses that formed them only
+        for (a, c) in prepared.iter_mut().zip(&coefs) {
+            if c.is_none() {
+                *a = None;
+            }
+        }
+    }
     let slots = walk.slot_names();
     let resolve = crate::slots::resolver(&slots);
-    let forms: Vec<Option<(SplitForm, i128)>> = prepared
+    let mut forms: Vec<Option<(Form, i128)>> = prepared
         .iter()
         .zip(rs)
         .map(|(a, r)| {
-            let lin = crate::slots::Lin::compile(&a.as_ref()?.lin, &resolve)?;
-            Some((SplitForm::new(lin, block), r.width.max(1) as i128))
+            let a = a.as_ref()?;
+            let split = a
+                .lin
+                .as_ref()
+                .and_then(|l| crate::slots::Lin::compile(l, &resolve));
+            let form = match split {
+                Some(l) => Form::Split(SplitForm::new(l, block)),
+                None => Form::Program(AddrProgram::compile(&a.fixed, defs, &slots, env)?),
+            };
+            Some((form, r.width.max(1) as i128))
         })
         .collect();
     let mut totals = vec![vec![0u64; shifts.len()]; rs.len()];
     let mut touched: Vec<i128> = Vec::with_capacity(64);
+    let mut table = Vec::new();
     for (b, stands_for) in plan {
         let res = walk.walk_window_slots(b..b + 1, None, &mut |point, lanes, weight| {
             let weight = if stands_for == 0 { weight } else { stands_for };
-            for ((form, width), total) in forms
-                .iter()
-                .zip(totals.iter_mut())
-                .filter_map(|(f, t)| Some((f.as_ref()?, t)))
-            {
+            for (entry, total) in forms.iter_mut().zip(totals.iter_mut()) {
+                let Some((form, width)) = entry.as_ref() else {
+                    continue;
+                };
+                let width = *width;
                 touched.clear();
-                let base = form.base(point);
-                for (_, tid) in lanes {
-                    let a = form.at(base, point, *tid, block);
-                    touched.extend((a >> finest)..=((a + width - 1) >> finest));
+                match form {
+                    Form::Split(f) => {
+                        let base = f.base(point);
+                        for (_, tid) in lanes {
+                            let a = f.at(base, point, *tid, block);
+                            touched.extend((a >> finest)..=((a + width - 1) >> finest));
+                        }
+                    }
+                    Form::Program(p) => {
+                        for (_, tid) in lanes {
+                            // past i128: left to isl's count
+                            let Some(a) = p.eval(point, *tid, &mut table) else {
+                                *entry = None;
+                                break;
+                            };
+                            touched.extend((a >> finest)..=((a + width - 1) >> finest));
+                        }
+                        if entry.is_none() {
+                            continue;
+                        }
+                    }
                 }
                 if !touched.is_sorted() {
                     touched.sort_unstable();
@@ -222,11 +264,19 @@ const SECTOR_SHIFT: u32 = 5;
 const LINE_SHIFT: u32 = 7;
 const LINE: u64 = 1 << LINE_SHIFT;
 
-/// One access made ready to walk: its address with the launch's values in, and the
-/// variables it reads.
+/// One access made ready to walk: its address with the launch's values in, as an affine form
+/// where it is one, and the variables it reads.
 struct Prepared {
-    lin: LinExpr,
+    lin: Option<LinExpr>,
+    fixed: Poly,
     vars: BTreeSet<String>,
+}
+
+/// How a lane's address is evaluated in the walk: an affine form of the slots, or a program
+/// that evaluates named values (min, max, select) and products too.
+enum Form {
+    Split(SplitForm),
+    Program(AddrProgram),
 }
 
 impl Prepared {
@@ -257,45 +307,61 @@ impl Prepared {
             env,
             bases: &zeros,
         };
-        let lin = Walked::new(r, addr, &sc).lin?;
-        Some(Prepared { lin, vars })
+        let Walked { lin, fixed, .. } = Walked::new(r, addr, &sc);
+        Some(Prepared { lin, fixed, vars })
     }
 }
 
-/// The blocks to walk, each with the blocks it stands for (0: the walk's own weight). Since a
-/// block's address is a whole offset from another's, the same in every lane, blocks that run
-/// every point of the domain's box and sit at the same offsets modulo the segment in every
-/// address request the same segments, and one of each class stands for the others: the
-/// counts are those of walking every block, at the cost of the classes. Every block where the
-/// walk is small ([`crate::domains::SMALL_WALK`]) or the classes cannot be formed, within
-/// `budget` points.
-fn plan(walk: &WarpWalk, lins: &[&LinExpr], seg: u64, budget: u64) -> Option<Vec<(u64, u64)>> {
+/// The blocks to walk, each with the blocks it stands for (0: the walk's own weight), and
+/// whether they stand for every prepared access or only those with block coefficients
+/// (`coefs`). Since a block's address is a whole offset from another's, the same in every
+/// lane, blocks that run every point of the domain's box and sit at the same offsets modulo
+/// the segment in every address request the same segments, and one of each class stands for
+/// the others: the counts are those of walking every block, at the cost of the classes. Every
+/// block where the walk is small ([`crate::domains::SMALL_WALK`]) or the classes cannot be
+/// formed, within `budget` points; where some address moves with the block in a way the
+/// classes cannot follow (a min or max of the block index), every block within the budget,
+/// else the classes of the others.
+fn plan(
+    walk: &WarpWalk,
+    prepared: &[Option<Prepared>],
+    coefs: &[Option<[i128; 3]>],
+    seg: u64,
+    budget: u64,
+) -> Option<(Vec<(u64, u64)>, bool)> {
     let per_block = walk.points_per_block();
     let boxed = per_block.checked_mul(walk.blocks())?;
     // a grid dimension no address and no guard reads is walked once, weighted
     let every = || (0..walk.blocks()).map(|b| (b, 0)).collect();
     if boxed <= crate::domains::SMALL_WALK.min(budget) {
-        return Some(every());
+        return Some((every(), true));
     }
-    match classed_plan(walk, lins, seg, budget / per_block.max(1)) {
-        Some(p) => Some(p),
-        None => (boxed <= budget).then(every),
+    let classable = prepared
+        .iter()
+        .zip(coefs)
+        .all(|(a, c)| a.is_none() || c.is_some());
+    if !classable && boxed <= budget {
+        return Some((every(), true));
+    }
+    let known: Vec<[i128; 3]> = coefs.iter().flatten().copied().collect();
+    if known.is_empty() {
+        return None;
+    }
+    match classed_plan(walk, known, seg, budget / per_block.max(1)) {
+        Some(p) => Some((p, classable)),
+        None => (boxed <= budget).then(|| (every(), true)),
     }
 }
 
-/// One block of each class of alike blocks (see [`plan`]), and every block that skips part of
-/// the domain; `None` where the classes cannot be formed or more than `most` blocks would be
-/// walked.
+/// One block of each class of alike blocks (see [`plan`]) for addresses moving by `coefs`
+/// bytes per block index, and every block that skips part of the domain; `None` where the
+/// classes cannot be formed or more than `most` blocks would be walked.
 fn classed_plan(
     walk: &WarpWalk,
-    lins: &[&LinExpr],
+    mut coefs: Vec<[i128; 3]>,
     seg: u64,
     most: u64,
 ) -> Option<Vec<(u64, u64)>> {
-    let mut coefs: Vec<[i128; 3]> = lins
-        .iter()
-        .map(|l| block_coefficients(l))
-        .collect::<Option<_>>()?;
     coefs.sort_unstable();
     coefs.dedup();
     let offsets = |[x, y, z]: [u64; 3]| -> Vec<u64> {
@@ -311,12 +377,17 @@ fn classed_plan(
 }
 
 /// The byte coefficient of each block index in the address `lin`, where each appears only as
-/// a term of its own; `None` where one is inside a floor.
-fn block_coefficients(lin: &LinExpr) -> Option<[i128; 3]> {
+/// a term of its own; `None` where one is inside a floor or a named value.
+fn block_coefficients(lin: &LinExpr, defs: &named::Defs) -> Option<[i128; 3]> {
     let mut c = [0i128; 3];
     for (atom, k) in &lin.terms {
         let mut vars = BTreeSet::new();
         atom.vars(&mut vars);
+        defs.close(&mut vars);
+        if vars.iter().any(|v| named::is_symbol(v)) && vars.iter().any(|v| v.starts_with("ctaid_"))
+        {
+            return None;
+        }
         match atom {
             Atom::Var(v) => {
                 if let Some(d) = ["ctaid_x", "ctaid_y", "ctaid_z"]
