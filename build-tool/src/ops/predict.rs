@@ -63,6 +63,10 @@ pub struct Args {
     pub host: HostArgs,
     #[command(flatten)]
     pub lower: LowerArgs,
+    /// Do not read or write the cache of lowered PTX and ptxas resources ($KERNCAST_CACHE or
+    /// target/kerncast-cache), which `analyze` shares.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 fn dims(s: &str) -> crate::Result<Dims> {
@@ -203,7 +207,8 @@ pub fn output(args: &Args) -> crate::Result<String> {
         lower: lower.clone(),
         kernel: args.kernel.clone(),
         workloads: Vec::new(),
-        cache: None,
+        // a second predict of an unchanged file neither lowers nor assembles it again
+        cache: (!args.no_cache).then(crate::cache::Cache::default_dir),
     };
     let mut jobs = vec![job.clone()];
     for h in &args.hosts {
