@@ -38,6 +38,8 @@ struct Entry {
     pc: u32,
     mask: u32,
     rpc: u32,
+    /// The barrier these lanes arrived at while their sibling path had not, until it releases.
+    parked: Option<usize>,
 }
 
 /// Per-lane state of one warp.
@@ -476,6 +478,43 @@ fn init_bytes(g: &VarDecl) -> Vec<u8> {
     out
 }
 
+/// Lanes of `w` that reached barrier `id` while others of the warp run elsewhere (the far side
+/// of a branch, or waiting to reconverge with these lanes) wait for it on their own, as the
+/// hardware's independent thread scheduling lets them: the others go on (an early `return` of
+/// the threads past the data exits; others may arrive too), and these lanes resume past the
+/// barrier once it releases, apart from the rest of the warp to its end. Their warp-level
+/// counts past the barrier are then those of a warp of their own. Where every other live lane
+/// of the warp is at a barrier already, or some lanes of the entry skipped this one, the warp
+/// waits at once.
+fn park_or_wait(w: &mut Warp, id: usize, exec: u32) {
+    let parked = w
+        .stack
+        .iter()
+        .filter(|e| e.parked.is_some())
+        .fold(0u32, |m, e| m | e.mask);
+    let whole_entry = w.stack.last().is_some_and(|t| t.mask & w.live == exec);
+    if !whole_entry || w.live & !exec & !parked == 0 {
+        w.waiting = Some(id);
+        return;
+    }
+    let Some(top) = w.stack.pop() else {
+        w.waiting = Some(id);
+        return;
+    };
+    for e in &mut w.stack {
+        e.mask &= !exec;
+    }
+    w.stack.insert(
+        0,
+        Entry {
+            pc: top.pc,
+            mask: exec,
+            rpc: u32::MAX,
+            parked: Some(id),
+        },
+    );
+}
+
 fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..32).filter(move |l| mask >> l & 1 == 1)
 }
@@ -507,6 +546,7 @@ impl Ctx<'_> {
                         pc: 0,
                         mask: live,
                         rpc: u32::MAX,
+                        parked: None,
                     }],
                     live,
                     tid,
@@ -536,6 +576,9 @@ impl Ctx<'_> {
                 if warps.iter().any(|w| w.waiting == Some(b)) && self.arrived[b] >= expected {
                     for w in warps.iter_mut().filter(|w| w.waiting == Some(b)) {
                         w.waiting = None;
+                        for e in w.stack.iter_mut().filter(|e| e.parked == Some(b)) {
+                            e.parked = None;
+                        }
                     }
                     self.arrived[b] = 0;
                     self.expected[b] = None;
@@ -596,6 +639,11 @@ impl Ctx<'_> {
             w.live = 0;
             return Ok(());
         };
+        if let Some(b) = top.parked {
+            // the sibling path is done: these lanes wait at their barrier
+            w.waiting = Some(b);
+            return Ok(());
+        }
         let (pc, group) = (top.pc, top.mask & w.live);
         let prog = self.prog;
         let Some(inst) = prog.insts.get(pc as usize) else {
@@ -658,11 +706,13 @@ impl Ctx<'_> {
                             pc: inst.target,
                             mask: taken,
                             rpc: r,
+                            parked: None,
                         });
                         w.stack.push(Entry {
                             pc: pc + 1,
                             mask: not,
                             rpc: r,
+                            parked: None,
                         });
                     }
                 }
@@ -704,7 +754,7 @@ impl Ctx<'_> {
                         );
                     }
                     if inst.op == Op::Bar {
-                        w.waiting = Some(id);
+                        park_or_wait(w, id, exec);
                     }
                 }
                 return Ok(());
@@ -1287,6 +1337,68 @@ mod tests {
         // the order visits every block once, spread at every prefix
         let order: Vec<u64> = super::sample_order(6, true).collect();
         assert_eq!(order, [0, 4, 2, 1, 5, 3]);
+    }
+
+    /// The last block's threads past the data return early (`if (i >= n) return;`, a branch to
+    /// the end) and the others meet at `__syncthreads()`: on the hardware the returning half of
+    /// the warp exits and the barrier releases; so here, where the half at the barrier used to
+    /// wait for lanes that had yet to run their side of the branch. Each thread then reads its
+    /// neighbour's word, which the barrier makes visible: `y[i] = i + 1` below `n`.
+    #[test]
+    fn threads_returning_before_a_barrier_do_not_hold_it() {
+        let text = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_y, .param .u32 k_n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .shared .align 4 .b8 sh[256];
+    ld.param.u64 %rd1, [k_y];
+    ld.param.u32 %r1, [k_n];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra $L_end;
+    mov.u32 %r3, sh;
+    shl.b32 %r4, %r2, 2;
+    add.s32 %r5, %r3, %r4;
+    st.shared.u32 [%r5], %r2;
+    bar.sync 0;
+    add.s32 %r6, %r2, 1;
+    rem.u32 %r6, %r6, %r1;
+    shl.b32 %r6, %r6, 2;
+    add.s32 %r6, %r3, %r6;
+    ld.shared.u32 %r7, [%r6];
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r7;
+$L_end:
+    ret;
+}
+"#;
+        let m = Module::parse(text).unwrap();
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+        };
+        // 40 of 64 threads: the second warp splits at lane 8
+        let args = [KernelArg::Buffer(vec![0; 256]), KernelArg::U32(40)];
+        let r = run_with(&m, "k", &launch, &args, &Options::default()).unwrap();
+        let y = r.u32s(0);
+        let want: Vec<u32> = (0..64)
+            .map(|i| if i < 40 { (i + 1) % 40 } else { 0 })
+            .collect();
+        assert_eq!(y, want);
+        let barriers = |gran| {
+            r.stats
+                .features
+                .get(&crate::stats::Feature::Barrier { gran })
+                .copied()
+        };
+        assert_eq!(barriers(crate::stats::Granularity::Thread), Some(40.0));
+        assert_eq!(barriers(crate::stats::Granularity::Warp), Some(2.0));
     }
 
     /// A run that will not finish within its budget stops once it has run the blocks it traces
