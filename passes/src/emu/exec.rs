@@ -38,7 +38,8 @@ struct Entry {
     pc: u32,
     mask: u32,
     rpc: u32,
-    /// The barrier these lanes arrived at while their sibling path had not, until it releases.
+    /// The barrier these lanes arrived at while others of their warp ran elsewhere, until it
+    /// releases ([`park_or_wait`]).
     parked: Option<usize>,
 }
 
@@ -493,13 +494,14 @@ fn park_or_wait(w: &mut Warp, id: usize, exec: u32) {
         .filter(|e| e.parked.is_some())
         .fold(0u32, |m, e| m | e.mask);
     let whole_entry = w.stack.last().is_some_and(|t| t.mask & w.live == exec);
-    if !whole_entry || w.live & !exec & !parked == 0 {
-        w.waiting = Some(id);
-        return;
-    }
-    let Some(top) = w.stack.pop() else {
-        w.waiting = Some(id);
-        return;
+    let detach = whole_entry && w.live & !exec & !parked != 0;
+    let top = match w.stack.pop() {
+        Some(top) if detach => top,
+        kept => {
+            w.stack.extend(kept);
+            w.waiting = Some(id);
+            return;
+        }
     };
     for e in &mut w.stack {
         e.mask &= !exec;
