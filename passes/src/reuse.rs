@@ -158,24 +158,14 @@ pub fn profile(
         .zip(&windows)
         .map(|((w, _), k)| k.map_or(1.0, |k| w.outer_trips() as f64 / k as f64))
         .collect();
-    let compiled: Vec<Vec<Compiled>> = walks
+    // `None`: the named values looked up by name
+    let compiled: Vec<Vec<Option<Form>>> = walks
         .iter()
         .map(|(w, accesses)| {
             let slots = w.slot_names();
-            let resolve = crate::slots::resolver(&slots);
             accesses
                 .iter()
-                .map(|a| {
-                    let split = a
-                        .lin
-                        .as_ref()
-                        .and_then(|l| crate::slots::Lin::compile(l, &resolve));
-                    match split {
-                        Some(l) => Compiled::Split(SplitForm::new(l, block)),
-                        None => AddrProgram::compile(&a.fixed, defs, &slots, env)
-                            .map_or(Compiled::Named, Compiled::Program),
-                    }
-                })
+                .map(|a| Form::compile(a.lin.as_ref(), &a.fixed, defs, &slots, env, block))
                 .collect()
         })
         .collect();
@@ -183,7 +173,7 @@ pub fn profile(
     // workload's values through named values, which the description does not show.
     let seen = compiled
         .iter()
-        .all(|g| g.iter().all(|c| matches!(c, Compiled::Split(_))))
+        .all(|g| g.iter().all(|c| matches!(c, Some(Form::Split(_)))))
         .then(|| {
             let mut d = format!("block {block:?} walked {walked} weights {weights:?}");
             for ((w, accesses), win) in walks.iter().zip(&windows) {
@@ -255,13 +245,13 @@ pub fn profile(
                             }
                         };
                     match &compiled[g][k] {
-                        Compiled::Split(f) => {
+                        Some(Form::Split(f)) => {
                             let base = f.base(point);
                             for (_, tid) in lanes {
                                 push(f.at(base, point, *tid, block));
                             }
                         }
-                        Compiled::Program(p) => {
+                        Some(Form::Program(p)) => {
                             let mut overflowed = Vec::new();
                             for (_, tid) in lanes {
                                 match p.eval(point, *tid, &mut table) {
@@ -273,7 +263,7 @@ pub fn profile(
                                 by_name(&mut overflowed.into_iter(), &mut push);
                             }
                         }
-                        Compiled::Named => by_name(&mut lanes.iter().map(|l| l.1), &mut push),
+                        None => by_name(&mut lanes.iter().map(|l| l.1), &mut push),
                     }
                     if !warp_sectors.is_sorted() {
                         warp_sectors.sort_unstable();
@@ -321,13 +311,31 @@ pub fn profile(
     Reuse::Profile(p)
 }
 
-/// How an access's lane addresses are evaluated in the walk, fastest first: an affine form of
-/// the slots; a program over them that evaluates named values (min, max, select) and products
-/// too, falling back to the next where `i128` overflows; the named values looked up by name.
-enum Compiled {
+/// How a walk evaluates an access's lane addresses, fastest first: an affine form of the
+/// slots, or a program over them that evaluates named values (min, max, select) and products
+/// too, and says where `i128` overflows.
+enum Form {
     Split(SplitForm),
     Program(AddrProgram),
-    Named,
+}
+
+impl Form {
+    /// The address (`lin`, its affine form where it has one; `fixed`, the launch's values in)
+    /// compiled for a walk whose point holds `slots`; `None` where neither form compiles.
+    fn compile(
+        lin: Option<&LinExpr>,
+        fixed: &Poly,
+        defs: &named::Defs,
+        slots: &[String],
+        env: &BTreeMap<String, i128>,
+        block: [u64; 3],
+    ) -> Option<Form> {
+        let resolve = crate::slots::resolver(slots);
+        match lin.and_then(|l| crate::slots::Lin::compile(l, &resolve)) {
+            Some(l) => Some(Form::Split(SplitForm::new(l, block))),
+            None => AddrProgram::compile(fixed, defs, slots, env).map(Form::Program),
+        }
+    }
 }
 
 /// A walk's point by name, for the addresses that are not compiled (they read a named value).

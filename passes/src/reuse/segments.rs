@@ -10,14 +10,12 @@
 //! the fallback for what the walk cannot take (a domain with an unset value, a lane address
 //! past `i128`, a walk over its budget).
 
-use super::{Scope, Walked};
-use crate::addr_program::AddrProgram;
+use super::{Form, Scope, Walked};
 use crate::domains::WarpWalk;
 use crate::mem_sites::AccessRecord;
 use crate::named;
 use crate::poly::linexpr::Atom;
 use crate::poly::{LinExpr, Poly};
-use crate::slots::SplitForm;
 use crate::stats::Space;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -107,20 +105,12 @@ fn walk_segments(
         }
     }
     let slots = walk.slot_names();
-    let resolve = crate::slots::resolver(&slots);
     let mut forms: Vec<Option<(Form, i128)>> = prepared
         .iter()
         .zip(rs)
         .map(|(a, r)| {
             let a = a.as_ref()?;
-            let split = a
-                .lin
-                .as_ref()
-                .and_then(|l| crate::slots::Lin::compile(l, &resolve));
-            let form = match split {
-                Some(l) => Form::Split(SplitForm::new(l, block)),
-                None => Form::Program(AddrProgram::compile(&a.fixed, defs, &slots, env)?),
-            };
+            let form = Form::compile(a.lin.as_ref(), &a.fixed, defs, &slots, env, block)?;
             Some((form, r.width.max(1) as i128))
         })
         .collect();
@@ -270,13 +260,6 @@ struct Prepared {
     lin: Option<LinExpr>,
     fixed: Poly,
     vars: BTreeSet<String>,
-}
-
-/// How a lane's address is evaluated in the walk: an affine form of the slots, or a program
-/// that evaluates named values (min, max, select) and products too.
-enum Form {
-    Split(SplitForm),
-    Program(AddrProgram),
 }
 
 impl Prepared {
