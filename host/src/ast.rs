@@ -55,6 +55,19 @@ pub enum Ty {
 }
 
 impl Ty {
+    /// Bytes a value of the type occupies, where the type says (a record's as clang lays it
+    /// out, an array's elements times their size).
+    pub fn bytes(&self) -> Option<u64> {
+        match self {
+            Ty::Bool => Some(1),
+            Ty::Int { bits, .. } | Ty::Float { bits } => Some(u64::from(*bits) / 8),
+            Ty::Pointer(_) => Some(8),
+            Ty::Array(elem, Some(n)) => elem.bytes().map(|b| b * n),
+            Ty::Record { size, .. } => *size,
+            Ty::Void | Ty::Array(_, None) | Ty::Function | Ty::Other(_) => None,
+        }
+    }
+
     pub fn is_integer(&self) -> bool {
         matches!(self, Ty::Int { .. } | Ty::Bool)
     }

@@ -2,6 +2,7 @@
 //! (or the reason a number is unknown), how often each runs, where it is, and the launch
 //! sites that were never reached.
 
+use crate::ast::Ty;
 use crate::clang::lower::ProgramAst;
 use crate::interp::launches::{describe, Record};
 // named where the interpreter records launches, which gives those values the names
@@ -530,7 +531,8 @@ pub(crate) fn build(
     }
 }
 
-/// The numeric fields of a by-value struct argument `v` named `prefix`, by path.
+/// The numeric fields of a by-value struct argument `v` named `prefix`, by path (`p.n`,
+/// `p.inner.x`, an array member's elements `p.a[3]`).
 fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
     let Value::Record(r) = v else {
         return Vec::new();
@@ -546,25 +548,53 @@ fn fields_of(prefix: &str, v: &Value) -> Vec<(String, Scalar)> {
             (true, _, Some(i)) if i.parse::<usize>().is_ok() => format!("strides[{i}]"),
             _ => k.to_string(),
         };
-        let path = format!("{prefix}.{member}");
-        match f {
-            Value::Record(_) => out.extend(fields_of(&path, f)),
-            Value::Int(_) | Value::Float(_) | Value::Unknown(_) => out.push((path, Scalar::of(f))),
-            _ => {}
-        }
+        scalars_in(&format!("{prefix}.{member}"), f, &mut out);
     }
     out
 }
 
+/// The scalars of a struct member `v` at `path`: itself, its fields, or its elements.
+fn scalars_in(path: &str, v: &Value, out: &mut Vec<(String, Scalar)>) {
+    match v {
+        Value::Record(_) => out.extend(fields_of(path, v)),
+        Value::Array(_) => {
+            for (i, e) in array_elements(v).iter().enumerate() {
+                scalars_in(&format!("{path}[{i}]"), e, out);
+            }
+        }
+        Value::Int(_) | Value::Float(_) | Value::Unknown(_) => {
+            out.push((path.to_string(), Scalar::of(v)))
+        }
+        _ => {}
+    }
+}
+
+/// The elements of an array member whose every element the host reading holds (a struct's
+/// arrays are small: [`crate::interp::value`] keeps up to 4096 elements dense), else none.
+fn array_elements(v: &Value) -> Vec<Value> {
+    let Value::Array(b) = v else {
+        return Vec::new();
+    };
+    let b = b.borrow();
+    match b.len {
+        Some(n) if n as usize == b.dense.len() => b.dense.clone(),
+        _ => Vec::new(),
+    }
+}
+
 /// The byte offsets of the scalar fields of a record `v` named `prefix` that starts `base`
-/// bytes into its argument, by the paths [`fields_of`] gives them, where the program's own
-/// record types' layouts (clang's) say.
+/// bytes into its argument, by the paths [`fields_of`] gives them, where clang's layout of the
+/// program's own record types, or of the library records kernels take, says.
 fn offsets_of(ast: &ProgramAst, prefix: &str, v: &Value, base: u64) -> Vec<(String, u64)> {
     let Value::Record(r) = v else {
         return Vec::new();
     };
     let r = r.borrow();
-    let Some(layout) = ast.layouts.get(&r.ty) else {
+    let Some(layout) = ast
+        .layouts
+        .get(&r.ty)
+        .or_else(|| ast.param_layouts.get(&r.ty))
+    else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -573,13 +603,41 @@ fn offsets_of(ast: &ProgramAst, prefix: &str, v: &Value, base: u64) -> Vec<(Stri
             continue;
         };
         let path = format!("{prefix}.{}", field.name);
-        match f {
-            Value::Record(_) => out.extend(offsets_of(ast, &path, f, base + off)),
-            Value::Int(_) | Value::Float(_) | Value::Unknown(_) => out.push((path, base + off)),
-            _ => {}
-        }
+        offsets_in(ast, &path, f, &field.ty, base + off, &mut out);
     }
     out
+}
+
+/// The byte offsets of the scalars of a struct member `v` of type `ty` at byte `at`, as
+/// [`scalars_in`] names them.
+fn offsets_in(
+    ast: &ProgramAst,
+    path: &str,
+    v: &Value,
+    ty: &Ty,
+    at: u64,
+    out: &mut Vec<(String, u64)>,
+) {
+    match (v, ty) {
+        (Value::Record(_), _) => out.extend(offsets_of(ast, path, v, at)),
+        (Value::Array(_), Ty::Array(elem, _)) => {
+            let Some(size) = elem.bytes() else { return };
+            for (i, e) in array_elements(v).iter().enumerate() {
+                offsets_in(
+                    ast,
+                    &format!("{path}[{i}]"),
+                    e,
+                    elem,
+                    at + i as u64 * size,
+                    out,
+                );
+            }
+        }
+        (Value::Int(_) | Value::Float(_) | Value::Unknown(_), _) => {
+            out.push((path.to_string(), at))
+        }
+        _ => {}
+    }
 }
 
 /// The device allocations an argument `v` named `path` points into, with their bytes from

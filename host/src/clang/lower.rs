@@ -24,6 +24,10 @@ pub struct ProgramAst {
     pub globals: HashMap<DeclKey, VarDecl>,
     /// The program's own record types' members, in order, by the type's name.
     pub layouts: HashMap<Arc<str>, Arc<Vec<Field>>>,
+    /// The members of library record types a kernel takes by value (`std::pair`), by the
+    /// type's name. The interpreter models library types itself, so they stay out of
+    /// `layouts`; a kernel still reads their fields by offset.
+    pub param_layouts: HashMap<Arc<str>, Arc<Vec<Field>>>,
     /// The program's variables of namespace scope, in declaration order: C++ initialises
     /// them before main (across units in no order the language fixes).
     pub global_order: Vec<DeclKey>,
@@ -512,6 +516,38 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             });
         }
         self.prog.layouts.insert(name.clone(), Arc::new(fields));
+    }
+
+    /// Records the members of a library record type a kernel parameter has (and of the
+    /// library records inside it), once; the program's own types are in `layouts`.
+    fn param_layout(&mut self, t: &Type<'_>, depth: usize) {
+        let c = t.canonical();
+        if c.kind() != CXType_Record || depth > 8 {
+            return;
+        }
+        let Some(decl) = c.declaration() else { return };
+        if !decl.in_system_header() {
+            self.ty(&c);
+            return;
+        }
+        let name: Arc<str> = Arc::from(record_name(&c.spelling()));
+        if self.prog.param_layouts.contains_key(&name) {
+            return;
+        }
+        self.prog
+            .param_layouts
+            .insert(name.clone(), Arc::new(Vec::new()));
+        let mut fields = Vec::new();
+        for f in c.fields() {
+            let ft = f.ty();
+            self.param_layout(&ft, depth + 1);
+            fields.push(Field {
+                name: Arc::from(f.spelling()),
+                ty: self.ty_depth(&ft, depth + 1),
+                offset: f.field_offset(),
+            });
+        }
+        self.prog.param_layouts.insert(name, Arc::new(fields));
     }
 
     /// Records a class's direct bases, once per class.
@@ -1231,12 +1267,11 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         let mangled = device_symbol(&f.mangling(), &f.spelling());
         if !self.prog.kernels.contains_key(&mangled) {
             let (signature, name) = demangle(&mangled);
-            let params = f
-                .arguments()
-                .unwrap_or_default()
-                .iter()
-                .map(|p| Arc::from(p.spelling()))
-                .collect();
+            let args = f.arguments().unwrap_or_default();
+            for p in &args {
+                self.param_layout(&p.ty(), 0);
+            }
+            let params = args.iter().map(|p| Arc::from(p.spelling())).collect();
             let span = self.span(f);
             self.prog.kernels.insert(
                 mangled.clone(),

@@ -1197,11 +1197,11 @@ fn zeroed(v: &Value) -> Value {
         }
         Value::Array(b) => {
             let mut b = b.borrow().clone();
+            // elements that are records or arrays (`Term terms[2][2]`) stay so, zeroed
+            let dense: Vec<Value> = b.dense.iter().map(zeroed).collect();
             b.forget("memset");
             b.fill = Value::Int(0);
-            for x in &mut b.dense {
-                *x = Value::Int(0);
-            }
+            b.dense = dense;
             Value::Array(heap::shared(b))
         }
         _ => Value::Int(0),
