@@ -1169,15 +1169,7 @@ fn pointee_ty(e: &Expr, i: usize) -> Option<crate::ast::Ty> {
 }
 
 pub(super) fn ty_bytes(t: &crate::ast::Ty) -> Option<i128> {
-    use crate::ast::Ty;
-    match t {
-        Ty::Bool => Some(1),
-        Ty::Int { bits, .. } | Ty::Float { bits } => Some(*bits as i128 / 8),
-        Ty::Pointer(_) => Some(8),
-        Ty::Record { size, .. } => size.map(|s| s as i128),
-        Ty::Array(e, Some(n)) => ty_bytes(e).map(|b| b * *n as i128),
-        _ => None,
-    }
+    t.bytes().map(i128::from)
 }
 
 /// A value with every number it holds zero, as `memset(p, 0, sizeof *p)` leaves it.
