@@ -518,19 +518,23 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         self.prog.layouts.insert(name.clone(), Arc::new(fields));
     }
 
-    /// Records the members of a library record type a kernel parameter has (and of the
-    /// library records inside it), once; the program's own types are in `layouts`.
+    /// Records the members of a library record type a kernel parameter has, and of the
+    /// library records inside it or inside the program's own records, once each.
     fn param_layout(&mut self, t: &Type<'_>, depth: usize) {
         let c = t.canonical();
         if c.kind() != CXType_Record || depth > 8 {
             return;
         }
         let Some(decl) = c.declaration() else { return };
+        let name: Arc<str> = Arc::from(record_name(&c.spelling()));
         if !decl.in_system_header() {
+            // the program's own record: in `layouts`, with the library records inside it here
             self.ty(&c);
+            for f in c.fields() {
+                self.param_layout(&f.ty(), depth + 1);
+            }
             return;
         }
-        let name: Arc<str> = Arc::from(record_name(&c.spelling()));
         if self.prog.param_layouts.contains_key(&name) {
             return;
         }
