@@ -209,7 +209,7 @@ struct EmuPrepared {
     /// The runs that stopped at their step budget, by what they read.
     overruns: std::sync::Mutex<BTreeMap<String, Overrun>>,
     /// PTX lines of the global accesses whose address depends on data (`taint`): on zero-filled
-    /// buffers their addresses are not the real ones, so the reuse profile leaves them out.
+    /// buffers their addresses are not the real ones, so no reuse profile is made of them.
     /// Worked out when first needed: the symbolic counter prepares this fallback for every
     /// kernel, and most never use it.
     data_addresses: std::sync::OnceLock<Vec<u32>>,
@@ -898,8 +898,8 @@ impl EmuPrepared {
     }
 
     /// The PTX lines of the global accesses whose address depends on data the workload does
-    /// not give (none where it gives buffers): their sectors on zero-filled buffers are not the
-    /// real ones.
+    /// not give (none where it gives buffers): a reuse profile of zero-filled buffers would be
+    /// wrong.
     fn addresses_needing_data(&self, w: &Workload) -> &[u32] {
         if !w.buffers.is_empty() {
             return &[];
@@ -910,8 +910,7 @@ impl EmuPrepared {
 
     /// The reuse profile of the global sectors of the launch's first blocks, from a run of
     /// those blocks at the workload's own size (their addresses as the kernel computes them),
-    /// for the L2 hit rate; or why there is none. Accesses whose address depends on data the
-    /// run does not have are left out of it, and it says which.
+    /// for the L2 hit rate; or why there is none.
     fn reuse(&self, w: &Workload, params: &[String]) -> Reuse {
         let unset = self
             .module
@@ -922,24 +921,18 @@ impl EmuPrepared {
         if !unset.is_empty() {
             return Reuse::Unavailable(crate::param_fields::unset_fields_reason(&unset));
         }
-        let mut reuse = self.traced_reuse(w, params);
         let data = self.addresses_needing_data(w);
-        if let (Reuse::Profile(p), false) = (&mut reuse, data.is_empty()) {
+        if !data.is_empty() {
             let n = data.len();
             let mut lines: Vec<String> = data.iter().take(4).map(u32::to_string).collect();
             if n > 4 {
                 lines.push("…".into());
             }
-            p.left_out.push(format!(
-                "{n} global access(es) (PTX line {}) whose address depends on data, which the emulator runs as zeros (give it data with --buffer to profile them)",
+            return Reuse::Unavailable(format!(
+                "the addresses of {n} global access(es) (PTX line {}) depend on data, which the emulator runs as zeros; give it data with --buffer to profile them",
                 lines.join(", ")
             ));
         }
-        reuse
-    }
-
-    /// The reuse profile of the traced runs of the launch's first blocks (see [`Self::reuse`]).
-    fn traced_reuse(&self, w: &Workload, params: &[String]) -> Reuse {
         // A run of the launch's leading blocks in dispatch order traced them already: the whole
         // launch's at the sample budget, or the first run of an estimate (as many as it ran).
         let traced_runs = [Plan::whole(self.sample_steps), self.first_plan()];
@@ -1261,13 +1254,14 @@ impl EmuPrepared {
             max_blocks: trace,
             every,
             // a whole run traces the blocks the reuse profile wants, as a run of those alone
-            // would, so the profile needs no second run
+            // would, so the profile needs no second run; none where `reuse` will refuse one
             trace_blocks: match trace {
                 Some(first) => first,
-                None if every == 1 && !plan.spread => profiled_blocks(w),
+                None if every == 1 && !plan.spread && self.addresses_needing_data(w).is_empty() => {
+                    profiled_blocks(w)
+                }
                 None => 0,
             },
-            untraced_lines: self.addresses_needing_data(w).to_vec(),
             // counts only
             keep_buffers: false,
             soft_steps: plan.soft_steps,

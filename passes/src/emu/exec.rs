@@ -104,8 +104,6 @@ struct Ctx<'a> {
     /// Global sectors this block's warp accesses touched when tracing: (warp, the warp's step,
     /// sector, writes), turned into `Counts::touches` when the block ends.
     trace: Option<Vec<(u64, u64, i128, bool)>>,
-    /// PTX lines whose global accesses are not traced ([`Options::untraced_lines`]).
-    untraced: &'a [u32],
 }
 
 /// Run a kernel with options (see [`super::run`]).
@@ -294,7 +292,6 @@ pub fn run_observed(
             steps,
             max_steps: opts.max_steps,
             trace: (done < opts.trace_blocks).then(Vec::new),
-            untraced: &opts.untraced_lines,
         };
         if let Err(e) = ctx.run_block() {
             // a block's touches are kept when it finishes: these are the finished ones'
@@ -951,8 +948,7 @@ impl Ctx<'_> {
             }
         }
         for (space, acc) in by_space {
-            let traced = space == Space::Global && !self.untraced.contains(&inst.line);
-            if let (Some(t), true) = (self.trace.as_mut(), traced) {
+            if let (Some(t), Space::Global) = (self.trace.as_mut(), space) {
                 let mut sectors: Vec<i128> = acc
                     .iter()
                     .flat_map(|a| crate::reuse::profile::lane_sectors(a.addr as i128, width as u64))
@@ -1605,22 +1601,6 @@ $L_end:
         .unwrap();
         assert_eq!((all.blocks_run, all.blocks_traced), (4, 2));
         assert_eq!(all.touches, r.touches);
-        // the store's line left out of the trace: no touches, the same counts
-        let store_line = STORE.lines().position(|l| l.contains("st.global")).unwrap() as u32 + 1;
-        let unstored = Options {
-            untraced_lines: vec![store_line],
-            ..whole.clone()
-        };
-        let left = run_with(
-            &m,
-            "k",
-            &launch,
-            &[KernelArg::Buffer(vec![0; 1024])],
-            &unstored,
-        )
-        .unwrap();
-        assert_eq!((left.blocks_traced, left.touches.len()), (2, 0));
-        assert_eq!(left.stats.features, all.stats.features);
         // a traced run that stops at its step budget in the third block keeps the touches of
         // the two it finished: those a run of the two alone records
         let stopped = Options {

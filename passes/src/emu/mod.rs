@@ -99,7 +99,7 @@ impl KernelArg {
 }
 
 /// Run-time options.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// Bytes of dynamic (`extern .shared`) shared memory per block.
     pub dynamic_shared: u64,
@@ -118,9 +118,6 @@ pub struct Options {
     /// Record the global sectors every warp access of the first this-many blocks run touches
     /// ([`EmuResult::touches`]); 0 records none. The blocks after them still run.
     pub trace_blocks: u64,
-    /// PTX lines whose global accesses the trace leaves out (their addresses depend on data
-    /// the run does not have, so the sectors it would record are not the real ones).
-    pub untraced_lines: Vec<u32>,
     /// Hand back the buffers' final contents ([`EmuResult::buffers`]); a caller that wants
     /// only counts saves a copy of every buffer.
     pub keep_buffers: bool,
@@ -161,7 +158,6 @@ impl Default for Options {
             max_blocks: None,
             every: 1,
             trace_blocks: 0,
-            untraced_lines: Vec::new(),
             keep_buffers: true,
             soft_steps: None,
             spread_order: false,
