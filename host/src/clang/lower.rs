@@ -504,18 +504,21 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         // Placeholder first: a member of the record's own type (through a pointer) must not
         // recurse.
         self.prog.layouts.insert(name.clone(), Arc::new(Vec::new()));
-        let mut fields = Vec::new();
-        // The type's fields, not the declaration's children: an implicit template instance
-        // has none of those.
-        for f in t.fields() {
-            let ty = self.ty_depth(&f.ty(), depth + 1);
-            fields.push(Field {
-                name: Arc::from(f.spelling()),
-                ty,
-                offset: f.field_offset(),
-            });
-        }
+        let fields = self.members(t, depth);
         self.prog.layouts.insert(name.clone(), Arc::new(fields));
+    }
+
+    /// A record type's members as clang lays them out. The type's fields, not the
+    /// declaration's children: an implicit template instance has none of those.
+    fn members(&mut self, t: &Type<'_>, depth: usize) -> Vec<Field> {
+        t.fields()
+            .iter()
+            .map(|f| Field {
+                name: Arc::from(f.spelling()),
+                ty: self.ty_depth(&f.ty(), depth + 1),
+                offset: f.field_offset(),
+            })
+            .collect()
     }
 
     /// Records the members of a library record type a kernel parameter has, and of the
@@ -541,16 +544,10 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         self.prog
             .param_layouts
             .insert(name.clone(), Arc::new(Vec::new()));
-        let mut fields = Vec::new();
         for f in c.fields() {
-            let ft = f.ty();
-            self.param_layout(&ft, depth + 1);
-            fields.push(Field {
-                name: Arc::from(f.spelling()),
-                ty: self.ty_depth(&ft, depth + 1),
-                offset: f.field_offset(),
-            });
+            self.param_layout(&f.ty(), depth + 1);
         }
+        let fields = self.members(&c, depth);
         self.prog.param_layouts.insert(name, Arc::new(fields));
     }
 
