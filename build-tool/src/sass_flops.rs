@@ -71,24 +71,42 @@ pub struct FlopTable {
 
 /// The sm_86 table shipped with kerncast (`kerncast flop-table --arch sm_86`).
 pub const SM_86: &str = include_str!("../../devices/sass/sm_86.toml");
+/// The sm_90 table (Hopper: `kerncast flop-table --arch sm_90`).
+pub const SM_90: &str = include_str!("../../devices/sass/sm_90.toml");
+/// Every shipped table, by the architecture's number.
+const SHIPPED: &[(u32, &str)] = &[(86, SM_86), (90, SM_90)];
+
+/// `86` of `sm_86`.
+fn arch_number(arch: &str) -> Option<u32> {
+    arch.strip_prefix("sm_")?
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .ok()
+}
 
 impl FlopTable {
     pub fn parse(text: &str) -> Result<FlopTable, String> {
         toml::from_str(text).map_err(|e| format!("a FLOP expansion table: {e}"))
     }
 
-    /// The table for `arch`: a shipped one, else the nearest older shipped one with a note.
+    /// The table for `arch`: a shipped one, else the nearest older shipped one (the oldest for an
+    /// older or unknown architecture) with a note.
     pub fn for_arch(arch: &str) -> Result<(FlopTable, Option<String>), String> {
-        let t = FlopTable::parse(SM_86)?;
+        let want = arch_number(arch);
+        let (_, text) = SHIPPED
+            .iter()
+            .rev()
+            .find(|(n, _)| want.is_some_and(|w| *n <= w))
+            .unwrap_or(&SHIPPED[0]);
+        let t = FlopTable::parse(text)?;
         if t.arch == arch {
             Ok((t, None))
         } else {
-            Ok((
-                t,
-                Some(format!(
-                    "SASS FLOPs from the sm_86 expansion table (no table for {arch} ships; `kerncast flop-table --arch {arch}` makes one)"
-                )),
-            ))
+            let note = format!(
+                "SASS FLOPs from the {} expansion table (no table for {arch} ships; `kerncast flop-table --arch {arch}` makes one)",
+                t.arch
+            );
+            Ok((t, Some(note)))
         }
     }
 
@@ -463,8 +481,14 @@ mod tests {
         assert_eq!(c.unlisted["fma.rn.f32"], 10.0);
         let (own, note) = FlopTable::for_arch("sm_86").unwrap();
         assert_eq!((own.arch.as_str(), note), ("sm_86", None));
-        let (other, note) = FlopTable::for_arch("sm_90").unwrap();
+        let (hopper, note) = FlopTable::for_arch("sm_90").unwrap();
+        assert_eq!((hopper.arch.as_str(), note), ("sm_90", None));
+        let (other, note) = FlopTable::for_arch("sm_89").unwrap();
         assert_eq!(other.arch, "sm_86");
-        assert!(note.is_some_and(|n| n.contains("sm_90")));
+        assert!(note.is_some_and(|n| n.contains("sm_89")));
+        let (newer, _) = FlopTable::for_arch("sm_120").unwrap();
+        assert_eq!(newer.arch, "sm_90");
+        let (older, _) = FlopTable::for_arch("sm_70").unwrap();
+        assert_eq!(older.arch, "sm_86");
     }
 }
