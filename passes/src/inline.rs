@@ -204,6 +204,7 @@ fn reg_decl(name: String, bits: u32) -> Statement {
         vector: None,
         ty: slot_type(bits),
         ptr: None,
+        attribute: None,
         name,
         range: None,
         array: Vec::new(),

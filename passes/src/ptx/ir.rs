@@ -344,6 +344,9 @@ pub struct VarDecl {
     pub ty: PtxType,
     /// `.ptr [.space] [.align N]` on kernel parameters.
     pub ptr: Option<PtrAttr>,
+    /// What `.attribute(…)` says of a global (`.managed` for a `__managed__` variable): where
+    /// it lives, nothing a thread executes; kept so that printing gives the same module.
+    pub attribute: Option<String>,
     pub name: String,
     /// `%r<35>`: 35 registers `%r0` … `%r34`.
     pub range: Option<u32>,

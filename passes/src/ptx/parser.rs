@@ -356,6 +356,7 @@ impl<'a> Parser<'a> {
         let mut vector = None;
         let mut ty = None;
         let mut ptr: Option<PtrAttr> = None;
+        let mut attribute: Option<String> = None;
         while self.kind() == Tok::Dot {
             let t = self.peek();
             let n = self.dot_name(t);
@@ -366,6 +367,15 @@ impl<'a> Parser<'a> {
                     Some(p) => p.align = Some(a),
                     None => align = Some(a),
                 }
+            } else if n == "attribute" {
+                self.expect(Tok::LParen, "`(` after .attribute")?;
+                let mut text = String::new();
+                while !matches!(self.kind(), Tok::RParen | Tok::Eof) {
+                    text.push_str(self.text(self.peek()));
+                    self.bump();
+                }
+                self.expect(Tok::RParen, "`)` closing .attribute")?;
+                attribute = Some(text);
             } else if n == "ptr" {
                 ptr = Some(PtrAttr {
                     space: None,
@@ -414,6 +424,7 @@ impl<'a> Parser<'a> {
                 vector,
                 ty,
                 ptr: ptr.clone(),
+                attribute: attribute.clone(),
                 name,
                 range,
                 array,

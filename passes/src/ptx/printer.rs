@@ -151,6 +151,9 @@ impl Display for VarDecl {
             write!(f, ".{} ", l.as_str())?;
         }
         write!(f, ".{}", self.space.as_str())?;
+        if let Some(a) = &self.attribute {
+            write!(f, " .attribute({a})")?;
+        }
         if let Some(a) = self.align {
             write!(f, " .align {a}")?;
         }

@@ -413,3 +413,21 @@ fn a_float_literal_out_of_range_is_an_error() {
         m.without_spans()
     );
 }
+
+/// A `__managed__` variable (nvcc writes `.attribute(.managed)`) parses, keeps its attribute
+/// and prints back the same.
+#[test]
+fn managed_globals_parse_and_round_trip() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+               .global .attribute(.managed) .align 4 .u32 n_matches;\n\
+               .global .attribute(.managed) .align 1 .u8 repeat_kernel;\n\
+               .visible .entry k()\n{\n.reg .b32 %r<2>;\n\
+               ld.global.u32 %r1, [n_matches];\nret;\n}\n";
+    let m = parse(src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.globals.len(), 2);
+    assert_eq!(m.globals[0].attribute.as_deref(), Some(".managed"));
+    assert_eq!(m.globals[0].align, Some(4));
+    roundtrip(src);
+    let bad = src.replace(".attribute(.managed)", ".attribute .managed");
+    assert!(parse(&bad).is_err());
+}
