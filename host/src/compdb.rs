@@ -539,6 +539,11 @@ pub fn clang_args(words: &[String], file: &Path, dir: &Path, tools: &Toolchain) 
         head.push(p.join("include").to_string_lossy().into_owned());
     }
     head.push("-w".into());
+    if nvcc {
+        // nvcc's front end and its host compiler (gcc) warn about `register` in C++17, which
+        // clang refuses: the program nvcc built must read here too
+        head.push("-Wno-register".into());
+    }
     let mut all = head;
     all.extend(out.into_iter().map(|a| match &tools.cuda_path {
         Some(p) => a.replace("$CUDA_PATH", &p.to_string_lossy()),
@@ -671,6 +676,15 @@ mod tests {
         assert!(!a
             .iter()
             .any(|x| x == "--use_fast_math" || x == "-lineinfo" || x == "k"));
+        // what nvcc accepts with a warning, clang must not refuse
+        assert!(a.contains(&"-Wno-register".to_string()), "{a:?}");
+        let clang = clang_args(
+            &words("clang++ -x cuda --cuda-gpu-arch=sm_70 -c k.cu"),
+            Path::new("/p/k.cu"),
+            Path::new("/p"),
+            &tools,
+        );
+        assert!(!clang.contains(&"-Wno-register".to_string()), "{clang:?}");
         assert_eq!(
             nvcc_arch("-gencode", Some("arch=compute_80,code=sm_80")).as_deref(),
             Some("sm_80")
