@@ -22,6 +22,14 @@ pub struct Args {
     /// A folder in gpuFLOPBench's layout (default: the shared data's gpuflopbench).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// The measured launches (default: `measurements.csv` in `--data`), e.g. the same
+    /// programs measured on another GPU.
+    #[arg(long)]
+    pub measurements: Option<PathBuf>,
+    /// The compilation database the programs were built with (default:
+    /// `compile_commands.json` in `--data`), e.g. the nvcc build of the other GPU's measurement.
+    #[arg(long)]
+    pub compile_commands: Option<PathBuf>,
     /// Write one JSON object per measured launch here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -138,6 +146,20 @@ pub struct Row {
     /// counting and predicting every launch of it): an observation of this run, not an input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program_seconds: Option<f64>,
+}
+
+impl Args {
+    fn database(&self, data: &Path) -> PathBuf {
+        self.compile_commands
+            .clone()
+            .unwrap_or_else(|| data.join("compile_commands.json"))
+    }
+
+    fn measurements_file(&self, data: &Path) -> PathBuf {
+        self.measurements
+            .clone()
+            .unwrap_or_else(|| data.join("measurements.csv"))
+    }
 }
 
 pub fn default_data() -> PathBuf {
@@ -431,11 +453,11 @@ pub fn run(args: Args) -> crate::Result<()> {
     if tools.cuda_path.is_none() {
         return Err(Error::Input("no CUDA 12 headers found to read host code against: run `cargo xtask bootstrap` (or set KERNCAST_CUDA_PATH)".to_string()));
     }
-    let units = compdb::read(&data.join("compile_commands.json"), &tools)
-        .map_err(|e| Error::Input(e.to_string()))?;
-    let measured = read_measurements(&data.join("measurements.csv"))?;
-    let commands = compile_command::read_database(&data.join("compile_commands.json"))
-        .map_err(|e| Error::Input(e.to_string()))?;
+    let database = args.database(&data);
+    let units = compdb::read(&database, &tools).map_err(|e| Error::Input(e.to_string()))?;
+    let measured = read_measurements(&args.measurements_file(&data))?;
+    let commands =
+        compile_command::read_database(&database).map_err(|e| Error::Input(e.to_string()))?;
     let mut by_program: BTreeMap<String, Vec<&Measured>> = BTreeMap::new();
     for m in &measured {
         if args.programs.is_empty() || args.programs.contains(&m.program) {
@@ -614,6 +636,10 @@ fn in_child(program: &str, measured: &[&Measured], data: &Path, args: &Args) -> 
     cmd.arg("realcode")
         .arg("--data")
         .arg(data)
+        .arg("--compile-commands")
+        .arg(args.database(data))
+        .arg("--measurements")
+        .arg(args.measurements_file(data))
         .arg("--program")
         .arg(program)
         .arg("--json")
@@ -898,7 +924,7 @@ pub fn predict_program(
                 shlex::split(exe_args)
                     .unwrap_or_else(|| exe_args.split_whitespace().map(String::from).collect()),
             ),
-            compile_commands: Some(data.join("compile_commands.json")),
+            compile_commands: Some(args.database(data)),
         },
         size_chart: false,
         only_launches: Some(measured.to_vec()),
