@@ -54,6 +54,11 @@ pub struct Args {
     /// figures are printed beside the roofline's.
     #[arg(long)]
     pub held_out: Option<PathBuf>,
+    /// The device the `--held-out` rows were measured and analysed on, when it is another
+    /// GPU than `--device`: the weights fitted on one GPU then predict the other's launches
+    /// (the same programs may be in both; no time of the other GPU is fitted).
+    #[arg(long, requires = "held_out")]
+    pub held_out_device: Option<String>,
     /// Which features are fitted: `scheduler` (launch overhead, the roofline's time and the
     /// latency of each warp's chain per wave, fitted on absolute log error) or `stevens`
     /// (Stevens & Klöckner's counts, NNLS on relative error).
@@ -515,12 +520,18 @@ pub fn fit(args: &Args) -> crate::Result<String> {
     let mut held_note = String::new();
     if let Some(path) = &args.held_out {
         let held: Vec<Row> = crate::realcode::read_rows(path)?;
+        let other_gpu = args
+            .held_out_device
+            .as_ref()
+            .filter(|d| **d != args.device)
+            .map(|d| kerncast_models::Device::load(d).map_err(|e| Error::Device(e.to_string())))
+            .transpose()?;
         let shared: BTreeSet<&str> = held
             .iter()
             .map(|r| r.program.as_str())
             .filter(|p| programs.contains(p))
             .collect();
-        if !shared.is_empty() {
+        if !shared.is_empty() && other_gpu.is_none() {
             return Err(Error::Input(format!(
                 "{}: {} program(s) are also in the fitted rows, so they are not held out: {}",
                 path.display(),
@@ -528,7 +539,11 @@ pub fn fit(args: &Args) -> crate::Result<String> {
                 shared.into_iter().collect::<Vec<_>>().join(" ")
             )));
         }
-        let held_usable = usable_rows(&held, device.as_ref());
+        let held_device = match args.form {
+            Form::Scheduler => other_gpu.as_ref().or(device.as_ref()),
+            Form::Stevens => None,
+        };
+        let held_usable = usable_rows(&held, held_device);
         let predicted: Vec<Option<f64>> = held_usable
             .iter()
             .map(|(_, m)| Some(linear::predict_time(&fit.weights, &m.features).0 * 1e9))
@@ -537,8 +552,12 @@ pub fn fit(args: &Args) -> crate::Result<String> {
             .iter()
             .map(|(r, _)| r.program.as_str())
             .collect();
+        let on = match &other_gpu {
+            Some(d) => format!(" on {}, another GPU than the fit's", d.name),
+            None => String::new(),
+        };
         out += &format!(
-            "held out ({}: {} launches of {} programs, predicted with the weights fitted on every row above):\n",
+            "held out ({}: {} launches of {} programs{on}, predicted with the weights fitted on every row above):\n",
             path.display(),
             held_usable.len(),
             held_programs.len()
@@ -551,7 +570,7 @@ pub fn fit(args: &Args) -> crate::Result<String> {
         out += &text;
         let (mae, w2, rho) = crate::realcode::time_figures(&pairs);
         held_note = format!(
-            "; predicting the {} launches of {} held-out programs in {}: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}",
+            "; predicting the {} launches of {} held-out programs{on} in {}: median abs error {:.1} %, within 2x {:.1} %, rank correlation {:.3}",
             pairs.len(),
             held_programs.len(),
             file_name(path),
@@ -955,6 +974,7 @@ mod tests {
             write_rows: None,
             folds: 5,
             held_out: Some(held_out.to_path_buf()),
+            held_out_device: None,
             form: Form::Scheduler,
         };
         let out = fit(&args(&held)).unwrap();
@@ -991,6 +1011,7 @@ mod tests {
             write_rows,
             folds: 5,
             held_out: None,
+            held_out_device: None,
             form: Form::Scheduler,
         };
         let first = fit(&args(&full, Some(kept.clone()))).unwrap();
