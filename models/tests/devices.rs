@@ -105,6 +105,7 @@ fn profiles_load_by_name_and_have_a_default_clock_pair() {
         "t4",
         "a100",
         "h100",
+        "h200",
         "rtx-3080",
         "rtx-2080-ti",
     ] {

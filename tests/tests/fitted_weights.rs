@@ -1,5 +1,5 @@
-//! The rtx-3080 profile's `[linear]` weights are what `kerncast fit` makes of the rows kept
-//! beside them in `devices/fits/`: refitting them reproduces every weight and its provenance
+//! Each profile's `[linear]` weights (rtx-3080, h200) are what `kerncast fit` makes of the rows
+//! kept beside them in `devices/fits/`: refitting them reproduces every weight and its provenance
 //! (the cross-validated figures included). A change to the fit, the features or
 //! the rows that moves a shipped weight fails here until the profile is refitted.
 
@@ -15,23 +15,23 @@ fn linear_table(path: &std::path::Path) -> toml::Table {
         .unwrap_or_else(|| panic!("{}: no [linear] table", path.display()))
 }
 
-#[test]
-fn the_shipped_rtx_3080_weights_are_refitted_from_their_rows() {
+fn refits_from_its_rows(device: &str) {
     let root = workspace_root();
-    let shipped = root.join("devices/rtx-3080.toml");
+    let shipped = root.join(format!("devices/{device}.toml"));
     let dir = tempfile::tempdir().unwrap();
-    let refitted = dir.path().join("rtx-3080.toml");
+    let refitted = dir.path().join(format!("{device}.toml"));
     std::fs::copy(&shipped, &refitted).unwrap();
     let fits = root.join("devices/fits");
     let args = fit::Args {
-        measurements: fits.join("rtx-3080.rows.json"),
+        measurements: fits.join(format!("{device}.rows.json")),
         features: None,
-        device: "rtx-3080".into(),
+        device: device.into(),
         profile: Some(refitted.clone()),
         dry_run: false,
         write_rows: None,
         folds: 5,
         held_out: None,
+        held_out_device: None,
         form: fit::Form::Scheduler,
     };
     fit::fit(&args).unwrap();
@@ -51,4 +51,15 @@ fn the_shipped_rtx_3080_weights_are_refitted_from_their_rows() {
         );
         assert_eq!(w["source"], got[k]["source"], "{k}: provenance");
     }
+}
+
+#[test]
+fn the_shipped_rtx_3080_weights_are_refitted_from_their_rows() {
+    refits_from_its_rows("rtx-3080");
+}
+
+/// Fitted on kerncast's own Nsight Compute measurement of an H200 (validation/h200).
+#[test]
+fn the_shipped_h200_weights_are_refitted_from_their_rows() {
+    refits_from_its_rows("h200");
 }
