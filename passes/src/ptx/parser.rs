@@ -369,8 +369,14 @@ impl<'a> Parser<'a> {
                 }
             } else if n == "attribute" {
                 self.expect(Tok::LParen, "`(` after .attribute")?;
-                let mut text = String::new();
-                while !matches!(self.kind(), Tok::RParen | Tok::Eof) {
+                // `.managed`, or `.unified(uuid1, uuid2)` with parentheses of its own
+                let (mut text, mut depth) = (String::new(), 0);
+                while !(self.kind() == Tok::RParen && depth == 0) && self.kind() != Tok::Eof {
+                    match self.kind() {
+                        Tok::LParen => depth += 1,
+                        Tok::RParen => depth -= 1,
+                        _ => {}
+                    }
                     text.push_str(self.text(self.peek()));
                     self.bump();
                 }

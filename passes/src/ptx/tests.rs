@@ -428,6 +428,10 @@ fn managed_globals_parse_and_round_trip() {
     assert_eq!(m.globals[0].attribute.as_deref(), Some(".managed"));
     assert_eq!(m.globals[0].align, Some(4));
     roundtrip(src);
+    let unified = src.replace(".attribute(.managed)", ".attribute(.unified(19,95))");
+    let m = parse(&unified).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.globals[0].attribute.as_deref(), Some(".unified(19,95)"));
+    roundtrip(&unified);
     let bad = src.replace(".attribute(.managed)", ".attribute .managed");
     assert!(parse(&bad).is_err());
 }
