@@ -2,10 +2,11 @@
 """Builds gpuFLOPBench's programs for an sm_90 GPU with nvcc, from their compilation database.
 
 Each clang++ command of `compile_commands.json` becomes the nvcc command that builds the same
-source for `--arch` (the -I/-D flags and the language standard kept, clang-only flags mapped
+source for `--arch` (the -I/-D flags kept, C++17 for CUDA 13's headers, clang-only flags mapped
 or dropped); the objects of one program are linked into `OUT/bin/<program>`. The nvcc commands
-are written as a compilation database of their own (`OUT/compile_commands.json`), so that
-kerncast lowers each source exactly as the measured binary was built.
+are written as a compilation database of their own (`--database`, default
+`OUT/compile_commands.json`), so that kerncast lowers each source as the measured binary was
+built.
 
     build.py --data ../shared/data/gpuflopbench --nvcc .toolchain/bin/nvcc --out .gpucheck
 """
