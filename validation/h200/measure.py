@@ -32,13 +32,8 @@ COLUMNS = ["program", "kernel", "kernel_signature", "launch", "grid", "block", "
 def base_name(signature):
     """`f` of `void ns::f<float, 2>(int, T1 *)`: the identifier before the template arguments
     and the parameter list, without its return type and scope (what ncu's `function` base gives)."""
-    depth, end = 0, len(signature)
-    for i, c in enumerate(signature):
-        if c in "<(" and depth == 0 and i > 0:
-            end = i
-            break
-        depth += c in "<(" and 1 or 0
-        depth -= c in ">)" and 1 or 0
+    # kernels return void, so the first `<` or `(` past the first character ends the name
+    end = next((i for i, c in enumerate(signature) if c in "<(" and i > 0), len(signature))
     head = signature[:end].split(" ")[-1]
     return head.split("::")[-1]
 
@@ -134,18 +129,16 @@ def main():
             if not os.path.exists(exe) or program not in exe_args:
                 st.write(f"{program}: not built\n")
                 continue
-            rows, status = profile(program, exe, os.path.join(opts.src, program),
-                                   exe_args[program], metrics, opts, log_dir)
-            if not rows and opts.kill and "kill" in open(
-                    os.path.join(log_dir, program + ".ncu.csv"), errors="replace").read():
+            run = lambda: profile(program, exe, os.path.join(opts.src, program),
+                                  exe_args[program], metrics, opts, log_dir)
+            rows, status = run()
+            log = lambda: open(os.path.join(log_dir, program + ".ncu.csv"), errors="replace").read()
+            if not rows and opts.kill and "kill" in log():
                 opts.kill = []  # this ncu cannot end the program after the last launch
-                rows, status = profile(program, exe, os.path.join(opts.src, program),
-                                       exe_args[program], metrics, opts, log_dir)
-            if not rows and "int" in metrics and "integer" in open(
-                    os.path.join(log_dir, program + ".ncu.csv"), errors="replace").read():
+                rows, status = run()
+            if not rows and "int" in metrics and "integer" in log():
                 del metrics["int"]  # this ncu does not know the metric: measure without it
-                rows, status = profile(program, exe, os.path.join(opts.src, program),
-                                       exe_args[program], metrics, opts, log_dir)
+                rows, status = run()
             w.writerows(rows)
             f.flush()
             st.write(f"{program}: {status}\n")
