@@ -661,10 +661,7 @@ impl EmuPrepared {
                 *v *= scale;
             }
         }
-        for e in stats.block_execs.values_mut() {
-            e.threads *= scale;
-            e.warps *= scale;
-        }
+        stats.scale_execs(scale);
         let spread = Spread::of(&ran.block_steps, blocks);
         let how = format!(
             "counts estimated from {n} of the launch's {blocks} blocks, spread evenly over the \
@@ -834,6 +831,32 @@ fn interpolate(
         let wa: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, true))).collect();
         out.block_execs.insert(
             b,
+            kerncast_passes::stats::BlockExecs {
+                threads: extrapolate(&th, at).0,
+                warps: extrapolate(&wa, at).0,
+            },
+        );
+    }
+    let mut guarded: Vec<(usize, usize)> = samples
+        .iter()
+        .flat_map(|(_, s)| {
+            s.guarded_execs
+                .iter()
+                .flat_map(|(b, m)| m.keys().map(move |k| (*b, *k)))
+        })
+        .collect();
+    guarded.sort();
+    guarded.dedup();
+    for (b, k) in guarded {
+        let get = |s: &BoundStats, w: bool| {
+            s.inst_execs(b, k)
+                .map(|e| if w { e.warps } else { e.threads })
+                .unwrap_or(0.0)
+        };
+        let th: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, false))).collect();
+        let wa: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, true))).collect();
+        out.guarded_execs.entry(b).or_default().insert(
+            k,
             kerncast_passes::stats::BlockExecs {
                 threads: extrapolate(&th, at).0,
                 warps: extrapolate(&wa, at).0,

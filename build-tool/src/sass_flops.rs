@@ -20,11 +20,19 @@
 //!
 //! Why not count the kernel's own SASS: mapping SASS blocks back to PTX blocks breaks wherever
 //! ptxas unrolls, if-converts or duplicates code, and every launch would need ptxas. The PTX to
-//! SASS expansion of an arithmetic instruction does not depend on its neighbours, with one
-//! exception, handled here: a `neg`/`abs` is folded into the operand modifier of the
-//! instruction that reads it (no FLOP) unless its value is stored, moved into a register with
-//! several definitions, or read by a division or square root, where ptxas materialises it with
-//! an `FADD x, -y, -RZ` (one FLOP); probed on sm_86.
+//! SASS expansion of an arithmetic instruction does not depend on its neighbours, with two
+//! exceptions, handled here:
+//! - a `neg`/`abs` is folded into the operand modifier of the instruction that reads it (no
+//!   FLOP) unless its value is stored, moved into a register with several definitions, or read
+//!   by a division or square root, where ptxas materialises it with an `FADD x, -y, -RZ` (one
+//!   FLOP); probed on sm_86;
+//! - a value only ever chosen by a `selp` when a range check finds its input denormal or not
+//!   finite (libdevice's `logf`: `x * 2^23`, `x * inf + inf`) is computed by an instruction
+//!   ptxas predicates on that check, off for ordinary data: no FLOP, as the table leaves out
+//!   the probes' own predicated range fix-ups.
+//!
+//! An instruction with a guard counts the threads whose guard is on, where the counter decided
+//! it (`BoundStats::guarded_execs`: CUB's `@p add` after a shuffle), as Nsight does.
 //!
 //! Known limit (haccmk-cuda, measured 34 FP32 FLOPs per loop iteration, the table 33): ptxas
 //! does not always make the same code for an instruction in context as in its probe. The probe
@@ -205,7 +213,7 @@ pub struct SassFlops {
 /// Where every register is read, and how many times it is written, in a function.
 struct DefUse<'a> {
     uses: BTreeMap<&'a str, Vec<&'a Inst>>,
-    defs: BTreeMap<&'a str, usize>,
+    defs: BTreeMap<&'a str, Vec<&'a Inst>>,
 }
 
 /// The destination of an instruction that writes a register (operand 0), if any.
@@ -260,11 +268,11 @@ fn regs_of<'a>(o: &'a Operand, out: &mut Vec<&'a str>) {
 impl<'a> DefUse<'a> {
     fn of(f: &'a Function) -> DefUse<'a> {
         let mut uses: BTreeMap<&str, Vec<&Inst>> = BTreeMap::new();
-        let mut defs: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut defs: BTreeMap<&str, Vec<&Inst>> = BTreeMap::new();
         for inst in f.instructions() {
             let d = dest(inst);
             if let Some(d) = d {
-                *defs.entry(d).or_default() += 1;
+                defs.entry(d).or_default().push(inst);
             }
             let skip = usize::from(d.is_some());
             let mut rs = Vec::new();
@@ -289,13 +297,123 @@ impl<'a> DefUse<'a> {
             "st" | "atom" | "red" | "shfl" | "call" | "ret" | "sust" | "stmatrix" => true,
             "div" | "sqrt" | "rcp" => u.modifiers.iter().any(|m| m == "rn" || m == "full"),
             "mov" => match dest(u) {
-                Some(d) if self.defs.get(d).copied().unwrap_or(0) <= 1 && depth < 8 => {
+                Some(d) if self.defs.get(d).map_or(0, Vec::len) <= 1 && depth < 8 => {
                     self.materialised(d, depth + 1)
                 }
                 _ => true,
             },
             _ => false,
         })
+    }
+
+    /// Whether the value of `reg` (a floating-point result) is only ever chosen by a `selp`
+    /// on a range check: libdevice's `logf` computes `x * 2^23` and `x * inf + inf` and selects
+    /// them when `x` is below FLT_MIN or not finite. ptxas if-converts such a computation into
+    /// an instruction predicated on the check, which is off for ordinary data, so Nsight counts
+    /// no FLOP for it (measured: srad-cuda's `compress`, one `logf` a thread, 25 FP32 FLOPs,
+    /// not the 28 the instructions give; scel-cuda's loop, 3 fewer per `logf`), as the table
+    /// leaves out the probes' predicated range fix-ups.
+    fn range_fixup(&self, reg: &str) -> bool {
+        let Some(readers) = self.uses.get(reg) else {
+            return false;
+        };
+        readers.iter().all(|u| {
+            let [_, a, b, Operand::Reg(p)] = u.operands.as_slice() else {
+                return false;
+            };
+            // selp d, a, b, p: a where p holds, b where it does not
+            let chosen_when = match (mentions(a, reg), mentions(b, reg)) {
+                (true, false) => true,
+                (false, true) => false,
+                _ => return false,
+            };
+            u.opcode == "selp" && self.out_of_range_when(p) == Some(chosen_when)
+        })
+    }
+
+    /// For a predicate `p` that every write of makes a `setp` of a value against a float range
+    /// limit: the value of `p` that says the value is out of the normal, finite range.
+    fn out_of_range_when(&self, p: &str) -> Option<bool> {
+        let defs = self.defs.get(p)?;
+        let mut when = None;
+        for d in defs {
+            if d.opcode != "setp" || d.pred.is_some() || d.operands.len() != 3 {
+                return None;
+            }
+            let (limit, flipped) = match (&d.operands[1], &d.operands[2]) {
+                (_, l) if range_limit(l).is_some() => (range_limit(l)?, false),
+                (l, _) if range_limit(l).is_some() => (range_limit(l)?, true),
+                _ => return None,
+            };
+            let cmp = d.modifiers.first()?.trim_end_matches('u');
+            // the comparison as `value cmp limit`
+            let cmp = match (cmp, flipped) {
+                ("lt", true) => "gt",
+                ("le", true) => "ge",
+                ("gt", true) => "lt",
+                ("ge", true) => "le",
+                (c, _) => c,
+            };
+            let outside = match (limit, cmp) {
+                (Limit::Low, "lt" | "le") | (Limit::High, "gt" | "ge" | "eq") => true,
+                (Limit::Low, "gt" | "ge") | (Limit::High, "lt" | "le" | "ne") => false,
+                _ => return None,
+            };
+            if when.is_some_and(|w| w != outside) {
+                return None;
+            }
+            when = Some(outside);
+        }
+        when
+    }
+}
+
+/// Which end of the normal, finite range a limit is.
+#[derive(Clone, Copy)]
+enum Limit {
+    /// The smallest normal magnitude (below it: denormals and zero).
+    Low,
+    /// The largest finite magnitude or infinity (beyond it: infinities and NaNs).
+    High,
+}
+
+fn mentions(o: &Operand, reg: &str) -> bool {
+    let mut rs = Vec::new();
+    regs_of(o, &mut rs);
+    rs.contains(&reg)
+}
+
+/// The bounds of the normal, finite floating-point numbers, as a float or as its bits (or an
+/// f64's high word): FLT_MIN, FLT_MAX and infinity, and their f64 counterparts.
+fn range_limit(o: &Operand) -> Option<Limit> {
+    let of_f32 = |b: u32| match b & 0x7FFF_FFFF {
+        0x0080_0000 => Some(Limit::Low),
+        0x7F7F_FFFF | 0x7F80_0000 => Some(Limit::High),
+        _ => None,
+    };
+    let of_f64_high = |b: u32| match b {
+        0x0010_0000 => Some(Limit::Low),
+        0x7FEF_FFFF | 0x7FF0_0000 => Some(Limit::High),
+        _ => None,
+    };
+    match o {
+        Operand::ImmF32(b) => of_f32(*b),
+        Operand::ImmF64(b) | Operand::ImmFloat(b) => {
+            let b = b & 0x7FFF_FFFF_FFFF_FFFF;
+            if b == 0x0010_0000_0000_0000 {
+                Some(Limit::Low)
+            } else if b == 0x7FEF_FFFF_FFFF_FFFF || b == 0x7FF0_0000_0000_0000 {
+                Some(Limit::High)
+            } else {
+                None
+            }
+        }
+        Operand::Imm(i) => u32::try_from(*i).ok().and_then(|b| {
+            of_f32(b)
+                .filter(|_| b < 0x8000_0000)
+                .or_else(|| of_f64_high(b))
+        }),
+        _ => None,
     }
 }
 
@@ -306,14 +424,15 @@ pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
     let du = DefUse::of(f);
     let mut out = SassFlops::default();
     for (b, block) in cfg.blocks.iter().enumerate() {
-        let execs = stats.block_execs.get(&b).map_or(0.0, |e| e.threads);
-        if execs == 0.0 {
+        if stats.block_execs.get(&b).is_none_or(|e| e.threads == 0.0) {
             continue;
         }
-        for inst in &block.insts {
+        for (k, inst) in block.insts.iter().enumerate() {
             if !is_float_op(inst) {
                 continue;
             }
+            // Nsight counts the threads whose predicate is on
+            let execs = stats.inst_execs(b, k).map_or(0.0, |e| e.threads);
             let ptx = ptx_rule(inst);
             // the PTX level: div, sqrt, rcp and the special functions one operation each
             let ptx_per = match inst.opcode.as_str() {
@@ -328,7 +447,10 @@ pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
             if inst.pred.is_some() {
                 out.guarded += execs;
             }
-            let e = if matches!(inst.opcode.as_str(), "neg" | "abs") {
+            let fixup = inst.pred.is_none() && dest(inst).is_some_and(|d| du.range_fixup(d));
+            let e = if fixup {
+                continue;
+            } else if matches!(inst.opcode.as_str(), "neg" | "abs") {
                 let materialised = dest(inst).is_some_and(|d| du.materialised(d, 0));
                 if !materialised {
                     continue;
@@ -421,6 +543,108 @@ mod tests {
         // the PTX level: div 1 + fma 2 + add 1
         assert_eq!(c.ptx_f32, 100.0 * 4.0);
         assert!(c.unlisted.is_empty(), "{c:?}");
+    }
+
+    /// CUB's warp sum: five `shfl.sync.down` each followed by an add guarded by the shuffle's
+    /// in-range predicate. Nsight counts the lanes whose predicate is on, 31 + 30 + 28 + 24 + 16
+    /// = 129 of a warp's 160, and so must the FLOPs, whether the counter or the emulator
+    /// counted the kernel.
+    #[test]
+    fn a_guarded_add_counts_the_lanes_whose_predicate_is_on() {
+        use kerncast_passes::count::{analyze_kernel_with, Options, Workload};
+        use kerncast_passes::emu::{self, KernelArg};
+        use kerncast_passes::stats::Launch;
+        let mut body = String::new();
+        for (i, off) in [1, 2, 4, 8, 16].iter().enumerate() {
+            body += &format!(
+                "{{ .reg .f32 r0; .reg .pred p; shfl.sync.down.b32 r0|p, %f{i}, {off}, 31, -1; \
+                 @p add.f32 r0, r0, %f{i}; mov.f32 %f{}, r0; }}\n",
+                i + 1
+            );
+        }
+        let ptx = format!(
+            ".version 8.5\n.target sm_86\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_param_0)\n{{\n\
+             .reg .f32 %f<8>;\n.reg .b32 %r<3>;\n.reg .b64 %rd<4>;\n\
+             ld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\n\
+             mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd2, %rd2, %rd3;\n\
+             ld.global.f32 %f0, [%rd2];\n{body}st.global.f32 [%rd2], %f5;\nret;\n}}\n"
+        );
+        let m = Module::parse(&ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let block = [64, 1, 1];
+        let ks = analyze_kernel_with(
+            &m,
+            "k",
+            &Options {
+                block: Some(block),
+                ..Default::default()
+            },
+        )
+        .expect("counts");
+        let symbolic = ks
+            .bind(&Workload {
+                grid: [2, 1, 1],
+                block,
+                params: Default::default(),
+                hints: Default::default(),
+                reuse: false,
+            })
+            .expect("binds");
+        let launch = Launch {
+            grid: [2, 1, 1],
+            block,
+        };
+        let emulated = emu::run(&m, "k", &launch, &[KernelArg::f32s(&[1.0; 128])])
+            .expect("runs")
+            .stats;
+        // four warps
+        for stats in [symbolic, emulated] {
+            let c = count(f, &stats, &table());
+            assert_eq!(c.f32, 4.0 * 129.0, "{:?}", stats.guarded_execs);
+            assert_eq!(c.ptx_f32, 4.0 * 129.0);
+        }
+    }
+
+    /// `logf`'s range fix-ups as clang emits them from libdevice: a product selected for
+    /// denormal inputs and an `x * inf + inf` selected for non-finite bits run predicated on
+    /// the check in SASS and count nothing for ordinary data; a product selected where the
+    /// check says the value is in range runs for ordinary data and counts.
+    #[test]
+    fn a_value_selected_only_out_of_range_counts_no_flops() {
+        let ptx = ".version 8.5\n.target sm_86\n.address_size 64\n\
+            .visible .entry k(.param .u64 k_param_0)\n{\n\
+            .reg .pred %p<4>;\n.reg .f32 %f<12>;\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [k_param_0];\n\
+            ld.global.f32 %f1, [%rd1];\n\
+            setp.lt.f32 %p1, %f1, 0f00800000;\n\
+            mul.f32 %f2, %f1, 0f4B000000;\n\
+            selp.f32 %f3, %f2, %f1, %p1;\n\
+            mov.b32 %r1, %f3;\n\
+            setp.gt.u32 %p2, %r1, 2139095039;\n\
+            fma.rn.f32 %f4, %f3, 0f7F800000, 0f7F800000;\n\
+            add.f32 %f5, %f3, 0fBF800000;\n\
+            selp.f32 %f6, %f4, %f5, %p2;\n\
+            mul.f32 %f7, %f6, %f6;\n\
+            selp.f32 %f8, %f6, %f7, %p1;\n\
+            st.global.f32 [%rd1], %f8;\n\
+            ret;\n}\n";
+        let m = Module::parse(ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let mut s = BoundStats::default();
+        s.block_execs.insert(
+            0,
+            BlockExecs {
+                threads: 10.0,
+                warps: 1.0,
+            },
+        );
+        let c = count(f, &s, &table());
+        // the add, and the last product (chosen where %p1 is off: ordinary data); not the
+        // first product nor the fma
+        assert_eq!(c.f32, 10.0 * 2.0, "{c:?}");
+        // the PTX level counts every instruction
+        assert_eq!(c.ptx_f32, 10.0 * 5.0);
     }
 
     #[test]

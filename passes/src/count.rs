@@ -107,6 +107,10 @@ pub struct KernelStats {
     pub accesses: Vec<AccessRecord>,
     /// Per CFG block: (thread executions, warp executions).
     pub block_execs: BTreeMap<usize, (QPoly, QPoly)>,
+    /// Per CFG block, per position in it: the executions of a guarded instruction whose guard
+    /// is decided (the threads whose predicate is on), where they differ from the block's.
+    #[serde(default)]
+    pub guarded_execs: BTreeMap<usize, BTreeMap<usize, (QPoly, QPoly)>>,
     #[serde(skip)]
     pub hints: Vec<HintParam>,
     pub assumptions: Vec<Assumption>,
@@ -178,6 +182,31 @@ pub fn analyze_for_workload(
         specialized: true,
         ..stats
     })
+}
+
+/// [`crate::unroll::fold`] for the guarded instructions: an unrolled copy of a block keeps its
+/// instructions in order, so a position names the same instruction in the original block.
+fn fold_guarded(
+    origin: &[usize],
+    per_block: BTreeMap<usize, BTreeMap<usize, (QPoly, QPoly)>>,
+) -> BTreeMap<usize, BTreeMap<usize, (QPoly, QPoly)>> {
+    let mut out: BTreeMap<usize, BTreeMap<usize, (QPoly, QPoly)>> = BTreeMap::new();
+    for (b, insts) in per_block {
+        let o = origin.get(b).copied().unwrap_or(b);
+        let into = out.entry(o).or_default();
+        for (k, (t, w)) in insts {
+            match into.get_mut(&k) {
+                Some((t0, w0)) => {
+                    *t0 = t0.add(&t);
+                    *w0 = w0.add(&w);
+                }
+                None => {
+                    into.insert(k, (t, w));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Each parameter's symbol (`p<i>`, a by-value struct's field `p<i>_<offset>`) and its name
@@ -351,6 +380,7 @@ fn analyze_launch(
     let mut mem_sites = Vec::new();
     let mut accesses: Vec<AccessRecord> = Vec::new();
     let mut block_execs = BTreeMap::new();
+    let mut guarded_execs: BTreeMap<usize, BTreeMap<usize, (QPoly, QPoly)>> = BTreeMap::new();
     for (b, bb) in cfg.blocks.iter().enumerate() {
         if !cfg.reachable(b) {
             continue;
@@ -428,6 +458,14 @@ fn analyze_launch(
                 Some((p, t, w)) => (p, t, w),
                 None => (&block_parts, &bt, &bw),
             };
+            // every guarded instruction, decided or not: the copies of an unrolled block may
+            // decide its guard in some iterations only, and the fold sums them all
+            if guard.is_some() {
+                guarded_execs
+                    .entry(b)
+                    .or_default()
+                    .insert(k, (tq.clone(), wq.clone()));
+            }
             let mut features_of_inst: Vec<Feature> = Vec::new();
             if let Some((kind, ty)) = classify::op_feature(inst) {
                 for gran in [Granularity::Thread, Granularity::Warp] {
@@ -570,6 +608,7 @@ fn analyze_launch(
         sums.into_iter().map(|(k, s)| (k, s.finish())).collect();
     features.retain(|_, q| !q.is_zero());
     let block_execs = crate::unroll::fold(&origin, block_execs);
+    let guarded_execs = fold_guarded(&origin, guarded_execs);
     let params = param_symbols(f, &fields);
     let mut dynamic_shared = shared.dynamic;
     dynamic_shared.extend(local_memory_args(&mem_sites, &params));
@@ -586,6 +625,7 @@ fn analyze_launch(
         mem_sites,
         accesses,
         block_execs,
+        guarded_execs,
         hints: doms.hints,
         assumptions,
         shared_bytes: shared.static_bytes,
@@ -1356,6 +1396,18 @@ impl KernelStats {
                 },
             );
         }
+        let mut guarded_execs: BTreeMap<usize, BTreeMap<usize, BlockExecs>> = BTreeMap::new();
+        for (b, insts) in &self.guarded_execs {
+            for (k, (t, wq)) in insts {
+                guarded_execs.entry(*b).or_default().insert(
+                    *k,
+                    BlockExecs {
+                        threads: missing(t)?,
+                        warps: missing(wq)?,
+                    },
+                );
+            }
+        }
         for a in assumptions.iter_mut().filter(|a| a.settable()) {
             if let Some(v) = w.hints.get(&a.hint_key) {
                 a.default = *v;
@@ -1377,6 +1429,7 @@ impl KernelStats {
             local_bytes_per_thread: Some(self.local_bytes),
             features,
             block_execs,
+            guarded_execs,
             assumptions,
             reuse: w.reuse.then(|| {
                 reuse::profile(

@@ -494,6 +494,12 @@ pub struct BoundStats {
     /// Executions of each basic block of the kernel's CFG (by block index in `cfg`), so models that
     /// work per block (the schedule model's DAGs) can weight each block by how often it runs.
     pub block_execs: BTreeMap<usize, BlockExecs>,
+    /// Executions of the guarded instructions whose guard the counter decided (by block, then
+    /// by position in the block): the threads whose predicate is on, not the block's. CUB's
+    /// `@p add.f32` after a shuffle runs on 129 of a warp's 160 lane steps, not all of them.
+    /// An instruction absent here runs wherever its block runs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub guarded_execs: BTreeMap<usize, BTreeMap<usize, BlockExecs>>,
     pub assumptions: Vec<Assumption>,
     /// Reuse of the global sectors between blocks, for the L2 hit rate; `None` when the counter
     /// does not walk addresses (the emulator).
@@ -511,6 +517,26 @@ pub struct BlockExecs {
 }
 
 impl BoundStats {
+    /// Executions of the instruction at `pos` of block `block`: its guard's when the counter
+    /// decided it, else its block's.
+    pub fn inst_execs(&self, block: usize, pos: usize) -> Option<BlockExecs> {
+        self.guarded_execs
+            .get(&block)
+            .and_then(|m| m.get(&pos))
+            .or_else(|| self.block_execs.get(&block))
+            .copied()
+    }
+
+    /// Scale every execution count (blocks' and guarded instructions') by `k`: a sample's
+    /// counts made the whole launch's.
+    pub fn scale_execs(&mut self, k: f64) {
+        let guarded = self.guarded_execs.values_mut().flat_map(|m| m.values_mut());
+        for e in self.block_execs.values_mut().chain(guarded) {
+            e.threads *= k;
+            e.warps *= k;
+        }
+    }
+
     /// The count of one feature, 0 when absent.
     pub fn get(&self, f: &Feature) -> f64 {
         self.features.get(f).copied().unwrap_or(0.0)

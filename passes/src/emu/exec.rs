@@ -412,6 +412,23 @@ fn finish(
             },
         );
     }
+    // a guarded instruction runs on the lanes whose predicate is on, which the block's count
+    // does not say (blocks partition the instructions in text order)
+    let mut block_at = (usize::MAX, 0);
+    for (pc, (i, (t, w))) in prog.insts.iter().zip(&c.per_inst).enumerate() {
+        if let Some(&b) = blocks.start.get(pc).filter(|b| **b != usize::MAX) {
+            block_at = (b, pc);
+        }
+        if i.guard.is_some() && !i.always && block_at.0 != usize::MAX {
+            stats.guarded_execs.entry(block_at.0).or_default().insert(
+                pc - block_at.1,
+                BlockExecs {
+                    threads: *t as f64,
+                    warps: *w as f64,
+                },
+            );
+        }
+    }
     let insts: Vec<&crate::ptx::Inst> = f.instructions().collect();
     let mut lines: Vec<(u32, Option<String>)> = blocks.at.iter().map(|a| (0, a.clone())).collect();
     for (pc, b) in blocks.start.iter().enumerate() {
