@@ -1294,11 +1294,12 @@ fn within_a_thousandth(p: f64, m: f64) -> bool {
     (p - m).abs() <= 1e-3 * m.abs().max(1.0)
 }
 
-/// Why a launch with static control flow misses Nsight's FLOPs, as far as the rows tell: the
-/// measured count itself moves between launches of the same kernel and sizes (data the count
-/// cannot see), or the miss comes with a division, square root or transcendental that the SASS
-/// table expands, or the PTX alone already differs (the code kerncast compiled is not the
-/// measured build's: compiler version, contraction, constant folding).
+/// Why a launch with static control flow misses Nsight's FLOPs, as far as the rows tell: Nsight
+/// counted none at all, or the measured count itself moves between launches of the same kernel
+/// and sizes (data the count cannot see), or the miss comes with a division, square root or
+/// transcendental that the SASS table expands, or the PTX alone already differs (ptxas fuses an
+/// add with a product it recomputes in place of a register, as in clenergy-cuda's loop, or the
+/// code kerncast compiled is not the measured build's).
 fn flop_miss_cause(r: &Row, rows: &[Row]) -> &'static str {
     let (_, _, m) = flop_totals(r);
     let varies = rows.iter().any(|o| {
@@ -1309,12 +1310,14 @@ fn flop_miss_cause(r: &Row, rows: &[Row]) -> &'static str {
             && !within_a_thousandth(flop_totals(o).2, m)
     });
     let (p, ptx, _) = flop_totals(r);
-    if varies {
+    if m == 0.0 {
+        "Nsight counted no FLOP in the launch"
+    } else if varies {
         "the measured count differs between launches of the same kernel and sizes"
     } else if !within_a_thousandth(p, ptx) {
         "with a division, sqrt or transcendental the SASS table expands"
     } else {
-        "no expansion involved: the compiled code differs from the measured build's"
+        "no expansion involved: ptxas's code in context (operations it fuses or recomputes) or the measured build differs"
     }
 }
 
@@ -1561,9 +1564,11 @@ mod tests {
             counted("expanded", 1, (150.0, 110.0), 140.0),
             // PTX and table agree and both miss
             counted("compiled", 1, (80.0, 80.0), 100.0),
+            // Nsight saw no floating-point instruction
+            counted("none", 1, (1.0, 1.0), 0.0),
         ];
         let text = accuracy(&rows);
-        assert!(text.contains("static control flow: 2 of 5"), "{text}");
+        assert!(text.contains("static control flow: 2 of 6"), "{text}");
         let line = |cause: &str| {
             text.lines()
                 .find(|l| l.contains(cause))
@@ -1575,6 +1580,7 @@ mod tests {
         assert!(varies.contains("varies/k #1 0.7692"), "{varies}");
         assert!(line("the SASS table expands").contains("expanded/k #1 1.0714"));
         assert!(line("no expansion involved").contains("compiled/k #1 0.8000"));
+        assert!(line("counted no FLOP").contains("none/k #1 inf"));
         assert!(!text.contains("exact/k"));
     }
 
