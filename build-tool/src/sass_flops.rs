@@ -490,6 +490,15 @@ mod tests {
         FlopTable::parse(SM_86).expect("the shipped table parses")
     }
 
+    /// The SASS FLOPs of the first kernel of `ptx`, a single block run by `threads` threads.
+    fn count_one_block(ptx: &str, threads: f64, warps: f64) -> SassFlops {
+        let m = Module::parse(ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let mut s = BoundStats::default();
+        s.block_execs.insert(0, BlockExecs { threads, warps });
+        count(f, &s, &table())
+    }
+
     #[test]
     fn the_shipped_table_has_the_expansions_nsight_counts() {
         let t = table();
@@ -527,17 +536,7 @@ mod tests {
             st.global.f32 [%rd1], %f8;\n\
             max.f32 %f8, %f1, %f2;\n\
             ret;\n}\n";
-        let m = Module::parse(ptx).expect("parses");
-        let f = m.kernels().next().expect("a kernel");
-        let mut s = BoundStats::default();
-        s.block_execs.insert(
-            0,
-            BlockExecs {
-                threads: 100.0,
-                warps: 4.0,
-            },
-        );
-        let c = count(f, &s, &table());
+        let c = count_one_block(ptx, 100.0, 4.0);
         // div 10 + fma 2 + add 1 + abs (stored through a move) 1; neg folded; max none
         assert_eq!(c.f32, 100.0 * 14.0, "{c:?}");
         // the PTX level: div 1 + fma 2 + add 1
@@ -629,17 +628,7 @@ mod tests {
             selp.f32 %f8, %f6, %f7, %p1;\n\
             st.global.f32 [%rd1], %f8;\n\
             ret;\n}\n";
-        let m = Module::parse(ptx).expect("parses");
-        let f = m.kernels().next().expect("a kernel");
-        let mut s = BoundStats::default();
-        s.block_execs.insert(
-            0,
-            BlockExecs {
-                threads: 10.0,
-                warps: 1.0,
-            },
-        );
-        let c = count(f, &s, &table());
+        let c = count_one_block(ptx, 10.0, 1.0);
         // the add, and the last product (chosen where %p1 is off: ordinary data); not the
         // first product nor the fma
         assert_eq!(c.f32, 10.0 * 2.0, "{c:?}");
