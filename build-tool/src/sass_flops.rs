@@ -340,11 +340,18 @@ impl<'a> DefUse<'a> {
             if d.opcode != "setp" || d.pred.is_some() || d.operands.len() != 3 {
                 return None;
             }
-            let (limit, flipped) = match (&d.operands[1], &d.operands[2]) {
-                (_, l) if range_limit(l).is_some() => (range_limit(l)?, false),
-                (l, _) if range_limit(l).is_some() => (range_limit(l)?, true),
+            let (value, limit, flipped) = match (&d.operands[1], &d.operands[2]) {
+                (v, l) if range_limit(l).is_some() => (v, range_limit(l)?, false),
+                (l, v) if range_limit(l).is_some() => (v, range_limit(l)?, true),
                 _ => return None,
             };
+            // an integer limit is one only against a float's bits (`mov.b32 %r, %f`), not
+            // against a count that happens to be 2^23
+            if matches!(d.operands[1..], [Operand::Imm(_), _] | [_, Operand::Imm(_)])
+                && !self.holds_float_bits(value)
+            {
+                return None;
+            }
             let cmp = d.modifiers.first()?.trim_end_matches('u');
             // the comparison as `value cmp limit`
             let cmp = match (cmp, flipped) {
@@ -365,6 +372,20 @@ impl<'a> DefUse<'a> {
             when = Some(outside);
         }
         when
+    }
+
+    /// Whether `o` is a register every write of which moves a float's bits into it.
+    fn holds_float_bits(&self, o: &Operand) -> bool {
+        let Operand::Reg(r) = o else {
+            return false;
+        };
+        self.defs.get(r.as_str()).is_some_and(|defs| {
+            defs.iter().all(|d| {
+                d.opcode == "mov"
+                    && matches!(d.types.first(), Some(PtxType::B32 | PtxType::B64))
+                    && matches!(d.operands.get(1), Some(Operand::Reg(_)))
+            })
+        })
     }
 }
 
@@ -626,14 +647,18 @@ mod tests {
             selp.f32 %f6, %f4, %f5, %p2;\n\
             mul.f32 %f7, %f6, %f6;\n\
             selp.f32 %f8, %f6, %f7, %p1;\n\
-            st.global.f32 [%rd1], %f8;\n\
+            ld.global.u32 %r2, [%rd1+8];\n\
+            setp.lt.s32 %p3, %r2, 8388608;\n\
+            mul.f32 %f9, %f1, %f1;\n\
+            selp.f32 %f10, %f9, %f8, %p3;\n\
+            st.global.f32 [%rd1], %f10;\n\
             ret;\n}\n";
         let c = count_one_block(ptx, 10.0, 1.0);
-        // the add, and the last product (chosen where %p1 is off: ordinary data); not the
-        // first product nor the fma
-        assert_eq!(c.f32, 10.0 * 2.0, "{c:?}");
+        // the add, the product chosen where %p1 is off (ordinary data), and the one chosen by
+        // a count below 2^23, which is no float's bits; not the first product nor the fma
+        assert_eq!(c.f32, 10.0 * 3.0, "{c:?}");
         // the PTX level counts every instruction
-        assert_eq!(c.ptx_f32, 10.0 * 5.0);
+        assert_eq!(c.ptx_f32, 10.0 * 6.0);
     }
 
     #[test]
