@@ -26,6 +26,7 @@ use crate::stats::{Dir, Space};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod profile;
+mod sector_table;
 mod segments;
 mod tally;
 use profile::{lane_sectors, PROGRESS_SCALE};

@@ -9,8 +9,9 @@
 use super::profile::{
     FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE,
 };
+use super::sector_table::{SectorHasher, SectorTable};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// The profile of the sector touches of the first `walked` of `blocks` blocks.
 ///
@@ -215,10 +216,10 @@ struct Tally {
     loads_first: Vec<f64>,
     sectors: Vec<f64>,
     /// Sector → (block, progress) of its last touch.
-    last: SectorMap,
+    last: SectorTable,
     /// Sector → (block, progress) of its last write, for the sectors written: apart from
-    /// `last`, so a sector only read (most of a matrix) costs one 16-byte entry.
-    last_write: SectorMap,
+    /// `last`, so a sector only read (most of a matrix) costs one entry.
+    last_write: SectorTable,
     buckets: Buckets,
     /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks and after the last.
     marks: Vec<(u64, Vec<f64>)>,
@@ -234,8 +235,8 @@ impl Tally {
             first: vec![0.0; groups],
             loads_first: vec![0.0; groups],
             sectors: vec![0.0; groups],
-            last: SectorMap::default(),
-            last_write: SectorMap::default(),
+            last: SectorTable::default(),
+            last_write: SectorTable::default(),
             buckets: Buckets::new(),
             marks: Vec::new(),
             next_mark: 1,
@@ -284,30 +285,6 @@ impl Tally {
                 self.next_mark *= 2;
             }
         }
-    }
-}
-
-/// Sector → the (block, progress) of a touch, hashed by a multiply-rotate of the sector
-/// number: the maps take every touch of a walk, and the standard SipHash is several times
-/// slower on them (the keys come from our own walk, so flooding is no concern).
-type SectorMap = HashMap<i64, (u32, u32), BuildHasherDefault<SectorHasher>>;
-
-#[derive(Default)]
-struct SectorHasher(u64);
-
-impl Hasher for SectorHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.write_u64(u64::from(*b));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 

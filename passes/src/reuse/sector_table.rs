@@ -1,0 +1,138 @@
+//! Sector → the (block, progress) of its last touch, for the tally: the map takes every touch
+//! of a walk, so its cost is most of a walk's.
+//!
+//! Why pages: a warp's touches are mostly neighbouring sectors, and the blocks after it touch
+//! the sectors next to those. A page of [`PAGE`] consecutive sectors, held as an array, takes
+//! such a run with one hash lookup (none while the run stays in the page last used) and keeps
+//! it in a few cache lines, where a map of single sectors hashes every touch and scatters its
+//! entries over the whole table. Sectors touched far apart (a column walk of a wide matrix,
+//! one sector per row) would leave each page nearly empty, so a page holds its sectors in a
+//! plain map until [`DENSE_AT`] of them are there: no table costs more than a few times the
+//! map's memory, whatever the access pattern.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Sectors a page holds.
+const PAGE: usize = 128;
+/// Distinct sectors of a page at which it is given its array.
+const DENSE_AT: u32 = 16;
+
+/// A (block, progress) pair; `EMPTY` marks a sector not touched (no walk reaches block
+/// `u32::MAX`: the tally caps block numbers below it).
+pub type Stamp = (u32, u32);
+const EMPTY: Stamp = (u32::MAX, u32::MAX);
+
+enum PageState {
+    /// Sectors held in `SectorTable::sparse`, this many so far.
+    Sparse(u32),
+    /// Index into `SectorTable::dense`.
+    Dense(u32),
+}
+
+#[derive(Default)]
+pub struct SectorTable {
+    pages: HashMap<i64, PageState, BuildHasherDefault<SectorHasher>>,
+    dense: Vec<Box<[Stamp; PAGE]>>,
+    sparse: HashMap<i64, Stamp, BuildHasherDefault<SectorHasher>>,
+    /// The dense page used last, and its index: runs of touches stay in one page.
+    last: Option<(i64, usize)>,
+}
+
+impl SectorTable {
+    /// Records `stamp` as the last touch of sector `s`; returns the one before, if any.
+    pub fn insert(&mut self, s: i64, stamp: Stamp) -> Option<Stamp> {
+        let (page, slot) = (
+            s.div_euclid(PAGE as i64),
+            s.rem_euclid(PAGE as i64) as usize,
+        );
+        if let Some((p, i)) = self.last {
+            if p == page {
+                return Self::swap(&mut self.dense[i][slot], stamp);
+            }
+        }
+        let state = self.pages.entry(page).or_insert(PageState::Sparse(0));
+        match state {
+            PageState::Dense(i) => {
+                let i = *i as usize;
+                self.last = Some((page, i));
+                Self::swap(&mut self.dense[i][slot], stamp)
+            }
+            PageState::Sparse(n) => {
+                let prev = self.sparse.insert(s, stamp);
+                if prev.is_none() {
+                    *n += 1;
+                    if *n >= DENSE_AT {
+                        let i = self.dense.len();
+                        *state = PageState::Dense(i as u32);
+                        let mut held = Box::new([EMPTY; PAGE]);
+                        let first = page * PAGE as i64;
+                        for (k, cell) in held.iter_mut().enumerate() {
+                            if let Some(v) = self.sparse.remove(&(first + k as i64)) {
+                                *cell = v;
+                            }
+                        }
+                        self.dense.push(held);
+                        self.last = Some((page, i));
+                    }
+                }
+                prev
+            }
+        }
+    }
+
+    fn swap(cell: &mut Stamp, stamp: Stamp) -> Option<Stamp> {
+        let prev = std::mem::replace(cell, stamp);
+        (prev != EMPTY).then_some(prev)
+    }
+}
+
+/// Hashes a sector or page number by a multiply-rotate: the maps take every touch of a walk,
+/// and the standard SipHash is several times slower on them (the keys come from our own walk,
+/// so flooding is no concern).
+#[derive(Default)]
+pub struct SectorHasher(u64);
+
+impl Hasher for SectorHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table answers as a map of single sectors does, over dense runs, scattered sectors,
+    /// negative sector numbers and pages that turn dense midway.
+    #[test]
+    fn answers_as_a_map_of_sectors_does() {
+        let mut table = SectorTable::default();
+        let mut map: HashMap<i64, Stamp> = HashMap::new();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for step in 0u32..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let s = match step % 4 {
+                0 => (x % 5000) as i64,                 // dense
+                1 => (x % 1000) as i64 * 977 - 400_000, // scattered, some negative
+                2 => (1i64 << 39) + (step / 3) as i64,  // a streaming second buffer
+                _ => (x % 64) as i64 * PAGE as i64 + 3, // one sector of each of 64 pages
+            };
+            let stamp = (step / 7, step);
+            assert_eq!(table.insert(s, stamp), map.insert(s, stamp), "sector {s}");
+        }
+        assert!(!table.dense.is_empty() && !table.sparse.is_empty());
+    }
+}
