@@ -173,7 +173,9 @@ struct Plan {
     trace: Option<u64>,
     /// Every this-many-th block.
     every: u64,
-    /// In an order spread over the grid at every prefix (`emu::Options::spread_order`).
+    /// In an order spread over the grid at every prefix (`emu::Options::spread_order`), and
+    /// only until the blocks run estimate the launch's work closely
+    /// (`emu::Options::stop_when_settled`).
     spread: bool,
     /// Stop once the blocks it traces are run and the whole launch would pass twice the soft
     /// limit (`emu::Options::stop_when_over`).
@@ -585,8 +587,10 @@ impl EmuPrepared {
     /// which starts no block after [`EmulatorCounter::spread_steps`] warp steps:
     /// 1. the launch in dispatch order, tracing its leading blocks for the reuse profile; where
     ///    every block ran, the counts are exact;
-    /// 2. else its blocks in an order spread over the grid at every prefix (0, n/2, n/4, 3n/4,
-    ///    …): the counts of the blocks that ran, scaled by blocks / blocks run. How much their
+    /// 2. else its blocks in an order spread over the grid at every prefix (by steps of the
+    ///    golden section of the grid), until they agree on the launch's work within
+    ///    `emu::SETTLED_REL_SE` or the budget is spent: the counts of the blocks that ran,
+    ///    scaled by blocks / blocks run. How much their
     ///    work (warp steps) varies gives the estimate's spread, shown in the note and kept as the
     ///    assumption `emulator.sample` so every output lists it.
     ///
@@ -665,8 +669,10 @@ impl EmuPrepared {
         let spread = Spread::of(&ran.block_steps, blocks);
         let how = format!(
             "counts estimated from {n} of the launch's {blocks} blocks, spread evenly over the \
-             grid (as many as {} warp steps run), scaled by {scale:.2}: {why}; {}",
+             grid (as many as {} warp steps run, or fewer blocks once they agree on the \
+             launch's work within {:.3} %), scaled by {scale:.2}: {why}; {}",
             self.soft_steps(),
+            emu::SETTLED_REL_SE * 100.0,
             spread.said()
         );
         stats.assumptions.push(Assumption {
@@ -695,27 +701,10 @@ struct Spread {
 
 impl Spread {
     fn of(steps: &[u64], blocks: u64) -> Spread {
-        let n = steps.len() as f64;
-        let mean = steps.iter().sum::<u64>() as f64 / n.max(1.0);
-        let var = match steps.len() {
-            0 | 1 => 0.0,
-            _ => {
-                steps
-                    .iter()
-                    .map(|s| (*s as f64 - mean).powi(2))
-                    .sum::<f64>()
-                    / (n - 1.0)
-            }
-        };
-        let fpc = (1.0 - n / blocks.max(1) as f64).max(0.0);
-        let rel_se = match mean > 0.0 {
-            true => (var / n.max(1.0) * fpc).sqrt() / mean,
-            false => 0.0,
-        };
         Spread {
             min: steps.iter().copied().min().unwrap_or(0),
             max: steps.iter().copied().max().unwrap_or(0),
-            rel_se,
+            rel_se: emu::sample_rel_se(steps, blocks),
         }
     }
 
@@ -1290,6 +1279,7 @@ impl EmuPrepared {
             soft_steps: plan.soft_steps,
             spread_order: plan.spread,
             stop_when_over: plan.stop_when_over,
+            stop_when_settled: plan.spread,
         };
         let r = crate::progress::emulate(&self.module, &self.kernel, &launch, &args, &opts)
             .map_err(|e| {
@@ -2017,7 +2007,8 @@ ret;
             assert!(
                 bound.notes[0].starts_with(&format!(
                     "counts estimated from 7 of the launch's {grid} blocks, spread evenly over \
-                     the grid (as many as 4000 warp steps run), scaled by {scale:.2}: the whole \
+                     the grid (as many as 4000 warp steps run, or fewer blocks once they agree \
+                     on the launch's work within 0.001 %), scaled by {scale:.2}: the whole \
                      launch takes more than 4000 warp steps"
                 )),
                 "{:?}",
@@ -2227,7 +2218,8 @@ ret;
         assert!(
             bound.notes[0].starts_with(
                 "counts estimated from 30 of the launch's 256 blocks, spread evenly over the \
-                 grid (as many as 600 warp steps run), scaled by 8.53: log2n cannot be scaled \
+                 grid (as many as 600 warp steps run, or fewer blocks once they agree on the \
+                 launch's work within 0.001 %), scaled by 8.53: log2n cannot be scaled \
                  down far enough to emulate, in proportion and in multiples of 64; every \
                  sampled block took 20 warp steps"
             ),

@@ -269,7 +269,9 @@ pub fn run_observed(
     let every = opts.every.max(1);
     let mut block_steps = Vec::new();
     for i in sample_order(last, opts.spread_order) {
-        if done >= opts.trace_blocks && stops_here(opts, steps, done, last) {
+        if done >= opts.trace_blocks
+            && (stops_here(opts, steps, done, last) || settled(opts, &block_steps, last))
+        {
             break;
         }
         // the `i`-th chosen block's dispatch index, x fastest
@@ -329,18 +331,51 @@ fn stops_here(opts: &Options, steps: u64, done: u64, last: u64) -> bool {
     })
 }
 
-/// The indices `0..n` in the order a run visits them: as they come, or, `spread`, by the
-/// bit-reversed counter (0, n/2, n/4, 3n/4, …), so that every prefix is spread evenly over them.
+/// Whether a spread run's blocks so far estimate all `last` of its blocks' work closely
+/// enough that it starts no further one ([`Options::stop_when_settled`]). Only a run that
+/// `soft_steps` would cut short anyway settles (at its blocks' mean, all `last` take more): one
+/// that can run every block, exactly, does. Checked at powers of two only, so the checks cost
+/// as much as the blocks' steps once more.
+fn settled(opts: &Options, block_steps: &[u64], last: u64) -> bool {
+    let n = block_steps.len() as u64;
+    let cut_short = opts.soft_steps.is_some_and(|soft| {
+        let mean = block_steps.iter().sum::<u64>() as f64 / n.max(1) as f64;
+        mean * last as f64 > soft as f64
+    });
+    opts.stop_when_settled
+        && opts.spread_order
+        && cut_short
+        && n >= super::SETTLE_MIN_BLOCKS
+        && n.is_power_of_two()
+        && super::sample_rel_se(block_steps, last) <= super::SETTLED_REL_SE
+}
+
+/// The indices `0..n` in the order a run visits them: as they come, or, `spread`, by steps of
+/// the golden section of `n` (0, P, 2P, … mod n, for the P nearest 0.618 n that is prime to
+/// n), so that every prefix is spread evenly over them (by the three-distance theorem its gaps
+/// take at most three lengths). Why not the bit-reversed counter (0, n/2, n/4, …): its
+/// prefixes of a power of two are multiples of one stride, so a sample of them never sees the
+/// odd blocks, or the last column of a 2-D grid, where the work may differ.
 fn sample_order(n: u64, spread: bool) -> Box<dyn Iterator<Item = u64>> {
-    let bits = 64 - n.saturating_sub(1).leading_zeros();
-    if !spread || n <= 2 || bits >= 63 {
+    if !spread || n <= 2 {
         return Box::new(0..n);
     }
-    Box::new(
-        (0..1u64 << bits)
-            .map(move |i| i.reverse_bits() >> (64 - bits))
-            .filter(move |i| *i < n),
-    )
+    let ideal = n as f64 * (5f64.sqrt() - 1.0) / 2.0;
+    let step = (0..n)
+        .flat_map(|d| {
+            let near = ideal.round() as u64;
+            [near.saturating_sub(d), near + d]
+        })
+        .find(|p| (1..n).contains(p) && gcd(*p, n) == 1)
+        .unwrap_or(1);
+    Box::new((0..n).map(move |i| ((u128::from(i) * u128::from(step)) % u128::from(n)) as u64))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    match b {
+        0 => a,
+        _ => gcd(b, a % b),
+    }
 }
 
 fn finish(
@@ -1312,9 +1347,9 @@ mod tests {
     }
 
     /// Sixteen blocks in spread order, cut by a soft budget of one block's steps after the
-    /// first: the blocks that ran are the grid's 0 and 8 (the first two of 0, 8, 4, 12, …),
-    /// not 0 and 1, and the run ends with them instead of an error. Each block's steps are
-    /// kept.
+    /// first: the blocks that ran are the grid's 0 and 9 (the first two of 0, 9, 2, 11, …, by
+    /// steps of 9, the golden section of 16 made prime to it), not 0 and 1, and the run ends
+    /// with them instead of an error. Each block's steps are kept.
     #[test]
     fn a_soft_budget_ends_a_spread_run_with_blocks_spread_over_the_grid() {
         let m = Module::parse(STORE).unwrap();
@@ -1352,10 +1387,78 @@ mod tests {
             .filter(|(_, block)| block[0] == 1)
             .map(|(i, _)| i)
             .collect();
-        assert_eq!(written, [0, 8]);
+        assert_eq!(written, [0, 9]);
         // the order visits every block once, spread at every prefix
-        let order: Vec<u64> = super::sample_order(6, true).collect();
-        assert_eq!(order, [0, 4, 2, 1, 5, 3]);
+        let order: Vec<u64> = super::sample_order(10, true).collect();
+        assert_eq!(order, [0, 7, 4, 1, 8, 5, 2, 9, 6, 3]);
+    }
+
+    /// `y[i] = 1`, and in the blocks from 512 on a second store: blocks of two kinds.
+    const STORE_TWICE_PAST_512: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_y)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [k_y];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    mad.lo.s32 %r3, %r1, 64, %r2;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], 1;
+    setp.lt.u32 %p1, %r1, 512;
+    @%p1 bra DONE;
+    st.global.u32 [%rd3], 2;
+DONE:
+    ret;
+}
+"#;
+
+    /// A spread run that may stop once settled, under a budget of 1000 blocks' steps, stops at
+    /// the least number of blocks where every block does the same work (1024 blocks of
+    /// `y[i] = 1`: 256 run), and runs to the budget where half the blocks do more: the spread
+    /// order's first 256 hold blocks of both kinds. Under a budget the whole launch fits, it
+    /// runs every block.
+    #[test]
+    fn a_spread_run_stops_once_its_blocks_agree_on_the_work() {
+        let launch = Launch {
+            grid: [1024, 1, 1],
+            block: [64, 1, 1],
+        };
+        let run = |ptx: &str, opts: &Options| {
+            let m = Module::parse(ptx).unwrap();
+            let y = KernelArg::Buffer(vec![0; 1024 * 256]);
+            run_with(&m, "k", &launch, &[y], opts).unwrap()
+        };
+        let per_block = run(STORE, &Options::default()).block_steps[0];
+        let settled = Options {
+            spread_order: true,
+            stop_when_settled: true,
+            keep_buffers: false,
+            soft_steps: Some(1000 * per_block),
+            ..Options::default()
+        };
+        let alike = run(STORE, &settled);
+        assert_eq!(alike.blocks_run, super::super::SETTLE_MIN_BLOCKS);
+        let unsettled = Options {
+            stop_when_settled: false,
+            ..settled
+        };
+        assert_eq!(run(STORE, &unsettled).blocks_run, 1000);
+        let room = Options {
+            soft_steps: Some(2000 * per_block),
+            ..settled
+        };
+        assert_eq!(run(STORE, &room).blocks_run, 1024);
+        let two_kinds = run(STORE_TWICE_PAST_512, &settled);
+        assert!(two_kinds.blocks_run > 512, "{}", two_kinds.blocks_run);
+        let kinds: std::collections::BTreeSet<u64> =
+            two_kinds.block_steps[..256].iter().copied().collect();
+        assert_eq!(kinds.len(), 2, "{kinds:?}");
     }
 
     /// The last block's threads past the data return early (`if (i >= n) return;`, a branch to

@@ -127,8 +127,8 @@ pub struct Options {
     /// for sampling, not an infinite-loop guard.
     pub soft_steps: Option<u64>,
     /// Run the chosen blocks (every `every`-th, at most `max_blocks`) in an order whose every
-    /// prefix is spread evenly over them (bit-reversed sample index, the van der Corput
-    /// sequence), not in dispatch order: a run that `soft_steps` cuts short has still sampled
+    /// prefix is spread evenly over them (steps of the golden section of their number), not in
+    /// dispatch order: a run that `soft_steps` cuts short has still sampled
     /// the whole grid. Blocks then see the global writes of blocks dispatched after them; for
     /// blocks that do not wait on each other, as CUDA requires, the counts are the same.
     pub spread_order: bool,
@@ -137,6 +137,41 @@ pub struct Options {
     /// than twice `soft_steps`: a run that will not finish within the budget stops as soon as
     /// it has what it traces, where it would otherwise go on to the budget.
     pub stop_when_over: bool,
+    /// With `spread_order` and `soft_steps`, for a run the budget will cut short, also start no
+    /// further block once the run has run a power of two of blocks, at least
+    /// [`SETTLE_MIN_BLOCKS`], whose warp steps estimate the whole run's within a relative
+    /// standard error of [`SETTLED_REL_SE`] ([`sample_rel_se`]): blocks that all do the same
+    /// work tell no more about the launch when there are more of them.
+    pub stop_when_settled: bool,
+}
+
+/// Blocks a settled run ([`Options::stop_when_settled`]) has run at least.
+pub const SETTLE_MIN_BLOCKS: u64 = 256;
+/// The relative standard error at which a spread run's estimate is settled: a hundredth of
+/// the 0.1 % a FLOP count is judged by.
+pub const SETTLED_REL_SE: f64 = 1e-5;
+
+/// The relative standard error of the total work of `population` blocks estimated from the
+/// warp steps of the blocks in `steps`, taken as a simple random sample of them (with the
+/// finite-population correction); 0 where there is no work.
+pub fn sample_rel_se(steps: &[u64], population: u64) -> f64 {
+    let n = steps.len() as f64;
+    let mean = steps.iter().sum::<u64>() as f64 / n.max(1.0);
+    let var = match steps.len() {
+        0 | 1 => 0.0,
+        _ => {
+            steps
+                .iter()
+                .map(|s| (*s as f64 - mean).powi(2))
+                .sum::<f64>()
+                / (n - 1.0)
+        }
+    };
+    let fpc = (1.0 - n / population.max(1) as f64).max(0.0);
+    match mean > 0.0 {
+        true => (var / n.max(1.0) * fpc).sqrt() / mean,
+        false => 0.0,
+    }
 }
 
 impl Options {
@@ -162,6 +197,7 @@ impl Default for Options {
             soft_steps: None,
             spread_order: false,
             stop_when_over: false,
+            stop_when_settled: false,
         }
     }
 }
