@@ -1393,30 +1393,13 @@ mod tests {
         assert_eq!(order, [0, 7, 4, 1, 8, 5, 2, 9, 6, 3]);
     }
 
-    /// `y[i] = 1`, and in the blocks from 512 on a second store: blocks of two kinds.
-    const STORE_TWICE_PAST_512: &str = r#"
-.version 7.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 k_y)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<4>;
-    .reg .b64 %rd<4>;
-    ld.param.u64 %rd1, [k_y];
-    mov.u32 %r1, %ctaid.x;
-    mov.u32 %r2, %tid.x;
-    mad.lo.s32 %r3, %r1, 64, %r2;
-    mul.wide.u32 %rd2, %r3, 4;
-    add.s64 %rd3, %rd1, %rd2;
-    st.global.u32 [%rd3], 1;
-    setp.lt.u32 %p1, %r1, 512;
-    @%p1 bra DONE;
-    st.global.u32 [%rd3], 2;
-DONE:
-    ret;
-}
-"#;
+    /// [`STORE`], and in the blocks from 512 on a second store: blocks of two kinds.
+    fn store_twice_past_512() -> String {
+        STORE.replace(".reg .b32", ".reg .pred %p<2>;\n    .reg .b32").replace(
+            "    ret;",
+            "    setp.lt.u32 %p1, %r1, 512;\n    @%p1 bra DONE;\n    st.global.u32 [%rd3], 2;\nDONE:\n    ret;",
+        )
+    }
 
     /// A spread run that may stop once settled, under a budget of 1000 blocks' steps, stops at
     /// the least number of blocks where every block does the same work (1024 blocks of
@@ -1454,7 +1437,7 @@ DONE:
             ..settled
         };
         assert_eq!(run(STORE, &room).blocks_run, 1024);
-        let two_kinds = run(STORE_TWICE_PAST_512, &settled);
+        let two_kinds = run(&store_twice_past_512(), &settled);
         assert!(two_kinds.blocks_run > 512, "{}", two_kinds.blocks_run);
         let kinds: std::collections::BTreeSet<u64> =
             two_kinds.block_steps[..256].iter().copied().collect();
