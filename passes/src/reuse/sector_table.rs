@@ -33,7 +33,7 @@ enum PageState {
 #[derive(Default)]
 pub struct SectorTable {
     pages: HashMap<i64, PageState, BuildHasherDefault<SectorHasher>>,
-    dense: Vec<Box<[Stamp; PAGE]>>,
+    dense: Vec<[Stamp; PAGE]>,
     sparse: HashMap<i64, Stamp, BuildHasherDefault<SectorHasher>>,
     /// The dense page used last, and its index: runs of touches stay in one page.
     last: Option<(i64, usize)>,
@@ -65,7 +65,7 @@ impl SectorTable {
                     if *n >= DENSE_AT {
                         let i = self.dense.len();
                         *state = PageState::Dense(i as u32);
-                        let mut held = Box::new([EMPTY; PAGE]);
+                        let mut held = [EMPTY; PAGE];
                         let first = page * PAGE as i64;
                         for (k, cell) in held.iter_mut().enumerate() {
                             if let Some(v) = self.sparse.remove(&(first + k as i64)) {
