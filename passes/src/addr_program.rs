@@ -25,48 +25,67 @@ const MAX_STEPS: usize = 4096;
 
 /// `Σ c·table[i] + constant`.
 #[derive(Clone, Debug)]
-struct LinCode {
-    terms: Vec<(usize, i128)>,
-    constant: i128,
+struct LinCode<W> {
+    terms: Vec<(usize, W)>,
+    constant: W,
 }
 
 /// A named value's tree over compiled leaves.
 #[derive(Clone, Debug)]
-enum Tree {
-    Leaf(LinCode),
-    Max(Vec<Tree>),
-    Min(Vec<Tree>),
-    Select(Box<Test>, Box<Tree>, Box<Tree>),
+enum Tree<W> {
+    Leaf(LinCode<W>),
+    Max(Vec<Tree<W>>),
+    Min(Vec<Tree<W>>),
+    Select(Box<Test<W>>, Box<Tree<W>>, Box<Tree<W>>),
 }
 
 /// A select's condition over compiled forms.
 #[derive(Clone, Debug)]
-enum Test {
-    Ge(LinCode),
-    Eq(LinCode),
-    Not(Box<Test>),
-    And(Box<Test>, Box<Test>),
-    Or(Box<Test>, Box<Test>),
+enum Test<W> {
+    Ge(LinCode<W>),
+    Eq(LinCode<W>),
+    Not(Box<Test<W>>),
+    And(Box<Test<W>>, Box<Test<W>>),
+    Or(Box<Test<W>>, Box<Test<W>>),
     True,
 }
 
 /// One entry of the scratch table.
 #[derive(Clone, Debug)]
-enum Step {
+enum Step<W> {
     Var(Var),
-    Const(i128),
+    Const(W),
     /// `floor(lin / m)`, `m >= 2`.
-    Floor(LinCode, i128),
-    Named(Tree),
+    Floor(LinCode<W>, W),
+    Named(Tree<W>),
+}
+
+/// The steps and the polynomial over them, in words of type `W`.
+#[derive(Clone, Debug)]
+struct Code<W> {
+    steps: Vec<Step<W>>,
+    /// `(coefficient, [(table index, power)])`.
+    terms: Vec<(W, Vec<(usize, u32)>)>,
+    constant: W,
 }
 
 /// An address compiled for a walk whose point holds `slots` (see [`crate::slots::resolver`]).
+///
+/// Why two copies: nearly every address and every value on the way fits in 64 bits, where a
+/// checked product or a floor is one machine instruction and in 128 bits a call. The narrow
+/// copy runs first; where a constant does not fit it is absent, and where a value overflows
+/// the wide copy says what the address is, or that it overflows too.
 #[derive(Clone, Debug)]
 pub struct AddrProgram {
-    steps: Vec<Step>,
-    /// `(coefficient, [(table index, power)])`.
-    terms: Vec<(i128, Vec<(usize, u32)>)>,
-    constant: i128,
+    wide: Code<i128>,
+    narrow: Option<Code<i64>>,
+}
+
+/// Scratch space of [`AddrProgram::eval`], reused between calls.
+#[derive(Default)]
+pub struct Scratch {
+    wide: Vec<i128>,
+    narrow: Vec<i64>,
 }
 
 /// The value of a variable neither in the point nor the thread index, as
@@ -85,13 +104,13 @@ struct Compiler<'a> {
     defs: &'a Defs,
     slots: &'a [String],
     env: &'a BTreeMap<String, i128>,
-    steps: Vec<Step>,
+    steps: Vec<Step<i128>>,
     /// Table index of each atom already compiled (a named value used twice is evaluated once).
     index: HashMap<Atom, usize>,
 }
 
 impl Compiler<'_> {
-    fn push(&mut self, s: Step) -> Option<usize> {
+    fn push(&mut self, s: Step<i128>) -> Option<usize> {
         if self.steps.len() >= MAX_STEPS {
             return None;
         }
@@ -123,7 +142,7 @@ impl Compiler<'_> {
         Some(i)
     }
 
-    fn lin(&mut self, e: &LinExpr) -> Option<LinCode> {
+    fn lin(&mut self, e: &LinExpr) -> Option<LinCode<i128>> {
         let mut terms = Vec::with_capacity(e.terms.len());
         for (a, c) in &e.terms {
             terms.push((self.atom(a)?, *c));
@@ -134,7 +153,7 @@ impl Compiler<'_> {
         })
     }
 
-    fn tree(&mut self, p: &Piecewise) -> Option<Tree> {
+    fn tree(&mut self, p: &Piecewise) -> Option<Tree<i128>> {
         Some(match p {
             Piecewise::Leaf(e) => Tree::Leaf(self.lin(e)?),
             Piecewise::Max(v) => Tree::Max(v.iter().map(|t| self.tree(t)).collect::<Option<_>>()?),
@@ -147,7 +166,7 @@ impl Compiler<'_> {
         })
     }
 
-    fn test(&mut self, c: &Cond) -> Option<Test> {
+    fn test(&mut self, c: &Cond) -> Option<Test<i128>> {
         Some(match c {
             Cond::Ge(e) => Test::Ge(self.lin(e)?),
             Cond::Eq(e) => Test::Eq(self.lin(e)?),
@@ -192,23 +211,139 @@ impl AddrProgram {
             }
             terms.push((k, factors));
         }
-        Some(AddrProgram {
+        let wide = Code {
             steps: c.steps,
             terms,
             constant,
-        })
+        };
+        let narrow = wide.narrowed();
+        Some(AddrProgram { wide, narrow })
     }
 
-    /// The address at `point` for thread `tid`; `None` where `i128` overflows. `table` is
-    /// scratch space, reused between calls.
-    pub fn eval(&self, point: &[i128], tid: [u64; 3], table: &mut Vec<i128>) -> Option<i128> {
+    /// The address at `point` for thread `tid`; `None` where `i128` overflows.
+    pub fn eval(&self, point: &[i128], tid: [u64; 3], scratch: &mut Scratch) -> Option<i128> {
+        let narrow = self
+            .narrow
+            .as_ref()
+            .and_then(|code| code.eval(point, tid, &mut scratch.narrow));
+        match narrow {
+            Some(v) => Some(i128::from(v)),
+            None => self.wide.eval(point, tid, &mut scratch.wide),
+        }
+    }
+}
+
+/// The integer arithmetic a program runs in: checked, `None` on overflow.
+trait Word: Copy + Ord + std::fmt::Debug {
+    const MIN: Self;
+    const MAX: Self;
+    const ZERO: Self;
+    fn from_i128(v: i128) -> Option<Self>;
+    fn add(self, o: Self) -> Option<Self>;
+    fn mul(self, o: Self) -> Option<Self>;
+    fn pow(self, e: u32) -> Option<Self>;
+    /// `floor(self / m)`, `m >= 2`.
+    fn floor_div(self, m: Self) -> Self;
+}
+
+macro_rules! word {
+    ($t:ty) => {
+        impl Word for $t {
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
+            const ZERO: Self = 0;
+            fn from_i128(v: i128) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
+            fn add(self, o: Self) -> Option<Self> {
+                self.checked_add(o)
+            }
+            fn mul(self, o: Self) -> Option<Self> {
+                self.checked_mul(o)
+            }
+            fn pow(self, e: u32) -> Option<Self> {
+                self.checked_pow(e)
+            }
+            fn floor_div(self, m: Self) -> Self {
+                self.div_euclid(m)
+            }
+        }
+    };
+}
+word!(i64);
+word!(i128);
+
+impl Code<i128> {
+    /// The same code in 64-bit words, where every constant fits in one.
+    fn narrowed(&self) -> Option<Code<i64>> {
+        Some(Code {
+            steps: self
+                .steps
+                .iter()
+                .map(|s| {
+                    Some(match s {
+                        Step::Var(v) => Step::Var(*v),
+                        Step::Const(c) => Step::Const(i64::from_i128(*c)?),
+                        Step::Floor(l, m) => Step::Floor(narrow_lin(l)?, i64::from_i128(*m)?),
+                        Step::Named(t) => Step::Named(narrow_tree(t)?),
+                    })
+                })
+                .collect::<Option<_>>()?,
+            terms: self
+                .terms
+                .iter()
+                .map(|(c, f)| Some((i64::from_i128(*c)?, f.clone())))
+                .collect::<Option<_>>()?,
+            constant: i64::from_i128(self.constant)?,
+        })
+    }
+}
+
+fn narrow_lin(l: &LinCode<i128>) -> Option<LinCode<i64>> {
+    Some(LinCode {
+        terms: l
+            .terms
+            .iter()
+            .map(|(i, c)| Some((*i, i64::from_i128(*c)?)))
+            .collect::<Option<_>>()?,
+        constant: i64::from_i128(l.constant)?,
+    })
+}
+
+fn narrow_tree(t: &Tree<i128>) -> Option<Tree<i64>> {
+    let all = |v: &[Tree<i128>]| v.iter().map(narrow_tree).collect::<Option<Vec<_>>>();
+    Some(match t {
+        Tree::Leaf(l) => Tree::Leaf(narrow_lin(l)?),
+        Tree::Max(v) => Tree::Max(all(v)?),
+        Tree::Min(v) => Tree::Min(all(v)?),
+        Tree::Select(c, a, b) => Tree::Select(
+            Box::new(narrow_test(c)?),
+            Box::new(narrow_tree(a)?),
+            Box::new(narrow_tree(b)?),
+        ),
+    })
+}
+
+fn narrow_test(t: &Test<i128>) -> Option<Test<i64>> {
+    Some(match t {
+        Test::Ge(l) => Test::Ge(narrow_lin(l)?),
+        Test::Eq(l) => Test::Eq(narrow_lin(l)?),
+        Test::Not(c) => Test::Not(Box::new(narrow_test(c)?)),
+        Test::And(a, b) => Test::And(Box::new(narrow_test(a)?), Box::new(narrow_test(b)?)),
+        Test::Or(a, b) => Test::Or(Box::new(narrow_test(a)?), Box::new(narrow_test(b)?)),
+        Test::True => Test::True,
+    })
+}
+
+impl<W: Word> Code<W> {
+    fn eval(&self, point: &[i128], tid: [u64; 3], table: &mut Vec<W>) -> Option<W> {
         table.clear();
         for s in &self.steps {
             let v = match s {
-                Step::Var(Var::Slot(i)) => *point.get(*i)?,
-                Step::Var(Var::Tid(d)) => tid[*d] as i128,
+                Step::Var(Var::Slot(i)) => W::from_i128(*point.get(*i)?)?,
+                Step::Var(Var::Tid(d)) => W::from_i128(i128::from(tid[*d]))?,
                 Step::Const(c) => *c,
-                Step::Floor(l, m) => lin(l, table)?.div_euclid(*m),
+                Step::Floor(l, m) => lin(l, table)?.floor_div(*m),
                 Step::Named(t) => tree(t, table)?,
             };
             table.push(v);
@@ -217,31 +352,31 @@ impl AddrProgram {
         for (c, factors) in &self.terms {
             let mut t = *c;
             for (i, pow) in factors {
-                t = t.checked_mul(table[*i].checked_pow(*pow)?)?;
+                t = t.mul(table[*i].pow(*pow)?)?;
             }
-            acc = acc.checked_add(t)?;
+            acc = acc.add(t)?;
         }
         Some(acc)
     }
 }
 
-fn lin(l: &LinCode, table: &[i128]) -> Option<i128> {
+fn lin<W: Word>(l: &LinCode<W>, table: &[W]) -> Option<W> {
     let mut v = l.constant;
     for (i, c) in &l.terms {
-        v = v.checked_add(c.checked_mul(table[*i])?)?;
+        v = v.add(c.mul(table[*i])?)?;
     }
     Some(v)
 }
 
-fn tree(t: &Tree, table: &[i128]) -> Option<i128> {
+fn tree<W: Word>(t: &Tree<W>, table: &[W]) -> Option<W> {
     match t {
         Tree::Leaf(l) => lin(l, table),
         Tree::Max(v) => v
             .iter()
-            .try_fold(i128::MIN, |m, t| Some(m.max(tree(t, table)?))),
+            .try_fold(W::MIN, |m, t| Some(m.max(tree(t, table)?))),
         Tree::Min(v) => v
             .iter()
-            .try_fold(i128::MAX, |m, t| Some(m.min(tree(t, table)?))),
+            .try_fold(W::MAX, |m, t| Some(m.min(tree(t, table)?))),
         Tree::Select(c, a, b) => match test(c, table)? {
             true => tree(a, table),
             false => tree(b, table),
@@ -249,10 +384,10 @@ fn tree(t: &Tree, table: &[i128]) -> Option<i128> {
     }
 }
 
-fn test(t: &Test, table: &[i128]) -> Option<bool> {
+fn test<W: Word>(t: &Test<W>, table: &[W]) -> Option<bool> {
     Some(match t {
-        Test::Ge(l) => lin(l, table)? >= 0,
-        Test::Eq(l) => lin(l, table)? == 0,
+        Test::Ge(l) => lin(l, table)? >= W::ZERO,
+        Test::Eq(l) => lin(l, table)? == W::ZERO,
         Test::Not(c) => !test(c, table)?,
         Test::And(a, b) => test(a, table)? && test(b, table)?,
         Test::Or(a, b) => test(a, table)? || test(b, table)?,
@@ -296,7 +431,7 @@ mod tests {
             let env: BTreeMap<String, i128> = [("n".to_string(), 100)].into();
             let slots = vec!["ctaid_x".to_string(), "k0".to_string()];
             let p = AddrProgram::compile(&addr, &defs, &slots, &env).unwrap();
-            let mut table = Vec::new();
+            let mut table = Scratch::default();
             for k0 in [0i128, 3, 17] {
                 for t in 0..32u64 {
                     let at = |v: &str| match v {
@@ -320,7 +455,32 @@ mod tests {
             .insert(vec![(Atom::Var("tid_x".into()), 3)], rat(i128::MAX / 2));
         let env = BTreeMap::new();
         let p = AddrProgram::compile(&addr, &defs, &[], &env).unwrap();
-        assert_eq!(p.eval(&[], [1, 0, 0], &mut Vec::new()), Some(i128::MAX / 2));
-        assert_eq!(p.eval(&[], [2, 0, 0], &mut Vec::new()), None);
+        assert_eq!(
+            p.eval(&[], [1, 0, 0], &mut Scratch::default()),
+            Some(i128::MAX / 2)
+        );
+        assert_eq!(p.eval(&[], [2, 0, 0], &mut Scratch::default()), None);
+    }
+
+    /// A value past 64 bits on the way (`2^62·tid_x³` at lane 2) is the 128-bit answer, not
+    /// an overflow of the 64-bit copy; a constant past 64 bits leaves only the wide copy.
+    #[test]
+    fn past_64_bits_the_wide_copy_answers() {
+        let defs = Defs::default();
+        let env = BTreeMap::new();
+        let cube = |c: i128| {
+            let mut addr = Poly::default();
+            addr.terms
+                .insert(vec![(Atom::Var("tid_x".into()), 3)], rat(c));
+            AddrProgram::compile(&addr, &defs, &[], &env).unwrap()
+        };
+        let p = cube(1 << 62);
+        assert!(p.narrow.is_some());
+        let mut scratch = Scratch::default();
+        assert_eq!(p.eval(&[], [1, 0, 0], &mut scratch), Some(1 << 62));
+        assert_eq!(p.eval(&[], [2, 0, 0], &mut scratch), Some(1 << 65));
+        let q = cube(1 << 70);
+        assert!(q.narrow.is_none());
+        assert_eq!(q.eval(&[], [1, 0, 0], &mut scratch), Some(1 << 70));
     }
 }

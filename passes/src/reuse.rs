@@ -202,7 +202,7 @@ pub fn profile(
     }
     let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
-    let mut table = Vec::new();
+    let mut table = crate::addr_program::Scratch::default();
     let streamed = tally::stream_blocks(&weights, walked, blocks, |b, here| {
         for (g, (w, accesses)) in walks.iter().enumerate() {
             let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {

@@ -226,7 +226,7 @@ pub(crate) fn walked_class_program(
     let walk = budgeted_walk(m, block, env, &reads)?;
     let slots = walk.slot_names();
     let program = crate::addr_program::AddrProgram::compile(addr, defs, &slots, env)?;
-    let mut table = Vec::new();
+    let mut table = crate::addr_program::Scratch::default();
     slot_walk_class(m, addr, &walk, &mut |point, lanes, out| {
         out.extend(
             lanes

@@ -116,7 +116,7 @@ fn walk_segments(
         .collect();
     let mut totals = vec![vec![0u64; shifts.len()]; rs.len()];
     let mut touched: Vec<i128> = Vec::with_capacity(64);
-    let mut table = Vec::new();
+    let mut table = crate::addr_program::Scratch::default();
     for (b, stands_for) in plan {
         let res = walk.walk_window_slots(b..b + 1, None, &mut |point, lanes, weight| {
             let weight = if stands_for == 0 { weight } else { stands_for };
