@@ -248,8 +248,24 @@ pub fn profile(
                     match &compiled[g][k] {
                         Some(Form::Split(f)) => {
                             let base = f.base(point);
-                            for (_, tid) in lanes {
-                                push(f.at(base, point, *tid, block));
+                            // (a tile's access walks its first lane only: never a whole warp)
+                            match f.warp_progression(base, lanes, block) {
+                                // lanes whose bytes touch or overlap: one range of sectors
+                                Some((first, step)) if (0..=a.width as i128).contains(&step) => {
+                                    let from = lane_sectors(first, a.width);
+                                    let to = lane_sectors(first + 31 * step, a.width);
+                                    warp_sectors.extend(*from.start()..=*to.end());
+                                }
+                                Some((first, step)) => {
+                                    for l in 0..32 {
+                                        push(first + l * step);
+                                    }
+                                }
+                                None => {
+                                    for (_, tid) in lanes {
+                                        push(f.at(base, point, *tid, block));
+                                    }
+                                }
                             }
                         }
                         Some(Form::Program(p)) => {

@@ -136,7 +136,9 @@ pub struct SplitForm {
 
 #[derive(Clone, Debug)]
 enum Lane {
-    Table(Vec<i128>),
+    /// The lane part of every thread of the block, and of each whole warp whether its 32
+    /// values step evenly: (first value, step).
+    Table(Vec<i128>, Vec<Option<(i128, i128)>>),
     PerLane(Lin),
 }
 
@@ -147,11 +149,11 @@ impl SplitForm {
             Lane::PerLane(lane)
         } else {
             let threads = block.iter().product::<u64>();
-            Lane::Table(
-                (0..threads)
-                    .map(|t| lane.eval(&[], tid_of(t, block)))
-                    .collect(),
-            )
+            let table: Vec<i128> = (0..threads)
+                .map(|t| lane.eval(&[], tid_of(t, block)))
+                .collect();
+            let steps = table.chunks_exact(32).map(progression).collect();
+            Lane::Table(table, steps)
         };
         SplitForm { point, lane }
     }
@@ -164,9 +166,34 @@ impl SplitForm {
     /// The value for the thread of index `tid`, given the point part `base`.
     pub fn at(&self, base: i128, point: &[i128], tid: [u64; 3], block: [u64; 3]) -> i128 {
         base + match &self.lane {
-            Lane::Table(tab) => tab[(tid[0] + block[0] * (tid[1] + block[1] * tid[2])) as usize],
+            Lane::Table(tab, _) => tab[(tid[0] + block[0] * (tid[1] + block[1] * tid[2])) as usize],
             Lane::PerLane(lin) => lin.eval(point, tid),
         }
+    }
+
+    /// Where `lanes` are a whole warp (its 32 lanes in order, from a thread that starts one)
+    /// whose values step evenly: (the first lane's value, the step), given the point part
+    /// `base`. A walk takes such a warp's sectors as one range, not lane by lane.
+    pub fn warp_progression(
+        &self,
+        base: i128,
+        lanes: &[crate::domains::Lane],
+        block: [u64; 3],
+    ) -> Option<(i128, i128)> {
+        let Lane::Table(_, steps) = &self.lane else {
+            return None;
+        };
+        let (first, last) = (lanes.first()?, lanes.last()?);
+        if lanes.len() != 32 || first.0 != 0 || last.0 != 31 {
+            return None;
+        }
+        let t = first.1;
+        let thread = t[0] + block[0] * (t[1] + block[1] * t[2]);
+        if !thread.is_multiple_of(32) {
+            return None;
+        }
+        let (v, step) = (*steps.get((thread / 32) as usize)?)?;
+        Some((base + v, step))
     }
 
     /// `f(l, value)` for lanes `l` in `0..n` of the warp whose first thread is `first`, given
@@ -181,7 +208,7 @@ impl SplitForm {
         mut f: impl FnMut(u64, i128),
     ) {
         match &self.lane {
-            Lane::Table(tab) => {
+            Lane::Table(tab, _) => {
                 let lanes = &tab[first as usize..(first + n) as usize];
                 for (l, v) in lanes.iter().enumerate() {
                     f(l as u64, base + v);
@@ -194,6 +221,16 @@ impl SplitForm {
             }
         }
     }
+}
+
+/// (first value, step) of values that step evenly.
+fn progression(values: &[i128]) -> Option<(i128, i128)> {
+    let first = *values.first()?;
+    let step = values.get(1).map_or(0, |v| v - first);
+    values
+        .windows(2)
+        .all(|w| w[1] - w[0] == step)
+        .then_some((first, step))
 }
 
 #[derive(Clone, Debug)]
@@ -349,6 +386,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A whole warp's values step evenly for `4·tid_x + 100·ctaid_x` on a block 64 wide (warp
+    /// 1: from 128 + the point's 100, by 4), and for `tid_x + 1000·tid_y` on a block 16 wide
+    /// they do not (a warp spans two rows); nor for a warp with a lane masked off, or one whose
+    /// lanes start mid-warp. Each progression gives the values lane by lane.
+    #[test]
+    fn a_whole_warp_whose_values_step_evenly_gives_its_progression() {
+        let slots: Vec<String> = vec!["ctaid_x".into()];
+        let form =
+            |e: LinExpr, block| SplitForm::new(Lin::compile(&e, &resolver(&slots)).unwrap(), block);
+        let lanes = |first: u64, block| -> Vec<crate::domains::Lane> {
+            (0..32)
+                .map(|l| (l as u32, tid_of(first + l, block)))
+                .collect()
+        };
+        let row = [64, 2, 1];
+        let f = form(v("tid_x").scale(4).add(&v("ctaid_x").scale(100)), row);
+        let base = f.base(&[1]);
+        assert_eq!(
+            f.warp_progression(base, &lanes(32, row), row),
+            Some((228, 4))
+        );
+        for (l, tid) in lanes(32, row) {
+            assert_eq!(f.at(base, &[1], tid, row), 228 + 4 * i128::from(l));
+        }
+        let masked = &lanes(32, row)[1..];
+        assert_eq!(f.warp_progression(base, masked, row), None);
+        assert_eq!(f.warp_progression(base, &lanes(16, row), row), None);
+        let narrow = [16, 4, 1];
+        let g = form(v("tid_x").add(&v("tid_y").scale(1000)), narrow);
+        assert_eq!(g.warp_progression(0, &lanes(0, narrow), narrow), None);
     }
 
     #[test]
