@@ -299,7 +299,8 @@ pub fn profile(
         // each progress step by sector, is the full sort at a fraction of its cost.
         here.sort_by_key(|x| x.1);
         for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
-            run.sort_unstable();
+            // a run shares its block and progress: the rest of the touch orders it
+            run.sort_unstable_by_key(|x| (x.2, x.3, x.4));
         }
         Ok(())
     });
