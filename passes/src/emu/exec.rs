@@ -338,15 +338,18 @@ fn stops_here(opts: &Options, steps: u64, done: u64, last: u64) -> bool {
 /// as much as the blocks' steps once more.
 fn settled(opts: &Options, block_steps: &[u64], last: u64) -> bool {
     let n = block_steps.len() as u64;
-    let cut_short = opts.soft_steps.is_some_and(|soft| {
-        let mean = block_steps.iter().sum::<u64>() as f64 / n.max(1) as f64;
-        mean * last as f64 > soft as f64
-    });
+    // the sums only at the checks: this runs before every block
+    let cut_short = || {
+        opts.soft_steps.is_some_and(|soft| {
+            let mean = block_steps.iter().sum::<u64>() as f64 / n.max(1) as f64;
+            mean * last as f64 > soft as f64
+        })
+    };
     opts.stop_when_settled
         && opts.spread_order
-        && cut_short
         && n >= super::SETTLE_MIN_BLOCKS
         && n.is_power_of_two()
+        && cut_short()
         && super::sample_rel_se(block_steps, last) <= super::SETTLED_REL_SE
 }
 
