@@ -810,21 +810,8 @@ fn interpolate(
     blocks.sort();
     blocks.dedup();
     for b in blocks {
-        let get = |s: &BoundStats, w: bool| {
-            s.block_execs
-                .get(&b)
-                .map(|e| if w { e.warps } else { e.threads })
-                .unwrap_or(0.0)
-        };
-        let th: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, false))).collect();
-        let wa: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, true))).collect();
-        out.block_execs.insert(
-            b,
-            kerncast_passes::stats::BlockExecs {
-                threads: extrapolate(&th, at).0,
-                warps: extrapolate(&wa, at).0,
-            },
-        );
+        let e = extrapolate_execs(samples, at, |s| s.block_execs.get(&b).copied());
+        out.block_execs.insert(b, e);
     }
     let mut guarded: Vec<(usize, usize)> = samples
         .iter()
@@ -837,22 +824,30 @@ fn interpolate(
     guarded.sort();
     guarded.dedup();
     for (b, k) in guarded {
-        let get = |s: &BoundStats, w: bool| {
-            s.inst_execs(b, k)
-                .map(|e| if w { e.warps } else { e.threads })
-                .unwrap_or(0.0)
-        };
-        let th: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, false))).collect();
-        let wa: Vec<(f64, f64)> = samples.iter().map(|(t, s)| (*t, get(s, true))).collect();
-        out.guarded_execs.entry(b).or_default().insert(
-            k,
-            kerncast_passes::stats::BlockExecs {
-                threads: extrapolate(&th, at).0,
-                warps: extrapolate(&wa, at).0,
-            },
-        );
+        let e = extrapolate_execs(samples, at, |s| s.inst_execs(b, k));
+        out.guarded_execs.entry(b).or_default().insert(k, e);
     }
     (out, bad)
+}
+
+/// Thread and warp executions at size `at`, each extrapolated from those `get` reads off the
+/// samples (none: 0).
+fn extrapolate_execs(
+    samples: &[(f64, BoundStats)],
+    at: f64,
+    get: impl Fn(&BoundStats) -> Option<kerncast_passes::stats::BlockExecs>,
+) -> kerncast_passes::stats::BlockExecs {
+    let along = |part: fn(&kerncast_passes::stats::BlockExecs) -> f64| {
+        let pts: Vec<(f64, f64)> = samples
+            .iter()
+            .map(|(t, s)| (*t, get(s).as_ref().map_or(0.0, part)))
+            .collect();
+        extrapolate(&pts, at).0
+    };
+    kerncast_passes::stats::BlockExecs {
+        threads: along(|e| e.threads),
+        warps: along(|e| e.warps),
+    }
 }
 
 /// One count at size `at` from its five samples (size, count), largest first: the cubic
