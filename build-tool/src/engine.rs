@@ -15,6 +15,7 @@ use kerncast_models::{sweep, Device, ModelInput};
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::count::{dynamic_shared_assumption, DYNAMIC_SHARED_BYTES};
 use kerncast_passes::emu::{self, KernelArg};
+use kerncast_passes::points_to::PointsTo;
 use kerncast_passes::ptx::{AddrBase, Module, Operand, PtxType};
 use kerncast_passes::reuse::{
     from_touches, Reuse, ReuseProfile, MAX_SAMPLE_BLOCKS, MIN_SAMPLE_BLOCKS,
@@ -1379,14 +1380,29 @@ fn run_key(w: &Workload, params: &[String], plan: Plan) -> String {
     )
 }
 
+/// Module variables up to this size (libdevice's `sin`/`cos` coefficient tables, a kernel's
+/// lookup table) are indexed by data without spoiling the reuse profile: their sectors miss the
+/// L2 once each at most, 2048 sectors for the largest, which the profile of zeros leaves out.
+const SMALL_TABLE_BYTES: u64 = 64 * 1024;
+
 /// PTX lines of `kernel`'s global (and generic) accesses whose address register depends on
-/// data ([`Taint`]).
+/// data ([`Taint`]), other than those that can only land in a small module variable or the
+/// thread's own stack frame.
 fn data_addresses(m: &Module, kernel: &str) -> Vec<u32> {
     let Some(f) = m.kernels().find(|k| k.name == kernel) else {
         return Vec::new();
     };
     let cfg = Cfg::build(f);
     let taint = Taint::new(&cfg);
+    let points_to = PointsTo::new(m, f);
+    let small_table = |name: &String| {
+        let global = m.globals.iter().find(|g| &g.name == name);
+        match global {
+            Some(g) => g.size_bytes().is_some_and(|b| b <= SMALL_TABLE_BYTES),
+            // the kernel's own `.local` array: its stack frame, no global memory
+            None => f.var_decls().any(|d| &d.name == name),
+        }
+    };
     let mut lines: Vec<u32> = cfg
         .blocks
         .iter()
@@ -1403,6 +1419,13 @@ fn data_addresses(m: &Module, kernel: &str) -> Vec<u32> {
                         if taint.reads_tainted(b, k, r))
                 })
             })
+        })
+        // wherever the data sends it, an access into a small table stays in its few sectors,
+        // and one into the thread's stack frame is no global traffic
+        .filter(|(_, _, i)| {
+            !points_to
+                .accessed_vars(i)
+                .is_some_and(|vars| vars.iter().all(small_table))
         })
         .map(|(_, _, i)| i.span.line)
         .collect();
@@ -2171,6 +2194,69 @@ ret;
         };
         assert_eq!((profile.blocks_walked, profile.blocks), (40, 40));
         assert_eq!(profile.first_touches, profile.requests);
+    }
+
+    /// A quadrant read from data indexes a constant table, as libdevice's `sin` does: wherever
+    /// it lands it stays in the table's few sectors, so the kernel's reuse profile is still made
+    /// on zero-filled buffers. A gather through a data index into a large array, or into a
+    /// parameter's buffer, is not profiled on zeros: its addresses are the data's.
+    #[test]
+    fn a_data_index_into_a_small_table_keeps_the_reuse_profile() {
+        let kernel = |table_bytes: u64, base: &str| {
+            format!(
+                "// kerncast: workload grid=8 block=64
+.version 7.0
+.target sm_80
+.address_size 64
+.global .align 8 .b8 table[{table_bytes}];
+.visible .entry k(.param .u64 k_in, .param .u64 k_out)
+{{
+.reg .b32 %r<8>;
+.reg .b64 %rd<12>;
+.reg .f64 %fd<4>;
+ld.param.u64 %rd1, [k_in];
+ld.param.u64 %rd2, [k_out];
+cvta.to.global.u64 %rd3, %rd1;
+cvta.to.global.u64 %rd4, %rd2;
+mov.u32 %r1, %ctaid.x;
+mov.u32 %r2, %tid.x;
+mad.lo.s32 %r3, %r1, 64, %r2;
+mul.wide.s32 %rd5, %r3, 8;
+add.s64 %rd6, %rd3, %rd5;
+ld.global.f64 %fd1, [%rd6];
+cvt.rzi.s32.f64 %r4, %fd1;
+and.b32 %r5, %r4, 3;
+mul.wide.u32 %rd7, %r5, 8;
+mov.u64 %rd8, {base};
+add.s64 %rd9, %rd8, %rd7;
+ld.global.f64 %fd2, [%rd9];
+add.s64 %rd10, %rd4, %rd5;
+st.global.f64 [%rd10], %fd2;
+ret;
+}}
+"
+            )
+        };
+        let reuse = |text: &str| {
+            let m = Module::parse(text).unwrap();
+            let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
+            let p = EmulatorCounter::default().prepare(&m, "k").unwrap();
+            let params: Vec<String> = ["in", "out"].map(String::from).to_vec();
+            p.bind_spec(&spec, &BTreeMap::new(), &params)
+                .unwrap()
+                .stats
+                .reuse
+        };
+        let Some(Reuse::Profile(profile)) = reuse(&kernel(32, "table")) else {
+            panic!("no reuse profile for a 32-byte table");
+        };
+        assert_eq!(profile.blocks_walked, 8);
+        let refused = |r: Option<Reuse>| matches!(r, Some(Reuse::Unavailable(why)) if why.contains("depend on data"));
+        assert!(refused(reuse(&kernel(1 << 20, "table"))), "a 1 MiB table");
+        assert!(
+            refused(reuse(&kernel(32, "%rd3"))),
+            "the input's own buffer"
+        );
     }
 
     /// A launch whose size is a power of its root (`n = 1 << log2n`) cannot be emulated at

@@ -17,6 +17,7 @@ pub mod loop_exit;
 pub mod mem_sites;
 pub mod named;
 pub mod piecewise;
+pub mod points_to;
 pub mod poly;
 pub mod ptx;
 pub mod reuse;
