@@ -1142,6 +1142,11 @@ fn same_buffer(a: &Buffer, b: &Buffer) -> bool {
         && a.dense.len() == b.dense.len()
         && a.dense.iter().zip(&b.dense).all(|(x, y)| x.same(y))
         && a.fill.same(&b.fill)
+        && match (&a.run, &b.run) {
+            (None, None) => true,
+            (Some((f, e, x)), Some((g, d, y))) => (f, e) == (g, d) && x.same(y),
+            _ => false,
+        }
 }
 
 /// The variables an expression reads.

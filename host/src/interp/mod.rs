@@ -26,6 +26,7 @@ mod containers;
 mod device_data;
 mod effects;
 mod expr;
+mod fill_loop;
 pub mod launches;
 mod libc_rand;
 pub mod programs;

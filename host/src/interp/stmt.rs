@@ -102,6 +102,11 @@ impl Interp<'_> {
                 if let Some(i) = init {
                     self.exec(i)?;
                 }
+                if let Some(fill) = super::fill_loop::recognise(cond.as_ref(), inc.as_ref(), body) {
+                    if self.fill(&fill, s)? {
+                        return Ok(Flow::Normal);
+                    }
+                }
                 self.run_loop(s, cond.as_ref(), inc.as_ref(), body, false)
             }
             StmtKind::While { cond, body } => self.run_loop(s, Some(cond), None, body, false),

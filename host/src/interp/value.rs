@@ -66,6 +66,9 @@ pub struct Buffer {
     pub len: Option<i64>,
     /// What an element never written reads as.
     pub fill: Value,
+    /// A run `from..end` of a large buffer that a fill loop set to one value
+    /// ([`Buffer::fill_run`]): what its elements read as where none was written since.
+    pub run: Option<(i64, i64, Value)>,
 }
 
 /// How many elements a buffer keeps dense.
@@ -84,6 +87,7 @@ impl Buffer {
             sparse: HashMap::new(),
             len,
             fill,
+            run: None,
         }
     }
 
@@ -94,6 +98,7 @@ impl Buffer {
             sparse: HashMap::new(),
             len,
             fill: Value::unknown("an element past the end of an array"),
+            run: None,
         }
     }
 
@@ -109,10 +114,13 @@ impl Buffer {
                 .and_then(|i| self.dense.get(i).cloned())
                 .unwrap_or_else(|| Value::unknown("an element past the end of an array"));
         }
-        self.sparse
-            .get(&i)
-            .cloned()
-            .unwrap_or_else(|| self.fill.clone())
+        if let Some(v) = self.sparse.get(&i) {
+            return v.clone();
+        }
+        match &self.run {
+            Some((from, end, v)) if (*from..*end).contains(&i) => v.clone(),
+            _ => self.fill.clone(),
+        }
     }
 
     pub fn set(&mut self, i: i64, v: Value) {
@@ -129,6 +137,47 @@ impl Buffer {
         self.sparse.insert(i, v);
     }
 
+    /// Elements `from .. from + n` become `v`, as a loop storing it into each would leave them;
+    /// `false` where the run is past the buffer's known length, or a large buffer would have to
+    /// keep more elements than it does one by one (it keeps one run, and a run over all of it
+    /// as its fill).
+    pub fn fill_run(&mut self, from: i64, n: i64, v: &Value) -> bool {
+        let end = from + n;
+        if from < 0 || n < 0 || self.len.is_some_and(|len| end > len) {
+            return false;
+        }
+        if self.is_dense() {
+            let Some(run) = self.dense.get_mut(from as usize..(from + n) as usize) else {
+                return false;
+            };
+            run.iter_mut().for_each(|slot| *slot = v.clone());
+            return true;
+        }
+        if from == 0 && self.len == Some(n) {
+            self.sparse.clear();
+            self.run = None;
+            self.fill = v.clone();
+            return true;
+        }
+        // a new run over the old one (or the first): the elements written in it are its value
+        if self
+            .run
+            .as_ref()
+            .is_none_or(|(f, e, _)| from <= *f && *e <= end)
+        {
+            self.sparse.retain(|i, _| !(from..end).contains(i));
+            self.run = Some((from, end, v.clone()));
+            return true;
+        }
+        if self.sparse.len() + n as usize <= SPARSE_MAX {
+            for i in from..from + n {
+                self.sparse.insert(i, v.clone());
+            }
+            return true;
+        }
+        false
+    }
+
     /// Every element becomes unknown (the program wrote it from data kerncast does not have).
     pub fn forget(&mut self, why: &str) {
         let u = Value::unknown(why);
@@ -136,6 +185,7 @@ impl Buffer {
             *v = u.clone();
         }
         self.sparse.clear();
+        self.run = None;
         self.fill = u;
     }
 
@@ -388,6 +438,7 @@ impl Buffer {
             sparse: self.sparse.iter().map(|(k, v)| (*k, v.copy())).collect(),
             len: self.len,
             fill: self.fill.clone(),
+            run: self.run.as_ref().map(|(f, e, v)| (*f, *e, v.copy())),
         }
     }
 }
@@ -545,6 +596,40 @@ pub fn wrap(i: i128, bits: u8, signed: bool) -> i128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fill over part of a large heap block (whose length is unknown) keeps one run: its
+    /// elements read as the value until one is written again, elements outside it read as the
+    /// block's fill, a later run over it replaces it, and one beside it is kept element by
+    /// element while they fit.
+    #[test]
+    fn a_run_filled_in_a_large_block_reads_as_its_value() {
+        let uninit = Value::unknown("uninitialised heap memory");
+        let mut b = Buffer::new(None, uninit);
+        let int = |b: &Buffer, i: i64| b.get(i).as_int();
+        assert!(b.fill_run(10, 1 << 22, &Value::Int(1)));
+        assert_eq!((int(&b, 10), int(&b, (1 << 22) + 9)), (Some(1), Some(1)));
+        assert_eq!((int(&b, 9), int(&b, (1 << 22) + 10)), (None, None));
+        b.set(11, Value::Int(5));
+        assert_eq!((int(&b, 11), int(&b, 12)), (Some(5), Some(1)));
+        // a run over the first: what was written in it is the new value
+        assert!(b.fill_run(0, 1 << 23, &Value::Int(2)));
+        assert_eq!((int(&b, 0), int(&b, 11)), (Some(2), Some(2)));
+        // beside it, small: kept element by element; large: refused
+        assert!(b.fill_run(1 << 23, 4, &Value::Int(3)));
+        assert_eq!(
+            (int(&b, 1 << 23), int(&b, (1 << 23) - 1)),
+            (Some(3), Some(2))
+        );
+        assert!(!b.fill_run(1 << 24, 1 << 20, &Value::Int(4)));
+        // a known length bounds the run, and a fill over all of it is the block's fill
+        let mut known = Buffer::new(Some(1 << 20), Value::Int(0));
+        assert!(!known.fill_run(1, 1 << 20, &Value::Int(7)));
+        assert!(known.fill_run(0, 1 << 20, &Value::Int(7)));
+        assert_eq!(
+            (int(&known, (1 << 20) - 1), known.run.is_none()),
+            (Some(7), true)
+        );
+    }
 
     #[test]
     fn integers_wrap_as_c_converts_them() {
