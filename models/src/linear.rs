@@ -373,8 +373,12 @@ impl Model for LinearModel {
             None => return Err(d.missing("linear.*", NAME).into()),
         };
         let scheduler_form = sched_terms::is_scheduler_form(&w);
+        // what the roofline term assumed (an L2 hit rate of 0 where the addresses are unknown,
+        // the share of local memory that reaches DRAM) is this prediction's assumption too
+        let mut throughput_notes = Vec::new();
         let p = if scheduler_form {
             let roofline = RooflineModel.predict(input, d, clocks)?;
+            throughput_notes = roofline.notes;
             sched_terms::features(&input.stats, roofline.time_s, d, clocks, NAME)?
         } else {
             features(&input.stats)
@@ -410,6 +414,11 @@ impl Model for LinearModel {
         } else {
             notes.push("weights are for the device's default clocks; no clock scaling".into());
         }
+        notes.extend(
+            throughput_notes
+                .into_iter()
+                .map(|n| format!("roofline term: {n}")),
+        );
         let error_band = ErrorBand {
             rel: self.fit_error.unwrap_or(0.4),
             source: match self.fit_error {
@@ -433,5 +442,52 @@ impl Model for LinearModel {
             activity: BTreeMap::new(),
             notes,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerncast_passes::reuse::Reuse;
+    use kerncast_passes::stats::Launch;
+
+    /// The scheduler form's throughput term is the roofline's time, so what the roofline
+    /// assumed to get it (no reuse profile, so every sector from DRAM) is said with the
+    /// prediction, not dropped.
+    #[test]
+    fn the_scheduler_form_says_what_its_roofline_term_assumed() {
+        let d = Device::load("rtx-3080").unwrap();
+        let stats = BoundStats {
+            kernel: "k".into(),
+            launch: Some(Launch {
+                grid: [1024, 1, 1],
+                block: [256, 1, 1],
+            }),
+            features: [
+                (Feature::Warps, 8192.0),
+                (
+                    Feature::Sectors {
+                        space: Space::Global,
+                        dir: Dir::Load,
+                    },
+                    1e6,
+                ),
+            ]
+            .into_iter()
+            .collect(),
+            reuse: Some(Reuse::Unavailable("the addresses depend on data".into())),
+            ..Default::default()
+        };
+        let clocks = d.default_clocks().unwrap();
+        let p = LinearModel::default()
+            .predict(&ModelInput::new(stats), &d, clocks)
+            .unwrap();
+        assert!(
+            p.notes.iter().any(|n| n.starts_with(
+                "roofline term: l2_hit_rate not given and no reuse profile (the addresses depend on data)"
+            )),
+            "{:?}",
+            p.notes
+        );
     }
 }
