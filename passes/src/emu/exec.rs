@@ -268,10 +268,19 @@ pub fn run_observed(
     let last = opts.blocks_of(launch);
     let every = opts.every.max(1);
     let mut block_steps = Vec::new();
+    // the most pages of zero-filled buffers one block has touched for the first time
+    let mut block_pages = 0;
     for i in sample_order(last, opts.spread_order) {
         if done >= opts.trace_blocks
             && (stops_here(opts, steps, done, last) || settled(opts, &block_steps, last))
         {
+            break;
+        }
+        // A sampled run (one whose blocks are scaled to the launch) starts no block that could
+        // take the pages it touched past their limit: it has its sample, where running on
+        // would end the run in an error. A run of every block still runs into the error.
+        let (touched, limit) = global.touched();
+        if opts.soft_steps.is_some() && done > 0 && touched + block_pages > limit {
             break;
         }
         // the `i`-th chosen block's dispatch index, x fastest
@@ -308,6 +317,7 @@ pub fn run_observed(
         }
         block_steps.push(ctx.steps - steps);
         steps = ctx.steps;
+        block_pages = block_pages.max(global.touched().0 - touched);
         done += 1;
         block_done(done, last);
     }
@@ -1445,6 +1455,53 @@ mod tests {
         let kinds: std::collections::BTreeSet<u64> =
             two_kinds.block_steps[..256].iter().copied().collect();
         assert_eq!(kinds.len(), 2, "{kinds:?}");
+    }
+
+    /// Each block stores into a page of its own (64 KiB apart) of a zero-filled buffer. Under a
+    /// byte budget whose share for such pages holds 40.5 of them, a sampled run stops before
+    /// the block that would touch a 41st and keeps the 40 it ran; a run of every block ends in
+    /// the error, as before.
+    #[test]
+    fn a_sampled_run_stops_before_its_pages_outgrow_the_budget() {
+        use super::super::mem::PAGE;
+        use super::super::EmuError;
+        let ptx = STORE.replace(
+            "mad.lo.s32 %r3, %r1, 64, %r2;",
+            "mad.lo.s32 %r3, %r1, 16384, %r2;",
+        );
+        let m = Module::parse(&ptx).unwrap();
+        let launch = Launch {
+            grid: [1024, 1, 1],
+            block: [64, 1, 1],
+        };
+        let y = [KernelArg::Zeros(1024 * PAGE)];
+        let run = |opts: &Options| run_with(&m, "k", &launch, &y, opts);
+        let per_block = run(&Options::default()).unwrap().block_steps[0];
+        // what the budget keeps for other memory: the rest of it is the pages' share
+        let probe = 64 * PAGE;
+        let Err(EmuError::Budget { budget: share, .. }) = run(&Options {
+            max_bytes: probe,
+            keep_buffers: false,
+            ..Options::default()
+        }) else {
+            panic!("1024 pages fit in 64");
+        };
+        let max_bytes = probe - share + 40 * PAGE + PAGE / 2;
+        let sampled = Options {
+            spread_order: true,
+            soft_steps: Some(1000 * per_block),
+            max_bytes,
+            keep_buffers: false,
+            ..Options::default()
+        };
+        let r = run(&sampled).unwrap();
+        assert_eq!((r.blocks_run, r.block_steps.len()), (40, 40));
+        let whole = run(&Options {
+            max_bytes,
+            keep_buffers: false,
+            ..Options::default()
+        });
+        assert!(matches!(whole, Err(EmuError::Budget { .. })), "{whole:?}");
     }
 
     /// The last block's threads past the data return early (`if (i >= n) return;`, a branch to

@@ -200,6 +200,11 @@ impl Global {
         self.pages.limit = bytes;
     }
 
+    /// Bytes of the pages of zero-filled buffers touched so far, and the limit on them.
+    pub fn touched(&self) -> (u64, u64) {
+        (self.pages.touched_bytes, self.pages.limit)
+    }
+
     /// Place a buffer; returns its generic (= global) address.
     pub fn alloc(&mut self, data: Vec<u8>, name: &str) -> u64 {
         self.place(Bytes::Owned(data), name, None)

@@ -124,7 +124,9 @@ pub struct Options {
     /// Start no further block once the run has taken this many warp steps and has run the
     /// blocks it traces ([`Options::trace_blocks`]): the run ends with the blocks it finished
     /// ([`EmuResult::blocks_run`]), where `max_steps` would end it with an error. A work budget
-    /// for sampling, not an infinite-loop guard.
+    /// for sampling, not an infinite-loop guard. Such a run also starts no block that could
+    /// take the pages of zero-filled buffers it touched past their share of `max_bytes` (as
+    /// many as the most one block has touched), where running on would end it in an error.
     pub soft_steps: Option<u64>,
     /// Run the chosen blocks (every `every`-th, at most `max_blocks`) in an order whose every
     /// prefix is spread evenly over them (steps of the golden section of their number), not in
