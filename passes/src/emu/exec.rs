@@ -104,6 +104,8 @@ struct Ctx<'a> {
     /// Global sectors this block's warp accesses touched when tracing: (warp, the warp's step,
     /// sector, writes), turned into `Counts::touches` when the block ends.
     trace: Option<Vec<(u64, u64, i128, bool)>>,
+    /// Thread-level instruction executions of this block (a step counts its active lanes).
+    lane_execs: u64,
 }
 
 /// Run a kernel with options (see [`super::run`]).
@@ -268,11 +270,15 @@ pub fn run_observed(
     let last = opts.blocks_of(launch);
     let every = opts.every.max(1);
     let mut block_steps = Vec::new();
+    // each block's thread-level executions: lanes a guard or a bound switches off do no work,
+    // although the warp steps the same
+    let mut block_lanes = Vec::new();
     // the most pages of zero-filled buffers one block has touched for the first time
     let mut block_pages = 0;
     for i in sample_order(last, opts.spread_order) {
         if done >= opts.trace_blocks
-            && (stops_here(opts, steps, done, last) || settled(opts, &block_steps, last))
+            && (stops_here(opts, steps, done, last)
+                || settled(opts, &block_steps, &block_lanes, last))
         {
             break;
         }
@@ -303,6 +309,7 @@ pub fn run_observed(
             steps,
             max_steps: opts.max_steps,
             trace: (done < opts.trace_blocks).then(Vec::new),
+            lane_execs: 0,
         };
         if let Err(e) = ctx.run_block() {
             // a block's touches are kept when it finishes: these are the finished ones'
@@ -316,6 +323,7 @@ pub fn run_observed(
             });
         }
         block_steps.push(ctx.steps - steps);
+        block_lanes.push(ctx.lane_execs);
         steps = ctx.steps;
         block_pages = block_pages.max(global.touched().0 - touched);
         done += 1;
@@ -342,11 +350,13 @@ fn stops_here(opts: &Options, steps: u64, done: u64, last: u64) -> bool {
 }
 
 /// Whether a spread run's blocks so far estimate all `last` of its blocks' work closely
-/// enough that it starts no further one ([`Options::stop_when_settled`]). Only a run that
+/// enough that it starts no further one ([`Options::stop_when_settled`]): their warp steps and
+/// their thread-level executions both (boundary blocks whose lanes past the data are off take
+/// the same warp steps but do less, and a FLOP count is of lanes). Only a run that
 /// `soft_steps` would cut short anyway settles (at its blocks' mean, all `last` take more): one
 /// that can run every block, exactly, does. Checked at powers of two only, so the checks cost
 /// as much as the blocks' steps once more.
-fn settled(opts: &Options, block_steps: &[u64], last: u64) -> bool {
+fn settled(opts: &Options, block_steps: &[u64], block_lanes: &[u64], last: u64) -> bool {
     let n = block_steps.len() as u64;
     // the sums only at the checks: this runs before every block
     let cut_short = || {
@@ -361,6 +371,7 @@ fn settled(opts: &Options, block_steps: &[u64], last: u64) -> bool {
         && n.is_power_of_two()
         && cut_short()
         && super::sample_rel_se(block_steps, last) <= super::SETTLED_REL_SE
+        && super::sample_rel_se(block_lanes, last) <= super::SETTLED_REL_SE
 }
 
 /// The indices `0..n` in the order a run visits them: as they come, or, `spread`, by steps of
@@ -738,6 +749,7 @@ impl Ctx<'_> {
             let c = &mut self.counts.per_inst[pc as usize];
             c.0 += counted.count_ones() as u64;
             c.1 += 1;
+            self.lane_execs += counted.count_ones() as u64;
         }
         let next = |w: &mut Warp| {
             if let Some(t) = w.stack.last_mut() {
@@ -1414,10 +1426,22 @@ mod tests {
         )
     }
 
+    /// [`STORE`] with the store of the second warp switched off by its guard in the blocks
+    /// from 512 on: every block takes the same warp steps, but those blocks store half as much.
+    fn store_guarded_past_512() -> String {
+        STORE
+            .replace(".reg .b32", ".reg .pred %p<4>;\n    .reg .b32")
+            .replace(
+                "    st.global.u32 [%rd3], 1;",
+                "    setp.lt.u32 %p1, %r2, 32;\n    setp.lt.u32 %p2, %r1, 512;\n    or.pred %p3, %p1, %p2;\n    @%p3 st.global.u32 [%rd3], 1;",
+            )
+    }
+
     /// A spread run that may stop once settled, under a budget of 1000 blocks' steps, stops at
     /// the least number of blocks where every block does the same work (1024 blocks of
     /// `y[i] = 1`: 256 run), and runs to the budget where half the blocks do more: the spread
-    /// order's first 256 hold blocks of both kinds. Under a budget the whole launch fits, it
+    /// order's first 256 hold blocks of both kinds. So it does where half the blocks switch
+    /// half their lanes off, in the same warp steps. Under a budget the whole launch fits, it
     /// runs every block.
     #[test]
     fn a_spread_run_stops_once_its_blocks_agree_on_the_work() {
@@ -1455,6 +1479,13 @@ mod tests {
         let kinds: std::collections::BTreeSet<u64> =
             two_kinds.block_steps[..256].iter().copied().collect();
         assert_eq!(kinds.len(), 2, "{kinds:?}");
+        // the same warp steps everywhere, but not the same work: no early stop either
+        let guarded = run(&store_guarded_past_512(), &settled);
+        let steps: std::collections::BTreeSet<u64> = guarded.block_steps.iter().copied().collect();
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        // to the budget: 1000 of STORE's blocks' steps are 728 of these longer ones
+        let per_guarded = guarded.block_steps[0];
+        assert_eq!(guarded.blocks_run, (1000 * per_block).div_ceil(per_guarded));
     }
 
     /// Each block stores into a page of its own (64 KiB apart) of a zero-filled buffer. Under a
