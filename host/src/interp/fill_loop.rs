@@ -16,6 +16,7 @@
 
 use super::access::Place;
 use super::state::{Exec, Flow, Interp};
+use super::stmt::{is_var, strip};
 use crate::ast::*;
 
 /// The parts of a recognised fill loop.
@@ -27,18 +28,10 @@ pub(super) struct FillLoop<'a> {
     target: &'a Expr,
 }
 
-fn strip_casts(mut e: &Expr) -> &Expr {
-    while let ExprKind::Cast(x) = &e.kind {
-        e = x;
-    }
-    e
-}
-
-fn is_counter(e: &Expr, k: DeclKey) -> bool {
-    matches!(&strip_casts(e).kind, ExprKind::Var(key, _) if *key == k)
-}
-
 /// Whether `e` computes a value without an effect and without reading the counter `k`.
+/// Stricter than [`super::effects`]' view of effects: a call of `rand()` changes nothing
+/// kerncast models, but gives another value at each iteration, and an element read may be of
+/// an element the loop writes.
 fn pure_without(e: &Expr, k: DeclKey) -> bool {
     match &e.kind {
         ExprKind::Int(_)
@@ -67,15 +60,15 @@ pub(super) fn recognise<'a>(
     let ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), lhs, end) = &cond?.kind else {
         return None;
     };
-    let counter = strip_casts(lhs);
+    let counter = strip(lhs);
     let ExprKind::Var(k, _) = &counter.kind else {
         return None;
     };
     let k = *k;
     let steps_by_one = match &inc?.kind {
-        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) => is_counter(x, k),
+        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) => is_var(x, k),
         ExprKind::Assign(Some(BinOp::Add), x, one) => {
-            is_counter(x, k) && matches!(strip_casts(one).kind, ExprKind::Int(1))
+            is_var(x, k) && matches!(strip(one).kind, ExprKind::Int(1))
         }
         _ => false,
     };
@@ -96,7 +89,7 @@ pub(super) fn recognise<'a>(
     let ExprKind::Index(base, idx) = &target.kind else {
         return None;
     };
-    if !is_counter(idx, k) || !pure_without(base, k) || !pure_without(value, k) {
+    if !is_var(idx, k) || !pure_without(base, k) || !pure_without(value, k) {
         return None;
     }
     Some(FillLoop {

@@ -754,14 +754,14 @@ fn is_default(s: &Stmt) -> bool {
     }
 }
 
-fn strip(e: &Expr) -> &Expr {
+pub(super) fn strip(e: &Expr) -> &Expr {
     match &e.kind {
         ExprKind::Cast(inner) => strip(inner),
         _ => e,
     }
 }
 
-fn is_var(e: &Expr, key: DeclKey) -> bool {
+pub(super) fn is_var(e: &Expr, key: DeclKey) -> bool {
     matches!(strip(e).kind, ExprKind::Var(k, _) if k == key)
 }
 
