@@ -79,17 +79,21 @@ impl PointsTo {
             .map(|g| g.name.as_str())
             .collect();
         let insts: Vec<&Inst> = f.instructions().collect();
+        let mut read = BTreeSet::new();
+        for i in &insts {
+            i.operands.iter().for_each(|o| o.collect_reads(&mut read));
+        }
         let mut regs: BTreeMap<String, Points> = BTreeMap::new();
         // Optimistic rounds: a register read before any definition of it is seen contributes
         // nothing yet. What stays unset at the fixed point (read but never defined, or defined
         // only in a cycle of itself) becomes anything, and the rounds run again.
         loop {
             fixed_point(&insts, &mut regs, &vars);
-            let mut read = BTreeSet::new();
-            for i in &insts {
-                i.operands.iter().for_each(|o| o.collect_reads(&mut read));
-            }
-            let unset: Vec<String> = read.into_iter().filter(|r| !regs.contains_key(r)).collect();
+            let unset: Vec<String> = read
+                .iter()
+                .filter(|r| !regs.contains_key(*r))
+                .cloned()
+                .collect();
             if unset.is_empty() {
                 break;
             }
@@ -199,9 +203,8 @@ fn transfer(i: &Inst, regs: &BTreeMap<String, Points>, vars: &BTreeSet<&str>) ->
             }
         }
         _ if narrow => Points::Int,
-        "mov" | "cvta" if src.len() == 1 && !matches!(i.operands[1], Operand::Vector(_)) => {
-            src[0].clone()
-        }
+        // a packed `{a, b}` source is anything already
+        "mov" | "cvta" if src.len() == 1 => src[0].clone(),
         "add" if src.len() == 2 => Points::add(&src[0], &src[1], false),
         "sub" if src.len() == 2 => Points::add(&src[0], &src[1], true),
         "mad" if src.len() == 3 => Points::add(&Points::arith([&src[0], &src[1]]), &src[2], false),
