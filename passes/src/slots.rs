@@ -166,7 +166,7 @@ impl SplitForm {
     /// The value for the thread of index `tid`, given the point part `base`.
     pub fn at(&self, base: i128, point: &[i128], tid: [u64; 3], block: [u64; 3]) -> i128 {
         base + match &self.lane {
-            Lane::Table(tab, _) => tab[(tid[0] + block[0] * (tid[1] + block[1] * tid[2])) as usize],
+            Lane::Table(tab, _) => tab[thread_index(tid, block) as usize],
             Lane::PerLane(lin) => lin.eval(point, tid),
         }
     }
@@ -187,8 +187,7 @@ impl SplitForm {
         if lanes.len() != 32 || first.0 != 0 || last.0 != 31 {
             return None;
         }
-        let t = first.1;
-        let thread = t[0] + block[0] * (t[1] + block[1] * t[2]);
+        let thread = thread_index(first.1, block);
         if !thread.is_multiple_of(32) {
             return None;
         }
@@ -221,6 +220,11 @@ impl SplitForm {
             }
         }
     }
+}
+
+/// The block-linear index of the thread `tid` (x fastest), the inverse of `tid_of`.
+fn thread_index(tid: [u64; 3], block: [u64; 3]) -> u64 {
+    tid[0] + block[0] * (tid[1] + block[1] * tid[2])
 }
 
 /// (first value, step) of values that step evenly.
