@@ -229,7 +229,7 @@ pub fn read_commands(path: &Path) -> Result<Vec<CompileCommand>, CompDbError> {
             };
             let directory = absolute(&base, &e.directory);
             Ok(CompileCommand {
-                file: absolute(&directory, &e.file),
+                file: source_of(absolute(&directory, &e.file), &words, &directory),
                 directory,
                 words,
                 program: e.program,
@@ -238,25 +238,32 @@ pub fn read_commands(path: &Path) -> Result<Vec<CompileCommand>, CompDbError> {
         .collect()
 }
 
+/// The source an entry compiles. Where its `file` does not exist but the command names an
+/// existing source of the same file name (a database written with the wrong folder), the
+/// command's source wins: it is what the build compiled.
+fn source_of(file: PathBuf, words: &[String], dir: &Path) -> PathBuf {
+    if file.exists() {
+        return file;
+    }
+    let name = file.file_name().map(|n| n.to_os_string());
+    words
+        .iter()
+        .skip(1)
+        .filter(|w| {
+            !w.starts_with('-') && Path::new(w).file_name().map(|n| n.to_os_string()) == name
+        })
+        .map(|w| absolute(dir, w))
+        .find(|alt| alt.exists())
+        .unwrap_or(file)
+}
+
 /// Reads a compilation database as the units libclang parses.
 pub fn read(path: &Path, tools: &Toolchain) -> Result<Vec<UnitSpec>, CompDbError> {
     let mut out = Vec::new();
     for c in read_commands(path)? {
         let dir = c.directory;
         let words = expand_response_files(c.words, &dir);
-        let mut file = c.file;
-        if !file.exists() {
-            // A database whose `file` disagrees with its command: the command's source wins.
-            let name = file.file_name().map(|n| n.to_os_string());
-            if let Some(w) = words.iter().skip(1).find(|w| {
-                !w.starts_with('-') && Path::new(w).file_name().map(|n| n.to_os_string()) == name
-            }) {
-                let alt = absolute(&dir, w);
-                if alt.exists() {
-                    file = alt;
-                }
-            }
-        }
+        let file = c.file;
         out.push(UnitSpec {
             args: clang_args(&words, &file, &dir, tools),
             file,
@@ -658,6 +665,31 @@ mod tests {
         assert!(a.contains(&"--cuda-path=/opt/cuda12".to_string()));
         assert!(a.contains(&"-DNDEBUG".to_string()));
         assert!(!a.iter().any(|x| x == "-c" || x.ends_with("main.cu")));
+    }
+
+    /// gpuFLOPBench's `ans` names `src/main.cu` where its command compiles
+    /// `src/ans-cuda/src/main.cu`: lowering and host reading both take the command's source.
+    #[test]
+    fn a_file_that_is_not_there_gives_way_to_the_commands_source() {
+        let dir = std::env::temp_dir().join(format!("kerncast-compdb-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src/p/src")).unwrap();
+        std::fs::write(dir.join("src/p/src/main.cu"), "int main() {}\n").unwrap();
+        let db = dir.join("compile_commands.json");
+        std::fs::write(
+            &db,
+            r#"[{"directory": ".", "file": "src/main.cu",
+                 "command": "clang++ -x cuda -c src/p/src/main.cu"},
+                {"directory": ".", "file": "src/gone.cu",
+                 "command": "clang++ -x cuda -c src/p/src/gone.cu"}]"#,
+        )
+        .unwrap();
+        let got = read_commands(&db);
+        let base = std::fs::canonicalize(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let got = got.unwrap();
+        assert_eq!(got[0].file, base.join("src/p/src/main.cu"));
+        // neither exists: the entry's own `file` stays, and lowering says it cannot be read
+        assert_eq!(got[1].file, base.join("src/gone.cu"));
     }
 
     #[test]
