@@ -66,6 +66,10 @@ pub struct Hardware {
     pub shared_bytes_per_sm: Option<Sourced<u64>>,
     pub shared_bytes_per_block: Option<Sourced<u64>>,
     pub l2_bytes: Option<Sourced<u64>>,
+    /// Bytes of written data the L2 still holds dirty when a kernel ends, written back to DRAM
+    /// after it: a profiler's DRAM count of the kernel leaves them out. Fitted on measured
+    /// launches (`kerncast fit`), at most `l2_bytes`.
+    pub l2_dirty_at_exit_bytes: Option<Sourced<u64>>,
     pub mem_bus_bits: Option<Sourced<u32>>,
     /// Data transfers per memory clock as nvidia-smi counts it (GDDR5: 2, so 3505 MHz = 7010 MT/s).
     pub mem_transfers_per_clock: Option<Sourced<f64>>,

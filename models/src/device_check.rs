@@ -169,6 +169,20 @@ pub(crate) fn bad_values(d: &Device) -> Vec<Bad> {
     ] {
         c.opt_positive(v, &["hw", k]);
     }
+    if let Some(dirty) = &hw.l2_dirty_at_exit_bytes {
+        let l2 = hw.l2_bytes.as_ref().map(|l| l.value);
+        if l2.is_none_or(|l2| dirty.value > l2) {
+            c.push(
+                keys(&["hw", "l2_dirty_at_exit_bytes"]),
+                format!(
+                    "must be at most hw.l2_bytes ({}), not {}",
+                    l2.map(|l| l.to_string())
+                        .unwrap_or_else(|| "not given".into()),
+                    dirty.value
+                ),
+            );
+        }
+    }
     if let (Some(block), Some(sm)) = (&hw.max_threads_per_block, &hw.max_threads_per_sm) {
         if block.value > sm.value {
             c.push(

@@ -89,6 +89,24 @@ pub fn l2_hit_from_footprint(traffic: f64, footprint: f64, l2_bytes: f64) -> f64
     (1.0 - dram / traffic).clamp(0.0, 1.0)
 }
 
+/// Bytes of the kernel's writes still dirty in the L2 when it ends: the device's
+/// `hw.l2_dirty_at_exit_bytes`, at most the sector bytes the kernel's stores and atomics write
+/// and the global bytes taken to reach DRAM. A write-back L2 sends them to DRAM after the
+/// kernel, so a profiler's DRAM count of the kernel leaves them out. 0 where the profile has
+/// no such figure.
+pub fn dirty_at_exit_bytes(d: &Device, written_bytes: f64, global_dram_bytes: f64) -> f64 {
+    match d.hw.l2_dirty_at_exit_bytes.as_ref() {
+        Some(dirty) => left_dirty(dirty.value as f64, written_bytes, global_dram_bytes),
+        None => 0.0,
+    }
+}
+
+/// Of a kernel that writes `written_bytes` and moves `dram_bytes`, the bytes left dirty in an
+/// L2 that holds `amount` of them at the kernel's end.
+pub fn left_dirty(amount: f64, written_bytes: f64, dram_bytes: f64) -> f64 {
+    amount.min(written_bytes).min(dram_bytes).max(0.0)
+}
+
 /// DRAM bytes of the kernel's local-memory traffic: local arrays and stack frames the PTX
 /// declares (register spills ptxas adds are not in the counts). Every resident thread owns a
 /// frame of `local_bytes_per_thread`, so the frames of the threads resident at once are the data

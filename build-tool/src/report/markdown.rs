@@ -88,9 +88,17 @@ fn render_as_given(r: &Report) -> String {
             );
         }
         if let Some(d) = k.dram.as_ref().filter(|d| d.sector_bytes > 0.0) {
+            let dirty = if d.dirty_at_exit_bytes > 0.0 {
+                format!(
+                    " while it runs ({} of its writes taken to stay dirty in the L2 past its end)",
+                    fmt_bytes(d.dirty_at_exit_bytes)
+                )
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
-                "Global memory: {} in 32-byte sectors, L2 hit rate {:.1} %, {} from DRAM.\n",
+                "Global memory: {} in 32-byte sectors, L2 hit rate {:.1} %, {} from DRAM{dirty}.\n",
                 fmt_bytes(d.sector_bytes),
                 d.l2_hit_rate * 100.0,
                 fmt_bytes(d.bytes - d.local_bytes)

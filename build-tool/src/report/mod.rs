@@ -192,6 +192,7 @@ pub(crate) mod sample {
                 sector_bytes: 65536.0,
                 l2_hit_rate: 0.25,
                 local_bytes: 0.0,
+                dirty_at_exit_bytes: 0.0,
                 bytes: 49152.0,
             }),
             dvfs: vec![

@@ -248,7 +248,13 @@ pub struct DramTraffic {
     /// frames of the threads resident at once outgrow the L2.
     #[serde(default)]
     pub local_bytes: f64,
-    /// The bytes that reach DRAM: `sector_bytes × (1 − l2_hit_rate) + local_bytes`.
+    /// Bytes of written sectors taken to be still dirty in the L2 when the kernel ends: they
+    /// go back to DRAM after it, so a profiler does not count them in the kernel's DRAM bytes
+    /// (the device's fitted `hw.l2_dirty_at_exit_bytes`, at most the bytes the kernel writes).
+    #[serde(default)]
+    pub dirty_at_exit_bytes: f64,
+    /// The bytes that reach DRAM while the kernel runs:
+    /// `sector_bytes × (1 − l2_hit_rate) − dirty_at_exit_bytes + local_bytes`.
     pub bytes: f64,
 }
 
