@@ -119,8 +119,12 @@ pub struct Row {
     /// The PTX-level counts (div, sqrt 1 each; fma 2), kept beside them.
     pub ptx_flops_f32: Option<f64>,
     pub ptx_flops_f64: Option<f64>,
-    /// DRAM bytes read and written (the L2 model's).
+    /// DRAM bytes read and written while the launch runs (the L2 model's).
     pub dram_bytes: Option<f64>,
+    /// The written bytes `dram_bytes` leaves out as still dirty in the L2 when the launch
+    /// ends (the device's `hw.l2_dirty_at_exit_bytes`, which `kerncast fit` refits from these).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram_dirty_at_exit_bytes: Option<f64>,
     /// The roofline's time for the same launch (the figure the fitted model is judged beside).
     pub roofline_time_ns: Option<f64>,
     /// Model, counter and bottleneck of the prediction.
@@ -360,6 +364,7 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                 ptx_flops_f32: None,
                 ptx_flops_f64: None,
                 dram_bytes: None,
+                dram_dirty_at_exit_bytes: None,
                 roofline_time_ns: None,
                 model: None,
                 counter: None,
@@ -605,7 +610,10 @@ pub fn run(args: Args) -> crate::Result<()> {
             &rows,
             programs,
             started.elapsed().as_secs_f64(),
-            args.verbose
+            args.verbose,
+            kerncast_models::Device::load(&args.device)
+                .ok()
+                .and_then(|d| d.hw.l2_bytes.map(|l| l.value)),
         )
     );
     if let Some(path) = &args.json {
@@ -819,7 +827,14 @@ fn panicked(measured: &[&Measured], what: &str) -> Vec<Row> {
     rows
 }
 
-pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> String {
+/// The run's figures; `l2_bytes` (the device's L2) lets the DRAM figure be cross-validated.
+pub fn summary(
+    rows: &[Row],
+    programs: usize,
+    seconds: f64,
+    verbose: bool,
+    l2_bytes: Option<u64>,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let found = rows.iter().filter(|r| r.found).count();
@@ -844,7 +859,7 @@ pub fn summary(rows: &[Row], programs: usize, seconds: f64, verbose: bool) -> St
         }
     }
     out.push_str(&timing(rows));
-    out.push_str(&accuracy(rows));
+    out.push_str(&accuracy(rows, l2_bytes));
     if verbose {
         for r in rows.iter().filter(|r| !r.found) {
             let _ = writeln!(
@@ -955,6 +970,7 @@ pub fn attach(rows: &mut [Row], report: &Report) {
                 r.ptx_flops_f32 = k.counts.get("flops.ptx.f32").copied();
                 r.ptx_flops_f64 = k.counts.get("flops.ptx.f64").copied();
                 r.dram_bytes = k.dram.as_ref().map(|d| d.bytes);
+                r.dram_dirty_at_exit_bytes = k.dram.as_ref().map(|d| d.dirty_at_exit_bytes);
                 r.roofline_time_ns = k
                     .models
                     .iter()
@@ -1157,7 +1173,7 @@ pub fn time_figures(pairs: &[(f64, f64)]) -> (f64, f64, f64) {
 }
 
 /// FLOP, DRAM and time accuracy of the rows that have a prediction, against the measured.
-pub fn accuracy(rows: &[Row]) -> String {
+pub fn accuracy(rows: &[Row], l2_bytes: Option<u64>) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let predicted: Vec<&Row> = rows
@@ -1219,11 +1235,32 @@ pub fn accuracy(rows: &[Row]) -> String {
             ((p - m) / m).abs() <= 0.10
         })
         .count();
-    let _ = writeln!(
+    let _ = write!(
         out,
         "DRAM bytes within 10 % (launches moving > 1 MB): {dram_ok} of {}",
         big.len()
     );
+    let dram = crate::ops::fit_dram::usable(big.iter().filter_map(|r| {
+        crate::ops::fit_dram::DramRow::from_realcode(
+            &r.program,
+            r.measured_dram_bytes,
+            r.dram_bytes,
+            r.dram_dirty_at_exit_bytes,
+            &r.counts,
+        )
+    }));
+    // the shipped amount was fitted on these very launches: the held-out figure is the fair one
+    match l2_bytes.filter(|_| !dram.is_empty()) {
+        Some(l2) => {
+            let v = crate::ops::fit_dram::cross_validate(&dram, 5, l2);
+            let _ = writeln!(
+                out,
+                "; {} with no writes left dirty in the L2 at the kernel's end, {} with hw.l2_dirty_at_exit_bytes refitted in 5-fold CV grouped by program",
+                v.within_without, v.within_cv
+            );
+        }
+        None => out.push('\n'),
+    }
     let pairs = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
         predicted
             .iter()
@@ -1491,6 +1528,7 @@ mod tests {
             sector_bytes: 4096.0,
             l2_hit_rate: 0.5,
             local_bytes: 0.0,
+            dirty_at_exit_bytes: 0.0,
             bytes: 2048.0,
         });
         let m = Measured {
@@ -1567,7 +1605,7 @@ mod tests {
             // Nsight saw no floating-point instruction
             counted("none", 1, (1.0, 1.0), 0.0),
         ];
-        let text = accuracy(&rows);
+        let text = accuracy(&rows, None);
         assert!(text.contains("static control flow: 2 of 6"), "{text}");
         let line = |cause: &str| {
             text.lines()

@@ -1,7 +1,8 @@
 //! Each profile's `[linear]` weights (rtx-3080, h200) are what `kerncast fit` makes of the rows
 //! kept beside them in `devices/fits/`: refitting them reproduces every weight and its provenance
 //! (the cross-validated figures included). A change to the fit, the features or
-//! the rows that moves a shipped weight fails here until the profile is refitted.
+//! the rows that moves a shipped weight fails here until the profile is refitted. The same holds
+//! for `hw.l2_dirty_at_exit_bytes`, fitted on the rows' DRAM bytes.
 
 use kerncast::ops::fit;
 use kerncast_tests::workspace_root;
@@ -13,6 +14,12 @@ fn linear_table(path: &std::path::Path) -> toml::Table {
         .and_then(|t| t.as_table())
         .cloned()
         .unwrap_or_else(|| panic!("{}: no [linear] table", path.display()))
+}
+
+fn hw_value(path: &std::path::Path, key: &str) -> Option<toml::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let v: toml::Table = toml::from_str(&text).unwrap();
+    v.get("hw").and_then(|t| t.get(key)).cloned()
 }
 
 fn refits_from_its_rows(device: &str) {
@@ -51,6 +58,12 @@ fn refits_from_its_rows(device: &str) {
         );
         assert_eq!(w["source"], got[k]["source"], "{k}: provenance");
     }
+    let key = "l2_dirty_at_exit_bytes";
+    assert_eq!(
+        hw_value(&shipped, key),
+        hw_value(&refitted, key),
+        "hw.{key}: value and provenance"
+    );
 }
 
 #[test]

@@ -16,6 +16,7 @@
 //! measurements.csv is one) is read too: its times are fitted on the features of the realcode
 //! rows given with `--features` for the same program, kernel, grid and block.
 
+use super::fit_dram;
 use crate::Error;
 use kerncast_models::linear::{self, Measurement};
 use kerncast_models::sched_terms;
@@ -111,7 +112,7 @@ impl Form {
     }
 }
 
-#[derive(Clone, Deserialize, serde::Serialize)]
+#[derive(Clone, Default, Deserialize, serde::Serialize)]
 struct Row {
     program: String,
     kernel: String,
@@ -131,6 +132,25 @@ struct Row {
     regs_per_thread: Option<u32>,
     #[serde(default)]
     shared_bytes_per_block: Option<u64>,
+    #[serde(default)]
+    measured_dram_bytes: Option<f64>,
+    #[serde(default)]
+    dram_bytes: Option<f64>,
+    #[serde(default)]
+    dram_dirty_at_exit_bytes: Option<f64>,
+}
+
+impl Row {
+    /// The launch's DRAM bytes as the dirty-at-exit fit reads them, where it has both figures.
+    fn dram(&self) -> Option<fit_dram::DramRow> {
+        fit_dram::DramRow::from_realcode(
+            &self.program,
+            self.measured_dram_bytes,
+            self.dram_bytes,
+            self.dram_dirty_at_exit_bytes,
+            &self.counts,
+        )
+    }
 }
 
 /// A program's fold: a fixed hash of its name (FNV-1a), so folds do not depend on the order of
@@ -250,6 +270,7 @@ fn rows_from_csv(csv: &[CsvLaunch], features: &[Row]) -> Vec<Row> {
                 counts: hit.map(|r| r.counts.clone()).unwrap_or_default(),
                 regs_per_thread: hit.and_then(|r| r.regs_per_thread),
                 shared_bytes_per_block: hit.and_then(|r| r.shared_bytes_per_block),
+                ..Row::default()
             }
         })
         .collect()
@@ -385,37 +406,18 @@ fn profile_path(device: &str) -> PathBuf {
     PathBuf::from("devices").join(format!("{device}.toml"))
 }
 
-/// Replaces the `[linear]` table of a profile (its other text kept as written).
-fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> crate::Result<()> {
+/// A profile's text rewritten by `edit`, written back only if it still parses as TOML.
+fn rewrite_profile(
+    path: &Path,
+    edit: impl FnOnce(&str) -> crate::Result<String>,
+) -> crate::Result<()> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::Input(format!(
             "{}: cannot read the device profile: {e}",
             path.display()
         ))
     })?;
-    let mut out = String::new();
-    let mut skipping = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with('[') {
-            skipping = t == "[linear]";
-        }
-        if !skipping {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out.push_str("\n[linear]\n");
-    let src = source.replace('\\', "\\\\").replace('"', "\\\"");
-    for (k, w) in weights.iter().filter(|(_, w)| **w > 0.0) {
-        out.push_str(&format!(
-            "\"{k}\" = {{ value = {w:e}, source = \"{src}\" }}\n"
-        ));
-    }
-    // the profile must still load
+    let out = edit(&text)?;
     toml::from_str::<toml::Value>(&out).map_err(|e| {
         Error::Input(format!(
             "{}: the written profile would not parse: {e}",
@@ -424,6 +426,149 @@ fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> c
     })?;
     crate::fsio::write_atomic(path, out.as_bytes())
         .map_err(|e| Error::Output(format!("{}: {e}", path.display())))
+}
+
+/// A value with its provenance, as a profile spells it.
+fn sourced(value: &str, source: &str) -> String {
+    let src = source.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("{{ value = {value}, source = \"{src}\" }}")
+}
+
+/// Replaces the `[linear]` table of a profile (its other text kept as written).
+fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> crate::Result<()> {
+    rewrite_profile(path, |text| {
+        let mut out = String::new();
+        let mut skipping = false;
+        for line in text.lines() {
+            let t = line.trim();
+            if t.starts_with('[') {
+                skipping = t == "[linear]";
+            }
+            if !skipping {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        while out.ends_with("\n\n") {
+            out.pop();
+        }
+        out.push_str("\n[linear]\n");
+        for (k, w) in weights.iter().filter(|(_, w)| **w > 0.0) {
+            out.push_str(&format!(
+                "\"{k}\" = {}\n",
+                sourced(&format!("{w:e}"), source)
+            ));
+        }
+        Ok(out)
+    })
+}
+
+/// A count the dirty-at-exit fit reads ([`fit_dram::written_bytes`]).
+fn is_written_sectors(key: &str) -> bool {
+    fit_dram::written_bytes(&BTreeMap::from([(key.to_string(), 1.0)])) > 0.0
+}
+
+/// Replaces (or adds after `l2_bytes`) one value of a profile's `[hw]` table, its other text
+/// kept as written.
+fn write_hw_value(path: &Path, key: &str, value: u64, source: &str) -> crate::Result<()> {
+    let line = format!("{key} = {}", sourced(&value.to_string(), source));
+    let is = |l: &str, k: &str| {
+        l.trim_start()
+            .strip_prefix(k)
+            .is_some_and(|r| r.trim_start().starts_with('='))
+    };
+    rewrite_profile(path, |text| {
+        let mut out = String::new();
+        let (mut in_hw, mut placed) = (false, false);
+        for l in text.lines() {
+            if l.trim().starts_with('[') {
+                if in_hw && !placed {
+                    out.push_str(&line);
+                    out.push('\n');
+                    placed = true;
+                }
+                in_hw = l.trim() == "[hw]";
+            }
+            if in_hw && is(l, key) {
+                continue;
+            }
+            out.push_str(l);
+            out.push('\n');
+            if in_hw && !placed && is(l, "l2_bytes") {
+                out.push_str(&line);
+                out.push('\n');
+                placed = true;
+            }
+        }
+        if in_hw && !placed {
+            out.push_str(&line);
+            out.push('\n');
+            placed = true;
+        }
+        if !placed {
+            return Err(Error::Input(format!(
+                "{}: the device profile has no [hw] table to write {key} into",
+                path.display()
+            )));
+        }
+        Ok(out)
+    })
+}
+
+/// The dirty-at-exit amount fitted on the rows' DRAM bytes, with its cross-validation, as
+/// lines for the report, and the amount with its provenance where the rows carry DRAM bytes
+/// of enough programs.
+fn fit_dirty_at_exit(
+    rows: &[Row],
+    args: &Args,
+    device: &kerncast_models::Device,
+    out: &mut String,
+) -> Option<(u64, String)> {
+    let dram = fit_dram::usable(rows.iter().filter_map(Row::dram));
+    let programs: BTreeSet<&str> = dram.iter().map(|r| r.program.as_str()).collect();
+    let Some(l2) = device.hw.l2_bytes.as_ref().map(|l| l.value) else {
+        *out += "DRAM: the device has no hw.l2_bytes; hw.l2_dirty_at_exit_bytes is not fitted\n";
+        return None;
+    };
+    if programs.len() < args.folds {
+        *out += &format!(
+            "DRAM: {} launches of {} programs move over 1 MB with a predicted count: too few to fit hw.l2_dirty_at_exit_bytes\n",
+            dram.len(),
+            programs.len()
+        );
+        return None;
+    }
+    let v = fit_dram::cross_validate(&dram, args.folds, l2);
+    let refs: Vec<&fit_dram::DramRow> = dram.iter().collect();
+    let amount = fit_dram::fit(&refs, l2);
+    let pct = |n: usize| 100.0 * n as f64 / v.rows.max(1) as f64;
+    let figures = format!(
+        "DRAM bytes within 10 % of the measured on {} launches moving over 1 MB ({} programs): {} ({:.1} %) with none of the writes left in the L2, {} ({:.1} %) in {}-fold CV grouped by program (the folds fitted {} bytes)",
+        v.rows,
+        programs.len(),
+        v.within_without,
+        pct(v.within_without),
+        v.within_cv,
+        pct(v.within_cv),
+        args.folds,
+        v.fold_amounts
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    *out += &format!(
+        "{figures}\nhw.l2_dirty_at_exit_bytes (fitted on every row): {amount} bytes, under which {} of the {} launches are within 10 %\n",
+        fit_dram::within(&refs, amount as f64),
+        v.rows
+    );
+    let source = format!(
+        "kerncast fit --measurements {} --device {}: the amount of a kernel's writes a profiler's DRAM count leaves out, searched in {} KiB steps up to the L2 size for the most launches within 10 %; {figures}",
+        file_name(&args.measurements),
+        args.device,
+        fit_dram::STEP_BYTES / 1024
+    );
+    Some((amount, source))
 }
 
 /// Fits the linear model as `kerncast fit` asks, writes the weights where it says, and
@@ -474,7 +619,7 @@ pub fn fit(args: &Args) -> crate::Result<String> {
                 counts: r
                     .counts
                     .iter()
-                    .filter(|(k, _)| args.form.reads(k))
+                    .filter(|(k, _)| args.form.reads(k) || is_written_sectors(k))
                     .map(|(k, v)| (k.clone(), *v))
                     .collect(),
                 ..(*r).clone()
@@ -608,6 +753,13 @@ pub fn fit(args: &Args) -> crate::Result<String> {
     for (k, w) in &nonzero {
         out += &format!("  {k:<40} {w:.4e} s\n");
     }
+    let device = match device {
+        Some(d) => d,
+        None => {
+            kerncast_models::Device::load(&args.device).map_err(|e| Error::Device(e.to_string()))?
+        }
+    };
+    let dirty = fit_dirty_at_exit(&rows, args, &device, &mut out);
     if args.dry_run {
         return Ok(out);
     }
@@ -617,12 +769,43 @@ pub fn fit(args: &Args) -> crate::Result<String> {
         .unwrap_or_else(|| profile_path(&args.device));
     write_linear(&path, &fit.weights, &provenance)?;
     out += &format!("weights written to {} [linear]\n", path.display());
+    if let Some((amount, source)) = dirty {
+        write_hw_value(&path, "l2_dirty_at_exit_bytes", amount, &source)?;
+        out += &format!("hw.l2_dirty_at_exit_bytes written to {}\n", path.display());
+    }
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fitted amount goes after `l2_bytes` the first time and replaces itself after that;
+    /// the rest of the profile stays as written.
+    #[test]
+    fn a_hw_value_is_added_once_and_then_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.toml");
+        let before = "name = \"d\"\n\n[hw]\nsm_count = 1 # kept\nl2_bytes = { value = 4, source = \"s\" }\nmem_bus_bits = 8\n\n[clocks]\nx = 1\n";
+        std::fs::write(&p, before).unwrap();
+        write_hw_value(&p, "l2_dirty_at_exit_bytes", 3, "fit \"a\"").unwrap();
+        let once = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(
+            once,
+            before.replace(
+                "mem_bus_bits",
+                "l2_dirty_at_exit_bytes = { value = 3, source = \"fit \\\"a\\\"\" }\nmem_bus_bits"
+            )
+        );
+        write_hw_value(&p, "l2_dirty_at_exit_bytes", 2, "fit b").unwrap();
+        let twice = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(twice.matches("l2_dirty_at_exit_bytes").count(), 1);
+        assert!(twice.contains("l2_dirty_at_exit_bytes = { value = 2, source = \"fit b\" }"));
+        let no_hw = dir.path().join("e.toml");
+        std::fs::write(&no_hw, "name = \"e\"\n").unwrap();
+        assert!(write_hw_value(&no_hw, "k", 1, "s").is_err());
+        assert_eq!(std::fs::read_to_string(&no_hw).unwrap(), "name = \"e\"\n");
+    }
 
     /// Launch rows of `programs` programs, `per` launches each, whose times are exactly
     /// Σ w·f with the weights `truth`.
@@ -785,6 +968,7 @@ mod tests {
             counts: [("linear.const".to_string(), v)].into_iter().collect(),
             regs_per_thread: None,
             shared_bytes_per_block: None,
+            ..Row::default()
         };
         let features = vec![
             feat("a-cuda", "step_init", [4, 1, 1], [256, 1, 1], 1.0),
@@ -878,6 +1062,7 @@ mod tests {
                 .collect(),
             regs_per_thread: stats.regs_per_thread,
             shared_bytes_per_block: stats.shared_bytes_per_block,
+            ..Row::default()
         };
         let clocks = d.default_clocks().unwrap();
         let direct = sched_terms::features(&stats, 1234e-9, &d, clocks, "linear").unwrap();
@@ -936,6 +1121,7 @@ mod tests {
                     counts,
                     regs_per_thread: Some(32),
                     shared_bytes_per_block: None,
+                    ..Row::default()
                 };
                 let f = scheduler_features(&row, &d).unwrap();
                 row.measured_time_ns = Some(linear::predict_time(&w, &f).0 * 1e9);

@@ -9,6 +9,7 @@ pub mod count;
 pub mod devices;
 pub mod emulate;
 pub mod fit;
+pub mod fit_dram;
 pub mod flop_table;
 pub mod launches;
 pub mod lower;
