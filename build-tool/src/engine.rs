@@ -20,7 +20,7 @@ use kerncast_passes::ptx::{AddrBase, Module, Operand, PtxType};
 use kerncast_passes::reuse::{
     from_touches, Reuse, ReuseProfile, MAX_SAMPLE_BLOCKS, MIN_SAMPLE_BLOCKS,
 };
-use kerncast_passes::stats::{Assumption, BoundStats, DType, Dir, Feature, Launch, OpKind, Space};
+use kerncast_passes::stats::{Assumption, BoundStats, DType, Feature, Launch, OpKind, Space};
 use kerncast_passes::taint::Taint;
 use std::collections::BTreeMap;
 
@@ -1698,18 +1698,11 @@ impl Target {
         let local_bytes =
             kerncast_models::l2::local_dram_bytes(&input, &self.device, &mut Vec::new());
         let global_bytes = sector_bytes * (1.0 - l2_hit_rate);
-        let written_bytes = 32.0
-            * stats.sum_where(|f| {
-                matches!(
-                    f,
-                    Feature::Sectors {
-                        space: Space::Global,
-                        dir: Dir::Store | Dir::Atomic,
-                    }
-                )
-            });
-        let dirty_at_exit_bytes =
-            kerncast_models::l2::dirty_at_exit_bytes(&self.device, written_bytes, global_bytes);
+        let dirty_at_exit_bytes = kerncast_models::l2::dirty_at_exit_bytes(
+            &self.device,
+            kerncast_models::l2::written_sector_bytes(stats),
+            global_bytes,
+        );
         DramTraffic {
             sector_bytes,
             l2_hit_rate,
@@ -2389,7 +2382,7 @@ ret;
     /// after the L2's hits; the ceilings are those of the work the kernel does.
     #[test]
     fn the_roofline_point_counts_tensor_flops_and_the_dram_bytes_after_l2_hits() {
-        use kerncast_passes::stats::Granularity;
+        use kerncast_passes::stats::{Dir, Granularity};
         let t = Target::load("h100", "roofline").unwrap();
         let mut stats = BoundStats::default();
         let fma = |ty| Feature::Op {

@@ -101,6 +101,21 @@ pub fn dirty_at_exit_bytes(d: &Device, written_bytes: f64, global_dram_bytes: f6
     }
 }
 
+/// The sector bytes a kernel's global stores and atomics write.
+pub fn written_sector_bytes(s: &kerncast_passes::stats::BoundStats) -> f64 {
+    use kerncast_passes::stats::Dir;
+    SECTOR_BYTES
+        * s.sum_where(|f| {
+            matches!(
+                f,
+                Feature::Sectors {
+                    space: Space::Global,
+                    dir: Dir::Store | Dir::Atomic,
+                }
+            )
+        })
+}
+
 /// Of a kernel that writes `written_bytes` and moves `dram_bytes`, the bytes left dirty in an
 /// L2 that holds `amount` of them at the kernel's end.
 pub fn left_dirty(amount: f64, written_bytes: f64, dram_bytes: f64) -> f64 {

@@ -28,7 +28,7 @@
 //! the L1's share is unknown and there is no L2 roof; a note says why.
 
 use crate::device::{Clocks, Device};
-use crate::l2::{l2_hit_rate, local_dram_bytes};
+use crate::l2::{dirty_at_exit_bytes, l2_hit_rate, local_dram_bytes, written_sector_bytes};
 use crate::model::{largest, ErrorBand, Model, ModelError, ModelInput, Prediction, Result};
 use kerncast_passes::reuse::Reuse;
 use kerncast_passes::stats::{BoundStats, DType, Dir, Feature, Granularity, OpKind, Space};
@@ -270,7 +270,16 @@ impl Model for RooflineModel {
             put("tensor", tensor_fmas / rate(per_sm.value as f64));
         }
         let local = local_dram_bytes(input, d, &mut notes);
-        put("dram", (traffic * (1.0 - hit) + local) / dram_bw);
+        let global = traffic * (1.0 - hit);
+        // the writes still dirty in the L2 at the kernel's end go back to DRAM after it
+        let dirty = dirty_at_exit_bytes(d, written_sector_bytes(s), global);
+        if dirty > 0.0 {
+            notes.push(format!(
+                "dram: {:.3} MB of the kernel's writes taken to stay dirty in the L2 past its end (hw.l2_dirty_at_exit_bytes), not in its DRAM time",
+                dirty / 1e6
+            ));
+        }
+        put("dram", (global - dirty + local) / dram_bw);
         if traffic > 0.0 {
             match l2_time(s, d, clocks.core_mhz) {
                 Ok((t, note)) => {
@@ -380,6 +389,46 @@ mod tests {
         assert_eq!(p.bottleneck, "dram");
         assert!((p.time_s - 32.0 * (1u64 << 20) as f64 / bw).abs() < 1e-15);
         assert!(p.power_w.is_none());
+    }
+
+    /// A kernel that stores 2^20 sectors on a device whose L2 keeps 1 MiB of them dirty past
+    /// the kernel's end: that MiB leaves its DRAM time, and a note says so; a reader's does not
+    /// change.
+    #[test]
+    fn writes_left_dirty_in_the_l2_leave_the_dram_time() {
+        let mut d = device();
+        let c = d.default_clocks().unwrap();
+        let sectors = |dir| {
+            stats(
+                4096,
+                &[(
+                    Feature::Sectors {
+                        space: Space::Global,
+                        dir,
+                    },
+                    (1u64 << 20) as f64,
+                )],
+            )
+        };
+        let time = |d: &Device, dir| {
+            RooflineModel
+                .predict(&ModelInput::new(sectors(dir)), d, c)
+                .unwrap()
+        };
+        let (store, load) = (time(&d, Dir::Store).time_s, time(&d, Dir::Load).time_s);
+        d.hw.l2_dirty_at_exit_bytes = Some(crate::device::Sourced {
+            value: 1 << 20,
+            source: "test".into(),
+        });
+        let bw = d.dram_bandwidth(c.mem_mhz, NAME).unwrap();
+        let p = time(&d, Dir::Store);
+        assert!((store - p.time_s - (1u64 << 20) as f64 / bw).abs() < 1e-15);
+        assert!(
+            p.notes.iter().any(|n| n.contains("dirty in the L2")),
+            "{:?}",
+            p.notes
+        );
+        assert_eq!(time(&d, Dir::Load).time_s, load);
     }
 
     /// f64 fma on the H100: 64 DP units per SM are 2 warp instructions per clock per SM; with
