@@ -6,7 +6,8 @@
 //! 5-fold cross-validation grouped by program (a program's launches are never both fitted and
 //! tested), prints its figures beside the roofline's on the same launches, and writes the
 //! weights fitted on every row into the device profile's `[linear]` table, each with its
-//! provenance.
+//! provenance. Where the rows carry measured and predicted DRAM bytes it also fits
+//! `hw.l2_dirty_at_exit_bytes` ([`super::fit_dram`]) and writes it into `[hw]` the same way.
 //!
 //! The measurements are `kerncast realcode --json` rows: each carries the launch's program,
 //! its measured time, the roofline's time and the counts kerncast made for it (`counts`: the
