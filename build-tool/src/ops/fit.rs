@@ -464,11 +464,6 @@ fn write_linear(path: &Path, weights: &BTreeMap<String, f64>, source: &str) -> c
     })
 }
 
-/// A count the dirty-at-exit fit reads ([`fit_dram::written_bytes`]).
-fn is_written_sectors(key: &str) -> bool {
-    fit_dram::written_bytes(&BTreeMap::from([(key.to_string(), 1.0)])) > 0.0
-}
-
 /// Replaces (or adds after `l2_bytes`) one value of a profile's `[hw]` table, its other text
 /// kept as written.
 fn write_hw_value(path: &Path, key: &str, value: u64, source: &str) -> crate::Result<()> {
@@ -620,7 +615,7 @@ pub fn fit(args: &Args) -> crate::Result<String> {
                 counts: r
                     .counts
                     .iter()
-                    .filter(|(k, _)| args.form.reads(k) || is_written_sectors(k))
+                    .filter(|(k, _)| args.form.reads(k) || fit_dram::is_written_sectors(k))
                     .map(|(k, v)| (k.clone(), *v))
                     .collect(),
                 ..(*r).clone()

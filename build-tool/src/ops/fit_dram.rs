@@ -64,20 +64,23 @@ impl DramRow {
     }
 }
 
+/// Whether a count is one [`written_bytes`] reads: the sectors of global stores or atomics.
+pub fn is_written_sectors(key: &str) -> bool {
+    matches!(
+        key.parse::<Feature>(),
+        Ok(Feature::Sectors {
+            space: Space::Global,
+            dir: Dir::Store | Dir::Atomic,
+        })
+    )
+}
+
 /// The sector bytes global stores and atomics write, from a row's counts (`sectors.global.store`,
 /// `sectors.global.atomic`).
 pub fn written_bytes(counts: &BTreeMap<String, f64>) -> f64 {
     32.0 * counts
         .iter()
-        .filter(|(k, _)| {
-            matches!(
-                k.parse::<Feature>(),
-                Ok(Feature::Sectors {
-                    space: Space::Global,
-                    dir: Dir::Store | Dir::Atomic,
-                })
-            )
-        })
+        .filter(|(k, _)| is_written_sectors(k))
         .map(|(_, v)| *v)
         .sum::<f64>()
 }
