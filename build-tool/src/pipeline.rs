@@ -73,12 +73,15 @@ pub struct Options {
 }
 
 /// A launch by kernel and sizes: the kernel's name without namespace, template arguments and
-/// parameters ([`launch_base_name`]), its grid and its block.
+/// parameters ([`launch_base_name`]), its grid and its block, and where known the template
+/// instance it ran (`float, 128`): the other instances launched at the same sizes are then
+/// left out too.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchKey {
     pub kernel: String,
     pub grid: [u64; 3],
     pub block: [u64; 3],
+    pub instance: Option<String>,
 }
 
 /// A kernel's name without namespace, template arguments and parameters

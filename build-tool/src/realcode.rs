@@ -884,6 +884,7 @@ fn measured_keys(rows: &[Row]) -> Vec<crate::pipeline::LaunchKey> {
             kernel: base_name(&plain(&r.kernel)),
             grid: r.grid,
             block: r.block,
+            instance: r.instance.clone(),
         })
         .collect()
 }

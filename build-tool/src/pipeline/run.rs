@@ -200,9 +200,15 @@ fn wanted(
     let Ok(w) = s.resolve_launch(&Default::default()) else {
         return true;
     };
-    let name = crate::pipeline::launch_base_name(&crate::pipeline::demangle(entry));
+    let demangled = crate::pipeline::demangle(entry);
+    let name = crate::pipeline::launch_base_name(&demangled);
+    let args = crate::names::template_args(&demangled);
+    let instance_of = |k: &LaunchKey| match (&k.instance, &args) {
+        (Some(want), Some(got)) => crate::names::same_instance(want, got),
+        _ => true,
+    };
     keys.iter()
-        .any(|k| k.kernel == name && k.grid == w.grid && k.block == w.block)
+        .any(|k| k.kernel == name && k.grid == w.grid && k.block == w.block && instance_of(k))
         && kept.insert((entry.to_string(), w.grid, w.block))
 }
 
@@ -528,6 +534,7 @@ mod tests {
                 kernel: "scale".into(),
                 grid: [8, 1, 1],
                 block: [256, 1, 1],
+                instance: None,
             }]),
             ..Options::default()
         };
@@ -544,6 +551,30 @@ mod tests {
             take(&launch("n / 256", "256")),
             "sizes not worked out: kept, to say why"
         );
+        let only_double = Options {
+            only_launches: Some(vec![LaunchKey {
+                kernel: "scale".into(),
+                grid: [8, 1, 1],
+                block: [256, 1, 1],
+                instance: Some("double".into()),
+            }]),
+            ..Options::default()
+        };
+        assert!(
+            !wanted(
+                &only_double,
+                entry,
+                &launch("8", "256"),
+                &mut BTreeSet::new()
+            ),
+            "another template instance at the listed sizes is not analysed"
+        );
+        assert!(wanted(
+            &only_double,
+            "_ZN2ns5scaleIdEEvPT_i",
+            &launch("8", "256"),
+            &mut BTreeSet::new()
+        ));
         let all = Options::default();
         assert!(wanted(
             &all,
