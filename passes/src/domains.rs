@@ -18,7 +18,7 @@
 //! key with that run's value as its default.
 
 use crate::affine::value::{counter, edge_cond, Values};
-use crate::cfg::{Cfg, EdgeKind};
+use crate::cfg::{Cfg, EdgeKind, Loop};
 use crate::cond::Cond;
 use crate::named;
 use crate::poly::isl::{Ctx, DimType, Set};
@@ -292,6 +292,8 @@ impl Walk<'_> {
     /// enclosing `d`, ends its iteration or returns does not).
     fn always_reaches(&self, d: usize, x: usize) -> bool {
         let cfg = self.cfg;
+        let in_loop = |l: &Loop, b: usize| l.blocks.binary_search(&b).is_ok();
+        let enclosing: Vec<&Loop> = cfg.loops.iter().filter(|l| in_loop(l, d)).collect();
         let mut seen = BTreeSet::from([d]);
         let mut todo = vec![d];
         while let Some(b) = todo.pop() {
@@ -301,20 +303,14 @@ impl Walk<'_> {
                 .peekable();
             if next.peek().is_none() {
                 // a return, or the latch of a loop: that loop must not enclose `d`
-                let ends_iteration_of_d = cfg
-                    .loops
-                    .iter()
-                    .any(|l| l.latches.contains(&b) && l.blocks.contains(&d));
+                let ends_iteration_of_d = enclosing.iter().any(|l| l.latches.contains(&b));
                 let returns = cfg.successors(b).next().is_none();
                 if returns || ends_iteration_of_d {
                     return false;
                 }
             }
             for e in next {
-                let leaves = cfg
-                    .loops
-                    .iter()
-                    .any(|l| l.blocks.contains(&d) && !l.blocks.contains(&e.to));
+                let leaves = enclosing.iter().any(|l| !in_loop(l, e.to));
                 if leaves {
                     return false;
                 }

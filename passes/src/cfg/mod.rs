@@ -33,6 +33,11 @@ pub struct Cfg {
     /// Innermost loop of each block, as an index into `loops`.
     pub block_loop: Vec<Option<usize>>,
     pub warnings: Vec<String>,
+    /// Per block, the indices into `edges` of the edges leaving it and of those entering it,
+    /// ascending: [`Cfg::successors`] and [`Cfg::predecessors`] without a scan of every edge,
+    /// which made walks over large unrolled graphs quadratic. (`edges` is fixed once built.)
+    out_edges: Vec<Vec<usize>>,
+    in_edges: Vec<Vec<usize>>,
 }
 
 impl Cfg {
@@ -125,6 +130,17 @@ impl Cfg {
             })
             .collect();
         let (loops, block_loop) = loops::natural_loops(&blocks, &edges, &idom, &mut warnings);
+        let ends = edges
+            .iter()
+            .map(|e| e.from.max(e.to) + 1)
+            .max()
+            .unwrap_or(0)
+            .max(blocks.len());
+        let (mut out_edges, mut in_edges) = (vec![Vec::new(); ends], vec![Vec::new(); ends]);
+        for (i, e) in edges.iter().enumerate() {
+            out_edges[e.from].push(i);
+            in_edges[e.to].push(i);
+        }
         Cfg {
             function,
             blocks,
@@ -134,6 +150,8 @@ impl Cfg {
             loops,
             block_loop,
             warnings,
+            out_edges,
+            in_edges,
         }
     }
 
@@ -183,12 +201,22 @@ impl Cfg {
         false
     }
 
+    /// The edges leaving `b`, in the order of `edges`.
     pub fn successors(&self, b: usize) -> impl Iterator<Item = &Edge> {
-        self.edges.iter().filter(move |e| e.from == b)
+        Self::indexed(&self.edges, &self.out_edges, b)
     }
 
+    /// The edges entering `b`, in the order of `edges`.
     pub fn predecessors(&self, b: usize) -> impl Iterator<Item = &Edge> {
-        self.edges.iter().filter(move |e| e.to == b)
+        Self::indexed(&self.edges, &self.in_edges, b)
+    }
+
+    fn indexed<'a>(
+        edges: &'a [Edge],
+        index: &'a [Vec<usize>],
+        b: usize,
+    ) -> impl Iterator<Item = &'a Edge> {
+        index.get(b).into_iter().flatten().map(|&i| &edges[i])
     }
 
     /// Loop nesting depth of a block (0 outside loops).
