@@ -5,7 +5,7 @@ use kerncast::ops::lower::*;
 use miette::{IntoDiagnostic, WrapErr};
 
 pub fn run(args: Args) -> miette::Result<()> {
-    let opts = args.lower.options();
+    let opts = args.options().map_err(|e| miette::miette!("{e}"))?;
     let (text, command) = if args.emit_llvm {
         let ir =
             kerncast::lower::emit_llvm_ir(&args.file, &opts).map_err(|e| miette::miette!("{e}"))?;
