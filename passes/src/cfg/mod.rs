@@ -35,7 +35,8 @@ pub struct Cfg {
     pub warnings: Vec<String>,
     /// Per block, the indices into `edges` of the edges leaving it and of those entering it,
     /// ascending: [`Cfg::successors`] and [`Cfg::predecessors`] without a scan of every edge,
-    /// which made walks over large unrolled graphs quadratic. (`edges` is fixed once built.)
+    /// which made walks over large unrolled graphs quadratic. (`edges` is fixed once built;
+    /// `graph`'s own adjacency lists give the edges newest first, not in the order of `edges`.)
     out_edges: Vec<Vec<usize>>,
     in_edges: Vec<Vec<usize>>,
 }
@@ -130,13 +131,9 @@ impl Cfg {
             })
             .collect();
         let (loops, block_loop) = loops::natural_loops(&blocks, &edges, &idom, &mut warnings);
-        let ends = edges
-            .iter()
-            .map(|e| e.from.max(e.to) + 1)
-            .max()
-            .unwrap_or(0)
-            .max(blocks.len());
-        let (mut out_edges, mut in_edges) = (vec![Vec::new(); ends], vec![Vec::new(); ends]);
+        // every edge joins two blocks (`graph.add_edge` above would have panicked otherwise)
+        let n = blocks.len();
+        let (mut out_edges, mut in_edges) = (vec![Vec::new(); n], vec![Vec::new(); n]);
         for (i, e) in edges.iter().enumerate() {
             out_edges[e.from].push(i);
             in_edges[e.to].push(i);
