@@ -217,6 +217,27 @@ pub fn failure_cause(e: &LowerError) -> String {
     }
 }
 
+/// A CUDA unit is lowered with its own compile command (its compiler, architecture and flags,
+/// device side only), unless the command line chose the front end or architecture (`chosen`).
+pub fn follow(lower: &mut super::LowerOptions, c: &CompileCommand, chosen: bool) {
+    if !c.is_cuda() || chosen {
+        return;
+    }
+    if let Some(a) = c.arch() {
+        lower.arch = a;
+        lower.arch_note = None;
+    }
+    lower.command = Some(c.clone());
+}
+
+/// The first command of `commands` that compiles `file` (compared as canonical paths).
+pub fn command_for<'a>(commands: &'a [CompileCommand], file: &Path) -> Option<&'a CompileCommand> {
+    let want = std::fs::canonicalize(file).ok()?;
+    commands
+        .iter()
+        .find(|c| std::fs::canonicalize(&c.file).is_ok_and(|f| f == want))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

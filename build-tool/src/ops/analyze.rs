@@ -309,27 +309,10 @@ fn follow_compile_commands(
             .ok()
             .and_then(|f| by_file.get(&f).copied());
         if let Some(c) = command {
-            follow_command(&mut j.lower, c, chosen);
+            crate::lower::compile_command::follow(&mut j.lower, c, chosen);
         }
     }
     Ok(())
-}
-
-/// A CUDA unit is lowered with its own compile command (its compiler, architecture and flags,
-/// device side only), unless the command line chose the front end or architecture (`chosen`).
-pub(crate) fn follow_command(
-    lower: &mut crate::lower::LowerOptions,
-    c: &crate::lower::compile_command::CompileCommand,
-    chosen: bool,
-) {
-    if !c.is_cuda() || chosen {
-        return;
-    }
-    if let Some(a) = c.arch() {
-        lower.arch = a;
-        lower.arch_note = None;
-    }
-    lower.command = Some(c.clone());
 }
 
 /// The database's unit for `path` (compared as canonical paths).

@@ -3,7 +3,7 @@
 //! arrow of the pipeline can be inspected like every other one. `cargo xtask regen` drives it.
 
 use crate::lower::{LowerArgs, LowerOptions};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -44,7 +44,7 @@ impl Args {
         };
         let commands = crate::lower::compile_command::read_database(db)
             .map_err(|e| crate::Error::Input(e.to_string()))?;
-        let Some(c) = command_for(&commands, &self.file) else {
+        let Some(c) = crate::lower::compile_command::command_for(&commands, &self.file) else {
             return Err(crate::Error::Input(format!(
                 "{}: no command compiles {}",
                 db.display(),
@@ -52,26 +52,16 @@ impl Args {
             )));
         };
         let chosen = self.lower.frontend.is_some() || self.lower.arch.is_some();
-        super::analyze::follow_command(&mut opts, c, chosen);
+        crate::lower::compile_command::follow(&mut opts, c, chosen);
         Ok(opts)
     }
-}
-
-/// The first command of `commands` that compiles `file` (compared as canonical paths).
-fn command_for<'a>(
-    commands: &'a [crate::lower::compile_command::CompileCommand],
-    file: &Path,
-) -> Option<&'a crate::lower::compile_command::CompileCommand> {
-    let want = std::fs::canonicalize(file).ok()?;
-    commands
-        .iter()
-        .find(|c| std::fs::canonicalize(&c.file).is_ok_and(|f| f == want))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser;
+    use std::path::Path;
 
     #[derive(Parser)]
     struct Cli {
