@@ -20,7 +20,7 @@
 //!
 //! Why not count the kernel's own SASS: mapping SASS blocks back to PTX blocks breaks wherever
 //! ptxas unrolls, if-converts or duplicates code, and every launch would need ptxas. The PTX to
-//! SASS expansion of an arithmetic instruction does not depend on its neighbours, with two
+//! SASS expansion of an arithmetic instruction does not depend on its neighbours, with three
 //! exceptions, handled here:
 //! - a `neg`/`abs` is folded into the operand modifier of the instruction that reads it (no
 //!   FLOP) unless its value is stored, moved into a register with several definitions, or read
@@ -29,7 +29,9 @@
 //! - a value only ever chosen by a `selp` when a range check finds its input denormal or not
 //!   finite (libdevice's `logf`: `x * 2^23`, `x * inf + inf`) is computed by an instruction
 //!   ptxas predicates on that check, off for ordinary data: no FLOP, as the table leaves out
-//!   the probes' own predicated range fix-ups.
+//!   the probes' own predicated range fix-ups;
+//! - a `mul` without a rounding modifier read only by such `add`s and `sub`s is fused into them
+//!   (each an FFMA, two FLOPs; the product none), as [`contract`] says where.
 //!
 //! An instruction with a guard counts the threads whose guard is on, where the counter decided
 //! it (`BoundStats::guarded_execs`: CUB's `@p add` after a shuffle), as Nsight does.
@@ -443,6 +445,7 @@ fn range_limit(o: &Operand) -> Option<Limit> {
 pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
     let cfg = Cfg::build(f);
     let du = DefUse::of(f);
+    let contracted = contract::Contracted::of(&cfg);
     let mut out = SassFlops::default();
     for (b, block) in cfg.blocks.iter().enumerate() {
         if stats.block_execs.get(&b).is_none_or(|e| e.threads == 0.0) {
@@ -469,8 +472,15 @@ pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
                 out.guarded += execs;
             }
             let fixup = inst.pred.is_none() && dest(inst).is_some_and(|d| du.range_fixup(d));
-            let e = if fixup {
+            let e = if fixup || contracted.gone_muls.contains(&(b, k)) {
                 continue;
+            } else if contracted.fused_adds.contains(&(b, k)) {
+                // an FFMA or DFMA
+                Some(Expansion {
+                    f32: 2.0 * ptx.f32,
+                    f64: 2.0 * ptx.f64,
+                    ..Expansion::default()
+                })
             } else if matches!(inst.opcode.as_str(), "neg" | "abs") {
                 let materialised = dest(inst).is_some_and(|d| du.materialised(d, 0));
                 if !materialised {
@@ -499,6 +509,7 @@ pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
     out
 }
 
+mod contract;
 pub mod probe;
 
 #[cfg(test)]
