@@ -102,7 +102,7 @@ impl Contracted {
                 continue;
             };
             let Some(readers) = uses.get(r) else { continue };
-            let cheap = mul.operands[1..].iter().filter(|o| computed(o)).count() <= 1;
+            let cheap = mul.operands.iter().skip(1).filter(|o| computed(o)).count() <= 1;
             let fusable = readers.iter().all(|p| {
                 contractable(at(*p), &["add", "sub"]) == Some(kind) && (p.0 == m.0 || cheap)
             });
@@ -128,8 +128,10 @@ impl Contracted {
         loop {
             let mut dropped = false;
             for a in &adds {
-                let operands: Vec<Pos> = at(*a).operands[1..]
+                let operands: Vec<Pos> = at(*a)
+                    .operands
                     .iter()
+                    .skip(1)
                     .filter_map(product)
                     .filter(|m| candidates.contains(m))
                     .collect();
@@ -146,8 +148,10 @@ impl Contracted {
         let fused_adds = adds
             .into_iter()
             .filter(|a| {
-                at(*a).operands[1..]
+                at(*a)
+                    .operands
                     .iter()
+                    .skip(1)
                     .filter_map(product)
                     .any(|m| candidates.contains(&m))
             })
