@@ -124,6 +124,14 @@ impl Poly {
         r
     }
 
+    /// `self += o`, taking `o`'s terms: a sum built term by term this way copies nothing, where
+    /// `r = r.add(&t)` copies the whole sum at every step.
+    pub fn absorb(&mut self, o: Poly) {
+        for (m, c) in o.terms {
+            self.add_term(m, c);
+        }
+    }
+
     pub fn sub(&self, o: &Poly) -> Poly {
         self.add(&o.scale(&-Rat::one()))
     }
@@ -179,7 +187,7 @@ impl Poly {
                 };
                 t = t.mul(&pa.pow(*k));
             }
-            r = r.add(&t);
+            r.absorb(t);
         }
         r
     }
@@ -200,7 +208,7 @@ impl Poly {
                     }
                 }
             }
-            r = r.add(&t);
+            r.absorb(t);
         }
         r
     }
@@ -246,7 +254,7 @@ impl Poly {
         for (k, c) in by_deg {
             let s = faulhaber(k);
             let diff = s.compose_var("n", &pu).sub(&s.compose_var("n", &pl1));
-            r = r.add(&c.mul(&diff));
+            r.absorb(c.mul(&diff));
         }
         r
     }
@@ -267,7 +275,7 @@ impl Poly {
                     t = t.mul(&f);
                 }
             }
-            r = r.add(&t);
+            r.absorb(t);
         }
         r
     }
@@ -335,7 +343,7 @@ impl Poly {
                     .add(&floor_prefix_sum(&rest.sub(l).add_const(1), *md))
                     .sub(&floor_prefix_sum(&rest.sub(u), *md))
             };
-            r = r.add(&cof.mul(&s));
+            r.absorb(cof.mul(&s));
         }
         r.add(&plain.sum_range(name, l, u))
     }

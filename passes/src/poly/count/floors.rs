@@ -162,7 +162,7 @@ fn poly_fix(p: &Poly, fixed: &BTreeMap<Atom, LinExpr>) -> Poly {
             };
             t = t.mul(&f.pow(*k));
         }
-        r = r.add(&t);
+        r.absorb(t);
     }
     r
 }
