@@ -29,6 +29,25 @@ pub struct Poly {
     pub terms: BTreeMap<Mono, Rat>,
 }
 
+/// `a · b`. Most coefficients are integers, whose product needs none of the gcds `Ratio`'s
+/// product takes to stay in lowest terms (which cost more than the product).
+fn mul_rat(a: &Rat, b: &Rat) -> Rat {
+    if a.is_integer() && b.is_integer() {
+        Rat::from_integer(a.numer() * b.numer())
+    } else {
+        a * b
+    }
+}
+
+/// `x += c`, without the gcd where both are integers (see [`mul_rat`]).
+fn add_rat(x: &mut Rat, c: Rat) {
+    if x.is_integer() && c.is_integer() {
+        *x = Rat::from_integer(x.numer() + c.numer());
+    } else {
+        *x += c;
+    }
+}
+
 pub fn rat(n: i128) -> Rat {
     Rat::from_integer(BigInt::from(n))
 }
@@ -108,7 +127,7 @@ impl Poly {
                 v.insert(c);
             }
             Entry::Occupied(mut o) => {
-                *o.get_mut() += c;
+                add_rat(o.get_mut(), c);
                 if o.get().is_zero() {
                     o.remove();
                 }
@@ -149,7 +168,7 @@ impl Poly {
         let mut r = Poly::zero();
         for (ma, ca) in &self.terms {
             for (mb, cb) in &o.terms {
-                r.add_term(mono_mul(ma, mb), ca * cb);
+                r.add_term(mono_mul(ma, mb), mul_rat(ca, cb));
             }
         }
         r
