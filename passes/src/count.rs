@@ -717,9 +717,11 @@ const REUSE_BUDGET: u64 = if cfg!(debug_assertions) {
 };
 
 /// Most (counter, thread) points `segments` walks to count an access's segments directly
-/// (about 0.1 s in a release build, where isl's scanning of as many took seconds); beyond
-/// it, isl counts them.
-const SEGMENT_WALK_BUDGET: u64 = 1 << 20;
+/// (about 0.1 s a million in a release build); beyond it, isl counts them. isl's count is not
+/// bounded by its operation budget where the set's coefficients are large: permute-cuda's
+/// address, five divisions by sizes at 6.3 million points, ran for minutes inside isl's
+/// lattice reduction and walks in about a second.
+const SEGMENT_WALK_BUDGET: u64 = 1 << 23;
 
 /// Most points `segments` counts one by one (about a second of isl scanning), so `bind` stays
 /// quick at real problem sizes.
