@@ -212,10 +212,14 @@ pub struct SassFlops {
     pub guarded: f64,
 }
 
-/// Where every register is read, and how many times it is written, in a function.
+/// An instruction's place in a CFG: (block, index in the block).
+type Pos = (usize, usize);
+
+/// Where every register is read and written in a function, by instruction place.
 struct DefUse<'a> {
-    uses: BTreeMap<&'a str, Vec<&'a Inst>>,
-    defs: BTreeMap<&'a str, Vec<&'a Inst>>,
+    cfg: &'a Cfg,
+    uses: BTreeMap<&'a str, Vec<Pos>>,
+    defs: BTreeMap<&'a str, Vec<Pos>>,
 }
 
 /// The destination of an instruction that writes a register (operand 0), if any.
@@ -268,34 +272,54 @@ fn regs_of<'a>(o: &'a Operand, out: &mut Vec<&'a str>) {
 }
 
 impl<'a> DefUse<'a> {
-    fn of(f: &'a Function) -> DefUse<'a> {
-        let mut uses: BTreeMap<&str, Vec<&Inst>> = BTreeMap::new();
-        let mut defs: BTreeMap<&str, Vec<&Inst>> = BTreeMap::new();
-        for inst in f.instructions() {
-            let d = dest(inst);
-            if let Some(d) = d {
-                defs.entry(d).or_default().push(inst);
-            }
-            let skip = usize::from(d.is_some());
-            let mut rs = Vec::new();
-            for o in inst.operands.iter().skip(skip) {
-                regs_of(o, &mut rs);
-            }
-            for r in rs {
-                uses.entry(r).or_default().push(inst);
+    fn of(cfg: &'a Cfg) -> DefUse<'a> {
+        let mut uses: BTreeMap<&str, Vec<Pos>> = BTreeMap::new();
+        let mut defs: BTreeMap<&str, Vec<Pos>> = BTreeMap::new();
+        for (b, block) in cfg.blocks.iter().enumerate() {
+            for (k, inst) in block.insts.iter().enumerate() {
+                let d = dest(inst);
+                if let Some(d) = d {
+                    defs.entry(d).or_default().push((b, k));
+                }
+                let mut rs = Vec::new();
+                for o in inst.operands.iter().skip(usize::from(d.is_some())) {
+                    regs_of(o, &mut rs);
+                }
+                for r in rs {
+                    uses.entry(r).or_default().push((b, k));
+                }
             }
         }
-        DefUse { uses, defs }
+        DefUse { cfg, uses, defs }
+    }
+
+    fn at(&self, (b, k): Pos) -> &'a Inst {
+        &self.cfg.blocks[b].insts[k]
+    }
+
+    /// The instructions that read `reg`.
+    fn readers(&self, reg: &str) -> impl Iterator<Item = &'a Inst> + '_ {
+        self.uses
+            .get(reg)
+            .into_iter()
+            .flatten()
+            .map(|p| self.at(*p))
+    }
+
+    /// The instructions that write `reg`.
+    fn writers(&self, reg: &str) -> impl Iterator<Item = &'a Inst> + '_ {
+        self.defs
+            .get(reg)
+            .into_iter()
+            .flatten()
+            .map(|p| self.at(*p))
     }
 
     /// Whether ptxas must materialise the value of `reg` (the result of a `neg`/`abs`): some
     /// reader takes no operand modifier (a store, a division or square root that hands it to
     /// the slow path, a move into a register written elsewhere too).
     fn materialised(&self, reg: &str, depth: u32) -> bool {
-        let Some(readers) = self.uses.get(reg) else {
-            return false;
-        };
-        readers.iter().any(|u| match u.opcode.as_str() {
+        self.readers(reg).any(|u| match u.opcode.as_str() {
             "st" | "atom" | "red" | "shfl" | "call" | "ret" | "sust" | "stmatrix" => true,
             "div" | "sqrt" | "rcp" => u.modifiers.iter().any(|m| m == "rn" || m == "full"),
             "mov" => match dest(u) {
@@ -316,10 +340,10 @@ impl<'a> DefUse<'a> {
     /// not the 28 the instructions give; scel-cuda's loop, 3 fewer per `logf`), as the table
     /// leaves out the probes' predicated range fix-ups.
     fn range_fixup(&self, reg: &str) -> bool {
-        let Some(readers) = self.uses.get(reg) else {
+        if !self.uses.contains_key(reg) {
             return false;
-        };
-        readers.iter().all(|u| {
+        }
+        self.readers(reg).all(|u| {
             let [_, a, b, Operand::Reg(p)] = u.operands.as_slice() else {
                 return false;
             };
@@ -336,9 +360,11 @@ impl<'a> DefUse<'a> {
     /// For a predicate `p` that every write of makes a `setp` of a value against a float range
     /// limit: the value of `p` that says the value is out of the normal, finite range.
     fn out_of_range_when(&self, p: &str) -> Option<bool> {
-        let defs = self.defs.get(p)?;
+        if !self.defs.contains_key(p) {
+            return None;
+        }
         let mut when = None;
-        for d in defs {
+        for d in self.writers(p) {
             if d.opcode != "setp" || d.pred.is_some() || d.operands.len() != 3 {
                 return None;
             }
@@ -381,13 +407,12 @@ impl<'a> DefUse<'a> {
         let Operand::Reg(r) = o else {
             return false;
         };
-        self.defs.get(r.as_str()).is_some_and(|defs| {
-            defs.iter().all(|d| {
+        self.defs.contains_key(r.as_str())
+            && self.writers(r).all(|d| {
                 d.opcode == "mov"
                     && matches!(d.types.first(), Some(PtxType::B32 | PtxType::B64))
                     && matches!(d.operands.get(1), Some(Operand::Reg(_)))
             })
-        })
     }
 }
 
@@ -444,8 +469,8 @@ fn range_limit(o: &Operand) -> Option<Limit> {
 /// `block_execs` index) under `table`.
 pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
     let cfg = Cfg::build(f);
-    let du = DefUse::of(f);
-    let contracted = contract::Contracted::of(&cfg);
+    let du = DefUse::of(&cfg);
+    let contracted = contract::Contracted::of(&du);
     let mut out = SassFlops::default();
     for (b, block) in cfg.blocks.iter().enumerate() {
         if stats.block_execs.get(&b).is_none_or(|e| e.threads == 0.0) {
