@@ -7,15 +7,23 @@
 //! Bytes are written as C lays the host's values out (little-endian, the element type of the
 //! source pointer). An element whose value kerncast does not know (one the program never set,
 //! one read from a file) is written as zero, the emulator's fill for data it does not have,
-//! and the allocation keeps why. A copy kerncast cannot follow at all (a size it does not
-//! know, records, a copy on one side of an undecided condition, copies in a loop not followed
+//! and the allocation keeps why. A record is laid out as clang lays out the program's own
+//! record types (a simulation's parameter struct copied to the device whole), padding and
+//! pointer fields as zeros. A copy kerncast cannot follow at all (a size it does not know, a
+//! library record, a copy on one side of an undecided condition, copies in a loop not followed
 //! to its end) loses the whole allocation's contents, with why: the emulator then runs on
 //! zeros, and says so.
 
 use super::value::{Ptr, Value};
 use crate::ast::Ty;
+use crate::clang::lower::Field;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
+
+/// The members of the program's own record types, by the type's name, as clang lays them out.
+pub(super) type Layouts = HashMap<Arc<str>, Arc<Vec<Field>>>;
 
 /// The largest allocation whose contents are followed: the emulator's data for the kernels
 /// whose work depends on it (a CSR's row offsets, a model's parameters).
@@ -138,12 +146,14 @@ impl DevicePtr {
 }
 
 /// `dst` gets `bytes` bytes from `src`, host memory whose elements are `elem` (or another
-/// allocation). `certain`: the copy surely runs (not on one side of an undecided condition).
+/// allocation), records among them laid out by `layouts`. `certain`: the copy surely runs (not
+/// on one side of an undecided condition).
 pub(super) fn copy_in(
     dst: &Value,
     src: &Value,
     bytes: Option<i128>,
     elem: Option<&Ty>,
+    layouts: &Layouts,
     certain: bool,
 ) {
     let Value::Ptr(Ptr::Device(DevicePtr {
@@ -156,7 +166,7 @@ pub(super) fn copy_in(
     let written = match (certain, bytes) {
         (false, _) => Err("copied on one side of a condition kerncast cannot decide".to_string()),
         (true, None) => Err("a copy of a size kerncast does not know".to_string()),
-        (true, Some(n)) => source_bytes(src, n, elem),
+        (true, Some(n)) => source_bytes(src, n, elem, layouts),
     };
     write(data, *at, written);
 }
@@ -212,7 +222,7 @@ fn write(data: &Rc<RefCell<DeviceData>>, at: i64, written: Written) {
 }
 
 /// The `n` bytes host memory `src` holds, as C lays out its elements of type `elem`.
-fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>) -> Written {
+fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>, layouts: &Layouts) -> Written {
     if let Value::Ptr(Ptr::Device(d)) = src {
         // device to device
         let c = d.contents().map_err(|why| format!("a copy from {why}"))?;
@@ -227,11 +237,19 @@ fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>) -> Written {
             .ok_or_else(|| "a copy past its source allocation's end".to_string());
     }
     let elem = elem.ok_or("a copy from memory of a type kerncast does not size")?;
-    let size = layout_bytes(elem).ok_or("a copy of records or other non-scalar elements")?;
+    let size = match elem {
+        Ty::Record { .. } => elem.bytes().map(|b| b as usize),
+        _ => layout_bytes(elem),
+    }
+    .filter(|&b| b > 0)
+    .ok_or("a copy of elements kerncast does not size")?;
     if n < 0 || n % size as i128 != 0 {
         return Err("a copy of part of an element".into());
     }
-    let count = (n / size as i128) as i64;
+    // only allocations of at most that size are followed
+    if n > DEVICE_DATA_MAX {
+        return Err("a copy past its allocation's end".into());
+    }
     let value = |i: i64| -> Value {
         match src {
             Value::Ptr(Ptr::Elem(b, at)) => b.borrow().get(at + i),
@@ -239,19 +257,77 @@ fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>) -> Written {
             _ => Value::unknown("memory kerncast does not follow"),
         }
     };
-    let mut out = Vec::with_capacity(n as usize);
+    let mut out = vec![0; n as usize];
     let mut zeros_for = None;
-    for i in 0..count {
-        let v = match value(i) {
-            Value::Unknown(u) => {
-                zeros_for.get_or_insert_with(|| u.why.to_string());
-                Value::Int(0)
-            }
-            v => v,
-        };
-        encode(&v, elem, &mut out).map_err(|why| format!("a copy of {why}"))?;
+    for (i, slot) in out.chunks_exact_mut(size).enumerate() {
+        lay_out(&value(i as i64), elem, layouts, slot, &mut zeros_for)
+            .map_err(|why| format!("a copy of {why}"))?;
     }
     Ok((out, zeros_for))
+}
+
+/// `v`, a value of type `t`, as C stores it, into `slot` (zeroed, of `t`'s size): a record's
+/// fields at the offsets clang gives them, an array's elements one after another. A scalar
+/// kerncast does not know, a field the host never set and a pointer (an address the emulator
+/// cannot share with the host) stay zero, and `zeros_for` keeps the first reason.
+fn lay_out(
+    v: &Value,
+    t: &Ty,
+    layouts: &Layouts,
+    slot: &mut [u8],
+    zeros_for: &mut Option<String>,
+) -> Result<(), String> {
+    let mut zero = |why: &str| {
+        zeros_for.get_or_insert_with(|| why.to_string());
+        Ok(())
+    };
+    match (v, t) {
+        (Value::Unknown(u), _) => zero(&u.why),
+        (_, Ty::Pointer(_)) => zero("a pointer stored in device memory"),
+        (Value::Record(r), Ty::Record { name, .. }) => {
+            let layout = layouts
+                .get(name)
+                .filter(|l| !l.is_empty())
+                .ok_or("a record kerncast does not lay out")?;
+            let r = r.borrow();
+            for f in layout.iter() {
+                let field = f
+                    .offset
+                    .zip(f.ty.bytes())
+                    .and_then(|(at, size)| slot.get_mut(at as usize..(at + size) as usize))
+                    .ok_or("a bit-field or a member kerncast does not size")?;
+                match r.fields.get(&f.name) {
+                    Some(fv) => lay_out(fv, &f.ty, layouts, field, zeros_for)?,
+                    None => {
+                        zeros_for.get_or_insert_with(|| {
+                            format!("the field `{}`, which the host never set", f.name)
+                        });
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(b), Ty::Array(elem, Some(_))) => {
+            let size = elem
+                .bytes()
+                .filter(|&s| s > 0)
+                .ok_or("an array of elements kerncast does not size")?;
+            let b = b.borrow();
+            for (i, e) in slot.chunks_exact_mut(size as usize).enumerate() {
+                lay_out(&b.get(i as i64), elem, layouts, e, zeros_for)?;
+            }
+            Ok(())
+        }
+        _ => {
+            let mut out = Vec::with_capacity(slot.len());
+            encode(v, t, &mut out)?;
+            if out.len() != slot.len() {
+                return Err("an element of a type kerncast does not lay out".into());
+            }
+            slot.copy_from_slice(&out);
+            Ok(())
+        }
+    }
 }
 
 /// Bytes of one element of a scalar type.

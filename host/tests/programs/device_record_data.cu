@@ -1,0 +1,70 @@
+/* kerncast-expect
+show: buffer_data
+46: step(Params const*) <<<(8,1,1), (256,1,1), 0>>> x1 {p=ptr} data{p=000000000000e03f00080000f40100000700000000000000}
+53: step(Params const*) <<<(1,1,1), (32,1,1), 0>>> x1 {p=ptr} data{p=000000000000004003000000040000000000000000000000?{the field `unset`, which the host never set}}
+68: outer(Outer const*) <<<(1,1,1), (32,1,1), 0>>> x1 {o=ptr} data{o=000000000000e03f0300000005000000ffff00000000000000000000000000000100000002000000?{a pointer stored in device memory}}
+*/
+// A record copied to the device whole reaches the kernels that read it as clang lays it out:
+// a simulation's parameters (a double, three ints, the padding after them) and a record holding
+// a nested record (an int and a short, padded to 8 bytes), a pointer and an int array. The
+// pointer is an address the emulator cannot share with the host, and a field the program
+// never sets is unknown: both stay zero, and the reader says why.
+#include <cuda_runtime.h>
+
+struct Params {
+  double rest_density;
+  int particles;
+  int steps;
+  int unset;
+};
+
+struct Inner {
+  int x;
+  short y;
+};
+
+struct Outer {
+  double a;
+  int n;
+  Inner in;
+  float* ptr;
+  int arr[2];
+};
+
+__global__ void step(const Params* p) {}
+__global__ void outer(const Outer* o) {}
+
+int main() {
+  Params params;
+  params.rest_density = 0.5;
+  params.particles = 2048;
+  params.steps = 500;
+  params.unset = 7;
+  Params* d_params;
+  cudaMalloc(&d_params, sizeof(Params));
+  cudaMemcpy(d_params, &params, sizeof(Params), cudaMemcpyHostToDevice);
+  step<<<8, 256>>>(d_params);
+
+  Params partial;
+  partial.rest_density = 2;
+  partial.particles = 3;
+  partial.steps = 4;
+  cudaMemcpy(d_params, &partial, sizeof(Params), cudaMemcpyHostToDevice);
+  step<<<1, 32>>>(d_params);
+
+  float* data;
+  cudaMalloc(&data, 64);
+  Outer o;
+  o.a = 0.5;
+  o.n = 3;
+  o.in.x = 5;
+  o.in.y = -1;
+  o.ptr = data;
+  o.arr[0] = 1;
+  o.arr[1] = 2;
+  Outer* d_o;
+  cudaMalloc(&d_o, sizeof(Outer));
+  cudaMemcpy(d_o, &o, sizeof(Outer), cudaMemcpyHostToDevice);
+  outer<<<1, 32>>>(d_o);
+  return 0;
+}
