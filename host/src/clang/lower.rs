@@ -24,9 +24,10 @@ pub struct ProgramAst {
     pub globals: HashMap<DeclKey, VarDecl>,
     /// The program's own record types' members, in order, by the type's name.
     pub layouts: HashMap<Arc<str>, Arc<Vec<Field>>>,
-    /// The members of library record types a kernel takes by value (`std::pair`), by the
-    /// type's name. The interpreter models library types itself, so they stay out of
-    /// `layouts`; a kernel still reads their fields by offset.
+    /// The members of library record types a kernel takes by value (`std::pair`), and of
+    /// library records made of scalars alone (`double3`), by the type's name. The interpreter
+    /// models library types itself, so they stay out of `layouts`; a kernel still reads their
+    /// fields by offset, and host data copied to the device is laid out with them.
     pub param_layouts: HashMap<Arc<str>, Arc<Vec<Field>>>,
     /// The program's variables of namespace scope, in declaration order: C++ initialises
     /// them before main (across units in no order the language fixes).
@@ -129,6 +130,7 @@ impl ProgramAst {
                 .into_iter()
                 .filter(|d| d.severity >= super::Severity::Error)
                 .collect(),
+            library_records: HashSet::new(),
         };
         let top = unit.cursor().children();
         let mut roots = Vec::new();
@@ -158,6 +160,8 @@ struct Lowerer<'a, 'u> {
     function: Arc<str>,
     /// The unit's compile errors: code around them is missing from the AST.
     errors: Vec<super::Diagnostic>,
+    /// Library record types already looked at by [`Lowerer::scalar_library_layout`].
+    library_records: HashSet<Arc<str>>,
 }
 
 /// Functions with bodies the lowering reads. A destructor is one (its launch sites are listed)
@@ -499,6 +503,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         }
         let Some(decl) = t.declaration() else { return };
         if decl.in_system_header() {
+            self.scalar_library_layout(t, name, depth);
             return;
         }
         // Placeholder first: a member of the record's own type (through a pointer) must not
@@ -506,6 +511,23 @@ impl<'a, 'u> Lowerer<'a, 'u> {
         self.prog.layouts.insert(name.clone(), Arc::new(Vec::new()));
         let fields = self.members(t, depth);
         self.prog.layouts.insert(name.clone(), Arc::new(fields));
+    }
+
+    /// Records the members of a library record made of scalars alone (CUDA's `double3`,
+    /// `float4`) in `param_layouts`, once: the host's data copied to the device is laid out
+    /// with them. Other library records (`std::vector`) are the interpreter's own models.
+    fn scalar_library_layout(&mut self, t: &Type<'_>, name: &Arc<str>, depth: usize) {
+        if !self.library_records.insert(name.clone()) || self.prog.param_layouts.contains_key(name)
+        {
+            return;
+        }
+        let fields = self.members(t, depth);
+        let scalar = |f: &Field| matches!(f.ty, Ty::Bool | Ty::Int { .. } | Ty::Float { .. });
+        if !fields.is_empty() && fields.iter().all(scalar) {
+            self.prog
+                .param_layouts
+                .insert(name.clone(), Arc::new(fields));
+        }
     }
 
     /// A record type's members as clang lays them out. The type's fields, not the

@@ -876,18 +876,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                     &arg(args, 1),
                     int_arg(args, 2),
                     elem.as_ref(),
-                    &it.prog.layouts,
+                    it.prog,
                     certain,
                 );
             } else {
-                device_data::copy_in(
-                    &arg(args, 0),
-                    &Value::Void,
-                    None,
-                    None,
-                    &it.prog.layouts,
-                    certain,
-                );
+                device_data::copy_in(&arg(args, 0), &Value::Void, None, None, it.prog, certain);
             }
             // Host memory a copy writes holds what the device computed: an array's elements,
             // or a variable or field (`cudaMemcpy(&converged, d_flag, …)`), a record's fields each.

@@ -16,14 +16,9 @@
 
 use super::value::{Ptr, Value};
 use crate::ast::Ty;
-use crate::clang::lower::Field;
+use crate::clang::lower::ProgramAst;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
-
-/// The members of the program's own record types, by the type's name, as clang lays them out.
-pub(super) type Layouts = HashMap<Arc<str>, Arc<Vec<Field>>>;
 
 /// The largest allocation whose contents are followed: the emulator's data for the kernels
 /// whose work depends on it (a CSR's row offsets, a model's parameters).
@@ -146,14 +141,14 @@ impl DevicePtr {
 }
 
 /// `dst` gets `bytes` bytes from `src`, host memory whose elements are `elem` (or another
-/// allocation), records among them laid out by `layouts`. `certain`: the copy surely runs (not
+/// allocation), records among them laid out as clang lays out `prog`'s types. `certain`: the copy surely runs (not
 /// on one side of an undecided condition).
 pub(super) fn copy_in(
     dst: &Value,
     src: &Value,
     bytes: Option<i128>,
     elem: Option<&Ty>,
-    layouts: &Layouts,
+    prog: &ProgramAst,
     certain: bool,
 ) {
     let Value::Ptr(Ptr::Device(DevicePtr {
@@ -166,7 +161,7 @@ pub(super) fn copy_in(
     let written = match (certain, bytes) {
         (false, _) => Err("copied on one side of a condition kerncast cannot decide".to_string()),
         (true, None) => Err("a copy of a size kerncast does not know".to_string()),
-        (true, Some(n)) => source_bytes(src, n, elem, layouts),
+        (true, Some(n)) => source_bytes(src, n, elem, prog),
     };
     write(data, *at, written);
 }
@@ -222,7 +217,7 @@ fn write(data: &Rc<RefCell<DeviceData>>, at: i64, written: Written) {
 }
 
 /// The `n` bytes host memory `src` holds, as C lays out its elements of type `elem`.
-fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>, layouts: &Layouts) -> Written {
+fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>, prog: &ProgramAst) -> Written {
     if let Value::Ptr(Ptr::Device(d)) = src {
         // device to device
         let c = d.contents().map_err(|why| format!("a copy from {why}"))?;
@@ -260,7 +255,7 @@ fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>, layouts: &Layouts) -> W
     let mut out = vec![0; n as usize];
     let mut zeros_for = None;
     for (i, slot) in out.chunks_exact_mut(size).enumerate() {
-        lay_out(&value(i as i64), elem, layouts, slot, &mut zeros_for)
+        lay_out(&value(i as i64), elem, prog, slot, &mut zeros_for)
             .map_err(|why| format!("a copy of {why}"))?;
     }
     Ok((out, zeros_for))
@@ -273,7 +268,7 @@ fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>, layouts: &Layouts) -> W
 fn lay_out(
     v: &Value,
     t: &Ty,
-    layouts: &Layouts,
+    prog: &ProgramAst,
     slot: &mut [u8],
     zeros_for: &mut Option<String>,
 ) -> Result<(), String> {
@@ -285,8 +280,10 @@ fn lay_out(
         (Value::Unknown(u), _) => zero(&u.why),
         (_, Ty::Pointer(_)) => zero("a pointer stored in device memory"),
         (Value::Record(r), Ty::Record { name, .. }) => {
-            let layout = layouts
+            let layout = prog
+                .layouts
                 .get(name)
+                .or_else(|| prog.param_layouts.get(name))
                 .filter(|l| !l.is_empty())
                 .ok_or("a record kerncast does not lay out")?;
             let r = r.borrow();
@@ -297,7 +294,7 @@ fn lay_out(
                     .and_then(|(at, size)| slot.get_mut(at as usize..(at + size) as usize))
                     .ok_or("a bit-field or a member kerncast does not size")?;
                 match r.fields.get(&f.name) {
-                    Some(fv) => lay_out(fv, &f.ty, layouts, field, zeros_for)?,
+                    Some(fv) => lay_out(fv, &f.ty, prog, field, zeros_for)?,
                     None => {
                         zeros_for.get_or_insert_with(|| {
                             format!("the field `{}`, which the host never set", f.name)
@@ -314,7 +311,7 @@ fn lay_out(
                 .ok_or("an array of elements kerncast does not size")?;
             let b = b.borrow();
             for (i, e) in slot.chunks_exact_mut(size as usize).enumerate() {
-                lay_out(&b.get(i as i64), elem, layouts, e, zeros_for)?;
+                lay_out(&b.get(i as i64), elem, prog, e, zeros_for)?;
             }
             Ok(())
         }
