@@ -17,6 +17,11 @@ pub(super) enum Place {
     Field(Rc<RefCell<Record>>, Arc<str>),
     /// A temporary or memory kerncast does not model: reads give the value, writes are lost.
     Temp(Value),
+    /// A member of a record whose value kerncast does not know (the elements of a `malloc`ed
+    /// array of structs, a struct read from a file), in a place the program can write: reads
+    /// give that unknown value; a write makes the holder a record of the member written, its
+    /// other members still unknown.
+    MemberOfUnknown(Box<Place>, Arc<str>, Value),
 }
 
 impl Place {
@@ -30,7 +35,7 @@ impl Place {
                 .get(f)
                 .cloned()
                 .unwrap_or_else(|| Value::unknown(&format!("the field `{f}` is never set"))),
-            Place::Temp(v) => v.clone(),
+            Place::Temp(v) | Place::MemberOfUnknown(_, _, v) => v.clone(),
         }
     }
 
@@ -42,6 +47,11 @@ impl Place {
                 r.borrow_mut().fields.insert(f.clone(), v);
             }
             Place::Temp(_) => {}
+            Place::MemberOfUnknown(holder, f, _) => {
+                let r = heap::shared(Record::default());
+                r.borrow_mut().fields.insert(f.clone(), v);
+                holder.write(Value::Record(r));
+            }
         }
     }
 
@@ -50,7 +60,7 @@ impl Place {
             Place::Cell(c) => Value::Ptr(Ptr::Cell(c.clone())),
             Place::Elem(b, i) => Value::Ptr(Ptr::Elem(b.clone(), *i)),
             Place::Field(r, f) => Value::Ptr(Ptr::Field(r.clone(), f.clone())),
-            Place::Temp(v) => match v {
+            Place::Temp(v) | Place::MemberOfUnknown(_, _, v) => match v {
                 Value::Array(b) => Value::Ptr(Ptr::Elem(b.clone(), 0)),
                 _ => Value::Ptr(Ptr::Cell(heap::shared(v.clone()))),
             },

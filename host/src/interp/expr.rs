@@ -221,7 +221,10 @@ impl Interp<'_> {
         let v = holder.read();
         match v {
             Value::Record(r) => Place::Field(r, field.clone()),
-            Value::Unknown(u) => Place::Temp(Value::Unknown(u)),
+            Value::Unknown(u) => match holder {
+                Place::Temp(_) => Place::Temp(Value::Unknown(u)),
+                _ => Place::MemberOfUnknown(Box::new(holder), field.clone(), Value::Unknown(u)),
+            },
             _ => {
                 // A record that did not exist yet (an unknown struct being filled in).
                 let r = heap::shared(Record::default());
