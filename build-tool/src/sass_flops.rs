@@ -299,20 +299,16 @@ impl<'a> DefUse<'a> {
 
     /// The instructions that read `reg`.
     fn readers(&self, reg: &str) -> impl Iterator<Item = &'a Inst> + '_ {
-        self.uses
-            .get(reg)
-            .into_iter()
-            .flatten()
-            .map(|p| self.at(*p))
+        self.insts_at(self.uses.get(reg))
     }
 
     /// The instructions that write `reg`.
     fn writers(&self, reg: &str) -> impl Iterator<Item = &'a Inst> + '_ {
-        self.defs
-            .get(reg)
-            .into_iter()
-            .flatten()
-            .map(|p| self.at(*p))
+        self.insts_at(self.defs.get(reg))
+    }
+
+    fn insts_at<'s>(&'s self, places: Option<&'s Vec<Pos>>) -> impl Iterator<Item = &'a Inst> + 's {
+        places.into_iter().flatten().map(|p| self.at(*p))
     }
 
     /// Whether ptxas must materialise the value of `reg` (the result of a `neg`/`abs`): some
