@@ -141,8 +141,8 @@ impl DevicePtr {
 }
 
 /// `dst` gets `bytes` bytes from `src`, host memory whose elements are `elem` (or another
-/// allocation), records among them laid out as clang lays out `prog`'s types. `certain`: the copy surely runs (not
-/// on one side of an undecided condition).
+/// allocation), records among them laid out as clang lays out `prog`'s types. `certain`: the
+/// copy surely runs (not on one side of an undecided condition).
 pub(super) fn copy_in(
     dst: &Value,
     src: &Value,
@@ -199,9 +199,11 @@ fn write(data: &Rc<RefCell<DeviceData>>, at: i64, written: Written) {
     });
     match (written, range) {
         (Ok((w, zeros_for)), Some(r)) => {
-            // the host's bytes again, wherever a kernel wrote before
+            // the host's bytes again, wherever a kernel wrote before, and only what this copy
+            // did not know stands for unknown values
             if r.len() == d.size {
                 d.launched = false;
+                d.zeros_for = None;
             }
             let size = d.size;
             let bytes = Rc::make_mut(&mut d.bytes);
@@ -279,6 +281,8 @@ fn lay_out(
     match (v, t) {
         (Value::Unknown(u), _) => zero(&u.why),
         (_, Ty::Pointer(_)) => zero("a pointer stored in device memory"),
+        // `calloc`ed memory no member of which was written
+        (Value::Int(0), Ty::Record { .. } | Ty::Array(..)) => Ok(()),
         (Value::Record(r), Ty::Record { name, .. }) => {
             let layout = prog
                 .layouts

@@ -1,10 +1,11 @@
 /* kerncast-expect
 show: buffer_data
-73: step(Params const*) <<<(8,1,1), (256,1,1), 0>>> x1 {p=ptr} data{p=000000000000e03f00080000f40100000700000000000000}
-80: step(Params const*) <<<(1,1,1), (32,1,1), 0>>> x1 {p=ptr} data{p=000000000000004003000000040000000000000000000000?{the field `unset`, which the host never set}}
-95: outer(Outer const*) <<<(1,1,1), (32,1,1), 0>>> x1 {o=ptr} data{o=000000000000e03f0300000005000000ffff00000000000000000000000000000100000002000000?{a pointer stored in device memory}}
-107: particles(Particle const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=2 p=ptr} data{p=0000000000000000000000000000e03f00000000000000c00a00000000000000000000000000f03f000000000000e03f00000000000000c00b00000000000000}
-112: particles(Particle const*, int) <<<(2,1,1), (32,1,1), 0>>> x1 {n=2 p=ptr} data{p=0000000000000000000000000000000000000000000000000000000000000000000000000000e03f000000000000000000000000000000000100000000000000?{the field `y`, which the host never set}}
+74: step(Params const*) <<<(8,1,1), (256,1,1), 0>>> x1 {p=ptr} data{p=000000000000e03f00080000f40100000700000000000000}
+81: step(Params const*) <<<(1,1,1), (32,1,1), 0>>> x1 {p=ptr} data{p=000000000000004003000000040000000000000000000000?{the field `unset`, which the host never set}}
+85: step(Params const*) <<<(1,1,1), (64,1,1), 0>>> x1 {p=ptr} data{p=000000000000000000000000000000000000000000000000}
+100: outer(Outer const*) <<<(1,1,1), (32,1,1), 0>>> x1 {o=ptr} data{o=000000000000e03f0300000005000000ffff00000000000000000000000000000100000002000000?{a pointer stored in device memory}}
+112: particles(Particle const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=2 p=ptr} data{p=0000000000000000000000000000e03f00000000000000c00a00000000000000000000000000f03f000000000000e03f00000000000000c00b00000000000000}
+117: particles(Particle const*, int) <<<(2,1,1), (32,1,1), 0>>> x1 {n=2 p=ptr} data{p=0000000000000000000000000000000000000000000000000000000000000000000000000000e03f000000000000000000000000000000000100000000000000?{the field `y`, which the host never set}}
 */
 // A record copied to the device whole reaches the kernels that read it as clang lays it out:
 // a simulation's parameters (a double, three ints, the padding after them) and a record holding
@@ -13,7 +14,7 @@ show: buffer_data
 // never sets is unknown: both stay zero, and the reader says why. An array of records with a
 // CUDA vector member (`double3`, laid out as its header declares it) is copied element by
 // element, from the stack and from `malloc`ed memory a helper fills member by member (its
-// members never written, `pos.y` and `pos.z`, stay zero).
+// members never written, `pos.y` and `pos.z`, stay zero). A `calloc`ed record is zeros.
 #include <cstdlib>
 #include <cuda_runtime.h>
 
@@ -78,6 +79,10 @@ int main() {
   partial.steps = 4;
   cudaMemcpy(d_params, &partial, sizeof(Params), cudaMemcpyHostToDevice);
   step<<<1, 32>>>(d_params);
+
+  Params* zeroed = (Params*)calloc(1, sizeof(Params));
+  cudaMemcpy(d_params, zeroed, sizeof(Params), cudaMemcpyHostToDevice);
+  step<<<1, 64>>>(d_params);
 
   float* data;
   cudaMalloc(&data, 64);
