@@ -590,11 +590,7 @@ fn offsets_of(ast: &ProgramAst, prefix: &str, v: &Value, base: u64) -> Vec<(Stri
         return Vec::new();
     };
     let r = r.borrow();
-    let Some(layout) = ast
-        .layouts
-        .get(&r.ty)
-        .or_else(|| ast.param_layouts.get(&r.ty))
-    else {
+    let Some(layout) = ast.record_layout(&r.ty) else {
         return Vec::new();
     };
     let mut out = Vec::new();

@@ -102,6 +102,14 @@ pub const LAUNCH_APIS: &[&str] = &[
 ];
 
 impl ProgramAst {
+    /// The members of a record type as clang lays them out: the program's own, else a library
+    /// record's that was recorded.
+    pub fn record_layout(&self, name: &str) -> Option<&Arc<Vec<Field>>> {
+        self.layouts
+            .get(name)
+            .or_else(|| self.param_layouts.get(name))
+    }
+
     pub fn key(&mut self, usr: &str) -> DeclKey {
         let n = self.usrs.len() as u32;
         *self.usrs.entry(usr.to_string()).or_insert(DeclKey(n))

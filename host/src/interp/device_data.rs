@@ -285,9 +285,7 @@ fn lay_out(
         (Value::Int(0), Ty::Record { .. } | Ty::Array(..)) => Ok(()),
         (Value::Record(r), Ty::Record { name, .. }) => {
             let layout = prog
-                .layouts
-                .get(name)
-                .or_else(|| prog.param_layouts.get(name))
+                .record_layout(name)
                 .filter(|l| !l.is_empty())
                 .ok_or("a record kerncast does not lay out")?;
             let r = r.borrow();
