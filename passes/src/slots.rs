@@ -98,7 +98,7 @@ impl Term {
         match self {
             Term::Var(Var::Slot(i)) => point[*i],
             Term::Var(Var::Tid(i)) => tid[*i] as i128,
-            Term::Floor(l, m) => l.eval(point, tid).div_euclid(*m),
+            Term::Floor(l, m) => floor_div(l.eval(point, tid), *m),
         }
     }
 
@@ -114,6 +114,15 @@ impl Term {
             Term::Var(v) => matches!(v, Var::Slot(_)),
             Term::Floor(l, _) => l.reads_point(),
         }
+    }
+}
+
+/// `v.div_euclid(m)`, in 64 bits where both fit: a 128-bit division is a library call several
+/// times slower, and walks divide at every lane of every point.
+fn floor_div(v: i128, m: i128) -> i128 {
+    match (i64::try_from(v), i64::try_from(m)) {
+        (Ok(a), Ok(b)) if b != -1 => i128::from(a.div_euclid(b)),
+        _ => v.div_euclid(m),
     }
 }
 
