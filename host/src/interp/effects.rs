@@ -95,33 +95,28 @@ impl Written {
                 }
                 for (i, a) in c.args.iter().enumerate() {
                     match params.and_then(|p| p.get(i)) {
-                        Some(p) if p.writes && p.by_ref => self.target(a, sums),
+                        Some(p) if p.writes && p.by_ref => {
+                            // a record by reference: only the fields the callee writes,
+                            // where its summary names them all
+                            let exact = summary.as_ref().and_then(|s| exact_param(s, i));
+                            match (exact, ref_root(a)) {
+                                (Some(pk), Some(r)) => {
+                                    self.fields_through(summary.as_deref(), pk, r)
+                                }
+                                _ => self.target(a, sums),
+                            }
+                        }
                         Some(p) if !p.writes => {}
                         // A pointer to non-const, or an argument of unknown type (varargs,
                         // a call through a value): what it points at may be written — only
                         // the fields the callee names, where it uses the pointer for no more.
                         _ => {
                             if matches!(strip(a).ty, Ty::Pointer(_) | Ty::Array(..)) {
-                                let exact = summary.as_ref().and_then(|s| {
-                                    let pk = *s.params.get(i)?;
-                                    let ok = s.scalar_only.get(i) == Some(&true)
-                                        && !s.w.vars.contains(&pk)
-                                        && !s.w.contents.contains(&pk);
-                                    ok.then_some((s, pk))
-                                });
+                                let exact = summary.as_ref().and_then(|s| exact_param(s, i));
                                 match (exact, record_root(a)) {
-                                    (Some((s, pk)), Some(r)) => {
+                                    (Some(pk), Some(r)) => {
                                         self.exact_args.insert(strip(a) as *const Expr);
-                                        for (k, f) in &s.w.fields {
-                                            if *k == pk {
-                                                self.fields.insert((r, f.clone()));
-                                            }
-                                        }
-                                        for (k, f) in &s.w.field_contents {
-                                            if *k == pk {
-                                                self.field_contents.insert((r, f.clone()));
-                                            }
-                                        }
+                                        self.fields_through(summary.as_deref(), pk, r);
                                     }
                                     _ => match root(a) {
                                         Some(Root::Var(k)) => {
@@ -203,6 +198,23 @@ impl Written {
                 self.this_field_contents.insert(f);
             }
             None => self.this_all = true,
+        }
+    }
+
+    /// The fields a callee writes of its parameter `pk`, as fields of the caller's `r`.
+    fn fields_through(&mut self, s: Option<&Summary>, pk: DeclKey, r: DeclKey) {
+        let Some(s) = s else {
+            return;
+        };
+        for (k, f) in &s.w.fields {
+            if *k == pk {
+                self.fields.insert((r, f.clone()));
+            }
+        }
+        for (k, f) in &s.w.field_contents {
+            if *k == pk {
+                self.field_contents.insert((r, f.clone()));
+            }
         }
     }
 
@@ -364,16 +376,56 @@ fn record_root(a: &Expr) -> Option<DeclKey> {
     }
 }
 
+/// Parameter `i` of a callee whose summary names every field it writes through it (see
+/// [`scalar_only_params`]): its key.
+fn exact_param(s: &Summary, i: usize) -> Option<DeclKey> {
+    let pk = *s.params.get(i)?;
+    let ok = s.scalar_only.get(i) == Some(&true)
+        && !s.w.vars.contains(&pk)
+        && !s.w.contents.contains(&pk);
+    ok.then_some(pk)
+}
+
+/// The variable whose record an argument gives a reference parameter: `s`, or `*p`.
+fn ref_root(a: &Expr) -> Option<DeclKey> {
+    let a = strip(a);
+    match &a.kind {
+        ExprKind::Var(k, _) if matches!(a.ty, Ty::Record { .. }) => Some(*k),
+        ExprKind::Unary(UnOp::Deref, x) => match &strip(x).kind {
+            ExprKind::Var(k, _) if matches!(strip(x).ty, Ty::Pointer(_)) => Some(*k),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Per parameter of `f`: whether every use of it is an access that ends in a scalar
-/// (`p->n`, `p->a[i].x`), so that nothing else can reach what it points at.
+/// (`p->n`, `p->a[i].x`), the object of a method call or an argument of a call (where what
+/// the callee writes of it is noted, by field where the callee's summary names them), so
+/// that nothing else can reach what it points at or refers to.
 fn scalar_only_params(f: &Function) -> Vec<bool> {
     // Chain nodes that are the base of a larger chain, or an operand of `&`: not maximal,
     // or escaping.
     let mut inner: BTreeSet<*const Expr> = BTreeSet::new();
     let mut addr_of: BTreeSet<*const Expr> = BTreeSet::new();
+    // Objects and arguments of calls that return no place (a scalar, or nothing): what the
+    // callee writes of them is noted where it is called (by field where its summary says,
+    // else all they hold), and none of it comes back. A call that returns a pointer or a
+    // record may hand back a place in them, written past what the callee's summary says.
+    let mut passed: BTreeSet<*const Expr> = BTreeSet::new();
     let mut all: Vec<*const Expr> = Vec::new();
     let mut visit = |e: &Expr| {
         all.push(e as *const Expr);
+        let no_place = matches!(
+            e.ty,
+            Ty::Void | Ty::Bool | Ty::Int { .. } | Ty::Float { .. }
+        );
+        if let (ExprKind::Call(c), true) = (&e.kind, no_place) {
+            passed.extend(c.args.iter().map(|a| a as *const Expr));
+            if let Callee::Method { object, .. } = &c.callee {
+                passed.insert(&**object as *const Expr);
+            }
+        }
         match &e.kind {
             ExprKind::Member { base, .. }
             | ExprKind::Index(base, _)
@@ -387,14 +439,35 @@ fn scalar_only_params(f: &Function) -> Vec<bool> {
             _ => {}
         }
     };
-    visit_stmt(&f.body, &mut |_| {}, &mut visit);
+    // A reference bound to what a parameter reaches (`int& n = p->n;`, `double& t = d.time();`)
+    // is written under its own name, which the callers' summary does not see.
+    let mut bound: BTreeSet<DeclKey> = BTreeSet::new();
+    visit_stmt(
+        &f.body,
+        &mut |st| {
+            if let StmtKind::Decl(vs) = &st.kind {
+                for init in vs
+                    .iter()
+                    .filter(|v| v.by_ref)
+                    .filter_map(|v| v.init.as_ref())
+                {
+                    visit_expr(init, &mut |x| {
+                        if let ExprKind::Var(k, _) = &x.kind {
+                            bound.insert(*k);
+                        }
+                    });
+                }
+            }
+        },
+        &mut visit,
+    );
     for (_, e) in &f.member_inits {
         visit_expr(e, &mut visit);
     }
     for e in &f.base_inits {
         visit_expr(e, &mut visit);
     }
-    let mut ok = vec![true; f.params.len()];
+    let mut ok: Vec<bool> = f.params.iter().map(|p| !bound.contains(&p.key)).collect();
     for &ptr in &all {
         if inner.contains(&ptr) {
             continue;
@@ -410,7 +483,7 @@ fn scalar_only_params(f: &Function) -> Vec<bool> {
         };
         let scalar = matches!(e.ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Bool)
             && !matches!(strip(e).kind, ExprKind::Var(..));
-        if !scalar || addr_of.contains(&ptr) {
+        if !(scalar || passed.contains(&ptr)) || addr_of.contains(&ptr) {
             ok[i] = false;
         }
     }

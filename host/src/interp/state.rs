@@ -241,13 +241,14 @@ pub(super) struct Written {
 }
 
 /// What a function of the program may write, as its callers see it: its parameters, its
-/// writes, and which pointer parameters it uses only to reach scalars (`p->n++`,
+/// writes, and which pointer and reference parameters it uses only to reach scalars (`p->n++`,
 /// `p->a[i] = x`), so that what it writes through them is exactly the fields named.
 #[derive(Debug)]
 pub(super) struct Summary {
     pub(super) params: Vec<DeclKey>,
-    /// Per parameter: used only in accesses that end in a scalar, never copied, passed on,
-    /// or its address (or a field's) taken.
+    /// Per parameter: used only in accesses that end in a scalar, as a method's object or
+    /// as a call's argument, never copied into a variable or its address (or a field's)
+    /// taken.
     pub(super) scalar_only: Vec<bool>,
     /// Its own automatic variables: another activation's, not its caller's.
     pub(super) locals: BTreeSet<DeclKey>,
