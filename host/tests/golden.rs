@@ -446,6 +446,13 @@ fn bless_header(case: &Case, header: &Header, actual: &[Line]) -> Result<(), Str
     std::fs::write(&case.header_file, text)
         .map_err(|e| format!("{}: cannot bless: {e}", case.header_file.display()))?;
     eprintln!("blessed {}", case.name);
+    if shift != 0 {
+        // the line numbers inside reasons ("the loop at line 45") are the reader's, not shifted
+        eprintln!(
+            "{}: the header grew or shrank by {shift} lines: bless again so that the line numbers inside reasons follow",
+            case.name
+        );
+    }
     Ok(())
 }
 
