@@ -33,8 +33,12 @@ impl Written {
             visit_stmt(
                 s,
                 &mut |st| {
+                    // A reference declared in the code binds another name to a place it
+                    // does not write (`Domain& d = *p;` in a loop's body): what is written
+                    // through it is noted as such, and forgetting the name itself would
+                    // forget all of the place it was last bound to.
                     if let StmtKind::Decl(vs) = &st.kind {
-                        declared.extend(vs.iter().map(|v| v.key));
+                        declared.extend(vs.iter().filter(|v| !v.by_ref).map(|v| v.key));
                     }
                     if let StmtKind::RangeFor { var, .. } = &st.kind {
                         declared.push(var.key);
