@@ -1,12 +1,12 @@
 #include <vector>
 
-// A mesh whose constructor is in another file, as in LULESH (`Domain` in lulesh-init.cc).
 // What a run counts, changed only through a reference bound to a field.
 struct Stats {
   int steps;
   int blocks;
 };
 
+// A mesh whose constructor is in another file, as in LULESH (`Domain` in lulesh-init.cc).
 class Domain {
  public:
   Domain(int colLoc, int edge);

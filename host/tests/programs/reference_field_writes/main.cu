@@ -6,12 +6,12 @@
 54: nodes(int*, int) <<<(?{it is written by the loop at line 47, whose end kerncast cannot tell (`dt`)},1,1), (256,1,1), 0>>> x1 {n=?{it is written by the loop at line 47, whose end kerncast cannot tell (`dt`)} x=ptr}
 */
 // A time loop whose end depends on a floating-point step from the environment (not
-// followed to its end) hands the mesh to its phases by reference, two calls deep, through a
-// reference its body declares (as LULESH's main loop does). What a
-// phase writes of it (the cycle and the time, through accessors; the regions, directly)
-// becomes unknown after the loop, and so does all of a record written through a reference
-// bound to one of its fields; the fields only read (the node count, the symmetry planes)
-// keep their values. 16^3 = 4096 nodes: 16 blocks of 256.
+// followed to its end) hands the mesh to its phases by reference, two calls deep, through
+// a reference its body declares (as LULESH's main loop does). What a phase writes of it
+// (the cycle and the time, through accessors; the regions, directly) becomes unknown after
+// the loop, and so does all of a record written through a reference bound to one of its
+// fields; the fields only read (the node count, the symmetry planes) keep their values.
+// 16^3 = 4096 nodes: 16 blocks of 256.
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include "domain.h"
