@@ -102,11 +102,8 @@ impl Written {
                         Some(p) if p.writes && p.by_ref => {
                             // a record by reference: only the fields the callee writes,
                             // where its summary names them all
-                            let exact = summary.as_ref().and_then(|s| exact_param(s, i));
-                            match (exact, ref_root(a)) {
-                                (Some(pk), Some(r)) => {
-                                    self.fields_through(summary.as_deref(), pk, r)
-                                }
+                            match (exact_param(summary.as_deref(), i), record_root(a)) {
+                                (Some((s, pk)), Some(r)) => self.fields_through(s, pk, r),
                                 _ => self.target(a, sums),
                             }
                         }
@@ -116,11 +113,10 @@ impl Written {
                         // the fields the callee names, where it uses the pointer for no more.
                         _ => {
                             if matches!(strip(a).ty, Ty::Pointer(_) | Ty::Array(..)) {
-                                let exact = summary.as_ref().and_then(|s| exact_param(s, i));
-                                match (exact, record_root(a)) {
-                                    (Some(pk), Some(r)) => {
+                                match (exact_param(summary.as_deref(), i), record_root(a)) {
+                                    (Some((s, pk)), Some(r)) => {
                                         self.exact_args.insert(strip(a) as *const Expr);
-                                        self.fields_through(summary.as_deref(), pk, r);
+                                        self.fields_through(s, pk, r);
                                     }
                                     _ => match root(a) {
                                         Some(Root::Var(k)) => {
@@ -206,10 +202,7 @@ impl Written {
     }
 
     /// The fields a callee writes of its parameter `pk`, as fields of the caller's `r`.
-    fn fields_through(&mut self, s: Option<&Summary>, pk: DeclKey, r: DeclKey) {
-        let Some(s) = s else {
-            return;
-        };
+    fn fields_through(&mut self, s: &Summary, pk: DeclKey, r: DeclKey) {
         for (k, f) in &s.w.fields {
             if *k == pk {
                 self.fields.insert((r, f.clone()));
@@ -367,13 +360,18 @@ fn access_path(e: &Expr) -> Option<(PathRoot, Vec<Step>)> {
     None
 }
 
-/// The variable whose record (held, or pointed at) an argument gives a callee: `&s` or `p`.
+/// The variable whose record (held, or pointed at) an argument gives a callee: `&s` or `p`
+/// for a pointer parameter, `s` or `*p` for a reference.
 fn record_root(a: &Expr) -> Option<DeclKey> {
     let a = strip(a);
     match &a.kind {
-        ExprKind::Var(k, _) if matches!(a.ty, Ty::Pointer(_)) => Some(*k),
+        ExprKind::Var(k, _) if matches!(a.ty, Ty::Pointer(_) | Ty::Record { .. }) => Some(*k),
         ExprKind::Unary(UnOp::AddrOf, x) => match &strip(x).kind {
             ExprKind::Var(k, _) => Some(*k),
+            _ => None,
+        },
+        ExprKind::Unary(UnOp::Deref, x) => match &strip(x).kind {
+            ExprKind::Var(k, _) if matches!(strip(x).ty, Ty::Pointer(_)) => Some(*k),
             _ => None,
         },
         _ => None,
@@ -381,26 +379,14 @@ fn record_root(a: &Expr) -> Option<DeclKey> {
 }
 
 /// Parameter `i` of a callee whose summary names every field it writes through it (see
-/// [`scalar_only_params`]): its key.
-fn exact_param(s: &Summary, i: usize) -> Option<DeclKey> {
+/// [`scalar_only_params`]): the summary and the parameter's key.
+fn exact_param(s: Option<&Summary>, i: usize) -> Option<(&Summary, DeclKey)> {
+    let s = s?;
     let pk = *s.params.get(i)?;
     let ok = s.scalar_only.get(i) == Some(&true)
         && !s.w.vars.contains(&pk)
         && !s.w.contents.contains(&pk);
-    ok.then_some(pk)
-}
-
-/// The variable whose record an argument gives a reference parameter: `s`, or `*p`.
-fn ref_root(a: &Expr) -> Option<DeclKey> {
-    let a = strip(a);
-    match &a.kind {
-        ExprKind::Var(k, _) if matches!(a.ty, Ty::Record { .. }) => Some(*k),
-        ExprKind::Unary(UnOp::Deref, x) => match &strip(x).kind {
-            ExprKind::Var(k, _) if matches!(strip(x).ty, Ty::Pointer(_)) => Some(*k),
-            _ => None,
-        },
-        _ => None,
-    }
+    ok.then_some((s, pk))
 }
 
 /// Per parameter of `f`: whether every use of it is an access that ends in a scalar
