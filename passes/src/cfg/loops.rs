@@ -27,16 +27,8 @@ pub(super) fn natural_loops(
     idom: &[Option<usize>],
     warnings: &mut Vec<String>,
 ) -> (Vec<Loop>, Vec<Option<usize>>) {
-    let dominates = |a: usize, b: usize| {
-        let mut cur = Some(b);
-        while let Some(c) = cur {
-            if c == a {
-                return true;
-            }
-            cur = idom[c];
-        }
-        false
-    };
+    let intervals = super::dominator_intervals(idom);
+    let dominates = |a: usize, b: usize| super::dominates_by(&intervals, a, b);
     let reachable = |b: usize| b == 0 || idom[b].is_some();
     let retreating = retreating_edges(blocks.len(), edges);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
