@@ -319,6 +319,13 @@ pub fn reads_grid_size(f: &Function) -> bool {
     })
 }
 
+/// The largest kernel the symbolic counter takes, as basic blocks × instructions: its value
+/// analysis joins every block's registers at every join, so its work grows with the product.
+/// A kernel beyond it (a hash permutation of 24 000 blocks and 96 000 instructions once its
+/// device functions are linked and inlined: hours) is counted by the emulator instead. No
+/// other kernel of gpuFLOPBench's 255 programs reaches it (their realcode rows are unchanged).
+pub const MAX_BLOCKS_TIMES_INSTS: u64 = 200_000_000;
+
 fn analyze_launch(
     module: &Module,
     f: &Function,
@@ -344,11 +351,30 @@ fn analyze_launch(
             [256, 1, 1]
         }
     };
+    let whole = Cfg::build(f);
+    let insts = f.instructions().count();
+    if (whole.blocks.len() as u64).saturating_mul(insts as u64) > MAX_BLOCKS_TIMES_INSTS {
+        return Err(AnalyzeError::Count {
+            kernel: f.name.clone(),
+            block: whole.blocks[0].name(),
+            source: CountError::TooLarge {
+                blocks: whole.blocks.len(),
+                insts,
+                bound: MAX_BLOCKS_TIMES_INSTS,
+            },
+        });
+    }
     // Loops with a constant trip count that no induction variable describes are unrolled;
     // `origin` folds the copies' per-block counts back onto the blocks of `Cfg::build`.
-    let (cfg, origin, vals) =
-        crate::unroll::constant_trip_loops_with_values(f, Cfg::build(f), block);
+    let (cfg, origin, vals) = crate::unroll::constant_trip_loops_with_values(f, whole, block);
     let doms = domains::build(&cfg, &vals, &|b| file_line(module, &cfg, b));
+    if let Some(b) = doms.too_many_ways {
+        return Err(AnalyzeError::Count {
+            kernel: f.name.clone(),
+            block: cfg.blocks[b].name(),
+            source: CountError::TooManyPaths(domains::MAX_WAYS),
+        });
+    }
     let taint = crate::taint::Taint::new(&cfg);
     let fields = f.param_fields();
     let mut counter = DomainCounter::new(block).with_params(&f.params, &fields);

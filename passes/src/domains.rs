@@ -71,7 +71,15 @@ pub struct BlockDomain {
 pub struct Domains {
     pub blocks: Vec<BlockDomain>,
     pub hints: Vec<HintParam>,
+    /// The first block whose ways in passed [`MAX_WAYS`]: its groups (and those of the blocks
+    /// its walk reached) were merged into one, so warp counts there are not exact.
+    pub too_many_ways: Option<usize>,
 }
+
+/// Lane groups (ways of control flow into a block) a walk keeps apart. Unstructured joins in a
+/// row multiply them (a chain of `if (a || b)` joins doubles them at each), so without a bound
+/// the walk's work grows exponentially with the code (a linked-in hash round function: hours).
+pub const MAX_WAYS: usize = 64;
 
 /// Enclosing loops of a block, outermost first.
 pub fn loop_chain(cfg: &Cfg, b: usize) -> Vec<usize> {
@@ -172,9 +180,12 @@ pub fn build(
         kernel_file_line,
         hints,
         taint,
+        too_many_ways: None,
+        at: 0,
     };
     let mut blocks = Vec::new();
     for b in 0..cfg.blocks.len() {
+        walk.at = b;
         let chain = loop_chain(cfg, b);
         let mut loops = Cond::True;
         for &li in &chain {
@@ -204,7 +215,11 @@ pub fn build(
         });
     }
     let hints = walk.hints;
-    Domains { blocks, hints }
+    Domains {
+        blocks,
+        hints,
+        too_many_ways: walk.too_many_ways,
+    }
 }
 
 /// The walk that gathers the branch conditions leading to a block.
@@ -214,6 +229,10 @@ struct Walk<'a> {
     kernel_file_line: &'a dyn Fn(usize) -> Option<String>,
     hints: Vec<HintParam>,
     taint: Taint,
+    /// See [`Domains::too_many_ways`].
+    too_many_ways: Option<usize>,
+    /// The block whose domain is being built.
+    at: usize,
 }
 
 impl Walk<'_> {
@@ -257,6 +276,11 @@ impl Walk<'_> {
                             }
                         }
                     }
+                    let ways = if cond.len() * ways.len() > MAX_WAYS {
+                        self.merged(ways)
+                    } else {
+                        ways
+                    };
                     cond = cond
                         .iter()
                         .flat_map(|g| ways.iter().map(move |w| g.clone().and(w.clone())))
@@ -269,6 +293,14 @@ impl Walk<'_> {
             }
         }
         cond
+    }
+
+    /// `ways` merged into one, their disjunction, where keeping them apart would pass
+    /// [`MAX_WAYS`] (noted). Merged before they multiply the groups so far, so the conditions
+    /// grow by a term per join, not by a factor.
+    fn merged(&mut self, ways: Vec<Cond>) -> Vec<Cond> {
+        self.too_many_ways.get_or_insert(self.at);
+        ways.into_iter().reduce(Cond::or).into_iter().collect()
     }
 
     /// The highest block on the dominator path from `p` up to (not including) `d` from which

@@ -18,6 +18,16 @@ pub enum CountError {
     TooComplex(usize),
     #[error("the summation's polynomials passed {0} terms in all")]
     OverBudget(usize),
+    #[error(
+        "more than {0} distinct ways of control flow reach it: too many to count symbolically"
+    )]
+    TooManyPaths(usize),
+    #[error("{blocks} basic blocks of {insts} instructions (after inlining) are beyond the symbolic counter's size bound ({bound} blocks × instructions)")]
+    TooLarge {
+        blocks: usize,
+        insts: usize,
+        bound: u64,
+    },
 }
 
 pub type Result<T> = std::result::Result<T, CountError>;
