@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 mod host_programs;
 pub mod hosts;
+mod link;
 mod run;
 mod templates;
 pub mod workloads;
@@ -223,6 +224,9 @@ pub struct Unit {
     pub module: Module,
     /// Calls that stay calls, with the reason: their callees' work is not counted.
     pub not_inlined: Vec<kerncast_passes::inline::NotInlined>,
+    /// The PTX of the other units device functions were linked from, hashed (empty when none
+    /// was): a cached result of this unit holds only while they are the same.
+    pub linked_sha256: String,
     pub source_text: Option<String>,
     /// The project headers the source includes, for the kernels defined in them.
     pub headers: Vec<crate::includes::Header>,
@@ -562,6 +566,7 @@ fn unit(
         ptx: lowered.ptx,
         module: inlined.module,
         not_inlined: inlined.not_inlined,
+        linked_sha256: String::new(),
         source_text,
         headers,
         kernels,

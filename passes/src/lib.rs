@@ -13,6 +13,7 @@ pub mod domain_count;
 pub mod domains;
 pub mod emu;
 pub mod inline;
+pub mod link;
 pub mod loop_exit;
 pub mod mem_sites;
 pub mod named;

@@ -1610,3 +1610,71 @@ fn a_launcher_called_from_another_file_takes_that_file_s_sizes() {
         "{at}"
     );
 }
+
+/// Relocatable device code: a kernel that calls a function another file of the analysis
+/// exports is counted with the callee's work, and its report says where that came from;
+/// without that file the call stays a call, shown as uncounted.
+#[test]
+fn a_function_another_file_exports_is_linked_into_the_kernel_that_calls_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("caller.ptx"),
+        include_str!("../../passes/tests/fixtures/rdc_caller.ptx"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("library.ptx"),
+        include_str!("../../passes/tests/fixtures/rdc_library.ptx"),
+    )
+    .unwrap();
+    let config = |with_library: bool| {
+        let mut t = String::from(
+            "devices = [\"gtx-titan-x\"]\n[[kernel]]\nname = \"k\"\npath = \"caller.ptx\"\n\
+             [[kernel.workload]]\nname = \"w\"\nparams = { k_n = 1000 }\ngrid = \"4\"\nblock = 256\n",
+        );
+        if with_library {
+            t.push_str("[[kernel]]\npath = \"library.ptx\"\n");
+        }
+        std::fs::write(d.join("kerncast.toml"), t).unwrap();
+    };
+
+    config(true);
+    let r = analyze(&inputs(d, false), None).expect("analyze");
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    let k = &r.kernels[0];
+    // every one of the 4 × 256 threads runs scale's three FMAs and its multiply
+    assert_eq!(
+        k.counts.get("op.fma.f32.thread"),
+        Some(&3072.0),
+        "{:?}",
+        k.counts
+    );
+    assert_eq!(k.counts.get("op.mul.f32.thread"), Some(&1024.0));
+    assert!(
+        !k.counts.keys().any(|c| c.starts_with("unknown.")),
+        "{:?}",
+        k.counts
+    );
+    assert!(
+        k.notes
+            .iter()
+            .any(|n| n.contains("linked in") && n.contains("`scale` (library.ptx)")),
+        "{:#?}",
+        k.notes
+    );
+
+    config(false);
+    let r = analyze(&inputs(d, false), None).expect("analyze");
+    let k = &r.kernels[0];
+    assert_eq!(k.counts.get("op.fma.f32.thread"), None, "{:?}", k.counts);
+    assert!(
+        k.counts.contains_key("unknown.call:scale"),
+        "{:?}",
+        k.counts
+    );
+    assert!(k
+        .notes
+        .iter()
+        .any(|n| n.contains("call to `scale`") && n.contains("not counted")));
+}

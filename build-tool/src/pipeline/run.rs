@@ -55,6 +55,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
             Err(f) => errors.push(f),
         }
     }
+    super::link::link_units(&mut ok_units);
     let not_instantiated = not_instantiated(&ok_units);
     // a host file that carries a program is also a kernel file, whether or not it compiles
     let carry_programs = side.carrying_programs(&kernel_jobs);
@@ -246,6 +247,7 @@ fn one(
     let params: Vec<String> = sk.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let key = Cache::key(&[
         &u.ptx_sha256,
+        &u.linked_sha256,
         entry,
         &serde_json::to_string(&w).unwrap_or_default(),
         &params.join(","),
