@@ -30,6 +30,9 @@ fn chain(n: usize) -> String {
     )
 }
 
+// the chain of 7 below splits into more ways than the bound
+const _: () = assert!(1 << 7 > MAX_WAYS);
+
 fn analyze(n: usize) -> Result<count::KernelStats, AnalyzeError> {
     let m = Module::parse(&chain(n)).expect("parses");
     count::analyze_kernel_with(
@@ -51,7 +54,6 @@ fn a_few_splitting_joins_are_counted_and_many_are_refused_with_the_reason() {
         .iter()
         .any(|a| a.hint_key.contains("branch")));
     // 2^7 = 128 ways in at the last join, over the bound
-    assert!(1 << 7 > MAX_WAYS);
     match analyze(7) {
         Err(AnalyzeError::Count {
             source: CountError::TooManyPaths(max),
