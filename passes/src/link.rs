@@ -211,16 +211,19 @@ impl Linker<'_> {
             self.out.functions[i] = f;
             return;
         }
-        let i = self.out.functions.len();
         self.out.functions.push(f);
-        // before the first function, where every later function may call it
-        let at = self
-            .out
-            .order
+        self.place(ItemRef::Function(self.out.functions.len() - 1));
+    }
+
+    /// Puts a new item in the module's text order before its first function, where every
+    /// function may use it (PTX declares before use).
+    fn place(&mut self, item: ItemRef) {
+        let order = &mut self.out.order;
+        let at = order
             .iter()
             .position(|r| matches!(r, ItemRef::Function(_)))
-            .unwrap_or(self.out.order.len());
-        self.out.order.insert(at, ItemRef::Function(i));
+            .unwrap_or(order.len());
+        order.insert(at, item);
     }
 
     /// Adds a variable, in place of an `.extern` declaration of the same name if the module has one.
@@ -234,15 +237,8 @@ impl Linker<'_> {
             self.out.globals[i] = g;
             return;
         }
-        let i = self.out.globals.len();
         self.out.globals.push(g);
-        let at = self
-            .out
-            .order
-            .iter()
-            .position(|r| matches!(r, ItemRef::Function(_)))
-            .unwrap_or(self.out.order.len());
-        self.out.order.insert(at, ItemRef::Global(i));
+        self.place(ItemRef::Global(self.out.globals.len() - 1));
     }
 
     /// Gives the `.file` entries a brought body's `.loc`s name indices of the module's own table.
