@@ -29,6 +29,13 @@ fn exported(linkage: Option<Linkage>) -> bool {
     matches!(linkage, Some(Linkage::Visible | Linkage::Weak))
 }
 
+/// Whether `m` exports a definition of the function `name`: one another module may link.
+pub fn exports(m: &Module, name: &str) -> bool {
+    m.functions
+        .iter()
+        .any(|f| f.name == name && !f.is_declaration && exported(f.linkage))
+}
+
 /// Whether `m` defines the function `name` (a body, not a prototype).
 fn defines_function(m: &Module, name: &str) -> bool {
     m.functions
@@ -60,11 +67,7 @@ pub fn link(m: &Module, libraries: &[&Module]) -> Linked {
             if !f.is_declaration || defines_function(&cx.out, name) {
                 return None;
             }
-            let lib = libraries.iter().position(|l| {
-                l.functions
-                    .iter()
-                    .any(|g| g.name == name && !g.is_declaration && exported(g.linkage))
-            })?;
+            let lib = libraries.iter().position(|l| exports(l, name))?;
             Some((name.to_string(), lib))
         });
         let Some((name, lib)) = unresolved else {

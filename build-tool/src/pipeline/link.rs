@@ -6,7 +6,7 @@
 
 use super::{sha256, Unit};
 use kerncast_passes::inline::inline_calls;
-use kerncast_passes::link::link;
+use kerncast_passes::link::{exports, link};
 use kerncast_passes::ptx::Module;
 
 /// Whether `m` declares `name` without defining it.
@@ -16,46 +16,45 @@ fn declared_only(m: &Module, name: &str) -> bool {
 
 /// Links every unit that calls a function it only declares against the other units.
 pub(super) fn link_units(units: &mut [Unit]) {
-    let wanting: Vec<usize> = (0..units.len())
-        .filter(|&i| {
-            let u = &units[i];
-            u.not_inlined
-                .iter()
-                .any(|c| declared_only(&u.module, &c.callee))
-        })
-        .collect();
-    if wanting.is_empty() || units.len() < 2 {
-        return;
-    }
-    // a unit's module has only its kernels inlined: its device functions are as lowered
-    let libraries: Vec<Module> = units.iter().map(|u| u.module.clone()).collect();
-    for i in wanting {
-        // the unit's own module before inlining, from its PTX (parsed and verified before)
-        let Ok(own) = Module::parse(&units[i].ptx) else {
-            continue;
-        };
+    // (unit, its module linked, the units its functions came from), worked out before any
+    // unit changes: a unit's module has only its kernels inlined, its device functions are
+    // as lowered
+    let mut linked_units = Vec::new();
+    for (i, u) in units.iter().enumerate() {
         let others: Vec<usize> = (0..units.len()).filter(|&j| j != i).collect();
-        let refs: Vec<&Module> = others.iter().map(|&j| &libraries[j]).collect();
-        let linked = link(&own, &refs);
-        if linked.functions.is_empty() {
+        let wanted = u.not_inlined.iter().any(|c| {
+            declared_only(&u.module, &c.callee)
+                && others.iter().any(|&j| exports(&units[j].module, &c.callee))
+        });
+        if !wanted {
             continue;
         }
-        let mut from: Vec<usize> = linked.functions.iter().map(|(_, k)| others[*k]).collect();
-        from.sort_unstable();
-        from.dedup();
-        let names: Vec<String> = linked
+        // the unit's own module before inlining, from its PTX (parsed and verified before)
+        let Ok(own) = Module::parse(&u.ptx) else {
+            continue;
+        };
+        let libraries: Vec<&Module> = others.iter().map(|&j| &units[j].module).collect();
+        let linked = link(&own, &libraries);
+        let from: Vec<(String, usize)> = linked
             .functions
             .iter()
-            .map(|(n, k)| {
-                format!(
-                    "`{}` ({})",
-                    super::demangle(n),
-                    units[others[*k]].job.display_path
-                )
-            })
+            .map(|(n, k)| (n.clone(), others[*k]))
             .collect();
-        let key: Vec<String> = from.iter().map(|&j| units[j].ptx_sha256.clone()).collect();
-        let inlined = inline_calls(&linked.module);
+        linked_units.push((i, linked.module, from));
+    }
+    for (i, module, from) in linked_units {
+        let names: Vec<String> = from
+            .iter()
+            .map(|(n, j)| format!("`{}` ({})", super::demangle(n), units[*j].job.display_path))
+            .collect();
+        let mut sources: Vec<usize> = from.iter().map(|(_, j)| *j).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let key: Vec<String> = sources
+            .iter()
+            .map(|&j| units[j].ptx_sha256.clone())
+            .collect();
+        let inlined = inline_calls(&module);
         let u = &mut units[i];
         u.module = inlined.module;
         u.not_inlined = inlined.not_inlined;
