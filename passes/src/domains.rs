@@ -71,14 +71,15 @@ pub struct BlockDomain {
 pub struct Domains {
     pub blocks: Vec<BlockDomain>,
     pub hints: Vec<HintParam>,
-    /// The first block whose ways in passed [`MAX_WAYS`]: its groups (and those of the blocks
-    /// its walk reached) were merged into one, so warp counts there are not exact.
+    /// The first block whose walk merged ways that would have passed [`MAX_WAYS`] apart: its
+    /// groups are not the ways a warp runs one after another, so its warp counts are not exact.
     pub too_many_ways: Option<usize>,
 }
 
-/// Lane groups (ways of control flow into a block) a walk keeps apart. Unstructured joins in a
-/// row multiply them (a chain of `if (a || b)` joins doubles them at each), so without a bound
-/// the walk's work grows exponentially with the code (a linked-in hash round function: hours).
+/// Lane groups (ways of control flow into a block) a walk keeps apart. Joins that not every
+/// path from their dominator reaches (one side may return early) split the lanes into ways,
+/// and such joins in a row multiply them: without a bound the walk's work grows exponentially
+/// with the length of the chain (`passes/tests/many_ways.rs`).
 pub const MAX_WAYS: usize = 64;
 
 /// Enclosing loops of a block, outermost first.
