@@ -60,6 +60,7 @@ pub fn link(m: &Module, libraries: &[&Module]) -> Linked {
         names: BTreeMap::new(),
         functions: Vec::new(),
         files: BTreeMap::new(),
+        next_at: None,
     };
     loop {
         let unresolved = cx.out.functions.iter().find_map(|f| {
@@ -89,6 +90,8 @@ struct Linker<'a> {
     functions: Vec<(String, usize)>,
     /// (library, its `.file` index) → the index in `out`.
     files: BTreeMap<(usize, u32), u32>,
+    /// Where in `out.order` the next brought item goes ([`Linker::place`]).
+    next_at: Option<usize>,
 }
 
 impl Linker<'_> {
@@ -218,15 +221,19 @@ impl Linker<'_> {
         self.place(ItemRef::Function(self.out.functions.len() - 1));
     }
 
-    /// Puts a new item in the module's text order before its first function, where every
-    /// function may use it (PTX declares before use).
+    /// Puts a new item in the module's text order: the first before the module's first
+    /// function, each later one after the one before it. Everything an item names is placed
+    /// before it, so the order declares before use, as ptxas requires.
     fn place(&mut self, item: ItemRef) {
         let order = &mut self.out.order;
-        let at = order
-            .iter()
-            .position(|r| matches!(r, ItemRef::Function(_)))
-            .unwrap_or(order.len());
+        let at = self.next_at.unwrap_or_else(|| {
+            order
+                .iter()
+                .position(|r| matches!(r, ItemRef::Function(_)))
+                .unwrap_or(order.len())
+        });
         order.insert(at, item);
+        self.next_at = Some(at + 1);
     }
 
     /// Adds a variable, in place of an `.extern` declaration of the same name if the module has one.
@@ -275,6 +282,7 @@ impl Linker<'_> {
                     let i = self.out.files.len();
                     self.out.files.push(fd);
                     self.out.order.insert(0, ItemRef::File(i));
+                    self.next_at = self.next_at.map(|a| a + 1);
                     self.files.insert((lib, idx), n);
                     n
                 }

@@ -74,6 +74,17 @@ fn a_call_to_another_units_function_is_linked_and_its_work_counted() {
         "{named:?}"
     );
 
+    // printed, every function comes after the functions it calls (ptxas declares before use)
+    let text = linked.module.to_string();
+    let at = |what: &str| {
+        text.find(what)
+            .unwrap_or_else(|| panic!("{what} in\n{text}"))
+    };
+    assert!(at(&format!(") {twice}(")) < at(") scale("), "{text}");
+    assert!(at(") scale(") < at(".entry k("), "{text}");
+    let reparsed = Module::parse(&text).expect("the printed module parses");
+    assert_eq!(reparsed.functions.len(), linked.module.functions.len());
+
     let inl = inline_calls(&linked.module);
     assert!(inl.not_inlined.is_empty(), "{:?}", inl.not_inlined);
     let ks = count::analyze_kernel_with(

@@ -1663,6 +1663,14 @@ fn a_function_another_file_exports_is_linked_into_the_kernel_that_calls_it() {
         "{:#?}",
         k.notes
     );
+    // the linked program is a whole one to ptxas: assembled as such for the registers
+    assert!(
+        k.notes
+            .iter()
+            .any(|n| n.starts_with("registers: ") && !n.contains("functions it does not define")),
+        "{:#?}",
+        k.notes
+    );
 
     config(false);
     let r = analyze(&inputs(d, false), None).expect("analyze");

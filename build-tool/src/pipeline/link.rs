@@ -54,8 +54,11 @@ pub(super) fn link_units(units: &mut [Unit]) {
             .iter()
             .map(|&j| units[j].ptx_sha256.clone())
             .collect();
+        // the linked program is what ptxas assembles for the GPU: its registers and frames
+        let registers = crate::registers::assemble(&module, &module.to_string());
         let inlined = inline_calls(&module);
         let u = &mut units[i];
+        u.registers = registers;
         u.module = inlined.module;
         u.not_inlined = inlined.not_inlined;
         u.linked_sha256 = sha256(&key.join(","));
