@@ -25,10 +25,10 @@ pub(super) fn natural_loops(
     blocks: &[BasicBlock],
     edges: &[Edge],
     idom: &[Option<usize>],
+    dom_interval: &[Option<(u32, u32)>],
     warnings: &mut Vec<String>,
 ) -> (Vec<Loop>, Vec<Option<usize>>) {
-    let intervals = super::dominator_intervals(idom);
-    let dominates = |a: usize, b: usize| super::dominates_by(&intervals, a, b);
+    let dominates = |a: usize, b: usize| super::dominates_by(dom_interval, a, b);
     let reachable = |b: usize| b == 0 || idom[b].is_some();
     let retreating = retreating_edges(blocks.len(), edges);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];

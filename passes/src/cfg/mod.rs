@@ -182,7 +182,9 @@ impl Cfg {
                     .map(|n| n.index())
             })
             .collect();
-        let (loops, block_loop) = loops::natural_loops(&blocks, &edges, &idom, &mut warnings);
+        let dom_interval = dominator_intervals(&idom);
+        let (loops, block_loop) =
+            loops::natural_loops(&blocks, &edges, &idom, &dom_interval, &mut warnings);
         // every edge joins two blocks (`graph.add_edge` above would have panicked otherwise)
         let n = blocks.len();
         let (mut out_edges, mut in_edges) = (vec![Vec::new(); n], vec![Vec::new(); n]);
@@ -190,7 +192,6 @@ impl Cfg {
             out_edges[e.from].push(i);
             in_edges[e.to].push(i);
         }
-        let dom_interval = dominator_intervals(&idom);
         Cfg {
             function,
             blocks,
