@@ -38,9 +38,7 @@ pub fn exports(m: &Module, name: &str) -> bool {
 
 /// Whether `m` defines the function `name` (a body, not a prototype).
 fn defines_function(m: &Module, name: &str) -> bool {
-    m.functions
-        .iter()
-        .any(|f| f.name == name && !f.is_declaration)
+    m.function(name).is_some_and(|f| !f.is_declaration)
 }
 
 /// Whether `m` defines the variable `name` (not an `.extern` declaration).
@@ -162,11 +160,7 @@ impl Linker<'_> {
     /// it (which the main loop may resolve from another library).
     fn callee(&mut self, lib: usize, name: &str) -> String {
         let libm = self.libraries[lib];
-        if libm
-            .functions
-            .iter()
-            .any(|f| f.name == name && !f.is_declaration)
-        {
+        if defines_function(libm, name) {
             return self.function(lib, name);
         }
         if !self.out.functions.iter().any(|f| f.name == name) {

@@ -5,26 +5,46 @@
 //! as before.
 
 use super::{sha256, Unit};
+use crate::cache::Cache;
 use kerncast_passes::inline::inline_calls;
 use kerncast_passes::link::{exports, link};
 use kerncast_passes::ptx::Module;
-
-/// Whether `m` declares `name` without defining it.
-fn declared_only(m: &Module, name: &str) -> bool {
-    m.function(name).is_some_and(|f| f.is_declaration)
-}
+use std::collections::BTreeMap;
 
 /// Links every unit that calls a function it only declares against the other units.
 pub(super) fn link_units(units: &mut [Unit]) {
+    // which units export each function a unit calls but only declares: one pass over the
+    // calls left after inlining, none over every unit per unit
+    let mut exporters: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for u in units.iter() {
+        for c in &u.not_inlined {
+            if u.module
+                .function(&c.callee)
+                .is_some_and(|f| f.is_declaration)
+            {
+                exporters.entry(c.callee.as_str()).or_default();
+            }
+        }
+    }
+    if exporters.is_empty() {
+        return;
+    }
+    for (j, u) in units.iter().enumerate() {
+        for (name, by) in exporters.iter_mut() {
+            if exports(&u.module, name) {
+                by.push(j);
+            }
+        }
+    }
     // (unit, its module linked, the units its functions came from), worked out before any
     // unit changes: a unit's module has only its kernels inlined, its device functions are
     // as lowered
     let mut linked_units = Vec::new();
     for (i, u) in units.iter().enumerate() {
-        let others: Vec<usize> = (0..units.len()).filter(|&j| j != i).collect();
         let wanted = u.not_inlined.iter().any(|c| {
-            declared_only(&u.module, &c.callee)
-                && others.iter().any(|&j| exports(&units[j].module, &c.callee))
+            exporters
+                .get(c.callee.as_str())
+                .is_some_and(|by| by.iter().any(|&j| j != i))
         });
         if !wanted {
             continue;
@@ -33,6 +53,7 @@ pub(super) fn link_units(units: &mut [Unit]) {
         let Ok(own) = Module::parse(&u.ptx) else {
             continue;
         };
+        let others: Vec<usize> = (0..units.len()).filter(|&j| j != i).collect();
         let libraries: Vec<&Module> = others.iter().map(|&j| &units[j].module).collect();
         let linked = link(&own, &libraries);
         let from: Vec<(String, usize)> = linked
@@ -55,7 +76,8 @@ pub(super) fn link_units(units: &mut [Unit]) {
             .map(|&j| units[j].ptx_sha256.clone())
             .collect();
         // the linked program is what ptxas assembles for the GPU: its registers and frames
-        let registers = crate::registers::assemble(&module, &module.to_string());
+        let cache = units[i].job.cache.clone().map(Cache::new);
+        let registers = super::assemble_cached(&module, &module.to_string(), cache.as_ref());
         let inlined = inline_calls(&module);
         let u = &mut units[i];
         u.registers = registers;
