@@ -488,7 +488,7 @@ fn lower_cached(
         path.display().to_string().into(),
         source.clone(),
         format!("{:?} {:?}", frontend, job.lower).into(),
-        Cache::tool_identity(tool).into(),
+        cache.tool_identity(tool).into(),
     ];
     for h in &headers {
         parts.push(h.display.clone().into());
@@ -517,7 +517,7 @@ fn assemble_cached(
         env!("CARGO_PKG_VERSION"),
         &Cache::tool_fingerprint(),
         ptx,
-        &Cache::tool_identity("ptxas"),
+        &cache.tool_identity("ptxas"),
     ]);
     if let Some(hit) = cache.get_value(&key) {
         return hit;
