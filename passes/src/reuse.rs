@@ -249,15 +249,15 @@ pub fn profile(
                         Some(Form::Split(f)) => {
                             let base = f.base(point);
                             // (a tile's access walks its first lane only: never a whole warp)
-                            match f.warp_progression(base, lanes, block) {
+                            match f.lanes_progression(base, lanes, block) {
                                 // lanes whose bytes touch or overlap: one range of sectors
-                                Some((first, step)) if (0..=a.width as i128).contains(&step) => {
+                                Some((first, step, n)) if (0..=a.width as i128).contains(&step) => {
                                     let from = lane_sectors(first, a.width);
-                                    let to = lane_sectors(first + 31 * step, a.width);
+                                    let to = lane_sectors(first + (n as i128 - 1) * step, a.width);
                                     warp_sectors.extend(*from.start()..=*to.end());
                                 }
-                                Some((first, step)) => {
-                                    for l in 0..32 {
+                                Some((first, step, n)) => {
+                                    for l in 0..n as i128 {
                                         push(first + l * step);
                                     }
                                 }

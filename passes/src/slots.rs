@@ -189,19 +189,35 @@ impl SplitForm {
         lanes: &[crate::domains::Lane],
         block: [u64; 3],
     ) -> Option<(i128, i128)> {
+        match self.lanes_progression(base, lanes, block)? {
+            (first, step, 32) => Some((first, step)),
+            _ => None,
+        }
+    }
+
+    /// Where `lanes` are consecutive lanes of a warp whose 32 values step evenly (a guard
+    /// that cuts a warp at the edge of the data leaves such a run): (the first active lane's
+    /// value, the step, how many lanes), given the point part `base`.
+    pub fn lanes_progression(
+        &self,
+        base: i128,
+        lanes: &[crate::domains::Lane],
+        block: [u64; 3],
+    ) -> Option<(i128, i128, u32)> {
         let Lane::Table(_, steps) = &self.lane else {
             return None;
         };
         let (first, last) = (lanes.first()?, lanes.last()?);
-        if lanes.len() != 32 || first.0 != 0 || last.0 != 31 {
+        let n = last.0.checked_sub(first.0)? + 1;
+        if lanes.len() != n as usize || last.0 > 31 {
             return None;
         }
-        let thread = thread_index(first.1, block);
+        let thread = thread_index(first.1, block).checked_sub(u64::from(first.0))?;
         if !thread.is_multiple_of(32) {
             return None;
         }
         let (v, step) = (*steps.get((thread / 32) as usize)?)?;
-        Some((base + v, step))
+        Some((base + v + i128::from(first.0) * step, step, n))
     }
 
     /// `f(l, value)` for lanes `l` in `0..n` of the warp whose first thread is `first`, given
@@ -404,7 +420,8 @@ mod tests {
     /// A whole warp's values step evenly for `4·tid_x + 100·ctaid_x` on a block 64 wide (warp
     /// 1: from 128 + the point's 100, by 4), and for `tid_x + 1000·tid_y` on a block 16 wide
     /// they do not (a warp spans two rows); nor for a warp with a lane masked off, or one whose
-    /// lanes start mid-warp. Each progression gives the values lane by lane.
+    /// lanes start mid-warp, though a run of its lanes cut at an end is one of its own. Each
+    /// progression gives the values lane by lane.
     #[test]
     fn a_whole_warp_whose_values_step_evenly_gives_its_progression() {
         let slots: Vec<String> = vec!["ctaid_x".into()];
@@ -428,6 +445,15 @@ mod tests {
         let masked = &lanes(32, row)[1..];
         assert_eq!(f.warp_progression(base, masked, row), None);
         assert_eq!(f.warp_progression(base, &lanes(16, row), row), None);
+        // a run of lanes cut at either end is a progression of its own; one with a hole is not
+        assert_eq!(f.lanes_progression(base, masked, row), Some((232, 4, 31)));
+        assert_eq!(
+            f.lanes_progression(base, &lanes(32, row)[..5], row),
+            Some((228, 4, 5))
+        );
+        let holed: Vec<_> = lanes(32, row).into_iter().filter(|l| l.0 != 7).collect();
+        assert_eq!(f.lanes_progression(base, &holed, row), None);
+        assert_eq!(f.lanes_progression(base, &lanes(16, row), row), None);
         let narrow = [16, 4, 1];
         let g = form(v("tid_x").add(&v("tid_y").scale(1000)), narrow);
         assert_eq!(g.warp_progression(0, &lanes(0, narrow), narrow), None);

@@ -129,6 +129,13 @@ fn walk_segments(
                 match form {
                     Form::Split(f) => {
                         let base = f.base(point);
+                        if let Some((first, step, n)) = f.lanes_progression(base, lanes, block) {
+                            for (shift, t) in shifts.iter().zip(total.iter_mut()) {
+                                let n = progression_segments(first, step, n, width, *shift);
+                                *t = t.saturating_add(n.saturating_mul(weight));
+                            }
+                            continue;
+                        }
                         for (_, tid) in lanes {
                             let a = f.at(base, point, *tid, block);
                             touched.extend((a >> finest)..=((a + width - 1) >> finest));
@@ -176,6 +183,36 @@ fn walk_segments(
         }
     }
     out
+}
+
+/// The `2^shift`-byte segments `lanes` lanes touch when lane `l` reads `width` bytes at
+/// `first + l·step`: what sorting the lanes' segments would count, without the sort.
+fn progression_segments(first: i128, step: i128, lanes: u32, width: i128, shift: u32) -> u64 {
+    let end = i128::from(lanes.max(1)) - 1;
+    // the same lanes in increasing order
+    let (first, step) = match step < 0 {
+        true => (first + end * step, -step),
+        false => (first, step),
+    };
+    if step <= width {
+        // each lane's bytes reach the next lane's: one run of bytes
+        let last = first + end * step + width - 1;
+        return ((last >> shift) - (first >> shift) + 1) as u64;
+    }
+    let mut n = 0u64;
+    let mut last_seen: Option<i128> = None;
+    for l in 0..=end {
+        let a = first + l * step;
+        let (mut lo, hi) = (a >> shift, (a + width - 1) >> shift);
+        if let Some(seen) = last_seen {
+            lo = lo.max(seen + 1);
+        }
+        if hi >= lo {
+            n += (hi - lo + 1) as u64;
+            last_seen = Some(hi);
+        }
+    }
+    n
 }
 
 /// The walks of [`segments_walked_together`] for a launch's accesses, each group's made the
@@ -385,4 +422,46 @@ fn block_coefficients(lin: &LinExpr, defs: &named::Defs) -> Option<[i128; 3]> {
         }
     }
     Some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progression_segments;
+
+    /// The closed count is the count of the lanes' segments sorted and deduplicated, for
+    /// steps backwards and forwards, inside, across and beyond a segment, of whole warps and
+    /// of runs of lanes.
+    #[test]
+    fn a_progression_counts_as_its_lanes_sorted() {
+        let mut cases = 0;
+        for first in [-300i128, -33, -1, 0, 5, 31, 32, 100, 4093] {
+            for step in -70i128..=70 {
+                for (width, lanes) in [
+                    (1i128, 32u32),
+                    (2, 31),
+                    (4, 32),
+                    (8, 1),
+                    (12, 32),
+                    (16, 17),
+                    (32, 30),
+                ] {
+                    for shift in [5u32, 7] {
+                        let mut segs: Vec<i128> = (0..i128::from(lanes))
+                            .flat_map(|l| {
+                                let a = first + l * step;
+                                (a >> shift)..=((a + width - 1) >> shift)
+                            })
+                            .collect();
+                        segs.sort_unstable();
+                        segs.dedup();
+                        let got = progression_segments(first, step, lanes, width, shift);
+                        let what = format!("{first} {step} {lanes} {width} {shift}");
+                        assert_eq!(got, segs.len() as u64, "{what}");
+                        cases += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 9 * 141 * 7 * 2);
+    }
 }
