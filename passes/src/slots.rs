@@ -220,6 +220,15 @@ impl SplitForm {
         Some((base + v + i128::from(first.0) * step, step, n))
     }
 
+    /// (the value of the first thread, the step) where the 32 threads of warp `w` of the
+    /// block (threads 32·w …) step evenly, given a point part of 0.
+    fn warp_steps(&self, w: u64) -> Option<(i128, i128)> {
+        match &self.lane {
+            Lane::Table(_, steps) => *steps.get(usize::try_from(w).ok()?)?,
+            Lane::PerLane(_) => None,
+        }
+    }
+
     /// `f(l, value)` for lanes `l` in `0..n` of the warp whose first thread is `first`, given
     /// the point part `base`.
     pub fn for_lanes(
@@ -260,6 +269,39 @@ fn progression(values: &[i128]) -> Option<(i128, i128)> {
         .windows(2)
         .all(|w| w[1] - w[0] == step)
         .then_some((first, step))
+}
+
+/// The lanes `l` of a warp where `first + l·step` is zero (`eq`) or at least zero, as a mask:
+/// a run of lanes from either end (one lane for a zero), found by division instead of lane by
+/// lane.
+fn progression_mask(first: i128, step: i128, eq: bool) -> u32 {
+    let lanes = |from: i128, to: i128| -> u32 {
+        // lanes from..=to, clipped to the warp
+        let (from, to) = (from.max(0), to.min(31));
+        if from > to {
+            return 0;
+        }
+        let upto = |k: i128| {
+            if k >= 31 {
+                u32::MAX
+            } else {
+                (1u32 << (k + 1)) - 1
+            }
+        };
+        upto(to) & !(if from == 0 { 0 } else { upto(from - 1) })
+    };
+    match (eq, step.signum()) {
+        (_, 0) if (eq && first == 0) || (!eq && first >= 0) => u32::MAX,
+        (_, 0) => 0,
+        (true, _) if first % step == 0 => lanes(-first / step, -first / step),
+        (true, _) => 0,
+        // first + l·step >= 0: l >= ceil(-first / step), or l <= floor(first / -step)
+        (false, 1) => lanes(
+            (-first).div_euclid(step) + i128::from((-first).rem_euclid(step) != 0),
+            31,
+        ),
+        (false, _) => lanes(0, first.div_euclid(-step)),
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -332,6 +374,9 @@ impl CondProgram {
         let n = threads.saturating_sub(first).min(32);
         let valid = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
         let leaf = |i: usize, eq: bool| -> u32 {
+            if let Some((v, step)) = self.forms[i].warp_steps(w) {
+                return progression_mask(bases[i] + v, step, eq);
+            }
             let mut m = 0u32;
             self.forms[i].for_lanes(bases[i], point, first, n, self.block, |l, v| {
                 if (eq && v == 0) || (!eq && v >= 0) {
@@ -457,6 +502,30 @@ mod tests {
         let narrow = [16, 4, 1];
         let g = form(v("tid_x").add(&v("tid_y").scale(1000)), narrow);
         assert_eq!(g.warp_progression(0, &lanes(0, narrow), narrow), None);
+    }
+
+    /// The mask of a progression is the mask lane by lane, for steps of either sign and none,
+    /// starts inside and outside the warp, and steps that do and do not divide them.
+    #[test]
+    fn a_progression_mask_is_the_lanes_that_hold() {
+        let mut cases = 0;
+        for first in -200i128..=200 {
+            for step in -9i128..=9 {
+                for eq in [false, true] {
+                    let mut want = 0u32;
+                    for l in 0..32 {
+                        let v = first + l * step;
+                        if (eq && v == 0) || (!eq && v >= 0) {
+                            want |= 1 << l;
+                        }
+                    }
+                    let got = progression_mask(first, step, eq);
+                    assert_eq!(got, want, "{first} {step} {eq}");
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 401 * 19 * 2);
     }
 
     #[test]
