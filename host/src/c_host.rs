@@ -49,11 +49,7 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
             clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
                 .map_err(HostError::Parse)?;
         read_files.extend(inputs.into_iter().map(PathBuf::from));
-        for d in tu.diagnostics() {
-            if d.severity >= clang::Severity::Error {
-                diagnostics.push(output::diagnostic(&d));
-            }
-        }
+        output::error_diagnostics(&tu.diagnostics(), &mut diagnostics);
         let mut alone = clang::lower::ProgramAst::default();
         alone.add_unit(&tu, &own_file);
         literals.extend(embedded_c::programs(

@@ -25,8 +25,8 @@ pub use python::gpu_scripts;
 pub use compdb::{Toolchain, UnitSpec};
 pub use interp::{Budget, DeviceProps, OccupancyOracle};
 pub use output::{
-    BufferData, CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached,
-    LOCAL_SIZE_NAMES,
+    lfs_pointer_note, BufferData, CallSite, EmbeddedSource, HostReading, Launch, Scalar,
+    SourceOrigin, Unreached, LOCAL_SIZE_NAMES,
 };
 pub use program::{HostError, Options, Program};
 

@@ -298,6 +298,24 @@ pub enum SourceOrigin {
     Computed,
 }
 
+/// A unit's errors, each as [`diagnostic`] gives it; the first in a file that is not what the
+/// compiler took it for says so ([`lfs_pointer_note`]).
+pub(crate) fn error_diagnostics(diags: &[crate::clang::Diagnostic], out: &mut Vec<String>) {
+    let mut seen = std::collections::BTreeSet::new();
+    for d in diags
+        .iter()
+        .filter(|d| d.severity >= crate::clang::Severity::Error)
+    {
+        let mut msg = diagnostic(d);
+        if seen.insert(d.file.as_str()) {
+            if let Some(note) = lfs_pointer_note(&d.file) {
+                msg.push_str(&format!(" ({note})"));
+            }
+        }
+        out.push(msg);
+    }
+}
+
 pub(crate) fn diagnostic(d: &crate::clang::Diagnostic) -> String {
     let mut msg = format!("{}:{}:{}: error: {}", d.file, d.line, d.col, d.message);
     if let Some(h) = d
@@ -310,6 +328,21 @@ pub(crate) fn diagnostic(d: &crate::clang::Diagnostic) -> String {
         }
     }
     msg
+}
+
+/// What a file is when it holds a Git LFS pointer instead of its content (a clone made without
+/// `git lfs`): the compiler's own message about it ("unknown type name 'version'") does not say.
+pub fn lfs_pointer_note(file: &str) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(file)
+        .and_then(|mut f| f.read(&mut head))
+        .ok()?;
+    head[..n]
+        .starts_with(b"version https://git-lfs.github.com/spec/")
+        .then(|| {
+            format!("{file} is a Git LFS pointer, not the file it stands for: fetch it with `git lfs pull`")
+        })
 }
 
 /// Where a missing header comes from.

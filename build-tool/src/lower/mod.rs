@@ -303,7 +303,10 @@ fn run_compiler(
             frontend,
             status: output.status.to_string(),
             command,
-            diagnostics: String::from_utf8_lossy(&output.stderr).into_owned(),
+            diagnostics: with_file_notes(
+                String::from_utf8_lossy(&output.stderr).into_owned(),
+                cmd.get_current_dir(),
+            ),
         });
     }
     let ptx = std::fs::read_to_string(out).map_err(|source| LowerError::Io {
@@ -360,29 +363,86 @@ pub fn normalize_file_paths(ptx: &str, temp_dir: Option<&Path>) -> String {
 
 /// The first `path:line` (`path:line:col: error` from clang, `path(line): error` from nvcc).
 fn first_location(diag: &str) -> Option<(String, u32)> {
-    for line in diag.lines() {
-        // nvcc/cudafe: `file.cu(12): error: ...`
-        if let Some(open) = line.find('(') {
-            if let Some(close) = line[open..].find("):") {
-                if let Ok(n) = line[open + 1..open + close].parse::<u32>() {
-                    return Some((line[..open].to_string(), n));
-                }
+    diag.lines().find_map(error_location)
+}
+
+/// The file and line of a compiler's error line: nvcc/cudafe's `file.cu(12): error: …`, or
+/// clang's `file.cu:12:5: error: …`.
+fn error_location(line: &str) -> Option<(String, u32)> {
+    if let Some(open) = line.find('(') {
+        if let Some(close) = line[open..].find("):") {
+            if let Ok(n) = line[open + 1..open + close].parse::<u32>() {
+                return Some((line[..open].to_string(), n));
             }
         }
-        // clang: `file.cu:12:5: error: ...`
-        let parts: Vec<&str> = line.splitn(4, ':').collect();
-        if parts.len() == 4 && parts[3].contains("error") {
-            if let Ok(n) = parts[1].parse::<u32>() {
-                return Some((parts[0].to_string(), n));
-            }
+    }
+    let parts: Vec<&str> = line.splitn(4, ':').collect();
+    if parts.len() == 4 && parts[3].contains("error") {
+        if let Ok(n) = parts[1].parse::<u32>() {
+            return Some((parts[0].to_string(), n));
         }
     }
     None
 }
 
+/// A compiler's diagnostics after a note for each file its errors are in that is not what the
+/// compiler took it for (a Git LFS pointer in place of a header): first, since summaries show
+/// only the first lines of a failure. A relative file name is the compiler's, in `dir`.
+fn with_file_notes(diagnostics: String, dir: Option<&Path>) -> String {
+    let mut files: Vec<String> = diagnostics
+        .lines()
+        .filter_map(|l| error_location(l).map(|(f, _)| f))
+        .collect();
+    files.sort();
+    files.dedup();
+    let mut noted: String = files
+        .iter()
+        .filter_map(|f| {
+            let path = dir.map_or(PathBuf::from(f), |d| d.join(f));
+            kerncast_host::lfs_pointer_note(&path.to_string_lossy())
+        })
+        .map(|n| format!("note: {n}\n"))
+        .collect();
+    noted.push_str(&diagnostics);
+    noted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An error in a header that is a Git LFS pointer gets a note that says so, once, before
+    /// the compiler's own lines; an error in an ordinary file gets none.
+    #[test]
+    fn an_error_in_a_git_lfs_pointer_says_what_the_file_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let pointer = dir.path().join("refdata.h");
+        std::fs::write(
+            &pointer,
+            "version https://git-lfs.github.com/spec/v1\noid sha256:3b8a\nsize 4652389\n",
+        )
+        .unwrap();
+        let plain = dir.path().join("main.cu");
+        std::fs::write(&plain, "int main() { return x; }\n").unwrap();
+        let (p, m) = (pointer.display(), plain.display());
+        let diagnostics = format!(
+            "{p}:1:1: error: unknown type name 'version'\n{p}:2:1: error: unknown type name 'oid'\n{m}:1:21: error: use of undeclared identifier 'x'\n"
+        );
+        let noted = with_file_notes(diagnostics.clone(), None);
+        // the same errors as a compiler in the folder reports them
+        let relative = diagnostics.replace(&format!("{}/", dir.path().display()), "");
+        let noted_there = with_file_notes(relative.clone(), Some(dir.path()));
+        assert!(noted_there.starts_with("note: ") && noted_there.ends_with(&relative));
+        assert!(noted.ends_with(&diagnostics), "{noted}");
+        assert!(noted.starts_with("note: "), "{noted}");
+        let notes: Vec<&str> = noted.lines().filter(|l| l.starts_with("note:")).collect();
+        assert_eq!(notes.len(), 1, "{noted}");
+        assert!(
+            notes[0].contains(&format!("{p} is a Git LFS pointer")),
+            "{noted}"
+        );
+        assert!(notes[0].contains("git lfs pull"), "{noted}");
+    }
 
     #[test]
     fn locations_from_both_compilers() {

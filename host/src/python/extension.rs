@@ -253,11 +253,7 @@ fn parse_units(
     for (file, args) in units {
         match index.parse(file, args) {
             Ok(tu) => {
-                for d in tu.diagnostics() {
-                    if d.severity >= crate::clang::Severity::Error {
-                        it.diagnostics.push(crate::output::diagnostic(&d));
-                    }
-                }
+                crate::output::error_diagnostics(&tu.diagnostics(), &mut it.diagnostics);
                 ast.add_unit(&tu, &own_file);
             }
             Err(e) => it.diagnostics.push(e),
