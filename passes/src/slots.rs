@@ -180,24 +180,10 @@ impl SplitForm {
         }
     }
 
-    /// Where `lanes` are a whole warp (its 32 lanes in order, from a thread that starts one)
-    /// whose values step evenly: (the first lane's value, the step), given the point part
-    /// `base`. A walk takes such a warp's sectors as one range, not lane by lane.
-    pub fn warp_progression(
-        &self,
-        base: i128,
-        lanes: &[crate::domains::Lane],
-        block: [u64; 3],
-    ) -> Option<(i128, i128)> {
-        match self.lanes_progression(base, lanes, block)? {
-            (first, step, 32) => Some((first, step)),
-            _ => None,
-        }
-    }
-
-    /// Where `lanes` are consecutive lanes of a warp whose 32 values step evenly (a guard
-    /// that cuts a warp at the edge of the data leaves such a run): (the first active lane's
-    /// value, the step, how many lanes), given the point part `base`.
+    /// Where `lanes` are consecutive lanes of a warp whose 32 values step evenly (the whole
+    /// warp, or the run a guard that cuts it at the edge of the data leaves): (the first active
+    /// lane's value, the step, how many lanes), given the point part `base`. A walk takes such
+    /// lanes' sectors as one range or progression, not lane by lane.
     pub fn lanes_progression(
         &self,
         base: i128,
@@ -464,9 +450,9 @@ mod tests {
 
     /// A whole warp's values step evenly for `4·tid_x + 100·ctaid_x` on a block 64 wide (warp
     /// 1: from 128 + the point's 100, by 4), and for `tid_x + 1000·tid_y` on a block 16 wide
-    /// they do not (a warp spans two rows); nor for a warp with a lane masked off, or one whose
-    /// lanes start mid-warp, though a run of its lanes cut at an end is one of its own. Each
-    /// progression gives the values lane by lane.
+    /// they do not (a warp spans two rows); a run of a warp's lanes cut at an end is one of its
+    /// own, one with a lane masked off inside it is not, nor are lanes that start mid-warp.
+    /// Each progression gives the values lane by lane.
     #[test]
     fn a_whole_warp_whose_values_step_evenly_gives_its_progression() {
         let slots: Vec<String> = vec!["ctaid_x".into()];
@@ -481,16 +467,15 @@ mod tests {
         let f = form(v("tid_x").scale(4).add(&v("ctaid_x").scale(100)), row);
         let base = f.base(&[1]);
         assert_eq!(
-            f.warp_progression(base, &lanes(32, row), row),
-            Some((228, 4))
+            f.lanes_progression(base, &lanes(32, row), row),
+            Some((228, 4, 32))
         );
         for (l, tid) in lanes(32, row) {
             assert_eq!(f.at(base, &[1], tid, row), 228 + 4 * i128::from(l));
         }
+        // a run of lanes cut at either end is a progression of its own; one with a hole is not,
+        // nor lanes that start mid-warp
         let masked = &lanes(32, row)[1..];
-        assert_eq!(f.warp_progression(base, masked, row), None);
-        assert_eq!(f.warp_progression(base, &lanes(16, row), row), None);
-        // a run of lanes cut at either end is a progression of its own; one with a hole is not
         assert_eq!(f.lanes_progression(base, masked, row), Some((232, 4, 31)));
         assert_eq!(
             f.lanes_progression(base, &lanes(32, row)[..5], row),
@@ -501,7 +486,7 @@ mod tests {
         assert_eq!(f.lanes_progression(base, &lanes(16, row), row), None);
         let narrow = [16, 4, 1];
         let g = form(v("tid_x").add(&v("tid_y").scale(1000)), narrow);
-        assert_eq!(g.warp_progression(0, &lanes(0, narrow), narrow), None);
+        assert_eq!(g.lanes_progression(0, &lanes(0, narrow), narrow), None);
     }
 
     /// The mask of a progression is the mask lane by lane, for steps of either sign and none,
