@@ -248,8 +248,13 @@ pub fn profile(
                     match &compiled[g][k] {
                         Some(Form::Split(f)) => {
                             let base = f.base(point);
-                            // (a tile's access walks its first lane only: never a whole warp)
-                            match f.lanes_progression(base, lanes, block) {
+                            // a tile's access walks its first lane, each of its rows: never
+                            // a run of lanes
+                            let run = match a.tile {
+                                None => f.lanes_progression(base, lanes, block),
+                                Some(_) => None,
+                            };
+                            match run {
                                 // lanes whose bytes touch or overlap: one range of sectors
                                 Some((first, step, n)) if (0..=a.width as i128).contains(&step) => {
                                     let from = lane_sectors(first, a.width);
