@@ -135,15 +135,16 @@ fn config_driven_reports_are_complete_and_deterministic() {
     let cache_dir = d.join("cache");
     std::env::set_var("KERNCAST_CACHE", &cache_dir);
     let c1 = analyze(&inputs(d, true), None).unwrap();
-    // one result per (kernel, workload, device), and the source's lowered PTX and ptxas's
-    // resources for it; beside them, the host reading's precompiled CUDA prelude (the empty
+    // one result per (kernel, workload, device), the source's lowered PTX and ptxas's
+    // resources for it, and what nvcc and ptxas said of their versions (so the next process
+    // does not ask them); beside them, the host reading's precompiled CUDA prelude (the empty
     // unit it was made from, the header, the list of headers it read) and the host reading
     let preludes = cache_dir.join("host-preludes");
     let readings = cache_dir.join("host-readings");
     let entries = walk_count(&cache_dir) - walk_count(&preludes) - walk_count(&readings);
     assert_eq!(
-        entries, 3,
-        "a result, the lowered PTX and ptxas's resources"
+        entries, 5,
+        "a result, the lowered PTX, ptxas's resources and two compilers' --version"
     );
     assert_eq!(walk_count(&preludes), 3, "one precompiled prelude");
     assert_eq!(walk_count(&readings), 1, "one host reading");
