@@ -11,7 +11,7 @@ use super::launches::{dims, kernel_name_of, Event, LOCAL_SIZE_NAMES};
 use super::libc_rand::LibcRand;
 use super::state::{Exec, Halt, Interp, Leave, OccupancyOracle};
 use super::value::{convert, Buffer, Handle, Ptr, Record, Value};
-use super::{containers, device_data, programs, torch};
+use super::{containers, cpp_random, device_data, programs, torch};
 use crate::ast::Expr;
 use crate::heap;
 use std::collections::BTreeMap;
@@ -78,7 +78,7 @@ impl Interp<'_> {
     /// in the order kerncast follows: not on a side of an undecided condition, and not in
     /// an initialiser of a variable of namespace scope (whose order across files C++ leaves
     /// open).
-    fn follows_random(&self) -> bool {
+    pub(super) fn follows_random(&self) -> bool {
         self.uncertain == 0 && !self.frames.is_empty()
     }
 
@@ -1615,6 +1615,23 @@ pub(super) fn method(
         }
     }
     let object = obj.read();
+    // An engine kerncast lost track of is known again once seeded with a value it knows.
+    if m == "seed" && object.is_unknown() && it.follows_random() {
+        let class = name.rsplit_once("::").map_or(name, |(c, _)| c);
+        let values: Vec<Value> = args.iter().map(|a| a.value()).collect();
+        let engine = method_object(e)
+            .and_then(|o| o.ty.record_name())
+            .and_then(|ty| cpp_random::construct(last(class), ty, &values));
+        if let Some(v @ Value::Handle(_)) = engine {
+            obj.write(v);
+            return Ok(Some(Value::Void));
+        }
+    }
+    if let Value::Handle(h) = &object {
+        if matches!(&*h.borrow(), Handle::Random(_)) {
+            return Ok(Some(convert(it.random_method(m, h, args), &e.ty)));
+        }
+    }
     if let Some(b) = buffer_of(&object) {
         let len = b.borrow().len;
         return match m {
@@ -1768,6 +1785,17 @@ pub(super) fn method(
     Ok(None)
 }
 
+/// The object a method call runs on.
+fn method_object(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        crate::ast::ExprKind::Call(c) => match &c.callee {
+            crate::ast::Callee::Method { object, .. } => Some(object),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// A library type's constructor; `None` when not modelled.
 pub(super) fn construct(
     it: &mut Interp<'_>,
@@ -1780,6 +1808,12 @@ pub(super) fn construct(
     }
     let class = name.rsplit_once("::").map(|(c, _)| c).unwrap_or(name);
     let class_last = last(class);
+    if let Some(ty) = e.ty.record_name() {
+        let values: Vec<Value> = args.iter().map(|a| a.value()).collect();
+        if let Some(v) = cpp_random::construct(class_last, ty, &values) {
+            return Ok(Some(v));
+        }
+    }
     match class_last {
         "dim3" | "uint3" => {
             if let [a] = args {

@@ -9,6 +9,7 @@
 //! elements and length, or fields, unknown.
 
 use super::access::Place;
+use super::cpp_random;
 use super::libc_rand;
 use super::state::{Interp, Summary, Written};
 use super::value::{Buffer, Ptr, Record, Value};
@@ -137,7 +138,7 @@ impl Written {
                     if matches!(strip(object).kind, ExprKind::This) {
                         self.this_bases.insert(strip(object) as *const Expr);
                     }
-                    if !is_const {
+                    if !is_const && !cpp_random::leaves_object(&c.callee) {
                         self.method_object(object, summary.as_deref());
                     }
                 }
@@ -1065,8 +1066,7 @@ impl Interp<'_> {
                     }
                     let mut r = r.borrow_mut();
                     for f in &w.this_fields {
-                        let keep =
-                            matches!(r.fields.get(f), Some(Value::Func(_) | Value::Handle(_)));
+                        let keep = r.fields.get(f).is_some_and(kept_when_forgotten);
                         if !keep {
                             r.fields.insert(f.clone(), unknown.clone());
                         }
@@ -1126,7 +1126,7 @@ impl Interp<'_> {
                 _ => None,
             };
             if let Some(t) = target {
-                let keep = matches!(t.read(), Value::Func(_) | Value::Handle(_));
+                let keep = kept_when_forgotten(&t.read());
                 if !keep {
                     t.write(unknown.clone());
                 }
@@ -1141,12 +1141,19 @@ impl Interp<'_> {
             let Some(c) = self.existing_cell(*k) else {
                 continue;
             };
-            let keep = matches!(&*c.borrow(), Value::Func(_) | Value::Handle(_));
+            let keep = kept_when_forgotten(&c.borrow());
             if !keep {
                 *c.borrow_mut() = unknown.clone();
             }
         }
     }
+}
+
+/// Whether forgetting a variable keeps what it holds: a function, or an object of the API or
+/// the library whose identity the program still uses (a stream, a map; a `<random>` engine,
+/// forgotten in place).
+fn kept_when_forgotten(v: &Value) -> bool {
+    cpp_random::forget_in_place(v) || matches!(v, Value::Func(_) | Value::Handle(_))
 }
 
 /// What all `values` agree on: the value itself, or for records of the same type and

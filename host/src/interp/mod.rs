@@ -23,6 +23,7 @@ mod access;
 mod builtins;
 mod calls;
 mod containers;
+mod cpp_random;
 mod device_data;
 mod effects;
 mod expr;

@@ -259,6 +259,8 @@ pub enum Handle {
     /// A program the host compiles at run time (NVRTC's, OpenCL's), by its index among the
     /// reading's ([`super::programs`]).
     Program(usize),
+    /// A C++ `<random>` engine or distribution ([`super::cpp_random`]).
+    Random(Box<super::cpp_random::Random>),
 }
 
 impl Value {
@@ -351,6 +353,10 @@ impl Value {
         match self {
             Value::Record(r) => Value::Record(heap::shared(r.borrow().deep_copy())),
             Value::Array(b) => Value::Array(heap::shared(b.borrow().deep_copy())),
+            // an engine copied draws on its own from the copied state
+            Value::Handle(h) if matches!(&*h.borrow(), Handle::Random(_)) => {
+                Value::Handle(heap::shared(h.borrow().clone()))
+            }
             v => v.clone(),
         }
     }
