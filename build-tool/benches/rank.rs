@@ -22,7 +22,8 @@ fn bench(c: &mut Criterion) {
     let counter = default_counter();
     let prepared = counter.prepare(&module, &entry).expect("prepare");
     let target = Target::load("gtx-titan-x", "auto").expect("device");
-    let blocks = Ok(target.blocks(&module, &entry).expect("scheduler blocks"));
+    let blocks = target.blocks(&module, &entry);
+    blocks.sched.as_ref().expect("scheduler blocks");
     let points: Vec<BTreeMap<String, i64>> = (0..10_000)
         .map(|k| {
             [("n".to_string(), (1i64 << 20) + 256 * k)]

@@ -10,6 +10,7 @@ use crate::workload::{Workload, WorkloadSpec};
 use kerncast_models::model::Model;
 use kerncast_models::power::PhysicalPowerParams;
 use kerncast_models::schedule::adapter::blocks_from_cfg;
+use kerncast_models::schedule::chain::{block_chains, Chain};
 use kerncast_models::schedule::dag::SchedInst;
 use kerncast_models::{sweep, Device, ModelInput};
 use kerncast_passes::cfg::Cfg;
@@ -1503,17 +1504,27 @@ pub struct Predicted {
 /// `BoundStats::block_execs`), with latencies of one device.
 pub type Blocks = BTreeMap<usize, Vec<SchedInst>>;
 
-/// A model's input; blocks the device cannot give ([`Target::blocks`]) are empty, and the
-/// reason goes with them for the schedule model to report.
+/// What the models read of a kernel's code besides its counts ([`Target::blocks`]): the
+/// scheduler's instructions per block, or why the device cannot give them (a latency it
+/// lacks), and each block's dependent chains, which need no device.
+#[derive(Clone, Debug)]
+pub struct KernelBlocks {
+    pub sched: Result<Blocks, String>,
+    pub chains: BTreeMap<usize, Chain>,
+}
+
+/// A model's input; blocks the device cannot give are empty, and the reason goes with them for
+/// the schedule model to report.
 fn model_input(
     stats: &BoundStats,
-    blocks: &Result<Blocks, String>,
+    blocks: &KernelBlocks,
     hints: &BTreeMap<String, f64>,
 ) -> ModelInput {
     ModelInput {
         stats: stats.clone(),
-        blocks: blocks.clone().unwrap_or_default(),
-        blocks_missing: blocks.as_ref().err().cloned(),
+        blocks: blocks.sched.clone().unwrap_or_default(),
+        blocks_missing: blocks.sched.as_ref().err().cloned(),
+        chains: blocks.chains.clone(),
         hints: hints.clone(),
     }
 }
@@ -1555,7 +1566,7 @@ impl Target {
     pub fn quick(
         &self,
         stats: &BoundStats,
-        blocks: &Result<Blocks, String>,
+        blocks: &KernelBlocks,
         hints: &BTreeMap<String, f64>,
     ) -> Result<Quick, String> {
         let input = model_input(stats, blocks, hints);
@@ -1575,20 +1586,27 @@ impl Target {
         })
     }
 
-    /// The scheduler's blocks of `kernel` for this device; the error (a latency the device
-    /// lacks) is reported by the schedule model when it is asked to predict.
-    pub fn blocks(&self, m: &Module, kernel: &str) -> Result<Blocks, String> {
-        let f = m
-            .kernels()
-            .find(|k| k.name == kernel)
-            .ok_or_else(|| format!("kernel `{kernel}` not found in the PTX"))?;
-        blocks_from_cfg(&Cfg::build(f), &self.device).map_err(|e| e.to_string())
+    /// The scheduler's blocks of `kernel` for this device, and its blocks' dependent chains; the
+    /// scheduler's error (a latency the device lacks) is reported by the schedule model when it
+    /// is asked to predict.
+    pub fn blocks(&self, m: &Module, kernel: &str) -> KernelBlocks {
+        let Some(f) = m.kernels().find(|k| k.name == kernel) else {
+            return KernelBlocks {
+                sched: Err(format!("kernel `{kernel}` not found in the PTX")),
+                chains: BTreeMap::new(),
+            };
+        };
+        let cfg = Cfg::build(f);
+        KernelBlocks {
+            sched: blocks_from_cfg(&cfg, &self.device).map_err(|e| e.to_string()),
+            chains: block_chains(&cfg),
+        }
     }
 
     pub fn predict(
         &self,
         stats: &BoundStats,
-        blocks: &Result<Blocks, String>,
+        blocks: &KernelBlocks,
         hints: &BTreeMap<String, f64>,
     ) -> Result<Predicted, String> {
         let input = model_input(stats, blocks, hints);

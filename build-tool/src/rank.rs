@@ -8,7 +8,7 @@
 //! integers are also visible to the workload's expressions (`block=(TILE,TILE)`).
 
 use crate::annotations;
-use crate::engine::{Blocks, Counter, Prepared, Quick, Target};
+use crate::engine::{Counter, KernelBlocks, Prepared, Quick, Target};
 use crate::lower::LowerOptions;
 use crate::params::{Given, Value};
 use crate::pipeline::hosts::HostSide;
@@ -157,7 +157,7 @@ pub fn predict_points(
     params: &[String],
     points: &[BTreeMap<String, i64>],
     target: &Target,
-    blocks: &Result<Blocks, String>,
+    blocks: &KernelBlocks,
 ) -> Vec<Result<Quick, String>> {
     points
         .iter()
@@ -565,7 +565,7 @@ struct Variant {
     entry: String,
     prepared: Box<dyn Prepared>,
     regs: Option<u32>,
-    blocks: Result<Blocks, String>,
+    blocks: KernelBlocks,
     ptx: String,
 }
 

@@ -102,6 +102,7 @@ fn reference_input(d: &Device) -> Result<ModelInput, String> {
         stats,
         blocks,
         blocks_missing,
+        chains: crate::schedule::chain::block_chains(&Cfg::build(f)),
         hints: BTreeMap::new(),
     })
 }

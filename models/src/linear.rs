@@ -379,7 +379,8 @@ impl Model for LinearModel {
         let p = if scheduler_form {
             let roofline = RooflineModel.predict(input, d, clocks)?;
             throughput_notes = roofline.notes;
-            sched_terms::features(&input.stats, roofline.time_s, d, clocks, NAME)?
+            let chain = crate::schedule::chain::per_warp(&input.stats, &input.chains);
+            sched_terms::features(&input.stats, roofline.time_s, chain, d, clocks, NAME)?
         } else {
             features(&input.stats)
         };
@@ -388,7 +389,7 @@ impl Model for LinearModel {
         for (k, v) in parts {
             let cat = if k == sched_terms::ROOFLINE {
                 "throughput"
-            } else if k.starts_with("sched.latency") {
+            } else if k.starts_with("sched.chain") {
                 "latency"
             } else if k.starts_with("flop") {
                 "compute"
@@ -409,7 +410,7 @@ impl Model for LinearModel {
             .collect();
         if scheduler_form {
             notes.push(
-                "scheduler form: launch overhead + roofline time + waves × each warp's chain of instructions, weights fitted on measured launches at the default clocks; at other clocks the latency terms scale with the core clock and the roofline term with the resource that bounds it".into(),
+                "scheduler form: launch overhead + roofline time + waves × each warp's dependent chains (arithmetic steps and chained global loads), weights fitted on measured launches at the default clocks; at other clocks the latency terms scale with the core clock and the roofline term with the resource that bounds it".into(),
             );
         } else {
             notes.push("weights are for the device's default clocks; no clock scaling".into());
@@ -476,12 +477,29 @@ mod tests {
             .into_iter()
             .collect(),
             reuse: Some(Reuse::Unavailable("the addresses depend on data".into())),
+            block_execs: [(
+                0,
+                kerncast_passes::stats::BlockExecs {
+                    threads: 8192.0 * 32.0,
+                    warps: 8192.0,
+                },
+            )]
+            .into_iter()
+            .collect(),
             ..Default::default()
         };
         let clocks = d.default_clocks().unwrap();
-        let p = LinearModel::default()
-            .predict(&ModelInput::new(stats), &d, clocks)
-            .unwrap();
+        let mut input = ModelInput::new(stats);
+        input.chains = [(
+            0,
+            crate::schedule::chain::Chain {
+                alu: 10.0,
+                gmem: 1.0,
+            },
+        )]
+        .into_iter()
+        .collect();
+        let p = LinearModel::default().predict(&input, &d, clocks).unwrap();
         assert!(
             p.notes.iter().any(|n| n.starts_with(
                 "roofline term: l2_hit_rate not given and no reuse profile (the addresses depend on data)"

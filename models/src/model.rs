@@ -21,6 +21,10 @@ pub struct ModelInput {
     /// so the model that needs them says so.
     #[serde(skip)]
     pub blocks_missing: Option<String>,
+    /// Per CFG basic block (index as in `stats.block_execs`), its longest dependent chains
+    /// (`crate::schedule::chain`): device-free, so present where `blocks` cannot be.
+    #[serde(default)]
+    pub chains: BTreeMap<usize, crate::schedule::chain::Chain>,
     /// Values the static analysis cannot derive (`l2_hit_rate`, …), set by the user.
     #[serde(default)]
     pub hints: BTreeMap<String, f64>,

@@ -7,36 +7,50 @@
 //!
 //! - `const`: 1, the launch overhead;
 //! - `sched.roofline`: the roofline model's time (the busiest resource at its peak rate);
-//! - `sched.latency.alu`: waves × warp instructions per warp, in core cycles — the time one
-//!   warp's dependent chain takes when nothing hides its latency, once per wave of resident
-//!   blocks (the thesis's wave arithmetic, [`crate::schedule::thesis::waves`]);
-//! - `sched.latency.gmem`: the same for the warp's global-memory instructions, whose latency is
-//!   a DRAM or L2 round trip rather than a pipeline's.
+//! - `sched.chain.alu`: waves × the arithmetic steps of the dependent chains a warp runs
+//!   through ([`crate::schedule::chain`]), in core cycles — the time a warp waits on its own
+//!   results when nothing hides the latency, once per wave of resident blocks (the thesis's
+//!   wave arithmetic, [`crate::schedule::thesis::waves`]);
+//! - `sched.chain.gmem`: the same for the global loads along a chain (a load whose address a
+//!   load gives), whose step is an L2 or DRAM round trip rather than a pipeline's.
 //!
-//! The fitted weights say how many cycles each chained instruction costs on the device. The
-//! features come from the counts and the kernel's registers and shared memory, which
-//! `kerncast realcode` rows carry, so a fit on them sees exactly what a prediction sees.
+//! The fitted weights say how many cycles each chained step costs on the device. The features
+//! come from the counts, the kernel's chains per block and its registers and shared memory,
+//! which `kerncast realcode` rows carry (the chains as `sched.chain.*` per warp), so a fit on
+//! them sees exactly what a prediction sees. An earlier form charged every instruction a warp
+//! runs as a step; the chain tells a block of independent instructions, which issue one per
+//! cycle, from a dependent run of the same length (measured on gpuFLOPBench's RTX 3080
+//! launches in 5-fold CV by program: median error 28.5 % → 24.5 %, `docs/time-model.md`).
 
 use crate::device::{Clocks, Device};
-use crate::model::Result;
+use crate::model::{ModelError, Result};
+use crate::schedule::chain::Chain;
 use crate::schedule::thesis::{waves, SmLimits};
-use kerncast_passes::stats::{BoundStats, Feature, Granularity, Space};
+use kerncast_passes::stats::{BoundStats, Feature};
 use std::collections::BTreeMap;
 
 pub const CONST: &str = "const";
 pub const ROOFLINE: &str = "sched.roofline";
-pub const LATENCY_ALU: &str = "sched.latency.alu";
-pub const LATENCY_GMEM: &str = "sched.latency.gmem";
+pub const CHAIN_ALU: &str = "sched.chain.alu";
+pub const CHAIN_GMEM: &str = "sched.chain.gmem";
 
 /// The features of the scheduler form, in seconds at `clocks`. `roofline_s` is the roofline
-/// model's time for the same launch.
+/// model's time for the same launch; `chain` the dependent chains one warp runs through
+/// ([`crate::schedule::chain::per_warp`]), without which the form cannot predict.
 pub fn features(
     s: &BoundStats,
     roofline_s: f64,
+    chain: Option<Chain>,
     d: &Device,
     clocks: Clocks,
     model: &str,
 ) -> Result<BTreeMap<String, f64>> {
+    let chain = chain.ok_or_else(|| ModelError::Input {
+        model: model.to_string(),
+        what: "the kernel's dependent chains (its PTX, and how often each block runs) for \
+               the scheduler form"
+            .to_string(),
+    })?;
     let lim = SmLimits::of(d, model)?;
     let (blocks, threads_per_block) = match s.launch {
         Some(l) => (l.blocks(), l.threads_per_block()),
@@ -54,28 +68,12 @@ pub fn features(
         s.shared_bytes_per_block,
     )
     .waves as f64;
-    let warps = s.get(&Feature::Warps).max(1.0);
-    let (mut alu, mut gmem) = (0.0, 0.0);
-    for (f, &v) in &s.features {
-        match f {
-            Feature::Op {
-                gran: Granularity::Warp,
-                ..
-            } => alu += v,
-            Feature::Mem {
-                space: Space::Global,
-                gran: Granularity::Warp,
-                ..
-            } => gmem += v,
-            _ => {}
-        }
-    }
     let cycle_s = 1.0 / (clocks.core_mhz * 1e6);
     Ok([
         (CONST.to_string(), 1.0),
         (ROOFLINE.to_string(), roofline_s),
-        (LATENCY_ALU.to_string(), waves * alu / warps * cycle_s),
-        (LATENCY_GMEM.to_string(), waves * gmem / warps * cycle_s),
+        (CHAIN_ALU.to_string(), waves * chain.alu * cycle_s),
+        (CHAIN_GMEM.to_string(), waves * chain.gmem * cycle_s),
     ]
     .into_iter()
     .collect())
@@ -89,7 +87,7 @@ pub fn is_scheduler_form(weights: &BTreeMap<String, f64>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kerncast_passes::stats::{DType, Dir, Launch, OpKind, StrideClass};
+    use kerncast_passes::stats::Launch;
 
     /// 68 SMs × 16 resident blocks of 64 threads: 2000 blocks run in ⌈⌈2000 / 68⌉ / 16⌉ = 2 waves.
     #[test]
@@ -97,63 +95,41 @@ mod tests {
         let d = Device::load("rtx-3080").unwrap();
         let clocks = Clocks::new(1000.0, 9500.0);
         let blocks = 2000u64;
-        let warps = (blocks * 2) as f64;
         let s = BoundStats {
             kernel: "k".into(),
             launch: Some(Launch {
                 grid: [blocks, 1, 1],
                 block: [64, 1, 1],
             }),
-            features: [
-                (Feature::Warps, warps),
-                (
-                    Feature::Op {
-                        kind: OpKind::Fma,
-                        ty: DType::F32,
-                        gran: Granularity::Warp,
-                    },
-                    100.0 * warps,
-                ),
-                (
-                    Feature::Op {
-                        kind: OpKind::Fma,
-                        ty: DType::F32,
-                        gran: Granularity::Thread,
-                    },
-                    3200.0 * warps,
-                ),
-                (
-                    Feature::Mem {
-                        space: Space::Global,
-                        dir: Dir::Load,
-                        bits: 32,
-                        stride: StrideClass::Unit,
-                        nc: false,
-                        gran: Granularity::Warp,
-                    },
-                    10.0 * warps,
-                ),
-                (
-                    Feature::Mem {
-                        space: Space::Shared,
-                        dir: Dir::Load,
-                        bits: 32,
-                        stride: StrideClass::Unit,
-                        nc: false,
-                        gran: Granularity::Warp,
-                    },
-                    50.0 * warps,
-                ),
-            ]
-            .into_iter()
-            .collect(),
+            features: [(Feature::Warps, (blocks * 2) as f64)]
+                .into_iter()
+                .collect(),
             ..Default::default()
         };
-        let f = features(&s, 3e-6, &d, clocks, "test").unwrap();
+        let chain = Chain {
+            alu: 100.0,
+            gmem: 10.0,
+        };
+        let f = features(&s, 3e-6, Some(chain), &d, clocks, "test").unwrap();
         assert_eq!(f[CONST], 1.0);
         assert_eq!(f[ROOFLINE], 3e-6);
-        // 2 waves × 100 warp instructions × 1 ns; shared loads are not the global chain
-        assert!((f[LATENCY_ALU] - 200e-9).abs() < 1e-15, "{f:?}");
-        assert!((f[LATENCY_GMEM] - 20e-9).abs() < 1e-15, "{f:?}");
+        // 2 waves × 100 chained steps × 1 ns
+        assert!((f[CHAIN_ALU] - 200e-9).abs() < 1e-15, "{f:?}");
+        assert!((f[CHAIN_GMEM] - 20e-9).abs() < 1e-15, "{f:?}");
+    }
+
+    #[test]
+    fn without_the_chains_the_form_says_what_it_needs() {
+        let d = Device::load("rtx-3080").unwrap();
+        let e = features(
+            &BoundStats::default(),
+            1e-6,
+            None,
+            &d,
+            Clocks::new(1000.0, 9500.0),
+            "linear",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("dependent chains"), "{e}");
     }
 }

@@ -108,8 +108,8 @@ fn scheduler_truth() -> BTreeMap<String, f64> {
     [
         ("const", 2.5e-6),
         ("sched.roofline", 0.95),
-        ("sched.latency.alu", 12.0),
-        ("sched.latency.gmem", 25.0),
+        ("sched.chain.alu", 12.0),
+        ("sched.chain.gmem", 25.0),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -123,12 +123,9 @@ fn scheduler_table(rng: &mut ChaCha8Rng, n: usize) -> Vec<Measurement> {
             let f: BTreeMap<String, f64> = [
                 ("const", 1.0),
                 ("sched.roofline", 10f64.powf(rng.random_range(-7.0..-2.0))),
+                ("sched.chain.alu", 10f64.powf(rng.random_range(-9.0..-4.0))),
                 (
-                    "sched.latency.alu",
-                    10f64.powf(rng.random_range(-9.0..-4.0)),
-                ),
-                (
-                    "sched.latency.gmem",
+                    "sched.chain.gmem",
                     10f64.powf(rng.random_range(-10.0..-5.0)),
                 ),
             ]

@@ -83,31 +83,26 @@ impl Form {
         }
     }
 
-    /// Whether the form reads a row's count `key`: the counter's warp-level instructions and
-    /// the launch's size for the scheduler form, the `linear.*` features for Stevens'.
+    /// Whether the form reads a row's count `key`: the launch's size and the warp's dependent
+    /// chains for the scheduler form, the `linear.*` features for Stevens'.
     fn reads(self, key: &str) -> bool {
-        use kerncast_passes::stats::{Feature, Granularity, Space};
+        use kerncast_passes::stats::Feature;
         match self {
             Form::Stevens => key.starts_with("linear."),
-            Form::Scheduler => matches!(
-                key.parse::<Feature>(),
-                Ok(Feature::Op {
-                    gran: Granularity::Warp,
-                    ..
-                } | Feature::Mem {
-                    space: Space::Global,
-                    gran: Granularity::Warp,
-                    ..
-                } | Feature::Blocks
-                    | Feature::Warps
-                    | Feature::Threads)
-            ),
+            Form::Scheduler => {
+                key == sched_terms::CHAIN_ALU
+                    || key == sched_terms::CHAIN_GMEM
+                    || matches!(
+                        key.parse::<Feature>(),
+                        Ok(Feature::Blocks | Feature::Warps | Feature::Threads)
+                    )
+            }
         }
     }
 
     fn method(self) -> &'static str {
         match self {
-            Form::Scheduler => "scheduler form (const, sched.roofline, sched.latency.alu, sched.latency.gmem), least absolute log error",
+            Form::Scheduler => "scheduler form (const, sched.roofline, sched.chain.alu, sched.chain.gmem), least absolute log error",
             Form::Stevens => "Stevens & Klöckner features, NNLS on relative error",
         }
     }
@@ -373,8 +368,9 @@ fn figures_beside_roofline(
 }
 
 /// The scheduler form's features of a realcode row: its counts read back into the counter's
-/// features, the launch from its grid and block, the roofline's time from the same run. None
-/// where the row lacks the roofline's time or the device its SM limits.
+/// features, the launch from its grid and block, the roofline's time from the same run, the
+/// chains from its `sched.chain.*` counts. None where the row lacks the roofline's time or the
+/// chains, or the device its SM limits.
 fn scheduler_features(r: &Row, d: &kerncast_models::Device) -> Option<BTreeMap<String, f64>> {
     let roofline_s = r.roofline_time_ns.filter(|t| *t > 0.0)? / 1e9;
     let stats = kerncast_passes::stats::BoundStats {
@@ -392,8 +388,14 @@ fn scheduler_features(r: &Row, d: &kerncast_models::Device) -> Option<BTreeMap<S
         shared_bytes_per_block: r.shared_bytes_per_block,
         ..Default::default()
     };
+    // the dependent chains per warp the realcode run kept beside the counts; a row made
+    // before kerncast kept them has none, and so no scheduler features
+    let chain = kerncast_models::schedule::chain::Chain {
+        alu: *r.counts.get(sched_terms::CHAIN_ALU)?,
+        gmem: *r.counts.get(sched_terms::CHAIN_GMEM)?,
+    };
     let clocks = d.default_clocks().ok()?;
-    sched_terms::features(&stats, roofline_s, d, clocks, "linear").ok()
+    sched_terms::features(&stats, roofline_s, Some(chain), d, clocks, "linear").ok()
 }
 
 fn profile_path(device: &str) -> PathBuf {
@@ -1054,6 +1056,8 @@ mod tests {
                 .chain([
                     ("flops.f32".to_string(), 1.0),
                     ("linear.const".to_string(), 1.0),
+                    (sched_terms::CHAIN_ALU.to_string(), 640.0),
+                    (sched_terms::CHAIN_GMEM.to_string(), 3.0),
                 ])
                 .collect(),
             regs_per_thread: stats.regs_per_thread,
@@ -1061,9 +1065,18 @@ mod tests {
             ..Row::default()
         };
         let clocks = d.default_clocks().unwrap();
-        let direct = sched_terms::features(&stats, 1234e-9, &d, clocks, "linear").unwrap();
+        let chain = kerncast_models::schedule::chain::Chain {
+            alu: 640.0,
+            gmem: 3.0,
+        };
+        let direct =
+            sched_terms::features(&stats, 1234e-9, Some(chain), &d, clocks, "linear").unwrap();
         assert_eq!(scheduler_features(&row, &d).unwrap(), direct);
-        assert!(direct[sched_terms::LATENCY_GMEM] > 0.0 && direct[sched_terms::LATENCY_ALU] > 0.0);
+        assert!(direct[sched_terms::CHAIN_GMEM] > 0.0 && direct[sched_terms::CHAIN_ALU] > 0.0);
+        // a row kept before the chains were: no scheduler features, rather than a zero chain
+        let mut old = row.clone();
+        old.counts.remove(sched_terms::CHAIN_ALU);
+        assert!(scheduler_features(&old, &d).is_none());
         // the registers limit the blocks an SM holds, so they lengthen the waves
         let unlimited = Row {
             regs_per_thread: None,
@@ -1071,7 +1084,7 @@ mod tests {
             ..row
         };
         let more_resident = scheduler_features(&unlimited, &d).unwrap();
-        assert!(more_resident[sched_terms::LATENCY_ALU] < direct[sched_terms::LATENCY_ALU]);
+        assert!(more_resident[sched_terms::CHAIN_ALU] < direct[sched_terms::CHAIN_ALU]);
     }
 
     /// realcode-like rows of `programs`, timed by known scheduler-form weights.
@@ -1080,8 +1093,8 @@ mod tests {
         let w: BTreeMap<String, f64> = [
             ("const", 3e-6),
             (sched_terms::ROOFLINE, 1.2),
-            (sched_terms::LATENCY_ALU, 10.0),
-            (sched_terms::LATENCY_GMEM, 30.0),
+            (sched_terms::CHAIN_ALU, 10.0),
+            (sched_terms::CHAIN_GMEM, 30.0),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -1103,6 +1116,11 @@ mod tests {
                         "mem.global.load.b32.stride1.warp".to_string(),
                         (warps * (2 + 7 * l)) as f64,
                     ),
+                    (
+                        sched_terms::CHAIN_ALU.to_string(),
+                        (20 + 300 * (p as u64 % 4)) as f64,
+                    ),
+                    (sched_terms::CHAIN_GMEM.to_string(), (1 + 3 * l) as f64),
                 ]
                 .into_iter()
                 .collect();
@@ -1204,7 +1222,9 @@ mod tests {
         assert_eq!(written.len(), 30);
         assert!(written.iter().all(|r| !r.counts.contains_key("flops.f32")
             && !r.counts.contains_key("op.add_sub.s32.thread")
-            && r.counts.contains_key("op.add_sub.s32.warp")));
+            && !r.counts.contains_key("op.add_sub.s32.warp")
+            && r.counts.contains_key(sched_terms::CHAIN_ALU)
+            && r.counts.contains_key("warps")));
     }
 
     #[test]

@@ -376,6 +376,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
         stats,
         blocks: BTreeMap::new(),
         blocks_missing: None,
+        chains: BTreeMap::new(),
         hints: w.hints.clone(),
     };
     input.stats.launch.get_or_insert(Launch {
@@ -418,10 +419,12 @@ pub fn output(args: &Args) -> crate::Result<String> {
                 }
             }),
     ));
-    match blocks_from_cfg(&Cfg::build(f), &d) {
+    let cfg = Cfg::build(f);
+    match blocks_from_cfg(&cfg, &d) {
         Ok(b) => input.blocks = b,
         Err(e) => input.blocks_missing = Some(e.to_string()),
     }
+    input.chains = kerncast_models::schedule::chain::block_chains(&cfg);
     let power = PhysicalPowerParams::from_device(&d).ok();
     let heading = if shown == kname {
         kname.clone()

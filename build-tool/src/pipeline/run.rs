@@ -359,6 +359,11 @@ fn one(
         }
         counts.insert(f.to_string(), *v);
     }
+    // the dependent chains a warp runs through, for the scheduler form's fit to read back
+    if let Some(c) = kerncast_models::schedule::chain::per_warp(&stats, &blocks.chains) {
+        counts.insert(kerncast_models::sched_terms::CHAIN_ALU.to_string(), c.alu);
+        counts.insert(kerncast_models::sched_terms::CHAIN_GMEM.to_string(), c.gmem);
+    }
     // the linear model's features (Stevens & Klöckner's), for `kerncast fit` to read back
     for (k, v) in kerncast_models::linear::features(&stats) {
         counts.insert(format!("linear.{k}"), v);
@@ -453,7 +458,7 @@ fn scaling(
     prepared: &dyn Prepared,
     params: &[String],
     t: &Target,
-    blocks: &Result<crate::engine::Blocks, String>,
+    blocks: &crate::engine::KernelBlocks,
     w: &crate::workload::Workload,
     regs_per_thread: Option<u32>,
 ) -> Option<Scaling> {

@@ -54,8 +54,8 @@ fn regs(op: &Operand, out: &mut Vec<String>) {
     }
 }
 
-/// One instruction for the scheduler.
-pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
+/// The registers an instruction writes and those it reads (its guard among them).
+pub fn operand_regs(inst: &Inst) -> (Vec<String>, Vec<String>) {
     let (mut dst, mut src) = (Vec::new(), Vec::new());
     // `wmma.store.d… [p], r, ldm` writes memory only (opcode `wmma`, like `wmma.load`, which
     // writes its fragment)
@@ -71,6 +71,12 @@ pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
     if let Some(g) = &inst.pred {
         src.push(g.reg.clone());
     }
+    (dst, src)
+}
+
+/// One instruction for the scheduler.
+pub fn sched_inst(inst: &Inst, d: &Device) -> Result<SchedInst, DeviceError> {
+    let (dst, src) = operand_regs(inst);
     let (class, latency, mem, key) = if let Some((space, _dir, _bits, _nc)) = mem_access(inst) {
         let k = mem_key(space).to_string();
         (UnitClass::Lsu, 0, k.clone(), k)
