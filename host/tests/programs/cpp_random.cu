@@ -1,29 +1,31 @@
 /* kerncast-expect
-62: k(float*, int) <<<(375,1,1), (32,1,1), 0>>> x1 {n=375 p=ptr}
-64: k(float*, int) <<<(797,1,1), (64,1,1), 0>>> x1 {n=797 p=ptr}
-67: k(float*, int) <<<(612,1,1), (96,1,1), 0>>> x1 {n=612 p=ptr}
-70: k(float*, int) <<<(950,1,1), (128,1,1), 0>>> x1 {n=950 p=ptr}
-73: k(float*, int) <<<(785,1,1), (160,1,1), 0>>> x1 {n=785 p=ptr}
-77: k(float*, int) <<<(1,1,1), (192,1,1), 0>>> x1 {n=1 p=ptr}
-80: k(float*, int) <<<(813,1,1), (224,1,1), 0>>> x1 {n=813 p=ptr}
-84: k(float*, int) <<<(779,1,1), (256,1,1), 0>>> x1 {n=779 p=ptr}
-88: k(float*, int) <<<(88,1,1), (288,1,1), 0>>> x1 {n=88 p=ptr}
-89: k(float*, int) <<<(103,1,1), (320,1,1), 0>>> x1 {n=103 p=ptr}
-93: k(float*, int) <<<(34,1,1), (352,1,1), 0>>> x1 {n=34 p=ptr}
-96: k(float*, int) <<<(375,1,1), (384,1,1), 0>>> x1 {n=375 p=ptr}
-99: k(float*, int) <<<(599,1,1), (416,1,1), 0>>> x1 {n=599 p=ptr}
-102: k(float*, int) <<<(924,1,1), (448,1,1), 0>>> x1 {n=924 p=ptr}
-105: k(float*, int) <<<(295,1,1), (480,1,1), 0>>> x1 {n=295 p=ptr}
-114: k(float*, int) <<<(47,1,1), (512,1,1), 0>>> x1 {n=47 p=ptr}
-118: k(float*, int) <<<(?{`w`: a random number},1,1), (544,1,1), 0>>> x1 {n=?{`w`: a random number} p=ptr}
-122: k(float*, int) <<<(375,1,1), (576,1,1), 0>>> x1 {n=375 p=ptr}
-124: k(float*, int) <<<(375,1,1), (608,1,1), 0>>> x1 {n=375 p=ptr}
-126: k(float*, int) <<<(375,1,1), (640,1,1), 0>>> x1 {n=375 p=ptr}
-128: k(float*, int) <<<(797,1,1), (672,1,1), 0>>> x1 {n=797 p=ptr}
-131: k(float*, int) <<<(?{`v4`: a random number},1,1), (704,1,1), 0>>> x1 {n=?{`v4`: a random number} p=ptr}
-134: k(float*, int) <<<(77,1,1), (736,1,1), 0>>> x1 {n=77 p=ptr}
-137: k(float*, int) <<<(?{`v6`: a random number},1,1), (768,1,1), 0>>> x1 {n=?{`v6`: a random number} p=ptr}
-141: k(float*, int) <<<(?{`v7`: a random number},1,1), (800,1,1), 0>>> x1 {n=?{`v7`: a random number} p=ptr}
+65: k(float*, int) <<<(375,1,1), (32,1,1), 0>>> x1 {n=375 p=ptr}
+67: k(float*, int) <<<(797,1,1), (64,1,1), 0>>> x1 {n=797 p=ptr}
+70: k(float*, int) <<<(612,1,1), (96,1,1), 0>>> x1 {n=612 p=ptr}
+73: k(float*, int) <<<(950,1,1), (128,1,1), 0>>> x1 {n=950 p=ptr}
+76: k(float*, int) <<<(785,1,1), (160,1,1), 0>>> x1 {n=785 p=ptr}
+80: k(float*, int) <<<(1,1,1), (192,1,1), 0>>> x1 {n=1 p=ptr}
+83: k(float*, int) <<<(813,1,1), (224,1,1), 0>>> x1 {n=813 p=ptr}
+87: k(float*, int) <<<(779,1,1), (256,1,1), 0>>> x1 {n=779 p=ptr}
+91: k(float*, int) <<<(88,1,1), (288,1,1), 0>>> x1 {n=88 p=ptr}
+92: k(float*, int) <<<(103,1,1), (320,1,1), 0>>> x1 {n=103 p=ptr}
+96: k(float*, int) <<<(34,1,1), (352,1,1), 0>>> x1 {n=34 p=ptr}
+99: k(float*, int) <<<(375,1,1), (384,1,1), 0>>> x1 {n=375 p=ptr}
+102: k(float*, int) <<<(599,1,1), (416,1,1), 0>>> x1 {n=599 p=ptr}
+105: k(float*, int) <<<(924,1,1), (448,1,1), 0>>> x1 {n=924 p=ptr}
+108: k(float*, int) <<<(295,1,1), (480,1,1), 0>>> x1 {n=295 p=ptr}
+117: k(float*, int) <<<(47,1,1), (512,1,1), 0>>> x1 {n=47 p=ptr}
+121: k(float*, int) <<<(?{`w`: a random number},1,1), (544,1,1), 0>>> x1 {n=?{`w`: a random number} p=ptr}
+125: k(float*, int) <<<(375,1,1), (576,1,1), 0>>> x1 {n=375 p=ptr}
+127: k(float*, int) <<<(375,1,1), (608,1,1), 0>>> x1 {n=375 p=ptr}
+129: k(float*, int) <<<(375,1,1), (640,1,1), 0>>> x1 {n=375 p=ptr}
+131: k(float*, int) <<<(797,1,1), (672,1,1), 0>>> x1 {n=797 p=ptr}
+134: k(float*, int) <<<(?{`v4`: a random number},1,1), (704,1,1), 0>>> x1 {n=?{`v4`: a random number} p=ptr}
+137: k(float*, int) <<<(77,1,1), (736,1,1), 0>>> x1 {n=77 p=ptr}
+140: k(float*, int) <<<(?{`v6`: a random number},1,1), (768,1,1), 0>>> x1 {n=?{`v6`: a random number} p=ptr}
+144: k(float*, int) <<<(?{`v7`: a random number},1,1), (800,1,1), 0>>> x1 {n=?{`v7`: a random number} p=ptr}
+148: k(float*, int) <<<(50,1,1), (832,1,1), 0>>> x1 {n=50 p=ptr}
+152: k(float*, int) <<<(?{`q2`: a random number},1,1), (864,1,1), 0>>> x1 {n=?{`q2`: a random number} p=ptr}
 */
 // C++ <random> as libstdc++ computes it: the engines are fixed by the standard and the
 // distributions by libstdc++'s algorithms (Lemire's bounded integers, generate_canonical,
@@ -32,8 +34,9 @@
 // built with g++ 12 and libstdc++. A seed kerncast cannot know (`std::random_device`) leaves the
 // engine, and every number drawn from it, unknown; so does a draw it may not have followed (on
 // one side of a condition it cannot decide, in a function it has no body for, in a loop too
-// long to run), until the program seeds the engine again. A copy of an engine, and one passed
-// by value, draws on its own.
+// long to run), until the program seeds the engine again; a normal distribution drawn there may
+// hold a saved value, so what it gives stays unknown even from a seeded engine. A copy of an
+// engine, and one passed by value, draws on its own.
 #include <random>
 #include <vector>
 #include <ctime>
@@ -139,5 +142,13 @@ int main() {
   for (int i = 0; i < 100000000; i++) d(h);
   int v7 = d(h);
   k<<<v7, 800>>>(buf, v7);
+  std::normal_distribution<double> nd2(50.0, 5.0);
+  h.seed(3);
+  int q1 = nd2(h);
+  k<<<q1, 832>>>(buf, q1);
+  if (time(NULL) % 2) nd2(h);
+  h.seed(3);
+  int q2 = nd2(h);
+  k<<<q2, 864>>>(buf, q2);
   return 0;
 }

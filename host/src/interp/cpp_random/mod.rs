@@ -286,27 +286,29 @@ impl Interp<'_> {
                 Value::Void
             }
             (Random::Dist(d), "operator()") if args.len() == 1 => {
-                let Some(eh) = engine_of(args.first()) else {
-                    return random_number();
-                };
-                if !follows {
-                    forget(&eh);
-                    d.reset();
-                    return random_number();
-                }
-                let mut eb = eh.borrow_mut();
-                let drawn = match &mut *eb {
-                    Handle::Random(er) => match &mut **er {
-                        Random::Engine(engine) => d.draw(engine),
+                let drawn = engine_of(args.first()).and_then(|eh| {
+                    let mut eb = eh.borrow_mut();
+                    let v = match &mut *eb {
+                        Handle::Random(er) => match &mut **er {
+                            Random::Engine(engine) if follows => d.draw(engine),
+                            _ => None,
+                        },
                         _ => None,
-                    },
-                    _ => None,
-                };
+                    };
+                    drop(eb);
+                    if v.is_none() {
+                        forget(&eh);
+                    }
+                    v
+                });
                 match drawn {
                     Some(v) => v,
                     None => {
-                        drop(eb);
-                        forget(&eh);
+                        // a normal distribution may now hold a saved value kerncast does not
+                        // know, which its next draw would give
+                        if matches!(d, Dist::Normal { .. }) {
+                            **r = Random::Lost;
+                        }
                         random_number()
                     }
                 }
