@@ -636,8 +636,20 @@ pub fn fit(args: &Args) -> crate::Result<String> {
         programs.len()
     );
     if programs.len() < args.folds {
+        // rows a kerncast before the dependent chains wrote have counts but no chains
+        let without_chains = rows
+            .iter()
+            .any(|r| !r.counts.is_empty() && !r.counts.contains_key(sched_terms::CHAIN_ALU));
+        let hint = if args.form == Form::Scheduler && without_chains {
+            format!(
+                " (rows without `{}`, which a kerncast before the scheduler form's dependent chains wrote: run `kerncast realcode --json` again)",
+                sched_terms::CHAIN_ALU
+            )
+        } else {
+            String::new()
+        };
         return Err(Error::Analysis(format!(
-            "{} programs with features: too few for {}-fold cross-validation grouped by program",
+            "{} programs with features: too few for {}-fold cross-validation grouped by program{hint}",
             programs.len(),
             args.folds
         )));
@@ -1187,6 +1199,38 @@ mod tests {
         assert!(
             err.contains("prog10 prog11") && err.contains("not held out"),
             "{err}"
+        );
+    }
+
+    /// Rows written before the chains were kept fail with what to do, not a bare count.
+    #[test]
+    fn rows_without_the_chains_say_to_run_realcode_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.json");
+        let mut rows = scheduler_rows(0..10);
+        for r in rows.iter_mut() {
+            let c = r["counts"].as_object_mut().unwrap();
+            c.remove(sched_terms::CHAIN_ALU);
+            c.remove(sched_terms::CHAIN_GMEM);
+        }
+        std::fs::write(&path, serde_json::to_string(&rows).unwrap()).unwrap();
+        let e = fit(&Args {
+            measurements: path,
+            features: None,
+            device: "rtx-3080".into(),
+            profile: None,
+            dry_run: true,
+            write_rows: None,
+            folds: 5,
+            held_out: None,
+            held_out_device: None,
+            form: Form::Scheduler,
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("sched.chain.alu") && e.contains("realcode"),
+            "{e}"
         );
     }
 
