@@ -1202,6 +1202,22 @@ mod tests {
         );
     }
 
+    /// A scheduler-form fit of `measurements` on the RTX 3080 that writes no profile.
+    fn dry_run_args(measurements: &Path, write_rows: Option<PathBuf>) -> Args {
+        Args {
+            measurements: measurements.to_path_buf(),
+            features: None,
+            device: "rtx-3080".into(),
+            profile: None,
+            dry_run: true,
+            write_rows,
+            folds: 5,
+            held_out: None,
+            held_out_device: None,
+            form: Form::Scheduler,
+        }
+    }
+
     /// Rows written before the chains were kept fail with what to do, not a bare count.
     #[test]
     fn rows_without_the_chains_say_to_run_realcode_again() {
@@ -1214,20 +1230,7 @@ mod tests {
             c.remove(sched_terms::CHAIN_GMEM);
         }
         std::fs::write(&path, serde_json::to_string(&rows).unwrap()).unwrap();
-        let e = fit(&Args {
-            measurements: path,
-            features: None,
-            device: "rtx-3080".into(),
-            profile: None,
-            dry_run: true,
-            write_rows: None,
-            folds: 5,
-            held_out: None,
-            held_out_device: None,
-            form: Form::Scheduler,
-        })
-        .unwrap_err()
-        .to_string();
+        let e = fit(&dry_run_args(&path, None)).unwrap_err().to_string();
         assert!(
             e.contains("sched.chain.alu") && e.contains("realcode"),
             "{e}"
@@ -1246,20 +1249,8 @@ mod tests {
         }
         std::fs::write(&full, serde_json::to_string(&rows).unwrap()).unwrap();
         let kept = dir.path().join("kept.json");
-        let args = |measurements: &Path, write_rows: Option<PathBuf>| Args {
-            measurements: measurements.to_path_buf(),
-            features: None,
-            device: "rtx-3080".into(),
-            profile: None,
-            dry_run: true,
-            write_rows,
-            folds: 5,
-            held_out: None,
-            held_out_device: None,
-            form: Form::Scheduler,
-        };
-        let first = fit(&args(&full, Some(kept.clone()))).unwrap();
-        let again = fit(&args(&kept, None)).unwrap();
+        let first = fit(&dry_run_args(&full, Some(kept.clone()))).unwrap();
+        let again = fit(&dry_run_args(&kept, None)).unwrap();
         let body = |out: &str| out.lines().skip(1).collect::<Vec<_>>().join("\n");
         assert_eq!(body(&first), body(&again));
         let written: Vec<Row> = crate::realcode::read_rows(&kept).unwrap();
