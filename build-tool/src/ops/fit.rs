@@ -301,6 +301,48 @@ pub fn cross_validate(
     Ok(cv)
 }
 
+/// One order whatever the source (realcode JSON or a CSV): a fold's NNLS problem can be
+/// rank-deficient, and then which of its solutions is found depends on the row order.
+fn sort_rows(rows: &mut [Row]) {
+    rows.sort_by(|a, b| {
+        (&a.program, &a.kernel, a.grid, a.block)
+            .cmp(&(&b.program, &b.kernel, b.grid, b.block))
+            .then(
+                a.measured_time_ns
+                    .unwrap_or(0.0)
+                    .total_cmp(&b.measured_time_ns.unwrap_or(0.0)),
+            )
+    });
+}
+
+/// The scheduler form refitted in `folds`-fold cross-validation grouped by program on a realcode
+/// run's rows of device `d`: the time model's held-out figure, as `kerncast fit --dry-run`
+/// prints it for the same rows. `None` where too few programs have features.
+pub fn cross_validated_time(
+    rows: &[crate::realcode::Row],
+    d: &kerncast_models::Device,
+    folds: usize,
+) -> Option<String> {
+    let mut rows: Vec<Row> = rows
+        .iter()
+        .filter_map(|r| serde_json::from_value(serde_json::to_value(r).ok()?).ok())
+        .collect();
+    sort_rows(&mut rows);
+    let usable = usable_rows(&rows, Some(d));
+    let programs: BTreeSet<&str> = usable.iter().map(|(r, _)| r.program.as_str()).collect();
+    if programs.len() < folds.max(2) {
+        return None;
+    }
+    let labelled: Vec<(&str, Measurement)> = usable
+        .iter()
+        .map(|(r, m)| (r.program.as_str(), m.clone()))
+        .collect();
+    let cv = cross_validate(&labelled, folds, Form::Scheduler).ok()?;
+    let name = format!("linear scheduler form refitted in {folds}-fold CV grouped by program");
+    let (text, _) = figures_beside_roofline(&name, &usable, &cv);
+    text.lines().next().map(|l| format!("{l}\n"))
+}
+
 /// The rows with a measured time and the form's features (the scheduler form's with the
 /// device, else the `linear.*` counts), as measurements.
 fn usable_rows<'a>(
@@ -589,18 +631,8 @@ pub fn fit(args: &Args) -> crate::Result<String> {
         crate::realcode::read_rows(&args.measurements)?
     };
     let total = rows.len();
-    // One order whatever the source (realcode JSON or a CSV): a fold's NNLS problem can be
-    // rank-deficient, and then which of its solutions is found depends on the row order.
     let mut rows = rows;
-    rows.sort_by(|a, b| {
-        (&a.program, &a.kernel, a.grid, a.block)
-            .cmp(&(&b.program, &b.kernel, b.grid, b.block))
-            .then(
-                a.measured_time_ns
-                    .unwrap_or(0.0)
-                    .total_cmp(&b.measured_time_ns.unwrap_or(0.0)),
-            )
-    });
+    sort_rows(&mut rows);
     let device = match args.form {
         Form::Scheduler => Some(
             kerncast_models::Device::load(&args.device)
@@ -1216,6 +1248,40 @@ mod tests {
             held_out_device: None,
             form: Form::Scheduler,
         }
+    }
+
+    /// `kerncast realcode` prints the time model's cross-validated figures as `kerncast fit
+    /// --dry-run` does on the same rows.
+    #[test]
+    fn realcode_prints_the_fits_cross_validated_figures() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.json");
+        let mut rows = scheduler_rows(0..10);
+        for r in rows.iter_mut() {
+            r["found"] = serde_json::json!(true);
+        }
+        std::fs::write(&path, serde_json::to_string(&rows).unwrap()).unwrap();
+        let fitted = fit(&dry_run_args(&path, None)).unwrap();
+        let realcode_rows: Vec<crate::realcode::Row> = crate::realcode::read_rows(&path).unwrap();
+        let d = kerncast_models::Device::load("rtx-3080").unwrap();
+        let line = cross_validated_time(&realcode_rows, &d, 5).unwrap();
+        let figures = |l: &str| {
+            l.split_once("launches): ")
+                .map(|(_, f)| f.trim().to_string())
+        };
+        let from_fit = fitted
+            .lines()
+            .find(|l| l.starts_with("time (linear scheduler, 5-fold CV by program, 30 launches)"))
+            .unwrap_or_else(|| panic!("no CV line in:\n{fitted}"));
+        assert!(
+            line.starts_with(
+                "time (linear scheduler form refitted in 5-fold CV grouped by program, 30 launches)"
+            ),
+            "{line}"
+        );
+        assert_eq!(figures(&line), figures(from_fit));
+        // too few programs for the folds: no figure rather than a meaningless one
+        assert!(cross_validated_time(&realcode_rows[..6], &d, 5).is_none());
     }
 
     /// Rows written before the chains were kept fail with what to do, not a bare count.
