@@ -614,7 +614,6 @@ pub fn run(args: Args) -> crate::Result<()> {
             kerncast_models::Device::load(&args.device).ok().as_ref(),
         )
     );
-
     if let Some(path) = &args.json {
         eprintln!(
             "realcode: {} rows written to {}",

@@ -1808,7 +1808,10 @@ pub(super) fn construct(
     }
     let class = name.rsplit_once("::").map(|(c, _)| c).unwrap_or(name);
     let class_last = last(class);
-    if let Some(ty) = e.ty.record_name() {
+    // every library construction comes here (a `dim3` in a loop): read the arguments only for
+    // a class of `<random>`
+    let random_class = class_last.ends_with("_engine") || class_last.ends_with("_distribution");
+    if let (true, Some(ty)) = (random_class, e.ty.record_name()) {
         let values: Vec<Value> = args.iter().map(|a| a.value()).collect();
         if let Some(v) = cpp_random::construct(class_last, ty, &values) {
             return Ok(Some(v));
