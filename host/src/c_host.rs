@@ -89,6 +89,7 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
         device: opts.device.clone(),
         budget: opts.budget.clone(),
         occupancy: opts.occupancy.clone(),
+        run_dir: opts.run_dir.clone(),
     };
     let mut compiled = Vec::new();
     let readings: Vec<HostReading> = groups

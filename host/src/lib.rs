@@ -25,8 +25,8 @@ pub use python::gpu_scripts;
 pub use compdb::{Toolchain, UnitSpec};
 pub use interp::{Budget, DeviceProps, OccupancyOracle};
 pub use output::{
-    lfs_pointer_note, BufferData, CallSite, EmbeddedSource, HostReading, Launch, Scalar,
-    SourceOrigin, Unreached, LOCAL_SIZE_NAMES,
+    lfs_pointer_note, names_missing_program_file, BufferData, CallSite, EmbeddedSource,
+    HostReading, Launch, Scalar, SourceOrigin, Unreached, LOCAL_SIZE_NAMES,
 };
 pub use program::{HostError, Options, Program};
 

@@ -229,6 +229,10 @@ pub struct HostReading {
     /// The compiler's errors (a missing header, a syntax error).
     pub diagnostics: Vec<String>,
     pub notes: Vec<String>,
+    /// Files the program reads that are not where it runs (`Options::run_dir`): what it reads
+    /// from them is unknown. Each with the call that reads it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub missing_inputs: BTreeMap<String, String>,
     /// Steps the interpreter spent (deterministic; the budget is in the same unit).
     pub steps: u64,
     /// Kernel programs the host carries or reads and compiles at run time (a Python script's
@@ -341,8 +345,20 @@ pub fn lfs_pointer_note(file: &str) -> Option<String> {
     head[..n]
         .starts_with(b"version https://git-lfs.github.com/spec/")
         .then(|| {
-            format!("{file} is a Git LFS pointer, not the file it stands for: fetch it with `git lfs pull`")
+            format!(
+                "{file} {LFS_POINTER}, not the file it stands for: fetch it with `git lfs pull`"
+            )
         })
+}
+
+const LFS_POINTER: &str = "is a Git LFS pointer";
+const NO_PACKAGE_HINT: &str = "add the folder that has it with -I, or --compile-commands";
+
+/// Whether a reading's diagnostic says that a file of the program's own is not there: a
+/// header no known package provides, or a Git LFS pointer never fetched.
+pub fn names_missing_program_file(diagnostic: &str) -> bool {
+    diagnostic.contains(LFS_POINTER)
+        || (diagnostic.contains("file not found") && diagnostic.contains(NO_PACKAGE_HINT))
 }
 
 /// Where a missing header comes from.
@@ -372,7 +388,7 @@ fn header_hint(h: &str) -> String {
     };
     match from {
         Some(f) => format!("provided by {f}"),
-        None => "add the folder that has it with -I, or --compile-commands".to_string(),
+        None => NO_PACKAGE_HINT.to_string(),
     }
 }
 
@@ -415,6 +431,9 @@ pub(crate) fn merge(mut readings: Vec<HostReading>) -> HostReading {
             if !out.notes.contains(&n) {
                 out.notes.push(n);
             }
+        }
+        for (file, by) in r.missing_inputs {
+            out.missing_inputs.entry(file).or_insert(by);
         }
         out.steps += r.steps;
         out.embedded.extend(r.embedded);
@@ -558,6 +577,7 @@ pub(crate) fn build(
         params_used: outcome.used,
         diagnostics,
         notes,
+        missing_inputs: outcome.missing_inputs,
         steps: outcome.steps,
         embedded: Vec::new(),
         inputs: None,

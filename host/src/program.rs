@@ -33,6 +33,9 @@ pub struct Options {
     /// A folder to keep precompiled CUDA preludes in between runs (`clang::prelude`): a `.cu`
     /// unit then parses in about half the time, to the same AST. `None`: parse them whole.
     pub prelude_cache: Option<std::path::PathBuf>,
+    /// The folder the program runs in: a file it reads that is not there is listed in the
+    /// reading (`HostReading::missing_inputs`). `None`: files are not looked for.
+    pub run_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]

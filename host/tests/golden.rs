@@ -266,6 +266,12 @@ fn render(r: &HostReading, case: &Case, show: Show) -> Vec<Line> {
             body,
         });
     }
+    for (file, by) in &r.missing_inputs {
+        out.push(Line {
+            loc: None,
+            body: format!("missing {file} read by {by}"),
+        });
+    }
     for n in &r.notes {
         if !n.contains("read as run without arguments") {
             out.push(Line {
@@ -362,6 +368,8 @@ fn check(case: &Case, tools: &Toolchain, preludes: &Path, bless: bool) -> Result
     let opts = Options {
         toolchain: tools.clone(),
         prelude_cache: Some(preludes.to_path_buf()),
+        // each case runs in its own folder: a file it reads that is not there is listed
+        run_dir: case.header_file.parent().map(Path::to_path_buf),
         ..Options::default()
     };
     let reading = read(&program, &opts).map_err(|e| format!("{}: {e}", case.name))?;

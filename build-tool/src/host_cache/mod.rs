@@ -151,9 +151,10 @@ fn key(program: &Program, opts: &Options) -> Option<String> {
         serde_json::to_vec(&opts.budget).ok()?,
         format!("{:?}", opts.toolchain).into(),
         format!(
-            "find_main_beside={} occupancy={}",
+            "find_main_beside={} occupancy={} run_dir={:?}",
             opts.find_main_beside,
-            opts.occupancy.is_some()
+            opts.occupancy.is_some(),
+            opts.run_dir
         )
         .into(),
     ];

@@ -18,6 +18,8 @@ pub struct StoredReading {
     params_used: BTreeSet<String>,
     diagnostics: Vec<String>,
     notes: Vec<String>,
+    #[serde(default)]
+    missing_inputs: BTreeMap<String, String>,
     steps: u64,
     embedded: Vec<StoredEmbedded>,
 }
@@ -114,6 +116,7 @@ impl StoredReading {
             params_used,
             diagnostics,
             notes,
+            missing_inputs,
             steps,
             embedded,
             inputs: _,
@@ -125,6 +128,7 @@ impl StoredReading {
             params_used,
             diagnostics,
             notes,
+            missing_inputs,
             steps,
             embedded: embedded.into_iter().map(StoredEmbedded::of).collect(),
         }
@@ -139,6 +143,7 @@ impl StoredReading {
             params_used,
             diagnostics,
             notes,
+            missing_inputs,
             steps,
             embedded,
         } = self;
@@ -152,6 +157,7 @@ impl StoredReading {
             params_used,
             diagnostics,
             notes,
+            missing_inputs,
             steps,
             embedded: embedded.into_iter().map(StoredEmbedded::source).collect(),
             inputs: None,
@@ -563,6 +569,9 @@ mod tests {
             params_used: ["n".to_string()].into_iter().collect(),
             diagnostics: vec!["main.cu:1:1: error: x".into()],
             notes: vec!["a note".into()],
+            missing_inputs: [("in.txt".to_string(), "fopen".to_string())]
+                .into_iter()
+                .collect(),
             steps: 1234,
             embedded: vec![EmbeddedSource {
                 api: "clCreateProgramWithSource".into(),

@@ -32,6 +32,10 @@ pub struct Args {
     /// The C++ standard (`c++17`).
     #[arg(long = "std")]
     pub std: Option<String>,
+    /// The folder the program runs in, where the files it opens by relative paths are
+    /// (default: the current folder); a file it reads that is not there is listed.
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: Option<PathBuf>,
     /// Machine-readable output: a list of launch objects.
     #[arg(long)]
     pub json: bool,
@@ -46,6 +50,10 @@ pub fn read(args: &Args) -> crate::Result<HostReading> {
         // one program, named by the user: its `main` may be in a file beside the one named
         find_main_beside: true,
         prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
+        run_dir: args
+            .run_dir
+            .clone()
+            .or_else(|| std::env::current_dir().ok()),
         ..Options::default()
     };
     for p in &args.params {
@@ -285,6 +293,15 @@ pub fn render(r: &HostReading) -> String {
         let _ = writeln!(out, "unknown names (give them with --param NAME=VALUE):");
         for (n, why) in &r.assumptions {
             let _ = writeln!(out, "  {n}: {why}");
+        }
+    }
+    if !r.missing_inputs.is_empty() {
+        let _ = writeln!(
+            out,
+            "files it reads that are not where it runs (what it reads from them is unknown):"
+        );
+        for (file, by) in &r.missing_inputs {
+            let _ = writeln!(out, "  {file} (read by `{by}`)");
         }
     }
     for n in &r.notes {

@@ -597,6 +597,19 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 ))),
             }
         }
+        // a copy of the string: the file a program opens by its copy is still known
+        "strdup" => Ok(str_arg(args, 0).map(|s| Value::Str(Rc::from(s)))),
+        // POSIX `open`: only that it reads a file (flags other than O_WRONLY) is modelled
+        "open" if args.len() >= 2 => {
+            if let (Some(path), Some(flags)) = (str_arg(args, 0), int_arg(args, 1)) {
+                const O_ACCMODE: i128 = 3;
+                const O_WRONLY: i128 = 1;
+                if flags & O_ACCMODE != O_WRONLY {
+                    it.reads_file(&path, f);
+                }
+            }
+            Ok(None)
+        }
         "strlen" => match str_arg(args, 0) {
             Some(s) => ret(Value::Int(s.len() as i128)),
             None => Ok(Some(arg_unknown(&arg(args, 0), f))),
@@ -757,6 +770,11 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             Ok(Some(arg(args, 0)))
         }
         "fopen" | "fdopen" | "popen" | "tmpfile" => {
+            if let (Some(path), Some(mode)) = (str_arg(args, 0), str_arg(args, 1)) {
+                if f == "fopen" && mode.contains('r') {
+                    it.reads_file(&path, f);
+                }
+            }
             Ok(Some(Value::Handle(heap::shared(Handle::Opaque("a file")))))
         }
         "getopt" => {
@@ -1905,6 +1923,9 @@ pub(super) fn construct(
             Ok(Some(containers::string_stream(args)))
         }
         "basic_ifstream" | "basic_fstream" | "basic_ofstream" => {
+            if let Some(path) = str_arg(args, 0).filter(|_| class_last != "basic_ofstream") {
+                it.reads_file(&path, &format!("std::{}", &class_last["basic_".len()..]));
+            }
             Ok(Some(containers::file_stream()))
         }
         "map" | "set" | "unordered_map" | "unordered_set" | "multimap" | "multiset" => {

@@ -7,7 +7,7 @@
 //! `m[k] = v` write the entry itself; an iterator is a record `{__map, __index}` copied by
 //! value as C++ copies iterators.
 
-use super::access::{parse_float, parse_int, Arg, Place};
+use super::access::{parse_float, parse_int, str_of, Arg, Place};
 use super::state::{Exec, Interp};
 use super::value::{Buffer, Handle, Key, Ptr, Record, Value};
 use crate::ast::{Expr, Param, Ty};
@@ -177,6 +177,11 @@ impl Interp<'_> {
             }
             let is_stream = matches!(&*h.borrow(), Handle::Stream { .. });
             if is_stream {
+                if m == "open" && !name.contains("ofstream") {
+                    if let Some(path) = args.first().and_then(|a| str_of(&a.value())) {
+                        self.reads_file(&path, name);
+                    }
+                }
                 return Ok(self.stream_method(m, h, args, params));
             }
         }
@@ -365,6 +370,12 @@ impl Interp<'_> {
                 if let Handle::Stream { failed, eof, .. } = &mut *h.borrow_mut() {
                     *failed = false;
                     *eof = false;
+                }
+                Some(Value::Void)
+            }
+            "open" => {
+                if let Handle::Stream { text, .. } = &mut *h.borrow_mut() {
+                    *text = None;
                 }
                 Some(Value::Void)
             }

@@ -91,6 +91,8 @@ pub struct Outcome {
     pub used: std::collections::BTreeSet<String>,
     /// What the reading assumed that the launches do not show (a given tensor's layout).
     pub notes: Vec<String>,
+    /// Files it reads that are not where it runs, with the call that reads each.
+    pub missing_inputs: BTreeMap<String, String>,
     /// Programs the host compiles at run time.
     pub programs: Vec<programs::CompiledProgram>,
 }
@@ -117,6 +119,7 @@ impl<'p> Interp<'p> {
             assumptions: BTreeMap::new(),
             used: Default::default(),
             notes: Vec::new(),
+            missing_inputs: BTreeMap::new(),
             programs: Vec::new(),
             uncertain: 0,
             device_data_lost: None,
@@ -219,8 +222,24 @@ impl<'p> Interp<'p> {
             exited_at: self.exited_at,
             used: self.used,
             notes: self.notes,
+            missing_inputs: self.missing_inputs,
             programs: self.programs,
         }
+    }
+
+    /// A file the program reads (`by`: the call that reads it), noted where it is not in the
+    /// folder the program runs in: what the program reads from it is unknown, and the reading
+    /// lists the file so that the user sees why.
+    pub(super) fn reads_file(&mut self, path: &str, by: &str) {
+        let Some(dir) = &self.opts.run_dir else {
+            return;
+        };
+        if path.is_empty() || dir.join(path).exists() {
+            return;
+        }
+        self.missing_inputs
+            .entry(path.to_string())
+            .or_insert_with(|| by.to_string());
     }
 
     /// Notes what the reading assumed, once.

@@ -87,6 +87,9 @@ pub struct RunOptions {
     pub device: DeviceProps,
     pub budget: Budget,
     pub occupancy: Option<Arc<dyn OccupancyOracle>>,
+    /// The folder the program runs in, where the relative paths it opens are found; `None`:
+    /// where it runs is not known, and no file it opens is looked for.
+    pub run_dir: Option<std::path::PathBuf>,
 }
 
 /// How far an undecided branch that leaves early (`if (bad) return 1;`) makes the code
@@ -167,6 +170,7 @@ pub struct Interp<'p> {
     /// The given values the program read.
     pub(super) used: std::collections::BTreeSet<String>,
     pub(super) notes: Vec<String>,
+    pub(super) missing_inputs: BTreeMap<String, String>,
     pub(super) programs: Vec<CompiledProgram>,
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.

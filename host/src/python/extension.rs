@@ -692,6 +692,7 @@ pub fn call<'a>(
         device: it.opts.device.clone(),
         budget,
         occupancy: it.opts.occupancy.clone(),
+        run_dir: None,
     };
     let Some(built) = it.extensions.built.get(ext.built) else {
         return Ok(Val::unknown("an extension kerncast did not build"));

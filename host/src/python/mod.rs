@@ -141,6 +141,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         assumptions: std::mem::take(&mut it.assumptions),
         used: std::mem::take(&mut it.used),
         notes: Vec::new(),
+        missing_inputs: Default::default(),
         programs: Vec::new(),
         steps: it.steps,
         exited_at: None,

@@ -1,14 +1,15 @@
 /* kerncast-expect
 show: buffer_data
-47: rows(int const*, float*, int) <<<(3,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000}
-48: rows(int const*, float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000}
-49: scale(double const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 par=ptr} data{par=000000000000e03f00000000000000400000000000000000?{an uninitialised variable}}
-50: fill(unsigned char*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {b=ptr n=4} data{b=07070707}
-51: rows(int const*, float*, int) <<<(1,1,1), (64,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000!}
-55: rows(int const*, float*, int) <<<(4,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr}
-58: rows(int const*, float*, int) <<<(1,1,1), (128,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000040000000500000009000000}
-71: rows(int const*, float*, int) <<<(1,1,1), (256,1,1), 0>>> x1 {n=3 offs=ptr out=ptr}
-75: rows(int const*, float*, int) <<<(2,1,1), (32,1,1), 0>>> x1 {n=1 offs=ptr out=ptr}
+48: rows(int const*, float*, int) <<<(3,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000}
+49: rows(int const*, float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000}
+50: scale(double const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=3 par=ptr} data{par=000000000000e03f00000000000000400000000000000000?{an uninitialised variable}}
+51: fill(unsigned char*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {b=ptr n=4} data{b=07070707}
+52: rows(int const*, float*, int) <<<(1,1,1), (64,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000030000000500000009000000!}
+56: rows(int const*, float*, int) <<<(4,1,1), (32,1,1), 0>>> x1 {n=3 offs=ptr out=ptr}
+59: rows(int const*, float*, int) <<<(1,1,1), (128,1,1), 0>>> x1 {n=3 offs=ptr out=ptr} data{offs=00000000040000000500000009000000}
+72: rows(int const*, float*, int) <<<(1,1,1), (256,1,1), 0>>> x1 {n=3 offs=ptr out=ptr}
+76: rows(int const*, float*, int) <<<(2,1,1), (32,1,1), 0>>> x1 {n=1 offs=ptr out=ptr}
+missing more.txt read by fopen
 */
 // What the host writes into device memory reaches the launches that read it, as C lays it
 // out: offs holds the ints 0, 3, 5, 9 (little-endian), par the doubles 0.5 and 2 with a third

@@ -1,15 +1,16 @@
 /* kerncast-expect
 show: buffer_bytes
-36: k(float*, float*, int) <<<(4096,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=1048576} bytes{a=4194304 b=4190208}
-37: k(float*, float*, int) <<<(2048,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=1048576} bytes{a=2097152 b=4194304}
-38: c(char*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {a=ptr n=1048576} bytes{a=4194204}
-47: k(float*, float*, int) <<<(1,1,1), (64,1,1), 0>>> x1 {a=ptr b=ptr n=64} bytes{a=?{fscanf} b=4194304}
-51: k(float*, float*, int) <<<(2,1,1), (64,1,1), 0>>> x1 {a=ptr b=ptr n=128} bytes{a=?{pitch cudaMallocPitch chooses} b=4194304}
-54: k(float*, float*, int) <<<(4,1,1), (256,1,1), 0>>> x3 {a=ptr b=ptr n=1024} bytes{a=16384 b=4194304}
-57: k(float*, float*, int) <<<(8,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=2048} bytes{a=?{depends on the condition at line 56} b=4194304}
-60: k(float*, float*, int) <<<(16,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=4096} bytes{a=3000 b=1000}
-64: k(float*, float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {a=ptr b=ptr n=3} bytes{a=4194292 b=4194304}
-68: s(Bufs) <<<(1,1,1), (32,1,1), 0>>> x1 {b={in:ptr,n:3}} bytes{b.in=4194296}
+37: k(float*, float*, int) <<<(4096,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=1048576} bytes{a=4194304 b=4190208}
+38: k(float*, float*, int) <<<(2048,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=1048576} bytes{a=2097152 b=4194304}
+39: c(char*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {a=ptr n=1048576} bytes{a=4194204}
+48: k(float*, float*, int) <<<(1,1,1), (64,1,1), 0>>> x1 {a=ptr b=ptr n=64} bytes{a=?{fscanf} b=4194304}
+52: k(float*, float*, int) <<<(2,1,1), (64,1,1), 0>>> x1 {a=ptr b=ptr n=128} bytes{a=?{pitch cudaMallocPitch chooses} b=4194304}
+55: k(float*, float*, int) <<<(4,1,1), (256,1,1), 0>>> x3 {a=ptr b=ptr n=1024} bytes{a=16384 b=4194304}
+58: k(float*, float*, int) <<<(8,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=2048} bytes{a=?{depends on the condition at line 56} b=4194304}
+61: k(float*, float*, int) <<<(16,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=4096} bytes{a=3000 b=1000}
+65: k(float*, float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {a=ptr b=ptr n=3} bytes{a=4194292 b=4194304}
+69: s(Bufs) <<<(1,1,1), (32,1,1), 0>>> x1 {b={in:ptr,n:3}} bytes{b.in=4194296}
+missing size.txt read by fopen
 */
 // Device allocations keep their size, and a pointer into one the bytes left from where it
 // points: x holds n floats (4194304 bytes), x + 1024 floats leaves 4190208, &x[n / 2] half

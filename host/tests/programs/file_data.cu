@@ -1,7 +1,10 @@
 /* kerncast-expect
-26: k(float*, int) <<<(?{fscanf},1,1), (256,1,1), 0>>> x1 {n=?{fscanf} x=ptr}
-30: k(float*, int) <<<(?{stream},1,1), (128,1,1), 0>>> x1 {n=?{stream} x=ptr}
-35: k(float*, int) <<<(?{fread},1,1), (64,1,1), 0>>> x1 {n=?{fread} x=ptr}
+29: k(float*, int) <<<(?{fscanf},1,1), (256,1,1), 0>>> x1 {n=?{fscanf} x=ptr}
+33: k(float*, int) <<<(?{stream},1,1), (128,1,1), 0>>> x1 {n=?{stream} x=ptr}
+38: k(float*, int) <<<(?{fread},1,1), (64,1,1), 0>>> x1 {n=?{fread} x=ptr}
+missing config.txt read by std::ifstream
+missing matrix.bin read by fopen
+missing sizes.txt read by fopen
 */
 // Sizes read from files at run time are unknown, never the defaults they replace.
 #include <cstdio>

@@ -1,6 +1,7 @@
 /* kerncast-expect
-44: init(int, int*) <<<(1,1,1), (1,1,1), 0>>> x1 {n=?{`n`: it depends on the condition} w=ptr}
-45: step(int, int, int*) <<<(1,1,1), (128,1,1), 0>>> x1 {d=0 n=?{`lines_seen`: it depends on the condition} w=ptr}
+45: init(int, int*) <<<(1,1,1), (1,1,1), 0>>> x1 {n=?{`n`: it depends on the condition} w=ptr}
+46: step(int, int, int*) <<<(1,1,1), (128,1,1), 0>>> x1 {d=0 n=?{`lines_seen`: it depends on the condition} w=ptr}
+missing params.txt read by fopen
 */
 // A parser that skips comment and blank lines by calling itself, on lines read from a file:
 // each level's conditions are undecided, and following both sides at every level would

@@ -1,6 +1,7 @@
 /* kerncast-expect
-38: fold(char const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=8 seq=ptr}
-41: fold(char const*, int) <<<(?{its characters: it is written by the loop at line 24},1,1), (32,1,1), 0>>> x1 {n=?{its characters: it is written by the loop at line 24} seq=ptr}
+39: fold(char const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=8 seq=ptr}
+42: fold(char const*, int) <<<(?{its characters: it is written by the loop at line 24},1,1), (32,1,1), 0>>> x1 {n=?{its characters: it is written by the loop at line 24} seq=ptr}
+missing input.seq read by fopen
 */
 // The length of a string is where its first NUL is. A string built in the program is
 // measured; one whose characters come from a file is unknown, and the reason names the read

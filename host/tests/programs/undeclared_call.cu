@@ -1,9 +1,10 @@
 /* kerncast-expect
 args: photo.jpg
 errors: use of undeclared identifier 'load_image' | use of undeclared identifier 'table'
-21: k(float*, int) <<<(?{load_image},1,1), (128,1,1), 0>>> x1 {n=?{load_image} x=ptr}
-23: k(float*, int) <<<(?{does not compile},1,1), (64,1,1), 0>>> x1 {n=?{does not compile} x=ptr}
-24: k(float*, int) <<<(4,1,1), (32,1,1), 0>>> x1 {n=1 x=ptr}
+22: k(float*, int) <<<(?{load_image},1,1), (128,1,1), 0>>> x1 {n=?{load_image} x=ptr}
+24: k(float*, int) <<<(?{does not compile},1,1), (64,1,1), 0>>> x1 {n=?{does not compile} x=ptr}
+25: k(float*, int) <<<(4,1,1), (32,1,1), 0>>> x1 {n=1 x=ptr}
+missing photo.jpg read by load_image
 */
 // Code that does not compile here because the build that was profiled had a header kerncast
 // does not see. A call of a function no header declares may write what it is given by
