@@ -328,7 +328,7 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
         .iter()
         .map(|m| {
             let name = launched_kernel(m);
-            let (found, reason) = match reading {
+            let (found, mut reason) = match reading {
                 Err(e) => (false, Some(format!("the program could not be read: {e}"))),
                 Ok(r) => {
                     let same_kernel: Vec<&kerncast_host::Launch> =
@@ -343,7 +343,25 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                     }
                 }
             };
-            let reason_group = reason.as_deref().map(group_of);
+            let mut reason_group = reason.as_deref().map(group_of);
+            // A value the program computes from a file that is not there is unknown for that
+            // reason, whatever the value's own reason names (the call that read it).
+            // So is one left unknown where a file the program includes is missing (its
+            // declarations did not compile).
+            if let (Some(why), Ok(r)) = (&reason, reading) {
+                let header = r
+                    .diagnostics
+                    .iter()
+                    .find(|d| kerncast_host::names_missing_program_file(d));
+                if !why.contains(" unknown: ") {
+                } else if !r.missing_inputs.is_empty() {
+                    reason = Some(format!("{why}; {}", missing_inputs(&r.missing_inputs)));
+                    reason_group = Some(INPUTS_MISSING.to_string());
+                } else if let Some(d) = header {
+                    reason = Some(format!("{why}; the compiler said: {}", first_line(d)));
+                    reason_group = Some(INCLUDE_MISSING.to_string());
+                }
+            }
             Row {
                 program: m.program.clone(),
                 kernel: name,
@@ -377,6 +395,31 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
             }
         })
         .collect()
+}
+
+/// The summary's group of a launch left unknown in a program that reads files the data
+/// does not hold.
+const INPUTS_MISSING: &str = "the program reads input files that are not in its folder";
+
+/// The summary's group of a launch left unknown in a program whose own included files are
+/// not all there (absent, or Git LFS pointers to files never fetched).
+const INCLUDE_MISSING: &str = "the program includes files that are not in its folder";
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+/// `the program reads `a.ppm` (by `stbi_load`), …, which are not in its folder`.
+fn missing_inputs(files: &BTreeMap<String, String>) -> String {
+    let named: Vec<String> = files
+        .iter()
+        .map(|(f, by)| format!("`{f}` (by `{by}`)"))
+        .collect();
+    let verb = if named.len() == 1 { "is" } else { "are" };
+    format!(
+        "the program reads {}, which {verb} not in its folder",
+        named.join(", ")
+    )
 }
 
 fn why_not(r: &HostReading, name: &str, same: &[&kerncast_host::Launch]) -> String {
@@ -543,6 +586,11 @@ pub fn run(args: Args) -> crate::Result<()> {
                 let mut read: Vec<(&str, Vec<Row>)> = groups
                     .iter()
                     .map(|(exe_args, group)| {
+                        // gpuFLOPBench runs each program in its own folder
+                        let opts = Options {
+                            run_dir: Some(data.join("src").join(p)),
+                            ..opts.clone()
+                        };
                         let reading = if mine.is_empty() {
                             Err("no compile command for it".to_string())
                         } else {
@@ -1435,6 +1483,39 @@ mod tests {
         );
         assert!(short.chars().count() < 410);
         assert_eq!(first_lines("short"), "short");
+    }
+
+    /// A launch whose size the program reads from a file that is not in its folder says so
+    /// and is grouped under it; with the file there, it is not (the file's numbers are still
+    /// not read: `fscanf` is not modelled).
+    #[test]
+    fn a_launch_left_unknown_by_a_missing_input_file_is_grouped_under_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("main.cu");
+        std::fs::write(
+            &src,
+            "#include <cstdio>\n__global__ void k(int n) {}\nint main(int argc, char** argv) {\n  \
+             int n = 0;\n  FILE* f = fopen(argv[1], \"r\");\n  fscanf(f, \"%d\", &n);\n  \
+             k<<<n / 32, 32>>>(n);\n  return 0;\n}\n",
+        )
+        .unwrap();
+        let tools = Toolchain::discover();
+        let units = Program::from_files(&[src], &[], &tools).units;
+        let opts = Options {
+            toolchain: tools,
+            run_dir: Some(dir.path().to_path_buf()),
+            ..Options::default()
+        };
+        let mut m = measured("k", "k(int)");
+        (m.grid, m.block, m.exe_args) = ([4, 1, 1], [32, 1, 1], "sizes.txt".into());
+        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts));
+        assert_eq!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
+        let reason = rows[0].reason.clone().unwrap_or_default();
+        assert!(reason.contains("`sizes.txt` (by `fopen`)"), "{reason}");
+        std::fs::write(dir.path().join("sizes.txt"), "128").unwrap();
+        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts));
+        assert!(!rows[0].found);
+        assert_ne!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
     }
 
     /// A child stopped while predicting keeps the launches its checkpoint found; one stopped
