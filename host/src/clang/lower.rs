@@ -697,8 +697,11 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 StmtKind::Block(ch.iter().map(|s| self.stmt(s, depth)).collect())
             }
             CXCursor_DeclStmt => {
-                let decls: Vec<&Cursor<'_>> =
-                    ch.iter().filter(|d| d.kind() == CXCursor_VarDecl).collect();
+                // `extern char *optarg;` in a function names the global, it makes no local
+                let decls: Vec<&Cursor<'_>> = ch
+                    .iter()
+                    .filter(|d| d.kind() == CXCursor_VarDecl && !d.is_extern())
+                    .collect();
                 let (file, _, end) = c.extent();
                 let mut out = Vec::new();
                 for (i, d) in decls.iter().enumerate() {
@@ -717,6 +720,7 @@ impl<'a, 'u> Lowerer<'a, 'u> {
                 }
                 StmtKind::Decl(out)
             }
+            CXCursor_VarDecl if c.is_extern() => StmtKind::Decl(Vec::new()),
             CXCursor_VarDecl => StmtKind::Decl(vec![self.var_decl(c, depth)]),
             CXCursor_IfStmt => self.if_stmt(c, &ch, depth),
             CXCursor_ForStmt => self.for_stmt(c, &ch, depth),
