@@ -905,6 +905,7 @@ pub fn summary(
             let _ = writeln!(out, "  {n:>5}  {g}");
         }
     }
+    out.push_str(&found_with_files(rows));
     out.push_str(&timing(rows));
     out.push_str(&accuracy(rows, device));
     if verbose {
@@ -920,6 +921,33 @@ pub fn summary(
         }
     }
     out
+}
+
+/// The found fraction over the programs whose every file was there: those none of whose
+/// launches was left unknown for a file the program reads or includes that the data lacks.
+fn found_with_files(rows: &[Row]) -> String {
+    let lacking: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| {
+            let g = r.reason_group.as_deref();
+            g == Some(INPUTS_MISSING) || g == Some(INCLUDE_MISSING)
+        })
+        .map(|r| r.program.as_str())
+        .collect();
+    if lacking.is_empty() {
+        return String::new();
+    }
+    let rest: Vec<&Row> = rows
+        .iter()
+        .filter(|r| !lacking.contains(r.program.as_str()))
+        .collect();
+    let found = rest.iter().filter(|r| r.found).count();
+    format!(
+        "found in the programs whose files are all there (all but {} programs): {found} of {} = {:.1} %\n",
+        lacking.len(),
+        rest.len(),
+        100.0 * found as f64 / rest.len().max(1) as f64
+    )
 }
 
 /// The launches `rows` measured, by kernel and sizes: the only ones a program's analysis
@@ -1516,6 +1544,20 @@ mod tests {
         let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts));
         assert!(!rows[0].found);
         assert_ne!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
+    }
+
+    #[test]
+    fn the_found_fraction_with_files_leaves_out_programs_that_lack_them() {
+        let (a, b) = (measured("a", "a()"), measured("b", "b()"));
+        let mut rows = match_rows(&[&a, &b, &a], &Err("not read in this test".into()));
+        (rows[0].program, rows[0].found) = ("whole".into(), true);
+        rows[1].program = "whole".into();
+        rows[2].program = "lacking".into();
+        rows[2].reason_group = Some(INCLUDE_MISSING.into());
+        let line = found_with_files(&rows);
+        assert!(line.contains("(all but 1 programs): 1 of 2 = 50.0 %"), "{line}");
+        rows[2].reason_group = None;
+        assert_eq!(found_with_files(&rows), "");
     }
 
     /// A child stopped while predicting keeps the launches its checkpoint found; one stopped
