@@ -353,11 +353,11 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                     .diagnostics
                     .iter()
                     .find(|d| kerncast_host::names_missing_program_file(d));
-                if !why.contains(" unknown: ") {
-                } else if !r.missing_inputs.is_empty() {
+                let unknown_value = why.contains(" unknown: ");
+                if unknown_value && !r.missing_inputs.is_empty() {
                     reason = Some(format!("{why}; {}", missing_inputs(&r.missing_inputs)));
                     reason_group = Some(INPUTS_MISSING.to_string());
-                } else if let Some(d) = header {
+                } else if let (true, Some(d)) = (unknown_value, header) {
                     reason = Some(format!("{why}; the compiler said: {}", first_line(d)));
                     reason_group = Some(INCLUDE_MISSING.to_string());
                 }
@@ -1555,7 +1555,10 @@ mod tests {
         rows[2].program = "lacking".into();
         rows[2].reason_group = Some(INCLUDE_MISSING.into());
         let line = found_with_files(&rows);
-        assert!(line.contains("(all but 1 programs): 1 of 2 = 50.0 %"), "{line}");
+        assert!(
+            line.contains("(all but 1 programs): 1 of 2 = 50.0 %"),
+            "{line}"
+        );
         rows[2].reason_group = None;
         assert_eq!(found_with_files(&rows), "");
     }
