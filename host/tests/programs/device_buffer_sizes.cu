@@ -6,7 +6,7 @@ show: buffer_bytes
 48: k(float*, float*, int) <<<(1,1,1), (64,1,1), 0>>> x1 {a=ptr b=ptr n=64} bytes{a=?{fscanf} b=4194304}
 52: k(float*, float*, int) <<<(2,1,1), (64,1,1), 0>>> x1 {a=ptr b=ptr n=128} bytes{a=?{pitch cudaMallocPitch chooses} b=4194304}
 55: k(float*, float*, int) <<<(4,1,1), (256,1,1), 0>>> x3 {a=ptr b=ptr n=1024} bytes{a=16384 b=4194304}
-58: k(float*, float*, int) <<<(8,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=2048} bytes{a=?{depends on the condition at line 56} b=4194304}
+58: k(float*, float*, int) <<<(8,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=2048} bytes{a=?{depends on the condition at line 57} b=4194304}
 61: k(float*, float*, int) <<<(16,1,1), (256,1,1), 0>>> x1 {a=ptr b=ptr n=4096} bytes{a=3000 b=1000}
 65: k(float*, float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {a=ptr b=ptr n=3} bytes{a=4194292 b=4194304}
 69: s(Bufs) <<<(1,1,1), (32,1,1), 0>>> x1 {b={in:ptr,n:3}} bytes{b.in=4194296}

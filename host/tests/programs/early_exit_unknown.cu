@@ -1,9 +1,9 @@
 /* kerncast-expect
-28: k(float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=?{fscanf} x=ptr} when ?{condition at line 26}
-40: k(float*, int) <<<(2,1,1), (64,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 19}
-43: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=0 x=ptr} when ?{condition at line 19} when ?{condition at line 41}
-43: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 19} when ?{condition at line 41}
-43: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=2 x=ptr} when ?{condition at line 19} when ?{condition at line 41}
+28: k(float*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=?{fscanf} x=ptr} when ?{condition at line 27}
+40: k(float*, int) <<<(2,1,1), (64,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 20}
+43: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=0 x=ptr} when ?{condition at line 20} when ?{condition at line 42}
+43: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=1 x=ptr} when ?{condition at line 20} when ?{condition at line 42}
+43: k(float*, int) <<<(3,1,1), (96,1,1), 0>>> x1 {n=2 x=ptr} when ?{condition at line 20} when ?{condition at line 42}
 missing n.txt read by fopen
 */
 // Early returns, exits and continues under conditions on data read at run time: what follows

@@ -1,6 +1,6 @@
 /* kerncast-expect
-37: k(int) <<<(64,1,1), (32,1,1), 0>>> x1 {n=?{condition at line 32}}
-38: k(int) <<<(192,1,1), (32,1,1), 0>>> x1 {n=?{condition at line 32}}
+37: k(int) <<<(64,1,1), (32,1,1), 0>>> x1 {n=?{condition at line 33}}
+38: k(int) <<<(192,1,1), (32,1,1), 0>>> x1 {n=?{condition at line 33}}
 missing plan.txt read by fopen
 */
 // A method that writes one member of an object, called on one side of a condition kerncast

@@ -1,9 +1,9 @@
 /* kerncast-expect
-59: k(int) <<<(?{loop at line 25, whose end kerncast cannot tell},1,1), (32,1,1), 0>>> x1 {n=?{loop at line 25, whose end kerncast cannot tell}}
+59: k(int) <<<(?{loop at line 26, whose end kerncast cannot tell},1,1), (32,1,1), 0>>> x1 {n=?{loop at line 26, whose end kerncast cannot tell}}
 62: k(int) <<<(?{fgetc},1,1), (64,1,1), 0>>> x1 {n=64}
 66: k(int) <<<(16,1,1), (256,1,1), 0>>> x1 {n=?{size of a container}}
-69: k(int) <<<(1,1,1), (?{condition at line 29},1,1), 0>>> x1 {n=4}
-73: k(int) <<<(1,1,1), (?{loop at line 71, whose end kerncast cannot tell},1,1), 0>>> x1 {n=1}
+69: k(int) <<<(1,1,1), (?{condition at line 30},1,1), 0>>> x1 {n=4}
+73: k(int) <<<(1,1,1), (?{loop at line 72, whose end kerncast cannot tell},1,1), 0>>> x1 {n=1}
 missing input.txt read by fopen
 */
 // What a method writes of its object. A loop inside a method whose end depends on a file

@@ -1,6 +1,6 @@
 /* kerncast-expect
-47: k(int) <<<(64,1,1), (32,1,1), 0>>> x1 {n=?{loop at line 42, whose end kerncast cannot tell}}
-48: k(int) <<<(8,1,1), (32,1,1), 0>>> x1 {n=?{loop at line 42, whose end kerncast cannot tell}}
+47: k(int) <<<(64,1,1), (32,1,1), 0>>> x1 {n=?{loop at line 43, whose end kerncast cannot tell}}
+48: k(int) <<<(8,1,1), (32,1,1), 0>>> x1 {n=?{loop at line 43, whose end kerncast cannot tell}}
 missing plan.txt read by fopen
 */
 // What functions that call each other write (`down` → `step` → `down`): the writes of every

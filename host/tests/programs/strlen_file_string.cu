@@ -1,6 +1,6 @@
 /* kerncast-expect
 39: fold(char const*, int) <<<(1,1,1), (32,1,1), 0>>> x1 {n=8 seq=ptr}
-42: fold(char const*, int) <<<(?{its characters: it is written by the loop at line 24},1,1), (32,1,1), 0>>> x1 {n=?{its characters: it is written by the loop at line 24} seq=ptr}
+42: fold(char const*, int) <<<(?{its characters: it is written by the loop at line 25},1,1), (32,1,1), 0>>> x1 {n=?{its characters: it is written by the loop at line 25} seq=ptr}
 missing input.seq read by fopen
 */
 // The length of a string is where its first NUL is. A string built in the program is
