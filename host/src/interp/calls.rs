@@ -3,7 +3,7 @@
 //! ([`super::builtins`]) or give an unknown result, with what they may write through their
 //! pointer arguments made unknown. Launches are recorded here.
 
-use super::access::{buffer_of, deref, str_of, Arg, Place};
+use super::access::{buffer_of, deref, Arg, Place};
 use super::builtins;
 use super::effects::visit_stmt;
 use super::launches::{dims, kernel_name_of, Event};
@@ -289,13 +289,17 @@ impl Interp<'_> {
         let why = format!("it comes from `{name}`, which kerncast does not model");
         // A file named on the command line, given to a call kerncast does not follow (an
         // image loader, a program's reader in a file it was not built with), is read there.
-        for a in args {
-            let Some(text) = str_of(&a.value()) else {
-                continue;
-            };
-            let named = self.opts.argv.iter().skip(1).any(|w| *w == text);
-            if named && (text.contains('.') || text.contains('/')) {
-                self.reads_file(&text, name);
+        // Every call kerncast does not model comes here: only strings are looked at (argv's
+        // words are), never a buffer's characters, and nothing where no folder is given.
+        if self.opts.run_dir.is_some() {
+            for a in args {
+                let Value::Str(text) = a.value() else {
+                    continue;
+                };
+                let named = self.opts.argv.iter().skip(1).any(|w| **w == *text);
+                if named && (text.contains('.') || text.contains('/')) {
+                    self.reads_file(&text, name);
+                }
             }
         }
         self.unmodelled_writes(args, params, &why);
