@@ -544,6 +544,10 @@ pub struct WarpWalk {
     /// `fixed` compiled over the point's slots ([`WarpWalk::slot_names`]); `None` when it
     /// reads a variable that is neither an index nor a counter.
     program: Option<CondProgram>,
+    /// Each warp's lanes with their thread indices, all on: a walk hands a warp whose lanes
+    /// are all on this slice as it is, and picks a partial warp's lanes from it, where making
+    /// each lane (three divisions, a copy through the stack) was a fifth of a streaming walk.
+    warp_lanes: Vec<Vec<Lane>>,
 }
 
 impl WarpWalk {
@@ -599,6 +603,7 @@ impl WarpWalk {
             weight,
             ranges,
             program,
+            warp_lanes: warp_lanes(block),
         })
     }
 
@@ -978,14 +983,20 @@ impl WarpWalk {
                     if mask == 0 {
                         continue;
                     }
-                    lanes.clear();
-                    let mut m = mask;
-                    while m != 0 {
-                        let l = m.trailing_zeros() as u64;
-                        m &= m - 1;
-                        lanes.push((l as u32, slots::tid_of(32 * w + l, block)));
-                    }
-                    visit(&slots, point.as_deref().unwrap_or(&empty), &lanes, weight);
+                    let all = &self.warp_lanes[w as usize];
+                    // the mask holds only lanes the block has: as many as it has, all of them
+                    let on: &[Lane] = if mask.count_ones() as usize == all.len() {
+                        all
+                    } else {
+                        lanes.clear();
+                        let mut m = mask;
+                        while m != 0 {
+                            lanes.push(all[m.trailing_zeros() as usize]);
+                            m &= m - 1;
+                        }
+                        &lanes
+                    };
+                    visit(&slots, point.as_deref().unwrap_or(&empty), on, weight);
                 }
                 // Next counter tuple, odometer style (innermost counter fastest).
                 let mut carry = true;
@@ -1004,6 +1015,18 @@ impl WarpWalk {
         }
         Ok(())
     }
+}
+
+/// The lanes of each warp of a block, with their thread indices.
+fn warp_lanes(block: [u64; 3]) -> Vec<Vec<Lane>> {
+    let threads = block.iter().product::<u64>();
+    (0..threads.div_ceil(32))
+        .map(|w| {
+            (0..32u64.min(threads - 32 * w))
+                .map(|l| (l as u32, slots::tid_of(32 * w + l, block)))
+                .collect()
+        })
+        .collect()
 }
 
 /// `c` with each comparison that has one truth over the box `bounds` (every variable's least

@@ -203,7 +203,9 @@ pub fn profile(
     let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
     let mut table = crate::addr_program::Scratch::default();
-    let streamed = tally::stream_blocks(&weights, walked, blocks, |b, here| {
+    let streamed = tally::stream_blocks(&weights, walked, blocks, |b, touches| {
+        // the block's touches go after those of the blocks before it in the batch
+        let start = touches.len();
         for (g, (w, accesses)) in walks.iter().enumerate() {
             let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
                 let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
@@ -291,7 +293,7 @@ pub fn profile(
                         warp_sectors.sort_unstable();
                     }
                     warp_sectors.dedup();
-                    here.extend(
+                    touches.extend(
                         warp_sectors
                             .iter()
                             .map(|s| (b, t, touch_sector(*s), a.writes, g as u16)),
@@ -302,6 +304,7 @@ pub fn profile(
         }
         // Each group's touches come in progress order: merging those runs, then ordering
         // each progress step by sector, is the full sort at a fraction of its cost.
+        let here = &mut touches[start..];
         here.sort_by_key(|x| x.1);
         for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
             // a run shares its block and progress: the rest of the touch orders it
