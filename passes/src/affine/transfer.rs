@@ -388,8 +388,20 @@ pub fn transfer(f: &Function, i: &Inst, env: &mut Env, ntid: [u64; 3]) {
             // `setp.cmp.s32 p, a, b` and `setp.cmp.bop.s32 p, a, b, q` (p = (a cmp b) bop q)
             "setp" if !is_float && matches!(i.modifiers.len(), 1 | 2) => {
                 let cmp = i.modifiers[0].as_str();
+                let unsigned_bits = i
+                    .types
+                    .iter()
+                    .find(|t| t.as_str().starts_with('u'))
+                    .map(|t| t.bits())
+                    .or_else(|| {
+                        matches!(cmp, "lo" | "ls" | "hi" | "hs")
+                            .then(|| i.types.first().map_or(32, |t| t.bits()))
+                    });
                 let c = match (a.and_then(lin), b.and_then(lin)) {
-                    (Some(x), Some(y)) => compare(cmp, &x, &y),
+                    (Some(x), Some(y)) => match unsigned_bits {
+                        Some(bits) => compare_unsigned(cmp, &x, &y, bits),
+                        None => compare(cmp, &x, &y),
+                    },
                     _ => None,
                 };
                 match (c, i.modifiers.get(1).map(String::as_str), ops.get(2)) {
@@ -639,6 +651,37 @@ fn compare(cmp: &str, x: &LinExpr, y: &LinExpr) -> Option<Cond> {
         "eq" => Cond::Eq(d),
         "ne" => Cond::Eq(d).not(),
         _ => return None,
+    })
+}
+
+/// `x cmp y` on unsigned registers of `bits` bits. A register holds its value modulo 2^bits,
+/// so a difference that went below zero (clang's range check `4 <= x && x < 676` becomes
+/// `x - 4 <u 672`) is a huge unsigned number: against a constant `c` below 2^(bits-1), `x <u c`
+/// is `0 <= x < c` and `x >u c` is `x > c or x < 0`, for any `x` in [-2^(bits-1), 2^bits).
+/// Between two non-constant values the comparison is taken on the mathematical integers, as
+/// both are then counters, sizes or indices that do not wrap.
+fn compare_unsigned(cmp: &str, x: &LinExpr, y: &LinExpr, bits: u32) -> Option<Cond> {
+    let half = 1i128 << (bits.min(127) - 1);
+    let small = |e: &LinExpr| e.terms.is_empty() && (0..half).contains(&e.constant);
+    let flipped = match cmp {
+        "lt" | "lo" => "gt",
+        "le" | "ls" => "ge",
+        "gt" | "hi" => "lt",
+        "ge" | "hs" => "le",
+        other => other,
+    };
+    let (var, cmp) = match (small(x), small(y)) {
+        (false, true) => (x, cmp),
+        (true, false) => (y, flipped),
+        _ => return compare(cmp, x, y),
+    };
+    let c = if std::ptr::eq(var, x) { y } else { x };
+    let plain = compare(cmp, var, c)?;
+    let non_negative = Cond::Ge(var.clone());
+    Some(match cmp {
+        "lt" | "lo" | "le" | "ls" => non_negative.and(plain),
+        "gt" | "hi" | "ge" | "hs" => non_negative.not().or(plain),
+        _ => plain,
     })
 }
 
