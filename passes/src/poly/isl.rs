@@ -263,10 +263,13 @@ impl Val {
             }
             let n = ffi::isl_val_get_num_si(self.ptr);
             let d = ffi::isl_val_get_den_si(self.ptr);
-            // get_num_si silently truncates; check the value round-trips.
-            let back = ffi::isl_val_int_from_si(self.ctx.raw(), n);
-            let ok = ffi::isl_val_is_int(self.ptr) != ffi::isl_bool_isl_bool_true
-                || ffi::isl_val_eq(back, self.ptr) == ffi::isl_bool_isl_bool_true;
+            // get_num_si and get_den_si silently truncate (a denominator of 2^64 reads as 0):
+            // check that n/d is the value
+            let back = ffi::isl_val_div(
+                ffi::isl_val_int_from_si(self.ctx.raw(), n),
+                ffi::isl_val_int_from_si(self.ctx.raw(), d),
+            );
+            let ok = d > 0 && ffi::isl_val_eq(back, self.ptr) == ffi::isl_bool_isl_bool_true;
             ffi::isl_val_free(back);
             if !ok {
                 return Err(IslError("value does not fit in i64".into()));
@@ -870,6 +873,28 @@ mod tests {
         let d = c.subtract(b).unwrap().coalesce().unwrap();
         drop(d);
         assert_eq!(Rc::strong_count(&ctx.0), 1);
+    }
+
+    /// Found on complex-cuda (a loop that halves a 64-bit counter): a coefficient 1/2^64 read
+    /// as 1/0, which a division by the denominator turned into a panic. A value whose
+    /// numerator or denominator does not fit in i64 is an error.
+    #[test]
+    fn a_denominator_beyond_i64_is_an_error_not_zero() {
+        let ctx = Ctx::new();
+        let p = Set::parse(&ctx, "[n] -> { [k] : 0 <= 18446744073709551616 k <= n }").unwrap();
+        let pieces = p.dim_max(0).unwrap().pieces().unwrap();
+        let (_, aff) = pieces.first().unwrap();
+        let inner = aff.div(0).unwrap();
+        let e = inner.coefficient(DimType::isl_dim_param, 0).unwrap_err();
+        assert!(e.to_string().contains("does not fit in i64"), "{e}");
+        // one that fits still reads exactly
+        let p = Set::parse(&ctx, "[n] -> { [k] : 0 <= 4294967296 k <= n }").unwrap();
+        let pieces = p.dim_max(0).unwrap().pieces().unwrap();
+        let inner = pieces[0].1.div(0).unwrap();
+        assert_eq!(
+            inner.coefficient(DimType::isl_dim_param, 0).unwrap(),
+            (1, 4294967296)
+        );
     }
 
     #[test]
