@@ -132,6 +132,10 @@ pub struct Row {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<String>,
+    /// Why the symbolic counter handed the launch to the emulator (the report's note), where
+    /// it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_note: Option<String>,
     /// The features the fitted model reads (the report's counts, by key).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counts: BTreeMap<String, f64>,
@@ -386,6 +390,7 @@ pub fn match_rows(measured: &[&Measured], reading: &Result<HostReading, String>)
                 roofline_time_ns: None,
                 model: None,
                 counter: None,
+                counter_note: None,
                 counts: BTreeMap::new(),
                 regs_per_thread: None,
                 shared_bytes_per_block: None,
@@ -1055,6 +1060,7 @@ pub fn attach(rows: &mut [Row], report: &Report) {
                     .map(|t| t * 1e9);
                 r.model = Some(k.model.clone());
                 r.counter = Some(k.counter.clone());
+                r.counter_note = k.notes.iter().find_map(|n| emulator_reason(n));
                 // an instruction the counter could not class (a call left to an external
                 // function) counts as nothing: the counts are not the launch's whole work
                 let unknown = k.counts.keys().any(|c| c.starts_with("unknown."));
@@ -1070,6 +1076,79 @@ pub fn attach(rows: &mut [Row], report: &Report) {
             None => r.predict_reason = Some(no_prediction(r, &name, report)),
         }
     }
+}
+
+/// The reason in the symbolic counter's note "symbolic counter not used: WHY; the emulator
+/// counted …".
+fn emulator_reason(note: &str) -> Option<String> {
+    let why = note.strip_prefix("symbolic counter not used: ")?;
+    Some(
+        why.split("; the emulator counted")
+            .next()
+            .unwrap_or(why)
+            .to_string(),
+    )
+}
+
+/// The summary's group of an emulator reason: which kinds of data-dependent keys the counts
+/// depend on (loop trips, branches, predicates), or the reason's first clause.
+fn emulator_reason_group(why: &str) -> String {
+    if let Some(keys) = why.strip_prefix("counts depend on data (") {
+        let keys = keys.split(';').next().unwrap_or("");
+        let kinds: BTreeSet<&str> = keys
+            .split(", ")
+            .filter_map(|k| match k.split('.').next()? {
+                "trip" => Some("loop trips"),
+                "branch" => Some("branches"),
+                "pred" => Some("predicates"),
+                _ => None,
+            })
+            .collect();
+        return format!(
+            "counts depend on data: {}",
+            kinds.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    why.split([':', '(', ';'])
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(70)
+        .collect()
+}
+
+/// The predicted launches the emulator counted, grouped by why the symbolic counter did not.
+fn emulator_reasons(predicted: &[&Row]) -> String {
+    use std::fmt::Write;
+    let emulated: Vec<&&Row> = predicted
+        .iter()
+        .filter(|r| r.counter.as_deref() == Some("emulator"))
+        .collect();
+    let mut out = String::new();
+    if emulated.is_empty() {
+        return out;
+    }
+    let mut groups: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &emulated {
+        let g = r
+            .counter_note
+            .as_deref()
+            .map_or_else(|| "no reason recorded".to_string(), emulator_reason_group);
+        *groups.entry(g).or_default() += 1;
+    }
+    let mut groups: Vec<(String, usize)> = groups.into_iter().collect();
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
+    let _ = writeln!(
+        out,
+        "counted by the emulator: {} of {} predicted launches, by why the symbolic counter did not:",
+        emulated.len(),
+        predicted.len()
+    );
+    for (g, n) in groups.iter().take(12) {
+        let _ = writeln!(out, "  {n:>5}  {g}");
+    }
+    out
 }
 
 fn no_prediction(r: &Row, name: &str, report: &Report) -> String {
@@ -1267,6 +1346,7 @@ pub fn accuracy(rows: &[Row], device: Option<&kerncast_models::Device>) -> Strin
         rows.len(),
         100.0 * predicted.len() as f64 / rows.len().max(1) as f64
     );
+    out.push_str(&emulator_reasons(&predicted));
     // FLOPs: FP32 + FP64 within 0.1 % (both measured 0 counts as exact when predicted 0)
     let close = |p: f64, m: f64| (p - m).abs() <= 1e-3 * m.abs().max(1.0);
     let flop_rows: Vec<&&Row> = predicted
@@ -1789,5 +1869,58 @@ mod tests {
                 Some("kerncast panicked: index out of bounds")
             );
         }
+    }
+
+    /// The summary groups the emulator's launches by the kinds of data their counts depend on,
+    /// or by the first clause of another reason, and counts a launch with no note apart.
+    #[test]
+    fn emulator_launches_are_grouped_by_why_the_symbolic_counter_did_not_count_them() {
+        let note = "symbolic counter not used: counts depend on data (trip.k@12, branch.7; set \
+                    them as hints to count symbolically: `--hint trip.k@12=…`); the emulator \
+                    counted on zero-filled buffers";
+        let why = emulator_reason(note).unwrap();
+        assert!(
+            why.starts_with("counts depend on data (trip.k@12, branch.7;"),
+            "{why}"
+        );
+        assert!(!why.contains("the emulator counted"), "{why}");
+        assert_eq!(emulator_reason("a note of another kind"), None);
+        assert_eq!(
+            emulator_reason_group(&why),
+            "counts depend on data: branches, loop trips"
+        );
+        assert_eq!(
+            emulator_reason_group(
+                "the analysis ran out of its work budget (200000000 isl operations)"
+            ),
+            "the analysis ran out of its work budget"
+        );
+        let emulated = |note: Option<String>| Row {
+            predicted_time_ns: Some(1.0),
+            counter: Some("emulator".into()),
+            counter_note: note,
+            ..row_of("p")
+        };
+        let symbolic = Row {
+            predicted_time_ns: Some(1.0),
+            counter: Some("symbolic".into()),
+            ..row_of("p")
+        };
+        let rows = [
+            emulated(Some(why.clone())),
+            emulated(Some(why)),
+            emulated(None),
+            symbolic,
+        ];
+        let text = emulator_reasons(&rows.iter().collect::<Vec<_>>());
+        assert!(
+            text.starts_with("counted by the emulator: 3 of 4 predicted launches"),
+            "{text}"
+        );
+        assert!(
+            text.contains("      2  counts depend on data: branches, loop trips\n"),
+            "{text}"
+        );
+        assert!(text.contains("      1  no reason recorded\n"), "{text}");
     }
 }
