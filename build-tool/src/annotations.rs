@@ -248,6 +248,14 @@ pub fn int_macros(text: &str) -> BTreeMap<String, i64> {
     out
 }
 
+/// Whether `text` gives a kernel a workload of its own (`// kerncast: workload …`), so that its
+/// launches need not be read from the host code.
+pub fn gives_workloads(text: &str) -> bool {
+    text.lines()
+        .filter_map(annotation_body)
+        .any(|body| body.trim_start().starts_with("workload"))
+}
+
 fn annotation_body(line: &str) -> Option<&str> {
     let t = line.trim_start();
     let t = t
@@ -652,6 +660,17 @@ extern "C" __global__ void saxpy(int n, float a,
 __global__ void matmul(int n, const float* __restrict__ a, const float *b, float *c) {}
 // kerncast: workload kernel=saxpy n=1<<20 grid=n/256 block=256 hint.trip.loop=9
 "#;
+
+    #[test]
+    fn a_workload_annotation_gives_workloads_and_a_hint_alone_does_not() {
+        assert!(gives_workloads(SRC));
+        assert!(!gives_workloads(
+            "// kerncast: hint trip.loop=7\n__global__ void k(int n) {}\n"
+        ));
+        assert!(!gives_workloads(
+            "// workload n=4\n__global__ void k(int n) {}\n"
+        ));
+    }
 
     #[test]
     fn binds_annotations_to_kernels() {

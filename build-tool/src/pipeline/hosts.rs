@@ -31,6 +31,8 @@ pub struct HostSide {
     empty_answers: Arc<Answers>,
     /// The host code's compile errors and reading failures, each once.
     failures: std::sync::Mutex<Vec<Failure>>,
+    /// Whether the first reading was made ahead ([`HostSide::read_ahead`]).
+    read_ahead: std::sync::atomic::AtomicBool,
 }
 
 impl HostSide {
@@ -76,6 +78,7 @@ impl HostSide {
             units_need_it,
             empty_answers: Arc::new(Answers::default()),
             failures: std::sync::Mutex::new(Vec::new()),
+            read_ahead: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -84,15 +87,41 @@ impl HostSide {
         self.first
             .get_or_init(|| {
                 let h = self.hosts.as_ref()?;
-                let what = read_for(
-                    self.first_device.as_ref(),
-                    h.values(None, &[]),
-                    &self.empty_answers,
-                    0,
-                );
-                Some(self.noted(h.read(&what)))
+                Some(self.noted(h.read(&self.first_what(h))))
             })
             .clone()
+    }
+
+    fn first_what(&self, h: &Hosts) -> ReadFor {
+        read_for(
+            self.first_device.as_ref(),
+            h.values(None, &[]),
+            &self.empty_answers,
+            0,
+        )
+    }
+
+    /// Makes the first reading ahead, while the device code of `jobs` is lowered, where a
+    /// kernel will take its launches from it (no job has workloads of its own: kerncast.toml,
+    /// annotations) and the units do not need it anyway. The reading is kept, not noted: the
+    /// report gains its failures only where something asks for it, as without the reading
+    /// ahead.
+    pub fn read_ahead(&self, jobs: &[Job]) {
+        // where the units need it, [`HostSide::embedded`] makes it
+        let Some(h) = self.hosts.as_ref().filter(|_| !self.units_need_it) else {
+            return;
+        };
+        let own_workloads = |j: &Job| {
+            !j.workloads.is_empty()
+                || std::fs::read_to_string(&j.path)
+                    .is_ok_and(|text| crate::annotations::gives_workloads(&text))
+        };
+        if jobs.iter().any(own_workloads) {
+            return;
+        }
+        h.read(&self.first_what(h));
+        self.read_ahead
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// `r`, its failure or compile errors kept for the report.
@@ -148,8 +177,23 @@ impl HostSide {
 
     /// The units of `kernel_jobs` (each lowered with the options of the host call that
     /// compiles it, where one does) and of the programs the host carries in its strings.
+    ///
+    /// The host reading needs no device code, so it runs beside the lowering (on a small
+    /// program each takes seconds). A file the reading finds compiled by a host call (rare)
+    /// is lowered again with that call's options.
     pub fn units(&self, jobs: &[Job], kernel_jobs: &[&Job]) -> Vec<Result<Unit, Failure>> {
-        let embedded = self.embedded();
+        let (embedded, lowered) = std::thread::scope(|s| {
+            let reading = s.spawn(|| {
+                self.read_ahead(jobs);
+                self.embedded()
+            });
+            let lowered: Vec<Result<Unit, Failure>> =
+                kernel_jobs.par_iter().map(|j| prepare_unit(j)).collect();
+            let embedded = reading
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (embedded, lowered)
+        });
         let compiled = |j: &Job| embedded.iter().find(|s| is_file_of(s, &j.path));
         let carried: Vec<(Job, &EmbeddedSource)> = embedded
             .iter()
@@ -158,9 +202,10 @@ impl HostSide {
             .collect();
         kernel_jobs
             .par_iter()
-            .map(|j| match compiled(j) {
+            .zip(lowered)
+            .map(|(j, unit)| match compiled(j) {
                 Some(s) => prepare_compiled_file(j, s, &self.shown(&s.file)),
-                None => prepare_unit(j),
+                None => unit,
             })
             .chain(carried.par_iter().map(|(j, s)| prepare_embedded(j, s)))
             .collect()
@@ -199,8 +244,11 @@ impl HostSide {
     /// The occupancy API's answers for the kernels of `units` on `target`, where the first
     /// reading asked for them; `None` where it did not.
     pub fn answers(&self, units: &[Unit], target: &Target) -> Option<Arc<Answers>> {
-        // the first reading, where it is needed anyway, tells whether the host asks
-        if self.units_need_it && !self.empty_answers.was_asked() {
+        // the first reading, where it was made (needed by the units, or read ahead), tells
+        // whether the host asks
+        let first_made =
+            self.units_need_it || self.read_ahead.load(std::sync::atomic::Ordering::Acquire);
+        if first_made && !self.empty_answers.was_asked() {
             return None;
         }
         self.hosts.as_ref()?;
