@@ -74,8 +74,9 @@ fn dims(s: &str) -> crate::Result<Dims> {
 }
 
 /// The unit of the file predicted (`job`): its own, or (host code) the program its strings
-/// carry that defines the kernel asked for; the host files read with it are `side`'s.
-fn unit_of(job: &Job, jobs: &[Job], side: &HostSide) -> crate::Result<Unit> {
+/// carry that defines the kernel asked for; the host files read with it are `side`'s, and
+/// `launches_wanted` whether the workload will come from them.
+fn unit_of(job: &Job, jobs: &[Job], side: &HostSide, launches_wanted: bool) -> crate::Result<Unit> {
     let own = |u: &Result<Unit, crate::report::Failure>| match u {
         Ok(u) => u.job.path == job.path,
         Err(f) => f.file == job.display_path,
@@ -92,7 +93,11 @@ fn unit_of(job: &Job, jobs: &[Job], side: &HostSide) -> crate::Result<Unit> {
         )
     };
     let mut first_err = None;
-    for u in side.units(jobs, &kernel_jobs).into_iter().filter(own) {
+    for u in side
+        .units(jobs, &kernel_jobs, launches_wanted)
+        .into_iter()
+        .filter(own)
+    {
         match u {
             Ok(u) => return Ok(u),
             Err(f) => {
@@ -242,7 +247,9 @@ pub fn output(args: &Args) -> crate::Result<String> {
             format!("{}: {}", f.file, f.message),
         ));
     }
-    let unit = unit_of(&job, &jobs, &side)?;
+    // --grid and --block together are the workload: no launch is taken from the host code
+    let launches_wanted = args.workload.grid.is_none() || args.workload.block.is_none();
+    let unit = unit_of(&job, &jobs, &side, launches_wanted)?;
     if let (Some(want), [_, _, ..]) = (&args.kernel, unit.kernels.as_slice()) {
         let names: Vec<&str> = unit.kernels.iter().map(|(k, _)| k.as_str()).collect();
         return Err(Error::Flag(format!(

@@ -179,12 +179,21 @@ impl HostSide {
     /// compiles it, where one does) and of the programs the host carries in its strings.
     ///
     /// The host reading needs no device code, so it runs beside the lowering (on a small
-    /// program each takes seconds). A file the reading finds compiled by a host call (rare)
-    /// is lowered again with that call's options.
-    pub fn units(&self, jobs: &[Job], kernel_jobs: &[&Job]) -> Vec<Result<Unit, Failure>> {
+    /// program each takes seconds): the first reading, where the units need it, and where
+    /// `launches_wanted` (the caller takes launches from the host code) also a reading made
+    /// ahead ([`HostSide::read_ahead`]). A file the reading finds compiled by a host call
+    /// (rare) is lowered again with that call's options.
+    pub fn units(
+        &self,
+        jobs: &[Job],
+        kernel_jobs: &[&Job],
+        launches_wanted: bool,
+    ) -> Vec<Result<Unit, Failure>> {
         let (embedded, lowered) = std::thread::scope(|s| {
             let reading = s.spawn(|| {
-                self.read_ahead(jobs);
+                if launches_wanted {
+                    self.read_ahead(jobs);
+                }
                 self.embedded()
             });
             let lowered: Vec<Result<Unit, Failure>> =

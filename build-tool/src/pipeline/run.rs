@@ -46,7 +46,7 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
     }
     let side = hosts::HostSide::new(jobs, opts, &targets, &mut errors);
     let kernel_jobs: Vec<&Job> = jobs.iter().filter(|j| !is_host_source(&j.path)).collect();
-    let units = side.units(jobs, &kernel_jobs);
+    let units = side.units(jobs, &kernel_jobs, true);
     let cache = opts.cache.as_ref().map(|d| Cache::new(d.clone()));
     let mut ok_units = Vec::new();
     for u in units {
