@@ -5,7 +5,7 @@ use crate::lower::LowerOptions;
 use kerncast_host::{DeviceProps, HostReading, Options, Program, Toolchain, UnitSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Whether a file is read as host code: C, C++, CUDA or Python.
 pub fn is_host_code(p: &Path) -> bool {
@@ -43,7 +43,10 @@ pub struct HostProgram {
     shown: BTreeMap<PathBuf, String>,
     /// Units from a compilation database: `main` may be in a source beside them.
     from_database: bool,
-    readings: Mutex<BTreeMap<String, Arc<Result<HostReading, String>>>>,
+    /// Each reading by its `ReadFor` key, made once: a thread that asks while another makes it
+    /// waits for that one (a reading made ahead of the lowering, then the kernels' own).
+    #[allow(clippy::type_complexity)]
+    readings: Mutex<BTreeMap<String, Arc<OnceLock<Arc<Result<HostReading, String>>>>>>,
     /// Where readings are kept between runs ([`crate::host_cache`]); `None`: not kept.
     reading_cache: Option<PathBuf>,
 }
@@ -115,10 +118,14 @@ impl HostProgram {
 
     /// The program read for `what`, once for each distinct `what`.
     pub fn read(&self, what: &ReadFor) -> Arc<Result<HostReading, String>> {
-        let key = what.key();
-        if let Some(r) = self.readings.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            return r;
-        }
+        let cell = match self.readings.lock() {
+            Ok(mut m) => m.entry(what.key()).or_default().clone(),
+            Err(_) => Arc::new(OnceLock::new()),
+        };
+        cell.get_or_init(|| self.read_now(what)).clone()
+    }
+
+    fn read_now(&self, what: &ReadFor) -> Arc<Result<HostReading, String>> {
         let opts = Options {
             params: what.values.clone(),
             device: what.props.clone(),
@@ -128,14 +135,10 @@ impl HostProgram {
             prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
             ..Options::default()
         };
-        let r = Arc::new(match &self.reading_cache {
+        Arc::new(match &self.reading_cache {
             Some(dir) => crate::host_cache::read(&self.program, &opts, dir),
             None => kerncast_host::read(&self.program, &opts).map_err(|e| e.to_string()),
-        });
-        if let Ok(mut m) = self.readings.lock() {
-            m.insert(key, r.clone());
-        }
-        r
+        })
     }
 
     /// A file of the reading as the reports show it: as the user gave it where it is one of

@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// An analysis's host code and its first reading (at the first device, without occupancy
 /// answers), which says what programs the host compiles at run time; read when first needed.
 pub struct HostSide {
-    pub hosts: Option<Hosts>,
+    pub hosts: Option<Arc<Hosts>>,
     first: std::sync::OnceLock<Option<Arc<Result<HostReading, String>>>>,
     first_device: Option<kerncast_models::Device>,
     /// Whether the units need the first reading: some file is host code only, or two files
@@ -54,7 +54,7 @@ impl HostSide {
         // readings are kept with the analysis's other cached results, and not where it keeps none
         let reading_cache = opts.cache.as_ref().map(|c| Cache::host_readings_dir(c));
         let hosts = match Hosts::new(&files, &opts.run, &opts.params, reading_cache) {
-            Ok(h) => h,
+            Ok(h) => h.map(Arc::new),
             Err(message) => {
                 errors.push(Failure {
                     file: "(host code)".into(),
@@ -101,12 +101,12 @@ impl HostSide {
         )
     }
 
-    /// Makes the first reading ahead, while the device code of `jobs` is lowered, where a
+    /// Starts the first reading, to run while the device code of `jobs` is lowered, where a
     /// kernel will take its launches from it (no job has workloads of its own: kerncast.toml,
-    /// annotations) and the units do not need it anyway. The reading is kept, not noted: the
-    /// report gains its failures only where something asks for it, as without the reading
-    /// ahead.
-    pub fn read_ahead(&self, jobs: &[Job]) {
+    /// annotations) and the units do not need it anyway. Nothing waits for it but what reads it
+    /// (a lowering that fails is reported at once). The reading is kept, not noted: the report
+    /// gains its failures only where something asks for it, as without the reading ahead.
+    fn read_ahead(&self, jobs: &[Job]) {
         // where the units need it, [`HostSide::embedded`] makes it
         let Some(h) = self.hosts.as_ref().filter(|_| !self.units_need_it) else {
             return;
@@ -119,7 +119,8 @@ impl HostSide {
         if jobs.iter().any(own_workloads) {
             return;
         }
-        h.read(&self.first_what(h));
+        let (h, what) = (Arc::clone(h), self.first_what(h));
+        std::thread::spawn(move || h.read(&what));
         self.read_ahead
             .store(true, std::sync::atomic::Ordering::Release);
     }
@@ -127,7 +128,7 @@ impl HostSide {
     /// `r`, its failure or compile errors kept for the report.
     fn noted(&self, r: Arc<Result<HostReading, String>>) -> Arc<Result<HostReading, String>> {
         let new = match r.as_ref() {
-            Ok(reading) => diagnostics(reading, self.hosts.as_ref()),
+            Ok(reading) => diagnostics(reading, self.hosts.as_deref()),
             Err(message) => vec![Failure {
                 file: "(host code)".into(),
                 line: None,
@@ -179,8 +180,8 @@ impl HostSide {
     /// compiles it, where one does) and of the programs the host carries in its strings.
     ///
     /// The host reading needs no device code, so it runs beside the lowering (on a small
-    /// program each takes seconds): the first reading, where the units need it, and where
-    /// `launches_wanted` (the caller takes launches from the host code) also a reading made
+    /// program each takes seconds): the first reading, where the units need it, or where
+    /// `launches_wanted` (the caller takes launches from the host code) a reading started
     /// ahead ([`HostSide::read_ahead`]). A file the reading finds compiled by a host call
     /// (rare) is lowered again with that call's options.
     pub fn units(
@@ -189,13 +190,11 @@ impl HostSide {
         kernel_jobs: &[&Job],
         launches_wanted: bool,
     ) -> Vec<Result<Unit, Failure>> {
+        if launches_wanted {
+            self.read_ahead(jobs);
+        }
         let (embedded, lowered) = std::thread::scope(|s| {
-            let reading = s.spawn(|| {
-                if launches_wanted {
-                    self.read_ahead(jobs);
-                }
-                self.embedded()
-            });
+            let reading = s.spawn(|| self.embedded());
             let lowered: Vec<Result<Unit, Failure>> =
                 kernel_jobs.par_iter().map(|j| prepare_unit(j)).collect();
             let embedded = reading
@@ -253,14 +252,20 @@ impl HostSide {
     /// The occupancy API's answers for the kernels of `units` on `target`, where the first
     /// reading asked for them; `None` where it did not.
     pub fn answers(&self, units: &[Unit], target: &Target) -> Option<Arc<Answers>> {
-        // the first reading, where it was made (needed by the units, or read ahead), tells
-        // whether the host asks
-        let first_made =
-            self.units_need_it || self.read_ahead.load(std::sync::atomic::Ordering::Acquire);
-        if first_made && !self.empty_answers.was_asked() {
+        let h = self.hosts.as_ref()?;
+        // no kernel takes launches from it: the reading ahead need not be waited for
+        if units.iter().all(|u| u.kernels.is_empty()) {
             return None;
         }
-        self.hosts.as_ref()?;
+        // the first reading, where it was made (needed by the units, or read ahead: waited
+        // for here), tells whether the host asks
+        let ahead = self.read_ahead.load(std::sync::atomic::Ordering::Acquire);
+        if ahead {
+            h.read(&self.first_what(h));
+        }
+        if (self.units_need_it || ahead) && !self.empty_answers.was_asked() {
+            return None;
+        }
         let mut a = Answers::default();
         for u in units {
             for (entry, _) in &u.kernels {
