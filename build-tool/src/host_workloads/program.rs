@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// A reading of the program, or why there is none.
+type Reading = Arc<Result<HostReading, String>>;
+
 /// Whether a file is read as host code: C, C++, CUDA or Python.
 pub fn is_host_code(p: &Path) -> bool {
     let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -45,8 +48,7 @@ pub struct HostProgram {
     from_database: bool,
     /// Each reading by its `ReadFor` key, made once: a thread that asks while another makes it
     /// waits for that one (a reading made ahead of the lowering, then the kernels' own).
-    #[allow(clippy::type_complexity)]
-    readings: Mutex<BTreeMap<String, Arc<OnceLock<Arc<Result<HostReading, String>>>>>>,
+    readings: Mutex<BTreeMap<String, Arc<OnceLock<Reading>>>>,
     /// Where readings are kept between runs ([`crate::host_cache`]); `None`: not kept.
     reading_cache: Option<PathBuf>,
 }
@@ -117,7 +119,7 @@ impl HostProgram {
     }
 
     /// The program read for `what`, once for each distinct `what`.
-    pub fn read(&self, what: &ReadFor) -> Arc<Result<HostReading, String>> {
+    pub fn read(&self, what: &ReadFor) -> Reading {
         let cell = match self.readings.lock() {
             Ok(mut m) => m.entry(what.key()).or_default().clone(),
             Err(_) => Arc::new(OnceLock::new()),
@@ -125,7 +127,7 @@ impl HostProgram {
         cell.get_or_init(|| self.read_now(what)).clone()
     }
 
-    fn read_now(&self, what: &ReadFor) -> Arc<Result<HostReading, String>> {
+    fn read_now(&self, what: &ReadFor) -> Reading {
         let opts = Options {
             params: what.values.clone(),
             device: what.props.clone(),

@@ -92,6 +92,7 @@ impl HostSide {
             .clone()
     }
 
+    /// What the first reading is for: the first device, the unscoped values, no answers.
     fn first_what(&self, h: &Hosts) -> ReadFor {
         read_for(
             self.first_device.as_ref(),
