@@ -101,9 +101,10 @@ struct Ctx<'a> {
     counts: &'a mut Counts,
     steps: u64,
     max_steps: u64,
-    /// Global sectors this block's warp accesses touched when tracing: (warp, the warp's step,
-    /// sector, writes), turned into `Counts::touches` when the block ends.
-    trace: Option<Vec<(u64, u64, i128, bool)>>,
+    /// Global sectors this block's warp accesses touched when tracing: (the warp's step,
+    /// sector as a touch names it, warp, writes), turned into `Counts::touches` when the block
+    /// ends. 24 bytes: a long block's trace holds tens of millions.
+    trace: Option<Vec<(u64, i64, u32, bool)>>,
     /// Thread-level instruction executions of this block (a step counts its active lanes).
     lane_execs: u64,
 }
@@ -287,6 +288,9 @@ pub fn run_observed(
         // would end the run in an error. A run of every block still runs into the error.
         let (touched, limit) = global.touched();
         if opts.soft_steps.is_some() && done > 0 && touched + block_pages > limit {
+            break;
+        }
+        if opts.soft_steps.is_some() && done > 0 && steps + steps / done > opts.max_steps {
             break;
         }
         // the `i`-th chosen block's dispatch index, x fastest
@@ -681,17 +685,14 @@ impl Ctx<'_> {
         };
         let g = self.launch.grid;
         let block = self.ctaid[0] + g[0] * (self.ctaid[1] + g[1] * self.ctaid[2]);
-        for (warp, step, sector, writes) in raw {
+        self.counts.touches.reserve(raw.len());
+        for (step, sector, warp, writes) in raw {
             let total = warps.get(warp as usize).map_or(1, |w| w.steps.max(1));
             let progress =
                 (step as f64 / total as f64 * crate::reuse::profile::PROGRESS_SCALE) as u32;
-            self.counts.touches.push((
-                block,
-                progress,
-                crate::reuse::touch_sector(sector),
-                writes,
-                0,
-            ));
+            self.counts
+                .touches
+                .push((block, progress, sector, writes, 0));
         }
     }
 
@@ -1033,7 +1034,12 @@ impl Ctx<'_> {
                 sectors.sort_unstable();
                 sectors.dedup();
                 let writes = dir != Dir::Load;
-                t.extend(sectors.into_iter().map(|s| (w.id, w.steps, s, writes)));
+                let warp = w.id as u32;
+                t.extend(
+                    sectors
+                        .into_iter()
+                        .map(|s| (w.steps, crate::reuse::touch_sector(s), warp, writes)),
+                );
             }
             self.record(pc, space, dir, width as u64, &acc);
         }
@@ -1625,6 +1631,57 @@ $L_end:
         assert_eq!(run(16, &projected).blocks_run, 2);
         // 8 blocks at 4 blocks' budget: not past twice the budget, so it runs to the budget
         assert_eq!(run(8, &projected).blocks_run, 4);
+    }
+
+    /// A sampling run that traces more blocks than fit its hard limit stops with the blocks
+    /// it finished once the next would, at their mean, end past the limit, where it ran into
+    /// the limit with an error; a run of every block still does.
+    #[test]
+    fn a_sampling_run_starts_no_block_that_would_end_past_its_limit() {
+        let m = Module::parse(STORE).unwrap();
+        let launch = Launch {
+            grid: [16, 1, 1],
+            block: [64, 1, 1],
+        };
+        let run = |opts: &Options| {
+            run_with(
+                &m,
+                "k",
+                &launch,
+                &[KernelArg::Buffer(vec![0; 16 * 256])],
+                opts,
+            )
+        };
+        let one = Launch {
+            grid: [1, 1, 1],
+            ..launch
+        };
+        let per_block = run_with(
+            &m,
+            "k",
+            &one,
+            &[KernelArg::Buffer(vec![0; 256])],
+            &Options::default(),
+        )
+        .unwrap()
+        .block_steps[0];
+        // room for 3.5 blocks, every block traced
+        let sampling = Options {
+            max_steps: 7 * per_block / 2,
+            soft_steps: Some(per_block),
+            trace_blocks: u64::MAX,
+            ..Options::default()
+        };
+        let r = run(&sampling).unwrap();
+        assert_eq!((r.blocks_run, r.blocks_traced), (3, 3));
+        let whole = Options {
+            soft_steps: None,
+            ..sampling
+        };
+        assert!(matches!(
+            run(&whole),
+            Err(crate::emu::EmuError::StepLimit { blocks_done: 3, .. })
+        ));
     }
 
     /// `y[i] = x[i + 1]` over 64 threads and 64 words of `x`: the last thread reads one word

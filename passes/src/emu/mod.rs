@@ -126,7 +126,10 @@ pub struct Options {
     /// ([`EmuResult::blocks_run`]), where `max_steps` would end it with an error. A work budget
     /// for sampling, not an infinite-loop guard. Such a run also starts no block that could
     /// take the pages of zero-filled buffers it touched past their share of `max_bytes` (as
-    /// many as the most one block has touched), where running on would end it in an error.
+    /// many as the most one block has touched), where running on would end it in an error,
+    /// nor one that, at the mean warp steps of the blocks it ran, would end past `max_steps`
+    /// (a traced run whose blocks are long ends with those it traced, not in an error after
+    /// running most of one more).
     pub soft_steps: Option<u64>,
     /// Run the chosen blocks (every `every`-th, at most `max_blocks`) in an order whose every
     /// prefix is spread evenly over them (steps of the golden section of their number), not in
