@@ -297,20 +297,49 @@ fn measured_instance(m: &Measured) -> Option<String> {
     }
 }
 
-/// Reads one program's host code as profiled.
+/// Reads one program's host code as profiled; with `readings`, through the host reading cache
+/// there ([`crate::host_cache`]), where the analysis of the program finds it again.
 pub fn read_program(
     units: &[compdb::UnitSpec],
     exe_args: &str,
     opts: &Options,
+    readings: Option<&Path>,
 ) -> Result<HostReading, String> {
     let program = Program {
         units: units.to_vec(),
-        args: Some(
-            shlex::split(exe_args)
-                .unwrap_or_else(|| exe_args.split_whitespace().map(String::from).collect()),
-        ),
+        args: Some(command_line(exe_args)),
     };
-    kerncast_host::read(&program, opts).map_err(|e| e.to_string())
+    match readings {
+        Some(dir) => crate::host_cache::read(&program, opts, dir),
+        None => kerncast_host::read(&program, opts).map_err(|e| e.to_string()),
+    }
+}
+
+/// How realcode reads a program's host code to match its launches: as an analysis first
+/// reads it (the device's properties, no occupancy answers yet, since no kernel is compiled),
+/// so that the analysis finds the reading in the program's cache ([`read_program`]).
+fn reading_options(device: &str, tools: Toolchain) -> crate::Result<Options> {
+    let d = kerncast_models::Device::load(device).map_err(|e| Error::Device(e.to_string()))?;
+    Ok(Options {
+        device: crate::host_workloads::program::device_props(&d),
+        toolchain: tools,
+        // the database lists some programs' CUDA files only; `main` is in a file beside them
+        find_main_beside: true,
+        prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
+        occupancy: Some(std::sync::Arc::new(crate::occupancy::Answers::default())),
+        ..Options::default()
+    })
+}
+
+/// A profiled command line as the program's arguments.
+fn command_line(exe_args: &str) -> Vec<String> {
+    shlex::split(exe_args)
+        .unwrap_or_else(|| exe_args.split_whitespace().map(String::from).collect())
+}
+
+/// The folder gpuFLOPBench runs program `p` in.
+fn run_dir(data: &Path, p: &str) -> PathBuf {
+    data.join("src").join(p)
 }
 
 /// Matches a program's measured launches with its reading.
@@ -517,17 +546,7 @@ pub fn run(args: Args) -> crate::Result<()> {
             by_program.entry(m.program.clone()).or_default().push(m);
         }
     }
-    let opts = Options {
-        device: crate::host_workloads::program::device_props(
-            &kerncast_models::Device::load(&args.device)
-                .map_err(|e| Error::Device(e.to_string()))?,
-        ),
-        toolchain: tools,
-        // the database lists some programs' CUDA files only; `main` is in a file beside them
-        find_main_beside: true,
-        prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
-        ..Options::default()
-    };
+    let opts = reading_options(&args.device, tools)?;
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -583,6 +602,12 @@ pub fn run(args: Args) -> crate::Result<()> {
                 if isolate {
                     return in_child(p, rows, &data, &args);
                 }
+                // The program's readings are kept for this program's analysis only: its
+                // matching reading is the analysis's first, which then reads it from here.
+                let cache = tempfile::Builder::new()
+                    .prefix("kerncast-realcode-")
+                    .tempdir();
+                let cache = cache.as_ref().ok().map(|d| d.path());
                 // A program profiled with several command lines is read once for each, and
                 // each row is matched against the launches of its own command line. Every
                 // command line is read before any is predicted, and the reading is written at
@@ -593,13 +618,14 @@ pub fn run(args: Args) -> crate::Result<()> {
                     .map(|(exe_args, group)| {
                         // gpuFLOPBench runs each program in its own folder
                         let opts = Options {
-                            run_dir: Some(data.join("src").join(p)),
+                            run_dir: Some(run_dir(&data, p)),
                             ..opts.clone()
                         };
+                        let readings = cache.map(crate::cache::Cache::host_readings_dir);
                         let reading = if mine.is_empty() {
                             Err("no compile command for it".to_string())
                         } else {
-                            read_program(&mine, exe_args, &opts)
+                            read_program(&mine, exe_args, &opts, readings.as_deref())
                         };
                         (*exe_args, match_rows(group, &reading))
                     })
@@ -622,8 +648,13 @@ pub fn run(args: Args) -> crate::Result<()> {
                     .collect();
                 let mut matched = Vec::new();
                 for (exe_args, group_rows) in &mut read {
-                    let report =
-                        predict_program(&mine, exe_args, &measured_keys(group_rows), &data, &args);
+                    let keys = measured_keys(group_rows);
+                    let run = crate::host_workloads::RunSpec {
+                        args: Some(command_line(exe_args)),
+                        compile_commands: Some(args.database(&data)),
+                        run_dir: Some(run_dir(&data, p)),
+                    };
+                    let report = predict_program(&mine, run, &keys, &data, cache, &args);
                     attach(group_rows, &report);
                     matched.append(group_rows);
                 }
@@ -975,9 +1006,10 @@ fn measured_keys(rows: &[Row]) -> Vec<crate::pipeline::LaunchKey> {
 /// and predicted on the device.
 pub fn predict_program(
     commands: &[&CompileCommand],
-    exe_args: &str,
+    run: crate::host_workloads::RunSpec,
     measured: &[crate::pipeline::LaunchKey],
     data: &Path,
+    cache: Option<&Path>,
     args: &Args,
 ) -> Report {
     let base = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
@@ -1012,16 +1044,11 @@ pub fn predict_program(
         model: args.model.clone(),
         jobs: 1,
         progress: false,
-        cache: None,
+        // a folder of this program's only (its host readings among what is kept there)
+        cache: cache.map(Path::to_path_buf),
         hot_lines: 0,
         params: Vec::new(),
-        run: crate::host_workloads::RunSpec {
-            args: Some(
-                shlex::split(exe_args)
-                    .unwrap_or_else(|| exe_args.split_whitespace().map(String::from).collect()),
-            ),
-            compile_commands: Some(args.database(data)),
-        },
+        run,
         size_chart: false,
         only_launches: Some(measured.to_vec()),
     };
@@ -1616,14 +1643,102 @@ mod tests {
         };
         let mut m = measured("k", "k(int)");
         (m.grid, m.block, m.exe_args) = ([4, 1, 1], [32, 1, 1], "sizes.txt".into());
-        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts));
+        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts, None));
         assert_eq!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
         let reason = rows[0].reason.clone().unwrap_or_default();
         assert!(reason.contains("`sizes.txt` (by `fopen`)"), "{reason}");
         std::fs::write(dir.path().join("sizes.txt"), "128").unwrap();
-        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts));
+        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts, None));
         assert!(!rows[0].found);
         assert_ne!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
+    }
+
+    /// The analysis of a program takes the reading realcode matched its launches with from
+    /// the program's cache: its host code is read once, not once to match and again to predict.
+    #[test]
+    fn the_analysis_takes_the_matching_reading_from_the_cache() {
+        let data = tempfile::tempdir().unwrap();
+        let dir = data.path().join("src").join("p");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("main.cu"),
+            "__global__ void k(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  \
+             if (i < n) x[i] *= 2.0f;\n}\nint main(int argc, char** argv) {\n  int n = 1 << 12;\n  \
+             float* x;\n  cudaMalloc(&x, n * sizeof(float));\n  k<<<n / 128, 128>>>(x, n);\n  \
+             return 0;\n}\n",
+        )
+        .unwrap();
+        let db = data.path().join("compile_commands.json");
+        let entry = serde_json::json!([{
+            "directory": data.path(),
+            "file": "src/p/main.cu",
+            "command": "clang++ -O3 -std=c++17 --cuda-gpu-arch=sm_86 -x cuda -c src/p/main.cu",
+            "program": "p",
+        }]);
+        std::fs::write(&db, entry.to_string()).unwrap();
+        let tools = Toolchain::discover();
+        let units = compdb::read(&db, &tools).unwrap();
+        let commands = compile_command::read_database(&db).unwrap();
+        let opts = Options {
+            run_dir: Some(run_dir(data.path(), "p")),
+            ..reading_options("rtx-3080", tools).unwrap()
+        };
+        let cache = data.path().join("cache");
+        let readings = crate::cache::Cache::host_readings_dir(&cache);
+        let reading = read_program(&units, "", &opts, Some(&readings)).unwrap();
+        assert_eq!(reading.launches.len(), 1, "{:?}", reading.diagnostics);
+        // each entry with a digest of its bytes (an entry is a large JSON file)
+        let stored = |dir: &Path| -> Vec<(PathBuf, u64)> {
+            let digest = |bytes: Vec<u8>| {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                bytes.hash(&mut h);
+                h.finish()
+            };
+            let mut files: Vec<_> = walkdir(dir)
+                .into_iter()
+                .map(|f| (f.clone(), digest(std::fs::read(&f).unwrap())))
+                .collect();
+            files.sort();
+            files
+        };
+        let before = stored(&readings);
+        assert_eq!(before.len(), 1, "one reading kept");
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: Args,
+        }
+        let args = <Cli as clap::Parser>::parse_from(["realcode", "--no-predict"]).args;
+        let run = crate::host_workloads::RunSpec {
+            args: Some(Vec::new()),
+            compile_commands: Some(db.clone()),
+            run_dir: Some(run_dir(data.path(), "p")),
+        };
+        let keys = vec![crate::pipeline::LaunchKey {
+            kernel: "k".into(),
+            grid: [32, 1, 1],
+            block: [128, 1, 1],
+            instance: None,
+        }];
+        let mine: Vec<&CompileCommand> = commands.iter().collect();
+        let report = predict_program(&mine, run, &keys, data.path(), Some(&cache), &args);
+        assert_eq!(report.kernels.len(), 1, "{:?}", report.errors);
+        // a reading the analysis made itself would be a second entry, or a rewritten one
+        assert_eq!(stored(&readings), before);
+    }
+
+    /// The files under `dir`, at any depth.
+    fn walkdir(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            match p.is_dir() {
+                true => out.extend(walkdir(&p)),
+                false => out.push(p),
+            }
+        }
+        out
     }
 
     #[test]

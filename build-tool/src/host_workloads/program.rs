@@ -36,6 +36,9 @@ pub struct RunSpec {
     pub args: Option<Vec<String>>,
     /// A compilation database whose flags the files are read with (`--compile-commands`).
     pub compile_commands: Option<PathBuf>,
+    /// The folder the program runs in: a file it opens that is not there is listed as
+    /// missing (`kerncast_host::Options::run_dir`); `None`: files are not looked for.
+    pub run_dir: Option<PathBuf>,
 }
 
 /// The program's host code, and its readings so far.
@@ -46,6 +49,7 @@ pub struct HostProgram {
     shown: BTreeMap<PathBuf, String>,
     /// Units from a compilation database: `main` may be in a source beside them.
     from_database: bool,
+    run_dir: Option<PathBuf>,
     /// Each reading by its `ReadFor` key, made once: a thread that asks while another makes it
     /// waits for that one (a reading made ahead of the lowering, then the kernels' own).
     readings: Mutex<BTreeMap<String, Arc<OnceLock<Reading>>>>,
@@ -107,6 +111,7 @@ impl HostProgram {
             tools,
             shown,
             from_database: db.is_some(),
+            run_dir: run.run_dir.clone(),
             readings: Mutex::new(BTreeMap::new()),
             reading_cache: None,
         }))
@@ -134,6 +139,7 @@ impl HostProgram {
             toolchain: self.tools.clone(),
             occupancy: what.occupancy.clone(),
             find_main_beside: self.from_database,
+            run_dir: self.run_dir.clone(),
             prelude_cache: Some(crate::cache::Cache::host_preludes_dir()),
             ..Options::default()
         };

@@ -70,6 +70,7 @@ impl HostArgs {
                     .first()
                     .and_then(|f| kerncast_host::compdb::find_near(f))
             }),
+            run_dir: None,
         }
     }
 }
