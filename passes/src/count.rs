@@ -736,7 +736,7 @@ fn stride(coefs: Option<&[Poly; 3]>, bits: u16) -> Result<StrideClass, [Poly; 3]
 
 /// Most (counter, thread) points the reuse profile walks: about 0.4 s in a release build.
 /// Unoptimised builds (the tests) walk a sixteenth as many.
-const REUSE_BUDGET: u64 = if cfg!(debug_assertions) {
+pub(crate) const REUSE_BUDGET: u64 = if cfg!(debug_assertions) {
     1 << 16
 } else {
     1 << 20
