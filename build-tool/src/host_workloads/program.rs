@@ -203,6 +203,11 @@ fn unit(file: &Path, lower: &LowerOptions, tools: &Toolchain) -> UnitSpec {
 /// What the host code can ask of a bundled or given device profile.
 pub fn device_props(d: &kerncast_models::Device) -> DeviceProps {
     let v = |x: &Option<kerncast_models::device::Sourced<u32>>| x.as_ref().map(|s| s.value as i64);
+    // `clockRate` and `memoryClockRate` in kHz, from the profile's default core and memory
+    // clocks in MHz (the memory clock by the convention deviceQuery prints it in)
+    let khz = |x: &Option<kerncast_models::device::Sourced<f64>>| {
+        x.as_ref().map(|s| (s.value * 1000.0).round() as i64)
+    };
     let cc =
         d.hw.compute_capability
             .as_ref()
@@ -222,5 +227,69 @@ pub fn device_props(d: &kerncast_models::Device) -> DeviceProps {
         total_global_mem: None,
         major,
         minor,
+        clock_rate_khz: khz(&d.clocks.default_core_mhz),
+        memory_clock_rate_khz: khz(&d.clocks.default_mem_mhz),
+        memory_bus_width: v(&d.hw.mem_bus_bits),
+        l2_cache_size: d.hw.l2_bytes.as_ref().map(|s| s.value as i64),
+        regs_per_block: v(&d.hw.regs_per_block),
+        regs_per_multiprocessor: v(&d.hw.regs_per_sm),
+        shared_mem_per_multiprocessor: d.hw.shared_bytes_per_sm.as_ref().map(|s| s.value as i64),
+        max_blocks_per_multi_processor: v(&d.hw.max_blocks_per_sm),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kerncast_host::Scalar;
+
+    /// The properties a host program reads of the device profile it is analysed for, through
+    /// `cudaGetDeviceProperties` and `cudaDeviceGetAttribute`: the clocks in kHz, the L2, bus,
+    /// register and per-SM limits, as `deviceQuery` would print them for the RTX 3080.
+    #[test]
+    fn the_host_code_reads_the_profiles_clocks_and_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("props.cu");
+        std::fs::write(
+            &file,
+            "__global__ void k(long n) {}\nint main() {\n  cudaDeviceProp p;\n  \
+             cudaGetDeviceProperties(&p, 0);\n  long clocks = (long)(10 * p.clockRate);\n  \
+             k<<<p.sharedMemPerMultiprocessor / 1024, p.maxBlocksPerMultiProcessor>>>(clocks);\n  \
+             int l2 = 0, mhz = 0;\n  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);\n  \
+             cudaDeviceGetAttribute(&mhz, cudaDevAttrMemoryClockRate, 0);\n  \
+             k<<<l2 / (1 << 20), p.memoryBusWidth>>>(mhz / 1000);\n  \
+             k<<<p.regsPerBlock / 1024, 32>>>(p.regsPerMultiprocessor);\n  return 0;\n}\n",
+        )
+        .unwrap();
+        let tools = Toolchain::discover();
+        let program = Program::from_files(&[file], &[], &tools);
+        let d = kerncast_models::Device::load("rtx-3080").unwrap();
+        let opts = Options {
+            device: device_props(&d),
+            toolchain: tools,
+            ..Options::default()
+        };
+        let r = kerncast_host::read(&program, &opts).unwrap();
+        assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+        let seen: Vec<(Scalar, Scalar, Option<Scalar>)> = r
+            .launches
+            .iter()
+            .map(|l| {
+                (
+                    l.grid[0].clone(),
+                    l.block[0].clone(),
+                    l.args.get("n").cloned(),
+                )
+            })
+            .collect();
+        let int = Scalar::Int;
+        assert_eq!(
+            seen,
+            vec![
+                (int(100), int(16), Some(int(17_100_000))),
+                (int(5), int(320), Some(int(9500))),
+                (int(64), int(32), Some(int(65536))),
+            ]
+        );
     }
 }

@@ -125,6 +125,25 @@ impl Interp<'_> {
         let mem = self.device_value("totalGlobalMem", d.total_global_mem);
         let major = self.device_value("major", d.major);
         let minor = self.device_value("minor", d.minor);
+        let more: Vec<(&str, Value)> = [
+            ("clockRate", d.clock_rate_khz),
+            ("memoryClockRate", d.memory_clock_rate_khz),
+            ("memoryBusWidth", d.memory_bus_width),
+            ("l2CacheSize", d.l2_cache_size),
+            ("regsPerBlock", d.regs_per_block),
+            ("regsPerMultiprocessor", d.regs_per_multiprocessor),
+            (
+                "sharedMemPerMultiprocessor",
+                d.shared_mem_per_multiprocessor,
+            ),
+            (
+                "maxBlocksPerMultiProcessor",
+                d.max_blocks_per_multi_processor,
+            ),
+        ]
+        .into_iter()
+        .map(|(field, v)| (field, self.device_value(field, v)))
+        .collect();
         let max_grid = Value::Array(heap::shared(Buffer::from_values(vec![
             Value::Int(2147483647),
             Value::Int(65535),
@@ -138,22 +157,21 @@ impl Interp<'_> {
         let name = Value::Str(Rc::from(
             d.name.clone().unwrap_or_else(|| "unknown device".into()),
         ));
-        record(
-            "cudaDeviceProp",
-            vec![
-                ("multiProcessorCount", sm),
-                ("maxThreadsPerBlock", mtpb),
-                ("maxThreadsPerMultiProcessor", mtpsm),
-                ("warpSize", warp),
-                ("sharedMemPerBlock", smem),
-                ("totalGlobalMem", mem),
-                ("major", major),
-                ("minor", minor),
-                ("maxGridSize", max_grid),
-                ("maxThreadsDim", max_dim),
-                ("name", name),
-            ],
-        )
+        let mut fields = vec![
+            ("multiProcessorCount", sm),
+            ("maxThreadsPerBlock", mtpb),
+            ("maxThreadsPerMultiProcessor", mtpsm),
+            ("warpSize", warp),
+            ("sharedMemPerBlock", smem),
+            ("totalGlobalMem", mem),
+            ("major", major),
+            ("minor", minor),
+            ("maxGridSize", max_grid),
+            ("maxThreadsDim", max_dim),
+            ("name", name),
+        ];
+        fields.extend(more);
+        record("cudaDeviceProp", fields)
     }
 
     fn exit(&mut self, name: &str, e: &Expr) -> Exec<Option<Value>> {
@@ -864,13 +882,27 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
                 Some(1) => it.device_value("maxThreadsPerBlock", d.max_threads_per_block),
                 Some(8) => it.device_value("sharedMemPerBlock", d.shared_mem_per_block),
                 Some(10) => Value::Int(d.warp_size.unwrap_or(32) as i128),
+                Some(12) => it.device_value("regsPerBlock", d.regs_per_block),
+                Some(13) => it.device_value("clockRate", d.clock_rate_khz),
                 Some(16) => it.device_value("multiProcessorCount", d.multi_processor_count),
+                Some(36) => it.device_value("memoryClockRate", d.memory_clock_rate_khz),
+                Some(37) => it.device_value("memoryBusWidth", d.memory_bus_width),
+                Some(38) => it.device_value("l2CacheSize", d.l2_cache_size),
                 Some(39) => it.device_value(
                     "maxThreadsPerMultiProcessor",
                     d.max_threads_per_multi_processor,
                 ),
                 Some(75) => it.device_value("major", d.major),
                 Some(76) => it.device_value("minor", d.minor),
+                Some(81) => it.device_value(
+                    "sharedMemPerMultiprocessor",
+                    d.shared_mem_per_multiprocessor,
+                ),
+                Some(82) => it.device_value("regsPerMultiprocessor", d.regs_per_multiprocessor),
+                Some(106) => it.device_value(
+                    "maxBlocksPerMultiProcessor",
+                    d.max_blocks_per_multi_processor,
+                ),
                 _ => Value::unknown("a device attribute kerncast does not model"),
             };
             write_through(&arg(args, 0), v);

@@ -54,6 +54,18 @@ pub struct DeviceProps {
     pub total_global_mem: Option<i64>,
     pub major: Option<i64>,
     pub minor: Option<i64>,
+    /// `clockRate`: the peak core clock, kHz.
+    pub clock_rate_khz: Option<i64>,
+    /// `memoryClockRate`: the peak memory clock, kHz.
+    pub memory_clock_rate_khz: Option<i64>,
+    /// `memoryBusWidth`, bits.
+    pub memory_bus_width: Option<i64>,
+    /// `l2CacheSize`, bytes.
+    pub l2_cache_size: Option<i64>,
+    pub regs_per_block: Option<i64>,
+    pub regs_per_multiprocessor: Option<i64>,
+    pub shared_mem_per_multiprocessor: Option<i64>,
+    pub max_blocks_per_multi_processor: Option<i64>,
 }
 
 /// The CUDA occupancy API's answers for a kernel on the target device, which depend on the
