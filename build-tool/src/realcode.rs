@@ -1709,7 +1709,7 @@ mod tests {
             #[command(flatten)]
             args: Args,
         }
-        let args = <Cli as clap::Parser>::parse_from(["realcode", "--no-predict"]).args;
+        let args = <Cli as clap::Parser>::parse_from(["realcode"]).args;
         let run = crate::host_workloads::RunSpec {
             args: Some(Vec::new()),
             compile_commands: Some(db.clone()),

@@ -149,18 +149,8 @@ pub fn profile(
         }
         walked = walked.min((budget as f64 / cost.max(1.0)) as u64);
     }
-    let accesses: Vec<usize> = walks.iter().map(|(_, a)| a.len()).collect();
-    let trips: Vec<(u64, u64)> = walks
-        .iter()
-        .map(|(w, _)| (w.points_per_block(), w.outer_trips()))
-        .collect();
-    cut_to_addresses(
-        &trips,
-        &accesses,
-        walked,
-        budget.saturating_mul(ACCESSES_PER_POINT),
-        &mut windows,
-    );
+    let limit = budget.saturating_mul(ACCESSES_PER_POINT);
+    cut_to_addresses(&walks, walked, limit, &mut windows);
     if walked == 0 {
         return Reuse::Unavailable(format!(
             "one block has {per_block} (counter, thread) points to walk, over the budget of {budget}"
@@ -390,25 +380,23 @@ fn slot_map(w: &WarpWalk, point: &[i128]) -> BTreeMap<String, i128> {
 /// walk of its 1024 × 16 threads 2.4 s, plus 1.5 s to tally its touches.
 const ACCESSES_PER_POINT: u64 = 16;
 
-/// Walks the loops of the groups (`trips`: each one's points per block and outer trips;
-/// `accesses`: its addresses per point) for fewer trips (`windows`, at least [`MIN_TRIPS`]) where
-/// `walked` blocks of them would evaluate more than `limit` addresses. Never fewer blocks: the
-/// reuse between blocks shows only over as many as the points budget gave (a 3-D stencil's
-/// between planes), and a group without a loop to cut is walked whole.
+/// Walks the loops of the groups `walks` for fewer trips (`windows`, at least [`MIN_TRIPS`])
+/// where `walked` blocks of them would evaluate more than `limit` addresses (each point one per
+/// access of its group). Never fewer blocks: the reuse between blocks shows only over as many as
+/// the points budget gave (a 3-D stencil's between planes), and a group without a loop to cut
+/// is walked whole.
 fn cut_to_addresses(
-    trips: &[(u64, u64)],
-    accesses: &[usize],
+    walks: &[(WarpWalk, Vec<Walked>)],
     walked: u64,
     limit: u64,
     windows: &mut [Option<u64>],
 ) {
-    let per_block: f64 = trips
+    let per_block: f64 = walks
         .iter()
-        .zip(accesses)
         .zip(windows.iter())
-        .map(|(((points, t), a), k)| {
-            let share = k.map_or(1.0, |k| k as f64 / (*t).max(1) as f64);
-            *points as f64 * share * *a as f64
+        .map(|((w, accesses), k)| {
+            let share = k.map_or(1.0, |k| k as f64 / w.outer_trips().max(1) as f64);
+            w.points_per_block() as f64 * share * accesses.len() as f64
         })
         .sum();
     let total = per_block * walked as f64;
@@ -416,12 +404,13 @@ fn cut_to_addresses(
         return;
     }
     let share = limit as f64 / total;
-    for ((_, t), win) in trips.iter().zip(windows.iter_mut()) {
-        let k = win.unwrap_or(*t);
+    for ((w, _), win) in walks.iter().zip(windows.iter_mut()) {
+        let trips = w.outer_trips();
+        let k = win.unwrap_or(trips);
         // a few trips at least, so reuse from one trip to the next still shows
-        let fewest = (*t).min(MIN_TRIPS).min(k);
+        let fewest = trips.min(MIN_TRIPS).min(k);
         let cut = ((k as f64 * share).floor() as u64).clamp(fewest, k);
-        if cut < *t {
+        if cut < trips {
             *win = Some(cut);
         }
     }

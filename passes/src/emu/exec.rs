@@ -285,12 +285,12 @@ pub fn run_observed(
         }
         // A sampled run (one whose blocks are scaled to the launch) starts no block that could
         // take the pages it touched past their limit: it has its sample, where running on
-        // would end the run in an error. A run of every block still runs into the error.
+        // would end the run in an error; nor one that, at the mean steps of those it ran,
+        // would end past the step limit. A run of every block still runs into the error.
         let (touched, limit) = global.touched();
-        if opts.soft_steps.is_some() && done > 0 && touched + block_pages > limit {
-            break;
-        }
-        if opts.soft_steps.is_some() && done > 0 && steps + steps / done > opts.max_steps {
+        let pages_over = touched + block_pages > limit;
+        let steps_over = steps + steps / done.max(1) > opts.max_steps;
+        if opts.soft_steps.is_some() && done > 0 && (pages_over || steps_over) {
             break;
         }
         // the `i`-th chosen block's dispatch index, x fastest
