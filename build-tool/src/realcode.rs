@@ -1695,8 +1695,10 @@ mod tests {
                 bytes.hash(&mut h);
                 h.finish()
             };
-            let mut files: Vec<_> = walkdir(dir)
+            let mut files: Vec<_> = walkdir::WalkDir::new(dir)
                 .into_iter()
+                .map(|e| e.unwrap().into_path())
+                .filter(|f| f.is_file())
                 .map(|f| (f.clone(), digest(std::fs::read(&f).unwrap())))
                 .collect();
             files.sort();
@@ -1726,19 +1728,6 @@ mod tests {
         assert_eq!(report.kernels.len(), 1, "{:?}", report.errors);
         // a reading the analysis made itself would be a second entry, or a rewritten one
         assert_eq!(stored(&readings), before);
-    }
-
-    /// The files under `dir`, at any depth.
-    fn walkdir(dir: &Path) -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            match p.is_dir() {
-                true => out.extend(walkdir(&p)),
-                false => out.push(p),
-            }
-        }
-        out
     }
 
     #[test]

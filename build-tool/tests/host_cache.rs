@@ -91,16 +91,12 @@ fn block_of(r: &HostReading) -> &Scalar {
 }
 
 fn entries(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(entries(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|p| p.is_file())
+        .collect()
 }
 
 #[test]
