@@ -92,17 +92,17 @@ impl Form {
             Form::Scheduler => {
                 key == sched_terms::CHAIN_ALU
                     || key == sched_terms::CHAIN_GMEM
-                    || matches!(
-                        key.parse::<Feature>(),
-                        Ok(Feature::Blocks | Feature::Warps | Feature::Threads)
-                    )
+                    || key.parse::<Feature>().is_ok_and(|f| {
+                        matches!(f, Feature::Blocks | Feature::Warps | Feature::Threads)
+                            || sched_terms::is_uniform_atomic_lanes(&f)
+                    })
             }
         }
     }
 
     fn method(self) -> &'static str {
         match self {
-            Form::Scheduler => "scheduler form (const, sched.roofline, sched.chain.alu, sched.chain.gmem), least absolute log error",
+            Form::Scheduler => "scheduler form (const, sched.roofline, sched.chain.alu, sched.chain.gmem, sched.atomic.uniform), least absolute log error",
             Form::Stevens => "Stevens & Klöckner features, NNLS on relative error",
         }
     }
