@@ -1394,7 +1394,6 @@ fn data_addresses(m: &Module, kernel: &str) -> Vec<u32> {
         return Vec::new();
     };
     let cfg = Cfg::build(f);
-    let taint = Taint::new(&cfg);
     let points_to = PointsTo::new(m, f);
     let small_table = |name: &String| {
         let global = m.globals.iter().find(|g| &g.name == name);
@@ -1404,31 +1403,38 @@ fn data_addresses(m: &Module, kernel: &str) -> Vec<u32> {
             None => f.var_decls().any(|d| &d.name == name),
         }
     };
-    let mut lines: Vec<u32> = cfg
-        .blocks
-        .iter()
-        .enumerate()
-        .flat_map(|(b, bb)| bb.insts.iter().enumerate().map(move |(k, i)| (b, k, i)))
-        .filter(|(_, _, i)| {
-            kerncast_passes::classify::mem_access(i)
-                .is_some_and(|(space, ..)| matches!(space, Space::Global | Space::Generic))
-        })
-        .filter(|&(b, k, i)| {
-            i.operands.iter().any(|o| {
-                o.leaves().iter().any(|l| {
-                    matches!(l, Operand::Addr { base: AddrBase::Reg(r), .. }
-                        if taint.reads_tainted(b, k, r))
+    let tainted = |taint: &Taint| -> Vec<(usize, usize)> {
+        cfg.blocks
+            .iter()
+            .enumerate()
+            .flat_map(|(b, bb)| bb.insts.iter().enumerate().map(move |(k, i)| (b, k, i)))
+            .filter(|(_, _, i)| {
+                kerncast_passes::classify::mem_access(i)
+                    .is_some_and(|(space, ..)| matches!(space, Space::Global | Space::Generic))
+            })
+            .filter(|&(b, k, i)| {
+                i.operands.iter().any(|o| {
+                    o.leaves().iter().any(|l| {
+                        matches!(l, Operand::Addr { base: AddrBase::Reg(r), .. }
+                            if taint.reads_tainted(b, k, r))
+                    })
                 })
             })
-        })
-        // wherever the data sends it, an access into a small table stays in its few sectors,
-        // and one into the thread's stack frame is no global traffic
-        .filter(|(_, _, i)| {
-            !points_to
-                .accessed_vars(i)
-                .is_some_and(|vars| vars.iter().all(small_table))
-        })
-        .map(|(_, _, i)| i.span.line)
+            // wherever the data sends it, an access into a small table stays in its few
+            // sectors, and one into the thread's stack frame is no global traffic
+            .filter(|(_, _, i)| {
+                !points_to
+                    .accessed_vars(i)
+                    .is_some_and(|vars| vars.iter().all(small_table))
+            })
+            .map(|(b, k, _)| (b, k))
+            .collect()
+    };
+    // whether an access runs may depend on data (the counts say so); only an address whose
+    // value does is refused
+    let mut lines: Vec<u32> = tainted(&Taint::addresses(&cfg))
+        .into_iter()
+        .map(|(b, k)| cfg.blocks[b].insts[k].span.line)
         .collect();
     lines.sort_unstable();
     lines.dedup();
@@ -2221,6 +2227,19 @@ ret;
         assert_eq!(profile.first_touches, profile.requests);
     }
 
+    /// The reuse profile (or why none) of kernel `k(in, out)` in `text`, emulated at its
+    /// annotated workload.
+    fn reuse_of_k(text: &str) -> Option<Reuse> {
+        let m = Module::parse(text).unwrap();
+        let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
+        let p = EmulatorCounter::default().prepare(&m, "k").unwrap();
+        let params: Vec<String> = ["in", "out"].map(String::from).to_vec();
+        p.bind_spec(&spec, &BTreeMap::new(), &params)
+            .unwrap()
+            .stats
+            .reuse
+    }
+
     /// A quadrant read from data indexes a constant table, as libdevice's `sin` does: wherever
     /// it lands it stays in the table's few sectors, so the kernel's reuse profile is still made
     /// on zero-filled buffers. A gather through a data index into a large array, or into a
@@ -2262,25 +2281,83 @@ ret;
 "
             )
         };
-        let reuse = |text: &str| {
-            let m = Module::parse(text).unwrap();
-            let spec = crate::annotations::scan(text).unwrap()[0].workloads[0].clone();
-            let p = EmulatorCounter::default().prepare(&m, "k").unwrap();
-            let params: Vec<String> = ["in", "out"].map(String::from).to_vec();
-            p.bind_spec(&spec, &BTreeMap::new(), &params)
-                .unwrap()
-                .stats
-                .reuse
-        };
-        let Some(Reuse::Profile(profile)) = reuse(&kernel(32, "table")) else {
+        let Some(Reuse::Profile(profile)) = reuse_of_k(&kernel(32, "table")) else {
             panic!("no reuse profile for a 32-byte table");
         };
         assert_eq!(profile.blocks_walked, 8);
         let refused = |r: Option<Reuse>| matches!(r, Some(Reuse::Unavailable(why)) if why.contains("depend on data"));
-        assert!(refused(reuse(&kernel(1 << 20, "table"))), "a 1 MiB table");
         assert!(
-            refused(reuse(&kernel(32, "%rd3"))),
+            refused(reuse_of_k(&kernel(1 << 20, "table"))),
+            "a 1 MiB table"
+        );
+        assert!(
+            refused(reuse_of_k(&kernel(32, "%rd3"))),
             "the input's own buffer"
+        );
+    }
+
+    /// `if (in[i] < 200) out[i] = in[i + 1];`: whether the neighbour is read depends on data,
+    /// where it lies does not, so the launch is profiled on zero-filled buffers. The same
+    /// neighbour chosen by data at a join (`j = in[i] < 200 ? i + 1 : i`, as two paths) is not.
+    #[test]
+    fn an_access_that_data_only_decides_to_run_keeps_the_reuse_profile() {
+        let kernel = |chosen_at_join: bool| {
+            let (then, join) = if chosen_at_join {
+                (
+                    "mov.u32 %r4, 4;",
+                    "mul.wide.u32 %rd8, %r4, 1;\nadd.s64 %rd7, %rd6, %rd8;",
+                )
+            } else {
+                ("add.s64 %rd7, %rd6, 4;", "")
+            };
+            let load =
+                "ld.global.f32 %f2, [%rd7];\nadd.s64 %rd9, %rd4, %rd5;\nst.global.f32 [%rd9], %f2;";
+            let (then_load, join_load) = if chosen_at_join {
+                ("", load)
+            } else {
+                (load, "")
+            };
+            format!(
+                "// kerncast: workload grid=8 block=64
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_in, .param .u64 k_out)
+{{
+.reg .pred %p<4>;
+.reg .b32 %r<8>;
+.reg .b64 %rd<12>;
+.reg .f32 %f<4>;
+ld.param.u64 %rd1, [k_in];
+ld.param.u64 %rd2, [k_out];
+cvta.to.global.u64 %rd3, %rd1;
+cvta.to.global.u64 %rd4, %rd2;
+mov.u32 %r1, %ctaid.x;
+mov.u32 %r2, %tid.x;
+mad.lo.s32 %r3, %r1, 64, %r2;
+mul.wide.s32 %rd5, %r3, 4;
+add.s64 %rd6, %rd3, %rd5;
+mov.u32 %r4, 0;
+mov.u64 %rd7, %rd6;
+ld.global.f32 %f1, [%rd6];
+setp.ge.f32 %p1, %f1, 0f43480000;
+@%p1 bra $L__join;
+{then}
+{then_load}
+$L__join:
+{join}
+{join_load}
+ret;
+}}
+"
+            )
+        };
+        let profiled = reuse_of_k(&kernel(false));
+        assert!(matches!(profiled, Some(Reuse::Profile(_))), "{profiled:?}");
+        let refused = reuse_of_k(&kernel(true));
+        assert!(
+            matches!(&refused, Some(Reuse::Unavailable(why)) if why.contains("depend on data")),
+            "{refused:?}"
         );
     }
 

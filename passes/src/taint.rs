@@ -31,6 +31,8 @@ use crate::cfg::Cfg;
 use crate::ptx::{AddrBase, Function, Inst, Operand, ParamOffset, SReg};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod values;
+
 pub struct Taint {
     /// Registers tainted somewhere in the function.
     regs: BTreeSet<String>,
@@ -40,20 +42,8 @@ pub struct Taint {
 
 impl Taint {
     pub fn new(cfg: &Cfg) -> Taint {
-        let post_dominators = cfg.warnings.is_empty().then(|| cfg.post_dominators());
-        let code = Code::new(cfg);
-        let mut influenced = BTreeSet::new();
-        loop {
-            let entry = code.flow(&influenced);
-            let tainted_branches: Vec<usize> = (0..code.blocks.len())
-                .filter(|&b| code.ends_in_tainted_guard(b, &entry[b], &influenced))
-                .collect();
-            let next = controlled_blocks(cfg, post_dominators.as_deref(), &tainted_branches);
-            if next == influenced {
-                return code.taint(&entry, &influenced);
-            }
-            influenced = next;
-        }
+        let (code, fixpoint) = Code::fixpoint(cfg);
+        code.taint(&fixpoint.entry, &fixpoint.influenced)
     }
 
     /// Whether the branch that ends block `b` may depend on data.
@@ -76,6 +66,14 @@ impl Taint {
     pub fn reg(&self, r: &str) -> bool {
         self.regs.contains(r)
     }
+}
+
+/// The data flow at its fixpoint: the registers that may hold data at each block's entry, the
+/// blocks a branch on data decides whether to run, and those branches (by the block they end).
+struct Fixpoint {
+    entry: Vec<Regs>,
+    influenced: BTreeSet<usize>,
+    tainted_branches: Vec<usize>,
 }
 
 /// A set of registers by number.
@@ -102,6 +100,18 @@ struct Step {
     /// A `shfl`'s in-range predicate and the lane operands it depends on, and whether one of
     /// them is state the launch does not decide.
     shfl_range: Option<(usize, Vec<usize>, bool)>,
+}
+
+impl Step {
+    /// Whether `d` is a `shfl`'s in-range predicate whose lane operands hold no data, by
+    /// `data`: it depends on the lane, not on the shuffled value.
+    fn lane_only(&self, d: usize, data: impl Fn(usize) -> bool) -> bool {
+        self.shfl_range
+            .as_ref()
+            .is_some_and(|(p, lanes, unlaunched)| {
+                *p == d && !unlaunched && !lanes.iter().any(|&r| data(r))
+            })
+    }
 }
 
 /// The function's blocks as the data flow runs them.
@@ -157,6 +167,31 @@ impl Code {
         }
     }
 
+    /// The taint of every register at every point, with the branches on data and the blocks
+    /// they decide worked out together: a block a branch on data decides taints what it
+    /// writes, which may make more branches data.
+    fn fixpoint(cfg: &Cfg) -> (Code, Fixpoint) {
+        let post_dominators = cfg.warnings.is_empty().then(|| cfg.post_dominators());
+        let code = Code::new(cfg);
+        let mut influenced = BTreeSet::new();
+        loop {
+            let entry = code.flow(&influenced);
+            let tainted_branches: Vec<usize> = (0..code.blocks.len())
+                .filter(|&b| code.ends_in_tainted_guard(b, &entry[b], &influenced))
+                .collect();
+            let next = controlled_blocks(cfg, post_dominators.as_deref(), &tainted_branches);
+            if next == influenced {
+                let fixpoint = Fixpoint {
+                    entry,
+                    influenced,
+                    tainted_branches,
+                };
+                return (code, fixpoint);
+            }
+            influenced = next;
+        }
+    }
+
     fn empty(&self) -> Regs {
         vec![0; self.names.len().div_ceil(64)]
     }
@@ -178,12 +213,7 @@ impl Code {
             let tainted = decided || step.reads_state || step.reads.iter().any(|&r| has(state, r));
             let mut next = Vec::with_capacity(step.writes.len());
             for &d in &step.writes {
-                let lane_only = step
-                    .shfl_range
-                    .as_ref()
-                    .is_some_and(|(p, lanes, unlaunched)| {
-                        *p == d && !unlaunched && !lanes.iter().any(|&r| has(state, r))
-                    });
+                let lane_only = step.lane_only(d, |r| has(state, r));
                 let on = tainted && (decided || !lane_only);
                 // a guarded write may not happen: the register may keep what it held
                 next.push((d, on || (step.guard.is_some() && has(state, d))));
