@@ -1403,38 +1403,34 @@ fn data_addresses(m: &Module, kernel: &str) -> Vec<u32> {
             None => f.var_decls().any(|d| &d.name == name),
         }
     };
-    let tainted = |taint: &Taint| -> Vec<(usize, usize)> {
-        cfg.blocks
-            .iter()
-            .enumerate()
-            .flat_map(|(b, bb)| bb.insts.iter().enumerate().map(move |(k, i)| (b, k, i)))
-            .filter(|(_, _, i)| {
-                kerncast_passes::classify::mem_access(i)
-                    .is_some_and(|(space, ..)| matches!(space, Space::Global | Space::Generic))
-            })
-            .filter(|&(b, k, i)| {
-                i.operands.iter().any(|o| {
-                    o.leaves().iter().any(|l| {
-                        matches!(l, Operand::Addr { base: AddrBase::Reg(r), .. }
-                            if taint.reads_tainted(b, k, r))
-                    })
-                })
-            })
-            // wherever the data sends it, an access into a small table stays in its few
-            // sectors, and one into the thread's stack frame is no global traffic
-            .filter(|(_, _, i)| {
-                !points_to
-                    .accessed_vars(i)
-                    .is_some_and(|vars| vars.iter().all(small_table))
-            })
-            .map(|(b, k, _)| (b, k))
-            .collect()
-    };
     // whether an access runs may depend on data (the counts say so); only an address whose
     // value does is refused
-    let mut lines: Vec<u32> = tainted(&Taint::addresses(&cfg))
-        .into_iter()
-        .map(|(b, k)| cfg.blocks[b].insts[k].span.line)
+    let taint = Taint::addresses(&cfg);
+    let mut lines: Vec<u32> = cfg
+        .blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, bb)| bb.insts.iter().enumerate().map(move |(k, i)| (b, k, i)))
+        .filter(|(_, _, i)| {
+            kerncast_passes::classify::mem_access(i)
+                .is_some_and(|(space, ..)| matches!(space, Space::Global | Space::Generic))
+        })
+        .filter(|&(b, k, i)| {
+            i.operands.iter().any(|o| {
+                o.leaves().iter().any(|l| {
+                    matches!(l, Operand::Addr { base: AddrBase::Reg(r), .. }
+                        if taint.reads_tainted(b, k, r))
+                })
+            })
+        })
+        // wherever the data sends it, an access into a small table stays in its few sectors,
+        // and one into the thread's stack frame is no global traffic
+        .filter(|(_, _, i)| {
+            !points_to
+                .accessed_vars(i)
+                .is_some_and(|vars| vars.iter().all(small_table))
+        })
+        .map(|(_, _, i)| i.span.line)
         .collect();
     lines.sort_unstable();
     lines.dedup();

@@ -42,30 +42,9 @@ fn union(a: &Tags, b: &Tags) -> Tags {
     if Rc::ptr_eq(a, b) || b.iter().all(|t| a.binary_search(t).is_ok()) {
         return a.clone();
     }
-    let mut out: Vec<u32> = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        let next = match (a.get(i), b.get(j)) {
-            (Some(&x), Some(&y)) if x == y => {
-                (i, j) = (i + 1, j + 1);
-                x
-            }
-            (Some(&x), Some(&y)) if x < y => {
-                i += 1;
-                x
-            }
-            (Some(&x), None) => {
-                i += 1;
-                x
-            }
-            (_, Some(&y)) => {
-                j += 1;
-                y
-            }
-            (None, None) => break,
-        };
-        out.push(next);
-    }
+    let mut out: Vec<u32> = a.iter().chain(b.iter()).copied().collect();
+    out.sort_unstable();
+    out.dedup();
     out.into()
 }
 
