@@ -30,6 +30,67 @@ fn from_hex(digits: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// A generator's argument: an integer expression over the workload's parameters, or a real
+/// written as a number (`-0.5`, `1e-3`).
+#[derive(Clone, Copy)]
+enum Num {
+    Int(i64),
+    Real(f64),
+}
+
+impl Num {
+    fn parse(s: &str, env: &BTreeMap<String, i64>) -> Result<Num, String> {
+        if let Ok(i) = s.parse::<i64>() {
+            return Ok(Num::Int(i));
+        }
+        let numeric = s.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.'));
+        if let (true, Ok(x)) = (numeric, s.parse::<f64>()) {
+            return Ok(Num::Real(x));
+        }
+        Expr::parse(s)
+            .and_then(|e| e.eval(env, Div::Floor))
+            .map(Num::Int)
+    }
+
+    fn real(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Real(x) => x,
+        }
+    }
+}
+
+/// A number as a generator's argument, an integer where it is one.
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// The spec of elements the host reading described ([`kerncast_host::drawn`]): a ramp as
+/// `ramp`, values spread over a range as `rand` (`randint` for integers), a few values as
+/// `pick`.
+pub fn drawn_spec(d: &kerncast_host::drawn::Drawn) -> String {
+    use kerncast_host::drawn::Draw;
+    let n = d.count;
+    let generator = match &d.draw {
+        Draw::Ramp { start, step, .. } => format!("ramp({n}, {}, {})", num(*start), num(*step)),
+        Draw::Uniform {
+            lo,
+            hi,
+            integral: true,
+        } => format!("randint({n}, {}, {})", num(*lo), num(*hi)),
+        Draw::Uniform { lo, hi, .. } => format!("rand({n}, {}, {})", num(*lo), num(*hi)),
+        Draw::Choice(v) => {
+            let v: Vec<String> = v.iter().map(|x| num(*x)).collect();
+            format!("pick({n}, {})", v.join(", "))
+        }
+    };
+    format!("{}:{generator}", d.elem.name())
+}
+
 /// `TYPE:GEN(args)` → bytes.
 pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Vec<u8>, String> {
     let bad = |why: &str| format!("--buffer `{spec}`: {why}");
@@ -38,23 +99,31 @@ pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Ve
         .ok_or_else(|| bad("expected TYPE:GEN"))?;
     let (fname, rest) = g.split_once('(').ok_or_else(|| bad("expected GEN(args)"))?;
     let inner = rest.strip_suffix(')').ok_or_else(|| bad("missing `)`"))?;
-    if fname.trim() == "hex" {
-        if ty.trim() != "u8" {
+    let (ty, fname) = (ty.trim(), fname.trim());
+    if fname == "hex" {
+        if ty != "u8" {
             return Err(bad("`hex` gives bytes: write `u8:hex(…)`"));
         }
         return from_hex(inner.trim()).ok_or_else(|| bad("not an even number of hex digits"));
     }
-    let a: Vec<i64> = crate::workload::split_top(inner)
+    let a: Vec<Num> = crate::workload::split_top(inner)
         .iter()
         .filter(|s| !s.trim().is_empty())
-        .map(|s| Expr::parse(s.trim()).and_then(|e| e.eval(env, Div::Floor)))
+        .map(|s| Num::parse(s.trim(), env))
         .collect::<Result<_, _>>()
         .map_err(|e| bad(&e))?;
-    let arg = |i: usize| a.get(i).copied().ok_or_else(|| bad("too few arguments"));
+    let real = matches!(ty, "f32" | "f64");
+    let num = |i: usize| a.get(i).copied().ok_or_else(|| bad("too few arguments"));
+    let arg = |i: usize| match num(i)? {
+        Num::Int(v) => Ok(v),
+        Num::Real(_) if real => Err(bad("a real number where an integer belongs")),
+        Num::Real(_) => Err(bad("a real number for integer elements")),
+    };
+    let count = || arg(0).map(|n| n.max(0));
     // refused before anything is allocated: `zeros(1 << 40)` is a typo, not a buffer
     let budget = kerncast_passes::budget::get().emu_bytes;
-    if fname.trim() != "list" {
-        let bytes = (arg(0)?.max(0) as u64).saturating_mul(8);
+    if fname != "list" {
+        let bytes = (count()? as u64).saturating_mul(8);
         kerncast_passes::emu::check_bytes("buffer", bytes, budget)
             .map_err(|e| bad(&e.to_string()))?;
     }
@@ -67,32 +136,85 @@ pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Ve
         let span = (hi as i128 - lo as i128 + 1).max(1) as u128;
         (lo as i128 + ((rng >> 33) as u128 % span) as i128) as i64
     };
-    let real = matches!(ty.trim(), "f32" | "f64");
-    if real && fname.trim() == "rand" {
-        // `f32:rand(n,0,1)` means reals in [0,1), not the integers 0 and 1
-        let (lo, hi) = (arg(1)? as f64, arg(2)? as f64);
-        let span = 1u64 << 31;
-        let xs = (0..arg(0)?.max(0))
-            .map(|_| lo + (hi - lo) * next(0, span as i64 - 1) as f64 / span as f64);
-        return Ok(match ty.trim() {
-            "f32" => xs.flat_map(|x| (x as f32).to_le_bytes()).collect(),
-            _ => xs.flat_map(|x| x.to_le_bytes()).collect(),
+    if real {
+        let xs: Vec<f64> = match fname {
+            "zeros" => vec![0.0; count()? as usize],
+            "fill" => vec![num(1)?.real(); count()? as usize],
+            "ramp" => {
+                let (start, step) = (num(1)?.real(), num(2).map_or(1.0, Num::real));
+                (0..count()?).map(|i| start + step * i as f64).collect()
+            }
+            // `f32:rand(n,0,1)` means reals in [0,1), not the integers 0 and 1
+            "rand" => {
+                let (lo, hi) = (num(1)?.real(), num(2)?.real());
+                let span = 1u64 << 31;
+                (0..count()?)
+                    .map(|_| lo + (hi - lo) * next(0, span as i64 - 1) as f64 / span as f64)
+                    .collect()
+            }
+            "randint" => {
+                let (lo, hi) = (arg(1)?, arg(2)?);
+                (0..count()?).map(|_| next(lo, hi) as f64).collect()
+            }
+            "pick" => {
+                let from: Vec<f64> = a.iter().skip(1).map(|x| x.real()).collect();
+                if from.is_empty() {
+                    return Err(bad("`pick` needs values to pick from"));
+                }
+                let last = from.len() as i64 - 1;
+                (0..count()?)
+                    .map(|_| from[next(0, last) as usize])
+                    .collect()
+            }
+            "list" => a.iter().map(|x| x.real()).collect(),
+            "cumsum" => integers(fname, &a, &arg, &mut next)
+                .map_err(|e| bad(&e))?
+                .into_iter()
+                .map(|v| v as f64)
+                .collect(),
+            other => return Err(bad(&format!("unknown generator `{other}`"))),
+        };
+        return Ok(match ty {
+            "f32" => xs.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect(),
+            _ => xs.iter().flat_map(|x| x.to_le_bytes()).collect(),
         });
     }
-    let vals: Vec<i64> = match fname.trim() {
-        "zeros" => vec![0; arg(0)?.max(0) as usize],
-        "fill" => vec![arg(1)?; arg(0)?.max(0) as usize],
-        "ramp" => (0..arg(0)?.max(0))
+    let vals = integers(fname, &a, &arg, &mut next).map_err(|e| bad(&e))?;
+    let mut out = Vec::new();
+    for v in vals {
+        match ty {
+            "i32" | "u32" => out.extend((v as i32).to_le_bytes()),
+            "i64" | "u64" => out.extend(v.to_le_bytes()),
+            "i16" | "u16" => out.extend((v as i16).to_le_bytes()),
+            "u8" | "i8" => out.push(v as u8),
+            t => return Err(bad(&format!("unknown element type `{t}`"))),
+        }
+    }
+    Ok(out)
+}
+
+/// The values of an integer generator.
+fn integers(
+    fname: &str,
+    a: &[Num],
+    arg: &dyn Fn(usize) -> Result<i64, String>,
+    next: &mut dyn FnMut(i64, i64) -> i64,
+) -> Result<Vec<i64>, String> {
+    let count = arg(0)?.max(0);
+    Ok(match fname {
+        "zeros" => vec![0; count as usize],
+        "fill" => vec![arg(1)?; count as usize],
+        "ramp" => (0..count)
             .map(|i| arg(1).unwrap_or(0) + i * arg(2).unwrap_or(1))
             .collect(),
-        "rand" => {
+        "rand" | "randint" => {
             let (lo, hi) = (arg(1)?, arg(2)?);
-            (0..arg(0)?.max(0)).map(|_| next(lo, hi)).collect()
+            (0..count).map(|_| next(lo, hi)).collect()
         }
         "cumsum" => {
             let (lo, hi) = (arg(1)?, arg(2)?);
             let mut acc = 0;
-            (0..arg(0)?.max(0))
+            (0..count)
                 .map(|i| {
                     if i > 0 {
                         acc += next(lo, hi);
@@ -101,21 +223,17 @@ pub fn generate(spec: &str, env: &BTreeMap<String, i64>, seed: u64) -> Result<Ve
                 })
                 .collect()
         }
-        "list" => a.clone(),
-        other => return Err(bad(&format!("unknown generator `{other}`"))),
-    };
-    let mut out = Vec::new();
-    for v in vals {
-        match ty.trim() {
-            "i32" | "u32" => out.extend((v as i32).to_le_bytes()),
-            "i64" | "u64" => out.extend(v.to_le_bytes()),
-            "f32" => out.extend((v as f32).to_le_bytes()),
-            "f64" => out.extend((v as f64).to_le_bytes()),
-            "u8" | "i8" => out.push(v as u8),
-            t => return Err(bad(&format!("unknown element type `{t}`"))),
+        "pick" => {
+            let from: Vec<i64> = (1..a.len()).map(arg).collect::<Result<_, _>>()?;
+            if from.is_empty() {
+                return Err("`pick` needs values to pick from".into());
+            }
+            let last = from.len() as i64 - 1;
+            (0..count).map(|_| from[next(0, last) as usize]).collect()
         }
-    }
-    Ok(out)
+        "list" => (0..a.len()).map(arg).collect::<Result<_, _>>()?,
+        other => return Err(format!("unknown generator `{other}`")),
+    })
 }
 
 #[cfg(test)]
@@ -165,5 +283,74 @@ mod tests {
         let below = v.iter().filter(|x| **x < 0.5).count();
         assert!((400..600).contains(&below), "{below} of 1000 below 0.5");
         assert!(v.iter().any(|x| x.fract() != 0.0));
+    }
+
+    /// The host reading's described elements come back as the emulator's data: a ramp exact,
+    /// integers over a range in it, a few values as often as sampled, reals as reals.
+    #[test]
+    fn described_elements_generate_like_the_hosts() {
+        use kerncast_host::drawn::{Draw, Drawn, Elem};
+        let env = BTreeMap::new();
+        let of = |elem, draw| Drawn {
+            elem,
+            count: 1000,
+            draw,
+            origin: "the fill loop at main.cu:9".into(),
+        };
+        let f32s = |b: Vec<u8>| -> Vec<f32> {
+            b.chunks(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let ramp = of(
+            Elem::F32,
+            Draw::Ramp {
+                start: 0.5,
+                step: 2.0,
+                ints: false,
+            },
+        );
+        assert_eq!(drawn_spec(&ramp), "f32:ramp(1000, 0.5, 2)");
+        let v = f32s(generate(&drawn_spec(&ramp), &env, 1).unwrap());
+        assert_eq!((v.len(), v[999]), (1000, 1998.5));
+        let ints = of(
+            Elem::F32,
+            Draw::Uniform {
+                lo: 3.0,
+                hi: 40.0,
+                integral: true,
+            },
+        );
+        let v = f32s(generate(&drawn_spec(&ints), &env, 1).unwrap());
+        assert!(v
+            .iter()
+            .all(|x| x.fract() == 0.0 && (3.0..=40.0).contains(x)));
+        assert!(v.contains(&3.0) && v.contains(&40.0));
+        let reals = of(
+            Elem::F64,
+            Draw::Uniform {
+                lo: -0.25,
+                hi: 0.75,
+                integral: false,
+            },
+        );
+        assert_eq!(drawn_spec(&reals), "f64:rand(1000, -0.25, 0.75)");
+        let v: Vec<f64> = generate(&drawn_spec(&reals), &env, 1)
+            .unwrap()
+            .chunks(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert!(v.iter().all(|x| (-0.25..0.75).contains(x)));
+        assert!(v.iter().any(|x| *x < 0.0) && v.iter().any(|x| x.fract() != 0.0));
+        let pick = of(Elem::U8, Draw::Choice(vec![65.0, 65.0, 65.0, 84.0]));
+        let v = generate(&drawn_spec(&pick), &env, 1).unwrap();
+        let a = v.iter().filter(|b| **b == 65).count();
+        assert_eq!(a + v.iter().filter(|b| **b == 84).count(), 1000);
+        assert!(
+            (650..850).contains(&a),
+            "{a} of 1000 are the value sampled 3 times in 4"
+        );
+        assert!(generate("i32:pick(4)", &env, 1).is_err());
+        assert!(generate("i32:rand(4, 0.5, 2)", &env, 1).is_err());
     }
 }

@@ -12,6 +12,7 @@ pub mod ast;
 mod c_host;
 pub mod clang;
 pub mod compdb;
+pub mod drawn;
 mod embedded_c;
 mod heap;
 pub mod interp;

@@ -84,6 +84,9 @@ impl std::fmt::Display for Scalar {
 #[derive(Clone, Debug, PartialEq)]
 pub struct BufferData {
     pub bytes: Vec<u8>,
+    /// The elements described instead of listed, where the allocation is over 64 KiB
+    /// (`bytes` is then empty): see [`crate::drawn`].
+    pub drawn: Option<crate::drawn::Drawn>,
     /// Whether the allocation was passed to a kernel before this launch (which may have
     /// changed the bytes).
     pub after_a_kernel: bool,
@@ -709,6 +712,7 @@ fn data_of(path: String, v: &Value) -> Vec<(String, BufferData)> {
                 path,
                 BufferData {
                     bytes: c.bytes.to_vec(),
+                    drawn: c.drawn.map(|d| (*d).clone()),
                     after_a_kernel: c.launched,
                     zeros_for: c.zeros_for.map(|w| w.to_string()),
                 },

@@ -223,7 +223,10 @@ fn launch_line(l: &Launch, case: &Case, show: Show) -> Line {
             .buffer_data
             .iter()
             .map(|(n, d)| {
-                let hex: String = d.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                let hex: String = match &d.drawn {
+                    Some(x) => drawn(x),
+                    None => d.bytes.iter().map(|b| format!("{b:02x}")).collect(),
+                };
                 let kernel = if d.after_a_kernel { "!" } else { "" };
                 let zeros = d.zeros_for.as_deref().map(unknown).unwrap_or_default();
                 format!("{n}={hex}{kernel}{zeros}")
@@ -246,6 +249,32 @@ fn launch_line(l: &Launch, case: &Case, show: Show) -> Line {
         loc: Some(location(&l.file, l.line, case)),
         body,
     }
+}
+
+/// Elements described, not listed: `~f32[1048576]ramp(0,1)@main.cu:22`; a choice shows
+/// each value with how many of the samples it was.
+fn drawn(d: &kerncast_host::drawn::Drawn) -> String {
+    use kerncast_host::drawn::Draw;
+    let draw = match &d.draw {
+        Draw::Ramp { start, step, .. } => format!("ramp({start},{step})"),
+        Draw::Uniform { lo, hi, integral } => {
+            let kind = if *integral { "ints" } else { "reals" };
+            format!("uniform({lo}..{hi},{kind})")
+        }
+        Draw::Choice(v) => {
+            let mut counts: Vec<(f64, usize)> = Vec::new();
+            for x in v {
+                match counts.last_mut() {
+                    Some((y, c)) if y == x => *c += 1,
+                    _ => counts.push((*x, 1)),
+                }
+            }
+            let shown: Vec<String> = counts.iter().map(|(x, c)| format!("{x}x{c}")).collect();
+            format!("pick({})", shown.join(","))
+        }
+    };
+    let origin = d.origin.replace(' ', "_");
+    format!("~{}[{}]{draw}@{origin}", d.elem.name(), d.count)
 }
 
 /// The reading in the header's text form.

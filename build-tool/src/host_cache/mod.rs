@@ -35,7 +35,7 @@ use stored::StoredReading;
 const MAX_VARIANTS: usize = 4;
 
 /// The version of the entries' form: entries of another form are misses.
-const FORM: &str = "host-reading-4";
+const FORM: &str = "host-reading-5";
 
 /// An entry: the readings of one key.
 #[derive(Serialize, Deserialize)]

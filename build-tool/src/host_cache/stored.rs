@@ -4,6 +4,7 @@
 //! read back. Each conversion takes its value apart field by field: a field added to the host
 //! reading is a compile error here, never silently dropped from the cache.
 
+use kerncast_host::drawn::Drawn;
 use kerncast_host::{
     BufferData, CallSite, EmbeddedSource, HostReading, Launch, Scalar, SourceOrigin, Unreached,
 };
@@ -47,9 +48,9 @@ struct StoredLaunch {
     fields: BTreeMap<String, StoredScalar>,
     field_offsets: BTreeMap<String, u64>,
     buffer_bytes: BTreeMap<String, StoredScalar>,
-    /// What the host wrote into them: the bytes in hex, whether after a kernel ran, and why
-    /// some are zeros.
-    buffer_data: BTreeMap<String, (String, bool, Option<String>)>,
+    /// What the host wrote into them: the bytes in hex, whether after a kernel ran, why
+    /// some are zeros, and the elements described instead of the bytes.
+    buffer_data: BTreeMap<String, (String, bool, Option<String>, Option<Drawn>)>,
     count: u64,
     count_note: Option<String>,
     file: String,
@@ -239,7 +240,7 @@ impl StoredLaunch {
                 .into_iter()
                 .map(|(k, d)| {
                     let hex = crate::buffers::hex_spec(&d.bytes);
-                    (k, (hex, d.after_a_kernel, d.zeros_for))
+                    (k, (hex, d.after_a_kernel, d.zeros_for, d.drawn))
                 })
                 .collect(),
             count,
@@ -310,12 +311,13 @@ impl StoredLaunch {
             buffer_bytes: scalar_map(buffer_bytes),
             buffer_data: buffer_data
                 .into_iter()
-                .filter_map(|(k, (hex, after_a_kernel, zeros_for))| {
+                .filter_map(|(k, (hex, after_a_kernel, zeros_for, drawn))| {
                     let bytes = crate::buffers::generate(&hex, &BTreeMap::new(), 0).ok()?;
                     Some((
                         k,
                         BufferData {
                             bytes,
+                            drawn,
                             after_a_kernel,
                             zeros_for,
                         },
@@ -511,6 +513,7 @@ mod tests {
                 "x".to_string(),
                 BufferData {
                     bytes: vec![0, 1, 0xfe, 0xff],
+                    drawn: None,
                     after_a_kernel: true,
                     zeros_for: Some("an uninitialised variable".into()),
                 },

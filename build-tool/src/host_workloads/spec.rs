@@ -247,8 +247,11 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
                 "some bytes the host wrote into `{param}` are values kerncast does not know, run as zero ({why})"
             ));
         }
-        spec.buffers
-            .insert(param, crate::buffers::hex_spec(&data.bytes));
+        let (buffer, note) = emulator_buffer(&param, &data);
+        spec.notes.extend(note);
+        if let Some(buffer) = buffer {
+            spec.buffers.insert(param, buffer);
+        }
     }
     struct_fields(first, k, &mut spec, &mut unset);
     spec.unset = unset;
@@ -256,6 +259,40 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
     spec.launches = launch_counts(ls, k, host);
     spec
 }
+
+/// The spec of the buffer the emulator runs `param` on, from what the host wrote into it
+/// (none where that is zeros, the emulator's own fill, or too large to generate), and the
+/// note saying where the data is an estimate or left out.
+fn emulator_buffer(param: &str, data: &BufferData) -> (Option<String>, Option<String>) {
+    let Some(d) = &data.drawn else {
+        return (Some(crate::buffers::hex_spec(&data.bytes)), None);
+    };
+    let bytes = d.count.saturating_mul(d.elem.bytes());
+    if d.is_zeros() {
+        return (None, None);
+    }
+    if bytes > DRAWN_BYTES_MAX {
+        let note = format!(
+            "the emulator runs `{param}` on zeros: the values of {} fill {} MiB, more than the {} MiB kerncast generates for a buffer",
+            d.origin,
+            bytes >> 20,
+            DRAWN_BYTES_MAX >> 20
+        );
+        return (None, Some(note));
+    }
+    let note = (!d.is_exact()).then(|| {
+        format!(
+            "the emulator runs `{param}` on values drawn like those of {} (described from its first {} iterations): an estimate",
+            d.origin,
+            kerncast_host::drawn::SAMPLES
+        )
+    });
+    (Some(crate::buffers::drawn_spec(d)), note)
+}
+
+/// The largest buffer of described values ([`kerncast_host::drawn`]) the emulator is given:
+/// each is generated whole and copied once more into the run, for every workload.
+const DRAWN_BYTES_MAX: u64 = 64 << 20;
 
 /// The fields of the structs `l` passes by value, into `spec`: by the kernel's names (`p.n`,
 /// `x.sizes[0]`) and, where clang laid the struct out, by their offsets (`p+12`), as the kernel
@@ -349,9 +386,9 @@ fn buffer_data(ls: &[&Launch], k: &KernelInfo) -> BTreeMap<String, BufferData> {
         .filter(|(arg, _)| index_of(first, arg).is_some() && is_pointer(first, arg, k))
         .filter(|(arg, data)| {
             ls.iter().all(|l| {
-                l.buffer_data
-                    .get(*arg)
-                    .is_some_and(|d| d.bytes == data.bytes && d.zeros_for == data.zeros_for)
+                l.buffer_data.get(*arg).is_some_and(|d| {
+                    d.bytes == data.bytes && d.drawn == data.drawn && d.zeros_for == data.zeros_for
+                })
             })
         })
         .map(|(arg, data)| {
@@ -496,7 +533,9 @@ fn launch_counts(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> Vec<Laun
 
 #[cfg(test)]
 mod tests {
-    use super::{buffer_bytes, buffer_data, struct_fields, without_comment, KernelInfo};
+    use super::{
+        buffer_bytes, buffer_data, emulator_buffer, struct_fields, without_comment, KernelInfo,
+    };
     use crate::workload::{Expr, WorkloadSpec};
     use kerncast_host::{BufferData, Launch, Scalar};
     use std::collections::BTreeMap;
@@ -589,6 +628,7 @@ mod tests {
         ];
         let data = |bytes: &[u8], after_a_kernel: bool| BufferData {
             bytes: bytes.to_vec(),
+            drawn: None,
             after_a_kernel,
             zeros_for: None,
         };
@@ -657,5 +697,53 @@ mod tests {
             "k<<<g, b>>>(\"//\", '\\'');"
         );
         assert_eq!(without_comment("a = n # c", false), "a = n # c");
+    }
+
+    /// Values the host reading described reach the emulator as a generator: a ramp as is, a
+    /// random draw with a note calling it an estimate; zeros and what is too large to
+    /// generate are left to the emulator's zero fill, the latter with a note.
+    #[test]
+    fn described_host_values_become_generators_within_a_size() {
+        use kerncast_host::drawn::{Draw, Drawn, Elem};
+        let data = |count, draw| BufferData {
+            bytes: Vec::new(),
+            drawn: Some(Drawn {
+                elem: Elem::I32,
+                count,
+                draw,
+                origin: "the fill loop at main.cu:7".into(),
+            }),
+            after_a_kernel: false,
+            zeros_for: None,
+        };
+        let ramp = |start| Draw::Ramp {
+            start,
+            step: 1.0,
+            ints: true,
+        };
+        let ints = Draw::Uniform {
+            lo: 0.0,
+            hi: 9.0,
+            integral: true,
+        };
+        let (spec, note) = emulator_buffer("a", &data(1 << 20, ramp(5.0)));
+        assert_eq!(
+            (spec.as_deref(), note),
+            (Some("i32:ramp(1048576, 5, 1)"), None)
+        );
+        let (spec, note) = emulator_buffer("z", &data(1 << 20, ints.clone()));
+        assert_eq!(spec.as_deref(), Some("i32:randint(1048576, 0, 9)"));
+        assert!(note
+            .unwrap()
+            .contains("`z` on values drawn like those of the fill loop at main.cu:7"));
+        let zeros = Draw::Ramp {
+            start: 0.0,
+            step: 0.0,
+            ints: true,
+        };
+        assert_eq!(emulator_buffer("c", &data(1 << 30, zeros)), (None, None));
+        let (spec, note) = emulator_buffer("big", &data(1 << 30, ints));
+        assert_eq!(spec, None);
+        assert!(note.unwrap().contains("4096 MiB, more than the 64 MiB"));
     }
 }

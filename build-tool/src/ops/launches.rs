@@ -251,6 +251,9 @@ pub fn render(r: &HostReading) -> String {
                 // whether the emulator gets the bytes the host wrote into it
                 let data = match l.buffer_data.get(n) {
                     Some(d) if d.after_a_kernel => ", the host's data (a kernel ran on it since)",
+                    Some(d) if d.drawn.as_ref().is_some_and(|d| !d.is_exact()) => {
+                        ", values like the host's"
+                    }
                     Some(_) => ", the host's data",
                     None => "",
                 };

@@ -33,11 +33,13 @@ pub struct WorkloadArgs {
     /// mean trips (repeatable; the keys are the ones the output's assumptions name).
     #[arg(long = "hint", value_name = "KEY=VALUE")]
     pub hints: Vec<String>,
-    /// Buffer contents NAME=TYPE:GEN for the emulator (repeatable). TYPE: i32 u32 i64 u64 f32
-    /// f64 u8. GEN: zeros(N), fill(N,V), ramp(N,START,STEP), rand(N,LO,HI) (integers in
-    /// LO..=HI; for f32 and f64 uniform reals in [LO,HI)), cumsum(N,LO,HI) (prefix sums of
-    /// random steps in LO..=HI starting at 0, e.g. CSR row pointers), list(A,B,…). Arguments
-    /// are integer expressions over the parameters. Other buffers are zero-filled.
+    /// Buffer contents NAME=TYPE:GEN for the emulator (repeatable). TYPE: i8 u8 i16 u16 i32
+    /// u32 i64 u64 f32 f64. GEN: zeros(N), fill(N,V), ramp(N,START,STEP), rand(N,LO,HI)
+    /// (integers in LO..=HI; for f32 and f64 uniform reals in [LO,HI)), randint(N,LO,HI)
+    /// (integers in LO..=HI for any type), pick(N,A,B,…) (each element one of A, B, …),
+    /// cumsum(N,LO,HI) (prefix sums of random steps in LO..=HI starting at 0, e.g. CSR row
+    /// pointers), list(A,B,…). Arguments are integer expressions over the parameters, or real
+    /// numbers for f32 and f64 elements. Other buffers are zero-filled.
     #[arg(long = "buffer", value_name = "NAME=TYPE:GEN")]
     pub buffers: Vec<String>,
 }

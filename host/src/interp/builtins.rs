@@ -8,7 +8,7 @@ use super::access::{
     buffer_of, deref, parse_float, parse_int, str_of, str_unknown_why, write_through, Arg, Place,
 };
 use super::launches::{dims, kernel_name_of, Event, LOCAL_SIZE_NAMES};
-use super::libc_rand::LibcRand;
+use super::libc_rand::{LibcRand, Rand48};
 use super::state::{Exec, Halt, Interp, Leave, OccupancyOracle};
 use super::value::{convert, Buffer, Handle, Ptr, Record, Value};
 use super::{containers, cpp_random, device_data, programs, torch};
@@ -91,6 +91,27 @@ impl Interp<'_> {
             Some(r) => Value::Int(i128::from(r.next())),
             None => Value::unknown("a random number"),
         }
+    }
+
+    /// `drand48()`, `lrand48()`, `mrand48()`: the 48-bit generator's next number where
+    /// kerncast has followed it.
+    fn draw_random48(&mut self, name: &str) -> Value {
+        if !self.follows_random() {
+            self.forget_rand();
+        }
+        match (self.rand48.borrow_mut().as_mut(), name) {
+            (Some(r), "drand48") => Value::Float(r.real()),
+            (Some(r), "lrand48") => Value::Int(i128::from(r.non_negative())),
+            (Some(r), _) => Value::Int(i128::from(r.signed())),
+            (None, _) => Value::unknown("a random number"),
+        }
+    }
+
+    /// `srand48(seed)`: the 48-bit generator starts again from a seed kerncast knows, or
+    /// becomes unknown.
+    fn seed_random48(&mut self, seed: Option<i128>) {
+        let seeded = seed.filter(|_| self.follows_random()).map(Rand48::seeded);
+        *self.rand48.borrow_mut() = seeded;
     }
 
     /// `srand(seed)`: the generator starts again from a seed kerncast knows, or becomes
@@ -673,7 +694,6 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
         | "fflush"
         | "perror"
         | "fputc"
-        | "srand48"
         | "free"
         | "sleep"
         | "usleep"
@@ -713,9 +733,12 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             it.seed_random(int_arg(args, 0));
             Ok(Some(Value::Void))
         }
-        "rand_r" | "drand48" | "erand48" | "lrand48" | "mrand48" => {
-            Ok(Some(Value::unknown("a random number")))
+        "drand48" | "lrand48" | "mrand48" => Ok(Some(it.draw_random48(name))),
+        "srand48" => {
+            it.seed_random48(int_arg(args, 0));
+            Ok(Some(Value::Void))
         }
+        "rand_r" | "erand48" => Ok(Some(Value::unknown("a random number"))),
         "time" | "clock" | "gettimeofday" | "clock_gettime" | "omp_get_wtime" => {
             Ok(Some(Value::unknown("a time read at run time")))
         }

@@ -13,15 +13,20 @@
 //! library record, a copy on one side of an undecided condition, copies in a loop not followed
 //! to its end) loses the whole allocation's contents, with why: the emulator then runs on
 //! zeros, and says so.
+//!
+//! A larger allocation holds no bytes, only elements described ([`crate::drawn`]): what a
+//! fill loop the host reading described, or one value throughout (a `cudaMemset`, a buffer
+//! filled with one value), copied into it from its start.
 
-use super::value::{Ptr, Value};
+use super::value::{Buffer, Ptr, RunOf, Value};
 use crate::ast::Ty;
 use crate::clang::lower::ProgramAst;
+use crate::drawn::{Draw, Drawn, Elem};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// The largest allocation whose contents are followed: the emulator's data for the kernels
-/// whose work depends on it (a CSR's row offsets, a model's parameters).
+/// The largest allocation whose contents are followed byte by byte: the emulator's data for
+/// the kernels whose work depends on it (a CSR's row offsets, a model's parameters).
 pub const DEVICE_DATA_MAX: i128 = 1 << 16;
 
 /// A pointer into device memory.
@@ -49,28 +54,33 @@ pub struct DeviceData {
     launched: bool,
     /// Why some bytes are zeros standing for host values kerncast does not know (the first).
     zeros_for: Option<Rc<str>>,
+    /// In an allocation over [`DEVICE_DATA_MAX`], the elements from its start, described.
+    drawn: Option<Rc<Drawn>>,
 }
 
 /// An allocation's bytes from a pointer to its end, as [`DevicePtr::contents`] gives them.
 pub struct Contents {
     pub bytes: Rc<Vec<u8>>,
+    /// The elements described instead, in an allocation over [`DEVICE_DATA_MAX`].
+    pub drawn: Option<Rc<Drawn>>,
     /// Whether a kernel ran on the allocation since the host wrote them.
     pub launched: bool,
     pub zeros_for: Option<Rc<str>>,
 }
 
 /// A pointer to a new device allocation of `bytes`, whose contents are followed when its size
-/// is known and at most [`DEVICE_DATA_MAX`].
+/// is known: byte by byte up to [`DEVICE_DATA_MAX`], described above it.
 pub fn allocation(bytes: Value) -> Value {
     let mut p = Value::device(bytes);
     if let Value::Ptr(Ptr::Device(d)) = &mut p {
-        if let Value::Int(n @ 0..=DEVICE_DATA_MAX) = *d.left {
+        if let Some(n) = d.left.as_int().and_then(|n| usize::try_from(n).ok()) {
             let data = DeviceData {
-                size: n as usize,
+                size: n,
                 bytes: Rc::new(Vec::new()),
                 lost: None,
                 launched: false,
                 zeros_for: None,
+                drawn: None,
             };
             d.data = Some((Rc::new(RefCell::new(data)), 0));
         }
@@ -124,6 +134,17 @@ impl DevicePtr {
         if let Some(why) = &d.lost {
             return Err(why.clone());
         }
+        if let Some(drawn) = &d.drawn {
+            if *at != 0 {
+                return Err("a pointer past the start of an allocation of values described".into());
+            }
+            return Ok(Contents {
+                bytes: Rc::new(Vec::new()),
+                drawn: Some(drawn.clone()),
+                launched: d.launched,
+                zeros_for: None,
+            });
+        }
         if d.bytes.is_empty() {
             return Err("nothing the host wrote".into());
         }
@@ -134,6 +155,7 @@ impl DevicePtr {
         };
         Ok(Contents {
             bytes,
+            drawn: None,
             launched: d.launched,
             zeros_for: d.zeros_for.clone(),
         })
@@ -158,9 +180,17 @@ pub(super) fn copy_in(
     else {
         return;
     };
+    let large = data.borrow().is_large();
     let written = match (certain, bytes) {
         (false, _) => Err("copied on one side of a condition kerncast cannot decide".to_string()),
         (true, None) => Err("a copy of a size kerncast does not know".to_string()),
+        (true, Some(n)) if large => {
+            let drawn = match *at {
+                0 => drawn_copy(src, n, elem),
+                _ => Err("a copy past the start of an allocation over 64 KiB".to_string()),
+            };
+            return describe(data, drawn);
+        }
         (true, Some(n)) => source_bytes(src, n, elem, prog),
     };
     write(data, *at, written);
@@ -178,12 +208,149 @@ pub(super) fn set(dst: &Value, byte: Option<i128>, bytes: Option<i128>, certain:
     else {
         return;
     };
+    let large = data.borrow().is_large();
     let written = match (certain, byte, bytes) {
         (false, _, _) => Err("set on one side of a condition kerncast cannot decide".to_string()),
-        (true, Some(b), Some(n)) if n >= 0 => Ok((vec![b as u8; n as usize], None)),
+        (true, Some(b), Some(n)) if large && *at == 0 && n >= 0 => {
+            let drawn = Drawn {
+                elem: Elem::U8,
+                count: n as u64,
+                draw: Draw::Ramp {
+                    start: f64::from(b as u8),
+                    step: 0.0,
+                    ints: true,
+                },
+                origin: "a cudaMemset".into(),
+            };
+            return describe(data, Ok(drawn));
+        }
+        (true, Some(b), Some(n)) if !large && n >= 0 => Ok((vec![b as u8; n as usize], None)),
         _ => Err("a memset kerncast cannot size".to_string()),
     };
     write(data, *at, written);
+}
+
+impl DeviceData {
+    /// Whether the allocation holds described elements, not bytes.
+    fn is_large(&self) -> bool {
+        self.size as i128 > DEVICE_DATA_MAX
+    }
+}
+
+/// A large allocation's elements become `drawn` (or are lost, with why); the host's again,
+/// wherever a kernel wrote before.
+fn describe(data: &Rc<RefCell<DeviceData>>, drawn: Result<Drawn, String>) {
+    let mut d = data.borrow_mut();
+    if d.lost.is_some() {
+        return;
+    }
+    match drawn {
+        Ok(x) if x.count.saturating_mul(x.elem.bytes()) <= d.size as u64 => {
+            d.drawn = Some(Rc::new(x));
+            d.launched = false;
+        }
+        Ok(_) => d.lost = Some("a copy past its allocation's end".into()),
+        Err(why) => d.lost = Some(why.into()),
+    }
+}
+
+/// The elements `n` bytes of `src` hold, described, for an allocation over
+/// [`DEVICE_DATA_MAX`]: those of another such allocation, or of a host buffer whose elements
+/// there are one value or a run a fill loop drew.
+fn drawn_copy(src: &Value, n: i128, elem: Option<&Ty>) -> Result<Drawn, String> {
+    if let Value::Ptr(Ptr::Device(d)) = src {
+        let c = d.contents().map_err(|why| format!("a copy from {why}"))?;
+        if c.launched {
+            return Err("a copy from an allocation a kernel ran on".into());
+        }
+        let mut x = (*c
+            .drawn
+            .ok_or("a copy of bytes into an allocation over 64 KiB")?)
+        .clone();
+        x.count = x.count.min(u64::try_from(n).unwrap_or(0) / x.elem.bytes());
+        return Ok(x);
+    }
+    let elem = match elem {
+        Some(Ty::Bool) => Some(Elem::U8),
+        Some(Ty::Int { bits, signed }) => Elem::of(*bits, false, *signed),
+        Some(Ty::Float { bits }) => Elem::of(*bits, true, true),
+        _ => None,
+    }
+    .ok_or("a copy of elements kerncast does not describe into an allocation over 64 KiB")?;
+    let size = elem.bytes() as i128;
+    if n < 0 || n % size != 0 {
+        return Err("a copy of part of an element".into());
+    }
+    let count = (n / size) as i64;
+    let Value::Ptr(Ptr::Elem(b, at)) = src else {
+        return Err("a copy from memory kerncast does not follow".into());
+    };
+    let (draw, origin) = described(&b.borrow(), *at, count)?;
+    Ok(Drawn {
+        elem,
+        count: count as u64,
+        draw,
+        origin,
+    })
+}
+
+/// Elements `at .. at + count` of a large host buffer, described, and where they come from:
+/// a run a fill loop left, or the buffer's one value throughout.
+fn described(b: &Buffer, at: i64, count: i64) -> Result<(Draw, String), String> {
+    let end = at + count;
+    let one_by_one = |from: i64| b.sparse.keys().any(|i| (from..end).contains(i));
+    let constant = |v: &Value| -> Result<Draw, String> {
+        match v {
+            Value::Int(i) => Ok(Draw::Ramp {
+                start: *i as f64,
+                step: 0.0,
+                ints: true,
+            }),
+            Value::Float(x) => Ok(Draw::Ramp {
+                start: *x,
+                step: 0.0,
+                ints: false,
+            }),
+            _ => {
+                Err("a copy of values kerncast does not know into an allocation over 64 KiB".into())
+            }
+        }
+    };
+    match &b.run {
+        Some(r) if r.from <= at && end <= r.end => match &r.of {
+            RunOf::Same(v) if !one_by_one(at) => {
+                Ok((constant(v)?, "a fill loop of one value".into()))
+            }
+            // the samples a draw loop stored are among what it describes
+            RunOf::Drawn { draw, at: origin }
+                if !one_by_one(at.max(r.from + crate::drawn::SAMPLES as i64)) =>
+            {
+                let draw = match &**draw {
+                    Draw::Ramp { start, step, ints } => Draw::Ramp {
+                        start: start + step * (at - r.from) as f64,
+                        step: *step,
+                        ints: *ints,
+                    },
+                    other => other.clone(),
+                };
+                Ok((draw, format!("the fill loop at {origin}")))
+            }
+            _ => Err("a copy of elements written one by one into an allocation over 64 KiB".into()),
+        },
+        Some(r) if r.end <= at || end <= r.from => match one_by_one(at) {
+            false => Ok((constant(&b.fill)?, "a buffer of one value".into())),
+            true => {
+                Err("a copy of elements written one by one into an allocation over 64 KiB".into())
+            }
+        },
+        Some(_) => {
+            Err("a copy of elements partly filled by a loop into an allocation over 64 KiB".into())
+        }
+        None if !b.is_dense() && !one_by_one(at) => {
+            Ok((constant(&b.fill)?, "a buffer of one value".into()))
+        }
+        None => Err("a copy of elements written one by one into an allocation over 64 KiB".into()),
+    }
 }
 
 /// Writes `written` at byte `at`, or loses the contents with why.
@@ -226,6 +393,9 @@ fn source_bytes(src: &Value, n: i128, elem: Option<&Ty>, prog: &ProgramAst) -> W
         if c.launched {
             // what a kernel wrote there is not what the host did
             return Err("a copy from an allocation a kernel ran on".into());
+        }
+        if c.drawn.is_some() {
+            return Err("a copy of values described, not laid out, into a small allocation".into());
         }
         return c
             .bytes

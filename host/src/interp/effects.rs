@@ -1028,6 +1028,7 @@ impl Interp<'_> {
     /// gives from now on is unknown (until the program seeds it again).
     pub(super) fn forget_rand(&self) {
         *self.rand.borrow_mut() = None;
+        *self.rand48.borrow_mut() = None;
     }
 
     /// Every variable `w` covers becomes unknown; what it holds keeps its identity (the same
@@ -1214,7 +1215,7 @@ fn same_buffer(a: &Buffer, b: &Buffer) -> bool {
         && a.fill.same(&b.fill)
         && match (&a.run, &b.run) {
             (None, None) => true,
-            (Some((f, e, x)), Some((g, d, y))) => (f, e) == (g, d) && x.same(y),
+            (Some(x), Some(y)) => x.same(y),
             _ => false,
         }
 }
@@ -1394,7 +1395,7 @@ fn only_stores(s: &Stmt) -> bool {
 
 /// `v[i]` of a sequence of the library (`std::vector`, `std::array`, `std::deque`): an
 /// element, which storing into does not resize (unlike a map's `m[k]`).
-fn is_element_access(place: &Expr) -> bool {
+pub(super) fn is_element_access(place: &Expr) -> bool {
     let Some((object, name, args)) = library_method(place) else {
         return false;
     };
@@ -1408,7 +1409,7 @@ fn is_element_access(place: &Expr) -> bool {
 }
 
 /// `object.name(args)` where the method is the library's (`std::vector::push_back`).
-fn library_method(e: &Expr) -> Option<(&Expr, &str, &[Expr])> {
+pub(super) fn library_method(e: &Expr) -> Option<(&Expr, &str, &[Expr])> {
     let ExprKind::Call(c) = &strip(e).kind else {
         return None;
     };

@@ -13,11 +13,18 @@
 //! change in the loop, stepped by one, and a body that is a single store to `base[counter]`
 //! where neither the base nor the value reads the counter or has an effect. Anything else is
 //! followed as before.
+//!
+//! A large loop of that shape whose value changes from one iteration to the next (the
+//! counter, `rand() % n`) runs its first [`crate::drawn::SAMPLES`] iterations as written and
+//! describes the rest from them ([`Interp::draw_fill`], [`crate::drawn`]).
 
 use super::access::Place;
-use super::state::{Exec, Flow, Interp};
+use super::state::{Exec, Flow, Interp, Written};
 use super::stmt::{is_var, strip};
+use super::value::{RunOf, Value};
 use crate::ast::*;
+use crate::drawn::{Draw, SAMPLES};
+use std::rc::Rc;
 
 /// The parts of a recognised fill loop.
 pub(super) struct FillLoop<'a> {
@@ -51,12 +58,22 @@ fn pure_without(e: &Expr, k: DeclKey) -> bool {
     }
 }
 
-/// The loop's parts where it is a fill loop.
-pub(super) fn recognise<'a>(
-    cond: Option<&'a Expr>,
-    inc: Option<&'a Expr>,
-    body: &'a Stmt,
-) -> Option<FillLoop<'a>> {
+/// A loop `for (k = …; k < end; k++) base[k] = value;`, taken apart.
+struct Shape<'a> {
+    counter: &'a Expr,
+    k: DeclKey,
+    end: &'a Expr,
+    inclusive: bool,
+    target: &'a Expr,
+    base: &'a Expr,
+    value: &'a Expr,
+}
+
+/// The loop's parts where it has that shape: a counter compared with `<` or `<=` against an
+/// end that does not change in the loop, stepped by one, and a body that is a single store
+/// to `base[counter]` (an array's or a library sequence's element) through a base that does
+/// not read the counter.
+fn shape<'a>(cond: Option<&'a Expr>, inc: Option<&'a Expr>, body: &'a Stmt) -> Option<Shape<'a>> {
     let ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), lhs, end) = &cond?.kind else {
         return None;
     };
@@ -86,18 +103,107 @@ pub(super) fn recognise<'a>(
     let ExprKind::Assign(None, target, value) = &store.kind else {
         return None;
     };
-    let ExprKind::Index(base, idx) = &target.kind else {
-        return None;
+    let (base, idx) = match &target.kind {
+        ExprKind::Index(base, idx) => (&**base, &**idx),
+        // `v[i]` of a `std::vector` (or `array`, `deque`)
+        _ if super::effects::is_element_access(target) => {
+            let (object, _, args) = super::effects::library_method(target)?;
+            (object, args.first()?)
+        }
+        _ => return None,
     };
-    if !is_var(idx, k) || !pure_without(base, k) || !pure_without(value, k) {
+    if !is_var(idx, k) || !pure_without(base, k) {
+        return None;
+    }
+    Some(Shape {
+        counter,
+        k,
+        end,
+        inclusive: *op == BinOp::Le,
+        target,
+        base,
+        value,
+    })
+}
+
+/// The loop's parts where it is a fill loop: a store of one value that neither reads the
+/// counter nor has an effect.
+pub(super) fn recognise<'a>(
+    cond: Option<&'a Expr>,
+    inc: Option<&'a Expr>,
+    body: &'a Stmt,
+) -> Option<FillLoop<'a>> {
+    let s = shape(cond, inc, body)?;
+    if !pure_without(s.value, s.k) {
         return None;
     }
     Some(FillLoop {
-        counter,
-        end,
-        inclusive: *op == BinOp::Le,
+        counter: s.counter,
+        end: s.end,
+        inclusive: s.inclusive,
         body,
-        target,
+        target: s.target,
+    })
+}
+
+/// The parts of a loop that stores a value computed anew at each iteration (from the
+/// counter, or drawn from a random number generator): see [`crate::drawn`].
+pub(super) struct DrawLoop<'a> {
+    counter: &'a Expr,
+    k: DeclKey,
+    end: &'a Expr,
+    inclusive: bool,
+    inc: &'a Expr,
+    body: &'a Stmt,
+    target: &'a Expr,
+    value: &'a Expr,
+}
+
+/// The loop's parts where it stores into a fresh element at each iteration a value that
+/// neither reads what the loop writes (`a[i] = a[i - 1] + rand()` is a sum, not a draw) nor
+/// assigns anything itself; what its calls write (a generator's state) is taken care of when
+/// the loop runs.
+pub(super) fn recognise_draw<'a>(
+    cond: Option<&'a Expr>,
+    inc: Option<&'a Expr>,
+    body: &'a Stmt,
+) -> Option<DrawLoop<'a>> {
+    let s = shape(cond, inc, body)?;
+    let mut base_vars = std::collections::BTreeSet::new();
+    super::effects::vars_read(s.base, &mut base_vars);
+    let mut value_vars = std::collections::BTreeSet::new();
+    super::effects::vars_read(s.value, &mut value_vars);
+    if !base_vars.is_disjoint(&value_vars) {
+        return None;
+    }
+    let mut assigns = false;
+    super::effects::visit_expr(s.value, &mut |x| {
+        assigns |= matches!(
+            x.kind,
+            ExprKind::Assign(..)
+                | ExprKind::Unary(
+                    UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec,
+                    _
+                )
+                | ExprKind::Launch { .. }
+                | ExprKind::LaunchVia { .. }
+                | ExprKind::Lambda(_)
+                | ExprKind::New { .. }
+                | ExprKind::Unsupported(_)
+        );
+    });
+    if assigns {
+        return None;
+    }
+    Some(DrawLoop {
+        counter: s.counter,
+        k: s.k,
+        end: s.end,
+        inclusive: s.inclusive,
+        inc: inc?,
+        body,
+        target: s.target,
+        value: s.value,
     })
 }
 
@@ -130,7 +236,133 @@ impl Interp<'_> {
         if !buffer.borrow_mut().fill_run(first, n, &value) {
             return Ok(false);
         }
-        self.place(f.counter)?.write(super::value::Value::Int(end));
+        self.place(f.counter)?.write(Value::Int(end));
         Ok(true)
+    }
+}
+
+/// Whether code that writes `w` changes some state from one run to the next: a random number
+/// generator's, or what a call writes through its arguments (an engine, an LCG's seed).
+fn changes_state(w: &Written) -> bool {
+    w.rand
+        || !w.vars.is_empty()
+        || !w.contents.is_empty()
+        || !w.fields.is_empty()
+        || !w.field_contents.is_empty()
+        || !w.this_fields.is_empty()
+        || !w.this_field_contents.is_empty()
+        || w.this_all
+}
+
+/// The most numbers the C library's generators are stepped through for the iterations of a
+/// draw loop not run (each step a few instructions); past it the generator is unknown after.
+const SKIPPED_DRAWS_MAX: u64 = 1 << 27;
+
+impl Interp<'_> {
+    /// Runs a large loop that stores a value computed anew each iteration: its first
+    /// [`SAMPLES`] iterations as written, the rest described from what they stored; `false`
+    /// where it does not (a loop small enough to follow, values neither a ramp nor drawn at
+    /// random, a buffer that cannot hold the run), and the loop is then followed as usual from
+    /// where it is.
+    pub(super) fn draw_fill(&mut self, f: &DrawLoop, s: &Stmt) -> Exec<bool> {
+        self.step(&s.span)?;
+        let (Some(start), Some(end)) = (self.eval(f.counter)?.as_int(), self.eval(f.end)?.as_int())
+        else {
+            return Ok(false);
+        };
+        let end = end + i128::from(f.inclusive);
+        let Ok(n) = i64::try_from(end - start) else {
+            return Ok(false);
+        };
+        // a loop a few times the samples' length is followed as written, exactly
+        if n <= 4 * SAMPLES as i64 {
+            return Ok(false);
+        }
+        let w = self.written(&[], &[f.value]);
+        if w.vars.contains(&f.k) {
+            return Ok(false);
+        }
+        let Place::Elem(buffer, first) = self.place(f.target)? else {
+            return Ok(false);
+        };
+        // a buffer kept element by element holds each value the loop stores
+        if buffer.borrow().is_dense() {
+            return Ok(false);
+        }
+        let draws_before = self.draws();
+        for _ in 0..SAMPLES {
+            if !matches!(self.exec(f.body)?, Flow::Normal) {
+                return Ok(false);
+            }
+            self.eval(f.inc)?;
+        }
+        let stored: Vec<Value> = (0..SAMPLES as i64)
+            .map(|j| buffer.borrow().get(first + j))
+            .collect();
+        let ints = stored.iter().all(|v| matches!(v, Value::Int(_)));
+        let numbers: Vec<Option<f64>> = stored
+            .iter()
+            .map(|v| match v {
+                Value::Int(i) => Some(*i as f64),
+                Value::Float(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let Some(draw) = Draw::of_samples(&numbers, ints, changes_state(&w)) else {
+            return Ok(false);
+        };
+        let file = s.span.file.rsplit('/').next().unwrap_or_default();
+        let at: Rc<str> = format!("{file}:{}", s.span.line).into();
+        let run = RunOf::Drawn {
+            draw: Rc::new(draw),
+            at: at.clone(),
+        };
+        if !buffer.borrow_mut().draw_run(first, n, SAMPLES as i64, run) {
+            return Ok(false);
+        }
+        // the iterations not run move the generators on as they would have, where each drew
+        // the same count of numbers; what else they write is unknown
+        let left = (n - SAMPLES as i64) as u64;
+        self.skip_draws(draws_before, left);
+        let mut others = w;
+        others.rand = false;
+        if changes_state(&others) {
+            let why = format!("it is written by the fill loop at {at}, whose last {left} iterations were described, not run");
+            self.forget(&others, &why);
+        }
+        self.place(f.counter)?.write(Value::Int(end));
+        Ok(true)
+    }
+
+    /// How many numbers the C library's generators (`rand`, `drand48`) have given, where
+    /// followed.
+    fn draws(&self) -> [Option<u64>; 2] {
+        [
+            self.rand.borrow().as_ref().map(|r| r.draws),
+            self.rand48.borrow().as_ref().map(|r| r.draws),
+        ]
+    }
+
+    /// Moves each generator on by what `left` more iterations would draw, where the
+    /// [`SAMPLES`] run since `before` drew the same count each; else it becomes unknown.
+    fn skip_draws(&mut self, before: [Option<u64>; 2], left: u64) {
+        let after = self.draws();
+        let skip = |b: Option<u64>, a: Option<u64>| -> Option<u64> {
+            let drawn = a? - b?;
+            let skipped = left.checked_mul(drawn / SAMPLES as u64)?;
+            (drawn % SAMPLES as u64 == 0 && skipped <= SKIPPED_DRAWS_MAX).then_some(skipped)
+        };
+        let (random, random48) = (skip(before[0], after[0]), skip(before[1], after[1]));
+        let followed = |b: Option<u64>, s: Option<u64>| b.is_none() || s.is_some();
+        if !followed(before[0], random) || !followed(before[1], random48) {
+            self.forget_rand();
+            return;
+        }
+        if let (Some(r), Some(n)) = (self.rand.borrow_mut().as_mut(), random) {
+            r.skip(n);
+        }
+        if let (Some(r), Some(n)) = (self.rand48.borrow_mut().as_mut(), random48) {
+            r.skip(n);
+        }
     }
 }

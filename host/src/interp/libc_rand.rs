@@ -10,6 +10,8 @@ pub(super) struct LibcRand {
     state: [i32; DEG],
     front: usize,
     rear: usize,
+    /// How many numbers it has given since seeded.
+    pub(super) draws: u64,
 }
 
 /// The degree and separation of glibc's default generator (`TYPE_3`).
@@ -40,11 +42,13 @@ impl LibcRand {
             state,
             front: SEP,
             rear: 0,
+            draws: 0,
         };
         // glibc discards the first 310 outputs.
         for _ in 0..DEG * 10 {
             r.next();
         }
+        r.draws = 0;
         r
     }
 
@@ -54,8 +58,66 @@ impl LibcRand {
         self.state[self.front] = sum as i32;
         self.front = (self.front + 1) % DEG;
         self.rear = (self.rear + 1) % DEG;
+        self.draws += 1;
         // The least random bit is dropped.
         (sum >> 1) as i32
+    }
+}
+
+impl LibcRand {
+    /// The state `n` more numbers leave.
+    pub(super) fn skip(&mut self, n: u64) {
+        for _ in 0..n {
+            self.next();
+        }
+    }
+}
+
+/// The C library's 48-bit generator (`drand48`, `lrand48`, `mrand48`, seeded by `srand48`):
+/// `x ← (0x5DEECE66D · x + 0xB) mod 2^48`, as POSIX specifies it; a program that never seeds
+/// starts from 0, as glibc's zeroed state does.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Rand48 {
+    x: u64,
+    /// How many numbers it has given since seeded.
+    pub(super) draws: u64,
+}
+
+impl Rand48 {
+    /// The state `srand48(seed)` leaves: the seed's low 32 bits above `0x330E`.
+    pub(super) fn seeded(seed: i128) -> Rand48 {
+        Rand48 {
+            x: (((seed as u64) & 0xFFFF_FFFF) << 16) | 0x330E,
+            draws: 0,
+        }
+    }
+
+    fn step(&mut self) -> u64 {
+        self.x = self.x.wrapping_mul(0x5_DEEC_E66D).wrapping_add(0xB) & ((1 << 48) - 1);
+        self.draws += 1;
+        self.x
+    }
+
+    /// `drand48()`: a double in [0, 1), the state's 48 bits as the fraction.
+    pub(super) fn real(&mut self) -> f64 {
+        self.step() as f64 / (1u64 << 48) as f64
+    }
+
+    /// `lrand48()`: the state's high 31 bits.
+    pub(super) fn non_negative(&mut self) -> i64 {
+        (self.step() >> 17) as i64
+    }
+
+    /// `mrand48()`: the state's high 32 bits as a signed integer.
+    pub(super) fn signed(&mut self) -> i64 {
+        i64::from((self.step() >> 16) as u32 as i32)
+    }
+
+    /// The state `n` more numbers leave.
+    pub(super) fn skip(&mut self, n: u64) {
+        for _ in 0..n {
+            self.step();
+        }
     }
 }
 
@@ -65,7 +127,15 @@ pub(super) fn draws(name: &str) -> bool {
     let last = name.rsplit("::").next().unwrap_or(name);
     matches!(
         last,
-        "rand" | "srand" | "random" | "srandom" | "random_shuffle"
+        "rand"
+            | "srand"
+            | "random"
+            | "srandom"
+            | "random_shuffle"
+            | "drand48"
+            | "lrand48"
+            | "mrand48"
+            | "srand48"
     )
 }
 
@@ -95,5 +165,17 @@ mod tests {
             [254925627, 1205188300, 366127624, 1401405153]
         );
         assert_eq!(first(123, 1001)[1000], 218359180);
+    }
+
+    /// The numbers glibc 2.36 gives (read with ctypes from `libc.so.6`).
+    #[test]
+    fn the_48_bit_generator_gives_what_glibc_gives() {
+        let mut r = Rand48::default();
+        assert_eq!(r.real(), 3.907985046680551e-14);
+        assert_eq!(r.non_negative(), 2116118);
+        let mut r = Rand48::seeded(4096);
+        assert_eq!((r.real() * 1e9).round() as i64, 977084330);
+        assert_eq!(r.non_negative(), 1615860160);
+        assert_eq!(r.signed(), -990437355);
     }
 }

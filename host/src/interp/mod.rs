@@ -125,6 +125,7 @@ impl<'p> Interp<'p> {
             device_data_lost: None,
             // A program that never calls `srand` runs as seeded with 1.
             rand: RefCell::new(Some(libc_rand::LibcRand::seeded(1))),
+            rand48: RefCell::new(Some(libc_rand::Rand48::default())),
             exit_guards: Vec::new(),
             fn_guards: Vec::new(),
             left: None,

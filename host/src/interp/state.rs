@@ -3,7 +3,7 @@
 //! their own) so that each can import it without importing the others.
 
 use super::launches::Recorder;
-use super::libc_rand::LibcRand;
+use super::libc_rand::{LibcRand, Rand48};
 use super::value::{Event, Frame, Value};
 use crate::ast::{DeclKey, Span};
 use crate::clang::lower::ProgramAst;
@@ -194,6 +194,8 @@ pub struct Interp<'p> {
     /// followed every call of it; `None` once one may have run unseen (in a loop not
     /// followed to its end, on a side of an undecided condition, in code not read).
     pub(super) rand: RefCell<Option<LibcRand>>,
+    /// The C library's 48-bit generator (`drand48`, `srand48`), likewise.
+    pub(super) rand48: RefCell<Option<Rand48>>,
     /// Conditions of undecided branches that may have exited the program: every launch
     /// after them runs under them.
     pub(super) exit_guards: Vec<Rc<str>>,

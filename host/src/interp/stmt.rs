@@ -106,6 +106,12 @@ impl Interp<'_> {
                     if self.fill(&fill, s)? {
                         return Ok(Flow::Normal);
                     }
+                } else if let Some(draw) =
+                    super::fill_loop::recognise_draw(cond.as_ref(), inc.as_ref(), body)
+                {
+                    if self.draw_fill(&draw, s)? {
+                        return Ok(Flow::Normal);
+                    }
                 }
                 self.run_loop(s, cond.as_ref(), inc.as_ref(), body, false)
             }
@@ -547,9 +553,10 @@ impl Interp<'_> {
         let i = cell.borrow().as_int()?;
         // kerncast's own look at the bound, not the program's: a draw of the random number
         // generator in it is not one the program makes.
-        let generator = self.rand.borrow().clone();
+        let generators = (self.rand.borrow().clone(), self.rand48.borrow().clone());
         let n = self.eval(bound);
-        *self.rand.borrow_mut() = generator;
+        *self.rand.borrow_mut() = generators.0;
+        *self.rand48.borrow_mut() = generators.1;
         let n = n.ok()?.as_int()?;
         let left = match (op, step > 0) {
             (BinOp::Lt, true) => (n - i + step - 1).max(0) / step,

@@ -6,6 +6,7 @@
 //! build on them, so they form the layer below every part.
 
 use crate::ast::{DeclKey, Function, KernelRef, Span, Ty};
+use crate::drawn::{Draw, Exact};
 use crate::heap;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -66,9 +67,65 @@ pub struct Buffer {
     pub len: Option<i64>,
     /// What an element never written reads as.
     pub fill: Value,
-    /// A run `from..end` of a large buffer that a fill loop set to one value
-    /// ([`Buffer::fill_run`]): what its elements read as where none was written since.
-    pub run: Option<(i64, i64, Value)>,
+    /// A run `from..end` of a large buffer that a fill loop set ([`Buffer::fill_run`],
+    /// [`Buffer::draw_run`]): what its elements read as where none was written since.
+    pub run: Option<Run>,
+}
+
+/// Elements `from..end` of a large buffer, as a fill loop left them.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub from: i64,
+    pub end: i64,
+    pub of: RunOf,
+}
+
+#[derive(Clone, Debug)]
+pub enum RunOf {
+    /// Every element this value.
+    Same(Value),
+    /// The elements a loop drew, described ([`crate::drawn`]): each known where the
+    /// description is exact, else unknown to the host; `at`, the loop (`main.cu:233`).
+    Drawn { draw: Rc<Draw>, at: Rc<str> },
+}
+
+impl Run {
+    fn get(&self, i: i64) -> Option<Value> {
+        if !(self.from..self.end).contains(&i) {
+            return None;
+        }
+        Some(match &self.of {
+            RunOf::Same(v) => v.clone(),
+            RunOf::Drawn { draw, .. } => match draw.exact(i - self.from) {
+                Some(Exact::Int(x)) => Value::Int(x),
+                Some(Exact::Float(x)) => Value::Float(x),
+                None => Value::unknown(
+                    "an element of a fill loop's random values, drawn alike, not one by one",
+                ),
+            },
+        })
+    }
+
+    fn copy(&self) -> Run {
+        let of = match &self.of {
+            RunOf::Same(v) => RunOf::Same(v.copy()),
+            RunOf::Drawn { draw, at } => RunOf::Drawn {
+                draw: draw.clone(),
+                at: at.clone(),
+            },
+        };
+        Run { of, ..*self }
+    }
+
+    /// Whether two runs hold the same elements.
+    pub fn same(&self, o: &Run) -> bool {
+        (self.from, self.end) == (o.from, o.end)
+            && match (&self.of, &o.of) {
+                (RunOf::Same(x), RunOf::Same(y)) => x.same(y),
+                (RunOf::Drawn { draw: x, .. }, RunOf::Drawn { draw: y, .. }) => x == y,
+                _ => false,
+            }
+    }
 }
 
 /// How many elements a buffer keeps dense.
@@ -102,7 +159,7 @@ impl Buffer {
         }
     }
 
-    fn is_dense(&self) -> bool {
+    pub(super) fn is_dense(&self) -> bool {
         matches!(self.len, Some(n) if n <= DENSE_MAX)
             || (!self.dense.is_empty() && self.sparse.is_empty())
     }
@@ -117,10 +174,10 @@ impl Buffer {
         if let Some(v) = self.sparse.get(&i) {
             return v.clone();
         }
-        match &self.run {
-            Some((from, end, v)) if (*from..*end).contains(&i) => v.clone(),
-            _ => self.fill.clone(),
-        }
+        self.run
+            .as_ref()
+            .and_then(|r| r.get(i))
+            .unwrap_or_else(|| self.fill.clone())
     }
 
     pub fn set(&mut self, i: i64, v: Value) {
@@ -160,13 +217,13 @@ impl Buffer {
             return true;
         }
         // a new run over the old one (or the first): the elements written in it are its value
-        if self
-            .run
-            .as_ref()
-            .is_none_or(|(f, e, _)| from <= *f && *e <= end)
-        {
+        if self.covers_run(from, end) {
             self.sparse.retain(|i, _| !(from..end).contains(i));
-            self.run = Some((from, end, v.clone()));
+            self.run = Some(Run {
+                from,
+                end,
+                of: RunOf::Same(v.clone()),
+            });
             return true;
         }
         if self.sparse.len() + n as usize <= SPARSE_MAX {
@@ -176,6 +233,30 @@ impl Buffer {
             return true;
         }
         false
+    }
+
+    /// Whether a run `from..end` would cover the buffer's run, or it has none.
+    fn covers_run(&self, from: i64, end: i64) -> bool {
+        self.run
+            .as_ref()
+            .is_none_or(|r| from <= r.from && r.end <= end)
+    }
+
+    /// Elements `from .. from + n` of a large buffer become those `draw` describes, as a fill
+    /// loop leaves them, keeping the elements written one by one in `from .. from + kept`
+    /// (those the loop's first iterations stored as written); `false` where the run is past
+    /// the buffer's known length, the buffer is dense, or another run would be lost.
+    pub fn draw_run(&mut self, from: i64, n: i64, kept: i64, of: RunOf) -> bool {
+        let end = from + n;
+        if from < 0 || n < 0 || self.len.is_some_and(|len| end > len) || self.is_dense() {
+            return false;
+        }
+        if !self.covers_run(from, end) {
+            return false;
+        }
+        self.sparse.retain(|i, _| !(from + kept..end).contains(i));
+        self.run = Some(Run { from, end, of });
+        true
     }
 
     /// Every element becomes unknown (the program wrote it from data kerncast does not have).
@@ -444,7 +525,7 @@ impl Buffer {
             sparse: self.sparse.iter().map(|(k, v)| (*k, v.copy())).collect(),
             len: self.len,
             fill: self.fill.clone(),
-            run: self.run.as_ref().map(|(f, e, v)| (*f, *e, v.copy())),
+            run: self.run.as_ref().map(Run::copy),
         }
     }
 }
