@@ -22,7 +22,7 @@ fn bench(c: &mut Criterion) {
     let counter = default_counter();
     let prepared = counter.prepare(&module, &entry).expect("prepare");
     let target = Target::load("gtx-titan-x", "auto").expect("device");
-    let blocks = target.blocks(&module, &entry);
+    let blocks = target.blocks(&module, &entry, "sm_52");
     blocks.sched.as_ref().expect("scheduler blocks");
     let points: Vec<BTreeMap<String, i64>> = (0..10_000)
         .map(|k| {

@@ -69,13 +69,14 @@ fn num(x: f64) -> String {
     }
 }
 
-/// The spec of elements the host reading described ([`kerncast_host::drawn`]): a ramp as
-/// `ramp`, values spread over a range as `rand` (`randint` for integers), a few values as
-/// `pick`.
+/// The spec of elements the host reading described ([`kerncast_host::drawn`]): zeros as
+/// `zeros`, a ramp as `ramp`, values spread over a range as `rand` (`randint` for integers), a
+/// few values as `pick`.
 pub fn drawn_spec(d: &kerncast_host::drawn::Drawn) -> String {
     use kerncast_host::drawn::Draw;
     let n = d.count;
     let generator = match &d.draw {
+        _ if d.is_zeros() => format!("zeros({n})"),
         Draw::Ramp { start, step, .. } => format!("ramp({n}, {}, {})", num(*start), num(*step)),
         Draw::Uniform {
             lo,
@@ -89,6 +90,32 @@ pub fn drawn_spec(d: &kerncast_host::drawn::Drawn) -> String {
         }
     };
     format!("{}:{generator}", d.elem.name())
+}
+
+/// The bytes of a `zeros` spec (`f32:zeros(n)`), which the emulator maps rather than
+/// writes; `None` for another generator.
+pub fn zeros_bytes(spec: &str, env: &BTreeMap<String, i64>) -> Result<Option<u64>, String> {
+    let Some((ty, g)) = spec.split_once(':') else {
+        return Ok(None);
+    };
+    let Some(inner) = g
+        .trim()
+        .strip_prefix("zeros(")
+        .and_then(|r| r.strip_suffix(')'))
+    else {
+        return Ok(None);
+    };
+    let elem: u64 = match ty.trim() {
+        "i8" | "u8" => 1,
+        "i16" | "u16" => 2,
+        "i32" | "u32" | "f32" => 4,
+        "i64" | "u64" | "f64" => 8,
+        t => return Err(format!("--buffer `{spec}`: unknown element type `{t}`")),
+    };
+    let n = Expr::parse(inner.trim())
+        .and_then(|e| e.eval(env, Div::Floor))
+        .map_err(|e| format!("--buffer `{spec}`: {e}"))?;
+    Ok(Some(elem.saturating_mul(n.max(0) as u64)))
 }
 
 /// `TYPE:GEN(args)` → bytes.
@@ -283,6 +310,16 @@ mod tests {
         let below = v.iter().filter(|x| **x < 0.5).count();
         assert!((400..600).contains(&below), "{below} of 1000 below 0.5");
         assert!(v.iter().any(|x| x.fract() != 0.0));
+    }
+
+    /// A `zeros` buffer is sized for the emulator to map, not generated; others are not.
+    #[test]
+    fn zeros_are_sized_not_generated() {
+        let env = BTreeMap::from([("n".to_string(), 1i64 << 30)]);
+        assert_eq!(zeros_bytes("f64:zeros(n)", &env), Ok(Some(8 << 30)));
+        assert_eq!(zeros_bytes("u8:zeros(3)", &env), Ok(Some(3)));
+        assert_eq!(zeros_bytes("i32:rand(4, 0, 1)", &env), Ok(None));
+        assert!(zeros_bytes("q8:zeros(4)", &env).is_err());
     }
 
     /// The host reading's described elements come back as the emulator's data: a ramp exact,

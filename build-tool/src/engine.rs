@@ -1166,6 +1166,15 @@ impl EmuPrepared {
             let is_ptr = p.ptr.is_some() || (given.is_none() && p.ty.bits() == 64);
             if is_ptr {
                 if let Some(gen) = w.buffers.get(&name) {
+                    // zeros are mapped, not written: the run pays for the pages it touches
+                    let zeros = crate::buffers::zeros_bytes(gen, &w.params)
+                        .map_err(|e| (false, format!("buffer `{name}`: {e}")))?;
+                    if let Some(n) = zeros {
+                        emu::check_zeroed(&format!("the zero-filled buffer `{name}`"), n)
+                            .map_err(|e| (false, e.to_string()))?;
+                        args.push(KernelArg::Zeros(n));
+                        continue;
+                    }
                     let bytes = crate::buffers::generate(gen, &w.params, BUFFER_SEED)
                         .map_err(|e| (false, format!("buffer `{name}`: {e}")))?;
                     args.push(KernelArg::Buffer(bytes));
@@ -1513,6 +1522,9 @@ pub type Blocks = BTreeMap<usize, Vec<SchedInst>>;
 pub struct KernelBlocks {
     pub sched: Result<Blocks, String>,
     pub chains: BTreeMap<usize, Chain>,
+    /// How the FP64 pipe's SASS differs from one instruction per PTX f64 op, where the
+    /// architecture has an expansion table.
+    pub fp64_pipe: Option<crate::sass_flops::Fp64Pipe>,
 }
 
 /// A model's input; blocks the device cannot give are empty, and the reason goes with them for
@@ -1528,6 +1540,7 @@ fn model_input(
         blocks_missing: blocks.sched.as_ref().err().cloned(),
         chains: blocks.chains.clone(),
         hints: hints.clone(),
+        fp64_sass_extra: blocks.fp64_pipe.as_ref().map(|p| p.extra_warp_insts(stats)),
     }
 }
 
@@ -1588,20 +1601,24 @@ impl Target {
         })
     }
 
-    /// The scheduler's blocks of `kernel` for this device, and its blocks' dependent chains; the
-    /// scheduler's error (a latency the device lacks) is reported by the schedule model when it
-    /// is asked to predict.
-    pub fn blocks(&self, m: &Module, kernel: &str) -> KernelBlocks {
+    /// The scheduler's blocks of `kernel` for this device, its blocks' dependent chains, and how
+    /// its FP64 pipe runs on the SASS of `arch` (`sm_86`); the scheduler's error (a latency the
+    /// device lacks) is reported by the schedule model when it is asked to predict.
+    pub fn blocks(&self, m: &Module, kernel: &str, arch: &str) -> KernelBlocks {
         let Some(f) = m.kernels().find(|k| k.name == kernel) else {
             return KernelBlocks {
                 sched: Err(format!("kernel `{kernel}` not found in the PTX")),
                 chains: BTreeMap::new(),
+                fp64_pipe: None,
             };
         };
         let cfg = Cfg::build(f);
         KernelBlocks {
             sched: blocks_from_cfg(&cfg, &self.device).map_err(|e| e.to_string()),
             chains: block_chains(&cfg),
+            fp64_pipe: crate::sass_flops::FlopTable::for_arch(arch)
+                .ok()
+                .map(|(table, _)| crate::sass_flops::Fp64Pipe::of(f, &table)),
         }
     }
 

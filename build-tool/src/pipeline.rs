@@ -354,6 +354,17 @@ fn fail(
 impl Unit {
     /// Why the source was lowered for its architecture, when kerncast chose it for the devices
     /// (PTX input keeps its own `.target`).
+    /// The architecture the unit's SASS is for: the compile command's, else the one kerncast
+    /// lowered for.
+    pub fn sass_arch(&self) -> String {
+        self.job
+            .lower
+            .command
+            .as_ref()
+            .and_then(|c| c.arch())
+            .unwrap_or_else(|| self.job.lower.arch.clone())
+    }
+
     pub fn arch_note(&self) -> Option<String> {
         let lowered = self.frontend != lower::Frontend::Ptx.name();
         self.job.lower.arch_note.clone().filter(|_| lowered)

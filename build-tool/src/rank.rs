@@ -599,7 +599,7 @@ fn prepare_variant(
         .map(|(e, _)| e.clone())
         .ok_or_else(|| format!("kernel `{name}` not in the PTX"))?;
     // A device without the scheduler's latencies still ranks with the other models.
-    let blocks = target.blocks(&unit.module, &entry);
+    let blocks = target.blocks(&unit.module, &entry, &unit.sass_arch());
     let regs = unit.registers.of(&entry).ok().map(|r| r.regs_per_thread);
     Ok(Variant {
         prepared: counter.prepare(&unit.module, &entry)?,

@@ -461,12 +461,84 @@ fn range_limit(o: &Operand) -> Option<Limit> {
     }
 }
 
+/// What one floating-point instruction of a kernel becomes on SASS, in context.
+enum Expanded {
+    /// No SASS of its own: a `mul` fused into the adds that read it, a `neg` folded into the
+    /// operand that reads it, a range fix-up off for ordinary data.
+    Gone,
+    /// From the table (or an FFMA/DFMA where a product was fused into it).
+    Table(Expansion),
+    /// A form the table lacks, counted by the PTX rule.
+    Unlisted(Expansion),
+}
+
+/// The per-instruction context [`Expanded`] needs: where registers are read and written, and
+/// which multiplies fuse into adds.
+struct Context<'a> {
+    du: DefUse<'a>,
+    contracted: contract::Contracted,
+}
+
+impl<'a> Context<'a> {
+    fn of(cfg: &'a Cfg) -> Context<'a> {
+        let du = DefUse::of(cfg);
+        let contracted = contract::Contracted::of(&du);
+        Context { du, contracted }
+    }
+
+    /// What the instruction at block `b`, index `k` becomes under `table`.
+    fn expand(&self, inst: &Inst, b: usize, k: usize, table: &FlopTable) -> Expanded {
+        let ptx = ptx_rule(inst);
+        let fixup = inst.pred.is_none() && dest(inst).is_some_and(|d| self.du.range_fixup(d));
+        if fixup || self.contracted.gone_muls.contains(&(b, k)) {
+            return Expanded::Gone;
+        }
+        if self.contracted.fused_adds.contains(&(b, k)) {
+            // an FFMA or DFMA
+            return Expanded::Table(Expansion {
+                f32: 2.0 * ptx.f32,
+                f64: 2.0 * ptx.f64,
+                sass: if ptx.f64 > 0.0 { "DFMA" } else { "FFMA" }.into(),
+                ..Expansion::default()
+            });
+        }
+        let found = if matches!(inst.opcode.as_str(), "neg" | "abs") {
+            if !dest(inst).is_some_and(|d| self.du.materialised(d, 0)) {
+                return Expanded::Gone;
+            }
+            table.forms.get(&form_key(inst))
+        } else {
+            table
+                .forms
+                .get(&form_key(inst))
+                .or_else(|| table.forms.get(&base_key(inst)))
+        };
+        match found {
+            Some(e) => Expanded::Table(e.clone()),
+            None => Expanded::Unlisted(ptx),
+        }
+    }
+}
+
+impl Expansion {
+    /// The instructions it issues to the FP64 pipe: its DADD, DMUL and DFMA (a `div.rn.f64`
+    /// is seven DFMAs and a DMUL). The branch to the slow path, in parentheses, is not run.
+    pub fn fp64_insts(&self) -> f64 {
+        let run = self.sass.split('(').next().unwrap_or_default();
+        run.split_whitespace()
+            .filter(|t| {
+                let op = t.split('.').next().unwrap_or_default();
+                matches!(op, "DADD" | "DMUL" | "DFMA")
+            })
+            .count() as f64
+    }
+}
+
 /// The Nsight-style FLOPs of `stats` (counts of the kernel `f`, whose CFG blocks its
 /// `block_execs` index) under `table`.
 pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
     let cfg = Cfg::build(f);
-    let du = DefUse::of(&cfg);
-    let contracted = contract::Contracted::of(&du);
+    let cx = Context::of(&cfg);
     let mut out = SassFlops::default();
     for (b, block) in cfg.blocks.iter().enumerate() {
         if stats.block_execs.get(&b).is_none_or(|e| e.threads == 0.0) {
@@ -492,34 +564,12 @@ pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
             if inst.pred.is_some() {
                 out.guarded += execs;
             }
-            let fixup = inst.pred.is_none() && dest(inst).is_some_and(|d| du.range_fixup(d));
-            let e = if fixup || contracted.gone_muls.contains(&(b, k)) {
-                continue;
-            } else if contracted.fused_adds.contains(&(b, k)) {
-                // an FFMA or DFMA
-                Some(Expansion {
-                    f32: 2.0 * ptx.f32,
-                    f64: 2.0 * ptx.f64,
-                    ..Expansion::default()
-                })
-            } else if matches!(inst.opcode.as_str(), "neg" | "abs") {
-                let materialised = dest(inst).is_some_and(|d| du.materialised(d, 0));
-                if !materialised {
-                    continue;
-                }
-                table.forms.get(&form_key(inst)).cloned()
-            } else {
-                table
-                    .forms
-                    .get(&form_key(inst))
-                    .or_else(|| table.forms.get(&base_key(inst)))
-                    .cloned()
-            };
-            let e = match e {
-                Some(e) => e,
-                None => {
+            let e = match cx.expand(inst, b, k, table) {
+                Expanded::Gone => continue,
+                Expanded::Table(e) => e,
+                Expanded::Unlisted(e) => {
                     *out.unlisted.entry(form_key(inst)).or_default() += execs;
-                    ptx
+                    e
                 }
             };
             out.f32 += execs * e.f32;
@@ -528,6 +578,63 @@ pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
         }
     }
     out
+}
+
+/// How a kernel's SASS differs on the FP64 pipe from one instruction per PTX f64 operation,
+/// per PTX instruction: counted once per kernel, weighted by each workload's executions
+/// ([`Fp64Pipe::extra_warp_insts`]). Why: a `div.rn.f64` is eight instructions on the pipe
+/// (seven DFMAs and a DMUL), a `sqrt.rn.f64` eight, a `rcp.rn.f64` five, while a multiply
+/// fused into the add that reads it is one DFMA for both, and a negation folded into an
+/// operand none; counted one per PTX op, a kernel dividing in double precision came out at
+/// half its measured time (burger-cuda 0.42x, ddbp's division 0.38x by the roofline on an
+/// RTX 3080). Only arithmetic the expansion table describes is corrected: compares, min/max
+/// and conversions stay one instruction each.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fp64Pipe {
+    /// (block, index in the block) and the SASS's FP64-pipe instructions less one.
+    per_inst: Vec<((usize, usize), f64)>,
+}
+
+/// The arithmetic opcodes whose f64 forms the table expands into DADD, DMUL and DFMA.
+const FP64_ARITHMETIC: &[&str] = &[
+    "add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt", "rsqrt", "neg", "abs",
+];
+
+impl Fp64Pipe {
+    /// The correction for `f`'s f64 arithmetic under `table`; a form the table lacks stays
+    /// one instruction.
+    pub fn of(f: &Function, table: &FlopTable) -> Fp64Pipe {
+        let cfg = Cfg::build(f);
+        let cx = Context::of(&cfg);
+        let mut per_inst = Vec::new();
+        for (b, block) in cfg.blocks.iter().enumerate() {
+            for (k, inst) in block.insts.iter().enumerate() {
+                let f64_arithmetic = FP64_ARITHMETIC.contains(&inst.opcode.as_str())
+                    && inst.types.first() == Some(&PtxType::F64);
+                if !f64_arithmetic {
+                    continue;
+                }
+                let sass = match cx.expand(inst, b, k, table) {
+                    Expanded::Gone => 0.0,
+                    Expanded::Table(e) => e.fp64_insts(),
+                    Expanded::Unlisted(_) => 1.0,
+                };
+                if sass != 1.0 {
+                    per_inst.push(((b, k), sass - 1.0));
+                }
+            }
+        }
+        Fp64Pipe { per_inst }
+    }
+
+    /// The warp instructions the SASS adds to the FP64 pipe (negative where it fuses or folds
+    /// more than it expands) over one per PTX f64 operation, for the executions `stats` counts.
+    pub fn extra_warp_insts(&self, stats: &BoundStats) -> f64 {
+        self.per_inst
+            .iter()
+            .map(|((b, k), n)| n * stats.inst_execs(*b, *k).map_or(0.0, |e| e.warps))
+            .sum()
+    }
 }
 
 mod contract;
@@ -595,6 +702,54 @@ mod tests {
         // the PTX level: div 1 + fma 2 + add 1
         assert_eq!(c.ptx_f32, 100.0 * 4.0);
         assert!(c.unlisted.is_empty(), "{c:?}");
+    }
+
+    /// The FP64 pipe runs a double division as its SASS does (seven DFMAs and a DMUL) and a
+    /// multiply fused into its add as one DFMA with it: the correction over one instruction
+    /// per PTX f64 op. An fma and the f32 instructions need none.
+    #[test]
+    fn a_double_division_is_eight_instructions_on_the_fp64_pipe() {
+        let ptx = ".version 8.5\n.target sm_86\n.address_size 64\n\
+            .visible .entry k(.param .u64 k_param_0)\n{\n\
+            .reg .f64 %fd<8>;\n.reg .f32 %f<3>;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [k_param_0];\n\
+            ld.global.f64 %fd1, [%rd1];\n\
+            ld.global.f64 %fd2, [%rd1+8];\n\
+            div.rn.f64 %fd3, %fd1, %fd2;\n\
+            fma.rn.f64 %fd4, %fd3, %fd2, %fd1;\n\
+            mul.f64 %fd5, %fd4, %fd2;\n\
+            add.f64 %fd6, %fd5, %fd1;\n\
+            st.global.f64 [%rd1], %fd6;\n\
+            ld.global.f32 %f1, [%rd1+16];\n\
+            add.f32 %f2, %f1, %f1;\n\
+            st.global.f32 [%rd1+16], %f2;\n\
+            ret;\n}\n";
+        let m = Module::parse(ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let pipe = Fp64Pipe::of(f, &table());
+        let mut s = BoundStats::default();
+        s.block_execs.insert(
+            0,
+            BlockExecs {
+                threads: 100.0,
+                warps: 4.0,
+            },
+        );
+        // per warp, the division's 8 for its 1 and the multiply fused into the add 1 for 2; the
+        // fma and the f32 add as they were
+        assert_eq!(pipe.extra_warp_insts(&s), 4.0 * (7.0 - 1.0));
+        let e = |k: &str| {
+            table()
+                .forms
+                .get(k)
+                .cloned()
+                .unwrap_or_default()
+                .fp64_insts()
+        };
+        assert_eq!(
+            (e("sqrt.rn.f64"), e("rcp.rn.f64"), e("div.rn.f32")),
+            (8.0, 5.0, 0.0)
+        );
     }
 
     /// CUB's warp sum: five `shfl.sync.down` each followed by an add guarded by the shuffle's

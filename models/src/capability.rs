@@ -104,6 +104,7 @@ fn reference_input(d: &Device) -> Result<ModelInput, String> {
         blocks_missing,
         chains: crate::schedule::chain::block_chains(&Cfg::build(f)),
         hints: BTreeMap::new(),
+        fp64_sass_extra: None,
     })
 }
 

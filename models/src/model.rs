@@ -28,6 +28,11 @@ pub struct ModelInput {
     /// Values the static analysis cannot derive (`l2_hit_rate`, …), set by the user.
     #[serde(default)]
     pub hints: BTreeMap<String, f64>,
+    /// The warp instructions the GPU's SASS issues to the FP64 pipe beyond one per PTX f64
+    /// operation (a `div.rn.f64` is eight DADD/DMUL/DFMA; negative where multiplies fuse into
+    /// adds), where the caller has the architecture's expansion table.
+    #[serde(default)]
+    pub fp64_sass_extra: Option<f64>,
 }
 
 /// Hint: the L2 hit rate of the kernel's global traffic, in [0, 1] (`crate::l2`).

@@ -9,7 +9,7 @@
 //! |----------|-----------------------------------------------------|---------------------------------|
 //! | `issue`  | warp instructions (ops and memory moves)            | `hw.dispatch_units_per_sm`      |
 //! | `alu`    | warp ops on the CUDA cores (not f64, not SFU)       | `hw.cores_per_sm` / 32          |
-//! | `fp64`   | warp f64 arithmetic                                  | `hw.dpu_per_sm` / 32            |
+//! | `fp64`   | warp f64 arithmetic, as SASS issues it where counted | `hw.dpu_per_sm` / 32            |
 //! | `sfu`    | warp rcp, sqrt, rsqrt, ex2/lg2/sin/cos, f32 div      | `hw.sfu_per_sm` / 32            |
 //! | `tensor` | tensor-core multiply–adds, f16/bf16 into f32         | `hw.tensor_f16_f32_fma_per_sm`  |
 //! | `shared` | shared-memory wavefronts                             | 1 (32 banks × 4 B per clock)    |
@@ -217,6 +217,11 @@ impl Model for RooflineModel {
                 None if kind == OpKind::Mma => mma_ops += v,
                 None => {}
             }
+        }
+        // the SASS's FP64 instructions where the caller counted them (a division is eight)
+        if let Some(extra) = input.fp64_sass_extra {
+            let fp64 = work.entry("fp64").or_insert(0.0);
+            *fp64 = (*fp64 + extra).max(0.0);
         }
         let issued = ops.values().sum::<f64>() + warp_memory_moves(s);
         let tensor_fmas = tensor_work(s, d, mma_ops, &mut unbounded);
@@ -449,6 +454,27 @@ mod tests {
         );
         // the issue bound of the same instructions is half of it (4 dispatch units per SM)
         assert!((p.breakdown["issue"] - want / 2.0).abs() < 1e-12);
+    }
+
+    /// Where the caller counted the SASS's FP64 instructions (a double division is eight),
+    /// the FP64 pipe runs those, not one per PTX op; the issue bound keeps the PTX's.
+    #[test]
+    fn the_fp64_pipe_runs_the_sass_instructions_where_counted() {
+        let d = device();
+        let c = d.default_clocks().unwrap();
+        let n = 1e6;
+        let s = stats(10, &[(op(OpKind::Div, DType::F64), n)]);
+        let ptx = RooflineModel
+            .predict(&ModelInput::new(s.clone()), &d, c)
+            .unwrap();
+        let sass = ModelInput {
+            fp64_sass_extra: Some(7.0 * n),
+            ..ModelInput::new(s)
+        };
+        let p = RooflineModel.predict(&sass, &d, c).unwrap();
+        assert!((p.breakdown["fp64"] - 8.0 * ptx.breakdown["fp64"]).abs() < 1e-15);
+        assert_eq!(p.breakdown["issue"], ptx.breakdown["issue"]);
+        assert_eq!(p.bottleneck, "fp64");
     }
 
     #[test]

@@ -261,17 +261,15 @@ fn spec_of(ls: &[&Launch], k: &KernelInfo, host: &HostProgram) -> WorkloadSpec {
 }
 
 /// The spec of the buffer the emulator runs `param` on, from what the host wrote into it
-/// (none where that is zeros, the emulator's own fill, or too large to generate), and the
-/// note saying where the data is an estimate or left out.
+/// (none where it is too large to generate), and the note saying where the data is an
+/// estimate or left out. Zeros (a `cudaMemset` to 0) cost nothing at any size: the emulator
+/// maps them.
 fn emulator_buffer(param: &str, data: &BufferData) -> (Option<String>, Option<String>) {
     let Some(d) = &data.drawn else {
         return (Some(crate::buffers::hex_spec(&data.bytes)), None);
     };
     let bytes = d.count.saturating_mul(d.elem.bytes());
-    if d.is_zeros() {
-        return (None, None);
-    }
-    if bytes > DRAWN_BYTES_MAX {
+    if bytes > DRAWN_BYTES_MAX && !d.is_zeros() {
         let note = format!(
             "the emulator runs `{param}` on zeros: the values of {} fill {} MiB, more than the {} MiB kerncast generates for a buffer",
             d.origin,
@@ -700,8 +698,8 @@ mod tests {
     }
 
     /// Values the host reading described reach the emulator as a generator: a ramp as is, a
-    /// random draw with a note calling it an estimate; zeros and what is too large to
-    /// generate are left to the emulator's zero fill, the latter with a note.
+    /// random draw with a note calling it an estimate, zeros at any size; what is too large
+    /// to generate is left to the emulator's zero fill, with a note.
     #[test]
     fn described_host_values_become_generators_within_a_size() {
         use kerncast_host::drawn::{Draw, Drawn, Elem};
@@ -741,7 +739,10 @@ mod tests {
             step: 0.0,
             ints: true,
         };
-        assert_eq!(emulator_buffer("c", &data(1 << 30, zeros)), (None, None));
+        assert_eq!(
+            emulator_buffer("c", &data(1 << 30, zeros)),
+            (Some("i32:zeros(1073741824)".into()), None)
+        );
         let (spec, note) = emulator_buffer("big", &data(1 << 30, ints));
         assert_eq!(spec, None);
         assert!(note.unwrap().contains("4096 MiB, more than the 64 MiB"));

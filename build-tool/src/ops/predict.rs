@@ -385,6 +385,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
         blocks_missing: None,
         chains: BTreeMap::new(),
         hints: w.hints.clone(),
+        fp64_sass_extra: None,
     };
     input.stats.launch.get_or_insert(Launch {
         grid: w.grid,
@@ -432,6 +433,10 @@ pub fn output(args: &Args) -> crate::Result<String> {
         Err(e) => input.blocks_missing = Some(e.to_string()),
     }
     input.chains = kerncast_models::schedule::chain::block_chains(&cfg);
+    if let Ok((table, _)) = crate::sass_flops::FlopTable::for_arch(&unit.sass_arch()) {
+        let pipe = crate::sass_flops::Fp64Pipe::of(f, &table);
+        input.fp64_sass_extra = Some(pipe.extra_warp_insts(&input.stats));
+    }
     let power = PhysicalPowerParams::from_device(&d).ok();
     let heading = if shown == kname {
         kname.clone()

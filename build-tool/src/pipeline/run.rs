@@ -283,7 +283,7 @@ fn one(
     notes.extend(u.arch_note());
     notes.extend(u.registers.apply(entry, &mut stats));
     notes.extend(crate::registers::launch_fails(&stats, &t.device));
-    let blocks = t.blocks(&u.module, entry);
+    let blocks = t.blocks(&u.module, entry, &u.sass_arch());
     let p = t
         .predict(&stats, &blocks, &w.hints)
         .map_err(|m| err("model", m))?;
@@ -370,13 +370,7 @@ fn one(
     }
     // FLOPs as Nsight counts them on SASS (the PTX-level counts stay under their own keys)
     if !stats.block_execs.is_empty() {
-        let arch = u
-            .job
-            .lower
-            .command
-            .as_ref()
-            .and_then(|c| c.arch())
-            .unwrap_or_else(|| u.job.lower.arch.clone());
+        let arch = u.sass_arch();
         match crate::sass_flops::FlopTable::for_arch(&arch) {
             Ok((table, note)) => {
                 let s = crate::sass_flops::count(f, &stats, &table);
