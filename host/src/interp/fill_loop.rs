@@ -26,15 +26,6 @@ use crate::ast::*;
 use crate::drawn::{Draw, SAMPLES};
 use std::rc::Rc;
 
-/// The parts of a recognised fill loop.
-pub(super) struct FillLoop<'a> {
-    counter: &'a Expr,
-    end: &'a Expr,
-    inclusive: bool,
-    body: &'a Stmt,
-    target: &'a Expr,
-}
-
 /// Whether `e` computes a value without an effect and without reading the counter `k`.
 /// Stricter than [`super::effects`]' view of effects: a call of `rand()` changes nothing
 /// kerncast models, but gives another value at each iteration, and an element read may be of
@@ -59,11 +50,13 @@ fn pure_without(e: &Expr, k: DeclKey) -> bool {
 }
 
 /// A loop `for (k = …; k < end; k++) base[k] = value;`, taken apart.
-struct Shape<'a> {
+pub(super) struct FillLoop<'a> {
     counter: &'a Expr,
     k: DeclKey,
     end: &'a Expr,
     inclusive: bool,
+    inc: &'a Expr,
+    body: &'a Stmt,
     target: &'a Expr,
     base: &'a Expr,
     value: &'a Expr,
@@ -73,7 +66,11 @@ struct Shape<'a> {
 /// end that does not change in the loop, stepped by one, and a body that is a single store
 /// to `base[counter]` (an array's or a library sequence's element) through a base that does
 /// not read the counter.
-fn shape<'a>(cond: Option<&'a Expr>, inc: Option<&'a Expr>, body: &'a Stmt) -> Option<Shape<'a>> {
+pub(super) fn recognise<'a>(
+    cond: Option<&'a Expr>,
+    inc: Option<&'a Expr>,
+    body: &'a Stmt,
+) -> Option<FillLoop<'a>> {
     let ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), lhs, end) = &cond?.kind else {
         return None;
     };
@@ -82,7 +79,8 @@ fn shape<'a>(cond: Option<&'a Expr>, inc: Option<&'a Expr>, body: &'a Stmt) -> O
         return None;
     };
     let k = *k;
-    let steps_by_one = match &inc?.kind {
+    let inc = inc?;
+    let steps_by_one = match &inc.kind {
         ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) => is_var(x, k),
         ExprKind::Assign(Some(BinOp::Add), x, one) => {
             is_var(x, k) && matches!(strip(one).kind, ExprKind::Int(1))
@@ -115,96 +113,55 @@ fn shape<'a>(cond: Option<&'a Expr>, inc: Option<&'a Expr>, body: &'a Stmt) -> O
     if !is_var(idx, k) || !pure_without(base, k) {
         return None;
     }
-    Some(Shape {
+    Some(FillLoop {
         counter,
         k,
         end,
         inclusive: *op == BinOp::Le,
+        inc,
+        body,
         target,
         base,
         value,
     })
 }
 
-/// The loop's parts where it is a fill loop: a store of one value that neither reads the
-/// counter nor has an effect.
-pub(super) fn recognise<'a>(
-    cond: Option<&'a Expr>,
-    inc: Option<&'a Expr>,
-    body: &'a Stmt,
-) -> Option<FillLoop<'a>> {
-    let s = shape(cond, inc, body)?;
-    if !pure_without(s.value, s.k) {
-        return None;
+impl FillLoop<'_> {
+    /// Whether it stores one value: one that neither reads the counter nor has an effect.
+    pub(super) fn stores_one_value(&self) -> bool {
+        pure_without(self.value, self.k)
     }
-    Some(FillLoop {
-        counter: s.counter,
-        end: s.end,
-        inclusive: s.inclusive,
-        body,
-        target: s.target,
-    })
-}
 
-/// The parts of a loop that stores a value computed anew at each iteration (from the
-/// counter, or drawn from a random number generator): see [`crate::drawn`].
-pub(super) struct DrawLoop<'a> {
-    counter: &'a Expr,
-    k: DeclKey,
-    end: &'a Expr,
-    inclusive: bool,
-    inc: &'a Expr,
-    body: &'a Stmt,
-    target: &'a Expr,
-    value: &'a Expr,
-}
-
-/// The loop's parts where it stores into a fresh element at each iteration a value that
-/// neither reads what the loop writes (`a[i] = a[i - 1] + rand()` is a sum, not a draw) nor
-/// assigns anything itself; what its calls write (a generator's state) is taken care of when
-/// the loop runs.
-pub(super) fn recognise_draw<'a>(
-    cond: Option<&'a Expr>,
-    inc: Option<&'a Expr>,
-    body: &'a Stmt,
-) -> Option<DrawLoop<'a>> {
-    let s = shape(cond, inc, body)?;
-    let mut base_vars = std::collections::BTreeSet::new();
-    super::effects::vars_read(s.base, &mut base_vars);
-    let mut value_vars = std::collections::BTreeSet::new();
-    super::effects::vars_read(s.value, &mut value_vars);
-    if !base_vars.is_disjoint(&value_vars) {
-        return None;
+    /// Whether it stores a value computed anew at each iteration (from the counter, or drawn
+    /// from a random number generator, [`crate::drawn`]) that neither reads what the loop
+    /// writes (`a[i] = a[i - 1] + rand()` is a sum, not a draw) nor assigns anything itself;
+    /// what its calls write (a generator's state) is taken care of when the loop runs.
+    pub(super) fn draws_anew(&self) -> bool {
+        let mut base_vars = std::collections::BTreeSet::new();
+        super::effects::vars_read(self.base, &mut base_vars);
+        let mut value_vars = std::collections::BTreeSet::new();
+        super::effects::vars_read(self.value, &mut value_vars);
+        if !base_vars.is_disjoint(&value_vars) {
+            return false;
+        }
+        let mut assigns = false;
+        super::effects::visit_expr(self.value, &mut |x| {
+            assigns |= matches!(
+                x.kind,
+                ExprKind::Assign(..)
+                    | ExprKind::Unary(
+                        UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec,
+                        _
+                    )
+                    | ExprKind::Launch { .. }
+                    | ExprKind::LaunchVia { .. }
+                    | ExprKind::Lambda(_)
+                    | ExprKind::New { .. }
+                    | ExprKind::Unsupported(_)
+            );
+        });
+        !assigns
     }
-    let mut assigns = false;
-    super::effects::visit_expr(s.value, &mut |x| {
-        assigns |= matches!(
-            x.kind,
-            ExprKind::Assign(..)
-                | ExprKind::Unary(
-                    UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec,
-                    _
-                )
-                | ExprKind::Launch { .. }
-                | ExprKind::LaunchVia { .. }
-                | ExprKind::Lambda(_)
-                | ExprKind::New { .. }
-                | ExprKind::Unsupported(_)
-        );
-    });
-    if assigns {
-        return None;
-    }
-    Some(DrawLoop {
-        counter: s.counter,
-        k: s.k,
-        end: s.end,
-        inclusive: s.inclusive,
-        inc: inc?,
-        body,
-        target: s.target,
-        value: s.value,
-    })
 }
 
 impl Interp<'_> {
@@ -264,7 +221,7 @@ impl Interp<'_> {
     /// where it does not (a loop small enough to follow, values neither a ramp nor drawn at
     /// random, a buffer that cannot hold the run), and the loop is then followed as usual from
     /// where it is.
-    pub(super) fn draw_fill(&mut self, f: &DrawLoop, s: &Stmt) -> Exec<bool> {
+    pub(super) fn draw_fill(&mut self, f: &FillLoop, s: &Stmt) -> Exec<bool> {
         self.step(&s.span)?;
         let (Some(start), Some(end)) = (self.eval(f.counter)?.as_int(), self.eval(f.end)?.as_int())
         else {

@@ -103,13 +103,12 @@ impl Interp<'_> {
                     self.exec(i)?;
                 }
                 if let Some(fill) = super::fill_loop::recognise(cond.as_ref(), inc.as_ref(), body) {
-                    if self.fill(&fill, s)? {
-                        return Ok(Flow::Normal);
-                    }
-                } else if let Some(draw) =
-                    super::fill_loop::recognise_draw(cond.as_ref(), inc.as_ref(), body)
-                {
-                    if self.draw_fill(&draw, s)? {
+                    let done = if fill.stores_one_value() {
+                        self.fill(&fill, s)?
+                    } else {
+                        fill.draws_anew() && self.draw_fill(&fill, s)?
+                    };
+                    if done {
                         return Ok(Flow::Normal);
                     }
                 }
