@@ -1618,7 +1618,7 @@ impl Target {
             chains: block_chains(&cfg),
             fp64_pipe: crate::sass_flops::FlopTable::for_arch(arch)
                 .ok()
-                .map(|(table, _)| crate::sass_flops::Fp64Pipe::of(f, &table)),
+                .map(|(table, _)| crate::sass_flops::Fp64Pipe::of(f, table)),
         }
     }
 

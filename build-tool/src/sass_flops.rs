@@ -101,14 +101,25 @@ impl FlopTable {
 
     /// The table for `arch`: a shipped one, else the nearest older shipped one (the oldest for an
     /// older or unknown architecture) with a note.
-    pub fn for_arch(arch: &str) -> Result<(FlopTable, Option<String>), String> {
+    pub fn for_arch(arch: &str) -> Result<(&'static FlopTable, Option<String>), String> {
+        // parsed once: every kernel of every workload asks
+        static PARSED: std::sync::OnceLock<Result<Vec<(u32, FlopTable)>, String>> =
+            std::sync::OnceLock::new();
+        let tables = PARSED
+            .get_or_init(|| {
+                SHIPPED
+                    .iter()
+                    .map(|(n, text)| Ok((*n, FlopTable::parse(text)?)))
+                    .collect()
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
         let want = arch_number(arch);
-        let (_, text) = SHIPPED
+        let (_, t) = tables
             .iter()
             .rev()
             .find(|(n, _)| want.is_some_and(|w| *n <= w))
-            .unwrap_or(&SHIPPED[0]);
-        let t = FlopTable::parse(text)?;
+            .unwrap_or(&tables[0]);
         if t.arch == arch {
             Ok((t, None))
         } else {

@@ -434,7 +434,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
     }
     input.chains = kerncast_models::schedule::chain::block_chains(&cfg);
     if let Ok((table, _)) = crate::sass_flops::FlopTable::for_arch(&unit.sass_arch()) {
-        let pipe = crate::sass_flops::Fp64Pipe::of(f, &table);
+        let pipe = crate::sass_flops::Fp64Pipe::of(f, table);
         input.fp64_sass_extra = Some(pipe.extra_warp_insts(&input.stats));
     }
     let power = PhysicalPowerParams::from_device(&d).ok();

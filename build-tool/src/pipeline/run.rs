@@ -373,7 +373,7 @@ fn one(
         let arch = u.sass_arch();
         match crate::sass_flops::FlopTable::for_arch(&arch) {
             Ok((table, note)) => {
-                let s = crate::sass_flops::count(f, &stats, &table);
+                let s = crate::sass_flops::count(f, &stats, table);
                 counts.insert("flops.f32".into(), s.f32);
                 counts.insert("flops.f64".into(), s.f64);
                 counts.insert("flops.f16".into(), s.f16);
