@@ -1522,6 +1522,8 @@ pub type Blocks = BTreeMap<usize, Vec<SchedInst>>;
 pub struct KernelBlocks {
     pub sched: Result<Blocks, String>,
     pub chains: BTreeMap<usize, Chain>,
+    /// The atomics whose lanes address one place by construction, and how ptxas applies them.
+    pub atomics: Vec<kerncast_models::schedule::atomics::SerialAtomic>,
     /// How the FP64 pipe's SASS differs from one instruction per PTX f64 op, where the
     /// architecture has an expansion table.
     pub fp64_pipe: Option<crate::sass_flops::Fp64Pipe>,
@@ -1541,6 +1543,7 @@ fn model_input(
         chains: blocks.chains.clone(),
         hints: hints.clone(),
         fp64_sass_extra: blocks.fp64_pipe.as_ref().map(|p| p.extra_warp_insts(stats)),
+        atomics: blocks.atomics.clone(),
     }
 }
 
@@ -1609,6 +1612,7 @@ impl Target {
             return KernelBlocks {
                 sched: Err(format!("kernel `{kernel}` not found in the PTX")),
                 chains: BTreeMap::new(),
+                atomics: Vec::new(),
                 fp64_pipe: None,
             };
         };
@@ -1616,6 +1620,7 @@ impl Target {
         KernelBlocks {
             sched: blocks_from_cfg(&cfg, &self.device).map_err(|e| e.to_string()),
             chains: block_chains(&cfg),
+            atomics: kerncast_models::schedule::atomics::serial_atomics(&cfg),
             fp64_pipe: crate::sass_flops::FlopTable::for_arch(arch)
                 .ok()
                 .map(|(table, _)| crate::sass_flops::Fp64Pipe::of(f, table)),

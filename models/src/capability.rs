@@ -105,6 +105,7 @@ fn reference_input(d: &Device) -> Result<ModelInput, String> {
         chains: crate::schedule::chain::block_chains(&Cfg::build(f)),
         hints: BTreeMap::new(),
         fp64_sass_extra: None,
+        atomics: crate::schedule::atomics::serial_atomics(&Cfg::build(f)),
     })
 }
 

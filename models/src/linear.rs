@@ -380,7 +380,16 @@ impl Model for LinearModel {
             let roofline = RooflineModel.predict(input, d, clocks)?;
             throughput_notes = roofline.notes;
             let chain = crate::schedule::chain::per_warp(&input.stats, &input.chains);
-            sched_terms::features(&input.stats, roofline.time_s, chain, d, clocks, NAME)?
+            let serial = crate::schedule::atomics::serial_lanes(&input.stats, &input.atomics);
+            sched_terms::features(
+                &input.stats,
+                roofline.time_s,
+                chain,
+                serial,
+                d,
+                clocks,
+                NAME,
+            )?
         } else {
             features(&input.stats)
         };

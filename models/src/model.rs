@@ -33,6 +33,10 @@ pub struct ModelInput {
     /// adds), where the caller has the architecture's expansion table.
     #[serde(default)]
     pub fp64_sass_extra: Option<f64>,
+    /// The atomics whose lanes all address one place by construction, and whether ptxas
+    /// reduces their lanes first (`crate::schedule::atomics`).
+    #[serde(default)]
+    pub atomics: Vec<crate::schedule::atomics::SerialAtomic>,
 }
 
 /// Hint: the L2 hit rate of the kernel's global traffic, in [0, 1] (`crate::l2`).

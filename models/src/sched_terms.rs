@@ -13,12 +13,15 @@
 //!   wave arithmetic, [`crate::schedule::thesis::waves`]);
 //! - `sched.chain.gmem`: the same for the global loads along a chain (a load whose address a
 //!   load gives), whose step is an L2 or DRAM round trip rather than a pipeline's;
-//! - `sched.atomic.uniform`: the lanes of global atomics whose address is the same across their
-//!   warp, in core cycles. The lanes of such an atomic meet at one address, where the L2
-//!   applies them one after another; the roofline counts the atomic as the one sector it
-//!   touches. Without it the atomic-heavy launches (a counter every thread bumps, a histogram
-//!   of few bins) came out 30–300× too fast; with it, on the same 942 gpuFLOPBench launches in
-//!   5-fold CV by program, median error 24.4 % → 23.8 %, rank correlation 0.939 → 0.946.
+//! - `sched.atomic.uniform`: the executions of global atomics that the L2 applies one after
+//!   another, in core cycles ([`crate::schedule::atomics`]): at an address the same in every
+//!   lane by construction, one per lane, or one per warp where ptxas reduces the lanes first
+//!   (a 32-bit integer add, min, max or logic operation); at one the data made the same, one
+//!   per lane. The roofline counts such an atomic as the one sector it touches. Without the
+//!   term the atomic-heavy launches (a float sum into one counter) came out 30–300× too fast;
+//! - `sched.atomic.shared_spin`: the lanes of float adds to one shared-memory address, which
+//!   spin once per lane, per SM the launch occupies, in core cycles: each SM runs its own
+//!   blocks' loops. `docs/time-model.md` has the figures of each form tried.
 //!
 //! The fitted weights say how many cycles each chained step costs on the device. The features
 //! come from the counts, the kernel's chains per block and its registers and shared memory,
@@ -30,6 +33,7 @@
 
 use crate::device::{Clocks, Device};
 use crate::model::{ModelError, Result};
+use crate::schedule::atomics::SerialExecs;
 use crate::schedule::chain::Chain;
 use crate::schedule::thesis::{waves, SmLimits};
 use kerncast_passes::stats::{BoundStats, Dir, Feature, Granularity, Space, StrideClass};
@@ -40,9 +44,16 @@ pub const ROOFLINE: &str = "sched.roofline";
 pub const CHAIN_ALU: &str = "sched.chain.alu";
 pub const CHAIN_GMEM: &str = "sched.chain.gmem";
 pub const ATOMIC_UNIFORM: &str = "sched.atomic.uniform";
+pub const SHARED_SPIN: &str = "sched.atomic.shared_spin";
+/// A realcode row's counts of its atomics' serial executions, global and shared-memory spins,
+/// for the fit to read back.
+pub const SERIAL_ATOMICS: &str = "sched.atomic.serial";
+pub const SPIN_LANES: &str = "sched.atomic.spin_lanes";
 
-/// Whether a count key is of the lanes `sched.atomic.uniform` charges: global (or generic)
-/// atomics, per thread, whose address is the same in every lane of the warp.
+/// Whether a count key is of the lanes of global (or generic) atomics, per thread, whose
+/// address the counts class the same in every lane of the warp: those beyond the atomics
+/// uniform by construction met in the data ([`crate::schedule::atomics::serial_lanes`]), and a
+/// row kept before [`SERIAL_ATOMICS`] is read by all of them, as the form then charged.
 pub fn is_uniform_atomic_lanes(f: &Feature) -> bool {
     matches!(
         f,
@@ -58,11 +69,14 @@ pub fn is_uniform_atomic_lanes(f: &Feature) -> bool {
 
 /// The features of the scheduler form, in seconds at `clocks`. `roofline_s` is the roofline
 /// model's time for the same launch; `chain` the dependent chains one warp runs through
-/// ([`crate::schedule::chain::per_warp`]), without which the form cannot predict.
+/// ([`crate::schedule::chain::per_warp`]), without which the form cannot predict;
+/// `serial_atomics` the atomics' executions applied one after another
+/// ([`crate::schedule::atomics::serial_lanes`]).
 pub fn features(
     s: &BoundStats,
     roofline_s: f64,
     chain: Option<Chain>,
+    serial_atomics: SerialExecs,
     d: &Device,
     clocks: Clocks,
     model: &str,
@@ -96,9 +110,10 @@ pub fn features(
         (ROOFLINE.to_string(), roofline_s),
         (CHAIN_ALU.to_string(), waves * chain.alu * cycle_s),
         (CHAIN_GMEM.to_string(), waves * chain.gmem * cycle_s),
+        (ATOMIC_UNIFORM.to_string(), serial_atomics.global * cycle_s),
         (
-            ATOMIC_UNIFORM.to_string(),
-            s.sum_where(is_uniform_atomic_lanes) * cycle_s,
+            SHARED_SPIN.to_string(),
+            serial_atomics.shared_spin / blocks.clamp(1, lim.sm_count.max(1)) as f64 * cycle_s,
         ),
     ]
     .into_iter()
@@ -136,7 +151,16 @@ mod tests {
             alu: 100.0,
             gmem: 10.0,
         };
-        let f = features(&s, 3e-6, Some(chain), &d, clocks, "test").unwrap();
+        let f = features(
+            &s,
+            3e-6,
+            Some(chain),
+            SerialExecs::default(),
+            &d,
+            clocks,
+            "test",
+        )
+        .unwrap();
         assert_eq!(f[CONST], 1.0);
         assert_eq!(f[ROOFLINE], 3e-6);
         // 2 waves × 100 chained steps × 1 ns
@@ -145,10 +169,12 @@ mod tests {
         assert_eq!(f[ATOMIC_UNIFORM], 0.0);
     }
 
-    /// 4096 lanes of a warp-uniform global atomic are 4096 core cycles; a coalesced atomic, a
-    /// shared-memory one and the warp-level count of the uniform one add nothing.
+    /// 4096 serial executions of global atomics are 4096 core cycles; 6800 lanes spinning on
+    /// shared memory, spread over the 68 SMs the 128 blocks occupy, 100. A row kept before they
+    /// were counted is read by the counts' uniform lanes: a coalesced atomic, a shared-memory one
+    /// and the warp-level count of the uniform one add nothing there.
     #[test]
-    fn the_lanes_of_warp_uniform_global_atomics_count_in_core_cycles() {
+    fn serial_atomics_count_in_core_cycles() {
         let d = Device::load("rtx-3080").unwrap();
         let clocks = Clocks::new(1000.0, 9500.0);
         let atomic = |space, stride, gran| Feature::Mem {
@@ -191,8 +217,14 @@ mod tests {
             alu: 1.0,
             gmem: 0.0,
         };
-        let f = features(&s, 1e-6, Some(chain), &d, clocks, "test").unwrap();
+        let serial = SerialExecs {
+            global: 4096.0,
+            shared_spin: 6800.0,
+        };
+        let f = features(&s, 1e-6, Some(chain), serial, &d, clocks, "test").unwrap();
         assert!((f[ATOMIC_UNIFORM] - 4096e-9).abs() < 1e-15, "{f:?}");
+        assert!((f[SHARED_SPIN] - 100e-9).abs() < 1e-15, "{f:?}");
+        assert_eq!(s.sum_where(is_uniform_atomic_lanes), 4096.0);
     }
 
     #[test]
@@ -202,6 +234,7 @@ mod tests {
             &BoundStats::default(),
             1e-6,
             None,
+            SerialExecs::default(),
             &d,
             Clocks::new(1000.0, 9500.0),
             "linear",

@@ -92,6 +92,8 @@ impl Form {
             Form::Scheduler => {
                 key == sched_terms::CHAIN_ALU
                     || key == sched_terms::CHAIN_GMEM
+                    || key == sched_terms::SERIAL_ATOMICS
+                    || key == sched_terms::SPIN_LANES
                     || key.parse::<Feature>().is_ok_and(|f| {
                         matches!(f, Feature::Blocks | Feature::Warps | Feature::Threads)
                             || sched_terms::is_uniform_atomic_lanes(&f)
@@ -102,7 +104,7 @@ impl Form {
 
     fn method(self) -> &'static str {
         match self {
-            Form::Scheduler => "scheduler form (const, sched.roofline, sched.chain.alu, sched.chain.gmem, sched.atomic.uniform), least absolute log error",
+            Form::Scheduler => "scheduler form (const, sched.roofline, sched.chain.alu, sched.chain.gmem, sched.atomic.uniform, sched.atomic.shared_spin), least absolute log error",
             Form::Stevens => "Stevens & Klöckner features, NNLS on relative error",
         }
     }
@@ -436,8 +438,22 @@ fn scheduler_features(r: &Row, d: &kerncast_models::Device) -> Option<BTreeMap<S
         alu: *r.counts.get(sched_terms::CHAIN_ALU)?,
         gmem: *r.counts.get(sched_terms::CHAIN_GMEM)?,
     };
+    // a row kept before the atomics' serial executions were counted (the H200's) charges the
+    // lanes its counts class uniform, as the form then did, and no shared-memory spin
+    let serial = kerncast_models::schedule::atomics::SerialExecs {
+        global: r
+            .counts
+            .get(sched_terms::SERIAL_ATOMICS)
+            .copied()
+            .unwrap_or_else(|| stats.sum_where(sched_terms::is_uniform_atomic_lanes)),
+        shared_spin: r
+            .counts
+            .get(sched_terms::SPIN_LANES)
+            .copied()
+            .unwrap_or(0.0),
+    };
     let clocks = d.default_clocks().ok()?;
-    sched_terms::features(&stats, roofline_s, Some(chain), d, clocks, "linear").ok()
+    sched_terms::features(&stats, roofline_s, Some(chain), serial, d, clocks, "linear").ok()
 }
 
 fn profile_path(device: &str) -> PathBuf {
@@ -1113,8 +1129,16 @@ mod tests {
             alu: 640.0,
             gmem: 3.0,
         };
-        let direct =
-            sched_terms::features(&stats, 1234e-9, Some(chain), &d, clocks, "linear").unwrap();
+        let direct = sched_terms::features(
+            &stats,
+            1234e-9,
+            Some(chain),
+            Default::default(),
+            &d,
+            clocks,
+            "linear",
+        )
+        .unwrap();
         assert_eq!(scheduler_features(&row, &d).unwrap(), direct);
         assert!(direct[sched_terms::CHAIN_GMEM] > 0.0 && direct[sched_terms::CHAIN_ALU] > 0.0);
         // a row kept before the chains were: no scheduler features, rather than a zero chain

@@ -386,6 +386,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
         chains: BTreeMap::new(),
         hints: w.hints.clone(),
         fp64_sass_extra: None,
+        atomics: Vec::new(),
     };
     input.stats.launch.get_or_insert(Launch {
         grid: w.grid,
@@ -433,6 +434,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
         Err(e) => input.blocks_missing = Some(e.to_string()),
     }
     input.chains = kerncast_models::schedule::chain::block_chains(&cfg);
+    input.atomics = kerncast_models::schedule::atomics::serial_atomics(&cfg);
     if let Ok((table, _)) = crate::sass_flops::FlopTable::for_arch(&unit.sass_arch()) {
         let pipe = crate::sass_flops::Fp64Pipe::of(f, table);
         input.fp64_sass_extra = Some(pipe.extra_warp_insts(&input.stats));

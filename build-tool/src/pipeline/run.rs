@@ -364,6 +364,16 @@ fn one(
         counts.insert(kerncast_models::sched_terms::CHAIN_ALU.to_string(), c.alu);
         counts.insert(kerncast_models::sched_terms::CHAIN_GMEM.to_string(), c.gmem);
     }
+    // the atomics' serial executions, for the same
+    let serial = kerncast_models::schedule::atomics::serial_lanes(&stats, &blocks.atomics);
+    counts.insert(
+        kerncast_models::sched_terms::SERIAL_ATOMICS.to_string(),
+        serial.global,
+    );
+    counts.insert(
+        kerncast_models::sched_terms::SPIN_LANES.to_string(),
+        serial.shared_spin,
+    );
     // the linear model's features (Stevens & Klöckner's), for `kerncast fit` to read back
     for (k, v) in kerncast_models::linear::features(&stats) {
         counts.insert(format!("linear.{k}"), v);

@@ -11,6 +11,7 @@
 //! are summed as printed (cycles).
 
 pub mod adapter;
+pub mod atomics;
 pub mod chain;
 pub mod dag;
 pub mod thesis;
