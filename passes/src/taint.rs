@@ -458,6 +458,28 @@ fn control_dependent(cfg: &Cfg, post_dominators: &[Option<usize>], b: usize) -> 
     Some(out)
 }
 
+/// The blocks whose running the branch ending block `b` decides, directly or through a block
+/// it decides: those reachable from it before its paths meet again (its post-dominator, of
+/// `post_dominators` where the graph is complete enough to have them), or every block
+/// reachable from it where they never do.
+pub fn decided_blocks(
+    cfg: &Cfg,
+    post_dominators: Option<&[Option<usize>]>,
+    b: usize,
+) -> BTreeSet<usize> {
+    let Some(meet) = post_dominators.and_then(|pd| pd.get(b).copied().flatten()) else {
+        return reachable_after(cfg, b);
+    };
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<usize> = cfg.successors(b).map(|e| e.to).collect();
+    while let Some(c) = todo.pop() {
+        if c != meet && seen.insert(c) {
+            todo.extend(cfg.successors(c).map(|e| e.to));
+        }
+    }
+    seen
+}
+
 fn reachable_after(cfg: &Cfg, b: usize) -> BTreeSet<usize> {
     let mut seen = BTreeSet::new();
     let mut todo: Vec<usize> = cfg.successors(b).map(|e| e.to).collect();

@@ -27,6 +27,7 @@ use kerncast_passes::cfg::Cfg;
 use kerncast_passes::classify::mem_access;
 use kerncast_passes::ptx::{AddrBase, Inst, Operand, PtxType, SReg};
 use kerncast_passes::stats::{BoundStats, Space};
+use kerncast_passes::taint::decided_blocks;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The executions of a launch's atomics applied one after another ([`serial_lanes`]).
@@ -199,7 +200,8 @@ fn varying_registers(cfg: &Cfg) -> BTreeSet<String> {
             *writes.entry(r).or_default() += 1;
         }
     }
-    let post_dominators = cfg.post_dominators();
+    // where the graph is incomplete, every block after a branch is decided by it
+    let post_dominators = cfg.warnings.is_empty().then(|| cfg.post_dominators());
     let mut varying: BTreeSet<String> = BTreeSet::new();
     let mut divergent_blocks: BTreeSet<usize> = BTreeSet::new();
     loop {
@@ -223,29 +225,13 @@ fn varying_registers(cfg: &Cfg) -> BTreeSet<String> {
                 .and_then(|t| t.pred.as_ref())
                 .is_some_and(|g| varying.contains(&g.reg));
             if divergent_branch {
-                divergent_blocks.extend(region(cfg, &post_dominators, b));
+                divergent_blocks.extend(decided_blocks(cfg, post_dominators.as_deref(), b));
             }
         }
         if (varying.len(), divergent_blocks.len()) == before {
             return varying;
         }
     }
-}
-
-/// The blocks that the branch ending block `b` decides whether to run: those reachable from it
-/// before its paths meet again at its post-dominator, or every reachable one where they never
-/// meet.
-fn region(cfg: &Cfg, post_dominators: &[Option<usize>], b: usize) -> BTreeSet<usize> {
-    let meet = post_dominators.get(b).copied().flatten();
-    let mut seen = BTreeSet::new();
-    let mut stack: Vec<usize> = cfg.successors(b).map(|e| e.to).collect();
-    while let Some(x) = stack.pop() {
-        if Some(x) == meet || !seen.insert(x) {
-            continue;
-        }
-        stack.extend(cfg.successors(x).map(|e| e.to));
-    }
-    seen
 }
 
 #[cfg(test)]

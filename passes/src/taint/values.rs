@@ -82,7 +82,7 @@ impl Taint {
         let post_dominators = cfg.warnings.is_empty().then(|| cfg.post_dominators());
         let mut deciding: Vec<Vec<u32>> = vec![Vec::new(); code.blocks.len()];
         for (j, &b) in fixpoint.tainted_branches.iter().enumerate() {
-            for d in region(cfg, post_dominators.as_deref(), b) {
+            for d in super::decided_blocks(cfg, post_dominators.as_deref(), b) {
                 deciding[d].push(j as u32);
             }
         }
@@ -93,23 +93,6 @@ impl Taint {
         };
         values.answer(&values.flow())
     }
-}
-
-/// The blocks whose running the branch ending block `b` decides, directly or through a block
-/// it decides: those reachable from it before its paths meet again (its post-dominator), or
-/// every block reachable from it where they never do.
-fn region(cfg: &Cfg, post_dominators: Option<&[Option<usize>]>, b: usize) -> BTreeSet<usize> {
-    let Some(meet) = post_dominators.and_then(|pd| pd.get(b).copied().flatten()) else {
-        return super::reachable_after(cfg, b);
-    };
-    let mut seen = BTreeSet::new();
-    let mut todo: Vec<usize> = cfg.successors(b).map(|e| e.to).collect();
-    while let Some(c) = todo.pop() {
-        if c != meet && seen.insert(c) {
-            todo.extend(cfg.successors(c).map(|e| e.to));
-        }
-    }
-    seen
 }
 
 struct Values<'a> {
