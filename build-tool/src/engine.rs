@@ -17,7 +17,7 @@ use kerncast_passes::cfg::Cfg;
 use kerncast_passes::count::{dynamic_shared_assumption, DYNAMIC_SHARED_BYTES};
 use kerncast_passes::emu::{self, KernelArg};
 use kerncast_passes::points_to::PointsTo;
-use kerncast_passes::ptx::{AddrBase, Module, Operand, PtxType};
+use kerncast_passes::ptx::{AddrBase, Function, Module, Operand, PtxType};
 use kerncast_passes::reuse::{
     from_touches, Reuse, ReuseProfile, MAX_SAMPLE_BLOCKS, MIN_SAMPLE_BLOCKS,
 };
@@ -1529,9 +1529,26 @@ pub struct KernelBlocks {
     pub fp64_pipe: Option<crate::sass_flops::Fp64Pipe>,
 }
 
+impl KernelBlocks {
+    /// What the models read of kernel `f`'s code on `device`, its FP64 pipe as the SASS of
+    /// `arch` (`sm_86`) runs it; the scheduler's error (a latency the device lacks) is reported
+    /// by the schedule model when it is asked to predict.
+    pub fn of(f: &Function, device: &Device, arch: &str) -> KernelBlocks {
+        let cfg = Cfg::build(f);
+        KernelBlocks {
+            sched: blocks_from_cfg(&cfg, device).map_err(|e| e.to_string()),
+            chains: block_chains(&cfg),
+            atomics: kerncast_models::schedule::atomics::serial_atomics(&cfg),
+            fp64_pipe: crate::sass_flops::FlopTable::for_arch(arch)
+                .ok()
+                .map(|(table, _)| crate::sass_flops::Fp64Pipe::of(&cfg, table)),
+        }
+    }
+}
+
 /// A model's input; blocks the device cannot give are empty, and the reason goes with them for
 /// the schedule model to report.
-fn model_input(
+pub fn model_input(
     stats: &BoundStats,
     blocks: &KernelBlocks,
     hints: &BTreeMap<String, f64>,
@@ -1604,26 +1621,16 @@ impl Target {
         })
     }
 
-    /// The scheduler's blocks of `kernel` for this device, its blocks' dependent chains, and how
-    /// its FP64 pipe runs on the SASS of `arch` (`sm_86`); the scheduler's error (a latency the
-    /// device lacks) is reported by the schedule model when it is asked to predict.
+    /// [`KernelBlocks::of`] `kernel` on this device, its SASS for `arch`.
     pub fn blocks(&self, m: &Module, kernel: &str, arch: &str) -> KernelBlocks {
-        let Some(f) = m.kernels().find(|k| k.name == kernel) else {
-            return KernelBlocks {
+        match m.kernels().find(|k| k.name == kernel) {
+            Some(f) => KernelBlocks::of(f, &self.device, arch),
+            None => KernelBlocks {
                 sched: Err(format!("kernel `{kernel}` not found in the PTX")),
                 chains: BTreeMap::new(),
                 atomics: Vec::new(),
                 fp64_pipe: None,
-            };
-        };
-        let cfg = Cfg::build(f);
-        KernelBlocks {
-            sched: blocks_from_cfg(&cfg, &self.device).map_err(|e| e.to_string()),
-            chains: block_chains(&cfg),
-            atomics: kerncast_models::schedule::atomics::serial_atomics(&cfg),
-            fp64_pipe: crate::sass_flops::FlopTable::for_arch(arch)
-                .ok()
-                .map(|(table, _)| crate::sass_flops::Fp64Pipe::of(f, table)),
+            },
         }
     }
 

@@ -352,8 +352,6 @@ fn fail(
 }
 
 impl Unit {
-    /// Why the source was lowered for its architecture, when kerncast chose it for the devices
-    /// (PTX input keeps its own `.target`).
     /// The architecture the unit's SASS is for: the compile command's, else the one kerncast
     /// lowered for.
     pub fn sass_arch(&self) -> String {
@@ -365,6 +363,8 @@ impl Unit {
             .unwrap_or_else(|| self.job.lower.arch.clone())
     }
 
+    /// Why the source was lowered for its architecture, when kerncast chose it for the devices
+    /// (PTX input keeps its own `.target`).
     pub fn arch_note(&self) -> Option<String> {
         let lowered = self.frontend != lower::Frontend::Ptx.name();
         self.job.lower.arch_note.clone().filter(|_| lowered)

@@ -612,11 +612,10 @@ const FP64_ARITHMETIC: &[&str] = &[
 ];
 
 impl Fp64Pipe {
-    /// The correction for `f`'s f64 arithmetic under `table`; a form the table lacks stays
-    /// one instruction.
-    pub fn of(f: &Function, table: &FlopTable) -> Fp64Pipe {
-        let cfg = Cfg::build(f);
-        let cx = Context::of(&cfg);
+    /// The correction for the f64 arithmetic of the kernel whose CFG is `cfg` under `table`; a
+    /// form the table lacks stays one instruction.
+    pub fn of(cfg: &Cfg, table: &FlopTable) -> Fp64Pipe {
+        let cx = Context::of(cfg);
         let mut per_inst = Vec::new();
         for (b, block) in cfg.blocks.iter().enumerate() {
             for (k, inst) in block.insts.iter().enumerate() {
@@ -737,7 +736,7 @@ mod tests {
             ret;\n}\n";
         let m = Module::parse(ptx).expect("parses");
         let f = m.kernels().next().expect("a kernel");
-        let pipe = Fp64Pipe::of(f, &table());
+        let pipe = Fp64Pipe::of(&Cfg::build(f), &table());
         let mut s = BoundStats::default();
         s.block_execs.insert(
             0,

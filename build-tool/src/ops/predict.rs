@@ -22,9 +22,7 @@ use crate::workload::{Dims, Expr, WorkloadSpec};
 use crate::Error;
 use kerncast_models::model::MODEL_HINTS;
 use kerncast_models::power::PhysicalPowerParams;
-use kerncast_models::schedule::adapter::blocks_from_cfg;
-use kerncast_models::{auto, render, sweep, Clocks, ModelInput};
-use kerncast_passes::cfg::Cfg;
+use kerncast_models::{auto, render, sweep, Clocks};
 use kerncast_passes::stats::{Assumption, Feature, Launch};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -379,16 +377,8 @@ pub fn output(args: &Args) -> crate::Result<String> {
             args.model
         ))
     })?;
-    let mut input = ModelInput {
-        stats,
-        blocks: BTreeMap::new(),
-        blocks_missing: None,
-        chains: BTreeMap::new(),
-        hints: w.hints.clone(),
-        fp64_sass_extra: None,
-        atomics: Vec::new(),
-    };
-    input.stats.launch.get_or_insert(Launch {
+    let mut stats = stats;
+    stats.launch.get_or_insert(Launch {
         grid: w.grid,
         block: w.block,
     });
@@ -396,8 +386,8 @@ pub fn output(args: &Args) -> crate::Result<String> {
     notes.extend(bound.notes);
     notes.extend(unit.notes.iter().cloned());
     notes.extend(unit.arch_note());
-    notes.extend(unit.registers.apply(&kname, &mut input.stats));
-    notes.extend(crate::registers::launch_fails(&input.stats, &d));
+    notes.extend(unit.registers.apply(&kname, &mut stats));
+    notes.extend(crate::registers::launch_fails(&stats, &d));
     // What the counts hold but no model reads, so a user sees what the prediction leaves out.
     notes.extend(
         unit.not_inlined
@@ -405,40 +395,26 @@ pub fn output(args: &Args) -> crate::Result<String> {
             .filter(|c| c.kernel == kname)
             .map(|c| c.to_string()),
     );
-    if let Some(n) = unclassified_note(&input.stats.features) {
+    if let Some(n) = unclassified_note(&stats.features) {
         notes.push(n);
     }
     let emulated = counted_by == "emulator";
-    notes.extend(unread_hints(&w.hints, &input.stats.assumptions, emulated));
+    notes.extend(unread_hints(&w.hints, &stats.assumptions, emulated));
     // What the counter assumed where the workload said nothing, so a guess never passes silently.
     notes.extend(once_each(
-        input
-            .stats
-            .assumptions
-            .iter()
-            .filter(|a| !a.from_user)
-            .map(|a| {
-                if a.settable() {
-                    format!(
-                        "assumed `{}` = {} (default; set it with --hint {}=VALUE): {}",
-                        a.hint_key, a.default, a.hint_key, a.what
-                    )
-                } else {
-                    format!("not resolved ({}): {}", a.hint_key, a.what)
-                }
-            }),
+        stats.assumptions.iter().filter(|a| !a.from_user).map(|a| {
+            if a.settable() {
+                format!(
+                    "assumed `{}` = {} (default; set it with --hint {}=VALUE): {}",
+                    a.hint_key, a.default, a.hint_key, a.what
+                )
+            } else {
+                format!("not resolved ({}): {}", a.hint_key, a.what)
+            }
+        }),
     ));
-    let cfg = Cfg::build(f);
-    match blocks_from_cfg(&cfg, &d) {
-        Ok(b) => input.blocks = b,
-        Err(e) => input.blocks_missing = Some(e.to_string()),
-    }
-    input.chains = kerncast_models::schedule::chain::block_chains(&cfg);
-    input.atomics = kerncast_models::schedule::atomics::serial_atomics(&cfg);
-    if let Ok((table, _)) = crate::sass_flops::FlopTable::for_arch(&unit.sass_arch()) {
-        let pipe = crate::sass_flops::Fp64Pipe::of(f, table);
-        input.fp64_sass_extra = Some(pipe.extra_warp_insts(&input.stats));
-    }
+    let blocks = engine::KernelBlocks::of(f, &d, &unit.sass_arch());
+    let input = engine::model_input(&stats, &blocks, &w.hints);
     let power = PhysicalPowerParams::from_device(&d).ok();
     let heading = if shown == kname {
         kname.clone()
