@@ -327,29 +327,40 @@ impl WindowSums {
 
     /// One block's touches, in progress order: the windows of each level come one after the
     /// other, and a sector counts once in a window however often it is touched there.
+    ///
+    /// Levels go finest first, and stop at the first with nothing new: a window lies inside
+    /// the current window of every coarser level, so a touch that opens no new finest window
+    /// opens no coarser one, and a sector already seen in its finest window was seen, at that
+    /// same touch, in each coarser one.
     fn block(&mut self, here: &[Touch]) {
         self.last.clear();
         // per level: (the current window, its distinct sectors so far)
         let mut open: [Option<(u32, usize)>; WINDOW_LEVELS as usize] =
             [None; WINDOW_LEVELS as usize];
+        let mut at = None;
         for &(_, t, s, _, _) in here {
-            let seen = self.last.entry(s).or_insert([0; WINDOW_LEVELS as usize]);
-            for (k, cur) in open.iter_mut().enumerate() {
-                let w = t >> Self::shift(k);
-                match cur {
-                    Some((cw, _)) if *cw == w => {}
-                    _ => {
-                        if let Some((cw, n)) = cur.take() {
-                            Self::close(&mut self.sums[k], self.walked_end, k, cw, n);
-                        }
-                        *cur = Some((w, 0));
+            if at != Some(t) {
+                at = Some(t);
+                for (k, cur) in open.iter_mut().enumerate().rev() {
+                    let w = t >> Self::shift(k);
+                    if matches!(cur, Some((cw, _)) if *cw == w) {
+                        break;
                     }
+                    if let Some((cw, n)) = cur.take() {
+                        Self::close(&mut self.sums[k], self.walked_end, k, cw, n);
+                    }
+                    *cur = Some((w, 0));
                 }
-                if seen[k] != w + 1 {
-                    seen[k] = w + 1;
-                    if let Some((_, n)) = cur {
-                        *n += 1;
-                    }
+            }
+            let seen = self.last.entry(s).or_insert([0; WINDOW_LEVELS as usize]);
+            for (k, cur) in open.iter_mut().enumerate().rev() {
+                let w = t >> Self::shift(k);
+                if seen[k] == w + 1 {
+                    break;
+                }
+                seen[k] = w + 1;
+                if let Some((_, n)) = cur {
+                    *n += 1;
                 }
             }
         }
@@ -526,5 +537,59 @@ pub(super) fn bucket_of(d: u64) -> u64 {
         0
     } else {
         1 << (63 - d.leading_zeros())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The windows by their definition: per level, the distinct sectors of each window of
+    /// the block's touches, over the windows the walk covered.
+    fn windows_by_definition(blocks: &[Vec<Touch>], walked_end: u64) -> Vec<(f64, u64)> {
+        (0..WINDOW_LEVELS as usize)
+            .map(|k| {
+                let shift = WindowSums::shift(k);
+                let mut sum = (0.0, 0);
+                for here in blocks {
+                    let mut per: BTreeMap<u32, BTreeSet<i64>> = BTreeMap::new();
+                    for t in here {
+                        per.entry(t.1 >> shift).or_default().insert(t.2);
+                    }
+                    for (w, sectors) in per {
+                        WindowSums::close(&mut sum, walked_end, k, w, sectors.len());
+                    }
+                }
+                sum
+            })
+            .collect()
+    }
+
+    use std::collections::{BTreeMap, BTreeSet};
+
+    proptest! {
+        #[test]
+        fn window_sums_count_each_sector_once_per_window(
+            blocks in prop::collection::vec(
+                prop::collection::vec((0u32..(1 << 24), 0i64..40), 0..60), 1..4),
+            share in 0.05f64..1.0,
+        ) {
+            let blocks: Vec<Vec<Touch>> = blocks
+                .into_iter()
+                .map(|ts| {
+                    let mut v: Vec<Touch> =
+                        ts.into_iter().map(|(t, s)| (0, t, s, false, 0)).collect();
+                    v.sort_by_key(|x| (x.1, x.2));
+                    v
+                })
+                .collect();
+            let mut sums = WindowSums::new(share);
+            for b in &blocks {
+                sums.block(b);
+            }
+            let want = windows_by_definition(&blocks, sums.walked_end);
+            prop_assert_eq!(sums.sums.to_vec(), want);
+        }
     }
 }
