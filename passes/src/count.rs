@@ -1251,6 +1251,58 @@ impl KernelStats {
                 }
             }
         }
+        // The reuse walk reads only the accesses and the launch, so it runs on a thread of its
+        // own beside the counts below: on two cores the launch's walks overlap.
+        std::thread::scope(|s| {
+            let walk = w.reuse.then(|| self.reuse_walk(s, &env));
+            let counts = self.bind_counts(w, &env);
+            let reuse = walk.map(|h| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(run_here) => run_here(),
+            });
+            counts.map(|stats| BoundStats { reuse, ..stats })
+        })
+    }
+
+    /// [`reuse::profile`] of the launch at `env`, started on a thread of `s` under this
+    /// thread's budgets; where no thread can start, the walk to run here instead.
+    #[allow(clippy::type_complexity)]
+    fn reuse_walk<'s, 'e>(
+        &'s self,
+        s: &'s std::thread::Scope<'s, 'e>,
+        env: &'s BTreeMap<String, i128>,
+    ) -> Result<
+        std::thread::ScopedJoinHandle<'s, reuse::Reuse>,
+        Box<dyn FnOnce() -> reuse::Reuse + 's>,
+    > {
+        let walk = move || {
+            reuse::profile(
+                &self.accesses,
+                &self.defs,
+                self.block,
+                env,
+                REUSE_BUDGET,
+                Some(&self.reuse_memo),
+            )
+        };
+        let budgets = crate::budget::get();
+        std::thread::Builder::new()
+            .name("kerncast-reuse-walk".into())
+            .spawn_scoped(s, move || {
+                crate::poly::isl::begin_analysis();
+                crate::budget::scoped(budgets, walk)
+            })
+            .map_err(|_| Box::new(walk) as Box<dyn FnOnce() -> reuse::Reuse>)
+    }
+
+    /// Everything [`KernelStats::bind`] gives at `env` but the reuse profile.
+    fn bind_counts(
+        &self,
+        w: &Workload,
+        env: &BTreeMap<String, i128>,
+    ) -> Result<BoundStats, AnalyzeError> {
         let missing = |q: &QPoly| -> Result<f64, AnalyzeError> {
             q.eval_map(&env).map(|r| rat_to_f64(&r)).ok_or_else(|| {
                 let name = q
@@ -1460,16 +1512,7 @@ impl KernelStats {
             block_execs,
             guarded_execs,
             assumptions,
-            reuse: w.reuse.then(|| {
-                reuse::profile(
-                    &self.accesses,
-                    &self.defs,
-                    self.block,
-                    &env,
-                    REUSE_BUDGET,
-                    Some(&self.reuse_memo),
-                )
-            }),
+            reuse: None,
         })
     }
 
