@@ -969,7 +969,28 @@ impl WarpWalk {
             for (k, r) in ranges.iter().enumerate() {
                 slots[3 + k] = r.0;
             }
+            // The innermost counter sweeps only the values where some lane can hold
+            // (`CondProgram::slot_range`), found again whenever an outer counter steps.
+            let inner = ranges.len().checked_sub(1);
+            let mut sweep_to = i128::MIN;
+            let mut fresh = true;
             loop {
+                if fresh {
+                    fresh = false;
+                    if let Some(k) = inner {
+                        let (lo, hi) = program.slot_range(&slots, 3 + k, ranges[k].0, ranges[k].1);
+                        if lo > hi {
+                            sweep_to = i128::MIN;
+                            // nothing to visit at these outer counters: on to the next
+                            if !advance(&mut slots, ranges, sweep_to, &mut fresh) {
+                                break;
+                            }
+                            continue;
+                        }
+                        slots[3 + k] = lo;
+                        sweep_to = hi;
+                    }
+                }
                 if let Some(p) = point.as_deref_mut() {
                     for (name, v) in names.iter().zip(&slots) {
                         if let Some(x) = p.get_mut(name) {
@@ -998,23 +1019,32 @@ impl WarpWalk {
                     };
                     visit(&slots, point.as_deref().unwrap_or(&empty), on, weight);
                 }
-                // Next counter tuple, odometer style (innermost counter fastest).
-                let mut carry = true;
-                for i in (0..ranges.len()).rev() {
-                    if slots[3 + i] < ranges[i].1 {
-                        slots[3 + i] += 1;
-                        carry = false;
-                        break;
-                    }
-                    slots[3 + i] = ranges[i].0;
-                }
-                if carry {
+                if !advance(&mut slots, ranges, sweep_to, &mut fresh) {
                     break;
                 }
             }
         }
         Ok(())
     }
+}
+
+/// The next counter tuple, odometer style (innermost counter fastest, up to `sweep_to`);
+/// `fresh` set where an outer counter stepped. `false` past the last tuple.
+fn advance(slots: &mut [i128], ranges: &[(i128, i128)], sweep_to: i128, fresh: &mut bool) -> bool {
+    for i in (0..ranges.len()).rev() {
+        let top = if i + 1 == ranges.len() {
+            sweep_to
+        } else {
+            ranges[i].1
+        };
+        if slots[3 + i] < top {
+            slots[3 + i] += 1;
+            *fresh |= i + 1 < ranges.len();
+            return true;
+        }
+        slots[3 + i] = ranges[i].0;
+    }
+    false
 }
 
 /// The lanes of each warp of a block, with their thread indices.

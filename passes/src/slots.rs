@@ -72,6 +72,31 @@ impl Lin {
         self.terms.iter().any(|(t, _)| t.reads_tid())
     }
 
+    /// How much the form grows per unit of slot `i`, where it reads the slot only outside
+    /// floors (it is then linear in it); `None` where a floor reads it.
+    fn slot_coef(&self, i: usize) -> Option<i128> {
+        let mut c = 0i128;
+        for (t, k) in &self.terms {
+            match t {
+                Term::Var(Var::Slot(j)) if *j == i => c = c.checked_add(*k)?,
+                Term::Var(_) => {}
+                Term::Floor(l, _) => {
+                    if l.reads_slot(i) {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(c)
+    }
+
+    fn reads_slot(&self, i: usize) -> bool {
+        self.terms.iter().any(|(t, _)| match t {
+            Term::Var(v) => *v == Var::Slot(i),
+            Term::Floor(l, _) => l.reads_slot(i),
+        })
+    }
+
     fn reads_point(&self) -> bool {
         self.terms.iter().any(|(t, _)| t.reads_point())
     }
@@ -165,6 +190,33 @@ impl SplitForm {
             Lane::Table(table, steps)
         };
         SplitForm { point, lane }
+    }
+
+    /// The least and the greatest lane part over the block's threads, where it reads only
+    /// the thread index.
+    fn lane_extremes(&self) -> Option<(i128, i128)> {
+        match &self.lane {
+            Lane::Table(tab, _) => Some((*tab.iter().min()?, *tab.iter().max()?)),
+            Lane::PerLane(_) => None,
+        }
+    }
+
+    /// [`Self::lane_extremes`] at `point`, of a lane part that reads the point too, where it
+    /// does not read slot `i`: the same over every value of that slot.
+    fn lane_extremes_at(&self, point: &[i128], i: usize, block: [u64; 3]) -> Option<(i128, i128)> {
+        let Lane::PerLane(lin) = &self.lane else {
+            return self.lane_extremes();
+        };
+        if lin.reads_slot(i) {
+            return None;
+        }
+        let threads = block.iter().product::<u64>();
+        (0..threads)
+            .map(|t| lin.eval(point, tid_of(t, block)))
+            .fold(None, |m, v| match m {
+                None => Some((v, v)),
+                Some((a, b)) => Some((v.min(a), v.max(b))),
+            })
     }
 
     /// The point part at `point`.
@@ -290,6 +342,14 @@ fn progression_mask(first: i128, step: i128, eq: bool) -> u32 {
     }
 }
 
+/// What a comparison asks of a form's value.
+#[derive(Clone, Copy)]
+enum Sense {
+    AtLeastZero,
+    BelowZero,
+    AtMostZero,
+}
+
 #[derive(Clone, Debug)]
 enum Node {
     Ge(usize),
@@ -306,6 +366,9 @@ pub struct CondProgram {
     node: Node,
     forms: Vec<SplitForm>,
     block: [u64; 3],
+    /// Each form's least and greatest lane part over the block, where it reads only the
+    /// thread index: what bounds a counter ([`CondProgram::slot_range`]).
+    extremes: Vec<Option<(i128, i128)>>,
 }
 
 impl CondProgram {
@@ -317,7 +380,109 @@ impl CondProgram {
     ) -> Option<CondProgram> {
         let mut forms = Vec::new();
         let node = Self::node(c, block, resolve, &mut forms)?;
-        Some(CondProgram { node, forms, block })
+        let extremes = forms.iter().map(SplitForm::lane_extremes).collect();
+        Some(CondProgram {
+            node,
+            forms,
+            block,
+            extremes,
+        })
+    }
+
+    /// The values of slot `i` in `lo..=hi` where some thread of the block may meet the
+    /// condition, the other slots at `point`'s values (slot `i` there at `lo`); empty where
+    /// the first is past the second. Each comparison linear in the slot bounds it at the
+    /// block's lane part most in its favour; a conjunction keeps what all its parts allow, a
+    /// disjunction what any does. Outside the range no lane holds, so a walk skips those
+    /// values without changing what it visits.
+    pub fn slot_range(&self, point: &[i128], i: usize, lo: i128, hi: i128) -> (i128, i128) {
+        self.node_range(&self.node, point, i, (lo, hi))
+    }
+
+    fn node_range(&self, n: &Node, point: &[i128], i: usize, all: (i128, i128)) -> (i128, i128) {
+        let meet = |a: (i128, i128), b: (i128, i128)| (a.0.max(b.0), a.1.min(b.1));
+        match n {
+            Node::Ge(f) => self.test_range(*f, Sense::AtLeastZero, point, i, all),
+            Node::Not(x) => match **x {
+                Node::Ge(f) => self.test_range(f, Sense::BelowZero, point, i, all),
+                _ => all,
+            },
+            // zero somewhere: at least zero at the greatest lane, at most zero at the least
+            Node::Eq(f) => meet(
+                self.test_range(*f, Sense::AtLeastZero, point, i, all),
+                self.test_range(*f, Sense::AtMostZero, point, i, all),
+            ),
+            Node::And(a, b) => {
+                let r = self.node_range(a, point, i, all);
+                if r.0 > r.1 {
+                    return r;
+                }
+                meet(r, self.node_range(b, point, i, all))
+            }
+            Node::Or(a, b) => {
+                let (x, y) = (
+                    self.node_range(a, point, i, all),
+                    self.node_range(b, point, i, all),
+                );
+                match (x.0 > x.1, y.0 > y.1) {
+                    (true, _) => y,
+                    (_, true) => x,
+                    _ => (x.0.min(y.0), x.1.max(y.1)),
+                }
+            }
+            Node::True => all,
+        }
+    }
+
+    /// The values of slot `i` in `all` (it is at `all.0` in `point`) where form `f` meets
+    /// `sense` at some lane; `all` where the form reads the slot in a floor.
+    fn test_range(
+        &self,
+        f: usize,
+        sense: Sense,
+        point: &[i128],
+        i: usize,
+        all: (i128, i128),
+    ) -> (i128, i128) {
+        let form = &self.forms[f];
+        let Some(a) = form.point.slot_coef(i) else {
+            return all;
+        };
+        // a lane part that reads the point costs an evaluation per thread: worth it where
+        // the sweep would visit as many warps
+        let threads = self.block.iter().product::<u64>();
+        let sweep = (all.1 - all.0 + 1).saturating_mul(i128::from(threads.div_ceil(32)));
+        let extremes = match self.extremes[f] {
+            Some(e) => Some(e),
+            None if sweep >= i128::from(threads) => form.lane_extremes_at(point, i, self.block),
+            None => None,
+        };
+        let Some((least, most)) = extremes else {
+            return all;
+        };
+        let base = form.base(point);
+        // as `top + a·d >= 0` at slot i = all.0 + d, at the lane most in its favour
+        // (`v < 0` is `-v - 1 >= 0`, `v <= 0` is `-v >= 0`)
+        let (top, a) = match sense {
+            Sense::AtLeastZero => (base.checked_add(most), a),
+            Sense::BelowZero => (base.checked_add(least).map(|v| -v - 1), -a),
+            Sense::AtMostZero => (base.checked_add(least).map(|v| -v), -a),
+        };
+        let Some(top) = top else {
+            return all;
+        };
+        let lo = all.0;
+        match a.signum() {
+            0 if top < 0 => (lo, lo - 1),
+            0 => all,
+            // d >= ceil(-top / a)
+            1 => {
+                let d = (-top).div_euclid(a) + i128::from((-top).rem_euclid(a) != 0);
+                (all.0.max(lo.saturating_add(d)), all.1)
+            }
+            // d <= floor(top / -a)
+            _ => (all.0, all.1.min(lo.saturating_add(top.div_euclid(-a)))),
+        }
     }
 
     fn node(
@@ -445,6 +610,62 @@ mod tests {
                     assert_eq!(m >> l & 1 == 1, want, "point {point:?} thread {t}");
                 }
             }
+        }
+    }
+
+    /// The range `slot_range` gives for counter `k` (slot 2) at `ctaid_x = cx`, `n`, over
+    /// -5..=60, checked against every lane's mask: no lane outside it holds.
+    fn checked_range(prog: &CondProgram, cx: i128, n: i128) -> (i128, i128) {
+        let (from, to) = prog.slot_range(&[cx, n, -5], 2, -5, 60);
+        assert!(from >= -5 && to <= 60);
+        let mut bases = Vec::new();
+        for k in -5..=60 {
+            let point = [cx, n, k];
+            prog.bases(&point, &mut bases);
+            if (0..2).any(|w| prog.warp_mask(&point, &bases, w) != 0) {
+                assert!(
+                    (from..=to).contains(&k),
+                    "{cx} {n}: k = {k} outside {from}..={to}"
+                );
+            }
+        }
+        (from, to)
+    }
+
+    /// Outside the range `slot_range` gives for a counter, no lane of any warp holds, and the
+    /// range is the tight one the usable tests give (a triangle's `k <= tid_x + 8·ctaid_x`,
+    /// `k >= 2`, `2k - n - 1 < 0`, and `k == 40 or k <= 31`), beside a disjunction and a
+    /// floor that mixes lane and counter, which it cannot use.
+    #[test]
+    fn a_counter_range_leaves_out_only_points_where_no_lane_holds() {
+        let block = [8, 5, 1];
+        let x = v("ctaid_x").scale(8).add(&v("tid_x"));
+        let c = Cond::Ge(x.sub(&v("k")))
+            .and(Cond::Ge(v("k").add_const(-2)))
+            .and(Cond::Ge(v("k").scale(2).sub(&v("n")).add_const(-1)).not())
+            .and(Cond::Ge(v("tid_y").add_const(-1)).or(Cond::Ge(v("k").add_const(-30))))
+            .and(Cond::Eq(v("k").add_const(-40)).or(Cond::Ge(v("k").scale(-1).add_const(31))))
+            .and(Cond::Ge(v("k").add(&v("tid_y")).floor_div(3).add_const(-1)));
+        let slots: Vec<String> = ["ctaid_x", "n", "k"].map(String::from).to_vec();
+        let prog = CondProgram::compile(&c, block, &resolver(&slots)).unwrap();
+        for (cx, n) in [(0i128, 100i128), (1, 20), (3, 7), (2, 1000), (5, 1000)] {
+            let to = (8 * cx + 7).min(n.div_euclid(2)).min(40);
+            assert_eq!(checked_range(&prog, cx, n), (2, to), "{cx} {n}");
+        }
+    }
+
+    /// A lane part that reads the point (a floor of thread and block index) bounds a counter
+    /// at its extremes over the block's threads at that point: `k <= floor(x / 2)` for
+    /// `x = tid_x + 8·ctaid_x` gives `k <= 4·ctaid_x + 3`.
+    #[test]
+    fn a_lane_part_that_reads_the_point_bounds_a_counter_too() {
+        let block = [8, 5, 1];
+        let x = v("ctaid_x").scale(8).add(&v("tid_x"));
+        let c = Cond::Ge(x.floor_div(2).sub(&v("k")));
+        let slots: Vec<String> = ["ctaid_x", "n", "k"].map(String::from).to_vec();
+        let prog = CondProgram::compile(&c, block, &resolver(&slots)).unwrap();
+        for cx in [0, 1, 7] {
+            assert_eq!(checked_range(&prog, cx, 0), (-5, 4 * cx + 3), "{cx}");
         }
     }
 
