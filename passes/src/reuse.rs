@@ -206,6 +206,7 @@ pub fn profile(
     let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
     let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
     let mut table = crate::addr_program::Scratch::default();
+    let mut keys: Vec<u64> = Vec::new();
     let streamed = tally::stream_blocks(&weights, walked, blocks, |b, touches| {
         // the block's touches go after those of the blocks before it in the batch
         let start = touches.len();
@@ -310,8 +311,7 @@ pub fn profile(
         let here = &mut touches[start..];
         here.sort_by_key(|x| x.1);
         for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
-            // a run shares its block and progress: the rest of the touch orders it
-            run.sort_unstable_by_key(|x| (x.2, x.3, x.4));
+            sort_run(run, &mut keys);
         }
         Ok(())
     });
@@ -338,6 +338,31 @@ pub fn profile(
     }
     p.left_out = left_out;
     Reuse::Profile(p)
+}
+
+/// Orders `run`, touches of one block at one progress, by the rest of the touch (sector,
+/// write, group). Touches with equal keys are equal, so the run is rebuilt from its keys
+/// sorted: packed into one word each where the sectors allow (those of the first 2^45), they
+/// sort as integers, several times faster than the touches by their fields.
+fn sort_run(run: &mut [Touch], keys: &mut Vec<u64>) {
+    const SECTOR_BITS: u32 = 45;
+    if run.is_sorted_by_key(|x| (x.2, x.3, x.4)) {
+        return;
+    }
+    if run.iter().any(|x| !(0..1 << SECTOR_BITS).contains(&x.2)) {
+        run.sort_unstable_by_key(|x| (x.2, x.3, x.4));
+        return;
+    }
+    keys.clear();
+    keys.extend(
+        run.iter()
+            .map(|x| (x.2 as u64) << 17 | u64::from(x.3) << 16 | u64::from(x.4)),
+    );
+    keys.sort_unstable();
+    let (b, t) = (run[0].0, run[0].1);
+    for (x, k) in run.iter_mut().zip(keys.iter()) {
+        *x = (b, t, (k >> 17) as i64, k >> 16 & 1 == 1, *k as u16);
+    }
 }
 
 /// How a walk evaluates an access's lane addresses, fastest first: an affine form of the
@@ -651,6 +676,34 @@ fn buffer_bases(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn sorts_as_its_touches_do(touches: &[(i64, bool, u16)]) -> Result<(), TestCaseError> {
+        let mut run: Vec<Touch> = touches.iter().map(|&(s, w, g)| (7, 99, s, w, g)).collect();
+        let mut want = run.clone();
+        want.sort_unstable_by_key(|x| (x.2, x.3, x.4));
+        sort_run(&mut run, &mut Vec::new());
+        prop_assert_eq!(run, want);
+        Ok(())
+    }
+
+    proptest! {
+        /// A run sorted through its packed keys is the run sorted by its fields: sectors
+        /// up to the packed range's end, and (by the fields) past it and below zero.
+        #[test]
+        fn a_run_sorts_as_its_touches_do(
+            packed in prop::collection::vec(
+                (prop_oneof![0i64..50, (1i64 << 45) - 3..1i64 << 45], any::<bool>(), 0u16..4),
+                0..200),
+            mixed in prop::collection::vec(
+                (prop_oneof![0i64..50, (1i64 << 45) - 3..(1i64 << 45) + 3, -5i64..0],
+                 any::<bool>(), 0u16..4),
+                0..200),
+        ) {
+            sorts_as_its_touches_do(&packed)?;
+            sorts_as_its_touches_do(&mixed)?;
+        }
+    }
 
     const HALF: u32 = 1 << 23;
 
