@@ -499,7 +499,7 @@ pub fn for_each_warp(
         return walk.walk(0..walk.blocks(), visit);
     }
     // A launch whose visit reads no block index is walked one block for all those that run
-    // every point of the counters' box (they are alike), and every other block: within the
+    // every point of the counters' box the guard's block-free part takes (they are alike), and every other block: within the
     // budget, cheaper than every block once isl's sorting of them is paid for; over it, the
     // only way.
     if !visit_reads.iter().any(|v| v.starts_with("ctaid_")) {
@@ -711,9 +711,9 @@ impl WarpWalk {
     }
 
     /// The blocks to walk, each with the blocks it stands for, when a visit reads no block index.
-    /// A block that skips some (counters, tid) point of the box is walked on its own; every other
-    /// block runs all of them, the same points as any other such block, so one stands for the
-    /// rest. The skipping blocks are found with isl, as the bounding boxes of the disjoint pieces
+    /// A block that skips some (counters, tid) point of the box the guard's block-free part
+    /// takes is walked on its own; every other block runs all of them, the same points as any
+    /// other such block, so one stands for the rest. The skipping blocks are found with isl, as the bounding boxes of the disjoint pieces
     /// of their set. `None` when more than `most` blocks would be walked.
     pub fn alike_blocks(&self, most: u64) -> Result<Option<Vec<(u64, u64)>>, EnumerateError> {
         if self.ranges.is_none() {
@@ -734,7 +734,8 @@ impl WarpWalk {
     }
 
     /// [`Self::alike_blocks`] for a visit that reads the block index only through `class` of
-    /// its (ctaid_x, ctaid_y, ctaid_z): the blocks that run every point of the box are alike
+    /// its (ctaid_x, ctaid_y, ctaid_z): the blocks that run every point of the box the guard's
+    /// block-free part takes are alike
     /// within a class, so one of each class stands for the others of it. `None` also when the
     /// grid has more than [`MAX_CLASSED_BLOCKS`] blocks to sort into classes.
     pub fn alike_blocks_by<K: Ord>(
@@ -769,8 +770,10 @@ impl WarpWalk {
         Ok(Some(plan))
     }
 
-    /// The blocks that skip some (counters, tid) point of the box (with, perhaps, full blocks
-    /// that share their bounding boxes); `None` when there are `most` or more of them.
+    /// The blocks that skip some (counters, tid) point of the box the guard's block-free
+    /// conjuncts take ([`block_free_part`]), with, perhaps, full blocks that share their
+    /// bounding boxes; `None` when there are `most` or more of them. Every other block runs
+    /// the same points.
     fn partial_blocks(&self, most: u64) -> Result<Option<BTreeSet<u64>>, EnumerateError> {
         let Some(ranges) = &self.ranges else {
             return Ok(Some(BTreeSet::new()));
@@ -789,7 +792,12 @@ impl WarpWalk {
             box_text += &format!(" and {lo} <= {k} <= {hi}");
         }
         let tuple = dims.join(", ");
-        let whole = format!("{{ [{tuple}] : {box_text} }}");
+        // Every block's domain lies in what the guard's conjuncts without a block index take
+        // (a `tid_x % 2 == 0` branch): a block is alike the others where it takes all of that.
+        let whole = format!(
+            "{{ [{tuple}] : {box_text} and {} }}",
+            block_free_part(&self.fixed).to_isl()
+        );
         let taken = format!("{{ [{tuple}] : {box_text} and {} }}", self.fixed.to_isl());
         static MEMO: SetMemo<Option<BTreeSet<u64>>> = SetMemo::new();
         MEMO.get_or(format!("{most}\n{whole}\n{taken}"), |_| {
@@ -1045,6 +1053,22 @@ fn advance(slots: &mut [i128], ranges: &[(i128, i128)], sweep_to: i128, fresh: &
         slots[3 + i] = ranges[i].0;
     }
     false
+}
+
+/// The conjuncts of `c` that read no block index, joined (`True` where there are none): the
+/// points of the box every block's domain is within.
+fn block_free_part(c: &Cond) -> Cond {
+    match c {
+        Cond::And(a, b) => block_free_part(a).and(block_free_part(b)),
+        c => {
+            let mut vars = BTreeSet::new();
+            c.vars(&mut vars);
+            match vars.iter().any(|v| v.starts_with("ctaid_")) {
+                true => Cond::True,
+                false => c.clone(),
+            }
+        }
+    }
 }
 
 /// The lanes of each warp of a block, with their thread indices.

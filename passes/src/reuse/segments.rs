@@ -335,7 +335,8 @@ impl Prepared {
 /// The blocks to walk, each with the blocks it stands for (0: the walk's own weight), and
 /// whether they stand for every prepared access or only those with block coefficients
 /// (`coefs`). Since a block's address is a whole offset from another's, the same in every
-/// lane, blocks that run every point of the domain's box and sit at the same offsets modulo
+/// lane, blocks that run every point of the domain's box (of it, what the guard's
+/// conjuncts without a block index take) and sit at the same offsets modulo
 /// the segment in every address request the same segments, and one of each class stands for
 /// the others: the counts are those of walking every block, at the cost of the classes. Every
 /// block where the walk is small ([`crate::domains::SMALL_WALK`]) or the classes cannot be
