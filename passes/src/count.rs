@@ -1252,49 +1252,42 @@ impl KernelStats {
             }
         }
         // The reuse walk reads only the accesses and the launch, so it runs on a thread of its
-        // own beside the counts below: on two cores the launch's walks overlap.
-        std::thread::scope(|s| {
-            let walk = w.reuse.then(|| self.reuse_walk(s, &env));
-            let counts = self.bind_counts(w, &env);
-            let reuse = walk.map(|h| match h {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(run_here) => run_here(),
-            });
-            counts.map(|stats| BoundStats { reuse, ..stats })
-        })
-    }
-
-    /// [`reuse::profile`] of the launch at `env`, started on a thread of `s` under this
-    /// thread's budgets; where no thread can start, the walk to run here instead.
-    #[allow(clippy::type_complexity)]
-    fn reuse_walk<'s, 'e>(
-        &'s self,
-        s: &'s std::thread::Scope<'s, 'e>,
-        env: &'s BTreeMap<String, i128>,
-    ) -> Result<
-        std::thread::ScopedJoinHandle<'s, reuse::Reuse>,
-        Box<dyn FnOnce() -> reuse::Reuse + 's>,
-    > {
-        let walk = move || {
-            reuse::profile(
+        // own beside the counts below: on two cores the launch's walks overlap. A profile
+        // known without a walk (remembered from an earlier workload) costs no thread.
+        let planned = w.reuse.then(|| {
+            reuse::plan_profile(
                 &self.accesses,
                 &self.defs,
                 self.block,
-                env,
+                &env,
                 REUSE_BUDGET,
                 Some(&self.reuse_memo),
             )
-        };
-        let budgets = crate::budget::get();
-        std::thread::Builder::new()
-            .name("kerncast-reuse-walk".into())
-            .spawn_scoped(s, move || {
-                crate::poly::isl::begin_analysis();
-                crate::budget::scoped(budgets, walk)
-            })
-            .map_err(|_| Box::new(walk) as Box<dyn FnOnce() -> reuse::Reuse>)
+        });
+        std::thread::scope(|s| {
+            let walk = planned.map(|p| match p {
+                reuse::Planned::Done(r) => Ok(r),
+                reuse::Planned::Walk(walk) => Err(walk_on_thread(s, walk)),
+            });
+            let counts = self.bind_counts(w, &env);
+            let reuse = walk.map(|r| {
+                r.unwrap_or_else(|h| match h {
+                    Some(h) => h
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    // no thread: the whole profile here
+                    None => reuse::profile(
+                        &self.accesses,
+                        &self.defs,
+                        self.block,
+                        &env,
+                        REUSE_BUDGET,
+                        Some(&self.reuse_memo),
+                    ),
+                })
+            });
+            counts.map(|stats| BoundStats { reuse, ..stats })
+        })
     }
 
     /// Everything [`KernelStats::bind`] gives at `env` but the reuse profile.
@@ -1546,6 +1539,21 @@ impl KernelStats {
         }
         s
     }
+}
+
+/// `walk` run on a thread of `s` under this thread's budgets; `None` where no thread starts.
+fn walk_on_thread<'s>(
+    s: &'s std::thread::Scope<'s, '_>,
+    walk: reuse::ProfileWalk<'s>,
+) -> Option<std::thread::ScopedJoinHandle<'s, reuse::Reuse>> {
+    let budgets = crate::budget::get();
+    std::thread::Builder::new()
+        .name("kerncast-reuse-walk".into())
+        .spawn_scoped(s, move || {
+            crate::poly::isl::begin_analysis();
+            crate::budget::scoped(budgets, || walk.run())
+        })
+        .ok()
 }
 
 #[cfg(test)]

@@ -61,6 +61,48 @@ pub fn profile(
     budget: u64,
     memo: Option<&ReuseMemo>,
 ) -> Reuse {
+    match plan_profile(records, defs, block, env, budget, memo) {
+        Planned::Done(r) => r,
+        Planned::Walk(w) => w.run(),
+    }
+}
+
+/// A launch's profile before its walk: known already (remembered from an earlier workload,
+/// or unavailable), or the walk to make, which a caller may run on a thread of its own.
+pub enum Planned<'a> {
+    Done(Reuse),
+    Walk(ProfileWalk<'a>),
+}
+
+/// The walk [`plan_profile`] planned: its groups of accesses, how far each is walked and
+/// what each walked touch stands for, the addresses compiled.
+pub struct ProfileWalk<'a> {
+    defs: &'a named::Defs,
+    env: &'a BTreeMap<String, i128>,
+    bases: BTreeMap<String, i128>,
+    block: [u64; 3],
+    walks: Vec<(WarpWalk, Vec<Walked>)>,
+    windows: Vec<Option<u64>>,
+    weights: Vec<f64>,
+    compiled: Vec<Vec<Option<Form>>>,
+    walked: u64,
+    blocks: u64,
+    /// What the walk sees, where the memo may remember its profile by it.
+    seen: Option<String>,
+    memo: Option<&'a ReuseMemo>,
+    left_out: Vec<String>,
+}
+
+/// [`profile`] in two steps: what can be known without walking (a profile remembered for a
+/// walk that would see the same, or why there is none), else the walk to run.
+pub fn plan_profile<'a>(
+    records: &'a [AccessRecord],
+    defs: &'a named::Defs,
+    block: [u64; 3],
+    env: &'a BTreeMap<String, i128>,
+    budget: u64,
+    memo: Option<&'a ReuseMemo>,
+) -> Planned<'a> {
     let mut left_out = Vec::new();
     let bases = buffer_bases(records, defs, env);
     let sc = Scope {
@@ -117,7 +159,9 @@ pub fn profile(
         }
     }
     let Some(first) = walks.first() else {
-        return Reuse::Unavailable("no global access whose addresses can be walked".into());
+        return Planned::Done(Reuse::Unavailable(
+            "no global access whose addresses can be walked".into(),
+        ));
     };
     let blocks = first.0.blocks();
     let per_block: u64 = walks
@@ -152,9 +196,9 @@ pub fn profile(
     let limit = budget.saturating_mul(ACCESSES_PER_POINT);
     cut_to_addresses(&walks, walked, limit, &mut windows);
     if walked == 0 {
-        return Reuse::Unavailable(format!(
+        return Planned::Done(Reuse::Unavailable(format!(
             "one block has {per_block} (counter, thread) points to walk, over the budget of {budget}"
-        ));
+        )));
     }
     // what each walked touch stands for
     let weights: Vec<f64> = walks
@@ -201,143 +245,188 @@ pub fn profile(
     if let Some(mut p) = remembered {
         p.blocks = blocks;
         p.left_out = left_out;
-        return Reuse::Profile(p);
+        return Planned::Done(Reuse::Profile(p));
     }
-    let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
-    let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
-    let mut table = crate::addr_program::Scratch::default();
-    let mut keys: Vec<u64> = Vec::new();
-    let streamed = tally::stream_blocks(&weights, walked, blocks, |b, touches| {
-        // the block's touches go after those of the blocks before it in the batch
-        let start = touches.len();
-        for (g, (w, accesses)) in walks.iter().enumerate() {
-            let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
-                let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
-                for (k, a) in accesses.iter().enumerate() {
-                    warp_sectors.clear();
-                    // a tile's base is the same in every lane: the first one gives it
-                    let lanes = if a.tile.is_some() {
-                        &lanes[..lanes.len().min(1)]
-                    } else {
-                        lanes
-                    };
-                    let mut push = |addr: i128| match a.tile {
-                        // neighbouring lanes mostly share a sector: the sort and dedup below
-                        // then see each once
-                        None => {
-                            let sectors = lane_sectors(addr, a.width);
-                            let from = match warp_sectors.last() {
-                                Some(&l) if sectors.contains(&l) => l + 1,
-                                _ => *sectors.start(),
-                            };
-                            warp_sectors.extend(from..=*sectors.end());
-                        }
-                        Some((rows, pitch)) => warp_sectors.extend(
-                            (0..rows as i128)
-                                .flat_map(|row| lane_sectors(addr + row * pitch, a.width)),
-                        ),
-                    };
-                    // through the named values, for what no compiled form evaluates
-                    let mut by_name =
-                        |tids: &mut dyn Iterator<Item = [u64; 3]>, push: &mut dyn FnMut(i128)| {
-                            let map = slot_map(w, point);
-                            let at_point = a.at_point(&map, &sc);
-                            for tid in tids {
-                                match a.lane(at_point, tid, &map, &sc) {
-                                    Some(addr) => push(addr),
-                                    None => {
-                                        bad[g].insert(k);
-                                    }
-                                }
-                            }
+    Planned::Walk(ProfileWalk {
+        defs,
+        env,
+        bases,
+        block,
+        walks,
+        windows,
+        weights,
+        compiled,
+        walked,
+        blocks,
+        seen,
+        memo,
+        left_out,
+    })
+}
+
+impl ProfileWalk<'_> {
+    /// The walk, tallied into the profile (and remembered where the memo may keep it).
+    pub fn run(self) -> Reuse {
+        let ProfileWalk {
+            defs,
+            env,
+            bases,
+            block,
+            walks,
+            windows,
+            weights,
+            compiled,
+            walked,
+            blocks,
+            seen,
+            memo,
+            mut left_out,
+        } = self;
+        let sc = Scope {
+            defs,
+            env,
+            bases: &bases,
+        };
+        let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
+        let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
+        let mut table = crate::addr_program::Scratch::default();
+        let mut keys: Vec<u64> = Vec::new();
+        let streamed = tally::stream_blocks(&weights, walked, blocks, |b, touches| {
+            // the block's touches go after those of the blocks before it in the batch
+            let start = touches.len();
+            for (g, (w, accesses)) in walks.iter().enumerate() {
+                let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
+                    let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
+                    for (k, a) in accesses.iter().enumerate() {
+                        warp_sectors.clear();
+                        // a tile's base is the same in every lane: the first one gives it
+                        let lanes = if a.tile.is_some() {
+                            &lanes[..lanes.len().min(1)]
+                        } else {
+                            lanes
                         };
-                    match &compiled[g][k] {
-                        Some(Form::Split(f)) => {
-                            let base = f.base(point);
-                            // a tile's access walks its first lane, each of its rows: never
-                            // a run of lanes
-                            let run = match a.tile {
-                                None => f.lanes_progression(base, lanes, block),
-                                Some(_) => None,
+                        let mut push = |addr: i128| match a.tile {
+                            // neighbouring lanes mostly share a sector: the sort and dedup below
+                            // then see each once
+                            None => {
+                                let sectors = lane_sectors(addr, a.width);
+                                let from = match warp_sectors.last() {
+                                    Some(&l) if sectors.contains(&l) => l + 1,
+                                    _ => *sectors.start(),
+                                };
+                                warp_sectors.extend(from..=*sectors.end());
+                            }
+                            Some((rows, pitch)) => warp_sectors.extend(
+                                (0..rows as i128)
+                                    .flat_map(|row| lane_sectors(addr + row * pitch, a.width)),
+                            ),
+                        };
+                        // through the named values, for what no compiled form evaluates
+                        let mut by_name =
+                            |tids: &mut dyn Iterator<Item = [u64; 3]>,
+                             push: &mut dyn FnMut(i128)| {
+                                let map = slot_map(w, point);
+                                let at_point = a.at_point(&map, &sc);
+                                for tid in tids {
+                                    match a.lane(at_point, tid, &map, &sc) {
+                                        Some(addr) => push(addr),
+                                        None => {
+                                            bad[g].insert(k);
+                                        }
+                                    }
+                                }
                             };
-                            match run {
-                                // lanes whose bytes touch or overlap: one range of sectors
-                                Some((first, step, n)) if (0..=a.width as i128).contains(&step) => {
-                                    let from = lane_sectors(first, a.width);
-                                    let to = lane_sectors(first + (n as i128 - 1) * step, a.width);
-                                    warp_sectors.extend(*from.start()..=*to.end());
-                                }
-                                Some((first, step, n)) => {
-                                    for l in 0..n as i128 {
-                                        push(first + l * step);
+                        match &compiled[g][k] {
+                            Some(Form::Split(f)) => {
+                                let base = f.base(point);
+                                // a tile's access walks its first lane, each of its rows: never
+                                // a run of lanes
+                                let run = match a.tile {
+                                    None => f.lanes_progression(base, lanes, block),
+                                    Some(_) => None,
+                                };
+                                match run {
+                                    // lanes whose bytes touch or overlap: one range of sectors
+                                    Some((first, step, n))
+                                        if (0..=a.width as i128).contains(&step) =>
+                                    {
+                                        let from = lane_sectors(first, a.width);
+                                        let to =
+                                            lane_sectors(first + (n as i128 - 1) * step, a.width);
+                                        warp_sectors.extend(*from.start()..=*to.end());
+                                    }
+                                    Some((first, step, n)) => {
+                                        for l in 0..n as i128 {
+                                            push(first + l * step);
+                                        }
+                                    }
+                                    None => {
+                                        for (_, tid) in lanes {
+                                            push(f.at(base, point, *tid, block));
+                                        }
                                     }
                                 }
-                                None => {
-                                    for (_, tid) in lanes {
-                                        push(f.at(base, point, *tid, block));
+                            }
+                            Some(Form::Program(p)) => {
+                                let mut overflowed = Vec::new();
+                                for (_, tid) in lanes {
+                                    match p.eval(point, *tid, &mut table) {
+                                        Some(addr) => push(addr),
+                                        None => overflowed.push(*tid),
                                     }
                                 }
-                            }
-                        }
-                        Some(Form::Program(p)) => {
-                            let mut overflowed = Vec::new();
-                            for (_, tid) in lanes {
-                                match p.eval(point, *tid, &mut table) {
-                                    Some(addr) => push(addr),
-                                    None => overflowed.push(*tid),
+                                if !overflowed.is_empty() {
+                                    by_name(&mut overflowed.into_iter(), &mut push);
                                 }
                             }
-                            if !overflowed.is_empty() {
-                                by_name(&mut overflowed.into_iter(), &mut push);
-                            }
+                            None => by_name(&mut lanes.iter().map(|l| l.1), &mut push),
                         }
-                        None => by_name(&mut lanes.iter().map(|l| l.1), &mut push),
+                        if !warp_sectors.is_sorted() {
+                            warp_sectors.sort_unstable();
+                        }
+                        warp_sectors.dedup();
+                        touches.extend(
+                            warp_sectors
+                                .iter()
+                                .map(|s| (b, t, touch_sector(*s), a.writes, g as u16)),
+                        );
                     }
-                    if !warp_sectors.is_sorted() {
-                        warp_sectors.sort_unstable();
-                    }
-                    warp_sectors.dedup();
-                    touches.extend(
-                        warp_sectors
-                            .iter()
-                            .map(|s| (b, t, touch_sector(*s), a.writes, g as u16)),
-                    );
-                }
-            });
-            res.map_err(|e| format!("walking the global accesses: {e}"))?;
-        }
-        // Each group's touches come in progress order: merging those runs, then ordering
-        // each progress step by sector, is the full sort at a fraction of its cost.
-        let here = &mut touches[start..];
-        here.sort_by_key(|x| x.1);
-        for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
-            sort_run(run, &mut keys);
-        }
-        Ok(())
-    });
-    let mut p = match streamed {
-        Ok(p) => p,
-        Err(e) => return Reuse::Unavailable(e),
-    };
-    for (g, (_, accesses)) in walks.iter().enumerate() {
-        for k in &bad[g] {
-            left_out.push(format!(
-                "a global {:?} of {} bytes: some lane's address has no value",
-                accesses[*k].dir, accesses[*k].width
-            ));
-        }
-    }
-    p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
-    if let (Some(d), Some(m), true) = (seen, memo, left_out.is_empty()) {
-        if let Ok(mut m) = m.0.lock() {
-            if m.len() >= MEMO_ENTRIES {
-                m.clear();
+                });
+                res.map_err(|e| format!("walking the global accesses: {e}"))?;
             }
-            m.insert(d, p.clone());
+            // Each group's touches come in progress order: merging those runs, then ordering
+            // each progress step by sector, is the full sort at a fraction of its cost.
+            let here = &mut touches[start..];
+            here.sort_by_key(|x| x.1);
+            for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
+                sort_run(run, &mut keys);
+            }
+            Ok(())
+        });
+        let mut p = match streamed {
+            Ok(p) => p,
+            Err(e) => return Reuse::Unavailable(e),
+        };
+        for (g, (_, accesses)) in walks.iter().enumerate() {
+            for k in &bad[g] {
+                left_out.push(format!(
+                    "a global {:?} of {} bytes: some lane's address has no value",
+                    accesses[*k].dir, accesses[*k].width
+                ));
+            }
         }
+        p.outer_share = weights.iter().fold(1.0, |a, w| a.min(1.0 / w));
+        if let (Some(d), Some(m), true) = (seen, memo, left_out.is_empty()) {
+            if let Ok(mut m) = m.0.lock() {
+                if m.len() >= MEMO_ENTRIES {
+                    m.clear();
+                }
+                m.insert(d, p.clone());
+            }
+        }
+        p.left_out = left_out;
+        Reuse::Profile(p)
     }
-    p.left_out = left_out;
-    Reuse::Profile(p)
 }
 
 /// Orders `run`, touches of one block at one progress, by the rest of the touch (sector,
