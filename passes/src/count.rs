@@ -1297,7 +1297,7 @@ impl KernelStats {
         env: &BTreeMap<String, i128>,
     ) -> Result<BoundStats, AnalyzeError> {
         let missing = |q: &QPoly| -> Result<f64, AnalyzeError> {
-            q.eval_map(&env).map(|r| rat_to_f64(&r)).ok_or_else(|| {
+            q.eval_map(env).map(|r| rat_to_f64(&r)).ok_or_else(|| {
                 let name = q
                     .params()
                     .into_iter()
@@ -1320,7 +1320,7 @@ impl KernelStats {
             }
         }
         let mut assumptions = self.assumptions.clone();
-        let classes = crate::unroll::site_classes(&self.mem_sites, &self.defs, self.block, &env);
+        let classes = crate::unroll::site_classes(&self.mem_sites, &self.defs, self.block, env);
         for (m, class) in self.mem_sites.iter().zip(classes) {
             let (t, wv) = (missing(&m.thread)?, missing(&m.warp)?);
             if t == 0.0 && wv == 0.0 {
@@ -1355,7 +1355,7 @@ impl KernelStats {
             }
         }
         for r in self.accesses.iter().filter(|r| r.space == Space::Shared) {
-            match wavefronts(r, &self.defs, self.block, &env) {
+            match wavefronts(r, &self.defs, self.block, env) {
                 Ok(v) => {
                     if v != 0 {
                         *features
@@ -1376,7 +1376,7 @@ impl KernelStats {
         let mut segment_state = SegmentCounting {
             forms: &self.sector_forms,
             memo: BTreeMap::new(),
-            walks: reuse::SegmentWalks::new(&self.accesses, &self.defs, self.block, &env),
+            walks: reuse::SegmentWalks::new(&self.accesses, &self.defs, self.block, env),
         };
         for (i, r) in self
             .accesses
@@ -1401,15 +1401,8 @@ impl KernelStats {
                 }
                 None => {
                     let mut count = |seg| {
-                        segments(
-                            (i, r),
-                            &self.defs,
-                            self.block,
-                            &env,
-                            seg,
-                            &mut segment_state,
-                        )
-                        .map_err(cerr)
+                        segments((i, r), &self.defs, self.block, env, seg, &mut segment_state)
+                            .map_err(cerr)
                     };
                     if r.space == Space::Local {
                         // interleaved (classify::warp): a line per distinct word of the

@@ -345,9 +345,9 @@ fn progression_mask(first: i128, step: i128, eq: bool) -> u32 {
 /// What a comparison asks of a form's value.
 #[derive(Clone, Copy)]
 enum Sense {
-    AtLeastZero,
-    BelowZero,
-    AtMostZero,
+    NonNegative,
+    Negative,
+    NonPositive,
 }
 
 #[derive(Clone, Debug)]
@@ -402,15 +402,15 @@ impl CondProgram {
     fn node_range(&self, n: &Node, point: &[i128], i: usize, all: (i128, i128)) -> (i128, i128) {
         let meet = |a: (i128, i128), b: (i128, i128)| (a.0.max(b.0), a.1.min(b.1));
         match n {
-            Node::Ge(f) => self.test_range(*f, Sense::AtLeastZero, point, i, all),
+            Node::Ge(f) => self.test_range(*f, Sense::NonNegative, point, i, all),
             Node::Not(x) => match **x {
-                Node::Ge(f) => self.test_range(f, Sense::BelowZero, point, i, all),
+                Node::Ge(f) => self.test_range(f, Sense::Negative, point, i, all),
                 _ => all,
             },
             // zero somewhere: at least zero at the greatest lane, at most zero at the least
             Node::Eq(f) => meet(
-                self.test_range(*f, Sense::AtLeastZero, point, i, all),
-                self.test_range(*f, Sense::AtMostZero, point, i, all),
+                self.test_range(*f, Sense::NonNegative, point, i, all),
+                self.test_range(*f, Sense::NonPositive, point, i, all),
             ),
             Node::And(a, b) => {
                 let r = self.node_range(a, point, i, all);
@@ -464,9 +464,9 @@ impl CondProgram {
         // as `top + a·d >= 0` at slot i = all.0 + d, at the lane most in its favour
         // (`v < 0` is `-v - 1 >= 0`, `v <= 0` is `-v >= 0`)
         let (top, a) = match sense {
-            Sense::AtLeastZero => (base.checked_add(most), a),
-            Sense::BelowZero => (base.checked_add(least).map(|v| -v - 1), -a),
-            Sense::AtMostZero => (base.checked_add(least).map(|v| -v), -a),
+            Sense::NonNegative => (base.checked_add(most), a),
+            Sense::Negative => (base.checked_add(least).map(|v| -v - 1), -a),
+            Sense::NonPositive => (base.checked_add(least).map(|v| -v), -a),
         };
         let Some(top) = top else {
             return all;
