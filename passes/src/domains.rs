@@ -499,9 +499,9 @@ pub fn for_each_warp(
         return walk.walk(0..walk.blocks(), visit);
     }
     // A launch whose visit reads no block index is walked one block for all those that run
-    // every point of the counters' box the guard's block-free part takes (they are alike), and every other block: within the
-    // budget, cheaper than every block once isl's sorting of them is paid for; over it, the
-    // only way.
+    // every point of the counters' box the guard's block-free part takes (they are alike), and
+    // every other block: within the budget, cheaper than every block once isl's sorting of
+    // them is paid for; over it, the only way.
     if !visit_reads.iter().any(|v| v.starts_with("ctaid_")) {
         match walk.alike_blocks(budget / per_block.max(1)) {
             Ok(Some(plan)) => {
@@ -713,8 +713,9 @@ impl WarpWalk {
     /// The blocks to walk, each with the blocks it stands for, when a visit reads no block index.
     /// A block that skips some (counters, tid) point of the box the guard's block-free part
     /// takes is walked on its own; every other block runs all of them, the same points as any
-    /// other such block, so one stands for the rest. The skipping blocks are found with isl, as the bounding boxes of the disjoint pieces
-    /// of their set. `None` when more than `most` blocks would be walked.
+    /// other such block, so one stands for the rest. The skipping blocks are found with isl, as
+    /// the bounding boxes of the disjoint pieces of their set. `None` when more than `most`
+    /// blocks would be walked.
     pub fn alike_blocks(&self, most: u64) -> Result<Option<Vec<(u64, u64)>>, EnumerateError> {
         if self.ranges.is_none() {
             return Ok(Some(Vec::new()));
@@ -735,9 +736,9 @@ impl WarpWalk {
 
     /// [`Self::alike_blocks`] for a visit that reads the block index only through `class` of
     /// its (ctaid_x, ctaid_y, ctaid_z): the blocks that run every point of the box the guard's
-    /// block-free part takes are alike
-    /// within a class, so one of each class stands for the others of it. `None` also when the
-    /// grid has more than [`MAX_CLASSED_BLOCKS`] blocks to sort into classes.
+    /// block-free part takes are alike within a class, so one of each class stands for the
+    /// others of it. `None` also when the grid has more than [`MAX_CLASSED_BLOCKS`] blocks to
+    /// sort into classes.
     pub fn alike_blocks_by<K: Ord>(
         &self,
         most: u64,

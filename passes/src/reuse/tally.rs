@@ -557,6 +557,7 @@ pub(super) fn bucket_of(d: u64) -> u64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::{BTreeMap, BTreeSet};
 
     /// The windows by their definition: per level, the distinct sectors of each window of
     /// the block's touches, over the windows the walk covered.
@@ -579,9 +580,8 @@ mod tests {
             .collect()
     }
 
-    use std::collections::{BTreeMap, BTreeSet};
-
     proptest! {
+        /// Progress on a coarse grid, so sectors are touched again at one progress.
         #[test]
         fn window_sums_count_each_sector_once_per_window(
             blocks in prop::collection::vec(
@@ -592,7 +592,6 @@ mod tests {
                 .into_iter()
                 .map(|ts| {
                     let mut v: Vec<Touch> =
-                        // progress on a coarse grid: sectors touched again at one progress
                         ts.into_iter().map(|(t, s)| (0, t << 18, s, false, 0)).collect();
                     v.sort_by_key(|x| (x.1, x.2));
                     v
