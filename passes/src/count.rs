@@ -1254,16 +1254,7 @@ impl KernelStats {
         // The reuse walk reads only the accesses and the launch, so it runs on a thread of its
         // own beside the counts below: on two cores the launch's walks overlap. A profile
         // known without a walk (remembered from an earlier workload) costs no thread.
-        let planned = w.reuse.then(|| {
-            reuse::plan_profile(
-                &self.accesses,
-                &self.defs,
-                self.block,
-                &env,
-                REUSE_BUDGET,
-                Some(&self.reuse_memo),
-            )
-        });
+        let planned = w.reuse.then(|| self.plan_reuse(&env));
         std::thread::scope(|s| {
             let walk = planned.map(|p| match p {
                 reuse::Planned::Done(r) => Ok(r),
@@ -1276,18 +1267,23 @@ impl KernelStats {
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                     // no thread: the whole profile here
-                    None => reuse::profile(
-                        &self.accesses,
-                        &self.defs,
-                        self.block,
-                        &env,
-                        REUSE_BUDGET,
-                        Some(&self.reuse_memo),
-                    ),
+                    None => self.plan_reuse(&env).run(),
                 })
             });
             counts.map(|stats| BoundStats { reuse, ..stats })
         })
+    }
+
+    /// The reuse profile of the launch at `env`, up to its walk ([`reuse::plan_profile`]).
+    fn plan_reuse<'a>(&'a self, env: &'a BTreeMap<String, i128>) -> reuse::Planned<'a> {
+        reuse::plan_profile(
+            &self.accesses,
+            &self.defs,
+            self.block,
+            env,
+            REUSE_BUDGET,
+            Some(&self.reuse_memo),
+        )
     }
 
     /// Everything [`KernelStats::bind`] gives at `env` but the reuse profile.

@@ -61,10 +61,7 @@ pub fn profile(
     budget: u64,
     memo: Option<&ReuseMemo>,
 ) -> Reuse {
-    match plan_profile(records, defs, block, env, budget, memo) {
-        Planned::Done(r) => r,
-        Planned::Walk(w) => w.run(),
-    }
+    plan_profile(records, defs, block, env, budget, memo).run()
 }
 
 /// A launch's profile before its walk: known already (remembered from an earlier workload,
@@ -72,6 +69,16 @@ pub fn profile(
 pub enum Planned<'a> {
     Done(Reuse),
     Walk(ProfileWalk<'a>),
+}
+
+impl Planned<'_> {
+    /// The profile, walking here where it is not known yet.
+    pub fn run(self) -> Reuse {
+        match self {
+            Planned::Done(r) => r,
+            Planned::Walk(w) => w.run(),
+        }
+    }
 }
 
 /// The walk [`plan_profile`] planned: its groups of accesses, how far each is walked and
