@@ -74,6 +74,8 @@ struct BudgetFlags {
 pub fn main() -> miette::Result<()> {
     quit_quietly_on_closed_output();
     free_memory_promptly();
+    // before any thread starts: it sets an environment variable
+    kerncast_host::clang::prefer_packaged_libclang();
     let cli = Cli::parse();
     kerncast_passes::budget::set_from_flags(&kerncast_passes::budget::Overrides {
         isl_ops: cli.budgets.isl_ops,

@@ -59,6 +59,30 @@ pub fn load() -> Result<(), String> {
     }
 }
 
+/// Points `clang-sys` at the newest `/usr/lib/llvm-N/lib` (N at least 19) that holds a
+/// libclang, unless `LIBCLANG_PATH` is already set. Without it `clang-sys` runs `llvm-config`
+/// and globs every folder two levels under `/usr/lib` and `/usr/local/lib` to choose one:
+/// about 50 ms of every process that reads host code. That folder is where Debian's and
+/// Ubuntu's packages (and apt.llvm.org's) install it; elsewhere the full search still runs.
+///
+/// It sets an environment variable, so it is called before the process starts any thread.
+pub fn prefer_packaged_libclang() {
+    if std::env::var_os("LIBCLANG_PATH").is_some() {
+        return;
+    }
+    for major in (MIN_LIBCLANG_MAJOR..MIN_LIBCLANG_MAJOR + 30).rev() {
+        let dir = std::path::PathBuf::from(format!("/usr/lib/llvm-{major}/lib"));
+        let names = [
+            format!("libclang-{major}.so.{major}"),
+            "libclang.so.1".into(),
+        ];
+        if names.iter().any(|n| dir.join(n).is_file()) {
+            std::env::set_var("LIBCLANG_PATH", &dir);
+            return;
+        }
+    }
+}
+
 /// One libclang index (its own diagnostics and caches); one per thread that parses.
 pub struct Index {
     raw: CXIndex,
