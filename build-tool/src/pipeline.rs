@@ -64,9 +64,9 @@ pub struct Options {
     pub params: Vec<crate::params::Given>,
     /// How the host code runs and is built (`--args`, `--compile-commands`).
     pub run: crate::host_workloads::RunSpec,
-    /// Whether each report charts time against the size parameter (up to five more counts of
-    /// the kernel, each an emulated run where the counts are emulated); `realcode` needs only
-    /// the measured launch.
+    /// Whether each report charts time against the size parameter (`--size-chart`: up to
+    /// seven more counts and reuse walks of the kernel, each an emulated run where the counts
+    /// are emulated). Off by default: most of an analysis's time, which a build does not read.
     pub size_chart: bool,
     /// Only the launches these keys name are analysed (`realcode`: the measured ones); the
     /// host code's other launches are left out. `None`: every launch.
@@ -102,7 +102,7 @@ impl Default for Options {
             progress: false,
             cache: None,
             hot_lines: 8,
-            size_chart: true,
+            size_chart: false,
             only_launches: None,
             params: Vec::new(),
             run: Default::default(),

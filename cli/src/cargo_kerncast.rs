@@ -83,6 +83,7 @@ pub fn run_all(mode: &str, manifest: Option<&PathBuf>, devices: &[String]) -> (i
                 no_cache: false,
                 lower: LowerArgs::default(),
                 params: vec![],
+                size_chart: false,
                 host: Default::default(),
             },
             baseline: p.baseline.clone(),

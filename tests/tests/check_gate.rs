@@ -49,6 +49,7 @@ fn args(dir: &Path, sarif: Option<PathBuf>, update: bool) -> Args {
             no_cache: true,
             lower: LowerArgs::default(),
             params: vec![],
+            size_chart: false,
             host: Default::default(),
         },
         baseline: dir.join("kerncast-baseline.json"),

@@ -47,6 +47,7 @@ fn html_report_renders_in_headless_chromium() {
         no_cache: true,
         lower: LowerArgs::default(),
         params: vec![],
+        size_chart: true,
         host: Default::default(),
     };
     let report = analyze(&inputs, Some(&out)).expect("analyze runs");
@@ -92,6 +93,7 @@ fn html_report_renders_in_headless_chromium() {
         "DVFS: energy vs time",
         "roofline",
         "roofline: gtx-titan-x",
+        "predicted time vs ",
     ] {
         assert!(
             dom_text.contains(name),
@@ -197,6 +199,7 @@ fn shared_notes_appear_once_with_code_and_relative_paths() {
         no_cache: true,
         lower: LowerArgs::default(),
         params: vec![],
+        size_chart: false,
         host: Default::default(),
     };
     let report = analyze(&inputs, Some(out.path())).expect("analyze runs");

@@ -44,6 +44,7 @@ fn inputs(dir: &Path, cache: bool) -> Inputs {
         lower: LowerArgs::default(),
         host: Default::default(),
         params: vec![],
+        size_chart: true,
     }
 }
 
@@ -64,6 +65,7 @@ fn files_on_titan_x(files: Vec<std::path::PathBuf>) -> Inputs {
         lower: LowerArgs::default(),
         host: Default::default(),
         params: vec![],
+        size_chart: false,
     }
 }
 
@@ -89,6 +91,22 @@ fn config_driven_reports_are_complete_and_deterministic() {
     assert_eq!(k.source.as_ref().unwrap().line, 2);
     assert!(k.prediction.time_s > 0.0);
     assert_eq!(k.counts["threads"], 5120.0, "20 blocks of 256 threads ran");
+    let chart = k
+        .scaling
+        .as_ref()
+        .expect("--size-chart charts time against n");
+    assert_eq!(chart.param, "n");
+    assert!(chart.points.len() >= 2, "{chart:?}");
+    let plain = Inputs {
+        size_chart: false,
+        ..inputs(d, false)
+    };
+    let without = analyze(&plain, None).expect("analyze");
+    assert!(
+        without.kernels[0].scaling.is_none(),
+        "no chart unless asked"
+    );
+    assert_eq!(without.kernels[0].prediction.time_s, k.prediction.time_s);
 
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out1.join(JSON_FILE)).unwrap()).unwrap();
@@ -216,6 +234,7 @@ fn schedule_model_predicts_in_analyze() {
             lower: LowerArgs::default(),
             host: Default::default(),
             params: vec![],
+            size_chart: false,
         };
         analyze(&i, None).expect("analyze")
     };

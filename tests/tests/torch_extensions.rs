@@ -95,6 +95,7 @@ fn analyze_with(files: Vec<PathBuf>, params: &[&str]) -> Report {
         lower: LowerArgs::default(),
         host: Default::default(),
         params: params.iter().map(|p| p.to_string()).collect(),
+        size_chart: false,
     };
     analyze(&inputs, None).expect("analyze")
 }

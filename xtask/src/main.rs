@@ -249,6 +249,7 @@ fn demo(root: &Path) -> Result<()> {
             "examples/kernels",
             "--device",
             "gtx-titan-x",
+            "--size-chart",
             "--out",
         ])
         .arg(&out);

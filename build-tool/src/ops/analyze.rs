@@ -39,6 +39,11 @@ pub struct Inputs {
     /// name nothing has is an error that lists the names there are.
     #[arg(long = "param", value_name = "[KERNEL:]NAME=VALUE")]
     pub params: Vec<String>,
+    /// Also predict each workload at 1/16 … 4× its size parameter, for the report's chart of
+    /// time against problem size: up to seven more counts and L2 reuse walks per workload,
+    /// several times the cost of the workloads themselves, so a build does without it.
+    #[arg(long)]
+    pub size_chart: bool,
     #[command(flatten)]
     pub host: HostArgs,
     #[command(flatten)]
@@ -217,7 +222,7 @@ impl Inputs {
                 progress: true,
                 cache,
                 hot_lines: 8,
-                size_chart: true,
+                size_chart: self.size_chart,
                 only_launches: None,
                 params: crate::params::parse(&self.params)
                     .map_err(|e| Error::Flag(e.to_string()))?,

@@ -264,6 +264,8 @@ fn one(
         // the notes the host code gives (where the launch is, how often it runs) change with
         // the host file, which the kernel's PTX does not
         &format!("{:?} {:?}", spec.origin, spec.launches),
+        // a report made without the size chart has none to give
+        &format!("size_chart={}", opts.size_chart),
     ]);
     if let Some(hit) = cache.and_then(|c| c.get(&key)) {
         return Ok(hit);
