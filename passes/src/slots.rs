@@ -173,14 +173,112 @@ enum Lane {
     /// The lane part of every thread of the block, and of each whole warp whether its 32
     /// values step evenly: (first value, step).
     Table(Vec<i128>, Vec<Option<(i128, i128)>>),
-    PerLane(Lin),
+    /// A lane part whose floors read the point too, where each floor's argument splits into a
+    /// point part and a part that reads only the thread index.
+    Floors(FloorLane),
+    /// Evaluated lane by lane.
+    Evaluated(Lin),
+}
+
+/// A lane part `Σ c·tid + Σ k·floor((p(point) + t(tid)) / m)`: clang's 32-bit wrap of a
+/// global index, `floor((128·ctaid + tid + 1) / 2^31)`, is one. A floor is monotone in its
+/// argument, so where it takes the same value at the least and the greatest `t` of a warp's
+/// lanes it takes it at every lane: the warp's lane values are then a table's plus a constant,
+/// and a guard's mask is found as for a lane part that reads only the thread index.
+#[derive(Clone, Debug)]
+struct FloorLane {
+    /// The terms outside the floors, over the block's threads, and each whole warp's
+    /// (first value, step) where its values step evenly.
+    plain: Vec<i128>,
+    plain_steps: Vec<Option<(i128, i128)>>,
+    floors: Vec<FloorTerm>,
+    /// The whole lane part, for the warps where some floor changes across the lanes.
+    whole: Lin,
+}
+
+#[derive(Clone, Debug)]
+struct FloorTerm {
+    coef: i128,
+    point: Lin,
+    divisor: i128,
+    /// The least and the greatest `t` over each warp's threads (the last warp's that exist).
+    warp_range: Vec<(i128, i128)>,
+}
+
+impl FloorLane {
+    /// `lane` in this form, where it has one.
+    fn new(lane: &Lin, block: [u64; 3]) -> Option<FloorLane> {
+        let threads = block.iter().product::<u64>();
+        let mut plain = Lin::default();
+        let mut floors = Vec::new();
+        for (t, c) in &lane.terms {
+            match t {
+                Term::Floor(inner, m) if inner.reads_point() => {
+                    let (point, within) = inner.as_ref().clone().split();
+                    if within.reads_point() {
+                        return None;
+                    }
+                    let values: Vec<i128> = (0..threads)
+                        .map(|t| within.eval(&[], tid_of(t, block)))
+                        .collect();
+                    let warp_range = values
+                        .chunks(32)
+                        .map(|w| {
+                            let lo = w.iter().min().copied().unwrap_or(0);
+                            (lo, w.iter().max().copied().unwrap_or(0))
+                        })
+                        .collect();
+                    floors.push(FloorTerm {
+                        coef: *c,
+                        point,
+                        divisor: *m,
+                        warp_range,
+                    });
+                }
+                _ => plain.terms.push((t.clone(), *c)),
+            }
+        }
+        if plain.reads_point() || floors.is_empty() {
+            return None;
+        }
+        let plain: Vec<i128> = (0..threads)
+            .map(|t| plain.eval(&[], tid_of(t, block)))
+            .collect();
+        let plain_steps = plain.chunks_exact(32).map(progression).collect();
+        Some(FloorLane {
+            plain,
+            plain_steps,
+            floors,
+            whole: lane.clone(),
+        })
+    }
+
+    /// What the floors add at every lane of warp `w` at `point`, where none changes across
+    /// the warp's lanes.
+    fn warp_offset(&self, point: &[i128], w: u64) -> Option<i128> {
+        let w = usize::try_from(w).ok()?;
+        let mut sum = 0i128;
+        for f in &self.floors {
+            let (lo, hi) = *f.warp_range.get(w)?;
+            let p = f.point.eval(point, [0; 3]);
+            let q = floor_div(p.checked_add(lo)?, f.divisor);
+            if floor_div(p.checked_add(hi)?, f.divisor) != q {
+                return None;
+            }
+            sum = sum.checked_add(f.coef.checked_mul(q)?)?;
+        }
+        Some(sum)
+    }
 }
 
 impl SplitForm {
     pub fn new(l: Lin, block: [u64; 3]) -> SplitForm {
         let (point, lane) = l.split();
         let lane = if lane.reads_point() {
-            Lane::PerLane(lane)
+            match FloorLane::new(&lane, block) {
+                Some(f) => Lane::Floors(f),
+                None => Lane::Evaluated(lane),
+            }
         } else {
             let threads = block.iter().product::<u64>();
             let table: Vec<i128> = (0..threads)
@@ -197,15 +295,17 @@ impl SplitForm {
     fn lane_extremes(&self) -> Option<(i128, i128)> {
         match &self.lane {
             Lane::Table(tab, _) => Some((*tab.iter().min()?, *tab.iter().max()?)),
-            Lane::PerLane(_) => None,
+            Lane::Floors(_) | Lane::Evaluated(_) => None,
         }
     }
 
     /// [`Self::lane_extremes`] at `point`, of a lane part that reads the point too, where it
     /// does not read slot `i`: the same over every value of that slot.
     fn lane_extremes_at(&self, point: &[i128], i: usize, block: [u64; 3]) -> Option<(i128, i128)> {
-        let Lane::PerLane(lin) = &self.lane else {
-            return self.lane_extremes();
+        let lin = match &self.lane {
+            Lane::Table(..) => return self.lane_extremes(),
+            Lane::Floors(f) => &f.whole,
+            Lane::Evaluated(lin) => lin,
         };
         if lin.reads_slot(i) {
             return None;
@@ -228,7 +328,8 @@ impl SplitForm {
     pub fn at(&self, base: i128, point: &[i128], tid: [u64; 3], block: [u64; 3]) -> i128 {
         base + match &self.lane {
             Lane::Table(tab, _) => tab[thread_index(tid, block) as usize],
-            Lane::PerLane(lin) => lin.eval(point, tid),
+            Lane::Floors(f) => f.whole.eval(point, tid),
+            Lane::Evaluated(lin) => lin.eval(point, tid),
         }
     }
 
@@ -259,11 +360,15 @@ impl SplitForm {
     }
 
     /// (the value of the first thread, the step) where the 32 threads of warp `w` of the
-    /// block (threads 32·w …) step evenly, given a point part of 0.
-    fn warp_steps(&self, w: u64) -> Option<(i128, i128)> {
+    /// block (threads 32·w …) step evenly at `point`, given a point part of 0.
+    fn warp_steps(&self, point: &[i128], w: u64) -> Option<(i128, i128)> {
         match &self.lane {
             Lane::Table(_, steps) => *steps.get(usize::try_from(w).ok()?)?,
-            Lane::PerLane(_) => None,
+            Lane::Floors(f) => {
+                let (v, step) = (*f.plain_steps.get(usize::try_from(w).ok()?)?)?;
+                Some((v + f.warp_offset(point, w)?, step))
+            }
+            Lane::Evaluated(_) => None,
         }
     }
 
@@ -285,7 +390,20 @@ impl SplitForm {
                     f(l as u64, base + v);
                 }
             }
-            Lane::PerLane(lin) => {
+            Lane::Floors(fl) => match fl.warp_offset(point, first / 32) {
+                Some(o) if first.is_multiple_of(32) => {
+                    let lanes = &fl.plain[first as usize..(first + n) as usize];
+                    for (l, v) in lanes.iter().enumerate() {
+                        f(l as u64, base + o + v);
+                    }
+                }
+                _ => {
+                    for l in 0..n {
+                        f(l, base + fl.whole.eval(point, tid_of(first + l, block)));
+                    }
+                }
+            },
+            Lane::Evaluated(lin) => {
                 for l in 0..n {
                     f(l, base + lin.eval(point, tid_of(first + l, block)));
                 }
@@ -525,7 +643,7 @@ impl CondProgram {
         let n = threads.saturating_sub(first).min(32);
         let valid = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
         let leaf = |i: usize, eq: bool| -> u32 {
-            if let Some((v, step)) = self.forms[i].warp_steps(w) {
+            if let Some((v, step)) = self.forms[i].warp_steps(point, w) {
                 return progression_mask(bases[i] + v, step, eq);
             }
             let mut m = 0u32;
@@ -611,6 +729,77 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A guard with a floor of the point and the thread together, as clang's 32-bit wrap of a
+    /// global index (`x - 2^s·floor((x + 1) / 2^s) < n`, with a small `s` so that the floor
+    /// changes inside some warps): every lane's truth from the mask, through the warps where
+    /// the floor is one value and those where it is not, equals `Cond::eval`, for a block whose
+    /// last warp is partial. Also the lane values `for_lanes` gives.
+    #[test]
+    fn floors_of_point_and_thread_give_the_lanes_cond_eval_gives() {
+        let block = [40, 2, 1];
+        let x = v("ctaid_x")
+            .scale(80)
+            .add(&v("tid_y").scale(40))
+            .add(&v("tid_x"));
+        let wrap = x.add_const(1).floor_div(64);
+        let wrapped = x.sub(&wrap.scale(64));
+        let c = Cond::Ge(v("n").sub(&wrapped).add_const(-1)).and(
+            Cond::Eq(wrap.sub(&v("k")))
+                .not()
+                .or(Cond::Ge(v("tid_x").add_const(-20))),
+        );
+        let slots: Vec<String> = ["ctaid_x", "k", "n"].map(String::from).to_vec();
+        let prog = CondProgram::compile(&c, block, &resolver(&slots)).unwrap();
+        assert!(
+            prog.forms.iter().any(|f| matches!(f.lane, Lane::Floors(_))),
+            "the floor is taken apart"
+        );
+        let mut bases = Vec::new();
+        let mut whole_warps = 0;
+        for cx in 0..12 {
+            for (k, n) in [(0, 30), (1, 63), (2, 10), (0, 64)] {
+                let point = [cx, k, n];
+                prog.bases(&point, &mut bases);
+                for w in 0..3u64 {
+                    whole_warps += usize::from(
+                        prog.forms
+                            .iter()
+                            .filter_map(|f| match &f.lane {
+                                Lane::Floors(fl) => Some(fl.warp_offset(&point, w).is_some()),
+                                _ => None,
+                            })
+                            .all(|b| b),
+                    );
+                    let m = prog.warp_mask(&point, &bases, w);
+                    for l in 0..32u64 {
+                        let t = 32 * w + l;
+                        let tid = tid_of(t, block);
+                        let env: BTreeMap<&str, i128> = [
+                            ("ctaid_x", cx),
+                            ("k", k),
+                            ("n", n),
+                            ("tid_x", tid[0] as i128),
+                            ("tid_y", tid[1] as i128),
+                            ("tid_z", tid[2] as i128),
+                        ]
+                        .into();
+                        let want = t < 80 && c.eval(&|s| env.get(s).copied()).unwrap();
+                        assert_eq!(m >> l & 1 == 1, want, "point {point:?} thread {t}");
+                    }
+                    for (f, base) in prog.forms.iter().zip(&bases) {
+                        let n_lanes = 80u64.saturating_sub(32 * w).min(32);
+                        f.for_lanes(*base, &point, 32 * w, n_lanes, block, |l, got| {
+                            let tid = tid_of(32 * w + l, block);
+                            assert_eq!(got, base + f.at(0, &point, tid, block), "lane {l}");
+                        });
+                    }
+                }
+            }
+        }
+        // both kinds of warp were met: the floor one value across it, and not
+        assert!(whole_warps > 0 && whole_warps < 12 * 4 * 3, "{whole_warps}");
     }
 
     /// The range `slot_range` gives for counter `k` (slot 2) at `ctaid_x = cx`, `n`, over
