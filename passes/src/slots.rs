@@ -692,6 +692,20 @@ mod tests {
         LinExpr::var(n)
     }
 
+    /// `Cond::eval` of `c` at the point `[ctaid_x, k, n]` and the thread `tid`.
+    fn holds(c: &Cond, point: [i128; 3], tid: [u64; 3]) -> bool {
+        let env: BTreeMap<&str, i128> = [
+            ("ctaid_x", point[0]),
+            ("k", point[1]),
+            ("n", point[2]),
+            ("tid_x", tid[0] as i128),
+            ("tid_y", tid[1] as i128),
+            ("tid_z", tid[2] as i128),
+        ]
+        .into();
+        c.eval(&|s| env.get(s).copied()).unwrap()
+    }
+
     /// Every lane's truth from the mask equals `Cond::eval` at that lane, for a guard with a
     /// floor that mixes the thread and the point, a disequality and a disjunction.
     #[test]
@@ -712,19 +726,7 @@ mod tests {
                 let m = prog.warp_mask(&point, &bases, w);
                 for l in 0..32u64 {
                     let t = 32 * w + l;
-                    let want = t < 80 && {
-                        let tid = tid_of(t, block);
-                        let env: BTreeMap<&str, i128> = [
-                            ("ctaid_x", cx),
-                            ("k", k),
-                            ("n", n),
-                            ("tid_x", tid[0] as i128),
-                            ("tid_y", tid[1] as i128),
-                            ("tid_z", tid[2] as i128),
-                        ]
-                        .into();
-                        c.eval(&|s| env.get(s).copied()).unwrap()
-                    };
+                    let want = t < 80 && holds(&c, point, tid_of(t, block));
                     assert_eq!(m >> l & 1 == 1, want, "point {point:?} thread {t}");
                 }
             }
@@ -775,17 +777,7 @@ mod tests {
                     let m = prog.warp_mask(&point, &bases, w);
                     for l in 0..32u64 {
                         let t = 32 * w + l;
-                        let tid = tid_of(t, block);
-                        let env: BTreeMap<&str, i128> = [
-                            ("ctaid_x", cx),
-                            ("k", k),
-                            ("n", n),
-                            ("tid_x", tid[0] as i128),
-                            ("tid_y", tid[1] as i128),
-                            ("tid_z", tid[2] as i128),
-                        ]
-                        .into();
-                        let want = t < 80 && c.eval(&|s| env.get(s).copied()).unwrap();
+                        let want = t < 80 && holds(&c, point, tid_of(t, block));
                         assert_eq!(m >> l & 1 == 1, want, "point {point:?} thread {t}");
                     }
                     for (f, base) in prog.forms.iter().zip(&bases) {
