@@ -349,7 +349,7 @@ impl ProfileWalk<'_> {
                                 // a tile's access walks its first lane, each of its rows: never
                                 // a run of lanes
                                 let run = match a.tile {
-                                    None => f.lanes_progression(base, lanes, block),
+                                    None => f.lanes_progression(base, point, lanes, block),
                                     Some(_) => None,
                                 };
                                 match run {

@@ -335,17 +335,15 @@ impl SplitForm {
 
     /// Where `lanes` are consecutive lanes of a warp whose 32 values step evenly (the whole
     /// warp, or the run a guard that cuts it at the edge of the data leaves): (the first active
-    /// lane's value, the step, how many lanes), given the point part `base`. A walk takes such
-    /// lanes' sectors as one range or progression, not lane by lane.
+    /// lane's value, the step, how many lanes) at `point`, given its point part `base`. A walk
+    /// takes such lanes' sectors as one range or progression, not lane by lane.
     pub fn lanes_progression(
         &self,
         base: i128,
+        point: &[i128],
         lanes: &[crate::domains::Lane],
         block: [u64; 3],
     ) -> Option<(i128, i128, u32)> {
-        let Lane::Table(_, steps) = &self.lane else {
-            return None;
-        };
         let (first, last) = (lanes.first()?, lanes.last()?);
         let n = last.0.checked_sub(first.0)? + 1;
         if lanes.len() != n as usize || last.0 > 31 {
@@ -355,7 +353,7 @@ impl SplitForm {
         if !thread.is_multiple_of(32) {
             return None;
         }
-        let (v, step) = (*steps.get((thread / 32) as usize)?)?;
+        let (v, step) = self.warp_steps(point, thread / 32)?;
         Some((base + v + i128::from(first.0) * step, step, n))
     }
 
@@ -737,7 +735,8 @@ mod tests {
     /// global index (`x - 2^s·floor((x + 1) / 2^s) < n`, with a small `s` so that the floor
     /// changes inside some warps): every lane's truth from the mask, through the warps where
     /// the floor is one value and those where it is not, equals `Cond::eval`, for a block whose
-    /// last warp is partial. Also the lane values `for_lanes` gives.
+    /// last warp is partial. Also the lane values `for_lanes` gives, and the progression
+    /// `lanes_progression` gives for a whole warp, lane by lane.
     #[test]
     fn floors_of_point_and_thread_give_the_lanes_cond_eval_gives() {
         let block = [40, 2, 1];
@@ -760,6 +759,7 @@ mod tests {
         );
         let mut bases = Vec::new();
         let mut whole_warps = 0;
+        let mut progressions = 0;
         for cx in 0..12 {
             for (k, n) in [(0, 30), (1, 63), (2, 10), (0, 64)] {
                 let point = [cx, k, n];
@@ -782,16 +782,30 @@ mod tests {
                     }
                     for (f, base) in prog.forms.iter().zip(&bases) {
                         let n_lanes = 80u64.saturating_sub(32 * w).min(32);
+                        let value =
+                            |l: u64| base + f.at(0, &point, tid_of(32 * w + l, block), block);
                         f.for_lanes(*base, &point, 32 * w, n_lanes, block, |l, got| {
-                            let tid = tid_of(32 * w + l, block);
-                            assert_eq!(got, base + f.at(0, &point, tid, block), "lane {l}");
+                            assert_eq!(got, value(l), "lane {l}");
                         });
+                        let lanes: Vec<crate::domains::Lane> = (0..n_lanes)
+                            .map(|l| (l as u32, tid_of(32 * w + l, block)))
+                            .collect();
+                        if let Some((first, step, n)) =
+                            f.lanes_progression(*base, &point, &lanes, block)
+                        {
+                            progressions += usize::from(matches!(f.lane, Lane::Floors(_)));
+                            assert_eq!(u64::from(n), n_lanes);
+                            for l in 0..n_lanes {
+                                assert_eq!(first + step * l as i128, value(l), "lane {l}");
+                            }
+                        }
                     }
                 }
             }
         }
         // both kinds of warp were met: the floor one value across it, and not
         assert!(whole_warps > 0 && whole_warps < 12 * 4 * 3, "{whole_warps}");
+        assert!(progressions > 0, "a floor's warp gave its progression");
     }
 
     /// The range `slot_range` gives for counter `k` (slot 2) at `ctaid_x = cx`, `n`, over
@@ -869,7 +883,7 @@ mod tests {
         let f = form(v("tid_x").scale(4).add(&v("ctaid_x").scale(100)), row);
         let base = f.base(&[1]);
         assert_eq!(
-            f.lanes_progression(base, &lanes(32, row), row),
+            f.lanes_progression(base, &[], &lanes(32, row), row),
             Some((228, 4, 32))
         );
         for (l, tid) in lanes(32, row) {
@@ -878,17 +892,20 @@ mod tests {
         // a run of lanes cut at either end is a progression of its own; one with a hole is not,
         // nor lanes that start mid-warp
         let masked = &lanes(32, row)[1..];
-        assert_eq!(f.lanes_progression(base, masked, row), Some((232, 4, 31)));
         assert_eq!(
-            f.lanes_progression(base, &lanes(32, row)[..5], row),
+            f.lanes_progression(base, &[], masked, row),
+            Some((232, 4, 31))
+        );
+        assert_eq!(
+            f.lanes_progression(base, &[], &lanes(32, row)[..5], row),
             Some((228, 4, 5))
         );
         let holed: Vec<_> = lanes(32, row).into_iter().filter(|l| l.0 != 7).collect();
-        assert_eq!(f.lanes_progression(base, &holed, row), None);
-        assert_eq!(f.lanes_progression(base, &lanes(16, row), row), None);
+        assert_eq!(f.lanes_progression(base, &[], &holed, row), None);
+        assert_eq!(f.lanes_progression(base, &[], &lanes(16, row), row), None);
         let narrow = [16, 4, 1];
         let g = form(v("tid_x").add(&v("tid_y").scale(1000)), narrow);
-        assert_eq!(g.lanes_progression(0, &lanes(0, narrow), narrow), None);
+        assert_eq!(g.lanes_progression(0, &[], &lanes(0, narrow), narrow), None);
     }
 
     /// The mask of a progression is the mask lane by lane, for steps of either sign and none,

@@ -129,7 +129,9 @@ fn walk_segments(
                 match form {
                     Form::Split(f) => {
                         let base = f.base(point);
-                        if let Some((first, step, n)) = f.lanes_progression(base, lanes, block) {
+                        if let Some((first, step, n)) =
+                            f.lanes_progression(base, point, lanes, block)
+                        {
                             for (shift, t) in shifts.iter().zip(total.iter_mut()) {
                                 let n = progression_segments(first, step, n, width, *shift);
                                 *t = t.saturating_add(n.saturating_mul(weight));
