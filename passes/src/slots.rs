@@ -208,7 +208,6 @@ struct FloorTerm {
 impl FloorLane {
     /// `lane` in this form, where it has one.
     fn new(lane: &Lin, block: [u64; 3]) -> Option<FloorLane> {
-        let threads = block.iter().product::<u64>();
         let mut plain = Lin::default();
         let mut floors = Vec::new();
         for (t, c) in &lane.terms {
@@ -218,10 +217,7 @@ impl FloorLane {
                     if within.reads_point() {
                         return None;
                     }
-                    let values: Vec<i128> = (0..threads)
-                        .map(|t| within.eval(&[], tid_of(t, block)))
-                        .collect();
-                    let warp_range = values
+                    let warp_range = over_threads(&within, block)
                         .chunks(32)
                         .map(|w| {
                             let lo = w.iter().min().copied().unwrap_or(0);
@@ -241,10 +237,7 @@ impl FloorLane {
         if plain.reads_point() || floors.is_empty() {
             return None;
         }
-        let plain: Vec<i128> = (0..threads)
-            .map(|t| plain.eval(&[], tid_of(t, block)))
-            .collect();
-        let plain_steps = plain.chunks_exact(32).map(progression).collect();
+        let (plain, plain_steps) = table_and_warp_steps(&plain, block);
         Some(FloorLane {
             plain,
             plain_steps,
@@ -280,11 +273,7 @@ impl SplitForm {
                 None => Lane::Evaluated(lane),
             }
         } else {
-            let threads = block.iter().product::<u64>();
-            let table: Vec<i128> = (0..threads)
-                .map(|t| lane.eval(&[], tid_of(t, block)))
-                .collect();
-            let steps = table.chunks_exact(32).map(progression).collect();
+            let (table, steps) = table_and_warp_steps(&lane, block);
             Lane::Table(table, steps)
         };
         SplitForm { point, lane }
@@ -413,6 +402,21 @@ impl SplitForm {
 /// The block-linear index of the thread `tid` (x fastest), the inverse of `tid_of`.
 fn thread_index(tid: [u64; 3], block: [u64; 3]) -> u64 {
     tid[0] + block[0] * (tid[1] + block[1] * tid[2])
+}
+
+/// The values of `lin`, which reads only the thread index, at each of the block's threads.
+fn over_threads(lin: &Lin, block: [u64; 3]) -> Vec<i128> {
+    let threads = block.iter().product::<u64>();
+    (0..threads)
+        .map(|t| lin.eval(&[], tid_of(t, block)))
+        .collect()
+}
+
+/// [`over_threads`], and each whole warp's (first value, step) where its values step evenly.
+fn table_and_warp_steps(lin: &Lin, block: [u64; 3]) -> (Vec<i128>, Vec<Option<(i128, i128)>>) {
+    let table = over_threads(lin, block);
+    let steps = table.chunks_exact(32).map(progression).collect();
+    (table, steps)
 }
 
 /// (first value, step) of values that step evenly.
