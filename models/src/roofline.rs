@@ -16,7 +16,11 @@
 //! | `dram`   | 32 B × global sectors × (1 − L2 hit rate)           | the DRAM bandwidth (whole GPU)  |
 //! | `l2`     | 32 B × global sectors that must reach the L2         | the L2 throughput (whole GPU)   |
 //!
-//! The SM pipes scale with the SMs the launch can fill: min(blocks, `hw.sm_count`). Tensor-core
+//! The SM pipes scale with the SMs the launch can fill: min(blocks, `hw.sm_count`), and on each
+//! with the schedulers its warps occupy (`hw.warp_schedulers_per_sm`; a warp issues from one, so
+//! an SM with one warp has a quarter of a four-scheduler SM's issue rate and CUDA-core, SFU and
+//! tensor pipes; shared memory, one per SM, keeps its rate, and so does FP64, whose few units on
+//! consumer parts no source places per scheduler). Tensor-core
 //! work of other types (tf32, f16 into f16, integers, f64) has no sourced rate in any profile:
 //! it bounds nothing, and a note counts it.
 //!
@@ -43,6 +47,20 @@ const SHARED_WAVEFRONTS_PER_CLOCK: f64 = 1.0;
 
 #[derive(Clone, Debug, Default)]
 pub struct RooflineModel;
+
+/// The share of an SM's schedulers (sub-partitions) the launch keeps busy. A warp stays on one
+/// scheduler, whose dispatch unit and pipes serve only its own warps, so an SM holding fewer warps
+/// than it has schedulers issues from that many: a block of 4 threads alone on an SM has a
+/// quarter of the SM's issue rate and of each pipe's. The busiest SM holds ⌈blocks / SMs⌉ of the
+/// launch's blocks. 1 where the device does not give its schedulers per SM.
+fn busy_partitions(d: &Device, launch: &kerncast_passes::stats::Launch, sms: f64) -> f64 {
+    let Some(schedulers) = d.hw.warp_schedulers_per_sm.as_ref().map(|s| s.value as f64) else {
+        return 1.0;
+    };
+    let blocks_per_sm = (launch.blocks().max(1) as f64 / sms.max(1.0)).ceil();
+    let warps_per_block = launch.threads_per_block().max(1).div_ceil(32) as f64;
+    (blocks_per_sm * warps_per_block).min(schedulers) / schedulers.max(1.0)
+}
 
 /// The pipe an arithmetic op issues to.
 fn pipe(kind: OpKind, ty: DType) -> Option<&'static str> {
@@ -206,6 +224,9 @@ impl Model for RooflineModel {
         let sms = per_sm(&d.hw.sm_count, "hw.sm_count")?.min(launch.blocks().max(1) as f64);
         let cycles_per_s = clocks.core_mhz * 1e6;
         let rate = |per_clock_per_sm: f64| per_clock_per_sm * sms * cycles_per_s;
+        let busy = busy_partitions(d, &launch, sms);
+        // the pipes of a scheduler no warp is on run nothing
+        let pipe_rate = |per_clock_per_sm: f64| rate(per_clock_per_sm) * busy;
 
         let mut work: BTreeMap<&str, f64> = BTreeMap::new();
         let mut unbounded: BTreeMap<String, f64> = BTreeMap::new();
@@ -250,7 +271,7 @@ impl Model for RooflineModel {
         put(
             "issue",
             issued
-                / rate(per_sm(
+                / pipe_rate(per_sm(
                     &d.hw.dispatch_units_per_sm,
                     "hw.dispatch_units_per_sm",
                 )?),
@@ -258,7 +279,7 @@ impl Model for RooflineModel {
         put(
             "alu",
             work.get("alu").copied().unwrap_or(0.0)
-                / rate(per_sm(&d.hw.cores_per_sm, "hw.cores_per_sm")? / 32.0),
+                / pipe_rate(per_sm(&d.hw.cores_per_sm, "hw.cores_per_sm")? / 32.0),
         );
         put(
             "fp64",
@@ -268,11 +289,11 @@ impl Model for RooflineModel {
         put(
             "sfu",
             work.get("sfu").copied().unwrap_or(0.0)
-                / rate(per_sm(&d.hw.sfu_per_sm, "hw.sfu_per_sm")? / 32.0),
+                / pipe_rate(per_sm(&d.hw.sfu_per_sm, "hw.sfu_per_sm")? / 32.0),
         );
         put("shared", wavefronts / rate(SHARED_WAVEFRONTS_PER_CLOCK));
         if let Some(per_sm) = &d.hw.tensor_f16_f32_fma_per_sm {
-            put("tensor", tensor_fmas / rate(per_sm.value as f64));
+            put("tensor", tensor_fmas / pipe_rate(per_sm.value as f64));
         }
         let local = local_dram_bytes(input, d, &mut notes);
         let global = traffic * (1.0 - hit);
@@ -310,13 +331,21 @@ impl Model for RooflineModel {
         if let Some(t) = breakdown.get("dram") {
             activity.insert("dram".to_string(), t / time_s);
         }
+        let on_schedulers = if busy < 1.0 {
+            format!(
+                ", the SM pipes at {:.0} % (the launch's warps occupy that share of an SM's schedulers)",
+                busy * 100.0
+            )
+        } else {
+            String::new()
+        };
         let measured = if breakdown.contains_key("l2") {
             "; the L2 at its measured throughput, which a run may beat"
         } else {
             ""
         };
         notes.push(format!(
-            "roofline: the time of the busiest resource at its peak rate over {sms} SM(s), a lower bound (no latency, occupancy or launch cost{measured}); each resource's own time is in the breakdown"
+            "roofline: the time of the busiest resource at its peak rate over {sms} SM(s){on_schedulers}, a lower bound (no latency, occupancy or launch cost{measured}); each resource's own time is in the breakdown"
         ));
         for (what, n) in &unbounded {
             notes.push(format!(
@@ -454,6 +483,48 @@ mod tests {
         );
         // the issue bound of the same instructions is half of it (4 dispatch units per SM)
         assert!((p.breakdown["issue"] - want / 2.0).abs() < 1e-12);
+    }
+
+    /// 132 blocks of 32 threads put one warp on each H100 SM: one of its four schedulers
+    /// issues, so the CUDA cores run at a quarter of their rate; blocks of 128 threads fill
+    /// all four. FP64 and shared memory keep their rates.
+    #[test]
+    fn an_sm_with_fewer_warps_than_schedulers_issues_from_that_many() {
+        let d = device();
+        let c = d.default_clocks().unwrap();
+        let n = 1e6;
+        let work = [
+            (op(OpKind::Fma, DType::F32), n),
+            (op(OpKind::Fma, DType::F64), n / 64.0),
+            (Feature::SharedWavefronts { dir: Dir::Load }, n / 8.0),
+        ];
+        let with_block = |threads: u64| {
+            let mut s = stats(132, &work);
+            s.launch = Some(Launch {
+                grid: [132, 1, 1],
+                block: [threads, 1, 1],
+            });
+            RooflineModel.predict(&ModelInput::new(s), &d, c).unwrap()
+        };
+        let (one, four) = (with_block(32), with_block(128));
+        assert!((one.breakdown["alu"] / four.breakdown["alu"] - 4.0).abs() < 1e-12);
+        assert!((one.breakdown["issue"] / four.breakdown["issue"] - 4.0).abs() < 1e-12);
+        assert_eq!(one.breakdown["fp64"], four.breakdown["fp64"]);
+        assert_eq!(one.breakdown["shared"], four.breakdown["shared"]);
+        assert!(
+            one.notes.iter().any(|m| m.contains("SM pipes at 25 %")),
+            "{:?}",
+            one.notes
+        );
+        assert!(!four.notes.iter().any(|m| m.contains("SM pipes at")));
+        // 264 blocks of one warp: two on each SM, half the schedulers
+        let mut s = stats(264, &work);
+        s.launch = Some(Launch {
+            grid: [264, 1, 1],
+            block: [32, 1, 1],
+        });
+        let two = RooflineModel.predict(&ModelInput::new(s), &d, c).unwrap();
+        assert!((two.breakdown["alu"] / four.breakdown["alu"] - 2.0).abs() < 1e-12);
     }
 
     /// Where the caller counted the SASS's FP64 instructions (a double division is eight),
