@@ -51,8 +51,9 @@ pub struct RooflineModel;
 /// The share of an SM's schedulers (sub-partitions) the launch keeps busy. A warp stays on one
 /// scheduler, whose dispatch unit and pipes serve only its own warps, so an SM holding fewer warps
 /// than it has schedulers issues from that many: a block of 4 threads alone on an SM has a
-/// quarter of the SM's issue rate and of each pipe's. The busiest SM holds ⌈blocks / SMs⌉ of the
-/// launch's blocks. 1 where the device does not give its schedulers per SM.
+/// quarter of the SM's issue rate and of its CUDA-core, SFU and tensor pipes. The busiest SM
+/// holds ⌈blocks / SMs⌉ of the launch's blocks. 1 where the device does not give its schedulers
+/// per SM.
 fn busy_partitions(d: &Device, launch: &kerncast_passes::stats::Launch, sms: f64) -> f64 {
     let Some(schedulers) = d.hw.warp_schedulers_per_sm.as_ref().map(|s| s.value as f64) else {
         return 1.0;
