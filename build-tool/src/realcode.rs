@@ -1507,6 +1507,11 @@ fn flop_totals(r: &Row) -> (f64, f64, f64) {
     )
 }
 
+/// Whether two rows are launches of the same kernel of a program with the same sizes.
+fn same_launch(a: &Row, b: &Row) -> bool {
+    a.program == b.program && a.kernel == b.kernel && a.grid == b.grid && a.block == b.block
+}
+
 fn within_a_thousandth(p: f64, m: f64) -> bool {
     (p - m).abs() <= 1e-3 * m.abs().max(1.0)
 }
@@ -1519,13 +1524,9 @@ fn within_a_thousandth(p: f64, m: f64) -> bool {
 /// code kerncast compiled is not the measured build's).
 fn flop_miss_cause(r: &Row, rows: &[Row]) -> &'static str {
     let (_, _, m) = flop_totals(r);
-    let varies = rows.iter().any(|o| {
-        o.program == r.program
-            && o.kernel == r.kernel
-            && o.grid == r.grid
-            && o.block == r.block
-            && !within_a_thousandth(flop_totals(o).2, m)
-    });
+    let varies = rows
+        .iter()
+        .any(|o| same_launch(o, r) && !within_a_thousandth(flop_totals(o).2, m));
     let (p, ptx, _) = flop_totals(r);
     if m == 0.0 {
         "Nsight counted no FLOP in the launch"
@@ -1592,9 +1593,7 @@ fn dram_within_a_tenth(r: &Row) -> bool {
 fn dram_miss_cause(r: &Row, rows: &[Row]) -> &'static str {
     let same: Vec<f64> = rows
         .iter()
-        .filter(|o| {
-            o.program == r.program && o.kernel == r.kernel && o.grid == r.grid && o.block == r.block
-        })
+        .filter(|o| same_launch(o, r))
         .filter_map(|o| o.measured_dram_bytes)
         .filter(|m| *m > 0.0)
         .collect();

@@ -59,7 +59,7 @@ fn busy_partitions(d: &Device, launch: &kerncast_passes::stats::Launch, sms: f64
         return 1.0;
     };
     let blocks_per_sm = (launch.blocks().max(1) as f64 / sms.max(1.0)).ceil();
-    let warps_per_block = launch.threads_per_block().max(1).div_ceil(32) as f64;
+    let warps_per_block = launch.warps_per_block().max(1) as f64;
     (blocks_per_sm * warps_per_block).min(schedulers) / schedulers.max(1.0)
 }
 
