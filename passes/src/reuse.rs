@@ -31,7 +31,7 @@ mod segments;
 mod tally;
 use profile::{lane_sectors, PROGRESS_SCALE};
 pub use profile::{
-    touch_sector, FootprintPoint, Reuse, ReuseBucket, ReuseProfile, Touch, WindowPoint,
+    touch_sector, FootprintPoint, Reuse, ReuseBucket, ReuseProfile, SectorRun, Touch, WindowPoint,
 };
 pub use segments::{segments_walked, segments_walked_together, SegmentWalks};
 #[cfg(test)]
@@ -297,15 +297,21 @@ impl ProfileWalk<'_> {
         let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
         let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
         let mut table = crate::addr_program::Scratch::default();
-        let mut keys: Vec<u64> = Vec::new();
-        let streamed = tally::stream_blocks(&weights, walked, blocks, |b, touches| {
-            // the block's touches go after those of the blocks before it in the batch
-            let start = touches.len();
+        let streamed = tally::stream_blocks(&weights, walked, blocks, |b, runs| {
+            // the block's runs go after those of the blocks before it in the batch
+            let start = runs.len();
             for (g, (w, accesses)) in walks.iter().enumerate() {
                 let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
                     let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
                     for (k, a) in accesses.iter().enumerate() {
                         warp_sectors.clear();
+                        let run = SectorRun {
+                            progress: t,
+                            writes: a.writes,
+                            group: g as u16,
+                            first: 0,
+                            last: 0,
+                        };
                         // a tile's base is the same in every lane: the first one gives it
                         let lanes = if a.tile.is_some() {
                             &lanes[..lanes.len().min(1)]
@@ -348,19 +354,26 @@ impl ProfileWalk<'_> {
                                 let base = f.base(point);
                                 // a tile's access walks its first lane, each of its rows: never
                                 // a run of lanes
-                                let run = match a.tile {
+                                let progression = match a.tile {
                                     None => f.lanes_progression(base, point, lanes, block),
                                     Some(_) => None,
                                 };
-                                match run {
-                                    // lanes whose bytes touch or overlap: one range of sectors
+                                match progression {
+                                    // lanes whose bytes touch or overlap: one run of sectors
                                     Some((first, step, n))
                                         if (0..=a.width as i128).contains(&step) =>
                                     {
-                                        let from = lane_sectors(first, a.width);
+                                        let from = *lane_sectors(first, a.width).start();
                                         let to =
-                                            lane_sectors(first + (n as i128 - 1) * step, a.width);
-                                        warp_sectors.extend(*from.start()..=*to.end());
+                                            *lane_sectors(first + (n as i128 - 1) * step, a.width)
+                                                .end();
+                                        match (i64::try_from(from), i64::try_from(to)) {
+                                            (Ok(first), Ok(last)) => {
+                                                runs.push(SectorRun { first, last, ..run });
+                                                continue;
+                                            }
+                                            _ => warp_sectors.extend(from..=to),
+                                        }
                                     }
                                     Some((first, step, n)) => {
                                         for l in 0..n as i128 {
@@ -392,22 +405,14 @@ impl ProfileWalk<'_> {
                             warp_sectors.sort_unstable();
                         }
                         warp_sectors.dedup();
-                        touches.extend(
-                            warp_sectors
-                                .iter()
-                                .map(|s| (b, t, touch_sector(*s), a.writes, g as u16)),
-                        );
+                        push_runs(&warp_sectors, run, runs, start);
                     }
                 });
                 res.map_err(|e| format!("walking the global accesses: {e}"))?;
             }
-            // Each group's touches come in progress order: merging those runs, then ordering
-            // each progress step by sector, is the full sort at a fraction of its cost.
-            let here = &mut touches[start..];
-            here.sort_by_key(|x| x.1);
-            for run in here.chunk_by_mut(|x, y| x.1 == y.1) {
-                sort_run(run, &mut keys);
-            }
+            // Each group's runs come in progress order, the groups one after the other: a
+            // stable sort puts them in the tally's order at little more than a merge's cost.
+            runs[start..].sort_by_key(SectorRun::tally_key);
             Ok(())
         });
         let mut p = match streamed {
@@ -436,28 +441,25 @@ impl ProfileWalk<'_> {
     }
 }
 
-/// Orders `run`, touches of one block at one progress, by the rest of the touch (sector,
-/// write, group). Touches with equal keys are equal, so the run is rebuilt from its keys
-/// sorted: packed into one word each where the sectors allow (those of the first 2^45), they
-/// sort as integers, several times faster than the touches by their fields.
-fn sort_run(run: &mut [Touch], keys: &mut Vec<u64>) {
-    const SECTOR_BITS: u32 = 45;
-    if run.is_sorted_by_key(|x| (x.2, x.3, x.4)) {
-        return;
-    }
-    if run.iter().any(|x| !(0..1 << SECTOR_BITS).contains(&x.2)) {
-        run.sort_unstable_by_key(|x| (x.2, x.3, x.4));
-        return;
-    }
-    keys.clear();
-    keys.extend(
-        run.iter()
-            .map(|x| (x.2 as u64) << 17 | u64::from(x.3) << 16 | u64::from(x.4)),
-    );
-    keys.sort_unstable();
-    let (b, t) = (run[0].0, run[0].1);
-    for (x, k) in run.iter_mut().zip(keys.iter()) {
-        *x = (b, t, (k >> 17) as i64, k >> 16 & 1 == 1, *k as u16);
+/// The sorted, distinct `sectors` of one warp access as runs like `run`, appended to `runs`;
+/// where the first continues the last run at or after `from` with the same progress,
+/// direction and group, it extends that run (the tally takes the run as it would the sectors).
+fn push_runs(sectors: &[i128], run: SectorRun, runs: &mut Vec<SectorRun>, from: usize) {
+    // whether the last run may take the next sector: any of this access's, the one before only
+    // where it is of the same kind
+    let mut open = runs[from..]
+        .last()
+        .is_some_and(|r| r.tally_key() == run.tally_key());
+    for s in sectors.iter().map(|s| touch_sector(*s)) {
+        match runs.last_mut() {
+            Some(r) if open && r.last.checked_add(1) == Some(s) => r.last = s,
+            _ => runs.push(SectorRun {
+                first: s,
+                last: s,
+                ..run
+            }),
+        }
+        open = true;
     }
 }
 
@@ -774,30 +776,42 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn sorts_as_its_touches_do(touches: &[(i64, bool, u16)]) -> Result<(), TestCaseError> {
-        let mut run: Vec<Touch> = touches.iter().map(|&(s, w, g)| (7, 99, s, w, g)).collect();
-        let mut want = run.clone();
-        want.sort_unstable_by_key(|x| (x.2, x.3, x.4));
-        sort_run(&mut run, &mut Vec::new());
-        prop_assert_eq!(run, want);
-        Ok(())
-    }
-
     proptest! {
-        /// A run sorted through its packed keys is the run sorted by its fields: sectors
-        /// up to the packed range's end, and (by the fields) past it and below zero.
+        /// A warp access's sectors become runs that hold each of them once, in order, with
+        /// no two of them that could be one; the run before them takes them only where it is
+        /// of the same kind, and the runs before `from` (another block's) never.
         #[test]
-        fn a_run_sorts_as_its_touches_do(
-            packed in prop::collection::vec(
-                (prop_oneof![0i64..50, (1i64 << 45) - 3..1i64 << 45], any::<bool>(), 0u16..4),
-                0..200),
-            mixed in prop::collection::vec(
-                (prop_oneof![0i64..50, (1i64 << 45) - 3..(1i64 << 45) + 3, -5i64..0],
-                 any::<bool>(), 0u16..4),
-                0..200),
+        fn sectors_become_runs_that_hold_them(
+            mut sectors in prop::collection::vec(-20i128..60, 0..40),
+            before in prop::collection::vec((-20i64..60, 0i64..3, any::<bool>()), 0..3),
+            from in 0usize..3,
         ) {
-            sorts_as_its_touches_do(&packed)?;
-            sorts_as_its_touches_do(&mixed)?;
+            sectors.sort_unstable();
+            sectors.dedup();
+            let run = SectorRun { progress: 5, writes: false, group: 1, first: 0, last: 0 };
+            let mut runs: Vec<SectorRun> = before
+                .iter()
+                .map(|&(first, n, writes)| SectorRun { first, last: first + n, writes, ..run })
+                .collect();
+            let earlier = runs.clone();
+            let from = from.min(runs.len());
+            push_runs(&sectors, run, &mut runs, from);
+            let kept = earlier.len().saturating_sub(1).max(from).min(earlier.len());
+            prop_assert_eq!(&runs[..kept], &earlier[..kept]);
+            let mut held: Vec<i64> = Vec::new();
+            if let (Some(e), true) = (earlier.last(), kept < earlier.len()) {
+                let r = &runs[kept];
+                prop_assert_eq!((r.first, r.writes), (e.first, e.writes));
+                prop_assert!(r.last == e.last || !e.writes, "a store's run took loads");
+                held.extend(e.last + 1..=r.last);
+            }
+            let new = &runs[earlier.len()..];
+            held.extend(new.iter().flat_map(SectorRun::sectors));
+            prop_assert_eq!(held, sectors.iter().map(|s| *s as i64).collect::<Vec<_>>());
+            for pair in new.windows(2) {
+                prop_assert!(pair[0].last + 1 < pair[1].first, "{:?} could be one run", pair);
+            }
+            prop_assert!(new.iter().all(|r| r.tally_key() == run.tally_key()));
         }
     }
 

@@ -81,6 +81,41 @@ pub fn lane_sectors(addr: i128, width: u64) -> std::ops::RangeInclusive<i128> {
 /// group of accesses walked together). 24 bytes: a walk keeps a block's touches, and sorts them.
 pub type Touch = (u64, u32, i64, bool, u16);
 
+/// Consecutive sectors `first..=last` that warp accesses of one group request at one
+/// progress of a block: how a walk hands a block's touches to the tally, since most warp
+/// accesses request one such run (a touch per sector cost the walk most of its time). Runs
+/// order by progress, then loads before stores, then group: the order the tally takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SectorRun {
+    pub progress: u32,
+    pub writes: bool,
+    pub group: u16,
+    pub first: i64,
+    pub last: i64,
+}
+
+impl SectorRun {
+    /// The touch of one sector as a run.
+    pub fn of_touch(&(_, progress, sector, writes, group): &Touch) -> SectorRun {
+        SectorRun {
+            progress,
+            writes,
+            group,
+            first: sector,
+            last: sector,
+        }
+    }
+
+    /// (progress, writes, group) as one integer, the order a block's runs are tallied in.
+    pub fn tally_key(&self) -> u64 {
+        u64::from(self.progress) << 17 | u64::from(self.writes) << 16 | u64::from(self.group)
+    }
+
+    pub fn sectors(&self) -> std::ops::RangeInclusive<i64> {
+        self.first..=self.last
+    }
+}
+
 /// A touch's sector from a sector number: its low 64 bits, which tell apart the sectors of any
 /// 64-bit address (they have at most 59 bits).
 pub fn touch_sector(sector: i128) -> i64 {

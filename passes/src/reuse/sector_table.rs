@@ -30,14 +30,31 @@ enum PageState {
     Dense(u32),
 }
 
-#[derive(Default)]
 pub struct SectorTable {
     pages: HashMap<i64, PageState, BuildHasherDefault<SectorHasher>>,
     dense: Vec<[Stamp; PAGE]>,
     sparse: HashMap<i64, Stamp, BuildHasherDefault<SectorHasher>>,
-    /// The dense page used last, and its index: runs of touches stay in one page.
-    last: Option<(i64, usize)>,
+    /// Dense pages used lately, and their indices, by a hash of the page: runs of touches
+    /// stay in one page, and the lanes of an access that does not coalesce (a row each) come
+    /// back to the same few hundred pages access after access.
+    recent: Vec<(i64, u32)>,
 }
+
+impl Default for SectorTable {
+    fn default() -> SectorTable {
+        SectorTable {
+            pages: HashMap::default(),
+            dense: Vec::new(),
+            sparse: HashMap::default(),
+            recent: vec![(NO_PAGE, 0); 1 << RECENT_BITS],
+        }
+    }
+}
+
+/// `recent` holds 2^this pages.
+const RECENT_BITS: u32 = 8;
+/// No page's number (sectors are `i64`, pages 1/128 of them).
+const NO_PAGE: i64 = i64::MIN;
 
 impl SectorTable {
     /// Records `stamp` as the last touch of sector `s`; returns the one before, if any.
@@ -46,16 +63,14 @@ impl SectorTable {
             s.div_euclid(PAGE as i64),
             s.rem_euclid(PAGE as i64) as usize,
         );
-        if let Some((p, i)) = self.last {
-            if p == page {
-                return Self::swap(&mut self.dense[i][slot], stamp);
-            }
+        if let Some(i) = self.cached(page) {
+            return Self::swap(&mut self.dense[i][slot], stamp);
         }
         let state = self.pages.entry(page).or_insert(PageState::Sparse(0));
         match state {
             PageState::Dense(i) => {
                 let i = *i as usize;
-                self.last = Some((page, i));
+                self.remember(page, i);
                 Self::swap(&mut self.dense[i][slot], stamp)
             }
             PageState::Sparse(n) => {
@@ -73,12 +88,78 @@ impl SectorTable {
                             }
                         }
                         self.dense.push(held);
-                        self.last = Some((page, i));
+                        self.remember(page, i);
                     }
                 }
                 prev
             }
         }
+    }
+
+    /// Records `stamp` as the last touch of each sector `first..=last`, and appends the one
+    /// before of each to `prev`, in order: a page at a time where the page is dense.
+    pub fn insert_run(
+        &mut self,
+        first: i64,
+        last: i64,
+        stamp: Stamp,
+        prev: &mut Vec<Option<Stamp>>,
+    ) {
+        let mut s = first;
+        while s <= last {
+            let page = s.div_euclid(PAGE as i64);
+            let page_first = page * PAGE as i64;
+            let end = last.min(page_first + (PAGE as i64 - 1));
+            // a lone sector's page is looked up once, by `insert`
+            let dense = match (self.cached(page), s == end) {
+                (Some(i), _) => Some(i),
+                (None, true) => None,
+                (None, false) => self.dense_page(page),
+            };
+            match dense {
+                Some(i) => {
+                    let cells =
+                        &mut self.dense[i][(s - page_first) as usize..=(end - page_first) as usize];
+                    prev.extend(cells.iter_mut().map(|c| Self::swap(c, stamp)));
+                }
+                None => {
+                    for x in s..=end {
+                        let p = self.insert(x, stamp);
+                        prev.push(p);
+                    }
+                }
+            }
+            if end == last {
+                break;
+            }
+            s = end + 1;
+        }
+    }
+
+    /// The index of `page`'s array, if it has one.
+    fn dense_page(&mut self, page: i64) -> Option<usize> {
+        match self.pages.get(&page) {
+            Some(PageState::Dense(i)) => {
+                let i = *i as usize;
+                self.remember(page, i);
+                Some(i)
+            }
+            _ => None,
+        }
+    }
+
+    fn recent_slot(page: i64) -> usize {
+        ((page as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT_BITS)) as usize
+    }
+
+    /// `page`'s array, where it was used lately.
+    fn cached(&self, page: i64) -> Option<usize> {
+        let (p, i) = self.recent[Self::recent_slot(page)];
+        (p == page).then_some(i as usize)
+    }
+
+    fn remember(&mut self, page: i64, i: usize) {
+        self.recent[Self::recent_slot(page)] = (page, i as u32);
     }
 
     fn swap(cell: &mut Stamp, stamp: Stamp) -> Option<Stamp> {
@@ -134,5 +215,28 @@ mod tests {
             assert_eq!(table.insert(s, stamp), map.insert(s, stamp), "sector {s}");
         }
         assert!(!table.dense.is_empty() && !table.sparse.is_empty());
+    }
+
+    /// A run inserted at once answers as its sectors inserted one by one do, across pages,
+    /// sparse and dense, and around zero.
+    #[test]
+    fn a_run_answers_as_its_sectors_do() {
+        let (mut table, mut one_by_one) = (SectorTable::default(), SectorTable::default());
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut prev = Vec::new();
+        for step in 0u32..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let first = (x % 3000) as i64 - 1000;
+            let last = first + (x >> 40) as i64 % 300;
+            prev.clear();
+            table.insert_run(first, last, (step, step), &mut prev);
+            let want: Vec<Option<Stamp>> = (first..=last)
+                .map(|s| one_by_one.insert(s, (step, step)))
+                .collect();
+            assert_eq!(prev, want, "run {first}..={last}");
+        }
+        assert!(!table.dense.is_empty());
     }
 }

@@ -7,9 +7,9 @@
 //! distinct sector, however many blocks are walked.
 
 use super::profile::{
-    FootprintPoint, ReuseBucket, ReuseProfile, Touch, WindowPoint, PROGRESS_SCALE,
+    FootprintPoint, ReuseBucket, ReuseProfile, SectorRun, Touch, WindowPoint, PROGRESS_SCALE,
 };
-use super::sector_table::{SectorHasher, SectorTable};
+use super::sector_table::{SectorHasher, SectorTable, Stamp};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -31,18 +31,22 @@ pub fn from_touches(
     touches.sort_unstable();
     let mut stream = TouchStream::new(weights, walked, blocks);
     let mut i = 0;
+    let mut runs = Vec::new();
     for b in 0..walked {
-        let start = i;
+        runs.clear();
         while i < touches.len() && touches[i].0 == b {
+            runs.push(SectorRun::of_touch(&touches[i]));
             i += 1;
         }
-        stream.block(b, &touches[start..i]);
+        // sorted by (progress, sector, write, group): each sector's touches at a progress
+        // come in (write, group) order, all the tally asks
+        stream.block(b, &runs);
     }
     stream.finish()
 }
 
-/// The profile of the touches `fill` makes for blocks 0, 1, … `walked - 1` in turn (appended,
-/// sorted, to a vector whose earlier entries it leaves as they are: the batch the block goes
+/// The profile of the touches `fill` makes for blocks 0, 1, … `walked - 1` in turn (appended
+/// as runs, in [`TouchStream::block`]'s order, to a vector whose earlier entries it leaves as they are: the batch the block goes
 /// over in, so no copy), tallied on a thread of its own while `fill` makes the next blocks':
 /// making the touches and tallying them take about as long each, so on two cores a long walk
 /// takes about half the time, with the same figures (the blocks reach the tally in order).
@@ -52,7 +56,7 @@ pub fn stream_blocks(
     weights: &[f64],
     walked: u64,
     blocks: u64,
-    mut fill: impl FnMut(u64, &mut Vec<Touch>) -> Result<(), String>,
+    mut fill: impl FnMut(u64, &mut Vec<SectorRun>) -> Result<(), String>,
 ) -> Result<ReuseProfile, String> {
     // one batch waits while one is tallied and the next is made; batches go back to be refilled
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Batch>(1);
@@ -65,7 +69,7 @@ pub fn stream_blocks(
                 for batch in full_rx {
                     let mut start = 0;
                     for &(b, end) in &batch.ends {
-                        stream.block(b, &batch.touches[start..end]);
+                        stream.block(b, &batch.runs[start..end]);
                         start = end;
                     }
                     let _ = empty_tx.send(batch);
@@ -76,14 +80,14 @@ pub fn stream_blocks(
         let mut made = Ok(());
         let mut batch = Batch::new();
         for b in 0..walked {
-            made = fill(b, &mut batch.touches);
+            made = fill(b, &mut batch.runs);
             if made.is_err() {
                 break;
             }
-            batch.ends.push((b, batch.touches.len()));
-            if batch.touches.len() >= BATCH_TOUCHES || b + 1 == walked {
+            batch.ends.push((b, batch.runs.len()));
+            if batch.runs.len() >= BATCH_RUNS || b + 1 == walked {
                 let mut next = empty_rx.try_recv().unwrap_or_else(|_| Batch::new());
-                next.touches.clear();
+                next.runs.clear();
                 next.ends.clear();
                 if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
@@ -98,13 +102,13 @@ pub fn stream_blocks(
     })
 }
 
-/// Touches a batch handed to the tally holds at least (but the last): about a millisecond of
+/// Runs a batch handed to the tally holds at least (but the last): about a millisecond of
 /// tallying, against some microseconds for the handover.
-const BATCH_TOUCHES: usize = 1 << 15;
+const BATCH_RUNS: usize = 1 << 13;
 
-/// Consecutive blocks' touches, and where each block's end.
+/// Consecutive blocks' runs of touches, and where each block's end.
 struct Batch {
-    touches: Vec<Touch>,
+    runs: Vec<SectorRun>,
     ends: Vec<(u64, usize)>,
 }
 
@@ -113,7 +117,7 @@ impl Batch {
     /// it into fresh pages).
     fn new() -> Batch {
         Batch {
-            touches: Vec::with_capacity(2 * BATCH_TOUCHES),
+            runs: Vec::with_capacity(2 * BATCH_RUNS),
             ends: Vec::new(),
         }
     }
@@ -148,19 +152,22 @@ impl TouchStream {
         }
     }
 
-    /// The touches of block `b`, the next one, sorted.
-    pub fn block(&mut self, b: u64, touches: &[Touch]) {
+    /// The touches of block `b`, the next one, as runs in progress order; at one progress,
+    /// the runs holding a sector in (write, group) order, loads first (as [`SectorRun`]s
+    /// order). Nothing else about their order changes the profile.
+    pub fn block(&mut self, b: u64, runs: &[SectorRun]) {
         debug_assert_eq!(b, self.fed, "blocks come in order");
+        debug_assert!(runs.is_sorted_by_key(|r| r.progress));
         self.fed = b + 1;
-        if b < WINDOW_BLOCKS && !touches.is_empty() {
-            self.windows.block(touches);
+        if b < WINDOW_BLOCKS && !runs.is_empty() {
+            self.windows.block(runs);
             for (g, sums) in self.growth.iter_mut().enumerate() {
                 if let Some(s) = sums {
-                    s.block(touches, g as u16);
+                    s.block(runs, g as u16);
                 }
             }
         }
-        self.tally.block(b, touches, &self.weights, self.walked);
+        self.tally.block(b, runs, &self.weights, self.walked);
     }
 
     pub fn finish(self) -> ReuseProfile {
@@ -229,6 +236,9 @@ struct Tally {
     /// `last`, so a sector only read (most of a matrix) costs one entry.
     last_write: SectorTable,
     buckets: Buckets,
+    /// The last touches and writes a run's sectors had before it, for the run at hand.
+    prev_touches: Vec<Option<Stamp>>,
+    prev_writes: Vec<Option<Stamp>>,
     /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks and after the last.
     marks: Vec<(u64, Vec<f64>)>,
     next_mark: u64,
@@ -246,45 +256,59 @@ impl Tally {
             last: SectorTable::default(),
             last_write: SectorTable::default(),
             buckets: Buckets::new(),
+            prev_touches: Vec::new(),
+            prev_writes: Vec::new(),
             marks: Vec::new(),
             next_mark: 1,
         }
     }
 
-    fn block(&mut self, b: u64, touches: &[Touch], weights: &[f64], walked: u64) {
-        for &(_, t, s, w, g) in touches {
-            let g = g as usize;
+    fn block(&mut self, b: u64, runs: &[SectorRun], weights: &[f64], walked: u64) {
+        // a walk's blocks number fewer than 2^32 (it walks at most its budget of points)
+        let b32 = u32::try_from(b).unwrap_or(u32::MAX - 1);
+        for r in runs {
+            let (g, w) = (r.group as usize, r.writes);
             let weight = weights[g];
-            self.requests += weight;
+            let n = (r.last - r.first + 1) as f64;
+            self.requests += weight * n;
             if !w {
-                self.load_requests += weight;
+                self.load_requests += weight * n;
             }
-            // a walk's blocks number fewer than 2^32 (it walks at most its budget of points)
-            let here = (u32::try_from(b).unwrap_or(u32::MAX - 1), t);
+            let here = (b32, r.progress);
+            // the run's sectors were mostly last touched together: one bucket for all of them
+            let mut same: Option<(Stamp, u32)> = None;
             // a load re-touches the sector's last touch, a write its last write
-            let prev_touch = self.last.insert(s, here);
-            if prev_touch.is_none() {
-                self.sectors[g] += 1.0;
-            }
-            let prev = match w {
-                true => self.last_write.insert(s, here),
-                false => prev_touch,
-            }
-            .map(|(pb, pt)| (u64::from(pb), pt));
-            match prev {
-                None => {
-                    self.first[g] += 1.0;
-                    if !w {
-                        self.loads_first[g] += 1.0;
-                    }
+            if r.first == r.last {
+                // a lone sector (a lane of an access that does not coalesce): no buffers
+                let prev_touch = self.last.insert(r.first, here);
+                let prev = match w {
+                    true => self.last_write.insert(r.first, here),
+                    false => prev_touch,
+                };
+                if prev_touch.is_none() {
+                    self.sectors[g] += 1.0;
                 }
-                Some((pb, pt)) => {
-                    if !w && pb != b {
-                        self.loads_seen += weight;
-                    }
-                    let dt = (t as f64 - pt as f64) / PROGRESS_SCALE;
-                    self.buckets.add(b - pb, dt, weight);
+                self.settle(b, r, prev, &mut same, weight);
+            } else {
+                let mut prev_touches = std::mem::take(&mut self.prev_touches);
+                let mut prev_writes = std::mem::take(&mut self.prev_writes);
+                prev_touches.clear();
+                prev_writes.clear();
+                self.last
+                    .insert_run(r.first, r.last, here, &mut prev_touches);
+                if w {
+                    self.last_write
+                        .insert_run(r.first, r.last, here, &mut prev_writes);
                 }
+                self.sectors[g] += prev_touches.iter().filter(|p| p.is_none()).count() as f64;
+                for &prev in if w { &prev_writes } else { &prev_touches } {
+                    self.settle(b, r, prev, &mut same, weight);
+                }
+                self.prev_touches = prev_touches;
+                self.prev_writes = prev_writes;
+            }
+            if let Some(before) = same {
+                self.retouch(b, r, before, weight);
             }
         }
         if b + 1 == self.next_mark || b + 1 == walked {
@@ -293,6 +317,44 @@ impl Tally {
                 self.next_mark *= 2;
             }
         }
+    }
+
+    /// A sector of run `r` of block `b` whose last touch (a write's last write) was `prev`:
+    /// a first touch, or a re-touch of `prev`, gathered in `same` with the sectors before it
+    /// in the run that re-touch the same.
+    fn settle(
+        &mut self,
+        b: u64,
+        r: &SectorRun,
+        prev: Option<Stamp>,
+        same: &mut Option<(Stamp, u32)>,
+        weight: f64,
+    ) {
+        match (prev, same.as_mut()) {
+            (None, _) => {
+                self.first[r.group as usize] += 1.0;
+                if !r.writes {
+                    self.loads_first[r.group as usize] += 1.0;
+                }
+            }
+            (Some(p), Some((q, k))) if p == *q => *k += 1,
+            (Some(p), _) => {
+                if let Some(before) = same.replace((p, 1)) {
+                    self.retouch(b, r, before, weight);
+                }
+            }
+        }
+    }
+
+    /// `k` sectors of run `r` of block `b` whose last touch was at `stamp`.
+    fn retouch(&mut self, b: u64, r: &SectorRun, (stamp, k): (Stamp, u32), weight: f64) {
+        let (pb, pt) = (u64::from(stamp.0), stamp.1);
+        let weight = weight * f64::from(k);
+        if !r.writes && pb != b {
+            self.loads_seen += weight;
+        }
+        let dt = (r.progress as f64 - pt as f64) / PROGRESS_SCALE;
+        self.buckets.add(b - pb, dt, weight);
     }
 }
 
@@ -310,6 +372,7 @@ struct WindowSums {
     sums: [(f64, u64); WINDOW_LEVELS as usize],
     /// Sector → 1 + the window of each level it was last seen in (0: not in this block).
     last: HashMap<i64, [u32; WINDOW_LEVELS as usize], BuildHasherDefault<SectorHasher>>,
+    again: TouchedAgain,
 }
 
 impl WindowSums {
@@ -318,6 +381,7 @@ impl WindowSums {
             walked_end: (walked_share * PROGRESS_SCALE) as u64,
             sums: [(0.0, 0); WINDOW_LEVELS as usize],
             last: HashMap::default(),
+            again: TouchedAgain::new(),
         }
     }
 
@@ -325,27 +389,22 @@ impl WindowSums {
         24 - 2 * k as u32
     }
 
-    /// One block's touches, in progress order: the windows of each level come one after the
-    /// other, and a sector counts once in a window however often it is touched there.
+    /// One block's runs of touches, in progress order: the windows of each level come one
+    /// after the other, and a sector counts once in a window however often it is touched there.
     ///
     /// Levels go finest first, and stop at the first with nothing new: a window lies inside
     /// the current window of every coarser level, so a touch that opens no new finest window
     /// opens no coarser one, and a sector already seen in its finest window was seen, at that
     /// same touch, in each coarser one.
-    fn block(&mut self, here: &[Touch]) {
+    fn block(&mut self, here: &[SectorRun]) {
         self.last.clear();
+        self.again.clear();
         // per level: (the current window, its distinct sectors so far)
         let mut open: [Option<(u32, usize)>; WINDOW_LEVELS as usize] =
             [None; WINDOW_LEVELS as usize];
         let mut at = None;
-        let mut last_sector = None;
-        for &(_, t, s, _, _) in here {
-            // the same sector again at the same progress (the touches of a progress step are
-            // in sector order): seen in all its windows already
-            if at == Some(t) && last_sector == Some(s) {
-                continue;
-            }
-            last_sector = Some(s);
+        for r in here {
+            let t = r.progress;
             if at != Some(t) {
                 at = Some(t);
                 for (k, cur) in open.iter_mut().enumerate().rev() {
@@ -359,15 +418,20 @@ impl WindowSums {
                     *cur = Some((w, 0));
                 }
             }
-            let seen = self.last.entry(s).or_insert([0; WINDOW_LEVELS as usize]);
-            for (k, cur) in open.iter_mut().enumerate().rev() {
-                let w = t >> Self::shift(k);
-                if seen[k] == w + 1 {
-                    break;
+            for s in r.sectors() {
+                if self.again.at(s, t) {
+                    continue;
                 }
-                seen[k] = w + 1;
-                if let Some((_, n)) = cur {
-                    *n += 1;
+                let seen = self.last.entry(s).or_insert([0; WINDOW_LEVELS as usize]);
+                for (k, cur) in open.iter_mut().enumerate().rev() {
+                    let w = t >> Self::shift(k);
+                    if seen[k] == w + 1 {
+                        break;
+                    }
+                    seen[k] = w + 1;
+                    if let Some((_, n)) = cur {
+                        *n += 1;
+                    }
                 }
             }
         }
@@ -410,6 +474,7 @@ struct GrowthSums {
     blocks: u64,
     /// Sector → whether it was touched within the first half, for the block at hand.
     seen: HashMap<i64, bool, BuildHasherDefault<SectorHasher>>,
+    again: TouchedAgain,
 }
 
 impl GrowthSums {
@@ -421,20 +486,21 @@ impl GrowthSums {
             first_half: 0,
             blocks: 0,
             seen: HashMap::default(),
+            again: TouchedAgain::new(),
         }
     }
 
-    fn block(&mut self, here: &[Touch], group: u16) {
+    fn block(&mut self, here: &[SectorRun], group: u16) {
         self.seen.clear();
-        let mut last = None;
-        for t in here.iter().filter(|t| t.4 == group) {
-            // the same sector again at the same progress changes nothing
-            if last == Some((t.1, t.2)) {
-                continue;
+        self.again.clear();
+        for r in here.iter().filter(|r| r.group == group) {
+            for s in r.sectors() {
+                if self.again.at(s, r.progress) {
+                    continue;
+                }
+                let early = self.seen.entry(s).or_insert(false);
+                *early |= r.progress < self.half;
             }
-            last = Some((t.1, t.2));
-            let early = self.seen.entry(t.2).or_insert(false);
-            *early |= t.1 < self.half;
         }
         if !self.seen.is_empty() {
             self.whole += self.seen.len();
@@ -451,6 +517,39 @@ impl GrowthSums {
             walked,
             slope: (walked - per_block(self.first_half)).max(0.0) / (self.share / 2.0),
         }
+    }
+}
+
+/// Most of the sectors touched at the progress at hand, so that a sector touched again there
+/// (each load of an unrolled loop that reads one sector per lane) is passed over without a
+/// lookup in a block's map: a touch again at the same progress adds nothing to the windows or
+/// the growth. A direct-mapped cache: a sector that finds its slot taken is looked up.
+struct TouchedAgain {
+    /// (sector, progress + 1), by a hash of the sector; (0, 0) for none.
+    slots: Vec<(i64, u32)>,
+}
+
+impl TouchedAgain {
+    const BITS: u32 = 12;
+
+    fn new() -> TouchedAgain {
+        TouchedAgain {
+            slots: vec![(0, 0); 1 << Self::BITS],
+        }
+    }
+
+    /// A new block: its progress starts again.
+    fn clear(&mut self) {
+        self.slots.fill((0, 0));
+    }
+
+    /// Whether sector `s` was touched at progress `t` before (as far as the cache holds);
+    /// records it.
+    fn at(&mut self, s: i64, t: u32) -> bool {
+        let i = (s as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS);
+        let slot = &mut self.slots[i as usize];
+        let here = (s, t.wrapping_add(1));
+        std::mem::replace(slot, here) == here
     }
 }
 
@@ -561,15 +660,17 @@ mod tests {
 
     /// The windows by their definition: per level, the distinct sectors of each window of
     /// the block's touches, over the windows the walk covered.
-    fn windows_by_definition(blocks: &[Vec<Touch>], walked_end: u64) -> Vec<(f64, u64)> {
+    fn windows_by_definition(blocks: &[Vec<SectorRun>], walked_end: u64) -> Vec<(f64, u64)> {
         (0..WINDOW_LEVELS as usize)
             .map(|k| {
                 let shift = WindowSums::shift(k);
                 let mut sum = (0.0, 0);
                 for here in blocks {
                     let mut per: BTreeMap<u32, BTreeSet<i64>> = BTreeMap::new();
-                    for t in here {
-                        per.entry(t.1 >> shift).or_default().insert(t.2);
+                    for r in here {
+                        per.entry(r.progress >> shift)
+                            .or_default()
+                            .extend(r.sectors());
                     }
                     for (w, sectors) in per {
                         WindowSums::close(&mut sum, walked_end, k, w, sectors.len());
@@ -581,19 +682,28 @@ mod tests {
     }
 
     proptest! {
-        /// Progress on a coarse grid, so sectors are touched again at one progress.
+        /// Progress on a coarse grid, and runs that overlap, so sectors are touched again at
+        /// one progress.
         #[test]
         fn window_sums_count_each_sector_once_per_window(
             blocks in prop::collection::vec(
-                prop::collection::vec((0u32..64, 0i64..40), 0..120), 1..4),
+                prop::collection::vec((0u32..64, 0i64..40, 0i64..4), 0..120), 1..4),
             share in 0.05f64..1.0,
         ) {
-            let blocks: Vec<Vec<Touch>> = blocks
+            let blocks: Vec<Vec<SectorRun>> = blocks
                 .into_iter()
                 .map(|ts| {
-                    let mut v: Vec<Touch> =
-                        ts.into_iter().map(|(t, s)| (0, t << 18, s, false, 0)).collect();
-                    v.sort_by_key(|x| (x.1, x.2));
+                    let mut v: Vec<SectorRun> = ts
+                        .into_iter()
+                        .map(|(t, s, n)| SectorRun {
+                            progress: t << 18,
+                            writes: false,
+                            group: 0,
+                            first: s,
+                            last: s + n,
+                        })
+                        .collect();
+                    v.sort_by_key(|r| r.progress);
                     v
                 })
                 .collect();
@@ -603,6 +713,40 @@ mod tests {
             }
             let want = windows_by_definition(&blocks, sums.walked_end);
             prop_assert_eq!(sums.sums.to_vec(), want);
+        }
+
+        /// A walk's runs tally as their sectors' touches do one by one (as the emulator's
+        /// traces are tallied): runs that overlap, loads and stores, several groups, one of
+        /// them weighted as a cut loop's.
+        #[test]
+        fn runs_tally_as_their_touches_do(
+            blocks in prop::collection::vec(
+                prop::collection::vec(
+                    (0u32..4, any::<bool>(), 0u16..3, 0i64..40, 0i64..5), 0..60),
+                1..6),
+        ) {
+            let weights = [1.0, 2.0, 4.0];
+            let walked = blocks.len() as u64;
+            let mut stream = TouchStream::new(&weights, walked, 2 * walked);
+            let mut touches = Vec::new();
+            for (b, runs) in blocks.iter().enumerate() {
+                let mut runs: Vec<SectorRun> = runs
+                    .iter()
+                    .map(|&(t, writes, group, first, n)| SectorRun {
+                        progress: t << 20,
+                        writes,
+                        group,
+                        first,
+                        last: first + n,
+                    })
+                    .collect();
+                runs.sort_by_key(SectorRun::tally_key);
+                for r in &runs {
+                    touches.extend(r.sectors().map(|s| (b as u64, r.progress, s, r.writes, r.group)));
+                }
+                stream.block(b as u64, &runs);
+            }
+            prop_assert_eq!(stream.finish(), from_touches(touches, &weights, walked, 2 * walked));
         }
     }
 }
