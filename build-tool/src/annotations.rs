@@ -87,6 +87,9 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
             }
             continue;
         }
+        if !may_define_kernel(raw) {
+            continue;
+        }
         let (head, joined) = declaration_head(&lines[i..]);
         if let Some(name) = kernel_name(&head) {
             let first = without_attributes(&head);
@@ -147,6 +150,15 @@ pub fn scan(text: &str) -> Result<Vec<SourceKernel>, AnnotationError> {
     Ok(kernels)
 }
 
+/// Whether `line` could begin a kernel's definition: it holds a kernel qualifier, a PTX `.entry`
+/// or an LLVM `define`, all that [`declaration_head`] and [`kernel_name`] look for. Most lines of
+/// a file hold none, and are passed over without that work (the most of a PTX file's scan).
+fn may_define_kernel(line: &str) -> bool {
+    ["__global__", "kernel", ".entry", "define "]
+        .iter()
+        .any(|w| line.contains(w))
+}
+
 /// The first of `lines` joined with the next ones (how many is the second value) when it is a
 /// kernel qualifier alone, the name on a later line: `__kernel __attribute__((…))` then
 /// `void f(…)`, or `__global__ void` then `f(…)`.
@@ -203,15 +215,24 @@ fn defines_template(lines: &[&str], at: usize) -> bool {
 /// `reqd_work_group_size(x, y, z)` on a kernel's line or the line before it (where
 /// `__kernel __attribute__((…))` often stands alone).
 fn required_local_size(lines: &[&str]) -> Option<[u64; 3]> {
-    // A literal pattern, built once (a_qualifier_alone_on_its_line_joins_the_name_on_the_next
-    // compiles it).
-    static REQD: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"reqd_work_group_size\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)").ok()
-    });
-    let re = REQD.as_ref()?;
-    let c = lines.iter().rev().find_map(|l| re.captures(l))?;
-    let n = |i: usize| c[i].parse::<u64>().ok();
-    Some([n(1)?, n(2)?, n(3)?])
+    lines.iter().rev().find_map(|l| {
+        l.match_indices("reqd_work_group_size")
+            .find_map(|(at, name)| work_group_size_args(&l[at + name.len()..]))
+    })
+}
+
+/// `(x, y, z)`, three decimal integers, at the start of `text`, spaces allowed around each.
+fn work_group_size_args(text: &str) -> Option<[u64; 3]> {
+    let mut rest = text.trim_start().strip_prefix('(')?;
+    let mut size = [0u64; 3];
+    for (k, n) in size.iter_mut().enumerate() {
+        let t = rest.trim_start();
+        let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        *n = t[..digits].parse().ok()?;
+        let after = t[digits..].trim_start();
+        rest = after.strip_prefix(if k < 2 { ',' } else { ')' })?;
+    }
+    Some(size)
 }
 
 /// Object-like macros with an integer value (`#define TILE 16`), for workload expressions. A
@@ -649,6 +670,39 @@ fn parse_workload(rest: &str) -> Result<(WorkloadSpec, Option<String>), String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The size is three integers in parentheses, spaced anyhow; a mention that is not one is
+    /// passed over for the next, and the kernel's own line wins over the line before it.
+    #[test]
+    fn required_local_size_reads_three_integers() {
+        let size = |lines: &[&str]| required_local_size(lines);
+        assert_eq!(
+            size(&["__attribute__((reqd_work_group_size(16, 8, 1)))"]),
+            Some([16, 8, 1])
+        );
+        assert_eq!(
+            size(&["reqd_work_group_size ( 32 ,1,\t1 ) void k("]),
+            Some([32, 1, 1])
+        );
+        assert_eq!(size(&["reqd_work_group_size(16, 8)"]), None);
+        assert_eq!(size(&["reqd_work_group_size(N, 1, 1)"]), None);
+        assert_eq!(size(&["reqd_work_group_size(-4, 1, 1)"]), None);
+        assert_eq!(
+            size(&["// reqd_work_group_size is (x, y, z): reqd_work_group_size(4,2,1)"]),
+            Some([4, 2, 1])
+        );
+        assert_eq!(
+            size(&[
+                "reqd_work_group_size(8,8,1)",
+                "__kernel reqd_work_group_size(64, 1, 1)"
+            ]),
+            Some([64, 1, 1])
+        );
+        assert_eq!(
+            size(&["reqd_work_group_size(8,8,1)", "__kernel void k("]),
+            Some([8, 8, 1])
+        );
+    }
 
     const SRC: &str = r#"
 // kerncast: workload n=1000 grid=(n/256) block=256

@@ -102,24 +102,19 @@ impl FlopTable {
     /// The table for `arch`: a shipped one, else the nearest older shipped one (the oldest for an
     /// older or unknown architecture) with a note.
     pub fn for_arch(arch: &str) -> Result<(&'static FlopTable, Option<String>), String> {
-        // parsed once: every kernel of every workload asks
-        static PARSED: std::sync::OnceLock<Result<Vec<(u32, FlopTable)>, String>> =
-            std::sync::OnceLock::new();
-        let tables = PARSED
-            .get_or_init(|| {
-                SHIPPED
-                    .iter()
-                    .map(|(n, text)| Ok((*n, FlopTable::parse(text)?)))
-                    .collect()
-            })
+        // each table parsed once, and only the one asked for (a parse costs about 1.5 ms of a
+        // `predict`): every kernel of every workload asks
+        static PARSED: [std::sync::OnceLock<Result<FlopTable, String>>; SHIPPED.len()] =
+            [const { std::sync::OnceLock::new() }; SHIPPED.len()];
+        let want = arch_number(arch);
+        let i = SHIPPED
+            .iter()
+            .rposition(|(n, _)| want.is_some_and(|w| *n <= w))
+            .unwrap_or(0);
+        let t = PARSED[i]
+            .get_or_init(|| FlopTable::parse(SHIPPED[i].1))
             .as_ref()
             .map_err(Clone::clone)?;
-        let want = arch_number(arch);
-        let (_, t) = tables
-            .iter()
-            .rev()
-            .find(|(n, _)| want.is_some_and(|w| *n <= w))
-            .unwrap_or(&tables[0]);
         if t.arch == arch {
             Ok((t, None))
         } else {
