@@ -102,8 +102,8 @@ impl FlopTable {
     /// The table for `arch`: a shipped one, else the nearest older shipped one (the oldest for an
     /// older or unknown architecture) with a note.
     pub fn for_arch(arch: &str) -> Result<(&'static FlopTable, Option<String>), String> {
-        // each table parsed once, and only the one asked for (a parse costs about 1.5 ms of a
-        // `predict`): every kernel of every workload asks
+        // each table parsed once, and only the one asked for (a parse is a visible share of a
+        // one-block `predict`): every kernel of every workload asks
         static PARSED: [std::sync::OnceLock<Result<FlopTable, String>>; SHIPPED.len()] =
             [const { std::sync::OnceLock::new() }; SHIPPED.len()];
         let want = arch_number(arch);
