@@ -2,7 +2,8 @@
 //! what earlier workloads computed: closed forms of the sector counts and reuse profiles whose
 //! walks saw the same warps. Those memos must change no figure: every nvcc corpus kernel, bound
 //! to its annotated workload and to one with twice the grid and twice every parameter, in turns
-//! on one analysis, gives exactly what a fresh analysis gives for each.
+//! on one analysis, gives exactly what a fresh analysis gives for each, and what the analysis
+//! at each workload's own values gives (how a kernel's first workload is counted).
 
 use kerncast_passes::count::{self, Options, Workload};
 use kerncast_tests::bench::predict_cases;
@@ -89,6 +90,19 @@ fn binding_in_turns_gives_what_a_fresh_analysis_gives() {
                 got == *want,
                 "{}: turn {turn} bound on the shared analysis differs from a fresh one\n\
                  shared: {got}\nfresh:  {want}",
+                case.id
+            );
+        }
+        // A kernel's first workload is counted at its own values (`analyze_for_workload`),
+        // where the parameters are numbers from the start: the same figures.
+        for (w, want) in [(&w, &first), (&twice, &second)] {
+            let at_values = count::analyze_for_workload(&module, kernel, w)
+                .expect("counts at the workload's values");
+            let got = format!("{:?}", at_values.bind(w));
+            assert!(
+                got == *want,
+                "{}: counted at the workload's values differs from the symbolic count\n\
+                 at values: {got}\nsymbolic:  {want}",
                 case.id
             );
         }
