@@ -144,7 +144,8 @@ pub struct Row {
     pub regs_per_thread: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_bytes_per_block: Option<u64>,
-    /// Whether the counts' control flow was static (symbolic counter, no assumption made).
+    /// Whether the counts' control flow was static (symbolic counter, no assumption made but
+    /// the launch's dynamic shared memory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_counts: Option<bool>,
     /// Why there is no prediction (lowering, counting or model failure, or the launch was not found).
@@ -1091,8 +1092,11 @@ pub fn attach(rows: &mut [Row], report: &Report) {
                 // an instruction the counter could not class (a call left to an external
                 // function) counts as nothing: the counts are not the launch's whole work
                 let unknown = k.counts.keys().any(|c| c.starts_with("unknown."));
-                r.static_counts =
-                    Some(k.counter == "symbolic" && k.assumptions.is_empty() && !unknown);
+                r.static_counts = Some(
+                    k.counter == "symbolic"
+                        && k.assumptions.iter().all(sizes_memory_only)
+                        && !unknown,
+                );
                 r.counts = k.counts.clone();
                 r.regs_per_thread = k.resources.regs_per_thread;
                 r.shared_bytes_per_block = k.resources.shared_bytes_per_block;
@@ -1103,6 +1107,13 @@ pub fn attach(rows: &mut [Row], report: &Report) {
             None => r.predict_reason = Some(no_prediction(r, &name, report)),
         }
     }
+}
+
+/// Whether an assumption only sizes memory, with the value the launch gives: the bytes of
+/// dynamic shared memory, which limit the blocks per SM but decide no branch or trip count, so
+/// the control flow of counts that assume nothing else is static.
+fn sizes_memory_only(a: &kerncast_passes::stats::Assumption) -> bool {
+    a.from_user && a.hint_key == kerncast_passes::count::DYNAMIC_SHARED_BYTES
 }
 
 /// The reason in the symbolic counter's note "symbolic counter not used: WHY; the emulator
@@ -1633,6 +1644,23 @@ fn dram_misses(big: &[&&Row], rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The launch's dynamic shared memory leaves the control flow static; a data-dependent
+    /// trip count does not, even with a hint's value, nor dynamic shared memory of unknown size.
+    #[test]
+    fn only_a_given_dynamic_shared_size_keeps_the_control_flow_static() {
+        let a = |key: &str, from_user: bool| kerncast_passes::stats::Assumption {
+            hint_key: key.into(),
+            what: String::new(),
+            default: 12.0,
+            from_user,
+            at: None,
+        };
+        assert!(sizes_memory_only(&a("dynamic_shared_bytes", true)));
+        assert!(!sizes_memory_only(&a("dynamic_shared_bytes", false)));
+        assert!(!sizes_memory_only(&a("trip.main.cu:12", true)));
+        assert!(!sizes_memory_only(&a("branch.main.cu:40", true)));
+    }
 
     fn measured(kernel: &str, signature: &str) -> Measured {
         Measured {

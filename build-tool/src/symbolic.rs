@@ -156,7 +156,7 @@ struct SymPrepared {
     budgets: budget::Budgets,
     analyses: Mutex<BTreeMap<LaunchKey, Analysis>>,
     /// Analyses at one workload's values ([`count::analyze_for_workload`]), by workload.
-    at_workload: Mutex<BTreeMap<String, Analysis>>,
+    at_workload: Mutex<BTreeMap<(String, bool), Analysis>>,
     /// Whether any workload fell back (then size sweeps are as costly as the emulator's).
     fell_back: Mutex<bool>,
 }
@@ -183,9 +183,9 @@ impl SymPrepared {
     }
 
     /// The analysis at `w`'s own values, run at most once per workload, for at most
-    /// [`MOST_AT_WORKLOAD`] workloads.
-    fn analysis_at(&self, w: &count::Workload) -> Analysis {
-        let key = Self::workload_key(w);
+    /// [`MOST_AT_WORKLOAD`] workloads; `quick`: within [`QUICK_ISL_OPS`].
+    fn analysis_at(&self, w: &count::Workload, quick: bool) -> Analysis {
+        let key = (Self::workload_key(w), quick);
         let mut memo = self.at_workload.lock().map_err(|e| e.to_string())?;
         if let Some(a) = memo.get(&key) {
             return a.clone();
@@ -196,9 +196,11 @@ impl SymPrepared {
             ));
         }
         let at = w.clone();
-        let a = self.analyse(self.budgets, move |m, k| {
-            count::analyze_for_workload(m, k, &at)
-        });
+        let mut b = self.budgets;
+        if quick {
+            b.isl_ops = b.isl_ops.min(QUICK_ISL_OPS);
+        }
+        let a = self.analyse(b, move |m, k| count::analyze_for_workload(m, k, &at));
         memo.insert(key, a.clone());
         a
     }
@@ -227,12 +229,12 @@ impl SymPrepared {
     /// where those fail.
     fn analysis_for(&self, cw: &count::Workload) -> Analysis {
         if self.first_at_values(cw) {
-            return self
-                .analysis_at(cw)
-                .or_else(|_| self.analysis(cw.block, None, false));
+            if let Ok(a) = self.analysis_at(cw, true) {
+                return Ok(a);
+            }
         }
         self.analysis(cw.block, None, true)
-            .or_else(|_| self.analysis_at(cw))
+            .or_else(|_| self.analysis_at(cw, false))
             .or_else(|_| self.analysis(cw.block, None, false))
     }
 
@@ -244,10 +246,9 @@ impl SymPrepared {
                 .or_else(|| memo.get(&(cw.block, None, false)))
                 .is_some_and(|a| a.is_ok())
         });
-        let at_values = self
-            .at_workload
-            .lock()
-            .is_ok_and(|memo| memo.is_empty() || memo.contains_key(&Self::workload_key(cw)));
+        let at_values = self.at_workload.lock().is_ok_and(|memo| {
+            memo.is_empty() || memo.contains_key(&(Self::workload_key(cw), true))
+        });
         !symbolic_done && at_values
     }
 
