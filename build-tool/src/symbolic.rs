@@ -221,12 +221,12 @@ impl SymPrepared {
     }
 
     /// The analysis that counts `cw`: for a kernel's first workload, the one at `cw`'s values
-    /// (parameters that are numbers prune the pieces a symbolic count must carry, so one
-    /// workload is counted sooner that way: over the 166 predict cases of the test corpus, a
-    /// median 16 % less time, with identical output); once a kernel has more workloads (an
-    /// `analyze` of several, a `rank`), the symbolic analysis for the block, which serves
-    /// them all, or where that is costly, the one at `cw`'s values. The full symbolic one
-    /// where those fail.
+    /// within [`QUICK_ISL_OPS`] (parameters that are numbers prune the pieces a symbolic count
+    /// must carry, so one workload is counted sooner that way: over the 166 predict cases of
+    /// the test corpus, a median 16 % less time, with identical output). Otherwise, and for a
+    /// kernel's later workloads (an `analyze` of several, a `rank`), the quick symbolic
+    /// analysis for the block, which serves them all; where that is costly, the one at `cw`'s
+    /// values; the full symbolic one where those fail.
     fn analysis_for(&self, cw: &count::Workload) -> Analysis {
         if self.first_at_values(cw) {
             if let Ok(a) = self.analysis_at(cw, true) {
