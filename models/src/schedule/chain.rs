@@ -10,6 +10,18 @@
 //! index read from memory). The device's cycles per step are left to the fit: the depths are
 //! counts, not times. A chain is followed within a block; a loop's body runs as often as the
 //! block does, so a loop-carried chain (`s += a[i]`) adds one body's chain per iteration.
+//!
+//! Known limit: a label nothing branches to still starts a CFG block, and clang's `-g` PTX has
+//! a `$L__tmpN` label at nearly every source line (nvcc's has none), so in clang-lowered code a
+//! chain ends at each line and a block's chains are the sum of its lines' ones. Following
+//! chains through such labels (2026-12-05, gpuFLOPBench's clang build on the RTX 3080) brings
+//! hexciton's sixteen float4 launches from 3–4× to 1.3× of their measured time, but over all
+//! 950 launches the refitted form cross-validates at 24.0 % median error, 80.8 % within 2× and
+//! 0.956 rank correlation against 23.1 %, 80.2 % and 0.955, and predicts the H200's held-out
+//! launches at 31.2 % against 28.4 %: straight-line kernels with few warps (s3d's `ratt*`)
+//! lose the time the summed pieces gave them, which no term of the form charges for
+//! instructions a warp must issue one after another. That term is the next step; the fix alone
+//! is not shipped.
 
 use super::adapter::operand_regs;
 use kerncast_passes::cfg::Cfg;
