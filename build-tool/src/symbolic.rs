@@ -139,7 +139,8 @@ type Analysis = Result<Arc<KernelStats>, String>;
 type LaunchKey = ([u64; 3], Option<[u64; 3]>, bool);
 
 /// isl operations per context the symbolic count of every workload at once may take before
-/// each workload is counted at its own values instead: a four-hundredth of the default budget.
+/// each workload is counted at its own values instead, and the first workload's count at its
+/// values before the symbolic count is tried: a four-hundredth of the default budget.
 /// Of the 166 test-corpus kernels, 8 need more, for loop bounds that take a min and a max of
 /// parameters or a triangle (`banded_matvec`, `conv2d`: 2.4 to 3.8 s symbolically, under 0.1 s
 /// at a workload's values). A budget of work, so the choice is the same on any machine.
@@ -162,6 +163,15 @@ struct SymPrepared {
 }
 
 impl SymPrepared {
+    /// The budgets of an analysis; `quick`: its isl operations within [`QUICK_ISL_OPS`].
+    fn budgets_for(&self, quick: bool) -> budget::Budgets {
+        let mut b = self.budgets;
+        if quick {
+            b.isl_ops = b.isl_ops.min(QUICK_ISL_OPS);
+        }
+        b
+    }
+
     /// The analysis for `block` (and `grid`, when given), run at most once (other workloads of
     /// the kernel wait for it); `quick`: within [`QUICK_ISL_OPS`].
     fn analysis(&self, block: [u64; 3], grid: Option<[u64; 3]>, quick: bool) -> Analysis {
@@ -169,10 +179,7 @@ impl SymPrepared {
         if let Some(a) = memo.get(&(block, grid, quick)) {
             return a.clone();
         }
-        let mut b = self.budgets;
-        if quick {
-            b.isl_ops = b.isl_ops.min(QUICK_ISL_OPS);
-        }
+        let b = self.budgets_for(quick);
         let opts = count::Options {
             block: Some(block),
             grid,
@@ -196,10 +203,7 @@ impl SymPrepared {
             ));
         }
         let at = w.clone();
-        let mut b = self.budgets;
-        if quick {
-            b.isl_ops = b.isl_ops.min(QUICK_ISL_OPS);
-        }
+        let b = self.budgets_for(quick);
         let a = self.analyse(b, move |m, k| count::analyze_for_workload(m, k, &at));
         memo.insert(key, a.clone());
         a
