@@ -20,8 +20,11 @@
 //! 0.956 rank correlation against 23.1 %, 80.2 % and 0.955, and predicts the H200's held-out
 //! launches at 31.2 % against 28.4 %: straight-line kernels with few warps (s3d's `ratt*`)
 //! lose the time the summed pieces gave them, which no term of the form charges for
-//! instructions a warp must issue one after another. That term is the next step; the fix alone
-//! is not shipped.
+//! instructions a warp must issue one after another. Such a term, fitted beside the fix, did
+//! not give it back (a scratch fit with the same folds, 2026-12-05): the instructions a warp
+//! issues, per wave, 24.9 % on the RTX 3080 and 31.3 % on the H200 held out; the busiest SM's
+//! warp instructions over the schedulers its warps occupy, 24.2 % and 31.4 %. Neither, nor the
+//! fix, is shipped; a per-block term (a block's instructions against its chain) is untried.
 
 use super::adapter::operand_regs;
 use kerncast_passes::cfg::Cfg;
