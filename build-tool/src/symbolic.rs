@@ -146,8 +146,9 @@ type LaunchKey = ([u64; 3], Option<[u64; 3]>, bool);
 /// at a workload's values). A budget of work, so the choice is the same on any machine.
 const QUICK_ISL_OPS: u64 = 500_000;
 
-/// Workloads of a kernel counted at their own values, at most; past them (a `rank` over many
-/// points), the full symbolic count, once, serves the rest.
+/// Analyses of a kernel at a workload's own values, at most (the first workload's may take two:
+/// within [`QUICK_ISL_OPS`], then the full budget); past them (a `rank` over many points), the
+/// full symbolic count, once, serves the rest.
 const MOST_AT_WORKLOAD: usize = 16;
 
 struct SymPrepared {
@@ -189,8 +190,8 @@ impl SymPrepared {
         a
     }
 
-    /// The analysis at `w`'s own values, run at most once per workload, for at most
-    /// [`MOST_AT_WORKLOAD`] workloads; `quick`: within [`QUICK_ISL_OPS`].
+    /// The analysis at `w`'s own values, run at most once per workload and budget, for at most
+    /// [`MOST_AT_WORKLOAD`] analyses; `quick`: within [`QUICK_ISL_OPS`].
     fn analysis_at(&self, w: &count::Workload, quick: bool) -> Analysis {
         let key = (Self::workload_key(w), quick);
         let mut memo = self.at_workload.lock().map_err(|e| e.to_string())?;
