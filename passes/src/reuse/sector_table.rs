@@ -32,7 +32,10 @@ enum PageState {
 
 pub struct SectorTable {
     pages: HashMap<i64, PageState, BuildHasherDefault<SectorHasher>>,
-    dense: Vec<[Stamp; PAGE]>,
+    /// Boxed, so the list grows without moving the arrays: a walk of a million sectors has
+    /// some 8 MB of them, which a vector of arrays copied again at each doubling.
+    #[allow(clippy::vec_box)]
+    dense: Vec<Box<[Stamp; PAGE]>>,
     sparse: HashMap<i64, Stamp, BuildHasherDefault<SectorHasher>>,
     /// Dense pages used lately, and their indices, by a hash of the page: runs of touches
     /// stay in one page, and the lanes of an access that does not coalesce (a row each) come
@@ -80,7 +83,7 @@ impl SectorTable {
                     if *n >= DENSE_AT {
                         let i = self.dense.len();
                         *state = PageState::Dense(i as u32);
-                        let mut held = [EMPTY; PAGE];
+                        let mut held = Box::new([EMPTY; PAGE]);
                         let first = page * PAGE as i64;
                         for (k, cell) in held.iter_mut().enumerate() {
                             if let Some(v) = self.sparse.remove(&(first + k as i64)) {

@@ -288,7 +288,10 @@ impl Tally {
                 if prev_touch.is_none() {
                     self.sectors[g] += 1.0;
                 }
-                self.settle(b, r, prev, &mut same, weight);
+                match prev {
+                    Some(p) => self.settle(b, r, p, &mut same, weight),
+                    None => self.first_touches(r, 1),
+                }
             } else {
                 let mut prev_touches = std::mem::take(&mut self.prev_touches);
                 let mut prev_writes = std::mem::take(&mut self.prev_writes);
@@ -301,9 +304,16 @@ impl Tally {
                         .insert_run(r.first, r.last, here, &mut prev_writes);
                 }
                 self.sectors[g] += prev_touches.iter().filter(|p| p.is_none()).count() as f64;
+                // counted first and added once: a float sum carried from sector to sector
+                // held the tally at its latency
+                let mut firsts = 0;
                 for &prev in if w { &prev_writes } else { &prev_touches } {
-                    self.settle(b, r, prev, &mut same, weight);
+                    match prev {
+                        Some(p) => self.settle(b, r, p, &mut same, weight),
+                        None => firsts += 1,
+                    }
                 }
+                self.first_touches(r, firsts);
                 self.prev_touches = prev_touches;
                 self.prev_writes = prev_writes;
             }
@@ -319,27 +329,34 @@ impl Tally {
         }
     }
 
+    /// `n` sectors of run `r` touched for the first time (a write's, written for the first
+    /// time). The counts are of walked touches, whole numbers, so adding them at once sums
+    /// exactly as one by one.
+    fn first_touches(&mut self, r: &SectorRun, n: u32) {
+        if n == 0 {
+            return;
+        }
+        self.first[r.group as usize] += f64::from(n);
+        if !r.writes {
+            self.loads_first[r.group as usize] += f64::from(n);
+        }
+    }
+
     /// A sector of run `r` of block `b` whose last touch (a write's last write) was `prev`:
-    /// a first touch, or a re-touch of `prev`, gathered in `same` with the sectors before it
-    /// in the run that re-touch the same.
+    /// a re-touch of `prev`, gathered in `same` with the sectors before it in the run that
+    /// re-touch the same (a first touch between them does not part them).
     fn settle(
         &mut self,
         b: u64,
         r: &SectorRun,
-        prev: Option<Stamp>,
+        prev: Stamp,
         same: &mut Option<(Stamp, u32)>,
         weight: f64,
     ) {
-        match (prev, same.as_mut()) {
-            (None, _) => {
-                self.first[r.group as usize] += 1.0;
-                if !r.writes {
-                    self.loads_first[r.group as usize] += 1.0;
-                }
-            }
-            (Some(p), Some((q, k))) if p == *q => *k += 1,
-            (Some(p), _) => {
-                if let Some(before) = same.replace((p, 1)) {
+        match same.as_mut() {
+            Some((q, k)) if prev == *q => *k += 1,
+            _ => {
+                if let Some(before) = same.replace((prev, 1)) {
                     self.retouch(b, r, before, weight);
                 }
             }
@@ -370,8 +387,11 @@ const WINDOW_BLOCKS: u64 = 32;
 struct WindowSums {
     walked_end: u64,
     sums: [(f64, u64); WINDOW_LEVELS as usize],
-    /// Sector → 1 + the window of each level it was last seen in (0: not in this block).
-    last: HashMap<i64, [u32; WINDOW_LEVELS as usize], BuildHasherDefault<SectorHasher>>,
+    /// Sector → 1 + the progress of its last touch in this block (0: none). That touch's
+    /// window of each level is the last the sector was seen in: a touch updates every level
+    /// whose window it opens, and shares the coarser ones with the touch before. One word a
+    /// sector rather than one per level keeps the map in cache.
+    last: HashMap<i64, u32, BuildHasherDefault<SectorHasher>>,
     again: TouchedAgain,
 }
 
@@ -422,17 +442,17 @@ impl WindowSums {
                 if self.again.at(s, t) {
                     continue;
                 }
-                let seen = self.last.entry(s).or_insert([0; WINDOW_LEVELS as usize]);
+                let seen = self.last.entry(s).or_insert(0);
                 for (k, cur) in open.iter_mut().enumerate().rev() {
-                    let w = t >> Self::shift(k);
-                    if seen[k] == w + 1 {
+                    let shift = Self::shift(k);
+                    if *seen != 0 && (*seen - 1) >> shift == t >> shift {
                         break;
                     }
-                    seen[k] = w + 1;
                     if let Some((_, n)) = cur {
                         *n += 1;
                     }
                 }
+                *seen = t + 1;
             }
         }
         for (k, cur) in open.iter().enumerate() {
