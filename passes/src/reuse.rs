@@ -25,6 +25,7 @@ use crate::slots::SplitForm;
 use crate::stats::{Dir, Space};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod order;
 pub mod profile;
 mod sector_table;
 mod segments;
@@ -297,6 +298,7 @@ impl ProfileWalk<'_> {
         let mut bad: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); walks.len()];
         let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
         let mut table = crate::addr_program::Scratch::default();
+        let mut order = order::TallyOrder::default();
         let streamed = tally::stream_blocks(&weights, walked, blocks, |b, runs| {
             // the block's runs go after those of the blocks before it in the batch
             let start = runs.len();
@@ -410,9 +412,8 @@ impl ProfileWalk<'_> {
                 });
                 res.map_err(|e| format!("walking the global accesses: {e}"))?;
             }
-            // Each group's runs come in progress order, the groups one after the other: a
-            // stable sort puts them in the tally's order at little more than a merge's cost.
-            runs[start..].sort_by_key(SectorRun::tally_key);
+            // each group's runs come in progress order, loads and stores mixed
+            order.sort(&mut runs[start..]);
             Ok(())
         });
         let mut p = match streamed {
