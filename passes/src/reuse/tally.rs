@@ -74,10 +74,8 @@ pub fn stream_blocks(
             .spawn_scoped(s, move || {
                 let mut leading = Leading::new(weights);
                 for batch in lead_rx {
-                    let mut start = 0;
-                    for &(b, end) in &batch.ends {
-                        leading.block(b, &batch.runs[start..end]);
-                        start = end;
+                    for (b, runs) in batch.blocks() {
+                        leading.block(b, runs);
                     }
                     let _ = refill.send(batch);
                 }
@@ -89,10 +87,8 @@ pub fn stream_blocks(
             .spawn_scoped(s, move || {
                 let mut stream = TouchStream::without_leading(weights, walked, blocks);
                 for batch in full_rx {
-                    let mut start = 0;
-                    for &(b, end) in &batch.ends {
-                        stream.block(b, &batch.runs[start..end]);
-                        start = end;
+                    for (b, runs) in batch.blocks() {
+                        stream.block(b, runs);
                     }
                     let _ = match batch.ends.first() {
                         Some(&(b, _)) if b < WINDOW_BLOCKS => lead_tx.send(batch),
@@ -148,6 +144,15 @@ impl Batch {
             runs: Vec::with_capacity(2 * BATCH_RUNS),
             ends: Vec::new(),
         }
+    }
+
+    /// Each block of the batch with its runs.
+    fn blocks(&self) -> impl Iterator<Item = (u64, &[SectorRun])> {
+        let starts = std::iter::once(0).chain(self.ends.iter().map(|&(_, end)| end));
+        self.ends
+            .iter()
+            .zip(starts)
+            .map(|(&(b, end), start)| (b, &self.runs[start..end]))
     }
 }
 
