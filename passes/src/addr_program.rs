@@ -91,7 +91,7 @@ pub struct Scratch {
 /// The value of a variable neither in the point nor the thread index, as
 /// [`crate::classify::stride::eval_addr`] gives it: a shared-array symbol and an unset
 /// parameter at 0, the rest from the workload.
-fn outside(env: &BTreeMap<String, i128>, v: &str) -> Option<i128> {
+pub(crate) fn outside(env: &BTreeMap<String, i128>, v: &str) -> Option<i128> {
     if v.starts_with("sym_") {
         return Some(0);
     }

@@ -32,6 +32,7 @@
 //! - Sectors and lines are counted for `Space::Global` and `Space::Local` accesses, wavefronts for
 //!   `Space::Shared` ([`counts_sectors`]).
 
+mod shape_walk;
 pub mod stride;
 pub mod warp;
 

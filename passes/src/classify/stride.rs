@@ -3,6 +3,10 @@
 //! execution of it can hold two lanes apart along a dimension (where none can, the coefficient
 //! is unobservable and counts as 0, as in the emulator's `StrideEvidence`).
 
+pub use super::shape_walk::ShapeMemo;
+#[cfg(test)]
+use super::shape_walk::{walk_on, Path};
+use super::shape_walk::{Shifted, WALK_BUDGET};
 use super::warp::{class_of, varying_dims, LaneAccess, StrideEvidence};
 use crate::cond::Cond;
 use crate::poly::isl::{Ctx, Set};
@@ -169,10 +173,11 @@ pub fn bound_class(
     defs: &crate::named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
+    walks: &mut ShapeMemo,
 ) -> Result<StrideClass, String> {
     let Some(coefs) = &m.coefs else {
         return match &m.addr {
-            Some(a) => walked_class(m, a, defs, block, env),
+            Some(a) => walked_class(m, a, defs, block, env, walks),
             None => Ok(StrideClass::Unknown),
         };
     };
@@ -189,21 +194,22 @@ pub fn bound_class(
     Ok(class_of(c, m.width))
 }
 
-/// Most (ctaid, counters, tid) points `walked_class` visits.
-const WALK_BUDGET: u64 = 1 << 20;
-
-fn walked_class(
+/// The class from walking the warp executions of an access whose address is not affine in the
+/// thread index: through the compiled walk of its shape, shared in `memo` with the accesses
+/// whose addresses differ from it by a constant ([`super::shape_walk`]), else through
+/// [`walked_class_named`].
+pub(crate) fn walked_class(
     m: &crate::mem_sites::MemSite,
     addr: &Poly,
     defs: &crate::named::Defs,
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
+    memo: &mut ShapeMemo,
 ) -> Result<StrideClass, String> {
-    if let Some(class) = walked_class_compiled(m, addr, defs, block, env) {
-        return class;
-    }
-    if let Some(class) = walked_class_program(m, addr, defs, block, env) {
-        return class;
+    if let Some(s) = Shifted::of(addr, &m.counters, env) {
+        if let Some(walk) = memo.get_or_walk(m, &s.shape, defs, block, env) {
+            return walk.class(s.offset, m.width, addr);
+        }
     }
     walked_class_named(m, addr, defs, block, env)
 }
@@ -213,6 +219,7 @@ fn walked_class(
 /// the same order and the same addresses as [`walked_class_named`]. `None` for what it does
 /// not take (a variable without a value, a walk over the budget, an `i128` overflow), which the
 /// general walk handles.
+#[cfg(test)]
 pub(crate) fn walked_class_program(
     m: &crate::mem_sites::MemSite,
     addr: &Poly,
@@ -220,74 +227,26 @@ pub(crate) fn walked_class_program(
     block: [u64; 3],
     env: &BTreeMap<String, i128>,
 ) -> Option<Result<StrideClass, String>> {
-    let mut reads = BTreeSet::new();
-    addr.vars(&mut reads);
-    defs.close(&mut reads);
-    let walk = budgeted_walk(m, block, env, &reads)?;
-    let slots = walk.slot_names();
-    let program = crate::addr_program::AddrProgram::compile(addr, defs, &slots, env)?;
-    let mut table = crate::addr_program::Scratch::default();
-    slot_walk_class(m, addr, &walk, &mut |point, lanes, out| {
-        out.extend(
-            lanes
-                .iter()
-                .map(|(_, tid)| program.eval(point, *tid, &mut table)),
-        );
-    })
+    let s = Shifted::of(addr, &m.counters, env)?;
+    let walk = walk_on(Path::Program, m, &s.shape, defs, block, env)?;
+    Some(walk.class(s.offset, m.width, addr))
 }
 
-/// The walk over `m`'s warps that reads `reads`, where it stays within the budget.
-fn budgeted_walk(
-    m: &crate::mem_sites::MemSite,
-    block: [u64; 3],
-    env: &BTreeMap<String, i128>,
-    reads: &BTreeSet<String>,
-) -> Option<crate::domains::WarpWalk> {
-    let walk = crate::domains::WarpWalk::new(&m.counters, &m.cond, block, env, reads).ok()?;
-    (walk.points_per_block().checked_mul(walk.blocks())? <= WALK_BUDGET).then_some(walk)
-}
-
-/// The addresses of a warp's lanes at a walk's point (its slots' values), one per lane, in
-/// order; `None` where one cannot be evaluated exactly.
-type WarpAddresses<'a> = dyn FnMut(&[i128], &[crate::domains::Lane], &mut Vec<Option<i128>>) + 'a;
-
-/// The class from walking `walk`'s warps with `addresses` giving their lanes' addresses (a
-/// `None` among them makes the whole walk `None`).
-fn slot_walk_class(
+/// [`walked_class`] of an affine address, evaluated as compiled slots (the reuse walk's fast
+/// path) instead of through [`eval_addr`]'s named values: the same warps in the same order,
+/// the same addresses, a tenth of the cost. `None` for what it does not take (a named value in
+/// the address, an unset variable, a walk over the budget), which the general walk handles.
+#[cfg(test)]
+pub(crate) fn walked_class_compiled(
     m: &crate::mem_sites::MemSite,
     addr: &Poly,
-    walk: &crate::domains::WarpWalk,
-    addresses: &mut WarpAddresses<'_>,
+    defs: &crate::named::Defs,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
 ) -> Option<Result<StrideClass, String>> {
-    let mut ev = StrideEvidence::default();
-    let (mut unvalued, mut inexact) = (false, false);
-    let mut acc = Vec::with_capacity(32);
-    let mut values = Vec::with_capacity(32);
-    walk.walk_window_slots(0..walk.blocks(), None, &mut |point, lanes, _| {
-        acc.clear();
-        values.clear();
-        addresses(point, lanes, &mut values);
-        for ((lane, tid), a) in lanes.iter().zip(&values) {
-            match a.map(u64::try_from) {
-                Some(Ok(a)) => acc.push(LaneAccess {
-                    lane: *lane,
-                    tid: *tid,
-                    addr: a,
-                }),
-                Some(Err(_)) => unvalued = true,
-                None => inexact = true,
-            }
-        }
-        ev.observe(&acc);
-    })
-    .ok()?;
-    if inexact {
-        return None;
-    }
-    Some(match unvalued {
-        true => Err(format!("address {addr} has no value at some point")),
-        false => Ok(ev.class(m.width)),
-    })
+    let s = Shifted::of(addr, &m.counters, env)?;
+    let walk = walk_on(Path::Affine, m, &s.shape, defs, block, env)?;
+    Some(walk.class(s.offset, m.width, addr))
 }
 
 /// [`walked_class`] through [`eval_addr`], for any address.
@@ -332,51 +291,6 @@ pub(crate) fn walked_class_named(
         return Err(format!("address {addr} has no value at some point"));
     }
     Ok(ev.class(m.width))
-}
-
-/// [`walked_class`] of an affine address, evaluated as compiled slots (the reuse walk's fast
-/// path) instead of through [`eval_addr`]'s named values: the same warps in the same order,
-/// the same addresses, a tenth of the cost. `None` for what it does not take (a named value in
-/// the address, an unset variable, a walk over the budget), which the general walk handles.
-pub(crate) fn walked_class_compiled(
-    m: &crate::mem_sites::MemSite,
-    addr: &Poly,
-    defs: &crate::named::Defs,
-    block: [u64; 3],
-    env: &BTreeMap<String, i128>,
-) -> Option<Result<StrideClass, String>> {
-    let mut reads = BTreeSet::new();
-    addr.vars(&mut reads);
-    let mut fixed = addr.clone();
-    for v in &reads {
-        if v.starts_with("tid_") || v.starts_with("ctaid_") || m.counters.contains(v) {
-            continue;
-        }
-        // as `eval_addr` values them
-        let value = match env.get(v.as_str()) {
-            _ if v.starts_with("sym_") => 0,
-            Some(x) => *x,
-            None if crate::affine::symbols::is_param_symbol(v) => 0,
-            None => return None,
-        };
-        fixed = fixed.subst(v, &LinExpr::constant(value));
-    }
-    let lin = crate::affine::as_lin(&fixed)?;
-    defs.close(&mut reads);
-    let walk = budgeted_walk(m, block, env, &reads)?;
-    let slots = walk.slot_names();
-    let form = crate::slots::SplitForm::new(
-        crate::slots::Lin::compile(&lin, &crate::slots::resolver(&slots))?,
-        block,
-    );
-    slot_walk_class(m, addr, &walk, &mut |point, lanes, out| {
-        let base = form.base(point);
-        out.extend(
-            lanes
-                .iter()
-                .map(|(_, tid)| Some(form.at(base, point, *tid, block))),
-        );
-    })
 }
 
 /// A lane's address: thread index, ctaid and counters from the point, parameters from `env`,

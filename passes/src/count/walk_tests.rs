@@ -199,6 +199,38 @@ fn a_compiled_address_gets_the_stride_class_its_named_evaluation_gets() {
     );
 }
 
+/// Accesses whose addresses differ by a constant share one class walk and each still gets the
+/// class its own address gets through the named evaluation (an out-of-range offset included).
+#[test]
+fn accesses_a_constant_apart_share_a_class_walk_and_keep_their_own_class() {
+    use crate::classify::stride::{walked_class, walked_class_named, ShapeMemo};
+    let (mut walked, mut shared, mut copies) = (0, 0, 0);
+    for (path, kernel, s, env) in corpus() {
+        let mut memo = ShapeMemo::default();
+        for m in s.mem_sites.iter().filter(|m| m.coefs.is_none()) {
+            let Some(addr) = &m.addr else { continue };
+            // the same access moved past the top of the address space: no value there
+            let far = addr.add(&Poly::constant(crate::poly::poly::rat(i128::from(
+                u64::MAX,
+            ))));
+            for (moved, a) in [(false, addr), (true, &far)] {
+                let before = memo.len();
+                let class = walked_class(m, a, &s.defs, s.block, &env, &mut memo);
+                let named = walked_class_named(m, a, &s.defs, s.block, &env);
+                assert_eq!(class, named, "{} `{kernel}`: class at {a}", path.display());
+                walked += 1;
+                shared += usize::from(memo.len() == before);
+                copies += usize::from(memo.len() == before && !moved);
+            }
+        }
+    }
+    assert!(
+        walked >= 20 && shared * 2 >= walked && copies >= 4,
+        "{walked} walked classes, {shared} of them from a walk already made, {copies} of \
+         those for a copy in the kernel"
+    );
+}
+
 /// On a grid of mostly full blocks, one block per class of block offsets (a budget of a few
 /// blocks) counts what walking every block counts.
 #[test]

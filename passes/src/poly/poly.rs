@@ -97,6 +97,18 @@ impl Poly {
         self.terms.is_empty()
     }
 
+    /// The polynomial without its constant term, and that term; `None` where it is not an
+    /// integer of 128 bits.
+    pub fn split_constant(&self) -> Option<(Poly, i128)> {
+        let mut rest = self.clone();
+        let offset = match rest.terms.remove(&Vec::new()) {
+            None => 0,
+            Some(c) if c.is_integer() => i128::try_from(c.to_integer()).ok()?,
+            Some(_) => return None,
+        };
+        Some((rest, offset))
+    }
+
     /// The constant value, when the polynomial has no variable part.
     pub fn as_constant(&self) -> Option<Rat> {
         match self.terms.len() {

@@ -105,11 +105,13 @@ fn walk_segments(
         }
     }
     let slots = walk.slot_names();
+    let copies = copies(&prepared, rs, 1 << coarsest);
     let mut forms: Vec<Option<(Form, i128)>> = prepared
         .iter()
         .zip(rs)
-        .map(|(a, r)| {
-            let a = a.as_ref()?;
+        .zip(&copies)
+        .map(|((a, r), copy)| {
+            let a = a.as_ref().filter(|_| copy.is_none())?;
             let form = Form::compile(a.lin.as_ref(), &a.fixed, defs, &slots, env, block)?;
             Some((form, r.width.max(1) as i128))
         })
@@ -184,7 +186,41 @@ fn walk_segments(
             *o = Some(t);
         }
     }
+    for (i, copy) in copies.iter().enumerate() {
+        if let Some(j) = copy {
+            out[i] = out[*j].clone();
+        }
+    }
     out
+}
+
+/// For each access, an earlier one that requests the same segments of up to `seg` bytes at
+/// every lane: one whose address differs from it by a whole number of `seg`-byte segments
+/// (the copies of an unrolled `x[i]`, `x[i + 32]` …, and one index into two buffers, whose
+/// bases count as 0) and whose width is the same. Shifting every lane by whole segments moves
+/// every segment index by the same amount, so the counts are equal; each is walked once.
+fn copies(prepared: &[Option<Prepared>], rs: &[&AccessRecord], seg: u64) -> Vec<Option<usize>> {
+    let mut first: BTreeMap<(String, i128, u64), usize> = BTreeMap::new();
+    prepared
+        .iter()
+        .zip(rs)
+        .enumerate()
+        .map(|(i, (a, r))| {
+            let (shape, offset) = a.as_ref()?.fixed.split_constant()?;
+            let key = (
+                format!("{shape:?}"),
+                offset.rem_euclid(seg as i128),
+                r.width,
+            );
+            match first.get(&key) {
+                Some(&j) => Some(j),
+                None => {
+                    first.insert(key, i);
+                    None
+                }
+            }
+        })
+        .collect()
 }
 
 /// The `2^shift`-byte segments `lanes` lanes touch when lane `l` reads `width` bytes at

@@ -6,7 +6,7 @@
 //! classing each copy alone could call a stride-1 access uniform. Here the copies of one
 //! instruction pool what they observe, with the same rule.
 
-use crate::classify::stride::{bound_class, integer_coefs, lane_dependent, observable};
+use crate::classify::stride::{bound_class, integer_coefs, lane_dependent, observable, ShapeMemo};
 use crate::classify::warp::class_of;
 use crate::mem_sites::MemSite;
 use crate::stats::StrideClass;
@@ -33,6 +33,9 @@ pub fn site_classes(
     // a class reads only these of a site: copies of one access (an unrolled `out[i] = in[i]`
     // is 32 instructions) are classed once
     let mut classed: BTreeMap<String, Result<StrideClass, String>> = BTreeMap::new();
+    // and accesses whose addresses differ by a constant (the copies of an access nvcc
+    // unrolled, the same index into two buffers) share the walk of a non-affine address
+    let mut walks = ShapeMemo::default();
     let mut class_of_site = |m: &MemSite| {
         let key = format!(
             "{:?}|{:?}|{:?}|{:?}|{}",
@@ -40,7 +43,7 @@ pub fn site_classes(
         );
         classed
             .entry(key)
-            .or_insert_with(|| bound_class(m, defs, block, env))
+            .or_insert_with(|| bound_class(m, defs, block, env, &mut walks))
             .clone()
     };
     for idx in groups.values() {
