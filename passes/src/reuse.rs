@@ -93,6 +93,8 @@ pub struct ProfileWalk<'a> {
     windows: Vec<Option<u64>>,
     weights: Vec<f64>,
     compiled: Vec<Vec<Option<Form>>>,
+    /// Per group and access, [`shifted_programs`].
+    shifted: Vec<Vec<Option<(usize, i128)>>>,
     walked: u64,
     blocks: u64,
     /// What the walk sees, where the memo may remember its profile by it.
@@ -225,6 +227,11 @@ pub fn plan_profile<'a>(
                 .collect()
         })
         .collect();
+    let shifted = compiled
+        .iter()
+        .zip(&walks)
+        .map(|(forms, (_, accesses))| shifted_programs(forms, accesses))
+        .collect();
     // Only walks whose every address is an affine form are remembered: the others read the
     // workload's values through named values, which the description does not show.
     let seen = compiled
@@ -264,6 +271,7 @@ pub fn plan_profile<'a>(
         windows,
         weights,
         compiled,
+        shifted,
         walked,
         blocks,
         seen,
@@ -272,7 +280,48 @@ pub fn plan_profile<'a>(
     })
 }
 
+/// Per access of a group, an earlier access of it whose address differs from its own by a
+/// constant, both evaluated as programs, and the constant: the copies of an access a compiler
+/// unrolled (`x[i]`, `x[i + 1]` …) or one index into several buffers. Its lanes' addresses are
+/// then the earlier one's plus the constant, where evaluating each program was most of a walk.
+fn shifted_programs(forms: &[Option<Form>], accesses: &[Walked]) -> Vec<Option<(usize, i128)>> {
+    let mut first: BTreeMap<String, (usize, i128)> = BTreeMap::new();
+    forms
+        .iter()
+        .zip(accesses)
+        .enumerate()
+        .map(|(k, (form, a))| {
+            if !matches!(form, Some(Form::Program(_))) || a.tile.is_some() {
+                return None;
+            }
+            let (shape, offset) = a.fixed.split_constant()?;
+            match first.get(&format!("{shape:?}")) {
+                Some(&(j, base)) => Some((j, offset.checked_sub(base)?)),
+                None => {
+                    first.insert(format!("{shape:?}"), (k, offset));
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
 impl ProfileWalk<'_> {
+    /// How many accesses take an earlier one's lanes moved ([`shifted_programs`]).
+    #[cfg(test)]
+    pub(crate) fn shared_lanes(&self) -> usize {
+        self.shifted.iter().flatten().flatten().count()
+    }
+
+    /// The same walk evaluating every address itself.
+    #[cfg(test)]
+    pub(crate) fn each_address_its_own(mut self) -> Self {
+        for group in &mut self.shifted {
+            group.fill(None);
+        }
+        self
+    }
+
     /// The walk, tallied into the profile (and remembered where the memo may keep it).
     pub fn run(self) -> Reuse {
         let ProfileWalk {
@@ -284,6 +333,7 @@ impl ProfileWalk<'_> {
             windows,
             weights,
             compiled,
+            shifted,
             walked,
             blocks,
             seen,
@@ -299,6 +349,9 @@ impl ProfileWalk<'_> {
         let mut warp_sectors: Vec<i128> = Vec::with_capacity(64);
         let mut table = crate::addr_program::Scratch::default();
         let mut order = order::TallyOrder::default();
+        // each access's lanes' addresses at the current point, where a program gave them
+        let most = walks.iter().map(|(_, a)| a.len()).max().unwrap_or(0);
+        let mut lane_addrs: Vec<Vec<Option<i128>>> = vec![Vec::with_capacity(32); most];
         let streamed = tally::stream_blocks(&weights, walked, blocks, |b, runs| {
             // the block's runs go after those of the blocks before it in the batch
             let start = runs.len();
@@ -391,9 +444,27 @@ impl ProfileWalk<'_> {
                             }
                             Some(Form::Program(p)) => {
                                 let mut overflowed = Vec::new();
-                                for (_, tid) in lanes {
-                                    match p.eval(point, *tid, &mut table) {
-                                        Some(addr) => push(addr),
+                                let (before, rest) = lane_addrs.split_at_mut(k);
+                                let own = &mut rest[0];
+                                own.clear();
+                                match shifted[g][k] {
+                                    // the earlier access's lanes, at this point, moved
+                                    Some((j, delta)) => {
+                                        own.extend(
+                                            before[j]
+                                                .iter()
+                                                .map(|a| a.and_then(|a| a.checked_add(delta))),
+                                        );
+                                    }
+                                    None => own.extend(
+                                        lanes
+                                            .iter()
+                                            .map(|(_, tid)| p.eval(point, *tid, &mut table)),
+                                    ),
+                                }
+                                for ((_, tid), addr) in lanes.iter().zip(own.iter()) {
+                                    match addr {
+                                        Some(addr) => push(*addr),
                                         None => overflowed.push(*tid),
                                     }
                                 }

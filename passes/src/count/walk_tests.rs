@@ -231,6 +231,23 @@ fn accesses_a_constant_apart_share_a_class_walk_and_keep_their_own_class() {
     );
 }
 
+/// The reuse walk evaluates an address a constant from an earlier one of its group as that
+/// one's lanes moved: the profile is the one evaluating every address gives.
+#[test]
+fn a_profile_with_shared_lanes_is_the_profile_of_every_address_evaluated() {
+    let mut shared = 0;
+    for (path, kernel, s, env) in corpus() {
+        let plan = || reuse::plan_profile(&s.accesses, &s.defs, s.block, &env, 1 << 16, None);
+        let (reuse::Planned::Walk(with), reuse::Planned::Walk(without)) = (plan(), plan()) else {
+            continue;
+        };
+        shared += with.shared_lanes();
+        let without = without.each_address_its_own();
+        assert_eq!(with.run(), without.run(), "{} `{kernel}`", path.display());
+    }
+    assert!(shared >= 4, "{shared} accesses took an earlier one's lanes");
+}
+
 /// On a grid of mostly full blocks, one block per class of block offsets (a budget of a few
 /// blocks) counts what walking every block counts.
 #[test]
