@@ -107,6 +107,9 @@ struct Ctx<'a> {
     trace: Option<Vec<(u64, i64, u32, bool)>>,
     /// Thread-level instruction executions of this block (a step counts its active lanes).
     lane_execs: u64,
+    /// Finished blocks' warp registers, zeroed again for the next block's warps: a fresh
+    /// allocation per block gave its pages back and faulted them in again, a tenth of a run.
+    spare_regs: &'a mut Vec<Vec<u64>>,
 }
 
 /// Run a kernel with options (see [`super::run`]).
@@ -276,6 +279,7 @@ pub fn run_observed(
     let mut block_lanes = Vec::new();
     // the most pages of zero-filled buffers one block has touched for the first time
     let mut block_pages = 0;
+    let mut spare_regs = Vec::new();
     for i in sample_order(last, opts.spread_order) {
         if done >= opts.trace_blocks
             && (stops_here(opts, steps, done, last)
@@ -314,6 +318,7 @@ pub fn run_observed(
             max_steps: opts.max_steps,
             trace: (done < opts.trace_blocks).then(Vec::new),
             lane_execs: 0,
+            spare_regs: &mut spare_regs,
         };
         if let Err(e) = ctx.run_block() {
             // a block's touches are kept when it finishes: these are the finished ones'
@@ -609,6 +614,9 @@ impl Ctx<'_> {
         let nregs = self.prog.nregs as usize;
         let mut warps: Vec<Warp> = (0..nw)
             .map(|w| {
+                let mut regs = self.spare_regs.pop().unwrap_or_default();
+                regs.clear();
+                regs.resize(nregs * 32, 0);
                 let mut tid = [[0u64; 3]; 32];
                 let mut live = 0u32;
                 for (lane, t) in tid.iter_mut().enumerate() {
@@ -623,7 +631,7 @@ impl Ctx<'_> {
                     }
                 }
                 Warp {
-                    regs: vec![0; nregs * 32],
+                    regs,
                     stack: vec![Entry {
                         pc: 0,
                         mask: live,
@@ -649,6 +657,8 @@ impl Ctx<'_> {
             }
             if warps.iter().all(|w| w.live == 0) {
                 self.close_trace(&warps);
+                self.spare_regs
+                    .extend(warps.iter_mut().map(|w| std::mem::take(&mut w.regs)));
                 return Ok(());
             }
             let live: u64 = warps.iter().map(|w| w.live.count_ones() as u64).sum();
