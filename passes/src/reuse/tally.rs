@@ -100,6 +100,7 @@ pub fn stream_blocks(
             .map_err(|e| format!("starting the reuse tally: {e}"))?;
         let mut made = Ok(());
         let mut batch = Batch::new();
+        let mut batches = 1;
         for b in 0..walked {
             made = fill(b, &mut batch.runs);
             if made.is_err() {
@@ -107,7 +108,19 @@ pub fn stream_blocks(
             }
             batch.ends.push((b, batch.runs.len()));
             if batch.runs.len() >= BATCH_RUNS || b + 1 == walked {
-                let mut next = empty_rx.try_recv().unwrap_or_else(|_| Batch::new());
+                // Past the first few, a batch comes back to be refilled: one grown to hold a
+                // large block keeps its room, where a fresh one grew again, copying into fresh
+                // pages (a third of a matrix-vector walk's walking thread). Waiting for one
+                // cannot deadlock: the others are queued for the threads that send them back,
+                // and a thread that ended drops its sender, which ends the wait.
+                let mut next = match batches < MAX_BATCHES {
+                    true => empty_rx.try_recv().ok(),
+                    false => empty_rx.recv().ok(),
+                }
+                .unwrap_or_else(|| {
+                    batches += 1;
+                    Batch::new()
+                });
                 next.runs.clear();
                 next.ends.clear();
                 if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
@@ -129,6 +142,10 @@ pub fn stream_blocks(
 /// Runs a batch handed to the tally holds at least (but the last): about a millisecond of
 /// tallying, against some microseconds for the handover.
 const BATCH_RUNS: usize = 1 << 13;
+
+/// Batches a walk makes at most while others are out: one filling, one waiting, one in the
+/// tally and one in the leading blocks' thread.
+const MAX_BATCHES: usize = 4;
 
 /// Consecutive blocks' runs of touches, and where each block's end.
 struct Batch {
