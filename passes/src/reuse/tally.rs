@@ -795,11 +795,12 @@ mod tests {
 
     /// The threaded walk (tally and leading blocks apart, batches recycled) gives the profile
     /// the same blocks fed one by one give: more blocks than the leading ones, batches of
-    /// several blocks and a block larger than a batch, loads and stores, a cut group.
+    /// several blocks and a block larger than a batch, more batches than are made (so the walk
+    /// waits for some to come back), loads and stores, a cut group.
     #[test]
     fn streamed_blocks_tally_as_blocks_fed_in_turn() {
         let weights = [1.0, 4.0];
-        let walked = WINDOW_BLOCKS + 8;
+        let walked = WINDOW_BLOCKS + 60;
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let blocks: Vec<Vec<SectorRun>> = (0..walked)
             .map(|b| {
@@ -827,6 +828,16 @@ mod tests {
                 runs
             })
             .collect();
+        // the batches the walk hands over, by its rule
+        let mut handed = 0;
+        let mut held = 0;
+        for (b, runs) in blocks.iter().enumerate() {
+            held += runs.len();
+            if held >= BATCH_RUNS || b as u64 + 1 == walked {
+                (handed, held) = (handed + 1, 0);
+            }
+        }
+        assert!(handed > MAX_BATCHES + 1, "{handed} batches");
         let mut fed = TouchStream::new(&weights, walked, 2 * walked);
         for (b, runs) in blocks.iter().enumerate() {
             fed.block(b as u64, runs);
