@@ -3,9 +3,11 @@
 //! execution of it can hold two lanes apart along a dimension (where none can, the coefficient
 //! is unobservable and counts as 0, as in the emulator's `StrideEvidence`).
 
-pub use super::shape_walk::ShapeMemo;
 #[cfg(test)]
-use super::shape_walk::{walk_on, Path};
+use super::shape_walk::walk_on;
+#[cfg(test)]
+pub(crate) use super::shape_walk::Path;
+pub use super::shape_walk::ShapeMemo;
 use super::shape_walk::{Shifted, WALK_BUDGET};
 use super::warp::{class_of, varying_dims, LaneAccess, StrideEvidence};
 use crate::cond::Cond;
@@ -214,13 +216,15 @@ pub(crate) fn walked_class(
     walked_class_named(m, addr, defs, block, env)
 }
 
-/// [`walked_class`] of an address with named values, floors or products, evaluated as an
-/// [`AddrProgram`](crate::addr_program::AddrProgram) over the walk's slots: the same warps in
-/// the same order and the same addresses as [`walked_class_named`]. `None` for what it does
-/// not take (a variable without a value, a walk over the budget, an `i128` overflow), which the
-/// general walk handles.
+/// [`walked_class`] on one compiled path alone, without sharing: an affine address as the
+/// reuse walk compiles it, or any address (named values, floors, products) as an
+/// [`AddrProgram`](crate::addr_program::AddrProgram). Either visits the same warps in the same
+/// order at the same addresses as [`walked_class_named`]; `None` for what the path does not
+/// take (a named value on the affine path, a variable without a value, a walk over the
+/// budget, an `i128` overflow), which the general walk handles.
 #[cfg(test)]
-pub(crate) fn walked_class_program(
+pub(crate) fn walked_class_on(
+    path: Path,
     m: &crate::mem_sites::MemSite,
     addr: &Poly,
     defs: &crate::named::Defs,
@@ -228,24 +232,7 @@ pub(crate) fn walked_class_program(
     env: &BTreeMap<String, i128>,
 ) -> Option<Result<StrideClass, String>> {
     let s = Shifted::of(addr, &m.counters, env)?;
-    let walk = walk_on(Path::Program, m, &s.shape, defs, block, env)?;
-    Some(walk.class(s.offset, m.width, addr))
-}
-
-/// [`walked_class`] of an affine address, evaluated as compiled slots (the reuse walk's fast
-/// path) instead of through [`eval_addr`]'s named values: the same warps in the same order,
-/// the same addresses, a tenth of the cost. `None` for what it does not take (a named value in
-/// the address, an unset variable, a walk over the budget), which the general walk handles.
-#[cfg(test)]
-pub(crate) fn walked_class_compiled(
-    m: &crate::mem_sites::MemSite,
-    addr: &Poly,
-    defs: &crate::named::Defs,
-    block: [u64; 3],
-    env: &BTreeMap<String, i128>,
-) -> Option<Result<StrideClass, String>> {
-    let s = Shifted::of(addr, &m.counters, env)?;
-    let walk = walk_on(Path::Affine, m, &s.shape, defs, block, env)?;
+    let walk = walk_on(path, m, &s.shape, defs, block, env)?;
     Some(walk.class(s.offset, m.width, addr))
 }
 

@@ -161,16 +161,14 @@ fn walking_a_domain_s_accesses_together_counts_what_each_walk_counts() {
 /// affine one most sites, the program one also those with named values, floors or products.
 #[test]
 fn a_compiled_address_gets_the_stride_class_its_named_evaluation_gets() {
-    use crate::classify::stride::{
-        walked_class_compiled, walked_class_named, walked_class_program,
-    };
+    use crate::classify::stride::{walked_class_named, walked_class_on, Path};
     let (mut affine, mut program, mut beyond_affine, mut sites) = (0, 0, 0, 0);
     for (path, kernel, s, env) in corpus() {
         for m in &s.mem_sites {
             let Some(addr) = &m.addr else { continue };
             sites += 1;
-            let fast = walked_class_compiled(m, addr, &s.defs, s.block, &env);
-            let programmed = walked_class_program(m, addr, &s.defs, s.block, &env);
+            let fast = walked_class_on(Path::Affine, m, addr, &s.defs, s.block, &env);
+            let programmed = walked_class_on(Path::Program, m, addr, &s.defs, s.block, &env);
             if fast.is_none() && programmed.is_none() {
                 continue;
             }
