@@ -41,31 +41,43 @@ impl TallyOrder {
             runs.sort_by_key(SectorRun::tally_key);
             return;
         }
-        // Equal keys are only ever within one part, in their order there: the merge keeps
-        // them as a stable sort does. (part, next run) of the parts not yet used up:
+        // Equal keys are only ever within one part (the key holds the group and direction),
+        // in their order there: the merge keeps them as a stable sort does. (part, next run)
+        // of the parts not yet used up:
         self.heads.clear();
         self.heads.extend(
             (0..self.parts.len())
                 .filter(|&p| !self.parts[p].is_empty())
                 .map(|p| (p, 0)),
         );
-        for slot in runs.iter_mut() {
-            let mut best: Option<(u64, usize)> = None;
+        // A part's runs go over in stretches: all those that come before the next run of any
+        // other part at once (a warp's lanes at one progress, one sector each, are 32 runs of
+        // one part), so the heads are compared once a stretch, not once a run.
+        let mut out = 0;
+        while !self.heads.is_empty() {
+            let (mut best, mut second) = ((u64::MAX, 0), u64::MAX);
             for (h, &(p, next)) in self.heads.iter().enumerate() {
                 let key = self.parts[p][next].tally_key();
-                if best.is_none_or(|(k, _)| key < k) {
-                    best = Some((key, h));
+                if key < best.0 {
+                    second = best.0;
+                    best = (key, h);
+                } else if key < second {
+                    second = key;
                 }
             }
-            let Some((_, h)) = best else {
-                break;
-            };
-            let (p, next) = self.heads[h];
-            *slot = self.parts[p][next];
-            if next + 1 == self.parts[p].len() {
-                self.heads.swap_remove(h);
+            let (p, next) = self.heads[best.1];
+            let part = &self.parts[p];
+            let end = next
+                + part[next..]
+                    .iter()
+                    .take_while(|r| r.tally_key() < second)
+                    .count();
+            runs[out..out + (end - next)].copy_from_slice(&part[next..end]);
+            out += end - next;
+            if end == part.len() {
+                self.heads.swap_remove(best.1);
             } else {
-                self.heads[h].1 = next + 1;
+                self.heads[best.1].1 = end;
             }
         }
     }

@@ -304,10 +304,18 @@ impl Leading {
             return;
         }
         self.windows.block(runs);
-        for (g, sums) in self.growth.iter_mut().enumerate() {
-            if let Some(s) = sums {
-                s.block(runs, g as u16);
+        // one pass over the runs for every group's growth: a pass per group read the whole
+        // block once for each
+        for s in self.growth.iter_mut().flatten() {
+            s.start_block();
+        }
+        for r in runs {
+            if let Some(Some(s)) = self.growth.get_mut(usize::from(r.group)) {
+                s.touch(r);
             }
+        }
+        for s in self.growth.iter_mut().flatten() {
+            s.end_block();
         }
     }
 }
@@ -602,18 +610,25 @@ impl GrowthSums {
         }
     }
 
-    fn block(&mut self, here: &[SectorRun], group: u16) {
+    /// A new block: its sectors are counted afresh.
+    fn start_block(&mut self) {
         self.seen.clear();
         self.again.clear();
-        for r in here.iter().filter(|r| r.group == group) {
-            for s in r.sectors() {
-                if self.again.at(s, r.progress) {
-                    continue;
-                }
-                let early = self.seen.entry(s).or_insert(false);
-                *early |= r.progress < self.half;
+    }
+
+    /// A run of the group's, in the block's progress order.
+    fn touch(&mut self, r: &SectorRun) {
+        for s in r.sectors() {
+            if self.again.at(s, r.progress) {
+                continue;
             }
+            let early = self.seen.entry(s).or_insert(false);
+            *early |= r.progress < self.half;
         }
+    }
+
+    /// The block's runs are all in: its distinct sectors go into the sums.
+    fn end_block(&mut self) {
         if !self.seen.is_empty() {
             self.whole += self.seen.len();
             self.first_half += self.seen.values().filter(|e| **e).count();
