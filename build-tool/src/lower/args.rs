@@ -71,12 +71,28 @@ impl LowerArgs {
     /// [`LowerArgs::options`] for predicting on `devices` (profile names or files): without
     /// `--arch`, the target is the devices' compute capability ([`arch_for`]).
     pub fn options_for(&self, devices: &[String]) -> LowerOptions {
+        if self.arch.as_deref().is_some_and(|a| !a.is_empty()) {
+            return self.options();
+        }
+        let loaded: Vec<kerncast_models::Device> = devices
+            .iter()
+            .filter_map(|d| kerncast_models::Device::load(d).ok())
+            .collect();
+        self.options_for_loaded(&loaded)
+    }
+
+    /// [`LowerArgs::options_for`] with the devices' profiles already loaded.
+    pub fn options_for_loaded(&self, devices: &[kerncast_models::Device]) -> LowerOptions {
         let mut o = self.options();
         if self.arch.as_deref().is_none_or(str::is_empty) {
             let ccs: Vec<(String, Option<String>)> = devices
                 .iter()
-                .filter_map(|d| kerncast_models::device::Device::load(d).ok())
-                .map(|d| (d.name.clone(), d.hw.compute_capability.map(|c| c.value)))
+                .map(|d| {
+                    (
+                        d.name.clone(),
+                        d.hw.compute_capability.as_ref().map(|c| c.value.clone()),
+                    )
+                })
                 .collect();
             if let Some((arch, note)) = arch_for(&ccs) {
                 o.arch = arch;

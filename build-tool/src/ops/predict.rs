@@ -203,7 +203,12 @@ fn chosen_workload(
 /// What `kerncast predict` prints (text or JSON).
 pub fn output(args: &Args) -> crate::Result<String> {
     let path = args.file.display().to_string();
-    let lower = args.lower.options_for(std::slice::from_ref(&args.device));
+    // the device's profile, loaded once: it also decides the architecture to lower for
+    let target = engine::Target::load(&args.device, &args.model)
+        .map_err(|e| Error::Device(e.to_string()))?;
+    let lower = args
+        .lower
+        .options_for_loaded(std::slice::from_ref(&target.device));
     let job = Job {
         path: args.file.clone(),
         display_path: path.clone(),
@@ -235,8 +240,6 @@ pub fn output(args: &Args) -> crate::Result<String> {
         run: args.host.run_spec(std::slice::from_ref(&args.file)),
         ..pipeline::Options::default()
     };
-    let target = engine::Target::load(&args.device, &args.model)
-        .map_err(|e| Error::Device(e.to_string()))?;
     let mut setup = Vec::new();
     let side = HostSide::new(&jobs, &opts, std::slice::from_ref(&target), &mut setup);
     if let Some(f) = setup.first() {
