@@ -101,16 +101,19 @@ pub fn stream_blocks(
         let mut made = Ok(());
         let mut batch = Batch::new();
         let mut batches = 1;
+        // the most runs one block has made so far: a batch is given room for it at once
+        let mut largest = 0;
         for b in 0..walked {
+            let start = batch.runs.len();
             made = fill(b, &mut batch.runs);
             if made.is_err() {
                 break;
             }
+            largest = largest.max(batch.runs.len() - start);
             batch.ends.push((b, batch.runs.len()));
             if batch.runs.len() >= BATCH_RUNS || b + 1 == walked {
                 // Past the first few, a batch comes back to be refilled: one grown to hold a
-                // large block keeps its room, where a fresh one grew again, copying into fresh
-                // pages (a third of a matrix-vector walk's walking thread). Waiting for one
+                // large block keeps its room, and fresh pages are made only for the few. Waiting for one
                 // cannot deadlock: the others are queued for the threads that send them back,
                 // and a thread that ended drops its sender, which ends the wait.
                 let mut next = match batches < MAX_BATCHES {
@@ -123,6 +126,11 @@ pub fn stream_blocks(
                 });
                 next.runs.clear();
                 next.ends.clear();
+                // Room for a block as large as the largest yet, taken at once: grown one
+                // doubling at a time, each copy into fresh pages, the four batches of a
+                // matrix-vector product's walk (half a million runs a block) took a third of
+                // its walking thread.
+                next.runs.reserve(largest + BATCH_RUNS);
                 if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
                 }
@@ -491,8 +499,7 @@ struct WindowSums {
     /// window of each level is the last the sector was seen in: a touch updates every level
     /// whose window it opens, and shares the coarser ones with the touch before. One word a
     /// sector rather than one per level keeps the map in cache.
-    last: HashMap<i64, u32, BuildHasherDefault<SectorHasher>>,
-    again: TouchedAgain,
+    last: BlockTouches,
 }
 
 impl WindowSums {
@@ -500,8 +507,7 @@ impl WindowSums {
         WindowSums {
             walked_end: (walked_share * PROGRESS_SCALE) as u64,
             sums: [(0.0, 0); WINDOW_LEVELS as usize],
-            last: HashMap::default(),
-            again: TouchedAgain::new(),
+            last: BlockTouches::new(),
         }
     }
 
@@ -518,7 +524,6 @@ impl WindowSums {
     /// same touch, in each coarser one.
     fn block(&mut self, here: &[SectorRun]) {
         self.last.clear();
-        self.again.clear();
         // per level: (the current window, its distinct sectors so far)
         let mut open: [Option<(u32, usize)>; WINDOW_LEVELS as usize] =
             [None; WINDOW_LEVELS as usize];
@@ -539,20 +544,16 @@ impl WindowSums {
                 }
             }
             for s in r.sectors() {
-                if self.again.at(s, t) {
-                    continue;
-                }
-                let seen = self.last.entry(s).or_insert(0);
+                let seen = self.last.last_touch(s, t);
                 for (k, cur) in open.iter_mut().enumerate().rev() {
                     let shift = Self::shift(k);
-                    if *seen != 0 && (*seen - 1) >> shift == t >> shift {
+                    if seen != 0 && (seen - 1) >> shift == t >> shift {
                         break;
                     }
                     if let Some((_, n)) = cur {
                         *n += 1;
                     }
                 }
-                *seen = t + 1;
             }
         }
         for (k, cur) in open.iter().enumerate() {
@@ -592,9 +593,9 @@ struct GrowthSums {
     whole: usize,
     first_half: usize,
     blocks: u64,
-    /// Sector → whether it was touched within the first half, for the block at hand.
-    seen: HashMap<i64, bool, BuildHasherDefault<SectorHasher>>,
-    again: TouchedAgain,
+    /// Sector → 1 + the progress of its first touch, for the block at hand: the runs come
+    /// in progress order, so the first touch is the earliest.
+    seen: BlockTouches,
 }
 
 impl GrowthSums {
@@ -605,33 +606,28 @@ impl GrowthSums {
             whole: 0,
             first_half: 0,
             blocks: 0,
-            seen: HashMap::default(),
-            again: TouchedAgain::new(),
+            seen: BlockTouches::new(),
         }
     }
 
     /// A new block: its sectors are counted afresh.
     fn start_block(&mut self) {
         self.seen.clear();
-        self.again.clear();
     }
 
     /// A run of the group's, in the block's progress order.
     fn touch(&mut self, r: &SectorRun) {
         for s in r.sectors() {
-            if self.again.at(s, r.progress) {
-                continue;
-            }
-            let early = self.seen.entry(s).or_insert(false);
-            *early |= r.progress < self.half;
+            self.seen.first_touch(s, r.progress);
         }
     }
 
     /// The block's runs are all in: its distinct sectors go into the sums.
     fn end_block(&mut self) {
-        if !self.seen.is_empty() {
-            self.whole += self.seen.len();
-            self.first_half += self.seen.values().filter(|e| **e).count();
+        let seen = &self.seen.map;
+        if !seen.is_empty() {
+            self.whole += seen.len();
+            self.first_half += seen.values().filter(|t| *t - 1 < self.half).count();
             self.blocks += 1;
         }
     }
@@ -647,36 +643,68 @@ impl GrowthSums {
     }
 }
 
-/// Most of the sectors touched at the progress at hand, so that a sector touched again there
-/// (each load of an unrolled loop that reads one sector per lane) is passed over without a
-/// lookup in a block's map: a touch again at the same progress adds nothing to the windows or
-/// the growth. A direct-mapped cache: a sector that finds its slot taken is looked up.
-struct TouchedAgain {
-    /// (sector, progress + 1), by a hash of the sector; (0, 0) for none.
-    slots: Vec<(i64, u32)>,
+/// Sector → 1 + the progress of a touch in the block at hand (0: none): a map, with a
+/// direct-mapped cache of the sectors touched lately in front of it. A lane that reads along
+/// its own row touches one sector on several trips in a row, and a block's lanes touch a few
+/// hundred sectors at a time: those find their slot and leave the map alone, where every
+/// touch was a lookup in a map too large for the core's cache (most of a matrix-vector
+/// product's leading blocks).
+struct BlockTouches {
+    map: HashMap<i64, u32, BuildHasherDefault<SectorHasher>>,
+    /// (sector, 1 + progress, whether that progress is newer than the map's), by a hash of
+    /// the sector; a progress of 0 for none.
+    slots: Vec<(i64, u32, bool)>,
 }
 
-impl TouchedAgain {
+impl BlockTouches {
     const BITS: u32 = 12;
 
-    fn new() -> TouchedAgain {
-        TouchedAgain {
-            slots: vec![(0, 0); 1 << Self::BITS],
+    fn new() -> BlockTouches {
+        BlockTouches {
+            map: HashMap::default(),
+            slots: vec![(0, 0, false); 1 << Self::BITS],
         }
     }
 
-    /// A new block: its progress starts again.
+    /// A new block: no sector touched yet.
     fn clear(&mut self) {
-        self.slots.fill((0, 0));
+        self.map.clear();
+        self.slots.fill((0, 0, false));
     }
 
-    /// Whether sector `s` was touched at progress `t` before (as far as the cache holds);
-    /// records it.
-    fn at(&mut self, s: i64, t: u32) -> bool {
-        let i = (s as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS);
-        let slot = &mut self.slots[i as usize];
-        let here = (s, t.wrapping_add(1));
-        std::mem::replace(slot, here) == here
+    fn slot(s: i64) -> usize {
+        ((s as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS)) as usize
+    }
+
+    /// Records a touch of sector `s` at progress `t` as its last; returns 1 + the progress of
+    /// the last touch before it in the block (0: none). A slot's progress newer than the map's
+    /// goes into the map when another sector takes the slot.
+    fn last_touch(&mut self, s: i64, t: u32) -> u32 {
+        let slot = &mut self.slots[Self::slot(s)];
+        if slot.1 != 0 && slot.0 == s {
+            let prev = slot.1;
+            if prev != t + 1 {
+                *slot = (s, t + 1, true);
+            }
+            return prev;
+        }
+        if slot.1 != 0 && slot.2 {
+            self.map.insert(slot.0, slot.1);
+        }
+        let prev = self.map.insert(s, t + 1).unwrap_or(0);
+        *slot = (s, t + 1, false);
+        prev
+    }
+
+    /// Records a touch of sector `s` at progress `t`, keeping its first: a sector in a slot
+    /// was touched in this block already, and its first touch is in the map.
+    fn first_touch(&mut self, s: i64, t: u32) {
+        let slot = &mut self.slots[Self::slot(s)];
+        if slot.1 != 0 && slot.0 == s {
+            return;
+        }
+        self.map.entry(s).or_insert(t + 1);
+        *slot = (s, t + 1, false);
     }
 }
 
@@ -806,6 +834,53 @@ mod tests {
                 sum
             })
             .collect()
+    }
+
+    /// A block's touches answer through the cache as through a plain map, with far more
+    /// sectors than slots (so sectors take each other's slots and newer progresses go back
+    /// to the map), sectors touched again at once and much later, and blocks in turn.
+    #[test]
+    fn block_touches_answer_as_a_map_does() {
+        let (mut last, mut first) = (BlockTouches::new(), BlockTouches::new());
+        let (mut want_last, mut want_first) = (HashMap::new(), HashMap::new());
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut evicted_dirty = 0;
+        for step in 0u32..300_000 {
+            if step % 100_000 == 0 {
+                last.clear();
+                first.clear();
+                want_last.clear();
+                want_first.clear();
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let s = match step % 3 {
+                0 => (x % 300) as i64,                  // a few hundred, in their slots
+                1 => (x % 20_000) as i64 * 977 - 5_000, // many, scattered, some negative
+                _ => i64::from(step / 4),               // streaming
+            };
+            // progress never goes back within a block
+            let t = step % 100_000 / 3;
+            let slot = last.slots[BlockTouches::slot(s)];
+            if slot.1 != 0 && slot.0 != s && slot.2 {
+                evicted_dirty += 1;
+            }
+            let got = last.last_touch(s, t);
+            assert_eq!(got, want_last.insert(s, t + 1).unwrap_or(0), "sector {s}");
+            first.first_touch(s, t);
+            want_first.entry(s).or_insert(t + 1);
+            if step % 99_999 == 0 {
+                assert_eq!(
+                    first.map,
+                    want_first.iter().map(|(k, v)| (*k, *v)).collect()
+                );
+            }
+        }
+        assert!(
+            evicted_dirty > 1000,
+            "{evicted_dirty} newer progresses written back"
+        );
     }
 
     /// The threaded walk (tally and leading blocks apart, batches recycled) gives the profile
