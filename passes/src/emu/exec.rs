@@ -110,6 +110,17 @@ struct Ctx<'a> {
     /// Finished blocks' warp registers, zeroed again for the next block's warps: a fresh
     /// allocation per block gave its pages back and faulted them in again, a tenth of a run.
     spare_regs: &'a mut Vec<Vec<u64>>,
+    /// The buffers a memory instruction gathers its lanes in, kept from access to access.
+    access_bufs: &'a mut AccessBuffers,
+}
+
+/// A memory instruction's lanes, by the space each lane's address falls in, and the emptied
+/// lists kept for the next: a fresh list per warp access grew to 32 lanes a push at a time,
+/// an allocation and copy on every warp's every access (a sixth of an emulated histogram).
+#[derive(Default)]
+struct AccessBuffers {
+    by_space: Vec<(Space, Vec<LaneAccess>)>,
+    spare: Vec<Vec<LaneAccess>>,
 }
 
 /// Run a kernel with options (see [`super::run`]).
@@ -280,6 +291,7 @@ pub fn run_observed(
     // the most pages of zero-filled buffers one block has touched for the first time
     let mut block_pages = 0;
     let mut spare_regs = Vec::new();
+    let mut access_bufs = AccessBuffers::default();
     for i in sample_order(last, opts.spread_order) {
         if done >= opts.trace_blocks
             && (stops_here(opts, steps, done, last)
@@ -319,6 +331,7 @@ pub fn run_observed(
             trace: (done < opts.trace_blocks).then(Vec::new),
             lane_execs: 0,
             spare_regs: &mut spare_regs,
+            access_bufs: &mut access_bufs,
         };
         if let Err(e) = ctx.run_block() {
             // a block's touches are kept when it finishes: these are the finished ones'
@@ -744,9 +757,22 @@ impl Ctx<'_> {
             let e = &mut self.counts.block_execs[b];
             e.0 += group.count_ones() as u64;
             e.1 += 1;
+            // lanes that come from the same block (mostly all of them) are one map entry
+            let mut from: Option<(usize, u64)> = None;
             for l in lanes(group) {
-                *self.counts.edges.entry((w.prev_block[l], b)).or_insert(0) += 1;
+                let p = w.prev_block[l];
+                match &mut from {
+                    Some((q, n)) if *q == p => *n += 1,
+                    _ => {
+                        if let Some((q, n)) = from.replace((p, 1)) {
+                            *self.counts.edges.entry((q, b)).or_insert(0) += n;
+                        }
+                    }
+                }
                 w.prev_block[l] = b;
+            }
+            if let Some((q, n)) = from {
+                *self.counts.edges.entry((q, b)).or_insert(0) += n;
             }
         }
         let exec = match inst.guard {
@@ -973,7 +999,8 @@ impl Ctx<'_> {
         let (_, dir, bits, _) = inst.mem.unwrap_or((Space::Generic, Dir::Load, 32, false));
         let elem = (inst.ty.bits() as usize).div_ceil(8);
         let width = (bits as usize).div_ceil(8);
-        let mut by_space: Vec<(Space, Vec<LaneAccess>)> = Vec::with_capacity(1);
+        let mut by_space = std::mem::take(&mut self.access_bufs.by_space);
+        by_space.clear();
         for l in lanes(exec) {
             let (space, addr) = self.address(w, l, inst)?;
             let acc = LaneAccess {
@@ -983,7 +1010,12 @@ impl Ctx<'_> {
             };
             match by_space.iter_mut().find(|(s, _)| *s == space) {
                 Some((_, v)) => v.push(acc),
-                None => by_space.push((space, vec![acc])),
+                None => {
+                    let mut v = self.access_bufs.spare.pop().unwrap_or_default();
+                    v.clear();
+                    v.push(acc);
+                    by_space.push((space, v));
+                }
             }
             match inst.op {
                 Op::Ld => {
@@ -1007,14 +1039,22 @@ impl Ctx<'_> {
                     }
                 }
                 Op::St => {
-                    let vals: Vec<u64> = match inst.src.get(1) {
+                    // a vector store has at most eight elements: no list per lane
+                    let mut vals = [0u64; 8];
+                    let n = match inst.src.get(1) {
                         Some(Src::Vec(v)) => {
-                            v.iter().map(|s| self.val(w, l, Some(s), inst.ty)).collect()
+                            for (slot, s) in vals.iter_mut().zip(v) {
+                                *slot = self.val(w, l, Some(s), inst.ty);
+                            }
+                            v.len().min(vals.len())
                         }
-                        s => vec![self.val(w, l, s, inst.ty)],
+                        s => {
+                            vals[0] = self.val(w, l, s, inst.ty);
+                            1
+                        }
                     };
                     let buf = self.bytes(w, l, space, addr, width, true)?;
-                    for (k, v) in vals.iter().enumerate() {
+                    for (k, v) in vals[..n].iter().enumerate() {
                         mem::write_le(&mut buf[k * elem..(k + 1) * elem], *v);
                     }
                 }
@@ -1035,7 +1075,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        for (space, acc) in by_space {
+        for (space, acc) in by_space.drain(..) {
             if let (Some(t), Space::Global) = (self.trace.as_mut(), space) {
                 let mut sectors: Vec<i128> = acc
                     .iter()
@@ -1052,7 +1092,9 @@ impl Ctx<'_> {
                 );
             }
             self.record(pc, space, dir, width as u64, &acc);
+            self.access_bufs.spare.push(acc);
         }
+        self.access_bufs.by_space = by_space;
         Ok(())
     }
 
