@@ -237,6 +237,18 @@ fn progression_segments(first: i128, step: i128, lanes: u32, width: i128, shift:
         let last = first + end * step + width - 1;
         return ((last >> shift) - (first >> shift) + 1) as u64;
     }
+    let seg = 1i128 << shift;
+    if step % seg == 0 {
+        // every lane spans the same d + 1 segments, k segments past the lane before (a row
+        // each, the common uncoalesced case): apart where k > d, else one run
+        let (k, d) = (step >> shift, ((first & (seg - 1)) + width - 1) >> shift);
+        let lanes = end + 1;
+        let n = match k > d {
+            true => lanes * (d + 1),
+            false => end * k + d + 1,
+        };
+        return n as u64;
+    }
     let mut n = 0u64;
     let mut last_seen: Option<i128> = None;
     for l in 0..=end {
@@ -474,7 +486,9 @@ mod tests {
     fn a_progression_counts_as_its_lanes_sorted() {
         let mut cases = 0;
         for first in [-300i128, -33, -1, 0, 5, 31, 32, 100, 4093] {
-            for step in -70i128..=70 {
+            // and steps of whole sectors and lines, as a row each is
+            let whole = [96i128, 128, 160, 256, 384, 4096, 16384, -128, -16384];
+            for step in (-70i128..=70).chain(whole) {
                 for (width, lanes) in [
                     (1i128, 32u32),
                     (2, 31),
@@ -501,6 +515,6 @@ mod tests {
                 }
             }
         }
-        assert_eq!(cases, 9 * 141 * 7 * 2);
+        assert_eq!(cases, 9 * (141 + 9) * 7 * 2);
     }
 }
