@@ -128,8 +128,8 @@ pub fn stream_blocks(
                 next.ends.clear();
                 // Room for a block as large as the largest yet, taken at once: grown one
                 // doubling at a time, each copy into fresh pages, the four batches of a
-                // matrix-vector product's walk (half a million runs a block) took a third of
-                // its walking thread.
+                // matrix-vector product's walk (half a million runs a block) took over a
+                // quarter of its walking thread.
                 next.runs.reserve(largest + BATCH_RUNS);
                 if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
