@@ -110,18 +110,6 @@ struct Ctx<'a> {
     /// Finished blocks' warp registers, zeroed again for the next block's warps: a fresh
     /// allocation per block gave its pages back and faulted them in again, a tenth of a run.
     spare_regs: &'a mut Vec<Vec<u64>>,
-    /// The buffers a memory instruction gathers its lanes in, kept from access to access.
-    access_bufs: &'a mut AccessBuffers,
-}
-
-/// A memory instruction's lanes, by the space each lane's address falls in, and the emptied
-/// lists kept for the next: a fresh list per warp access grew to 32 lanes a push at a time,
-/// allocating and copying on every warp's every access (1–2 % of an emulated histogram's
-/// CPU time).
-#[derive(Default)]
-struct AccessBuffers {
-    by_space: Vec<(Space, Vec<LaneAccess>)>,
-    spare: Vec<Vec<LaneAccess>>,
 }
 
 /// Run a kernel with options (see [`super::run`]).
@@ -292,7 +280,6 @@ pub fn run_observed(
     // the most pages of zero-filled buffers one block has touched for the first time
     let mut block_pages = 0;
     let mut spare_regs = Vec::new();
-    let mut access_bufs = AccessBuffers::default();
     for i in sample_order(last, opts.spread_order) {
         if done >= opts.trace_blocks
             && (stops_here(opts, steps, done, last)
@@ -332,7 +319,6 @@ pub fn run_observed(
             trace: (done < opts.trace_blocks).then(Vec::new),
             lane_execs: 0,
             spare_regs: &mut spare_regs,
-            access_bufs: &mut access_bufs,
         };
         if let Err(e) = ctx.run_block() {
             // a block's touches are kept when it finishes: these are the finished ones'
@@ -1000,8 +986,7 @@ impl Ctx<'_> {
         let (_, dir, bits, _) = inst.mem.unwrap_or((Space::Generic, Dir::Load, 32, false));
         let elem = (inst.ty.bits() as usize).div_ceil(8);
         let width = (bits as usize).div_ceil(8);
-        let mut by_space = std::mem::take(&mut self.access_bufs.by_space);
-        by_space.clear();
+        let mut by_space: Vec<(Space, Vec<LaneAccess>)> = Vec::with_capacity(1);
         for l in lanes(exec) {
             let (space, addr) = self.address(w, l, inst)?;
             let acc = LaneAccess {
@@ -1012,8 +997,9 @@ impl Ctx<'_> {
             match by_space.iter_mut().find(|(s, _)| *s == space) {
                 Some((_, v)) => v.push(acc),
                 None => {
-                    let mut v = self.access_bufs.spare.pop().unwrap_or_default();
-                    v.clear();
+                    // room for every lane at once: grown a push at a time, a warp's every
+                    // access reallocated its list five times
+                    let mut v = Vec::with_capacity(exec.count_ones() as usize);
                     v.push(acc);
                     by_space.push((space, v));
                 }
@@ -1076,7 +1062,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        for (space, acc) in by_space.drain(..) {
+        for (space, acc) in by_space {
             if let (Some(t), Space::Global) = (self.trace.as_mut(), space) {
                 let mut sectors: Vec<i128> = acc
                     .iter()
@@ -1093,9 +1079,7 @@ impl Ctx<'_> {
                 );
             }
             self.record(pc, space, dir, width as u64, &acc);
-            self.access_bufs.spare.push(acc);
         }
-        self.access_bufs.by_space = by_space;
         Ok(())
     }
 

@@ -99,7 +99,7 @@ pub fn stream_blocks(
             })
             .map_err(|e| format!("starting the reuse tally: {e}"))?;
         let mut made = Ok(());
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(0);
         let mut batches = 1;
         // the most runs one block has made so far: a batch is given room for it at once
         let mut largest = 0;
@@ -112,24 +112,24 @@ pub fn stream_blocks(
             largest = largest.max(batch.runs.len() - start);
             batch.ends.push((b, batch.runs.len()));
             if batch.runs.len() >= BATCH_RUNS || b + 1 == walked {
-                // Past the first few, a batch comes back to be refilled: one grown to hold a
-                // large block keeps its room, and fresh pages are made only for the few. Waiting for one
-                // cannot deadlock: the others are queued for the threads that send them back,
-                // and a thread that ended drops its sender, which ends the wait.
+                // Past the first few, a batch comes back to be refilled, keeping its room, and
+                // fresh pages are made only for the few. Waiting for one cannot deadlock: the
+                // others are queued for the threads that send them back, and a thread that
+                // ended drops its sender, which ends the wait.
                 let mut next = match batches < MAX_BATCHES {
                     true => empty_rx.try_recv().ok(),
                     false => empty_rx.recv().ok(),
                 }
                 .unwrap_or_else(|| {
                     batches += 1;
-                    Batch::new()
+                    Batch::new(largest)
                 });
                 next.runs.clear();
                 next.ends.clear();
-                // Room for a block as large as the largest yet, taken at once: grown one
-                // doubling at a time, each copy into fresh pages, the four batches of a
-                // matrix-vector product's walk (half a million runs a block) took over a
-                // quarter of its walking thread.
+                // Room for a block as large as the largest yet, taken at once (a no-op for a
+                // fresh batch): grown one doubling at a time, each copy into fresh pages, the
+                // four batches of a matrix-vector product's walk (half a million runs a block)
+                // took over a quarter of its walking thread.
                 next.runs.reserve(largest + BATCH_RUNS);
                 if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
@@ -162,11 +162,11 @@ struct Batch {
 }
 
 impl Batch {
-    /// Room for a batch and a block beyond it, so a batch seldom grows (each growth copies
-    /// it into fresh pages).
-    fn new() -> Batch {
+    /// Room for a batch and a block of `largest` runs beyond it, so a batch seldom grows
+    /// (each growth copies it into fresh pages).
+    fn new(largest: usize) -> Batch {
         Batch {
-            runs: Vec::with_capacity(2 * BATCH_RUNS),
+            runs: Vec::with_capacity(BATCH_RUNS + largest.max(BATCH_RUNS)),
             ends: Vec::new(),
         }
     }
