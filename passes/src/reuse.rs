@@ -373,16 +373,21 @@ impl ProfileWalk<'_> {
                         } else {
                             lanes
                         };
-                        let mut push = |addr: i128| match a.tile {
+                        // the sectors of the lanes from one at `addr` to one at `upto`, lanes
+                        // whose bytes touch or overlap (a single lane: `upto` is `addr`)
+                        let mut push = |addr: i128, upto: i128| match a.tile {
                             // neighbouring lanes mostly share a sector: the sort and dedup below
                             // then see each once
                             None => {
-                                let sectors = lane_sectors(addr, a.width);
+                                let (from, to) = (
+                                    *lane_sectors(addr, a.width).start(),
+                                    *lane_sectors(upto, a.width).end(),
+                                );
                                 let from = match warp_sectors.last() {
-                                    Some(&l) if sectors.contains(&l) => l + 1,
-                                    _ => *sectors.start(),
+                                    Some(&l) if (from..=to).contains(&l) => l + 1,
+                                    _ => from,
                                 };
-                                warp_sectors.extend(from..=*sectors.end());
+                                warp_sectors.extend(from..=to);
                             }
                             Some((rows, pitch)) => warp_sectors.extend(
                                 (0..rows as i128)
@@ -392,12 +397,12 @@ impl ProfileWalk<'_> {
                         // through the named values, for what no compiled form evaluates
                         let mut by_name =
                             |tids: &mut dyn Iterator<Item = [u64; 3]>,
-                             push: &mut dyn FnMut(i128)| {
+                             push: &mut dyn FnMut(i128, i128)| {
                                 let map = slot_map(w, point);
                                 let at_point = a.at_point(&map, &sc);
                                 for tid in tids {
                                     match a.lane(at_point, tid, &map, &sc) {
-                                        Some(addr) => push(addr),
+                                        Some(addr) => push(addr, addr),
                                         None => {
                                             bad[g].insert(k);
                                         }
@@ -432,12 +437,34 @@ impl ProfileWalk<'_> {
                                     }
                                     Some((first, step, n)) => {
                                         for l in 0..n as i128 {
-                                            push(first + l * step);
+                                            let addr = first + l * step;
+                                            push(addr, addr);
                                         }
                                     }
+                                    // lanes that step evenly in runs (the rows of a 2-D
+                                    // block): a run's sectors at once, as the sort and dedup
+                                    // below would merge them lane by lane
+                                    None if a.tile.is_none()
+                                        && f.for_lane_pieces(
+                                            base,
+                                            point,
+                                            lanes,
+                                            block,
+                                            |first, step, n| {
+                                                if (0..=a.width as i128).contains(&step) {
+                                                    push(first, first + (n as i128 - 1) * step);
+                                                } else {
+                                                    for l in 0..n as i128 {
+                                                        let addr = first + l * step;
+                                                        push(addr, addr);
+                                                    }
+                                                }
+                                            },
+                                        ) => {}
                                     None => {
                                         for (_, tid) in lanes {
-                                            push(f.at(base, point, *tid, block));
+                                            let addr = f.at(base, point, *tid, block);
+                                            push(addr, addr);
                                         }
                                     }
                                 }
@@ -464,7 +491,7 @@ impl ProfileWalk<'_> {
                                 }
                                 for ((_, tid), addr) in lanes.iter().zip(own.iter()) {
                                     match addr {
-                                        Some(addr) => push(*addr),
+                                        Some(addr) => push(*addr, *addr),
                                         None => overflowed.push(*tid),
                                     }
                                 }

@@ -172,7 +172,7 @@ pub struct SplitForm {
 enum Lane {
     /// The lane part of every thread of the block, and of each whole warp whether its 32
     /// values step evenly: (first value, step).
-    Table(Vec<i128>, Vec<Option<(i128, i128)>>),
+    Table(LaneTable),
     /// A lane part whose floors read the point too, where each floor's argument splits into a
     /// point part and a part that reads only the thread index.
     Floors(FloorLane),
@@ -189,8 +189,7 @@ enum Lane {
 struct FloorLane {
     /// The terms outside the floors, over the block's threads, and each whole warp's
     /// (first value, step) where its values step evenly.
-    plain: Vec<i128>,
-    plain_steps: Vec<Option<(i128, i128)>>,
+    plain: LaneTable,
     floors: Vec<FloorTerm>,
     /// The whole lane part, for the warps where some floor changes across the lanes.
     whole: Lin,
@@ -237,10 +236,8 @@ impl FloorLane {
         if plain.reads_point() || floors.is_empty() {
             return None;
         }
-        let (plain, plain_steps) = table_and_warp_steps(&plain, block);
         Some(FloorLane {
-            plain,
-            plain_steps,
+            plain: LaneTable::new(&plain, block),
             floors,
             whole: lane.clone(),
         })
@@ -273,8 +270,7 @@ impl SplitForm {
                 None => Lane::Evaluated(lane),
             }
         } else {
-            let (table, steps) = table_and_warp_steps(&lane, block);
-            Lane::Table(table, steps)
+            Lane::Table(LaneTable::new(&lane, block))
         };
         SplitForm { point, lane }
     }
@@ -283,7 +279,7 @@ impl SplitForm {
     /// the thread index.
     fn lane_extremes(&self) -> Option<(i128, i128)> {
         match &self.lane {
-            Lane::Table(tab, _) => Some((*tab.iter().min()?, *tab.iter().max()?)),
+            Lane::Table(tab) => Some((*tab.values.iter().min()?, *tab.values.iter().max()?)),
             Lane::Floors(_) | Lane::Evaluated(_) => None,
         }
     }
@@ -316,7 +312,7 @@ impl SplitForm {
     /// The value for the thread of index `tid`, given the point part `base`.
     pub fn at(&self, base: i128, point: &[i128], tid: [u64; 3], block: [u64; 3]) -> i128 {
         base + match &self.lane {
-            Lane::Table(tab, _) => tab[thread_index(tid, block) as usize],
+            Lane::Table(tab) => tab.values[thread_index(tid, block) as usize],
             Lane::Floors(f) => f.whole.eval(point, tid),
             Lane::Evaluated(lin) => lin.eval(point, tid),
         }
@@ -346,13 +342,62 @@ impl SplitForm {
         Some((base + v + i128::from(first.0) * step, step, n))
     }
 
+    /// Where `lanes` are consecutive lanes of a warp whose values step evenly only in runs
+    /// ([`LaneTable`]'s pieces): `f(first value, step, lanes)` for each run, clipped to the
+    /// active lanes, at `point` given its point part `base`; false (and no call) where the
+    /// warp has no such runs.
+    pub fn for_lane_pieces(
+        &self,
+        base: i128,
+        point: &[i128],
+        lanes: &[crate::domains::Lane],
+        block: [u64; 3],
+        mut f: impl FnMut(i128, i128, u32),
+    ) -> bool {
+        let (Some(first), Some(last)) = (lanes.first(), lanes.last()) else {
+            return false;
+        };
+        if last.0 > 31 || (last.0 - first.0 + 1) as usize != lanes.len() {
+            return false;
+        }
+        let Some(thread) = thread_index(first.1, block).checked_sub(u64::from(first.0)) else {
+            return false;
+        };
+        if !thread.is_multiple_of(32) {
+            return false;
+        }
+        let w = (thread / 32) as usize;
+        let (table, offset) = match &self.lane {
+            Lane::Table(tab) => (tab, Some(0)),
+            Lane::Floors(fl) => (&fl.plain, fl.warp_offset(point, w as u64)),
+            Lane::Evaluated(_) => return false,
+        };
+        let (Some(Some(pieces)), Some(offset)) = (table.pieces.get(w), offset) else {
+            return false;
+        };
+        for p in pieces {
+            // the piece's lanes that are active
+            let from = p.lane.max(first.0);
+            let to = (p.lane + p.n - 1).min(last.0);
+            if from <= to {
+                let skip = i128::from(from - p.lane);
+                f(
+                    base + offset + p.first + skip * p.step,
+                    p.step,
+                    to - from + 1,
+                );
+            }
+        }
+        true
+    }
+
     /// (the value of the first thread, the step) where the 32 threads of warp `w` of the
     /// block (threads 32·w …) step evenly at `point`, given a point part of 0.
     fn warp_steps(&self, point: &[i128], w: u64) -> Option<(i128, i128)> {
         match &self.lane {
-            Lane::Table(_, steps) => *steps.get(usize::try_from(w).ok()?)?,
+            Lane::Table(tab) => *tab.steps.get(usize::try_from(w).ok()?)?,
             Lane::Floors(f) => {
-                let (v, step) = (*f.plain_steps.get(usize::try_from(w).ok()?)?)?;
+                let (v, step) = (*f.plain.steps.get(usize::try_from(w).ok()?)?)?;
                 Some((v + f.warp_offset(point, w)?, step))
             }
             Lane::Evaluated(_) => None,
@@ -371,15 +416,15 @@ impl SplitForm {
         mut f: impl FnMut(u64, i128),
     ) {
         match &self.lane {
-            Lane::Table(tab, _) => {
-                let lanes = &tab[first as usize..(first + n) as usize];
+            Lane::Table(tab) => {
+                let lanes = &tab.values[first as usize..(first + n) as usize];
                 for (l, v) in lanes.iter().enumerate() {
                     f(l as u64, base + v);
                 }
             }
             Lane::Floors(fl) => match fl.warp_offset(point, first / 32) {
                 Some(o) if first.is_multiple_of(32) => {
-                    let lanes = &fl.plain[first as usize..(first + n) as usize];
+                    let lanes = &fl.plain.values[first as usize..(first + n) as usize];
                     for (l, v) in lanes.iter().enumerate() {
                         f(l as u64, base + o + v);
                     }
@@ -413,10 +458,70 @@ fn over_threads(lin: &Lin, block: [u64; 3]) -> Vec<i128> {
 }
 
 /// [`over_threads`], and each whole warp's (first value, step) where its values step evenly.
-fn table_and_warp_steps(lin: &Lin, block: [u64; 3]) -> (Vec<i128>, Vec<Option<(i128, i128)>>) {
-    let table = over_threads(lin, block);
-    let steps = table.chunks_exact(32).map(progression).collect();
-    (table, steps)
+/// A lane part over the block's threads, and for each whole warp how its 32 values step.
+#[derive(Clone, Debug)]
+struct LaneTable {
+    values: Vec<i128>,
+    /// (first value, step) where the warp's values step evenly.
+    steps: Vec<Option<(i128, i128)>>,
+    /// Where they do not, the runs of lanes that do, in lane order: a warp of a 16 × 16 block
+    /// is two rows of 16 lanes, each stepping by the row's stride, the next a row further on.
+    pieces: Vec<Option<Vec<Piece>>>,
+}
+
+/// Lanes `lane .. lane + n` of a warp whose values are `first + k·step` (k from 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Piece {
+    pub lane: u32,
+    pub n: u32,
+    pub first: i128,
+    pub step: i128,
+}
+
+/// A warp whose lanes break into more runs than this is walked lane by lane.
+const MOST_PIECES: usize = 8;
+
+impl LaneTable {
+    fn new(lin: &Lin, block: [u64; 3]) -> LaneTable {
+        let values = over_threads(lin, block);
+        let steps: Vec<_> = values.chunks_exact(32).map(progression).collect();
+        let pieces = values
+            .chunks_exact(32)
+            .zip(&steps)
+            .map(|(w, s)| s.is_none().then(|| pieces(w)).flatten())
+            .collect();
+        LaneTable {
+            values,
+            steps,
+            pieces,
+        }
+    }
+}
+
+/// The runs of lanes of one warp that step evenly, longest first from each lane on; `None`
+/// where there are more than [`MOST_PIECES`].
+fn pieces(values: &[i128]) -> Option<Vec<Piece>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < values.len() {
+        let first = values[at];
+        let step = values.get(at + 1).map_or(0, |v| v - first);
+        let mut n = 1;
+        while at + n < values.len() && values[at + n] - values[at + n - 1] == step {
+            n += 1;
+        }
+        if out.len() == MOST_PIECES {
+            return None;
+        }
+        out.push(Piece {
+            lane: at as u32,
+            n: n as u32,
+            first,
+            step: if n == 1 { 0 } else { step },
+        });
+        at += n;
+    }
+    Some(out)
 }
 
 /// (first value, step) of values that step evenly.
@@ -913,6 +1018,85 @@ mod tests {
     }
 
     /// The mask of a progression is the mask lane by lane, for steps of either sign and none,
+
+    /// A warp of a 2-D or 3-D block steps evenly in runs (its rows): the runs give every
+    /// active lane's value, as `at` does lane by lane, for whole warps, warps cut at either end,
+    /// a stride of either sign and a lane part under a floor; lanes with a hole or a warp in
+    /// more runs than a walk takes at once give none.
+    #[test]
+    fn a_warp_in_rows_gives_each_row_as_a_run() {
+        let slots: Vec<String> = vec!["ctaid_x".into()];
+        let form =
+            |e: LinExpr, block| SplitForm::new(Lin::compile(&e, &resolver(&slots)).unwrap(), block);
+        let lanes = |first: u64, block| -> Vec<crate::domains::Lane> {
+            (0..32)
+                .map(|l| (l as u32, tid_of(first + l, block)))
+                .collect()
+        };
+        let runs_of = |f: &SplitForm, point: &[i128], lanes: &[crate::domains::Lane], block| {
+            let mut runs = Vec::new();
+            let base = f.base(point);
+            f.for_lane_pieces(base, point, lanes, block, |first, step, n| {
+                runs.push((first, step, n))
+            })
+            .then_some(runs)
+        };
+        let by_lane = |f: &SplitForm, point: &[i128], lanes: &[crate::domains::Lane], block| {
+            let base = f.base(point);
+            lanes
+                .iter()
+                .map(|(_, tid)| f.at(base, point, *tid, block))
+                .collect::<Vec<_>>()
+        };
+        let flat = |runs: Vec<(i128, i128, u32)>| -> Vec<i128> {
+            runs.iter()
+                .flat_map(|&(first, step, n)| (0..i128::from(n)).map(move |k| first + k * step))
+                .collect()
+        };
+        let wrap = v("ctaid_x").scale(256).add(&v("tid_x")).floor_div(1 << 20);
+        for (block, e) in [
+            (
+                [16, 16, 1],
+                v("tid_x").scale(4).add(&v("tid_y").scale(4096)),
+            ),
+            (
+                [8, 8, 4],
+                v("tid_x")
+                    .scale(8)
+                    .add(&v("tid_y").scale(-512))
+                    .add(&v("tid_z").scale(1 << 16)),
+            ),
+            (
+                [16, 16, 1],
+                v("tid_x")
+                    .scale(4)
+                    .add(&wrap.scale(64))
+                    .add(&v("tid_y").scale(4096)),
+            ),
+        ] {
+            let f = form(e.add(&v("ctaid_x").scale(100_000)), block);
+            for point in [[0], [3], [(1 << 12) - 1]] {
+                for w in [0, 32, 64] {
+                    let all = lanes(w, block);
+                    for cut in [&all[..], &all[3..], &all[..20], &all[5..9]] {
+                        let runs = runs_of(&f, &point, cut, block).expect("runs");
+                        assert_eq!(
+                            flat(runs),
+                            by_lane(&f, &point, cut, block),
+                            "{block:?} {w} {point:?}"
+                        );
+                    }
+                }
+            }
+            let holed: Vec<_> = lanes(0, block).into_iter().filter(|l| l.0 != 7).collect();
+            assert_eq!(runs_of(&f, &[1], &holed, block), None);
+        }
+        // a warp of 16 rows of two threads each is more runs than a walk takes at once
+        let narrow = [2, 64, 1];
+        let g = form(v("tid_x").scale(4).add(&v("tid_y").scale(4096)), narrow);
+        assert_eq!(runs_of(&g, &[0], &lanes(0, narrow), narrow), None);
+        assert_eq!(by_lane(&g, &[0], &lanes(0, narrow), narrow)[3], 4096 + 4);
+    }
     /// starts inside and outside the warp, and steps that do and do not divide them.
     #[test]
     fn a_progression_mask_is_the_lanes_that_hold() {
