@@ -592,6 +592,11 @@ struct GrowthSums {
     half: u32,
     whole: usize,
     first_half: usize,
+    /// The least progress of a touch at or past `half`: where the second half's data starts.
+    /// Trips come at whole steps of progress, so with an odd number walked the first half
+    /// holds one trip more than half of them (4 of 7), and the second half's data grows over
+    /// the share from here, not from `half`.
+    second_from: u32,
     blocks: u64,
     /// Sector → 1 + the progress of its first touch, for the block at hand: the runs come
     /// in progress order, so the first touch is the earliest.
@@ -605,6 +610,7 @@ impl GrowthSums {
             half: (share / 2.0 * PROGRESS_SCALE) as u32,
             whole: 0,
             first_half: 0,
+            second_from: u32::MAX,
             blocks: 0,
             seen: BlockTouches::new(),
         }
@@ -617,6 +623,9 @@ impl GrowthSums {
 
     /// A run of the group's, in the block's progress order.
     fn touch(&mut self, r: &SectorRun) {
+        if r.progress >= self.half {
+            self.second_from = self.second_from.min(r.progress);
+        }
         for s in r.sectors() {
             self.seen.first_touch(s, r.progress);
         }
@@ -635,10 +644,16 @@ impl GrowthSums {
     fn growth(&self) -> CutGrowth {
         let per_block = |n: usize| n as f64 / self.blocks.max(1) as f64;
         let walked = per_block(self.whole);
+        let second = self.share - f64::from(self.second_from) / PROGRESS_SCALE;
+        let span = if self.second_from != u32::MAX && second > 0.0 {
+            second
+        } else {
+            self.share / 2.0
+        };
         CutGrowth {
             share: self.share,
             walked,
-            slope: (walked - per_block(self.first_half)).max(0.0) / (self.share / 2.0),
+            slope: (walked - per_block(self.first_half)).max(0.0) / span,
         }
     }
 }
