@@ -30,7 +30,7 @@ pub mod profile;
 mod sector_table;
 mod segments;
 mod tally;
-use profile::{lane_sectors, PROGRESS_SCALE};
+use profile::{lane_sectors, PROGRESS_SCALE, SECTOR as SECTOR_BYTES};
 pub use profile::{
     touch_sector, FootprintPoint, Reuse, ReuseBucket, ReuseProfile, SectorRun, Touch, WindowPoint,
 };
@@ -366,6 +366,7 @@ impl ProfileWalk<'_> {
                             group: g as u16,
                             first: 0,
                             last: 0,
+                            stride: 1,
                         };
                         // a tile's base is the same in every lane: the first one gives it
                         let lanes = if a.tile.is_some() {
@@ -435,6 +436,15 @@ impl ProfileWalk<'_> {
                                             _ => warp_sectors.extend(from..=to),
                                         }
                                     }
+                                    // lanes a whole number of sectors apart, each within
+                                    // one: a run of lone sectors, as push_runs would leave
+                                    // them
+                                    Some((first, step, n))
+                                        if lanes_apart(first, step, n, a.width).is_some_and(
+                                            |(from, stride)| {
+                                                push_strided(from, stride, n, run, runs, start)
+                                            },
+                                        ) => {}
                                     Some((first, step, n)) => {
                                         for l in 0..n as i128 {
                                             let addr = first + l * step;
@@ -538,6 +548,57 @@ impl ProfileWalk<'_> {
         p.left_out = left_out;
         Reuse::Profile(p)
     }
+}
+
+/// Where `n` lanes from `first`, `step` bytes apart, each touch one sector and the sectors lie
+/// two or more apart: the lowest sector and the stride between them.
+fn lanes_apart(first: i128, step: i128, n: u32, width: u64) -> Option<(i128, u32)> {
+    let k = step / SECTOR_BYTES;
+    let within = first.rem_euclid(SECTOR_BYTES) + width as i128 <= SECTOR_BYTES;
+    if n < 2 || step % SECTOR_BYTES != 0 || k.abs() < 2 || !within {
+        return None;
+    }
+    let low = first.min(first + i128::from(n - 1) * step);
+    Some((
+        low.div_euclid(SECTOR_BYTES),
+        u32::try_from(k.unsigned_abs()).ok()?,
+    ))
+}
+
+/// [`push_runs`] for `n` sectors from `from`, `stride` apart: where the first continues the
+/// last run it joins it, as there, and the rest go in as one run of lone sectors (a single
+/// one as a plain run). False, and nothing pushed, where the sectors leave the 64-bit range
+/// the tally keeps.
+fn push_strided(
+    from: i128,
+    stride: u32,
+    n: u32,
+    run: SectorRun,
+    runs: &mut Vec<SectorRun>,
+    start: usize,
+) -> bool {
+    let to = from + i128::from(stride) * i128::from(n - 1);
+    let (Ok(mut first), Ok(last)) = (i64::try_from(from), i64::try_from(to)) else {
+        return false;
+    };
+    let open = runs[start..]
+        .last()
+        .is_some_and(|r| r.tally_key() == run.tally_key());
+    let mut left = n;
+    if let Some(r) = runs.last_mut() {
+        if open && r.last.checked_add(1) == Some(first) {
+            r.last = first;
+            first += i64::from(stride);
+            left -= 1;
+        }
+    }
+    runs.push(SectorRun {
+        first,
+        last,
+        stride: if left > 1 { stride } else { 1 },
+        ..run
+    });
+    true
 }
 
 /// The sorted, distinct `sectors` of one warp access as runs like `run`, appended to `runs`;
@@ -887,7 +948,7 @@ mod tests {
         ) {
             sectors.sort_unstable();
             sectors.dedup();
-            let run = SectorRun { progress: 5, writes: false, group: 1, first: 0, last: 0 };
+            let run = SectorRun { progress: 5, writes: false, group: 1, first: 0, last: 0, stride: 1 };
             let mut runs: Vec<SectorRun> = before
                 .iter()
                 .map(|&(first, n, writes)| SectorRun { first, last: first + n, writes, ..run })
@@ -911,6 +972,64 @@ mod tests {
                 prop_assert!(pair[0].last + 1 < pair[1].first, "{:?} could be one run", pair);
             }
             prop_assert!(new.iter().all(|r| r.tally_key() == run.tally_key()));
+        }
+
+        /// Lanes a whole number of sectors apart go in as the runs the lanes' sectors would
+        /// make, one by one through `push_runs`, once its lone sectors are taken one at a time
+        /// (as the tally takes them): for steps of either sign, lanes that start mid-sector,
+        /// accesses that straddle a sector (which stay lane by lane), and a run before them
+        /// that the first sector continues or not.
+        #[test]
+        fn lanes_sectors_apart_make_the_runs_their_sectors_make(
+            first in -4000i128..4000,
+            k in -6i128..7,
+            n in 1u32..33,
+            width in prop::sample::select(vec![1u64, 4, 8, 16, 32]),
+            before in prop::collection::vec((-200i64..200, 0i64..3, any::<bool>()), 0..3),
+            same_kind in any::<bool>(),
+        ) {
+            let step = k * 32;
+            let run = SectorRun { progress: 5, writes: false, group: 1, first: 0, last: 0, stride: 1 };
+            let prior = SectorRun { group: if same_kind { 1 } else { 2 }, ..run };
+            let mut earlier: Vec<SectorRun> = before
+                .iter()
+                .map(|&(first, n, writes)| SectorRun { first, last: first + n, writes, ..prior })
+                .collect();
+            // sometimes a run the first sector continues
+            if let Some(low) = (0..n).map(|l| first + i128::from(l) * step).min() {
+                earlier.push(SectorRun { first: low as i64 / 32 - 3, last: (low.div_euclid(32) - 1) as i64, ..prior });
+            }
+            let mut sectors: Vec<i128> = (0..n)
+                .flat_map(|l| lane_sectors(first + i128::from(l) * step, width))
+                .collect();
+            sectors.sort_unstable();
+            sectors.dedup();
+            let mut expected = earlier.clone();
+            push_runs(&sectors, run, &mut expected, 0);
+            let mut got = earlier.clone();
+            match lanes_apart(first, step, n, width) {
+                Some((from, stride)) => {
+                    prop_assert!(push_strided(from, stride, n, run, &mut got, 0));
+                }
+                None => {
+                    let apart = k.abs() >= 2 && n >= 2;
+                    let within = first.rem_euclid(32) + width as i128 <= 32;
+                    prop_assert!(!(apart && within), "lanes apart not taken");
+                    push_runs(&sectors, run, &mut got, 0);
+                }
+            }
+            let lone = |runs: &[SectorRun]| -> Vec<SectorRun> {
+                runs.iter()
+                    .flat_map(|r| {
+                        let r = *r;
+                        let each = r.stride > 1;
+                        let whole = std::iter::once(r).filter(move |_| !each);
+                        let apart = r.sectors().filter(move |_| each).map(move |s| SectorRun { first: s, last: s, stride: 1, ..r });
+                        whole.chain(apart)
+                    })
+                    .collect()
+            };
+            prop_assert_eq!(lone(&got), lone(&expected));
         }
     }
 

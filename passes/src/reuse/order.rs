@@ -118,6 +118,7 @@ mod tests {
             group,
             first,
             last: first,
+            stride: 1,
         }
     }
 

@@ -70,7 +70,7 @@ pub enum Reuse {
 }
 
 /// Bytes of a sector, the unit of a touch.
-const SECTOR: i128 = 32;
+pub(crate) const SECTOR: i128 = 32;
 
 /// The 32-byte sectors a lane's access of `width` bytes at `addr` covers.
 pub fn lane_sectors(addr: i128, width: u64) -> std::ops::RangeInclusive<i128> {
@@ -81,9 +81,11 @@ pub fn lane_sectors(addr: i128, width: u64) -> std::ops::RangeInclusive<i128> {
 /// group of accesses walked together). 24 bytes: a walk keeps a block's touches, and sorts them.
 pub type Touch = (u64, u32, i64, bool, u16);
 
-/// Consecutive sectors `first..=last` that warp accesses of one group request at one
+/// Sectors `first..=last`, `stride` apart, that warp accesses of one group request at one
 /// progress of a block: how a walk hands a block's touches to the tally, since most warp
-/// accesses request one such run (a touch per sector cost the walk most of its time). Runs
+/// accesses request one such run (a touch per sector cost the walk most of its time). A
+/// stride of 1 is consecutive sectors; a larger one, the lone sectors of lanes a whole number
+/// of sectors apart (a matrix-vector product's rows), each its own run to the tally. Runs
 /// order by progress, then loads before stores, then group: the order the tally takes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SectorRun {
@@ -92,6 +94,7 @@ pub struct SectorRun {
     pub group: u16,
     pub first: i64,
     pub last: i64,
+    pub stride: u32,
 }
 
 impl SectorRun {
@@ -103,6 +106,7 @@ impl SectorRun {
             group,
             first: sector,
             last: sector,
+            stride: 1,
         }
     }
 
@@ -111,8 +115,18 @@ impl SectorRun {
         u64::from(self.progress) << 17 | u64::from(self.writes) << 16 | u64::from(self.group)
     }
 
-    pub fn sectors(&self) -> std::ops::RangeInclusive<i64> {
-        self.first..=self.last
+    pub fn sectors(&self) -> std::iter::StepBy<std::ops::RangeInclusive<i64>> {
+        (self.first..=self.last).step_by(self.stride as usize)
+    }
+
+    /// How many sectors the run holds.
+    pub fn len(&self) -> i64 {
+        (self.last - self.first) / i64::from(self.stride) + 1
+    }
+
+    /// Whether the tally takes the run sector by sector (one sector, or sectors apart).
+    pub fn lone_sectors(&self) -> bool {
+        self.first == self.last || self.stride > 1
     }
 }
 

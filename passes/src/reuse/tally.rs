@@ -377,54 +377,52 @@ impl Tally {
         for r in runs {
             let (g, w) = (r.group as usize, r.writes);
             let weight = weights[g];
+            let here = (b32, r.progress);
+            if r.lone_sectors() {
+                // lone sectors (lanes of an access that does not coalesce), each a run of its
+                // own: no buffers
+                for s in r.sectors() {
+                    let one = SectorRun {
+                        first: s,
+                        last: s,
+                        stride: 1,
+                        ..*r
+                    };
+                    self.lone(b, &one, weight);
+                }
+                continue;
+            }
             let n = (r.last - r.first + 1) as f64;
             self.requests += weight * n;
             if !w {
                 self.load_requests += weight * n;
             }
-            let here = (b32, r.progress);
             // the run's sectors were mostly last touched together: one bucket for all of them
             let mut same: Option<(Stamp, u32)> = None;
             // a load re-touches the sector's last touch, a write its last write
-            if r.first == r.last {
-                // a lone sector (a lane of an access that does not coalesce): no buffers
-                let prev_touch = self.last.insert(r.first, here);
-                let prev = match w {
-                    true => self.last_write.insert(r.first, here),
-                    false => prev_touch,
-                };
-                if prev_touch.is_none() {
-                    self.sectors[g] += 1.0;
-                }
+            let mut prev_touches = std::mem::take(&mut self.prev_touches);
+            let mut prev_writes = std::mem::take(&mut self.prev_writes);
+            prev_touches.clear();
+            prev_writes.clear();
+            self.last
+                .insert_run(r.first, r.last, here, &mut prev_touches);
+            if w {
+                self.last_write
+                    .insert_run(r.first, r.last, here, &mut prev_writes);
+            }
+            self.sectors[g] += prev_touches.iter().filter(|p| p.is_none()).count() as f64;
+            // counted first and added once: a float sum carried from sector to sector held the
+            // tally at its latency
+            let mut firsts = 0;
+            for &prev in if w { &prev_writes } else { &prev_touches } {
                 match prev {
                     Some(p) => self.settle(b, r, p, &mut same, weight),
-                    None => self.first_touches(r, 1),
+                    None => firsts += 1,
                 }
-            } else {
-                let mut prev_touches = std::mem::take(&mut self.prev_touches);
-                let mut prev_writes = std::mem::take(&mut self.prev_writes);
-                prev_touches.clear();
-                prev_writes.clear();
-                self.last
-                    .insert_run(r.first, r.last, here, &mut prev_touches);
-                if w {
-                    self.last_write
-                        .insert_run(r.first, r.last, here, &mut prev_writes);
-                }
-                self.sectors[g] += prev_touches.iter().filter(|p| p.is_none()).count() as f64;
-                // counted first and added once: a float sum carried from sector to sector
-                // held the tally at its latency
-                let mut firsts = 0;
-                for &prev in if w { &prev_writes } else { &prev_touches } {
-                    match prev {
-                        Some(p) => self.settle(b, r, p, &mut same, weight),
-                        None => firsts += 1,
-                    }
-                }
-                self.first_touches(r, firsts);
-                self.prev_touches = prev_touches;
-                self.prev_writes = prev_writes;
             }
+            self.first_touches(r, firsts);
+            self.prev_touches = prev_touches;
+            self.prev_writes = prev_writes;
             if let Some(before) = same {
                 self.retouch(b, r, before, weight);
             }
@@ -434,6 +432,29 @@ impl Tally {
             if b + 1 == self.next_mark {
                 self.next_mark *= 2;
             }
+        }
+    }
+
+    /// The run `r` of one sector, of block `b`, standing for `weight` requests.
+    fn lone(&mut self, b: u64, r: &SectorRun, weight: f64) {
+        let b32 = u32::try_from(b).unwrap_or(u32::MAX - 1);
+        let here = (b32, r.progress);
+        self.requests += weight;
+        if !r.writes {
+            self.load_requests += weight;
+        }
+        // a load re-touches the sector's last touch, a write its last write
+        let prev_touch = self.last.insert(r.first, here);
+        let prev = match r.writes {
+            true => self.last_write.insert(r.first, here),
+            false => prev_touch,
+        };
+        if prev_touch.is_none() {
+            self.sectors[r.group as usize] += 1.0;
+        }
+        match prev {
+            Some(p) => self.retouch(b, r, (p, 1), weight),
+            None => self.first_touches(r, 1),
         }
     }
 
@@ -926,6 +947,7 @@ mod tests {
                             group: (x >> 41 & 1) as u16,
                             first,
                             last: first + (x >> 42) as i64 % 4,
+                            stride: 1,
                         }
                     })
                     .collect();
@@ -976,6 +998,7 @@ mod tests {
                             group: 0,
                             first: s,
                             last: s + n,
+                            stride: 1,
                         })
                         .collect();
                     v.sort_by_key(|r| r.progress);
@@ -991,13 +1014,13 @@ mod tests {
         }
 
         /// A walk's runs tally as their sectors' touches do one by one (as the emulator's
-        /// traces are tallied): runs that overlap, loads and stores, several groups, one of
-        /// them weighted as a cut loop's.
+        /// traces are tallied): runs that overlap, runs of sectors apart, loads and stores,
+        /// several groups, one of them weighted as a cut loop's.
         #[test]
         fn runs_tally_as_their_touches_do(
             blocks in prop::collection::vec(
                 prop::collection::vec(
-                    (0u32..4, any::<bool>(), 0u16..3, 0i64..40, 0i64..5), 0..60),
+                    (0u32..4, any::<bool>(), 0u16..3, 0i64..40, 0i64..5, 1u32..4), 0..60),
                 1..6),
         ) {
             let weights = [1.0, 2.0, 4.0];
@@ -1007,12 +1030,13 @@ mod tests {
             for (b, runs) in blocks.iter().enumerate() {
                 let mut runs: Vec<SectorRun> = runs
                     .iter()
-                    .map(|&(t, writes, group, first, n)| SectorRun {
+                    .map(|&(t, writes, group, first, n, stride)| SectorRun {
                         progress: t << 20,
                         writes,
                         group,
                         first,
-                        last: first + n,
+                        last: first + n * i64::from(stride),
+                        stride,
                     })
                     .collect();
                 runs.sort_by_key(SectorRun::tally_key);
