@@ -1017,8 +1017,6 @@ mod tests {
         assert_eq!(g.lanes_progression(0, &[], &lanes(0, narrow), narrow), None);
     }
 
-    /// The mask of a progression is the mask lane by lane, for steps of either sign and none,
-
     /// A warp of a 2-D or 3-D block steps evenly in runs (its rows): the runs give every
     /// active lane's value, as `at` does lane by lane, for whole warps, warps cut at either end,
     /// a stride of either sign and a lane part under a floor; lanes with a hole or a warp in
@@ -1097,6 +1095,8 @@ mod tests {
         assert_eq!(runs_of(&g, &[0], &lanes(0, narrow), narrow), None);
         assert_eq!(by_lane(&g, &[0], &lanes(0, narrow), narrow)[3], 4096 + 4);
     }
+
+    /// The mask of a progression is the mask lane by lane, for steps of either sign and none,
     /// starts inside and outside the warp, and steps that do and do not divide them.
     #[test]
     fn a_progression_mask_is_the_lanes_that_hold() {

@@ -119,11 +119,6 @@ impl SectorRun {
         (self.first..=self.last).step_by(self.stride as usize)
     }
 
-    /// How many sectors the run holds.
-    pub fn len(&self) -> i64 {
-        (self.last - self.first) / i64::from(self.stride) + 1
-    }
-
     /// Whether the tally takes the run sector by sector (one sector, or sectors apart).
     pub fn lone_sectors(&self) -> bool {
         self.first == self.last || self.stride > 1
