@@ -585,12 +585,9 @@ fn push_strided(
         .last()
         .is_some_and(|r| r.tally_key() == run.tally_key());
     let mut left = n;
-    if let Some(r) = runs.last_mut() {
-        if open && r.last.checked_add(1) == Some(first) {
-            r.last = first;
-            first += i64::from(stride);
-            left -= 1;
-        }
+    if open && continue_last(runs, first) {
+        first += i64::from(stride);
+        left -= 1;
     }
     runs.push(SectorRun {
         first,
@@ -611,16 +608,45 @@ fn push_runs(sectors: &[i128], run: SectorRun, runs: &mut Vec<SectorRun>, from: 
         .last()
         .is_some_and(|r| r.tally_key() == run.tally_key());
     for s in sectors.iter().map(|s| touch_sector(*s)) {
-        match runs.last_mut() {
-            Some(r) if open && r.last.checked_add(1) == Some(s) => r.last = s,
-            _ => runs.push(SectorRun {
+        if !(open && continue_last(runs, s)) {
+            runs.push(SectorRun {
                 first: s,
                 last: s,
                 ..run
-            }),
+            });
         }
         open = true;
     }
+}
+
+/// Whether sector `s` continues the last run, which then takes it. A run of consecutive
+/// sectors grows by one; a run of sectors apart stands for lone runs, so its last sector
+/// leaves it to start a consecutive run with `s`, as that lone run would have grown (the next
+/// warp's first lane after this one's last).
+fn continue_last(runs: &mut Vec<SectorRun>, s: i64) -> bool {
+    let Some(r) = runs.last_mut() else {
+        return false;
+    };
+    if r.last.checked_add(1) != Some(s) {
+        return false;
+    }
+    if r.stride == 1 {
+        r.last = s;
+        return true;
+    }
+    let lone = r.last;
+    r.last -= i64::from(r.stride);
+    if r.first == r.last {
+        r.stride = 1;
+    }
+    let pair = SectorRun {
+        first: lone,
+        last: s,
+        stride: 1,
+        ..*r
+    };
+    runs.push(pair);
+    true
 }
 
 /// How a walk evaluates an access's lane addresses, fastest first: an affine form of the
@@ -975,10 +1001,11 @@ mod tests {
         }
 
         /// Lanes a whole number of sectors apart go in as the runs the lanes' sectors would
-        /// make, one by one through `push_runs`, once its lone sectors are taken one at a time
-        /// (as the tally takes them): for steps of either sign, lanes that start mid-sector,
-        /// accesses that straddle a sector (which stay lane by lane), and a run before them
-        /// that the first sector continues or not.
+        /// make, one by one through `push_runs`, once runs of sectors apart are taken a sector
+        /// at a time (as the tally takes them): for steps of either sign, lanes that start
+        /// mid-sector, accesses that straddle a sector (which stay lane by lane), and a run
+        /// before them, of consecutive sectors or of sectors apart (the warp before), that the
+        /// first sector continues or not.
         #[test]
         fn lanes_sectors_apart_make_the_runs_their_sectors_make(
             first in -4000i128..4000,
@@ -987,24 +1014,40 @@ mod tests {
             width in prop::sample::select(vec![1u64, 4, 8, 16, 32]),
             before in prop::collection::vec((-200i64..200, 0i64..3, any::<bool>()), 0..3),
             same_kind in any::<bool>(),
+            prior in (1u32..4, 0i64..4),
         ) {
             let step = k * 32;
             let run = SectorRun { progress: 5, writes: false, group: 1, first: 0, last: 0, stride: 1 };
-            let prior = SectorRun { group: if same_kind { 1 } else { 2 }, ..run };
+            let kind = SectorRun { group: if same_kind { 1 } else { 2 }, ..run };
             let mut earlier: Vec<SectorRun> = before
                 .iter()
-                .map(|&(first, n, writes)| SectorRun { first, last: first + n, writes, ..prior })
+                .map(|&(first, n, writes)| SectorRun { first, last: first + n, writes, ..kind })
                 .collect();
-            // sometimes a run the first sector continues
+            // a run ending next to the lowest sector: consecutive sectors, or sectors apart
             if let Some(low) = (0..n).map(|l| first + i128::from(l) * step).min() {
-                earlier.push(SectorRun { first: low as i64 / 32 - 3, last: (low.div_euclid(32) - 1) as i64, ..prior });
+                let (stride, more) = prior;
+                let last = (low.div_euclid(32) - 1) as i64;
+                let stride = if more == 0 { 1 } else { stride };
+                earlier.push(SectorRun { first: last - more * i64::from(stride), last, stride, ..kind });
             }
+            let lone = |runs: &[SectorRun]| -> Vec<SectorRun> {
+                runs.iter()
+                    .flat_map(|r| {
+                        let r = *r;
+                        let each = r.stride > 1;
+                        let whole = std::iter::once(r).filter(move |_| !each);
+                        let apart = r.sectors().filter(move |_| each).map(move |s| SectorRun { first: s, last: s, stride: 1, ..r });
+                        whole.chain(apart)
+                    })
+                    .collect()
+            };
             let mut sectors: Vec<i128> = (0..n)
                 .flat_map(|l| lane_sectors(first + i128::from(l) * step, width))
                 .collect();
             sectors.sort_unstable();
             sectors.dedup();
-            let mut expected = earlier.clone();
+            // what lone runs, pushed a sector at a time, made before runs of sectors apart
+            let mut expected = lone(&earlier);
             push_runs(&sectors, run, &mut expected, 0);
             let mut got = earlier.clone();
             match lanes_apart(first, step, n, width) {
@@ -1018,18 +1061,7 @@ mod tests {
                     push_runs(&sectors, run, &mut got, 0);
                 }
             }
-            let lone = |runs: &[SectorRun]| -> Vec<SectorRun> {
-                runs.iter()
-                    .flat_map(|r| {
-                        let r = *r;
-                        let each = r.stride > 1;
-                        let whole = std::iter::once(r).filter(move |_| !each);
-                        let apart = r.sectors().filter(move |_| each).map(move |s| SectorRun { first: s, last: s, stride: 1, ..r });
-                        whole.chain(apart)
-                    })
-                    .collect()
-            };
-            prop_assert_eq!(lone(&got), lone(&expected));
+            prop_assert_eq!(lone(&got), expected);
         }
     }
 
