@@ -388,7 +388,7 @@ impl Tally {
                         stride: 1,
                         ..*r
                     };
-                    self.lone(b, &one, weight);
+                    self.lone(b, here, &one, weight);
                 }
                 continue;
             }
@@ -435,10 +435,9 @@ impl Tally {
         }
     }
 
-    /// The run `r` of one sector, of block `b`, standing for `weight` requests.
-    fn lone(&mut self, b: u64, r: &SectorRun, weight: f64) {
-        let b32 = u32::try_from(b).unwrap_or(u32::MAX - 1);
-        let here = (b32, r.progress);
+    /// The run `r` of one sector, of block `b` (stamped `here`), standing for `weight`
+    /// requests.
+    fn lone(&mut self, b: u64, here: Stamp, r: &SectorRun, weight: f64) {
         self.requests += weight;
         if !r.writes {
             self.load_requests += weight;
