@@ -329,17 +329,9 @@ impl SplitForm {
         lanes: &[crate::domains::Lane],
         block: [u64; 3],
     ) -> Option<(i128, i128, u32)> {
-        let (first, last) = (lanes.first()?, lanes.last()?);
-        let n = last.0.checked_sub(first.0)? + 1;
-        if lanes.len() != n as usize || last.0 > 31 {
-            return None;
-        }
-        let thread = thread_index(first.1, block).checked_sub(u64::from(first.0))?;
-        if !thread.is_multiple_of(32) {
-            return None;
-        }
-        let (v, step) = self.warp_steps(point, thread / 32)?;
-        Some((base + v + i128::from(first.0) * step, step, n))
+        let (w, first, last) = consecutive_lanes(lanes, block)?;
+        let (v, step) = self.warp_steps(point, w)?;
+        Some((base + v + i128::from(first) * step, step, last - first + 1))
     }
 
     /// Where `lanes` are consecutive lanes of a warp whose values step evenly only in runs
@@ -354,19 +346,10 @@ impl SplitForm {
         block: [u64; 3],
         mut f: impl FnMut(i128, i128, u32),
     ) -> bool {
-        let (Some(first), Some(last)) = (lanes.first(), lanes.last()) else {
+        let Some((w, first, last)) = consecutive_lanes(lanes, block) else {
             return false;
         };
-        if last.0 > 31 || (last.0 - first.0 + 1) as usize != lanes.len() {
-            return false;
-        }
-        let Some(thread) = thread_index(first.1, block).checked_sub(u64::from(first.0)) else {
-            return false;
-        };
-        if !thread.is_multiple_of(32) {
-            return false;
-        }
-        let w = (thread / 32) as usize;
+        let w = w as usize;
         let (table, offset) = match &self.lane {
             Lane::Table(tab) => (tab, Some(0)),
             Lane::Floors(fl) => (&fl.plain, fl.warp_offset(point, w as u64)),
@@ -377,8 +360,8 @@ impl SplitForm {
         };
         for p in pieces {
             // the piece's lanes that are active
-            let from = p.lane.max(first.0);
-            let to = (p.lane + p.n - 1).min(last.0);
+            let from = p.lane.max(first);
+            let to = (p.lane + p.n - 1).min(last);
             if from <= to {
                 let skip = i128::from(from - p.lane);
                 f(
@@ -442,6 +425,20 @@ impl SplitForm {
             }
         }
     }
+}
+
+/// Where `lanes` are consecutive lanes of one warp: (the warp's index in the block, its first
+/// and last lane).
+fn consecutive_lanes(lanes: &[crate::domains::Lane], block: [u64; 3]) -> Option<(u64, u32, u32)> {
+    let (first, last) = (lanes.first()?, lanes.last()?);
+    let n = last.0.checked_sub(first.0)? + 1;
+    if lanes.len() != n as usize || last.0 > 31 {
+        return None;
+    }
+    let thread = thread_index(first.1, block).checked_sub(u64::from(first.0))?;
+    thread
+        .is_multiple_of(32)
+        .then_some((thread / 32, first.0, last.0))
 }
 
 /// The block-linear index of the thread `tid` (x fastest), the inverse of `tid_of`.
@@ -973,6 +970,20 @@ mod tests {
         }
     }
 
+    /// `e` as a split form over the point `[ctaid_x]`.
+    fn form_over_ctaid_x(e: LinExpr, block: [u64; 3]) -> SplitForm {
+        let slots: Vec<String> = vec!["ctaid_x".into()];
+        let lin = Lin::compile(&e, &resolver(&slots)).unwrap();
+        SplitForm::new(lin, block)
+    }
+
+    /// The 32 lanes of the warp whose first thread is `first`.
+    fn warp_lanes(first: u64, block: [u64; 3]) -> Vec<crate::domains::Lane> {
+        (0..32)
+            .map(|l| (l as u32, tid_of(first + l, block)))
+            .collect()
+    }
+
     /// A whole warp's values step evenly for `4·tid_x + 100·ctaid_x` on a block 64 wide (warp
     /// 1: from 128 + the point's 100, by 4), and for `tid_x + 1000·tid_y` on a block 16 wide
     /// they do not (a warp spans two rows); a run of a warp's lanes cut at an end is one of its
@@ -980,14 +991,7 @@ mod tests {
     /// Each progression gives the values lane by lane.
     #[test]
     fn a_whole_warp_whose_values_step_evenly_gives_its_progression() {
-        let slots: Vec<String> = vec!["ctaid_x".into()];
-        let form =
-            |e: LinExpr, block| SplitForm::new(Lin::compile(&e, &resolver(&slots)).unwrap(), block);
-        let lanes = |first: u64, block| -> Vec<crate::domains::Lane> {
-            (0..32)
-                .map(|l| (l as u32, tid_of(first + l, block)))
-                .collect()
-        };
+        let (form, lanes) = (form_over_ctaid_x, warp_lanes);
         let row = [64, 2, 1];
         let f = form(v("tid_x").scale(4).add(&v("ctaid_x").scale(100)), row);
         let base = f.base(&[1]);
@@ -1023,14 +1027,7 @@ mod tests {
     /// more runs than a walk takes at once give none.
     #[test]
     fn a_warp_in_rows_gives_each_row_as_a_run() {
-        let slots: Vec<String> = vec!["ctaid_x".into()];
-        let form =
-            |e: LinExpr, block| SplitForm::new(Lin::compile(&e, &resolver(&slots)).unwrap(), block);
-        let lanes = |first: u64, block| -> Vec<crate::domains::Lane> {
-            (0..32)
-                .map(|l| (l as u32, tid_of(first + l, block)))
-                .collect()
-        };
+        let (form, lanes) = (form_over_ctaid_x, warp_lanes);
         let runs_of = |f: &SplitForm, point: &[i128], lanes: &[crate::domains::Lane], block| {
             let mut runs = Vec::new();
             let base = f.base(point);
