@@ -147,26 +147,45 @@ impl Cond {
         (terms.len() <= limit).then_some(terms)
     }
 
-    /// isl syntax, negations pushed to the comparisons.
+    /// isl syntax, negations pushed to the comparisons, and comparisons of constants (a
+    /// launch's values bound into a symbolic guard) decided here: isl's reader builds a piecewise
+    /// affine function for every comparison and checks every disjunction it joins, most of the
+    /// time `bind` spent in isl.
     pub fn to_isl(&self) -> String {
-        self.isl(false)
+        match self.isl(false) {
+            Spelled::Known(true) => "true".into(),
+            Spelled::Known(false) => "false".into(),
+            Spelled::Text(t) => t,
+        }
     }
 
-    fn isl(&self, neg: bool) -> String {
+    fn isl(&self, neg: bool) -> Spelled {
+        let compared = |e: &LinExpr, holds: fn(i128) -> bool, text: String| {
+            if e.is_constant() {
+                Spelled::Known(holds(e.constant))
+            } else {
+                Spelled::Text(text)
+            }
+        };
         match (self, neg) {
-            (Cond::True, false) => "true".into(),
-            (Cond::True, true) => "false".into(),
-            (Cond::Ge(e), false) => format!("{} >= 0", isl_lin(e)),
-            (Cond::Ge(e), true) => format!("{} < 0", isl_lin(e)),
-            (Cond::Eq(e), false) => format!("{} = 0", isl_lin(e)),
-            (Cond::Eq(e), true) => format!("({0} < 0 or {0} > 0)", isl_lin(e)),
+            (Cond::True, n) => Spelled::Known(!n),
+            (Cond::Ge(e), false) => compared(e, |c| c >= 0, format!("{} >= 0", isl_lin(e))),
+            (Cond::Ge(e), true) => compared(e, |c| c < 0, format!("{} < 0", isl_lin(e))),
+            (Cond::Eq(e), false) => compared(e, |c| c == 0, format!("{} = 0", isl_lin(e))),
+            (Cond::Eq(e), true) => {
+                compared(e, |c| c != 0, format!("({0} < 0 or {0} > 0)", isl_lin(e)))
+            }
             (Cond::Not(c), n) => c.isl(!n),
-            (Cond::And(a, b), false) | (Cond::Or(a, b), true) => {
-                format!("({} and {})", a.isl(neg), b.isl(neg))
-            }
-            (Cond::Or(a, b), false) | (Cond::And(a, b), true) => {
-                format!("({} or {})", a.isl(neg), b.isl(neg))
-            }
+            (Cond::And(a, b), false) | (Cond::Or(a, b), true) => match (a.isl(neg), b.isl(neg)) {
+                (Spelled::Known(false), _) | (_, Spelled::Known(false)) => Spelled::Known(false),
+                (Spelled::Known(true), x) | (x, Spelled::Known(true)) => x,
+                (Spelled::Text(x), Spelled::Text(y)) => Spelled::Text(format!("({x} and {y})")),
+            },
+            (Cond::Or(a, b), false) | (Cond::And(a, b), true) => match (a.isl(neg), b.isl(neg)) {
+                (Spelled::Known(true), _) | (_, Spelled::Known(true)) => Spelled::Known(true),
+                (Spelled::Known(false), x) | (x, Spelled::Known(false)) => x,
+                (Spelled::Text(x), Spelled::Text(y)) => Spelled::Text(format!("({x} or {y})")),
+            },
         }
     }
 
@@ -207,7 +226,74 @@ impl Cond {
     }
 }
 
+/// A condition in isl syntax, or its truth where no comparison in it has a variable left.
+enum Spelled {
+    Known(bool),
+    Text(String),
+}
+
 /// isl spelling of a quasi-affine expression (`floor(e/m)` is isl syntax too).
 pub fn isl_lin(e: &LinExpr) -> String {
     format!("({e})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::isl::{Ctx, Set};
+
+    fn c(v: i128) -> LinExpr {
+        LinExpr::constant(v)
+    }
+
+    fn x() -> LinExpr {
+        LinExpr::var("x")
+    }
+
+    /// Guards as binding leaves them: a launch's values make some comparisons constants.
+    fn bound_guards() -> Vec<Cond> {
+        vec![
+            Cond::Ge(c(507)).and(Cond::Ge(x())).or(Cond::Eq(c(0)).not()),
+            Cond::Ge(c(-1)).or(Cond::Ge(x().add_const(-3))).not(),
+            Cond::Eq(c(3)).and(Cond::Ge(x())),
+            Cond::Eq(c(3)).not().or(Cond::Ge(x())),
+            Cond::Eq(x().add_const(2))
+                .or(Cond::Ge(c(-4)).and(Cond::Eq(c(0)).not()))
+                .and(Cond::Ge(c(0))),
+            Cond::Eq(c(0))
+                .not()
+                .not()
+                .and(Cond::Eq(x().floor_div(3)).not()),
+        ]
+    }
+
+    #[test]
+    fn comparisons_of_constants_are_decided_before_isl_reads_them() {
+        let texts: Vec<String> = bound_guards().iter().map(Cond::to_isl).collect();
+        assert_eq!(
+            texts,
+            [
+                "(x) >= 0",
+                "(x - 3) < 0",
+                "false",
+                "true",
+                "(x + 2) = 0",
+                "((floor(x/3)) < 0 or (floor(x/3)) > 0)",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_text_takes_the_points_the_condition_holds_at() {
+        let ctx = Ctx::new();
+        for cond in bound_guards() {
+            let text = format!("{{ [x] : -8 <= x <= 8 and {} }}", cond.to_isl());
+            let set = Set::parse(&ctx, &text).unwrap();
+            let (n, d) = set.count_val().unwrap().to_rational().unwrap();
+            let holds = (-8..=8)
+                .filter(|v| cond.eval(&|_| Some(*v)).unwrap())
+                .count();
+            assert_eq!((n, d), (holds as i64, 1), "{text}");
+        }
+    }
 }
