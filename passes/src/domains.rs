@@ -779,6 +779,12 @@ impl WarpWalk {
         let Some(ranges) = &self.ranges else {
             return Ok(Some(BTreeSet::new()));
         };
+        // a guard without a block index takes the same points in every block
+        let mut vars = BTreeSet::new();
+        self.fixed.vars(&mut vars);
+        if !vars.iter().any(|v| v.starts_with("ctaid_")) {
+            return Ok(Some(BTreeSet::new()));
+        }
         let [cx, cy, cz] = self.grid;
         let [nx, ny, nz] = self.block;
         let dims: Vec<String> = ["ctaid_x", "ctaid_y", "ctaid_z", "tid_x", "tid_y", "tid_z"]
@@ -1224,6 +1230,27 @@ mod tests {
             },
         )?;
         Ok(out)
+    }
+
+    #[test]
+    fn only_a_guard_with_a_block_index_leaves_blocks_partial() {
+        // four blocks of 32 threads, a loop of 3 trips
+        let env: BTreeMap<String, i128> = [("nctaid_x".to_string(), 4)].into();
+        let reads: BTreeSet<String> = ["ctaid_x".to_string()].into();
+        let counters = ["k".to_string()];
+        let k = LinExpr::var("k");
+        let tid_x = LinExpr::var("tid_x");
+        let trips = Cond::Ge(k.clone()).and(gt(LinExpr::constant(3), k));
+        let partial = |guard: Cond| {
+            let cond = trips.clone().and(guard);
+            let walk = WarpWalk::new(&counters, &cond, [32, 1, 1], &env, &reads).unwrap();
+            walk.partial_blocks(u64::MAX).unwrap().unwrap()
+        };
+        // the same lanes of every block
+        assert!(partial(gt(LinExpr::constant(20), tid_x.clone())).is_empty());
+        // x = 32 ctaid_x + tid_x < 100: the last block runs 4 of its 32 threads
+        let x = LinExpr::var("ctaid_x").scale(32).add(&tid_x);
+        assert_eq!(partial(gt(LinExpr::constant(100), x)), BTreeSet::from([3]));
     }
 
     #[test]

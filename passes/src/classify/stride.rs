@@ -84,6 +84,10 @@ pub fn observable(
     env: &BTreeMap<String, i128>,
     d: usize,
 ) -> Result<bool, String> {
+    // a block one thread wide along `d` has no two threads apart along it
+    if block[d] <= 1 {
+        return Ok(false);
+    }
     let is_dim = |v: &str| {
         v.starts_with("tid_") || v.starts_with("ctaid_") || counters.iter().any(|k| k == v)
     };
@@ -308,4 +312,30 @@ pub fn eval_addr(
         return None;
     }
     num_traits::ToPrimitive::to_u64(&a.to_integer())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guard_shows_only_the_thread_dimensions_a_warp_spans() {
+        // tid_x < 64 over a loop k < 4: warps of 32 lanes along x
+        let k = LinExpr::var("k");
+        let cond = Cond::Ge(LinExpr::constant(63).sub(&LinExpr::var("tid_x")))
+            .and(Cond::Ge(k.clone()))
+            .and(Cond::Ge(LinExpr::constant(3).sub(&k)));
+        let counters = ["k".to_string()];
+        let env: BTreeMap<String, i128> = [("nctaid_x".to_string(), 8)].into();
+        let seen = |block: [u64; 3], d| observable(&counters, &cond, block, &env, d).unwrap();
+        // a 256 × 1 × 1 block: only x differs between a warp's lanes
+        assert_eq!(
+            [0, 1, 2].map(|d| seen([256, 1, 1], d)),
+            [true, false, false]
+        );
+        // 16 × 4 × 2: a warp holds two rows (y), never two planes (z: 64 threads each)
+        assert_eq!([0, 1, 2].map(|d| seen([16, 4, 2], d)), [true, true, false]);
+        // 1 × 64 × 1: lanes along y only
+        assert_eq!([0, 1, 2].map(|d| seen([1, 64, 1], d)), [false, true, false]);
+    }
 }
