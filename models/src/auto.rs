@@ -164,6 +164,11 @@ impl Model for AutoModel {
         "auto"
     }
 
+    fn prepare(&self, d: &Device) {
+        // the Titan X's table is 288 KB of JSON
+        dvfs_knn::table_for(d);
+    }
+
     fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction> {
         match scaled(input, d, clocks) {
             Ok(p) => p,

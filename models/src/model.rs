@@ -132,6 +132,10 @@ pub trait Model {
     /// Short name (`linear`, `schedule`, `dvfs`).
     fn name(&self) -> &'static str;
     fn predict(&self, input: &ModelInput, d: &Device, clocks: Clocks) -> Result<Prediction>;
+
+    /// Loads what predicting on `d` reads besides the input (a fitted table), so that a caller
+    /// can have it done while the input is still being counted; `predict` loads it otherwise.
+    fn prepare(&self, _d: &Device) {}
 }
 
 /// The category with the largest share of the breakdown (ties broken by name), `none` if empty.

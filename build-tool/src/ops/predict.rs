@@ -361,16 +361,29 @@ pub fn output(args: &Args) -> crate::Result<String> {
         ))
     })?;
     let counter = engine::default_counter();
-    let bound = counter
-        .prepare(&unit.module, &kname)
-        .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &source_params))
-        .map_err(|e| {
-            Error::Analysis(format!(
-                "{path}: kernel `{shown}`: counting ({}) failed: {}",
-                counter.name(),
-                spec.why_unset(e.to_string())
-            ))
-        })?;
+    // What the models read of the code and the tables they load do not depend on the counts:
+    // made while the kernel is counted, which runs on one core for much of a short `predict`.
+    let arch = unit.sass_arch();
+    let (bound, blocks) = std::thread::scope(|s| {
+        let blocks = s.spawn(|| {
+            if let Some(m) = auto::by_name(&args.model) {
+                m.prepare(&d);
+            }
+            engine::KernelBlocks::of(f, &d, &arch)
+        });
+        let bound = counter
+            .prepare(&unit.module, &kname)
+            .and_then(|p| p.bind_spec(&spec, &BTreeMap::new(), &source_params));
+        (bound, blocks.join())
+    });
+    let blocks = blocks.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let bound = bound.map_err(|e| {
+        Error::Analysis(format!(
+            "{path}: kernel `{shown}`: counting ({}) failed: {}",
+            counter.name(),
+            spec.why_unset(e.to_string())
+        ))
+    })?;
     let stats = bound.stats;
     let counted_by = bound.counter;
 
@@ -416,7 +429,6 @@ pub fn output(args: &Args) -> crate::Result<String> {
             }
         }),
     ));
-    let blocks = engine::KernelBlocks::of(f, &d, &unit.sass_arch());
     let input = engine::model_input(&stats, &blocks, &w.hints);
     let power = PhysicalPowerParams::from_device(&d).ok();
     let heading = if shown == kname {
