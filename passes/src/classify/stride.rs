@@ -104,6 +104,9 @@ pub fn observable(
     if counters.is_empty() && launched && first_block_shows(&fixed, block, d) {
         return Ok(true);
     }
+    if !counters.is_empty() && launched && first_trip_shows(counters, &fixed, block, env, d) {
+        return Ok(true);
+    }
     let copy = |s: &str| {
         let mut c = fixed.clone();
         for t in TIDS {
@@ -168,6 +171,39 @@ fn first_block_shows(fixed: &Cond, block: [u64; 3], d: usize) -> bool {
             }
         })
     })
+}
+
+/// (thread, inner trip) points of one block's first outer trip that [`first_trip_shows`] walks at
+/// most: a few hundred microseconds, where isl's pair set takes one to eight milliseconds.
+const FIRST_TRIP_POINTS: u64 = 1 << 16;
+
+/// Whether a warp execution of the first block's first outer trip holds two threads of the domain
+/// `fixed` (every parameter a number) with different thread index along `d`: a witness that
+/// settles [`observable`] without isl for a guard inside a loop. The walk visits only points of
+/// the domain, so a witness is one; without one (none in that trip, or a trip over
+/// [`FIRST_TRIP_POINTS`]), isl decides.
+fn first_trip_shows(
+    counters: &[String],
+    fixed: &Cond,
+    block: [u64; 3],
+    env: &BTreeMap<String, i128>,
+    d: usize,
+) -> bool {
+    let Ok(walk) = crate::domains::WarpWalk::new(counters, fixed, block, env, &BTreeSet::new())
+    else {
+        return false;
+    };
+    if walk.points_per_block() / walk.outer_trips() > FIRST_TRIP_POINTS {
+        return false;
+    }
+    let mut shown = false;
+    let walked = walk.walk_window(0..1, Some(1), &mut |_, lanes, _| {
+        let mut along = lanes.iter().map(|(_, tid)| tid[d]);
+        if let Some(first) = along.next() {
+            shown |= along.any(|v| v != first);
+        }
+    });
+    walked.is_ok() && shown
 }
 
 /// The class of one access bound to parameter values: coefficients evaluated, the unobservable
@@ -337,5 +373,26 @@ mod tests {
         assert_eq!([0, 1, 2].map(|d| seen([16, 4, 2], d)), [true, true, false]);
         // 1 × 64 × 1: lanes along y only
         assert_eq!([0, 1, 2].map(|d| seen([1, 64, 1], d)), [false, true, false]);
+    }
+
+    #[test]
+    fn a_guard_in_a_loop_is_seen_in_its_first_trip_or_by_isl() {
+        let k = LinExpr::var("k");
+        let tid_x = LinExpr::var("tid_x");
+        let trips = Cond::Ge(k.clone()).and(Cond::Ge(LinExpr::constant(3).sub(&k)));
+        let counters = ["k".to_string()];
+        let env: BTreeMap<String, i128> = [("nctaid_x".to_string(), 2)].into();
+        let seen = |guard: Cond| {
+            let cond = trips.clone().and(guard);
+            observable(&counters, &cond, [64, 1, 1], &env, 0).unwrap()
+        };
+        // tid_x < 16 (k + 1): the first trip's warp holds 16 lanes
+        let widening = LinExpr::constant(15).add(&k.scale(16)).sub(&tid_x);
+        assert!(seen(Cond::Ge(widening)));
+        // tid_x < 16 k: no lane in the first trip, 16 in the second (isl's answer)
+        let late = LinExpr::constant(-1).add(&k.scale(16)).sub(&tid_x);
+        assert!(seen(Cond::Ge(late)));
+        // tid_x = 3 k: one lane per trip, never two in a warp execution
+        assert!(!seen(Cond::Eq(tid_x.sub(&k.scale(3)))));
     }
 }
