@@ -101,10 +101,7 @@ pub fn observable(
     let launched = ["x", "y", "z"]
         .iter()
         .all(|k| env.get(&format!("nctaid_{k}")).copied().unwrap_or(1) >= 1);
-    if counters.is_empty() && launched && first_block_shows(&fixed, block, d) {
-        return Ok(true);
-    }
-    if !counters.is_empty() && launched && first_trip_shows(counters, &fixed, block, env, d) {
+    if launched && first_trip_shows(counters, &fixed, block, env, d) {
         return Ok(true);
     }
     let copy = |s: &str| {
@@ -143,45 +140,15 @@ pub fn observable(
     })
 }
 
-/// Whether a warp of the first block holds two threads of the domain `fixed` (every parameter
-/// a number, no loop counter) with different thread index along `d`: a witness that settles
-/// [`observable`] without isl, for the common guard that every full warp passes.
-fn first_block_shows(fixed: &Cond, block: [u64; 3], d: usize) -> bool {
-    let slots = ["ctaid_x", "ctaid_y", "ctaid_z"].map(String::from);
-    let Some(prog) =
-        crate::slots::CondProgram::compile(fixed, block, &crate::slots::resolver(&slots))
-    else {
-        return false;
-    };
-    let point = [0i128; 3];
-    let mut bases = Vec::new();
-    prog.bases(&point, &mut bases);
-    let threads: u64 = block.iter().product();
-    (0..threads.div_ceil(32)).any(|w| {
-        let mask = prog.warp_mask(&point, &bases, w);
-        let mut seen: Option<u64> = None;
-        (0..32u64).filter(|l| mask >> l & 1 == 1).any(|l| {
-            let v = crate::slots::tid_of(32 * w + l, block)[d];
-            match seen {
-                Some(s) if s != v => true,
-                _ => {
-                    seen = Some(v);
-                    false
-                }
-            }
-        })
-    })
-}
-
 /// (thread, inner trip) points of one block's first outer trip that [`first_trip_shows`] walks at
 /// most: a few hundred microseconds, where isl's pair set takes one to eight milliseconds.
 const FIRST_TRIP_POINTS: u64 = 1 << 16;
 
-/// Whether a warp execution of the first block's first outer trip holds two threads of the domain
-/// `fixed` (every parameter a number) with different thread index along `d`: a witness that
-/// settles [`observable`] without isl for a guard inside a loop. The walk visits only points of
-/// the domain, so a witness is one; without one (none in that trip, or a trip over
-/// [`FIRST_TRIP_POINTS`]), isl decides.
+/// Whether a warp execution of the first block's first outer trip (the whole block without a
+/// loop) holds two threads of the domain `fixed` (every parameter a number) with different
+/// thread index along `d`: a witness that settles [`observable`] without isl, for the common
+/// guard that full warps pass. The walk visits only points of the domain, so a witness is one;
+/// without one (none in that trip, or a trip over [`FIRST_TRIP_POINTS`]), isl decides.
 fn first_trip_shows(
     counters: &[String],
     fixed: &Cond,
