@@ -1,7 +1,8 @@
 //! A precompiled CUDA prelude (`kerncast_host::clang::prelude`) changes how long a unit takes
 //! to parse, never what it reads: the same launches with and without it, one prelude shared by
 //! programs whose flags differ only in their own header folders, and none for a program whose
-//! own folder holds a header the prelude would otherwise have read from the CUDA installation.
+//! own folder holds a header the prelude would otherwise have read from the CUDA installation;
+//! likewise a unit's precompiled preamble (its opening `#include <…>`s).
 
 use kerncast_host::{read, Options, Program, Toolchain};
 use std::path::{Path, PathBuf};
@@ -38,11 +39,12 @@ fn launches(p: &Program, cache: Option<PathBuf>, tools: &Toolchain) -> Vec<Strin
 
 fn preludes_in(dir: &Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| {
-        d.filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "pch"))
-        })
-        .count()
+        d.flatten()
+            .filter(|e| {
+                e.path().extension().is_some_and(|x| x == "pch")
+                    && !e.file_name().to_string_lossy().starts_with("preamble-")
+            })
+            .count()
     })
 }
 
@@ -82,5 +84,79 @@ fn a_precompiled_prelude_reads_the_same_launches() {
     assert_eq!(shadowed.len(), 1, "{shadowed:?}");
     assert!(shadowed[0].contains("8"), "{shadowed:?}");
     assert_eq!(shadowed, launches(&c, None, &tools));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The launches and the precompiled preambles kept after reading `p` three times with `cache`.
+fn three_readings(p: &Program, cache: &Path, tools: &Toolchain) -> Vec<Vec<String>> {
+    (0..3)
+        .map(|_| launches(p, Some(cache.to_path_buf()), tools))
+        .collect()
+}
+
+fn preambles_in(dir: &Path, ext: &str) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.flatten()
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                name.starts_with("preamble-") && name.ends_with(ext)
+            })
+            .count()
+    })
+}
+
+#[test]
+fn a_units_opening_includes_are_precompiled_once_seen_twice_and_read_the_same() {
+    let tools = Toolchain::discover();
+    assert!(tools.cuda_path.is_some(), "run `cargo xtask bootstrap`");
+    let root = std::env::temp_dir().join(format!("kerncast-preamble-{}", std::process::id()));
+    let cache = root.join("cache");
+    // `<random>` is not among the prelude's headers; the `#define` ahead of it sets the grid
+    let text = MAIN
+        .replace(
+            "#include <cstdio>\n",
+            "// a comment\n#define GRID 7\n#include <random>\n",
+        )
+        .replace("(n + 255) / 256", "GRID");
+    let a = program(&root, "a", &text, &tools);
+    let plain = launches(&a, None, &tools);
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    assert!(plain[0].contains('7'), "{plain:?}");
+    let readings = three_readings(&a, &cache, &tools);
+    assert!(readings.iter().all(|r| *r == plain), "{readings:?}");
+    // seen at the first reading, built at the second, taken at the third
+    assert_eq!(preambles_in(&cache, ".pch"), 1);
+    assert_eq!(preambles_in(&cache, ".refused"), 0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_preamble_header_that_cannot_be_read_twice_is_refused_and_the_unit_read_without_it() {
+    let tools = Toolchain::discover();
+    assert!(tools.cuda_path.is_some(), "run `cargo xtask bootstrap`");
+    let root = std::env::temp_dir().join(format!("kerncast-preamble-twice-{}", std::process::id()));
+    let cache = root.join("cache");
+    // a system header without a guard: the precompiled preamble holds its struct, and the
+    // unit's own `#include` of it defines the struct again
+    let sys = root.join("sys");
+    std::fs::create_dir_all(&sys).unwrap();
+    std::fs::write(sys.join("twice.h"), "struct Twice { int grid; };\n").unwrap();
+    let text = MAIN.replace("#include <cstdio>\n", "#include <twice.h>\n");
+    let dir = root.join("a");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("main.cu");
+    std::fs::write(&file, text).unwrap();
+    let flags = vec![
+        format!("-isystem{}", sys.display()),
+        "-std=c++17".to_string(),
+    ];
+    let a = Program::from_files(&[file], &flags, &tools);
+    let plain = launches(&a, None, &tools);
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    // `launches` asserts each reading has no diagnostics: the third is read without it
+    let readings = three_readings(&a, &cache, &tools);
+    assert!(readings.iter().all(|r| *r == plain), "{readings:?}");
+    assert_eq!(preambles_in(&cache, ".refused"), 1);
+    assert_eq!(preambles_in(&cache, ".pch"), 0);
     let _ = std::fs::remove_dir_all(&root);
 }

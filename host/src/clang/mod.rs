@@ -6,6 +6,7 @@
 #![allow(non_upper_case_globals)]
 
 pub mod lower;
+pub mod preamble;
 pub mod prelude;
 
 use clang_sys::*;
@@ -124,6 +125,21 @@ impl Index {
         )?;
         unit.extra_from = Some((file.to_string_lossy().into_owned(), first_extra_line));
         Ok(unit)
+    }
+
+    /// Parses `file` alone: its `#include`s are not followed, so the unit is its own tokens
+    /// (for [`Unit::tokens_spelled`]) and little else; cheap beside a whole parse.
+    pub(crate) fn parse_single_file(
+        &self,
+        file: &Path,
+        args: &[String],
+    ) -> Result<Unit<'_>, String> {
+        self.parse_raw(
+            file,
+            args,
+            CXTranslationUnit_KeepGoing | CXTranslationUnit_SingleFileParse,
+            None,
+        )
     }
 
     /// Parses `file` to be saved as a precompiled header ([`Unit::save`]).

@@ -17,6 +17,10 @@
 //!   ahead of the prelude and change it;
 //! - clang checks what it loads against the flags and the headers' files: a precompiled prelude
 //!   it refuses (a header changed, a flag differs) is rebuilt and the unit parsed without it.
+//!
+//! A unit's own opening `#include <…>`s (`<cuda_fp16.h>`, `<random>`) can cost more than the
+//! prelude; where units open with the same directives ([`super::preamble`]), those are
+//! precompiled too, on top of the prelude and under the same rules, and loaded in its place.
 
 use super::{Index, Severity, Unit};
 use sha2::{Digest, Sha256};
@@ -32,30 +36,80 @@ pub struct Parsed<'i> {
 }
 
 /// [`Index::parse`], with the prelude clang puts ahead of a CUDA unit loaded precompiled from
-/// `cache` where it applies; the unit is the same either way.
+/// `cache` where it applies, and with the unit's own preamble ([`super::preamble`]) where one
+/// is kept; the unit is the same either way.
 pub fn parse<'i>(
     index: &'i Index,
     file: &Path,
     args: &[String],
     cache: Option<&PreludeCache>,
 ) -> Result<Parsed<'i>, String> {
-    if let Some((cache, pre)) = cache.and_then(|c| c.for_unit(args).map(|p| (c, p))) {
-        let mut with = pre.args();
-        with.extend(args.iter().cloned());
-        match index.parse(file, &with) {
-            Ok(u) if !u.refused_precompiled() => {
-                let mut inputs = u.inclusions();
-                inputs.extend(pre.headers);
-                let unit = with_instances(index, file, &with, u);
-                return Ok(Parsed { unit, inputs });
-            }
-            _ => cache.discard(&pre),
+    let Some(cache) = cache else {
+        return parse_plain(index, file, args);
+    };
+    let (preamble, prelude) = cache.for_unit(index, file, args);
+    let without_preamble = || match prelude.as_ref() {
+        Some(p) => parse_loading(index, file, args, p, cache)
+            .map_or_else(|| parse_plain(index, file, args), Ok),
+        None => parse_plain(index, file, args),
+    };
+    let Some(preamble) = preamble else {
+        return without_preamble();
+    };
+    let Some(with) = parse_loading(index, file, args, &preamble, cache) else {
+        return without_preamble();
+    };
+    let errors = error_count(&with.unit);
+    if errors == 0 {
+        return Ok(with);
+    }
+    // A header of the preamble without a guard may not take being read a second time: the unit
+    // is read without the preamble too, and the preamble kept only where it added no error.
+    let without = without_preamble()?;
+    if error_count(&without.unit) < errors {
+        cache.refuse(&preamble);
+        return Ok(without);
+    }
+    Ok(with)
+}
+
+/// The unit parsed with `prelude` loaded; `None` (and the prelude discarded) where clang
+/// refuses it.
+fn parse_loading<'i>(
+    index: &'i Index,
+    file: &Path,
+    args: &[String],
+    prelude: &Prelude,
+    cache: &PreludeCache,
+) -> Option<Parsed<'i>> {
+    let mut with = prelude.args();
+    with.extend(args.iter().cloned());
+    match index.parse(file, &with) {
+        Ok(u) if !u.refused_precompiled() => {
+            let mut inputs = u.inclusions();
+            inputs.extend(prelude.headers.iter().cloned());
+            let unit = with_instances(index, file, &with, u);
+            Some(Parsed { unit, inputs })
+        }
+        _ => {
+            cache.discard(prelude);
+            None
         }
     }
+}
+
+fn parse_plain<'i>(index: &'i Index, file: &Path, args: &[String]) -> Result<Parsed<'i>, String> {
     let unit = index.parse(file, args)?;
     let inputs = unit.inclusions();
     let unit = with_instances(index, file, args, unit);
     Ok(Parsed { unit, inputs })
+}
+
+fn error_count(unit: &Unit<'_>) -> usize {
+    unit.diagnostics()
+        .iter()
+        .filter(|d| d.severity >= Severity::Error)
+        .count()
 }
 
 /// The unit parsed again with references to the function template instances its file
@@ -71,6 +125,22 @@ fn with_instances<'i>(index: &'i Index, file: &Path, args: &[String], unit: Unit
         Ok(u) if !u.refused_precompiled() => u,
         _ => unit,
     }
+}
+
+/// How many precompiled preambles a cache keeps (each about as large as the prelude, 5 to
+/// 20 MB): the project's recurring ones, not one per file of every program read. (Each
+/// preamble seen also leaves a `.seen` file of a few bytes, its count.)
+pub const MAX_PREAMBLES: usize = 16;
+
+/// The start of a precompiled preamble's key, which sets it apart from the preludes.
+const PREAMBLE: &str = "preamble-";
+
+/// Whether every header `spelled` names is one of `read` (paths), so a preamble of them adds
+/// nothing to a prelude that read them.
+fn covered(spelled: &[String], read: &[String]) -> bool {
+    spelled
+        .iter()
+        .all(|h| read.iter().any(|r| Path::new(r).ends_with(h)))
 }
 
 /// Precompiled preludes in one folder, by key.
@@ -98,10 +168,27 @@ impl PreludeCache {
         PreludeCache { dir }
     }
 
+    /// The precompiled preamble of the unit `file` parsed with `args`, where one is kept
+    /// ([`PreludeCache::preamble`]), and its precompiled CUDA prelude ([`PreludeCache::prelude`]).
+    pub fn for_unit(
+        &self,
+        index: &Index,
+        file: &Path,
+        args: &[String],
+    ) -> (Option<Prelude>, Option<Prelude>) {
+        let Some(prelude) = self.prelude(args) else {
+            return (None, None);
+        };
+        let preamble = super::preamble::of_file(index, file, args)
+            .filter(|p| !covered(&p.headers, &prelude.headers))
+            .and_then(|p| self.preamble(args, &p));
+        (preamble, Some(prelude))
+    }
+
     /// The precompiled prelude for a unit parsed with `args` (its flags, without the file),
     /// built on first use; `None` where the unit is not CUDA or cannot take one (see the
     /// module's notes) or where the prelude does not parse cleanly.
-    pub fn for_unit(&self, args: &[String]) -> Option<Prelude> {
+    pub fn prelude(&self, args: &[String]) -> Option<Prelude> {
         if !is_cuda(args) || forces_includes(args) {
             return None;
         }
@@ -110,14 +197,106 @@ impl PreludeCache {
         let pch = self.dir.join(format!("{key}.pch"));
         let headers = self.dir.join(format!("{key}.headers"));
         if !(pch.is_file() && headers.is_file()) {
-            self.build(&shared, &key)?;
+            self.build(&shared, &key, "")?;
         }
-        let included = std::fs::read_to_string(&headers).ok()?;
+        self.taken(pch, &own_dirs)
+    }
+
+    /// The precompiled `preamble` of a unit parsed with `args`, shared as the prelude is by
+    /// units whose flags differ only in their own header folders (and not taken by a unit whose
+    /// folders hold a file that could stand for one of its headers). Each sighting of a preamble is counted; one is
+    /// built once it has been seen twice (a preamble that opens a single file read once would
+    /// cost a build and disk for nothing) and while fewer than [`MAX_PREAMBLES`] are kept, or in
+    /// place of the kept one seen least, when it has been seen more. `None` until then, and where
+    /// it does not parse cleanly or once added errors to a unit ([`PreludeCache::refuse`]).
+    pub fn preamble(
+        &self,
+        args: &[String],
+        preamble: &super::preamble::Preamble,
+    ) -> Option<Prelude> {
+        let (shared, own_dirs) = split_own_dirs(args);
+        let mut parts = shared.clone();
+        parts.push("preamble".into());
+        parts.push(preamble.text.clone());
+        let key = format!("{PREAMBLE}{}", key_of(&parts));
+        let pch = self.dir.join(format!("{key}.pch"));
+        let seen = self.sighting(&key)?;
+        if pch.with_extension("refused").is_file() {
+            return None;
+        }
+        if !(pch.is_file() && pch.with_extension("headers").is_file()) {
+            if seen < 2 {
+                return None;
+            }
+            let mut kept = self.kept_preambles();
+            if kept.len() >= MAX_PREAMBLES {
+                kept.sort();
+                let (least_seen, _, least) = &kept[0];
+                if seen <= *least_seen {
+                    return None;
+                }
+                for ext in ["pch", "headers", "cu"] {
+                    let _ = std::fs::remove_file(least.with_extension(ext));
+                }
+            }
+            if self.build(&shared, &key, &preamble.text).is_none() {
+                let _ = std::fs::write(pch.with_extension("refused"), "");
+                return None;
+            }
+        }
+        self.taken(pch, &own_dirs)
+    }
+
+    /// Counts a sighting of the preamble `key` (a byte added to its `.seen` file) and gives
+    /// how many there have been.
+    fn sighting(&self, key: &str) -> Option<u64> {
+        use std::io::Write;
+        std::fs::create_dir_all(&self.dir).ok()?;
+        let path = self.dir.join(format!("{key}.seen"));
+        let mut f = std::fs::File::options()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .ok()?;
+        f.write_all(b".").ok()?;
+        Some(f.metadata().ok()?.len())
+    }
+
+    /// The precompiled preambles kept: how often each was seen, when last, and its `.pch`.
+    fn kept_preambles(&self) -> Vec<(u64, std::time::SystemTime, PathBuf)> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "pch")
+                    && p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(PREAMBLE))
+            })
+            .filter_map(|p| {
+                let seen = std::fs::metadata(p.with_extension("seen")).ok()?;
+                Some((seen.len(), seen.modified().ok()?, p))
+            })
+            .collect()
+    }
+
+    /// The prelude saved at `pch`, unless a file in the unit's own header folders could stand
+    /// for one of its headers.
+    fn taken(&self, pch: PathBuf, own_dirs: &[PathBuf]) -> Option<Prelude> {
+        let included = std::fs::read_to_string(pch.with_extension("headers")).ok()?;
         let shadowed = included
             .lines()
             .any(|h| own_dirs.iter().any(|d| could_shadow(d, Path::new(h))));
         let headers = included.lines().map(String::from).collect();
         (!shadowed).then_some(Prelude { pch, headers })
+    }
+
+    /// Marks a preamble that added errors to a unit, so units are read without it.
+    pub fn refuse(&self, preamble: &Prelude) {
+        let _ = std::fs::write(preamble.pch.with_extension("refused"), "");
+        self.discard(preamble);
     }
 
     /// Forgets a prelude clang refused, so the next unit builds it again.
@@ -126,15 +305,15 @@ impl PreludeCache {
         let _ = std::fs::remove_file(prelude.pch.with_extension("headers"));
     }
 
-    /// Parses an empty CUDA unit with `args` and saves it, with the headers it read. The empty
-    /// unit stays beside it (clang checks a precompiled header's input files when it loads
+    /// Parses a CUDA unit of `text` (empty for the prelude, the directives of a preamble) with
+    /// `args` and saves it, with the headers it read. The unit's source stays beside it (clang checks a precompiled header's input files when it loads
     /// one). Files are written under temporary names and renamed, so a reader never sees half
     /// of one.
-    fn build(&self, args: &[String], key: &str) -> Option<()> {
+    fn build(&self, args: &[String], key: &str, text: &str) -> Option<()> {
         std::fs::create_dir_all(&self.dir).ok()?;
         let source = self.dir.join(format!("{key}.cu"));
         if !source.is_file() {
-            std::fs::write(&source, "").ok()?;
+            std::fs::write(&source, text).ok()?;
         }
         let index = Index::new().ok()?;
         let unit = index.parse_for_saving(&source, args).ok()?;
