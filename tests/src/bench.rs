@@ -180,9 +180,10 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
-/// A toolchain folder whose `nvcc` records the CPU time of every call in `log` (one line of
-/// seconds each) and then is the real one, and whose other tools are the real ones: so a
-/// kerncast run's CPU time less its own nvcc calls can be read off. `bench` is the benchmark
+/// A toolchain folder whose compilers (`nvcc`, and `ptxas`, the assembler `nvcc -c` runs too)
+/// record the CPU time of every call in `log` (one line of seconds each) and then are the real
+/// ones, and whose other tools are the real ones: so a kerncast run's CPU time less its own
+/// compiler calls can be read off. `bench` is the benchmark
 /// binary, which has the `timed-exec` subcommand the wrapper calls.
 pub fn recording_toolchain(
     dir: &Path,
@@ -198,7 +199,7 @@ pub fn recording_toolchain(
         let name = entry.file_name();
         let to = bin.join(&name);
         let _ = std::fs::remove_file(&to);
-        if name == "nvcc" {
+        if name == "nvcc" || name == "ptxas" {
             let script = format!(
                 "#!/bin/sh\nexec '{}' timed-exec '{}' '{}' \"$@\"\n",
                 bench.display(),
