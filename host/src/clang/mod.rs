@@ -93,8 +93,12 @@ impl Index {
     /// A new index; loads libclang on first use ([`load`]).
     pub fn new() -> Result<Index, String> {
         load()?;
-        // excludeDeclarationsFromPCH = 0, displayDiagnostics = 0: diagnostics are ours to show.
-        let raw = unsafe { clang_createIndex(0, 0) };
+        // excludeDeclarationsFromPCH = 1: a unit's top-level declarations are its own, not the
+        // thousands of a precompiled prelude's system headers, which the lowering passes over
+        // and which clang would load from the precompiled file only to be passed over (a
+        // declaration there is still reached through what refers to it).
+        // displayDiagnostics = 0: diagnostics are ours to show.
+        let raw = unsafe { clang_createIndex(1, 0) };
         Ok(Index { raw })
     }
 
