@@ -131,18 +131,22 @@ impl Index {
         Ok(unit)
     }
 
-    /// Parses `file` alone: its `#include`s are not followed, so the unit is its own tokens
-    /// (for [`Unit::tokens_spelled`]) and little else; cheap beside a whole parse.
+    /// Parses `text` as the file `file` alone: its `#include`s are not followed, so the unit
+    /// is its own tokens (for [`Unit::tokens_spelled`]) and little else; cheap beside a whole
+    /// parse. (Without its headers most names are undeclared: no spelling suggestions.)
     pub(crate) fn parse_single_file(
         &self,
         file: &Path,
         args: &[String],
+        text: &str,
     ) -> Result<Unit<'_>, String> {
+        let mut args = args.to_vec();
+        args.push("-fno-spell-checking".into());
         self.parse_raw(
             file,
-            args,
+            &args,
             CXTranslationUnit_KeepGoing | CXTranslationUnit_SingleFileParse,
-            None,
+            Some(text),
         )
     }
 

@@ -203,12 +203,13 @@ impl PreludeCache {
     }
 
     /// The precompiled `preamble` of a unit parsed with `args`, shared as the prelude is by
-    /// units whose flags differ only in their own header folders (and not taken by a unit whose
-    /// folders hold a file that could stand for one of its headers). Each sighting of a preamble is counted; one is
-    /// built once it has been seen twice (a preamble that opens a single file read once would
-    /// cost a build and disk for nothing) and while fewer than [`MAX_PREAMBLES`] are kept, or in
-    /// place of the kept one seen least, when it has been seen more. `None` until then, and where
-    /// it does not parse cleanly or once added errors to a unit ([`PreludeCache::refuse`]).
+    /// units whose flags differ only in their own header folders (and not taken by a unit
+    /// whose folders hold a file that could stand for one of its headers). Each sighting of a
+    /// preamble is counted; one is built once it has been seen twice (a preamble that opens a
+    /// single file read once would cost a build and disk for nothing) and while fewer than
+    /// [`MAX_PREAMBLES`] are kept, or in place of the kept one seen least, when it has been
+    /// seen more. `None` until then, and where it does not parse cleanly or once added errors
+    /// to a unit ([`PreludeCache::refuse`]).
     pub fn preamble(
         &self,
         args: &[String],
@@ -306,14 +307,18 @@ impl PreludeCache {
     }
 
     /// Parses a CUDA unit of `text` (empty for the prelude, the directives of a preamble) with
-    /// `args` and saves it, with the headers it read. The unit's source stays beside it (clang checks a precompiled header's input files when it loads
-    /// one). Files are written under temporary names and renamed, so a reader never sees half
-    /// of one.
+    /// `args` and saves it, with the headers it read. The unit's source stays beside it (clang
+    /// checks a precompiled header's input files when it loads one). Files are written under
+    /// temporary names and renamed, so a reader never sees half of one.
     fn build(&self, args: &[String], key: &str, text: &str) -> Option<()> {
         std::fs::create_dir_all(&self.dir).ok()?;
         let source = self.dir.join(format!("{key}.cu"));
+        let tag = format!("{}-{:?}", std::process::id(), std::thread::current().id())
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "");
         if !source.is_file() {
-            std::fs::write(&source, text).ok()?;
+            let source_tmp = self.dir.join(format!("{key}.{tag}.cu.tmp"));
+            std::fs::write(&source_tmp, text).ok()?;
+            std::fs::rename(&source_tmp, &source).ok()?;
         }
         let index = Index::new().ok()?;
         let unit = index.parse_for_saving(&source, args).ok()?;
@@ -329,8 +334,6 @@ impl PreludeCache {
             .into_iter()
             .filter(|f| Path::new(f) != source)
             .collect();
-        let tag = format!("{}-{:?}", std::process::id(), std::thread::current().id())
-            .replace(|c: char| !c.is_ascii_alphanumeric(), "");
         let pch_tmp = self.dir.join(format!("{key}.{tag}.pch.tmp"));
         let headers_tmp = self.dir.join(format!("{key}.{tag}.headers.tmp"));
         unit.save(&pch_tmp).ok()?;
