@@ -37,15 +37,18 @@ fn launches(p: &Program, cache: Option<PathBuf>, tools: &Toolchain) -> Vec<Strin
         .collect()
 }
 
-fn preludes_in(dir: &Path) -> usize {
+/// How many files in `dir` have a name `keep` takes.
+fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| {
         d.flatten()
-            .filter(|e| {
-                e.path().extension().is_some_and(|x| x == "pch")
-                    && !e.file_name().to_string_lossy().starts_with("preamble-")
-            })
+            .filter(|e| keep(&e.file_name().to_string_lossy()))
             .count()
     })
+}
+
+/// The precompiled CUDA preludes in `dir`.
+fn preludes_in(dir: &Path) -> usize {
+    files_in(dir, |n| n.ends_with(".pch") && !n.starts_with("preamble-"))
 }
 
 #[test]
@@ -94,15 +97,9 @@ fn three_readings(p: &Program, cache: &Path, tools: &Toolchain) -> Vec<Vec<Strin
         .collect()
 }
 
+/// The files of precompiled preambles in `dir` whose names end with `ext`.
 fn preambles_in(dir: &Path, ext: &str) -> usize {
-    std::fs::read_dir(dir).map_or(0, |d| {
-        d.flatten()
-            .filter(|e| {
-                let name = e.file_name().to_string_lossy().to_string();
-                name.starts_with("preamble-") && name.ends_with(ext)
-            })
-            .count()
-    })
+    files_in(dir, |n| n.starts_with("preamble-") && n.ends_with(ext))
 }
 
 #[test]

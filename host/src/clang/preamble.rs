@@ -52,16 +52,17 @@ const FIRST_BYTES: usize = 4096;
 
 /// How the directives of a file's start ended.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Walk {
+enum Walk {
     /// At code or at a directive a preamble does not hold: the preamble, if there is one.
     Ended(Option<Preamble>),
     /// With the tokens given: the preamble so far.
     RanOut(Option<Preamble>),
 }
 
+#[cfg(test)]
 impl Walk {
     /// The preamble, however the walk ended.
-    pub fn preamble(self) -> Option<Preamble> {
+    fn preamble(self) -> Option<Preamble> {
         match self {
             Walk::Ended(p) | Walk::RanOut(p) => p,
         }
@@ -69,7 +70,7 @@ impl Walk {
 }
 
 /// The preamble of `text` from its first tokens (spelling, byte offset; without comments).
-pub fn leading_directives(text: &str, tokens: &[(String, u32)]) -> Walk {
+fn leading_directives(text: &str, tokens: &[(String, u32)]) -> Walk {
     let logical = LogicalLines::in_text(text);
     let mut pieces: Vec<&str> = Vec::new();
     let mut headers: Vec<String> = Vec::new();
