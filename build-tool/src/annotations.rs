@@ -528,7 +528,9 @@ fn params_of(sig: &str) -> Vec<String> {
         .collect()
 }
 
-/// The type text of each parameter of `sig` (what precedes its name), in order.
+/// The type text of each parameter of `sig` (what precedes its name), in order. An array
+/// parameter is the pointer it decays to (`double a[][4]` is `double (*)[4]`, `float x[]`
+/// `float *`): its argument is a buffer, not a value.
 fn param_types(sig: &str) -> Vec<String> {
     let sig = sig.trim();
     if sig.is_empty() || sig == "void" {
@@ -538,11 +540,17 @@ fn param_types(sig: &str) -> Vec<String> {
         .into_iter()
         .map(|p| {
             let p = p.split('=').next().unwrap_or("");
-            let p = p.split('[').next().unwrap_or("").trim_end();
+            let (p, dims) = p.split_once('[').unwrap_or((p, ""));
+            let p = p.trim_end();
             let name_start = p
                 .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .map_or(0, |i| i + 1);
-            p[..name_start].trim().to_string()
+            let base = p[..name_start].trim();
+            match dims.split_once('[') {
+                _ if dims.is_empty() => base.to_string(),
+                None => format!("{base} *"),
+                Some((_, inner)) => format!("{base} (*)[{}", inner.trim()),
+            }
         })
         .collect()
 }
@@ -874,6 +882,11 @@ __global__ void matmul(int n, const float* __restrict__ a, const float *b, float
         assert_eq!(
             param_types("const Acc<float, 2> a, int n"),
             vec!["const Acc<float, 2>", "int"]
+        );
+        // an array parameter is a pointer, as C adjusts it
+        assert_eq!(
+            param_types("double phi[][NY][NX], const float x[16], int n"),
+            vec!["double (*)[NY][NX]", "const float *", "int"]
         );
     }
 

@@ -246,7 +246,8 @@ pub fn source_fields(text: &str, params: &[(String, String)]) -> Vec<SourceField
     let structs = struct_bodies(text);
     let mut out = Vec::new();
     for (i, (ty, name)) in params.iter().enumerate() {
-        if plain_type(ty).ends_with('*') {
+        // a pointer (an array parameter's `T (*)[N]` too) lays out no field of its own
+        if plain_type(ty).contains('*') {
             continue;
         }
         let mut laid = Vec::new();

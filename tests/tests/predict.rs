@@ -1511,6 +1511,37 @@ int main() {
     );
 }
 
+/// The same for a parameter declared as an array (`float t[][4096]`), which C adjusts to a
+/// pointer: its buffer too has the size the host allocates, not the emulator's guess.
+#[test]
+fn an_array_parameters_buffer_is_sized_as_the_host_allocates_it() {
+    let (_dir, file) = source_file(
+        "gather2d.cu",
+        r#"#include <cuda_runtime.h>
+__global__ void gather2d(const int flag[], const float table[][4096], float out[], int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && flag[i] == 0) out[i] = table[i][7];
+}
+int main() {
+  const int n = 4096;
+  int *flag;
+  float (*table)[4096], *out;
+  cudaMalloc(&flag, n * sizeof(int));
+  cudaMalloc((void **)&table, (size_t)n * 4096 * sizeof(float));
+  cudaMalloc(&out, n * sizeof(float));
+  gather2d<<<n / 256, 256>>>(flag, table, out, n);
+  return 0;
+}
+"#,
+    );
+    let out = predict_file(&file, &[]).unwrap();
+    assert!(out.contains("counts: emulator"), "{out}");
+    assert!(
+        !out.contains("fell outside the buffers") && !out.contains("buffer_bytes.table"),
+        "{out}"
+    );
+}
+
 /// A kernel whose loop trips come from a buffer runs in the emulator on the data the host
 /// code writes into it: row offsets 8·r copied with `cudaMemcpy` give each of 256 rows 8
 /// additions (2048), where zeros gave none; the report says where the data came from.
