@@ -78,3 +78,41 @@ fn a_grid_wide_barrier_s_environment_register_is_explained() {
         ),
     }
 }
+
+/// A call the inliner leaves (here recursion) has no callee for the emulator to run: the
+/// refusal names the function, at the first argument the caller stores for it, rather than
+/// the call sequence's `.param` slot, which the emulator has no storage for.
+#[test]
+fn a_call_left_in_place_is_refused_naming_its_callee() {
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .func (.param .b32 r) depth(.param .b32 n)\n{\n.reg .b32 %r<4>;\n\
+        ld.param.b32 %r1, [n];\nst.param.b32 [r], %r1;\nret;\n}\n\
+        .visible .entry k(.param .u64 k_out)\n{\n.reg .b32 %r<4>;\n\
+        mov.u32 %r1, %tid.x;\n\
+        { .param .b32 param0;\nst.param.b32 [param0], %r1;\n.param .b32 retval0;\n\
+        call.uni (retval0), depth, (param0);\nld.param.b32 %r2, [retval0];\n}\nret;\n}\n";
+    let m = kerncast_passes::ptx::Module::parse(text).expect("test PTX parses");
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+    };
+    match emu::run_with(
+        &m,
+        "k",
+        &launch,
+        &[KernelArg::Buffer(vec![0; 64])],
+        &emu::Options::default(),
+    ) {
+        Err(EmuError::Unsupported { inst, why, .. }) => {
+            assert_eq!(inst, "st.param.b32");
+            assert!(
+                why.contains("a call to `depth` that was not inlined"),
+                "{why}"
+            );
+        }
+        other => panic!(
+            "expected a refusal, got {:?}",
+            other.map(|r| r.stats.features.len())
+        ),
+    }
+}

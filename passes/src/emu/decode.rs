@@ -368,10 +368,19 @@ pub fn decode(
         labels,
         preds,
     };
+    let left_calls = calls_left_by_argument(f);
     let mut insts = Vec::new();
     for s in &stmts {
         if let Statement::Inst(i) = s {
-            insts.push(match d.inst(i) {
+            let decoded = match left_calls.get(&insts.len()) {
+                Some(why) => Err(EmuError::Unsupported {
+                    line: i.span.line,
+                    inst: i.full_opcode(),
+                    why: why.clone(),
+                }),
+                None => d.inst(i),
+            };
+            insts.push(match decoded {
                 Ok(di) => di,
                 Err(EmuError::Unsupported { why, .. }) => d.refused(i, why),
                 Err(e) => return Err(e),
@@ -386,6 +395,34 @@ pub fn decode(
         shared_bytes: shared,
         local_bytes: local,
     })
+}
+
+/// Why a call the inliner left cannot run: the emulator has no call stack.
+fn left_call(callee: &str) -> String {
+    format!(
+        "a call to `{callee}` that was not inlined (recursive, indirect, without a body in \
+         the module, or over the inlining limit): the emulator runs inlined code only"
+    )
+}
+
+/// The instructions (by index) that store the arguments of a call the inliner left into its
+/// call sequence's `.param` slots, with why they cannot run: the first of them runs before
+/// the call, and should name it rather than a slot the emulator has no storage for.
+fn calls_left_by_argument(f: &Function) -> HashMap<usize, String> {
+    let mut out = HashMap::new();
+    let mut pending = Vec::new();
+    let mut at = 0usize;
+    for s in f.statements() {
+        let Statement::Inst(i) = s else { continue };
+        if i.opcode == "st" && i.state_space() == Some(crate::ptx::StateSpace::Param) {
+            pending.push(at);
+        } else if i.opcode == "call" {
+            let why = left_call(&crate::inline::callee_name(i));
+            out.extend(pending.drain(..).map(|k| (k, why.clone())));
+        }
+        at += 1;
+    }
+    out
 }
 
 struct Decoder {
@@ -491,6 +528,9 @@ impl Decoder {
             }
             "bra" => Op::Bra,
             "ret" | "exit" => Op::Exit,
+            // the inliner leaves only the calls it cannot inline (recursion, an indirect
+            // call, a callee without a body, the size limit): there is no callee to run
+            "call" => return Err(unsupported(&left_call(&crate::inline::callee_name(i)))),
             "bar" | "barrier" if has("warp") => Op::Nop,
             "bar" | "barrier" if has("sync") || has("red") => {
                 if has("red") {
