@@ -413,24 +413,37 @@ pub fn unset_fields(w: &Workload, f: &Function, names: &[String]) -> Vec<String>
 
 /// The fields (parameter, offset) of by-value parameters that hold global pointers: loaded
 /// whole (`ld.param.u64 %rd1, [k_param_0]`) and made a global address (`cvta.to.global.u64
-/// %rd2, %rd1`), as an accessor's data pointer is.
+/// %rd2, %rd1`), as an accessor's data pointer is. The load may go through a register that
+/// holds the parameter's address (`mov.b64 %rd3, k_param_0; ld.param.u64 %rd1, [%rd3+96]`),
+/// as clang writes it for a large struct.
 pub fn global_pointer_fields(f: &Function) -> Vec<(usize, u64)> {
     use kerncast_passes::ptx::{AddrBase, Operand, StateSpace};
+    let aggregate = |s: &str| f.param_index(s).filter(|&k| f.params[k].is_aggregate());
+    // registers holding the address of a by-value parameter
+    let mut param_at: BTreeMap<&str, usize> = BTreeMap::new();
     let mut loaded: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
     let mut out = Vec::new();
     for i in f.instructions() {
         match (i.opcode.as_str(), i.operands.as_slice()) {
-            (
-                "ld",
-                [Operand::Reg(d), Operand::Addr {
-                    base: AddrBase::Symbol(s),
-                    offset,
-                }],
-            ) if i.state_space() == Some(StateSpace::Param) => {
-                let field = f
-                    .param_index(s)
-                    .filter(|&k| f.params[k].is_aggregate() && *offset >= 0);
-                if let Some(k) = field {
+            ("mov", [Operand::Reg(d), Operand::Symbol(s)]) => {
+                if let Some(k) = aggregate(s) {
+                    param_at.insert(d.as_str(), k);
+                }
+            }
+            ("mov", [Operand::Reg(d), Operand::Reg(r)]) => {
+                if let Some(&k) = param_at.get(r.as_str()) {
+                    param_at.insert(d.as_str(), k);
+                }
+            }
+            ("ld", [Operand::Reg(d), Operand::Addr { base, offset }])
+                if i.state_space() == Some(StateSpace::Param) && *offset >= 0 =>
+            {
+                let param = match base {
+                    AddrBase::Symbol(s) => aggregate(s),
+                    AddrBase::Reg(r) => param_at.get(r.as_str()).copied(),
+                    AddrBase::None => None,
+                };
+                if let Some(k) = param {
                     loaded.insert(d.as_str(), (k, *offset as u64));
                 }
             }
@@ -483,6 +496,24 @@ mod tests {
             .into_iter()
             .map(|f| (f.name, f.param, f.offset))
             .collect()
+    }
+
+    /// nvcc reads a struct's pointer field straight off the parameter; clang, for a large
+    /// struct, through a register holding the parameter's address. Both are pointer fields;
+    /// a field read but never made a global address is not.
+    #[test]
+    fn pointer_fields_are_found_through_the_parameters_address() {
+        let text = ".version 7.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry k(.param .align 8 .b8 k_param_0[120], .param .align 8 .b8 k_param_1[16])\n{\n\
+            .reg .b32 %r<4>;\n.reg .b64 %rd<16>;\n\
+            mov.b64 %rd3, k_param_0;\nmov.u64 %rd4, %rd3;\n\
+            ld.param.u64 %rd5, [%rd4+96];\ncvta.to.global.u64 %rd6, %rd5;\n\
+            ld.param.u64 %rd7, [%rd4+8];\n\
+            ld.param.u64 %rd8, [k_param_1];\ncvta.to.global.u64 %rd9, %rd8;\n\
+            ld.global.u32 %r1, [%rd6];\nst.global.u32 [%rd9], %r1;\nret;\n}\n";
+        let m = kerncast_passes::ptx::Module::parse(text).unwrap();
+        let f = m.kernels().next().unwrap();
+        assert_eq!(global_pointer_fields(f), vec![(0, 96), (1, 0)]);
     }
 
     #[test]
