@@ -76,6 +76,9 @@ pub(super) fn deref(p: &Value) -> Place {
         Value::Ptr(Ptr::Field(r, f)) => Place::Field(r.clone(), f.clone()),
         Value::Array(b) => Place::Elem(b.clone(), 0),
         Value::Ptr(Ptr::Null) => Place::Temp(Value::unknown("a null pointer read")),
+        Value::Ptr(Ptr::PastCell(_)) => {
+            Place::Temp(Value::unknown("a read one past a variable (`*(&n + 1)`)"))
+        }
         Value::Ptr(Ptr::Opaque(what)) => Place::Temp(Value::unknown(&format!(
             "{what}, which the host does not read"
         ))),

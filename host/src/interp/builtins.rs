@@ -792,6 +792,22 @@ pub(super) fn call(it: &mut Interp<'_>, name: &str, args: &[Arg], e: &Expr) -> E
             );
             Ok(Some(arg(args, 0)))
         }
+        // <iterator>'s free functions on a C array (`std::begin(a)`, `std::size(a)`): its first
+        // element, one past its last, its length; a container's are its own methods
+        "begin" | "cbegin" | "end" | "cend" | "data" | "size"
+            if name.contains("std::") && matches!(arg(args, 0), Value::Array(_)) =>
+        {
+            let Value::Array(b) = arg(args, 0) else {
+                return Ok(None);
+            };
+            let len = b.borrow().len;
+            Ok(Some(match (f, len) {
+                ("begin" | "cbegin" | "data", _) => Value::Ptr(Ptr::Elem(b, 0)),
+                ("end" | "cend", Some(n)) => Value::Ptr(Ptr::Elem(b, n)),
+                ("size", Some(n)) => Value::Int(n as i128),
+                _ => Value::unknown("the length of an array kerncast does not know"),
+            }))
+        }
         // <algorithm>'s copies and fills: they write their destination, never their source.
         "copy" | "copy_n" | "fill" | "fill_n"
             if name.contains("std::") || name.contains("thrust::") =>
@@ -1326,6 +1342,11 @@ fn copy_or_fill(f: &str, args: &[Arg]) -> Value {
         "copy" => match (arg(args, 0), arg(args, 1)) {
             (Value::Ptr(Ptr::Elem(a, i)), Value::Ptr(Ptr::Elem(b, j))) if Rc::ptr_eq(&a, &b) => {
                 (Some((a, i, j - i)), arg(args, 2), None)
+            }
+            // a variable, as the array of one element C takes it for (`&n`, `&n + 1`)
+            (Value::Ptr(Ptr::Cell(a)), Value::Ptr(Ptr::PastCell(b))) if Rc::ptr_eq(&a, &b) => {
+                let one = heap::shared(Buffer::from_values(vec![a.borrow().copy()]));
+                (Some((one, 0, 1)), arg(args, 2), None)
             }
             _ => (None, arg(args, 2), None),
         },

@@ -460,6 +460,19 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
             BinOp::Sub => return Value::Ptr(Ptr::Elem(b.clone(), i - *k as i64)),
             _ => {}
         },
+        // a variable is an array of one element: `&n + 1` is its end, and back
+        (Value::Ptr(Ptr::Cell(c)), Value::Int(k))
+        | (Value::Ptr(Ptr::PastCell(c)), Value::Int(k))
+            if matches!(op, BinOp::Add | BinOp::Sub) =>
+        {
+            let at = i128::from(matches!(l, Value::Ptr(Ptr::PastCell(_))))
+                + if op == BinOp::Add { *k } else { -*k };
+            match at {
+                0 => return Value::Ptr(Ptr::Cell(c.clone())),
+                1 => return Value::Ptr(Ptr::PastCell(c.clone())),
+                _ => {}
+            }
+        }
         // An offset into device memory (`d_x + offset`) is still device memory.
         (Value::Ptr(Ptr::Opaque(what)), Value::Int(_))
         | (Value::Int(_), Value::Ptr(Ptr::Opaque(what)))

@@ -39,6 +39,9 @@ pub struct Unknown {
 pub enum Ptr {
     /// A variable.
     Cell(Rc<RefCell<Value>>),
+    /// One past a variable (`&n + 1`): C takes a variable for an array of one element, so
+    /// `std::copy(&n, &n + 1, out)` copies it. Nothing is read or written through it.
+    PastCell(Rc<RefCell<Value>>),
     /// An element of an array or heap block.
     Elem(Rc<RefCell<Buffer>>, i64),
     /// A field of a record.
