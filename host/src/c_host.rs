@@ -59,12 +59,17 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
         parsed.push((tu, has_main(&alone), shim));
         // A program whose listed units have no `main` (a compilation database of its CUDA
         // files only) has it in a source beside them: read those too, with the same flags.
+        // Only where one of them defines `main`: a folder of kernel files has none, and
+        // reading each whole would cost a full parse apiece for nothing.
         if opts.find_main_beside
             && i == units.len()
             && i == program.units.len()
             && !parsed.iter().any(|p| p.1)
         {
-            units.extend(siblings(program, &opts.toolchain));
+            let beside = siblings(program, &opts.toolchain);
+            if beside.iter().any(|u| defines_main(&index, u)) {
+                units.extend(beside);
+            }
         }
     }
     // Files that each define `main` are programs of their own, each with the files that do
@@ -109,6 +114,34 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
     reading.embedded = embedded_c::sources(&literals, &compiled);
     reading.inputs = Some(read_files);
     Ok(reading)
+}
+
+/// Whether a source defines `main`, from a parse of the file alone (its `#include`s not
+/// followed): cheap beside a whole parse, and a definition of `main` needs no header.
+fn defines_main(index: &clang::Index, u: &UnitSpec) -> bool {
+    use clang_sys::{CXCursor_CompoundStmt, CXCursor_FunctionDecl, CXCursor_LinkageSpec};
+    let Ok(text) = std::fs::read_to_string(&u.file) else {
+        return false;
+    };
+    let Ok(tu) = index.parse_single_file(&u.file, &u.args, &text) else {
+        return false;
+    };
+    let mut top = tu.cursor().children();
+    while let Some(c) = top.pop() {
+        let kind = c.kind();
+        if kind == CXCursor_LinkageSpec {
+            // `extern "C" { int main() … }`
+            top.extend(c.children());
+        } else if kind == CXCursor_FunctionDecl
+            && c.spelling() == "main"
+            && c.children()
+                .iter()
+                .any(|b| b.kind() == CXCursor_CompoundStmt)
+        {
+            return true;
+        }
+    }
+    false
 }
 
 fn has_main(ast: &clang::lower::ProgramAst) -> bool {

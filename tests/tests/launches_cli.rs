@@ -78,3 +78,60 @@ int main() {\n  int n = 1024, m = 8;\n  FILE *f = fopen(\"sizes.txt\", \"r\");\n
         "{text}"
     );
 }
+
+/// A kernel file named alone has its `main` in a source beside it (`main.cpp` calls the
+/// launcher): that file is read too. Beside a file whose folder has no `main` (a folder of
+/// kernel files), the other files' launchers are not read as the named file's program.
+#[test]
+fn main_is_looked_for_beside_the_named_file_and_only_main() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("scale.cu"),
+        "#include <cuda_runtime.h>\n__global__ void scale(float *x, int n) {}\n\
+         void run_scale(float *x, int n) { scale<<<n / 128, 128>>>(x, n); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.cpp"),
+        "void run_scale(float *x, int n);\nint main() { run_scale(0, 4096); return 0; }\n",
+    )
+    .unwrap();
+    let run = |file: &Path| {
+        let out = Command::new(CLI)
+            .arg("launches")
+            .arg(file)
+            .arg("--json")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("kerncast-cli runs");
+        json(&out)
+    };
+    let read = run(&dir.path().join("scale.cu"));
+    assert_eq!(read.as_array().map(Vec::len), Some(1), "{read}");
+    assert_eq!(read[0]["grid"], serde_json::json!([32, 1, 1]), "{read}");
+    assert_eq!(read[0]["args"]["n"], 4096, "{read}");
+
+    // without `main` beside it, the named file's own launcher is its program, not the
+    // launchers of the files beside it
+    let lone = tempfile::tempdir().unwrap();
+    std::fs::write(
+        lone.path().join("scale.cu"),
+        "#include <cuda_runtime.h>\n__global__ void scale(float *x, int n) {}\n\
+         void run_scale(float *x) { scale<<<8, 128>>>(x, 1024); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        lone.path().join("other.cu"),
+        "#include <cuda_runtime.h>\n__global__ void other(float *x) {}\n\
+         void run_other(float *x) { other<<<2, 64>>>(x); }\n",
+    )
+    .unwrap();
+    let read = run(&lone.path().join("scale.cu"));
+    let kernels: Vec<&str> = read
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["kernel"].as_str())
+        .collect();
+    assert_eq!(kernels, ["scale(float*, int)"], "{read}");
+}
