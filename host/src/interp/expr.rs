@@ -460,6 +460,13 @@ pub(super) fn arith(op: BinOp, l: &Value, r: &Value, ty: &Ty) -> Value {
             BinOp::Sub => return Value::Ptr(Ptr::Elem(b.clone(), i - *k as i64)),
             _ => {}
         },
+        // a string's characters from the `k`-th on (`argv[i] + 1` past an option's dash),
+        // read as the string they spell: a C string is read to its end
+        (Value::Str(t), Value::Int(k)) if op == BinOp::Add => {
+            if let Some(rest) = usize::try_from(*k).ok().and_then(|k| t.get(k..)) {
+                return Value::Str(Rc::from(rest));
+            }
+        }
         // a variable is an array of one element: `&n + 1` is its end, and back
         (Value::Ptr(Ptr::Cell(c)), Value::Int(k))
         | (Value::Ptr(Ptr::PastCell(c)), Value::Int(k))

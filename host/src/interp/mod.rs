@@ -122,6 +122,7 @@ impl<'p> Interp<'p> {
             missing_inputs: BTreeMap::new(),
             programs: Vec::new(),
             uncertain: 0,
+            loop_exits: Vec::new(),
             device_data_lost: None,
             // A program that never calls `srand` runs as seeded with 1.
             rand: RefCell::new(Some(libc_rand::LibcRand::seeded(1))),

@@ -230,6 +230,9 @@ pub struct Interp<'p> {
     /// Per function being run: the values it may have returned on a side of a condition
     /// kerncast could not decide, with the condition.
     pub(super) early_returns: Vec<Vec<(Value, Rc<str>)>>,
+    /// Per loop being run (innermost last): what it may write, and the states it was left
+    /// in by a `break` on a side of a condition kerncast could not decide, with the condition.
+    pub(super) loop_exits: Vec<(Written, Vec<(super::effects::Saved, Rc<str>)>)>,
 }
 
 /// What code may write (found syntactically, and through the summaries of the functions it

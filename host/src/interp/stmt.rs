@@ -252,6 +252,14 @@ impl Interp<'_> {
                 Flow::Goto(_) => self.return_early(&Value::unknown(GOTO_PATH), &why_rc),
                 _ => {}
             }
+            // a `break` on this side leaves the loop in this state, which the loop's end
+            // merges with the state it ends in otherwise
+            if matches!(flow, Flow::Break) && !in_switch {
+                let at_break = self.loop_exits.last().map(|(w, _)| self.save(w));
+                if let (Some(saved), Some((_, exits))) = (at_break, self.loop_exits.last_mut()) {
+                    exits.push((saved, why_rc.clone()));
+                }
+            }
             let by_flow = match flow {
                 Flow::Normal => None,
                 Flow::Break if in_switch => None,
@@ -308,9 +316,29 @@ impl Interp<'_> {
         do_while: bool,
     ) -> Exec<Flow> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
+        let heads: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
+        self.loop_exits
+            .push((self.written(&[body], &heads), Vec::new()));
         let r = self.follow_loop(s, cond, inc, body, do_while);
+        self.merge_loop_exits(s.span.line);
         self.end_loop(guards, fn_guards, left);
         r
+    }
+
+    /// After a loop: where an undecided `break` may have left it, what it writes is what
+    /// every such exit and its end agree on, and unknown where they differ (`for (k = 0; k
+    /// < n; k++) if (x == k) break;` leaves `k` unknown when `x` is).
+    fn merge_loop_exits(&mut self, line: u32) {
+        let Some((written, exits)) = self.loop_exits.pop() else {
+            return;
+        };
+        let Some((_, why)) = exits.first() else {
+            return;
+        };
+        let why = format!("it depends on {why}, which may end the loop at line {line} early");
+        let mut outcomes = vec![self.save(&written)];
+        outcomes.extend(exits.into_iter().map(|(s, _)| s));
+        self.merge(&outcomes, &why);
     }
 
     /// After a loop: an undecided `break` or `continue` in it no longer matters.
@@ -583,7 +611,10 @@ impl Interp<'_> {
 
     fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
+        self.loop_exits
+            .push((self.written(&[body], &[range]), Vec::new()));
         let r = self.follow_range_for(s, var, range, body);
+        self.merge_loop_exits(s.span.line);
         self.end_loop(guards, fn_guards, left);
         r
     }
