@@ -368,7 +368,10 @@ impl Interp<'_> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         self.returns_ref.push(f.returns_ref);
         self.early_returns.push(Vec::new());
+        // a `break` in the callee leaves none of the caller's loops
+        self.loop_exits.push(None);
         let result = self.run_body(f);
+        self.loop_exits.pop();
         let early = self.early_returns.pop().unwrap_or_default();
         self.returns_ref.pop();
         // A value returned on a side of an undecided condition is as likely as the last.

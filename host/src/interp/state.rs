@@ -230,10 +230,15 @@ pub struct Interp<'p> {
     /// Per function being run: the values it may have returned on a side of a condition
     /// kerncast could not decide, with the condition.
     pub(super) early_returns: Vec<Vec<(Value, Rc<str>)>>,
-    /// Per loop being run (innermost last): what it may write, and the states it was left
-    /// in by a `break` on a side of a condition kerncast could not decide, with the condition.
-    pub(super) loop_exits: Vec<(Written, Vec<(super::effects::Saved, Rc<str>)>)>,
+    /// Per loop or `switch` being run (innermost last): what it may write as it was at its
+    /// entry, and the states a `break` on a side of a condition kerncast could not decide left
+    /// it in, with the condition (snapshots of the same places, so that they merge). `None`
+    /// for a function call: a `break` in the callee leaves none of the caller's loops.
+    pub(super) loop_exits: Vec<Option<LoopExits>>,
 }
+
+/// A loop's or a `switch`'s places at its entry, and its states at each undecided `break`.
+pub(super) type LoopExits = (super::effects::Saved, Vec<(super::effects::Saved, Rc<str>)>);
 
 /// What code may write (found syntactically, and through the summaries of the functions it
 /// calls): see [`super::effects`].

@@ -117,7 +117,15 @@ impl Interp<'_> {
             StmtKind::While { cond, body } => self.run_loop(s, Some(cond), None, body, false),
             StmtKind::DoWhile { body, cond } => self.run_loop(s, Some(cond), None, body, true),
             StmtKind::RangeFor { var, range, body } => self.range_for(s, var, range, body),
-            StmtKind::Switch { cond, body } => self.switch(s, cond, body),
+            StmtKind::Switch { cond, body } => {
+                // a `break` in it ends the switch, not a loop around it: where one on a side of
+                // an undecided condition leaves it is merged at its end, as a loop's
+                let at_entry = self.save(&self.written(&[body], &[cond]));
+                self.loop_exits.push(Some((at_entry, Vec::new())));
+                let r = self.switch(s, cond, body);
+                self.merge_loop_exits(s.span.line, "switch");
+                r
+            }
             StmtKind::Case { body, .. } | StmtKind::Default(body) => self.exec(body),
             StmtKind::Return(e) => {
                 let by_ref = self.returns_ref.last().copied().unwrap_or(false);
@@ -255,8 +263,13 @@ impl Interp<'_> {
             // a `break` on this side leaves the loop in this state, which the loop's end
             // merges with the state it ends in otherwise
             if matches!(flow, Flow::Break) && !in_switch {
-                let at_break = self.loop_exits.last().map(|(w, _)| self.save(w));
-                if let (Some(saved), Some((_, exits))) = (at_break, self.loop_exits.last_mut()) {
+                let at_break = match self.loop_exits.last() {
+                    Some(Some((at, _))) => Some(self.snapshot(at)),
+                    _ => None,
+                };
+                if let (Some(saved), Some(Some((_, exits)))) =
+                    (at_break, self.loop_exits.last_mut())
+                {
                     exits.push((saved, why_rc.clone()));
                 }
             }
@@ -317,26 +330,26 @@ impl Interp<'_> {
     ) -> Exec<Flow> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         let heads: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
-        self.loop_exits
-            .push((self.written(&[body], &heads), Vec::new()));
+        let at_entry = self.save(&self.written(&[body], &heads));
+        self.loop_exits.push(Some((at_entry, Vec::new())));
         let r = self.follow_loop(s, cond, inc, body, do_while);
-        self.merge_loop_exits(s.span.line);
+        self.merge_loop_exits(s.span.line, "loop");
         self.end_loop(guards, fn_guards, left);
         r
     }
 
-    /// After a loop: where an undecided `break` may have left it, what it writes is what
-    /// every such exit and its end agree on, and unknown where they differ (`for (k = 0; k
-    /// < n; k++) if (x == k) break;` leaves `k` unknown when `x` is).
-    fn merge_loop_exits(&mut self, line: u32) {
-        let Some((written, exits)) = self.loop_exits.pop() else {
+    /// After a loop or a `switch`: where an undecided `break` may have left it, what it writes
+    /// is what every such exit and its end agree on, and unknown where they differ (`for (k =
+    /// 0; k < n; k++) if (x == k) break;` leaves `k` unknown when `x` is).
+    fn merge_loop_exits(&mut self, line: u32, what: &str) {
+        let Some(Some((at_entry, exits))) = self.loop_exits.pop() else {
             return;
         };
         let Some((_, why)) = exits.first() else {
             return;
         };
-        let why = format!("it depends on {why}, which may end the loop at line {line} early");
-        let mut outcomes = vec![self.save(&written)];
+        let why = format!("it depends on {why}, which may end the {what} at line {line} early");
+        let mut outcomes = vec![self.snapshot(&at_entry)];
         outcomes.extend(exits.into_iter().map(|(s, _)| s));
         self.merge(&outcomes, &why);
     }
@@ -611,10 +624,10 @@ impl Interp<'_> {
 
     fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
-        self.loop_exits
-            .push((self.written(&[body], &[range]), Vec::new()));
+        let at_entry = self.save(&self.written(&[body], &[range]));
+        self.loop_exits.push(Some((at_entry, Vec::new())));
         let r = self.follow_range_for(s, var, range, body);
-        self.merge_loop_exits(s.span.line);
+        self.merge_loop_exits(s.span.line, "loop");
         self.end_loop(guards, fn_guards, left);
         r
     }

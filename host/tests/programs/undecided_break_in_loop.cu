@@ -1,5 +1,5 @@
 /* kerncast-expect
-25: k(float*, int) <<<(?{`i`: it depends on the condition at line 17 (`limit`), which may end the loop at line 16 early},1,1), (32,1,1), 0>>> x1 {n=4 x=ptr}
+25: k(float*, int) <<<(?{`i`: it depends on the condition at line 19 (`limit`), which may end the loop at line 18 early},1,1), (32,1,1), 0>>> x1 {n=4 x=ptr}
 missing limit.txt read by fopen
 */
 // A search loop whose `break` depends on a value read from a file: where it ends is
