@@ -230,15 +230,22 @@ pub struct Interp<'p> {
     /// Per function being run: the values it may have returned on a side of a condition
     /// kerncast could not decide, with the condition.
     pub(super) early_returns: Vec<Vec<(Value, Rc<str>)>>,
-    /// Per loop or `switch` being run (innermost last): what it may write as it was at its
-    /// entry, and the states a `break` on a side of a condition kerncast could not decide left
-    /// it in, with the condition (snapshots of the same places, so that they merge). `None`
-    /// for a function call: a `break` in the callee leaves none of the caller's loops.
+    /// Per loop or `switch` being run (innermost last): what it may write, the places that
+    /// holds (saved at its first `break` on a side of a condition kerncast could not decide),
+    /// and the states such breaks left it in, with the condition (snapshots of the same
+    /// places, so that they merge). `None` for a function call: a `break` in the callee
+    /// leaves none of the caller's loops.
     pub(super) loop_exits: Vec<Option<LoopExits>>,
 }
 
-/// A loop's or a `switch`'s places at its entry, and its states at each undecided `break`.
-pub(super) type LoopExits = (super::effects::Saved, Vec<(super::effects::Saved, Rc<str>)>);
+/// What a loop or a `switch` writes, its places once a `break` needs them, and its states at
+/// each undecided `break`. The places are saved only then: most loops have no such break, and
+/// saving copies what the buffers hold.
+pub(super) type LoopExits = (
+    Written,
+    Option<super::effects::Saved>,
+    Vec<(super::effects::Saved, Rc<str>)>,
+);
 
 /// What code may write (found syntactically, and through the summaries of the functions it
 /// calls): see [`super::effects`].

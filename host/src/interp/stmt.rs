@@ -120,8 +120,8 @@ impl Interp<'_> {
             StmtKind::Switch { cond, body } => {
                 // a `break` in it ends the switch, not a loop around it: where one on a side of
                 // an undecided condition leaves it is merged at its end, as a loop's
-                let at_entry = self.save(&self.written(&[body], &[cond]));
-                self.loop_exits.push(Some((at_entry, Vec::new())));
+                let written = self.written(&[body], &[cond]);
+                self.loop_exits.push(Some((written, None, Vec::new())));
                 let r = self.switch(s, cond, body);
                 self.merge_loop_exits(s.span.line, "switch");
                 r
@@ -263,14 +263,23 @@ impl Interp<'_> {
             // a `break` on this side leaves the loop in this state, which the loop's end
             // merges with the state it ends in otherwise
             if matches!(flow, Flow::Break) && !in_switch {
+                // the places are saved at the first such break, and snapshot at the others
                 let at_break = match self.loop_exits.last() {
-                    Some(Some((at, _))) => Some(self.snapshot(at)),
+                    Some(Some((_, Some(places), _))) => Some((None, self.snapshot(places))),
+                    Some(Some((written, None, _))) => {
+                        let places = self.save(written);
+                        let now = self.snapshot(&places);
+                        Some((Some(places), now))
+                    }
                     _ => None,
                 };
-                if let (Some(saved), Some(Some((_, exits)))) =
+                if let (Some((first, now)), Some(Some((_, places, exits)))) =
                     (at_break, self.loop_exits.last_mut())
                 {
-                    exits.push((saved, why_rc.clone()));
+                    if first.is_some() {
+                        *places = first;
+                    }
+                    exits.push((now, why_rc.clone()));
                 }
             }
             let by_flow = match flow {
@@ -330,8 +339,8 @@ impl Interp<'_> {
     ) -> Exec<Flow> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         let heads: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
-        let at_entry = self.save(&self.written(&[body], &heads));
-        self.loop_exits.push(Some((at_entry, Vec::new())));
+        let written = self.written(&[body], &heads);
+        self.loop_exits.push(Some((written, None, Vec::new())));
         let r = self.follow_loop(s, cond, inc, body, do_while);
         self.merge_loop_exits(s.span.line, "loop");
         self.end_loop(guards, fn_guards, left);
@@ -342,14 +351,14 @@ impl Interp<'_> {
     /// is what every such exit and its end agree on, and unknown where they differ (`for (k =
     /// 0; k < n; k++) if (x == k) break;` leaves `k` unknown when `x` is).
     fn merge_loop_exits(&mut self, line: u32, what: &str) {
-        let Some(Some((at_entry, exits))) = self.loop_exits.pop() else {
+        let Some(Some((_, Some(places), exits))) = self.loop_exits.pop() else {
             return;
         };
         let Some((_, why)) = exits.first() else {
             return;
         };
         let why = format!("it depends on {why}, which may end the {what} at line {line} early");
-        let mut outcomes = vec![self.snapshot(&at_entry)];
+        let mut outcomes = vec![self.snapshot(&places)];
         outcomes.extend(exits.into_iter().map(|(s, _)| s));
         self.merge(&outcomes, &why);
     }
@@ -624,8 +633,8 @@ impl Interp<'_> {
 
     fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
-        let at_entry = self.save(&self.written(&[body], &[range]));
-        self.loop_exits.push(Some((at_entry, Vec::new())));
+        let written = self.written(&[body], &[range]);
+        self.loop_exits.push(Some((written, None, Vec::new())));
         let r = self.follow_range_for(s, var, range, body);
         self.merge_loop_exits(s.span.line, "loop");
         self.end_loop(guards, fn_guards, left);
