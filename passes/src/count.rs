@@ -546,6 +546,7 @@ fn analyze_launch(
                             dir,
                             warp: gw.clone(),
                             tile: tile.clone(),
+                            inst: bb.first_inst + k,
                         });
                     }
                     mem_sites.push(MemSite {

@@ -613,6 +613,16 @@ impl WarpWalk {
         slot_names(&self.counters)
     }
 
+    /// The loop counters of the walk's points, outermost first.
+    pub fn counters(&self) -> &[String] {
+        &self.counters
+    }
+
+    /// Each counter's range over the whole launch; `None` when the domain is empty.
+    pub fn ranges(&self) -> Option<&[(i128, i128)]> {
+        self.ranges.as_deref()
+    }
+
     /// Blocks a whole walk visits (the grid, less the collapsed dimensions).
     pub fn blocks(&self) -> u64 {
         self.grid.iter().product::<i128>() as u64
@@ -628,24 +638,6 @@ impl WarpWalk {
             .map(|(l, h)| (h - l + 1).max(0) as u64)
             .try_fold(self.block.iter().product::<u64>(), |a, n| a.checked_mul(n))
             .unwrap_or(u64::MAX)
-    }
-
-    /// How far through the counters' box `point` is, in [0, 1): the position of its counter
-    /// tuple in walking order over the number of tuples (0 without counters). Blocks that run
-    /// side by side are at about the same progress at the same time.
-    pub fn progress(&self, point: &BTreeMap<String, i128>) -> f64 {
-        let Some(ranges) = &self.ranges else {
-            return 0.0;
-        };
-        let mut pos = 0.0;
-        let mut size = 1.0;
-        for (k, (lo, hi)) in self.counters.iter().zip(ranges) {
-            let n = (hi - lo + 1).max(1) as f64;
-            let v = point.get(k).map_or(0, |v| v - lo) as f64;
-            pos = pos * n + v;
-            size *= n;
-        }
-        pos / size
     }
 
     /// What a walk of the first `walked` blocks (the outer counter cut to `outer_trips`) sees,
@@ -692,22 +684,6 @@ impl WarpWalk {
             cut,
             settled(&self.fixed, &bounds).to_isl()
         )
-    }
-
-    /// [`Self::progress`] of a point given by its slots.
-    pub fn progress_slots(&self, point: &[i128]) -> f64 {
-        let Some(ranges) = &self.ranges else {
-            return 0.0;
-        };
-        let mut pos = 0.0;
-        let mut size = 1.0;
-        for (k, (lo, hi)) in ranges.iter().enumerate() {
-            let n = (hi - lo + 1).max(1) as f64;
-            let v = point.get(3 + k).map_or(0, |v| v - lo) as f64;
-            pos = pos * n + v;
-            size *= n;
-        }
-        pos / size
     }
 
     /// The blocks to walk, each with the blocks it stands for, when a visit reads no block index.

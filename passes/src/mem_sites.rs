@@ -43,6 +43,8 @@ pub struct AccessRecord {
     pub warp: Arc<QPoly>,
     /// A `wmma` tile access, which the warp moves together.
     pub tile: Option<WmmaTile>,
+    /// The instruction's position in the function: where it comes in program order.
+    pub inst: usize,
 }
 
 /// The tile a `wmma.load` / `wmma.store` moves: `rows` rows of `row_bytes` each, the first at

@@ -4,8 +4,9 @@
 //! still on chip. This pass walks the first blocks of the launch in dispatch order (x fastest),
 //! evaluates every lane's address, and records for each sector request how far back the last
 //! touch of the same sector was: in blocks (0 inside the block), and in progress through the
-//! block's loops (the position of the loop counters in their range, 0 to 1), since blocks that
-//! run side by side go through their loops at about the same pace. A first touch has neither.
+//! threads' run (0 to 1: the loops one after another in program order, each trip of a loop
+//! after the one before, [`timeline`]), since blocks that run side by side go through their
+//! loops at about the same pace. A first touch has neither.
 //! It also records the footprint curve: the distinct sectors the first n blocks touch. Both are
 //! device-independent; a model turns them into an L2 hit rate once it knows how many blocks run
 //! at once and how large the L2 is (`kerncast_models::l2`).
@@ -30,6 +31,7 @@ pub mod profile;
 mod sector_table;
 mod segments;
 mod tally;
+mod timeline;
 use profile::{lane_sectors, PROGRESS_SCALE, SECTOR as SECTOR_BYTES};
 pub use profile::{
     touch_sector, FootprintPoint, Reuse, ReuseBucket, ReuseProfile, SectorRun, Touch, WindowPoint,
@@ -38,6 +40,7 @@ pub use segments::{segments_walked, segments_walked_together, SegmentWalks};
 #[cfg(test)]
 use tally::{bucket_of, progress_bucket};
 pub use tally::{from_touches, TouchStream};
+pub use timeline::{timelines, GroupShape, Timeline};
 
 /// Bytes between the bases given to different buffers.
 const BUFFER_STRIDE: i128 = 1 << 44;
@@ -92,6 +95,8 @@ pub struct ProfileWalk<'a> {
     walks: Vec<(WarpWalk, Vec<Walked>)>,
     windows: Vec<Option<u64>>,
     weights: Vec<f64>,
+    /// Each group's place in its threads' run, which the progress of its touches is.
+    timelines: Vec<Timeline>,
     compiled: Vec<Vec<Option<Form>>>,
     /// Per group and access, [`shifted_programs`].
     shifted: Vec<Vec<Option<(usize, i128)>>>,
@@ -216,6 +221,16 @@ pub fn plan_profile<'a>(
         .zip(&windows)
         .map(|((w, _), k)| k.map_or(1.0, |k| w.outer_trips() as f64 / k as f64))
         .collect();
+    let shapes: Vec<GroupShape> = walks
+        .iter()
+        .map(|(w, accesses)| GroupShape {
+            counters: w.counters(),
+            ranges: w.ranges(),
+            accesses: accesses.len(),
+            first_inst: accesses.iter().map(|a| a.inst).min().unwrap_or(0),
+        })
+        .collect();
+    let timelines = timelines(&shapes);
     // `None`: the named values looked up by name
     let compiled: Vec<Vec<Option<Form>>> = walks
         .iter()
@@ -270,6 +285,7 @@ pub fn plan_profile<'a>(
         walks,
         windows,
         weights,
+        timelines,
         compiled,
         shifted,
         walked,
@@ -332,6 +348,7 @@ impl ProfileWalk<'_> {
             walks,
             windows,
             weights,
+            timelines,
             compiled,
             shifted,
             walked,
@@ -340,6 +357,7 @@ impl ProfileWalk<'_> {
             memo,
             mut left_out,
         } = self;
+        let spans: Vec<(f64, f64)> = timelines.iter().map(Timeline::span).collect();
         let sc = Scope {
             defs,
             env,
@@ -352,12 +370,12 @@ impl ProfileWalk<'_> {
         // each access's lanes' addresses at the current point, where a program gave them
         let most = walks.iter().map(|(_, a)| a.len()).max().unwrap_or(0);
         let mut lane_addrs: Vec<Vec<Option<i128>>> = vec![Vec::with_capacity(32); most];
-        let streamed = tally::stream_blocks(&weights, walked, blocks, |b, runs| {
+        let streamed = tally::stream_blocks(&weights, &spans, walked, blocks, |b, runs| {
             // the block's runs go after those of the blocks before it in the batch
             let start = runs.len();
             for (g, (w, accesses)) in walks.iter().enumerate() {
                 let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
-                    let t = (w.progress_slots(point) * PROGRESS_SCALE) as u32;
+                    let t = (timelines[g].at_slots(point) * PROGRESS_SCALE) as u32;
                     for (k, a) in accesses.iter().enumerate() {
                         warp_sectors.clear();
                         let run = SectorRun {
@@ -751,6 +769,8 @@ struct Walked {
     lin: Option<LinExpr>,
     /// The address with the launch's values and the buffers' bases in.
     fixed: Poly,
+    /// Its instruction's position in program order.
+    inst: usize,
 }
 
 /// An address linear in the indices and floors of them (the common case, evaluated by
@@ -895,6 +915,7 @@ impl Walked {
             tile: None,
             lin,
             fixed,
+            inst: r.inst,
         }
     }
 

@@ -58,6 +58,7 @@ pub fn from_touches(
 /// first error of `fill` ends the walk.
 pub fn stream_blocks(
     weights: &[f64],
+    spans: &[(f64, f64)],
     walked: u64,
     blocks: u64,
     mut fill: impl FnMut(u64, &mut Vec<SectorRun>) -> Result<(), String>,
@@ -72,7 +73,7 @@ pub fn stream_blocks(
         let leading = std::thread::Builder::new()
             .name("kerncast-reuse-windows".into())
             .spawn_scoped(s, move || {
-                let mut leading = Leading::new(weights);
+                let mut leading = Leading::new(weights, spans);
                 for batch in lead_rx {
                     for (b, runs) in batch.blocks() {
                         leading.block(b, runs);
@@ -195,7 +196,7 @@ pub struct TouchStream {
 impl TouchStream {
     pub fn new(weights: &[f64], walked: u64, blocks: u64) -> TouchStream {
         TouchStream {
-            leading: Some(Leading::new(weights)),
+            leading: Some(Leading::new(weights, &[])),
             ..TouchStream::without_leading(weights, walked, blocks)
         }
     }
@@ -231,7 +232,7 @@ impl TouchStream {
         let leading = self
             .leading
             .take()
-            .unwrap_or_else(|| Leading::new(&self.weights));
+            .unwrap_or_else(|| Leading::new(&self.weights, &[]));
         self.finish_with(leading)
     }
 
@@ -294,13 +295,19 @@ struct Leading {
 }
 
 impl Leading {
-    fn new(weights: &[f64]) -> Leading {
+    /// `spans`: each group's place in the block's progress ([`super::Timeline::span`]); none
+    /// where each group's progress is its own loops' (the whole of it).
+    fn new(weights: &[f64], spans: &[(f64, f64)]) -> Leading {
         let walked_share = weights.iter().fold(1.0f64, |a, w| a.min(1.0 / w));
         Leading {
             windows: WindowSums::new(walked_share),
             growth: weights
                 .iter()
-                .map(|w| (*w > 1.0).then(|| GrowthSums::new(1.0 / w)))
+                .enumerate()
+                .map(|(g, w)| {
+                    let span = spans.get(g).copied().unwrap_or((0.0, 1.0));
+                    (*w > 1.0).then(|| GrowthSums::new(1.0 / w, span))
+                })
                 .collect(),
         }
     }
@@ -609,6 +616,9 @@ impl WindowSums {
 /// those within the first half of the walked share of the lifetime.
 struct GrowthSums {
     share: f64,
+    /// Where the group's loops start in the block's progress, and the share of it they span:
+    /// its runs' progress is taken back to its own loops' to measure its share walked.
+    span: (f64, f64),
     half: u32,
     whole: usize,
     first_half: usize,
@@ -624,9 +634,10 @@ struct GrowthSums {
 }
 
 impl GrowthSums {
-    fn new(share: f64) -> GrowthSums {
+    fn new(share: f64, span: (f64, f64)) -> GrowthSums {
         GrowthSums {
             share,
+            span,
             half: (share / 2.0 * PROGRESS_SCALE) as u32,
             whole: 0,
             first_half: 0,
@@ -643,12 +654,23 @@ impl GrowthSums {
 
     /// A run of the group's, in the block's progress order.
     fn touch(&mut self, r: &SectorRun) {
-        if r.progress >= self.half {
-            self.second_from = self.second_from.min(r.progress);
+        let t = self.own_progress(r.progress);
+        if t >= self.half {
+            self.second_from = self.second_from.min(t);
         }
         for s in r.sectors() {
-            self.seen.first_touch(s, r.progress);
+            self.seen.first_touch(s, t);
         }
+    }
+
+    /// A progress of the block's, as far through the group's own loops.
+    fn own_progress(&self, t: u32) -> u32 {
+        let (start, span) = self.span;
+        if (start, span) == (0.0, 1.0) {
+            return t;
+        }
+        let own = (f64::from(t) / PROGRESS_SCALE - start) / span;
+        (own.clamp(0.0, 1.0) * PROGRESS_SCALE) as u32
     }
 
     /// The block's runs are all in: its distinct sectors go into the sums.
@@ -1008,7 +1030,7 @@ mod tests {
         for (b, runs) in blocks.iter().enumerate() {
             fed.block(b as u64, runs);
         }
-        let streamed = stream_blocks(&weights, walked, 2 * walked, |b, runs| {
+        let streamed = stream_blocks(&weights, &[], walked, 2 * walked, |b, runs| {
             runs.extend_from_slice(&blocks[b as usize]);
             Ok(())
         });
