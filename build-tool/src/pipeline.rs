@@ -439,7 +439,12 @@ struct Parsed {
 fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
     let cache = job.cache.clone().map(Cache::new);
     let lowered = lower_cached(job, path, cache.as_ref()).map_err(|e| {
-        let line = e.location().map(|(_, l)| l);
+        // a line of the source's own: an error in a header (or kerncast's prelude) is named by
+        // the compiler's message, not taken for this file's line
+        let line = e
+            .location()
+            .filter(|(file, _)| same_file(Path::new(file), path))
+            .map(|(_, l)| l);
         fail(job, line, None, "lower", e.to_string())
     })?;
     let module = Module::parse(&lowered.ptx)
@@ -467,6 +472,15 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
         registers,
         inlined,
     })
+}
+
+/// Whether a compiler's name for a file is `path`: the same file once both are resolved, or
+/// the same name where either cannot be.
+fn same_file(named: &Path, path: &Path) -> bool {
+    match (named.canonicalize(), path.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => named == path,
+    }
 }
 
 /// `path` lowered for `job`, from the cache where the same source, project headers, flags,

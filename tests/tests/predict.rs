@@ -1169,6 +1169,36 @@ fn a_second_pass_over_a_row_misses_the_l2_once_the_first_streamed_past_it() {
     assert!(hit < 0.05, "l2_hit_rate {hit}: {out}");
 }
 
+/// A source that does not compile is named with the line of its own that the compiler blamed;
+/// where the error is in a header it includes, the source gets no line (the compiler's message
+/// names the header's), not the header's line number as if it were the source's.
+#[test]
+fn a_compile_error_in_a_header_is_not_given_the_sources_line() {
+    let (dir, own) = source_file("own.cu", "__global__ void k(float *y) {\n y[0] = ;\n}\n");
+    let err = predict_file(&own, &["--grid", "1", "--block", "1"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(&format!("{}:2: lower failed", own.display())),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("bad.h"), "\n\nint x = ;\n").unwrap();
+    let main = dir.path().join("main.cu");
+    std::fs::write(
+        &main,
+        "#include \"bad.h\"\n__global__ void k(float *y) { y[0] = 1; }\n",
+    )
+    .unwrap();
+    let err = predict_file(&main, &["--grid", "1", "--block", "1"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(&format!("{}: lower failed", main.display())),
+        "{err}"
+    );
+    assert!(err.contains("bad.h"), "{err}");
+}
+
 /// `kerncast predict kernels.cl --host main.c`: an OpenCL kernel's workload from the C host code
 /// that launches it, and, with no host file, an error that says how to give one.
 #[test]
