@@ -37,111 +37,146 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
     // every file the units read, for the caller to tell whether a reading still holds
     let mut read_files = BTreeSet::new();
     let mut i = 0;
-    while i < units.len() {
-        let unit = &units[i];
-        i += 1;
-        // an extension's `.cu` read on its own parses against kerncast's PyTorch declarations
-        let text = std::fs::read_to_string(&unit.file).unwrap_or_default();
-        let shim = torch_shim(&text, &unit.args);
-        let mut args = unit.args.clone();
-        args.extend(shim.iter().flat_map(|s| s.args.iter().cloned()));
-        let clang::prelude::Parsed { unit: tu, inputs } =
-            clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
-                .map_err(HostError::Parse)?;
-        read_files.extend(inputs.into_iter().map(PathBuf::from));
-        output::error_diagnostics(&tu.diagnostics(), &mut diagnostics);
-        let mut alone = clang::lower::ProgramAst::default();
-        alone.add_unit(&tu, &own_file);
-        literals.extend(embedded_c::programs(
-            &unit.file.to_string_lossy(),
-            &tu.string_literals(&unit.file),
-        ));
-        parsed.push((tu, has_main(&alone), shim));
-        // A program whose listed units have no `main` (a compilation database of its CUDA
-        // files only) has it in a source beside them: read those too, with the same flags.
-        // Only where one of them defines `main`: a folder of kernel files has none, and
-        // reading each whole would cost a full parse apiece for nothing.
-        if opts.find_main_beside
-            && i == units.len()
-            && i == program.units.len()
-            && !parsed.iter().any(|p| p.1)
-        {
-            let beside = siblings(program, &opts.toolchain);
-            if beside.iter().any(|u| defines_main(&index, u)) {
-                units.extend(beside);
+    // whether the sources beside the units were searched for the definitions of functions the
+    // program calls and the units do not define
+    let mut linked_beside = false;
+    loop {
+        while i < units.len() {
+            let unit = &units[i];
+            i += 1;
+            // an extension's `.cu` read on its own parses against kerncast's PyTorch declarations
+            let text = std::fs::read_to_string(&unit.file).unwrap_or_default();
+            let shim = torch_shim(&text, &unit.args);
+            let mut args = unit.args.clone();
+            args.extend(shim.iter().flat_map(|s| s.args.iter().cloned()));
+            let clang::prelude::Parsed { unit: tu, inputs } =
+                clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
+                    .map_err(HostError::Parse)?;
+            read_files.extend(inputs.into_iter().map(PathBuf::from));
+            output::error_diagnostics(&tu.diagnostics(), &mut diagnostics);
+            let mut alone = clang::lower::ProgramAst::default();
+            alone.add_unit(&tu, &own_file);
+            literals.extend(embedded_c::programs(
+                &unit.file.to_string_lossy(),
+                &tu.string_literals(&unit.file),
+            ));
+            parsed.push((tu, has_main(&alone), shim));
+            // A program whose listed units have no `main` (a compilation database of its CUDA
+            // files only) has it in a source beside them: read those too, with the same flags.
+            // Only where one of them defines `main`: a folder of kernel files has none, and
+            // reading each whole would cost a full parse apiece for nothing.
+            if opts.find_main_beside
+                && i == units.len()
+                && i == program.units.len()
+                && !parsed.iter().any(|p| p.1)
+            {
+                let beside = siblings(program, &opts.toolchain);
+                if beside
+                    .iter()
+                    .any(|u| definitions(&index, u).contains("main"))
+                {
+                    units.extend(beside);
+                }
             }
         }
-    }
-    // Files that each define `main` are programs of their own, each with the files that do
-    // not (two test drivers beside one kernel file): each is run, and their launches listed.
-    let mains: Vec<usize> = (0..parsed.len()).filter(|&i| parsed[i].1).collect();
-    let groups: Vec<Vec<usize>> = match mains.len() {
-        0 | 1 => vec![(0..parsed.len()).collect()],
-        _ => mains
+        // Files that each define `main` are programs of their own, each with the files that do
+        // not (two test drivers beside one kernel file): each is run, and their launches listed.
+        let mains: Vec<usize> = (0..parsed.len()).filter(|&i| parsed[i].1).collect();
+        let groups: Vec<Vec<usize>> = match mains.len() {
+            0 | 1 => vec![(0..parsed.len()).collect()],
+            _ => mains
+                .iter()
+                .map(|&m| {
+                    (0..parsed.len())
+                        .filter(|&i| i == m || !parsed[i].1)
+                        .collect()
+                })
+                .collect(),
+        };
+        let mut argv = vec!["./main".to_string()];
+        argv.extend(program.args.clone().unwrap_or_default());
+        let run = interp::RunOptions {
+            argv,
+            params: opts.params.clone(),
+            device: opts.device.clone(),
+            budget: opts.budget.clone(),
+            occupancy: opts.occupancy.clone(),
+            run_dir: opts.run_dir.clone(),
+        };
+        let mut compiled = Vec::new();
+        let mut undefined = BTreeSet::new();
+        let readings: Vec<HostReading> = groups
             .iter()
-            .map(|&m| {
-                (0..parsed.len())
-                    .filter(|&i| i == m || !parsed[i].1)
-                    .collect()
+            .map(|g| {
+                let mut ast = clang::lower::ProgramAst::default();
+                for &i in g {
+                    ast.add_unit(&parsed[i].0, &own_file);
+                }
+                let entries = entries(&ast);
+                let mut outcome = interp::Interp::new(&ast, &run).run(&entries);
+                compiled.append(&mut outcome.programs);
+                undefined.append(&mut outcome.undefined_calls);
+                output::build(&ast, outcome, diagnostics.clone(), program.args.is_some())
             })
-            .collect(),
-    };
-    let mut argv = vec!["./main".to_string()];
-    argv.extend(program.args.clone().unwrap_or_default());
-    let run = interp::RunOptions {
-        argv,
-        params: opts.params.clone(),
-        device: opts.device.clone(),
-        budget: opts.budget.clone(),
-        occupancy: opts.occupancy.clone(),
-        run_dir: opts.run_dir.clone(),
-    };
-    let mut compiled = Vec::new();
-    let readings: Vec<HostReading> = groups
-        .iter()
-        .map(|g| {
-            let mut ast = clang::lower::ProgramAst::default();
-            for &i in g {
-                ast.add_unit(&parsed[i].0, &own_file);
+            .collect();
+        // The program's own functions it calls without a body in the units (a `utils.cpp` its
+        // build compiles and links, which the compilation database or the command line left
+        // out) are looked for beside the units, as the link would find them; the sources that
+        // define one (and no `main`) are read, and the program read again, once.
+        if opts.find_main_beside && !linked_beside && !undefined.is_empty() {
+            linked_beside = true;
+            let defining: Vec<UnitSpec> = siblings(program, &opts.toolchain)
+                .into_iter()
+                .filter(|u| !units.iter().any(|x| x.file == u.file))
+                .filter(|u| {
+                    let defined = definitions(&index, u);
+                    !defined.contains("main")
+                        && undefined
+                            .iter()
+                            .any(|f| defined.contains(f.rsplit("::").next().unwrap_or(f)))
+                })
+                .collect();
+            if !defining.is_empty() {
+                units.extend(defining);
+                continue;
             }
-            let entries = entries(&ast);
-            let mut outcome = interp::Interp::new(&ast, &run).run(&entries);
-            compiled.append(&mut outcome.programs);
-            output::build(&ast, outcome, diagnostics.clone(), program.args.is_some())
-        })
-        .collect();
-    let mut reading = output::merge(readings);
-    reading.embedded = embedded_c::sources(&literals, &compiled);
-    reading.inputs = Some(read_files);
-    Ok(reading)
+        }
+        let mut reading = output::merge(readings);
+        reading.embedded = embedded_c::sources(&literals, &compiled);
+        reading.inputs = Some(read_files);
+        return Ok(reading);
+    }
 }
 
-/// Whether a source defines `main`, from a parse of the file alone (its `#include`s not
-/// followed): cheap beside a whole parse, and a definition of `main` needs no header.
-fn defines_main(index: &clang::Index, u: &UnitSpec) -> bool {
-    use clang_sys::{CXCursor_CompoundStmt, CXCursor_FunctionDecl, CXCursor_LinkageSpec};
+/// The free functions a source defines (`main` among them), by name, from a parse of the
+/// file alone (its `#include`s not followed): cheap beside a whole parse, and a definition
+/// needs no header to be seen as one.
+fn definitions(index: &clang::Index, u: &UnitSpec) -> BTreeSet<String> {
+    use clang_sys::{
+        CXCursor_CompoundStmt, CXCursor_FunctionDecl, CXCursor_LinkageSpec, CXCursor_Namespace,
+    };
+    let mut out = BTreeSet::new();
     let Ok(text) = std::fs::read_to_string(&u.file) else {
-        return false;
+        return out;
     };
     let Ok(tu) = index.parse_single_file(&u.file, &u.args, &text) else {
-        return false;
+        return out;
     };
     let mut top = tu.cursor().children();
     while let Some(c) = top.pop() {
         let kind = c.kind();
-        if kind == CXCursor_LinkageSpec {
-            // `extern "C" { int main() … }`
+        if kind == CXCursor_LinkageSpec || kind == CXCursor_Namespace {
+            // `extern "C" { int main() … }`, `namespace util { int f() … }`
             top.extend(c.children());
         } else if kind == CXCursor_FunctionDecl
-            && c.spelling() == "main"
             && c.children()
                 .iter()
                 .any(|b| b.kind() == CXCursor_CompoundStmt)
         {
-            return true;
+            out.insert(c.spelling());
         }
     }
-    false
+    out
 }
 
 fn has_main(ast: &clang::lower::ProgramAst) -> bool {

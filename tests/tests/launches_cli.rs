@@ -135,3 +135,43 @@ fn main_is_looked_for_beside_the_named_file_and_only_main() {
         .collect();
     assert_eq!(kernels, ["scale(float*, int)"], "{read}");
 }
+
+/// A helper the program's `main` calls but its file does not define (`blocks_for`, in a
+/// `util.cpp` the build links) is looked for beside it, as the link finds it: its body gives
+/// the grid. A file beside it with a `main` of its own is not read into the program.
+#[test]
+fn a_helper_defined_beside_the_named_file_is_read_as_the_link_would() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("util.h"),
+        "#pragma once\nint blocks_for(int n, int block);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("util.cpp"),
+        "#include \"util.h\"\nint blocks_for(int n, int block) { return (n + block - 1) / block; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("other_main.cpp"),
+        "int blocks_for(int n, int block) { return 1; }\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scale.cu"),
+        "#include <cuda_runtime.h>\n#include \"util.h\"\n__global__ void scale(float *x, int n) {}\n\
+         int main() { int n = 5000; scale<<<blocks_for(n, 128), 128>>>(0, n); return 0; }\n",
+    )
+    .unwrap();
+    let out = Command::new(CLI)
+        .arg("launches")
+        .arg(dir.path().join("scale.cu"))
+        .arg("--json")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("kerncast-cli runs");
+    let read = json(&out);
+    assert_eq!(read.as_array().map(Vec::len), Some(1), "{read}");
+    // ⌈5000 / 128⌉ = 40, from util.cpp's body, not other_main.cpp's
+    assert_eq!(read[0]["grid"], serde_json::json!([40, 1, 1]), "{read}");
+}

@@ -267,6 +267,9 @@ impl Interp<'_> {
         if let Some(v) = builtins::call(self, name, args, e)? {
             return Ok(v);
         }
+        if !system {
+            self.undefined_calls.insert(name.to_string());
+        }
         self.runs_unseen(name, system, args);
         Ok(self.unmodelled(name, args, params))
     }

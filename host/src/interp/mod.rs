@@ -95,6 +95,9 @@ pub struct Outcome {
     pub missing_inputs: BTreeMap<String, String>,
     /// Programs the host compiles at run time.
     pub programs: Vec<programs::CompiledProgram>,
+    /// Functions of the program's own headers it called without a body in the units read
+    /// (`utlCheckCommandLineOption`, defined in a `utils.cpp` the units do not include).
+    pub undefined_calls: std::collections::BTreeSet<String>,
 }
 
 impl<'p> Interp<'p> {
@@ -120,6 +123,7 @@ impl<'p> Interp<'p> {
             used: Default::default(),
             notes: Vec::new(),
             missing_inputs: BTreeMap::new(),
+            undefined_calls: Default::default(),
             programs: Vec::new(),
             uncertain: 0,
             loop_exits: Vec::new(),
@@ -226,6 +230,7 @@ impl<'p> Interp<'p> {
             notes: self.notes,
             missing_inputs: self.missing_inputs,
             programs: self.programs,
+            undefined_calls: self.undefined_calls,
         }
     }
 

@@ -183,6 +183,8 @@ pub struct Interp<'p> {
     pub(super) used: std::collections::BTreeSet<String>,
     pub(super) notes: Vec<String>,
     pub(super) missing_inputs: BTreeMap<String, String>,
+    /// Functions the program declares and calls but none of its units defines.
+    pub(super) undefined_calls: std::collections::BTreeSet<String>,
     pub(super) programs: Vec<CompiledProgram>,
     /// Above zero while both sides of an undecided condition run: an `exit` there ends
     /// only that side, not the program.

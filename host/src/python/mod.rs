@@ -145,6 +145,7 @@ pub fn read(program: &Program, opts: &Options) -> Result<HostReading, HostError>
         programs: Vec::new(),
         steps: it.steps,
         exited_at: None,
+        undefined_calls: Default::default(),
     };
     let mut reading = crate::output::build(
         &ast,
