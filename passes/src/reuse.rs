@@ -95,7 +95,7 @@ pub struct ProfileWalk<'a> {
     walks: Vec<(WarpWalk, Vec<Walked>)>,
     windows: Vec<Option<u64>>,
     weights: Vec<f64>,
-    /// Each group's place in its threads' run, which the progress of its touches is.
+    /// Each group's place in its threads' run: the progress its touches are recorded at.
     timelines: Vec<Timeline>,
     compiled: Vec<Vec<Option<Form>>>,
     /// Per group and access, [`shifted_programs`].

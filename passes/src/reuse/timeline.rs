@@ -13,6 +13,7 @@
 //! A single loop nest maps to the same progress as the position of its counter tuple in
 //! their box, which is what the profile measured before groups were placed.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 /// One group of accesses as the timeline sees it.
@@ -90,16 +91,17 @@ pub fn timelines(groups: &[GroupShape]) -> Vec<Timeline> {
             *e = (e.0.min(*lo), e.1.max(trips));
         }
     }
-    let runs = |g: &GroupShape| g.ranges.is_some();
     let nest = Nest {
         groups,
         loops: &loops,
+        items: RefCell::default(),
+        iterations: RefCell::default(),
     };
     groups
         .iter()
         .enumerate()
         .map(|(i, g)| {
-            if !runs(g) {
+            if g.ranges.is_none() {
                 return Timeline {
                     levels: Vec::new(),
                     inner: 0.0,
@@ -137,14 +139,24 @@ enum Item<'a> {
     Loop(&'a String),
 }
 
+/// An iteration's items, each with the program position it starts at, in that order.
+type Items<'a> = Vec<(usize, Item<'a>)>;
+
+/// The loop nest the groups make, each iteration's items and accesses found once: a kernel
+/// may have thousands of groups, and every group asks about each loop around it.
 struct Nest<'a, 'b> {
     groups: &'b [GroupShape<'a>],
     loops: &'b BTreeMap<&'b str, (i128, f64)>,
+    items: RefCell<BTreeMap<Vec<String>, Items<'a>>>,
+    iterations: RefCell<BTreeMap<Vec<String>, f64>>,
 }
 
 impl<'a> Nest<'a, '_> {
     /// The items of one iteration of the loop nest `path`, in program order.
-    fn items(&self, path: &[String]) -> Vec<(usize, Item<'a>)> {
+    fn items(&self, path: &[String]) -> Items<'a> {
+        if let Some(items) = self.items.borrow().get(path) {
+            return items.clone();
+        }
         let mut first: BTreeMap<Item<'a>, usize> = BTreeMap::new();
         for (i, g) in self.groups.iter().enumerate() {
             if g.ranges.is_none() || !g.counters.starts_with(path) {
@@ -157,17 +169,24 @@ impl<'a> Nest<'a, '_> {
             let at = first.entry(item).or_insert(g.first_inst);
             *at = (*at).min(g.first_inst);
         }
-        let mut items: Vec<(usize, Item<'a>)> = first.into_iter().map(|(i, at)| (at, i)).collect();
+        let mut items: Items<'a> = first.into_iter().map(|(i, at)| (at, i)).collect();
         items.sort();
+        self.items.borrow_mut().insert(path.to_vec(), items.clone());
         items
     }
 
     /// Accesses one iteration of the loop nest `path` makes (the whole run for `[]`).
     fn iteration(&self, path: &[String]) -> f64 {
-        self.items(path)
+        if let Some(n) = self.iterations.borrow().get(path) {
+            return *n;
+        }
+        let n = self
+            .items(path)
             .iter()
             .map(|(_, item)| self.work(path, item))
-            .sum()
+            .sum();
+        self.iterations.borrow_mut().insert(path.to_vec(), n);
+        n
     }
 
     /// Accesses an item of an iteration of `path` makes.
