@@ -439,11 +439,15 @@ struct Parsed {
 fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
     let cache = job.cache.clone().map(Cache::new);
     let lowered = lower_cached(job, path, cache.as_ref()).map_err(|e| {
-        // a line of the source's own: an error in a header (or kerncast's prelude) is named by
-        // the compiler's message, not taken for this file's line
+        // a line of the source's own (or of the host file whose string it is, which its
+        // `#line`s name): an error in a header (or kerncast's prelude) is named by the
+        // compiler's message, not taken for this file's line
         let line = e
             .location()
-            .filter(|(file, _)| same_file(Path::new(file), path))
+            .filter(|(file, _)| {
+                let file = Path::new(file);
+                same_file(file, path) || same_file(file, &job.path)
+            })
             .map(|(_, l)| l);
         fail(job, line, None, "lower", e.to_string())
     })?;
