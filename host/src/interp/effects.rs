@@ -1160,6 +1160,32 @@ fn kept_when_forgotten(v: &Value) -> bool {
 /// What all `values` agree on: the value itself, or for records of the same type and
 /// fields, a record whose fields are merged one by one (a method that wrote one member on one
 /// side leaves the others known); else `unknown`.
+/// `merged` (states of the same places, merged so far) merged with one more, `other`: each
+/// place kept where the two agree, unknown (for `why`) where not, as [`Interp::merge`] would
+/// merge them all at once.
+pub(super) fn merge_into(merged: &mut Saved, other: &Saved, why: &str) {
+    let unknown = Value::unknown(why);
+    for ((_, m), (_, o)) in merged.cells.iter_mut().zip(&other.cells) {
+        let v = merged_value(&[m, o], &unknown);
+        *m = v;
+    }
+    for ((_, m), (_, o)) in merged.buffers.iter_mut().zip(&other.buffers) {
+        if !same_buffer(m, o) {
+            if m.len != o.len {
+                m.len = None;
+            }
+            m.forget(why);
+        }
+    }
+    for ((_, m), (_, o)) in merged.records.iter_mut().zip(&other.records) {
+        for (f, x) in m.fields.iter_mut() {
+            if !o.fields.get(f).is_some_and(|y| y.same(x)) {
+                *x = unknown.clone();
+            }
+        }
+    }
+}
+
 fn merged_value(values: &[&Value], unknown: &Value) -> Value {
     let Some(first) = values.first() else {
         return unknown.clone();

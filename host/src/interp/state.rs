@@ -234,19 +234,20 @@ pub struct Interp<'p> {
     pub(super) early_returns: Vec<Vec<(Value, Rc<str>)>>,
     /// Per loop or `switch` being run (innermost last): what it may write, the places that
     /// holds (saved at its first `break` on a side of a condition kerncast could not decide),
-    /// and the states such breaks left it in, with the condition (snapshots of the same
-    /// places, so that they merge). `None` for a function call: a `break` in the callee
+    /// and the state such breaks left it in, merged as they come (a snapshot of the same
+    /// places, so that it merges with the loop's end), with the first break's condition. `None` for a function call: a `break` in the callee
     /// leaves none of the caller's loops.
     pub(super) loop_exits: Vec<Option<LoopExits>>,
 }
 
-/// What a loop or a `switch` writes, its places once a `break` needs them, and its states at
-/// each undecided `break`. The places are saved only then: most loops have no such break, and
-/// saving copies what the buffers hold.
+/// What a loop or a `switch` writes, its places once a `break` needs them, and its state at
+/// its undecided `break`s, merged. The places are saved only then: most loops have no such
+/// break, and saving copies what the buffers hold; one merged state, not one per break taken,
+/// since a loop may take such a break in each of many trips.
 pub(super) type LoopExits = (
     Written,
     Option<super::effects::Saved>,
-    Vec<(super::effects::Saved, Rc<str>)>,
+    Option<(super::effects::Saved, Rc<str>)>,
 );
 
 /// What code may write (found syntactically, and through the summaries of the functions it

@@ -121,7 +121,7 @@ impl Interp<'_> {
                 // a `break` in it ends the switch, not a loop around it: where one on a side of
                 // an undecided condition leaves it is merged at its end, as a loop's
                 let written = self.written(&[body], &[cond]);
-                self.loop_exits.push(Some((written, None, Vec::new())));
+                self.loop_exits.push(Some((written, None, None)));
                 let r = self.switch(s, cond, body);
                 self.merge_loop_exits(s.span.line, "switch");
                 r
@@ -279,7 +279,10 @@ impl Interp<'_> {
                     if first.is_some() {
                         *places = first;
                     }
-                    exits.push((now, why_rc.clone()));
+                    match exits {
+                        Some((merged, _)) => super::effects::merge_into(merged, &now, &why_rc),
+                        None => *exits = Some((now, why_rc.clone())),
+                    }
                 }
             }
             let by_flow = match flow {
@@ -340,7 +343,7 @@ impl Interp<'_> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         let heads: Vec<&Expr> = [cond, inc].into_iter().flatten().collect();
         let written = self.written(&[body], &heads);
-        self.loop_exits.push(Some((written, None, Vec::new())));
+        self.loop_exits.push(Some((written, None, None)));
         let r = self.follow_loop(s, cond, inc, body, do_while);
         self.merge_loop_exits(s.span.line, "loop");
         self.end_loop(guards, fn_guards, left);
@@ -351,16 +354,11 @@ impl Interp<'_> {
     /// is what every such exit and its end agree on, and unknown where they differ (`for (k =
     /// 0; k < n; k++) if (x == k) break;` leaves `k` unknown when `x` is).
     fn merge_loop_exits(&mut self, line: u32, what: &str) {
-        let Some(Some((_, Some(places), exits))) = self.loop_exits.pop() else {
-            return;
-        };
-        let Some((_, why)) = exits.first() else {
+        let Some(Some((_, Some(places), Some((at_breaks, why))))) = self.loop_exits.pop() else {
             return;
         };
         let why = format!("it depends on {why}, which may end the {what} at line {line} early");
-        let mut outcomes = vec![self.snapshot(&places)];
-        outcomes.extend(exits.into_iter().map(|(s, _)| s));
-        self.merge(&outcomes, &why);
+        self.merge(&[self.snapshot(&places), at_breaks], &why);
     }
 
     /// After a loop: an undecided `break` or `continue` in it no longer matters.
@@ -634,7 +632,7 @@ impl Interp<'_> {
     fn range_for(&mut self, s: &Stmt, var: &VarDecl, range: &Expr, body: &Stmt) -> Exec<Flow> {
         let (guards, fn_guards, left) = (self.guards.len(), self.fn_guards.len(), self.left.take());
         let written = self.written(&[body], &[range]);
-        self.loop_exits.push(Some((written, None, Vec::new())));
+        self.loop_exits.push(Some((written, None, None)));
         let r = self.follow_range_for(s, var, range, body);
         self.merge_loop_exits(s.span.line, "loop");
         self.end_loop(guards, fn_guards, left);
