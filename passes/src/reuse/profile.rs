@@ -25,11 +25,19 @@ pub struct FootprintPoint {
 }
 
 /// Mean distinct sectors per block in a window of `lifetime` of a block's lifetime (over the
-/// windows that saw any touch).
+/// windows that saw any touch), and the share of a block's windows of that size that saw one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WindowPoint {
     pub lifetime: f64,
     pub sectors: f64,
+    /// 1 for a block that touches data all through its run; 1/4 at a quarter of a lifetime
+    /// for one that touches all of it at once.
+    #[serde(default = "every_window")]
+    pub occupied: f64,
+}
+
+fn every_window() -> f64 {
+    1.0
 }
 
 /// The reuse of global sectors over the first `blocks_walked` blocks of a launch.
@@ -155,6 +163,23 @@ impl ReuseProfile {
         }
         let last = w.last().unwrap_or(whole);
         (share(last) * lifetime / last.lifetime).max(0.0)
+    }
+
+    /// The share of a block's windows of `lifetime` (0 to 1) in which it touches any data,
+    /// read off `windows` on a log scale; below the smallest window, that window's share.
+    pub fn window_occupied(&self, lifetime: f64) -> f64 {
+        let w = &self.windows;
+        if lifetime >= 1.0 || w.is_empty() {
+            return 1.0;
+        }
+        for pair in w.windows(2) {
+            let (big, small) = (&pair[0], &pair[1]);
+            if lifetime >= small.lifetime {
+                let t = (lifetime / small.lifetime).ln() / (big.lifetime / small.lifetime).ln();
+                return small.occupied * (big.occupied / small.occupied).powf(t);
+            }
+        }
+        w.last().map_or(1.0, |p| p.occupied)
     }
 
     /// Distinct sectors of `n` consecutive blocks, read off the footprint curve: linear between

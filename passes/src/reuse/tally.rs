@@ -522,6 +522,8 @@ const WINDOW_BLOCKS: u64 = 32;
 struct WindowSums {
     walked_end: u64,
     sums: [(f64, u64); WINDOW_LEVELS as usize],
+    /// Blocks summed.
+    blocks: u64,
     /// Sector → 1 + the progress of its last touch in this block (0: none). That touch's
     /// window of each level is the last the sector was seen in: a touch updates every level
     /// whose window it opens, and shares the coarser ones with the touch before. One word a
@@ -534,6 +536,7 @@ impl WindowSums {
         WindowSums {
             walked_end: (walked_share * PROGRESS_SCALE) as u64,
             sums: [(0.0, 0); WINDOW_LEVELS as usize],
+            blocks: 0,
             last: BlockTouches::new(),
         }
     }
@@ -551,6 +554,7 @@ impl WindowSums {
     /// same touch, in each coarser one.
     fn block(&mut self, here: &[SectorRun]) {
         self.last.clear();
+        self.blocks += 1;
         // per level: (the current window, its distinct sectors so far)
         let mut open: [Option<(u32, usize)>; WINDOW_LEVELS as usize] =
             [None; WINDOW_LEVELS as usize];
@@ -604,9 +608,14 @@ impl WindowSums {
             .iter()
             .enumerate()
             .filter(|(_, (_, n))| *n > 0)
-            .map(|(k, (s, n))| WindowPoint {
-                lifetime: 0.25f64.powi(k as i32),
-                sectors: s / *n as f64,
+            .map(|(k, (s, n))| {
+                // the windows `close` counts: the first, and those inside the walked share
+                let countable = (self.walked_end >> Self::shift(k)).max(1);
+                WindowPoint {
+                    lifetime: 0.25f64.powi(k as i32),
+                    sectors: s / *n as f64,
+                    occupied: (*n as f64 / (self.blocks * countable) as f64).min(1.0),
+                }
             })
             .collect()
     }
@@ -1037,6 +1046,29 @@ mod tests {
         let want = fed.finish();
         assert!(!want.windows.is_empty() && want.first_touches > 0.0);
         assert_eq!(streamed, Ok(want));
+    }
+
+    /// A block that reads all its data at its start touches data in one window of each size;
+    /// one that streams it through its run, in every window down to the spacing of its reads.
+    #[test]
+    fn windows_say_how_many_of_them_a_block_touches_data_in() {
+        let at_once = from_touches((0..8).map(|s| (0, 0, s, false, 0)).collect(), &[1.0], 1, 1);
+        let occupied: Vec<(f64, f64)> = at_once
+            .windows
+            .iter()
+            .map(|w| (w.lifetime, w.occupied))
+            .collect();
+        assert_eq!(occupied[..3], [(1.0, 1.0), (0.25, 0.25), (0.0625, 0.0625)]);
+        assert_eq!(at_once.window_occupied(0.125), 0.125);
+        let streaming = from_touches(
+            (0..16u32).map(|k| (0, k << 20, i64::from(k), false, 0)).collect(),
+            &[1.0],
+            1,
+            1,
+        );
+        assert_eq!(streaming.window_occupied(0.0625), 1.0);
+        // 16 reads, one in every fourth of the 64 windows of a 64th of the run
+        assert_eq!(streaming.window_occupied(1.0 / 64.0), 0.25);
     }
 
     proptest! {
