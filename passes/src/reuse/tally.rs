@@ -1061,7 +1061,9 @@ mod tests {
         assert_eq!(occupied[..3], [(1.0, 1.0), (0.25, 0.25), (0.0625, 0.0625)]);
         assert_eq!(at_once.window_occupied(0.125), 0.125);
         let streaming = from_touches(
-            (0..16u32).map(|k| (0, k << 20, i64::from(k), false, 0)).collect(),
+            (0..16u32)
+                .map(|k| (0, k << 20, i64::from(k), false, 0))
+                .collect(),
             &[1.0],
             1,
             1,
