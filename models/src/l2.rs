@@ -218,14 +218,17 @@ pub struct ProfileHit {
 /// The hit rate of a reuse profile on an L2 of `l2_bytes` with `wave_blocks` blocks at once.
 pub fn hit_from_profile(p: &ReuseProfile, wave_blocks: f64, l2_bytes: f64) -> ProfileHit {
     let blocks = p.blocks as f64;
-    let wave_bytes = SECTOR_BYTES * p.sectors_of_blocks(wave_blocks.min(blocks));
+    // the footprint counts from the first block that touches data: the blocks that run
+    let idle = p.idle_lead_blocks as f64;
+    let busy_blocks = (blocks - idle).max(1.0);
+    let wave_bytes = SECTOR_BYTES * p.sectors_of_blocks(wave_blocks.min(busy_blocks));
     // bytes touched over `lifetimes` block lifetimes of the running wave(s): within one, the
     // share of its data a block cycles through in that window
     let touched = |lifetimes: f64| {
         if lifetimes <= 1.0 {
             wave_bytes * p.window_share(lifetimes.max(0.0))
         } else {
-            SECTOR_BYTES * p.sectors_of_blocks((wave_blocks * lifetimes).min(blocks))
+            SECTOR_BYTES * p.sectors_of_blocks((wave_blocks * lifetimes).min(busy_blocks))
         }
     };
     // Past the first wave, blocks start one by one as earlier ones end, each at its own point
@@ -260,12 +263,12 @@ pub fn hit_from_profile(p: &ReuseProfile, wave_blocks: f64, l2_bytes: f64) -> Pr
     // The walk starts cold: data that later blocks would find touched by earlier ones (a
     // matrix every row of blocks reads) is all first touches in the first rows. Over the whole
     // launch the first touches grow as the footprint does, read off its curve.
-    let walked = p.blocks_walked.max(1) as f64;
+    let walked = (p.blocks_walked as f64 - idle).max(1.0);
     let sample_first = p.first_touches / p.requests.max(1.0);
     let footprint_walked = p.sectors_of_blocks(walked);
     let first_share = if footprint_walked > 0.0 {
-        let grows = p.sectors_of_blocks(blocks) / footprint_walked;
-        (sample_first * grows * walked / blocks).clamp(0.0, sample_first)
+        let grows = p.sectors_of_blocks(busy_blocks) / footprint_walked;
+        (sample_first * grows * walked / busy_blocks).clamp(0.0, sample_first)
     } else {
         sample_first
     };
@@ -336,6 +339,10 @@ impl ProfileHit {
         } else {
             String::new()
         };
+        let idle = match p.idle_lead_blocks {
+            0 => String::new(),
+            n => format!(" (the first {n} touch no global data)"),
+        };
         // A cut loop's scaled-up trips may re-touch walked data at no distance the walk
         // measured (no re-touch was walked to share them out), and later blocks data from
         // farther back than the walk reaches: they are priced as misses.
@@ -349,7 +356,7 @@ impl ProfileHit {
             String::new()
         };
         format!(
-            "l2_hit_rate {:.3} from the addresses of the first {} of {} blocks{window}, {:.0} at once: {:.1} % of sector requests are first touches (DRAM), {:.1} % re-touch data of the last {:.0} blocks ({:.2} MiB a wave, L2 {:.2} MiB; {:.0} % hit), {:.1} % older data ({:.0} % hit){unplaced}",
+            "l2_hit_rate {:.3} from the addresses of the first {} of {} blocks{idle}{window}, {:.0} at once: {:.1} % of sector requests are first touches (DRAM), {:.1} % re-touch data of the last {:.0} blocks ({:.2} MiB a wave, L2 {:.2} MiB; {:.0} % hit), {:.1} % older data ({:.0} % hit){unplaced}",
             self.rate,
             p.blocks_walked,
             p.blocks,
@@ -610,6 +617,24 @@ mod tests {
         assert!((h.near_hit - side_by_side / 16.0).abs() < 1e-12, "{h:?}");
         // with room for the whole wave every re-read hits
         assert_eq!(hit_from_profile(&p, 4.0, 4096.0).near_hit, 1.0);
+    }
+
+    /// A grid whose first 16 blocks touch nothing (a guard that leaves a 3-D grid's first
+    /// planes idle), then each block streams 4 sectors of its own: a wave's data is that of 4
+    /// blocks that run, and the first touches over the launch are all of its requests.
+    #[test]
+    fn idle_leading_blocks_are_no_wave() {
+        let t = (16..48u64)
+            .flat_map(|b| (0..4).map(move |s| (b, 0, 4 * b as i64 + s, false, 0)))
+            .collect();
+        let p = from_touches(t, &[1.0], 48, 48);
+        assert_eq!(p.idle_lead_blocks, 16);
+        assert_eq!(p.sectors_of_blocks(4.0), 16.0);
+        let h = hit_from_profile(&p, 4.0, 1e6);
+        assert_eq!((h.wave_bytes, h.first_share), (4.0 * 4.0 * 32.0, 1.0));
+        assert!(h
+            .describe(&p, 1e6)
+            .contains("(the first 16 touch no global data)"));
     }
 
     /// Four blocks at once each sweep their own 8 sectors 8 times: a re-read one pass later

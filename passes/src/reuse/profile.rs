@@ -56,8 +56,14 @@ pub struct ReuseProfile {
     /// stand for less the new data they stand for, as `first_touches` extrapolates it.
     #[serde(default)]
     pub block_reloads: f64,
-    /// Distinct sectors after 1, 2, 4, … blocks, and after all the blocks walked.
+    /// Distinct sectors after 1, 2, 4, … blocks, and after all the blocks walked, counted from
+    /// the first block that touches any (past `idle_lead_blocks`).
     pub footprint: Vec<FootprintPoint>,
+    /// Leading blocks that touch no global data: a guard that leaves a 3-D grid's first planes
+    /// idle. The footprint and the windows count from the first block past them, so a wave's
+    /// data is that of blocks that run.
+    #[serde(default)]
+    pub idle_lead_blocks: u64,
     /// Distinct sectors one block touches within a window of its lifetime, for windows of 1,
     /// 1/4, 1/16, … of it: how much data a block cycles through between two touches of the
     /// same sector (a block that sweeps the same data again and again touches all of it in

@@ -91,9 +91,14 @@ pub fn stream_blocks(
                     for (b, runs) in batch.blocks() {
                         stream.block(b, runs);
                     }
-                    let _ = match batch.ends.first() {
-                        Some(&(b, _)) if b < WINDOW_BLOCKS => lead_tx.send(batch),
-                        _ => empty_tx.send(batch),
+                    let leading = match (batch.ends.first(), stream.tally.first_busy) {
+                        (Some(&(b, _)), Some(f)) => b < f + WINDOW_BLOCKS,
+                        _ => false,
+                    };
+                    let _ = if leading {
+                        lead_tx.send(batch)
+                    } else {
+                        empty_tx.send(batch)
                     };
                 }
                 stream
@@ -274,6 +279,7 @@ impl TouchStream {
             block_reloads: (t.load_requests - t.loads_seen - scaled(&t.loads_first)).max(0.0),
             outer_share: 1.0,
             reuse: t.buckets.in_order(),
+            idle_lead_blocks: t.first_busy.unwrap_or(0),
             footprint: t
                 .marks
                 .iter()
@@ -292,6 +298,8 @@ impl TouchStream {
 struct Leading {
     windows: WindowSums,
     growth: Vec<Option<GrowthSums>>,
+    /// The first block with any touch: the leading blocks are the [`WINDOW_BLOCKS`] from it.
+    first_busy: Option<u64>,
 }
 
 impl Leading {
@@ -309,15 +317,23 @@ impl Leading {
                     (*w > 1.0).then(|| GrowthSums::new(1.0 / w, span))
                 })
                 .collect(),
+            first_busy: None,
         }
+    }
+
+    /// Whether block `b` is among the leading blocks; `None` while no block has touched any
+    /// data yet.
+    fn wants(&self, b: u64) -> Option<bool> {
+        self.first_busy.map(|f| b < f + WINDOW_BLOCKS)
     }
 
     /// Block `b`'s runs, as [`TouchStream::block`] takes them; past the leading blocks,
     /// nothing.
     fn block(&mut self, b: u64, runs: &[SectorRun]) {
-        if b >= WINDOW_BLOCKS || runs.is_empty() {
+        if runs.is_empty() || self.wants(b) == Some(false) {
             return;
         }
+        self.first_busy.get_or_insert(b);
         self.windows.block(runs);
         // one pass over the runs for every group's growth: a pass per group read the whole
         // block once for each
@@ -354,9 +370,12 @@ struct Tally {
     /// The last touches and writes a run's sectors had before it, for the run at hand.
     prev_touches: Vec<Option<Stamp>>,
     prev_writes: Vec<Option<Stamp>>,
-    /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks and after the last.
+    /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks from the first busy one,
+    /// and after the last.
     marks: Vec<(u64, Vec<f64>)>,
     next_mark: u64,
+    /// The first block with any touch.
+    first_busy: Option<u64>,
 }
 
 impl Tally {
@@ -375,6 +394,7 @@ impl Tally {
             prev_writes: Vec::new(),
             marks: Vec::new(),
             next_mark: 1,
+            first_busy: None,
         }
     }
 
@@ -434,9 +454,16 @@ impl Tally {
                 self.retouch(b, r, before, weight);
             }
         }
-        if b + 1 == self.next_mark || b + 1 == walked {
-            self.marks.push((b + 1, self.sectors.clone()));
-            if b + 1 == self.next_mark {
+        if self.first_busy.is_none() && !runs.is_empty() {
+            self.first_busy = Some(b);
+        }
+        let Some(first_busy) = self.first_busy else {
+            return;
+        };
+        let busy = b + 1 - first_busy;
+        if busy == self.next_mark || b + 1 == walked {
+            self.marks.push((busy, self.sectors.clone()));
+            if busy == self.next_mark {
                 self.next_mark *= 2;
             }
         }
