@@ -235,14 +235,7 @@ pub fn hit_from_profile(p: &ReuseProfile, wave_blocks: f64, l2_bytes: f64) -> Pr
     // of its run: over a window of a lifetime, a block touches data in the share of such
     // windows it touches any in (all of them for a loop, a quarter for a quarter-lifetime
     // window of a block that reads all its data at once).
-    let touched_staggered = |lifetimes: f64| {
-        touched(lifetimes)
-            * if lifetimes < 1.0 {
-                p.window_occupied(lifetimes)
-            } else {
-                1.0
-            }
-    };
+    let touched_staggered = |lifetimes: f64| touched(lifetimes) * p.window_occupied(lifetimes);
     // Least recently used: a sector survives exactly while less than the L2 went through
     // since its last touch. (Random replacement, L2 / bytes, let a matrix re-read by every
     // row of blocks hit two times in three where the RTX 3080 fetches it again every time.)

@@ -160,12 +160,8 @@ impl ReuseProfile {
         if lifetime >= 1.0 {
             return 1.0;
         }
-        for pair in w.windows(2) {
-            let (big, small) = (&pair[0], &pair[1]);
-            if lifetime >= small.lifetime {
-                let t = (lifetime / small.lifetime).ln() / (big.lifetime / small.lifetime).ln();
-                return share(small) * (share(big) / share(small)).powf(t);
-            }
+        if let Some(x) = self.between_windows(lifetime, share) {
+            return x;
         }
         let last = w.last().unwrap_or(whole);
         (share(last) * lifetime / last.lifetime).max(0.0)
@@ -174,18 +170,24 @@ impl ReuseProfile {
     /// The share of a block's windows of `lifetime` (0 to 1) in which it touches any data,
     /// read off `windows` on a log scale; below the smallest window, that window's share.
     pub fn window_occupied(&self, lifetime: f64) -> f64 {
-        let w = &self.windows;
-        if lifetime >= 1.0 || w.is_empty() {
+        if lifetime >= 1.0 {
             return 1.0;
         }
-        for pair in w.windows(2) {
+        self.between_windows(lifetime, |p| p.occupied)
+            .or_else(|| self.windows.last().map(|p| p.occupied))
+            .unwrap_or(1.0)
+    }
+
+    /// `value` at `lifetime`, read off the two windows around it on a log scale; none below
+    /// the smallest window.
+    fn between_windows(&self, lifetime: f64, value: impl Fn(&WindowPoint) -> f64) -> Option<f64> {
+        self.windows.windows(2).find_map(|pair| {
             let (big, small) = (&pair[0], &pair[1]);
-            if lifetime >= small.lifetime {
+            (lifetime >= small.lifetime).then(|| {
                 let t = (lifetime / small.lifetime).ln() / (big.lifetime / small.lifetime).ln();
-                return small.occupied * (big.occupied / small.occupied).powf(t);
-            }
-        }
-        w.last().map_or(1.0, |p| p.occupied)
+                value(small) * (value(big) / value(small)).powf(t)
+            })
+        })
     }
 
     /// Distinct sectors of `n` consecutive blocks, read off the footprint curve: linear between

@@ -92,7 +92,7 @@ pub fn stream_blocks(
                         stream.block(b, runs);
                     }
                     let leading = match (batch.ends.first(), stream.tally.first_busy) {
-                        (Some(&(b, _)), Some(f)) => b < f + WINDOW_BLOCKS,
+                        (Some(&(b, _)), Some(f)) => leads(f, b),
                         _ => false,
                     };
                     let _ = if leading {
@@ -293,6 +293,12 @@ impl TouchStream {
     }
 }
 
+/// Whether block `b` is among the leading blocks of a walk whose first busy block is
+/// `first_busy`.
+fn leads(first_busy: u64, b: u64) -> bool {
+    b < first_busy + WINDOW_BLOCKS
+}
+
 /// What the profile takes of the leading [`WINDOW_BLOCKS`] blocks alone: the windows, and
 /// how the data of each group walked for a share of its loops grows.
 struct Leading {
@@ -321,16 +327,10 @@ impl Leading {
         }
     }
 
-    /// Whether block `b` is among the leading blocks; `None` while no block has touched any
-    /// data yet.
-    fn wants(&self, b: u64) -> Option<bool> {
-        self.first_busy.map(|f| b < f + WINDOW_BLOCKS)
-    }
-
     /// Block `b`'s runs, as [`TouchStream::block`] takes them; past the leading blocks,
     /// nothing.
     fn block(&mut self, b: u64, runs: &[SectorRun]) {
-        if runs.is_empty() || self.wants(b) == Some(false) {
+        if runs.is_empty() || self.first_busy.is_some_and(|f| !leads(f, b)) {
             return;
         }
         self.first_busy.get_or_insert(b);
