@@ -737,6 +737,13 @@ fn stride(coefs: Option<&[Poly; 3]>, bits: u16) -> Result<StrideClass, [Poly; 3]
 
 /// Most (counter, thread) points the reuse profile walks: about 0.4 s in a release build.
 /// Unoptimised builds (the tests) walk a sixteenth as many.
+///
+/// A smaller budget costs accuracy, not only time (tried 2026-12-07 for the `.cu` build-time
+/// ratio, where the walk is most of the analysis of `l2_reread` or `dram_sweep`): at 2^18,
+/// gpuFLOPBench's launches over 1 MB within 10 % of their measured DRAM bytes fell from 469 to
+/// 452 of 734 (hellinger, eleven of hexciton's, resnet's `kernel_256_one_1024`, rtm8, whose
+/// walks cut their loops shorter and extrapolate further), none gained; `softmax_row`'s L2 hit
+/// rate moved 5.8 points at 2^18 and 2.9 at 2^19 (its three loops over a row, cut).
 pub(crate) const REUSE_BUDGET: u64 = if cfg!(debug_assertions) {
     1 << 16
 } else {

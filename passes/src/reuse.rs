@@ -704,7 +704,11 @@ fn slot_map(w: &WarpWalk, point: &[i128]) -> BTreeMap<String, i128> {
 
 /// Addresses the walk evaluates per point of its budget, at most. A point evaluates every
 /// address of its group, and most groups have a few; a hash's 120 unrolled word stores made one
-/// walk of its 1024 × 16 threads 2.4 s, plus 1.5 s to tally its touches.
+/// walk of its 1024 × 16 threads 2.4 s, plus 1.5 s to tally its touches. Fewer (tried
+/// 2026-12-07) do not pay: at 4, the walks of the corpus's unrolled kernels were no faster
+/// beyond the noise of run to run (`dram_sweep` 210 against 242 ms, `gemv_shared` 139 against
+/// 122), and eleven of gpuFLOPBench's hexciton launches fell from 0.95 to 0.83 of their
+/// measured DRAM bytes (eight loads a point, their loops cut to half the trips).
 const ACCESSES_PER_POINT: u64 = 16;
 
 /// Walks the loops of the groups `walks` for fewer trips (`windows`, at least [`MIN_TRIPS`])
