@@ -281,6 +281,44 @@ pub fn lines(lanes: &[LaneAccess], width: u64) -> u64 {
     segments(lanes, width, 128)
 }
 
+/// [`sectors`] and [`lines`] of one warp access at once: the emulator counts both for every
+/// warp access, so one sort on the stack serves both (a line is four aligned sectors, so the
+/// lines are the distinct sectors divided by four, still in order).
+pub fn sectors_and_lines(lanes: &[LaneAccess], width: u64) -> (u64, u64) {
+    let per_lane = width.max(1).div_ceil(32) + 1;
+    let mut stack = [0u64; 128];
+    let mut heap = Vec::new();
+    let s: &mut [u64] = if lanes.len() as u64 * per_lane <= stack.len() as u64 {
+        let mut n = 0;
+        for l in lanes {
+            for sector in l.addr / 32..=(l.addr + width.max(1) - 1) / 32 {
+                stack[n] = sector;
+                n += 1;
+            }
+        }
+        &mut stack[..n]
+    } else {
+        for l in lanes {
+            heap.extend(l.addr / 32..=(l.addr + width.max(1) - 1) / 32);
+        }
+        &mut heap
+    };
+    s.sort_unstable();
+    let (mut sectors, mut lines) = (0u64, 0u64);
+    let (mut last_sector, mut last_line) = (None, None);
+    for &x in s.iter() {
+        if last_sector != Some(x) {
+            sectors += 1;
+            last_sector = Some(x);
+        }
+        if last_line != Some(x / 4) {
+            lines += 1;
+            last_line = Some(x / 4);
+        }
+    }
+    (sectors, lines)
+}
+
 /// The (word, lane) slots of a local access: lanes' `addr` are offsets in their own frames.
 fn local_slots(lanes: &[LaneAccess], width: u64) -> Vec<(u64, u32)> {
     let mut slots: Vec<(u64, u32)> = lanes
@@ -358,6 +396,32 @@ mod tests {
                 addr: f(l as u64),
             })
             .collect()
+    }
+
+    /// Sectors and lines counted at once are those counted apart, for any lanes and widths:
+    /// scattered or in order, within the stack's room and past it.
+    mod sectors_and_lines_at_once {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            #[test]
+            fn agree_with_sectors_and_lines(
+                addrs in proptest::collection::vec(0u64..4096, 0..33),
+                width in prop_oneof![Just(1u64), Just(4), Just(8), Just(16), 1u64..160],
+            ) {
+                let l: Vec<LaneAccess> = addrs
+                    .iter()
+                    .enumerate()
+                    .map(|(lane, &addr)| LaneAccess { lane: lane as u32, tid: [lane as u64, 0, 0], addr })
+                    .collect();
+                prop_assert_eq!(
+                    super::super::sectors_and_lines(&l, width),
+                    (sectors(&l, width), lines(&l, width))
+                );
+            }
+        }
     }
 
     /// The integer shortcut gives what the row reduction gives, on warps whose lanes differ in one

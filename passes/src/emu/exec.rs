@@ -11,7 +11,8 @@ use crate::classify::{
 };
 use crate::ptx::{Function, Initializer, Module, Operand, StateSpace, VarDecl};
 use crate::stats::{BlockExecs, Dir, Feature, Granularity, Launch, OpKind, Space};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 const F_ADD: u32 = decode::flag("add");
 const F_ALL: u32 = decode::flag("all");
@@ -62,14 +63,16 @@ struct Warp {
 struct Counts {
     /// Per instruction: (thread executions, warp executions).
     per_inst: Vec<(u64, u64)>,
-    features: HashMap<Feature, u64>,
+    // Fx hashing: these maps take an entry per warp step that enters a block or accesses
+    // memory; their order is not kept (`finish` sums and sorts them)
+    features: FxHashMap<Feature, u64>,
     block_execs: Vec<(u64, u64)>,
-    edges: BTreeMap<(usize, usize), u64>,
+    edges: FxHashMap<(usize, usize), u64>,
     entries: u64,
     touches: Vec<crate::reuse::profile::Touch>,
     /// Per memory instruction and resolved space: its executions and what they show of its
     /// lane stride; the class is decided once the launch is done (`stats::StrideClass`).
-    mem_sites: BTreeMap<(u32, Space), MemSite>,
+    mem_sites: FxHashMap<(u32, Space), MemSite>,
 }
 
 #[derive(Default)]
@@ -505,10 +508,11 @@ fn finish(
         }
     }
     let threads: Vec<u64> = c.block_execs.iter().map(|e| e.0).collect();
+    let edges: BTreeMap<(usize, usize), u64> = c.edges.into_iter().collect();
     let loops = super::loops::from_edges(
         &blocks.loop_headers,
         &blocks.back_edges,
-        &c.edges,
+        &edges,
         &threads,
         &lines,
     );
@@ -519,7 +523,7 @@ fn finish(
     Ok(EmuResult {
         stats,
         buffers: out,
-        edges: c.edges,
+        edges,
         entries: c.entries,
         loops,
         touches: c.touches,
@@ -877,6 +881,21 @@ impl Ctx<'_> {
                 self.collective(w, inst, exec)
             }
             Op::Mov | Op::Cvta => {
+                // a scalar copy into a register: a source's lanes as they are
+                if let (Op::Mov, Some(Dst::Reg(r)), Some(src)) =
+                    (inst.op, inst.dst.first(), inst.src.first())
+                {
+                    if !matches!(src, Src::Vec(_)) {
+                        let mut v = [0u64; 32];
+                        self.warp_val(w, exec, src, inst.ty, &mut v);
+                        let at = *r as usize * 32;
+                        for l in lanes(exec) {
+                            w.regs[at + l] = v[l];
+                        }
+                        next(w);
+                        return Ok(());
+                    }
+                }
                 for l in lanes(exec) {
                     let v = match &inst.src.first() {
                         Some(Src::Vec(v)) => {
@@ -897,13 +916,37 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                let mut s = [0u64; 4];
-                for l in lanes(exec) {
-                    for (k, src) in inst.src.iter().take(4).enumerate() {
-                        s[k] = self.val(w, l, Some(src), inst.ty);
+                // Each source is read for the whole warp first (a register's 32 lanes lie side
+                // by side), then each lane computed: a lane's result goes to its own slot of
+                // the destination, which no other lane reads, so the order changes nothing.
+                let n = inst.src.len().min(4);
+                let mut s = [[0u64; 32]; 4];
+                for (k, src) in inst.src.iter().take(4).enumerate() {
+                    self.warp_val(w, exec, src, inst.ty, &mut s[k]);
+                }
+                let dst = inst.dst.first();
+                if let (Some(f), Some(Dst::Reg(r))) = (ops::fast(inst), dst) {
+                    let at = *r as usize * 32;
+                    for l in lanes(exec) {
+                        w.regs[at + l] = f(inst.ty, s[0][l], s[1][l], s[2][l]);
                     }
-                    let (v, q) = ops::eval(inst, &s[..inst.src.len().min(4)]).map_err(fault)?;
-                    match (inst.dst.first(), q) {
+                    next(w);
+                    return Ok(());
+                }
+                if let (Op::Setp, 2, Some(Dst::Reg(r))) = (inst.op, n, dst) {
+                    // one predicate, no second source to combine with: the comparison itself
+                    let at = *r as usize * 32;
+                    for l in lanes(exec) {
+                        w.regs[at + l] = ops::setp(inst, s[0][l], s[1][l]);
+                    }
+                    next(w);
+                    return Ok(());
+                }
+                for l in lanes(exec) {
+                    let args = [s[0][l], s[1][l], s[2][l], s[3][l]];
+                    let (v, q) = ops::eval(inst, &args[..n]).map_err(fault)?;
+                    match (dst, q) {
+                        (Some(Dst::Reg(r)), _) => w.regs[*r as usize * 32 + l] = v,
                         (Some(Dst::Vec(d)), Some(q)) => {
                             write(w, l, d.first(), v, inst.ty);
                             write(w, l, d.get(1), q, inst.ty);
@@ -915,6 +958,22 @@ impl Ctx<'_> {
         }
         next(w);
         Ok(())
+    }
+
+    /// Values of a source operand in the lanes of `exec` (the other lanes of `out` are left
+    /// as they are, or get the register's).
+    fn warp_val(&self, w: &Warp, exec: u32, s: &Src, ty: Ty, out: &mut [u64; 32]) {
+        match s {
+            Src::Reg(r) => {
+                let at = *r as usize * 32;
+                out.copy_from_slice(&w.regs[at..at + 32]);
+            }
+            _ => {
+                for l in lanes(exec) {
+                    out[l] = self.val(w, l, Some(s), ty);
+                }
+            }
+        }
     }
 
     /// Value of a source operand in one lane.
@@ -1006,17 +1065,19 @@ impl Ctx<'_> {
             }
             match inst.op {
                 Op::Ld => {
-                    let mut buf = [0u8; 64];
-                    let src = self.bytes(w, l, space, addr, width, false)?;
-                    let n = src.len().min(64);
-                    buf[..n].copy_from_slice(&src[..n]);
                     let dsts: &[Dst] = match inst.dst.first() {
                         Some(Dst::Vec(v)) => v,
                         Some(d) => std::slice::from_ref(d),
                         None => &[],
                     };
-                    for (k, d) in dsts.iter().enumerate() {
-                        let raw = mem::read_le(&buf[k * elem..(k + 1) * elem]);
+                    // the elements read out before the registers are written (the bytes
+                    // borrow the warp's local memory)
+                    let mut raws = [0u64; 8];
+                    let src = self.bytes(w, l, space, addr, width, false)?;
+                    for (k, raw) in raws.iter_mut().enumerate().take(dsts.len()) {
+                        *raw = src.get(k * elem..(k + 1) * elem).map_or(0, mem::read_le);
+                    }
+                    for (d, &raw) in dsts.iter().zip(&raws) {
                         let v = if inst.ty.signed() {
                             inst.ty.int(raw) as u64
                         } else {
@@ -1096,10 +1157,7 @@ impl Ctx<'_> {
                     classify::warp::local_lines(acc, width),
                 )
             } else {
-                (
-                    classify::warp::sectors(acc, width),
-                    classify::warp::lines(acc, width),
-                )
+                classify::warp::sectors_and_lines(acc, width)
             };
             self.counts.add(Feature::Sectors { space, dir }, s);
             self.counts.add(Feature::Lines { space, dir }, li);

@@ -273,7 +273,11 @@ impl Global {
     /// else the error naming the buffer it runs past. One search per access: this is every
     /// global load and store of the emulator.
     pub fn access(&mut self, addr: u64, len: usize, writes: bool) -> Result<&mut [u8], EmuError> {
-        if let (None, Some(k)) = (self.find(addr, len), self.near(addr, len)) {
+        if let Some((k, off, end)) = self.find(addr, len) {
+            self.touch(k, off, end)?;
+            return Ok(&mut self.allocs[k].data[off..end]);
+        }
+        if let Some(k) = self.near(addr, len) {
             let name = &self.allocs[k].name;
             if !self.outside.near.contains(name) {
                 self.outside.near.push(name.clone());
@@ -376,19 +380,34 @@ pub fn flat<'a>(
         })
 }
 
-/// Little-endian read of `len` ≤ 8 bytes.
+/// Little-endian read of `len` ≤ 8 bytes (the first 8 of a longer slice).
+#[inline]
 pub fn read_le(b: &[u8]) -> u64 {
-    let mut v = 0u64;
-    for (i, x) in b.iter().enumerate().take(8) {
-        v |= (*x as u64) << (8 * i);
+    // the widths of nearly every access in one load each
+    match *b {
+        [a, b2, c, d, e, f, g, h, ..] => u64::from_le_bytes([a, b2, c, d, e, f, g, h]),
+        [a, b2, c, d] => u32::from_le_bytes([a, b2, c, d]) as u64,
+        _ => {
+            let mut v = 0u64;
+            for (i, x) in b.iter().enumerate() {
+                v |= (*x as u64) << (8 * i);
+            }
+            v
+        }
     }
-    v
 }
 
-/// Little-endian write of the low `b.len()` ≤ 8 bytes of `v`.
+/// Little-endian write of the low `b.len()` ≤ 8 bytes of `v` (the first 8 of a longer slice).
+#[inline]
 pub fn write_le(b: &mut [u8], v: u64) {
-    for (i, x) in b.iter_mut().enumerate().take(8) {
-        *x = (v >> (8 * i)) as u8;
+    match b.len() {
+        8.. => b[..8].copy_from_slice(&v.to_le_bytes()),
+        4 => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => {
+            for (i, x) in b.iter_mut().enumerate() {
+                *x = (v >> (8 * i)) as u8;
+            }
+        }
     }
 }
 

@@ -170,6 +170,57 @@ fn with_carry(i: &DInst, s: &[u64]) -> Out {
     }
 }
 
+/// One lane of an instruction [`fast`] found: (type, sources a, b, c) to the value.
+pub type LaneFn = fn(Ty, u64, u64, u64) -> u64;
+
+/// The lane function of the commonest integer instructions (`add`, `sub`, `mul.lo`, `mul.wide`,
+/// `mad.lo`, `mad.wide`, `and`, `or`, `xor`, `shl` without `.sat` or carries), whose value is
+/// [`eval`]'s (tested against it for every type and any bits): a warp runs it on each lane
+/// without [`eval`]'s decoding per lane, which cost more than the arithmetic. `None` for every
+/// other instruction.
+pub fn fast(i: &DInst) -> Option<LaneFn> {
+    let ty = i.ty;
+    if ty.is_float() || matches!(ty, Ty::Pred | Ty::B128) {
+        return None;
+    }
+    let is_wide = match i.flags {
+        0 => false,
+        F_WIDE if matches!(i.op, Op::Mul | Op::Mad) => true,
+        _ => return None,
+    };
+    // the low bits of a sum or product do not depend on how the operands extend
+    let f: LaneFn = match (i.op, is_wide) {
+        (Op::Add, false) => |t, a, b, _| a.wrapping_add(b) & t.mask(),
+        (Op::Sub, false) => |t, a, b, _| a.wrapping_sub(b) & t.mask(),
+        (Op::Mul, false) => |t, a, b, _| a.wrapping_mul(b) & t.mask(),
+        (Op::Mad, false) => |t, a, b, c| a.wrapping_mul(b).wrapping_add(c) & t.mask(),
+        (Op::Mul, true) => |t, a, b, _| wide(t).wrap(t.int(a) * t.int(b)),
+        (Op::Mad, true) => |t, a, b, c| {
+            let w = wide(t);
+            w.wrap(w.int(w.wrap(t.int(a) * t.int(b))) + w.int(c))
+        },
+        (Op::And, _) => |t, a, b, _| a & b & t.mask(),
+        (Op::Or, _) => |t, a, b, _| (a | b) & t.mask(),
+        (Op::Xor, _) => |t, a, b, _| (a ^ b) & t.mask(),
+        (Op::Shl, _) => |t, a, b, _| {
+            let n = b as u32;
+            if n >= t.bits() {
+                0
+            } else {
+                (a << n) & t.mask()
+            }
+        },
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// One lane of a `setp` with two sources (nothing to combine its result with): [`eval`]'s
+/// first predicate.
+pub fn setp(i: &DInst, a: u64, b: u64) -> u64 {
+    compare(i.ty, i.cmp, a, b) as u64
+}
+
 /// Evaluate one lane. `s` holds the source values in operand order (predicates as 0/1).
 pub fn eval(i: &DInst, s: &[u64]) -> Result<Out, String> {
     let ty = i.ty;
@@ -446,6 +497,92 @@ mod tests {
             cta_barrier: false,
             always: false,
             refused: None,
+        }
+    }
+
+    /// The fast lane functions give [`eval`]'s value, for every type they take, any bits in
+    /// the registers and any shift.
+    mod fast_lanes {
+        use super::*;
+        use proptest::prelude::*;
+
+        const TYPES: [Ty; 11] = [
+            Ty::U8,
+            Ty::S8,
+            Ty::U16,
+            Ty::S16,
+            Ty::U32,
+            Ty::S32,
+            Ty::U64,
+            Ty::S64,
+            Ty::B16,
+            Ty::B32,
+            Ty::B64,
+        ];
+
+        fn forms() -> Vec<(Op, &'static [&'static str])> {
+            vec![
+                (Op::Add, &[]),
+                (Op::Sub, &[]),
+                (Op::Mul, &[]),
+                (Op::Mul, &["wide"]),
+                (Op::Mad, &[]),
+                (Op::Mad, &["wide"]),
+                (Op::And, &[]),
+                (Op::Or, &[]),
+                (Op::Xor, &[]),
+                (Op::Shl, &[]),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+            #[test]
+            fn give_what_eval_gives(
+                form in 0usize..10,
+                t in 0usize..11,
+                a in any::<u64>(),
+                b in prop_oneof![any::<u64>(), 0u64..70],
+                c in any::<u64>(),
+            ) {
+                let (op, mods) = forms()[form];
+                let ty = TYPES[t];
+                let i = di(op, ty, mods);
+                let f = fast(&i);
+                prop_assert!(f.is_some());
+                let want = eval(&i, &[a, b, c]).unwrap();
+                prop_assert_eq!(want.1, None);
+                prop_assert_eq!(f.unwrap()(ty, a, b, c), want.0);
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+            #[test]
+            fn a_setp_of_two_sources_gives_eval_s_first_predicate(
+                t in 0usize..14,
+                cmp in 0usize..14,
+                a in any::<u64>(),
+                b in prop_oneof![any::<u64>(), Just(0u64)],
+            ) {
+                let types = [Ty::U16, Ty::S16, Ty::U32, Ty::S32, Ty::U64, Ty::S64, Ty::B32,
+                    Ty::B64, Ty::F32, Ty::F64, Ty::F16, Ty::U8, Ty::S8, Ty::B16];
+                let cmps = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Equ,
+                    Cmp::Neu, Cmp::Ltu, Cmp::Leu, Cmp::Gtu, Cmp::Geu, Cmp::Num, Cmp::Nan];
+                let mut i = di(Op::Setp, types[t], &[]);
+                i.cmp = cmps[cmp];
+                prop_assert_eq!(setp(&i, a, b), eval(&i, &[a, b]).unwrap().0);
+            }
+        }
+
+        #[test]
+        fn others_are_left_to_eval() {
+            assert!(fast(&di(Op::Add, Ty::S32, &["sat"])).is_none());
+            assert!(fast(&di(Op::Add, Ty::U32, &["cc"])).is_none());
+            assert!(fast(&di(Op::Mul, Ty::U32, &["hi"])).is_none());
+            assert!(fast(&di(Op::Add, Ty::F32, &[])).is_none());
+            assert!(fast(&di(Op::Shr, Ty::S32, &[])).is_none());
+            assert!(fast(&di(Op::Add, Ty::Pred, &[])).is_none());
         }
     }
 
