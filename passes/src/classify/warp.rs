@@ -359,27 +359,40 @@ pub fn shared_wavefronts(lanes: &[LaneAccess], width: u64) -> u64 {
     };
     let words = width.div_ceil(4).max(1);
     let mut total = 0;
+    // the emulator counts every shared access of every warp: a phase's words are sorted on
+    // the stack (no list per bank), and each bank counts its distinct words
+    let mut stack = [0u64; 128];
+    let mut heap = Vec::new();
     for phase in 0..32 / per_phase {
-        let mut banks: Vec<Vec<u64>> = vec![Vec::new(); 32];
-        let mut any = false;
-        for l in lanes.iter().filter(|l| l.lane / per_phase == phase) {
-            any = true;
-            for w in 0..words {
-                let word = l.addr / 4 + w;
-                let b = &mut banks[(word % 32) as usize];
-                if !b.contains(&word) {
-                    b.push(word);
+        let in_phase = || lanes.iter().filter(|l| l.lane / per_phase == phase);
+        let n = in_phase().count();
+        if n == 0 {
+            continue;
+        }
+        let all: &mut [u64] = if n as u64 * words <= stack.len() as u64 {
+            let mut k = 0;
+            for l in in_phase() {
+                for w in 0..words {
+                    stack[k] = l.addr / 4 + w;
+                    k += 1;
                 }
             }
+            &mut stack[..k]
+        } else {
+            heap.clear();
+            heap.extend(in_phase().flat_map(|l| (0..words).map(move |w| l.addr / 4 + w)));
+            &mut heap
+        };
+        all.sort_unstable();
+        let mut per_bank = [0u64; 32];
+        let mut last = None;
+        for &word in all.iter() {
+            if last != Some(word) {
+                per_bank[(word % 32) as usize] += 1;
+                last = Some(word);
+            }
         }
-        if any {
-            total += banks
-                .iter()
-                .map(|b| b.len() as u64)
-                .max()
-                .unwrap_or(1)
-                .max(1);
-        }
+        total += per_bank.iter().copied().max().unwrap_or(1).max(1);
     }
     total
 }
@@ -396,6 +409,63 @@ mod tests {
                 addr: f(l as u64),
             })
             .collect()
+    }
+
+    /// The wavefronts as first defined: a list of distinct words per bank, per phase.
+    fn wavefronts_by_bank_lists(lanes: &[LaneAccess], width: u64) -> u64 {
+        let per_phase: u32 = match width {
+            0..=4 => 32,
+            5..=8 => 16,
+            _ => 8,
+        };
+        let words = width.div_ceil(4).max(1);
+        let mut total = 0;
+        for phase in 0..32 / per_phase {
+            let mut banks: Vec<Vec<u64>> = vec![Vec::new(); 32];
+            let mut any = false;
+            for l in lanes.iter().filter(|l| l.lane / per_phase == phase) {
+                any = true;
+                for w in 0..words {
+                    let word = l.addr / 4 + w;
+                    let b = &mut banks[(word % 32) as usize];
+                    if !b.contains(&word) {
+                        b.push(word);
+                    }
+                }
+            }
+            if any {
+                total += banks
+                    .iter()
+                    .map(|b| b.len() as u64)
+                    .max()
+                    .unwrap_or(1)
+                    .max(1);
+            }
+        }
+        total
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Counted from sorted words, the wavefronts are those of the lists per bank, for any
+        /// lanes (some missing, some repeated), addresses and widths.
+        #[test]
+        fn wavefronts_from_sorted_words_agree_with_lists_per_bank(
+            accs in proptest::collection::vec((0u32..32, 0u64..2048), 0..40),
+            width in proptest::prop_oneof![
+                proptest::strategy::Just(4u64), proptest::strategy::Just(8u64),
+                proptest::strategy::Just(16u64), 1u64..300
+            ],
+        ) {
+            let l: Vec<LaneAccess> = accs
+                .iter()
+                .map(|&(lane, addr)| LaneAccess { lane, tid: [lane as u64, 0, 0], addr })
+                .collect();
+            proptest::prop_assert_eq!(
+                shared_wavefronts(&l, width),
+                wavefronts_by_bank_lists(&l, width)
+            );
+        }
     }
 
     /// Sectors and lines counted at once are those counted apart, for any lanes and widths:
