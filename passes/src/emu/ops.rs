@@ -133,7 +133,8 @@ fn wide(ty: Ty) -> Ty {
 }
 
 fn int_mul(i: &DInst, ty: Ty, a: u64, b: u64) -> u64 {
-    let p = ty.int(a) * ty.int(b);
+    // two u64 make up to 128 bits, past i128's top: wrapped, the bits are still the product's
+    let p = ty.int(a).wrapping_mul(ty.int(b));
     if i.has(F_HI) {
         ty.wrap(p >> ty.bits())
     } else if i.has(F_WIDE) {
@@ -194,10 +195,10 @@ pub fn fast(i: &DInst) -> Option<LaneFn> {
         (Op::Sub, false) => |t, a, b, _| a.wrapping_sub(b) & t.mask(),
         (Op::Mul, false) => |t, a, b, _| a.wrapping_mul(b) & t.mask(),
         (Op::Mad, false) => |t, a, b, c| a.wrapping_mul(b).wrapping_add(c) & t.mask(),
-        (Op::Mul, true) => |t, a, b, _| wide(t).wrap(t.int(a) * t.int(b)),
+        (Op::Mul, true) => |t, a, b, _| wide(t).wrap(t.int(a).wrapping_mul(t.int(b))),
         (Op::Mad, true) => |t, a, b, c| {
             let w = wide(t);
-            w.wrap(w.int(w.wrap(t.int(a) * t.int(b))) + w.int(c))
+            w.wrap(w.int(w.wrap(t.int(a).wrapping_mul(t.int(b)))) + w.int(c))
         },
         (Op::And, _) => |t, a, b, _| a & b & t.mask(),
         (Op::Or, _) => |t, a, b, _| (a | b) & t.mask(),
