@@ -40,7 +40,7 @@ fn launch(grid: [u64; 3], block: [u64; 3]) -> Launch {
     Launch { grid, block }
 }
 
-/// (name, PTX file, launch, arguments, dynamic shared bytes)
+/// (kernel, also its PTX file's name; launch; arguments; dynamic shared bytes)
 fn cases() -> Vec<(&'static str, Launch, Vec<KernelArg>, u64)> {
     let n = THREADS as usize;
     // Collatz starts in 1..=4096: a few tens of data-dependent trips per thread
