@@ -258,32 +258,10 @@ pub fn from_coefficient(cx: i128, width: u64) -> StrideClass {
     }
 }
 
-/// Distinct aligned `seg`-byte segments touched by the lanes' `width`-byte accesses.
-pub fn segments(lanes: &[LaneAccess], width: u64, seg: u64) -> u64 {
-    let mut s: Vec<u64> = Vec::with_capacity(lanes.len() * 2);
-    for l in lanes {
-        let lo = l.addr / seg;
-        let hi = (l.addr + width.max(1) - 1) / seg;
-        s.extend(lo..=hi);
-    }
-    s.sort_unstable();
-    s.dedup();
-    s.len() as u64
-}
-
-/// 32-byte sectors touched by one warp access.
-pub fn sectors(lanes: &[LaneAccess], width: u64) -> u64 {
-    segments(lanes, width, 32)
-}
-
-/// 128-byte lines touched by one warp access.
-pub fn lines(lanes: &[LaneAccess], width: u64) -> u64 {
-    segments(lanes, width, 128)
-}
-
-/// [`sectors`] and [`lines`] of one warp access at once: the emulator counts both for every
-/// warp access, so one sort on the stack serves both (a line is four aligned sectors, so the
-/// lines are the distinct sectors divided by four, still in order).
+/// The 32-byte sectors and 128-byte lines one warp access touches (distinct aligned segments of
+/// the lanes' `width`-byte accesses). The emulator counts both for every warp access, so one
+/// sort on the stack serves both: a line is four aligned sectors, so the lines are the distinct
+/// sectors divided by four, still in order.
 pub fn sectors_and_lines(lanes: &[LaneAccess], width: u64) -> (u64, u64) {
     let per_lane = width.max(1).div_ceil(32) + 1;
     let mut stack = [0u64; 128];
@@ -409,6 +387,28 @@ mod tests {
                 addr: f(l as u64),
             })
             .collect()
+    }
+
+    /// Distinct aligned `seg`-byte segments touched by the lanes' `width`-byte accesses: the
+    /// sectors and lines as first defined, one sort each.
+    fn segments(lanes: &[LaneAccess], width: u64, seg: u64) -> u64 {
+        let mut s: Vec<u64> = Vec::with_capacity(lanes.len() * 2);
+        for l in lanes {
+            let lo = l.addr / seg;
+            let hi = (l.addr + width.max(1) - 1) / seg;
+            s.extend(lo..=hi);
+        }
+        s.sort_unstable();
+        s.dedup();
+        s.len() as u64
+    }
+
+    fn sectors(lanes: &[LaneAccess], width: u64) -> u64 {
+        segments(lanes, width, 32)
+    }
+
+    fn lines(lanes: &[LaneAccess], width: u64) -> u64 {
+        segments(lanes, width, 128)
     }
 
     /// The wavefronts as first defined: a list of distinct words per bank, per phase.
