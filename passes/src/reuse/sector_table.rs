@@ -100,13 +100,29 @@ impl SectorTable {
     }
 
     /// Records `stamp` as the last touch of each sector `first..=last`, and appends the one
-    /// before of each to `prev`, in order: a page at a time where the page is dense.
+    /// before of each to `prev`, in order: [`SectorTable::insert_run_with`] into a list, for
+    /// the tests.
+    #[cfg(test)]
     pub fn insert_run(
         &mut self,
         first: i64,
         last: i64,
         stamp: Stamp,
         prev: &mut Vec<Option<Stamp>>,
+    ) {
+        self.insert_run_with(first, last, stamp, |p| prev.push(p));
+    }
+
+    /// Records `stamp` as the last touch of each sector `first..=last`, and gives `seen` the
+    /// one before of each, in order: a page at a time where the page is dense. The tally
+    /// takes the touches where they are found, not through a list of them: a run is mostly a
+    /// few sectors, and the list cost as much as the lookups.
+    pub fn insert_run_with(
+        &mut self,
+        first: i64,
+        last: i64,
+        stamp: Stamp,
+        mut seen: impl FnMut(Option<Stamp>),
     ) {
         let mut s = first;
         while s <= last {
@@ -123,12 +139,13 @@ impl SectorTable {
                 Some(i) => {
                     let cells =
                         &mut self.dense[i][(s - page_first) as usize..=(end - page_first) as usize];
-                    prev.extend(cells.iter_mut().map(|c| Self::swap(c, stamp)));
+                    for c in cells {
+                        seen(Self::swap(c, stamp));
+                    }
                 }
                 None => {
                     for x in s..=end {
-                        let p = self.insert(x, stamp);
-                        prev.push(p);
+                        seen(self.insert(x, stamp));
                     }
                 }
             }

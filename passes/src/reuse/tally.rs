@@ -367,9 +367,6 @@ struct Tally {
     /// `last`, so a sector only read (most of a matrix) costs one entry.
     last_write: SectorTable,
     buckets: Buckets,
-    /// The last touches and writes a run's sectors had before it, for the run at hand.
-    prev_touches: Vec<Option<Stamp>>,
-    prev_writes: Vec<Option<Stamp>>,
     /// (blocks, distinct sectors per group) after 1, 2, 4, … blocks from the first busy one,
     /// and after the last.
     marks: Vec<(u64, Vec<f64>)>,
@@ -390,8 +387,6 @@ impl Tally {
             last: SectorTable::default(),
             last_write: SectorTable::default(),
             buckets: Buckets::new(),
-            prev_touches: Vec::new(),
-            prev_writes: Vec::new(),
             marks: Vec::new(),
             next_mark: 1,
             first_busy: None,
@@ -426,33 +421,41 @@ impl Tally {
             }
             // the run's sectors were mostly last touched together: one bucket for all of them
             let mut same: Option<(Stamp, u32)> = None;
-            // a load re-touches the sector's last touch, a write its last write
-            let mut prev_touches = std::mem::take(&mut self.prev_touches);
-            let mut prev_writes = std::mem::take(&mut self.prev_writes);
-            prev_touches.clear();
-            prev_writes.clear();
-            self.last
-                .insert_run(r.first, r.last, here, &mut prev_touches);
-            if w {
-                self.last_write
-                    .insert_run(r.first, r.last, here, &mut prev_writes);
-            }
-            self.sectors[g] += prev_touches.iter().filter(|p| p.is_none()).count() as f64;
             // counted first and added once: a float sum carried from sector to sector held the
             // tally at its latency
-            let mut firsts = 0;
-            for &prev in if w { &prev_writes } else { &prev_touches } {
-                match prev {
-                    Some(p) => self.settle(b, r, p, &mut same, weight),
-                    None => firsts += 1,
-                }
+            let (mut firsts, mut new_sectors) = (0u32, 0u32);
+            let Tally {
+                last,
+                last_write,
+                buckets,
+                loads_seen,
+                ..
+            } = self;
+            let mut retouches = Retouches {
+                buckets,
+                loads_seen,
+            };
+            // a load re-touches the sector's last touch, a write its last write
+            let mut settle = |prev: Option<Stamp>| match prev {
+                Some(p) => retouches.settle(b, r, p, &mut same, weight),
+                None => firsts += 1,
+            };
+            if w {
+                last.insert_run_with(r.first, r.last, here, |p| {
+                    new_sectors += u32::from(p.is_none());
+                });
+                last_write.insert_run_with(r.first, r.last, here, &mut settle);
+            } else {
+                last.insert_run_with(r.first, r.last, here, |p| {
+                    new_sectors += u32::from(p.is_none());
+                    settle(p);
+                });
             }
-            self.first_touches(r, firsts);
-            self.prev_touches = prev_touches;
-            self.prev_writes = prev_writes;
             if let Some(before) = same {
-                self.retouch(b, r, before, weight);
+                retouches.retouch(b, r, before, weight);
             }
+            self.sectors[g] += f64::from(new_sectors);
+            self.first_touches(r, firsts);
         }
         if self.first_busy.is_none() && !runs.is_empty() {
             self.first_busy = Some(b);
@@ -486,7 +489,11 @@ impl Tally {
             self.sectors[r.group as usize] += 1.0;
         }
         match prev {
-            Some(p) => self.retouch(b, r, (p, 1), weight),
+            Some(p) => Retouches {
+                buckets: &mut self.buckets,
+                loads_seen: &mut self.loads_seen,
+            }
+            .retouch(b, r, (p, 1), weight),
             None => self.first_touches(r, 1),
         }
     }
@@ -503,10 +510,20 @@ impl Tally {
             self.loads_first[r.group as usize] += f64::from(n);
         }
     }
+}
 
+/// Where re-touches are summed: the reuse buckets and the loads of data another block
+/// touched last, apart from the tables the run's sectors are looked up in.
+struct Retouches<'a> {
+    buckets: &'a mut Buckets,
+    loads_seen: &'a mut f64,
+}
+
+impl Retouches<'_> {
     /// A sector of run `r` of block `b` whose last touch (a write's last write) was `prev`:
     /// a re-touch of `prev`, gathered in `same` with the sectors before it in the run that
     /// re-touch the same (a first touch between them does not part them).
+    #[inline]
     fn settle(
         &mut self,
         b: u64,
@@ -530,7 +547,7 @@ impl Tally {
         let (pb, pt) = (u64::from(stamp.0), stamp.1);
         let weight = weight * f64::from(k);
         if !r.writes && pb != b {
-            self.loads_seen += weight;
+            *self.loads_seen += weight;
         }
         let dt = (r.progress as f64 - pt as f64) / PROGRESS_SCALE;
         self.buckets.add(b - pb, dt, weight);
