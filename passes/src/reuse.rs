@@ -370,12 +370,28 @@ impl ProfileWalk<'_> {
         // each access's lanes' addresses at the current point, where a program gave them
         let most = walks.iter().map(|(_, a)| a.len()).max().unwrap_or(0);
         let mut lane_addrs: Vec<Vec<Option<i128>>> = vec![Vec::with_capacity(32); most];
+        let (mut at_point, mut point_t, mut point_bases): (Vec<i128>, u32, Vec<i128>) =
+            (Vec::new(), 0, Vec::new());
         let streamed = tally::stream_blocks(&weights, &spans, walked, blocks, |b, runs| {
             // the block's runs go after those of the blocks before it in the batch
             let start = runs.len();
             for (g, (w, accesses)) in walks.iter().enumerate() {
+                // the walk visits a point once per warp: its progress and the accesses' point
+                // parts are the same for each, so they are worked out once, at its first warp
+                let mut have_point = false;
                 let res = w.walk_window_slots(b..b + 1, windows[g], &mut |point, lanes, _| {
-                    let t = (timelines[g].at_slots(point) * PROGRESS_SCALE) as u32;
+                    if !have_point || at_point.as_slice() != point {
+                        have_point = true;
+                        at_point.clear();
+                        at_point.extend_from_slice(point);
+                        point_t = (timelines[g].at_slots(point) * PROGRESS_SCALE) as u32;
+                        point_bases.clear();
+                        point_bases.extend(compiled[g].iter().map(|c| match c {
+                            Some(Form::Split(f)) => f.base(point),
+                            _ => 0,
+                        }));
+                    }
+                    let t = point_t;
                     for (k, a) in accesses.iter().enumerate() {
                         warp_sectors.clear();
                         let run = SectorRun {
@@ -430,7 +446,7 @@ impl ProfileWalk<'_> {
                             };
                         match &compiled[g][k] {
                             Some(Form::Split(f)) => {
-                                let base = f.base(point);
+                                let base = point_bases[k];
                                 // a tile's access walks its first lane, each of its rows: never
                                 // a run of lanes
                                 let progression = match a.tile {
