@@ -396,10 +396,15 @@ impl Tally {
     fn block(&mut self, b: u64, runs: &[SectorRun], weights: &[f64], walked: u64) {
         // a walk's blocks number fewer than 2^32 (it walks at most its budget of points)
         let b32 = u32::try_from(b).unwrap_or(u32::MAX - 1);
+        let mut before: Option<&SectorRun> = None;
         for r in runs {
             let (g, w) = (r.group as usize, r.writes);
             let weight = weights[g];
             let here = (b32, r.progress);
+            if before == Some(r) && self.repeat(b, here, r, weight) {
+                continue;
+            }
+            before = Some(r);
             if r.lone_sectors() {
                 // lone sectors (lanes of an access that does not coalesce), each a run of its
                 // own: no buffers
@@ -470,6 +475,39 @@ impl Tally {
                 self.next_mark *= 2;
             }
         }
+    }
+
+    /// The run `r` of block `b` (stamped `here`) again, right after the same run: each of its
+    /// sectors was last touched (a write's, last written) at `here`, so what the tables would
+    /// answer is known, and it is summed as [`Tally::lone`] or the run's own path would sum it,
+    /// the same additions in the same order. An access the compiler repeats at one place in the
+    /// code (an unrolled loop whose address does not change) touches the same sectors at the
+    /// same progress again and again. False, and nothing summed, for a run too long to say.
+    fn repeat(&mut self, b: u64, here: Stamp, r: &SectorRun, weight: f64) -> bool {
+        let Ok(n) = u32::try_from(r.last - r.first + 1) else {
+            return false;
+        };
+        let mut retouches = Retouches {
+            buckets: &mut self.buckets,
+            loads_seen: &mut self.loads_seen,
+        };
+        if r.lone_sectors() {
+            for _ in r.sectors() {
+                self.requests += weight;
+                if !r.writes {
+                    self.load_requests += weight;
+                }
+                retouches.retouch(b, r, (here, 1), weight);
+            }
+            return true;
+        }
+        let sectors = f64::from(n);
+        self.requests += weight * sectors;
+        if !r.writes {
+            self.load_requests += weight * sectors;
+        }
+        retouches.retouch(b, r, (here, n), weight);
+        true
     }
 
     /// The run `r` of one sector, of block `b` (stamped `here`), standing for `weight`
@@ -1178,6 +1216,45 @@ mod tests {
                         stride,
                     })
                     .collect();
+                runs.sort_by_key(SectorRun::tally_key);
+                for r in &runs {
+                    touches.extend(r.sectors().map(|s| (b as u64, r.progress, s, r.writes, r.group)));
+                }
+                stream.block(b as u64, &runs);
+            }
+            prop_assert_eq!(stream.finish(), from_touches(touches, &weights, walked, 2 * walked));
+        }
+
+        /// A run repeated at once (an unrolled access whose address does not change), which
+        /// the tally sums without looking its sectors up again, tallies as its touches do.
+        #[test]
+        fn repeated_runs_tally_as_their_touches_do(
+            blocks in prop::collection::vec(
+                prop::collection::vec(
+                    (0u32..4, any::<bool>(), 0u16..3, 0i64..40, 0i64..5, 1u32..4, 1usize..4),
+                    0..30),
+                1..6),
+        ) {
+            let weights = [1.0, 2.0, 4.0];
+            let walked = blocks.len() as u64;
+            let mut stream = TouchStream::new(&weights, walked, 2 * walked);
+            let mut touches = Vec::new();
+            for (b, runs) in blocks.iter().enumerate() {
+                let mut runs: Vec<SectorRun> = runs
+                    .iter()
+                    .flat_map(|&(t, writes, group, first, n, stride, times)| {
+                        let r = SectorRun {
+                            progress: t << 20,
+                            writes,
+                            group,
+                            first,
+                            last: first + n * i64::from(stride),
+                            stride,
+                        };
+                        std::iter::repeat_n(r, times)
+                    })
+                    .collect();
+                // stable: a run's repeats stay together
                 runs.sort_by_key(SectorRun::tally_key);
                 for r in &runs {
                     touches.extend(r.sectors().map(|s| (b as u64, r.progress, s, r.writes, r.group)));
