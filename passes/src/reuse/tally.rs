@@ -482,7 +482,8 @@ impl Tally {
     /// answer is known, and it is summed as [`Tally::lone`] or the run's own path would sum it,
     /// the same additions in the same order. An access the compiler repeats at one place in the
     /// code (an unrolled loop whose address does not change) touches the same sectors at the
-    /// same progress again and again. False, and nothing summed, for a run too long to say.
+    /// same progress again and again. False, and nothing summed, for a run of more sectors
+    /// than a `u32` counts (which no warp access makes).
     fn repeat(&mut self, b: u64, here: Stamp, r: &SectorRun, weight: f64) -> bool {
         let Ok(n) = u32::try_from(r.last - r.first + 1) else {
             return false;
