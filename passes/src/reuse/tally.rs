@@ -562,7 +562,6 @@ impl Retouches<'_> {
     /// A sector of run `r` of block `b` whose last touch (a write's last write) was `prev`:
     /// a re-touch of `prev`, gathered in `same` with the sectors before it in the run that
     /// re-touch the same (a first touch between them does not part them).
-    #[inline]
     fn settle(
         &mut self,
         b: u64,
@@ -1156,6 +1155,41 @@ mod tests {
         assert_eq!(streaming.window_occupied(1.0 / 64.0), 0.25);
     }
 
+    /// A run of the proptests below: at progress `t` (scaled), `n + 1` sectors `stride` apart.
+    fn test_run(t: u32, writes: bool, group: u16, first: i64, n: i64, stride: u32) -> SectorRun {
+        SectorRun {
+            progress: t << 20,
+            writes,
+            group,
+            first,
+            last: first + n * i64::from(stride),
+            stride,
+        }
+    }
+
+    /// Each block's runs, put in the tally's order (stably, so a run's repeats stay together),
+    /// tallied as runs and as their sectors' touches one by one.
+    fn tally_both_ways(blocks: Vec<Vec<SectorRun>>) -> (ReuseProfile, ReuseProfile) {
+        let weights = [1.0, 2.0, 4.0];
+        let walked = blocks.len() as u64;
+        let mut stream = TouchStream::new(&weights, walked, 2 * walked);
+        let mut touches = Vec::new();
+        for (b, mut runs) in blocks.into_iter().enumerate() {
+            runs.sort_by_key(SectorRun::tally_key);
+            for r in &runs {
+                touches.extend(
+                    r.sectors()
+                        .map(|s| (b as u64, r.progress, s, r.writes, r.group)),
+                );
+            }
+            stream.block(b as u64, &runs);
+        }
+        (
+            stream.finish(),
+            from_touches(touches, &weights, walked, 2 * walked),
+        )
+    }
+
     proptest! {
         /// Progress on a coarse grid, and runs that overlap, so sectors are touched again at
         /// one progress.
@@ -1201,29 +1235,18 @@ mod tests {
                     (0u32..4, any::<bool>(), 0u16..3, 0i64..40, 0i64..5, 1u32..4), 0..60),
                 1..6),
         ) {
-            let weights = [1.0, 2.0, 4.0];
-            let walked = blocks.len() as u64;
-            let mut stream = TouchStream::new(&weights, walked, 2 * walked);
-            let mut touches = Vec::new();
-            for (b, runs) in blocks.iter().enumerate() {
-                let mut runs: Vec<SectorRun> = runs
-                    .iter()
-                    .map(|&(t, writes, group, first, n, stride)| SectorRun {
-                        progress: t << 20,
-                        writes,
-                        group,
-                        first,
-                        last: first + n * i64::from(stride),
-                        stride,
-                    })
-                    .collect();
-                runs.sort_by_key(SectorRun::tally_key);
-                for r in &runs {
-                    touches.extend(r.sectors().map(|s| (b as u64, r.progress, s, r.writes, r.group)));
-                }
-                stream.block(b as u64, &runs);
-            }
-            prop_assert_eq!(stream.finish(), from_touches(touches, &weights, walked, 2 * walked));
+            let blocks: Vec<Vec<SectorRun>> = blocks
+                .iter()
+                .map(|runs| {
+                    runs.iter()
+                        .map(|&(t, writes, group, first, n, stride)| {
+                            test_run(t, writes, group, first, n, stride)
+                        })
+                        .collect()
+                })
+                .collect();
+            let (by_runs, by_touches) = tally_both_ways(blocks);
+            prop_assert_eq!(by_runs, by_touches);
         }
 
         /// A run repeated at once (an unrolled access whose address does not change), which
@@ -1236,33 +1259,18 @@ mod tests {
                     0..30),
                 1..6),
         ) {
-            let weights = [1.0, 2.0, 4.0];
-            let walked = blocks.len() as u64;
-            let mut stream = TouchStream::new(&weights, walked, 2 * walked);
-            let mut touches = Vec::new();
-            for (b, runs) in blocks.iter().enumerate() {
-                let mut runs: Vec<SectorRun> = runs
-                    .iter()
-                    .flat_map(|&(t, writes, group, first, n, stride, times)| {
-                        let r = SectorRun {
-                            progress: t << 20,
-                            writes,
-                            group,
-                            first,
-                            last: first + n * i64::from(stride),
-                            stride,
-                        };
-                        std::iter::repeat_n(r, times)
-                    })
-                    .collect();
-                // stable: a run's repeats stay together
-                runs.sort_by_key(SectorRun::tally_key);
-                for r in &runs {
-                    touches.extend(r.sectors().map(|s| (b as u64, r.progress, s, r.writes, r.group)));
-                }
-                stream.block(b as u64, &runs);
-            }
-            prop_assert_eq!(stream.finish(), from_touches(touches, &weights, walked, 2 * walked));
+            let blocks: Vec<Vec<SectorRun>> = blocks
+                .iter()
+                .map(|runs| {
+                    runs.iter()
+                        .flat_map(|&(t, writes, group, first, n, stride, times)| {
+                            std::iter::repeat_n(test_run(t, writes, group, first, n, stride), times)
+                        })
+                        .collect()
+                })
+                .collect();
+            let (by_runs, by_touches) = tally_both_ways(blocks);
+            prop_assert_eq!(by_runs, by_touches);
         }
     }
 }
