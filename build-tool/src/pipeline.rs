@@ -46,6 +46,22 @@ pub struct Job {
     /// Where the PTX the source lowers to and ptxas's resources are kept between runs
     /// ([`crate::cache`]); `None`: lowered and assembled every time.
     pub cache: Option<PathBuf>,
+    /// Whether the FLOPs are counted on ptxas's own SASS of each PTX block where ptxas
+    /// assembles for the counted architecture ([`crate::sass_flops::in_context`]), not only
+    /// the expansion table: an `nvdisasm` run per module, about 0.3 s of CPU whatever its size.
+    pub sass_in_context: bool,
+}
+
+impl Job {
+    /// The architecture whose SASS the FLOPs are counted for: the compile command's, else the
+    /// one kerncast lowers for.
+    pub fn sass_arch(&self) -> String {
+        self.lower
+            .command
+            .as_ref()
+            .and_then(|c| c.arch())
+            .unwrap_or_else(|| self.lower.arch.clone())
+    }
 }
 
 /// How to analyse.
@@ -144,6 +160,7 @@ pub fn jobs_from_paths(paths: &[PathBuf], base: &LowerOptions) -> Result<Vec<Job
             kernel: None,
             workloads: Vec::new(),
             cache: None,
+            sass_in_context: false,
         })
         .collect())
 }
@@ -209,6 +226,7 @@ pub fn jobs_from_config(cfg: &Config, base: &LowerOptions) -> Vec<Job> {
                 kernel: k.name.clone(),
                 workloads: k.workloads.clone(),
                 cache: None,
+                sass_in_context: false,
             }
         })
         .collect()
@@ -352,15 +370,9 @@ fn fail(
 }
 
 impl Unit {
-    /// The architecture the unit's SASS is for: the compile command's, else the one kerncast
-    /// lowered for.
+    /// The architecture the unit's SASS is for ([`Job::sass_arch`]).
     pub fn sass_arch(&self) -> String {
-        self.job
-            .lower
-            .command
-            .as_ref()
-            .and_then(|c| c.arch())
-            .unwrap_or_else(|| self.job.lower.arch.clone())
+        self.job.sass_arch()
     }
 
     /// Why the source was lowered for its architecture, when kerncast chose it for the devices
@@ -469,7 +481,8 @@ fn lower_and_parse(job: &Job, path: &Path) -> Result<Parsed, Failure> {
             let what = format!("PTX from {}: {e}", lowered.command);
             fail(job, None, None, "parse", what)
         })?;
-    let registers = assemble_cached(&module, &lowered.ptx, cache.as_ref());
+    let sass_arch = job.sass_in_context.then(|| job.sass_arch());
+    let registers = assemble_cached(&module, &lowered.ptx, sass_arch.as_deref(), cache.as_ref());
     let inlined = kerncast_passes::inline::inline_calls(&module);
     Ok(Parsed {
         lowered,
@@ -532,26 +545,31 @@ fn lower_cached(
     Ok(lowered)
 }
 
-/// [`crate::registers::assemble`], from the cache where ptxas assembled the same PTX before.
+/// [`crate::registers::assemble_for`], from the cache where ptxas assembled the same PTX before.
 fn assemble_cached(
     module: &Module,
     ptx: &str,
+    sass_arch: Option<&str>,
     cache: Option<&Cache>,
 ) -> crate::registers::Assembled {
     let Some(cache) = cache else {
-        return crate::registers::assemble(module, ptx);
+        return crate::registers::assemble_for(module, ptx, sass_arch);
     };
+    // nvdisasm's version only where its listing is part of the result
+    let nvdisasm = sass_arch.map(|_| cache.tool_identity("nvdisasm"));
     let key = Cache::key(&[
         "ptxas",
         env!("CARGO_PKG_VERSION"),
         &Cache::tool_fingerprint(),
         ptx,
+        sass_arch.unwrap_or_default(),
         &cache.tool_identity("ptxas"),
+        nvdisasm.as_deref().unwrap_or_default(),
     ]);
     if let Some(hit) = cache.get_value(&key) {
         return hit;
     }
-    let a = crate::registers::assemble(module, ptx);
+    let a = crate::registers::assemble_for(module, ptx, sass_arch);
     cache.put_value(&key, &a);
     a
 }

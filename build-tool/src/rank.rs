@@ -581,6 +581,7 @@ fn variant_job(opts: &RankOptions, defs: &BTreeMap<String, String>, kernel: Opti
         kernel: kernel.map(str::to_string),
         workloads: Vec::new(),
         cache: None,
+        sass_in_context: false,
     }
 }
 

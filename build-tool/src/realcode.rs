@@ -1037,6 +1037,8 @@ pub fn predict_program(
                 workloads: Vec::new(),
                 // each program is lowered once per run: nothing to keep between runs
                 cache: None,
+                // the measured FLOPs are Nsight's, on the SASS the GPU ran
+                sass_in_context: true,
             }
         })
         .collect();
@@ -1407,7 +1409,7 @@ pub fn accuracy(rows: &[Row], device: Option<&kerncast_models::Device>) -> Strin
         .collect();
     let _ = writeln!(
         out,
-        "FLOPs (FP32+FP64, SASS table) within 0.1 %: {} of {} predicted launches; static control flow: {} of {} (PTX-level counts: {} of {})",
+        "FLOPs (FP32+FP64, on SASS) within 0.1 %: {} of {} predicted launches; static control flow: {} of {} (PTX-level counts: {} of {})",
         flop_rows.iter().filter(|r| flops_ok(r)).count(),
         flop_rows.len(),
         stat.iter().filter(|r| flops_ok(r)).count(),
@@ -1529,10 +1531,10 @@ fn within_a_thousandth(p: f64, m: f64) -> bool {
 
 /// Why a launch with static control flow misses Nsight's FLOPs, as far as the rows tell: Nsight
 /// counted none at all, or the measured count itself moves between launches of the same kernel
-/// and sizes (data the count cannot see), or the miss comes with a division, square root or
-/// transcendental that the SASS table expands, or the PTX alone already differs (ptxas fuses an
-/// add with a product it recomputes in place of a register, as in clenergy-cuda's loop, or the
-/// code kerncast compiled is not the measured build's).
+/// and sizes (data the count cannot see), or the miss comes with SASS that counts otherwise than
+/// the PTX (a division, square root or transcendental's expansion, a product fused or kept),
+/// or the SASS count is the PTX's (the code kerncast compiled is not the measured build's, the
+/// data takes a slow path, or a block the expansion table counts, not ptxas's own SASS).
 fn flop_miss_cause(r: &Row, rows: &[Row]) -> &'static str {
     let (_, _, m) = flop_totals(r);
     let varies = rows
@@ -1544,9 +1546,9 @@ fn flop_miss_cause(r: &Row, rows: &[Row]) -> &'static str {
     } else if varies {
         "the measured count differs between launches of the same kernel and sizes"
     } else if !within_a_thousandth(p, ptx) {
-        "with a division, sqrt or transcendental the SASS table expands"
+        "with SASS that differs from the PTX's count (a division, root or transcendental's expansion, a product fused or kept)"
     } else {
-        "no expansion involved: ptxas's code in context (operations it fuses or recomputes) or the measured build differs"
+        "SASS and PTX counts agree: the measured build, the data's path or a block counted by the expansion table"
     }
 }
 
@@ -1964,7 +1966,7 @@ mod tests {
         match_rows(&[&m], &Err("not read in this test".into())).remove(0)
     }
 
-    /// A launch of static control flow with FLOPs (SASS table, PTX, measured per launch).
+    /// A launch of static control flow with FLOPs (SASS, PTX, measured per launch).
     fn counted(program: &str, launch: u32, flops: (f64, f64), measured: f64) -> Row {
         Row {
             launch,
@@ -1987,7 +1989,7 @@ mod tests {
             // Nsight counted 100 and 130 on two launches of the same sizes: data decides
             counted("varies", 1, (100.0, 100.0), 130.0),
             counted("varies", 2, (100.0, 100.0), 100.0),
-            // the SASS table's expansion (150) is not the measured 140
+            // the SASS's expansion (150) is not the measured 140
             counted("expanded", 1, (150.0, 110.0), 140.0),
             // PTX and table agree and both miss
             counted("compiled", 1, (80.0, 80.0), 100.0),
@@ -2005,8 +2007,8 @@ mod tests {
         let varies = line("differs between launches");
         assert!(varies.trim_start().starts_with("1  "), "{varies}");
         assert!(varies.contains("varies/k #1 0.7692"), "{varies}");
-        assert!(line("the SASS table expands").contains("expanded/k #1 1.0714"));
-        assert!(line("no expansion involved").contains("compiled/k #1 0.8000"));
+        assert!(line("SASS that differs").contains("expanded/k #1 1.0714"));
+        assert!(line("SASS and PTX counts agree").contains("compiled/k #1 0.8000"));
         assert!(line("counted no FLOP").contains("none/k #1 inf"));
         assert!(!text.contains("exact/k"));
     }

@@ -25,12 +25,26 @@ pub struct Assembled {
     /// Assembled as relocatable code (`-c`), as the module calls functions it does not define.
     pub relocatable: bool,
     pub probe: ResourceProbe,
+    /// The floating-point SASS of the same assembly by PTX line, where it was asked for (the
+    /// architecture is the one the FLOPs are counted for) and nvdisasm read it.
+    #[serde(default)]
+    pub sass_lines: Option<crate::sass_flops::in_context::SassLines>,
+    /// Why the SASS was asked for and not read (nvdisasm missing or failing).
+    #[serde(default)]
+    pub sass_unread: Option<String>,
 }
 
 /// Assembles `ptx` (parsed as `module`) for its own `.target`, or the oldest architecture
 /// ptxas knows where the target is older. A ptxas that is missing or rejects PTX that kerncast
 /// parsed leaves the registers unknown, with the reason: the counts do not need them.
 pub fn assemble(module: &Module, ptx: &str) -> Assembled {
+    assemble_for(module, ptx, None)
+}
+
+/// [`assemble`], with the SASS read by PTX line ([`Assembled::sass_lines`]) when ptxas
+/// assembles for `sass_arch`, the architecture whose FLOPs the counts are for. The lines are
+/// those of `ptx`: the module's spans must number the same text.
+pub fn assemble_for(module: &Module, ptx: &str, sass_arch: Option<&str>) -> Assembled {
     let target = module
         .target
         .iter()
@@ -50,22 +64,43 @@ pub fn assemble(module: &Module, ptx: &str) -> Assembled {
             ptxas_complaint(&e)
         ),
     };
-    let (probe, relocatable) = match lower::ptxas_resources(ptx, &arch) {
-        Ok(p) => (p, false),
-        // a call the module leaves to another (libclc lacks OpenCL 2.0's work-group
-        // functions) stops a whole-program assembly, not a relocatable one
-        Err(e) if ptxas_complaint(&e).contains("Unresolved extern function") => {
-            match lower::ptxas_resources_relocatable(ptx, &arch) {
-                Ok(p) => (p, true),
-                Err(e) => (unavailable(e), false),
+    let sass = sass_arch == Some(arch.as_str());
+    let (probe, listing, relocatable) =
+        match lower::ptxas_resources_with_sass(ptx, &arch, false, sass) {
+            Ok((p, l)) => (p, l, false),
+            // a call the module leaves to another (libclc lacks OpenCL 2.0's work-group
+            // functions) stops a whole-program assembly, not a relocatable one
+            Err(e) if ptxas_complaint(&e).contains("Unresolved extern function") => {
+                match lower::ptxas_resources_with_sass(ptx, &arch, true, sass) {
+                    Ok((p, l)) => (p, l, true),
+                    Err(e) => (
+                        unavailable(e),
+                        Err("ptxas did not assemble it".into()),
+                        false,
+                    ),
+                }
             }
-        }
-        Err(e) => (unavailable(e), false),
+            Err(e) => (
+                unavailable(e),
+                Err("ptxas did not assemble it".into()),
+                false,
+            ),
+        };
+    let (sass_lines, sass_unread) = match (listing, sass_arch) {
+        (Ok(l), _) if sass => (Some(crate::sass_flops::in_context::parse(&l, &arch)), None),
+        (Err(why), _) if sass => (None, Some(why)),
+        (_, Some(asked)) => (
+            None,
+            Some(format!("ptxas assembles this PTX for {arch}, not {asked}")),
+        ),
+        (_, None) => (None, None),
     };
     Assembled {
         arch,
         relocatable,
         probe,
+        sass_lines,
+        sass_unread,
     }
 }
 
@@ -175,6 +210,8 @@ mod tests {
             arch: "sm_80".into(),
             relocatable: false,
             probe: ResourceProbe::Measured(BTreeMap::from([("k".to_string(), r)])),
+            sass_lines: None,
+            sass_unread: None,
         }
     }
 

@@ -18,10 +18,19 @@
 //! weighted by the symbolic (or emulated) execution count of each instruction's PTX block, so
 //! closed forms still apply at any size.
 //!
-//! Why not count the kernel's own SASS: mapping SASS blocks back to PTX blocks breaks wherever
-//! ptxas unrolls, if-converts or duplicates code, and every launch would need ptxas. The PTX to
-//! SASS expansion of an arithmetic instruction does not depend on its neighbours, with three
-//! exceptions, handled here:
+//! **In context (`--sass-in-context`, and `realcode`), where ptxas assembles for the
+//! architecture counted:** the module's own SASS, each instruction marked with its PTX line
+//! (`ptxas -lineinfo`, `nvdisasm -gp`), gives each PTX block's FLOPs per execution
+//! ([`in_context`], [`block_in_context`]), weighted by the same PTX execution counts. ptxas
+//! does not always make the same code for an instruction in its kernel as in a probe: a product
+//! that an add and something else both read is fused into the add and kept (three FLOPs where
+//! the PTX has two); an add of a zero it can see is dropped. A block is the table's where the
+//! SASS cannot say (a line of several instructions, a simple operation ptxas predicated, no
+//! floating-point SASS at all), and wherever ptxas assembled for another architecture. nvdisasm
+//! costs about 0.3 s of CPU a module whatever its size, so a build does without it.
+//!
+//! The table's rules: the PTX to SASS expansion of an arithmetic instruction does not depend
+//! on its neighbours, with three exceptions:
 //! - a `neg`/`abs` is folded into the operand modifier of the instruction that reads it (no
 //!   FLOP) unless its value is stored, moved into a register with several definitions, or read
 //!   by a division or square root, where ptxas materialises it with an `FADD x, -y, -RZ` (one
@@ -36,11 +45,8 @@
 //! An instruction with a guard counts the threads whose guard is on, where the counter decided
 //! it (`BoundStats::guarded_execs`: CUB's `@p add` after a shuffle), as Nsight does.
 //!
-//! Known limit (haccmk-cuda, measured 34 FP32 FLOPs per loop iteration, the table 33): ptxas
-//! does not always make the same code for an instruction in context as in its probe. The probe
-//! of a non-ftz `sqrt.approx.f32` pre-scales small inputs with a predicated `@!P0 FMUL` (off
-//! for ordinary data: no FLOP), while in haccmk's loop ptxas scales unconditionally
-//! (`FMUL x, 2^24` and a select: one FLOP every time). The table records the probe's choice.
+//! Known limit of both: an instruction ptxas moves out of a loop (invariant code) runs once
+//! on the GPU and as often as its PTX block in the counts.
 
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::ptx::{Function, Inst, Operand, PtxType};
@@ -216,6 +222,9 @@ pub struct SassFlops {
     /// their block runs.
     #[serde(skip_serializing_if = "is_zero")]
     pub guarded: f64,
+    /// Thread executions counted on ptxas's own SASS of their line, not the table.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub in_context: f64,
 }
 
 /// An instruction's place in a CFG: (block, index in the block).
@@ -492,11 +501,16 @@ impl<'a> Context<'a> {
         Context { du, contracted }
     }
 
+    /// Whether the instruction computes a value only selected when a range check finds its
+    /// input denormal or not finite: ptxas predicates it on that check, off for ordinary data.
+    fn range_fixup(&self, inst: &Inst) -> bool {
+        inst.pred.is_none() && dest(inst).is_some_and(|d| self.du.range_fixup(d))
+    }
+
     /// What the instruction at block `b`, index `k` becomes under `table`.
     fn expand(&self, inst: &Inst, b: usize, k: usize, table: &FlopTable) -> Expanded {
         let ptx = ptx_rule(inst);
-        let fixup = inst.pred.is_none() && dest(inst).is_some_and(|d| self.du.range_fixup(d));
-        if fixup || self.contracted.gone_muls.contains(&(b, k)) {
+        if self.range_fixup(inst) || self.contracted.gone_muls.contains(&(b, k)) {
             return Expanded::Gone;
         }
         if self.contracted.fused_adds.contains(&(b, k)) {
@@ -541,41 +555,69 @@ impl Expansion {
 }
 
 /// The Nsight-style FLOPs of `stats` (counts of the kernel `f`, whose CFG blocks its
-/// `block_execs` index) under `table`.
-pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
+/// `block_execs` index): from ptxas's own SASS of each PTX block where `lines` has it
+/// ([`in_context`], [`block_in_context`]), else under `table`.
+pub fn count(
+    f: &Function,
+    stats: &BoundStats,
+    table: &FlopTable,
+    lines: Option<&in_context::SassLines>,
+) -> SassFlops {
     let cfg = Cfg::build(f);
     let cx = Context::of(&cfg);
+    let owners = lines.map(|_| line_owners(&cfg));
     let mut out = SassFlops::default();
     for (b, block) in cfg.blocks.iter().enumerate() {
         if stats.block_execs.get(&b).is_none_or(|e| e.threads == 0.0) {
             continue;
         }
+        let by_table: Vec<Expanded> = block
+            .insts
+            .iter()
+            .enumerate()
+            .map(|(k, inst)| {
+                if is_float_op(inst) {
+                    cx.expand(inst, b, k, table)
+                } else {
+                    Expanded::Gone
+                }
+            })
+            .collect();
+        let in_context = lines
+            .zip(owners.as_ref())
+            .and_then(|(l, o)| block_in_context(&block.insts, &by_table, &cx, l, o));
         for (k, inst) in block.insts.iter().enumerate() {
-            if !is_float_op(inst) {
-                continue;
-            }
             // Nsight counts the threads whose predicate is on
             let execs = stats.inst_execs(b, k).map_or(0.0, |e| e.threads);
-            let ptx = ptx_rule(inst);
-            // the PTX level: div, sqrt, rcp and the special functions one operation each
-            let ptx_per = match inst.opcode.as_str() {
-                "div" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => 1.0,
-                _ => 0.0,
-            };
-            match inst.types.first() {
-                Some(PtxType::F32) => out.ptx_f32 += execs * (ptx.f32 + ptx_per),
-                Some(PtxType::F64) => out.ptx_f64 += execs * (ptx.f64 + ptx_per),
-                _ => {}
+            if is_float_op(inst) {
+                let ptx = ptx_rule(inst);
+                // the PTX level: div, sqrt, rcp and the special functions one operation each
+                let ptx_per = if is_expansion(inst) { 1.0 } else { 0.0 };
+                match inst.types.first() {
+                    Some(PtxType::F32) => out.ptx_f32 += execs * (ptx.f32 + ptx_per),
+                    Some(PtxType::F64) => out.ptx_f64 += execs * (ptx.f64 + ptx_per),
+                    _ => {}
+                }
+                if inst.pred.is_some() {
+                    out.guarded += execs;
+                }
             }
-            if inst.pred.is_some() {
-                out.guarded += execs;
-            }
-            let e = match cx.expand(inst, b, k, table) {
-                Expanded::Gone => continue,
-                Expanded::Table(e) => e,
-                Expanded::Unlisted(e) => {
+            let e = match (&in_context, &by_table[k]) {
+                (Some(per), _) => {
+                    let p = per[k];
+                    out.in_context += execs;
+                    Expansion {
+                        f32: p.f32,
+                        f64: p.f64,
+                        f16: p.f16,
+                        sass: String::new(),
+                    }
+                }
+                (None, Expanded::Gone) => continue,
+                (None, Expanded::Table(e)) => e.clone(),
+                (None, Expanded::Unlisted(e)) => {
                     *out.unlisted.entry(form_key(inst)).or_default() += execs;
-                    e
+                    e.clone()
                 }
             };
             out.f32 += execs * e.f32;
@@ -584,6 +626,73 @@ pub fn count(f: &Function, stats: &BoundStats, table: &FlopTable) -> SassFlops {
         }
     }
     out
+}
+
+/// The FLOPs per execution of each instruction of a PTX block on ptxas's own SASS, or `None`
+/// where the block is the table's. Taken a block at a time because ptxas credits an
+/// instruction to the line of a neighbour now and then (the `DADD` that materialises a
+/// negation, to the store that reads it; a fused product, to its add): within a block the
+/// total holds. The table keeps a block where a line holds more than one instruction, where
+/// a simple operation's SASS is predicated although its PTX is not (a value only a select
+/// keeps: the data decides), where a range fix-up has SASS, and where the block has no
+/// floating-point SASS at all while the table counts some (ptxas merged it with the same code
+/// of another block, whose lines carry the SASS).
+fn block_in_context(
+    insts: &[Inst],
+    by_table: &[Expanded],
+    cx: &Context,
+    lines: &in_context::SassLines,
+    owners: &BTreeMap<u32, std::collections::BTreeSet<usize>>,
+) -> Option<Vec<in_context::Flops>> {
+    let mut per = Vec::with_capacity(insts.len());
+    let mut any_sass = false;
+    for inst in insts {
+        let line = inst.span.line;
+        if owners.get(&line).is_none_or(|s| s.len() != 1) {
+            return None;
+        }
+        let Some(sass) = lines.lines.get(&line) else {
+            per.push(in_context::Flops::default());
+            continue;
+        };
+        if cx.range_fixup(inst) {
+            return None;
+        }
+        let p = sass.per_execution(is_expansion(inst), inst.pred.is_some())?;
+        any_sass |= p.f32 + p.f64 + p.f16 > 0.0;
+        per.push(p);
+    }
+    let table_counts = by_table.iter().any(|e| match e {
+        Expanded::Gone => false,
+        Expanded::Table(e) | Expanded::Unlisted(e) => e.f32 + e.f64 + e.f16 > 0.0,
+    });
+    if table_counts && !any_sass {
+        return None;
+    }
+    Some(per)
+}
+
+/// Whether the instruction is one the SASS expands into a sequence: a division, root or
+/// special function (one `MUFU` and its refinement).
+fn is_expansion(inst: &Inst) -> bool {
+    matches!(
+        inst.opcode.as_str(),
+        "div" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh"
+    )
+}
+
+/// The instructions (by where their text starts) on each PTX line of a kernel: a line is
+/// counted on its SASS only where it holds one instruction (the inliner's copies of a device
+/// function's instruction are the same one).
+fn line_owners(cfg: &Cfg) -> BTreeMap<u32, std::collections::BTreeSet<usize>> {
+    let mut owners: BTreeMap<u32, std::collections::BTreeSet<usize>> = BTreeMap::new();
+    for inst in cfg.blocks.iter().flat_map(|b| &b.insts) {
+        owners
+            .entry(inst.span.line)
+            .or_default()
+            .insert(inst.span.start);
+    }
+    owners
 }
 
 /// How a kernel's SASS differs on the FP64 pipe from one instruction per PTX f64 operation,
@@ -643,6 +752,7 @@ impl Fp64Pipe {
 }
 
 mod contract;
+pub mod in_context;
 pub mod probe;
 
 #[cfg(test)]
@@ -661,7 +771,7 @@ mod tests {
         let f = m.kernels().next().expect("a kernel");
         let mut s = BoundStats::default();
         s.block_execs.insert(0, BlockExecs { threads, warps });
-        count(f, &s, &table())
+        count(f, &s, &table(), None)
     }
 
     #[test]
@@ -682,31 +792,109 @@ mod tests {
         assert_eq!(f("div.rn.f64").f32, 2.0);
     }
 
+    /// A one-parameter sm_86 kernel: `%f1` and `%f2` loaded from its buffer, then `body`, whose
+    /// first line is the PTX's line 11.
+    fn kernel(body: &str) -> String {
+        format!(
+            ".version 8.5\n.target sm_86\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_param_0)\n{{\n\
+             .reg .f32 %f<9>;\n.reg .b64 %rd<3>;\n\
+             ld.param.u64 %rd1, [k_param_0];\n\
+             ld.global.f32 %f1, [%rd1];\n\
+             ld.global.f32 %f2, [%rd1+4];\n\
+             {body}ret;\n}}\n"
+        )
+    }
+
     /// A small kernel: one block of a division, an fma, a negation folded into an add, an
     /// absolute value stored, and a move; counted as the SASS runs them.
     #[test]
     fn a_small_kernel_counts_as_its_sass() {
-        let ptx = ".version 8.5\n.target sm_86\n.address_size 64\n\
-            .visible .entry k(.param .u64 k_param_0)\n{\n\
-            .reg .f32 %f<9>;\n.reg .b64 %rd<3>;\n\
-            ld.param.u64 %rd1, [k_param_0];\n\
-            ld.global.f32 %f1, [%rd1];\n\
-            ld.global.f32 %f2, [%rd1+4];\n\
-            div.rn.f32 %f3, %f1, %f2;\n\
+        let ptx = kernel(
+            "div.rn.f32 %f3, %f1, %f2;\n\
             fma.rn.f32 %f4, %f3, %f2, %f1;\n\
             neg.f32 %f5, %f4;\n\
             add.rn.f32 %f6, %f5, %f1;\n\
             abs.f32 %f7, %f6;\n\
             mov.f32 %f8, %f7;\n\
             st.global.f32 [%rd1], %f8;\n\
-            max.f32 %f8, %f1, %f2;\n\
-            ret;\n}\n";
-        let c = count_one_block(ptx, 100.0, 4.0);
+            max.f32 %f8, %f1, %f2;\n",
+        );
+        let c = count_one_block(&ptx, 100.0, 4.0);
         // div 10 + fma 2 + add 1 + abs (stored through a move) 1; neg folded; max none
         assert_eq!(c.f32, 100.0 * 14.0, "{c:?}");
         // the PTX level: div 1 + fma 2 + add 1
         assert_eq!(c.ptx_f32, 100.0 * 4.0);
         assert!(c.unlisted.is_empty(), "{c:?}");
+    }
+
+    /// `nvdisasm -gp` lines for `(PTX line, SASS instruction)` pairs.
+    fn listing(sass: &[(u32, &str)]) -> in_context::SassLines {
+        let text: String = sass
+            .iter()
+            .map(|(line, inst)| {
+                format!("\t//## File \".nv_debug_ptx_txt\", line {line}\n  /*0040*/  {inst} ;\n")
+            })
+            .collect();
+        in_context::parse(&text, "sm_86")
+    }
+
+    /// Where ptxas's own SASS of a block is known, the block counts it: a product a store also
+    /// reads, fused into its add and kept for the store (three FLOPs where the table sees two);
+    /// a stored negation whose `FADD` ptxas credits to the store. A block with a line of two
+    /// instructions, which the SASS cannot tell apart, is the table's, as is one with a simple
+    /// operation ptxas predicated and one with no floating-point SASS at all.
+    #[test]
+    fn a_block_counts_its_own_sass_where_ptxas_made_it() {
+        let ptx = kernel(
+            "mul.f32 %f3, %f1, %f2;\n\
+            add.f32 %f4, %f3, %f1;\n\
+            neg.f32 %f8, %f4;\n\
+            st.global.f32 [%rd1], %f3;\n\
+            st.global.f32 [%rd1+4], %f8;\n\
+            bra.uni $L1;\n\
+            $L1:\n\
+            add.f32 %f5, %f1, %f2; mul.f32 %f6, %f5, %f5;\n\
+            sub.f32 %f7, %f6, %f6;\n\
+            st.global.f32 [%rd1+8], %f7;\n",
+        );
+        let m = Module::parse(&ptx).expect("parses");
+        let f = m.kernels().next().expect("a kernel");
+        let mut s = BoundStats::default();
+        for b in 0..2 {
+            s.block_execs.insert(
+                b,
+                BlockExecs {
+                    threads: 10.0,
+                    warps: 1.0,
+                },
+            );
+        }
+        let first = [
+            (11, "FMUL R0, R2, R3"),
+            (12, "FFMA R4, R2, R3, R2"),
+            (15, "FADD R5, -R4, -RZ"),
+        ];
+        let second = [(19, "FADD R6, R5, -R5")];
+        let count_with = |sass: &[(u32, &str)]| count(f, &s, &table(), Some(&listing(sass)));
+        let by_table = count(f, &s, &table(), None);
+        // the first block: mul 1, add 1, the stored negation 1; the second: add, mul, sub
+        assert_eq!(by_table.f32, 10.0 * 6.0, "{by_table:?}");
+        assert_eq!(by_table.in_context, 0.0);
+        let c = count_with(&[&first[..], &second[..]].concat());
+        // FMUL 1 + FFMA 2 + the negation's FADD 1; the second block by the table
+        assert_eq!(c.f32, 10.0 * 7.0, "{c:?}");
+        assert_eq!(
+            c.in_context,
+            10.0 * 9.0,
+            "the first block's nine instructions: {c:?}"
+        );
+        // the PTX level has no FLOP in a negation
+        assert_eq!(c.ptx_f32, 10.0 * 5.0);
+        // the multiply predicated: the data decides; no SASS: merged elsewhere
+        let predicated = [(11, "@P0 FMUL R0, R2, R3"), first[1], first[2]];
+        assert_eq!(count_with(&predicated).f32, 10.0 * 6.0);
+        assert_eq!(count_with(&second).f32, 10.0 * 6.0);
     }
 
     /// The FP64 pipe runs a double division as its SASS does (seven DFMAs and a DMUL) and a
@@ -812,7 +1000,7 @@ mod tests {
             .stats;
         // four warps
         for stats in [symbolic, emulated] {
-            let c = count(f, &stats, &table());
+            let c = count(f, &stats, &table(), None);
             assert_eq!(c.f32, 4.0 * 129.0, "{:?}", stats.guarded_execs);
             assert_eq!(c.ptx_f32, 4.0 * 129.0);
         }
@@ -901,7 +1089,7 @@ mod tests {
                 warps: 1.0,
             },
         );
-        let c = count(f, &s, &t);
+        let c = count(f, &s, &t, None);
         // mul.rz through its base form (5), fma and add by the PTX rule (2 + 1)
         assert_eq!(c.f32, 10.0 * 8.0, "{c:?}");
         assert_eq!(

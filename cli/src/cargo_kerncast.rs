@@ -84,6 +84,7 @@ pub fn run_all(mode: &str, manifest: Option<&PathBuf>, devices: &[String]) -> (i
                 lower: LowerArgs::default(),
                 params: vec![],
                 size_chart: false,
+                sass_in_context: false,
                 host: Default::default(),
             },
             baseline: p.baseline.clone(),

@@ -50,6 +50,7 @@ fn args(dir: &Path, sarif: Option<PathBuf>, update: bool) -> Args {
             lower: LowerArgs::default(),
             params: vec![],
             size_chart: false,
+            sass_in_context: false,
             host: Default::default(),
         },
         baseline: dir.join("kerncast-baseline.json"),

@@ -48,6 +48,7 @@ fn html_report_renders_in_headless_chromium() {
         lower: LowerArgs::default(),
         params: vec![],
         size_chart: true,
+        sass_in_context: false,
         host: Default::default(),
     };
     let report = analyze(&inputs, Some(&out)).expect("analyze runs");
@@ -200,6 +201,7 @@ fn shared_notes_appear_once_with_code_and_relative_paths() {
         lower: LowerArgs::default(),
         params: vec![],
         size_chart: false,
+        sass_in_context: false,
         host: Default::default(),
     };
     let report = analyze(&inputs, Some(out.path())).expect("analyze runs");

@@ -741,3 +741,46 @@ fn a_call_to_an_undefined_function_is_assembled_as_relocatable_code() {
         "{notes:?}"
     );
 }
+
+/// ptxas's own SASS of a module is read by PTX line where it assembles for the architecture the
+/// FLOPs are counted for: a division's line holds its reciprocal and five FFMAs (ten FLOPs, its
+/// slow path left out), an add's one FADD. For another architecture nothing is read, and the
+/// reason is kept for the report's note.
+#[test]
+fn ptxas_own_sass_is_read_by_ptx_line_for_the_counted_architecture() {
+    if !have(
+        "ptxas",
+        "ptxas_own_sass_is_read_by_ptx_line_for_the_counted_architecture",
+    ) || !have(
+        "nvdisasm",
+        "ptxas_own_sass_is_read_by_ptx_line_for_the_counted_architecture",
+    ) {
+        return;
+    }
+    let ptx = ".version 8.0\n.target sm_86\n.address_size 64\n\
+               .visible .entry k(.param .u64 k_out)\n{\n.reg .f32 %f<5>;\n.reg .b64 %rd<3>;\n\
+               ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\n\
+               ld.global.f32 %f1, [%rd2];\nld.global.f32 %f2, [%rd2+4];\n\
+               div.rn.f32 %f3, %f1, %f2;\nadd.f32 %f4, %f3, %f1;\n\
+               st.global.f32 [%rd2+8], %f4;\nret;\n}\n";
+    let module = kerncast_passes::ptx::Module::parse(ptx).unwrap();
+    let assembled = kerncast::registers::assemble_for(&module, ptx, Some("sm_86"));
+    let lines = assembled
+        .sass_lines
+        .unwrap_or_else(|| panic!("no SASS lines: {:?}", assembled.sass_unread));
+    assert_eq!(lines.arch, "sm_86");
+    let div = &lines.lines[&12];
+    assert_eq!(div.mufu, 1, "{div:?}");
+    let per = div.per_execution(true, false).expect("a division's FLOPs");
+    assert_eq!(per.f32, 10.0, "{div:?}");
+    let add = lines.lines[&13].per_execution(false, false);
+    assert_eq!(add.map(|f| f.f32), Some(1.0), "{lines:?}");
+    let other = kerncast::registers::assemble_for(&module, ptx, Some("sm_90"));
+    assert!(other.sass_lines.is_none());
+    assert_eq!(
+        other.sass_unread.as_deref(),
+        Some("ptxas assembles this PTX for sm_86, not sm_90")
+    );
+    let unasked = kerncast::registers::assemble(&module, ptx);
+    assert!(unasked.sass_lines.is_none() && unasked.sass_unread.is_none());
+}

@@ -45,6 +45,7 @@ fn inputs(dir: &Path, cache: bool) -> Inputs {
         host: Default::default(),
         params: vec![],
         size_chart: true,
+        sass_in_context: false,
     }
 }
 
@@ -66,6 +67,7 @@ fn files_on_titan_x(files: Vec<std::path::PathBuf>) -> Inputs {
         host: Default::default(),
         params: vec![],
         size_chart: false,
+        sass_in_context: false,
     }
 }
 
@@ -235,6 +237,7 @@ fn schedule_model_predicts_in_analyze() {
             host: Default::default(),
             params: vec![],
             size_chart: false,
+            sass_in_context: false,
         };
         analyze(&i, None).expect("analyze")
     };

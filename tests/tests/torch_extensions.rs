@@ -96,6 +96,7 @@ fn analyze_with(files: Vec<PathBuf>, params: &[&str]) -> Report {
         host: Default::default(),
         params: params.iter().map(|p| p.to_string()).collect(),
         size_chart: false,
+        sass_in_context: false,
     };
     analyze(&inputs, None).expect("analyze")
 }

@@ -24,7 +24,8 @@ pub use build_options::{add_nvrtc_options, add_opencl_build_options};
 pub use clang::emit_llvm_ir;
 pub use driver::lower_file;
 pub use ptxas::{
-    parse_ptxas_report, ptxas_resources, ptxas_resources_relocatable, ResourceProbe, Resources,
+    parse_ptxas_report, ptxas_resources, ptxas_resources_relocatable, ptxas_resources_with_sass,
+    ResourceProbe, Resources,
 };
 pub use sass::sass;
 pub use tools::{clang as clang_tool, find_tool};

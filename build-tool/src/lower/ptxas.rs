@@ -46,22 +46,41 @@ impl ResourceProbe {
 /// Run `ptxas -arch=<arch> -v` on `ptx`. An absent ptxas is not an error (`Unavailable`); PTX
 /// that ptxas rejects is, with ptxas's `line N` diagnostics.
 pub fn ptxas_resources(ptx: &str, arch: &str) -> Result<ResourceProbe, LowerError> {
-    run_ptxas(ptx, arch, false)
+    run_ptxas(ptx, arch, false, false).map(|(probe, _)| probe)
 }
 
 /// [`ptxas_resources`] for relocatable code (`ptxas -c`), which may call functions it does not
 /// define (an OpenCL built-in libclc lacks, a device function of another file).
 pub fn ptxas_resources_relocatable(ptx: &str, arch: &str) -> Result<ResourceProbe, LowerError> {
-    run_ptxas(ptx, arch, true)
+    run_ptxas(ptx, arch, true, false).map(|(probe, _)| probe)
 }
 
-fn run_ptxas(ptx: &str, arch: &str, relocatable: bool) -> Result<ResourceProbe, LowerError> {
+/// [`ptxas_resources`] (relocatable or not) with, when `sass`, the SASS of the same assembly:
+/// `nvdisasm -gp -c` of a cubin assembled with `-lineinfo` (which changes no instruction), each
+/// SASS instruction marked with its PTX line; `Err(reason)` where there is no listing.
+pub fn ptxas_resources_with_sass(
+    ptx: &str,
+    arch: &str,
+    relocatable: bool,
+    sass: bool,
+) -> Result<(ResourceProbe, Result<String, String>), LowerError> {
+    run_ptxas(ptx, arch, relocatable, sass)
+}
+
+fn run_ptxas(
+    ptx: &str,
+    arch: &str,
+    relocatable: bool,
+    sass: bool,
+) -> Result<(ResourceProbe, Result<String, String>), LowerError> {
+    let no_listing = || Err("no SASS listing asked for".to_string());
     let Some(ptxas) = find_tool("ptxas") else {
-        return Ok(ResourceProbe::Unavailable {
-            reason: "ptxas not found ($KERNCAST_TOOLCHAIN/bin, .toolchain/bin, PATH); \
-                     install it with `cargo xtask bootstrap`"
-                .into(),
-        });
+        let reason = "ptxas not found ($KERNCAST_TOOLCHAIN/bin, .toolchain/bin, PATH); \
+                      install it with `cargo xtask bootstrap`";
+        let probe = ResourceProbe::Unavailable {
+            reason: reason.into(),
+        };
+        return Ok((probe, Err(reason.into())));
     };
     let io = |context: &str| {
         let context = context.to_string();
@@ -70,12 +89,16 @@ fn run_ptxas(ptx: &str, arch: &str, relocatable: bool) -> Result<ResourceProbe, 
     let dir = tempfile::tempdir().map_err(io("creating a temp dir for ptxas"))?;
     let input = dir.path().join("input.ptx");
     std::fs::write(&input, ptx).map_err(io("writing PTX for ptxas"))?;
+    let cubin = dir.path().join("out.cubin");
     let mut cmd = Command::new(&ptxas);
     cmd.arg(format!("-arch={arch}")).arg("-v");
     if relocatable {
         cmd.arg("-c");
     }
-    cmd.arg("-o").arg(dir.path().join("out.cubin")).arg(&input);
+    if sass {
+        cmd.arg("-lineinfo");
+    }
+    cmd.arg("-o").arg(&cubin).arg(&input);
     let command = super::render_command(&cmd).replace(&*dir.path().to_string_lossy(), "$TMP");
     let output = cmd.output().map_err(io(&format!("starting `{command}`")))?;
     let text = String::from_utf8_lossy(&output.stderr).into_owned()
@@ -89,7 +112,35 @@ fn run_ptxas(ptx: &str, arch: &str, relocatable: bool) -> Result<ResourceProbe, 
             diagnostics: text.replace(&*input.to_string_lossy(), "<ptx>"),
         });
     }
-    Ok(ResourceProbe::Measured(parse_ptxas_report(&text)))
+    let probe = ResourceProbe::Measured(parse_ptxas_report(&text));
+    let listing = if sass {
+        disassemble(&cubin)
+    } else {
+        no_listing()
+    };
+    Ok((probe, listing))
+}
+
+/// `nvdisasm -gp -c CUBIN`, or why not.
+fn disassemble(cubin: &std::path::Path) -> Result<String, String> {
+    let nvdisasm = find_tool("nvdisasm").ok_or_else(|| {
+        "nvdisasm not found ($KERNCAST_TOOLCHAIN/bin, .toolchain/bin, PATH); install it with \
+         `cargo xtask bootstrap`"
+            .to_string()
+    })?;
+    let out = Command::new(nvdisasm)
+        .args(["-gp", "-c"])
+        .arg(cubin)
+        .output()
+        .map_err(|e| format!("could not run nvdisasm: {e}"))?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "nvdisasm -gp -c failed: {}",
+            said.lines().next().unwrap_or_default()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Parse the `ptxas info` lines of `ptxas -v` into per-function resources.

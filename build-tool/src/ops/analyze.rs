@@ -44,6 +44,12 @@ pub struct Inputs {
     /// several times the cost of the workloads themselves, so a build does without it.
     #[arg(long)]
     pub size_chart: bool,
+    /// Count FLOPs on ptxas's own SASS of each PTX block (`nvdisasm -gp`) where ptxas
+    /// assembles for the device's architecture, not only by the per-instruction expansion
+    /// table: what ptxas fuses, keeps or folds in context, as Nsight counts it. About 0.3 s of
+    /// CPU a source file for nvdisasm, so a build does without it (`realcode` counts so).
+    #[arg(long)]
+    pub sass_in_context: bool,
     #[command(flatten)]
     pub host: HostArgs,
     #[command(flatten)]
@@ -171,6 +177,9 @@ impl Inputs {
         };
         if let Some(db) = db.filter(|_| config.is_none() || !self.files.is_empty()) {
             follow_compile_commands(&mut jobs, &db, &self.lower, from_db.as_ref().map(|d| &d.1))?;
+        }
+        for j in &mut jobs {
+            j.sass_in_context = self.sass_in_context;
         }
         if jobs.is_empty() {
             return Err(Error::Workload("no kernel sources found".to_string()));

@@ -217,6 +217,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
         workloads: Vec::new(),
         // a second predict of an unchanged file neither lowers nor assembles it again
         cache: (!args.no_cache).then(crate::cache::Cache::default_dir),
+        sass_in_context: false,
     };
     let mut jobs = vec![job.clone()];
     for h in &args.hosts {
@@ -230,6 +231,7 @@ pub fn output(args: &Args) -> crate::Result<String> {
             kernel: None,
             workloads: Vec::new(),
             cache: job.cache.clone(),
+            sass_in_context: false,
         });
     }
     let given = params::parse(&args.workload.params).map_err(|e| Error::Flag(e.to_string()))?;

@@ -237,6 +237,7 @@ impl HostSide {
             kernel: None,
             workloads: Vec::new(),
             cache: jobs.first().and_then(|j| j.cache.clone()),
+            sass_in_context: jobs.first().is_some_and(|j| j.sass_in_context),
         }
     }
 

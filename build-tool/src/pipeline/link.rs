@@ -75,9 +75,10 @@ pub(super) fn link_units(units: &mut [Unit]) {
             .iter()
             .map(|&j| units[j].ptx_sha256.clone())
             .collect();
-        // the linked program is what ptxas assembles for the GPU: its registers and frames
+        // the linked program is what ptxas assembles for the GPU: its registers and frames (not
+        // its SASS by line: the text assembled is not the one its spans number)
         let cache = units[i].job.cache.clone().map(Cache::new);
-        let registers = super::assemble_cached(&module, &module.to_string(), cache.as_ref());
+        let registers = super::assemble_cached(&module, &module.to_string(), None, cache.as_ref());
         let inlined = inline_calls(&module);
         let u = &mut units[i];
         u.registers = registers;

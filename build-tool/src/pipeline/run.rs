@@ -385,13 +385,20 @@ fn one(
         let arch = u.sass_arch();
         match crate::sass_flops::FlopTable::for_arch(&arch) {
             Ok((table, note)) => {
-                let s = crate::sass_flops::count(f, &stats, table);
+                // ptxas's own SASS by line, where it assembled for this architecture
+                let lines = u.registers.sass_lines.as_ref().filter(|l| l.arch == arch);
+                let s = crate::sass_flops::count(f, &stats, table, lines);
                 counts.insert("flops.f32".into(), s.f32);
                 counts.insert("flops.f64".into(), s.f64);
                 counts.insert("flops.f16".into(), s.f16);
                 counts.insert("flops.ptx.f32".into(), s.ptx_f32);
                 counts.insert("flops.ptx.f64".into(), s.ptx_f64);
                 notes.extend(note);
+                if let Some(why) = u.registers.sass_unread.as_ref().filter(|_| lines.is_none()) {
+                    notes.push(format!(
+                        "SASS FLOPs from the {arch} expansion table, not ptxas's own SASS: {why}"
+                    ));
+                }
                 if !s.unlisted.is_empty() {
                     notes.push(format!(
                         "SASS FLOPs: forms the {arch} expansion table lacks, counted at the PTX level: {}",

@@ -182,6 +182,7 @@ mod tests {
             f,
             &s,
             &FlopTable::parse(SM_86).expect("the shipped table parses"),
+            None,
         )
     }
 

@@ -176,44 +176,19 @@ pub fn fast_path_flops(sass: &str) -> (f64, f64, f64, Vec<String>) {
         if t.contains("$__internal") && (t.starts_with(".type") || t.ends_with(':')) {
             break;
         }
-        // `/*0040*/   @!P0 FMUL R0, R0, 0.5 ;`
-        let Some(rest) = t
-            .strip_prefix("/*")
-            .and_then(|r| r.split_once("*/"))
-            .map(|x| x.1)
-        else {
+        let Some((guard, op)) = super::in_context::instruction(t) else {
             continue;
         };
-        let mut words = rest.split_whitespace();
-        let Some(mut op) = words.next() else { continue };
-        if let Some(p) = op.strip_prefix('@') {
-            let p = p.trim_start_matches('!');
-            if p != "PT" && p != "UPT" {
-                seen.push(format!(
-                    "({op} {}): predicated",
-                    words.clone().next().unwrap_or("")
-                ));
-                continue;
-            }
-            match words.next() {
-                Some(o) => op = o,
-                None => continue,
-            }
+        if let Some(g) = guard {
+            seen.push(format!("(@{g} {op}): predicated"));
+            continue;
         }
-        let base = op.split('.').next().unwrap_or(op);
-        let (fp32, fp64, half) = match base {
-            "FADD" | "FADD32I" | "FMUL" | "FMUL32I" => (1.0, 0.0, 0.0),
-            "FFMA" | "FFMA32I" => (2.0, 0.0, 0.0),
-            "DADD" | "DMUL" => (0.0, 1.0, 0.0),
-            "DFMA" => (0.0, 2.0, 0.0),
-            "HADD2" | "HMUL2" | "HADD2_32I" | "HMUL2_32I" => (0.0, 0.0, 1.0),
-            "HFMA2" | "HFMA2_32I" => (0.0, 0.0, 2.0),
-            "MUFU" => (0.0, 0.0, 0.0),
-            _ => continue,
+        let Some(flops) = super::in_context::opcode_flops(op) else {
+            continue;
         };
-        f32 += fp32;
-        f64 += fp64;
-        f16 += half;
+        f32 += flops.f32;
+        f64 += flops.f64;
+        f16 += flops.f16;
         seen.push(op.to_string());
     }
     (f32, f64, f16, seen)
