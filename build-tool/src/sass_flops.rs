@@ -21,13 +21,13 @@
 //! **In context (`--sass-in-context`, and `realcode`), where ptxas assembles for the
 //! architecture counted:** the module's own SASS, each instruction marked with its PTX line
 //! (`ptxas -lineinfo`, `nvdisasm -gp`), gives each PTX block's FLOPs per execution
-//! ([`in_context`], [`block_in_context`]), weighted by the same PTX execution counts. ptxas
-//! does not always make the same code for an instruction in its kernel as in a probe: a product
-//! that an add and something else both read is fused into the add and kept (three FLOPs where
-//! the PTX has two); an add of a zero it can see is dropped. A block is the table's where the
-//! SASS cannot say (a line of several instructions, a simple operation ptxas predicated, no
-//! floating-point SASS at all), and wherever ptxas assembled for another architecture. nvdisasm
-//! costs about 0.3 s of CPU a module whatever its size, so a build does without it.
+//! ([`in_context`], [`block_in_context`]), weighted by the same PTX execution counts: where
+//! ptxas makes other code for an instruction in its kernel than in its probe (hexciton-cuda's
+//! kernels: 0.15 % fewer FLOPs on their SASS than by the table, as Nsight measured them). A
+//! block is the table's where the SASS cannot say (a line of several instructions, a simple
+//! operation ptxas predicated, no floating-point SASS at all), and wherever ptxas assembled for
+//! another architecture. nvdisasm costs about 0.3 s of CPU a module whatever its size, so a
+//! build does without it.
 //!
 //! The table's rules: the PTX to SASS expansion of an arithmetic instruction does not depend
 //! on its neighbours, with three exceptions:
@@ -45,8 +45,11 @@
 //! An instruction with a guard counts the threads whose guard is on, where the counter decided
 //! it (`BoundStats::guarded_execs`: CUB's `@p add` after a shuffle), as Nsight does.
 //!
-//! Known limit of both: an instruction ptxas moves out of a loop (invariant code) runs once
-//! on the GPU and as often as its PTX block in the counts.
+//! Known limit of the table (haccmk-cuda, measured 34 FP32 FLOPs per loop iteration, the table
+//! 33): the probe of a non-ftz `sqrt.approx.f32` pre-scales small inputs with a predicated
+//! `@!P0 FMUL` (no FLOP for ordinary data), while in haccmk's loop ptxas scales unconditionally
+//! (one FLOP every time). Known limit of both: an instruction ptxas moves out of a loop
+//! (invariant code) runs once on the GPU and as often as its PTX block in the counts.
 
 use kerncast_passes::cfg::Cfg;
 use kerncast_passes::ptx::{Function, Inst, Operand, PtxType};
@@ -630,9 +633,8 @@ pub fn count(
 
 /// The FLOPs per execution of each instruction of a PTX block on ptxas's own SASS, or `None`
 /// where the block is the table's. Taken a block at a time because ptxas credits an
-/// instruction to the line of a neighbour now and then (the `DADD` that materialises a
-/// negation, to the store that reads it; a fused product, to its add): within a block the
-/// total holds. The table keeps a block where a line holds more than one instruction, where
+/// instruction to the line of a neighbour now and then (ace-cuda: the `DADD` that materialises
+/// a stored negation, to the store): within a block the total holds. The table keeps a block where a line holds more than one instruction, where
 /// a simple operation's SASS is predicated although its PTX is not (a value only a select
 /// keeps: the data decides), where a range fix-up has SASS, and where the block has no
 /// floating-point SASS at all while the table counts some (ptxas merged it with the same code
@@ -839,9 +841,9 @@ mod tests {
         in_context::parse(&text, "sm_86")
     }
 
-    /// Where ptxas's own SASS of a block is known, the block counts it: a product a store also
-    /// reads, fused into its add and kept for the store (three FLOPs where the table sees two);
-    /// a stored negation whose `FADD` ptxas credits to the store. A block with a line of two
+    /// Where ptxas's own SASS of a block is known, the block counts it: here a product kept for
+    /// a store beside an FFMA that fuses it into its add (three FLOPs where the table sees two),
+    /// and a stored negation whose `FADD` ptxas credits to the store. A block with a line of two
     /// instructions, which the SASS cannot tell apart, is the table's, as is one with a simple
     /// operation ptxas predicated and one with no floating-point SASS at all.
     #[test]

@@ -394,7 +394,11 @@ fn one(
                 counts.insert("flops.ptx.f32".into(), s.ptx_f32);
                 counts.insert("flops.ptx.f64".into(), s.ptx_f64);
                 notes.extend(note);
-                if let Some(why) = u.registers.sass_unread.as_ref().filter(|_| lines.is_none()) {
+                if u.job.sass_in_context && lines.is_none() {
+                    let why = u.registers.sass_unread.as_deref().unwrap_or(
+                        "the PTX ptxas assembled is linked from several files, whose lines are \
+                         not the ones counted",
+                    );
                     notes.push(format!(
                         "SASS FLOPs from the {arch} expansion table, not ptxas's own SASS: {why}"
                     ));

@@ -3,12 +3,13 @@
 //! instruction with the PTX line it came from.
 //!
 //! Why beside the probe table: ptxas does not always make the same code for an instruction in
-//! its kernel as in a probe. It fuses a product into the add that reads it, and keeps the
-//! product too where something else reads it (three FLOPs where the PTX has two); it scales a
-//! non-ftz `sqrt.approx` unconditionally in one loop and behind a predicate in the probe; it
-//! materialises a negation or folds it into an operand. Counted on the kernel's own SASS, these
-//! are what Nsight counts. The symbolic counts stay on PTX blocks: a line's FLOPs per copy are
-//! weighted by its PTX instruction's executions, so closed forms still apply at any size.
+//! its kernel as in a probe. In haccmk-cuda's loop it scales a non-ftz `sqrt.approx`
+//! unconditionally, where the probe scales behind a predicate; in ace-cuda it materialises each
+//! stored negation with a `DADD` credited to the store's line; in hexciton-cuda's kernels it
+//! leaves out part of what the table counts (0.15 % of their FLOPs, as Nsight measured them).
+//! Counted on the kernel's own SASS, these are what Nsight counts. The symbolic counts stay on
+//! PTX blocks: a line's FLOPs per copy are weighted by its PTX instruction's executions, so
+//! closed forms still apply at any size.
 //!
 //! Copies: where ptxas unrolls a loop or duplicates a block, a line's SASS appears several
 //! times, each copy running a share of the line's executions. A line's FLOPs per execution are
