@@ -65,6 +65,10 @@ pub fn assemble_for(module: &Module, ptx: &str, sass_arch: Option<&str>) -> Asse
         ),
     };
     let sass = sass_arch == Some(arch.as_str());
+    let failed = |e| {
+        let listing = Err("ptxas did not assemble it".to_string());
+        (unavailable(e), listing, false)
+    };
     let (probe, listing, relocatable) =
         match lower::ptxas_resources_with_sass(ptx, &arch, false, sass) {
             Ok((p, l)) => (p, l, false),
@@ -73,18 +77,10 @@ pub fn assemble_for(module: &Module, ptx: &str, sass_arch: Option<&str>) -> Asse
             Err(e) if ptxas_complaint(&e).contains("Unresolved extern function") => {
                 match lower::ptxas_resources_with_sass(ptx, &arch, true, sass) {
                     Ok((p, l)) => (p, l, true),
-                    Err(e) => (
-                        unavailable(e),
-                        Err("ptxas did not assemble it".into()),
-                        false,
-                    ),
+                    Err(e) => failed(e),
                 }
             }
-            Err(e) => (
-                unavailable(e),
-                Err("ptxas did not assemble it".into()),
-                false,
-            ),
+            Err(e) => failed(e),
         };
     let (sass_lines, sass_unread) = match (listing, sass_arch) {
         (Ok(l), _) if sass => (Some(crate::sass_flops::in_context::parse(&l, &arch)), None),

@@ -46,13 +46,13 @@ impl ResourceProbe {
 /// Run `ptxas -arch=<arch> -v` on `ptx`. An absent ptxas is not an error (`Unavailable`); PTX
 /// that ptxas rejects is, with ptxas's `line N` diagnostics.
 pub fn ptxas_resources(ptx: &str, arch: &str) -> Result<ResourceProbe, LowerError> {
-    run_ptxas(ptx, arch, false, false).map(|(probe, _)| probe)
+    ptxas_resources_with_sass(ptx, arch, false, false).map(|(probe, _)| probe)
 }
 
 /// [`ptxas_resources`] for relocatable code (`ptxas -c`), which may call functions it does not
 /// define (an OpenCL built-in libclc lacks, a device function of another file).
 pub fn ptxas_resources_relocatable(ptx: &str, arch: &str) -> Result<ResourceProbe, LowerError> {
-    run_ptxas(ptx, arch, true, false).map(|(probe, _)| probe)
+    ptxas_resources_with_sass(ptx, arch, true, false).map(|(probe, _)| probe)
 }
 
 /// [`ptxas_resources`] (relocatable or not) with, when `sass`, the SASS of the same assembly:
@@ -64,16 +64,6 @@ pub fn ptxas_resources_with_sass(
     relocatable: bool,
     sass: bool,
 ) -> Result<(ResourceProbe, Result<String, String>), LowerError> {
-    run_ptxas(ptx, arch, relocatable, sass)
-}
-
-fn run_ptxas(
-    ptx: &str,
-    arch: &str,
-    relocatable: bool,
-    sass: bool,
-) -> Result<(ResourceProbe, Result<String, String>), LowerError> {
-    let no_listing = || Err("no SASS listing asked for".to_string());
     let Some(ptxas) = find_tool("ptxas") else {
         let reason = "ptxas not found ($KERNCAST_TOOLCHAIN/bin, .toolchain/bin, PATH); \
                       install it with `cargo xtask bootstrap`";
@@ -116,7 +106,7 @@ fn run_ptxas(
     let listing = if sass {
         disassemble(&cubin)
     } else {
-        no_listing()
+        Err("no SASS listing asked for".to_string())
     };
     Ok((probe, listing))
 }

@@ -19,9 +19,9 @@
 //!
 //! As the probe table does, a predicated instruction inside a division's or root's expansion
 //! (a range fix-up, off for ordinary data) and the out-of-line slow paths (`$__internal_…`
-//! subroutines, which carry no line) are left out; a predicated instruction of a simple
-//! operation (ptxas if-converting a branch) counts, as its PTX block's executions say when it
-//! runs.
+//! subroutines, which carry no line) are left out. A simple operation ptxas predicated counts
+//! only where its PTX instruction has that guard; otherwise its line does not say how often it
+//! runs (a value only a select keeps, or a branch ptxas if-converted): the data decides.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
