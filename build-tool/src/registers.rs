@@ -58,6 +58,17 @@ pub fn assemble_for(module: &Module, ptx: &str, sass_arch: Option<&str>) -> Asse
         Ok(n) if n < PTXAS_OLDEST_SM => format!("sm_{PTXAS_OLDEST_SM}"),
         _ => target,
     };
+    // a module with no kernel (a unit of host code and device functions) has no resources
+    // or SASS anyone asks for: ptxas and nvdisasm would cost a third of a second for nothing
+    if module.kernels().next().is_none() {
+        return Assembled {
+            arch,
+            relocatable: false,
+            probe: ResourceProbe::Measured(Default::default()),
+            sass_lines: None,
+            sass_unread: None,
+        };
+    }
     let unavailable = |e: lower::LowerError| ResourceProbe::Unavailable {
         reason: format!(
             "ptxas -arch={arch} did not assemble the PTX: {}",
@@ -272,5 +283,22 @@ mod tests {
             "{note}"
         );
         assert_eq!(launch_fails(&stats(32, 992), &d), None);
+    }
+
+    /// A module of device functions only is not handed to ptxas: text ptxas would refuse
+    /// (`.func` with a body it cannot parse) still gives no failure, and no kernel.
+    #[test]
+    fn a_module_without_kernels_is_not_assembled() {
+        let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+                   .visible .func twice()\n{\n\tret;\n}\n";
+        let module = kerncast_passes::ptx::Module::parse(ptx).expect("a function, no kernel");
+        assert_eq!(module.kernels().count(), 0);
+        let a = assemble_for(&module, "not PTX ptxas would take", Some("sm_80"));
+        assert!(
+            matches!(&a.probe, ResourceProbe::Measured(k) if k.is_empty()),
+            "{:?}",
+            a.probe
+        );
+        assert_eq!((a.sass_lines.is_none(), a.sass_unread), (true, None));
     }
 }
