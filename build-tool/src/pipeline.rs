@@ -85,7 +85,8 @@ pub struct Options {
     /// are emulated). Off by default: most of an analysis's time, which a build does not read.
     pub size_chart: bool,
     /// Only the launches these keys name are analysed (`realcode`: the measured ones); the
-    /// host code's other launches are left out. `None`: every launch.
+    /// host code's other launches are left out, and so are the units that define none of
+    /// their kernels ([`hosts::HostSide::defining`]). `None`: every launch.
     pub only_launches: Option<Vec<LaunchKey>>,
 }
 

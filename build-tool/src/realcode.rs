@@ -1754,7 +1754,6 @@ mod tests {
         std::fs::write(&db, entry.to_string()).unwrap();
         let tools = Toolchain::discover();
         let units = compdb::read(&db, &tools).unwrap();
-        let commands = compile_command::read_database(&db).unwrap();
         let opts = Options {
             run_dir: Some(run_dir(data.path(), "p")),
             ..reading_options("rtx-3080", tools).unwrap()
@@ -1782,6 +1781,21 @@ mod tests {
         };
         let before = stored(&readings);
         assert_eq!(before.len(), 1, "one reading kept");
+        let key = ("k", [32, 1, 1], [128, 1, 1]);
+        let report = predicted_at(data.path(), &db, key, Some(&cache));
+        assert_eq!(report.kernels.len(), 1, "{:?}", report.errors);
+        // a reading the analysis made itself would be a second entry, or a rewritten one
+        assert_eq!(stored(&readings), before);
+    }
+
+    /// Program `p` of the folder `data` (its compilation database `db`) analysed at one
+    /// measured launch (kernel, grid, block), run without arguments, as `realcode` does.
+    fn predicted_at(
+        data: &Path,
+        db: &Path,
+        (kernel, grid, block): (&str, [u64; 3], [u64; 3]),
+        cache: Option<&Path>,
+    ) -> crate::report::Report {
         #[derive(clap::Parser)]
         struct Cli {
             #[command(flatten)]
@@ -1790,20 +1804,70 @@ mod tests {
         let args = <Cli as clap::Parser>::parse_from(["realcode"]).args;
         let run = crate::host_workloads::RunSpec {
             args: Some(Vec::new()),
-            compile_commands: Some(db.clone()),
-            run_dir: Some(run_dir(data.path(), "p")),
+            compile_commands: Some(db.to_path_buf()),
+            run_dir: Some(run_dir(data, "p")),
         };
         let keys = vec![crate::pipeline::LaunchKey {
-            kernel: "k".into(),
-            grid: [32, 1, 1],
-            block: [128, 1, 1],
+            kernel: kernel.into(),
+            grid,
+            block,
             instance: None,
         }];
+        let commands = compile_command::read_database(db).unwrap();
         let mine: Vec<&CompileCommand> = commands.iter().collect();
-        let report = predict_program(&mine, run, &keys, data.path(), Some(&cache), &args);
-        assert_eq!(report.kernels.len(), 1, "{:?}", report.errors);
-        // a reading the analysis made itself would be a second entry, or a rewritten one
-        assert_eq!(stored(&readings), before);
+        predict_program(&mine, run, &keys, data, cache, &args)
+    }
+
+    /// A unit that defines none of the measured kernels is not lowered (its device compile
+    /// would fail here: it is seen failing where the unit is lowered), unless the program's
+    /// device code is relocatable, where a kernel may call a device function it defines, or a
+    /// measured kernel's name is left mangled (nothing can be matched with it).
+    #[test]
+    fn a_unit_that_defines_no_measured_kernel_is_lowered_only_for_relocatable_code() {
+        let analysed = |extra_flag: &str, kernel: &str| -> crate::report::Report {
+            let data = tempfile::tempdir().unwrap();
+            let dir = data.path().join("src").join("p");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(
+                dir.join("main.cu"),
+                "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n\
+                 __global__ void other(float* x);\n\
+                 int main() {\n  float* x;\n  cudaMalloc(&x, 128 * sizeof(float));\n  \
+                 k<<<1, 128>>>(x);\n  other<<<1, 128>>>(x);\n  return 0;\n}\n",
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join("other.cu"),
+                "#ifdef __CUDA_ARCH__\n#error the device side of other.cu was compiled\n#endif\n\
+                 __global__ void other(float* x) { x[threadIdx.x] += 1.0f; }\n",
+            )
+            .unwrap();
+            let command = |file: &str| {
+                format!("clang++ -O3 --cuda-gpu-arch=sm_86 -x cuda {extra_flag} -c src/p/{file}")
+            };
+            let db = data.path().join("compile_commands.json");
+            let entries = serde_json::json!([
+                {"directory": data.path(), "file": "src/p/main.cu",
+                 "command": command("main.cu"), "program": "p"},
+                {"directory": data.path(), "file": "src/p/other.cu",
+                 "command": command("other.cu"), "program": "p"},
+            ]);
+            std::fs::write(&db, entries.to_string()).unwrap();
+            predicted_at(data.path(), &db, (kernel, [1, 1, 1], [128, 1, 1]), None)
+        };
+        let whole = analysed("", "k");
+        assert_eq!(whole.kernels.len(), 1, "{:?}", whole.errors);
+        assert!(whole.errors.is_empty(), "{:?}", whole.errors);
+        let lowered = |r: &crate::report::Report| {
+            r.errors
+                .iter()
+                .any(|e| e.file.ends_with("other.cu") && e.stage == "lower")
+        };
+        let relocatable = analysed("-fgpu-rdc", "k");
+        assert_eq!(relocatable.kernels.len(), 1, "{:?}", relocatable.errors);
+        assert!(lowered(&relocatable), "{:?}", relocatable.errors);
+        let mangled = analysed("", "_Z1kPf");
+        assert!(lowered(&mangled), "{:?}", mangled.errors);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::output::HostReading;
 use crate::program::{HostError, Options, Program};
 use crate::python::extension::torch_shim;
 use crate::{ast, clang, embedded_c, interp, output};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Reads a program of C, C++ and CUDA units.
@@ -36,6 +36,8 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
     let mut units = program.units.clone();
     // every file the units read, for the caller to tell whether a reading still holds
     let mut read_files = BTreeSet::new();
+    // the kernels each unit defines, for a caller that lowers only the units it needs
+    let mut kernels_defined = BTreeMap::new();
     let mut i = 0;
     // whether the sources beside the units were searched for the definitions of functions the
     // program calls and the units do not define
@@ -53,6 +55,7 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
                 clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
                     .map_err(HostError::Parse)?;
             read_files.extend(inputs.into_iter().map(PathBuf::from));
+            kernels_defined.insert(unit.file.clone(), kernel_definitions(&tu));
             output::error_diagnostics(&tu.diagnostics(), &mut diagnostics);
             let mut alone = clang::lower::ProgramAst::default();
             alone.add_unit(&tu, &own_file);
@@ -144,8 +147,35 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
         let mut reading = output::merge(readings);
         reading.embedded = embedded_c::sources(&literals, &compiled);
         reading.inputs = Some(read_files);
+        reading.kernels_defined = Some(kernels_defined);
         return Ok(reading);
     }
+}
+
+/// The names of the kernels (`__global__` functions and function templates, with a body) a
+/// translation unit defines, in its own files and in every header it includes (a library's
+/// kernel templates among them), without namespace or template arguments: how profilers and
+/// [`crate::output::HostReading::kernels_defined`] name them.
+fn kernel_definitions(tu: &clang::Unit<'_>) -> BTreeSet<String> {
+    use clang_sys::{
+        CXCursor_CUDAGlobalAttr, CXCursor_CompoundStmt, CXCursor_FunctionDecl,
+        CXCursor_FunctionTemplate, CXCursor_LinkageSpec, CXCursor_Namespace,
+    };
+    let mut out = BTreeSet::new();
+    let mut top = tu.cursor().children();
+    while let Some(c) = top.pop() {
+        let kind = c.kind();
+        if kind == CXCursor_LinkageSpec || kind == CXCursor_Namespace {
+            top.extend(c.children());
+        } else if kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate {
+            let children = c.children();
+            let global = children.iter().any(|a| a.kind() == CXCursor_CUDAGlobalAttr);
+            if global && children.iter().any(|b| b.kind() == CXCursor_CompoundStmt) {
+                out.insert(c.spelling());
+            }
+        }
+    }
+    out
 }
 
 /// The free functions a source defines (`main` among them), by name, from a parse of the

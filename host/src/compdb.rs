@@ -154,6 +154,31 @@ impl CompileCommand {
         }
     }
 
+    /// Whether the command keeps device code relocatable, for a device link with other units'
+    /// (clang's `-fgpu-rdc`; nvcc's `-rdc=true`, `--relocatable-device-code=true`, `-rdc true`,
+    /// `-dc`): a kernel of one unit may then call a device function another defines.
+    pub fn relocatable_device_code(&self) -> bool {
+        let on = |v: &str| matches!(v, "true" | "1");
+        // the last word that says wins, as in both drivers
+        let mut relocatable = false;
+        let mut it = self.words.iter().peekable();
+        while let Some(w) = it.next() {
+            let value = w
+                .strip_prefix("-rdc=")
+                .or_else(|| w.strip_prefix("--relocatable-device-code="));
+            match (w.as_str(), value) {
+                ("-fgpu-rdc" | "-dc" | "--device-c", _) => relocatable = true,
+                ("-fno-gpu-rdc", _) => relocatable = false,
+                (_, Some(v)) => relocatable = on(v),
+                ("-rdc" | "--relocatable-device-code", None) => {
+                    relocatable = it.next().is_some_and(|v| on(v));
+                }
+                _ => {}
+            }
+        }
+        relocatable
+    }
+
     /// The architecture the command compiles device code for (`--cuda-gpu-arch=`, `-arch=`,
     /// `-gencode arch=…,code=…`), the first where several are given.
     pub fn arch(&self) -> Option<String> {
@@ -604,6 +629,30 @@ fn nvcc_arch(w: &str, next: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn relocatable_device_code_is_read_from_either_driver_and_the_last_word_wins() {
+        let cmd = |w: &str| super::CompileCommand {
+            file: "/p/a.cu".into(),
+            directory: "/p".into(),
+            words: w.split(' ').map(str::to_string).collect(),
+            program: None,
+        };
+        for (words, rdc) in [
+            ("clang++ -x cuda -fgpu-rdc -c a.cu", true),
+            ("clang++ -x cuda -fgpu-rdc -fno-gpu-rdc -c a.cu", false),
+            ("clang++ -x cuda -O3 -c a.cu", false),
+            ("nvcc -rdc=true -c a.cu", true),
+            ("nvcc -rdc=false -c a.cu", false),
+            ("nvcc --relocatable-device-code=true -c a.cu", true),
+            ("nvcc -rdc true -c a.cu", true),
+            ("nvcc -rdc false -c a.cu", false),
+            ("nvcc -dc a.cu", true),
+            ("nvcc -O3 -c a.cu", false),
+        ] {
+            assert_eq!(cmd(words).relocatable_device_code(), rdc, "{words}");
+        }
+    }
+
     /// CMake hands nvcc a CUDA target's include folders in a response file.
     #[test]
     fn response_files_are_expanded() {

@@ -247,6 +247,12 @@ pub struct HostReading {
     /// still holds; `None` where that is not all it read (a Python host reads files as it runs).
     #[serde(skip)]
     pub inputs: Option<BTreeSet<std::path::PathBuf>>,
+    /// The kernels each C, C++ or CUDA unit defines (its file as read → the kernels' names
+    /// without namespace or template arguments, from the unit and every header it includes),
+    /// so a caller that wants only some kernels can leave the other units unlowered; `None`
+    /// where the reading does not say (a Python host).
+    #[serde(skip)]
+    pub kernels_defined: Option<BTreeMap<std::path::PathBuf, BTreeSet<String>>>,
 }
 
 /// A kernel program a host compiles at run time from a string it holds: what it is, where its
@@ -584,6 +590,7 @@ pub(crate) fn build(
         steps: outcome.steps,
         embedded: Vec::new(),
         inputs: None,
+        kernels_defined: None,
     }
 }
 

@@ -23,6 +23,9 @@ pub struct StoredReading {
     missing_inputs: BTreeMap<String, String>,
     steps: u64,
     embedded: Vec<StoredEmbedded>,
+    /// Absent from a reading stored before kerncast kept it: read back as not known.
+    #[serde(default)]
+    kernels_defined: Option<BTreeMap<std::path::PathBuf, BTreeSet<String>>>,
 }
 
 /// A number of a launch. A float is kept as its bits: JSON has no NaN or infinity.
@@ -121,6 +124,7 @@ impl StoredReading {
             steps,
             embedded,
             inputs: _,
+            kernels_defined,
         } = r.clone();
         StoredReading {
             launches: launches.into_iter().map(StoredLaunch::of).collect(),
@@ -132,6 +136,7 @@ impl StoredReading {
             missing_inputs,
             steps,
             embedded: embedded.into_iter().map(StoredEmbedded::of).collect(),
+            kernels_defined,
         }
     }
 
@@ -147,6 +152,7 @@ impl StoredReading {
             missing_inputs,
             steps,
             embedded,
+            kernels_defined,
         } = self;
         HostReading {
             launches: launches.into_iter().map(StoredLaunch::launch).collect(),
@@ -162,6 +168,7 @@ impl StoredReading {
             steps,
             embedded: embedded.into_iter().map(StoredEmbedded::source).collect(),
             inputs: None,
+            kernels_defined,
         }
     }
 }
@@ -595,6 +602,14 @@ mod tests {
                 line: 9,
             }],
             inputs: None,
+            kernels_defined: Some(
+                [(
+                    "/src/k.cu".into(),
+                    ["fill".to_string()].into_iter().collect(),
+                )]
+                .into_iter()
+                .collect(),
+            ),
         };
         let text = serde_json::to_string(&StoredReading::of(&r)).unwrap();
         let back: StoredReading = serde_json::from_str(&text).unwrap();
@@ -607,5 +622,6 @@ mod tests {
         };
         assert_eq!(bits(&back), bits(&r));
         assert_eq!(back.launches[0].arg_order, r.launches[0].arg_order);
+        assert_eq!(back.kernels_defined, r.kernels_defined);
     }
 }

@@ -4,7 +4,7 @@
 //! line gives (`--param`, scoped to a kernel or not).
 
 use super::host_programs::{is_file_of, prepare_compiled_file, prepare_embedded};
-use super::{demangle, fail, prepare_unit, Job, Options, SourceKernel, Unit};
+use super::{demangle, fail, prepare_unit, Job, LaunchKey, Options, SourceKernel, Unit};
 use crate::cache::Cache;
 use crate::engine::Target;
 use crate::host_workloads::{self, HostFile, Hosts, KernelInfo, ReadFor};
@@ -14,8 +14,8 @@ use crate::report::Failure;
 use crate::workload::WorkloadSpec;
 use kerncast_host::{EmbeddedSource, HostReading};
 use rayon::prelude::*;
-use std::collections::BTreeSet;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// An analysis's host code and its first reading (at the first device, without occupancy
@@ -218,6 +218,51 @@ impl HostSide {
             })
             .chain(carried.par_iter().map(|(j, s)| prepare_embedded(j, s)))
             .collect()
+    }
+
+    /// Of `kernel_jobs`, those that may define a kernel of the launches `wanted`: a unit is
+    /// left unlowered where the host reading saw its translation unit (every header included)
+    /// define none of their kernels, and its compile command keeps device code whole (not
+    /// relocatable: no other unit can call its device functions). Such a unit's device
+    /// compile gives nothing asked for, and can be most of a program's cost (bitcracker's
+    /// `attack.cu`, 4 of its 11 s). Waits for the first reading; a unit the reading says
+    /// nothing of, a job with no compile command, and every unit where a launch names its
+    /// kernel by a symbol the demangler left mangled, are kept.
+    pub fn defining<'j>(&self, kernel_jobs: Vec<&'j Job>, wanted: &[LaunchKey]) -> Vec<&'j Job> {
+        let Some(reading) = self.first() else {
+            return kernel_jobs;
+        };
+        let Some(defined) = reading
+            .as_ref()
+            .as_ref()
+            .ok()
+            .and_then(|r| r.kernels_defined.as_ref())
+        else {
+            return kernel_jobs;
+        };
+        // a name left mangled (the demangler did not take `_Z12block_strideI7__half2Tn…`)
+        // is not the one the reading gives: nothing can be left out for it
+        let plain = |n: &str| {
+            !n.starts_with("_Z") && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        if !wanted.iter().all(|w| plain(&w.kernel)) {
+            return kernel_jobs;
+        }
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let defined: BTreeMap<PathBuf, &BTreeSet<String>> =
+            defined.iter().map(|(f, k)| (canonical(f), k)).collect();
+        let unwanted = |j: &Job| {
+            let whole = j
+                .lower
+                .command
+                .as_ref()
+                .is_some_and(|c| !c.relocatable_device_code());
+            let none_wanted = defined
+                .get(&canonical(&j.path))
+                .is_some_and(|kernels| !wanted.iter().any(|w| kernels.contains(&w.kernel)));
+            whole && none_wanted
+        };
+        kernel_jobs.into_iter().filter(|j| !unwanted(j)).collect()
     }
 
     /// The job of a host file the reading names: the analysis's, or one made for a file the

@@ -45,7 +45,10 @@ fn analyze_in_pool(jobs: &[Job], opts: &Options, counter: &dyn Counter) -> Repor
         }
     }
     let side = hosts::HostSide::new(jobs, opts, &targets, &mut errors);
-    let kernel_jobs: Vec<&Job> = jobs.iter().filter(|j| !is_host_source(&j.path)).collect();
+    let mut kernel_jobs: Vec<&Job> = jobs.iter().filter(|j| !is_host_source(&j.path)).collect();
+    if let Some(wanted) = &opts.only_launches {
+        kernel_jobs = side.defining(kernel_jobs, wanted);
+    }
     let units = side.units(jobs, &kernel_jobs, true);
     let cache = opts.cache.as_ref().map(|d| Cache::new(d.clone()));
     let mut ok_units = Vec::new();
