@@ -57,7 +57,9 @@ impl Found {
     /// The error for the `--param`s nothing read (the first reading counts for those the host
     /// code reads without any kernel asking), listing the names the program has.
     pub fn param_errors(&mut self, given: &[Given], side: &HostSide) -> Vec<Failure> {
-        if let Some(first) = side.first().filter(|_| !given.is_empty()).as_deref() {
+        // no value given, none to check: the first reading is not made for this alone
+        let first = if given.is_empty() { None } else { side.first() };
+        if let Some(first) = first.as_deref() {
             self.known.extend(hosts::host_names(first, None));
             for g in given.iter().filter(|g| hosts::read_value(first, g)) {
                 self.used.insert(g.to_string());
