@@ -51,11 +51,19 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
             let shim = torch_shim(&text, &unit.args);
             let mut args = unit.args.clone();
             args.extend(shim.iter().flat_map(|s| s.args.iter().cloned()));
-            let clang::prelude::Parsed { unit: tu, inputs } =
-                clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
-                    .map_err(HostError::Parse)?;
+            let clang::prelude::Parsed {
+                unit: tu,
+                inputs,
+                precompiled_kernels,
+            } = clang::prelude::parse(&index, &unit.file, &args, preludes.as_ref())
+                .map_err(HostError::Parse)?;
             read_files.extend(inputs.into_iter().map(PathBuf::from));
-            kernels_defined.insert(unit.file.clone(), kernel_definitions(&tu));
+            // the kernels of a header loaded precompiled are not among the unit's own cursors:
+            // they come from the precompiled file's list, and where it has none, not known
+            if let Some(mut kernels) = precompiled_kernels {
+                kernels.extend(tu.kernel_definitions());
+                kernels_defined.insert(unit.file.clone(), kernels);
+            }
             output::error_diagnostics(&tu.diagnostics(), &mut diagnostics);
             let mut alone = clang::lower::ProgramAst::default();
             alone.add_unit(&tu, &own_file);
@@ -150,32 +158,6 @@ pub(crate) fn read(program: &Program, opts: &Options) -> Result<HostReading, Hos
         reading.kernels_defined = Some(kernels_defined);
         return Ok(reading);
     }
-}
-
-/// The names of the kernels (`__global__` functions and function templates, with a body) a
-/// translation unit defines, in its own files and in every header it includes (a library's
-/// kernel templates among them), without namespace or template arguments: how profilers and
-/// [`crate::output::HostReading::kernels_defined`] name them.
-fn kernel_definitions(tu: &clang::Unit<'_>) -> BTreeSet<String> {
-    use clang_sys::{
-        CXCursor_CUDAGlobalAttr, CXCursor_CompoundStmt, CXCursor_FunctionDecl,
-        CXCursor_FunctionTemplate, CXCursor_LinkageSpec, CXCursor_Namespace,
-    };
-    let mut out = BTreeSet::new();
-    let mut top = tu.cursor().children();
-    while let Some(c) = top.pop() {
-        let kind = c.kind();
-        if kind == CXCursor_LinkageSpec || kind == CXCursor_Namespace {
-            top.extend(c.children());
-        } else if kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate {
-            let children = c.children();
-            let global = children.iter().any(|a| a.kind() == CXCursor_CUDAGlobalAttr);
-            if global && children.iter().any(|b| b.kind() == CXCursor_CompoundStmt) {
-                out.insert(c.spelling());
-            }
-        }
-    }
-    out
 }
 
 /// The free functions a source defines (`main` among them), by name, from a parse of the

@@ -249,8 +249,9 @@ pub struct HostReading {
     pub inputs: Option<BTreeSet<std::path::PathBuf>>,
     /// The kernels each C, C++ or CUDA unit defines (its file as read → the kernels' names
     /// without namespace or template arguments, from the unit and every header it includes),
-    /// so a caller that wants only some kernels can leave the other units unlowered; `None`
-    /// where the reading does not say (a Python host).
+    /// so a caller that wants only some kernels can leave the other units unlowered. A unit
+    /// parsed with its own opening includes precompiled is not listed (their declarations are
+    /// not visited); `None` where the reading does not say (a Python host).
     #[serde(skip)]
     pub kernels_defined: Option<BTreeMap<std::path::PathBuf, BTreeSet<String>>>,
 }

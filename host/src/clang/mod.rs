@@ -370,6 +370,29 @@ pub enum Severity {
 }
 
 impl<'i> Unit<'i> {
+    /// The names of the kernels (`__global__` functions and function templates, with a body)
+    /// among the unit's top-level declarations, in namespaces and `extern "C"` blocks, without
+    /// namespace or template arguments (how profilers name them). A header the unit loads
+    /// precompiled (`-include-pch`) is not among them: libclang visits the unit's own
+    /// declarations only (the index excludes those of precompiled headers).
+    pub fn kernel_definitions(&self) -> std::collections::BTreeSet<String> {
+        let mut out = std::collections::BTreeSet::new();
+        let mut top = self.cursor().children();
+        while let Some(c) = top.pop() {
+            let kind = c.kind();
+            if kind == CXCursor_LinkageSpec || kind == CXCursor_Namespace {
+                top.extend(c.children());
+            } else if kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate {
+                let children = c.children();
+                let global = children.iter().any(|a| a.kind() == CXCursor_CUDAGlobalAttr);
+                if global && children.iter().any(|b| b.kind() == CXCursor_CompoundStmt) {
+                    out.insert(c.spelling());
+                }
+            }
+        }
+        out
+    }
+
     /// The files the unit read, the main file among them.
     pub fn inclusions(&self) -> Vec<String> {
         extern "C" fn visit(

@@ -24,6 +24,7 @@
 
 use super::{Index, Severity, Unit};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// A unit parsed by [`parse`], and the files it read.
@@ -33,6 +34,10 @@ pub struct Parsed<'i> {
     /// of the precompiled prelude it loaded, which clang does not list among the unit's
     /// inclusions (they are in the precompiled file).
     pub inputs: Vec<String>,
+    /// The kernels the precompiled file the unit loaded defines ([`Prelude::kernels`]), which
+    /// are not among the unit's own top-level cursors; empty where it loaded none, `None` where
+    /// the file's list is not known.
+    pub precompiled_kernels: Option<BTreeSet<String>>,
 }
 
 /// [`Index::parse`], with the prelude clang puts ahead of a CUDA unit loaded precompiled from
@@ -89,7 +94,11 @@ fn parse_loading<'i>(
             let mut inputs = u.inclusions();
             inputs.extend(prelude.headers.iter().cloned());
             let unit = with_instances(index, file, &with, u);
-            Some(Parsed { unit, inputs })
+            Some(Parsed {
+                unit,
+                inputs,
+                precompiled_kernels: prelude.kernels.clone(),
+            })
         }
         _ => {
             cache.discard(prelude);
@@ -102,7 +111,11 @@ fn parse_plain<'i>(index: &'i Index, file: &Path, args: &[String]) -> Result<Par
     let unit = index.parse(file, args)?;
     let inputs = unit.inclusions();
     let unit = with_instances(index, file, args, unit);
-    Ok(Parsed { unit, inputs })
+    Ok(Parsed {
+        unit,
+        inputs,
+        precompiled_kernels: Some(BTreeSet::new()),
+    })
 }
 
 fn error_count(unit: &Unit<'_>) -> usize {
@@ -154,6 +167,10 @@ pub struct Prelude {
     pub pch: PathBuf,
     /// The headers it was parsed from.
     pub headers: Vec<String>,
+    /// The kernels its headers define ([`Unit::kernel_definitions`] of the unit it was saved
+    /// from): a unit that loads it does not list them among its own declarations. `None` for
+    /// one saved without the list.
+    pub kernels: Option<BTreeSet<String>>,
 }
 
 impl Prelude {
@@ -196,7 +213,8 @@ impl PreludeCache {
         let key = key_of(&shared);
         let pch = self.dir.join(format!("{key}.pch"));
         let headers = self.dir.join(format!("{key}.headers"));
-        if !(pch.is_file() && headers.is_file()) {
+        // one saved before kerncast kept its kernels is saved again, once
+        if !(pch.is_file() && headers.is_file() && pch.with_extension("kernels").is_file()) {
             self.build(&shared, &key, "")?;
         }
         self.taken(pch, &own_dirs)
@@ -225,7 +243,8 @@ impl PreludeCache {
         if pch.with_extension("refused").is_file() {
             return None;
         }
-        if !(pch.is_file() && pch.with_extension("headers").is_file()) {
+        let lists = ["headers", "kernels"].map(|e| pch.with_extension(e).is_file());
+        if !(pch.is_file() && lists.iter().all(|&l| l)) {
             if seen < 2 {
                 return None;
             }
@@ -236,7 +255,7 @@ impl PreludeCache {
                 if seen <= *least_seen {
                     return None;
                 }
-                for ext in ["pch", "headers", "cu"] {
+                for ext in ["pch", "headers", "kernels", "cu"] {
                     let _ = std::fs::remove_file(least.with_extension(ext));
                 }
             }
@@ -291,7 +310,14 @@ impl PreludeCache {
             .lines()
             .any(|h| own_dirs.iter().any(|d| could_shadow(d, Path::new(h))));
         let headers = included.lines().map(String::from).collect();
-        (!shadowed).then_some(Prelude { pch, headers })
+        let kernels = std::fs::read_to_string(pch.with_extension("kernels"))
+            .ok()
+            .map(|k| k.lines().map(String::from).collect());
+        (!shadowed).then_some(Prelude {
+            pch,
+            headers,
+            kernels,
+        })
     }
 
     /// Marks a preamble that added errors to a unit, so units are read without it.
@@ -304,6 +330,7 @@ impl PreludeCache {
     pub fn discard(&self, prelude: &Prelude) {
         let _ = std::fs::remove_file(&prelude.pch);
         let _ = std::fs::remove_file(prelude.pch.with_extension("headers"));
+        let _ = std::fs::remove_file(prelude.pch.with_extension("kernels"));
     }
 
     /// Parses a CUDA unit of `text` (empty for the prelude, the directives of a preamble) with
@@ -336,9 +363,13 @@ impl PreludeCache {
             .collect();
         let pch_tmp = self.dir.join(format!("{key}.{tag}.pch.tmp"));
         let headers_tmp = self.dir.join(format!("{key}.{tag}.headers.tmp"));
+        let kernels_tmp = self.dir.join(format!("{key}.{tag}.kernels.tmp"));
         unit.save(&pch_tmp).ok()?;
         std::fs::write(&headers_tmp, included.join("\n")).ok()?;
-        // the headers list first: a `.pch` is only taken with its list beside it
+        let kernels: Vec<String> = unit.kernel_definitions().into_iter().collect();
+        std::fs::write(&kernels_tmp, kernels.join("\n")).ok()?;
+        // the lists first: a `.pch` is only taken with its lists beside it
+        std::fs::rename(&kernels_tmp, self.dir.join(format!("{key}.kernels"))).ok()?;
         std::fs::rename(&headers_tmp, self.dir.join(format!("{key}.headers"))).ok()?;
         std::fs::rename(&pch_tmp, self.dir.join(format!("{key}.pch"))).ok()?;
         Some(())
