@@ -1001,10 +1001,11 @@ fn measured_keys(rows: &[Row]) -> Vec<crate::pipeline::LaunchKey> {
         .collect()
 }
 
-/// One program analysed as its measured build made it: every CUDA unit lowered with its own
-/// compile command (device side), its host code read with the command line it was profiled
-/// with, and the first launch the host code makes at each of the `measured` launches counted
-/// and predicted on the device.
+/// One program analysed as its measured build made it: every CUDA unit that may define a
+/// measured kernel lowered with its own compile command (device side; see
+/// [`crate::pipeline::Options::only_launches`]), its host code read with the command line it
+/// was profiled with, and the first launch the host code makes at each of the `measured`
+/// launches counted and predicted on the device.
 pub fn predict_program(
     commands: &[&CompileCommand],
     run: crate::host_workloads::RunSpec,
