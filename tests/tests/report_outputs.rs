@@ -157,17 +157,17 @@ fn config_driven_reports_are_complete_and_deterministic() {
     let c1 = analyze(&inputs(d, true), None).unwrap();
     // one result per (kernel, workload, device), the source's lowered PTX and ptxas's
     // resources for it, and what nvcc and ptxas said of their versions (so the next process
-    // does not ask them); beside them, the host reading's precompiled CUDA prelude (the empty
-    // unit it was made from, the header, the list of headers it read) and the host reading
+    // does not ask them); the workload is the config's, so the host code is not read, and no
+    // precompiled CUDA prelude or host reading is kept (the loop below keeps them)
     let preludes = cache_dir.join("host-preludes");
     let readings = cache_dir.join("host-readings");
-    let entries = walk_count(&cache_dir) - walk_count(&preludes) - walk_count(&readings);
     assert_eq!(
-        entries, 5,
+        walk_count(&cache_dir),
+        5,
         "a result, the lowered PTX, ptxas's resources and two compilers' --version"
     );
-    assert_eq!(walk_count(&preludes), 3, "one precompiled prelude");
-    assert_eq!(walk_count(&readings), 1, "one host reading");
+    assert_eq!(walk_count(&preludes), 0, "no precompiled prelude");
+    assert_eq!(walk_count(&readings), 0, "no host reading");
     let c2 = analyze(&inputs(d, true), None).unwrap();
     assert_eq!(c1, r);
     assert_eq!(c2, r);
@@ -202,7 +202,13 @@ fn config_driven_reports_are_complete_and_deterministic() {
             .clone()
     };
     assert!(runs_note(10).contains("runs this launch 10 times"));
+    // the host code the launches came from: its precompiled CUDA prelude (the empty unit it
+    // was made from, the header, the lists of the headers it read and of the kernels they
+    // define) and its readings, one per version of the file
+    assert_eq!(walk_count(&preludes), 4, "one precompiled prelude");
+    assert_eq!(walk_count(&readings), 1, "one host reading");
     assert!(runs_note(7).contains("runs this launch 7 times"));
+    assert_eq!(walk_count(&readings), 2, "a reading of each version");
     std::env::remove_var("KERNCAST_CACHE");
 }
 
