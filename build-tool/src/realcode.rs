@@ -472,6 +472,9 @@ fn why_not(r: &HostReading, name: &str, same: &[&kerncast_host::Launch]) -> Stri
         if let Some(d) = r.diagnostics.first() {
             return format!("no launch of it was read; the compiler said: {d}");
         }
+        if let Some(n) = r.unread_statements().next() {
+            return format!("no launch of it in the host code kerncast read ({n})");
+        }
         return "no launch of it in the host code kerncast read".to_string();
     }
     for l in same {
@@ -1728,6 +1731,36 @@ mod tests {
         let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts, None));
         assert!(!rows[0].found);
         assert_ne!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
+    }
+
+    /// A kernel launched only in an OpenMP region of a unit built with `-fopenmp`, whose
+    /// statement libclang does not show, is not found, and its reason names the region.
+    #[test]
+    fn a_launch_in_a_region_kerncast_cannot_read_is_not_found_and_the_reason_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("main.cu");
+        std::fs::write(
+            &src,
+            "__global__ void k(int n) {}\nint main() {\n#pragma omp parallel\n  {\n    \
+             k<<<4, 32>>>(4);\n  }\n  return 0;\n}\n",
+        )
+        .unwrap();
+        let tools = Toolchain::discover();
+        let flags = ["-fopenmp".to_string()];
+        let units = Program::from_files(&[src], &flags, &tools).units;
+        let opts = Options {
+            toolchain: tools,
+            ..Options::default()
+        };
+        let mut m = measured("k", "k(int)");
+        (m.grid, m.block) = ([4, 1, 1], [32, 1, 1]);
+        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts, None));
+        assert!(!rows[0].found);
+        let reason = rows[0].reason.clone().unwrap_or_default();
+        assert!(
+            reason.contains("main.cu:3: kerncast does not read an OpenMP region"),
+            "{reason}"
+        );
     }
 
     /// The analysis of a program takes the reading realcode matched its launches with from

@@ -256,6 +256,17 @@ pub struct HostReading {
     pub kernels_defined: Option<BTreeMap<std::path::PathBuf, BTreeSet<String>>>,
 }
 
+/// How a note on a statement the reading did not run ends ([`HostReading::unread_statements`]).
+pub(crate) const NOT_FOUND_IN_IT: &str = "a launch in it is not found";
+
+impl HostReading {
+    /// The notes on statements kerncast did not read (an OpenMP region libclang hides, a
+    /// statement it does not lower): where a launch no reading found may be.
+    pub fn unread_statements(&self) -> impl Iterator<Item = &String> {
+        self.notes.iter().filter(|n| n.ends_with(NOT_FOUND_IN_IT))
+    }
+}
+
 /// A kernel program a host compiles at run time from a string it holds: what it is, where its
 /// text comes from, and what the host asks of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -805,12 +805,14 @@ impl<'a, 'u> Lowerer<'a, 'u> {
     }
 
     /// An OpenMP directive. Its associated statement is its last child where libclang shows
-    /// it (a region's block); a loop directive's (`#pragma omp parallel for`) it does not show
-    /// at all, only the clauses' variables. Such a loop is code kerncast cannot read: it runs
-    /// as a branch it cannot decide that gives each variable the directive names an unknown
-    /// value (its private copies and reductions, its counter), so none keeps the value from
-    /// before the loop as if the loop had not run, and nothing it may draw from `rand()` is
-    /// followed. What else its body writes (an array it shares) is a gap: kerncast cannot see it.
+    /// it; a loop directive's (`#pragma omp parallel for`) it does not show at all, only the
+    /// clauses' variables, nor, in a unit parsed with `-fopenmp`, a region's (`#pragma omp
+    /// parallel`, a captured statement whose body libclang does not visit). Such a statement is
+    /// code kerncast cannot read: it runs as a branch it cannot decide that gives each variable
+    /// the directive names an unknown value (its private copies and reductions, its counter),
+    /// so none keeps the value from before the loop as if the loop had not run, and nothing it
+    /// may draw from `rand()` is followed. What else its body does (an array it shares, a
+    /// launch) is a gap kerncast cannot see; the reading's notes name the directive.
     fn omp_directive(&mut self, c: &Cursor<'_>, ch: &[Cursor<'_>], depth: usize) -> StmtKind {
         let shown = ch.last().filter(|s| {
             matches!(
@@ -831,16 +833,23 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             return StmtKind::Null;
         }
         let span = self.span(c);
+        let what = omp_construct(c.kind());
         let unread = |ty: Ty| Expr {
-            kind: ExprKind::Unsupported(Arc::from(
-                "an OpenMP loop, whose statement libclang does not show",
-            )),
+            kind: ExprKind::Unsupported(Arc::from(format!(
+                "{what}, whose statement libclang does not show"
+            ))),
             ty,
             span: span.clone(),
         };
         let mut writes = Vec::new();
         let mut named = Vec::new();
-        for x in ch {
+        // a region's variables are the captures of its captured statement, a level down
+        let captured: Vec<Cursor<'_>> = ch
+            .iter()
+            .filter(|x| x.kind() == CXCursor_UnexposedStmt)
+            .flat_map(|x| x.children())
+            .collect();
+        for x in ch.iter().chain(&captured) {
             if x.kind() != CXCursor_DeclRefExpr {
                 continue;
             }
@@ -863,7 +872,9 @@ impl<'a, 'u> Lowerer<'a, 'u> {
             });
         }
         writes.push(Stmt {
-            kind: StmtKind::Unsupported(Arc::from("an OpenMP loop")),
+            kind: StmtKind::Unsupported(Arc::from(format!(
+                "{what}, whose statement libclang does not show"
+            ))),
             span: span.clone(),
         });
         StmtKind::If {
@@ -1831,6 +1842,28 @@ fn is_reference(t: &Type<'_>) -> bool {
 pub fn is_expr_kind(k: CXCursorKind) -> bool {
     (CXCursor_UnexposedExpr..=CXCursor_PackIndexingExpr).contains(&k)
         || k == CXCursor_BuiltinBitCastExpr
+}
+
+/// What an OpenMP directive whose statement libclang hides stands for: a region (its block
+/// runs on threads: `parallel`, `single`, `task` …) or, for the rest, a loop.
+fn omp_construct(kind: CXCursorKind) -> &'static str {
+    match kind {
+        CXCursor_OMPParallelDirective
+        | CXCursor_OMPSectionsDirective
+        | CXCursor_OMPSectionDirective
+        | CXCursor_OMPSingleDirective
+        | CXCursor_OMPParallelSectionsDirective
+        | CXCursor_OMPTaskDirective
+        | CXCursor_OMPMasterDirective
+        | CXCursor_OMPCriticalDirective
+        | CXCursor_OMPTargetDirective
+        | CXCursor_OMPTeamsDirective
+        | CXCursor_OMPTargetDataDirective
+        | CXCursor_OMPTargetParallelDirective
+        | CXCursor_OMPParallelMasterDirective
+        | CXCursor_OMPMaskedDirective => "an OpenMP region",
+        _ => "an OpenMP loop",
+    }
 }
 
 fn kind_name(c: &Cursor<'_>) -> String {

@@ -144,9 +144,16 @@ impl Interp<'_> {
             StmtKind::Label(_, body) => self.exec(body),
             StmtKind::Null => Ok(Flow::Normal),
             // Not run (an OpenMP directive, a statement kerncast does not lower): a draw of
-            // the random number generator in it would be missed.
-            StmtKind::Unsupported(_) => {
+            // the random number generator in it would be missed, and so would a launch, which
+            // the note says where no launch can.
+            StmtKind::Unsupported(why) => {
                 self.forget_rand();
+                self.note(format!(
+                    "{}:{}: kerncast does not read {why}: {}",
+                    s.span.file,
+                    s.span.line,
+                    crate::output::NOT_FOUND_IN_IT
+                ));
                 Ok(Flow::Normal)
             }
         }

@@ -1,7 +1,8 @@
 /* kerncast-expect
 flags: -fopenmp
-25: k(float*, int) <<<(?{OpenMP loop},1,1), (32,1,1), 0>>> x1 {n=?{OpenMP loop} x=ptr}
-28: k(float*, int) <<<(9,1,1), (64,1,1), 0>>> x1 {n=9 x=ptr}
+26: k(float*, int) <<<(?{OpenMP loop},1,1), (32,1,1), 0>>> x1 {n=?{OpenMP loop} x=ptr}
+29: k(float*, int) <<<(9,1,1), (64,1,1), 0>>> x1 {n=9 x=ptr}
+note ?{kerncast does not read an OpenMP loop}
 */
 // A loop under `#pragma omp parallel for` runs on threads, each with its own copy of a private
 // variable, in no fixed order, and libclang does not show its statement: the variables its

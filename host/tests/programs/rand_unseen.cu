@@ -1,8 +1,9 @@
 /* kerncast-expect
 flags: -std=c++14 -fopenmp
-25: k(float*, int) <<<(?{random},1,1), (32,1,1), 0>>> x1 {n=?{random} x=ptr}
-31: k(float*, int) <<<(?{random},1,1), (64,1,1), 0>>> x1 {n=?{random} x=ptr}
-34: k(float*, int) <<<(59,1,1), (128,1,1), 0>>> x1 {n=59 x=ptr}
+26: k(float*, int) <<<(?{random},1,1), (32,1,1), 0>>> x1 {n=?{random} x=ptr}
+32: k(float*, int) <<<(?{random},1,1), (64,1,1), 0>>> x1 {n=?{random} x=ptr}
+35: k(float*, int) <<<(59,1,1), (128,1,1), 0>>> x1 {n=59 x=ptr}
+note ?{kerncast does not read an OpenMP loop}
 */
 // Draws of rand() kerncast does not follow: std::random_shuffle draws with rand() inside
 // libstdc++, and a loop under an OpenMP directive runs on threads in no fixed order (and is
