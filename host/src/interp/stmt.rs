@@ -144,8 +144,8 @@ impl Interp<'_> {
             StmtKind::Label(_, body) => self.exec(body),
             StmtKind::Null => Ok(Flow::Normal),
             // Not run (an OpenMP directive, a statement kerncast does not lower): a draw of
-            // the random number generator in it would be missed, and so would a launch, which
-            // the note says where no launch can.
+            // the random number generator in it is missed, and so is a launch; the note names
+            // the statement, so the gap shows where the launches are listed.
             StmtKind::Unsupported(why) => {
                 self.forget_rand();
                 self.note(format!(
