@@ -1706,31 +1706,35 @@ mod tests {
     #[test]
     fn a_launch_left_unknown_by_a_missing_input_file_is_grouped_under_it() {
         let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("main.cu");
-        std::fs::write(
-            &src,
+        let source =
             "#include <cstdio>\n__global__ void k(int n) {}\nint main(int argc, char** argv) {\n  \
              int n = 0;\n  FILE* f = fopen(argv[1], \"r\");\n  fscanf(f, \"%d\", &n);\n  \
-             k<<<n / 32, 32>>>(n);\n  return 0;\n}\n",
-        )
-        .unwrap();
-        let tools = Toolchain::discover();
-        let units = Program::from_files(&[src], &[], &tools).units;
-        let opts = Options {
-            toolchain: tools,
-            run_dir: Some(dir.path().to_path_buf()),
-            ..Options::default()
-        };
+             k<<<n / 32, 32>>>(n);\n  return 0;\n}\n";
         let mut m = measured("k", "k(int)");
         (m.grid, m.block, m.exe_args) = ([4, 1, 1], [32, 1, 1], "sizes.txt".into());
-        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts, None));
+        let rows = rows_of_main_cu(dir.path(), source, &[], &m);
         assert_eq!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
         let reason = rows[0].reason.clone().unwrap_or_default();
         assert!(reason.contains("`sizes.txt` (by `fopen`)"), "{reason}");
         std::fs::write(dir.path().join("sizes.txt"), "128").unwrap();
-        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts, None));
+        let rows = rows_of_main_cu(dir.path(), source, &[], &m);
         assert!(!rows[0].found);
         assert_ne!(rows[0].reason_group.as_deref(), Some(INPUTS_MISSING));
+    }
+
+    /// `source` written to `dir/main.cu`, read with `flags` as run in `dir` with `m`'s
+    /// arguments, and matched against the one measured launch `m`.
+    fn rows_of_main_cu(dir: &Path, source: &str, flags: &[String], m: &Measured) -> Vec<Row> {
+        let src = dir.join("main.cu");
+        std::fs::write(&src, source).unwrap();
+        let tools = Toolchain::discover();
+        let units = Program::from_files(&[src], flags, &tools).units;
+        let opts = Options {
+            toolchain: tools,
+            run_dir: Some(dir.to_path_buf()),
+            ..Options::default()
+        };
+        match_rows(&[m], &read_program(&units, &m.exe_args, &opts, None))
     }
 
     /// A kernel launched only in an OpenMP region of a unit built with `-fopenmp`, whose
@@ -1738,23 +1742,11 @@ mod tests {
     #[test]
     fn a_launch_in_a_region_kerncast_cannot_read_is_not_found_and_the_reason_names_it() {
         let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("main.cu");
-        std::fs::write(
-            &src,
-            "__global__ void k(int n) {}\nint main() {\n#pragma omp parallel\n  {\n    \
-             k<<<4, 32>>>(4);\n  }\n  return 0;\n}\n",
-        )
-        .unwrap();
-        let tools = Toolchain::discover();
-        let flags = ["-fopenmp".to_string()];
-        let units = Program::from_files(&[src], &flags, &tools).units;
-        let opts = Options {
-            toolchain: tools,
-            ..Options::default()
-        };
+        let source = "__global__ void k(int n) {}\nint main() {\n#pragma omp parallel\n  {\n    \
+             k<<<4, 32>>>(4);\n  }\n  return 0;\n}\n";
         let mut m = measured("k", "k(int)");
         (m.grid, m.block) = ([4, 1, 1], [32, 1, 1]);
-        let rows = match_rows(&[&m], &read_program(&units, &m.exe_args, &opts, None));
+        let rows = rows_of_main_cu(dir.path(), source, &["-fopenmp".to_string()], &m);
         assert!(!rows[0].found);
         let reason = rows[0].reason.clone().unwrap_or_default();
         assert!(

@@ -118,6 +118,16 @@ fn parse_plain<'i>(index: &'i Index, file: &Path, args: &[String]) -> Result<Par
     })
 }
 
+/// Whether the precompiled file `pch` is there with both its lists beside it (the headers it
+/// read, the kernels they define): one saved before kerncast kept its kernels is saved again,
+/// once.
+fn saved_whole(pch: &Path) -> bool {
+    pch.is_file()
+        && ["headers", "kernels"]
+            .iter()
+            .all(|e| pch.with_extension(e).is_file())
+}
+
 fn error_count(unit: &Unit<'_>) -> usize {
     unit.diagnostics()
         .iter()
@@ -212,9 +222,7 @@ impl PreludeCache {
         let (shared, own_dirs) = split_own_dirs(args);
         let key = key_of(&shared);
         let pch = self.dir.join(format!("{key}.pch"));
-        let headers = self.dir.join(format!("{key}.headers"));
-        // one saved before kerncast kept its kernels is saved again, once
-        if !(pch.is_file() && headers.is_file() && pch.with_extension("kernels").is_file()) {
+        if !saved_whole(&pch) {
             self.build(&shared, &key, "")?;
         }
         self.taken(pch, &own_dirs)
@@ -243,8 +251,7 @@ impl PreludeCache {
         if pch.with_extension("refused").is_file() {
             return None;
         }
-        let lists = ["headers", "kernels"].map(|e| pch.with_extension(e).is_file());
-        if !(pch.is_file() && lists.iter().all(|&l| l)) {
+        if !saved_whole(&pch) {
             if seen < 2 {
                 return None;
             }
